@@ -1,0 +1,446 @@
+/**
+ * The HTTP contract of the whole service, written once with `effect/http-api`:
+ * the simulator serves it, the clients call it, and `/openapi.json` is derived
+ * from it.
+ *
+ * Query parameter names the spec does not show follow one JSON:API style
+ * everywhere: paging is `page` and `pageSize` (as in the spec's signal links),
+ * filters are `filter[<field>]` (as in the compatibility listing).
+ *
+ * Each root of the spec has its own API (paths relative to that root), and
+ * {@link ServiceApi} mounts all of them on one origin the way the simulator
+ * serves them (`/v3/...`, `/oauth/...`, `/v2.0/...`).
+ *
+ * @since 0.1.0
+ */
+import { Schema } from "effect"
+import { HttpApi, HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
+import { Mode, PowertrainFilter, Region } from "./Common.ts"
+import { CompatibilityPage } from "./Compatibility.ts"
+import { ConnectionResponse, ConnectionsPage } from "./Connection.ts"
+import { BatchRequest, BatchResponse, EngineOil, Location, Odometer, ServiceHistory, TirePressure, UnitSystem, VehicleList, Vin } from "./Legacy.ts"
+import { AppTokenResponse, OAuthErrorBody, TokenRequest, TokenResponse } from "./OAuth.ts"
+import { PageNumber, PageSize } from "./Pagination.ts"
+import { ErrorEnvelope } from "./ServiceError.ts"
+import { SignalResponse, SignalsPage } from "./Signal.ts"
+import { SubscriptionResponse, SubscriptionsPage } from "./Subscription.ts"
+import { WebhookResponse, WebhooksPage } from "./Webhook.ts"
+
+// ---------------------------------------------------------------------------
+// Error responses: the section 7 envelope, one class per status so that a
+// server can tell which status to send and a client which body to expect.
+// ---------------------------------------------------------------------------
+
+/**
+ * 400 with the error envelope.
+ *
+ * @since 0.1.0
+ */
+export class BadRequestResponse extends Schema.Class<BadRequestResponse>("BadRequestResponse")(
+  ErrorEnvelope.fields,
+  { httpApiStatus: 400 }
+) {}
+
+/**
+ * 401 with the error envelope.
+ *
+ * @since 0.1.0
+ */
+export class UnauthorizedResponse extends Schema.Class<UnauthorizedResponse>("UnauthorizedResponse")(
+  ErrorEnvelope.fields,
+  { httpApiStatus: 401 }
+) {}
+
+/**
+ * 403 with the error envelope.
+ *
+ * @since 0.1.0
+ */
+export class ForbiddenResponse extends Schema.Class<ForbiddenResponse>("ForbiddenResponse")(
+  ErrorEnvelope.fields,
+  { httpApiStatus: 403 }
+) {}
+
+/**
+ * 404 with the error envelope.
+ *
+ * @since 0.1.0
+ */
+export class NotFoundResponse extends Schema.Class<NotFoundResponse>("NotFoundResponse")(
+  ErrorEnvelope.fields,
+  { httpApiStatus: 404 }
+) {}
+
+/**
+ * 409 with the error envelope (COMPATIBILITY, VEHICLE_STATE: status not shown by the spec).
+ *
+ * @since 0.1.0
+ */
+export class ConflictResponse extends Schema.Class<ConflictResponse>("ConflictResponse")(
+  ErrorEnvelope.fields,
+  { httpApiStatus: 409 }
+) {}
+
+/**
+ * 429 with the error envelope (RATE_LIMIT: status not shown by the spec).
+ *
+ * @since 0.1.0
+ */
+export class RateLimitedResponse extends Schema.Class<RateLimitedResponse>("RateLimitedResponse")(
+  ErrorEnvelope.fields,
+  { httpApiStatus: 429 }
+) {}
+
+/**
+ * 500 with the error envelope.
+ *
+ * @since 0.1.0
+ */
+export class ServerErrorResponse extends Schema.Class<ServerErrorResponse>("ServerErrorResponse")(
+  ErrorEnvelope.fields,
+  { httpApiStatus: 500 }
+) {}
+
+/**
+ * OAuth-style error of the authorization server, 400.
+ *
+ * @since 0.1.0
+ */
+export class OAuthBadRequest extends Schema.Class<OAuthBadRequest>("OAuthBadRequest")(
+  OAuthErrorBody.fields,
+  { httpApiStatus: 400 }
+) {}
+
+/**
+ * OAuth-style error of the authorization server, 401 (bad client credential).
+ *
+ * @since 0.1.0
+ */
+export class OAuthUnauthorized extends Schema.Class<OAuthUnauthorized>("OAuthUnauthorized")(
+  OAuthErrorBody.fields,
+  { httpApiStatus: 401 }
+) {}
+
+const commonErrors = [
+  BadRequestResponse,
+  UnauthorizedResponse,
+  ForbiddenResponse,
+  NotFoundResponse,
+  RateLimitedResponse,
+  ServerErrorResponse
+] as const
+
+const paging = {
+  page: Schema.optionalKey(PageNumber),
+  pageSize: Schema.optionalKey(PageSize)
+}
+
+const bearer = { authorization: Schema.optionalKey(Schema.String) }
+
+// ---------------------------------------------------------------------------
+// v3 vehicle API ({base_url})
+// ---------------------------------------------------------------------------
+
+/**
+ * Signals (section 4.1). `sc-user-id` is required.
+ *
+ * @since 0.1.0
+ */
+export class SignalsGroup extends HttpApiGroup.make("signals").add(
+  HttpApiEndpoint.get("list", "/vehicles/:vehicleId/signals", {
+    params: { vehicleId: Schema.String },
+    query: paging,
+    headers: { ...bearer, "sc-user-id": Schema.String },
+    success: SignalsPage,
+    error: commonErrors
+  }),
+  HttpApiEndpoint.get("get", "/vehicles/:vehicleId/signals/:signalCode", {
+    params: { vehicleId: Schema.String, signalCode: Schema.String },
+    headers: { ...bearer, "sc-user-id": Schema.String },
+    success: SignalResponse,
+    error: commonErrors
+  })
+) {}
+
+/**
+ * Connection list filters (section 4.2).
+ *
+ * @since 0.1.0
+ */
+export const ConnectionsQuery = Schema.Struct({
+  "filter[userId]": Schema.optionalKey(Schema.String),
+  "filter[vehicleId]": Schema.optionalKey(Schema.String),
+  "filter[mode]": Schema.optionalKey(Mode),
+  "filter[userExternalId]": Schema.optionalKey(Schema.String),
+  ...paging
+})
+
+/**
+ * Connections (section 4.2).
+ *
+ * @since 0.1.0
+ */
+export class ConnectionsGroup extends HttpApiGroup.make("connections").add(
+  HttpApiEndpoint.get("list", "/connections", {
+    query: ConnectionsQuery,
+    headers: bearer,
+    success: ConnectionsPage,
+    error: commonErrors
+  }),
+  HttpApiEndpoint.get("get", "/connections/:connectionId", {
+    params: { connectionId: Schema.String },
+    headers: bearer,
+    success: ConnectionResponse,
+    error: commonErrors
+  })
+) {}
+
+// ---------------------------------------------------------------------------
+// v3 management API ({management_url})
+// ---------------------------------------------------------------------------
+
+/**
+ * Subscription list filters (section 4.3).
+ *
+ * @since 0.1.0
+ */
+export const SubscriptionsQuery = Schema.Struct({
+  "filter[userId]": Schema.optionalKey(Schema.String),
+  "filter[webhookId]": Schema.optionalKey(Schema.String),
+  "filter[vehicleId]": Schema.optionalKey(Schema.String),
+  "filter[mode]": Schema.optionalKey(Mode),
+  ...paging
+})
+
+/**
+ * Subscriptions (section 4.3).
+ *
+ * @since 0.1.0
+ */
+export class SubscriptionsGroup extends HttpApiGroup.make("subscriptions").add(
+  HttpApiEndpoint.get("list", "/subscriptions", {
+    query: SubscriptionsQuery,
+    headers: bearer,
+    success: SubscriptionsPage,
+    error: commonErrors
+  }),
+  HttpApiEndpoint.get("get", "/subscriptions/:subscriptionId", {
+    params: { subscriptionId: Schema.String },
+    headers: bearer,
+    success: SubscriptionResponse,
+    error: commonErrors
+  })
+) {}
+
+/**
+ * Webhook list filters (section 4.4): name and callback URI match partially and
+ * case-insensitively.
+ *
+ * @since 0.1.0
+ */
+export const WebhooksQuery = Schema.Struct({
+  "filter[name]": Schema.optionalKey(Schema.String),
+  "filter[callbackUri]": Schema.optionalKey(Schema.String),
+  "filter[isEnabled]": Schema.optionalKey(Schema.Boolean),
+  "filter[autoSubscribe]": Schema.optionalKey(Schema.Boolean),
+  ...paging
+})
+
+/**
+ * Webhooks (section 4.4).
+ *
+ * @since 0.1.0
+ */
+export class WebhooksGroup extends HttpApiGroup.make("webhooks").add(
+  HttpApiEndpoint.get("list", "/webhooks", {
+    query: WebhooksQuery,
+    headers: bearer,
+    success: WebhooksPage,
+    error: commonErrors
+  }),
+  HttpApiEndpoint.get("get", "/webhooks/:webhookId", {
+    params: { webhookId: Schema.String },
+    headers: bearer,
+    success: WebhookResponse,
+    error: commonErrors
+  })
+) {}
+
+// ---------------------------------------------------------------------------
+// v3 compatibility API ({compat_url})
+// ---------------------------------------------------------------------------
+
+/**
+ * Compatibility filters (section 4.5).
+ *
+ * @since 0.1.0
+ */
+export const CompatibilityQuery = Schema.Struct({
+  "filter[region]": Schema.optionalKey(Region),
+  "filter[make]": Schema.optionalKey(Schema.String),
+  "filter[powertrainType]": Schema.optionalKey(PowertrainFilter)
+})
+
+/**
+ * Compatible vehicles (section 4.5): no credential.
+ *
+ * @since 0.1.0
+ */
+export class CompatibilityGroup extends HttpApiGroup.make("compatibility").add(
+  HttpApiEndpoint.get("list", "/compatible-vehicles", {
+    query: CompatibilityQuery,
+    success: CompatibilityPage,
+    error: [BadRequestResponse, NotFoundResponse, ServerErrorResponse]
+  })
+) {}
+
+// ---------------------------------------------------------------------------
+// Authorization server ({auth_url})
+// ---------------------------------------------------------------------------
+
+/**
+ * Consent query (response_type=code).
+ *
+ * @since 0.1.0
+ */
+export const AuthorizeQuery = Schema.Struct({
+  response_type: Schema.Literal("code"),
+  client_id: Schema.String,
+  redirect_uri: Schema.String,
+  scope: Schema.optionalKey(Schema.String),
+  state: Schema.optionalKey(Schema.String),
+  mode: Schema.optionalKey(Mode)
+})
+
+/**
+ * Consent step and token endpoint (sections 4.6 and 5). The client-credentials
+ * grant shares `POST /oauth/token` (its endpoint is not shown by the spec).
+ *
+ * @since 0.1.0
+ */
+export class OAuthGroup extends HttpApiGroup.make("oauth").add(
+  HttpApiEndpoint.get("authorize", "/oauth/authorize", {
+    query: AuthorizeQuery,
+    success: HttpApiSchema.Empty(302),
+    error: OAuthBadRequest
+  }),
+  HttpApiEndpoint.post("token", "/oauth/token", {
+    headers: { authorization: Schema.String },
+    payload: TokenRequest.pipe(HttpApiSchema.asFormUrlEncoded()),
+    success: [TokenResponse, AppTokenResponse],
+    error: [OAuthBadRequest, OAuthUnauthorized]
+  })
+) {}
+
+// ---------------------------------------------------------------------------
+// Legacy v2.0 ({legacy_url}, paths include /v2.0)
+// ---------------------------------------------------------------------------
+
+const legacyRead = <const Name extends string, const Path extends `/${string}`, S extends Schema.Top>(
+  name: Name,
+  path: Path,
+  success: S
+) =>
+  HttpApiEndpoint.get(name, `/v2.0/vehicles/:id${path}`, {
+    params: { id: Schema.String },
+    headers: { ...bearer, "sc-unit-system": Schema.optionalKey(UnitSystem) },
+    success,
+    error: [...commonErrors, ConflictResponse]
+  })
+
+/**
+ * Legacy v2.0 vehicle data (section 4.7). Responses carry the headers
+ * `sc-data-age` and `sc-unit-system`.
+ *
+ * @since 0.1.0
+ */
+export class LegacyGroup extends HttpApiGroup.make("legacy").add(
+  HttpApiEndpoint.get("vehicles", "/v2.0/vehicles", {
+    query: {
+      limit: Schema.optionalKey(Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: 50 }))),
+      offset: Schema.optionalKey(Schema.Int.check(Schema.isGreaterThanOrEqualTo(0)))
+    },
+    headers: bearer,
+    success: VehicleList,
+    error: commonErrors
+  }),
+  legacyRead("odometer", "/odometer", Odometer),
+  legacyRead("location", "/location", Location),
+  legacyRead("vin", "/vin", Vin),
+  legacyRead("engineOil", "/engine/oil", EngineOil),
+  legacyRead("tirePressure", "/tires/pressure", TirePressure),
+  legacyRead("serviceHistory", "/service/history", ServiceHistory),
+  HttpApiEndpoint.post("batch", "/v2.0/vehicles/:id/batch", {
+    params: { id: Schema.String },
+    headers: { ...bearer, "sc-unit-system": Schema.optionalKey(UnitSystem) },
+    payload: BatchRequest,
+    success: BatchResponse,
+    error: commonErrors
+  })
+) {}
+
+// ---------------------------------------------------------------------------
+// APIs per root, and the whole service on one origin
+// ---------------------------------------------------------------------------
+
+/**
+ * `{base_url}`: signals and connections.
+ *
+ * @since 0.1.0
+ */
+export class VehicleApi extends HttpApi.make("vehicle").add(SignalsGroup).add(ConnectionsGroup) {}
+
+/**
+ * `{management_url}`: subscriptions and webhooks.
+ *
+ * @since 0.1.0
+ */
+export class ManagementApi extends HttpApi.make("management").add(SubscriptionsGroup).add(WebhooksGroup) {}
+
+/**
+ * `{compat_url}`: the compatibility listing.
+ *
+ * @since 0.1.0
+ */
+export class CompatibilityApi extends HttpApi.make("compatibility").add(CompatibilityGroup) {}
+
+/**
+ * `{auth_url}`: the authorization server.
+ *
+ * @since 0.1.0
+ */
+export class AuthorizationApi extends HttpApi.make("authorization").add(OAuthGroup) {}
+
+/**
+ * `{legacy_url}`: the v2.0 interface.
+ *
+ * @since 0.1.0
+ */
+export class LegacyApi extends HttpApi.make("legacy").add(LegacyGroup) {}
+
+/**
+ * The whole service on one origin: v3 groups under `/v3`, the authorization
+ * server under `/oauth`, the legacy interface under `/v2.0`.
+ *
+ * @example
+ * ```ts
+ * import { OpenApi } from "effect/http-api"
+ * import { ServiceApi } from "@connected-vehicle/schema/Api"
+ *
+ * const document = OpenApi.fromApi(ServiceApi)
+ * ```
+ * @since 0.1.0
+ */
+export class ServiceApi extends HttpApi.make("connected-vehicle")
+  .add(SignalsGroup.prefix("/v3"))
+  .add(ConnectionsGroup.prefix("/v3"))
+  .add(SubscriptionsGroup.prefix("/v3"))
+  .add(WebhooksGroup.prefix("/v3"))
+  .add(CompatibilityGroup.prefix("/v3"))
+  .add(OAuthGroup)
+  .add(LegacyGroup)
+  .annotateMerge(OpenApi.annotations({
+    title: "Connected-Vehicle Data Service",
+    description: "v3 vehicle, management and compatibility APIs, the authorization server and the legacy v2.0 API."
+  }))
+{}

@@ -1,0 +1,217 @@
+/**
+ * Building blocks shared by every resource: timestamps, open enumerations,
+ * links and relationship objects.
+ *
+ * @since 0.1.0
+ */
+import { DateTime, Effect, Schema, SchemaIssue, SchemaTransformation } from "effect"
+
+const isoUtcPattern = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{1,9})?(?:Z|[+-]\d{2}:\d{2})$/
+
+/**
+ * An ISO 8601 date-time string (with an explicit zone) decoded to a
+ * `DateTime.Utc`, encoded back as `YYYY-MM-DDTHH:mm:ss.sssZ`.
+ *
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import { Timestamp } from "@connected-vehicle/schema/Common"
+ *
+ * const utc = Schema.decodeUnknownSync(Timestamp)("2025-08-26T10:00:00.000Z")
+ * ```
+ * @since 0.1.0
+ */
+export const Timestamp = Schema.String.annotate({ expected: "an ISO 8601 UTC date-time string" }).pipe(
+  Schema.decodeTo(
+    Schema.DateTimeUtc,
+    SchemaTransformation.transformEffect<DateTime.Utc, string>({
+      decode: (input, options) => {
+        const parsed = isoUtcPattern.test(input) ? DateTime.make(input) : undefined
+        return parsed !== undefined && parsed._tag === "Some"
+          ? Effect.succeed(DateTime.toUtc(parsed.value))
+          : Effect.fail(
+            new SchemaIssue.InvalidValue(
+              { expected: "an ISO 8601 date-time with zone, e.g. 2025-08-26T10:00:00.000Z" },
+              input,
+              options
+            )
+          )
+      },
+      encode: (utc) => Effect.succeed(DateTime.formatIso(utc))
+    })
+  )
+)
+
+/**
+ * A value of a server-side enumeration that this SDK does not know yet.
+ *
+ * @since 0.1.0
+ */
+export const UnknownEnumValue = Schema.String.pipe(Schema.brand("UnknownEnumValue"))
+
+/**
+ * @since 0.1.0
+ */
+export type UnknownEnumValue = typeof UnknownEnumValue.Type
+
+/**
+ * An enumeration the service reports in its responses. Known values decode as
+ * their literal; a value the SDK does not know yet decodes as a string branded
+ * `UnknownEnumValue` instead of failing the whole response (the service may add
+ * values). Request-side enumerations are strict instead.
+ *
+ * @example
+ * ```ts
+ * import { openEnum } from "@connected-vehicle/schema/Common"
+ *
+ * const Color = openEnum("Color", ["RED", "BLUE"])
+ * ```
+ * @since 0.1.0
+ */
+export const openEnum = <const Name extends string, const L extends ReadonlyArray<string>>(name: Name, literals: L) =>
+  Schema.Union([
+    Schema.Literals(literals),
+    UnknownEnumValue
+  ]).annotate({ identifier: name })
+
+/**
+ * `live` or `simulated`.
+ *
+ * @since 0.1.0
+ */
+export const ModeValues = ["live", "simulated"] as const
+
+/**
+ * Request-side (strict) vehicle mode.
+ *
+ * @since 0.1.0
+ */
+export const Mode = Schema.Literals(ModeValues)
+
+/**
+ * @since 0.1.0
+ */
+export type Mode = typeof Mode.Type
+
+/**
+ * Vehicle mode as reported by the service (open).
+ *
+ * @since 0.1.0
+ */
+export const ReportedMode = openEnum("Mode", ModeValues)
+
+/**
+ * Powertrain types of the compatibility listing. Hybrids are reported as ICE.
+ *
+ * @since 0.1.0
+ */
+export const PowertrainTypeValues = ["ICE", "BEV", "PHEV"] as const
+
+/**
+ * Strict powertrain type.
+ *
+ * @since 0.1.0
+ */
+export const PowertrainType = Schema.Literals(PowertrainTypeValues)
+
+/**
+ * @since 0.1.0
+ */
+export type PowertrainType = typeof PowertrainType.Type
+
+/**
+ * Powertrain type as reported by the service (open).
+ *
+ * @since 0.1.0
+ */
+export const ReportedPowertrainType = openEnum("PowertrainType", PowertrainTypeValues)
+
+/**
+ * Compatibility powertrain filter: the three types plus `EV` (BEV and PHEV).
+ *
+ * @since 0.1.0
+ */
+export const PowertrainFilter = Schema.Literals([...PowertrainTypeValues, "EV"])
+
+/**
+ * @since 0.1.0
+ */
+export type PowertrainFilter = typeof PowertrainFilter.Type
+
+/**
+ * Expands a powertrain filter to the types it matches (`EV` = BEV + PHEV).
+ *
+ * @example
+ * ```ts
+ * import { powertrainsOf } from "@connected-vehicle/schema/Common"
+ *
+ * powertrainsOf("EV") // ["BEV", "PHEV"]
+ * ```
+ * @since 0.1.0
+ */
+export const powertrainsOf = (filter: PowertrainFilter): ReadonlyArray<PowertrainType> =>
+  filter === "EV" ? ["BEV", "PHEV"] : [filter]
+
+/**
+ * Compatibility regions.
+ *
+ * @since 0.1.0
+ */
+export const RegionValues = ["US", "CA", "EUROPE"] as const
+
+/**
+ * Strict region.
+ *
+ * @since 0.1.0
+ */
+export const Region = Schema.Literals(RegionValues)
+
+/**
+ * @since 0.1.0
+ */
+export type Region = typeof Region.Type
+
+/**
+ * Region as reported by the service (open).
+ *
+ * @since 0.1.0
+ */
+export const ReportedRegion = openEnum("Region", RegionValues)
+
+/**
+ * `{ self }` links object.
+ *
+ * @since 0.1.0
+ */
+export const SelfLinks = Schema.Struct({ self: Schema.String })
+
+/**
+ * `{ data: { type, id }, links: { related } }` relationship object.
+ *
+ * @since 0.1.0
+ */
+export const Relationship = <T extends Schema.Top>(type: T) =>
+  Schema.Struct({
+    data: Schema.Struct({ id: Schema.String, type }),
+    links: Schema.Struct({ related: Schema.String })
+  })
+
+/**
+ * `meta.createdAt` / `meta.updatedAt`.
+ *
+ * @since 0.1.0
+ */
+export const Timestamps = Schema.Struct({ createdAt: Timestamp, updatedAt: Timestamp })
+
+/**
+ * Vehicle summary carried by connections and subscriptions.
+ *
+ * @since 0.1.0
+ */
+export const VehicleSummary = Schema.Struct({
+  make: Schema.String,
+  model: Schema.String,
+  year: Schema.Int,
+  mode: ReportedMode,
+  powertrainType: ReportedPowertrainType
+})

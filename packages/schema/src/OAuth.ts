@@ -1,0 +1,147 @@
+/**
+ * Token exchange shapes (sections 4.6 and 5).
+ *
+ * @since 0.1.0
+ */
+import { Schema } from "effect"
+
+const Secret = Schema.RedactedFromValue(Schema.String)
+
+const tokenFields = {
+  access_token: Secret,
+  token_type: Schema.String,
+  expires_in: Schema.Finite
+}
+
+/**
+ * Response of the authorization-code and refresh-token grants. Token values
+ * decode straight into `Redacted`.
+ *
+ * @example
+ * ```ts
+ * import { Redacted, Schema } from "effect"
+ * import { TokenResponse } from "@connected-vehicle/schema/OAuth"
+ *
+ * const token = Schema.decodeUnknownSync(TokenResponse)({
+ *   access_token: "a", token_type: "Bearer", expires_in: 7200, refresh_token: "r"
+ * })
+ * Redacted.value(token.access_token) // "a"
+ * ```
+ * @since 0.1.0
+ */
+export const TokenResponse = Schema.Struct({
+  ...tokenFields,
+  refresh_token: Secret
+}).annotate({ identifier: "TokenResponse" })
+
+/**
+ * @since 0.1.0
+ */
+export type TokenResponse = typeof TokenResponse.Type
+
+/**
+ * Response of the client-credentials grant (no refresh token: a v3 application
+ * asks for a new token instead).
+ *
+ * @since 0.1.0
+ */
+export const AppTokenResponse = Schema.Struct({
+  ...tokenFields,
+  refresh_token: Schema.optionalKey(Secret)
+}).annotate({ identifier: "AppTokenResponse" })
+
+/**
+ * @since 0.1.0
+ */
+export type AppTokenResponse = typeof AppTokenResponse.Type
+
+/**
+ * Form body of `POST /oauth/token`: the grant type picks the other fields.
+ * Only `authorization_code` is shown by the spec; `refresh_token` and
+ * `client_credentials` follow RFC 6749.
+ *
+ * @since 0.1.0
+ */
+export const TokenRequest = Schema.Union([
+  Schema.Struct({
+    grant_type: Schema.Literal("authorization_code"),
+    code: Schema.String,
+    redirect_uri: Schema.String
+  }),
+  Schema.Struct({
+    grant_type: Schema.Literal("refresh_token"),
+    refresh_token: Schema.String
+  }),
+  Schema.Struct({
+    grant_type: Schema.Literal("client_credentials"),
+    scope: Schema.optionalKey(Schema.String)
+  })
+]).annotate({ identifier: "TokenRequest" })
+
+/**
+ * @since 0.1.0
+ */
+export type TokenRequest = typeof TokenRequest.Type
+
+/**
+ * RFC 6749 error codes of the token endpoint.
+ *
+ * @since 0.1.0
+ */
+export const OAuthErrorCode = Schema.Literals([
+  "invalid_request",
+  "invalid_client",
+  "invalid_grant",
+  "unauthorized_client",
+  "unsupported_grant_type",
+  "invalid_scope",
+  "access_denied",
+  "unsupported_response_type",
+  "server_error"
+])
+
+/**
+ * OAuth-style error body of `/oauth/*`.
+ *
+ * @since 0.1.0
+ */
+export const OAuthErrorBody = Schema.Struct({
+  error: Schema.String,
+  error_description: Schema.optionalKey(Schema.String)
+}).annotate({ identifier: "OAuthErrorBody" })
+
+/**
+ * @since 0.1.0
+ */
+export type OAuthErrorBody = typeof OAuthErrorBody.Type
+
+/**
+ * Permissions (scopes) of section 5.
+ *
+ * @since 0.1.0
+ */
+export const Permission = Schema.Literals([
+  "read_odometer",
+  "read_location",
+  "read_vin",
+  "read_engine_oil",
+  "read_tires",
+  "read_service_history",
+  "read_vehicle_info",
+  "read_battery"
+])
+
+/**
+ * @since 0.1.0
+ */
+export type Permission = typeof Permission.Type
+
+/**
+ * Access token lifetime (7200 s) and refresh token lifetime (60 days), in seconds.
+ *
+ * @since 0.1.0
+ */
+export const TokenLifetimes = {
+  accessSeconds: 7200,
+  refreshSeconds: 60 * 24 * 60 * 60
+} as const

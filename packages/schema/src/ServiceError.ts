@@ -1,0 +1,435 @@
+/**
+ * The error envelope of section 7 and one tagged error class per error type.
+ *
+ * @since 0.1.0
+ */
+import { Schema } from "effect"
+import { openEnum } from "./Common.ts"
+import { ResolutionType } from "./Signal.ts"
+
+/**
+ * The ten error types of section 7 (open: a new type decodes as `UnknownEnumValue`).
+ *
+ * @since 0.1.0
+ */
+export const ErrorTypeValues = [
+  "AUTHENTICATION",
+  "BILLING",
+  "COMPATIBILITY",
+  "CONNECTED_SERVICES_ACCOUNT",
+  "RATE_LIMIT",
+  "RESOURCE_NOT_FOUND",
+  "SERVER",
+  "UPSTREAM",
+  "VALIDATION",
+  "VEHICLE_STATE"
+] as const
+
+/**
+ * @since 0.1.0
+ */
+export const ErrorType = openEnum("ErrorType", ErrorTypeValues)
+
+/**
+ * @since 0.1.0
+ */
+export type ErrorType = typeof ErrorType.Type
+
+/**
+ * One item of `errors`.
+ *
+ * @since 0.1.0
+ */
+export const ErrorItem = Schema.Struct({
+  status: Schema.String,
+  type: ErrorType,
+  code: Schema.String,
+  title: Schema.String,
+  detail: Schema.String,
+  resolution: Schema.optionalKey(Schema.Struct({ type: ResolutionType })),
+  suggestedUserMessage: Schema.optionalKey(Schema.String),
+  links: Schema.optionalKey(Schema.Struct({ about: Schema.optionalKey(Schema.String) })),
+  meta: Schema.optionalKey(Schema.Struct({
+    debug: Schema.optionalKey(Schema.Struct({
+      applicationId: Schema.optionalKey(Schema.String),
+      requestId: Schema.optionalKey(Schema.String),
+      origin: Schema.optionalKey(Schema.String)
+    }))
+  }))
+}).annotate({ identifier: "ErrorItem" })
+
+/**
+ * @since 0.1.0
+ */
+export type ErrorItem = typeof ErrorItem.Type
+
+/**
+ * The body of every non-2xx response: `errors` with at least one item.
+ *
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import { ErrorEnvelope } from "@connected-vehicle/schema/ServiceError"
+ *
+ * Schema.decodeUnknownSync(ErrorEnvelope)({
+ *   errors: [{ status: "404", type: "RESOURCE_NOT_FOUND", code: "NOT_FOUND", title: "Not Found", detail: "No such vehicle" }]
+ * })
+ * ```
+ * @since 0.1.0
+ */
+export const ErrorEnvelope = Schema.Struct({
+  errors: Schema.NonEmptyArray(ErrorItem)
+}).annotate({ identifier: "ErrorEnvelope" })
+
+/**
+ * @since 0.1.0
+ */
+export type ErrorEnvelope = typeof ErrorEnvelope.Type
+
+/**
+ * Fields every service error carries: the first envelope item flattened, plus
+ * the HTTP context (status, request id, method, URL without credentials) and
+ * every item of the envelope.
+ *
+ * @since 0.1.0
+ */
+export const ServiceErrorFields = {
+  status: Schema.Int,
+  type: ErrorType,
+  code: Schema.String,
+  title: Schema.String,
+  detail: Schema.String,
+  resolution: Schema.optionalKey(ResolutionType),
+  suggestedUserMessage: Schema.optionalKey(Schema.String),
+  about: Schema.optionalKey(Schema.String),
+  requestId: Schema.optionalKey(Schema.String),
+  method: Schema.optionalKey(Schema.String),
+  url: Schema.optionalKey(Schema.String),
+  errors: Schema.Array(ErrorItem)
+}
+
+const describe = (self: { readonly status: number; readonly code: string; readonly detail: string }) =>
+  `${self.status} ${self.code}: ${self.detail}`
+
+/**
+ * `AUTHENTICATION`: token missing, invalid or without permission (401/403).
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import type { AuthenticationError } from "@connected-vehicle/schema/ServiceError"
+ *
+ * const onAuth = (e: AuthenticationError) => Effect.logWarning(e.message)
+ * ```
+ * @since 0.1.0
+ */
+export class AuthenticationError
+  extends Schema.TaggedError<AuthenticationError>()("AuthenticationError", ServiceErrorFields)
+{
+  override get message() {
+    return describe(this)
+  }
+}
+
+/**
+ * `BILLING`.
+ *
+ * @since 0.1.0
+ */
+export class BillingError extends Schema.TaggedError<BillingError>()("BillingError", ServiceErrorFields) {
+  override get message() {
+    return describe(this)
+  }
+}
+
+/**
+ * `COMPATIBILITY`: the vehicle does not support the request.
+ *
+ * @since 0.1.0
+ */
+export class CompatibilityError
+  extends Schema.TaggedError<CompatibilityError>()("CompatibilityError", ServiceErrorFields)
+{
+  override get message() {
+    return describe(this)
+  }
+}
+
+/**
+ * `CONNECTED_SERVICES_ACCOUNT`.
+ *
+ * @since 0.1.0
+ */
+export class ConnectedServicesAccountError
+  extends Schema.TaggedError<ConnectedServicesAccountError>()("ConnectedServicesAccountError", ServiceErrorFields)
+{
+  override get message() {
+    return describe(this)
+  }
+}
+
+/**
+ * `RATE_LIMIT`: carries the parsed `Retry-After` delay when the service sent one.
+ *
+ * @since 0.1.0
+ */
+export class RateLimitError extends Schema.TaggedError<RateLimitError>()("RateLimitError", {
+  ...ServiceErrorFields,
+  retryAfterMillis: Schema.optionalKey(Schema.Number)
+}) {
+  override get message() {
+    return describe(this)
+  }
+}
+
+/**
+ * `RESOURCE_NOT_FOUND`.
+ *
+ * @since 0.1.0
+ */
+export class ResourceNotFoundError
+  extends Schema.TaggedError<ResourceNotFoundError>()("ResourceNotFoundError", ServiceErrorFields)
+{
+  override get message() {
+    return describe(this)
+  }
+}
+
+/**
+ * `SERVER`: unexpected server failure (retried with backoff by the transport).
+ *
+ * @since 0.1.0
+ */
+export class ServerError extends Schema.TaggedError<ServerError>()("ServerError", ServiceErrorFields) {
+  override get message() {
+    return describe(this)
+  }
+}
+
+/**
+ * `UPSTREAM`: the vehicle maker's systems failed.
+ *
+ * @since 0.1.0
+ */
+export class UpstreamError extends Schema.TaggedError<UpstreamError>()("UpstreamError", ServiceErrorFields) {
+  override get message() {
+    return describe(this)
+  }
+}
+
+/**
+ * `VALIDATION`: the request was malformed (400).
+ *
+ * @since 0.1.0
+ */
+export class ValidationError extends Schema.TaggedError<ValidationError>()("ValidationError", ServiceErrorFields) {
+  override get message() {
+    return describe(this)
+  }
+}
+
+/**
+ * `VEHICLE_STATE`: the vehicle cannot answer now (asleep, out of range...).
+ *
+ * @since 0.1.0
+ */
+export class VehicleStateError
+  extends Schema.TaggedError<VehicleStateError>()("VehicleStateError", ServiceErrorFields)
+{
+  override get message() {
+    return describe(this)
+  }
+}
+
+/**
+ * An error type this SDK does not know yet (the envelope's `type` is kept).
+ *
+ * @since 0.1.0
+ */
+export class UnrecognizedServiceError
+  extends Schema.TaggedError<UnrecognizedServiceError>()("UnrecognizedServiceError", ServiceErrorFields)
+{
+  override get message() {
+    return describe(this)
+  }
+}
+
+/**
+ * Every error the service can answer with, as a tagged union.
+ *
+ * @since 0.1.0
+ */
+export type ServiceError =
+  | AuthenticationError
+  | BillingError
+  | CompatibilityError
+  | ConnectedServicesAccountError
+  | RateLimitError
+  | ResourceNotFoundError
+  | ServerError
+  | UpstreamError
+  | ValidationError
+  | VehicleStateError
+  | UnrecognizedServiceError
+
+/**
+ * Schema of the union (for logging, persistence or RPC).
+ *
+ * @since 0.1.0
+ */
+export const ServiceError = Schema.Union([
+  AuthenticationError,
+  BillingError,
+  CompatibilityError,
+  ConnectedServicesAccountError,
+  RateLimitError,
+  ResourceNotFoundError,
+  ServerError,
+  UpstreamError,
+  ValidationError,
+  VehicleStateError,
+  UnrecognizedServiceError
+])
+
+/**
+ * Context of the HTTP exchange an envelope came from.
+ *
+ * @since 0.1.0
+ */
+export interface ErrorContext {
+  readonly status: number
+  readonly requestId?: string | undefined
+  readonly method?: string | undefined
+  readonly url?: string | undefined
+  readonly retryAfterMillis?: number | undefined
+}
+
+/**
+ * Builds the tagged error of an envelope, chosen by the `type` of its first item.
+ *
+ * @example
+ * ```ts
+ * import { fromEnvelope } from "@connected-vehicle/schema/ServiceError"
+ *
+ * const error = fromEnvelope({
+ *   errors: [{ status: "401", type: "AUTHENTICATION", code: "UNAUTHORIZED", title: "Unauthorized", detail: "bad token" }]
+ * }, { status: 401 })
+ * error._tag // "AuthenticationError"
+ * ```
+ * @since 0.1.0
+ */
+export const fromEnvelope = (envelope: ErrorEnvelope, context: ErrorContext): ServiceError => {
+  const [first] = envelope.errors
+  const optional = <K extends string, V>(key: K, value: V | undefined) =>
+    (value === undefined ? {} : { [key]: value }) as { readonly [P in K]?: V }
+  const fields = {
+    status: context.status,
+    type: first.type,
+    code: first.code,
+    title: first.title,
+    detail: first.detail,
+    errors: envelope.errors,
+    ...optional("resolution", first.resolution?.type),
+    ...optional("suggestedUserMessage", first.suggestedUserMessage),
+    ...optional("about", first.links?.about),
+    ...optional("requestId", context.requestId ?? first.meta?.debug?.requestId),
+    ...optional("method", context.method),
+    ...optional("url", context.url)
+  }
+  switch (first.type) {
+    case "AUTHENTICATION":
+      return new AuthenticationError(fields)
+    case "BILLING":
+      return new BillingError(fields)
+    case "COMPATIBILITY":
+      return new CompatibilityError(fields)
+    case "CONNECTED_SERVICES_ACCOUNT":
+      return new ConnectedServicesAccountError(fields)
+    case "RATE_LIMIT":
+      return new RateLimitError({ ...fields, ...optional("retryAfterMillis", context.retryAfterMillis) })
+    case "RESOURCE_NOT_FOUND":
+      return new ResourceNotFoundError(fields)
+    case "SERVER":
+      return new ServerError(fields)
+    case "UPSTREAM":
+      return new UpstreamError(fields)
+    case "VALIDATION":
+      return new ValidationError(fields)
+    case "VEHICLE_STATE":
+      return new VehicleStateError(fields)
+    default:
+      return new UnrecognizedServiceError(fields)
+  }
+}
+
+/**
+ * The HTTP status this service uses for each error type. Section 7 shows 400,
+ * 401/403, 404 and 500; the others are not shown and are this project's choice.
+ *
+ * @since 0.1.0
+ */
+export const statusOfType: Readonly<Record<(typeof ErrorTypeValues)[number], number>> = {
+  AUTHENTICATION: 401,
+  BILLING: 402,
+  COMPATIBILITY: 409,
+  CONNECTED_SERVICES_ACCOUNT: 409,
+  RATE_LIMIT: 429,
+  RESOURCE_NOT_FOUND: 404,
+  SERVER: 500,
+  UPSTREAM: 502,
+  VALIDATION: 400,
+  VEHICLE_STATE: 409
+}
+
+/**
+ * Builds a one-item envelope. The standard errors of section 7 fill `code` and
+ * `title` themselves.
+ *
+ * @example
+ * ```ts
+ * import { makeEnvelope } from "@connected-vehicle/schema/ServiceError"
+ *
+ * makeEnvelope("RESOURCE_NOT_FOUND", "No vehicle with id abc")
+ * ```
+ * @since 0.1.0
+ */
+export const makeEnvelope = (
+  type: (typeof ErrorTypeValues)[number],
+  detail: string,
+  options?: {
+    readonly status?: number
+    readonly code?: string
+    readonly title?: string
+    readonly resolution?: typeof ResolutionType.Type
+    readonly suggestedUserMessage?: string
+    readonly requestId?: string
+  }
+): ErrorEnvelope => {
+  const status = options?.status ?? statusOfType[type]
+  const standard = standardErrors[status]
+  const item: ErrorItem = {
+    status: String(status),
+    type,
+    code: options?.code ?? standard?.code ?? type,
+    title: options?.title ?? standard?.title ?? type.charAt(0) + type.slice(1).toLowerCase().replace(/_/g, " "),
+    detail,
+    ...(options?.resolution === undefined ? {} : { resolution: { type: options.resolution } }),
+    ...(options?.suggestedUserMessage === undefined ? {} : { suggestedUserMessage: options.suggestedUserMessage }),
+    ...(options?.requestId === undefined ? {} : { meta: { debug: { requestId: options.requestId } } })
+  }
+  return { errors: [item] }
+}
+
+/**
+ * Codes and titles of the standard errors of section 7, by status.
+ *
+ * @since 0.1.0
+ */
+export const standardErrors: Readonly<Record<number, { readonly code: string; readonly title: string }>> = {
+  400: { code: "BAD_REQUEST", title: "Bad Request" },
+  401: { code: "UNAUTHORIZED", title: "Unauthorized" },
+  403: { code: "FORBIDDEN", title: "Forbidden" },
+  404: { code: "NOT_FOUND", title: "Not Found" },
+  429: { code: "RATE_LIMITED", title: "Too Many Requests" },
+  500: { code: "the service", title: "the service Server Error" }
+}

@@ -1,0 +1,143 @@
+/**
+ * The signal resource (section 2.1), its per-signal error and its envelopes.
+ *
+ * @since 0.1.0
+ */
+import { Schema } from "effect"
+import { openEnum, SelfLinks, Timestamp } from "./Common.ts"
+import { Page, PageMeta } from "./Pagination.ts"
+import { IncludedVehicle } from "./Vehicle.ts"
+
+/**
+ * `SUCCESS`, `ERROR` or `UNAVAILABLE` (open: an unknown value decodes as `UnknownEnumValue`).
+ *
+ * @since 0.1.0
+ */
+export const SignalStatusValue = openEnum("SignalStatus", ["SUCCESS", "ERROR", "UNAVAILABLE"])
+
+/**
+ * @since 0.1.0
+ */
+export type SignalStatusValue = typeof SignalStatusValue.Type
+
+/**
+ * Recommended action of an error (values seen: REAUTHENTICATE, RETRY_LATER, CONTACT_SUPPORT).
+ *
+ * @since 0.1.0
+ */
+export const ResolutionType = openEnum("ResolutionType", ["REAUTHENTICATE", "RETRY_LATER", "CONTACT_SUPPORT"])
+
+/**
+ * `{ type }` resolution object.
+ *
+ * @since 0.1.0
+ */
+export const Resolution = Schema.Struct({ type: ResolutionType })
+
+/**
+ * The error object inside `attributes.status.error`.
+ *
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import { SignalError } from "@connected-vehicle/schema/Signal"
+ *
+ * Schema.decodeUnknownSync(SignalError)({
+ *   type: "AUTHENTICATION", code: "UNAUTHORIZED", title: "Unauthorized", detail: "Re-login",
+ *   resolution: { type: "REAUTHENTICATE" }
+ * })
+ * ```
+ * @since 0.1.0
+ */
+export const SignalError = Schema.Struct({
+  type: Schema.String,
+  code: Schema.String,
+  title: Schema.String,
+  detail: Schema.String,
+  resolution: Schema.optionalKey(Resolution),
+  description: Schema.optionalKey(Schema.String),
+  message: Schema.optionalKey(Schema.String)
+}).annotate({ identifier: "SignalError" })
+
+/**
+ * @since 0.1.0
+ */
+export type SignalError = typeof SignalError.Type
+
+/**
+ * Signal body: `unit` and `value` in the spec's sample; other members are kept as they are.
+ *
+ * @since 0.1.0
+ */
+export const SignalBody = Schema.StructWithRest(
+  Schema.Struct({ unit: Schema.optionalKey(Schema.String), value: Schema.optionalKey(Schema.Number) }),
+  [Schema.Record(Schema.String, Schema.Unknown)]
+)
+
+/**
+ * A signal resource.
+ *
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import { Signal } from "@connected-vehicle/schema/Signal"
+ *
+ * const decodeSignal = Schema.decodeUnknownEffect(Signal)
+ * ```
+ * @since 0.1.0
+ */
+export const Signal = Schema.Struct({
+  id: Schema.String,
+  type: Schema.Literal("signal"),
+  attributes: Schema.Struct({
+    code: Schema.String,
+    name: Schema.String,
+    group: Schema.String,
+    status: Schema.Struct({
+      value: SignalStatusValue,
+      error: Schema.optionalKey(SignalError)
+    }),
+    body: SignalBody
+  }),
+  meta: Schema.Struct({
+    retrievedAt: Timestamp,
+    oemUpdatedAt: Timestamp,
+    ingestedAt: Timestamp
+  }),
+  links: SelfLinks
+}).annotate({ identifier: "Signal" })
+
+/**
+ * @since 0.1.0
+ */
+export type Signal = typeof Signal.Type
+
+/**
+ * `GET /vehicles/{vehicleId}/signals` response.
+ *
+ * @since 0.1.0
+ */
+export const SignalsPage = Schema.Struct({
+  ...Page(Signal, PageMeta).fields,
+  included: IncludedVehicle
+}).annotate({ identifier: "SignalsPage" })
+
+/**
+ * @since 0.1.0
+ */
+export type SignalsPage = typeof SignalsPage.Type
+
+/**
+ * `GET /vehicles/{vehicleId}/signals/{signalCode}` response.
+ *
+ * @since 0.1.0
+ */
+export const SignalResponse = Schema.Struct({
+  data: Signal,
+  included: IncludedVehicle
+}).annotate({ identifier: "SignalResponse" })
+
+/**
+ * @since 0.1.0
+ */
+export type SignalResponse = typeof SignalResponse.Type
