@@ -2,6 +2,7 @@ import { defineConfig } from "vitest/config"
 
 export default defineConfig({
   test: {
-    projects: ["packages/*", "apps/*"]
+    projects: ["packages/*", "apps/*"],
+    reporters: ["default", "./vitest.summary.ts"]
   }
 })

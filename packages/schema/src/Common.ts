@@ -6,6 +6,18 @@
  */
 import { DateTime, Effect, Schema, SchemaIssue, SchemaTransformation } from "effect"
 
+const minimumInstant = DateTime.makeUnsafe("0000-01-01T00:00:00.000Z")
+const maximumInstant = DateTime.makeUnsafe("9999-12-31T23:59:59.999Z")
+
+// Four-digit years only: what an ISO 8601 date-time without expansion can carry.
+const FourDigitYearUtc = Schema.DateTimeUtc.check(Schema.makeFilter<DateTime.Utc>(
+  (utc) => DateTime.between(utc, { minimum: minimumInstant, maximum: maximumInstant }),
+  {
+    expected: "a date-time between the years 0000 and 9999",
+    arbitraryConstraint: { minimum: minimumInstant, maximum: maximumInstant, order: DateTime.Order }
+  }
+))
+
 const isoUtcPattern = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{1,9})?(?:Z|[+-]\d{2}:\d{2})$/
 
 /**
@@ -23,7 +35,7 @@ const isoUtcPattern = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{1,9})?(?:Z|[+
  */
 export const Timestamp = Schema.String.annotate({ expected: "an ISO 8601 UTC date-time string" }).pipe(
   Schema.decodeTo(
-    Schema.DateTimeUtc,
+    FourDigitYearUtc,
     SchemaTransformation.transformEffect<DateTime.Utc, string>({
       decode: (input, options) => {
         const parsed = isoUtcPattern.test(input) ? DateTime.make(input) : undefined

@@ -70,7 +70,7 @@ export type SignalError = typeof SignalError.Type
  * @since 0.1.0
  */
 export const SignalBody = Schema.StructWithRest(
-  Schema.Struct({ unit: Schema.optionalKey(Schema.String), value: Schema.optionalKey(Schema.Number) }),
+  Schema.Struct({ unit: Schema.optionalKey(Schema.String), value: Schema.optionalKey(Schema.Finite) }),
   [Schema.Record(Schema.String, Schema.Unknown)]
 )
 
