@@ -87,13 +87,15 @@ export const ErrorEnvelope = Schema.Struct({
 export type ErrorEnvelope = typeof ErrorEnvelope.Type
 
 /**
- * Fields every service error carries: the first envelope item flattened, plus
+ * Fields every service error carries: a readable `message` (`<status> <code>: <detail>`),
+ * the first envelope item flattened, plus
  * the HTTP context (status, request id, method, URL without credentials) and
  * every item of the envelope.
  *
  * @since 0.1.0
  */
 export const ServiceErrorFields = {
+  message: Schema.String,
   status: Schema.Int,
   type: ErrorType,
   code: Schema.String,
@@ -108,8 +110,6 @@ export const ServiceErrorFields = {
   errors: Schema.Array(ErrorItem)
 }
 
-const describe = (self: { readonly status: number; readonly code: string; readonly detail: string }) =>
-  `${self.status} ${self.code}: ${self.detail}`
 
 /**
  * `AUTHENTICATION`: token missing, invalid or without permission (401/403).
@@ -123,50 +123,28 @@ const describe = (self: { readonly status: number; readonly code: string; readon
  * ```
  * @since 0.1.0
  */
-export class AuthenticationError
-  extends Schema.TaggedError<AuthenticationError>()("AuthenticationError", ServiceErrorFields)
-{
-  override get message() {
-    return describe(this)
-  }
-}
+export class AuthenticationError extends Schema.TaggedError<AuthenticationError>()("AuthenticationError", ServiceErrorFields) {}
 
 /**
  * `BILLING`.
  *
  * @since 0.1.0
  */
-export class BillingError extends Schema.TaggedError<BillingError>()("BillingError", ServiceErrorFields) {
-  override get message() {
-    return describe(this)
-  }
-}
+export class BillingError extends Schema.TaggedError<BillingError>()("BillingError", ServiceErrorFields) {}
 
 /**
  * `COMPATIBILITY`: the vehicle does not support the request.
  *
  * @since 0.1.0
  */
-export class CompatibilityError
-  extends Schema.TaggedError<CompatibilityError>()("CompatibilityError", ServiceErrorFields)
-{
-  override get message() {
-    return describe(this)
-  }
-}
+export class CompatibilityError extends Schema.TaggedError<CompatibilityError>()("CompatibilityError", ServiceErrorFields) {}
 
 /**
  * `CONNECTED_SERVICES_ACCOUNT`.
  *
  * @since 0.1.0
  */
-export class ConnectedServicesAccountError
-  extends Schema.TaggedError<ConnectedServicesAccountError>()("ConnectedServicesAccountError", ServiceErrorFields)
-{
-  override get message() {
-    return describe(this)
-  }
-}
+export class ConnectedServicesAccountError extends Schema.TaggedError<ConnectedServicesAccountError>()("ConnectedServicesAccountError", ServiceErrorFields) {}
 
 /**
  * `RATE_LIMIT`: carries the parsed `Retry-After` delay when the service sent one.
@@ -176,83 +154,49 @@ export class ConnectedServicesAccountError
 export class RateLimitError extends Schema.TaggedError<RateLimitError>()("RateLimitError", {
   ...ServiceErrorFields,
   retryAfterMillis: Schema.optionalKey(Schema.Number)
-}) {
-  override get message() {
-    return describe(this)
-  }
-}
+}) {}
 
 /**
  * `RESOURCE_NOT_FOUND`.
  *
  * @since 0.1.0
  */
-export class ResourceNotFoundError
-  extends Schema.TaggedError<ResourceNotFoundError>()("ResourceNotFoundError", ServiceErrorFields)
-{
-  override get message() {
-    return describe(this)
-  }
-}
+export class ResourceNotFoundError extends Schema.TaggedError<ResourceNotFoundError>()("ResourceNotFoundError", ServiceErrorFields) {}
 
 /**
  * `SERVER`: unexpected server failure (retried with backoff by the transport).
  *
  * @since 0.1.0
  */
-export class ServerError extends Schema.TaggedError<ServerError>()("ServerError", ServiceErrorFields) {
-  override get message() {
-    return describe(this)
-  }
-}
+export class ServerError extends Schema.TaggedError<ServerError>()("ServerError", ServiceErrorFields) {}
 
 /**
  * `UPSTREAM`: the vehicle maker's systems failed.
  *
  * @since 0.1.0
  */
-export class UpstreamError extends Schema.TaggedError<UpstreamError>()("UpstreamError", ServiceErrorFields) {
-  override get message() {
-    return describe(this)
-  }
-}
+export class UpstreamError extends Schema.TaggedError<UpstreamError>()("UpstreamError", ServiceErrorFields) {}
 
 /**
  * `VALIDATION`: the request was malformed (400).
  *
  * @since 0.1.0
  */
-export class ValidationError extends Schema.TaggedError<ValidationError>()("ValidationError", ServiceErrorFields) {
-  override get message() {
-    return describe(this)
-  }
-}
+export class ValidationError extends Schema.TaggedError<ValidationError>()("ValidationError", ServiceErrorFields) {}
 
 /**
  * `VEHICLE_STATE`: the vehicle cannot answer now (asleep, out of range...).
  *
  * @since 0.1.0
  */
-export class VehicleStateError
-  extends Schema.TaggedError<VehicleStateError>()("VehicleStateError", ServiceErrorFields)
-{
-  override get message() {
-    return describe(this)
-  }
-}
+export class VehicleStateError extends Schema.TaggedError<VehicleStateError>()("VehicleStateError", ServiceErrorFields) {}
 
 /**
  * An error type this SDK does not know yet (the envelope's `type` is kept).
  *
  * @since 0.1.0
  */
-export class UnrecognizedServiceError
-  extends Schema.TaggedError<UnrecognizedServiceError>()("UnrecognizedServiceError", ServiceErrorFields)
-{
-  override get message() {
-    return describe(this)
-  }
-}
+export class UnrecognizedServiceError extends Schema.TaggedError<UnrecognizedServiceError>()("UnrecognizedServiceError", ServiceErrorFields) {}
 
 /**
  * Every error the service can answer with, as a tagged union.
@@ -323,6 +267,7 @@ export const fromEnvelope = (envelope: ErrorEnvelope, context: ErrorContext): Se
   const optional = <K extends string, V>(key: K, value: V | undefined) =>
     (value === undefined ? {} : { [key]: value }) as { readonly [P in K]?: V }
   const fields = {
+    message: `${context.status} ${first.code}: ${first.detail}`,
     status: context.status,
     type: first.type,
     code: first.code,
