@@ -1,0 +1,703 @@
+/**
+ * The handlers of every group of `ServiceApi`.
+ *
+ * @since 0.1.0
+ */
+import { ServiceApi } from "@connected-vehicle/schema/Api"
+import type { Mode } from "@connected-vehicle/schema/Common"
+import type { Connection, Legacy, Signal, Subscription, Vehicle, Webhook } from "@connected-vehicle/schema"
+import { LegacyEndpoints } from "@connected-vehicle/schema/Legacy"
+import type { LegacyPath } from "@connected-vehicle/schema/Legacy"
+import { Permission, TokenLifetimes } from "@connected-vehicle/schema/OAuth"
+import type { PageLinks } from "@connected-vehicle/schema/Pagination"
+import { DateTime, Effect, Layer, Redacted, Schema } from "effect"
+import type { HttpServerRequest } from "effect/http"
+import { HttpServerResponse } from "effect/http"
+import { HttpApiBuilder } from "effect/http-api"
+import type { Dataset, VehicleInfo } from "./Data.ts"
+import {
+  allPermissions,
+  compatibleModels,
+  legacyBody,
+  readings,
+  serviceHistory,
+  signalBody,
+  signalStatus,
+  supportsServiceHistory
+} from "./Data.ts"
+import {
+  badRequest,
+  CurrentGrant,
+  Env,
+  envelope,
+  forbidden,
+  incompatible,
+  notFound,
+  oauthError,
+  oauthUnauthorized
+} from "./Env.ts"
+import type { Grant } from "./State.ts"
+
+// ---------------------------------------------------------------------------
+// Helpers
+// ---------------------------------------------------------------------------
+
+const DEFAULT_PAGE_SIZE = 10
+const utc = (millis: number) => DateTime.makeUnsafe(millis) as DateTime.Utc
+
+/** `http://host` of the request, for absolute links. */
+export const originOf = (request: HttpServerRequest.HttpServerRequest): string => {
+  const host = request.headers["host"]
+  return `http://${host === undefined || host === "" ? "simulator.test" : host}`
+}
+
+const pathOf = (url: string) => {
+  const q = url.indexOf("?")
+  return q === -1 ? url : url.slice(0, q)
+}
+
+/** Paging window and `links` of a list, keeping the request's other query parameters. */
+const paginate = (
+  request: HttpServerRequest.HttpServerRequest,
+  total: number,
+  page: number | undefined,
+  pageSize: number | undefined
+) => {
+  const number = page ?? 1
+  const size = pageSize ?? DEFAULT_PAGE_SIZE
+  const lastPage = Math.max(1, Math.ceil(total / size))
+  const base = originOf(request) + pathOf(request.url)
+  const search = new URLSearchParams(request.url.includes("?") ? request.url.slice(request.url.indexOf("?") + 1) : "")
+  const link = (p: number) => {
+    search.set("page", String(p))
+    search.set("pageSize", String(size))
+    return `${base}?${search.toString()}`
+  }
+  const links: PageLinks = {
+    self: link(number),
+    first: link(1),
+    prev: number > 1 ? link(Math.min(number - 1, lastPage)) : null,
+    next: number < lastPage ? link(number + 1) : null,
+    last: link(lastPage)
+  }
+  const start = (number - 1) * size
+  return { number, size, start, end: Math.min(total, start + size), links }
+}
+
+const requireApp = (grant: Grant | undefined) =>
+  grant?._tag === "App"
+    ? Effect.void
+    : forbidden("This endpoint takes an application token (client-credentials grant), not a user token.")
+
+const requireUser = (grant: Grant | undefined) =>
+  grant?._tag === "User"
+    ? Effect.succeed(grant)
+    : forbidden("The v2.0 interface takes a user access token from the authorization-code flow.")
+
+const uuidShape = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
+
+/** Index of an id filter: -1 when it names nothing; fails when malformed. */
+const idFilter = (name: string, value: string | undefined, lookup: (id: string) => number) =>
+  value === undefined
+    ? Effect.succeed(undefined)
+    : uuidShape.test(value)
+    ? Effect.succeed(lookup(value.toLowerCase()))
+    : badRequest(`filter[${name}] must be a UUID, got ${JSON.stringify(value)}`)
+
+const vehicleSummary = (v: VehicleInfo) => ({
+  make: v.model.make,
+  model: v.model.model,
+  year: v.year,
+  mode: v.mode,
+  powertrainType: v.model.powertrainType
+})
+
+const vehicleResource = (origin: string, v: VehicleInfo): Vehicle.Vehicle => ({
+  id: v.id,
+  type: "vehicle",
+  attributes: {
+    make: v.model.make,
+    model: v.model.model,
+    year: v.year,
+    powertrainType: v.model.powertrainType,
+    mode: v.mode
+  },
+  links: { self: `${origin}/v3/vehicles/${v.id}` }
+})
+
+/** Vehicle `vehicleId` on behalf of user `userId`: 404 unknown vehicle, 403 not that user's. */
+const vehicleForUser = (data: Dataset, vehicleId: string, userId: string) => {
+  const index = data.vehicleIndex(vehicleId.toLowerCase())
+  if (index === -1) return notFound(`No vehicle with id ${vehicleId}`)
+  const userIndex = data.userIndex(userId.toLowerCase())
+  if (userIndex === -1 || index >= data.connectionCount || data.connectionUser[index] !== userIndex) {
+    return forbidden(`User ${userId} has no connection to vehicle ${vehicleId}`)
+  }
+  return Effect.succeed(data.vehicle(index))
+}
+
+// ---------------------------------------------------------------------------
+// v3: signals
+// ---------------------------------------------------------------------------
+
+const signalResource = (
+  seed: number,
+  origin: string,
+  v: VehicleInfo,
+  signalIndex: number,
+  now: number,
+  r: ReturnType<typeof readings>
+): Signal.Signal => {
+  const definition = v.model.signals[signalIndex]!
+  const status = signalStatus(seed, v.index, signalIndex)
+  const oem = status.value === "SUCCESS" ? r.updatedAt : r.updatedAt - 3_600_000 * (1 + (v.index % 5))
+  return {
+    id: definition.code,
+    type: "signal",
+    attributes: {
+      code: definition.code,
+      name: definition.name,
+      group: definition.group,
+      status: status.error === undefined ? { value: status.value } : { value: status.value, error: status.error },
+      body: status.value === "SUCCESS" ? signalBody(definition.code, r, v) : {}
+    },
+    meta: {
+      retrievedAt: utc(now),
+      oemUpdatedAt: utc(oem),
+      ingestedAt: utc(Math.min(now, oem + 1500 + (v.index % 7) * 100))
+    },
+    links: { self: `${origin}/v3/vehicles/${v.id}/signals/${definition.code}` }
+  }
+}
+
+const SignalsLive = HttpApiBuilder.group(ServiceApi, "signals", (handlers) =>
+  handlers.handleAll({
+    list: ({ headers, params, query, request }) =>
+      Effect.gen(function*() {
+        const { data, state } = yield* Env
+        yield* requireApp(yield* CurrentGrant)
+        const v = yield* vehicleForUser(data, params.vehicleId, headers["sc-user-id"])
+        const origin = originOf(request)
+        const now = state.now()
+        const r = readings(data.options.seed, v, now)
+        const page = paginate(request, v.model.signals.length, query.page, query.pageSize)
+        const items: Array<Signal.Signal> = []
+        for (let k = page.start; k < page.end; k++) items.push(signalResource(data.options.seed, origin, v, k, now, r))
+        return {
+          data: items,
+          meta: { pageNumber: page.number, pageSize: page.size, totalCount: v.model.signals.length },
+          links: page.links,
+          included: { vehicle: vehicleResource(origin, v) }
+        }
+      }),
+    get: ({ headers, params, request }) =>
+      Effect.gen(function*() {
+        const { data, state } = yield* Env
+        yield* requireApp(yield* CurrentGrant)
+        const v = yield* vehicleForUser(data, params.vehicleId, headers["sc-user-id"])
+        const k = v.model.signals.findIndex((s) => s.code === params.signalCode.toLowerCase())
+        if (k === -1) return yield* notFound(`Vehicle ${v.id} has no signal ${params.signalCode}`)
+        const origin = originOf(request)
+        const now = state.now()
+        return {
+          data: signalResource(data.options.seed, origin, v, k, now, readings(data.options.seed, v, now)),
+          included: { vehicle: vehicleResource(origin, v) }
+        }
+      })
+  }))
+
+// ---------------------------------------------------------------------------
+// v3: connections
+// ---------------------------------------------------------------------------
+
+const connectionItem = (data: Dataset, origin: string, i: number): Connection.ConnectionListItem => {
+  const v = data.vehicle(i)
+  const user = data.user(data.connectionUser[i]!)
+  return {
+    id: data.connectionId(i),
+    type: "connection",
+    attributes: {
+      permissions: data.connectionPermissions(i),
+      vehicle: vehicleSummary(v),
+      user: { id: user.id, externalId: user.externalId }
+    },
+    relationships: {
+      vehicle: { data: { id: v.id, type: "vehicle" }, links: { related: `${origin}/v3/vehicles/${v.id}` } },
+      user: { data: { id: user.id, type: "user" }, links: { related: `${origin}/v3/users/${user.id}` } }
+    },
+    meta: { createdAt: utc(data.connectionCreatedAt(i)), updatedAt: utc(data.connectionUpdatedAt(i)) },
+    links: { self: `${origin}/v3/connections/${data.connectionId(i)}` }
+  }
+}
+
+/** Indexes in [0, count) passing `keep`, in order. */
+const matching = (count: number, keep: ((i: number) => boolean) | undefined): Int32Array | number => {
+  if (keep === undefined) return count
+  const out = new Int32Array(count)
+  let n = 0
+  for (let i = 0; i < count; i++) if (keep(i)) out[n++] = i
+  return out.subarray(0, n)
+}
+
+const modeCode = (mode: Mode | undefined) => mode === undefined ? -1 : mode === "simulated" ? 1 : 0
+
+const ConnectionsLive = HttpApiBuilder.group(ServiceApi, "connections", (handlers) =>
+  handlers.handleAll({
+    list: ({ query, request }) =>
+      Effect.gen(function*() {
+        const { data } = yield* Env
+        yield* requireApp(yield* CurrentGrant)
+        const user = yield* idFilter("userId", query["filter[userId]"], data.userIndex)
+        const vehicle = yield* idFilter("vehicleId", query["filter[vehicleId]"], data.vehicleIndex)
+        const mode = modeCode(query["filter[mode]"])
+        const external = query["filter[userExternalId]"]
+        const externalUser = external === undefined ? undefined : data.users.findIndex((u) => u.externalId === external)
+        const users = data.connectionUser
+        const keep = user === undefined && vehicle === undefined && mode === -1 && externalUser === undefined
+          ? undefined
+          : (i: number) =>
+            (user === undefined || users[i] === user) &&
+            (vehicle === undefined || i === vehicle) &&
+            (mode === -1 || data.vehicleMode[i] === mode) &&
+            (externalUser === undefined || users[i] === externalUser)
+        const hits = vehicle !== undefined
+          ? (vehicle >= 0 && vehicle < data.connectionCount && keep!(vehicle) ? Int32Array.of(vehicle) : new Int32Array(0))
+          : matching(data.connectionCount, keep)
+        const total = typeof hits === "number" ? hits : hits.length
+        const page = paginate(request, total, query.page, query.pageSize)
+        const origin = originOf(request)
+        const items: Array<Connection.ConnectionListItem> = []
+        for (let k = page.start; k < page.end; k++) {
+          items.push(connectionItem(data, origin, typeof hits === "number" ? k : hits[k]!))
+        }
+        return {
+          data: items,
+          meta: { pageNumber: page.number, pageSize: page.size, totalCount: total, orderBy: "createdAt", orderDirection: "DESC" },
+          links: page.links
+        }
+      }),
+    get: ({ params, request }) =>
+      Effect.gen(function*() {
+        const { data } = yield* Env
+        yield* requireApp(yield* CurrentGrant)
+        const i = data.connectionIndex(params.connectionId.toLowerCase())
+        if (i === -1) return yield* notFound(`No connection with id ${params.connectionId}`)
+        const item = connectionItem(data, originOf(request), i)
+        return {
+          data: {
+            id: item.id,
+            type: item.type,
+            attributes: { permissions: item.attributes.permissions, vehicle: item.attributes.vehicle },
+            relationships: { vehicle: item.relationships.vehicle, user: { data: item.relationships.user.data } },
+            meta: item.meta,
+            links: item.links
+          }
+        }
+      })
+  }))
+
+// ---------------------------------------------------------------------------
+// v3: subscriptions and webhooks
+// ---------------------------------------------------------------------------
+
+const subscriptionResource = (data: Dataset, origin: string, i: number): Subscription.Subscription => {
+  const v = data.vehicle(i)
+  const user = data.user(data.connectionUser[i]!)
+  const webhook = data.webhooks[data.subscriptionWebhook[i]!]!
+  const created = data.subscriptionCreatedAt(i)
+  // The spec's samples carry `webhook` as data.type in all three relationships.
+  const relationship = (id: string, path: string) => ({
+    data: { id, type: "webhook" },
+    links: { related: `${origin}/v3/${path}/${id}` }
+  })
+  return {
+    id: data.subscriptionId(i),
+    type: "subscription",
+    attributes: { vehicle: vehicleSummary(v) },
+    meta: { createdAt: utc(created), updatedAt: utc(created) },
+    links: { self: `${origin}/v3/subscriptions/${data.subscriptionId(i)}` },
+    relationships: {
+      webhook: relationship(webhook.id, "webhooks"),
+      user: relationship(user.id, "users"),
+      vehicle: relationship(v.id, "vehicles")
+    }
+  }
+}
+
+const SubscriptionsLive = HttpApiBuilder.group(ServiceApi, "subscriptions", (handlers) =>
+  handlers.handleAll({
+    list: ({ query, request }) =>
+      Effect.gen(function*() {
+        const { data } = yield* Env
+        yield* requireApp(yield* CurrentGrant)
+        const user = yield* idFilter("userId", query["filter[userId]"], data.userIndex)
+        const webhook = yield* idFilter("webhookId", query["filter[webhookId]"], data.webhookIndex)
+        const vehicle = yield* idFilter("vehicleId", query["filter[vehicleId]"], data.vehicleIndex)
+        const mode = modeCode(query["filter[mode]"])
+        const keep = user === undefined && webhook === undefined && vehicle === undefined && mode === -1
+          ? undefined
+          : (i: number) =>
+            (user === undefined || data.connectionUser[i] === user) &&
+            (webhook === undefined || data.subscriptionWebhook[i] === webhook) &&
+            (vehicle === undefined || i === vehicle) &&
+            (mode === -1 || data.vehicleMode[i] === mode)
+        const hits = matching(data.subscriptionCount, keep)
+        const total = typeof hits === "number" ? hits : hits.length
+        const page = paginate(request, total, query.page, query.pageSize)
+        const origin = originOf(request)
+        const items: Array<Subscription.Subscription> = []
+        for (let k = page.start; k < page.end; k++) {
+          items.push(subscriptionResource(data, origin, typeof hits === "number" ? k : hits[k]!))
+        }
+        return {
+          data: items,
+          meta: { pageNumber: page.number, pageSize: page.size, totalCount: total, orderBy: "createdAt", orderDirection: "DESC" },
+          links: page.links
+        }
+      }),
+    get: ({ params, request }) =>
+      Effect.gen(function*() {
+        const { data } = yield* Env
+        yield* requireApp(yield* CurrentGrant)
+        const i = data.subscriptionIndex(params.subscriptionId.toLowerCase())
+        if (i === -1) return yield* notFound(`No subscription with id ${params.subscriptionId}`)
+        return { data: subscriptionResource(data, originOf(request), i) }
+      })
+  }))
+
+const webhookResource = (data: Dataset, origin: string, i: number): Webhook.Webhook => {
+  const w = data.webhooks[i]!
+  const ref = (s: { readonly group: string; readonly name: string; readonly code: string }) => ({
+    group: s.group,
+    name: s.name,
+    code: s.code
+  })
+  return {
+    id: w.id,
+    type: "webhook",
+    attributes: {
+      name: w.name,
+      triggers: w.triggers.map(ref),
+      data: w.data.map(ref),
+      callbackUri: w.callbackUri,
+      errorCallbackUri: w.errorCallbackUri,
+      isEnabled: w.isEnabled,
+      autoSubscribe: w.autoSubscribe
+    },
+    meta: { createdAt: utc(w.createdAt) },
+    links: { self: `${origin}/v3/webhooks/${w.id}` }
+  }
+}
+
+const WebhooksLive = HttpApiBuilder.group(ServiceApi, "webhooks", (handlers) =>
+  handlers.handleAll({
+    list: ({ query, request }) =>
+      Effect.gen(function*() {
+        const { data } = yield* Env
+        yield* requireApp(yield* CurrentGrant)
+        const name = query["filter[name]"]?.toLowerCase()
+        const uri = query["filter[callbackUri]"]?.toLowerCase()
+        const enabled = query["filter[isEnabled]"]
+        const auto = query["filter[autoSubscribe]"]
+        const hits = data.webhooks.filter((w) =>
+          (name === undefined || w.name.toLowerCase().includes(name)) &&
+          (uri === undefined || w.callbackUri.toLowerCase().includes(uri)) &&
+          (enabled === undefined || w.isEnabled === enabled) &&
+          (auto === undefined || w.autoSubscribe === auto)
+        )
+        const page = paginate(request, hits.length, query.page, query.pageSize)
+        const origin = originOf(request)
+        return {
+          data: hits.slice(page.start, page.end).map((w) => webhookResource(data, origin, w.index)),
+          meta: {
+            pageNumber: page.number,
+            pageSize: page.size,
+            totalCount: hits.length,
+            orderBy: "createdAt",
+            orderDirection: "DESC"
+          },
+          links: page.links
+        }
+      }),
+    get: ({ params, request }) =>
+      Effect.gen(function*() {
+        const { data } = yield* Env
+        yield* requireApp(yield* CurrentGrant)
+        const i = data.webhookIndex(params.webhookId.toLowerCase())
+        if (i === -1) return yield* notFound(`No webhook with id ${params.webhookId}`)
+        return { data: webhookResource(data, originOf(request), i) }
+      })
+  }))
+
+// ---------------------------------------------------------------------------
+// v3: compatibility
+// ---------------------------------------------------------------------------
+
+const CompatibilityLive = HttpApiBuilder.group(ServiceApi, "compatibility", (handlers) =>
+  handlers.handleAll({
+    list: ({ query, request }) =>
+      Effect.sync(() => {
+        const entries = compatibleModels({
+          region: query["filter[region]"],
+          make: query["filter[make]"],
+          powertrainType: query["filter[powertrainType]"]
+        })
+        return {
+          data: entries,
+          meta: { page: 1, pageSize: entries.length, totalCount: entries.length },
+          links: { self: originOf(request) + request.url }
+        }
+      })
+  }))
+
+// ---------------------------------------------------------------------------
+// Authorization server
+// ---------------------------------------------------------------------------
+
+const parseScopes = (scope: string | undefined) => {
+  if (scope === undefined || scope.trim() === "") return { scopes: new Set(allPermissions), unknown: [] }
+  const words = scope.split(/[\s,]+/).filter((w) => w !== "")
+  const isPermission = Schema.is(Permission)
+  return {
+    scopes: new Set(words.filter(isPermission)),
+    unknown: words.filter((w) => !isPermission(w))
+  }
+}
+
+const isAbsoluteUri = (uri: string) => {
+  try {
+    const url = new URL(uri)
+    return url.protocol !== "javascript:" && url.protocol !== "data:"
+  } catch {
+    return false
+  }
+}
+
+const withParams = (uri: string, params: Record<string, string | undefined>) => {
+  const url = new URL(uri)
+  for (const [key, value] of Object.entries(params)) if (value !== undefined) url.searchParams.set(key, value)
+  return url.toString()
+}
+
+/** The user a consent is given for: `login_hint` (user id or external id), else the first user. */
+const consentingUser = (data: Dataset, request: HttpServerRequest.HttpServerRequest) => {
+  const q = request.url.indexOf("?")
+  const hint = q === -1 ? null : new URLSearchParams(request.url.slice(q + 1)).get("login_hint")
+  if (hint === null || hint === "") return 0
+  const byId = data.userIndex(hint.toLowerCase())
+  return byId !== -1 ? byId : data.users.findIndex((u) => u.externalId === hint)
+}
+
+const basicCredential = (authorization: string) => {
+  const match = /^basic\s+(\S+)\s*$/i.exec(authorization)
+  if (match === null) return undefined
+  const decoded = Buffer.from(match[1]!, "base64").toString("utf8")
+  const colon = decoded.indexOf(":")
+  return colon === -1 ? undefined : { id: decoded.slice(0, colon), secret: decoded.slice(colon + 1) }
+}
+
+const OAuthLive = HttpApiBuilder.group(ServiceApi, "oauth", (handlers) =>
+  handlers.handleAll({
+    authorize: ({ query, request }) =>
+      Effect.gen(function*() {
+        const { clientId, data, state } = yield* Env
+        if (query.client_id !== clientId) return yield* oauthError("unauthorized_client", "Unknown client_id")
+        if (!isAbsoluteUri(query.redirect_uri)) {
+          return yield* oauthError("invalid_request", "redirect_uri must be an absolute URI")
+        }
+        const userIndex = consentingUser(data, request)
+        if (userIndex === -1) return yield* oauthError("invalid_request", "login_hint names no user")
+        const { scopes, unknown } = parseScopes(query.scope)
+        if (unknown.length > 0) {
+          return HttpServerResponse.redirect(withParams(query.redirect_uri, {
+            error: "invalid_scope",
+            error_description: `Unknown permission: ${unknown.join(" ")}`,
+            state: query.state
+          }))
+        }
+        const code = state.issueCode({
+          userIndex,
+          scopes,
+          mode: query.mode ?? "live",
+          redirectUri: query.redirect_uri
+        })
+        return HttpServerResponse.redirect(withParams(query.redirect_uri, { code, state: query.state }))
+      }),
+    token: ({ headers, payload }) =>
+      Effect.gen(function*() {
+        const { clientId, clientSecret, state } = yield* Env
+        const credential = basicCredential(headers.authorization)
+        if (credential === undefined) {
+          return yield* oauthUnauthorized("Authorization must be Basic base64(client_id:client_secret)")
+        }
+        if (credential.id !== clientId || credential.secret !== clientSecret) {
+          return yield* oauthUnauthorized("Unknown client or wrong secret")
+        }
+        const expires_in = TokenLifetimes.accessSeconds
+        switch (payload.grant_type) {
+          case "authorization_code": {
+            const code = state.takeCode(payload.code)
+            if (code === undefined) return yield* oauthError("invalid_grant", "Unknown or already used authorization code")
+            if (code === "expired") return yield* oauthError("invalid_grant", "The authorization code expired")
+            if (code.redirectUri !== payload.redirect_uri) {
+              return yield* oauthError("invalid_grant", "redirect_uri differs from the one given at consent")
+            }
+            const tokens = state.issueUserTokens(code)
+            return {
+              access_token: Redacted.make(tokens.accessToken),
+              token_type: "Bearer",
+              expires_in,
+              refresh_token: Redacted.make(tokens.refreshToken)
+            }
+          }
+          case "refresh_token": {
+            const record = state.takeRefresh(payload.refresh_token)
+            if (record === undefined) return yield* oauthError("invalid_grant", "Unknown or already used refresh token")
+            if (record === "expired") return yield* oauthError("invalid_grant", "The refresh token expired")
+            const tokens = state.issueUserTokens(record)
+            return {
+              access_token: Redacted.make(tokens.accessToken),
+              token_type: "Bearer",
+              expires_in,
+              refresh_token: Redacted.make(tokens.refreshToken)
+            }
+          }
+          case "client_credentials":
+            return { access_token: Redacted.make(state.issueAppToken()), token_type: "Bearer", expires_in }
+        }
+      })
+  }))
+
+// ---------------------------------------------------------------------------
+// Legacy v2.0
+// ---------------------------------------------------------------------------
+
+type LegacyItem = {
+  readonly code: number
+  readonly body: unknown
+  readonly headers: Readonly<Record<string, string>>
+}
+
+const unitSystemOf = (value: string | undefined) => value === "imperial" ? "imperial" : "metric"
+
+/** Answers one legacy read for a vehicle the user owns (used by the single endpoints and the batch). */
+const legacyRead = (
+  data: Dataset,
+  grant: Extract<Grant, { _tag: "User" }>,
+  v: VehicleInfo,
+  path: string,
+  unitSystem: "metric" | "imperial",
+  now: number
+): LegacyItem => {
+  if (!Object.hasOwn(LegacyEndpoints, path)) {
+    return { code: 404, body: envelope(404, `No legacy endpoint ${path} for a vehicle`), headers: {} }
+  }
+  const endpoint = LegacyEndpoints[path as LegacyPath]
+  if (!grant.scopes.has(endpoint.permission)) {
+    return { code: 403, body: envelope(403, `The token lacks the permission ${endpoint.permission}`), headers: {} }
+  }
+  const seed = data.options.seed
+  const r = readings(seed, v, now)
+  const headers = { "sc-data-age": new Date(r.updatedAt).toISOString(), "sc-unit-system": unitSystem }
+  if (path === "/service/history") {
+    if (!supportsServiceHistory(v)) {
+      return {
+        code: 409,
+        body: {
+          errors: [{
+            status: "409",
+            type: "COMPATIBILITY",
+            code: "MAKE_NOT_COMPATIBLE",
+            title: "Not Compatible",
+            detail:
+              `Service history is available for Ford, Lincoln, Toyota, Lexus, Mazda and Volkswagen vehicles in the US; this is a ${v.model.make} (${v.model.region})`
+          }]
+        },
+        headers: {}
+      }
+    }
+    const history: typeof Legacy.ServiceHistory.Encoded = serviceHistory(seed, v, unitSystem === "imperial")
+    return { code: 200, body: history, headers }
+  }
+  return {
+    code: 200,
+    body: legacyBody(seed, path as Exclude<LegacyPath, "/service/history">, r, v, unitSystem === "imperial"),
+    headers
+  }
+}
+
+const legacyVehicle = (data: Dataset, grant: Extract<Grant, { _tag: "User" }>, id: string) => {
+  const index = data.vehicleIndex(id.toLowerCase())
+  if (index === -1) return notFound(`No vehicle with id ${id}`)
+  if (index >= data.connectionCount || data.connectionUser[index] !== grant.userIndex) {
+    return forbidden(`The token's user has no connection to vehicle ${id}`)
+  }
+  return Effect.succeed(data.vehicle(index))
+}
+
+const legacyHandler = (path: LegacyPath) =>
+({ headers, params }: {
+  readonly headers: { readonly "sc-unit-system"?: "metric" | "imperial" | undefined }
+  readonly params: { readonly id: string }
+}) =>
+  Effect.gen(function*() {
+    const { data, state } = yield* Env
+    const grant = yield* requireUser(yield* CurrentGrant)
+    const v = yield* legacyVehicle(data, grant, params.id)
+    const item = legacyRead(data, grant, v, path, unitSystemOf(headers["sc-unit-system"]), state.now())
+    if (item.code === 403) return yield* forbidden(detailOf(item.body))
+    if (item.code === 409) return yield* incompatible(detailOf(item.body))
+    return HttpServerResponse.jsonUnsafe(item.body, { headers: item.headers })
+  })
+
+const detailOf = (body: unknown) => (body as { errors: ReadonlyArray<{ detail: string }> }).errors[0]!.detail
+
+const LegacyLive = HttpApiBuilder.group(ServiceApi, "legacy", (handlers) =>
+  handlers.handleAll({
+    vehicles: ({ query }) =>
+      Effect.gen(function*() {
+        const { data } = yield* Env
+        const grant = yield* requireUser(yield* CurrentGrant)
+        const owned = data.vehiclesOfUser(grant.userIndex)
+        const offset = query.offset ?? 0
+        const limit = query.limit ?? 10
+        const vehicles: Array<string> = []
+        for (let k = offset; k < Math.min(owned.length, offset + limit); k++) vehicles.push(data.vehicle(owned[k]!).id)
+        return { paging: { count: owned.length, offset }, vehicles }
+      }),
+    odometer: legacyHandler("/odometer"),
+    location: legacyHandler("/location"),
+    vin: legacyHandler("/vin"),
+    engineOil: legacyHandler("/engine/oil"),
+    tirePressure: legacyHandler("/tires/pressure"),
+    serviceHistory: legacyHandler("/service/history"),
+    batch: ({ headers, params, payload }) =>
+      Effect.gen(function*() {
+        const { data, state } = yield* Env
+        const grant = yield* requireUser(yield* CurrentGrant)
+        const v = yield* legacyVehicle(data, grant, params.id)
+        const unitSystem = unitSystemOf(headers["sc-unit-system"])
+        const now = state.now()
+        return {
+          responses: payload.requests.map(({ path }) => ({
+            path,
+            ...legacyRead(data, grant, v, path.split("?")[0]!, unitSystem, now)
+          }))
+        }
+      })
+  }))
+
+/**
+ * Every group of `ServiceApi`, implemented.
+ *
+ * @since 0.1.0
+ */
+export const HandlersLive = Layer.mergeAll(
+  SignalsLive,
+  ConnectionsLive,
+  SubscriptionsLive,
+  WebhooksLive,
+  CompatibilityLive,
+  OAuthLive,
+  LegacyLive
+)

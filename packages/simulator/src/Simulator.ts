@@ -1,0 +1,292 @@
+/**
+ * The simulator as a service: over loopback HTTP ({@link layer}) or in memory
+ * ({@link layerTest}), with its control surface (request log, reset, fault
+ * script, read access to the seeded data).
+ *
+ * @since 0.1.0
+ */
+import { NodeHttpServer } from "@effect/platform-node"
+import { Clock, Context, Effect, Layer, Redacted } from "effect"
+import { FetchHttpClient, HttpClient, HttpClientRequest, HttpEffect } from "effect/http"
+import { createServer } from "node:http"
+import { DROP_MARKER, makeApp } from "./App.ts"
+import type { Dataset, VehicleInfo } from "./Data.ts"
+import { makeDataset, signalStatus, supportsServiceHistory } from "./Data.ts"
+import { Env } from "./Env.ts"
+import type { Fault, RequestLogEntry } from "./State.ts"
+import { State } from "./State.ts"
+
+export type { Fault, RequestLogEntry } from "./State.ts"
+
+/**
+ * Options of a simulator run.
+ *
+ * @since 0.1.0
+ */
+export interface SimulatorOptions {
+  /** Seed of the dataset (default 42). */
+  readonly seed?: number
+  /** Number of vehicles (default 50; at least `connections`). */
+  readonly vehicles?: number
+  /** Number of users (default 20). */
+  readonly users?: number
+  /** Number of webhooks (default 8). */
+  readonly webhooks?: number
+  /** Number of connections, one per vehicle (default 40). */
+  readonly connections?: number
+  /** Client id accepted by the authorization server (default `demo-client-id`). */
+  readonly clientId?: string
+  /** Client secret accepted by the authorization server (default `demo-client-secret`). */
+  readonly clientSecret?: string
+  /** Share of requests answered with an injected 500 (0..1, default 0; seeded). */
+  readonly failureRate?: number
+  /** Latency added to every request, in milliseconds (default 0). */
+  readonly latencyMillis?: number
+}
+
+export type { Fault as SimulatorFault }
+
+/**
+ * A seeded vehicle as tests see it.
+ *
+ * @since 0.1.0
+ */
+export interface VehicleView {
+  readonly id: string
+  readonly make: string
+  readonly model: string
+  readonly year: number
+  readonly powertrainType: "ICE" | "BEV" | "PHEV"
+  readonly region: "US" | "CA" | "EUROPE"
+  readonly mode: "live" | "simulated"
+  readonly vin: string
+  readonly signalCodes: ReadonlyArray<string>
+  readonly supportsServiceHistory: boolean
+}
+
+/**
+ * Read access to the seeded dataset.
+ *
+ * @since 0.1.0
+ */
+export interface SimulatorData {
+  readonly seed: number
+  readonly users: ReadonlyArray<{ readonly id: string; readonly externalId: string }>
+  /** Every vehicle id; the first `connectionCount` have a connection. */
+  readonly vehicleIds: ReadonlyArray<string>
+  readonly connectionOf: (vehicleId: string) => { readonly userId: string; readonly connectionId: string } | undefined
+  readonly vehicle: (vehicleId: string) => VehicleView | undefined
+  /** Vehicle ids connected to a user. */
+  readonly vehiclesOf: (userId: string) => ReadonlyArray<string>
+  readonly connectionCount: number
+  readonly connectionIds: (page: { readonly offset: number; readonly limit: number }) => ReadonlyArray<string>
+  readonly subscriptionCount: number
+  readonly webhooks: ReadonlyArray<{
+    readonly id: string
+    readonly name: string
+    readonly callbackUri: string
+    readonly isEnabled: boolean
+    readonly autoSubscribe: boolean
+  }>
+  /** Status of a signal of a connected vehicle (fixed by the seed). */
+  readonly signalStatus: (vehicleId: string, signalCode: string) => "SUCCESS" | "ERROR" | "UNAVAILABLE" | undefined
+}
+
+/**
+ * The simulator.
+ *
+ * @since 0.1.0
+ */
+export class Simulator extends Context.Service<Simulator, {
+  /** Origin of the simulator, e.g. `http://127.0.0.1:43123` (empty string for {@link layerTest}). */
+  readonly url: string
+  readonly clientId: string
+  readonly clientSecret: Redacted.Redacted<string>
+  readonly requests: Effect.Effect<ReadonlyArray<RequestLogEntry>>
+  readonly resetLog: Effect.Effect<void>
+  /** State (codes, tokens, fault script, random faults) and log back to the seed. */
+  readonly reset: Effect.Effect<void>
+  /** The next matching requests get these faults, one each, in order. */
+  readonly injectFaults: (options: {
+    readonly path?: string | RegExp
+    readonly method?: string
+    readonly faults: ReadonlyArray<Fault>
+  }) => Effect.Effect<void>
+  readonly data: SimulatorData
+}>()("@connected-vehicle/simulator/Simulator") {}
+
+/**
+ * Default client id.
+ *
+ * @since 0.1.0
+ */
+export const DEFAULT_CLIENT_ID = "demo-client-id"
+
+/**
+ * Default client secret.
+ *
+ * @since 0.1.0
+ */
+export const DEFAULT_CLIENT_SECRET = "demo-client-secret"
+
+/**
+ * Origin the in-memory client of {@link layerTest} answers.
+ *
+ * @since 0.1.0
+ */
+export const TEST_ORIGIN = "http://simulator.test"
+
+const view = (v: VehicleInfo): VehicleView => ({
+  id: v.id,
+  make: v.model.make,
+  model: v.model.model,
+  year: v.year,
+  powertrainType: v.model.powertrainType,
+  region: v.model.region,
+  mode: v.mode,
+  vin: v.vin,
+  signalCodes: v.model.signals.map((s) => s.code),
+  supportsServiceHistory: supportsServiceHistory(v)
+})
+
+const makeData = (data: Dataset): SimulatorData => {
+  let ids: ReadonlyArray<string> | undefined
+  const indexOf = (id: string) => data.vehicleIndex(id.toLowerCase())
+  return {
+    seed: data.options.seed,
+    users: data.users.map((u) => ({ id: u.id, externalId: u.externalId })),
+    get vehicleIds() {
+      ids ??= Array.from({ length: data.vehicleCount }, (_, i) => data.vehicle(i).id)
+      return ids
+    },
+    connectionOf: (vehicleId) => {
+      const i = indexOf(vehicleId)
+      return i === -1 || i >= data.connectionCount
+        ? undefined
+        : { userId: data.user(data.connectionUser[i]!).id, connectionId: data.connectionId(i) }
+    },
+    vehicle: (vehicleId) => {
+      const i = indexOf(vehicleId)
+      return i === -1 ? undefined : view(data.vehicle(i))
+    },
+    vehiclesOf: (userId) => {
+      const u = data.userIndex(userId.toLowerCase())
+      return u === -1 ? [] : Array.from(data.vehiclesOfUser(u), (i) => data.vehicle(i).id)
+    },
+    connectionCount: data.connectionCount,
+    connectionIds: ({ limit, offset }) => {
+      const out: Array<string> = []
+      for (let i = Math.max(0, offset); i < Math.min(data.connectionCount, offset + limit); i++) out.push(data.connectionId(i))
+      return out
+    },
+    subscriptionCount: data.subscriptionCount,
+    webhooks: data.webhooks.map((w) => ({
+      id: w.id,
+      name: w.name,
+      callbackUri: w.callbackUri,
+      isEnabled: w.isEnabled,
+      autoSubscribe: w.autoSubscribe
+    })),
+    signalStatus: (vehicleId, signalCode) => {
+      const i = indexOf(vehicleId)
+      if (i === -1) return undefined
+      const k = data.vehicle(i).model.signals.findIndex((s) => s.code === signalCode)
+      return k === -1 ? undefined : signalStatus(data.options.seed, i, k).value
+    }
+  }
+}
+
+/** Builds the dataset, the state and the wrapped application in the current scope. */
+const setup = Effect.fnUntraced(function*(options: SimulatorOptions | undefined) {
+  const clock = yield* Clock.Clock
+  const seed = options?.seed ?? 42
+  const data = makeDataset({
+    seed,
+    vehicles: options?.vehicles ?? 50,
+    users: options?.users ?? 20,
+    webhooks: options?.webhooks ?? 8,
+    connections: options?.connections ?? 40
+  })
+  const state = new State({
+    now: () => clock.currentTimeMillisUnsafe(),
+    seed,
+    failureRate: Math.min(1, Math.max(0, options?.failureRate ?? 0))
+  })
+  const clientId = options?.clientId ?? DEFAULT_CLIENT_ID
+  const clientSecret = options?.clientSecret ?? DEFAULT_CLIENT_SECRET
+  const app = yield* makeApp({ latencyMillis: Math.max(0, options?.latencyMillis ?? 0) })
+  const handler = app.pipe(Effect.provideService(Env, Env.of({ data, state, clientId, clientSecret })))
+  const service = (url: string) =>
+    Simulator.of({
+      url,
+      clientId,
+      clientSecret: Redacted.make(clientSecret),
+      requests: Effect.sync(() => state.requests()),
+      resetLog: Effect.sync(() => state.resetLog()),
+      reset: Effect.sync(() => state.reset()),
+      injectFaults: (rule) => Effect.sync(() => state.inject(rule)),
+      data: makeData(data)
+    })
+  return { handler, service }
+})
+
+/**
+ * The simulator listening on loopback (`port` 0, the default, picks a free port;
+ * `host` defaults to 127.0.0.1). The server closes with the layer's scope.
+ *
+ * @since 0.1.0
+ */
+export const layer = (
+  options?: SimulatorOptions & { readonly port?: number; readonly host?: string }
+): Layer.Layer<Simulator> =>
+  Layer.effect(
+    Simulator,
+    Effect.gen(function*() {
+      const { handler, service } = yield* setup(options)
+      const host = options?.host ?? "127.0.0.1"
+      const server = yield* NodeHttpServer.make(() => createServer(), {
+        port: options?.port ?? 0,
+        host,
+        gracefulShutdownTimeout: 0
+      })
+      yield* server.serve(handler)
+      const address = server.address
+      const port = address._tag === "UnixPathAddress" ? 0 : address.port
+      const shown = host.includes(":") ? `[${host}]` : host
+      return service(`http://${shown}:${port}`)
+    }).pipe(Effect.orDie)
+  )
+
+/**
+ * The simulator without a socket, plus an `HttpClient` wired straight to it.
+ * The client answers URLs starting with `http://simulator.test` and relative
+ * paths (`/v3/...`, which it prefixes with that origin); any other URL fails
+ * as a transport error. An injected `Drop` fault is a transport error too.
+ *
+ * @since 0.1.0
+ */
+export const layerTest = (
+  options?: SimulatorOptions
+): Layer.Layer<Simulator | HttpClient.HttpClient> =>
+  Layer.effectContext(Effect.gen(function*() {
+    const { handler, service } = yield* setup(options)
+    const context = yield* Effect.context<never>()
+    const web = HttpEffect.toWebHandlerWith(context)(handler as any) as (request: Request) => Promise<Response>
+    const fetchSimulator: typeof globalThis.fetch = async (input, init) => {
+      const request = new Request(input, init)
+      if (!request.url.startsWith(TEST_ORIGIN + "/")) {
+        throw new TypeError(`The in-memory simulator only answers ${TEST_ORIGIN}, not ${request.url}`)
+      }
+      const response = await web(request)
+      if (response.headers.has(DROP_MARKER)) {
+        throw new TypeError("fetch failed: the simulator dropped the connection (injected fault)")
+      }
+      return response
+    }
+    const client = yield* HttpClient.HttpClient.pipe(
+      Effect.provide(FetchHttpClient.layer.pipe(Layer.provide(Layer.succeed(FetchHttpClient.Fetch)(fetchSimulator))))
+    )
+    const relative = HttpClient.mapRequest(client, (request) =>
+      request.url.startsWith("/") ? HttpClientRequest.setUrl(request, TEST_ORIGIN + request.url) : request)
+    return Context.make(Simulator, service("")).pipe(Context.add(HttpClient.HttpClient, relative))
+  }))

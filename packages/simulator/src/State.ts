@@ -1,0 +1,207 @@
+/**
+ * The mutable part of a simulator: issued codes and tokens, scripted faults,
+ * the request log. Everything is reset to the seed by {@link State.reset}.
+ *
+ * @since 0.1.0
+ */
+import type { Mode } from "@connected-vehicle/schema/Common"
+import { TokenLifetimes } from "@connected-vehicle/schema/OAuth"
+import type { Permission } from "@connected-vehicle/schema/OAuth"
+import { randomBytes } from "node:crypto"
+import { prng } from "./Data.ts"
+
+/**
+ * An injected fault (see the README for the control header that spells them).
+ *
+ * @since 0.1.0
+ */
+export type Fault =
+  | { readonly _tag: "Status"; readonly status: number; readonly retryAfter?: string }
+  | { readonly _tag: "Delay"; readonly millis: number }
+  | { readonly _tag: "StallBody" }
+  | { readonly _tag: "Drop" }
+  | { readonly _tag: "MalformedJson" }
+
+/**
+ * One logged request. The `authorization` header value is `<redacted>`;
+ * `status` is 0 while the request is in flight and for a dropped connection.
+ *
+ * @since 0.1.0
+ */
+export interface RequestLogEntry {
+  readonly method: string
+  readonly path: string
+  readonly query: string
+  readonly headers: Readonly<Record<string, string>>
+  readonly status: number
+}
+
+/**
+ * Who a bearer token speaks for.
+ *
+ * @since 0.1.0
+ */
+export type Grant =
+  | { readonly _tag: "App"; readonly expiresAt: number }
+  | {
+    readonly _tag: "User"
+    readonly userIndex: number
+    readonly scopes: ReadonlySet<Permission>
+    readonly mode: Mode
+    readonly expiresAt: number
+  }
+
+interface CodeRecord {
+  readonly userIndex: number
+  readonly scopes: ReadonlySet<Permission>
+  readonly mode: Mode
+  readonly redirectUri: string
+  readonly expiresAt: number
+}
+
+interface RefreshRecord {
+  readonly userIndex: number
+  readonly scopes: ReadonlySet<Permission>
+  readonly mode: Mode
+  readonly expiresAt: number
+}
+
+interface FaultRule {
+  readonly path: string | RegExp | undefined
+  readonly method: string | undefined
+  readonly faults: Array<Fault>
+}
+
+/** Authorization codes live 10 minutes (RFC 6749 recommends at most 10). */
+export const CODE_LIFETIME_MILLIS = 10 * 60_000
+
+const token = (prefix: string) => `${prefix}_${randomBytes(24).toString("base64url")}`
+
+/**
+ * Mutable simulator state. `now` reads the simulator's `Clock`.
+ *
+ * @since 0.1.0
+ */
+export class State {
+  readonly now: () => number
+  readonly seed: number
+  readonly failureRate: number
+  private codes = new Map<string, CodeRecord>()
+  private access = new Map<string, Grant>()
+  private refresh = new Map<string, RefreshRecord>()
+  private rules: Array<FaultRule> = []
+  private log: Array<{ -readonly [K in keyof RequestLogEntry]: RequestLogEntry[K] }> = []
+  private random: () => number
+
+  constructor(options: { readonly now: () => number; readonly seed: number; readonly failureRate: number }) {
+    this.now = options.now
+    this.seed = options.seed
+    this.failureRate = options.failureRate
+    this.random = prng(options.seed ^ 0x5a5a5a5a)
+  }
+
+  reset(): void {
+    this.codes.clear()
+    this.access.clear()
+    this.refresh.clear()
+    this.rules = []
+    this.log = []
+    this.random = prng(this.seed ^ 0x5a5a5a5a)
+  }
+
+  // -- request log ----------------------------------------------------------
+
+  record(entry: RequestLogEntry): { status: number } {
+    const mutable = { ...entry }
+    this.log.push(mutable)
+    return mutable
+  }
+
+  requests(): ReadonlyArray<RequestLogEntry> {
+    return this.log.map((entry) => ({ ...entry }))
+  }
+
+  resetLog(): void {
+    this.log = []
+  }
+
+  // -- faults ---------------------------------------------------------------
+
+  inject(rule: { readonly path?: string | RegExp | undefined; readonly method?: string | undefined; readonly faults: ReadonlyArray<Fault> }): void {
+    if (rule.faults.length === 0) return
+    this.rules.push({ path: rule.path, method: rule.method?.toUpperCase(), faults: [...rule.faults] })
+  }
+
+  /** The next scripted fault for a request, consumed; else a run-wide random 500. */
+  nextFault(method: string, path: string): Fault | undefined {
+    for (let i = 0; i < this.rules.length; i++) {
+      const rule = this.rules[i]!
+      if (rule.method !== undefined && rule.method !== method.toUpperCase()) continue
+      if (rule.path !== undefined && !pathMatches(rule.path, path)) continue
+      const fault = rule.faults.shift()!
+      if (rule.faults.length === 0) this.rules.splice(i, 1)
+      return fault
+    }
+    if (this.failureRate > 0 && this.random() < this.failureRate) return { _tag: "Status", status: 500 }
+    return undefined
+  }
+
+  // -- authorization --------------------------------------------------------
+
+  issueCode(grant: Omit<CodeRecord, "expiresAt">): string {
+    const code = token("code")
+    this.codes.set(code, { ...grant, expiresAt: this.now() + CODE_LIFETIME_MILLIS })
+    return code
+  }
+
+  /** Consumes a code (single use). */
+  takeCode(code: string): CodeRecord | "expired" | undefined {
+    const record = this.codes.get(code)
+    if (record === undefined) return undefined
+    this.codes.delete(code)
+    return record.expiresAt <= this.now() ? "expired" : record
+  }
+
+  issueUserTokens(grant: { readonly userIndex: number; readonly scopes: ReadonlySet<Permission>; readonly mode: Mode }) {
+    const now = this.now()
+    const accessToken = token("at")
+    const refreshToken = token("rt")
+    this.access.set(accessToken, { _tag: "User", ...grant, expiresAt: now + TokenLifetimes.accessSeconds * 1000 })
+    this.refresh.set(refreshToken, { ...grant, expiresAt: now + TokenLifetimes.refreshSeconds * 1000 })
+    return { accessToken, refreshToken }
+  }
+
+  issueAppToken(): string {
+    const accessToken = token("app")
+    this.access.set(accessToken, { _tag: "App", expiresAt: this.now() + TokenLifetimes.accessSeconds * 1000 })
+    return accessToken
+  }
+
+  /** Consumes a refresh token (rotation: each refresh token works once). */
+  takeRefresh(refreshToken: string): RefreshRecord | "expired" | undefined {
+    const record = this.refresh.get(refreshToken)
+    if (record === undefined) return undefined
+    this.refresh.delete(refreshToken)
+    return record.expiresAt <= this.now() ? "expired" : record
+  }
+
+  /** The grant of a bearer access token, `"expired"`, or undefined when unknown. */
+  grantOf(accessToken: string): Grant | "expired" | undefined {
+    const grant = this.access.get(accessToken)
+    if (grant === undefined) return undefined
+    if (grant.expiresAt <= this.now()) {
+      this.access.delete(accessToken)
+      return "expired"
+    }
+    return grant
+  }
+}
+
+const pathMatches = (pattern: string | RegExp, path: string): boolean => {
+  if (typeof pattern !== "string") {
+    pattern.lastIndex = 0
+    return pattern.test(path)
+  }
+  const base = pattern.endsWith("/") ? pattern.slice(0, -1) : pattern
+  return path === pattern || path === base || path.startsWith(base + "/")
+}
