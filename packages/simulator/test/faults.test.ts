@@ -1,0 +1,186 @@
+import { assert, describe, it } from "@effect/vitest"
+import { Effect, Layer, Stream } from "effect"
+import { FetchHttpClient, HttpClient, HttpClientRequest } from "effect/http"
+import { layer, layerTest, Simulator } from "../src/Simulator.ts"
+import { appToken, bearer, call, isEnvelope } from "./helpers.ts"
+
+const Loopback = (options?: Parameters<typeof layer>[0]) => Layer.mergeAll(layer(options), FetchHttpClient.layer)
+
+const kinds = [
+  ["loopback", () => Loopback()],
+  ["in-memory", () => layerTest()]
+] as const
+
+for (const [name, makeLayer] of kinds) {
+  describe(`scripted faults (${name})`, () => {
+    it.live("500 twice, then success", () =>
+      Effect.gen(function*() {
+        const sim = yield* Simulator
+        const token = yield* appToken
+        yield* sim.injectFaults({ path: "/v3/webhooks", faults: [{ _tag: "Status", status: 500 }, { _tag: "Status", status: 500 }] })
+        const first = yield* call("GET", "/v3/webhooks", { headers: bearer(token) })
+        const second = yield* call("GET", "/v3/webhooks", { headers: bearer(token) })
+        const third = yield* call("GET", "/v3/webhooks", { headers: bearer(token) })
+        assert.deepStrictEqual([first.status, second.status, third.status], [500, 500, 200])
+        assert.isTrue(isEnvelope(first.json))
+        assert.strictEqual(first.json.errors[0].type, "SERVER")
+      }).pipe(Effect.provide(makeLayer())))
+
+    it.live("429 with Retry-After, only on the matching method and path", () =>
+      Effect.gen(function*() {
+        const sim = yield* Simulator
+        const token = yield* appToken
+        yield* sim.injectFaults({ path: /^\/v3\/connections/, method: "get", faults: [{ _tag: "Status", status: 429, retryAfter: "2" }] })
+        const other = yield* call("GET", "/v3/webhooks", { headers: bearer(token) })
+        assert.strictEqual(other.status, 200)
+        const limited = yield* call("GET", "/v3/connections", { headers: bearer(token) })
+        assert.strictEqual(limited.status, 429)
+        assert.strictEqual(limited.headers["retry-after"], "2")
+        assert.strictEqual(limited.json.errors[0].type, "RATE_LIMIT")
+        assert.strictEqual((yield* call("GET", "/v3/connections", { headers: bearer(token) })).status, 200)
+      }).pipe(Effect.provide(makeLayer())))
+
+    it.live("delay answers normally, later", () =>
+      Effect.gen(function*() {
+        const sim = yield* Simulator
+        yield* sim.injectFaults({ faults: [{ _tag: "Delay", millis: 150 }] })
+        const start = Date.now()
+        const reply = yield* call("GET", "/v3/compatible-vehicles")
+        assert.strictEqual(reply.status, 200)
+        assert.isAtLeast(Date.now() - start, 140)
+      }).pipe(Effect.provide(makeLayer())))
+
+    it.live("malformed JSON is a 200 whose body does not parse", () =>
+      Effect.gen(function*() {
+        const sim = yield* Simulator
+        yield* sim.injectFaults({ path: "/v3/compatible-vehicles", faults: [{ _tag: "MalformedJson" }] })
+        const reply = yield* call("GET", "/v3/compatible-vehicles")
+        assert.strictEqual(reply.status, 200)
+        assert.strictEqual(reply.headers["content-type"], "application/json")
+        assert.isUndefined(reply.json)
+        assert.isAbove(reply.text.length, 0)
+      }).pipe(Effect.provide(makeLayer())))
+
+    it.live("stalled body: status and headers arrive, the body never ends", () =>
+      Effect.gen(function*() {
+        const sim = yield* Simulator
+        const client = yield* HttpClient.HttpClient
+        yield* sim.injectFaults({ faults: [{ _tag: "StallBody" }] })
+        const outcome = yield* Effect.scoped(Effect.gen(function*() {
+          const response = yield* client.execute(HttpClientRequest.get(sim.url + "/v3/compatible-vehicles"))
+          assert.strictEqual(response.status, 200)
+          return yield* response.stream.pipe(Stream.runDrain, Effect.timeoutOption("300 millis"))
+        }))
+        assert.strictEqual(outcome._tag, "None")
+        const log = yield* sim.requests
+        assert.strictEqual(log[0]!.status, 200)
+      }).pipe(Effect.provide(makeLayer())))
+
+    it.live("dropped connection is a transport error", () =>
+      Effect.gen(function*() {
+        const sim = yield* Simulator
+        yield* sim.injectFaults({ faults: [{ _tag: "Drop" }] })
+        const error = yield* call("GET", "/v3/compatible-vehicles").pipe(Effect.flip)
+        assert.strictEqual(error._tag, "HttpClientError")
+        assert.strictEqual((error as any).reason._tag, "TransportError")
+        // the next request is served
+        assert.strictEqual((yield* call("GET", "/v3/compatible-vehicles")).status, 200)
+        const log = yield* sim.requests
+        assert.strictEqual(log[0]!.status, 0)
+      }).pipe(Effect.provide(makeLayer())))
+  })
+}
+
+describe("control header", () => {
+  it.live("spells every fault", () =>
+    Effect.gen(function*() {
+      const h = (value: string) => ({ headers: { "x-simulator-fault": value } })
+      const s503 = yield* call("GET", "/v3/compatible-vehicles", h("503"))
+      assert.strictEqual(s503.status, 503)
+      assert.isTrue(isEnvelope(s503.json))
+      const s429 = yield* call("GET", "/v3/compatible-vehicles", h("status=429; retry-after=5"))
+      assert.strictEqual(s429.status, 429)
+      assert.strictEqual(s429.headers["retry-after"], "5")
+      const oauth = yield* call("POST", "/oauth/token", h("500"))
+      assert.strictEqual(oauth.status, 500)
+      assert.strictEqual(oauth.json.error, "server_error")
+      const malformed = yield* call("GET", "/v3/compatible-vehicles", h("malformed-json"))
+      assert.isUndefined(malformed.json)
+      const delayed = Date.now()
+      assert.strictEqual((yield* call("GET", "/v3/compatible-vehicles", h("delay=100"))).status, 200)
+      assert.isAtLeast(Date.now() - delayed, 90)
+      const dropped = yield* call("GET", "/v3/compatible-vehicles", h("drop")).pipe(Effect.flip)
+      assert.strictEqual(dropped._tag, "HttpClientError")
+      const invalid = yield* call("GET", "/v3/compatible-vehicles", h("explode"))
+      assert.strictEqual(invalid.status, 400)
+      assert.match(invalid.json.errors[0].detail, /x-simulator-fault/)
+      const outOfRange = yield* call("GET", "/v3/compatible-vehicles", h("status=200"))
+      assert.strictEqual(outOfRange.status, 400)
+    }).pipe(Effect.provide(Loopback())))
+})
+
+describe("run-wide options", () => {
+  it.live("failureRate 1 fails everything with 500, seeded rate fails some", () =>
+    Effect.gen(function*() {
+      const all = yield* Effect.forEach([1, 2, 3], () => call("GET", "/v3/compatible-vehicles")).pipe(
+        Effect.provide(Loopback({ failureRate: 1 }))
+      )
+      assert.deepStrictEqual(all.map((r) => r.status), [500, 500, 500])
+      const run = () =>
+        Effect.forEach(Array.from({ length: 40 }), () => call("GET", "/v3/compatible-vehicles")).pipe(
+          Effect.map((replies) => replies.map((r) => r.status)),
+          Effect.provide(layerTest({ failureRate: 0.3, seed: 7 }))
+        )
+      const a = yield* run()
+      const b = yield* run()
+      assert.deepStrictEqual(a, b)
+      const failed = a.filter((s) => s === 500).length
+      assert.isAbove(failed, 3)
+      assert.isBelow(failed, 25)
+    }))
+
+  it.live("latency is added to every request", () =>
+    Effect.gen(function*() {
+      const start = Date.now()
+      yield* call("GET", "/v3/compatible-vehicles")
+      yield* call("GET", "/v3/compatible-vehicles")
+      assert.isAtLeast(Date.now() - start, 190)
+    }).pipe(Effect.provide(Loopback({ latencyMillis: 100 }))))
+})
+
+describe("request log and reset", () => {
+  it.live("logs requests with the authorization redacted; resetLog and reset", () =>
+    Effect.gen(function*() {
+      const sim = yield* Simulator
+      const token = yield* appToken
+      yield* call("GET", "/v3/webhooks?page=1&pageSize=2", { headers: bearer(token) })
+      const log = yield* sim.requests
+      assert.strictEqual(log.length, 2)
+      assert.strictEqual(log[0]!.method, "POST")
+      assert.strictEqual(log[0]!.path, "/oauth/token")
+      assert.strictEqual(log[0]!.headers["authorization"], "<redacted>")
+      assert.strictEqual(log[1]!.path, "/v3/webhooks")
+      assert.strictEqual(log[1]!.query, "page=1&pageSize=2")
+      assert.strictEqual(log[1]!.status, 200)
+      assert.notInclude(JSON.stringify(log), token)
+      yield* sim.resetLog
+      assert.strictEqual((yield* sim.requests).length, 0)
+      yield* sim.injectFaults({ faults: [{ _tag: "Status", status: 500 }] })
+      yield* sim.reset
+      // tokens and scripted faults are gone
+      const after = yield* call("GET", "/v3/webhooks", { headers: bearer(token) })
+      assert.strictEqual(after.status, 401)
+      assert.strictEqual((yield* sim.requests).length, 1)
+    }).pipe(Effect.provide(Loopback())))
+
+  it.live("in-memory client answers relative paths and only its own origin", () =>
+    Effect.gen(function*() {
+      const client = yield* HttpClient.HttpClient
+      const ok = yield* client.get("/v3/compatible-vehicles").pipe(Effect.scoped)
+      assert.strictEqual(ok.status, 200)
+      const full = yield* client.get("http://simulator.test/v3/compatible-vehicles").pipe(Effect.scoped)
+      assert.strictEqual(full.status, 200)
+      const elsewhere = yield* client.get("http://example.com/").pipe(Effect.scoped, Effect.flip)
+      assert.strictEqual(elsewhere._tag, "HttpClientError")
+    }).pipe(Effect.provide(layerTest())))
+})

@@ -1,0 +1,97 @@
+/**
+ * Small HTTP helpers for the tests: every call returns status, headers and the
+ * parsed JSON body (or the raw text when the body is not JSON).
+ */
+import { ErrorEnvelope } from "@connected-vehicle/schema/ServiceError"
+import { OAuthErrorBody } from "@connected-vehicle/schema/OAuth"
+import { Effect, Redacted, Schema } from "effect"
+import { FetchHttpClient, HttpClient, HttpClientRequest } from "effect/http"
+import { Simulator } from "../src/Simulator.ts"
+
+export interface Reply {
+  readonly status: number
+  readonly headers: Readonly<Record<string, string>>
+  readonly text: string
+  readonly json: any
+}
+
+export interface CallOptions {
+  readonly headers?: Record<string, string>
+  readonly form?: Record<string, string>
+  readonly json?: unknown
+  readonly body?: string
+  readonly contentType?: string
+}
+
+/** One request against the simulator of the context (loopback URL or in-memory client). */
+export const call = (method: string, path: string, options: CallOptions = {}) =>
+  Effect.gen(function*() {
+    const sim = yield* Simulator
+    const client = yield* HttpClient.HttpClient
+    let request = HttpClientRequest.make(method as "GET")(sim.url + path).pipe(
+      HttpClientRequest.setHeaders(options.headers ?? {})
+    )
+    if (options.form !== undefined) request = HttpClientRequest.bodyUrlParams(request, options.form)
+    if (options.json !== undefined) request = HttpClientRequest.bodyJsonUnsafe(request, options.json)
+    if (options.body !== undefined) {
+      request = HttpClientRequest.bodyText(request, options.body, options.contentType ?? "text/plain")
+    }
+    const response = yield* client.execute(request)
+    const text = yield* response.text
+    let json: unknown = undefined
+    try {
+      json = JSON.parse(text)
+    } catch {
+      json = undefined
+    }
+    return { status: response.status, headers: response.headers, text, json } as Reply
+  }).pipe(Effect.scoped)
+
+export const isEnvelope = Schema.is(ErrorEnvelope)
+export const isOAuthBody = Schema.is(OAuthErrorBody)
+
+export const basic = Effect.gen(function*() {
+  const sim = yield* Simulator
+  return "Basic " + Buffer.from(`${sim.clientId}:${Redacted.value(sim.clientSecret)}`).toString("base64")
+})
+
+/** An application token (client-credentials grant). */
+export const appToken = Effect.gen(function*() {
+  const reply = yield* call("POST", "/oauth/token", {
+    headers: { authorization: yield* basic },
+    form: { grant_type: "client_credentials" }
+  })
+  if (reply.status !== 200) return yield* Effect.die(`token: ${reply.status} ${reply.text}`)
+  return reply.json.access_token as string
+})
+
+/** Consent for a user (login_hint) and the code exchange: the user's tokens. */
+export const userTokens = (options: { readonly scope?: string; readonly userId?: string } = {}) =>
+  Effect.gen(function*() {
+    const sim = yield* Simulator
+    const redirect = "https://app.example/callback"
+    const query = new URLSearchParams({
+      response_type: "code",
+      client_id: sim.clientId,
+      redirect_uri: redirect,
+      state: "s1",
+      ...(options.scope === undefined ? {} : { scope: options.scope }),
+      ...(options.userId === undefined ? {} : { login_hint: options.userId })
+    })
+    const consent = yield* call("GET", `/oauth/authorize?${query}`)
+    if (consent.status !== 302) return yield* Effect.die(`authorize: ${consent.status} ${consent.text}`)
+    const code = new URL(consent.headers["location"]!).searchParams.get("code")!
+    const reply = yield* call("POST", "/oauth/token", {
+      headers: { authorization: yield* basic },
+      form: { grant_type: "authorization_code", code, redirect_uri: redirect }
+    })
+    if (reply.status !== 200) return yield* Effect.die(`token: ${reply.status} ${reply.text}`)
+    return { access: reply.json.access_token as string, refresh: reply.json.refresh_token as string }
+  })
+
+export const bearer = (token: string) => ({ authorization: `Bearer ${token}` })
+
+/** Real loopback HTTP client that does not follow redirects. */
+export const LoopbackClient = FetchHttpClient.layer
+
+export const noRedirect = Effect.provideService(FetchHttpClient.RequestInit, { redirect: "manual" })
