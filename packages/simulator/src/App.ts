@@ -219,7 +219,7 @@ const dropConnection = (request: HttpServerRequest.HttpServerRequest) => {
  */
 export const wrap = <R>(
   routed: Effect.Effect<HttpServerResponse.HttpServerResponse, unknown, R>,
-  options: { readonly latencyMillis: number }
+  options: { readonly latencyMillis: number; readonly allow?: ((path: string) => boolean) | undefined }
 ): Effect.Effect<
   HttpServerResponse.HttpServerResponse,
   never,
@@ -242,6 +242,11 @@ export const wrap = <R>(
     const respond = (response: HttpServerResponse.HttpServerResponse) => {
       entry.status = response.status
       return response
+    }
+
+    if (options.allow !== undefined && !options.allow(path)) {
+      const detail = `No endpoint ${request.method} ${path} on this root`
+      return respond(isOAuthPath(path) ? oauthResponse(404, "invalid_request", detail) : envelopeResponse(404, envelope(404, detail)))
     }
 
     if (options.latencyMillis > 0) yield* Effect.sleep(Duration.millis(options.latencyMillis))
@@ -328,11 +333,35 @@ export const RoutesLive = Layer.mergeAll(
  *
  * @since 0.1.0
  */
-export const makeApp = (options: { readonly latencyMillis: number }) =>
+export const makeApp = (options: { readonly latencyMillis: number; readonly allow?: ((path: string) => boolean) | undefined }) =>
   Effect.gen(function*() {
     const routed = yield* HttpRouter.toHttpEffect(RoutesLive)
     return wrap(routed, options)
   })
+
+/**
+ * The roots of the spec, each servable on its own port.
+ *
+ * @since 0.1.0
+ */
+export type Root = "vehicle" | "management" | "compatibility" | "authorization" | "legacy"
+
+const rootPrefixes: Readonly<Record<Root, ReadonlyArray<string>>> = {
+  vehicle: ["/v3/vehicles", "/v3/connections"],
+  management: ["/v3/subscriptions", "/v3/webhooks"],
+  compatibility: ["/v3/compatible-vehicles"],
+  authorization: ["/oauth"],
+  legacy: ["/v2.0"]
+}
+
+/**
+ * Whether a path belongs to a root (`/openapi.json` and `/docs` belong to all).
+ *
+ * @since 0.1.0
+ */
+export const inRoot = (root: Root) => (path: string): boolean =>
+  path === "/openapi.json" || path === "/docs" ||
+  rootPrefixes[root].some((prefix) => path === prefix || path.startsWith(prefix + "/"))
 
 /** @internal */
 export type App = Effect.Effect<HttpServerResponse.HttpServerResponse, never, Env | HttpServerRequest.HttpServerRequest | Scope.Scope>

@@ -8,14 +8,18 @@
 import { NodeHttpServer } from "@effect/platform-node"
 import { Clock, Context, Effect, Layer, Redacted } from "effect"
 import { FetchHttpClient, HttpClient, HttpClientRequest, HttpEffect } from "effect/http"
+import type { HttpServerRequest, HttpServerResponse } from "effect/http"
+import type { Scope } from "effect"
 import { createServer } from "node:http"
-import { DROP_MARKER, makeApp } from "./App.ts"
+import { DROP_MARKER, inRoot, makeApp } from "./App.ts"
+import type { Root } from "./App.ts"
 import type { Dataset, VehicleInfo } from "./Data.ts"
 import { makeDataset, signalStatus, supportsServiceHistory } from "./Data.ts"
 import { Env } from "./Env.ts"
 import type { Fault, RequestLogEntry } from "./State.ts"
 import { State } from "./State.ts"
 
+export type { Root } from "./App.ts"
 export type { Fault, RequestLogEntry } from "./State.ts"
 
 /**
@@ -214,8 +218,11 @@ const setup = Effect.fnUntraced(function*(options: SimulatorOptions | undefined)
   })
   const clientId = options?.clientId ?? DEFAULT_CLIENT_ID
   const clientSecret = options?.clientSecret ?? DEFAULT_CLIENT_SECRET
-  const app = yield* makeApp({ latencyMillis: Math.max(0, options?.latencyMillis ?? 0) })
-  const handler = app.pipe(Effect.provideService(Env, Env.of({ data, state, clientId, clientSecret })))
+  const env = Env.of({ data, state, clientId, clientSecret })
+  const latencyMillis = Math.max(0, options?.latencyMillis ?? 0)
+  const makeHandler = (allow?: (path: string) => boolean) =>
+    Effect.map(makeApp({ latencyMillis, allow }), (app) => app.pipe(Effect.provideService(Env, env)))
+  const handler = yield* makeHandler()
   const service = (url: string) =>
     Simulator.of({
       url,
@@ -227,7 +234,19 @@ const setup = Effect.fnUntraced(function*(options: SimulatorOptions | undefined)
       injectFaults: (rule) => Effect.sync(() => state.inject(rule)),
       data: makeData(data)
     })
-  return { handler, service }
+  return { handler, makeHandler, service }
+})
+
+const listen = Effect.fnUntraced(function*(
+  handler: Effect.Effect<HttpServerResponse.HttpServerResponse, never, HttpServerRequest.HttpServerRequest | Scope.Scope>,
+  host: string,
+  port: number
+) {
+  const server = yield* NodeHttpServer.make(() => createServer(), { port, host, gracefulShutdownTimeout: 0 })
+  yield* server.serve(handler)
+  const address = server.address
+  const shown = host.includes(":") ? `[${host}]` : host
+  return `http://${shown}:${address._tag === "UnixPathAddress" ? 0 : address.port}`
 })
 
 /**
@@ -243,17 +262,39 @@ export const layer = (
     Simulator,
     Effect.gen(function*() {
       const { handler, service } = yield* setup(options)
+      return service(yield* listen(handler, options?.host ?? "127.0.0.1", options?.port ?? 0))
+    }).pipe(Effect.orDie)
+  )
+
+/**
+ * The origin of each root when the roots listen on separate ports.
+ *
+ * @since 0.1.0
+ */
+export class SimulatorRoots extends Context.Service<SimulatorRoots, Readonly<Record<Root, string>>>()(
+  "@connected-vehicle/simulator/SimulatorRoots"
+) {}
+
+/**
+ * The roots of the spec on separate ports (one shared state): each port serves
+ * only its root's paths (plus `/openapi.json` and `/docs`) and answers 404 for
+ * the others. `Simulator.url` is the vehicle root's origin. Ports default to 0
+ * (free ports).
+ *
+ * @since 0.1.0
+ */
+export const layerRoots = (
+  options?: SimulatorOptions & { readonly host?: string; readonly ports?: Partial<Record<Root, number>> }
+): Layer.Layer<Simulator | SimulatorRoots> =>
+  Layer.effectContext(
+    Effect.gen(function*() {
+      const { makeHandler, service } = yield* setup(options)
       const host = options?.host ?? "127.0.0.1"
-      const server = yield* NodeHttpServer.make(() => createServer(), {
-        port: options?.port ?? 0,
-        host,
-        gracefulShutdownTimeout: 0
-      })
-      yield* server.serve(handler)
-      const address = server.address
-      const port = address._tag === "UnixPathAddress" ? 0 : address.port
-      const shown = host.includes(":") ? `[${host}]` : host
-      return service(`http://${shown}:${port}`)
+      const roots = {} as Record<Root, string>
+      for (const root of ["vehicle", "management", "compatibility", "authorization", "legacy"] as const) {
+        roots[root] = yield* listen(yield* makeHandler(inRoot(root)), host, options?.ports?.[root] ?? 0)
+      }
+      return Context.make(Simulator, service(roots.vehicle)).pipe(Context.add(SimulatorRoots, roots))
     }).pipe(Effect.orDie)
   )
 

@@ -1,0 +1,109 @@
+/**
+ * `pnpm simulator`: runs the simulator until stopped.
+ *
+ * Prints `listening on http://HOST:PORT`, then the client id and secret it
+ * accepts. See the README for every flag.
+ *
+ * @since 0.1.0
+ */
+import { NodeRuntime, NodeServices } from "@effect/platform-node"
+import { Console, Context, Effect, Layer, Redacted, Schema } from "effect"
+import { Command, Flag } from "effect/cli"
+import { DEFAULT_CLIENT_ID, DEFAULT_CLIENT_SECRET, layer, layerRoots, Simulator, SimulatorRoots } from "./Simulator.ts"
+
+const within = (minimum: number, maximum: number) =>
+  Flag.withSchema(Schema.Number.check(Schema.isBetween({ minimum, maximum })))
+
+const port = (name: string, description: string, fallback: number) =>
+  Flag.Int(name).pipe(Flag.withDescription(description), Flag.withDefault(fallback), within(0, 65535))
+
+const count = (name: string, description: string, fallback: number) =>
+  Flag.Int(name).pipe(Flag.withDescription(description), Flag.withDefault(fallback), within(0, 10_000_000))
+
+const simulator = Command.make(
+  "simulator",
+  {
+    port: port("port", "Port of the single origin (0 = any free port)", 4010),
+    host: Flag.String("host").pipe(Flag.withDescription("Address to listen on"), Flag.withDefault("127.0.0.1")),
+    seed: Flag.Int("seed").pipe(Flag.withDescription("Seed of the dataset"), Flag.withDefault(42)),
+    vehicles: count("vehicles", "Number of vehicles", 50),
+    users: count("users", "Number of users", 20),
+    webhooks: count("webhooks", "Number of webhooks", 8),
+    connections: count("connections", "Number of connections (one per vehicle)", 40),
+    clientId: Flag.String("client-id").pipe(Flag.withDescription("Client id accepted"), Flag.withDefault(DEFAULT_CLIENT_ID)),
+    clientSecret: Flag.String("client-secret").pipe(
+      Flag.withDescription("Client secret accepted"),
+      Flag.withDefault(DEFAULT_CLIENT_SECRET)
+    ),
+    failureRate: Flag.Finite("failure-rate").pipe(
+      Flag.withDescription("Share of requests answered with an injected 500 (0..1)"),
+      Flag.withDefault(0),
+      within(0, 1)
+    ),
+    latency: Flag.Int("latency").pipe(
+      Flag.withDescription("Milliseconds added to every request"),
+      Flag.withDefault(0),
+      within(0, 600_000)
+    ),
+    splitPorts: Flag.Boolean("split-ports").pipe(
+      Flag.withDescription("Serve each root (vehicle, management, compatibility, authorization, legacy) on its own port"),
+      Flag.withDefault(false)
+    ),
+    vehiclePort: port("vehicle-port", "With --split-ports: port of {base_url}", 0),
+    managementPort: port("management-port", "With --split-ports: port of {management_url}", 0),
+    compatPort: port("compat-port", "With --split-ports: port of {compat_url}", 0),
+    authPort: port("auth-port", "With --split-ports: port of {auth_url}", 0),
+    legacyPort: port("legacy-port", "With --split-ports: port of {legacy_url}", 0)
+  },
+  Effect.fnUntraced(function*(flags) {
+    const options = {
+      seed: flags.seed,
+      vehicles: flags.vehicles,
+      users: flags.users,
+      webhooks: flags.webhooks,
+      connections: flags.connections,
+      clientId: flags.clientId,
+      clientSecret: flags.clientSecret,
+      failureRate: flags.failureRate,
+      latencyMillis: flags.latency,
+      host: flags.host
+    }
+    const context = yield* Layer.build(
+      flags.splitPorts
+        ? layerRoots({
+          ...options,
+          ports: {
+            vehicle: flags.vehiclePort,
+            management: flags.managementPort,
+            compatibility: flags.compatPort,
+            authorization: flags.authPort,
+            legacy: flags.legacyPort
+          }
+        })
+        : Layer.merge(layer({ ...options, port: flags.port }), Layer.succeed(SimulatorRoots)(undefined as never))
+    )
+    const sim = Context.get(context, Simulator)
+    yield* Console.log(`listening on ${sim.url}`)
+    if (flags.splitPorts) {
+      const roots = Context.get(context, SimulatorRoots)
+      yield* Console.log(`base_url: ${roots.vehicle}/v3`)
+      yield* Console.log(`management_url: ${roots.management}/v3`)
+      yield* Console.log(`compat_url: ${roots.compatibility}/v3`)
+      yield* Console.log(`auth_url: ${roots.authorization}`)
+      yield* Console.log(`legacy_url: ${roots.legacy}`)
+    }
+    yield* Console.log(`client id: ${sim.clientId}`)
+    yield* Console.log(`client secret: ${Redacted.value(sim.clientSecret)}`)
+    yield* Console.log(`docs: ${sim.url}/docs (OpenAPI: ${sim.url}/openapi.json)`)
+    return yield* Effect.never
+  }, Effect.scoped)
+).pipe(Command.withDescription("Connected-vehicle service simulator"))
+
+// `pnpm simulator -- --port 0` passes the `--` through: drop it.
+if (process.argv[2] === "--") process.argv.splice(2, 1)
+
+simulator.pipe(
+  Command.run({ version: "0.0.0" }),
+  Effect.provide(NodeServices.layer),
+  NodeRuntime.runMain
+)
