@@ -68,11 +68,10 @@ const paginate = (
   const lastPage = Math.max(1, Math.ceil(total / size))
   const base = originOf(request) + pathOf(request.url)
   const search = new URLSearchParams(request.url.includes("?") ? request.url.slice(request.url.indexOf("?") + 1) : "")
-  const link = (p: number) => {
-    search.set("page", String(p))
-    search.set("pageSize", String(size))
-    return `${base}?${search.toString()}`
-  }
+  search.delete("page")
+  search.delete("pageSize")
+  const rest = search.size === 0 ? "" : `&${search.toString()}`
+  const link = (p: number) => `${base}?page=${p}&pageSize=${size}${rest}`
   const links: PageLinks = {
     self: link(number),
     first: link(1),

@@ -45,7 +45,11 @@ export const call = (method: string, path: string, options: CallOptions = {}) =>
       json = undefined
     }
     return { status: response.status, headers: response.headers, text, json } as Reply
-  }).pipe(Effect.scoped)
+  }).pipe(
+    Effect.scoped,
+    // never follow the consent redirect to the (fictitious) client
+    Effect.provideService(FetchHttpClient.RequestInit, { redirect: "manual" })
+  )
 
 export const isEnvelope = Schema.is(ErrorEnvelope)
 export const isOAuthBody = Schema.is(OAuthErrorBody)
@@ -91,7 +95,3 @@ export const userTokens = (options: { readonly scope?: string; readonly userId?:
 
 export const bearer = (token: string) => ({ authorization: `Bearer ${token}` })
 
-/** Real loopback HTTP client that does not follow redirects. */
-export const LoopbackClient = FetchHttpClient.layer
-
-export const noRedirect = Effect.provideService(FetchHttpClient.RequestInit, { redirect: "manual" })

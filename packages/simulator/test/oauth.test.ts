@@ -5,9 +5,7 @@ import { FetchHttpClient } from "effect/http"
 import { layer, layerTest, Simulator } from "../src/Simulator.ts"
 import { appToken, basic, bearer, call, isOAuthBody, userTokens } from "./helpers.ts"
 
-const Loopback = Layer.mergeAll(layer(), FetchHttpClient.layer).pipe(
-  Layer.provideMerge(Layer.succeed(FetchHttpClient.RequestInit)({ redirect: "manual" }))
-)
+const Loopback = Layer.mergeAll(layer(), FetchHttpClient.layer)
 
 describe("authorization over loopback", () => {
   it.effect("consent redirects with code and state", () =>

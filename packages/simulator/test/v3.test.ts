@@ -1,0 +1,312 @@
+import { ConnectionResponse, ConnectionsPage } from "@connected-vehicle/schema/Connection"
+import { CompatibilityPage } from "@connected-vehicle/schema/Compatibility"
+import { SignalResponse, SignalsPage } from "@connected-vehicle/schema/Signal"
+import { SubscriptionResponse, SubscriptionsPage } from "@connected-vehicle/schema/Subscription"
+import { WebhookResponse, WebhooksPage } from "@connected-vehicle/schema/Webhook"
+import { assert, describe, layer } from "@effect/vitest"
+import { Effect, Layer, Schema } from "effect"
+import { FetchHttpClient } from "effect/http"
+import { layer as simulatorLayer, Simulator } from "../src/Simulator.ts"
+import { appToken, bearer, call, isEnvelope, userTokens } from "./helpers.ts"
+import type { Reply } from "./helpers.ts"
+
+const Loopback = Layer.mergeAll(simulatorLayer({ seed: 11, connections: 60, vehicles: 70, users: 12, webhooks: 15 }), FetchHttpClient.layer)
+
+const decodes = (schema: Schema.Top, reply: Reply) => {
+  assert.strictEqual(reply.status, 200, reply.text)
+  Schema.decodeUnknownSync(schema as Schema.Codec<unknown, unknown>)(reply.json)
+}
+
+const fails = (reply: Reply, status: number, type: string) => {
+  assert.strictEqual(reply.status, status, reply.text)
+  assert.isTrue(isEnvelope(reply.json), reply.text)
+  assert.strictEqual(reply.json.errors[0].status, String(status))
+  assert.strictEqual(reply.json.errors[0].type, type)
+}
+
+const get = (path: string, token?: string, headers: Record<string, string> = {}) =>
+  call("GET", path, { headers: { ...(token === undefined ? {} : bearer(token)), ...headers } })
+
+layer(Loopback)("v3 signals", (it) => {
+  it.effect("list pages with meta, links and included.vehicle", () =>
+    Effect.gen(function*() {
+      const sim = yield* Simulator
+      const token = yield* appToken
+      const vehicleId = sim.data.vehicleIds[0]!
+      const user = sim.data.connectionOf(vehicleId)!.userId
+      const view = sim.data.vehicle(vehicleId)!
+      const total = view.signalCodes.length
+      const first = yield* get(`/v3/vehicles/${vehicleId}/signals?pageSize=4`, token, { "sc-user-id": user })
+      decodes(SignalsPage, first)
+      assert.deepStrictEqual(first.json.meta, { pageNumber: 1, pageSize: 4, totalCount: total })
+      assert.strictEqual(first.json.data.length, 4)
+      assert.isNull(first.json.links.prev)
+      assert.match(first.json.links.next, /page=2&pageSize=4/)
+      assert.match(first.json.links.self, new RegExp(`^${sim.url}/v3/vehicles/${vehicleId}/signals\\?page=1&pageSize=4$`))
+      assert.deepStrictEqual(first.json.included.vehicle.attributes, {
+        make: view.make, model: view.model, year: view.year, powertrainType: view.powertrainType, mode: view.mode
+      })
+      const lastPage = Math.ceil(total / 4)
+      const last = yield* get(`/v3/vehicles/${vehicleId}/signals?page=${lastPage}&pageSize=4`, token, { "sc-user-id": user })
+      decodes(SignalsPage, last)
+      assert.isNull(last.json.links.next)
+      assert.match(last.json.links.prev, new RegExp(`page=${lastPage - 1}`))
+      assert.strictEqual(last.json.data.length, total - (lastPage - 1) * 4)
+      const all = yield* get(`/v3/vehicles/${vehicleId}/signals?pageSize=100`, token, { "sc-user-id": user })
+      assert.deepStrictEqual(all.json.data.map((s: any) => s.id), view.signalCodes)
+      const defaults = yield* get(`/v3/vehicles/${vehicleId}/signals`, token, { "sc-user-id": user })
+      assert.strictEqual(defaults.json.meta.pageSize, 10)
+      const beyond = yield* get(`/v3/vehicles/${vehicleId}/signals?page=9`, token, { "sc-user-id": user })
+      assert.strictEqual(beyond.status, 200)
+      assert.deepStrictEqual(beyond.json.data, [])
+      assert.isNull(beyond.json.links.next)
+    }))
+
+  it.effect("a realistic mix of SUCCESS, ERROR (with resolution) and UNAVAILABLE", () =>
+    Effect.gen(function*() {
+      const sim = yield* Simulator
+      const token = yield* appToken
+      const seen = new Map<string, any>()
+      for (const vehicleId of sim.data.vehicleIds.slice(0, 20)) {
+        const user = sim.data.connectionOf(vehicleId)!.userId
+        const page = yield* get(`/v3/vehicles/${vehicleId}/signals?pageSize=100`, token, { "sc-user-id": user })
+        for (const signal of page.json.data) {
+          seen.set(signal.attributes.status.value, signal)
+          assert.strictEqual(signal.attributes.status.value, sim.data.signalStatus(vehicleId, signal.id))
+        }
+      }
+      assert.deepStrictEqual([...seen.keys()].sort(), ["ERROR", "SUCCESS", "UNAVAILABLE"])
+      assert.isString(seen.get("ERROR").attributes.status.error.resolution.type)
+      const first = sim.data.vehicleIds[0]!
+      const located = yield* get(`/v3/vehicles/${first}/signals/location-preciselocation`, token, { "sc-user-id": sim.data.connectionOf(first)!.userId })
+      assert.strictEqual(located.json.data.attributes.status.error.resolution.type, "REAUTHENTICATE")
+      const success = seen.get("SUCCESS")
+      assert.isDefined(success.attributes.body)
+    }))
+
+  it.effect("get one signal; errors 400, 401, 403, 404", () =>
+    Effect.gen(function*() {
+      const sim = yield* Simulator
+      const token = yield* appToken
+      const vehicleId = sim.data.vehicleIds[1]!
+      const user = sim.data.connectionOf(vehicleId)!.userId
+      const one = yield* get(`/v3/vehicles/${vehicleId}/signals/odometer-traveleddistance`, token, { "sc-user-id": user })
+      decodes(SignalResponse, one)
+      assert.strictEqual(one.json.data.attributes.code, "odometer-traveleddistance")
+      assert.strictEqual(one.json.included.vehicle.id, vehicleId)
+      fails(yield* get(`/v3/vehicles/${vehicleId}/signals`, token), 400, "VALIDATION")
+      fails(yield* get(`/v3/vehicles/${vehicleId}/signals/odometer-traveleddistance`, token), 400, "VALIDATION")
+      fails(yield* get(`/v3/vehicles/${vehicleId}/signals`, undefined, { "sc-user-id": user }), 401, "AUTHENTICATION")
+      fails(yield* get(`/v3/vehicles/${vehicleId}/signals`, "not-a-token", { "sc-user-id": user }), 401, "AUTHENTICATION")
+      const other = sim.data.users.find((u) => u.id !== user)!.id
+      fails(yield* get(`/v3/vehicles/${vehicleId}/signals`, token, { "sc-user-id": other }), 403, "AUTHENTICATION")
+      const unconnected = sim.data.vehicleIds[sim.data.vehicleIds.length - 1]!
+      assert.isUndefined(sim.data.connectionOf(unconnected))
+      fails(yield* get(`/v3/vehicles/${unconnected}/signals`, token, { "sc-user-id": user }), 403, "AUTHENTICATION")
+      const userToken = (yield* userTokens()).access
+      fails(yield* get(`/v3/vehicles/${vehicleId}/signals`, userToken, { "sc-user-id": user }), 403, "AUTHENTICATION")
+      fails(yield* get(`/v3/vehicles/00000000-0000-4000-8000-000000000000/signals`, token, { "sc-user-id": user }), 404, "RESOURCE_NOT_FOUND")
+      fails(yield* get(`/v3/vehicles/${vehicleId}/signals/warp-drive`, token, { "sc-user-id": user }), 404, "RESOURCE_NOT_FOUND")
+      for (const q of ["page=0", "pageSize=0", "pageSize=101", "page=abc", "pageSize=1.5"]) {
+        fails(yield* get(`/v3/vehicles/${vehicleId}/signals?${q}`, token, { "sc-user-id": user }), 400, "VALIDATION")
+      }
+      fails(yield* get(`/v3/nothing-here`, token), 404, "RESOURCE_NOT_FOUND")
+    }))
+
+  it.effect("values drift over time while ids stay", () =>
+    Effect.gen(function*() {
+      const sim = yield* Simulator
+      const token = yield* appToken
+      const vehicleId = sim.data.vehicleIds[0]!
+      const user = sim.data.connectionOf(vehicleId)!.userId
+      const a = yield* get(`/v3/vehicles/${vehicleId}/signals/odometer-traveleddistance`, token, { "sc-user-id": user })
+      assert.isNumber(a.json.data.attributes.body.value)
+      assert.strictEqual(a.json.data.attributes.body.unit, "km")
+    }))
+})
+
+layer(Loopback)("v3 connections", (it) => {
+  it.effect("list: defaults, order, meta and links", () =>
+    Effect.gen(function*() {
+      const token = yield* appToken
+      const page = yield* get("/v3/connections", token)
+      decodes(ConnectionsPage, page)
+      assert.deepStrictEqual(page.json.meta, { pageNumber: 1, pageSize: 10, totalCount: 60, orderBy: "createdAt", orderDirection: "DESC" })
+      const created = page.json.data.map((c: any) => Date.parse(c.meta.createdAt))
+      assert.deepStrictEqual(created, [...created].sort((a, b) => b - a))
+      assert.isNull(page.json.links.prev)
+      assert.match(page.json.links.last, /page=6&pageSize=10/)
+      const last = yield* get("/v3/connections?page=6", token)
+      assert.isNull(last.json.links.next)
+      assert.strictEqual(last.json.data.length, 10)
+      const item = page.json.data[0]
+      assert.isString(item.attributes.user.externalId)
+      assert.isString(item.relationships.user.links.related)
+    }))
+
+  it.effect("filters: user id, vehicle id, mode, user external id (combined with paging)", () =>
+    Effect.gen(function*() {
+      const sim = yield* Simulator
+      const token = yield* appToken
+      const user = sim.data.users[2]!
+      const byUser = yield* get(`/v3/connections?filter[userId]=${user.id}&pageSize=100`, token)
+      assert.deepStrictEqual(byUser.json.data.map((c: any) => c.relationships.vehicle.data.id), sim.data.vehiclesOf(user.id))
+      assert.isTrue(byUser.json.data.every((c: any) => c.relationships.user.data.id === user.id))
+      const byExternal = yield* get(`/v3/connections?filter[userExternalId]=${encodeURIComponent(user.externalId)}&pageSize=100`, token)
+      assert.deepStrictEqual(byExternal.json.data, byUser.json.data)
+      const vehicleId = sim.data.vehicleIds[5]!
+      const byVehicle = yield* get(`/v3/connections?filter[vehicleId]=${vehicleId}`, token)
+      assert.strictEqual(byVehicle.json.meta.totalCount, 1)
+      assert.strictEqual(byVehicle.json.data[0].id, sim.data.connectionOf(vehicleId)!.connectionId)
+      const simulated = yield* get(`/v3/connections?filter[mode]=simulated&pageSize=100`, token)
+      const live = yield* get(`/v3/connections?filter[mode]=live&pageSize=100`, token)
+      assert.isAbove(simulated.json.meta.totalCount, 0)
+      assert.strictEqual(simulated.json.meta.totalCount + live.json.meta.totalCount, 60)
+      assert.isTrue(simulated.json.data.every((c: any) => c.attributes.vehicle.mode === "simulated"))
+      const paged = yield* get(`/v3/connections?filter[mode]=live&pageSize=7&page=2`, token)
+      assert.deepStrictEqual(paged.json.data, live.json.data.slice(7, 14))
+      assert.match(paged.json.links.next, /filter%5Bmode%5D=live/)
+      const nobody = yield* get(`/v3/connections?filter[userId]=00000000-0000-4000-8000-000000000000`, token)
+      assert.strictEqual(nobody.status, 200)
+      assert.strictEqual(nobody.json.meta.totalCount, 0)
+      const unknownExternal = yield* get(`/v3/connections?filter[userExternalId]=nobody`, token)
+      assert.strictEqual(unknownExternal.json.meta.totalCount, 0)
+    }))
+
+  it.effect("get one; errors", () =>
+    Effect.gen(function*() {
+      const sim = yield* Simulator
+      const token = yield* appToken
+      const id = sim.data.connectionIds({ offset: 3, limit: 1 })[0]!
+      const one = yield* get(`/v3/connections/${id}`, token)
+      decodes(ConnectionResponse, one)
+      assert.isUndefined(one.json.data.attributes.user)
+      assert.isUndefined(one.json.data.relationships.user.links)
+      fails(yield* get(`/v3/connections/${id.replace(/^./, id[0] === "a" ? "b" : "a")}`, token), 404, "RESOURCE_NOT_FOUND")
+      fails(yield* get(`/v3/connections/${id}`), 401, "AUTHENTICATION")
+      fails(yield* get(`/v3/connections/${id}`, (yield* userTokens()).access), 403, "AUTHENTICATION")
+      for (const q of ["page=0", "pageSize=0", "pageSize=101", "filter[mode]=parked", "filter[userId]=abc", "filter[vehicleId]=1"]) {
+        fails(yield* get(`/v3/connections?${q}`, token), 400, "VALIDATION")
+      }
+    }))
+})
+
+layer(Loopback)("v3 subscriptions and webhooks", (it) => {
+  it.effect("subscriptions: list, filters, paging, get, errors", () =>
+    Effect.gen(function*() {
+      const sim = yield* Simulator
+      const token = yield* appToken
+      const all = yield* get("/v3/subscriptions?pageSize=100", token)
+      decodes(SubscriptionsPage, all)
+      assert.strictEqual(all.json.meta.totalCount, sim.data.subscriptionCount)
+      assert.strictEqual(all.json.meta.orderBy, "createdAt")
+      assert.strictEqual(all.json.meta.orderDirection, "DESC")
+      const sub = all.json.data[4]
+      for (const [filter, value, pick] of [
+        ["userId", sub.relationships.user.data.id, (s: any) => s.relationships.user.data.id],
+        ["webhookId", sub.relationships.webhook.data.id, (s: any) => s.relationships.webhook.data.id],
+        ["vehicleId", sub.relationships.vehicle.data.id, (s: any) => s.relationships.vehicle.data.id],
+        ["mode", sub.attributes.vehicle.mode, (s: any) => s.attributes.vehicle.mode]
+      ] as const) {
+        const filtered = yield* get(`/v3/subscriptions?filter[${filter}]=${value}&pageSize=100`, token)
+        assert.isAbove(filtered.json.data.length, 0)
+        assert.isTrue(filtered.json.data.every((s: any) => pick(s) === value), filter)
+        assert.strictEqual(filtered.json.meta.totalCount, all.json.data.filter((s: any) => pick(s) === value).length)
+      }
+      const one = yield* get(`/v3/subscriptions/${sub.id}`, token)
+      decodes(SubscriptionResponse, one)
+      assert.strictEqual(one.json.data.links.self, sub.links.self)
+      fails(yield* get(`/v3/subscriptions/00000000-0000-4000-8000-000000000000`, token), 404, "RESOURCE_NOT_FOUND")
+      fails(yield* get(`/v3/subscriptions`), 401, "AUTHENTICATION")
+      fails(yield* get(`/v3/subscriptions`, (yield* userTokens()).access), 403, "AUTHENTICATION")
+      for (const q of ["page=0", "page=-1", "pageSize=0", "pageSize=101", "filter[mode]=x", "filter[webhookId]=x"]) {
+        fails(yield* get(`/v3/subscriptions?${q}`, token), 400, "VALIDATION")
+      }
+      const edge = yield* get(`/v3/subscriptions?pageSize=1&page=${sim.data.subscriptionCount}`, token)
+      assert.strictEqual(edge.json.data.length, 1)
+      assert.isNull(edge.json.links.next)
+    }))
+
+  it.effect("webhooks: list, filters (partial, case-insensitive, booleans), paging, get, errors", () =>
+    Effect.gen(function*() {
+      const sim = yield* Simulator
+      const token = yield* appToken
+      const all = yield* get("/v3/webhooks?pageSize=100", token)
+      decodes(WebhooksPage, all)
+      assert.strictEqual(all.json.meta.totalCount, 15)
+      const byName = yield* get(`/v3/webhooks?filter[name]=ALERT`, token)
+      assert.deepStrictEqual(byName.json.data.map((w: any) => w.attributes.name), sim.data.webhooks.filter((w) => /alert/i.test(w.name)).map((w) => w.name))
+      const byUri = yield* get(`/v3/webhooks?filter[callbackUri]=HOOKS.EXAMPLE&pageSize=100`, token)
+      assert.isTrue(byUri.json.data.every((w: any) => w.attributes.callbackUri.includes("hooks.example")))
+      assert.strictEqual(byUri.json.meta.totalCount, sim.data.webhooks.filter((w) => w.callbackUri.includes("hooks.example")).length)
+      const enabled = yield* get(`/v3/webhooks?filter[isEnabled]=false&pageSize=100`, token)
+      assert.strictEqual(enabled.json.meta.totalCount, sim.data.webhooks.filter((w) => !w.isEnabled).length)
+      const auto = yield* get(`/v3/webhooks?filter[autoSubscribe]=true&filter[isEnabled]=true&pageSize=100`, token)
+      assert.strictEqual(auto.json.meta.totalCount, sim.data.webhooks.filter((w) => w.autoSubscribe && w.isEnabled).length)
+      const page2 = yield* get(`/v3/webhooks?page=2&pageSize=4`, token)
+      assert.deepStrictEqual(page2.json.data, all.json.data.slice(4, 8))
+      const one = yield* get(`/v3/webhooks/${sim.data.webhooks[2]!.id}`, token)
+      decodes(WebhookResponse, one)
+      fails(yield* get(`/v3/webhooks/00000000-0000-4000-8000-000000000000`, token), 404, "RESOURCE_NOT_FOUND")
+      fails(yield* get(`/v3/webhooks`), 401, "AUTHENTICATION")
+      fails(yield* get(`/v3/webhooks`, (yield* userTokens()).access), 403, "AUTHENTICATION")
+      for (const q of ["page=0", "pageSize=0", "pageSize=101", "filter[isEnabled]=yes", "filter[autoSubscribe]=1x"]) {
+        fails(yield* get(`/v3/webhooks?${q}`, token), 400, "VALIDATION")
+      }
+    }))
+})
+
+layer(Loopback)("v3 compatibility", (it) => {
+  it.effect("no credential, everything in one response, filters", () =>
+    Effect.gen(function*() {
+      const sim = yield* Simulator
+      const all = yield* get("/v3/compatible-vehicles")
+      decodes(CompatibilityPage, all)
+      const n = all.json.data.length
+      assert.deepStrictEqual(all.json.meta, { page: 1, pageSize: n, totalCount: n })
+      assert.strictEqual(all.json.links.self, `${sim.url}/v3/compatible-vehicles`)
+      // every vehicle's combination is listed
+      for (const id of sim.data.vehicleIds) {
+        const v = sim.data.vehicle(id)!
+        const entry = all.json.data.find((e: any) =>
+          e.attributes.make === v.make && e.attributes.model === v.model && e.attributes.region === v.region &&
+          e.attributes.powertrainType === v.powertrainType)
+        assert.isDefined(entry, `${v.make} ${v.model}`)
+        assert.isAtLeast(v.year, entry.attributes.years.start)
+        assert.isAtMost(v.year, entry.attributes.years.end)
+        assert.deepStrictEqual(entry.attributes.capabilities.filter((c: any) => c.type === "signal").map((c: any) => c.code), v.signalCodes)
+      }
+      const us = yield* get("/v3/compatible-vehicles?filter[region]=US")
+      assert.isTrue(us.json.data.every((e: any) => e.attributes.region === "US"))
+      const ford = yield* get("/v3/compatible-vehicles?filter[make]=fOrD")
+      assert.isAbove(ford.json.data.length, 0)
+      assert.isTrue(ford.json.data.every((e: any) => e.attributes.make === "Ford"))
+      const ev = yield* get("/v3/compatible-vehicles?filter[powertrainType]=EV")
+      const bev = yield* get("/v3/compatible-vehicles?filter[powertrainType]=BEV")
+      const phev = yield* get("/v3/compatible-vehicles?filter[powertrainType]=PHEV")
+      const ice = yield* get("/v3/compatible-vehicles?filter[powertrainType]=ICE")
+      assert.strictEqual(ev.json.data.length, bev.json.data.length + phev.json.data.length)
+      assert.strictEqual(n, ev.json.data.length + ice.json.data.length)
+      const combined = yield* get("/v3/compatible-vehicles?filter[region]=EUROPE&filter[make]=tesla&filter[powertrainType]=EV")
+      assert.isTrue(combined.json.data.every((e: any) => e.attributes.region === "EUROPE" && e.attributes.make === "Tesla"))
+      const none = yield* get("/v3/compatible-vehicles?filter[make]=Trabant")
+      assert.strictEqual(none.status, 200)
+      assert.deepStrictEqual(none.json.data, [])
+      assert.strictEqual(none.json.meta.totalCount, 0)
+      fails(yield* get("/v3/compatible-vehicles?filter[region]=ASIA"), 400, "VALIDATION")
+      fails(yield* get("/v3/compatible-vehicles?filter[powertrainType]=HYBRID"), 400, "VALIDATION")
+      fails(yield* get("/v3/compatible-vehicles/extra"), 404, "RESOURCE_NOT_FOUND")
+    }))
+
+  it.effect("openapi.json and the docs page come from the contract", () =>
+    Effect.gen(function*() {
+      const openapi = yield* get("/openapi.json")
+      assert.strictEqual(openapi.status, 200)
+      assert.property(openapi.json.paths, "/v3/vehicles/{vehicleId}/signals")
+      assert.property(openapi.json.paths, "/oauth/token")
+      assert.property(openapi.json.paths, "/v2.0/vehicles/{id}/batch")
+      const docs = yield* get("/docs")
+      assert.strictEqual(docs.status, 200)
+      assert.match(docs.text, /<html/i)
+    }))
+})
