@@ -11,11 +11,13 @@ import { FetchHttpClient, HttpClient, HttpClientRequest, HttpEffect } from "effe
 import type { HttpServerRequest, HttpServerResponse } from "effect/http"
 import type { Scope } from "effect"
 import { createServer } from "node:http"
+import type { Server } from "node:http"
+import type { Duplex } from "node:stream"
 import { DROP_MARKER, inRoot, makeApp } from "./App.ts"
 import type { Root } from "./App.ts"
 import type { Dataset, VehicleInfo } from "./Data.ts"
 import { makeDataset, signalStatus, supportsServiceHistory } from "./Data.ts"
-import { Env } from "./Env.ts"
+import { Env, envelope } from "./Env.ts"
 import type { Fault, RequestLogEntry } from "./State.ts"
 import { State } from "./State.ts"
 
@@ -237,12 +239,33 @@ const setup = Effect.fnUntraced(function*(options: SimulatorOptions | undefined)
   return { handler, makeHandler, service }
 })
 
+/**
+ * Requests Node's HTTP parser rejects (bad bytes in the request line or the
+ * headers, oversized headers) never reach the application: answer them with
+ * the section 7 envelope too, instead of Node's bare `400`.
+ */
+const withClientErrors = (server: Server): Server => {
+  server.on("clientError", (error: NodeJS.ErrnoException, socket: Duplex) => {
+    if (!socket.writable || error.code === "ECONNRESET") {
+      socket.destroy()
+      return
+    }
+    const status = error.code === "HPE_HEADER_OVERFLOW" ? 431 : error.code === "ERR_HTTP_REQUEST_TIMEOUT" ? 408 : 400
+    const body = JSON.stringify(envelope(status, status === 431 ? "Request headers are too large" : status === 408 ? "The request took too long" : "The request is not valid HTTP"))
+    socket.end(
+      `HTTP/1.1 ${status} ${status === 431 ? "Request Header Fields Too Large" : status === 408 ? "Request Timeout" : "Bad Request"}\r\n` +
+        `content-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`
+    )
+  })
+  return server
+}
+
 const listen = Effect.fnUntraced(function*(
   handler: Effect.Effect<HttpServerResponse.HttpServerResponse, never, HttpServerRequest.HttpServerRequest | Scope.Scope>,
   host: string,
   port: number
 ) {
-  const server = yield* NodeHttpServer.make(() => createServer(), { port, host, gracefulShutdownTimeout: 0 })
+  const server = yield* NodeHttpServer.make(() => withClientErrors(createServer()), { port, host, gracefulShutdownTimeout: 0 })
   yield* server.serve(handler)
   const address = server.address
   const shown = host.includes(":") ? `[${host}]` : host
