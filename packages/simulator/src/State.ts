@@ -72,6 +72,13 @@ interface FaultRule {
   readonly faults: Array<Fault>
 }
 
+/**
+ * The request log keeps at least the last 10,000 requests.
+ *
+ * @since 0.1.0
+ */
+export const LOG_LIMIT = 10_000
+
 /** Authorization codes live 10 minutes (RFC 6749 recommends at most 10). */
 export const CODE_LIFETIME_MILLIS = 10 * 60_000
 
@@ -114,6 +121,8 @@ export class State {
   record(entry: RequestLogEntry): { status: number } {
     const mutable = { ...entry }
     this.log.push(mutable)
+    // A long run keeps the last LOG_LIMIT entries (trimmed in batches).
+    if (this.log.length > LOG_LIMIT + 1000) this.log.splice(0, this.log.length - LOG_LIMIT)
     return mutable
   }
 
