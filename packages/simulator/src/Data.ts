@@ -594,12 +594,10 @@ export const readings = (seed: number, v: VehicleInfo, now: number): Readings =>
     tiresKpa: [tire(0), tire(1), tire(2), tire(3)],
     exteriorCelsius,
     isLocked: Math.sin(days * 2 * Math.PI * 2 + phase) > -0.3,
-    isOnline: vehicleMode(v) === "simulated" || Math.sin(days * 2 * Math.PI * 5 + phase) > -0.8,
+    isOnline: v.mode === "simulated" || Math.sin(days * 2 * Math.PI * 5 + phase) > -0.8,
     updatedAt: now - reportLag
   }
 }
-
-const vehicleMode = (v: VehicleInfo) => v.mode
 
 /**
  * The status of a signal on a vehicle: mostly SUCCESS, some ERROR (with a
@@ -692,7 +690,6 @@ const KPA_PER_PSI = 6.894757
  * @since 0.1.0
  */
 export const legacyBody = (
-  seed: number,
   path: Exclude<Legacy.LegacyPath, "/service/history">,
   r: Readings,
   v: VehicleInfo,
@@ -709,7 +706,6 @@ export const legacyBody = (
       return { lifeRemaining: v.model.powertrainType === "BEV" ? 1 : r.oilLife }
     case "/tires/pressure": {
       const p = (k: number) => imperial ? round(r.tiresKpa[k]! / KPA_PER_PSI, 1) : r.tiresKpa[k]!
-      void seed
       return { frontLeft: p(0), frontRight: p(1), backLeft: p(2), backRight: p(3) }
     }
   }

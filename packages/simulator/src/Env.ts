@@ -90,11 +90,15 @@ export const unauthorized = (detail: string) => Effect.fail(new UnauthorizedResp
 export const forbidden = (detail: string) => Effect.fail(new ForbiddenResponse(envelope(403, detail)))
 /** @since 0.1.0 */
 export const notFound = (detail: string) => Effect.fail(new NotFoundResponse(envelope(404, detail)))
+/**
+ * The COMPATIBILITY envelope (409, `statusOfType`).
+ *
+ * @since 0.1.0
+ */
+export const compatibilityEnvelope = (detail: string): ErrorEnvelope =>
+  makeEnvelope("COMPATIBILITY", detail, { code: "MAKE_NOT_COMPATIBLE", title: "Not Compatible" })
 /** @since 0.1.0 */
-export const incompatible = (detail: string) =>
-  Effect.fail(
-    new ConflictResponse(makeEnvelope("COMPATIBILITY", detail, { code: "MAKE_NOT_COMPATIBLE", title: "Not Compatible" }))
-  )
+export const incompatible = (detail: string) => Effect.fail(new ConflictResponse(compatibilityEnvelope(detail)))
 /** @since 0.1.0 */
 export const oauthError = (error: string, description: string) =>
   Effect.fail(new OAuthBadRequest({ error, error_description: description }))

@@ -27,6 +27,7 @@ import {
 } from "./Data.ts"
 import {
   badRequest,
+  compatibilityEnvelope,
   CurrentGrant,
   Env,
   envelope,
@@ -602,16 +603,9 @@ const legacyRead = (
     if (!supportsServiceHistory(v)) {
       return {
         code: 409,
-        body: {
-          errors: [{
-            status: "409",
-            type: "COMPATIBILITY",
-            code: "MAKE_NOT_COMPATIBLE",
-            title: "Not Compatible",
-            detail:
-              `Service history is available for Ford, Lincoln, Toyota, Lexus, Mazda and Volkswagen vehicles in the US; this is a ${v.model.make} (${v.model.region})`
-          }]
-        },
+        body: compatibilityEnvelope(
+          `Service history is available for Ford, Lincoln, Toyota, Lexus, Mazda and Volkswagen vehicles in the US; this is a ${v.model.make} (${v.model.region})`
+        ),
         headers: {}
       }
     }
@@ -620,7 +614,7 @@ const legacyRead = (
   }
   return {
     code: 200,
-    body: legacyBody(seed, path as Exclude<LegacyPath, "/service/history">, r, v, unitSystem === "imperial"),
+    body: legacyBody(path as Exclude<LegacyPath, "/service/history">, r, v, unitSystem === "imperial"),
     headers
   }
 }

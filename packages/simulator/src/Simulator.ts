@@ -50,8 +50,6 @@ export interface SimulatorOptions {
   readonly latencyMillis?: number
 }
 
-export type { Fault as SimulatorFault }
-
 /**
  * A seeded vehicle as tests see it.
  *
