@@ -1,0 +1,168 @@
+/**
+ * The legacy (v2.0) authorization-code flow as a real integration runs it:
+ * a local redirect listener, the consent URL, the user's visit to it (or,
+ * with `follow`, a real HTTP request that follows the authorization server's
+ * 302 to the listener, as a browser would), the code exchange, and the
+ * tokens kept in the `TokenStore`.
+ *
+ * @since 0.1.0
+ */
+import { Effect, Redacted } from "effect"
+import * as Consent from "@connected-vehicle/auth/Consent"
+import type { MissingRedirectUri } from "@connected-vehicle/auth/Consent"
+import type { OAuthConfig } from "@connected-vehicle/auth/OAuthConfig"
+import * as TokenExchange from "@connected-vehicle/auth/TokenExchange"
+import { TokenStore } from "@connected-vehicle/auth/TokenStore"
+import type { Token } from "@connected-vehicle/auth/TokenStore"
+import type { Mode } from "@connected-vehicle/schema/Common"
+import type { Permission } from "@connected-vehicle/schema/OAuth"
+import { Transport } from "@connected-vehicle/transport/Transport"
+import type { TransportConfig } from "@connected-vehicle/transport/TransportConfig"
+import { TransportFailure } from "@connected-vehicle/transport/TransportError"
+import { randomBytes } from "node:crypto"
+import * as RedirectListener from "./RedirectListener.ts"
+import { SampleError } from "./SampleError.ts"
+
+/**
+ * The permissions the sample asks for: every legacy read.
+ *
+ * @since 0.1.0
+ */
+export const permissions: ReadonlyArray<Permission> = [
+  "read_vehicle_info",
+  "read_odometer",
+  "read_location",
+  "read_vin",
+  "read_engine_oil",
+  "read_tires",
+  "read_service_history"
+]
+
+/**
+ * What the flow did, for display: the URLs (the code cut short) and the tokens (redacted).
+ *
+ * @since 0.1.0
+ */
+export interface Authorization {
+  readonly consentUrl: string
+  readonly redirectUri: string
+  /** The `Location` of the 302 with the code shortened (only when followed). */
+  readonly redirectedTo: string | undefined
+  readonly code: string
+  readonly token: Token
+}
+
+/**
+ * `abcdefgh…` (first 8 characters): enough to recognize a one-time code, not to use it.
+ *
+ * @example
+ * ```ts
+ * import { shorten } from "@connected-vehicle/sample/Authorize"
+ *
+ * shorten("code_0123456789") // "code_012…"
+ * ```
+ * @since 0.1.0
+ */
+export const shorten = (secret: string): string => secret.length <= 8 ? "…" : `${secret.slice(0, 8)}…`
+
+/**
+ * Runs the flow and stores the tokens under `key`.
+ *
+ * @example
+ * ```ts
+ * import { Console, Effect } from "effect"
+ * import * as Authorize from "@connected-vehicle/sample/Authorize"
+ *
+ * const login = Authorize.run({ key: "user", port: 0, follow: true, onConsentUrl: (url) => Console.error(url) })
+ * ```
+ * @since 0.1.0
+ */
+export const run = (options: {
+  readonly key: string
+  readonly port: number
+  readonly follow: boolean
+  readonly mode?: Mode | undefined
+  readonly onConsentUrl: (url: string) => Effect.Effect<void>
+}): Effect.Effect<
+  Authorization,
+  SampleError | MissingRedirectUri | TransportFailure | TokenExchange.TokenError,
+  Transport | TransportConfig | OAuthConfig | TokenStore
+> =>
+  Effect.scoped(Effect.gen(function*() {
+    const listener = yield* RedirectListener.start(options.port)
+    const state = randomBytes(12).toString("base64url")
+    const consentUrl = yield* Consent.make({
+      redirectUri: listener.redirectUri,
+      permissions,
+      state,
+      ...(options.mode === undefined ? {} : { mode: options.mode })
+    })
+    yield* options.onConsentUrl(consentUrl)
+    let redirectedTo: string | undefined
+    if (options.follow) redirectedTo = yield* follow(consentUrl, listener.redirectUri)
+    const callback = yield* listener.callback
+    if (callback.state !== state) {
+      return yield* new SampleError({ reason: "The redirect carried another state than the consent URL (possible CSRF)" })
+    }
+    if (callback.code === undefined) {
+      return yield* new SampleError({
+        reason: `Consent refused: ${callback.error ?? "no code"}${
+          callback.errorDescription === undefined ? "" : ` (${callback.errorDescription})`
+        }`
+      })
+    }
+    const token = yield* TokenExchange.exchangeCode({ code: callback.code, redirectUri: listener.redirectUri })
+    const store = yield* TokenStore
+    yield* store.set(options.key, token)
+    return {
+      consentUrl,
+      redirectUri: listener.redirectUri,
+      redirectedTo: redirectedTo?.replace(callback.code, shorten(callback.code)),
+      code: shorten(callback.code),
+      token
+    }
+  }))
+
+/**
+ * What a browser does: GET the consent URL, read the 302 `Location`, and
+ * GET that (the local listener). Returns the `Location`.
+ */
+const follow = (consentUrl: string, redirectUri: string) =>
+  Effect.gen(function*() {
+    const { httpClient } = yield* Transport
+    const failure = (description: string, url = consentUrl) =>
+      new TransportFailure({ method: "GET", url: url.split("?")[0]!, description })
+    const response = yield* httpClient.get(consentUrl).pipe(
+      Effect.mapError((e) => failure(e.reason.description ?? e.reason._tag))
+    )
+    const location = response.headers["location"]
+    if (response.status !== 302 || location === undefined) {
+      const body = yield* Effect.orElseSucceed(response.text, () => "")
+      return yield* new SampleError({
+        reason: `The consent URL answered ${response.status} instead of a redirect${body === "" ? "" : `: ${body.slice(0, 200)}`}`
+      })
+    }
+    if (!location.startsWith(redirectUri)) {
+      return yield* new SampleError({ reason: `The authorization server redirected elsewhere than the redirect URI` })
+    }
+    const delivered = yield* httpClient.get(location).pipe(
+      Effect.mapError((e) => failure(e.reason.description ?? e.reason._tag, location))
+    )
+    yield* Effect.ignore(delivered.text)
+    return location
+  })
+
+/**
+ * A token as shown to people: `<redacted>` and its length, never a character of it.
+ *
+ * @example
+ * ```ts
+ * import { Redacted } from "effect"
+ * import { redact } from "@connected-vehicle/sample/Authorize"
+ *
+ * redact(Redacted.make("at_0123456789abcdef")) // "<redacted> (19 chars)"
+ * ```
+ * @since 0.1.0
+ */
+export const redact = (token: Redacted.Redacted<string>): string =>
+  `<redacted> (${Redacted.value(token).length} chars)`

@@ -1,0 +1,514 @@
+/**
+ * The command tree of the sample (`effect/cli`): the guided tour when no
+ * command is given, one command per service area, `login` and `export`.
+ * Every command takes the shared flags `--json`, `--target`, `--client-id`,
+ * `--client-secret` and `--token-file`, before or after its name.
+ *
+ * @since 0.1.0
+ */
+import { Config, Console, Effect, Option, Stream } from "effect"
+import { Argument, Command, Flag } from "effect/cli"
+import { ModeValues, PowertrainTypeValues, RegionValues } from "@connected-vehicle/schema/Common"
+import type { LegacyPath } from "@connected-vehicle/schema/Legacy"
+import * as Vehicles from "@connected-vehicle/legacy-v2/Vehicles"
+import { Compatibility } from "@connected-vehicle/v3/Compatibility"
+import { Connections } from "@connected-vehicle/v3/Connections"
+import { Signals } from "@connected-vehicle/v3/Signals"
+import { Subscriptions } from "@connected-vehicle/v3/Subscriptions"
+import { Webhooks } from "@connected-vehicle/v3/Webhooks"
+import * as Authorize from "./Authorize.ts"
+import * as Export from "./Export.ts"
+import * as Progress from "./Progress.ts"
+import * as Render from "./Render.ts"
+import * as Report from "./Report.ts"
+import * as Sdk from "./Sdk.ts"
+import { Target } from "./Target.ts"
+import * as TokenFile from "./TokenFile.ts"
+import * as Tour from "./Tour.ts"
+
+// ---------------------------------------------------------------------------
+// Shared flags
+// ---------------------------------------------------------------------------
+
+const shared = {
+  json: Flag.Boolean("json").pipe(
+    Flag.withDescription("Print machine-readable JSON on stdout instead of tables"),
+    Flag.withDefault(false)
+  ),
+  target: Flag.String("target").pipe(
+    Flag.withDescription(
+      "Origin of another simulator or deployment serving every root (env CONNECTED_VEHICLE_ORIGIN); default: the embedded simulator"
+    ),
+    Flag.withFallbackConfig(Config.String("CONNECTED_VEHICLE_ORIGIN")),
+    Flag.optional
+  ),
+  clientId: Flag.String("client-id").pipe(
+    Flag.withDescription("Application client id for a remote target (env CONNECTED_VEHICLE_CLIENT_ID)"),
+    Flag.withFallbackConfig(Config.String("CONNECTED_VEHICLE_CLIENT_ID")),
+    Flag.optional
+  ),
+  clientSecret: Flag.Redacted("client-secret").pipe(
+    Flag.withDescription("Application client secret for a remote target (env CONNECTED_VEHICLE_CLIENT_SECRET)"),
+    Flag.withFallbackConfig(Config.Redacted("CONNECTED_VEHICLE_CLIENT_SECRET")),
+    Flag.optional
+  ),
+  tokenFile: Flag.String("token-file").pipe(
+    Flag.withDescription(
+      "Where `login` stores the user's tokens for a remote target (env CONNECTED_VEHICLE_TOKEN_FILE; default ~/.config/connected-vehicle/sample-tokens.json)"
+    ),
+    Flag.optional
+  )
+}
+
+const root = Command.make("sample").pipe(Command.withSharedFlags(shared))
+
+type Shared = Command.Command.Config.Infer<typeof shared>
+
+/**
+ * Runs a command body with the SDK layers of the shared flags; a failure is
+ * printed (JSON on stdout too with `--json`) and ends the process non-zero.
+ */
+const withSdk = <A, E, R>(body: (flags: Shared) => Effect.Effect<A, E, R>) =>
+  Effect.flatMap(root, (flags) => runWith(flags, body))
+
+const runWith = <A, E, R>(flags: Shared, body: (flags: Shared) => Effect.Effect<A, E, R>) =>
+  body(flags).pipe(
+    Effect.provide(Sdk.layer(flags)),
+    Effect.catch((error) =>
+      Effect.gen(function*() {
+        yield* Console.error(Report.render(error))
+        if (flags.json) yield* Console.log(JSON.stringify({ error: Report.describe(error) }, null, 2))
+        return yield* Effect.fail(new Report.Reported(Report.exitCodeOf(error)))
+      })
+    )
+  )
+
+/**
+ * Prints `value` as JSON with `--json`, else the human rendering.
+ */
+const output = (json: boolean, value: unknown, human: () => string) =>
+  Console.log(json ? JSON.stringify(value, null, 2) : human())
+
+const optionalValue = <A>(option: Option.Option<A>) => Option.getOrUndefined(option)
+
+const page = Flag.Int("page").pipe(Flag.withDescription("Page number (>= 1)"), Flag.optional)
+const pageSize = Flag.Int("page-size").pipe(Flag.withDescription("Page size (1 to 100)"), Flag.optional)
+const mode = Flag.Literals("mode", ModeValues).pipe(Flag.withDescription("live or simulated"), Flag.optional)
+
+// ---------------------------------------------------------------------------
+// v3
+// ---------------------------------------------------------------------------
+
+const compat = Command.make("compat", {
+  region: Flag.Literals("region", RegionValues).pipe(Flag.withDescription("US, CA or EUROPE"), Flag.optional),
+  make: Flag.String("make").pipe(Flag.withDescription("Manufacturer (case-insensitive)"), Flag.optional),
+  powertrain: Flag.Literals("powertrain", [...PowertrainTypeValues, "EV"]).pipe(
+    Flag.withDescription("ICE, BEV, PHEV or EV (BEV and PHEV)"),
+    Flag.optional
+  )
+}, (input) =>
+  withSdk((flags) =>
+    Effect.gen(function*() {
+      const compatibility = yield* Compatibility
+      const listing = yield* compatibility.list({
+        region: optionalValue(input.region),
+        make: optionalValue(input.make),
+        powertrainType: optionalValue(input.powertrain)
+      })
+      yield* output(flags.json, listing, () =>
+        [
+          Render.compatibilityCounts(listing.data),
+          "",
+          Render.compatibilityEntries(listing.data),
+          "",
+          `${listing.data.length} entries`
+        ].join("\n"))
+    })
+  )).pipe(
+    Command.withDescription("The compatibility listing (no credential), filtered by region, make and powertrain"),
+    Command.withExamples([{ command: "sample compat --region US --powertrain EV", description: "US electric vehicles" }])
+  )
+
+const connections = Command.make("connections", {
+  user: Flag.String("user").pipe(Flag.withDescription("Filter by user id"), Flag.optional),
+  vehicle: Flag.String("vehicle").pipe(Flag.withDescription("Filter by vehicle id"), Flag.optional),
+  externalId: Flag.String("external-id").pipe(Flag.withDescription("Filter by the user's external id"), Flag.optional),
+  mode,
+  page,
+  pageSize
+}, (input) =>
+  withSdk((flags) =>
+    Effect.gen(function*() {
+      const service = yield* Connections
+      const result = yield* service.list({
+        userId: optionalValue(input.user),
+        vehicleId: optionalValue(input.vehicle),
+        userExternalId: optionalValue(input.externalId),
+        mode: optionalValue(input.mode),
+        page: optionalValue(input.page),
+        pageSize: optionalValue(input.pageSize)
+      })
+      yield* output(flags.json, result, () =>
+        `${Render.connections(result.data)}\n\npage ${result.meta.pageNumber} (${result.data.length} of ${result.meta.totalCount} connections)`)
+    })
+  )).pipe(Command.withDescription("Connections of the application (application token)"))
+
+/**
+ * Every signal of a vehicle, page after page.
+ */
+const allSignals = (vehicleId: string, userId: string) =>
+  Effect.gen(function*() {
+    const signals = yield* Signals
+    const first = yield* signals.list({ vehicleId, userId, page: 1, pageSize: 100 })
+    const rest = first.links.next === null || first.meta.totalCount <= first.data.length
+      ? []
+      : yield* Stream.runCollect(
+        Stream.drop(signals.stream({ vehicleId, userId, pageSize: 100 }), first.data.length)
+      )
+    return { vehicle: first.included.vehicle, meta: first.meta, data: [...first.data, ...rest] }
+  })
+
+const signals = Command.make("signals", {
+  vehicle: Argument.String("vehicle").pipe(Argument.withDescription("Vehicle id")),
+  user: Flag.String("user").pipe(Flag.withDescription("Id of the vehicle's user (sent as sc-user-id)")),
+  code: Flag.String("code").pipe(Flag.withDescription("One signal code instead of every signal"), Flag.optional)
+}, (input) =>
+  withSdk((flags) =>
+    Effect.gen(function*() {
+      if (Option.isSome(input.code)) {
+        const service = yield* Signals
+        const one = yield* service.get({ vehicleId: input.vehicle, userId: input.user, code: input.code.value })
+        return yield* output(flags.json, one, () => Render.signals([one.data]))
+      }
+      const all = yield* allSignals(input.vehicle, input.user)
+      const v = all.vehicle.attributes
+      yield* output(flags.json, all, () =>
+        `Vehicle ${all.vehicle.id}: ${v.make} ${v.model} ${v.year} (${v.powertrainType}, ${v.mode})\n\n${
+          Render.signals(all.data)
+        }`)
+    })
+  )).pipe(
+    Command.withDescription("Signals of a connected vehicle on behalf of its user, grouped; failed ones with their resolution"),
+    Command.withExamples([{ command: "sample signals VEHICLE_ID --user USER_ID", description: "Every signal" }])
+  )
+
+const webhooks = Command.make("webhooks", {
+  name: Flag.String("name").pipe(Flag.withDescription("Name contains (case-insensitive)"), Flag.optional),
+  callbackUri: Flag.String("callback-uri").pipe(Flag.withDescription("Callback URI contains"), Flag.optional),
+  enabled: Flag.Boolean("enabled").pipe(Flag.withDescription("Only enabled (--enabled) or disabled (--no-enabled)"), Flag.optional),
+  autoSubscribe: Flag.Boolean("auto-subscribe").pipe(Flag.withDescription("Filter by auto-subscribe"), Flag.optional),
+  page,
+  pageSize
+}, (input) =>
+  withSdk((flags) =>
+    Effect.gen(function*() {
+      const service = yield* Webhooks
+      const result = yield* service.list({
+        name: optionalValue(input.name),
+        callbackUri: optionalValue(input.callbackUri),
+        isEnabled: optionalValue(input.enabled),
+        autoSubscribe: optionalValue(input.autoSubscribe),
+        page: optionalValue(input.page),
+        pageSize: optionalValue(input.pageSize)
+      })
+      yield* output(flags.json, result, () =>
+        `${Render.webhooks(result.data)}\n\n${result.data.length} of ${result.meta.totalCount} webhooks`)
+    })
+  )).pipe(Command.withDescription("Webhooks of the application"))
+
+const subscriptions = Command.make("subscriptions", {
+  user: Flag.String("user").pipe(Flag.withDescription("Filter by user id"), Flag.optional),
+  webhook: Flag.String("webhook").pipe(Flag.withDescription("Filter by webhook id"), Flag.optional),
+  vehicle: Flag.String("vehicle").pipe(Flag.withDescription("Filter by vehicle id"), Flag.optional),
+  mode,
+  page,
+  pageSize
+}, (input) =>
+  withSdk((flags) =>
+    Effect.gen(function*() {
+      const service = yield* Subscriptions
+      const result = yield* service.list({
+        userId: optionalValue(input.user),
+        webhookId: optionalValue(input.webhook),
+        vehicleId: optionalValue(input.vehicle),
+        mode: optionalValue(input.mode),
+        page: optionalValue(input.page),
+        pageSize: optionalValue(input.pageSize)
+      })
+      yield* output(flags.json, result, () =>
+        `${Render.subscriptions(result.data)}\n\npage ${result.meta.pageNumber} (${result.data.length} of ${result.meta.totalCount} subscriptions)`)
+    })
+  )).pipe(Command.withDescription("Subscriptions of the application"))
+
+// ---------------------------------------------------------------------------
+// Legacy v2.0 (user token)
+// ---------------------------------------------------------------------------
+
+const withUser = <A, E>(body: (flags: Shared, vehicles: Vehicles.Vehicles["Service"]) => Effect.Effect<A, E, Sdk.Services>) =>
+  withSdk((flags) =>
+    Effect.gen(function*() {
+      const vehicles = yield* Vehicles.make()
+      return yield* body(flags, vehicles)
+    }).pipe(Effect.provide(Sdk.userCredentials))
+  )
+
+const vehicleArgument = Argument.String("vehicle").pipe(Argument.withDescription("Vehicle id"))
+
+const legacyRead = <A>(
+  name: string,
+  description: string,
+  read: (vehicles: Vehicles.Vehicles["Service"], id: string) => Effect.Effect<{ readonly value: A }, Vehicles.ReadError>,
+  human: (value: A) => string
+) =>
+  Command.make(name, { vehicle: vehicleArgument }, (input) =>
+    withUser((flags, vehicles) =>
+      Effect.gen(function*() {
+        const reading = yield* read(vehicles, input.vehicle)
+        yield* output(flags.json, { vehicleId: input.vehicle, ...reading }, () => human(reading.value))
+      })
+    )).pipe(Command.withDescription(description))
+
+const legacyVehicles = Command.make("vehicles", {
+  limit: Flag.Int("limit").pipe(Flag.withDescription("At most this many ids (1 to 50, default 10)"), Flag.optional),
+  offset: Flag.Int("offset").pipe(Flag.withDescription("Start index"), Flag.optional)
+}, (input) =>
+  withUser((flags, vehicles) =>
+    Effect.gen(function*() {
+      const list = yield* vehicles.list({ limit: optionalValue(input.limit), offset: optionalValue(input.offset) })
+      yield* output(flags.json, list, () =>
+        `${list.vehicles.join("\n")}\n\n${list.vehicles.length} of ${list.paging.count} vehicles (offset ${list.paging.offset})`)
+    })
+  )).pipe(Command.withDescription("Vehicle ids the user connected (legacy list)"))
+
+const batchPaths: ReadonlyArray<LegacyPath> = ["/odometer", "/location", "/vin", "/engine/oil", "/tires/pressure"]
+
+const legacyBatch = Command.make("batch", {
+  vehicle: vehicleArgument,
+  paths: Flag.Literals("path", ["/odometer", "/location", "/vin", "/engine/oil", "/tires/pressure", "/service/history"]).pipe(
+    Flag.withDescription("A path to request (repeat the flag); default: odometer, location, VIN, oil, tires"),
+    Flag.atLeast(0)
+  )
+}, (input) =>
+  withUser((flags, vehicles) =>
+    Effect.gen(function*() {
+      const paths = input.paths.length === 0 ? batchPaths : input.paths
+      const result = yield* vehicles.batch(input.vehicle, paths as readonly [LegacyPath, ...Array<LegacyPath>])
+      const entries = Tour.batchEntries(result, paths)
+      yield* output(flags.json, { vehicleId: input.vehicle, entries }, () => Tour.renderBatch(entries))
+    })
+  )).pipe(Command.withDescription("Several legacy reads in one request, each with its own status"))
+
+const legacy = Command.make("legacy").pipe(
+  Command.withDescription(
+    "Legacy v2.0 reads with the user's token (embedded simulator: consent flow run automatically; remote: run `login` first)"
+  ),
+  Command.withSubcommands([
+    legacyVehicles,
+    legacyRead("odometer", "Last known odometer (km)", (v, id) => v.odometer(id), (x) => `${x.distance} km`),
+    legacyRead("location", "Last known location", (v, id) => v.location(id), (x) => `${x.latitude}, ${x.longitude}`),
+    legacyRead("vin", "Vehicle identification number", (v, id) => v.vin(id), (x) => x.vin),
+    legacyRead("oil", "Engine oil life remaining", (v, id) => v.engineOil(id), (x) => `${Math.round(x.lifeRemaining * 100)}% oil life remaining`),
+    legacyRead("tires", "Tire pressure (kPa)", (v, id) => v.tirePressure(id), (x) =>
+      Render.keyValues([
+        ["front left", `${x.frontLeft} kPa`],
+        ["front right", `${x.frontRight} kPa`],
+        ["back left", `${x.backLeft} kPa`],
+        ["back right", `${x.backRight} kPa`]
+      ])),
+    legacyRead("service-history", "Service records (supported makes only)", (v, id) => v.serviceHistory(id), (records) =>
+      records.length === 0 ? "No service records" : Tour.renderServiceHistory(records)),
+    legacyBatch
+  ])
+)
+
+// ---------------------------------------------------------------------------
+// login
+// ---------------------------------------------------------------------------
+
+const login = Command.make("login", {
+  port: Flag.Int("port").pipe(
+    Flag.withDescription("Port of the local redirect listener on 127.0.0.1 (0: any free port; use the registered one for a real deployment)"),
+    Flag.withDefault(0)
+  ),
+  follow: Flag.Boolean("follow").pipe(
+    Flag.withDescription(
+      "Request the consent URL yourself and follow its redirect (simulators approve without a user); default on for the embedded simulator"
+    ),
+    Flag.optional
+  ),
+  mode: Flag.Literals("mode", ModeValues).pipe(Flag.withDescription("Consent mode: live or simulated"), Flag.optional)
+}, (input) =>
+  withSdk((flags) =>
+    Effect.gen(function*() {
+      const target = yield* Target
+      const follow = Option.getOrElse(input.follow, () => target.embedded)
+      const key = Sdk.userKey(target.label)
+      const authorization = yield* Authorize.run({
+        key,
+        port: input.port,
+        follow,
+        mode: optionalValue(input.mode),
+        onConsentUrl: (url) =>
+          Console.error(
+            follow
+              ? `Consent URL (followed automatically): ${url}`
+              : `Open this URL in a browser to give consent:\n\n  ${url}\n\nWaiting for the redirect...`
+          )
+      })
+      const file = target.embedded ? "(memory: the embedded simulator stops with this command)" : optionalValue(flags.tokenFile) ?? TokenFile.defaultPath()
+      const shown = {
+        target: target.label,
+        key,
+        tokenFile: file,
+        redirectUri: authorization.redirectUri,
+        tokenType: "Bearer",
+        accessToken: Authorize.redact(authorization.token.accessToken),
+        expiresAt: new Date(authorization.token.expiresAt).toISOString(),
+        refreshToken: authorization.token.refreshToken === undefined ? null : Authorize.redact(authorization.token.refreshToken)
+      }
+      yield* output(flags.json, shown, () => `Logged in.\n${Render.keyValues(Object.entries(shown))}`)
+    })
+  )).pipe(Command.withDescription("Run the consent flow with a local redirect listener and store the user's tokens"))
+
+// ---------------------------------------------------------------------------
+// export
+// ---------------------------------------------------------------------------
+
+const out = Flag.String("out").pipe(Flag.withDescription("File to write"))
+const format = Flag.Literals("format", ["ndjson", "csv"]).pipe(
+  Flag.withDescription("ndjson or csv (default: by the file extension, .csv is CSV)"),
+  Flag.optional
+)
+const exportPageSize = Flag.Int("page-size").pipe(Flag.withDescription("Items per request (1 to 100)"), Flag.withDefault(100))
+
+const pagesOf = <P extends { readonly data: ReadonlyArray<unknown>; readonly meta: { readonly totalCount: number; readonly pageNumber: number; readonly pageSize: number }; readonly links: { readonly next: string | null } }, E, R>(
+  fetch: (page: number) => Effect.Effect<P, E, R>
+): Stream.Stream<Export.ExportPage<P["data"][number]>, E, R> =>
+  Stream.paginate(1, (n: number) =>
+    Effect.map(fetch(n), (p) =>
+      [
+        [{ items: p.data, total: p.meta.totalCount }],
+        p.links.next !== null && p.meta.pageNumber * p.meta.pageSize < p.meta.totalCount
+          ? Option.some(n + 1)
+          : Option.none<number>()
+      ] as const))
+
+const exportConnections = Command.make("connections", {
+  out,
+  format,
+  pageSize: exportPageSize,
+  user: Flag.String("user").pipe(Flag.withDescription("Filter by user id"), Flag.optional),
+  mode
+}, (input) =>
+  withSdk((flags) =>
+    Effect.gen(function*() {
+      const service = yield* Connections
+      const fileFormat = Export.formatOf(input.out, optionalValue(input.format))
+      const progress = yield* Progress.start("connections")
+      const records = yield* Export.write({
+        file: input.out,
+        format: fileFormat,
+        progress,
+        pages: pagesOf((n) =>
+          service.list({ page: n, pageSize: input.pageSize, userId: optionalValue(input.user), mode: optionalValue(input.mode) })
+        ),
+        csv: {
+          headers: ["id", "userId", "userExternalId", "vehicleId", "make", "model", "year", "powertrainType", "mode", "permissions", "createdAt", "updatedAt"],
+          row: (c) => [
+            c.id,
+            c.attributes.user.id,
+            c.attributes.user.externalId,
+            c.relationships.vehicle.data.id,
+            c.attributes.vehicle.make,
+            c.attributes.vehicle.model,
+            c.attributes.vehicle.year,
+            c.attributes.vehicle.powertrainType,
+            c.attributes.vehicle.mode,
+            c.attributes.permissions.join(" "),
+            JSON.parse(JSON.stringify(c.meta.createdAt)),
+            JSON.parse(JSON.stringify(c.meta.updatedAt))
+          ]
+        }
+      })
+      const result = { file: input.out, format: fileFormat, records }
+      yield* output(flags.json, result, () => `Wrote ${records} connections to ${input.out} (${fileFormat})`)
+    })
+  )).pipe(Command.withDescription("Stream every connection to a file, page by page, with a progress bar on stderr"))
+
+const exportSignals = Command.make("signals", {
+  vehicle: vehicleArgument,
+  user: Flag.String("user").pipe(Flag.withDescription("Id of the vehicle's user")),
+  out,
+  format,
+  pageSize: exportPageSize
+}, (input) =>
+  withSdk((flags) =>
+    Effect.gen(function*() {
+      const service = yield* Signals
+      const fileFormat = Export.formatOf(input.out, optionalValue(input.format))
+      const progress = yield* Progress.start("signals")
+      const records = yield* Export.write({
+        file: input.out,
+        format: fileFormat,
+        progress,
+        pages: pagesOf((n) =>
+          service.list({ vehicleId: input.vehicle, userId: input.user, page: n, pageSize: input.pageSize })
+        ),
+        csv: {
+          headers: ["vehicleId", "code", "name", "group", "status", "value", "unit", "errorType", "errorCode", "resolution", "retrievedAt"],
+          row: (s) => [
+            input.vehicle,
+            s.attributes.code,
+            s.attributes.name,
+            s.attributes.group,
+            s.attributes.status.value,
+            s.attributes.body.value,
+            s.attributes.body.unit,
+            s.attributes.status.error?.type,
+            s.attributes.status.error?.code,
+            s.attributes.status.error?.resolution?.type,
+            JSON.parse(JSON.stringify(s.meta.retrievedAt))
+          ]
+        }
+      })
+      const result = { file: input.out, format: fileFormat, records }
+      yield* output(flags.json, result, () => `Wrote ${records} signals to ${input.out} (${fileFormat})`)
+    })
+  )).pipe(Command.withDescription("Stream every signal of a vehicle to a file"))
+
+const exportCommand = Command.make("export").pipe(
+  Command.withDescription("Export a list to NDJSON or CSV (by --format or the file extension)"),
+  Command.withSubcommands([exportConnections, exportSignals])
+)
+
+// ---------------------------------------------------------------------------
+// The whole tree
+// ---------------------------------------------------------------------------
+
+/**
+ * The CLI: `sample` alone runs the guided tour on the embedded simulator.
+ *
+ * @example
+ * ```ts
+ * import { Command } from "effect/cli"
+ * import { cli } from "@connected-vehicle/sample/Cli"
+ *
+ * const run = Command.runWith(cli, { version: "0.1.0" })
+ * ```
+ * @since 0.1.0
+ */
+export const cli = root.pipe(
+  Command.withHandler((flags) => runWith(flags, () => Tour.run(flags.json))),
+  Command.withDescription(
+    "Connected-vehicle SDK sample. Without a command: a guided tour of the whole service on the embedded simulator."
+  ),
+  Command.withSubcommands([compat, connections, signals, webhooks, subscriptions, legacy, login, exportCommand]),
+  Command.withExamples([
+    { command: "sample", description: "The guided tour on the embedded simulator" },
+    { command: "sample connections --json", description: "Connections as JSON" },
+    {
+      command: "sample --target https://api.example.com --client-id ID --client-secret SECRET webhooks",
+      description: "Talk to another server"
+    }
+  ])
+)

@@ -1,0 +1,115 @@
+/**
+ * The export writer: a stream of pages written to a file as NDJSON (one JSON
+ * object per line) or CSV (a header row, then one row per item), page by
+ * page, so memory stays proportional to one page.
+ *
+ * @since 0.1.0
+ */
+import { Effect, FileSystem, Stream } from "effect"
+import type { PlatformError } from "effect"
+import type { Progress } from "./Progress.ts"
+
+/**
+ * `ndjson` or `csv`.
+ *
+ * @since 0.1.0
+ */
+export type Format = "ndjson" | "csv"
+
+/**
+ * The format of an explicit `--format`, else of the file extension
+ * (`.csv` is CSV, anything else NDJSON).
+ *
+ * @example
+ * ```ts
+ * import { formatOf } from "@connected-vehicle/sample/Export"
+ *
+ * formatOf("out.csv", undefined) // "csv"
+ * formatOf("out.json", "csv") // "csv"
+ * ```
+ * @since 0.1.0
+ */
+export const formatOf = (file: string, explicit: Format | undefined): Format =>
+  explicit ?? (file.toLowerCase().endsWith(".csv") ? "csv" : "ndjson")
+
+/**
+ * How one item becomes a CSV row.
+ *
+ * @since 0.1.0
+ */
+export interface CsvColumns<A> {
+  readonly headers: ReadonlyArray<string>
+  readonly row: (item: A) => ReadonlyArray<string | number | boolean | null | undefined>
+}
+
+/**
+ * One CSV field, quoted when it holds a comma, a quote or a line break (RFC 4180).
+ *
+ * @example
+ * ```ts
+ * import { csvField } from "@connected-vehicle/sample/Export"
+ *
+ * csvField('say "hi", bye') // '"say ""hi"", bye"'
+ * ```
+ * @since 0.1.0
+ */
+export const csvField = (value: string | number | boolean | null | undefined): string => {
+  const text = value === null || value === undefined ? "" : String(value)
+  return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, "\"\"")}"` : text
+}
+
+/**
+ * A page of the stream: its items and, when known, the total of the list.
+ *
+ * @since 0.1.0
+ */
+export interface ExportPage<A> {
+  readonly items: ReadonlyArray<A>
+  readonly total?: number | undefined
+}
+
+/**
+ * Writes every page of `pages` to `file` and returns the number of records.
+ *
+ * @example
+ * ```ts
+ * import { Stream } from "effect"
+ * import * as Export from "@connected-vehicle/sample/Export"
+ *
+ * const write = Export.write({
+ *   file: "ids.csv",
+ *   format: "csv",
+ *   pages: Stream.make({ items: [{ id: "a" }, { id: "b" }] }),
+ *   csv: { headers: ["id"], row: (item) => [item.id] }
+ * })
+ * ```
+ * @since 0.1.0
+ */
+export const write = <A, E, R>(options: {
+  readonly file: string
+  readonly format: Format
+  readonly pages: Stream.Stream<ExportPage<A>, E, R>
+  readonly csv: CsvColumns<A>
+  readonly progress?: Progress | undefined
+}): Effect.Effect<number, E | PlatformError.PlatformError, R | FileSystem.FileSystem> =>
+  Effect.scoped(Effect.gen(function*() {
+    const fs = yield* FileSystem.FileSystem
+    const file = yield* fs.open(options.file, { flag: "w" })
+    const encoder = new TextEncoder()
+    const put = (text: string) => file.writeAll(encoder.encode(text))
+    if (options.format === "csv") yield* put(options.csv.headers.map(csvField).join(",") + "\n")
+    let count = 0
+    yield* Stream.runForEach(options.pages, (page) =>
+      Effect.gen(function*() {
+        if (page.items.length > 0) {
+          const lines = options.format === "csv"
+            ? page.items.map((item) => options.csv.row(item).map(csvField).join(","))
+            : page.items.map((item) => JSON.stringify(item))
+          yield* put(lines.join("\n") + "\n")
+        }
+        count += page.items.length
+        if (options.progress !== undefined) yield* options.progress.page(page.items.length, page.total)
+      }))
+    if (options.progress !== undefined) yield* options.progress.done
+    return count
+  }))

@@ -1,0 +1,95 @@
+/**
+ * A progress bar on stderr for streamed exports: pages, items (of the total
+ * when known), a bar, and the rate in items per second. On a terminal it
+ * redraws one line; elsewhere (pipes, CI logs) it prints a line at most every
+ * 250 ms and a final one.
+ *
+ * @since 0.1.0
+ */
+import { Clock, Effect } from "effect"
+
+/**
+ * A running progress display.
+ *
+ * @since 0.1.0
+ */
+export interface Progress {
+  /** Counts one more page of `items` items; `total` is the list's totalCount when known. */
+  readonly page: (items: number, total?: number | undefined) => Effect.Effect<void>
+  /** Prints the final state and ends the line. */
+  readonly done: Effect.Effect<void>
+}
+
+const width = 24
+
+/**
+ * Formats one progress line.
+ *
+ * @example
+ * ```ts
+ * import { line } from "@connected-vehicle/sample/Progress"
+ *
+ * line({ label: "connections", pages: 2, items: 200, total: 1000, elapsedMillis: 500 })
+ * // "connections [#####...] pages 2  items 200/1000  400 items/s"
+ * ```
+ * @since 0.1.0
+ */
+export const line = (state: {
+  readonly label: string
+  readonly pages: number
+  readonly items: number
+  readonly total: number | undefined
+  readonly elapsedMillis: number
+}): string => {
+  const rate = state.elapsedMillis > 0 ? Math.round((state.items * 1000) / state.elapsedMillis) : 0
+  const fraction = state.total === undefined || state.total === 0 ? undefined : Math.min(1, state.items / state.total)
+  const bar = fraction === undefined
+    ? ""
+    : `[${"#".repeat(Math.round(fraction * width)).padEnd(width, ".")}] `
+  const of = state.total === undefined ? "" : `/${state.total}`
+  return `${state.label} ${bar}pages ${state.pages}  items ${state.items}${of}  ${rate} items/s`
+}
+
+/**
+ * Starts a progress display on stderr.
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import * as Progress from "@connected-vehicle/sample/Progress"
+ *
+ * const program = Effect.gen(function*() {
+ *   const progress = yield* Progress.start("connections")
+ *   yield* progress.page(100, 1000)
+ *   yield* progress.done
+ * })
+ * ```
+ * @since 0.1.0
+ */
+export const start = (label: string): Effect.Effect<Progress> =>
+  Effect.gen(function*() {
+    const startedAt = yield* Clock.currentTimeMillis
+    const tty = process.stderr.isTTY === true
+    let pages = 0
+    let items = 0
+    let total: number | undefined
+    let lastDraw = 0
+    const draw = (now: number, final: boolean) =>
+      Effect.sync(() => {
+        const text = line({ label, pages, items, total, elapsedMillis: now - startedAt })
+        if (tty) process.stderr.write(`\r\x1b[2K${text}${final ? "\n" : ""}`)
+        else process.stderr.write(`${text}\n`)
+        lastDraw = now
+      })
+    return {
+      page: (count, pageTotal) =>
+        Effect.gen(function*() {
+          pages++
+          items += count
+          if (pageTotal !== undefined) total = pageTotal
+          const now = yield* Clock.currentTimeMillis
+          if (now - lastDraw >= (tty ? 50 : 250)) yield* draw(now, false)
+        }),
+      done: Effect.flatMap(Clock.currentTimeMillis, (now) => draw(now, true))
+    }
+  })

@@ -1,0 +1,86 @@
+/**
+ * Plain-text tables: left-aligned text, right-aligned numbers, one header
+ * line and a rule, widths taken from the widest cell of each column.
+ *
+ * @since 0.1.0
+ */
+
+/**
+ * A column: its header, how to read a cell from a row, and its alignment
+ * (numbers are right-aligned by default).
+ *
+ * @since 0.1.0
+ */
+export interface Column<A> {
+  readonly header: string
+  readonly cell: (row: A) => string | number | boolean | null | undefined
+  readonly align?: "left" | "right" | undefined
+}
+
+const text = (value: string | number | boolean | null | undefined): string =>
+  value === null || value === undefined ? "-" : String(value)
+
+/**
+ * Renders rows as an aligned table (no trailing spaces).
+ *
+ * @example
+ * ```ts
+ * import { render } from "@connected-vehicle/sample/Table"
+ *
+ * render([{ make: "Tesla", count: 3 }], [
+ *   { header: "MAKE", cell: (r) => r.make },
+ *   { header: "COUNT", cell: (r) => r.count }
+ * ])
+ * // MAKE   COUNT
+ * // -----  -----
+ * // Tesla      3
+ * ```
+ * @since 0.1.0
+ */
+export const render = <A>(rows: ReadonlyArray<A>, columns: ReadonlyArray<Column<A>>): string => {
+  const cells = rows.map((row) => columns.map((column) => column.cell(row)))
+  const right = columns.map((column, i) =>
+    column.align === undefined
+      ? cells.length > 0 && cells.every((row) => typeof row[i] === "number" || row[i] === null || row[i] === undefined)
+      : column.align === "right"
+  )
+  const widths = columns.map((column, i) =>
+    Math.max(column.header.length, ...cells.map((row) => text(row[i]).length))
+  )
+  const line = (values: ReadonlyArray<string>) =>
+    values.map((value, i) => (right[i] ? value.padStart(widths[i]!) : value.padEnd(widths[i]!))).join("  ").trimEnd()
+  return [
+    line(columns.map((column) => column.header)),
+    line(widths.map((width) => "-".repeat(width))),
+    ...cells.map((row) => line(row.map(text)))
+  ].join("\n")
+}
+
+/**
+ * Renders `key: value` lines with the keys padded to one width.
+ *
+ * @example
+ * ```ts
+ * import { keyValues } from "@connected-vehicle/sample/Table"
+ *
+ * keyValues([["Vehicle", "v-1"], ["Odometer", "12 km"]])
+ * ```
+ * @since 0.1.0
+ */
+export const keyValues = (pairs: ReadonlyArray<readonly [string, string | number | boolean | null | undefined]>): string => {
+  const width = Math.max(0, ...pairs.map(([key]) => key.length))
+  return pairs.map(([key, value]) => `${(key + ":").padEnd(width + 1)} ${text(value)}`).join("\n")
+}
+
+/**
+ * A section heading: the title and a rule of its length.
+ *
+ * @example
+ * ```ts
+ * import { heading } from "@connected-vehicle/sample/Table"
+ *
+ * heading("1. Compatibility")
+ * ```
+ * @since 0.1.0
+ */
+export const heading = (title: string): string => `\n${title}\n${"=".repeat(title.length)}`

@@ -1,0 +1,293 @@
+/**
+ * The guided tour (`sample` without a command): the service walked through
+ * as a real integration would, printed as tables (or one JSON document with
+ * `--json`):
+ *
+ * 1. the compatibility listing: counts by region and powertrain, then the
+ *    entries of one make;
+ * 2. the legacy OAuth flow: consent URL, redirect with its code (a real HTTP
+ *    request follows the 302 to a local listener), token exchange, vehicle list;
+ * 3. legacy reads of one vehicle in one batch, each entry with its own status;
+ * 4. a v3 application token (client credentials), the application's
+ *    connections, every signal of one connected vehicle through its user;
+ * 5. the application's webhooks and subscriptions.
+ *
+ * @since 0.1.0
+ */
+import { Clock, Console, DateTime, Effect, Result, Stream } from "effect"
+import * as Session from "@connected-vehicle/auth/Session"
+import * as TokenExchange from "@connected-vehicle/auth/TokenExchange"
+import { TokenStore } from "@connected-vehicle/auth/TokenStore"
+import type { BatchResult, EntryError } from "@connected-vehicle/legacy-v2/Batch"
+import type { Reading } from "@connected-vehicle/legacy-v2/Reading"
+import * as Vehicles from "@connected-vehicle/legacy-v2/Vehicles"
+import type { LegacyPath, ServiceRecord } from "@connected-vehicle/schema/Legacy"
+import { Compatibility } from "@connected-vehicle/v3/Compatibility"
+import { Connections } from "@connected-vehicle/v3/Connections"
+import { Signals } from "@connected-vehicle/v3/Signals"
+import * as SignalsModule from "@connected-vehicle/v3/Signals"
+import { Subscriptions } from "@connected-vehicle/v3/Subscriptions"
+import { Webhooks } from "@connected-vehicle/v3/Webhooks"
+import * as Authorize from "./Authorize.ts"
+import * as Render from "./Render.ts"
+import { SampleError } from "./SampleError.ts"
+import * as Sdk from "./Sdk.ts"
+import { heading, keyValues, render } from "./Table.ts"
+import { Target } from "./Target.ts"
+
+/**
+ * One entry of a legacy batch, flattened for display and JSON.
+ *
+ * @since 0.1.0
+ */
+export interface BatchEntry {
+  readonly path: string
+  readonly ok: boolean
+  readonly status: number | undefined
+  readonly value: unknown
+  readonly dataAge: string | undefined
+  readonly error: { readonly tag: string; readonly code: string | undefined; readonly detail: string } | undefined
+}
+
+const errorOf = (error: EntryError): NonNullable<BatchEntry["error"]> => ({
+  tag: error._tag,
+  code: "code" in error ? error.code : undefined,
+  detail: "detail" in error ? error.detail : error.message
+})
+
+/**
+ * Flattens a decoded batch in the order of `paths`.
+ *
+ * @example
+ * ```ts
+ * import { batchEntries } from "@connected-vehicle/sample/Tour"
+ *
+ * batchEntries({}, [])
+ * ```
+ * @since 0.1.0
+ */
+export const batchEntries = (
+  result: Partial<BatchResult<LegacyPath>>,
+  paths: ReadonlyArray<LegacyPath>
+): ReadonlyArray<BatchEntry> =>
+  paths.flatMap((path) => {
+    const entry = result[path] as Result.Result<Reading<unknown>, EntryError> | undefined
+    if (entry === undefined) return []
+    return [Result.match(entry, {
+      onSuccess: (reading): BatchEntry => ({
+        path,
+        ok: true,
+        status: 200,
+        value: reading.value,
+        dataAge: reading.dataAge === undefined ? undefined : DateTime.formatIso(reading.dataAge),
+        error: undefined
+      }),
+      onFailure: (error): BatchEntry => ({
+        path,
+        ok: false,
+        status: "status" in error ? error.status : undefined,
+        value: undefined,
+        dataAge: undefined,
+        error: errorOf(error)
+      })
+    })]
+  })
+
+/**
+ * The batch as a table: path, status, value or error.
+ *
+ * @example
+ * ```ts
+ * import { renderBatch } from "@connected-vehicle/sample/Tour"
+ *
+ * console.log(renderBatch([]))
+ * ```
+ * @since 0.1.0
+ */
+export const renderBatch = (entries: ReadonlyArray<BatchEntry>): string =>
+  render(entries, [
+    { header: "PATH", cell: (e) => e.path },
+    { header: "STATUS", cell: (e) => e.status === undefined ? "-" : String(e.status) },
+    { header: "RESULT", cell: (e) => e.ok ? "ok" : e.error!.tag },
+    {
+      header: "VALUE / ERROR",
+      cell: (e) => e.ok ? Render.summary(e.value) : `${e.error!.code ?? ""} ${e.error!.detail}`.trim()
+    },
+    { header: "DATA AGE", cell: (e) => e.dataAge ?? "-" }
+  ])
+
+/**
+ * Service records as a table.
+ *
+ * @example
+ * ```ts
+ * import { renderServiceHistory } from "@connected-vehicle/sample/Tour"
+ *
+ * console.log(renderServiceHistory([]))
+ * ```
+ * @since 0.1.0
+ */
+export const renderServiceHistory = (records: ReadonlyArray<ServiceRecord>): string =>
+  render(records, [
+    { header: "SERVICE", cell: (r) => r.serviceId },
+    { header: "DATE", cell: (r) => r.serviceDate === null ? null : DateTime.formatIso(r.serviceDate).slice(0, 10) },
+    { header: "KM", cell: (r) => r.odometerDistance, align: "right" },
+    { header: "TASKS", cell: (r) => r.serviceTasks.map((t) => t.taskDescription ?? "?").join("; ") },
+    {
+      header: "COST",
+      cell: (r) => r.serviceCost.totalCost === null ? null : `${r.serviceCost.totalCost} ${r.serviceCost.currency ?? ""}`.trim()
+    }
+  ])
+
+const tourPaths: readonly [LegacyPath, ...Array<LegacyPath>] = ["/odometer", "/location", "/vin", "/engine/oil", "/tires/pressure"]
+
+/**
+ * Runs the tour; prints as it goes (or one JSON document at the end with `json`).
+ *
+ * @example
+ * ```ts
+ * import * as Tour from "@connected-vehicle/sample/Tour"
+ *
+ * const tour = Tour.run(false)
+ * ```
+ * @since 0.1.0
+ */
+export const run = (json: boolean) =>
+  Effect.gen(function*() {
+    const startedAt = yield* Clock.currentTimeMillis
+    const target = yield* Target
+    const say = (text: string) => json ? Effect.void : Console.log(text)
+    yield* say(`Connected-vehicle SDK sample: talking to the ${target.label}`)
+
+    // 1. Compatibility listing --------------------------------------------------
+    const compatibility = yield* Compatibility
+    const listing = yield* compatibility.list()
+    const makes = [...new Set(listing.data.map((e) => e.attributes.make))].sort()
+    const make = makes.includes("Tesla") ? "Tesla" : makes[0]
+    const ofMake = make === undefined ? { data: [] } : yield* compatibility.list({ make })
+    yield* say(heading("1. Compatibility listing (GET /v3/compatible-vehicles, no credential)"))
+    yield* say(`${listing.data.length} make/model/powertrain/region entries, ${makes.length} makes\n`)
+    yield* say(Render.compatibilityCounts(listing.data))
+    yield* say(`\nEntries for ${make ?? "(none)"}:\n${Render.compatibilityEntries(ofMake.data)}`)
+
+    // 2. Legacy OAuth flow ----------------------------------------------------------
+    yield* say(heading("2. Legacy OAuth: consent, redirect, code exchange (v2.0)"))
+    const key = Sdk.userKey(target.label)
+    const authorization = yield* Authorize.run({
+      key,
+      port: 0,
+      follow: true,
+      onConsentUrl: (url) => say(keyValues([["Consent URL", url]]))
+    })
+    yield* say(keyValues([
+      ["Redirected to", authorization.redirectedTo],
+      ["Code", `${authorization.code} (single use, exchanged at POST /oauth/token)`],
+      ["Access token", Authorize.redact(authorization.token.accessToken)],
+      ["Expires at", new Date(authorization.token.expiresAt).toISOString()],
+      [
+        "Refresh token",
+        authorization.token.refreshToken === undefined ? "-" : Authorize.redact(authorization.token.refreshToken)
+      ]
+    ]))
+    const legacy = yield* Effect.gen(function*() {
+      const vehicles = yield* Vehicles.make()
+      const list = yield* vehicles.list({ limit: 10 })
+      yield* say(`\nVehicles of the user (GET /v2.0/vehicles): ${list.paging.count}\n${list.vehicles.map((v) => `  ${v}`).join("\n")}`)
+      const vehicleId = list.vehicles[0]
+      if (vehicleId === undefined) return yield* new SampleError({ reason: "The user has no vehicle to read" })
+
+      // 3. Legacy batch ---------------------------------------------------------------
+      const batch = yield* vehicles.batch(vehicleId, tourPaths)
+      const entries = batchEntries(batch, tourPaths)
+      yield* say(heading(`3. Legacy reads of ${vehicleId} in one batch (POST /v2.0/vehicles/{id}/batch)`))
+      yield* say(renderBatch(entries))
+      return { vehicles: list, vehicleId, entries }
+    }).pipe(Effect.provide(Session.layerUser(key)))
+
+    // 4. v3 application token, connections, signals ---------------------------------
+    yield* say(heading("4. v3: application token, connections, signals"))
+    const appToken = yield* TokenExchange.clientCredentials()
+    const store = yield* TokenStore
+    yield* store.set("application", appToken) // the v3 services' session uses this token
+    yield* say(keyValues([
+      ["Application token", `${Authorize.redact(appToken.accessToken)} (client credentials, no user context)`],
+      ["Expires at", new Date(appToken.expiresAt).toISOString()]
+    ]))
+    const connections = yield* Connections
+    const connectionPage = yield* connections.list({ pageSize: 10 })
+    yield* say(`\nConnections (${connectionPage.meta.totalCount} in all, first ${connectionPage.data.length}):`)
+    yield* say(Render.connections(connectionPage.data))
+    const chosen = connectionPage.data[0]
+    if (chosen === undefined) return yield* new SampleError({ reason: "The application has no connection" })
+    const vehicleId = chosen.relationships.vehicle.data.id
+    const userId = chosen.relationships.user.data.id
+    const signals = yield* Signals
+    const signalItems = yield* Stream_collect(signals, vehicleId, userId)
+    const parts = SignalsModule.partition(signalItems)
+    yield* say(`\nSignals of ${vehicleId} on behalf of user ${userId} (sc-user-id):\n`)
+    yield* say(Render.signals(signalItems))
+
+    // 5. Webhooks and subscriptions ---------------------------------------------------
+    const webhooks = yield* (yield* Webhooks).list({ pageSize: 20 })
+    const subscriptions = yield* (yield* Subscriptions).list({ pageSize: 10 })
+    yield* say(heading("5. Webhooks and subscriptions of the application"))
+    yield* say(`Webhooks (${webhooks.meta.totalCount}):\n${Render.webhooks(webhooks.data)}`)
+    yield* say(
+      `\nSubscriptions (${subscriptions.meta.totalCount} in all, first ${subscriptions.data.length}):\n${
+        Render.subscriptions(subscriptions.data)
+      }`
+    )
+
+    const elapsed = ((yield* Clock.currentTimeMillis) - startedAt) / 1000
+    const summary = {
+      target: target.label,
+      compatibilityEntries: listing.data.length,
+      legacyVehicles: legacy.vehicles.paging.count,
+      legacyReads: legacy.entries.length,
+      legacyReadsOk: legacy.entries.filter((e) => e.ok).length,
+      connections: connectionPage.meta.totalCount,
+      signals: signalItems.length,
+      failedSignals: parts.failed.length,
+      webhooks: webhooks.meta.totalCount,
+      subscriptions: subscriptions.meta.totalCount,
+      seconds: elapsed
+    }
+    const line =
+      `\nOK: ${summary.compatibilityEntries} compatibility entries, ${summary.legacyReadsOk}/${summary.legacyReads} legacy reads, ` +
+      `${summary.connections} connections, ${summary.signals} signals (${summary.failedSignals} failed), ` +
+      `${summary.webhooks} webhooks, ${summary.subscriptions} subscriptions in ${elapsed.toFixed(1)} s`
+    if (json) {
+      yield* Console.log(JSON.stringify(
+        {
+          summary,
+          compatibility: { total: listing.data.length, make, entries: ofMake.data },
+          legacy: {
+            consentUrl: authorization.consentUrl,
+            redirectUri: authorization.redirectUri,
+            accessToken: Authorize.redact(authorization.token.accessToken),
+            vehicles: legacy.vehicles,
+            batch: { vehicleId: legacy.vehicleId, entries: legacy.entries }
+          },
+          v3: {
+            applicationToken: Authorize.redact(appToken.accessToken),
+            connections: connectionPage,
+            signals: { vehicleId, userId, data: signalItems },
+            webhooks,
+            subscriptions
+          }
+        },
+        null,
+        2
+      ))
+    } else {
+      yield* Console.log(line)
+    }
+    return summary
+  })
+
+const Stream_collect = (signals: Signals["Service"], vehicleId: string, userId: string) =>
+  Effect.map(
+    Effect.flatMap(Effect.succeed(signals.stream({ vehicleId, userId, pageSize: 100 })), (stream) =>
+      Stream.runCollect(stream)),
+    (chunk) => Array.from(chunk)
+  )

@@ -1,0 +1,92 @@
+/**
+ * The consent URL the user is sent to (authorization-code flow, section 5).
+ *
+ * @since 0.1.0
+ */
+import { Effect, Schema } from "effect"
+import { HttpApiClient } from "effect/http-api"
+import { AuthorizationApi } from "@connected-vehicle/schema/Api"
+import type { Mode } from "@connected-vehicle/schema/Common"
+import type { Permission } from "@connected-vehicle/schema/OAuth"
+import { TransportConfig } from "@connected-vehicle/transport/TransportConfig"
+import { OAuthConfig } from "./OAuthConfig.ts"
+
+/**
+ * @since 0.1.0
+ */
+export interface ConsentOptions {
+  /** Must equal the `redirect_uri` of the later code exchange. */
+  readonly redirectUri: string
+  readonly permissions: ReadonlyArray<Permission>
+  /** Opaque value echoed back on the redirect (CSRF protection). */
+  readonly state?: string | undefined
+  readonly mode?: Mode | undefined
+}
+
+/**
+ * Builds `{auth_url}/oauth/authorize?response_type=code&client_id=...&redirect_uri=...&scope=...`
+ * from the contract. Scope is the permissions joined by spaces.
+ *
+ * @example
+ * ```ts
+ * import { consentUrl } from "@connected-vehicle/auth/Consent"
+ *
+ * consentUrl("http://127.0.0.1:8080", "my-client", {
+ *   redirectUri: "https://app.example/callback",
+ *   permissions: ["read_odometer", "read_vin"],
+ *   state: "xyz"
+ * })
+ * ```
+ * @since 0.1.0
+ */
+export const consentUrl = (authorizationUrl: string, clientId: string, options: ConsentOptions): string => {
+  if (typeof options.redirectUri !== "string" || options.redirectUri.length === 0) {
+    throw new TypeError("consentUrl: redirectUri is required")
+  }
+  return HttpApiClient.urlBuilder(AuthorizationApi, { baseUrl: authorizationUrl }).oauth.authorize({
+    query: {
+      response_type: "code",
+      client_id: clientId,
+      redirect_uri: options.redirectUri,
+      ...(options.permissions.length === 0 ? {} : { scope: options.permissions.join(" ") }),
+      ...(options.state === undefined ? {} : { state: options.state }),
+      ...(options.mode === undefined ? {} : { mode: options.mode })
+    }
+  })
+}
+
+/**
+ * {@link consentUrl} with the configured authorization root and client id;
+ * `redirectUri` defaults to the configured one and fails when there is none.
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { make } from "@connected-vehicle/auth/Consent"
+ *
+ * const url = make({ permissions: ["read_odometer"], state: "xyz" })
+ * ```
+ * @since 0.1.0
+ */
+export const make = (
+  options: Omit<ConsentOptions, "redirectUri"> & { readonly redirectUri?: string | undefined }
+): Effect.Effect<string, MissingRedirectUri, TransportConfig | OAuthConfig> =>
+  Effect.gen(function*() {
+    const transport = yield* TransportConfig
+    const oauth = yield* OAuthConfig
+    const redirectUri = options.redirectUri ?? oauth.redirectUri
+    if (redirectUri === undefined || redirectUri.length === 0) return yield* new MissingRedirectUri()
+    return consentUrl(transport.roots.authorization, oauth.clientId, { ...options, redirectUri })
+  })
+
+
+/**
+ * No redirect URI was given or configured (none is ever sent as `undefined`).
+ *
+ * @since 0.1.0
+ */
+export class MissingRedirectUri extends Schema.TaggedError<MissingRedirectUri>()("MissingRedirectUri", {}) {
+  override get message() {
+    return "A redirect URI is required for the consent URL and the code exchange"
+  }
+}

@@ -1,0 +1,118 @@
+/**
+ * The token endpoint (`POST {auth_url}/oauth/token`, section 4.6): the
+ * authorization-code grant, the refresh-token grant and, for v3
+ * applications, the client-credentials grant. Every call sends the Basic
+ * credential of `client_id:client_secret`, a form body and the SDK's
+ * User-Agent; none is retried unless the caller opts in.
+ *
+ * @since 0.1.0
+ */
+import { Clock, Effect, Redacted } from "effect"
+import { AuthorizationApi } from "@connected-vehicle/schema/Api"
+import type { AppTokenResponse, TokenRequest } from "@connected-vehicle/schema/OAuth"
+import { TokenLifetimes } from "@connected-vehicle/schema/OAuth"
+import type { ServiceError } from "@connected-vehicle/schema/ServiceError"
+import * as Transport from "@connected-vehicle/transport/Transport"
+import type { OAuthError, TransportError } from "@connected-vehicle/transport/TransportError"
+import { OAuthConfig } from "./OAuthConfig.ts"
+import type { Token } from "./TokenStore.ts"
+
+/**
+ * Errors of the token endpoint.
+ *
+ * @since 0.1.0
+ */
+export type TokenError = OAuthError | ServiceError | TransportError
+
+/**
+ * `Basic base64(client_id:client_secret)` (section 5.4), redacted.
+ *
+ * @example
+ * ```ts
+ * import { Redacted } from "effect"
+ * import { basicCredential } from "@connected-vehicle/auth/TokenExchange"
+ *
+ * basicCredential("id", Redacted.make("secret")) // Redacted of "Basic aWQ6c2VjcmV0"
+ * ```
+ * @since 0.1.0
+ */
+export const basicCredential = (clientId: string, clientSecret: Redacted.Redacted<string>): Redacted.Redacted<string> =>
+  Redacted.make(`Basic ${Buffer.from(`${clientId}:${Redacted.value(clientSecret)}`, "utf8").toString("base64")}`)
+
+const grant = (payload: TokenRequest, options?: Transport.CallOptions) =>
+  Effect.gen(function*() {
+    const config = yield* OAuthConfig
+    const oauth = yield* Transport.publicClient(AuthorizationApi, "oauth")
+    const { value } = yield* oauth.token(
+      {
+        headers: { authorization: Redacted.value(basicCredential(config.clientId, config.clientSecret)) },
+        payload
+      },
+      options
+    )
+    return yield* toToken(value)
+  })
+
+const toToken = (response: AppTokenResponse): Effect.Effect<Token> =>
+  Effect.map(Clock.currentTimeMillis, (now) => ({
+    accessToken: response.access_token,
+    expiresAt: now + response.expires_in * 1000,
+    refreshToken: response.refresh_token,
+    refreshExpiresAt: response.refresh_token === undefined ? undefined : now + TokenLifetimes.refreshSeconds * 1000
+  }))
+
+/**
+ * Exchanges an authorization code. `redirectUri` must be the one of the
+ * consent URL.
+ *
+ * @example
+ * ```ts
+ * import { exchangeCode } from "@connected-vehicle/auth/TokenExchange"
+ *
+ * const tokens = exchangeCode({ code: "abc", redirectUri: "https://app.example/callback" })
+ * ```
+ * @since 0.1.0
+ */
+export const exchangeCode = (
+  input: { readonly code: string; readonly redirectUri: string },
+  options?: Transport.CallOptions
+): Effect.Effect<Token, TokenError, Transport.Transport | OAuthConfig> =>
+  grant({ grant_type: "authorization_code", code: input.code, redirect_uri: input.redirectUri }, options)
+
+/**
+ * Exchanges a refresh token for a new token set.
+ *
+ * @example
+ * ```ts
+ * import { Redacted } from "effect"
+ * import { refresh } from "@connected-vehicle/auth/TokenExchange"
+ *
+ * const tokens = refresh(Redacted.make("refresh-token"))
+ * ```
+ * @since 0.1.0
+ */
+export const refresh = (
+  refreshToken: Redacted.Redacted<string>,
+  options?: Transport.CallOptions
+): Effect.Effect<Token, TokenError, Transport.Transport | OAuthConfig> =>
+  grant({ grant_type: "refresh_token", refresh_token: Redacted.value(refreshToken) }, options)
+
+/**
+ * An application token (v3, client credentials).
+ *
+ * @example
+ * ```ts
+ * import { clientCredentials } from "@connected-vehicle/auth/TokenExchange"
+ *
+ * const appToken = clientCredentials()
+ * ```
+ * @since 0.1.0
+ */
+export const clientCredentials = (
+  input?: { readonly scope?: string | undefined },
+  options?: Transport.CallOptions
+): Effect.Effect<Token, TokenError, Transport.Transport | OAuthConfig> =>
+  grant(
+    { grant_type: "client_credentials", ...(input?.scope === undefined ? {} : { scope: input.scope }) },
+    options
+  )

@@ -1,0 +1,156 @@
+/**
+ * Typed results of the legacy batch endpoint (`POST /v2.0/vehicles/{id}/batch`).
+ *
+ * The caller names the read endpoints it wants ({@link LegacyPath}); the
+ * result has one entry per requested path, typed by that path (the
+ * `/odometer` entry holds an `Odometer`, and so on). Each entry is either its
+ * decoded {@link Reading} or its own typed error, built from the entry's own
+ * `code`, body envelope and headers: one failing entry never fails the others.
+ *
+ * Each requested path counts against the per-vehicle request limit of the
+ * service (section 8), exactly as if it had been requested on its own.
+ *
+ * @since 0.1.0
+ */
+import { Option, Result, Schema } from "effect"
+import type { BatchItem, BatchResponse, LegacyBody, LegacyPath, UnitSystem } from "@connected-vehicle/schema/Legacy"
+import { LegacyEndpoints } from "@connected-vehicle/schema/Legacy"
+import { ErrorEnvelope, fromEnvelope } from "@connected-vehicle/schema/ServiceError"
+import type { ServiceError } from "@connected-vehicle/schema/ServiceError"
+import { MalformedErrorBody, ResponseDecodeError } from "@connected-vehicle/transport/TransportError"
+import { toReading } from "./internal/headers.ts"
+import type { Reading } from "./Reading.ts"
+
+/**
+ * The batch response has no entry for a requested path.
+ *
+ * @example
+ * ```ts
+ * import { MissingBatchEntry } from "@connected-vehicle/legacy-v2/Batch"
+ *
+ * new MissingBatchEntry({ path: "/vin" }).message
+ * ```
+ * @since 0.1.0
+ */
+export class MissingBatchEntry extends Schema.TaggedError<MissingBatchEntry>()("MissingBatchEntry", {
+  path: Schema.String
+}) {
+  override get message() {
+    return `The batch response has no entry for ${this.path}`
+  }
+}
+
+/**
+ * The error of one batch entry: the service error of its envelope, a body
+ * that is not the envelope, a success body that does not match its path's
+ * schema, or no entry at all.
+ *
+ * @since 0.1.0
+ */
+export type EntryError = ServiceError | MalformedErrorBody | ResponseDecodeError | MissingBatchEntry
+
+/**
+ * One entry: the decoded reading of path `P`, or its own error.
+ *
+ * @since 0.1.0
+ */
+export type Entry<P extends LegacyPath> = Result.Result<Reading<LegacyBody<P>>, EntryError>
+
+/**
+ * The result of a batch: one {@link Entry} per requested path, keyed by path.
+ *
+ * @example
+ * ```ts
+ * import { Result } from "effect"
+ * import type { BatchResult } from "@connected-vehicle/legacy-v2/Batch"
+ *
+ * const distance = (r: BatchResult<"/odometer" | "/vin">) =>
+ *   Result.isSuccess(r["/odometer"]) ? r["/odometer"].success.value.distance : undefined
+ * ```
+ * @since 0.1.0
+ */
+export type BatchResult<P extends LegacyPath> = { readonly [K in P]: Entry<K> }
+
+/**
+ * Context of a batch response needed to build its entries.
+ *
+ * @since 0.1.0
+ */
+export interface DecodeContext {
+  /** `{legacy_url}/v2.0/vehicles/{id}`, used in the entries' errors. */
+  readonly vehicleUrl: string
+  readonly unitSystem: UnitSystem
+  readonly requestIdHeader: string
+  /** Current time in milliseconds, for an HTTP-date `retry-after`. */
+  readonly now: number
+}
+
+/**
+ * Splits a batch response into one typed entry per requested path.
+ *
+ * @example
+ * ```ts
+ * import { decode } from "@connected-vehicle/legacy-v2/Batch"
+ *
+ * const result = decode(
+ *   { responses: [{ path: "/odometer", code: 200, body: { distance: 12.5 }, headers: { "sc-unit-system": "metric" } }] },
+ *   ["/odometer", "/vin"],
+ *   { vehicleUrl: "http://127.0.0.1:8080/v2.0/vehicles/veh_1", unitSystem: "metric", requestIdHeader: "x-request-id", now: Date.now() }
+ * )
+ * result["/vin"]._tag // "Failure": MissingBatchEntry
+ * ```
+ * @since 0.1.0
+ */
+export const decode = <P extends LegacyPath>(
+  response: BatchResponse,
+  paths: ReadonlyArray<P>,
+  context: DecodeContext
+): BatchResult<P> => {
+  const out: Partial<Record<LegacyPath, Entry<LegacyPath>>> = {}
+  for (const path of paths) {
+    const item = response.responses.find((i) => i.path === path)
+    out[path] = item === undefined ? Result.fail(new MissingBatchEntry({ path })) : decodeItem(path, item, context)
+  }
+  return out as BatchResult<P>
+}
+
+const decodeEnvelope = Schema.decodeUnknownOption(ErrorEnvelope)
+
+const decodeItem = <P extends LegacyPath>(path: P, item: BatchItem, context: DecodeContext): Entry<P> => {
+  const headers = item.headers as Readonly<Record<string, string | undefined>>
+  const requestId = headers[context.requestIdHeader]
+  const http = {
+    method: "GET",
+    url: context.vehicleUrl + path,
+    status: item.code,
+    ...(requestId === undefined ? {} : { requestId })
+  }
+  if (item.code < 200 || item.code >= 300) {
+    const envelope = decodeEnvelope(item.body)
+    if (Option.isNone(envelope)) {
+      return Result.fail(new MalformedErrorBody({ ...http, description: "entry body is not the error envelope" }))
+    }
+    const retryAfter = headers["retry-after"]
+    return Result.fail(fromEnvelope(envelope.value, {
+      ...http,
+      retryAfterMillis: retryAfter === undefined ? undefined : parseRetryAfter(retryAfter, context.now)
+    }))
+  }
+  const schema = LegacyEndpoints[path].schema as Schema.Codec<LegacyBody<P>, unknown>
+  const value = Schema.decodeUnknownResult(schema)(item.body)
+  if (Result.isFailure(value)) {
+    return Result.fail(new ResponseDecodeError({ ...http, description: value.failure.message }))
+  }
+  return toReading(value.success, headers, {
+    requested: context.unitSystem,
+    requestIdHeader: context.requestIdHeader,
+    ...http
+  })
+}
+
+const parseRetryAfter = (value: string, now: number): number | undefined => {
+  const trimmed = value.trim()
+  if (/^\d+(\.\d+)?$/.test(trimmed)) return Math.round(Number(trimmed) * 1000)
+  const date = Date.parse(trimmed)
+  return Number.isNaN(date) ? undefined : Math.max(0, date - now)
+}

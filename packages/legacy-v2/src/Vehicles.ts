@@ -1,0 +1,280 @@
+/**
+ * The legacy v2.0 vehicle-data interface (section 4.7): the vehicle list, the
+ * six read endpoints and the batch endpoint, for one user's bearer token.
+ *
+ * Reads are sent with the request header `sc-unit-system` (`metric` unless
+ * configured or asked otherwise) and return a {@link Reading}: the decoded
+ * body with the response's `sc-data-age` (as a `DateTime.Utc`) and
+ * `sc-unit-system`.
+ *
+ * @since 0.1.0
+ */
+import { Clock, Context, Effect, Layer, Stream } from "effect"
+import type { Config } from "effect"
+import { FetchHttpClient, HttpClient } from "effect/http"
+import type { Headers } from "effect/http"
+import * as OAuthConfig from "@connected-vehicle/auth/OAuthConfig"
+import * as Session from "@connected-vehicle/auth/Session"
+import * as TokenStore from "@connected-vehicle/auth/TokenStore"
+import { LegacyApi } from "@connected-vehicle/schema/Api"
+import type { EngineOil, LegacyPath, Location, Odometer, ServiceHistory, TirePressure, UnitSystem, VehicleList, Vin } from "@connected-vehicle/schema/Legacy"
+import type { ServiceError } from "@connected-vehicle/schema/ServiceError"
+import type { Credentials } from "@connected-vehicle/transport/Credentials"
+import * as Pagination from "@connected-vehicle/transport/Pagination"
+import * as Transport from "@connected-vehicle/transport/Transport"
+import * as TransportConfig from "@connected-vehicle/transport/TransportConfig"
+import type { TransportError } from "@connected-vehicle/transport/TransportError"
+import * as Batch from "./Batch.ts"
+import type { InvalidArgument } from "./InvalidArgument.ts"
+import { toReading } from "./internal/headers.ts"
+import { validate } from "./internal/validate.ts"
+import type { Reading } from "./Reading.ts"
+
+/**
+ * Options of a read or a batch.
+ *
+ * @since 0.1.0
+ */
+export interface ReadOptions {
+  /** Overrides the configured unit system for this call. */
+  readonly unitSystem?: UnitSystem | undefined
+}
+
+/**
+ * Options of {@link make} and {@link layer}.
+ *
+ * @since 0.1.0
+ */
+export interface Options {
+  /** Unit system requested with every read (default `metric`). */
+  readonly unitSystem?: UnitSystem | undefined
+}
+
+/**
+ * The errors of a read: the service's, the transport's, and an invalid
+ * `unitSystem` option.
+ *
+ * @since 0.1.0
+ */
+export type ReadError = InvalidArgument | ServiceError | TransportError
+
+/**
+ * The legacy vehicle-data service.
+ *
+ * @example
+ * ```ts
+ * import { Effect, Result, Stream } from "effect"
+ * import { Vehicles } from "@connected-vehicle/legacy-v2/Vehicles"
+ *
+ * const program = Effect.gen(function*() {
+ *   const vehicles = yield* Vehicles
+ *   const ids = yield* Stream.runCollect(vehicles.stream())
+ *   const odometer = yield* vehicles.odometer(ids[0]!, { unitSystem: "imperial" })
+ *   const batch = yield* vehicles.batch(ids[0]!, ["/odometer", "/tires/pressure"])
+ *   return [odometer.value.distance, Result.isSuccess(batch["/tires/pressure"])]
+ * })
+ * ```
+ * @since 0.1.0
+ */
+export class Vehicles extends Context.Service<Vehicles, {
+  /** One page of vehicle ids (`limit` 1..50, default 10 on the service; `offset` >= 0). */
+  readonly list: (
+    args?: { readonly limit?: number | undefined; readonly offset?: number | undefined }
+  ) => Effect.Effect<VehicleList, InvalidArgument | ServiceError | TransportError>
+  /** Every vehicle id, `limit` (default 50) per request. */
+  readonly stream: (
+    args?: { readonly limit?: number | undefined }
+  ) => Stream.Stream<string, InvalidArgument | ServiceError | TransportError>
+  readonly odometer: (vehicleId: string, options?: ReadOptions) => Effect.Effect<Reading<Odometer>, ReadError>
+  readonly location: (vehicleId: string, options?: ReadOptions) => Effect.Effect<Reading<Location>, ReadError>
+  readonly vin: (vehicleId: string, options?: ReadOptions) => Effect.Effect<Reading<Vin>, ReadError>
+  readonly engineOil: (vehicleId: string, options?: ReadOptions) => Effect.Effect<Reading<EngineOil>, ReadError>
+  readonly tirePressure: (vehicleId: string, options?: ReadOptions) => Effect.Effect<Reading<TirePressure>, ReadError>
+  readonly serviceHistory: (vehicleId: string, options?: ReadOptions) => Effect.Effect<Reading<ServiceHistory>, ReadError>
+  /**
+   * Several reads in one request. Each requested path counts against the
+   * per-vehicle request limit. The call fails only when the batch request
+   * itself fails; each entry carries its own result.
+   */
+  readonly batch: <const P extends LegacyPath>(
+    vehicleId: string,
+    paths: readonly [P, ...Array<P>],
+    options?: ReadOptions
+  ) => Effect.Effect<Batch.BatchResult<P>, ReadError>
+}>()("@connected-vehicle/legacy-v2/Vehicles") {}
+
+// The transport's results carry no response headers: a per-call cell,
+// filled by a response tap on the transport's client, keeps them.
+interface HeaderCell {
+  headers: Headers.Headers | undefined
+}
+
+const CurrentCell = Context.Reference<HeaderCell | undefined>("@connected-vehicle/legacy-v2/Vehicles/CurrentCell", {
+  defaultValue: () => undefined
+})
+
+/**
+ * Builds the service from the transport and the user's credential.
+ *
+ * @example
+ * ```ts
+ * import { Layer } from "effect"
+ * import { Vehicles, make } from "@connected-vehicle/legacy-v2/Vehicles"
+ *
+ * const VehiclesLive = Layer.effect(Vehicles, make({ unitSystem: "imperial" }))
+ * ```
+ * @since 0.1.0
+ */
+export const make = (options?: Options): Effect.Effect<Vehicles["Service"], never, Transport.Transport | Credentials> =>
+  Effect.gen(function*() {
+    const transport = yield* Transport.Transport
+    const defaultUnitSystem = options?.unitSystem ?? "metric"
+    const httpClient = transport.httpClient.pipe(
+      HttpClient.tap((response) =>
+        Effect.map(Effect.service(CurrentCell), (cell) => {
+          if (cell !== undefined) cell.headers = response.headers
+        })
+      )
+    )
+    const client = yield* Transport.client(LegacyApi, "legacy").pipe(
+      Effect.provideService(Transport.Transport, { ...transport, httpClient })
+    )
+    const legacyRoot = transport.config.roots.legacy.replace(/\/+$/, "")
+    const vehicleUrl = (vehicleId: string) => `${legacyRoot}/v2.0/vehicles/${encodeURIComponent(vehicleId)}`
+
+    const fetchPage = (args: { readonly limit?: number | undefined; readonly offset?: number | undefined }) =>
+      client.vehicles({
+        query: {
+          ...(args.limit === undefined ? {} : { limit: args.limit }),
+          ...(args.offset === undefined ? {} : { offset: args.offset })
+        }
+      })
+
+    const read = <A>(
+      path: LegacyPath,
+      call: (request: {
+        readonly params: { readonly id: string }
+        readonly headers: { readonly "sc-unit-system": UnitSystem }
+      }) => Effect.Effect<Transport.Result<A>, ServiceError | TransportError>
+    ) =>
+    (vehicleId: string, readOptions?: ReadOptions): Effect.Effect<Reading<A>, ReadError> => {
+      const unitSystem = readOptions?.unitSystem ?? defaultUnitSystem
+      return Effect.andThen(
+        validate({ unitSystem }),
+        Effect.suspend(() => {
+          const cell: HeaderCell = { headers: undefined }
+          return call({ params: { id: vehicleId }, headers: { "sc-unit-system": unitSystem } }).pipe(
+            Effect.provideService(CurrentCell, cell),
+            Effect.flatMap((r) =>
+              Effect.fromResult(toReading(r.value, cell.headers ?? {}, {
+                requested: unitSystem,
+                requestIdHeader: transport.config.requestIdHeader,
+                method: "GET",
+                url: vehicleUrl(vehicleId) + path,
+                status: r.status
+              }))
+            )
+          )
+        })
+      )
+    }
+
+    return Vehicles.of({
+      list: (args = {}) => Effect.andThen(validate(args), Effect.map(fetchPage(args), (r) => r.value)),
+      stream: (args = {}) =>
+        Stream.unwrap(Effect.as(
+          validate(args),
+          Pagination.offsetItems((offset, limit) => fetchPage({ offset, limit }), { limit: args.limit ?? 50 })
+        )),
+      odometer: read("/odometer", client.odometer),
+      location: read("/location", client.location),
+      vin: read("/vin", client.vin),
+      engineOil: read("/engine/oil", client.engineOil),
+      tirePressure: read("/tires/pressure", client.tirePressure),
+      serviceHistory: read("/service/history", client.serviceHistory),
+      batch: (vehicleId, paths, readOptions) => {
+        const unitSystem = readOptions?.unitSystem ?? defaultUnitSystem
+        const unique = [...new Set(paths)]
+        return Effect.gen(function*() {
+          yield* validate({ unitSystem })
+          for (const path of unique) yield* validate({ path })
+          const response = yield* client.batch({
+            params: { id: vehicleId },
+            headers: { "sc-unit-system": unitSystem },
+            payload: { requests: [{ path: paths[0] }, ...unique.slice(1).map((path) => ({ path }))] }
+          })
+          return Batch.decode(response.value, unique, {
+            vehicleUrl: vehicleUrl(vehicleId),
+            unitSystem,
+            requestIdHeader: transport.config.requestIdHeader,
+            now: yield* Clock.currentTimeMillis
+          })
+        })
+      }
+    })
+  })
+
+/**
+ * The service on the transport and the user's credential.
+ *
+ * @example
+ * ```ts
+ * import * as Vehicles from "@connected-vehicle/legacy-v2/Vehicles"
+ *
+ * const VehiclesLive = Vehicles.layer({ unitSystem: "metric" })
+ * ```
+ * @since 0.1.0
+ */
+export const layer = (options?: Options): Layer.Layer<Vehicles, never, Transport.Transport | Credentials> =>
+  Layer.effect(Vehicles, make(options))
+
+/**
+ * Everything an application needs for one user's legacy data, configured from
+ * the environment (`TransportConfig.layerConfig`: `CONNECTED_VEHICLE_ORIGIN`
+ * or `CONNECTED_VEHICLE_LEGACY_URL` and `CONNECTED_VEHICLE_AUTH_URL`;
+ * `OAuthConfig.layerConfig`: `CONNECTED_VEHICLE_CLIENT_ID`,
+ * `CONNECTED_VEHICLE_CLIENT_SECRET`), the `fetch` HTTP client (or
+ * `options.httpClient`), and the user
+ * session stored under `userKey` in the token store (in memory unless
+ * `tokenStore` is given).
+ *
+ * The layer also provides the token store, the OAuth configuration and the
+ * transport, so that the application can run `Session.login(userKey, ...)`
+ * after the consent redirect; tokens are then refreshed as needed.
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import * as Session from "@connected-vehicle/auth/Session"
+ * import * as Vehicles from "@connected-vehicle/legacy-v2/Vehicles"
+ *
+ * const program = Effect.gen(function*() {
+ *   yield* Session.login("user-42", { code: "code-from-the-redirect", redirectUri: "https://app.example/callback" })
+ *   const vehicles = yield* Vehicles.Vehicles
+ *   return yield* vehicles.list({ limit: 50 })
+ * })
+ *
+ * Effect.runPromise(program.pipe(Effect.provide(Vehicles.layerApp({ userKey: "user-42" }))))
+ * ```
+ * @since 0.1.0
+ */
+export const layerApp = (
+  options: Options & {
+    readonly userKey: string
+    readonly tokenStore?: Layer.Layer<TokenStore.TokenStore> | undefined
+    /** The HTTP client (default `FetchHttpClient.layer`; on Node, `NodeHttpClient.layerUndici` is faster). */
+    readonly httpClient?: Layer.Layer<HttpClient.HttpClient> | undefined
+  }
+): Layer.Layer<
+  Vehicles | TokenStore.TokenStore | OAuthConfig.OAuthConfig | Transport.Transport,
+  Config.ConfigError
+> => {
+  const TransportLive = Transport.layer.pipe(
+    Layer.provide([TransportConfig.layerConfig, options.httpClient ?? FetchHttpClient.layer])
+  )
+  const Shared = Layer.mergeAll(options.tokenStore ?? TokenStore.layerMemory, OAuthConfig.layerConfig, TransportLive)
+  return layer(options).pipe(
+    Layer.provide(Session.layerUser(options.userKey)),
+    Layer.provideMerge(Shared)
+  )
+}

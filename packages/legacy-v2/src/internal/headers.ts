@@ -1,0 +1,48 @@
+/**
+ * @internal
+ */
+import { Option, Result, Schema } from "effect"
+import { DataAge, UnitSystem } from "@connected-vehicle/schema/Legacy"
+import { ResponseDecodeError } from "@connected-vehicle/transport/TransportError"
+import type { Reading } from "../Reading.ts"
+
+const decodeDataAge = Schema.decodeUnknownOption(DataAge)
+const isUnitSystem = Schema.is(UnitSystem)
+
+/**
+ * Builds a {@link Reading} from a decoded value and the headers it came with.
+ * A malformed `sc-data-age` or `sc-unit-system` is a `ResponseDecodeError`.
+ *
+ * @internal
+ */
+export const toReading = <A>(
+  value: A,
+  headers: Readonly<Record<string, string | undefined>>,
+  context: {
+    readonly requested: UnitSystem
+    readonly requestIdHeader: string
+    readonly method: string
+    readonly url: string
+    readonly status: number
+  }
+): Result.Result<Reading<A>, ResponseDecodeError> => {
+  const requestId = headers[context.requestIdHeader]
+  const fail = (description: string) =>
+    Result.fail(
+      new ResponseDecodeError({
+        method: context.method,
+        url: context.url,
+        status: context.status,
+        ...(requestId === undefined ? {} : { requestId }),
+        description
+      })
+    )
+  const age = headers["sc-data-age"]
+  const dataAge = age === undefined ? Option.none() : decodeDataAge(age)
+  if (age !== undefined && Option.isNone(dataAge)) {
+    return fail(`sc-data-age is not an ISO 8601 date-time: ${JSON.stringify(age)}`)
+  }
+  const unit = headers["sc-unit-system"] ?? context.requested
+  if (!isUnitSystem(unit)) return fail(`sc-unit-system is not metric or imperial: ${JSON.stringify(unit)}`)
+  return Result.succeed({ value, dataAge: Option.getOrUndefined(dataAge), unitSystem: unit, requestId })
+}

@@ -1,0 +1,47 @@
+import { assert, describe, it } from "@effect/vitest"
+import { ConfigProvider, Effect, Redacted, Result, Stream } from "effect"
+import { FetchHttpClient, HttpClient } from "effect/http"
+import * as Session from "@connected-vehicle/auth/Session"
+import * as Simulator from "@connected-vehicle/simulator/Simulator"
+import * as Vehicles from "../src/Vehicles.ts"
+import { busiestUser, layerTest, requestsTo } from "./utils.ts"
+
+const tour = Effect.gen(function*() {
+  const vehicles = yield* Vehicles.Vehicles
+  const ids = yield* Stream.runCollect(vehicles.stream())
+  const odometer = yield* vehicles.odometer(ids[0]!)
+  const batch = yield* vehicles.batch(ids[0]!, ["/vin", "/odometer"])
+  assert.isTrue(odometer.value.distance > 0)
+  assert.isTrue(Result.isSuccess(batch["/vin"]) && Result.isSuccess(batch["/odometer"]))
+  return ids
+})
+
+describe("Vehicles.layerApp", () => {
+  it.live("wires transport and the user's session from the environment; the app signs in with Session.login", () =>
+    Effect.gen(function*() {
+      const sim = yield* Simulator.Simulator
+      const userId = busiestUser(sim)
+      const redirectUri = "https://app.example/callback"
+      const consent = yield* HttpClient.get(
+        `${sim.url}/oauth/authorize?${new URLSearchParams({ response_type: "code", client_id: sim.clientId, redirect_uri: redirectUri, login_hint: userId })}`
+      ).pipe(Effect.provideService(FetchHttpClient.RequestInit, { redirect: "manual" }), Effect.provide(FetchHttpClient.layer))
+      const code = new URL(consent.headers["location"]!).searchParams.get("code")!
+
+      const env = ConfigProvider.fromEnv({
+        env: {
+          CONNECTED_VEHICLE_ORIGIN: sim.url,
+          CONNECTED_VEHICLE_CLIENT_ID: sim.clientId,
+          CONNECTED_VEHICLE_CLIENT_SECRET: Redacted.value(sim.clientSecret)
+        }
+      })
+      const ids = yield* Effect.gen(function*() {
+        yield* Session.login(userId, { code, redirectUri })
+        return yield* tour
+      }).pipe(Effect.provide(Vehicles.layerApp({ userKey: userId })), Effect.provide(ConfigProvider.layer(env)))
+      assert.deepStrictEqual(ids, [...sim.data.vehiclesOf(userId)])
+      assert.strictEqual((yield* requestsTo(/^\/oauth\/token$/)).length, 1)
+      assert.isTrue((yield* requestsTo(/^\/v2\.0\//)).every((r) => r.status === 200))
+    }).pipe(Effect.provide(Simulator.layer({ port: 0 }))))
+
+  it.live("runs on the in-memory simulator", () => Effect.asVoid(tour).pipe(Effect.provide(layerTest())))
+})

@@ -1,0 +1,49 @@
+import { assert, describe, it } from "@effect/vitest"
+import { DateTime, Result } from "effect"
+import { makeEnvelope } from "@connected-vehicle/schema/ServiceError"
+import { decode } from "../src/Batch.ts"
+
+const context = {
+  vehicleUrl: "http://127.0.0.1:4010/v2.0/vehicles/veh_1",
+  unitSystem: "metric" as const,
+  requestIdHeader: "x-request-id",
+  now: Date.parse("2026-01-01T00:00:00.000Z")
+}
+
+describe("Batch.decode", () => {
+  it("builds each entry from its own code, body and headers", () => {
+    const result = decode(
+      {
+        responses: [
+          { path: "/odometer", code: 200, body: { distance: 12.5 }, headers: { "sc-data-age": "2025-12-31T23:00:00Z", "sc-unit-system": "imperial", "x-request-id": "r-1" } },
+          { path: "/location", code: 429, body: makeEnvelope("RATE_LIMIT", "slow down"), headers: { "retry-after": "2" } },
+          { path: "/vin", code: 502, body: "<html>bad gateway</html>", headers: {} },
+          { path: "/engine/oil", code: 200, body: { lifeRemaining: 7 }, headers: {} },
+          { path: "/tires/pressure", code: 200, body: { frontLeft: 1, frontRight: 1, backLeft: 1, backRight: 1 }, headers: { "sc-data-age": "yesterday" } }
+        ]
+      },
+      ["/odometer", "/location", "/vin", "/engine/oil", "/tires/pressure", "/service/history"],
+      context
+    )
+    const odometer = result["/odometer"]
+    assert.isTrue(Result.isSuccess(odometer))
+    if (Result.isSuccess(odometer)) {
+      assert.strictEqual(odometer.success.value.distance, 12.5)
+      assert.strictEqual(odometer.success.unitSystem, "imperial")
+      assert.strictEqual(odometer.success.requestId, "r-1")
+      assert.strictEqual(DateTime.formatIso(odometer.success.dataAge!), "2025-12-31T23:00:00.000Z")
+    }
+    const location = result["/location"]
+    assert.isTrue(Result.isFailure(location) && location.failure._tag === "RateLimitError")
+    if (Result.isFailure(location) && location.failure._tag === "RateLimitError") {
+      assert.strictEqual(location.failure.retryAfterMillis, 2000)
+      assert.strictEqual(location.failure.status, 429)
+      assert.strictEqual(location.failure.url, `${context.vehicleUrl}/location`)
+    }
+    const tag = (r: Result.Result<unknown, { readonly _tag: string }>) => Result.isFailure(r) ? r.failure._tag : "Success"
+    assert.strictEqual(tag(result["/vin"]), "MalformedErrorBody")
+    assert.strictEqual(tag(result["/engine/oil"]), "ResponseDecodeError")
+    assert.strictEqual(tag(result["/tires/pressure"]), "ResponseDecodeError")
+    assert.strictEqual(tag(result["/service/history"]), "MissingBatchEntry")
+  })
+})

@@ -1,0 +1,45 @@
+/**
+ * The bearer credential of a request, as a service: the transport asks it for
+ * a token before each attempt and tells it when the service rejected one
+ * (401), so that a token store (see `@connected-vehicle/auth`) can refresh.
+ *
+ * @since 0.1.0
+ */
+import { Context, Effect, Layer, Redacted } from "effect"
+import type { CredentialsError } from "./TransportError.ts"
+
+/**
+ * Source of the bearer token.
+ *
+ * - `token`: the current access token (refreshing it first when needed).
+ * - `refresh(rejected)`: called once when the service answered 401 to
+ *   `rejected`; when it returns `true` the transport replays the request once with `token`.
+ *
+ * @example
+ * ```ts
+ * import { Effect, Redacted } from "effect"
+ * import { Credentials } from "@connected-vehicle/transport/Credentials"
+ *
+ * const bearer = Effect.flatMap(Effect.service(Credentials), (c) => c.token).pipe(Effect.map(Redacted.isRedacted))
+ * ```
+ * @since 0.1.0
+ */
+export class Credentials extends Context.Service<Credentials, {
+  readonly token: Effect.Effect<Redacted.Redacted<string>, CredentialsError>
+  readonly refresh: (rejected: Redacted.Redacted<string>) => Effect.Effect<boolean, CredentialsError>
+}>()("@connected-vehicle/transport/Credentials") {}
+
+/**
+ * A fixed token (a 401 is returned to the caller after one replay).
+ *
+ * @example
+ * ```ts
+ * import { Redacted } from "effect"
+ * import { layerStatic } from "@connected-vehicle/transport/Credentials"
+ *
+ * const CredentialsLive = layerStatic(Redacted.make(process.env.ACCESS_TOKEN ?? ""))
+ * ```
+ * @since 0.1.0
+ */
+export const layerStatic = (token: Redacted.Redacted<string>): Layer.Layer<Credentials> =>
+  Layer.succeed(Credentials, { token: Effect.succeed(token), refresh: () => Effect.succeed(false) })

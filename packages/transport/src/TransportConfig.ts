@@ -1,0 +1,249 @@
+/**
+ * Where the service lives and how the transport talks to it: the five roots
+ * of the spec, the per-request timeout, the retry and rate-limit policies and
+ * the response header that carries the request id.
+ *
+ * @since 0.1.0
+ */
+import { Config, Context, Effect, Layer } from "effect"
+import { sdkVersion } from "./internal/version.ts"
+
+/**
+ * The five roots of the spec. The three v3 roots end in `/v3`; the legacy
+ * root does not include `/v2.0` (paths do).
+ *
+ * @since 0.1.0
+ */
+export interface Roots {
+  /** `{base_url}`: signals and connections. */
+  readonly base: string
+  /** `{management_url}`: subscriptions and webhooks. */
+  readonly management: string
+  /** `{compat_url}`: the compatibility listing. */
+  readonly compatibility: string
+  /** `{auth_url}`: the authorization server (`/oauth/authorize`, `/oauth/token`). */
+  readonly authorization: string
+  /** `{legacy_url}`: the v2.0 interface. */
+  readonly legacy: string
+}
+
+/**
+ * Retry of 500 responses and transport failures (connection reset, timeout).
+ * Other 4xx are never retried.
+ *
+ * @since 0.1.0
+ */
+export interface RetryPolicy {
+  /** Total attempts including the first (1 disables retries). */
+  readonly maxAttempts: number
+  /** Delay before the first retry; doubles (times `factor`) for each further one. */
+  readonly initialDelayMillis: number
+  readonly factor: number
+  /** Cap of one delay. */
+  readonly maxDelayMillis: number
+  /** No retry starts once this much time has passed since the first attempt. */
+  readonly maxElapsedMillis: number
+  /** Retry POST requests too (token exchange, batch). Off by default. */
+  readonly retryNonIdempotent: boolean
+}
+
+/**
+ * What to do with a 429: fail at once with `RateLimitError` (default), or wait
+ * for `Retry-After` when it is at most `maxWaitMillis` and try again.
+ *
+ * @since 0.1.0
+ */
+export interface RateLimitPolicy {
+  readonly wait: boolean
+  readonly maxWaitMillis: number
+}
+
+/**
+ * The configuration of the transport.
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { TransportConfig } from "@connected-vehicle/transport/TransportConfig"
+ *
+ * const showRoots = Effect.map(Effect.service(TransportConfig), (config) => config.roots)
+ * ```
+ * @since 0.1.0
+ */
+export class TransportConfig extends Context.Service<TransportConfig, {
+  readonly roots: Roots
+  readonly userAgent: string
+  /** Covers the whole exchange of one attempt, response body included. */
+  readonly timeoutMillis: number
+  readonly retry: RetryPolicy
+  readonly rateLimit: RateLimitPolicy
+  /** Response header read as the request id (kept on results and errors). */
+  readonly requestIdHeader: string
+}>()("@connected-vehicle/transport/TransportConfig") {}
+
+/**
+ * Options of {@link make}: the roots are required, everything else has a default.
+ *
+ * @since 0.1.0
+ */
+export interface Options {
+  readonly roots: Roots
+  readonly userAgent?: string | undefined
+  readonly timeoutMillis?: number | undefined
+  readonly retry?: { readonly [K in keyof RetryPolicy]?: RetryPolicy[K] | undefined } | undefined
+  readonly rateLimit?: { readonly [K in keyof RateLimitPolicy]?: RateLimitPolicy[K] | undefined } | undefined
+  readonly requestIdHeader?: string | undefined
+}
+
+/**
+ * Default policies.
+ *
+ * @since 0.1.0
+ */
+export const defaults = {
+  userAgent: `connected-vehicle-sdk/${sdkVersion} (+@connected-vehicle/transport)`,
+  timeoutMillis: 30_000,
+  retry: {
+    maxAttempts: 4,
+    initialDelayMillis: 200,
+    factor: 2,
+    maxDelayMillis: 5_000,
+    maxElapsedMillis: 30_000,
+    retryNonIdempotent: false
+  } satisfies RetryPolicy,
+  rateLimit: { wait: false, maxWaitMillis: 60_000 } satisfies RateLimitPolicy,
+  requestIdHeader: "x-request-id"
+} as const
+
+/**
+ * Builds the configuration from options.
+ *
+ * @example
+ * ```ts
+ * import { make, rootsFromOrigin } from "@connected-vehicle/transport/TransportConfig"
+ *
+ * const config = make({ roots: rootsFromOrigin("http://127.0.0.1:8080"), timeoutMillis: 5_000 })
+ * ```
+ * @since 0.1.0
+ */
+export const make = (options: Options): TransportConfig["Service"] => ({
+  roots: options.roots,
+  userAgent: options.userAgent ?? defaults.userAgent,
+  timeoutMillis: options.timeoutMillis ?? defaults.timeoutMillis,
+  retry: { ...defaults.retry, ...stripUndefined(options.retry ?? {}) },
+  rateLimit: { ...defaults.rateLimit, ...stripUndefined(options.rateLimit ?? {}) },
+  requestIdHeader: (options.requestIdHeader ?? defaults.requestIdHeader).toLowerCase()
+})
+
+const stripUndefined = <A extends object>(a: A): { readonly [K in keyof A]?: Exclude<A[K], undefined> } =>
+  Object.fromEntries(Object.entries(a).filter(([, v]) => v !== undefined)) as any
+
+/**
+ * The roots of a server that serves the whole service on one origin (the
+ * simulator): `${origin}/v3` for the three v3 roots, `${origin}` for the
+ * authorization server and the legacy interface.
+ *
+ * @example
+ * ```ts
+ * import { rootsFromOrigin } from "@connected-vehicle/transport/TransportConfig"
+ *
+ * rootsFromOrigin("http://127.0.0.1:8080").base // "http://127.0.0.1:8080/v3"
+ * ```
+ * @since 0.1.0
+ */
+export const rootsFromOrigin = (origin: string): Roots => {
+  const o = origin.replace(/\/+$/, "")
+  return { base: `${o}/v3`, management: `${o}/v3`, compatibility: `${o}/v3`, authorization: o, legacy: o }
+}
+
+/**
+ * A layer from options.
+ *
+ * @example
+ * ```ts
+ * import { layer, rootsFromOrigin } from "@connected-vehicle/transport/TransportConfig"
+ *
+ * const ConfigLive = layer({ roots: rootsFromOrigin("http://127.0.0.1:8080"), retry: { maxAttempts: 3 } })
+ * ```
+ * @since 0.1.0
+ */
+export const layer = (options: Options): Layer.Layer<TransportConfig> =>
+  Layer.succeed(TransportConfig, make(options))
+
+/**
+ * A layer pointing every root at one origin (the simulator's `url`).
+ *
+ * @example
+ * ```ts
+ * import { layerOrigin } from "@connected-vehicle/transport/TransportConfig"
+ *
+ * const ConfigSim = layerOrigin("http://127.0.0.1:8080", { timeoutMillis: 2_000 })
+ * ```
+ * @since 0.1.0
+ */
+export const layerOrigin = (origin: string, options?: Omit<Options, "roots">): Layer.Layer<TransportConfig> =>
+  layer({ ...options, roots: rootsFromOrigin(origin) })
+
+const root = (name: string, suffix: string) =>
+  Config.String(name).pipe(
+    Config.orElse(() => Config.String("CONNECTED_VEHICLE_ORIGIN").pipe(Config.map((o) => o.replace(/\/+$/, "") + suffix)))
+  )
+
+const optional = <A>(config: Config.Config<A>) => Config.option(config)
+
+/**
+ * The configuration read from the environment:
+ *
+ * | Variable | Meaning | Default |
+ * |---|---|---|
+ * | `CONNECTED_VEHICLE_ORIGIN` | one origin serving everything (simulator) | none |
+ * | `CONNECTED_VEHICLE_BASE_URL` | `{base_url}` | `${ORIGIN}/v3` |
+ * | `CONNECTED_VEHICLE_MANAGEMENT_URL` | `{management_url}` | `${ORIGIN}/v3` |
+ * | `CONNECTED_VEHICLE_COMPAT_URL` | `{compat_url}` | `${ORIGIN}/v3` |
+ * | `CONNECTED_VEHICLE_AUTH_URL` | `{auth_url}` | `${ORIGIN}` |
+ * | `CONNECTED_VEHICLE_LEGACY_URL` | `{legacy_url}` | `${ORIGIN}` |
+ * | `CONNECTED_VEHICLE_TIMEOUT_MS` | per-request timeout | 30000 |
+ * | `CONNECTED_VEHICLE_MAX_ATTEMPTS` | attempts for 500 / transport failures | 4 |
+ * | `CONNECTED_VEHICLE_RETRY_MAX_ELAPSED_MS` | total retry budget | 30000 |
+ * | `CONNECTED_VEHICLE_WAIT_ON_RATE_LIMIT` | wait for `Retry-After` on 429 | false |
+ * | `CONNECTED_VEHICLE_MAX_RATE_LIMIT_WAIT_MS` | longest such wait | 60000 |
+ * | `CONNECTED_VEHICLE_REQUEST_ID_HEADER` | response header of the request id | x-request-id |
+ *
+ * @example
+ * ```ts
+ * import { layerConfig } from "@connected-vehicle/transport/TransportConfig"
+ *
+ * // CONNECTED_VEHICLE_ORIGIN=http://127.0.0.1:8080 node app.ts
+ * const ConfigLive = layerConfig
+ * ```
+ * @since 0.1.0
+ */
+export const layerConfig: Layer.Layer<TransportConfig, Config.ConfigError> = Layer.effect(
+  TransportConfig,
+  Effect.gen(function*() {
+    const roots: Roots = yield* Config.all({
+      base: root("CONNECTED_VEHICLE_BASE_URL", "/v3"),
+      management: root("CONNECTED_VEHICLE_MANAGEMENT_URL", "/v3"),
+      compatibility: root("CONNECTED_VEHICLE_COMPAT_URL", "/v3"),
+      authorization: root("CONNECTED_VEHICLE_AUTH_URL", ""),
+      legacy: root("CONNECTED_VEHICLE_LEGACY_URL", "")
+    })
+    const rest = yield* Config.all({
+      timeoutMillis: optional(Config.Int("CONNECTED_VEHICLE_TIMEOUT_MS")),
+      maxAttempts: optional(Config.Int("CONNECTED_VEHICLE_MAX_ATTEMPTS")),
+      maxElapsedMillis: optional(Config.Int("CONNECTED_VEHICLE_RETRY_MAX_ELAPSED_MS")),
+      wait: optional(Config.Boolean("CONNECTED_VEHICLE_WAIT_ON_RATE_LIMIT")),
+      maxWaitMillis: optional(Config.Int("CONNECTED_VEHICLE_MAX_RATE_LIMIT_WAIT_MS")),
+      requestIdHeader: optional(Config.String("CONNECTED_VEHICLE_REQUEST_ID_HEADER"))
+    })
+    const get = <A>(o: { readonly _tag: "Some"; readonly value: A } | { readonly _tag: "None" }) =>
+      o._tag === "Some" ? o.value : undefined
+    return make({
+      roots,
+      timeoutMillis: get(rest.timeoutMillis),
+      retry: { maxAttempts: get(rest.maxAttempts), maxElapsedMillis: get(rest.maxElapsedMillis) },
+      rateLimit: { wait: get(rest.wait), maxWaitMillis: get(rest.maxWaitMillis) },
+      requestIdHeader: get(rest.requestIdHeader)
+    })
+  })
+)

@@ -1,0 +1,2 @@
+/** @internal */
+export const sdkVersion = "0.1.0"

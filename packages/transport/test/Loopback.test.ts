@@ -1,0 +1,164 @@
+import { assert, describe, it } from "@effect/vitest"
+import { Effect, Fiber, Stream } from "effect"
+import { AuthorizationApi, CompatibilityApi, ManagementApi, VehicleApi } from "@connected-vehicle/schema/Api"
+import { Simulator } from "@connected-vehicle/simulator/Simulator"
+import * as Credentials from "@connected-vehicle/transport/Credentials"
+import * as Pagination from "@connected-vehicle/transport/Pagination"
+import * as Transport from "@connected-vehicle/transport/Transport"
+import { appToken, logged, loopback } from "./utils.ts"
+
+const COMPAT = "/v3/compatible-vehicles"
+const fast = { retry: { initialDelayMillis: 5, maxDelayMillis: 20 } }
+
+const inject = (path: string, faults: Parameters<Simulator["Service"]["injectFaults"]>[0]["faults"], method?: string) =>
+  Effect.flatMap(Effect.service(Simulator), (sim) => sim.injectFaults({ path, faults, ...(method ? { method } : {}) }))
+
+const compat = Effect.flatMap(Transport.publicClient(CompatibilityApi, "compatibility"), (c) => c.list())
+
+describe("Transport over loopback against the simulator", () => {
+  it.live("500, 500, 200 succeeds with exactly 3 attempts", () =>
+    Effect.gen(function*() {
+      yield* inject(COMPAT, [{ _tag: "Status", status: 500 }, { _tag: "Status", status: 500 }])
+      const result = yield* compat
+      assert.isTrue(result.value.data.length > 0)
+      assert.strictEqual(result.status, 200)
+      const entries = yield* logged(COMPAT)
+      assert.deepStrictEqual(entries.map((e) => e.status), [500, 500, 200])
+    }).pipe(Effect.provide(loopback(fast))))
+
+  it.live("500 forever fails after the cap with a typed ServerError", () =>
+    Effect.gen(function*() {
+      yield* inject(COMPAT, Array.from({ length: 10 }, () => ({ _tag: "Status", status: 500 }) as const))
+      const error = yield* Effect.flip(compat)
+      assert.strictEqual(error._tag, "ServerError")
+      if (error._tag === "ServerError") {
+        assert.strictEqual(error.status, 500)
+        assert.strictEqual(error.method, "GET")
+        assert.match(error.url!, /^http:\/\/127\.0\.0\.1:\d+\/v3\/compatible-vehicles$/)
+        assert.strictEqual(error.resolution, "RETRY_LATER")
+      }
+      assert.strictEqual((yield* logged(COMPAT)).length, 3)
+    }).pipe(Effect.provide(loopback({ retry: { ...fast.retry, maxAttempts: 3 } }))))
+
+  it.live("400, 401, 403 and 404 are never retried", () =>
+    Effect.gen(function*() {
+      const statuses = [400, 401, 403, 404] as const
+      yield* inject(COMPAT, statuses.map((status) => ({ _tag: "Status", status }) as const))
+      const tags: Array<string> = []
+      for (const _ of statuses) tags.push((yield* Effect.flip(compat))._tag)
+      assert.deepStrictEqual(tags, ["ValidationError", "AuthenticationError", "AuthenticationError", "ResourceNotFoundError"])
+      assert.deepStrictEqual((yield* logged(COMPAT)).map((e) => e.status), [400, 401, 403, 404])
+    }).pipe(Effect.provide(loopback(fast))))
+
+  it.live("429 carries the parsed Retry-After (seconds and HTTP date)", () =>
+    Effect.gen(function*() {
+      const date = new Date(Date.now() + 120_000).toUTCString()
+      yield* inject(COMPAT, [{ _tag: "Status", status: 429, retryAfter: "2" }, { _tag: "Status", status: 429, retryAfter: date }])
+      const seconds = yield* Effect.flip(compat)
+      assert.strictEqual(seconds._tag, "RateLimitError")
+      if (seconds._tag === "RateLimitError") assert.strictEqual(seconds.retryAfterMillis, 2000)
+      const httpDate = yield* Effect.flip(compat)
+      if (httpDate._tag === "RateLimitError") {
+        assert.isTrue(httpDate.retryAfterMillis! > 100_000 && httpDate.retryAfterMillis! <= 120_000)
+      }
+      assert.strictEqual((yield* logged(COMPAT)).length, 2)
+    }).pipe(Effect.provide(loopback(fast))))
+
+  it.live("a stalled body ends in RequestTimeout", () =>
+    Effect.gen(function*() {
+      yield* inject(COMPAT, [{ _tag: "StallBody" }])
+      const error = yield* Effect.flip(compat)
+      assert.strictEqual(error._tag, "RequestTimeout")
+      if (error._tag === "RequestTimeout") assert.match(error.url, /\/v3\/compatible-vehicles$/)
+    }).pipe(Effect.provide(loopback({ timeoutMillis: 300, retry: { maxAttempts: 1 } }))))
+
+  it.live("a dropped connection is retried for GET and not for POST", () =>
+    Effect.gen(function*() {
+      yield* inject(COMPAT, [{ _tag: "Drop" }])
+      const result = yield* compat
+      assert.isTrue(result.value.data.length > 0)
+      assert.strictEqual((yield* logged(COMPAT)).length, 2)
+
+      yield* inject("/oauth/token", [{ _tag: "Drop" }])
+      const error = yield* Effect.flip(appToken)
+      assert.strictEqual(error._tag, "TransportFailure")
+      assert.strictEqual((yield* logged("/oauth/token")).length, 1)
+    }).pipe(Effect.provide(loopback(fast))))
+
+  it.live("malformed JSON gives ResponseDecodeError with the URL", () =>
+    Effect.gen(function*() {
+      yield* inject(COMPAT, [{ _tag: "MalformedJson" }])
+      const error = yield* Effect.flip(compat)
+      assert.strictEqual(error._tag, "ResponseDecodeError")
+      if (error._tag === "ResponseDecodeError") {
+        assert.match(error.url, /^http:\/\/127\.0\.0\.1:\d+\/v3\/compatible-vehicles$/)
+        assert.strictEqual(error.method, "GET")
+      }
+    }).pipe(Effect.provide(loopback(fast))))
+
+  it.live("interrupting a request in backoff stops it", () =>
+    Effect.gen(function*() {
+      yield* inject(COMPAT, [{ _tag: "Status", status: 500 }, { _tag: "Status", status: 500 }])
+      const fiber = yield* Effect.forkChild(compat)
+      while ((yield* logged(COMPAT)).length === 0) yield* Effect.sleep("5 millis")
+      yield* Fiber.interrupt(fiber)
+      yield* Effect.sleep("100 millis")
+      assert.strictEqual((yield* logged(COMPAT)).length, 1)
+    }).pipe(Effect.provide(loopback({ retry: { initialDelayMillis: 60_000 } }))))
+
+  it.live("path parameters are always encoded; authenticated calls carry sc-user-id", () =>
+    Effect.gen(function*() {
+      const token = yield* appToken
+      const sim = yield* Simulator
+      yield* Effect.gen(function*() {
+        const connections = yield* Transport.client(VehicleApi, "connections")
+        const error = yield* Effect.flip(connections.get({ params: { connectionId: "../webhooks" } }))
+        assert.strictEqual(error._tag, "ResourceNotFoundError")
+        assert.deepStrictEqual((yield* logged(/^\/v3\/connections\//)).map((e) => e.path), ["/v3/connections/..%2Fwebhooks"])
+
+        const vehicleId = sim.data.vehicleIds[0]!
+        const userId = sim.data.connectionOf(vehicleId)!.userId
+        const signals = yield* Transport.client(VehicleApi, "signals")
+        const page = yield* signals.list({ params: { vehicleId }, headers: { "sc-user-id": userId } })
+        assert.isTrue(page.value.data.length > 0)
+        const entry = (yield* logged(`/v3/vehicles/${vehicleId}/signals`))[0]!
+        assert.strictEqual(entry.headers["sc-user-id"], userId)
+        assert.strictEqual(entry.headers["authorization"], "<redacted>")
+        assert.match(entry.headers["user-agent"]!, /^connected-vehicle-sdk\//)
+      }).pipe(Effect.provide(Credentials.layerStatic(token)))
+    }).pipe(Effect.provide(loopback(fast))))
+
+  it.live("v3 lists stream page by page, deciding by links.next and totalCount", () =>
+    Effect.gen(function*() {
+      const token = yield* appToken
+      const sim = yield* Simulator
+      yield* Effect.gen(function*() {
+        const webhooks = yield* Transport.client(ManagementApi, "webhooks")
+        const ids = yield* Pagination.items((page) => webhooks.list({ query: { page, pageSize: 3 } })).pipe(
+          Stream.map((w) => w.id),
+          Stream.runCollect
+        )
+        assert.deepStrictEqual([...ids].sort(), sim.data.webhooks.map((w) => w.id).sort())
+        assert.strictEqual((yield* logged("/v3/webhooks")).length, Math.ceil(sim.data.webhooks.length / 3))
+
+        const connections = yield* Transport.client(VehicleApi, "connections")
+        const pages = yield* Pagination.pages((page) => connections.list({ query: { page, pageSize: 7 } })).pipe(
+          Stream.runCollect
+        )
+        assert.strictEqual(pages.length, Math.ceil(sim.data.connectionCount / 7))
+        assert.strictEqual(pages.reduce((n, p) => n + p.data.length, 0), sim.data.connectionCount)
+      }).pipe(Effect.provide(Credentials.layerStatic(token)))
+    }).pipe(Effect.provide(loopback(fast))))
+
+  it.live("the token endpoint's OAuth errors are typed", () =>
+    Effect.gen(function*() {
+      const oauth = yield* Transport.publicClient(AuthorizationApi, "oauth")
+      const error = yield* Effect.flip(oauth.token({
+        headers: { authorization: `Basic ${Buffer.from("nobody:wrong").toString("base64")}` },
+        payload: { grant_type: "client_credentials" }
+      }))
+      assert.strictEqual(error._tag, "OAuthError")
+      if (error._tag === "OAuthError") assert.strictEqual(error.status, 401)
+    }).pipe(Effect.provide(loopback(fast))))
+})
+

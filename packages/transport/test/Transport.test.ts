@@ -1,0 +1,197 @@
+import { assert, describe, it } from "@effect/vitest"
+import { Effect, Fiber, Layer, Redacted, Stream } from "effect"
+import { TestClock } from "effect/testing"
+import { LegacyApi, ManagementApi, VehicleApi } from "@connected-vehicle/schema/Api"
+import { makeEnvelope } from "@connected-vehicle/schema/ServiceError"
+import * as Credentials from "@connected-vehicle/transport/Credentials"
+import * as Pagination from "@connected-vehicle/transport/Pagination"
+import * as Transport from "@connected-vehicle/transport/Transport"
+import type { MockResponse, RecordedRequest } from "@connected-vehicle/transport/TransportTest"
+import { layerTest, RecordingHttpClient } from "@connected-vehicle/transport/TransportTest"
+
+const token = Redacted.make("access-token-123")
+
+const mock = (
+  respond: (request: RecordedRequest, index: number) => MockResponse,
+  options?: Parameters<typeof layerTest>[1]
+) => Layer.mergeAll(layerTest(respond, { retry: { initialDelayMillis: 10 }, ...options }), Credentials.layerStatic(token))
+
+const envelope = (status: number, type: Parameters<typeof makeEnvelope>[0]) => ({
+  status,
+  headers: { "x-request-id": `req-${status}` },
+  json: makeEnvelope(type, `detail ${status}`, { status })
+})
+
+const odometer = { status: 200, headers: { "x-request-id": "req-ok" }, json: { distance: 1234.5 } }
+
+const requests = Effect.flatMap(Effect.service(RecordingHttpClient), (r) => r.requests)
+
+describe("Transport (recording mock)", () => {
+  it.effect("sends accept, user agent, bearer and sc-user-id; encodes path parameters", () =>
+    Effect.gen(function*() {
+      const legacy = yield* Transport.client(LegacyApi, "legacy")
+      const result = yield* legacy.odometer({ params: { id: "../x" } })
+      assert.strictEqual(result.value.distance, 1234.5)
+      assert.strictEqual(result.requestId, "req-ok")
+      yield* legacy.odometer({ params: { id: "a/b?c#d" } })
+      const [first, second] = yield* requests
+      assert.strictEqual(first!.url, "http://mock.test/v2.0/vehicles/..%2Fx/odometer")
+      assert.strictEqual(second!.url, "http://mock.test/v2.0/vehicles/a%2Fb%3Fc%23d/odometer")
+      assert.strictEqual(first!.headers["accept"], "application/json")
+      assert.match(first!.headers["user-agent"]!, /^connected-vehicle-sdk\/0\.1\.0/)
+      assert.strictEqual(first!.headers["authorization"], "<redacted>")
+      assert.strictEqual(Redacted.value(first!.authorization!), "Bearer access-token-123")
+
+      const signals = yield* Transport.client(VehicleApi, "signals")
+      const error = yield* Effect.flip(signals.get({ params: { vehicleId: "v", signalCode: "c" }, headers: { "sc-user-id": "user/1" } }))
+      assert.strictEqual(error._tag, "UnexpectedStatus")
+      const third = (yield* requests)[2]!
+      assert.strictEqual(third.headers["sc-user-id"], "user/1")
+      assert.strictEqual(third.url, "http://mock.test/v3/vehicles/v/signals/c")
+    }).pipe(Effect.provide(mock((r) => r.url.includes("/v3/") ? { status: 302 } : odometer))))
+
+  it.effect("refuses dot segments without sending anything", () =>
+    Effect.gen(function*() {
+      const legacy = yield* Transport.client(LegacyApi, "legacy")
+      const error = yield* Effect.flip(legacy.odometer({ params: { id: ".." } }))
+      assert.strictEqual(error._tag, "InvalidRequest")
+      assert.strictEqual((yield* requests).length, 0)
+    }).pipe(Effect.provide(mock(() => odometer))))
+
+  it.effect("retries 500 with backoff and succeeds on the third attempt", () =>
+    Effect.gen(function*() {
+      const legacy = yield* Transport.client(LegacyApi, "legacy")
+      const fiber = yield* Effect.forkChild(legacy.odometer({ params: { id: "v1" } }))
+      yield* TestClock.adjust("1 minute")
+      const result = yield* Fiber.join(fiber)
+      assert.strictEqual(result.value.distance, 1234.5)
+      assert.strictEqual((yield* requests).length, 3)
+    }).pipe(Effect.provide(mock((_, i) => i < 2 ? envelope(500, "SERVER") : odometer))))
+
+  it.effect("gives up after maxAttempts with the typed ServerError", () =>
+    Effect.gen(function*() {
+      const legacy = yield* Transport.client(LegacyApi, "legacy")
+      const fiber = yield* Effect.forkChild(Effect.flip(legacy.odometer({ params: { id: "v1" } })))
+      yield* TestClock.adjust("1 minute")
+      const error = yield* Fiber.join(fiber)
+      assert.strictEqual(error._tag, "ServerError")
+      if (error._tag === "ServerError") {
+        assert.strictEqual(error.status, 500)
+        assert.strictEqual(error.requestId, "req-500")
+        assert.strictEqual(error.method, "GET")
+        assert.strictEqual(error.url, "http://mock.test/v2.0/vehicles/v1/odometer")
+      }
+      assert.strictEqual((yield* requests).length, 4)
+    }).pipe(Effect.provide(mock(() => envelope(500, "SERVER")))))
+
+  for (const [status, type, tag] of [
+    [400, "VALIDATION", "ValidationError"],
+    [403, "AUTHENTICATION", "AuthenticationError"],
+    [404, "RESOURCE_NOT_FOUND", "ResourceNotFoundError"]
+  ] as const) {
+    it.effect(`never retries ${status}`, () =>
+      Effect.gen(function*() {
+        const legacy = yield* Transport.client(LegacyApi, "legacy")
+        const error = yield* Effect.flip(legacy.odometer({ params: { id: "v1" } }))
+        assert.strictEqual(error._tag, tag)
+        assert.strictEqual((yield* requests).length, 1)
+      }).pipe(Effect.provide(mock(() => envelope(status, type)))))
+  }
+
+  it.effect("429 carries Retry-After in seconds or as an HTTP date, and waits only when asked", () =>
+    Effect.gen(function*() {
+      const legacy = yield* Transport.client(LegacyApi, "legacy")
+      const first = yield* Effect.flip(legacy.odometer({ params: { id: "seconds" } }))
+      assert.strictEqual(first._tag, "RateLimitError")
+      if (first._tag === "RateLimitError") assert.strictEqual(first.retryAfterMillis, 7000)
+      const second = yield* Effect.flip(legacy.odometer({ params: { id: "date" } }))
+      if (second._tag === "RateLimitError") assert.strictEqual(second.retryAfterMillis, 120_000)
+      assert.strictEqual((yield* requests).length, 2)
+
+      const fiber = yield* Effect.forkChild(
+        legacy.odometer({ params: { id: "seconds" } }, { rateLimit: { wait: true, maxWaitMillis: 10_000 } })
+      )
+      yield* TestClock.adjust("7 seconds")
+      assert.strictEqual((yield* Fiber.join(fiber)).value.distance, 1234.5)
+      assert.strictEqual((yield* requests).length, 4)
+    }).pipe(Effect.provide(mock((r, i) =>
+      i === 3 ? odometer : {
+        ...envelope(429, "RATE_LIMIT"),
+        headers: {
+          "retry-after": r.url.includes("seconds") ? "7" : new Date(Date.UTC(1970, 0, 1, 0, 2, 0)).toUTCString()
+        }
+      }
+    ))))
+
+  it.effect("malformed JSON on 200 is a ResponseDecodeError with the URL; a non-JSON error is MalformedErrorBody", () =>
+    Effect.gen(function*() {
+      const legacy = yield* Transport.client(LegacyApi, "legacy")
+      const decode = yield* Effect.flip(legacy.odometer({ params: { id: "json" } }))
+      assert.strictEqual(decode._tag, "ResponseDecodeError")
+      if (decode._tag === "ResponseDecodeError") assert.strictEqual(decode.url, "http://mock.test/v2.0/vehicles/json/odometer")
+      const malformed = yield* Effect.flip(legacy.odometer({ params: { id: "html" } }))
+      assert.strictEqual(malformed._tag, "MalformedErrorBody")
+      if (malformed._tag === "MalformedErrorBody") assert.strictEqual(malformed.status, 418)
+    }).pipe(Effect.provide(mock((r) =>
+      r.url.includes("json") ? { status: 200, text: "{\"distance\":" } : { status: 418, text: "<html>teapot</html>" }
+    ))))
+
+  it.effect("interrupting a call in backoff stops it", () =>
+    Effect.gen(function*() {
+      const legacy = yield* Transport.client(LegacyApi, "legacy")
+      const fiber = yield* Effect.forkChild(legacy.odometer({ params: { id: "v1" } }))
+      yield* TestClock.adjust("1 millis")
+      yield* Fiber.interrupt(fiber)
+      yield* TestClock.adjust("1 minute")
+      assert.strictEqual((yield* requests).length, 1)
+    }).pipe(Effect.provide(mock(() => envelope(500, "SERVER")))))
+
+  it.effect("pages follow links.next and totalCount, one page at a time", () =>
+    Effect.gen(function*() {
+      const webhooks = yield* Transport.client(ManagementApi, "webhooks")
+      const names = yield* Pagination.items((page) => webhooks.list({ query: { page, pageSize: 2 } })).pipe(
+        Stream.map((w) => w.attributes.name),
+        Stream.runCollect
+      )
+      assert.deepStrictEqual(names, ["w1", "w2", "w3", "w4", "w5"])
+      assert.strictEqual((yield* requests).length, 3)
+
+      const legacy = yield* Transport.client(LegacyApi, "legacy")
+      const ids = yield* Pagination.offsetItems((offset, limit) => legacy.vehicles({ query: { offset, limit } }), { limit: 2 })
+        .pipe(Stream.runCollect)
+      assert.deepStrictEqual(ids, ["v0", "v1", "v2"])
+    }).pipe(Effect.provide(mock((r) => {
+      const url = new URL(r.url)
+      if (url.pathname === "/v2.0/vehicles") {
+        const offset = Number(url.searchParams.get("offset"))
+        return { status: 200, json: { paging: { count: 3, offset }, vehicles: ["v0", "v1", "v2"].slice(offset, offset + 2) } }
+      }
+      const page = Number(url.searchParams.get("page"))
+      const all = [1, 2, 3, 4, 5].map((n) => webhook(`w${n}`))
+      const link = (p: number) => `/v3/webhooks?page=${p}&pageSize=2`
+      return {
+        status: 200,
+        json: {
+          data: all.slice((page - 1) * 2, page * 2),
+          meta: { pageNumber: page, pageSize: 2, totalCount: 5, orderBy: "createdAt", orderDirection: "DESC" },
+          links: { self: link(page), first: link(1), prev: page > 1 ? link(page - 1) : null, next: page < 3 ? link(page + 1) : null, last: link(3) }
+        }
+      }
+    }))))
+})
+
+const webhook = (name: string) => ({
+  id: name,
+  type: "webhook",
+  attributes: {
+    name,
+    triggers: [],
+    data: [],
+    callbackUri: "https://example.com/cb",
+    errorCallbackUri: "https://example.com/err",
+    isEnabled: true,
+    autoSubscribe: false
+  },
+  meta: { createdAt: "2025-08-26T00:00:00.000Z" },
+  links: { self: `/v3/webhooks/${name}` }
+})

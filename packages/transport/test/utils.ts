@@ -1,0 +1,40 @@
+import { Effect, Layer, Redacted } from "effect"
+import { NodeHttpClient } from "@effect/platform-node"
+import { AuthorizationApi } from "@connected-vehicle/schema/Api"
+import { Simulator } from "@connected-vehicle/simulator/Simulator"
+import * as SimulatorModule from "@connected-vehicle/simulator/Simulator"
+import * as Transport from "@connected-vehicle/transport/Transport"
+import * as TransportConfig from "@connected-vehicle/transport/TransportConfig"
+
+/** The simulator on 127.0.0.1 (free port) and the transport over a real socket. */
+export const loopback = (options?: Omit<TransportConfig.Options, "roots">) => {
+  const simulator = SimulatorModule.layer({ host: "127.0.0.1", port: 0 })
+  const config = Layer.unwrap(
+    Effect.map(Effect.service(Simulator), (sim) => TransportConfig.layerOrigin(sim.url, options))
+  ).pipe(Layer.provide(simulator))
+  return Layer.mergeAll(
+    Transport.layer.pipe(Layer.provide([config, NodeHttpClient.layerUndici])),
+    config,
+    simulator,
+    NodeHttpClient.layerUndici
+  )
+}
+
+/** An application token from the simulator (client credentials), through the contract. */
+export const appToken = Effect.gen(function*() {
+  const sim = yield* Simulator
+  const oauth = yield* Transport.publicClient(AuthorizationApi, "oauth")
+  const basic = Buffer.from(`${sim.clientId}:${Redacted.value(sim.clientSecret)}`).toString("base64")
+  const { value } = yield* oauth.token({
+    headers: { authorization: `Basic ${basic}` },
+    payload: { grant_type: "client_credentials" }
+  })
+  return value.access_token
+})
+
+/** Log entries of the simulator whose path matches. */
+export const logged = (path: string | RegExp) =>
+  Effect.map(
+    Effect.flatMap(Effect.service(Simulator), (sim) => sim.requests),
+    (entries) => entries.filter((e) => typeof path === "string" ? e.path === path : path.test(e.path))
+  )

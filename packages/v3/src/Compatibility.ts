@@ -1,0 +1,141 @@
+/**
+ * The public compatibility listing (section 4.5): which make / model /
+ * powertrain / region combinations support which signals and commands.
+ *
+ * No credential is sent. The spec asks clients to cache the listing for at
+ * least 24 hours (it changes daily), so results are kept in an Effect `Cache`
+ * keyed by the filters (make compared case-insensitively) for `timeToLive`
+ * (default 24 hours). Failures are not cached. A 500 is retried with
+ * exponential backoff by the transport.
+ *
+ * @since 0.1.0
+ */
+import { Cache, Context, Duration, Effect, Exit, Layer } from "effect"
+import { CompatibilityApi } from "@connected-vehicle/schema/Api"
+import type { PowertrainFilter, Region } from "@connected-vehicle/schema/Common"
+import type { CompatibilityPage } from "@connected-vehicle/schema/Compatibility"
+import type { ServiceError } from "@connected-vehicle/schema/ServiceError"
+import * as Transport from "@connected-vehicle/transport/Transport"
+import type { TransportError } from "@connected-vehicle/transport/TransportError"
+import type { InvalidArgument } from "./InvalidArgument.ts"
+import { compact, validate } from "./internal/validate.ts"
+
+/**
+ * Filters of the listing; omit all of them for everything. `EV` means BEV and PHEV.
+ *
+ * @since 0.1.0
+ */
+export interface Filters {
+  readonly region?: Region | undefined
+  /** Manufacturer name, case-insensitive. */
+  readonly make?: string | undefined
+  readonly powertrainType?: PowertrainFilter | undefined
+}
+
+/**
+ * Options of {@link make}.
+ *
+ * @since 0.1.0
+ */
+export interface Options {
+  /** How long a listing is kept (default 24 hours, the spec's minimum). */
+  readonly timeToLive?: Duration.Input | undefined
+  /** Distinct filter combinations kept at once (default 256). */
+  readonly capacity?: number | undefined
+}
+
+/**
+ * The compatibility service.
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { Compatibility } from "@connected-vehicle/v3/Compatibility"
+ *
+ * const program = Effect.gen(function*() {
+ *   const compatibility = yield* Compatibility
+ *   const evs = yield* compatibility.list({ region: "US", powertrainType: "EV" })
+ *   return evs.data.map((entry) => `${entry.attributes.make} ${entry.attributes.model}`)
+ * })
+ * ```
+ * @since 0.1.0
+ */
+export class Compatibility extends Context.Service<Compatibility, {
+  /** The entries matching the filters, from the cache when fresh. */
+  readonly list: (args?: Filters) => Effect.Effect<CompatibilityPage, InvalidArgument | ServiceError | TransportError>
+  /** Drops every cached listing. */
+  readonly invalidate: Effect.Effect<void>
+}>()("@connected-vehicle/v3/Compatibility") {}
+
+/**
+ * Default time to live of a cached listing: 24 hours.
+ *
+ * @example
+ * ```ts
+ * import { Duration } from "effect"
+ * import { defaultTimeToLive } from "@connected-vehicle/v3/Compatibility"
+ *
+ * Duration.toHours(defaultTimeToLive) // 24
+ * ```
+ * @since 0.1.0
+ */
+export const defaultTimeToLive: Duration.Duration = Duration.hours(24)
+
+/**
+ * Builds the service (and its cache) from the transport.
+ *
+ * @example
+ * ```ts
+ * import { Layer } from "effect"
+ * import { Compatibility, make } from "@connected-vehicle/v3/Compatibility"
+ *
+ * const CompatibilityLive = Layer.effect(Compatibility, make({ timeToLive: "48 hours" }))
+ * ```
+ * @since 0.1.0
+ */
+export const make = (options?: Options): Effect.Effect<Compatibility["Service"], never, Transport.Transport> =>
+  Effect.gen(function*() {
+    const client = yield* Transport.publicClient(CompatibilityApi, "compatibility")
+    const timeToLive = options?.timeToLive ?? defaultTimeToLive
+    const cache = yield* Cache.makeWith(
+      (key: string) => {
+        const [region, make, powertrainType] = JSON.parse(key) as [Region | null, string | null, PowertrainFilter | null]
+        return Effect.map(
+          client.list({
+            query: compact({
+              "filter[region]": region ?? undefined,
+              "filter[make]": make ?? undefined,
+              "filter[powertrainType]": powertrainType ?? undefined
+            })
+          }),
+          (r) => r.value
+        )
+      },
+      {
+        capacity: options?.capacity ?? 256,
+        timeToLive: (exit) => Exit.isSuccess(exit) ? timeToLive : Duration.zero
+      }
+    )
+    return Compatibility.of({
+      list: (args = {}) =>
+        Effect.andThen(
+          validate(args),
+          Cache.get(cache, JSON.stringify([args.region, args.make?.toLowerCase(), args.powertrainType].map((v) => v ?? null)))
+        ),
+      invalidate: Cache.invalidateAll(cache)
+    })
+  })
+
+/**
+ * The service on the transport (no credential needed).
+ *
+ * @example
+ * ```ts
+ * import * as Compatibility from "@connected-vehicle/v3/Compatibility"
+ *
+ * const CompatibilityLive = Compatibility.layer({ timeToLive: "24 hours" })
+ * ```
+ * @since 0.1.0
+ */
+export const layer = (options?: Options): Layer.Layer<Compatibility, never, Transport.Transport> =>
+  Layer.effect(Compatibility, make(options))

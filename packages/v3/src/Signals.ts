@@ -1,0 +1,179 @@
+/**
+ * Signals of a vehicle (section 4.1): one page, every signal across pages, one
+ * signal by code, and {@link partition} to sort a page by signal status.
+ *
+ * Signal endpoints need the `sc-user-id` header (the vehicle user the
+ * application-level token acts for): it is the required `userId` argument.
+ *
+ * @since 0.1.0
+ */
+import { Context, Effect, Layer } from "effect"
+import type { Stream } from "effect"
+import { VehicleApi } from "@connected-vehicle/schema/Api"
+import type { ServiceError } from "@connected-vehicle/schema/ServiceError"
+import type { ResolutionType, Signal, SignalError, SignalResponse, SignalsPage } from "@connected-vehicle/schema/Signal"
+import type { Credentials } from "@connected-vehicle/transport/Credentials"
+import * as Transport from "@connected-vehicle/transport/Transport"
+import type { TransportError } from "@connected-vehicle/transport/TransportError"
+import type { InvalidArgument } from "./InvalidArgument.ts"
+import { paged } from "./internal/paged.ts"
+import { compact } from "./internal/validate.ts"
+
+/**
+ * Identifies the vehicle and the user a signal request is made for.
+ *
+ * @since 0.1.0
+ */
+export interface Target {
+  readonly vehicleId: string
+  /** Sent as `sc-user-id`. */
+  readonly userId: string
+}
+
+/**
+ * Arguments of {@link Signals} `list`: page (>= 1, default 1) and page size (1..100).
+ *
+ * @since 0.1.0
+ */
+export interface ListArgs extends Target {
+  readonly page?: number | undefined
+  readonly pageSize?: number | undefined
+}
+
+/**
+ * The signals service.
+ *
+ * @example
+ * ```ts
+ * import { Effect, Stream } from "effect"
+ * import { Signals } from "@connected-vehicle/v3/Signals"
+ *
+ * const program = Effect.gen(function*() {
+ *   const signals = yield* Signals
+ *   const voltage = yield* signals.get({ vehicleId: "veh_1", userId: "usr_1", code: "charge-voltage" })
+ *   const all = yield* Stream.runCollect(signals.stream({ vehicleId: "veh_1", userId: "usr_1" }))
+ *   return [voltage.data.attributes.body, all.length]
+ * })
+ * ```
+ * @since 0.1.0
+ */
+export class Signals extends Context.Service<Signals, {
+  /** One page, with `meta`, `links` and `included.vehicle`. */
+  readonly list: (args: ListArgs) => Effect.Effect<SignalsPage, InvalidArgument | ServiceError | TransportError>
+  /** Every signal of the vehicle, fetching pages of `pageSize` (default 100) on demand. */
+  readonly stream: (
+    args: Target & { readonly pageSize?: number | undefined }
+  ) => Stream.Stream<Signal, InvalidArgument | ServiceError | TransportError>
+  /** One signal by code, with `included.vehicle`. */
+  readonly get: (args: Target & { readonly code: string }) => Effect.Effect<SignalResponse, ServiceError | TransportError>
+}>()("@connected-vehicle/v3/Signals") {}
+
+/**
+ * Builds the service from the transport and the credential.
+ *
+ * @example
+ * ```ts
+ * import { Layer } from "effect"
+ * import { Signals, make } from "@connected-vehicle/v3/Signals"
+ *
+ * const SignalsLive = Layer.effect(Signals, make)
+ * ```
+ * @since 0.1.0
+ */
+export const make: Effect.Effect<Signals["Service"], never, Transport.Transport | Credentials> = Effect.gen(function*() {
+  const client = yield* Transport.client(VehicleApi, "signals")
+  const { list, stream } = paged((args: ListArgs) =>
+    client.list({
+      params: { vehicleId: args.vehicleId },
+      headers: { "sc-user-id": args.userId },
+      query: compact({ page: args.page, pageSize: args.pageSize })
+    })
+  )
+  return Signals.of({
+    list,
+    stream,
+    get: (args) =>
+      Effect.map(
+        client.get({ params: { vehicleId: args.vehicleId, signalCode: args.code }, headers: { "sc-user-id": args.userId } }),
+        (r) => r.value
+      )
+  })
+})
+
+/**
+ * The service on the transport and the credential.
+ *
+ * @example
+ * ```ts
+ * import * as Signals from "@connected-vehicle/v3/Signals"
+ *
+ * const SignalsLive = Signals.layer
+ * ```
+ * @since 0.1.0
+ */
+export const layer: Layer.Layer<Signals, never, Transport.Transport | Credentials> = Layer.effect(Signals, make)
+
+/**
+ * A signal whose status is `ERROR`, with its error and recommended resolution.
+ *
+ * @since 0.1.0
+ */
+export interface FailedSignal {
+  readonly signal: Signal
+  readonly error: SignalError | undefined
+  /** `attributes.status.error.resolution.type`, e.g. `REAUTHENTICATE`. */
+  readonly resolution: typeof ResolutionType.Type | undefined
+}
+
+/**
+ * Signals sorted by `attributes.status.value`.
+ *
+ * @since 0.1.0
+ */
+export interface Partitioned {
+  readonly succeeded: ReadonlyArray<Signal>
+  readonly failed: ReadonlyArray<FailedSignal>
+  readonly unavailable: ReadonlyArray<Signal>
+  /** Signals with a status value this SDK does not know yet. */
+  readonly unrecognized: ReadonlyArray<Signal>
+}
+
+/**
+ * Splits a page (or any list of signals) into succeeded, failed (with the
+ * per-signal error and its resolution) and unavailable signals.
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { Signals, partition } from "@connected-vehicle/v3/Signals"
+ *
+ * const reauthenticate = Effect.gen(function*() {
+ *   const page = yield* (yield* Signals).list({ vehicleId: "veh_1", userId: "usr_1" })
+ *   return partition(page).failed.some((f) => f.resolution === "REAUTHENTICATE")
+ * })
+ * ```
+ * @since 0.1.0
+ */
+export const partition = (signals: SignalsPage | ReadonlyArray<Signal>): Partitioned => {
+  const succeeded: Array<Signal> = []
+  const failed: Array<FailedSignal> = []
+  const unavailable: Array<Signal> = []
+  const unrecognized: Array<Signal> = []
+  for (const signal of "data" in signals ? signals.data : signals) {
+    const status = signal.attributes.status
+    switch (status.value) {
+      case "SUCCESS":
+        succeeded.push(signal)
+        break
+      case "ERROR":
+        failed.push({ signal, error: status.error, resolution: status.error?.resolution?.type })
+        break
+      case "UNAVAILABLE":
+        unavailable.push(signal)
+        break
+      default:
+        unrecognized.push(signal)
+    }
+  }
+  return { succeeded, failed, unavailable, unrecognized }
+}

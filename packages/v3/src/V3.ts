@@ -1,0 +1,119 @@
+/**
+ * Every v3 service in one layer, and the application layer that wires the
+ * transport and the application's client-credentials session from the
+ * environment.
+ *
+ * @since 0.1.0
+ */
+import { Layer } from "effect"
+import type { Config } from "effect"
+import { FetchHttpClient } from "effect/http"
+import type { HttpClient } from "effect/http"
+import * as OAuthConfig from "@connected-vehicle/auth/OAuthConfig"
+import * as Session from "@connected-vehicle/auth/Session"
+import * as TokenStore from "@connected-vehicle/auth/TokenStore"
+import type { Credentials } from "@connected-vehicle/transport/Credentials"
+import * as Transport from "@connected-vehicle/transport/Transport"
+import * as TransportConfig from "@connected-vehicle/transport/TransportConfig"
+import * as Compatibility from "./Compatibility.ts"
+import * as Connections from "./Connections.ts"
+import * as Signals from "./Signals.ts"
+import * as Subscriptions from "./Subscriptions.ts"
+import * as Webhooks from "./Webhooks.ts"
+
+/**
+ * The services provided by {@link layer}.
+ *
+ * @since 0.1.0
+ */
+export type Services =
+  | Signals.Signals
+  | Connections.Connections
+  | Subscriptions.Subscriptions
+  | Webhooks.Webhooks
+  | Compatibility.Compatibility
+
+/**
+ * Options of {@link layer} and {@link layerApp}.
+ *
+ * @since 0.1.0
+ */
+export interface Options {
+  readonly compatibility?: Compatibility.Options | undefined
+}
+
+/**
+ * Options of {@link layerApp}.
+ *
+ * @since 0.1.0
+ */
+export interface AppOptions extends Options {
+  /** The HTTP client (default `FetchHttpClient.layer`; on Node, `NodeHttpClient.layerUndici` is faster). */
+  readonly httpClient?: Layer.Layer<HttpClient.HttpClient> | undefined
+}
+
+/**
+ * Signals, connections, subscriptions, webhooks and compatibility on a
+ * transport and a credential.
+ *
+ * @example
+ * ```ts
+ * import { Layer, Redacted } from "effect"
+ * import { FetchHttpClient } from "effect/http"
+import type { HttpClient } from "effect/http"
+ * import * as Credentials from "@connected-vehicle/transport/Credentials"
+ * import * as Transport from "@connected-vehicle/transport/Transport"
+ * import * as TransportConfig from "@connected-vehicle/transport/TransportConfig"
+ * import * as V3 from "@connected-vehicle/v3/V3"
+ *
+ * const V3Live = V3.layer().pipe(
+ *   Layer.provide(Credentials.layerStatic(Redacted.make("app-token"))),
+ *   Layer.provide(Transport.layer),
+ *   Layer.provide([TransportConfig.layerOrigin("http://127.0.0.1:8080"), FetchHttpClient.layer])
+ * )
+ * ```
+ * @since 0.1.0
+ */
+export const layer = (options?: Options): Layer.Layer<Services, never, Transport.Transport | Credentials> =>
+  Layer.mergeAll(
+    Signals.layer,
+    Connections.layer,
+    Subscriptions.layer,
+    Webhooks.layer,
+    Compatibility.layer(options?.compatibility)
+  )
+
+/**
+ * Everything an application needs, configured from the environment: the
+ * roots and policies of `TransportConfig.layerConfig` (`CONNECTED_VEHICLE_ORIGIN`
+ * or the five `CONNECTED_VEHICLE_*_URL`), the client id and secret of
+ * `OAuthConfig.layerConfig` (`CONNECTED_VEHICLE_CLIENT_ID`,
+ * `CONNECTED_VEHICLE_CLIENT_SECRET`), an in-memory token store, the
+ * application's client-credentials session and the `fetch` HTTP client
+ * (or `options.httpClient`).
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { Signals } from "@connected-vehicle/v3/Signals"
+ * import * as V3 from "@connected-vehicle/v3/V3"
+ *
+ * const program = Effect.gen(function*() {
+ *   const signals = yield* Signals
+ *   return yield* signals.list({ vehicleId: "veh_1", userId: "usr_1" })
+ * })
+ *
+ * // CONNECTED_VEHICLE_ORIGIN=... CONNECTED_VEHICLE_CLIENT_ID=... CONNECTED_VEHICLE_CLIENT_SECRET=... node app.ts
+ * Effect.runPromise(program.pipe(Effect.provide(V3.layerApp())))
+ * ```
+ * @since 0.1.0
+ */
+export const layerApp = (options?: AppOptions): Layer.Layer<Services, Config.ConfigError> => {
+  const TransportLive = Transport.layer.pipe(
+    Layer.provide([TransportConfig.layerConfig, options?.httpClient ?? FetchHttpClient.layer])
+  )
+  const CredentialsLive = Session.layerApplication().pipe(
+    Layer.provide([TokenStore.layerMemory, OAuthConfig.layerConfig, TransportLive])
+  )
+  return layer(options).pipe(Layer.provide([TransportLive, CredentialsLive]))
+}
