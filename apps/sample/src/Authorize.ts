@@ -11,9 +11,9 @@ import { Effect, Redacted } from "effect"
 import * as Consent from "@connected-vehicle/auth/Consent"
 import type { MissingRedirectUri } from "@connected-vehicle/auth/Consent"
 import type { OAuthConfig } from "@connected-vehicle/auth/OAuthConfig"
-import * as TokenExchange from "@connected-vehicle/auth/TokenExchange"
-import { TokenStore } from "@connected-vehicle/auth/TokenStore"
-import type { Token } from "@connected-vehicle/auth/TokenStore"
+import * as Session from "@connected-vehicle/auth/Session"
+import type * as TokenExchange from "@connected-vehicle/auth/TokenExchange"
+import type { Token, TokenStore, TokenStoreError } from "@connected-vehicle/auth/TokenStore"
 import type { Mode } from "@connected-vehicle/schema/Common"
 import type { Permission } from "@connected-vehicle/schema/OAuth"
 import { Transport } from "@connected-vehicle/transport/Transport"
@@ -85,7 +85,7 @@ export const run = (options: {
   readonly onConsentUrl: (url: string) => Effect.Effect<void>
 }): Effect.Effect<
   Authorization,
-  SampleError | MissingRedirectUri | TransportFailure | TokenExchange.TokenError,
+  SampleError | MissingRedirectUri | TransportFailure | TokenExchange.TokenError | TokenStoreError,
   Transport | TransportConfig | OAuthConfig | TokenStore
 > =>
   Effect.scoped(Effect.gen(function*() {
@@ -111,9 +111,7 @@ export const run = (options: {
         }`
       })
     }
-    const token = yield* TokenExchange.exchangeCode({ code: callback.code, redirectUri: listener.redirectUri })
-    const store = yield* TokenStore
-    yield* store.set(options.key, token)
+    const token = yield* Session.login(options.key, { code: callback.code, redirectUri: listener.redirectUri })
     return {
       consentUrl,
       redirectUri: listener.redirectUri,

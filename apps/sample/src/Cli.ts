@@ -6,10 +6,10 @@
  *
  * @since 0.1.0
  */
-import { Config, Console, Effect, Option, Stream } from "effect"
+import { Config, Console, DateTime, Effect, FileSystem, Layer, Option, Redacted, Stream } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
 import { ModeValues, PowertrainTypeValues, RegionValues } from "@connected-vehicle/schema/Common"
-import type { LegacyPath } from "@connected-vehicle/schema/Legacy"
+import type { LegacyPath, UnitSystem } from "@connected-vehicle/schema/Legacy"
 import * as Vehicles from "@connected-vehicle/legacy-v2/Vehicles"
 import { Compatibility } from "@connected-vehicle/v3/Compatibility"
 import { Connections } from "@connected-vehicle/v3/Connections"
@@ -22,7 +22,8 @@ import * as Progress from "./Progress.ts"
 import * as Render from "./Render.ts"
 import * as Report from "./Report.ts"
 import * as Sdk from "./Sdk.ts"
-import { Target } from "./Target.ts"
+import { SampleError } from "./SampleError.ts"
+import * as Target from "./Target.ts"
 import * as TokenFile from "./TokenFile.ts"
 import * as Tour from "./Tour.ts"
 
@@ -37,9 +38,17 @@ const shared = {
   ),
   target: Flag.String("target").pipe(
     Flag.withDescription(
-      "Origin of another simulator or deployment serving every root (env CONNECTED_VEHICLE_ORIGIN); default: the embedded simulator"
+      "Origin (http or https URL) of another simulator or deployment serving every root (env CONNECTED_VEHICLE_ORIGIN); default: the embedded simulator"
     ),
     Flag.withFallbackConfig(Config.String("CONNECTED_VEHICLE_ORIGIN")),
+    Flag.mapTryCatch(
+      (value) => {
+        const url = new URL(value)
+        if (url.protocol !== "http:" && url.protocol !== "https:") throw new Error(url.protocol)
+        return value
+      },
+      () => "--target must be an http:// or https:// URL, e.g. http://127.0.0.1:8080"
+    ),
     Flag.optional
   ),
   clientId: Flag.String("client-id").pipe(
@@ -47,9 +56,10 @@ const shared = {
     Flag.withFallbackConfig(Config.String("CONNECTED_VEHICLE_CLIENT_ID")),
     Flag.optional
   ),
-  clientSecret: Flag.Redacted("client-secret").pipe(
-    Flag.withDescription("Application client secret for a remote target (env CONNECTED_VEHICLE_CLIENT_SECRET)"),
-    Flag.withFallbackConfig(Config.Redacted("CONNECTED_VEHICLE_CLIENT_SECRET")),
+  clientSecretFile: Flag.String("client-secret-file").pipe(
+    Flag.withDescription(
+      "File holding the application client secret for a remote target (or env CONNECTED_VEHICLE_CLIENT_SECRET); there is no --client-secret flag: a secret on the command line shows in ps and the shell history"
+    ),
     Flag.optional
   ),
   tokenFile: Flag.String("token-file").pipe(
@@ -71,9 +81,39 @@ type Shared = Command.Command.Config.Infer<typeof shared>
 const withSdk = <A, E, R>(body: (flags: Shared) => Effect.Effect<A, E, R>) =>
   Effect.flatMap(root, (flags) => runWith(flags, body))
 
+/** The client secret: `--client-secret-file`, else `CONNECTED_VEHICLE_CLIENT_SECRET`. */
+const clientSecretOf = (flags: Shared) =>
+  Effect.gen(function*() {
+    if (Option.isNone(flags.clientSecretFile)) return yield* Config.option(Config.Redacted("CONNECTED_VEHICLE_CLIENT_SECRET"))
+    const file = flags.clientSecretFile.value
+    const fs = yield* FileSystem.FileSystem
+    const text = yield* fs.readFileString(file).pipe(
+      Effect.mapError(() => new SampleError({ reason: `Cannot read the client secret file ${file}`, usage: true }))
+    )
+    return Option.some(Redacted.make(text.trim()))
+  })
+
+const sdkLayer = (flags: Shared) =>
+  Layer.unwrap(Effect.map(clientSecretOf(flags), (clientSecret) => Sdk.layer({ ...flags, clientSecret })))
+
+const report = (json: boolean) => (error: unknown) =>
+  Effect.gen(function*() {
+    yield* Console.error(Report.render(error))
+    if (json) yield* Console.log(JSON.stringify({ error: Report.describe(error) }, null, 2))
+    return yield* Effect.fail(new Report.Reported(Report.exitCodeOf(error)))
+  })
+
+/** Like {@link withSdk} for commands that need no credential (the public compatibility listing). */
+const withPublic = <A, E, R>(body: (flags: Shared) => Effect.Effect<A, E, R>) =>
+  Effect.flatMap(root, (flags) =>
+    body(flags).pipe(
+      Effect.provide(Target.layerPublic({ ...flags, clientSecret: Option.none() })),
+      Effect.catch(report(flags.json))
+    ))
+
 const runWith = <A, E, R>(flags: Shared, body: (flags: Shared) => Effect.Effect<A, E, R>) =>
   body(flags).pipe(
-    Effect.provide(Sdk.layer(flags)),
+    Effect.provide(sdkLayer(flags)),
     Effect.catch((error) =>
       Effect.gen(function*() {
         yield* Console.error(Report.render(error))
@@ -107,7 +147,7 @@ const compat = Command.make("compat", {
     Flag.optional
   )
 }, (input) =>
-  withSdk((flags) =>
+  withPublic((flags) =>
     Effect.gen(function*() {
       const compatibility = yield* Compatibility
       const listing = yield* compatibility.list({
@@ -154,18 +194,14 @@ const connections = Command.make("connections", {
   )).pipe(Command.withDescription("Connections of the application (application token)"))
 
 /**
- * Every signal of a vehicle, page after page.
+ * Every signal of a vehicle, page after page (each page fetched once).
  */
 const allSignals = (vehicleId: string, userId: string) =>
   Effect.gen(function*() {
     const signals = yield* Signals
-    const first = yield* signals.list({ vehicleId, userId, page: 1, pageSize: 100 })
-    const rest = first.links.next === null || first.meta.totalCount <= first.data.length
-      ? []
-      : yield* Stream.runCollect(
-        Stream.drop(signals.stream({ vehicleId, userId, pageSize: 100 }), first.data.length)
-      )
-    return { vehicle: first.included.vehicle, meta: first.meta, data: [...first.data, ...rest] }
+    const pages = yield* Stream.runCollect(signals.pages({ vehicleId, userId, pageSize: 100 }))
+    const first = pages[0]!
+    return { vehicle: first.included.vehicle, meta: first.meta, data: pages.flatMap((p) => p.data) }
   })
 
 const signals = Command.make("signals", {
@@ -247,24 +283,33 @@ const subscriptions = Command.make("subscriptions", {
 const withUser = <A, E>(body: (flags: Shared, vehicles: Vehicles.Vehicles["Service"]) => Effect.Effect<A, E, Sdk.Services>) =>
   withSdk((flags) =>
     Effect.gen(function*() {
-      const vehicles = yield* Vehicles.make()
-      return yield* body(flags, vehicles)
-    }).pipe(Effect.provide(Sdk.userCredentials))
+      yield* Sdk.ensureUser
+      return yield* body(flags, yield* Vehicles.Vehicles)
+    })
   )
+
+/** Unit labels of a reading's unit system (`sc-unit-system`). */
+const unitsOf = {
+  metric: { distance: "km", pressure: "kPa" },
+  imperial: { distance: "miles", pressure: "psi" }
+} as const
 
 const vehicleArgument = Argument.String("vehicle").pipe(Argument.withDescription("Vehicle id"))
 
 const legacyRead = <A>(
   name: string,
   description: string,
-  read: (vehicles: Vehicles.Vehicles["Service"], id: string) => Effect.Effect<{ readonly value: A }, Vehicles.ReadError>,
-  human: (value: A) => string
+  read: (
+    vehicles: Vehicles.Vehicles["Service"],
+    id: string
+  ) => Effect.Effect<{ readonly value: A; readonly unitSystem: UnitSystem }, Vehicles.ReadError>,
+  human: (value: A, units: typeof unitsOf[UnitSystem]) => string
 ) =>
   Command.make(name, { vehicle: vehicleArgument }, (input) =>
     withUser((flags, vehicles) =>
       Effect.gen(function*() {
         const reading = yield* read(vehicles, input.vehicle)
-        yield* output(flags.json, { vehicleId: input.vehicle, ...reading }, () => human(reading.value))
+        yield* output(flags.json, { vehicleId: input.vehicle, ...reading }, () => human(reading.value, unitsOf[reading.unitSystem]))
       })
     )).pipe(Command.withDescription(description))
 
@@ -304,16 +349,16 @@ const legacy = Command.make("legacy").pipe(
   ),
   Command.withSubcommands([
     legacyVehicles,
-    legacyRead("odometer", "Last known odometer (km)", (v, id) => v.odometer(id), (x) => `${x.distance} km`),
+    legacyRead("odometer", "Last known odometer (km, or miles for imperial)", (v, id) => v.odometer(id), (x, u) => `${x.distance} ${u.distance}`),
     legacyRead("location", "Last known location", (v, id) => v.location(id), (x) => `${x.latitude}, ${x.longitude}`),
     legacyRead("vin", "Vehicle identification number", (v, id) => v.vin(id), (x) => x.vin),
     legacyRead("oil", "Engine oil life remaining", (v, id) => v.engineOil(id), (x) => `${Math.round(x.lifeRemaining * 100)}% oil life remaining`),
-    legacyRead("tires", "Tire pressure (kPa)", (v, id) => v.tirePressure(id), (x) =>
+    legacyRead("tires", "Tire pressure (kPa, or psi for imperial)", (v, id) => v.tirePressure(id), (x, u) =>
       Render.keyValues([
-        ["front left", `${x.frontLeft} kPa`],
-        ["front right", `${x.frontRight} kPa`],
-        ["back left", `${x.backLeft} kPa`],
-        ["back right", `${x.backRight} kPa`]
+        ["front left", `${x.frontLeft} ${u.pressure}`],
+        ["front right", `${x.frontRight} ${u.pressure}`],
+        ["back left", `${x.backLeft} ${u.pressure}`],
+        ["back right", `${x.backRight} ${u.pressure}`]
       ])),
     legacyRead("service-history", "Service records (supported makes only)", (v, id) => v.serviceHistory(id), (records) =>
       records.length === 0 ? "No service records" : Tour.renderServiceHistory(records)),
@@ -340,9 +385,9 @@ const login = Command.make("login", {
 }, (input) =>
   withSdk((flags) =>
     Effect.gen(function*() {
-      const target = yield* Target
+      const target = yield* Target.Target
       const follow = Option.getOrElse(input.follow, () => target.embedded)
-      const key = Sdk.userKey(target.label)
+      const key = target.userKey
       const authorization = yield* Authorize.run({
         key,
         port: input.port,
@@ -381,17 +426,10 @@ const format = Flag.Literals("format", ["ndjson", "csv"]).pipe(
 )
 const exportPageSize = Flag.Int("page-size").pipe(Flag.withDescription("Items per request (1 to 100)"), Flag.withDefault(100))
 
-const pagesOf = <P extends { readonly data: ReadonlyArray<unknown>; readonly meta: { readonly totalCount: number; readonly pageNumber: number; readonly pageSize: number }; readonly links: { readonly next: string | null } }, E, R>(
-  fetch: (page: number) => Effect.Effect<P, E, R>
-): Stream.Stream<Export.ExportPage<P["data"][number]>, E, R> =>
-  Stream.paginate(1, (n: number) =>
-    Effect.map(fetch(n), (p) =>
-      [
-        [{ items: p.data, total: p.meta.totalCount }],
-        p.links.next !== null && p.meta.pageNumber * p.meta.pageSize < p.meta.totalCount
-          ? Option.some(n + 1)
-          : Option.none<number>()
-      ] as const))
+/** The pages of a v3 list (`pages` of the SDK) as export pages with the total for the progress bar. */
+const exportPages = <A, E, R>(
+  pages: Stream.Stream<{ readonly data: ReadonlyArray<A>; readonly meta: { readonly totalCount: number } }, E, R>
+): Stream.Stream<Export.ExportPage<A>, E, R> => Stream.map(pages, (p) => ({ items: p.data, total: p.meta.totalCount }))
 
 const exportConnections = Command.make("connections", {
   out,
@@ -409,8 +447,8 @@ const exportConnections = Command.make("connections", {
         file: input.out,
         format: fileFormat,
         progress,
-        pages: pagesOf((n) =>
-          service.list({ page: n, pageSize: input.pageSize, userId: optionalValue(input.user), mode: optionalValue(input.mode) })
+        pages: exportPages(
+          service.pages({ pageSize: input.pageSize, userId: optionalValue(input.user), mode: optionalValue(input.mode) })
         ),
         csv: {
           headers: ["id", "userId", "userExternalId", "vehicleId", "make", "model", "year", "powertrainType", "mode", "permissions", "createdAt", "updatedAt"],
@@ -425,8 +463,8 @@ const exportConnections = Command.make("connections", {
             c.attributes.vehicle.powertrainType,
             c.attributes.vehicle.mode,
             c.attributes.permissions.join(" "),
-            JSON.parse(JSON.stringify(c.meta.createdAt)),
-            JSON.parse(JSON.stringify(c.meta.updatedAt))
+            DateTime.formatIso(c.meta.createdAt),
+            DateTime.formatIso(c.meta.updatedAt)
           ]
         }
       })
@@ -451,9 +489,7 @@ const exportSignals = Command.make("signals", {
         file: input.out,
         format: fileFormat,
         progress,
-        pages: pagesOf((n) =>
-          service.list({ vehicleId: input.vehicle, userId: input.user, page: n, pageSize: input.pageSize })
-        ),
+        pages: exportPages(service.pages({ vehicleId: input.vehicle, userId: input.user, pageSize: input.pageSize })),
         csv: {
           headers: ["vehicleId", "code", "name", "group", "status", "value", "unit", "errorType", "errorCode", "resolution", "retrievedAt"],
           row: (s) => [
@@ -467,7 +503,7 @@ const exportSignals = Command.make("signals", {
             s.attributes.status.error?.type,
             s.attributes.status.error?.code,
             s.attributes.status.error?.resolution?.type,
-            JSON.parse(JSON.stringify(s.meta.retrievedAt))
+            DateTime.formatIso(s.meta.retrievedAt)
           ]
         }
       })

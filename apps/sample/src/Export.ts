@@ -92,24 +92,33 @@ export const write = <A, E, R>(options: {
   readonly csv: CsvColumns<A>
   readonly progress?: Progress | undefined
 }): Effect.Effect<number, E | PlatformError.PlatformError, R | FileSystem.FileSystem> =>
-  Effect.scoped(Effect.gen(function*() {
+  Effect.gen(function*() {
     const fs = yield* FileSystem.FileSystem
-    const file = yield* fs.open(options.file, { flag: "w" })
-    const encoder = new TextEncoder()
-    const put = (text: string) => file.writeAll(encoder.encode(text))
-    if (options.format === "csv") yield* put(options.csv.headers.map(csvField).join(",") + "\n")
-    let count = 0
-    yield* Stream.runForEach(options.pages, (page) =>
-      Effect.gen(function*() {
-        if (page.items.length > 0) {
-          const lines = options.format === "csv"
-            ? page.items.map((item) => options.csv.row(item).map(csvField).join(","))
-            : page.items.map((item) => JSON.stringify(item))
-          yield* put(lines.join("\n") + "\n")
-        }
-        count += page.items.length
-        if (options.progress !== undefined) yield* options.progress.page(page.items.length, page.total)
-      }))
+    // written next to the target and renamed on success: a failure (a bad
+    // argument, the service, the network) leaves an existing file untouched
+    const temporary = `${options.file}.${process.pid}-${Date.now().toString(36)}.tmp`
+    const count = yield* Effect.scoped(Effect.gen(function*() {
+      const file = yield* fs.open(temporary, { flag: "wx" })
+      const encoder = new TextEncoder()
+      const put = (text: string) => file.writeAll(encoder.encode(text))
+      if (options.format === "csv") yield* put(options.csv.headers.map(csvField).join(",") + "\n")
+      let count = 0
+      yield* Stream.runForEach(options.pages, (page) =>
+        Effect.gen(function*() {
+          if (page.items.length > 0) {
+            const lines = options.format === "csv"
+              ? page.items.map((item) => options.csv.row(item).map(csvField).join(","))
+              : page.items.map((item) => JSON.stringify(item))
+            yield* put(lines.join("\n") + "\n")
+          }
+          count += page.items.length
+          if (options.progress !== undefined) yield* options.progress.page(page.items.length, page.total)
+        }))
+      return count
+    })).pipe(
+      Effect.tap(() => fs.rename(temporary, options.file)),
+      Effect.onError(() => Effect.ignore(fs.remove(temporary, { force: true })))
+    )
     if (options.progress !== undefined) yield* options.progress.done
     return count
-  }))
+  })

@@ -87,8 +87,8 @@ export const render = (error: unknown): string => {
  * @since 0.1.0
  */
 export const exitCodeOf = (error: unknown): number => {
-  const tag = (error as { readonly _tag?: unknown } | null)?._tag
-  return tag === "InvalidArgument" || tag === "InvalidRequest" ? 2 : 1
+  const { _tag: tag, usage } = (error ?? {}) as { readonly _tag?: unknown; readonly usage?: unknown }
+  return tag === "InvalidArgument" || tag === "InvalidRequest" || usage === true ? 2 : 1
 }
 
 /**

@@ -18,7 +18,9 @@ import { Schema } from "effect"
  * @since 0.1.0
  */
 export class SampleError extends Schema.TaggedError<SampleError>()("SampleError", {
-  reason: Schema.String
+  reason: Schema.String,
+  /** A usage error (bad or missing flags): exit code 2. */
+  usage: Schema.optionalKey(Schema.Boolean)
 }) {
   override get message() {
     return this.reason

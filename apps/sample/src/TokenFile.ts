@@ -31,6 +31,7 @@ export const defaultPath = (): string =>
 
 interface Stored {
   readonly accessToken: string
+  readonly issuedAt?: number | undefined
   readonly expiresAt: number
   readonly refreshToken?: string | undefined
   readonly refreshExpiresAt?: number | undefined
@@ -70,6 +71,7 @@ export const layer = (path: string): Layer.Layer<TokenStore.TokenStore> =>
         const stored = read(path)[key]
         return stored === undefined ? Option.none() : Option.some({
           accessToken: Redacted.make(stored.accessToken),
+          issuedAt: stored.issuedAt,
           expiresAt: stored.expiresAt,
           refreshToken: stored.refreshToken === undefined ? undefined : Redacted.make(stored.refreshToken),
           refreshExpiresAt: stored.refreshExpiresAt
@@ -81,6 +83,7 @@ export const layer = (path: string): Layer.Layer<TokenStore.TokenStore> =>
           ...read(path),
           [key]: {
             accessToken: Redacted.value(token.accessToken),
+            ...(token.issuedAt === undefined ? {} : { issuedAt: token.issuedAt }),
             expiresAt: token.expiresAt,
             ...(token.refreshToken === undefined ? {} : { refreshToken: Redacted.value(token.refreshToken) }),
             ...(token.refreshExpiresAt === undefined ? {} : { refreshExpiresAt: token.refreshExpiresAt })

@@ -15,7 +15,6 @@
  * @since 0.1.0
  */
 import { Clock, Console, DateTime, Effect, Result, Stream } from "effect"
-import * as Session from "@connected-vehicle/auth/Session"
 import * as TokenExchange from "@connected-vehicle/auth/TokenExchange"
 import { TokenStore } from "@connected-vehicle/auth/TokenStore"
 import type { BatchResult, EntryError } from "@connected-vehicle/legacy-v2/Batch"
@@ -31,7 +30,6 @@ import { Webhooks } from "@connected-vehicle/v3/Webhooks"
 import * as Authorize from "./Authorize.ts"
 import * as Render from "./Render.ts"
 import { SampleError } from "./SampleError.ts"
-import * as Sdk from "./Sdk.ts"
 import { heading, keyValues, render } from "./Table.ts"
 import { Target } from "./Target.ts"
 
@@ -172,7 +170,7 @@ export const run = (json: boolean) =>
 
     // 2. Legacy OAuth flow ----------------------------------------------------------
     yield* say(heading("2. Legacy OAuth: consent, redirect, code exchange (v2.0)"))
-    const key = Sdk.userKey(target.label)
+    const key = target.userKey
     const authorization = yield* Authorize.run({
       key,
       port: 0,
@@ -190,7 +188,7 @@ export const run = (json: boolean) =>
       ]
     ]))
     const legacy = yield* Effect.gen(function*() {
-      const vehicles = yield* Vehicles.make()
+      const vehicles = yield* Vehicles.Vehicles
       const list = yield* vehicles.list({ limit: 10 })
       yield* say(`\nVehicles of the user (GET /v2.0/vehicles): ${list.paging.count}\n${list.vehicles.map((v) => `  ${v}`).join("\n")}`)
       const vehicleId = list.vehicles[0]
@@ -202,7 +200,7 @@ export const run = (json: boolean) =>
       yield* say(heading(`3. Legacy reads of ${vehicleId} in one batch (POST /v2.0/vehicles/{id}/batch)`))
       yield* say(renderBatch(entries))
       return { vehicles: list, vehicleId, entries }
-    }).pipe(Effect.provide(Session.layerUser(key)))
+    })
 
     // 4. v3 application token, connections, signals ---------------------------------
     yield* say(heading("4. v3: application token, connections, signals"))

@@ -6,7 +6,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { Effect, Exit, ManagedRuntime, Redacted, Scope } from "effect"
 import { Simulator } from "@connected-vehicle/simulator/Simulator"
 import * as SimulatorModule from "@connected-vehicle/simulator/Simulator"
-import { existsSync, readFileSync, statSync } from "node:fs"
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { afterAll, beforeAll } from "vitest"
 import { run, runJson, tempDir, tokenShape } from "./cli.ts"
@@ -22,10 +22,16 @@ const targetOf = (s: Simulator["Service"]) => [
   s.url,
   "--client-id",
   s.clientId,
-  "--client-secret",
-  Redacted.value(s.clientSecret)
+  "--client-secret-file",
+  secretFile(Redacted.value(s.clientSecret))
 ]
 let target: ReadonlyArray<string>
+/** The secret in a file of its own (`--client-secret-file`): never on the command line. */
+const secretFile = (secret: string): string => {
+  const file = join(tempDir("secret"), "client-secret")
+  writeFileSync(file, secret + "\n", { mode: 0o600 })
+  return file
+}
 
 beforeAll(async () => {
   sim = await main.runPromise(Effect.service(Simulator))
@@ -210,11 +216,30 @@ describe.concurrent("bad arguments: a clear message and exit code 2", () => {
     assert.include(missing.stderr, "Missing required argument: vehicle")
   })
 
+  it("--target must be an http(s) URL; compat needs no client credential", async () => {
+    const bad = await run(["webhooks", "--target", "notaurl"])
+    assert.strictEqual(bad.code, 2)
+    assert.include(bad.stderr, "--target must be an http:// or https:// URL")
+    const compat = await runJson(["compat", "--region", "US", "--target", sim.url])
+    assert.strictEqual(compat.run.code, 0)
+    assert.isTrue(compat.json.data.length > 0)
+  })
+
+  it("a failing export leaves an existing --out file untouched (no temporary file left)", async () => {
+    const dir = tempDir("keep")
+    const out = join(dir, "connections.csv")
+    writeFileSync(out, "precious\n")
+    const result = await run(["export", "connections", "--out", out, "--page-size", "500", ...target])
+    assert.strictEqual(result.code, 2)
+    assert.strictEqual(readFileSync(out, "utf8"), "precious\n")
+    assert.deepStrictEqual(readdirSync(dir), ["connections.csv"])
+  })
+
   it("a value the SDK rejects before any request", async () => {
     const result = await run(["connections", "--page-size", "500", ...target])
     assert.strictEqual(result.code, 2)
     assert.include(result.stderr, "Error: InvalidArgument")
-    assert.include(result.stderr, "pageSize must be an integer from 1 to 100")
+    assert.include(result.stderr, "pageSize: Expected a value between 1 and 100, got 500")
   })
 })
 
@@ -254,8 +279,8 @@ describe("the simulator made to fail", () => {
       failing.url,
       "--client-id",
       failing.clientId,
-      "--client-secret",
-      "not-the-secret"
+      "--client-secret-file",
+      secretFile("not-the-secret")
     ])
     assert.strictEqual(result.code, 1)
     assert.include(result.stderr, "Error: CredentialsError")
@@ -273,7 +298,7 @@ describe("the simulator made to fail", () => {
       yield* Scope.close(scope, Exit.void)
       return s.url
     })))
-    const result = await run(["webhooks", "--target", closed, "--client-id", "x", "--client-secret", "y"])
+    const result = await run(["webhooks", "--target", closed, "--client-id", "x", "--client-secret-file", secretFile("y")])
     assert.strictEqual(result.code, 1)
     assert.include(result.stderr, "TransportFailure")
   })

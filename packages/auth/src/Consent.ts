@@ -12,6 +12,19 @@ import { TransportConfig } from "@connected-vehicle/transport/TransportConfig"
 import { OAuthConfig } from "./OAuthConfig.ts"
 
 /**
+ * What the consent URL carries besides the client id.
+ *
+ * @example
+ * ```ts
+ * import type { ConsentOptions } from "@connected-vehicle/auth/Consent"
+ *
+ * const options: ConsentOptions = {
+ *   redirectUri: "https://app.example/callback",
+ *   permissions: ["read_odometer"],
+ *   state: "xyz",
+ *   mode: "simulated"
+ * }
+ * ```
  * @since 0.1.0
  */
 export interface ConsentOptions {
@@ -25,13 +38,14 @@ export interface ConsentOptions {
 
 /**
  * Builds `{auth_url}/oauth/authorize?response_type=code&client_id=...&redirect_uri=...&scope=...`
- * from the contract. Scope is the permissions joined by spaces.
+ * from the contract. Scope is the permissions joined by spaces. Fails with
+ * {@link MissingRedirectUri} when the redirect URI is missing or empty.
  *
  * @example
  * ```ts
  * import { consentUrl } from "@connected-vehicle/auth/Consent"
  *
- * consentUrl("http://127.0.0.1:8080", "my-client", {
+ * const url = consentUrl("http://127.0.0.1:8080", "my-client", {
  *   redirectUri: "https://app.example/callback",
  *   permissions: ["read_odometer", "read_vin"],
  *   state: "xyz"
@@ -39,11 +53,15 @@ export interface ConsentOptions {
  * ```
  * @since 0.1.0
  */
-export const consentUrl = (authorizationUrl: string, clientId: string, options: ConsentOptions): string => {
+export const consentUrl = (
+  authorizationUrl: string,
+  clientId: string,
+  options: ConsentOptions
+): Effect.Effect<string, MissingRedirectUri> => {
   if (typeof options.redirectUri !== "string" || options.redirectUri.length === 0) {
-    throw new TypeError("consentUrl: redirectUri is required")
+    return Effect.fail(new MissingRedirectUri())
   }
-  return HttpApiClient.urlBuilder(AuthorizationApi, { baseUrl: authorizationUrl }).oauth.authorize({
+  return Effect.succeed(HttpApiClient.urlBuilder(AuthorizationApi, { baseUrl: authorizationUrl }).oauth.authorize({
     query: {
       response_type: "code",
       client_id: clientId,
@@ -52,7 +70,7 @@ export const consentUrl = (authorizationUrl: string, clientId: string, options: 
       ...(options.state === undefined ? {} : { state: options.state }),
       ...(options.mode === undefined ? {} : { mode: options.mode })
     }
-  })
+  }))
 }
 
 /**
@@ -74,15 +92,22 @@ export const make = (
   Effect.gen(function*() {
     const transport = yield* TransportConfig
     const oauth = yield* OAuthConfig
-    const redirectUri = options.redirectUri ?? oauth.redirectUri
-    if (redirectUri === undefined || redirectUri.length === 0) return yield* new MissingRedirectUri()
-    return consentUrl(transport.roots.authorization, oauth.clientId, { ...options, redirectUri })
+    const redirectUri = options.redirectUri ?? oauth.redirectUri ?? ""
+    return yield* consentUrl(transport.roots.authorization, oauth.clientId, { ...options, redirectUri })
   })
-
 
 /**
  * No redirect URI was given or configured (none is ever sent as `undefined`).
  *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { make } from "@connected-vehicle/auth/Consent"
+ *
+ * const url = make({ permissions: ["read_vin"] }).pipe(
+ *   Effect.catchTag("MissingRedirectUri", () => Effect.succeed("configure CONNECTED_VEHICLE_REDIRECT_URI"))
+ * )
+ * ```
  * @since 0.1.0
  */
 export class MissingRedirectUri extends Schema.TaggedError<MissingRedirectUri>()("MissingRedirectUri", {}) {

@@ -11,21 +11,40 @@
  *
  * @since 0.1.0
  */
-import { Clock, Effect, Layer, Option, Redacted, Semaphore } from "effect"
+import { Clock, Deferred, Effect, Layer, Option, Redacted } from "effect"
 import { Credentials } from "@connected-vehicle/transport/Credentials"
 import type * as Transport from "@connected-vehicle/transport/Transport"
 import { CredentialsError } from "@connected-vehicle/transport/TransportError"
 import { OAuthConfig } from "./OAuthConfig.ts"
 import * as TokenExchange from "./TokenExchange.ts"
-import type { Token } from "./TokenStore.ts"
+import type { Token, TokenStoreError } from "./TokenStore.ts"
 import { TokenStore } from "./TokenStore.ts"
 
-const toCredentialsError = (error: TokenExchange.TokenError): CredentialsError =>
-  new CredentialsError({ reason: `${error._tag}: ${error.message}`, ...("status" in error ? { status: error.status } : {}) })
+const toCredentialsError = (error: TokenExchange.TokenError | TokenStoreError): CredentialsError =>
+  error._tag === "CredentialsError" ? error : new CredentialsError({
+    reason: `${error._tag}: ${error.message}`,
+    ...("status" in error && typeof error.status === "number" ? { status: error.status } : {})
+  })
+
+// The renewal in flight per store instance and key, shared by every layer built
+// on that store: whoever finds the token stale while it runs awaits its outcome
+// (success or failure) instead of asking the token endpoint again.
+const flights = new WeakMap<TokenStore["Service"], Map<string, Deferred.Deferred<Token, CredentialsError>>>()
+
+const flightsOf = (store: TokenStore["Service"]) => {
+  let map = flights.get(store)
+  if (map === undefined) {
+    map = new Map()
+    flights.set(store, map)
+  }
+  return map
+}
 
 /**
  * Builds `Credentials` from a store key and a way to obtain a new token from
- * the current one.
+ * the current one. Renewals are single flight per store and key, across every
+ * `Credentials` built on the same `TokenStore`; one outcome (token or error)
+ * is shared by all the callers waiting for it.
  *
  * @example
  * ```ts
@@ -39,53 +58,79 @@ const toCredentialsError = (error: TokenExchange.TokenError): CredentialsError =
  */
 export const make = <R>(
   key: string,
-  renew: (current: Option.Option<Token>) => Effect.Effect<Token, TokenExchange.TokenError | CredentialsError, R>
+  renew: (current: Option.Option<Token>) => Effect.Effect<Token, TokenExchange.TokenError | TokenStoreError, R>
 ): Effect.Effect<Credentials["Service"], never, TokenStore | OAuthConfig | R> =>
   Effect.gen(function*() {
     const store = yield* TokenStore
     const { refreshAheadMillis } = yield* OAuthConfig
     const services = yield* Effect.context<R>()
-    const semaphore = yield* Semaphore.make(1)
+    const inFlight = flightsOf(store)
 
-    const usable = (token: Option.Option<Token>, now: number): token is Option.Some<Token> =>
-      Option.isSome(token) && token.value.expiresAt - refreshAheadMillis > now
+    // the refresh-ahead window, capped at half the token's lifetime so that a
+    // short-lived token is not renewed on every call
+    const usable = (token: Option.Option<Token>, now: number): boolean => {
+      if (Option.isNone(token)) return false
+      const { expiresAt, issuedAt } = token.value
+      const ahead = issuedAt === undefined
+        ? refreshAheadMillis
+        : Math.min(refreshAheadMillis, Math.max(0, expiresAt - issuedAt) / 2)
+      return expiresAt - ahead > now
+    }
 
-    const renewAndStore = (current: Option.Option<Token>) =>
-      renew(current).pipe(
-        Effect.mapError((e) => e._tag === "CredentialsError" ? e : toCredentialsError(e)),
-        Effect.tap((next) => store.set(key, next)),
-        Effect.tap(() => Effect.logDebug("token renewed").pipe(Effect.annotateLogs({ key }))),
-        Effect.provideContext(services),
-        Effect.withSpan("connected-vehicle.auth.renew", { attributes: { key } })
-      )
+    const renewal = (stale: (current: Option.Option<Token>, now: number) => boolean): Effect.Effect<Token, CredentialsError> =>
+      Effect.suspend(() => {
+        const running = inFlight.get(key)
+        if (running !== undefined) return Deferred.await(running)
+        const deferred = Deferred.makeUnsafe<Token, CredentialsError>()
+        inFlight.set(key, deferred)
+        const run = Effect.gen(function*() {
+          const current = yield* store.get(key)
+          // another layer or process may have renewed since the caller looked
+          if (Option.isSome(current) && !stale(current, yield* Clock.currentTimeMillis)) return current.value
+          const next = yield* renew(current)
+          yield* store.set(key, next)
+          yield* Effect.logDebug("token renewed").pipe(Effect.annotateLogs({ key }))
+          return next
+        }).pipe(
+          Effect.mapError(toCredentialsError),
+          Effect.provideContext(services),
+          Effect.withSpan("connected-vehicle.auth.renew", { attributes: { key } }),
+          Effect.onExit((exit) =>
+            Effect.sync(() => {
+              inFlight.delete(key)
+              Deferred.doneUnsafe(deferred, exit)
+            })
+          )
+        )
+        // detached: a caller that is interrupted stops waiting, the others still get the outcome
+        return Effect.andThen(Effect.forkDetach(run), Deferred.await(deferred))
+      })
 
     const token = Effect.gen(function*() {
-      const current = yield* store.get(key)
-      if (usable(current, yield* Clock.currentTimeMillis)) return current.value.accessToken
-      return yield* semaphore.withPermits(1)(Effect.gen(function*() {
-        const again = yield* store.get(key)
-        if (usable(again, yield* Clock.currentTimeMillis)) return again.value.accessToken
-        return (yield* renewAndStore(again)).accessToken
-      }))
+      const current = yield* store.get(key).pipe(Effect.mapError(toCredentialsError))
+      if (Option.isSome(current) && usable(current, yield* Clock.currentTimeMillis)) return current.value.accessToken
+      return (yield* renewal((t, now) => !usable(t, now))).accessToken
     })
 
-    const refresh = (rejected: Redacted.Redacted<string>) =>
-      semaphore.withPermits(1)(Effect.gen(function*() {
-        const current = yield* store.get(key)
-        if (Option.isSome(current) && Redacted.value(current.value.accessToken) !== Redacted.value(rejected)) {
-          return true // another request already replaced the rejected token
-        }
-        yield* renewAndStore(current)
-        return true
-      }))
+    const refresh = (rejected: Redacted.Redacted<string>) => {
+      const isRejected = (t: Option.Option<Token>) =>
+        Option.isNone(t) || Redacted.value(t.value.accessToken) === Redacted.value(rejected)
+      // a renewal that was running for another reason may hand back the rejected token: renew once more
+      return renewal(isRejected).pipe(
+        Effect.flatMap((next) => isRejected(Option.some(next)) ? renewal(isRejected) : Effect.succeed(next)),
+        Effect.as(true)
+      )
+    }
 
     return { token, refresh }
   })
 
 /**
- * A user's session: the token set stored under `key` (put there after
- * {@link TokenExchange.exchangeCode}, see {@link login}), renewed with the
- * refresh-token grant.
+ * A user's session: the token set stored under `key` (put there by
+ * {@link login}), renewed with the refresh-token grant. A refresh response
+ * without a refresh token keeps the current one (RFC 6749 section 6); once
+ * the refresh token has expired (60 days) the session fails with
+ * `CredentialsError` without asking the token endpoint: sign the user in again.
  *
  * @example
  * ```ts
@@ -98,55 +143,75 @@ export const make = <R>(
 export const layerUser = (key: string): Layer.Layer<Credentials, never, TokenStore | OAuthConfig | Transport.Transport> =>
   Layer.effect(
     Credentials,
-    make(key, (current) => {
-      if (Option.isNone(current)) {
-        return Effect.fail(new CredentialsError({ reason: `no token stored for ${key}: run the authorization-code flow` }))
-      }
-      const { refreshToken } = current.value
-      if (refreshToken === undefined) {
-        return Effect.fail(new CredentialsError({ reason: `the token of ${key} has no refresh token` }))
-      }
-      return TokenExchange.refresh(refreshToken)
-    })
+    make(key, (current) =>
+      Effect.gen(function*() {
+        if (Option.isNone(current)) {
+          return yield* new CredentialsError({ reason: `no token stored for ${key}: run the authorization-code flow` })
+        }
+        const { refreshToken, refreshExpiresAt } = current.value
+        if (refreshToken === undefined) {
+          return yield* new CredentialsError({ reason: `the token of ${key} has no refresh token: reauthenticate` })
+        }
+        if (refreshExpiresAt !== undefined && (yield* Clock.currentTimeMillis) >= refreshExpiresAt) {
+          return yield* new CredentialsError({ reason: `the refresh token of ${key} has expired: reauthenticate` })
+        }
+        const next = yield* TokenExchange.refresh(refreshToken)
+        return next.refreshToken === undefined ? { ...next, refreshToken, refreshExpiresAt } : next
+      }))
   )
 
 /**
  * The application's v3 session: a client-credentials token stored under
- * `key` (default `"application"`), fetched again before it expires.
+ * `key` (default `"application"`), fetched again before it expires, from
+ * `tokenUrl` (default `OAuthConfig.clientCredentialsUrl`, else
+ * `{auth_url}/oauth/token`).
  *
  * @example
  * ```ts
  * import { layerApplication } from "@connected-vehicle/auth/Session"
  *
  * const CredentialsLive = layerApplication()
+ * const Elsewhere = layerApplication({ tokenUrl: "https://auth.example/oauth2/token" })
  * ```
  * @since 0.1.0
  */
 export const layerApplication = (
-  options?: { readonly key?: string | undefined; readonly scope?: string | undefined }
+  options?: {
+    readonly key?: string | undefined
+    readonly scope?: string | undefined
+    readonly tokenUrl?: string | undefined
+  }
 ): Layer.Layer<Credentials, never, TokenStore | OAuthConfig | Transport.Transport> =>
   Layer.effect(
     Credentials,
-    make(options?.key ?? "application", () => TokenExchange.clientCredentials({ scope: options?.scope }))
+    make(
+      options?.key ?? "application",
+      () => TokenExchange.clientCredentials({ scope: options?.scope, tokenUrl: options?.tokenUrl })
+    )
   )
 
 /**
- * Exchanges an authorization code and stores the tokens under `key`.
+ * Exchanges an authorization code, stores the tokens under `key` and returns
+ * them (values `Redacted`).
  *
  * @example
  * ```ts
+ * import { Effect } from "effect"
  * import { login } from "@connected-vehicle/auth/Session"
  *
- * const signIn = login("user-42", { code: "abc", redirectUri: "https://app.example/callback" })
+ * const signIn = login("user-42", { code: "abc", redirectUri: "https://app.example/callback" }).pipe(
+ *   Effect.map((token) => new Date(token.expiresAt))
+ * )
  * ```
  * @since 0.1.0
  */
 export const login = (
   key: string,
   input: { readonly code: string; readonly redirectUri: string }
-): Effect.Effect<void, TokenExchange.TokenError, TokenStore | OAuthConfig | Transport.Transport> =>
+): Effect.Effect<Token, TokenExchange.TokenError | TokenStoreError, TokenStore | OAuthConfig | Transport.Transport> =>
   Effect.gen(function*() {
     const store = yield* TokenStore
     const token = yield* TokenExchange.exchangeCode(input)
     yield* store.set(key, token)
+    return token
   })

@@ -8,6 +8,7 @@
  * @since 0.1.0
  */
 import { Clock, Effect, Redacted } from "effect"
+import { HttpClient, HttpClientRequest } from "effect/http"
 import { AuthorizationApi } from "@connected-vehicle/schema/Api"
 import type { AppTokenResponse, TokenRequest } from "@connected-vehicle/schema/OAuth"
 import { TokenLifetimes } from "@connected-vehicle/schema/OAuth"
@@ -20,6 +21,12 @@ import type { Token } from "./TokenStore.ts"
 /**
  * Errors of the token endpoint.
  *
+ * @example
+ * ```ts
+ * import type { TokenError } from "@connected-vehicle/auth/TokenExchange"
+ *
+ * const mustSignInAgain = (e: TokenError) => e._tag === "OAuthError" && e.error === "invalid_grant"
+ * ```
  * @since 0.1.0
  */
 export type TokenError = OAuthError | ServiceError | TransportError
@@ -39,10 +46,21 @@ export type TokenError = OAuthError | ServiceError | TransportError
 export const basicCredential = (clientId: string, clientSecret: Redacted.Redacted<string>): Redacted.Redacted<string> =>
   Redacted.make(`Basic ${Buffer.from(`${clientId}:${Redacted.value(clientSecret)}`, "utf8").toString("base64")}`)
 
-const grant = (payload: TokenRequest, options?: Transport.CallOptions) =>
+// `url` replaces the contract's `{auth_url}/oauth/token` (before the
+// transport's pipeline, which then leaves an absolute URL as it is)
+const atUrl = (url: string | undefined) =>
+  url === undefined ? <A, E, R>(effect: Effect.Effect<A, E, R>) => effect : Effect.updateService(
+    Transport.Transport,
+    (transport) => ({
+      ...transport,
+      httpClient: HttpClient.mapRequestInput(transport.httpClient, HttpClientRequest.setUrl(url))
+    })
+  )
+
+const grant = (payload: TokenRequest, options?: Transport.CallOptions, url?: string) =>
   Effect.gen(function*() {
     const config = yield* OAuthConfig
-    const oauth = yield* Transport.publicClient(AuthorizationApi, "oauth")
+    const oauth = yield* Transport.publicClient(AuthorizationApi, "oauth").pipe(atUrl(url))
     const { value } = yield* oauth.token(
       {
         headers: { authorization: Redacted.value(basicCredential(config.clientId, config.clientSecret)) },
@@ -56,6 +74,7 @@ const grant = (payload: TokenRequest, options?: Transport.CallOptions) =>
 const toToken = (response: AppTokenResponse): Effect.Effect<Token> =>
   Effect.map(Clock.currentTimeMillis, (now) => ({
     accessToken: response.access_token,
+    issuedAt: now,
     expiresAt: now + response.expires_in * 1000,
     refreshToken: response.refresh_token,
     refreshExpiresAt: response.refresh_token === undefined ? undefined : now + TokenLifetimes.refreshSeconds * 1000
@@ -98,21 +117,26 @@ export const refresh = (
   grant({ grant_type: "refresh_token", refresh_token: Redacted.value(refreshToken) }, options)
 
 /**
- * An application token (v3, client credentials).
+ * An application token (v3, client credentials). The endpoint is not shown by
+ * the spec: `tokenUrl`, else `OAuthConfig.clientCredentialsUrl`, else
+ * `{auth_url}/oauth/token`.
  *
  * @example
  * ```ts
  * import { clientCredentials } from "@connected-vehicle/auth/TokenExchange"
  *
  * const appToken = clientCredentials()
+ * const elsewhere = clientCredentials({ tokenUrl: "https://auth.example/oauth2/token" })
  * ```
  * @since 0.1.0
  */
 export const clientCredentials = (
-  input?: { readonly scope?: string | undefined },
+  input?: { readonly scope?: string | undefined; readonly tokenUrl?: string | undefined },
   options?: Transport.CallOptions
 ): Effect.Effect<Token, TokenError, Transport.Transport | OAuthConfig> =>
-  grant(
-    { grant_type: "client_credentials", ...(input?.scope === undefined ? {} : { scope: input.scope }) },
-    options
-  )
+  Effect.flatMap(Effect.service(OAuthConfig), (config) =>
+    grant(
+      { grant_type: "client_credentials", ...(input?.scope === undefined ? {} : { scope: input.scope }) },
+      options,
+      input?.tokenUrl ?? config.clientCredentialsUrl
+    ))

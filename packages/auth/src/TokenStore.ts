@@ -5,24 +5,64 @@
  *
  * @since 0.1.0
  */
-import { Context, Effect, Layer, Option } from "effect"
+import { Context, Effect, Layer, Option, Schema } from "effect"
 import type { Redacted } from "effect"
 
 /**
- * A token set with absolute expiry instants (epoch milliseconds, from
- * Effect's `Clock`).
+ * A token set with absolute instants (epoch milliseconds, from Effect's
+ * `Clock`). `issuedAt` lets a short-lived token keep at least half its
+ * lifetime before it is renewed (see `OAuthConfig.refreshAheadMillis`);
+ * without it the full refresh-ahead window applies.
  *
+ * @example
+ * ```ts
+ * import { Redacted } from "effect"
+ * import type { Token } from "@connected-vehicle/auth/TokenStore"
+ *
+ * const now = Date.now()
+ * const token: Token = {
+ *   accessToken: Redacted.make("access"),
+ *   issuedAt: now,
+ *   expiresAt: now + 7_200_000,
+ *   refreshToken: Redacted.make("refresh"),
+ *   refreshExpiresAt: now + 60 * 86_400_000
+ * }
+ * ```
  * @since 0.1.0
  */
 export interface Token {
   readonly accessToken: Redacted.Redacted<string>
+  readonly issuedAt?: number | undefined
   readonly expiresAt: number
   readonly refreshToken: Redacted.Redacted<string> | undefined
   readonly refreshExpiresAt: number | undefined
 }
 
 /**
+ * A store failed to read or write (its database is down...). Never carries a
+ * token value.
+ *
+ * @example
+ * ```ts
+ * import { TokenStoreError } from "@connected-vehicle/auth/TokenStore"
+ *
+ * new TokenStoreError({ key: "user-42", reason: "connection refused" })
+ * ```
+ * @since 0.1.0
+ */
+export class TokenStoreError extends Schema.TaggedError<TokenStoreError>()("TokenStoreError", {
+  key: Schema.String,
+  reason: Schema.String
+}) {
+  override get message() {
+    return `Token store failed for ${this.key}: ${this.reason}`
+  }
+}
+
+/**
  * Tokens by key (one key per user for v2.0, one for the application for v3).
+ * Renewals are coordinated by `Session` per store instance and key, so a
+ * store needs no locking of its own within one process.
  *
  * @example
  * ```ts
@@ -34,9 +74,9 @@ export interface Token {
  * @since 0.1.0
  */
 export class TokenStore extends Context.Service<TokenStore, {
-  readonly get: (key: string) => Effect.Effect<Option.Option<Token>>
-  readonly set: (key: string, token: Token) => Effect.Effect<void>
-  readonly remove: (key: string) => Effect.Effect<void>
+  readonly get: (key: string) => Effect.Effect<Option.Option<Token>, TokenStoreError>
+  readonly set: (key: string, token: Token) => Effect.Effect<void, TokenStoreError>
+  readonly remove: (key: string) => Effect.Effect<void, TokenStoreError>
 }>()("@connected-vehicle/auth/TokenStore") {}
 
 /**

@@ -4,16 +4,25 @@ import { TestClock } from "effect/testing"
 import * as Consent from "@connected-vehicle/auth/Consent"
 import * as Session from "@connected-vehicle/auth/Session"
 import * as TokenExchange from "@connected-vehicle/auth/TokenExchange"
-import { TokenStore } from "@connected-vehicle/auth/TokenStore"
+import * as OAuthConfig from "@connected-vehicle/auth/OAuthConfig"
+import { TokenStore, TokenStoreError } from "@connected-vehicle/auth/TokenStore"
 import { LegacyApi, VehicleApi } from "@connected-vehicle/schema/Api"
 import { Simulator } from "@connected-vehicle/simulator/Simulator"
 import * as Pagination from "@connected-vehicle/transport/Pagination"
 import * as Transport from "@connected-vehicle/transport/Transport"
-import { authorize, loopback, redirectUri, userWithVehicle } from "./utils.ts"
+import {
+  authorize,
+  loopback,
+  redirectUri,
+  refreshTokenDroppingProxy,
+  userWithVehicle,
+  withAuthorizationRoot
+} from "./utils.ts"
 
 describe("Consent URL", () => {
-  it("carries response_type, client id, redirect URI, scope, state and mode", () => {
-    const url = new URL(Consent.consentUrl("http://127.0.0.1:9/", "client-1", {
+  it.effect("carries response_type, client id, redirect URI, scope, state and mode", () =>
+    Effect.gen(function*() {
+    const url = new URL(yield* Consent.consentUrl("http://127.0.0.1:9/", "client-1", {
       redirectUri,
       permissions: ["read_odometer", "read_location"],
       state: "abc",
@@ -28,12 +37,15 @@ describe("Consent URL", () => {
       state: "abc",
       mode: "simulated"
     })
-  })
+  }))
 
-  it("never sends redirect_uri=undefined", () => {
-    assert.throws(() => Consent.consentUrl("http://127.0.0.1:9", "c", { redirectUri: undefined as unknown as string, permissions: [] }))
-    assert.throws(() => Consent.consentUrl("http://127.0.0.1:9", "c", { redirectUri: "", permissions: [] }))
-  })
+  it.effect("never sends redirect_uri=undefined: a typed MissingRedirectUri, not a crash", () =>
+    Effect.gen(function*() {
+      for (const missing of [undefined as unknown as string, ""]) {
+        const error = yield* Effect.flip(Consent.consentUrl("http://127.0.0.1:9", "c", { redirectUri: missing, permissions: [] }))
+        assert.strictEqual(error._tag, "MissingRedirectUri")
+      }
+    }))
 
   it.effect("fails with MissingRedirectUri when none is given or configured", () =>
     Effect.gen(function*() {
@@ -49,7 +61,7 @@ describe("OAuth against the simulator (loopback)", () => {
       const store = yield* TokenStore
       const { userId, vehicleId } = yield* userWithVehicle
       const code = yield* authorize(userId)
-      yield* Session.login(userId, { code, redirectUri })
+      const stored = yield* Session.login(userId, { code, redirectUri })
       const exchange = (yield* sim.requests).find((e) => e.path === "/oauth/token")!
       assert.strictEqual(exchange.method, "POST")
       assert.strictEqual(exchange.headers["content-type"], "application/x-www-form-urlencoded")
@@ -57,6 +69,7 @@ describe("OAuth against the simulator (loopback)", () => {
       assert.match(exchange.headers["user-agent"]!, /^connected-vehicle-sdk\//)
       const first = Option.getOrThrow(yield* store.get(userId))
       assert.isTrue(Redacted.isRedacted(first.accessToken))
+      assert.strictEqual(stored, first) // login returns what it stored
 
       yield* Effect.gen(function*() {
         const legacy = yield* Transport.client(LegacyApi, "legacy")
@@ -125,19 +138,185 @@ describe("OAuth against the simulator (loopback)", () => {
       ])
     }).pipe(Effect.provide(loopback())))
 
-  it.effect("a refused refresh is a CredentialsError, not a loop", () =>
+  it.effect("an expired refresh token (60 days) is a CredentialsError with no token request", () =>
     Effect.gen(function*() {
       const sim = yield* Simulator
       const { userId, vehicleId } = yield* userWithVehicle
       yield* Session.login(userId, { code: yield* authorize(userId), redirectUri })
-      yield* TestClock.adjust("61 days")
+      yield* TestClock.adjust("60 days")
       yield* sim.resetLog
       const error = yield* Effect.flip(Effect.gen(function*() {
         const legacy = yield* Transport.client(LegacyApi, "legacy")
         return yield* legacy.vin({ params: { id: vehicleId } })
       }).pipe(Effect.provide(Session.layerUser(userId))))
       assert.strictEqual(error._tag, "CredentialsError")
+      if (error._tag === "CredentialsError") assert.include(error.reason, "reauthenticate")
+      assert.deepStrictEqual((yield* sim.requests).map((e) => `${e.path} ${e.status}`), [])
+    }).pipe(Effect.provide(loopback())))
+
+  it.effect("a refused refresh is shared: 100 concurrent calls, one token request, 100 CredentialsErrors", () =>
+    Effect.gen(function*() {
+      const sim = yield* Simulator
+      const store = yield* TokenStore
+      const { userId, vehicleId } = yield* userWithVehicle
+      const token = yield* Session.login(userId, { code: yield* authorize(userId), redirectUri })
+      yield* store.set(userId, { ...token, refreshToken: Redacted.make("revoked-refresh-token") })
+      yield* TestClock.adjust("7201 seconds")
+      yield* sim.resetLog
+      const errors = yield* Effect.gen(function*() {
+        const legacy = yield* Transport.client(LegacyApi, "legacy")
+        const vin = () => Effect.flip(legacy.vin({ params: { id: vehicleId } }))
+        return yield* Effect.all(Array.from({ length: 100 }, vin), { concurrency: "unbounded" })
+      }).pipe(Effect.provide(Session.layerUser(userId)))
+      assert.strictEqual(errors.length, 100)
+      for (const error of errors) {
+        assert.strictEqual(error._tag, "CredentialsError")
+        if (error._tag === "CredentialsError") {
+          assert.strictEqual(error.status, 400)
+          assert.include(error.reason, "invalid_grant")
+        }
+      }
       assert.deepStrictEqual((yield* sim.requests).map((e) => `${e.path} ${e.status}`), ["/oauth/token 400"])
+    }).pipe(Effect.provide(loopback())))
+
+  it.effect("100 concurrent 401s lead to one token request and 100 replays", () =>
+    Effect.gen(function*() {
+      const sim = yield* Simulator
+      const store = yield* TokenStore
+      const { userId, vehicleId } = yield* userWithVehicle
+      const token = yield* Session.login(userId, { code: yield* authorize(userId), redirectUri })
+      // the store believes the token is fresh; the service knows it expired
+      yield* store.set(userId, { ...token, expiresAt: Number.MAX_SAFE_INTEGER })
+      yield* TestClock.adjust("7201 seconds")
+      yield* sim.resetLog
+      const results = yield* Effect.gen(function*() {
+        const legacy = yield* Transport.client(LegacyApi, "legacy")
+        return yield* Effect.all(
+          Array.from({ length: 100 }, () => legacy.vin({ params: { id: vehicleId } })),
+          { concurrency: "unbounded" }
+        )
+      }).pipe(Effect.provide(Session.layerUser(userId)))
+      assert.strictEqual(results.length, 100)
+      const log = yield* sim.requests
+      assert.strictEqual(log.filter((e) => e.path.endsWith("/vin") && e.status === 401).length, 100)
+      assert.deepStrictEqual(log.filter((e) => e.path === "/oauth/token").map((e) => e.status), [200])
+      assert.strictEqual(log.filter((e) => e.path.endsWith("/vin") && e.status === 200).length, 100)
+    }).pipe(Effect.provide(loopback())))
+
+  it.effect("single flight across two layer instances on the same key (user and application)", () =>
+    Effect.gen(function*() {
+      const sim = yield* Simulator
+      const { userId, vehicleId } = yield* userWithVehicle
+      yield* Session.login(userId, { code: yield* authorize(userId), redirectUri })
+      const legacyClient = Transport.client(LegacyApi, "legacy").pipe(Effect.provide(Session.layerUser(userId)))
+      const [a, b] = [yield* legacyClient, yield* legacyClient]
+      const signalsClient = Transport.client(VehicleApi, "signals").pipe(Effect.provide(Session.layerApplication()))
+      const [c, d] = [yield* signalsClient, yield* signalsClient]
+      yield* TestClock.adjust("7201 seconds")
+      yield* sim.resetLog
+      yield* Effect.all([
+        ...Array.from({ length: 50 }, (_, i) => (i % 2 === 0 ? a : b).odometer({ params: { id: vehicleId } })),
+        ...Array.from({ length: 50 }, (_, i) =>
+          (i % 2 === 0 ? c : d).list({ params: { vehicleId }, headers: { "sc-user-id": userId } }))
+      ], { concurrency: "unbounded" })
+      const log = yield* sim.requests
+      const tokenRequests = log.filter((e) => e.path === "/oauth/token")
+      assert.deepStrictEqual(tokenRequests.map((e) => e.status), [200, 200]) // one refresh, one client-credentials grant
+      assert.strictEqual(log.filter((e) => e.path.endsWith("/odometer") && e.status === 200).length, 50)
+      assert.strictEqual(log.filter((e) => e.path.endsWith("/signals") && e.status === 200).length, 50)
+    }).pipe(Effect.provide(loopback())))
+
+  it.effect("a refresh response without refresh_token keeps the current one and its expiry", () =>
+    Effect.gen(function*() {
+      const sim = yield* Simulator
+      const store = yield* TokenStore
+      const { userId, vehicleId } = yield* userWithVehicle
+      const first = yield* Session.login(userId, { code: yield* authorize(userId), redirectUri })
+      const proxy = yield* refreshTokenDroppingProxy(sim.url)
+      yield* TestClock.adjust("7201 seconds")
+      yield* sim.resetLog
+      const odometer = yield* Effect.gen(function*() {
+        const legacy = yield* Transport.client(LegacyApi, "legacy")
+        return yield* legacy.odometer({ params: { id: vehicleId } })
+      }).pipe(Effect.provide(Session.layerUser(userId)), withAuthorizationRoot(proxy))
+      assert.strictEqual(odometer.status, 200)
+      const second = Option.getOrThrow(yield* store.get(userId))
+      assert.notStrictEqual(Redacted.value(second.accessToken), Redacted.value(first.accessToken))
+      assert.strictEqual(Redacted.value(second.refreshToken!), Redacted.value(first.refreshToken!))
+      assert.strictEqual(second.refreshExpiresAt, first.refreshExpiresAt)
+      assert.deepStrictEqual((yield* sim.requests).map((e) => `${e.path} ${e.status}`), [
+        "/oauth/token 200",
+        `/v2.0/vehicles/${vehicleId}/odometer 200`
+      ])
+    }).pipe(Effect.scoped, Effect.provide(loopback())))
+
+  it.effect("a short-lived token keeps half its lifetime before renewal (refresh-ahead capped)", () =>
+    Effect.gen(function*() {
+      const sim = yield* Simulator
+      const store = yield* TokenStore
+      const { userId, vehicleId } = yield* userWithVehicle
+      const token = yield* Session.login(userId, { code: yield* authorize(userId), redirectUri })
+      // a 30 s token: shorter than the 60 s refresh-ahead window
+      yield* store.set(userId, { ...token, expiresAt: token.issuedAt! + 30_000 })
+      yield* sim.resetLog
+      yield* Effect.gen(function*() {
+        const legacy = yield* Transport.client(LegacyApi, "legacy")
+        const vin = () => legacy.vin({ params: { id: vehicleId } })
+        yield* vin()
+        yield* TestClock.adjust("14 seconds")
+        yield* vin()
+        assert.deepStrictEqual((yield* sim.requests).filter((e) => e.path === "/oauth/token").length, 0)
+        yield* TestClock.adjust("2 seconds")
+        yield* vin()
+        yield* vin()
+      }).pipe(Effect.provide(Session.layerUser(userId)))
+      assert.deepStrictEqual((yield* sim.requests).map((e) => e.path.split("/").pop()), ["vin", "vin", "token", "vin", "vin"])
+    }).pipe(Effect.provide(loopback())))
+
+  it.effect("the client-credentials endpoint is configurable (OAuthConfig and layerApplication)", () =>
+    Effect.gen(function*() {
+      const sim = yield* Simulator
+      const { userId, vehicleId } = yield* userWithVehicle
+      // the contract's {auth_url}/oauth/token would now be /nowhere/oauth/token (404)
+      const elsewhere = withAuthorizationRoot(`${sim.url}/nowhere`)
+      const missed = yield* Effect.flip(TokenExchange.clientCredentials().pipe(elsewhere))
+      assert.strictEqual(missed._tag, "ResourceNotFoundError") // the simulator has no /nowhere
+      yield* sim.resetLog
+      const viaConfig = yield* TokenExchange.clientCredentials().pipe(
+        elsewhere,
+        Effect.provide(OAuthConfig.layer({ clientId: sim.clientId, clientSecret: sim.clientSecret, clientCredentialsUrl: `${sim.url}/oauth/token` }))
+      )
+      assert.isTrue(Redacted.isRedacted(viaConfig.accessToken))
+      yield* Effect.gen(function*() {
+        const signals = yield* Transport.client(VehicleApi, "signals")
+        yield* signals.list({ params: { vehicleId }, headers: { "sc-user-id": userId } })
+      }).pipe(Effect.provide(Session.layerApplication({ key: "app-elsewhere", tokenUrl: `${sim.url}/oauth/token` })), elsewhere)
+      assert.deepStrictEqual((yield* sim.requests).map((e) => `${e.path} ${e.status}`), [
+        "/oauth/token 200",
+        "/oauth/token 200",
+        `/v3/vehicles/${vehicleId}/signals 200`
+      ])
+    }).pipe(Effect.provide(loopback())))
+
+  it.effect("a failing TokenStore is a typed error: TokenStoreError from login, CredentialsError through Credentials", () =>
+    Effect.gen(function*() {
+      const { userId, vehicleId } = yield* userWithVehicle
+      const code = yield* authorize(userId)
+      const broken = TokenStore.of({
+        get: (key) => Effect.fail(new TokenStoreError({ key, reason: "database unavailable" })),
+        set: (key) => Effect.fail(new TokenStoreError({ key, reason: "database unavailable" })),
+        remove: (key) => Effect.fail(new TokenStoreError({ key, reason: "database unavailable" }))
+      })
+      const loginError = yield* Effect.flip(Session.login(userId, { code, redirectUri })).pipe(
+        Effect.provideService(TokenStore, broken)
+      )
+      assert.strictEqual(loginError._tag, "TokenStoreError")
+      const callError = yield* Effect.flip(Effect.gen(function*() {
+        const legacy = yield* Transport.client(LegacyApi, "legacy")
+        return yield* legacy.vin({ params: { id: vehicleId } })
+      }).pipe(Effect.provide(Session.layerUser(userId)), Effect.provideService(TokenStore, broken)))
+      assert.strictEqual(callError._tag, "CredentialsError")
+      if (callError._tag === "CredentialsError") assert.include(callError.reason, "TokenStoreError")
     }).pipe(Effect.provide(loopback())))
 
   it.effect("the code exchange fails with a typed OAuthError for a wrong redirect URI or a reused code", () =>

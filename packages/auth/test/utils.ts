@@ -1,4 +1,7 @@
 import { assert } from "@effect/vitest"
+import { createServer } from "node:http"
+import type { Server } from "node:http"
+import type { AddressInfo } from "node:net"
 import { Effect, Layer } from "effect"
 import { HttpClient } from "effect/http"
 import * as Consent from "@connected-vehicle/auth/Consent"
@@ -52,3 +55,50 @@ export const authorize = (userId: string) =>
     return location.searchParams.get("code")!
   })
 
+
+/** Points the transport's authorization root elsewhere for `effect` (its layers included). */
+export const withAuthorizationRoot = (url: string) =>
+  Effect.updateService(Transport.Transport, (transport) => ({
+    ...transport,
+    config: { ...transport.config, roots: { ...transport.config.roots, authorization: url } }
+  }))
+
+/**
+ * A forwarding proxy on 127.0.0.1 in front of `target` whose refresh-token
+ * responses lose their `refresh_token` (a server that does not rotate it).
+ * Returns the proxy's origin; closed with the scope.
+ */
+export const refreshTokenDroppingProxy = (target: string) =>
+  Effect.acquireRelease(
+    Effect.callback<Server>((resume) => {
+      const server = createServer((req, res) => {
+        const chunks: Array<Buffer> = []
+        req.on("data", (c: Buffer) => chunks.push(c))
+        req.on("end", () => {
+          const body = Buffer.concat(chunks).toString("utf8")
+          const headers: Record<string, string> = {}
+          for (const name of ["authorization", "content-type", "user-agent", "accept"]) {
+            const value = req.headers[name]
+            if (typeof value === "string") headers[name] = value
+          }
+          fetch(`${target}${req.url}`, { method: req.method!, headers, ...(body === "" ? {} : { body }) }).then(
+            async (upstream) => {
+              let text = await upstream.text()
+              if (upstream.ok && new URLSearchParams(body).get("grant_type") === "refresh_token") {
+                const { refresh_token: _dropped, ...rest } = JSON.parse(text) as Record<string, unknown>
+                text = JSON.stringify(rest)
+              }
+              res.writeHead(upstream.status, { "content-type": upstream.headers.get("content-type") ?? "application/json" })
+              res.end(text)
+            },
+            () => {
+              res.writeHead(502)
+              res.end()
+            }
+          )
+        })
+      })
+      server.listen(0, "127.0.0.1", () => resume(Effect.succeed(server)))
+    }),
+    (server) => Effect.callback<void>((resume) => void server.close(() => resume(Effect.void)))
+  ).pipe(Effect.map((server) => `http://127.0.0.1:${(server.address() as AddressInfo).port}`))

@@ -17,6 +17,7 @@ import type { BatchItem, BatchResponse, LegacyBody, LegacyPath, UnitSystem } fro
 import { LegacyEndpoints } from "@connected-vehicle/schema/Legacy"
 import { ErrorEnvelope, fromEnvelope } from "@connected-vehicle/schema/ServiceError"
 import type { ServiceError } from "@connected-vehicle/schema/ServiceError"
+import * as RetryAfter from "@connected-vehicle/transport/RetryAfter"
 import { MalformedErrorBody, ResponseDecodeError } from "@connected-vehicle/transport/TransportError"
 import { toReading } from "./internal/headers.ts"
 import type { Reading } from "./Reading.ts"
@@ -133,7 +134,7 @@ const decodeItem = <P extends LegacyPath>(path: P, item: BatchItem, context: Dec
     const retryAfter = headers["retry-after"]
     return Result.fail(fromEnvelope(envelope.value, {
       ...http,
-      retryAfterMillis: retryAfter === undefined ? undefined : parseRetryAfter(retryAfter, context.now)
+      retryAfterMillis: retryAfter === undefined ? undefined : RetryAfter.parse(retryAfter, context.now)
     }))
   }
   const schema = LegacyEndpoints[path].schema as Schema.Codec<LegacyBody<P>, unknown>
@@ -148,9 +149,3 @@ const decodeItem = <P extends LegacyPath>(path: P, item: BatchItem, context: Dec
   })
 }
 
-const parseRetryAfter = (value: string, now: number): number | undefined => {
-  const trimmed = value.trim()
-  if (/^\d+(\.\d+)?$/.test(trimmed)) return Math.round(Number(trimmed) * 1000)
-  const date = Date.parse(trimmed)
-  return Number.isNaN(date) ? undefined : Math.max(0, date - now)
-}

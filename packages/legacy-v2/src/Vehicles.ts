@@ -9,15 +9,16 @@
  *
  * @since 0.1.0
  */
-import { Clock, Context, Effect, Layer, Stream } from "effect"
+import { Clock, Context, Effect, identity, Layer, Stream } from "effect"
 import type { Config } from "effect"
 import { FetchHttpClient, HttpClient } from "effect/http"
-import type { Headers } from "effect/http"
 import * as OAuthConfig from "@connected-vehicle/auth/OAuthConfig"
 import * as Session from "@connected-vehicle/auth/Session"
 import * as TokenStore from "@connected-vehicle/auth/TokenStore"
-import { LegacyApi } from "@connected-vehicle/schema/Api"
-import type { EngineOil, LegacyPath, Location, Odometer, ServiceHistory, TirePressure, UnitSystem, VehicleList, Vin } from "@connected-vehicle/schema/Legacy"
+import { LegacyApi, LegacyVehiclesQuery } from "@connected-vehicle/schema/Api"
+import type { InvalidArgument } from "@connected-vehicle/schema/InvalidArgument"
+import type { EngineOil, LegacyPath, Location, Odometer, ServiceHistory, TirePressure, VehicleList, Vin } from "@connected-vehicle/schema/Legacy"
+import { UnitSystem } from "@connected-vehicle/schema/Legacy"
 import type { ServiceError } from "@connected-vehicle/schema/ServiceError"
 import type { Credentials } from "@connected-vehicle/transport/Credentials"
 import * as Pagination from "@connected-vehicle/transport/Pagination"
@@ -25,14 +26,19 @@ import * as Transport from "@connected-vehicle/transport/Transport"
 import * as TransportConfig from "@connected-vehicle/transport/TransportConfig"
 import type { TransportError } from "@connected-vehicle/transport/TransportError"
 import * as Batch from "./Batch.ts"
-import type { InvalidArgument } from "./InvalidArgument.ts"
 import { toReading } from "./internal/headers.ts"
-import { validate } from "./internal/validate.ts"
+import { checkIdentifier, checkListArgs, checkPaths, checkValue } from "./internal/args.ts"
 import type { Reading } from "./Reading.ts"
 
 /**
  * Options of a read or a batch.
  *
+ * @example
+ * ```ts
+ * import type { ReadOptions } from "@connected-vehicle/legacy-v2/Vehicles"
+ *
+ * const imperial: ReadOptions = { unitSystem: "imperial" }
+ * ```
  * @since 0.1.0
  */
 export interface ReadOptions {
@@ -43,17 +49,50 @@ export interface ReadOptions {
 /**
  * Options of {@link make} and {@link layer}.
  *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { HttpClient } from "effect/http"
+ * import type { Options } from "@connected-vehicle/legacy-v2/Vehicles"
+ *
+ * const options: Options = {
+ *   unitSystem: "imperial",
+ *   transformClient: HttpClient.tapRequest((request) => Effect.logDebug(request.url))
+ * }
+ * ```
  * @since 0.1.0
  */
 export interface Options {
   /** Unit system requested with every read (default `metric`). */
   readonly unitSystem?: UnitSystem | undefined
+  /** Transforms the HTTP client of this service (after the transport's own pipeline). */
+  readonly transformClient?: ((client: HttpClient.HttpClient) => HttpClient.HttpClient) | undefined
 }
 
 /**
- * The errors of a read: the service's, the transport's, and an invalid
- * `unitSystem` option.
+ * Arguments of `list`, derived from the contract's `LegacyVehiclesQuery`:
+ * `limit` (1..50, default 10 on the service) and `offset` (>= 0).
  *
+ * @example
+ * ```ts
+ * import type { ListArgs } from "@connected-vehicle/legacy-v2/Vehicles"
+ *
+ * const secondPage: ListArgs = { limit: 50, offset: 50 }
+ * ```
+ * @since 0.1.0
+ */
+export type ListArgs = { readonly [K in keyof typeof LegacyVehiclesQuery.Type]?: typeof LegacyVehiclesQuery.Type[K] | undefined }
+
+/**
+ * The errors of a read: the service's, the transport's, and an invalid
+ * argument (`unitSystem`, an empty vehicle id, an empty batch, ...).
+ *
+ * @example
+ * ```ts
+ * import type { ReadError } from "@connected-vehicle/legacy-v2/Vehicles"
+ *
+ * const retryable = (error: ReadError) => error._tag === "RateLimitError"
+ * ```
  * @since 0.1.0
  */
 export type ReadError = InvalidArgument | ServiceError | TransportError
@@ -78,12 +117,10 @@ export type ReadError = InvalidArgument | ServiceError | TransportError
  */
 export class Vehicles extends Context.Service<Vehicles, {
   /** One page of vehicle ids (`limit` 1..50, default 10 on the service; `offset` >= 0). */
-  readonly list: (
-    args?: { readonly limit?: number | undefined; readonly offset?: number | undefined }
-  ) => Effect.Effect<VehicleList, InvalidArgument | ServiceError | TransportError>
+  readonly list: (args?: ListArgs) => Effect.Effect<VehicleList, InvalidArgument | ServiceError | TransportError>
   /** Every vehicle id, `limit` (default 50) per request. */
   readonly stream: (
-    args?: { readonly limit?: number | undefined }
+    args?: Pick<ListArgs, "limit">
   ) => Stream.Stream<string, InvalidArgument | ServiceError | TransportError>
   readonly odometer: (vehicleId: string, options?: ReadOptions) => Effect.Effect<Reading<Odometer>, ReadError>
   readonly location: (vehicleId: string, options?: ReadOptions) => Effect.Effect<Reading<Location>, ReadError>
@@ -103,16 +140,6 @@ export class Vehicles extends Context.Service<Vehicles, {
   ) => Effect.Effect<Batch.BatchResult<P>, ReadError>
 }>()("@connected-vehicle/legacy-v2/Vehicles") {}
 
-// The transport's results carry no response headers: a per-call cell,
-// filled by a response tap on the transport's client, keeps them.
-interface HeaderCell {
-  headers: Headers.Headers | undefined
-}
-
-const CurrentCell = Context.Reference<HeaderCell | undefined>("@connected-vehicle/legacy-v2/Vehicles/CurrentCell", {
-  defaultValue: () => undefined
-})
-
 /**
  * Builds the service from the transport and the user's credential.
  *
@@ -129,26 +156,15 @@ export const make = (options?: Options): Effect.Effect<Vehicles["Service"], neve
   Effect.gen(function*() {
     const transport = yield* Transport.Transport
     const defaultUnitSystem = options?.unitSystem ?? "metric"
-    const httpClient = transport.httpClient.pipe(
-      HttpClient.tap((response) =>
-        Effect.map(Effect.service(CurrentCell), (cell) => {
-          if (cell !== undefined) cell.headers = response.headers
-        })
-      )
-    )
     const client = yield* Transport.client(LegacyApi, "legacy").pipe(
-      Effect.provideService(Transport.Transport, { ...transport, httpClient })
+      options?.transformClient === undefined
+        ? identity
+        : Effect.provideService(Transport.Transport, { ...transport, httpClient: options.transformClient(transport.httpClient) })
     )
     const legacyRoot = transport.config.roots.legacy.replace(/\/+$/, "")
     const vehicleUrl = (vehicleId: string) => `${legacyRoot}/v2.0/vehicles/${encodeURIComponent(vehicleId)}`
 
-    const fetchPage = (args: { readonly limit?: number | undefined; readonly offset?: number | undefined }) =>
-      client.vehicles({
-        query: {
-          ...(args.limit === undefined ? {} : { limit: args.limit }),
-          ...(args.offset === undefined ? {} : { offset: args.offset })
-        }
-      })
+    const fetchPage = (query: typeof LegacyVehiclesQuery.Type) => client.vehicles({ query })
 
     const read = <A>(
       path: LegacyPath,
@@ -160,31 +176,27 @@ export const make = (options?: Options): Effect.Effect<Vehicles["Service"], neve
     (vehicleId: string, readOptions?: ReadOptions): Effect.Effect<Reading<A>, ReadError> => {
       const unitSystem = readOptions?.unitSystem ?? defaultUnitSystem
       return Effect.andThen(
-        validate({ unitSystem }),
-        Effect.suspend(() => {
-          const cell: HeaderCell = { headers: undefined }
-          return call({ params: { id: vehicleId }, headers: { "sc-unit-system": unitSystem } }).pipe(
-            Effect.provideService(CurrentCell, cell),
-            Effect.flatMap((r) =>
-              Effect.fromResult(toReading(r.value, cell.headers ?? {}, {
-                requested: unitSystem,
-                requestIdHeader: transport.config.requestIdHeader,
-                method: "GET",
-                url: vehicleUrl(vehicleId) + path,
-                status: r.status
-              }))
-            )
-          )
-        })
+        Effect.andThen(checkIdentifier("vehicleId", vehicleId), checkValue("unitSystem", UnitSystem, unitSystem)),
+        Effect.flatMap(
+          call({ params: { id: vehicleId }, headers: { "sc-unit-system": unitSystem } }),
+          (r) =>
+            Effect.fromResult(toReading(r.value, r.headers, {
+              requested: unitSystem,
+              requestIdHeader: transport.config.requestIdHeader,
+              method: "GET",
+              url: vehicleUrl(vehicleId) + path,
+              status: r.status
+            }))
+        )
       )
     }
 
     return Vehicles.of({
-      list: (args = {}) => Effect.andThen(validate(args), Effect.map(fetchPage(args), (r) => r.value)),
-      stream: (args = {}) =>
-        Stream.unwrap(Effect.as(
-          validate(args),
-          Pagination.offsetItems((offset, limit) => fetchPage({ offset, limit }), { limit: args.limit ?? 50 })
+      list: (args) => Effect.flatMap(checkListArgs(args), (query) => Effect.map(fetchPage(query), (r) => r.value)),
+      stream: (args) =>
+        Stream.unwrap(Effect.map(
+          checkListArgs(args === undefined || args === null ? args : { limit: args.limit }),
+          (query) => Pagination.offsetItems((offset, limit) => fetchPage({ offset, limit }), { limit: query.limit ?? 50 })
         )),
       odometer: read("/odometer", client.odometer),
       location: read("/location", client.location),
@@ -194,14 +206,14 @@ export const make = (options?: Options): Effect.Effect<Vehicles["Service"], neve
       serviceHistory: read("/service/history", client.serviceHistory),
       batch: (vehicleId, paths, readOptions) => {
         const unitSystem = readOptions?.unitSystem ?? defaultUnitSystem
-        const unique = [...new Set(paths)]
         return Effect.gen(function*() {
-          yield* validate({ unitSystem })
-          for (const path of unique) yield* validate({ path })
+          yield* checkIdentifier("vehicleId", vehicleId)
+          yield* checkValue("unitSystem", UnitSystem, unitSystem)
+          const unique = yield* checkPaths(paths)
           const response = yield* client.batch({
             params: { id: vehicleId },
             headers: { "sc-unit-system": unitSystem },
-            payload: { requests: [{ path: paths[0] }, ...unique.slice(1).map((path) => ({ path }))] }
+            payload: { requests: [{ path: unique[0] }, ...unique.slice(1).map((path) => ({ path }))] }
           })
           return Batch.decode(response.value, unique, {
             vehicleUrl: vehicleUrl(vehicleId),
@@ -254,11 +266,11 @@ export const layer = (options?: Options): Layer.Layer<Vehicles, never, Transport
  *   return yield* vehicles.list({ limit: 50 })
  * })
  *
- * Effect.runPromise(program.pipe(Effect.provide(Vehicles.layerApp({ userKey: "user-42" }))))
+ * Effect.runPromise(program.pipe(Effect.provide(Vehicles.layerConfig({ userKey: "user-42" }))))
  * ```
  * @since 0.1.0
  */
-export const layerApp = (
+export const layerConfig = (
   options: Options & {
     readonly userKey: string
     readonly tokenStore?: Layer.Layer<TokenStore.TokenStore> | undefined

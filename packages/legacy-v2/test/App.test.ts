@@ -16,7 +16,7 @@ const tour = Effect.gen(function*() {
   return ids
 })
 
-describe("Vehicles.layerApp", () => {
+describe("Vehicles.layerConfig", () => {
   it.live("wires transport and the user's session from the environment; the app signs in with Session.login", () =>
     Effect.gen(function*() {
       const sim = yield* Simulator.Simulator
@@ -37,7 +37,7 @@ describe("Vehicles.layerApp", () => {
       const ids = yield* Effect.gen(function*() {
         yield* Session.login(userId, { code, redirectUri })
         return yield* tour
-      }).pipe(Effect.provide(Vehicles.layerApp({ userKey: userId })), Effect.provide(ConfigProvider.layer(env)))
+      }).pipe(Effect.provide(Vehicles.layerConfig({ userKey: userId })), Effect.provide(ConfigProvider.layer(env)))
       assert.deepStrictEqual(ids, [...sim.data.vehiclesOf(userId)])
       assert.strictEqual((yield* requestsTo(/^\/oauth\/token$/)).length, 1)
       assert.isTrue((yield* requestsTo(/^\/v2\.0\//)).every((r) => r.status === 200))

@@ -349,6 +349,17 @@ const legacyRead = <const Name extends string, const Path extends `/${string}`, 
   })
 
 /**
+ * Legacy vehicle-list paging (section 4.7): `limit` 1..50 (default 10 on the
+ * service), `offset` >= 0.
+ *
+ * @since 0.1.0
+ */
+export const LegacyVehiclesQuery = Schema.Struct({
+  limit: Schema.optionalKey(Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: 50 }))),
+  offset: Schema.optionalKey(Schema.Int.check(Schema.isGreaterThanOrEqualTo(0)))
+})
+
+/**
  * Legacy v2.0 vehicle data (section 4.7). Responses carry the headers
  * `sc-data-age` and `sc-unit-system`.
  *
@@ -356,10 +367,7 @@ const legacyRead = <const Name extends string, const Path extends `/${string}`, 
  */
 export class LegacyGroup extends HttpApiGroup.make("legacy").add(
   HttpApiEndpoint.get("vehicles", "/v2.0/vehicles", {
-    query: {
-      limit: Schema.optionalKey(Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: 50 }))),
-      offset: Schema.optionalKey(Schema.Int.check(Schema.isGreaterThanOrEqualTo(0)))
-    },
+    query: LegacyVehiclesQuery,
     headers: bearer,
     success: VehicleList,
     error: commonErrors
@@ -384,39 +392,86 @@ export class LegacyGroup extends HttpApiGroup.make("legacy").add(
 // ---------------------------------------------------------------------------
 
 /**
+ * Declares the credentials in the OpenAPI document: `bearerAuth` (HTTP bearer)
+ * on every operation that takes an `authorization` header, `basicAuth` (the
+ * client credential) on the token endpoint; the `authorization` header
+ * parameter itself is removed (OpenAPI 3.1 ignores it). Clients keep sending
+ * the header themselves: this only changes the generated document.
+ *
+ * @example
+ * ```ts
+ * import { HttpApi, OpenApi } from "effect/http-api"
+ * import { declareSecurity, SignalsGroup } from "@connected-vehicle/schema/Api"
+ *
+ * const api = HttpApi.make("signals").add(SignalsGroup).annotateMerge(OpenApi.annotations({ transform: declareSecurity }))
+ * ```
+ * @since 0.1.0
+ */
+export const declareSecurity = (spec: Record<string, any>): Record<string, any> => {
+  const paths: Record<string, Record<string, any>> = {}
+  for (const [path, item] of Object.entries<Record<string, any>>(spec.paths ?? {})) {
+    const operations: Record<string, any> = {}
+    for (const [method, op] of Object.entries<any>(item)) {
+      const parameters: ReadonlyArray<any> | undefined = op?.parameters
+      const auth = parameters?.some((p) => p.in === "header" && String(p.name).toLowerCase() === "authorization")
+      operations[method] = !auth ? op : {
+        ...op,
+        parameters: parameters!.filter((p) => !(p.in === "header" && String(p.name).toLowerCase() === "authorization")),
+        security: [path.endsWith("/oauth/token") ? { basicAuth: [] } : { bearerAuth: [] }]
+      }
+    }
+    paths[path] = operations
+  }
+  return {
+    ...spec,
+    paths,
+    components: {
+      ...spec.components,
+      securitySchemes: {
+        ...spec.components?.securitySchemes,
+        bearerAuth: { type: "http", scheme: "bearer", description: "Access token from POST /oauth/token" },
+        basicAuth: { type: "http", scheme: "basic", description: "Client credential: base64(client_id:client_secret)" }
+      }
+    }
+  }
+}
+
+const security = OpenApi.annotations({ transform: declareSecurity })
+
+/**
  * `{base_url}`: signals and connections.
  *
  * @since 0.1.0
  */
-export class VehicleApi extends HttpApi.make("vehicle").add(SignalsGroup).add(ConnectionsGroup) {}
+export class VehicleApi extends HttpApi.make("vehicle").add(SignalsGroup).add(ConnectionsGroup).annotateMerge(security) {}
 
 /**
  * `{management_url}`: subscriptions and webhooks.
  *
  * @since 0.1.0
  */
-export class ManagementApi extends HttpApi.make("management").add(SubscriptionsGroup).add(WebhooksGroup) {}
+export class ManagementApi extends HttpApi.make("management").add(SubscriptionsGroup).add(WebhooksGroup).annotateMerge(security) {}
 
 /**
  * `{compat_url}`: the compatibility listing.
  *
  * @since 0.1.0
  */
-export class CompatibilityApi extends HttpApi.make("compatibility").add(CompatibilityGroup) {}
+export class CompatibilityApi extends HttpApi.make("compatibility").add(CompatibilityGroup).annotateMerge(security) {}
 
 /**
  * `{auth_url}`: the authorization server.
  *
  * @since 0.1.0
  */
-export class AuthorizationApi extends HttpApi.make("authorization").add(OAuthGroup) {}
+export class AuthorizationApi extends HttpApi.make("authorization").add(OAuthGroup).annotateMerge(security) {}
 
 /**
  * `{legacy_url}`: the v2.0 interface.
  *
  * @since 0.1.0
  */
-export class LegacyApi extends HttpApi.make("legacy").add(LegacyGroup) {}
+export class LegacyApi extends HttpApi.make("legacy").add(LegacyGroup).annotateMerge(security) {}
 
 /**
  * The whole service on one origin: v3 groups under `/v3`, the authorization
@@ -443,4 +498,5 @@ export class ServiceApi extends HttpApi.make("connected-vehicle")
     title: "Connected-Vehicle Data Service",
     description: "v3 vehicle, management and compatibility APIs, the authorization server and the legacy v2.0 API."
   }))
+  .annotateMerge(security)
 {}

@@ -378,3 +378,47 @@ export const standardErrors: Readonly<Record<number, { readonly code: string; re
   429: { code: "RATE_LIMITED", title: "Too Many Requests" },
   500: { code: "the service", title: "the service Server Error" }
 }
+
+/**
+ * Type, code and title of the envelope for any HTTP error status: the
+ * standard errors of section 7, {@link statusOfType} for the types the spec
+ * shows no status for, and the project's choice for the rest (other 4xx are
+ * VALIDATION, other 5xx SERVER, each with its own code and title).
+ *
+ * @example
+ * ```ts
+ * import { errorOfStatus } from "@connected-vehicle/schema/ServiceError"
+ *
+ * errorOfStatus(431) // { type: "VALIDATION", code: "REQUEST_HEADER_FIELDS_TOO_LARGE", title: "Request Header Fields Too Large" }
+ * ```
+ * @since 0.1.0
+ */
+export const errorOfStatus = (status: number): {
+  readonly type: (typeof ErrorTypeValues)[number]
+  readonly code: string
+  readonly title: string
+} => {
+  const known = statusErrors[status]
+  if (known !== undefined) return known
+  const standard = standardErrors[status]
+  const type = status === 401 || status === 403
+    ? "AUTHENTICATION"
+    : ErrorTypeValues.find((t) => statusOfType[t] === status && t !== "VEHICLE_STATE" && t !== "CONNECTED_SERVICES_ACCOUNT") ??
+      (status >= 500 ? "SERVER" : "VALIDATION")
+  return standard === undefined
+    ? { type, code: `HTTP_${status}`, title: status >= 500 ? "Server Error" : "Client Error" }
+    : { type, ...standard }
+}
+
+const statusErrors: Readonly<Record<number, ReturnType<typeof errorOfStatus>>> = {
+  402: { type: "BILLING", code: "PAYMENT_REQUIRED", title: "Billing Limit Reached" },
+  405: { type: "VALIDATION", code: "METHOD_NOT_ALLOWED", title: "Method Not Allowed" },
+  408: { type: "VALIDATION", code: "REQUEST_TIMEOUT", title: "Request Timeout" },
+  409: { type: "VEHICLE_STATE", code: "VEHICLE_STATE", title: "Vehicle State Conflict" },
+  413: { type: "VALIDATION", code: "PAYLOAD_TOO_LARGE", title: "Payload Too Large" },
+  415: { type: "VALIDATION", code: "UNSUPPORTED_MEDIA_TYPE", title: "Unsupported Media Type" },
+  431: { type: "VALIDATION", code: "REQUEST_HEADER_FIELDS_TOO_LARGE", title: "Request Header Fields Too Large" },
+  502: { type: "UPSTREAM", code: "UPSTREAM_ERROR", title: "Upstream Error" },
+  503: { type: "SERVER", code: "SERVICE_UNAVAILABLE", title: "Service Unavailable" },
+  504: { type: "UPSTREAM", code: "UPSTREAM_TIMEOUT", title: "Upstream Timeout" }
+}

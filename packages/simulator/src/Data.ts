@@ -15,6 +15,7 @@ import { powertrainsOf } from "@connected-vehicle/schema/Common"
 import type { Mode, PowertrainFilter, PowertrainType, Region } from "@connected-vehicle/schema/Common"
 import { compatibilityId } from "@connected-vehicle/schema/Compatibility"
 import type { Permission } from "@connected-vehicle/schema/OAuth"
+import { Permission as PermissionSchema } from "@connected-vehicle/schema/OAuth"
 
 // ---------------------------------------------------------------------------
 // Hashing and ids
@@ -259,16 +260,7 @@ export const serviceHistoryMakes: ReadonlyArray<string> = ["Ford", "Lincoln", "T
  *
  * @since 0.1.0
  */
-export const allPermissions: ReadonlyArray<Permission> = [
-  "read_odometer",
-  "read_location",
-  "read_vin",
-  "read_engine_oil",
-  "read_tires",
-  "read_service_history",
-  "read_vehicle_info",
-  "read_battery"
-]
+export const allPermissions: ReadonlyArray<Permission> = PermissionSchema.literals
 
 // ---------------------------------------------------------------------------
 // The dataset

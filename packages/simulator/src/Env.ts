@@ -14,7 +14,7 @@ import {
   UnauthorizedResponse
 } from "@connected-vehicle/schema/Api"
 import type { ErrorEnvelope } from "@connected-vehicle/schema/ServiceError"
-import { makeEnvelope } from "@connected-vehicle/schema/ServiceError"
+import { errorOfStatus, makeEnvelope } from "@connected-vehicle/schema/ServiceError"
 import { Context, Effect } from "effect"
 import type { Dataset } from "./Data.ts"
 import type { Grant, State } from "./State.ts"
@@ -32,6 +32,13 @@ export class Env extends Context.Service<Env, {
 }>()("@connected-vehicle/simulator/Env") {}
 
 /**
+ * Most paths one legacy batch may request.
+ *
+ * @since 0.1.0
+ */
+export const MAX_BATCH_REQUESTS = 50
+
+/**
  * The grant of the request's bearer token, resolved by the outer middleware
  * (undefined on endpoints that take no credential).
  *
@@ -42,7 +49,18 @@ export class CurrentGrant extends Context.Service<CurrentGrant, Grant | undefine
 ) {}
 
 /**
- * The error envelope of a status (section 7 codes and titles).
+ * The request id of the current request (the `x-request-id` response header),
+ * set by the outer middleware.
+ *
+ * @since 0.1.0
+ */
+export class CurrentRequestId extends Context.Service<CurrentRequestId, string>()(
+  "@connected-vehicle/simulator/CurrentRequestId"
+) {}
+
+/**
+ * The error envelope of a status: type, code and title from the schema's
+ * `errorOfStatus` (section 7, then the project's choices).
  *
  * @since 0.1.0
  */
@@ -51,35 +69,8 @@ export const envelope = (
   detail: string,
   options?: Parameters<typeof makeEnvelope>[2]
 ): ErrorEnvelope => {
-  const type = status === 400 || status === 415 || status === 413 || status === 405
-    ? "VALIDATION"
-    : status === 401 || status === 403
-    ? "AUTHENTICATION"
-    : status === 404
-    ? "RESOURCE_NOT_FOUND"
-    : status === 429
-    ? "RATE_LIMIT"
-    : status === 402
-    ? "BILLING"
-    : status === 502 || status === 504
-    ? "UPSTREAM"
-    : status === 409
-    ? "VEHICLE_STATE"
-    : "SERVER"
-  const defaults: Record<number, { code: string; title: string }> = {
-    402: { code: "PAYMENT_REQUIRED", title: "Billing Limit Reached" },
-    405: { code: "METHOD_NOT_ALLOWED", title: "Method Not Allowed" },
-    409: { code: "VEHICLE_STATE", title: "Vehicle State Conflict" },
-    413: { code: "PAYLOAD_TOO_LARGE", title: "Payload Too Large" },
-    415: { code: "UNSUPPORTED_MEDIA_TYPE", title: "Unsupported Media Type" },
-    502: { code: "UPSTREAM_ERROR", title: "Upstream Error" },
-    503: { code: "SERVICE_UNAVAILABLE", title: "Service Unavailable" },
-    504: { code: "UPSTREAM_TIMEOUT", title: "Upstream Timeout" }
-  }
-  const fallback = defaults[status] ?? (status >= 500 && status !== 500
-    ? { code: `HTTP_${status}`, title: "Server Error" }
-    : undefined)
-  return makeEnvelope(type, detail, { status, ...fallback, ...options })
+  const { code, title, type } = errorOfStatus(status)
+  return makeEnvelope(type, detail, { status, code, title, ...options })
 }
 
 /** @since 0.1.0 */

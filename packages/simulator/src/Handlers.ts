@@ -29,8 +29,10 @@ import {
   badRequest,
   compatibilityEnvelope,
   CurrentGrant,
+  CurrentRequestId,
   Env,
   envelope,
+  MAX_BATCH_REQUESTS,
   forbidden,
   incompatible,
   notFound,
@@ -38,6 +40,7 @@ import {
   oauthUnauthorized
 } from "./Env.ts"
 import type { Grant } from "./State.ts"
+import type { ErrorEnvelope } from "@connected-vehicle/schema/ServiceError"
 
 // ---------------------------------------------------------------------------
 // Helpers
@@ -643,6 +646,10 @@ const legacyHandler = (path: LegacyPath) =>
     return HttpServerResponse.jsonUnsafe(item.body, { headers: item.headers })
   })
 
+const withDebug = (body: ErrorEnvelope, requestId: string): ErrorEnvelope => ({
+  errors: body.errors.map((item) => ({ ...item, meta: { debug: { ...item.meta?.debug, requestId } } })) as any
+})
+
 const detailOf = (body: unknown) => (body as { errors: ReadonlyArray<{ detail: string }> }).errors[0]!.detail
 
 const LegacyLive = HttpApiBuilder.group(ServiceApi, "legacy", (handlers) =>
@@ -669,13 +676,19 @@ const LegacyLive = HttpApiBuilder.group(ServiceApi, "legacy", (handlers) =>
         const { data, state } = yield* Env
         const grant = yield* requireUser(yield* CurrentGrant)
         const v = yield* legacyVehicle(data, grant, params.id)
+        if (payload.requests.length > MAX_BATCH_REQUESTS) {
+          return yield* badRequest(
+            `requests holds ${payload.requests.length} paths; a batch takes at most ${MAX_BATCH_REQUESTS}`
+          )
+        }
+        const requestId = yield* CurrentRequestId
         const unitSystem = unitSystemOf(headers["sc-unit-system"])
         const now = state.now()
         return {
-          responses: payload.requests.map(({ path }) => ({
-            path,
-            ...legacyRead(data, grant, v, path.split("?")[0]!, unitSystem, now)
-          }))
+          responses: payload.requests.map(({ path }) => {
+            const item = legacyRead(data, grant, v, path.split("?")[0]!, unitSystem, now)
+            return { path, ...(item.code >= 400 ? { ...item, body: withDebug(item.body as ErrorEnvelope, requestId) } : item) }
+          })
         }
       })
   }))

@@ -34,6 +34,8 @@ export interface RequestLogEntry {
   readonly query: string
   readonly headers: Readonly<Record<string, string>>
   readonly status: number
+  /** The `x-request-id` the response carried (echoed or generated). */
+  readonly requestId: string
 }
 
 /**
@@ -79,6 +81,25 @@ interface FaultRule {
  */
 export const LOG_LIMIT = 10_000
 
+/**
+ * At most this many fault keys (`x-simulator-fault-key`) are remembered; the
+ * oldest is forgotten first.
+ *
+ * @since 0.1.0
+ */
+export const FAULT_KEY_LIMIT = 1_000
+
+/**
+ * At most this many expired access tokens are remembered (so that they keep
+ * answering "expired" rather than "invalid"); the oldest is forgotten first.
+ *
+ * @since 0.1.0
+ */
+export const TOMBSTONE_LIMIT = 10_000
+
+/** Expired codes and tokens are swept at most once a minute (simulated time). */
+const SWEEP_INTERVAL_MILLIS = 60_000
+
 /** Authorization codes live 10 minutes (RFC 6749 recommends at most 10). */
 export const CODE_LIFETIME_MILLIS = 10 * 60_000
 
@@ -97,6 +118,10 @@ export class State {
   private access = new Map<string, Grant>()
   private refresh = new Map<string, RefreshRecord>()
   private rules: Array<FaultRule> = []
+  private keyed = new Map<string, { readonly spec: string; remaining: number }>()
+  private expired = new Set<string>()
+  private lastSweep = -Infinity
+  private requestCounter = 0
   private log: Array<{ -readonly [K in keyof RequestLogEntry]: RequestLogEntry[K] }> = []
   private random: () => number
 
@@ -112,6 +137,9 @@ export class State {
     this.access.clear()
     this.refresh.clear()
     this.rules = []
+    this.keyed.clear()
+    this.expired.clear()
+    this.requestCounter = 0
     this.log = []
     this.random = prng(this.seed ^ 0x5a5a5a5a)
   }
@@ -124,6 +152,11 @@ export class State {
     // A long run keeps the last LOG_LIMIT entries (trimmed in batches).
     if (this.log.length > LOG_LIMIT + 1000) this.log.splice(0, this.log.length - LOG_LIMIT)
     return mutable
+  }
+
+  /** A request id: `req-<seed>-<n>`, n counting from 1 since the last reset. */
+  nextRequestId(): string {
+    return `req-${this.seed}-${++this.requestCounter}`
   }
 
   requests(): ReadonlyArray<RequestLogEntry> {
@@ -139,6 +172,23 @@ export class State {
   inject(rule: { readonly path?: string | RegExp | undefined; readonly method?: string | undefined; readonly faults: ReadonlyArray<Fault> }): void {
     if (rule.faults.length === 0) return
     this.rules.push({ path: rule.path, method: rule.method?.toUpperCase(), faults: [...rule.faults] })
+  }
+
+  /**
+   * Whether the request carrying fault header `spec` under `key` gets the fault:
+   * the first `times` requests with that key (and that header value) do.
+   */
+  takeKeyed(key: string, spec: string, times: number): boolean {
+    let entry = this.keyed.get(key)
+    if (entry === undefined || entry.spec !== spec) {
+      this.keyed.delete(key)
+      if (this.keyed.size >= FAULT_KEY_LIMIT) this.keyed.delete(this.keyed.keys().next().value!)
+      entry = { spec, remaining: times }
+      this.keyed.set(key, entry)
+    }
+    if (entry.remaining <= 0) return false
+    entry.remaining--
+    return true
   }
 
   /** The next scripted fault for a request, consumed; else a run-wide random 500. */
@@ -157,7 +207,32 @@ export class State {
 
   // -- authorization --------------------------------------------------------
 
+  /** Drops expired codes and tokens (at most once a minute); expired access tokens become tombstones. */
+  private sweep(now: number): void {
+    if (now - this.lastSweep < SWEEP_INTERVAL_MILLIS) return
+    this.lastSweep = now
+    for (const [key, record] of this.codes) if (record.expiresAt <= now) this.codes.delete(key)
+    for (const [key, record] of this.refresh) if (record.expiresAt <= now) this.refresh.delete(key)
+    for (const [key, grant] of this.access) {
+      if (grant.expiresAt <= now) {
+        this.access.delete(key)
+        this.bury(key)
+      }
+    }
+  }
+
+  private bury(accessToken: string): void {
+    this.expired.add(accessToken)
+    if (this.expired.size > TOMBSTONE_LIMIT) this.expired.delete(this.expired.values().next().value!)
+  }
+
+  /** Number of live (unswept) codes, refresh tokens and access tokens. */
+  sizes(): { readonly codes: number; readonly refresh: number; readonly access: number; readonly expired: number } {
+    return { codes: this.codes.size, refresh: this.refresh.size, access: this.access.size, expired: this.expired.size }
+  }
+
   issueCode(grant: Omit<CodeRecord, "expiresAt">): string {
+    this.sweep(this.now())
     const code = token("code")
     this.codes.set(code, { ...grant, expiresAt: this.now() + CODE_LIFETIME_MILLIS })
     return code
@@ -173,6 +248,7 @@ export class State {
 
   issueUserTokens(grant: { readonly userIndex: number; readonly scopes: ReadonlySet<Permission>; readonly mode: Mode }) {
     const now = this.now()
+    this.sweep(now)
     const accessToken = token("at")
     const refreshToken = token("rt")
     this.access.set(accessToken, { _tag: "User", ...grant, expiresAt: now + TokenLifetimes.accessSeconds * 1000 })
@@ -181,6 +257,7 @@ export class State {
   }
 
   issueAppToken(): string {
+    this.sweep(this.now())
     const accessToken = token("app")
     this.access.set(accessToken, { _tag: "App", expiresAt: this.now() + TokenLifetimes.accessSeconds * 1000 })
     return accessToken
@@ -197,9 +274,10 @@ export class State {
   /** The grant of a bearer access token, `"expired"`, or undefined when unknown. */
   grantOf(accessToken: string): Grant | "expired" | undefined {
     const grant = this.access.get(accessToken)
-    if (grant === undefined) return undefined
+    if (grant === undefined) return this.expired.has(accessToken) ? "expired" : undefined
     if (grant.expiresAt <= this.now()) {
       this.access.delete(accessToken)
+      this.bury(accessToken)
       return "expired"
     }
     return grant

@@ -5,6 +5,7 @@ import { SubscriptionResponse, SubscriptionsPage } from "@connected-vehicle/sche
 import { WebhookResponse, WebhooksPage } from "@connected-vehicle/schema/Webhook"
 import { assert, layer } from "@effect/vitest"
 import { Effect, Layer, Schema } from "effect"
+import { TestClock } from "effect/testing"
 import { FetchHttpClient } from "effect/http"
 import { layer as simulatorLayer, Simulator } from "../src/Simulator.ts"
 import { appToken, bearer, call, isEnvelope, userTokens } from "./helpers.ts"
@@ -115,14 +116,27 @@ layer(Loopback)("v3 signals", (it) => {
 
   it.effect("values drift over time while ids stay", () =>
     Effect.gen(function*() {
+      yield* TestClock.setTime(Date.parse("2026-03-01T08:00:00Z"))
       const sim = yield* Simulator
       const token = yield* appToken
       const vehicleId = sim.data.vehicleIds[0]!
       const user = sim.data.connectionOf(vehicleId)!.userId
-      const a = yield* get(`/v3/vehicles/${vehicleId}/signals/odometer-traveleddistance`, token, { "sc-user-id": user })
-      assert.isNumber(a.json.data.attributes.body.value)
+      const path = `/v3/vehicles/${vehicleId}/signals/odometer-traveleddistance`
+      const a = yield* get(path, token, { "sc-user-id": user })
+      yield* TestClock.adjust("1 hour")
+      const b = yield* get(path, token, { "sc-user-id": user })
+      const before = a.json.data.attributes.body.value as number
+      const after = b.json.data.attributes.body.value as number
       assert.strictEqual(a.json.data.attributes.body.unit, "km")
-    }))
+      assert.strictEqual(b.json.data.attributes.body.unit, "km")
+      // the odometer grew, by less than a car drives in an hour
+      assert.isAbove(after, before)
+      assert.isBelow(after - before, 200)
+      assert.isAbove(Date.parse(b.json.data.meta.retrievedAt) - Date.parse(a.json.data.meta.retrievedAt), 3_599_000)
+      assert.strictEqual(b.json.data.id, a.json.data.id)
+      assert.strictEqual(b.json.data.links.self, a.json.data.links.self)
+      assert.strictEqual(b.json.included.vehicle.id, a.json.included.vehicle.id)
+    }).pipe(Effect.provide(Loopback))) // a simulator built on this test's TestClock
 })
 
 layer(Loopback)("v3 connections", (it) => {

@@ -12,8 +12,9 @@ import type { CredentialsError } from "./TransportError.ts"
  * Source of the bearer token.
  *
  * - `token`: the current access token (refreshing it first when needed).
- * - `refresh(rejected)`: called once when the service answered 401 to
- *   `rejected`; when it returns `true` the transport replays the request once with `token`.
+ * - `refresh(rejected)`: called when the service answered 401 to `rejected`
+ *   (at most once per call, retries included); when it returns `true` the
+ *   transport replays the request once with `token`.
  *
  * @example
  * ```ts
@@ -30,7 +31,8 @@ export class Credentials extends Context.Service<Credentials, {
 }>()("@connected-vehicle/transport/Credentials") {}
 
 /**
- * A fixed token (a 401 is returned to the caller after one replay).
+ * A fixed token: `refresh` returns `false`, so a 401 is returned to the
+ * caller at once, without a replay.
  *
  * @example
  * ```ts

@@ -16,6 +16,16 @@ import type { Result } from "./Transport.ts"
 /**
  * The parts of a v3 list page that paging reads.
  *
+ * @example
+ * ```ts
+ * import type { NumberedPage } from "@connected-vehicle/transport/Pagination"
+ *
+ * const last: NumberedPage<string> = {
+ *   data: ["a"],
+ *   meta: { pageNumber: 2, pageSize: 1, totalCount: 2 },
+ *   links: { next: null }
+ * }
+ * ```
  * @since 0.1.0
  */
 export interface NumberedPage<A> {
@@ -82,6 +92,12 @@ export const items = <A, P extends NumberedPage<A>, E, R>(
 /**
  * The parts of a legacy vehicle-list page that paging reads.
  *
+ * @example
+ * ```ts
+ * import type { OffsetPage } from "@connected-vehicle/transport/Pagination"
+ *
+ * const first: OffsetPage = { paging: { count: 3, offset: 0 }, vehicles: ["v0", "v1"] }
+ * ```
  * @since 0.1.0
  */
 export interface OffsetPage {

@@ -8,14 +8,14 @@
  *
  * @since 0.1.0
  */
-import { Clock, Context, Duration, Effect, Layer, Option, Random, Redacted, Schema } from "effect"
+import { Clock, Context, Duration, Effect, Layer, Option, Random, Redacted, Schema, SchemaAST } from "effect"
 import { HttpClient, HttpClientRequest } from "effect/http"
-import type { HttpClientError, HttpClientResponse } from "effect/http"
-import type { HttpApi, HttpApiEndpoint, HttpApiGroup } from "effect/http-api"
-import { HttpApiClient } from "effect/http-api"
+import type { Headers, HttpClientError, HttpClientResponse } from "effect/http"
+import type { HttpApiEndpoint, HttpApiGroup } from "effect/http-api"
+import { HttpApi, HttpApiClient, HttpApiSchema } from "effect/http-api"
 import type { OAuthBadRequest, OAuthUnauthorized } from "@connected-vehicle/schema/Api"
 import { OAuthErrorBody } from "@connected-vehicle/schema/OAuth"
-import { ErrorEnvelope, fromEnvelope } from "@connected-vehicle/schema/ServiceError"
+import { ErrorEnvelope, fromEnvelope, RateLimitError } from "@connected-vehicle/schema/ServiceError"
 import type { ServiceError } from "@connected-vehicle/schema/ServiceError"
 import { Credentials } from "./Credentials.ts"
 import type { RateLimitPolicy, RetryPolicy, Roots } from "./TransportConfig.ts"
@@ -30,11 +30,24 @@ import {
   UnexpectedStatus
 } from "./TransportError.ts"
 import type { CredentialsError, TransportError } from "./TransportError.ts"
-import { parseRetryAfter, withoutCredentials } from "./internal/http.ts"
+import { withoutCredentials } from "./internal/http.ts"
+import * as RetryAfter from "./RetryAfter.ts"
 
 /**
  * A decoded response with the HTTP context it came with.
  *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { LegacyApi } from "@connected-vehicle/schema/Api"
+ * import * as Transport from "@connected-vehicle/transport/Transport"
+ *
+ * const program = Effect.gen(function*() {
+ *   const legacy = yield* Transport.client(LegacyApi, "legacy")
+ *   const result: Transport.Result<{ readonly distance: number }> = yield* legacy.odometer({ params: { id: "v-1" } })
+ *   return [result.value.distance, result.status, result.requestId, result.headers["sc-data-age"]]
+ * })
+ * ```
  * @since 0.1.0
  */
 export interface Result<A> {
@@ -42,11 +55,19 @@ export interface Result<A> {
   readonly status: number
   /** The value of the configured request-id response header, if present. */
   readonly requestId: string | undefined
+  /** The response headers (lower-case names). */
+  readonly headers: Headers.Headers
 }
 
 /**
  * Per-call overrides of the configured policies.
  *
+ * @example
+ * ```ts
+ * import type { CallOptions } from "@connected-vehicle/transport/Transport"
+ *
+ * const patient: CallOptions = { timeoutMillis: 5_000, retry: { maxAttempts: 6 }, rateLimit: { wait: true } }
+ * ```
  * @since 0.1.0
  */
 export interface CallOptions {
@@ -56,14 +77,25 @@ export interface CallOptions {
 }
 
 /**
- * The errors of one endpoint: every service error, every transport error,
- * and `OAuthError` for endpoints of the authorization server.
+ * The errors of one endpoint: every service error, every transport error
+ * (`CredentialsError` only when the client uses a credential), and
+ * `OAuthError` for endpoints of the authorization server.
  *
+ * @example
+ * ```ts
+ * import type { HttpApiEndpoint, HttpApiGroup } from "effect/http-api"
+ * import type { SignalsGroup } from "@connected-vehicle/schema/Api"
+ * import type { ErrorOf } from "@connected-vehicle/transport/Transport"
+ *
+ * type Get = HttpApiEndpoint.WithIdentifier<HttpApiGroup.Endpoints<SignalsGroup>, "get">
+ * type GetSignalError = ErrorOf<Get>
+ * ```
  * @since 0.1.0
  */
-export type ErrorOf<Endpoint extends HttpApiEndpoint.ConstraintRequest> =
+export type ErrorOf<Endpoint extends HttpApiEndpoint.ConstraintRequest, Authenticated extends boolean = true> =
   | ServiceError
-  | TransportError
+  | Exclude<TransportError, CredentialsError>
+  | (Authenticated extends true ? CredentialsError : never)
   | ([Extract<Endpoint["~Error"]["Type"], OAuthBadRequest | OAuthUnauthorized>] extends [never] ? never : OAuthError)
 
 type Part<Key extends string, S extends Schema.Constraint> = [S["Type"]] extends [never] ? {}
@@ -75,6 +107,15 @@ type Part<Key extends string, S extends Schema.Constraint> = [S["Type"]] extends
  * `payload` as the contract declares them (a part whose fields are all
  * optional may be left out).
  *
+ * @example
+ * ```ts
+ * import type { HttpApiEndpoint, HttpApiGroup } from "effect/http-api"
+ * import type { LegacyGroup } from "@connected-vehicle/schema/Api"
+ * import type { RequestOf } from "@connected-vehicle/transport/Transport"
+ *
+ * type OdometerRequest = RequestOf<HttpApiEndpoint.WithIdentifier<HttpApiGroup.Endpoints<LegacyGroup>, "odometer">>
+ * const request: OdometerRequest = { params: { id: "v-1" } }
+ * ```
  * @since 0.1.0
  */
 export type RequestOf<Endpoint extends HttpApiEndpoint.ConstraintRequest> =
@@ -86,23 +127,38 @@ export type RequestOf<Endpoint extends HttpApiEndpoint.ConstraintRequest> =
 /**
  * One client function.
  *
+ * @example
+ * ```ts
+ * import type { HttpApiEndpoint, HttpApiGroup } from "effect/http-api"
+ * import type { LegacyGroup } from "@connected-vehicle/schema/Api"
+ * import type { Method } from "@connected-vehicle/transport/Transport"
+ *
+ * type Odometer = Method<HttpApiEndpoint.WithIdentifier<HttpApiGroup.Endpoints<LegacyGroup>, "odometer">>
+ * ```
  * @since 0.1.0
  */
-export type Method<Endpoint extends HttpApiEndpoint.ConstraintRequest> = (
+export type Method<Endpoint extends HttpApiEndpoint.ConstraintRequest, Authenticated extends boolean = true> = (
   ...args: {} extends RequestOf<Endpoint> ? [request?: RequestOf<Endpoint>, options?: CallOptions]
     : [request: RequestOf<Endpoint>, options?: CallOptions]
-) => Effect.Effect<Result<HttpApiClient.SuccessType<Endpoint["~Success"]>>, ErrorOf<Endpoint>>
+) => Effect.Effect<Result<HttpApiClient.SuccessType<Endpoint["~Success"]>>, ErrorOf<Endpoint, Authenticated>>
 
 /**
  * The client of one group: one {@link Method} per endpoint.
  *
+ * @example
+ * ```ts
+ * import type { LegacyGroup } from "@connected-vehicle/schema/Api"
+ * import type { GroupClient } from "@connected-vehicle/transport/Transport"
+ *
+ * type LegacyClient = GroupClient<LegacyGroup, "legacy">
+ * ```
  * @since 0.1.0
  */
-export type GroupClient<Groups extends HttpApiGroup.Constraint, Name extends string> = {
+export type GroupClient<Groups extends HttpApiGroup.Constraint, Name extends string, Authenticated extends boolean = true> = {
   readonly [
     Endpoint in Extract<HttpApiGroup.EndpointsWithIdentifier<Groups, Name>, HttpApiEndpoint.ConstraintRequest> as
       Endpoint["identifier"]
-  ]: Method<Endpoint>
+  ]: Method<Endpoint, Authenticated>
 }
 
 /**
@@ -125,8 +181,12 @@ export class Transport extends Context.Service<Transport, {
 
 interface CallState {
   readonly baseUrl: string
-  token: Redacted.Redacted<string> | undefined
+  readonly token: Redacted.Redacted<string> | undefined
+  request: HttpClientRequest.HttpClientRequest | undefined
   url: string | undefined
+  // set when the response headers arrive, kept on later failures
+  status: number | undefined
+  requestId: string | undefined
 }
 
 const CurrentCall = Context.Reference<CallState | undefined>("@connected-vehicle/transport/Transport/CurrentCall", {
@@ -134,8 +194,75 @@ const CurrentCall = Context.Reference<CallState | undefined>("@connected-vehicle
 })
 
 /**
- * Builds the transport from its configuration and an `HttpClient`
- * (`NodeHttpClient.layerUndici`, `FetchHttpClient.layer`, or a test client).
+ * Options of {@link make} / {@link layerWith}.
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { HttpClient } from "effect/http"
+ * import type { Options } from "@connected-vehicle/transport/Transport"
+ *
+ * const options: Options = { transformClient: HttpClient.tapRequest(() => Effect.void) }
+ * ```
+ * @since 0.1.0
+ */
+export interface Options {
+  /**
+   * Transforms the transport's `HttpClient` (after its own request mapping:
+   * root, accept, User-Agent and bearer are set when a `mapRequest` of the
+   * transformed client runs), like the `transformClient` option of Effect's
+   * AI provider clients: add headers, a proxy, logging, a custom retry...
+   */
+  readonly transformClient?: ((client: HttpClient.HttpClient) => HttpClient.HttpClient) | undefined
+}
+
+/**
+ * Builds the transport service from its configuration and an `HttpClient`.
+ *
+ * @example
+ * ```ts
+ * import { Effect, Layer } from "effect"
+ * import { HttpClient, HttpClientRequest } from "effect/http"
+ * import * as Transport from "@connected-vehicle/transport/Transport"
+ *
+ * const TransportLive = Layer.effect(
+ *   Transport.Transport,
+ *   Transport.make({ transformClient: HttpClient.mapRequest(HttpClientRequest.setHeader("x-team", "fleet")) })
+ * )
+ * ```
+ * @since 0.1.0
+ */
+export const make = (
+  options?: Options
+): Effect.Effect<Transport["Service"], never, TransportConfig | HttpClient.HttpClient> =>
+  Effect.gen(function*() {
+    const config = yield* TransportConfig
+    const base = yield* HttpClient.HttpClient
+    const fixed = { accept: "application/json", "user-agent": config.userAgent }
+    // runs before any transformation of the underlying client: the URL is
+    // absolute (the call's root prepended) by the time it sees the request
+    const pipeline = HttpClient.mapRequestInputEffect(base, (request) =>
+      Effect.map(Effect.service(CurrentCall), (call) => {
+        if (call === undefined) return HttpClientRequest.setHeaders(request, fixed)
+        const url = request.url.startsWith("http:") || request.url.startsWith("https:")
+          ? request.url
+          : call.baseUrl + request.url
+        const headers = call.token !== undefined && request.headers["authorization"] === undefined
+          ? { ...fixed, authorization: `Bearer ${Redacted.value(call.token)}` }
+          : fixed
+        const req = HttpClientRequest.setHeaders(url === request.url ? request : HttpClientRequest.setUrl(request, url), headers)
+        call.request = req
+        return req
+      }))
+    const httpClient = options?.transformClient === undefined ? pipeline : options.transformClient(pipeline)
+    return { config, httpClient }
+  })
+
+/**
+ * Builds the transport from its configuration and an `HttpClient`.
+ * On Node prefer `NodeHttpClient.layerUndici` (measured faster than
+ * `FetchHttpClient.layer`, see the README); `FetchHttpClient.layer` works
+ * everywhere.
  *
  * @example
  * ```ts
@@ -150,31 +277,27 @@ const CurrentCall = Context.Reference<CallState | undefined>("@connected-vehicle
  * ```
  * @since 0.1.0
  */
-export const layer: Layer.Layer<Transport, never, TransportConfig | HttpClient.HttpClient> = Layer.effect(
-  Transport,
-  Effect.gen(function*() {
-    const config = yield* TransportConfig
-    const base = yield* HttpClient.HttpClient
-    const httpClient = base.pipe(
-      // runs before any transformation of the underlying client: the URL is
-      // absolute (the call's root prepended) by the time it sees the request
-      HttpClient.mapRequestInputEffect((request) =>
-        Effect.map(Effect.service(CurrentCall), (call: CallState | undefined) => {
-          let req = HttpClientRequest.acceptJson(request).pipe(HttpClientRequest.setHeader("user-agent", config.userAgent))
-          if (call !== undefined) {
-            if (!/^https?:/.test(req.url)) req = HttpClientRequest.prependUrl(req, call.baseUrl)
-            if (call.token !== undefined && req.headers["authorization"] === undefined) {
-              req = HttpClientRequest.bearerToken(req, call.token)
-            }
-            call.url = withoutCredentials(req.url, req.urlParams)
-          }
-          return req
-        })
-      )
-    )
-    return { config, httpClient: httpClient as HttpClient.HttpClient }
-  })
-)
+export const layer: Layer.Layer<Transport, never, TransportConfig | HttpClient.HttpClient> = Layer.effect(Transport, make())
+
+/**
+ * Like {@link layer}, with {@link Options} (`transformClient`).
+ *
+ * @example
+ * ```ts
+ * import { Effect, Layer } from "effect"
+ * import { HttpClient } from "effect/http"
+ * import { NodeHttpClient } from "@effect/platform-node"
+ * import * as Transport from "@connected-vehicle/transport/Transport"
+ * import * as TransportConfig from "@connected-vehicle/transport/TransportConfig"
+ *
+ * const TransportLive = Transport.layerWith({
+ *   transformClient: HttpClient.tapRequest((request) => Effect.logDebug(request.method))
+ * }).pipe(Layer.provide([TransportConfig.layerConfig, NodeHttpClient.layerUndici]))
+ * ```
+ * @since 0.1.0
+ */
+export const layerWith = (options: Options): Layer.Layer<Transport, never, TransportConfig | HttpClient.HttpClient> =>
+  Layer.effect(Transport, make(options))
 
 const rootOfApi: Record<string, keyof Roots> = {
   vehicle: "base",
@@ -231,7 +354,8 @@ export const publicClient = <ApiId extends string, Groups extends HttpApiGroup.C
   api: HttpApi.HttpApi<ApiId, Groups>,
   group: Name,
   options?: { readonly root?: keyof Roots | undefined }
-): Effect.Effect<GroupClient<Groups, Name>, never, Transport> => makeClient(api, group, undefined, options)
+): Effect.Effect<GroupClient<Groups, Name, false>, never, Transport> =>
+  makeClient(api, group, undefined, options) as Effect.Effect<GroupClient<Groups, Name, false>, never, Transport>
 
 const makeClient = <ApiId extends string, Groups extends HttpApiGroup.Constraint, Name extends HttpApiGroup.Identifier<Groups>>(
   api: HttpApi.HttpApi<ApiId, Groups>,
@@ -252,9 +376,7 @@ const makeClient = <ApiId extends string, Groups extends HttpApiGroup.Constraint
     const groupDef = (api.groups as Record<string, HttpApiGroup.Constraint>)[group]!
     const out: Record<string, unknown> = {}
     for (const [name, endpoint] of Object.entries(groupDef.endpoints)) {
-      const decode = HttpApiClient.decodeResponse(api as any, { group, endpoint: name } as any) as (
-        response: HttpClientResponse.HttpClientResponse
-      ) => Effect.Effect<unknown, unknown>
+      const decode = makeDecoder(api as any, group, name)
       out[name] = makeMethod({
         transport,
         credentials,
@@ -274,7 +396,48 @@ const makeClient = <ApiId extends string, Groups extends HttpApiGroup.Constraint
     return out as GroupClient<Groups, Name>
   })
 
+type Decoder = (response: HttpClientResponse.HttpClientResponse) => Effect.Effect<unknown, unknown>
+
+/**
+ * The success decoder of an endpoint. When the contract declares one JSON
+ * body for 200 (every endpoint but the authorize redirect and the token
+ * union), a 200 is read with `response.json` and decoded with that schema
+ * directly, which is what `HttpApiClient.decodeResponse` does with more
+ * steps; anything else goes through `HttpApiClient.decodeResponse`.
+ */
+const resolveEncoding = SchemaAST.resolveAt<{ readonly _tag: string }>("~httpApiEncoding")
+
+const makeDecoder = (api: HttpApi.HttpApi<string, HttpApiGroup.Constraint>, group: string, endpoint: string): Decoder => {
+  const general = HttpApiClient.decodeResponse(api as any, { group, endpoint } as any) as Decoder
+  let schema: Schema.Top | undefined
+  HttpApi.reflect(api as any, {
+    predicate: ({ endpoint: e, group: g }) => g.identifier === group && e.identifier === endpoint,
+    onGroup() {},
+    onEndpoint({ successes }) {
+      const only = successes.get(200)
+      if (successes.size !== 1 || only === undefined || only.length !== 1) return
+      const candidate = only[0]
+      if (
+        HttpApiSchema.isWithHeaders(candidate) ||
+        (resolveEncoding(candidate.ast)?._tag ?? "Json") !== "Json" ||
+        SchemaAST.isNull(SchemaAST.toEncoded(candidate.ast))
+      ) return
+      schema = candidate
+    }
+  })
+  if (schema === undefined) return general
+  const decodeBody = Schema.decodeUnknownEffect(schema as Schema.Codec<unknown, unknown>)
+  return (response) => response.status === 200 ? Effect.flatMap(response.json, decodeBody) : general(response)
+}
+
 type AnyError = ServiceError | TransportError | OAuthError
+
+interface Ctx {
+  readonly status: number
+  readonly method: string
+  readonly url: string
+  readonly requestId?: string
+}
 
 const makeMethod = (spec: {
   readonly transport: Transport["Service"]
@@ -286,134 +449,185 @@ const makeMethod = (spec: {
   readonly baseUrl: string
   readonly send: (request: unknown) => Effect.Effect<HttpClientResponse.HttpClientResponse, unknown>
   readonly decode: (response: HttpClientResponse.HttpClientResponse) => Effect.Effect<unknown, unknown>
-}) =>
-(input: unknown, options?: CallOptions): Effect.Effect<Result<unknown>, AnyError> => {
-  const given = (input ?? {}) as Record<string, unknown>
-  const request = {
-    ...given,
-    ...(spec.declared.params && given.params === undefined ? { params: {} } : {}),
-    ...(spec.declared.query && given.query === undefined ? { query: {} } : {}),
-    ...(spec.declared.headers && given.headers === undefined ? { headers: {} } : {}),
-    responseMode: "response-only"
-  }
+}) => {
   const { config } = spec.transport
-  const retry = { ...config.retry, ...defined(options?.retry) } as RetryPolicy
-  const rateLimit = { ...config.rateLimit, ...defined(options?.rateLimit) } as RateLimitPolicy
-  const timeoutMillis = options?.timeoutMillis ?? config.timeoutMillis
-  const idempotent = spec.method === "GET" || spec.method === "HEAD" || spec.method === "OPTIONS"
-  const retriable = idempotent || retry.retryNonIdempotent
-  const templateUrl = spec.baseUrl.replace(/\/+$/, "") + spec.path
+  const { credentials, method, path, baseUrl } = spec
+  const idempotent = method === "GET" || method === "HEAD" || method === "OPTIONS"
+  const templateUrl = baseUrl.replace(/\/+$/, "") + path
+  const spanOptions = { kind: "client", attributes: { "http.request.method": method, "url.template": templateUrl } } as const
+  const requestIdHeader = config.requestIdHeader
 
-  const invalid = checkParams(request, spec.method, spec.path)
-  if (invalid !== undefined) return Effect.fail(invalid)
+  return (input: unknown, options?: CallOptions): Effect.Effect<Result<unknown>, AnyError> => {
+    const given = (input ?? {}) as Record<string, unknown>
+    const request = {
+      ...given,
+      ...(spec.declared.params && given.params === undefined ? { params: {} } : {}),
+      ...(spec.declared.query && given.query === undefined ? { query: {} } : {}),
+      ...(spec.declared.headers && given.headers === undefined ? { headers: {} } : {}),
+      responseMode: "response-only"
+    }
+    const invalid = checkParams(request, method, path)
+    if (invalid !== undefined) return Effect.fail(invalid)
 
-  const attempt = (token: Redacted.Redacted<string> | undefined): Effect.Effect<Result<unknown>, AnyError> => {
-    const state: CallState = { baseUrl: spec.baseUrl, token, url: undefined }
-    const url = () => state.url ?? templateUrl
-    return Effect.gen(function*() {
-      const response = yield* spec.send(request).pipe(
-        Effect.mapError((error): AnyError => mapSendError(error, spec.method, url(), spec.path))
-      )
-      const requestId = response.headers[config.requestIdHeader] ?? undefined
-      const ctx = { status: response.status, method: spec.method, url: url(), ...(requestId ? { requestId } : {}) }
-      if (response.status >= 400) {
-        return yield* Effect.fail(yield* decodeError(response, ctx))
-      }
-      const value = yield* spec.decode(response).pipe(
-        Effect.mapError((error): AnyError => mapDecodeError(error, ctx))
-      )
-      yield* Effect.annotateCurrentSpan({ "http.response.status_code": response.status, "request.id": requestId ?? "" })
-      return { value, status: response.status, requestId }
-    }).pipe(
-      Effect.provideService(CurrentCall, state),
-      Effect.timeoutOrElse({
-        duration: Duration.millis(timeoutMillis),
-        orElse: () => Effect.fail(new RequestTimeout({ method: spec.method, url: url(), timeoutMillis }))
-      })
-    )
-  }
+    const retry = options?.retry === undefined ? config.retry : { ...config.retry, ...defined(options.retry) } as RetryPolicy
+    const rateLimit = options?.rateLimit === undefined
+      ? config.rateLimit
+      : { ...config.rateLimit, ...defined(options.rateLimit) } as RateLimitPolicy
+    const timeoutMillis = options?.timeoutMillis ?? config.timeoutMillis
+    const retriable = idempotent || retry.retryNonIdempotent
 
-  const withCredentials: Effect.Effect<Result<unknown>, AnyError> = spec.credentials === undefined
-    ? attempt(undefined)
-    : Effect.gen(function*() {
-      const credentials = spec.credentials!
-      const token = yield* credentials.token
-      return yield* attempt(token).pipe(
-        Effect.catchIf(
-          (e): e is ServiceError => e._tag === "AuthenticationError" && e.status === 401,
-          (e) =>
-            Effect.gen(function*() {
-              const refreshed = yield* credentials.refresh(token)
-              if (!refreshed) return yield* Effect.fail(e)
-              yield* Effect.logDebug("replaying after 401 with a refreshed token")
-              return yield* attempt(yield* credentials.token)
-            })
-        )
-      )
-    }) as Effect.Effect<Result<unknown>, AnyError | CredentialsError>
-
-  const loop = (n: number, startedAt: number): Effect.Effect<Result<unknown>, AnyError> =>
-    Effect.catch(withCredentials, (error) =>
-      Effect.gen(function*() {
-        const delay = yield* retryDelay(error, n)
-        const now = yield* Clock.currentTimeMillis
-        if (delay === undefined || n >= retry.maxAttempts || now - startedAt + delay > retry.maxElapsedMillis) {
-          return yield* Effect.fail(error)
+    /** One exchange, with its timeout cut to what is left of the budget. */
+    const attempt = (token: Redacted.Redacted<string> | undefined, budgetMillis: number): Effect.Effect<Result<unknown>, AnyError> => {
+      const state: CallState = { baseUrl, token, request: undefined, url: undefined, status: undefined, requestId: undefined }
+      const limit = Math.max(1, Math.min(timeoutMillis, budgetMillis))
+      const exchange = Effect.flatMap(
+        Effect.mapError(spec.send(request), (error): AnyError => mapSendError(error, state, method, path, templateUrl)),
+        (response) => {
+          const requestId = response.headers[requestIdHeader]
+          state.status = response.status
+          state.requestId = requestId
+          const ctx: Ctx = { status: response.status, method, url: urlOf(state, templateUrl), ...(requestId ? { requestId } : {}) }
+          if (response.status >= 400) return Effect.flatMap(decodeError(response, ctx), Effect.fail)
+          return Effect.map(
+            Effect.mapError(spec.decode(response), (error): AnyError => mapDecodeError(error, ctx)),
+            (value): Result<unknown> => ({ value, status: response.status, requestId, headers: response.headers })
+          )
         }
-        yield* Effect.annotateCurrentSpan({ "retry.count": n })
-        yield* Effect.logDebug("retrying").pipe(
-          Effect.annotateLogs({ attempt: n, delayMillis: delay, error: error._tag, url: urlOf(error) ?? templateUrl })
-        )
-        yield* Effect.sleep(Duration.millis(delay))
-        return yield* loop(n + 1, startedAt)
-      }))
-
-  const retryDelay = (error: AnyError, n: number): Effect.Effect<number | undefined> => {
-    if (error._tag === "RateLimitError") {
-      const after = error.retryAfterMillis
-      return Effect.succeed(
-        rateLimit.wait && retriable && after !== undefined && after <= rateLimit.maxWaitMillis ? after : undefined
+      )
+      return withTimeout(
+        Effect.provideService(exchange, CurrentCall, state),
+        limit,
+        () =>
+          new RequestTimeout({
+            method,
+            url: urlOf(state, templateUrl),
+            timeoutMillis: limit,
+            ...(state.status === undefined ? {} : { status: state.status }),
+            ...(state.requestId ? { requestId: state.requestId } : {})
+          })
       )
     }
-    if (!retriable || !isTransient(error)) return Effect.succeed(undefined)
-    const exp = Math.min(retry.maxDelayMillis, retry.initialDelayMillis * Math.pow(retry.factor, n - 1))
-    // "equal jitter": half fixed, half random, so delays never collapse to zero
-    return Effect.map(Random.next, (r) => Math.round(exp / 2 + (exp / 2) * r))
-  }
 
-  return Effect.flatMap(Clock.currentTimeMillis, (start) => loop(1, start)).pipe(
-    Effect.withSpan(spec.spanName, {
-      kind: "client",
-      attributes: { "http.request.method": spec.method, "url.template": templateUrl }
-    })
-  )
+    /** An attempt with the call's credential; a 401 refreshes it and replays, once per call. */
+    const authenticated = (call: { refreshed: boolean; readonly deadline: number }, budgetMillis: number) =>
+      credentials === undefined
+        ? attempt(undefined, budgetMillis)
+        : Effect.flatMap(credentials.token, (token) =>
+          Effect.catch(attempt(token, budgetMillis), (error): Effect.Effect<Result<unknown>, AnyError> => {
+            if (call.refreshed || statusOf(error) !== 401 || error._tag === "CredentialsError") return Effect.fail(error)
+            call.refreshed = true
+            return Effect.flatMap(credentials.refresh(token), (refreshed) =>
+              refreshed
+                ? Effect.gen(function*() {
+                  yield* Effect.logDebug("replaying after 401 with a refreshed token")
+                  const next = yield* credentials.token
+                  return yield* attempt(next, call.deadline - (yield* Clock.currentTimeMillis))
+                })
+                : Effect.fail(error))
+          }))
+
+    const loop = (call: { refreshed: boolean; readonly deadline: number }, n: number, budgetMillis: number): Effect.Effect<Result<unknown>, AnyError> =>
+      Effect.catch(authenticated(call, budgetMillis), (error) =>
+        Effect.gen(function*() {
+          const delay = yield* retryDelay(error, n)
+          const now = yield* Clock.currentTimeMillis
+          if (delay === undefined || n >= retry.maxAttempts || now + delay >= call.deadline) {
+            return yield* Effect.fail(error)
+          }
+          yield* Effect.annotateCurrentSpan({ "retry.count": n })
+          yield* Effect.logDebug("retrying").pipe(
+            Effect.annotateLogs({ attempt: n, delayMillis: delay, error: error._tag, url: errorUrl(error) ?? templateUrl })
+          )
+          yield* Effect.sleep(Duration.millis(delay))
+          return yield* loop(call, n + 1, call.deadline - (yield* Clock.currentTimeMillis))
+        }))
+
+    const retryDelay = (error: AnyError, n: number): Effect.Effect<number | undefined> => {
+      if (!retriable) return Effect.succeed(undefined)
+      const status = statusOf(error)
+      if (status === 429) {
+        const after = "retryAfterMillis" in error ? error.retryAfterMillis : undefined
+        return Effect.succeed(rateLimit.wait && after !== undefined && after <= rateLimit.maxWaitMillis ? after : undefined)
+      }
+      if (!isTransient(error, status)) return Effect.succeed(undefined)
+      const exp = Math.min(retry.maxDelayMillis, retry.initialDelayMillis * Math.pow(retry.factor, n - 1))
+      // "equal jitter": half fixed, half random, so delays never collapse to zero
+      return Effect.map(Random.next, (r) => Math.round(exp / 2 + (exp / 2) * r))
+    }
+
+    return Effect.useSpan(spec.spanName, spanOptions, (span) =>
+      Effect.clockWith((clock) => {
+        const start = clock.currentTimeMillisUnsafe()
+        return Effect.map(
+          loop({ refreshed: false, deadline: start + retry.maxElapsedMillis }, 1, retry.maxElapsedMillis),
+          (result) => {
+            span.attribute("http.response.status_code", result.status)
+            if (result.requestId !== undefined) span.attribute("request.id", result.requestId)
+            return result
+          }
+        )
+      }).pipe(Effect.withParentSpan(span, { captureStackTrace: false })))
+  }
 }
 
-const defined = <A extends object>(a: A | undefined): Partial<A> =>
-  a === undefined ? {} : Object.fromEntries(Object.entries(a).filter(([, v]) => v !== undefined)) as Partial<A>
+/**
+ * Runs `self` with a timeout: one child fiber and a timer (cheaper than
+ * `Effect.timeoutOrElse`, which races two fibers). Under a non-default
+ * `Clock` (e.g. `TestClock`) it falls back to `Effect.timeoutOrElse` so that
+ * the clock decides.
+ */
+const withTimeout = <A, E>(self: Effect.Effect<A, E>, millis: number, onTimeout: () => E): Effect.Effect<A, E> =>
+  Effect.withFiber((parent) => {
+    if (parent.getRef(Clock.Clock) !== defaultClock) {
+      return Effect.timeoutOrElse(self, { duration: Duration.millis(millis), orElse: () => Effect.fail(onTimeout()) })
+    }
+    return Effect.flatMap(Effect.forkChild(self, { startImmediately: true }), (fiber) =>
+      Effect.callback<A, E>((resume) => {
+        const timer = setTimeout(() => {
+          removeObserver()
+          fiber.interruptUnsafe()
+          resume(Effect.fail(onTimeout()))
+        }, millis)
+        const removeObserver = fiber.addObserver((exit) => {
+          clearTimeout(timer)
+          resume(exit)
+        })
+        return Effect.sync(() => {
+          clearTimeout(timer)
+          removeObserver()
+          fiber.interruptUnsafe()
+        })
+      }))
+  })
 
-const isTransient = (error: AnyError): boolean => {
-  switch (error._tag) {
-    case "ServerError":
-    case "TransportFailure":
-    case "RequestTimeout":
-      return true
-    case "MalformedErrorBody":
-    case "UnexpectedStatus":
-      return error.status === 502 || error.status === 503 || error.status === 504
-    default:
-      return false
-  }
+const defaultClock = Context.get(Context.empty(), Clock.Clock)
+
+const defined = <A extends object>(a: A): Partial<A> =>
+  Object.fromEntries(Object.entries(a).filter(([, v]) => v !== undefined)) as Partial<A>
+
+const statusOf = (error: AnyError): number | undefined => "status" in error ? error.status : undefined
+
+/** Retried by status (500, 502, 503, 504, whatever the body), and connection failures and timeouts. */
+const isTransient = (error: AnyError, status: number | undefined): boolean =>
+  error._tag === "TransportFailure" || error._tag === "RequestTimeout" ||
+  status === 500 || status === 502 || status === 503 || status === 504
+
+const errorUrl = (error: AnyError): string | undefined => "url" in error ? error.url : undefined
+
+/** The URL of the request as sent (root prepended, query included), without user info. */
+const urlOf = (state: CallState, templateUrl: string): string => {
+  if (state.url !== undefined) return state.url
+  if (state.request === undefined) return templateUrl
+  return state.url = withoutCredentials(state.request.url, state.request.urlParams)
 }
-
-const urlOf = (error: AnyError): string | undefined => "url" in error ? error.url : undefined
 
 const checkParams = (request: unknown, method: string, path: string): InvalidRequest | undefined => {
   const params = typeof request === "object" && request !== null && "params" in request
     ? (request as { readonly params: unknown }).params
     : undefined
   if (typeof params !== "object" || params === null) return undefined
-  for (const [key, value] of Object.entries(params)) {
+  for (const key in params) {
+    const value = (params as Record<string, unknown>)[key]
     if (value === "." || value === ".." || value === "") {
       return new InvalidRequest({ method, path, description: `path parameter ${key} must not be empty, "." or ".."` })
     }
@@ -421,7 +635,7 @@ const checkParams = (request: unknown, method: string, path: string): InvalidReq
   return undefined
 }
 
-const mapSendError = (error: unknown, method: string, url: string, path: string): AnyError => {
+const mapSendError = (error: unknown, state: CallState, method: string, path: string, templateUrl: string): AnyError => {
   if (Schema.isSchemaError(error)) {
     return new InvalidRequest({ method, path, description: error.message })
   }
@@ -430,19 +644,23 @@ const mapSendError = (error: unknown, method: string, url: string, path: string)
   if (reason !== undefined && (reason._tag === "InvalidUrlError" || reason._tag === "EncodeError")) {
     return new InvalidRequest({ method, path, description: reason.description ?? reason._tag })
   }
-  return new TransportFailure({ method, url, description: reason?.description ?? reason?._tag ?? String(error) })
+  return new TransportFailure({
+    method,
+    url: urlOf(state, templateUrl),
+    description: reason?.description ?? reason?._tag ?? String(error)
+  })
 }
 
-const mapDecodeError = (
-  error: unknown,
-  ctx: { readonly status: number; readonly method: string; readonly url: string; readonly requestId?: string }
-): AnyError => {
+const mapDecodeError = (error: unknown, ctx: Ctx): AnyError => {
   if (Schema.isSchemaError(error)) {
     return new ResponseDecodeError({ ...ctx, description: error.message })
   }
   const reason = (error as HttpClientError.HttpClientError).reason
   if (reason?._tag === "TransportError") {
-    return new TransportFailure({ method: ctx.method, url: ctx.url, description: reason.description ?? reason._tag })
+    return new TransportFailure({ ...ctx, description: reason.description ?? reason._tag })
+  }
+  if (reason?._tag === "DecodeError" && reason.description !== "undeclared status code") {
+    return new ResponseDecodeError({ ...ctx, description: reason.description ?? "the body is not JSON" })
   }
   return new UnexpectedStatus(ctx)
 }
@@ -450,32 +668,65 @@ const mapDecodeError = (
 const decodeEnvelope = Schema.decodeUnknownOption(Schema.fromJsonString(ErrorEnvelope))
 const decodeOAuth = Schema.decodeUnknownOption(Schema.fromJsonString(OAuthErrorBody))
 
-const decodeError = (
-  response: HttpClientResponse.HttpClientResponse,
-  ctx: { readonly status: number; readonly method: string; readonly url: string; readonly requestId?: string }
-): Effect.Effect<AnyError, AnyError> =>
-  Effect.gen(function*() {
-    const text = yield* response.text.pipe(
-      Effect.mapError((e): AnyError =>
-        new TransportFailure({ method: ctx.method, url: ctx.url, description: e.reason.description ?? e.reason._tag })
-      )
+/**
+ * The error of a non-2xx response, decided by its status first: a 429 is a
+ * `RateLimitError` with the `Retry-After` delay whatever the body says; other
+ * statuses follow the body (envelope, OAuth error, or `MalformedErrorBody`).
+ */
+const decodeError = (response: HttpClientResponse.HttpClientResponse, ctx: Ctx): Effect.Effect<AnyError, AnyError> =>
+  Effect.flatMap(Clock.currentTimeMillis, (now) => {
+    // read before the body, so that a body that fails to arrive keeps it
+    const retryAfterMillis = ctx.status === 429 ? RetryAfter.fromHeaders(response.headers, now) : undefined
+    return Effect.map(
+      Effect.mapError(response.text, (e): AnyError => new TransportFailure({ ...ctx, description: e.reason.description ?? e.reason._tag })),
+      (text): AnyError => {
+        const envelope = decodeEnvelope(text)
+        if (ctx.status === 429) return rateLimitError(ctx, retryAfterMillis, text, envelope)
+        if (Option.isSome(envelope)) return fromEnvelope(envelope.value, ctx)
+        const oauth = decodeOAuth(text)
+        if (Option.isSome(oauth)) {
+          return new OAuthError({
+            ...ctx,
+            error: oauth.value.error,
+            ...(oauth.value.error_description === undefined ? {} : { errorDescription: oauth.value.error_description })
+          })
+        }
+        return new MalformedErrorBody({
+          ...ctx,
+          description: text.trim().startsWith("{") ? "JSON that is not the error envelope" : "not JSON"
+        })
+      }
     )
-    const envelope = decodeEnvelope(text)
-    if (Option.isSome(envelope)) {
-      const retryAfter = response.headers["retry-after"]
-      const retryAfterMillis = retryAfter === undefined ? undefined : parseRetryAfter(retryAfter, yield* Clock.currentTimeMillis)
-      return fromEnvelope(envelope.value, { ...ctx, retryAfterMillis })
-    }
-    const oauth = decodeOAuth(text)
-    if (Option.isSome(oauth)) {
-      return new OAuthError({
-        ...ctx,
-        error: oauth.value.error,
-        ...(oauth.value.error_description === undefined ? {} : { errorDescription: oauth.value.error_description })
-      })
-    }
-    return new MalformedErrorBody({
-      ...ctx,
-      description: text.trim().startsWith("{") ? "JSON that is not the error envelope" : "not JSON"
-    })
   })
+
+const rateLimitError = (
+  ctx: Ctx,
+  retryAfterMillis: number | undefined,
+  text: string,
+  envelope: Option.Option<ErrorEnvelope>
+): RateLimitError => {
+  const optional = retryAfterMillis === undefined ? {} : { retryAfterMillis }
+  if (Option.isSome(envelope)) {
+    const error = fromEnvelope(envelope.value, { ...ctx, retryAfterMillis })
+    if (error._tag === "RateLimitError") return error
+    // another type with status 429: the status decides, the body's fields are kept
+    const { _tag, ...fields } = error
+    return new RateLimitError({ ...fields, message: error.message, ...optional })
+  }
+  const oauth = decodeOAuth(text)
+  const code = Option.isSome(oauth) ? oauth.value.error : "RATE_LIMITED"
+  const detail = Option.isSome(oauth) && oauth.value.error_description !== undefined
+    ? oauth.value.error_description
+    : "Too many requests"
+  return new RateLimitError({
+    ...ctx,
+    ...optional,
+    message: `${ctx.status} ${code}: ${detail}`,
+    type: "RATE_LIMIT",
+    code,
+    title: "Too Many Requests",
+    detail,
+    resolution: "RETRY_LATER",
+    errors: []
+  })
+}

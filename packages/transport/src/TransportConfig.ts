@@ -5,13 +5,25 @@
  *
  * @since 0.1.0
  */
-import { Config, Context, Effect, Layer } from "effect"
+import { Config, Context, Effect, Layer, Option, Schema } from "effect"
 import { sdkVersion } from "./internal/version.ts"
 
 /**
  * The five roots of the spec. The three v3 roots end in `/v3`; the legacy
  * root does not include `/v2.0` (paths do).
  *
+ * @example
+ * ```ts
+ * import type { Roots } from "@connected-vehicle/transport/TransportConfig"
+ *
+ * const roots: Roots = {
+ *   base: "https://api.example.com/v3",
+ *   management: "https://management.example.com/v3",
+ *   compatibility: "https://compat.example.com/v3",
+ *   authorization: "https://auth.example.com",
+ *   legacy: "https://api.example.com"
+ * }
+ * ```
  * @since 0.1.0
  */
 export interface Roots {
@@ -28,9 +40,23 @@ export interface Roots {
 }
 
 /**
- * Retry of 500 responses and transport failures (connection reset, timeout).
- * Other 4xx are never retried.
+ * Retry of 500, 502, 503 and 504 responses (decided by the status, whatever
+ * the body says) and of transport failures (connection reset, timeout).
+ * Other statuses are never retried.
  *
+ * @example
+ * ```ts
+ * import type { RetryPolicy } from "@connected-vehicle/transport/TransportConfig"
+ *
+ * const patient: RetryPolicy = {
+ *   maxAttempts: 6,
+ *   initialDelayMillis: 500,
+ *   factor: 2,
+ *   maxDelayMillis: 10_000,
+ *   maxElapsedMillis: 60_000,
+ *   retryNonIdempotent: false
+ * }
+ * ```
  * @since 0.1.0
  */
 export interface RetryPolicy {
@@ -41,16 +67,27 @@ export interface RetryPolicy {
   readonly factor: number
   /** Cap of one delay. */
   readonly maxDelayMillis: number
-  /** No retry starts once this much time has passed since the first attempt. */
+  /**
+   * Budget of the whole call: attempts, backoff and rate-limit waits. No wait
+   * starts that would end past it, and each attempt's timeout is cut to what
+   * is left of it.
+   */
   readonly maxElapsedMillis: number
   /** Retry POST requests too (token exchange, batch). Off by default. */
   readonly retryNonIdempotent: boolean
 }
 
 /**
- * What to do with a 429: fail at once with `RateLimitError` (default), or wait
- * for `Retry-After` when it is at most `maxWaitMillis` and try again.
+ * What to do with a 429 (decided by the status): fail at once with
+ * `RateLimitError` (default), or wait for `Retry-After` when it is at most
+ * `maxWaitMillis` and fits the `maxElapsedMillis` budget, then try again.
  *
+ * @example
+ * ```ts
+ * import type { RateLimitPolicy } from "@connected-vehicle/transport/TransportConfig"
+ *
+ * const waitBriefly: RateLimitPolicy = { wait: true, maxWaitMillis: 5_000 }
+ * ```
  * @since 0.1.0
  */
 export interface RateLimitPolicy {
@@ -84,6 +121,13 @@ export class TransportConfig extends Context.Service<TransportConfig, {
 /**
  * Options of {@link make}: the roots are required, everything else has a default.
  *
+ * @example
+ * ```ts
+ * import type { Options } from "@connected-vehicle/transport/TransportConfig"
+ * import { rootsFromOrigin } from "@connected-vehicle/transport/TransportConfig"
+ *
+ * const options: Options = { roots: rootsFromOrigin("http://127.0.0.1:8080"), retry: { maxAttempts: 2 } }
+ * ```
  * @since 0.1.0
  */
 export interface Options {
@@ -96,8 +140,15 @@ export interface Options {
 }
 
 /**
- * Default policies.
+ * Default policies. `rateLimit.maxWaitMillis` is below `retry.maxElapsedMillis`
+ * so that the longest accepted wait still fits the call's budget.
  *
+ * @example
+ * ```ts
+ * import { defaults } from "@connected-vehicle/transport/TransportConfig"
+ *
+ * defaults.retry.maxAttempts // 4
+ * ```
  * @since 0.1.0
  */
 export const defaults = {
@@ -111,7 +162,7 @@ export const defaults = {
     maxElapsedMillis: 30_000,
     retryNonIdempotent: false
   } satisfies RetryPolicy,
-  rateLimit: { wait: false, maxWaitMillis: 60_000 } satisfies RateLimitPolicy,
+  rateLimit: { wait: false, maxWaitMillis: 20_000 } satisfies RateLimitPolicy,
   requestIdHeader: "x-request-id"
 } as const
 
@@ -189,10 +240,17 @@ const root = (name: string, suffix: string) =>
     Config.orElse(() => Config.String("CONNECTED_VEHICLE_ORIGIN").pipe(Config.map((o) => o.replace(/\/+$/, "") + suffix)))
   )
 
-const optional = <A>(config: Config.Config<A>) => Config.option(config)
+const positiveInt = (name: string) =>
+  Config.option(Config.schema(Schema.Int.check(Schema.isGreaterThan(0)), name))
+const nonNegativeInt = (name: string) =>
+  Config.option(Config.schema(Schema.Int.check(Schema.isGreaterThanOrEqualTo(0)), name))
+const factorAtLeastOne = (name: string) =>
+  Config.option(Config.schema(Schema.Finite.check(Schema.isGreaterThanOrEqualTo(1)), name))
 
 /**
- * The configuration read from the environment:
+ * The configuration read from the environment. Numbers are validated
+ * (timeouts, attempts and delays must be positive integers, the backoff factor
+ * at least 1); an invalid value is a `ConfigError`.
  *
  * | Variable | Meaning | Default |
  * |---|---|---|
@@ -202,11 +260,16 @@ const optional = <A>(config: Config.Config<A>) => Config.option(config)
  * | `CONNECTED_VEHICLE_COMPAT_URL` | `{compat_url}` | `${ORIGIN}/v3` |
  * | `CONNECTED_VEHICLE_AUTH_URL` | `{auth_url}` | `${ORIGIN}` |
  * | `CONNECTED_VEHICLE_LEGACY_URL` | `{legacy_url}` | `${ORIGIN}` |
- * | `CONNECTED_VEHICLE_TIMEOUT_MS` | per-request timeout | 30000 |
- * | `CONNECTED_VEHICLE_MAX_ATTEMPTS` | attempts for 500 / transport failures | 4 |
- * | `CONNECTED_VEHICLE_RETRY_MAX_ELAPSED_MS` | total retry budget | 30000 |
+ * | `CONNECTED_VEHICLE_USER_AGENT` | User-Agent | `connected-vehicle-sdk/<version> ...` |
+ * | `CONNECTED_VEHICLE_TIMEOUT_MS` | per-attempt timeout | 30000 |
+ * | `CONNECTED_VEHICLE_MAX_ATTEMPTS` | attempts for 5xx / transport failures | 4 |
+ * | `CONNECTED_VEHICLE_RETRY_INITIAL_DELAY_MS` | first backoff delay | 200 |
+ * | `CONNECTED_VEHICLE_RETRY_FACTOR` | backoff factor | 2 |
+ * | `CONNECTED_VEHICLE_RETRY_MAX_DELAY_MS` | cap of one delay | 5000 |
+ * | `CONNECTED_VEHICLE_RETRY_MAX_ELAPSED_MS` | budget of a whole call | 30000 |
+ * | `CONNECTED_VEHICLE_RETRY_NON_IDEMPOTENT` | retry POST too | false |
  * | `CONNECTED_VEHICLE_WAIT_ON_RATE_LIMIT` | wait for `Retry-After` on 429 | false |
- * | `CONNECTED_VEHICLE_MAX_RATE_LIMIT_WAIT_MS` | longest such wait | 60000 |
+ * | `CONNECTED_VEHICLE_MAX_RATE_LIMIT_WAIT_MS` | longest such wait | 20000 |
  * | `CONNECTED_VEHICLE_REQUEST_ID_HEADER` | response header of the request id | x-request-id |
  *
  * @example
@@ -229,19 +292,31 @@ export const layerConfig: Layer.Layer<TransportConfig, Config.ConfigError> = Lay
       legacy: root("CONNECTED_VEHICLE_LEGACY_URL", "")
     })
     const rest = yield* Config.all({
-      timeoutMillis: optional(Config.Int("CONNECTED_VEHICLE_TIMEOUT_MS")),
-      maxAttempts: optional(Config.Int("CONNECTED_VEHICLE_MAX_ATTEMPTS")),
-      maxElapsedMillis: optional(Config.Int("CONNECTED_VEHICLE_RETRY_MAX_ELAPSED_MS")),
-      wait: optional(Config.Boolean("CONNECTED_VEHICLE_WAIT_ON_RATE_LIMIT")),
-      maxWaitMillis: optional(Config.Int("CONNECTED_VEHICLE_MAX_RATE_LIMIT_WAIT_MS")),
-      requestIdHeader: optional(Config.String("CONNECTED_VEHICLE_REQUEST_ID_HEADER"))
+      userAgent: Config.option(Config.NonEmptyString("CONNECTED_VEHICLE_USER_AGENT")),
+      timeoutMillis: positiveInt("CONNECTED_VEHICLE_TIMEOUT_MS"),
+      maxAttempts: positiveInt("CONNECTED_VEHICLE_MAX_ATTEMPTS"),
+      initialDelayMillis: nonNegativeInt("CONNECTED_VEHICLE_RETRY_INITIAL_DELAY_MS"),
+      factor: factorAtLeastOne("CONNECTED_VEHICLE_RETRY_FACTOR"),
+      maxDelayMillis: nonNegativeInt("CONNECTED_VEHICLE_RETRY_MAX_DELAY_MS"),
+      maxElapsedMillis: positiveInt("CONNECTED_VEHICLE_RETRY_MAX_ELAPSED_MS"),
+      retryNonIdempotent: Config.option(Config.Boolean("CONNECTED_VEHICLE_RETRY_NON_IDEMPOTENT")),
+      wait: Config.option(Config.Boolean("CONNECTED_VEHICLE_WAIT_ON_RATE_LIMIT")),
+      maxWaitMillis: nonNegativeInt("CONNECTED_VEHICLE_MAX_RATE_LIMIT_WAIT_MS"),
+      requestIdHeader: Config.option(Config.NonEmptyString("CONNECTED_VEHICLE_REQUEST_ID_HEADER"))
     })
-    const get = <A>(o: { readonly _tag: "Some"; readonly value: A } | { readonly _tag: "None" }) =>
-      o._tag === "Some" ? o.value : undefined
+    const get = Option.getOrUndefined
     return make({
       roots,
+      userAgent: get(rest.userAgent),
       timeoutMillis: get(rest.timeoutMillis),
-      retry: { maxAttempts: get(rest.maxAttempts), maxElapsedMillis: get(rest.maxElapsedMillis) },
+      retry: {
+        maxAttempts: get(rest.maxAttempts),
+        initialDelayMillis: get(rest.initialDelayMillis),
+        factor: get(rest.factor),
+        maxDelayMillis: get(rest.maxDelayMillis),
+        maxElapsedMillis: get(rest.maxElapsedMillis),
+        retryNonIdempotent: get(rest.retryNonIdempotent)
+      },
       rateLimit: { wait: get(rest.wait), maxWaitMillis: get(rest.maxWaitMillis) },
       requestIdHeader: get(rest.requestIdHeader)
     })

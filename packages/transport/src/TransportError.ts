@@ -15,6 +15,13 @@ const context = {
   url: Schema.String
 }
 
+// status and request id, when the response headers had arrived before the
+// failure (a stalled or dropped body)
+const headersSeen = {
+  status: Schema.optionalKey(Schema.Int),
+  requestId: Schema.optionalKey(Schema.String)
+}
+
 const responseContext = {
   ...context,
   status: Schema.Int,
@@ -84,6 +91,8 @@ export class ResponseDecodeError extends Schema.TaggedError<ResponseDecodeError>
 
 /**
  * The whole exchange (headers and body) did not finish within the timeout.
+ * When the headers had arrived (a stalled body), `status` and `requestId`
+ * are those of the response.
  *
  * @example
  * ```ts
@@ -95,6 +104,7 @@ export class ResponseDecodeError extends Schema.TaggedError<ResponseDecodeError>
  */
 export class RequestTimeout extends Schema.TaggedError<RequestTimeout>()("RequestTimeout", {
   ...context,
+  ...headersSeen,
   timeoutMillis: Schema.Number
 }) {
   override get message() {
@@ -103,7 +113,8 @@ export class RequestTimeout extends Schema.TaggedError<RequestTimeout>()("Reques
 }
 
 /**
- * The connection failed (refused, reset, dropped mid-body).
+ * The connection failed (refused, reset, dropped mid-body). When it failed
+ * while reading the body, `status` and `requestId` are those of the response.
  *
  * @example
  * ```ts
@@ -115,6 +126,7 @@ export class RequestTimeout extends Schema.TaggedError<RequestTimeout>()("Reques
  */
 export class TransportFailure extends Schema.TaggedError<TransportFailure>()("TransportFailure", {
   ...context,
+  ...headersSeen,
   description: Schema.String
 }) {
   override get message() {
@@ -168,6 +180,12 @@ export class CredentialsError extends Schema.TaggedError<CredentialsError>()("Cr
 /**
  * Every failure of the transport that is not an error envelope of the service.
  *
+ * @example
+ * ```ts
+ * import type { TransportError } from "@connected-vehicle/transport/TransportError"
+ *
+ * const retriable = (e: TransportError) => e._tag === "TransportFailure" || e._tag === "RequestTimeout"
+ * ```
  * @since 0.1.0
  */
 export type TransportError =
@@ -182,6 +200,13 @@ export type TransportError =
 /**
  * Schema of {@link TransportError}.
  *
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import { TransportError } from "@connected-vehicle/transport/TransportError"
+ *
+ * const isTransportError = Schema.is(TransportError)
+ * ```
  * @since 0.1.0
  */
 export const TransportError = Schema.Union([

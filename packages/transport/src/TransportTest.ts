@@ -9,7 +9,9 @@
 import { Context, Effect, Layer, Redacted } from "effect"
 import { HttpClient, HttpClientResponse } from "effect/http"
 import type { HttpClientRequest } from "effect/http"
-import * as Simulator from "@connected-vehicle/simulator/Simulator"
+// type-only: the simulator (an optional peer) is loaded by `layerSimulator`
+// when it is built, so the other exports work without it
+import type * as Simulator from "@connected-vehicle/simulator/Simulator"
 import * as Transport from "./Transport.ts"
 import * as TransportConfig from "./TransportConfig.ts"
 
@@ -17,6 +19,13 @@ import * as TransportConfig from "./TransportConfig.ts"
  * A request the mock received. `headers.authorization` is `<redacted>`; the
  * credential itself is kept as `Redacted` in `authorization`.
  *
+ * @example
+ * ```ts
+ * import { Redacted } from "effect"
+ * import type { RecordedRequest } from "@connected-vehicle/transport/TransportTest"
+ *
+ * const bearer = (request: RecordedRequest) => request.authorization === undefined ? undefined : Redacted.value(request.authorization)
+ * ```
  * @since 0.1.0
  */
 export interface RecordedRequest {
@@ -30,6 +39,12 @@ export interface RecordedRequest {
 /**
  * A scripted answer: `json` is serialized, `text` is sent as is.
  *
+ * @example
+ * ```ts
+ * import type { MockResponse } from "@connected-vehicle/transport/TransportTest"
+ *
+ * const slowDown: MockResponse = { status: 429, headers: { "retry-after": "2" }, text: "busy" }
+ * ```
  * @since 0.1.0
  */
 export interface MockResponse {
@@ -37,6 +52,8 @@ export interface MockResponse {
   readonly headers?: Readonly<Record<string, string>> | undefined
   readonly json?: unknown
   readonly text?: string | undefined
+  /** Send the status and headers, then a body that never ends. */
+  readonly stallBody?: boolean | undefined
 }
 
 /**
@@ -105,7 +122,9 @@ export const layerRecording = (
       seen.push(recorded)
       const answer = respond(recorded, index)
       const r = Effect.isEffect(answer) ? yield* answer : answer
-      const body = r.text ?? (r.json === undefined ? null : JSON.stringify(r.json))
+      const body = r.stallBody === true
+        ? new ReadableStream<Uint8Array>({ pull: () => new Promise<void>(() => {}) })
+        : r.text ?? (r.json === undefined ? null : JSON.stringify(r.json))
       return HttpClientResponse.fromWeb(
         request,
         new Response(body, {
@@ -166,12 +185,20 @@ export const layerSimulator = (options?: {
 }): Layer.Layer<
   Transport.Transport | TransportConfig.TransportConfig | Simulator.Simulator | HttpClient.HttpClient
 > => {
-  const simulator = Simulator.layerTest(options?.simulator)
-  const config = Layer.unwrap(
+  const simulator = Layer.unwrap(
     Effect.map(
-      Effect.service(Simulator.Simulator),
-      (sim) => TransportConfig.layerOrigin(sim.url === "" ? Simulator.TEST_ORIGIN : sim.url, options?.transport)
+      Effect.promise(() => import("@connected-vehicle/simulator/Simulator")),
+      (Sim) => {
+        const simulator = Sim.layerTest(options?.simulator)
+        const config = Layer.unwrap(
+          Effect.map(
+            Effect.service(Sim.Simulator),
+            (sim) => TransportConfig.layerOrigin(sim.url === "" ? Sim.TEST_ORIGIN : sim.url, options?.transport)
+          )
+        ).pipe(Layer.provide(simulator))
+        return Layer.mergeAll(Transport.layer.pipe(Layer.provide([config, simulator])), config, simulator)
+      }
     )
-  ).pipe(Layer.provide(simulator))
-  return Layer.mergeAll(Transport.layer.pipe(Layer.provide([config, simulator])), config, simulator)
+  )
+  return simulator
 }

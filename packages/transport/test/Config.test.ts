@@ -4,6 +4,7 @@ import { CompatibilityApi } from "@connected-vehicle/schema/Api"
 import * as Transport from "@connected-vehicle/transport/Transport"
 import { TransportConfig } from "@connected-vehicle/transport/TransportConfig"
 import * as Config from "@connected-vehicle/transport/TransportConfig"
+import type { CredentialsError } from "@connected-vehicle/transport/TransportError"
 import { layerSimulator } from "@connected-vehicle/transport/TransportTest"
 
 const fromEnv = (env: Record<string, string>) =>
@@ -44,8 +45,56 @@ describe("TransportConfig", () => {
     Effect.gen(function*() {
       const compatibility = yield* Transport.publicClient(CompatibilityApi, "compatibility")
       const all = yield* compatibility.list()
-      const us = yield* compatibility.list({ query: { "filter[region]": "US" } })
+      const call = compatibility.list({ query: { "filter[region]": "US" } })
+      // no credential is used, so CredentialsError is not in the error union (checked by tsc)
+      const noCredentialsError: [Extract<Effect.Error<typeof call>, CredentialsError>] extends [never] ? true : false = true
+      assert.isTrue(noCredentialsError)
+      const us = yield* call
       assert.isTrue(all.value.data.length >= us.value.data.length)
       assert.isTrue(us.value.data.every((entry) => entry.attributes.region === "US"))
     }).pipe(Effect.provide(layerSimulator())))
+
+  it.effect("layerConfig reads every policy from the environment", () =>
+    Effect.gen(function*() {
+      const config = yield* TransportConfig
+      assert.strictEqual(config.userAgent, "fleet-app/2.0")
+      assert.deepStrictEqual(config.retry, {
+        maxAttempts: 4,
+        initialDelayMillis: 50,
+        factor: 3,
+        maxDelayMillis: 900,
+        maxElapsedMillis: 10_000,
+        retryNonIdempotent: true
+      })
+      assert.deepStrictEqual(config.rateLimit, { wait: false, maxWaitMillis: 2_000 })
+    }).pipe(Effect.provide(fromEnv({
+      CONNECTED_VEHICLE_ORIGIN: "http://127.0.0.1:8080",
+      CONNECTED_VEHICLE_USER_AGENT: "fleet-app/2.0",
+      CONNECTED_VEHICLE_RETRY_INITIAL_DELAY_MS: "50",
+      CONNECTED_VEHICLE_RETRY_FACTOR: "3",
+      CONNECTED_VEHICLE_RETRY_MAX_DELAY_MS: "900",
+      CONNECTED_VEHICLE_RETRY_MAX_ELAPSED_MS: "10000",
+      CONNECTED_VEHICLE_RETRY_NON_IDEMPOTENT: "true",
+      CONNECTED_VEHICLE_MAX_RATE_LIMIT_WAIT_MS: "2000"
+    }))))
+
+  it.effect("layerConfig refuses a zero or negative timeout, attempts or budget", () =>
+    Effect.gen(function*() {
+      for (const [name, value] of [
+        ["CONNECTED_VEHICLE_TIMEOUT_MS", "0"],
+        ["CONNECTED_VEHICLE_TIMEOUT_MS", "-5"],
+        ["CONNECTED_VEHICLE_MAX_ATTEMPTS", "0"],
+        ["CONNECTED_VEHICLE_RETRY_MAX_ELAPSED_MS", "-1"],
+        ["CONNECTED_VEHICLE_RETRY_FACTOR", "0.5"]
+      ] as const) {
+        const error = yield* Effect.flip(
+          Effect.provide(Effect.service(TransportConfig), fromEnv({ CONNECTED_VEHICLE_ORIGIN: "http://127.0.0.1:8080", [name]: value }))
+        )
+        assert.strictEqual(error._tag, "ConfigError", `${name}=${value}`)
+      }
+    }))
+
+  it("the default rate-limit wait fits the default budget", () => {
+    assert.isTrue(Config.defaults.rateLimit.maxWaitMillis < Config.defaults.retry.maxElapsedMillis)
+  })
 })

@@ -1,5 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Fiber, Stream } from "effect"
+import { Effect, Exit, Fiber, Redacted, Stream } from "effect"
+import type { RateLimitError } from "@connected-vehicle/schema/ServiceError"
+import type { RequestTimeout } from "@connected-vehicle/transport/TransportError"
 import { AuthorizationApi, CompatibilityApi, ManagementApi, VehicleApi } from "@connected-vehicle/schema/Api"
 import { Simulator } from "@connected-vehicle/simulator/Simulator"
 import * as Credentials from "@connected-vehicle/transport/Credentials"
@@ -56,11 +58,12 @@ describe("Transport over loopback against the simulator", () => {
       yield* inject(COMPAT, [{ _tag: "Status", status: 429, retryAfter: "2" }, { _tag: "Status", status: 429, retryAfter: date }])
       const seconds = yield* Effect.flip(compat)
       assert.strictEqual(seconds._tag, "RateLimitError")
-      if (seconds._tag === "RateLimitError") assert.strictEqual(seconds.retryAfterMillis, 2000)
+      assert.strictEqual((seconds as RateLimitError).retryAfterMillis, 2000)
       const httpDate = yield* Effect.flip(compat)
-      if (httpDate._tag === "RateLimitError") {
-        assert.isTrue(httpDate.retryAfterMillis! > 100_000 && httpDate.retryAfterMillis! <= 120_000)
-      }
+      assert.strictEqual(httpDate._tag, "RateLimitError")
+      const after = (httpDate as RateLimitError).retryAfterMillis
+      assert.isDefined(after)
+      assert.isTrue(after! > 100_000 && after! <= 120_000, String(after))
       assert.strictEqual((yield* logged(COMPAT)).length, 2)
     }).pipe(Effect.provide(loopback(fast))))
 
@@ -69,7 +72,8 @@ describe("Transport over loopback against the simulator", () => {
       yield* inject(COMPAT, [{ _tag: "StallBody" }])
       const error = yield* Effect.flip(compat)
       assert.strictEqual(error._tag, "RequestTimeout")
-      if (error._tag === "RequestTimeout") assert.match(error.url, /\/v3\/compatible-vehicles$/)
+      assert.match((error as RequestTimeout).url, /\/v3\/compatible-vehicles$/)
+      assert.strictEqual((error as RequestTimeout).status, 200)
     }).pipe(Effect.provide(loopback({ timeoutMillis: 300, retry: { maxAttempts: 1 } }))))
 
   it.live("a dropped connection is retried for GET and not for POST", () =>
@@ -99,12 +103,56 @@ describe("Transport over loopback against the simulator", () => {
   it.live("interrupting a request in backoff stops it", () =>
     Effect.gen(function*() {
       yield* inject(COMPAT, [{ _tag: "Status", status: 500 }, { _tag: "Status", status: 500 }])
+      // backoff of 1 to 2 s: an attempt not interrupted would come back well within the wait below
       const fiber = yield* Effect.forkChild(compat)
-      while ((yield* logged(COMPAT)).length === 0) yield* Effect.sleep("5 millis")
-      yield* Fiber.interrupt(fiber)
-      yield* Effect.sleep("100 millis")
+      while ((yield* logged(COMPAT)).filter((e) => e.status === 500).length === 0) yield* Effect.sleep("5 millis")
+      yield* Effect.sleep("50 millis")
+      const exit = yield* Fiber.interrupt(fiber).pipe(Effect.andThen(Fiber.await(fiber)))
+      assert.isTrue(Exit.hasInterrupts(exit))
+      yield* Effect.sleep("2500 millis")
+      assert.deepStrictEqual((yield* logged(COMPAT)).map((e) => e.status), [500])
+    }).pipe(Effect.provide(loopback({ retry: { initialDelayMillis: 2_000, maxDelayMillis: 2_000 } }))), 10_000)
+
+  it.live("maxElapsedMillis caps the whole call: a stalled body ends at the budget, not at the timeout", () =>
+    Effect.gen(function*() {
+      yield* inject(COMPAT, [{ _tag: "StallBody" }, { _tag: "StallBody" }])
+      const start = Date.now()
+      const error = yield* Effect.flip(compat)
+      const elapsed = Date.now() - start
+      assert.strictEqual(error._tag, "RequestTimeout")
+      assert.strictEqual((error as RequestTimeout).timeoutMillis, 300)
+      assert.strictEqual((error as RequestTimeout).status, 200)
+      assert.isTrue(elapsed < 5_000, `${elapsed} ms`)
       assert.strictEqual((yield* logged(COMPAT)).length, 1)
-    }).pipe(Effect.provide(loopback({ retry: { initialDelayMillis: 60_000 } }))))
+    }).pipe(Effect.provide(loopback({ timeoutMillis: 10_000, retry: { ...fast.retry, maxElapsedMillis: 300 } }))))
+
+  it.live("a 429 from the token endpoint is a RateLimitError with its Retry-After", () =>
+    Effect.gen(function*() {
+      yield* inject("/oauth/token", [{ _tag: "Status", status: 429, retryAfter: "4" }])
+      const error = yield* Effect.flip(appToken)
+      assert.strictEqual(error._tag, "RateLimitError")
+      assert.strictEqual((error as RateLimitError).retryAfterMillis, 4000)
+      assert.strictEqual((yield* logged("/oauth/token")).length, 1)
+    }).pipe(Effect.provide(loopback(fast))))
+
+  it.live("a POST answered with 500 is not retried, and is with retryNonIdempotent", () =>
+    Effect.gen(function*() {
+      const sim = yield* Simulator
+      const oauth = yield* Transport.publicClient(AuthorizationApi, "oauth")
+      const basic = Buffer.from(`${sim.clientId}:${Redacted.value(sim.clientSecret)}`).toString("base64")
+      const token = (options?: Transport.CallOptions) =>
+        oauth.token({ headers: { authorization: `Basic ${basic}` }, payload: { grant_type: "client_credentials" } }, options)
+      yield* inject("/oauth/token", [{ _tag: "Status", status: 500 }])
+      const error = yield* Effect.flip(token())
+      // the authorization server answers in the OAuth shape ({ error: "server_error" })
+      assert.strictEqual(error._tag, "OAuthError")
+      assert.strictEqual((error as { readonly status: number }).status, 500)
+      assert.deepStrictEqual((yield* logged("/oauth/token")).map((e) => e.status), [500])
+      yield* inject("/oauth/token", [{ _tag: "Status", status: 500 }])
+      const ok = yield* token({ retry: { retryNonIdempotent: true } })
+      assert.strictEqual(ok.status, 200)
+      assert.deepStrictEqual((yield* logged("/oauth/token")).map((e) => e.status), [500, 500, 200])
+    }).pipe(Effect.provide(loopback(fast))))
 
   it.live("path parameters are always encoded; authenticated calls carry sc-user-id", () =>
     Effect.gen(function*() {

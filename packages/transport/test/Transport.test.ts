@@ -1,18 +1,24 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Fiber, Layer, Redacted, Stream } from "effect"
+import { HttpClient, HttpClientRequest } from "effect/http"
 import { TestClock } from "effect/testing"
 import { LegacyApi, ManagementApi, VehicleApi } from "@connected-vehicle/schema/Api"
 import { makeEnvelope } from "@connected-vehicle/schema/ServiceError"
+import type { RateLimitError } from "@connected-vehicle/schema/ServiceError"
 import * as Credentials from "@connected-vehicle/transport/Credentials"
 import * as Pagination from "@connected-vehicle/transport/Pagination"
 import * as Transport from "@connected-vehicle/transport/Transport"
 import type { MockResponse, RecordedRequest } from "@connected-vehicle/transport/TransportTest"
-import { layerTest, RecordingHttpClient } from "@connected-vehicle/transport/TransportTest"
+import { layerRecording, layerTest, RecordingHttpClient } from "@connected-vehicle/transport/TransportTest"
+import * as TransportConfig from "@connected-vehicle/transport/TransportConfig"
+import type { MalformedErrorBody, RequestTimeout } from "@connected-vehicle/transport/TransportError"
+
+import pkg from "../package.json" with { type: "json" }
 
 const token = Redacted.make("access-token-123")
 
 const mock = (
-  respond: (request: RecordedRequest, index: number) => MockResponse,
+  respond: (request: RecordedRequest, index: number) => MockResponse | Effect.Effect<MockResponse>,
   options?: Parameters<typeof layerTest>[1]
 ) => Layer.mergeAll(layerTest(respond, { retry: { initialDelayMillis: 10 }, ...options }), Credentials.layerStatic(token))
 
@@ -26,6 +32,29 @@ const odometer = { status: 200, headers: { "x-request-id": "req-ok" }, json: { d
 
 const requests = Effect.flatMap(Effect.service(RecordingHttpClient), (r) => r.requests)
 
+const recording = layerRecording(() => odometer)
+
+// a credential that renews on every refresh: t0, t1, t2...
+let refreshes = 0
+const counting = Layer.effect(
+  Credentials.Credentials,
+  Effect.sync(() => {
+    refreshes = 0
+    let current = 0
+    return {
+      token: Effect.sync(() => Redacted.make(`t${current}`)),
+      refresh: () =>
+        Effect.sync(() => {
+          refreshes++
+          current++
+          return true
+        })
+    }
+  })
+)
+
+
+
 describe("Transport (recording mock)", () => {
   it.effect("sends accept, user agent, bearer and sc-user-id; encodes path parameters", () =>
     Effect.gen(function*() {
@@ -33,12 +62,14 @@ describe("Transport (recording mock)", () => {
       const result = yield* legacy.odometer({ params: { id: "../x" } })
       assert.strictEqual(result.value.distance, 1234.5)
       assert.strictEqual(result.requestId, "req-ok")
+      assert.strictEqual(result.headers["x-request-id"], "req-ok")
+      assert.strictEqual(result.headers["content-type"], "application/json")
       yield* legacy.odometer({ params: { id: "a/b?c#d" } })
       const [first, second] = yield* requests
       assert.strictEqual(first!.url, "http://mock.test/v2.0/vehicles/..%2Fx/odometer")
       assert.strictEqual(second!.url, "http://mock.test/v2.0/vehicles/a%2Fb%3Fc%23d/odometer")
       assert.strictEqual(first!.headers["accept"], "application/json")
-      assert.match(first!.headers["user-agent"]!, /^connected-vehicle-sdk\/0\.1\.0/)
+      assert.isTrue(first!.headers["user-agent"]!.startsWith(`connected-vehicle-sdk/${pkg.version} `))
       assert.strictEqual(first!.headers["authorization"], "<redacted>")
       assert.strictEqual(Redacted.value(first!.authorization!), "Bearer access-token-123")
 
@@ -105,7 +136,8 @@ describe("Transport (recording mock)", () => {
       assert.strictEqual(first._tag, "RateLimitError")
       if (first._tag === "RateLimitError") assert.strictEqual(first.retryAfterMillis, 7000)
       const second = yield* Effect.flip(legacy.odometer({ params: { id: "date" } }))
-      if (second._tag === "RateLimitError") assert.strictEqual(second.retryAfterMillis, 120_000)
+      assert.strictEqual(second._tag, "RateLimitError")
+      assert.strictEqual((second as RateLimitError).retryAfterMillis, 120_000)
       assert.strictEqual((yield* requests).length, 2)
 
       const fiber = yield* Effect.forkChild(
@@ -178,6 +210,146 @@ describe("Transport (recording mock)", () => {
         }
       }
     }))))
+
+  it.effect("the status decides: a 500 whose body says UPSTREAM is retried, a 503 too", () =>
+    Effect.gen(function*() {
+      const legacy = yield* Transport.client(LegacyApi, "legacy")
+      const fiber = yield* Effect.forkChild(legacy.odometer({ params: { id: "v1" } }))
+      yield* TestClock.adjust("1 minute")
+      assert.strictEqual((yield* Fiber.join(fiber)).value.distance, 1234.5)
+      assert.strictEqual((yield* requests).length, 3)
+    }).pipe(Effect.provide(mock((_, i) => i === 0 ? envelope(500, "UPSTREAM") : i === 1 ? envelope(503, "SERVER") : odometer))))
+
+  it.effect("a 429 is a RateLimitError with its Retry-After whatever the body, never retried with backoff", () =>
+    Effect.gen(function*() {
+      const legacy = yield* Transport.client(LegacyApi, "legacy")
+      for (const id of ["server-body", "text-body", "oauth-body"]) {
+        const fiber = yield* Effect.forkChild(Effect.flip(legacy.odometer({ params: { id } })))
+        yield* TestClock.adjust("1 minute")
+        const error = yield* Fiber.join(fiber)
+        assert.strictEqual(error._tag, "RateLimitError")
+        assert.strictEqual((error as RateLimitError).status, 429)
+        assert.strictEqual((error as RateLimitError).retryAfterMillis, 3000)
+      }
+      assert.strictEqual((yield* requests).length, 3)
+    }).pipe(Effect.provide(mock((r) => {
+      const headers = { "retry-after": "3" }
+      if (r.url.includes("server-body")) return { ...envelope(429, "SERVER"), headers }
+      if (r.url.includes("text-body")) return { status: 429, headers, text: "slow down" }
+      return { status: 429, headers, json: { error: "slow_down", error_description: "too fast" } }
+    }))))
+
+  it.effect("a 429 whose Retry-After exceeds maxWaitMillis fails at once, even when waiting", () =>
+    Effect.gen(function*() {
+      const legacy = yield* Transport.client(LegacyApi, "legacy")
+      const error = yield* Effect.flip(
+        legacy.odometer({ params: { id: "v1" } }, { rateLimit: { wait: true, maxWaitMillis: 5_000 } })
+      )
+      assert.strictEqual(error._tag, "RateLimitError")
+      assert.strictEqual((error as RateLimitError).retryAfterMillis, 10_000)
+      assert.strictEqual((yield* requests).length, 1)
+    }).pipe(Effect.provide(mock(() => ({ ...envelope(429, "RATE_LIMIT"), headers: { "retry-after": "10" } })))))
+
+  it.effect("an invalid Retry-After (-1) is ignored: no wait, no retry", () =>
+    Effect.gen(function*() {
+      const legacy = yield* Transport.client(LegacyApi, "legacy")
+      const error = yield* Effect.flip(legacy.odometer({ params: { id: "v1" } }, { rateLimit: { wait: true } }))
+      assert.strictEqual(error._tag, "RateLimitError")
+      assert.isUndefined((error as RateLimitError).retryAfterMillis)
+      assert.strictEqual((yield* requests).length, 1)
+    }).pipe(Effect.provide(mock(() => ({ ...envelope(429, "RATE_LIMIT"), headers: { "retry-after": "-1" } })))))
+
+  const batch = { status: 200, json: { responses: [{ path: "/odometer", code: 200, body: { distance: 1 }, headers: {} }] } }
+  const postBatch = (options?: Transport.CallOptions) =>
+    Effect.flatMap(Transport.client(LegacyApi, "legacy"), (legacy) =>
+      legacy.batch({ params: { id: "v1" }, headers: { "sc-unit-system": "metric" }, payload: { requests: [{ path: "/odometer" }] } }, options))
+
+  it.effect("a POST answered with 500 is not retried", () =>
+    Effect.gen(function*() {
+      const fiber = yield* Effect.forkChild(Effect.flip(postBatch()))
+      yield* TestClock.adjust("1 minute")
+      const error = yield* Fiber.join(fiber)
+      assert.strictEqual(error._tag, "ServerError")
+      const seen = yield* requests
+      assert.strictEqual(seen.length, 1)
+      assert.strictEqual(seen[0]!.method, "POST")
+    }).pipe(Effect.provide(mock((_, i) => i === 0 ? envelope(500, "SERVER") : batch))))
+
+  it.effect("a POST answered with 500 is retried with retryNonIdempotent", () =>
+    Effect.gen(function*() {
+      const fiber = yield* Effect.forkChild(postBatch({ retry: { retryNonIdempotent: true } }))
+      yield* TestClock.adjust("1 minute")
+      const result = yield* Fiber.join(fiber)
+      assert.strictEqual(result.value.responses.length, 1)
+      assert.deepStrictEqual((yield* requests).map((r) => r.method), ["POST", "POST"])
+    }).pipe(Effect.provide(mock((_, i) => i === 0 ? envelope(500, "SERVER") : batch))))
+
+  it.effect("maxElapsedMillis caps the whole call: the last attempt's timeout is cut to what is left", () =>
+    Effect.gen(function*() {
+      const legacy = yield* Transport.client(LegacyApi, "legacy")
+      const fiber = yield* Effect.forkChild(Effect.flip(legacy.odometer({ params: { id: "v1" } })))
+      yield* TestClock.adjust("1 minute")
+      const error = yield* Fiber.join(fiber)
+      // attempts at 0 and 400 ms answer 500 after 400 ms; the third has 200 ms left
+      assert.strictEqual(error._tag, "RequestTimeout")
+      assert.strictEqual((error as RequestTimeout).timeoutMillis, 200)
+      assert.strictEqual((yield* requests).length, 3)
+    }).pipe(Effect.provide(mock(
+      () => Effect.as(Effect.sleep("400 millis"), envelope(500, "SERVER")),
+      { retry: { maxAttempts: 10, initialDelayMillis: 0, maxElapsedMillis: 1_000 } }
+    ))))
+
+  it.effect("a stalled body times out with the status and request id of the response", () =>
+    Effect.gen(function*() {
+      const legacy = yield* Transport.client(LegacyApi, "legacy")
+      const fiber = yield* Effect.forkChild(Effect.flip(legacy.odometer({ params: { id: "v1" } })))
+      yield* TestClock.adjust("1 minute")
+      const error = yield* Fiber.join(fiber)
+      assert.strictEqual(error._tag, "RequestTimeout")
+      assert.strictEqual((error as RequestTimeout).status, 200)
+      assert.strictEqual((error as RequestTimeout).requestId, "req-stall")
+      assert.strictEqual((error as RequestTimeout).timeoutMillis, 1_000)
+    }).pipe(Effect.provide(mock(
+      () => ({ status: 200, headers: { "x-request-id": "req-stall" }, stallBody: true }),
+      { timeoutMillis: 1_000, retry: { maxAttempts: 1 } }
+    ))))
+
+  it.effect("a 401 refreshes at most once per call, retries included, whatever its body", () =>
+    Effect.gen(function*() {
+      const legacy = yield* Transport.client(LegacyApi, "legacy")
+      const fiber = yield* Effect.forkChild(Effect.flip(legacy.odometer({ params: { id: "v1" } })))
+      yield* TestClock.adjust("1 minute")
+      const error = yield* Fiber.join(fiber)
+      assert.strictEqual(error._tag, "MalformedErrorBody")
+      assert.strictEqual((error as MalformedErrorBody).status, 401)
+      assert.strictEqual(refreshes, 1)
+      const seen = yield* requests
+      assert.deepStrictEqual(seen.map((r) => Redacted.value(r.authorization!)), ["Bearer t0", "Bearer t1", "Bearer t1"])
+    }).pipe(
+      Effect.provide(layerTest(
+        (_, i) => i === 1 ? envelope(500, "SERVER") : { status: 401, text: "<html>unauthorized</html>" },
+        { retry: { initialDelayMillis: 10 } }
+      )),
+      Effect.provide(counting)
+    ))
+
+  it.effect("transformClient transforms the transport's HttpClient after its own request mapping", () =>
+    Effect.gen(function*() {
+      const legacy = yield* Transport.client(LegacyApi, "legacy")
+      yield* legacy.odometer({ params: { id: "v1" } })
+      const [seen] = yield* requests
+      assert.strictEqual(seen!.headers["x-team"], "fleet")
+      assert.strictEqual(seen!.headers["x-url-seen"], "http://mock.test/v2.0/vehicles/v1/odometer")
+      assert.strictEqual(seen!.headers["user-agent"]!.startsWith("connected-vehicle-sdk/"), true)
+    }).pipe(Effect.provide(Layer.mergeAll(
+      Transport.layerWith({
+        transformClient: HttpClient.mapRequest((request) =>
+          request.pipe(HttpClientRequest.setHeaders({ "x-team": "fleet", "x-url-seen": request.url }))
+        )
+      }).pipe(Layer.provide([TransportConfig.layerOrigin("http://mock.test"), recording])),
+      recording,
+      Credentials.layerStatic(token)
+    ))))
 })
 
 const webhook = (name: string) => ({

@@ -11,30 +11,44 @@
  * @since 0.1.0
  */
 import { Cache, Context, Duration, Effect, Exit, Layer } from "effect"
-import { CompatibilityApi } from "@connected-vehicle/schema/Api"
-import type { PowertrainFilter, Region } from "@connected-vehicle/schema/Common"
+import type { HttpClient } from "effect/http"
+import { CompatibilityApi, CompatibilityQuery } from "@connected-vehicle/schema/Api"
 import type { CompatibilityPage } from "@connected-vehicle/schema/Compatibility"
 import type { ServiceError } from "@connected-vehicle/schema/ServiceError"
 import * as Transport from "@connected-vehicle/transport/Transport"
 import type { TransportError } from "@connected-vehicle/transport/TransportError"
-import type { InvalidArgument } from "./InvalidArgument.ts"
-import { compact, validate } from "./internal/validate.ts"
+import type { InvalidArgument } from "@connected-vehicle/schema/InvalidArgument"
+import type { ArgsOf } from "./internal/args.ts"
+import { toQuery } from "./internal/args.ts"
 
 /**
- * Filters of the listing; omit all of them for everything. `EV` means BEV and PHEV.
+ * Filters of the listing, derived from the contract's `CompatibilityQuery`
+ * (`region`, `make` case-insensitive, `powertrainType` where `EV` means BEV
+ * and PHEV); omit all of them for everything.
  *
+ * @example
+ * ```ts
+ * import type { Filters } from "@connected-vehicle/v3/Compatibility"
+ *
+ * const evsInEurope: Filters = { region: "EUROPE", powertrainType: "EV" }
+ * ```
  * @since 0.1.0
  */
-export interface Filters {
-  readonly region?: Region | undefined
-  /** Manufacturer name, case-insensitive. */
-  readonly make?: string | undefined
-  readonly powertrainType?: PowertrainFilter | undefined
-}
+export type Filters = ArgsOf<typeof CompatibilityQuery.Type>
 
 /**
  * Options of {@link make}.
  *
+ * @example
+ * ```ts
+ * import { HttpClient, HttpClientRequest } from "effect/http"
+ * import type { Options } from "@connected-vehicle/v3/Compatibility"
+ *
+ * const options: Options = {
+ *   timeToLive: "48 hours",
+ *   transformClient: HttpClient.mapRequest(HttpClientRequest.setHeader("x-team", "fleet"))
+ * }
+ * ```
  * @since 0.1.0
  */
 export interface Options {
@@ -42,6 +56,8 @@ export interface Options {
   readonly timeToLive?: Duration.Input | undefined
   /** Distinct filter combinations kept at once (default 256). */
   readonly capacity?: number | undefined
+  /** Transforms the HTTP client of this service (after the transport's own pipeline). */
+  readonly transformClient?: ((client: HttpClient.HttpClient) => HttpClient.HttpClient) | undefined
 }
 
 /**
@@ -81,6 +97,8 @@ export class Compatibility extends Context.Service<Compatibility, {
  */
 export const defaultTimeToLive: Duration.Duration = Duration.hours(24)
 
+const checkArgs = toQuery(CompatibilityQuery)
+
 /**
  * Builds the service (and its cache) from the transport.
  *
@@ -95,33 +113,30 @@ export const defaultTimeToLive: Duration.Duration = Duration.hours(24)
  */
 export const make = (options?: Options): Effect.Effect<Compatibility["Service"], never, Transport.Transport> =>
   Effect.gen(function*() {
-    const client = yield* Transport.publicClient(CompatibilityApi, "compatibility")
+    const transport = yield* Transport.Transport
+    const client = yield* Transport.publicClient(CompatibilityApi, "compatibility").pipe(
+      Effect.provideService(
+        Transport.Transport,
+        options?.transformClient === undefined
+          ? transport
+          : { ...transport, httpClient: options.transformClient(transport.httpClient) }
+      )
+    )
     const timeToLive = options?.timeToLive ?? defaultTimeToLive
     const cache = yield* Cache.makeWith(
-      (key: string) => {
-        const [region, make, powertrainType] = JSON.parse(key) as [Region | null, string | null, PowertrainFilter | null]
-        return Effect.map(
-          client.list({
-            query: compact({
-              "filter[region]": region ?? undefined,
-              "filter[make]": make ?? undefined,
-              "filter[powertrainType]": powertrainType ?? undefined
-            })
-          }),
-          (r) => r.value
-        )
-      },
+      (key: string) => Effect.map(client.list({ query: JSON.parse(key) as typeof CompatibilityQuery.Type }), (r) => r.value),
       {
         capacity: options?.capacity ?? 256,
         timeToLive: (exit) => Exit.isSuccess(exit) ? timeToLive : Duration.zero
       }
     )
     return Compatibility.of({
-      list: (args = {}) =>
-        Effect.andThen(
-          validate(args),
-          Cache.get(cache, JSON.stringify([args.region, args.make?.toLowerCase(), args.powertrainType].map((v) => v ?? null)))
-        ),
+      list: (args) =>
+        Effect.flatMap(checkArgs(args), (query) => {
+          const make = query["filter[make]"]?.toLowerCase()
+          // one key per filter combination, make compared case-insensitively
+          return Cache.get(cache, JSON.stringify({ ...query, ...(make === undefined ? {} : { "filter[make]": make }) }, Object.keys(CompatibilityQuery.fields)))
+        }),
       invalidate: Cache.invalidateAll(cache)
     })
   })

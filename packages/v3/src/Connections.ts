@@ -6,30 +6,45 @@
  */
 import { Context, Effect, Layer } from "effect"
 import type { Stream } from "effect"
-import { VehicleApi } from "@connected-vehicle/schema/Api"
-import type { Mode } from "@connected-vehicle/schema/Common"
+import { ConnectionsQuery, VehicleApi } from "@connected-vehicle/schema/Api"
 import type { ConnectionListItem, ConnectionResponse, ConnectionsPage } from "@connected-vehicle/schema/Connection"
 import type { ServiceError } from "@connected-vehicle/schema/ServiceError"
 import type { Credentials } from "@connected-vehicle/transport/Credentials"
 import * as Transport from "@connected-vehicle/transport/Transport"
 import type { TransportError } from "@connected-vehicle/transport/TransportError"
-import type { InvalidArgument } from "./InvalidArgument.ts"
-import type { PageArgs } from "./internal/paged.ts"
+import type { InvalidArgument } from "@connected-vehicle/schema/InvalidArgument"
 import { paged } from "./internal/paged.ts"
-import { compact } from "./internal/validate.ts"
+import type { ArgsOf } from "./internal/args.ts"
+import { identifier, toQuery } from "./internal/args.ts"
+
+/**
+ * Arguments of `list`, `pages` and `stream`, derived from the contract's
+ * `ConnectionsQuery`: each `filter[x]` is the argument `x`; `page` (>= 1) and `pageSize`
+ * (1..100). Every field is optional.
+ *
+ * @example
+ * ```ts
+ * import type { ListArgs } from "@connected-vehicle/v3/Connections"
+ *
+ * const args: ListArgs = { pageSize: 50 }
+ * ```
+ * @since 0.1.0
+ */
+export type ListArgs = ArgsOf<typeof ConnectionsQuery.Type>
 
 /**
  * Filters of the connection list (sent as `filter[userId]`, `filter[vehicleId]`,
  * `filter[mode]`, `filter[userExternalId]`).
  *
+ * @example
+ * ```ts
+ * import type { Filters } from "@connected-vehicle/v3/Connections"
+ *
+ * const filters: Filters = { userId: "x" }
+ * ```
  * @since 0.1.0
  */
-export interface Filters {
-  readonly userId?: string | undefined
-  readonly vehicleId?: string | undefined
-  readonly mode?: Mode | undefined
-  readonly userExternalId?: string | undefined
-}
+export type Filters = Omit<ListArgs, "page" | "pageSize">
 
 /**
  * The connections service. The service's defaults apply when `page` (1) or
@@ -50,12 +65,15 @@ export interface Filters {
  * @since 0.1.0
  */
 export class Connections extends Context.Service<Connections, {
-  readonly list: (args?: Filters & PageArgs) => Effect.Effect<ConnectionsPage, InvalidArgument | ServiceError | TransportError>
-  readonly stream: (
-    args?: Filters & { readonly pageSize?: number | undefined }
-  ) => Stream.Stream<ConnectionListItem, InvalidArgument | ServiceError | TransportError>
-  readonly get: (connectionId: string) => Effect.Effect<ConnectionResponse, ServiceError | TransportError>
+  readonly list: (args?: ListArgs) => Effect.Effect<ConnectionsPage, InvalidArgument | ServiceError | TransportError>
+  /** Every page from `page` (default 1), `pageSize` (default 100) items each, fetched on demand. */
+  readonly pages: (args?: ListArgs) => Stream.Stream<ConnectionsPage, InvalidArgument | ServiceError | TransportError>
+  /** Every item, a page at a time (see `pages`). */
+  readonly stream: (args?: ListArgs) => Stream.Stream<ConnectionListItem, InvalidArgument | ServiceError | TransportError>
+  readonly get: (connectionId: string) => Effect.Effect<ConnectionResponse, InvalidArgument | ServiceError | TransportError>
 }>()("@connected-vehicle/v3/Connections") {}
+
+const checkArgs = toQuery(ConnectionsQuery)
 
 /**
  * Builds the service from the transport and the credential.
@@ -72,22 +90,19 @@ export class Connections extends Context.Service<Connections, {
 export const make: Effect.Effect<Connections["Service"], never, Transport.Transport | Credentials> = Effect.gen(
   function*() {
     const client = yield* Transport.client(VehicleApi, "connections")
-    const { list, stream } = paged((args: Filters & PageArgs) =>
-      client.list({
-        query: compact({
-          "filter[userId]": args.userId,
-          "filter[vehicleId]": args.vehicleId,
-          "filter[mode]": args.mode,
-          "filter[userExternalId]": args.userExternalId,
-          page: args.page,
-          pageSize: args.pageSize
-        })
-      })
+    const { list, pages, stream } = paged(
+      (args: ListArgs | undefined) => Effect.map(checkArgs(args), (query) => ({ query })),
+      client.list
     )
     return Connections.of({
-      list: (args = {}) => list(args),
-      stream: (args = {}) => stream(args),
-      get: (connectionId) => Effect.map(client.get({ params: { connectionId } }), (r) => r.value)
+      list,
+      pages,
+      stream,
+      get: (connectionId) =>
+        identifier("connectionId", connectionId).pipe(
+          Effect.flatMap(() => client.get({ params: { connectionId } })),
+          Effect.map((r) => r.value)
+        )
     })
   }
 )

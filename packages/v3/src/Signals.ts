@@ -7,21 +7,29 @@
  *
  * @since 0.1.0
  */
-import { Context, Effect, Layer } from "effect"
+import { Context, Effect, Layer, Struct } from "effect"
 import type { Stream } from "effect"
-import { VehicleApi } from "@connected-vehicle/schema/Api"
+import { ConnectionsQuery, VehicleApi } from "@connected-vehicle/schema/Api"
+import type { InvalidArgument } from "@connected-vehicle/schema/InvalidArgument"
 import type { ServiceError } from "@connected-vehicle/schema/ServiceError"
 import type { ResolutionType, Signal, SignalError, SignalResponse, SignalsPage } from "@connected-vehicle/schema/Signal"
 import type { Credentials } from "@connected-vehicle/transport/Credentials"
 import * as Transport from "@connected-vehicle/transport/Transport"
 import type { TransportError } from "@connected-vehicle/transport/TransportError"
-import type { InvalidArgument } from "./InvalidArgument.ts"
+import type { ArgsOf } from "./internal/args.ts"
+import { identifiers, toQuery } from "./internal/args.ts"
 import { paged } from "./internal/paged.ts"
-import { compact } from "./internal/validate.ts"
 
 /**
- * Identifies the vehicle and the user a signal request is made for.
+ * Identifies the vehicle and the user a signal request is made for. Both
+ * must be non-empty and free of control characters.
  *
+ * @example
+ * ```ts
+ * import type { Target } from "@connected-vehicle/v3/Signals"
+ *
+ * const target: Target = { vehicleId: "veh_1", userId: "usr_1" }
+ * ```
  * @since 0.1.0
  */
 export interface Target {
@@ -30,15 +38,22 @@ export interface Target {
   readonly userId: string
 }
 
+// The contract's paging query (`page`, `pageSize`: the same fields in every v3 list).
+const SignalsQuery = ConnectionsQuery.mapFields(Struct.pick(["page", "pageSize"]))
+
 /**
- * Arguments of {@link Signals} `list`: page (>= 1, default 1) and page size (1..100).
+ * Arguments of {@link Signals} `list`, `pages` and `stream`: the target, and
+ * the contract's paging, page (>= 1, default 1) and page size (1..100).
  *
+ * @example
+ * ```ts
+ * import type { ListArgs } from "@connected-vehicle/v3/Signals"
+ *
+ * const secondPage: ListArgs = { vehicleId: "veh_1", userId: "usr_1", page: 2, pageSize: 50 }
+ * ```
  * @since 0.1.0
  */
-export interface ListArgs extends Target {
-  readonly page?: number | undefined
-  readonly pageSize?: number | undefined
-}
+export interface ListArgs extends Target, ArgsOf<typeof SignalsQuery.Type> {}
 
 /**
  * The signals service.
@@ -60,13 +75,20 @@ export interface ListArgs extends Target {
 export class Signals extends Context.Service<Signals, {
   /** One page, with `meta`, `links` and `included.vehicle`. */
   readonly list: (args: ListArgs) => Effect.Effect<SignalsPage, InvalidArgument | ServiceError | TransportError>
-  /** Every signal of the vehicle, fetching pages of `pageSize` (default 100) on demand. */
-  readonly stream: (
-    args: Target & { readonly pageSize?: number | undefined }
-  ) => Stream.Stream<Signal, InvalidArgument | ServiceError | TransportError>
+  /**
+   * Every page from `page` (default 1), `pageSize` (default 100) signals each,
+   * fetched on demand; each page keeps `meta`, `links` and `included.vehicle`.
+   */
+  readonly pages: (args: ListArgs) => Stream.Stream<SignalsPage, InvalidArgument | ServiceError | TransportError>
+  /** Every signal of the vehicle, a page at a time (see `pages`). */
+  readonly stream: (args: ListArgs) => Stream.Stream<Signal, InvalidArgument | ServiceError | TransportError>
   /** One signal by code, with `included.vehicle`. */
-  readonly get: (args: Target & { readonly code: string }) => Effect.Effect<SignalResponse, ServiceError | TransportError>
+  readonly get: (
+    args: Target & { readonly code: string }
+  ) => Effect.Effect<SignalResponse, InvalidArgument | ServiceError | TransportError>
 }>()("@connected-vehicle/v3/Signals") {}
+
+const checkQuery = toQuery(SignalsQuery, ["vehicleId", "userId"])
 
 /**
  * Builds the service from the transport and the credential.
@@ -82,20 +104,22 @@ export class Signals extends Context.Service<Signals, {
  */
 export const make: Effect.Effect<Signals["Service"], never, Transport.Transport | Credentials> = Effect.gen(function*() {
   const client = yield* Transport.client(VehicleApi, "signals")
-  const { list, stream } = paged((args: ListArgs) =>
-    client.list({
-      params: { vehicleId: args.vehicleId },
-      headers: { "sc-user-id": args.userId },
-      query: compact({ page: args.page, pageSize: args.pageSize })
-    })
+  const { list, pages, stream } = paged(
+    (args: ListArgs) =>
+      Effect.flatMap(identifiers(args, ["vehicleId", "userId"]), (target) =>
+        Effect.map(checkQuery(args), (query) => ({ query, params: { vehicleId: target.vehicleId }, headers: { "sc-user-id": target.userId } }))),
+    client.list
   )
   return Signals.of({
     list,
+    pages,
     stream,
     get: (args) =>
-      Effect.map(
-        client.get({ params: { vehicleId: args.vehicleId, signalCode: args.code }, headers: { "sc-user-id": args.userId } }),
-        (r) => r.value
+      identifiers(args, ["vehicleId", "userId", "code"]).pipe(
+        Effect.flatMap((valid) =>
+          client.get({ params: { vehicleId: valid.vehicleId, signalCode: valid.code }, headers: { "sc-user-id": valid.userId } })
+        ),
+        Effect.map((r) => r.value)
       )
   })
 })
@@ -116,6 +140,12 @@ export const layer: Layer.Layer<Signals, never, Transport.Transport | Credential
 /**
  * A signal whose status is `ERROR`, with its error and recommended resolution.
  *
+ * @example
+ * ```ts
+ * import type { FailedSignal } from "@connected-vehicle/v3/Signals"
+ *
+ * const mustReauthenticate = (failed: FailedSignal) => failed.resolution === "REAUTHENTICATE"
+ * ```
  * @since 0.1.0
  */
 export interface FailedSignal {
@@ -128,6 +158,12 @@ export interface FailedSignal {
 /**
  * Signals sorted by `attributes.status.value`.
  *
+ * @example
+ * ```ts
+ * import type { Partitioned } from "@connected-vehicle/v3/Signals"
+ *
+ * const summary = (p: Partitioned) => `${p.succeeded.length} ok, ${p.failed.length} failed`
+ * ```
  * @since 0.1.0
  */
 export interface Partitioned {

@@ -6,30 +6,45 @@
  */
 import { Context, Effect, Layer } from "effect"
 import type { Stream } from "effect"
-import { ManagementApi } from "@connected-vehicle/schema/Api"
-import type { Mode } from "@connected-vehicle/schema/Common"
+import { SubscriptionsQuery, ManagementApi } from "@connected-vehicle/schema/Api"
 import type { ServiceError } from "@connected-vehicle/schema/ServiceError"
 import type { Subscription, SubscriptionResponse, SubscriptionsPage } from "@connected-vehicle/schema/Subscription"
 import type { Credentials } from "@connected-vehicle/transport/Credentials"
 import * as Transport from "@connected-vehicle/transport/Transport"
 import type { TransportError } from "@connected-vehicle/transport/TransportError"
-import type { InvalidArgument } from "./InvalidArgument.ts"
-import type { PageArgs } from "./internal/paged.ts"
+import type { InvalidArgument } from "@connected-vehicle/schema/InvalidArgument"
 import { paged } from "./internal/paged.ts"
-import { compact } from "./internal/validate.ts"
+import type { ArgsOf } from "./internal/args.ts"
+import { identifier, toQuery } from "./internal/args.ts"
+
+/**
+ * Arguments of `list`, `pages` and `stream`, derived from the contract's
+ * `SubscriptionsQuery`: each `filter[x]` is the argument `x`; `page` (>= 1) and `pageSize`
+ * (1..100). Every field is optional.
+ *
+ * @example
+ * ```ts
+ * import type { ListArgs } from "@connected-vehicle/v3/Subscriptions"
+ *
+ * const args: ListArgs = { pageSize: 50 }
+ * ```
+ * @since 0.1.0
+ */
+export type ListArgs = ArgsOf<typeof SubscriptionsQuery.Type>
 
 /**
  * Filters of the subscription list (sent as `filter[userId]`,
  * `filter[webhookId]`, `filter[vehicleId]`, `filter[mode]`).
  *
+ * @example
+ * ```ts
+ * import type { Filters } from "@connected-vehicle/v3/Subscriptions"
+ *
+ * const filters: Filters = { userId: "x" }
+ * ```
  * @since 0.1.0
  */
-export interface Filters {
-  readonly userId?: string | undefined
-  readonly webhookId?: string | undefined
-  readonly vehicleId?: string | undefined
-  readonly mode?: Mode | undefined
-}
+export type Filters = Omit<ListArgs, "page" | "pageSize">
 
 /**
  * The subscriptions service.
@@ -49,14 +64,15 @@ export interface Filters {
  * @since 0.1.0
  */
 export class Subscriptions extends Context.Service<Subscriptions, {
-  readonly list: (
-    args?: Filters & PageArgs
-  ) => Effect.Effect<SubscriptionsPage, InvalidArgument | ServiceError | TransportError>
-  readonly stream: (
-    args?: Filters & { readonly pageSize?: number | undefined }
-  ) => Stream.Stream<Subscription, InvalidArgument | ServiceError | TransportError>
-  readonly get: (subscriptionId: string) => Effect.Effect<SubscriptionResponse, ServiceError | TransportError>
+  readonly list: (args?: ListArgs) => Effect.Effect<SubscriptionsPage, InvalidArgument | ServiceError | TransportError>
+  /** Every page from `page` (default 1), `pageSize` (default 100) items each, fetched on demand. */
+  readonly pages: (args?: ListArgs) => Stream.Stream<SubscriptionsPage, InvalidArgument | ServiceError | TransportError>
+  /** Every item, a page at a time (see `pages`). */
+  readonly stream: (args?: ListArgs) => Stream.Stream<Subscription, InvalidArgument | ServiceError | TransportError>
+  readonly get: (subscriptionId: string) => Effect.Effect<SubscriptionResponse, InvalidArgument | ServiceError | TransportError>
 }>()("@connected-vehicle/v3/Subscriptions") {}
+
+const checkArgs = toQuery(SubscriptionsQuery)
 
 /**
  * Builds the service from the transport and the credential.
@@ -73,22 +89,19 @@ export class Subscriptions extends Context.Service<Subscriptions, {
 export const make: Effect.Effect<Subscriptions["Service"], never, Transport.Transport | Credentials> = Effect.gen(
   function*() {
     const client = yield* Transport.client(ManagementApi, "subscriptions")
-    const { list, stream } = paged((args: Filters & PageArgs) =>
-      client.list({
-        query: compact({
-          "filter[userId]": args.userId,
-          "filter[webhookId]": args.webhookId,
-          "filter[vehicleId]": args.vehicleId,
-          "filter[mode]": args.mode,
-          page: args.page,
-          pageSize: args.pageSize
-        })
-      })
+    const { list, pages, stream } = paged(
+      (args: ListArgs | undefined) => Effect.map(checkArgs(args), (query) => ({ query })),
+      client.list
     )
     return Subscriptions.of({
-      list: (args = {}) => list(args),
-      stream: (args = {}) => stream(args),
-      get: (subscriptionId) => Effect.map(client.get({ params: { subscriptionId } }), (r) => r.value)
+      list,
+      pages,
+      stream,
+      get: (subscriptionId) =>
+        identifier("subscriptionId", subscriptionId).pipe(
+          Effect.flatMap(() => client.get({ params: { subscriptionId } })),
+          Effect.map((r) => r.value)
+        )
     })
   }
 )

@@ -1,7 +1,9 @@
 /**
  * Every v3 service in one layer, and the application layer that wires the
  * transport and the application's client-credentials session from the
- * environment.
+ * environment. An application that also reads legacy data uses
+ * `ConnectedVehicle.layerConfig` of `@connected-vehicle/sdk` instead (one
+ * transport for both).
  *
  * @since 0.1.0
  */
@@ -19,11 +21,19 @@ import * as Compatibility from "./Compatibility.ts"
 import * as Connections from "./Connections.ts"
 import * as Signals from "./Signals.ts"
 import * as Subscriptions from "./Subscriptions.ts"
+import { transformTransport } from "./internal/args.ts"
 import * as Webhooks from "./Webhooks.ts"
 
 /**
  * The services provided by {@link layer}.
  *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import type * as V3 from "@connected-vehicle/v3/V3"
+ *
+ * declare const program: Effect.Effect<void, never, V3.Services>
+ * ```
  * @since 0.1.0
  */
 export type Services =
@@ -34,20 +44,40 @@ export type Services =
   | Compatibility.Compatibility
 
 /**
- * Options of {@link layer} and {@link layerApp}.
+ * Options of {@link layer} and {@link layerConfig}.
  *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { HttpClient } from "effect/http"
+ * import type * as V3 from "@connected-vehicle/v3/V3"
+ *
+ * const options: V3.Options = {
+ *   compatibility: { timeToLive: "48 hours" },
+ *   transformClient: HttpClient.tapRequest((request) => Effect.logDebug(request.url))
+ * }
+ * ```
  * @since 0.1.0
  */
 export interface Options {
   readonly compatibility?: Compatibility.Options | undefined
+  /** Transforms the HTTP client of every v3 service (after the transport's own pipeline). */
+  readonly transformClient?: ((client: HttpClient.HttpClient) => HttpClient.HttpClient) | undefined
 }
 
 /**
- * Options of {@link layerApp}.
+ * Options of {@link layerConfig}.
  *
+ * @example
+ * ```ts
+ * import { NodeHttpClient } from "@effect/platform-node"
+ * import type * as V3 from "@connected-vehicle/v3/V3"
+ *
+ * const options: V3.ConfigOptions = { httpClient: NodeHttpClient.layerUndici }
+ * ```
  * @since 0.1.0
  */
-export interface AppOptions extends Options {
+export interface ConfigOptions extends Options {
   /** The HTTP client (default `FetchHttpClient.layer`; on Node, `NodeHttpClient.layerUndici` is faster). */
   readonly httpClient?: Layer.Layer<HttpClient.HttpClient> | undefined
 }
@@ -60,7 +90,6 @@ export interface AppOptions extends Options {
  * ```ts
  * import { Layer, Redacted } from "effect"
  * import { FetchHttpClient } from "effect/http"
-import type { HttpClient } from "effect/http"
  * import * as Credentials from "@connected-vehicle/transport/Credentials"
  * import * as Transport from "@connected-vehicle/transport/Transport"
  * import * as TransportConfig from "@connected-vehicle/transport/TransportConfig"
@@ -81,7 +110,7 @@ export const layer = (options?: Options): Layer.Layer<Services, never, Transport
     Subscriptions.layer,
     Webhooks.layer,
     Compatibility.layer(options?.compatibility)
-  )
+  ).pipe(Layer.provide(transformTransport(options?.transformClient)))
 
 /**
  * Everything an application needs, configured from the environment: the
@@ -104,11 +133,11 @@ export const layer = (options?: Options): Layer.Layer<Services, never, Transport
  * })
  *
  * // CONNECTED_VEHICLE_ORIGIN=... CONNECTED_VEHICLE_CLIENT_ID=... CONNECTED_VEHICLE_CLIENT_SECRET=... node app.ts
- * Effect.runPromise(program.pipe(Effect.provide(V3.layerApp())))
+ * Effect.runPromise(program.pipe(Effect.provide(V3.layerConfig())))
  * ```
  * @since 0.1.0
  */
-export const layerApp = (options?: AppOptions): Layer.Layer<Services, Config.ConfigError> => {
+export const layerConfig = (options?: ConfigOptions): Layer.Layer<Services, Config.ConfigError> => {
   const TransportLive = Transport.layer.pipe(
     Layer.provide([TransportConfig.layerConfig, options?.httpClient ?? FetchHttpClient.layer])
   )

@@ -6,30 +6,46 @@
  */
 import { Context, Effect, Layer } from "effect"
 import type { Stream } from "effect"
-import { ManagementApi } from "@connected-vehicle/schema/Api"
+import { WebhooksQuery, ManagementApi } from "@connected-vehicle/schema/Api"
 import type { ServiceError } from "@connected-vehicle/schema/ServiceError"
 import type { Webhook, WebhookResponse, WebhooksPage } from "@connected-vehicle/schema/Webhook"
 import type { Credentials } from "@connected-vehicle/transport/Credentials"
 import * as Transport from "@connected-vehicle/transport/Transport"
 import type { TransportError } from "@connected-vehicle/transport/TransportError"
-import type { InvalidArgument } from "./InvalidArgument.ts"
-import type { PageArgs } from "./internal/paged.ts"
+import type { InvalidArgument } from "@connected-vehicle/schema/InvalidArgument"
 import { paged } from "./internal/paged.ts"
-import { compact } from "./internal/validate.ts"
+import type { ArgsOf } from "./internal/args.ts"
+import { identifier, toQuery } from "./internal/args.ts"
+
+/**
+ * Arguments of `list`, `pages` and `stream`, derived from the contract's
+ * `WebhooksQuery`: each `filter[x]` is the argument `x`; `page` (>= 1) and `pageSize`
+ * (1..100). Every field is optional.
+ *
+ * @example
+ * ```ts
+ * import type { ListArgs } from "@connected-vehicle/v3/Webhooks"
+ *
+ * const args: ListArgs = { pageSize: 50 }
+ * ```
+ * @since 0.1.0
+ */
+export type ListArgs = ArgsOf<typeof WebhooksQuery.Type>
 
 /**
  * Filters of the webhook list (sent as `filter[name]`, `filter[callbackUri]`,
  * `filter[isEnabled]`, `filter[autoSubscribe]`). `name` and `callbackUri`
  * match partially and case-insensitively.
  *
+ * @example
+ * ```ts
+ * import type { Filters } from "@connected-vehicle/v3/Webhooks"
+ *
+ * const filters: Filters = { name: "x" }
+ * ```
  * @since 0.1.0
  */
-export interface Filters {
-  readonly name?: string | undefined
-  readonly callbackUri?: string | undefined
-  readonly isEnabled?: boolean | undefined
-  readonly autoSubscribe?: boolean | undefined
-}
+export type Filters = Omit<ListArgs, "page" | "pageSize">
 
 /**
  * The webhooks service.
@@ -48,12 +64,15 @@ export interface Filters {
  * @since 0.1.0
  */
 export class Webhooks extends Context.Service<Webhooks, {
-  readonly list: (args?: Filters & PageArgs) => Effect.Effect<WebhooksPage, InvalidArgument | ServiceError | TransportError>
-  readonly stream: (
-    args?: Filters & { readonly pageSize?: number | undefined }
-  ) => Stream.Stream<Webhook, InvalidArgument | ServiceError | TransportError>
-  readonly get: (webhookId: string) => Effect.Effect<WebhookResponse, ServiceError | TransportError>
+  readonly list: (args?: ListArgs) => Effect.Effect<WebhooksPage, InvalidArgument | ServiceError | TransportError>
+  /** Every page from `page` (default 1), `pageSize` (default 100) items each, fetched on demand. */
+  readonly pages: (args?: ListArgs) => Stream.Stream<WebhooksPage, InvalidArgument | ServiceError | TransportError>
+  /** Every item, a page at a time (see `pages`). */
+  readonly stream: (args?: ListArgs) => Stream.Stream<Webhook, InvalidArgument | ServiceError | TransportError>
+  readonly get: (webhookId: string) => Effect.Effect<WebhookResponse, InvalidArgument | ServiceError | TransportError>
 }>()("@connected-vehicle/v3/Webhooks") {}
+
+const checkArgs = toQuery(WebhooksQuery)
 
 /**
  * Builds the service from the transport and the credential.
@@ -69,22 +88,19 @@ export class Webhooks extends Context.Service<Webhooks, {
  */
 export const make: Effect.Effect<Webhooks["Service"], never, Transport.Transport | Credentials> = Effect.gen(function*() {
   const client = yield* Transport.client(ManagementApi, "webhooks")
-  const { list, stream } = paged((args: Filters & PageArgs) =>
-    client.list({
-      query: compact({
-        "filter[name]": args.name,
-        "filter[callbackUri]": args.callbackUri,
-        "filter[isEnabled]": args.isEnabled,
-        "filter[autoSubscribe]": args.autoSubscribe,
-        page: args.page,
-        pageSize: args.pageSize
-      })
-    })
+  const { list, pages, stream } = paged(
+    (args: ListArgs | undefined) => Effect.map(checkArgs(args), (query) => ({ query })),
+    client.list
   )
   return Webhooks.of({
-    list: (args = {}) => list(args),
-    stream: (args = {}) => stream(args),
-    get: (webhookId) => Effect.map(client.get({ params: { webhookId } }), (r) => r.value)
+    list,
+    pages,
+    stream,
+    get: (webhookId) =>
+      identifier("webhookId", webhookId).pipe(
+        Effect.flatMap(() => client.get({ params: { webhookId } })),
+        Effect.map((r) => r.value)
+      )
   })
 })
 

@@ -3,7 +3,6 @@
  */
 export * as Compatibility from "./Compatibility.ts"
 export * as Connections from "./Connections.ts"
-export * as InvalidArgument from "./InvalidArgument.ts"
 export * as Signals from "./Signals.ts"
 export * as Subscriptions from "./Subscriptions.ts"
 export * as V3 from "./V3.ts"

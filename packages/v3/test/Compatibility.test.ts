@@ -104,7 +104,7 @@ describe("Compatibility", () => {
       assert.strictEqual(region._tag, "InvalidArgument")
       if (region._tag === "InvalidArgument") {
         assert.strictEqual(region.field, "region")
-        assert.strictEqual(region.message, "region must be one of US, CA, EUROPE, got \"MARS\"")
+        assert.strictEqual(region.message, "region: Expected \"US\" | \"CA\" | \"EUROPE\", got \"MARS\"")
       }
       const powertrain = yield* Effect.flip(compatibility.list({ powertrainType: "DIESEL" as "ICE" }))
       assert.strictEqual(powertrain._tag, "InvalidArgument")

@@ -76,7 +76,7 @@ describe("Connections", () => {
       const connections = yield* Connections
       const mode = yield* Effect.flip(connections.list({ mode: "parked" as "live" }))
       assert.strictEqual(mode._tag, "InvalidArgument")
-      assert.include(mode.message, "mode must be one of live, simulated")
+      assert.include(mode.message, "mode: Expected \"live\" | \"simulated\"")
       const size = yield* Effect.flip(Stream.runDrain(connections.stream({ pageSize: 0 })))
       assert.strictEqual(size._tag, "InvalidArgument")
       assert.strictEqual((yield* requestsTo(/./)).length, 0)

@@ -27,7 +27,7 @@ const tour = Effect.gen(function*() {
 })
 
 describe("V3", () => {
-  it.live("layerApp wires transport, the application session and every service from the environment", () =>
+  it.live("layerConfig wires transport, the application session and every service from the environment", () =>
     Effect.gen(function*() {
       const sim = yield* Simulator.Simulator
       const env = ConfigProvider.fromEnv({
@@ -37,7 +37,7 @@ describe("V3", () => {
           CONNECTED_VEHICLE_CLIENT_SECRET: Redacted.value(sim.clientSecret)
         }
       })
-      yield* tour.pipe(Effect.provide(V3.layerApp()), Effect.provide(ConfigProvider.layer(env)))
+      yield* tour.pipe(Effect.provide(V3.layerConfig()), Effect.provide(ConfigProvider.layer(env)))
       const tokens = yield* requestsTo(/^\/oauth\/token$/)
       assert.strictEqual(tokens.length, 1, "one client-credentials token for every call")
       const calls = yield* requestsTo(/^\/v3\//)

@@ -24,16 +24,3 @@ export const withoutCredentials = (url: string, urlParams?: UrlParams.UrlParams)
     return url.replace(/\/\/[^@/]*@/, "//")
   }
 }
-
-/**
- * `Retry-After` as delay-seconds or an HTTP date, in milliseconds from `now`.
- *
- * @internal
- */
-export const parseRetryAfter = (value: string, now: number): number | undefined => {
-  const trimmed = value.trim()
-  if (/^\d+(\.\d+)?$/.test(trimmed)) return Math.round(Number(trimmed) * 1000)
-  const date = Date.parse(trimmed)
-  if (Number.isNaN(date)) return undefined
-  return Math.max(0, date - now)
-}

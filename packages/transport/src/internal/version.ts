@@ -1,2 +1,5 @@
 /** @internal */
-export const sdkVersion = "0.1.0"
+import pkg from "../../package.json" with { type: "json" }
+
+/** The version of this package, as published (read from its package.json). @internal */
+export const sdkVersion: string = pkg.version

@@ -2,20 +2,9 @@
  * @internal
  */
 import { Effect, Stream } from "effect"
+import type { InvalidArgument } from "@connected-vehicle/schema/InvalidArgument"
 import * as Pagination from "@connected-vehicle/transport/Pagination"
 import type { Result } from "@connected-vehicle/transport/Transport"
-import type { InvalidArgument } from "../InvalidArgument.ts"
-import { validate } from "./validate.ts"
-
-/**
- * Paging arguments of the v3 lists.
- *
- * @internal
- */
-export interface PageArgs {
-  readonly page?: number | undefined
-  readonly pageSize?: number | undefined
-}
 
 /**
  * Page size used by the streams when none is given (the largest allowed).
@@ -24,20 +13,32 @@ export interface PageArgs {
  */
 export const defaultStreamPageSize = 100
 
+interface Paging {
+  readonly page?: number | undefined
+  readonly pageSize?: number | undefined
+}
+
 /**
- * `list` (one page) and `stream` (every item) of a v3 list whose arguments
- * are validated before any request.
+ * `list` (one page), `pages` (every page from `page`, default 1) and `stream`
+ * (every item) of a v3 list whose arguments are checked before any request.
  *
  * @internal
  */
-export const paged = <Args extends object, P extends Pagination.NumberedPage<unknown>, E>(
-  fetch: (args: Args & PageArgs) => Effect.Effect<Result<P>, E>
-) => ({
-  list: (args: Args & PageArgs): Effect.Effect<P, E | InvalidArgument> =>
-    Effect.andThen(validate(args), Effect.map(fetch(args), (r) => r.value)),
-  stream: (args: Args & { readonly pageSize?: number | undefined }): Stream.Stream<P["data"][number], E | InvalidArgument> =>
-    Stream.unwrap(Effect.as(
-      validate(args),
-      Pagination.items((page) => fetch({ ...args, page, pageSize: args.pageSize ?? defaultStreamPageSize }))
-    ))
-})
+export const paged = <A, V extends { readonly query: Paging }, P extends Pagination.NumberedPage<unknown>, E>(
+  check: (args: A) => Effect.Effect<V, InvalidArgument>,
+  fetch: (valid: V) => Effect.Effect<Result<P>, E>
+) => {
+  const pages = (args: A): Stream.Stream<P, E | InvalidArgument> =>
+    Stream.unwrap(Effect.map(check(args), (valid) =>
+      Pagination.pages(
+        (page) => fetch({ ...valid, query: { ...valid.query, page, pageSize: valid.query.pageSize ?? defaultStreamPageSize } }),
+        { startPage: valid.query.page }
+      )))
+  return {
+    list: (args: A): Effect.Effect<P, E | InvalidArgument> =>
+      Effect.flatMap(check(args), (valid) => Effect.map(fetch(valid), (r) => r.value)),
+    pages,
+    stream: (args: A): Stream.Stream<P["data"][number], E | InvalidArgument> =>
+      Stream.flatMap(pages(args), (page) => Stream.fromIterable(page.data))
+  }
+}

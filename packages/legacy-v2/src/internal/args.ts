@@ -1,0 +1,54 @@
+/**
+ * @internal
+ */
+import { Effect, Schema } from "effect"
+import { LegacyVehiclesQuery } from "@connected-vehicle/schema/Api"
+import { Identifier, InvalidArgument, validate } from "@connected-vehicle/schema/InvalidArgument"
+import { LegacyPath } from "@connected-vehicle/schema/Legacy"
+
+/**
+ * Checks one argument against a contract schema.
+ *
+ * @internal
+ */
+export const checkValue = <S extends Schema.ConstraintDecoder<unknown>>(field: string, schema: S, value: unknown) =>
+  Effect.suspend(() => validate(schema, value, { field }))
+
+/**
+ * Checks an identifier sent in the path: non-empty, no control characters.
+ *
+ * @internal
+ */
+export const checkIdentifier = (field: string, value: unknown): Effect.Effect<string, InvalidArgument> =>
+  checkValue(field, Identifier, value)
+
+/**
+ * Checks the vehicle-list arguments against `LegacyVehiclesQuery` (`undefined`
+ * is `{}`); only the defined entries are kept.
+ *
+ * @internal
+ */
+export const checkListArgs = (args: unknown): Effect.Effect<typeof LegacyVehiclesQuery.Type, InvalidArgument> =>
+  Effect.suspend(() => {
+    if (args === undefined) return Effect.succeed({})
+    if (typeof args !== "object" || args === null) return validate(LegacyVehiclesQuery, args, { field: "arguments" })
+    const defined = Object.fromEntries(Object.entries(args).filter(([, v]) => v !== undefined))
+    for (const key of Object.keys(defined)) {
+      if (!(key in LegacyVehiclesQuery.fields)) {
+        return Effect.fail(new InvalidArgument({ field: key, message: `${key}: unknown argument (expected limit, offset)` }))
+      }
+    }
+    return validate(LegacyVehiclesQuery, defined)
+  })
+
+const Paths = Schema.Array(LegacyPath).check(Schema.isMinLength(1, { expected: "at least one path" }))
+
+/**
+ * Checks the paths of a batch (a non-empty list of known paths) and removes duplicates.
+ *
+ * @internal
+ */
+export const checkPaths = <P extends LegacyPath>(
+  paths: ReadonlyArray<P>
+): Effect.Effect<readonly [P, ...Array<P>], InvalidArgument> =>
+  Effect.map(checkValue("paths", Paths, paths), () => [...new Set(paths)] as unknown as readonly [P, ...Array<P>])

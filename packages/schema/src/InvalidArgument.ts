@@ -1,0 +1,100 @@
+/**
+ * The error of a client argument rejected before any request is sent, and
+ * {@link validate}, which checks an argument against a contract schema (a
+ * query of `Api.ts`, `UnitSystem`, {@link Identifier}, ...) and turns the
+ * first schema issue into that error, naming the field.
+ *
+ * @since 0.1.0
+ */
+import { Effect, Result, Schema, SchemaIssue } from "effect"
+
+/**
+ * An argument outside what the service accepts (a page size outside 1..100,
+ * an unknown mode, an empty id, ...). Nothing was sent.
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { InvalidArgument } from "@connected-vehicle/schema/InvalidArgument"
+ *
+ * const failure = Effect.fail(new InvalidArgument({ field: "pageSize", message: "pageSize: Expected a value between 1 and 100, got 0" }))
+ * ```
+ * @since 0.1.0
+ */
+export class InvalidArgument extends Schema.TaggedError<InvalidArgument>()("InvalidArgument", {
+  field: Schema.String,
+  message: Schema.String
+}) {}
+
+// eslint-disable-next-line no-control-regex
+const controlCharacters = /[\u0000-\u001f\u007f]/
+
+/**
+ * An identifier sent in a path or a header (vehicle id, user id, signal code,
+ * connection / subscription / webhook id): a non-empty string without control
+ * characters (a CR or LF would break the request line or a header).
+ *
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import { Identifier } from "@connected-vehicle/schema/InvalidArgument"
+ *
+ * Schema.is(Identifier)("veh_1") // true
+ * Schema.is(Identifier)("") // false
+ * ```
+ * @since 0.1.0
+ */
+export const Identifier = Schema.String.check(
+  Schema.isNonEmpty({ expected: "a non-empty string" }),
+  Schema.makeFilter((s: string) => !controlCharacters.test(s), { expected: "a string without control characters" })
+)
+
+const formatter = SchemaIssue.makeFormatterStandardSchemaV1()
+
+/**
+ * Options of {@link validate}.
+ *
+ * @since 0.1.0
+ */
+export interface ValidateOptions {
+  /** The field named when the issue is on the input itself (default `"arguments"`). */
+  readonly field?: string | undefined
+  /** Maps the first key of the issue's path (a wire name) to the caller's name. */
+  readonly rename?: ((key: string) => string) | undefined
+}
+
+/**
+ * Decodes `input` with `schema`; on failure, an {@link InvalidArgument}
+ * naming the field of the first issue (`options.field` when the issue is on
+ * the input itself, e.g. `null` given for an object).
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { ConnectionsQuery } from "@connected-vehicle/schema/Api"
+ * import { validate } from "@connected-vehicle/schema/InvalidArgument"
+ *
+ * // fails with InvalidArgument { field: "pageSize", message: "pageSize: Expected a value between 1 and 100, got 0" }
+ * const query = validate(ConnectionsQuery, { pageSize: 0 })
+ * ```
+ * @since 0.1.0
+ */
+export const validate = <S extends Schema.ConstraintDecoder<unknown>>(
+  schema: S,
+  input: unknown,
+  options?: ValidateOptions
+): Effect.Effect<S["Type"], InvalidArgument> => {
+  const result = Schema.decodeUnknownResult(schema, { reportInput: true })(input)
+  if (Result.isSuccess(result)) return Effect.succeed(result.success)
+  const first = formatter(result.failure.issue).issues[0]
+  const firstPath = first?.path ?? []
+  const key = firstPath[0]
+  const field = key === undefined
+    ? options?.field ?? "arguments"
+    : options?.rename === undefined
+    ? String(key)
+    : options.rename(String(key))
+  const path = [field, ...firstPath.slice(1).map(String)]
+  const message = first?.message ?? result.failure.message
+  return Effect.fail(new InvalidArgument({ field, message: `${path.join(".")}: ${message}` }))
+}

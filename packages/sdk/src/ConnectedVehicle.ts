@@ -1,0 +1,280 @@
+/**
+ * The whole SDK for an application in one layer: one transport, one token
+ * store and OAuth configuration, the application's client-credentials
+ * session behind the v3 services, and one user's authorization-code session
+ * behind the legacy v2.0 reads. {@link layerSimulator} builds the same on the
+ * simulator (loopback or in memory) for tests and demos.
+ *
+ * @since 0.1.0
+ */
+import { Effect, Layer } from "effect"
+import type { Config } from "effect"
+import { FetchHttpClient, HttpClient, HttpClientRequest } from "effect/http"
+import * as OAuthConfig from "@connected-vehicle/auth/OAuthConfig"
+import * as Session from "@connected-vehicle/auth/Session"
+import * as TokenStore from "@connected-vehicle/auth/TokenStore"
+import * as Vehicles from "@connected-vehicle/legacy-v2/Vehicles"
+// type-only: the simulator (an optional peer) is loaded by `layerSimulator`
+// when that layer is built, so the other exports work without it
+import type * as Simulator from "@connected-vehicle/simulator/Simulator"
+import * as Transport from "@connected-vehicle/transport/Transport"
+import * as TransportConfig from "@connected-vehicle/transport/TransportConfig"
+import * as V3 from "@connected-vehicle/v3/V3"
+
+/**
+ * Everything the layers provide: the v3 services, the legacy `Vehicles`, and
+ * the shared transport, token store and OAuth configuration (so that the
+ * application can run `Session.login(userKey, ...)` after the consent
+ * redirect, or call `Transport.client` itself).
+ *
+ * @example
+ * ```ts
+ * import type { Effect } from "effect"
+ * import type { Services } from "@connected-vehicle/sdk/ConnectedVehicle"
+ *
+ * declare const program: Effect.Effect<void, never, Services>
+ * ```
+ * @since 0.1.0
+ */
+export type Services =
+  | V3.Services
+  | Vehicles.Vehicles
+  | Transport.Transport
+  | TransportConfig.TransportConfig
+  | TokenStore.TokenStore
+  | OAuthConfig.OAuthConfig
+
+/**
+ * Options shared by every layer of this module.
+ *
+ * @example
+ * ```ts
+ * import { NodeHttpClient } from "@effect/platform-node"
+ * import type { Options } from "@connected-vehicle/sdk/ConnectedVehicle"
+ *
+ * const options: Options = { userKey: "user-42", legacy: { unitSystem: "imperial" }, httpClient: NodeHttpClient.layerUndici }
+ * ```
+ * @since 0.1.0
+ */
+export interface Options {
+  /** Token-store key of the user behind the legacy reads (default `"user"`). */
+  readonly userKey?: string | undefined
+  /** Token-store key of the application token (default `"application"`). */
+  readonly applicationKey?: string | undefined
+  readonly v3?: V3.Options | undefined
+  readonly legacy?: Vehicles.Options | undefined
+  /** Where tokens are kept (default: in memory). */
+  readonly tokenStore?: Layer.Layer<TokenStore.TokenStore> | undefined
+  /** The HTTP client (default `FetchHttpClient.layer`; on Node, `NodeHttpClient.layerUndici` is faster). */
+  readonly httpClient?: Layer.Layer<HttpClient.HttpClient> | undefined
+  /** Transforms the transport's HTTP client, for every call of every service. */
+  readonly transformClient?: ((client: HttpClient.HttpClient) => HttpClient.HttpClient) | undefined
+}
+
+/**
+ * The services on given transport configuration and OAuth configuration
+ * layers: the building block of {@link layer}, {@link layerConfig} and
+ * {@link layerSimulator}.
+ *
+ * @example
+ * ```ts
+ * import { Redacted } from "effect"
+ * import * as OAuthConfig from "@connected-vehicle/auth/OAuthConfig"
+ * import * as TransportConfig from "@connected-vehicle/transport/TransportConfig"
+ * import * as ConnectedVehicle from "@connected-vehicle/sdk/ConnectedVehicle"
+ *
+ * const Live = ConnectedVehicle.layerWith(
+ *   TransportConfig.layerOrigin("http://127.0.0.1:8080"),
+ *   OAuthConfig.layer({ clientId: "id", clientSecret: Redacted.make("secret") })
+ * )
+ * ```
+ * @since 0.1.0
+ */
+export const layerWith = <E1, E2, R1, R2>(
+  transportConfig: Layer.Layer<TransportConfig.TransportConfig, E1, R1>,
+  oauthConfig: Layer.Layer<OAuthConfig.OAuthConfig, E2, R2>,
+  options?: Options
+): Layer.Layer<Services, E1 | E2, R1 | R2> => {
+  const TransportLive = Transport.layerWith({ transformClient: options?.transformClient }).pipe(
+    Layer.provideMerge(transportConfig),
+    Layer.provide(options?.httpClient ?? FetchHttpClient.layer)
+  )
+  const Shared = Layer.mergeAll(options?.tokenStore ?? TokenStore.layerMemory, oauthConfig).pipe(
+    Layer.provideMerge(TransportLive)
+  )
+  const V3Live = V3.layer(options?.v3).pipe(Layer.provide(Session.layerApplication({ key: options?.applicationKey })))
+  const LegacyLive = Vehicles.layer(options?.legacy).pipe(Layer.provide(Session.layerUser(options?.userKey ?? "user")))
+  return Layer.mergeAll(V3Live, LegacyLive).pipe(Layer.provideMerge(Shared))
+}
+
+/**
+ * The whole SDK from explicit configuration: the roots and policies of the
+ * transport, and the application's client id and secret.
+ *
+ * @example
+ * ```ts
+ * import { Effect, Redacted } from "effect"
+ * import * as Session from "@connected-vehicle/auth/Session"
+ * import { Vehicles } from "@connected-vehicle/legacy-v2/Vehicles"
+ * import { Connections } from "@connected-vehicle/v3/Connections"
+ * import * as ConnectedVehicle from "@connected-vehicle/sdk/ConnectedVehicle"
+ * import * as TransportConfig from "@connected-vehicle/transport/TransportConfig"
+ *
+ * const program = Effect.gen(function*() {
+ *   const connections = yield* (yield* Connections).list({ pageSize: 5 })
+ *   yield* Session.login("user", { code: "code-from-the-redirect", redirectUri: "https://app.example/callback" })
+ *   const vehicles = yield* (yield* Vehicles).list()
+ *   return [connections.meta.totalCount, vehicles.paging.count]
+ * })
+ *
+ * const Live = ConnectedVehicle.layer({
+ *   transport: { roots: TransportConfig.rootsFromOrigin("https://api.example.com") },
+ *   oauth: { clientId: "id", clientSecret: Redacted.make("secret") }
+ * })
+ * Effect.runPromise(program.pipe(Effect.provide(Live)))
+ * ```
+ * @since 0.1.0
+ */
+export const layer = (
+  options: Options & { readonly transport: TransportConfig.Options; readonly oauth: OAuthConfig.Options }
+): Layer.Layer<Services> => layerWith(TransportConfig.layer(options.transport), OAuthConfig.layer(options.oauth), options)
+
+/**
+ * The whole SDK configured from the environment: the roots and policies of
+ * `TransportConfig.layerConfig` (`CONNECTED_VEHICLE_ORIGIN` or the five
+ * `CONNECTED_VEHICLE_*_URL`) and the client of `OAuthConfig.layerConfig`
+ * (`CONNECTED_VEHICLE_CLIENT_ID`, `CONNECTED_VEHICLE_CLIENT_SECRET`).
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { Webhooks } from "@connected-vehicle/v3/Webhooks"
+ * import * as ConnectedVehicle from "@connected-vehicle/sdk/ConnectedVehicle"
+ *
+ * const program = Effect.gen(function*() {
+ *   const webhooks = yield* Webhooks
+ *   return yield* webhooks.list({ isEnabled: true })
+ * })
+ * // CONNECTED_VEHICLE_ORIGIN=... CONNECTED_VEHICLE_CLIENT_ID=... CONNECTED_VEHICLE_CLIENT_SECRET=... node app.ts
+ * Effect.runPromise(program.pipe(Effect.provide(ConnectedVehicle.layerConfig())))
+ * ```
+ * @since 0.1.0
+ */
+export const layerConfig = (options?: Options): Layer.Layer<Services, Config.ConfigError> =>
+  layerWith(TransportConfig.layerConfig, OAuthConfig.layerConfig, options)
+
+/**
+ * Options of {@link layerSimulator}.
+ *
+ * @example
+ * ```ts
+ * import type { SimulatorOptions } from "@connected-vehicle/sdk/ConnectedVehicle"
+ *
+ * const options: SimulatorOptions = { loopback: true, simulator: { seed: 7 }, signIn: false }
+ * ```
+ * @since 0.1.0
+ */
+export interface SimulatorOptions extends Omit<Options, "httpClient"> {
+  readonly simulator?: Simulator.SimulatorOptions | undefined
+  /**
+   * `true`: the simulator listens on 127.0.0.1 (a free port) and the SDK
+   * talks to it through `options.httpClient` (default `fetch`); `false`
+   * (default): in memory, no socket.
+   */
+  readonly loopback?: boolean | undefined
+  /** The HTTP client for `loopback` (default `FetchHttpClient.layer`). */
+  readonly httpClient?: Layer.Layer<HttpClient.HttpClient> | undefined
+  /** Transport policies (roots come from the simulator). */
+  readonly transport?: Omit<TransportConfig.Options, "roots"> | undefined
+  /**
+   * Sign a user in before the layer is ready (consent with `login_hint`, then
+   * the code exchange), storing the tokens under `userKey`: the given user id,
+   * a function choosing one from the dataset, or `false` to leave the store
+   * empty (default: the user with the most connected vehicles).
+   */
+  readonly signIn?: string | ((data: Simulator.SimulatorData) => string) | false | undefined
+}
+
+/**
+ * The user with the most connected vehicles.
+ *
+ * @example
+ * ```ts
+ * import * as ConnectedVehicle from "@connected-vehicle/sdk/ConnectedVehicle"
+ *
+ * const Test = ConnectedVehicle.layerSimulator({ signIn: ConnectedVehicle.busiestUser })
+ * ```
+ * @since 0.1.0
+ */
+export const busiestUser = (data: Simulator.SimulatorData): string =>
+  data.users.reduce((best, u) => data.vehiclesOf(u.id).length > data.vehiclesOf(best.id).length ? u : best).id
+
+const redirectUri = "https://app.example/callback"
+
+/** The simulator approves consent at once: the code of its redirect (not followed). */
+const consentCode = (origin: string, clientId: string, userId: string) =>
+  Effect.gen(function*() {
+    const client = yield* HttpClient.HttpClient
+    const query = new URLSearchParams({ response_type: "code", client_id: clientId, redirect_uri: redirectUri, login_hint: userId })
+    const response = yield* client.execute(HttpClientRequest.get(`${origin}/oauth/authorize?${query}`)).pipe(
+      Effect.provideService(FetchHttpClient.RequestInit, { redirect: "manual" }),
+      Effect.orDie
+    )
+    const code = new URL(response.headers["location"] ?? "", origin).searchParams.get("code")
+    if (code === null) return yield* Effect.die(`the simulator refused consent for ${userId}: ${response.status}`)
+    return code
+  })
+
+/**
+ * The whole SDK on the simulator, with the simulator service (request log,
+ * fault injection, dataset): in memory by default, or on 127.0.0.1 with
+ * `loopback: true`. The simulator's client id and secret are used, and a
+ * user is signed in (see {@link SimulatorOptions} `signIn`). The simulator is
+ * an optional peer dependency, loaded when this layer is built.
+ *
+ * @example
+ * ```ts
+ * import { Effect, Stream } from "effect"
+ * import { Vehicles } from "@connected-vehicle/legacy-v2/Vehicles"
+ * import { Signals } from "@connected-vehicle/v3/Signals"
+ * import * as ConnectedVehicle from "@connected-vehicle/sdk/ConnectedVehicle"
+ *
+ * const program = Effect.gen(function*() {
+ *   const ids = yield* Stream.runCollect((yield* Vehicles).stream())
+ *   return ids.length
+ * })
+ * Effect.runPromise(program.pipe(Effect.provide(ConnectedVehicle.layerSimulator({ loopback: true }))))
+ * ```
+ * @since 0.1.0
+ */
+export const layerSimulator = (options?: SimulatorOptions): Layer.Layer<Services | Simulator.Simulator> =>
+  Layer.unwrap(Effect.map(
+    Effect.promise(() => import("@connected-vehicle/simulator/Simulator")),
+    (Sim) => {
+      const SimulatorLive: Layer.Layer<Simulator.Simulator | HttpClient.HttpClient> = options?.loopback === true
+        ? Layer.merge(Sim.layer({ ...options.simulator, port: 0 }), options.httpClient ?? FetchHttpClient.layer)
+        : Sim.layerTest(options?.simulator)
+      const sdk = Layer.unwrap(Effect.gen(function*() {
+        const sim = yield* Sim.Simulator
+        const httpClient = yield* HttpClient.HttpClient
+        const origin = sim.url === "" ? Sim.TEST_ORIGIN : sim.url
+        const Sdk = layerWith(
+          TransportConfig.layerOrigin(origin, options?.transport),
+          OAuthConfig.layer({ clientId: sim.clientId, clientSecret: sim.clientSecret }),
+          { ...options, httpClient: Layer.succeed(HttpClient.HttpClient, httpClient) }
+        )
+        const signIn = options?.signIn ?? busiestUser
+        if (signIn === false) return Sdk
+        const SignIn = Layer.effectDiscard(Effect.gen(function*() {
+          const userId = typeof signIn === "string" ? signIn : signIn(sim.data)
+          const code = yield* consentCode(origin, sim.clientId, userId).pipe(
+            Effect.provideService(HttpClient.HttpClient, httpClient)
+          )
+          yield* Session.login(options?.userKey ?? "user", { code, redirectUri }).pipe(Effect.orDie)
+          yield* sim.resetLog
+        }))
+        return Layer.provideMerge(SignIn, Sdk)
+      }))
+      return sdk.pipe(Layer.provideMerge(SimulatorLive))
+    }
+  ))

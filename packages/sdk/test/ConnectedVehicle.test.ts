@@ -1,0 +1,93 @@
+import { assert, describe, it } from "@effect/vitest"
+import { ConfigProvider, Effect, Redacted, Result, Stream } from "effect"
+import { FetchHttpClient, HttpClient } from "effect/http"
+import * as Session from "@connected-vehicle/auth/Session"
+import { Vehicles } from "@connected-vehicle/legacy-v2/Vehicles"
+import * as Simulator from "@connected-vehicle/simulator/Simulator"
+import { Compatibility } from "@connected-vehicle/v3/Compatibility"
+import { Connections } from "@connected-vehicle/v3/Connections"
+import { Signals } from "@connected-vehicle/v3/Signals"
+import * as ConnectedVehicle from "../src/ConnectedVehicle.ts"
+
+/** v3 with the application token and legacy with the user's, through one layer. */
+const tour = Effect.gen(function*() {
+  const sim = yield* Simulator.Simulator
+  const ids = yield* Stream.runCollect((yield* Vehicles).stream())
+  const vehicleId = ids[0]!
+  const userId = sim.data.connectionOf(vehicleId)!.userId
+  const signals = yield* (yield* Signals).list({ vehicleId, userId, pageSize: 2 })
+  const connections = yield* (yield* Connections).list({ userId })
+  const compatible = yield* (yield* Compatibility).list({ region: "US" })
+  const batch = yield* (yield* Vehicles).batch(vehicleId, ["/vin", "/odometer"])
+  assert.strictEqual(signals.included.vehicle.id, vehicleId)
+  assert.deepStrictEqual([...connections.data.map((c) => c.relationships.vehicle.data.id)].sort(), [...ids].sort())
+  assert.isTrue(compatible.data.every((e) => e.attributes.region === "US"))
+  assert.isTrue(Result.isSuccess(batch["/vin"]) && Result.isSuccess(batch["/odometer"]))
+  return { userId, ids }
+})
+
+const requestsTo = (path: RegExp) =>
+  Effect.gen(function*() {
+    const sim = yield* Simulator.Simulator
+    return (yield* sim.requests).filter((r) => path.test(r.path))
+  })
+
+describe("ConnectedVehicle", () => {
+  it.live("layerSimulator (loopback): one transport for v3 and legacy, the signed-in user behind the legacy reads", () => {
+    let transports = 0
+    return Effect.gen(function*() {
+      const sim = yield* Simulator.Simulator
+      const { userId, ids } = yield* tour
+      assert.strictEqual(userId, ConnectedVehicle.busiestUser(sim.data))
+      assert.deepStrictEqual([...ids], [...sim.data.vehiclesOf(userId)])
+      assert.strictEqual(transports, 1, "one transport built")
+      const requests = yield* requestsTo(/^\//)
+      assert.isTrue(requests.every((r) => r.status === 200))
+      // the user's token was fetched at sign-in (log reset since); only the application token now
+      assert.strictEqual((yield* requestsTo(/^\/oauth\/token$/)).length, 1)
+      const bearer = (path: RegExp) => requests.filter((r) => path.test(r.path)).map((r) => r.headers["authorization"])
+      assert.isTrue(bearer(/^\/v2\.0\//).every((a) => a === "<redacted>"))
+    }).pipe(Effect.provide(ConnectedVehicle.layerSimulator({
+      loopback: true,
+      transformClient: (client) => {
+        transports++
+        return client
+      }
+    })))
+  })
+
+  it.live("layerSimulator in memory, without signing in: legacy reads fail with the session's typed error", () =>
+    Effect.gen(function*() {
+      const error = yield* Effect.flip((yield* Vehicles).list())
+      assert.strictEqual(error._tag, "CredentialsError")
+      const compat = yield* (yield* Compatibility).list({ powertrainType: "EV" })
+      assert.isTrue(compat.data.length > 0)
+    }).pipe(Effect.provide(ConnectedVehicle.layerSimulator({ signIn: false }))))
+
+  it.live("layerConfig wires everything from the environment; the application signs the user in with Session.login", () =>
+    Effect.gen(function*() {
+      const sim = yield* Simulator.Simulator
+      const userId = ConnectedVehicle.busiestUser(sim.data)
+      const redirectUri = "https://app.example/callback"
+      const consent = yield* HttpClient.get(
+        `${sim.url}/oauth/authorize?${new URLSearchParams({ response_type: "code", client_id: sim.clientId, redirect_uri: redirectUri, login_hint: userId })}`
+      ).pipe(Effect.provideService(FetchHttpClient.RequestInit, { redirect: "manual" }), Effect.provide(FetchHttpClient.layer))
+      const code = new URL(consent.headers["location"]!).searchParams.get("code")!
+      const env = ConfigProvider.fromEnv({
+        env: {
+          CONNECTED_VEHICLE_ORIGIN: sim.url,
+          CONNECTED_VEHICLE_CLIENT_ID: sim.clientId,
+          CONNECTED_VEHICLE_CLIENT_SECRET: Redacted.value(sim.clientSecret)
+        }
+      })
+      const result = yield* Effect.gen(function*() {
+        yield* Session.login("user-42", { code, redirectUri })
+        return yield* tour
+      }).pipe(
+        Effect.provide(ConnectedVehicle.layerConfig({ userKey: "user-42" })),
+        Effect.provide(ConfigProvider.layer(env))
+      )
+      assert.strictEqual(result.userId, userId)
+      assert.strictEqual((yield* requestsTo(/^\/oauth\/token$/)).length, 2, "one code exchange, one application token")
+    }).pipe(Effect.provide(Simulator.layer({ port: 0 }))))
+})

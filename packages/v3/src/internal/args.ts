@@ -1,0 +1,94 @@
+/**
+ * @internal
+ */
+import { Effect, Layer, Schema } from "effect"
+import type { HttpClient } from "effect/http"
+import { Identifier, InvalidArgument, validate } from "@connected-vehicle/schema/InvalidArgument"
+import * as Transport from "@connected-vehicle/transport/Transport"
+
+type Friendly<K> = K extends `filter[${infer F}]` ? F : K
+
+/**
+ * The arguments of a list, derived from its contract query: each wire name
+ * `filter[x]` becomes `x` (`page` and `pageSize` keep their names), every
+ * field optional.
+ *
+ * @internal
+ */
+export type ArgsOf<Q> = { readonly [K in keyof Q as Friendly<K>]?: Exclude<Q[K], undefined> | undefined }
+
+/** The one mapping between argument names and wire names. */
+const friendly = (wire: string): string => /^filter\[(.+)\]$/.exec(wire)?.[1] ?? wire
+
+const isRecord = (u: unknown): u is Readonly<Record<string, unknown>> =>
+  typeof u === "object" && u !== null && !Array.isArray(u)
+
+/**
+ * Checks list arguments against the contract query `schema` and returns the
+ * wire query (only defined entries). `undefined` is `{}`; `null`, a non-object
+ * or an unknown argument (other than the `extra` ones the caller handles) is
+ * an `InvalidArgument`.
+ *
+ * @internal
+ */
+export const toQuery = <S extends Schema.Struct<Schema.Struct.Fields>>(schema: S, extra: ReadonlyArray<string> = []) => {
+  const wireOf = new Map(Object.keys(schema.fields).map((wire) => [friendly(wire), wire]))
+  const decoder = schema as unknown as Schema.ConstraintDecoder<S["Type"]>
+  return (args: unknown): Effect.Effect<S["Type"], InvalidArgument> =>
+    Effect.suspend(() => {
+      if (args === undefined) return validate(decoder, {})
+      if (!isRecord(args)) return validate(Schema.Record(Schema.String, Schema.Unknown), args, { field: "arguments" })
+      const wire: Record<string, unknown> = {}
+      for (const [key, value] of Object.entries(args)) {
+        if (value === undefined || extra.includes(key)) continue
+        const name = wireOf.get(key)
+        if (name === undefined) {
+          return Effect.fail(
+            new InvalidArgument({ field: key, message: `${key}: unknown argument (expected one of ${[...wireOf.keys()].join(", ")})` })
+          )
+        }
+        wire[name] = value
+      }
+      return validate(decoder, wire, { rename: friendly })
+    })
+}
+
+/**
+ * Checks identifiers sent in a path or a header: non-empty, no control characters.
+ *
+ * @internal
+ */
+export const identifiers = <const K extends string>(
+  args: unknown,
+  keys: ReadonlyArray<K>
+): Effect.Effect<{ readonly [P in K]: string }, InvalidArgument> =>
+  Effect.suspend(() => {
+    if (!isRecord(args)) return validate(Schema.Record(Schema.String, Schema.Unknown), args, { field: "arguments" }) as never
+    return Effect.forEach(keys, (key) => validate(Identifier, args[key], { field: key })).pipe(
+      Effect.as(args as { readonly [P in K]: string })
+    )
+  })
+
+/**
+ * Checks one identifier.
+ *
+ * @internal
+ */
+export const identifier = (field: string, value: unknown): Effect.Effect<string, InvalidArgument> =>
+  Effect.suspend(() => validate(Identifier, value, { field }))
+
+/**
+ * A layer giving the services a transport whose client is transformed.
+ *
+ * @internal
+ */
+export const transformTransport = (
+  transformClient: ((client: HttpClient.HttpClient) => HttpClient.HttpClient) | undefined
+): Layer.Layer<Transport.Transport, never, Transport.Transport> =>
+  Layer.effect(
+    Transport.Transport,
+    Effect.map(
+      Effect.service(Transport.Transport),
+      (transport) => transformClient === undefined ? transport : { ...transport, httpClient: transformClient(transport.httpClient) }
+    )
+  )
