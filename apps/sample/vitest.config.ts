@@ -4,7 +4,7 @@ export default defineProject({
   test: {
     name: "sample",
     include: ["test/**/*.test.ts"],
-    testTimeout: 60_000,
-    hookTimeout: 60_000
+    testTimeout: 120_000,
+    hookTimeout: 120_000
   }
 })

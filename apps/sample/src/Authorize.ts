@@ -7,7 +7,7 @@
  *
  * @since 0.1.0
  */
-import { Effect, Redacted } from "effect"
+import { Effect, Redacted, Schema } from "effect"
 import * as Consent from "@connected-vehicle/auth/Consent"
 import type { MissingRedirectUri } from "@connected-vehicle/auth/Consent"
 import type { OAuthConfig } from "@connected-vehicle/auth/OAuthConfig"
@@ -66,7 +66,43 @@ export interface Authorization {
 export const shorten = (secret: string): string => secret.length <= 8 ? "…" : `${secret.slice(0, 8)}…`
 
 /**
- * Runs the flow and stores the tokens under `key`.
+ * No redirect with the flow's `state` reached the listener in time (the user
+ * did not finish the consent, or the browser could not reach 127.0.0.1).
+ *
+ * @example
+ * ```ts
+ * import { LoginTimeout } from "@connected-vehicle/sample/Authorize"
+ *
+ * new LoginTimeout({ timeoutMillis: 120_000 }).message
+ * ```
+ * @since 0.1.0
+ */
+export class LoginTimeout extends Schema.TaggedError<LoginTimeout>()("LoginTimeout", {
+  timeoutMillis: Schema.Number
+}) {
+  override get message() {
+    return `No redirect reached the local listener within ${this.timeoutMillis / 1000} s; run login again (--timeout SECONDS to wait longer)`
+  }
+}
+
+/**
+ * How long the flow waits for the redirect by default: 120 s.
+ *
+ * @example
+ * ```ts
+ * import { defaultTimeoutMillis } from "@connected-vehicle/sample/Authorize"
+ *
+ * defaultTimeoutMillis // 120000
+ * ```
+ * @since 0.1.0
+ */
+export const defaultTimeoutMillis = 120_000
+
+/**
+ * Runs the flow and stores the tokens under `key`. Redirects with another
+ * `state` are answered 400 and ignored; without the right one within
+ * `timeoutMillis` (default {@link defaultTimeoutMillis}) the flow fails with
+ * {@link LoginTimeout}.
  *
  * @example
  * ```ts
@@ -82,15 +118,17 @@ export const run = (options: {
   readonly port: number
   readonly follow: boolean
   readonly mode?: Mode | undefined
+  readonly timeoutMillis?: number | undefined
   readonly onConsentUrl: (url: string) => Effect.Effect<void>
 }): Effect.Effect<
   Authorization,
-  SampleError | MissingRedirectUri | TransportFailure | TokenExchange.TokenError | TokenStoreError,
+  SampleError | LoginTimeout | MissingRedirectUri | TransportFailure | TokenExchange.TokenError | TokenStoreError,
   Transport | TransportConfig | OAuthConfig | TokenStore
 > =>
   Effect.scoped(Effect.gen(function*() {
-    const listener = yield* RedirectListener.start(options.port)
     const state = randomBytes(12).toString("base64url")
+    const listener = yield* RedirectListener.start({ port: options.port, state })
+    const timeoutMillis = options.timeoutMillis ?? defaultTimeoutMillis
     const consentUrl = yield* Consent.make({
       redirectUri: listener.redirectUri,
       permissions,
@@ -99,11 +137,10 @@ export const run = (options: {
     })
     yield* options.onConsentUrl(consentUrl)
     let redirectedTo: string | undefined
-    if (options.follow) redirectedTo = yield* follow(consentUrl, listener.redirectUri)
-    const callback = yield* listener.callback
-    if (callback.state !== state) {
-      return yield* new SampleError({ reason: "The redirect carried another state than the consent URL (possible CSRF)" })
-    }
+    const callback = yield* Effect.gen(function*() {
+      if (options.follow) redirectedTo = yield* follow(consentUrl, listener.redirectUri)
+      return yield* listener.callback
+    }).pipe(Effect.timeoutOrElse({ duration: timeoutMillis, orElse: () => Effect.fail(new LoginTimeout({ timeoutMillis })) }))
     if (callback.code === undefined) {
       return yield* new SampleError({
         reason: `Consent refused: ${callback.error ?? "no code"}${
@@ -147,6 +184,11 @@ const follow = (consentUrl: string, redirectUri: string) =>
       Effect.mapError((e) => failure(e.reason.description ?? e.reason._tag, location))
     )
     yield* Effect.ignore(delivered.text)
+    if (delivered.status !== 200) {
+      return yield* new SampleError({
+        reason: "The authorization server redirected with another state than the consent URL's (possible CSRF)"
+      })
+    }
     return location
   })
 

@@ -10,22 +10,21 @@ import { Config, Console, DateTime, Effect, FileSystem, Layer, Option, Redacted,
 import { Argument, Command, Flag } from "effect/cli"
 import { ModeValues, PowertrainTypeValues, RegionValues } from "@connected-vehicle/schema/Common"
 import type { LegacyPath, UnitSystem } from "@connected-vehicle/schema/Legacy"
-import * as Vehicles from "@connected-vehicle/legacy-v2/Vehicles"
-import { Compatibility } from "@connected-vehicle/v3/Compatibility"
-import { Connections } from "@connected-vehicle/v3/Connections"
-import { Signals } from "@connected-vehicle/v3/Signals"
-import { Subscriptions } from "@connected-vehicle/v3/Subscriptions"
-import { Webhooks } from "@connected-vehicle/v3/Webhooks"
-import * as Authorize from "./Authorize.ts"
+import type * as Vehicles from "@connected-vehicle/legacy-v2/Vehicles"
 import * as Export from "./Export.ts"
 import * as Progress from "./Progress.ts"
-import * as Render from "./Render.ts"
 import * as Report from "./Report.ts"
-import * as Sdk from "./Sdk.ts"
+import type * as Sdk from "./Sdk.ts"
 import { SampleError } from "./SampleError.ts"
-import * as Target from "./Target.ts"
-import * as TokenFile from "./TokenFile.ts"
-import * as Tour from "./Tour.ts"
+import { keyValues } from "./Table.ts"
+
+/**
+ * The SDK and everything the handlers need, loaded when a handler runs:
+ * `--help` and parse errors never load it (nor the simulator, which the
+ * embedded target loads itself on first use).
+ */
+type Lazy = typeof import("./internal/sdk.ts")
+const lazy: Effect.Effect<Lazy> = Effect.promise(() => import("./internal/sdk.ts"))
 
 // ---------------------------------------------------------------------------
 // Shared flags
@@ -78,8 +77,8 @@ type Shared = Command.Command.Config.Infer<typeof shared>
  * Runs a command body with the SDK layers of the shared flags; a failure is
  * printed (JSON on stdout too with `--json`) and ends the process non-zero.
  */
-const withSdk = <A, E, R>(body: (flags: Shared) => Effect.Effect<A, E, R>) =>
-  Effect.flatMap(root, (flags) => runWith(flags, body))
+const withSdk = <A, E, R>(body: (flags: Shared, M: Lazy) => Effect.Effect<A, E, R>) =>
+  Effect.flatMap(root, (flags) => Effect.flatMap(lazy, (M) => runWith(M, flags, (flags) => body(flags, M))))
 
 /** The client secret: `--client-secret-file`, else `CONNECTED_VEHICLE_CLIENT_SECRET`. */
 const clientSecretOf = (flags: Shared) =>
@@ -93,8 +92,8 @@ const clientSecretOf = (flags: Shared) =>
     return Option.some(Redacted.make(text.trim()))
   })
 
-const sdkLayer = (flags: Shared) =>
-  Layer.unwrap(Effect.map(clientSecretOf(flags), (clientSecret) => Sdk.layer({ ...flags, clientSecret })))
+const sdkLayer = (M: Lazy, flags: Shared) =>
+  Layer.unwrap(Effect.map(clientSecretOf(flags), (clientSecret) => M.Sdk.layer({ ...flags, clientSecret })))
 
 const report = (json: boolean) => (error: unknown) =>
   Effect.gen(function*() {
@@ -104,23 +103,18 @@ const report = (json: boolean) => (error: unknown) =>
   })
 
 /** Like {@link withSdk} for commands that need no credential (the public compatibility listing). */
-const withPublic = <A, E, R>(body: (flags: Shared) => Effect.Effect<A, E, R>) =>
+const withPublic = <A, E, R>(body: (flags: Shared, M: Lazy) => Effect.Effect<A, E, R>) =>
   Effect.flatMap(root, (flags) =>
-    body(flags).pipe(
-      Effect.provide(Target.layerPublic({ ...flags, clientSecret: Option.none() })),
-      Effect.catch(report(flags.json))
-    ))
+    Effect.flatMap(lazy, (M) =>
+      body(flags, M).pipe(
+        Effect.provide(M.Target.layerPublic({ ...flags, clientSecret: Option.none() })),
+        Effect.catch(report(flags.json))
+      )))
 
-const runWith = <A, E, R>(flags: Shared, body: (flags: Shared) => Effect.Effect<A, E, R>) =>
+const runWith = <A, E, R>(M: Lazy, flags: Shared, body: (flags: Shared) => Effect.Effect<A, E, R>) =>
   body(flags).pipe(
-    Effect.provide(sdkLayer(flags)),
-    Effect.catch((error) =>
-      Effect.gen(function*() {
-        yield* Console.error(Report.render(error))
-        if (flags.json) yield* Console.log(JSON.stringify({ error: Report.describe(error) }, null, 2))
-        return yield* Effect.fail(new Report.Reported(Report.exitCodeOf(error)))
-      })
-    )
+    Effect.provide(sdkLayer(M, flags)),
+    Effect.catch(report(flags.json))
   )
 
 /**
@@ -147,9 +141,9 @@ const compat = Command.make("compat", {
     Flag.optional
   )
 }, (input) =>
-  withPublic((flags) =>
+  withPublic((flags, M) =>
     Effect.gen(function*() {
-      const compatibility = yield* Compatibility
+      const compatibility = yield* M.Compatibility
       const listing = yield* compatibility.list({
         region: optionalValue(input.region),
         make: optionalValue(input.make),
@@ -157,9 +151,9 @@ const compat = Command.make("compat", {
       })
       yield* output(flags.json, listing, () =>
         [
-          Render.compatibilityCounts(listing.data),
+          M.Render.compatibilityCounts(listing.data),
           "",
-          Render.compatibilityEntries(listing.data),
+          M.Render.compatibilityEntries(listing.data),
           "",
           `${listing.data.length} entries`
         ].join("\n"))
@@ -177,9 +171,9 @@ const connections = Command.make("connections", {
   page,
   pageSize
 }, (input) =>
-  withSdk((flags) =>
+  withSdk((flags, M) =>
     Effect.gen(function*() {
-      const service = yield* Connections
+      const service = yield* M.Connections
       const result = yield* service.list({
         userId: optionalValue(input.user),
         vehicleId: optionalValue(input.vehicle),
@@ -189,16 +183,16 @@ const connections = Command.make("connections", {
         pageSize: optionalValue(input.pageSize)
       })
       yield* output(flags.json, result, () =>
-        `${Render.connections(result.data)}\n\npage ${result.meta.pageNumber} (${result.data.length} of ${result.meta.totalCount} connections)`)
+        `${M.Render.connections(result.data)}\n\npage ${result.meta.pageNumber} (${result.data.length} of ${result.meta.totalCount} connections)`)
     })
   )).pipe(Command.withDescription("Connections of the application (application token)"))
 
 /**
  * Every signal of a vehicle, page after page (each page fetched once).
  */
-const allSignals = (vehicleId: string, userId: string) =>
+const allSignals = (M: Lazy, vehicleId: string, userId: string) =>
   Effect.gen(function*() {
-    const signals = yield* Signals
+    const signals = yield* M.Signals
     const pages = yield* Stream.runCollect(signals.pages({ vehicleId, userId, pageSize: 100 }))
     const first = pages[0]!
     return { vehicle: first.included.vehicle, meta: first.meta, data: pages.flatMap((p) => p.data) }
@@ -209,18 +203,18 @@ const signals = Command.make("signals", {
   user: Flag.String("user").pipe(Flag.withDescription("Id of the vehicle's user (sent as sc-user-id)")),
   code: Flag.String("code").pipe(Flag.withDescription("One signal code instead of every signal"), Flag.optional)
 }, (input) =>
-  withSdk((flags) =>
+  withSdk((flags, M) =>
     Effect.gen(function*() {
       if (Option.isSome(input.code)) {
-        const service = yield* Signals
+        const service = yield* M.Signals
         const one = yield* service.get({ vehicleId: input.vehicle, userId: input.user, code: input.code.value })
-        return yield* output(flags.json, one, () => Render.signals([one.data]))
+        return yield* output(flags.json, one, () => M.Render.signals([one.data]))
       }
-      const all = yield* allSignals(input.vehicle, input.user)
+      const all = yield* allSignals(M, input.vehicle, input.user)
       const v = all.vehicle.attributes
       yield* output(flags.json, all, () =>
         `Vehicle ${all.vehicle.id}: ${v.make} ${v.model} ${v.year} (${v.powertrainType}, ${v.mode})\n\n${
-          Render.signals(all.data)
+          M.Render.signals(all.data)
         }`)
     })
   )).pipe(
@@ -236,9 +230,9 @@ const webhooks = Command.make("webhooks", {
   page,
   pageSize
 }, (input) =>
-  withSdk((flags) =>
+  withSdk((flags, M) =>
     Effect.gen(function*() {
-      const service = yield* Webhooks
+      const service = yield* M.Webhooks
       const result = yield* service.list({
         name: optionalValue(input.name),
         callbackUri: optionalValue(input.callbackUri),
@@ -248,7 +242,7 @@ const webhooks = Command.make("webhooks", {
         pageSize: optionalValue(input.pageSize)
       })
       yield* output(flags.json, result, () =>
-        `${Render.webhooks(result.data)}\n\n${result.data.length} of ${result.meta.totalCount} webhooks`)
+        `${M.Render.webhooks(result.data)}\n\n${result.data.length} of ${result.meta.totalCount} webhooks`)
     })
   )).pipe(Command.withDescription("Webhooks of the application"))
 
@@ -260,9 +254,9 @@ const subscriptions = Command.make("subscriptions", {
   page,
   pageSize
 }, (input) =>
-  withSdk((flags) =>
+  withSdk((flags, M) =>
     Effect.gen(function*() {
-      const service = yield* Subscriptions
+      const service = yield* M.Subscriptions
       const result = yield* service.list({
         userId: optionalValue(input.user),
         webhookId: optionalValue(input.webhook),
@@ -272,7 +266,7 @@ const subscriptions = Command.make("subscriptions", {
         pageSize: optionalValue(input.pageSize)
       })
       yield* output(flags.json, result, () =>
-        `${Render.subscriptions(result.data)}\n\npage ${result.meta.pageNumber} (${result.data.length} of ${result.meta.totalCount} subscriptions)`)
+        `${M.Render.subscriptions(result.data)}\n\npage ${result.meta.pageNumber} (${result.data.length} of ${result.meta.totalCount} subscriptions)`)
     })
   )).pipe(Command.withDescription("Subscriptions of the application"))
 
@@ -280,11 +274,13 @@ const subscriptions = Command.make("subscriptions", {
 // Legacy v2.0 (user token)
 // ---------------------------------------------------------------------------
 
-const withUser = <A, E>(body: (flags: Shared, vehicles: Vehicles.Vehicles["Service"]) => Effect.Effect<A, E, Sdk.Services>) =>
-  withSdk((flags) =>
+const withUser = <A, E>(
+  body: (flags: Shared, vehicles: Vehicles.Vehicles["Service"], M: Lazy) => Effect.Effect<A, E, Sdk.Services>
+) =>
+  withSdk((flags, M) =>
     Effect.gen(function*() {
-      yield* Sdk.ensureUser
-      return yield* body(flags, yield* Vehicles.Vehicles)
+      yield* M.Sdk.ensureUser
+      return yield* body(flags, yield* M.Vehicles.Vehicles, M)
     })
   )
 
@@ -303,13 +299,13 @@ const legacyRead = <A>(
     vehicles: Vehicles.Vehicles["Service"],
     id: string
   ) => Effect.Effect<{ readonly value: A; readonly unitSystem: UnitSystem }, Vehicles.ReadError>,
-  human: (value: A, units: typeof unitsOf[UnitSystem]) => string
+  human: (value: A, units: typeof unitsOf[UnitSystem], M: Lazy) => string
 ) =>
   Command.make(name, { vehicle: vehicleArgument }, (input) =>
-    withUser((flags, vehicles) =>
+    withUser((flags, vehicles, M) =>
       Effect.gen(function*() {
         const reading = yield* read(vehicles, input.vehicle)
-        yield* output(flags.json, { vehicleId: input.vehicle, ...reading }, () => human(reading.value, unitsOf[reading.unitSystem]))
+        yield* output(flags.json, { vehicleId: input.vehicle, ...reading }, () => human(reading.value, unitsOf[reading.unitSystem], M))
       })
     )).pipe(Command.withDescription(description))
 
@@ -334,12 +330,12 @@ const legacyBatch = Command.make("batch", {
     Flag.atLeast(0)
   )
 }, (input) =>
-  withUser((flags, vehicles) =>
+  withUser((flags, vehicles, M) =>
     Effect.gen(function*() {
       const paths = input.paths.length === 0 ? batchPaths : input.paths
       const result = yield* vehicles.batch(input.vehicle, paths as readonly [LegacyPath, ...Array<LegacyPath>])
-      const entries = Tour.batchEntries(result, paths)
-      yield* output(flags.json, { vehicleId: input.vehicle, entries }, () => Tour.renderBatch(entries))
+      const entries = M.Tour.batchEntries(result, paths)
+      yield* output(flags.json, { vehicleId: input.vehicle, entries }, () => M.Tour.renderBatch(entries))
     })
   )).pipe(Command.withDescription("Several legacy reads in one request, each with its own status"))
 
@@ -354,14 +350,14 @@ const legacy = Command.make("legacy").pipe(
     legacyRead("vin", "Vehicle identification number", (v, id) => v.vin(id), (x) => x.vin),
     legacyRead("oil", "Engine oil life remaining", (v, id) => v.engineOil(id), (x) => `${Math.round(x.lifeRemaining * 100)}% oil life remaining`),
     legacyRead("tires", "Tire pressure (kPa, or psi for imperial)", (v, id) => v.tirePressure(id), (x, u) =>
-      Render.keyValues([
+      keyValues([
         ["front left", `${x.frontLeft} ${u.pressure}`],
         ["front right", `${x.frontRight} ${u.pressure}`],
         ["back left", `${x.backLeft} ${u.pressure}`],
         ["back right", `${x.backRight} ${u.pressure}`]
       ])),
-    legacyRead("service-history", "Service records (supported makes only)", (v, id) => v.serviceHistory(id), (records) =>
-      records.length === 0 ? "No service records" : Tour.renderServiceHistory(records)),
+    legacyRead("service-history", "Service records (supported makes only)", (v, id) => v.serviceHistory(id), (records, _, M) =>
+      records.length === 0 ? "No service records" : M.Tour.renderServiceHistory(records)),
     legacyBatch
   ])
 )
@@ -381,18 +377,30 @@ const login = Command.make("login", {
     ),
     Flag.optional
   ),
-  mode: Flag.Literals("mode", ModeValues).pipe(Flag.withDescription("Consent mode: live or simulated"), Flag.optional)
+  mode: Flag.Literals("mode", ModeValues).pipe(Flag.withDescription("Consent mode: live or simulated"), Flag.optional),
+  timeout: Flag.Int("timeout").pipe(
+    Flag.withDescription("Seconds to wait for the redirect before giving up with LoginTimeout, exit 1 (default 120)"),
+    Flag.mapTryCatch(
+      (seconds) => {
+        if (seconds < 1) throw new Error("not positive")
+        return seconds
+      },
+      () => "--timeout must be a number of seconds >= 1"
+    ),
+    Flag.optional
+  )
 }, (input) =>
-  withSdk((flags) =>
+  withSdk((flags, M) =>
     Effect.gen(function*() {
-      const target = yield* Target.Target
+      const target = yield* M.Target.Target
       const follow = Option.getOrElse(input.follow, () => target.embedded)
       const key = target.userKey
-      const authorization = yield* Authorize.run({
+      const authorization = yield* M.Authorize.run({
         key,
         port: input.port,
         follow,
         mode: optionalValue(input.mode),
+        timeoutMillis: Option.getOrUndefined(Option.map(input.timeout, (seconds) => seconds * 1000)),
         onConsentUrl: (url) =>
           Console.error(
             follow
@@ -400,18 +408,18 @@ const login = Command.make("login", {
               : `Open this URL in a browser to give consent:\n\n  ${url}\n\nWaiting for the redirect...`
           )
       })
-      const file = target.embedded ? "(memory: the embedded simulator stops with this command)" : optionalValue(flags.tokenFile) ?? TokenFile.defaultPath()
+      const file = target.embedded ? "(memory: the embedded simulator stops with this command)" : optionalValue(flags.tokenFile) ?? M.TokenFile.defaultPath()
       const shown = {
         target: target.label,
         key,
         tokenFile: file,
         redirectUri: authorization.redirectUri,
         tokenType: "Bearer",
-        accessToken: Authorize.redact(authorization.token.accessToken),
+        accessToken: M.Authorize.redact(authorization.token.accessToken),
         expiresAt: new Date(authorization.token.expiresAt).toISOString(),
-        refreshToken: authorization.token.refreshToken === undefined ? null : Authorize.redact(authorization.token.refreshToken)
+        refreshToken: authorization.token.refreshToken === undefined ? null : M.Authorize.redact(authorization.token.refreshToken)
       }
-      yield* output(flags.json, shown, () => `Logged in.\n${Render.keyValues(Object.entries(shown))}`)
+      yield* output(flags.json, shown, () => `Logged in.\n${keyValues(Object.entries(shown))}`)
     })
   )).pipe(Command.withDescription("Run the consent flow with a local redirect listener and store the user's tokens"))
 
@@ -438,9 +446,9 @@ const exportConnections = Command.make("connections", {
   user: Flag.String("user").pipe(Flag.withDescription("Filter by user id"), Flag.optional),
   mode
 }, (input) =>
-  withSdk((flags) =>
+  withSdk((flags, M) =>
     Effect.gen(function*() {
-      const service = yield* Connections
+      const service = yield* M.Connections
       const fileFormat = Export.formatOf(input.out, optionalValue(input.format))
       const progress = yield* Progress.start("connections")
       const records = yield* Export.write({
@@ -480,9 +488,9 @@ const exportSignals = Command.make("signals", {
   format,
   pageSize: exportPageSize
 }, (input) =>
-  withSdk((flags) =>
+  withSdk((flags, M) =>
     Effect.gen(function*() {
-      const service = yield* Signals
+      const service = yield* M.Signals
       const fileFormat = Export.formatOf(input.out, optionalValue(input.format))
       const progress = yield* Progress.start("signals")
       const records = yield* Export.write({
@@ -534,7 +542,7 @@ const exportCommand = Command.make("export").pipe(
  * @since 0.1.0
  */
 export const cli = root.pipe(
-  Command.withHandler((flags) => runWith(flags, () => Tour.run(flags.json))),
+  Command.withHandler((flags) => Effect.flatMap(lazy, (M) => runWith(M, flags, () => M.Tour.run(flags.json)))),
   Command.withDescription(
     "Connected-vehicle SDK sample. Without a command: a guided tour of the whole service on the embedded simulator."
   ),
@@ -543,7 +551,7 @@ export const cli = root.pipe(
     { command: "sample", description: "The guided tour on the embedded simulator" },
     { command: "sample connections --json", description: "Connections as JSON" },
     {
-      command: "sample --target https://api.example.com --client-id ID --client-secret SECRET webhooks",
+      command: "sample --target https://api.example.com --client-id ID --client-secret-file ./secret webhooks",
       description: "Talk to another server"
     }
   ])

@@ -1,7 +1,9 @@
 /**
  * The local redirect listener of the consent flow: an HTTP server on
- * 127.0.0.1 that waits for the one request the authorization server
- * redirects the user's browser to, and answers it with a short page.
+ * 127.0.0.1 that waits for the request the authorization server redirects
+ * the user's browser to, and answers it with a short page. Only a redirect
+ * carrying the flow's `state` counts: any other request to `/callback` (a
+ * stray hit, a forged or stale redirect) is answered 400 and ignored.
  *
  * @since 0.1.0
  */
@@ -31,12 +33,13 @@ export interface Callback {
 export interface RedirectListener {
   /** `http://127.0.0.1:PORT/callback`: the redirect URI to register and send. */
   readonly redirectUri: string
-  /** The parameters of the first request to `/callback`. */
+  /** The parameters of the first request to `/callback` with the expected `state`. */
   readonly callback: Effect.Effect<Callback>
 }
 
 /**
- * Starts a listener on 127.0.0.1 (`port` 0 picks a free port), closed with the scope.
+ * Starts a listener on 127.0.0.1 (`port` 0 picks a free port) that waits for
+ * the redirect carrying `state`, closed with the scope.
  *
  * @example
  * ```ts
@@ -44,14 +47,16 @@ export interface RedirectListener {
  * import * as RedirectListener from "@connected-vehicle/sample/RedirectListener"
  *
  * const program = Effect.scoped(Effect.gen(function*() {
- *   const listener = yield* RedirectListener.start(0)
+ *   const listener = yield* RedirectListener.start({ port: 0, state: "st_123" })
  *   console.log(`redirect_uri=${listener.redirectUri}`)
  *   return yield* listener.callback
  * }))
  * ```
  * @since 0.1.0
  */
-export const start = (port: number): Effect.Effect<RedirectListener, SampleError, Scope.Scope> =>
+export const start = (
+  options: { readonly port: number; readonly state: string }
+): Effect.Effect<RedirectListener, SampleError, Scope.Scope> =>
   Effect.gen(function*() {
     const received = yield* Deferred.make<Callback>()
     const server = yield* Effect.acquireRelease(
@@ -63,6 +68,12 @@ export const start = (port: number): Effect.Effect<RedirectListener, SampleError
             return
           }
           const param = (name: string) => url.searchParams.get(name) ?? undefined
+          if (param("state") !== options.state) {
+            response.writeHead(400, { "content-type": "text/plain; charset=utf-8", connection: "close" }).end(
+              "This redirect does not belong to the sign-in in progress (unknown state); it was ignored.\n"
+            )
+            return
+          }
           const callback: Callback = {
             code: param("code"),
             state: param("state"),
@@ -77,8 +88,8 @@ export const start = (port: number): Effect.Effect<RedirectListener, SampleError
           Deferred.doneUnsafe(received, Effect.succeed(callback))
         })
         server.once("error", (error) =>
-          resume(Effect.fail(new SampleError({ reason: `Cannot listen on 127.0.0.1:${port}: ${error.message}` }))))
-        server.listen(port, "127.0.0.1", () => resume(Effect.succeed(server)))
+          resume(Effect.fail(new SampleError({ reason: `Cannot listen on 127.0.0.1:${options.port}: ${error.message}` }))))
+        server.listen(options.port, "127.0.0.1", () => resume(Effect.succeed(server)))
       }),
       (server) =>
         Effect.callback<void>((resume) => {

@@ -6,9 +6,10 @@
  *
  * @since 0.1.0
  */
-import { Effect, Layer, Option, Redacted } from "effect"
+import { Effect, Layer, Option, Redacted, Schema } from "effect"
 import * as TokenStore from "@connected-vehicle/auth/TokenStore"
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs"
+import { randomBytes } from "node:crypto"
+import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs"
 import { homedir } from "node:os"
 import { dirname, join } from "node:path"
 
@@ -29,29 +30,74 @@ export const defaultPath = (): string =>
   process.env["CONNECTED_VEHICLE_TOKEN_FILE"] ??
     join(process.env["XDG_CONFIG_HOME"] ?? join(homedir(), ".config"), "connected-vehicle", "sample-tokens.json")
 
-interface Stored {
-  readonly accessToken: string
-  readonly issuedAt?: number | undefined
-  readonly expiresAt: number
-  readonly refreshToken?: string | undefined
-  readonly refreshExpiresAt?: number | undefined
-}
+const Stored = Schema.Struct({
+  accessToken: Schema.String,
+  issuedAt: Schema.optionalKey(Schema.Number),
+  expiresAt: Schema.Number,
+  refreshToken: Schema.optionalKey(Schema.String),
+  refreshExpiresAt: Schema.optionalKey(Schema.Number)
+})
+type Stored = typeof Stored.Type
 
-const read = (path: string): Record<string, Stored> => {
-  if (!existsSync(path)) return {}
-  try {
-    const parsed = JSON.parse(readFileSync(path, "utf8")) as { readonly tokens?: Record<string, Stored> }
-    return parsed.tokens ?? {}
-  } catch {
-    return {}
-  }
-}
+const decodeFile = Schema.decodeUnknownOption(Schema.Struct({ tokens: Schema.Record(Schema.String, Stored) }))
 
-const write = (path: string, tokens: Record<string, Stored>) => {
-  mkdirSync(dirname(path), { recursive: true, mode: 0o700 })
-  writeFileSync(path, JSON.stringify({ version: 1, tokens }, null, 2) + "\n", { mode: 0o600 })
-  chmodSync(path, 0o600)
-}
+const codeOf = (error: unknown): string =>
+  typeof error === "object" && error !== null && typeof (error as { code?: unknown }).code === "string"
+    ? (error as { code: string }).code
+    : "failed"
+
+/**
+ * The tokens of the file: none when it does not exist; a file that cannot be
+ * read or is not a token file is an error (never overwritten: it may hold
+ * other tokens). Reasons carry the path and the error code, never content.
+ */
+const read = (path: string, key: string): Effect.Effect<Record<string, Stored>, TokenStore.TokenStoreError> =>
+  Effect.gen(function*() {
+    const text = yield* Effect.try({
+      try: () => {
+        try {
+          return readFileSync(path, "utf8")
+        } catch (error) {
+          if (codeOf(error) === "ENOENT") return undefined
+          throw error
+        }
+      },
+      catch: (error) => new TokenStore.TokenStoreError({ key, reason: `cannot read ${path} (${codeOf(error)})` })
+    })
+    if (text === undefined) return {}
+    const parsed = yield* Effect.try({ try: () => JSON.parse(text) as unknown, catch: () => undefined }).pipe(
+      Effect.map(decodeFile),
+      Effect.orElseSucceed(Option.none)
+    )
+    if (Option.isNone(parsed)) {
+      return yield* new TokenStore.TokenStoreError({
+        key,
+        reason: `${path} is not a token file (corrupt or edited); fix or delete it, then run login again`
+      })
+    }
+    return parsed.value.tokens
+  })
+
+/**
+ * Replaces the file atomically: a temporary file (mode 0600) in the same
+ * directory, renamed over it, so that a crash or a full disk never leaves a
+ * truncated file.
+ */
+const write = (path: string, key: string, tokens: Record<string, Stored>) =>
+  Effect.try({
+    try: () => {
+      mkdirSync(dirname(path), { recursive: true, mode: 0o700 })
+      const temporary = `${path}.${process.pid}-${randomBytes(4).toString("hex")}.tmp`
+      try {
+        writeFileSync(temporary, JSON.stringify({ version: 1, tokens }, null, 2) + "\n", { mode: 0o600, flag: "wx" })
+        renameSync(temporary, path)
+      } catch (error) {
+        rmSync(temporary, { force: true })
+        throw error
+      }
+    },
+    catch: (error) => new TokenStore.TokenStoreError({ key, reason: `cannot write ${path} (${codeOf(error)})` })
+  })
 
 /**
  * The file-backed store.
@@ -67,8 +113,8 @@ const write = (path: string, tokens: Record<string, Stored>) => {
 export const layer = (path: string): Layer.Layer<TokenStore.TokenStore> =>
   Layer.succeed(TokenStore.TokenStore, {
     get: (key) =>
-      Effect.sync(() => {
-        const stored = read(path)[key]
+      Effect.map(read(path, key), (tokens) => {
+        const stored = tokens[key]
         return stored === undefined ? Option.none() : Option.some({
           accessToken: Redacted.make(stored.accessToken),
           issuedAt: stored.issuedAt,
@@ -78,9 +124,9 @@ export const layer = (path: string): Layer.Layer<TokenStore.TokenStore> =>
         })
       }),
     set: (key, token) =>
-      Effect.sync(() =>
-        write(path, {
-          ...read(path),
+      Effect.flatMap(read(path, key), (tokens) =>
+        write(path, key, {
+          ...tokens,
           [key]: {
             accessToken: Redacted.value(token.accessToken),
             ...(token.issuedAt === undefined ? {} : { issuedAt: token.issuedAt }),
@@ -88,11 +134,11 @@ export const layer = (path: string): Layer.Layer<TokenStore.TokenStore> =>
             ...(token.refreshToken === undefined ? {} : { refreshToken: Redacted.value(token.refreshToken) }),
             ...(token.refreshExpiresAt === undefined ? {} : { refreshExpiresAt: token.refreshExpiresAt })
           }
-        })
-      ),
+        })),
     remove: (key) =>
-      Effect.sync(() => {
-        const { [key]: _removed, ...rest } = read(path)
-        write(path, rest)
+      Effect.flatMap(read(path, key), (tokens) => {
+        if (!(key in tokens)) return Effect.void
+        const { [key]: _removed, ...rest } = tokens
+        return write(path, key, rest)
       })
   })

@@ -3,10 +3,16 @@
  * the Node that runs vitest, i.e. the repo's Node 24) and collects its exit
  * code and output. The child sees no CONNECTED_VEHICLE_* variable of the
  * parent and a private config directory.
+ *
+ * At most `slots` children run at once (the cores plus one): the tests run
+ * concurrently, and on a small or busy machine more processes would only
+ * share the same cores and memory. Nothing here measures time; a child is
+ * awaited until it exits (the test timeouts are the only limits).
  */
 import { spawn } from "node:child_process"
+import type { ChildProcess } from "node:child_process"
 import { mkdtempSync } from "node:fs"
-import { tmpdir } from "node:os"
+import { availableParallelism, tmpdir } from "node:os"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
 
@@ -16,45 +22,117 @@ export const tempDir = (prefix: string): string => mkdtempSync(join(tmpdir(), `s
 
 const configHome = tempDir("config")
 
+const live = new Set<ChildProcess>()
+
+/**
+ * Kills the children still running (a test that timed out leaves its children
+ * behind): call it before stopping the simulators, so that no child goes on
+ * to a port that another process may have taken meanwhile.
+ */
+export const killAll = (): void => {
+  for (const child of live) child.kill("SIGKILL")
+}
+
+const slots = availableParallelism() + 1
+let running = 0
+const waiting: Array<() => void> = []
+const acquire = (): Promise<void> =>
+  running < slots ? (running++, Promise.resolve()) : new Promise((resolve) => waiting.push(resolve))
+const release = () => {
+  const next = waiting.shift()
+  if (next === undefined) running--
+  else next()
+}
+
 export interface Run {
   readonly code: number | null
   readonly stdout: string
   readonly stderr: string
 }
 
-export const run = (
-  args: ReadonlyArray<string>,
-  options?: { readonly env?: Readonly<Record<string, string>> | undefined }
-): Promise<Run> =>
-  new Promise((resolve, reject) => {
-    const env: Record<string, string> = {}
-    for (const [key, value] of Object.entries(process.env)) {
-      if (value !== undefined && !key.startsWith("CONNECTED_VEHICLE_")) env[key] = value
-    }
-    const child = spawn(process.execPath, ["src/bin.ts", ...args], {
-      cwd: appDir,
-      env: { ...env, XDG_CONFIG_HOME: configHome, NO_COLOR: "1", ...options?.env },
-      stdio: ["ignore", "pipe", "pipe"]
-    })
-    let stdout = ""
-    let stderr = ""
-    child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk))
-    child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk))
-    child.once("error", reject)
-    child.once("close", (code) => resolve({ code, stdout, stderr }))
-  })
+interface Options {
+  readonly env?: Readonly<Record<string, string>> | undefined
+}
 
-/** Runs and parses stdout as JSON (fails with the output when it is not). */
-export const runJson = async <A = any>(
-  args: ReadonlyArray<string>,
-  options?: { readonly env?: Readonly<Record<string, string>> | undefined }
-): Promise<{ readonly run: Run; readonly json: A }> => {
-  const result = await run([...args, "--json"], options)
+/** A running child: its output so far, a wait for a line of stderr, and its end. */
+export interface Started {
+  readonly child: ChildProcess
+  /** Resolves with the first match of `pattern` in stderr (rejects if the child exits first). */
+  readonly stderrMatch: (pattern: RegExp) => Promise<RegExpMatchArray>
+  readonly done: Promise<Run>
+}
+
+const spawnCli = (args: ReadonlyArray<string>, options?: Options): Started => {
+  const env: Record<string, string> = {}
+  for (const [key, value] of Object.entries(process.env)) {
+    if (value !== undefined && !key.startsWith("CONNECTED_VEHICLE_")) env[key] = value
+  }
+  const child = spawn(process.execPath, ["src/bin.ts", ...args], {
+    cwd: appDir,
+    env: { ...env, XDG_CONFIG_HOME: configHome, NO_COLOR: "1", ...options?.env },
+    stdio: ["ignore", "pipe", "pipe"]
+  })
+  live.add(child)
+  let stdout = ""
+  let stderr = ""
+  const listeners = new Set<() => void>()
+  child.stdout!.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk))
+  child.stderr!.setEncoding("utf8").on("data", (chunk: string) => {
+    stderr += chunk
+    for (const listener of listeners) listener()
+  })
+  const done = new Promise<Run>((resolve, reject) => {
+    child.once("error", reject)
+    child.once("close", (code) => {
+      live.delete(child)
+      resolve({ code, stdout, stderr })
+    })
+  })
+  const stderrMatch = (pattern: RegExp) =>
+    new Promise<RegExpMatchArray>((resolve, reject) => {
+      const check = () => {
+        const match = stderr.match(pattern)
+        if (match === null) return false
+        listeners.delete(check)
+        resolve(match)
+        return true
+      }
+      if (check()) return
+      listeners.add(check)
+      void done.then((run) => {
+        if (!check()) reject(new Error(`exited ${run.code} before ${pattern} on stderr:\n${run.stderr}`))
+      })
+    })
+  return { child, stderrMatch, done }
+}
+
+/** Starts the CLI once a slot is free (see `run` to wait for its end). */
+export const start = async (args: ReadonlyArray<string>, options?: Options): Promise<Started> => {
+  await acquire()
+  const started = spawnCli(args, options)
+  started.done.then(release, release)
+  return started
+}
+
+export const run = async (args: ReadonlyArray<string>, options?: Options): Promise<Run> =>
+  (await start(args, options)).done
+
+/** Parses stdout as JSON (fails with the output when it is not). */
+export const parseJson = <A = any>(result: Run): A => {
   try {
-    return { run: result, json: JSON.parse(result.stdout) as A }
+    return JSON.parse(result.stdout) as A
   } catch {
     throw new Error(`stdout is not JSON (exit ${result.code}):\n${result.stdout}\n--- stderr ---\n${result.stderr}`)
   }
+}
+
+/** Runs with `--json` and parses stdout as JSON. */
+export const runJson = async <A = any>(
+  args: ReadonlyArray<string>,
+  options?: Options
+): Promise<{ readonly run: Run; readonly json: A }> => {
+  const result = await run([...args, "--json"], options)
+  return { run: result, json: parseJson<A>(result) }
 }
 
 /** Bearer-token shapes of the simulator (`at_`, `rt_`, `app_` + 32 base64url characters). */

@@ -1,10 +1,13 @@
 /**
  * Requests per second of the signals list (first page, 10 signals) against a
  * bare `node:http` server that sends the same bytes. Both listen on loopback
- * in this process and are driven by the same keep-alive client; rounds
- * alternate, and the medians are compared.
+ * in this process and are driven by the same keep-alive client. Rounds
+ * interleave (which server goes first alternates); the report gives each
+ * side's median, the ratio of the medians and the median of the per-round
+ * ratios (a round's two runs are adjacent in time, so that one is the least
+ * sensitive to other work on the machine).
  *
- *   pnpm --filter @connected-vehicle/simulator bench [-- --rounds 5 --seconds 1.5 --concurrency 16]
+ *   pnpm --filter @connected-vehicle/simulator bench [-- --rounds 7 --seconds 1 --concurrency 16]
  */
 import { Context, Effect, Layer } from "effect"
 import { Agent, createServer, request } from "node:http"
@@ -15,8 +18,8 @@ const arg = (name: string, fallback: number) => {
   const i = process.argv.indexOf(`--${name}`)
   return i === -1 ? fallback : Number(process.argv[i + 1])
 }
-const ROUNDS = arg("rounds", 5)
-const SECONDS = arg("seconds", 1.5)
+const ROUNDS = arg("rounds", 7)
+const SECONDS = arg("seconds", 1)
 const CONCURRENCY = arg("concurrency", 16)
 
 const median = (xs: ReadonlyArray<number>) => {
@@ -88,8 +91,13 @@ const main = Effect.gen(function*() {
   const simulator: Array<number> = []
   const baseline: Array<number> = []
   for (let round = 0; round < ROUNDS; round++) {
-    simulator.push(yield* Effect.promise(() => load(port, path, headers)))
-    baseline.push(yield* Effect.promise(() => load(barePort, path, headers)))
+    if (round % 2 === 0) {
+      simulator.push(yield* Effect.promise(() => load(port, path, headers)))
+      baseline.push(yield* Effect.promise(() => load(barePort, path, headers)))
+    } else {
+      baseline.push(yield* Effect.promise(() => load(barePort, path, headers)))
+      simulator.push(yield* Effect.promise(() => load(port, path, headers)))
+    }
   }
   bare.close()
   yield* sim.resetLog
@@ -98,7 +106,8 @@ const main = Effect.gen(function*() {
   console.log(`signals list, ${bytes.length} bytes, ${CONCURRENCY} keep-alive connections, ${ROUNDS} rounds of ${SECONDS}s`)
   console.log(`simulator: median ${s.toFixed(0)} req/s  (rounds: ${simulator.map((x) => x.toFixed(0)).join(", ")})`)
   console.log(`bare node:http: median ${b.toFixed(0)} req/s  (rounds: ${baseline.map((x) => x.toFixed(0)).join(", ")})`)
-  console.log(`ratio simulator/bare: ${(s / b).toFixed(3)}`)
+  console.log(`ratio of medians simulator/bare: ${(s / b).toFixed(3)}`)
+  console.log(`median of round ratios: ${median(simulator.map((x, i) => x / baseline[i]!)).toFixed(3)}`)
 }).pipe(Effect.scoped)
 
 Effect.runPromise(main).then(() => process.exit(0), (error) => {

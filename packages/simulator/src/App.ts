@@ -335,12 +335,6 @@ const normalise = (response: HttpServerResponse.HttpServerResponse, path: string
     : envelopeResponse(response.status, envelope(response.status, detail))
 }
 
-const redactHeaders = (headers: Readonly<Record<string, string>>) => {
-  const out: Record<string, string> = {}
-  for (const key in headers) out[key] = key === "authorization" ? "<redacted>" : headers[key]!
-  return out
-}
-
 const faultStatusResponse = (fault: Extract<Fault, { _tag: "Status" }>, path: string) => {
   const headers: Record<string, string> = fault.retryAfter === undefined ? {} : { "retry-after": fault.retryAfter }
   const detail = fault.status === 429
@@ -419,16 +413,15 @@ const withRequestId = (response: HttpServerResponse.HttpServerResponse, requestI
  * keep-alive connection parses cleanly. False for a body declared larger than
  * {@link MAX_BODY_BYTES}: the response then closes the connection.
  */
-const drainBody = (request: HttpServerRequest.HttpServerRequest): Effect.Effect<boolean> =>
-  Effect.sync(() => {
-    const source = request.source as { readonly complete?: boolean; readonly readableEnded?: boolean; resume?(): void }
-    if (source === null || typeof source !== "object" || typeof source.resume !== "function") return true
-    if (source.complete === true || source.readableEnded === true) return true
-    const length = request.headers["content-length"]
-    if (length !== undefined && !(Number(length) <= MAX_BODY_BYTES)) return false
-    source.resume()
-    return true
-  })
+const drainBody = (request: HttpServerRequest.HttpServerRequest): boolean => {
+  const source = request.source as { readonly complete?: boolean; readonly readableEnded?: boolean; resume?(): void }
+  if (source === null || typeof source !== "object" || typeof source.resume !== "function") return true
+  if (source.complete === true || source.readableEnded === true) return true
+  const length = request.headers["content-length"]
+  if (length !== undefined && !(Number(length) <= MAX_BODY_BYTES)) return false
+  source.resume()
+  return true
+}
 
 const isLoopback = (address: Option.Option<string>) =>
   Option.match(address, {
@@ -523,7 +516,8 @@ export const wrap = <R>(
     const oauth = isOAuthPath(path)
 
     const finish = (response: HttpServerResponse.HttpServerResponse) =>
-      Effect.map(drainBody(request), (drained) => {
+      Effect.sync(() => {
+        const drained = drainBody(request)
         let out = oauth ? response : withRequestId(response, requestId)
         out = HttpServerResponse.setHeader(out, REQUEST_ID_HEADER, requestId)
         if (path === "/oauth/token") {
@@ -540,15 +534,7 @@ export const wrap = <R>(
       return yield* finish(yield* control(state, request, path))
     }
 
-    const q = url.indexOf("?")
-    const entry = state.record({
-      method: request.method,
-      path: q === -1 ? url : url.slice(0, q),
-      query: q === -1 ? "" : url.slice(q + 1),
-      headers: redactHeaders(headers),
-      status: 0,
-      requestId
-    })
+    const entry = state.record(request.method, url, headers, requestId)
     const respond = (response: HttpServerResponse.HttpServerResponse) => {
       entry.status = response.status
       return finish(response)
@@ -624,6 +610,7 @@ export const wrap = <R>(
     const problem = queryProblem(request.method, path, url)
     if (problem !== undefined) return yield* reject(400, problem)
 
+    const q = url.indexOf("?")
     if (path === "/oauth/authorize" && q !== -1) {
       // `mode=test` (the real service's spelling) is an alias of `simulated`.
       const search = new URLSearchParams(url.slice(q + 1))

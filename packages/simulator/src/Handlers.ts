@@ -143,14 +143,38 @@ const vehicleForUser = (data: Dataset, vehicleId: string, userId: string) => {
 // v3: signals
 // ---------------------------------------------------------------------------
 
-const signalResource = (
+/**
+ * Instants as the contract's `Timestamp` encodes them (`DateTime.formatIso`),
+ * each formatted once: the signals of a page share at most five.
+ */
+const isoStamps = () => {
+  const seen = new Map<number, string>()
+  return (millis: number) => {
+    let text = seen.get(millis)
+    if (text === undefined) {
+      text = new Date(millis).toISOString()
+      seen.set(millis, text)
+    }
+    return text
+  }
+}
+
+/**
+ * A signal in its wire (encoded) form. The signals handlers answer with these
+ * bytes directly rather than a `Signal` for `HttpApiBuilder` to encode: the
+ * generator is trusted, and the encoder's walk of every field was most of the
+ * cost of a list request. Keys are in the schema's order, so the bytes equal
+ * the encoder's (test/encoding.test.ts checks it).
+ */
+const signalJson = (
   seed: number,
   origin: string,
   v: VehicleInfo,
   signalIndex: number,
   now: number,
-  r: ReturnType<typeof readings>
-): Signal.Signal => {
+  r: ReturnType<typeof readings>,
+  iso: (millis: number) => string
+): typeof Signal.Signal.Encoded => {
   const definition = v.model.signals[signalIndex]!
   const status = signalStatus(seed, v.index, signalIndex)
   const oem = status.value === "SUCCESS" ? r.updatedAt : r.updatedAt - 3_600_000 * (1 + (v.index % 5))
@@ -165,33 +189,50 @@ const signalResource = (
       body: status.value === "SUCCESS" ? signalBody(definition.code, r, v) : {}
     },
     meta: {
-      retrievedAt: utc(now),
-      oemUpdatedAt: utc(oem),
-      ingestedAt: utc(Math.min(now, oem + 1500 + (v.index % 7) * 100))
+      retrievedAt: iso(now),
+      oemUpdatedAt: iso(oem),
+      ingestedAt: iso(Math.min(now, oem + 1500 + (v.index % 7) * 100))
     },
     links: { self: `${origin}/v3/vehicles/${v.id}/signals/${definition.code}` }
   }
 }
 
-const SignalsLive = HttpApiBuilder.group(ServiceApi, "signals", (handlers) =>
-  handlers.handleAll({
+const json = (body: unknown) => HttpServerResponse.text(JSON.stringify(body), { status: 200, contentType: "application/json" })
+
+/** Pages kept per host and URL; each is valid for the clock millisecond it was made in. */
+const PAGE_MEMO_LIMIT = 256
+
+const SignalsLive = HttpApiBuilder.group(ServiceApi, "signals", (handlers) => {
+  // The answer depends only on the dataset, the host, the URL (vehicle,
+  // paging, links), the user and the clock millisecond: requests that agree
+  // on all of them share one rendering (the grant is still checked first).
+  const pages = new Map<string, { readonly data: Dataset; readonly now: number; readonly response: HttpServerResponse.HttpServerResponse }>()
+  return handlers.handleAll({
     list: ({ headers, params, query, request }) =>
       Effect.gen(function*() {
         const { data, state } = yield* Env
         yield* requireApp(yield* CurrentGrant)
+        const now = state.now()
+        const key = `${request.headers["host"] ?? ""} ${request.url} ${headers["sc-user-id"]}`
+        const memo = pages.get(key)
+        if (memo !== undefined && memo.now === now && memo.data === data) return memo.response
         const v = yield* vehicleForUser(data, params.vehicleId, headers["sc-user-id"])
         const origin = originOf(request)
-        const now = state.now()
         const r = readings(data.options.seed, v, now)
         const page = paginate(request, v.model.signals.length, query.page, query.pageSize)
-        const items: Array<Signal.Signal> = []
-        for (let k = page.start; k < page.end; k++) items.push(signalResource(data.options.seed, origin, v, k, now, r))
-        return {
+        const items: Array<typeof Signal.Signal.Encoded> = []
+        const iso = isoStamps()
+        for (let k = page.start; k < page.end; k++) items.push(signalJson(data.options.seed, origin, v, k, now, r, iso))
+        const body: typeof Signal.SignalsPage.Encoded = {
           data: items,
           meta: { pageNumber: page.number, pageSize: page.size, totalCount: v.model.signals.length },
           links: page.links,
           included: { vehicle: vehicleResource(origin, v) }
         }
+        const response = json(body)
+        if (pages.size >= PAGE_MEMO_LIMIT) pages.clear()
+        pages.set(key, { data, now, response })
+        return response
       }),
     get: ({ headers, params, request }) =>
       Effect.gen(function*() {
@@ -202,12 +243,14 @@ const SignalsLive = HttpApiBuilder.group(ServiceApi, "signals", (handlers) =>
         if (k === -1) return yield* notFound(`Vehicle ${v.id} has no signal ${params.signalCode}`)
         const origin = originOf(request)
         const now = state.now()
-        return {
-          data: signalResource(data.options.seed, origin, v, k, now, readings(data.options.seed, v, now)),
+        const body: typeof Signal.SignalResponse.Encoded = {
+          data: signalJson(data.options.seed, origin, v, k, now, readings(data.options.seed, v, now), isoStamps()),
           included: { vehicle: vehicleResource(origin, v) }
         }
+        return json(body)
       })
-  }))
+  })
+})
 
 // ---------------------------------------------------------------------------
 // v3: connections

@@ -68,6 +68,29 @@ interface RefreshRecord {
   readonly expiresAt: number
 }
 
+/** A log slot: what the request carried, split and redacted when read. */
+interface LogSlot {
+  readonly method: string
+  readonly url: string
+  readonly headers: Readonly<Record<string, string>>
+  readonly requestId: string
+  status: number
+}
+
+const entryOf = (slot: LogSlot): RequestLogEntry => {
+  const q = slot.url.indexOf("?")
+  const headers: Record<string, string> = {}
+  for (const key in slot.headers) headers[key] = key === "authorization" ? "<redacted>" : slot.headers[key]!
+  return {
+    method: slot.method,
+    path: q === -1 ? slot.url : slot.url.slice(0, q),
+    query: q === -1 ? "" : slot.url.slice(q + 1),
+    headers,
+    status: slot.status,
+    requestId: slot.requestId
+  }
+}
+
 interface FaultRule {
   readonly path: string | RegExp | undefined
   readonly method: string | undefined
@@ -75,7 +98,7 @@ interface FaultRule {
 }
 
 /**
- * The request log keeps at least the last 10,000 requests.
+ * The request log keeps the last 10,000 requests.
  *
  * @since 0.1.0
  */
@@ -122,7 +145,9 @@ export class State {
   private expired = new Set<string>()
   private lastSweep = -Infinity
   private requestCounter = 0
-  private log: Array<{ -readonly [K in keyof RequestLogEntry]: RequestLogEntry[K] }> = []
+  /** A ring of at most LOG_LIMIT slots; `logged` counts the requests since the last reset. */
+  private log: Array<LogSlot> = []
+  private logged = 0
   private random: () => number
 
   constructor(options: { readonly now: () => number; readonly seed: number; readonly failureRate: number }) {
@@ -140,18 +165,23 @@ export class State {
     this.keyed.clear()
     this.expired.clear()
     this.requestCounter = 0
-    this.log = []
+    this.resetLog()
     this.random = prng(this.seed ^ 0x5a5a5a5a)
   }
 
   // -- request log ----------------------------------------------------------
 
-  record(entry: RequestLogEntry): { status: number } {
-    const mutable = { ...entry }
-    this.log.push(mutable)
-    // A long run keeps the last LOG_LIMIT entries (trimmed in batches).
-    if (this.log.length > LOG_LIMIT + 1000) this.log.splice(0, this.log.length - LOG_LIMIT)
-    return mutable
+  /**
+   * Logs a request (status 0 until the response sets it). The slot keeps the
+   * request's own URL and headers: the path, query and redacted headers are
+   * made when the log is read, not on every request.
+   */
+  record(method: string, url: string, headers: Readonly<Record<string, string>>, requestId: string): { status: number } {
+    const slot: LogSlot = { method, url, headers, requestId, status: 0 }
+    if (this.log.length < LOG_LIMIT) this.log.push(slot)
+    else this.log[this.logged % LOG_LIMIT] = slot
+    this.logged++
+    return slot
   }
 
   /** A request id: `req-<seed>-<n>`, n counting from 1 since the last reset. */
@@ -159,12 +189,18 @@ export class State {
     return `req-${this.seed}-${++this.requestCounter}`
   }
 
+  /** The logged requests, oldest first. */
   requests(): ReadonlyArray<RequestLogEntry> {
-    return this.log.map((entry) => ({ ...entry }))
+    const n = this.log.length
+    const oldest = n < LOG_LIMIT ? 0 : this.logged % LOG_LIMIT
+    const out: Array<RequestLogEntry> = []
+    for (let i = 0; i < n; i++) out.push(entryOf(this.log[(oldest + i) % n]!))
+    return out
   }
 
   resetLog(): void {
     this.log = []
+    this.logged = 0
   }
 
   // -- faults ---------------------------------------------------------------

@@ -2,6 +2,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer, Stream } from "effect"
 import { FetchHttpClient, HttpClient, HttpClientRequest } from "effect/http"
 import { layer, layerTest, Simulator } from "../src/Simulator.ts"
+import { LOG_LIMIT, State } from "../src/State.ts"
 import { appToken, bearer, call, isEnvelope } from "./helpers.ts"
 
 const Loopback = (options?: Parameters<typeof layer>[0]) => Layer.mergeAll(layer(options), FetchHttpClient.layer)
@@ -149,6 +150,27 @@ describe("run-wide options", () => {
 })
 
 describe("request log and reset", () => {
+  it("keeps the last LOG_LIMIT requests, oldest first", () => {
+    const state = new State({ now: () => 0, seed: 1, failureRate: 0 })
+    for (let i = 0; i < LOG_LIMIT + 5; i++) {
+      state.record("GET", `/v3/webhooks/${i}?n=${i}`, { authorization: `Bearer t${i}`, host: "h" }, `r${i}`).status = 200
+    }
+    const log = state.requests()
+    assert.strictEqual(log.length, LOG_LIMIT)
+    assert.deepStrictEqual(log[0], {
+      method: "GET",
+      path: "/v3/webhooks/5",
+      query: "n=5",
+      headers: { authorization: "<redacted>", host: "h" },
+      status: 200,
+      requestId: "r5"
+    })
+    assert.strictEqual(log[LOG_LIMIT - 1]!.requestId, `r${LOG_LIMIT + 4}`)
+    state.resetLog()
+    state.record("GET", "/v3/webhooks", {}, "again")
+    assert.deepStrictEqual(state.requests().map((entry) => entry.requestId), ["again"])
+  })
+
   it.live("logs requests with the authorization redacted; resetLog and reset", () =>
     Effect.gen(function*() {
       const sim = yield* Simulator

@@ -179,19 +179,24 @@ export class Transport extends Context.Service<Transport, {
   readonly httpClient: HttpClient.HttpClient
 }>()("@connected-vehicle/transport/Transport") {}
 
-interface CallState {
-  readonly baseUrl: string
-  readonly token: Redacted.Redacted<string> | undefined
+/**
+ * What one attempt saw: the request as it left the transport's pipeline
+ * (after any request mapping placed before it, e.g. a replaced token URL)
+ * and the status and request id once the response headers arrived. One per
+ * attempt, never shared: the pipeline records only the first request it sees
+ * in the attempt's fiber, so a request sent from inside a `transformClient`
+ * hook cannot overwrite it.
+ */
+interface AttemptState {
   request: HttpClientRequest.HttpClientRequest | undefined
-  url: string | undefined
-  // set when the response headers arrive, kept on later failures
   status: number | undefined
   requestId: string | undefined
 }
 
-const CurrentCall = Context.Reference<CallState | undefined>("@connected-vehicle/transport/Transport/CurrentCall", {
-  defaultValue: () => undefined
-})
+const CurrentAttempt = Context.Reference<AttemptState | undefined>(
+  "@connected-vehicle/transport/Transport/CurrentAttempt",
+  { defaultValue: () => undefined }
+)
 
 /**
  * Options of {@link make} / {@link layerWith}.
@@ -239,19 +244,12 @@ export const make = (
     const config = yield* TransportConfig
     const base = yield* HttpClient.HttpClient
     const fixed = { accept: "application/json", "user-agent": config.userAgent }
-    // runs before any transformation of the underlying client: the URL is
-    // absolute (the call's root prepended) by the time it sees the request
+    // runs before any transformation of the underlying client: requests
+    // arrive here complete (absolute URL, bearer), see `makeMethod`
     const pipeline = HttpClient.mapRequestInputEffect(base, (request) =>
-      Effect.map(Effect.service(CurrentCall), (call) => {
-        if (call === undefined) return HttpClientRequest.setHeaders(request, fixed)
-        const url = request.url.startsWith("http:") || request.url.startsWith("https:")
-          ? request.url
-          : call.baseUrl + request.url
-        const headers = call.token !== undefined && request.headers["authorization"] === undefined
-          ? { ...fixed, authorization: `Bearer ${Redacted.value(call.token)}` }
-          : fixed
-        const req = HttpClientRequest.setHeaders(url === request.url ? request : HttpClientRequest.setUrl(request, url), headers)
-        call.request = req
+      Effect.map(Effect.service(CurrentAttempt), (attempt) => {
+        const req = HttpClientRequest.setHeaders(request, fixed)
+        if (attempt !== undefined && attempt.request === undefined) attempt.request = req
         return req
       }))
     const httpClient = options?.transformClient === undefined ? pipeline : options.transformClient(pipeline)
@@ -367,16 +365,18 @@ const makeClient = <ApiId extends string, Groups extends HttpApiGroup.Constraint
     const transport = yield* Transport
     const root = options?.root ?? rootOfApi[api.identifier] ?? "base"
     const baseUrl = transport.config.roots[root]
-    // the root is prepended by the transport's pipeline (see `layer`), not by
-    // HttpApiClient, so that it comes before the underlying client's own mapping
-    const raw = (yield* (HttpApiClient.group(api as any, {
-      group,
-      httpClient: transport.httpClient
-    }) as Effect.Effect<unknown>)) as Record<string, (request: unknown) => Effect.Effect<HttpClientResponse.HttpClientResponse, unknown>>
+    // HttpApiClient only encodes the request (params, query, headers,
+    // payload): its HttpClient hands the request back instead of sending
+    // it, so that each call owns its request (and its URL) before any attempt
+    const raw = (yield* (HttpApiClient.group(api as any, { group, httpClient: capture }) as Effect.Effect<unknown>)) as Record<
+      string,
+      (request: unknown) => Effect.Effect<never, unknown>
+    >
     const groupDef = (api.groups as Record<string, HttpApiGroup.Constraint>)[group]!
     const out: Record<string, unknown> = {}
     for (const [name, endpoint] of Object.entries(groupDef.endpoints)) {
       const decode = makeDecoder(api as any, group, name)
+      const encode = raw[name]!
       out[name] = makeMethod({
         transport,
         credentials,
@@ -389,12 +389,26 @@ const makeClient = <ApiId extends string, Groups extends HttpApiGroup.Constraint
           headers: (endpoint as unknown as HttpApiEndpoint.Top).headers !== undefined
         },
         baseUrl,
-        send: raw[name]!,
+        build: (request) =>
+          Effect.catch(encode(request), (e) => e instanceof Captured ? Effect.succeed(e.request) : Effect.fail(e)),
         decode
       })
     }
     return out as GroupClient<Groups, Name>
   })
+
+/** The request built by HttpApiClient, handed back by {@link capture}. */
+class Captured {
+  readonly request: HttpClientRequest.HttpClientRequest
+  constructor(request: HttpClientRequest.HttpClientRequest) {
+    this.request = request
+  }
+}
+
+const capture = HttpClient.makeWith(
+  (request) => Effect.flatMap(request, (r) => Effect.fail(new Captured(r))),
+  Effect.succeed
+) as unknown as HttpClient.HttpClient
 
 type Decoder = (response: HttpClientResponse.HttpClientResponse) => Effect.Effect<unknown, unknown>
 
@@ -447,13 +461,15 @@ const makeMethod = (spec: {
   readonly path: string
   readonly declared: { readonly params: boolean; readonly query: boolean; readonly headers: boolean }
   readonly baseUrl: string
-  readonly send: (request: unknown) => Effect.Effect<HttpClientResponse.HttpClientResponse, unknown>
+  /** The encoded request, URL relative to the root. */
+  readonly build: (request: unknown) => Effect.Effect<HttpClientRequest.HttpClientRequest, unknown>
   readonly decode: (response: HttpClientResponse.HttpClientResponse) => Effect.Effect<unknown, unknown>
 }) => {
-  const { config } = spec.transport
-  const { credentials, method, path, baseUrl } = spec
+  const { config, httpClient } = spec.transport
+  const { credentials, method, path } = spec
+  const baseUrl = spec.baseUrl.replace(/\/+$/, "")
   const idempotent = method === "GET" || method === "HEAD" || method === "OPTIONS"
-  const templateUrl = baseUrl.replace(/\/+$/, "") + path
+  const templateUrl = baseUrl + path
   const spanOptions = { kind: "client", attributes: { "http.request.method": method, "url.template": templateUrl } } as const
   const requestIdHeader = config.requestIdHeader
 
@@ -476,71 +492,88 @@ const makeMethod = (spec: {
     const timeoutMillis = options?.timeoutMillis ?? config.timeoutMillis
     const retriable = idempotent || retry.retryNonIdempotent
 
-    /** One exchange, with its timeout cut to what is left of the budget. */
-    const attempt = (token: Redacted.Redacted<string> | undefined, budgetMillis: number): Effect.Effect<Result<unknown>, AnyError> => {
-      const state: CallState = { baseUrl, token, request: undefined, url: undefined, status: undefined, requestId: undefined }
-      const limit = Math.max(1, Math.min(timeoutMillis, budgetMillis))
-      const exchange = Effect.flatMap(
-        Effect.mapError(spec.send(request), (error): AnyError => mapSendError(error, state, method, path, templateUrl)),
-        (response) => {
-          const requestId = response.headers[requestIdHeader]
-          state.status = response.status
-          state.requestId = requestId
-          const ctx: Ctx = { status: response.status, method, url: urlOf(state, templateUrl), ...(requestId ? { requestId } : {}) }
-          if (response.status >= 400) return Effect.flatMap(decodeError(response, ctx), Effect.fail)
-          return Effect.map(
-            Effect.mapError(spec.decode(response), (error): AnyError => mapDecodeError(error, ctx)),
-            (value): Result<unknown> => ({ value, status: response.status, requestId, headers: response.headers })
-          )
-        }
-      )
-      return withTimeout(
-        Effect.provideService(exchange, CurrentCall, state),
-        limit,
-        () =>
-          new RequestTimeout({
-            method,
-            url: urlOf(state, templateUrl),
-            timeoutMillis: limit,
-            ...(state.status === undefined ? {} : { status: state.status }),
-            ...(state.requestId ? { requestId: state.requestId } : {})
-          })
-      )
-    }
+    /** The whole call, once its request is built (absolute URL): every error names that request. */
+    const run = (built: HttpClientRequest.HttpClientRequest): Effect.Effect<Result<unknown>, AnyError> => {
+      let builtUrl: string | undefined
+      /** The URL of the request the attempt sent (as the pipeline saw it), else the call's own request. */
+      const urlOf = (state: AttemptState): string =>
+        state.request !== undefined
+          ? withoutCredentials(state.request.url, state.request.urlParams)
+          : builtUrl ??= withoutCredentials(built.url, built.urlParams)
 
-    /** An attempt with the call's credential; a 401 refreshes it and replays, once per call. */
-    const authenticated = (call: { refreshed: boolean; readonly deadline: number }, budgetMillis: number) =>
-      credentials === undefined
-        ? attempt(undefined, budgetMillis)
-        : Effect.flatMap(credentials.token, (token) =>
-          Effect.catch(attempt(token, budgetMillis), (error): Effect.Effect<Result<unknown>, AnyError> => {
-            if (call.refreshed || statusOf(error) !== 401 || error._tag === "CredentialsError") return Effect.fail(error)
-            call.refreshed = true
-            return Effect.flatMap(credentials.refresh(token), (refreshed) =>
-              refreshed
-                ? Effect.gen(function*() {
-                  yield* Effect.logDebug("replaying after 401 with a refreshed token")
-                  const next = yield* credentials.token
-                  return yield* attempt(next, call.deadline - (yield* Clock.currentTimeMillis))
-                })
-                : Effect.fail(error))
+      /** One exchange, with its timeout cut to what is left of the budget. */
+      const attempt = (token: Redacted.Redacted<string> | undefined, budgetMillis: number): Effect.Effect<Result<unknown>, AnyError> => {
+        const state: AttemptState = { request: undefined, status: undefined, requestId: undefined }
+        const limit = Math.max(1, Math.min(timeoutMillis, budgetMillis))
+        const sent = token !== undefined && built.headers["authorization"] === undefined
+          ? HttpClientRequest.setHeader(built, "authorization", `Bearer ${Redacted.value(token)}`)
+          : built
+        const exchange = Effect.flatMap(
+          Effect.mapError(httpClient.execute(sent), (error): AnyError => mapSendError(error, method, path, urlOf(state))),
+          (response) => {
+            const requestId = response.headers[requestIdHeader]
+            state.status = response.status
+            state.requestId = requestId
+            const ctx: Ctx = { status: response.status, method, url: urlOf(state), ...(requestId ? { requestId } : {}) }
+            if (response.status >= 400) return Effect.flatMap(decodeError(response, ctx), Effect.fail)
+            return Effect.map(
+              Effect.mapError(spec.decode(response), (error): AnyError => mapDecodeError(error, ctx)),
+              (value): Result<unknown> => ({ value, status: response.status, requestId, headers: response.headers })
+            )
+          }
+        )
+        return withTimeout(
+          Effect.provideService(exchange, CurrentAttempt, state),
+          limit,
+          () =>
+            new RequestTimeout({
+              method,
+              url: urlOf(state),
+              timeoutMillis: limit,
+              ...(state.status === undefined ? {} : { status: state.status }),
+              ...(state.requestId ? { requestId: state.requestId } : {})
+            })
+        )
+      }
+
+      /** An attempt with the call's credential; a 401 refreshes it and replays, once per call. */
+      const authenticated = (call: { refreshed: boolean; readonly deadline: number }, budgetMillis: number) =>
+        credentials === undefined
+          ? attempt(undefined, budgetMillis)
+          : Effect.flatMap(credentials.token, (token) =>
+            Effect.catch(attempt(token, budgetMillis), (error): Effect.Effect<Result<unknown>, AnyError> => {
+              if (call.refreshed || statusOf(error) !== 401 || error._tag === "CredentialsError") return Effect.fail(error)
+              call.refreshed = true
+              return Effect.flatMap(credentials.refresh(token), (refreshed) =>
+                refreshed
+                  ? Effect.gen(function*() {
+                    yield* Effect.logDebug("replaying after 401 with a refreshed token")
+                    const next = yield* credentials.token
+                    return yield* attempt(next, call.deadline - (yield* Clock.currentTimeMillis))
+                  })
+                  : Effect.fail(error))
+            }))
+
+      const loop = (call: { refreshed: boolean; readonly deadline: number }, n: number, budgetMillis: number): Effect.Effect<Result<unknown>, AnyError> =>
+        Effect.catch(authenticated(call, budgetMillis), (error) =>
+          Effect.gen(function*() {
+            const delay = yield* retryDelay(error, n)
+            const now = yield* Clock.currentTimeMillis
+            if (delay === undefined || n >= retry.maxAttempts || now + delay >= call.deadline) {
+              return yield* Effect.fail(error)
+            }
+            yield* Effect.annotateCurrentSpan({ "retry.count": n })
+            yield* Effect.logDebug("retrying").pipe(
+              Effect.annotateLogs({ attempt: n, delayMillis: delay, error: error._tag, url: errorUrl(error) ?? templateUrl })
+            )
+            yield* Effect.sleep(Duration.millis(delay))
+            return yield* loop(call, n + 1, call.deadline - (yield* Clock.currentTimeMillis))
           }))
 
-    const loop = (call: { refreshed: boolean; readonly deadline: number }, n: number, budgetMillis: number): Effect.Effect<Result<unknown>, AnyError> =>
-      Effect.catch(authenticated(call, budgetMillis), (error) =>
-        Effect.gen(function*() {
-          const delay = yield* retryDelay(error, n)
-          const now = yield* Clock.currentTimeMillis
-          if (delay === undefined || n >= retry.maxAttempts || now + delay >= call.deadline) {
-            return yield* Effect.fail(error)
-          }
-          yield* Effect.annotateCurrentSpan({ "retry.count": n })
-          yield* Effect.logDebug("retrying").pipe(
-            Effect.annotateLogs({ attempt: n, delayMillis: delay, error: error._tag, url: errorUrl(error) ?? templateUrl })
-          )
-          yield* Effect.sleep(Duration.millis(delay))
-          return yield* loop(call, n + 1, call.deadline - (yield* Clock.currentTimeMillis))
-        }))
+      return Effect.clockWith((clock) =>
+        loop({ refreshed: false, deadline: clock.currentTimeMillisUnsafe() + retry.maxElapsedMillis }, 1, retry.maxElapsedMillis)
+      )
+    }
 
     const retryDelay = (error: AnyError, n: number): Effect.Effect<number | undefined> => {
       if (!retriable) return Effect.succeed(undefined)
@@ -556,17 +589,15 @@ const makeMethod = (spec: {
     }
 
     return Effect.useSpan(spec.spanName, spanOptions, (span) =>
-      Effect.clockWith((clock) => {
-        const start = clock.currentTimeMillisUnsafe()
-        return Effect.map(
-          loop({ refreshed: false, deadline: start + retry.maxElapsedMillis }, 1, retry.maxElapsedMillis),
-          (result) => {
+      Effect.flatMap(
+        Effect.mapError(spec.build(request), (error): AnyError => mapBuildError(error, method, path)),
+        (relative) =>
+          Effect.map(run(HttpClientRequest.setUrl(relative, baseUrl + relative.url)), (result) => {
             span.attribute("http.response.status_code", result.status)
             if (result.requestId !== undefined) span.attribute("request.id", result.requestId)
             return result
-          }
-        )
-      }).pipe(Effect.withParentSpan(span, { captureStackTrace: false })))
+          })
+      ).pipe(Effect.withParentSpan(span, { captureStackTrace: false })))
   }
 }
 
@@ -614,13 +645,6 @@ const isTransient = (error: AnyError, status: number | undefined): boolean =>
 
 const errorUrl = (error: AnyError): string | undefined => "url" in error ? error.url : undefined
 
-/** The URL of the request as sent (root prepended, query included), without user info. */
-const urlOf = (state: CallState, templateUrl: string): string => {
-  if (state.url !== undefined) return state.url
-  if (state.request === undefined) return templateUrl
-  return state.url = withoutCredentials(state.request.url, state.request.urlParams)
-}
-
 const checkParams = (request: unknown, method: string, path: string): InvalidRequest | undefined => {
   const params = typeof request === "object" && request !== null && "params" in request
     ? (request as { readonly params: unknown }).params
@@ -635,20 +659,20 @@ const checkParams = (request: unknown, method: string, path: string): InvalidReq
   return undefined
 }
 
-const mapSendError = (error: unknown, state: CallState, method: string, path: string, templateUrl: string): AnyError => {
-  if (Schema.isSchemaError(error)) {
-    return new InvalidRequest({ method, path, description: error.message })
-  }
+/** An encoding failure: nothing was sent. */
+const mapBuildError = (error: unknown, method: string, path: string): AnyError => {
+  if (Schema.isSchemaError(error)) return new InvalidRequest({ method, path, description: error.message })
+  const reason = (error as Partial<HttpClientError.HttpClientError>).reason
+  return new InvalidRequest({ method, path, description: reason?.description ?? reason?._tag ?? String(error) })
+}
+
+const mapSendError = (error: unknown, method: string, path: string, url: string): AnyError => {
   const httpError = error as HttpClientError.HttpClientError
   const reason = httpError.reason
   if (reason !== undefined && (reason._tag === "InvalidUrlError" || reason._tag === "EncodeError")) {
     return new InvalidRequest({ method, path, description: reason.description ?? reason._tag })
   }
-  return new TransportFailure({
-    method,
-    url: urlOf(state, templateUrl),
-    description: reason?.description ?? reason?._tag ?? String(error)
-  })
+  return new TransportFailure({ method, url, description: reason?.description ?? reason?._tag ?? String(error) })
 }
 
 const mapDecodeError = (error: unknown, ctx: Ctx): AnyError => {

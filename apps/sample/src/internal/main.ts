@@ -1,0 +1,62 @@
+/**
+ * The program of `bin.ts`: runs the command line, and turns every failure
+ * into its report and exit code. With `--json`, stdout only ever holds JSON:
+ * a parse error prints `{"error":{"tag":"CliError",...}}` there too.
+ */
+import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
+import * as NodeServices from "@effect/platform-node/NodeServices"
+import { Cause, Console, Context, Effect, Layer } from "effect"
+import { CliError, CliOutput, Command, TerminalCapabilities } from "effect/cli"
+import { cli } from "../Cli.ts"
+import * as Report from "../Report.ts"
+
+const args = process.argv.slice(2)
+const dashDash = args.indexOf("--")
+const json = (dashDash === -1 ? args : args.slice(0, dashDash)).includes("--json")
+
+/**
+ * Requested help (`--help`) on stdout; everything else (the help of a group
+ * run without its subcommand, a parse error) on stderr, and as JSON on
+ * stdout with `--json`.
+ */
+const presenter: CliOutput.Presenter = {
+  present: (event) =>
+    Effect.gen(function*() {
+      const context = yield* Effect.context<never>()
+      const formatter = Context.getOrUndefined(context, CliOutput.Formatter) ??
+        CliOutput.defaultFormatter({ colors: Context.get(context, TerminalCapabilities.TerminalCapabilities).canColor })
+      if (event._tag === "Version" || (event._tag === "Help" && event.reason === "Requested")) {
+        return yield* CliOutput.defaultPresenter.present(event)
+      }
+      const command = event.commandPath.join(" ")
+      const errors = event._tag === "InvalidInvocation"
+        ? event.errors
+        : [new CliError.ValidationError({ message: `Missing subcommand: choose one of the SUBCOMMANDS of \`${command}\`` })]
+      yield* Console.error(formatter.formatHelpDoc(event.helpDoc))
+      yield* Console.error(formatter.formatErrors(errors))
+      if (json) {
+        const message = errors.map((e) => e.message).join("; ")
+        const list = errors.map((e) => ({ tag: e._tag, message: e.message }))
+        yield* Console.log(JSON.stringify({ error: { tag: "CliError", command, message, errors: list } }, null, 2))
+      }
+    })
+}
+
+const program = Command.run(cli, { version: "0.1.0" }).pipe(
+  Effect.catchCause((cause) =>
+    Effect.gen(function*() {
+      const error = Cause.squash(cause)
+      if (error instanceof Report.Reported) return yield* Effect.failCause(cause)
+      // help requested with --help succeeds; a ShowHelp failure is a usage error
+      // (a parse error, or a group without its subcommand), already presented
+      if (CliError.isCliError(error)) return yield* Effect.fail(new Report.Reported(2))
+      if (Cause.hasInterruptsOnly(cause)) return yield* Effect.failCause(cause)
+      yield* Console.error(Report.render(error))
+      if (json) yield* Console.log(JSON.stringify({ error: Report.describe(error) }, null, 2))
+      return yield* Effect.fail(new Report.Reported(1))
+    })
+  ),
+  Effect.provide(Layer.merge(NodeServices.layer, CliOutput.layerPresenter(presenter)))
+)
+
+NodeRuntime.runMain(program, { disableErrorReporting: true })
