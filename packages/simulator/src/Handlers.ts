@@ -285,6 +285,28 @@ const matching = (count: number, keep: ((i: number) => boolean) | undefined): In
   return out.subarray(0, n)
 }
 
+/**
+ * One page of a list ordered by creation, newest first (`meta.orderBy` /
+ * `orderDirection` as in the spec's samples): `hits` are the matching indexes,
+ * or a count when every index in [0, count) matches.
+ */
+const orderedPage = <A>(
+  request: HttpServerRequest.HttpServerRequest,
+  hits: ArrayLike<number> | number,
+  query: { readonly page?: number | undefined; readonly pageSize?: number | undefined },
+  render: (index: number) => A
+) => {
+  const total = typeof hits === "number" ? hits : hits.length
+  const page = paginate(request, total, query.page, query.pageSize)
+  const data: Array<A> = []
+  for (let k = page.start; k < page.end; k++) data.push(render(typeof hits === "number" ? k : hits[k]!))
+  return {
+    data,
+    meta: { pageNumber: page.number, pageSize: page.size, totalCount: total, orderBy: "createdAt", orderDirection: "DESC" },
+    links: page.links
+  }
+}
+
 const modeCode = (mode: Mode | undefined) => mode === undefined ? -1 : mode === "simulated" ? 1 : 0
 
 const ConnectionsLive = HttpApiBuilder.group(ServiceApi, "connections", (handlers) =>
@@ -309,18 +331,8 @@ const ConnectionsLive = HttpApiBuilder.group(ServiceApi, "connections", (handler
         const hits = vehicle !== undefined
           ? (vehicle >= 0 && vehicle < data.connectionCount && keep!(vehicle) ? Int32Array.of(vehicle) : new Int32Array(0))
           : matching(data.connectionCount, keep)
-        const total = typeof hits === "number" ? hits : hits.length
-        const page = paginate(request, total, query.page, query.pageSize)
         const origin = originOf(request)
-        const items: Array<Connection.ConnectionListItem> = []
-        for (let k = page.start; k < page.end; k++) {
-          items.push(connectionItem(data, origin, typeof hits === "number" ? k : hits[k]!))
-        }
-        return {
-          data: items,
-          meta: { pageNumber: page.number, pageSize: page.size, totalCount: total, orderBy: "createdAt", orderDirection: "DESC" },
-          links: page.links
-        }
+        return orderedPage(request, hits, query, (i) => connectionItem(data, origin, i))
       }),
     get: ({ params, request }) =>
       Effect.gen(function*() {
@@ -388,18 +400,8 @@ const SubscriptionsLive = HttpApiBuilder.group(ServiceApi, "subscriptions", (han
             (vehicle === undefined || i === vehicle) &&
             (mode === -1 || data.vehicleMode[i] === mode)
         const hits = matching(data.subscriptionCount, keep)
-        const total = typeof hits === "number" ? hits : hits.length
-        const page = paginate(request, total, query.page, query.pageSize)
         const origin = originOf(request)
-        const items: Array<Subscription.Subscription> = []
-        for (let k = page.start; k < page.end; k++) {
-          items.push(subscriptionResource(data, origin, typeof hits === "number" ? k : hits[k]!))
-        }
-        return {
-          data: items,
-          meta: { pageNumber: page.number, pageSize: page.size, totalCount: total, orderBy: "createdAt", orderDirection: "DESC" },
-          links: page.links
-        }
+        return orderedPage(request, hits, query, (i) => subscriptionResource(data, origin, i))
       }),
     get: ({ params, request }) =>
       Effect.gen(function*() {
@@ -450,20 +452,9 @@ const WebhooksLive = HttpApiBuilder.group(ServiceApi, "webhooks", (handlers) =>
           (uri === undefined || w.callbackUri.toLowerCase().includes(uri)) &&
           (enabled === undefined || w.isEnabled === enabled) &&
           (auto === undefined || w.autoSubscribe === auto)
-        )
-        const page = paginate(request, hits.length, query.page, query.pageSize)
+        ).map((w) => w.index)
         const origin = originOf(request)
-        return {
-          data: hits.slice(page.start, page.end).map((w) => webhookResource(data, origin, w.index)),
-          meta: {
-            pageNumber: page.number,
-            pageSize: page.size,
-            totalCount: hits.length,
-            orderBy: "createdAt",
-            orderDirection: "DESC"
-          },
-          links: page.links
-        }
+        return orderedPage(request, hits, query, (i) => webhookResource(data, origin, i))
       }),
     get: ({ params, request }) =>
       Effect.gen(function*() {
