@@ -107,6 +107,24 @@ describe.concurrent("commands with --json against --target", () => {
     assert.strictEqual(json.meta.totalCount, json.data.length)
   })
 
+  it("the environment instead of flags: CONNECTED_VEHICLE_ORIGIN and the client credential", async () => {
+    const own = (await simulator({ seed: 11 })).sim
+    const { json, run: result } = await runJson(["connections", "--page-size", "3"], {
+      env: {
+        CONNECTED_VEHICLE_ORIGIN: own.url,
+        CONNECTED_VEHICLE_CLIENT_ID: own.clientId,
+        CONNECTED_VEHICLE_CLIENT_SECRET: Redacted.value(own.clientSecret)
+      }
+    })
+    assert.strictEqual(result.code, 0, result.stderr)
+    assert.strictEqual(json.data.length, 3)
+    assert.strictEqual(json.meta.totalCount, own.data.connectionCount)
+    const log = await Effect.runPromise(own.requests)
+    assert.isTrue(log.some((e) => e.method === "POST" && e.path === "/oauth/token"))
+    assert.isTrue(log.some((e) => e.path === "/v3/connections" && e.query.includes("pageSize=3") && e.status === 200))
+    assert.notInclude(result.stdout + result.stderr, Redacted.value(own.clientSecret))
+  })
+
   it("connections: a page, and a filter by vehicle", async () => {
     const vehicle = sim.data.vehicleIds[5]!
     const owner = sim.data.connectionOf(vehicle)
