@@ -31,6 +31,8 @@ import {
 } from "./TransportError.ts"
 import type { CredentialsError, TransportError } from "./TransportError.ts"
 import { withoutCredentials } from "./internal/http.ts"
+import type { Given } from "./internal/request.ts"
+import { makeBuilder } from "./internal/request.ts"
 import * as RetryAfter from "./RetryAfter.ts"
 
 /**
@@ -364,34 +366,50 @@ const makeClient = <ApiId extends string, Groups extends HttpApiGroup.Constraint
   Effect.gen(function*() {
     const transport = yield* Transport
     const root = options?.root ?? rootOfApi[api.identifier] ?? "base"
-    const baseUrl = transport.config.roots[root]
-    // HttpApiClient only encodes the request (params, query, headers,
-    // payload): its HttpClient hands the request back instead of sending
-    // it, so that each call owns its request (and its URL) before any attempt
-    const raw = (yield* (HttpApiClient.group(api as any, { group, httpClient: capture }) as Effect.Effect<unknown>)) as Record<
-      string,
-      (request: unknown) => Effect.Effect<never, unknown>
-    >
+    const baseUrl = transport.config.roots[root].replace(/\/+$/, "")
     const groupDef = (api.groups as Record<string, HttpApiGroup.Constraint>)[group]!
     const out: Record<string, unknown> = {}
+    // GET-like endpoints build their request directly from the contract (see
+    // `makeBuilder`); the others are encoded by HttpApiClient, whose
+    // HttpClient hands the request back instead of sending it. Either way each
+    // call owns its request (and its URL) before any attempt.
+    let captured: Record<string, (request: unknown) => Effect.Effect<never, unknown>> | undefined
+    const direct: Record<string, Builder | undefined> = {}
+    HttpApi.reflect(api as any, {
+      predicate: ({ group: g }) => g.identifier === group,
+      onGroup() {},
+      onEndpoint({ endpoint, mergedAnnotations, middleware }) {
+        direct[endpoint.identifier] = makeBuilder(
+          endpoint,
+          baseUrl,
+          mergedAnnotations,
+          middleware.size > 0
+        )
+      }
+    })
     for (const [name, endpoint] of Object.entries(groupDef.endpoints)) {
-      const decode = makeDecoder(api as any, group, name)
-      const encode = raw[name]!
+      const e = endpoint as unknown as HttpApiEndpoint.Top
+      let build: Builder | undefined = direct[name]
+      if (build === undefined) {
+        captured ??= (yield* (HttpApiClient.group(api as any, { group, httpClient: capture }) as Effect.Effect<unknown>)) as Record<
+          string,
+          (request: unknown) => Effect.Effect<never, unknown>
+        >
+        build = captureBuilder(captured[name]!, baseUrl, {
+          params: e.params !== undefined,
+          query: e.query !== undefined,
+          headers: e.headers !== undefined
+        })
+      }
       out[name] = makeMethod({
         transport,
         credentials,
         spanName: `connected-vehicle.${group}.${name}`,
-        method: (endpoint as unknown as HttpApiEndpoint.Top).method,
-        path: (endpoint as unknown as HttpApiEndpoint.Top).path,
-        declared: {
-          params: (endpoint as unknown as HttpApiEndpoint.Top).params !== undefined,
-          query: (endpoint as unknown as HttpApiEndpoint.Top).query !== undefined,
-          headers: (endpoint as unknown as HttpApiEndpoint.Top).headers !== undefined
-        },
+        method: e.method,
+        path: e.path,
         baseUrl,
-        build: (request) =>
-          Effect.catch(encode(request), (e) => e instanceof Captured ? Effect.succeed(e.request) : Effect.fail(e)),
-        decode
+        build,
+        decode: makeDecoder(api as any, group, name)
       })
     }
     return out as GroupClient<Groups, Name>
@@ -404,6 +422,26 @@ class Captured {
     this.request = request
   }
 }
+
+/** A request builder on HttpApiClient's encoding (endpoints with a payload). */
+const captureBuilder = (
+  encode: (request: unknown) => Effect.Effect<never, unknown>,
+  baseUrl: string,
+  declared: { readonly params: boolean; readonly query: boolean; readonly headers: boolean }
+): Builder =>
+(given) =>
+  Effect.catch(
+    encode({
+      ...given,
+      ...(declared.params && given.params === undefined ? { params: {} } : {}),
+      ...(declared.query && given.query === undefined ? { query: {} } : {}),
+      ...(declared.headers && given.headers === undefined ? { headers: {} } : {}),
+      responseMode: "response-only"
+    }),
+    (e) => e instanceof Captured ? Effect.succeed(HttpClientRequest.setUrl(e.request, baseUrl + e.request.url)) : Effect.fail(e)
+  )
+
+type Builder = (given: Given) => HttpClientRequest.HttpClientRequest | Effect.Effect<HttpClientRequest.HttpClientRequest, unknown>
 
 const capture = HttpClient.makeWith(
   (request) => Effect.flatMap(request, (r) => Effect.fail(new Captured(r))),
@@ -453,151 +491,165 @@ interface Ctx {
   readonly requestId?: string
 }
 
+/** The state of one call: its request, built once, and its policies. */
+interface Call {
+  readonly request: HttpClientRequest.HttpClientRequest
+  readonly timeoutMillis: number
+  readonly retry: RetryPolicy
+  readonly rateLimit: RateLimitPolicy
+  refreshed: boolean
+  deadline: number
+  /** The request's URL without credentials, computed when an error needs it. */
+  url: string | undefined
+}
+
 const makeMethod = (spec: {
   readonly transport: Transport["Service"]
   readonly credentials: Credentials["Service"] | undefined
   readonly spanName: string
   readonly method: string
   readonly path: string
-  readonly declared: { readonly params: boolean; readonly query: boolean; readonly headers: boolean }
+  /** The root, without a trailing slash. */
   readonly baseUrl: string
-  /** The encoded request, URL relative to the root. */
-  readonly build: (request: unknown) => Effect.Effect<HttpClientRequest.HttpClientRequest, unknown>
+  /** The request with its absolute URL. */
+  readonly build: Builder
   readonly decode: (response: HttpClientResponse.HttpClientResponse) => Effect.Effect<unknown, unknown>
 }) => {
   const { config, httpClient } = spec.transport
-  const { credentials, method, path } = spec
-  const baseUrl = spec.baseUrl.replace(/\/+$/, "")
+  const { build, credentials, decode, method, path } = spec
   const idempotent = method === "GET" || method === "HEAD" || method === "OPTIONS"
-  const templateUrl = baseUrl + path
+  const templateUrl = spec.baseUrl + path
   const spanOptions = { kind: "client", attributes: { "http.request.method": method, "url.template": templateUrl } } as const
   const requestIdHeader = config.requestIdHeader
 
-  return (input: unknown, options?: CallOptions): Effect.Effect<Result<unknown>, AnyError> => {
-    const given = (input ?? {}) as Record<string, unknown>
-    const request = {
-      ...given,
-      ...(spec.declared.params && given.params === undefined ? { params: {} } : {}),
-      ...(spec.declared.query && given.query === undefined ? { query: {} } : {}),
-      ...(spec.declared.headers && given.headers === undefined ? { headers: {} } : {}),
-      responseMode: "response-only"
-    }
-    const invalid = checkParams(request, method, path)
-    if (invalid !== undefined) return Effect.fail(invalid)
+  /** The URL of the request the attempt sent (as the pipeline saw it), else the call's own request. */
+  const urlOf = (call: Call, state: AttemptState): string =>
+    state.request !== undefined
+      ? withoutCredentials(state.request.url, state.request.urlParams)
+      : call.url ??= withoutCredentials(call.request.url, call.request.urlParams)
 
+  const ctxOf = (call: Call, state: AttemptState, status: number, requestId: string | undefined): Ctx => ({
+    status,
+    method,
+    url: urlOf(call, state),
+    ...(requestId ? { requestId } : {})
+  })
+
+  /** One exchange, with its timeout cut to what is left of the budget. */
+  const attempt = (call: Call, token: Redacted.Redacted<string> | undefined, budgetMillis: number): Effect.Effect<Result<unknown>, AnyError> => {
+    const state: AttemptState = { request: undefined, status: undefined, requestId: undefined }
+    const built = call.request
+    const limit = Math.max(1, Math.min(call.timeoutMillis, budgetMillis))
+    const sent = token !== undefined && built.headers["authorization"] === undefined
+      ? HttpClientRequest.setHeader(built, "authorization", `Bearer ${Redacted.value(token)}`)
+      : built
+    const exchange = Effect.flatMap(
+      Effect.mapError(httpClient.execute(sent), (error): AnyError => mapSendError(error, method, path, urlOf(call, state))),
+      (response) => {
+        const status = response.status
+        const requestId = response.headers[requestIdHeader]
+        state.status = status
+        state.requestId = requestId
+        if (status >= 400) return Effect.flatMap(decodeError(response, ctxOf(call, state, status, requestId)), Effect.fail)
+        return Effect.map(
+          Effect.mapError(decode(response), (error): AnyError => mapDecodeError(error, ctxOf(call, state, status, requestId))),
+          (value): Result<unknown> => ({ value, status, requestId, headers: response.headers })
+        )
+      }
+    )
+    return withTimeout(
+      Effect.provideService(exchange, CurrentAttempt, state),
+      limit,
+      () =>
+        new RequestTimeout({
+          method,
+          url: urlOf(call, state),
+          timeoutMillis: limit,
+          ...(state.status === undefined ? {} : { status: state.status }),
+          ...(state.requestId ? { requestId: state.requestId } : {})
+        })
+    )
+  }
+
+  /** An attempt with the call's credential; a 401 refreshes it and replays, once per call. */
+  const authenticated = (call: Call, budgetMillis: number): Effect.Effect<Result<unknown>, AnyError> =>
+    credentials === undefined
+      ? attempt(call, undefined, budgetMillis)
+      : Effect.flatMap(credentials.token, (token) =>
+        Effect.catch(attempt(call, token, budgetMillis), (error): Effect.Effect<Result<unknown>, AnyError> => {
+          if (call.refreshed || statusOf(error) !== 401 || error._tag === "CredentialsError") return Effect.fail(error)
+          call.refreshed = true
+          return Effect.flatMap(credentials.refresh(token), (refreshed) =>
+            refreshed
+              ? Effect.gen(function*() {
+                yield* Effect.logDebug("replaying after 401 with a refreshed token")
+                const next = yield* credentials.token
+                return yield* attempt(call, next, call.deadline - (yield* Clock.currentTimeMillis))
+              })
+              : Effect.fail(error))
+        }))
+
+  const retryDelay = (call: Call, error: AnyError, n: number): Effect.Effect<number | undefined> => {
+    if (!idempotent && !call.retry.retryNonIdempotent) return Effect.succeed(undefined)
+    const status = statusOf(error)
+    if (status === 429) {
+      const after = "retryAfterMillis" in error ? error.retryAfterMillis : undefined
+      return Effect.succeed(call.rateLimit.wait && after !== undefined && after <= call.rateLimit.maxWaitMillis ? after : undefined)
+    }
+    if (!isTransient(error, status)) return Effect.succeed(undefined)
+    const { factor, initialDelayMillis, maxDelayMillis } = call.retry
+    const exp = Math.min(maxDelayMillis, initialDelayMillis * Math.pow(factor, n - 1))
+    // "equal jitter": half fixed, half random, so delays never collapse to zero
+    return Effect.map(Random.next, (r) => Math.round(exp / 2 + (exp / 2) * r))
+  }
+
+  const loop = (call: Call, n: number, budgetMillis: number): Effect.Effect<Result<unknown>, AnyError> =>
+    Effect.catch(authenticated(call, budgetMillis), (error) =>
+      Effect.gen(function*() {
+        const delay = yield* retryDelay(call, error, n)
+        const now = yield* Clock.currentTimeMillis
+        if (delay === undefined || n >= call.retry.maxAttempts || now + delay >= call.deadline) {
+          return yield* Effect.fail(error)
+        }
+        yield* Effect.annotateCurrentSpan({ "retry.count": n })
+        yield* Effect.logDebug("retrying").pipe(
+          Effect.annotateLogs({ attempt: n, delayMillis: delay, error: error._tag, url: errorUrl(error) ?? templateUrl })
+        )
+        yield* Effect.sleep(Duration.millis(delay))
+        return yield* loop(call, n + 1, call.deadline - (yield* Clock.currentTimeMillis))
+      }))
+
+  return (input: unknown, options?: CallOptions): Effect.Effect<Result<unknown>, AnyError> => {
+    const given = (input ?? {}) as Given
+    const invalid = checkParams(given, method, path)
+    if (invalid !== undefined) return Effect.fail(invalid)
     const retry = options?.retry === undefined ? config.retry : { ...config.retry, ...defined(options.retry) } as RetryPolicy
     const rateLimit = options?.rateLimit === undefined
       ? config.rateLimit
       : { ...config.rateLimit, ...defined(options.rateLimit) } as RateLimitPolicy
     const timeoutMillis = options?.timeoutMillis ?? config.timeoutMillis
-    const retriable = idempotent || retry.retryNonIdempotent
 
-    /** The whole call, once its request is built (absolute URL): every error names that request. */
-    const run = (built: HttpClientRequest.HttpClientRequest): Effect.Effect<Result<unknown>, AnyError> => {
-      let builtUrl: string | undefined
-      /** The URL of the request the attempt sent (as the pipeline saw it), else the call's own request. */
-      const urlOf = (state: AttemptState): string =>
-        state.request !== undefined
-          ? withoutCredentials(state.request.url, state.request.urlParams)
-          : builtUrl ??= withoutCredentials(built.url, built.urlParams)
-
-      /** One exchange, with its timeout cut to what is left of the budget. */
-      const attempt = (token: Redacted.Redacted<string> | undefined, budgetMillis: number): Effect.Effect<Result<unknown>, AnyError> => {
-        const state: AttemptState = { request: undefined, status: undefined, requestId: undefined }
-        const limit = Math.max(1, Math.min(timeoutMillis, budgetMillis))
-        const sent = token !== undefined && built.headers["authorization"] === undefined
-          ? HttpClientRequest.setHeader(built, "authorization", `Bearer ${Redacted.value(token)}`)
-          : built
-        const exchange = Effect.flatMap(
-          Effect.mapError(httpClient.execute(sent), (error): AnyError => mapSendError(error, method, path, urlOf(state))),
-          (response) => {
-            const requestId = response.headers[requestIdHeader]
-            state.status = response.status
-            state.requestId = requestId
-            const ctx: Ctx = { status: response.status, method, url: urlOf(state), ...(requestId ? { requestId } : {}) }
-            if (response.status >= 400) return Effect.flatMap(decodeError(response, ctx), Effect.fail)
-            return Effect.map(
-              Effect.mapError(spec.decode(response), (error): AnyError => mapDecodeError(error, ctx)),
-              (value): Result<unknown> => ({ value, status: response.status, requestId, headers: response.headers })
-            )
-          }
-        )
-        return withTimeout(
-          Effect.provideService(exchange, CurrentAttempt, state),
-          limit,
-          () =>
-            new RequestTimeout({
-              method,
-              url: urlOf(state),
-              timeoutMillis: limit,
-              ...(state.status === undefined ? {} : { status: state.status }),
-              ...(state.requestId ? { requestId: state.requestId } : {})
-            })
-        )
-      }
-
-      /** An attempt with the call's credential; a 401 refreshes it and replays, once per call. */
-      const authenticated = (call: { refreshed: boolean; readonly deadline: number }, budgetMillis: number) =>
-        credentials === undefined
-          ? attempt(undefined, budgetMillis)
-          : Effect.flatMap(credentials.token, (token) =>
-            Effect.catch(attempt(token, budgetMillis), (error): Effect.Effect<Result<unknown>, AnyError> => {
-              if (call.refreshed || statusOf(error) !== 401 || error._tag === "CredentialsError") return Effect.fail(error)
-              call.refreshed = true
-              return Effect.flatMap(credentials.refresh(token), (refreshed) =>
-                refreshed
-                  ? Effect.gen(function*() {
-                    yield* Effect.logDebug("replaying after 401 with a refreshed token")
-                    const next = yield* credentials.token
-                    return yield* attempt(next, call.deadline - (yield* Clock.currentTimeMillis))
-                  })
-                  : Effect.fail(error))
-            }))
-
-      const loop = (call: { refreshed: boolean; readonly deadline: number }, n: number, budgetMillis: number): Effect.Effect<Result<unknown>, AnyError> =>
-        Effect.catch(authenticated(call, budgetMillis), (error) =>
-          Effect.gen(function*() {
-            const delay = yield* retryDelay(error, n)
-            const now = yield* Clock.currentTimeMillis
-            if (delay === undefined || n >= retry.maxAttempts || now + delay >= call.deadline) {
-              return yield* Effect.fail(error)
-            }
-            yield* Effect.annotateCurrentSpan({ "retry.count": n })
-            yield* Effect.logDebug("retrying").pipe(
-              Effect.annotateLogs({ attempt: n, delayMillis: delay, error: error._tag, url: errorUrl(error) ?? templateUrl })
-            )
-            yield* Effect.sleep(Duration.millis(delay))
-            return yield* loop(call, n + 1, call.deadline - (yield* Clock.currentTimeMillis))
-          }))
-
-      return Effect.clockWith((clock) =>
-        loop({ refreshed: false, deadline: clock.currentTimeMillisUnsafe() + retry.maxElapsedMillis }, 1, retry.maxElapsedMillis)
-      )
-    }
-
-    const retryDelay = (error: AnyError, n: number): Effect.Effect<number | undefined> => {
-      if (!retriable) return Effect.succeed(undefined)
-      const status = statusOf(error)
-      if (status === 429) {
-        const after = "retryAfterMillis" in error ? error.retryAfterMillis : undefined
-        return Effect.succeed(rateLimit.wait && after !== undefined && after <= rateLimit.maxWaitMillis ? after : undefined)
-      }
-      if (!isTransient(error, status)) return Effect.succeed(undefined)
-      const exp = Math.min(retry.maxDelayMillis, retry.initialDelayMillis * Math.pow(retry.factor, n - 1))
-      // "equal jitter": half fixed, half random, so delays never collapse to zero
-      return Effect.map(Random.next, (r) => Math.round(exp / 2 + (exp / 2) * r))
-    }
-
-    return Effect.useSpan(spec.spanName, spanOptions, (span) =>
-      Effect.flatMap(
-        Effect.mapError(spec.build(request), (error): AnyError => mapBuildError(error, method, path)),
-        (relative) =>
-          Effect.map(run(HttpClientRequest.setUrl(relative, baseUrl + relative.url)), (result) => {
+    return Effect.useSpan(spec.spanName, spanOptions, (span) => {
+      /** The whole call, once its request is built: every error names that request. */
+      const run = (request: HttpClientRequest.HttpClientRequest) =>
+        Effect.clockWith((clock) => {
+          const deadline = clock.currentTimeMillisUnsafe() + retry.maxElapsedMillis
+          const call: Call = { request, timeoutMillis, retry, rateLimit, refreshed: false, deadline, url: undefined }
+          return Effect.map(loop(call, 1, retry.maxElapsedMillis), (result) => {
             span.attribute("http.response.status_code", result.status)
             if (result.requestId !== undefined) span.attribute("request.id", result.requestId)
             return result
           })
-      ).pipe(Effect.withParentSpan(span, { captureStackTrace: false })))
+        })
+      const built = build(given)
+      return Effect.withParentSpan(
+        Effect.isEffect(built)
+          ? Effect.flatMap(Effect.mapError(built, (error): AnyError => mapBuildError(error, method, path)), run)
+          : run(built),
+        span,
+        { captureStackTrace: false }
+      )
+    })
   }
 }
 

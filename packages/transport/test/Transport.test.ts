@@ -89,6 +89,33 @@ describe("Transport (recording mock)", () => {
       assert.strictEqual((yield* requests).length, 0)
     }).pipe(Effect.provide(mock(() => odometer))))
 
+  it.effect("GET requests are built from the contract: query and headers encoded, invalid values refused before sending", () =>
+    Effect.gen(function*() {
+      const legacy = yield* Transport.client(LegacyApi, "legacy")
+      yield* legacy.odometer({ params: { id: "v1" }, headers: { "sc-unit-system": "imperial" } })
+      // an unknown unit system, a non-string id, a missing header: the contract's schema decides
+      const invalid = [
+        yield* Effect.flip(legacy.odometer({ params: { id: "v1" }, headers: { "sc-unit-system": "kelvin" as "metric" } })),
+        yield* Effect.flip(legacy.odometer({ params: { id: 7 as unknown as string } })),
+        yield* Effect.flip(legacy.vehicles({ query: { limit: 0 } }))
+      ]
+      const signals = yield* Transport.client(VehicleApi, "signals")
+      invalid.push(
+        yield* Effect.flip(signals.get({ params: { vehicleId: "v", signalCode: "c" }, headers: {} as { "sc-user-id": string } }))
+      )
+      for (const error of invalid) assert.strictEqual(error._tag, "InvalidRequest")
+      // (the mock answers an odometer: only the requests matter here)
+      yield* Effect.exit(legacy.vehicles({ query: { limit: 5, offset: 10 } }))
+      yield* Effect.exit(legacy.vehicles())
+      const sent = yield* requests
+      assert.deepStrictEqual(sent.map((r) => r.url), [
+        "http://mock.test/v2.0/vehicles/v1/odometer",
+        "http://mock.test/v2.0/vehicles?limit=5&offset=10",
+        "http://mock.test/v2.0/vehicles"
+      ])
+      assert.strictEqual(sent[0]!.headers["sc-unit-system"], "imperial")
+    }).pipe(Effect.provide(mock(() => odometer))))
+
   it.effect("retries 500 with backoff and succeeds on the third attempt", () =>
     Effect.gen(function*() {
       const legacy = yield* Transport.client(LegacyApi, "legacy")

@@ -64,6 +64,8 @@ export const identifiers = <const K extends string>(
 ): Effect.Effect<{ readonly [P in K]: string }, InvalidArgument> =>
   Effect.suspend(() => {
     if (!isRecord(args)) return validate(Schema.Record(Schema.String, Schema.Unknown), args, { field: "arguments" }) as never
+    // the common case, all valid, without running the schema (same predicate as `Identifier`)
+    if (keys.every((key) => isIdentifier(args[key]))) return Effect.succeed(args as { readonly [P in K]: string })
     return Effect.forEach(keys, (key) => validate(Identifier, args[key], { field: key })).pipe(
       Effect.as(args as { readonly [P in K]: string })
     )
@@ -75,7 +77,13 @@ export const identifiers = <const K extends string>(
  * @internal
  */
 export const identifier = (field: string, value: unknown): Effect.Effect<string, InvalidArgument> =>
-  Effect.suspend(() => validate(Identifier, value, { field }))
+  isIdentifier(value) ? Effect.succeed(value) : Effect.suspend(() => validate(Identifier, value, { field }))
+
+// eslint-disable-next-line no-control-regex
+const controlCharacters = /[\u0000-\u001f\u007f]/
+
+/** What `Identifier` accepts: a non-empty string without control characters. */
+const isIdentifier = (u: unknown): u is string => typeof u === "string" && u.length > 0 && !controlCharacters.test(u)
 
 /**
  * A layer giving the services a transport whose client is transformed.

@@ -1,0 +1,197 @@
+/**
+ * @internal
+ */
+import { Context, Effect, Option, Schema } from "effect"
+import type { SchemaAST } from "effect"
+import { Headers, HttpBody, HttpClientRequest, UrlParams } from "effect/http"
+import type { HttpApiEndpoint } from "effect/http-api"
+import { HttpApi } from "effect/http-api"
+
+/**
+ * The parts of a request argument (`params`, `query`, `headers`) as the
+ * caller passed them.
+ *
+ * @internal
+ */
+export interface Given {
+  readonly params?: unknown
+  readonly query?: unknown
+  readonly headers?: unknown
+}
+
+/**
+ * Builds an endpoint's request directly from its contract: the path template
+ * compiled once into a function of the encoded params (`encodeURIComponent`
+ * per segment), then headers and query, encoded with the endpoint's schemas in
+ * the order and with the results of `HttpApiClient` (params, headers, query).
+ * Plain fields (`String`, literals, and their optional keys) are checked
+ * without running the schema; anything else, and any value those checks
+ * refuse, goes through `Schema.encodeUnknownEffect`, so that errors are the
+ * schema's own.
+ *
+ * `undefined` when the endpoint needs `HttpApiClient`'s general encoding (a
+ * payload, middleware, an upgrade, a path with optional or constrained
+ * parameters).
+ *
+ * @internal
+ */
+export const makeBuilder = (
+  endpoint: HttpApiEndpoint.Top,
+  baseUrl: string,
+  annotations: Context.Context<never>,
+  hasMiddleware: boolean
+): ((given: Given) => HttpClientRequest.HttpClientRequest | Effect.Effect<HttpClientRequest.HttpClientRequest, Schema.SchemaError>) | undefined => {
+  if (hasMiddleware || endpoint.payload.size > 0) return undefined
+  for (const success of endpoint.success) if (upgradeTypeId in success) return undefined
+  const makePath = compilePath(endpoint.path, endpoint.params)
+  if (makePath === undefined) return undefined
+  const method = endpoint.method
+  // the parse options HttpApiClient uses: the slot's, else the general ones
+  const fallback = Context.getOrUndefined(annotations, HttpApi.ParseOptions)
+  const params = part(endpoint.params, Context.getOrUndefined(annotations, HttpApi.ParamsParseOptions) ?? fallback)
+  const headers = part(endpoint.headers, Context.getOrUndefined(annotations, HttpApi.HeadersParseOptions) ?? fallback)
+  const query = part(endpoint.query, Context.getOrUndefined(annotations, HttpApi.QueryParseOptions) ?? fallback)
+
+  const assemble = (p: unknown, h: unknown, q: unknown): HttpClientRequest.HttpClientRequest => {
+    const request = HttpClientRequest.makeWith(
+      method,
+      baseUrl + makePath(p as Record<string, string>),
+      UrlParams.empty,
+      Option.none(),
+      h === undefined ? Headers.empty : Headers.fromInput(h as Headers.Input),
+      HttpBody.empty
+    )
+    return q === undefined ? request : HttpClientRequest.appendUrlParams(request, q as UrlParams.Input)
+  }
+
+  return (given) => {
+    // declared parts default to `{}`, as the typed request allows leaving out
+    // a part whose fields are all optional
+    const p = params === undefined ? undefined : given.params ?? {}
+    const h = headers === undefined ? undefined : given.headers ?? {}
+    const q = query === undefined ? undefined : given.query ?? {}
+    const fp = params === undefined ? undefined : params.fast(p)
+    const fh = headers === undefined ? undefined : headers.fast(h)
+    const fq = query === undefined ? undefined : query.fast(q)
+    if ((params === undefined || fp !== undefined) && (headers === undefined || fh !== undefined) && (query === undefined || fq !== undefined)) {
+      return assemble(fp, fh, fq)
+    }
+    return Effect.flatMap(
+      params === undefined ? Effect.undefined : params.encode(p),
+      (ep) =>
+        Effect.flatMap(
+          headers === undefined ? Effect.undefined : headers.encode(h),
+          (eh) => Effect.map(query === undefined ? Effect.undefined : query.encode(q), (eq) => assemble(ep, eh, eq))
+        )
+    )
+  }
+}
+
+const upgradeTypeId = "~effect/http-api/HttpApiSchema/Upgrade"
+
+interface Part {
+  /** The encoded value when every field is plain and valid, else `undefined`. */
+  readonly fast: (input: unknown) => Record<string, unknown> | undefined
+  readonly encode: (input: unknown) => Effect.Effect<unknown, Schema.SchemaError>
+}
+
+const never = (): undefined => undefined
+
+const part = (schema: Schema.Top | undefined, options: SchemaAST.ParseOptions | undefined): Part | undefined => {
+  if (schema === undefined) return undefined
+  return {
+    fast: options === undefined ? plainStruct(schema.ast) ?? never : never,
+    encode: Schema.encodeUnknownEffect(schema as Schema.Codec<unknown, unknown>, options)
+  }
+}
+
+const isString = (u: unknown): boolean => typeof u === "string"
+
+/** A check equivalent to encoding a field whose type has no encoding and no checks. */
+const plainField = (ast: SchemaAST.AST): ((u: unknown) => boolean) | undefined => {
+  if (ast.checks !== undefined || ast.encoding !== undefined) return undefined
+  switch (ast._tag) {
+    case "String":
+      return isString
+    case "Literal": {
+      const literal = ast.literal
+      return (u) => u === literal
+    }
+    case "Union": {
+      const literals = new Set<unknown>()
+      for (const member of ast.types) {
+        if (member._tag !== "Literal" || member.checks !== undefined || member.encoding !== undefined) return undefined
+        literals.add(member.literal)
+      }
+      return (u) => literals.has(u)
+    }
+    default:
+      return undefined
+  }
+}
+
+/**
+ * For a struct of plain fields: a function returning what encoding returns
+ * (the declared fields present in the input) or `undefined` when encoding
+ * could fail (then the schema decides).
+ */
+const plainStruct = (ast: SchemaAST.AST): ((input: unknown) => Record<string, unknown> | undefined) | undefined => {
+  if (ast._tag !== "Objects" || ast.checks !== undefined || ast.encoding !== undefined || ast.encodingChecks !== undefined) {
+    return undefined
+  }
+  if (ast.indexSignatures.length > 0) return undefined
+  const fields: Array<{ readonly name: string; readonly optional: boolean; readonly check: (u: unknown) => boolean }> = []
+  for (const property of ast.propertySignatures) {
+    const check = plainField(property.type)
+    if (check === undefined || typeof property.name !== "string") return undefined
+    fields.push({ name: property.name, optional: property.type.context?.isOptional ?? false, check })
+  }
+  return (input) => {
+    if (typeof input !== "object" || input === null || Array.isArray(input)) return undefined
+    const out: Record<string, unknown> = {}
+    for (let i = 0; i < fields.length; i++) {
+      const field = fields[i]!
+      if (!Object.hasOwn(input, field.name)) {
+        if (field.optional) continue
+        return undefined
+      }
+      const value = (input as Record<string, unknown>)[field.name]
+      if (!field.check(value)) return undefined
+      out[field.name] = value
+    }
+    return out
+  }
+}
+
+/**
+ * The path template as a function of the encoded params, for templates whose
+ * parameters are whole `:name` segments declared by the params schema.
+ */
+const compilePath = (path: string, schema: Schema.Top | undefined): ((params: Record<string, string>) => string) | undefined => {
+  if (!path.includes(":")) return () => path
+  if (schema === undefined || schema.ast._tag !== "Objects") return undefined
+  const declared = new Set(schema.ast.propertySignatures.map((p) => p.name))
+  const statics: Array<string> = []
+  const names: Array<string> = []
+  let rest = path
+  for (;;) {
+    const match = /:(\w+)/.exec(rest)
+    if (match === null) break
+    const after = rest[match.index + match[0].length]
+    if (rest[match.index - 1] !== "/" || (after !== undefined && after !== "/") || !declared.has(match[1]!)) return undefined
+    statics.push(rest.slice(0, match.index))
+    names.push(match[1]!)
+    rest = rest.slice(match.index + match[0].length)
+  }
+  if (rest.includes(":")) return undefined
+  statics.push(rest)
+  return (params) => {
+    let out = statics[0]!
+    for (let i = 0; i < names.length; i++) {
+      const value = params[names[i]!]
+      if (value === undefined) throw new Error(`Missing path parameter: ${names[i]}`)
+      out += encodeURIComponent(value) + statics[i + 1]!
+    }
+    return out
+  }
+}
