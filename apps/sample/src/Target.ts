@@ -112,6 +112,16 @@ const anyPerRootVariable = Config.all(perRootVariables.map((name) => Config.opti
  */
 export const userKey = (label: string): string => `user@${label}`
 
+// A remote target (by --target, or by the per-root environment variables):
+// its label and transport configuration; undefined for the embedded simulator.
+const remoteOf = (options: Options) =>
+  Effect.map(anyPerRootVariable, (perRoot) => {
+    if (Option.isSome(options.target)) {
+      return { label: options.target.value, config: TransportConfig.layerOrigin(options.target.value, policies) }
+    }
+    return perRoot ? { label: "the roots of CONNECTED_VEHICLE_*_URL", config: TransportConfig.layerConfig } : undefined
+  })
+
 /**
  * The target and the whole SDK on it (`@connected-vehicle/sdk`, one transport):
  *
@@ -144,12 +154,9 @@ export const layer = (
   remoteTokenStore: () => Layer.Layer<TokenStore.TokenStore>
 ): Layer.Layer<Target | ConnectedVehicle.Services, SampleError | Config.ConfigError> =>
   Layer.unwrap(Effect.gen(function*() {
-    const perRoot = yield* anyPerRootVariable
-    if (Option.isNone(options.target) && !perRoot) return embedded
-    const label = Option.isSome(options.target) ? options.target.value : "the roots of CONNECTED_VEHICLE_*_URL"
-    const config = Option.isSome(options.target)
-      ? TransportConfig.layerOrigin(options.target.value, policies)
-      : TransportConfig.layerConfig
+    const remote = yield* remoteOf(options)
+    if (remote === undefined) return embedded
+    const { label, config } = remote
     const clientId = Option.getOrUndefined(options.clientId)
     const clientSecret = Option.getOrUndefined(options.clientSecret)
     if (clientId === undefined || clientSecret === undefined) {
@@ -183,12 +190,9 @@ export const layerPublic = (
   options: Options
 ): Layer.Layer<Target | Compatibility.Compatibility | Transport.Transport, Config.ConfigError> =>
   Layer.unwrap(Effect.gen(function*() {
-    const perRoot = yield* anyPerRootVariable
-    if (Option.isNone(options.target) && !perRoot) return embedded
-    const label = Option.isSome(options.target) ? options.target.value : "the roots of CONNECTED_VEHICLE_*_URL"
-    const config = Option.isSome(options.target)
-      ? TransportConfig.layerOrigin(options.target.value, policies)
-      : TransportConfig.layerConfig
+    const remote = yield* remoteOf(options)
+    if (remote === undefined) return embedded
+    const { label, config } = remote
     return Compatibility.layer().pipe(
       Layer.provideMerge(Transport.layer),
       Layer.provide([config, NodeHttpClient.layerUndici]),

@@ -12,19 +12,7 @@ import { authorize, loopback, redirectUri, userWithVehicle } from "./utils.ts"
 
 describe("secrets never leak", () => {
   it.live("no token or secret in any log line, span attribute or error message of a failing request", () => {
-    const lines: Array<string> = []
-    const spans: Array<Tracer.NativeSpan> = []
-    const logger = Logger.make((options) => {
-      lines.push(Logger.formatJson.log(options))
-      lines.push(Logger.formatLogFmt.log(options))
-    })
-    const tracer = Tracer.make({
-      span(options) {
-        const span = new Tracer.NativeSpan(options)
-        spans.push(span)
-        return span
-      }
-    })
+    const { around, lines, spans, texts: captured } = capture()
     return Effect.gen(function*() {
       const sim = yield* Simulator
       const store = yield* TokenStore
@@ -72,8 +60,7 @@ describe("secrets never leak", () => {
       assert.strictEqual(httpSpan?.attributes.get("http.request.header.authorization"), "<redacted>")
 
       const texts = [
-        ...lines,
-        ...spans.map((s) => JSON.stringify({ name: s.name, attributes: [...s.attributes], events: s.events, status: String(s.status._tag === "Ended" ? s.status.exit : "") })),
+        ...captured(),
         error.message,
         String(error),
         JSON.stringify(error)
@@ -85,11 +72,8 @@ describe("secrets never leak", () => {
         }
       }
     }).pipe(
-      Effect.provide(Logger.layer([logger])),
-      Effect.provideService(References.MinimumLogLevel, "All"),
-      Effect.provideService(Tracer.Tracer, tracer),
-      // record every header on the HttpClient spans, to prove the redaction
-      Effect.provideService(HttpClient.TracerHeaderFilter, () => true),
+      // logs at every level, every span, and every header recorded on the HttpClient spans
+      around,
       // outermost: the simulator (the server side) is built without the capture
       Effect.provide(loopback({ retry: { initialDelayMillis: 5, maxAttempts: 3 } }))
     )
