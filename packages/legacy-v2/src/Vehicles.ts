@@ -11,7 +11,7 @@
  */
 import { Clock, Context, Effect, identity, Layer, Stream } from "effect"
 import type { Config } from "effect"
-import { FetchHttpClient, HttpClient } from "effect/http"
+import type { HttpClient } from "effect/http"
 import * as OAuthConfig from "@connected-vehicle/auth/OAuthConfig"
 import * as Session from "@connected-vehicle/auth/Session"
 import * as TokenStore from "@connected-vehicle/auth/TokenStore"
@@ -245,8 +245,8 @@ export const layer = (options?: Options): Layer.Layer<Vehicles, never, Transport
  * the environment (`TransportConfig.layerConfig`: `CONNECTED_VEHICLE_ORIGIN`
  * or `CONNECTED_VEHICLE_LEGACY_URL` and `CONNECTED_VEHICLE_AUTH_URL`;
  * `OAuthConfig.layerConfig`: `CONNECTED_VEHICLE_CLIENT_ID`,
- * `CONNECTED_VEHICLE_CLIENT_SECRET`), the `fetch` HTTP client (or
- * `options.httpClient`), and the user
+ * `CONNECTED_VEHICLE_CLIENT_SECRET`), `Transport.layerHttpClient` (undici on
+ * Node, else `fetch`; or `options.httpClient`), and the user
  * session stored under `userKey` in the token store (in memory unless
  * `tokenStore` is given).
  *
@@ -274,7 +274,7 @@ export const layerConfig = (
   options: Options & {
     readonly userKey: string
     readonly tokenStore?: Layer.Layer<TokenStore.TokenStore> | undefined
-    /** The HTTP client (default `FetchHttpClient.layer`; on Node, `NodeHttpClient.layerUndici` is faster). */
+    /** The HTTP client (default `Transport.layerHttpClient`: undici on Node, else `fetch`). */
     readonly httpClient?: Layer.Layer<HttpClient.HttpClient> | undefined
   }
 ): Layer.Layer<
@@ -282,7 +282,7 @@ export const layerConfig = (
   Config.ConfigError
 > => {
   const TransportLive = Transport.layer.pipe(
-    Layer.provide([TransportConfig.layerConfig, options.httpClient ?? FetchHttpClient.layer])
+    Layer.provide([TransportConfig.layerConfig, options.httpClient ?? Transport.layerHttpClient])
   )
   const Shared = Layer.mergeAll(options.tokenStore ?? TokenStore.layerMemory, OAuthConfig.layerConfig, TransportLive)
   return layer(options).pipe(

@@ -3,7 +3,8 @@
  *
  * 1. latency: against ONE simulator, interleaved rounds of `signals.get` and
  *    of a legacy odometer read, each with raw `fetch` and through the SDK
- *    (`ConnectedVehicle` layers on `NodeHttpClient.layerUndici` and on
+ *    (`ConnectedVehicle` layers with the default HTTP client,
+ *    `Transport.layerHttpClient`, i.e. undici on Node, and on
  *    `FetchHttpClient`); medians and ratios to raw `fetch` (target: at most
  *    1.10x);
  * 2. streaming: 10,000 then 100,000 connections through `Connections.stream`
@@ -13,7 +14,6 @@
  * Run: `pnpm --filter @connected-vehicle/sdk bench` (node --expose-gc).
  * `BENCH_ROUNDS` (default 3000) and `BENCH_WARMUP` (default 300) tune phase 1.
  */
-import { NodeHttpClient } from "@effect/platform-node"
 import { availableParallelism } from "node:os"
 import { Context, Effect, Layer, Option, Redacted, Stream } from "effect"
 import { FetchHttpClient } from "effect/http"
@@ -62,8 +62,8 @@ const interleave = (cases: ReadonlyArray<Case>) =>
   })
 
 const latency = Effect.gen(function*() {
-  // the simulator on 127.0.0.1 and the SDK on undici, with the busiest user signed in
-  const undici = yield* Layer.build(ConnectedVehicle.layerSimulator({ loopback: true, httpClient: NodeHttpClient.layerUndici }))
+  // the simulator on 127.0.0.1 and the SDK with its default HTTP client, with the busiest user signed in
+  const undici = yield* Layer.build(ConnectedVehicle.layerSimulator({ loopback: true }))
   const sim = Context.get(undici, Simulator.Simulator)
   const store = Context.get(undici, TokenStore.TokenStore)
   // the same SDK on fetch, against the same simulator and the same tokens
@@ -103,7 +103,7 @@ const latency = Effect.gen(function*() {
       "sc-user-id": signalTarget.userId,
       accept: "application/json"
     }),
-    sdk: { "SDK (NodeHttpClient.layerUndici)": onUndici.signal, "SDK (FetchHttpClient)": onFetch.signal }
+    sdk: { "SDK, default client (undici)": onUndici.signal, "SDK (FetchHttpClient)": onFetch.signal }
   }, {
     name: "legacy odometer",
     raw: rawFetch(`${sim.url}/v2.0/vehicles/${legacyVehicle}/odometer`, {
@@ -111,7 +111,7 @@ const latency = Effect.gen(function*() {
       "sc-unit-system": "metric",
       accept: "application/json"
     }),
-    sdk: { "SDK (NodeHttpClient.layerUndici)": onUndici.odometer, "SDK (FetchHttpClient)": onFetch.odometer }
+    sdk: { "SDK, default client (undici)": onUndici.odometer, "SDK (FetchHttpClient)": onFetch.odometer }
   }]
 
   const started = performance.now()
@@ -205,13 +205,12 @@ const streamingPhase = Effect.gen(function*() {
   const rss = process.memoryUsage().rss
   const context = yield* Layer.build(ConnectedVehicle.layerSimulator({
     loopback: true,
-    httpClient: NodeHttpClient.layerUndici,
     signIn: false,
     simulator: { vehicles: 100_000, connections: 100_000, users: 5_000 }
   }))
   const sim = Context.get(context, Simulator.Simulator)
   console.log(
-    `streaming Connections.stream (pages of 100, SDK on NodeHttpClient.layerUndici), simulator with ` +
+    `streaming Connections.stream (pages of 100, SDK on its default client, undici), simulator with ` +
       `${sim.data.connectionCount} connections on ${sim.url} (+${mb(process.memoryUsage().rss - rss)} RSS):`
   )
   const run = (count: number, quiet?: boolean) =>

@@ -65,7 +65,7 @@ export interface Options {
   readonly legacy?: Vehicles.Options | undefined
   /** Where tokens are kept (default: in memory). */
   readonly tokenStore?: Layer.Layer<TokenStore.TokenStore> | undefined
-  /** The HTTP client (default `FetchHttpClient.layer`; on Node, `NodeHttpClient.layerUndici` is faster). */
+  /** The HTTP client (default `Transport.layerHttpClient`: undici on Node, else `fetch`). */
   readonly httpClient?: Layer.Layer<HttpClient.HttpClient> | undefined
   /** Transforms the transport's HTTP client, for every call of every service. */
   readonly transformClient?: ((client: HttpClient.HttpClient) => HttpClient.HttpClient) | undefined
@@ -97,7 +97,7 @@ export const layerWith = <E1, E2, R1, R2>(
 ): Layer.Layer<Services, E1 | E2, R1 | R2> => {
   const TransportLive = Transport.layerWith({ transformClient: options?.transformClient }).pipe(
     Layer.provideMerge(transportConfig),
-    Layer.provide(options?.httpClient ?? FetchHttpClient.layer)
+    Layer.provide(options?.httpClient ?? Transport.layerHttpClient)
   )
   const Shared = Layer.mergeAll(options?.tokenStore ?? TokenStore.layerMemory, oauthConfig).pipe(
     Layer.provideMerge(TransportLive)
@@ -178,11 +178,11 @@ export interface SimulatorOptions extends Omit<Options, "httpClient"> {
   readonly simulator?: Simulator.SimulatorOptions | undefined
   /**
    * `true`: the simulator listens on 127.0.0.1 (a free port) and the SDK
-   * talks to it through `options.httpClient` (default `fetch`); `false`
+   * talks to it through `options.httpClient` (default `Transport.layerHttpClient`); `false`
    * (default): in memory, no socket.
    */
   readonly loopback?: boolean | undefined
-  /** The HTTP client for `loopback` (default `FetchHttpClient.layer`). */
+  /** The HTTP client for `loopback` (default `Transport.layerHttpClient`). */
   readonly httpClient?: Layer.Layer<HttpClient.HttpClient> | undefined
   /** Transport policies (roots come from the simulator). */
   readonly transport?: Omit<TransportConfig.Options, "roots"> | undefined
@@ -252,7 +252,7 @@ export const layerSimulator = (options?: SimulatorOptions): Layer.Layer<Services
     Effect.promise(() => import("@connected-vehicle/simulator/Simulator")),
     (Sim) => {
       const SimulatorLive: Layer.Layer<Simulator.Simulator | HttpClient.HttpClient> = options?.loopback === true
-        ? Layer.merge(Sim.layer({ ...options.simulator, port: 0 }), options.httpClient ?? FetchHttpClient.layer)
+        ? Layer.merge(Sim.layer({ ...options.simulator, port: 0 }), options.httpClient ?? Transport.layerHttpClient)
         : Sim.layerTest(options?.simulator)
       const sdk = Layer.unwrap(Effect.gen(function*() {
         const sim = yield* Sim.Simulator

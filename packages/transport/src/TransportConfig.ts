@@ -116,6 +116,14 @@ export class TransportConfig extends Context.Service<TransportConfig, {
   readonly rateLimit: RateLimitPolicy
   /** Response header read as the request id (kept on results and errors). */
   readonly requestIdHeader: string
+  /**
+   * Also trace each attempt with the `HttpClient`'s own client span, which
+   * records the URL and the (redacted) request and response headers and sends
+   * the trace context (`traceparent`, `b3`) to the service. Off by default:
+   * every call has its own span either way (`connected-vehicle.<group>.<endpoint>`),
+   * and the per-attempt span with propagation costs about 0.05–0.09 ms per request.
+   */
+  readonly httpSpans: boolean
 }>()("@connected-vehicle/transport/TransportConfig") {}
 
 /**
@@ -137,6 +145,7 @@ export interface Options {
   readonly retry?: { readonly [K in keyof RetryPolicy]?: RetryPolicy[K] | undefined } | undefined
   readonly rateLimit?: { readonly [K in keyof RateLimitPolicy]?: RateLimitPolicy[K] | undefined } | undefined
   readonly requestIdHeader?: string | undefined
+  readonly httpSpans?: boolean | undefined
 }
 
 /**
@@ -163,7 +172,8 @@ export const defaults = {
     retryNonIdempotent: false
   } satisfies RetryPolicy,
   rateLimit: { wait: false, maxWaitMillis: 20_000 } satisfies RateLimitPolicy,
-  requestIdHeader: "x-request-id"
+  requestIdHeader: "x-request-id",
+  httpSpans: false
 } as const
 
 /**
@@ -183,7 +193,8 @@ export const make = (options: Options): TransportConfig["Service"] => ({
   timeoutMillis: options.timeoutMillis ?? defaults.timeoutMillis,
   retry: { ...defaults.retry, ...stripUndefined(options.retry ?? {}) },
   rateLimit: { ...defaults.rateLimit, ...stripUndefined(options.rateLimit ?? {}) },
-  requestIdHeader: (options.requestIdHeader ?? defaults.requestIdHeader).toLowerCase()
+  requestIdHeader: (options.requestIdHeader ?? defaults.requestIdHeader).toLowerCase(),
+  httpSpans: options.httpSpans ?? defaults.httpSpans
 })
 
 const stripUndefined = <A extends object>(a: A): { readonly [K in keyof A]?: Exclude<A[K], undefined> } =>
@@ -271,6 +282,7 @@ const factorAtLeastOne = (name: string) =>
  * | `CONNECTED_VEHICLE_WAIT_ON_RATE_LIMIT` | wait for `Retry-After` on 429 | false |
  * | `CONNECTED_VEHICLE_MAX_RATE_LIMIT_WAIT_MS` | longest such wait | 20000 |
  * | `CONNECTED_VEHICLE_REQUEST_ID_HEADER` | response header of the request id | x-request-id |
+ * | `CONNECTED_VEHICLE_HTTP_SPANS` | a client span per attempt, with trace-context propagation | false |
  *
  * @example
  * ```ts
@@ -302,7 +314,8 @@ export const layerConfig: Layer.Layer<TransportConfig, Config.ConfigError> = Lay
       retryNonIdempotent: Config.option(Config.Boolean("CONNECTED_VEHICLE_RETRY_NON_IDEMPOTENT")),
       wait: Config.option(Config.Boolean("CONNECTED_VEHICLE_WAIT_ON_RATE_LIMIT")),
       maxWaitMillis: nonNegativeInt("CONNECTED_VEHICLE_MAX_RATE_LIMIT_WAIT_MS"),
-      requestIdHeader: Config.option(Config.NonEmptyString("CONNECTED_VEHICLE_REQUEST_ID_HEADER"))
+      requestIdHeader: Config.option(Config.NonEmptyString("CONNECTED_VEHICLE_REQUEST_ID_HEADER")),
+      httpSpans: Config.option(Config.Boolean("CONNECTED_VEHICLE_HTTP_SPANS"))
     })
     const get = Option.getOrUndefined
     return make({
@@ -318,7 +331,8 @@ export const layerConfig: Layer.Layer<TransportConfig, Config.ConfigError> = Lay
         retryNonIdempotent: get(rest.retryNonIdempotent)
       },
       rateLimit: { wait: get(rest.wait), maxWaitMillis: get(rest.maxWaitMillis) },
-      requestIdHeader: get(rest.requestIdHeader)
+      requestIdHeader: get(rest.requestIdHeader),
+      httpSpans: get(rest.httpSpans)
     })
   })
 )

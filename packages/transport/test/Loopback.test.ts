@@ -1,5 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Exit, Fiber, Redacted, Stream } from "effect"
+import { Effect, Exit, Fiber, Layer, Redacted, Stream, Tracer } from "effect"
+import { FetchHttpClient, HttpClient } from "effect/http"
 import type { RateLimitError } from "@connected-vehicle/schema/ServiceError"
 import type { RequestTimeout } from "@connected-vehicle/transport/TransportError"
 import { AuthorizationApi, CompatibilityApi, ManagementApi, VehicleApi } from "@connected-vehicle/schema/Api"
@@ -208,5 +209,72 @@ describe("Transport over loopback against the simulator", () => {
       assert.strictEqual(error._tag, "OAuthError")
       if (error._tag === "OAuthError") assert.strictEqual(error.status, 401)
     }).pipe(Effect.provide(loopback(fast))))
-})
+  it.live("layerHttpClient is undici's client on Node: none of the headers fetch adds", () =>
+    Effect.gen(function*() {
+      const sim = yield* Simulator
+      const send = (client: Layer.Layer<HttpClient.HttpClient>) =>
+        Effect.flatMap(HttpClient.HttpClient, (http) => http.get(`${sim.url}${COMPAT}`)).pipe(
+          Effect.flatMap((response) => response.json),
+          Effect.provide(client)
+        )
+      yield* send(Transport.layerHttpClient)
+      yield* send(FetchHttpClient.layer)
+      const [viaDefault, viaFetch] = yield* logged(COMPAT)
+      assert.strictEqual(viaFetch?.headers["sec-fetch-mode"], "cors")
+      assert.isUndefined(viaDefault?.headers["sec-fetch-mode"])
+      assert.isUndefined(viaDefault?.headers["accept-encoding"])
+    }).pipe(Effect.provide(loopback(fast))))
 
+  describe("tracing", () => {
+    /** Runs the compatibility listing (first attempt 503) under a tracer that records every span. */
+    const traced = Effect.gen(function*() {
+      const spans: Array<Tracer.NativeSpan> = []
+      const tracer = Tracer.make({
+        span(options) {
+          const span = new Tracer.NativeSpan(options)
+          spans.push(span)
+          return span
+        }
+      })
+      yield* inject(COMPAT, [{ _tag: "Status", status: 503 }])
+      const result = yield* Effect.provideService(compat, Tracer.Tracer, tracer)
+      return { spans, result, entries: yield* logged(COMPAT) }
+    })
+
+    it.live("one span per call, with its status and request id; by default no client span per attempt and no trace headers sent", () =>
+      Effect.gen(function*() {
+        const { entries, result, spans } = yield* traced
+        assert.deepStrictEqual(spans.map((s) => s.name), ["connected-vehicle.compatibility.list"])
+        const call = spans[0]!
+        assert.strictEqual(call.kind, "client")
+        assert.strictEqual(call.attributes.get("http.request.method"), "GET")
+        assert.match(String(call.attributes.get("url.template")), /\/v3\/compatible-vehicles$/)
+        assert.strictEqual(call.attributes.get("http.response.status_code"), 200)
+        assert.strictEqual(call.attributes.get("request.id"), result.requestId)
+        assert.strictEqual(call.attributes.get("retry.count"), 1)
+        assert.strictEqual(call.status._tag, "Ended")
+        assert.deepStrictEqual(entries.map((e) => e.status), [503, 200])
+        for (const entry of entries) {
+          assert.isUndefined(entry.headers["traceparent"])
+          assert.isUndefined(entry.headers["b3"])
+        }
+      }).pipe(Effect.provide(loopback(fast))))
+
+    it.live("httpSpans: a client span per attempt under the call's span, and the trace context sent with each attempt", () =>
+      Effect.gen(function*() {
+        const { entries, spans } = yield* traced
+        const call = spans.find((s) => s.name === "connected-vehicle.compatibility.list")!
+        const attempts = spans.filter((s) => s !== call)
+        assert.strictEqual(attempts.length, 2)
+        assert.deepStrictEqual(attempts.map((s) => s.attributes.get("http.response.status_code")), [503, 200])
+        for (const span of attempts) {
+          assert.strictEqual(span.traceId, call.traceId)
+          assert.strictEqual(span.parent._tag === "Some" ? span.parent.value.spanId : undefined, call.spanId)
+        }
+        assert.deepStrictEqual(
+          entries.map((e) => e.headers["traceparent"]),
+          attempts.map((s) => `00-${s.traceId}-${s.spanId}-01`)
+        )
+      }).pipe(Effect.provide(loopback({ ...fast, httpSpans: true }))))
+  })
+})

@@ -9,7 +9,6 @@
  */
 import { Layer } from "effect"
 import type { Config } from "effect"
-import { FetchHttpClient } from "effect/http"
 import type { HttpClient } from "effect/http"
 import * as OAuthConfig from "@connected-vehicle/auth/OAuthConfig"
 import * as Session from "@connected-vehicle/auth/Session"
@@ -78,7 +77,7 @@ export interface Options {
  * @since 0.1.0
  */
 export interface ConfigOptions extends Options {
-  /** The HTTP client (default `FetchHttpClient.layer`; on Node, `NodeHttpClient.layerUndici` is faster). */
+  /** The HTTP client (default `Transport.layerHttpClient`: undici on Node, else `fetch`). */
   readonly httpClient?: Layer.Layer<HttpClient.HttpClient> | undefined
 }
 
@@ -118,8 +117,8 @@ export const layer = (options?: Options): Layer.Layer<Services, never, Transport
  * or the five `CONNECTED_VEHICLE_*_URL`), the client id and secret of
  * `OAuthConfig.layerConfig` (`CONNECTED_VEHICLE_CLIENT_ID`,
  * `CONNECTED_VEHICLE_CLIENT_SECRET`), an in-memory token store, the
- * application's client-credentials session and the `fetch` HTTP client
- * (or `options.httpClient`).
+ * application's client-credentials session and `Transport.layerHttpClient`
+ * (undici on Node, else `fetch`; or `options.httpClient`).
  *
  * @example
  * ```ts
@@ -139,7 +138,7 @@ export const layer = (options?: Options): Layer.Layer<Services, never, Transport
  */
 export const layerConfig = (options?: ConfigOptions): Layer.Layer<Services, Config.ConfigError> => {
   const TransportLive = Transport.layer.pipe(
-    Layer.provide([TransportConfig.layerConfig, options?.httpClient ?? FetchHttpClient.layer])
+    Layer.provide([TransportConfig.layerConfig, options?.httpClient ?? Transport.layerHttpClient])
   )
   const CredentialsLive = Session.layerApplication().pipe(
     Layer.provide([TokenStore.layerMemory, OAuthConfig.layerConfig, TransportLive])

@@ -1,0 +1,13 @@
+import { defineProject } from "vitest/config"
+
+// The same tests with Effect's schema JIT installed for every schema: the
+// transport decodes response bodies with generated code
+// (`SchemaJITCompiler.enable`), so every sample, malformed case and round
+// trip must give the same result there as with the interpreter.
+export default defineProject({
+  test: {
+    name: "schema (JIT)",
+    include: ["test/**/*.test.ts"],
+    setupFiles: ["./test/jit.setup.ts"]
+  }
+})
