@@ -20,6 +20,18 @@ const FourDigitYearUtc = Schema.DateTimeUtc.check(Schema.makeFilter<DateTime.Utc
 
 const isoUtcPattern = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{1,9})?(?:Z|[+-]\d{2}:\d{2})$/
 
+// The check and the decode below run back to back on the same string: a
+// one-entry memo of `Date.parse` (a pure function) saves the second parse.
+let lastInput: string | undefined
+let lastMillis = Number.NaN
+const parseMillis = (input: string): number => {
+  if (input !== lastInput) {
+    lastMillis = Date.parse(input)
+    lastInput = input
+  }
+  return lastMillis
+}
+
 /**
  * An ISO 8601 date-time string (with an explicit zone) decoded to a
  * `DateTime.Utc`, encoded back as `YYYY-MM-DDTHH:mm:ss.sssZ`.
@@ -34,13 +46,13 @@ const isoUtcPattern = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{1,9})?(?:Z|[+
  * @since 0.1.0
  */
 export const Timestamp = Schema.String.check(Schema.makeFilter(
-  (input: string) => isoUtcPattern.test(input) && !Number.isNaN(Date.parse(input)),
+  (input: string) => isoUtcPattern.test(input) && !Number.isNaN(parseMillis(input)),
   { expected: "an ISO 8601 date-time with zone, e.g. 2025-08-26T10:00:00.000Z" }
 )).pipe(
   Schema.decodeTo(FourDigitYearUtc, {
     // The check above guarantees a valid instant: a plain synchronous getter
     // is enough (about twice as fast as an effectful transformation).
-    decode: SchemaGetter.transform((input: string) => DateTime.makeUnsafe(Date.parse(input))),
+    decode: SchemaGetter.transform((input: string) => DateTime.makeUnsafe(parseMillis(input))),
     encode: SchemaGetter.transform((utc: DateTime.Utc) => DateTime.formatIso(utc))
   })
 )

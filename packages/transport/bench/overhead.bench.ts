@@ -41,7 +41,11 @@ const program = Effect.gen(function*() {
     HttpClientRequest.get("http://127.0.0.1:1/v3/vehicles/v/signals/charge-voltage").pipe(
       HttpClientRequest.setHeaders({ authorization: "Bearer t", "sc-user-id": "u", accept: "application/json" })
     )
-  ).pipe(Effect.flatMap((r) => r.json))
+  ).pipe(
+    Effect.flatMap((r) => r.json),
+    // like the transport (`httpSpans: false`): no HttpClient span
+    Effect.provideService(HttpClient.TracerDisabledWhen, () => true)
+  )
   const check = yield* sdk
   if ((check.value as any).data.id !== "charge-voltage") throw new Error("bad decode")
   const only = process.env["BENCH_ONLY"]
