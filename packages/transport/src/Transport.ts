@@ -11,7 +11,7 @@
 import { Clock, Context, Duration, Effect, Layer, Option, Random, Redacted, Schema, SchemaAST, Tracer } from "effect"
 import { constTrue } from "effect/Function"
 import { SchemaJITCompiler } from "effect/schema"
-import { FetchHttpClient, HttpClient, HttpClientRequest } from "effect/http"
+import { HttpClient, HttpClientRequest, HttpTraceContext } from "effect/http"
 import type { Headers, HttpClientError, HttpClientResponse } from "effect/http"
 import type { HttpApiEndpoint, HttpApiGroup } from "effect/http-api"
 import { HttpApi, HttpApiClient, HttpApiSchema } from "effect/http-api"
@@ -32,7 +32,7 @@ import {
   UnexpectedStatus
 } from "./TransportError.ts"
 import type { CredentialsError, TransportError } from "./TransportError.ts"
-import { withoutCredentials } from "./internal/http.ts"
+import { isNode, loadNodeHttpClient, platformHttpClient, withoutCredentials } from "./internal/http.ts"
 import type { Given } from "./internal/request.ts"
 import { makeBuilder } from "./internal/request.ts"
 import * as RetryAfter from "./RetryAfter.ts"
@@ -279,12 +279,9 @@ export const make = (
  * ```
  * @since 0.1.0
  */
-export const layerHttpClient: Layer.Layer<HttpClient.HttpClient> = Layer.unwrap(Effect.promise(async () => {
-  const runtime = globalThis as { readonly process?: { readonly versions?: { readonly node?: unknown } } }
-  const onNode = typeof runtime.process?.versions?.node === "string" && !("Bun" in globalThis) && !("Deno" in globalThis)
-  const node = onNode ? await import("@effect/platform-node/NodeHttpClient").catch(() => undefined) : undefined
-  return node === undefined ? FetchHttpClient.layer : node.layerUndici
-}))
+export const layerHttpClient: Layer.Layer<HttpClient.HttpClient> = Layer.unwrap(
+  platformHttpClient(isNode(), loadNodeHttpClient)
+)
 
 /**
  * Builds the transport from its configuration and an `HttpClient`
@@ -485,6 +482,9 @@ type Decoder = (response: HttpClientResponse.HttpClientResponse) => Effect.Effec
  */
 const resolveEncoding = SchemaAST.resolveAt<{ readonly _tag: string }>("~httpApiEncoding")
 
+/** The body schemas given to the JIT already (enabling again would regenerate their code). */
+const compiled = new WeakSet<SchemaAST.AST>()
+
 const makeDecoder = (api: HttpApi.HttpApi<string, HttpApiGroup.Constraint>, group: string, endpoint: string): Decoder => {
   const general = HttpApiClient.decodeResponse(api as any, { group, endpoint } as any) as Decoder
   let schema: Schema.Top | undefined
@@ -506,7 +506,10 @@ const makeDecoder = (api: HttpApi.HttpApi<string, HttpApiGroup.Constraint>, grou
   if (schema === undefined) return general
   // generated code for this body and its parts (Effect's schema JIT, with the
   // interpreter kept for error details and where code cannot be generated)
-  SchemaJITCompiler.enable(schema.ast)
+  if (!compiled.has(schema.ast)) {
+    compiled.add(schema.ast)
+    SchemaJITCompiler.enable(schema.ast)
+  }
   const decodeBody = Schema.decodeUnknownEffect(schema as Schema.Codec<unknown, unknown>)
   return (response) => response.status === 200 ? Effect.flatMap(response.json, decodeBody) : general(response)
 }
@@ -530,6 +533,8 @@ interface Call {
   deadline: number
   /** The request's URL without credentials, computed when an error needs it. */
   url: string | undefined
+  /** The call's span, when a tracer is installed. */
+  readonly span: Tracer.Span | undefined
 }
 
 const makeMethod = (spec: {
@@ -647,7 +652,7 @@ const makeMethod = (spec: {
         if (delay === undefined || n >= call.retry.maxAttempts || now + delay >= call.deadline) {
           return yield* Effect.fail(error)
         }
-        yield* Effect.annotateCurrentSpan({ "retry.count": n })
+        call.span?.attribute("retry.count", n)
         yield* Effect.logDebug("retrying").pipe(
           Effect.annotateLogs({ attempt: n, delayMillis: delay, error: error._tag, url: errorUrl(error) ?? templateUrl })
         )
@@ -666,10 +671,15 @@ const makeMethod = (spec: {
     const timeoutMillis = options?.timeoutMillis ?? config.timeoutMillis
 
     /** The whole call, once its request is built: every error names that request. */
-    const run = (request: HttpClientRequest.HttpClientRequest, span: Tracer.Span | undefined) =>
+    const run = (built: HttpClientRequest.HttpClientRequest, span: Tracer.Span | undefined, propagate: boolean) =>
       Effect.clockWith((clock) => {
         const deadline = clock.currentTimeMillisUnsafe() + retry.maxElapsedMillis
-        const call: Call = { request, timeoutMillis, retry, rateLimit, refreshed: false, deadline, url: undefined }
+        // without the HttpClient's span per attempt, the call's span is the
+        // trace context sent to the service (`traceparent`, `b3`)
+        const request = propagate && span !== undefined
+          ? HttpClientRequest.setHeaders(built, HttpTraceContext.toHeaders(span))
+          : built
+        const call: Call = { request, timeoutMillis, retry, rateLimit, refreshed: false, deadline, url: undefined, span }
         const result = loop(call, 1, retry.maxElapsedMillis)
         return span === undefined ? result : Effect.map(result, (result) => {
           span.attribute("http.response.status_code", result.status)
@@ -677,20 +687,24 @@ const makeMethod = (spec: {
           return result
         })
       })
-    const call = (span: Tracer.Span | undefined) => {
+    const call = (span: Tracer.Span | undefined, propagate: boolean) => {
       const built = build(given)
       return Effect.isEffect(built)
-        ? Effect.flatMap(Effect.mapError(built, (error): AnyError => mapBuildError(error, method, path)), (request) => run(request, span))
-        : run(built, span)
+        ? Effect.flatMap(
+          Effect.mapError(built, (error): AnyError => mapBuildError(error, method, path)),
+          (request) => run(request, span, propagate)
+        )
+        : run(built, span, propagate)
     }
-    return Effect.withFiber((fiber) =>
+    return Effect.withFiber((fiber) => {
       // Effect's own tracer keeps its spans in memory only: with no tracing
       // backend installed nobody can observe a span, so none is made
-      fiber.getRef(Tracer.Tracer) === Tracer.nativeTracer
-        ? call(undefined)
-        : Effect.useSpan(spec.spanName, spanOptions, (span) =>
-          Effect.withParentSpan(call(span), span, { captureStackTrace: false }))
-    )
+      if (fiber.getRef(Tracer.Tracer) === Tracer.nativeTracer) return call(undefined, false)
+      const propagate = !config.httpSpans && fiber.getRef(HttpClient.TracerPropagationEnabled) &&
+        !fiber.getRef(Tracer.DisablePropagation)
+      return Effect.useSpan(spec.spanName, spanOptions, (span) =>
+        Effect.withParentSpan(call(span, propagate), span, { captureStackTrace: false }))
+    })
   }
 }
 

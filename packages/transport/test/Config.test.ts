@@ -26,13 +26,15 @@ describe("TransportConfig", () => {
       assert.strictEqual(config.retry.retryNonIdempotent, false)
       assert.strictEqual(config.rateLimit.wait, true)
       assert.strictEqual(config.requestIdHeader, "x-correlation-id")
+      assert.strictEqual(config.httpSpans, true)
     }).pipe(Effect.provide(fromEnv({
       CONNECTED_VEHICLE_ORIGIN: "http://127.0.0.1:8080/",
       CONNECTED_VEHICLE_COMPAT_URL: "https://compat.example/v3",
       CONNECTED_VEHICLE_TIMEOUT_MS: "5000",
       CONNECTED_VEHICLE_MAX_ATTEMPTS: "2",
       CONNECTED_VEHICLE_WAIT_ON_RATE_LIMIT: "true",
-      CONNECTED_VEHICLE_REQUEST_ID_HEADER: "X-Correlation-Id"
+      CONNECTED_VEHICLE_REQUEST_ID_HEADER: "X-Correlation-Id",
+      CONNECTED_VEHICLE_HTTP_SPANS: "true"
     }))))
 
   it.effect("layerConfig fails when a root is missing", () =>
@@ -96,5 +98,11 @@ describe("TransportConfig", () => {
 
   it("the default rate-limit wait fits the default budget", () => {
     assert.isTrue(Config.defaults.rateLimit.maxWaitMillis < Config.defaults.retry.maxElapsedMillis)
+  })
+
+  it("the HttpClient's span per attempt is off unless asked for", () => {
+    const roots = Config.rootsFromOrigin("http://127.0.0.1:8080")
+    assert.isFalse(Config.make({ roots }).httpSpans)
+    assert.isTrue(Config.make({ roots, httpSpans: true }).httpSpans)
   })
 })

@@ -1,6 +1,8 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Exit, Fiber, Layer, Redacted, Stream, Tracer } from "effect"
 import { FetchHttpClient, HttpClient } from "effect/http"
+import { NodeHttpClient } from "@effect/platform-node"
+import { loadNodeHttpClient, platformHttpClient } from "@connected-vehicle/transport/internal/http"
 import type { RateLimitError } from "@connected-vehicle/schema/ServiceError"
 import type { RequestTimeout } from "@connected-vehicle/transport/TransportError"
 import { AuthorizationApi, CompatibilityApi, ManagementApi, VehicleApi } from "@connected-vehicle/schema/Api"
@@ -225,6 +227,18 @@ describe("Transport over loopback against the simulator", () => {
       assert.isUndefined(viaDefault?.headers["accept-encoding"])
     }).pipe(Effect.provide(loopback(fast))))
 
+  it.effect("layerHttpClient falls back to fetch off Node, or when @effect/platform-node cannot be loaded", () =>
+    Effect.gen(function*() {
+      const undici = { layerUndici: Layer.empty as unknown as Layer.Layer<HttpClient.HttpClient> }
+      assert.strictEqual(yield* platformHttpClient(true, () => Promise.resolve(undici)), undici.layerUndici)
+      assert.strictEqual(yield* platformHttpClient(false, () => Promise.resolve(undici)), FetchHttpClient.layer)
+      assert.strictEqual(
+        yield* platformHttpClient(true, () => Promise.reject(new Error("Cannot find package"))),
+        FetchHttpClient.layer
+      )
+      assert.strictEqual((yield* Effect.promise(loadNodeHttpClient)).layerUndici, NodeHttpClient.layerUndici)
+    }))
+
   describe("tracing", () => {
     /** Runs the compatibility listing (first attempt 503) under a tracer that records every span. */
     const traced = Effect.gen(function*() {
@@ -241,7 +255,7 @@ describe("Transport over loopback against the simulator", () => {
       return { spans, result, entries: yield* logged(COMPAT) }
     })
 
-    it.live("one span per call, with its status and request id; by default no client span per attempt and no trace headers sent", () =>
+    it.live("one span per call, with its status, request id and retry count, sent as the trace context; by default no client span per attempt", () =>
       Effect.gen(function*() {
         const { entries, result, spans } = yield* traced
         assert.deepStrictEqual(spans.map((s) => s.name), ["connected-vehicle.compatibility.list"])
@@ -255,9 +269,23 @@ describe("Transport over loopback against the simulator", () => {
         assert.strictEqual(call.status._tag, "Ended")
         assert.deepStrictEqual(entries.map((e) => e.status), [503, 200])
         for (const entry of entries) {
-          assert.isUndefined(entry.headers["traceparent"])
-          assert.isUndefined(entry.headers["b3"])
+          assert.strictEqual(entry.headers["traceparent"], `00-${call.traceId}-${call.spanId}-01`)
+          assert.strictEqual(entry.headers["b3"], `${call.traceId}-${call.spanId}-1`)
         }
+      }).pipe(Effect.provide(loopback(fast))))
+
+    it.live("without a tracer: no span, no trace headers, and the caller's own span is left alone", () =>
+      Effect.gen(function*() {
+        yield* inject(COMPAT, [{ _tag: "Status", status: 503 }])
+        const outer = yield* Effect.withSpan(
+          Effect.flatMap(compat, () => Effect.currentSpan),
+          "caller"
+        )
+        assert.strictEqual(outer.name, "caller")
+        assert.isFalse(outer.attributes.has("retry.count"))
+        const entries = yield* logged(COMPAT)
+        assert.deepStrictEqual(entries.map((e) => e.status), [503, 200])
+        for (const entry of entries) assert.isUndefined(entry.headers["traceparent"])
       }).pipe(Effect.provide(loopback(fast))))
 
     it.live("httpSpans: a client span per attempt under the call's span, and the trace context sent with each attempt", () =>

@@ -1,7 +1,66 @@
 /**
  * @internal
  */
-import type { UrlParams } from "effect/http"
+import { Effect } from "effect"
+import type { Layer } from "effect"
+import { FetchHttpClient } from "effect/http"
+import type { HttpClient, UrlParams } from "effect/http"
+
+/**
+ * The part of `@effect/platform-node/NodeHttpClient` the transport uses.
+ *
+ * @internal
+ */
+export interface NodeHttpClientModule {
+  readonly layerUndici: Layer.Layer<HttpClient.HttpClient>
+}
+
+/**
+ * Node itself (not Bun or Deno, whose `fetch` is native).
+ *
+ * @internal
+ */
+export const isNode = (): boolean => {
+  const runtime = globalThis as { readonly process?: { readonly versions?: { readonly node?: unknown } } }
+  return typeof runtime.process?.versions?.node === "string" && !("Bun" in globalThis) && !("Deno" in globalThis)
+}
+
+// A computed specifier: bundlers do not pull the Node-only module into other
+// builds, and an application without this optional peer still type-checks.
+const nodeHttpClient = "@effect/platform-node/NodeHttpClient"
+
+/**
+ * Imports `@effect/platform-node/NodeHttpClient` (an optional peer dependency).
+ *
+ * @internal
+ */
+export const loadNodeHttpClient = (): Promise<NodeHttpClientModule> =>
+  import(/* webpackIgnore: true */ /* @vite-ignore */ nodeHttpClient)
+
+/**
+ * Undici's client on Node when `load` succeeds, else `FetchHttpClient.layer`
+ * (logged at debug level when Node's could not be loaded).
+ *
+ * @internal
+ */
+export const platformHttpClient = (
+  onNode: boolean,
+  load: () => Promise<NodeHttpClientModule>
+): Effect.Effect<Layer.Layer<HttpClient.HttpClient>> =>
+  onNode
+    ? Effect.flatMap(
+      Effect.promise(() => load().then((module) => module.layerUndici, (error: unknown) => ({ error }))),
+      (loaded) =>
+        "error" in loaded
+          ? Effect.as(
+            Effect.logDebug("@effect/platform-node cannot be loaded: using FetchHttpClient").pipe(
+              Effect.annotateLogs({ reason: String(loaded.error) })
+            ),
+            FetchHttpClient.layer
+          )
+          : Effect.succeed(loaded)
+    )
+    : Effect.succeed(FetchHttpClient.layer)
 
 /**
  * The URL of a request with user info removed (query kept: no secret is ever
