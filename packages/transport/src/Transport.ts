@@ -231,7 +231,7 @@ export interface Options {
  * @example
  * ```ts
  * import { Effect, Layer } from "effect"
- * import { FetchHttpClient, HttpClient, HttpClientRequest } from "effect/http"
+ * import { HttpClient, HttpClientRequest } from "effect/http"
  * import * as Transport from "@connected-vehicle/transport/Transport"
  *
  * const TransportLive = Layer.effect(
@@ -687,7 +687,7 @@ const makeMethod = (spec: {
           return result
         })
       })
-    const call = (span: Tracer.Span | undefined, propagate: boolean) => {
+    const start = (span: Tracer.Span | undefined, propagate: boolean) => {
       const built = build(given)
       return Effect.isEffect(built)
         ? Effect.flatMap(
@@ -699,11 +699,11 @@ const makeMethod = (spec: {
     return Effect.withFiber((fiber) => {
       // Effect's own tracer keeps its spans in memory only: with no tracing
       // backend installed nobody can observe a span, so none is made
-      if (fiber.getRef(Tracer.Tracer) === Tracer.nativeTracer) return call(undefined, false)
+      if (fiber.getRef(Tracer.Tracer) === Tracer.nativeTracer) return start(undefined, false)
       const propagate = !config.httpSpans && fiber.getRef(HttpClient.TracerPropagationEnabled) &&
         !fiber.getRef(Tracer.DisablePropagation)
       return Effect.useSpan(spec.spanName, spanOptions, (span) =>
-        Effect.withParentSpan(call(span, propagate), span, { captureStackTrace: false }))
+        Effect.withParentSpan(start(span, propagate), span, { captureStackTrace: false }))
     })
   }
 }

@@ -118,10 +118,11 @@ export class TransportConfig extends Context.Service<TransportConfig, {
   readonly requestIdHeader: string
   /**
    * Also trace each attempt with the `HttpClient`'s own client span, which
-   * records the URL and the (redacted) request and response headers and sends
-   * the trace context (`traceparent`, `b3`) to the service. Off by default:
-   * every call has its own span either way (`connected-vehicle.<group>.<endpoint>`),
-   * and the per-attempt span with propagation costs about 0.05–0.09 ms per request.
+   * records the URL and the (redacted) request and response headers, and is
+   * then the trace context (`traceparent`, `b3`) sent instead of the call's.
+   * Off by default: every call has its own span either way
+   * (`connected-vehicle.<group>.<endpoint>`, sent as the trace context), and
+   * the per-attempt span costs about 0.05–0.09 ms per request.
    */
   readonly httpSpans: boolean
 }>()("@connected-vehicle/transport/TransportConfig") {}
@@ -282,7 +283,7 @@ const factorAtLeastOne = (name: string) =>
  * | `CONNECTED_VEHICLE_WAIT_ON_RATE_LIMIT` | wait for `Retry-After` on 429 | false |
  * | `CONNECTED_VEHICLE_MAX_RATE_LIMIT_WAIT_MS` | longest such wait | 20000 |
  * | `CONNECTED_VEHICLE_REQUEST_ID_HEADER` | response header of the request id | x-request-id |
- * | `CONNECTED_VEHICLE_HTTP_SPANS` | a client span per attempt, with trace-context propagation | false |
+ * | `CONNECTED_VEHICLE_HTTP_SPANS` | also the `HttpClient`'s client span per attempt | false |
  *
  * @example
  * ```ts

@@ -48,18 +48,16 @@ export const platformHttpClient = (
   load: () => Promise<NodeHttpClientModule>
 ): Effect.Effect<Layer.Layer<HttpClient.HttpClient>> =>
   onNode
-    ? Effect.flatMap(
-      Effect.promise(() => load().then((module) => module.layerUndici, (error: unknown) => ({ error }))),
-      (loaded) =>
-        "error" in loaded
-          ? Effect.as(
-            Effect.logDebug("@effect/platform-node cannot be loaded: using FetchHttpClient").pipe(
-              Effect.annotateLogs({ reason: String(loaded.error) })
-            ),
-            FetchHttpClient.layer
-          )
-          : Effect.succeed(loaded)
-    )
+    ? Effect.matchEffect(Effect.tryPromise(load), {
+      onSuccess: (module) => Effect.succeed(module.layerUndici),
+      onFailure: (error) =>
+        Effect.as(
+          Effect.logDebug("@effect/platform-node cannot be loaded: using FetchHttpClient").pipe(
+            Effect.annotateLogs({ reason: String(error.cause) })
+          ),
+          FetchHttpClient.layer
+        )
+    })
     : Effect.succeed(FetchHttpClient.layer)
 
 /**
