@@ -31,17 +31,18 @@ import { checkIdentifier, checkListArgs, checkPaths, checkValue } from "./intern
 import type { Reading } from "./Reading.ts"
 
 /**
- * Options of a read or a batch.
+ * Options of a read or a batch: the unit system, and the transport's per-call
+ * overrides (`timeoutMillis`, `retry`, `rateLimit`).
  *
  * @example
  * ```ts
  * import type { ReadOptions } from "@connected-vehicle/legacy-v2/Vehicles"
  *
- * const imperial: ReadOptions = { unitSystem: "imperial" }
+ * const imperial: ReadOptions = { unitSystem: "imperial", timeoutMillis: 2_000, retry: { maxAttempts: 1 } }
  * ```
  * @since 0.1.0
  */
-export interface ReadOptions {
+export interface ReadOptions extends Transport.CallOptions {
   /** Overrides the configured unit system for this call. */
   readonly unitSystem?: UnitSystem | undefined
 }
@@ -117,10 +118,14 @@ export type ReadError = InvalidArgument | ServiceError | TransportError
  */
 export class Vehicles extends Context.Service<Vehicles, {
   /** One page of vehicle ids (`limit` 1..50, default 10 on the service; `offset` >= 0). */
-  readonly list: (args?: ListArgs) => Effect.Effect<VehicleList, InvalidArgument | ServiceError | TransportError>
-  /** Every vehicle id, `limit` (default 50) per request. */
+  readonly list: (
+    args?: ListArgs,
+    options?: Transport.CallOptions
+  ) => Effect.Effect<VehicleList, InvalidArgument | ServiceError | TransportError>
+  /** Every vehicle id, `limit` (default 50) per request; the per-call `options` apply to each request. */
   readonly stream: (
-    args?: Pick<ListArgs, "limit">
+    args?: Pick<ListArgs, "limit">,
+    options?: Transport.CallOptions
   ) => Stream.Stream<string, InvalidArgument | ServiceError | TransportError>
   readonly odometer: (vehicleId: string, options?: ReadOptions) => Effect.Effect<Reading<Odometer>, ReadError>
   readonly location: (vehicleId: string, options?: ReadOptions) => Effect.Effect<Reading<Location>, ReadError>
@@ -164,21 +169,25 @@ export const make = (options?: Options): Effect.Effect<Vehicles["Service"], neve
     const legacyRoot = transport.config.roots.legacy.replace(/\/+$/, "")
     const vehicleUrl = (vehicleId: string) => `${legacyRoot}/v2.0/vehicles/${encodeURIComponent(vehicleId)}`
 
-    const fetchPage = (query: typeof LegacyVehiclesQuery.Type) => client.vehicles({ query })
+    const fetchPage = (query: typeof LegacyVehiclesQuery.Type, callOptions: Transport.CallOptions | undefined) =>
+      client.vehicles({ query }, callOptions)
 
     const read = <A>(
       path: LegacyPath,
-      call: (request: {
-        readonly params: { readonly id: string }
-        readonly headers: { readonly "sc-unit-system": UnitSystem }
-      }) => Effect.Effect<Transport.Result<A>, ServiceError | TransportError>
+      call: (
+        request: {
+          readonly params: { readonly id: string }
+          readonly headers: { readonly "sc-unit-system": UnitSystem }
+        },
+        options?: Transport.CallOptions
+      ) => Effect.Effect<Transport.Result<A>, ServiceError | TransportError>
     ) =>
     (vehicleId: string, readOptions?: ReadOptions): Effect.Effect<Reading<A>, ReadError> => {
       const unitSystem = readOptions?.unitSystem ?? defaultUnitSystem
       return Effect.andThen(
         Effect.andThen(checkIdentifier("vehicleId", vehicleId), checkValue("unitSystem", UnitSystem, unitSystem)),
         Effect.flatMap(
-          call({ params: { id: vehicleId }, headers: { "sc-unit-system": unitSystem } }),
+          call({ params: { id: vehicleId }, headers: { "sc-unit-system": unitSystem } }, readOptions),
           (r) =>
             Effect.fromResult(toReading(r.value, r.headers, {
               requested: unitSystem,
@@ -192,11 +201,13 @@ export const make = (options?: Options): Effect.Effect<Vehicles["Service"], neve
     }
 
     return Vehicles.of({
-      list: (args) => Effect.flatMap(checkListArgs(args), (query) => Effect.map(fetchPage(query), (r) => r.value)),
-      stream: (args) =>
+      list: (args, callOptions) =>
+        Effect.flatMap(checkListArgs(args), (query) => Effect.map(fetchPage(query, callOptions), (r) => r.value)),
+      stream: (args, callOptions) =>
         Stream.unwrap(Effect.map(
           checkListArgs(args === undefined || args === null ? args : { limit: args.limit }),
-          (query) => Pagination.offsetItems((offset, limit) => fetchPage({ offset, limit }), { limit: query.limit ?? 50 })
+          (query) =>
+            Pagination.offsetItems((offset, limit) => fetchPage({ offset, limit }, callOptions), { limit: query.limit ?? 50 })
         )),
       odometer: read("/odometer", client.odometer),
       location: read("/location", client.location),
@@ -214,7 +225,7 @@ export const make = (options?: Options): Effect.Effect<Vehicles["Service"], neve
             params: { id: vehicleId },
             headers: { "sc-unit-system": unitSystem },
             payload: { requests: [{ path: unique[0] }, ...unique.slice(1).map((path) => ({ path }))] }
-          })
+          }, readOptions)
           return Batch.decode(response.value, unique, {
             vehicleUrl: vehicleUrl(vehicleId),
             unitSystem,

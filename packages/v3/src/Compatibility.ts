@@ -10,7 +10,7 @@
  *
  * @since 0.1.0
  */
-import { Cache, Context, Duration, Effect, Exit, Layer } from "effect"
+import { Cache, Context, Duration, Effect, Exit, Layer, Option } from "effect"
 import type { HttpClient } from "effect/http"
 import { CompatibilityApi, CompatibilityQuery } from "@connected-vehicle/schema/Api"
 import type { CompatibilityPage } from "@connected-vehicle/schema/Compatibility"
@@ -77,8 +77,14 @@ export interface Options {
  * @since 0.1.0
  */
 export class Compatibility extends Context.Service<Compatibility, {
-  /** The entries matching the filters, from the cache when fresh. */
-  readonly list: (args?: Filters) => Effect.Effect<CompatibilityPage, InvalidArgument | ServiceError | TransportError>
+  /**
+   * The entries matching the filters, from the cache when fresh. The per-call
+   * `options` apply when the listing is fetched (not cached, or expired).
+   */
+  readonly list: (
+    args?: Filters,
+    options?: Transport.CallOptions
+  ) => Effect.Effect<CompatibilityPage, InvalidArgument | ServiceError | TransportError>
   /** Drops every cached listing. */
   readonly invalidate: Effect.Effect<void>
 }>()("@connected-vehicle/v3/Compatibility") {}
@@ -123,19 +129,28 @@ export const make = (options?: Options): Effect.Effect<Compatibility["Service"],
       )
     )
     const timeToLive = options?.timeToLive ?? defaultTimeToLive
+    const fetch = (key: string, callOptions?: Transport.CallOptions) =>
+      Effect.map(client.list({ query: JSON.parse(key) as typeof CompatibilityQuery.Type }, callOptions), (r) => r.value)
     const cache = yield* Cache.makeWith(
-      (key: string) => Effect.map(client.list({ query: JSON.parse(key) as typeof CompatibilityQuery.Type }), (r) => r.value),
+      (key: string) => fetch(key),
       {
         capacity: options?.capacity ?? 256,
         timeToLive: (exit) => Exit.isSuccess(exit) ? timeToLive : Duration.zero
       }
     )
     return Compatibility.of({
-      list: (args) =>
+      list: (args, callOptions) =>
         Effect.flatMap(checkArgs(args), (query) => {
           const make = query["filter[make]"]?.toLowerCase()
           // one key per filter combination, make compared case-insensitively
-          return Cache.get(cache, JSON.stringify({ ...query, ...(make === undefined ? {} : { "filter[make]": make }) }, Object.keys(CompatibilityQuery.fields)))
+          const key = JSON.stringify({ ...query, ...(make === undefined ? {} : { "filter[make]": make }) }, Object.keys(CompatibilityQuery.fields))
+          if (callOptions === undefined) return Cache.get(cache, key)
+          // a fresh listing is served from the cache; otherwise this call's
+          // options govern the request, and its result is cached
+          return Effect.flatMap(Cache.getOption(cache, key), (cached) =>
+            Option.isSome(cached)
+              ? Effect.succeed(cached.value)
+              : Effect.tap(fetch(key, callOptions), (page) => Cache.set(cache, key, page)))
         }),
       invalidate: Cache.invalidateAll(cache)
     })

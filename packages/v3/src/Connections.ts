@@ -65,12 +65,24 @@ export type Filters = Omit<ListArgs, "page" | "pageSize">
  * @since 0.1.0
  */
 export class Connections extends Context.Service<Connections, {
-  readonly list: (args?: ListArgs) => Effect.Effect<ConnectionsPage, InvalidArgument | ServiceError | TransportError>
+  readonly list: (
+    args?: ListArgs,
+    options?: Transport.CallOptions
+  ) => Effect.Effect<ConnectionsPage, InvalidArgument | ServiceError | TransportError>
   /** Every page from `page` (default 1), `pageSize` (default 100) items each, fetched on demand. */
-  readonly pages: (args?: ListArgs) => Stream.Stream<ConnectionsPage, InvalidArgument | ServiceError | TransportError>
+  readonly pages: (
+    args?: ListArgs,
+    options?: Transport.CallOptions
+  ) => Stream.Stream<ConnectionsPage, InvalidArgument | ServiceError | TransportError>
   /** Every item, a page at a time (see `pages`). */
-  readonly stream: (args?: ListArgs) => Stream.Stream<ConnectionListItem, InvalidArgument | ServiceError | TransportError>
-  readonly get: (connectionId: string) => Effect.Effect<ConnectionResponse, InvalidArgument | ServiceError | TransportError>
+  readonly stream: (
+    args?: ListArgs,
+    options?: Transport.CallOptions
+  ) => Stream.Stream<ConnectionListItem, InvalidArgument | ServiceError | TransportError>
+  readonly get: (
+    connectionId: string,
+    options?: Transport.CallOptions
+  ) => Effect.Effect<ConnectionResponse, InvalidArgument | ServiceError | TransportError>
 }>()("@connected-vehicle/v3/Connections") {}
 
 const checkArgs = toQuery(ConnectionsQuery)
@@ -98,9 +110,9 @@ export const make: Effect.Effect<Connections["Service"], never, Transport.Transp
       list,
       pages,
       stream,
-      get: (connectionId) =>
+      get: (connectionId, options) =>
         identifier("connectionId", connectionId).pipe(
-          Effect.flatMap(() => client.get({ params: { connectionId } })),
+          Effect.flatMap(() => client.get({ params: { connectionId } }, options)),
           Effect.map((r) => r.value)
         )
     })

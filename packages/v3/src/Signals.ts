@@ -74,17 +74,27 @@ export interface ListArgs extends Target, ArgsOf<typeof SignalsQuery.Type> {}
  */
 export class Signals extends Context.Service<Signals, {
   /** One page, with `meta`, `links` and `included.vehicle`. */
-  readonly list: (args: ListArgs) => Effect.Effect<SignalsPage, InvalidArgument | ServiceError | TransportError>
+  readonly list: (
+    args: ListArgs,
+    options?: Transport.CallOptions
+  ) => Effect.Effect<SignalsPage, InvalidArgument | ServiceError | TransportError>
   /**
    * Every page from `page` (default 1), `pageSize` (default 100) signals each,
    * fetched on demand; each page keeps `meta`, `links` and `included.vehicle`.
    */
-  readonly pages: (args: ListArgs) => Stream.Stream<SignalsPage, InvalidArgument | ServiceError | TransportError>
+  readonly pages: (
+    args: ListArgs,
+    options?: Transport.CallOptions
+  ) => Stream.Stream<SignalsPage, InvalidArgument | ServiceError | TransportError>
   /** Every signal of the vehicle, a page at a time (see `pages`). */
-  readonly stream: (args: ListArgs) => Stream.Stream<Signal, InvalidArgument | ServiceError | TransportError>
+  readonly stream: (
+    args: ListArgs,
+    options?: Transport.CallOptions
+  ) => Stream.Stream<Signal, InvalidArgument | ServiceError | TransportError>
   /** One signal by code, with `included.vehicle`. */
   readonly get: (
-    args: Target & { readonly code: string }
+    args: Target & { readonly code: string },
+    options?: Transport.CallOptions
   ) => Effect.Effect<SignalResponse, InvalidArgument | ServiceError | TransportError>
 }>()("@connected-vehicle/v3/Signals") {}
 
@@ -114,10 +124,10 @@ export const make: Effect.Effect<Signals["Service"], never, Transport.Transport 
     list,
     pages,
     stream,
-    get: (args) =>
+    get: (args, options) =>
       identifiers(args, ["vehicleId", "userId", "code"]).pipe(
         Effect.flatMap((valid) =>
-          client.get({ params: { vehicleId: valid.vehicleId, signalCode: valid.code }, headers: { "sc-user-id": valid.userId } })
+          client.get({ params: { vehicleId: valid.vehicleId, signalCode: valid.code }, headers: { "sc-user-id": valid.userId } }, options)
         ),
         Effect.map((r) => r.value)
       )

@@ -64,12 +64,24 @@ export type Filters = Omit<ListArgs, "page" | "pageSize">
  * @since 0.1.0
  */
 export class Subscriptions extends Context.Service<Subscriptions, {
-  readonly list: (args?: ListArgs) => Effect.Effect<SubscriptionsPage, InvalidArgument | ServiceError | TransportError>
+  readonly list: (
+    args?: ListArgs,
+    options?: Transport.CallOptions
+  ) => Effect.Effect<SubscriptionsPage, InvalidArgument | ServiceError | TransportError>
   /** Every page from `page` (default 1), `pageSize` (default 100) items each, fetched on demand. */
-  readonly pages: (args?: ListArgs) => Stream.Stream<SubscriptionsPage, InvalidArgument | ServiceError | TransportError>
+  readonly pages: (
+    args?: ListArgs,
+    options?: Transport.CallOptions
+  ) => Stream.Stream<SubscriptionsPage, InvalidArgument | ServiceError | TransportError>
   /** Every item, a page at a time (see `pages`). */
-  readonly stream: (args?: ListArgs) => Stream.Stream<Subscription, InvalidArgument | ServiceError | TransportError>
-  readonly get: (subscriptionId: string) => Effect.Effect<SubscriptionResponse, InvalidArgument | ServiceError | TransportError>
+  readonly stream: (
+    args?: ListArgs,
+    options?: Transport.CallOptions
+  ) => Stream.Stream<Subscription, InvalidArgument | ServiceError | TransportError>
+  readonly get: (
+    subscriptionId: string,
+    options?: Transport.CallOptions
+  ) => Effect.Effect<SubscriptionResponse, InvalidArgument | ServiceError | TransportError>
 }>()("@connected-vehicle/v3/Subscriptions") {}
 
 const checkArgs = toQuery(SubscriptionsQuery)
@@ -97,9 +109,9 @@ export const make: Effect.Effect<Subscriptions["Service"], never, Transport.Tran
       list,
       pages,
       stream,
-      get: (subscriptionId) =>
+      get: (subscriptionId, options) =>
         identifier("subscriptionId", subscriptionId).pipe(
-          Effect.flatMap(() => client.get({ params: { subscriptionId } })),
+          Effect.flatMap(() => client.get({ params: { subscriptionId } }, options)),
           Effect.map((r) => r.value)
         )
     })

@@ -64,12 +64,24 @@ export type Filters = Omit<ListArgs, "page" | "pageSize">
  * @since 0.1.0
  */
 export class Webhooks extends Context.Service<Webhooks, {
-  readonly list: (args?: ListArgs) => Effect.Effect<WebhooksPage, InvalidArgument | ServiceError | TransportError>
+  readonly list: (
+    args?: ListArgs,
+    options?: Transport.CallOptions
+  ) => Effect.Effect<WebhooksPage, InvalidArgument | ServiceError | TransportError>
   /** Every page from `page` (default 1), `pageSize` (default 100) items each, fetched on demand. */
-  readonly pages: (args?: ListArgs) => Stream.Stream<WebhooksPage, InvalidArgument | ServiceError | TransportError>
+  readonly pages: (
+    args?: ListArgs,
+    options?: Transport.CallOptions
+  ) => Stream.Stream<WebhooksPage, InvalidArgument | ServiceError | TransportError>
   /** Every item, a page at a time (see `pages`). */
-  readonly stream: (args?: ListArgs) => Stream.Stream<Webhook, InvalidArgument | ServiceError | TransportError>
-  readonly get: (webhookId: string) => Effect.Effect<WebhookResponse, InvalidArgument | ServiceError | TransportError>
+  readonly stream: (
+    args?: ListArgs,
+    options?: Transport.CallOptions
+  ) => Stream.Stream<Webhook, InvalidArgument | ServiceError | TransportError>
+  readonly get: (
+    webhookId: string,
+    options?: Transport.CallOptions
+  ) => Effect.Effect<WebhookResponse, InvalidArgument | ServiceError | TransportError>
 }>()("@connected-vehicle/v3/Webhooks") {}
 
 const checkArgs = toQuery(WebhooksQuery)
@@ -96,9 +108,9 @@ export const make: Effect.Effect<Webhooks["Service"], never, Transport.Transport
     list,
     pages,
     stream,
-    get: (webhookId) =>
+    get: (webhookId, options) =>
       identifier("webhookId", webhookId).pipe(
-        Effect.flatMap(() => client.get({ params: { webhookId } })),
+        Effect.flatMap(() => client.get({ params: { webhookId } }, options)),
         Effect.map((r) => r.value)
       )
   })
