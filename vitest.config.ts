@@ -2,7 +2,7 @@ import { defineConfig } from "vitest/config"
 
 export default defineConfig({
   test: {
-    projects: ["packages/*", "apps/*", "packages/schema/vitest.jit.config.ts"],
+    projects: ["packages/*", "apps/*", "tests/*", "packages/schema/vitest.jit.config.ts"],
     reporters: ["default", "./vitest.summary.ts"]
   }
 })

@@ -1,3 +1,4 @@
+#!/usr/bin/env node
 /**
  * `pnpm simulator`: runs the simulator until stopped.
  *

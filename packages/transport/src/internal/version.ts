@@ -1,5 +1,9 @@
-/** @internal */
-import pkg from "../../package.json" with { type: "json" }
-
-/** The version of this package, as published (read from its package.json). @internal */
-export const sdkVersion: string = pkg.version
+/**
+ * The version of this package, as published: written by `pnpm run version`
+ * (`scripts/version.ts`) after `changeset version`, and checked against
+ * package.json by the transport's tests. A constant rather than a JSON
+ * import, so that the built package has no file outside `dist`.
+ *
+ * @internal
+ */
+export const sdkVersion: string = "0.1.0"

@@ -1,0 +1,270 @@
+/**
+ * The packages as an internal team gets them: built (`pnpm run build`),
+ * published with the release flow (`pnpm release`) to a throwaway Verdaccio
+ * registry on 127.0.0.1, and installed with npm into scratch projects outside
+ * the workspace. Then: `@connected-vehicle/v3` installs alone; every entry
+ * point imports (ESM) and `require()`s (CommonJS); a consumer `.ts` file
+ * type-checks under `module: nodenext` and `strict`; a 10-line program prints
+ * data from the simulator package installed the same way; publint and
+ * arethetypeswrong find nothing on any packed tarball.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import { spawn } from "node:child_process"
+import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import type { Server } from "node:http"
+import type { AddressInfo } from "node:net"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { afterAll, beforeAll } from "vitest"
+
+const repo = join(import.meta.dirname, "..", "..", "..")
+const fixtures = join(import.meta.dirname, "..", "fixtures")
+const bin = (name: string) => join(import.meta.dirname, "..", "node_modules", ".bin", name)
+
+/** Every published package (the workspace's non-private ones). */
+const packages = readdirSync(join(repo, "packages"))
+  .map((dir) => ({ dir: join(repo, "packages", dir), manifest: JSON.parse(readFileSync(join(repo, "packages", dir, "package.json"), "utf8")) }))
+  .filter(({ manifest }) => manifest.private !== true)
+  .map(({ dir, manifest }) => ({ dir, name: manifest.name as string, version: manifest.version as string }))
+
+interface Run {
+  readonly code: number | null
+  readonly stdout: string
+  readonly stderr: string
+}
+
+/** Runs a command to completion (bounded), never throwing: the caller asserts. */
+const run = (command: string, args: ReadonlyArray<string>, options: { cwd: string; env?: NodeJS.ProcessEnv; timeoutMs?: number }) =>
+  new Promise<Run>((resolve) => {
+    const child = spawn(command, args, { cwd: options.cwd, env: options.env ?? process.env, stdio: ["ignore", "pipe", "pipe"] })
+    let stdout = ""
+    let stderr = ""
+    child.stdout.on("data", (chunk) => (stdout += chunk))
+    child.stderr.on("data", (chunk) => (stderr += chunk))
+    const timer = setTimeout(() => child.kill("SIGKILL"), options.timeoutMs ?? 180_000)
+    child.on("error", (error) => {
+      clearTimeout(timer)
+      resolve({ code: -1, stdout, stderr: stderr + String(error) })
+    })
+    child.on("close", (code) => {
+      clearTimeout(timer)
+      resolve({ code, stdout, stderr })
+    })
+  })
+
+const ok = (result: Run, what: string) => {
+  assert.strictEqual(result.code, 0, `${what} failed (exit ${result.code}):\n${result.stdout}\n${result.stderr}`)
+  return result
+}
+
+const scratch = mkdtempSync(join(tmpdir(), "cv-consumer-"))
+let server: Server
+let registry = ""
+/** A consumer's environment: the repo's Node first on PATH, none of pnpm's npm_* variables, our npmrc. */
+let consumerEnv: NodeJS.ProcessEnv = {}
+
+const npmInstall = (cwd: string, specs: ReadonlyArray<string>) =>
+  run("npm", ["install", "--no-audit", "--no-fund", "--loglevel=error", ...specs], { cwd, env: consumerEnv })
+
+const project = (name: string) => {
+  const dir = join(scratch, name)
+  mkdirSync(dir, { recursive: true })
+  writeFileSync(join(dir, "package.json"), JSON.stringify({ name, private: true, type: "module" }, null, 2))
+  return dir
+}
+
+beforeAll(async () => {
+  // 1. a throwaway registry: our scope is local, everything else proxied to the npm registry
+  const storage = join(scratch, "registry")
+  mkdirSync(storage)
+  const upstream = process.env["npm_config_registry"] ?? "https://registry.npmjs.org/"
+  const { runServer } = await import("verdaccio")
+  const app = await runServer({
+    self_path: storage,
+    storage: join(storage, "storage"),
+    auth: { htpasswd: { file: join(storage, "htpasswd"), max_users: 10 } },
+    uplinks: { npmjs: { url: upstream, timeout: "60s" } },
+    packages: {
+      "@connected-vehicle/*": { access: "$all", publish: "$authenticated" },
+      "**": { access: "$all", proxy: "npmjs" }
+    },
+    web: { enable: false },
+    log: { type: "stdout", format: "pretty", level: "error" }
+  } as never)
+  server = await new Promise<Server>((resolve) => {
+    const s: Server = app.listen(0, "127.0.0.1", () => resolve(s))
+  })
+  registry = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`
+
+  // 2. a publisher account, as `npm adduser` makes it
+  const user = await fetch(`${registry}-/user/org.couchdb.user:release`, {
+    method: "PUT",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ name: "release", password: "release-password", type: "user", roles: [], date: new Date().toISOString() })
+  })
+  assert.strictEqual(user.status, 201, await user.clone().text())
+  const { token } = (await user.json()) as { token: string }
+  const npmrc = join(scratch, "npmrc")
+  writeFileSync(npmrc, `registry=${registry}\n//127.0.0.1:${(server.address() as AddressInfo).port}/:_authToken=${token}\n`)
+
+  const base: NodeJS.ProcessEnv = {}
+  for (const [key, value] of Object.entries(process.env)) {
+    if (!/^(npm_|pnpm_|PNPM_|INIT_CWD$|NODE_OPTIONS$|VITEST)/i.test(key)) base[key] = value
+  }
+  consumerEnv = { ...base, npm_config_userconfig: npmrc, npm_config_registry: registry, npm_config_update_notifier: "false" }
+}, 60_000)
+
+afterAll(async () => {
+  await new Promise((resolve) => server?.close(resolve))
+  rmSync(scratch, { recursive: true, force: true })
+})
+
+describe("packages as an internal team installs them", () => {
+  it("`pnpm release` builds and publishes every package to the registry", async () => {
+    ok(
+      await run("pnpm", ["run", "release", "--no-git-tag"], {
+        cwd: repo,
+        env: { ...process.env, npm_config_registry: registry, npm_config_userconfig: join(scratch, "npmrc") }
+      }),
+      "pnpm release"
+    )
+    for (const { name, version } of packages) {
+      const response = await fetch(`${registry}${name.replace("/", "%2f")}`)
+      assert.strictEqual(response.status, 200, `${name} is not on the registry`)
+      const document = (await response.json()) as { versions: Record<string, { dependencies?: Record<string, string> }> }
+      const published = document.versions[version]
+      assert.isDefined(published, `${name}@${version} is not on the registry`)
+      for (const range of Object.values(published!.dependencies ?? {})) {
+        assert.notMatch(range, /^workspace:/, `${name} was published with a workspace: range`)
+      }
+    }
+  })
+
+  it("installs @connected-vehicle/v3 alone from the registry, with one copy of effect", async () => {
+    const dir = project("v3-alone")
+    ok(await npmInstall(dir, ["@connected-vehicle/v3"]), "npm install @connected-vehicle/v3")
+    const imported = ok(
+      await run(process.execPath, ["--input-type=module", "-e", "const m = await import('@connected-vehicle/v3'); console.log(Object.keys(m).sort().join(','))"], { cwd: dir, env: consumerEnv }),
+      "import @connected-vehicle/v3"
+    )
+    assert.strictEqual(imported.stdout.trim(), "Compatibility,Connections,Signals,Subscriptions,V3,Webhooks")
+    const tree = ok(await run("npm", ["ls", "effect", "--all", "--parseable"], { cwd: dir, env: consumerEnv }), "npm ls effect")
+    const copies = new Set(tree.stdout.trim().split("\n").filter((line) => /node_modules\/effect$/.test(line)))
+    assert.strictEqual(copies.size, 1, `more than one effect installed:\n${tree.stdout}`)
+  })
+
+  describe("every package in one scratch project", () => {
+    let dir = ""
+    /** Every public module of every package: `name` and `name/Module` for each `dist/Module.js`. */
+    let entryPoints: ReadonlyArray<string> = []
+
+    beforeAll(async () => {
+      dir = project("all")
+      ok(
+        await npmInstall(dir, [...packages.map(({ name }) => name), "effect@4.1.0", "@effect/platform-node@4.1.0", "@types/node@24"]),
+        "npm install of every package"
+      )
+      entryPoints = packages.flatMap(({ name }) => {
+        const dist = join(dir, "node_modules", name, "dist")
+        const modules = readdirSync(dist)
+          .filter((file) => file.endsWith(".js") && file !== "index.js" && file !== "bin.js")
+          .map((file) => `${name}/${file.slice(0, -3)}`)
+        return [name, ...modules]
+      })
+    })
+
+    /** `{ id: sorted export names }` for every entry point, as ESM `import` or CommonJS `require` sees it. */
+    const exportsSeenBy = async (mode: "module" | "commonjs") => {
+      const load = mode === "module" ? "await import(id)" : "require(id)"
+      const script = `const seen = {}\nfor (const id of ${JSON.stringify(entryPoints)}) seen[id] = Object.keys(${load}).sort()\nconsole.log(JSON.stringify(seen))`
+      const result = ok(await run(process.execPath, [`--input-type=${mode}`, "-e", script], { cwd: dir, env: consumerEnv }), `${mode} load`)
+      return JSON.parse(result.stdout) as Record<string, ReadonlyArray<string>>
+    }
+
+    it("imports every entry point with ESM", async () => {
+      const seen = await exportsSeenBy("module")
+      assert.deepStrictEqual(Object.keys(seen), [...entryPoints])
+      assert.isAbove(entryPoints.length, 40)
+      assert.includeMembers([...seen["@connected-vehicle/v3/Signals"]!], ["Signals", "layer", "make"])
+    })
+
+    it("require()s every entry point from CommonJS, with the same exports", async () => {
+      const esm = await exportsSeenBy("module")
+      const cjs = await exportsSeenBy("commonjs")
+      for (const id of entryPoints) assert.deepStrictEqual(cjs[id]!.filter((key) => key !== "module.exports"), esm[id], id)
+    })
+
+    it("runs the simulator's bin", async () => {
+      const child = spawn(join(dir, "node_modules", ".bin", "connected-vehicle-simulator"), ["--port", "0"], { cwd: dir, env: consumerEnv })
+      try {
+        const line = await new Promise<string>((resolve, reject) => {
+          let out = ""
+          child.stdout.on("data", (chunk) => {
+            out += chunk
+            const match = /listening on (http:\/\/\S+)/.exec(out)
+            if (match) resolve(match[1]!)
+          })
+          child.on("close", (code) => reject(new Error(`simulator exited ${code}: ${out}`)))
+        })
+        const response = await fetch(`${line}/v3/compatible-vehicles`)
+        assert.strictEqual(response.status, 200)
+        assert.isAbove(((await response.json()) as { data: ReadonlyArray<unknown> }).data.length, 0)
+      } finally {
+        child.kill()
+      }
+    })
+
+    it("type-checks a consumer file with module nodenext and strict", async () => {
+      copyFileSync(join(fixtures, "consumer.ts"), join(dir, "consumer.ts"))
+      writeFileSync(
+        join(dir, "tsconfig.json"),
+        JSON.stringify({
+          compilerOptions: {
+            module: "nodenext",
+            moduleResolution: "nodenext",
+            target: "es2023",
+            strict: true,
+            exactOptionalPropertyTypes: true,
+            noEmit: true,
+            skipLibCheck: false,
+            types: ["node"]
+          },
+          files: ["consumer.ts"]
+        })
+      )
+      // the repo's TypeScript, on the scratch project
+      ok(await run("tsc", ["-p", join(dir, "tsconfig.json")], { cwd: repo }), "tsc on the consumer file")
+    })
+
+    it("runs the 10-line program against the installed simulator", async () => {
+      copyFileSync(join(fixtures, "program.ts"), join(dir, "program.ts"))
+      const result = ok(await run(process.execPath, ["program.ts"], { cwd: dir, env: consumerEnv, timeoutMs: 60_000 }), "node program.ts")
+      const lines = result.stdout.trim().split("\n")
+      assert.strictEqual(lines.length, 4, result.stdout)
+      for (const line of lines.slice(0, 3)) assert.match(line, /^\S+ \S.* \S+$/)
+      assert.match(lines[3]!, /^total [1-9]\d*$/)
+    })
+  })
+
+  it("publint and arethetypeswrong find nothing on any packed tarball", async () => {
+    const tarballs = join(scratch, "tarballs")
+    mkdirSync(tarballs)
+    for (const { dir, name } of packages) {
+      ok(await run("pnpm", ["pack", "--pack-destination", tarballs], { cwd: dir }), `pnpm pack ${name}`)
+    }
+    const files = readdirSync(tarballs).filter((file) => file.endsWith(".tgz"))
+    assert.strictEqual(files.length, packages.length)
+    for (const { dir, name, version } of packages) {
+      const tarball = join(tarballs, `${name.slice(1).replace("/", "-")}-${version}.tgz`)
+      ok(await run(bin("publint"), ["--strict", tarball], { cwd: import.meta.dirname }), `publint ${name}`)
+      // every module, not only ".": attw does not expand the "./*" pattern by itself
+      const modules = readdirSync(join(dir, "src"))
+        .filter((file) => file.endsWith(".ts") && file !== "index.ts" && file !== "bin.ts")
+        .map((file) => `./${file.slice(0, -3)}`)
+      ok(
+        await run(bin("attw"), ["--profile", "esm-only", "--format", "ascii", "--entrypoints", ".", ...modules, "--", tarball], { cwd: import.meta.dirname }),
+        `attw ${name}`
+      )
+    }
+  })
+})

@@ -1,0 +1,11 @@
+import { defineProject } from "vitest/config"
+
+export default defineProject({
+  test: {
+    name: "consumer",
+    include: ["test/**/*.test.ts"],
+    // one scratch registry and two scratch projects, built once for the file
+    testTimeout: 240_000,
+    hookTimeout: 240_000
+  }
+})
