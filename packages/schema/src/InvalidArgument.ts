@@ -29,10 +29,25 @@ export class InvalidArgument extends Schema.TaggedError<InvalidArgument>()("Inva
 // eslint-disable-next-line no-control-regex
 const controlCharacters = /[\u0000-\u001f\u007f]/
 
+/** Why `s` is not an {@link Identifier}, `undefined` when it is one: the one definition of the rule. */
+const identifierIssue = (s: string): string | undefined =>
+  s.length === 0
+    ? "Expected a non-empty string"
+    : controlCharacters.test(s)
+    ? "Expected a string without control characters"
+    : s.includes("/")
+    ? "Expected a string without \"/\""
+    : s === "." || s === ".."
+    ? "Expected a string other than \".\" and \"..\""
+    : undefined
+
 /**
  * An identifier sent in a path or a header (vehicle id, user id, signal code,
  * connection / subscription / webhook id): a non-empty string without control
- * characters (a CR or LF would break the request line or a header).
+ * characters (a CR or LF would break the request line or a header), without
+ * `/`, and other than `.` and `..` (a path segment that a URL parser, a proxy
+ * or the server could resolve against the rest of the path). The transport
+ * applies the same rule to every path parameter.
  *
  * @example
  * ```ts
@@ -41,13 +56,31 @@ const controlCharacters = /[\u0000-\u001f\u007f]/
  *
  * Schema.is(Identifier)("veh_1") // true
  * Schema.is(Identifier)("") // false
+ * Schema.is(Identifier)("..") // false
  * ```
  * @since 0.1.0
  */
 export const Identifier = Schema.String.check(
-  Schema.isNonEmpty({ expected: "a non-empty string" }),
-  Schema.makeFilter((s: string) => !controlCharacters.test(s), { expected: "a string without control characters" })
+  Schema.makeFilter((s: string) => {
+    const issue = identifierIssue(s)
+    return issue === undefined ? true : `${issue}, got ${JSON.stringify(s)}`
+  }, { expected: "an identifier (non-empty, no control character, no \"/\", not \".\" or \"..\")" })
 )
+
+/**
+ * What {@link Identifier} accepts, as a plain predicate (no schema run): for
+ * the common case of a valid id.
+ *
+ * @example
+ * ```ts
+ * import { isIdentifier } from "@connected-vehicle/schema/InvalidArgument"
+ *
+ * isIdentifier("veh_1") // true
+ * isIdentifier("a/b") // false
+ * ```
+ * @since 0.1.0
+ */
+export const isIdentifier = (u: unknown): u is string => typeof u === "string" && identifierIssue(u) === undefined
 
 const formatter = SchemaIssue.makeFormatterStandardSchemaV1()
 
@@ -85,8 +118,26 @@ export const validate = <S extends Schema.ConstraintDecoder<unknown>>(
   options?: ValidateOptions
 ): Effect.Effect<S["Type"], InvalidArgument> => {
   const result = Schema.decodeUnknownResult(schema, { reportInput: true })(input)
-  if (Result.isSuccess(result)) return Effect.succeed(result.success)
-  const first = formatter(result.failure.issue).issues[0]
+  return Result.isSuccess(result) ? Effect.succeed(result.success) : Effect.fail(fromIssue(result.failure.issue, options))
+}
+
+/**
+ * The {@link InvalidArgument} of a schema issue (a decoding or an encoding
+ * failure): the field of its first issue, as {@link validate} names it.
+ *
+ * @example
+ * ```ts
+ * import { Result, Schema } from "effect"
+ * import { Identifier, fromIssue } from "@connected-vehicle/schema/InvalidArgument"
+ *
+ * const result = Schema.decodeUnknownResult(Identifier)("..")
+ * // InvalidArgument { field: "connectionId", message: "connectionId: Expected a string other than \".\" and \"..\", got \"..\"" }
+ * const error = Result.isFailure(result) ? fromIssue(result.failure.issue, { field: "connectionId" }) : undefined
+ * ```
+ * @since 0.1.0
+ */
+export const fromIssue = (issue: SchemaIssue.Issue, options?: ValidateOptions): InvalidArgument => {
+  const first = formatter(issue).issues[0]
   const firstPath = first?.path ?? []
   const key = firstPath[0]
   const field = key === undefined
@@ -95,6 +146,6 @@ export const validate = <S extends Schema.ConstraintDecoder<unknown>>(
     ? String(key)
     : options.rename(String(key))
   const path = [field, ...firstPath.slice(1).map(String)]
-  const message = first?.message ?? result.failure.message
-  return Effect.fail(new InvalidArgument({ field, message: `${path.join(".")}: ${message}` }))
+  const message = first?.message ?? String(issue)
+  return new InvalidArgument({ field, message: `${path.join(".")}: ${message}` })
 }

@@ -9,6 +9,7 @@
  * @since 0.1.0
  */
 import { Clock, Context, Duration, Effect, Layer, Option, Random, Redacted, Schema, SchemaAST, Tracer } from "effect"
+import { isFailure } from "effect/Result"
 import { constTrue } from "effect/Function"
 import { SchemaJITCompiler } from "effect/schema"
 import { HttpClient, HttpClientRequest, HttpTraceContext } from "effect/http"
@@ -16,6 +17,7 @@ import type { Headers, HttpClientError, HttpClientResponse } from "effect/http"
 import type { HttpApiEndpoint, HttpApiGroup } from "effect/http-api"
 import { HttpApi, HttpApiClient, HttpApiSchema } from "effect/http-api"
 import type { OAuthBadRequest, OAuthUnauthorized } from "@connected-vehicle/schema/Api"
+import { fromIssue, Identifier, isIdentifier } from "@connected-vehicle/schema/InvalidArgument"
 import { OAuthErrorBody } from "@connected-vehicle/schema/OAuth"
 import { ErrorEnvelope, fromEnvelope, RateLimitError } from "@connected-vehicle/schema/ServiceError"
 import type { ServiceError } from "@connected-vehicle/schema/ServiceError"
@@ -82,7 +84,8 @@ export interface CallOptions {
 
 /**
  * The errors of one endpoint: every service error, every transport error
- * (`CredentialsError` only when the client uses a credential), and
+ * (`InvalidArgument` for a request argument refused before sending;
+ * `CredentialsError` only when the client uses a credential), and
  * `OAuthError` for endpoints of the authorization server.
  *
  * @example
@@ -662,7 +665,7 @@ const makeMethod = (spec: {
 
   return (input: unknown, options?: CallOptions): Effect.Effect<Result<unknown>, AnyError> => {
     const given = (input ?? {}) as Given
-    const invalid = checkParams(given, method, path)
+    const invalid = checkParams(given)
     if (invalid !== undefined) return Effect.fail(invalid)
     const retry = options?.retry === undefined ? config.retry : { ...config.retry, ...defined(options.retry) } as RetryPolicy
     const rateLimit = options?.rateLimit === undefined
@@ -752,23 +755,31 @@ const isTransient = (error: AnyError, status: number | undefined): boolean =>
 
 const errorUrl = (error: AnyError): string | undefined => "url" in error ? error.url : undefined
 
-const checkParams = (request: unknown, method: string, path: string): InvalidRequest | undefined => {
+/**
+ * Every path parameter must be an `Identifier` (the rule of the SDK's
+ * clients): `""`, `.` and `..` would survive `encodeURIComponent` as empty or
+ * dot segments, and `/` or a control character has no place in an id.
+ */
+const decodeIdentifier = Schema.decodeUnknownResult(Identifier, { reportInput: true })
+
+const checkParams = (request: unknown): AnyError | undefined => {
   const params = typeof request === "object" && request !== null && "params" in request
     ? (request as { readonly params: unknown }).params
     : undefined
   if (typeof params !== "object" || params === null) return undefined
   for (const key in params) {
     const value = (params as Record<string, unknown>)[key]
-    if (value === "." || value === ".." || value === "") {
-      return new InvalidRequest({ method, path, description: `path parameter ${key} must not be empty, "." or ".."` })
+    if (typeof value === "string" && !isIdentifier(value)) {
+      const result = decodeIdentifier(value)
+      if (isFailure(result)) return fromIssue(result.failure.issue, { field: key })
     }
   }
   return undefined
 }
 
-/** An encoding failure: nothing was sent. */
+/** An encoding failure: nothing was sent. A value a schema refuses is an argument error. */
 const mapBuildError = (error: unknown, method: string, path: string): AnyError => {
-  if (Schema.isSchemaError(error)) return new InvalidRequest({ method, path, description: error.message })
+  if (Schema.isSchemaError(error)) return fromIssue(error.issue, { field: "request" })
   const reason = (error as Partial<HttpClientError.HttpClientError>).reason
   return new InvalidRequest({ method, path, description: reason?.description ?? reason?._tag ?? String(error) })
 }

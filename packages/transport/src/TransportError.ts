@@ -1,14 +1,16 @@
 /**
  * Transport-level failures: everything that can go wrong between the SDK and
- * the service that is not an error envelope of section 7.
+ * the service that is not an error envelope of section 7, and the
+ * `InvalidArgument` of an argument refused before sending.
  *
- * Every error carries the HTTP method and the URL without credentials; the
- * ones that saw a response carry its status and request id. None of them
- * carries a header value or a token.
+ * Every error of a request that was sent carries the HTTP method and the URL
+ * without credentials; the ones that saw a response carry its status and
+ * request id. None of them carries a header value or a token.
  *
  * @since 0.1.0
  */
 import { Schema } from "effect"
+import { InvalidArgument } from "@connected-vehicle/schema/InvalidArgument"
 
 const context = {
   method: Schema.String,
@@ -135,8 +137,10 @@ export class TransportFailure extends Schema.TaggedError<TransportFailure>()("Tr
 }
 
 /**
- * The request could not be built from its input (a path parameter `.` or
- * `..`, a value its schema rejects). Nothing was sent.
+ * The request could not be built for a reason other than its arguments: a
+ * URL that is not valid (a configured root that is not a URL), a body the
+ * `HttpClient` cannot encode. Nothing was sent. An argument refused before
+ * sending is an `InvalidArgument` (see {@link TransportError}).
  *
  * @example
  * ```ts
@@ -178,7 +182,12 @@ export class CredentialsError extends Schema.TaggedError<CredentialsError>()("Cr
 }
 
 /**
- * Every failure of the transport that is not an error envelope of the service.
+ * Every failure of the transport that is not an error envelope of the service,
+ * including `InvalidArgument` (`@connected-vehicle/schema/InvalidArgument`,
+ * the one error of every argument refused before sending, by the SDK's
+ * clients or by the transport): a path parameter that is not an
+ * `Identifier` (`""`, `.`, `..`, a `/` or a control character), or a
+ * params, query, headers or payload value its schema rejects.
  *
  * @example
  * ```ts
@@ -195,6 +204,7 @@ export type TransportError =
   | RequestTimeout
   | TransportFailure
   | InvalidRequest
+  | InvalidArgument
   | CredentialsError
 
 /**
@@ -216,6 +226,7 @@ export const TransportError = Schema.Union([
   RequestTimeout,
   TransportFailure,
   InvalidRequest,
+  InvalidArgument,
   CredentialsError
 ])
 

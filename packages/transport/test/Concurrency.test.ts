@@ -242,9 +242,9 @@ describe("one transport, many concurrent calls", () => {
       calls.push({
         label: "legacy.odometer missing",
         method: "GET",
-        path: "/v2.0/vehicles/no%20such%2Fcar/odometer",
+        path: "/v2.0/vehicles/no%20such%3Fcar/odometer",
         query: "",
-        run: legacy.odometer({ params: { id: "no such/car" } }, fast),
+        run: legacy.odometer({ params: { id: "no such?car" } }, fast),
         expect: { _tag: "ResourceNotFoundError", status: 404 },
         attempts: 1
       })
@@ -325,7 +325,7 @@ describe("the URL of an error is the call's own", () => {
     Effect.gen(function*() {
       const sim = yield* Simulator
       const legacy = yield* Transport.client(LegacyApi, "legacy")
-      const ids = ["car-1", "car 2", "car/3", "car-4", "car-5", "car-6"]
+      const ids = ["car-1", "car 2", "car?3", "car-4", "car-5", "car-6"]
       const errors = yield* Effect.forEach(
         ids,
         (id) => Effect.flip(legacy.odometer({ params: { id } }, { timeoutMillis: 30, retry: { maxAttempts: 2, initialDelayMillis: 1 } })),

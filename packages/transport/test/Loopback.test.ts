@@ -163,9 +163,13 @@ describe("Transport over loopback against the simulator", () => {
       const sim = yield* Simulator
       yield* Effect.gen(function*() {
         const connections = yield* Transport.client(VehicleApi, "connections")
-        const error = yield* Effect.flip(connections.get({ params: { connectionId: "../webhooks" } }))
+        const error = yield* Effect.flip(connections.get({ params: { connectionId: "..?webhooks#" } }))
         assert.strictEqual(error._tag, "ResourceNotFoundError")
-        assert.deepStrictEqual((yield* logged(/^\/v3\/connections\//)).map((e) => e.path), ["/v3/connections/..%2Fwebhooks"])
+        assert.deepStrictEqual((yield* logged(/^\/v3\/connections\//)).map((e) => e.path), ["/v3/connections/..%3Fwebhooks%23"])
+        // a "/" is refused, not encoded (a proxy may decode %2F): nothing sent
+        const traversal = yield* Effect.flip(connections.get({ params: { connectionId: "../webhooks" } }))
+        assert.strictEqual(traversal._tag, "InvalidArgument")
+        assert.strictEqual((yield* logged(/^\/v3\/connections\//)).length, 1)
 
         const vehicleId = sim.data.vehicleIds[0]!
         const userId = sim.data.connectionOf(vehicleId)!.userId

@@ -59,15 +59,15 @@ describe("Transport (recording mock)", () => {
   it.effect("sends accept, user agent, bearer and sc-user-id; encodes path parameters", () =>
     Effect.gen(function*() {
       const legacy = yield* Transport.client(LegacyApi, "legacy")
-      const result = yield* legacy.odometer({ params: { id: "../x" } })
+      const result = yield* legacy.odometer({ params: { id: "...x" } })
       assert.strictEqual(result.value.distance, 1234.5)
       assert.strictEqual(result.requestId, "req-ok")
       assert.strictEqual(result.headers["x-request-id"], "req-ok")
       assert.strictEqual(result.headers["content-type"], "application/json")
-      yield* legacy.odometer({ params: { id: "a/b?c#d" } })
+      yield* legacy.odometer({ params: { id: "a b?c#d%2F" } })
       const [first, second] = yield* requests
-      assert.strictEqual(first!.url, "http://mock.test/v2.0/vehicles/..%2Fx/odometer")
-      assert.strictEqual(second!.url, "http://mock.test/v2.0/vehicles/a%2Fb%3Fc%23d/odometer")
+      assert.strictEqual(first!.url, "http://mock.test/v2.0/vehicles/...x/odometer")
+      assert.strictEqual(second!.url, "http://mock.test/v2.0/vehicles/a%20b%3Fc%23d%252F/odometer")
       assert.strictEqual(first!.headers["accept"], "application/json")
       assert.isTrue(first!.headers["user-agent"]!.startsWith(`connected-vehicle-sdk/${pkg.version} `))
       assert.strictEqual(first!.headers["authorization"], "<redacted>")
@@ -81,11 +81,29 @@ describe("Transport (recording mock)", () => {
       assert.strictEqual(third.url, "http://mock.test/v3/vehicles/v/signals/c")
     }).pipe(Effect.provide(mock((r) => r.url.includes("/v3/") ? { status: 302 } : odometer))))
 
-  it.effect("refuses dot segments without sending anything", () =>
+  it.effect("refuses a path parameter that is not an Identifier with InvalidArgument, sending nothing", () =>
     Effect.gen(function*() {
       const legacy = yield* Transport.client(LegacyApi, "legacy")
-      const error = yield* Effect.flip(legacy.odometer({ params: { id: ".." } }))
-      assert.strictEqual(error._tag, "InvalidRequest")
+      const signals = yield* Transport.client(VehicleApi, "signals")
+      const cases: ReadonlyArray<readonly [string, string]> = [
+        ["", "Expected a non-empty string"],
+        [".", "Expected a string other than \".\" and \"..\""],
+        ["..", "Expected a string other than \".\" and \"..\""],
+        ["../x", "Expected a string without \"/\""],
+        ["a/b", "Expected a string without \"/\""],
+        ["v\r\n1", "Expected a string without control characters"],
+        ["\u0000", "Expected a string without control characters"]
+      ]
+      for (const [id, expected] of cases) {
+        const error = yield* Effect.flip(legacy.odometer({ params: { id } }))
+        assert.strictEqual(error._tag, "InvalidArgument")
+        const { field, message } = error as unknown as { readonly field: string; readonly message: string }
+        assert.strictEqual(field, "id")
+        assert.strictEqual(message, `id: ${expected}, got ${JSON.stringify(id)}`)
+      }
+      const second = yield* Effect.flip(signals.get({ params: { vehicleId: "v", signalCode: ".." }, headers: { "sc-user-id": "u" } }))
+      assert.strictEqual(second._tag, "InvalidArgument")
+      assert.strictEqual((second as unknown as { readonly field: string }).field, "signalCode")
       assert.strictEqual((yield* requests).length, 0)
     }).pipe(Effect.provide(mock(() => odometer))))
 
@@ -103,7 +121,14 @@ describe("Transport (recording mock)", () => {
       invalid.push(
         yield* Effect.flip(signals.get({ params: { vehicleId: "v", signalCode: "c" }, headers: {} as { "sc-user-id": string } }))
       )
-      for (const error of invalid) assert.strictEqual(error._tag, "InvalidRequest")
+      // the same tag as every argument refused before sending, naming the field
+      assert.deepStrictEqual(invalid.map((error) => error._tag), Array(4).fill("InvalidArgument"))
+      assert.deepStrictEqual(invalid.map((error) => (error as unknown as { readonly field: string }).field), [
+        "sc-unit-system",
+        "id",
+        "limit",
+        "sc-user-id"
+      ])
       // (the mock answers an odometer: only the requests matter here)
       yield* Effect.exit(legacy.vehicles({ query: { limit: 5, offset: 10 } }))
       yield* Effect.exit(legacy.vehicles())

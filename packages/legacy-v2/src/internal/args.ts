@@ -3,7 +3,7 @@
  */
 import { Effect, Schema } from "effect"
 import { LegacyVehiclesQuery } from "@connected-vehicle/schema/Api"
-import { Identifier, InvalidArgument, validate } from "@connected-vehicle/schema/InvalidArgument"
+import { Identifier, InvalidArgument, isIdentifier, validate } from "@connected-vehicle/schema/InvalidArgument"
 import { LegacyPath } from "@connected-vehicle/schema/Legacy"
 
 /**
@@ -15,12 +15,13 @@ export const checkValue = <S extends Schema.ConstraintDecoder<unknown>>(field: s
   Effect.suspend(() => validate(schema, value, { field }))
 
 /**
- * Checks an identifier sent in the path: non-empty, no control characters.
+ * Checks an identifier sent in the path with `Identifier` (non-empty, no
+ * control character, no `/`, not `.` or `..`).
  *
  * @internal
  */
 export const checkIdentifier = (field: string, value: unknown): Effect.Effect<string, InvalidArgument> =>
-  checkValue(field, Identifier, value)
+  isIdentifier(value) ? Effect.succeed(value) : checkValue(field, Identifier, value)
 
 /**
  * Checks the vehicle-list arguments against `LegacyVehiclesQuery` (`undefined`

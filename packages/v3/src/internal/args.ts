@@ -3,7 +3,7 @@
  */
 import { Effect, Layer, Schema } from "effect"
 import type { HttpClient } from "effect/http"
-import { Identifier, InvalidArgument, validate } from "@connected-vehicle/schema/InvalidArgument"
+import { Identifier, InvalidArgument, isIdentifier, validate } from "@connected-vehicle/schema/InvalidArgument"
 import * as Transport from "@connected-vehicle/transport/Transport"
 
 type Friendly<K> = K extends `filter[${infer F}]` ? F : K
@@ -54,7 +54,8 @@ export const toQuery = <S extends Schema.Struct<Schema.Struct.Fields>>(schema: S
 }
 
 /**
- * Checks identifiers sent in a path or a header: non-empty, no control characters.
+ * Checks identifiers sent in a path or a header with `Identifier` (non-empty,
+ * no control character, no `/`, not `.` or `..`).
  *
  * @internal
  */
@@ -64,7 +65,7 @@ export const identifiers = <const K extends string>(
 ): Effect.Effect<{ readonly [P in K]: string }, InvalidArgument> =>
   Effect.suspend(() => {
     if (!isRecord(args)) return validate(Schema.Record(Schema.String, Schema.Unknown), args, { field: "arguments" }) as never
-    // the common case, all valid, without running the schema (same predicate as `Identifier`)
+    // the common case, all valid, without running the schema (`isIdentifier` is `Identifier`'s rule)
     if (keys.every((key) => isIdentifier(args[key]))) return Effect.succeed(args as { readonly [P in K]: string })
     return Effect.forEach(keys, (key) => validate(Identifier, args[key], { field: key })).pipe(
       Effect.as(args as { readonly [P in K]: string })
@@ -72,18 +73,12 @@ export const identifiers = <const K extends string>(
   })
 
 /**
- * Checks one identifier.
+ * Checks one identifier (see {@link identifiers}).
  *
  * @internal
  */
 export const identifier = (field: string, value: unknown): Effect.Effect<string, InvalidArgument> =>
   isIdentifier(value) ? Effect.succeed(value) : Effect.suspend(() => validate(Identifier, value, { field }))
-
-// eslint-disable-next-line no-control-regex
-const controlCharacters = /[\u0000-\u001f\u007f]/
-
-/** What `Identifier` accepts: a non-empty string without control characters. */
-const isIdentifier = (u: unknown): u is string => typeof u === "string" && u.length > 0 && !controlCharacters.test(u)
 
 /**
  * A layer giving the services a transport whose client is transformed.
