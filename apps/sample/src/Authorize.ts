@@ -99,7 +99,8 @@ export class LoginTimeout extends Schema.TaggedError<LoginTimeout>()("LoginTimeo
 export const defaultTimeoutMillis = 120_000
 
 /**
- * Runs the flow and stores the tokens under `key`. Redirects with another
+ * Runs the flow and stores the tokens under `key` (`loginHint` asks for a
+ * given user). Redirects with another
  * `state` are answered 400 and ignored; without the right one within
  * `timeoutMillis` (default {@link defaultTimeoutMillis}) the flow fails with
  * {@link LoginTimeout}.
@@ -118,6 +119,8 @@ export const run = (options: {
   readonly port: number
   readonly follow: boolean
   readonly mode?: Mode | undefined
+  /** The user to sign in (`login_hint`, which simulators honour; a real consent page lets the user choose). */
+  readonly loginHint?: string | undefined
   readonly timeoutMillis?: number | undefined
   readonly onConsentUrl: (url: string) => Effect.Effect<void>
 }): Effect.Effect<
@@ -134,7 +137,7 @@ export const run = (options: {
       permissions,
       state,
       ...(options.mode === undefined ? {} : { mode: options.mode })
-    })
+    }).pipe(Effect.map((url) => options.loginHint === undefined ? url : withLoginHint(url, options.loginHint)))
     yield* options.onConsentUrl(consentUrl)
     let redirectedTo: string | undefined
     const callback = yield* Effect.gen(function*() {
@@ -157,6 +160,12 @@ export const run = (options: {
       token
     }
   }))
+
+const withLoginHint = (consentUrl: string, loginHint: string) => {
+  const url = new URL(consentUrl)
+  url.searchParams.set("login_hint", loginHint)
+  return url.toString()
+}
 
 /**
  * What a browser does: GET the consent URL, read the 302 `Location`, and

@@ -63,7 +63,7 @@ const shared = {
   ),
   tokenFile: Flag.String("token-file").pipe(
     Flag.withDescription(
-      "Where `login` stores the user's tokens for a remote target (env CONNECTED_VEHICLE_TOKEN_FILE; default ~/.config/connected-vehicle/sample-tokens.json)"
+      "Where `login` stores the user's tokens, keyed by target and client id (env CONNECTED_VEHICLE_TOKEN_FILE; default for a remote target ~/.config/connected-vehicle/sample-tokens.json, for the embedded simulator memory)"
     ),
     Flag.optional
   )
@@ -378,6 +378,12 @@ const login = Command.make("login", {
     Flag.optional
   ),
   mode: Flag.Literals("mode", ModeValues).pipe(Flag.withDescription("Consent mode: live or simulated"), Flag.optional),
+  user: Flag.String("user").pipe(
+    Flag.withDescription(
+      "The user to sign in, sent as login_hint (simulators sign that user in; a real consent page lets the user choose); default on the embedded simulator: a user with a vehicle whose make answers the service history"
+    ),
+    Flag.optional
+  ),
   timeout: Flag.Int("timeout").pipe(
     Flag.withDescription("Seconds to wait for the redirect before giving up with LoginTimeout, exit 1 (default 120)"),
     Flag.mapTryCatch(
@@ -400,6 +406,7 @@ const login = Command.make("login", {
         port: input.port,
         follow,
         mode: optionalValue(input.mode),
+        loginHint: Option.getOrElse(input.user, () => target.loginHint),
         timeoutMillis: Option.getOrUndefined(Option.map(input.timeout, (seconds) => seconds * 1000)),
         onConsentUrl: (url) =>
           Console.error(
@@ -408,7 +415,9 @@ const login = Command.make("login", {
               : `Open this URL in a browser to give consent:\n\n  ${url}\n\nWaiting for the redirect...`
           )
       })
-      const file = target.embedded ? "(memory: the embedded simulator stops with this command)" : optionalValue(flags.tokenFile) ?? M.TokenFile.defaultPath()
+      const file = target.embedded && Option.isNone(flags.tokenFile)
+        ? "(memory: the embedded simulator stops with this command)"
+        : optionalValue(flags.tokenFile) ?? M.TokenFile.defaultPath()
       const shown = {
         target: target.label,
         key,

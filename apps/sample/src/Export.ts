@@ -70,6 +70,8 @@ export interface ExportPage<A> {
 
 /**
  * Writes every page of `pages` to `file` and returns the number of records.
+ * Interrupted (Ctrl-C) or failed, it leaves no file behind and ends the
+ * progress line.
  *
  * @example
  * ```ts
@@ -121,4 +123,4 @@ export const write = <A, E, R>(options: {
     )
     if (options.progress !== undefined) yield* options.progress.done
     return count
-  })
+  }).pipe(Effect.ensuring(options.progress?.close ?? Effect.void))

@@ -2,7 +2,9 @@
  * A progress bar on stderr for streamed exports: pages, items (of the total
  * when known), a bar, and the rate in items per second. On a terminal it
  * redraws one line; elsewhere (pipes, CI logs) it prints a line at most every
- * 250 ms and a final one.
+ * 250 ms and a final one. A line left open on a terminal (an interrupt with
+ * Ctrl-C, a failure) is ended by `close`, so the shell prompt starts on a
+ * line of its own.
  *
  * @since 0.1.0
  */
@@ -18,6 +20,18 @@ export interface Progress {
   readonly page: (items: number, total?: number | undefined) => Effect.Effect<void>
   /** Prints the final state and ends the line. */
   readonly done: Effect.Effect<void>
+  /** Ends the line if one is open (after an interrupt or a failure); does nothing after `done`. */
+  readonly close: Effect.Effect<void>
+}
+
+/**
+ * Where the progress goes: stderr by default.
+ *
+ * @since 0.1.0
+ */
+export interface Output {
+  readonly isTTY: boolean
+  readonly write: (text: string) => void
 }
 
 const width = 24
@@ -51,7 +65,7 @@ export const line = (state: {
 }
 
 /**
- * Starts a progress display on stderr.
+ * Starts a progress display on stderr (or `output`).
  *
  * @example
  * ```ts
@@ -66,19 +80,23 @@ export const line = (state: {
  * ```
  * @since 0.1.0
  */
-export const start = (label: string): Effect.Effect<Progress> =>
+export const start = (label: string, output?: Output): Effect.Effect<Progress> =>
   Effect.gen(function*() {
     const startedAt = yield* Clock.currentTimeMillis
-    const tty = process.stderr.isTTY === true
+    const out: Output = output ?? { isTTY: process.stderr.isTTY === true, write: (text) => void process.stderr.write(text) }
+    const tty = out.isTTY
     let pages = 0
     let items = 0
     let total: number | undefined
     let lastDraw = 0
+    // a terminal line drawn without its newline
+    let open = false
     const draw = (now: number, final: boolean) =>
       Effect.sync(() => {
         const text = line({ label, pages, items, total, elapsedMillis: now - startedAt })
-        if (tty) process.stderr.write(`\r\x1b[2K${text}${final ? "\n" : ""}`)
-        else process.stderr.write(`${text}\n`)
+        if (tty) out.write(`\r\x1b[2K${text}${final ? "\n" : ""}`)
+        else out.write(`${text}\n`)
+        open = tty && !final
         lastDraw = now
       })
     return {
@@ -90,6 +108,10 @@ export const start = (label: string): Effect.Effect<Progress> =>
           const now = yield* Clock.currentTimeMillis
           if (now - lastDraw >= (tty ? 50 : 250)) yield* draw(now, false)
         }),
-      done: Effect.flatMap(Clock.currentTimeMillis, (now) => draw(now, true))
+      done: Effect.flatMap(Clock.currentTimeMillis, (now) => draw(now, true)),
+      close: Effect.sync(() => {
+        if (open) out.write("\n")
+        open = false
+      })
     }
   })

@@ -31,8 +31,9 @@ import * as TokenFile from "./TokenFile.ts"
 export type Services = Target.Target | ConnectedVehicle.Services
 
 /**
- * Options of {@link layer}: the target and where user tokens are kept for a
- * remote target (`--token-file`, default {@link TokenFile.defaultPath}).
+ * Options of {@link layer}: the target and where user tokens are kept
+ * (`--token-file`; for a remote target the default is
+ * {@link TokenFile.defaultPath}, for the embedded simulator memory).
  *
  * @example
  * ```ts
@@ -66,7 +67,13 @@ export interface Options extends Target.Options {
  * @since 0.1.0
  */
 export const layer = (options: Options): Layer.Layer<Services, SampleError | Config.ConfigError> =>
-  Target.layer(options, () => TokenFile.layer(Option.getOrElse(options.tokenFile, TokenFile.defaultPath)))
+  Target.layer(options, {
+    remote: () => TokenFile.layer(Option.getOrElse(options.tokenFile, TokenFile.defaultPath), { persist: Target.isUserKey }),
+    embedded: () =>
+      Option.isSome(options.tokenFile)
+        ? TokenFile.layer(options.tokenFile.value, { persist: Target.isUserKey })
+        : TokenStore.layerMemory
+  })
 
 /**
  * Makes sure the user behind the legacy reads is signed in: on the embedded
@@ -86,7 +93,7 @@ export const layer = (options: Options): Layer.Layer<Services, SampleError | Con
 export const ensureUser = Effect.gen(function*() {
   const target = yield* Target.Target
   if (target.embedded) {
-    yield* Authorize.run({ key: target.userKey, port: 0, follow: true, onConsentUrl: () => Effect.void })
+    yield* Authorize.run({ key: target.userKey, port: 0, follow: true, loginHint: target.loginHint, onConsentUrl: () => Effect.void })
     return
   }
   const store = yield* TokenStore.TokenStore

@@ -9,7 +9,7 @@ import { Config, Context, Effect, Layer, Option } from "effect"
 import type { Redacted } from "effect"
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import * as OAuthConfig from "@connected-vehicle/auth/OAuthConfig"
-import type * as TokenStore from "@connected-vehicle/auth/TokenStore"
+import * as TokenStore from "@connected-vehicle/auth/TokenStore"
 import * as ConnectedVehicle from "@connected-vehicle/sdk/ConnectedVehicle"
 import type * as Simulator from "@connected-vehicle/simulator/Simulator"
 import * as Compatibility from "@connected-vehicle/v3/Compatibility"
@@ -33,8 +33,16 @@ export class Target extends Context.Service<Target, {
   /** `embedded simulator at http://127.0.0.1:PORT` or the target origin. */
   readonly label: string
   readonly embedded: boolean
-  /** The token-store key of the user's tokens on this target. */
+  /** The token-store key of the user's tokens on this target for this client id (see {@link keysOf}). */
   readonly userKey: string
+  /** The token-store key of the application token on this target for this client id (see {@link keysOf}). */
+  readonly applicationKey: string
+  /**
+   * The user the consent flow asks for (`login_hint`): on the embedded
+   * simulator a user with a vehicle whose make answers the service history;
+   * undefined elsewhere (the user chooses in the browser).
+   */
+  readonly loginHint: string | undefined
   /** The running embedded simulator (undefined for a remote target). */
   readonly simulator: Simulator.Simulator["Service"] | undefined
 }>()("@connected-vehicle/sample/Target") {}
@@ -100,26 +108,76 @@ const anyPerRootVariable = Config.all(perRootVariables.map((name) => Config.opti
 )
 
 /**
- * The user's token-store key on a target.
+ * Where a target is, for the token-store keys: the normalised URL of
+ * `--target` (origin and path, no trailing slash), or the distinct roots of
+ * a deployment with separate roots.
  *
  * @example
  * ```ts
- * import { userKey } from "@connected-vehicle/sample/Target"
+ * import { identityOf } from "@connected-vehicle/sample/Target"
+ * import { rootsFromOrigin } from "@connected-vehicle/transport/TransportConfig"
  *
- * userKey("https://api.example.com") // "user@https://api.example.com"
+ * identityOf(rootsFromOrigin("http://127.0.0.1:8080/")) // "http://127.0.0.1:8080"
  * ```
  * @since 0.1.0
  */
-export const userKey = (label: string): string => `user@${label}`
+export const identityOf = (roots: TransportConfig.Roots): string => {
+  const normal = (url: string) => {
+    const parsed = new URL(url)
+    return `${parsed.origin}${parsed.pathname.replace(/\/+$/, "")}`
+  }
+  const one = TransportConfig.rootsFromOrigin(roots.authorization)
+  const single = (Object.keys(one) as Array<keyof TransportConfig.Roots>).every((k) => normal(one[k]) === normal(roots[k]))
+  if (single) return normal(roots.authorization)
+  return [...new Set([roots.authorization, roots.base, roots.management, roots.compatibility, roots.legacy].map(normal))].join(" ")
+}
+
+/**
+ * The token-store keys of a target and a client id: every cached token is
+ * keyed by where it was issued and for which application, so that a token
+ * is never sent to another server, nor used for another client id.
+ *
+ * @example
+ * ```ts
+ * import { keysOf } from "@connected-vehicle/sample/Target"
+ *
+ * keysOf("https://api.example.com", "my-app").userKey // "user@https://api.example.com?client_id=my-app"
+ * ```
+ * @since 0.1.0
+ */
+export const keysOf = (identity: string, clientId: string): {
+  readonly userKey: string
+  readonly applicationKey: string
+} => {
+  const suffix = `${identity}?client_id=${encodeURIComponent(clientId)}`
+  return { userKey: `user@${suffix}`, applicationKey: `application@${suffix}` }
+}
+
+/**
+ * Whether a token-store key holds a user's tokens (the only ones kept in the
+ * token file: the application token is fetched again by every command).
+ *
+ * @example
+ * ```ts
+ * import { isUserKey, keysOf } from "@connected-vehicle/sample/Target"
+ *
+ * isUserKey(keysOf("https://api.example.com", "my-app").userKey) // true
+ * ```
+ * @since 0.1.0
+ */
+export const isUserKey = (key: string): boolean => key.startsWith("user@")
 
 // A remote target (by --target, or by the per-root environment variables):
 // its label and transport configuration; undefined for the embedded simulator.
 const remoteOf = (options: Options) =>
-  Effect.map(anyPerRootVariable, (perRoot) => {
+  Effect.gen(function*() {
     if (Option.isSome(options.target)) {
-      return { label: options.target.value, config: TransportConfig.layerOrigin(options.target.value, policies) }
+      const config = TransportConfig.make({ ...policies, roots: TransportConfig.rootsFromOrigin(options.target.value) })
+      return { label: options.target.value, config }
     }
-    return perRoot ? { label: "the roots of CONNECTED_VEHICLE_*_URL", config: TransportConfig.layerConfig } : undefined
+    if (!(yield* anyPerRootVariable)) return undefined
+    const config = yield* Effect.provide(Effect.service(TransportConfig.TransportConfig), TransportConfig.layerConfig)
+    return { label: "the roots of CONNECTED_VEHICLE_*_URL", config }
   })
 
 /**
@@ -151,11 +209,16 @@ const remoteOf = (options: Options) =>
  */
 export const layer = (
   options: Options,
-  remoteTokenStore: () => Layer.Layer<TokenStore.TokenStore>
+  tokenStore: {
+    /** The store of a remote target (the token file). */
+    readonly remote: () => Layer.Layer<TokenStore.TokenStore>
+    /** The store of the embedded simulator (memory, or the token file when one is given). */
+    readonly embedded: () => Layer.Layer<TokenStore.TokenStore>
+  }
 ): Layer.Layer<Target | ConnectedVehicle.Services, SampleError | Config.ConfigError> =>
   Layer.unwrap(Effect.gen(function*() {
     const remote = yield* remoteOf(options)
-    if (remote === undefined) return embedded
+    if (remote === undefined) return embedded(tokenStore.embedded())
     const { label, config } = remote
     const clientId = Option.getOrUndefined(options.clientId)
     const clientSecret = Option.getOrUndefined(options.clientSecret)
@@ -166,11 +229,12 @@ export const layer = (
         usage: true
       })
     }
-    return ConnectedVehicle.layerWith(config, OAuthConfig.layer({ clientId, clientSecret }), {
+    const keys = keysOf(identityOf(config.roots), clientId)
+    return ConnectedVehicle.layerWith(Layer.succeed(TransportConfig.TransportConfig, config), OAuthConfig.layer({ clientId, clientSecret }), {
       httpClient: NodeHttpClient.layerUndici,
-      tokenStore: remoteTokenStore(),
-      userKey: userKey(label)
-    }).pipe(Layer.merge(Layer.succeed(Target, { label, embedded: false, userKey: userKey(label), simulator: undefined })))
+      tokenStore: tokenStore.remote(),
+      ...keys
+    }).pipe(Layer.merge(Layer.succeed(Target, { label, embedded: false, ...keys, loginHint: undefined, simulator: undefined })))
   }))
 
 /**
@@ -191,33 +255,56 @@ export const layerPublic = (
 ): Layer.Layer<Target | Compatibility.Compatibility | Transport.Transport, Config.ConfigError> =>
   Layer.unwrap(Effect.gen(function*() {
     const remote = yield* remoteOf(options)
-    if (remote === undefined) return embedded
+    if (remote === undefined) return embedded(TokenStore.layerMemory)
     const { label, config } = remote
+    const keys = keysOf(identityOf(config.roots), Option.getOrElse(options.clientId, () => ""))
     return Compatibility.layer().pipe(
       Layer.provideMerge(Transport.layer),
-      Layer.provide([config, NodeHttpClient.layerUndici]),
-      Layer.merge(Layer.succeed(Target, { label, embedded: false, userKey: userKey(label), simulator: undefined }))
+      Layer.provide([Layer.succeed(TransportConfig.TransportConfig, config), NodeHttpClient.layerUndici]),
+      Layer.merge(Layer.succeed(Target, { label, embedded: false, ...keys, loginHint: undefined, simulator: undefined }))
     )
   }))
 
-const embeddedKey = userKey("embedded simulator")
+/**
+ * The user the embedded simulator signs in: the first one with a vehicle
+ * whose make answers the legacy service history (so that every legacy read
+ * can be shown), else the first user.
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { Simulator } from "@connected-vehicle/simulator/Simulator"
+ * import { demoUser } from "@connected-vehicle/sample/Target"
+ *
+ * const user = Effect.map(Simulator.asEffect(), (simulator) => demoUser(simulator.data))
+ * ```
+ * @since 0.1.0
+ */
+export const demoUser = (data: Simulator.SimulatorData): string | undefined =>
+  (data.users.find((u) => data.vehiclesOf(u.id).some((id) => data.vehicle(id)?.supportsServiceHistory === true)) ??
+    data.users[0])?.id
 
-// The simulator is loaded by the SDK only when it is used: a remote target starts faster.
-const embedded: Layer.Layer<Target | ConnectedVehicle.Services> = Layer.unwrap(Effect.gen(function*() {
-  const { Simulator: Service } = yield* Effect.promise(() => import("@connected-vehicle/simulator/Simulator"))
-  return Layer.effect(
-    Target,
-    Effect.map(Effect.service(Service), (simulator) => ({
-      label: `embedded simulator at ${simulator.url}`,
-      embedded: true,
-      userKey: embeddedKey,
-      simulator
+// The simulator is loaded only when it is used: a remote target starts faster.
+// Its URL (a free port) is known once it listens: the keys are derived from it.
+const embedded = (
+  tokenStore: Layer.Layer<TokenStore.TokenStore>
+): Layer.Layer<Target | ConnectedVehicle.Services> =>
+  Layer.unwrap(Effect.gen(function*() {
+    const Sim = yield* Effect.promise(() => import("@connected-vehicle/simulator/Simulator"))
+    const Sdk = Layer.unwrap(Effect.map(Effect.service(Sim.Simulator), (simulator) => {
+      const config = TransportConfig.make({ ...policies, roots: TransportConfig.rootsFromOrigin(simulator.url) })
+      const keys = keysOf(identityOf(config.roots), simulator.clientId)
+      return ConnectedVehicle.layerWith(
+        Layer.succeed(TransportConfig.TransportConfig, config),
+        OAuthConfig.layer({ clientId: simulator.clientId, clientSecret: simulator.clientSecret }),
+        { httpClient: NodeHttpClient.layerUndici, tokenStore, ...keys }
+      ).pipe(Layer.merge(Layer.succeed(Target, {
+        label: `embedded simulator at ${simulator.url}`,
+        embedded: true,
+        ...keys,
+        loginHint: demoUser(simulator.data),
+        simulator
+      })))
     }))
-  ).pipe(Layer.provideMerge(ConnectedVehicle.layerSimulator({
-    loopback: true,
-    httpClient: NodeHttpClient.layerUndici,
-    transport: policies,
-    userKey: embeddedKey,
-    signIn: false
-  })))
-}))
+    return Sdk.pipe(Layer.provideMerge(Sim.layer({ port: 0 })))
+  }))

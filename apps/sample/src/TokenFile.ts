@@ -2,7 +2,9 @@
  * A `TokenStore` (from `@connected-vehicle/auth`) kept in a JSON file, so that
  * `login` in one process and `legacy ...` in the next share the user's
  * tokens. The file is created with mode 0600; it holds the tokens themselves,
- * like any credential cache.
+ * like any credential cache. Entries are keyed by target and client id (see
+ * `Target.keysOf`); the keys `persist` rejects (the application token) stay
+ * in memory, for the process only.
  *
  * @since 0.1.0
  */
@@ -100,45 +102,74 @@ const write = (path: string, key: string, tokens: Record<string, Stored>) =>
   })
 
 /**
+ * Options of {@link layer}.
+ *
+ * @example
+ * ```ts
+ * import type { Options } from "@connected-vehicle/sample/TokenFile"
+ *
+ * const usersOnly: Options = { persist: (key) => key.startsWith("user@") }
+ * ```
+ * @since 0.1.0
+ */
+export interface Options {
+  /** Which keys go to the file (default: every key); the others are kept in memory. */
+  readonly persist?: ((key: string) => boolean) | undefined
+}
+
+/**
  * The file-backed store.
  *
  * @example
  * ```ts
  * import * as TokenFile from "@connected-vehicle/sample/TokenFile"
  *
- * const StoreLive = TokenFile.layer("/tmp/tokens.json")
+ * const StoreLive = TokenFile.layer("/tmp/tokens.json", { persist: (key) => key.startsWith("user@") })
  * ```
  * @since 0.1.0
  */
-export const layer = (path: string): Layer.Layer<TokenStore.TokenStore> =>
-  Layer.succeed(TokenStore.TokenStore, {
-    get: (key) =>
-      Effect.map(read(path, key), (tokens) => {
-        const stored = tokens[key]
-        return stored === undefined ? Option.none() : Option.some({
-          accessToken: Redacted.make(stored.accessToken),
-          issuedAt: stored.issuedAt,
-          expiresAt: stored.expiresAt,
-          refreshToken: stored.refreshToken === undefined ? undefined : Redacted.make(stored.refreshToken),
-          refreshExpiresAt: stored.refreshExpiresAt
-        })
-      }),
-    set: (key, token) =>
-      Effect.flatMap(read(path, key), (tokens) =>
-        write(path, key, {
-          ...tokens,
-          [key]: {
-            accessToken: Redacted.value(token.accessToken),
-            ...(token.issuedAt === undefined ? {} : { issuedAt: token.issuedAt }),
-            expiresAt: token.expiresAt,
-            ...(token.refreshToken === undefined ? {} : { refreshToken: Redacted.value(token.refreshToken) }),
-            ...(token.refreshExpiresAt === undefined ? {} : { refreshExpiresAt: token.refreshExpiresAt })
-          }
-        })),
-    remove: (key) =>
-      Effect.flatMap(read(path, key), (tokens) => {
-        if (!(key in tokens)) return Effect.void
-        const { [key]: _removed, ...rest } = tokens
-        return write(path, key, rest)
+export const layer = (path: string, options?: Options): Layer.Layer<TokenStore.TokenStore> =>
+  Layer.effect(
+    TokenStore.TokenStore,
+    Effect.map(TokenStore.makeMemory, (memory) => {
+      const persist = options?.persist ?? (() => true)
+      const file = make(path)
+      return {
+        get: (key) => persist(key) ? file.get(key) : memory.get(key),
+        set: (key, token) => persist(key) ? file.set(key, token) : memory.set(key, token),
+        remove: (key) => persist(key) ? file.remove(key) : memory.remove(key)
+      }
+    })
+  )
+
+const make = (path: string): TokenStore.TokenStore["Service"] => ({
+  get: (key) =>
+    Effect.map(read(path, key), (tokens) => {
+      const stored = tokens[key]
+      return stored === undefined ? Option.none() : Option.some({
+        accessToken: Redacted.make(stored.accessToken),
+        issuedAt: stored.issuedAt,
+        expiresAt: stored.expiresAt,
+        refreshToken: stored.refreshToken === undefined ? undefined : Redacted.make(stored.refreshToken),
+        refreshExpiresAt: stored.refreshExpiresAt
       })
-  })
+    }),
+  set: (key, token) =>
+    Effect.flatMap(read(path, key), (tokens) =>
+      write(path, key, {
+        ...tokens,
+        [key]: {
+          accessToken: Redacted.value(token.accessToken),
+          ...(token.issuedAt === undefined ? {} : { issuedAt: token.issuedAt }),
+          expiresAt: token.expiresAt,
+          ...(token.refreshToken === undefined ? {} : { refreshToken: Redacted.value(token.refreshToken) }),
+          ...(token.refreshExpiresAt === undefined ? {} : { refreshExpiresAt: token.refreshExpiresAt })
+        }
+      })),
+  remove: (key) =>
+    Effect.flatMap(read(path, key), (tokens) => {
+      if (!(key in tokens)) return Effect.void
+      const { [key]: _removed, ...rest } = tokens
+      return write(path, key, rest)
+    })
+})

@@ -175,6 +175,7 @@ export const run = (json: boolean) =>
       key,
       port: 0,
       follow: true,
+      loginHint: target.loginHint,
       onConsentUrl: (url) => say(keyValues([["Consent URL", url]]))
     })
     yield* say(keyValues([
@@ -206,7 +207,7 @@ export const run = (json: boolean) =>
     yield* say(heading("4. v3: application token, connections, signals"))
     const appToken = yield* TokenExchange.clientCredentials()
     const store = yield* TokenStore
-    yield* store.set("application", appToken) // the v3 services' session uses this token
+    yield* store.set(target.applicationKey, appToken) // the v3 services' session uses this token
     yield* say(keyValues([
       ["Application token", `${Authorize.redact(appToken.accessToken)} (client credentials, no user context)`],
       ["Expires at", new Date(appToken.expiresAt).toISOString()]

@@ -1,8 +1,15 @@
 #!/usr/bin/env node
 /**
  * Entry point: `node src/bin.ts [command] [flags]` (Node 24 runs TypeScript
- * directly). Exit codes: 0 success, 1 a failure of the service or the
- * network (reported on stderr), 2 a bad argument (with the help of the command).
+ * directly; the shebang finds the `node` of the PATH, which `pnpm exec` puts
+ * first: the repo's Node 24). Exit codes: 0 success, 1 a failure of the
+ * service or the network (reported on stderr), 2 a bad argument (with the
+ * help of the command).
+ *
+ * Started by `pnpm sample` (this package's `start` script, run in
+ * `apps/sample`), the process moves to the directory the user ran pnpm in
+ * (`INIT_CWD`), so that relative paths are the user's; a leading `--`
+ * (`pnpm sample -- --help`) is dropped by `internal/main.ts`.
  *
  * The node compile cache is enabled before the program is loaded: the
  * TypeScript stripped of its types and the compiled code of the ~550 modules
@@ -12,6 +19,15 @@
  * @since 0.1.0
  */
 import * as Module from "node:module"
+import { userDirectoryOf } from "./internal/invocation.ts"
 
+const userDirectory = userDirectoryOf(process.env)
+if (userDirectory !== undefined) {
+  try {
+    process.chdir(userDirectory)
+  } catch {
+    // the directory is gone: paths stay relative to the package folder
+  }
+}
 Module.enableCompileCache?.()
 await import("./internal/main.ts")

@@ -1,8 +1,10 @@
 /**
  * The e2e harness: runs the CLI as a child process (`node src/bin.ts`, with
- * the Node that runs vitest, i.e. the repo's Node 24) and collects its exit
- * code and output. The child sees no CONNECTED_VEHICLE_* variable of the
- * parent and a private config directory.
+ * the Node that runs vitest, i.e. the repo's Node 24; or `pnpm ...` with
+ * `via: "pnpm"`) and collects its exit code and output. The child sees no
+ * CONNECTED_VEHICLE_* variable of the parent, none of the package manager's
+ * lifecycle variables (`INIT_CWD`, `npm_*`: a test that wants them sets
+ * them) and a private config directory.
  *
  * At most `slots` children run at once (the cores plus one): the tests run
  * concurrently, and on a small or busy machine more processes would only
@@ -11,12 +13,14 @@
  */
 import { spawn } from "node:child_process"
 import type { ChildProcess } from "node:child_process"
-import { mkdtempSync } from "node:fs"
+import { mkdtempSync, writeFileSync } from "node:fs"
 import { availableParallelism, tmpdir } from "node:os"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
 
 export const appDir = join(dirname(fileURLToPath(import.meta.url)), "..")
+export const repoDir = join(appDir, "..", "..")
+export const binPath = join(appDir, "src", "bin.ts")
 
 export const tempDir = (prefix: string): string => mkdtempSync(join(tmpdir(), `sample-${prefix}-`))
 
@@ -52,6 +56,22 @@ export interface Run {
 
 interface Options {
   readonly env?: Readonly<Record<string, string>> | undefined
+  /** The child's working directory (default: `apps/sample`). */
+  readonly cwd?: string | undefined
+  /** `node src/bin.ts ARGS` (default), or `pnpm ARGS` from the repo (the args then name the command). */
+  readonly via?: "node" | "pnpm" | undefined
+}
+
+/**
+ * The pnpm of this run (`npm_execpath` when vitest was started by pnpm),
+ * else the pinned one through npx.
+ */
+const pnpm = (): { readonly command: string; readonly args: ReadonlyArray<string> } => {
+  const execPath = process.env["npm_execpath"]
+  return execPath !== undefined && process.env["npm_config_user_agent"]?.startsWith("pnpm/") === true &&
+      /pnpm(\.c?js)?$/.test(execPath)
+    ? execPath.endsWith("js") ? { command: process.execPath, args: [execPath] } : { command: execPath, args: [] }
+    : { command: "npx", args: ["-y", "pnpm@12.21.0"] }
 }
 
 /** A running child: its output so far, a wait for a line of stderr, and its end. */
@@ -65,10 +85,15 @@ export interface Started {
 const spawnCli = (args: ReadonlyArray<string>, options?: Options): Started => {
   const env: Record<string, string> = {}
   for (const [key, value] of Object.entries(process.env)) {
-    if (value !== undefined && !key.startsWith("CONNECTED_VEHICLE_")) env[key] = value
+    if (value === undefined || key.startsWith("CONNECTED_VEHICLE_") || key === "INIT_CWD") continue
+    if (/^(npm|pnpm)_/i.test(key) && key !== "npm_execpath" && key !== "npm_config_user_agent") continue
+    env[key] = value
   }
-  const child = spawn(process.execPath, ["src/bin.ts", ...args], {
-    cwd: appDir,
+  const via = options?.via === "pnpm" ? pnpm() : { command: process.execPath, args: [binPath] }
+  // pnpm must never install anything on its own before running a script
+  if (options?.via === "pnpm") env["pnpm_config_verify_deps_before_run"] = "false"
+  const child = spawn(via.command, [...via.args, ...args], {
+    cwd: options?.cwd ?? (options?.via === "pnpm" ? repoDir : appDir),
     env: { ...env, XDG_CONFIG_HOME: configHome, NO_COLOR: "1", ...options?.env },
     stdio: ["ignore", "pipe", "pipe"]
   })
@@ -133,6 +158,13 @@ export const runJson = async <A = any>(
 ): Promise<{ readonly run: Run; readonly json: A }> => {
   const result = await run([...args, "--json"], options)
   return { run: result, json: parseJson<A>(result) }
+}
+
+/** The secret in a file of its own (`--client-secret-file`): never on the command line. */
+export const secretFile = (secret: string, dir = tempDir("secret")): string => {
+  const file = join(dir, "client-secret")
+  writeFileSync(file, secret + "\n", { mode: 0o600 })
+  return file
 }
 
 /** Bearer-token shapes of the simulator (`at_`, `rt_`, `app_` + 32 base64url characters). */

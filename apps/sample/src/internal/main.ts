@@ -1,16 +1,18 @@
 /**
  * The program of `bin.ts`: runs the command line, and turns every failure
  * into its report and exit code. With `--json`, stdout only ever holds JSON:
- * a parse error prints `{"error":{"tag":"CliError",...}}` there too.
+ * a parse error prints `{"error":{"tag":"CliError",...}}` there too, and
+ * every log line (`--log-level debug`) goes to stderr.
  */
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import * as NodeServices from "@effect/platform-node/NodeServices"
-import { Cause, Console, Context, Effect, Layer } from "effect"
+import { Cause, Console, Context, Effect, Layer, Logger } from "effect"
 import { CliError, CliOutput, Command, TerminalCapabilities } from "effect/cli"
 import { cli } from "../Cli.ts"
 import * as Report from "../Report.ts"
+import { argsOf } from "./invocation.ts"
 
-const args = process.argv.slice(2)
+const args = argsOf(process.argv.slice(2))
 const dashDash = args.indexOf("--")
 const json = (dashDash === -1 ? args : args.slice(0, dashDash)).includes("--json")
 
@@ -42,7 +44,7 @@ const presenter: CliOutput.Presenter = {
     })
 }
 
-const program = Command.run(cli, { version: "0.1.0" }).pipe(
+const program = Command.runWith(cli, { version: "0.1.0" })(args).pipe(
   Effect.catchCause((cause) =>
     Effect.gen(function*() {
       const error = Cause.squash(cause)
@@ -56,7 +58,9 @@ const program = Command.run(cli, { version: "0.1.0" }).pipe(
       return yield* Effect.fail(new Report.Reported(1))
     })
   ),
-  Effect.provide(Layer.merge(NodeServices.layer, CliOutput.layerPresenter(presenter)))
+  Effect.provide(Layer.merge(NodeServices.layer, CliOutput.layerPresenter(presenter))),
+  // logs are diagnostics: stdout holds only the command's output
+  Effect.provideService(Logger.LogToStderr, true)
 )
 
 NodeRuntime.runMain(program, { disableErrorReporting: true })

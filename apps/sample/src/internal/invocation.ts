@@ -1,0 +1,27 @@
+/**
+ * How the CLI was invoked, before the program is loaded:
+ *
+ * - `pnpm sample -- --help` passes a literal `--` first: one leading `--` is
+ *   dropped (it ends no option: nothing precedes it);
+ * - `pnpm sample` runs the `start` script of this package in its own folder
+ *   (`apps/sample`) and sets `INIT_CWD` to the directory the user ran pnpm in:
+ *   the CLI works there instead, so that relative paths (`--out`,
+ *   `--client-secret-file`, `--token-file`) mean what the user typed.
+ */
+
+/** The arguments without one leading `--`. */
+export const argsOf = (argv: ReadonlyArray<string>): ReadonlyArray<string> => argv[0] === "--" ? argv.slice(1) : argv
+
+/**
+ * The directory the user ran the command in when the package manager started
+ * this package's `start` script somewhere else; undefined otherwise (the
+ * process already runs where the user is). `INIT_CWD` alone is not enough: a
+ * process started by another script (a test run) inherits it.
+ */
+export const userDirectoryOf = (env: Readonly<Record<string, string | undefined>>): string | undefined => {
+  const initCwd = env["INIT_CWD"]
+  return env["npm_package_name"] === "@connected-vehicle/sample" && env["npm_lifecycle_event"] === "start" &&
+      initCwd !== undefined && initCwd !== ""
+    ? initCwd
+    : undefined
+}
