@@ -1,0 +1,157 @@
+/**
+ * The receiver as a plain Node `(req, res)` request handler, for
+ * `http.createServer`, express, fastify (through `request.raw` and
+ * `reply.raw`) or any framework that exposes Node's request and response.
+ *
+ * The signature covers the exact bytes of the body, so the handler reads the
+ * raw request stream itself: mount it **before** any JSON body parser (for
+ * example `app.post("/webhooks", handler)` ahead of `app.use(express.json())`).
+ * When a framework has already consumed the stream, it uses `req.rawBody`, or
+ * `req.body` when that is a `Buffer` or a string (`express.raw()`,
+ * `express.text()`); a body already parsed to an object is answered 500
+ * (`UnreadableBody`), since its bytes can no longer be verified.
+ *
+ * @since 0.1.0
+ */
+import type { IncomingMessage, ServerResponse } from "node:http"
+import type * as Receiver from "./Receiver.ts"
+import { rejection } from "./Receiver.ts"
+import { MethodNotAllowed } from "./ReceiverError.ts"
+import { type AdapterOptions, internalError, start, tooLarge, unreadable } from "./internal/runtime.ts"
+
+/**
+ * Options of {@link make}: the receiver's options, plus the layers its effects
+ * need: `layer` for the handler's services (required when the handler needs
+ * any) and `seenEvents` for the idempotency store (in memory by default).
+ *
+ * @since 0.1.0
+ */
+export type Options<E, R, LE> = AdapterOptions<E, R, LE>
+
+/**
+ * A Node request handler; `dispose` releases the layers (stop the server
+ * first).
+ *
+ * @since 0.1.0
+ */
+export interface NodeHandler<R = never> {
+  (req: IncomingMessage, res: ServerResponse, next?: (error?: unknown) => void): void
+  readonly receiver: Receiver.Receiver<R>
+  readonly dispose: () => Promise<void>
+}
+
+type Body = Uint8Array | string
+
+interface WithBody {
+  readonly rawBody?: unknown
+  readonly body?: unknown
+}
+
+const alreadyRead = (req: IncomingMessage): Body | undefined => {
+  const { body, rawBody } = req as IncomingMessage & WithBody
+  if (rawBody instanceof Uint8Array || typeof rawBody === "string") return rawBody
+  if (body instanceof Uint8Array || typeof body === "string") return body
+  return undefined
+}
+
+const readStream = (req: IncomingMessage, limit: number): Promise<Body | Receiver.Reply> =>
+  new Promise((resolve) => {
+    const chunks: Array<Buffer> = []
+    let size = 0
+    let settled = false
+    const settle = (result: Body | Receiver.Reply) => {
+      if (settled) return
+      settled = true
+      req.off("data", onData)
+      req.off("end", onEnd)
+      req.off("error", onError)
+      req.off("close", onClose)
+      resolve(result)
+    }
+    const onData = (chunk: Buffer) => {
+      size += chunk.byteLength
+      if (size > limit) {
+        req.pause()
+        settle(rejection(tooLarge(limit)))
+      } else {
+        chunks.push(chunk)
+      }
+    }
+    const onEnd = () => settle(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size))
+    const onError = (error: Error) => settle(rejection(unreadable(error.message)))
+    const onClose = () => settle(rejection(unreadable("the connection closed before the body ended")))
+    req.on("data", onData)
+    req.on("end", onEnd)
+    req.on("error", onError)
+    req.on("close", onClose)
+  })
+
+const readBody = (req: IncomingMessage, limit: number): Promise<Body | Receiver.Reply> | Body | Receiver.Reply => {
+  if (req.method !== "POST") return rejection(new MethodNotAllowed({ method: req.method ?? "" }))
+  const read = alreadyRead(req)
+  if (read !== undefined) return read
+  if (req.readableEnded) {
+    const { body } = req as IncomingMessage & WithBody
+    return rejection(
+      typeof body === "object" && body !== null
+        ? unreadable(
+          "a body parser consumed the request before the webhook handler: mount the handler before it, or keep the raw bytes in req.rawBody",
+          true
+        )
+        : unreadable("the request body was already consumed")
+    )
+  }
+  if (Number(req.headers["content-length"]) > limit) return rejection(tooLarge(limit))
+  return readStream(req, limit)
+}
+
+const isReply = (value: Body | Receiver.Reply): value is Receiver.Reply =>
+  typeof value === "object" && !(value instanceof Uint8Array)
+
+const write = (res: ServerResponse, reply: Receiver.Reply): void => {
+  if (res.headersSent || res.writableEnded) return
+  const close = reply.error?._tag === "BodyTooLarge" || reply.error?._tag === "UnreadableBody"
+  res.writeHead(reply.status, {
+    ...reply.headers,
+    "content-length": Buffer.byteLength(reply.body),
+    ...(close ? { connection: "close" } : {})
+  })
+  res.end(reply.body)
+}
+
+/**
+ * Builds a Node request handler running the receiver's Effect through a
+ * runtime built from the given layers.
+ *
+ * @example
+ * ```ts
+ * import { createServer } from "node:http"
+ * import { Effect, Redacted } from "effect"
+ * import * as NodeAdapter from "@connected-vehicle/webhooks/NodeAdapter"
+ *
+ * const handler = NodeAdapter.make({
+ *   secret: Redacted.make(process.env.WEBHOOK_SECRET ?? ""),
+ *   handler: (event) => Effect.log(`${event.eventType} ${event.eventId}`)
+ * })
+ * createServer(handler).listen(3000)
+ * ```
+ * @since 0.1.0
+ */
+export const make = <E, R = never, LE = never>(options: Options<E, R, LE>): NodeHandler<R> => {
+  const running = start(options)
+  const limit = running.receiver.maxBodySize
+  const handler = (req: IncomingMessage, res: ServerResponse): void => {
+    const answer = (body: Body | Receiver.Reply) => {
+      if (isReply(body)) return write(res, body)
+      const header = req.headers["sc-signature"]
+      running.run({ body, signature: Array.isArray(header) ? header[0] : header }).then(
+        (reply) => write(res, reply),
+        () => write(res, internalError)
+      )
+    }
+    const body = readBody(req, limit)
+    if (body instanceof Promise) body.then(answer)
+    else answer(body)
+  }
+  return Object.assign(handler, { receiver: running.receiver, dispose: running.dispose })
+}

@@ -1,0 +1,358 @@
+/**
+ * The webhook receiver: reads a delivery's raw body once (within a size
+ * limit), verifies its `SC-Signature` before parsing anything, answers
+ * `VERIFY` by itself, and hands every other event to the application's
+ * handler once per `eventId`; a 2xx only after the handler succeeded, so a
+ * failed handler means the service delivers again.
+ *
+ * | outcome                                   | status |
+ * | ----------------------------------------- | ------ |
+ * | `VERIFY` answered                         | 200 `{"challenge": "<hex>"}` |
+ * | event handled / duplicate of a handled one| 200 `{"status": "handled" \| "duplicate"}` |
+ * | not a POST                                | 405 |
+ * | body over the limit                       | 413 |
+ * | missing, malformed or wrong signature     | 401 |
+ * | body not an event (after a valid signature)| 400 |
+ * | same `eventId` being handled right now    | 409 |
+ * | handler failed                            | 500 |
+ * | seen-events store failed                  | 503 |
+ *
+ * Every error answer is `{"error": {"_tag", "message"}}`.
+ *
+ * @since 0.1.0
+ */
+import type { DeliveredEvent, VerifyEvent, WebhookEvent as WebhookEventType } from "@connected-vehicle/schema/WebhookEvent"
+import { WebhookEvent } from "@connected-vehicle/schema/WebhookEvent"
+import { Cause, Effect, Exit, type Redacted, Result, Schema, Stream } from "effect"
+import { HttpServerRequest, HttpServerResponse } from "effect/http"
+import {
+  BodyTooLarge,
+  EventInFlight,
+  HandlerFailed,
+  MalformedEvent,
+  MethodNotAllowed,
+  type ReceiverError,
+  statusOf,
+  UnreadableBody
+} from "./ReceiverError.ts"
+import { SeenEvents } from "./SeenEvents.ts"
+import { challengeResponse, SignatureHeader, verifyResult } from "./Signature.ts"
+
+/**
+ * The default body limit: 64 KiB (the service sends at most 50 KB).
+ *
+ * @since 0.1.0
+ */
+export const defaultMaxBodySize = 64 * 1024
+
+/**
+ * What a receiver needs.
+ *
+ * @since 0.1.0
+ */
+export interface Options<E, R> {
+  /** The webhook secret: the application's management token, which keys the signatures. */
+  readonly secret: Redacted.Redacted<string>
+  /**
+   * Runs for each verified event but `VERIFY` (`VEHICLE_STATE`, `VEHICLE_ERROR`
+   * and kinds this SDK does not know, as `UnknownEvent`), once per `eventId`
+   * unless it fails. Its failure (or defect) answers 500 so the service retries.
+   */
+  readonly handler: (event: DeliveredEvent) => Effect.Effect<unknown, E, R>
+  /** Largest body accepted, in bytes (default {@link defaultMaxBodySize}). */
+  readonly maxBodySize?: number | undefined
+}
+
+/**
+ * A delivery whose body was read: the raw bytes (or their text) and the
+ * `SC-Signature` header.
+ *
+ * @since 0.1.0
+ */
+export interface Delivery {
+  readonly body: Uint8Array | string
+  readonly signature: string | null | undefined
+}
+
+/**
+ * The answer to a delivery: status, headers and JSON body text, plus what
+ * happened (`error` for a non-2xx answer).
+ *
+ * @since 0.1.0
+ */
+export interface Reply {
+  readonly status: number
+  readonly headers: Readonly<Record<string, string>>
+  readonly body: string
+  readonly outcome: "challenge" | "handled" | "duplicate" | "rejected"
+  readonly event?: WebhookEventType | undefined
+  readonly error?: ReceiverError | undefined
+}
+
+/**
+ * A receiver: {@link Receiver.receive} for a delivery whose body was read,
+ * {@link Receiver.httpEffect} for `effect/http` servers and routers.
+ *
+ * @since 0.1.0
+ */
+export interface Receiver<R> {
+  readonly maxBodySize: number
+  /** Verifies, decodes and handles one delivery; never fails. */
+  readonly receive: (delivery: Delivery) => Effect.Effect<Reply, never, R | SeenEvents>
+  /** The HTTP application: reads the request's body and answers it. */
+  readonly httpEffect: Effect.Effect<
+    HttpServerResponse.HttpServerResponse,
+    never,
+    HttpServerRequest.HttpServerRequest | R | SeenEvents
+  >
+}
+
+const jsonHeaders = { "content-type": "application/json" } as const
+
+const reject = (error: ReceiverError): Reply => ({
+  status: statusOf(error),
+  headers: error._tag === "MethodNotAllowed" ? { ...jsonHeaders, allow: "POST" } : jsonHeaders,
+  body: JSON.stringify({ error: { _tag: error._tag, message: error.message } }),
+  outcome: "rejected",
+  error
+})
+
+/**
+ * The answer to a rejected delivery (what {@link Receiver.receive} answers
+ * for that error); adapters use it for errors met while reading the body.
+ *
+ * @example
+ * ```ts
+ * import { BodyTooLarge } from "@connected-vehicle/webhooks/ReceiverError"
+ * import { rejection } from "@connected-vehicle/webhooks/Receiver"
+ *
+ * const reply = rejection(new BodyTooLarge({ limit: 65536 })) // status 413
+ * ```
+ * @since 0.1.0
+ */
+export const rejection: (error: ReceiverError) => Reply = reject
+
+const utf8 = new TextDecoder("utf-8", { fatal: true })
+const decodeEvent = Schema.decodeUnknownResult(WebhookEvent)
+
+/**
+ * Decodes a (verified) body to a webhook event: UTF-8, JSON, then the schema.
+ *
+ * @example
+ * ```ts
+ * import { Result } from "effect"
+ * import { decodeBody } from "@connected-vehicle/webhooks/Receiver"
+ *
+ * const result = decodeBody("{\"eventId\":\"evt_1\",\"eventType\":\"NEW_KIND\"}")
+ * if (Result.isSuccess(result)) console.log(result.success.eventType) // "UNKNOWN"
+ * ```
+ * @since 0.1.0
+ */
+export const decodeBody = (body: Uint8Array | string): Result.Result<WebhookEventType, MalformedEvent> => {
+  let text: string
+  try {
+    text = typeof body === "string" ? body : utf8.decode(body)
+  } catch {
+    return Result.fail(new MalformedEvent({ description: "the body is not UTF-8 text" }))
+  }
+  let json: unknown
+  try {
+    json = JSON.parse(text)
+  } catch (error) {
+    return Result.fail(new MalformedEvent({ description: `the body is not JSON (${(error as Error).message})` }))
+  }
+  const result = decodeEvent(json)
+  return Result.isSuccess(result)
+    ? Result.succeed(result.success)
+    : Result.fail(new MalformedEvent({ description: result.failure.message }))
+}
+
+const byteLength = (body: Uint8Array | string): number =>
+  typeof body === "string" ? Buffer.byteLength(body, "utf8") : body.byteLength
+
+/**
+ * Reads a body stream into one buffer, failing with `BodyTooLarge` as soon as
+ * it passes `limit` bytes (the rest is not read).
+ *
+ * @example
+ * ```ts
+ * import { Stream } from "effect"
+ * import { readLimited } from "@connected-vehicle/webhooks/Receiver"
+ *
+ * const body = readLimited(Stream.make(new Uint8Array([123, 125])), 65536)
+ * ```
+ * @since 0.1.0
+ */
+export const readLimited = <E>(
+  stream: Stream.Stream<Uint8Array, E>,
+  limit: number
+): Effect.Effect<Uint8Array, BodyTooLarge | UnreadableBody> =>
+  Effect.suspend(() => {
+    const chunks: Array<Uint8Array> = []
+    let size = 0
+    return stream.pipe(
+      Stream.runForEach((chunk) => {
+        size += chunk.byteLength
+        if (size > limit) return Effect.fail(new BodyTooLarge({ limit }))
+        chunks.push(chunk)
+        return Effect.void
+      }),
+      Effect.mapError((error) =>
+        error instanceof BodyTooLarge
+          ? error
+          : new UnreadableBody({ reason: error instanceof Error ? error.message : String(error), alreadyParsed: false })
+      ),
+      Effect.map(() => chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size))
+    )
+  })
+
+/**
+ * Builds a receiver. Its effects need the `SeenEvents` store (for example
+ * `SeenEvents.layerMemory()`) and whatever the handler needs.
+ *
+ * @example
+ * ```ts
+ * import { Effect, Redacted } from "effect"
+ * import * as Receiver from "@connected-vehicle/webhooks/Receiver"
+ *
+ * const receiver = Receiver.make({
+ *   secret: Redacted.make(process.env.WEBHOOK_SECRET ?? ""),
+ *   handler: (event) => Effect.log(`${event.eventType} ${event.eventId}`)
+ * })
+ * ```
+ * @since 0.1.0
+ */
+export const make = <E, R>(options: Options<E, R>): Receiver<R> => {
+  const maxBodySize = options.maxBodySize ?? defaultMaxBodySize
+  const { handler, secret } = options
+
+  const challenge = (event: VerifyEvent): Reply => ({
+    status: 200,
+    headers: jsonHeaders,
+    body: JSON.stringify({ challenge: challengeResponse(event.data.challenge, secret) }),
+    outcome: "challenge",
+    event
+  })
+
+  const handled = (event: DeliveredEvent, outcome: "handled" | "duplicate"): Reply => ({
+    status: 200,
+    headers: jsonHeaders,
+    body: outcome === "handled" ? "{\"status\":\"handled\"}" : "{\"status\":\"duplicate\"}",
+    outcome,
+    event
+  })
+
+  const handle = (event: DeliveredEvent) =>
+    Effect.gen(function*() {
+      const store = yield* SeenEvents
+      const claim = yield* store.claim(event.eventId)
+      if (claim === "duplicate") {
+        yield* Effect.logDebug("webhook event already handled")
+        return handled(event, "duplicate")
+      }
+      if (claim === "in-flight") {
+        return yield* new EventInFlight({ eventId: event.eventId })
+      }
+      return yield* Effect.suspend(() => handler(event)).pipe(
+        Effect.onExit((exit) =>
+          (Exit.isSuccess(exit) ? store.complete(event.eventId) : store.release(event.eventId)).pipe(
+            Effect.catch((error) => Effect.logWarning(error.message))
+          )
+        ),
+        Effect.matchCauseEffect({
+          onSuccess: () => Effect.succeed(handled(event, "handled")),
+          onFailure: (cause) =>
+            Cause.hasInterruptsOnly(cause)
+              ? Effect.failCause(cause as Cause.Cause<never>)
+              : Effect.logWarning("webhook handler failed", cause).pipe(
+                Effect.andThen(Effect.fail(new HandlerFailed({ eventId: event.eventId, eventType: event.eventType })))
+              )
+        })
+      )
+    }).pipe(Effect.annotateLogs({ eventId: event.eventId, eventType: event.eventType }))
+
+  const receive = (delivery: Delivery): Effect.Effect<Reply, never, R | SeenEvents> =>
+    Effect.suspend((): Effect.Effect<Reply, ReceiverError, R | SeenEvents> => {
+      if (byteLength(delivery.body) > maxBodySize) {
+        return Effect.fail(new BodyTooLarge({ limit: maxBodySize }))
+      }
+      const verified = verifyResult(delivery.body, delivery.signature, secret)
+      if (Result.isFailure(verified)) return Effect.fail(verified.failure)
+      const decoded = decodeBody(delivery.body)
+      if (Result.isFailure(decoded)) return Effect.fail(decoded.failure)
+      const event = decoded.success
+      return event.eventType === "VERIFY" ? Effect.succeed(challenge(event)) : handle(event)
+    }).pipe(
+      Effect.catch((error) =>
+        Effect.as(
+          Effect.logWarning(`webhook delivery rejected: ${error.message}`),
+          reject(error)
+        )
+      )
+    )
+
+  const httpEffect = Effect.gen(function*() {
+    const request = yield* HttpServerRequest.HttpServerRequest
+    const reply = yield* readRequest(request, maxBodySize).pipe(
+      Effect.flatMap((body) => receive({ body, signature: request.headers[SignatureHeader] })),
+      Effect.catch((error) =>
+        Effect.as(Effect.logWarning(`webhook delivery rejected: ${error.message}`), reject(error))
+      )
+    )
+    return toHttpResponse(reply)
+  })
+
+  return { maxBodySize, receive, httpEffect }
+}
+
+const readRequest = (
+  request: HttpServerRequest.HttpServerRequest,
+  maxBodySize: number
+): Effect.Effect<Uint8Array, MethodNotAllowed | BodyTooLarge | UnreadableBody> => {
+  if (request.method !== "POST") return Effect.fail(new MethodNotAllowed({ method: request.method }))
+  const declared = Number(request.headers["content-length"])
+  if (declared > maxBodySize) return Effect.fail(new BodyTooLarge({ limit: maxBodySize }))
+  return readLimited(request.stream, maxBodySize)
+}
+
+/**
+ * A reply as an `effect/http` response.
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import * as Receiver from "@connected-vehicle/webhooks/Receiver"
+ *
+ * const answer = (receiver: Receiver.Receiver<never>, body: string, signature: string) =>
+ *   Effect.map(receiver.receive({ body, signature }), Receiver.toHttpResponse)
+ * ```
+ * @since 0.1.0
+ */
+export const toHttpResponse = (reply: Reply): HttpServerResponse.HttpServerResponse =>
+  HttpServerResponse.text(reply.body, {
+    status: reply.status,
+    contentType: reply.headers["content-type"] ?? "application/json",
+    headers: Object.fromEntries(Object.entries(reply.headers).filter(([name]) => name !== "content-type"))
+  })
+
+/**
+ * The receiver as an `effect/http` application, to serve
+ * (`HttpServer.serve`) or mount on a route of an `HttpRouter`.
+ *
+ * @example
+ * ```ts
+ * import { Effect, Layer, Redacted } from "effect"
+ * import { HttpRouter } from "effect/http"
+ * import * as Receiver from "@connected-vehicle/webhooks/Receiver"
+ *
+ * const Webhooks = HttpRouter.add("POST", "/webhooks", Receiver.toHttpEffect({
+ *   secret: Redacted.make("management-token"),
+ *   handler: (event) => Effect.log(event.eventType)
+ * }))
+ * ```
+ * @since 0.1.0
+ */
+export const toHttpEffect = <E, R>(
+  options: Options<E, R>
+): Effect.Effect<HttpServerResponse.HttpServerResponse, never, HttpServerRequest.HttpServerRequest | R | SeenEvents> =>
+  make(options).httpEffect

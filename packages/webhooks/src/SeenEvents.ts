@@ -1,0 +1,278 @@
+/**
+ * The idempotency store of a receiver: which `eventId`s were handled (the
+ * service delivers at least once and keeps `eventId` across retries), and
+ * which are being handled right now (so two concurrent deliveries of one
+ * event never both run the handler).
+ *
+ * An event is *claimed* before its handler runs, *completed* after the handler
+ * succeeded (then it is a duplicate for `ttl`), and *released* when the
+ * handler failed (so the service's retry runs it again).
+ *
+ * @since 0.1.0
+ */
+import { Clock, Context, Duration, Effect, Layer, Option, Schema, Semaphore } from "effect"
+import { KeyValueStore } from "effect/persistence"
+
+/**
+ * What {@link SeenEventsStore.claim} found: `claimed` (run the handler),
+ * `duplicate` (handled before, within the TTL) or `in-flight` (another
+ * delivery of the same event is being handled).
+ *
+ * @since 0.1.0
+ */
+export type Claim = "claimed" | "duplicate" | "in-flight"
+
+/**
+ * The store failed (a persistent store's backend is unreachable, for one).
+ *
+ * @example
+ * ```ts
+ * import type { SeenEventsError } from "@connected-vehicle/webhooks/SeenEvents"
+ *
+ * const explain = (e: SeenEventsError) => `${e.operation} ${e.eventId}`
+ * ```
+ * @since 0.1.0
+ */
+export class SeenEventsError extends Schema.TaggedError<SeenEventsError>()("SeenEventsError", {
+  operation: Schema.Literals(["claim", "complete", "release"]),
+  eventId: Schema.String,
+  cause: Schema.optionalKey(Schema.Defect())
+}) {
+  override get message() {
+    return `The seen-events store failed to ${this.operation} event ${this.eventId}`
+  }
+}
+
+/**
+ * The operations of a seen-events store.
+ *
+ * @since 0.1.0
+ */
+export interface SeenEventsStore {
+  /** Marks the event in flight unless it is in flight or was handled already. */
+  readonly claim: (eventId: string) => Effect.Effect<Claim, SeenEventsError>
+  /** The handler succeeded: the event is a duplicate from now on (for the TTL). */
+  readonly complete: (eventId: string) => Effect.Effect<void, SeenEventsError>
+  /** The handler failed: forget the claim so a retry runs the handler again. */
+  readonly release: (eventId: string) => Effect.Effect<void, SeenEventsError>
+}
+
+/**
+ * The seen-events store a receiver uses.
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { SeenEvents } from "@connected-vehicle/webhooks/SeenEvents"
+ *
+ * const claim = (eventId: string) =>
+ *   Effect.gen(function*() {
+ *     const store = yield* SeenEvents
+ *     return yield* store.claim(eventId)
+ *   })
+ * ```
+ * @since 0.1.0
+ */
+export class SeenEvents extends Context.Service<SeenEvents, SeenEventsStore>()(
+  "@connected-vehicle/webhooks/SeenEvents"
+) {}
+
+/**
+ * How long a handled `eventId` is remembered by default: 24 hours (the
+ * service's retries end about 3 minutes after the first attempt).
+ *
+ * @since 0.1.0
+ */
+export const defaultTtl: Duration.Duration = Duration.hours(24)
+
+/**
+ * @since 0.1.0
+ */
+export interface MemoryOptions {
+  /** How long a handled event stays a duplicate (default {@link defaultTtl}). */
+  readonly ttl?: Duration.Input | undefined
+  /** At most this many handled events are remembered, the oldest forgotten first (default 100,000). */
+  readonly maxEntries?: number | undefined
+}
+
+type MemoryEntry = { readonly inFlight: true } | { readonly inFlight: false; readonly expiresAt: number }
+
+const inFlightEntry: MemoryEntry = { inFlight: true }
+
+/**
+ * An in-memory store (per process) on Effect's `Clock`: expired entries are
+ * dropped as new events arrive.
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { makeMemory } from "@connected-vehicle/webhooks/SeenEvents"
+ *
+ * const program = Effect.gen(function*() {
+ *   const store = yield* makeMemory({ ttl: "1 hour" })
+ *   yield* store.claim("evt_1") // "claimed"
+ * })
+ * ```
+ * @since 0.1.0
+ */
+export const makeMemory = (options?: MemoryOptions): Effect.Effect<SeenEventsStore> =>
+  Effect.sync(() => {
+    const ttl = Duration.toMillis(Duration.fromInputUnsafe(options?.ttl ?? defaultTtl))
+    const maxEntries = Math.max(1, options?.maxEntries ?? 100_000)
+    // Handled entries are (re)inserted when completed, so the map's order is
+    // their expiry order: pruning stops at the first live one.
+    const entries = new Map<string, MemoryEntry>()
+    let handled = 0
+    const prune = (now: number) => {
+      for (const [eventId, entry] of entries) {
+        if (entry.inFlight) continue
+        if (entry.expiresAt > now && handled <= maxEntries) break
+        entries.delete(eventId)
+        handled--
+      }
+    }
+    const forget = (eventId: string) => {
+      const entry = entries.get(eventId)
+      if (entry !== undefined) {
+        entries.delete(eventId)
+        if (!entry.inFlight) handled--
+      }
+    }
+    return SeenEvents.of({
+      claim: (eventId) =>
+        Effect.map(Clock.currentTimeMillis, (now): Claim => {
+          prune(now)
+          const entry = entries.get(eventId)
+          if (entry !== undefined) {
+            if (entry.inFlight) return "in-flight"
+            if (entry.expiresAt > now) return "duplicate"
+            forget(eventId)
+          }
+          entries.set(eventId, inFlightEntry)
+          return "claimed"
+        }),
+      complete: (eventId) =>
+        Effect.map(Clock.currentTimeMillis, (now) => {
+          forget(eventId)
+          entries.set(eventId, { inFlight: false, expiresAt: now + ttl })
+          handled++
+          prune(now)
+        }),
+      release: (eventId) =>
+        Effect.sync(() => {
+          if (entries.get(eventId)?.inFlight === true) entries.delete(eventId)
+        })
+    })
+  })
+
+/**
+ * The in-memory store as a layer.
+ *
+ * @example
+ * ```ts
+ * import { layerMemory } from "@connected-vehicle/webhooks/SeenEvents"
+ *
+ * const SeenEventsLive = layerMemory({ ttl: "12 hours" })
+ * ```
+ * @since 0.1.0
+ */
+export const layerMemory = (options?: MemoryOptions): Layer.Layer<SeenEvents> =>
+  Layer.effect(SeenEvents, makeMemory(options))
+
+/**
+ * @since 0.1.0
+ */
+export interface KeyValueStoreOptions {
+  /** How long a handled event stays a duplicate (default {@link defaultTtl}). */
+  readonly ttl?: Duration.Input | undefined
+  /**
+   * How long an in-flight mark holds when it is never completed nor released
+   * (the process died while handling): default 60 seconds, so the service's
+   * next retry can run the handler.
+   */
+  readonly inFlightTimeout?: Duration.Input | undefined
+  /** Prefix of the store's keys (default `"webhooks/seen/"`). */
+  readonly prefix?: string | undefined
+}
+
+const Mark = Schema.fromJsonString(Schema.Struct({
+  state: Schema.Literals(["in-flight", "done"]),
+  expiresAt: Schema.Finite
+}))
+const decodeMark = Schema.decodeUnknownOption(Mark)
+const encodeMark = Schema.encodeSync(Mark)
+
+/**
+ * A store persisted in Effect's `KeyValueStore` (a file system, SQL or any
+ * other backend of `effect/persistence`), so duplicates are recognised
+ * across restarts. One entry per event, removed lazily once expired. Claims
+ * are atomic within one process; processes sharing one backend may both run
+ * the handler of an event delivered to each at the same instant.
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { KeyValueStore } from "effect/persistence"
+ * import { makeKeyValueStore } from "@connected-vehicle/webhooks/SeenEvents"
+ *
+ * const store = makeKeyValueStore({ ttl: "24 hours" }).pipe(Effect.provide(KeyValueStore.layerMemory))
+ * ```
+ * @since 0.1.0
+ */
+export const makeKeyValueStore = (
+  options?: KeyValueStoreOptions
+): Effect.Effect<SeenEventsStore, never, KeyValueStore.KeyValueStore> =>
+  Effect.gen(function*() {
+    const kv = yield* KeyValueStore.KeyValueStore
+    const ttl = Duration.toMillis(Duration.fromInputUnsafe(options?.ttl ?? defaultTtl))
+    const inFlightTimeout = Duration.toMillis(Duration.fromInputUnsafe(options?.inFlightTimeout ?? Duration.seconds(60)))
+    const prefix = options?.prefix ?? "webhooks/seen/"
+    const lock = Semaphore.makeUnsafe(1)
+    const failed = (operation: SeenEventsError["operation"], eventId: string) => (cause: unknown) =>
+      new SeenEventsError({ operation, eventId, cause })
+    const read = (key: string) =>
+      Effect.map(kv.get(key), (text) => text === undefined ? undefined : Option.getOrUndefined(decodeMark(text)))
+    return SeenEvents.of({
+      claim: (eventId) => {
+        const key = prefix + eventId
+        return lock.withPermit(Effect.gen(function*() {
+          const now = yield* Clock.currentTimeMillis
+          const mark = yield* read(key)
+          if (mark !== undefined && mark.expiresAt > now) {
+            return mark.state === "done" ? "duplicate" as const : "in-flight" as const
+          }
+          yield* kv.set(key, encodeMark({ state: "in-flight", expiresAt: now + inFlightTimeout }))
+          return "claimed" as const
+        })).pipe(Effect.mapError(failed("claim", eventId)))
+      },
+      complete: (eventId) =>
+        lock.withPermit(Effect.flatMap(
+          Clock.currentTimeMillis,
+          (now) => kv.set(prefix + eventId, encodeMark({ state: "done", expiresAt: now + ttl }))
+        )).pipe(Effect.mapError(failed("complete", eventId))),
+      release: (eventId) => {
+        const key = prefix + eventId
+        return lock.withPermit(Effect.gen(function*() {
+          const mark = yield* read(key)
+          if (mark?.state === "in-flight") yield* kv.remove(key)
+        })).pipe(Effect.mapError(failed("release", eventId)))
+      }
+    })
+  })
+
+/**
+ * The `KeyValueStore`-backed store as a layer.
+ *
+ * @example
+ * ```ts
+ * import { Layer } from "effect"
+ * import { KeyValueStore } from "effect/persistence"
+ * import { layerKeyValueStore } from "@connected-vehicle/webhooks/SeenEvents"
+ *
+ * const SeenEventsLive = layerKeyValueStore().pipe(Layer.provide(KeyValueStore.layerMemory))
+ * ```
+ * @since 0.1.0
+ */
+export const layerKeyValueStore = (
+  options?: KeyValueStoreOptions
+): Layer.Layer<SeenEvents, never, KeyValueStore.KeyValueStore> => Layer.effect(SeenEvents, makeKeyValueStore(options))

@@ -1,0 +1,98 @@
+/**
+ * The receiver as a Web `Request` → `Promise<Response>` handler, for
+ * runtimes and frameworks built on the Fetch API (Deno, Bun, Cloudflare
+ * Workers, Hono, Next.js route handlers, ...). The body is read from the
+ * request once, as bytes, and never past the size limit.
+ *
+ * @since 0.1.0
+ */
+import type * as Receiver from "./Receiver.ts"
+import { rejection } from "./Receiver.ts"
+import { MethodNotAllowed } from "./ReceiverError.ts"
+import { type AdapterOptions, internalError, start, tooLarge, unreadable } from "./internal/runtime.ts"
+
+/**
+ * Options of {@link make}: the receiver's options, plus `layer` for the
+ * handler's services and `seenEvents` for the idempotency store (in memory by
+ * default).
+ *
+ * @since 0.1.0
+ */
+export type Options<E, R, LE> = AdapterOptions<E, R, LE>
+
+/**
+ * A Fetch API handler; `dispose` releases the layers.
+ *
+ * @since 0.1.0
+ */
+export interface WebHandler<R = never> {
+  (request: Request): Promise<Response>
+  readonly receiver: Receiver.Receiver<R>
+  readonly dispose: () => Promise<void>
+}
+
+const readBody = async (request: Request, limit: number): Promise<Uint8Array | Receiver.Reply> => {
+  if (request.method !== "POST") return rejection(new MethodNotAllowed({ method: request.method }))
+  if (Number(request.headers.get("content-length")) > limit) return rejection(tooLarge(limit))
+  if (request.body === null) return new Uint8Array(0)
+  if (request.bodyUsed) return rejection(unreadable("the request body was already consumed"))
+  const reader = request.body.getReader()
+  const chunks: Array<Uint8Array> = []
+  let size = 0
+  try {
+    for (;;) {
+      const { done, value } = await reader.read()
+      if (done) break
+      size += value.byteLength
+      if (size > limit) {
+        reader.cancel().catch(() => undefined)
+        return rejection(tooLarge(limit))
+      }
+      chunks.push(value)
+    }
+  } catch (error) {
+    return rejection(unreadable(error instanceof Error ? error.message : String(error)))
+  }
+  if (chunks.length === 1) return chunks[0]!
+  const body = new Uint8Array(size)
+  let offset = 0
+  for (const chunk of chunks) {
+    body.set(chunk, offset)
+    offset += chunk.byteLength
+  }
+  return body
+}
+
+const toResponse = (reply: Receiver.Reply): Response =>
+  new Response(reply.body, { status: reply.status, headers: reply.headers })
+
+/**
+ * Builds a Fetch API handler running the receiver's Effect through a runtime
+ * built from the given layers.
+ *
+ * @example
+ * ```ts
+ * import { Effect, Redacted } from "effect"
+ * import * as WebAdapter from "@connected-vehicle/webhooks/WebAdapter"
+ *
+ * const handle = WebAdapter.make({
+ *   secret: Redacted.make(process.env.WEBHOOK_SECRET ?? ""),
+ *   handler: (event) => Effect.log(`${event.eventType} ${event.eventId}`)
+ * })
+ * export default { fetch: handle }
+ * ```
+ * @since 0.1.0
+ */
+export const make = <E, R = never, LE = never>(options: Options<E, R, LE>): WebHandler<R> => {
+  const running = start(options)
+  const limit = running.receiver.maxBodySize
+  const handler = async (request: Request): Promise<Response> => {
+    const body = await readBody(request, limit)
+    if (!(body instanceof Uint8Array)) return toResponse(body)
+    return running.run({ body, signature: request.headers.get("sc-signature") }).then(
+      toResponse,
+      () => toResponse(internalError)
+    )
+  }
+  return Object.assign(handler, { receiver: running.receiver, dispose: running.dispose })
+}

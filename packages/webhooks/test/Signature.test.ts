@@ -1,0 +1,144 @@
+import { assert, describe, it } from "@effect/vitest"
+import { Effect, Redacted, Result, Schema } from "effect"
+import { createHmac } from "node:crypto"
+import { inspect } from "node:util"
+import { challengeResponse, isValid, sign, verify, verifyResult } from "../src/Signature.ts"
+import { otherSecret, prettyEscaped, secret, secretText, vehicleStateEvent } from "./samples.ts"
+
+const tagOf = (body: Uint8Array | string, header: string | null | undefined, key = secret) => {
+  const result = verifyResult(body, header, key)
+  return Result.isSuccess(result) ? "ok" : result.failure._tag
+}
+
+// Two strings are one HMAC key when their UTF-8 bytes are equal (lone
+// surrogates become U+FFFD) up to trailing zero bytes (short keys are padded).
+const sameKey = (a: string, b: string) =>
+  Buffer.from(a, "utf8").toString("hex").replace(/(00)+$/, "") === Buffer.from(b, "utf8").toString("hex").replace(/(00)+$/, "")
+
+describe("Signature", () => {
+  const compact = JSON.stringify(vehicleStateEvent())
+  const pretty = prettyEscaped(vehicleStateEvent())
+
+  it("is the lowercase hex HMAC-SHA256 of the body bytes, keyed with the secret", () => {
+    const expected = createHmac("sha256", secretText).update(Buffer.from(compact, "utf8")).digest("hex")
+    assert.strictEqual(sign(compact, secret), expected)
+    assert.strictEqual(sign(new TextEncoder().encode(compact), secret), expected)
+    assert.match(expected, /^[0-9a-f]{64}$/)
+  })
+
+  it("challengeResponse matches a known HMAC-SHA256 vector", () => {
+    assert.strictEqual(
+      challengeResponse("The quick brown fox jumps over the lazy dog", Redacted.make("key")),
+      "f7bc83f430538424b13298e6aa6fb143ef4d59a14946175997479dbc2d1a3cd8"
+    )
+  })
+
+  it.effect("the same event pretty-printed and with \\u00e9 escapes verifies over its raw bytes", () =>
+    Effect.gen(function*() {
+      assert.include(pretty, "Zo\\u00e9")
+      assert.include(pretty, "\n  ")
+      const bytes = new TextEncoder().encode(pretty)
+      yield* verify(bytes, sign(bytes, secret), secret)
+      yield* verify(pretty, sign(pretty, secret), secret)
+      // a verifier that re-serialises the parsed body (JSON.stringify) hashes other bytes
+      const reserialised = JSON.stringify(JSON.parse(pretty))
+      assert.notStrictEqual(reserialised, pretty)
+      assert.strictEqual(tagOf(reserialised, sign(pretty, secret)), "InvalidSignature")
+    }))
+
+  it("one flipped byte of the body is InvalidSignature", () => {
+    const bytes = new TextEncoder().encode(compact)
+    const signature = sign(bytes, secret)
+    for (const index of [0, 17, bytes.length - 1]) {
+      const flipped = Uint8Array.from(bytes)
+      flipped[index] = flipped[index]! ^ 0x01
+      assert.strictEqual(tagOf(flipped, signature), "InvalidSignature")
+    }
+  })
+
+  it("one flipped hex digit of the signature is InvalidSignature", () => {
+    const signature = sign(compact, secret)
+    const flipped = (signature[0] === "0" ? "1" : "0") + signature.slice(1)
+    assert.strictEqual(tagOf(compact, flipped), "InvalidSignature")
+  })
+
+  it("a truncated, uppercase, padded or garbage header is MalformedSignature", () => {
+    const signature = sign(compact, secret)
+    for (
+      const header of [
+        signature.slice(0, 63),
+        signature.slice(0, 32),
+        signature + "0",
+        signature.toUpperCase(),
+        ` ${signature}`,
+        `sha256=${signature}`,
+        "z".repeat(64),
+        "not a signature"
+      ]
+    ) {
+      assert.strictEqual(tagOf(compact, header), "MalformedSignature", header)
+    }
+  })
+
+  it("a missing header is MissingSignature", () => {
+    assert.strictEqual(tagOf(compact, undefined), "MissingSignature")
+    assert.strictEqual(tagOf(compact, null), "MissingSignature")
+    assert.strictEqual(tagOf(compact, ""), "MissingSignature")
+  })
+
+  it("a signature made with another secret is InvalidSignature", () => {
+    assert.strictEqual(tagOf(compact, sign(compact, otherSecret)), "InvalidSignature")
+    assert.isFalse(isValid(compact, sign(compact, otherSecret), secret))
+    assert.isTrue(isValid(compact, sign(compact, secret), secret))
+  })
+
+  it.effect("verify fails with the typed error, never throws", () =>
+    Effect.gen(function*() {
+      const error = yield* Effect.flip(verify(compact, "ABC", secret))
+      assert.strictEqual(error._tag, "MalformedSignature")
+      const untyped = yield* Effect.flip(verify(compact, 42 as unknown as string, secret))
+      assert.strictEqual(untyped._tag, "MalformedSignature")
+    }))
+
+  it("no error shows the secret or the received header", () => {
+    const signature = sign(compact, otherSecret)
+    for (const header of [undefined, signature.toUpperCase(), signature]) {
+      const result = verifyResult(compact, header, secret)
+      assert.isTrue(Result.isFailure(result))
+      if (Result.isFailure(result)) {
+        const shown = [String(result.failure), result.failure.message, JSON.stringify(result.failure), inspect(result.failure)]
+          .join("\n")
+        assert.notInclude(shown, secretText)
+        assert.notInclude(shown.toLowerCase(), signature)
+      }
+    }
+    assert.notInclude(inspect(secret), secretText)
+    assert.notInclude(JSON.stringify({ secret }), secretText)
+  })
+
+  it.prop(
+    "any body and secret: the signature verifies; another secret or a flipped byte does not",
+    {
+      body: Schema.Uint8Array,
+      text: Schema.String,
+      key: Schema.NonEmptyString,
+      other: Schema.NonEmptyString,
+      index: Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: 1_000_000 }))
+    },
+    ({ body, index, key, other, text }) => {
+      const mine = Redacted.make(key)
+      for (const message of [body, text]) {
+        const signature = sign(message, mine)
+        assert.isTrue(isValid(message, signature, mine))
+        if (!sameKey(key, other)) assert.isFalse(isValid(message, signature, Redacted.make(other)))
+      }
+      if (body.length > 0) {
+        const flipped = Uint8Array.from(body)
+        const at = index % body.length
+        flipped[at] = flipped[at]! ^ 0x80
+        assert.strictEqual(tagOf(flipped, sign(body, mine), mine), "InvalidSignature")
+      }
+    },
+    { timeout: 20_000, arbitrary: { runs: 200 } }
+  )
+})
