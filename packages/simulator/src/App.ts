@@ -23,7 +23,7 @@ import { HttpApiBuilder, HttpApiError, HttpApiScalar } from "effect/http-api"
 import { CurrentGrant, CurrentRequestId, Env, envelope, MAX_BATCH_REQUESTS } from "./Env.ts"
 export { MAX_BATCH_REQUESTS }
 import { HandlersLive } from "./Handlers.ts"
-import type { Fault, Grant } from "./State.ts"
+import type { Fault, Grant, State } from "./State.ts"
 
 /**
  * The control header that injects a fault into one request.
@@ -390,6 +390,24 @@ const dropConnection = (request: HttpServerRequest.HttpServerRequest) => {
 
 const requestIdShape = /^[\x21-\x7e]{1,128}$/
 
+/**
+ * The request id of a request: its own `x-request-id` when that is 1..128
+ * visible ASCII characters, else the next generated one (`req-<seed>-<n>`).
+ *
+ * @example
+ * ```ts
+ * import { requestIdFor } from "@connected-vehicle/simulator/App"
+ * import { State } from "@connected-vehicle/simulator/State"
+ *
+ * const state = new State({ now: () => 0, seed: 7, failureRate: 0 })
+ * requestIdFor("trace-1", state) // "trace-1"
+ * requestIdFor(undefined, state) // "req-7-1"
+ * ```
+ * @since 0.1.0
+ */
+export const requestIdFor = (incoming: string | undefined, state: State): string =>
+  incoming !== undefined && requestIdShape.test(incoming) ? incoming : state.nextRequestId()
+
 /** Adds `meta.debug.requestId` to every item of a JSON error envelope. */
 const withRequestId = (response: HttpServerResponse.HttpServerResponse, requestId: string) => {
   const body = response.body
@@ -409,18 +427,72 @@ const withRequestId = (response: HttpServerResponse.HttpServerResponse, requestI
 
 /**
  * A request body the handler did not read (a request answered early, such as
- * a 401) is discarded as it arrives (`resume`), so that the next request on a
- * keep-alive connection parses cleanly. False for a body declared larger than
- * {@link MAX_BODY_BYTES}: the response then closes the connection.
+ * a 401) is read and discarded before the response is written, up to
+ * {@link MAX_BODY_BYTES}, so the response keeps the connection alive and says
+ * so truthfully. Waiting for the body is bounded by this (real) time.
  */
-const drainBody = (request: HttpServerRequest.HttpServerRequest): boolean => {
-  const source = request.source as { readonly complete?: boolean; readonly readableEnded?: boolean; resume?(): void }
-  if (source === null || typeof source !== "object" || typeof source.resume !== "function") return true
-  if (source.complete === true || source.readableEnded === true) return true
+const DRAIN_TIMEOUT_MILLIS = 10_000
+
+/**
+ * What became of the request body before the response: `complete` (read or
+ * absent: the connection stays usable), `tooLarge` (over
+ * {@link MAX_BODY_BYTES}), or `close` (a client waiting for `100 Continue`, a
+ * body that did not finish in time, a client gone): the answer then closes
+ * the connection.
+ */
+const drainBody = (request: HttpServerRequest.HttpServerRequest, status: number): Effect.Effect<"complete" | "tooLarge" | "close"> => {
+  const source = request.source as {
+    readonly complete?: boolean
+    readonly readableEnded?: boolean
+    readonly destroyed?: boolean
+    resume?(): void
+    pause?(): void
+    on?(event: string, listener: (...args: Array<any>) => void): unknown
+    off?(event: string, listener: (...args: Array<any>) => void): unknown
+  }
+  if (source === null || typeof source !== "object" || typeof source.resume !== "function") return Effect.succeed("complete")
+  if (source.complete === true || source.readableEnded === true) return Effect.succeed("complete")
+  if (source.destroyed === true) return Effect.succeed("close")
   const length = request.headers["content-length"]
-  if (length !== undefined && !(Number(length) <= MAX_BODY_BYTES)) return false
-  source.resume()
-  return true
+  // No body by HTTP framing (RFC 9112 section 6.3): nothing to wait for.
+  if ((length === undefined || Number(length) === 0) && request.headers["transfer-encoding"] === undefined) {
+    return Effect.succeed("complete")
+  }
+  if (status === 413 || (length !== undefined && !(Number(length) <= MAX_BODY_BYTES))) return Effect.succeed("tooLarge")
+  // The client waits for `100 Continue` before it sends the body: do not wait for it.
+  if (/100-continue/i.test(request.headers["expect"] ?? "")) return Effect.succeed("close")
+  return Effect.callback<"complete" | "tooLarge" | "close">((resume) => {
+    let bytes = 0
+    const done = (outcome: "complete" | "tooLarge" | "close") => {
+      cleanup()
+      resume(Effect.succeed(outcome))
+    }
+    const onData = (chunk: Uint8Array) => {
+      bytes += chunk.length
+      if (bytes > MAX_BODY_BYTES) {
+        source.pause!()
+        done("tooLarge")
+      }
+    }
+    const onEnd = () => done("complete")
+    const onGone = () => done("close")
+    const timer = setTimeout(onGone, DRAIN_TIMEOUT_MILLIS)
+    const cleanup = () => {
+      clearTimeout(timer)
+      source.off!("data", onData)
+      source.off!("end", onEnd)
+      source.off!("aborted", onGone)
+      source.off!("close", onGone)
+      source.off!("error", onGone)
+    }
+    source.on!("data", onData)
+    source.on!("end", onEnd)
+    source.on!("aborted", onGone)
+    source.on!("close", onGone)
+    source.on!("error", onGone)
+    source.resume!()
+    return Effect.sync(cleanup)
+  })
 }
 
 const isLoopback = (address: Option.Option<string>) =>
@@ -511,20 +583,23 @@ export const wrap = <R>(
     const url = request.url
     const path = routePath(url)
     const headers = request.headers
-    const incoming = headers[REQUEST_ID_HEADER]
-    const requestId = incoming !== undefined && requestIdShape.test(incoming) ? incoming : state.nextRequestId()
+    const requestId = requestIdFor(headers[REQUEST_ID_HEADER], state)
     const oauth = isOAuthPath(path)
+    const tooLarge = () => {
+      const detail = `The request body is larger than ${MAX_BODY_BYTES} bytes`
+      return oauth ? oauthResponse(413, "invalid_request", detail) : envelopeResponse(413, envelope(413, detail))
+    }
 
     const finish = (response: HttpServerResponse.HttpServerResponse) =>
-      Effect.sync(() => {
-        const drained = drainBody(request)
-        let out = oauth ? response : withRequestId(response, requestId)
+      Effect.map(drainBody(request, response.status), (drained) => {
+        let out = drained === "tooLarge" && response.status !== 413 ? tooLarge() : response
+        out = oauth ? out : withRequestId(out, requestId)
         out = HttpServerResponse.setHeader(out, REQUEST_ID_HEADER, requestId)
         if (path === "/oauth/token") {
           out = HttpServerResponse.setHeaders(out, { "cache-control": "no-store", pragma: "no-cache" })
           if (out.status === 401) out = HttpServerResponse.setHeader(out, "www-authenticate", "Basic realm=\"oauth\"")
         }
-        return drained ? out : HttpServerResponse.setHeader(out, "connection", "close")
+        return drained === "complete" ? out : HttpServerResponse.setHeader(out, "connection", "close")
       })
 
     if (path === "/_simulator" || path.startsWith("/_simulator/")) {
@@ -535,12 +610,25 @@ export const wrap = <R>(
     }
 
     const entry = state.record(request.method, url, headers, requestId)
-    const respond = (response: HttpServerResponse.HttpServerResponse) => {
-      entry.status = response.status
-      return finish(response)
-    }
+    const respond = (response: HttpServerResponse.HttpServerResponse) =>
+      Effect.map(finish(response), (out) => {
+        entry.status = out.status
+        return out
+      })
     const reject = (status: number, detail: string, error = "invalid_request") =>
       respond(oauth ? oauthResponse(status, error, detail) : envelopeResponse(status, envelope(status, detail)))
+
+    // HTTP/1.1 requires Host (RFC 9112 section 3.2); Node's own check would answer a bare 400.
+    const version = (request.source as { readonly httpVersion?: unknown } | null)?.httpVersion
+    if (version === "1.1" && (headers["host"] === undefined || headers["host"] === "")) {
+      return yield* reject(400, "An HTTP/1.1 request needs a Host header")
+    }
+
+    // RFC 9110 section 10.1.1: the only expectation served is 100-continue (HTTP/1.0 has none).
+    const expect = headers["expect"]
+    if (expect !== undefined && version !== "1.0" && !/^\s*100-continue\s*$/i.test(expect)) {
+      return yield* reject(417, `Unsupported expectation ${JSON.stringify(expect)}; only 100-continue is served`)
+    }
 
     if (options.allow !== undefined && !options.allow(path)) {
       return yield* reject(404, `No endpoint ${request.method} ${path} on this root`)
@@ -548,7 +636,7 @@ export const wrap = <R>(
 
     const length = headers["content-length"]
     if (length !== undefined && Number(length) > MAX_BODY_BYTES) {
-      return yield* reject(413, `The request body is larger than ${MAX_BODY_BYTES} bytes`)
+      return yield* respond(tooLarge())
     }
 
     if (options.latencyMillis > 0) yield* Effect.sleep(Duration.millis(options.latencyMillis))

@@ -20,7 +20,23 @@ import type { Dataset } from "./Data.ts"
 import type { Grant, State } from "./State.ts"
 
 /**
- * The dataset, the state and the client credential of one simulator.
+ * The origin (`http://host:port`) each root is served on: every root has the
+ * same one unless the roots listen on separate ports. Links in responses are
+ * built from these, never from the request's `Host` header.
+ *
+ * @since 0.1.0
+ */
+export interface Origins {
+  vehicle: string
+  management: string
+  compatibility: string
+  authorization: string
+  legacy: string
+}
+
+/**
+ * The dataset, the state, the client credential and its registered redirect
+ * URIs, and the origins of one simulator.
  *
  * @since 0.1.0
  */
@@ -29,7 +45,93 @@ export class Env extends Context.Service<Env, {
   readonly state: State
   readonly clientId: string
   readonly clientSecret: string
+  /** Redirect URIs registered for the client (see `redirectUriAllowed`). */
+  readonly redirectUris: ReadonlyArray<string>
+  /** Filled in once the servers listen. */
+  readonly origins: Origins
 }>()("@connected-vehicle/simulator/Env") {}
+
+/**
+ * The origin of the root that serves `path` (compared in lower case).
+ *
+ * @example
+ * ```ts
+ * import { originFor } from "@connected-vehicle/simulator/Env"
+ *
+ * const origin = "http://127.0.0.1:4010"
+ * const origins = { vehicle: origin, management: origin, compatibility: origin, authorization: origin, legacy: origin }
+ * originFor(origins, "/v3/webhooks/1") // "http://127.0.0.1:4010"
+ * ```
+ * @since 0.1.0
+ */
+export const originFor = (origins: Origins, path: string): string => {
+  const p = path.toLowerCase()
+  const under = (prefix: string) => p === prefix || p.startsWith(prefix + "/") || p.startsWith(prefix + "?")
+  if (under("/v3/subscriptions") || under("/v3/webhooks")) return origins.management
+  if (under("/v3/compatible-vehicles")) return origins.compatibility
+  if (under("/oauth")) return origins.authorization
+  if (under("/v2.0")) return origins.legacy
+  return origins.vehicle
+}
+
+/**
+ * The redirect URIs the demo client has registered by default: loopback
+ * `http` on any port and path (RFC 8252 section 7.3, what a CLI's local
+ * listener uses), and `https://app.example` (any path; `.example` is a
+ * reserved top-level domain, RFC 2606, so it never reaches a real site).
+ *
+ * @since 0.1.0
+ */
+export const DEFAULT_REDIRECT_URIS: ReadonlyArray<string> = [
+  "http://127.0.0.1:*",
+  "http://localhost:*",
+  "http://[::1]:*",
+  "https://app.example"
+]
+
+/**
+ * Whether `uri` matches one of the `registered` redirect URIs. A registered
+ * entry is `scheme://host[:port]` (any path) or a full URI (exact path);
+ * port `*` matches any port. Scheme and host compare case-insensitively, the
+ * port after defaults are filled in, the path exactly; the query of `uri` is
+ * free (RFC 6749 section 3.1.2 allows one). A URI with a fragment or user
+ * information never matches, nor does anything that is not an absolute
+ * `http`/`https` URI.
+ *
+ * @example
+ * ```ts
+ * import { redirectUriAllowed } from "@connected-vehicle/simulator/Env"
+ *
+ * redirectUriAllowed(["http://127.0.0.1:*"], "http://127.0.0.1:53100/callback") // true
+ * redirectUriAllowed(["http://127.0.0.1:*"], "vbscript:msgbox(1)") // false
+ * ```
+ * @since 0.1.0
+ */
+export const redirectUriAllowed = (registered: ReadonlyArray<string>, uri: string): boolean => {
+  const target = parseRedirect(uri)
+  if (target === undefined || target.hash !== "" || /#/.test(uri)) return false
+  for (const entry of registered) {
+    const wildcard = /^(https?:\/\/(?:\[[^\]]*\]|[^/:?#]*)):\*(?=$|\/)/i.exec(entry)
+    const pattern = parseRedirect(wildcard === null ? entry : wildcard[1]! + entry.slice(wildcard[0].length))
+    if (pattern === undefined) continue
+    if (pattern.protocol !== target.protocol || pattern.hostname !== target.hostname) continue
+    if (wildcard === null && pattern.port !== target.port) continue
+    const anyPath = /^https?:\/\/[^/]*\/?$/i.test(entry)
+    if (anyPath || pattern.pathname === target.pathname) return true
+  }
+  return false
+}
+
+const parseRedirect = (uri: string): URL | undefined => {
+  if (!/^https?:\/\//i.test(uri)) return undefined
+  try {
+    const url = new URL(uri)
+    const authority = uri.replace(/^https?:\/\//i, "").split(/[/?#\\]/)[0]!
+    return url.username !== "" || url.password !== "" || authority.includes("@") ? undefined : url
+  } catch {
+    return undefined
+  }
+}
 
 /**
  * Most paths one legacy batch may request.

@@ -14,6 +14,7 @@ import { DateTime, Effect, Layer, Redacted, Schema } from "effect"
 import type { HttpServerRequest } from "effect/http"
 import { HttpServerResponse } from "effect/http"
 import { HttpApiBuilder } from "effect/http-api"
+import { createHash, timingSafeEqual } from "node:crypto"
 import type { Dataset, VehicleInfo } from "./Data.ts"
 import {
   allPermissions,
@@ -25,6 +26,7 @@ import {
   signalStatus,
   supportsServiceHistory
 } from "./Data.ts"
+import type { Origins } from "./Env.ts"
 import {
   badRequest,
   compatibilityEnvelope,
@@ -37,7 +39,9 @@ import {
   incompatible,
   notFound,
   oauthError,
-  oauthUnauthorized
+  oauthUnauthorized,
+  originFor,
+  redirectUriAllowed
 } from "./Env.ts"
 import type { Grant } from "./State.ts"
 import type { ErrorEnvelope } from "@connected-vehicle/schema/ServiceError"
@@ -49,11 +53,15 @@ import type { ErrorEnvelope } from "@connected-vehicle/schema/ServiceError"
 const DEFAULT_PAGE_SIZE = 10
 const utc = (millis: number) => DateTime.makeUnsafe(millis) as DateTime.Utc
 
-/** `http://host` of the request, for absolute links. */
-export const originOf = (request: HttpServerRequest.HttpServerRequest): string => {
-  const host = request.headers["host"]
-  return `http://${host === undefined || host === "" ? "simulator.test" : host}`
-}
+/**
+ * The origin of absolute links to the request's own path: the configured
+ * origin of the root that serves it, never the request's `Host` header.
+ */
+const originOf = (origins: Origins, request: HttpServerRequest.HttpServerRequest): string =>
+  originFor(origins, routePathOf(request.url))
+
+/** The path part of a request target, for choosing its root. */
+const routePathOf = (url: string) => url.replace(/^[a-z][a-z0-9+.-]*:\/\/[^/]*/i, "").replace(/\/\/+/g, "/")
 
 const pathOf = (url: string) => {
   const q = url.indexOf("?")
@@ -62,6 +70,7 @@ const pathOf = (url: string) => {
 
 /** Paging window and `links` of a list, keeping the request's other query parameters. */
 const paginate = (
+  origins: Origins,
   request: HttpServerRequest.HttpServerRequest,
   total: number,
   page: number | undefined,
@@ -70,7 +79,7 @@ const paginate = (
   const number = page ?? 1
   const size = pageSize ?? DEFAULT_PAGE_SIZE
   const lastPage = Math.max(1, Math.ceil(total / size))
-  const base = originOf(request) + pathOf(request.url)
+  const base = originOf(origins, request) + pathOf(request.url)
   const search = new URLSearchParams(request.url.includes("?") ? request.url.slice(request.url.indexOf("?") + 1) : "")
   search.delete("page")
   search.delete("pageSize")
@@ -115,7 +124,7 @@ const vehicleSummary = (v: VehicleInfo) => ({
   powertrainType: v.model.powertrainType
 })
 
-const vehicleResource = (origin: string, v: VehicleInfo): Vehicle.Vehicle => ({
+const vehicleResource = (origins: Origins, v: VehicleInfo): Vehicle.Vehicle => ({
   id: v.id,
   type: "vehicle",
   attributes: {
@@ -125,7 +134,7 @@ const vehicleResource = (origin: string, v: VehicleInfo): Vehicle.Vehicle => ({
     powertrainType: v.model.powertrainType,
     mode: v.mode
   },
-  links: { self: `${origin}/v3/vehicles/${v.id}` }
+  links: { self: `${origins.vehicle}/v3/vehicles/${v.id}` }
 })
 
 /** Vehicle `vehicleId` on behalf of user `userId`: 404 unknown vehicle, 403 not that user's. */
@@ -168,7 +177,7 @@ const isoStamps = () => {
  */
 const signalJson = (
   seed: number,
-  origin: string,
+  origins: Origins,
   v: VehicleInfo,
   signalIndex: number,
   now: number,
@@ -193,59 +202,57 @@ const signalJson = (
       oemUpdatedAt: iso(oem),
       ingestedAt: iso(Math.min(now, oem + 1500 + (v.index % 7) * 100))
     },
-    links: { self: `${origin}/v3/vehicles/${v.id}/signals/${definition.code}` }
+    links: { self: `${origins.vehicle}/v3/vehicles/${v.id}/signals/${definition.code}` }
   }
 }
 
 const json = (body: unknown) => HttpServerResponse.text(JSON.stringify(body), { status: 200, contentType: "application/json" })
 
-/** Pages kept per host and URL; each is valid for the clock millisecond it was made in. */
+/** Pages kept per URL and user; each is valid for the clock millisecond it was made in. */
 const PAGE_MEMO_LIMIT = 256
 
 const SignalsLive = HttpApiBuilder.group(ServiceApi, "signals", (handlers) => {
-  // The answer depends only on the dataset, the host, the URL (vehicle,
+  // The answer depends only on the dataset, the URL (vehicle,
   // paging, links), the user and the clock millisecond: requests that agree
   // on all of them share one rendering (the grant is still checked first).
   const pages = new Map<string, { readonly data: Dataset; readonly now: number; readonly response: HttpServerResponse.HttpServerResponse }>()
   return handlers.handleAll({
     list: ({ headers, params, query, request }) =>
       Effect.gen(function*() {
-        const { data, state } = yield* Env
+        const { data, origins, state } = yield* Env
         yield* requireApp(yield* CurrentGrant)
         const now = state.now()
-        const key = `${request.headers["host"] ?? ""} ${request.url} ${headers["sc-user-id"]}`
+        const key = `${request.url} ${headers["sc-user-id"]}`
         const memo = pages.get(key)
         if (memo !== undefined && memo.now === now && memo.data === data) return memo.response
         const v = yield* vehicleForUser(data, params.vehicleId, headers["sc-user-id"])
-        const origin = originOf(request)
         const r = readings(data.options.seed, v, now)
-        const page = paginate(request, v.model.signals.length, query.page, query.pageSize)
+        const page = paginate(origins, request, v.model.signals.length, query.page, query.pageSize)
         const items: Array<typeof Signal.Signal.Encoded> = []
         const iso = isoStamps()
-        for (let k = page.start; k < page.end; k++) items.push(signalJson(data.options.seed, origin, v, k, now, r, iso))
+        for (let k = page.start; k < page.end; k++) items.push(signalJson(data.options.seed, origins, v, k, now, r, iso))
         const body: typeof Signal.SignalsPage.Encoded = {
           data: items,
           meta: { pageNumber: page.number, pageSize: page.size, totalCount: v.model.signals.length },
           links: page.links,
-          included: { vehicle: vehicleResource(origin, v) }
+          included: { vehicle: vehicleResource(origins, v) }
         }
         const response = json(body)
         if (pages.size >= PAGE_MEMO_LIMIT) pages.clear()
         pages.set(key, { data, now, response })
         return response
       }),
-    get: ({ headers, params, request }) =>
+    get: ({ headers, params }) =>
       Effect.gen(function*() {
-        const { data, state } = yield* Env
+        const { data, origins, state } = yield* Env
         yield* requireApp(yield* CurrentGrant)
         const v = yield* vehicleForUser(data, params.vehicleId, headers["sc-user-id"])
         const k = v.model.signals.findIndex((s) => s.code === params.signalCode.toLowerCase())
         if (k === -1) return yield* notFound(`Vehicle ${v.id} has no signal ${params.signalCode}`)
-        const origin = originOf(request)
         const now = state.now()
         const body: typeof Signal.SignalResponse.Encoded = {
-          data: signalJson(data.options.seed, origin, v, k, now, readings(data.options.seed, v, now), isoStamps()),
-          included: { vehicle: vehicleResource(origin, v) }
+          data: signalJson(data.options.seed, origins, v, k, now, readings(data.options.seed, v, now), isoStamps()),
+          included: { vehicle: vehicleResource(origins, v) }
         }
         return json(body)
       })
@@ -256,7 +263,7 @@ const SignalsLive = HttpApiBuilder.group(ServiceApi, "signals", (handlers) => {
 // v3: connections
 // ---------------------------------------------------------------------------
 
-const connectionItem = (data: Dataset, origin: string, i: number): Connection.ConnectionListItem => {
+const connectionItem = (data: Dataset, origins: Origins, i: number): Connection.ConnectionListItem => {
   const v = data.vehicle(i)
   const user = data.user(data.connectionUser[i]!)
   return {
@@ -268,11 +275,11 @@ const connectionItem = (data: Dataset, origin: string, i: number): Connection.Co
       user: { id: user.id, externalId: user.externalId }
     },
     relationships: {
-      vehicle: { data: { id: v.id, type: "vehicle" }, links: { related: `${origin}/v3/vehicles/${v.id}` } },
-      user: { data: { id: user.id, type: "user" }, links: { related: `${origin}/v3/users/${user.id}` } }
+      vehicle: { data: { id: v.id, type: "vehicle" }, links: { related: `${origins.vehicle}/v3/vehicles/${v.id}` } },
+      user: { data: { id: user.id, type: "user" }, links: { related: `${origins.vehicle}/v3/users/${user.id}` } }
     },
     meta: { createdAt: utc(data.connectionCreatedAt(i)), updatedAt: utc(data.connectionUpdatedAt(i)) },
-    links: { self: `${origin}/v3/connections/${data.connectionId(i)}` }
+    links: { self: `${origins.vehicle}/v3/connections/${data.connectionId(i)}` }
   }
 }
 
@@ -291,13 +298,14 @@ const matching = (count: number, keep: ((i: number) => boolean) | undefined): In
  * or a count when every index in [0, count) matches.
  */
 const orderedPage = <A>(
+  origins: Origins,
   request: HttpServerRequest.HttpServerRequest,
   hits: ArrayLike<number> | number,
   query: { readonly page?: number | undefined; readonly pageSize?: number | undefined },
   render: (index: number) => A
 ) => {
   const total = typeof hits === "number" ? hits : hits.length
-  const page = paginate(request, total, query.page, query.pageSize)
+  const page = paginate(origins, request, total, query.page, query.pageSize)
   const data: Array<A> = []
   for (let k = page.start; k < page.end; k++) data.push(render(typeof hits === "number" ? k : hits[k]!))
   return {
@@ -313,7 +321,7 @@ const ConnectionsLive = HttpApiBuilder.group(ServiceApi, "connections", (handler
   handlers.handleAll({
     list: ({ query, request }) =>
       Effect.gen(function*() {
-        const { data } = yield* Env
+        const { data, origins } = yield* Env
         yield* requireApp(yield* CurrentGrant)
         const user = yield* idFilter("userId", query["filter[userId]"], data.userIndex)
         const vehicle = yield* idFilter("vehicleId", query["filter[vehicleId]"], data.vehicleIndex)
@@ -331,16 +339,15 @@ const ConnectionsLive = HttpApiBuilder.group(ServiceApi, "connections", (handler
         const hits = vehicle !== undefined
           ? (vehicle >= 0 && vehicle < data.connectionCount && keep!(vehicle) ? Int32Array.of(vehicle) : new Int32Array(0))
           : matching(data.connectionCount, keep)
-        const origin = originOf(request)
-        return orderedPage(request, hits, query, (i) => connectionItem(data, origin, i))
+        return orderedPage(origins, request, hits, query, (i) => connectionItem(data, origins, i))
       }),
-    get: ({ params, request }) =>
+    get: ({ params }) =>
       Effect.gen(function*() {
-        const { data } = yield* Env
+        const { data, origins } = yield* Env
         yield* requireApp(yield* CurrentGrant)
         const i = data.connectionIndex(params.connectionId.toLowerCase())
         if (i === -1) return yield* notFound(`No connection with id ${params.connectionId}`)
-        const item = connectionItem(data, originOf(request), i)
+        const item = connectionItem(data, origins, i)
         return {
           data: {
             id: item.id,
@@ -358,7 +365,7 @@ const ConnectionsLive = HttpApiBuilder.group(ServiceApi, "connections", (handler
 // v3: subscriptions and webhooks
 // ---------------------------------------------------------------------------
 
-const subscriptionResource = (data: Dataset, origin: string, i: number): Subscription.Subscription => {
+const subscriptionResource = (data: Dataset, origins: Origins, i: number): Subscription.Subscription => {
   const v = data.vehicle(i)
   const user = data.user(data.connectionUser[i]!)
   const webhook = data.webhooks[data.subscriptionWebhook[i]!]!
@@ -366,14 +373,14 @@ const subscriptionResource = (data: Dataset, origin: string, i: number): Subscri
   // The spec's samples carry `webhook` as data.type in all three relationships.
   const relationship = (id: string, path: string) => ({
     data: { id, type: "webhook" },
-    links: { related: `${origin}/v3/${path}/${id}` }
+    links: { related: `${originFor(origins, `/v3/${path}`)}/v3/${path}/${id}` }
   })
   return {
     id: data.subscriptionId(i),
     type: "subscription",
     attributes: { vehicle: vehicleSummary(v) },
     meta: { createdAt: utc(created), updatedAt: utc(created) },
-    links: { self: `${origin}/v3/subscriptions/${data.subscriptionId(i)}` },
+    links: { self: `${origins.management}/v3/subscriptions/${data.subscriptionId(i)}` },
     relationships: {
       webhook: relationship(webhook.id, "webhooks"),
       user: relationship(user.id, "users"),
@@ -386,7 +393,7 @@ const SubscriptionsLive = HttpApiBuilder.group(ServiceApi, "subscriptions", (han
   handlers.handleAll({
     list: ({ query, request }) =>
       Effect.gen(function*() {
-        const { data } = yield* Env
+        const { data, origins } = yield* Env
         yield* requireApp(yield* CurrentGrant)
         const user = yield* idFilter("userId", query["filter[userId]"], data.userIndex)
         const webhook = yield* idFilter("webhookId", query["filter[webhookId]"], data.webhookIndex)
@@ -400,20 +407,19 @@ const SubscriptionsLive = HttpApiBuilder.group(ServiceApi, "subscriptions", (han
             (vehicle === undefined || i === vehicle) &&
             (mode === -1 || data.vehicleMode[i] === mode)
         const hits = matching(data.subscriptionCount, keep)
-        const origin = originOf(request)
-        return orderedPage(request, hits, query, (i) => subscriptionResource(data, origin, i))
+        return orderedPage(origins, request, hits, query, (i) => subscriptionResource(data, origins, i))
       }),
-    get: ({ params, request }) =>
+    get: ({ params }) =>
       Effect.gen(function*() {
-        const { data } = yield* Env
+        const { data, origins } = yield* Env
         yield* requireApp(yield* CurrentGrant)
         const i = data.subscriptionIndex(params.subscriptionId.toLowerCase())
         if (i === -1) return yield* notFound(`No subscription with id ${params.subscriptionId}`)
-        return { data: subscriptionResource(data, originOf(request), i) }
+        return { data: subscriptionResource(data, origins, i) }
       })
   }))
 
-const webhookResource = (data: Dataset, origin: string, i: number): Webhook.Webhook => {
+const webhookResource = (data: Dataset, origins: Origins, i: number): Webhook.Webhook => {
   const w = data.webhooks[i]!
   const ref = (s: { readonly group: string; readonly name: string; readonly code: string }) => ({
     group: s.group,
@@ -433,7 +439,7 @@ const webhookResource = (data: Dataset, origin: string, i: number): Webhook.Webh
       autoSubscribe: w.autoSubscribe
     },
     meta: { createdAt: utc(w.createdAt) },
-    links: { self: `${origin}/v3/webhooks/${w.id}` }
+    links: { self: `${origins.management}/v3/webhooks/${w.id}` }
   }
 }
 
@@ -441,7 +447,7 @@ const WebhooksLive = HttpApiBuilder.group(ServiceApi, "webhooks", (handlers) =>
   handlers.handleAll({
     list: ({ query, request }) =>
       Effect.gen(function*() {
-        const { data } = yield* Env
+        const { data, origins } = yield* Env
         yield* requireApp(yield* CurrentGrant)
         const name = query["filter[name]"]?.toLowerCase()
         const uri = query["filter[callbackUri]"]?.toLowerCase()
@@ -453,16 +459,15 @@ const WebhooksLive = HttpApiBuilder.group(ServiceApi, "webhooks", (handlers) =>
           (enabled === undefined || w.isEnabled === enabled) &&
           (auto === undefined || w.autoSubscribe === auto)
         ).map((w) => w.index)
-        const origin = originOf(request)
-        return orderedPage(request, hits, query, (i) => webhookResource(data, origin, i))
+        return orderedPage(origins, request, hits, query, (i) => webhookResource(data, origins, i))
       }),
-    get: ({ params, request }) =>
+    get: ({ params }) =>
       Effect.gen(function*() {
-        const { data } = yield* Env
+        const { data, origins } = yield* Env
         yield* requireApp(yield* CurrentGrant)
         const i = data.webhookIndex(params.webhookId.toLowerCase())
         if (i === -1) return yield* notFound(`No webhook with id ${params.webhookId}`)
-        return { data: webhookResource(data, originOf(request), i) }
+        return { data: webhookResource(data, origins, i) }
       })
   }))
 
@@ -473,7 +478,8 @@ const WebhooksLive = HttpApiBuilder.group(ServiceApi, "webhooks", (handlers) =>
 const CompatibilityLive = HttpApiBuilder.group(ServiceApi, "compatibility", (handlers) =>
   handlers.handleAll({
     list: ({ query, request }) =>
-      Effect.sync(() => {
+      Effect.gen(function*() {
+        const { origins } = yield* Env
         const entries = compatibleModels({
           region: query["filter[region]"],
           make: query["filter[make]"],
@@ -482,7 +488,7 @@ const CompatibilityLive = HttpApiBuilder.group(ServiceApi, "compatibility", (han
         return {
           data: entries,
           meta: { page: 1, pageSize: entries.length, totalCount: entries.length },
-          links: { self: originOf(request) + request.url }
+          links: { self: originOf(origins, request) + request.url }
         }
       })
   }))
@@ -501,15 +507,6 @@ const parseScopes = (scope: string | undefined) => {
   }
 }
 
-const isAbsoluteUri = (uri: string) => {
-  try {
-    const url = new URL(uri)
-    return url.protocol !== "javascript:" && url.protocol !== "data:"
-  } catch {
-    return false
-  }
-}
-
 const withParams = (uri: string, params: Record<string, string | undefined>) => {
   const url = new URL(uri)
   for (const [key, value] of Object.entries(params)) if (value !== undefined) url.searchParams.set(key, value)
@@ -525,6 +522,10 @@ const consentingUser = (data: Dataset, request: HttpServerRequest.HttpServerRequ
   return byId !== -1 ? byId : data.users.findIndex((u) => u.externalId === hint)
 }
 
+/** Compares two strings in constant time (SHA-256 digests, so the lengths are equal too). */
+const sameSecret = (given: string, expected: string) =>
+  timingSafeEqual(createHash("sha256").update(given).digest(), createHash("sha256").update(expected).digest())
+
 const basicCredential = (authorization: string) => {
   const match = /^basic\s+(\S+)\s*$/i.exec(authorization)
   if (match === null) return undefined
@@ -537,10 +538,14 @@ const OAuthLive = HttpApiBuilder.group(ServiceApi, "oauth", (handlers) =>
   handlers.handleAll({
     authorize: ({ query, request }) =>
       Effect.gen(function*() {
-        const { clientId, data, state } = yield* Env
+        const { clientId, data, redirectUris, state } = yield* Env
         if (query.client_id !== clientId) return yield* oauthError("unauthorized_client", "Unknown client_id")
-        if (!isAbsoluteUri(query.redirect_uri)) {
-          return yield* oauthError("invalid_request", "redirect_uri must be an absolute URI")
+        // RFC 6749 4.1.2.1: never redirect to a URI the client has not registered.
+        if (!redirectUriAllowed(redirectUris, query.redirect_uri)) {
+          return yield* oauthError(
+            "invalid_request",
+            "redirect_uri is not registered for this client (registered: " + redirectUris.join(", ") + ")"
+          )
         }
         const userIndex = consentingUser(data, request)
         if (userIndex === -1) return yield* oauthError("invalid_request", "login_hint names no user")
@@ -567,7 +572,9 @@ const OAuthLive = HttpApiBuilder.group(ServiceApi, "oauth", (handlers) =>
         if (credential === undefined) {
           return yield* oauthUnauthorized("Authorization must be Basic base64(client_id:client_secret)")
         }
-        if (credential.id !== clientId || credential.secret !== clientSecret) {
+        // Both compared, in constant time, whatever the first gives.
+        const known = sameSecret(credential.id, clientId)
+        if (!(sameSecret(credential.secret, clientSecret) && known)) {
           return yield* oauthUnauthorized("Unknown client or wrong secret")
         }
         const expires_in = TokenLifetimes.accessSeconds
@@ -575,6 +582,12 @@ const OAuthLive = HttpApiBuilder.group(ServiceApi, "oauth", (handlers) =>
           case "authorization_code": {
             const code = state.takeCode(payload.code)
             if (code === undefined) return yield* oauthError("invalid_grant", "Unknown or already used authorization code")
+            if (code === "replayed") {
+              return yield* oauthError(
+                "invalid_grant",
+                "The authorization code was already used; any tokens issued for it are now revoked"
+              )
+            }
             if (code === "expired") return yield* oauthError("invalid_grant", "The authorization code expired")
             if (code.redirectUri !== payload.redirect_uri) {
               return yield* oauthError("invalid_grant", "redirect_uri differs from the one given at consent")

@@ -11,17 +11,19 @@ import { FetchHttpClient, HttpClient, HttpClientRequest, HttpEffect } from "effe
 import type { HttpServerRequest, HttpServerResponse } from "effect/http"
 import type { Scope } from "effect"
 import { createServer } from "node:http"
-import type { Server } from "node:http"
+import type { IncomingHttpHeaders, IncomingMessage, Server, ServerResponse } from "node:http"
 import type { Duplex } from "node:stream"
-import { DROP_MARKER, inRoot, makeApp } from "./App.ts"
+import { DROP_MARKER, inRoot, makeApp, REQUEST_ID_HEADER, requestIdFor } from "./App.ts"
 import type { Root } from "./App.ts"
 import type { Dataset, VehicleInfo } from "./Data.ts"
 import { makeDataset, signalStatus, supportsServiceHistory } from "./Data.ts"
-import { Env, envelope } from "./Env.ts"
+import { DEFAULT_REDIRECT_URIS, Env, envelope } from "./Env.ts"
+import type { Origins } from "./Env.ts"
 import type { Fault, RequestLogEntry } from "./State.ts"
 import { State } from "./State.ts"
 
 export type { Root } from "./App.ts"
+export { DEFAULT_REDIRECT_URIS, redirectUriAllowed } from "./Env.ts"
 export type { Fault, RequestLogEntry } from "./State.ts"
 
 /**
@@ -44,6 +46,13 @@ export interface SimulatorOptions {
   readonly clientId?: string
   /** Client secret accepted by the authorization server (default `demo-client-secret`). */
   readonly clientSecret?: string
+  /**
+   * Redirect URIs registered for the client (default {@link DEFAULT_REDIRECT_URIS}:
+   * loopback `http` on any port, and `https://app.example`). An entry is
+   * `scheme://host[:port]` (any path) or a full URI (that path only); port `*`
+   * is any port. `/oauth/authorize` answers 400 for any other `redirect_uri`.
+   */
+  readonly redirectUris?: ReadonlyArray<string>
   /** Share of requests answered with an injected 500 (0..1, default 0; seeded). */
   readonly failureRate?: number
   /** Latency added to every request, in milliseconds (default 0). */
@@ -117,6 +126,8 @@ export class Simulator extends Context.Service<Simulator, {
     readonly faults: ReadonlyArray<Fault>
   }) => Effect.Effect<void>
   readonly data: SimulatorData
+  /** Open connections (sockets) on the simulator's server(s); 0 for {@link layerTest}. */
+  readonly connections: Effect.Effect<number>
 }>()("@connected-vehicle/simulator/Simulator") {}
 
 /**
@@ -218,12 +229,20 @@ const setup = Effect.fnUntraced(function*(options: SimulatorOptions | undefined)
   })
   const clientId = options?.clientId ?? DEFAULT_CLIENT_ID
   const clientSecret = options?.clientSecret ?? DEFAULT_CLIENT_SECRET
-  const env = Env.of({ data, state, clientId, clientSecret })
+  const origins: Origins = {
+    vehicle: TEST_ORIGIN,
+    management: TEST_ORIGIN,
+    compatibility: TEST_ORIGIN,
+    authorization: TEST_ORIGIN,
+    legacy: TEST_ORIGIN
+  }
+  const redirectUris = [...(options?.redirectUris ?? DEFAULT_REDIRECT_URIS)]
+  const env = Env.of({ data, state, clientId, clientSecret, redirectUris, origins })
   const latencyMillis = Math.max(0, options?.latencyMillis ?? 0)
   const makeHandler = (allow?: (path: string) => boolean) =>
     Effect.map(makeApp({ latencyMillis, allow }), (app) => app.pipe(Effect.provideService(Env, env)))
   const handler = yield* makeHandler()
-  const service = (url: string) =>
+  const service = (url: string, servers: ReadonlyArray<Server> = []) =>
     Simulator.of({
       url,
       clientId,
@@ -232,42 +251,101 @@ const setup = Effect.fnUntraced(function*(options: SimulatorOptions | undefined)
       resetLog: Effect.sync(() => state.resetLog()),
       reset: Effect.sync(() => state.reset()),
       injectFaults: (rule) => Effect.sync(() => state.inject(rule)),
-      data: makeData(data)
+      data: makeData(data),
+      connections: Effect.promise(() => Promise.all(servers.map(openConnections)).then((counts) => counts.reduce((a, b) => a + b, 0)))
     })
-  return { handler, makeHandler, service }
+  return { handler, makeHandler, service, origins, state }
 })
 
+/** After this long a socket the simulator answered outside the HTTP parser is destroyed, whatever the client does. */
+const CLOSE_GRACE_MILLIS = 1_000
+
+/** Ends a socket with a whole response, and destroys it after a grace period (the client gets to read it first). */
+const endRaw = (socket: Duplex, status: number, reason: string, detail: string, requestId: string, headers = "") => {
+  const body = JSON.stringify(envelope(status, detail, { requestId }))
+  socket.on("error", () => {})
+  socket.end(
+    `HTTP/1.1 ${status} ${reason}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n` +
+      `${REQUEST_ID_HEADER}: ${requestId}\r\n${headers}connection: close\r\n\r\n${body}`
+  )
+  const timer = setTimeout(() => socket.destroy(), CLOSE_GRACE_MILLIS)
+  timer.unref()
+  socket.once("close", () => clearTimeout(timer))
+}
+
+const headerRecord = (headers: IncomingHttpHeaders): Record<string, string> => {
+  const out: Record<string, string> = {}
+  for (const key in headers) {
+    const value = headers[key]
+    if (value !== undefined) out[key] = Array.isArray(value) ? value.join(", ") : value
+  }
+  return out
+}
+
 /**
- * Requests Node's HTTP parser rejects (bad bytes in the request line or the
- * headers, oversized headers) never reach the application: answer them with
- * the section 7 envelope too, instead of Node's bare `400`.
+ * Makes every answer of a Node server the simulator's own: the section 7
+ * envelope and an `x-request-id`, or a clean close.
+ *
+ * - The simulator serves no upgrades (WebSocket, h2c): the platform's
+ *   `upgrade` listener is removed, so Node answers a request carrying
+ *   `Upgrade` as an ordinary one and the keep-alive connection stays parsed
+ *   (with the listener, the socket left the HTTP parser and was never
+ *   released).
+ * - `CONNECT` (no proxy here) is 405 and the connection closes.
+ * - An `Expect` other than `100-continue` reaches the application, which
+ *   answers 417 with the envelope.
+ * - A missing `Host` reaches the application too (400 with the envelope).
+ * - Requests Node's HTTP parser rejects (bad bytes in the request line or the
+ *   headers, oversized headers, timeouts) never reach the application: they
+ *   are answered here (400, 431, 408) and the connection closes.
  */
-const withClientErrors = (server: Server): Server => {
+const harden = (server: Server, state: State): void => {
+  server.removeAllListeners("upgrade")
+  server.on("checkExpectation", (request: IncomingMessage, response: ServerResponse) => server.emit("request", request, response))
+  server.on("connect", (request: IncomingMessage, socket: Duplex) => {
+    const headers = headerRecord(request.headers)
+    const requestId = requestIdFor(headers[REQUEST_ID_HEADER], state)
+    state.record(request.method ?? "CONNECT", request.url ?? "", headers, requestId).status = 405
+    // Whatever the client sends after the request is read and discarded, so its FIN is seen.
+    socket.resume()
+    endRaw(socket, 405, "Method Not Allowed", "CONNECT is not supported: the simulator is not a proxy", requestId, "allow: GET, POST\r\n")
+  })
   server.on("clientError", (error: NodeJS.ErrnoException, socket: Duplex) => {
     if (!socket.writable || error.code === "ECONNRESET") {
       socket.destroy()
       return
     }
     const status = error.code === "HPE_HEADER_OVERFLOW" ? 431 : error.code === "ERR_HTTP_REQUEST_TIMEOUT" ? 408 : 400
-    const body = JSON.stringify(envelope(status, status === 431 ? "Request headers are too large" : status === 408 ? "The request took too long" : "The request is not valid HTTP"))
-    socket.end(
-      `HTTP/1.1 ${status} ${status === 431 ? "Request Header Fields Too Large" : status === 408 ? "Request Timeout" : "Bad Request"}\r\n` +
-        `content-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`
+    endRaw(
+      socket,
+      status,
+      status === 431 ? "Request Header Fields Too Large" : status === 408 ? "Request Timeout" : "Bad Request",
+      status === 431 ? "Request headers are too large" : status === 408 ? "The request took too long" : "The request is not valid HTTP",
+      state.nextRequestId()
     )
   })
-  return server
 }
+
+const openConnections = (server: Server) =>
+  new Promise<number>((resolve) => server.getConnections((error, count) => resolve(error ? 0 : count)))
+
+const roots = ["vehicle", "management", "compatibility", "authorization", "legacy"] as const
 
 const listen = Effect.fnUntraced(function*(
   handler: Effect.Effect<HttpServerResponse.HttpServerResponse, never, HttpServerRequest.HttpServerRequest | Scope.Scope>,
+  state: State,
   host: string,
   port: number
 ) {
-  const server = yield* NodeHttpServer.make(() => withClientErrors(createServer()), { port, host, gracefulShutdownTimeout: 0 })
+  // `Host` is checked by the application (an envelope, not Node's bare 400).
+  const node = createServer({ requireHostHeader: false })
+  const server = yield* NodeHttpServer.make(() => node, { port, host, gracefulShutdownTimeout: 0 })
   yield* server.serve(handler)
+  harden(node, state)
   const address = server.address
   const shown = host.includes(":") ? `[${host}]` : host
-  return `http://${shown}:${address._tag === "UnixPathAddress" ? 0 : address.port}`
+  const url = `http://${shown}:${address._tag === "UnixPathAddress" ? 0 : address.port}`
+  return { url, node }
 })
 
 /**
@@ -282,8 +360,10 @@ export const layer = (
   Layer.effect(
     Simulator,
     Effect.gen(function*() {
-      const { handler, service } = yield* setup(options)
-      return service(yield* listen(handler, options?.host ?? "127.0.0.1", options?.port ?? 0))
+      const { handler, origins, service, state } = yield* setup(options)
+      const { node, url } = yield* listen(handler, state, options?.host ?? "127.0.0.1", options?.port ?? 0)
+      for (const root of roots) origins[root] = url
+      return service(url, [node])
     }).pipe(Effect.orDie)
   )
 
@@ -309,13 +389,17 @@ export const layerRoots = (
 ): Layer.Layer<Simulator | SimulatorRoots> =>
   Layer.effectContext(
     Effect.gen(function*() {
-      const { makeHandler, service } = yield* setup(options)
+      const { makeHandler, origins, service, state } = yield* setup(options)
       const host = options?.host ?? "127.0.0.1"
-      const roots = {} as Record<Root, string>
-      for (const root of ["vehicle", "management", "compatibility", "authorization", "legacy"] as const) {
-        roots[root] = yield* listen(yield* makeHandler(inRoot(root)), host, options?.ports?.[root] ?? 0)
+      const urls = {} as Record<Root, string>
+      const servers: Array<Server> = []
+      for (const root of roots) {
+        const { node, url } = yield* listen(yield* makeHandler(inRoot(root)), state, host, options?.ports?.[root] ?? 0)
+        urls[root] = url
+        origins[root] = url
+        servers.push(node)
       }
-      return Context.make(Simulator, service(roots.vehicle)).pipe(Context.add(SimulatorRoots, roots))
+      return Context.make(Simulator, service(urls.vehicle, servers)).pipe(Context.add(SimulatorRoots, urls))
     }).pipe(Effect.orDie)
   )
 

@@ -66,6 +66,17 @@ interface RefreshRecord {
   readonly scopes: ReadonlySet<Permission>
   readonly mode: Mode
   readonly expiresAt: number
+  /** The code exchange the token descends from (kept through rotations). */
+  readonly family: number
+}
+
+/** A user grant and the code exchange it descends from. */
+type UserGrant = Extract<Grant, { readonly _tag: "User" }> & { readonly family: number }
+
+/** A code already exchanged: replaying it revokes the tokens of its family. */
+interface UsedCode {
+  readonly family: number
+  readonly expiresAt: number
 }
 
 /** A log slot: what the request carried, split and redacted when read. */
@@ -120,6 +131,15 @@ export const FAULT_KEY_LIMIT = 1_000
  */
 export const TOMBSTONE_LIMIT = 10_000
 
+/**
+ * At most this many exchanged authorization codes are remembered (each for
+ * the refresh-token lifetime), so that a replayed one revokes the tokens
+ * issued for it (RFC 6749 section 4.1.2); the oldest is forgotten first.
+ *
+ * @since 0.1.0
+ */
+export const USED_CODE_LIMIT = 10_000
+
 /** Expired codes and tokens are swept at most once a minute (simulated time). */
 const SWEEP_INTERVAL_MILLIS = 60_000
 
@@ -138,8 +158,10 @@ export class State {
   readonly seed: number
   readonly failureRate: number
   private codes = new Map<string, CodeRecord>()
-  private access = new Map<string, Grant>()
+  private access = new Map<string, Grant | UserGrant>()
   private refresh = new Map<string, RefreshRecord>()
+  private usedCodes = new Map<string, UsedCode>()
+  private families = 0
   private rules: Array<FaultRule> = []
   private keyed = new Map<string, { readonly spec: string; remaining: number }>()
   private expired = new Set<string>()
@@ -161,6 +183,7 @@ export class State {
     this.codes.clear()
     this.access.clear()
     this.refresh.clear()
+    this.usedCodes.clear()
     this.rules = []
     this.keyed.clear()
     this.expired.clear()
@@ -249,6 +272,7 @@ export class State {
     this.lastSweep = now
     for (const [key, record] of this.codes) if (record.expiresAt <= now) this.codes.delete(key)
     for (const [key, record] of this.refresh) if (record.expiresAt <= now) this.refresh.delete(key)
+    for (const [key, record] of this.usedCodes) if (record.expiresAt <= now) this.usedCodes.delete(key)
     for (const [key, grant] of this.access) {
       if (grant.expiresAt <= now) {
         this.access.delete(key)
@@ -274,21 +298,48 @@ export class State {
     return code
   }
 
-  /** Consumes a code (single use). */
-  takeCode(code: string): CodeRecord | "expired" | undefined {
+  /**
+   * Consumes a code (single use): its record and the token family the
+   * exchange starts. A code presented again is `"replayed"`, and every access
+   * and refresh token issued from it (through any rotation) is revoked
+   * (RFC 6749 section 4.1.2).
+   */
+  takeCode(code: string): (CodeRecord & { readonly family: number }) | "expired" | "replayed" | undefined {
     const record = this.codes.get(code)
-    if (record === undefined) return undefined
+    if (record === undefined) {
+      const used = this.usedCodes.get(code)
+      if (used === undefined) return undefined
+      this.revokeFamily(used.family)
+      return "replayed"
+    }
     this.codes.delete(code)
-    return record.expiresAt <= this.now() ? "expired" : record
+    const now = this.now()
+    if (record.expiresAt <= now) return "expired"
+    const family = ++this.families
+    this.usedCodes.set(code, { family, expiresAt: now + TokenLifetimes.refreshSeconds * 1000 })
+    if (this.usedCodes.size > USED_CODE_LIMIT) this.usedCodes.delete(this.usedCodes.keys().next().value!)
+    return { ...record, family }
   }
 
-  issueUserTokens(grant: { readonly userIndex: number; readonly scopes: ReadonlySet<Permission>; readonly mode: Mode }) {
+  /** Revokes (forgets) every access and refresh token of a code exchange. */
+  private revokeFamily(family: number): void {
+    for (const [key, grant] of this.access) if ((grant as Partial<UserGrant>).family === family) this.access.delete(key)
+    for (const [key, record] of this.refresh) if (record.family === family) this.refresh.delete(key)
+  }
+
+  issueUserTokens(grant: {
+    readonly userIndex: number
+    readonly scopes: ReadonlySet<Permission>
+    readonly mode: Mode
+    readonly family: number
+  }) {
     const now = this.now()
     this.sweep(now)
     const accessToken = token("at")
     const refreshToken = token("rt")
-    this.access.set(accessToken, { _tag: "User", ...grant, expiresAt: now + TokenLifetimes.accessSeconds * 1000 })
-    this.refresh.set(refreshToken, { ...grant, expiresAt: now + TokenLifetimes.refreshSeconds * 1000 })
+    const { family, mode, scopes, userIndex } = grant
+    this.access.set(accessToken, { _tag: "User", userIndex, scopes, mode, family, expiresAt: now + TokenLifetimes.accessSeconds * 1000 })
+    this.refresh.set(refreshToken, { userIndex, scopes, mode, family, expiresAt: now + TokenLifetimes.refreshSeconds * 1000 })
     return { accessToken, refreshToken }
   }
 

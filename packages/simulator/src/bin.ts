@@ -10,7 +10,7 @@
 import { NodeRuntime, NodeServices } from "@effect/platform-node"
 import { Console, Context, Effect, Layer, Redacted, Schema } from "effect"
 import { Command, Flag } from "effect/cli"
-import { DEFAULT_CLIENT_ID, DEFAULT_CLIENT_SECRET, layer, layerRoots, Simulator, SimulatorRoots } from "./Simulator.ts"
+import { DEFAULT_CLIENT_ID, DEFAULT_CLIENT_SECRET, DEFAULT_REDIRECT_URIS, layer, layerRoots, Simulator, SimulatorRoots } from "./Simulator.ts"
 
 const within = (minimum: number, maximum: number) =>
   Flag.withSchema(Schema.Number.check(Schema.isBetween({ minimum, maximum })))
@@ -35,6 +35,12 @@ const simulator = Command.make(
     clientSecret: Flag.String("client-secret").pipe(
       Flag.withDescription("Client secret accepted"),
       Flag.withDefault(DEFAULT_CLIENT_SECRET)
+    ),
+    redirectUris: Flag.String("redirect-uri").pipe(
+      Flag.withDescription(
+        "A redirect URI registered for the client (repeatable; replaces the default loopback http://127.0.0.1:*, http://localhost:*, http://[::1]:* and https://app.example). scheme://host[:port|:*] allows any path"
+      ),
+      Flag.atLeast(0)
     ),
     failureRate: Flag.Finite("failure-rate").pipe(
       Flag.withDescription("Share of requests answered with an injected 500 (0..1)"),
@@ -65,6 +71,7 @@ const simulator = Command.make(
       connections: flags.connections,
       clientId: flags.clientId,
       clientSecret: flags.clientSecret,
+      ...(flags.redirectUris.length > 0 ? { redirectUris: flags.redirectUris } : {}),
       failureRate: flags.failureRate,
       latencyMillis: flags.latency,
       host: flags.host
@@ -95,6 +102,7 @@ const simulator = Command.make(
     }
     yield* Console.log(`client id: ${sim.clientId}`)
     yield* Console.log(`client secret: ${Redacted.value(sim.clientSecret)}`)
+    yield* Console.log(`redirect URIs: ${(flags.redirectUris.length > 0 ? flags.redirectUris : DEFAULT_REDIRECT_URIS).join(" ")}`)
     yield* Console.log(`docs: ${sim.url}/docs (OpenAPI: ${sim.url}/openapi.json)`)
     return yield* Effect.never
   }, Effect.scoped)

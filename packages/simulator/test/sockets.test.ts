@@ -1,0 +1,185 @@
+/**
+ * Raw-socket tests (node:net): requests no HTTP client would send as written.
+ * Every answer is a section 7 envelope with an `x-request-id`, or a clean
+ * close; sockets are released; unread bodies up to 1 MiB leave the
+ * keep-alive connection usable.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import { Effect } from "effect"
+import { layer as simulatorLayer, Simulator } from "../src/Simulator.ts"
+import { isEnvelope } from "./helpers.ts"
+import type { RawConnection, RawResponse } from "./raw.ts"
+import { chunked, openRaw, rawRequest } from "./raw.ts"
+
+/** A section 7 envelope with the status, and the response's request id in `meta.debug.requestId`. */
+const assertEnvelope = (response: RawResponse, status: number) => {
+  assert.strictEqual(response.status, status, response.body)
+  assert.match(response.headers["content-type"] ?? "", /^application\/json/)
+  const requestId = response.headers["x-request-id"]
+  assert.isString(requestId)
+  const body = JSON.parse(response.body)
+  assert.isTrue(isEnvelope(body), response.body)
+  assert.strictEqual(body.errors[0].status, String(status))
+  assert.strictEqual(body.errors[0].meta.debug.requestId, requestId)
+}
+
+/** The connection is still usable: one more request on it gets its answer. */
+const stillUsable = async (connection: RawConnection) => {
+  connection.send(rawRequest("GET", "/nothing-here"))
+  assertEnvelope(await connection.next(), 404)
+}
+
+const keepsAlive = (response: RawResponse) => assert.notMatch(response.headers["connection"] ?? "keep-alive", /close/i)
+
+/** Runs `f` against a fresh simulator on a loopback port. */
+const using = <A>(f: (origin: string) => Promise<A>) =>
+  Effect.gen(function*() {
+    const sim = yield* Simulator
+    return yield* Effect.promise(() => f(sim.url))
+  }).pipe(Effect.provide(simulatorLayer({ seed: 12 })))
+
+describe("upgrade requests release their sockets", () => {
+  it.live("500 connections, each an Upgrade (h2c or websocket) then a second request: the server's connection count returns to its start", () =>
+    Effect.gen(function*() {
+      const sim = yield* Simulator
+      const start = yield* sim.connections
+      const statuses: Array<number> = []
+      const one = async (i: number) => {
+        // Half the clients keep their side open after the server's FIN, as a client waiting for an answer would.
+        const connection = await openRaw(sim.url, { allowHalfOpen: i % 2 === 0 })
+        const upgrade = i % 4 < 2
+          ? { connection: "Upgrade, HTTP2-Settings", upgrade: "h2c", "http2-settings": "AAMAAABkAAQAAP__" }
+          : { connection: "Upgrade", upgrade: "websocket", "sec-websocket-key": "dGhlIHNhbXBsZSBub25jZQ==", "sec-websocket-version": "13" }
+        connection.send(rawRequest("GET", "/v3/connections", upgrade))
+        const first = await connection.next()
+        connection.send(rawRequest("GET", "/v3/connections"))
+        const second = await connection.next()
+        statuses.push(first.status, second.status)
+        assertEnvelope(first, 401)
+        assertEnvelope(second, 401)
+        // Even: a client that never closes its side; the server must still let go (idle keep-alive
+        // timeout). Odd: a client that closes its side.
+        if (i % 2 === 0) connection.socket.once("end", () => connection.socket.destroy())
+        else connection.socket.end()
+      }
+      for (let batch = 0; batch < 500; batch += 50) {
+        yield* Effect.promise(() => Promise.all(Array.from({ length: 50 }, (_, k) => one(batch + k))))
+      }
+      assert.strictEqual(statuses.length, 1000)
+      assert.isTrue(statuses.every((s) => s === 401))
+      // Bounded wait (polling) until the server has released every socket.
+      let open = yield* sim.connections
+      for (let i = 0; i < 600 && open > start; i++) {
+        yield* Effect.promise(() => new Promise((r) => setTimeout(r, 100)))
+        open = yield* sim.connections
+      }
+      assert.strictEqual(open, start)
+    }).pipe(Effect.provide(simulatorLayer({ seed: 11 }))), 120_000)
+})
+
+describe("answers outside the routes are envelopes with a request id", () => {
+  it.live("HTTP/1.1 without Host: 400, and the connection stays usable", () =>
+    using(async (origin) => {
+      const connection = await openRaw(origin)
+      connection.send(rawRequest("GET", "/v3/compatible-vehicles", { host: null }))
+      const response = await connection.next()
+      assertEnvelope(response, 400)
+      assert.match(JSON.parse(response.body).errors[0].detail, /Host/)
+      await stillUsable(connection)
+      connection.socket.destroy()
+    }))
+
+  it.live("an Expect other than 100-continue: 417", () =>
+    using(async (origin) => {
+      const connection = await openRaw(origin)
+      connection.send(rawRequest("GET", "/v3/compatible-vehicles", { expect: "something-else" }))
+      assertEnvelope(await connection.next(), 417)
+      await stillUsable(connection)
+      connection.socket.destroy()
+    }))
+
+  it.live("CONNECT: 405, then the connection closes", () =>
+    using(async (origin) => {
+      const connection = await openRaw(origin)
+      connection.send(rawRequest("CONNECT", "example.com:443", { host: "example.com:443", "x-request-id": "connect-1" }))
+      const response = await connection.next()
+      assertEnvelope(response, 405)
+      assert.strictEqual(response.headers["x-request-id"], "connect-1")
+      assert.strictEqual(response.headers["connection"], "close")
+      await connection.closed
+    }))
+
+  it.live("Upgrade: h2c with a chunked body is answered as an ordinary request (no bare 411)", () =>
+    using(async (origin) => {
+      const connection = await openRaw(origin)
+      connection.send(rawRequest("POST", "/v3/connections", {
+        connection: "Upgrade, HTTP2-Settings",
+        upgrade: "h2c",
+        "http2-settings": "AAMAAABkAAQAAP__",
+        "content-type": "application/json",
+        "transfer-encoding": "chunked"
+      }, "7\r\n{\"a\":1}\r\n0\r\n\r\n"))
+      const response = await connection.next()
+      assertEnvelope(response, 401)
+      keepsAlive(response)
+      await stillUsable(connection)
+      connection.socket.destroy()
+    }))
+
+  it.live("a request Node cannot parse: 400, then the connection closes", () =>
+    using(async (origin) => {
+      const connection = await openRaw(origin)
+      connection.send("GET /v3 HTTP/1.1\r\nHost: x\r\nBad Header\r\n\r\n")
+      const response = await connection.next()
+      assertEnvelope(response, 400)
+      await connection.closed
+    }))
+})
+
+describe("unread request bodies", () => {
+  it.live("an early 401 to an unread 900 KiB chunked body keeps the connection alive, truthfully", () =>
+    using(async (origin) => {
+      const connection = await openRaw(origin)
+      connection.send(rawRequest("POST", "/v3/connections", { "content-type": "application/json", "transfer-encoding": "chunked" }, chunked(900 * 1024)))
+      const response = await connection.next()
+      assertEnvelope(response, 401)
+      keepsAlive(response)
+      await stillUsable(connection)
+      assert.isFalse(connection.isClosed())
+      connection.socket.destroy()
+    }))
+
+  it.live("an early 401 to an unread 300 KiB Content-Length body keeps the connection alive", () =>
+    using(async (origin) => {
+      const connection = await openRaw(origin)
+      const body = Buffer.alloc(300 * 1024, 97)
+      connection.send(rawRequest("POST", "/v3/connections", { "content-type": "application/json", "content-length": String(body.length) }, body))
+      const response = await connection.next()
+      assertEnvelope(response, 401)
+      keepsAlive(response)
+      await stillUsable(connection)
+      connection.socket.destroy()
+    }))
+
+  it.live("a chunked body over 1 MiB: 413 with connection: close, then the connection closes", () =>
+    using(async (origin) => {
+      for (const path of ["/v3/connections", "/v2.0/vehicles/00000000-0000-0000-0000-000000000000/batch"]) {
+        const connection = await openRaw(origin)
+        connection.send(rawRequest("POST", path, { "content-type": "application/json", "transfer-encoding": "chunked" }, chunked(1536 * 1024)))
+        const response = await connection.next()
+        assertEnvelope(response, 413)
+        assert.strictEqual(response.headers["connection"], "close")
+        await connection.closed
+      }
+    }))
+
+  it.live("a Content-Length over 1 MiB: 413 with connection: close, before the body is sent", () =>
+    using(async (origin) => {
+      const connection = await openRaw(origin)
+      connection.send(rawRequest("POST", "/v3/connections", { "content-type": "application/json", "content-length": String(2 * 1024 * 1024) }))
+      const response = await connection.next()
+      assertEnvelope(response, 413)
+      assert.strictEqual(response.headers["connection"], "close")
+      await connection.closed
+    }))
+})
