@@ -1,0 +1,105 @@
+import { assert, describe, it } from "@effect/vitest"
+import { Duration, Effect } from "effect"
+import { KeyValueStore } from "effect/persistence"
+import { TestClock } from "effect/testing"
+import * as SeenEvents from "../src/SeenEvents.ts"
+
+const lifecycle = (store: SeenEvents.SeenEventsStore, ttl: Duration.Duration) =>
+  Effect.gen(function*() {
+    assert.strictEqual(yield* store.claim("evt_1"), "claimed")
+    assert.strictEqual(yield* store.claim("evt_1"), "in-flight")
+    // a failed handler releases its claim: the retry runs it again
+    yield* store.release("evt_1")
+    assert.strictEqual(yield* store.claim("evt_1"), "claimed")
+    yield* store.complete("evt_1")
+    assert.strictEqual(yield* store.claim("evt_1"), "duplicate")
+    // release after completion changes nothing
+    yield* store.release("evt_1")
+    assert.strictEqual(yield* store.claim("evt_1"), "duplicate")
+    // other events are independent
+    assert.strictEqual(yield* store.claim("evt_2"), "claimed")
+    // the duplicate is forgotten after the TTL
+    yield* TestClock.adjust(Duration.subtract(ttl, Duration.millis(1)))
+    assert.strictEqual(yield* store.claim("evt_1"), "duplicate")
+    yield* TestClock.adjust(Duration.millis(1))
+    assert.strictEqual(yield* store.claim("evt_1"), "claimed")
+  })
+
+describe("SeenEvents", () => {
+  it.effect("in memory: claim, in-flight, release, complete, duplicate, expiry", () =>
+    Effect.gen(function*() {
+      const store = yield* SeenEvents.makeMemory({ ttl: "1 hour" })
+      yield* lifecycle(store, Duration.hours(1))
+    }))
+
+  it.effect("in memory: the default TTL is 24 hours", () =>
+    Effect.gen(function*() {
+      const store = yield* SeenEvents.makeMemory()
+      yield* lifecycle(store, SeenEvents.defaultTtl)
+    }))
+
+  it.effect("in memory: at most maxEntries handled events are remembered, the oldest forgotten first", () =>
+    Effect.gen(function*() {
+      const store = yield* SeenEvents.makeMemory({ maxEntries: 2 })
+      for (const id of ["a", "b", "c"]) {
+        yield* store.claim(id)
+        yield* store.complete(id)
+      }
+      assert.strictEqual(yield* store.claim("c"), "duplicate")
+      assert.strictEqual(yield* store.claim("b"), "duplicate")
+      assert.strictEqual(yield* store.claim("a"), "claimed")
+    }))
+
+  it.effect("KeyValueStore: the same lifecycle, and an abandoned in-flight mark expires", () =>
+    Effect.gen(function*() {
+      const store = yield* SeenEvents.makeKeyValueStore({ ttl: "2 hours", inFlightTimeout: "30 seconds" })
+      yield* lifecycle(store, Duration.hours(2))
+      assert.strictEqual(yield* store.claim("evt_3"), "claimed")
+      yield* TestClock.adjust("29 seconds")
+      assert.strictEqual(yield* store.claim("evt_3"), "in-flight")
+      yield* TestClock.adjust("1 second")
+      assert.strictEqual(yield* store.claim("evt_3"), "claimed")
+      const kv = yield* KeyValueStore.KeyValueStore
+      const keys = yield* kv.keys
+      assert.isTrue(keys.every((key) => key.startsWith("webhooks/seen/")), keys.join())
+    }).pipe(Effect.provide(KeyValueStore.layerMemory)))
+
+  it.effect("KeyValueStore: a handled event stays a duplicate for a new store on the same backend (a restart)", () =>
+    Effect.gen(function*() {
+      const before = yield* SeenEvents.makeKeyValueStore()
+      assert.strictEqual(yield* before.claim("evt_1"), "claimed")
+      yield* before.complete("evt_1")
+      const after = yield* SeenEvents.makeKeyValueStore()
+      assert.strictEqual(yield* after.claim("evt_1"), "duplicate")
+      // a corrupt entry counts as absent
+      const kv = yield* KeyValueStore.KeyValueStore
+      yield* kv.set("webhooks/seen/evt_2", "not json")
+      assert.strictEqual(yield* after.claim("evt_2"), "claimed")
+    }).pipe(Effect.provide(KeyValueStore.layerMemory)))
+
+  it.effect("KeyValueStore: concurrent claims of one event give one claim", () =>
+    Effect.gen(function*() {
+      const store = yield* SeenEvents.makeKeyValueStore()
+      const claims = yield* Effect.all(Array.from({ length: 20 }, () => store.claim("evt_1")), { concurrency: "unbounded" })
+      assert.strictEqual(claims.filter((c) => c === "claimed").length, 1)
+      assert.strictEqual(claims.filter((c) => c === "in-flight").length, 19)
+    }).pipe(Effect.provide(KeyValueStore.layerMemory)))
+
+  it.effect("KeyValueStore: a failing backend is a SeenEventsError", () =>
+    Effect.gen(function*() {
+      const failing = KeyValueStore.make({
+        get: (key) => Effect.fail(new KeyValueStore.KeyValueStoreError({ message: "down", method: "get", key })),
+        getUint8Array: () => Effect.succeed(undefined),
+        set: () => Effect.void,
+        remove: () => Effect.void,
+        clear: Effect.void,
+        size: Effect.succeed(0),
+        keys: Effect.succeed([])
+      })
+      const store = yield* SeenEvents.makeKeyValueStore().pipe(Effect.provideService(KeyValueStore.KeyValueStore, failing))
+      const error = yield* Effect.flip(store.claim("evt_1"))
+      assert.strictEqual(error._tag, "SeenEventsError")
+      assert.strictEqual(error.operation, "claim")
+      assert.strictEqual(error.eventId, "evt_1")
+    }))
+})
