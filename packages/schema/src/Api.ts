@@ -361,7 +361,9 @@ export const LegacyVehiclesQuery = Schema.Struct({
 
 /**
  * Legacy v2.0 vehicle data (section 4.7). Responses carry the headers
- * `sc-data-age` and `sc-unit-system`.
+ * `sc-data-age` and `sc-unit-system`. Every operation is marked deprecated
+ * (`OpenApi.Deprecated`, `deprecated: true` in the OpenAPI document): v2.0
+ * sunsets on December 1, 2026 (section 9).
  *
  * @since 0.1.0
  */
@@ -385,7 +387,7 @@ export class LegacyGroup extends HttpApiGroup.make("legacy").add(
     success: BatchResponse,
     error: commonErrors
   })
-) {}
+).annotateEndpoints(OpenApi.Deprecated, true) {}
 
 // ---------------------------------------------------------------------------
 // APIs per root, and the whole service on one origin
