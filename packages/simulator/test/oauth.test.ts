@@ -2,8 +2,9 @@ import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import { TestClock } from "effect/testing"
 import { FetchHttpClient } from "effect/http"
-import { layer, layerTest, Simulator } from "../src/Simulator.ts"
+import { layer, layerRoots, layerTest, Simulator, SimulatorRoots } from "../src/Simulator.ts"
 import { appToken, basic, bearer, call, isOAuthBody, userTokens } from "./helpers.ts"
+import { openRaw, rawRequest } from "./raw.ts"
 
 const Loopback = Layer.mergeAll(layer(), FetchHttpClient.layer)
 
@@ -170,4 +171,206 @@ describe("authorization errors", () => {
       const list = yield* call("GET", "/v2.0/vehicles?limit=50", { headers: bearer(tokens.access) })
       assert.deepStrictEqual(list.json.vehicles, sim.data.vehiclesOf(user.id))
     }).pipe(Effect.provide(Loopback)))
+})
+
+const authorizeWith = (clientId: string, redirectUri: string, extra: Record<string, string> = {}) =>
+  call("GET", `/oauth/authorize?${new URLSearchParams({ response_type: "code", client_id: clientId, redirect_uri: redirectUri, state: "s", ...extra })}`)
+
+describe("redirect URIs are registered per client", () => {
+  it.effect("the demo client's defaults: loopback http on any port, https://app.example; anything else is 400 without a redirect", () =>
+    Effect.gen(function*() {
+      const sim = yield* Simulator
+      for (const uri of ["http://127.0.0.1:53100/callback", "http://localhost:1/cb", "http://[::1]:8080/x?y=1", "http://127.0.0.1/", "https://app.example/callback"]) {
+        const reply = yield* authorizeWith(sim.clientId, uri)
+        assert.strictEqual(reply.status, 302, `${uri}: ${reply.text}`)
+        assert.match(new URL(reply.headers["location"]!).searchParams.get("code")!, /^code_/)
+      }
+      const refused = [
+        "vbscript:msgbox(1)",
+        "javascript:alert(1)",
+        "data:text/html,hi",
+        "file:///etc/passwd",
+        "https://evil.example.com/cb",
+        "http://app.example/callback",
+        "https://app.example.evil.test/cb",
+        "https://127.0.0.1:8443/cb",
+        "http://127.0.0.1.evil.test/cb",
+        "http://127.0.0.1:8080@evil.test/cb",
+        "http://user@127.0.0.1:8080/cb",
+        "http://127.0.0.1:8080/cb#fragment",
+        "//127.0.0.1:8080/cb",
+        "not a uri"
+      ]
+      for (const uri of refused) {
+        // an unknown scope would redirect with error=invalid_scope for a registered URI: not for these
+        for (const extra of [{}, { scope: "fly_car" }]) {
+          const reply = yield* authorizeWith(sim.clientId, uri, extra)
+          assert.strictEqual(reply.status, 400, `${uri}: ${reply.status} ${reply.text}`)
+          assert.isUndefined(reply.headers["location"], uri)
+          assert.isTrue(isOAuthBody(reply.json), uri)
+          assert.strictEqual(reply.json.error, "invalid_request")
+          assert.match(reply.json.error_description, /redirect_uri is not registered/)
+        }
+      }
+      // nothing was issued for a refused URI
+      assert.isFalse((yield* sim.requests).some((e) => e.status === 302 && refused.some((uri) => e.query.includes(encodeURIComponent(uri)))))
+    }).pipe(Effect.provide(Loopback)))
+
+  it.effect("configured redirect URIs replace the defaults: exact paths, host-only entries and port *", () =>
+    Effect.gen(function*() {
+      const sim = yield* Simulator
+      assert.strictEqual(sim.clientId, "partner")
+      const allowed = ["https://partner.example/oauth/cb", "https://partner.example/oauth/cb?from=x", "http://10.0.0.7:9000/anything", "https://any.test/deep/path"]
+      for (const uri of allowed) assert.strictEqual((yield* authorizeWith("partner", uri)).status, 302, uri)
+      for (const uri of ["https://partner.example/oauth/other", "http://127.0.0.1:5000/callback", "https://app.example/callback", "http://10.0.0.8:9000/x", "http://any.test/deep/path"]) {
+        const reply = yield* authorizeWith("partner", uri)
+        assert.strictEqual(reply.status, 400, uri)
+        assert.isUndefined(reply.headers["location"], uri)
+      }
+    }).pipe(Effect.provide(Layer.mergeAll(
+      layer({ clientId: "partner", redirectUris: ["https://partner.example/oauth/cb", "http://10.0.0.7:*", "https://any.test"] }),
+      FetchHttpClient.layer
+    ))))
+})
+
+const exchange = (code: string, redirectUri = "https://app.example/callback") =>
+  Effect.gen(function*() {
+    return yield* call("POST", "/oauth/token", {
+      headers: { authorization: yield* basic },
+      form: { grant_type: "authorization_code", code, redirect_uri: redirectUri }
+    })
+  })
+
+const refresh = (refreshToken: string) =>
+  Effect.gen(function*() {
+    return yield* call("POST", "/oauth/token", {
+      headers: { authorization: yield* basic },
+      form: { grant_type: "refresh_token", refresh_token: refreshToken }
+    })
+  })
+
+const codeOf = (reply: { readonly headers: Readonly<Record<string, string>> }) =>
+  new URL(reply.headers["location"]!).searchParams.get("code")!
+
+describe("token lifetimes (deliberate choices)", () => {
+  it.effect("a replayed authorization code revokes every token issued from it, rotated ones included", () =>
+    Effect.gen(function*() {
+      const sim = yield* Simulator
+      const code = codeOf(yield* authorizeWith(sim.clientId, "https://app.example/callback"))
+      const first = yield* exchange(code)
+      assert.strictEqual(first.status, 200)
+      const rotated = yield* refresh(first.json.refresh_token)
+      assert.strictEqual(rotated.status, 200)
+      // an unrelated grant of the same user
+      const other = yield* userTokens()
+      const vehicles = (token: string) => call("GET", "/v2.0/vehicles", { headers: bearer(token) })
+      assert.strictEqual((yield* vehicles(first.json.access_token)).status, 200)
+      assert.strictEqual((yield* vehicles(rotated.json.access_token)).status, 200)
+
+      const replay = yield* exchange(code)
+      assert.strictEqual(replay.status, 400)
+      assert.strictEqual(replay.json.error, "invalid_grant")
+      assert.match(replay.json.error_description, /already used/)
+      for (const token of [first.json.access_token, rotated.json.access_token]) {
+        const reply = yield* vehicles(token)
+        assert.strictEqual(reply.status, 401)
+        assert.strictEqual(reply.json.errors[0].detail, "The access token is invalid")
+      }
+      assert.strictEqual((yield* refresh(rotated.json.refresh_token)).json.error, "invalid_grant")
+      // the other grant is untouched
+      assert.strictEqual((yield* vehicles(other.access)).status, 200)
+      assert.strictEqual((yield* refresh(other.refresh)).status, 200)
+    }).pipe(Effect.provide(Loopback)))
+
+  it.effect("a refresh rotates the refresh token; the previous access token stays valid until it expires", () =>
+    Effect.gen(function*() {
+      const tokens = yield* userTokens()
+      const refreshed = yield* refresh(tokens.refresh)
+      assert.strictEqual(refreshed.status, 200)
+      assert.notStrictEqual(refreshed.json.refresh_token, tokens.refresh)
+      assert.strictEqual((yield* refresh(tokens.refresh)).json.error, "invalid_grant")
+      const vehicles = (token: string) => call("GET", "/v2.0/vehicles", { headers: bearer(token) })
+      assert.strictEqual((yield* vehicles(tokens.access)).status, 200)
+      yield* TestClock.adjust("7200 seconds")
+      assert.strictEqual((yield* vehicles(tokens.access)).status, 401)
+      assert.strictEqual((yield* vehicles(refreshed.json.access_token)).status, 401)
+    }).pipe(Effect.provide(Loopback)))
+
+  it.effect("the client credential: any wrong id or secret (shorter, longer, a prefix, same length) is 401", () =>
+    Effect.gen(function*() {
+      const sim = yield* Simulator
+      const token = (id: string, secret: string) =>
+        call("POST", "/oauth/token", {
+          headers: { authorization: "Basic " + Buffer.from(`${id}:${secret}`).toString("base64") },
+          form: { grant_type: "client_credentials" }
+        })
+      for (const [id, secret] of [
+        [sim.clientId, "demo-client-secreT"],
+        [sim.clientId, "demo-client-secre"],
+        [sim.clientId, "demo-client-secret-and-more"],
+        [sim.clientId, ""],
+        ["demo-client-iD", "demo-client-secret"],
+        ["", "demo-client-secret"]
+      ] as const) {
+        const reply = yield* token(id, secret)
+        assert.strictEqual(reply.status, 401, `${id}:${secret}`)
+        assert.strictEqual(reply.json.error, "invalid_client")
+      }
+      assert.strictEqual((yield* token(sim.clientId, "demo-client-secret")).status, 200)
+    }).pipe(Effect.provide(Loopback)))
+})
+
+describe("links come from the configured origin, never from Host", () => {
+  it.live("a forged Host header or an absolute-form target does not reach links.self", () =>
+    Effect.gen(function*() {
+      const sim = yield* Simulator
+      const token = yield* appToken
+      const responses = yield* Effect.promise(async () => {
+        const connection = await openRaw(sim.url)
+        const out = []
+        for (const [target, host] of [
+          ["/v3/compatible-vehicles", "evil.test"],
+          ["/v3/webhooks", "evil.test:666"],
+          ["http://evil.test/v3/connections?pageSize=2", "evil.test"]
+        ] as const) {
+          connection.send(rawRequest("GET", target, { host, authorization: `Bearer ${token}` }))
+          out.push(await connection.next())
+        }
+        connection.socket.destroy()
+        return out
+      })
+      for (const response of responses) {
+        assert.strictEqual(response.status, 200, response.body)
+        assert.notInclude(response.body, "evil.test")
+        assert.isTrue(JSON.parse(response.body).links.self.startsWith(sim.url + "/v3/"))
+      }
+      const connections = JSON.parse(responses[2]!.body)
+      assert.isTrue(connections.data[0].links.self.startsWith(sim.url + "/v3/connections/"))
+      assert.isTrue(connections.data[0].relationships.vehicle.links.related.startsWith(sim.url + "/v3/vehicles/"))
+    }).pipe(Effect.provide(Layer.mergeAll(layer(), FetchHttpClient.layer))))
+
+  it.live("with one port per root, each link points at the root that serves it", () =>
+    Effect.gen(function*() {
+      const roots = yield* SimulatorRoots
+      const token = yield* Effect.promise(() =>
+        fetch(`${roots.authorization}/oauth/token`, {
+          method: "POST",
+          headers: { authorization: "Basic " + Buffer.from("demo-client-id:demo-client-secret").toString("base64"), "content-type": "application/x-www-form-urlencoded" },
+          body: "grant_type=client_credentials"
+        }).then((r) => r.json() as Promise<{ access_token: string }>)
+      )
+      const get = (url: string) =>
+        Effect.promise(() => fetch(url, { headers: { authorization: `Bearer ${token.access_token}` } }).then((r) => r.json() as Promise<any>))
+      const subscriptions = yield* get(`${roots.management}/v3/subscriptions?pageSize=1`)
+      const item = subscriptions.data[0]
+      assert.isTrue(subscriptions.links.self.startsWith(`${roots.management}/v3/subscriptions?`))
+      assert.isTrue(item.links.self.startsWith(`${roots.management}/v3/subscriptions/`))
+      assert.isTrue(item.relationships.webhook.links.related.startsWith(`${roots.management}/v3/webhooks/`))
+      assert.isTrue(item.relationships.vehicle.links.related.startsWith(`${roots.vehicle}/v3/vehicles/`))
+      const compatibility = yield* get(`${roots.compatibility}/v3/compatible-vehicles`)
+      assert.isTrue(compatibility.links.self.startsWith(`${roots.compatibility}/v3/compatible-vehicles`))
+      // the webhook link resolves on its root
+      const webhook = yield* get(item.relationships.webhook.links.related)
+      assert.strictEqual(webhook.data.id, item.relationships.webhook.data.id)
+    }).pipe(Effect.provide(layerRoots())))
 })

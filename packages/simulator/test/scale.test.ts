@@ -5,16 +5,13 @@ import { layer, layerTest, Simulator } from "../src/Simulator.ts"
 import { appToken, bearer, call } from "./helpers.ts"
 
 describe("100,000 connections", () => {
-  it.live("start quickly and page quickly, first to last", () =>
+  it.live("start and page, first to last", () =>
     Effect.gen(function*() {
-      const started = performance.now()
+      // Correctness only: how long this takes is measured by bench/scale.bench.ts, not asserted here.
       const context = yield* Layer.build(Layer.mergeAll(layer({ connections: 100_000, users: 500, seed: 3 }), FetchHttpClient.layer))
-      const startup = performance.now() - started
-      assert.isBelow(startup, 2000)
       yield* Effect.gen(function*() {
         const sim = yield* Simulator
         const token = yield* appToken
-        const t0 = performance.now()
         const first = yield* call("GET", "/v3/connections?pageSize=100", { headers: bearer(token) })
         assert.strictEqual(first.json.meta.totalCount, 100_000)
         const middle = yield* call("GET", "/v3/connections?page=500&pageSize=100", { headers: bearer(token) })
@@ -28,8 +25,8 @@ describe("100,000 connections", () => {
         assert.strictEqual(byId.status, 200)
         const subscriptions = yield* call("GET", "/v3/subscriptions?page=1000&pageSize=100", { headers: bearer(token) })
         assert.strictEqual(subscriptions.json.meta.totalCount, 100_000)
-        const elapsed = performance.now() - t0
-        assert.isBelow(elapsed, 2000)
+        assert.strictEqual(subscriptions.json.data.length, 100)
+        assert.isNull(subscriptions.json.links.next)
       }).pipe(Effect.provide(context))
     }).pipe(Effect.scoped))
 
@@ -39,13 +36,14 @@ describe("100,000 connections", () => {
       const seen = new Set<string>()
       let next: string | null = "/v3/connections?page=1&pageSize=100"
       let page: { json: { data: ReadonlyArray<{ id: string }>; links: { next: string | null } } }
-      const t0 = performance.now()
+      let pages = 0
       while (next !== null) {
         page = yield* call("GET", next.replace(/^http:\/\/[^/]+/, ""), { headers: bearer(token) })
         for (const c of page.json.data) seen.add(c.id)
         next = page.json.links.next
+        pages++
       }
+      assert.strictEqual(pages, 1000)
       assert.strictEqual(seen.size, 100_000)
-      assert.isBelow(performance.now() - t0, 30_000)
     }).pipe(Effect.provide(layerTest({ connections: 100_000 }))), 60_000)
 })
