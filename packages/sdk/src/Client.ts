@@ -1,0 +1,738 @@
+/**
+ * A Promise API for applications not written with Effect: `createClient`
+ * gives plain async methods for every v3 and legacy read, `for await`
+ * iteration over every paged list, per-call `{ timeout, maxRetries, signal }`,
+ * and errors as classes (`@connected-vehicle/sdk/ClientError`, re-exported
+ * here) usable with `instanceof`.
+ *
+ * It is a thin facade over the Effect services: one `ManagedRuntime` built
+ * from `ConnectedVehicle.layer` runs every call, so the transport (retries,
+ * timeouts, token refresh, redaction) is the one of the Effect SDK. Values are
+ * those of the Effect services with every `DateTime` turned into a `Date`
+ * ({@link Plain}), and a batch entry is `{ ok, reading | error }`.
+ *
+ * @since 0.1.0
+ */
+import { DateTime, Duration, Effect, Exit, Layer, ManagedRuntime, Option, Redacted, Result, Stream } from "effect"
+import type { Fiber } from "effect"
+import type { HttpClient } from "effect/http"
+import * as Consent from "@connected-vehicle/auth/Consent"
+import * as Session from "@connected-vehicle/auth/Session"
+import * as TokenStore from "@connected-vehicle/auth/TokenStore"
+import type * as Batch from "@connected-vehicle/legacy-v2/Batch"
+import type * as LegacyReading from "@connected-vehicle/legacy-v2/Reading"
+import * as Vehicles from "@connected-vehicle/legacy-v2/Vehicles"
+import type { CompatibilityPage } from "@connected-vehicle/schema/Compatibility"
+import type { ConnectionListItem, ConnectionResponse, ConnectionsPage } from "@connected-vehicle/schema/Connection"
+import type {
+  EngineOil,
+  LegacyBody,
+  LegacyPath,
+  Location,
+  Odometer,
+  ServiceHistory,
+  TirePressure,
+  UnitSystem,
+  VehicleList,
+  Vin
+} from "@connected-vehicle/schema/Legacy"
+import type { Signal, SignalResponse, SignalsPage } from "@connected-vehicle/schema/Signal"
+import type { Subscription, SubscriptionResponse, SubscriptionsPage } from "@connected-vehicle/schema/Subscription"
+import type { Webhook, WebhookResponse, WebhooksPage } from "@connected-vehicle/schema/Webhook"
+import type * as Transport from "@connected-vehicle/transport/Transport"
+import * as TransportConfig from "@connected-vehicle/transport/TransportConfig"
+import * as Compatibility from "@connected-vehicle/v3/Compatibility"
+import * as Connections from "@connected-vehicle/v3/Connections"
+import * as Signals from "@connected-vehicle/v3/Signals"
+import * as Subscriptions from "@connected-vehicle/v3/Subscriptions"
+import * as Webhooks from "@connected-vehicle/v3/Webhooks"
+import { AbortError, ConnectedVehicleError, fromCause, fromEffectError, InvalidArgumentError } from "./ClientError.ts"
+import * as ConnectedVehicle from "./ConnectedVehicle.ts"
+
+export {
+  AbortError,
+  ApiError,
+  AuthenticationError,
+  BadRequestError,
+  ConflictError,
+  ConnectedVehicleError,
+  ConnectionError,
+  CredentialsError,
+  InvalidArgumentError,
+  NotFoundError,
+  PermissionDeniedError,
+  RateLimitError,
+  ResponseValidationError,
+  ServerError,
+  TimeoutError
+} from "./ClientError.ts"
+
+/**
+ * Options of one call.
+ *
+ * @example
+ * ```ts
+ * import type { RequestOptions } from "@connected-vehicle/sdk/Client"
+ *
+ * const options: RequestOptions = { timeout: "5 seconds", maxRetries: 0, signal: AbortSignal.timeout(10_000) }
+ * ```
+ * @since 0.1.0
+ */
+export interface RequestOptions {
+  /** Timeout of each attempt (a `Duration` input: milliseconds or `"5 seconds"`). */
+  readonly timeout?: Duration.Input | undefined
+  /** Retries after the first attempt (0 disables them); the transport's backoff applies. */
+  readonly maxRetries?: number | undefined
+  /** Cancels the call: the request is aborted (its connection closed) and the call rejects with `AbortError`. */
+  readonly signal?: AbortSignal | undefined
+}
+
+/**
+ * A value of the Effect services as the Promise client gives it: every
+ * `DateTime` is a `Date`, everything else is unchanged.
+ *
+ * @example
+ * ```ts
+ * import type { DateTime } from "effect"
+ * import type { Plain } from "@connected-vehicle/sdk/Client"
+ *
+ * const meta: Plain<{ readonly createdAt: DateTime.Utc }> = { createdAt: new Date() }
+ * ```
+ * @since 0.1.0
+ */
+export type Plain<A> = A extends DateTime.DateTime ? Date
+  : A extends string | number | boolean | bigint | symbol | null | undefined ? A
+  : A extends ReadonlyArray<infer I> ? ReadonlyArray<Plain<I>>
+  : A extends object ? { readonly [K in keyof A]: Plain<A[K]> }
+  : A
+
+/**
+ * A legacy read: the body (`value`), `dataAge` (the `sc-data-age` header, a
+ * `Date`), `unitSystem` and `requestId`.
+ *
+ * @example
+ * ```ts
+ * import type { Reading } from "@connected-vehicle/sdk/Client"
+ * import type { Odometer } from "@connected-vehicle/schema/Legacy"
+ *
+ * const describe = (r: Reading<Odometer>) => `${r.value.distance} as of ${r.dataAge?.toISOString() ?? "unknown"}`
+ * ```
+ * @since 0.1.0
+ */
+export type Reading<A> = Plain<LegacyReading.Reading<A>>
+
+/**
+ * One entry of a batch: its reading, or its own error.
+ *
+ * @example
+ * ```ts
+ * import type { BatchEntry } from "@connected-vehicle/sdk/Client"
+ * import type { Vin } from "@connected-vehicle/schema/Legacy"
+ *
+ * const vinOf = (entry: BatchEntry<Vin>) => entry.ok ? entry.reading.value.vin : undefined
+ * ```
+ * @since 0.1.0
+ */
+export type BatchEntry<A> =
+  | { readonly ok: true; readonly reading: Reading<A> }
+  | { readonly ok: false; readonly error: ConnectedVehicleError }
+
+/**
+ * The result of a batch: one {@link BatchEntry} per requested path, typed by it.
+ *
+ * @example
+ * ```ts
+ * import type { BatchResult } from "@connected-vehicle/sdk/Client"
+ *
+ * const distance = (r: BatchResult<"/odometer">) => r["/odometer"].ok ? r["/odometer"].reading.value.distance : undefined
+ * ```
+ * @since 0.1.0
+ */
+export type BatchResult<P extends LegacyPath> = { readonly [K in P]: BatchEntry<LegacyBody<K>> }
+
+/**
+ * Options of a legacy read or batch: the unit system and the call's options.
+ *
+ * @example
+ * ```ts
+ * import type { ReadOptions } from "@connected-vehicle/sdk/Client"
+ *
+ * const options: ReadOptions = { unitSystem: "imperial", timeout: 2_000 }
+ * ```
+ * @since 0.1.0
+ */
+export interface ReadOptions extends RequestOptions {
+  readonly unitSystem?: UnitSystem | undefined
+}
+
+/**
+ * A user's legacy token, as the application got it (strings, wrapped in
+ * `Redacted` at once by `setUserToken`). `expiresAt` (a `Date` or epoch
+ * milliseconds) or `expiresIn` (seconds from now) is required.
+ *
+ * @example
+ * ```ts
+ * import type { UserToken } from "@connected-vehicle/sdk/Client"
+ *
+ * declare const saved: { access: string; refresh: string }
+ * const token: UserToken = { accessToken: saved.access, refreshToken: saved.refresh, expiresIn: 3600 }
+ * ```
+ * @since 0.1.0
+ */
+export interface UserToken {
+  readonly accessToken: string
+  readonly refreshToken?: string | undefined
+  readonly expiresAt?: Date | number | undefined
+  readonly expiresIn?: number | undefined
+  readonly refreshExpiresAt?: Date | number | undefined
+}
+
+/**
+ * Where the client keeps tokens, as Promises (the tokens stay `Redacted`): a
+ * database or a secret store shared by several processes. Or an Effect
+ * `Layer<TokenStore>`. Default: in memory.
+ *
+ * @example
+ * ```ts
+ * import type { Token } from "@connected-vehicle/auth/TokenStore"
+ * import type { AsyncTokenStore } from "@connected-vehicle/sdk/Client"
+ *
+ * const tokens = new Map<string, Token>()
+ * const store: AsyncTokenStore = {
+ *   get: async (key) => tokens.get(key),
+ *   set: async (key, token) => void tokens.set(key, token),
+ *   remove: async (key) => void tokens.delete(key)
+ * }
+ * ```
+ * @since 0.1.0
+ */
+export interface AsyncTokenStore {
+  readonly get: (key: string) => Promise<TokenStore.Token | undefined>
+  readonly set: (key: string, token: TokenStore.Token) => Promise<void>
+  readonly remove: (key: string) => Promise<void>
+}
+
+/**
+ * Options of {@link createClient}: the application's credentials, where the
+ * service is (`origin`, or the five `roots`), and the defaults of every call.
+ *
+ * @example
+ * ```ts
+ * import type { ClientOptions } from "@connected-vehicle/sdk/Client"
+ *
+ * const options: ClientOptions = {
+ *   clientId: "demo-client-id",
+ *   clientSecret: process.env["CONNECTED_VEHICLE_CLIENT_SECRET"] ?? "",
+ *   origin: "http://127.0.0.1:4010",
+ *   timeout: "10 seconds",
+ *   maxRetries: 2
+ * }
+ * ```
+ * @since 0.1.0
+ */
+export type ClientOptions =
+  & {
+    readonly clientId: string
+    /** Wrapped in `Redacted` at once; never in an error, a log or `inspect`. */
+    readonly clientSecret: string | Redacted.Redacted<string>
+    /** The redirect URI of the consent flow (`legacy.authorizationUrl`, `legacy.login`). */
+    readonly redirectUri?: string | undefined
+    /** Default timeout of each attempt (default 30 seconds). */
+    readonly timeout?: Duration.Input | undefined
+    /** Default retries after the first attempt (default 3). */
+    readonly maxRetries?: number | undefined
+    /** Unit system of the legacy reads (default `metric`). */
+    readonly unitSystem?: UnitSystem | undefined
+    /** Token-store key of the user behind the legacy reads (default `"user"`). */
+    readonly userKey?: string | undefined
+    readonly tokenStore?: AsyncTokenStore | Layer.Layer<TokenStore.TokenStore> | undefined
+    /** Further transport policies (user agent, backoff, rate-limit waits, request-id header). */
+    readonly transport?: Omit<TransportConfig.Options, "roots"> | undefined
+    /** The HTTP client (default: undici on Node, else `fetch`). */
+    readonly httpClient?: Layer.Layer<HttpClient.HttpClient> | undefined
+  }
+  & (
+    | { readonly origin: string; readonly roots?: undefined }
+    | { readonly roots: TransportConfig.Roots; readonly origin?: undefined }
+  )
+
+/**
+ * A paged v3 list: one page, every page, every item.
+ *
+ * @example
+ * ```ts
+ * import type { PagedList } from "@connected-vehicle/sdk/Client"
+ *
+ * const count = async (list: PagedList<{ readonly pageSize?: number }, unknown, unknown>) => {
+ *   let n = 0
+ *   for await (const _ of list.iterate({ pageSize: 100 })) n++
+ *   return n
+ * }
+ * ```
+ * @since 0.1.0
+ */
+export interface PagedList<Args, Page, Item> {
+  /** One page (`page`, `pageSize` and the filters in `args`). */
+  readonly list: (args?: Args, options?: RequestOptions) => Promise<Plain<Page>>
+  /** Every page from `page` (default 1), `pageSize` (default 100) each, fetched as the loop asks. */
+  readonly pages: (args?: Args, options?: RequestOptions) => AsyncIterable<Plain<Page>>
+  /** Every item of every page, fetched a page at a time as the loop asks. */
+  readonly iterate: (args?: Args, options?: RequestOptions) => AsyncIterable<Plain<Item>>
+}
+
+/**
+ * Signals of a vehicle.
+ *
+ * @example
+ * ```ts
+ * import type { SignalsClient } from "@connected-vehicle/sdk/Client"
+ *
+ * const odometer = (signals: SignalsClient) => signals.get({ vehicleId: "veh_1", userId: "usr_1", code: "odometer" })
+ * ```
+ * @since 0.1.0
+ */
+export interface SignalsClient {
+  readonly list: (args: Signals.ListArgs, options?: RequestOptions) => Promise<Plain<SignalsPage>>
+  readonly pages: (args: Signals.ListArgs, options?: RequestOptions) => AsyncIterable<Plain<SignalsPage>>
+  readonly iterate: (args: Signals.ListArgs, options?: RequestOptions) => AsyncIterable<Plain<Signal>>
+  readonly get: (
+    args: Signals.Target & { readonly code: string },
+    options?: RequestOptions
+  ) => Promise<Plain<SignalResponse>>
+}
+
+/**
+ * The v3 API.
+ *
+ * @example
+ * ```ts
+ * import type { V3Client } from "@connected-vehicle/sdk/Client"
+ *
+ * const webhookNames = async (v3: V3Client) => {
+ *   const names: Array<string> = []
+ *   for await (const webhook of v3.webhooks.iterate({ isEnabled: true })) names.push(webhook.attributes.name)
+ *   return names
+ * }
+ * ```
+ * @since 0.1.0
+ */
+export interface V3Client {
+  readonly signals: SignalsClient
+  readonly connections: PagedList<Connections.ListArgs, ConnectionsPage, ConnectionListItem> & {
+    readonly get: (connectionId: string, options?: RequestOptions) => Promise<Plain<ConnectionResponse>>
+  }
+  readonly subscriptions: PagedList<Subscriptions.ListArgs, SubscriptionsPage, Subscription> & {
+    readonly get: (subscriptionId: string, options?: RequestOptions) => Promise<Plain<SubscriptionResponse>>
+  }
+  readonly webhooks: PagedList<Webhooks.ListArgs, WebhooksPage, Webhook> & {
+    readonly get: (webhookId: string, options?: RequestOptions) => Promise<Plain<WebhookResponse>>
+  }
+  readonly compatibility: {
+    /** The public listing (no token), cached for 24 hours per filter combination. */
+    readonly list: (filters?: Compatibility.Filters, options?: RequestOptions) => Promise<Plain<CompatibilityPage>>
+    /** Drops the cached listings. */
+    readonly invalidate: () => Promise<void>
+  }
+}
+
+/**
+ * The legacy v2.0 API, for the user signed in with `login` or
+ * `setUserToken`.
+ *
+ * @example
+ * ```ts
+ * import type { LegacyClient } from "@connected-vehicle/sdk/Client"
+ *
+ * const odometers = async (legacy: LegacyClient) => {
+ *   const out: Array<number> = []
+ *   for await (const id of legacy.iterate()) out.push((await legacy.odometer(id)).value.distance)
+ *   return out
+ * }
+ * ```
+ * @since 0.1.0
+ */
+export interface LegacyClient {
+  /** The consent URL to send the user to (`permissions`, `state`, `mode`; `redirectUri` defaults to the client's). */
+  readonly authorizationUrl: (
+    options: Omit<Consent.ConsentOptions, "redirectUri"> & { readonly redirectUri?: string | undefined }
+  ) => Promise<string>
+  /** Exchanges the code of the consent redirect and stores the user's tokens (refreshed as needed). */
+  readonly login: (input: { readonly code: string; readonly redirectUri?: string | undefined }) => Promise<void>
+  /** Stores a token the application already has for the user. */
+  readonly setUserToken: (token: UserToken) => Promise<void>
+  /** Forgets the user's tokens. */
+  readonly logout: () => Promise<void>
+  /** One page of vehicle ids (`limit` 1..50, `offset`). */
+  readonly list: (args?: Vehicles.ListArgs, options?: RequestOptions) => Promise<Plain<VehicleList>>
+  /** Every vehicle id, `limit` (default 50) per request. */
+  readonly iterate: (args?: Pick<Vehicles.ListArgs, "limit">, options?: RequestOptions) => AsyncIterable<string>
+  readonly odometer: (vehicleId: string, options?: ReadOptions) => Promise<Reading<Odometer>>
+  readonly location: (vehicleId: string, options?: ReadOptions) => Promise<Reading<Location>>
+  readonly vin: (vehicleId: string, options?: ReadOptions) => Promise<Reading<Vin>>
+  readonly engineOil: (vehicleId: string, options?: ReadOptions) => Promise<Reading<EngineOil>>
+  readonly tirePressure: (vehicleId: string, options?: ReadOptions) => Promise<Reading<TirePressure>>
+  readonly serviceHistory: (vehicleId: string, options?: ReadOptions) => Promise<Reading<ServiceHistory>>
+  /** Several reads in one request; each entry has its own result. Each path counts against the rate limit. */
+  readonly batch: <const P extends LegacyPath>(
+    vehicleId: string,
+    paths: readonly [P, ...Array<P>],
+    options?: ReadOptions
+  ) => Promise<BatchResult<P>>
+}
+
+/**
+ * The client: `v3`, `legacy`, and `close` (also `await using`).
+ *
+ * @example
+ * ```ts
+ * import type { Client } from "@connected-vehicle/sdk/Client"
+ *
+ * const total = async (client: Client) => (await client.v3.connections.list({ pageSize: 1 })).meta.totalCount
+ * ```
+ * @since 0.1.0
+ */
+export interface Client extends AsyncDisposable {
+  readonly v3: V3Client
+  readonly legacy: LegacyClient
+  /** Cancels the calls in flight (they reject with `AbortError`) and releases the connections. */
+  readonly close: () => Promise<void>
+}
+
+const invalid = (field: string, message: string) => new InvalidArgumentError({ message: `${field}: ${message}`, field, tag: "InvalidArgument" })
+
+const millisOf = (field: string, input: Duration.Input): number | InvalidArgumentError => {
+  const duration = Duration.fromInput(input)
+  const millis = Option.isSome(duration) ? Duration.toMillis(duration.value) : Number.NaN
+  return Number.isFinite(millis) && millis > 0 ? Math.ceil(millis) : invalid(field, "Expected a positive, finite duration")
+}
+
+const attemptsOf = (field: string, maxRetries: unknown): number | InvalidArgumentError =>
+  typeof maxRetries === "number" && Number.isSafeInteger(maxRetries) && maxRetries >= 0
+    ? maxRetries + 1
+    : invalid(field, "Expected an integer >= 0")
+
+/** The transport's per-call options of the client's {@link RequestOptions}. */
+const toCallOptions = (options: RequestOptions | undefined): Transport.CallOptions | undefined | InvalidArgumentError => {
+  if (options === undefined) return undefined
+  if (typeof options !== "object" || options === null) return invalid("options", "Expected an object")
+  const { maxRetries, signal, timeout } = options
+  if (signal !== undefined && !(signal instanceof AbortSignal)) return invalid("signal", "Expected an AbortSignal")
+  const timeoutMillis = timeout === undefined ? undefined : millisOf("timeout", timeout)
+  if (timeoutMillis instanceof InvalidArgumentError) return timeoutMillis
+  const maxAttempts = maxRetries === undefined ? undefined : attemptsOf("maxRetries", maxRetries)
+  if (maxAttempts instanceof InvalidArgumentError) return maxAttempts
+  if (timeoutMillis === undefined && maxAttempts === undefined) return undefined
+  return {
+    ...(timeoutMillis === undefined ? {} : { timeoutMillis }),
+    ...(maxAttempts === undefined ? {} : { retry: { maxAttempts } })
+  }
+}
+
+/** Every `DateTime` of a decoded value as a `Date` (plain objects and arrays are copied). */
+const plain = <A>(value: A): Plain<A> => toPlain(value) as Plain<A>
+
+const toPlain = (u: unknown): unknown => {
+  if (typeof u !== "object" || u === null) return u
+  if (DateTime.isDateTime(u)) return DateTime.toDateUtc(u)
+  if (Array.isArray(u)) return u.map(toPlain)
+  const proto = Object.getPrototypeOf(u)
+  if (proto !== Object.prototype && proto !== null) return u
+  const out: Record<string, unknown> = {}
+  for (const key of Object.keys(u)) out[key] = toPlain((u as Record<string, unknown>)[key])
+  return out
+}
+
+const toBatchResult = <P extends LegacyPath>(result: Batch.BatchResult<P>): BatchResult<P> => {
+  const out: Record<string, BatchEntry<unknown>> = {}
+  for (const [path, entry] of Object.entries(result) as Array<[string, Batch.Entry<LegacyPath>]>) {
+    out[path] = Result.isSuccess(entry)
+      ? { ok: true, reading: plain(entry.success) as Reading<unknown> }
+      : { ok: false, error: fromEffectError(entry.failure) }
+  }
+  return out as BatchResult<P>
+}
+
+const epochMillis = (field: string, value: Date | number): number | InvalidArgumentError => {
+  const millis = value instanceof Date ? value.getTime() : value
+  return typeof millis === "number" && Number.isFinite(millis) ? millis : invalid(field, "Expected a Date or epoch milliseconds")
+}
+
+/** The stored token of a {@link UserToken}: its strings wrapped in `Redacted` first. */
+const toToken = (input: UserToken, now: number): TokenStore.Token | InvalidArgumentError => {
+  if (typeof input !== "object" || input === null) return invalid("token", "Expected an object")
+  const accessToken = typeof input.accessToken === "string" && input.accessToken.length > 0
+    ? Redacted.make(input.accessToken)
+    : undefined
+  const refreshToken = typeof input.refreshToken === "string" && input.refreshToken.length > 0
+    ? Redacted.make(input.refreshToken)
+    : undefined
+  if (accessToken === undefined) return invalid("accessToken", "Expected a non-empty string")
+  if (input.refreshToken !== undefined && refreshToken === undefined) return invalid("refreshToken", "Expected a non-empty string")
+  const expiresAt = input.expiresAt !== undefined
+    ? epochMillis("expiresAt", input.expiresAt)
+    : typeof input.expiresIn === "number" && Number.isFinite(input.expiresIn) && input.expiresIn > 0
+    ? now + input.expiresIn * 1000
+    : invalid("expiresIn", "Expected expiresAt, or expiresIn as a positive number of seconds")
+  if (expiresAt instanceof InvalidArgumentError) return expiresAt
+  const refreshExpiresAt = input.refreshExpiresAt === undefined ? undefined : epochMillis("refreshExpiresAt", input.refreshExpiresAt)
+  if (refreshExpiresAt instanceof InvalidArgumentError) return refreshExpiresAt
+  return { accessToken, issuedAt: now, expiresAt, refreshToken, refreshExpiresAt }
+}
+
+const tokenStoreLayer = (store: AsyncTokenStore): Layer.Layer<TokenStore.TokenStore> => {
+  const attempt = <A>(key: string, f: () => Promise<A>) =>
+    Effect.tryPromise({
+      try: f,
+      // the store's own error message is not kept: it might quote a token
+      catch: (error) => new TokenStore.TokenStoreError({ key, reason: error instanceof Error ? error.name : "the store failed" })
+    })
+  return Layer.succeed(TokenStore.TokenStore, {
+    get: (key) => Effect.map(attempt(key, () => store.get(key)), Option.fromNullishOr),
+    set: (key, token) => attempt(key, () => store.set(key, token)),
+    remove: (key) => attempt(key, () => store.remove(key))
+  })
+}
+
+const checkClientOptions = (options: ClientOptions): InvalidArgumentError | TransportConfig.Roots => {
+  if (typeof options !== "object" || options === null) return invalid("options", "Expected an object")
+  if (typeof options.clientId !== "string" || options.clientId.length === 0) return invalid("clientId", "Expected a non-empty string")
+  const secret = options.clientSecret
+  if (!(Redacted.isRedacted(secret) || (typeof secret === "string" && secret.length > 0))) {
+    return invalid("clientSecret", "Expected a non-empty string")
+  }
+  if ((options.origin === undefined) === (options.roots === undefined)) return invalid("origin", "Expected either origin or roots")
+  if (options.origin !== undefined) {
+    if (typeof options.origin !== "string" || !URL.canParse(options.origin)) return invalid("origin", "Expected an absolute URL")
+    return TransportConfig.rootsFromOrigin(options.origin)
+  }
+  const roots = options.roots!
+  for (const key of ["base", "management", "compatibility", "authorization", "legacy"] as const) {
+    if (typeof roots[key] !== "string" || !URL.canParse(roots[key])) return invalid(`roots.${key}`, "Expected an absolute URL")
+  }
+  return roots
+}
+
+const throwIfInvalid = <A>(a: A | InvalidArgumentError): A => {
+  if (a instanceof InvalidArgumentError) throw a
+  return a
+}
+
+/** Fails with `AbortError` when the signal fires (at once if it has). */
+const whenAborted = (signal: AbortSignal): Effect.Effect<never, AbortError> =>
+  Effect.callback<never, AbortError>((resume) => {
+    const onAbort = () => resume(Effect.fail(abortError(signal)))
+    if (signal.aborted) return onAbort()
+    signal.addEventListener("abort", onAbort, { once: true })
+    return Effect.sync(() => signal.removeEventListener("abort", onAbort))
+  })
+
+const closedReason = "the client was closed"
+
+const abortError = (signal: AbortSignal) => {
+  const reason: unknown = signal.reason
+  return new AbortError({
+    message: reason === closedReason ? "The call was aborted: the client was closed" : "The call was aborted",
+    tag: "Interrupt",
+    ...(reason === undefined ? {} : { cause: reason })
+  })
+}
+
+/**
+ * Creates a client. Nothing is sent until the first call; the application's
+ * token is fetched then and renewed as needed. Bad options throw an
+ * `InvalidArgumentError` (that never quotes the secret).
+ *
+ * @example
+ * ```ts
+ * import { createClient, NotFoundError } from "@connected-vehicle/sdk/Client"
+ *
+ * await using client = createClient({ clientId: "demo-client-id", clientSecret: "demo-client-secret", origin: "http://127.0.0.1:4010" })
+ * for await (const connection of client.v3.connections.iterate({ mode: "live" })) {
+ *   console.log(connection.id, connection.meta.createdAt.toISOString())
+ * }
+ * const webhook = await client.v3.webhooks.get("wh_1", { timeout: "5 seconds" }).catch((e) => {
+ *   if (e instanceof NotFoundError) return undefined
+ *   throw e
+ * })
+ * ```
+ * @since 0.1.0
+ */
+export const createClient = (options: ClientOptions): Client => {
+  const roots = throwIfInvalid(checkClientOptions(options))
+  const clientSecret = Redacted.isRedacted(options.clientSecret) ? options.clientSecret : Redacted.make(options.clientSecret)
+  const timeoutMillis = options.timeout === undefined ? undefined : throwIfInvalid(millisOf("timeout", options.timeout))
+  const maxAttempts = options.maxRetries === undefined ? undefined : throwIfInvalid(attemptsOf("maxRetries", options.maxRetries))
+  const userKey = options.userKey ?? "user"
+  const redirectUri = options.redirectUri
+  const store = options.tokenStore === undefined
+    ? undefined
+    : Layer.isLayer(options.tokenStore)
+    ? options.tokenStore as Layer.Layer<TokenStore.TokenStore>
+    : tokenStoreLayer(options.tokenStore as AsyncTokenStore)
+  const transport = options.transport
+
+  const runtime = ManagedRuntime.make(ConnectedVehicle.layer({
+    transport: {
+      ...transport,
+      roots,
+      ...(timeoutMillis === undefined ? {} : { timeoutMillis }),
+      ...(maxAttempts === undefined ? {} : { retry: { ...transport?.retry, maxAttempts } })
+    },
+    oauth: { clientId: options.clientId, clientSecret, redirectUri },
+    userKey,
+    legacy: { unitSystem: options.unitSystem },
+    tokenStore: store,
+    httpClient: options.httpClient
+  }))
+  type Services = ConnectedVehicle.Services
+
+  const closing = new AbortController()
+  let closed: Promise<void> | undefined
+
+  const signalOf = (signal: AbortSignal | undefined) =>
+    signal === undefined ? closing.signal : AbortSignal.any([closing.signal, signal])
+
+  /** Runs one call: a rejected promise for bad options, an `AbortError` when cancelled. */
+  const run = <A, E>(
+    options: RequestOptions | undefined,
+    make: (callOptions: Transport.CallOptions | undefined) => Effect.Effect<A, E, Services>
+  ): Promise<A> => {
+    const callOptions = toCallOptions(options)
+    if (callOptions instanceof InvalidArgumentError) return Promise.reject(callOptions)
+    const signal = signalOf(options?.signal)
+    if (signal.aborted) return Promise.reject(abortError(signal))
+    return new Promise<A>((resolve, reject) => {
+      const fiber: Fiber.Fiber<A, E> = runtime.runFork(make(callOptions), { signal })
+      fiber.addObserver((exit) => {
+        if (Exit.isSuccess(exit)) resolve(exit.value)
+        else reject(signal.aborted ? abortError(signal) : fromCause(exit.cause))
+      })
+    })
+  }
+
+  const call = <A, E>(
+    options: RequestOptions | undefined,
+    make: (callOptions: Transport.CallOptions | undefined) => Effect.Effect<A, E, Services>
+  ): Promise<Plain<A>> => run(options, (callOptions) => Effect.map(make(callOptions), plain))
+
+  /** A stream as an `AsyncIterable`: each `for await` runs it once, pulling pages as the loop asks. */
+  const iterable = <A, E>(
+    options: RequestOptions | undefined,
+    make: (callOptions: Transport.CallOptions | undefined) => Stream.Stream<A, E, Services>
+  ): AsyncIterable<Plain<A>> => ({
+    async *[Symbol.asyncIterator]() {
+      const callOptions = toCallOptions(options)
+      if (callOptions instanceof InvalidArgumentError) throw callOptions
+      const signal = signalOf(options?.signal)
+      if (signal.aborted) throw abortError(signal)
+      const context = await runtime.context()
+      const stream = make(callOptions).pipe(
+        Stream.map(plain),
+        Stream.catchCause((cause) => Stream.fail(fromCause(cause))),
+        Stream.interruptWhen(whenAborted(signal))
+      )
+      yield* Stream.toAsyncIterableWith(stream, context)
+    }
+  })
+
+  const service = Effect.service
+
+  const v3: V3Client = {
+    signals: {
+      list: (args, options) => call(options, (co) => Effect.flatMap(service(Signals.Signals), (s) => s.list(args, co))),
+      pages: (args, options) => iterable(options, (co) => Stream.unwrap(Effect.map(service(Signals.Signals), (s) => s.pages(args, co)))),
+      iterate: (args, options) =>
+        iterable(options, (co) => Stream.unwrap(Effect.map(service(Signals.Signals), (s) => s.stream(args, co)))),
+      get: (args, options) => call(options, (co) => Effect.flatMap(service(Signals.Signals), (s) => s.get(args, co)))
+    },
+    connections: {
+      list: (args, options) => call(options, (co) => Effect.flatMap(service(Connections.Connections), (s) => s.list(args, co))),
+      pages: (args, options) =>
+        iterable(options, (co) => Stream.unwrap(Effect.map(service(Connections.Connections), (s) => s.pages(args, co)))),
+      iterate: (args, options) =>
+        iterable(options, (co) => Stream.unwrap(Effect.map(service(Connections.Connections), (s) => s.stream(args, co)))),
+      get: (id, options) => call(options, (co) => Effect.flatMap(service(Connections.Connections), (s) => s.get(id, co)))
+    },
+    subscriptions: {
+      list: (args, options) => call(options, (co) => Effect.flatMap(service(Subscriptions.Subscriptions), (s) => s.list(args, co))),
+      pages: (args, options) =>
+        iterable(options, (co) => Stream.unwrap(Effect.map(service(Subscriptions.Subscriptions), (s) => s.pages(args, co)))),
+      iterate: (args, options) =>
+        iterable(options, (co) => Stream.unwrap(Effect.map(service(Subscriptions.Subscriptions), (s) => s.stream(args, co)))),
+      get: (id, options) => call(options, (co) => Effect.flatMap(service(Subscriptions.Subscriptions), (s) => s.get(id, co)))
+    },
+    webhooks: {
+      list: (args, options) => call(options, (co) => Effect.flatMap(service(Webhooks.Webhooks), (s) => s.list(args, co))),
+      pages: (args, options) =>
+        iterable(options, (co) => Stream.unwrap(Effect.map(service(Webhooks.Webhooks), (s) => s.pages(args, co)))),
+      iterate: (args, options) =>
+        iterable(options, (co) => Stream.unwrap(Effect.map(service(Webhooks.Webhooks), (s) => s.stream(args, co)))),
+      get: (id, options) => call(options, (co) => Effect.flatMap(service(Webhooks.Webhooks), (s) => s.get(id, co)))
+    },
+    compatibility: {
+      list: (filters, options) =>
+        call(options, (co) => Effect.flatMap(service(Compatibility.Compatibility), (s) => s.list(filters, co))),
+      invalidate: () => run(undefined, () => Effect.flatMap(service(Compatibility.Compatibility), (s) => s.invalidate))
+    }
+  }
+
+  const vehicles = service(Vehicles.Vehicles)
+  /** The Effect read options of the client's: `unitSystem` and the call's options. */
+  const readOptions = (options: ReadOptions | undefined, co: Transport.CallOptions | undefined): Vehicles.ReadOptions | undefined =>
+    options?.unitSystem === undefined ? co : { ...co, unitSystem: options.unitSystem }
+  const read = <A>(
+    pick: (s: Vehicles.Vehicles["Service"]) => (vehicleId: string, options?: Vehicles.ReadOptions) => Effect.Effect<LegacyReading.Reading<A>, Vehicles.ReadError>
+  ) =>
+  (vehicleId: string, options?: ReadOptions): Promise<Reading<A>> =>
+    call(options, (co) => Effect.flatMap(vehicles, (s) => pick(s)(vehicleId, readOptions(options, co))))
+
+  const legacy: LegacyClient = {
+    authorizationUrl: (consent) => run(undefined, () => Consent.make(consent)),
+    login: (input) =>
+      run<void, unknown>(undefined, () => {
+        const uri = input?.redirectUri ?? redirectUri
+        if (uri === undefined) return Effect.fail(invalid("redirectUri", "Expected the redirect URI of the consent (or the client's redirectUri)"))
+        return Effect.asVoid(Session.login(userKey, { code: input.code, redirectUri: uri }))
+      }),
+    setUserToken: (input) =>
+      run<void, unknown>(undefined, () => {
+        const token = toToken(input, Date.now())
+        if (token instanceof InvalidArgumentError) return Effect.fail(token)
+        return Effect.flatMap(service(TokenStore.TokenStore), (s) => s.set(userKey, token))
+      }),
+    logout: () => run(undefined, () => Effect.flatMap(service(TokenStore.TokenStore), (s) => s.remove(userKey))),
+    list: (args, options) => call(options, (co) => Effect.flatMap(vehicles, (s) => s.list(args, co))),
+    iterate: (args, options) => iterable(options, (co) => Stream.unwrap(Effect.map(vehicles, (s) => s.stream(args, co)))),
+    odometer: read((s) => s.odometer),
+    location: read((s) => s.location),
+    vin: read((s) => s.vin),
+    engineOil: read((s) => s.engineOil),
+    tirePressure: read((s) => s.tirePressure),
+    serviceHistory: read((s) => s.serviceHistory),
+    batch: (vehicleId, paths, options) =>
+      run(options, (co) => Effect.flatMap(vehicles, (s) => Effect.map(s.batch(vehicleId, paths, readOptions(options, co)), toBatchResult)))
+  }
+
+  const close = (): Promise<void> => {
+    if (closed === undefined) {
+      closing.abort(closedReason)
+      closed = runtime.dispose()
+    }
+    return closed
+  }
+
+  return { v3, legacy, close, [Symbol.asyncDispose]: close }
+}
+
+/**
+ * Whether a value is one of the client's errors.
+ *
+ * @example
+ * ```ts
+ * import { isClientError } from "@connected-vehicle/sdk/Client"
+ *
+ * const status = (error: unknown) => isClientError(error) ? error.status : undefined
+ * ```
+ * @since 0.1.0
+ */
+export const isClientError = (u: unknown): u is ConnectedVehicleError => u instanceof ConnectedVehicleError

@@ -1,0 +1,447 @@
+/**
+ * The errors of the Promise client (`@connected-vehicle/sdk/Client`): plain
+ * classes for `instanceof`, each carrying `status`, `type`, `code` and
+ * `requestId` when known, and the Effect error it was built from as `cause`.
+ *
+ * | class | when | from |
+ * | --- | --- | --- |
+ * | `ApiError` | the service answered with an error status | `ServiceError`, `MalformedErrorBody`, `UnexpectedStatus`, `OAuthError` |
+ * | `BadRequestError` | 400 | |
+ * | `AuthenticationError` | 401 (and 403) | |
+ * | `PermissionDeniedError` | 403 (also an `AuthenticationError`) | |
+ * | `NotFoundError` | 404 | |
+ * | `ConflictError` | 409 (vehicle state, compatibility) | |
+ * | `RateLimitError` | 429, with `retryAfterMillis` | |
+ * | `ServerError` | 5xx, after the retries | |
+ * | `TimeoutError` | no complete response within the timeout | `RequestTimeout` |
+ * | `ConnectionError` | refused, reset, dropped | `TransportFailure` |
+ * | `ResponseValidationError` | a 2xx body that is not what the contract says | `ResponseDecodeError`, `MissingBatchEntry` |
+ * | `InvalidArgumentError` | bad input, nothing sent | `InvalidArgument`, `InvalidRequest` |
+ * | `CredentialsError` | no token (user not signed in, token endpoint refused the client) | `CredentialsError`, `TokenStoreError`, `MissingRedirectUri` |
+ * | `AbortError` | the call's `AbortSignal` fired, or the client was closed | interruption |
+ *
+ * No error carries a secret: the Effect errors they wrap hold none (URLs
+ * without credentials, no header values), and the client's secret and the
+ * tokens stay `Redacted`.
+ *
+ * @since 0.1.0
+ */
+import { Cause, Option } from "effect"
+
+/**
+ * Fields of a {@link ConnectedVehicleError}.
+ *
+ * @example
+ * ```ts
+ * import type { ErrorFields } from "@connected-vehicle/sdk/ClientError"
+ *
+ * const fields: ErrorFields = { message: "404 NOT_FOUND: No such webhook", status: 404, type: "RESOURCE_NOT_FOUND", code: "NOT_FOUND" }
+ * ```
+ * @since 0.1.0
+ */
+export interface ErrorFields {
+  readonly message: string
+  readonly status?: number | undefined
+  readonly type?: string | undefined
+  readonly code?: string | undefined
+  readonly requestId?: string | undefined
+  /** The `_tag` of the Effect error it was built from. */
+  readonly tag?: string | undefined
+  readonly cause?: unknown
+}
+
+/**
+ * The base class of every error the Promise client throws.
+ *
+ * @example
+ * ```ts
+ * import { ConnectedVehicleError } from "@connected-vehicle/sdk/ClientError"
+ *
+ * const describe = (error: unknown) =>
+ *   error instanceof ConnectedVehicleError ? `${error.name} ${error.status ?? ""} ${error.requestId ?? ""}` : String(error)
+ * ```
+ * @since 0.1.0
+ */
+export class ConnectedVehicleError extends Error {
+  /** The HTTP status, when a response (or its headers) arrived. */
+  readonly status: number | undefined
+  /** The error type of the service's envelope (`RESOURCE_NOT_FOUND`, `RATE_LIMIT`, ...), or of the OAuth body. */
+  readonly type: string | undefined
+  /** The envelope's `code` (`NOT_FOUND`, ...) or the OAuth `error` (`invalid_grant`, ...). */
+  readonly code: string | undefined
+  /** The request id of the response, for the service's support. */
+  readonly requestId: string | undefined
+  /** The `_tag` of the Effect error it was built from (`ResourceNotFoundError`, `RequestTimeout`, ...). */
+  readonly tag: string | undefined
+
+  constructor(fields: ErrorFields) {
+    super(fields.message, fields.cause === undefined ? undefined : { cause: fields.cause })
+    this.status = fields.status
+    this.type = fields.type
+    this.code = fields.code
+    this.requestId = fields.requestId
+    this.tag = fields.tag
+  }
+
+  override get name(): string {
+    return this.constructor.name
+  }
+}
+
+/**
+ * Fields of an {@link ApiError}: those of the service's error envelope.
+ *
+ * @since 0.1.0
+ */
+export interface ApiErrorFields extends ErrorFields {
+  readonly status: number
+  readonly title?: string | undefined
+  readonly detail?: string | undefined
+  readonly resolution?: string | undefined
+  readonly suggestedUserMessage?: string | undefined
+}
+
+/**
+ * The service answered with an error status. Subclasses by status:
+ * {@link BadRequestError}, {@link AuthenticationError},
+ * {@link PermissionDeniedError}, {@link NotFoundError}, {@link ConflictError},
+ * {@link RateLimitError}, {@link ServerError}; other statuses are an
+ * `ApiError` (see `type` for the service's error type).
+ *
+ * @example
+ * ```ts
+ * import { ApiError } from "@connected-vehicle/sdk/ClientError"
+ *
+ * const reauthenticate = (error: unknown) => error instanceof ApiError && error.resolution === "REAUTHENTICATE"
+ * ```
+ * @since 0.1.0
+ */
+export class ApiError extends ConnectedVehicleError {
+  declare readonly status: number
+  readonly title: string | undefined
+  readonly detail: string | undefined
+  /** `resolution.type` of the envelope (`RETRY_LATER`, `REAUTHENTICATE`, ...). */
+  readonly resolution: string | undefined
+  readonly suggestedUserMessage: string | undefined
+
+  constructor(fields: ApiErrorFields) {
+    super(fields)
+    this.title = fields.title
+    this.detail = fields.detail
+    this.resolution = fields.resolution
+    this.suggestedUserMessage = fields.suggestedUserMessage
+  }
+}
+
+/**
+ * 400: the service refused the request as malformed (`VALIDATION`).
+ *
+ * @example
+ * ```ts
+ * import { BadRequestError } from "@connected-vehicle/sdk/ClientError"
+ *
+ * const isBadRequest = (error: unknown) => error instanceof BadRequestError
+ * ```
+ * @since 0.1.0
+ */
+export class BadRequestError extends ApiError {}
+
+/**
+ * 401 (and, as {@link PermissionDeniedError}, 403): the token is missing,
+ * invalid or lacks a permission (`AUTHENTICATION`).
+ *
+ * @example
+ * ```ts
+ * import { AuthenticationError } from "@connected-vehicle/sdk/ClientError"
+ *
+ * const mustSignInAgain = (error: unknown) => error instanceof AuthenticationError
+ * ```
+ * @since 0.1.0
+ */
+export class AuthenticationError extends ApiError {}
+
+/**
+ * 403: the token lacks a permission (also an {@link AuthenticationError}).
+ *
+ * @example
+ * ```ts
+ * import { PermissionDeniedError } from "@connected-vehicle/sdk/ClientError"
+ *
+ * const forbidden = (error: unknown) => error instanceof PermissionDeniedError
+ * ```
+ * @since 0.1.0
+ */
+export class PermissionDeniedError extends AuthenticationError {}
+
+/**
+ * 404: no such resource (`RESOURCE_NOT_FOUND`).
+ *
+ * @example
+ * ```ts
+ * import { NotFoundError } from "@connected-vehicle/sdk/ClientError"
+ *
+ * const orUndefined = <A>(p: Promise<A>) => p.catch((e) => e instanceof NotFoundError ? undefined : Promise.reject(e))
+ * ```
+ * @since 0.1.0
+ */
+export class NotFoundError extends ApiError {}
+
+/**
+ * 409: the vehicle cannot answer now, or does not support the request
+ * (`VEHICLE_STATE`, `COMPATIBILITY`, `CONNECTED_SERVICES_ACCOUNT`).
+ *
+ * @example
+ * ```ts
+ * import { ConflictError } from "@connected-vehicle/sdk/ClientError"
+ *
+ * const asleep = (error: unknown) => error instanceof ConflictError && error.type === "VEHICLE_STATE"
+ * ```
+ * @since 0.1.0
+ */
+export class ConflictError extends ApiError {}
+
+/**
+ * 429: too many requests; `retryAfterMillis` is the parsed `Retry-After`.
+ *
+ * @example
+ * ```ts
+ * import { RateLimitError } from "@connected-vehicle/sdk/ClientError"
+ *
+ * const waitFor = (error: unknown) => error instanceof RateLimitError ? error.retryAfterMillis ?? 1_000 : 0
+ * ```
+ * @since 0.1.0
+ */
+export class RateLimitError extends ApiError {
+  readonly retryAfterMillis: number | undefined
+
+  constructor(fields: ApiErrorFields & { readonly retryAfterMillis?: number | undefined }) {
+    super(fields)
+    this.retryAfterMillis = fields.retryAfterMillis
+  }
+}
+
+/**
+ * 5xx, once the retries are spent (`SERVER`, `UPSTREAM`).
+ *
+ * @example
+ * ```ts
+ * import { ServerError } from "@connected-vehicle/sdk/ClientError"
+ *
+ * const transient = (error: unknown) => error instanceof ServerError
+ * ```
+ * @since 0.1.0
+ */
+export class ServerError extends ApiError {}
+
+/**
+ * No complete response within the timeout (per attempt), once the retries
+ * are spent. `status` is set when the headers had arrived (a stalled body).
+ *
+ * @example
+ * ```ts
+ * import { TimeoutError } from "@connected-vehicle/sdk/ClientError"
+ *
+ * const after = (error: unknown) => error instanceof TimeoutError ? error.timeoutMillis : undefined
+ * ```
+ * @since 0.1.0
+ */
+export class TimeoutError extends ConnectedVehicleError {
+  readonly timeoutMillis: number | undefined
+
+  constructor(fields: ErrorFields & { readonly timeoutMillis?: number | undefined }) {
+    super(fields)
+    this.timeoutMillis = fields.timeoutMillis
+  }
+}
+
+/**
+ * The connection failed (refused, reset, dropped mid-body), once the retries
+ * are spent.
+ *
+ * @example
+ * ```ts
+ * import { ConnectionError } from "@connected-vehicle/sdk/ClientError"
+ *
+ * const offline = (error: unknown) => error instanceof ConnectionError
+ * ```
+ * @since 0.1.0
+ */
+export class ConnectionError extends ConnectedVehicleError {}
+
+/**
+ * A successful response whose body (or headers) does not match the contract,
+ * or a batch without an entry for a requested path.
+ *
+ * @example
+ * ```ts
+ * import { ResponseValidationError } from "@connected-vehicle/sdk/ClientError"
+ *
+ * const report = (error: unknown) => error instanceof ResponseValidationError && error.requestId
+ * ```
+ * @since 0.1.0
+ */
+export class ResponseValidationError extends ConnectedVehicleError {}
+
+/**
+ * An argument the service would refuse (or the client's own options), found
+ * before anything is sent. `field` names it.
+ *
+ * @example
+ * ```ts
+ * import { InvalidArgumentError } from "@connected-vehicle/sdk/ClientError"
+ *
+ * const which = (error: unknown) => error instanceof InvalidArgumentError ? error.field : undefined
+ * ```
+ * @since 0.1.0
+ */
+export class InvalidArgumentError extends ConnectedVehicleError {
+  readonly field: string | undefined
+
+  constructor(fields: ErrorFields & { readonly field?: string | undefined }) {
+    super(fields)
+    this.field = fields.field
+  }
+}
+
+/**
+ * No token could be had: the user has not signed in (`legacy.login` or
+ * `legacy.setUserToken`), the refresh token expired, the token store failed,
+ * or the token endpoint refused the client (`status` is then its answer).
+ *
+ * @example
+ * ```ts
+ * import { CredentialsError } from "@connected-vehicle/sdk/ClientError"
+ *
+ * const signInFirst = (error: unknown) => error instanceof CredentialsError
+ * ```
+ * @since 0.1.0
+ */
+export class CredentialsError extends ConnectedVehicleError {}
+
+/**
+ * The call was cancelled: its `AbortSignal` fired (the request was aborted
+ * and its connection closed) or the client was closed. `cause` is the
+ * signal's `reason`.
+ *
+ * @example
+ * ```ts
+ * import { AbortError } from "@connected-vehicle/sdk/ClientError"
+ *
+ * const cancelled = (error: unknown) => error instanceof AbortError
+ * ```
+ * @since 0.1.0
+ */
+export class AbortError extends ConnectedVehicleError {}
+
+type Tagged = { readonly _tag: string; readonly message: string } & Readonly<Record<string, unknown>>
+
+const isTagged = (u: unknown): u is Tagged =>
+  typeof u === "object" && u !== null && typeof (u as { _tag?: unknown })._tag === "string" &&
+  typeof (u as { message?: unknown }).message === "string"
+
+const str = (u: unknown): string | undefined => typeof u === "string" ? u : undefined
+const num = (u: unknown): number | undefined => typeof u === "number" ? u : undefined
+
+const byStatus = (fields: ApiErrorFields & { readonly retryAfterMillis?: number | undefined }): ApiError => {
+  const s = fields.status
+  if (s === 400) return new BadRequestError(fields)
+  if (s === 401) return new AuthenticationError(fields)
+  if (s === 403) return new PermissionDeniedError(fields)
+  if (s === 404) return new NotFoundError(fields)
+  if (s === 409) return new ConflictError(fields)
+  if (s === 429) return new RateLimitError(fields)
+  if (s >= 500) return new ServerError(fields)
+  return new ApiError(fields)
+}
+
+/**
+ * The client error of an Effect error of the SDK (its `_tag` decides).
+ *
+ * @example
+ * ```ts
+ * import { fromEffectError, NotFoundError } from "@connected-vehicle/sdk/ClientError"
+ * import { fromEnvelope, makeEnvelope } from "@connected-vehicle/schema/ServiceError"
+ *
+ * const error = fromEffectError(fromEnvelope(makeEnvelope("RESOURCE_NOT_FOUND", "No such webhook"), { status: 404 }))
+ * error instanceof NotFoundError // true
+ * ```
+ * @since 0.1.0
+ */
+export const fromEffectError = (error: unknown): ConnectedVehicleError => {
+  if (error instanceof ConnectedVehicleError) return error
+  if (!isTagged(error)) {
+    return new ConnectedVehicleError({ message: "Unexpected failure", cause: error })
+  }
+  const base = {
+    message: error.message,
+    tag: error._tag,
+    cause: error,
+    status: num(error["status"]),
+    requestId: str(error["requestId"])
+  }
+  switch (error._tag) {
+    case "RequestTimeout":
+      return new TimeoutError({ ...base, timeoutMillis: num(error["timeoutMillis"]) })
+    case "TransportFailure":
+      return new ConnectionError(base)
+    case "ResponseDecodeError":
+    case "MissingBatchEntry":
+      return new ResponseValidationError(base)
+    case "InvalidArgument":
+      return new InvalidArgumentError({ ...base, field: str(error["field"]) })
+    case "InvalidRequest":
+      return new InvalidArgumentError(base)
+    case "CredentialsError":
+    case "TokenStoreError":
+    case "MissingRedirectUri":
+      return new CredentialsError(base)
+    case "OAuthError":
+      return byStatus({
+        ...base,
+        status: base.status ?? 400,
+        code: str(error["error"]),
+        type: "OAUTH",
+        detail: str(error["errorDescription"])
+      })
+    case "MalformedErrorBody":
+    case "UnexpectedStatus":
+      return base.status === undefined ? new ConnectedVehicleError(base) : byStatus({ ...base, status: base.status })
+    default: {
+      // a service error of the envelope (`type` and `code` set), whatever its tag
+      if (base.status === undefined || typeof error["type"] !== "string") return new ConnectedVehicleError(base)
+      return byStatus({
+        ...base,
+        status: base.status,
+        type: str(error["type"]),
+        code: str(error["code"]),
+        title: str(error["title"]),
+        detail: str(error["detail"]),
+        resolution: str(error["resolution"]),
+        suggestedUserMessage: str(error["suggestedUserMessage"]),
+        retryAfterMillis: num(error["retryAfterMillis"])
+      })
+    }
+  }
+}
+
+/**
+ * The client error of a failed run: the first failure, an {@link AbortError}
+ * when the run was only interrupted (`reason`: the signal's), else the defect.
+ *
+ * @example
+ * ```ts
+ * import { Cause } from "effect"
+ * import { AbortError, fromCause } from "@connected-vehicle/sdk/ClientError"
+ *
+ * fromCause(Cause.interrupt(), "stopped") instanceof AbortError // true
+ * ```
+ * @since 0.1.0
+ */
+export const fromCause = (cause: Cause.Cause<unknown>, reason?: unknown): ConnectedVehicleError => {
+  const failure = Cause.findErrorOption(cause)
+  if (Option.isSome(failure)) return fromEffectError(failure.value)
+  if (Cause.hasInterruptsOnly(cause)) {
+    return new AbortError({ message: "The call was aborted", tag: "Interrupt", ...(reason === undefined ? {} : { cause: reason }) })
+  }
+  return fromEffectError(Cause.squash(cause))
+}

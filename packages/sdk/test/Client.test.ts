@@ -1,0 +1,434 @@
+/**
+ * The Promise client over loopback: a simulator on 127.0.0.1 behind a TCP
+ * proxy that records every connection (to see the client close one) and
+ * every byte (to collect the secrets that crossed the wire).
+ */
+import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
+import { Effect, ManagedRuntime, Redacted } from "effect"
+import * as net from "node:net"
+import * as util from "node:util"
+import * as Simulator from "@connected-vehicle/simulator/Simulator"
+import * as Client from "../src/Client.ts"
+import { busiestUser } from "../src/ConnectedVehicle.ts"
+
+const redirectUri = "https://app.example/callback"
+
+interface Connection {
+  readonly id: number
+  /** What the client sent and received on it. */
+  sent: string
+  received: string
+  /** Resolves when the client's side of the connection is closed. */
+  readonly closed: Promise<void>
+}
+
+/** A TCP proxy in front of `target`, recording connections and bytes. */
+const startProxy = async (target: URL) => {
+  const connections: Array<Connection> = []
+  const sockets = new Set<net.Socket>()
+  const server = net.createServer((socket) => {
+    let onClose!: () => void
+    const connection: Connection = {
+      id: connections.length,
+      sent: "",
+      received: "",
+      closed: new Promise<void>((resolve) => (onClose = resolve))
+    }
+    connections.push(connection)
+    const upstream = net.connect(Number(target.port), target.hostname)
+    sockets.add(socket).add(upstream)
+    socket.on("data", (chunk: Buffer) => {
+      connection.sent += chunk.toString("latin1")
+      upstream.write(chunk)
+    })
+    upstream.on("data", (chunk: Buffer) => {
+      connection.received += chunk.toString("latin1")
+      socket.write(chunk)
+    })
+    socket.on("close", () => {
+      onClose()
+      upstream.destroy()
+    })
+    upstream.on("close", () => socket.destroy())
+    socket.on("error", () => {})
+    upstream.on("error", () => {})
+  })
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
+  const { port } = server.address() as net.AddressInfo
+  return {
+    origin: `http://127.0.0.1:${port}`,
+    connections,
+    /** Every token and credential that crossed the wire. */
+    secrets: () => {
+      const out = new Set<string>()
+      for (const c of connections) {
+        for (const m of c.sent.matchAll(/authorization: (?:Bearer|Basic) ([^\r\n]+)/gi)) out.add(m[1]!)
+        for (const m of c.received.matchAll(/"(?:access_token|refresh_token)":"([^"]+)"/g)) out.add(m[1]!)
+      }
+      return out
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve())
+        for (const socket of sockets) socket.destroy()
+      })
+  }
+}
+
+let simRuntime: ManagedRuntime.ManagedRuntime<Simulator.Simulator, never>
+let sim: Simulator.Simulator["Service"]
+let proxy: Awaited<ReturnType<typeof startProxy>>
+let clientSecret: string
+
+beforeAll(async () => {
+  simRuntime = ManagedRuntime.make(Simulator.layer({ port: 0 }))
+  sim = await simRuntime.runPromise(Effect.service(Simulator.Simulator))
+  clientSecret = Redacted.value(sim.clientSecret)
+  proxy = await startProxy(new URL(sim.url))
+}, 60_000)
+
+afterAll(async () => {
+  await proxy?.close()
+  await simRuntime?.dispose()
+}, 60_000)
+
+const makeClient = (options?: Partial<Client.ClientOptions>) =>
+  Client.createClient({
+    clientId: sim.clientId,
+    clientSecret,
+    origin: proxy.origin,
+    redirectUri,
+    transport: { retry: { initialDelayMillis: 5, maxDelayMillis: 20 } },
+    ...options
+  } as Client.ClientOptions)
+
+const inject = (path: string, faults: ReadonlyArray<Simulator.Fault>) => simRuntime.runPromise(sim.injectFaults({ path, faults }))
+const requests = () => simRuntime.runPromise(sim.requests)
+
+/** The code of the simulator's consent redirect for `userId` (not followed). */
+const consentCode = async (userId: string) => {
+  const query = new URLSearchParams({ response_type: "code", client_id: sim.clientId, redirect_uri: redirectUri, login_hint: userId })
+  const response = await fetch(`${sim.url}/oauth/authorize?${query}`, { redirect: "manual" })
+  const code = new URL(response.headers.get("location") ?? "", sim.url).searchParams.get("code")
+  assert.isNotNull(code, `consent for ${userId}: ${response.status}`)
+  return code!
+}
+
+/** The error a promise rejects with (fails the test if it resolves). */
+const rejection = async (promise: Promise<unknown>): Promise<unknown> => {
+  try {
+    await promise
+  } catch (error) {
+    return error
+  }
+  assert.fail("expected the call to reject")
+}
+
+const collect = async <A>(iterable: AsyncIterable<A>): Promise<Array<A>> => {
+  const out: Array<A> = []
+  for await (const a of iterable) out.push(a)
+  return out
+}
+
+/** The connection that carried a request matching `line` (waits for it: the request is then in flight). */
+const carrying = async (line: RegExp): Promise<Connection> => {
+  for (;;) {
+    const found = proxy.connections.find((c) => line.test(c.sent))
+    if (found !== undefined) return found
+    await new Promise((resolve) => setTimeout(resolve, 10))
+  }
+}
+
+const errorsSeen: Array<unknown> = []
+
+/** The rejection, checked to be an instance of `classes`, and kept for the redaction test. */
+const expectError = async <C extends new(...args: any) => Client.ConnectedVehicleError>(
+  promise: Promise<unknown>,
+  first: C,
+  ...also: ReadonlyArray<new(...args: any) => Client.ConnectedVehicleError>
+): Promise<InstanceType<C>> => {
+  const error = await rejection(promise)
+  errorsSeen.push(error)
+  for (const c of [first, ...also]) assert.instanceOf(error, c)
+  assert.instanceOf(error, Client.ConnectedVehicleError)
+  assert.instanceOf(error, Error)
+  return error as InstanceType<C>
+}
+
+describe("Client", () => {
+  it("every v3 and legacy method over loopback; dates are Dates", async () => {
+    await using client = makeClient()
+    const userId = busiestUser(sim.data)
+    const vehicleId = sim.data.vehiclesOf(userId)[0]!
+    const connection = sim.data.connectionOf(vehicleId)!
+    const target = { vehicleId, userId: connection.userId }
+
+    const signals = await client.v3.signals.list({ ...target, pageSize: 2 })
+    assert.strictEqual(signals.included.vehicle.id, vehicleId)
+    const code = signals.data[0]!.attributes.code
+    const signal = await client.v3.signals.get({ ...target, code })
+    assert.strictEqual(signal.data.attributes.code, code)
+    const signalPages = await collect(client.v3.signals.pages({ ...target, pageSize: 3 }))
+    const allSignals = await collect(client.v3.signals.iterate(target))
+    assert.strictEqual(signalPages.flatMap((p) => p.data).length, allSignals.length)
+    assert.strictEqual(allSignals.length, signals.meta.totalCount)
+
+    const connections = await client.v3.connections.list({ userId: connection.userId, pageSize: 100 })
+    assert.isTrue(connections.data.some((c) => c.id === connection.connectionId))
+    assert.instanceOf(connections.data[0]!.meta.createdAt, Date)
+    const got = await client.v3.connections.get(connection.connectionId)
+    assert.strictEqual(got.data.relationships.vehicle.data.id, vehicleId)
+
+    const subscriptions = await client.v3.subscriptions.list({ pageSize: 1 })
+    const subscription = await client.v3.subscriptions.get(subscriptions.data[0]!.id)
+    assert.strictEqual(subscription.data.id, subscriptions.data[0]!.id)
+
+    const webhooks = await client.v3.webhooks.list({ pageSize: 100 })
+    assert.strictEqual(webhooks.meta.totalCount, sim.data.webhooks.length)
+    const webhook = await client.v3.webhooks.get(sim.data.webhooks[0]!.id)
+    assert.strictEqual(webhook.data.id, sim.data.webhooks[0]!.id)
+    assert.strictEqual((await collect(client.v3.webhooks.pages({ pageSize: 3 }))).length, Math.ceil(sim.data.webhooks.length / 3))
+
+    const compatible = await client.v3.compatibility.list({ region: "US" })
+    assert.isTrue(compatible.data.length > 0 && compatible.data.every((e) => e.attributes.region === "US"))
+    await client.v3.compatibility.invalidate()
+
+    // legacy: consent URL, then the code exchange
+    const url = new URL(await client.legacy.authorizationUrl({ permissions: ["read_odometer"], state: "s-1" }))
+    assert.strictEqual(url.searchParams.get("redirect_uri"), redirectUri)
+    assert.strictEqual(url.searchParams.get("state"), "s-1")
+    await client.legacy.login({ code: await consentCode(userId) })
+    const ids = sim.data.vehiclesOf(userId)
+    const page = await client.legacy.list({ limit: 2 })
+    assert.deepStrictEqual(page.vehicles, ids.slice(0, 2))
+    assert.deepStrictEqual(await collect(client.legacy.iterate({ limit: 2 })), [...ids])
+    const odometer = await client.legacy.odometer(vehicleId, { unitSystem: "imperial" })
+    assert.strictEqual(odometer.unitSystem, "imperial")
+    assert.isTrue(odometer.value.distance >= 0)
+    assert.isTrue(odometer.dataAge === undefined || odometer.dataAge instanceof Date)
+    assert.isNumber((await client.legacy.location(vehicleId)).value.latitude)
+    assert.strictEqual((await client.legacy.vin(vehicleId)).value.vin, sim.data.vehicle(vehicleId)!.vin)
+    assert.isDefined((await client.legacy.engineOil(vehicleId)).value)
+    assert.isDefined((await client.legacy.tirePressure(vehicleId)).value)
+    const supported = ids.find((id) => sim.data.vehicle(id)!.supportsServiceHistory)
+    if (supported !== undefined) assert.isArray((await client.legacy.serviceHistory(supported)).value)
+    const unsupported = ids.find((id) => !sim.data.vehicle(id)!.supportsServiceHistory)
+    if (unsupported !== undefined) await expectError(client.legacy.serviceHistory(unsupported), Client.ApiError)
+    const batch = await client.legacy.batch(vehicleId, ["/vin", "/odometer"])
+    assert.isTrue(batch["/vin"].ok && batch["/odometer"].ok)
+    if (batch["/vin"].ok) assert.strictEqual(batch["/vin"].reading.value.vin, sim.data.vehicle(vehicleId)!.vin)
+
+    await client.legacy.logout()
+    await expectError(client.legacy.list(), Client.CredentialsError)
+  }, 60_000)
+
+  it("for await pages through every connection, subscription and vehicle; a break stops the requests", async () => {
+    await using client = makeClient()
+    const ids = (await collect(client.v3.connections.iterate({ pageSize: 7 }))).map((c) => c.id)
+    assert.strictEqual(ids.length, sim.data.connectionCount)
+    assert.strictEqual(new Set(ids).size, ids.length)
+    const pages = await collect(client.v3.connections.pages({ pageSize: 7 }))
+    assert.strictEqual(pages.length, Math.ceil(sim.data.connectionCount / 7))
+    assert.deepStrictEqual(pages.flatMap((p) => p.data.map((c) => c.id)), ids)
+    assert.strictEqual((await collect(client.v3.subscriptions.iterate({ pageSize: 13 }))).length, sim.data.subscriptionCount)
+
+    const before = (await requests()).filter((r) => r.path === "/v3/connections").length
+    let seen = 0
+    for await (const _ of client.v3.connections.iterate({ pageSize: 5 })) {
+      if (++seen === 6) break
+    }
+    const after = (await requests()).filter((r) => r.path === "/v3/connections").length
+    assert.strictEqual(after - before, 2, "two pages of 5 for 6 items, none after the break")
+
+    const userId = busiestUser(sim.data)
+    await client.legacy.login({ code: await consentCode(userId) })
+    assert.deepStrictEqual(await collect(client.legacy.iterate({ limit: 1 })), [...sim.data.vehiclesOf(userId)])
+  }, 60_000)
+
+  it("an AbortSignal cancels an in-flight call: AbortError, and the connection is closed", async () => {
+    await using client = makeClient()
+    await client.v3.webhooks.list() // the token and a warm connection
+    await inject("/v3/webhooks", [{ _tag: "Delay", millis: 10_000 }])
+    const controller = new AbortController()
+    const call = client.v3.webhooks.list({ pageSize: 17 }, { signal: controller.signal })
+    // in flight: the proxy has forwarded the request
+    const carrier = await carrying(/GET \/v3\/webhooks\?pageSize=17 /)
+    controller.abort()
+    const error = await expectError(call, Client.AbortError)
+    assert.strictEqual(error.message, "The call was aborted")
+    await carrier.closed // the server end saw the client close the connection
+
+    // a signal aborted before the call: nothing is sent
+    const sentBefore = (await requests()).length
+    await expectError(client.v3.webhooks.list({}, { signal: AbortSignal.abort() }), Client.AbortError)
+    assert.strictEqual((await requests()).length, sentBefore)
+
+    // a for-await loop too
+    await inject("/v3/connections", [{ _tag: "Delay", millis: 10_000 }])
+    const loop = new AbortController()
+    const iteration = collect(client.v3.connections.iterate({ pageSize: 29 }, { signal: loop.signal }))
+    const loopCarrier = await carrying(/GET \/v3\/connections\?[^ ]*pageSize=29[& ]/)
+    loop.abort()
+    await expectError(iteration, Client.AbortError)
+    await loopCarrier.closed
+  }, 60_000)
+
+  it("close() rejects the calls in flight with AbortError and later calls too", async () => {
+    const client = makeClient()
+    await client.v3.webhooks.list()
+    await inject("/v3/webhooks", [{ _tag: "Delay", millis: 10_000 }])
+    const call = client.v3.webhooks.list({ pageSize: 19 })
+    await carrying(/GET \/v3\/webhooks\?pageSize=19 /)
+    const rejected = expectError(call, Client.AbortError)
+    await client.close()
+    const error = await rejected
+    assert.match(error.message, /closed/)
+    await expectError(client.v3.webhooks.list(), Client.AbortError)
+    await client[Symbol.asyncDispose]()
+  }, 60_000)
+
+  it("each failure is its own class, with status, type, code and requestId", async () => {
+    await using client = makeClient()
+    const once = { maxRetries: 0 }
+
+    await inject("/v3/webhooks", [{ _tag: "Status", status: 400 }])
+    const badRequest = await expectError(client.v3.webhooks.list({}, once), Client.BadRequestError, Client.ApiError)
+    assert.strictEqual(badRequest.status, 400)
+    assert.strictEqual(badRequest.type, "VALIDATION")
+
+    // a 401 refreshes the token and replays once: the second 401 is the caller's
+    await inject("/v3/webhooks", [{ _tag: "Status", status: 401 }, { _tag: "Status", status: 401 }])
+    const unauthorized = await expectError(client.v3.webhooks.list({}, once), Client.AuthenticationError, Client.ApiError)
+    assert.strictEqual(unauthorized.status, 401)
+    assert.strictEqual(unauthorized.type, "AUTHENTICATION")
+    assert.strictEqual(unauthorized.code, "UNAUTHORIZED")
+
+    await inject("/v3/webhooks", [{ _tag: "Status", status: 403 }])
+    const forbidden = await expectError(client.v3.webhooks.list({}, once), Client.PermissionDeniedError, Client.AuthenticationError)
+    assert.strictEqual(forbidden.status, 403)
+
+    const missing = await expectError(client.v3.webhooks.get("00000000-0000-4000-8000-000000000000"), Client.NotFoundError, Client.ApiError)
+    assert.strictEqual(missing.status, 404)
+    assert.strictEqual(missing.type, "RESOURCE_NOT_FOUND")
+    assert.strictEqual(missing.code, "NOT_FOUND")
+    assert.isString(missing.requestId)
+    assert.strictEqual(missing.tag, "ResourceNotFoundError")
+    assert.strictEqual((missing.cause as { readonly _tag: string })._tag, "ResourceNotFoundError")
+
+    await inject("/v3/webhooks", [{ _tag: "Status", status: 409 }])
+    await expectError(client.v3.webhooks.list({}, once), Client.ConflictError, Client.ApiError)
+
+    await inject("/v3/webhooks", [{ _tag: "Status", status: 429, retryAfter: "3" }])
+    const limited = await expectError(client.v3.webhooks.list(), Client.RateLimitError, Client.ApiError)
+    assert.strictEqual(limited.status, 429)
+    assert.strictEqual(limited.retryAfterMillis, 3_000)
+    assert.strictEqual(limited.type, "RATE_LIMIT")
+
+    await inject("/v3/webhooks", [{ _tag: "Status", status: 500 }])
+    const server = await expectError(client.v3.webhooks.list({}, once), Client.ServerError, Client.ApiError)
+    assert.strictEqual(server.status, 500)
+    assert.isString(server.requestId)
+
+    await inject("/v3/webhooks", [{ _tag: "StallBody" }])
+    const timeout = await expectError(client.v3.webhooks.list({}, { timeout: 300, maxRetries: 0 }), Client.TimeoutError)
+    assert.strictEqual(timeout.timeoutMillis, 300)
+    assert.strictEqual(timeout.status, 200)
+
+    await inject("/v3/webhooks", [{ _tag: "MalformedJson" }])
+    await expectError(client.v3.webhooks.list({}, once), Client.ResponseValidationError)
+
+    const pageSize = await expectError(client.v3.connections.list({ pageSize: 0 }), Client.InvalidArgumentError)
+    assert.strictEqual(pageSize.field, "pageSize")
+    assert.strictEqual((await expectError(client.v3.connections.list({}, { maxRetries: -1 }), Client.InvalidArgumentError)).field, "maxRetries")
+    assert.strictEqual((await expectError(client.v3.connections.list({}, { timeout: "soon" as "1 second" }), Client.InvalidArgumentError)).field, "timeout")
+    await expectError(collect(client.v3.connections.iterate({ pageSize: 101 })), Client.InvalidArgumentError)
+    await expectError(client.legacy.odometer(""), Client.InvalidArgumentError)
+    await expectError(client.legacy.setUserToken({ accessToken: "" }), Client.InvalidArgumentError)
+    const badOptions = (() => {
+      try {
+        Client.createClient({ clientId: "id", clientSecret: clientSecret, origin: "not a url" })
+      } catch (error) {
+        return error
+      }
+    })()
+    assert.instanceOf(badOptions, Client.InvalidArgumentError)
+    errorsSeen.push(badOptions)
+
+    // nobody signed in
+    await expectError(client.legacy.odometer("v-1"), Client.CredentialsError)
+    // the code exchange refused
+    await expectError(client.legacy.login({ code: "not-a-code" }), Client.BadRequestError)
+  }, 60_000)
+
+  it("connection refused is a ConnectionError; a wrong client secret a CredentialsError", async () => {
+    const closedPort = await new Promise<number>((resolve) => {
+      const server = net.createServer().listen(0, "127.0.0.1", () => {
+        const { port } = server.address() as net.AddressInfo
+        server.close(() => resolve(port))
+      })
+    })
+    {
+      await using refused = makeClient({ origin: `http://127.0.0.1:${closedPort}` })
+      const error = await expectError(refused.v3.compatibility.list({}, { maxRetries: 0 }), Client.ConnectionError)
+      assert.isUndefined(error.status)
+      assert.strictEqual(error.tag, "TransportFailure")
+    }
+    await using wrong = makeClient({ clientSecret: Redacted.make(`${clientSecret}-wrong`) })
+    const denied = await expectError(wrong.v3.webhooks.list(), Client.CredentialsError)
+    assert.strictEqual(denied.status, 401)
+  }, 60_000)
+
+  it("no secret in any thrown error: message, stack, cause chain, JSON, util.inspect", async () => {
+    // a user token given by the application, and errors made with it in use
+    await using client = makeClient()
+    const userId = busiestUser(sim.data)
+    const code = await consentCode(userId)
+    const exchange = await fetch(`${sim.url}/oauth/token`, {
+      method: "POST",
+      headers: {
+        "content-type": "application/x-www-form-urlencoded",
+        authorization: `Basic ${Buffer.from(`${sim.clientId}:${clientSecret}`).toString("base64")}`
+      },
+      body: new URLSearchParams({ grant_type: "authorization_code", code, redirect_uri: redirectUri })
+    })
+    const body = await exchange.json() as { access_token: string; refresh_token: string; expires_in: number }
+    await client.legacy.setUserToken({ accessToken: body.access_token, refreshToken: body.refresh_token, expiresIn: body.expires_in })
+    const vehicleId = sim.data.vehiclesOf(userId)[0]!
+    assert.isTrue((await client.legacy.odometer(vehicleId)).value.distance >= 0)
+    const path = `/v2.0/vehicles/${vehicleId}/odometer`
+    for (const status of [401, 401, 403, 429, 500]) {
+      await inject(path, [{ _tag: "Status", status }])
+    }
+    await expectError(client.legacy.odometer(vehicleId, { maxRetries: 0 }), Client.ApiError)
+    await expectError(client.legacy.odometer(vehicleId, { maxRetries: 0 }), Client.ApiError)
+    await expectError(client.legacy.odometer(vehicleId, { maxRetries: 0 }), Client.ApiError)
+    await expectError(client.legacy.odometer(vehicleId, { maxRetries: 0 }), Client.ApiError)
+    await inject(path, [{ _tag: "Drop" }])
+    await expectError(client.legacy.odometer(vehicleId, { maxRetries: 0 }), Client.ConnectionError)
+    await inject("/oauth/token", [{ _tag: "Status", status: 500 }])
+    await expectError(client.legacy.setUserToken({ accessToken: body.access_token, refreshToken: body.refresh_token, expiresIn: -1 }), Client.InvalidArgumentError)
+    await client.legacy.setUserToken({ accessToken: "expired-access-token-value", refreshToken: body.refresh_token, expiresAt: 0 })
+    await expectError(client.legacy.odometer(vehicleId), Client.CredentialsError)
+
+    const secrets = new Set([clientSecret, body.access_token, body.refresh_token, "expired-access-token-value", ...proxy.secrets()])
+    assert.isTrue(secrets.size >= 4)
+    assert.isTrue(errorsSeen.length >= 7, `${errorsSeen.length} errors`)
+    for (const error of errorsSeen) {
+      const texts: Array<string> = [JSON.stringify(error), util.inspect(error, { depth: 20, showHidden: true })]
+      for (let e: unknown = error; e !== undefined && e !== null; e = (e as { cause?: unknown }).cause) {
+        texts.push(String(e), String((e as Error).message), String((e as Error).stack), util.inspect(e, { depth: 20 }))
+        try {
+          texts.push(JSON.stringify(e) ?? "")
+        } catch {
+          // a cycle: util.inspect covered it
+        }
+        if (texts.length > 400) break
+      }
+      for (const text of texts) {
+        for (const secret of secrets) {
+          assert.isFalse(text.includes(secret), `a secret in ${(error as Error).name}: ${text.slice(0, 200)}`)
+        }
+      }
+    }
+  }, 60_000)
+})
