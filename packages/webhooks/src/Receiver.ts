@@ -25,6 +25,7 @@ import type { DeliveredEvent, VerifyEvent, WebhookEvent as WebhookEventType } fr
 import { WebhookEvent } from "@connected-vehicle/schema/WebhookEvent"
 import { Cause, Effect, Exit, type Redacted, Result, Schema, Stream } from "effect"
 import { HttpServerRequest, HttpServerResponse } from "effect/http"
+import { SchemaJITCompiler } from "effect/schema"
 import {
   BodyTooLarge,
   EventInFlight,
@@ -133,6 +134,10 @@ const reject = (error: ReceiverError): Reply => ({
 export const rejection: (error: ReceiverError) => Reply = reject
 
 const utf8 = new TextDecoder("utf-8", { fatal: true })
+// generated decoding code for the events (Effect's schema JIT, as the
+// transport does for response bodies; the interpreter still gives the error
+// details); the schema tests run under the JIT too
+SchemaJITCompiler.enable(WebhookEvent.ast)
 const decodeEvent = Schema.decodeUnknownResult(WebhookEvent)
 
 /**
