@@ -76,6 +76,22 @@ describe.concurrent("through pnpm", () => {
     }
   })
 
+  it("`pnpm sample` and `pnpm exec connected-vehicle-sample` keep the exit codes (0, 1, 2)", { timeout: LONG }, async () => {
+    const [usage, typed, bin] = await Promise.all([
+      run(["--silent", "sample", "connections", "--page-size", "abc"], { via: "pnpm" }),
+      run(["--silent", "sample", "connections", "--json", ...targetFlags(secretFile("not-the-secret"))], { via: "pnpm" }),
+      run(["--silent", "exec", "connected-vehicle-sample", "compat", "--region", "US", "--json", "--target", sim.url], {
+        via: "pnpm"
+      })
+    ])
+    assert.strictEqual(usage.code, 2, usage.stderr)
+    assert.include(usage.stderr, "Invalid value for flag --page-size")
+    assert.strictEqual(typed.code, 1, typed.stderr)
+    assert.strictEqual(parseJson(typed).error.tag, "CredentialsError")
+    assert.strictEqual(bin.code, 0, bin.stderr)
+    assert.isAbove(parseJson(bin).data.length, 0)
+  })
+
   it("`pnpm sample` resolves relative paths against the directory pnpm was run in", { timeout: LONG }, async () => {
     // pnpm runs the sample's script in apps/sample; the user is at the repo
     // root. A scratch folder under the root's node_modules (ignored by git).

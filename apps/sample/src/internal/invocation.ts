@@ -3,8 +3,9 @@
  *
  * - `pnpm sample -- --help` passes a literal `--` first: one leading `--` is
  *   dropped (it ends no option: nothing precedes it);
- * - `pnpm sample` runs the `start` script of this package in its own folder
- *   (`apps/sample`) and sets `INIT_CWD` to the directory the user ran pnpm in:
+ * - `pnpm sample` runs the root `sample` script (in the repository root) or
+ *   `pnpm start` this package's `start` script (in `apps/sample`), and sets
+ *   `INIT_CWD` to the directory the user ran pnpm in:
  *   the CLI works there instead, so that relative paths (`--out`,
  *   `--client-secret-file`, `--token-file`) mean what the user typed.
  */
@@ -20,7 +21,8 @@ export const argsOf = (argv: ReadonlyArray<string>): ReadonlyArray<string> => ar
  */
 export const userDirectoryOf = (env: Readonly<Record<string, string | undefined>>): string | undefined => {
   const initCwd = env["INIT_CWD"]
-  return env["npm_package_name"] === "@connected-vehicle/sample" && env["npm_lifecycle_event"] === "start" &&
+  const script = `${env["npm_package_name"]} ${env["npm_lifecycle_event"]}`
+  return (script === "@connected-vehicle/sample start" || script === "connected-vehicle sample") &&
       initCwd !== undefined && initCwd !== ""
     ? initCwd
     : undefined
