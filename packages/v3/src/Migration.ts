@@ -1,0 +1,433 @@
+/**
+ * The v3 equivalent of each legacy v2.0 read (v2.0 sunsets on December 1,
+ * 2026): the same **legacy shape** (`Odometer`, `Location`, `Vin`,
+ * `EngineOil`, `TirePressure` of `@connected-vehicle/schema/Legacy`) built from
+ * the v3 signal, so that a team swaps one call:
+ *
+ * | v2.0 read | v3 signal | conversion |
+ * | --- | --- | --- |
+ * | `/odometer` `{ distance }` | `odometer-traveleddistance` | the body's `unit` (`km` / `mi`); imperial → miles |
+ * | `/location` `{ latitude, longitude }` | `location-preciselocation` | extra fields (`heading`) dropped |
+ * | `/vin` `{ vin }` | `vehicleidentification-vin` | `vin` (or `value`) |
+ * | `/engine/oil` `{ lifeRemaining }` | `internalcombustionengine-oillife` | percent / 100; a vehicle without one (BEV) reads 1, as in v2.0 |
+ * | `/tires/pressure` `{ frontLeft, ... }` | `wheel-tirepressures` | positions by name (`rear*` = `back*`); kPa (metric) / psi (imperial) |
+ * | `/service/history` | none | the simulator's v3 has no service-records signal: no equivalent |
+ *
+ * The legacy package has no battery read, so there is none here
+ * (`tractionbattery-stateofcharge` / `tractionbattery-range` are plain
+ * `Signals.get` reads).
+ *
+ * Auth: v3 reads use the **application** token (client-credentials grant,
+ * `Session.layerApplication`) and the vehicle's user id in `sc-user-id`, not
+ * the user's v2.0 token. Pass `userId` (e.g. stored with the vehicle), or
+ * leave it out and the user is looked up in the connections list
+ * ({@link userIdOf}, one more request).
+ *
+ * Errors: a signal whose status is `ERROR` fails with the service error class
+ * of its error `type` (`AuthenticationError`, `VehicleStateError`, ...: the
+ * classes a legacy read fails with); `UNAVAILABLE` is a `VehicleStateError`
+ * (code `SIGNAL_UNAVAILABLE`); a body that does not convert to the legacy
+ * shape is a `ResponseDecodeError`.
+ *
+ * @since 0.2.0
+ */
+import type { DateTime } from "effect"
+import { Effect, Option, Result, Schema } from "effect"
+import type { Legacy } from "@connected-vehicle/schema"
+import { LegacyEndpoints } from "@connected-vehicle/schema/Legacy"
+import type { LegacyBody, LegacyPath, UnitSystem } from "@connected-vehicle/schema/Legacy"
+import { UnitSystem as UnitSystemSchema } from "@connected-vehicle/schema/Legacy"
+import type { InvalidArgument } from "@connected-vehicle/schema/InvalidArgument"
+import { validate } from "@connected-vehicle/schema/InvalidArgument"
+import { ErrorEnvelope, fromEnvelope, statusOfType, VehicleStateError } from "@connected-vehicle/schema/ServiceError"
+import type { ServiceError } from "@connected-vehicle/schema/ServiceError"
+import type { Signal } from "@connected-vehicle/schema/Signal"
+import type * as Transport from "@connected-vehicle/transport/Transport"
+import { ResponseDecodeError } from "@connected-vehicle/transport/TransportError"
+import type { TransportError } from "@connected-vehicle/transport/TransportError"
+import { Connections } from "./Connections.ts"
+import { identifier } from "./internal/args.ts"
+import { Signals } from "./Signals.ts"
+
+/**
+ * The legacy paths that have a v3 equivalent (every read but `/service/history`).
+ *
+ * @since 0.2.0
+ */
+export type MigratedPath = Exclude<LegacyPath, "/service/history">
+
+/**
+ * The v3 signal code of each legacy read; `/service/history` has none.
+ *
+ * @example
+ * ```ts
+ * import { signalCodes } from "@connected-vehicle/v3/Migration"
+ *
+ * signalCodes["/odometer"] // "odometer-traveleddistance"
+ * signalCodes["/service/history"] // undefined
+ * ```
+ * @since 0.2.0
+ */
+export const signalCodes: { readonly [P in LegacyPath]: P extends MigratedPath ? string : undefined } = {
+  "/odometer": "odometer-traveleddistance",
+  "/location": "location-preciselocation",
+  "/vin": "vehicleidentification-vin",
+  "/engine/oil": "internalcombustionengine-oillife",
+  "/tires/pressure": "wheel-tirepressures",
+  "/service/history": undefined
+}
+
+/**
+ * Which vehicle to read, and for which user (sent as `sc-user-id`). Without
+ * `userId` the user is found in the connections list ({@link userIdOf}).
+ *
+ * @example
+ * ```ts
+ * import type { Target } from "@connected-vehicle/v3/Migration"
+ *
+ * const target: Target = { vehicleId: "veh_1", userId: "usr_1" }
+ * ```
+ * @since 0.2.0
+ */
+export interface Target {
+  readonly vehicleId: string
+  readonly userId?: string | undefined
+}
+
+/**
+ * Options of a migrated read: the unit system of the legacy value (default
+ * `metric`), and the transport's per-call overrides.
+ *
+ * @example
+ * ```ts
+ * import type { ReadOptions } from "@connected-vehicle/v3/Migration"
+ *
+ * const imperial: ReadOptions = { unitSystem: "imperial", timeoutMillis: 2_000 }
+ * ```
+ * @since 0.2.0
+ */
+export interface ReadOptions extends Transport.CallOptions {
+  readonly unitSystem?: UnitSystem | undefined
+}
+
+/**
+ * A migrated read: the legacy value with the same `dataAge` and `unitSystem`
+ * fields as a legacy `Reading`, and the v3 `signal` it was built from
+ * (`undefined` for the oil life of a vehicle without that signal).
+ * `dataAge` is the signal's `meta.oemUpdatedAt` (when the vehicle reported:
+ * what v2.0's `sc-data-age` says).
+ *
+ * @example
+ * ```ts
+ * import type { Odometer } from "@connected-vehicle/schema/Legacy"
+ * import type { Reading } from "@connected-vehicle/v3/Migration"
+ *
+ * const km = (r: Reading<Odometer>) => r.unitSystem === "metric" ? r.value.distance : r.value.distance * 1.609344
+ * ```
+ * @since 0.2.0
+ */
+export interface Reading<A> {
+  readonly value: A
+  readonly dataAge: DateTime.Utc | undefined
+  readonly unitSystem: UnitSystem
+  readonly signal: Signal | undefined
+}
+
+/**
+ * The vehicle has no connection (no user to read it for).
+ *
+ * @example
+ * ```ts
+ * import { NotConnected } from "@connected-vehicle/v3/Migration"
+ *
+ * new NotConnected({ vehicleId: "veh_1" }).message
+ * ```
+ * @since 0.2.0
+ */
+export class NotConnected extends Schema.TaggedError<NotConnected>()("NotConnected", {
+  vehicleId: Schema.String
+}) {
+  override get message() {
+    return `Vehicle ${this.vehicleId} has no connection: no user to read it for`
+  }
+}
+
+/**
+ * The errors of a migrated read: those of a legacy read (the same classes),
+ * and {@link NotConnected} when the user is looked up.
+ *
+ * @since 0.2.0
+ */
+export type ReadError = InvalidArgument | ServiceError | TransportError | NotConnected
+
+/**
+ * The user id of a vehicle's connection (`GET /connections?filter[vehicleId]=`),
+ * for `sc-user-id`.
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { Migration } from "@connected-vehicle/v3"
+ *
+ * const userId = Migration.userIdOf("veh_1")
+ * ```
+ * @since 0.2.0
+ */
+export const userIdOf = (
+  vehicleId: string,
+  options?: Transport.CallOptions
+): Effect.Effect<string, InvalidArgument | ServiceError | TransportError | NotConnected, Connections> =>
+  Effect.gen(function*() {
+    const valid = yield* identifier("vehicleId", vehicleId)
+    const connections = yield* Connections
+    const page = yield* connections.list({ vehicleId: valid, pageSize: 1 }, options)
+    const first = page.data[0]
+    if (first === undefined) return yield* Effect.fail(new NotConnected({ vehicleId: valid }))
+    return first.attributes.user.id
+  })
+
+const KM_PER_MILE = 1.609344
+const KPA_PER_PSI = 6.894757
+const KPA_PER_BAR = 100
+
+const distanceUnits: Readonly<Record<string, number>> = { km: 1, kilometers: 1, kilometer: 1, mi: KM_PER_MILE, miles: KM_PER_MILE, mile: KM_PER_MILE }
+const pressureUnits: Readonly<Record<string, number>> = { kpa: 1, psi: KPA_PER_PSI, bar: KPA_PER_BAR }
+
+const positions = {
+  frontLeft: ["frontLeft", "front_left"],
+  frontRight: ["frontRight", "front_right"],
+  backLeft: ["backLeft", "rearLeft", "back_left", "rear_left"],
+  backRight: ["backRight", "rearRight", "back_right", "rear_right"]
+} as const
+
+const finite = (u: unknown): number | undefined => typeof u === "number" && Number.isFinite(u) ? u : undefined
+
+/** The legacy candidate of a signal body, or why there is none. */
+const convert = (path: MigratedPath, body: Readonly<Record<string, unknown>>, unitSystem: UnitSystem): unknown | string => {
+  const unit = typeof body["unit"] === "string" ? body["unit"].toLowerCase() : undefined
+  switch (path) {
+    case "/odometer": {
+      const value = finite(body["value"])
+      const factor = unit === undefined ? undefined : distanceUnits[unit]
+      if (value === undefined) return "odometer-traveleddistance has no numeric value"
+      if (factor === undefined) return `odometer-traveleddistance has an unknown unit ${JSON.stringify(body["unit"])}`
+      const km = value * factor
+      return { distance: unitSystem === "imperial" ? km / KM_PER_MILE : km }
+    }
+    case "/location":
+      return { latitude: body["latitude"], longitude: body["longitude"] }
+    case "/vin":
+      return { vin: body["vin"] ?? body["value"] }
+    case "/engine/oil": {
+      const value = finite(body["value"])
+      if (value === undefined) return "internalcombustionengine-oillife has no numeric value"
+      if (unit !== undefined && unit !== "percent" && unit !== "%") {
+        return `internalcombustionengine-oillife has an unknown unit ${JSON.stringify(body["unit"])}`
+      }
+      return { lifeRemaining: value / 100 }
+    }
+    case "/tires/pressure": {
+      const factor = pressureUnits[unit ?? "kpa"]
+      if (factor === undefined) return `wheel-tirepressures has an unknown unit ${JSON.stringify(body["unit"])}`
+      const out: Record<string, unknown> = {}
+      for (const [legacy, names] of Object.entries(positions)) {
+        const value = names.map((name) => finite(body[name])).find((v) => v !== undefined)
+        if (value === undefined) return `wheel-tirepressures has no numeric ${legacy}`
+        const kpa = value * factor
+        out[legacy] = unitSystem === "imperial" ? kpa / KPA_PER_PSI : kpa
+      }
+      return out
+    }
+  }
+}
+
+const decodeEnvelope = Schema.decodeUnknownOption(ErrorEnvelope)
+
+/** The error of a signal whose status is not SUCCESS. */
+const statusError = (signal: Signal): ServiceError | ResponseDecodeError => {
+  const status = signal.attributes.status
+  const url = signal.links.self
+  if (status.value === "UNAVAILABLE") {
+    const detail = `Signal ${signal.attributes.code} is unavailable for this vehicle now`
+    return new VehicleStateError({
+      message: `409 SIGNAL_UNAVAILABLE: ${detail}`,
+      status: 409,
+      type: "VEHICLE_STATE",
+      code: "SIGNAL_UNAVAILABLE",
+      title: "Signal Unavailable",
+      detail,
+      errors: [],
+      method: "GET",
+      url
+    })
+  }
+  const error = status.error
+  if (status.value !== "ERROR" || error === undefined) {
+    return new ResponseDecodeError({
+      method: "GET",
+      url,
+      status: 200,
+      description: `signal ${signal.attributes.code} has status ${status.value}${status.value === "ERROR" ? " without an error" : ""}`
+    })
+  }
+  const httpStatus = (statusOfType as Readonly<Record<string, number>>)[error.type] ?? 500
+  const envelope = decodeEnvelope({
+    errors: [{
+      status: String(httpStatus),
+      type: error.type,
+      code: error.code,
+      title: error.title,
+      detail: error.detail,
+      ...(error.resolution === undefined ? {} : { resolution: error.resolution })
+    }]
+  })
+  return Option.isSome(envelope)
+    ? fromEnvelope(envelope.value, { status: httpStatus, method: "GET", url })
+    : new ResponseDecodeError({ method: "GET", url, status: 200, description: "signal error is not an error item" })
+}
+
+/**
+ * The v3 equivalent of legacy read `path`: the signal of {@link signalCodes},
+ * converted to the legacy shape (validated with the legacy schema).
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { Migration } from "@connected-vehicle/v3"
+ *
+ * const program = Effect.gen(function*() {
+ *   const reading = yield* Migration.read("/tires/pressure", { vehicleId: "veh_1", userId: "usr_1" }, { unitSystem: "imperial" })
+ *   return reading.value.frontLeft
+ * })
+ * ```
+ * @since 0.2.0
+ */
+export const read = <P extends MigratedPath>(
+  path: P,
+  target: Target,
+  options?: ReadOptions
+): Effect.Effect<Reading<LegacyBody<P>>, ReadError, Signals | Connections> =>
+  Effect.gen(function*() {
+    const unitSystem = yield* validate(UnitSystemSchema, options?.unitSystem ?? "metric", { field: "unitSystem" })
+    const given = (typeof target === "object" && target !== null ? target : {}) as Partial<Target>
+    const vehicleId = yield* identifier("vehicleId", given.vehicleId)
+    const userId = given.userId === undefined
+      ? yield* userIdOf(vehicleId, options)
+      : yield* identifier("userId", given.userId)
+    const signals = yield* Signals
+    const code = signalCodes[path] as string
+    const response = yield* signals.get({ vehicleId, userId, code }, options).pipe(
+      Effect.catchTag("ResourceNotFoundError", (error) =>
+        // v2.0 answers `lifeRemaining: 1` for a vehicle without a combustion engine
+        path === "/engine/oil"
+          ? Effect.flatMap(signals.list({ vehicleId, userId, pageSize: 1 }, options), (page) =>
+            page.included.vehicle.attributes.powertrainType === "BEV"
+              ? Effect.succeed(undefined)
+              : Effect.fail(error))
+          : Effect.fail(error))
+    )
+    if (response === undefined) {
+      return { value: { lifeRemaining: 1 } as LegacyBody<P>, dataAge: undefined, unitSystem, signal: undefined }
+    }
+    const signal = response.data
+    if (signal.attributes.status.value !== "SUCCESS") return yield* Effect.fail(statusError(signal))
+    const candidate = convert(path, signal.attributes.body, unitSystem)
+    const schema = LegacyEndpoints[path].schema as unknown as Schema.Codec<LegacyBody<P>, unknown>
+    const fail = (description: string) =>
+      Effect.fail(new ResponseDecodeError({ method: "GET", url: signal.links.self, status: 200, description }))
+    if (typeof candidate === "string") return yield* fail(candidate)
+    const value = Schema.decodeUnknownResult(schema)(candidate)
+    if (Result.isFailure(value)) return yield* fail(`${code} does not convert to the legacy ${path} shape: ${value.failure.message}`)
+    return { value: value.success, dataAge: signal.meta.oemUpdatedAt, unitSystem, signal }
+  })
+
+/**
+ * Replaces the legacy `vehicles.odometer(vehicleId, { unitSystem })`:
+ * `odometer-traveleddistance` as `{ distance }` in km (metric) or miles
+ * (imperial).
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { Migration } from "@connected-vehicle/v3"
+ *
+ * const miles = Effect.map(
+ *   Migration.odometer({ vehicleId: "veh_1", userId: "usr_1" }, { unitSystem: "imperial" }),
+ *   (r) => r.value.distance
+ * )
+ * ```
+ * @since 0.2.0
+ */
+export const odometer = (
+  target: Target,
+  options?: ReadOptions
+): Effect.Effect<Reading<Legacy.Odometer>, ReadError, Signals | Connections> => read("/odometer", target, options)
+
+/**
+ * Replaces the legacy `vehicles.location(vehicleId)`: `location-preciselocation`
+ * as `{ latitude, longitude }`.
+ *
+ * @example
+ * ```ts
+ * import { Migration } from "@connected-vehicle/v3"
+ *
+ * const where = Migration.location({ vehicleId: "veh_1" }) // the user is looked up
+ * ```
+ * @since 0.2.0
+ */
+export const location = (
+  target: Target,
+  options?: ReadOptions
+): Effect.Effect<Reading<Legacy.Location>, ReadError, Signals | Connections> => read("/location", target, options)
+
+/**
+ * Replaces the legacy `vehicles.vin(vehicleId)`: `vehicleidentification-vin` as `{ vin }`.
+ *
+ * @example
+ * ```ts
+ * import { Migration } from "@connected-vehicle/v3"
+ *
+ * const vin = Migration.vin({ vehicleId: "veh_1", userId: "usr_1" })
+ * ```
+ * @since 0.2.0
+ */
+export const vin = (
+  target: Target,
+  options?: ReadOptions
+): Effect.Effect<Reading<Legacy.Vin>, ReadError, Signals | Connections> => read("/vin", target, options)
+
+/**
+ * Replaces the legacy `vehicles.engineOil(vehicleId)`:
+ * `internalcombustionengine-oillife` (percent) as `{ lifeRemaining }` (0..1);
+ * a battery-electric vehicle (no such signal) reads 1, as in v2.0.
+ *
+ * @example
+ * ```ts
+ * import { Migration } from "@connected-vehicle/v3"
+ *
+ * const oil = Migration.engineOil({ vehicleId: "veh_1", userId: "usr_1" })
+ * ```
+ * @since 0.2.0
+ */
+export const engineOil = (
+  target: Target,
+  options?: ReadOptions
+): Effect.Effect<Reading<Legacy.EngineOil>, ReadError, Signals | Connections> => read("/engine/oil", target, options)
+
+/**
+ * Replaces the legacy `vehicles.tirePressure(vehicleId, { unitSystem })`:
+ * `wheel-tirepressures` as `{ frontLeft, frontRight, backLeft, backRight }` in
+ * kPa (metric) or psi (imperial).
+ *
+ * @example
+ * ```ts
+ * import { Migration } from "@connected-vehicle/v3"
+ *
+ * const psi = Migration.tirePressure({ vehicleId: "veh_1", userId: "usr_1" }, { unitSystem: "imperial" })
+ * ```
+ * @since 0.2.0
+ */
+export const tirePressure = (
+  target: Target,
+  options?: ReadOptions
+): Effect.Effect<Reading<Legacy.TirePressure>, ReadError, Signals | Connections> => read("/tires/pressure", target, options)
