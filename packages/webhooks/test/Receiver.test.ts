@@ -457,3 +457,37 @@ describe("persistent seen-events store behind an adapter", () => {
       assert.strictEqual(calls.length, 1)
     }), { timeout: 30_000 })
 })
+
+describe("Receiver.receive (no HTTP)", () => {
+  it.effect("a failing seen-events store is 503, and the handler does not run", () =>
+    Effect.gen(function*() {
+      const calls: Array<DeliveredEvent> = []
+      const receiver = Receiver.make({ secret, handler: (event) => Effect.sync(() => calls.push(event)) })
+      const failing = SeenEvents.SeenEvents.of({
+        claim: (eventId) => Effect.fail(new SeenEvents.SeenEventsError({ operation: "claim", eventId })),
+        complete: () => Effect.void,
+        release: () => Effect.void
+      })
+      const reply = yield* receiver.receive(signed(JSON.stringify(vehicleStateEvent()))).pipe(
+        Effect.provideService(SeenEvents.SeenEvents, failing)
+      )
+      assert.strictEqual(reply.status, 503)
+      assert.strictEqual(reply.error?._tag, "SeenEventsError")
+      assert.strictEqual(calls.length, 0)
+      // VERIFY does not need the store
+      const verify = yield* receiver.receive(signed(JSON.stringify(verifyEvent("abc")))).pipe(
+        Effect.provideService(SeenEvents.SeenEvents, failing)
+      )
+      assert.strictEqual(verify.status, 200)
+      assert.strictEqual(verify.outcome, "challenge")
+    }))
+
+  it.effect("a string body is verified as its UTF-8 bytes", () =>
+    Effect.gen(function*() {
+      const receiver = Receiver.make({ secret, handler: () => Effect.void })
+      const body = JSON.stringify(vehicleStateEvent("evt_text"))
+      const fromText = yield* receiver.receive({ body, signature: sign(new TextEncoder().encode(body), secret) })
+      assert.strictEqual(fromText.status, 200)
+      assert.strictEqual(fromText.outcome, "handled")
+    }).pipe(Effect.provide(SeenEvents.layerMemory())))
+})
