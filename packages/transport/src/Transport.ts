@@ -8,7 +8,7 @@
  *
  * @since 0.1.0
  */
-import { Clock, Context, Duration, Effect, Layer, Option, Random, Redacted, Schema, SchemaAST, Tracer } from "effect"
+import { Cause, Clock, Context, Duration, Effect, Exit, Layer, Option, Random, Redacted, Schema, SchemaAST, Tracer } from "effect"
 import { isFailure } from "effect/Result"
 import { constTrue } from "effect/Function"
 import { SchemaJITCompiler } from "effect/schema"
@@ -23,7 +23,7 @@ import { ErrorEnvelope, fromEnvelope, RateLimitError } from "@connected-vehicle/
 import type { ServiceError } from "@connected-vehicle/schema/ServiceError"
 import { Credentials } from "./Credentials.ts"
 import type { RateLimitPolicy, RetryPolicy, Roots } from "./TransportConfig.ts"
-import { TransportConfig } from "./TransportConfig.ts"
+import { requestIdOf, TransportConfig } from "./TransportConfig.ts"
 import {
   InvalidRequest,
   MalformedErrorBody,
@@ -35,6 +35,7 @@ import {
 } from "./TransportError.ts"
 import type { CredentialsError, TransportError } from "./TransportError.ts"
 import { isNode, loadNodeHttpClient, platformHttpClient, withoutCredentials } from "./internal/http.ts"
+import * as SdkLog from "./internal/log.ts"
 import type { Given } from "./internal/request.ts"
 import { makeBuilder } from "./internal/request.ts"
 import * as RetryAfter from "./RetryAfter.ts"
@@ -391,6 +392,8 @@ const makeClient = <ApiId extends string, Groups extends HttpApiGroup.Constraint
 ): Effect.Effect<GroupClient<Groups, Name>, never, Transport> =>
   Effect.gen(function*() {
     const transport = yield* Transport
+    // what the SDK logs is decided here, once per client, not per call
+    const log = yield* SdkLog.current(transport.config.logLevel)
     const root = options?.root ?? rootOfApi[api.identifier] ?? "base"
     const baseUrl = transport.config.roots[root].replace(/\/+$/, "")
     const groupDef = (api.groups as Record<string, HttpApiGroup.Constraint>)[group]!
@@ -430,6 +433,7 @@ const makeClient = <ApiId extends string, Groups extends HttpApiGroup.Constraint
       out[name] = makeMethod({
         transport,
         credentials,
+        log,
         spanName: `connected-vehicle.${group}.${name}`,
         method: e.method,
         path: e.path,
@@ -538,11 +542,14 @@ interface Call {
   url: string | undefined
   /** The call's span, when a tracer is installed. */
   readonly span: Tracer.Span | undefined
+  /** Attempts made (counted only when they are logged). */
+  attempts: number
 }
 
 const makeMethod = (spec: {
   readonly transport: Transport["Service"]
   readonly credentials: Credentials["Service"] | undefined
+  readonly log: SdkLog.SdkLog
   readonly spanName: string
   readonly method: string
   readonly path: string
@@ -553,11 +560,12 @@ const makeMethod = (spec: {
   readonly decode: (response: HttpClientResponse.HttpClientResponse) => Effect.Effect<unknown, unknown>
 }) => {
   const { config, httpClient } = spec.transport
-  const { build, credentials, decode, method, path } = spec
+  const { build, credentials, decode, log, method, path } = spec
   const idempotent = method === "GET" || method === "HEAD" || method === "OPTIONS"
   const templateUrl = spec.baseUrl + path
   const spanOptions = { kind: "client", attributes: { "http.request.method": method, "url.template": templateUrl } } as const
-  const requestIdHeader = config.requestIdHeader
+  const requestIdHeaders = config.requestIdHeaders
+  const logDebug = log.enabled("Debug")
   // the attempt's state, and the HttpClient's own span per attempt unless `httpSpans`
   const attemptContext = config.httpSpans
     ? (context: Context.Context<never>, state: AttemptState) => Context.add(context, CurrentAttempt, state)
@@ -578,20 +586,24 @@ const makeMethod = (spec: {
   })
 
   /** One exchange, with its timeout cut to what is left of the budget. */
-  const attempt = (call: Call, token: Redacted.Redacted<string> | undefined, budgetMillis: number): Effect.Effect<Result<unknown>, AnyError> => {
-    const state: AttemptState = { request: undefined, status: undefined, requestId: undefined }
+  const exchange = (
+    call: Call,
+    token: Redacted.Redacted<string> | undefined,
+    budgetMillis: number,
+    state: AttemptState
+  ): Effect.Effect<Result<unknown>, AnyError> => {
     const built = call.request
     const limit = Math.max(1, Math.min(call.timeoutMillis, budgetMillis))
     const sent = token !== undefined && built.headers["authorization"] === undefined
       ? HttpClientRequest.setHeader(built, "authorization", `Bearer ${Redacted.value(token)}`)
       : built
-    const exchange = Effect.flatMap(
+    const exchanged = Effect.flatMap(
       Effect.mapError(httpClient.execute(sent), (error): AnyError => mapSendError(error, method, path, urlOf(call, state))),
       (response) => {
         const status = response.status
         // a getter that may build the headers on every read (undici's does)
         const headers = response.headers
-        const requestId = headers[requestIdHeader]
+        const requestId = requestIdOf(headers, requestIdHeaders)
         state.status = status
         state.requestId = requestId
         if (status >= 400) return Effect.flatMap(decodeError(response, ctxOf(call, state, status, requestId)), Effect.fail)
@@ -602,7 +614,7 @@ const makeMethod = (spec: {
       }
     )
     return withTimeout(
-      Effect.updateContext(exchange, (context) => attemptContext(context, state)),
+      Effect.updateContext(exchanged, (context) => attemptContext(context, state)),
       limit,
       () =>
         new RequestTimeout({
@@ -615,6 +627,30 @@ const makeMethod = (spec: {
     )
   }
 
+  /**
+   * One exchange; with debug logging on, one log line for it once it is over
+   * (chosen once per client: nothing is timed or formatted otherwise).
+   */
+  const attempt: (call: Call, token: Redacted.Redacted<string> | undefined, budgetMillis: number) => Effect.Effect<Result<unknown>, AnyError> =
+    !logDebug
+      ? (call, token, budgetMillis) => exchange(call, token, budgetMillis, { request: undefined, status: undefined, requestId: undefined })
+      : (call, token, budgetMillis) =>
+        Effect.clockWith((clock) => {
+          const state: AttemptState = { request: undefined, status: undefined, requestId: undefined }
+          const n = ++call.attempts
+          const start = clock.currentTimeMillisUnsafe()
+          return Effect.onExit(exchange(call, token, budgetMillis, state), (exit) =>
+            log.log("Debug", "http attempt", {
+              method,
+              url: SdkLog.redactUrl(urlOf(call, state)),
+              attempt: n,
+              ...(state.status === undefined ? {} : { status: state.status }),
+              durationMillis: clock.currentTimeMillisUnsafe() - start,
+              ...(state.requestId ? { requestId: state.requestId } : {}),
+              ...(Exit.isSuccess(exit) ? {} : { error: failureOf(exit.cause) })
+            }))
+        })
+
   /** An attempt with the call's credential; a 401 refreshes it and replays, once per call. */
   const authenticated = (call: Call, budgetMillis: number): Effect.Effect<Result<unknown>, AnyError> =>
     credentials === undefined
@@ -626,7 +662,12 @@ const makeMethod = (spec: {
           return Effect.flatMap(credentials.refresh(token), (refreshed) =>
             refreshed
               ? Effect.gen(function*() {
-                yield* Effect.logDebug("replaying after 401 with a refreshed token")
+                if (logDebug) {
+                  yield* log.log("Debug", "replaying after 401 with a refreshed token", {
+                    method,
+                    url: SdkLog.redactUrl(errorUrl(error) ?? templateUrl)
+                  })
+                }
                 const next = yield* credentials.token
                 return yield* attempt(call, next, call.deadline - (yield* Clock.currentTimeMillis))
               })
@@ -656,9 +697,15 @@ const makeMethod = (spec: {
           return yield* Effect.fail(error)
         }
         call.span?.attribute("retry.count", n)
-        yield* Effect.logDebug("retrying").pipe(
-          Effect.annotateLogs({ attempt: n, delayMillis: delay, error: error._tag, url: errorUrl(error) ?? templateUrl })
-        )
+        if (logDebug) {
+          yield* log.log("Debug", "retrying", {
+            method,
+            url: SdkLog.redactUrl(errorUrl(error) ?? templateUrl),
+            attempt: n,
+            delayMillis: delay,
+            error: error._tag
+          })
+        }
         yield* Effect.sleep(Duration.millis(delay))
         return yield* loop(call, n + 1, call.deadline - (yield* Clock.currentTimeMillis))
       }))
@@ -682,7 +729,7 @@ const makeMethod = (spec: {
         const request = propagate && span !== undefined
           ? HttpClientRequest.setHeaders(built, HttpTraceContext.toHeaders(span))
           : built
-        const call: Call = { request, timeoutMillis, retry, rateLimit, refreshed: false, deadline, url: undefined, span }
+        const call: Call = { request, timeoutMillis, retry, rateLimit, refreshed: false, deadline, url: undefined, span, attempts: 0 }
         const result = loop(call, 1, retry.maxElapsedMillis)
         return span === undefined ? result : Effect.map(result, (result) => {
           span.attribute("http.response.status_code", result.status)
@@ -754,6 +801,12 @@ const isTransient = (error: AnyError, status: number | undefined): boolean =>
   status === 500 || status === 502 || status === 503 || status === 504
 
 const errorUrl = (error: AnyError): string | undefined => "url" in error ? error.url : undefined
+
+/** The tag of the error an attempt failed with, or `"interrupted"`. */
+const failureOf = (cause: Cause.Cause<AnyError>): string => {
+  const error = Cause.findErrorOption(cause)
+  return Option.isSome(error) ? error.value._tag : Cause.hasInterrupts(cause) ? "interrupted" : "defect"
+}
 
 /**
  * Every path parameter must be an `Identifier` (the rule of the SDK's

@@ -1,11 +1,12 @@
 /**
  * Where the service lives and how the transport talks to it: the five roots
- * of the spec, the per-request timeout, the retry and rate-limit policies and
- * the response header that carries the request id.
+ * of the spec, the per-request timeout, the retry and rate-limit policies, the
+ * response headers that carry the request id and the SDK's log level.
  *
  * @since 0.1.0
  */
-import { Config, Context, Effect, Layer, Option, Schema } from "effect"
+import { Config, Context, Effect, Layer, Option, Schema, SchemaTransformation } from "effect"
+import type { LogLevel } from "effect"
 import { sdkVersion } from "./internal/version.ts"
 
 /**
@@ -114,8 +115,30 @@ export class TransportConfig extends Context.Service<TransportConfig, {
   readonly timeoutMillis: number
   readonly retry: RetryPolicy
   readonly rateLimit: RateLimitPolicy
-  /** Response header read as the request id (kept on results and errors). */
+  /**
+   * Response headers read as the request id (kept on results and errors), in
+   * order of preference and lower-case: the first one present wins. By
+   * default `sc-request-id` (the service's) then `x-request-id` (the
+   * simulator's, and common behind proxies).
+   */
+  readonly requestIdHeaders: ReadonlyArray<string>
+  /**
+   * @deprecated The one header read before `requestIdHeaders`, kept for
+   * code that reads a response's headers itself: the first configured one,
+   * else `x-request-id` as before. Read the id with
+   * `requestIdOf(headers, config.requestIdHeaders)` instead.
+   */
   readonly requestIdHeader: string
+  /**
+   * The level of what the SDK logs (see the transport README for every
+   * message): a message is logged when its level is at or above this one,
+   * whatever the application's `MinimumLogLevel`, and `"None"` silences the
+   * SDK. `undefined` (the default) leaves it to the application: the
+   * `MinimumLogLevel` in effect when the transport is built. Decided once,
+   * when the transport is built, so that a call does no logging work (not
+   * even formatting) below it.
+   */
+  readonly logLevel: LogLevel.LogLevel | undefined
   /**
    * Also trace each attempt with the `HttpClient`'s own client span, which
    * records the URL and the (redacted) request and response headers, and is
@@ -145,8 +168,10 @@ export interface Options {
   readonly timeoutMillis?: number | undefined
   readonly retry?: { readonly [K in keyof RetryPolicy]?: RetryPolicy[K] | undefined } | undefined
   readonly rateLimit?: { readonly [K in keyof RateLimitPolicy]?: RateLimitPolicy[K] | undefined } | undefined
-  readonly requestIdHeader?: string | undefined
+  /** One header, or several in order of preference (see `requestIdHeaders`). */
+  readonly requestIdHeader?: string | ReadonlyArray<string> | undefined
   readonly httpSpans?: boolean | undefined
+  readonly logLevel?: LogLevel.LogLevel | undefined
 }
 
 /**
@@ -173,8 +198,9 @@ export const defaults = {
     retryNonIdempotent: false
   } satisfies RetryPolicy,
   rateLimit: { wait: false, maxWaitMillis: 20_000 } satisfies RateLimitPolicy,
-  requestIdHeader: "x-request-id",
-  httpSpans: false
+  requestIdHeaders: ["sc-request-id", "x-request-id"] as ReadonlyArray<string>,
+  httpSpans: false,
+  logLevel: undefined
 } as const
 
 /**
@@ -194,9 +220,42 @@ export const make = (options: Options): TransportConfig["Service"] => ({
   timeoutMillis: options.timeoutMillis ?? defaults.timeoutMillis,
   retry: { ...defaults.retry, ...stripUndefined(options.retry ?? {}) },
   rateLimit: { ...defaults.rateLimit, ...stripUndefined(options.rateLimit ?? {}) },
-  requestIdHeader: (options.requestIdHeader ?? defaults.requestIdHeader).toLowerCase(),
-  httpSpans: options.httpSpans ?? defaults.httpSpans
+  requestIdHeaders: requestIdHeaders(options.requestIdHeader),
+  requestIdHeader: options.requestIdHeader === undefined ? "x-request-id" : requestIdHeaders(options.requestIdHeader)[0]!,
+  httpSpans: options.httpSpans ?? defaults.httpSpans,
+  logLevel: options.logLevel ?? defaults.logLevel
 })
+
+const requestIdHeaders = (option: string | ReadonlyArray<string> | undefined): ReadonlyArray<string> => {
+  const names = (option === undefined ? [] : typeof option === "string" ? [option] : option)
+    .map((name) => name.trim().toLowerCase())
+    .filter((name) => name.length > 0)
+  return names.length === 0 ? defaults.requestIdHeaders : [...new Set(names)]
+}
+
+/**
+ * The request id of a response: the value of the first of `names` (see
+ * `requestIdHeaders`) that is present and not empty.
+ *
+ * @example
+ * ```ts
+ * import { defaults, requestIdOf } from "@connected-vehicle/transport/TransportConfig"
+ *
+ * requestIdOf({ "x-request-id": "r-1", "sc-request-id": "sc-1" }, defaults.requestIdHeaders) // "sc-1"
+ * requestIdOf({ "x-request-id": "r-1" }, defaults.requestIdHeaders) // "r-1"
+ * ```
+ * @since 0.1.0
+ */
+export const requestIdOf = (
+  headers: Readonly<Record<string, string | undefined>>,
+  names: ReadonlyArray<string>
+): string | undefined => {
+  for (let i = 0; i < names.length; i++) {
+    const value = headers[names[i]!]
+    if (value !== undefined && value !== "") return value
+  }
+  return undefined
+}
 
 const stripUndefined = <A extends object>(a: A): { readonly [K in keyof A]?: Exclude<A[K], undefined> } =>
   Object.fromEntries(Object.entries(a).filter(([, v]) => v !== undefined)) as any
@@ -252,6 +311,51 @@ const root = (name: string, suffix: string) =>
     Config.orElse(() => Config.String("CONNECTED_VEHICLE_ORIGIN").pipe(Config.map((o) => o.replace(/\/+$/, "") + suffix)))
   )
 
+/** Comma-separated header names, at least one. */
+const HeaderNames = Schema.String.pipe(
+  Schema.decodeTo(
+    Schema.Array(Schema.NonEmptyString).check(Schema.isMinLength(1, { expected: "at least one header name" })),
+    SchemaTransformation.transform<ReadonlyArray<string>, string>({
+      decode: (s) => s.split(",").map((name) => name.trim()).filter((name) => name.length > 0),
+      encode: (names) => names.join(",")
+    })
+  )
+)
+
+const logLevels = { debug: "Debug", info: "Info", warn: "Warn", error: "Error", off: "None" } as const
+
+type LogSetting = keyof typeof logLevels
+
+/** `debug`, `info`, `warn`, `error` or `off` (any case). */
+const LogSetting = Schema.String.pipe(
+  Schema.decodeTo(
+    Schema.Literals(["debug", "info", "warn", "error", "off"]),
+    SchemaTransformation.transform<LogSetting, string>({
+      // the literals check what this gives
+      decode: (s) => s.trim().toLowerCase() as LogSetting,
+      encode: (s) => s
+    })
+  )
+)
+
+/**
+ * `CONNECTED_VEHICLE_LOG`, the SDK's log level (`debug`, `info`, `warn`,
+ * `error` or `off`, any case) as Effect's `LogLevel` (`"Debug"` ... `"None"`).
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { logLevelConfig } from "@connected-vehicle/transport/TransportConfig"
+ *
+ * // CONNECTED_VEHICLE_LOG=debug → Option.some("Debug")
+ * const level = Effect.option(logLevelConfig)
+ * ```
+ * @since 0.1.0
+ */
+export const logLevelConfig: Config.Config<LogLevel.LogLevel> = Config.schema(LogSetting, "CONNECTED_VEHICLE_LOG").pipe(
+  Config.map((setting): LogLevel.LogLevel => logLevels[setting])
+)
+
 const positiveInt = (name: string) =>
   Config.option(Config.schema(Schema.Int.check(Schema.isGreaterThan(0)), name))
 const nonNegativeInt = (name: string) =>
@@ -282,8 +386,9 @@ const factorAtLeastOne = (name: string) =>
  * | `CONNECTED_VEHICLE_RETRY_NON_IDEMPOTENT` | retry POST too | false |
  * | `CONNECTED_VEHICLE_WAIT_ON_RATE_LIMIT` | wait for `Retry-After` on 429 | false |
  * | `CONNECTED_VEHICLE_MAX_RATE_LIMIT_WAIT_MS` | longest such wait | 20000 |
- * | `CONNECTED_VEHICLE_REQUEST_ID_HEADER` | response header of the request id | x-request-id |
+ * | `CONNECTED_VEHICLE_REQUEST_ID_HEADER` | response header(s) of the request id, comma-separated in order of preference | sc-request-id,x-request-id |
  * | `CONNECTED_VEHICLE_HTTP_SPANS` | also the `HttpClient`'s client span per attempt | false |
+ * | `CONNECTED_VEHICLE_LOG` | the SDK's log level: `debug`, `info`, `warn`, `error` or `off` | the application's |
  *
  * @example
  * ```ts
@@ -315,8 +420,9 @@ export const layerConfig: Layer.Layer<TransportConfig, Config.ConfigError> = Lay
       retryNonIdempotent: Config.option(Config.Boolean("CONNECTED_VEHICLE_RETRY_NON_IDEMPOTENT")),
       wait: Config.option(Config.Boolean("CONNECTED_VEHICLE_WAIT_ON_RATE_LIMIT")),
       maxWaitMillis: nonNegativeInt("CONNECTED_VEHICLE_MAX_RATE_LIMIT_WAIT_MS"),
-      requestIdHeader: Config.option(Config.NonEmptyString("CONNECTED_VEHICLE_REQUEST_ID_HEADER")),
-      httpSpans: Config.option(Config.Boolean("CONNECTED_VEHICLE_HTTP_SPANS"))
+      requestIdHeader: Config.option(Config.schema(HeaderNames, "CONNECTED_VEHICLE_REQUEST_ID_HEADER")),
+      httpSpans: Config.option(Config.Boolean("CONNECTED_VEHICLE_HTTP_SPANS")),
+      logLevel: Config.option(logLevelConfig)
     })
     const get = Option.getOrUndefined
     return make({
@@ -333,7 +439,8 @@ export const layerConfig: Layer.Layer<TransportConfig, Config.ConfigError> = Lay
       },
       rateLimit: { wait: get(rest.wait), maxWaitMillis: get(rest.maxWaitMillis) },
       requestIdHeader: get(rest.requestIdHeader),
-      httpSpans: get(rest.httpSpans)
+      httpSpans: get(rest.httpSpans),
+      logLevel: get(rest.logLevel)
     })
   })
 )

@@ -25,7 +25,7 @@ describe("TransportConfig", () => {
       assert.strictEqual(config.retry.maxAttempts, 2)
       assert.strictEqual(config.retry.retryNonIdempotent, false)
       assert.strictEqual(config.rateLimit.wait, true)
-      assert.strictEqual(config.requestIdHeader, "x-correlation-id")
+      assert.deepStrictEqual(config.requestIdHeaders, ["x-correlation-id"])
       assert.strictEqual(config.httpSpans, true)
     }).pipe(Effect.provide(fromEnv({
       CONNECTED_VEHICLE_ORIGIN: "http://127.0.0.1:8080/",
@@ -93,6 +93,56 @@ describe("TransportConfig", () => {
           Effect.provide(Effect.service(TransportConfig), fromEnv({ CONNECTED_VEHICLE_ORIGIN: "http://127.0.0.1:8080", [name]: value }))
         )
         assert.strictEqual(error._tag, "ConfigError", `${name}=${value}`)
+      }
+    }))
+
+  it.effect("CONNECTED_VEHICLE_REQUEST_ID_HEADER: one header or several in order of preference; both service headers by default", () =>
+    Effect.gen(function*() {
+      const read = (env: Record<string, string>) =>
+        Effect.provide(Effect.service(TransportConfig), fromEnv({ CONNECTED_VEHICLE_ORIGIN: "http://127.0.0.1:8080", ...env }))
+      assert.deepStrictEqual((yield* read({})).requestIdHeaders, ["sc-request-id", "x-request-id"])
+      assert.deepStrictEqual(
+        (yield* read({ CONNECTED_VEHICLE_REQUEST_ID_HEADER: " X-Trace-Id , sc-request-id" })).requestIdHeaders,
+        ["x-trace-id", "sc-request-id"]
+      )
+      for (const value of [",", " "]) {
+        const error = yield* Effect.flip(read({ CONNECTED_VEHICLE_REQUEST_ID_HEADER: value }))
+        assert.strictEqual(error._tag, "ConfigError", JSON.stringify(value))
+      }
+    }))
+
+  it("requestIdOf reads the first header present; make takes one header or a list", () => {
+    const roots = Config.rootsFromOrigin("http://127.0.0.1:8080")
+    const both = { "sc-request-id": "sc-1", "x-request-id": "x-1" }
+    const names = Config.make({ roots }).requestIdHeaders
+    assert.strictEqual(Config.requestIdOf(both, names), "sc-1")
+    assert.strictEqual(Config.requestIdOf({ "x-request-id": "x-1" }, names), "x-1")
+    assert.strictEqual(Config.requestIdOf({ "sc-request-id": "", "x-request-id": "x-1" }, names), "x-1")
+    assert.isUndefined(Config.requestIdOf({}, names))
+    const one = Config.make({ roots, requestIdHeader: "X-Correlation-Id" })
+    assert.deepStrictEqual(one.requestIdHeaders, ["x-correlation-id"])
+    assert.isUndefined(Config.requestIdOf(both, one.requestIdHeaders))
+    assert.deepStrictEqual(Config.make({ roots, requestIdHeader: ["x-request-id", "sc-request-id"] }).requestIdHeaders, [
+      "x-request-id",
+      "sc-request-id"
+    ])
+    // the deprecated single header keeps its old value unless one is configured
+    assert.strictEqual(Config.make({ roots }).requestIdHeader, "x-request-id")
+    assert.strictEqual(one.requestIdHeader, "x-correlation-id")
+  })
+
+  it.effect("CONNECTED_VEHICLE_LOG: debug, info, warn, error or off (any case); anything else is a ConfigError", () =>
+    Effect.gen(function*() {
+      const read = (env: Record<string, string>) =>
+        Effect.provide(Effect.service(TransportConfig), fromEnv({ CONNECTED_VEHICLE_ORIGIN: "http://127.0.0.1:8080", ...env }))
+      assert.isUndefined((yield* read({})).logLevel)
+      const levels = { debug: "Debug", INFO: "Info", Warn: "Warn", error: "Error", off: "None" } as const
+      for (const [value, level] of Object.entries(levels)) {
+        assert.strictEqual((yield* read({ CONNECTED_VEHICLE_LOG: value })).logLevel, level)
+      }
+      for (const value of ["verbose", "trace", "1"]) {
+        const error = yield* Effect.flip(read({ CONNECTED_VEHICLE_LOG: value }))
+        assert.strictEqual(error._tag, "ConfigError", JSON.stringify(value))
       }
     }))
 

@@ -81,6 +81,34 @@ describe("Transport (recording mock)", () => {
       assert.strictEqual(third.url, "http://mock.test/v3/vehicles/v/signals/c")
     }).pipe(Effect.provide(mock((r) => r.url.includes("/v3/") ? { status: 302 } : odometer))))
 
+  it.effect("the request id: sc-request-id first, else x-request-id, on results and errors", () =>
+    Effect.gen(function*() {
+      const legacy = yield* Transport.client(LegacyApi, "legacy")
+      const ids = []
+      for (const _ of [1, 2, 3]) ids.push((yield* legacy.odometer({ params: { id: "v1" } })).requestId)
+      assert.deepStrictEqual(ids, ["sc-1", "x-2", undefined])
+      const error = yield* Effect.flip(legacy.odometer({ params: { id: "v1" } }, { retry: { maxAttempts: 1 } }))
+      assert.strictEqual((error as MalformedErrorBody).requestId, "sc-4")
+    }).pipe(Effect.provide(mock((_, i) =>
+      i === 0
+        ? { ...odometer, headers: { "x-request-id": "x-1", "sc-request-id": "sc-1" } }
+        : i === 1
+        ? { ...odometer, headers: { "x-request-id": "x-2" } }
+        : i === 2
+        ? { ...odometer, headers: {} }
+        : { status: 502, headers: { "x-request-id": "x-4", "sc-request-id": "sc-4" }, text: "bad gateway" }
+    ))))
+
+  it.effect("a configured request-id header is the only one read", () =>
+    Effect.gen(function*() {
+      const legacy = yield* Transport.client(LegacyApi, "legacy")
+      const error = yield* Effect.flip(legacy.odometer({ params: { id: "v1" } }, { retry: { maxAttempts: 1 } }))
+      assert.strictEqual((error as MalformedErrorBody).requestId, "c-5")
+    }).pipe(Effect.provide(mock(
+      () => ({ status: 502, headers: { "sc-request-id": "sc-5", "x-correlation-id": "c-5" }, text: "bad gateway" }),
+      { requestIdHeader: "X-Correlation-Id" }
+    ))))
+
   it.effect("refuses a path parameter that is not an Identifier with InvalidArgument, sending nothing", () =>
     Effect.gen(function*() {
       const legacy = yield* Transport.client(LegacyApi, "legacy")

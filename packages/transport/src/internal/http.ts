@@ -1,10 +1,12 @@
 /**
  * @internal
  */
-import { Effect } from "effect"
+import { Effect, Option } from "effect"
 import type { Layer } from "effect"
 import { FetchHttpClient } from "effect/http"
 import type { HttpClient, UrlParams } from "effect/http"
+import { logLevelConfig } from "../TransportConfig.ts"
+import * as SdkLog from "./log.ts"
 
 /**
  * The part of `@effect/platform-node/NodeHttpClient` the transport uses.
@@ -39,7 +41,8 @@ export const loadNodeHttpClient = (): Promise<NodeHttpClientModule> =>
 
 /**
  * Undici's client on Node when `load` succeeds, else `FetchHttpClient.layer`
- * (logged at debug level when Node's could not be loaded).
+ * (logged at debug level when Node's could not be loaded, under
+ * `CONNECTED_VEHICLE_LOG` when it is set and valid).
  *
  * @internal
  */
@@ -51,11 +54,15 @@ export const platformHttpClient = (
     ? Effect.matchEffect(Effect.tryPromise(load), {
       onSuccess: (module) => Effect.succeed(module.layerUndici),
       onFailure: (error) =>
-        Effect.as(
-          Effect.logDebug("@effect/platform-node cannot be loaded: using FetchHttpClient").pipe(
-            Effect.annotateLogs({ reason: String(error.cause) })
-          ),
-          FetchHttpClient.layer
+        Effect.flatMap(
+          Effect.flatMap(Effect.option(logLevelConfig), (level) => SdkLog.current(Option.getOrUndefined(level))),
+          (log) =>
+            log.enabled("Debug")
+              ? Effect.as(
+                log.log("Debug", "@effect/platform-node cannot be loaded: using FetchHttpClient", { reason: String(error.cause) }),
+                FetchHttpClient.layer
+              )
+              : Effect.succeed(FetchHttpClient.layer)
         )
     })
     : Effect.succeed(FetchHttpClient.layer)
