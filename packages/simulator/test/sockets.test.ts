@@ -173,6 +173,33 @@ describe("unread request bodies", () => {
       }
     }))
 
+  it.live("Expect: 100-continue: a body the handler reads gets 100 Continue and keep-alive; an early answer says connection: close", () =>
+    using(async (origin) => {
+      const form = "grant_type=client_credentials"
+      const read = await openRaw(origin)
+      read.send(rawRequest("POST", "/oauth/token", {
+        authorization: "Basic " + Buffer.from("demo-client-id:demo-client-secret").toString("base64"),
+        "content-type": "application/x-www-form-urlencoded",
+        "content-length": String(form.length),
+        expect: "100-continue"
+      }))
+      assert.strictEqual((await read.next()).status, 100)
+      read.send(form)
+      const token = await read.next()
+      assert.strictEqual(token.status, 200, token.body)
+      assert.isString(token.headers["x-request-id"])
+      keepsAlive(token)
+      await stillUsable(read)
+      read.socket.destroy()
+
+      const early = await openRaw(origin)
+      early.send(rawRequest("POST", "/v3/connections", { "content-type": "application/json", "content-length": "10", expect: "100-continue" }))
+      const response = await early.next()
+      assertEnvelope(response, 401)
+      assert.strictEqual(response.headers["connection"], "close")
+      await early.closed
+    }))
+
   it.live("a Content-Length over 1 MiB: 413 with connection: close, before the body is sent", () =>
     using(async (origin) => {
       const connection = await openRaw(origin)
