@@ -602,7 +602,8 @@ export const createClient = (options: ClientOptions): Client => {
     const signal = signalOf(options?.signal)
     if (signal.aborted) return Promise.reject(abortError(signal))
     return new Promise<A>((resolve, reject) => {
-      const fiber: Fiber.Fiber<A, E> = runtime.runFork(make(callOptions), { signal })
+      // a throw while building the effect is a defect of the call, not a raw rejection
+      const fiber: Fiber.Fiber<A, E> = runtime.runFork(Effect.suspend(() => make(callOptions)), { signal })
       fiber.addObserver((exit) => {
         if (Exit.isSuccess(exit)) resolve(exit.value)
         else reject(signal.aborted ? abortError(signal) : fromCause(exit.cause))
@@ -626,7 +627,7 @@ export const createClient = (options: ClientOptions): Client => {
       const signal = signalOf(options?.signal)
       if (signal.aborted) throw abortError(signal)
       const context = await runtime.context()
-      const stream = make(callOptions).pipe(
+      const stream = Stream.unwrap(Effect.sync(() => make(callOptions))).pipe(
         Stream.map(plain),
         Stream.catchCause((cause) => Stream.fail(fromCause(cause))),
         Stream.interruptWhen(whenAborted(signal))
@@ -690,7 +691,10 @@ export const createClient = (options: ClientOptions): Client => {
     authorizationUrl: (consent) => run(undefined, () => Consent.make(consent)),
     login: (input) =>
       run<void, unknown>(undefined, () => {
-        const uri = input?.redirectUri ?? redirectUri
+        if (typeof input !== "object" || input === null || typeof input.code !== "string" || input.code.length === 0) {
+          return Effect.fail(invalid("code", "Expected the non-empty code of the consent redirect"))
+        }
+        const uri = input.redirectUri ?? redirectUri
         if (uri === undefined) return Effect.fail(invalid("redirectUri", "Expected the redirect URI of the consent (or the client's redirectUri)"))
         return Effect.asVoid(Session.login(userKey, { code: input.code, redirectUri: uri }))
       }),

@@ -344,6 +344,8 @@ describe("Client", () => {
     await expectError(collect(client.v3.connections.iterate({ pageSize: 101 })), Client.InvalidArgumentError)
     await expectError(client.legacy.odometer(""), Client.InvalidArgumentError)
     await expectError(client.legacy.setUserToken({ accessToken: "" }), Client.InvalidArgumentError)
+    assert.strictEqual((await expectError(client.legacy.login({ code: "" }), Client.InvalidArgumentError)).field, "code")
+    await expectError(client.v3.signals.list(null as unknown as Parameters<typeof client.v3.signals.list>[0]), Client.InvalidArgumentError)
     const badOptions = (() => {
       try {
         Client.createClient({ clientId: "id", clientSecret: clientSecret, origin: "not a url" })
