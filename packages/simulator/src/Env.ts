@@ -24,6 +24,13 @@ import type { Grant, State } from "./State.ts"
  * same one unless the roots listen on separate ports. Links in responses are
  * built from these, never from the request's `Host` header.
  *
+ * @example
+ * ```ts
+ * import type { Origins } from "@connected-vehicle/simulator/Env"
+ *
+ * const origin = "http://127.0.0.1:4010"
+ * const origins: Origins = { vehicle: origin, management: origin, compatibility: origin, authorization: origin, legacy: origin }
+ * ```
  * @since 0.1.0
  */
 export interface Origins {
@@ -80,6 +87,13 @@ export const originFor = (origins: Origins, path: string): string => {
  * listener uses), and `https://app.example` (any path; `.example` is a
  * reserved top-level domain, RFC 2606, so it never reaches a real site).
  *
+ * @example
+ * ```ts
+ * import { DEFAULT_REDIRECT_URIS, redirectUriAllowed } from "@connected-vehicle/simulator/Env"
+ *
+ * redirectUriAllowed(DEFAULT_REDIRECT_URIS, "http://localhost:8080/callback") // true
+ * redirectUriAllowed(DEFAULT_REDIRECT_URIS, "https://evil.example.com/cb") // false
+ * ```
  * @since 0.1.0
  */
 export const DEFAULT_REDIRECT_URIS: ReadonlyArray<string> = [
