@@ -802,19 +802,21 @@ const isTransient = (error: AnyError, status: number | undefined): boolean =>
 
 const errorUrl = (error: AnyError): string | undefined => "url" in error ? error.url : undefined
 
-/** The tag of the error an attempt failed with, or `"interrupted"`. */
+/** The tag of the error an attempt failed with, else `"interrupted"` (or `"defect"`). */
 const failureOf = (cause: Cause.Cause<AnyError>): string => {
   const error = Cause.findErrorOption(cause)
   return Option.isSome(error) ? error.value._tag : Cause.hasInterrupts(cause) ? "interrupted" : "defect"
 }
 
+const decodeIdentifier = Schema.decodeUnknownResult(Identifier, { reportInput: true })
+
 /**
  * Every path parameter must be an `Identifier` (the rule of the SDK's
  * clients): `""`, `.` and `..` would survive `encodeURIComponent` as empty or
- * dot segments, and `/` or a control character has no place in an id.
+ * dot segments, a `/` sent as `%2F` is turned back into a separator by some
+ * proxies, and a control character has no place in an id. A non-string is
+ * left to the params schema (also an `InvalidArgument`).
  */
-const decodeIdentifier = Schema.decodeUnknownResult(Identifier, { reportInput: true })
-
 const checkParams = (request: unknown): AnyError | undefined => {
   const params = typeof request === "object" && request !== null && "params" in request
     ? (request as { readonly params: unknown }).params
