@@ -205,15 +205,28 @@ describe("Client", () => {
     const odometer = await client.legacy.odometer(vehicleId, { unitSystem: "imperial" })
     assert.strictEqual(odometer.unitSystem, "imperial")
     assert.isTrue(odometer.value.distance >= 0)
-    assert.isTrue(odometer.dataAge === undefined || odometer.dataAge instanceof Date)
+    assert.instanceOf(odometer.dataAge, Date)
     assert.isNumber((await client.legacy.location(vehicleId)).value.latitude)
     assert.strictEqual((await client.legacy.vin(vehicleId)).value.vin, sim.data.vehicle(vehicleId)!.vin)
     assert.isDefined((await client.legacy.engineOil(vehicleId)).value)
     assert.isDefined((await client.legacy.tirePressure(vehicleId)).value)
     const supported = ids.find((id) => sim.data.vehicle(id)!.supportsServiceHistory)
-    if (supported !== undefined) assert.isArray((await client.legacy.serviceHistory(supported)).value)
     const unsupported = ids.find((id) => !sim.data.vehicle(id)!.supportsServiceHistory)
-    if (unsupported !== undefined) await expectError(client.legacy.serviceHistory(unsupported), Client.ApiError)
+    assert.isDefined(supported, "the busiest user of seed 42 has a vehicle with service history")
+    assert.isDefined(unsupported, "and one without")
+    assert.isArray((await client.legacy.serviceHistory(supported!)).value)
+    {
+      await expectError(client.legacy.serviceHistory(unsupported!), Client.ConflictError, Client.ApiError)
+      const mixed = await client.legacy.batch(unsupported!, ["/vin", "/service/history"])
+      assert.isTrue(mixed["/vin"].ok)
+      const entry = mixed["/service/history"]
+      assert.isFalse(entry.ok)
+      if (!entry.ok) {
+        assert.instanceOf(entry.error, Client.ConflictError)
+        assert.strictEqual(entry.error.type, "COMPATIBILITY")
+        errorsSeen.push(entry.error)
+      }
+    }
     const batch = await client.legacy.batch(vehicleId, ["/vin", "/odometer"])
     assert.isTrue(batch["/vin"].ok && batch["/odometer"].ok)
     if (batch["/vin"].ok) assert.strictEqual(batch["/vin"].reading.value.vin, sim.data.vehicle(vehicleId)!.vin)
