@@ -37,7 +37,10 @@ const capture = () => {
  * configured from the environment `env` (plus the simulator's origin).
  */
 const fromEnv = (env: Record<string, string>) => {
-  const simulator = SimulatorModule.layer({ host: "127.0.0.1", port: 0 })
+  // the server's fibers log nowhere: the captured lines are the client's alone
+  const simulator = SimulatorModule.layer({ host: "127.0.0.1", port: 0 }).pipe(
+    Layer.provide(Logger.layer([], { mergeWithExisting: false }))
+  )
   const config = Layer.unwrap(Effect.map(Effect.service(Simulator), (sim) =>
     TransportConfig.layerConfig.pipe(
       Layer.provide(ConfigProvider.layer(ConfigProvider.fromEnv({
