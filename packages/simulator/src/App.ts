@@ -20,10 +20,12 @@ import {
   UrlParams
 } from "effect/http"
 import { HttpApiBuilder, HttpApiError, HttpApiScalar } from "effect/http-api"
-import { CurrentGrant, CurrentRequestId, Env, envelope, MAX_BATCH_REQUESTS } from "./Env.ts"
+import { CurrentGrant, CurrentRequestId, Env, envelope, MAX_BATCH_REQUESTS, originFor } from "./Env.ts"
 export { MAX_BATCH_REQUESTS }
 import { HandlersLive } from "./Handlers.ts"
 import type { Fault, Grant, State } from "./State.ts"
+import type { RetireLegacy } from "./Sunset.ts"
+import { deprecationHeaders, guideResponse, isLegacyPath, isRetired, MIGRATION_GUIDE_PATH, retiredResponse } from "./Sunset.ts"
 
 /**
  * The control header that injects a fault into one request.
@@ -571,17 +573,23 @@ const control = (
  */
 export const wrap = <R>(
   routed: Effect.Effect<HttpServerResponse.HttpServerResponse, unknown, R>,
-  options: { readonly latencyMillis: number; readonly allow?: ((path: string) => boolean) | undefined }
+  options: {
+    readonly latencyMillis: number
+    readonly allow?: ((path: string) => boolean) | undefined
+    /** v2.0 answers 410 Gone (see `Sunset`). */
+    readonly retireLegacy?: RetireLegacy | undefined
+  }
 ): Effect.Effect<
   HttpServerResponse.HttpServerResponse,
   never,
   Exclude<R, CurrentGrant | CurrentRequestId> | Env | HttpServerRequest.HttpServerRequest
 > =>
   Effect.gen(function*() {
-    const { state } = yield* Env
+    const { origins, state } = yield* Env
     let request = yield* HttpServerRequest.HttpServerRequest
     const url = request.url
     const path = routePath(url)
+    const legacy = isLegacyPath(path)
     const headers = request.headers
     const requestId = requestIdFor(headers[REQUEST_ID_HEADER], state)
     const oauth = isOAuthPath(path)
@@ -595,6 +603,8 @@ export const wrap = <R>(
         let out = drained === "tooLarge" && response.status !== 413 ? tooLarge() : response
         out = oauth ? out : withRequestId(out, requestId)
         out = HttpServerResponse.setHeader(out, REQUEST_ID_HEADER, requestId)
+        // every v2.0 response, errors included: v2.0 sunsets on 2026-12-01
+        if (legacy) out = HttpServerResponse.setHeaders(out, deprecationHeaders(originFor(origins, path)))
         if (path === "/oauth/token") {
           out = HttpServerResponse.setHeaders(out, { "cache-control": "no-store", pragma: "no-cache" })
           if (out.status === 401) out = HttpServerResponse.setHeader(out, "www-authenticate", "Basic realm=\"oauth\"")
@@ -630,8 +640,14 @@ export const wrap = <R>(
       return yield* reject(417, `Unsupported expectation ${JSON.stringify(expect)}; only 100-continue is served`)
     }
 
+    if (path === MIGRATION_GUIDE_PATH && request.method === "GET") return yield* respond(guideResponse())
+
     if (options.allow !== undefined && !options.allow(path)) {
       return yield* reject(404, `No endpoint ${request.method} ${path} on this root`)
+    }
+
+    if (legacy && isRetired(options.retireLegacy, state.now())) {
+      return yield* respond(retiredResponse(originFor(origins, path)))
     }
 
     const length = headers["content-length"]
@@ -740,7 +756,11 @@ export const RoutesLive = Layer.mergeAll(
  *
  * @since 0.1.0
  */
-export const makeApp = (options: { readonly latencyMillis: number; readonly allow?: ((path: string) => boolean) | undefined }) =>
+export const makeApp = (options: {
+  readonly latencyMillis: number
+  readonly allow?: ((path: string) => boolean) | undefined
+  readonly retireLegacy?: RetireLegacy | undefined
+}) =>
   Effect.gen(function*() {
     const routed = yield* HttpRouter.toHttpEffect(RoutesLive)
     return wrap(routed, options)

@@ -14,6 +14,7 @@ import { createServer } from "node:http"
 import type { IncomingHttpHeaders, IncomingMessage, Server, ServerResponse } from "node:http"
 import type { Duplex } from "node:stream"
 import { DROP_MARKER, inRoot, makeApp, REQUEST_ID_HEADER, requestIdFor } from "./App.ts"
+import type { RetireLegacy } from "./Sunset.ts"
 import type { Root } from "./App.ts"
 import type { Dataset, VehicleInfo } from "./Data.ts"
 import { makeDataset, signalStatus, supportsServiceHistory } from "./Data.ts"
@@ -57,6 +58,13 @@ export interface SimulatorOptions {
   readonly failureRate?: number
   /** Latency added to every request, in milliseconds (default 0). */
   readonly latencyMillis?: number
+  /**
+   * Rehearse the v2.0 sunset: `true` answers every `/v2.0` request `410 Gone`
+   * (section 7 envelope); `"afterSunset"` does so once the simulator's `Clock`
+   * reaches 2026-12-01 (`Sunset.SUNSET_MILLIS`). Default `false`: v2.0
+   * answers, with its `Deprecation` / `Sunset` / `Link` headers.
+   */
+  readonly retireLegacy?: RetireLegacy
 }
 
 /**
@@ -240,7 +248,10 @@ const setup = Effect.fnUntraced(function*(options: SimulatorOptions | undefined)
   const env = Env.of({ data, state, clientId, clientSecret, redirectUris, origins })
   const latencyMillis = Math.max(0, options?.latencyMillis ?? 0)
   const makeHandler = (allow?: (path: string) => boolean) =>
-    Effect.map(makeApp({ latencyMillis, allow }), (app) => app.pipe(Effect.provideService(Env, env)))
+    Effect.map(
+      makeApp({ latencyMillis, allow, retireLegacy: options?.retireLegacy }),
+      (app) => app.pipe(Effect.provideService(Env, env))
+    )
   const handler = yield* makeHandler()
   const service = (url: string, servers: ReadonlyArray<Server> = []) =>
     Simulator.of({

@@ -52,6 +52,14 @@ const simulator = Command.make(
       Flag.withDefault(0),
       within(0, 600_000)
     ),
+    retireV2: Flag.Boolean("retire-v2").pipe(
+      Flag.withDescription("Rehearse the v2.0 sunset: answer every /v2.0 request 410 Gone"),
+      Flag.withDefault(false)
+    ),
+    retireV2AfterSunset: Flag.Boolean("retire-v2-after-sunset").pipe(
+      Flag.withDescription("Answer /v2.0 with 410 Gone once the clock reaches the sunset (2026-12-01T00:00:00Z)"),
+      Flag.withDefault(false)
+    ),
     splitPorts: Flag.Boolean("split-ports").pipe(
       Flag.withDescription("Serve each root (vehicle, management, compatibility, authorization, legacy) on its own port"),
       Flag.withDefault(false)
@@ -74,6 +82,7 @@ const simulator = Command.make(
       ...(flags.redirectUris.length > 0 ? { redirectUris: flags.redirectUris } : {}),
       failureRate: flags.failureRate,
       latencyMillis: flags.latency,
+      retireLegacy: flags.retireV2 ? true : flags.retireV2AfterSunset ? "afterSunset" as const : false,
       host: flags.host
     }
     const context = yield* Layer.build(
