@@ -60,7 +60,7 @@ import * as RetryAfter from "./RetryAfter.ts"
 export interface Result<A> {
   readonly value: A
   readonly status: number
-  /** The value of the configured request-id response header, if present. */
+  /** The request id: the first of `TransportConfig.requestIdHeaders` present (`sc-request-id`, else `x-request-id`, by default). */
   readonly requestId: string | undefined
   /** The response headers (lower-case names). */
   readonly headers: Headers.Headers
