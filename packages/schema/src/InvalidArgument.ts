@@ -10,7 +10,10 @@ import { Effect, Result, Schema, SchemaIssue } from "effect"
 
 /**
  * An argument outside what the service accepts (a page size outside 1..100,
- * an unknown mode, an empty id, ...). Nothing was sent.
+ * an unknown mode, an empty id, ...). Nothing was sent. The one error of an
+ * argument refused before sending, by the SDK's clients (v3, legacy-v2) and
+ * by the transport alike (`field` names the argument, or the contract's
+ * parameter when the transport refused it).
  *
  * @example
  * ```ts
