@@ -10,6 +10,9 @@
  * Each requested path counts against the per-vehicle request limit of the
  * service (section 8), exactly as if it had been requested on its own.
  *
+ * The result also carries the `deprecation` headers of the batch response
+ * (and each entry's reading those of its entry, else the batch's).
+ *
  * @since 0.1.0
  */
 import { Option, Result, Schema } from "effect"
@@ -19,6 +22,7 @@ import { ErrorEnvelope, fromEnvelope } from "@connected-vehicle/schema/ServiceEr
 import type { ServiceError } from "@connected-vehicle/schema/ServiceError"
 import * as RetryAfter from "@connected-vehicle/transport/RetryAfter"
 import { MalformedErrorBody, ResponseDecodeError } from "@connected-vehicle/transport/TransportError"
+import type { Deprecation } from "./Deprecation.ts"
 import { toReading } from "./internal/headers.ts"
 import type { Reading } from "./Reading.ts"
 
@@ -31,6 +35,7 @@ import type { Reading } from "./Reading.ts"
  *
  * new MissingBatchEntry({ path: "/vin" }).message
  * ```
+ * @deprecated v2.0 sunsets on 2026-12-01: v3 has no batch; use one `Migration` read per path of `@connected-vehicle/v3`.
  * @since 0.1.0
  */
 export class MissingBatchEntry extends Schema.TaggedError<MissingBatchEntry>()("MissingBatchEntry", {
@@ -46,6 +51,7 @@ export class MissingBatchEntry extends Schema.TaggedError<MissingBatchEntry>()("
  * that is not the envelope, a success body that does not match its path's
  * schema, or no entry at all.
  *
+ * @deprecated v2.0 sunsets on 2026-12-01: use `Migration.ReadError` of `@connected-vehicle/v3`.
  * @since 0.1.0
  */
 export type EntryError = ServiceError | MalformedErrorBody | ResponseDecodeError | MissingBatchEntry
@@ -53,6 +59,7 @@ export type EntryError = ServiceError | MalformedErrorBody | ResponseDecodeError
 /**
  * One entry: the decoded reading of path `P`, or its own error.
  *
+ * @deprecated v2.0 sunsets on 2026-12-01: use one `Migration` read per path of `@connected-vehicle/v3`.
  * @since 0.1.0
  */
 export type Entry<P extends LegacyPath> = Result.Result<Reading<LegacyBody<P>>, EntryError>
@@ -68,13 +75,20 @@ export type Entry<P extends LegacyPath> = Result.Result<Reading<LegacyBody<P>>, 
  * const distance = (r: BatchResult<"/odometer" | "/vin">) =>
  *   Result.isSuccess(r["/odometer"]) ? r["/odometer"].success.value.distance : undefined
  * ```
+ * @deprecated v2.0 sunsets on 2026-12-01: use one `Migration` read per path (or `Signals.list`) of `@connected-vehicle/v3`.
  * @since 0.1.0
  */
-export type BatchResult<P extends LegacyPath> = { readonly [K in P]: Entry<K> }
+export type BatchResult<P extends LegacyPath> =
+  & { readonly [K in P]: Entry<K> }
+  & {
+    /** The deprecation headers of the batch response, when it sent any. */
+    readonly deprecation?: Deprecation
+  }
 
 /**
  * Context of a batch response needed to build its entries.
  *
+ * @deprecated v2.0 sunsets on 2026-12-01: v3 has no batch (see `Migration` of `@connected-vehicle/v3`).
  * @since 0.1.0
  */
 export interface DecodeContext {
@@ -84,6 +98,8 @@ export interface DecodeContext {
   readonly requestIdHeader: string
   /** Current time in milliseconds, for an HTTP-date `retry-after`. */
   readonly now: number
+  /** The deprecation headers of the batch response. */
+  readonly deprecation?: Deprecation | undefined
 }
 
 /**
@@ -100,6 +116,7 @@ export interface DecodeContext {
  * )
  * result["/vin"]._tag // "Failure": MissingBatchEntry
  * ```
+ * @deprecated v2.0 sunsets on 2026-12-01: v3 has no batch (see `Migration` of `@connected-vehicle/v3`).
  * @since 0.1.0
  */
 export const decode = <P extends LegacyPath>(
@@ -107,11 +124,12 @@ export const decode = <P extends LegacyPath>(
   paths: ReadonlyArray<P>,
   context: DecodeContext
 ): BatchResult<P> => {
-  const out: Partial<Record<LegacyPath, Entry<LegacyPath>>> = {}
+  const out: Partial<Record<LegacyPath, Entry<LegacyPath>>> & { deprecation?: Deprecation } = {}
   for (const path of paths) {
     const item = response.responses.find((i) => i.path === path)
     out[path] = item === undefined ? Result.fail(new MissingBatchEntry({ path })) : decodeItem(path, item, context)
   }
+  if (context.deprecation !== undefined) out.deprecation = context.deprecation
   return out as BatchResult<P>
 }
 
@@ -145,6 +163,7 @@ const decodeItem = <P extends LegacyPath>(path: P, item: BatchItem, context: Dec
   return toReading(value.success, headers, {
     requested: context.unitSystem,
     requestIdHeader: context.requestIdHeader,
+    deprecation: context.deprecation,
     ...http
   })
 }

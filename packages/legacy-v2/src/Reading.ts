@@ -5,6 +5,7 @@
  */
 import type { DateTime } from "effect"
 import type { UnitSystem } from "@connected-vehicle/schema/Legacy"
+import type { Deprecation } from "./Deprecation.ts"
 
 /**
  * The decoded body of a legacy read, with
@@ -14,7 +15,10 @@ import type { UnitSystem } from "@connected-vehicle/schema/Legacy"
  *   sent none;
  * - `unitSystem`: the `sc-unit-system` response header (the requested unit
  *   system when the service sent none);
- * - `requestId`: the request id response header, when present.
+ * - `requestId`: the request id response header, when present;
+ * - `deprecation`: the `Deprecation` / `Sunset` / `Link rel="deprecation"`
+ *   headers of the response, when it sent any (every v2.0 response does:
+ *   v2.0 sunsets on December 1, 2026).
  *
  * @example
  * ```ts
@@ -25,6 +29,9 @@ import type { UnitSystem } from "@connected-vehicle/schema/Legacy"
  * const describe = (r: Reading<Odometer>) =>
  *   `${r.value.distance} ${r.unitSystem === "metric" ? "km" : "mi"} as of ${r.dataAge ? DateTime.formatIso(r.dataAge) : "unknown"}`
  * ```
+ * @deprecated v2.0 sunsets on 2026-12-01: the v3 reads of `Migration` in
+ * `@connected-vehicle/v3` return the same value (`Migration.Reading`), see
+ * `docs/migrating-to-v3.md`.
  * @since 0.1.0
  */
 export interface Reading<A> {
@@ -32,4 +39,5 @@ export interface Reading<A> {
   readonly dataAge: DateTime.Utc | undefined
   readonly unitSystem: UnitSystem
   readonly requestId: string | undefined
+  readonly deprecation?: Deprecation
 }

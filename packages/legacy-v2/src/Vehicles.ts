@@ -7,11 +7,19 @@
  * body with the response's `sc-data-age` (as a `DateTime.Utc`) and
  * `sc-unit-system`.
  *
+ * **Deprecated: v2.0 sunsets on December 1, 2026.** Every response carries
+ * the `Deprecation`, `Sunset` and `Link rel="deprecation"` headers: they are
+ * exposed as `deprecation` on readings, pages and batches, and logged once per
+ * process per endpoint (see {@link Options} `deprecationWarnings`). The v3
+ * replacement of each read is `Migration` of `@connected-vehicle/v3`, which
+ * returns the same legacy shape from v3 signals; see `docs/migrating-to-v3.md`.
+ *
  * @since 0.1.0
  */
-import { Clock, Context, Effect, identity, Layer, Stream } from "effect"
+import { Clock, Context, Effect, Layer, Stream } from "effect"
 import type { Config } from "effect"
-import type { HttpClient } from "effect/http"
+import { HttpClient } from "effect/http"
+import type { HttpClientResponse } from "effect/http"
 import * as OAuthConfig from "@connected-vehicle/auth/OAuthConfig"
 import * as Session from "@connected-vehicle/auth/Session"
 import * as TokenStore from "@connected-vehicle/auth/TokenStore"
@@ -26,6 +34,7 @@ import * as Transport from "@connected-vehicle/transport/Transport"
 import * as TransportConfig from "@connected-vehicle/transport/TransportConfig"
 import type { TransportError } from "@connected-vehicle/transport/TransportError"
 import * as Batch from "./Batch.ts"
+import * as Deprecation from "./Deprecation.ts"
 import { toReading } from "./internal/headers.ts"
 import { checkIdentifier, checkListArgs, checkPaths, checkValue } from "./internal/args.ts"
 import type { Reading } from "./Reading.ts"
@@ -40,6 +49,7 @@ import type { Reading } from "./Reading.ts"
  *
  * const imperial: ReadOptions = { unitSystem: "imperial", timeoutMillis: 2_000, retry: { maxAttempts: 1 } }
  * ```
+ * @deprecated v2.0 sunsets on 2026-12-01: use `Migration.ReadOptions` of `@connected-vehicle/v3`.
  * @since 0.1.0
  */
 export interface ReadOptions extends Transport.CallOptions {
@@ -58,9 +68,11 @@ export interface ReadOptions extends Transport.CallOptions {
  *
  * const options: Options = {
  *   unitSystem: "imperial",
- *   transformClient: HttpClient.tapRequest((request) => Effect.logDebug(request.url))
+ *   transformClient: HttpClient.tapRequest((request) => Effect.logDebug(request.url)),
+ *   deprecationWarnings: "info"
  * }
  * ```
+ * @deprecated v2.0 sunsets on 2026-12-01: use `V3.Options` of `@connected-vehicle/v3`.
  * @since 0.1.0
  */
 export interface Options {
@@ -68,6 +80,13 @@ export interface Options {
   readonly unitSystem?: UnitSystem | undefined
   /** Transforms the HTTP client of this service (after the transport's own pipeline). */
   readonly transformClient?: ((client: HttpClient.HttpClient) => HttpClient.HttpClient) | undefined
+  /**
+   * The level of the deprecation warning logged once per process per v2.0
+   * endpoint (`off` to silence it). Default: the environment variable
+   * `CONNECTED_VEHICLE_DEPRECATION_WARNINGS` (`off`, `warn`, `info`,
+   * `debug`), else `warn`.
+   */
+  readonly deprecationWarnings?: Deprecation.WarningLevel | undefined
 }
 
 /**
@@ -80,6 +99,7 @@ export interface Options {
  *
  * const secondPage: ListArgs = { limit: 50, offset: 50 }
  * ```
+ * @deprecated v2.0 sunsets on 2026-12-01: use `Connections.ListArgs` of `@connected-vehicle/v3`.
  * @since 0.1.0
  */
 export type ListArgs = { readonly [K in keyof typeof LegacyVehiclesQuery.Type]?: typeof LegacyVehiclesQuery.Type[K] | undefined }
@@ -94,9 +114,24 @@ export type ListArgs = { readonly [K in keyof typeof LegacyVehiclesQuery.Type]?:
  *
  * const retryable = (error: ReadError) => error._tag === "RateLimitError"
  * ```
+ * @deprecated v2.0 sunsets on 2026-12-01: use `Migration.ReadError` of `@connected-vehicle/v3` (the same classes).
  * @since 0.1.0
  */
 export type ReadError = InvalidArgument | ServiceError | TransportError
+
+/**
+ * One page of the vehicle list, with the deprecation headers of its response.
+ *
+ * @example
+ * ```ts
+ * import type { VehiclePage } from "@connected-vehicle/legacy-v2/Vehicles"
+ *
+ * const sunset = (page: VehiclePage) => page.deprecation?.sunsetAt
+ * ```
+ * @deprecated v2.0 sunsets on 2026-12-01: use `Connections.list` of `@connected-vehicle/v3`.
+ * @since 0.2.0
+ */
+export type VehiclePage = VehicleList & { readonly deprecation?: Deprecation.Deprecation }
 
 /**
  * The legacy vehicle-data service.
@@ -114,29 +149,53 @@ export type ReadError = InvalidArgument | ServiceError | TransportError
  *   return [odometer.value.distance, Result.isSuccess(batch["/tires/pressure"])]
  * })
  * ```
+ * @deprecated v2.0 sunsets on 2026-12-01: use the `Migration` reads of `@connected-vehicle/v3`
+ * (`Migration.odometer`, ...; `Signals.get` with the signal code) with the application token
+ * and the vehicle's user id. See `docs/migrating-to-v3.md`.
  * @since 0.1.0
  */
 export class Vehicles extends Context.Service<Vehicles, {
-  /** One page of vehicle ids (`limit` 1..50, default 10 on the service; `offset` >= 0). */
+  /**
+   * One page of vehicle ids (`limit` 1..50, default 10 on the service; `offset` >= 0).
+   *
+   * @deprecated v2.0 sunsets on 2026-12-01: use `Connections.list({ "filter[userId]": userId })` of `@connected-vehicle/v3`.
+   */
   readonly list: (
     args?: ListArgs,
     options?: Transport.CallOptions
-  ) => Effect.Effect<VehicleList, InvalidArgument | ServiceError | TransportError>
-  /** Every vehicle id, `limit` (default 50) per request; the per-call `options` apply to each request. */
+  ) => Effect.Effect<VehiclePage, InvalidArgument | ServiceError | TransportError>
+  /**
+   * Every vehicle id, `limit` (default 50) per request; the per-call `options` apply to each request.
+   *
+   * @deprecated v2.0 sunsets on 2026-12-01: use `Connections.stream({ "filter[userId]": userId })` of `@connected-vehicle/v3`.
+   */
   readonly stream: (
     args?: Pick<ListArgs, "limit">,
     options?: Transport.CallOptions
   ) => Stream.Stream<string, InvalidArgument | ServiceError | TransportError>
+  /** @deprecated v2.0 sunsets on 2026-12-01: use `Migration.odometer` of `@connected-vehicle/v3` (`Signals.get` code `odometer-traveleddistance`). */
   readonly odometer: (vehicleId: string, options?: ReadOptions) => Effect.Effect<Reading<Odometer>, ReadError>
+  /** @deprecated v2.0 sunsets on 2026-12-01: use `Migration.location` of `@connected-vehicle/v3` (`Signals.get` code `location-preciselocation`). */
   readonly location: (vehicleId: string, options?: ReadOptions) => Effect.Effect<Reading<Location>, ReadError>
+  /** @deprecated v2.0 sunsets on 2026-12-01: use `Migration.vin` of `@connected-vehicle/v3` (`Signals.get` code `vehicleidentification-vin`). */
   readonly vin: (vehicleId: string, options?: ReadOptions) => Effect.Effect<Reading<Vin>, ReadError>
+  /** @deprecated v2.0 sunsets on 2026-12-01: use `Migration.engineOil` of `@connected-vehicle/v3` (`Signals.get` code `internalcombustionengine-oillife`). */
   readonly engineOil: (vehicleId: string, options?: ReadOptions) => Effect.Effect<Reading<EngineOil>, ReadError>
+  /** @deprecated v2.0 sunsets on 2026-12-01: use `Migration.tirePressure` of `@connected-vehicle/v3` (`Signals.get` code `wheel-tirepressures`). */
   readonly tirePressure: (vehicleId: string, options?: ReadOptions) => Effect.Effect<Reading<TirePressure>, ReadError>
+  /**
+   * @deprecated v2.0 sunsets on 2026-12-01 and v3 has no service-records signal, so there is no
+   * `Migration` equivalent in `@connected-vehicle/v3`: export the history before the sunset
+   * (see `docs/migrating-to-v3.md`).
+   */
   readonly serviceHistory: (vehicleId: string, options?: ReadOptions) => Effect.Effect<Reading<ServiceHistory>, ReadError>
   /**
    * Several reads in one request. Each requested path counts against the
    * per-vehicle request limit. The call fails only when the batch request
    * itself fails; each entry carries its own result.
+   *
+   * @deprecated v2.0 sunsets on 2026-12-01: use one `Migration` read per path, or `Signals.list`
+   * (every signal of the vehicle in one request) of `@connected-vehicle/v3`.
    */
   readonly batch: <const P extends LegacyPath>(
     vehicleId: string,
@@ -155,16 +214,22 @@ export class Vehicles extends Context.Service<Vehicles, {
  *
  * const VehiclesLive = Layer.effect(Vehicles, make({ unitSystem: "imperial" }))
  * ```
+ * @deprecated v2.0 sunsets on 2026-12-01: use `Signals.make` of `@connected-vehicle/v3` with `Migration`.
  * @since 0.1.0
  */
 export const make = (options?: Options): Effect.Effect<Vehicles["Service"], never, Transport.Transport | Credentials> =>
   Effect.gen(function*() {
     const transport = yield* Transport.Transport
     const defaultUnitSystem = options?.unitSystem ?? "metric"
+    const level = yield* Deprecation.resolveLevel(options?.deprecationWarnings)
+    const transformed = options?.transformClient === undefined
+      ? transport.httpClient
+      : options.transformClient(transport.httpClient)
     const client = yield* Transport.client(LegacyApi, "legacy").pipe(
-      options?.transformClient === undefined
-        ? identity
-        : Effect.provideService(Transport.Transport, { ...transport, httpClient: options.transformClient(transport.httpClient) })
+      Effect.provideService(Transport.Transport, {
+        ...transport,
+        httpClient: level === "off" ? transformed : HttpClient.tap(transformed, warnOnResponse(level))
+      })
     )
     const legacyRoot = transport.config.roots.legacy.replace(/\/+$/, "")
     const vehicleUrl = (vehicleId: string) => `${legacyRoot}/v2.0/vehicles/${encodeURIComponent(vehicleId)}`
@@ -202,7 +267,11 @@ export const make = (options?: Options): Effect.Effect<Vehicles["Service"], neve
 
     return Vehicles.of({
       list: (args, callOptions) =>
-        Effect.flatMap(checkListArgs(args), (query) => Effect.map(fetchPage(query, callOptions), (r) => r.value)),
+        Effect.flatMap(checkListArgs(args), (query) =>
+          Effect.map(fetchPage(query, callOptions), (r): VehiclePage => {
+            const deprecation = Deprecation.fromHeaders(r.headers)
+            return deprecation === undefined ? r.value : { ...r.value, deprecation }
+          })),
       stream: (args, callOptions) =>
         Stream.unwrap(Effect.map(
           checkListArgs(args === undefined || args === null ? args : { limit: args.limit }),
@@ -230,7 +299,8 @@ export const make = (options?: Options): Effect.Effect<Vehicles["Service"], neve
             vehicleUrl: vehicleUrl(vehicleId),
             unitSystem,
             requestIdHeader: transport.config.requestIdHeader,
-            now: yield* Clock.currentTimeMillis
+            now: yield* Clock.currentTimeMillis,
+            deprecation: Deprecation.fromHeaders(response.headers)
           })
         })
       }
@@ -246,6 +316,7 @@ export const make = (options?: Options): Effect.Effect<Vehicles["Service"], neve
  *
  * const VehiclesLive = Vehicles.layer({ unitSystem: "metric" })
  * ```
+ * @deprecated v2.0 sunsets on 2026-12-01: use `V3.layer` of `@connected-vehicle/v3` with `Migration`.
  * @since 0.1.0
  */
 export const layer = (options?: Options): Layer.Layer<Vehicles, never, Transport.Transport | Credentials> =>
@@ -279,6 +350,8 @@ export const layer = (options?: Options): Layer.Layer<Vehicles, never, Transport
  *
  * Effect.runPromise(program.pipe(Effect.provide(Vehicles.layerConfig({ userKey: "user-42" }))))
  * ```
+ * @deprecated v2.0 sunsets on 2026-12-01: use `V3.layerConfig` of `@connected-vehicle/v3` (client
+ * credentials, no user sign-in) with `Migration`. See `docs/migrating-to-v3.md`.
  * @since 0.1.0
  */
 export const layerConfig = (
@@ -300,4 +373,20 @@ export const layerConfig = (
     Layer.provide(Session.layerUser(options.userKey)),
     Layer.provideMerge(Shared)
   )
+}
+
+/**
+ * Logs the deprecation of the response's endpoint once per process (any v2.0
+ * response: a read, the list, the batch, an error).
+ */
+const warnOnResponse = (level: Deprecation.WarningLevel) => (response: HttpClientResponse.HttpClientResponse) => {
+  const headers = response.headers
+  if (headers["deprecation"] === undefined && headers["sunset"] === undefined) return Effect.void
+  const endpoint = Deprecation.endpointOf(response.request.method, response.request.url)
+  if (endpoint === undefined) return Effect.void
+  return Effect.flatMap(Effect.service(Deprecation.Warned), (warned) => {
+    if (warned.has(endpoint)) return Effect.void
+    const deprecation = Deprecation.fromHeaders(headers)
+    return deprecation === undefined ? Effect.void : Deprecation.warnOnce(endpoint, deprecation, level)
+  })
 }

@@ -4,6 +4,8 @@
 import { Option, Result, Schema } from "effect"
 import { DataAge, UnitSystem } from "@connected-vehicle/schema/Legacy"
 import { ResponseDecodeError } from "@connected-vehicle/transport/TransportError"
+import type { Deprecation } from "../Deprecation.ts"
+import { fromHeaders } from "../Deprecation.ts"
 import type { Reading } from "../Reading.ts"
 
 const decodeDataAge = Schema.decodeUnknownOption(DataAge)
@@ -12,6 +14,7 @@ const isUnitSystem = Schema.is(UnitSystem)
 /**
  * Builds a {@link Reading} from a decoded value and the headers it came with.
  * A malformed `sc-data-age` or `sc-unit-system` is a `ResponseDecodeError`.
+ * `deprecation` is read from the same headers (else `context.deprecation`).
  *
  * @internal
  */
@@ -24,6 +27,7 @@ export const toReading = <A>(
     readonly method: string
     readonly url: string
     readonly status: number
+    readonly deprecation?: Deprecation | undefined
   }
 ): Result.Result<Reading<A>, ResponseDecodeError> => {
   const requestId = headers[context.requestIdHeader]
@@ -44,5 +48,12 @@ export const toReading = <A>(
   }
   const unit = headers["sc-unit-system"] ?? context.requested
   if (!isUnitSystem(unit)) return fail(`sc-unit-system is not metric or imperial: ${JSON.stringify(unit)}`)
-  return Result.succeed({ value, dataAge: Option.getOrUndefined(dataAge), unitSystem: unit, requestId })
+  const deprecation = fromHeaders(headers) ?? context.deprecation
+  return Result.succeed({
+    value,
+    dataAge: Option.getOrUndefined(dataAge),
+    unitSystem: unit,
+    requestId,
+    ...(deprecation === undefined ? {} : { deprecation })
+  })
 }

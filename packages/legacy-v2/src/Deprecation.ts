@@ -1,0 +1,257 @@
+/**
+ * The deprecation of the v2.0 interface as its responses announce it: the
+ * `Deprecation` (RFC 9745), `Sunset` (RFC 8594) and `Link rel="deprecation"`
+ * response headers, read from every v2.0 response (single reads, the vehicle
+ * list, the batch, and error responses), exposed on results and logged once per
+ * process per endpoint.
+ *
+ * v2.0 sunsets on December 1, 2026: see `docs/migrating-to-v3.md` and
+ * `Migration` of `@connected-vehicle/v3`.
+ *
+ * @since 0.2.0
+ */
+import { Config, Context, DateTime, Effect, Option, Schema } from "effect"
+
+/**
+ * What a v2.0 response says about its deprecation: when the endpoint was (or
+ * will be) deprecated (`Deprecation`), when it stops answering (`Sunset`), and
+ * the documentation of the deprecation (`Link: <…>; rel="deprecation"`). Each
+ * field is present only when its header was sent and well-formed.
+ *
+ * @example
+ * ```ts
+ * import { DateTime } from "effect"
+ * import type { Deprecation } from "@connected-vehicle/legacy-v2/Deprecation"
+ *
+ * const describe = (d: Deprecation) => `sunset ${d.sunsetAt ? DateTime.formatIso(d.sunsetAt) : "unknown"}, see ${d.link}`
+ * ```
+ * @since 0.2.0
+ */
+export interface Deprecation {
+  readonly deprecatedAt?: DateTime.Utc
+  readonly sunsetAt?: DateTime.Utc
+  readonly link?: string
+}
+
+const structuredDate = /^@(-?\d{1,15})$/
+
+const httpDate = (value: string): DateTime.Utc | undefined => {
+  const millis = Date.parse(value)
+  return Number.isNaN(millis) || !/\b\d{4}\b/.test(value) ? undefined : DateTime.makeUnsafe(millis)
+}
+
+/** RFC 9745 `@<seconds>`; an HTTP-date (earlier drafts) is accepted too. */
+const parseDeprecation = (value: string): DateTime.Utc | undefined => {
+  const trimmed = value.trim()
+  const match = structuredDate.exec(trimmed)
+  return match !== null ? DateTime.makeUnsafe(Number(match[1]) * 1000) : httpDate(trimmed)
+}
+
+/** The target of the first `Link` entry whose `rel` includes `deprecation`. */
+const parseLink = (value: string): string | undefined => {
+  for (const entry of value.matchAll(/<([^>]*)>([^,<]*)/g)) {
+    const rel = /;\s*rel\s*=\s*(?:"([^"]*)"|([^;\s]+))/i.exec(entry[2]!)
+    const rels = (rel?.[1] ?? rel?.[2] ?? "").toLowerCase().split(/\s+/)
+    if (rels.includes("deprecation")) return entry[1]!.trim()
+  }
+  return undefined
+}
+
+/**
+ * Reads the deprecation headers of a response (lower-case names);
+ * `undefined` when it carries none. A malformed header is left out (the
+ * response itself is not failed for it).
+ *
+ * @example
+ * ```ts
+ * import { fromHeaders } from "@connected-vehicle/legacy-v2/Deprecation"
+ *
+ * fromHeaders({
+ *   deprecation: "@1764547200",
+ *   sunset: "Tue, 01 Dec 2026 00:00:00 GMT",
+ *   link: "<https://example.com/docs/migrating-to-v3>; rel=\"deprecation\"; type=\"text/html\""
+ * })
+ * ```
+ * @since 0.2.0
+ */
+export const fromHeaders = (headers: Readonly<Record<string, string | undefined>>): Deprecation | undefined => {
+  const deprecation = headers["deprecation"]
+  const sunset = headers["sunset"]
+  const link = headers["link"]
+  if (deprecation === undefined && sunset === undefined && (link === undefined || !/deprecation/i.test(link))) {
+    return undefined
+  }
+  const deprecatedAt = deprecation === undefined ? undefined : parseDeprecation(deprecation)
+  const sunsetAt = sunset === undefined ? undefined : httpDate(sunset.trim())
+  const target = link === undefined ? undefined : parseLink(link)
+  if (deprecation === undefined && sunsetAt === undefined && target === undefined) return undefined
+  return {
+    ...(deprecatedAt === undefined ? {} : { deprecatedAt }),
+    ...(sunsetAt === undefined ? {} : { sunsetAt }),
+    ...(target === undefined ? {} : { link: target })
+  }
+}
+
+/**
+ * Where the deprecation warning goes: `off`, or the log level of the warning.
+ *
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import { WarningLevel } from "@connected-vehicle/legacy-v2/Deprecation"
+ *
+ * Schema.is(WarningLevel)("off") // true
+ * ```
+ * @since 0.2.0
+ */
+export const WarningLevel = Schema.Literals(["off", "warn", "info", "debug"])
+
+/**
+ * @since 0.2.0
+ */
+export type WarningLevel = typeof WarningLevel.Type
+
+/**
+ * The environment variable that sets the {@link WarningLevel} when the
+ * `deprecationWarnings` option of the service is not given.
+ *
+ * @since 0.2.0
+ */
+export const WARNINGS_ENV = "CONNECTED_VEHICLE_DEPRECATION_WARNINGS"
+
+/**
+ * The endpoints already warned about (`"GET /v2.0/vehicles/{id}/odometer"`,
+ * ...). By default one set for the whole process (kept on `globalThis`, so
+ * that two copies of this module share it): each endpoint is warned about
+ * once per process. Provide a fresh set to scope the rule (tests).
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { Warned } from "@connected-vehicle/legacy-v2/Deprecation"
+ *
+ * const scoped = <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.provideService(effect, Warned, new Set<string>())
+ * ```
+ * @since 0.2.0
+ */
+export const Warned = Context.Reference<Set<string>>("@connected-vehicle/legacy-v2/Deprecation/Warned", {
+  defaultValue: () => {
+    const key = Symbol.for("@connected-vehicle/legacy-v2/Deprecation/Warned")
+    const global = globalThis as { [key]?: Set<string> }
+    return (global[key] ??= new Set<string>())
+  }
+})
+
+/**
+ * The v3 replacement of each v2.0 endpoint, by its path below `/v2.0`.
+ *
+ * @example
+ * ```ts
+ * import { replacements } from "@connected-vehicle/legacy-v2/Deprecation"
+ *
+ * replacements["/vehicles/{id}/odometer"] // "Migration.odometer (Signals.get odometer-traveleddistance)"
+ * ```
+ * @since 0.2.0
+ */
+export const replacements: Readonly<Record<string, string>> = {
+  "/vehicles": "Connections.stream({ \"filter[userId]\": userId })",
+  "/vehicles/{id}/odometer": "Migration.odometer (Signals.get odometer-traveleddistance)",
+  "/vehicles/{id}/location": "Migration.location (Signals.get location-preciselocation)",
+  "/vehicles/{id}/vin": "Migration.vin (Signals.get vehicleidentification-vin)",
+  "/vehicles/{id}/engine/oil": "Migration.engineOil (Signals.get internalcombustionengine-oillife)",
+  "/vehicles/{id}/tires/pressure": "Migration.tirePressure (Signals.get wheel-tirepressures)",
+  "/vehicles/{id}/service/history": "no v3 equivalent (see docs/migrating-to-v3.md)",
+  "/vehicles/{id}/batch": "one Migration read per path, or Signals.list"
+}
+
+/**
+ * The endpoint of a v2.0 request URL, without the vehicle id, the query or
+ * anything before `/v2.0` (so no identifier and no credential):
+ * `"GET /v2.0/vehicles/{id}/odometer"`. `undefined` for a URL outside `/v2.0`.
+ *
+ * @example
+ * ```ts
+ * import { endpointOf } from "@connected-vehicle/legacy-v2/Deprecation"
+ *
+ * endpointOf("GET", "http://127.0.0.1:4010/v2.0/vehicles/abc/odometer?x=1") // "GET /v2.0/vehicles/{id}/odometer"
+ * ```
+ * @since 0.2.0
+ */
+export const endpointOf = (method: string, url: string): string | undefined => {
+  const start = url.indexOf("/v2.0/")
+  if (start === -1) return undefined
+  let end = url.length
+  for (const stop of ["?", "#"]) {
+    const at = url.indexOf(stop, start)
+    if (at !== -1 && at < end) end = at
+  }
+  const path = url.slice(start + 5, end).replace(/^\/vehicles\/[^/]+/, (m) => m === "/vehicles/" ? m : "/vehicles/{id}")
+  return `${method} /v2.0${path}`
+}
+
+const describe = (endpoint: string, deprecation: Deprecation): string => {
+  const path = endpoint.slice(endpoint.indexOf(" /v2.0") + 6)
+  const replacement = replacements[path]
+  const date = (d: DateTime.Utc) => DateTime.formatIso(d).slice(0, 10)
+  return [
+    `The connected-vehicle v2.0 endpoint ${endpoint} is deprecated`,
+    deprecation.deprecatedAt === undefined ? "" : ` (as of ${date(deprecation.deprecatedAt)})`,
+    deprecation.sunsetAt === undefined ? "" : ` and sunsets on ${date(deprecation.sunsetAt)}`,
+    replacement === undefined ? "; move to v3" : `; v3 replacement: ${replacement} of @connected-vehicle/v3`,
+    deprecation.link === undefined ? "" : `; see ${deprecation.link}`,
+    `. Set ${WARNINGS_ENV}=off to silence this warning.`
+  ].join("")
+}
+
+/**
+ * Logs the deprecation of `endpoint` at `level`, unless `level` is `off` or
+ * the endpoint was already warned about in this process ({@link Warned}).
+ * The message names the endpoint (no vehicle id, no query, never a token), the
+ * dates, the v3 replacement and the link.
+ *
+ * @example
+ * ```ts
+ * import { DateTime } from "effect"
+ * import { warnOnce } from "@connected-vehicle/legacy-v2/Deprecation"
+ *
+ * const warn = warnOnce("GET /v2.0/vehicles/{id}/vin", { sunsetAt: DateTime.makeUnsafe("2026-12-01T00:00:00Z") }, "warn")
+ * ```
+ * @since 0.2.0
+ */
+export const warnOnce = (endpoint: string, deprecation: Deprecation, level: WarningLevel): Effect.Effect<void> =>
+  level === "off" ? Effect.void : Effect.flatMap(Effect.service(Warned), (warned) => {
+    if (warned.has(endpoint)) return Effect.void
+    warned.add(endpoint)
+    const message = describe(endpoint, deprecation)
+    const log = level === "warn" ? Effect.logWarning(message) : level === "info" ? Effect.logInfo(message) : Effect.logDebug(message)
+    return Effect.annotateLogs(log, {
+      endpoint,
+      ...(deprecation.sunsetAt === undefined ? {} : { sunsetAt: DateTime.formatIso(deprecation.sunsetAt) })
+    })
+  })
+
+/**
+ * The warning level: the given option, else `CONNECTED_VEHICLE_DEPRECATION_WARNINGS`
+ * (`off`, `warn`, `info` or `debug`), else `warn`. An invalid value of the
+ * variable is logged as a warning and `warn` is used.
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { resolveLevel } from "@connected-vehicle/legacy-v2/Deprecation"
+ *
+ * const level = Effect.runSync(resolveLevel("info")) // "info"
+ * ```
+ * @since 0.2.0
+ */
+export const resolveLevel = (option: WarningLevel | undefined): Effect.Effect<WarningLevel> =>
+  option !== undefined
+    ? Effect.succeed(option)
+    : Effect.matchEffect(Config.option(Config.schema(WarningLevel, WARNINGS_ENV)), {
+      onSuccess: (value) => Effect.succeed(Option.getOrElse(value, (): WarningLevel => "warn")),
+      onFailure: () =>
+        Effect.as(
+          Effect.logWarning(`${WARNINGS_ENV} must be one of off, warn, info, debug; using warn`),
+          "warn" as const
+        )
+    })
