@@ -279,6 +279,8 @@ const withUser = <A, E>(
 ) =>
   withSdk((flags, M) =>
     Effect.gen(function*() {
+      // v2.0 sunsets on 2026-12-01: said once per command, on stderr (stdout holds the output)
+      yield* Console.error(M.Migrate.notice)
       yield* M.Sdk.ensureUser
       return yield* body(flags, yield* M.Vehicles.Vehicles, M)
     })
@@ -341,7 +343,7 @@ const legacyBatch = Command.make("batch", {
 
 const legacy = Command.make("legacy").pipe(
   Command.withDescription(
-    "Legacy v2.0 reads with the user's token (embedded simulator: consent flow run automatically; remote: run `login` first)"
+    "DEPRECATED (v2.0 sunsets on 2026-12-01; see docs/migrating-to-v3.md and `migrate check`). Legacy v2.0 reads with the user's token (embedded simulator: consent flow run automatically; remote: run `login` first)"
   ),
   Command.withSubcommands([
     legacyVehicles,
@@ -360,6 +362,41 @@ const legacy = Command.make("legacy").pipe(
       records.length === 0 ? "No service records" : M.Tour.renderServiceHistory(records)),
     legacyBatch
   ])
+)
+
+// ---------------------------------------------------------------------------
+// migrate (v2.0 -> v3)
+// ---------------------------------------------------------------------------
+
+const migrateCheck = Command.make("check", {
+  vehicle: vehicleArgument,
+  unitSystem: Flag.Literals("unit-system", ["metric", "imperial"]).pipe(
+    Flag.withDescription("Unit system of both reads: metric (km, kPa) or imperial (miles, psi)"),
+    Flag.withDefault("metric" as const)
+  ),
+  user: Flag.String("user").pipe(
+    Flag.withDescription("The vehicle's user id for sc-user-id (default: found in the connections list)"),
+    Flag.optional
+  )
+}, (input) =>
+  withUser((flags, vehicles, M) =>
+    Effect.gen(function*() {
+      const report = yield* M.Migrate.check(vehicles, input.vehicle, {
+        unitSystem: input.unitSystem,
+        userId: optionalValue(input.user)
+      })
+      yield* output(flags.json, report, () => M.Migrate.render(report))
+    })
+  )).pipe(
+    Command.withDescription(
+      "Each legacy v2.0 read of a vehicle next to its v3 equivalent (Migration of @connected-vehicle/v3), and whether they agree"
+    ),
+    Command.withExamples([{ command: "sample migrate check <vehicle> --unit-system imperial", description: "compare in miles and psi" }])
+  )
+
+const migrate = Command.make("migrate").pipe(
+  Command.withDescription("Moving from v2.0 (sunset 2026-12-01) to v3: see docs/migrating-to-v3.md"),
+  Command.withSubcommands([migrateCheck])
 )
 
 // ---------------------------------------------------------------------------
@@ -555,7 +592,7 @@ export const cli = root.pipe(
   Command.withDescription(
     "Connected-vehicle SDK sample. Without a command: a guided tour of the whole service on the embedded simulator."
   ),
-  Command.withSubcommands([compat, connections, signals, webhooks, subscriptions, legacy, login, exportCommand]),
+  Command.withSubcommands([compat, connections, signals, webhooks, subscriptions, legacy, migrate, login, exportCommand]),
   Command.withExamples([
     { command: "sample", description: "The guided tour on the embedded simulator" },
     { command: "sample connections --json", description: "Connections as JSON" },

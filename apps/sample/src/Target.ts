@@ -233,6 +233,8 @@ export const layer = (
     return ConnectedVehicle.layerWith(Layer.succeed(TransportConfig.TransportConfig, config), OAuthConfig.layer({ clientId, clientSecret }), {
       httpClient: NodeHttpClient.layerUndici,
       tokenStore: tokenStore.remote(),
+      // the legacy commands print their own deprecation notice
+      legacy: { deprecationWarnings: "off" },
       ...keys
     }).pipe(Layer.merge(Layer.succeed(Target, { label, embedded: false, ...keys, loginHint: undefined, simulator: undefined })))
   }))
@@ -297,7 +299,7 @@ const embedded = (
       return ConnectedVehicle.layerWith(
         Layer.succeed(TransportConfig.TransportConfig, config),
         OAuthConfig.layer({ clientId: simulator.clientId, clientSecret: simulator.clientSecret }),
-        { httpClient: NodeHttpClient.layerUndici, tokenStore, ...keys }
+        { httpClient: NodeHttpClient.layerUndici, tokenStore, legacy: { deprecationWarnings: "off" }, ...keys }
       ).pipe(Layer.merge(Layer.succeed(Target, {
         label: `embedded simulator at ${simulator.url}`,
         embedded: true,

@@ -98,6 +98,44 @@ describe.concurrent("main job (no arguments, embedded simulator)", () => {
   })
 })
 
+describe.concurrent("migrate check (embedded simulator)", () => {
+  it("each legacy read next to its v3 equivalent, agreeing in imperial; the deprecation notice on stderr", { timeout: LONG }, async () => {
+    const vehicles = await runJson(["legacy", "vehicles"])
+    assert.strictEqual(vehicles.run.code, 0, vehicles.run.stderr)
+    assert.include(vehicles.run.stderr, "sunsets on 2026-12-01")
+    const vehicleId = vehicles.json.vehicles[0] as string
+    const check = await runJson(["migrate", "check", vehicleId, "--unit-system", "imperial"])
+    assert.strictEqual(check.run.code, 0, check.run.stderr)
+    assert.include(check.run.stderr, "docs/migrating-to-v3.md")
+    assert.notMatch(check.run.stdout + check.run.stderr, tokenShape)
+    const report = check.json
+    assert.strictEqual(report.vehicleId, vehicleId)
+    assert.strictEqual(report.unitSystem, "imperial")
+    assert.isString(report.userId)
+    assert.deepStrictEqual(report.checks.map((c: any) => [c.path, c.signal]), [
+      ["/odometer", "odometer-traveleddistance"],
+      ["/location", "location-preciselocation"],
+      ["/vin", "vehicleidentification-vin"],
+      ["/engine/oil", "internalcombustionengine-oillife"],
+      ["/tires/pressure", "wheel-tirepressures"],
+      ["/service/history", null]
+    ])
+    const history = report.checks[5]
+    assert.isNull(history.v3)
+    assert.isNull(history.agree)
+    // where both sides answered they agree (a v3 signal may report ERROR: then agree is null)
+    const compared = report.checks.filter((c: any) => c.legacy.ok && c.v3?.ok)
+    assert.isAtLeast(compared.length, 3)
+    for (const c of compared) assert.isTrue(c.agree, JSON.stringify(c))
+    const vin = report.checks[2]
+    if (vin.v3.ok) assert.strictEqual(vin.v3.value.vin, vin.legacy.value.vin)
+    const table = await run(["migrate", "check", vehicleId])
+    assert.strictEqual(table.code, 0, table.stderr)
+    assert.match(table.stdout, /V2\.0 READ\s+V3 SIGNAL\s+LEGACY VALUE\s+V3 VALUE\s+AGREE/)
+    assert.match(table.stdout, /\d of \d compared reads agree/)
+  })
+})
+
 describe.concurrent("commands with --json against --target", () => {
   it("compat with filters", async () => {
     const { json, run: result } = await runJson(["compat", "--region", "US", "--powertrain", "EV", ...target])

@@ -4,6 +4,7 @@
  * handler runs, so `--help` and parse errors never load the SDK.
  */
 export * as Authorize from "../Authorize.ts"
+export * as Migrate from "../Migrate.ts"
 export * as Render from "../Render.ts"
 export * as Sdk from "../Sdk.ts"
 export * as Target from "../Target.ts"

@@ -1,0 +1,191 @@
+/**
+ * `sample migrate check <vehicle>`: each legacy v2.0 read of a vehicle next
+ * to its v3 equivalent (`Migration` of `@connected-vehicle/v3`), and whether
+ * they agree. v2.0 sunsets on December 1, 2026 (`docs/migrating-to-v3.md`).
+ *
+ * @since 0.2.0
+ */
+import { Effect, Result } from "effect"
+import type { LegacyPath, UnitSystem } from "@connected-vehicle/schema/Legacy"
+import type { Vehicles } from "@connected-vehicle/legacy-v2/Vehicles"
+import * as Migration from "@connected-vehicle/v3/Migration"
+import type { Connections } from "@connected-vehicle/v3/Connections"
+import type { Signals } from "@connected-vehicle/v3/Signals"
+import { render as renderTable } from "./Table.ts"
+
+/**
+ * The deprecation notice the legacy commands print on stderr.
+ *
+ * @since 0.2.0
+ */
+export const notice =
+  "Deprecated: the v2.0 API sunsets on 2026-12-01 (Sunset: Tue, 01 Dec 2026 00:00:00 GMT). Move to v3: docs/migrating-to-v3.md; compare with `sample migrate check <vehicle>`."
+
+/**
+ * One side of a check: the value, or the error's tag and message.
+ *
+ * @since 0.2.0
+ */
+export type Outcome =
+  | { readonly ok: true; readonly value: unknown }
+  | { readonly ok: false; readonly error: { readonly tag: string; readonly message: string } }
+
+/**
+ * One legacy read and its v3 equivalent. `agree` is `null` when there is
+ * nothing to compare (no v3 equivalent, or either side failed).
+ *
+ * @since 0.2.0
+ */
+export interface Check {
+  readonly path: LegacyPath
+  readonly signal: string | null
+  readonly legacy: Outcome
+  readonly v3: Outcome | null
+  readonly agree: boolean | null
+}
+
+/**
+ * The result of `migrate check`.
+ *
+ * @since 0.2.0
+ */
+export interface Report {
+  readonly vehicleId: string
+  readonly userId: string
+  readonly unitSystem: UnitSystem
+  readonly checks: ReadonlyArray<Check>
+}
+
+const paths: ReadonlyArray<LegacyPath> = ["/odometer", "/location", "/vin", "/engine/oil", "/tires/pressure", "/service/history"]
+
+/** The legacy rounding of a converted unit: how far the two sides may be apart. */
+const tolerance = (path: LegacyPath, unitSystem: UnitSystem): number =>
+  path === "/odometer" && unitSystem === "imperial" ? 0.005
+  : path === "/tires/pressure" && unitSystem === "imperial" ? 0.05
+  : path === "/engine/oil" ? 0.0005
+  : 0
+
+/**
+ * Whether a legacy value and a migrated one agree: the same keys, strings
+ * equal, numbers within the legacy rounding of the unit conversion.
+ *
+ * @example
+ * ```ts
+ * import { agree } from "@connected-vehicle/sample/Migrate"
+ *
+ * agree("/odometer", "imperial", { distance: 10.01 }, { distance: 10.0062 }) // true
+ * ```
+ * @since 0.2.0
+ */
+export const agree = (path: LegacyPath, unitSystem: UnitSystem, legacy: unknown, v3: unknown): boolean => {
+  if (typeof legacy !== "object" || legacy === null || typeof v3 !== "object" || v3 === null) return false
+  const a = legacy as Record<string, unknown>
+  const b = v3 as Record<string, unknown>
+  const keys = Object.keys(a).sort()
+  if (keys.join() !== Object.keys(b).sort().join()) return false
+  const within = tolerance(path, unitSystem) + 1e-9
+  return keys.every((k) =>
+    typeof a[k] === "number" && typeof b[k] === "number" ? Math.abs((a[k] as number) - (b[k] as number)) <= within : a[k] === b[k]
+  )
+}
+
+const outcome = <A, E extends { readonly _tag: string; readonly message: string }>(
+  result: Result.Result<A, E>
+): Outcome =>
+  Result.isSuccess(result)
+    ? { ok: true, value: result.success }
+    : { ok: false, error: { tag: result.failure._tag, message: result.failure.message } }
+
+/**
+ * Runs each legacy read of `vehicleId` (the signed-in user's token) and its v3
+ * equivalent (the application token, `sc-user-id` of the vehicle's
+ * connection), one after the other.
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { Vehicles } from "@connected-vehicle/legacy-v2/Vehicles"
+ * import { check } from "@connected-vehicle/sample/Migrate"
+ *
+ * const program = Effect.flatMap(Effect.service(Vehicles), (vehicles) => check(vehicles, "veh_1", { unitSystem: "imperial" }))
+ * ```
+ * @since 0.2.0
+ */
+export const check = (
+  vehicles: Vehicles["Service"],
+  vehicleId: string,
+  options: { readonly unitSystem: UnitSystem; readonly userId?: string | undefined }
+): Effect.Effect<Report, Migration.ReadError, Signals | Connections> =>
+  Effect.gen(function*() {
+    const { unitSystem } = options
+    const userId = options.userId ?? (yield* Migration.userIdOf(vehicleId))
+    const legacyRead = (path: LegacyPath) => {
+      const read = { unitSystem }
+      switch (path) {
+        case "/odometer":
+          return vehicles.odometer(vehicleId, read)
+        case "/location":
+          return vehicles.location(vehicleId, read)
+        case "/vin":
+          return vehicles.vin(vehicleId, read)
+        case "/engine/oil":
+          return vehicles.engineOil(vehicleId, read)
+        case "/tires/pressure":
+          return vehicles.tirePressure(vehicleId, read)
+        case "/service/history":
+          return vehicles.serviceHistory(vehicleId, read)
+      }
+    }
+    const checks: Array<Check> = []
+    for (const path of paths) {
+      const legacy = outcome(yield* Effect.result(Effect.map(legacyRead(path), (r: { readonly value: unknown }) => r.value)))
+      if (path === "/service/history") {
+        checks.push({ path, signal: null, legacy, v3: null, agree: null })
+        continue
+      }
+      const v3 = outcome(yield* Effect.result(Effect.map(Migration.read(path, { vehicleId, userId }, { unitSystem }), (r) => r.value)))
+      checks.push({
+        path,
+        signal: Migration.signalCodes[path],
+        legacy,
+        v3,
+        agree: legacy.ok && v3.ok ? agree(path, unitSystem, legacy.value, v3.value) : null
+      })
+    }
+    return { vehicleId, userId, unitSystem, checks }
+  })
+
+const show = (o: Outcome | null): string =>
+  o === null ? "(no v3 equivalent)" : o.ok ? JSON.stringify(o.value) : `${o.error.tag}: ${o.error.message}`
+
+const shorten = (text: string) => text.length > 70 ? `${text.slice(0, 67)}...` : text
+
+/**
+ * The report as a table: path, v3 signal, legacy value, v3 value, agreement.
+ *
+ * @example
+ * ```ts
+ * import { render } from "@connected-vehicle/sample/Migrate"
+ *
+ * console.log(render({ vehicleId: "veh_1", userId: "usr_1", unitSystem: "metric", checks: [] }))
+ * ```
+ * @since 0.2.0
+ */
+export const render = (report: Report): string => {
+  const rows = renderTable(report.checks, [
+    { header: "V2.0 READ", cell: (c: Check) => c.path },
+    { header: "V3 SIGNAL", cell: (c: Check) => c.signal ?? "-" },
+    { header: "LEGACY VALUE", cell: (c: Check) => shorten(show(c.legacy)) },
+    { header: "V3 VALUE", cell: (c: Check) => shorten(show(c.v3)) },
+    { header: "AGREE", cell: (c: Check) => c.agree === null ? (c.v3 === null ? "n/a" : "-") : c.agree ? "yes" : "NO" }
+  ])
+  const compared = report.checks.filter((c) => c.agree !== null)
+  const agreeing = compared.filter((c) => c.agree === true).length
+  return [
+    `Vehicle ${report.vehicleId}, user ${report.userId}, ${report.unitSystem}`,
+    "",
+    rows,
+    "",
+    `${agreeing} of ${compared.length} compared reads agree`
+  ].join("\n")
+}
