@@ -25,6 +25,7 @@ import { Config, Context, DateTime, Effect, Option, Schema } from "effect"
  *
  * const describe = (d: Deprecation) => `sunset ${d.sunsetAt ? DateTime.formatIso(d.sunsetAt) : "unknown"}, see ${d.link}`
  * ```
+ * @deprecated Goes away with v2.0 on 2026-12-01 (v3 responses carry no deprecation headers); see `Migration` of `@connected-vehicle/v3`.
  * @since 0.2.0
  */
 export interface Deprecation {
@@ -72,6 +73,7 @@ const parseLink = (value: string): string | undefined => {
  *   link: "<https://example.com/docs/migrating-to-v3>; rel=\"deprecation\"; type=\"text/html\""
  * })
  * ```
+ * @deprecated Goes away with v2.0 on 2026-12-01 (v3 responses carry no deprecation headers); see `Migration` of `@connected-vehicle/v3`.
  * @since 0.2.0
  */
 export const fromHeaders = (headers: Readonly<Record<string, string | undefined>>): Deprecation | undefined => {
@@ -102,11 +104,13 @@ export const fromHeaders = (headers: Readonly<Record<string, string | undefined>
  *
  * Schema.is(WarningLevel)("off") // true
  * ```
+ * @deprecated Goes away with v2.0 on 2026-12-01 (v3 responses carry no deprecation headers); see `Migration` of `@connected-vehicle/v3`.
  * @since 0.2.0
  */
 export const WarningLevel = Schema.Literals(["off", "warn", "info", "debug"])
 
 /**
+ * @deprecated Goes away with v2.0 on 2026-12-01 (v3 responses carry no deprecation headers); see `Migration` of `@connected-vehicle/v3`.
  * @since 0.2.0
  */
 export type WarningLevel = typeof WarningLevel.Type
@@ -115,6 +119,7 @@ export type WarningLevel = typeof WarningLevel.Type
  * The environment variable that sets the {@link WarningLevel} when the
  * `deprecationWarnings` option of the service is not given.
  *
+ * @deprecated Goes away with v2.0 on 2026-12-01 (v3 responses carry no deprecation headers); see `Migration` of `@connected-vehicle/v3`.
  * @since 0.2.0
  */
 export const WARNINGS_ENV = "CONNECTED_VEHICLE_DEPRECATION_WARNINGS"
@@ -132,6 +137,7 @@ export const WARNINGS_ENV = "CONNECTED_VEHICLE_DEPRECATION_WARNINGS"
  *
  * const scoped = <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.provideService(effect, Warned, new Set<string>())
  * ```
+ * @deprecated Goes away with v2.0 on 2026-12-01 (v3 responses carry no deprecation headers); see `Migration` of `@connected-vehicle/v3`.
  * @since 0.2.0
  */
 export const Warned = Context.Reference<Set<string>>("@connected-vehicle/legacy-v2/Deprecation/Warned", {
@@ -151,6 +157,7 @@ export const Warned = Context.Reference<Set<string>>("@connected-vehicle/legacy-
  *
  * replacements["/vehicles/{id}/odometer"] // "Migration.odometer (Signals.get odometer-traveleddistance)"
  * ```
+ * @deprecated Goes away with v2.0 on 2026-12-01 (v3 responses carry no deprecation headers); see `Migration` of `@connected-vehicle/v3`.
  * @since 0.2.0
  */
 export const replacements: Readonly<Record<string, string>> = {
@@ -175,6 +182,7 @@ export const replacements: Readonly<Record<string, string>> = {
  *
  * endpointOf("GET", "http://127.0.0.1:4010/v2.0/vehicles/abc/odometer?x=1") // "GET /v2.0/vehicles/{id}/odometer"
  * ```
+ * @deprecated Goes away with v2.0 on 2026-12-01 (v3 responses carry no deprecation headers); see `Migration` of `@connected-vehicle/v3`.
  * @since 0.2.0
  */
 export const endpointOf = (method: string, url: string): string | undefined => {
@@ -216,6 +224,7 @@ const describe = (endpoint: string, deprecation: Deprecation): string => {
  *
  * const warn = warnOnce("GET /v2.0/vehicles/{id}/vin", { sunsetAt: DateTime.makeUnsafe("2026-12-01T00:00:00Z") }, "warn")
  * ```
+ * @deprecated Goes away with v2.0 on 2026-12-01 (v3 responses carry no deprecation headers); see `Migration` of `@connected-vehicle/v3`.
  * @since 0.2.0
  */
 export const warnOnce = (endpoint: string, deprecation: Deprecation, level: WarningLevel): Effect.Effect<void> =>
@@ -242,6 +251,7 @@ export const warnOnce = (endpoint: string, deprecation: Deprecation, level: Warn
  *
  * const level = Effect.runSync(resolveLevel("info")) // "info"
  * ```
+ * @deprecated Goes away with v2.0 on 2026-12-01 (v3 responses carry no deprecation headers); see `Migration` of `@connected-vehicle/v3`.
  * @since 0.2.0
  */
 export const resolveLevel = (option: WarningLevel | undefined): Effect.Effect<WarningLevel> =>
