@@ -21,6 +21,7 @@ import { LegacyEndpoints } from "@connected-vehicle/schema/Legacy"
 import { ErrorEnvelope, fromEnvelope } from "@connected-vehicle/schema/ServiceError"
 import type { ServiceError } from "@connected-vehicle/schema/ServiceError"
 import * as RetryAfter from "@connected-vehicle/transport/RetryAfter"
+import { requestIdOf } from "@connected-vehicle/transport/TransportConfig"
 import { MalformedErrorBody, ResponseDecodeError } from "@connected-vehicle/transport/TransportError"
 import type { Deprecation } from "./Deprecation.ts"
 import { toReading } from "./internal/headers.ts"
@@ -95,7 +96,11 @@ export interface DecodeContext {
   /** `{legacy_url}/v2.0/vehicles/{id}`, used in the entries' errors. */
   readonly vehicleUrl: string
   readonly unitSystem: UnitSystem
-  readonly requestIdHeader: string
+  /**
+   * The header of an entry's request id, or several in order of preference
+   * (the transport's `requestIdHeaders`: `sc-request-id`, else `x-request-id`).
+   */
+  readonly requestIdHeader: string | ReadonlyArray<string>
   /** Current time in milliseconds, for an HTTP-date `retry-after`. */
   readonly now: number
   /** The deprecation headers of the batch response. */
@@ -137,7 +142,7 @@ const decodeEnvelope = Schema.decodeUnknownOption(ErrorEnvelope)
 
 const decodeItem = <P extends LegacyPath>(path: P, item: BatchItem, context: DecodeContext): Entry<P> => {
   const headers = item.headers as Readonly<Record<string, string | undefined>>
-  const requestId = headers[context.requestIdHeader]
+  const requestId = requestIdOf(headers, typeof context.requestIdHeader === "string" ? [context.requestIdHeader] : context.requestIdHeader)
   const http = {
     method: "GET",
     url: context.vehicleUrl + path,

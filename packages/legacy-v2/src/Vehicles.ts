@@ -256,7 +256,7 @@ export const make = (options?: Options): Effect.Effect<Vehicles["Service"], neve
           (r) =>
             Effect.fromResult(toReading(r.value, r.headers, {
               requested: unitSystem,
-              requestIdHeader: transport.config.requestIdHeader,
+              requestIdHeader: transport.config.requestIdHeaders,
               method: "GET",
               url: vehicleUrl(vehicleId) + path,
               status: r.status
@@ -298,7 +298,7 @@ export const make = (options?: Options): Effect.Effect<Vehicles["Service"], neve
           return Batch.decode(response.value, unique, {
             vehicleUrl: vehicleUrl(vehicleId),
             unitSystem,
-            requestIdHeader: transport.config.requestIdHeader,
+            requestIdHeader: transport.config.requestIdHeaders,
             now: yield* Clock.currentTimeMillis,
             deprecation: Deprecation.fromHeaders(response.headers)
           })

@@ -3,6 +3,7 @@
  */
 import { Option, Result, Schema } from "effect"
 import { DataAge, UnitSystem } from "@connected-vehicle/schema/Legacy"
+import { requestIdOf } from "@connected-vehicle/transport/TransportConfig"
 import { ResponseDecodeError } from "@connected-vehicle/transport/TransportError"
 import type { Deprecation } from "../Deprecation.ts"
 import { fromHeaders } from "../Deprecation.ts"
@@ -23,14 +24,14 @@ export const toReading = <A>(
   headers: Readonly<Record<string, string | undefined>>,
   context: {
     readonly requested: UnitSystem
-    readonly requestIdHeader: string
+    readonly requestIdHeader: string | ReadonlyArray<string>
     readonly method: string
     readonly url: string
     readonly status: number
     readonly deprecation?: Deprecation | undefined
   }
 ): Result.Result<Reading<A>, ResponseDecodeError> => {
-  const requestId = headers[context.requestIdHeader]
+  const requestId = requestIdOf(headers, typeof context.requestIdHeader === "string" ? [context.requestIdHeader] : context.requestIdHeader)
   const fail = (description: string) =>
     Result.fail(
       new ResponseDecodeError({
