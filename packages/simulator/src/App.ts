@@ -20,6 +20,7 @@ import {
   UrlParams
 } from "effect/http"
 import { HttpApiBuilder, HttpApiError, HttpApiScalar } from "effect/http-api"
+import * as Delivery from "./Delivery.ts"
 import { CurrentGrant, CurrentRequestId, Env, envelope, MAX_BATCH_REQUESTS, originFor } from "./Env.ts"
 export { MAX_BATCH_REQUESTS }
 import { HandlersLive } from "./Handlers.ts"
@@ -513,12 +514,14 @@ const ControlFaults = Schema.Struct({
 /**
  * The control routes under `/_simulator` (not part of the service contract;
  * loopback peers only): `POST /_simulator/faults`, `GET` / `DELETE
- * /_simulator/requests`, `POST /_simulator/reset`.
+ * /_simulator/requests`, `POST /_simulator/reset`, and the routes of
+ * webhook deliveries (`Delivery.control`).
  */
 const control = (
   state: Env["Service"]["state"],
   request: HttpServerRequest.HttpServerRequest,
-  path: string
+  path: string,
+  deliveries: Env["Service"]["deliveries"]
 ): Effect.Effect<HttpServerResponse.HttpServerResponse> => {
   const bad = (detail: string) => Effect.succeed(envelopeResponse(400, envelope(400, detail)))
   const route = `${request.method} ${path}`
@@ -562,7 +565,8 @@ const control = (
         })
       )
     default:
-      return Effect.succeed(envelopeResponse(404, envelope(404, `No control route ${route}`)))
+      return Delivery.control(deliveries, request, path) ??
+        Effect.succeed(envelopeResponse(404, envelope(404, `No control route ${route}`)))
   }
 }
 
@@ -585,7 +589,7 @@ export const wrap = <R>(
   Exclude<R, CurrentGrant | CurrentRequestId> | Env | HttpServerRequest.HttpServerRequest
 > =>
   Effect.gen(function*() {
-    const { origins, state } = yield* Env
+    const { deliveries, origins, state } = yield* Env
     let request = yield* HttpServerRequest.HttpServerRequest
     const url = request.url
     const path = routePath(url)
@@ -616,7 +620,7 @@ export const wrap = <R>(
       if (!isLoopback(request.peerAddress)) {
         return yield* finish(envelopeResponse(404, envelope(404, `No endpoint ${request.method} ${path}`)))
       }
-      return yield* finish(yield* control(state, request, path))
+      return yield* finish(yield* control(state, request, path, deliveries))
     }
 
     const entry = state.record(request.method, url, headers, requestId)

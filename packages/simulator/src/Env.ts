@@ -17,6 +17,7 @@ import type { ErrorEnvelope } from "@connected-vehicle/schema/ServiceError"
 import { errorOfStatus, makeEnvelope } from "@connected-vehicle/schema/ServiceError"
 import { Context, Effect } from "effect"
 import type { Dataset } from "./Data.ts"
+import type { Deliveries } from "./Delivery.ts"
 import type { Grant, State } from "./State.ts"
 
 /**
@@ -56,6 +57,8 @@ export class Env extends Context.Service<Env, {
   readonly redirectUris: ReadonlyArray<string>
   /** Filled in once the servers listen. */
   readonly origins: Origins
+  /** Created webhooks and subscriptions, and their deliveries (see `Delivery`). */
+  readonly deliveries: Deliveries
 }>()("@connected-vehicle/simulator/Env") {}
 
 /**

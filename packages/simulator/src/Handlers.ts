@@ -16,6 +16,7 @@ import { HttpServerResponse } from "effect/http"
 import { HttpApiBuilder } from "effect/http-api"
 import { createHash, timingSafeEqual } from "node:crypto"
 import type { Dataset, VehicleInfo } from "./Data.ts"
+import type { CreatedWebhook } from "./Delivery.ts"
 import {
   allPermissions,
   compatibleModels,
@@ -365,24 +366,40 @@ const ConnectionsLive = HttpApiBuilder.group(ServiceApi, "connections", (handler
 // v3: subscriptions and webhooks
 // ---------------------------------------------------------------------------
 
-const subscriptionResource = (data: Dataset, origins: Origins, i: number): Subscription.Subscription => {
-  const v = data.vehicle(i)
-  const user = data.user(data.connectionUser[i]!)
-  const webhook = data.webhooks[data.subscriptionWebhook[i]!]!
-  const created = data.subscriptionCreatedAt(i)
+/** A subscription, seeded or created through the simulator (`Delivery`). */
+interface SubscriptionRow {
+  readonly id: string
+  readonly vehicleIndex: number
+  readonly userIndex: number
+  readonly webhookId: string
+  readonly createdAt: number
+}
+
+const seededSubscription = (data: Dataset, i: number): SubscriptionRow => ({
+  id: data.subscriptionId(i),
+  vehicleIndex: i,
+  userIndex: data.connectionUser[i]!,
+  webhookId: data.webhooks[data.subscriptionWebhook[i]!]!.id,
+  createdAt: data.subscriptionCreatedAt(i)
+})
+
+const subscriptionResource = (data: Dataset, origins: Origins, row: SubscriptionRow): Subscription.Subscription => {
+  const v = data.vehicle(row.vehicleIndex)
+  const user = data.user(row.userIndex)
+  const created = row.createdAt
   // The spec's samples carry `webhook` as data.type in all three relationships.
   const relationship = (id: string, path: string) => ({
     data: { id, type: "webhook" },
     links: { related: `${originFor(origins, `/v3/${path}`)}/v3/${path}/${id}` }
   })
   return {
-    id: data.subscriptionId(i),
+    id: row.id,
     type: "subscription",
     attributes: { vehicle: vehicleSummary(v) },
     meta: { createdAt: utc(created), updatedAt: utc(created) },
-    links: { self: `${origins.management}/v3/subscriptions/${data.subscriptionId(i)}` },
+    links: { self: `${origins.management}/v3/subscriptions/${row.id}` },
     relationships: {
-      webhook: relationship(webhook.id, "webhooks"),
+      webhook: relationship(row.webhookId, "webhooks"),
       user: relationship(user.id, "users"),
       vehicle: relationship(v.id, "vehicles")
     }
@@ -393,7 +410,7 @@ const SubscriptionsLive = HttpApiBuilder.group(ServiceApi, "subscriptions", (han
   handlers.handleAll({
     list: ({ query, request }) =>
       Effect.gen(function*() {
-        const { data, origins } = yield* Env
+        const { data, deliveries, origins } = yield* Env
         yield* requireApp(yield* CurrentGrant)
         const user = yield* idFilter("userId", query["filter[userId]"], data.userIndex)
         const webhook = yield* idFilter("webhookId", query["filter[webhookId]"], data.webhookIndex)
@@ -407,20 +424,37 @@ const SubscriptionsLive = HttpApiBuilder.group(ServiceApi, "subscriptions", (han
             (vehicle === undefined || i === vehicle) &&
             (mode === -1 || data.vehicleMode[i] === mode)
         const hits = matching(data.subscriptionCount, keep)
-        return orderedPage(origins, request, hits, query, (i) => subscriptionResource(data, origins, i))
+        // subscriptions created through the simulator come first (newest first), as -(k + 1)
+        const webhookId = query["filter[webhookId]"]?.toLowerCase()
+        const created = deliveries.subscriptions().filter((s) =>
+          (user === undefined || s.userIndex === user) &&
+          (webhookId === undefined || s.webhookId === webhookId) &&
+          (vehicle === undefined || s.vehicleIndex === vehicle) &&
+          (mode === -1 || data.vehicleMode[s.vehicleIndex] === mode)
+        )
+        const render = (i: number) =>
+          subscriptionResource(data, origins, i < 0 ? created[-i - 1]! : seededSubscription(data, i))
+        if (created.length === 0) return orderedPage(origins, request, hits, query, render)
+        const seeded = typeof hits === "number" ? hits : hits.length
+        const all = new Int32Array(created.length + seeded)
+        for (let k = 0; k < created.length; k++) all[k] = -(k + 1)
+        for (let k = 0; k < seeded; k++) all[created.length + k] = typeof hits === "number" ? k : hits[k]!
+        return orderedPage(origins, request, all, query, render)
       }),
     get: ({ params }) =>
       Effect.gen(function*() {
-        const { data, origins } = yield* Env
+        const { data, deliveries, origins } = yield* Env
         yield* requireApp(yield* CurrentGrant)
-        const i = data.subscriptionIndex(params.subscriptionId.toLowerCase())
-        if (i === -1) return yield* notFound(`No subscription with id ${params.subscriptionId}`)
-        return { data: subscriptionResource(data, origins, i) }
+        const id = params.subscriptionId.toLowerCase()
+        const i = data.subscriptionIndex(id)
+        const row = i === -1 ? deliveries.subscriptions().find((s) => s.id === id) : seededSubscription(data, i)
+        if (row === undefined) return yield* notFound(`No subscription with id ${params.subscriptionId}`)
+        return { data: subscriptionResource(data, origins, row) }
       })
   }))
 
-const webhookResource = (data: Dataset, origins: Origins, i: number): Webhook.Webhook => {
-  const w = data.webhooks[i]!
+/** A webhook, seeded or created through the simulator (`Delivery`). */
+const webhookResource = (origins: Origins, w: CreatedWebhook): Webhook.Webhook => {
   const ref = (s: { readonly group: string; readonly name: string; readonly code: string }) => ({
     group: s.group,
     name: s.name,
@@ -447,27 +481,33 @@ const WebhooksLive = HttpApiBuilder.group(ServiceApi, "webhooks", (handlers) =>
   handlers.handleAll({
     list: ({ query, request }) =>
       Effect.gen(function*() {
-        const { data, origins } = yield* Env
+        const { data, deliveries, origins } = yield* Env
         yield* requireApp(yield* CurrentGrant)
         const name = query["filter[name]"]?.toLowerCase()
         const uri = query["filter[callbackUri]"]?.toLowerCase()
         const enabled = query["filter[isEnabled]"]
         const auto = query["filter[autoSubscribe]"]
-        const hits = data.webhooks.filter((w) =>
+        // webhooks created through the simulator come first (newest first)
+        const all: ReadonlyArray<CreatedWebhook> = [...deliveries.webhooks(), ...data.webhooks]
+        const hits = all.flatMap((w, k) =>
           (name === undefined || w.name.toLowerCase().includes(name)) &&
-          (uri === undefined || w.callbackUri.toLowerCase().includes(uri)) &&
-          (enabled === undefined || w.isEnabled === enabled) &&
-          (auto === undefined || w.autoSubscribe === auto)
-        ).map((w) => w.index)
-        return orderedPage(origins, request, hits, query, (i) => webhookResource(data, origins, i))
+            (uri === undefined || w.callbackUri.toLowerCase().includes(uri)) &&
+            (enabled === undefined || w.isEnabled === enabled) &&
+            (auto === undefined || w.autoSubscribe === auto)
+            ? [k]
+            : []
+        )
+        return orderedPage(origins, request, hits, query, (k) => webhookResource(origins, all[k]!))
       }),
     get: ({ params }) =>
       Effect.gen(function*() {
-        const { data, origins } = yield* Env
+        const { data, deliveries, origins } = yield* Env
         yield* requireApp(yield* CurrentGrant)
-        const i = data.webhookIndex(params.webhookId.toLowerCase())
-        if (i === -1) return yield* notFound(`No webhook with id ${params.webhookId}`)
-        return { data: webhookResource(data, origins, i) }
+        const id = params.webhookId.toLowerCase()
+        const i = data.webhookIndex(id)
+        const w = i === -1 ? deliveries.webhooks().find((w) => w.id === id) : data.webhooks[i]
+        if (w === undefined) return yield* notFound(`No webhook with id ${params.webhookId}`)
+        return { data: webhookResource(origins, w) }
       })
   }))
 

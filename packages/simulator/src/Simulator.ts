@@ -18,6 +18,7 @@ import type { RetireLegacy } from "./Sunset.ts"
 import type { Root } from "./App.ts"
 import type { Dataset, VehicleInfo } from "./Data.ts"
 import { makeDataset, signalStatus, supportsServiceHistory } from "./Data.ts"
+import * as Delivery from "./Delivery.ts"
 import { DEFAULT_REDIRECT_URIS, Env, envelope } from "./Env.ts"
 import type { Origins } from "./Env.ts"
 import type { Fault, RequestLogEntry } from "./State.ts"
@@ -26,6 +27,17 @@ import { State } from "./State.ts"
 export type { Root } from "./App.ts"
 export { DEFAULT_REDIRECT_URIS, redirectUriAllowed } from "./Env.ts"
 export type { Fault, RequestLogEntry } from "./State.ts"
+export type {
+  DeliveryLogEntry,
+  Queued,
+  SubscriptionInput,
+  SubscriptionView,
+  VehicleErrorInput,
+  WebhookControlError,
+  WebhookInput,
+  WebhookPatch,
+  WebhookView
+} from "./Delivery.ts"
 
 /**
  * Options of a simulator run.
@@ -65,6 +77,13 @@ export interface SimulatorOptions {
    * answers, with its `Deprecation` / `Sunset` / `Link` headers.
    */
   readonly retireLegacy?: RetireLegacy
+  /**
+   * The webhook secret (the application's management token in the real
+   * service): the key of every delivery's `SC-Signature` and of the `VERIFY`
+   * challenge (default `Delivery.DEFAULT_WEBHOOK_SECRET`). A webhook created
+   * with its own `secret` uses that one.
+   */
+  readonly webhookSecret?: Redacted.Redacted<string> | string
 }
 
 /**
@@ -136,6 +155,22 @@ export class Simulator extends Context.Service<Simulator, {
   readonly data: SimulatorData
   /** Open connections (sockets) on the simulator's server(s); 0 for {@link layerTest}. */
   readonly connections: Effect.Effect<number>
+  /** The webhook secret of this simulator (see {@link SimulatorOptions.webhookSecret}). */
+  readonly webhookSecret: Redacted.Redacted<string>
+  /** Creates a webhook (listed by `GET /v3/webhooks`) and waits for its `VERIFY` handshake. */
+  readonly createWebhook: Delivery.Deliveries["createWebhook"]
+  /** Changes a created webhook; a new callback is verified again. */
+  readonly updateWebhook: Delivery.Deliveries["updateWebhook"]
+  /** Subscribes a connected vehicle to a created webhook (listed by `GET /v3/subscriptions`); sends `FIRST_DELIVERY`. */
+  readonly subscribe: Delivery.Deliveries["subscribe"]
+  /** Sets a signal's body on a vehicle: a `VEHICLE_STATE` to each subscribed webhook it triggers. */
+  readonly setSignal: Delivery.Deliveries["setSignal"]
+  /** Injects an error on a vehicle: a `VEHICLE_ERROR` to each subscribed webhook. */
+  readonly injectVehicleError: Delivery.Deliveries["injectVehicleError"]
+  /** Resolves an injected error: a `VEHICLE_ERROR` with state `RESOLVED`. */
+  readonly resolveVehicleError: Delivery.Deliveries["resolveVehicleError"]
+  /** The delivery log (every attempt), oldest first. */
+  readonly deliveries: Effect.Effect<ReadonlyArray<Delivery.DeliveryLogEntry>>
 }>()("@connected-vehicle/simulator/Simulator") {}
 
 /**
@@ -245,7 +280,9 @@ const setup = Effect.fnUntraced(function*(options: SimulatorOptions | undefined)
     legacy: TEST_ORIGIN
   }
   const redirectUris = [...(options?.redirectUris ?? DEFAULT_REDIRECT_URIS)]
-  const env = Env.of({ data, state, clientId, clientSecret, redirectUris, origins })
+  const deliveries = yield* Delivery.make({ data, secret: options?.webhookSecret })
+  state.onReset(deliveries.reset)
+  const env = Env.of({ data, state, clientId, clientSecret, redirectUris, origins, deliveries })
   const latencyMillis = Math.max(0, options?.latencyMillis ?? 0)
   const makeHandler = (allow?: (path: string) => boolean) =>
     Effect.map(
@@ -263,7 +300,15 @@ const setup = Effect.fnUntraced(function*(options: SimulatorOptions | undefined)
       reset: Effect.sync(() => state.reset()),
       injectFaults: (rule) => Effect.sync(() => state.inject(rule)),
       data: makeData(data),
-      connections: Effect.promise(() => Promise.all(servers.map(openConnections)).then((counts) => counts.reduce((a, b) => a + b, 0)))
+      connections: Effect.promise(() => Promise.all(servers.map(openConnections)).then((counts) => counts.reduce((a, b) => a + b, 0))),
+      webhookSecret: deliveries.secret,
+      createWebhook: deliveries.createWebhook,
+      updateWebhook: deliveries.updateWebhook,
+      subscribe: deliveries.subscribe,
+      setSignal: deliveries.setSignal,
+      injectVehicleError: deliveries.injectVehicleError,
+      resolveVehicleError: deliveries.resolveVehicleError,
+      deliveries: deliveries.deliveries
     })
   return { handler, makeHandler, service, origins, state }
 })

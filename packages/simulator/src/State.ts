@@ -171,6 +171,7 @@ export class State {
   private log: Array<LogSlot> = []
   private logged = 0
   private random: () => number
+  private resetHooks: Array<() => void> = []
 
   constructor(options: { readonly now: () => number; readonly seed: number; readonly failureRate: number }) {
     this.now = options.now
@@ -190,6 +191,12 @@ export class State {
     this.requestCounter = 0
     this.resetLog()
     this.random = prng(this.seed ^ 0x5a5a5a5a)
+    for (const hook of this.resetHooks) hook()
+  }
+
+  /** Runs `hook` on every {@link State.reset} (the delivery engine forgets what was created). */
+  onReset(hook: () => void): void {
+    this.resetHooks.push(hook)
   }
 
   // -- request log ----------------------------------------------------------
