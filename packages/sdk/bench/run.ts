@@ -1,244 +1,510 @@
 /**
- * The SDK benchmark of issue 5, in one process, on 127.0.0.1:
+ * The SDK benchmark of issue 14: the SDK against the limit, raw undici
+ * `request()`, with the simulator in a separate process.
  *
- * 1. latency: against ONE simulator, interleaved rounds of `signals.get` and
- *    of a legacy odometer read, each with raw `fetch` and through the SDK
- *    (`ConnectedVehicle` layers with the default HTTP client,
- *    `Transport.layerHttpClient`, i.e. undici on Node, and on
- *    `FetchHttpClient`); medians and ratios to raw `fetch` (target: at most
- *    1.10x);
- * 2. streaming: 10,000 then 100,000 connections through `Connections.stream`
- *    (simulator sized to 100,000 connections): time, items/s, peak RSS growth
- *    and retained heap after a full GC, with the 100k / 10k ratios.
+ * Two simulators run as child processes (`node packages/simulator/src/bin.ts
+ * --port 0`): one with 1,000 connections (the per-call phases and the 1,000
+ * paging run) and one with 100,000 connections (the 100,000 paging run). The
+ * client process (this one) runs every variant:
+ *
+ * 1. latency: legacy odometer and v3 `signals.get`, each as raw undici
+ *    `request()` + `JSON.parse`, raw `fetch` + `json()`, the SDK on its
+ *    default layer (`ConnectedVehicle.layer`, undici through
+ *    `Transport.layerHttpClient`) and the Promise client (`createClient`),
+ *    interleaved round-robin in a rotating order; median, p90 and their
+ *    ratios to raw undici, met / not met against the targets (SDK median
+ *    <= 1.15x, p90 <= 1.20x; the Promise client against the same).
+ *    Every variant is started from plain `async` code: the SDK's effect with
+ *    `Effect.runPromiseWith` (one fiber per call, as an application entering
+ *    the SDK from a Promise would), the raw calls with nothing around them.
+ * 2. CPU per call: each variant alone in its own timed block (blocks rotated,
+ *    several rounds), `process.cpuUsage()` delta / calls of this process only
+ *    (the simulator's CPU is its own process'); median over the rounds.
+ * 3. paging: every connection of each simulator (1,000 and 100,000), pages of
+ *    100, through `Connections.stream`, through the Promise client's
+ *    `iterate`, and through a raw undici loop with `JSON.parse`; rotated
+ *    repetitions, median time, ratio to raw (target <= 1.05x) and peak RSS of
+ *    the client (flat between the two sizes: the 100,000 run's peak within
+ *    1.10x of the 1,000 run's).
  *
  * Run: `pnpm --filter @connected-vehicle/sdk bench` (node --expose-gc).
- * `BENCH_ROUNDS` (default 3000) and `BENCH_WARMUP` (default 300) tune phase 1.
+ * `BENCH_ROUNDS` (default 2000) and `BENCH_WARMUP` (default 300) tune phase 1,
+ * `BENCH_CPU_CALLS` (default 300) phase 2, `BENCH_PAGING_REPEATS` (default 3)
+ * phase 3.
  */
+import { spawn } from "node:child_process"
+import type { ChildProcess } from "node:child_process"
 import { availableParallelism } from "node:os"
-import { Context, Effect, Layer, Option, Redacted, Stream } from "effect"
-import { FetchHttpClient } from "effect/http"
-import * as OAuthConfig from "@connected-vehicle/auth/OAuthConfig"
+import { fileURLToPath } from "node:url"
+import { Effect, ManagedRuntime, Option, Redacted, Stream } from "effect"
+import type { Context } from "effect"
+import { request } from "undici"
+import * as Session from "@connected-vehicle/auth/Session"
 import * as TokenStore from "@connected-vehicle/auth/TokenStore"
 import { Vehicles } from "@connected-vehicle/legacy-v2/Vehicles"
-import * as Simulator from "@connected-vehicle/simulator/Simulator"
 import * as TransportConfig from "@connected-vehicle/transport/TransportConfig"
 import { Connections } from "@connected-vehicle/v3/Connections"
 import { Signals } from "@connected-vehicle/v3/Signals"
+import { createClient } from "../src/Client.ts"
+import type { Client } from "../src/Client.ts"
 import * as ConnectedVehicle from "../src/ConnectedVehicle.ts"
 
 const WARMUP = Number(process.env["BENCH_WARMUP"] ?? 300)
-const ROUNDS = Number(process.env["BENCH_ROUNDS"] ?? 3000)
-const TARGET = 1.1
+const ROUNDS = Number(process.env["BENCH_ROUNDS"] ?? 2000)
+const CPU_CALLS = Number(process.env["BENCH_CPU_CALLS"] ?? 300)
+const CPU_ROUNDS = 3
+const PAGING_REPEATS = Number(process.env["BENCH_PAGING_REPEATS"] ?? 3)
+const SMALL = 1_000
+const LARGE = 100_000
 
-const median = (xs: ReadonlyArray<number>) => {
+const TARGET_MEDIAN = 1.15
+const TARGET_P90 = 1.2
+const TARGET_PAGING = 1.05
+const TARGET_RSS_FLAT = 1.1
+
+const redirectUri = "https://app.example/callback"
+
+// ---------------------------------------------------------------------------
+// helpers
+// ---------------------------------------------------------------------------
+
+const quantile = (xs: ReadonlyArray<number>, q: number) => {
   const s = [...xs].sort((a, b) => a - b)
-  const m = s.length >> 1
-  return s.length % 2 === 1 ? s[m]! : (s[m - 1]! + s[m]!) / 2
+  const i = (s.length - 1) * q
+  const lo = Math.floor(i)
+  const hi = Math.ceil(i)
+  return s[lo]! + (s[hi]! - s[lo]!) * (i - lo)
 }
+const median = (xs: ReadonlyArray<number>) => quantile(xs, 0.5)
 const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MB`
-const signed = (bytes: number) => `${bytes < 0 ? "-" : "+"}${(Math.abs(bytes) / 1024 / 1024).toFixed(2)} MB`
+const x = (ratio: number) => `${ratio.toFixed(3)}x`
+const verdict = (ok: boolean) => ok ? "met" : "NOT met"
 const gc = () => globalThis.gc?.()
-
-// ---------------------------------------------------------------------------
-// Phase 1: latency
-// ---------------------------------------------------------------------------
-
-type Case = { readonly name: string; readonly raw: Effect.Effect<unknown>; readonly sdk: Record<string, Effect.Effect<unknown, unknown>> }
-
-/** Runs every variant of every case once per round, in a rotating order; returns the timings per variant. */
-const interleave = (cases: ReadonlyArray<Case>) =>
-  Effect.gen(function*() {
-    const all = cases.flatMap((c) => [[`${c.name}|raw fetch`, c.raw] as const, ...Object.entries(c.sdk).map(([k, e]) => [`${c.name}|${k}`, e] as const)])
-    const times = new Map(all.map(([key]) => [key, [] as Array<number>]))
-    for (let i = 0; i < WARMUP + ROUNDS; i++) {
-      for (let j = 0; j < all.length; j++) {
-        const [key, effect] = all[(i + j) % all.length]!
-        const start = performance.now()
-        yield* effect
-        if (i >= WARMUP) times.get(key)!.push(performance.now() - start)
-      }
-    }
-    return times
-  })
-
-const latency = Effect.gen(function*() {
-  // the simulator on 127.0.0.1 and the SDK with its default HTTP client, with the busiest user signed in
-  const undici = yield* Layer.build(ConnectedVehicle.layerSimulator({ loopback: true }))
-  const sim = Context.get(undici, Simulator.Simulator)
-  const store = Context.get(undici, TokenStore.TokenStore)
-  // the same SDK on fetch, against the same simulator and the same tokens
-  const viaFetch = yield* Layer.build(ConnectedVehicle.layerWith(
-    TransportConfig.layerOrigin(sim.url),
-    OAuthConfig.layer({ clientId: sim.clientId, clientSecret: sim.clientSecret }),
-    { httpClient: FetchHttpClient.layer, tokenStore: Layer.succeed(TokenStore.TokenStore, store) }
-  ))
-
-  const signalVehicle = sim.data.vehicleIds[0]!
-  const signalTarget = {
-    vehicleId: signalVehicle,
-    userId: sim.data.connectionOf(signalVehicle)!.userId,
-    code: sim.data.vehicle(signalVehicle)!.signalCodes[0]!
+const settle = async () => {
+  for (let i = 0; i < 3; i++) {
+    gc()
+    await new Promise((resolve) => setImmediate(resolve))
   }
-  const legacyVehicle = sim.data.vehiclesOf(ConnectedVehicle.busiestUser(sim.data))[0]!
-  const sdk = (context: Context.Context<ConnectedVehicle.Services>) => ({
-    signal: Context.get(context, Signals).get(signalTarget),
-    odometer: Context.get(context, Vehicles).odometer(legacyVehicle)
-  })
-  const onUndici = sdk(undici)
-  const onFetch = sdk(viaFetch)
-  yield* onUndici.signal // the application token is fetched on first use
-  const bearer = (key: string) =>
-    Effect.map(store.get(key), (token) => `Bearer ${Redacted.value(Option.getOrThrow(token).accessToken)}`)
+}
 
-  const rawFetch = (url: string, headers: Record<string, string>) =>
-    Effect.promise(async () => {
-      const response = await fetch(url, { headers })
-      if (response.status !== 200) throw new Error(`raw fetch ${url}: ${response.status}`)
-      return { body: await response.json(), dataAge: response.headers.get("sc-data-age") }
+interface Sim {
+  readonly url: string
+  readonly clientId: string
+  readonly clientSecret: string
+  readonly child: ChildProcess
+}
+
+const simulatorBin = fileURLToPath(import.meta.resolve("@connected-vehicle/simulator/bin"))
+
+/** Starts the simulator CLI in its own process and reads its address and client from its output. */
+const startSimulator = (connections: number): Promise<Sim> =>
+  new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [
+      simulatorBin,
+      "--port",
+      "0",
+      "--vehicles",
+      String(connections),
+      "--connections",
+      String(connections),
+      "--users",
+      String(Math.max(20, Math.round(connections / 20)))
+    ], { stdio: ["ignore", "pipe", "inherit"] })
+    let out = ""
+    const timer = setTimeout(() => {
+      child.kill()
+      reject(new Error(`the simulator (${connections} connections) did not start in 120 s:\n${out}`))
+    }, 120_000)
+    child.on("exit", (code) => reject(new Error(`the simulator exited (${code}):\n${out}`)))
+    child.stdout!.setEncoding("utf8")
+    child.stdout!.on("data", (chunk: string) => {
+      out += chunk
+      const url = /listening on (\S+)/.exec(out)?.[1]
+      const clientId = /client id: (\S+)/.exec(out)?.[1]
+      const clientSecret = /client secret: (\S+)/.exec(out)?.[1]
+      if (url !== undefined && clientId !== undefined && clientSecret !== undefined) {
+        clearTimeout(timer)
+        child.stdout!.removeAllListeners("data")
+        child.stdout!.resume()
+        resolve({ url, clientId, clientSecret, child })
+      }
     })
-  const cases: ReadonlyArray<Case> = [{
-    name: "signals.get",
-    raw: rawFetch(`${sim.url}/v3/vehicles/${signalTarget.vehicleId}/signals/${signalTarget.code}`, {
-      authorization: yield* bearer("application"),
-      "sc-user-id": signalTarget.userId,
-      accept: "application/json"
-    }),
-    sdk: { "SDK, default client (undici)": onUndici.signal, "SDK (FetchHttpClient)": onFetch.signal }
-  }, {
-    name: "legacy odometer",
-    raw: rawFetch(`${sim.url}/v2.0/vehicles/${legacyVehicle}/odometer`, {
-      authorization: yield* bearer("user"),
-      "sc-unit-system": "metric",
-      accept: "application/json"
-    }),
-    sdk: { "SDK, default client (undici)": onUndici.odometer, "SDK (FetchHttpClient)": onFetch.odometer }
-  }]
+  })
 
+/** The code of the simulator's consent redirect for `userId` (approved at once, not followed). */
+const consentCode = async (sim: Sim, userId: string): Promise<string> => {
+  const query = new URLSearchParams({ response_type: "code", client_id: sim.clientId, redirect_uri: redirectUri, login_hint: userId })
+  const response = await request(`${sim.url}/oauth/authorize?${query}`)
+  await response.body.dump()
+  const location = response.headers["location"]
+  const code = new URL(typeof location === "string" ? location : "", sim.url).searchParams.get("code")
+  if (code === null) throw new Error(`the simulator refused consent for ${userId}: ${response.statusCode}`)
+  return code
+}
+
+/** Raw undici: one GET, the body read as text and given to `JSON.parse`. */
+const undiciJson = async (url: string, headers: Record<string, string>): Promise<unknown> => {
+  const response = await request(url, { headers })
+  const text = await response.body.text()
+  if (response.statusCode !== 200) throw new Error(`raw undici ${url}: ${response.statusCode} ${text}`)
+  return JSON.parse(text)
+}
+
+/** Raw fetch: one GET and `json()`. */
+const fetchJson = async (url: string, headers: Record<string, string>): Promise<unknown> => {
+  const response = await fetch(url, { headers })
+  if (response.status !== 200) throw new Error(`raw fetch ${url}: ${response.status} ${await response.text()}`)
+  return response.json()
+}
+
+// ---------------------------------------------------------------------------
+// the clients under test, on one simulator
+// ---------------------------------------------------------------------------
+
+interface Clients {
+  readonly sim: Sim
+  readonly context: Context.Context<ConnectedVehicle.Services>
+  readonly client: Client
+  readonly applicationBearer: string
+  readonly userBearer: string
+  readonly dispose: () => Promise<void>
+}
+
+const bearerOf = (context: Context.Context<ConnectedVehicle.Services>, key: string) =>
+  Effect.runPromiseWith(context)(Effect.flatMap(Effect.service(TokenStore.TokenStore), (store) => store.get(key))).then(
+    (token) => `Bearer ${Redacted.value(Option.getOrThrow(token).accessToken)}`
+  )
+
+const clientsOn = async (sim: Sim, userId: string | undefined): Promise<Clients> => {
+  // the SDK on its default layer: the Effect services of `ConnectedVehicle.layer`
+  const runtime = ManagedRuntime.make(ConnectedVehicle.layer({
+    transport: { roots: TransportConfig.rootsFromOrigin(sim.url) },
+    oauth: { clientId: sim.clientId, clientSecret: Redacted.make(sim.clientSecret) }
+  }))
+  const context = await runtime.context()
+  // the Promise client, its own runtime on the same layer
+  const client = createClient({ clientId: sim.clientId, clientSecret: sim.clientSecret, origin: sim.url })
+  // the application token, fetched by a first call of each
+  await Effect.runPromiseWith(context)(Effect.flatMap(Effect.service(Connections), (c) => c.list({ pageSize: 1 })))
+  await client.v3.connections.list({ pageSize: 1 })
+  let userBearer = ""
+  if (userId !== undefined) {
+    const code = await consentCode(sim, userId)
+    await Effect.runPromiseWith(context)(Session.login("user", { code, redirectUri }))
+    await client.legacy.login({ code: await consentCode(sim, userId), redirectUri })
+    userBearer = await bearerOf(context, "user")
+  }
+  return {
+    sim,
+    context,
+    client,
+    applicationBearer: await bearerOf(context, "application"),
+    userBearer,
+    dispose: async () => {
+      await client.close()
+      await runtime.dispose()
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------
+// phases 1 and 2: per call
+// ---------------------------------------------------------------------------
+
+type Variant = readonly [name: string, run: () => Promise<unknown>]
+interface Case {
+  readonly name: string
+  readonly variants: ReadonlyArray<Variant>
+}
+
+const RAW = "raw undici request() + JSON.parse"
+const SDK = "SDK (ConnectedVehicle.layer)"
+const PROMISE = "Promise client (createClient)"
+
+const perCallCases = async (c: Clients): Promise<ReadonlyArray<Case>> => {
+  const run = Effect.runPromiseWith(c.context)
+  const { sim } = c
+  // a connected vehicle, its user and one of its signals, read through the SDK
+  const first = await run(Effect.flatMap(Effect.service(Connections), (s) => s.list({ pageSize: 1 })))
+  const connection = first.data[0]!
+  const vehicleId = connection.relationships.vehicle.data.id
+  const userId = connection.attributes.user.id
+  const signals = await run(Effect.flatMap(Effect.service(Signals), (s) => s.list({ vehicleId, userId, pageSize: 1 })))
+  const target = { vehicleId, userId, code: signals.data[0]!.attributes.code }
+  const legacyIds = await run(Effect.flatMap(Effect.service(Vehicles), (s) => s.list({ limit: 1 })))
+  const legacyVehicle = legacyIds.vehicles[0]!
+
+  const signalGet = Effect.flatMap(Effect.service(Signals), (s) => s.get(target))
+  const odometer = Effect.flatMap(Effect.service(Vehicles), (s) => s.odometer(legacyVehicle))
+  const signalUrl = `${sim.url}/v3/vehicles/${target.vehicleId}/signals/${target.code}`
+  const signalHeaders = { authorization: c.applicationBearer, "sc-user-id": target.userId, accept: "application/json" }
+  const odometerUrl = `${sim.url}/v2.0/vehicles/${legacyVehicle}/odometer`
+  const odometerHeaders = { authorization: c.userBearer, "sc-unit-system": "metric", accept: "application/json" }
+  return [{
+    name: "legacy odometer",
+    variants: [
+      [RAW, () => undiciJson(odometerUrl, odometerHeaders)],
+      ["raw fetch + json()", () => fetchJson(odometerUrl, odometerHeaders)],
+      [SDK, () => run(odometer)],
+      [PROMISE, () => c.client.legacy.odometer(legacyVehicle)]
+    ]
+  }, {
+    name: "v3 signals.get",
+    variants: [
+      [RAW, () => undiciJson(signalUrl, signalHeaders)],
+      ["raw fetch + json()", () => fetchJson(signalUrl, signalHeaders)],
+      [SDK, () => run(signalGet)],
+      [PROMISE, () => c.client.v3.signals.get(target)]
+    ]
+  }]
+}
+
+/** Every variant of every case once per round, in a rotating order; the timings per variant. */
+const interleave = async (cases: ReadonlyArray<Case>) => {
+  const all = cases.flatMap((c) => c.variants.map(([name, run]) => [`${c.name}|${name}`, run] as const))
+  const times = new Map(all.map(([key]) => [key, [] as Array<number>]))
+  for (let i = 0; i < WARMUP + ROUNDS; i++) {
+    for (let j = 0; j < all.length; j++) {
+      const [key, run] = all[(i + j) % all.length]!
+      const start = performance.now()
+      await run()
+      if (i >= WARMUP) times.get(key)!.push(performance.now() - start)
+    }
+  }
+  return times
+}
+
+/** CPU time of this process per call: each variant alone in its own block, blocks rotated; median over the rounds. */
+const cpuPerCall = async (cases: ReadonlyArray<Case>) => {
+  const all = cases.flatMap((c) => c.variants.map(([name, run]) => [`${c.name}|${name}`, run] as const))
+  const samples = new Map(all.map(([key]) => [key, [] as Array<number>]))
+  for (let round = 0; round < CPU_ROUNDS; round++) {
+    for (let j = 0; j < all.length; j++) {
+      const [key, run] = all[(round + j) % all.length]!
+      for (let i = 0; i < 20; i++) await run() // back in this variant's steady state
+      const before = process.cpuUsage()
+      for (let i = 0; i < CPU_CALLS; i++) await run()
+      const used = process.cpuUsage(before)
+      samples.get(key)!.push((used.user + used.system) / CPU_CALLS)
+    }
+  }
+  return new Map([...samples].map(([key, xs]) => [key, median(xs)]))
+}
+
+interface Verdicts {
+  readonly lines: Array<string>
+}
+
+const perCallPhase = async (c: Clients, verdicts: Verdicts) => {
+  const cases = await perCallCases(c)
   const started = performance.now()
-  const times = yield* interleave(cases)
-  const variants = cases.length * 3
+  const times = await interleave(cases)
+  const variants = cases.reduce((n, c) => n + c.variants.length, 0)
   console.log(
-    `latency: ${ROUNDS} interleaved rounds (after ${WARMUP} warm-up) of ${variants} requests, one simulator on ${sim.url}, ` +
+    `\nlatency: ${ROUNDS} interleaved rounds (after ${WARMUP} warm-up) of ${variants} requests, simulator in its own process at ${c.sim.url}, ` +
       `${((performance.now() - started) / 1000).toFixed(1)} s`
   )
-  for (const c of cases) {
-    const base = median(times.get(`${c.name}|raw fetch`)!)
-    console.log(`  ${c.name}`)
-    console.log(`    ${"raw fetch".padEnd(34)} ${base.toFixed(3)} ms`)
-    for (const key of Object.keys(c.sdk)) {
-      const m = median(times.get(`${c.name}|${key}`)!)
-      const ratio = m / base
+  const cpuStarted = performance.now()
+  const cpu = await cpuPerCall(cases)
+  for (const k of cases) {
+    const raw = times.get(`${k.name}|${RAW}`)!
+    const rawMedian = median(raw)
+    const rawP90 = quantile(raw, 0.9)
+    const rawCpu = cpu.get(`${k.name}|${RAW}`)!
+    console.log(`  ${k.name}`)
+    console.log(`    ${"variant".padEnd(36)} ${"median".padStart(9)} ${"p90".padStart(9)}   ratio median / p90   CPU per call`)
+    for (const [name] of k.variants) {
+      const xs = times.get(`${k.name}|${name}`)!
+      const m = median(xs)
+      const p90 = quantile(xs, 0.9)
+      const cpuMicros = cpu.get(`${k.name}|${name}`)!
       console.log(
-        `    ${key.padEnd(34)} ${m.toFixed(3)} ms  ${ratio.toFixed(3)}x raw fetch  ` +
-          `(target <= ${TARGET.toFixed(2)}x: ${ratio <= TARGET ? "met" : "NOT met"})`
+        `    ${name.padEnd(36)} ${m.toFixed(3).padStart(6)} ms ${p90.toFixed(3).padStart(6)} ms   ` +
+          `${x(m / rawMedian)} / ${x(p90 / rawP90)}   ${cpuMicros.toFixed(0).padStart(4)} µs (${x(cpuMicros / rawCpu)})`
       )
+      if (name === SDK || name === PROMISE) {
+        const ok = m / rawMedian <= TARGET_MEDIAN && p90 / rawP90 <= TARGET_P90
+        verdicts.lines.push(
+          `${k.name}, ${name}: median ${x(m / rawMedian)} (<= ${TARGET_MEDIAN}x), p90 ${x(p90 / rawP90)} (<= ${TARGET_P90}x) of raw undici: ${
+            verdict(ok)
+          }`
+        )
+      }
     }
   }
-}).pipe(Effect.scoped)
+  console.log(
+    `  (CPU per call: process.cpuUsage() of this client process, ${CPU_ROUNDS} rotated blocks of ${CPU_CALLS} calls per variant, median; ` +
+      `${((performance.now() - cpuStarted) / 1000).toFixed(1)} s)`
+  )
+}
 
 // ---------------------------------------------------------------------------
-// Phase 2: streaming
+// phase 3: paging
 // ---------------------------------------------------------------------------
 
-const SAMPLE_EVERY = 2_500
-
-interface StreamResult {
-  readonly count: number
+interface PagingRun {
   readonly seconds: number
+  readonly items: number
+  /** Memory runs only: the peak RSS (sampled every 5 ms and at each GC) and the largest heap after a full GC. */
   readonly peakRss: number
-  readonly peakRssGrowth: number
-  readonly retainedHeap: number
   readonly heapAfterGc: number
 }
 
+const GC_EVERY = 5_000
+
 /**
- * Streams `count` connections. Peak RSS is sampled every 5 ms; the heap is
- * measured after a full GC every {@link SAMPLE_EVERY} items (the largest value
- * is kept, with its growth over the start); the time excludes those GCs.
+ * Runs `body` (which calls `tick(seen)` as items arrive and returns the count).
+ * A timed run does nothing else; a memory run (`memory`: the expected count)
+ * samples the RSS every 5 ms and forces a full GC every {@link GC_EVERY}
+ * items and at the last one, keeping the peak RSS and the largest heap after
+ * GC: what the run holds, not how lazily V8 collects.
  */
-const streaming = (count: number, quiet = false) =>
-  Effect.gen(function*() {
-    const connections = yield* Connections
-    // settle first: finalizers and garbage of the previous phase would show as a negative growth
-    for (let i = 0; i < 3; i++) {
-      gc()
-      yield* Effect.promise(() => new Promise((resolve) => setImmediate(resolve)))
+const measure = async (body: (tick: (seen: number) => void) => Promise<number>, memory?: number): Promise<PagingRun> => {
+  await settle()
+  let peakRss = process.memoryUsage.rss()
+  let heapAfterGc = 0
+  const sample = () => {
+    const rss = process.memoryUsage.rss()
+    if (rss > peakRss) peakRss = rss
+  }
+  let next = GC_EVERY
+  const tick = memory === undefined ? () => {} : (seen: number) => {
+    if (seen < next && seen !== memory) return
+    next += GC_EVERY
+    sample()
+    gc()
+    heapAfterGc = Math.max(heapAfterGc, process.memoryUsage().heapUsed)
+  }
+  const sampler = memory === undefined ? undefined : setInterval(sample, 5)
+  const start = performance.now()
+  const items = await body(tick)
+  const seconds = (performance.now() - start) / 1000
+  clearInterval(sampler)
+  return { seconds, items, peakRss, heapAfterGc }
+}
+
+const PAGE = 100
+
+type PagingVariant = readonly [name: string, run: (memory?: number) => Promise<PagingRun>]
+
+const pagingVariants = (c: Clients): ReadonlyArray<PagingVariant> => [
+  ["raw undici loop + JSON.parse", (memory) =>
+    measure(async (tick) => {
+      let seen = 0
+      for (let page = 1;; page++) {
+        const body = await undiciJson(`${c.sim.url}/v3/connections?page=${page}&pageSize=${PAGE}`, {
+          authorization: c.applicationBearer,
+          accept: "application/json"
+        }) as { readonly data: ReadonlyArray<unknown>; readonly links: { readonly next: string | null } }
+        for (let i = 0; i < body.data.length; i++) tick(++seen)
+        if (body.links.next === null || body.data.length === 0) return seen
+      }
+    }, memory)],
+  ["SDK Connections.stream", (memory) =>
+    measure((tick) =>
+      Effect.runPromiseWith(c.context)(Effect.gen(function*() {
+        const connections = yield* Connections
+        let seen = 0
+        yield* Stream.runForEach(connections.stream({ pageSize: PAGE }), () => Effect.sync(() => tick(++seen)))
+        return seen
+      })), memory)],
+  ["Promise client connections.iterate", (memory) =>
+    measure(async (tick) => {
+      let seen = 0
+      for await (const _ of c.client.v3.connections.iterate({ pageSize: PAGE })) tick(++seen)
+      return seen
+    }, memory)]
+]
+
+const pagingPhase = async (small: Clients, large: Clients, verdicts: Verdicts) => {
+  console.log(
+    `\npaging: every connection, pages of ${PAGE}; one memory run per variant (full GC every ${GC_EVERY.toLocaleString("en-US")} items), ` +
+      `then rotated timed runs (median time)`
+  )
+  const memoryOf = new Map<string, Map<number, PagingRun>>()
+  for (const [size, c, repeats] of [[SMALL, small, PAGING_REPEATS * 5], [LARGE, large, PAGING_REPEATS]] as const) {
+    const variants = pagingVariants(c)
+    const started = performance.now()
+    // the memory runs first: they also warm up the simulator and the client
+    for (const [name, run] of variants) {
+      const result = await run(size)
+      if (result.items !== size) throw new Error(`${name}: ${result.items} items, expected ${size}`)
+      const bySize = memoryOf.get(name) ?? new Map<number, PagingRun>()
+      bySize.set(size, result)
+      memoryOf.set(name, bySize)
     }
-    const before = process.memoryUsage()
-    let peakRss = before.rss
-    let heapAfterGc = 0
-    let gcMillis = 0
-    const sampler = setInterval(() => {
-      peakRss = Math.max(peakRss, process.memoryUsage().rss)
-    }, 5)
-    let seen = 0
-    const start = performance.now()
-    yield* connections.stream().pipe(
-      Stream.take(count),
-      Stream.runForEach(() =>
-        Effect.sync(() => {
-          seen++
-          if (seen % SAMPLE_EVERY === 0) {
-            const t = performance.now()
-            peakRss = Math.max(peakRss, process.memoryUsage().rss)
-            gc()
-            heapAfterGc = Math.max(heapAfterGc, process.memoryUsage().heapUsed)
-            gcMillis += performance.now() - t
-          }
-        })
-      )
-    )
-    const seconds = (performance.now() - start - gcMillis) / 1000
-    clearInterval(sampler)
-    if (seen !== count) return yield* Effect.die(`streamed ${seen} connections, expected ${count}`)
-    const retainedHeap = heapAfterGc - before.heapUsed
-    const result: StreamResult = { count, seconds, peakRss, peakRssGrowth: peakRss - before.rss, retainedHeap, heapAfterGc }
-    if (quiet) return result
+    const runs = new Map(variants.map(([name]) => [name, [] as Array<number>]))
+    for (let i = 0; i < repeats; i++) {
+      for (let j = 0; j < variants.length; j++) {
+        const [name, run] = variants[(i + j) % variants.length]!
+        const result = await run()
+        if (result.items !== size) throw new Error(`${name}: ${result.items} items, expected ${size}`)
+        runs.get(name)!.push(result.seconds)
+      }
+    }
+    const rawName = variants[0]![0]
+    const rawSeconds = median(runs.get(rawName)!)
     console.log(
-      `  ${String(count).padStart(7)} connections: ${seconds.toFixed(2)} s, ${Math.round(count / seconds)} items/s, ` +
-        `peak RSS ${mb(peakRss)} (+${mb(result.peakRssGrowth)}), heap after GC ${mb(heapAfterGc)} (${signed(retainedHeap)})`
+      `  ${size.toLocaleString("en-US")} connections (${size / PAGE} pages, simulator at ${c.sim.url}, ${repeats} timed runs each, ` +
+        `${((performance.now() - started) / 1000).toFixed(1)} s)`
     )
-    return result
-  })
+    for (const [name] of variants) {
+      const seconds = median(runs.get(name)!)
+      const memory = memoryOf.get(name)!.get(size)!
+      console.log(
+        `    ${name.padEnd(36)} ${(seconds * 1000).toFixed(1).padStart(8)} ms ${Math.round(size / seconds).toLocaleString("en-US").padStart(8)} items/s  ` +
+          `${x(seconds / rawSeconds)} raw   peak RSS ${mb(memory.peakRss)}, heap after GC ${mb(memory.heapAfterGc)}`
+      )
+      if (name !== rawName) {
+        verdicts.lines.push(
+          `paging ${size.toLocaleString("en-US")}, ${name}: ${x(seconds / rawSeconds)} of the raw loop (<= ${TARGET_PAGING}x): ${
+            verdict(seconds / rawSeconds <= TARGET_PAGING)
+          }${name.startsWith("Promise") ? " (reported; the target is the SDK's)" : ""}`
+        )
+      }
+    }
+  }
+  for (const [name, bySize] of memoryOf) {
+    const smallRun = bySize.get(SMALL)!
+    const largeRun = bySize.get(LARGE)!
+    const ratio = largeRun.peakRss / smallRun.peakRss
+    verdicts.lines.push(
+      `peak RSS ${LARGE.toLocaleString("en-US")} / ${SMALL.toLocaleString("en-US")}, ${name}: ${mb(largeRun.peakRss)} / ${mb(smallRun.peakRss)} = ${
+        x(ratio)
+      } (flat: <= ${TARGET_RSS_FLAT}x): ${verdict(ratio <= TARGET_RSS_FLAT)}; heap after GC ${mb(largeRun.heapAfterGc)} / ${mb(smallRun.heapAfterGc)}`
+    )
+  }
+}
 
-const streamingPhase = Effect.gen(function*() {
-  const rss = process.memoryUsage().rss
-  const context = yield* Layer.build(ConnectedVehicle.layerSimulator({
-    loopback: true,
-    signIn: false,
-    simulator: { vehicles: 100_000, connections: 100_000, users: 5_000 }
-  }))
-  const sim = Context.get(context, Simulator.Simulator)
-  console.log(
-    `streaming Connections.stream (pages of 100, SDK on its default client, undici), simulator with ` +
-      `${sim.data.connectionCount} connections on ${sim.url} (+${mb(process.memoryUsage().rss - rss)} RSS):`
-  )
-  const run = (count: number, quiet?: boolean) =>
-    Effect.gen(function*() {
-      yield* sim.resetLog
-      const result = yield* streaming(count, quiet).pipe(Effect.provideContext(context))
-      if (quiet !== true) console.log(`           (the in-process simulator's request log now holds ${(yield* sim.requests).length} entries, in that heap)`)
-      return result
-    })
-  yield* run(1_000, true) // warm-up: JIT, connection pool
-  const small = yield* run(10_000)
-  const large = yield* run(100_000)
-  const ratio = (a: number, b: number) => b <= 0 ? "n/a (10k: nothing measurable)" : `${(a / b).toFixed(2)}x`
-  console.log(
-    `  100k / 10k (10x the items): time ${ratio(large.seconds, small.seconds)}, peak RSS ${ratio(large.peakRss, small.peakRss)}, ` +
-      `peak RSS growth ${ratio(large.peakRssGrowth, small.peakRssGrowth)}, heap after GC ${ratio(large.heapAfterGc, small.heapAfterGc)}, ` +
-      `retained heap growth ${ratio(large.retainedHeap, small.retainedHeap)}`
-  )
-}).pipe(Effect.scoped)
+// ---------------------------------------------------------------------------
 
-const program = Effect.gen(function*() {
+const main = async () => {
+  const started = performance.now()
   console.log(`node ${process.version}, ${process.platform}/${process.arch}, ${availableParallelism()} cores`)
-  if (globalThis.gc === undefined) console.log("(run node with --expose-gc for the retained-heap figures)")
-  yield* latency
-  yield* streamingPhase
-})
+  const sims = await Promise.all([startSimulator(SMALL), startSimulator(LARGE)])
+  try {
+    const [smallSim, largeSim] = sims
+    // the user of the legacy reads: the one of the first connection
+    const small = await clientsOn(smallSim, undefined).then(async (c) => {
+      const first = await Effect.runPromiseWith(c.context)(Effect.flatMap(Effect.service(Connections), (s) => s.list({ pageSize: 1 })))
+      await c.dispose()
+      return clientsOn(smallSim, first.data[0]!.attributes.user.id)
+    })
+    const large = await clientsOn(largeSim, undefined)
+    const verdicts: Verdicts = { lines: [] }
+    await perCallPhase(small, verdicts)
+    await pagingPhase(small, large, verdicts)
+    console.log("\ntargets (issue 14):")
+    for (const line of verdicts.lines) console.log(`  ${line}`)
+    console.log(`\ntotal ${((performance.now() - started) / 1000).toFixed(1)} s`)
+    await small.dispose()
+    await large.dispose()
+  } finally {
+    for (const sim of sims) sim.child.removeAllListeners("exit").kill()
+  }
+}
 
-Effect.runPromise(program).catch((error) => {
+main().then(() => process.exit(), (error) => {
   console.error(error)
-  process.exitCode = 1
+  process.exit(1)
 })
