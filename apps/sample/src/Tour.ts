@@ -10,7 +10,9 @@
  * 3. legacy reads of one vehicle in one batch, each entry with its own status;
  * 4. a v3 application token (client credentials), the application's
  *    connections, every signal of one connected vehicle through its user;
- * 5. the application's webhooks and subscriptions.
+ * 5. the application's webhooks and subscriptions;
+ * 6. on the embedded simulator, one webhook delivery: a receiver in this
+ *    process, a webhook pointing at it, a signal change, the verified event.
  *
  * @since 0.1.0
  */
@@ -28,6 +30,7 @@ import * as SignalsModule from "@connected-vehicle/v3/Signals"
 import { Subscriptions } from "@connected-vehicle/v3/Subscriptions"
 import { Webhooks } from "@connected-vehicle/v3/Webhooks"
 import * as Authorize from "./Authorize.ts"
+import * as Listen from "./Listen.ts"
 import * as Render from "./Render.ts"
 import { SampleError } from "./SampleError.ts"
 import { heading, keyValues, render } from "./Table.ts"
@@ -237,6 +240,19 @@ export const run = (json: boolean) =>
       }`
     )
 
+    // 6. A webhook delivery (embedded simulator -> receiver in this process) ------------
+    yield* say(heading("6. A webhook delivery: the embedded simulator to a receiver in this process"))
+    const delivery = target.simulator === undefined ? undefined : yield* Listen.tourDelivery(target.simulator, {
+      vehicleId,
+      userId,
+      data: signalItems.slice(0, 3).map((s) => s.attributes.code)
+    })
+    yield* say(
+      delivery === undefined
+        ? "Skipped: only the embedded simulator delivers to a local receiver (see `webhooks listen`)."
+        : Listen.renderTourDelivery(delivery)
+    )
+
     const elapsed = ((yield* Clock.currentTimeMillis) - startedAt) / 1000
     const summary = {
       target: target.label,
@@ -249,12 +265,14 @@ export const run = (json: boolean) =>
       failedSignals: parts.failed.length,
       webhooks: webhooks.meta.totalCount,
       subscriptions: subscriptions.meta.totalCount,
+      webhookEvents: delivery === undefined ? 0 : 1,
       seconds: elapsed
     }
     const line =
       `\nOK: ${summary.compatibilityEntries} compatibility entries, ${summary.legacyReadsOk}/${summary.legacyReads} legacy reads, ` +
       `${summary.connections} connections, ${summary.signals} signals (${summary.failedSignals} failed), ` +
-      `${summary.webhooks} webhooks, ${summary.subscriptions} subscriptions in ${elapsed.toFixed(1)} s`
+      `${summary.webhooks} webhooks, ${summary.subscriptions} subscriptions, ${summary.webhookEvents} webhook event received ` +
+      `in ${elapsed.toFixed(1)} s`
     if (json) {
       yield* Console.log(JSON.stringify(
         {
@@ -273,6 +291,15 @@ export const run = (json: boolean) =>
             signals: { vehicleId, userId, data: signalItems },
             webhooks,
             subscriptions
+          },
+          webhookDelivery: delivery === undefined ? null : {
+            receiverUrl: delivery.receiverUrl,
+            webhookId: delivery.webhookId,
+            verification: delivery.verification,
+            firstDeliveryEventId: delivery.firstDeliveryEventId,
+            change: delivery.change,
+            attempts: delivery.attempts,
+            event: JSON.parse(Listen.jsonLine(delivery.event))
           }
         },
         null,

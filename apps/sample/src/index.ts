@@ -3,6 +3,7 @@
  */
 export * as Authorize from "./Authorize.ts"
 export * as Export from "./Export.ts"
+export * as Listen from "./Listen.ts"
 export * as Progress from "./Progress.ts"
 export * as RedirectListener from "./RedirectListener.ts"
 export * as Render from "./Render.ts"

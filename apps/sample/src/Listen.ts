@@ -1,0 +1,420 @@
+/**
+ * Receiving webhooks: `webhooks listen` (a local receiver that prints each
+ * verified event as a table row, or one JSON line with `--json`) and the
+ * tour's last step (the embedded simulator delivers one event to a receiver
+ * in the same process).
+ *
+ * The receiver is `@connected-vehicle/webhooks`' Node adapter: the
+ * `SC-Signature` is checked over the raw bytes before anything is parsed, the
+ * `VERIFY` handshake is answered by it, a retried delivery (same `eventId`)
+ * is printed once, and a bad signature is answered 401 and reported on stderr.
+ *
+ * @since 0.1.0
+ */
+import type { DeliveredEvent } from "@connected-vehicle/schema/WebhookEvent"
+import { isFailedSignal, WebhookEvent } from "@connected-vehicle/schema/WebhookEvent"
+import type { Simulator } from "@connected-vehicle/simulator/Simulator"
+import * as NodeAdapter from "@connected-vehicle/webhooks/NodeAdapter"
+import { Config, Console, DateTime, Effect, FileSystem, Logger, Option, Redacted, Schema } from "effect"
+import type { Scope } from "effect"
+import { createServer } from "node:http"
+import type { Server } from "node:http"
+import * as Render from "./Render.ts"
+import { SampleError } from "./SampleError.ts"
+import { render } from "./Table.ts"
+
+/**
+ * The environment variable holding the webhook secret (the application's
+ * management token) when `--secret-file` is not given.
+ *
+ * @example
+ * ```ts
+ * import { SECRET_VARIABLE } from "@connected-vehicle/sample/Listen"
+ *
+ * process.env[SECRET_VARIABLE] // the secret, if set
+ * ```
+ * @since 0.1.0
+ */
+export const SECRET_VARIABLE = "CONNECTED_VEHICLE_WEBHOOK_SECRET"
+
+/**
+ * One received event, flattened for a table row.
+ *
+ * @since 0.1.0
+ */
+export interface EventRow {
+  readonly receivedAt: string
+  readonly eventType: string
+  readonly eventId: string
+  readonly vehicleId: string
+  readonly detail: string
+}
+
+/**
+ * The row of an event: its kind, ids, and what it says (the triggers and
+ * signals of a `VEHICLE_STATE`, the errors of a `VEHICLE_ERROR`).
+ *
+ * @example
+ * ```ts
+ * import type { DeliveredEvent } from "@connected-vehicle/schema/WebhookEvent"
+ * import { rowOf } from "@connected-vehicle/sample/Listen"
+ *
+ * const describe = (event: DeliveredEvent) => rowOf(event, new Date()).detail
+ * ```
+ * @since 0.1.0
+ */
+export const rowOf = (event: DeliveredEvent, receivedAt: Date): EventRow => {
+  const base = { receivedAt: receivedAt.toISOString(), eventId: event.eventId }
+  switch (event.eventType) {
+    case "VEHICLE_STATE": {
+      const failed = event.data.signals.filter(isFailedSignal).length
+      return {
+        ...base,
+        eventType: event.eventType,
+        vehicleId: event.vehicleId,
+        detail: `triggers=${event.data.triggers.map((t) => t.code).join(",")} signals=${event.data.signals.length}` +
+          (failed > 0 ? ` (${failed} failed)` : "") + ` user=${event.data.user.id}`
+      }
+    }
+    case "VEHICLE_ERROR":
+      return {
+        ...base,
+        eventType: event.eventType,
+        vehicleId: event.vehicleId,
+        detail: event.data.errors.map((e) =>
+          `${e.state} ${e.type}/${e.code}` + (e.resolution === undefined ? "" : ` (${e.resolution.type})`)
+        ).join("; ")
+      }
+    case "UNKNOWN":
+      return { ...base, eventType: event.receivedEventType, vehicleId: "-", detail: "an event kind this SDK does not know" }
+  }
+}
+
+const widths = { receivedAt: 24, eventType: 13, eventId: 36, vehicleId: 36 } as const
+
+/**
+ * The header of the streamed table (the columns have fixed widths: rows are
+ * printed as events arrive).
+ *
+ * @example
+ * ```ts
+ * import { header } from "@connected-vehicle/sample/Listen"
+ *
+ * console.log(header())
+ * ```
+ * @since 0.1.0
+ */
+export const header = (): string =>
+  [
+    line({ receivedAt: "RECEIVED AT", eventType: "EVENT", eventId: "EVENT ID", vehicleId: "VEHICLE", detail: "DETAIL" }),
+    line({
+      receivedAt: "-".repeat(widths.receivedAt),
+      eventType: "-".repeat(widths.eventType),
+      eventId: "-".repeat(widths.eventId),
+      vehicleId: "-".repeat(widths.vehicleId),
+      detail: "------"
+    })
+  ].join("\n")
+
+/**
+ * One row of the streamed table.
+ *
+ * @example
+ * ```ts
+ * import { line } from "@connected-vehicle/sample/Listen"
+ *
+ * line({ receivedAt: "2025-08-26T10:00:00.000Z", eventType: "VEHICLE_STATE", eventId: "evt_1", vehicleId: "v-1", detail: "" })
+ * ```
+ * @since 0.1.0
+ */
+export const line = (row: EventRow): string =>
+  [
+    row.receivedAt.padEnd(widths.receivedAt),
+    row.eventType.padEnd(widths.eventType),
+    row.eventId.padEnd(widths.eventId),
+    row.vehicleId.padEnd(widths.vehicleId),
+    row.detail
+  ].join("  ").trimEnd()
+
+const encodeEvent = Schema.encodeSync(WebhookEvent)
+
+/**
+ * An event as one line of JSON: the event in its wire form (as the service
+ * sent it, `deliveredAt` as an ISO string).
+ *
+ * @example
+ * ```ts
+ * import type { DeliveredEvent } from "@connected-vehicle/schema/WebhookEvent"
+ * import { jsonLine } from "@connected-vehicle/sample/Listen"
+ *
+ * const print = (event: DeliveredEvent) => console.log(jsonLine(event))
+ * ```
+ * @since 0.1.0
+ */
+export const jsonLine = (event: DeliveredEvent): string => JSON.stringify(encodeEvent(event))
+
+/** Log lines of the receiver (rejected deliveries) on stderr, never stdout. */
+const stderrLogger = Logger.make((options) => {
+  process.stderr.write(`${Logger.formatLogFmt.log(options)}\n`)
+})
+
+/**
+ * Starts a receiver on `host:port` (port 0: any free port) for the scope:
+ * every path accepts deliveries; `onEvent` runs once per verified event
+ * (`VERIFY` is answered by the receiver). Its URL is returned.
+ *
+ * @example
+ * ```ts
+ * import { Effect, Redacted } from "effect"
+ * import * as Listen from "@connected-vehicle/sample/Listen"
+ *
+ * const program = Effect.scoped(Effect.gen(function*() {
+ *   const { url } = yield* Listen.serve({ port: 0, secret: Redacted.make("token"), onEvent: (e) => Effect.log(e.eventId) })
+ *   yield* Effect.log(`deliver to ${url}/webhooks`)
+ * }))
+ * ```
+ * @since 0.1.0
+ */
+export const serve = (options: {
+  readonly port: number
+  readonly host?: string | undefined
+  readonly secret: Redacted.Redacted<string>
+  readonly onEvent: (event: DeliveredEvent) => Effect.Effect<void>
+}): Effect.Effect<{ readonly url: string }, SampleError, Scope.Scope> =>
+  Effect.gen(function*() {
+    const host = options.host ?? "127.0.0.1"
+    const handler = NodeAdapter.make({
+      secret: options.secret,
+      handler: options.onEvent,
+      layer: Logger.layer([stderrLogger])
+    })
+    const server: Server = createServer(handler)
+    const port = yield* Effect.acquireRelease(
+      Effect.callback<number, SampleError>((resume) => {
+        const onError = (error: NodeJS.ErrnoException) =>
+          resume(Effect.fail(
+            new SampleError({ reason: `Cannot listen on ${host}:${options.port}: ${error.code ?? error.message}`, usage: error.code === "EACCES" })
+          ))
+        server.once("error", onError)
+        server.listen(options.port, host, () => {
+          server.off("error", onError)
+          const address = server.address()
+          resume(Effect.succeed(typeof address === "object" && address !== null ? address.port : options.port))
+        })
+      }),
+      () =>
+        Effect.promise(async () => {
+          server.closeAllConnections()
+          await new Promise((resolve) => server.close(resolve))
+          await handler.dispose()
+        })
+    )
+    return { url: `http://${host.includes(":") ? `[${host}]` : host}:${port}` }
+  })
+
+/**
+ * `webhooks listen`: serves until interrupted (Ctrl-C), printing each
+ * verified event on stdout (a table row, or a JSON line with `json`); the
+ * listening address and rejected deliveries go to stderr.
+ *
+ * @example
+ * ```ts
+ * import { Redacted } from "effect"
+ * import * as Listen from "@connected-vehicle/sample/Listen"
+ *
+ * const program = Listen.run({ port: 4020, secret: Redacted.make("token"), json: true })
+ * ```
+ * @since 0.1.0
+ */
+export const run = (options: {
+  readonly port: number
+  readonly host?: string | undefined
+  readonly secret: Redacted.Redacted<string>
+  readonly json: boolean
+}): Effect.Effect<never, SampleError> =>
+  Effect.scoped(Effect.gen(function*() {
+    const { url } = yield* serve({
+      ...options,
+      onEvent: (event) =>
+        Effect.suspend(() =>
+          Console.log(options.json ? jsonLine(event) : line(rowOf(event, new Date())))
+        )
+    })
+    yield* Console.error(`Listening for webhook deliveries on ${url}/ (any path; Ctrl-C to stop)`)
+    if (!options.json) yield* Console.log(header())
+    return yield* Effect.never
+  }))
+
+// ---------------------------------------------------------------------------
+// The tour's delivery
+// ---------------------------------------------------------------------------
+
+/**
+ * What the tour shows of a delivery: the webhook, its handshake, and the
+ * event received after a trigger signal changed.
+ *
+ * @since 0.1.0
+ */
+export interface TourDelivery {
+  readonly receiverUrl: string
+  readonly webhookId: string
+  readonly verification: string
+  readonly firstDeliveryEventId: string
+  readonly change: { readonly code: string; readonly body: Record<string, unknown> }
+  readonly event: DeliveredEvent
+  readonly attempts: number
+}
+
+const TRIGGER = "odometer-traveleddistance"
+
+/** Waits (live clock) until `find` returns an event, at most `seconds`. */
+const awaitEvent = (what: string, find: () => DeliveredEvent | undefined, seconds = 30) =>
+  Effect.gen(function*() {
+    for (let i = 0; i < seconds * 50; i++) {
+      const event = find()
+      if (event !== undefined) return event
+      yield* Effect.sleep("20 millis")
+    }
+    return yield* new SampleError({ reason: `No ${what} arrived from the simulator within ${seconds} s` })
+  })
+
+/**
+ * The tour's delivery: a receiver on 127.0.0.1:0 in this process, a webhook
+ * of the embedded simulator pointing at it (the `VERIFY` handshake), a
+ * subscription of the vehicle (`FIRST_DELIVERY`), then a change of its
+ * odometer, delivered as a verified `VEHICLE_STATE`.
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { Simulator } from "@connected-vehicle/simulator/Simulator"
+ * import * as Listen from "@connected-vehicle/sample/Listen"
+ *
+ * const program = Effect.flatMap(Simulator.asEffect(), (simulator) => {
+ *   const vehicleId = simulator.data.vehicleIds[0]!
+ *   return Listen.tourDelivery(simulator, { vehicleId, userId: simulator.data.connectionOf(vehicleId)!.userId, data: [] })
+ * })
+ * ```
+ * @since 0.1.0
+ */
+export const tourDelivery = (
+  simulator: Simulator["Service"],
+  options: { readonly vehicleId: string; readonly userId: string; readonly data: ReadonlyArray<string> }
+): Effect.Effect<TourDelivery, SampleError> =>
+  Effect.scoped(Effect.gen(function*() {
+    const received: Array<DeliveredEvent> = []
+    const { url } = yield* serve({
+      port: 0,
+      secret: simulator.webhookSecret,
+      onEvent: (event) => Effect.sync(() => void received.push(event))
+    })
+    const control = Effect.mapError((error: { readonly message: string }) =>
+      new SampleError({ reason: `The simulator refused: ${error.message}` })
+    )
+    const webhook = yield* control(simulator.createWebhook({
+      name: "Sample tour",
+      callbackUri: `${url}/webhooks`,
+      triggers: [TRIGGER],
+      data: [...new Set([TRIGGER, ...options.data])]
+    }))
+    if (webhook.verification !== "succeeded") {
+      return yield* new SampleError({ reason: "The receiver did not pass the simulator's VERIFY handshake" })
+    }
+    const subscription = yield* control(simulator.subscribe({ webhookId: webhook.id, userId: options.userId, vehicleId: options.vehicleId }))
+    const first = yield* awaitEvent("FIRST_DELIVERY", () => received.find((e) => e.eventId === subscription.firstDeliveryEventId))
+    const odometer = first.eventType === "VEHICLE_STATE" ? first.data.signals.find((s) => s.code === TRIGGER) : undefined
+    const previous = odometer !== undefined && !isFailedSignal(odometer) && typeof odometer.body["value"] === "number"
+      ? odometer.body["value"]
+      : 0
+    const body = { unit: "km", value: Math.round((previous + 12.4) * 10) / 10 }
+    const change = yield* control(simulator.setSignal(options.vehicleId, TRIGGER, body))
+    const eventId = change.eventIds[0]
+    if (eventId === undefined) return yield* new SampleError({ reason: "The signal change sent no event" })
+    const event = yield* awaitEvent("VEHICLE_STATE", () => received.find((e) => e.eventId === eventId))
+    const attempts = (yield* simulator.deliveries).filter((d) => d.eventId === eventId).length
+    return {
+      receiverUrl: url,
+      webhookId: webhook.id,
+      verification: webhook.verification,
+      firstDeliveryEventId: first.eventId,
+      change: { code: TRIGGER, body },
+      event,
+      attempts
+    }
+  }))
+
+/**
+ * The tour's delivery as text: the event's row, and its signals.
+ *
+ * @example
+ * ```ts
+ * import * as Listen from "@connected-vehicle/sample/Listen"
+ *
+ * const show = (delivery: Listen.TourDelivery) => console.log(Listen.renderTourDelivery(delivery))
+ * ```
+ * @since 0.1.0
+ */
+export const renderTourDelivery = (delivery: TourDelivery): string => {
+  const { event } = delivery
+  const signals = event.eventType === "VEHICLE_STATE" ? event.data.signals : []
+  const deliveredAt = event.eventType === "UNKNOWN" ? "-" : DateTime.formatIso(event.meta.deliveredAt)
+  return [
+    Render.keyValues([
+      ["Receiver", `${delivery.receiverUrl}/webhooks (in this process, @connected-vehicle/webhooks)`],
+      ["Webhook", `${delivery.webhookId} (VERIFY handshake: ${delivery.verification})`],
+      ["First delivery", `${delivery.firstDeliveryEventId} (triggers FIRST_DELIVERY, on subscribing)`],
+      ["Signal changed", `${delivery.change.code} -> ${Render.summary(delivery.change.body)}`],
+      ["Event received", `${event.eventType} ${event.eventId}, signature verified, ${delivery.attempts} attempt(s)`],
+      ["Delivered at", deliveredAt]
+    ]),
+    "",
+    line({ ...rowOf(event, new Date()), receivedAt: "" }).trimStart(),
+    "",
+    render(signals, [
+      { header: "SIGNAL", cell: (s) => s.code },
+      { header: "GROUP", cell: (s) => s.group },
+      { header: "VALUE", cell: (s) => isFailedSignal(s) ? `ERROR ${s.status.error.type}/${s.status.error.code}` : Render.summary(s.body) }
+    ])
+  ].join("\n")
+}
+
+/**
+ * The webhook secret from `--secret-file` (trimmed) or
+ * {@link SECRET_VARIABLE}; a usage error when neither gives one.
+ *
+ * @example
+ * ```ts
+ * import { Option } from "effect"
+ * import { secretOf } from "@connected-vehicle/sample/Listen"
+ *
+ * const secret = secretOf(Option.some("./webhook-secret"))
+ * ```
+ * @since 0.1.0
+ */
+export const secretOf = (
+  file: Option.Option<string>
+): Effect.Effect<Redacted.Redacted<string>, SampleError, FileSystem.FileSystem> =>
+  Effect.gen(function*() {
+    let text: string | undefined
+    if (Option.isSome(file)) {
+      const fs = yield* FileSystem.FileSystem
+      text = yield* fs.readFileString(file.value).pipe(
+        Effect.mapError(() => new SampleError({ reason: `Cannot read the webhook secret file ${file.value}`, usage: true }))
+      )
+    } else {
+      const fromEnv = yield* Config.option(Config.Redacted(SECRET_VARIABLE)).pipe(
+        Effect.mapError(() => new SampleError({ reason: `${SECRET_VARIABLE} cannot be read`, usage: true }))
+      )
+      text = Option.isSome(fromEnv) ? Redacted.value(fromEnv.value) : undefined
+    }
+    const secret = text?.trim() ?? ""
+    if (secret === "") {
+      return yield* new SampleError({
+        reason: Option.isSome(file)
+          ? `The webhook secret file ${file.value} is empty`
+          : `The webhook secret is needed: --secret-file FILE or ${SECRET_VARIABLE} (never a flag value: it would show in ps and the shell history)`,
+        usage: true
+      })
+    }
+    return Redacted.make(secret, { label: "webhook secret" })
+  })
