@@ -15,7 +15,7 @@
  */
 import type { DeliveredEvent, Trigger, VehicleErrorEntry, WebhookEvent } from "@connected-vehicle/schema/WebhookEvent"
 import { EventSignalBody, WebhookEventFromJson } from "@connected-vehicle/schema/WebhookEvent"
-import { Clock, DateTime, Duration, Effect, Option, Redacted, Schema, Scope } from "effect"
+import { Clock, DateTime, Duration, Effect, Fiber, Option, Redacted, Schema, Scope } from "effect"
 import type { Context } from "effect"
 import { HttpServerResponse } from "effect/http"
 import type { HttpServerRequest } from "effect/http"
@@ -566,8 +566,14 @@ export const make = (options: {
     const fork = (effect: Effect.Effect<void>) =>
       Effect.asVoid(Effect.forkIn(Effect.provideContext(effect, context), scope))
 
-    /** The `VERIFY` handshake (one attempt): the webhook's verification afterwards. */
-    const verify = (w: WebhookRecord) =>
+    /**
+     * The `VERIFY` handshake (one attempt), in a fiber of the simulator's
+     * scope (a caller that goes away, such as a closed control request, does
+     * not leave the webhook `pending`); awaited.
+     */
+    const verify = (w: WebhookRecord) => Effect.flatMap(Effect.forkIn(handshake(w), scope), Fiber.join)
+
+    const handshake = (w: WebhookRecord): Effect.Effect<void> =>
       Effect.gen(function*() {
         w.verification = "pending"
         const challenge = randomBytes(16).toString("hex")

@@ -8,8 +8,9 @@
  * @since 0.1.0
  */
 import { NodeRuntime, NodeServices } from "@effect/platform-node"
-import { Console, Context, Effect, Layer, Redacted, Schema } from "effect"
+import { Config, Console, Context, Effect, FileSystem, Layer, Option, Redacted, Schema } from "effect"
 import { Command, Flag } from "effect/cli"
+import { DEFAULT_WEBHOOK_SECRET } from "./Delivery.ts"
 import { DEFAULT_CLIENT_ID, DEFAULT_CLIENT_SECRET, DEFAULT_REDIRECT_URIS, layer, layerRoots, Simulator, SimulatorRoots } from "./Simulator.ts"
 
 const within = (minimum: number, maximum: number) =>
@@ -60,6 +61,12 @@ const simulator = Command.make(
       Flag.withDescription("Answer /v2.0 with 410 Gone once the clock reaches the sunset (2026-12-01T00:00:00Z)"),
       Flag.withDefault(false)
     ),
+    webhookSecretFile: Flag.String("webhook-secret-file").pipe(
+      Flag.withDescription(
+        `File holding the webhook secret that signs deliveries (else env CONNECTED_VEHICLE_WEBHOOK_SECRET, else ${DEFAULT_WEBHOOK_SECRET}); never printed`
+      ),
+      Flag.optional
+    ),
     splitPorts: Flag.Boolean("split-ports").pipe(
       Flag.withDescription("Serve each root (vehicle, management, compatibility, authorization, legacy) on its own port"),
       Flag.withDefault(false)
@@ -71,7 +78,11 @@ const simulator = Command.make(
     legacyPort: port("legacy-port", "With --split-ports: port of {legacy_url}", 0)
   },
   Effect.fnUntraced(function*(flags) {
+    const webhookSecret = Option.isSome(flags.webhookSecretFile)
+      ? Option.some(Redacted.make((yield* (yield* FileSystem.FileSystem).readFileString(flags.webhookSecretFile.value)).trim()))
+      : yield* Config.option(Config.Redacted("CONNECTED_VEHICLE_WEBHOOK_SECRET"))
     const options = {
+      ...(Option.isSome(webhookSecret) ? { webhookSecret: webhookSecret.value } : {}),
       seed: flags.seed,
       vehicles: flags.vehicles,
       users: flags.users,
@@ -113,6 +124,15 @@ const simulator = Command.make(
     yield* Console.log(`client secret: ${Redacted.value(sim.clientSecret)}`)
     yield* Console.log(`redirect URIs: ${(flags.redirectUris.length > 0 ? flags.redirectUris : DEFAULT_REDIRECT_URIS).join(" ")}`)
     yield* Console.log(`docs: ${sim.url}/docs (OpenAPI: ${sim.url}/openapi.json)`)
+    yield* Console.log(
+      `webhook secret: ${
+        Option.isSome(flags.webhookSecretFile)
+          ? "from --webhook-secret-file"
+          : Option.isSome(webhookSecret)
+          ? "from CONNECTED_VEHICLE_WEBHOOK_SECRET"
+          : `${DEFAULT_WEBHOOK_SECRET} (default)`
+      } (control routes: POST /_simulator/webhooks, GET /_simulator/deliveries)`
+    )
     return yield* Effect.never
   }, Effect.scoped)
 ).pipe(Command.withDescription("Connected-vehicle service simulator"))
