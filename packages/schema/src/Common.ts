@@ -5,6 +5,7 @@
  * @since 0.1.0
  */
 import { DateTime, Schema, SchemaGetter } from "effect"
+import { parseIsoMillis } from "./internal/timestamp.ts"
 
 const minimumInstant = DateTime.makeUnsafe("0000-01-01T00:00:00.000Z")
 const maximumInstant = DateTime.makeUnsafe("9999-12-31T23:59:59.999Z")
@@ -18,23 +19,29 @@ const FourDigitYearUtc = Schema.DateTimeUtc.check(Schema.makeFilter<DateTime.Utc
   }
 ))
 
-const isoUtcPattern = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{1,9})?(?:Z|[+-]\d{2}:\d{2})$/
-
 // The check and the decode below run back to back on the same string: a
-// one-entry memo of `Date.parse` (a pure function) saves the second parse.
+// one-entry memo of the parse (a pure function) saves the second one.
 let lastInput: string | undefined
 let lastMillis = Number.NaN
 const parseMillis = (input: string): number => {
   if (input !== lastInput) {
-    lastMillis = Date.parse(input)
+    lastMillis = parseIsoMillis(input)
     lastInput = input
   }
   return lastMillis
 }
 
+const minimumMillis = DateTime.toEpochMillis(minimumInstant)
+const maximumMillis = DateTime.toEpochMillis(maximumInstant)
+
 /**
  * An ISO 8601 date-time string (with an explicit zone) decoded to a
  * `DateTime.Utc`, encoded back as `YYYY-MM-DDTHH:mm:ss.sssZ`.
+ *
+ * The string is read once (the common `...sssZ` form digit by digit, any
+ * other zone through `Date.parse`) by a check of the string that also keeps
+ * the instant within the years 0000 to 9999, so the decoding step only builds
+ * the `DateTime.Utc`: an invalid timestamp fails the decode as before.
  *
  * @example
  * ```ts
@@ -46,7 +53,10 @@ const parseMillis = (input: string): number => {
  * @since 0.1.0
  */
 export const Timestamp = Schema.String.check(Schema.makeFilter(
-  (input: string) => isoUtcPattern.test(input) && !Number.isNaN(parseMillis(input)),
+  (input: string) => {
+    const millis = parseMillis(input)
+    return millis >= minimumMillis && millis <= maximumMillis
+  },
   { expected: "an ISO 8601 date-time with zone, e.g. 2025-08-26T10:00:00.000Z" }
 )).pipe(
   Schema.decodeTo(FourDigitYearUtc, {

@@ -1,0 +1,53 @@
+import { assert, describe, it } from "@effect/vitest"
+import { DateTime, Schema } from "effect"
+import { Timestamp } from "../src/Common.ts"
+import { parseIsoMillis } from "../src/internal/timestamp.ts"
+
+// What Timestamp accepted before the digit-by-digit reading: the pattern, then Date.parse.
+const isoPattern = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{1,9})?(?:Z|[+-]\d{2}:\d{2})$/
+const reference = (input: string) => isoPattern.test(input) ? Date.parse(input) : Number.NaN
+
+const pad = (n: number, width: number) => String(n).padStart(width, "0")
+
+describe("Timestamp parsing", () => {
+  it("reads every form as Date.parse does, valid or not", () => {
+    // a deterministic sweep over field values around every limit, in each form
+    const zones = ["Z", "z", "+01:00", "-23:59", "", "+24:00"]
+    const fractions = ["", ".5", ".123", ".1234", ".", ".12a"]
+    let n = 0
+    for (const year of [0, 1, 99, 100, 1900, 1970, 2000, 2024, 2025, 2100, 9999]) {
+      for (const month of [0, 1, 2, 4, 12, 13]) {
+        for (const day of [0, 1, 28, 29, 30, 31, 32]) {
+          for (const time of ["00:00:00", "23:59:59", "24:00:00", "12:60:00", "12:00:60", "1a:00:00"]) {
+            const zone = zones[n % zones.length]!
+            const fraction = fractions[(n >> 1) % fractions.length]!
+            n++
+            const input = `${pad(year, 4)}-${pad(month, 2)}-${pad(day, 2)}T${time}${fraction}${zone}`
+            assert.isTrue(Object.is(parseIsoMillis(input), reference(input)), input)
+            const canonical = `${pad(year, 4)}-${pad(month, 2)}-${pad(day, 2)}T${time}.123Z`
+            assert.isTrue(Object.is(parseIsoMillis(canonical), reference(canonical)), canonical)
+          }
+        }
+      }
+    }
+    for (const input of ["", "2025-08-26", "2025-08-26T10:00:00.000", "2025-08-26 10:00:00.000Z", "+02025-08-26T10:00:00.000Z"]) {
+      assert.isTrue(Object.is(parseIsoMillis(input), reference(input)), input)
+    }
+  })
+
+  it.prop("agrees with Date.parse on any instant's ISO string", { millis: Schema.Int.check(Schema.isBetween({ minimum: -62_167_219_200_000, maximum: 253_402_300_799_999 })) }, ({ millis }) => {
+    const iso = new Date(millis).toISOString()
+    assert.strictEqual(parseIsoMillis(iso), millis)
+    assert.strictEqual(parseIsoMillis(iso.replace(/\.\d{3}Z$/, "Z")), Date.parse(iso.replace(/\.\d{3}Z$/, "Z")))
+  })
+
+  it("invalid dates and out-of-range instants still fail the decode", () => {
+    const decode = Schema.decodeUnknownExit(Timestamp)
+    for (const input of ["2025-13-01T10:00:00.000Z", "2025-08-26T25:00:00.000Z", "yesterday", "0000-01-01T00:00:00.000+01:00"]) {
+      assert.isTrue(decode(input)._tag === "Failure", input)
+    }
+    const utc = Schema.decodeUnknownSync(Timestamp)("2025-08-26T10:00:00.123Z")
+    assert.isTrue(DateTime.isUtc(utc))
+    assert.strictEqual(DateTime.toEpochMillis(utc), Date.parse("2025-08-26T10:00:00.123Z"))
+  })
+})
