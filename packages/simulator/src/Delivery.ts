@@ -69,7 +69,9 @@ export const EVENT_VERSION = "4.0"
 
 /**
  * The waits before the retries of a failed delivery (25 s, 50 s, 100 s): the
- * attempts happen at +0, +25, +75 and +175 s, then the event is dropped.
+ * attempts happen at +0, +25, +75 and +175 s from the first one (fixed
+ * offsets: an attempt that takes its 15 s does not push the next one back),
+ * then the event is dropped.
  *
  * @example
  * ```ts
@@ -80,6 +82,10 @@ export const EVENT_VERSION = "4.0"
  * @since 0.2.0
  */
 export const RETRY_DELAYS: ReadonlyArray<Duration.Duration> = [Duration.seconds(25), Duration.seconds(50), Duration.seconds(100)]
+
+const RETRY_OFFSETS_MILLIS = RETRY_DELAYS.map((_, i) =>
+  RETRY_DELAYS.slice(0, i + 1).reduce((total, delay) => total + Duration.toMillis(delay), 0)
+)
 
 /**
  * How long a receiver has to answer an attempt (a `VERIFY` included).
@@ -536,6 +542,7 @@ export const make = (options: {
     ) => {
       const started = generation
       return Effect.gen(function*() {
+        const firstAt = now()
         for (let n = 1; n <= RETRY_DELAYS.length + 1; n++) {
           if (generation !== started) return
           const deliveryId = newId("dlv")
@@ -558,7 +565,8 @@ export const make = (options: {
             outcome: ok ? "delivered" : last ? "dropped" : "retrying"
           })
           if (ok || last) return
-          yield* Effect.sleep(RETRY_DELAYS[n - 1]!)
+          // fixed offsets from the first attempt (+25, +75, +175 s): a slow failure does not push them back
+          yield* Effect.sleep(Duration.millis(Math.max(0, firstAt + RETRY_OFFSETS_MILLIS[n - 1]! - now())))
         }
       })
     }

@@ -60,7 +60,7 @@ const receiver = (key: Redacted.Redacted<string> = secret) =>
     const handled: Array<DeliveredEvent> = []
     const errors: Array<DeliveredEvent> = []
     const seen: Array<Seen> = []
-    const gate = { failNext: 0, failAlways: false }
+    const gate = { failNext: 0, failAlways: false, script: [] as Array<"302" | "hang"> }
     const quiet = Logger.layer([]) // the receiver's warnings (a rejected signature) are expected here
     const hooks = NodeAdapter.make({ secret: key, layer: quiet, handler: (event) => Effect.sync(() => handled.push(event)) })
     const errorHooks = NodeAdapter.make({ secret: key, layer: quiet, handler: (event) => Effect.sync(() => errors.push(event)) })
@@ -71,6 +71,12 @@ const receiver = (key: Redacted.Redacted<string> = secret) =>
         const body = Buffer.concat(chunks)
         seen.push({ path: req.url ?? "", headers: req.headers, body: body.toString("utf8") })
         const isVerify = body.includes("\"VERIFY\"")
+        const scripted = isVerify ? undefined : gate.script.shift()
+        if (scripted === "302") {
+          res.writeHead(302, { location: "/elsewhere" }).end()
+          return
+        }
+        if (scripted === "hang") return // never answered
         if (!isVerify && (gate.failAlways || gate.failNext > 0)) {
           gate.failNext = Math.max(0, gate.failNext - 1)
           res.writeHead(500, { "content-type": "application/json" }).end("{\"error\":\"down\"}")
@@ -310,6 +316,31 @@ describe("webhook deliveries over loopback", () => {
       assert.deepStrictEqual(attempts.map((e) => (Date.parse(e.at) - start) / 1000), [0, 25, 75, 175])
       assert.strictEqual(recv.seen.filter((s) => s.body.includes(eventId!)).length, 4)
       assert.isFalse(recv.handled.some((e) => e.eventId === eventId))
+    }).pipe(Effect.provide(Loopback())))
+
+  it.effect("a 3xx and no answer within 15 s are failures too (TestClock moves the 15 s)", () =>
+    Effect.gen(function*() {
+      const sim = yield* Simulator
+      const recv = yield* receiver()
+      const { vehicleId } = yield* subscribed(recv)
+      recv.gate.script = ["302", "hang"]
+      const { eventIds: [eventId] } = yield* sim.setSignal(vehicleId, "odometer-traveleddistance", { unit: "km", value: 5 })
+      const first = yield* waitFor("attempt 1", () => Effect.runSync(attemptsOf(sim, eventId!)).find((e) => e.attempt === 1))
+      assert.strictEqual(first.status, 302)
+      assert.strictEqual(first.outcome, "retrying")
+      yield* TestClock.adjust(Duration.seconds(25))
+      // the second attempt reached the receiver, which does not answer
+      yield* waitFor("attempt 2 received", () => recv.seen.filter((s) => s.body.includes(eventId!)).length === 2 || undefined)
+      yield* TestClock.adjust(Duration.seconds(15))
+      const second = yield* waitFor("attempt 2 timed out", () => Effect.runSync(attemptsOf(sim, eventId!)).find((e) => e.attempt === 2))
+      assert.isNull(second.status)
+      assert.strictEqual(second.error, "no answer within 15 s")
+      assert.strictEqual(second.outcome, "retrying")
+      yield* TestClock.adjust(Duration.seconds(35)) // +75 s
+      const third = yield* waitFor("attempt 3", () => Effect.runSync(attemptsOf(sim, eventId!)).find((e) => e.attempt === 3))
+      assert.strictEqual(third.outcome, "delivered")
+      assert.strictEqual(Date.parse(third.at) - Date.parse(first.at), 75_000)
+      yield* waitFor("handled", () => recv.handled.find((e) => e.eventId === eventId))
     }).pipe(Effect.provide(Loopback())))
 
   it.effect("a receiver with another secret fails the VERIFY: the webhook gets no events", () =>
