@@ -411,21 +411,18 @@ const attemptsOf = (field: string, maxRetries: unknown): number | InvalidArgumen
     ? maxRetries + 1
     : invalid(field, "Expected an integer >= 0")
 
-/** The transport's per-call options of the client's {@link RequestOptions}. */
+/**
+ * The transport's per-call options of the client's {@link RequestOptions}:
+ * the same names (`timeout`, `maxRetries`), passed as they are (the transport
+ * checks them); only `signal` is the client's own.
+ */
 const toCallOptions = (options: RequestOptions | undefined): Transport.CallOptions | undefined | InvalidArgumentError => {
   if (options === undefined) return undefined
   if (typeof options !== "object" || options === null) return invalid("options", "Expected an object")
   const { maxRetries, signal, timeout } = options
   if (signal !== undefined && !(signal instanceof AbortSignal)) return invalid("signal", "Expected an AbortSignal")
-  const timeoutMillis = timeout === undefined ? undefined : millisOf("timeout", timeout)
-  if (timeoutMillis instanceof InvalidArgumentError) return timeoutMillis
-  const maxAttempts = maxRetries === undefined ? undefined : attemptsOf("maxRetries", maxRetries)
-  if (maxAttempts instanceof InvalidArgumentError) return maxAttempts
-  if (timeoutMillis === undefined && maxAttempts === undefined) return undefined
-  return {
-    ...(timeoutMillis === undefined ? {} : { timeoutMillis }),
-    ...(maxAttempts === undefined ? {} : { retry: { maxAttempts } })
-  }
+  if (timeout === undefined && maxRetries === undefined) return undefined
+  return { timeout, maxRetries }
 }
 
 /** Every `DateTime` of a decoded value as a `Date` (plain objects and arrays are copied). */

@@ -17,7 +17,7 @@ import type { Headers, HttpClientError, HttpClientResponse } from "effect/http"
 import type { HttpApiEndpoint, HttpApiGroup } from "effect/http-api"
 import { HttpApi, HttpApiClient, HttpApiSchema } from "effect/http-api"
 import type { OAuthBadRequest, OAuthUnauthorized } from "@connected-vehicle/schema/Api"
-import { fromIssue, Identifier, isIdentifier } from "@connected-vehicle/schema/InvalidArgument"
+import { fromIssue, Identifier, InvalidArgument, isIdentifier } from "@connected-vehicle/schema/InvalidArgument"
 import { OAuthErrorBody } from "@connected-vehicle/schema/OAuth"
 import { ErrorEnvelope, fromEnvelope, RateLimitError } from "@connected-vehicle/schema/ServiceError"
 import type { ServiceError } from "@connected-vehicle/schema/ServiceError"
@@ -67,18 +67,34 @@ export interface Result<A> {
 }
 
 /**
- * Per-call overrides of the configured policies.
+ * Per-call overrides of the configured policies: the same names as the
+ * Promise client's options (`timeout`, `maxRetries`), plus `retry` and
+ * `rateLimit` for the rest of the policies.
+ *
+ * A `timeout` that is not a positive, finite duration, or a `maxRetries` that
+ * is not an integer >= 0, fails the call with `InvalidArgument` (field
+ * `timeout` or `maxRetries`) before anything is sent.
  *
  * @example
  * ```ts
  * import type { CallOptions } from "@connected-vehicle/transport/Transport"
  *
- * const patient: CallOptions = { timeoutMillis: 5_000, retry: { maxAttempts: 6 }, rateLimit: { wait: true } }
+ * const patient: CallOptions = { timeout: "5 seconds", maxRetries: 5, rateLimit: { wait: true } }
  * ```
  * @since 0.1.0
  */
 export interface CallOptions {
+  /** Timeout of each attempt (milliseconds or a `Duration` input such as `"5 seconds"`); default `TransportConfig.timeoutMillis`. */
+  readonly timeout?: Duration.Input | undefined
+  /** Retries after the first attempt (0: none); wins over `retry.maxAttempts`. */
+  readonly maxRetries?: number | undefined
+  /**
+   * Timeout of each attempt in milliseconds.
+   *
+   * @deprecated use `timeout` (which wins when both are given).
+   */
   readonly timeoutMillis?: number | undefined
+  /** The retry policy; `retry.maxAttempts` counts the first attempt (`maxRetries` + 1), prefer `maxRetries`. */
   readonly retry?: { readonly [K in keyof RetryPolicy]?: RetryPolicy[K] | undefined } | undefined
   readonly rateLimit?: { readonly [K in keyof RateLimitPolicy]?: RateLimitPolicy[K] | undefined } | undefined
 }
@@ -714,11 +730,16 @@ const makeMethod = (spec: {
     const given = (input ?? {}) as Given
     const invalid = checkParams(given)
     if (invalid !== undefined) return Effect.fail(invalid)
-    const retry = options?.retry === undefined ? config.retry : { ...config.retry, ...defined(options.retry) } as RetryPolicy
-    const rateLimit = options?.rateLimit === undefined
-      ? config.rateLimit
-      : { ...config.rateLimit, ...defined(options.rateLimit) } as RateLimitPolicy
-    const timeoutMillis = options?.timeoutMillis ?? config.timeoutMillis
+    let retry = config.retry
+    let rateLimit = config.rateLimit
+    let timeoutMillis = config.timeoutMillis
+    if (options !== undefined) {
+      const resolved = resolveOptions(options, config)
+      if (resolved instanceof InvalidArgument) return Effect.fail(resolved)
+      retry = resolved.retry
+      rateLimit = resolved.rateLimit
+      timeoutMillis = resolved.timeoutMillis
+    }
 
     /** The whole call, once its request is built: every error names that request. */
     const run = (built: HttpClientRequest.HttpClientRequest, span: Tracer.Span | undefined, propagate: boolean) =>
@@ -789,6 +810,43 @@ const withTimeout = <A, E>(self: Effect.Effect<A, E>, millis: number, onTimeout:
   })
 
 const defaultClock = Context.get(Context.empty(), Clock.Clock)
+
+/** The policies of one call: the configured ones with the call's overrides (`undefined` fields are ignored). */
+const resolveOptions = (
+  options: CallOptions,
+  config: TransportConfig["Service"]
+): { readonly retry: RetryPolicy; readonly rateLimit: RateLimitPolicy; readonly timeoutMillis: number } | InvalidArgument => {
+  let retry = options.retry === undefined ? config.retry : { ...config.retry, ...defined(options.retry) } as RetryPolicy
+  const rateLimit = options.rateLimit === undefined
+    ? config.rateLimit
+    : { ...config.rateLimit, ...defined(options.rateLimit) } as RateLimitPolicy
+  let timeoutMillis = options.timeoutMillis ?? config.timeoutMillis
+  if (options.timeout !== undefined) {
+    const millis = millisOf(options.timeout)
+    if (millis === undefined) return new InvalidArgument({ field: "timeout", message: "timeout: Expected a positive, finite duration" })
+    timeoutMillis = millis
+  }
+  if (options.maxRetries !== undefined) {
+    const maxRetries: unknown = options.maxRetries
+    if (typeof maxRetries !== "number" || !Number.isSafeInteger(maxRetries) || maxRetries < 0) {
+      return new InvalidArgument({ field: "maxRetries", message: "maxRetries: Expected an integer >= 0" })
+    }
+    retry = { ...retry, maxAttempts: maxRetries + 1 }
+  }
+  return { retry, rateLimit, timeoutMillis }
+}
+
+/** Whole milliseconds (rounded up) of a positive, finite duration input, else `undefined`. */
+const millisOf = (input: Duration.Input): number | undefined => {
+  let millis = Number.NaN
+  try {
+    const duration = Duration.fromInput(input)
+    if (Option.isSome(duration)) millis = Duration.toMillis(duration.value)
+  } catch {
+    // not a duration input
+  }
+  return Number.isFinite(millis) && millis > 0 ? Math.ceil(millis) : undefined
+}
 
 const defined = <A extends object>(a: A): Partial<A> =>
   Object.fromEntries(Object.entries(a).filter(([, v]) => v !== undefined)) as Partial<A>

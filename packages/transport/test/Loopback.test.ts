@@ -310,3 +310,49 @@ describe("Transport over loopback against the simulator", () => {
       }).pipe(Effect.provide(loopback({ ...fast, httpSpans: true }))))
   })
 })
+
+describe("per-call options with the Promise client's names, on a v3 call over loopback", () => {
+  const compatWith = (options: Transport.CallOptions) =>
+    Effect.flatMap(Transport.publicClient(CompatibilityApi, "compatibility"), (c) => c.list({}, options))
+
+  it.live("timeout: a Duration input per call, winning over the configured and the deprecated timeoutMillis", () =>
+    Effect.gen(function*() {
+      yield* inject(COMPAT, [{ _tag: "StallBody" }, { _tag: "StallBody" }])
+      const error = yield* Effect.flip(compatWith({ timeout: "300 millis", maxRetries: 0 }))
+      assert.strictEqual(error._tag, "RequestTimeout")
+      assert.strictEqual((error as RequestTimeout).timeoutMillis, 300)
+      const millis = yield* Effect.flip(compatWith({ timeout: 250, timeoutMillis: 60_000, maxRetries: 0 }))
+      assert.strictEqual((millis as RequestTimeout).timeoutMillis, 250)
+      assert.strictEqual((yield* logged(COMPAT)).length, 2)
+    }).pipe(Effect.provide(loopback({ ...fast, timeoutMillis: 60_000 }))))
+
+  it.live("maxRetries: retries after the first attempt, winning over retry.maxAttempts", () =>
+    Effect.gen(function*() {
+      yield* inject(COMPAT, [{ _tag: "Status", status: 500 }, { _tag: "Status", status: 500 }, { _tag: "Status", status: 500 }])
+      const error = yield* Effect.flip(compatWith({ maxRetries: 1, retry: { maxAttempts: 5 } }))
+      assert.strictEqual(error._tag, "ServerError")
+      assert.deepStrictEqual((yield* logged(COMPAT)).map((e) => e.status), [500, 500])
+      // one 500 left: with 2 retries the call succeeds on its second attempt
+      const result = yield* compatWith({ maxRetries: 2 })
+      assert.strictEqual(result.status, 200)
+      assert.deepStrictEqual((yield* logged(COMPAT)).map((e) => e.status), [500, 500, 500, 200])
+      yield* inject(COMPAT, [{ _tag: "Status", status: 500 }])
+      assert.strictEqual((yield* Effect.flip(compatWith({ maxRetries: 0 })))._tag, "ServerError")
+      assert.strictEqual((yield* logged(COMPAT)).length, 5)
+    }).pipe(Effect.provide(loopback({ retry: { ...fast.retry, maxAttempts: 5 } }))))
+
+  it.live("an invalid timeout or maxRetries is an InvalidArgument naming it, and nothing is sent", () =>
+    Effect.gen(function*() {
+      for (const timeout of [0, -1, Number.NaN, "soon" as "1 second", Number.POSITIVE_INFINITY]) {
+        const error = yield* Effect.flip(compatWith({ timeout }))
+        assert.strictEqual(error._tag, "InvalidArgument")
+        assert.strictEqual((error as { readonly field: string }).field, "timeout")
+      }
+      for (const maxRetries of [-1, 1.5, Number.NaN, "2" as unknown as number]) {
+        const error = yield* Effect.flip(compatWith({ maxRetries }))
+        assert.strictEqual(error._tag, "InvalidArgument")
+        assert.strictEqual((error as { readonly field: string }).field, "maxRetries")
+      }
+      assert.strictEqual((yield* logged(COMPAT)).length, 0)
+    }).pipe(Effect.provide(loopback(fast))))
+})
