@@ -203,7 +203,15 @@ export const run = (json: boolean) =>
       const entries = batchEntries(batch, tourPaths)
       yield* say(heading(`3. Legacy reads of ${vehicleId} in one batch (POST /v2.0/vehicles/{id}/batch)`))
       yield* say(renderBatch(entries))
-      return { vehicles: list, vehicleId, entries }
+      const deprecation = {
+        sunsetAt: batch.deprecation?.sunsetAt === undefined ? null : DateTime.formatIso(batch.deprecation.sunsetAt),
+        link: batch.deprecation?.link ?? null
+      }
+      yield* say(
+        `\nDeprecated: v2.0 sunsets ${deprecation.sunsetAt ?? "on 2026-12-01"} (the response's Sunset header). ` +
+          `Move to v3: ${deprecation.link ?? "docs/migrating-to-v3.md"}; compare with \`migrate check ${vehicleId}\`.`
+      )
+      return { vehicles: list, vehicleId, entries, deprecation }
     })
 
     // 4. v3 application token, connections, signals ---------------------------------
@@ -283,7 +291,8 @@ export const run = (json: boolean) =>
             redirectUri: authorization.redirectUri,
             accessToken: Authorize.redact(authorization.token.accessToken),
             vehicles: legacy.vehicles,
-            batch: { vehicleId: legacy.vehicleId, entries: legacy.entries }
+            batch: { vehicleId: legacy.vehicleId, entries: legacy.entries },
+            deprecation: legacy.deprecation
           },
           v3: {
             applicationToken: Authorize.redact(appToken.accessToken),
