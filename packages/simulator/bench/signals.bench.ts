@@ -1,26 +1,56 @@
 /**
- * Requests per second of the signals list (first page, 10 signals) against a
- * bare `node:http` server that sends the same bytes. Both listen on loopback
- * in this process and are driven by the same keep-alive client. Rounds
- * interleave (which server goes first alternates); the report gives each
- * side's median, the ratio of the medians and the median of the per-round
- * ratios (a round's two runs are adjacent in time, so that one is the least
- * sensitive to other work on the machine).
+ * The simulator against a bare `node:http` server, each in its own process,
+ * with the load from this (third) process: autocannon, 10 connections,
+ * `--seconds` (default 5) per run after a warm-up of each.
  *
- *   pnpm --filter @connected-vehicle/simulator bench [-- --rounds 7 --seconds 1 --concurrency 16]
+ * Two reads: the v3 signals list (`GET /v3/vehicles/{id}/signals`, an
+ * application token and `sc-user-id`) and the legacy odometer
+ * (`GET /v2.0/vehicles/{id}/odometer`, a user token from the consent flow).
+ * The bare server (`bench/bare.ts`) answers the same path with the status,
+ * headers and body the simulator sent for it, captured first. The two targets
+ * run alternately (which goes first alternates too) for `--rounds` rounds
+ * (default 3), so both see the same state of the machine.
+ *
+ * Reported for each: the median of the rounds' req/s, the medians of their
+ * p50 and p99 latency (autocannon's whole milliseconds), the ratio
+ * simulator / bare, and met / not met against the targets: throughput at
+ * least 0.5x the bare server's, p99 at most 2x the bare server's.
+ *
+ *   node bench/signals.bench.ts [--rounds 3 --seconds 5 --warmup 2]
  */
-import { Context, Effect, Layer } from "effect"
-import { Agent, createServer, request } from "node:http"
-import type { AddressInfo } from "node:net"
-import { layer, Simulator } from "../src/Simulator.ts"
+import { spawn } from "node:child_process"
+import type { ChildProcess } from "node:child_process"
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
+import { request } from "node:http"
+import { createRequire } from "node:module"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+
+interface AutocannonResult {
+  readonly requests: { readonly average: number }
+  readonly latency: { readonly p50: number; readonly p99: number }
+  readonly non2xx: number
+  readonly errors: number
+  readonly timeouts: number
+}
+
+const autocannon = createRequire(import.meta.url)("autocannon") as (options: {
+  readonly url: string
+  readonly connections: number
+  readonly duration: number
+  readonly headers: Record<string, string>
+}) => Promise<AutocannonResult>
 
 const arg = (name: string, fallback: number) => {
   const i = process.argv.indexOf(`--${name}`)
   return i === -1 ? fallback : Number(process.argv[i + 1])
 }
-const ROUNDS = arg("rounds", 7)
-const SECONDS = arg("seconds", 1)
-const CONCURRENCY = arg("concurrency", 16)
+const ROUNDS = arg("rounds", 3)
+const SECONDS = arg("seconds", 5)
+const WARMUP = arg("warmup", 2)
+const CONNECTIONS = 10
+const THROUGHPUT_TARGET = 0.5
+const P99_TARGET = 2
 
 const median = (xs: ReadonlyArray<number>) => {
   const s = [...xs].sort((a, b) => a - b)
@@ -28,89 +58,180 @@ const median = (xs: ReadonlyArray<number>) => {
   return s.length % 2 === 1 ? s[m]! : (s[m - 1]! + s[m]!) / 2
 }
 
-const get = (agent: Agent, port: number, path: string, headers: Record<string, string>) =>
-  new Promise<{ status: number; body: Buffer }>((resolve, reject) => {
-    const req = request({ agent, host: "127.0.0.1", port, path, headers }, (res) => {
+const children: Array<ChildProcess> = []
+
+/** Starts `node <args>` in the package folder and resolves with the URL it prints. */
+const start = (args: ReadonlyArray<string>) =>
+  new Promise<string>((resolve, reject) => {
+    const child = spawn(process.execPath, args, { cwd: new URL("..", import.meta.url), stdio: ["ignore", "pipe", "inherit"] })
+    children.push(child)
+    let out = ""
+    child.stdout!.on("data", (chunk: Buffer) => {
+      out += chunk.toString()
+      const match = /listening on (http:\/\/\S+)/.exec(out)
+      if (match !== null) resolve(match[1]!)
+    })
+    child.on("exit", (code) => reject(new Error(`${args.join(" ")} exited with ${code}: ${out}`)))
+  })
+
+interface Reply {
+  readonly status: number
+  readonly rawHeaders: ReadonlyArray<string>
+  readonly headers: Record<string, string | Array<string> | undefined>
+  readonly body: string
+}
+
+const send = (origin: string, method: string, path: string, headers: Record<string, string>, body?: string) =>
+  new Promise<Reply>((resolve, reject) => {
+    const url = new URL(origin)
+    const req = request({ host: url.hostname, port: url.port, method, path, headers }, (res) => {
       const chunks: Array<Buffer> = []
       res.on("data", (c: Buffer) => chunks.push(c))
-      res.on("end", () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks) }))
+      res.on("end", () =>
+        resolve({
+          status: res.statusCode ?? 0,
+          rawHeaders: res.rawHeaders,
+          headers: res.headers,
+          body: Buffer.concat(chunks).toString()
+        }))
       res.on("error", reject)
     })
     req.on("error", reject)
-    req.end()
+    req.end(body)
   })
 
-/** Requests completed per second by CONCURRENCY loops for SECONDS. */
-const load = async (port: number, path: string, headers: Record<string, string>) => {
-  const agent = new Agent({ keepAlive: true, maxSockets: CONCURRENCY })
-  const end = performance.now() + SECONDS * 1000
-  let done = 0
-  const loop = async () => {
-    while (performance.now() < end) {
-      const reply = await get(agent, port, path, headers)
-      if (reply.status !== 200) throw new Error(`status ${reply.status}`)
-      done++
-    }
-  }
-  const start = performance.now()
-  await Promise.all(Array.from({ length: CONCURRENCY }, loop))
-  const rps = done / ((performance.now() - start) / 1000)
-  agent.destroy()
-  return rps
+const expect200 = (reply: Reply, what: string) => {
+  if (reply.status !== 200 && reply.status !== 302) throw new Error(`${what}: ${reply.status} ${reply.body}`)
+  return reply
 }
 
-const main = Effect.gen(function*() {
-  const context = yield* Layer.build(layer())
-  const sim = Context.get(context, Simulator)
-  const port = Number(new URL(sim.url).port)
-  const basic = "Basic " + Buffer.from(`${sim.clientId}:demo-client-secret`).toString("base64")
-  const token = yield* Effect.promise(async () => {
-    const r = await fetch(`${sim.url}/oauth/token`, {
-      method: "POST",
-      headers: { authorization: basic, "content-type": "application/x-www-form-urlencoded" },
-      body: "grant_type=client_credentials"
-    })
-    return ((await r.json()) as { access_token: string }).access_token
-  })
-  const vehicleId = sim.data.vehicleIds[0]!
-  const headers = { authorization: `Bearer ${token}`, "sc-user-id": sim.data.connectionOf(vehicleId)!.userId }
-  const path = `/v3/vehicles/${vehicleId}/signals`
-  const sample = yield* Effect.promise(() => get(new Agent(), port, path, headers))
-  const bytes = sample.body
-
-  const bare = createServer((_req, res) => {
-    res.writeHead(200, { "content-type": "application/json", "content-length": bytes.length })
-    res.end(bytes)
-  })
-  yield* Effect.promise(() => new Promise<void>((resolve) => bare.listen(0, "127.0.0.1", resolve)))
-  const barePort = (bare.address() as AddressInfo).port
-
-  // warm up both
-  yield* Effect.promise(() => load(port, path, headers))
-  yield* Effect.promise(() => load(barePort, path, headers))
-  const simulator: Array<number> = []
-  const baseline: Array<number> = []
-  for (let round = 0; round < ROUNDS; round++) {
-    if (round % 2 === 0) {
-      simulator.push(yield* Effect.promise(() => load(port, path, headers)))
-      baseline.push(yield* Effect.promise(() => load(barePort, path, headers)))
-    } else {
-      baseline.push(yield* Effect.promise(() => load(barePort, path, headers)))
-      simulator.push(yield* Effect.promise(() => load(port, path, headers)))
-    }
+/** The headers a bare server sends for a captured reply: all but those Node adds itself. */
+const replayable = (raw: ReadonlyArray<string>) => {
+  const out: Array<string> = []
+  for (let i = 0; i < raw.length; i += 2) {
+    if (!/^(date|connection|keep-alive)$/i.test(raw[i]!)) out.push(raw[i]!, raw[i + 1]!)
   }
-  bare.close()
-  yield* sim.resetLog
-  const s = median(simulator)
-  const b = median(baseline)
-  console.log(`signals list, ${bytes.length} bytes, ${CONCURRENCY} keep-alive connections, ${ROUNDS} rounds of ${SECONDS}s`)
-  console.log(`simulator: median ${s.toFixed(0)} req/s  (rounds: ${simulator.map((x) => x.toFixed(0)).join(", ")})`)
-  console.log(`bare node:http: median ${b.toFixed(0)} req/s  (rounds: ${baseline.map((x) => x.toFixed(0)).join(", ")})`)
-  console.log(`ratio of medians simulator/bare: ${(s / b).toFixed(3)}`)
-  console.log(`median of round ratios: ${median(simulator.map((x, i) => x / baseline[i]!)).toFixed(3)}`)
-}).pipe(Effect.scoped)
+  return out
+}
 
-Effect.runPromise(main).then(() => process.exit(0), (error) => {
+interface Figures {
+  readonly rps: Array<number>
+  readonly p50: Array<number>
+  readonly p99: Array<number>
+}
+
+const run = async (url: string, headers: Record<string, string>, seconds: number) => {
+  const result = await autocannon({ url, connections: CONNECTIONS, duration: seconds, headers })
+  if (result.non2xx > 0 || result.errors > 0 || result.timeouts > 0) {
+    throw new Error(`${url}: ${result.non2xx} non-2xx, ${result.errors} errors, ${result.timeouts} timeouts`)
+  }
+  return result
+}
+
+const main = async () => {
+  const started = performance.now()
+  const sim = await start(["src/bin.ts", "--port", "0"])
+  const basic = "Basic " + Buffer.from("demo-client-id:demo-client-secret").toString("base64")
+  const form = { authorization: basic, "content-type": "application/x-www-form-urlencoded" }
+  const app = JSON.parse(expect200(await send(sim, "POST", "/oauth/token", form, "grant_type=client_credentials"), "token").body)
+    .access_token as string
+  const connection = JSON.parse(
+    expect200(await send(sim, "GET", "/v3/connections?pageSize=1", { authorization: `Bearer ${app}` }), "connections").body
+  ).data[0]
+  const vehicleId = connection.relationships.vehicle.data.id as string
+  const userId = connection.attributes.user.id as string
+  const redirect = "http://127.0.0.1:9/callback"
+  const consent = expect200(
+    await send(
+      sim,
+      "GET",
+      `/oauth/authorize?${new URLSearchParams({ response_type: "code", client_id: "demo-client-id", redirect_uri: redirect, login_hint: userId })}`,
+      {}
+    ),
+    "authorize"
+  )
+  const code = new URL(String(consent.headers["location"])).searchParams.get("code")!
+  const user = JSON.parse(
+    expect200(
+      await send(sim, "POST", "/oauth/token", form, new URLSearchParams({ grant_type: "authorization_code", code, redirect_uri: redirect }).toString()),
+      "code exchange"
+    ).body
+  ).access_token as string
+
+  const reads = [
+    {
+      name: "signals list",
+      path: `/v3/vehicles/${vehicleId}/signals`,
+      headers: { authorization: `Bearer ${app}`, "sc-user-id": userId }
+    },
+    { name: "legacy odometer", path: `/v2.0/vehicles/${vehicleId}/odometer`, headers: { authorization: `Bearer ${user}` } }
+  ]
+  const captured = []
+  for (const read of reads) {
+    const reply = expect200(await send(sim, "GET", read.path, read.headers), read.name)
+    captured.push({ path: read.path, status: reply.status, headers: replayable(reply.rawHeaders), body: reply.body })
+  }
+  const dir = mkdtempSync(join(tmpdir(), "simulator-bench-"))
+  const file = join(dir, "responses.json")
+  writeFileSync(file, JSON.stringify(captured))
+  const bare = await start(["bench/bare.ts", file])
+
+  console.log(
+    `simulator (node src/bin.ts) vs bare node:http, each in its own process; autocannon from this one: ` +
+      `${CONNECTIONS} connections, ${ROUNDS} rounds of ${SECONDS} s each, alternating, after ${WARMUP} s of warm-up`
+  )
+  let allMet = true
+  for (const [i, read] of reads.entries()) {
+    const targets = { simulator: sim, bare }
+    const figures: Record<keyof typeof targets, Figures> = {
+      simulator: { rps: [], p50: [], p99: [] },
+      bare: { rps: [], p50: [], p99: [] }
+    }
+    for (const target of Object.values(targets)) await run(target + read.path, read.headers, WARMUP)
+    for (let round = 0; round < ROUNDS; round++) {
+      const order: Array<keyof typeof targets> = round % 2 === 0 ? ["simulator", "bare"] : ["bare", "simulator"]
+      for (const name of order) {
+        const result = await run(targets[name] + read.path, read.headers, SECONDS)
+        figures[name].rps.push(result.requests.average)
+        figures[name].p50.push(result.latency.p50)
+        figures[name].p99.push(result.latency.p99)
+      }
+    }
+    const s = { rps: median(figures.simulator.rps), p50: median(figures.simulator.p50), p99: median(figures.simulator.p99) }
+    const b = { rps: median(figures.bare.rps), p50: median(figures.bare.p50), p99: median(figures.bare.p99) }
+    const throughput = s.rps / b.rps
+    const p99 = s.p99 / Math.max(b.p99, 1)
+    const row = (name: string, f: typeof s, rounds: Figures) =>
+      `  ${name.padEnd(10)} ${f.rps.toFixed(0).padStart(7)} req/s   p50 ${f.p50.toFixed(0).padStart(3)} ms   p99 ${
+        f.p99.toFixed(0).padStart(3)
+      } ms   (rounds: ${rounds.rps.map((x) => x.toFixed(0)).join(", ")} req/s)`
+    console.log(`${read.name} (GET ${read.path.replace(vehicleId, "{id}")}, ${captured[i]!.body.length} bytes)`)
+    console.log(row("simulator", s, figures.simulator))
+    console.log(row("bare", b, figures.bare))
+    const throughputMet = throughput >= THROUGHPUT_TARGET
+    const p99Met = p99 <= P99_TARGET
+    allMet &&= throughputMet && p99Met
+    console.log(
+      `  simulator/bare: throughput ${throughput.toFixed(2)}x (target >= ${THROUGHPUT_TARGET}x: ${throughputMet ? "met" : "NOT MET"}), ` +
+        `p99 ${p99.toFixed(2)}x (target <= ${P99_TARGET}x: ${p99Met ? "met" : "NOT MET"})`
+    )
+  }
+  console.log(`all targets ${allMet ? "met" : "NOT MET"}; ${((performance.now() - started) / 1000).toFixed(0)} s`)
+  rmSync(dir, { recursive: true, force: true })
+}
+
+const stop = () => {
+  for (const child of children) {
+    child.removeAllListeners("exit")
+    child.kill()
+  }
+}
+
+main().then(() => {
+  stop()
+  process.exit(0)
+}, (error) => {
+  stop()
   console.error(error)
   process.exit(1)
 })
