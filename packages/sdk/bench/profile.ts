@@ -1,7 +1,9 @@
 /**
  * One variant of the SDK benchmark alone, for a CPU profile of the client:
  *
- *   node --cpu-prof --cpu-prof-dir=/tmp/prof bench/profile.ts [signals|odometer|raw|promise|stream] [calls]
+ *   node --cpu-prof --cpu-prof-dir=/tmp/prof bench/profile.ts [signals|odometer|promise|raw|http|httpEffectOnly|stream] [calls]
+ *
+ * `http` is a bare `HttpClient` of `Transport.layerHttpClient` (with its span), `httpEffectOnly` raw undici inside `Effect.runPromise`.
  *
  * The simulator runs in its own process (its CPU is not in the profile).
  */

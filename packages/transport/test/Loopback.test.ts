@@ -10,7 +10,9 @@ import { Simulator } from "@connected-vehicle/simulator/Simulator"
 import * as Credentials from "@connected-vehicle/transport/Credentials"
 import * as Pagination from "@connected-vehicle/transport/Pagination"
 import * as Transport from "@connected-vehicle/transport/Transport"
-import { appToken, logged, loopback } from "./utils.ts"
+import { appToken, logged, loopback as loopbackOn } from "./utils.ts"
+
+const loopback = (options?: Parameters<typeof loopbackOn>[0]) => loopbackOn(options)
 
 const COMPAT = "/v3/compatible-vehicles"
 const fast = { retry: { initialDelayMillis: 5, maxDelayMillis: 20 } }
@@ -20,295 +22,326 @@ const inject = (path: string, faults: Parameters<Simulator["Service"]["injectFau
 
 const compat = Effect.flatMap(Transport.publicClient(CompatibilityApi, "compatibility"), (c) => c.list())
 
-describe("Transport over loopback against the simulator", () => {
-  it.live("500, 500, 200 succeeds with exactly 3 attempts", () =>
-    Effect.gen(function*() {
-      yield* inject(COMPAT, [{ _tag: "Status", status: 500 }, { _tag: "Status", status: 500 }])
-      const result = yield* compat
-      assert.isTrue(result.value.data.length > 0)
-      assert.strictEqual(result.status, 200)
-      const entries = yield* logged(COMPAT)
-      assert.deepStrictEqual(entries.map((e) => e.status), [500, 500, 200])
-    }).pipe(Effect.provide(loopback(fast))))
+// every scenario on undici through Effect's NodeHttpClient, and on the
+// default client (`layerHttpClient`: the lean client of internal/undici.ts)
+const clients = [["NodeHttpClient.layerUndici", NodeHttpClient.layerUndici], ["Transport.layerHttpClient", Transport.layerHttpClient]] as const
 
-  it.live("500 forever fails after the cap with a typed ServerError", () =>
-    Effect.gen(function*() {
-      yield* inject(COMPAT, Array.from({ length: 10 }, () => ({ _tag: "Status", status: 500 }) as const))
-      const error = yield* Effect.flip(compat)
-      assert.strictEqual(error._tag, "ServerError")
-      if (error._tag === "ServerError") {
-        assert.strictEqual(error.status, 500)
-        assert.strictEqual(error.method, "GET")
-        assert.match(error.url!, /^http:\/\/127\.0\.0\.1:\d+\/v3\/compatible-vehicles$/)
-        assert.strictEqual(error.resolution, "RETRY_LATER")
-      }
-      assert.strictEqual((yield* logged(COMPAT)).length, 3)
-    }).pipe(Effect.provide(loopback({ retry: { ...fast.retry, maxAttempts: 3 } }))))
+for (const [clientName, httpClient] of clients) {
+  const loopback = (options?: Parameters<typeof loopbackOn>[0]) => loopbackOn(options, httpClient)
 
-  it.live("400, 401, 403 and 404 are never retried", () =>
-    Effect.gen(function*() {
-      const statuses = [400, 401, 403, 404] as const
-      yield* inject(COMPAT, statuses.map((status) => ({ _tag: "Status", status }) as const))
-      const tags: Array<string> = []
-      for (const _ of statuses) tags.push((yield* Effect.flip(compat))._tag)
-      assert.deepStrictEqual(tags, ["ValidationError", "AuthenticationError", "AuthenticationError", "ResourceNotFoundError"])
-      assert.deepStrictEqual((yield* logged(COMPAT)).map((e) => e.status), [400, 401, 403, 404])
-    }).pipe(Effect.provide(loopback(fast))))
-
-  it.live("429 carries the parsed Retry-After (seconds and HTTP date)", () =>
-    Effect.gen(function*() {
-      const date = new Date(Date.now() + 120_000).toUTCString()
-      yield* inject(COMPAT, [{ _tag: "Status", status: 429, retryAfter: "2" }, { _tag: "Status", status: 429, retryAfter: date }])
-      const seconds = yield* Effect.flip(compat)
-      assert.strictEqual(seconds._tag, "RateLimitError")
-      assert.strictEqual((seconds as RateLimitError).retryAfterMillis, 2000)
-      const httpDate = yield* Effect.flip(compat)
-      assert.strictEqual(httpDate._tag, "RateLimitError")
-      const after = (httpDate as RateLimitError).retryAfterMillis
-      assert.isDefined(after)
-      assert.isTrue(after! > 100_000 && after! <= 120_000, String(after))
-      assert.strictEqual((yield* logged(COMPAT)).length, 2)
-    }).pipe(Effect.provide(loopback(fast))))
-
-  it.live("a stalled body ends in RequestTimeout", () =>
-    Effect.gen(function*() {
-      yield* inject(COMPAT, [{ _tag: "StallBody" }])
-      const error = yield* Effect.flip(compat)
-      assert.strictEqual(error._tag, "RequestTimeout")
-      assert.match((error as RequestTimeout).url, /\/v3\/compatible-vehicles$/)
-      assert.strictEqual((error as RequestTimeout).status, 200)
-    }).pipe(Effect.provide(loopback({ timeoutMillis: 300, retry: { maxAttempts: 1 } }))))
-
-  it.live("a dropped connection is retried for GET and not for POST", () =>
-    Effect.gen(function*() {
-      yield* inject(COMPAT, [{ _tag: "Drop" }])
-      const result = yield* compat
-      assert.isTrue(result.value.data.length > 0)
-      assert.strictEqual((yield* logged(COMPAT)).length, 2)
-
-      yield* inject("/oauth/token", [{ _tag: "Drop" }])
-      const error = yield* Effect.flip(appToken)
-      assert.strictEqual(error._tag, "TransportFailure")
-      assert.strictEqual((yield* logged("/oauth/token")).length, 1)
-    }).pipe(Effect.provide(loopback(fast))))
-
-  it.live("malformed JSON gives ResponseDecodeError with the URL", () =>
-    Effect.gen(function*() {
-      yield* inject(COMPAT, [{ _tag: "MalformedJson" }])
-      const error = yield* Effect.flip(compat)
-      assert.strictEqual(error._tag, "ResponseDecodeError")
-      if (error._tag === "ResponseDecodeError") {
-        assert.match(error.url, /^http:\/\/127\.0\.0\.1:\d+\/v3\/compatible-vehicles$/)
-        assert.strictEqual(error.method, "GET")
-      }
-    }).pipe(Effect.provide(loopback(fast))))
-
-  it.live("interrupting a request in backoff stops it", () =>
-    Effect.gen(function*() {
-      yield* inject(COMPAT, [{ _tag: "Status", status: 500 }, { _tag: "Status", status: 500 }])
-      // backoff of 1 to 2 s: an attempt not interrupted would come back well within the wait below
-      const fiber = yield* Effect.forkChild(compat)
-      while ((yield* logged(COMPAT)).filter((e) => e.status === 500).length === 0) yield* Effect.sleep("5 millis")
-      yield* Effect.sleep("50 millis")
-      const exit = yield* Fiber.interrupt(fiber).pipe(Effect.andThen(Fiber.await(fiber)))
-      assert.isTrue(Exit.hasInterrupts(exit))
-      yield* Effect.sleep("2500 millis")
-      assert.deepStrictEqual((yield* logged(COMPAT)).map((e) => e.status), [500])
-    }).pipe(Effect.provide(loopback({ retry: { initialDelayMillis: 2_000, maxDelayMillis: 2_000 } }))), 10_000)
-
-  it.live("maxElapsedMillis caps the whole call: a stalled body ends at the budget, not at the timeout", () =>
-    Effect.gen(function*() {
-      yield* inject(COMPAT, [{ _tag: "StallBody" }, { _tag: "StallBody" }])
-      const start = Date.now()
-      const error = yield* Effect.flip(compat)
-      const elapsed = Date.now() - start
-      assert.strictEqual(error._tag, "RequestTimeout")
-      assert.strictEqual((error as RequestTimeout).timeoutMillis, 300)
-      assert.strictEqual((error as RequestTimeout).status, 200)
-      assert.isTrue(elapsed < 5_000, `${elapsed} ms`)
-      assert.strictEqual((yield* logged(COMPAT)).length, 1)
-    }).pipe(Effect.provide(loopback({ timeoutMillis: 10_000, retry: { ...fast.retry, maxElapsedMillis: 300 } }))))
-
-  it.live("a 429 from the token endpoint is a RateLimitError with its Retry-After", () =>
-    Effect.gen(function*() {
-      yield* inject("/oauth/token", [{ _tag: "Status", status: 429, retryAfter: "4" }])
-      const error = yield* Effect.flip(appToken)
-      assert.strictEqual(error._tag, "RateLimitError")
-      assert.strictEqual((error as RateLimitError).retryAfterMillis, 4000)
-      assert.strictEqual((yield* logged("/oauth/token")).length, 1)
-    }).pipe(Effect.provide(loopback(fast))))
-
-  it.live("a POST answered with 500 is not retried, and is with retryNonIdempotent", () =>
-    Effect.gen(function*() {
-      const sim = yield* Simulator
-      const oauth = yield* Transport.publicClient(AuthorizationApi, "oauth")
-      const basic = Buffer.from(`${sim.clientId}:${Redacted.value(sim.clientSecret)}`).toString("base64")
-      const token = (options?: Transport.CallOptions) =>
-        oauth.token({ headers: { authorization: `Basic ${basic}` }, payload: { grant_type: "client_credentials" } }, options)
-      yield* inject("/oauth/token", [{ _tag: "Status", status: 500 }])
-      const error = yield* Effect.flip(token())
-      // the authorization server answers in the OAuth shape ({ error: "server_error" })
-      assert.strictEqual(error._tag, "OAuthError")
-      assert.strictEqual((error as { readonly status: number }).status, 500)
-      assert.deepStrictEqual((yield* logged("/oauth/token")).map((e) => e.status), [500])
-      yield* inject("/oauth/token", [{ _tag: "Status", status: 500 }])
-      const ok = yield* token({ retry: { retryNonIdempotent: true } })
-      assert.strictEqual(ok.status, 200)
-      assert.deepStrictEqual((yield* logged("/oauth/token")).map((e) => e.status), [500, 500, 200])
-    }).pipe(Effect.provide(loopback(fast))))
-
-  it.live("path parameters are always encoded; authenticated calls carry sc-user-id", () =>
-    Effect.gen(function*() {
-      const token = yield* appToken
-      const sim = yield* Simulator
-      yield* Effect.gen(function*() {
-        const connections = yield* Transport.client(VehicleApi, "connections")
-        const error = yield* Effect.flip(connections.get({ params: { connectionId: "..?webhooks#" } }))
-        assert.strictEqual(error._tag, "ResourceNotFoundError")
-        assert.deepStrictEqual((yield* logged(/^\/v3\/connections\//)).map((e) => e.path), ["/v3/connections/..%3Fwebhooks%23"])
-        // a "/" is refused, not encoded (a proxy may decode %2F): nothing sent
-        const traversal = yield* Effect.flip(connections.get({ params: { connectionId: "../webhooks" } }))
-        assert.strictEqual(traversal._tag, "InvalidArgument")
-        assert.strictEqual((yield* logged(/^\/v3\/connections\//)).length, 1)
-
-        const vehicleId = sim.data.vehicleIds[0]!
-        const userId = sim.data.connectionOf(vehicleId)!.userId
-        const signals = yield* Transport.client(VehicleApi, "signals")
-        const page = yield* signals.list({ params: { vehicleId }, headers: { "sc-user-id": userId } })
-        assert.isTrue(page.value.data.length > 0)
-        const entry = (yield* logged(`/v3/vehicles/${vehicleId}/signals`))[0]!
-        assert.strictEqual(entry.headers["sc-user-id"], userId)
-        assert.strictEqual(entry.headers["authorization"], "<redacted>")
-        assert.match(entry.headers["user-agent"]!, /^connected-vehicle-sdk\//)
-      }).pipe(Effect.provide(Credentials.layerStatic(token)))
-    }).pipe(Effect.provide(loopback(fast))))
-
-  it.live("v3 lists stream page by page, deciding by links.next and totalCount", () =>
-    Effect.gen(function*() {
-      const token = yield* appToken
-      const sim = yield* Simulator
-      yield* Effect.gen(function*() {
-        const webhooks = yield* Transport.client(ManagementApi, "webhooks")
-        const ids = yield* Pagination.items((page) => webhooks.list({ query: { page, pageSize: 3 } })).pipe(
-          Stream.map((w) => w.id),
-          Stream.runCollect
-        )
-        assert.deepStrictEqual([...ids].sort(), sim.data.webhooks.map((w) => w.id).sort())
-        assert.strictEqual((yield* logged("/v3/webhooks")).length, Math.ceil(sim.data.webhooks.length / 3))
-
-        const connections = yield* Transport.client(VehicleApi, "connections")
-        const pages = yield* Pagination.pages((page) => connections.list({ query: { page, pageSize: 7 } })).pipe(
-          Stream.runCollect
-        )
-        assert.strictEqual(pages.length, Math.ceil(sim.data.connectionCount / 7))
-        assert.strictEqual(pages.reduce((n, p) => n + p.data.length, 0), sim.data.connectionCount)
-      }).pipe(Effect.provide(Credentials.layerStatic(token)))
-    }).pipe(Effect.provide(loopback(fast))))
-
-  it.live("the token endpoint's OAuth errors are typed", () =>
-    Effect.gen(function*() {
-      const oauth = yield* Transport.publicClient(AuthorizationApi, "oauth")
-      const error = yield* Effect.flip(oauth.token({
-        headers: { authorization: `Basic ${Buffer.from("nobody:wrong").toString("base64")}` },
-        payload: { grant_type: "client_credentials" }
-      }))
-      assert.strictEqual(error._tag, "OAuthError")
-      if (error._tag === "OAuthError") assert.strictEqual(error.status, 401)
-    }).pipe(Effect.provide(loopback(fast))))
-  it.live("layerHttpClient is undici's client on Node: none of the headers fetch adds", () =>
-    Effect.gen(function*() {
-      const sim = yield* Simulator
-      const send = (client: Layer.Layer<HttpClient.HttpClient>) =>
-        Effect.flatMap(HttpClient.HttpClient, (http) => http.get(`${sim.url}${COMPAT}`)).pipe(
-          Effect.flatMap((response) => response.json),
-          Effect.provide(client)
-        )
-      yield* send(Transport.layerHttpClient)
-      yield* send(FetchHttpClient.layer)
-      const [viaDefault, viaFetch] = yield* logged(COMPAT)
-      assert.strictEqual(viaFetch?.headers["sec-fetch-mode"], "cors")
-      assert.isUndefined(viaDefault?.headers["sec-fetch-mode"])
-      assert.isUndefined(viaDefault?.headers["accept-encoding"])
-    }).pipe(Effect.provide(loopback(fast))))
-
-  it.effect("layerHttpClient falls back to fetch off Node, or when @effect/platform-node cannot be loaded", () =>
-    Effect.gen(function*() {
-      const undici = { layerUndici: Layer.empty as unknown as Layer.Layer<HttpClient.HttpClient> }
-      assert.strictEqual(yield* platformHttpClient(true, () => Promise.resolve(undici)), undici.layerUndici)
-      assert.strictEqual(yield* platformHttpClient(false, () => Promise.resolve(undici)), FetchHttpClient.layer)
-      assert.strictEqual(
-        yield* platformHttpClient(true, () => Promise.reject(new Error("Cannot find package"))),
-        FetchHttpClient.layer
-      )
-      assert.strictEqual((yield* Effect.promise(loadNodeHttpClient)).layerUndici, NodeHttpClient.layerUndici)
-    }))
-
-  describe("tracing", () => {
-    /** Runs the compatibility listing (first attempt 503) under a tracer that records every span. */
-    const traced = Effect.gen(function*() {
-      const spans: Array<Tracer.NativeSpan> = []
-      const tracer = Tracer.make({
-        span(options) {
-          const span = new Tracer.NativeSpan(options)
-          spans.push(span)
-          return span
-        }
-      })
-      yield* inject(COMPAT, [{ _tag: "Status", status: 503 }])
-      const result = yield* Effect.provideService(compat, Tracer.Tracer, tracer)
-      return { spans, result, entries: yield* logged(COMPAT) }
-    })
-
-    it.live("one span per call, with its status, request id and retry count, sent as the trace context; by default no client span per attempt", () =>
+  describe(`Transport over loopback against the simulator (${clientName})`, () => {
+    it.live("500, 500, 200 succeeds with exactly 3 attempts", () =>
       Effect.gen(function*() {
-        const { entries, result, spans } = yield* traced
-        assert.deepStrictEqual(spans.map((s) => s.name), ["connected-vehicle.compatibility.list"])
-        const call = spans[0]!
-        assert.strictEqual(call.kind, "client")
-        assert.strictEqual(call.attributes.get("http.request.method"), "GET")
-        assert.match(String(call.attributes.get("url.template")), /\/v3\/compatible-vehicles$/)
-        assert.strictEqual(call.attributes.get("http.response.status_code"), 200)
-        assert.strictEqual(call.attributes.get("request.id"), result.requestId)
-        assert.strictEqual(call.attributes.get("retry.count"), 1)
-        assert.strictEqual(call.status._tag, "Ended")
-        assert.deepStrictEqual(entries.map((e) => e.status), [503, 200])
-        for (const entry of entries) {
-          assert.strictEqual(entry.headers["traceparent"], `00-${call.traceId}-${call.spanId}-01`)
-          assert.strictEqual(entry.headers["b3"], `${call.traceId}-${call.spanId}-1`)
-        }
-      }).pipe(Effect.provide(loopback(fast))))
-
-    it.live("without a tracer: no span, no trace headers, and the caller's own span is left alone", () =>
-      Effect.gen(function*() {
-        yield* inject(COMPAT, [{ _tag: "Status", status: 503 }])
-        const outer = yield* Effect.withSpan(
-          Effect.flatMap(compat, () => Effect.currentSpan),
-          "caller"
-        )
-        assert.strictEqual(outer.name, "caller")
-        assert.isFalse(outer.attributes.has("retry.count"))
+        yield* inject(COMPAT, [{ _tag: "Status", status: 500 }, { _tag: "Status", status: 500 }])
+        const result = yield* compat
+        assert.isTrue(result.value.data.length > 0)
+        assert.strictEqual(result.status, 200)
         const entries = yield* logged(COMPAT)
-        assert.deepStrictEqual(entries.map((e) => e.status), [503, 200])
-        for (const entry of entries) assert.isUndefined(entry.headers["traceparent"])
+        assert.deepStrictEqual(entries.map((e) => e.status), [500, 500, 200])
       }).pipe(Effect.provide(loopback(fast))))
 
-    it.live("httpSpans: a client span per attempt under the call's span, and the trace context sent with each attempt", () =>
+    it.live("500 forever fails after the cap with a typed ServerError", () =>
       Effect.gen(function*() {
-        const { entries, spans } = yield* traced
-        const call = spans.find((s) => s.name === "connected-vehicle.compatibility.list")!
-        const attempts = spans.filter((s) => s !== call)
-        assert.strictEqual(attempts.length, 2)
-        assert.deepStrictEqual(attempts.map((s) => s.attributes.get("http.response.status_code")), [503, 200])
-        for (const span of attempts) {
-          assert.strictEqual(span.traceId, call.traceId)
-          assert.strictEqual(span.parent._tag === "Some" ? span.parent.value.spanId : undefined, call.spanId)
+        yield* inject(COMPAT, Array.from({ length: 10 }, () => ({ _tag: "Status", status: 500 }) as const))
+        const error = yield* Effect.flip(compat)
+        assert.strictEqual(error._tag, "ServerError")
+        if (error._tag === "ServerError") {
+          assert.strictEqual(error.status, 500)
+          assert.strictEqual(error.method, "GET")
+          assert.match(error.url!, /^http:\/\/127\.0\.0\.1:\d+\/v3\/compatible-vehicles$/)
+          assert.strictEqual(error.resolution, "RETRY_LATER")
         }
-        assert.deepStrictEqual(
-          entries.map((e) => e.headers["traceparent"]),
-          attempts.map((s) => `00-${s.traceId}-${s.spanId}-01`)
+        assert.strictEqual((yield* logged(COMPAT)).length, 3)
+      }).pipe(Effect.provide(loopback({ retry: { ...fast.retry, maxAttempts: 3 } }))))
+
+    it.live("400, 401, 403 and 404 are never retried", () =>
+      Effect.gen(function*() {
+        const statuses = [400, 401, 403, 404] as const
+        yield* inject(COMPAT, statuses.map((status) => ({ _tag: "Status", status }) as const))
+        const tags: Array<string> = []
+        for (const _ of statuses) tags.push((yield* Effect.flip(compat))._tag)
+        assert.deepStrictEqual(tags, ["ValidationError", "AuthenticationError", "AuthenticationError", "ResourceNotFoundError"])
+        assert.deepStrictEqual((yield* logged(COMPAT)).map((e) => e.status), [400, 401, 403, 404])
+      }).pipe(Effect.provide(loopback(fast))))
+
+    it.live("429 carries the parsed Retry-After (seconds and HTTP date)", () =>
+      Effect.gen(function*() {
+        const date = new Date(Date.now() + 120_000).toUTCString()
+        yield* inject(COMPAT, [{ _tag: "Status", status: 429, retryAfter: "2" }, { _tag: "Status", status: 429, retryAfter: date }])
+        const seconds = yield* Effect.flip(compat)
+        assert.strictEqual(seconds._tag, "RateLimitError")
+        assert.strictEqual((seconds as RateLimitError).retryAfterMillis, 2000)
+        const httpDate = yield* Effect.flip(compat)
+        assert.strictEqual(httpDate._tag, "RateLimitError")
+        const after = (httpDate as RateLimitError).retryAfterMillis
+        assert.isDefined(after)
+        assert.isTrue(after! > 100_000 && after! <= 120_000, String(after))
+        assert.strictEqual((yield* logged(COMPAT)).length, 2)
+      }).pipe(Effect.provide(loopback(fast))))
+
+    it.live("a stalled body ends in RequestTimeout", () =>
+      Effect.gen(function*() {
+        yield* inject(COMPAT, [{ _tag: "StallBody" }])
+        const error = yield* Effect.flip(compat)
+        assert.strictEqual(error._tag, "RequestTimeout")
+        assert.match((error as RequestTimeout).url, /\/v3\/compatible-vehicles$/)
+        assert.strictEqual((error as RequestTimeout).status, 200)
+      }).pipe(Effect.provide(loopback({ timeoutMillis: 300, retry: { maxAttempts: 1 } }))))
+
+    it.live("a dropped connection is retried for GET and not for POST", () =>
+      Effect.gen(function*() {
+        yield* inject(COMPAT, [{ _tag: "Drop" }])
+        const result = yield* compat
+        assert.isTrue(result.value.data.length > 0)
+        assert.strictEqual((yield* logged(COMPAT)).length, 2)
+
+        yield* inject("/oauth/token", [{ _tag: "Drop" }])
+        const error = yield* Effect.flip(appToken)
+        assert.strictEqual(error._tag, "TransportFailure")
+        assert.strictEqual((yield* logged("/oauth/token")).length, 1)
+      }).pipe(Effect.provide(loopback(fast))))
+
+    it.live("malformed JSON gives ResponseDecodeError with the URL", () =>
+      Effect.gen(function*() {
+        yield* inject(COMPAT, [{ _tag: "MalformedJson" }])
+        const error = yield* Effect.flip(compat)
+        assert.strictEqual(error._tag, "ResponseDecodeError")
+        if (error._tag === "ResponseDecodeError") {
+          assert.match(error.url, /^http:\/\/127\.0\.0\.1:\d+\/v3\/compatible-vehicles$/)
+          assert.strictEqual(error.method, "GET")
+        }
+      }).pipe(Effect.provide(loopback(fast))))
+
+    it.live("interrupting a request in backoff stops it", () =>
+      Effect.gen(function*() {
+        yield* inject(COMPAT, [{ _tag: "Status", status: 500 }, { _tag: "Status", status: 500 }])
+        // backoff of 1 to 2 s: an attempt not interrupted would come back well within the wait below
+        const fiber = yield* Effect.forkChild(compat)
+        while ((yield* logged(COMPAT)).filter((e) => e.status === 500).length === 0) yield* Effect.sleep("5 millis")
+        yield* Effect.sleep("50 millis")
+        const exit = yield* Fiber.interrupt(fiber).pipe(Effect.andThen(Fiber.await(fiber)))
+        assert.isTrue(Exit.hasInterrupts(exit))
+        yield* Effect.sleep("2500 millis")
+        assert.deepStrictEqual((yield* logged(COMPAT)).map((e) => e.status), [500])
+      }).pipe(Effect.provide(loopback({ retry: { initialDelayMillis: 2_000, maxDelayMillis: 2_000 } }))), 10_000)
+
+    it.live("maxElapsedMillis caps the whole call: a stalled body ends at the budget, not at the timeout", () =>
+      Effect.gen(function*() {
+        yield* inject(COMPAT, [{ _tag: "StallBody" }, { _tag: "StallBody" }])
+        const start = Date.now()
+        const error = yield* Effect.flip(compat)
+        const elapsed = Date.now() - start
+        assert.strictEqual(error._tag, "RequestTimeout")
+        assert.strictEqual((error as RequestTimeout).timeoutMillis, 300)
+        assert.strictEqual((error as RequestTimeout).status, 200)
+        assert.isTrue(elapsed < 5_000, `${elapsed} ms`)
+        assert.strictEqual((yield* logged(COMPAT)).length, 1)
+      }).pipe(Effect.provide(loopback({ timeoutMillis: 10_000, retry: { ...fast.retry, maxElapsedMillis: 300 } }))))
+
+    it.live("a 429 from the token endpoint is a RateLimitError with its Retry-After", () =>
+      Effect.gen(function*() {
+        yield* inject("/oauth/token", [{ _tag: "Status", status: 429, retryAfter: "4" }])
+        const error = yield* Effect.flip(appToken)
+        assert.strictEqual(error._tag, "RateLimitError")
+        assert.strictEqual((error as RateLimitError).retryAfterMillis, 4000)
+        assert.strictEqual((yield* logged("/oauth/token")).length, 1)
+      }).pipe(Effect.provide(loopback(fast))))
+
+    it.live("a POST answered with 500 is not retried, and is with retryNonIdempotent", () =>
+      Effect.gen(function*() {
+        const sim = yield* Simulator
+        const oauth = yield* Transport.publicClient(AuthorizationApi, "oauth")
+        const basic = Buffer.from(`${sim.clientId}:${Redacted.value(sim.clientSecret)}`).toString("base64")
+        const token = (options?: Transport.CallOptions) =>
+          oauth.token({ headers: { authorization: `Basic ${basic}` }, payload: { grant_type: "client_credentials" } }, options)
+        yield* inject("/oauth/token", [{ _tag: "Status", status: 500 }])
+        const error = yield* Effect.flip(token())
+        // the authorization server answers in the OAuth shape ({ error: "server_error" })
+        assert.strictEqual(error._tag, "OAuthError")
+        assert.strictEqual((error as { readonly status: number }).status, 500)
+        assert.deepStrictEqual((yield* logged("/oauth/token")).map((e) => e.status), [500])
+        yield* inject("/oauth/token", [{ _tag: "Status", status: 500 }])
+        const ok = yield* token({ retry: { retryNonIdempotent: true } })
+        assert.strictEqual(ok.status, 200)
+        assert.deepStrictEqual((yield* logged("/oauth/token")).map((e) => e.status), [500, 500, 200])
+      }).pipe(Effect.provide(loopback(fast))))
+
+    it.live("path parameters are always encoded; authenticated calls carry sc-user-id", () =>
+      Effect.gen(function*() {
+        const token = yield* appToken
+        const sim = yield* Simulator
+        yield* Effect.gen(function*() {
+          const connections = yield* Transport.client(VehicleApi, "connections")
+          const error = yield* Effect.flip(connections.get({ params: { connectionId: "..?webhooks#" } }))
+          assert.strictEqual(error._tag, "ResourceNotFoundError")
+          assert.deepStrictEqual((yield* logged(/^\/v3\/connections\//)).map((e) => e.path), ["/v3/connections/..%3Fwebhooks%23"])
+          // a "/" is refused, not encoded (a proxy may decode %2F): nothing sent
+          const traversal = yield* Effect.flip(connections.get({ params: { connectionId: "../webhooks" } }))
+          assert.strictEqual(traversal._tag, "InvalidArgument")
+          assert.strictEqual((yield* logged(/^\/v3\/connections\//)).length, 1)
+
+          const vehicleId = sim.data.vehicleIds[0]!
+          const userId = sim.data.connectionOf(vehicleId)!.userId
+          const signals = yield* Transport.client(VehicleApi, "signals")
+          const page = yield* signals.list({ params: { vehicleId }, headers: { "sc-user-id": userId } })
+          assert.isTrue(page.value.data.length > 0)
+          const entry = (yield* logged(`/v3/vehicles/${vehicleId}/signals`))[0]!
+          assert.strictEqual(entry.headers["sc-user-id"], userId)
+          assert.strictEqual(entry.headers["authorization"], "<redacted>")
+          assert.match(entry.headers["user-agent"]!, /^connected-vehicle-sdk\//)
+        }).pipe(Effect.provide(Credentials.layerStatic(token)))
+      }).pipe(Effect.provide(loopback(fast))))
+
+    it.live("v3 lists stream page by page, deciding by links.next and totalCount", () =>
+      Effect.gen(function*() {
+        const token = yield* appToken
+        const sim = yield* Simulator
+        yield* Effect.gen(function*() {
+          const webhooks = yield* Transport.client(ManagementApi, "webhooks")
+          const ids = yield* Pagination.items((page) => webhooks.list({ query: { page, pageSize: 3 } })).pipe(
+            Stream.map((w) => w.id),
+            Stream.runCollect
+          )
+          assert.deepStrictEqual([...ids].sort(), sim.data.webhooks.map((w) => w.id).sort())
+          assert.strictEqual((yield* logged("/v3/webhooks")).length, Math.ceil(sim.data.webhooks.length / 3))
+
+          const connections = yield* Transport.client(VehicleApi, "connections")
+          const pages = yield* Pagination.pages((page) => connections.list({ query: { page, pageSize: 7 } })).pipe(
+            Stream.runCollect
+          )
+          assert.strictEqual(pages.length, Math.ceil(sim.data.connectionCount / 7))
+          assert.strictEqual(pages.reduce((n, p) => n + p.data.length, 0), sim.data.connectionCount)
+        }).pipe(Effect.provide(Credentials.layerStatic(token)))
+      }).pipe(Effect.provide(loopback(fast))))
+
+    it.live("the token endpoint's OAuth errors are typed", () =>
+      Effect.gen(function*() {
+        const oauth = yield* Transport.publicClient(AuthorizationApi, "oauth")
+        const error = yield* Effect.flip(oauth.token({
+          headers: { authorization: `Basic ${Buffer.from("nobody:wrong").toString("base64")}` },
+          payload: { grant_type: "client_credentials" }
+        }))
+        assert.strictEqual(error._tag, "OAuthError")
+        if (error._tag === "OAuthError") assert.strictEqual(error.status, 401)
+      }).pipe(Effect.provide(loopback(fast))))
+    it.live("layerHttpClient is undici's client on Node: none of the headers fetch adds", () =>
+      Effect.gen(function*() {
+        const sim = yield* Simulator
+        const send = (client: Layer.Layer<HttpClient.HttpClient>) =>
+          Effect.flatMap(HttpClient.HttpClient, (http) => http.get(`${sim.url}${COMPAT}`)).pipe(
+            Effect.flatMap((response) => response.json),
+            Effect.provide(client)
+          )
+        yield* send(Transport.layerHttpClient)
+        yield* send(FetchHttpClient.layer)
+        const [viaDefault, viaFetch] = yield* logged(COMPAT)
+        assert.strictEqual(viaFetch?.headers["sec-fetch-mode"], "cors")
+        assert.isUndefined(viaDefault?.headers["sec-fetch-mode"])
+        assert.isUndefined(viaDefault?.headers["accept-encoding"])
+      }).pipe(Effect.provide(loopback(fast))))
+
+    it.effect("layerHttpClient falls back to fetch off Node, or when @effect/platform-node cannot be loaded", () =>
+      Effect.gen(function*() {
+        const undici = { layerUndici: Layer.empty as unknown as Layer.Layer<HttpClient.HttpClient> }
+        assert.strictEqual(yield* platformHttpClient(true, () => Promise.resolve(undici)), undici.layerUndici)
+        assert.strictEqual(yield* platformHttpClient(false, () => Promise.resolve(undici)), FetchHttpClient.layer)
+        assert.strictEqual(
+          yield* platformHttpClient(true, () => Promise.reject(new Error("Cannot find package"))),
+          FetchHttpClient.layer
         )
-      }).pipe(Effect.provide(loopback({ ...fast, httpSpans: true }))))
+        assert.strictEqual((yield* Effect.promise(loadNodeHttpClient)).layerUndici, NodeHttpClient.layerUndici)
+      }))
+
+    describe("tracing", () => {
+      /** Runs the compatibility listing (first attempt 503) under a tracer that records every span. */
+      const traced = Effect.gen(function*() {
+        const spans: Array<Tracer.NativeSpan> = []
+        const tracer = Tracer.make({
+          span(options) {
+            const span = new Tracer.NativeSpan(options)
+            spans.push(span)
+            return span
+          }
+        })
+        yield* inject(COMPAT, [{ _tag: "Status", status: 503 }])
+        const result = yield* Effect.provideService(compat, Tracer.Tracer, tracer)
+        return { spans, result, entries: yield* logged(COMPAT) }
+      })
+
+      it.live("one span per call, with its status, request id and retry count, sent as the trace context; by default no client span per attempt", () =>
+        Effect.gen(function*() {
+          const { entries, result, spans } = yield* traced
+          assert.deepStrictEqual(spans.map((s) => s.name), ["connected-vehicle.compatibility.list"])
+          const call = spans[0]!
+          assert.strictEqual(call.kind, "client")
+          assert.strictEqual(call.attributes.get("http.request.method"), "GET")
+          assert.match(String(call.attributes.get("url.template")), /\/v3\/compatible-vehicles$/)
+          assert.strictEqual(call.attributes.get("http.response.status_code"), 200)
+          assert.strictEqual(call.attributes.get("request.id"), result.requestId)
+          assert.strictEqual(call.attributes.get("retry.count"), 1)
+          assert.strictEqual(call.status._tag, "Ended")
+          assert.deepStrictEqual(entries.map((e) => e.status), [503, 200])
+          for (const entry of entries) {
+            assert.strictEqual(entry.headers["traceparent"], `00-${call.traceId}-${call.spanId}-01`)
+            assert.strictEqual(entry.headers["b3"], `${call.traceId}-${call.spanId}-1`)
+          }
+        }).pipe(Effect.provide(loopback(fast))))
+
+      it.live("without a tracer: no span, no trace headers, and the caller's own span is left alone", () =>
+        Effect.gen(function*() {
+          yield* inject(COMPAT, [{ _tag: "Status", status: 503 }])
+          const outer = yield* Effect.withSpan(
+            Effect.flatMap(compat, () => Effect.currentSpan),
+            "caller"
+          )
+          assert.strictEqual(outer.name, "caller")
+          assert.isFalse(outer.attributes.has("retry.count"))
+          const entries = yield* logged(COMPAT)
+          assert.deepStrictEqual(entries.map((e) => e.status), [503, 200])
+          for (const entry of entries) assert.isUndefined(entry.headers["traceparent"])
+        }).pipe(Effect.provide(loopback(fast))))
+
+      it.live("httpSpans: a client span per attempt under the call's span, and the trace context sent with each attempt", () =>
+        Effect.gen(function*() {
+          const { entries, spans } = yield* traced
+          const call = spans.find((s) => s.name === "connected-vehicle.compatibility.list")!
+          const attempts = spans.filter((s) => s !== call)
+          assert.strictEqual(attempts.length, 2)
+          assert.deepStrictEqual(attempts.map((s) => s.attributes.get("http.response.status_code")), [503, 200])
+          for (const span of attempts) {
+            assert.strictEqual(span.traceId, call.traceId)
+            assert.strictEqual(span.parent._tag === "Some" ? span.parent.value.spanId : undefined, call.spanId)
+          }
+          assert.deepStrictEqual(
+            entries.map((e) => e.headers["traceparent"]),
+            attempts.map((s) => `00-${s.traceId}-${s.spanId}-01`)
+          )
+        }).pipe(Effect.provide(loopback({ ...fast, httpSpans: true }))))
+    })
   })
+}
+
+describe("the default client (Transport.layerHttpClient) on Node", () => {
+  it.live("sends a request without an HttpClient span itself (lean client), any other through NodeHttpClient", () =>
+    Effect.gen(function*() {
+      const sim = yield* Simulator
+      const client = yield* HttpClient.HttpClient
+      const get = (disabled: boolean) =>
+        client.get(`${sim.url}${COMPAT}`, { urlParams: { "filter[region]": "US" } }).pipe(
+          Effect.flatMap((response) =>
+            Effect.map(response.json, (body) => ({ kind: response.constructor.name, status: response.status, body, url: response.url }))
+          ),
+          Effect.provideService(HttpClient.TracerDisabledWhen, () => disabled)
+        )
+      const lean = yield* get(true)
+      const full = yield* get(false)
+      assert.strictEqual(lean.kind, "LeanResponse")
+      assert.notStrictEqual(full.kind, "LeanResponse")
+      assert.strictEqual(lean.status, 200)
+      assert.deepStrictEqual(lean.body, full.body)
+      assert.strictEqual(lean.url, full.url)
+      assert.match(lean.url, /\?filter%5Bregion%5D=US$/)
+    }).pipe(Effect.provide(loopbackOn(fast, Transport.layerHttpClient))))
 })
 
 describe("per-call options with the Promise client's names, on a v3 call over loopback", () => {

@@ -1,4 +1,5 @@
 import { Effect, Layer, Redacted } from "effect"
+import type { HttpClient } from "effect/http"
 import { NodeHttpClient } from "@effect/platform-node"
 import { AuthorizationApi } from "@connected-vehicle/schema/Api"
 import { Simulator } from "@connected-vehicle/simulator/Simulator"
@@ -7,16 +8,19 @@ import * as Transport from "@connected-vehicle/transport/Transport"
 import * as TransportConfig from "@connected-vehicle/transport/TransportConfig"
 
 /** The simulator on 127.0.0.1 (free port) and the transport over a real socket. */
-export const loopback = (options?: Omit<TransportConfig.Options, "roots">) => {
+export const loopback = (
+  options?: Omit<TransportConfig.Options, "roots">,
+  httpClient: Layer.Layer<HttpClient.HttpClient> = NodeHttpClient.layerUndici
+) => {
   const simulator = SimulatorModule.layer({ host: "127.0.0.1", port: 0 })
   const config = Layer.unwrap(
     Effect.map(Effect.service(Simulator), (sim) => TransportConfig.layerOrigin(sim.url, options))
   ).pipe(Layer.provide(simulator))
   return Layer.mergeAll(
-    Transport.layer.pipe(Layer.provide([config, NodeHttpClient.layerUndici])),
+    Transport.layer.pipe(Layer.provide([config, httpClient])),
     config,
     simulator,
-    NodeHttpClient.layerUndici
+    httpClient
   )
 }
 

@@ -7,13 +7,15 @@ import { FetchHttpClient } from "effect/http"
 import type { HttpClient, UrlParams } from "effect/http"
 import { logLevelConfig } from "../TransportConfig.ts"
 import * as SdkLog from "./log.ts"
+import type { NodeUndiciParts } from "./undici.ts"
+import { layerLean } from "./undici.ts"
 
 /**
  * The part of `@effect/platform-node/NodeHttpClient` the transport uses.
  *
  * @internal
  */
-export interface NodeHttpClientModule {
+export interface NodeHttpClientModule extends Partial<NodeUndiciParts> {
   readonly layerUndici: Layer.Layer<HttpClient.HttpClient>
 }
 
@@ -40,7 +42,9 @@ export const loadNodeHttpClient = (): Promise<NodeHttpClientModule> =>
   import(/* webpackIgnore: true */ /* @vite-ignore */ nodeHttpClient)
 
 /**
- * Undici's client on Node when `load` succeeds, else `FetchHttpClient.layer`
+ * Undici on Node when `load` succeeds (the lean client of `./undici.ts` over
+ * `NodeHttpClient`'s dispatcher when the module has its parts, else
+ * `layerUndici`), else `FetchHttpClient.layer`
  * (logged at debug level when Node's could not be loaded, under
  * `CONNECTED_VEHICLE_LOG` when it is set and valid).
  *
@@ -52,7 +56,7 @@ export const platformHttpClient = (
 ): Effect.Effect<Layer.Layer<HttpClient.HttpClient>> =>
   onNode
     ? Effect.matchEffect(Effect.tryPromise(load), {
-      onSuccess: (module) => Effect.succeed(module.layerUndici),
+      onSuccess: (module) => Effect.succeed(leanOf(module) ?? module.layerUndici),
       onFailure: (error) =>
         Effect.flatMap(
           Effect.flatMap(Effect.option(logLevelConfig), (level) => SdkLog.current(Option.getOrUndefined(level))),
@@ -66,6 +70,12 @@ export const platformHttpClient = (
         )
     })
     : Effect.succeed(FetchHttpClient.layer)
+
+const leanOf = (module: NodeHttpClientModule): Layer.Layer<HttpClient.HttpClient> | undefined =>
+  module.Dispatcher !== undefined && module.layerDispatcher !== undefined && module.layerUndiciNoDispatcher !== undefined &&
+    module.UndiciOptions !== undefined
+    ? layerLean(module as NodeUndiciParts)
+    : undefined
 
 /**
  * The URL of a request with user info removed (query kept: no secret is ever

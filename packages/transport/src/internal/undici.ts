@@ -1,0 +1,365 @@
+/**
+ * @internal
+ */
+import { Effect, Inspectable, Layer, Option, Stream } from "effect"
+import type { Context } from "effect"
+import { Cookies, Headers, HttpClient, HttpClientError, UrlParams } from "effect/http"
+import type { HttpClientRequest, HttpClientResponse } from "effect/http"
+import { pipeArguments } from "effect/Pipeable"
+
+/**
+ * The part of undici's `Dispatcher` the lean client uses (undici 7 and later:
+ * the controller-based handler API).
+ *
+ * @internal
+ */
+export interface Dispatcher {
+  readonly dispatch: (options: DispatchOptions, handler: DispatchHandler) => boolean
+}
+
+interface DispatchOptions {
+  readonly origin: string
+  readonly path: string
+  readonly method: string
+  readonly headers: Record<string, string>
+  readonly body: string | Uint8Array | null
+  readonly headersTimeout: number
+  readonly bodyTimeout: number
+}
+
+interface DispatchController {
+  readonly abort: (reason: Error) => void
+}
+
+interface DispatchHandler {
+  readonly onRequestStart: (controller: DispatchController, context: unknown) => void
+  readonly onResponseStart: (
+    controller: DispatchController,
+    statusCode: number,
+    headers: Record<string, string | ReadonlyArray<string> | undefined>,
+    statusMessage?: string
+  ) => void
+  readonly onResponseData: (controller: DispatchController, chunk: Uint8Array) => void
+  readonly onResponseEnd: (controller: DispatchController, trailers: unknown) => void
+  readonly onResponseError: (controller: DispatchController, error: Error) => void
+}
+
+/**
+ * The part of `@effect/platform-node/NodeHttpClient` the lean client is
+ * built from: the full client without its dispatcher, the dispatcher layer
+ * and service, and the fiber's undici options.
+ *
+ * @internal
+ */
+export interface NodeUndiciParts {
+  readonly Dispatcher: Context.Key<any, Dispatcher>
+  readonly layerDispatcher: Layer.Layer<any>
+  readonly layerUndiciNoDispatcher: Layer.Layer<HttpClient.HttpClient, never, any>
+  readonly UndiciOptions: Context.Reference<Record<string, unknown>>
+}
+
+const aborted = new Error("The request was interrupted")
+const decoder = new TextDecoder()
+
+/**
+ * One exchange on the dispatcher: the response head resumes `onHead`; the
+ * body is collected as it arrives (JSON bodies of an API: nothing is
+ * streamed) and handed to whoever waits for it.
+ */
+class Exchange implements DispatchHandler {
+  controller: DispatchController | undefined = undefined
+  interrupted = false
+  done = false
+  error: Error | undefined = undefined
+  chunks: Array<Uint8Array> = []
+  size = 0
+  onHead: ((status: number, headers: Record<string, string | ReadonlyArray<string> | undefined>) => void) | undefined
+  onFail: ((error: Error) => void) | undefined
+  onBody: (() => void) | undefined = undefined
+
+  constructor(
+    onHead: (status: number, headers: Record<string, string | ReadonlyArray<string> | undefined>) => void,
+    onFail: (error: Error) => void
+  ) {
+    this.onHead = onHead
+    this.onFail = onFail
+  }
+
+  onRequestStart(controller: DispatchController) {
+    this.controller = controller
+    if (this.interrupted) controller.abort(aborted)
+  }
+  onResponseStart(_: DispatchController, statusCode: number, headers: Record<string, string | ReadonlyArray<string> | undefined>) {
+    if (statusCode < 200) return
+    const onHead = this.onHead
+    this.onHead = undefined
+    this.onFail = undefined
+    onHead?.(statusCode, headers)
+  }
+  onResponseData(_: DispatchController, chunk: Uint8Array) {
+    this.chunks.push(chunk)
+    this.size += chunk.length
+  }
+  onResponseEnd() {
+    this.done = true
+    this.onBody?.()
+  }
+  onResponseError(_: DispatchController, error: Error) {
+    this.error = error
+    const onFail = this.onFail
+    this.onHead = undefined
+    this.onFail = undefined
+    if (onFail !== undefined) onFail(error)
+    else this.onBody?.()
+  }
+  /** Aborts the exchange unless it is over. */
+  abort() {
+    if (this.done || this.error !== undefined) return
+    this.interrupted = true
+    this.onHead = undefined
+    this.onFail = undefined
+    this.controller?.abort(aborted)
+  }
+  bytes(): Uint8Array {
+    if (this.chunks.length === 1) return this.chunks[0]!
+    const out = new Uint8Array(this.size)
+    let offset = 0
+    for (const chunk of this.chunks) {
+      out.set(chunk, offset)
+      offset += chunk.length
+    }
+    this.chunks = [out]
+    return out
+  }
+}
+
+/** The bytes in an `ArrayBuffer` of their own (a chunk may be a view of a shared pool). */
+const copyOf = (bytes: Uint8Array): ArrayBuffer => {
+  const out = new Uint8Array(bytes.length)
+  out.set(bytes)
+  return out.buffer
+}
+
+/** An `HttpClientResponse` over one {@link Exchange}: the body is read once and kept. */
+class LeanResponse extends Inspectable.Class implements HttpClientResponse.HttpClientResponse {
+  readonly ["~effect/http/HttpClientResponse"] = "~effect/http/HttpClientResponse" as const
+  readonly ["~effect/http/HttpIncomingMessage"] = "~effect/http/HttpIncomingMessage" as const
+  readonly request: HttpClientRequest.HttpClientRequest
+  readonly status: number
+  readonly url: string
+  readonly exchange: Exchange
+  readonly source: Record<string, string | ReadonlyArray<string> | undefined>
+  cachedHeaders: Headers.Headers | undefined = undefined
+  cachedText: string | undefined = undefined
+
+  constructor(
+    request: HttpClientRequest.HttpClientRequest,
+    url: string,
+    status: number,
+    source: Record<string, string | ReadonlyArray<string> | undefined>,
+    exchange: Exchange
+  ) {
+    super()
+    this.request = request
+    this.url = url
+    this.status = status
+    this.source = source
+    this.exchange = exchange
+  }
+
+  pipe() {
+    // eslint-disable-next-line prefer-rest-params
+    return pipeArguments(this, arguments)
+  }
+  get headers(): Headers.Headers {
+    return this.cachedHeaders ??= Headers.fromInput(this.source as Headers.Input)
+  }
+  get cookies(): Cookies.Cookies {
+    const header = this.source["set-cookie"]
+    return header === undefined ? Cookies.empty : Cookies.fromSetCookie(header as Iterable<string> | string)
+  }
+  get remoteAddress(): Option.Option<string> {
+    return Option.none()
+  }
+  decodeError(description: string, cause?: unknown) {
+    return new HttpClientError.HttpClientError({
+      reason: new HttpClientError.DecodeError({ request: this.request, response: this, description, cause })
+    })
+  }
+  /** The body once it has fully arrived; interrupting the wait aborts the exchange. */
+  get arrayBufferBytes(): Effect.Effect<Uint8Array, HttpClientError.HttpClientError> {
+    const exchange = this.exchange
+    const settled = (): Effect.Effect<Uint8Array, HttpClientError.HttpClientError> | undefined =>
+      exchange.error !== undefined
+        ? Effect.fail(
+          new HttpClientError.HttpClientError({
+            reason: new HttpClientError.TransportError({ request: this.request, cause: exchange.error, description: exchange.error.message })
+          })
+        )
+        : exchange.done
+        ? Effect.succeed(exchange.bytes())
+        : undefined
+    return Effect.suspend(() =>
+      settled() ?? Effect.callback<Uint8Array, HttpClientError.HttpClientError>((resume) => {
+        exchange.onBody = () => {
+          exchange.onBody = undefined
+          resume(settled()!)
+        }
+        return Effect.sync(() => {
+          exchange.onBody = undefined
+          exchange.abort()
+        })
+      })
+    )
+  }
+  get arrayBuffer(): Effect.Effect<ArrayBuffer, HttpClientError.HttpClientError> {
+    return Effect.map(this.arrayBufferBytes, copyOf)
+  }
+  get text(): Effect.Effect<string, HttpClientError.HttpClientError> {
+    if (this.cachedText !== undefined) return Effect.succeed(this.cachedText)
+    return Effect.map(this.arrayBufferBytes, (bytes) => this.cachedText ??= decoder.decode(bytes))
+  }
+  get json(): Effect.Effect<any, HttpClientError.HttpClientError> {
+    return Effect.flatMap(this.text, (text) => {
+      try {
+        return Effect.succeed(text === "" ? null : JSON.parse(text))
+      } catch (cause) {
+        return Effect.fail(this.decodeError("the body is not JSON", cause))
+      }
+    })
+  }
+  get urlParamsBody(): Effect.Effect<UrlParams.UrlParams, HttpClientError.HttpClientError> {
+    return Effect.map(this.text, (text) => UrlParams.fromInput(new URLSearchParams(text.replace(/^\?/, "%3F"))))
+  }
+  get formData(): Effect.Effect<FormData, HttpClientError.HttpClientError> {
+    return Effect.flatMap(this.arrayBufferBytes, (bytes) =>
+      Effect.tryPromise({
+        try: () => new Response(copyOf(bytes), { headers: this.headers as Record<string, string> }).formData(),
+        catch: (cause) => this.decodeError("the body is not form data", cause)
+      }))
+  }
+  get stream(): Stream.Stream<Uint8Array, HttpClientError.HttpClientError> {
+    return Stream.fromEffect(this.arrayBufferBytes)
+  }
+  get upgrade(): Effect.Effect<never, HttpClientError.HttpClientError> {
+    return Effect.fail(
+      new HttpClientError.HttpClientError({
+        reason: new HttpClientError.StatusCodeError({ request: this.request, response: this, description: "no upgrade was asked" })
+      })
+    )
+  }
+  toJSON(): unknown {
+    return { _id: "HttpClientResponse", request: this.request.toJSON(), status: this.status }
+  }
+}
+
+/** The request's body as undici takes it, or `undefined` when the full client must send it. */
+const bodyOf = (request: HttpClientRequest.HttpClientRequest): string | Uint8Array | null | undefined => {
+  const body = request.body
+  switch (body._tag) {
+    case "Empty":
+      return null
+    case "Uint8Array":
+      return body.body
+    case "Raw":
+      return typeof body.body === "string" || body.body instanceof Uint8Array ? body.body : undefined
+    default:
+      return undefined
+  }
+}
+
+const isEmpty = (record: Record<string, unknown>): boolean => {
+  for (const _ in record) return false
+  return true
+}
+
+/**
+ * An `HttpClient` on undici's dispatcher that sends a request itself when
+ * Effect's `HttpClient` would make no span for it (`TracerDisabledWhen`, as the
+ * transport sets it unless `httpSpans`) and it is plain (no upgrade, a body
+ * that is empty, bytes or a string, no fiber-level undici options): one
+ * `dispatch` with a handler, no `AbortController`, no abort listener, no
+ * stream for the body (collected as it arrives, read once). Every other
+ * request goes to `full` (`NodeHttpClient`'s undici client on the same
+ * dispatcher). Interrupting a call aborts its exchange, before or after the
+ * response head.
+ *
+ * @internal
+ */
+export const makeLean = (
+  dispatcher: Dispatcher,
+  full: HttpClient.HttpClient,
+  undiciOptions: Context.Reference<Record<string, unknown>>
+): HttpClient.HttpClient =>
+  HttpClient.makeWith(
+    (requestEffect) =>
+      Effect.flatMap(requestEffect, (request) =>
+        Effect.withFiber((fiber) => {
+          const body = bodyOf(request)
+          if (
+            body === undefined ||
+            request.headers["upgrade"] !== undefined ||
+            !(fiber.getRef(HttpClient.TracerDisabledWhen)(request)) ||
+            !isEmpty(fiber.getRef(undiciOptions))
+          ) {
+            return full.execute(request)
+          }
+          let url: URL
+          try {
+            url = new URL(request.url)
+            const params = request.urlParams.params
+            for (let i = 0; i < params.length; i++) {
+              const [key, value] = params[i]!
+              if (value !== undefined) url.searchParams.append(key, String(value))
+            }
+          } catch (cause) {
+            return Effect.fail(
+              new HttpClientError.HttpClientError({ reason: new HttpClientError.InvalidUrlError({ request, cause }) })
+            )
+          }
+          const href = url.href
+          return Effect.callback<HttpClientResponse.HttpClientResponse, HttpClientError.HttpClientError>((resume) => {
+            const exchange: Exchange = new Exchange(
+              (status, headers) => resume(Effect.succeed(new LeanResponse(request, href, status, headers, exchange))),
+              (cause) =>
+                resume(Effect.fail(
+                  new HttpClientError.HttpClientError({
+                    reason: new HttpClientError.TransportError({ request, cause, description: cause.message })
+                  })
+                ))
+            )
+            try {
+              dispatcher.dispatch({
+                origin: url.origin,
+                path: url.pathname + url.search,
+                method: request.method,
+                headers: request.headers,
+                body,
+                // timeouts are the transport's (one timer per attempt)
+                headersTimeout: 60 * 60 * 1000,
+                bodyTimeout: 0
+              }, exchange)
+            } catch (cause) {
+              exchange.onResponseError(undefined as never, cause instanceof Error ? cause : new Error(String(cause)))
+            }
+            return Effect.sync(() => exchange.abort())
+          })
+        })),
+    Effect.succeed as HttpClient.HttpClient["preprocess"]
+  )
+
+/**
+ * The lean client as a layer, from the parts of `NodeHttpClient` (one
+ * dispatcher for it and for the full client).
+ *
+ * @internal
+ */
+export const layerLean = (parts: NodeUndiciParts): Layer.Layer<HttpClient.HttpClient> =>
+  Layer.effect(
+    HttpClient.HttpClient,
+    Effect.gen(function*() {
+      const dispatcher = yield* Effect.service(parts.Dispatcher)
+      const full = yield* HttpClient.HttpClient
+      return makeLean(dispatcher, full, parts.UndiciOptions)
+    })
+  ).pipe(Layer.provide(parts.layerUndiciNoDispatcher), Layer.provide(parts.layerDispatcher)) as Layer.Layer<HttpClient.HttpClient>
