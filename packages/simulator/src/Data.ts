@@ -703,6 +703,89 @@ export const legacyBody = (
   }
 }
 
+/**
+ * The v3 signal that holds the datum of each legacy read (the migration
+ * guide's table): a reading set on that signal is what the legacy read answers.
+ *
+ * @since 0.2.0
+ */
+export const legacySignalCode: Readonly<Record<Exclude<Legacy.LegacyPath, "/service/history">, string>> = {
+  "/odometer": "odometer-traveleddistance",
+  "/location": "location-preciselocation",
+  "/vin": "vehicleidentification-vin",
+  "/engine/oil": "internalcombustionengine-oillife",
+  "/tires/pressure": "wheel-tirepressures"
+}
+
+const finite = (value: unknown): value is number => typeof value === "number" && Number.isFinite(value)
+
+/** Kilometres (or undefined) from a distance in `unit` (km by default; `mi`/`miles`). */
+const kilometres = (value: unknown, unit: unknown): number | undefined => {
+  if (!finite(value)) return undefined
+  if (unit === undefined || unit === "km" || unit === "kilometers" || unit === "kilometres") return value
+  if (unit === "mi" || unit === "miles") return value * KM_PER_MILE
+  return undefined
+}
+
+/** Kilopascals (or undefined) from a pressure in `unit` (kPa by default; `psi`). */
+const kilopascals = (value: unknown, unit: unknown): number | undefined => {
+  if (!finite(value)) return undefined
+  if (unit === undefined || unit === "kPa" || unit === "kpa") return value
+  if (unit === "psi") return value * KPA_PER_PSI
+  return undefined
+}
+
+/**
+ * The body of a legacy read from a reading set on its v3 signal
+ * ({@link legacySignalCode}), in the unit system asked for; undefined when the
+ * reading does not hold what the legacy body needs (the read then keeps its
+ * generated value).
+ *
+ * @example
+ * ```ts
+ * import { legacyBodyOfReading } from "@connected-vehicle/simulator/Data"
+ *
+ * legacyBodyOfReading("/odometer", { unit: "km", value: 1609.344 }, true) // { distance: 1000 }
+ * ```
+ * @since 0.2.0
+ */
+export const legacyBodyOfReading = (
+  path: Exclude<Legacy.LegacyPath, "/service/history">,
+  body: Readonly<Record<string, unknown>>,
+  imperial: boolean
+): Legacy.Odometer | Legacy.Location | Legacy.Vin | Legacy.EngineOil | Legacy.TirePressure | undefined => {
+  switch (path) {
+    case "/odometer": {
+      const km = kilometres(body["value"], body["unit"])
+      if (km === undefined) return undefined
+      return { distance: imperial ? round(km / KM_PER_MILE, 2) : round(km, 2) }
+    }
+    case "/location": {
+      const { latitude, longitude } = body
+      if (!finite(latitude) || !finite(longitude) || Math.abs(latitude) > 90 || Math.abs(longitude) > 180) return undefined
+      return { latitude, longitude }
+    }
+    case "/vin":
+      return typeof body["vin"] === "string" ? { vin: body["vin"] } : undefined
+    case "/engine/oil": {
+      const percent = body["value"]
+      if (!finite(percent) || (body["unit"] !== undefined && body["unit"] !== "percent") || percent < 0 || percent > 100) {
+        return undefined
+      }
+      return { lifeRemaining: round(percent / 100, 3) }
+    }
+    case "/tires/pressure": {
+      const out: Array<number> = []
+      for (const key of ["frontLeft", "frontRight", "backLeft", "backRight"]) {
+        const kpa = kilopascals(body[key], body["unit"])
+        if (kpa === undefined) return undefined
+        out.push(imperial ? round(kpa / KPA_PER_PSI, 1) : round(kpa, 1))
+      }
+      return { frontLeft: out[0]!, frontRight: out[1]!, backLeft: out[2]!, backRight: out[3]! }
+    }
+  }
+}
+
 const serviceTasks = [
   ["Oil and filter change", "OIL_CHANGE"],
   ["Tire rotation", "TIRE_ROTATION"],

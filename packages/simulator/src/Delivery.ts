@@ -15,6 +15,7 @@
  */
 import type { DeliveredEvent, Trigger, VehicleErrorEntry, WebhookEvent } from "@connected-vehicle/schema/WebhookEvent"
 import { EventSignalBody, WebhookEventFromJson } from "@connected-vehicle/schema/WebhookEvent"
+import { SignalBody } from "@connected-vehicle/schema/Signal"
 import { Clock, DateTime, Duration, Effect, Fiber, Option, Redacted, Schema, Scope } from "effect"
 import type { Context } from "effect"
 import { HttpServerResponse } from "effect/http"
@@ -322,8 +323,27 @@ export interface Deliveries {
   readonly webhooks: () => ReadonlyArray<CreatedWebhook>
   /** Created subscriptions, newest first (for the `/v3/subscriptions` lists). */
   readonly subscriptions: () => ReadonlyArray<CreatedSubscription>
+  /**
+   * The reading set on a signal of a vehicle (by index) through
+   * {@link Deliveries.setSignal}, else undefined: `body` as events carry it,
+   * `wire` as the v3 REST endpoints encode it, `at` when it was set.
+   */
+  readonly reading: (vehicleIndex: number, code: string) => Reading | undefined
+  /** Counts the changes of readings (and resets): a cache of rendered readings is valid while it stays the same. */
+  readonly readingsVersion: () => number
   /** Forgets every created webhook, subscription, reading, error and the log. */
   readonly reset: () => void
+}
+
+/**
+ * A reading set through the control surface (see {@link Deliveries.reading}).
+ *
+ * @since 0.2.0
+ */
+export interface Reading {
+  readonly body: Record<string, unknown>
+  readonly wire: typeof SignalBody.Encoded
+  readonly at: number
 }
 
 /**
@@ -476,7 +496,8 @@ export const make = (options: {
 
     let webhooks: Array<WebhookRecord> = []
     let subscriptions: Array<SubscriptionRecord> = []
-    let overrides = new Map<string, { readonly body: Record<string, unknown>; readonly at: number }>()
+    let overrides = new Map<string, Reading>()
+    let readingsVersion = 0
     let errors = new Map<string, InjectedError>()
     let log: Array<DeliveryLogEntry> = []
     let logged = 0
@@ -821,6 +842,8 @@ export const make = (options: {
       })
 
     const decodeBody = Schema.decodeUnknownEffect(EventSignalBody)
+    const encodeWire = (body: unknown) =>
+      Effect.flatMap(Schema.decodeUnknownEffect(SignalBody)(body), Schema.encodeEffect(SignalBody))
 
     const setSignal = (vehicleId: string, code: string, body: unknown) =>
       Effect.gen(function*() {
@@ -830,14 +853,17 @@ export const make = (options: {
         if (typeof body !== "object" || body === null || Array.isArray(body)) {
           return yield* fail(400, "The body of a signal is a JSON object, e.g. {\"unit\": \"km\", \"value\": 12345}")
         }
-        const decoded = yield* decodeBody(body).pipe(
-          Effect.mapError((error) => new WebhookControlError({ status: 400, detail: `Invalid signal body: ${error.message}` }))
-        )
+        const invalid = (error: { readonly message: string }) =>
+          new WebhookControlError({ status: 400, detail: `Invalid signal body: ${error.message}` })
+        const decoded = yield* Effect.mapError(decodeBody(body), invalid)
+        // the REST endpoints serve it too: it must be a v3 signal body (`value`, when present, a finite number)
+        const wire = yield* Effect.mapError(encodeWire(body), invalid)
         const key = `${v.index} ${definition.code}`
         const at = now()
         const previous = overrides.get(key)?.body ?? signalBody(definition.code, readings(seed, v, at), v)
         const changed = JSON.stringify(previous) !== JSON.stringify(decoded)
-        overrides.set(key, { body: decoded, at })
+        overrides.set(key, { body: decoded, wire, at })
+        readingsVersion++
         if (!changed) return { changed, eventIds: [] }
         const eventIds: Array<string> = []
         for (const s of subscriptions) {
@@ -893,8 +919,11 @@ export const make = (options: {
       }),
       webhooks: () => webhooks,
       subscriptions: () => subscriptions,
+      reading: (vehicleIndex, code) => overrides.size === 0 ? undefined : overrides.get(`${vehicleIndex} ${code}`),
+      readingsVersion: () => readingsVersion,
       reset: () => {
         generation++
+        readingsVersion++
         webhooks = []
         subscriptions = []
         overrides = new Map()

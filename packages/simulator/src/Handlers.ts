@@ -5,11 +5,9 @@
  */
 import { ServiceApi } from "@connected-vehicle/schema/Api"
 import type { Mode } from "@connected-vehicle/schema/Common"
-import type { Connection, Legacy, Signal, Subscription, Vehicle, Webhook } from "@connected-vehicle/schema"
-import { LegacyEndpoints } from "@connected-vehicle/schema/Legacy"
+import type { Connection, Subscription, Webhook } from "@connected-vehicle/schema"
 import type { LegacyPath } from "@connected-vehicle/schema/Legacy"
 import { Permission, TokenLifetimes } from "@connected-vehicle/schema/OAuth"
-import type { PageLinks } from "@connected-vehicle/schema/Pagination"
 import { DateTime, Effect, Layer, Redacted, Schema } from "effect"
 import type { HttpServerRequest } from "effect/http"
 import { HttpServerResponse } from "effect/http"
@@ -17,24 +15,14 @@ import { HttpApiBuilder } from "effect/http-api"
 import { createHash, timingSafeEqual } from "node:crypto"
 import type { Dataset, VehicleInfo } from "./Data.ts"
 import type { CreatedWebhook } from "./Delivery.ts"
-import {
-  allPermissions,
-  compatibleModels,
-  legacyBody,
-  readings,
-  serviceHistory,
-  signalBody,
-  signalStatus,
-  supportsServiceHistory
-} from "./Data.ts"
+import { allPermissions, compatibleModels } from "./Data.ts"
 import type { Origins } from "./Env.ts"
+import { legacyRead, originOfUrl, PageMemo, paginate as paginateUrl, signalsPageText, signalText } from "./internal/render.ts"
 import {
   badRequest,
-  compatibilityEnvelope,
   CurrentGrant,
   CurrentRequestId,
   Env,
-  envelope,
   MAX_BATCH_REQUESTS,
   forbidden,
   incompatible,
@@ -51,51 +39,17 @@ import type { ErrorEnvelope } from "@connected-vehicle/schema/ServiceError"
 // Helpers
 // ---------------------------------------------------------------------------
 
-const DEFAULT_PAGE_SIZE = 10
 const utc = (millis: number) => DateTime.makeUnsafe(millis) as DateTime.Utc
 
-/**
- * The origin of absolute links to the request's own path: the configured
- * origin of the root that serves it, never the request's `Host` header.
- */
-const originOf = (origins: Origins, request: HttpServerRequest.HttpServerRequest): string =>
-  originFor(origins, routePathOf(request.url))
+const originOf = (origins: Origins, request: HttpServerRequest.HttpServerRequest): string => originOfUrl(origins, request.url)
 
-/** The path part of a request target, for choosing its root. */
-const routePathOf = (url: string) => url.replace(/^[a-z][a-z0-9+.-]*:\/\/[^/]*/i, "").replace(/\/\/+/g, "/")
-
-const pathOf = (url: string) => {
-  const q = url.indexOf("?")
-  return q === -1 ? url : url.slice(0, q)
-}
-
-/** Paging window and `links` of a list, keeping the request's other query parameters. */
 const paginate = (
   origins: Origins,
   request: HttpServerRequest.HttpServerRequest,
   total: number,
   page: number | undefined,
   pageSize: number | undefined
-) => {
-  const number = page ?? 1
-  const size = pageSize ?? DEFAULT_PAGE_SIZE
-  const lastPage = Math.max(1, Math.ceil(total / size))
-  const base = originOf(origins, request) + pathOf(request.url)
-  const search = new URLSearchParams(request.url.includes("?") ? request.url.slice(request.url.indexOf("?") + 1) : "")
-  search.delete("page")
-  search.delete("pageSize")
-  const rest = search.size === 0 ? "" : `&${search.toString()}`
-  const link = (p: number) => `${base}?page=${p}&pageSize=${size}${rest}`
-  const links: PageLinks = {
-    self: link(number),
-    first: link(1),
-    prev: number > 1 ? link(Math.min(number - 1, lastPage)) : null,
-    next: number < lastPage ? link(number + 1) : null,
-    last: link(lastPage)
-  }
-  const start = (number - 1) * size
-  return { number, size, start, end: Math.min(total, start + size), links }
-}
+) => paginateUrl(origins, request.url, total, page, pageSize)
 
 const requireApp = (grant: Grant | undefined) =>
   grant?._tag === "App"
@@ -125,19 +79,6 @@ const vehicleSummary = (v: VehicleInfo) => ({
   powertrainType: v.model.powertrainType
 })
 
-const vehicleResource = (origins: Origins, v: VehicleInfo): Vehicle.Vehicle => ({
-  id: v.id,
-  type: "vehicle",
-  attributes: {
-    make: v.model.make,
-    model: v.model.model,
-    year: v.year,
-    powertrainType: v.model.powertrainType,
-    mode: v.mode
-  },
-  links: { self: `${origins.vehicle}/v3/vehicles/${v.id}` }
-})
-
 /** Vehicle `vehicleId` on behalf of user `userId`: 404 unknown vehicle, 403 not that user's. */
 const vehicleForUser = (data: Dataset, vehicleId: string, userId: string) => {
   const index = data.vehicleIndex(vehicleId.toLowerCase())
@@ -153,109 +94,33 @@ const vehicleForUser = (data: Dataset, vehicleId: string, userId: string) => {
 // v3: signals
 // ---------------------------------------------------------------------------
 
-/**
- * Instants as the contract's `Timestamp` encodes them (`DateTime.formatIso`),
- * each formatted once: the signals of a page share at most five.
- */
-const isoStamps = () => {
-  const seen = new Map<number, string>()
-  return (millis: number) => {
-    let text = seen.get(millis)
-    if (text === undefined) {
-      text = new Date(millis).toISOString()
-      seen.set(millis, text)
-    }
-    return text
-  }
-}
-
-/**
- * A signal in its wire (encoded) form. The signals handlers answer with these
- * bytes directly rather than a `Signal` for `HttpApiBuilder` to encode: the
- * generator is trusted, and the encoder's walk of every field was most of the
- * cost of a list request. Keys are in the schema's order, so the bytes equal
- * the encoder's (test/encoding.test.ts checks it).
- */
-const signalJson = (
-  seed: number,
-  origins: Origins,
-  v: VehicleInfo,
-  signalIndex: number,
-  now: number,
-  r: ReturnType<typeof readings>,
-  iso: (millis: number) => string
-): typeof Signal.Signal.Encoded => {
-  const definition = v.model.signals[signalIndex]!
-  const status = signalStatus(seed, v.index, signalIndex)
-  const oem = status.value === "SUCCESS" ? r.updatedAt : r.updatedAt - 3_600_000 * (1 + (v.index % 5))
-  return {
-    id: definition.code,
-    type: "signal",
-    attributes: {
-      code: definition.code,
-      name: definition.name,
-      group: definition.group,
-      status: status.error === undefined ? { value: status.value } : { value: status.value, error: status.error },
-      body: status.value === "SUCCESS" ? signalBody(definition.code, r, v) : {}
-    },
-    meta: {
-      retrievedAt: iso(now),
-      oemUpdatedAt: iso(oem),
-      ingestedAt: iso(Math.min(now, oem + 1500 + (v.index % 7) * 100))
-    },
-    links: { self: `${origins.vehicle}/v3/vehicles/${v.id}/signals/${definition.code}` }
-  }
-}
-
-const json = (body: unknown) => HttpServerResponse.text(JSON.stringify(body), { status: 200, contentType: "application/json" })
-
-/** Pages kept per URL and user; each is valid for the clock millisecond it was made in. */
-const PAGE_MEMO_LIMIT = 256
+const json = (text: string) => HttpServerResponse.text(text, { status: 200, contentType: "application/json" })
 
 const SignalsLive = HttpApiBuilder.group(ServiceApi, "signals", (handlers) => {
-  // The answer depends only on the dataset, the URL (vehicle,
-  // paging, links), the user and the clock millisecond: requests that agree
-  // on all of them share one rendering (the grant is still checked first).
-  const pages = new Map<string, { readonly data: Dataset; readonly now: number; readonly response: HttpServerResponse.HttpServerResponse }>()
+  const pages = new PageMemo<HttpServerResponse.HttpServerResponse>()
   return handlers.handleAll({
     list: ({ headers, params, query, request }) =>
       Effect.gen(function*() {
-        const { data, origins, state } = yield* Env
+        const { data, deliveries, origins, state } = yield* Env
         yield* requireApp(yield* CurrentGrant)
         const now = state.now()
+        const version = deliveries.readingsVersion()
         const key = `${request.url} ${headers["sc-user-id"]}`
-        const memo = pages.get(key)
-        if (memo !== undefined && memo.now === now && memo.data === data) return memo.response
+        const memo = pages.get(key, data, now, version)
+        if (memo !== undefined) return memo
         const v = yield* vehicleForUser(data, params.vehicleId, headers["sc-user-id"])
-        const r = readings(data.options.seed, v, now)
-        const page = paginate(origins, request, v.model.signals.length, query.page, query.pageSize)
-        const items: Array<typeof Signal.Signal.Encoded> = []
-        const iso = isoStamps()
-        for (let k = page.start; k < page.end; k++) items.push(signalJson(data.options.seed, origins, v, k, now, r, iso))
-        const body: typeof Signal.SignalsPage.Encoded = {
-          data: items,
-          meta: { pageNumber: page.number, pageSize: page.size, totalCount: v.model.signals.length },
-          links: page.links,
-          included: { vehicle: vehicleResource(origins, v) }
-        }
-        const response = json(body)
-        if (pages.size >= PAGE_MEMO_LIMIT) pages.clear()
-        pages.set(key, { data, now, response })
+        const response = json(signalsPageText(data, origins, deliveries, v, request.url, now, query.page, query.pageSize))
+        pages.set(key, data, now, version, response)
         return response
       }),
     get: ({ headers, params }) =>
       Effect.gen(function*() {
-        const { data, origins, state } = yield* Env
+        const { data, deliveries, origins, state } = yield* Env
         yield* requireApp(yield* CurrentGrant)
         const v = yield* vehicleForUser(data, params.vehicleId, headers["sc-user-id"])
         const k = v.model.signals.findIndex((s) => s.code === params.signalCode.toLowerCase())
         if (k === -1) return yield* notFound(`Vehicle ${v.id} has no signal ${params.signalCode}`)
-        const now = state.now()
-        const body: typeof Signal.SignalResponse.Encoded = {
-          data: signalJson(data.options.seed, origins, v, k, now, readings(data.options.seed, v, now), isoStamps()),
-          included: { vehicle: vehicleResource(origins, v) }
-        }
-        return json(body)
+        return json(signalText(data, origins, deliveries, v, k, state.now()))
       })
   })
 })
@@ -662,52 +527,7 @@ const OAuthLive = HttpApiBuilder.group(ServiceApi, "oauth", (handlers) =>
 // Legacy v2.0
 // ---------------------------------------------------------------------------
 
-type LegacyItem = {
-  readonly code: number
-  readonly body: unknown
-  readonly headers: Readonly<Record<string, string>>
-}
-
 const unitSystemOf = (value: string | undefined) => value === "imperial" ? "imperial" : "metric"
-
-/** Answers one legacy read for a vehicle the user owns (used by the single endpoints and the batch). */
-const legacyRead = (
-  data: Dataset,
-  grant: Extract<Grant, { _tag: "User" }>,
-  v: VehicleInfo,
-  path: string,
-  unitSystem: "metric" | "imperial",
-  now: number
-): LegacyItem => {
-  if (!Object.hasOwn(LegacyEndpoints, path)) {
-    return { code: 404, body: envelope(404, `No legacy endpoint ${path} for a vehicle`), headers: {} }
-  }
-  const endpoint = LegacyEndpoints[path as LegacyPath]
-  if (!grant.scopes.has(endpoint.permission)) {
-    return { code: 403, body: envelope(403, `The token lacks the permission ${endpoint.permission}`), headers: {} }
-  }
-  const seed = data.options.seed
-  const r = readings(seed, v, now)
-  const headers = { "sc-data-age": new Date(r.updatedAt).toISOString(), "sc-unit-system": unitSystem }
-  if (path === "/service/history") {
-    if (!supportsServiceHistory(v)) {
-      return {
-        code: 409,
-        body: compatibilityEnvelope(
-          `Service history is available for Ford, Lincoln, Toyota, Lexus, Mazda and Volkswagen vehicles in the US; this is a ${v.model.make} (${v.model.region})`
-        ),
-        headers: {}
-      }
-    }
-    const history: typeof Legacy.ServiceHistory.Encoded = serviceHistory(seed, v, unitSystem === "imperial")
-    return { code: 200, body: history, headers }
-  }
-  return {
-    code: 200,
-    body: legacyBody(path as Exclude<LegacyPath, "/service/history">, r, v, unitSystem === "imperial"),
-    headers
-  }
-}
 
 const legacyVehicle = (data: Dataset, grant: Extract<Grant, { _tag: "User" }>, id: string) => {
   const index = data.vehicleIndex(id.toLowerCase())
@@ -724,10 +544,10 @@ const legacyHandler = (path: LegacyPath) =>
   readonly params: { readonly id: string }
 }) =>
   Effect.gen(function*() {
-    const { data, state } = yield* Env
+    const { data, deliveries, state } = yield* Env
     const grant = yield* requireUser(yield* CurrentGrant)
     const v = yield* legacyVehicle(data, grant, params.id)
-    const item = legacyRead(data, grant, v, path, unitSystemOf(headers["sc-unit-system"]), state.now())
+    const item = legacyRead(data, deliveries, grant, v, path, unitSystemOf(headers["sc-unit-system"]), state.now())
     if (item.code === 403) return yield* forbidden(detailOf(item.body))
     if (item.code === 409) return yield* incompatible(detailOf(item.body))
     return HttpServerResponse.jsonUnsafe(item.body, { headers: item.headers })
@@ -760,7 +580,7 @@ const LegacyLive = HttpApiBuilder.group(ServiceApi, "legacy", (handlers) =>
     serviceHistory: legacyHandler("/service/history"),
     batch: ({ headers, params, payload }) =>
       Effect.gen(function*() {
-        const { data, state } = yield* Env
+        const { data, deliveries, state } = yield* Env
         const grant = yield* requireUser(yield* CurrentGrant)
         const v = yield* legacyVehicle(data, grant, params.id)
         if (payload.requests.length > MAX_BATCH_REQUESTS) {
@@ -773,7 +593,7 @@ const LegacyLive = HttpApiBuilder.group(ServiceApi, "legacy", (handlers) =>
         const now = state.now()
         return {
           responses: payload.requests.map(({ path }) => {
-            const item = legacyRead(data, grant, v, path.split("?")[0]!, unitSystem, now)
+            const item = legacyRead(data, deliveries, grant, v, path.split("?")[0]!, unitSystem, now)
             return { path, ...(item.code >= 400 ? { ...item, body: withDebug(item.body as ErrorEnvelope, requestId) } : item) }
           })
         }

@@ -1,0 +1,131 @@
+/**
+ * A reading set through the control surface (`POST
+ * /_simulator/vehicles/:id/signals/:code`, `Simulator.setSignal`) is what the
+ * REST reads answer, over loopback: the v3 list and get (the page cache of
+ * the list is invalidated, even within one clock millisecond) and the legacy
+ * read of the same datum; a reset brings the seeded readings back.
+ */
+import { SignalsPage } from "@connected-vehicle/schema/Signal"
+import { assert, layer } from "@effect/vitest"
+import { Effect, Layer, Schema } from "effect"
+import { FetchHttpClient } from "effect/http"
+import { layer as simulatorLayer, Simulator } from "../src/Simulator.ts"
+import { appToken, bearer, call, userTokens } from "./helpers.ts"
+
+const Loopback = Layer.mergeAll(simulatorLayer({ seed: 11, connections: 12, vehicles: 12, users: 4 }), FetchHttpClient.layer)
+
+const encoderBytes = (text: string) =>
+  JSON.stringify(Schema.encodeSync(SignalsPage)(Schema.decodeUnknownSync(SignalsPage)(JSON.parse(text))))
+
+const KM_PER_MILE = 1.609344
+
+layer(Loopback)("readings set through the control surface", (it) => {
+  it.effect("v3 list and get, the legacy read of the same datum, the page cache, reset", () =>
+    Effect.gen(function*() {
+      const sim = yield* Simulator
+      // vehicle 0: its second signal is seeded ERROR, its third UNAVAILABLE
+      const vehicleId = sim.data.vehicleIds[0]!
+      const userId = sim.data.connectionOf(vehicleId)!.userId
+      const codes = sim.data.vehicle(vehicleId)!.signalCodes
+      const v3 = { ...bearer(yield* appToken), "sc-user-id": userId }
+      const legacy = bearer((yield* userTokens({ userId })).access)
+      const listPath = `/v3/vehicles/${vehicleId}/signals?pageSize=100`
+      const byCode = (page: any, code: string) => (page.data as Array<any>).find((s) => s.id === code)
+
+      const before = yield* call("GET", listPath, { headers: v3 })
+      assert.strictEqual(before.status, 200, before.text)
+      assert.include(codes, "odometer-traveleddistance")
+      const seededOdometer = byCode(before.json, "odometer-traveleddistance").attributes.body
+      const seededDistance = (yield* call("GET", `/v2.0/vehicles/${vehicleId}/odometer`, { headers: legacy })).json.distance
+      assert.strictEqual(seededDistance, seededOdometer.value)
+
+      // set the odometer (control route) and a seeded-ERROR signal (service)
+      const set = yield* call("POST", `/_simulator/vehicles/${vehicleId}/signals/odometer-traveleddistance`, {
+        json: { value: 12345.6, unit: "km" }
+      })
+      assert.strictEqual(set.status, 200, set.text)
+      const failing = codes[1]!
+      assert.strictEqual(byCode(before.json, failing).attributes.status.value, "ERROR")
+      yield* sim.setSignal(vehicleId, failing, { unit: "x", value: 7, extra: "kept" })
+
+      // same clock millisecond as `before` (TestClock): the cached page must not be served
+      const after = yield* call("GET", listPath, { headers: v3 })
+      assert.strictEqual(after.status, 200, after.text)
+      assert.notStrictEqual(after.text, before.text)
+      assert.strictEqual(after.text, encoderBytes(after.text))
+      const odometer = byCode(after.json, "odometer-traveleddistance")
+      assert.deepStrictEqual(odometer.attributes.status, { value: "SUCCESS" })
+      assert.deepStrictEqual(odometer.attributes.body, { unit: "km", value: 12345.6 })
+      const setAt = odometer.meta.oemUpdatedAt as string
+      assert.strictEqual(Date.parse(setAt), Date.parse(odometer.meta.retrievedAt))
+      const fixed = byCode(after.json, failing)
+      assert.deepStrictEqual(fixed.attributes.status, { value: "SUCCESS" })
+      assert.deepStrictEqual(fixed.attributes.body, { unit: "x", value: 7, extra: "kept" })
+      // the other signals are untouched
+      for (const code of codes.filter((c) => c !== failing && c !== "odometer-traveleddistance")) {
+        assert.deepStrictEqual(byCode(after.json, code), byCode(before.json, code))
+      }
+
+      const one = yield* call("GET", `/v3/vehicles/${vehicleId}/signals/odometer-traveleddistance`, { headers: v3 })
+      assert.strictEqual(one.status, 200, one.text)
+      assert.deepStrictEqual(one.json.data, odometer)
+
+      // the legacy read of the same datum, in both unit systems
+      const metric = yield* call("GET", `/v2.0/vehicles/${vehicleId}/odometer`, { headers: legacy })
+      assert.strictEqual(metric.status, 200, metric.text)
+      assert.deepStrictEqual(metric.json, { distance: 12345.6 })
+      assert.strictEqual(metric.headers["sc-data-age"], setAt)
+      const imperial = yield* call("GET", `/v2.0/vehicles/${vehicleId}/odometer`, {
+        headers: { ...legacy, "sc-unit-system": "imperial" }
+      })
+      assert.deepStrictEqual(imperial.json, { distance: Math.round((12345.6 / KM_PER_MILE) * 100) / 100 })
+      const batch = yield* call("POST", `/v2.0/vehicles/${vehicleId}/batch`, {
+        headers: legacy,
+        json: { requests: [{ path: "/odometer" }] }
+      })
+      assert.deepStrictEqual(batch.json.responses[0].body, { distance: 12345.6 })
+
+      // a reading given in miles reaches the legacy read converted
+      yield* sim.setSignal(vehicleId, "odometer-traveleddistance", { unit: "miles", value: 1000 })
+      assert.deepStrictEqual(
+        (yield* call("GET", `/v2.0/vehicles/${vehicleId}/odometer`, { headers: legacy })).json,
+        { distance: 1609.34 }
+      )
+      assert.deepStrictEqual(
+        (yield* call("GET", `/v2.0/vehicles/${vehicleId}/odometer`, { headers: { ...legacy, "sc-unit-system": "imperial" } })).json,
+        { distance: 1000 }
+      )
+
+      // a body the v3 REST endpoints could not serve is refused
+      const bad = yield* call("POST", `/_simulator/vehicles/${vehicleId}/signals/odometer-traveleddistance`, {
+        json: { unit: "km", value: "far" }
+      })
+      assert.strictEqual(bad.status, 400, bad.text)
+
+      // reset: the seeded readings again
+      assert.strictEqual((yield* call("POST", "/_simulator/reset")).status, 204)
+      const v3Again = { ...bearer(yield* appToken), "sc-user-id": userId }
+      const reset = yield* call("GET", listPath, { headers: v3Again })
+      assert.strictEqual(reset.text, before.text)
+      const legacyAgain = bearer((yield* userTokens({ userId })).access)
+      assert.strictEqual(
+        (yield* call("GET", `/v2.0/vehicles/${vehicleId}/odometer`, { headers: legacyAgain })).json.distance,
+        seededDistance
+      )
+    }))
+
+  it.effect("a legacy read whose reading it cannot express keeps its generated value", () =>
+    Effect.gen(function*() {
+      const sim = yield* Simulator
+      const vehicleId = sim.data.vehicleIds[1]!
+      const userId = sim.data.connectionOf(vehicleId)!.userId
+      const legacy = bearer((yield* userTokens({ userId })).access)
+      const seeded = (yield* call("GET", `/v2.0/vehicles/${vehicleId}/odometer`, { headers: legacy })).json
+      yield* sim.setSignal(vehicleId, "odometer-traveleddistance", { unit: "furlongs", value: 3 })
+      assert.deepStrictEqual((yield* call("GET", `/v2.0/vehicles/${vehicleId}/odometer`, { headers: legacy })).json, seeded)
+      const v3 = { ...bearer(yield* appToken), "sc-user-id": userId }
+      const one = yield* call("GET", `/v3/vehicles/${vehicleId}/signals/odometer-traveleddistance`, { headers: v3 })
+      assert.deepStrictEqual(one.json.data.attributes.body, { unit: "furlongs", value: 3 })
+      yield* sim.reset
+    }))
+})
