@@ -20,6 +20,7 @@ import type { Dataset, VehicleInfo } from "./Data.ts"
 import { makeDataset, signalStatus, supportsServiceHistory } from "./Data.ts"
 import * as Delivery from "./Delivery.ts"
 import { DEFAULT_REDIRECT_URIS, Env, envelope } from "./Env.ts"
+import * as FastPath from "./internal/fastPath.ts"
 import type { Origins } from "./Env.ts"
 import type { Fault, RequestLogEntry } from "./State.ts"
 import { State } from "./State.ts"
@@ -290,6 +291,8 @@ const setup = Effect.fnUntraced(function*(options: SimulatorOptions | undefined)
       (app) => app.pipe(Effect.provideService(Env, env))
     )
   const handler = yield* makeHandler()
+  const fastPath = (allow?: (path: string) => boolean) =>
+    FastPath.make(env, { latencyMillis, allow, retireLegacy: options?.retireLegacy })
   const service = (url: string, servers: ReadonlyArray<Server> = []) =>
     Simulator.of({
       url,
@@ -310,7 +313,7 @@ const setup = Effect.fnUntraced(function*(options: SimulatorOptions | undefined)
       resolveVehicleError: deliveries.resolveVehicleError,
       deliveries: deliveries.deliveries
     })
-  return { handler, makeHandler, service, origins, state }
+  return { handler, makeHandler, fastPath, service, origins, state }
 })
 
 /** After this long a socket the simulator answered outside the HTTP parser is destroyed, whatever the client does. */
@@ -387,8 +390,33 @@ const openConnections = (server: Server) =>
 
 const roots = ["vehicle", "management", "compatibility", "authorization", "legacy"] as const
 
+/**
+ * Puts the fast path (`internal/fastPath`) in front of the application's
+ * `request` listener: the listener runs only for the requests the fast path
+ * declines. Undone when the scope closes, before the server stops serving.
+ */
+const withFastPath = (node: Server, fast: FastPath.FastPath) =>
+  Effect.acquireRelease(
+    Effect.sync(() => {
+      const listeners = node.listeners("request") as Array<(request: IncomingMessage, response: ServerResponse) => void>
+      const front = (request: IncomingMessage, response: ServerResponse) => {
+        if (fast(request, response)) return
+        for (const listener of listeners) listener.call(node, request, response)
+      }
+      for (const listener of listeners) node.off("request", listener)
+      node.on("request", front)
+      return { front, listeners }
+    }),
+    ({ front, listeners }) =>
+      Effect.sync(() => {
+        node.off("request", front)
+        for (const listener of listeners) node.on("request", listener)
+      })
+  )
+
 const listen = Effect.fnUntraced(function*(
   handler: Effect.Effect<HttpServerResponse.HttpServerResponse, never, HttpServerRequest.HttpServerRequest | Scope.Scope>,
+  fast: FastPath.FastPath,
   state: State,
   host: string,
   port: number
@@ -397,6 +425,7 @@ const listen = Effect.fnUntraced(function*(
   const node = createServer({ requireHostHeader: false })
   const server = yield* NodeHttpServer.make(() => node, { port, host, gracefulShutdownTimeout: 0 })
   yield* server.serve(handler)
+  yield* withFastPath(node, fast)
   harden(node, state)
   const address = server.address
   const shown = host.includes(":") ? `[${host}]` : host
@@ -416,8 +445,8 @@ export const layer = (
   Layer.effect(
     Simulator,
     Effect.gen(function*() {
-      const { handler, origins, service, state } = yield* setup(options)
-      const { node, url } = yield* listen(handler, state, options?.host ?? "127.0.0.1", options?.port ?? 0)
+      const { fastPath, handler, origins, service, state } = yield* setup(options)
+      const { node, url } = yield* listen(handler, fastPath(), state, options?.host ?? "127.0.0.1", options?.port ?? 0)
       for (const root of roots) origins[root] = url
       return service(url, [node])
     }).pipe(Effect.orDie)
@@ -445,12 +474,12 @@ export const layerRoots = (
 ): Layer.Layer<Simulator | SimulatorRoots> =>
   Layer.effectContext(
     Effect.gen(function*() {
-      const { makeHandler, origins, service, state } = yield* setup(options)
+      const { fastPath, makeHandler, origins, service, state } = yield* setup(options)
       const host = options?.host ?? "127.0.0.1"
       const urls = {} as Record<Root, string>
       const servers: Array<Server> = []
       for (const root of roots) {
-        const { node, url } = yield* listen(yield* makeHandler(inRoot(root)), state, host, options?.ports?.[root] ?? 0)
+        const { node, url } = yield* listen(yield* makeHandler(inRoot(root)), fastPath(inRoot(root)), state, host, options?.ports?.[root] ?? 0)
         urls[root] = url
         origins[root] = url
         servers.push(node)

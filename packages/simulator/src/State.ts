@@ -79,11 +79,17 @@ interface UsedCode {
   readonly expiresAt: number
 }
 
+/**
+ * Request headers as logged: Node's own record (a repeated header is an
+ * array, joined with ", " when the log is read) or the application's.
+ */
+type LoggedHeaders = Readonly<Record<string, string | ReadonlyArray<string> | undefined>>
+
 /** A log slot: what the request carried, split and redacted when read. */
 interface LogSlot {
   readonly method: string
   readonly url: string
-  readonly headers: Readonly<Record<string, string>>
+  readonly headers: LoggedHeaders
   readonly requestId: string
   status: number
 }
@@ -91,7 +97,11 @@ interface LogSlot {
 const entryOf = (slot: LogSlot): RequestLogEntry => {
   const q = slot.url.indexOf("?")
   const headers: Record<string, string> = {}
-  for (const key in slot.headers) headers[key] = key === "authorization" ? "<redacted>" : slot.headers[key]!
+  for (const key in slot.headers) {
+    const value = slot.headers[key]
+    if (value === undefined) continue
+    headers[key] = key === "authorization" ? "<redacted>" : typeof value === "string" ? value : value.join(", ")
+  }
   return {
     method: slot.method,
     path: q === -1 ? slot.url : slot.url.slice(0, q),
@@ -206,7 +216,7 @@ export class State {
    * request's own URL and headers: the path, query and redacted headers are
    * made when the log is read, not on every request.
    */
-  record(method: string, url: string, headers: Readonly<Record<string, string>>, requestId: string): { status: number } {
+  record(method: string, url: string, headers: LoggedHeaders, requestId: string): { status: number } {
     const slot: LogSlot = { method, url, headers, requestId, status: 0 }
     if (this.log.length < LOG_LIMIT) this.log.push(slot)
     else this.log[this.logged % LOG_LIMIT] = slot
@@ -255,6 +265,11 @@ export class State {
     if (entry.remaining <= 0) return false
     entry.remaining--
     return true
+  }
+
+  /** Whether a request may get a fault it does not ask for: a scripted one is queued, or the failure rate is not 0. */
+  faultsPending(): boolean {
+    return this.rules.length > 0 || this.failureRate > 0
   }
 
   /** The next scripted fault for a request, consumed; else a run-wide random 500. */

@@ -1,0 +1,167 @@
+/**
+ * The fast path of the loopback server: the hot reads (`GET
+ * /v3/vehicles/{id}/signals`, `.../signals/{code}` and the legacy v2.0 reads
+ * of a vehicle) answered straight from Node's `request` event when the
+ * request is the plain successful case, with the bytes the full application
+ * writes for it (the same rendering, `internal/render`; the same headers in
+ * the same order; the same request id, request log entry and status).
+ *
+ * Anything else goes to the full application (`App.wrap` and the
+ * `HttpApiBuilder` routes), untouched: another method, path or spelling of a
+ * path, a query, a body, `Expect`, no `Host`, a fault header, a scripted
+ * fault or a failure rate, added latency, a path outside the port's root, a
+ * retired v2.0, and every answer that is not 200 (no or unknown token, wrong
+ * grant, unknown vehicle, another user's vehicle, missing permission, a
+ * service history the make does not support). The decision is made before
+ * anything is recorded, so a request the fast path declines is served exactly
+ * as before.
+ *
+ * @internal
+ */
+import type { IncomingMessage, ServerResponse } from "node:http"
+import type { LegacyPath } from "@connected-vehicle/schema/Legacy"
+import { requestIdFor, REQUEST_ID_HEADER } from "../App.ts"
+import { FAULT_HEADER } from "../App.ts"
+import type { Env } from "../Env.ts"
+import { originFor } from "../Env.ts"
+import type { RetireLegacy } from "../Sunset.ts"
+import { deprecationHeaders, isRetired } from "../Sunset.ts"
+import { legacyRead, PageMemo, signalsPageText, signalText } from "./render.ts"
+
+const uuid = "[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
+const signalsRoute = new RegExp(`^/v3/vehicles/(${uuid})/signals(?:/([a-z0-9-]+))?$`)
+const legacyRoute = new RegExp(`^/v2\\.0/vehicles/(${uuid})(/odometer|/location|/vin|/engine/oil|/tires/pressure|/service/history)$`)
+const bearerToken = /^bearer\s+(\S+)\s*$/i
+
+/**
+ * A Node `request` listener that answers a request and returns true, or
+ * returns false (having done nothing) for the full application to serve it.
+ *
+ * @internal
+ */
+export type FastPath = (request: IncomingMessage, response: ServerResponse) => boolean
+
+/**
+ * The fast path of one server of a simulator.
+ *
+ * @internal
+ */
+export const make = (env: Env["Service"], options: {
+  readonly latencyMillis: number
+  readonly allow?: ((path: string) => boolean) | undefined
+  readonly retireLegacy?: RetireLegacy | undefined
+}): FastPath => {
+  if (options.latencyMillis > 0) return () => false
+  const { data, deliveries, origins, state } = env
+  const pages = new PageMemo<Buffer>()
+  let deprecation: { readonly origin: string; readonly headers: ReadonlyArray<string> } | undefined
+  /** The v2.0 deprecation headers, built once per origin (the origin is known once the server listens). */
+  const deprecationOf = (path: string) => {
+    const origin = originFor(origins, path)
+    if (deprecation === undefined || deprecation.origin !== origin) {
+      deprecation = { origin, headers: Object.entries(deprecationHeaders(origin)).flat() }
+    }
+    return deprecation.headers
+  }
+
+  /** The grant of the request's bearer token, or undefined (no, unknown or expired token: the full path answers). */
+  const grantOf = (authorization: string | undefined) => {
+    if (authorization === undefined) return undefined
+    const match = bearerToken.exec(authorization)
+    if (match === null) return undefined
+    const grant = state.grantOf(match[1]!)
+    return typeof grant === "object" ? grant : undefined
+  }
+
+  /** The vehicle of `id` when user `userIndex` has its connection, else undefined. */
+  const ownedVehicle = (id: string, userIndex: number) => {
+    const index = data.vehicleIndex(id)
+    if (index === -1 || userIndex === -1 || index >= data.connectionCount || data.connectionUser[index] !== userIndex) {
+      return undefined
+    }
+    return data.vehicle(index)
+  }
+
+  const send = (
+    request: IncomingMessage,
+    response: ServerResponse,
+    url: string,
+    before: ReadonlyArray<string>,
+    body: Buffer,
+    after: ReadonlyArray<string>
+  ) => {
+    const headers = request.headers
+    const requestId = requestIdFor(headers[REQUEST_ID_HEADER] as string | undefined, state)
+    const entry = state.record("GET", url, headers, requestId)
+    response.writeHead(200, [
+      ...before,
+      "content-type",
+      "application/json",
+      "content-length",
+      String(body.length),
+      REQUEST_ID_HEADER,
+      requestId,
+      ...after
+    ])
+    response.end(body)
+    entry.status = 200
+    return true
+  }
+
+  return (request, response) => {
+    if (request.method !== "GET" || request.httpVersionMajor !== 1) return false
+    const url = request.url
+    if (url === undefined || url.length < 20) return false
+    const headers = request.headers
+    const length = headers["content-length"]
+    if (
+      headers.host === undefined || headers.host === "" || headers.expect !== undefined ||
+      (length !== undefined && length !== "0") || headers["transfer-encoding"] !== undefined ||
+      headers[FAULT_HEADER] !== undefined || state.faultsPending()
+    ) {
+      return false
+    }
+    if (url.charCodeAt(1) === 118 && url.charCodeAt(2) === 51) {
+      // /v3/vehicles/{id}/signals[/{code}]
+      const match = signalsRoute.exec(url)
+      if (match === null || (options.allow !== undefined && !options.allow(url))) return false
+      const grant = grantOf(headers.authorization)
+      const userId = headers["sc-user-id"]
+      if (grant?._tag !== "App" || typeof userId !== "string") return false
+      const now = state.now()
+      const code = match[2]
+      if (code === undefined) {
+        const version = deliveries.readingsVersion()
+        const key = `${url} ${userId}`
+        let body = pages.get(key, data, now, version)
+        if (body === undefined) {
+          const v = ownedVehicle(match[1]!, data.userIndex(userId.toLowerCase()))
+          if (v === undefined) return false
+          body = Buffer.from(signalsPageText(data, origins, deliveries, v, url, now, undefined, undefined))
+          pages.set(key, data, now, version, body)
+        }
+        return send(request, response, url, [], body, [])
+      }
+      const v = ownedVehicle(match[1]!, data.userIndex(userId.toLowerCase()))
+      if (v === undefined) return false
+      const k = v.model.signals.findIndex((s) => s.code === code)
+      if (k === -1) return false
+      return send(request, response, url, [], Buffer.from(signalText(data, origins, deliveries, v, k, now)), [])
+    }
+    // /v2.0/vehicles/{id}/{read}
+    const match = legacyRoute.exec(url)
+    if (match === null || (options.allow !== undefined && !options.allow(url))) return false
+    const now = state.now()
+    if (isRetired(options.retireLegacy, now)) return false
+    const unitSystem = headers["sc-unit-system"]
+    if (unitSystem !== undefined && unitSystem !== "metric" && unitSystem !== "imperial") return false
+    const grant = grantOf(headers.authorization)
+    if (grant?._tag !== "User") return false
+    const v = ownedVehicle(match[1]!, grant.userIndex)
+    if (v === undefined) return false
+    const item = legacyRead(data, deliveries, grant, v, match[2] as LegacyPath, unitSystem ?? "metric", now)
+    if (item.code !== 200) return false
+    const before = ["sc-data-age", item.headers["sc-data-age"]!, "sc-unit-system", item.headers["sc-unit-system"]!]
+    return send(request, response, url, before, Buffer.from(JSON.stringify(item.body)), deprecationOf(url))
+  }
+}

@@ -1,0 +1,169 @@
+/**
+ * The loopback server answers the plain successful hot reads (v3 signals list
+ * and get, the legacy v2.0 reads) on a fast path in front of the full
+ * application (`internal/fastPath`). Over loopback, each answer is compared
+ * with the full application's answer to the same request (sent with
+ * `x-simulator-fault: delay=0`, which the fast path declines): the same
+ * status, the same headers in the same order (but `Date`) and the same bytes.
+ * That the fast path served the plain request is seen from Node's
+ * `writeHead`, which it calls with a raw header list.
+ */
+import { assert, layer } from "@effect/vitest"
+import { Effect, Layer } from "effect"
+import { FetchHttpClient } from "effect/http"
+import { request, ServerResponse } from "node:http"
+import { layer as simulatorLayer, layerRoots, Simulator, SimulatorRoots } from "../src/Simulator.ts"
+import { appToken, bearer, call, userTokens } from "./helpers.ts"
+
+interface Raw {
+  readonly status: number
+  readonly headers: ReadonlyArray<string>
+  readonly body: string
+  /** Whether the server called `writeHead` with a raw header list (the fast path). */
+  readonly fast: boolean
+}
+
+/** How the last response was written: `writeHead` with an array of headers is the fast path's. */
+let lastWriteHeadRaw = false
+const writeHead = ServerResponse.prototype.writeHead
+ServerResponse.prototype.writeHead = function(this: ServerResponse, ...args: Array<any>) {
+  lastWriteHeadRaw = args.some((a) => Array.isArray(a))
+  return (writeHead as any).apply(this, args)
+} as any
+
+const get = (origin: string, path: string, headers: Record<string, string>) =>
+  Effect.promise(() =>
+    new Promise<Raw>((resolve, reject) => {
+      const url = new URL(origin)
+      lastWriteHeadRaw = false
+      const req = request({ host: url.hostname, port: url.port, path, headers }, (res) => {
+        const chunks: Array<Buffer> = []
+        res.on("data", (c: Buffer) => chunks.push(c))
+        res.on("end", () => {
+          const raw: Array<string> = []
+          for (let i = 0; i < res.rawHeaders.length; i += 2) {
+            if (res.rawHeaders[i] !== "Date") raw.push(res.rawHeaders[i]!, res.rawHeaders[i + 1]!)
+          }
+          resolve({ status: res.statusCode ?? 0, headers: raw, body: Buffer.concat(chunks).toString(), fast: lastWriteHeadRaw })
+        })
+      })
+      req.on("error", reject)
+      req.end()
+    })
+  )
+
+/** The plain request (fast path) and the same through the full application: equal answers. */
+const sameAnswer = (origin: string, path: string, headers: Record<string, string>, status = 200) =>
+  Effect.gen(function*() {
+    const fast = yield* get(origin, path, { ...headers, "x-request-id": "trace-fast" })
+    const full = yield* get(origin, path, { ...headers, "x-request-id": "trace-fast", "x-simulator-fault": "delay=0" })
+    assert.strictEqual(fast.status, status, `${path}: ${fast.body}`)
+    assert.strictEqual(fast.fast, status === 200, `${path}: served by the fast path`)
+    assert.isFalse(full.fast, `${path}: the full application`)
+    assert.deepStrictEqual(fast.headers, full.headers, path)
+    assert.strictEqual(fast.body, full.body, path)
+    return fast
+  })
+
+const Loopback = Layer.mergeAll(simulatorLayer({ seed: 21, connections: 30, vehicles: 30, users: 6 }), FetchHttpClient.layer)
+
+layer(Loopback)("fast path", (it) => {
+  it.effect("v3 signals list and get: the full application's status, headers and bytes", () =>
+    Effect.gen(function*() {
+      const sim = yield* Simulator
+      const token = yield* appToken
+      for (const vehicleId of sim.data.vehicleIds.slice(0, 6)) {
+        const headers = { ...bearer(token), "sc-user-id": sim.data.connectionOf(vehicleId)!.userId }
+        yield* sameAnswer(sim.url, `/v3/vehicles/${vehicleId}/signals`, headers)
+        for (const code of sim.data.vehicle(vehicleId)!.signalCodes.slice(0, 4)) {
+          yield* sameAnswer(sim.url, `/v3/vehicles/${vehicleId}/signals/${code}`, headers)
+        }
+      }
+      // a reading set through the control surface, on both paths
+      const vehicleId = sim.data.vehicleIds[0]!
+      const headers = { ...bearer(token), "sc-user-id": sim.data.connectionOf(vehicleId)!.userId }
+      yield* sim.setSignal(vehicleId, "odometer-traveleddistance", { unit: "km", value: 4321 })
+      const list = yield* sameAnswer(sim.url, `/v3/vehicles/${vehicleId}/signals`, headers)
+      assert.include(list.body, "\"body\":{\"unit\":\"km\",\"value\":4321}")
+      yield* sameAnswer(sim.url, `/v3/vehicles/${vehicleId}/signals/odometer-traveleddistance`, headers)
+      // declined: another user's vehicle, a query, an upper-case spelling
+      const other = sim.data.connectionOf(sim.data.vehicleIds[1]!)!.userId
+      yield* sameAnswer(sim.url, `/v3/vehicles/${vehicleId}/signals`, { ...bearer(token), "sc-user-id": other }, 403)
+      assert.isFalse((yield* get(sim.url, `/v3/vehicles/${vehicleId}/signals?pageSize=3`, headers)).fast)
+      const upper = yield* get(sim.url, `/V3/vehicles/${vehicleId}/signals`, headers)
+      assert.strictEqual(upper.status, 200)
+      assert.isFalse(upper.fast)
+      yield* sim.reset
+    }))
+
+  it.effect("legacy reads in both unit systems, the deprecation headers, the request log", () =>
+    Effect.gen(function*() {
+      const sim = yield* Simulator
+      const vehicles = sim.data.vehicleIds.slice(0, sim.data.connectionCount).map((id) => sim.data.vehicle(id)!)
+      const supported = vehicles.find((v) => v.supportsServiceHistory)!
+      for (const v of [vehicles[0]!, supported]) {
+        const userId = sim.data.connectionOf(v.id)!.userId
+        const headers = bearer((yield* userTokens({ userId })).access)
+        const reads = ["/odometer", "/location", "/vin", "/engine/oil", "/tires/pressure"]
+        if (v.supportsServiceHistory) reads.push("/service/history")
+        for (const read of reads) {
+          for (const unit of [{}, { "sc-unit-system": "metric" }, { "sc-unit-system": "imperial" }]) {
+            const answer = yield* sameAnswer(sim.url, `/v2.0/vehicles/${v.id}${read}`, { ...headers, ...unit })
+            assert.include(answer.headers, "deprecation")
+          }
+        }
+        // no permission for the read: declined, 403
+        const narrow = bearer((yield* userTokens({ userId, scope: "read_vin" })).access)
+        yield* sameAnswer(sim.url, `/v2.0/vehicles/${v.id}/odometer`, narrow, 403)
+      }
+      yield* sim.resetLog
+      const v = vehicles[0]!
+      const headers = bearer((yield* userTokens({ userId: sim.data.connectionOf(v.id)!.userId })).access)
+      yield* sim.resetLog
+      const served = yield* get(sim.url, `/v2.0/vehicles/${v.id}/odometer`, headers)
+      assert.isTrue(served.fast)
+      const [entry] = yield* sim.requests
+      assert.strictEqual(entry!.status, 200)
+      assert.strictEqual(entry!.method, "GET")
+      assert.strictEqual(entry!.path, `/v2.0/vehicles/${v.id}/odometer`)
+      assert.strictEqual(entry!.query, "")
+      assert.strictEqual(entry!.headers["authorization"], "<redacted>")
+      assert.strictEqual(entry!.requestId, served.headers[served.headers.indexOf("x-request-id") + 1])
+    }))
+
+  it.effect("a scripted fault and a bad token still reach the full application", () =>
+    Effect.gen(function*() {
+      const sim = yield* Simulator
+      const vehicleId = sim.data.vehicleIds[2]!
+      const headers = { ...bearer(yield* appToken), "sc-user-id": sim.data.connectionOf(vehicleId)!.userId }
+      yield* sim.injectFaults({ path: `/v3/vehicles/${vehicleId}/signals`, faults: [{ _tag: "Status", status: 503 }] })
+      assert.strictEqual((yield* get(sim.url, `/v3/vehicles/${vehicleId}/signals`, headers)).status, 503)
+      assert.isTrue((yield* get(sim.url, `/v3/vehicles/${vehicleId}/signals`, headers)).fast)
+      const bad = yield* call("GET", `/v3/vehicles/${vehicleId}/signals`, { headers: { ...headers, authorization: "Bearer nope" } })
+      assert.strictEqual(bad.status, 401)
+    }))
+})
+
+layer(Layer.mergeAll(layerRoots({ seed: 3 }), FetchHttpClient.layer))("fast path on separate roots", (it) => {
+  it.effect("a hot read on another root's port is that root's 404", () =>
+    Effect.gen(function*() {
+      const sim = yield* Simulator
+      const roots = yield* SimulatorRoots
+      const vehicleId = sim.data.vehicleIds[0]!
+      const token = yield* Effect.promise(() =>
+        fetch(`${roots.authorization}/oauth/token`, {
+          method: "POST",
+          headers: {
+            authorization: "Basic " + Buffer.from("demo-client-id:demo-client-secret").toString("base64"),
+            "content-type": "application/x-www-form-urlencoded"
+          },
+          body: "grant_type=client_credentials"
+        }).then((r) => r.json() as Promise<{ access_token: string }>)
+      )
+      const headers = { ...bearer(token.access_token), "sc-user-id": sim.data.connectionOf(vehicleId)!.userId }
+      yield* sameAnswer(roots.vehicle, `/v3/vehicles/${vehicleId}/signals`, headers)
+      const elsewhere = yield* get(roots.legacy, `/v3/vehicles/${vehicleId}/signals`, headers)
+      assert.strictEqual(elsewhere.status, 404)
+      assert.isFalse(elsewhere.fast)
+    }))
+})
