@@ -272,7 +272,11 @@ export const make = (
     // arrive here complete (absolute URL, bearer), see `makeMethod`
     const pipeline = HttpClient.mapRequestInputEffect(base, (request) =>
       Effect.map(Effect.service(CurrentAttempt), (attempt) => {
-        const req = HttpClientRequest.setHeaders(request, fixed)
+        // the transport's own requests carry them already (see `makeBuilder`): no copy
+        const headers = request.headers
+        const req = headers["accept"] === fixed.accept && headers["user-agent"] === fixed["user-agent"]
+          ? request
+          : HttpClientRequest.setHeaders(request, fixed)
         if (attempt !== undefined && attempt.request === undefined) attempt.request = req
         return req
       }))
@@ -433,7 +437,8 @@ const makeClient = <ApiId extends string, Groups extends HttpApiGroup.Constraint
           endpoint,
           baseUrl,
           mergedAnnotations,
-          middleware.size > 0
+          middleware.size > 0,
+          { accept: "application/json", "user-agent": transport.config.userAgent }
         )
       }
     })
@@ -538,7 +543,8 @@ const makeDecoder = (api: HttpApi.HttpApi<string, HttpApiGroup.Constraint>, grou
     compiled.add(schema.ast)
     SchemaJITCompiler.enable(schema.ast)
   }
-  const decodeBody = Schema.decodeUnknownEffect(schema as Schema.Codec<unknown, unknown>)
+  // an `Exit` (itself an effect): no effect is built around a body that decodes
+  const decodeBody = Schema.decodeUnknownExit(schema as Schema.Codec<unknown, unknown>)
   return (response) => response.status === 200 ? Effect.flatMap(response.json, decodeBody) : general(response)
 }
 

@@ -20,7 +20,8 @@ export interface Given {
 }
 
 /**
- * Builds an endpoint's request directly from its contract: the path template
+ * Builds an endpoint's request directly from its contract, with
+ * `fixedHeaders` (accept, User-Agent) already set: the path template
  * compiled once into a function of the encoded params (`encodeURIComponent`
  * per segment), then headers and query, encoded with the endpoint's schemas in
  * the order and with the results of `HttpApiClient` (params, headers, query).
@@ -39,7 +40,8 @@ export const makeBuilder = (
   endpoint: HttpApiEndpoint.Top,
   baseUrl: string,
   annotations: Context.Context<never>,
-  hasMiddleware: boolean
+  hasMiddleware: boolean,
+  fixedHeaders: Readonly<Record<string, string>>
 ): ((given: Given) => HttpClientRequest.HttpClientRequest | Effect.Effect<HttpClientRequest.HttpClientRequest, Schema.SchemaError>) | undefined => {
   if (hasMiddleware || endpoint.payload.size > 0) return undefined
   for (const success of endpoint.success) if (upgradeTypeId in success) return undefined
@@ -52,13 +54,16 @@ export const makeBuilder = (
   const headers = part(endpoint.headers, Context.getOrUndefined(annotations, HttpApi.HeadersParseOptions) ?? fallback)
   const query = part(endpoint.query, Context.getOrUndefined(annotations, HttpApi.QueryParseOptions) ?? fallback)
 
+  // the headers every request of the transport carries (the pipeline sets them too, for any other request)
+  const fixed = Headers.fromInput(fixedHeaders)
   const assemble = (p: unknown, h: unknown, q: unknown): HttpClientRequest.HttpClientRequest => {
     const request = HttpClientRequest.makeWith(
       method,
       baseUrl + makePath(p as Record<string, string>),
       UrlParams.empty,
       Option.none(),
-      h === undefined ? Headers.empty : Headers.fromInput(h as Headers.Input),
+      // the fixed ones win, as when the pipeline sets them
+      h === undefined ? fixed : Headers.fromInput({ ...(h as Record<string, string>), ...fixedHeaders }),
       HttpBody.empty
     )
     return q === undefined ? request : HttpClientRequest.appendUrlParams(request, q as UrlParams.Input)

@@ -1,7 +1,7 @@
 /**
  * @internal
  */
-import { Effect, Inspectable, Layer, Option, Stream } from "effect"
+import { Effect, Exit, Inspectable, Layer, Option, Stream } from "effect"
 import type { Context } from "effect"
 import { Cookies, Headers, HttpClient, HttpClientError, UrlParams } from "effect/http"
 import type { HttpClientRequest, HttpClientResponse } from "effect/http"
@@ -219,14 +219,19 @@ class LeanResponse extends Inspectable.Class implements HttpClientResponse.HttpC
     if (this.cachedText !== undefined) return Effect.succeed(this.cachedText)
     return Effect.map(this.arrayBufferBytes, (bytes) => this.cachedText ??= decoder.decode(bytes))
   }
+  parse(text: string): Exit.Exit<any, HttpClientError.HttpClientError> {
+    try {
+      return Exit.succeed(text === "" ? null : JSON.parse(text))
+    } catch (cause) {
+      return Exit.fail(this.decodeError("the body is not JSON", cause))
+    }
+  }
   get json(): Effect.Effect<any, HttpClientError.HttpClientError> {
-    return Effect.flatMap(this.text, (text) => {
-      try {
-        return Effect.succeed(text === "" ? null : JSON.parse(text))
-      } catch (cause) {
-        return Effect.fail(this.decodeError("the body is not JSON", cause))
-      }
-    })
+    // the common case: the body is all there when the decoder asks for it
+    if (this.exchange.done && this.exchange.error === undefined) {
+      return Effect.suspend(() => this.parse(this.cachedText ??= decoder.decode(this.exchange.bytes())))
+    }
+    return Effect.flatMap(this.text, (text) => this.parse(text))
   }
   get urlParamsBody(): Effect.Effect<UrlParams.UrlParams, HttpClientError.HttpClientError> {
     return Effect.map(this.text, (text) => UrlParams.fromInput(new URLSearchParams(text.replace(/^\?/, "%3F"))))
