@@ -20,14 +20,14 @@
  */
 import { spawn } from "node:child_process"
 import type { ChildProcess } from "node:child_process"
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { request } from "node:http"
 import { createRequire } from "node:module"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 
 interface AutocannonResult {
-  readonly requests: { readonly average: number }
+  readonly requests: { readonly average: number; readonly total: number }
   readonly latency: { readonly p50: number; readonly p99: number }
   readonly non2xx: number
   readonly errors: number
@@ -59,6 +59,18 @@ const median = (xs: ReadonlyArray<number>) => {
 }
 
 const children: Array<ChildProcess> = []
+const pids = new Map<string, number>()
+
+/** CPU time (user + system) of a process so far, in milliseconds; NaN where `/proc` is not there. */
+const cpuMillis = (pid: number | undefined) => {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").replace(/^.*\) /, "").split(" ")
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS
+  } catch {
+    return Number.NaN
+  }
+}
+const CLOCK_TICKS = 100
 
 /** Starts `node <args>` in the package folder and resolves with the URL it prints. */
 const start = (args: ReadonlyArray<string>) =>
@@ -69,7 +81,10 @@ const start = (args: ReadonlyArray<string>) =>
     child.stdout!.on("data", (chunk: Buffer) => {
       out += chunk.toString()
       const match = /listening on (http:\/\/\S+)/.exec(out)
-      if (match !== null) resolve(match[1]!)
+      if (match !== null) {
+        pids.set(match[1]!, child.pid!)
+        resolve(match[1]!)
+      }
     })
     child.on("exit", (code) => reject(new Error(`${args.join(" ")} exited with ${code}: ${out}`)))
   })
@@ -118,14 +133,19 @@ interface Figures {
   readonly rps: Array<number>
   readonly p50: Array<number>
   readonly p99: Array<number>
+  /** Server CPU (user + system) per request, in microseconds. */
+  readonly cpu: Array<number>
 }
 
-const run = async (url: string, headers: Record<string, string>, seconds: number) => {
-  const result = await autocannon({ url, connections: CONNECTIONS, duration: seconds, headers })
+const run = async (origin: string, path: string, headers: Record<string, string>, seconds: number) => {
+  const pid = pids.get(origin)
+  const cpuBefore = cpuMillis(pid)
+  const result = await autocannon({ url: origin + path, connections: CONNECTIONS, duration: seconds, headers })
+  const cpu = ((cpuMillis(pid) - cpuBefore) * 1000) / result.requests.total
   if (result.non2xx > 0 || result.errors > 0 || result.timeouts > 0) {
-    throw new Error(`${url}: ${result.non2xx} non-2xx, ${result.errors} errors, ${result.timeouts} timeouts`)
+    throw new Error(`${path}: ${result.non2xx} non-2xx, ${result.errors} errors, ${result.timeouts} timeouts`)
   }
-  return result
+  return { ...result, cpu }
 }
 
 const main = async () => {
@@ -184,27 +204,30 @@ const main = async () => {
   for (const [i, read] of reads.entries()) {
     const targets = { simulator: sim, bare }
     const figures: Record<keyof typeof targets, Figures> = {
-      simulator: { rps: [], p50: [], p99: [] },
-      bare: { rps: [], p50: [], p99: [] }
+      simulator: { rps: [], p50: [], p99: [], cpu: [] },
+      bare: { rps: [], p50: [], p99: [], cpu: [] }
     }
-    for (const target of Object.values(targets)) await run(target + read.path, read.headers, WARMUP)
+    for (const target of Object.values(targets)) await run(target, read.path, read.headers, WARMUP)
     for (let round = 0; round < ROUNDS; round++) {
       const order: Array<keyof typeof targets> = round % 2 === 0 ? ["simulator", "bare"] : ["bare", "simulator"]
       for (const name of order) {
-        const result = await run(targets[name] + read.path, read.headers, SECONDS)
+        const result = await run(targets[name], read.path, read.headers, SECONDS)
+        figures[name].cpu.push(result.cpu)
         figures[name].rps.push(result.requests.average)
         figures[name].p50.push(result.latency.p50)
         figures[name].p99.push(result.latency.p99)
       }
     }
-    const s = { rps: median(figures.simulator.rps), p50: median(figures.simulator.p50), p99: median(figures.simulator.p99) }
-    const b = { rps: median(figures.bare.rps), p50: median(figures.bare.p50), p99: median(figures.bare.p99) }
+    const summary = (f: Figures) => ({ rps: median(f.rps), p50: median(f.p50), p99: median(f.p99), cpu: median(f.cpu) })
+    const s = summary(figures.simulator)
+    const b = summary(figures.bare)
     const throughput = s.rps / b.rps
-    const p99 = s.p99 / Math.max(b.p99, 1)
+    // autocannon records whole milliseconds: 0 ms counts as 1 ms (its resolution)
+    const p99 = Math.max(s.p99, 1) / Math.max(b.p99, 1)
     const row = (name: string, f: typeof s, rounds: Figures) =>
       `  ${name.padEnd(10)} ${f.rps.toFixed(0).padStart(7)} req/s   p50 ${f.p50.toFixed(0).padStart(3)} ms   p99 ${
         f.p99.toFixed(0).padStart(3)
-      } ms   (rounds: ${rounds.rps.map((x) => x.toFixed(0)).join(", ")} req/s)`
+      } ms   server CPU ${f.cpu.toFixed(0).padStart(4)} µs/req   (rounds: ${rounds.rps.map((x) => x.toFixed(0)).join(", ")} req/s)`
     console.log(`${read.name} (GET ${read.path.replace(vehicleId, "{id}")}, ${captured[i]!.body.length} bytes)`)
     console.log(row("simulator", s, figures.simulator))
     console.log(row("bare", b, figures.bare))
@@ -213,7 +236,7 @@ const main = async () => {
     allMet &&= throughputMet && p99Met
     console.log(
       `  simulator/bare: throughput ${throughput.toFixed(2)}x (target >= ${THROUGHPUT_TARGET}x: ${throughputMet ? "met" : "NOT MET"}), ` +
-        `p99 ${p99.toFixed(2)}x (target <= ${P99_TARGET}x: ${p99Met ? "met" : "NOT MET"})`
+        `p99 ${p99.toFixed(2)}x (target <= ${P99_TARGET}x: ${p99Met ? "met" : "NOT MET"}), server CPU per request ${(s.cpu / b.cpu).toFixed(2)}x`
     )
   }
   console.log(`all targets ${allMet ? "met" : "NOT MET"}; ${((performance.now() - started) / 1000).toFixed(0)} s`)

@@ -58,11 +58,22 @@ export const isLegacyPath = (path: string): boolean => path === "/v2.0" || path.
  * ```
  * @since 0.2.0
  */
-export const deprecationHeaders = (origin: string): Readonly<Record<string, string>> => ({
-  deprecation: `@${SUNSET_MILLIS / 1000}`,
-  sunset: new Date(SUNSET_MILLIS).toUTCString(),
-  link: `<${origin}${MIGRATION_GUIDE_PATH}>; rel="deprecation"; type="text/markdown"`
-})
+export const deprecationHeaders = (origin: string): Readonly<Record<string, string>> => {
+  // built once per origin (a simulator has one, or one per root): every v2.0 response carries them
+  let headers = deprecationByOrigin.get(origin)
+  if (headers === undefined) {
+    headers = Object.freeze({
+      deprecation: `@${SUNSET_MILLIS / 1000}`,
+      sunset: new Date(SUNSET_MILLIS).toUTCString(),
+      link: `<${origin}${MIGRATION_GUIDE_PATH}>; rel="deprecation"; type="text/markdown"`
+    })
+    if (deprecationByOrigin.size >= 64) deprecationByOrigin.clear()
+    deprecationByOrigin.set(origin, headers)
+  }
+  return headers
+}
+
+const deprecationByOrigin = new Map<string, Readonly<Record<string, string>>>()
 
 /**
  * Whether v2.0 is retired at `now` under `mode`.

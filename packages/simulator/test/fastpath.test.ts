@@ -112,9 +112,13 @@ layer(Loopback)("fast path", (it) => {
             assert.include(answer.headers, "deprecation")
           }
         }
-        // no permission for the read: declined, 403
+        // just answered in this clock millisecond (TestClock), and still checked per request:
+        // no permission for the read, or another user's vehicle, is the full application's 403
         const narrow = bearer((yield* userTokens({ userId, scope: "read_vin" })).access)
         yield* sameAnswer(sim.url, `/v2.0/vehicles/${v.id}/odometer`, narrow, 403)
+        const stranger = vehicles.map((o) => sim.data.connectionOf(o.id)!.userId).find((u) => u !== userId)!
+        const foreign = bearer((yield* userTokens({ userId: stranger })).access)
+        yield* sameAnswer(sim.url, `/v2.0/vehicles/${v.id}/odometer`, foreign, 403)
       }
       yield* sim.resetLog
       const v = vehicles[0]!

@@ -19,7 +19,9 @@
  * @internal
  */
 import type { IncomingMessage, ServerResponse } from "node:http"
+import { LegacyEndpoints } from "@connected-vehicle/schema/Legacy"
 import type { LegacyPath } from "@connected-vehicle/schema/Legacy"
+import type { Permission } from "@connected-vehicle/schema/OAuth"
 import { requestIdFor, REQUEST_ID_HEADER } from "../App.ts"
 import { FAULT_HEADER } from "../App.ts"
 import type { Env } from "../Env.ts"
@@ -53,7 +55,7 @@ export const make = (env: Env["Service"], options: {
 }): FastPath => {
   if (options.latencyMillis > 0) return () => false
   const { data, deliveries, origins, state } = env
-  const pages = new PageMemo<Buffer>()
+  const pages = new PageMemo<Answer>()
   let deprecation: { readonly origin: string; readonly headers: ReadonlyArray<string> } | undefined
   /** The v2.0 deprecation headers, built once per origin (the origin is known once the server listens). */
   const deprecationOf = (path: string) => {
@@ -82,31 +84,35 @@ export const make = (env: Env["Service"], options: {
     return data.vehicle(index)
   }
 
-  const send = (
-    request: IncomingMessage,
-    response: ServerResponse,
-    url: string,
-    before: ReadonlyArray<string>,
-    body: Buffer,
-    after: ReadonlyArray<string>
-  ) => {
+  /**
+   * An answer as sent: the header list (the request id's value at `idSlot`)
+   * and the body. Built once per clock millisecond and URL (see `PageMemo`).
+   */
+  interface Answer {
+    readonly headers: ReadonlyArray<string>
+    readonly idSlot: number
+    readonly body: Buffer
+  }
+
+  const answer = (before: ReadonlyArray<string>, body: Buffer, after: ReadonlyArray<string>): Answer => {
+    const headers = [...before, "content-type", "application/json", "content-length", String(body.length), REQUEST_ID_HEADER, "", ...after]
+    return { headers, idSlot: before.length + 5, body }
+  }
+
+  const send = (request: IncomingMessage, response: ServerResponse, url: string, out: Answer) => {
     const headers = request.headers
     const requestId = requestIdFor(headers[REQUEST_ID_HEADER] as string | undefined, state)
     const entry = state.record("GET", url, headers, requestId)
-    response.writeHead(200, [
-      ...before,
-      "content-type",
-      "application/json",
-      "content-length",
-      String(body.length),
-      REQUEST_ID_HEADER,
-      requestId,
-      ...after
-    ])
-    response.end(body)
+    const list = out.headers.slice()
+    list[out.idSlot] = requestId
+    response.writeHead(200, list)
+    response.end(out.body)
     entry.status = 200
     return true
   }
+
+  /** Legacy answers: the vehicle and permission they need are checked against each request's grant. */
+  const legacyAnswers = new PageMemo<Answer & { readonly index: number; readonly permission: Permission }>()
 
   return (request, response) => {
     if (request.method !== "GET" || request.httpVersionMajor !== 1) return false
@@ -133,20 +139,20 @@ export const make = (env: Env["Service"], options: {
       if (code === undefined) {
         const version = deliveries.readingsVersion()
         const key = `${url} ${userId}`
-        let body = pages.get(key, data, now, version)
-        if (body === undefined) {
+        let out = pages.get(key, data, now, version)
+        if (out === undefined) {
           const v = ownedVehicle(match[1]!, data.userIndex(userId.toLowerCase()))
           if (v === undefined) return false
-          body = Buffer.from(signalsPageText(data, origins, deliveries, v, url, now, undefined, undefined))
-          pages.set(key, data, now, version, body)
+          out = answer([], Buffer.from(signalsPageText(data, origins, deliveries, v, url, now, undefined, undefined)), [])
+          pages.set(key, data, now, version, out)
         }
-        return send(request, response, url, [], body, [])
+        return send(request, response, url, out)
       }
       const v = ownedVehicle(match[1]!, data.userIndex(userId.toLowerCase()))
       if (v === undefined) return false
       const k = v.model.signals.findIndex((s) => s.code === code)
       if (k === -1) return false
-      return send(request, response, url, [], Buffer.from(signalText(data, origins, deliveries, v, k, now)), [])
+      return send(request, response, url, answer([], Buffer.from(signalText(data, origins, deliveries, v, k, now)), []))
     }
     // /v2.0/vehicles/{id}/{read}
     const match = legacyRoute.exec(url)
@@ -157,11 +163,28 @@ export const make = (env: Env["Service"], options: {
     if (unitSystem !== undefined && unitSystem !== "metric" && unitSystem !== "imperial") return false
     const grant = grantOf(headers.authorization)
     if (grant?._tag !== "User") return false
-    const v = ownedVehicle(match[1]!, grant.userIndex)
-    if (v === undefined) return false
-    const item = legacyRead(data, deliveries, grant, v, match[2] as LegacyPath, unitSystem ?? "metric", now)
-    if (item.code !== 200) return false
-    const before = ["sc-data-age", item.headers["sc-data-age"]!, "sc-unit-system", item.headers["sc-unit-system"]!]
-    return send(request, response, url, before, Buffer.from(JSON.stringify(item.body)), deprecationOf(url))
+    const version = deliveries.readingsVersion()
+    const key = unitSystem === undefined ? url : `${url} ${unitSystem}`
+    let out = legacyAnswers.get(key, data, now, version)
+    if (out === undefined) {
+      const v = ownedVehicle(match[1]!, grant.userIndex)
+      if (v === undefined) return false
+      const path = match[2] as LegacyPath
+      const item = legacyRead(data, deliveries, grant, v, path, unitSystem ?? "metric", now)
+      if (item.code !== 200) return false
+      const before = ["sc-data-age", item.headers["sc-data-age"]!, "sc-unit-system", item.headers["sc-unit-system"]!]
+      out = {
+        ...answer(before, Buffer.from(JSON.stringify(item.body)), deprecationOf(url)),
+        index: v.index,
+        permission: LegacyEndpoints[path].permission
+      }
+      legacyAnswers.set(key, data, now, version, out)
+    } else if (
+      out.index >= data.connectionCount || data.connectionUser[out.index] !== grant.userIndex ||
+      !grant.scopes.has(out.permission)
+    ) {
+      return false
+    }
+    return send(request, response, url, out)
   }
 }
