@@ -36,6 +36,8 @@ import {
 import type { CredentialsError, TransportError } from "./TransportError.ts"
 import { isNode, loadNodeHttpClient, platformHttpClient, withoutCredentials } from "./internal/http.ts"
 import * as SdkLog from "./internal/log.ts"
+import type { ExchangeTimeout } from "./internal/undici.ts"
+import { CurrentExchangeTimeout, isLean } from "./internal/undici.ts"
 import type { Given } from "./internal/request.ts"
 import { makeBuilder } from "./internal/request.ts"
 import * as RetryAfter from "./RetryAfter.ts"
@@ -280,9 +282,17 @@ export const make = (
         if (attempt !== undefined && attempt.request === undefined) attempt.request = req
         return req
       }))
+    if (options?.transformClient === undefined && isLean(base)) leanPipelines.add(pipeline)
     const httpClient = options?.transformClient === undefined ? pipeline : options.transformClient(pipeline)
     return { config, httpClient }
   })
+
+/**
+ * The transports' clients that are the pipeline over the lean client of
+ * `internal/undici.ts` and nothing else: their attempts are timed by that
+ * client (one timer per exchange, no child fiber).
+ */
+const leanPipelines = new WeakSet<HttpClient.HttpClient>()
 
 /**
  * The `HttpClient` the SDK's convenience layers use unless given one: on Node,
@@ -593,6 +603,8 @@ const makeMethod = (spec: {
   const spanOptions = { kind: "client", attributes: { "http.request.method": method, "url.template": templateUrl } } as const
   const requestIdHeaders = config.requestIdHeaders
   const logDebug = log.enabled("Debug")
+  // the attempt's timeout armed by the lean client itself (see `leanPipelines`)
+  const leanTimed = leanPipelines.has(httpClient) && !config.httpSpans
   // the attempt's state, and the HttpClient's own span per attempt unless `httpSpans`
   const attemptContext = config.httpSpans
     ? (context: Context.Context<never>, state: AttemptState) => Context.add(context, CurrentAttempt, state)
@@ -640,18 +652,37 @@ const makeMethod = (spec: {
         )
       }
     )
-    return withTimeout(
-      Effect.updateContext(exchanged, (context) => attemptContext(context, state)),
-      limit,
-      () =>
-        new RequestTimeout({
-          method,
-          url: urlOf(call, state),
-          timeoutMillis: limit,
-          ...(state.status === undefined ? {} : { status: state.status }),
-          ...(state.requestId ? { requestId: state.requestId } : {})
-        })
-    )
+    const timedOut = () =>
+      new RequestTimeout({
+        method,
+        url: urlOf(call, state),
+        timeoutMillis: limit,
+        ...(state.status === undefined ? {} : { status: state.status }),
+        ...(state.requestId ? { requestId: state.requestId } : {})
+      })
+    /** A timeout after the head reached the lean client's wrapper of the full client (not the transport). */
+    const headSeen = (response: HttpClientResponse.HttpClientResponse | undefined) => {
+      if (response === undefined || state.status !== undefined) return
+      state.status = response.status
+      state.requestId = requestIdOf(response.headers, requestIdHeaders)
+    }
+    if (!leanTimed) return withTimeout(Effect.updateContext(exchanged, (context) => attemptContext(context, state)), limit, timedOut)
+    return Effect.withFiber((fiber) => {
+      if (fiber.getRef(Clock.Clock) !== defaultClock) {
+        return withTimeout(Effect.updateContext(exchanged, (context) => attemptContext(context, state)), limit, timedOut)
+      }
+      // one timer, armed by the lean client for the exchange; whatever the
+      // attempt failed with once it fired, it timed out
+      const timeout: ExchangeTimeout = { millis: limit, timedOut: false }
+      return Effect.catch(
+        Effect.updateContext(exchanged, (context) => Context.add(attemptContext(context, state), CurrentExchangeTimeout, timeout)),
+        (error): Effect.Effect<never, AnyError> => {
+          if (!timeout.timedOut) return Effect.fail(error)
+          headSeen(timeout.response)
+          return Effect.fail(timedOut())
+        }
+      )
+    })
   }
 
   /**

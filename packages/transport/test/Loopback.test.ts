@@ -342,6 +342,27 @@ describe("the default client (Transport.layerHttpClient) on Node", () => {
       assert.strictEqual(lean.url, full.url)
       assert.match(lean.url, /\?filter%5Bregion%5D=US$/)
     }).pipe(Effect.provide(loopbackOn(fast, Transport.layerHttpClient))))
+
+  it.live("times an attempt itself: no response head in time is a RequestTimeout without status, and the next attempt succeeds", () =>
+    Effect.gen(function*() {
+      yield* inject(COMPAT, [{ _tag: "Delay", millis: 1_500 }])
+      const error = yield* Effect.flip(compat)
+      assert.strictEqual(error._tag, "RequestTimeout")
+      assert.strictEqual((error as RequestTimeout).timeoutMillis, 300)
+      assert.isUndefined((error as RequestTimeout).status)
+      const result = yield* compat
+      assert.strictEqual(result.status, 200)
+    }).pipe(Effect.provide(loopbackOn({ ...fast, timeoutMillis: 300, retry: { maxAttempts: 1 } }, Transport.layerHttpClient))))
+
+  it.live("a request the lean client hands to NodeHttpClient (fiber-level undici options) is timed too, body included", () =>
+    Effect.gen(function*() {
+      yield* inject(COMPAT, [{ _tag: "StallBody" }])
+      const error = yield* Effect.flip(compat.pipe(Effect.provideService(NodeHttpClient.UndiciOptions, { reset: false })))
+      assert.strictEqual(error._tag, "RequestTimeout")
+      assert.strictEqual((error as RequestTimeout).status, 200)
+      const result = yield* compat.pipe(Effect.provideService(NodeHttpClient.UndiciOptions, { reset: false }))
+      assert.isTrue(result.value.data.length > 0)
+    }).pipe(Effect.provide(loopbackOn({ ...fast, timeoutMillis: 300, retry: { maxAttempts: 1 } }, Transport.layerHttpClient))))
 })
 
 describe("per-call options with the Promise client's names, on a v3 call over loopback", () => {

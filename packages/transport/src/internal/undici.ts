@@ -2,7 +2,7 @@
  * @internal
  */
 import { Effect, Exit, Inspectable, Layer, Option, Stream } from "effect"
-import type { Context } from "effect"
+import { Context } from "effect"
 import { Cookies, Headers, HttpClient, HttpClientError, UrlParams } from "effect/http"
 import type { HttpClientRequest, HttpClientResponse } from "effect/http"
 import { pipeArguments } from "effect/Pipeable"
@@ -59,6 +59,45 @@ export interface NodeUndiciParts {
 }
 
 const aborted = new Error("The request was interrupted")
+
+/**
+ * The timeout of one attempt, handed to the lean client by the transport
+ * instead of running the attempt in a child fiber with a timer: the client
+ * arms one timer for the exchange (request to the end of the body); when it
+ * fires, `timedOut` is set, the exchange is aborted and the call fails (the
+ * transport turns that failure into `RequestTimeout`).
+ *
+ * @internal
+ */
+export interface ExchangeTimeout {
+  readonly millis: number
+  timedOut: boolean
+  /** The response head, when it arrived before the timeout on the full client (its body is read within it). */
+  response?: HttpClientResponse.HttpClientResponse | undefined
+}
+
+/**
+ * The {@link ExchangeTimeout} of the current attempt, if the transport gave one.
+ *
+ * @internal
+ */
+export const CurrentExchangeTimeout = Context.Reference<ExchangeTimeout | undefined>(
+  "@connected-vehicle/transport/internal/undici/CurrentExchangeTimeout",
+  { defaultValue: () => undefined }
+)
+
+/** The error an exchange fails with when its timer fires. */
+export const timeoutError = new Error("The attempt timed out")
+
+const LeanTypeId = "~@connected-vehicle/transport/internal/undici/Lean"
+
+/**
+ * Whether `client` is the lean client, which honours {@link CurrentExchangeTimeout}
+ * for every request it is given (itself, or around the full client).
+ *
+ * @internal
+ */
+export const isLean = (client: HttpClient.HttpClient): boolean => LeanTypeId in client
 const decoder = new TextDecoder()
 
 /**
@@ -67,6 +106,7 @@ const decoder = new TextDecoder()
  * streamed) and handed to whoever waits for it.
  */
 class Exchange implements DispatchHandler {
+  timer: ReturnType<typeof setTimeout> | undefined = undefined
   controller: DispatchController | undefined = undefined
   interrupted = false
   done = false
@@ -101,10 +141,14 @@ class Exchange implements DispatchHandler {
     this.size += chunk.length
   }
   onResponseEnd() {
+    if (this.error !== undefined) return
     this.done = true
+    if (this.timer !== undefined) clearTimeout(this.timer)
     this.onBody?.()
   }
   onResponseError(_: DispatchController, error: Error) {
+    if (this.done || this.error !== undefined) return
+    if (this.timer !== undefined) clearTimeout(this.timer)
     this.error = error
     const onFail = this.onFail
     this.onHead = undefined
@@ -112,8 +156,20 @@ class Exchange implements DispatchHandler {
     if (onFail !== undefined) onFail(error)
     else this.onBody?.()
   }
+  /** Fails the exchange with {@link timeoutError} after `timeout.millis`, unless it is over by then. */
+  arm(timeout: ExchangeTimeout) {
+    this.timer = setTimeout(() => {
+      this.timer = undefined
+      if (this.done || this.error !== undefined) return
+      timeout.timedOut = true
+      this.interrupted = true // not sent yet: never
+      this.controller?.abort(timeoutError)
+      this.onResponseError(undefined as never, timeoutError)
+    }, timeout.millis)
+  }
   /** Aborts the exchange unless it is over. */
   abort() {
+    if (this.timer !== undefined) clearTimeout(this.timer)
     if (this.done || this.error !== undefined) return
     this.interrupted = true
     this.onHead = undefined
@@ -296,7 +352,7 @@ export const makeLean = (
   full: HttpClient.HttpClient,
   undiciOptions: Context.Reference<Record<string, unknown>>
 ): HttpClient.HttpClient =>
-  HttpClient.makeWith(
+  Object.assign(HttpClient.makeWith(
     (requestEffect) =>
       Effect.flatMap(requestEffect, (request) =>
         Effect.withFiber((fiber) => {
@@ -307,7 +363,8 @@ export const makeLean = (
             !(fiber.getRef(HttpClient.TracerDisabledWhen)(request)) ||
             !isEmpty(fiber.getRef(undiciOptions))
           ) {
-            return full.execute(request)
+            const timeout = fiber.getRef(CurrentExchangeTimeout)
+            return timeout === undefined ? full.execute(request) : timedFull(full, request, timeout)
           }
           let url: URL
           try {
@@ -333,6 +390,8 @@ export const makeLean = (
                   })
                 ))
             )
+            const timeout = fiber.getRef(CurrentExchangeTimeout)
+            if (timeout !== undefined) exchange.arm(timeout)
             try {
               dispatcher.dispatch({
                 origin: url.origin,
@@ -351,6 +410,34 @@ export const makeLean = (
           })
         })),
     Effect.succeed as HttpClient.HttpClient["preprocess"]
+  ), { [LeanTypeId]: LeanTypeId })
+
+/**
+ * A request the full client sends, under an {@link ExchangeTimeout}: the
+ * exchange and the whole body within the timeout (the body is then kept by
+ * the response), as on the lean path.
+ */
+const timedFull = (
+  full: HttpClient.HttpClient,
+  request: HttpClientRequest.HttpClientRequest,
+  timeout: ExchangeTimeout
+): Effect.Effect<HttpClientResponse.HttpClientResponse, HttpClientError.HttpClientError> =>
+  Effect.timeoutOrElse(
+    Effect.tap(full.execute(request), (response) => {
+      timeout.response = response
+      return response.arrayBuffer
+    }),
+    {
+      duration: timeout.millis,
+      orElse: () => {
+        timeout.timedOut = true
+        return Effect.fail(
+          new HttpClientError.HttpClientError({
+            reason: new HttpClientError.TransportError({ request, cause: timeoutError, description: timeoutError.message })
+          })
+        )
+      }
+    }
   )
 
 /**
