@@ -482,6 +482,16 @@ const main = async () => {
   const started = performance.now()
   console.log(`node ${process.version}, ${process.platform}/${process.arch}, ${availableParallelism()} cores`)
   const sims = await Promise.all([startSimulator(SMALL), startSimulator(LARGE)])
+  // the simulators go with this process, however it ends
+  const stop = () => {
+    for (const sim of sims) sim.child.removeAllListeners("exit").kill()
+  }
+  for (const signal of ["SIGINT", "SIGTERM"] as const) {
+    process.once(signal, () => {
+      stop()
+      process.exit(130)
+    })
+  }
   try {
     const [smallSim, largeSim] = sims
     // the user of the legacy reads: the one of the first connection
@@ -500,7 +510,7 @@ const main = async () => {
     await small.dispose()
     await large.dispose()
   } finally {
-    for (const sim of sims) sim.child.removeAllListeners("exit").kill()
+    stop()
   }
 }
 
