@@ -2,21 +2,18 @@
  * The whole SDK for an application in one layer: one transport, one token
  * store and OAuth configuration, the application's client-credentials
  * session behind the v3 services, and one user's authorization-code session
- * behind the legacy v2.0 reads. {@link layerSimulator} builds the same on the
- * simulator (loopback or in memory) for tests and demos.
+ * behind the legacy v2.0 reads. `@connected-vehicle/sdk/Simulated` builds the
+ * same on the simulator (loopback or in memory) for tests and demos.
  *
  * @since 0.1.0
  */
-import { Effect, Layer } from "effect"
+import { Layer } from "effect"
 import type { Config } from "effect"
-import { FetchHttpClient, HttpClient, HttpClientRequest } from "effect/http"
+import type { HttpClient } from "effect/http"
 import * as OAuthConfig from "@connected-vehicle/auth/OAuthConfig"
 import * as Session from "@connected-vehicle/auth/Session"
 import * as TokenStore from "@connected-vehicle/auth/TokenStore"
 import * as Vehicles from "@connected-vehicle/legacy-v2/Vehicles"
-// type-only: the simulator (an optional peer) is loaded by `layerSimulator`
-// when that layer is built, so the other exports work without it
-import type * as Simulator from "@connected-vehicle/simulator/Simulator"
 import * as Transport from "@connected-vehicle/transport/Transport"
 import * as TransportConfig from "@connected-vehicle/transport/TransportConfig"
 import * as V3 from "@connected-vehicle/v3/V3"
@@ -74,7 +71,7 @@ export interface Options {
 /**
  * The services on given transport configuration and OAuth configuration
  * layers: the building block of {@link layer}, {@link layerConfig} and
- * {@link layerSimulator}.
+ * `Simulated.layer`.
  *
  * @example
  * ```ts
@@ -162,119 +159,3 @@ export const layer = (
  */
 export const layerConfig = (options?: Options): Layer.Layer<Services, Config.ConfigError> =>
   layerWith(TransportConfig.layerConfig, OAuthConfig.layerConfig, options)
-
-/**
- * Options of {@link layerSimulator}.
- *
- * @example
- * ```ts
- * import type { SimulatorOptions } from "@connected-vehicle/sdk/ConnectedVehicle"
- *
- * const options: SimulatorOptions = { loopback: true, simulator: { seed: 7 }, signIn: false }
- * ```
- * @since 0.1.0
- */
-export interface SimulatorOptions extends Omit<Options, "httpClient"> {
-  readonly simulator?: Simulator.SimulatorOptions | undefined
-  /**
-   * `true`: the simulator listens on 127.0.0.1 (a free port) and the SDK
-   * talks to it through `options.httpClient` (default `Transport.layerHttpClient`); `false`
-   * (default): in memory, no socket.
-   */
-  readonly loopback?: boolean | undefined
-  /** The HTTP client for `loopback` (default `Transport.layerHttpClient`). */
-  readonly httpClient?: Layer.Layer<HttpClient.HttpClient> | undefined
-  /** Transport policies (roots come from the simulator). */
-  readonly transport?: Omit<TransportConfig.Options, "roots"> | undefined
-  /**
-   * Sign a user in before the layer is ready (consent with `login_hint`, then
-   * the code exchange), storing the tokens under `userKey`: the given user id,
-   * a function choosing one from the dataset, or `false` to leave the store
-   * empty (default: the user with the most connected vehicles).
-   */
-  readonly signIn?: string | ((data: Simulator.SimulatorData) => string) | false | undefined
-}
-
-/**
- * The user with the most connected vehicles.
- *
- * @example
- * ```ts
- * import * as ConnectedVehicle from "@connected-vehicle/sdk/ConnectedVehicle"
- *
- * const Test = ConnectedVehicle.layerSimulator({ signIn: ConnectedVehicle.busiestUser })
- * ```
- * @since 0.1.0
- */
-export const busiestUser = (data: Simulator.SimulatorData): string =>
-  data.users.reduce((best, u) => data.vehiclesOf(u.id).length > data.vehiclesOf(best.id).length ? u : best).id
-
-const redirectUri = "https://app.example/callback"
-
-/** The simulator approves consent at once: the code of its redirect (not followed). */
-const consentCode = (origin: string, clientId: string, userId: string) =>
-  Effect.gen(function*() {
-    const client = yield* HttpClient.HttpClient
-    const query = new URLSearchParams({ response_type: "code", client_id: clientId, redirect_uri: redirectUri, login_hint: userId })
-    const response = yield* client.execute(HttpClientRequest.get(`${origin}/oauth/authorize?${query}`)).pipe(
-      Effect.provideService(FetchHttpClient.RequestInit, { redirect: "manual" }),
-      Effect.orDie
-    )
-    const code = new URL(response.headers["location"] ?? "", origin).searchParams.get("code")
-    if (code === null) return yield* Effect.die(`the simulator refused consent for ${userId}: ${response.status}`)
-    return code
-  })
-
-/**
- * The whole SDK on the simulator, with the simulator service (request log,
- * fault injection, dataset): in memory by default, or on 127.0.0.1 with
- * `loopback: true`. The simulator's client id and secret are used, and a
- * user is signed in (see {@link SimulatorOptions} `signIn`). The simulator is
- * an optional peer dependency, loaded when this layer is built.
- *
- * @example
- * ```ts
- * import { Effect, Stream } from "effect"
- * import { Vehicles } from "@connected-vehicle/legacy-v2/Vehicles"
- * import { Signals } from "@connected-vehicle/v3/Signals"
- * import * as ConnectedVehicle from "@connected-vehicle/sdk/ConnectedVehicle"
- *
- * const program = Effect.gen(function*() {
- *   const ids = yield* Stream.runCollect((yield* Vehicles).stream())
- *   return ids.length
- * })
- * Effect.runPromise(program.pipe(Effect.provide(ConnectedVehicle.layerSimulator({ loopback: true }))))
- * ```
- * @since 0.1.0
- */
-export const layerSimulator = (options?: SimulatorOptions): Layer.Layer<Services | Simulator.Simulator> =>
-  Layer.unwrap(Effect.map(
-    Effect.promise(() => import("@connected-vehicle/simulator/Simulator")),
-    (Sim) => {
-      const SimulatorLive: Layer.Layer<Simulator.Simulator | HttpClient.HttpClient> = options?.loopback === true
-        ? Layer.merge(Sim.layer({ ...options.simulator, port: 0 }), options.httpClient ?? Transport.layerHttpClient)
-        : Sim.layerTest(options?.simulator)
-      const sdk = Layer.unwrap(Effect.gen(function*() {
-        const sim = yield* Sim.Simulator
-        const httpClient = yield* HttpClient.HttpClient
-        const origin = sim.url === "" ? Sim.TEST_ORIGIN : sim.url
-        const Sdk = layerWith(
-          TransportConfig.layerOrigin(origin, options?.transport),
-          OAuthConfig.layer({ clientId: sim.clientId, clientSecret: sim.clientSecret }),
-          { ...options, httpClient: Layer.succeed(HttpClient.HttpClient, httpClient) }
-        )
-        const signIn = options?.signIn ?? busiestUser
-        if (signIn === false) return Sdk
-        const SignIn = Layer.effectDiscard(Effect.gen(function*() {
-          const userId = typeof signIn === "string" ? signIn : signIn(sim.data)
-          const code = yield* consentCode(origin, sim.clientId, userId).pipe(
-            Effect.provideService(HttpClient.HttpClient, httpClient)
-          )
-          yield* Session.login(options?.userKey ?? "user", { code, redirectUri }).pipe(Effect.orDie)
-          yield* sim.resetLog
-        }))
-        return Layer.provideMerge(SignIn, Sdk)
-      }))
-      return sdk.pipe(Layer.provideMerge(SimulatorLive))
-    }
-  ))

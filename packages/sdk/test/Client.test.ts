@@ -9,7 +9,7 @@ import * as net from "node:net"
 import * as util from "node:util"
 import * as Simulator from "@connected-vehicle/simulator/Simulator"
 import * as Client from "../src/Client.ts"
-import { busiestUser } from "../src/ConnectedVehicle.ts"
+import { busiestUser } from "../src/Simulated.ts"
 
 const redirectUri = "https://app.example/callback"
 

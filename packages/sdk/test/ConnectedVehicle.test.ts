@@ -8,6 +8,7 @@ import { Compatibility } from "@connected-vehicle/v3/Compatibility"
 import { Connections } from "@connected-vehicle/v3/Connections"
 import { Signals } from "@connected-vehicle/v3/Signals"
 import * as ConnectedVehicle from "../src/ConnectedVehicle.ts"
+import * as Simulated from "../src/Simulated.ts"
 
 /** v3 with the application token and legacy with the user's, through one layer. */
 const tour = Effect.gen(function*() {
@@ -38,7 +39,7 @@ describe("ConnectedVehicle", () => {
     return Effect.gen(function*() {
       const sim = yield* Simulator.Simulator
       const { userId, ids } = yield* tour
-      assert.strictEqual(userId, ConnectedVehicle.busiestUser(sim.data))
+      assert.strictEqual(userId, Simulated.busiestUser(sim.data))
       assert.deepStrictEqual([...ids], [...sim.data.vehiclesOf(userId)])
       assert.strictEqual(transports, 1, "one transport built")
       const requests = yield* requestsTo(/^\//)
@@ -47,7 +48,7 @@ describe("ConnectedVehicle", () => {
       assert.strictEqual((yield* requestsTo(/^\/oauth\/token$/)).length, 1)
       const bearer = (path: RegExp) => requests.filter((r) => path.test(r.path)).map((r) => r.headers["authorization"])
       assert.isTrue(bearer(/^\/v2\.0\//).every((a) => a === "<redacted>"))
-    }).pipe(Effect.provide(ConnectedVehicle.layerSimulator({
+    }).pipe(Effect.provide(Simulated.layer({
       loopback: true,
       transformClient: (client) => {
         transports++
@@ -62,12 +63,12 @@ describe("ConnectedVehicle", () => {
       assert.strictEqual(error._tag, "CredentialsError")
       const compat = yield* (yield* Compatibility).list({ powertrainType: "EV" })
       assert.isTrue(compat.data.length > 0)
-    }).pipe(Effect.provide(ConnectedVehicle.layerSimulator({ signIn: false }))))
+    }).pipe(Effect.provide(Simulated.layer({ signIn: false }))))
 
   it.live("layerConfig wires everything from the environment; the application signs the user in with Session.login", () =>
     Effect.gen(function*() {
       const sim = yield* Simulator.Simulator
-      const userId = ConnectedVehicle.busiestUser(sim.data)
+      const userId = Simulated.busiestUser(sim.data)
       const redirectUri = "https://app.example/callback"
       const consent = yield* HttpClient.get(
         `${sim.url}/oauth/authorize?${new URLSearchParams({ response_type: "code", client_id: sim.clientId, redirect_uri: redirectUri, login_hint: userId })}`

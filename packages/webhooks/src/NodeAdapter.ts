@@ -13,7 +13,6 @@
  *
  * @since 0.1.0
  */
-import type { IncomingMessage, ServerResponse } from "node:http"
 import type * as Receiver from "./Receiver.ts"
 import { rejection } from "./Receiver.ts"
 import { MethodNotAllowed } from "./ReceiverError.ts"
@@ -29,13 +28,56 @@ import { type AdapterOptions, internalError, start, tooLarge, unreadable } from 
 export type Options<E, R, LE> = AdapterOptions<E, R, LE>
 
 /**
+ * What the handler reads of a request: Node's `NodeRequest` (and
+ * express's or fastify's `raw` request built on it) fits. Written out here,
+ * not imported from `node:http`, so that the package's type declarations
+ * need no `@types/node` (a consumer of the Web adapter may have none).
+ *
+ * @example
+ * ```ts
+ * import type { NodeRequest } from "node:http"
+ * import type { NodeRequest } from "@connected-vehicle/webhooks/NodeAdapter"
+ *
+ * const fits = (req: NodeRequest): NodeRequest => req
+ * ```
+ * @since 0.2.0
+ */
+export interface NodeRequest {
+  readonly method?: string | undefined
+  readonly headers: { readonly [name: string]: string | ReadonlyArray<string> | undefined }
+  readonly readableEnded: boolean
+  on(event: string, listener: (...args: Array<any>) => void): unknown
+  off(event: string, listener: (...args: Array<any>) => void): unknown
+  pause(): unknown
+}
+
+/**
+ * What the handler writes to: Node's `NodeResponse` fits.
+ *
+ * @example
+ * ```ts
+ * import type { NodeResponse } from "node:http"
+ * import type { NodeResponse } from "@connected-vehicle/webhooks/NodeAdapter"
+ *
+ * const fits = (res: NodeResponse): NodeResponse => res
+ * ```
+ * @since 0.2.0
+ */
+export interface NodeResponse {
+  readonly headersSent: boolean
+  readonly writableEnded: boolean
+  writeHead(status: number, headers: Record<string, string | number>): unknown
+  end(body: string): unknown
+}
+
+/**
  * A Node request handler; `dispose` releases the layers (stop the server
  * first).
  *
  * @since 0.1.0
  */
 export interface NodeHandler<R = never> {
-  (req: IncomingMessage, res: ServerResponse, next?: (error?: unknown) => void): void
+  (req: NodeRequest, res: NodeResponse, next?: (error?: unknown) => void): void
   readonly receiver: Receiver.Receiver<R>
   readonly dispose: () => Promise<void>
 }
@@ -47,14 +89,14 @@ interface WithBody {
   readonly body?: unknown
 }
 
-const alreadyRead = (req: IncomingMessage): Body | undefined => {
-  const { body, rawBody } = req as IncomingMessage & WithBody
+const alreadyRead = (req: NodeRequest): Body | undefined => {
+  const { body, rawBody } = req as NodeRequest & WithBody
   if (rawBody instanceof Uint8Array || typeof rawBody === "string") return rawBody
   if (body instanceof Uint8Array || typeof body === "string") return body
   return undefined
 }
 
-const readStream = (req: IncomingMessage, limit: number): Promise<Body | Receiver.Reply> =>
+const readStream = (req: NodeRequest, limit: number): Promise<Body | Receiver.Reply> =>
   new Promise((resolve) => {
     const chunks: Array<Buffer> = []
     let size = 0
@@ -86,12 +128,12 @@ const readStream = (req: IncomingMessage, limit: number): Promise<Body | Receive
     req.on("close", onClose)
   })
 
-const readBody = (req: IncomingMessage, limit: number): Promise<Body | Receiver.Reply> | Body | Receiver.Reply => {
+const readBody = (req: NodeRequest, limit: number): Promise<Body | Receiver.Reply> | Body | Receiver.Reply => {
   if (req.method !== "POST") return rejection(new MethodNotAllowed({ method: req.method ?? "" }))
   const read = alreadyRead(req)
   if (read !== undefined) return read
   if (req.readableEnded) {
-    const { body } = req as IncomingMessage & WithBody
+    const { body } = req as NodeRequest & WithBody
     return rejection(
       typeof body === "object" && body !== null
         ? unreadable(
@@ -108,7 +150,7 @@ const readBody = (req: IncomingMessage, limit: number): Promise<Body | Receiver.
 const isReply = (value: Body | Receiver.Reply): value is Receiver.Reply =>
   typeof value === "object" && !(value instanceof Uint8Array)
 
-const write = (res: ServerResponse, reply: Receiver.Reply): void => {
+const write = (res: NodeResponse, reply: Receiver.Reply): void => {
   if (res.headersSent || res.writableEnded) return
   const close = reply.error?._tag === "BodyTooLarge" || reply.error?._tag === "UnreadableBody"
   res.writeHead(reply.status, {
@@ -140,7 +182,7 @@ const write = (res: ServerResponse, reply: Receiver.Reply): void => {
 export const make = <E, R = never, LE = never>(options: Options<E, R, LE>): NodeHandler<R> => {
   const running = start(options)
   const limit = running.receiver.maxBodySize
-  const handler = (req: IncomingMessage, res: ServerResponse): void => {
+  const handler = (req: NodeRequest, res: NodeResponse): void => {
     const answer = (body: Body | Receiver.Reply) => {
       if (isReply(body)) return write(res, body)
       const header = req.headers["sc-signature"]

@@ -155,6 +155,46 @@ describe("packages as an internal team installs them", () => {
     assert.strictEqual(copies.size, 1, `more than one effect installed:\n${tree.stdout}`)
   })
 
+  /** The repo's TypeScript on one fixture file in a scratch project: nodenext, strict, skipLibCheck off. */
+  const typeCheck = async (dir: string, fixture: string, compilerOptions: Record<string, unknown> = {}) => {
+    copyFileSync(join(fixtures, fixture), join(dir, fixture))
+    writeFileSync(
+      join(dir, "tsconfig.json"),
+      JSON.stringify({
+        compilerOptions: {
+          module: "nodenext",
+          moduleResolution: "nodenext",
+          target: "es2023",
+          strict: true,
+          exactOptionalPropertyTypes: true,
+          noEmit: true,
+          skipLibCheck: false,
+          ...compilerOptions
+        },
+        files: [fixture]
+      })
+    )
+    return ok(await run("tsc", ["-p", join(dir, "tsconfig.json")], { cwd: repo }), `tsc on ${fixture}`)
+  }
+
+  it("@connected-vehicle/sdk without its optional peers (no simulator) imports and type-checks", async () => {
+    const dir = project("sdk-alone")
+    ok(await npmInstall(dir, ["@connected-vehicle/sdk", "@types/node@24"]), "npm install @connected-vehicle/sdk")
+    const installed = readdirSync(join(dir, "node_modules", "@connected-vehicle")).sort()
+    assert.notInclude(installed, "simulator")
+    await typeCheck(dir, "without-simulator.ts", { types: ["node"] })
+    writeFileSync(join(dir, "load.mjs"), "const m = await import('@connected-vehicle/sdk')\nconst c = await import('@connected-vehicle/sdk/Client')\nconsole.log(Object.keys(m).join(','), typeof c.createClient)\n")
+    const loaded = ok(await run(process.execPath, ["load.mjs"], { cwd: dir, env: consumerEnv }), "import @connected-vehicle/sdk")
+    assert.match(loaded.stdout.trim(), /ConnectedVehicle.* function$/)
+  })
+
+  it("@connected-vehicle/webhooks alone type-checks without @types/node (a Web receiver)", async () => {
+    const dir = project("webhooks-alone")
+    ok(await npmInstall(dir, ["@connected-vehicle/webhooks"]), "npm install @connected-vehicle/webhooks")
+    assert.isFalse(readdirSync(join(dir, "node_modules")).includes("@types"))
+    await typeCheck(dir, "webhooks-web.ts", { types: [], lib: ["es2023", "dom"] })
+  })
+
   describe("every package in one scratch project", () => {
     let dir = ""
     /** Every public module of every package: `name` and `name/Module` for each `dist/Module.js`. */
@@ -220,25 +260,7 @@ describe("packages as an internal team installs them", () => {
     })
 
     it("type-checks a consumer file with module nodenext and strict", async () => {
-      copyFileSync(join(fixtures, "consumer.ts"), join(dir, "consumer.ts"))
-      writeFileSync(
-        join(dir, "tsconfig.json"),
-        JSON.stringify({
-          compilerOptions: {
-            module: "nodenext",
-            moduleResolution: "nodenext",
-            target: "es2023",
-            strict: true,
-            exactOptionalPropertyTypes: true,
-            noEmit: true,
-            skipLibCheck: false,
-            types: ["node"]
-          },
-          files: ["consumer.ts"]
-        })
-      )
-      // the repo's TypeScript, on the scratch project
-      ok(await run("tsc", ["-p", join(dir, "tsconfig.json")], { cwd: repo }), "tsc on the consumer file")
+      await typeCheck(dir, "consumer.ts", { types: ["node"] })
     })
 
     it("runs the 10-line program against the installed simulator", async () => {
