@@ -1,11 +1,15 @@
 // `pnpm run version`: `changeset version`, then the version constants that
-// packages compile in (today the transport's User-Agent version) are set from
+// packages compile in (the User-Agent versions of the transport and of the
+// simulator's webhook deliveries) are set from
 // the new package.json versions, and the lockfile is refreshed.
 import { readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 
 const root = join(import.meta.dirname, "..")
-const constants = [{ pkg: "packages/transport", file: "src/internal/version.ts", name: "sdkVersion" }]
+const constants = [
+  { pkg: "packages/transport", file: "src/internal/version.ts", name: "sdkVersion" },
+  { pkg: "packages/simulator", file: "src/internal/version.ts", name: "simulatorVersion" }
+]
 
 for (const { file, name, pkg } of constants) {
   const version: string = JSON.parse(readFileSync(join(root, pkg, "package.json"), "utf8")).version

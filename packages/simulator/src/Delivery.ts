@@ -26,6 +26,7 @@ import { readings, signalBody, signalCatalog, signalStatus } from "./Data.ts"
 import { envelope } from "./Env.ts"
 import { post } from "./internal/post.ts"
 import { hmacHex, sameHex } from "./internal/signing.ts"
+import { simulatorVersion } from "./internal/version.ts"
 
 /**
  * The webhook secret of a simulator when none is configured: the key of every
@@ -49,11 +50,11 @@ export const DEFAULT_WEBHOOK_SECRET = "demo-management-token"
  * ```ts
  * import { USER_AGENT } from "@connected-vehicle/simulator/Delivery"
  *
- * USER_AGENT // "connected-vehicle-simulator/0.2.0"
+ * USER_AGENT // "connected-vehicle-simulator/0.1.0"
  * ```
  * @since 0.2.0
  */
-export const USER_AGENT = "connected-vehicle-simulator/0.2.0"
+export const USER_AGENT = `connected-vehicle-simulator/${simulatorVersion}`
 
 /**
  * The `meta.version` of every event.
