@@ -10,14 +10,17 @@ import { parseIsoMillis } from "./internal/timestamp.ts"
 const minimumInstant = DateTime.makeUnsafe("0000-01-01T00:00:00.000Z")
 const maximumInstant = DateTime.makeUnsafe("9999-12-31T23:59:59.999Z")
 
-// Four-digit years only: what an ISO 8601 date-time without expansion can carry.
-const FourDigitYearUtc = Schema.DateTimeUtc.check(Schema.makeFilter<DateTime.Utc>(
-  (utc) => DateTime.between(utc, { minimum: minimumInstant, maximum: maximumInstant }),
-  {
-    expected: "a date-time between the years 0000 and 9999",
-    arbitraryConstraint: { minimum: minimumInstant, maximum: maximumInstant, order: DateTime.Order }
-  }
-))
+type ToArbitrary = NonNullable<Schema.Annotations.Declaration<DateTime.Utc>["toCodecArbitrary"]>
+const utcArbitrary = Schema.DateTimeUtc.ast.annotations?.["toCodecArbitrary"] as ToArbitrary
+
+// Four-digit years only: what an ISO 8601 date-time without expansion can
+// carry. It is checked on the string (below), when decoding and when encoding;
+// generated values stay within it. (No check on the `DateTime.Utc` itself: it
+// would run on every decoded timestamp again.)
+const FourDigitYearUtc = Schema.DateTimeUtc.annotate({
+  toCodecArbitrary: (context: Parameters<ToArbitrary>[0]) =>
+    utcArbitrary({ ...context, constraint: { ...context.constraint, minimum: minimumInstant, maximum: maximumInstant } })
+})
 
 // The check and the decode below run back to back on the same string: a
 // one-entry memo of the parse (a pure function) saves the second one.
@@ -57,12 +60,14 @@ export const Timestamp = Schema.String.check(Schema.makeFilter(
     const millis = parseMillis(input)
     return millis >= minimumMillis && millis <= maximumMillis
   },
-  { expected: "an ISO 8601 date-time with zone, e.g. 2025-08-26T10:00:00.000Z" }
+  { expected: "an ISO 8601 date-time with zone in the years 0000 to 9999, e.g. 2025-08-26T10:00:00.000Z" }
 )).pipe(
   Schema.decodeTo(FourDigitYearUtc, {
     // The check above guarantees a valid instant: a plain synchronous getter
     // is enough (about twice as fast as an effectful transformation).
     decode: SchemaGetter.transform((input: string) => DateTime.makeUnsafe(parseMillis(input))),
+    // an instant outside the years 0000 to 9999 formats with an expanded
+    // year, which the check of the string refuses: the encode fails
     encode: SchemaGetter.transform((utc: DateTime.Utc) => DateTime.formatIso(utc))
   })
 )

@@ -51,3 +51,13 @@ describe("Timestamp parsing", () => {
     assert.strictEqual(DateTime.toEpochMillis(utc), Date.parse("2025-08-26T10:00:00.123Z"))
   })
 })
+
+describe("Timestamp encoding", () => {
+  it("an instant outside the years 0000 to 9999 fails the encode, an instant within them round-trips", () => {
+    const encode = Schema.encodeUnknownExit(Timestamp)
+    assert.isTrue(encode(DateTime.makeUnsafe(Date.parse("+010000-01-01T00:00:00.000Z")))._tag === "Failure")
+    assert.isTrue(encode(DateTime.makeUnsafe(Date.parse("-000001-12-31T23:59:59.999Z")))._tag === "Failure")
+    const utc = Schema.decodeUnknownSync(Timestamp)("9999-12-31T23:59:59.999Z")
+    assert.strictEqual(Schema.encodeSync(Timestamp)(utc), "9999-12-31T23:59:59.999Z")
+  })
+})

@@ -56,7 +56,17 @@ const fastMillis = (s: string): number | undefined => {
     if (a < 0 || b < 0 || c < 0) return undefined
     millis = a * 100 + b * 10 + c
   }
-  return Date.UTC(year, month - 1, day, hour, minute, second, millis)
+  return (((daysFromCivil(year, month, day) * 24 + hour) * 60 + minute) * 60 + second) * 1000 + millis
+}
+
+/** Days from 1970-01-01 to a proleptic Gregorian date (years >= 1; integer arithmetic, as `Date.UTC` counts them). */
+const daysFromCivil = (year: number, month: number, day: number): number => {
+  const y = month <= 2 ? year - 1 : year
+  const era = Math.floor(y / 400)
+  const yearOfEra = y - era * 400
+  const dayOfYear = Math.floor((153 * (month > 2 ? month - 3 : month + 9) + 2) / 5) + day - 1
+  const dayOfEra = yearOfEra * 365 + Math.floor(yearOfEra / 4) - Math.floor(yearOfEra / 100) + dayOfYear
+  return era * 146_097 + dayOfEra - 719_468
 }
 
 /**
