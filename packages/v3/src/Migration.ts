@@ -6,12 +6,19 @@
  *
  * | v2.0 read | v3 signal | conversion |
  * | --- | --- | --- |
- * | `/odometer` `{ distance }` | `odometer-traveleddistance` | the body's `unit` (`km` / `mi`); imperial → miles |
- * | `/location` `{ latitude, longitude }` | `location-preciselocation` | extra fields (`heading`) dropped |
+ * | `/odometer` `{ distance }` | `odometer-traveleddistance` | the body's `unit` (`km` / `mi`); imperial → miles; 2 decimals |
+ * | `/location` `{ latitude, longitude }` | `location-preciselocation` | as sent; extra fields (`heading`) dropped |
  * | `/vin` `{ vin }` | `vehicleidentification-vin` | `vin` (or `value`) |
- * | `/engine/oil` `{ lifeRemaining }` | `internalcombustionengine-oillife` | percent / 100; a vehicle without one (BEV) reads 1, as in v2.0 |
- * | `/tires/pressure` `{ frontLeft, ... }` | `wheel-tirepressures` | positions by name (`rear*` = `back*`); kPa (metric) / psi (imperial) |
+ * | `/engine/oil` `{ lifeRemaining }` | `internalcombustionengine-oillife` | percent / 100, 3 decimals; a vehicle without one (BEV) reads 1, as in v2.0 |
+ * | `/tires/pressure` `{ frontLeft, ... }` | `wheel-tirepressures` | positions by name (`rear*` = `back*`); kPa (metric) / psi (imperial); 1 decimal |
  * | `/service/history` | none | the simulator's v3 has no service-records signal: no equivalent |
+ *
+ * Precision: a migrated number is rounded as the legacy API rounds it (the
+ * simulator's v2.0 handlers: distance to 2 decimals in km or miles, oil life
+ * to 3 decimals of the fraction, tire pressures to 1 decimal in kPa or psi,
+ * half away from zero as `Math.round(x * 10^n) / 10^n`), so a migrated read
+ * equals the legacy read of the same datum exactly: `0.766`, not
+ * `0.7659999999999999`; `16660.52` miles, not `16660.521305575436`.
  *
  * The legacy package has no battery read, so there is none here
  * (`tractionbattery-stateofcharge` / `tractionbattery-range` are plain
@@ -200,6 +207,15 @@ const positions = {
   backRight: ["backRight", "rearRight", "back_right", "rear_right"]
 } as const
 
+/**
+ * Rounds as the legacy API does (`Math.round(x * 10^digits) / 10^digits`):
+ * the same double as its answer for the same datum.
+ */
+const round = (value: number, digits: number): number => {
+  const f = 10 ** digits
+  return Math.round(value * f) / f
+}
+
 const finite = (u: unknown): number | undefined => typeof u === "number" && Number.isFinite(u) ? u : undefined
 
 /** The legacy candidate of a signal body, or why there is none. */
@@ -212,7 +228,7 @@ const convert = (path: MigratedPath, body: Readonly<Record<string, unknown>>, un
       if (value === undefined) return "odometer-traveleddistance has no numeric value"
       if (factor === undefined) return `odometer-traveleddistance has an unknown unit ${JSON.stringify(body["unit"])}`
       const km = value * factor
-      return { distance: unitSystem === "imperial" ? km / KM_PER_MILE : km }
+      return { distance: round(unitSystem === "imperial" ? km / KM_PER_MILE : km, 2) }
     }
     case "/location":
       return { latitude: body["latitude"], longitude: body["longitude"] }
@@ -224,7 +240,7 @@ const convert = (path: MigratedPath, body: Readonly<Record<string, unknown>>, un
       if (unit !== undefined && unit !== "percent" && unit !== "%") {
         return `internalcombustionengine-oillife has an unknown unit ${JSON.stringify(body["unit"])}`
       }
-      return { lifeRemaining: value / 100 }
+      return { lifeRemaining: round(value / 100, 3) }
     }
     case "/tires/pressure": {
       const factor = pressureUnits[unit ?? "kpa"]
@@ -234,7 +250,7 @@ const convert = (path: MigratedPath, body: Readonly<Record<string, unknown>>, un
         const value = names.map((name) => finite(body[name])).find((v) => v !== undefined)
         if (value === undefined) return `wheel-tirepressures has no numeric ${legacy}`
         const kpa = value * factor
-        out[legacy] = unitSystem === "imperial" ? kpa / KPA_PER_PSI : kpa
+        out[legacy] = round(unitSystem === "imperial" ? kpa / KPA_PER_PSI : kpa, 1)
       }
       return out
     }

@@ -6,7 +6,6 @@ import * as OAuthConfig from "@connected-vehicle/auth/OAuthConfig"
 import * as Session from "@connected-vehicle/auth/Session"
 import * as TokenStore from "@connected-vehicle/auth/TokenStore"
 import { LegacyApi } from "@connected-vehicle/schema/Api"
-import type { UnitSystem } from "@connected-vehicle/schema/Legacy"
 import * as Simulator from "@connected-vehicle/simulator/Simulator"
 import * as Transport from "@connected-vehicle/transport/Transport"
 import type { Connections } from "../src/Connections.ts"
@@ -52,22 +51,11 @@ const legacyCalls = {
   "/tires/pressure": "tirePressure"
 } as const
 
-/** How far a migrated value may be from the legacy one: the legacy rounding of a converted unit. */
-const tolerance = (path: Migration.MigratedPath, unitSystem: UnitSystem) =>
-  path === "/odometer" ? (unitSystem === "imperial" ? 0.005 + 1e-9 : 1e-9)
-  : path === "/engine/oil" ? 0.0005 + 1e-9
-  : path === "/tires/pressure" ? (unitSystem === "imperial" ? 0.05 + 1e-9 : 1e-9)
-  : 0
-
-const assertSame = (legacy: Record<string, unknown>, migrated: Record<string, unknown>, within: number, what: string) => {
+/** Strict equality of every field: the migrated read rounds as the legacy read does. */
+const assertSame = (legacy: Record<string, unknown>, migrated: Record<string, unknown>, what: string) => {
   assert.deepStrictEqual(Object.keys(migrated).sort(), Object.keys(legacy).sort(), what)
   for (const [key, value] of Object.entries(legacy)) {
-    if (typeof value === "number") {
-      const other = migrated[key] as number
-      assert.isTrue(Math.abs(other - value) <= within, `${what} ${key}: legacy ${value}, migrated ${other}`)
-    } else {
-      assert.strictEqual(migrated[key], value, `${what} ${key}`)
-    }
+    assert.strictEqual(migrated[key], value, `${what} ${key}: legacy ${String(value)}, migrated ${String(migrated[key])}`)
   }
 }
 
@@ -100,12 +88,12 @@ describe("Migration", () => {
               assert.strictEqual(path, "/engine/oil", what)
               assert.strictEqual(sim.data.vehicle(vehicleId)!.powertrainType, "BEV", what)
               assert.isTrue(Result.isSuccess(migrated), what)
-              if (Result.isSuccess(migrated)) assertSame(old.value, migrated.success.value, 0, what)
+              if (Result.isSuccess(migrated)) assertSame(old.value, migrated.success.value, what)
               withoutEngine++
             } else if (status === "SUCCESS") {
               assert.isTrue(Result.isSuccess(migrated), what)
               if (Result.isSuccess(migrated)) {
-                assertSame(old.value, migrated.success.value, tolerance(path, unitSystem), what)
+                assertSame(old.value, migrated.success.value, what)
                 assert.strictEqual(migrated.success.unitSystem, unitSystem)
                 assert.strictEqual(DateTime.formatIso(migrated.success.dataAge!), old.headers["sc-data-age"], `${what} data age`)
               }
@@ -133,6 +121,39 @@ describe("Migration", () => {
         assert.isTrue(withoutEngine > 0, "a BEV is among them")
       }).pipe(Effect.provide(layerLoopback())), { timeout: 60_000 })
   }
+
+  it.effect("readings with more decimals than the legacy API keeps (miles, psi, a percent) migrate to the legacy read exactly", () =>
+    Effect.gen(function*() {
+      const sim = yield* Simulator.Simulator
+      const userId = busiestUser(sim)
+      const vehicleId = sim.data.vehiclesOf(userId).find((id) =>
+        sim.data.signalStatus(id, Migration.signalCodes["/odometer"]) === "SUCCESS" &&
+        sim.data.signalStatus(id, Migration.signalCodes["/engine/oil"]) === "SUCCESS" &&
+        sim.data.signalStatus(id, Migration.signalCodes["/tires/pressure"]) === "SUCCESS"
+      )
+      assert.isDefined(vehicleId, "a vehicle of the busiest user with odometer, oil life and tire pressures")
+      yield* sim.setSignal(vehicleId!, "odometer-traveleddistance", { unit: "mi", value: 10352.123456 })
+      yield* sim.setSignal(vehicleId!, "internalcombustionengine-oillife", { unit: "percent", value: 76.66 })
+      yield* sim.setSignal(vehicleId!, "wheel-tirepressures", {
+        unit: "psi",
+        frontLeft: 35.345698,
+        frontRight: 34.95,
+        backLeft: 33.04999,
+        backRight: 36.1
+      })
+      const legacy = yield* legacyClientFor(userId)
+      let compared = 0
+      for (const unitSystem of ["metric", "imperial"] as const) {
+        for (const path of ["/odometer", "/engine/oil", "/tires/pressure"] as const) {
+          const what = `${path} (${unitSystem})`
+          const old = yield* legacy[legacyCalls[path]]({ params: { id: vehicleId! }, headers: { "sc-unit-system": unitSystem } })
+          const migrated = yield* Migration.read(path, { vehicleId: vehicleId!, userId }, { unitSystem })
+          assertSame(old.value, migrated.value, what)
+          compared++
+        }
+      }
+      assert.strictEqual(compared, 6)
+    }).pipe(Effect.provide(layerLoopback())), { timeout: 60_000 })
 
   it.effect("a per-signal ERROR is the service error class of its type, UNAVAILABLE a VehicleStateError", () =>
     Effect.gen(function*() {
