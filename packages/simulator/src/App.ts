@@ -411,6 +411,14 @@ const requestIdShape = /^[\x21-\x7e]{1,128}$/
 export const requestIdFor = (incoming: string | undefined, state: State): string =>
   incoming !== undefined && requestIdShape.test(incoming) ? incoming : state.nextRequestId()
 
+/**
+ * Whether a request's own `x-request-id` is echoed (1..128 visible ASCII characters).
+ *
+ * @internal
+ */
+export const isUsableRequestId = (incoming: string | undefined): incoming is string =>
+  incoming !== undefined && requestIdShape.test(incoming)
+
 /** Adds `meta.debug.requestId` to every item of a JSON error envelope. */
 const withRequestId = (response: HttpServerResponse.HttpServerResponse, requestId: string) => {
   const body = response.body

@@ -85,16 +85,22 @@ interface UsedCode {
  */
 type LoggedHeaders = Readonly<Record<string, string | ReadonlyArray<string> | undefined>>
 
-/** A log slot: what the request carried, split and redacted when read. */
+/**
+ * A log slot: what the request carried, split and redacted when read. A
+ * generated request id is kept as its number (`req-<seed>-<n>` when read).
+ * The slot of a request logged once answered (`reusable`) is rewritten in
+ * place when the ring comes round to it: no new object per request.
+ */
 interface LogSlot {
-  readonly method: string
-  readonly url: string
-  readonly headers: LoggedHeaders
-  readonly requestId: string
+  method: string
+  url: string
+  headers: LoggedHeaders
+  requestId: string | number
   status: number
+  readonly reusable: boolean
 }
 
-const entryOf = (slot: LogSlot): RequestLogEntry => {
+const entryOf = (seed: number, slot: LogSlot): RequestLogEntry => {
   const q = slot.url.indexOf("?")
   const headers: Record<string, string> = {}
   for (const key in slot.headers) {
@@ -108,7 +114,7 @@ const entryOf = (slot: LogSlot): RequestLogEntry => {
     query: q === -1 ? "" : slot.url.slice(q + 1),
     headers,
     status: slot.status,
-    requestId: slot.requestId
+    requestId: typeof slot.requestId === "number" ? `req-${seed}-${slot.requestId}` : slot.requestId
   }
 }
 
@@ -217,16 +223,43 @@ export class State {
    * made when the log is read, not on every request.
    */
   record(method: string, url: string, headers: LoggedHeaders, requestId: string): { status: number } {
-    const slot: LogSlot = { method, url, headers, requestId, status: 0 }
+    const slot: LogSlot = { method, url, headers, requestId, status: 0, reusable: false }
     if (this.log.length < LOG_LIMIT) this.log.push(slot)
     else this.log[this.logged % LOG_LIMIT] = slot
     this.logged++
     return slot
   }
 
+  /**
+   * Logs a request already answered with `status` (the loopback fast path);
+   * `requestId` is the request's own, or the number of a generated one
+   * ({@link State.nextRequestNumber}).
+   */
+  recordAnswered(method: string, url: string, headers: LoggedHeaders, requestId: string | number, status: number): void {
+    const at = this.logged % LOG_LIMIT
+    const slot = this.log.length < LOG_LIMIT ? undefined : this.log[at]
+    if (slot !== undefined && slot.reusable) {
+      slot.method = method
+      slot.url = url
+      slot.headers = headers
+      slot.requestId = requestId
+      slot.status = status
+    } else {
+      const fresh: LogSlot = { method, url, headers, requestId, status, reusable: true }
+      if (this.log.length < LOG_LIMIT) this.log.push(fresh)
+      else this.log[at] = fresh
+    }
+    this.logged++
+  }
+
   /** A request id: `req-<seed>-<n>`, n counting from 1 since the last reset. */
   nextRequestId(): string {
-    return `req-${this.seed}-${++this.requestCounter}`
+    return `req-${this.seed}-${this.nextRequestNumber()}`
+  }
+
+  /** The number of the next generated request id (see {@link State.nextRequestId}). */
+  nextRequestNumber(): number {
+    return ++this.requestCounter
   }
 
   /** The logged requests, oldest first. */
@@ -234,7 +267,7 @@ export class State {
     const n = this.log.length
     const oldest = n < LOG_LIMIT ? 0 : this.logged % LOG_LIMIT
     const out: Array<RequestLogEntry> = []
-    for (let i = 0; i < n; i++) out.push(entryOf(this.log[(oldest + i) % n]!))
+    for (let i = 0; i < n; i++) out.push(entryOf(this.seed, this.log[(oldest + i) % n]!))
     return out
   }
 

@@ -8,11 +8,12 @@
  * That the fast path served the plain request is seen from Node's
  * `writeHead`, which it calls with a raw header list.
  */
-import { assert, layer } from "@effect/vitest"
+import { assert, describe, it, layer } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import { FetchHttpClient } from "effect/http"
 import { request, ServerResponse } from "node:http"
 import { layer as simulatorLayer, layerRoots, Simulator, SimulatorRoots } from "../src/Simulator.ts"
+import { LOG_LIMIT, State } from "../src/State.ts"
 import { appToken, bearer, call, userTokens } from "./helpers.ts"
 
 interface Raw {
@@ -170,4 +171,30 @@ layer(Layer.mergeAll(layerRoots({ seed: 3 }), FetchHttpClient.layer))("fast path
       assert.strictEqual(elsewhere.status, 404)
       assert.isFalse(elsewhere.fast)
     }))
+})
+
+describe("request log ring with answered requests", () => {
+  it("reuses the slots of answered requests only; generated ids read as req-<seed>-<n>", () => {
+    const state = new State({ now: () => 0, seed: 9, failureRate: 0 })
+    const headers = { host: "127.0.0.1", authorization: "Bearer secret" }
+    // one request still in flight, then a whole ring of answered ones and a little more
+    const inFlight = state.record("GET", "/slow", headers, state.nextRequestId())
+    for (let i = 0; i < LOG_LIMIT + 5; i++) {
+      state.recordAnswered("GET", `/fast?i=${i}`, headers, i % 2 === 0 ? state.nextRequestNumber() : `own-${i}`, 200)
+    }
+    inFlight.status = 503 // the slow request ends after its slot left the ring: no other entry changes
+    const log = state.requests()
+    assert.strictEqual(log.length, LOG_LIMIT)
+    assert.strictEqual(log[0]!.query, "i=5")
+    assert.strictEqual(log.at(-1)!.query, `i=${LOG_LIMIT + 4}`)
+    assert.isTrue(log.every((e) => e.status === 200 && e.path === "/fast"))
+    assert.strictEqual(log.at(-1)!.requestId, `req-9-${(LOG_LIMIT + 4) / 2 + 2}`)
+    assert.strictEqual(log.at(-2)!.requestId, `own-${LOG_LIMIT + 3}`)
+    assert.strictEqual(log[0]!.headers["authorization"], "<redacted>")
+    // a fresh request after the ring wrapped gets its own slot
+    const next = state.record("GET", "/slow-again", headers, "r")
+    next.status = 201
+    assert.deepStrictEqual(state.requests().at(-1)!.status, 201)
+    assert.strictEqual(state.requests().at(-2)!.query, `i=${LOG_LIMIT + 4}`)
+  })
 })

@@ -22,7 +22,7 @@ import type { IncomingMessage, ServerResponse } from "node:http"
 import { LegacyEndpoints } from "@connected-vehicle/schema/Legacy"
 import type { LegacyPath } from "@connected-vehicle/schema/Legacy"
 import type { Permission } from "@connected-vehicle/schema/OAuth"
-import { requestIdFor, REQUEST_ID_HEADER } from "../App.ts"
+import { isUsableRequestId, REQUEST_ID_HEADER } from "../App.ts"
 import { FAULT_HEADER } from "../App.ts"
 import type { Env } from "../Env.ts"
 import { originFor } from "../Env.ts"
@@ -99,15 +99,40 @@ export const make = (env: Env["Service"], options: {
     return { headers, idSlot: before.length + 5, body }
   }
 
+  /**
+   * The request log keeps the last 10,000 requests: what it keeps of a fast
+   * request is shared with the requests that sent the same URL and headers,
+   * so that nothing allocated per request outlives it (a ring of distinct
+   * objects would be copied by every young-generation collection and then
+   * collected as old garbage).
+   */
+  const urls = new Map<string, string>()
+  const headerSets = new Map<string, IncomingMessage["headers"]>()
+  const interned = <A>(cache: Map<string, A>, key: string, value: A): A => {
+    const known = cache.get(key)
+    if (known !== undefined) return known
+    if (cache.size >= 256) cache.clear()
+    cache.set(key, value)
+    return value
+  }
+
   const send = (request: IncomingMessage, response: ServerResponse, url: string, out: Answer) => {
     const headers = request.headers
-    const requestId = requestIdFor(headers[REQUEST_ID_HEADER] as string | undefined, state)
-    const entry = state.record("GET", url, headers, requestId)
+    const incoming = headers[REQUEST_ID_HEADER] as string | undefined
+    const own = isUsableRequestId(incoming)
+    const number = own ? 0 : state.nextRequestNumber()
+    const requestId = own ? incoming : `req-${state.seed}-${number}`
     const list = out.headers.slice()
     list[out.idSlot] = requestId
     response.writeHead(200, list)
     response.end(out.body)
-    entry.status = 200
+    state.recordAnswered(
+      "GET",
+      interned(urls, url, url),
+      interned(headerSets, request.rawHeaders.join("\n"), headers),
+      own ? requestId : number,
+      200
+    )
     return true
   }
 
