@@ -163,7 +163,9 @@ const write = (res: NodeResponse, reply: Receiver.Reply): void => {
 
 /**
  * Builds a Node request handler running the receiver's Effect through a
- * runtime built from the given layers.
+ * runtime built from the given layers. `secret` is a string or a
+ * `Redacted<string>`; an empty (or unset) one throws `InvalidSecret` here,
+ * before any delivery.
  *
  * @example
  * ```ts
@@ -172,7 +174,7 @@ const write = (res: NodeResponse, reply: Receiver.Reply): void => {
  * import * as NodeAdapter from "@connected-vehicle/webhooks/NodeAdapter"
  *
  * const handler = NodeAdapter.make({
- *   secret: Redacted.make(process.env.WEBHOOK_SECRET ?? ""),
+ *   secret: Redacted.make(process.env.WEBHOOK_SECRET ?? ""), // or the string itself; empty → throws InvalidSecret
  *   handler: (event) => Effect.log(`${event.eventType} ${event.eventId}`)
  * })
  * createServer(handler).listen(3000)

@@ -23,7 +23,7 @@
  */
 import type { DeliveredEvent, VerifyEvent, WebhookEvent as WebhookEventType } from "@connected-vehicle/schema/WebhookEvent"
 import { WebhookEvent } from "@connected-vehicle/schema/WebhookEvent"
-import { Cause, Effect, Exit, type Redacted, Result, Schema, Stream } from "effect"
+import { Cause, Effect, Exit, Result, Schema, Stream } from "effect"
 import { HttpServerRequest, HttpServerResponse } from "effect/http"
 import { SchemaJITCompiler } from "effect/schema"
 import {
@@ -37,7 +37,7 @@ import {
   UnreadableBody
 } from "./ReceiverError.ts"
 import { SeenEvents } from "./SeenEvents.ts"
-import { challengeResponse, SignatureHeader, verifyResult } from "./Signature.ts"
+import { challengeResponse, makeSecret, type Secret, SignatureHeader, verifyResult } from "./Signature.ts"
 
 /**
  * The default body limit: 64 KiB (the service sends at most 50 KB).
@@ -52,8 +52,12 @@ export const defaultMaxBodySize = 64 * 1024
  * @since 0.1.0
  */
 export interface Options<E, R> {
-  /** The webhook secret: the application's management token, which keys the signatures. */
-  readonly secret: Redacted.Redacted<string>
+  /**
+   * The webhook secret: the application's management token, which keys the
+   * signatures. A string (wrapped in `Redacted` at once) or a
+   * `Redacted<string>`; an empty one makes `make` throw `InvalidSecret`.
+   */
+  readonly secret: Secret
   /**
    * Runs for each verified event but `VERIFY` (`VEHICLE_STATE`, `VEHICLE_ERROR`
    * and kinds this SDK does not know, as `UnknownEvent`), once per `eventId`
@@ -213,7 +217,10 @@ export const readLimited = <E>(
 
 /**
  * Builds a receiver. Its effects need the `SeenEvents` store (for example
- * `SeenEvents.layerMemory()`) and whatever the handler needs.
+ * `SeenEvents.layerMemory()`) and whatever the handler needs. Throws
+ * `InvalidSecret` (from `./Signature.ts`) when the secret is empty or not a
+ * string, so a misconfigured receiver fails at start-up rather than
+ * answering every delivery with an error.
  *
  * @example
  * ```ts
@@ -228,8 +235,9 @@ export const readLimited = <E>(
  * @since 0.1.0
  */
 export const make = <E, R>(options: Options<E, R>): Receiver<R> => {
+  const secret = makeSecret(options.secret)
   const maxBodySize = options.maxBodySize ?? defaultMaxBodySize
-  const { handler, secret } = options
+  const { handler } = options
 
   const challenge = (event: VerifyEvent): Reply => ({
     status: 200,
@@ -351,7 +359,7 @@ export const toHttpResponse = (reply: Reply): HttpServerResponse.HttpServerRespo
  * import * as Receiver from "@connected-vehicle/webhooks/Receiver"
  *
  * const Webhooks = HttpRouter.add("POST", "/webhooks", Receiver.toHttpEffect({
- *   secret: Redacted.make("management-token"),
+ *   secret: Redacted.make("management-token"), // or a plain string
  *   handler: (event) => Effect.log(event.eventType)
  * }))
  * ```

@@ -76,11 +76,125 @@ export class InvalidSignature extends Schema.TaggedError<InvalidSignature>()("In
 }
 
 /**
- * Any reason a delivery's signature is rejected.
+ * The webhook secret cannot key a signature: it is empty, or not a string
+ * (an unset environment variable, `Redacted.make(undefined)`). Thrown by
+ * `Receiver.make`, `NodeAdapter.make`, `WebAdapter.make`, {@link sign} and
+ * {@link challengeResponse}; the failure of {@link verify} and
+ * {@link verifyResult} (and `false` from {@link isValid}). The secret is
+ * never part of it.
+ *
+ * @example
+ * ```ts
+ * import { InvalidSecret } from "@connected-vehicle/webhooks/Signature"
+ *
+ * new InvalidSecret({ reason: "it is empty" }).message // "The webhook secret is invalid: it is empty"
+ * ```
+ * @since 0.2.0
+ */
+export class InvalidSecret extends Schema.TaggedError<InvalidSecret>()("InvalidSecret", {
+  reason: Schema.String
+}) {
+  override get message() {
+    return `The webhook secret is invalid: ${this.reason}`
+  }
+}
+
+/**
+ * The body given to {@link verify} is neither bytes (`Uint8Array`, a
+ * `Buffer`) nor a string: typically an object a body parser made from the
+ * JSON (`express.json()`), whose bytes can no longer be verified.
+ *
+ * @example
+ * ```ts
+ * import { UnsupportedBody } from "@connected-vehicle/webhooks/Signature"
+ *
+ * new UnsupportedBody({ received: "object" }).message
+ * ```
+ * @since 0.2.0
+ */
+export class UnsupportedBody extends Schema.TaggedError<UnsupportedBody>()("UnsupportedBody", {
+  received: Schema.String
+}) {
+  override get message() {
+    return `The body to verify must be the raw bytes (a Uint8Array or Buffer) or their text, not ${this.received}: mount the webhook handler before any JSON body parser`
+  }
+}
+
+/**
+ * Any reason a delivery's signature is rejected, or cannot be checked.
  *
  * @since 0.1.0
  */
-export type SignatureError = MissingSignature | MalformedSignature | InvalidSignature
+export type SignatureError = MissingSignature | MalformedSignature | InvalidSignature | InvalidSecret | UnsupportedBody
+
+/**
+ * A webhook secret as the functions of this package take it: a string
+ * (wrapped in `Redacted` at once, for JavaScript callers and code reading it
+ * from the environment) or a `Redacted<string>`. It must not be empty.
+ *
+ * @example
+ * ```ts
+ * import { Redacted } from "effect"
+ * import type { Secret } from "@connected-vehicle/webhooks/Signature"
+ *
+ * const fromEnv: Secret = process.env["WEBHOOK_SECRET"] ?? ""
+ * const wrapped: Secret = Redacted.make("management-token")
+ * ```
+ * @since 0.2.0
+ */
+export type Secret = string | Redacted.Redacted<string>
+
+/**
+ * The secret as a `Redacted<string>`, checked (a non-empty string), or why
+ * it cannot key a signature. Never throws.
+ *
+ * @example
+ * ```ts
+ * import { Result } from "effect"
+ * import { secretResult } from "@connected-vehicle/webhooks/Signature"
+ *
+ * Result.isFailure(secretResult("")) // true
+ * ```
+ * @since 0.2.0
+ */
+export const secretResult = (secret: Secret): Result.Result<Redacted.Redacted<string>, InvalidSecret> => {
+  let value: unknown = secret
+  let wrapped: Redacted.Redacted<string> | undefined
+  if (Redacted.isRedacted(secret)) {
+    try {
+      value = Redacted.value(secret)
+      wrapped = secret
+    } catch {
+      // a Redacted whose value was wiped (Redacted.wipeUnsafe)
+      return Result.fail(new InvalidSecret({ reason: "its Redacted value was wiped" }))
+    }
+  }
+  if (typeof value !== "string") {
+    return Result.fail(
+      new InvalidSecret({ reason: `expected a non-empty string or Redacted<string>, got ${value === null ? "null" : typeof value}` })
+    )
+  }
+  if (value.length === 0) return Result.fail(new InvalidSecret({ reason: "it is empty" }))
+  return Result.succeed(wrapped ?? Redacted.make(value))
+}
+
+/**
+ * The secret as a `Redacted<string>`, checked; throws {@link InvalidSecret}
+ * when it is empty or not a string. What the receivers' `make` run first.
+ *
+ * @example
+ * ```ts
+ * import { makeSecret } from "@connected-vehicle/webhooks/Signature"
+ *
+ * const secret = makeSecret(process.env["WEBHOOK_SECRET"] ?? "") // throws InvalidSecret when unset
+ * ```
+ * @since 0.2.0
+ */
+export const makeSecret = (secret: Secret): Redacted.Redacted<string> => {
+  const result = secretResult(secret)
+  if (Result.isFailure(result)) throw result.failure
+  return result.success
+}
 
 const encoder = new TextEncoder()
 
@@ -92,6 +206,7 @@ const hmac = (message: Uint8Array | string, secret: Redacted.Redacted<string>): 
 /**
  * The signature of a body: lowercase hex HMAC-SHA256 of its bytes (a string
  * is signed as its UTF-8 bytes). What a sender puts in `SC-Signature`.
+ * Throws {@link InvalidSecret} for an empty secret.
  *
  * @example
  * ```ts
@@ -103,12 +218,13 @@ const hmac = (message: Uint8Array | string, secret: Redacted.Redacted<string>): 
  * ```
  * @since 0.1.0
  */
-export const sign = (rawBody: Uint8Array | string, secret: Redacted.Redacted<string>): string =>
-  hmac(rawBody, secret).toString("hex")
+export const sign = (rawBody: Uint8Array | string, secret: Secret): string =>
+  hmac(rawBody, makeSecret(secret)).toString("hex")
 
 /**
  * The answer to a `VERIFY` challenge: lowercase hex HMAC-SHA256 of the
- * challenge string, keyed with the webhook secret.
+ * challenge string, keyed with the webhook secret. Throws
+ * {@link InvalidSecret} for an empty secret.
  *
  * @example
  * ```ts
@@ -119,20 +235,22 @@ export const sign = (rawBody: Uint8Array | string, secret: Redacted.Redacted<str
  * ```
  * @since 0.1.0
  */
-export const challengeResponse = (challenge: string, secret: Redacted.Redacted<string>): string =>
-  hmac(challenge, secret).toString("hex")
+export const challengeResponse = (challenge: string, secret: Secret): string =>
+  hmac(challenge, makeSecret(secret)).toString("hex")
 
 const lowercaseHex64 = /^[0-9a-f]{64}$/
 
 /**
- * Checks a signature, synchronously, as a `Result` (never throws).
+ * Checks a signature, synchronously, as a `Result`; never throws, whatever
+ * it is given: `InvalidSecret` for an empty or non-string secret,
+ * `UnsupportedBody` for a body that is not bytes or a string.
  *
  * @example
  * ```ts
- * import { Redacted, Result } from "effect"
+ * import { Result } from "effect"
  * import { verifyResult } from "@connected-vehicle/webhooks/Signature"
  *
- * const result = verifyResult("{}", "00", Redacted.make("secret"))
+ * const result = verifyResult("{}", "00", process.env["WEBHOOK_SECRET"] ?? "secret")
  * if (Result.isFailure(result)) console.log(result.failure._tag) // "MalformedSignature"
  * ```
  * @since 0.1.0
@@ -140,8 +258,23 @@ const lowercaseHex64 = /^[0-9a-f]{64}$/
 export const verifyResult = (
   rawBody: Uint8Array | string,
   signatureHeader: string | null | undefined,
-  secret: Redacted.Redacted<string>
+  secret: Secret
 ): Result.Result<void, SignatureError> => {
+  const key = secretResult(secret)
+  if (Result.isFailure(key)) return Result.fail(key.failure)
+  if (typeof rawBody !== "string" && !(rawBody instanceof Uint8Array)) {
+    // (reaches here only from untyped callers: a parsed JSON body, undefined)
+    return Result.fail(new UnsupportedBody({ received: rawBody === null ? "null" : typeof rawBody }))
+  }
+  return checkSignature(rawBody, signatureHeader, key.success)
+}
+
+/** The check of {@link verifyResult} with a checked secret and body. */
+const checkSignature = (
+  rawBody: Uint8Array | string,
+  signatureHeader: string | null | undefined,
+  secret: Redacted.Redacted<string>
+): Result.Result<void, MissingSignature | MalformedSignature | InvalidSignature> => {
   if (signatureHeader === null || signatureHeader === undefined || signatureHeader === "") {
     return Result.fail(new MissingSignature())
   }
@@ -157,7 +290,8 @@ export const verifyResult = (
 
 /**
  * Verifies a delivery's signature over the exact body bytes received: fails
- * with `MissingSignature`, `MalformedSignature` or `InvalidSignature`; never
+ * with `MissingSignature`, `MalformedSignature` or `InvalidSignature` (and
+ * `InvalidSecret` / `UnsupportedBody` for a bad secret or body); never
  * throws or dies.
  *
  * @example
@@ -166,7 +300,7 @@ export const verifyResult = (
  * import { verify } from "@connected-vehicle/webhooks/Signature"
  *
  * const check = (body: Uint8Array, header: string | undefined) =>
- *   verify(body, header, Redacted.make("secret")).pipe(
+ *   verify(body, header, Redacted.make("secret")).pipe( // or a plain string secret
  *     Effect.catchTag("InvalidSignature", () => Effect.logWarning("forged delivery"))
  *   )
  * ```
@@ -175,23 +309,24 @@ export const verifyResult = (
 export const verify = (
   rawBody: Uint8Array | string,
   signatureHeader: string | null | undefined,
-  secret: Redacted.Redacted<string>
+  secret: Secret
 ): Effect.Effect<void, SignatureError> => Effect.suspend(() => Effect.fromResult(verifyResult(rawBody, signatureHeader, secret)))
 
 /**
- * Whether a signature is valid, as a plain boolean (for code without Effect).
+ * Whether a signature is valid, as a plain boolean (for code without
+ * Effect); never throws (`false` for an empty secret or a body that is not
+ * bytes or a string).
  *
  * @example
  * ```ts
- * import { Redacted } from "effect"
  * import { isValid } from "@connected-vehicle/webhooks/Signature"
  *
- * const ok = isValid("{}", "a".repeat(64), Redacted.make("secret")) // false
+ * const ok = isValid("{}", "a".repeat(64), "secret") // false
  * ```
  * @since 0.1.0
  */
 export const isValid = (
   rawBody: Uint8Array | string,
   signatureHeader: string | null | undefined,
-  secret: Redacted.Redacted<string>
+  secret: Secret
 ): boolean => Result.isSuccess(verifyResult(rawBody, signatureHeader, secret))

@@ -68,7 +68,8 @@ const toResponse = (reply: Receiver.Reply): Response =>
 
 /**
  * Builds a Fetch API handler running the receiver's Effect through a runtime
- * built from the given layers.
+ * built from the given layers. `secret` is a string or a `Redacted<string>`;
+ * an empty (or unset) one throws `InvalidSecret` here, before any delivery.
  *
  * @example
  * ```ts
@@ -76,7 +77,7 @@ const toResponse = (reply: Receiver.Reply): Response =>
  * import * as WebAdapter from "@connected-vehicle/webhooks/WebAdapter"
  *
  * const handle = WebAdapter.make({
- *   secret: Redacted.make(process.env.WEBHOOK_SECRET ?? ""),
+ *   secret: Redacted.make(process.env.WEBHOOK_SECRET ?? ""), // or the string itself; empty → throws InvalidSecret
  *   handler: (event) => Effect.log(`${event.eventType} ${event.eventId}`)
  * })
  * export default { fetch: handle }

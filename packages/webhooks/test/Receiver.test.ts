@@ -6,7 +6,7 @@
 import type { DeliveredEvent } from "@connected-vehicle/schema/WebhookEvent"
 import { NodeHttpServer } from "@effect/platform-node"
 import { assert, describe, it } from "@effect/vitest"
-import { DateTime, Effect, Fiber, Layer, Logger, References } from "effect"
+import { DateTime, Effect, Fiber, Layer, Logger, Redacted, References } from "effect"
 import { createHash, createHmac } from "node:crypto"
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
 import { inspect } from "node:util"
@@ -174,6 +174,23 @@ for (const [name, makeTarget] of targets) {
         assert.match(answer.contentType ?? "", /^application\/json/)
         assert.deepStrictEqual(answer.json, { challenge: expectedChallenge("9f8e7d6c") })
         assert.strictEqual(calls.length, 0)
+      }), { timeout: 30_000 })
+
+    it.live("a plain-string secret (express / JavaScript users): VERIFY answered, an event handled, a forgery 401", () =>
+      Effect.gen(function*() {
+        const { calls, deliver, logs } = yield* setup({ secret: secretText })
+        const challenge = yield* deliver(signed(JSON.stringify(verifyEvent("0a1b2c3d"))))
+        assert.strictEqual(challenge.status, 200, challenge.text)
+        assert.deepStrictEqual(challenge.json, { challenge: expectedChallenge("0a1b2c3d") })
+        const handled = yield* deliver(signed(JSON.stringify(vehicleStateEvent("evt_plain"))))
+        assert.strictEqual(handled.status, 200, handled.text)
+        assert.deepStrictEqual(handled.json, { status: "handled" })
+        assert.strictEqual(calls.length, 1)
+        const forged = yield* deliver(signed(JSON.stringify(vehicleStateEvent("evt_forged")), otherSecret))
+        assert.strictEqual(forged.status, 401, forged.text)
+        assert.strictEqual(forged.json.error._tag, "InvalidSignature")
+        assert.strictEqual(calls.length, 1)
+        for (const text of [...logs.lines, challenge.text, handled.text, forged.text]) assert.notInclude(text, secretText)
       }), { timeout: 30_000 })
 
     it.live("a VEHICLE_STATE reaches the handler decoded", () =>
@@ -366,6 +383,31 @@ for (const [name, makeTarget] of targets) {
       }), { timeout: 30_000 })
   })
 }
+
+describe("an empty or missing secret", () => {
+  it("every make throws InvalidSecret at construction (no receiver answering 500 to every delivery)", () => {
+    const handler = () => Effect.void
+    const makers: ReadonlyArray<readonly [string, (secret: unknown) => unknown]> = [
+      ["Receiver.make", (secret) => Receiver.make({ secret: secret as string, handler })],
+      ["Receiver.toHttpEffect", (secret) => Receiver.toHttpEffect({ secret: secret as string, handler })],
+      ["NodeAdapter.make", (secret) => NodeAdapter.make({ secret: secret as string, handler })],
+      ["WebAdapter.make", (secret) => WebAdapter.make({ secret: secret as string, handler })]
+    ]
+    for (const [name, make] of makers) {
+      for (const secret of ["", undefined, Redacted.make(""), Redacted.make(undefined), 42]) {
+        let thrown: unknown = undefined
+        try {
+          make(secret)
+        } catch (error) {
+          thrown = error
+        }
+        assert.instanceOf(thrown, Error, `${name}(${inspect(secret)})`)
+        assert.strictEqual((thrown as { _tag?: string })._tag, "InvalidSecret", name)
+        assert.match((thrown as Error).message, /^The webhook secret is invalid: /)
+      }
+    }
+  })
+})
 
 describe("Node adapter with frameworks that read the body first", () => {
   const serve = (

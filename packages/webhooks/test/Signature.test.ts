@@ -2,7 +2,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { Effect, Redacted, Result, Schema } from "effect"
 import { createHmac } from "node:crypto"
 import { inspect } from "node:util"
-import { challengeResponse, isValid, sign, verify, verifyResult } from "../src/Signature.ts"
+import { challengeResponse, isValid, makeSecret, secretResult, sign, verify, verifyResult } from "../src/Signature.ts"
 import { otherSecret, prettyEscaped, secret, secretText, vehicleStateEvent } from "./samples.ts"
 
 const tagOf = (body: Uint8Array | string, header: string | null | undefined, key = secret) => {
@@ -141,4 +141,60 @@ describe("Signature", () => {
     },
     { timeout: 20_000, arbitrary: { runs: 200 } }
   )
+  it.effect("a plain-string secret (JavaScript callers) verifies as its Redacted form does; verify*/isValid never throw", () =>
+    Effect.gen(function*() {
+      const signature = sign(compact, secret)
+      assert.strictEqual(sign(compact, secretText), signature)
+      assert.strictEqual(challengeResponse("abc", secretText), challengeResponse("abc", secret))
+      assert.isTrue(Result.isSuccess(verifyResult(compact, signature, secretText)))
+      assert.isTrue(isValid(compact, signature, secretText))
+      assert.isFalse(isValid(compact, signature, "another-secret"))
+      yield* verify(compact, signature, secretText)
+      assert.strictEqual(tagOf("{}", signature, "k" as never), "InvalidSignature")
+      assert.strictEqual(tagOf("{}", "00", "k" as never), "MalformedSignature")
+      // the string is kept only inside a Redacted
+      const wrapped = makeSecret(secretText)
+      assert.isTrue(Redacted.isRedacted(wrapped))
+      assert.notInclude(inspect(wrapped), secretText)
+      assert.notInclude(String(wrapped), secretText)
+    }))
+
+  it.effect("an empty or non-string secret, or a body that is not bytes, is a typed failure, never a throw or a defect", () =>
+    Effect.gen(function*() {
+      const signature = sign(compact, secret)
+      const badSecrets: ReadonlyArray<unknown> = [
+        "",
+        Redacted.make(""),
+        Redacted.make(undefined),
+        undefined,
+        null,
+        42,
+        { secret: secretText }
+      ]
+      for (const bad of badSecrets) {
+        const key = bad as string
+        const result = verifyResult(compact, signature, key)
+        assert.isTrue(Result.isFailure(result))
+        if (Result.isFailure(result)) {
+          assert.strictEqual(result.failure._tag, "InvalidSecret")
+          assert.match(result.failure.message, /^The webhook secret is invalid: /)
+          assert.notInclude(result.failure.message, secretText)
+        }
+        assert.isFalse(isValid(compact, signature, key))
+        const failure = yield* Effect.flip(verify(compact, signature, key))
+        assert.strictEqual(failure._tag, "InvalidSecret")
+        assert.isTrue(Result.isFailure(secretResult(key)))
+        assert.throws(() => makeSecret(key), /The webhook secret is invalid/)
+        assert.throws(() => sign(compact, key), /The webhook secret is invalid/)
+      }
+      const wiped = Redacted.make(secretText)
+      Redacted.wipeUnsafe(wiped)
+      assert.strictEqual(tagOf(compact, signature, wiped), "InvalidSecret")
+      for (const body of [JSON.parse(compact), undefined, null, 7]) {
+        const result = verifyResult(body as string, signature, secret)
+        assert.isTrue(Result.isFailure(result) && result.failure._tag === "UnsupportedBody")
+        assert.isFalse(isValid(body as string, signature, secretText))
+        assert.strictEqual((yield* Effect.flip(verify(body as string, signature, secret)))._tag, "UnsupportedBody")
+      }
+    }))
 })
