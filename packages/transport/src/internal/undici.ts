@@ -101,12 +101,59 @@ export const isLean = (client: HttpClient.HttpClient): boolean => LeanTypeId in 
 const decoder = new TextDecoder()
 
 /**
+ * The deadlines of the exchanges in flight, on one Node timer set for the
+ * earliest: arming an exchange is a set insertion (the timer is moved only
+ * when the new deadline comes first), finishing one a deletion. Calls one at
+ * a time with the same timeout never touch the timer after the first: it
+ * fires at the first deadline, finds those exchanges over, and is set again
+ * for the earliest one still in flight, if any.
+ */
+const Deadlines = {
+  active: new Set<Exchange>(),
+  timer: undefined as ReturnType<typeof setTimeout> | undefined,
+  at: Number.POSITIVE_INFINITY,
+  add(exchange: Exchange, deadline: number) {
+    exchange.deadline = deadline
+    this.active.add(exchange)
+    if (deadline < this.at) this.schedule(deadline)
+  },
+  remove(exchange: Exchange) {
+    this.active.delete(exchange)
+  },
+  schedule(deadline: number) {
+    if (this.timer !== undefined) clearTimeout(this.timer)
+    this.at = deadline
+    this.timer = setTimeout(() => this.fire(), Math.max(0, Math.ceil(deadline - performance.now())))
+    // an exchange in flight keeps the process alive by its socket, not by this timer
+    this.timer.unref?.()
+  },
+  fire() {
+    this.timer = undefined
+    this.at = Number.POSITIVE_INFINITY
+    const now = performance.now()
+    let next = Number.POSITIVE_INFINITY
+    const expired: Array<Exchange> = []
+    for (const exchange of this.active) {
+      if (exchange.deadline <= now) expired.push(exchange)
+      else if (exchange.deadline < next) next = exchange.deadline
+    }
+    for (const exchange of expired) {
+      this.active.delete(exchange)
+      exchange.expire()
+    }
+    if (next !== Number.POSITIVE_INFINITY) this.schedule(next)
+  }
+}
+
+/**
  * One exchange on the dispatcher: the response head resumes `onHead`; the
  * body is collected as it arrives (JSON bodies of an API: nothing is
  * streamed) and handed to whoever waits for it.
  */
 class Exchange implements DispatchHandler {
-  timer: ReturnType<typeof setTimeout> | undefined = undefined
+  /** When the exchange times out (`performance.now()` time), while it is in {@link Deadlines}. */
+  deadline = Number.POSITIVE_INFINITY
+  timeout: ExchangeTimeout | undefined = undefined
   controller: DispatchController | undefined = undefined
   interrupted = false
   done = false
@@ -143,12 +190,12 @@ class Exchange implements DispatchHandler {
   onResponseEnd() {
     if (this.error !== undefined) return
     this.done = true
-    if (this.timer !== undefined) clearTimeout(this.timer)
+    if (this.timeout !== undefined) Deadlines.remove(this)
     this.onBody?.()
   }
   onResponseError(_: DispatchController, error: Error) {
     if (this.done || this.error !== undefined) return
-    if (this.timer !== undefined) clearTimeout(this.timer)
+    if (this.timeout !== undefined) Deadlines.remove(this)
     this.error = error
     const onFail = this.onFail
     this.onHead = undefined
@@ -158,18 +205,20 @@ class Exchange implements DispatchHandler {
   }
   /** Fails the exchange with {@link timeoutError} after `timeout.millis`, unless it is over by then. */
   arm(timeout: ExchangeTimeout) {
-    this.timer = setTimeout(() => {
-      this.timer = undefined
-      if (this.done || this.error !== undefined) return
-      timeout.timedOut = true
-      this.interrupted = true // not sent yet: never
-      this.controller?.abort(timeoutError)
-      this.onResponseError(undefined as never, timeoutError)
-    }, timeout.millis)
+    this.timeout = timeout
+    Deadlines.add(this, performance.now() + timeout.millis)
+  }
+  /** The deadline passed (see {@link Deadlines}). */
+  expire() {
+    if (this.done || this.error !== undefined) return
+    this.timeout!.timedOut = true
+    this.interrupted = true // not sent yet: never
+    this.controller?.abort(timeoutError)
+    this.onResponseError(undefined as never, timeoutError)
   }
   /** Aborts the exchange unless it is over. */
   abort() {
-    if (this.timer !== undefined) clearTimeout(this.timer)
+    if (this.timeout !== undefined) Deadlines.remove(this)
     if (this.done || this.error !== undefined) return
     this.interrupted = true
     this.onHead = undefined
