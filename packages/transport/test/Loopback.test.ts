@@ -354,6 +354,24 @@ describe("the default client (Transport.layerHttpClient) on Node", () => {
       assert.strictEqual(result.status, 200)
     }).pipe(Effect.provide(loopbackOn({ ...fast, timeoutMillis: 300, retry: { maxAttempts: 1 } }, Transport.layerHttpClient))))
 
+  it.live("a shorter timeout armed after a longer one still fires first (one timer for every deadline)", () =>
+    Effect.gen(function*() {
+      yield* inject(COMPAT, [{ _tag: "StallBody" }, { _tag: "StallBody" }])
+      const compatWith = (options: Transport.CallOptions) =>
+        Effect.flatMap(Transport.publicClient(CompatibilityApi, "compatibility"), (c) => c.list({}, options))
+      const long = yield* Effect.forkChild(compatWith({ timeout: "60 seconds", maxRetries: 0 }))
+      while ((yield* logged(COMPAT)).length === 0) yield* Effect.sleep("5 millis")
+      const short = yield* Effect.flip(compatWith({ timeout: 300, maxRetries: 0 }))
+      assert.strictEqual(short._tag, "RequestTimeout")
+      assert.strictEqual((short as RequestTimeout).timeoutMillis, 300)
+      // the long one is still waiting for its body; interrupting it aborts it
+      assert.isUndefined(long.pollUnsafe())
+      const exit = yield* Fiber.interrupt(long).pipe(Effect.andThen(Fiber.await(long)))
+      assert.isTrue(Exit.hasInterrupts(exit))
+      const result = yield* compat
+      assert.strictEqual(result.status, 200)
+    }).pipe(Effect.provide(loopbackOn({ ...fast, retry: { maxAttempts: 1 } }, Transport.layerHttpClient))))
+
   it.live("a request the lean client hands to NodeHttpClient (fiber-level undici options) is timed too, body included", () =>
     Effect.gen(function*() {
       yield* inject(COMPAT, [{ _tag: "StallBody" }])
