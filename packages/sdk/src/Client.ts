@@ -13,7 +13,8 @@
  *
  * @since 0.1.0
  */
-import { DateTime, Duration, Effect, Exit, Layer, ManagedRuntime, Option, Redacted, Result, Stream } from "effect"
+import { Config, ConfigProvider, DateTime, Duration, Effect, Exit, Layer, Logger, ManagedRuntime, Option, Redacted, References, Result, Stream } from "effect"
+import type { LogLevel } from "effect"
 import type { Fiber } from "effect"
 import type { HttpClient } from "effect/http"
 import * as Consent from "@connected-vehicle/auth/Consent"
@@ -36,6 +37,7 @@ import type {
   VehicleList,
   Vin
 } from "@connected-vehicle/schema/Legacy"
+import { TokenLifetimes } from "@connected-vehicle/schema/OAuth"
 import type { Signal, SignalResponse, SignalsPage } from "@connected-vehicle/schema/Signal"
 import type { Subscription, SubscriptionResponse, SubscriptionsPage } from "@connected-vehicle/schema/Subscription"
 import type { Webhook, WebhookResponse, WebhooksPage } from "@connected-vehicle/schema/Webhook"
@@ -43,6 +45,7 @@ import type * as Transport from "@connected-vehicle/transport/Transport"
 import * as TransportConfig from "@connected-vehicle/transport/TransportConfig"
 import * as Compatibility from "@connected-vehicle/v3/Compatibility"
 import * as Connections from "@connected-vehicle/v3/Connections"
+import * as Migration from "@connected-vehicle/v3/Migration"
 import * as Signals from "@connected-vehicle/v3/Signals"
 import * as Subscriptions from "@connected-vehicle/v3/Subscriptions"
 import * as Webhooks from "@connected-vehicle/v3/Webhooks"
@@ -59,6 +62,7 @@ export {
   ConnectionError,
   CredentialsError,
   InvalidArgumentError,
+  NotConnectedError,
   NotFoundError,
   PermissionDeniedError,
   RateLimitError,
@@ -167,8 +171,11 @@ export interface ReadOptions extends RequestOptions {
 
 /**
  * A user's legacy token, as the application got it (strings, wrapped in
- * `Redacted` at once by `setUserToken`). `expiresAt` (a `Date` or epoch
- * milliseconds) or `expiresIn` (seconds from now) is required.
+ * `Redacted` at once by `setUserToken`). Its expiry is `expiresAt` (a `Date`
+ * or epoch milliseconds) or `expiresIn` (seconds from now); with neither,
+ * the token is taken to expire 7200 seconds (the service's access-token
+ * lifetime, spec section 5) after `setUserToken`, and is renewed with the
+ * refresh token before then (or when the service answers 401).
  *
  * @example
  * ```ts
@@ -182,7 +189,9 @@ export interface ReadOptions extends RequestOptions {
 export interface UserToken {
   readonly accessToken: string
   readonly refreshToken?: string | undefined
+  /** When the access token expires (a `Date` or epoch milliseconds). */
   readonly expiresAt?: Date | number | undefined
+  /** Seconds from now until the access token expires; with neither this nor `expiresAt`, 7200. */
   readonly expiresIn?: number | undefined
   readonly refreshExpiresAt?: Date | number | undefined
 }
@@ -210,6 +219,38 @@ export interface AsyncTokenStore {
   readonly get: (key: string) => Promise<TokenStore.Token | undefined>
   readonly set: (key: string, token: TokenStore.Token) => Promise<void>
   readonly remove: (key: string) => Promise<void>
+}
+
+/**
+ * A log level of the client (`logLevel`, `CONNECTED_VEHICLE_LOG`).
+ *
+ * @example
+ * ```ts
+ * import type { LogSetting } from "@connected-vehicle/sdk/Client"
+ *
+ * const level: LogSetting = process.env["NODE_ENV"] === "production" ? "warn" : "debug"
+ * ```
+ * @since 0.2.0
+ */
+export type LogSetting = "debug" | "info" | "warn" | "error" | "off"
+
+/**
+ * One log line of the SDK, as the `logger` option receives it.
+ *
+ * @example
+ * ```ts
+ * import type { LogEntry } from "@connected-vehicle/sdk/Client"
+ *
+ * const toConsole = (entry: LogEntry) => console.error(entry.level, entry.message, JSON.stringify(entry.annotations))
+ * ```
+ * @since 0.2.0
+ */
+export interface LogEntry {
+  readonly level: "debug" | "info" | "warn" | "error"
+  readonly message: string
+  /** The line's fields (`method`, `url`, `attempt`, `status`, `durationMillis`, `requestId`, ...). */
+  readonly annotations: Readonly<Record<string, unknown>>
+  readonly date: Date
 }
 
 /**
@@ -246,6 +287,16 @@ export type ClientOptions =
     /** Token-store key of the user behind the legacy reads (default `"user"`). */
     readonly userKey?: string | undefined
     readonly tokenStore?: AsyncTokenStore | Layer.Layer<TokenStore.TokenStore> | undefined
+    /**
+     * What the SDK logs (`http attempt` lines at `debug`, with method,
+     * redacted URL, attempt, status, duration and request id; never a token
+     * or secret): `debug`, `info`, `warn`, `error` or `off`. Default: the
+     * `CONNECTED_VEHICLE_LOG` environment variable (the same names), else
+     * `info`. Lines go to stderr (Effect's default logger), or to `logger`.
+     */
+    readonly logLevel?: LogSetting | undefined
+    /** Receives the SDK's log lines instead of stderr (pino, winston, ...). */
+    readonly logger?: ((entry: LogEntry) => void) | undefined
     /** Further transport policies (user agent, backoff, rate-limit waits, request-id header). */
     readonly transport?: Omit<TransportConfig.Options, "roots"> | undefined
     /** The HTTP client (default: undici on Node, else `fetch`). */
@@ -302,6 +353,59 @@ export interface SignalsClient {
 }
 
 /**
+ * A migrated read: the legacy value (`value`), `dataAge` (the signal's
+ * `meta.oemUpdatedAt`, what v2.0's `sc-data-age` said, a `Date`),
+ * `unitSystem`, and the v3 `signal` it was built from (`undefined` for the
+ * oil life of a vehicle without one).
+ *
+ * @example
+ * ```ts
+ * import type { MigratedReading } from "@connected-vehicle/sdk/Client"
+ * import type { Odometer } from "@connected-vehicle/schema/Legacy"
+ *
+ * const describe = (r: MigratedReading<Odometer>) => `${r.value.distance} as of ${r.dataAge?.toISOString() ?? "unknown"}`
+ * ```
+ * @since 0.2.0
+ */
+export type MigratedReading<A> = Plain<Migration.Reading<A>>
+
+/**
+ * The v3 equivalent of each legacy read (`@connected-vehicle/v3/Migration`):
+ * the legacy shape (`{ distance }`, `{ lifeRemaining }`, ...) from the v3
+ * signal, with the application's token and the vehicle's user (`userId`, or
+ * looked up in the connections list with one more request). Values equal
+ * the legacy reads' (same units, same rounding; `unitSystem` defaults to the
+ * client's, as for the legacy reads). Errors are the client's
+ * classes: a signal in `ERROR` is the class of its error type
+ * (`AuthenticationError`, `ConflictError` for `VEHICLE_STATE`, ...), an
+ * `UNAVAILABLE` one a `ConflictError` (code `SIGNAL_UNAVAILABLE`), a vehicle
+ * without a connection a `NotConnectedError`.
+ *
+ * @example
+ * ```ts
+ * import type { MigrationClient } from "@connected-vehicle/sdk/Client"
+ *
+ * const miles = async (migration: MigrationClient, vehicleId: string, userId: string) =>
+ *   (await migration.odometer({ vehicleId, userId }, { unitSystem: "imperial" })).value.distance
+ * ```
+ * @since 0.2.0
+ */
+export interface MigrationClient {
+  /** `odometer-traveleddistance` as `{ distance }` in km (metric) or miles (imperial). */
+  readonly odometer: (target: Migration.Target, options?: ReadOptions) => Promise<MigratedReading<Odometer>>
+  /** `location-preciselocation` as `{ latitude, longitude }`. */
+  readonly location: (target: Migration.Target, options?: ReadOptions) => Promise<MigratedReading<Location>>
+  /** `vehicleidentification-vin` as `{ vin }`. */
+  readonly vin: (target: Migration.Target, options?: ReadOptions) => Promise<MigratedReading<Vin>>
+  /** `internalcombustionengine-oillife` as `{ lifeRemaining }` (0..1); 1 for a vehicle without one (BEV). */
+  readonly engineOil: (target: Migration.Target, options?: ReadOptions) => Promise<MigratedReading<EngineOil>>
+  /** `wheel-tirepressures` as `{ frontLeft, frontRight, backLeft, backRight }` in kPa (metric) or psi (imperial). */
+  readonly tirePressure: (target: Migration.Target, options?: ReadOptions) => Promise<MigratedReading<TirePressure>>
+  /** The user id of the vehicle's connection (for `userId`); `NotConnectedError` when it has none. */
+  readonly userIdOf: (vehicleId: string, options?: RequestOptions) => Promise<string>
+}
+
+/**
  * The v3 API.
  *
  * @example
@@ -327,6 +431,8 @@ export interface V3Client {
   readonly webhooks: PagedList<Webhooks.ListArgs, WebhooksPage, Webhook> & {
     readonly get: (webhookId: string, options?: RequestOptions) => Promise<Plain<WebhookResponse>>
   }
+  /** The v3 equivalent of each legacy read, in the legacy shape (see {@link MigrationClient}). */
+  readonly migration: MigrationClient
   readonly compatibility: {
     /** The public listing (no token), cached for 24 hours per filter combination. */
     readonly list: (filters?: Compatibility.Filters, options?: RequestOptions) => Promise<Plain<CompatibilityPage>>
@@ -467,9 +573,12 @@ const toToken = (input: UserToken, now: number): TokenStore.Token | InvalidArgum
   if (input.refreshToken !== undefined && refreshToken === undefined) return invalid("refreshToken", "Expected a non-empty string")
   const expiresAt = input.expiresAt !== undefined
     ? epochMillis("expiresAt", input.expiresAt)
+    : input.expiresIn === undefined
+    // neither: the service's access-token lifetime from now
+    ? now + TokenLifetimes.accessSeconds * 1000
     : typeof input.expiresIn === "number" && Number.isFinite(input.expiresIn) && input.expiresIn > 0
     ? now + input.expiresIn * 1000
-    : invalid("expiresIn", "Expected expiresAt, or expiresIn as a positive number of seconds")
+    : invalid("expiresIn", "Expected a positive number of seconds")
   if (expiresAt instanceof InvalidArgumentError) return expiresAt
   const refreshExpiresAt = input.refreshExpiresAt === undefined ? undefined : epochMillis("refreshExpiresAt", input.refreshExpiresAt)
   if (refreshExpiresAt instanceof InvalidArgumentError) return refreshExpiresAt
@@ -499,15 +608,91 @@ const checkClientOptions = (options: ClientOptions): InvalidArgumentError | Tran
   }
   if ((options.origin === undefined) === (options.roots === undefined)) return invalid("origin", "Expected either origin or roots")
   if (options.origin !== undefined) {
-    if (typeof options.origin !== "string" || !URL.canParse(options.origin)) return invalid("origin", "Expected an absolute URL")
-    return TransportConfig.rootsFromOrigin(options.origin)
+    const origin = httpUrl("origin", options.origin)
+    return origin instanceof InvalidArgumentError ? origin : TransportConfig.rootsFromOrigin(origin)
   }
   const roots = options.roots!
+  if (typeof roots !== "object" || roots === null) return invalid("roots", "Expected the five roots")
   for (const key of ["base", "management", "compatibility", "authorization", "legacy"] as const) {
-    if (typeof roots[key] !== "string" || !URL.canParse(roots[key])) return invalid(`roots.${key}`, "Expected an absolute URL")
+    const root = httpUrl(`roots.${key}`, roots[key])
+    if (root instanceof InvalidArgumentError) return root
   }
   return roots
 }
+
+/** An absolute `http:` or `https:` URL without credentials (the URL is not quoted: it might hold some). */
+const httpUrl = (field: string, u: unknown): string | InvalidArgumentError => {
+  if (typeof u !== "string" || !URL.canParse(u)) return invalid(field, "Expected an absolute http(s) URL")
+  const url = new URL(u)
+  if (url.protocol !== "http:" && url.protocol !== "https:") {
+    return invalid(field, `Expected an http: or https: URL, not ${url.protocol}`)
+  }
+  if (url.username !== "" || url.password !== "") return invalid(field, "Expected a URL without user name or password")
+  return u
+}
+
+const logSettings: Readonly<Record<LogSetting, LogLevel.LogLevel>> = {
+  debug: "Debug",
+  info: "Info",
+  warn: "Warn",
+  error: "Error",
+  off: "None"
+}
+
+/**
+ * The SDK's log level: the `logLevel` option, else the transport option's,
+ * else `CONNECTED_VEHICLE_LOG` (read once, when the client is created; an
+ * invalid value is an `InvalidArgumentError` naming it), else undefined (the
+ * runtime's minimum level, `Info`).
+ */
+const logLevelOf = (options: ClientOptions): LogLevel.LogLevel | undefined | InvalidArgumentError => {
+  const setting: unknown = options.logLevel
+  if (setting !== undefined) {
+    return typeof setting === "string" && Object.hasOwn(logSettings, setting)
+      ? logSettings[setting as LogSetting]
+      : invalid("logLevel", "Expected debug, info, warn, error or off")
+  }
+  if (options.transport?.logLevel !== undefined) return options.transport.logLevel
+  // the environment as it is now (Effect's default provider keeps the one of its first use)
+  const fromEnv = Effect.runSyncExit(
+    Effect.provideService(Config.option(TransportConfig.logLevelConfig), ConfigProvider.ConfigProvider, ConfigProvider.fromEnv())
+  )
+  return Exit.isSuccess(fromEnv)
+    ? Option.getOrUndefined(fromEnv.value)
+    : invalid("CONNECTED_VEHICLE_LOG", "Expected debug, info, warn, error or off (any case)")
+}
+
+const entryLevels: Partial<Record<LogLevel.LogLevel, LogEntry["level"]>> = {
+  Trace: "debug",
+  Debug: "debug",
+  Info: "info",
+  Warn: "warn",
+  Error: "error",
+  Fatal: "error"
+}
+
+/**
+ * Where the client's log lines go: Effect's default logger on stderr (not
+ * stdout, which belongs to the application), or the `logger` option.
+ */
+const loggerLayer = (logger: ((entry: LogEntry) => void) | undefined): Layer.Layer<never> =>
+  logger === undefined
+    ? Layer.succeed(Logger.LogToStderr, true)
+    : Logger.layer([
+      Logger.make((options) => {
+        const message = Array.isArray(options.message) ? options.message.map(String).join(" ") : String(options.message)
+        try {
+          logger({
+            level: entryLevels[options.logLevel] ?? "info",
+            message,
+            annotations: { ...options.fiber.getRef(References.CurrentLogAnnotations) },
+            date: options.date
+          })
+        } catch {
+          // a throwing logger must not fail the call that logged
+        }
+      })
+    ])
 
 const throwIfInvalid = <A>(a: A | InvalidArgumentError): A => {
   if (a instanceof InvalidArgumentError) throw a
@@ -561,26 +746,31 @@ export const createClient = (options: ClientOptions): Client => {
   const maxAttempts = options.maxRetries === undefined ? undefined : throwIfInvalid(attemptsOf("maxRetries", options.maxRetries))
   const userKey = options.userKey ?? "user"
   const redirectUri = options.redirectUri
+  // the legacy reads' unit system is also the migrated reads' (a drop-in replacement)
+  const defaultUnitSystem = options.unitSystem
   const store = options.tokenStore === undefined
     ? undefined
     : Layer.isLayer(options.tokenStore)
     ? options.tokenStore as Layer.Layer<TokenStore.TokenStore>
     : tokenStoreLayer(options.tokenStore as AsyncTokenStore)
   const transport = options.transport
+  const logLevel = throwIfInvalid(logLevelOf(options))
+  if (options.logger !== undefined && typeof options.logger !== "function") throw invalid("logger", "Expected a function")
 
   const runtime = ManagedRuntime.make(ConnectedVehicle.layer({
     transport: {
       ...transport,
       roots,
       ...(timeoutMillis === undefined ? {} : { timeoutMillis }),
-      ...(maxAttempts === undefined ? {} : { retry: { ...transport?.retry, maxAttempts } })
+      ...(maxAttempts === undefined ? {} : { retry: { ...transport?.retry, maxAttempts } }),
+      ...(logLevel === undefined ? {} : { logLevel })
     },
     oauth: { clientId: options.clientId, clientSecret, redirectUri },
     userKey,
     legacy: { unitSystem: options.unitSystem },
     tokenStore: store,
     httpClient: options.httpClient
-  }))
+  }).pipe(Layer.provideMerge(loggerLayer(options.logger))))
   type Services = ConnectedVehicle.Services
 
   const closing = new AbortController()
@@ -635,6 +825,16 @@ export const createClient = (options: ClientOptions): Client => {
 
   const service = Effect.service
 
+  /** A migrated read: the client's read options as the Effect `Migration.ReadOptions`. */
+  const migrated = <A>(
+    options: ReadOptions | undefined,
+    make: (readOptions: Migration.ReadOptions | undefined) => Effect.Effect<Migration.Reading<A>, Migration.ReadError, Services>
+  ): Promise<MigratedReading<A>> =>
+    call(options, (co) => {
+      const unitSystem = options?.unitSystem ?? defaultUnitSystem
+      return make(unitSystem === undefined ? co : { ...co, unitSystem })
+    })
+
   const v3: V3Client = {
     signals: {
       list: (args, options) => call(options, (co) => Effect.flatMap(service(Signals.Signals), (s) => s.list(args, co))),
@@ -666,6 +866,14 @@ export const createClient = (options: ClientOptions): Client => {
       iterate: (args, options) =>
         iterable(options, (co) => Stream.unwrap(Effect.map(service(Webhooks.Webhooks), (s) => s.stream(args, co)))),
       get: (id, options) => call(options, (co) => Effect.flatMap(service(Webhooks.Webhooks), (s) => s.get(id, co)))
+    },
+    migration: {
+      odometer: (target, options) => migrated(options, (ro) => Migration.odometer(target, ro)),
+      location: (target, options) => migrated(options, (ro) => Migration.location(target, ro)),
+      vin: (target, options) => migrated(options, (ro) => Migration.vin(target, ro)),
+      engineOil: (target, options) => migrated(options, (ro) => Migration.engineOil(target, ro)),
+      tirePressure: (target, options) => migrated(options, (ro) => Migration.tirePressure(target, ro)),
+      userIdOf: (vehicleId, options) => run(options, (co) => Migration.userIdOf(vehicleId, co))
     },
     compatibility: {
       list: (filters, options) =>

@@ -17,8 +17,19 @@
  * | `ConnectionError` | refused, reset, dropped | `TransportFailure` |
  * | `ResponseValidationError` | a 2xx body that is not what the contract says | `ResponseDecodeError`, `MissingBatchEntry` |
  * | `InvalidArgumentError` | bad input, nothing sent | `InvalidArgument`, `InvalidRequest` |
- * | `CredentialsError` | no token (user not signed in, token endpoint refused the client) | `CredentialsError`, `TokenStoreError`, `MissingRedirectUri` |
+ * | `CredentialsError` | no token (user not signed in, refresh token expired or refused, token store failed) | `CredentialsError`, `TokenStoreError`, `MissingRedirectUri` |
+ * | `NotConnectedError` | a migrated read's vehicle has no connection (no user to read it for) | `NotConnected` |
  * | `AbortError` | the call's `AbortSignal` fired, or the client was closed | interruption |
+ *
+ * A token request that failed is reported as what happened to it, not as a
+ * `CredentialsError`: the token endpoint unreachable is a `ConnectionError`
+ * (refused, reset) or a `TimeoutError`; its 401 / `invalid_client` (a wrong
+ * client id or secret) an `AuthenticationError`; its 429 a `RateLimitError`;
+ * its 5xx a `ServerError`. Their `cause` is the Effect `CredentialsError`
+ * (whose `reason` names the token request's error) and `tag` that error's
+ * tag (`TransportFailure`, `RequestTimeout`, `OAuthError`, ...). Other
+ * refusals of the token endpoint (`invalid_grant`: the user must sign in
+ * again) stay a `CredentialsError` with the endpoint's `status` and `code`.
  *
  * No error carries a secret: the Effect errors they wrap hold none (URLs
  * without credentials, no header values), and the client's secret and the
@@ -305,8 +316,12 @@ export class InvalidArgumentError extends ConnectedVehicleError {
 
 /**
  * No token could be had: the user has not signed in (`legacy.login` or
- * `legacy.setUserToken`), the refresh token expired, the token store failed,
- * or the token endpoint refused the client (`status` is then its answer).
+ * `legacy.setUserToken`), the refresh token expired or was refused
+ * (`invalid_grant`: `status` and `code` are the token endpoint's answer), or
+ * the token store failed. A token endpoint that could not be reached, that
+ * refused the client's credentials or failed is reported as
+ * `ConnectionError` / `TimeoutError`, `AuthenticationError` or `ServerError`
+ * instead (see the module's notes).
  *
  * @example
  * ```ts
@@ -317,6 +332,28 @@ export class InvalidArgumentError extends ConnectedVehicleError {
  * @since 0.1.0
  */
 export class CredentialsError extends ConnectedVehicleError {}
+
+/**
+ * A migrated read (`client.v3.migration`) without `userId` looked the
+ * vehicle's user up in the connections list and found no connection.
+ * `vehicleId` names the vehicle.
+ *
+ * @example
+ * ```ts
+ * import { NotConnectedError } from "@connected-vehicle/sdk/ClientError"
+ *
+ * const unconnected = (error: unknown) => error instanceof NotConnectedError ? error.vehicleId : undefined
+ * ```
+ * @since 0.2.0
+ */
+export class NotConnectedError extends ConnectedVehicleError {
+  readonly vehicleId: string | undefined
+
+  constructor(fields: ErrorFields & { readonly vehicleId?: string | undefined }) {
+    super(fields)
+    this.vehicleId = fields.vehicleId
+  }
+}
 
 /**
  * The call was cancelled: its `AbortSignal` fired (the request was aborted
@@ -352,6 +389,37 @@ const byStatus = (fields: ApiErrorFields & { readonly retryAfterMillis?: number 
   if (s === 429) return new RateLimitError(fields)
   if (s >= 500) return new ServerError(fields)
   return new ApiError(fields)
+}
+
+/**
+ * The client error of the auth layer's `CredentialsError`, whose `reason` is
+ * `"<tag of the token request's error>: <its message>"` when a token request
+ * failed (the auth layer keeps the tag, the message and the status, not the
+ * error itself): the failure of the token request as its own class.
+ */
+const fromCredentialsError = (
+  base: ErrorFields & { readonly message: string; readonly cause: unknown },
+  reason: string
+): ConnectedVehicleError => {
+  const match = /^([A-Za-z]+): ([\s\S]*)$/.exec(reason)
+  const tag = match?.[1]
+  const detail = match?.[2] ?? reason
+  const message = `The token request failed: ${detail}`
+  const status = base.status
+  switch (tag) {
+    case "TransportFailure":
+      return new ConnectionError({ ...base, message, tag, status: undefined })
+    case "RequestTimeout": {
+      const millis = /within (\d+(?:\.\d+)?) ms/.exec(detail)?.[1]
+      return new TimeoutError({ ...base, message, tag, timeoutMillis: millis === undefined ? undefined : Number(millis) })
+    }
+  }
+  // an OAuth error body: "<status> <error>: <description> (<method> <url>)"
+  const code = tag === "OAuthError" ? /^\d{3} ([A-Za-z0-9_.-]+)/.exec(detail)?.[1] : undefined
+  const fields = { ...base, message, tag, code, ...(tag === "OAuthError" ? { type: "OAUTH" } : {}) }
+  if (code === "invalid_client" || status === 401) return new AuthenticationError({ ...fields, status: status ?? 401 })
+  if (status !== undefined && (status === 429 || status >= 500)) return byStatus({ ...fields, status })
+  return new CredentialsError({ ...base, code })
 }
 
 /**
@@ -392,9 +460,12 @@ export const fromEffectError = (error: unknown): ConnectedVehicleError => {
     case "InvalidRequest":
       return new InvalidArgumentError(base)
     case "CredentialsError":
+      return fromCredentialsError(base, str(error["reason"]) ?? "")
     case "TokenStoreError":
     case "MissingRedirectUri":
       return new CredentialsError(base)
+    case "NotConnected":
+      return new NotConnectedError({ ...base, vehicleId: str(error["vehicleId"]) })
     case "OAuthError":
       return byStatus({
         ...base,

@@ -3,7 +3,7 @@
  * proxy that records every connection (to see the client close one) and
  * every byte (to collect the secrets that crossed the wire).
  */
-import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
+import { afterAll, assert, beforeAll, describe, it, vi } from "@effect/vitest"
 import { Effect, ManagedRuntime, Redacted } from "effect"
 import * as net from "node:net"
 import * as util from "node:util"
@@ -375,7 +375,7 @@ describe("Client", () => {
     await expectError(client.legacy.login({ code: "not-a-code" }), Client.BadRequestError)
   }, 60_000)
 
-  it("connection refused is a ConnectionError; a wrong client secret a CredentialsError", async () => {
+  it("connection refused is a ConnectionError; a wrong client secret an AuthenticationError", async () => {
     const closedPort = await new Promise<number>((resolve) => {
       const server = net.createServer().listen(0, "127.0.0.1", () => {
         const { port } = server.address() as net.AddressInfo
@@ -389,9 +389,288 @@ describe("Client", () => {
       assert.strictEqual(error.tag, "TransportFailure")
     }
     await using wrong = makeClient({ clientSecret: Redacted.make(`${clientSecret}-wrong`) })
-    const denied = await expectError(wrong.v3.webhooks.list(), Client.CredentialsError)
+    const denied = await expectError(wrong.v3.webhooks.list(), Client.AuthenticationError, Client.ApiError)
     assert.strictEqual(denied.status, 401)
   }, 60_000)
+
+  it("a failed token request is what happened to it: refused → ConnectionError, stalled → TimeoutError, 500/503 → ServerError, wrong secret → AuthenticationError (the CredentialsError as cause)", async () => {
+    const closedPort = await new Promise<number>((resolve) => {
+      const server = net.createServer().listen(0, "127.0.0.1", () => {
+        const { port } = server.address() as net.AddressInfo
+        server.close(() => resolve(port))
+      })
+    })
+    const credentialsCause = (error: Client.ConnectedVehicleError) => {
+      const cause = error.cause as { readonly _tag?: string; readonly reason?: string }
+      assert.strictEqual(cause._tag, "CredentialsError")
+      assert.match(error.message, /^The token request failed: /)
+      return cause
+    }
+    {
+      // the first call fetches the application token: the token endpoint is the one refused
+      await using refused = makeClient({ origin: `http://127.0.0.1:${closedPort}` })
+      const error = await expectError(refused.v3.connections.list({}, { maxRetries: 0 }), Client.ConnectionError)
+      assert.isFalse(error instanceof Client.CredentialsError, "not a CredentialsError")
+      assert.isUndefined(error.status)
+      assert.strictEqual(error.tag, "TransportFailure")
+      assert.match(credentialsCause(error).reason ?? "", /^TransportFailure: POST http:\/\/127\.0\.0\.1:\d+\/oauth\/token failed/)
+    }
+    {
+      await inject("/oauth/token", [{ _tag: "Delay", millis: 10_000 }])
+      await using stalled = makeClient({ timeout: 300 })
+      const error = await expectError(stalled.v3.connections.list({}, { maxRetries: 0 }), Client.TimeoutError)
+      assert.strictEqual(error.tag, "RequestTimeout")
+      assert.strictEqual(error.timeoutMillis, 300)
+      credentialsCause(error)
+    }
+    for (const status of [500, 503]) {
+      await inject("/oauth/token", [{ _tag: "Status", status }])
+      await using failing = makeClient()
+      const error = await expectError(failing.v3.webhooks.list({}, { maxRetries: 0 }), Client.ServerError, Client.ApiError)
+      assert.strictEqual(error.status, status)
+      credentialsCause(error)
+      // the token endpoint is answering again: the next call gets a token and its answer
+      assert.isNumber((await failing.v3.webhooks.list({ pageSize: 1 })).meta.totalCount)
+    }
+    {
+      await using wrong = makeClient({ clientSecret: `${clientSecret}-wrong` })
+      const error = await expectError(wrong.v3.connections.list({}, { maxRetries: 0 }), Client.AuthenticationError, Client.ApiError)
+      assert.strictEqual(error.status, 401)
+      assert.strictEqual(error.code, "invalid_client")
+      assert.strictEqual(error.type, "OAUTH")
+      assert.strictEqual(error.tag, "OAuthError")
+      credentialsCause(error)
+    }
+    {
+      // a refresh token the endpoint refuses (invalid_grant): the user must sign in again
+      await using client = makeClient()
+      await client.legacy.setUserToken({ accessToken: "stale-access-token", refreshToken: "not-a-refresh-token", expiresAt: 0 })
+      const error = await expectError(client.legacy.list(), Client.CredentialsError)
+      assert.strictEqual(error.status, 400)
+      assert.strictEqual(error.code, "invalid_grant")
+    }
+  }, 60_000)
+
+  it("CONNECTED_VEHICLE_LOG=debug prints the http attempt lines to stderr, without a secret; logLevel and logger options", async () => {
+    const printed = (spy: { readonly mock: { readonly calls: ReadonlyArray<ReadonlyArray<unknown>> } }) =>
+      spy.mock.calls.map((args) => util.format(...args))
+    const stderr = vi.spyOn(console, "error").mockImplementation(() => {})
+    const stdout = vi.spyOn(console, "log").mockImplementation(() => {})
+    const previous = process.env["CONNECTED_VEHICLE_LOG"]
+    const userId = busiestUser(sim.data)
+    const vehicleId = sim.data.vehiclesOf(userId)[0]!
+    try {
+      // without the variable: nothing below info
+      delete process.env["CONNECTED_VEHICLE_LOG"]
+      {
+        await using quiet = makeClient()
+        await quiet.v3.webhooks.list({ pageSize: 1 })
+      }
+      assert.isFalse([...printed(stderr), ...printed(stdout)].some((line) => line.includes("http attempt")))
+
+      process.env["CONNECTED_VEHICLE_LOG"] = "debug"
+      {
+        await using client = makeClient()
+        await client.v3.webhooks.list({ pageSize: 1 })
+        await client.legacy.login({ code: await consentCode(userId) })
+        await client.legacy.odometer(vehicleId)
+        await inject("/v3/webhooks", [{ _tag: "Status", status: 500 }])
+        await expectError(client.v3.webhooks.list({ pageSize: 2 }, { maxRetries: 0 }), Client.ServerError)
+      }
+      const lines = printed(stderr).filter((line) => line.includes("http attempt"))
+      assert.isTrue(lines.some((line) => line.includes("DEBUG") && line.includes("/oauth/token")), lines.join("\n"))
+      assert.isTrue(lines.some((line) => line.includes("/v3/webhooks") && line.includes("status: 500")), lines.join("\n"))
+      assert.isTrue(lines.some((line) => line.includes(`/v2.0/vehicles/${vehicleId}/odometer`)), lines.join("\n"))
+      assert.isFalse(printed(stdout).some((line) => line.includes("http attempt")), "stdout is the application's")
+
+      // the option wins over the variable; a logger receives the lines instead of stderr
+      stderr.mockClear()
+      const entries: Array<Client.LogEntry> = []
+      process.env["CONNECTED_VEHICLE_LOG"] = "off"
+      {
+        await using client = makeClient({ logLevel: "debug", logger: (entry) => entries.push(entry) })
+        await client.v3.connections.list({ pageSize: 1 })
+      }
+      const attempts = entries.filter((e) => e.message === "http attempt")
+      assert.isTrue(attempts.some((e) => e.level === "debug" && String(e.annotations["url"]).endsWith("/oauth/token")))
+      assert.isTrue(attempts.some((e) => e.annotations["status"] === 200 && String(e.annotations["url"]).includes("/v3/connections")))
+      assert.isTrue(attempts.every((e) => e.date instanceof Date))
+      assert.isFalse(printed(stderr).some((line) => line.includes("http attempt")))
+      {
+        await using off = makeClient()
+        await off.v3.connections.list({ pageSize: 1 })
+      }
+      assert.isFalse(printed(stderr).some((line) => line.includes("http attempt")))
+
+      // a bad level is an InvalidArgumentError naming it
+      process.env["CONNECTED_VEHICLE_LOG"] = "verbose"
+      const badEnv = (() => {
+        try {
+          makeClient()
+        } catch (error) {
+          return error
+        }
+      })()
+      assert.instanceOf(badEnv, Client.InvalidArgumentError)
+      assert.strictEqual((badEnv as Client.InvalidArgumentError).field, "CONNECTED_VEHICLE_LOG")
+      delete process.env["CONNECTED_VEHICLE_LOG"]
+      assert.throws(() => makeClient({ logLevel: "loud" as "debug" }), /logLevel/)
+
+      const secrets = new Set([clientSecret, ...proxy.secrets()])
+      assert.isTrue(secrets.size >= 3)
+      const texts = [...lines, JSON.stringify(entries)]
+      for (const text of texts) {
+        for (const secret of secrets) assert.isFalse(text.includes(secret), `a secret in a log line: ${text.slice(0, 200)}`)
+      }
+    } finally {
+      if (previous === undefined) delete process.env["CONNECTED_VEHICLE_LOG"]
+      else process.env["CONNECTED_VEHICLE_LOG"] = previous
+      stderr.mockRestore()
+      stdout.mockRestore()
+    }
+  }, 60_000)
+
+  it("origin and roots must be http(s) URLs; setUserToken without an expiry takes the 7200 s lifetime", async () => {
+    const thrown = (f: () => unknown) => {
+      try {
+        f()
+      } catch (error) {
+        errorsSeen.push(error)
+        return error
+      }
+      assert.fail("expected a throw")
+    }
+    for (const origin of ["ftp://x", "file:///etc", "ws://127.0.0.1:1", "javascript:alert(1)", "127.0.0.1:8080"]) {
+      const error = thrown(() => Client.createClient({ clientId: "id", clientSecret, origin }))
+      assert.instanceOf(error, Client.InvalidArgumentError, origin)
+      assert.strictEqual((error as Client.InvalidArgumentError).field, "origin")
+    }
+    const credentialed = thrown(() => Client.createClient({ clientId: "id", clientSecret, origin: "http://me:hunter2@127.0.0.1:1" }))
+    assert.instanceOf(credentialed, Client.InvalidArgumentError)
+    assert.notInclude((credentialed as Error).message, "hunter2")
+    const roots = { base: `${sim.url}/v3`, management: `${sim.url}/v3`, compatibility: `${sim.url}/v3`, authorization: sim.url, legacy: "ftp://legacy" }
+    const badRoot = thrown(() => Client.createClient({ clientId: "id", clientSecret, roots }))
+    assert.strictEqual((badRoot as Client.InvalidArgumentError).field, "roots.legacy")
+    for (const origin of [proxy.origin, "https://api.example.com", "HTTP://127.0.0.1:1"]) {
+      await Client.createClient({ clientId: "id", clientSecret, origin }).close()
+    }
+
+    await using client = makeClient()
+    const userId = busiestUser(sim.data)
+    const vehicleId = sim.data.vehiclesOf(userId)[0]!
+    const exchange = await fetch(`${sim.url}/oauth/token`, {
+      method: "POST",
+      headers: {
+        "content-type": "application/x-www-form-urlencoded",
+        authorization: `Basic ${Buffer.from(`${sim.clientId}:${clientSecret}`).toString("base64")}`
+      },
+      body: new URLSearchParams({ grant_type: "authorization_code", code: await consentCode(userId), redirect_uri: redirectUri })
+    })
+    const body = await exchange.json() as { access_token: string; refresh_token: string }
+    const stored: Array<{ readonly expiresAt: number; readonly issuedAt?: number | undefined }> = []
+    await using remembering = makeClient({
+      tokenStore: {
+        get: async () => undefined,
+        set: async (_key, token) => void stored.push(token),
+        remove: async () => {}
+      }
+    })
+    await remembering.legacy.setUserToken({ accessToken: body.access_token })
+    assert.strictEqual(stored.length, 1)
+    assert.strictEqual(stored[0]!.expiresAt - stored[0]!.issuedAt!, 7200 * 1000)
+    // and the token is used as it is
+    await client.legacy.setUserToken({ accessToken: body.access_token, refreshToken: body.refresh_token })
+    const before = (await requests()).filter((r) => r.path === "/oauth/token").length
+    assert.isTrue((await client.legacy.odometer(vehicleId)).value.distance >= 0)
+    assert.strictEqual((await requests()).filter((r) => r.path === "/oauth/token").length, before, "no renewal of a fresh token")
+    await expectError(client.legacy.setUserToken({ accessToken: body.access_token, expiresIn: 0 }), Client.InvalidArgumentError)
+  }, 60_000)
+
+  it("v3.migration: each migrated read equals the legacy read (metric and imperial), with the client's error classes", async () => {
+    const userId = busiestUser(sim.data)
+    const vehicles = sim.data.vehiclesOf(userId)
+    // readings fixed through the control surface (the generated ones follow the wall clock between
+    // the two reads), with more decimals than v2.0 keeps: both reads answer the same datum
+    const fixed = new Set<string>()
+    for (const [i, vehicleId] of vehicles.entries()) {
+      const readings: ReadonlyArray<readonly [string, unknown]> = [
+        ["odometer-traveleddistance", { unit: "km", value: 16660.123456 + i * 7.777 }],
+        ["location-preciselocation", { latitude: 45.1234567 + i / 1000, longitude: -73.7654321, heading: 90 }],
+        ["internalcombustionengine-oillife", { unit: "percent", value: 76.66 - i }],
+        ["wheel-tirepressures", { unit: "kPa", frontLeft: 243.7149, frontRight: 241.35 + i, backLeft: 239.96, backRight: 240.04999 }]
+      ]
+      for (const [code, body] of readings) {
+        if (sim.data.signalStatus(vehicleId, code) !== "SUCCESS") continue
+        await simRuntime.runPromise(sim.setSignal(vehicleId, code, body))
+        fixed.add(`${vehicleId} ${code}`)
+      }
+    }
+    assert.isTrue(fixed.size >= vehicles.length * 2, `${fixed.size} readings fixed`)
+    for (const unitSystem of ["metric", "imperial"] as const) {
+      await using client = makeClient({ unitSystem })
+      await client.legacy.login({ code: await consentCode(userId) })
+      const reads = [
+        ["odometer-traveleddistance", (id: string) => client.legacy.odometer(id), (id: string) => client.v3.migration.odometer({ vehicleId: id, userId })],
+        ["location-preciselocation", (id: string) => client.legacy.location(id), (id: string) => client.v3.migration.location({ vehicleId: id, userId })],
+        ["vehicleidentification-vin", (id: string) => client.legacy.vin(id), (id: string) => client.v3.migration.vin({ vehicleId: id, userId })],
+        ["internalcombustionengine-oillife", (id: string) => client.legacy.engineOil(id), (id: string) => client.v3.migration.engineOil({ vehicleId: id, userId })],
+        ["wheel-tirepressures", (id: string) => client.legacy.tirePressure(id), (id: string) => client.v3.migration.tirePressure({ vehicleId: id, userId })]
+      ] as const
+      let same = 0
+      let failed = 0
+      for (const vehicleId of vehicles) {
+        for (const [code, legacyRead, migratedRead] of reads) {
+          const what = `${vehicleId} ${code} (${unitSystem})`
+          const old = await legacyRead(vehicleId)
+          const status = sim.data.signalStatus(vehicleId, code)
+          if (status === undefined || status === "SUCCESS") {
+            const migrated = await (migratedRead(vehicleId) as Promise<Client.MigratedReading<unknown>>)
+            assert.deepStrictEqual(migrated.value, old.value, what)
+            assert.strictEqual(migrated.unitSystem, unitSystem, what)
+            if (status === "SUCCESS") {
+              assert.instanceOf(migrated.dataAge, Date, what)
+              if (fixed.has(`${vehicleId} ${code}`)) {
+                assert.strictEqual(migrated.dataAge!.getTime(), old.dataAge!.getTime(), `${what} data age`)
+              }
+              assert.strictEqual(migrated.signal?.attributes.code, code)
+            }
+            same++
+          } else {
+            const error = await expectError(migratedRead(vehicleId), Client.ApiError)
+            assert.include(["AuthenticationError", "VehicleStateError"], error.tag, what)
+            if (status === "UNAVAILABLE") {
+              assert.instanceOf(error, Client.ConflictError, what)
+              assert.strictEqual(error.code, "SIGNAL_UNAVAILABLE")
+            }
+            failed++
+          }
+        }
+      }
+      assert.isTrue(same >= vehicles.length * 3, `${same} compared, ${failed} failed signals`)
+    }
+
+    await using client = makeClient()
+    for (const vehicleId of vehicles) assert.strictEqual(await client.v3.migration.userIdOf(vehicleId), userId)
+    // without userId the user is looked up
+    const vin = await client.v3.migration.vin({ vehicleId: vehicles[0]! }, { unitSystem: "imperial", timeout: "5 seconds" })
+    assert.strictEqual(vin.value.vin, sim.data.vehicle(vehicles[0]!)!.vin)
+    const unconnected = sim.data.vehicleIds.find((id) => sim.data.connectionOf(id) === undefined)!
+    const notConnected = await expectError(client.v3.migration.odometer({ vehicleId: unconnected }), Client.NotConnectedError)
+    assert.strictEqual(notConnected.vehicleId, unconnected)
+    assert.strictEqual(notConnected.tag, "NotConnected")
+    await expectError(client.v3.migration.userIdOf(unconnected), Client.NotConnectedError)
+    assert.strictEqual((await expectError(client.v3.migration.odometer({ vehicleId: "" }), Client.InvalidArgumentError)).field, "vehicleId")
+    assert.strictEqual(
+      (await expectError(client.v3.migration.tirePressure({ vehicleId: vehicles[0]!, userId }, { maxRetries: -1 }), Client.InvalidArgumentError)).field,
+      "maxRetries"
+    )
+    await expectError(client.v3.migration.location({ vehicleId: vehicles[0]!, userId }, { signal: AbortSignal.abort() }), Client.AbortError)
+    const path = `/v3/vehicles/${vehicles[0]!}/signals/odometer-traveleddistance`
+    await inject(path, [{ _tag: "Status", status: 500 }])
+    const server = await expectError(client.v3.migration.odometer({ vehicleId: vehicles[0]!, userId }, { maxRetries: 0 }), Client.ServerError)
+    assert.strictEqual(server.status, 500)
+  }, 120_000)
+
 
   it("no secret in any thrown error: message, stack, cause chain, JSON, util.inspect", async () => {
     // a user token given by the application, and errors made with it in use
@@ -423,6 +702,9 @@ describe("Client", () => {
     await inject("/oauth/token", [{ _tag: "Status", status: 500 }])
     await expectError(client.legacy.setUserToken({ accessToken: body.access_token, refreshToken: body.refresh_token, expiresIn: -1 }), Client.InvalidArgumentError)
     await client.legacy.setUserToken({ accessToken: "expired-access-token-value", refreshToken: body.refresh_token, expiresAt: 0 })
+    // the refresh answered 500: a ServerError (with retries, the call would try again)
+    await expectError(client.legacy.odometer(vehicleId, { maxRetries: 0 }), Client.ServerError)
+    // the refresh token was rotated by the refresh after the first 401: invalid_grant, sign in again
     await expectError(client.legacy.odometer(vehicleId), Client.CredentialsError)
 
     const secrets = new Set([clientSecret, body.access_token, body.refresh_token, "expired-access-token-value", ...proxy.secrets()])
