@@ -57,6 +57,46 @@ const ok = (result: Run, what: string) => {
   return result
 }
 
+/**
+ * Runs `task` while holding a lock on the repo's `dist/` folders: building
+ * (`pnpm release`) and packing write and read them, and two runs of the suite
+ * at once in one checkout must not see each other's half-written files. The
+ * lock is a directory (atomic `mkdir`) holding the owner's pid; a lock whose
+ * owner is gone is taken over.
+ */
+const withDistLock = async <A>(task: () => Promise<A>): Promise<A> => {
+  const lock = join(repo, "node_modules", ".consumer-test-dist.lock")
+  const owner = join(lock, "pid")
+  for (let waited = 0;; waited += 250) {
+    try {
+      mkdirSync(lock)
+      writeFileSync(owner, String(process.pid))
+      break
+    } catch {
+      let pid = Number.NaN
+      try {
+        pid = Number(readFileSync(owner, "utf8"))
+      } catch {
+        // the owner has not written its pid yet
+      }
+      let alive = true
+      try {
+        if (Number.isInteger(pid)) process.kill(pid, 0)
+      } catch {
+        alive = false
+      }
+      if (!alive) rmSync(lock, { recursive: true, force: true })
+      else if (waited > 300_000) throw new Error(`${lock} is held by process ${pid} for more than 5 minutes`)
+      else await new Promise((resolve) => setTimeout(resolve, 250))
+    }
+  }
+  try {
+    return await task()
+  } finally {
+    rmSync(lock, { recursive: true, force: true })
+  }
+}
+
 const scratch = mkdtempSync(join(tmpdir(), "cv-consumer-"))
 let server: Server
 let registry = ""
@@ -122,10 +162,12 @@ afterAll(async () => {
 describe("packages as an internal team installs them", () => {
   it("`pnpm release` builds and publishes every package to the registry", async () => {
     ok(
-      await run("pnpm", ["run", "release", "--no-git-tag"], {
-        cwd: repo,
-        env: { ...process.env, npm_config_registry: registry, npm_config_userconfig: join(scratch, "npmrc") }
-      }),
+      await withDistLock(() =>
+        run("pnpm", ["run", "release", "--no-git-tag"], {
+          cwd: repo,
+          env: { ...process.env, npm_config_registry: registry, npm_config_userconfig: join(scratch, "npmrc") }
+        })
+      ),
       "pnpm release"
     )
     for (const { name, version } of packages) {
@@ -276,9 +318,12 @@ describe("packages as an internal team installs them", () => {
   it("publint and arethetypeswrong find nothing on any packed tarball", async () => {
     const tarballs = join(scratch, "tarballs")
     mkdirSync(tarballs)
-    for (const { dir, name } of packages) {
-      ok(await run("pnpm", ["pack", "--pack-destination", tarballs], { cwd: dir }), `pnpm pack ${name}`)
-    }
+    await withDistLock(async () => {
+      ok(await run("pnpm", ["run", "build"], { cwd: repo }), "pnpm run build")
+      for (const { dir, name } of packages) {
+        ok(await run("pnpm", ["pack", "--pack-destination", tarballs], { cwd: dir }), `pnpm pack ${name}`)
+      }
+    })
     const files = readdirSync(tarballs).filter((file) => file.endsWith(".tgz"))
     assert.strictEqual(files.length, packages.length)
     for (const { dir, name, version } of packages) {
