@@ -13,13 +13,14 @@ import type { Scope } from "effect"
 import { createServer } from "node:http"
 import type { IncomingHttpHeaders, IncomingMessage, Server, ServerResponse } from "node:http"
 import type { Duplex } from "node:stream"
-import { DROP_MARKER, inRoot, makeApp, REQUEST_ID_HEADER, requestIdFor } from "./App.ts"
+import { DROP_MARKER, inRoot, makeApp, REQUEST_ID_HEADER, requestIdFor, routePath } from "./App.ts"
 import type { RetireLegacy } from "./Sunset.ts"
+import { deprecationHeaders, isLegacyPath } from "./Sunset.ts"
 import type { Root } from "./App.ts"
 import type { Dataset, VehicleInfo } from "./Data.ts"
 import { makeDataset, signalStatus, supportsServiceHistory } from "./Data.ts"
 import * as Delivery from "./Delivery.ts"
-import { DEFAULT_REDIRECT_URIS, Env, envelope } from "./Env.ts"
+import { DEFAULT_REDIRECT_URIS, Env, envelope, originFor } from "./Env.ts"
 import * as FastPath from "./internal/fastPath.ts"
 import type { Origins } from "./Env.ts"
 import type { Fault, RequestLogEntry } from "./State.ts"
@@ -85,6 +86,20 @@ export interface SimulatorOptions {
    * with its own `secret` uses that one.
    */
   readonly webhookSecret?: Redacted.Redacted<string> | string
+  /**
+   * Loopback servers: a request's head (request line and headers) must
+   * arrive within this many milliseconds of its first byte, else `408` with
+   * the envelope and the connection closes (default
+   * {@link DEFAULT_HEADERS_TIMEOUT_MILLIS}, 10 s; 0 = only the request
+   * timeout; at most `requestTimeoutMillis`).
+   */
+  readonly headersTimeoutMillis?: number
+  /**
+   * Loopback servers: a whole request (head and body) must arrive within this
+   * many milliseconds of its first byte, else `408` as above (default
+   * {@link DEFAULT_REQUEST_TIMEOUT_MILLIS}, 30 s; 0 = no limit).
+   */
+  readonly requestTimeoutMillis?: number
 }
 
 /**
@@ -319,6 +334,44 @@ const setup = Effect.fnUntraced(function*(options: SimulatorOptions | undefined)
 /** After this long a socket the simulator answered outside the HTTP parser is destroyed, whatever the client does. */
 const CLOSE_GRACE_MILLIS = 1_000
 
+/** How long a rejected request's answer waits for the answers to the requests before it on the connection. */
+const PENDING_ANSWERS_MILLIS = 10_000
+
+/**
+ * Default of {@link SimulatorOptions.headersTimeoutMillis}: a request's head
+ * (request line and headers) must arrive within 10 s of its first byte.
+ *
+ * @since 0.2.0
+ */
+export const DEFAULT_HEADERS_TIMEOUT_MILLIS = 10_000
+
+/**
+ * Default of {@link SimulatorOptions.requestTimeoutMillis}: a whole request
+ * (head and body) must arrive within 30 s of its first byte.
+ *
+ * @since 0.2.0
+ */
+export const DEFAULT_REQUEST_TIMEOUT_MILLIS = 30_000
+
+/**
+ * Node's server options for the request timeouts. A request whose head or
+ * whole self has not arrived in time is answered 408 by the client-error
+ * path ({@link harden}). Node checks the connections every
+ * `connectionsCheckingInterval`: a quarter of the shorter timeout, between
+ * 25 ms and 1 s (Node's default, 30 s, would let a slow client hold a
+ * connection up to 30 s past its timeout). 0 turns a timeout off; the head's
+ * is capped by the request's.
+ */
+const timeoutOptions = (options: SimulatorOptions | undefined) => {
+  const millis = (value: number | undefined, fallback: number) =>
+    value === undefined || !Number.isFinite(value) ? fallback : Math.max(0, Math.floor(value))
+  const requestTimeout = millis(options?.requestTimeoutMillis, DEFAULT_REQUEST_TIMEOUT_MILLIS)
+  let headersTimeout = millis(options?.headersTimeoutMillis, DEFAULT_HEADERS_TIMEOUT_MILLIS)
+  if (requestTimeout > 0 && (headersTimeout === 0 || headersTimeout > requestTimeout)) headersTimeout = requestTimeout
+  const shortest = Math.min(...[headersTimeout, requestTimeout].filter((t) => t > 0), 4_000)
+  return { headersTimeout, requestTimeout, connectionsCheckingInterval: Math.max(25, Math.min(1_000, Math.floor(shortest / 4))) }
+}
+
 /** Ends a socket with a whole response, and destroys it after a grace period (the client gets to read it first). */
 const endRaw = (socket: Duplex, status: number, reason: string, detail: string, requestId: string, headers = "") => {
   const body = JSON.stringify(envelope(status, detail, { requestId }))
@@ -330,6 +383,84 @@ const endRaw = (socket: Duplex, status: number, reason: string, detail: string, 
   const timer = setTimeout(() => socket.destroy(), CLOSE_GRACE_MILLIS)
   timer.unref()
   socket.once("close", () => clearTimeout(timer))
+}
+
+/** The `Deprecation` / `Sunset` / `Link` header lines of a `/v2.0` answer written by hand. */
+const deprecationLines = (origins: Origins, path: string): string => {
+  let lines = ""
+  for (const [name, value] of Object.entries(deprecationHeaders(originFor(origins, path)))) lines += `${name}: ${value}\r\n`
+  return lines
+}
+
+const requestLine = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+ ([^\s]+) HTTP\/\d\.\d\r?\n/
+
+/**
+ * The target of the request a client error belongs to, when it can be told
+ * for sure: the request whose head was parsed and whose body had not ended
+ * (a bad chunk, a timeout during the body), else the request line at the
+ * start of the bytes Node hands over with the error (`rawPacket`), provided
+ * no other request's head ends before the error. Otherwise undefined.
+ */
+const targetOf = (error: NodeJS.ErrnoException, socket: Duplex): string | undefined => {
+  const incoming = (socket as { readonly parser?: { readonly incoming?: IncomingMessage | null } | null }).parser?.incoming
+  if (incoming != null && !incoming.complete && typeof incoming.url === "string") return incoming.url
+  const { bytesParsed, rawPacket } = error as { readonly rawPacket?: unknown; readonly bytesParsed?: unknown }
+  if (!Buffer.isBuffer(rawPacket)) return undefined
+  const text = rawPacket.subarray(0, 16_384).toString("latin1")
+  const end = text.indexOf("\r\n\r\n")
+  if (end !== -1 && (typeof bytesParsed !== "number" || end < bytesParsed)) return undefined
+  return requestLine.exec(text)?.[1]
+}
+
+/** Node's parser runs the body of an upgrade request itself from Node 26 (nodejs/node#60016); before, the body is in `head`. */
+const upgradeBodyInHead = Number(process.versions.node.split(".")[0]) < 26
+
+/**
+ * The head of an upgrade request as bytes again, without the `upgrade` token
+ * of `Connection`: Node's parser reads it as an ordinary request.
+ */
+const ordinaryHead = (request: IncomingMessage): Buffer => {
+  let head = `${request.method} ${request.url} HTTP/${request.httpVersion}\r\n`
+  const raw = request.rawHeaders
+  for (let i = 0; i + 1 < raw.length; i += 2) {
+    let value = raw[i + 1]!
+    if (raw[i]!.toLowerCase() === "connection") {
+      value = value.split(",").map((token) => token.trim()).filter((token) => token !== "" && token.toLowerCase() !== "upgrade").join(", ")
+      if (value === "") continue
+    }
+    head += `${raw[i]}: ${value}\r\n`
+  }
+  // Node decodes header bytes as Latin-1: the same bytes go back.
+  return Buffer.from(head + "\r\n", "latin1")
+}
+
+/**
+ * Hands a socket Node took out of HTTP parsing for an upgrade back to the
+ * server, with the upgrade request (as an ordinary one) and every byte that
+ * followed it (`head`: its body and any pipelined request) first. Waits until
+ * the responses to the requests before it are written (the server's new
+ * parser would otherwise queue its responses behind them forever), then
+ * clears the idle timeout the old parser may have left on the socket.
+ */
+const serveAsOrdinary = (server: Server, request: IncomingMessage, socket: Duplex, head: Buffer) => {
+  socket.on("error", () => {})
+  try {
+    socket.unshift(Buffer.concat([ordinaryHead(request), head]))
+  } catch {
+    socket.destroy()
+    return
+  }
+  const reattach = () => {
+    if (socket.destroyed) return
+    const pending = (socket as { readonly _httpMessage?: ServerResponse | null })._httpMessage
+    if (pending != null) {
+      pending.once("finish", reattach)
+      return
+    }
+    ;(socket as Duplex & { setTimeout?: (millis: number) => void }).setTimeout?.(0)
+    server.emit("connection", socket)
+  }
+  reattach()
 }
 
 const headerRecord = (headers: IncomingHttpHeaders): Record<string, string> => {
@@ -345,21 +476,34 @@ const headerRecord = (headers: IncomingHttpHeaders): Record<string, string> => {
  * Makes every answer of a Node server the simulator's own: the section 7
  * envelope and an `x-request-id`, or a clean close.
  *
- * - The simulator serves no upgrades (WebSocket, h2c): the platform's
- *   `upgrade` listener is removed, so Node answers a request carrying
- *   `Upgrade` as an ordinary one and the keep-alive connection stays parsed
- *   (with the listener, the socket left the HTTP parser and was never
- *   released).
+ * - The simulator serves no upgrades (WebSocket, h2c): a request carrying
+ *   `Upgrade` is answered as an ordinary one and the keep-alive connection
+ *   stays parsed. Node's parser stops reading a connection's bytes after an
+ *   upgrade request (whatever the server's listeners: without an `upgrade`
+ *   listener, the bytes after it in the same read were dropped), so the
+ *   `upgrade` listener here (in place of the platform's) hands the socket back
+ *   to the server with the request, minus its `upgrade` token, and the bytes
+ *   after it ({@link serveAsOrdinary}).
  * - `CONNECT` (no proxy here) is 405 and the connection closes.
  * - An `Expect` other than `100-continue` reaches the application, which
  *   answers 417 with the envelope.
  * - A missing `Host` reaches the application too (400 with the envelope).
  * - Requests Node's HTTP parser rejects (bad bytes in the request line or the
- *   headers, oversized headers, timeouts) never reach the application: they
- *   are answered here (400, 431, 408) and the connection closes.
+ *   headers, oversized headers, a head or request that takes too long) never
+ *   reach the application: they are answered here (400, 431, 408; with the
+ *   v2.0 deprecation headers when the request is seen to be under `/v2.0`)
+ *   and the connection closes.
  */
-const harden = (server: Server, state: State): void => {
+const harden = (server: Server, state: State, origins: Origins): void => {
   server.removeAllListeners("upgrade")
+  server.on("upgrade", (request: IncomingMessage, socket: Duplex, head: Buffer) => {
+    const framed = request.headers["transfer-encoding"] !== undefined || (request.headers["content-length"] ?? "0") !== "0"
+    if (upgradeBodyInHead || !framed) return serveAsOrdinary(server, request, socket, head)
+    // Node 26 and later keep the body of an upgrade request in its own stream: not replayed.
+    const requestId = requestIdFor(headerRecord(request.headers)[REQUEST_ID_HEADER], state)
+    const path = routePath(request.url ?? "/")
+    endRaw(socket, 400, "Bad Request", "An Upgrade request with a body is not supported", requestId, isLegacyPath(path) ? deprecationLines(origins, path) : "")
+  })
   server.on("checkExpectation", (request: IncomingMessage, response: ServerResponse) => server.emit("request", request, response))
   server.on("connect", (request: IncomingMessage, socket: Duplex) => {
     const headers = headerRecord(request.headers)
@@ -369,19 +513,49 @@ const harden = (server: Server, state: State): void => {
     socket.resume()
     endRaw(socket, 405, "Method Not Allowed", "CONNECT is not supported: the simulator is not a proxy", requestId, "allow: GET, POST\r\n")
   })
+  // Node's parser reports an error again on every later read (its errors stick), and a timeout may follow: the first one is answered.
+  const answered = new WeakSet<Duplex>()
   server.on("clientError", (error: NodeJS.ErrnoException, socket: Duplex) => {
+    if (answered.has(socket)) return
+    answered.add(socket)
     if (!socket.writable || error.code === "ECONNRESET") {
       socket.destroy()
       return
     }
+    socket.on("error", () => {})
     const status = error.code === "HPE_HEADER_OVERFLOW" ? 431 : error.code === "ERR_HTTP_REQUEST_TIMEOUT" ? 408 : 400
-    endRaw(
-      socket,
-      status,
-      status === 431 ? "Request Header Fields Too Large" : status === 408 ? "Request Timeout" : "Bad Request",
-      status === 431 ? "Request headers are too large" : status === 408 ? "The request took too long" : "The request is not valid HTTP",
-      state.nextRequestId()
-    )
+    const target = targetOf(error, socket)
+    const path = target === undefined ? undefined : routePath(target)
+    const requestId = state.nextRequestId()
+    const answer = () =>
+      endRaw(
+        socket,
+        status,
+        status === 431 ? "Request Header Fields Too Large" : status === 408 ? "Request Timeout" : "Bad Request",
+        status === 431 ? "Request headers are too large" : status === 408 ? "The request took too long" : "The request is not valid HTTP",
+        requestId,
+        path !== undefined && isLegacyPath(path) ? deprecationLines(origins, path) : ""
+      )
+    // The failing request, when its head was parsed (an error in its body, or a timeout during it).
+    const parser = (socket as { readonly parser?: { readonly incoming?: IncomingMessage | null } | null }).parser
+    const failing = parser?.incoming != null && !parser.incoming.complete ? parser.incoming : undefined
+    // The answers to the requests before the failing one go first (bounded).
+    const timer = setTimeout(() => socket.destroy(), PENDING_ANSWERS_MILLIS)
+    timer.unref()
+    socket.once("close", () => clearTimeout(timer))
+    const afterPending = () => {
+      if (socket.destroyed || socket.writableEnded) return
+      const pending = (socket as { readonly _httpMessage?: ServerResponse | null })._httpMessage
+      if (pending != null && (failing === undefined || pending.req !== failing)) {
+        pending.once("finish", afterPending)
+        return
+      }
+      clearTimeout(timer)
+      // The failing request's own answer already on the wire cannot be followed by another: only a close is clean.
+      if (pending?.headersSent === true) socket.destroy()
+      else answer()
+    }
+    afterPending()
   })
 }
 
@@ -418,15 +592,17 @@ const listen = Effect.fnUntraced(function*(
   handler: Effect.Effect<HttpServerResponse.HttpServerResponse, never, HttpServerRequest.HttpServerRequest | Scope.Scope>,
   fast: FastPath.FastPath,
   state: State,
+  origins: Origins,
+  timeouts: ReturnType<typeof timeoutOptions>,
   host: string,
   port: number
 ) {
   // `Host` is checked by the application (an envelope, not Node's bare 400).
-  const node = createServer({ requireHostHeader: false })
+  const node = createServer({ requireHostHeader: false, ...timeouts })
   const server = yield* NodeHttpServer.make(() => node, { port, host, gracefulShutdownTimeout: 0 })
   yield* server.serve(handler)
   yield* withFastPath(node, fast)
-  harden(node, state)
+  harden(node, state, origins)
   const address = server.address
   const shown = host.includes(":") ? `[${host}]` : host
   const url = `http://${shown}:${address._tag === "UnixPathAddress" ? 0 : address.port}`
@@ -446,7 +622,7 @@ export const layer = (
     Simulator,
     Effect.gen(function*() {
       const { fastPath, handler, origins, service, state } = yield* setup(options)
-      const { node, url } = yield* listen(handler, fastPath(), state, options?.host ?? "127.0.0.1", options?.port ?? 0)
+      const { node, url } = yield* listen(handler, fastPath(), state, origins, timeoutOptions(options), options?.host ?? "127.0.0.1", options?.port ?? 0)
       for (const root of roots) origins[root] = url
       return service(url, [node])
     }).pipe(Effect.orDie)
@@ -479,7 +655,7 @@ export const layerRoots = (
       const urls = {} as Record<Root, string>
       const servers: Array<Server> = []
       for (const root of roots) {
-        const { node, url } = yield* listen(yield* makeHandler(inRoot(root)), fastPath(inRoot(root)), state, host, options?.ports?.[root] ?? 0)
+        const { node, url } = yield* listen(yield* makeHandler(inRoot(root)), fastPath(inRoot(root)), state, origins, timeoutOptions(options), host, options?.ports?.[root] ?? 0)
         urls[root] = url
         origins[root] = url
         servers.push(node)

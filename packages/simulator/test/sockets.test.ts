@@ -7,6 +7,8 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { layer as simulatorLayer, Simulator } from "../src/Simulator.ts"
+import type { SimulatorOptions } from "../src/Simulator.ts"
+import { MIGRATION_GUIDE_PATH } from "../src/Sunset.ts"
 import { isEnvelope } from "./helpers.ts"
 import type { RawConnection, RawResponse } from "./raw.ts"
 import { chunked, openRaw, rawRequest } from "./raw.ts"
@@ -32,11 +34,51 @@ const stillUsable = async (connection: RawConnection) => {
 const keepsAlive = (response: RawResponse) => assert.notMatch(response.headers["connection"] ?? "keep-alive", /close/i)
 
 /** Runs `f` against a fresh simulator on a loopback port. */
-const using = <A>(f: (origin: string) => Promise<A>) =>
+const using = <A>(f: (origin: string) => Promise<A>, options: SimulatorOptions = {}) =>
   Effect.gen(function*() {
     const sim = yield* Simulator
     return yield* Effect.promise(() => f(sim.url))
-  }).pipe(Effect.provide(simulatorLayer({ seed: 12 })))
+  }).pipe(Effect.provide(simulatorLayer({ seed: 12, ...options })))
+
+/** The v2.0 `Deprecation` / `Sunset` / `Link` headers, or none of them. */
+const assertDeprecation = (response: RawResponse, origin: string, expected: boolean) => {
+  if (!expected) {
+    assert.isUndefined(response.headers["deprecation"])
+    assert.isUndefined(response.headers["sunset"])
+    assert.isUndefined(response.headers["link"])
+    return
+  }
+  assert.strictEqual(response.headers["deprecation"], "@1796083200")
+  assert.strictEqual(response.headers["sunset"], "Tue, 01 Dec 2026 00:00:00 GMT")
+  assert.strictEqual(response.headers["link"], `<${origin}${MIGRATION_GUIDE_PATH}>; rel="deprecation"; type="text/markdown"`)
+}
+
+const websocketHeaders = { connection: "Upgrade", upgrade: "websocket", "sec-websocket-key": "dGhlIHNhbXBsZSBub25jZQ==", "sec-websocket-version": "13" }
+const h2cHeaders = { connection: "Upgrade, HTTP2-Settings", upgrade: "h2c", "http2-settings": "AAMAAABkAAQAAP__" }
+
+/** An Upgrade request (websocket or h2c; without a body, with a Content-Length body, or chunked), as bytes. */
+const upgradeRequest = (kind: "websocket" | "h2c", body: "none" | "length" | "chunked", target = "/nope0") => {
+  const upgrade = kind === "websocket" ? websocketHeaders : h2cHeaders
+  if (body === "none") return rawRequest("GET", target, upgrade)
+  const json = "{\"a\":1}"
+  return body === "length"
+    ? rawRequest("POST", target, { ...upgrade, "content-type": "application/json", "content-length": String(json.length) }, json)
+    : rawRequest("POST", target, { ...upgrade, "content-type": "application/json", "transfer-encoding": "chunked" }, `7\r\n${json}\r\n0\r\n\r\n`)
+}
+
+const upgradeVariants = (["websocket", "h2c"] as const).flatMap((kind) => (["none", "length", "chunked"] as const).map((body) => ({ kind, body })))
+
+/** Polls (bounded) until the server's connection count is back to `start`. */
+const settled = (start: number) =>
+  Effect.gen(function*() {
+    const sim = yield* Simulator
+    let open = yield* sim.connections
+    for (let i = 0; i < 600 && open > start; i++) {
+      yield* Effect.promise(() => new Promise((r) => setTimeout(r, 100)))
+      open = yield* sim.connections
+    }
+    return open
+  })
 
 describe("upgrade requests release their sockets", () => {
   it.live("500 connections, each an Upgrade (h2c or websocket) then a second request: the server's connection count returns to its start", () =>
@@ -68,13 +110,77 @@ describe("upgrade requests release their sockets", () => {
       assert.strictEqual(statuses.length, 1000)
       assert.isTrue(statuses.every((s) => s === 401))
       // Bounded wait (polling) until the server has released every socket.
-      let open = yield* sim.connections
-      for (let i = 0; i < 600 && open > start; i++) {
-        yield* Effect.promise(() => new Promise((r) => setTimeout(r, 100)))
-        open = yield* sim.connections
-      }
-      assert.strictEqual(open, start)
+      assert.strictEqual(yield* settled(start), start)
     }).pipe(Effect.provide(simulatorLayer({ seed: 11 }))), 120_000)
+
+  it.live("a request pipelined in the same write after an Upgrade (websocket, h2c; no body, Content-Length, chunked) is answered", () =>
+    using(async (origin) => {
+      for (const { body, kind } of upgradeVariants) {
+        const what = `${kind}, body ${body}`
+        const connection = await openRaw(origin)
+        connection.send(Buffer.concat([upgradeRequest(kind, body), rawRequest("GET", "/nope")]))
+        const first = await connection.next()
+        assertEnvelope(first, 404)
+        assert.match(JSON.parse(first.body).errors[0].detail, /nope0/, what)
+        keepsAlive(first)
+        const second = await connection.next()
+        assertEnvelope(second, 404)
+        assert.notMatch(JSON.parse(second.body).errors[0].detail, /nope0/, what)
+        keepsAlive(second)
+        await stillUsable(connection)
+        connection.socket.destroy()
+      }
+    }))
+
+  it.live("a request before and two after an Upgrade, all in one write: four answers in order; the upgrade request reaches the log", () =>
+    Effect.gen(function*() {
+      const sim = yield* Simulator
+      yield* sim.resetLog
+      const answers = yield* Effect.promise(async () => {
+        const connection = await openRaw(sim.url)
+        connection.send(Buffer.concat([
+          rawRequest("GET", "/nope-before", { "x-request-id": "before" }),
+          upgradeRequest("h2c", "chunked", "/v3/connections"),
+          rawRequest("GET", "/nope-after", { "x-request-id": "after" }),
+          upgradeRequest("websocket", "none", "/nope-last")
+        ]))
+        const out = [await connection.next(), await connection.next(), await connection.next(), await connection.next()]
+        connection.socket.destroy()
+        return out
+      })
+      assert.deepStrictEqual(answers.map((a) => a.status), [404, 401, 404, 404])
+      assert.strictEqual(answers[0]!.headers["x-request-id"], "before")
+      assert.strictEqual(answers[2]!.headers["x-request-id"], "after")
+      assert.match(JSON.parse(answers[3]!.body).errors[0].detail, /nope-last/)
+      const log = yield* sim.requests
+      assert.deepStrictEqual(log.map((entry) => entry.path), ["/nope-before", "/v3/connections", "/nope-after", "/nope-last"])
+      assert.strictEqual(log[1]!.headers["upgrade"], "h2c")
+    }).pipe(Effect.provide(simulatorLayer({ seed: 13 }))))
+
+  it.live("500 connections, each an Upgrade and a second request in one write: both answered, the connection count returns to its start", () =>
+    Effect.gen(function*() {
+      const sim = yield* Simulator
+      const start = yield* sim.connections
+      const statuses: Array<number> = []
+      const one = async (i: number) => {
+        const connection = await openRaw(sim.url, { allowHalfOpen: i % 2 === 0 })
+        const { body, kind } = upgradeVariants[i % upgradeVariants.length]!
+        connection.send(Buffer.concat([upgradeRequest(kind, body, "/v3/connections"), rawRequest("GET", "/v3/connections")]))
+        const first = await connection.next()
+        const second = await connection.next()
+        statuses.push(first.status, second.status)
+        assertEnvelope(first, 401)
+        assertEnvelope(second, 401)
+        if (i % 2 === 0) connection.socket.once("end", () => connection.socket.destroy())
+        else connection.socket.end()
+      }
+      for (let batch = 0; batch < 500; batch += 50) {
+        yield* Effect.promise(() => Promise.all(Array.from({ length: 50 }, (_, k) => one(batch + k))))
+      }
+      assert.strictEqual(statuses.length, 1000)
+      assert.isTrue(statuses.every((s) => s === 401))
+      assert.strictEqual(yield* settled(start), start)
+    }).pipe(Effect.provide(simulatorLayer({ seed: 14 }))), 120_000)
 })
 
 describe("answers outside the routes are envelopes with a request id", () => {
@@ -134,6 +240,94 @@ describe("answers outside the routes are envelopes with a request id", () => {
       assertEnvelope(response, 400)
       await connection.closed
     }))
+})
+
+describe("answers of the parser's rejections under /v2.0 carry the deprecation headers", () => {
+  it.live("431 for a 20 KB header: with Deprecation, Sunset and Link under /v2.0, without under /v3", () =>
+    using(async (origin) => {
+      for (const [path, legacy] of [["/v2.0/vehicles", true], ["/V2.0//vehicles/?x=1", true], ["/v3/connections", false]] as const) {
+        const connection = await openRaw(origin)
+        connection.send(rawRequest("GET", path, { "x-big": "a".repeat(20 * 1024) }))
+        const response = await connection.next()
+        assertEnvelope(response, 431)
+        assertDeprecation(response, origin, legacy)
+        await connection.closed
+      }
+    }))
+
+  it.live("400 for a header Node cannot parse: with the headers under /v2.0", () =>
+    using(async (origin) => {
+      const connection = await openRaw(origin)
+      connection.send("GET /v2.0/vehicles HTTP/1.1\r\nHost: x\r\nBad Header\r\n\r\n")
+      const response = await connection.next()
+      assertEnvelope(response, 400)
+      assertDeprecation(response, origin, true)
+      await connection.closed
+    }))
+
+  it.live("400 for a bad chunk in a /v2.0 body (the head was parsed): with the headers", () =>
+    using(async (origin) => {
+      const connection = await openRaw(origin)
+      connection.send(rawRequest("POST", "/v2.0/vehicles/00000000-0000-0000-0000-000000000000/batch", {
+        "content-type": "application/json",
+        "transfer-encoding": "chunked"
+      }, "zz\r\n{}\r\n0\r\n\r\n"))
+      const response = await connection.next()
+      assertEnvelope(response, 400)
+      assertDeprecation(response, origin, true)
+      await connection.closed
+    }))
+
+  it.live("a rejected request after another in the same write: no headers claimed for a path that cannot be told", () =>
+    using(async (origin) => {
+      const connection = await openRaw(origin)
+      connection.send(Buffer.concat([rawRequest("GET", "/nothing-here"), Buffer.from("GET /v2.0/vehicles HTTP/1.1\r\nHost: x\r\nBad Header\r\n\r\n")]))
+      assertEnvelope(await connection.next(), 404)
+      const response = await connection.next()
+      assertEnvelope(response, 400)
+      assertDeprecation(response, origin, false)
+      await connection.closed
+    }))
+})
+
+describe("slow requests (headersTimeoutMillis, requestTimeoutMillis)", () => {
+  const slow = { headersTimeoutMillis: 300, requestTimeoutMillis: 600 }
+
+  it.live("a head that never ends (slowloris): 408 with the envelope and a request id, then the connection closes", () =>
+    using(async (origin) => {
+      const connection = await openRaw(origin)
+      connection.send("GET /v3/connections HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ")
+      const response = await connection.next(20_000)
+      assertEnvelope(response, 408)
+      assert.strictEqual(JSON.parse(response.body).errors[0].code, "REQUEST_TIMEOUT")
+      assert.strictEqual(response.headers["connection"], "close")
+      assertDeprecation(response, origin, false)
+      await connection.closed
+    }, slow))
+
+  it.live("a /v2.0 body that never ends: 408 with the deprecation headers", () =>
+    using(async (origin) => {
+      const connection = await openRaw(origin)
+      connection.send(rawRequest("POST", "/v2.0/vehicles/00000000-0000-0000-0000-000000000000/batch", {
+        "content-type": "application/json",
+        "content-length": "100"
+      }, "{\"requests\""))
+      const response = await connection.next(20_000)
+      assertEnvelope(response, 408)
+      assertDeprecation(response, origin, true)
+      await connection.closed
+    }, slow))
+
+  it.live("an idle keep-alive connection is not a slow request: no 408 between requests", () =>
+    using(async (origin) => {
+      const connection = await openRaw(origin)
+      connection.send(rawRequest("GET", "/nothing-here"))
+      assertEnvelope(await connection.next(), 404)
+      // longer than both timeouts, shorter than the 5 s keep-alive timeout
+      await new Promise((resolve) => setTimeout(resolve, 1_000))
+      await stillUsable(connection)
+      connection.socket.destroy()
+    }, slow))
 })
 
 describe("unread request bodies", () => {
