@@ -3,15 +3,59 @@
  * `pnpm simulator`: runs the simulator until stopped.
  *
  * Prints `listening on http://HOST:PORT`, then the client id and secret it
- * accepts. See the README for every flag.
+ * accepts. See the README for every flag. Exit codes: 0 when stopped, 1 when
+ * it cannot start (one `error: ...` line on stderr: an address it cannot
+ * listen on, a secret file it cannot read), 2 for a usage error (the help and
+ * the error on the terminal).
  *
  * @since 0.1.0
  */
 import { NodeRuntime, NodeServices } from "@effect/platform-node"
-import { Config, Console, Context, Effect, FileSystem, Layer, Option, Redacted, Schema } from "effect"
-import { Command, Flag } from "effect/cli"
+import { Cause, Config, Console, Context, Effect, FileSystem, Layer, Option, Redacted, Runtime, Schema } from "effect"
+import { CliError, Command, Flag } from "effect/cli"
 import { DEFAULT_WEBHOOK_SECRET } from "./Delivery.ts"
-import { DEFAULT_CLIENT_ID, DEFAULT_CLIENT_SECRET, DEFAULT_REDIRECT_URIS, layer, layerRoots, Simulator, SimulatorRoots } from "./Simulator.ts"
+import {
+  DEFAULT_CLIENT_ID,
+  DEFAULT_CLIENT_SECRET,
+  DEFAULT_HEADERS_TIMEOUT_MILLIS,
+  DEFAULT_REDIRECT_URIS,
+  DEFAULT_REQUEST_TIMEOUT_MILLIS,
+  layer,
+  layerRoots,
+  Simulator,
+  SimulatorRoots
+} from "./Simulator.ts"
+
+/** A failure already reported on stderr: the process exits with its code, nothing more is printed. */
+class Reported {
+  readonly _tag = "Reported"
+  readonly [Runtime.errorExitCode]: number
+  constructor(exitCode: number) {
+    this[Runtime.errorExitCode] = exitCode
+  }
+}
+
+/** One `error: ...` line on stderr, then the exit code (1: cannot start, 2: usage). */
+const report = (line: string, exitCode = 1) => Effect.andThen(Console.error(`error: ${line}`), Effect.fail(new Reported(exitCode)))
+
+/** The error, or one of its causes, that carries a field (Node's system errors carry `code`, `syscall`, `address`, `port`). */
+const findCause = (error: unknown, has: (e: Record<string, unknown>) => boolean): Record<string, unknown> | undefined => {
+  let current = error
+  for (let depth = 0; depth < 8 && typeof current === "object" && current !== null; depth++) {
+    const record = current as Record<string, unknown>
+    if (has(record)) return record
+    current = record.cause
+  }
+  return undefined
+}
+
+/** The system error code (`ENOENT`, `EADDRNOTAVAIL`, ...) of an error or its causes, else its message. */
+const codeOf = (error: unknown): string => {
+  const code = findCause(error, (e) => typeof e.code === "string")?.code
+  return typeof code === "string" ? code : error instanceof Error && error.message !== "" ? error.message : String(error)
+}
+
+const hostPort = (host: string, port: number) => `${host.includes(":") ? `[${host}]` : host}:${port}`
 
 const within = (minimum: number, maximum: number) =>
   Flag.withSchema(Schema.Number.check(Schema.isBetween({ minimum, maximum })))
@@ -67,6 +111,16 @@ const simulator = Command.make(
       ),
       Flag.optional
     ),
+    headersTimeout: Flag.Int("headers-timeout").pipe(
+      Flag.withDescription("Milliseconds a request's head may take from its first byte, else 408 (0 = only --request-timeout)"),
+      Flag.withDefault(DEFAULT_HEADERS_TIMEOUT_MILLIS),
+      within(0, 3_600_000)
+    ),
+    requestTimeout: Flag.Int("request-timeout").pipe(
+      Flag.withDescription("Milliseconds a whole request (head and body) may take from its first byte, else 408 (0 = no limit)"),
+      Flag.withDefault(DEFAULT_REQUEST_TIMEOUT_MILLIS),
+      within(0, 3_600_000)
+    ),
     splitPorts: Flag.Boolean("split-ports").pipe(
       Flag.withDescription("Serve each root (vehicle, management, compatibility, authorization, legacy) on its own port"),
       Flag.withDefault(false)
@@ -78,8 +132,19 @@ const simulator = Command.make(
     legacyPort: port("legacy-port", "With --split-ports: port of {legacy_url}", 0)
   },
   Effect.fnUntraced(function*(flags) {
-    const webhookSecret = Option.isSome(flags.webhookSecretFile)
-      ? Option.some(Redacted.make((yield* (yield* FileSystem.FileSystem).readFileString(flags.webhookSecretFile.value)).trim()))
+    if (flags.requestTimeout > 0 && flags.headersTimeout > flags.requestTimeout) {
+      return yield* report(
+        `--headers-timeout (${flags.headersTimeout} ms) must not exceed --request-timeout (${flags.requestTimeout} ms)`,
+        2
+      )
+    }
+    const secretFile = flags.webhookSecretFile
+    const webhookSecret = Option.isSome(secretFile)
+      ? Option.some(Redacted.make(
+        (yield* (yield* FileSystem.FileSystem).readFileString(secretFile.value).pipe(
+          Effect.catch((error) => report(`cannot read --webhook-secret-file ${secretFile.value}: ${codeOf(error)}`))
+        )).trim()
+      ))
       : yield* Config.option(Config.Redacted("CONNECTED_VEHICLE_WEBHOOK_SECRET"))
     const options = {
       ...(Option.isSome(webhookSecret) ? { webhookSecret: webhookSecret.value } : {}),
@@ -94,6 +159,8 @@ const simulator = Command.make(
       failureRate: flags.failureRate,
       latencyMillis: flags.latency,
       retireLegacy: flags.retireV2 ? true : flags.retireV2AfterSunset ? "afterSunset" as const : false,
+      headersTimeoutMillis: flags.headersTimeout,
+      requestTimeoutMillis: flags.requestTimeout,
       host: flags.host
     }
     const context = yield* Layer.build(
@@ -109,6 +176,15 @@ const simulator = Command.make(
           }
         })
         : Layer.merge(layer({ ...options, port: flags.port }), Layer.succeed(SimulatorRoots)(undefined as never))
+    ).pipe(
+      // The layers die when a server cannot listen (a `ServeError` whose cause is Node's listen error).
+      Effect.catchDefect((defect) => {
+        const listen = findCause(defect, (e) => e.syscall === "listen")
+        if (listen === undefined) return Effect.die(defect)
+        const host = typeof listen.address === "string" ? listen.address : flags.host
+        const port = typeof listen.port === "number" ? listen.port : flags.splitPorts ? 0 : flags.port
+        return report(`cannot listen on ${hostPort(host, port)}: ${codeOf(listen)}`)
+      })
     )
     const sim = Context.get(context, Simulator)
     yield* Console.log(`listening on ${sim.url}`)
@@ -142,6 +218,14 @@ if (process.argv[2] === "--") process.argv.splice(2, 1)
 
 simulator.pipe(
   Command.run({ version: "0.0.0" }),
+  Effect.catchCause((cause) => {
+    if (Cause.hasInterruptsOnly(cause)) return Effect.failCause(cause)
+    const error = Cause.squash(cause)
+    if (error instanceof Reported) return Effect.fail(error)
+    // A usage error: the help and the error are already on the terminal.
+    if (CliError.isCliError(error)) return Effect.fail(new Reported(2))
+    return report(error instanceof Error && error.message !== "" ? error.message : String(error))
+  }),
   Effect.provide(NodeServices.layer),
-  NodeRuntime.runMain
+  (program) => NodeRuntime.runMain(program, { disableErrorReporting: true })
 )

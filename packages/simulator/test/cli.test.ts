@@ -1,10 +1,43 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Context, Effect, Layer } from "effect"
 import { spawn } from "node:child_process"
+import { createServer } from "node:net"
+import type { AddressInfo } from "node:net"
 import { fileURLToPath } from "node:url"
 import { layerRoots, Simulator, SimulatorRoots } from "../src/Simulator.ts"
+import { openRaw } from "./raw.ts"
 
 const bin = fileURLToPath(new URL("../src/bin.ts", import.meta.url))
+
+/** Runs the CLI to its end (killed after 30 s): exit code, stdout, stderr. */
+const run = (args: ReadonlyArray<string>) =>
+  Effect.promise(() =>
+    new Promise<{ readonly code: number | null; readonly stdout: string; readonly stderr: string }>((resolve) => {
+      const child = spawn(process.execPath, [bin, ...args], { stdio: ["ignore", "pipe", "pipe"] })
+      let stdout = ""
+      let stderr = ""
+      child.stdout.on("data", (chunk: Buffer) => stdout += chunk.toString())
+      child.stderr.on("data", (chunk: Buffer) => stderr += chunk.toString())
+      const timer = setTimeout(() => child.kill("SIGKILL"), 30_000)
+      child.on("close", (code) => {
+        clearTimeout(timer)
+        resolve({ code, stdout, stderr })
+      })
+    })
+  )
+
+/** A port taken on 127.0.0.1 for the duration of `f`. */
+const withTakenPort = <A>(f: (port: number) => Effect.Effect<A>) =>
+  Effect.acquireUseRelease(
+    Effect.promise(() =>
+      new Promise<ReturnType<typeof createServer>>((resolve) => {
+        const server = createServer()
+        server.listen(0, "127.0.0.1", () => resolve(server))
+      })
+    ),
+    (server) => f((server.address() as AddressInfo).port),
+    (server) => Effect.promise(() => new Promise<void>((resolve) => server.close(() => resolve())))
+  )
 
 describe("pnpm simulator (src/bin.ts)", () => {
   it.live("prints one listening line and the client credential, serves, stops on SIGTERM", () =>
@@ -43,6 +76,76 @@ describe("pnpm simulator (src/bin.ts)", () => {
         })
       })
     ), 30_000)
+})
+
+describe("pnpm simulator: errors are one line on stderr", () => {
+  it.live("an address it cannot listen on: `error: cannot listen on HOST:PORT: CODE`, exit 1, no stack", () =>
+    withTakenPort((port) =>
+      Effect.gen(function*() {
+        const result = yield* run(["--port", String(port)])
+        assert.strictEqual(result.code, 1, result.stderr)
+        assert.strictEqual(result.stderr, `error: cannot listen on 127.0.0.1:${port}: EADDRINUSE\n`)
+        assert.strictEqual(result.stdout, "")
+      })
+    ), 40_000)
+
+  it.live("a webhook secret file it cannot read: `error: cannot read --webhook-secret-file PATH: ENOENT`, exit 1", () =>
+    Effect.gen(function*() {
+      const result = yield* run(["--port", "0", "--webhook-secret-file", "/nonexistent/secret"])
+      assert.strictEqual(result.code, 1, result.stderr)
+      assert.strictEqual(result.stderr, "error: cannot read --webhook-secret-file /nonexistent/secret: ENOENT\n")
+      assert.strictEqual(result.stdout, "")
+    }), 40_000)
+
+  it.live("a usage error exits 2: an unknown flag, a bad value, a headers timeout over the request timeout", () =>
+    Effect.gen(function*() {
+      const unknown = yield* run(["--bogus"])
+      assert.strictEqual(unknown.code, 2)
+      assert.include(unknown.stderr, "--bogus")
+      const bad = yield* run(["--port", "abc"])
+      assert.strictEqual(bad.code, 2)
+      assert.include(bad.stderr, "--port")
+      const timeouts = yield* run(["--port", "0", "--headers-timeout", "5000", "--request-timeout", "100"])
+      assert.strictEqual(timeouts.code, 2)
+      assert.strictEqual(timeouts.stderr, "error: --headers-timeout (5000 ms) must not exceed --request-timeout (100 ms)\n")
+      assert.notInclude(unknown.stderr + bad.stderr, "    at ")
+    }), 60_000)
+
+  it.live("--headers-timeout: a head that never ends gets 408 with the envelope", () =>
+    Effect.promise(() =>
+      new Promise<void>((resolve, reject) => {
+        const child = spawn(process.execPath, [bin, "--port", "0", "--headers-timeout", "300", "--request-timeout", "600"], {
+          stdio: ["ignore", "pipe", "pipe"]
+        })
+        let out = ""
+        const timer = setTimeout(() => {
+          child.kill("SIGKILL")
+          reject(new Error(`no listening line: ${out}`))
+        }, 30_000)
+        child.stdout.on("data", async (chunk: Buffer) => {
+          const before = out
+          out += chunk.toString()
+          const url = /^listening on (http:\/\/127\.0\.0\.1:\d+)$/m.exec(out)?.[1]
+          if (url === undefined || /^listening on /m.test(before)) return
+          clearTimeout(timer)
+          try {
+            const connection = await openRaw(url)
+            connection.send("GET /v3/connections HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ")
+            const response = await connection.next(20_000)
+            assert.strictEqual(response.status, 408, response.body)
+            const body = JSON.parse(response.body)
+            assert.strictEqual(body.errors[0].code, "REQUEST_TIMEOUT")
+            assert.strictEqual(body.errors[0].meta.debug.requestId, response.headers["x-request-id"])
+            await connection.closed
+            child.on("exit", () => resolve())
+            child.kill("SIGTERM")
+          } catch (error) {
+            child.kill("SIGKILL")
+            reject(error)
+          }
+        })
+      })
+    ), 40_000)
 })
 
 describe("one port per root", () => {
