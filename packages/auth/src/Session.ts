@@ -23,7 +23,8 @@ import { TokenStore } from "./TokenStore.ts"
 const toCredentialsError = (error: TokenExchange.TokenError | TokenStoreError): CredentialsError =>
   error._tag === "CredentialsError" ? error : new CredentialsError({
     reason: `${error._tag}: ${error.message}`,
-    ...("status" in error && typeof error.status === "number" ? { status: error.status } : {})
+    ...("status" in error && typeof error.status === "number" ? { status: error.status } : {}),
+    cause: error
   })
 
 // The renewal in flight per store instance and key, shared by every layer built

@@ -174,6 +174,10 @@ describe("OAuth against the simulator (loopback)", () => {
         if (error._tag === "CredentialsError") {
           assert.strictEqual(error.status, 400)
           assert.include(error.reason, "invalid_grant")
+          // the token request's own error, for callers that tell the causes apart
+          const cause = error.cause as { readonly _tag: string; readonly error: string }
+          assert.strictEqual(cause._tag, "OAuthError")
+          assert.strictEqual(cause.error, "invalid_grant")
         }
       }
       assert.deepStrictEqual((yield* sim.requests).map((e) => `${e.path} ${e.status}`), ["/oauth/token 400"])
@@ -316,7 +320,10 @@ describe("OAuth against the simulator (loopback)", () => {
         return yield* legacy.vin({ params: { id: vehicleId } })
       }).pipe(Effect.provide(Session.layerUser(userId)), Effect.provideService(TokenStore, broken)))
       assert.strictEqual(callError._tag, "CredentialsError")
-      if (callError._tag === "CredentialsError") assert.include(callError.reason, "TokenStoreError")
+      if (callError._tag === "CredentialsError") {
+        assert.include(callError.reason, "TokenStoreError")
+        assert.strictEqual((callError.cause as { readonly _tag: string })._tag, "TokenStoreError")
+      }
     }).pipe(Effect.provide(loopback())))
 
   it.effect("the code exchange fails with a typed OAuthError for a wrong redirect URI or a reused code", () =>

@@ -26,7 +26,7 @@
  * (refused, reset) or a `TimeoutError`; its 401 / `invalid_client` (a wrong
  * client id or secret) an `AuthenticationError`; its 429 a `RateLimitError`;
  * its 5xx a `ServerError`. Their `cause` is the Effect `CredentialsError`
- * (whose `reason` names the token request's error) and `tag` that error's
+ * (whose own `cause` is the token request's error) and `tag` that error's
  * tag (`TransportFailure`, `RequestTimeout`, `OAuthError`, ...). Other
  * refusals of the token endpoint (`invalid_grant`: the user must sign in
  * again) stay a `CredentialsError` with the endpoint's `status` and `code`.
@@ -392,30 +392,26 @@ const byStatus = (fields: ApiErrorFields & { readonly retryAfterMillis?: number 
 }
 
 /**
- * The client error of the auth layer's `CredentialsError`, whose `reason` is
- * `"<tag of the token request's error>: <its message>"` when a token request
- * failed (the auth layer keeps the tag, the message and the status, not the
- * error itself): the failure of the token request as its own class.
+ * The client error of the auth layer's `CredentialsError`: when a token
+ * request failed, its `cause` is that request's error, and the failure is
+ * reported as its own class (`cause` of the client error stays the
+ * `CredentialsError`).
  */
 const fromCredentialsError = (
   base: ErrorFields & { readonly message: string; readonly cause: unknown },
-  reason: string
+  request: unknown
 ): ConnectedVehicleError => {
-  const match = /^([A-Za-z]+): ([\s\S]*)$/.exec(reason)
-  const tag = match?.[1]
-  const detail = match?.[2] ?? reason
-  const message = `The token request failed: ${detail}`
+  if (!isTagged(request) || request._tag === "TokenStoreError") return new CredentialsError(base)
+  const tag = request._tag
+  const message = `The token request failed: ${request.message}`
   const status = base.status
   switch (tag) {
     case "TransportFailure":
       return new ConnectionError({ ...base, message, tag, status: undefined })
-    case "RequestTimeout": {
-      const millis = /within (\d+(?:\.\d+)?) ms/.exec(detail)?.[1]
-      return new TimeoutError({ ...base, message, tag, timeoutMillis: millis === undefined ? undefined : Number(millis) })
-    }
+    case "RequestTimeout":
+      return new TimeoutError({ ...base, message, tag, timeoutMillis: num(request["timeoutMillis"]) })
   }
-  // an OAuth error body: "<status> <error>: <description> (<method> <url>)"
-  const code = tag === "OAuthError" ? /^\d{3} ([A-Za-z0-9_.-]+)/.exec(detail)?.[1] : undefined
+  const code = tag === "OAuthError" ? str(request["error"]) : str(request["code"])
   const fields = { ...base, message, tag, code, ...(tag === "OAuthError" ? { type: "OAUTH" } : {}) }
   if (code === "invalid_client" || status === 401) return new AuthenticationError({ ...fields, status: status ?? 401 })
   if (status !== undefined && (status === 429 || status >= 500)) return byStatus({ ...fields, status })
@@ -460,7 +456,7 @@ export const fromEffectError = (error: unknown): ConnectedVehicleError => {
     case "InvalidRequest":
       return new InvalidArgumentError(base)
     case "CredentialsError":
-      return fromCredentialsError(base, str(error["reason"]) ?? "")
+      return fromCredentialsError(base, error["cause"])
     case "TokenStoreError":
     case "MissingRedirectUri":
       return new CredentialsError(base)

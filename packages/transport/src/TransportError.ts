@@ -162,7 +162,11 @@ export class InvalidRequest extends Schema.TaggedError<InvalidRequest>()("Invali
 
 /**
  * No bearer credential could be obtained (the token store or the token
- * endpoint failed). `reason` never contains a token value.
+ * endpoint failed). `reason` never contains a token value; `cause`, when a
+ * token request or the token store failed, is that error itself (a
+ * `TransportFailure`, `RequestTimeout`, `OAuthError`, service error or
+ * `TokenStoreError`), so that a caller can tell an unreachable token endpoint
+ * from a refused client.
  *
  * @example
  * ```ts
@@ -174,7 +178,8 @@ export class InvalidRequest extends Schema.TaggedError<InvalidRequest>()("Invali
  */
 export class CredentialsError extends Schema.TaggedError<CredentialsError>()("CredentialsError", {
   reason: Schema.String,
-  status: Schema.optionalKey(Schema.Int)
+  status: Schema.optionalKey(Schema.Int),
+  cause: Schema.optionalKey(Schema.Unknown)
 }) {
   override get message() {
     return `No credential available: ${this.reason}`
