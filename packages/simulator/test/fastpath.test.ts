@@ -15,6 +15,8 @@ import { request, ServerResponse } from "node:http"
 import { layer as simulatorLayer, layerRoots, Simulator, SimulatorRoots } from "../src/Simulator.ts"
 import { LOG_LIMIT, State } from "../src/State.ts"
 import { appToken, bearer, call, userTokens } from "./helpers.ts"
+import type { RawResponse } from "./raw.ts"
+import { openRaw, rawRequest } from "./raw.ts"
 
 interface Raw {
   readonly status: number
@@ -134,6 +136,39 @@ layer(Loopback)("fast path", (it) => {
       assert.strictEqual(entry!.query, "")
       assert.strictEqual(entry!.headers["authorization"], "<redacted>")
       assert.strictEqual(entry!.requestId, served.headers[served.headers.indexOf("x-request-id") + 1])
+    }))
+
+  it.effect("hot reads after an Upgrade in the same write (raw socket): the same answers as the full application's", () =>
+    Effect.gen(function*() {
+      const sim = yield* Simulator
+      const vehicleId = sim.data.vehicleIds[3]!
+      const v = sim.data.vehicle(vehicleId)!
+      const app = { ...bearer(yield* appToken), "sc-user-id": sim.data.connectionOf(vehicleId)!.userId }
+      const user = bearer((yield* userTokens({ userId: sim.data.connectionOf(vehicleId)!.userId })).access)
+      const reads = [
+        { path: `/v3/vehicles/${vehicleId}/signals`, headers: app },
+        { path: `/v3/vehicles/${vehicleId}/signals/${v.signalCodes[0]}`, headers: app },
+        { path: `/v2.0/vehicles/${vehicleId}/odometer`, headers: user }
+      ]
+      const upgrade = { connection: "Upgrade", upgrade: "websocket", "sec-websocket-key": "dGhlIHNhbXBsZSBub25jZQ==", "sec-websocket-version": "13" }
+      /** The read with `Upgrade`, then the plain read, in one write; each answer without its `Date`. */
+      const pair = (path: string, headers: Record<string, string>, extra: Record<string, string>) =>
+        Effect.promise(async () => {
+          const connection = await openRaw(sim.url)
+          connection.send(Buffer.concat([
+            rawRequest("GET", path, { ...headers, ...extra, ...upgrade, "x-request-id": "trace-up" }),
+            rawRequest("GET", path, { ...headers, ...extra, "x-request-id": "trace-plain" })
+          ]))
+          const answers = [await connection.next(), await connection.next()]
+          connection.socket.destroy()
+          return answers.map(({ headers: { date: _, ...rest }, ...response }): RawResponse => ({ ...response, headers: rest }))
+        })
+      for (const { headers, path } of reads) {
+        const fast = yield* pair(path, headers, {})
+        const full = yield* pair(path, headers, { "x-simulator-fault": "delay=0" })
+        assert.deepStrictEqual(fast.map((a) => a.status), [200, 200], path)
+        assert.deepStrictEqual(fast, full, path)
+      }
     }))
 
   it.effect("a scripted fault and a bad token still reach the full application", () =>
