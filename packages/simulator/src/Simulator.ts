@@ -341,6 +341,12 @@ const PENDING_ANSWERS_MILLIS = 10_000
  * Default of {@link SimulatorOptions.headersTimeoutMillis}: a request's head
  * (request line and headers) must arrive within 10 s of its first byte.
  *
+ * @example
+ * ```ts
+ * import { DEFAULT_HEADERS_TIMEOUT_MILLIS, layer } from "@connected-vehicle/simulator/Simulator"
+ *
+ * layer({ headersTimeoutMillis: DEFAULT_HEADERS_TIMEOUT_MILLIS / 10 }) // 408 after 1 s
+ * ```
  * @since 0.2.0
  */
 export const DEFAULT_HEADERS_TIMEOUT_MILLIS = 10_000
@@ -349,6 +355,12 @@ export const DEFAULT_HEADERS_TIMEOUT_MILLIS = 10_000
  * Default of {@link SimulatorOptions.requestTimeoutMillis}: a whole request
  * (head and body) must arrive within 30 s of its first byte.
  *
+ * @example
+ * ```ts
+ * import { DEFAULT_REQUEST_TIMEOUT_MILLIS, layer } from "@connected-vehicle/simulator/Simulator"
+ *
+ * layer({ requestTimeoutMillis: DEFAULT_REQUEST_TIMEOUT_MILLIS * 2 }) // slow uploads allowed a minute
+ * ```
  * @since 0.2.0
  */
 export const DEFAULT_REQUEST_TIMEOUT_MILLIS = 30_000

@@ -6,6 +6,7 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
+import { existsSync, readdirSync } from "node:fs"
 import { layer as simulatorLayer, Simulator } from "../src/Simulator.ts"
 import type { SimulatorOptions } from "../src/Simulator.ts"
 import { MIGRATION_GUIDE_PATH } from "../src/Sunset.ts"
@@ -157,10 +158,13 @@ describe("upgrade requests release their sockets", () => {
       assert.strictEqual(log[1]!.headers["upgrade"], "h2c")
     }).pipe(Effect.provide(simulatorLayer({ seed: 13 }))))
 
-  it.live("500 connections, each an Upgrade and a second request in one write: both answered, the connection count returns to its start", () =>
+  it.live("500 connections, each an Upgrade and a second request in one write: both answered, connections and descriptors return to their start", () =>
     Effect.gen(function*() {
       const sim = yield* Simulator
       const start = yield* sim.connections
+      // This process's open descriptors (Linux): the client and the server sockets are both here.
+      const descriptors = () => existsSync("/proc/self/fd") ? readdirSync("/proc/self/fd").length : 0
+      const startDescriptors = descriptors()
       const statuses: Array<number> = []
       const one = async (i: number) => {
         const connection = await openRaw(sim.url, { allowHalfOpen: i % 2 === 0 })
@@ -180,6 +184,12 @@ describe("upgrade requests release their sockets", () => {
       assert.strictEqual(statuses.length, 1000)
       assert.isTrue(statuses.every((s) => s === 401))
       assert.strictEqual(yield* settled(start), start)
+      let open = descriptors()
+      for (let i = 0; i < 300 && open > startDescriptors; i++) {
+        yield* Effect.promise(() => new Promise((r) => setTimeout(r, 100)))
+        open = descriptors()
+      }
+      assert.isAtMost(open, startDescriptors)
     }).pipe(Effect.provide(simulatorLayer({ seed: 14 }))), 120_000)
 })
 
