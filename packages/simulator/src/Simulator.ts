@@ -384,10 +384,12 @@ const timeoutOptions = (options: SimulatorOptions | undefined) => {
   return { headersTimeout, requestTimeout, connectionsCheckingInterval: Math.max(25, Math.min(1_000, Math.floor(shortest / 4))) }
 }
 
+const ignoreError = () => {}
+
 /** Ends a socket with a whole response, and destroys it after a grace period (the client gets to read it first). */
 const endRaw = (socket: Duplex, status: number, reason: string, detail: string, requestId: string, headers = "") => {
   const body = JSON.stringify(envelope(status, detail, { requestId }))
-  socket.on("error", () => {})
+  if (!socket.listeners("error").includes(ignoreError)) socket.on("error", ignoreError)
   socket.end(
     `HTTP/1.1 ${status} ${reason}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n` +
       `${REQUEST_ID_HEADER}: ${requestId}\r\n${headers}connection: close\r\n\r\n${body}`
@@ -455,7 +457,8 @@ const ordinaryHead = (request: IncomingMessage): Buffer => {
  * clears the idle timeout the old parser may have left on the socket.
  */
 const serveAsOrdinary = (server: Server, request: IncomingMessage, socket: Duplex, head: Buffer) => {
-  socket.on("error", () => {})
+  // Once per socket, however many upgrade requests it carries (Node's own error listener is off until it is back).
+  if (!socket.listeners("error").includes(ignoreError)) socket.on("error", ignoreError)
   try {
     socket.unshift(Buffer.concat([ordinaryHead(request), head]))
   } catch {
@@ -534,7 +537,7 @@ const harden = (server: Server, state: State, origins: Origins): void => {
       socket.destroy()
       return
     }
-    socket.on("error", () => {})
+    if (!socket.listeners("error").includes(ignoreError)) socket.on("error", ignoreError)
     const status = error.code === "HPE_HEADER_OVERFLOW" ? 431 : error.code === "ERR_HTTP_REQUEST_TIMEOUT" ? 408 : 400
     const target = targetOf(error, socket)
     const path = target === undefined ? undefined : routePath(target)

@@ -158,6 +158,27 @@ describe("upgrade requests release their sockets", () => {
       assert.strictEqual(log[1]!.headers["upgrade"], "h2c")
     }).pipe(Effect.provide(simulatorLayer({ seed: 13 }))))
 
+  it.live("a dozen Upgrade requests in one write, then a plain one: thirteen answers in order, no listener leak warning", () =>
+    Effect.gen(function*() {
+      const warnings: Array<string> = []
+      const onWarning = (warning: Error) => warnings.push(warning.name)
+      process.on("warning", onWarning)
+      const answers = yield* using(async (origin) => {
+        const connection = await openRaw(origin)
+        const requests = Array.from({ length: 12 }, (_, i) => upgradeRequest(i % 2 === 0 ? "websocket" : "h2c", (["none", "length", "chunked"] as const)[i % 3]!, `/nope-${i}`))
+        connection.send(Buffer.concat([...requests, rawRequest("GET", "/nope-last")]))
+        const out: Array<RawResponse> = []
+        for (let i = 0; i < 13; i++) out.push(await connection.next())
+        connection.socket.destroy()
+        return out
+      }).pipe(Effect.ensuring(Effect.sync(() => process.off("warning", onWarning))))
+      answers.forEach((answer, i) => {
+        assertEnvelope(answer, 404)
+        assert.include(JSON.parse(answer.body).errors[0].detail, i < 12 ? `/nope-${i}` : "/nope-last")
+      })
+      assert.notInclude(warnings, "MaxListenersExceededWarning")
+    }))
+
   it.live("500 connections, each an Upgrade and a second request in one write: both answered, connections and descriptors return to their start", () =>
     Effect.gen(function*() {
       const sim = yield* Simulator
