@@ -349,6 +349,16 @@ describe("slow requests (headersTimeoutMillis, requestTimeoutMillis)", () => {
       await connection.closed
     }, slow))
 
+  it.live("a slow answer is not a slow request: a 1 s delay fault with 300 ms / 600 ms timeouts answers 200", () =>
+    using(async (origin) => {
+      const connection = await openRaw(origin)
+      connection.send(rawRequest("GET", "/v3/compatible-vehicles", { "x-simulator-fault": "delay=1000" }))
+      const response = await connection.next(20_000)
+      assert.strictEqual(response.status, 200, response.body)
+      keepsAlive(response)
+      connection.socket.destroy()
+    }, slow))
+
   it.live("an idle keep-alive connection is not a slow request: no 408 between requests", () =>
     using(async (origin) => {
       const connection = await openRaw(origin)
