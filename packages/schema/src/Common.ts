@@ -34,6 +34,14 @@ const parseMillis = (input: string): number => {
   return lastMillis
 }
 
+// The `DateTime.Utc` of a valid epoch millis: `fromEpochSeconds` builds it
+// directly (no `Date`, no input sniffing: about half the cost of `makeUnsafe`);
+// the seconds round trip is checked, `makeUnsafe` building it on a mismatch.
+const utcOfMillis = (millis: number): DateTime.Utc => {
+  const utc = DateTime.fromEpochSeconds(millis / 1000)
+  return utc.epochMilliseconds === millis ? utc : DateTime.makeUnsafe(millis)
+}
+
 const minimumMillis = DateTime.toEpochMillis(minimumInstant)
 const maximumMillis = DateTime.toEpochMillis(maximumInstant)
 
@@ -65,7 +73,7 @@ export const Timestamp = Schema.String.check(Schema.makeFilter(
   Schema.decodeTo(FourDigitYearUtc, {
     // The check above guarantees a valid instant: a plain synchronous getter
     // is enough (about twice as fast as an effectful transformation).
-    decode: SchemaGetter.transform((input: string) => DateTime.makeUnsafe(parseMillis(input))),
+    decode: SchemaGetter.transform((input: string) => utcOfMillis(parseMillis(input))),
     // an instant outside the years 0000 to 9999 formats with an expanded
     // year, which the check of the string refuses: the encode fails
     encode: SchemaGetter.transform((utc: DateTime.Utc) => DateTime.formatIso(utc))

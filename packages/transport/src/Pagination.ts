@@ -1,6 +1,9 @@
 /**
- * Lists as Streams. Pages are fetched on demand, one at a time, so memory
- * stays proportional to one page whatever the total.
+ * Lists as Streams. `pages` fetches pages on demand, one at a time; `items`
+ * emits each page's items as one chunk and, by default, reads one page ahead:
+ * the next page is requested when the current one is handed to the consumer
+ * (`readAhead: 0` keeps it strictly on demand). Memory stays proportional to
+ * one page (two with the read-ahead) whatever the total.
  *
  * - v3 lists (page-number paging): the next page is requested when
  *   `links.next` is not null and `pageNumber * pageSize < totalCount`; an
@@ -10,8 +13,55 @@
  *
  * @since 0.1.0
  */
-import { Effect, Option, Stream } from "effect"
-import type { Result } from "./Transport.ts"
+import { Array as Arr, Cause, Channel, Effect, Fiber, Option, Stream } from "effect"
+import type { Pull } from "effect"
+import type { CallOptions, Result } from "./Transport.ts"
+
+/**
+ * How many pages an item stream requests ahead of its consumer: `1` (the
+ * default of `items`) starts the next page's request as soon as the current
+ * page is handed to the consumer, so the fetch overlaps the consumer's work;
+ * `0` requests a page only when the consumer asks for more items.
+ *
+ * @example
+ * ```ts
+ * import type { ReadAhead } from "@connected-vehicle/transport/Pagination"
+ *
+ * const onDemand: ReadAhead = 0
+ * ```
+ * @since 0.1.0
+ */
+export type ReadAhead = 0 | 1
+
+/**
+ * Whether `u` is a {@link ReadAhead} (`0` or `1`).
+ *
+ * @example
+ * ```ts
+ * import { isReadAhead } from "@connected-vehicle/transport/Pagination"
+ *
+ * isReadAhead(1) // true
+ * isReadAhead(2) // false
+ * ```
+ * @since 0.1.0
+ */
+export const isReadAhead = (u: unknown): u is ReadAhead => u === 0 || u === 1
+
+/**
+ * Options of an item stream: the per-call options of every page request, and
+ * the stream's {@link ReadAhead} (default `1`).
+ *
+ * @example
+ * ```ts
+ * import type { StreamOptions } from "@connected-vehicle/transport/Pagination"
+ *
+ * const options: StreamOptions = { timeout: "5 seconds", readAhead: 0 }
+ * ```
+ * @since 0.1.0
+ */
+export interface StreamOptions extends CallOptions {
+  readonly readAhead?: ReadAhead | undefined
+}
 
 /**
  * The parts of a v3 list page that paging reads.
@@ -63,7 +113,13 @@ export const pages = <P extends NumberedPage<unknown>, E, R>(
     Effect.map(fetch(page), ({ value }) => [[value], hasNext(value) ? Option.some(page + 1) : Option.none<number>()] as const))
 
 /**
- * Every item of a v3 list, fetched a page at a time.
+ * Every item of a v3 list, fetched a page at a time and emitted as one chunk
+ * per page. With `readAhead: 1` (the default) the next page is requested as
+ * soon as the current page is handed to the consumer (at most one request
+ * ahead, at most two pages held); with `readAhead: 0` only when the consumer
+ * pulls past the current page. A read-ahead request that fails fails the
+ * stream after the current page's items; one still running when the stream
+ * ends early (e.g. `Stream.take`) is interrupted.
  *
  * @example
  * ```ts
@@ -84,10 +140,44 @@ export const pages = <P extends NumberedPage<unknown>, E, R>(
  */
 export const items = <A, P extends NumberedPage<A>, E, R>(
   fetch: (page: number) => Effect.Effect<Result<P>, E, R>,
-  options?: { readonly startPage?: number | undefined }
-): Stream.Stream<P["data"][number], E, R> =>
-  Stream.paginate(options?.startPage ?? 1, (page: number) =>
-    Effect.map(fetch(page), ({ value }) => [value.data, hasNext(value) ? Option.some(page + 1) : Option.none<number>()] as const))
+  options?: { readonly startPage?: number | undefined; readonly readAhead?: ReadAhead | undefined }
+): Stream.Stream<P["data"][number], E, R> => {
+  const startPage = options?.startPage ?? 1
+  if (options?.readAhead === 0) {
+    return Stream.paginate(startPage, (page: number) =>
+      Effect.map(fetch(page), ({ value }) => [value.data, hasNext(value) ? Option.some(page + 1) : Option.none<number>()] as const))
+  }
+  type Items = Pull.Pull<readonly [A, ...Array<A>], E, void, R>
+  return Stream.fromChannel(Channel.fromTransform((_, scope) =>
+    Effect.sync(() => {
+      let first = true
+      // the read-ahead request (interrupted with the stream's scope) and its page number
+      let ahead: Fiber.Fiber<Result<P>, E> | undefined
+      let aheadPage = 0
+      const received = (page: number) => (result: Result<P>): Items => {
+        const value = result.value
+        const data = value.data as ReadonlyArray<A>
+        if (!hasNext(value)) return Arr.isReadonlyArrayNonEmpty(data) ? Effect.succeed(data) : Cause.done()
+        aheadPage = page + 1
+        return Effect.flatMap(Effect.forkIn(fetch(aheadPage), scope, { startImmediately: true }), (fiber) => {
+          ahead = fiber
+          return Arr.isReadonlyArrayNonEmpty(data) ? Effect.succeed(data) : pull
+        })
+      }
+      const pull: Items = Effect.suspend(() => {
+        if (first) {
+          first = false
+          return Effect.flatMap(fetch(startPage), received(startPage))
+        }
+        if (ahead === undefined) return Cause.done()
+        const fiber = ahead
+        ahead = undefined
+        return Effect.flatMap(Fiber.join(fiber), received(aheadPage))
+      })
+      return pull
+    })
+  ))
+}
 
 /**
  * The parts of a legacy vehicle-list page that paging reads.

@@ -14,6 +14,7 @@ import type { InvalidArgument } from "@connected-vehicle/schema/InvalidArgument"
 import type { ServiceError } from "@connected-vehicle/schema/ServiceError"
 import type { ResolutionType, Signal, SignalError, SignalResponse, SignalsPage } from "@connected-vehicle/schema/Signal"
 import type { Credentials } from "@connected-vehicle/transport/Credentials"
+import type * as Pagination from "@connected-vehicle/transport/Pagination"
 import * as Transport from "@connected-vehicle/transport/Transport"
 import type { TransportError } from "@connected-vehicle/transport/TransportError"
 import type { ArgsOf } from "./internal/args.ts"
@@ -86,10 +87,10 @@ export class Signals extends Context.Service<Signals, {
     args: ListArgs,
     options?: Transport.CallOptions
   ) => Stream.Stream<SignalsPage, InvalidArgument | ServiceError | TransportError>
-  /** Every signal of the vehicle, a page at a time (see `pages`). */
+  /** Every signal of the vehicle, one chunk per page; the next page is requested as the current one is handed on (`readAhead: 0`: on demand). */
   readonly stream: (
     args: ListArgs,
-    options?: Transport.CallOptions
+    options?: Pagination.StreamOptions
   ) => Stream.Stream<Signal, InvalidArgument | ServiceError | TransportError>
   /** One signal by code, with `included.vehicle`. */
   readonly get: (

@@ -10,6 +10,7 @@ import { SubscriptionsQuery, ManagementApi } from "@connected-vehicle/schema/Api
 import type { ServiceError } from "@connected-vehicle/schema/ServiceError"
 import type { Subscription, SubscriptionResponse, SubscriptionsPage } from "@connected-vehicle/schema/Subscription"
 import type { Credentials } from "@connected-vehicle/transport/Credentials"
+import type * as Pagination from "@connected-vehicle/transport/Pagination"
 import * as Transport from "@connected-vehicle/transport/Transport"
 import type { TransportError } from "@connected-vehicle/transport/TransportError"
 import type { InvalidArgument } from "@connected-vehicle/schema/InvalidArgument"
@@ -73,10 +74,10 @@ export class Subscriptions extends Context.Service<Subscriptions, {
     args?: ListArgs,
     options?: Transport.CallOptions
   ) => Stream.Stream<SubscriptionsPage, InvalidArgument | ServiceError | TransportError>
-  /** Every item, a page at a time (see `pages`). */
+  /** Every item, one chunk per page; the next page is requested as the current one is handed on (`readAhead: 0`: on demand). */
   readonly stream: (
     args?: ListArgs,
-    options?: Transport.CallOptions
+    options?: Pagination.StreamOptions
   ) => Stream.Stream<Subscription, InvalidArgument | ServiceError | TransportError>
   readonly get: (
     subscriptionId: string,

@@ -71,6 +71,26 @@ describe("Connections", () => {
       assert.strictEqual(missing._tag, "ResourceNotFoundError")
     }).pipe(Effect.provide(layerLoopback())))
 
+  it.live("streams the same connections with and without read-ahead; a bad readAhead is refused without a request", () =>
+    Effect.gen(function*() {
+      const sim = yield* Simulator.Simulator
+      const connections = yield* Connections
+      const expected = [...sim.data.connectionIds({ offset: 0, limit: sim.data.connectionCount })]
+      for (const readAhead of [0, 1] as const) {
+        const ids = yield* Stream.runCollect(Stream.map(connections.stream({ pageSize: 4 }, { readAhead, timeout: "30 seconds" }), (c) => c.id))
+        assert.deepStrictEqual(ids, expected)
+      }
+      const pages = Math.ceil(sim.data.connectionCount / 4)
+      assert.strictEqual((yield* requestsTo(/\/v3\/connections$/)).length, 2 * pages)
+      // stopping early: at most the current page and the one read ahead were requested
+      const firstFive = yield* Stream.runCollect(Stream.take(connections.stream({ pageSize: 4 }), 5))
+      assert.deepStrictEqual(firstFive.map((c) => c.id), expected.slice(0, 5))
+      const bad = yield* Effect.flip(Stream.runDrain(connections.stream({}, { readAhead: 2 as 1 })))
+      assert.strictEqual(bad._tag, "InvalidArgument")
+      assert.include(bad.message, "readAhead")
+      assert.isAtMost((yield* requestsTo(/\/v3\/connections$/)).length, 2 * pages + 3)
+    }).pipe(Effect.provide(layerLoopback())))
+
   it.live("rejects an unknown mode and bad paging without a request", () =>
     Effect.gen(function*() {
       const connections = yield* Connections

@@ -2,7 +2,7 @@
  * @internal
  */
 import { Effect, Stream } from "effect"
-import type { InvalidArgument } from "@connected-vehicle/schema/InvalidArgument"
+import { InvalidArgument } from "@connected-vehicle/schema/InvalidArgument"
 import * as Pagination from "@connected-vehicle/transport/Pagination"
 import type { CallOptions, Result } from "@connected-vehicle/transport/Transport"
 
@@ -19,9 +19,11 @@ interface Paging {
 }
 
 /**
- * `list` (one page), `pages` (every page from `page`, default 1) and `stream`
- * (every item) of a v3 list whose arguments are checked before any request.
- * The per-call `options` apply to every request (each page of a stream).
+ * `list` (one page), `pages` (every page from `page`, default 1, on demand)
+ * and `stream` (every item, one chunk per page, one page read ahead unless
+ * `readAhead: 0`) of a v3 list whose arguments are checked before any
+ * request. The per-call `options` apply to every request (each page of a
+ * stream).
  *
  * @internal
  */
@@ -29,18 +31,32 @@ export const paged = <A, V extends { readonly query: Paging }, P extends Paginat
   check: (args: A) => Effect.Effect<V, InvalidArgument>,
   fetch: (valid: V, options?: CallOptions) => Effect.Effect<Result<P>, E>
 ) => {
+  const pageArgs = (valid: V, page: number): V => ({
+    ...valid,
+    query: { ...valid.query, page, pageSize: valid.query.pageSize ?? defaultStreamPageSize }
+  })
   const pages = (args: A, options?: CallOptions): Stream.Stream<P, E | InvalidArgument> =>
     Stream.unwrap(Effect.map(check(args), (valid) =>
-      Pagination.pages(
-        (page) =>
-          fetch({ ...valid, query: { ...valid.query, page, pageSize: valid.query.pageSize ?? defaultStreamPageSize } }, options),
-        { startPage: valid.query.page }
-      )))
+      Pagination.pages((page) => fetch(pageArgs(valid, page), options), { startPage: valid.query.page })))
   return {
     list: (args: A, options?: CallOptions): Effect.Effect<P, E | InvalidArgument> =>
       Effect.flatMap(check(args), (valid) => Effect.map(fetch(valid, options), (r) => r.value)),
     pages,
-    stream: (args: A, options?: CallOptions): Stream.Stream<P["data"][number], E | InvalidArgument> =>
-      Stream.flatMap(pages(args, options), (page) => Stream.fromIterable(page.data))
+    stream: (args: A, options?: Pagination.StreamOptions): Stream.Stream<P["data"][number], E | InvalidArgument> => {
+      const readAhead: unknown = options?.readAhead
+      if (readAhead !== undefined && !Pagination.isReadAhead(readAhead)) {
+        return Stream.fail(new InvalidArgument({ field: "readAhead", message: "readAhead: Expected 0 or 1" }))
+      }
+      let callOptions: CallOptions | undefined = options
+      if (options !== undefined && "readAhead" in options) {
+        const { readAhead: _, ...rest } = options
+        callOptions = rest
+      }
+      return Stream.unwrap(Effect.map(check(args), (valid) =>
+        Pagination.items<P["data"][number], P, E, never>(
+          (page) => fetch(pageArgs(valid, page), callOptions),
+          { startPage: valid.query.page, readAhead }
+        )))
+    }
   }
 }
