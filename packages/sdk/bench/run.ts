@@ -485,6 +485,64 @@ const pagingPhase = async (small: Clients, large: Clients, verdicts: Verdicts) =
   }
 }
 
+/**
+ * What the read-ahead is for: a consumer that works on each page (here it
+ * waits `CONSUMER_WAIT_MS` per page, as a database write would) while the next
+ * page is fetched. 1,000 connections, `readAhead` 1 vs 0 and the raw loop doing
+ * the same wait; rotated runs, median time. Reported, no target.
+ */
+const CONSUMER_WAIT_MS = 3
+const wait = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
+
+const readAheadPhase = async (c: Clients) => {
+  const variants: ReadonlyArray<readonly [string, () => Promise<number>]> = [
+    ["raw undici loop + JSON.parse", async () => {
+      let seen = 0
+      for (let page = 1;; page++) {
+        const body = await undiciJson(`${c.sim.url}/v3/connections?page=${page}&pageSize=${PAGE}`, {
+          authorization: c.applicationBearer,
+          accept: "application/json"
+        }) as { readonly data: ReadonlyArray<unknown>; readonly links: { readonly next: string | null } }
+        seen += body.data.length
+        await wait(CONSUMER_WAIT_MS)
+        if (body.links.next === null || body.data.length === 0) return seen
+      }
+    }],
+    ...([1, 0] as const).map((readAhead) =>
+      [`SDK Connections.stream, readAhead ${readAhead}`, () =>
+        Effect.runPromiseWith(c.context)(Effect.gen(function*() {
+          const connections = yield* Connections
+          let seen = 0
+          yield* Stream.runForEachArray(connections.stream({ pageSize: PAGE }, { readAhead }), (items) =>
+            Effect.promise(() => {
+              seen += items.length
+              return wait(CONSUMER_WAIT_MS)
+            }))
+          return seen
+        }))] as const
+    )
+  ]
+  const runs = new Map(variants.map(([name]) => [name, [] as Array<number>]))
+  const repeats = PAGING_REPEATS * 4
+  for (let i = 0; i < repeats; i++) {
+    for (let j = 0; j < variants.length; j++) {
+      const [name, run] = variants[(i + j) % variants.length]!
+      await settle()
+      const start = performance.now()
+      const items = await run()
+      if (items !== SMALL) throw new Error(`${name}: ${items} items, expected ${SMALL}`)
+      runs.get(name)!.push(performance.now() - start)
+    }
+  }
+  const raw = median(runs.get(variants[0]![0])!)
+  console.log(`
+read-ahead: 1,000 connections, the consumer waits ${CONSUMER_WAIT_MS} ms per page, ${repeats} rotated runs each (reported)`)
+  for (const [name] of variants) {
+    const ms = median(runs.get(name)!)
+    console.log(`    ${name.padEnd(36)} ${ms.toFixed(1).padStart(8)} ms  ${x(ms / raw)} raw`)
+  }
+}
+
 // ---------------------------------------------------------------------------
 
 const main = async () => {
@@ -513,6 +571,7 @@ const main = async () => {
     const verdicts: Verdicts = { lines: [] }
     await perCallPhase(small, verdicts)
     await pagingPhase(small, large, verdicts)
+    await readAheadPhase(small)
     console.log("\ntargets (issue 14):")
     for (const line of verdicts.lines) console.log(`  ${line}`)
     console.log(`\ntotal ${((performance.now() - started) / 1000).toFixed(1)} s`)
