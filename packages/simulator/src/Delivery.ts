@@ -21,7 +21,7 @@ import type { Context } from "effect"
 import { HttpServerResponse } from "effect/http"
 import type { HttpServerRequest } from "effect/http"
 import { randomBytes, randomUUID } from "node:crypto"
-import type { Dataset, SignalDefinition, VehicleInfo } from "./Data.ts"
+import type { Dataset, SignalDefinition, VehicleInfo, WebhookInfo } from "./Data.ts"
 import { readings, signalBody, signalCatalog, signalStatus } from "./Data.ts"
 import { envelope } from "./Env.ts"
 import { post } from "./internal/post.ts"
@@ -352,18 +352,7 @@ export interface Reading {
  *
  * @since 0.2.0
  */
-export interface CreatedWebhook {
-  readonly id: string
-  readonly name: string
-  readonly callbackUri: string
-  /** Empty when not set. */
-  readonly errorCallbackUri: string
-  readonly isEnabled: boolean
-  readonly autoSubscribe: boolean
-  readonly triggers: ReadonlyArray<SignalDefinition>
-  readonly data: ReadonlyArray<SignalDefinition>
-  readonly createdAt: number
-}
+export type CreatedWebhook = Omit<WebhookInfo, "index">
 
 /**
  * A created subscription as the `/v3` handlers list it.
