@@ -217,7 +217,9 @@ describe("webhook deliveries over loopback", () => {
       const same = yield* sim.setSignal(vehicleId, "odometer-traveleddistance", { unit: "km", value: 123456.7 })
       assert.deepStrictEqual(same, { changed: false, eventIds: [] })
 
-      // the log: one delivered attempt per event
+      // the log: one delivered attempt per event (recorded once the receiver's
+      // answer is read, which may be after the handler ran)
+      yield* waitFor("the delivered attempt in the log", () => Effect.runSync(attemptsOf(sim, eventId!)).find((e) => e.attempt === 1))
       const entries = yield* attemptsOf(sim, eventId!)
       assert.strictEqual(entries.length, 1)
       assert.strictEqual(entries[0]!.outcome, "delivered")
