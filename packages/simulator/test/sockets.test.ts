@@ -81,35 +81,49 @@ const settled = (start: number) =>
     return open
   })
 
+/**
+ * 500 connections in batches of 50, each exchanging two requests as `exchange`
+ * does it (both answers must be 401 envelopes). Even-numbered clients keep
+ * their side open after the server's FIN (as a client waiting for an answer
+ * would: the server must still let go, on its idle keep-alive timeout),
+ * odd-numbered ones close it.
+ */
+const fiveHundred = (
+  origin: string,
+  exchange: (connection: RawConnection, i: number) => Promise<readonly [RawResponse, RawResponse]>
+) =>
+  Effect.gen(function*() {
+    const statuses: Array<number> = []
+    const one = async (i: number) => {
+      const connection = await openRaw(origin, { allowHalfOpen: i % 2 === 0 })
+      const [first, second] = await exchange(connection, i)
+      statuses.push(first.status, second.status)
+      assertEnvelope(first, 401)
+      assertEnvelope(second, 401)
+      if (i % 2 === 0) connection.socket.once("end", () => connection.socket.destroy())
+      else connection.socket.end()
+    }
+    for (let batch = 0; batch < 500; batch += 50) {
+      yield* Effect.promise(() => Promise.all(Array.from({ length: 50 }, (_, k) => one(batch + k))))
+    }
+    assert.strictEqual(statuses.length, 1000)
+    assert.isTrue(statuses.every((status) => status === 401))
+  })
+
 describe("upgrade requests release their sockets", () => {
   it.live("500 connections, each an Upgrade (h2c or websocket) then a second request: the server's connection count returns to its start", () =>
     Effect.gen(function*() {
       const sim = yield* Simulator
       const start = yield* sim.connections
-      const statuses: Array<number> = []
-      const one = async (i: number) => {
-        // Half the clients keep their side open after the server's FIN, as a client waiting for an answer would.
-        const connection = await openRaw(sim.url, { allowHalfOpen: i % 2 === 0 })
+      yield* fiveHundred(sim.url, async (connection, i) => {
         const upgrade = i % 4 < 2
           ? { connection: "Upgrade, HTTP2-Settings", upgrade: "h2c", "http2-settings": "AAMAAABkAAQAAP__" }
           : { connection: "Upgrade", upgrade: "websocket", "sec-websocket-key": "dGhlIHNhbXBsZSBub25jZQ==", "sec-websocket-version": "13" }
         connection.send(rawRequest("GET", "/v3/connections", upgrade))
         const first = await connection.next()
         connection.send(rawRequest("GET", "/v3/connections"))
-        const second = await connection.next()
-        statuses.push(first.status, second.status)
-        assertEnvelope(first, 401)
-        assertEnvelope(second, 401)
-        // Even: a client that never closes its side; the server must still let go (idle keep-alive
-        // timeout). Odd: a client that closes its side.
-        if (i % 2 === 0) connection.socket.once("end", () => connection.socket.destroy())
-        else connection.socket.end()
-      }
-      for (let batch = 0; batch < 500; batch += 50) {
-        yield* Effect.promise(() => Promise.all(Array.from({ length: 50 }, (_, k) => one(batch + k))))
-      }
-      assert.strictEqual(statuses.length, 1000)
-      assert.isTrue(statuses.every((s) => s === 401))
+        return [first, await connection.next()] as const
+      })
       // Bounded wait (polling) until the server has released every socket.
       assert.strictEqual(yield* settled(start), start)
     }).pipe(Effect.provide(simulatorLayer({ seed: 11 }))), 120_000)
@@ -186,24 +200,11 @@ describe("upgrade requests release their sockets", () => {
       // This process's open descriptors (Linux): the client and the server sockets are both here.
       const descriptors = () => existsSync("/proc/self/fd") ? readdirSync("/proc/self/fd").length : 0
       const startDescriptors = descriptors()
-      const statuses: Array<number> = []
-      const one = async (i: number) => {
-        const connection = await openRaw(sim.url, { allowHalfOpen: i % 2 === 0 })
+      yield* fiveHundred(sim.url, async (connection, i) => {
         const { body, kind } = upgradeVariants[i % upgradeVariants.length]!
         connection.send(Buffer.concat([upgradeRequest(kind, body, "/v3/connections"), rawRequest("GET", "/v3/connections")]))
-        const first = await connection.next()
-        const second = await connection.next()
-        statuses.push(first.status, second.status)
-        assertEnvelope(first, 401)
-        assertEnvelope(second, 401)
-        if (i % 2 === 0) connection.socket.once("end", () => connection.socket.destroy())
-        else connection.socket.end()
-      }
-      for (let batch = 0; batch < 500; batch += 50) {
-        yield* Effect.promise(() => Promise.all(Array.from({ length: 50 }, (_, k) => one(batch + k))))
-      }
-      assert.strictEqual(statuses.length, 1000)
-      assert.isTrue(statuses.every((s) => s === 401))
+        return [await connection.next(), await connection.next()] as const
+      })
       assert.strictEqual(yield* settled(start), start)
       let open = descriptors()
       for (let i = 0; i < 300 && open > startDescriptors; i++) {
