@@ -13,8 +13,6 @@
  *
  *   node bench/layers.ts
  */
-import { spawn } from "node:child_process"
-import { fileURLToPath } from "node:url"
 import { Effect, Layer, ManagedRuntime, Option, Redacted, Scope } from "effect"
 import { HttpClient, HttpClientRequest } from "effect/http"
 import { request } from "undici"
@@ -26,20 +24,9 @@ import * as TransportConfig from "@connected-vehicle/transport/TransportConfig"
 import { Connections } from "@connected-vehicle/v3/Connections"
 import { Signals } from "@connected-vehicle/v3/Signals"
 import * as ConnectedVehicle from "../src/ConnectedVehicle.ts"
+import { startSimulator } from "./simulator.ts"
 
-const simulatorBin = fileURLToPath(import.meta.resolve("@connected-vehicle/simulator/bin"))
-const child = spawn(process.execPath, [simulatorBin, "--port", "0", "--vehicles", "200", "--connections", "200"], {
-  stdio: ["ignore", "pipe", "inherit"]
-})
-const url = await new Promise<string>((resolve) => {
-  let out = ""
-  child.stdout!.setEncoding("utf8")
-  child.stdout!.on("data", (chunk: string) => {
-    out += chunk
-    const match = /listening on (\S+)[\s\S]*client secret/.exec(out)
-    if (match !== null) resolve(match[1]!)
-  })
-})
+const { child, url } = await startSimulator(200)
 const median = (xs: Array<number>) => [...xs].sort((a, b) => a - b)[xs.length >> 1]!
 const build = <A>(layer: Layer.Layer<A>) => Effect.runPromise(Effect.flatMap(Scope.make(), (scope) => Layer.buildWithScope(layer, scope)))
 

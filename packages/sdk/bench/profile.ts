@@ -7,8 +7,6 @@
  *
  * The simulator runs in its own process (its CPU is not in the profile).
  */
-import { spawn } from "node:child_process"
-import { fileURLToPath } from "node:url"
 import { Effect, Layer, ManagedRuntime, Scope, Option, Redacted, Stream } from "effect"
 import { request } from "undici"
 import { HttpClient, HttpClientRequest } from "effect/http"
@@ -21,23 +19,13 @@ import { Signals } from "@connected-vehicle/v3/Signals"
 import * as Transport from "@connected-vehicle/transport/Transport"
 import { createClient } from "../src/Client.ts"
 import * as ConnectedVehicle from "../src/ConnectedVehicle.ts"
+import { startSimulator } from "./simulator.ts"
 
 const which = process.argv[2] ?? "signals"
 const calls = Number(process.argv[3] ?? 4000)
 const redirectUri = "https://app.example/callback"
 
-const child = spawn(process.execPath, [fileURLToPath(import.meta.resolve("@connected-vehicle/simulator/bin")), "--port", "0", "--vehicles", "1000", "--connections", "1000", "--users", "50"], {
-  stdio: ["ignore", "pipe", "inherit"]
-})
-const url = await new Promise<string>((resolve) => {
-  let out = ""
-  child.stdout!.setEncoding("utf8")
-  child.stdout!.on("data", (chunk: string) => {
-    out += chunk
-    const m = /listening on (\S+)[\s\S]*client secret/.exec(out)
-    if (m !== null) resolve(m[1]!)
-  })
-})
+const { child, url } = await startSimulator(1000)
 try {
   const runtime = ManagedRuntime.make(ConnectedVehicle.layer({
     transport: { roots: TransportConfig.rootsFromOrigin(url) },

@@ -33,10 +33,7 @@
  * `BENCH_CPU_CALLS` (default 300) phase 2, `BENCH_PAGING_REPEATS` (default 3)
  * phase 3.
  */
-import { spawn } from "node:child_process"
-import type { ChildProcess } from "node:child_process"
 import { availableParallelism } from "node:os"
-import { fileURLToPath } from "node:url"
 import { Effect, ManagedRuntime, Option, Redacted, Stream } from "effect"
 import type { Context } from "effect"
 import { request } from "undici"
@@ -49,6 +46,7 @@ import { Signals } from "@connected-vehicle/v3/Signals"
 import { createClient } from "../src/Client.ts"
 import type { Client } from "../src/Client.ts"
 import * as ConnectedVehicle from "../src/ConnectedVehicle.ts"
+import { type Sim, startSimulator } from "./simulator.ts"
 
 const WARMUP = Number(process.env["BENCH_WARMUP"] ?? 300)
 const ROUNDS = Number(process.env["BENCH_ROUNDS"] ?? 2000)
@@ -87,50 +85,6 @@ const settle = async () => {
     await new Promise((resolve) => setImmediate(resolve))
   }
 }
-
-interface Sim {
-  readonly url: string
-  readonly clientId: string
-  readonly clientSecret: string
-  readonly child: ChildProcess
-}
-
-const simulatorBin = fileURLToPath(import.meta.resolve("@connected-vehicle/simulator/bin"))
-
-/** Starts the simulator CLI in its own process and reads its address and client from its output. */
-const startSimulator = (connections: number): Promise<Sim> =>
-  new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [
-      simulatorBin,
-      "--port",
-      "0",
-      "--vehicles",
-      String(connections),
-      "--connections",
-      String(connections),
-      "--users",
-      String(Math.max(20, Math.round(connections / 20)))
-    ], { stdio: ["ignore", "pipe", "inherit"] })
-    let out = ""
-    const timer = setTimeout(() => {
-      child.kill()
-      reject(new Error(`the simulator (${connections} connections) did not start in 120 s:\n${out}`))
-    }, 120_000)
-    child.on("exit", (code) => reject(new Error(`the simulator exited (${code}):\n${out}`)))
-    child.stdout!.setEncoding("utf8")
-    child.stdout!.on("data", (chunk: string) => {
-      out += chunk
-      const url = /listening on (\S+)/.exec(out)?.[1]
-      const clientId = /client id: (\S+)/.exec(out)?.[1]
-      const clientSecret = /client secret: (\S+)/.exec(out)?.[1]
-      if (url !== undefined && clientId !== undefined && clientSecret !== undefined) {
-        clearTimeout(timer)
-        child.stdout!.removeAllListeners("data")
-        child.stdout!.resume()
-        resolve({ url, clientId, clientSecret, child })
-      }
-    })
-  })
 
 /** The code of the simulator's consent redirect for `userId` (approved at once, not followed). */
 const consentCode = async (sim: Sim, userId: string): Promise<string> => {
