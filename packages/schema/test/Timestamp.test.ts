@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { DateTime, Schema } from "effect"
+import { DateTime, Equal, Hash, Schema } from "effect"
 import { Timestamp } from "../src/Common.ts"
 import { parseIsoMillis } from "../src/internal/timestamp.ts"
 
@@ -49,6 +49,31 @@ describe("Timestamp parsing", () => {
     const utc = Schema.decodeUnknownSync(Timestamp)("2025-08-26T10:00:00.123Z")
     assert.isTrue(DateTime.isUtc(utc))
     assert.strictEqual(DateTime.toEpochMillis(utc), Date.parse("2025-08-26T10:00:00.123Z"))
+  })
+})
+
+describe("Timestamp values", () => {
+  it("a decoded timestamp is Effect's DateTime.Utc: prototype, keys, equality, hash, parts, zones, JSON", () => {
+    for (const input of ["2025-08-26T10:00:00.123Z", "1969-07-20T20:17:40Z", "2024-02-29T23:59:59.999+05:30", "0000-01-01T00:00:00.000Z"]) {
+      const utc = Schema.decodeUnknownSync(Timestamp)(input)
+      const reference = DateTime.makeUnsafe(Date.parse(input))
+      assert.strictEqual(Object.getPrototypeOf(utc), Object.getPrototypeOf(reference), input)
+      assert.deepStrictEqual(Object.keys(utc), Object.keys(reference), input)
+      assert.isTrue(DateTime.isDateTime(utc) && DateTime.isUtc(utc), input)
+      assert.isTrue(Equal.equals(utc, reference), input)
+      assert.strictEqual(Hash.hash(utc), Hash.hash(reference), input)
+      assert.deepStrictEqual(utc, reference, input)
+      assert.strictEqual(String(utc), String(reference), input)
+      assert.strictEqual(JSON.stringify(utc), JSON.stringify(reference), input)
+      assert.deepStrictEqual(DateTime.toPartsUtc(utc), DateTime.toPartsUtc(reference), input)
+      assert.strictEqual(DateTime.getPartUtc(utc, "weekDay"), DateTime.getPartUtc(reference, "weekDay"), input)
+      // the parts are kept after their first use, as on Effect's own values
+      assert.strictEqual(DateTime.toPartsUtc(utc), DateTime.toPartsUtc(utc), input)
+      assert.isTrue(Equal.equals(utc, reference), input)
+      const zoned = DateTime.setZone(utc, DateTime.zoneMakeOffset(2 * 60 * 60 * 1000))
+      assert.strictEqual(DateTime.formatIsoOffset(zoned), DateTime.formatIsoOffset(DateTime.setZone(reference, DateTime.zoneMakeOffset(2 * 60 * 60 * 1000))), input)
+      assert.strictEqual(DateTime.toEpochMillis(DateTime.add(utc, { minutes: 5 })) - DateTime.toEpochMillis(utc), 5 * 60 * 1000, input)
+    }
   })
 })
 
