@@ -107,11 +107,14 @@ export const make = <R>(
         return Effect.andThen(Effect.forkDetach(run), Deferred.await(deferred))
       })
 
-    const token = Effect.gen(function*() {
-      const current = yield* store.get(key).pipe(Effect.mapError(toCredentialsError))
-      if (Option.isSome(current) && usable(current, yield* Clock.currentTimeMillis)) return current.value.accessToken
-      return (yield* renewal((t, now) => !usable(t, now))).accessToken
-    })
+    // on every call: a chain, not a generator (no generator object per call)
+    const renewed = Effect.map(renewal((t, now) => !usable(t, now)), (next) => next.accessToken)
+    const token = Effect.flatMap(Effect.mapError(store.get(key), toCredentialsError), (current) =>
+      Effect.clockWith((clock) =>
+        Option.isSome(current) && usable(current, clock.currentTimeMillisUnsafe())
+          ? Effect.succeed(current.value.accessToken)
+          : renewed
+      ))
 
     const refresh = (rejected: Redacted.Redacted<string>) => {
       const isRejected = (t: Option.Option<Token>) =>

@@ -83,6 +83,22 @@ export const fromHeaders = (headers: Readonly<Record<string, string | undefined>
   if (deprecation === undefined && sunset === undefined && (link === undefined || !/deprecation/i.test(link))) {
     return undefined
   }
+  // every v2.0 response carries the same three values: read them once
+  if (deprecation === last.deprecation && sunset === last.sunset && link === last.link) return last.value
+  const value = read(deprecation, sunset, link)
+  last = { deprecation, sunset, link, value }
+  return value
+}
+
+/** The last headers read by {@link fromHeaders} and what they gave (a `Deprecation` is immutable). */
+let last: {
+  readonly deprecation: string | undefined
+  readonly sunset: string | undefined
+  readonly link: string | undefined
+  readonly value: Deprecation | undefined
+} = { deprecation: undefined, sunset: undefined, link: undefined, value: undefined }
+
+const read = (deprecation: string | undefined, sunset: string | undefined, link: string | undefined): Deprecation | undefined => {
   const deprecatedAt = deprecation === undefined ? undefined : parseDeprecation(deprecation)
   const sunsetAt = sunset === undefined ? undefined : httpDate(sunset.trim())
   const target = link === undefined ? undefined : parseLink(link)

@@ -18,13 +18,13 @@
  */
 import { Clock, Context, Effect, Layer, Stream } from "effect"
 import type { Config } from "effect"
-import { HttpClient } from "effect/http"
-import type { HttpClientResponse } from "effect/http"
+import type { HttpClient, HttpClientResponse } from "effect/http"
 import * as OAuthConfig from "@connected-vehicle/auth/OAuthConfig"
 import * as Session from "@connected-vehicle/auth/Session"
 import * as TokenStore from "@connected-vehicle/auth/TokenStore"
 import { LegacyApi, LegacyVehiclesQuery } from "@connected-vehicle/schema/Api"
 import type { InvalidArgument } from "@connected-vehicle/schema/InvalidArgument"
+import { isIdentifier } from "@connected-vehicle/schema/InvalidArgument"
 import type { EngineOil, LegacyPath, Location, Odometer, ServiceHistory, TirePressure, VehicleList, Vin } from "@connected-vehicle/schema/Legacy"
 import { UnitSystem } from "@connected-vehicle/schema/Legacy"
 import type { ServiceError } from "@connected-vehicle/schema/ServiceError"
@@ -225,12 +225,14 @@ export const make = (options?: Options): Effect.Effect<Vehicles["Service"], neve
     const transformed = options?.transformClient === undefined
       ? transport.httpClient
       : options.transformClient(transport.httpClient)
-    const client = yield* Transport.client(LegacyApi, "legacy").pipe(
-      Effect.provideService(Transport.Transport, {
-        ...transport,
-        httpClient: level === "off" ? transformed : HttpClient.tap(transformed, warnOnResponse(level))
-      })
-    )
+    // the notice is read from each response's head by the transport itself
+    // (not a wrapped HttpClient: the transport's own client keeps its lean path)
+    const clientOptions = level === "off" ? undefined : { onResponse: warnOnResponse(level) }
+    const client = yield* (transformed === transport.httpClient
+      ? Transport.client(LegacyApi, "legacy", clientOptions)
+      : Transport.client(LegacyApi, "legacy", clientOptions).pipe(
+        Effect.provideService(Transport.Transport, { ...transport, httpClient: transformed })
+      ))
     const legacyRoot = transport.config.roots.legacy.replace(/\/+$/, "")
     const vehicleUrl = (vehicleId: string) => `${legacyRoot}/v2.0/vehicles/${encodeURIComponent(vehicleId)}`
 
@@ -250,7 +252,9 @@ export const make = (options?: Options): Effect.Effect<Vehicles["Service"], neve
     (vehicleId: string, readOptions?: ReadOptions): Effect.Effect<Reading<A>, ReadError> => {
       const unitSystem = readOptions?.unitSystem ?? defaultUnitSystem
       return Effect.andThen(
-        Effect.andThen(checkIdentifier("vehicleId", vehicleId), checkValue("unitSystem", UnitSystem, unitSystem)),
+        isIdentifier(vehicleId) && (unitSystem === "metric" || unitSystem === "imperial")
+          ? Effect.void // the common case, without running the schemas
+          : Effect.andThen(checkIdentifier("vehicleId", vehicleId), checkValue("unitSystem", UnitSystem, unitSystem)),
         Effect.flatMap(
           call({ params: { id: vehicleId }, headers: { "sc-unit-system": unitSystem } }, readOptions),
           (r) =>

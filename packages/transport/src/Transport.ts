@@ -370,6 +370,35 @@ const rootOfApi: Record<string, keyof Roots> = {
 }
 
 /**
+ * Options of {@link client} / {@link publicClient}.
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import type { ClientOptions } from "@connected-vehicle/transport/Transport"
+ *
+ * const options: ClientOptions = {
+ *   root: "legacy",
+ *   onResponse: (response) => response.headers["sunset"] === undefined ? Effect.void : Effect.logWarning("sunset")
+ * }
+ * ```
+ * @since 0.1.0
+ */
+export interface ClientOptions {
+  /** The root the client's requests go to (default: the API's, `VehicleApi` → base, `ManagementApi` → management...). */
+  readonly root?: keyof Roots | undefined
+  /**
+   * Runs on every response, once its head has arrived (before its body is
+   * read or decoded, whatever the status), in the call's fiber: to watch
+   * headers (a deprecation notice, rate-limit counters...) without wrapping
+   * the `HttpClient` (a wrapped client is not the transport's own, so its
+   * attempts are timed with a child fiber and a timer instead of the lean
+   * client's single timer). A failure or defect of the effect is ignored.
+   */
+  readonly onResponse?: ((response: HttpClientResponse.HttpClientResponse) => Effect.Effect<void>) | undefined
+}
+
+/**
  * The typed client of one group of an API of `@connected-vehicle/schema/Api`,
  * authenticated with the {@link Credentials} service. The root is chosen by
  * the API (`VehicleApi` → base, `ManagementApi` → management, ...).
@@ -391,7 +420,7 @@ const rootOfApi: Record<string, keyof Roots> = {
 export const client = <ApiId extends string, Groups extends HttpApiGroup.Constraint, const Name extends HttpApiGroup.Identifier<Groups>>(
   api: HttpApi.HttpApi<ApiId, Groups>,
   group: Name,
-  options?: { readonly root?: keyof Roots | undefined }
+  options?: ClientOptions
 ): Effect.Effect<GroupClient<Groups, Name>, never, Transport | Credentials> =>
   Effect.flatMap(Effect.service(Credentials), (credentials) => makeClient(api, group, credentials, options))
 
@@ -415,7 +444,7 @@ export const client = <ApiId extends string, Groups extends HttpApiGroup.Constra
 export const publicClient = <ApiId extends string, Groups extends HttpApiGroup.Constraint, const Name extends HttpApiGroup.Identifier<Groups>>(
   api: HttpApi.HttpApi<ApiId, Groups>,
   group: Name,
-  options?: { readonly root?: keyof Roots | undefined }
+  options?: ClientOptions
 ): Effect.Effect<GroupClient<Groups, Name, false>, never, Transport> =>
   makeClient(api, group, undefined, options) as Effect.Effect<GroupClient<Groups, Name, false>, never, Transport>
 
@@ -423,7 +452,7 @@ const makeClient = <ApiId extends string, Groups extends HttpApiGroup.Constraint
   api: HttpApi.HttpApi<ApiId, Groups>,
   group: Name,
   credentials: Credentials["Service"] | undefined,
-  options?: { readonly root?: keyof Roots | undefined }
+  options?: ClientOptions
 ): Effect.Effect<GroupClient<Groups, Name>, never, Transport> =>
   Effect.gen(function*() {
     const transport = yield* Transport
@@ -475,7 +504,8 @@ const makeClient = <ApiId extends string, Groups extends HttpApiGroup.Constraint
         path: e.path,
         baseUrl,
         build,
-        decode: makeDecoder(api as any, group, name)
+        decode: makeDecoder(api as any, group, name),
+        onResponse: options?.onResponse
       })
     }
     return out as GroupClient<Groups, Name>
@@ -595,9 +625,10 @@ const makeMethod = (spec: {
   /** The request with its absolute URL. */
   readonly build: Builder
   readonly decode: (response: HttpClientResponse.HttpClientResponse) => Effect.Effect<unknown, unknown>
+  readonly onResponse: ((response: HttpClientResponse.HttpClientResponse) => Effect.Effect<void>) | undefined
 }) => {
   const { config, httpClient } = spec.transport
-  const { build, credentials, decode, log, method, path } = spec
+  const { build, credentials, decode, log, method, onResponse, path } = spec
   const idempotent = method === "GET" || method === "HEAD" || method === "OPTIONS"
   const templateUrl = spec.baseUrl + path
   const spanOptions = { kind: "client", attributes: { "http.request.method": method, "url.template": templateUrl } } as const
@@ -645,11 +676,13 @@ const makeMethod = (spec: {
         const requestId = requestIdOf(headers, requestIdHeaders)
         state.status = status
         state.requestId = requestId
-        if (status >= 400) return Effect.flatMap(decodeError(response, ctxOf(call, state, status, requestId)), Effect.fail)
-        return Effect.map(
-          Effect.mapError(decode(response), (error): AnyError => mapDecodeError(error, ctxOf(call, state, status, requestId))),
-          (value): Result<unknown> => ({ value, status, requestId, headers })
-        )
+        const read = status >= 400
+          ? Effect.flatMap(decodeError(response, ctxOf(call, state, status, requestId)), Effect.fail)
+          : Effect.map(
+            Effect.mapError(decode(response), (error): AnyError => mapDecodeError(error, ctxOf(call, state, status, requestId))),
+            (value): Result<unknown> => ({ value, status, requestId, headers })
+          )
+        return onResponse === undefined ? read : Effect.andThen(Effect.ignoreCause(onResponse(response)), read)
       }
     )
     const timedOut = () =>

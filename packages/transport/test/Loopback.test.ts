@@ -112,6 +112,26 @@ for (const [clientName, httpClient] of clients) {
         }
       }).pipe(Effect.provide(loopback(fast))))
 
+    it.live("onResponse sees the head of every response, retried and failed ones too; its failures are ignored", () =>
+      Effect.gen(function*() {
+        const seen: Array<readonly [number, string | undefined]> = []
+        const client = yield* Transport.publicClient(CompatibilityApi, "compatibility", {
+          onResponse: (response) =>
+            Effect.flatMap(
+              Effect.sync(() => seen.push([response.status, response.headers["content-type"]])),
+              () => seen.length === 1 ? Effect.die("an observer's defect") : Effect.void
+            )
+        })
+        yield* inject(COMPAT, [{ _tag: "Status", status: 503 }])
+        const ok = yield* client.list()
+        assert.strictEqual(ok.status, 200)
+        yield* inject(COMPAT, [{ _tag: "Status", status: 404 }])
+        const error = yield* Effect.flip(client.list())
+        assert.strictEqual(error._tag, "ResourceNotFoundError")
+        assert.deepStrictEqual(seen.map(([status]) => status), [503, 200, 404])
+        assert.isTrue(seen.every(([, type]) => type !== undefined && type.startsWith("application/json")))
+      }).pipe(Effect.provide(loopback(fast))))
+
     it.live("interrupting a request in backoff stops it", () =>
       Effect.gen(function*() {
         yield* inject(COMPAT, [{ _tag: "Status", status: 500 }, { _tag: "Status", status: 500 }])

@@ -65,14 +65,16 @@ const aborted = new Error("The request was interrupted")
  * instead of running the attempt in a child fiber with a timer: the client
  * arms one timer for the exchange (request to the end of the body); when it
  * fires, `timedOut` is set, the exchange is aborted and the call fails (the
- * transport turns that failure into `RequestTimeout`).
+ * transport turns that failure into `RequestTimeout`). The transport reads
+ * every body whole: given one, the lean client hands the response over once
+ * its body has fully arrived (one resumption of the fiber per exchange).
  *
  * @internal
  */
 export interface ExchangeTimeout {
   readonly millis: number
   timedOut: boolean
-  /** The response head, when it arrived before the timeout on the full client (its body is read within it). */
+  /** The response head, once it has arrived (the body is read within the timeout too). */
   response?: HttpClientResponse.HttpClientResponse | undefined
 }
 
@@ -223,6 +225,7 @@ class Exchange implements DispatchHandler {
     this.interrupted = true
     this.onHead = undefined
     this.onFail = undefined
+    this.onBody = undefined
     this.controller?.abort(aborted)
   }
   bytes(): Uint8Array {
@@ -429,17 +432,31 @@ export const makeLean = (
             )
           }
           const href = url.href
+          const timeout = fiber.getRef(CurrentExchangeTimeout)
           return Effect.callback<HttpClientResponse.HttpClientResponse, HttpClientError.HttpClientError>((resume) => {
+            const failed = (cause: Error) =>
+              resume(Effect.fail(
+                new HttpClientError.HttpClientError({
+                  reason: new HttpClientError.TransportError({ request, cause, description: cause.message })
+                })
+              ))
             const exchange: Exchange = new Exchange(
-              (status, headers) => resume(Effect.succeed(new LeanResponse(request, href, status, headers, exchange))),
-              (cause) =>
-                resume(Effect.fail(
-                  new HttpClientError.HttpClientError({
-                    reason: new HttpClientError.TransportError({ request, cause, description: cause.message })
-                  })
-                ))
+              timeout === undefined
+                ? (status, headers) => resume(Effect.succeed(new LeanResponse(request, href, status, headers, exchange)))
+                // the transport's exchange (it reads every body whole): one
+                // resumption, once the body is all there, instead of one for
+                // the head and one for the body
+                : (status, headers) => {
+                  const response = new LeanResponse(request, href, status, headers, exchange)
+                  timeout.response = response
+                  exchange.onBody = () => {
+                    exchange.onBody = undefined
+                    if (exchange.error === undefined) resume(Effect.succeed(response))
+                    else failed(exchange.error)
+                  }
+                },
+              failed
             )
-            const timeout = fiber.getRef(CurrentExchangeTimeout)
             if (timeout !== undefined) exchange.arm(timeout)
             try {
               dispatcher.dispatch({
