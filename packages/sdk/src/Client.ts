@@ -13,9 +13,8 @@
  *
  * @since 0.1.0
  */
-import { Config, ConfigProvider, DateTime, Duration, Effect, Exit, Layer, Logger, ManagedRuntime, Option, Redacted, References, Result, Stream } from "effect"
+import { Config, ConfigProvider, DateTime, Duration, Effect, Exit, Fiber, Layer, Logger, ManagedRuntime, Option, Redacted, References, Result, Stream } from "effect"
 import type { LogLevel } from "effect"
-import type { Fiber } from "effect"
 import type { HttpClient } from "effect/http"
 import * as Consent from "@connected-vehicle/auth/Consent"
 import * as Session from "@connected-vehicle/auth/Session"
@@ -779,21 +778,45 @@ export const createClient = (options: ClientOptions): Client => {
   const signalOf = (signal: AbortSignal | undefined) =>
     signal === undefined ? closing.signal : AbortSignal.any([closing.signal, signal])
 
-  /** Runs one call: a rejected promise for bad options, an `AbortError` when cancelled. */
+  /** The calls in flight, interrupted by `close`. */
+  const inFlight = new Set<Fiber.Fiber<unknown, unknown>>()
+
+  /**
+   * Runs one call: a rejected promise for bad options, an `AbortError` when
+   * cancelled. Once the runtime is built, a call is a fiber on its context
+   * (tracked here for `close`), with an abort listener only on the caller's
+   * own signal, if any: no combined signal and no runtime bookkeeping per call.
+   */
   const run = <A, E>(
     options: RequestOptions | undefined,
     make: (callOptions: Transport.CallOptions | undefined) => Effect.Effect<A, E, Services>
   ): Promise<A> => {
     const callOptions = toCallOptions(options)
     if (callOptions instanceof InvalidArgumentError) return Promise.reject(callOptions)
-    const signal = signalOf(options?.signal)
-    if (signal.aborted) return Promise.reject(abortError(signal))
+    if (closing.signal.aborted) return Promise.reject(abortError(closing.signal))
+    const signal = options?.signal
+    if (signal?.aborted) return Promise.reject(abortError(signal))
     return new Promise<A>((resolve, reject) => {
       // a throw while building the effect is a defect of the call, not a raw rejection
-      const fiber: Fiber.Fiber<A, E> = runtime.runFork(Effect.suspend(() => make(callOptions)), { signal })
+      const effect = Effect.suspend(() => make(callOptions))
+      const runOptions = signal === undefined ? undefined : { signal }
+      const context = runtime.cachedContext
+      const fiber: Fiber.Fiber<A, E> = context === undefined
+        ? runtime.runFork(effect, runOptions)
+        : Effect.runForkWith(context)(effect, runOptions)
+      inFlight.add(fiber)
       fiber.addObserver((exit) => {
+        inFlight.delete(fiber)
         if (Exit.isSuccess(exit)) resolve(exit.value)
-        else reject(signal.aborted ? abortError(signal) : fromCause(exit.cause))
+        else {
+          reject(
+            closing.signal.aborted
+              ? abortError(closing.signal)
+              : signal?.aborted
+              ? abortError(signal)
+              : fromCause(exit.cause)
+          )
+        }
       })
     })
   }
@@ -925,7 +948,7 @@ export const createClient = (options: ClientOptions): Client => {
   const close = (): Promise<void> => {
     if (closed === undefined) {
       closing.abort(closedReason)
-      closed = runtime.dispose()
+      closed = Effect.runPromise(Fiber.interruptAll([...inFlight])).then(() => runtime.dispose())
     }
     return closed
   }

@@ -15,6 +15,7 @@
  */
 import { Array as Arr, Cause, Channel, Effect, Fiber, Option, Stream } from "effect"
 import type { Pull } from "effect"
+import type { HttpClientResponse } from "effect/http"
 import type { CallOptions, Result } from "./Transport.ts"
 
 /**
@@ -113,6 +114,23 @@ export const pages = <P extends NumberedPage<unknown>, E, R>(
     Effect.map(fetch(page), ({ value }) => [[value], hasNext(value) ? Option.some(page + 1) : Option.none<number>()] as const))
 
 /**
+ * What {@link items} gives the request of each page (to be merged into the
+ * call's `CallOptions`): an `onResponse` that watches the head of the page's
+ * response.
+ *
+ * @example
+ * ```ts
+ * import type { PageCallOptions } from "@connected-vehicle/transport/Pagination"
+ *
+ * const none: PageCallOptions = {}
+ * ```
+ * @since 0.1.0
+ */
+export interface PageCallOptions {
+  readonly onResponse?: ((response: HttpClientResponse.HttpClientResponse) => Effect.Effect<void>) | undefined
+}
+
+/**
  * Every item of a v3 list, fetched a page at a time and emitted as one chunk
  * per page. With `readAhead: 1` (the default) the next page is requested as
  * soon as the current page is handed to the consumer (at most one request
@@ -120,6 +138,14 @@ export const pages = <P extends NumberedPage<unknown>, E, R>(
  * pulls past the current page. A read-ahead request that fails fails the
  * stream after the current page's items; one still running when the stream
  * ends early (e.g. `Stream.take`) is interrupted.
+ *
+ * With `readAhead: 1`, when the consumer is already waiting for a page, the
+ * page after it is requested as soon as that page's response head arrives
+ * (when the last page read says there is one), so the service prepares it
+ * while this one's body is read and decoded. `fetch` receives
+ * {@link PageCallOptions} for that: merge them into the call's options. A
+ * page requested that way that turns out not to exist (the list shrank) is
+ * dropped unread.
  *
  * @example
  * ```ts
@@ -130,7 +156,7 @@ export const pages = <P extends NumberedPage<unknown>, E, R>(
  *
  * const program = Effect.gen(function*() {
  *   const connections = yield* Transport.client(VehicleApi, "connections")
- *   const ids = Pagination.items((page) => connections.list({ query: { page, pageSize: 50 } })).pipe(
+ *   const ids = Pagination.items((page, options) => connections.list({ query: { page, pageSize: 50 } }, options)).pipe(
  *     Stream.map((connection) => connection.id)
  *   )
  *   return yield* Stream.runCollect(ids)
@@ -139,7 +165,7 @@ export const pages = <P extends NumberedPage<unknown>, E, R>(
  * @since 0.1.0
  */
 export const items = <A, P extends NumberedPage<A>, E, R>(
-  fetch: (page: number) => Effect.Effect<Result<P>, E, R>,
+  fetch: (page: number, options?: PageCallOptions) => Effect.Effect<Result<P>, E, R>,
   options?: { readonly startPage?: number | undefined; readonly readAhead?: ReadAhead | undefined }
 ): Stream.Stream<P["data"][number], E, R> => {
   const startPage = options?.startPage ?? 1
@@ -149,30 +175,60 @@ export const items = <A, P extends NumberedPage<A>, E, R>(
   }
   type Items = Pull.Pull<readonly [A, ...Array<A>], E, void, R>
   return Stream.fromChannel(Channel.fromTransform((_, scope) =>
-    Effect.sync(() => {
+    Effect.map(Effect.context<R>(), (context) => {
       let first = true
-      // the read-ahead request (interrupted with the stream's scope) and its page number
-      let ahead: Fiber.Fiber<Result<P>, E> | undefined
-      let aheadPage = 0
+      // the requests started and not handed over yet, by page (interrupted
+      // with the stream's scope): the next page, and the one after it when
+      // it was started at the head of the next page's response
+      const started = new Map<number, Fiber.Fiber<Result<P>, E>>()
+      // the page the consumer gets next, the one it waits for (0: none), and
+      // the last page the last page read announces (0: unknown yet)
+      let next = startPage
+      let waitingFor = 0
+      let lastAnnounced = 0
+      const start = (page: number): Effect.Effect<void> =>
+        Effect.map(
+          Effect.forkIn(Effect.provideContext(fetch(page, { onResponse: onHead(page) }), context), scope, { startImmediately: true }),
+          (fiber) => {
+            started.set(page, fiber)
+          }
+        )
+      // the head of `page` is in: if the consumer waits for it, the service
+      // is asked for the page after it now (its body is read meanwhile)
+      const onHead = (page: number) => (response: HttpClientResponse.HttpClientResponse): Effect.Effect<void> =>
+        Effect.suspend(() =>
+          response.status === 200 && waitingFor === page && page < lastAnnounced && !started.has(page + 1)
+            // undici writes a request from the event loop's next turn: let it
+            // go out before this page is decoded
+            ? Effect.andThen(start(page + 1), Effect.yieldNow)
+            : Effect.void
+        )
       const received = (page: number) => (result: Result<P>): Items => {
+        waitingFor = 0
         const value = result.value
         const data = value.data as ReadonlyArray<A>
-        if (!hasNext(value)) return Arr.isReadonlyArrayNonEmpty(data) ? Effect.succeed(data) : Cause.done()
-        aheadPage = page + 1
-        return Effect.flatMap(Effect.forkIn(fetch(aheadPage), scope, { startImmediately: true }), (fiber) => {
-          ahead = fiber
-          return Arr.isReadonlyArrayNonEmpty(data) ? Effect.succeed(data) : pull
-        })
+        if (!hasNext(value)) {
+          // a page requested early that is not there after all
+          for (const fiber of started.values()) fiber.interruptUnsafe()
+          started.clear()
+          return Arr.isReadonlyArrayNonEmpty(data) ? Effect.succeed(data) : Cause.done()
+        }
+        next = page + 1
+        lastAnnounced = Math.ceil(value.meta.totalCount / value.meta.pageSize)
+        const emit = Arr.isReadonlyArrayNonEmpty(data) ? Effect.succeed(data) : pull
+        return started.has(next) ? emit : Effect.andThen(start(next), emit)
       }
       const pull: Items = Effect.suspend(() => {
         if (first) {
           first = false
-          return Effect.flatMap(fetch(startPage), received(startPage))
+          waitingFor = startPage
+          return Effect.flatMap(fetch(startPage, { onResponse: onHead(startPage) }), received(startPage))
         }
-        if (ahead === undefined) return Cause.done()
-        const fiber = ahead
-        ahead = undefined
-        return Effect.flatMap(Fiber.join(fiber), received(aheadPage))
+        const fiber = started.get(next)
+        if (fiber === undefined) return Cause.done()
+        started.delete(next)
+        waitingFor = next
+        return Effect.flatMap(Fiber.join(fiber), received(next))
       })
       return pull
     })

@@ -99,6 +99,12 @@ export interface CallOptions {
   /** The retry policy; `retry.maxAttempts` counts the first attempt (`maxRetries` + 1), prefer `maxRetries`. */
   readonly retry?: { readonly [K in keyof RetryPolicy]?: RetryPolicy[K] | undefined } | undefined
   readonly rateLimit?: { readonly [K in keyof RateLimitPolicy]?: RateLimitPolicy[K] | undefined } | undefined
+  /**
+   * Runs on the head of every response of this call (retried and failed
+   * ones too), after the client's own `onResponse` (see `ClientOptions`);
+   * a failure or defect of it is ignored.
+   */
+  readonly onResponse?: ((response: HttpClientResponse.HttpClientResponse) => Effect.Effect<void>) | undefined
 }
 
 /**
@@ -611,6 +617,8 @@ interface Call {
   readonly span: Tracer.Span | undefined
   /** Attempts made (counted only when they are logged). */
   attempts: number
+  /** The call's own `onResponse`, if any. */
+  readonly onResponse: ((response: HttpClientResponse.HttpClientResponse) => Effect.Effect<void>) | undefined
 }
 
 const makeMethod = (spec: {
@@ -676,12 +684,13 @@ const makeMethod = (spec: {
         const requestId = requestIdOf(headers, requestIdHeaders)
         state.status = status
         state.requestId = requestId
-        const read = status >= 400
+        let read: Effect.Effect<Result<unknown>, AnyError> = status >= 400
           ? Effect.flatMap(decodeError(response, ctxOf(call, state, status, requestId)), Effect.fail)
           : Effect.map(
             Effect.mapError(decode(response), (error): AnyError => mapDecodeError(error, ctxOf(call, state, status, requestId))),
             (value): Result<unknown> => ({ value, status, requestId, headers })
           )
+        if (call.onResponse !== undefined) read = Effect.andThen(Effect.ignoreCause(call.onResponse(response)), read)
         return onResponse === undefined ? read : Effect.andThen(Effect.ignoreCause(onResponse(response)), read)
       }
     )
@@ -825,7 +834,18 @@ const makeMethod = (spec: {
         const request = propagate && span !== undefined
           ? HttpClientRequest.setHeaders(built, HttpTraceContext.toHeaders(span))
           : built
-        const call: Call = { request, timeoutMillis, retry, rateLimit, refreshed: false, deadline, url: undefined, span, attempts: 0 }
+        const call: Call = {
+          request,
+          timeoutMillis,
+          retry,
+          rateLimit,
+          refreshed: false,
+          deadline,
+          url: undefined,
+          span,
+          attempts: 0,
+          onResponse: options?.onResponse
+        }
         const result = loop(call, 1, retry.maxElapsedMillis)
         return span === undefined ? result : Effect.map(result, (result) => {
           span.attribute("http.response.status_code", result.status)

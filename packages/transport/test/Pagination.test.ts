@@ -1,5 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Deferred, Effect, Fiber, Stream } from "effect"
+import type { HttpClientResponse } from "effect/http"
 import * as Pagination from "@connected-vehicle/transport/Pagination"
 import type { Result } from "@connected-vehicle/transport/Transport"
 
@@ -85,6 +86,74 @@ describe("Pagination.items", () => {
       assert.deepStrictEqual(seen, [0, 1, 2])
       assert.strictEqual(exit._tag, "Failure")
       assert.include(String(exit), "page 2 failed")
+    }))
+
+  it.effect("a consumer already waiting: the page after the next is requested at the next page's head, before that page is read", () =>
+    Effect.gen(function*() {
+      const head = yield* Deferred.make<void>()
+      const body = yield* Deferred.make<void>()
+      const { fetch: plain } = list(12, 3)
+      const requested: Array<number> = []
+      const head200 = { status: 200 } as HttpClientResponse.HttpClientResponse
+      // page 2: its head when `head` is done, its body (the decode) when `body` is
+      const fetch = (page: number, options?: Pagination.PageCallOptions) =>
+        Effect.gen(function*() {
+          requested.push(page)
+          if (page === 2) yield* Deferred.await(head)
+          yield* options?.onResponse?.(head200) ?? Effect.void
+          if (page === 2) yield* Deferred.await(body)
+          return yield* plain(page)
+        })
+      yield* Effect.scoped(Effect.gen(function*() {
+        const pull = yield* Stream.toPull(Pagination.items(fetch))
+        assert.deepStrictEqual([...(yield* pull)], [0, 1, 2])
+        // nobody waits for page 2 yet: its head alone starts nothing
+        while (requested.length < 2) yield* Effect.yieldNow
+        assert.deepStrictEqual(requested, [1, 2])
+        const second = yield* Effect.forkChild(pull, { startImmediately: true })
+        yield* Deferred.succeed(head, undefined)
+        while (requested.length < 3) yield* Effect.yieldNow
+        // page 3 is on its way while page 2's body is still unread
+        assert.deepStrictEqual(requested, [1, 2, 3])
+        assert.isUndefined(second.pollUnsafe())
+        yield* Deferred.succeed(body, undefined)
+        assert.deepStrictEqual([...(yield* Fiber.join(second))], [3, 4, 5])
+        assert.deepStrictEqual([...(yield* pull)], [6, 7, 8])
+        assert.deepStrictEqual([...(yield* pull)], [9, 10, 11])
+        // each page requested once
+        assert.deepStrictEqual(requested, [1, 2, 3, 4])
+      }))
+    }))
+
+  it.effect("a page requested early that is not there after all (the list shrank) is dropped unread", () =>
+    Effect.gen(function*() {
+      const requested: Array<number> = []
+      const interrupted: Array<number> = []
+      const never = yield* Deferred.make<void>()
+      const head200 = { status: 200 } as HttpClientResponse.HttpClientResponse
+      // page 1 announces 9 items; page 2 says 6 in all, and no next page
+      const pageOf = (page: number, total: number): Result<Page> =>
+        ({
+          value: {
+            data: [page * 10, page * 10 + 1, page * 10 + 2],
+            meta: { pageNumber: page, pageSize: 3, totalCount: total },
+            links: { next: page * 3 < total ? `?page=${page + 1}` : null }
+          },
+          status: 200,
+          headers: {}
+        }) as unknown as Result<Page>
+      const fetch = (page: number, options?: Pagination.PageCallOptions): Effect.Effect<Result<Page>> =>
+        Effect.suspend(() => {
+          requested.push(page)
+          const head = options?.onResponse?.(head200) ?? Effect.void
+          if (page === 1) return Effect.andThen(head, Effect.succeed(pageOf(1, 9)))
+          if (page === 2) return Effect.andThen(Effect.andThen(Effect.yieldNow, head), Effect.succeed(pageOf(2, 6)))
+          return Deferred.await(never).pipe(Effect.as(pageOf(page, 6)), Effect.onInterrupt(() => Effect.sync(() => interrupted.push(page))))
+        })
+      const items = yield* Stream.runCollect(Pagination.items(fetch))
+      assert.deepStrictEqual(items, [10, 11, 12, 20, 21, 22])
+      assert.deepStrictEqual(requested, [1, 2, 3])
+      assert.deepStrictEqual(interrupted, [3])
     }))
 
   it.effect("skips empty pages and starts at startPage", () =>

@@ -13,6 +13,20 @@ import type { CallOptions, Result } from "@connected-vehicle/transport/Transport
  */
 export const defaultStreamPageSize = 100
 
+/** The call's options with those of `Pagination.items` for one page (the caller's `onResponse` runs first). */
+const withPageOptions = (
+  callOptions: CallOptions | undefined,
+  pageOptions: Pagination.PageCallOptions | undefined
+): CallOptions | undefined => {
+  const onPage = pageOptions?.onResponse
+  if (onPage === undefined) return callOptions
+  const own = callOptions?.onResponse
+  return {
+    ...callOptions,
+    onResponse: own === undefined ? onPage : (response) => Effect.andThen(Effect.ignoreCause(own(response)), onPage(response))
+  }
+}
+
 interface Paging {
   readonly page?: number | undefined
   readonly pageSize?: number | undefined
@@ -54,7 +68,7 @@ export const paged = <A, V extends { readonly query: Paging }, P extends Paginat
       }
       return Stream.unwrap(Effect.map(check(args), (valid) =>
         Pagination.items<P["data"][number], P, E, never>(
-          (page) => fetch(pageArgs(valid, page), callOptions),
+          (page, pageOptions) => fetch(pageArgs(valid, page), withPageOptions(callOptions, pageOptions)),
           { startPage: valid.query.page, readAhead }
         )))
     }
