@@ -24,10 +24,11 @@
  * 3. paging: every connection of each simulator (1,000 and 100,000), pages of
  *    100, through `Connections.stream` (default: one page read ahead; and
  *    `readAhead: 0`, reported), through the Promise client's `iterate`, and
- *    through a raw undici loop with `JSON.parse`; rotated
- *    repetitions, median time, ratio to raw (target <= 1.05x) and peak RSS of
- *    the client (flat between the two sizes: the 100,000 run's peak within
- *    1.10x of the 1,000 run's).
+ *    through a raw undici loop with `JSON.parse`: first one memory run per
+ *    variant and size, back to back (peak RSS of the client, flat between the
+ *    two sizes: the 100,000 run's peak within 1.10x of the 1,000 run's), then
+ *    timed runs in shuffled order, each after young-generation GCs only (see
+ *    `settle`), median time, ratio to raw (target <= 1.05x).
  *
  * Run: `pnpm --filter @connected-vehicle/sdk bench` (node --expose-gc).
  * `BENCH_ROUNDS` (default 2000) and `BENCH_WARMUP` (default 300) tune phase 1,
@@ -98,10 +99,25 @@ const shuffle = (xs: Array<number>, random: () => number) => {
     xs[k] = t
   }
 }
-const gc = () => globalThis.gc?.()
-const settle = async () => {
+/** A full GC, or a young-generation one (`gc(undefined)` would be neither: the argument must be left out). */
+const gc = (options?: { readonly type: "minor" }) => {
+  const collect = globalThis.gc as ((options?: object) => void) | undefined
+  if (options === undefined) collect?.()
+  else collect?.(options)
+}
+/**
+ * Before a run: a memory run starts from full GCs (what it holds, not what
+ * came before); a timed run from a young-generation GC only. Full GCs before
+ * every timed run would age the bytecode of whatever the other variants do not
+ * share, and V8 flushes bytecode (and the optimized code on it) that several
+ * full GCs found unused: a variant with more code of its own (the SDK's)
+ * would be recompiled at every timed run, which no application that is not
+ * calling `gc()` between its requests sees.
+ */
+const settle = async (full: boolean) => {
   for (let i = 0; i < 3; i++) {
-    gc()
+    if (full) gc()
+    else gc({ type: "minor" })
     await new Promise((resolve) => setImmediate(resolve))
   }
 }
@@ -344,7 +360,7 @@ const GC_EVERY = 5_000
  * GC: what the run holds, not how lazily V8 collects.
  */
 const measure = async (body: (tick: (seen: number) => void) => Promise<number>, memory?: number): Promise<PagingRun> => {
-  await settle()
+  await settle(memory !== undefined)
   let peakRss = process.memoryUsage.rss()
   let heapAfterGc = 0
   const sample = () => {
@@ -411,24 +427,32 @@ const pagingVariants = (c: Clients): ReadonlyArray<PagingVariant> => [
 const pagingPhase = async (small: Clients, large: Clients, verdicts: Verdicts) => {
   console.log(
     `\npaging: every connection, pages of ${PAGE}; one memory run per variant (full GC every ${GC_EVERY.toLocaleString("en-US")} items), ` +
-      `then rotated timed runs (median time)`
+      `then timed runs in shuffled order (median time)`
   )
   const memoryOf = new Map<string, Map<number, PagingRun>>()
-  for (const [size, c, repeats] of [[SMALL, small, PAGING_REPEATS * 10], [LARGE, large, PAGING_REPEATS]] as const) {
-    const variants = pagingVariants(c)
-    const started = performance.now()
-    // the memory runs first: they also warm up the simulator and the client
-    for (const [name, run] of variants) {
+  const sizes = [[SMALL, small, PAGING_REPEATS * 10], [LARGE, large, PAGING_REPEATS]] as const
+  // the memory runs of both sizes first, back to back (the timed runs would
+  // leave the heap of the process bigger for whichever size comes after
+  // them); they also warm up the simulators and the client
+  for (const [size, c] of sizes) {
+    for (const [name, run] of pagingVariants(c)) {
       const result = await run(size)
       if (result.items !== size) throw new Error(`${name}: ${result.items} items, expected ${size}`)
       const bySize = memoryOf.get(name) ?? new Map<number, PagingRun>()
       bySize.set(size, result)
       memoryOf.set(name, bySize)
     }
+  }
+  for (const [size, c, repeats] of sizes) {
+    const variants = pagingVariants(c)
+    const started = performance.now()
     const runs = new Map(variants.map(([name]) => [name, [] as Array<number>]))
+    const random = seeded(size)
+    const order = variants.map((_, k) => k)
     for (let i = 0; i < repeats; i++) {
+      shuffle(order, random)
       for (let j = 0; j < variants.length; j++) {
-        const [name, run] = variants[(i + j) % variants.length]!
+        const [name, run] = variants[order[j]!]!
         const result = await run()
         if (result.items !== size) throw new Error(`${name}: ${result.items} items, expected ${size}`)
         runs.get(name)!.push(result.seconds)
@@ -472,7 +496,7 @@ const pagingPhase = async (small: Clients, large: Clients, verdicts: Verdicts) =
  * What the read-ahead is for: a consumer that works on each page (here it
  * waits `CONSUMER_WAIT_MS` per page, as a database write would) while the next
  * page is fetched. 1,000 connections, `readAhead` 1 vs 0 and the raw loop doing
- * the same wait; rotated runs, median time. Reported, no target.
+ * the same wait; runs in shuffled order, median time. Reported, no target.
  */
 const CONSUMER_WAIT_MS = 3
 const wait = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
@@ -507,10 +531,13 @@ const readAheadPhase = async (c: Clients) => {
   ]
   const runs = new Map(variants.map(([name]) => [name, [] as Array<number>]))
   const repeats = PAGING_REPEATS * 4
+  const random = seeded(3)
+  const order = variants.map((_, k) => k)
   for (let i = 0; i < repeats; i++) {
+    shuffle(order, random)
     for (let j = 0; j < variants.length; j++) {
-      const [name, run] = variants[(i + j) % variants.length]!
-      await settle()
+      const [name, run] = variants[order[j]!]!
+      await settle(false)
       const start = performance.now()
       const items = await run()
       if (items !== SMALL) throw new Error(`${name}: ${items} items, expected ${SMALL}`)
@@ -519,7 +546,7 @@ const readAheadPhase = async (c: Clients) => {
   }
   const raw = median(runs.get(variants[0]![0])!)
   console.log(`
-read-ahead: 1,000 connections, the consumer waits ${CONSUMER_WAIT_MS} ms per page, ${repeats} rotated runs each (reported)`)
+read-ahead: 1,000 connections, the consumer waits ${CONSUMER_WAIT_MS} ms per page, ${repeats} shuffled runs each (reported)`)
   for (const [name] of variants) {
     const ms = median(runs.get(name)!)
     console.log(`    ${name.padEnd(36)} ${ms.toFixed(1).padStart(8)} ms  ${x(ms / raw)} raw`)
