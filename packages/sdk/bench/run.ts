@@ -27,8 +27,7 @@
  *    through a raw undici loop with `JSON.parse`: first one memory run per
  *    variant and size, back to back (peak RSS of the client, flat between the
  *    two sizes: the 100,000 run's peak within 1.10x of the 1,000 run's), then
- *    timed runs in shuffled order, each after young-generation GCs only (see
- *    `settle`), median time, ratio to raw (target <= 1.05x).
+ *    timed runs in shuffled order, median time, ratio to raw (target <= 1.05x).
  *
  * Run: `pnpm --filter @connected-vehicle/sdk bench` (node --expose-gc).
  * `BENCH_ROUNDS` (default 2000) and `BENCH_WARMUP` (default 300) tune phase 1,
@@ -99,25 +98,11 @@ const shuffle = (xs: Array<number>, random: () => number) => {
     xs[k] = t
   }
 }
-/** A full GC, or a young-generation one (`gc(undefined)` would be neither: the argument must be left out). */
-const gc = (options?: { readonly type: "minor" }) => {
-  const collect = globalThis.gc as ((options?: object) => void) | undefined
-  if (options === undefined) collect?.()
-  else collect?.(options)
-}
-/**
- * Before a run: a memory run starts from full GCs (what it holds, not what
- * came before); a timed run from a young-generation GC only. Full GCs before
- * every timed run would age the bytecode of whatever the other variants do not
- * share, and V8 flushes bytecode (and the optimized code on it) that several
- * full GCs found unused: a variant with more code of its own (the SDK's)
- * would be recompiled at every timed run, which no application that is not
- * calling `gc()` between its requests sees.
- */
-const settle = async (full: boolean) => {
+const gc = () => globalThis.gc?.()
+/** Full GCs before a run: it starts from the same heap whatever ran before it. */
+const settle = async () => {
   for (let i = 0; i < 3; i++) {
-    if (full) gc()
-    else gc({ type: "minor" })
+    gc()
     await new Promise((resolve) => setImmediate(resolve))
   }
 }
@@ -360,7 +345,7 @@ const GC_EVERY = 5_000
  * GC: what the run holds, not how lazily V8 collects.
  */
 const measure = async (body: (tick: (seen: number) => void) => Promise<number>, memory?: number): Promise<PagingRun> => {
-  await settle(memory !== undefined)
+  await settle()
   let peakRss = process.memoryUsage.rss()
   let heapAfterGc = 0
   const sample = () => {
@@ -537,7 +522,7 @@ const readAheadPhase = async (c: Clients) => {
     shuffle(order, random)
     for (let j = 0; j < variants.length; j++) {
       const [name, run] = variants[order[j]!]!
-      await settle(false)
+      await settle()
       const start = performance.now()
       const items = await run()
       if (items !== SMALL) throw new Error(`${name}: ${items} items, expected ${SMALL}`)
