@@ -37,7 +37,7 @@ import type { CredentialsError, TransportError } from "./TransportError.ts"
 import { isNode, loadNodeHttpClient, platformHttpClient, withoutCredentials } from "./internal/http.ts"
 import * as SdkLog from "./internal/log.ts"
 import type { ExchangeTimeout } from "./internal/undici.ts"
-import { CurrentExchangeTimeout, isLean } from "./internal/undici.ts"
+import { CurrentExchangeTimeout, isLean, rawHeadersOf } from "./internal/undici.ts"
 import type { Given } from "./internal/request.ts"
 import { makeBuilder } from "./internal/request.ts"
 import * as RetryAfter from "./RetryAfter.ts"
@@ -679,16 +679,22 @@ const makeMethod = (spec: {
       Effect.mapError(httpClient.execute(sent), (error): AnyError => mapSendError(error, method, path, urlOf(call, state))),
       (response) => {
         const status = response.status
-        // a getter that may build the headers on every read (undici's does)
-        const headers = response.headers
-        const requestId = requestIdOf(headers, requestIdHeaders)
+        const requestId = requestIdOfResponse(response, requestIdHeaders)
         state.status = status
         state.requestId = requestId
         let read: Effect.Effect<Result<unknown>, AnyError> = status >= 400
           ? Effect.flatMap(decodeError(response, ctxOf(call, state, status, requestId)), Effect.fail)
           : Effect.map(
             Effect.mapError(decode(response), (error): AnyError => mapDecodeError(error, ctxOf(call, state, status, requestId))),
-            (value): Result<unknown> => ({ value, status, requestId, headers })
+            (value): Result<unknown> => ({
+              value,
+              status,
+              requestId,
+              // built when read (most callers never do): an own, enumerable property all the same
+              get headers() {
+                return response.headers
+              }
+            })
           )
         if (call.onResponse !== undefined) read = Effect.andThen(Effect.ignoreCause(call.onResponse(response)), read)
         return onResponse === undefined ? read : Effect.andThen(Effect.ignoreCause(onResponse(response)), read)
@@ -945,6 +951,21 @@ const millisOf = (input: Duration.Input): number | undefined => {
 
 const defined = <A extends object>(a: A): Partial<A> =>
   Object.fromEntries(Object.entries(a).filter(([, v]) => v !== undefined)) as Partial<A>
+
+/**
+ * The request id of a response, read from the lean client's raw header record
+ * when it is one (no `Headers` built for it), else from its headers.
+ */
+const requestIdOfResponse = (response: HttpClientResponse.HttpClientResponse, names: ReadonlyArray<string>): string | undefined => {
+  const raw = rawHeadersOf(response)
+  if (raw === undefined) return requestIdOf(response.headers, names)
+  for (let i = 0; i < names.length; i++) {
+    const value = raw[names[i]!]
+    const text = typeof value === "string" ? value : value === undefined ? undefined : value.join(", ")
+    if (text !== undefined && text !== "") return text
+  }
+  return undefined
+}
 
 const statusOf = (error: AnyError): number | undefined => "status" in error ? error.status : undefined
 

@@ -366,6 +366,17 @@ class LeanResponse extends Inspectable.Class implements HttpClientResponse.HttpC
   }
 }
 
+/**
+ * The header record undici gave for a response of the lean client (lower-case
+ * names; a repeated header as an array), else `undefined`.
+ *
+ * @internal
+ */
+export const rawHeadersOf = (
+  response: HttpClientResponse.HttpClientResponse
+): Readonly<Record<string, string | ReadonlyArray<string> | undefined>> | undefined =>
+  response instanceof LeanResponse ? response.source : undefined
+
 /** The request's body as undici takes it, or `undefined` when the full client must send it. */
 const bodyOf = (request: HttpClientRequest.HttpClientRequest): string | Uint8Array | null | undefined => {
   const body = request.body
