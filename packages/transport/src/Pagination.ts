@@ -140,12 +140,12 @@ export interface PageCallOptions {
  * ends early (e.g. `Stream.take`) is interrupted.
  *
  * With `readAhead: 1`, when the consumer is already waiting for a page, the
- * page after it is requested as soon as that page's response head arrives
- * (when the last page read says there is one), so the service prepares it
- * while this one's body is read and decoded. `fetch` receives
- * {@link PageCallOptions} for that: merge them into the call's options. A
- * page requested that way that turns out not to exist (the list shrank) is
- * dropped unread.
+ * page after it is requested as soon as that page's response arrives, before
+ * it is decoded (when the last page read says there is one), so the service
+ * prepares it meanwhile. `fetch` receives {@link PageCallOptions} for that
+ * (an `onResponse`, see `CallOptions`): merge them into the call's options.
+ * A page requested that way that turns out not to exist (the list shrank) is
+ * dropped unread (an `onResponse` of the caller's still sees its response).
  *
  * @example
  * ```ts
@@ -188,13 +188,15 @@ export const items = <A, P extends NumberedPage<A>, E, R>(
       let lastAnnounced = 0
       const start = (page: number): Effect.Effect<void> =>
         Effect.map(
-          Effect.forkIn(Effect.provideContext(fetch(page, { onResponse: onHead(page) }), context), scope, { startImmediately: true }),
+          // the stream's context, whole (not merged into the one of the
+          // attempt whose response head starts it)
+          Effect.forkIn(Effect.updateContext(fetch(page, { onResponse: onHead(page) }), () => context), scope, { startImmediately: true }),
           (fiber) => {
             started.set(page, fiber)
           }
         )
-      // the head of `page` is in: if the consumer waits for it, the service
-      // is asked for the page after it now (its body is read meanwhile)
+      // the response of `page` is in: if the consumer waits for it, the
+      // service is asked for the page after it now (before this one is decoded)
       const onHead = (page: number) => (response: HttpClientResponse.HttpClientResponse): Effect.Effect<void> =>
         Effect.suspend(() =>
           response.status === 200 && waitingFor === page && page < lastAnnounced && !started.has(page + 1)

@@ -12,7 +12,7 @@ import { Cause, Clock, Context, Duration, Effect, Exit, Layer, Option, Random, R
 import { isFailure } from "effect/Result"
 import { constTrue } from "effect/Function"
 import { SchemaJITCompiler } from "effect/schema"
-import { HttpClient, HttpClientRequest, HttpTraceContext } from "effect/http"
+import { Headers as HttpHeaders, HttpClient, HttpClientRequest, HttpTraceContext } from "effect/http"
 import type { Headers, HttpClientError, HttpClientResponse } from "effect/http"
 import type { HttpApiEndpoint, HttpApiGroup } from "effect/http-api"
 import { HttpApi, HttpApiClient, HttpApiSchema } from "effect/http-api"
@@ -100,9 +100,9 @@ export interface CallOptions {
   readonly retry?: { readonly [K in keyof RetryPolicy]?: RetryPolicy[K] | undefined } | undefined
   readonly rateLimit?: { readonly [K in keyof RateLimitPolicy]?: RateLimitPolicy[K] | undefined } | undefined
   /**
-   * Runs on the head of every response of this call (retried and failed
-   * ones too), after the client's own `onResponse` (see `ClientOptions`);
-   * a failure or defect of it is ignored.
+   * Runs on every response of this call (retried and failed ones too), like
+   * the client's own `onResponse` (see `ClientOptions`) and after it; a
+   * failure or defect of it is ignored.
    */
   readonly onResponse?: ((response: HttpClientResponse.HttpClientResponse) => Effect.Effect<void>) | undefined
 }
@@ -394,12 +394,16 @@ export interface ClientOptions {
   /** The root the client's requests go to (default: the API's, `VehicleApi` → base, `ManagementApi` → management...). */
   readonly root?: keyof Roots | undefined
   /**
-   * Runs on every response, once its head has arrived (before its body is
-   * read or decoded, whatever the status), in the call's fiber: to watch
-   * headers (a deprecation notice, rate-limit counters...) without wrapping
-   * the `HttpClient` (a wrapped client is not the transport's own, so its
-   * attempts are timed with a child fiber and a timer instead of the lean
-   * client's single timer). A failure or defect of the effect is ignored.
+   * Runs on every response of the client's calls (retried and failed ones
+   * too, whatever the status), before its body is decoded, in the call's
+   * fiber: to watch headers (a deprecation notice, rate-limit counters...)
+   * without wrapping the `HttpClient` (a wrapped client is not the
+   * transport's own, so its attempts are timed with a child fiber and a timer
+   * instead of the lean client's single timer). On the lean client of
+   * `layerHttpClient` (Node's default) it runs once the whole response has
+   * arrived (the transport reads every body whole), on other clients at the
+   * head. Keep it short: on the lean client the attempt's timeout no longer
+   * runs by then. A failure or defect of the effect is ignored.
    */
   readonly onResponse?: ((response: HttpClientResponse.HttpClientResponse) => Effect.Effect<void>) | undefined
 }
@@ -686,15 +690,7 @@ const makeMethod = (spec: {
           ? Effect.flatMap(decodeError(response, ctxOf(call, state, status, requestId)), Effect.fail)
           : Effect.map(
             Effect.mapError(decode(response), (error): AnyError => mapDecodeError(error, ctxOf(call, state, status, requestId))),
-            (value): Result<unknown> => ({
-              value,
-              status,
-              requestId,
-              // built when read (most callers never do): an own, enumerable property all the same
-              get headers() {
-                return response.headers
-              }
-            })
+            (value): Result<unknown> => resultOf(value, status, requestId, response)
           )
         if (call.onResponse !== undefined) read = Effect.andThen(Effect.ignoreCause(call.onResponse(response)), read)
         return onResponse === undefined ? read : Effect.andThen(Effect.ignoreCause(onResponse(response)), read)
@@ -951,6 +947,30 @@ const millisOf = (input: Duration.Input): number | undefined => {
 
 const defined = <A extends object>(a: A): Partial<A> =>
   Object.fromEntries(Object.entries(a).filter(([, v]) => v !== undefined)) as Partial<A>
+
+/**
+ * A success: on the lean client, its `headers` are built from the raw header
+ * record when first read (most callers never do), an own enumerable property
+ * all the same; the result keeps that record only, not the response (its body).
+ */
+const resultOf = (
+  value: unknown,
+  status: number,
+  requestId: string | undefined,
+  response: HttpClientResponse.HttpClientResponse
+): Result<unknown> => {
+  const raw = rawHeadersOf(response)
+  if (raw === undefined) return { value, status, requestId, headers: response.headers }
+  let headers: Headers.Headers | undefined
+  return {
+    value,
+    status,
+    requestId,
+    get headers() {
+      return headers ??= HttpHeaders.fromInput(raw as HttpHeaders.Input)
+    }
+  }
+}
 
 /**
  * The request id of a response, read from the lean client's raw header record

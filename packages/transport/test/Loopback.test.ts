@@ -1,15 +1,18 @@
+import { createServer } from "node:http"
+import type { AddressInfo } from "node:net"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Exit, Fiber, Layer, Redacted, Stream, Tracer } from "effect"
 import { FetchHttpClient, HttpClient } from "effect/http"
 import { NodeHttpClient } from "@effect/platform-node"
 import { loadNodeHttpClient, platformHttpClient } from "@connected-vehicle/transport/internal/http"
 import type { RateLimitError } from "@connected-vehicle/schema/ServiceError"
-import type { RequestTimeout } from "@connected-vehicle/transport/TransportError"
+import type { RequestTimeout, TransportFailure } from "@connected-vehicle/transport/TransportError"
 import { AuthorizationApi, CompatibilityApi, ManagementApi, VehicleApi } from "@connected-vehicle/schema/Api"
 import { Simulator } from "@connected-vehicle/simulator/Simulator"
 import * as Credentials from "@connected-vehicle/transport/Credentials"
 import * as Pagination from "@connected-vehicle/transport/Pagination"
 import * as Transport from "@connected-vehicle/transport/Transport"
+import * as TransportConfig from "@connected-vehicle/transport/TransportConfig"
 import { appToken, logged, loopback as loopbackOn } from "./utils.ts"
 
 const loopback = (options?: Parameters<typeof loopbackOn>[0]) => loopbackOn(options)
@@ -111,6 +114,47 @@ for (const [clientName, httpClient] of clients) {
           assert.strictEqual(error.method, "GET")
         }
       }).pipe(Effect.provide(loopback(fast))))
+
+    it.live("a body cut after the head: TransportFailure with the status and request id", () =>
+      Effect.gen(function*() {
+        // a bare server: the head and half the body, then the socket is destroyed
+        const statuses = [503, 429, 401, 200]
+        let served = 0
+        const server = createServer((_, response) => {
+          const status = statuses[Math.min(served++, statuses.length - 1)]!
+          response.writeHead(status, { "content-type": "application/json", "content-length": "100", "sc-request-id": `cut-${status}` })
+          response.write("{\"data\": [")
+          setTimeout(() => response.socket?.destroy(), 20)
+        })
+        yield* Effect.acquireRelease(
+          Effect.callback<void>((resume) => {
+            server.listen(0, "127.0.0.1", () => resume(Effect.void))
+          }),
+          () => Effect.sync(() => server.close())
+        )
+        const { port } = server.address() as AddressInfo
+        yield* Effect.gen(function*() {
+          const client = yield* Transport.publicClient(CompatibilityApi, "compatibility")
+          // 503 cut: transient, retried once; the 429 cut then ends the call (the attempts are spent)
+          const first = yield* Effect.flip(client.list())
+          assert.strictEqual(first._tag, "TransportFailure")
+          assert.strictEqual((first as TransportFailure).status, 429)
+          assert.strictEqual((first as TransportFailure).requestId, "cut-429")
+          assert.strictEqual(served, 2)
+          // 401 cut: a failure that names its status
+          const second = yield* Effect.flip(client.list(undefined, { maxRetries: 0 }))
+          assert.strictEqual(second._tag, "TransportFailure")
+          assert.strictEqual((second as TransportFailure).status, 401)
+          assert.strictEqual((second as TransportFailure).requestId, "cut-401")
+          assert.strictEqual(served, 3)
+        }).pipe(
+          Effect.provide(
+            Transport.layer.pipe(
+              Layer.provide([TransportConfig.layerOrigin(`http://127.0.0.1:${port}`, { ...fast, retry: { ...fast.retry, maxAttempts: 2 } }), httpClient])
+            )
+          )
+        )
+      }).pipe(Effect.scoped))
 
     it.live("onResponse sees the head of every response, retried and failed ones too; its failures are ignored", () =>
       Effect.gen(function*() {

@@ -457,13 +457,14 @@ export const makeLean = (
                 // the transport's exchange (it reads every body whole): one
                 // resumption, once the body is all there, instead of one for
                 // the head and one for the body
+                // (a body that fails to arrive, or times out, fails when it is
+                // read, as it would have after a resumption at the head)
                 : (status, headers) => {
                   const response = new LeanResponse(request, href, status, headers, exchange)
                   timeout.response = response
                   exchange.onBody = () => {
                     exchange.onBody = undefined
-                    if (exchange.error === undefined) resume(Effect.succeed(response))
-                    else failed(exchange.error)
+                    resume(Effect.succeed(response))
                   }
                 },
               failed
