@@ -24,7 +24,6 @@ import * as Session from "@connected-vehicle/auth/Session"
 import * as TokenStore from "@connected-vehicle/auth/TokenStore"
 import { LegacyApi, LegacyVehiclesQuery } from "@connected-vehicle/schema/Api"
 import type { InvalidArgument } from "@connected-vehicle/schema/InvalidArgument"
-import { isIdentifier } from "@connected-vehicle/schema/InvalidArgument"
 import type { EngineOil, LegacyPath, Location, Odometer, ServiceHistory, TirePressure, VehicleList, Vin } from "@connected-vehicle/schema/Legacy"
 import { UnitSystem } from "@connected-vehicle/schema/Legacy"
 import type { ServiceError } from "@connected-vehicle/schema/ServiceError"
@@ -36,7 +35,7 @@ import type { TransportError } from "@connected-vehicle/transport/TransportError
 import * as Batch from "./Batch.ts"
 import * as Deprecation from "./Deprecation.ts"
 import { toReading } from "./internal/headers.ts"
-import { checkIdentifier, checkListArgs, checkPaths, checkValue } from "./internal/args.ts"
+import { checkIdentifier, checkListArgs, checkPaths, checkUnitSystem } from "./internal/args.ts"
 import type { Reading } from "./Reading.ts"
 
 /**
@@ -252,9 +251,7 @@ export const make = (options?: Options): Effect.Effect<Vehicles["Service"], neve
     (vehicleId: string, readOptions?: ReadOptions): Effect.Effect<Reading<A>, ReadError> => {
       const unitSystem = readOptions?.unitSystem ?? defaultUnitSystem
       return Effect.andThen(
-        isIdentifier(vehicleId) && (unitSystem === "metric" || unitSystem === "imperial")
-          ? Effect.void // the common case, without running the schemas
-          : Effect.andThen(checkIdentifier("vehicleId", vehicleId), checkValue("unitSystem", UnitSystem, unitSystem)),
+        Effect.andThen(checkIdentifier("vehicleId", vehicleId), checkUnitSystem(unitSystem)),
         Effect.flatMap(
           call({ params: { id: vehicleId }, headers: { "sc-unit-system": unitSystem } }, readOptions),
           (r) =>
@@ -292,7 +289,7 @@ export const make = (options?: Options): Effect.Effect<Vehicles["Service"], neve
         const unitSystem = readOptions?.unitSystem ?? defaultUnitSystem
         return Effect.gen(function*() {
           yield* checkIdentifier("vehicleId", vehicleId)
-          yield* checkValue("unitSystem", UnitSystem, unitSystem)
+          yield* checkUnitSystem(unitSystem)
           const unique = yield* checkPaths(paths)
           const response = yield* client.batch({
             params: { id: vehicleId },

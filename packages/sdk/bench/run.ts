@@ -372,35 +372,44 @@ const PAGE = 100
 
 type PagingVariant = readonly [name: string, run: (memory?: number) => Promise<PagingRun>]
 
+/**
+ * Every connection through a raw undici loop with `JSON.parse`, pages of
+ * {@link PAGE}; `onPage` gets each page's items (awaited when it returns a
+ * promise). The count of items.
+ */
+const rawPages = async (c: Clients, onPage: (items: ReadonlyArray<unknown>) => void | Promise<void>): Promise<number> => {
+  let seen = 0
+  for (let page = 1;; page++) {
+    const body = await undiciJson(`${c.sim.url}/v3/connections?page=${page}&pageSize=${PAGE}`, {
+      authorization: c.applicationBearer,
+      accept: "application/json"
+    }) as { readonly data: ReadonlyArray<unknown>; readonly links: { readonly next: string | null } }
+    seen += body.data.length
+    const handled = onPage(body.data)
+    if (handled !== undefined) await handled
+    if (body.links.next === null || body.data.length === 0) return seen
+  }
+}
+
+const streamVariant = (c: Clients, name: string, options?: { readonly readAhead: 0 }): PagingVariant => [name, (memory) =>
+  measure((tick) =>
+    Effect.runPromiseWith(c.context)(Effect.gen(function*() {
+      const connections = yield* Connections
+      let seen = 0
+      yield* Stream.runForEach(connections.stream({ pageSize: PAGE }, options), () => Effect.sync(() => tick(++seen)))
+      return seen
+    })), memory)]
+
 const pagingVariants = (c: Clients): ReadonlyArray<PagingVariant> => [
   ["raw undici loop + JSON.parse", (memory) =>
-    measure(async (tick) => {
+    measure((tick) => {
       let seen = 0
-      for (let page = 1;; page++) {
-        const body = await undiciJson(`${c.sim.url}/v3/connections?page=${page}&pageSize=${PAGE}`, {
-          authorization: c.applicationBearer,
-          accept: "application/json"
-        }) as { readonly data: ReadonlyArray<unknown>; readonly links: { readonly next: string | null } }
-        for (let i = 0; i < body.data.length; i++) tick(++seen)
-        if (body.links.next === null || body.data.length === 0) return seen
-      }
+      return rawPages(c, (items) => {
+        for (let i = 0; i < items.length; i++) tick(++seen)
+      })
     }, memory)],
-  ["SDK Connections.stream", (memory) =>
-    measure((tick) =>
-      Effect.runPromiseWith(c.context)(Effect.gen(function*() {
-        const connections = yield* Connections
-        let seen = 0
-        yield* Stream.runForEach(connections.stream({ pageSize: PAGE }), () => Effect.sync(() => tick(++seen)))
-        return seen
-      })), memory)],
-  ["SDK Connections.stream, readAhead 0", (memory) =>
-    measure((tick) =>
-      Effect.runPromiseWith(c.context)(Effect.gen(function*() {
-        const connections = yield* Connections
-        let seen = 0
-        yield* Stream.runForEach(connections.stream({ pageSize: PAGE }, { readAhead: 0 }), () => Effect.sync(() => tick(++seen)))
-        return seen
-      })), memory)],
+  streamVariant(c, "SDK Connections.stream"),
+  streamVariant(c, "SDK Connections.stream, readAhead 0", { readAhead: 0 }),
   ["Promise client connections.iterate", (memory) =>
     measure(async (tick) => {
       let seen = 0
@@ -488,18 +497,7 @@ const wait = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, 
 
 const readAheadPhase = async (c: Clients) => {
   const variants: ReadonlyArray<readonly [string, () => Promise<number>]> = [
-    ["raw undici loop + JSON.parse", async () => {
-      let seen = 0
-      for (let page = 1;; page++) {
-        const body = await undiciJson(`${c.sim.url}/v3/connections?page=${page}&pageSize=${PAGE}`, {
-          authorization: c.applicationBearer,
-          accept: "application/json"
-        }) as { readonly data: ReadonlyArray<unknown>; readonly links: { readonly next: string | null } }
-        seen += body.data.length
-        await wait(CONSUMER_WAIT_MS)
-        if (body.links.next === null || body.data.length === 0) return seen
-      }
-    }],
+    ["raw undici loop + JSON.parse", () => rawPages(c, () => wait(CONSUMER_WAIT_MS))],
     ...([1, 0] as const).map((readAhead) =>
       [`SDK Connections.stream, readAhead ${readAhead}`, () =>
         Effect.runPromiseWith(c.context)(Effect.gen(function*() {

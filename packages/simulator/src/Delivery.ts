@@ -650,6 +650,23 @@ export const make = (options: {
       vehicle: { id: v.id, make: v.model.make, model: v.model.model, year: v.year }
     })
 
+    /** The `meta` of a `VEHICLE_STATE` or `VEHICLE_ERROR` event. */
+    const vehicleEventMeta = (
+      w: WebhookRecord,
+      v: VehicleInfo,
+      deliveryId: string,
+      deliveredAt: DateTime.Utc,
+      signalCount: number
+    ) => ({
+      version: EVENT_VERSION,
+      deliveryId,
+      deliveredAt,
+      webhookId: w.id,
+      webhookName: w.name,
+      signalCount,
+      mode: v.mode === "simulated" ? "SIMULATED" as const : "LIVE" as const
+    })
+
     /** Every data signal of the webhook for the vehicle, read now. */
     const signalsFor = (w: WebhookRecord, v: VehicleInfo, at: number) => {
       const r = readings(seed, v, at)
@@ -690,15 +707,7 @@ export const make = (options: {
             eventType: "VEHICLE_STATE",
             vehicleId,
             data: { user, vehicle, triggers, signals },
-            meta: {
-              version: EVENT_VERSION,
-              deliveryId,
-              deliveredAt,
-              webhookId: w.id,
-              webhookName: w.name,
-              signalCount: signals.length,
-              mode: v.mode === "simulated" ? "SIMULATED" : "LIVE"
-            }
+            meta: vehicleEventMeta(w, v, deliveryId, deliveredAt, signals.length)
           }))),
           eventId
         )
@@ -730,15 +739,7 @@ export const make = (options: {
               eventType: "VEHICLE_ERROR",
               vehicleId,
               data: { user, vehicle, errors: [entry] },
-              meta: {
-                version: EVENT_VERSION,
-                deliveryId,
-                deliveredAt,
-                webhookId: w.id,
-                webhookName: w.name,
-                signalCount: entry.signals?.length ?? 0,
-                mode: v.mode === "simulated" ? "SIMULATED" : "LIVE"
-              }
+              meta: vehicleEventMeta(w, v, deliveryId, deliveredAt, entry.signals?.length ?? 0)
             }))),
             eventId
           )

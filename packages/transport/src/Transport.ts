@@ -683,7 +683,8 @@ const makeMethod = (spec: {
       Effect.mapError(httpClient.execute(sent), (error): AnyError => mapSendError(error, method, path, urlOf(call, state))),
       (response) => {
         const status = response.status
-        const requestId = requestIdOfResponse(response, requestIdHeaders)
+        // the lean client's raw header record when it is one: no `Headers` built for it
+        const requestId = requestIdOf(rawHeadersOf(response) ?? response.headers, requestIdHeaders)
         state.status = status
         state.requestId = requestId
         let read: Effect.Effect<Result<unknown>, AnyError> = status >= 400
@@ -970,21 +971,6 @@ const resultOf = (
       return headers ??= HttpHeaders.fromInput(raw as HttpHeaders.Input)
     }
   }
-}
-
-/**
- * The request id of a response, read from the lean client's raw header record
- * when it is one (no `Headers` built for it), else from its headers.
- */
-const requestIdOfResponse = (response: HttpClientResponse.HttpClientResponse, names: ReadonlyArray<string>): string | undefined => {
-  const raw = rawHeadersOf(response)
-  if (raw === undefined) return requestIdOf(response.headers, names)
-  for (let i = 0; i < names.length; i++) {
-    const value = raw[names[i]!]
-    const text = typeof value === "string" ? value : value === undefined ? undefined : value.join(", ")
-    if (text !== undefined && text !== "") return text
-  }
-  return undefined
 }
 
 const statusOf = (error: AnyError): number | undefined => "status" in error ? error.status : undefined

@@ -235,7 +235,8 @@ const requestIdHeaders = (option: string | ReadonlyArray<string> | undefined): R
 
 /**
  * The request id of a response: the value of the first of `names` (see
- * `requestIdHeaders`) that is present and not empty.
+ * `requestIdHeaders`) that is present and not empty (lower-case names; a
+ * header given as several values reads as them joined with `, `).
  *
  * @example
  * ```ts
@@ -247,12 +248,14 @@ const requestIdHeaders = (option: string | ReadonlyArray<string> | undefined): R
  * @since 0.1.0
  */
 export const requestIdOf = (
-  headers: Readonly<Record<string, string | undefined>>,
+  headers: Readonly<Record<string, string | ReadonlyArray<string> | undefined>>,
   names: ReadonlyArray<string>
 ): string | undefined => {
   for (let i = 0; i < names.length; i++) {
     const value = headers[names[i]!]
-    if (value !== undefined && value !== "") return value
+    // a repeated header (a raw header record lists its values) reads as one, as `Headers` joins it
+    const text = typeof value === "string" || value === undefined ? value : value.join(", ")
+    if (text !== undefined && text !== "") return text
   }
   return undefined
 }

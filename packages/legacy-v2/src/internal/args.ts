@@ -4,7 +4,7 @@
 import { Effect, Schema } from "effect"
 import { LegacyVehiclesQuery } from "@connected-vehicle/schema/Api"
 import { Identifier, InvalidArgument, isIdentifier, validate } from "@connected-vehicle/schema/InvalidArgument"
-import { LegacyPath } from "@connected-vehicle/schema/Legacy"
+import { LegacyPath, UnitSystem } from "@connected-vehicle/schema/Legacy"
 
 /**
  * Checks one argument against a contract schema.
@@ -22,6 +22,22 @@ export const checkValue = <S extends Schema.ConstraintDecoder<unknown>>(field: s
  */
 export const checkIdentifier = (field: string, value: unknown): Effect.Effect<string, InvalidArgument> =>
   isIdentifier(value) ? Effect.succeed(value) : checkValue(field, Identifier, value)
+
+/**
+ * Whether a value is a `UnitSystem` (`metric` or `imperial`).
+ *
+ * @internal
+ */
+export const isUnitSystem = Schema.is(UnitSystem)
+
+/**
+ * Checks the unit system of a read (the common case without running the
+ * schema, which still names the field of an invalid one).
+ *
+ * @internal
+ */
+export const checkUnitSystem = (value: unknown): Effect.Effect<UnitSystem, InvalidArgument> =>
+  isUnitSystem(value) ? Effect.succeed(value) : checkValue("unitSystem", UnitSystem, value)
 
 /**
  * Checks the vehicle-list arguments against `LegacyVehiclesQuery` (`undefined`

@@ -2,15 +2,16 @@
  * @internal
  */
 import { Option, Result, Schema } from "effect"
-import { DataAge, UnitSystem } from "@connected-vehicle/schema/Legacy"
+import { DataAge } from "@connected-vehicle/schema/Legacy"
+import type { UnitSystem } from "@connected-vehicle/schema/Legacy"
 import { requestIdOf } from "@connected-vehicle/transport/TransportConfig"
 import { ResponseDecodeError } from "@connected-vehicle/transport/TransportError"
 import type { Deprecation } from "../Deprecation.ts"
 import { fromHeaders } from "../Deprecation.ts"
 import type { Reading } from "../Reading.ts"
+import { isUnitSystem } from "./args.ts"
 
 const decodeDataAge = Schema.decodeUnknownOption(DataAge)
-const isUnitSystem = Schema.is(UnitSystem)
 
 /**
  * Builds a {@link Reading} from a decoded value and the headers it came with.

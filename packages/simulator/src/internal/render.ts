@@ -124,38 +124,28 @@ const signalJson = (
 ): typeof Signal.Signal.Encoded => {
   const definition = v.model.signals[signalIndex]!
   const links = { self: `${origins.vehicle}/v3/vehicles/${v.id}/signals/${definition.code}` }
+  // a reading that was set (the simulator's state) or the generated one
+  let status: typeof Signal.Signal.Encoded["attributes"]["status"]
+  let body: typeof Signal.Signal.Encoded["attributes"]["body"]
+  let oem: number
+  let ingested: number
   if (reading !== undefined) {
-    return {
-      id: definition.code,
-      type: "signal",
-      attributes: {
-        code: definition.code,
-        name: definition.name,
-        group: definition.group,
-        status: { value: "SUCCESS" },
-        body: reading.wire
-      },
-      meta: { retrievedAt: iso(now), oemUpdatedAt: iso(reading.at), ingestedAt: iso(Math.min(now, reading.at)) },
-      links
-    }
+    status = { value: "SUCCESS" }
+    body = reading.wire
+    oem = reading.at
+    ingested = Math.min(now, reading.at)
+  } else {
+    const generated = signalStatus(seed, v.index, signalIndex)
+    status = generated.error === undefined ? { value: generated.value } : { value: generated.value, error: generated.error }
+    body = generated.value === "SUCCESS" ? signalBody(definition.code, r, v) : {}
+    oem = generated.value === "SUCCESS" ? r.updatedAt : r.updatedAt - 3_600_000 * (1 + (v.index % 5))
+    ingested = Math.min(now, oem + 1500 + (v.index % 7) * 100)
   }
-  const status = signalStatus(seed, v.index, signalIndex)
-  const oem = status.value === "SUCCESS" ? r.updatedAt : r.updatedAt - 3_600_000 * (1 + (v.index % 5))
   return {
     id: definition.code,
     type: "signal",
-    attributes: {
-      code: definition.code,
-      name: definition.name,
-      group: definition.group,
-      status: status.error === undefined ? { value: status.value } : { value: status.value, error: status.error },
-      body: status.value === "SUCCESS" ? signalBody(definition.code, r, v) : {}
-    },
-    meta: {
-      retrievedAt: iso(now),
-      oemUpdatedAt: iso(oem),
-      ingestedAt: iso(Math.min(now, oem + 1500 + (v.index % 7) * 100))
-    },
+    attributes: { code: definition.code, name: definition.name, group: definition.group, status, body },
+    meta: { retrievedAt: iso(now), oemUpdatedAt: iso(oem), ingestedAt: iso(ingested) },
     links
   }
 }
