@@ -204,13 +204,17 @@ export const replacements: Readonly<Record<string, string>> = {
 export const endpointOf = (method: string, url: string): string | undefined => {
   const start = url.indexOf("/v2.0/")
   if (start === -1) return undefined
-  let end = url.length
-  for (const stop of ["?", "#"]) {
-    const at = url.indexOf(stop, start)
-    if (at !== -1 && at < end) end = at
+  const query = url.indexOf("?", start)
+  const fragment = url.indexOf("#", start)
+  const end = query === -1 ? fragment === -1 ? url.length : fragment : fragment === -1 ? query : Math.min(query, fragment)
+  // the segment after `/vehicles/`, if any, is the vehicle's id
+  const path = start + 5
+  const id = path + "/vehicles/".length
+  if (!url.startsWith("/vehicles/", path) || id >= end || url.charCodeAt(id) === 47) {
+    return `${method} /v2.0${url.slice(path, end)}`
   }
-  const path = url.slice(start + 5, end).replace(/^\/vehicles\/[^/]+/, (m) => m === "/vehicles/" ? m : "/vehicles/{id}")
-  return `${method} /v2.0${path}`
+  const slash = url.indexOf("/", id)
+  return `${method} /v2.0/vehicles/{id}${slash === -1 || slash > end ? "" : url.slice(slash, end)}`
 }
 
 const describe = (endpoint: string, deprecation: Deprecation): string => {

@@ -381,12 +381,13 @@ export const layerConfig = (
  * response: a read, the list, the batch, an error).
  */
 const warnOnResponse = (level: Deprecation.WarningLevel) => (response: HttpClientResponse.HttpClientResponse) => {
-  const headers = response.headers
-  if (headers["deprecation"] === undefined && headers["sunset"] === undefined) return Effect.void
   const endpoint = Deprecation.endpointOf(response.request.method, response.request.url)
   if (endpoint === undefined) return Effect.void
-  return Effect.flatMap(Effect.service(Deprecation.Warned), (warned) => {
-    if (warned.has(endpoint)) return Effect.void
+  return Effect.withFiber((fiber) => {
+    // once warned, the headers are not even read
+    if (fiber.getRef(Deprecation.Warned).has(endpoint)) return Effect.void
+    const headers = response.headers
+    if (headers["deprecation"] === undefined && headers["sunset"] === undefined) return Effect.void
     const deprecation = Deprecation.fromHeaders(headers)
     return deprecation === undefined ? Effect.void : Deprecation.warnOnce(endpoint, deprecation, level)
   })

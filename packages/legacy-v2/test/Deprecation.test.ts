@@ -57,6 +57,10 @@ describe("Deprecation headers", () => {
     assert.strictEqual(endpointOf("GET", "http://u:secret@h/v2.0/vehicles?limit=5"), "GET /v2.0/vehicles")
     assert.strictEqual(endpointOf("POST", "http://h/prefix/v2.0/vehicles/x/batch"), "POST /v2.0/vehicles/{id}/batch")
     assert.isUndefined(endpointOf("GET", "http://h/v3/connections"))
+    assert.strictEqual(endpointOf("GET", "http://h/v2.0/vehicles/abc?next=/x/y"), "GET /v2.0/vehicles/{id}")
+    assert.strictEqual(endpointOf("GET", "http://h/v2.0/vehicles/abc/odometer#a/b"), "GET /v2.0/vehicles/{id}/odometer")
+    assert.strictEqual(endpointOf("GET", "http://h/v2.0/vehicles/?x=1"), "GET /v2.0/vehicles/")
+    assert.strictEqual(endpointOf("GET", "http://h/v2.0/vehicles//vin"), "GET /v2.0/vehicles//vin")
   })
 
   it.live("every read, the list and the batch (and its entries) expose the response's deprecation", () =>

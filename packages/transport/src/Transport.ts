@@ -12,7 +12,7 @@ import { Cause, Clock, Context, Duration, Effect, Exit, Layer, Option, Random, R
 import { isFailure } from "effect/Result"
 import { constTrue } from "effect/Function"
 import { SchemaJITCompiler } from "effect/schema"
-import { Headers as HttpHeaders, HttpClient, HttpClientRequest, HttpTraceContext } from "effect/http"
+import { HttpClient, HttpClientRequest, HttpTraceContext } from "effect/http"
 import type { Headers, HttpClientError, HttpClientResponse } from "effect/http"
 import type { HttpApiEndpoint, HttpApiGroup } from "effect/http-api"
 import { HttpApi, HttpApiClient, HttpApiSchema } from "effect/http-api"
@@ -36,8 +36,8 @@ import {
 import type { CredentialsError, TransportError } from "./TransportError.ts"
 import { isNode, loadNodeHttpClient, platformHttpClient, withoutCredentials } from "./internal/http.ts"
 import * as SdkLog from "./internal/log.ts"
-import type { ExchangeTimeout } from "./internal/undici.ts"
-import { CurrentExchangeTimeout, isLean, rawHeadersOf } from "./internal/undici.ts"
+import type { ExchangeTimeout, LeanParts, LeanResponse } from "./internal/undici.ts"
+import { bodyOf, CurrentExchangeTimeout, headersOf, isEmpty, leanPartsOf, rawHeadersOf, send } from "./internal/undici.ts"
 import type { Given } from "./internal/request.ts"
 import { makeBuilder } from "./internal/request.ts"
 import * as RetryAfter from "./RetryAfter.ts"
@@ -275,30 +275,41 @@ export const make = (
   Effect.gen(function*() {
     const config = yield* TransportConfig
     const base = yield* HttpClient.HttpClient
-    const fixed = { accept: "application/json", "user-agent": config.userAgent }
+    const fixed = fixedHeaders(config.userAgent)
     // runs before any transformation of the underlying client: requests
     // arrive here complete (absolute URL, bearer), see `makeMethod`
     const pipeline = HttpClient.mapRequestInputEffect(base, (request) =>
       Effect.map(Effect.service(CurrentAttempt), (attempt) => {
-        // the transport's own requests carry them already (see `makeBuilder`): no copy
-        const headers = request.headers
-        const req = headers["accept"] === fixed.accept && headers["user-agent"] === fixed["user-agent"]
-          ? request
-          : HttpClientRequest.setHeaders(request, fixed)
+        const req = withFixedHeaders(request, fixed)
         if (attempt !== undefined && attempt.request === undefined) attempt.request = req
         return req
       }))
-    if (options?.transformClient === undefined && isLean(base)) leanPipelines.add(pipeline)
+    const lean = options?.transformClient === undefined ? leanPartsOf(base) : undefined
+    if (lean !== undefined) leanPipelines.set(pipeline, lean)
     const httpClient = options?.transformClient === undefined ? pipeline : options.transformClient(pipeline)
     return { config, httpClient }
   })
 
 /**
  * The transports' clients that are the pipeline over the lean client of
- * `internal/undici.ts` and nothing else: their attempts are timed by that
- * client (one timer per exchange, no child fiber).
+ * `internal/undici.ts` and nothing else, with that client's parts: their
+ * attempts are timed by that client (one timer per exchange, no child
+ * fiber), and a call's first attempt may be sent on its dispatcher directly
+ * (see `First`).
  */
-const leanPipelines = new WeakSet<HttpClient.HttpClient>()
+const leanPipelines = new WeakMap<HttpClient.HttpClient, LeanParts>()
+
+/** The headers every request of the transport carries. */
+const fixedHeaders = (userAgent: string) => ({ accept: "application/json", "user-agent": userAgent }) as const
+
+/** The request with the {@link fixedHeaders}: the transport's own requests carry them already (see `makeBuilder`), no copy. */
+const withFixedHeaders = (
+  request: HttpClientRequest.HttpClientRequest,
+  fixed: ReturnType<typeof fixedHeaders>
+): HttpClientRequest.HttpClientRequest =>
+  request.headers["accept"] === fixed.accept && request.headers["user-agent"] === fixed["user-agent"]
+    ? request
+    : HttpClientRequest.setHeaders(request, fixed)
 
 /**
  * The `HttpClient` the SDK's convenience layers use unless given one: on Node,
@@ -487,7 +498,7 @@ const makeClient = <ApiId extends string, Groups extends HttpApiGroup.Constraint
           baseUrl,
           mergedAnnotations,
           middleware.size > 0,
-          { accept: "application/json", "user-agent": transport.config.userAgent }
+          fixedHeaders(transport.config.userAgent)
         )
       }
     })
@@ -514,7 +525,7 @@ const makeClient = <ApiId extends string, Groups extends HttpApiGroup.Constraint
         path: e.path,
         baseUrl,
         build,
-        decode: makeDecoder(api as any, group, name),
+        ...makeDecoder(api as any, group, name),
         onResponse: options?.onResponse
       })
     }
@@ -554,7 +565,11 @@ const capture = HttpClient.makeWith(
   Effect.succeed
 ) as unknown as HttpClient.HttpClient
 
-type Decoder = (response: HttpClientResponse.HttpClientResponse) => Effect.Effect<unknown, unknown>
+interface Decoder {
+  readonly decode: (response: HttpClientResponse.HttpClientResponse) => Effect.Effect<unknown, unknown>
+  /** The decoder of a 200's parsed JSON body, when that is all `decode` does with one. */
+  readonly decodeJson: ((json: unknown) => Exit.Exit<unknown, Schema.SchemaError>) | undefined
+}
 
 /**
  * The success decoder of an endpoint. When the contract declares one JSON
@@ -569,7 +584,7 @@ const resolveEncoding = SchemaAST.resolveAt<{ readonly _tag: string }>("~httpApi
 const compiled = new WeakSet<SchemaAST.AST>()
 
 const makeDecoder = (api: HttpApi.HttpApi<string, HttpApiGroup.Constraint>, group: string, endpoint: string): Decoder => {
-  const general = HttpApiClient.decodeResponse(api as any, { group, endpoint } as any) as Decoder
+  const general = HttpApiClient.decodeResponse(api as any, { group, endpoint } as any) as Decoder["decode"]
   let schema: Schema.Top | undefined
   HttpApi.reflect(api as any, {
     predicate: ({ endpoint: e, group: g }) => g.identifier === group && e.identifier === endpoint,
@@ -586,7 +601,7 @@ const makeDecoder = (api: HttpApi.HttpApi<string, HttpApiGroup.Constraint>, grou
       schema = candidate
     }
   })
-  if (schema === undefined) return general
+  if (schema === undefined) return { decode: general, decodeJson: undefined }
   // generated code for this body and its parts (Effect's schema JIT, with the
   // interpreter kept for error details and where code cannot be generated)
   if (!compiled.has(schema.ast)) {
@@ -595,7 +610,10 @@ const makeDecoder = (api: HttpApi.HttpApi<string, HttpApiGroup.Constraint>, grou
   }
   // an `Exit` (itself an effect): no effect is built around a body that decodes
   const decodeBody = Schema.decodeUnknownExit(schema as Schema.Codec<unknown, unknown>)
-  return (response) => response.status === 200 ? Effect.flatMap(response.json, decodeBody) : general(response)
+  return {
+    decode: (response) => response.status === 200 ? Effect.flatMap(response.json, decodeBody) : general(response),
+    decodeJson: decodeBody
+  }
 }
 
 type AnyError = ServiceError | TransportError | OAuthError
@@ -623,6 +641,28 @@ interface Call {
   attempts: number
   /** The call's own `onResponse`, if any. */
   readonly onResponse: ((response: HttpClientResponse.HttpClientResponse) => Effect.Effect<void>) | undefined
+  /** The first attempt when the fast path made it, until the loop takes it over. */
+  first: First | undefined
+}
+
+/**
+ * The first attempt of a call made by the fast path (see `fused` in
+ * `makeMethod`), handed to the general loop when it did not end in a decoded
+ * 200: the loop takes it as its first attempt (the credential read, or its
+ * failure, and the exchange's outcome) and goes on from there (error
+ * decoding, 401 refresh, retries) as if it had made it.
+ */
+interface First {
+  /** The credential read for it, or the failure of reading it (`undefined` for a client without one). */
+  readonly token: Exit.Exit<Redacted.Redacted<string>, AnyError> | undefined
+  /** The exchange, unless reading the credential failed. */
+  readonly sent: {
+    readonly request: HttpClientRequest.HttpClientRequest
+    readonly outcome: Exit.Exit<HttpClientResponse.HttpClientResponse, HttpClientError.HttpClientError>
+    readonly timeout: ExchangeTimeout
+    /** Whether the `onResponse` hooks have run for the response already. */
+    readonly hooked: boolean
+  } | undefined
 }
 
 const makeMethod = (spec: {
@@ -636,11 +676,12 @@ const makeMethod = (spec: {
   readonly baseUrl: string
   /** The request with its absolute URL. */
   readonly build: Builder
-  readonly decode: (response: HttpClientResponse.HttpClientResponse) => Effect.Effect<unknown, unknown>
+  readonly decode: Decoder["decode"]
+  readonly decodeJson: Decoder["decodeJson"]
   readonly onResponse: ((response: HttpClientResponse.HttpClientResponse) => Effect.Effect<void>) | undefined
 }) => {
   const { config, httpClient } = spec.transport
-  const { build, credentials, decode, log, method, onResponse, path } = spec
+  const { build, credentials, decode, decodeJson, log, method, onResponse, path } = spec
   const idempotent = method === "GET" || method === "HEAD" || method === "OPTIONS"
   const templateUrl = spec.baseUrl + path
   const spanOptions = { kind: "client", attributes: { "http.request.method": method, "url.template": templateUrl } } as const
@@ -648,6 +689,9 @@ const makeMethod = (spec: {
   const logDebug = log.enabled("Debug")
   // the attempt's timeout armed by the lean client itself (see `leanPipelines`)
   const leanTimed = leanPipelines.has(httpClient) && !config.httpSpans
+  // the lean client's dispatcher, for the first attempt of the fast path (see `fused`)
+  const lean = leanTimed && !logDebug ? leanPipelines.get(httpClient) : undefined
+  const fixed = fixedHeaders(config.userAgent)
   // the attempt's state, and the HttpClient's own span per attempt unless `httpSpans`
   const attemptContext = config.httpSpans
     ? (context: Context.Context<never>, state: AttemptState) => Context.add(context, CurrentAttempt, state)
@@ -667,6 +711,32 @@ const makeMethod = (spec: {
     ...(requestId ? { requestId } : {})
   })
 
+  /**
+   * The outcome of a response: the error of a non-2xx, else the decoded body;
+   * the `onResponse` hooks run first, unless they have (`hooked`).
+   */
+  const handle = (
+    call: Call,
+    state: AttemptState,
+    response: HttpClientResponse.HttpClientResponse,
+    hooked: boolean
+  ): Effect.Effect<Result<unknown>, AnyError> => {
+    const status = response.status
+    // the lean client's raw header record when it is one: no `Headers` built for it
+    const requestId = requestIdOf(rawHeadersOf(response) ?? response.headers, requestIdHeaders)
+    state.status = status
+    state.requestId = requestId
+    let read: Effect.Effect<Result<unknown>, AnyError> = status >= 400
+      ? Effect.flatMap(decodeError(response, ctxOf(call, state, status, requestId)), Effect.fail)
+      : Effect.map(
+        Effect.mapError(decode(response), (error): AnyError => mapDecodeError(error, ctxOf(call, state, status, requestId))),
+        (value): Result<unknown> => resultOf(value, status, requestId, response)
+      )
+    if (hooked) return read
+    if (call.onResponse !== undefined) read = Effect.andThen(Effect.ignoreCause(call.onResponse(response)), read)
+    return onResponse === undefined ? read : Effect.andThen(Effect.ignoreCause(onResponse(response)), read)
+  }
+
   /** One exchange, with its timeout cut to what is left of the budget. */
   const exchange = (
     call: Call,
@@ -674,29 +744,17 @@ const makeMethod = (spec: {
     budgetMillis: number,
     state: AttemptState
   ): Effect.Effect<Result<unknown>, AnyError> => {
+    const first = call.first?.sent
     const built = call.request
-    const limit = Math.max(1, Math.min(call.timeoutMillis, budgetMillis))
-    const sent = token !== undefined && built.headers["authorization"] === undefined
-      ? HttpClientRequest.setHeader(built, "authorization", `Bearer ${Redacted.value(token)}`)
-      : built
-    const exchanged = Effect.flatMap(
-      Effect.mapError(httpClient.execute(sent), (error): AnyError => mapSendError(error, method, path, urlOf(call, state))),
-      (response) => {
-        const status = response.status
-        // the lean client's raw header record when it is one: no `Headers` built for it
-        const requestId = requestIdOf(rawHeadersOf(response) ?? response.headers, requestIdHeaders)
-        state.status = status
-        state.requestId = requestId
-        let read: Effect.Effect<Result<unknown>, AnyError> = status >= 400
-          ? Effect.flatMap(decodeError(response, ctxOf(call, state, status, requestId)), Effect.fail)
-          : Effect.map(
-            Effect.mapError(decode(response), (error): AnyError => mapDecodeError(error, ctxOf(call, state, status, requestId))),
-            (value): Result<unknown> => resultOf(value, status, requestId, response)
-          )
-        if (call.onResponse !== undefined) read = Effect.andThen(Effect.ignoreCause(call.onResponse(response)), read)
-        return onResponse === undefined ? read : Effect.andThen(Effect.ignoreCause(onResponse(response)), read)
-      }
-    )
+    const limit = first?.timeout.millis ?? Math.max(1, Math.min(call.timeoutMillis, budgetMillis))
+    const exchanged = (
+      outcome: Effect.Effect<HttpClientResponse.HttpClientResponse, HttpClientError.HttpClientError>,
+      hooked: boolean
+    ) =>
+      Effect.flatMap(
+        Effect.mapError(outcome, (error): AnyError => mapSendError(error, method, path, urlOf(call, state))),
+        (response) => handle(call, state, response, hooked)
+      )
     const timedOut = () =>
       new RequestTimeout({
         method,
@@ -705,27 +763,41 @@ const makeMethod = (spec: {
         ...(state.status === undefined ? {} : { status: state.status }),
         ...(state.requestId ? { requestId: state.requestId } : {})
       })
-    /** A timeout after the head reached the lean client's wrapper of the full client (not the transport). */
-    const headSeen = (response: HttpClientResponse.HttpClientResponse | undefined) => {
-      if (response === undefined || state.status !== undefined) return
-      state.status = response.status
-      state.requestId = requestIdOf(response.headers, requestIdHeaders)
+    /** An exchange timed by the lean client: whatever it failed with once the timer fired, it timed out. */
+    const timedByLean = (self: Effect.Effect<Result<unknown>, AnyError>, timeout: ExchangeTimeout) =>
+      Effect.catch(self, (error): Effect.Effect<never, AnyError> => {
+        if (!timeout.timedOut) return Effect.fail(error)
+        // the head, if it reached the lean client's wrapper of the full client (not the transport)
+        const response = timeout.response
+        if (response !== undefined && state.status === undefined) {
+          state.status = response.status
+          state.requestId = requestIdOf(response.headers, requestIdHeaders)
+        }
+        return Effect.fail(timedOut())
+      })
+    if (first !== undefined) {
+      call.first = undefined
+      state.request = first.request
+      return timedByLean(exchanged(first.outcome, first.hooked), first.timeout)
     }
-    if (!leanTimed) return withTimeout(Effect.updateContext(exchanged, (context) => attemptContext(context, state)), limit, timedOut)
+    const sent = token !== undefined && built.headers["authorization"] === undefined
+      ? HttpClientRequest.setHeader(built, "authorization", `Bearer ${Redacted.value(token)}`)
+      : built
+    if (!leanTimed) {
+      return withTimeout(Effect.updateContext(exchanged(httpClient.execute(sent), false), (context) => attemptContext(context, state)), limit, timedOut)
+    }
     return Effect.withFiber((fiber) => {
       if (fiber.getRef(Clock.Clock) !== defaultClock) {
-        return withTimeout(Effect.updateContext(exchanged, (context) => attemptContext(context, state)), limit, timedOut)
+        return withTimeout(Effect.updateContext(exchanged(httpClient.execute(sent), false), (context) => attemptContext(context, state)), limit, timedOut)
       }
-      // one timer, armed by the lean client for the exchange; whatever the
-      // attempt failed with once it fired, it timed out
+      // one timer, armed by the lean client for the exchange
       const timeout: ExchangeTimeout = { millis: limit, timedOut: false }
-      return Effect.catch(
-        Effect.updateContext(exchanged, (context) => Context.add(attemptContext(context, state), CurrentExchangeTimeout, timeout)),
-        (error): Effect.Effect<never, AnyError> => {
-          if (!timeout.timedOut) return Effect.fail(error)
-          headSeen(timeout.response)
-          return Effect.fail(timedOut())
-        }
+      return timedByLean(
+        Effect.updateContext(
+          exchanged(httpClient.execute(sent), false),
+          (context) => Context.add(attemptContext(context, state), CurrentExchangeTimeout, timeout)
+        ),
+        timeout
       )
     })
   }
@@ -754,11 +826,20 @@ const makeMethod = (spec: {
             }))
         })
 
+  /** The credential of an attempt: for the fast path's first, the one it read (see `First`). */
+  const tokenOf = (call: Call, credentials: Credentials["Service"]): Effect.Effect<Redacted.Redacted<string>, AnyError> => {
+    const first = call.first
+    if (first?.token === undefined) return credentials.token
+    // reading it failed: no exchange was made
+    if (first.sent === undefined) call.first = undefined
+    return first.token
+  }
+
   /** An attempt with the call's credential; a 401 refreshes it and replays, once per call. */
   const authenticated = (call: Call, budgetMillis: number): Effect.Effect<Result<unknown>, AnyError> =>
     credentials === undefined
       ? attempt(call, undefined, budgetMillis)
-      : Effect.flatMap(credentials.token, (token) =>
+      : Effect.flatMap(tokenOf(call, credentials), (token) =>
         Effect.catch(attempt(call, token, budgetMillis), (error): Effect.Effect<Result<unknown>, AnyError> => {
           if (call.refreshed || statusOf(error) !== 401 || error._tag === "CredentialsError") return Effect.fail(error)
           call.refreshed = true
@@ -828,10 +909,20 @@ const makeMethod = (spec: {
       timeoutMillis = resolved.timeoutMillis
     }
 
-    /** The whole call, once its request is built: every error names that request. */
-    const run = (built: HttpClientRequest.HttpClientRequest, span: Tracer.Span | undefined, propagate: boolean) =>
+    /**
+     * The whole call, once its request is built: every error names that
+     * request. With `first`, the fast path made the first attempt, and the
+     * call started at `startedAt`.
+     */
+    const run = (
+      built: HttpClientRequest.HttpClientRequest,
+      span: Tracer.Span | undefined,
+      propagate: boolean,
+      first?: First,
+      startedAt?: number
+    ) =>
       Effect.clockWith((clock) => {
-        const deadline = clock.currentTimeMillisUnsafe() + retry.maxElapsedMillis
+        const deadline = (startedAt ?? clock.currentTimeMillisUnsafe()) + retry.maxElapsedMillis
         // without the HttpClient's span per attempt, the call's span is the
         // trace context sent to the service (`traceparent`, `b3`)
         const request = propagate && span !== undefined
@@ -847,7 +938,8 @@ const makeMethod = (spec: {
           url: undefined,
           span,
           attempts: 0,
-          onResponse: options?.onResponse
+          onResponse: options?.onResponse,
+          first
         }
         const result = loop(call, 1, retry.maxElapsedMillis)
         return span === undefined ? result : Effect.map(result, (result) => {
@@ -856,19 +948,90 @@ const makeMethod = (spec: {
           return result
         })
       })
-    const start = (span: Tracer.Span | undefined, propagate: boolean) => {
+    /**
+     * The fast path of a call without a span on the lean client: the first
+     * attempt is sent on its dispatcher from here (no `HttpClient`, no
+     * context change) and a 200 is decoded where it arrives; any other
+     * outcome (an error status, a failure, a body that does not decode, a
+     * credential that cannot be read) goes to `run` as its first attempt.
+     */
+    const fused = (lean: LeanParts, built: HttpClientRequest.HttpClientRequest) => {
+      const body = bodyOf(built)
+      if (body === undefined || built.headers["upgrade"] !== undefined) return run(built, undefined, false)
+      const request = withFixedHeaders(built, fixed)
+      const startedAt = defaultClock.currentTimeMillisUnsafe()
+      const limit = Math.max(1, Math.min(timeoutMillis, retry.maxElapsedMillis))
+      const hooks = options?.onResponse === undefined ? onResponse : onResponse === undefined
+        ? options.onResponse
+        : (response: HttpClientResponse.HttpClientResponse) =>
+          Effect.andThen(Effect.ignoreCause(onResponse(response)), options.onResponse!(response))
+      const sendWith = (token: Redacted.Redacted<string> | undefined) =>
+        Effect.callback<Result<unknown>, AnyError>((resume) => {
+          const sent = token !== undefined && request.headers["authorization"] === undefined
+            ? HttpClientRequest.setHeader(request, "authorization", `Bearer ${Redacted.value(token)}`)
+            : request
+          const timeout: ExchangeTimeout = { millis: limit, timedOut: false }
+          const handOver = (outcome: NonNullable<First["sent"]>["outcome"], hooked: boolean) =>
+            run(
+              built,
+              undefined,
+              false,
+              { token: token === undefined ? undefined : Exit.succeed(token), sent: { request: sent, outcome, timeout, hooked } },
+              startedAt
+            )
+          const decoded = (response: LeanResponse): Effect.Effect<Result<unknown>, AnyError> => {
+            if (response.status === 200 && decodeJson !== undefined) {
+              const json = response.jsonNow()
+              const value = json === undefined || Exit.isFailure(json) ? undefined : decodeJson(json.value)
+              if (value !== undefined && Exit.isSuccess(value)) {
+                return Exit.succeed(resultOf(value.value, 200, requestIdOf(response.source, requestIdHeaders), response))
+              }
+            }
+            return handOver(Exit.succeed(response), hooks !== undefined)
+          }
+          const exchange = send(
+            lean.dispatcher,
+            sent,
+            body,
+            timeout,
+            (response) =>
+              resume(
+                hooks === undefined
+                  ? decoded(response)
+                  : Effect.andThen(Effect.ignoreCause(hooks(response)), Effect.suspend(() => decoded(response)))
+              ),
+            (error) => resume(handOver(Exit.fail(error), false))
+          )
+          return Effect.sync(() => exchange?.abort())
+        })
+      return credentials === undefined ? sendWith(undefined) : Effect.matchEffect(credentials.token, {
+        onFailure: (error) => run(built, undefined, false, { token: Exit.fail(error), sent: undefined }, startedAt),
+        onSuccess: sendWith
+      })
+    }
+    const start = (span: Tracer.Span | undefined, propagate: boolean, lean?: LeanParts) => {
       const built = build(given)
       return Effect.isEffect(built)
         ? Effect.flatMap(
           Effect.mapError(built, (error): AnyError => mapBuildError(error, method, path)),
           (request) => run(request, span, propagate)
         )
+        : lean !== undefined
+        ? fused(lean, built)
         : run(built, span, propagate)
     }
     return Effect.withFiber((fiber) => {
       // Effect's own tracer keeps its spans in memory only: with no tracing
       // backend installed nobody can observe a span, so none is made
-      if (fiber.getRef(Tracer.Tracer) === Tracer.nativeTracer) return start(undefined, false)
+      if (fiber.getRef(Tracer.Tracer) === Tracer.nativeTracer) {
+        return start(
+          undefined,
+          false,
+          lean !== undefined && fiber.getRef(Clock.Clock) === defaultClock && isEmpty(fiber.getRef(lean.undiciOptions))
+            ? lean
+            : undefined
+        )
+      }
       const propagate = !config.httpSpans && fiber.getRef(HttpClient.TracerPropagationEnabled) &&
         !fiber.getRef(Tracer.DisablePropagation)
       return Effect.useSpan(spec.spanName, spanOptions, (span) =>
@@ -961,14 +1124,17 @@ const resultOf = (
   response: HttpClientResponse.HttpClientResponse
 ): Result<unknown> => {
   const raw = rawHeadersOf(response)
-  if (raw === undefined) return { value, status, requestId, headers: response.headers }
+  // built already (an `onResponse` read them): shared
+  if (raw === undefined || (response as LeanResponse).cachedHeaders !== undefined) {
+    return { value, status, requestId, headers: response.headers }
+  }
   let headers: Headers.Headers | undefined
   return {
     value,
     status,
     requestId,
     get headers() {
-      return headers ??= HttpHeaders.fromInput(raw as HttpHeaders.Input)
+      return headers ??= headersOf(raw)
     }
   }
 }

@@ -100,6 +100,26 @@ const LeanTypeId = "~@connected-vehicle/transport/internal/undici/Lean"
  * @internal
  */
 export const isLean = (client: HttpClient.HttpClient): boolean => LeanTypeId in client
+
+/**
+ * What the transport needs to send a plain request on the lean client's
+ * dispatcher itself (see {@link send}).
+ *
+ * @internal
+ */
+export interface LeanParts {
+  readonly dispatcher: Dispatcher
+  /** The fiber's undici options: a request is plain only when they are empty. */
+  readonly undiciOptions: Context.Reference<Record<string, unknown>>
+}
+
+/**
+ * The parts of the lean client, if `client` is one.
+ *
+ * @internal
+ */
+export const leanPartsOf = (client: HttpClient.HttpClient): LeanParts | undefined =>
+  (client as unknown as { readonly [LeanTypeId]?: LeanParts })[LeanTypeId]
 const decoder = new TextDecoder()
 
 /**
@@ -241,6 +261,25 @@ class Exchange implements DispatchHandler {
   }
 }
 
+const HeadersProto = Object.getPrototypeOf(Headers.empty) as object
+
+/**
+ * `Headers` of undici's header record (lower-case names already; a repeated
+ * header joined with ", "), what `Headers.fromInput` makes of it, without its
+ * copy of the entries and case folding.
+ *
+ * @internal
+ */
+export const headersOf = (raw: Readonly<Record<string, string | ReadonlyArray<string> | undefined>>): Headers.Headers => {
+  const out: Record<string, string> = Object.create(HeadersProto)
+  for (const key in raw) {
+    const value = raw[key]
+    if (typeof value === "string") out[key] = value
+    else if (value !== undefined) out[key] = value.join(", ")
+  }
+  return out as Headers.Headers
+}
+
 /** The bytes in an `ArrayBuffer` of their own (a chunk may be a view of a shared pool). */
 const copyOf = (bytes: Uint8Array): ArrayBuffer => {
   const out = new Uint8Array(bytes.length)
@@ -249,7 +288,7 @@ const copyOf = (bytes: Uint8Array): ArrayBuffer => {
 }
 
 /** An `HttpClientResponse` over one {@link Exchange}: the body is read once and kept. */
-class LeanResponse extends Inspectable.Class implements HttpClientResponse.HttpClientResponse {
+export class LeanResponse extends Inspectable.Class implements HttpClientResponse.HttpClientResponse {
   readonly ["~effect/http/HttpClientResponse"] = "~effect/http/HttpClientResponse" as const
   readonly ["~effect/http/HttpIncomingMessage"] = "~effect/http/HttpIncomingMessage" as const
   readonly request: HttpClientRequest.HttpClientRequest
@@ -280,7 +319,7 @@ class LeanResponse extends Inspectable.Class implements HttpClientResponse.HttpC
     return pipeArguments(this, arguments)
   }
   get headers(): Headers.Headers {
-    return this.cachedHeaders ??= Headers.fromInput(this.source as Headers.Input)
+    return this.cachedHeaders ??= headersOf(this.source)
   }
   get cookies(): Cookies.Cookies {
     const header = this.source["set-cookie"]
@@ -334,11 +373,16 @@ class LeanResponse extends Inspectable.Class implements HttpClientResponse.HttpC
       return Exit.fail(this.decodeError("the body is not JSON", cause))
     }
   }
+  /** The body parsed as JSON, once it has fully arrived (else `undefined`). */
+  jsonNow(): Exit.Exit<any, HttpClientError.HttpClientError> | undefined {
+    const exchange = this.exchange
+    return exchange.done && exchange.error === undefined
+      ? this.parse(this.cachedText ??= decoder.decode(exchange.bytes()))
+      : undefined
+  }
   get json(): Effect.Effect<any, HttpClientError.HttpClientError> {
     // the common case: the body is all there when the decoder asks for it
-    if (this.exchange.done && this.exchange.error === undefined) {
-      return Effect.suspend(() => this.parse(this.cachedText ??= decoder.decode(this.exchange.bytes())))
-    }
+    if (this.exchange.done && this.exchange.error === undefined) return Effect.suspend(() => this.jsonNow()!)
     return Effect.flatMap(this.text, (text) => this.parse(text))
   }
   get urlParamsBody(): Effect.Effect<UrlParams.UrlParams, HttpClientError.HttpClientError> {
@@ -378,7 +422,7 @@ export const rawHeadersOf = (
   response instanceof LeanResponse ? response.source : undefined
 
 /** The request's body as undici takes it, or `undefined` when the full client must send it. */
-const bodyOf = (request: HttpClientRequest.HttpClientRequest): string | Uint8Array | null | undefined => {
+export const bodyOf = (request: HttpClientRequest.HttpClientRequest): string | Uint8Array | null | undefined => {
   const body = request.body
   switch (body._tag) {
     case "Empty":
@@ -392,9 +436,80 @@ const bodyOf = (request: HttpClientRequest.HttpClientRequest): string | Uint8Arr
   }
 }
 
-const isEmpty = (record: Record<string, unknown>): boolean => {
+/** @internal */
+export const isEmpty = (record: Record<string, unknown>): boolean => {
   for (const _ in record) return false
   return true
+}
+
+/**
+ * Sends a plain request (see {@link bodyOf}) on the dispatcher: `onResponse`
+ * gets the response at its head, or, with a `timeout`, once its whole body has
+ * arrived (one timer for the exchange, see {@link ExchangeTimeout}); `onError`
+ * gets a failure before that. The exchange (to abort it), or `undefined` when
+ * the URL is invalid (`onError` has been called).
+ *
+ * @internal
+ */
+export const send = (
+  dispatcher: Dispatcher,
+  request: HttpClientRequest.HttpClientRequest,
+  body: string | Uint8Array | null,
+  timeout: ExchangeTimeout | undefined,
+  onResponse: (response: LeanResponse) => void,
+  onError: (error: HttpClientError.HttpClientError) => void
+): Exchange | undefined => {
+  let url: URL
+  try {
+    url = new URL(request.url)
+    const params = request.urlParams.params
+    for (let i = 0; i < params.length; i++) {
+      const [key, value] = params[i]!
+      if (value !== undefined) url.searchParams.append(key, String(value))
+    }
+  } catch (cause) {
+    onError(new HttpClientError.HttpClientError({ reason: new HttpClientError.InvalidUrlError({ request, cause }) }))
+    return undefined
+  }
+  const href = url.href
+  const exchange: Exchange = new Exchange(
+    timeout === undefined
+      ? (status, headers) => onResponse(new LeanResponse(request, href, status, headers, exchange))
+      // the transport's exchange (it reads every body whole): handed over
+      // once the body is all there, one resumption instead of one for the
+      // head and one for the body (a body that fails to arrive, or times
+      // out, fails when it is read, as it would have after the head)
+      : (status, headers) => {
+        const response = new LeanResponse(request, href, status, headers, exchange)
+        timeout.response = response
+        exchange.onBody = () => {
+          exchange.onBody = undefined
+          onResponse(response)
+        }
+      },
+    (cause) =>
+      onError(
+        new HttpClientError.HttpClientError({
+          reason: new HttpClientError.TransportError({ request, cause, description: cause.message })
+        })
+      )
+  )
+  if (timeout !== undefined) exchange.arm(timeout)
+  try {
+    dispatcher.dispatch({
+      origin: url.origin,
+      path: url.pathname + url.search,
+      method: request.method,
+      headers: request.headers,
+      body,
+      // timeouts are the transport's (one timer per attempt)
+      headersTimeout: 60 * 60 * 1000,
+      bodyTimeout: 0
+    }, exchange)
+  } catch (cause) {
+    exchange.onResponseError(undefined as never, cause instanceof Error ? cause : new Error(String(cause)))
+  }
+  return exchange
 }
 
 /**
@@ -429,66 +544,21 @@ export const makeLean = (
             const timeout = fiber.getRef(CurrentExchangeTimeout)
             return timeout === undefined ? full.execute(request) : timedFull(full, request, timeout)
           }
-          let url: URL
-          try {
-            url = new URL(request.url)
-            const params = request.urlParams.params
-            for (let i = 0; i < params.length; i++) {
-              const [key, value] = params[i]!
-              if (value !== undefined) url.searchParams.append(key, String(value))
-            }
-          } catch (cause) {
-            return Effect.fail(
-              new HttpClientError.HttpClientError({ reason: new HttpClientError.InvalidUrlError({ request, cause }) })
-            )
-          }
-          const href = url.href
           const timeout = fiber.getRef(CurrentExchangeTimeout)
           return Effect.callback<HttpClientResponse.HttpClientResponse, HttpClientError.HttpClientError>((resume) => {
-            const failed = (cause: Error) =>
-              resume(Effect.fail(
-                new HttpClientError.HttpClientError({
-                  reason: new HttpClientError.TransportError({ request, cause, description: cause.message })
-                })
-              ))
-            const exchange: Exchange = new Exchange(
-              timeout === undefined
-                ? (status, headers) => resume(Effect.succeed(new LeanResponse(request, href, status, headers, exchange)))
-                // the transport's exchange (it reads every body whole): one
-                // resumption, once the body is all there, instead of one for
-                // the head and one for the body
-                // (a body that fails to arrive, or times out, fails when it is
-                // read, as it would have after a resumption at the head)
-                : (status, headers) => {
-                  const response = new LeanResponse(request, href, status, headers, exchange)
-                  timeout.response = response
-                  exchange.onBody = () => {
-                    exchange.onBody = undefined
-                    resume(Effect.succeed(response))
-                  }
-                },
-              failed
+            const exchange = send(
+              dispatcher,
+              request,
+              body,
+              timeout,
+              (response) => resume(Effect.succeed(response)),
+              (error) => resume(Effect.fail(error))
             )
-            if (timeout !== undefined) exchange.arm(timeout)
-            try {
-              dispatcher.dispatch({
-                origin: url.origin,
-                path: url.pathname + url.search,
-                method: request.method,
-                headers: request.headers,
-                body,
-                // timeouts are the transport's (one timer per attempt)
-                headersTimeout: 60 * 60 * 1000,
-                bodyTimeout: 0
-              }, exchange)
-            } catch (cause) {
-              exchange.onResponseError(undefined as never, cause instanceof Error ? cause : new Error(String(cause)))
-            }
-            return Effect.sync(() => exchange.abort())
+            return Effect.sync(() => exchange?.abort())
           })
         })),
     Effect.succeed as HttpClient.HttpClient["preprocess"]
-  ), { [LeanTypeId]: LeanTypeId })
+  ), { [LeanTypeId]: { dispatcher, undiciOptions } satisfies LeanParts })
 
 /**
  * A request the full client sends, under an {@link ExchangeTimeout}: the
