@@ -6,6 +6,7 @@ import { FetchHttpClient, HttpClient } from "effect/http"
 import { NodeHttpClient } from "@effect/platform-node"
 import { loadNodeHttpClient, platformHttpClient } from "@connected-vehicle/transport/internal/http"
 import type { RateLimitError } from "@connected-vehicle/schema/ServiceError"
+import { CredentialsError } from "@connected-vehicle/transport/TransportError"
 import type { RequestTimeout, TransportFailure } from "@connected-vehicle/transport/TransportError"
 import { AuthorizationApi, CompatibilityApi, ManagementApi, VehicleApi } from "@connected-vehicle/schema/Api"
 import { Simulator } from "@connected-vehicle/simulator/Simulator"
@@ -254,6 +255,45 @@ for (const [clientName, httpClient] of clients) {
           assert.strictEqual(entry.headers["authorization"], "<redacted>")
           assert.match(entry.headers["user-agent"]!, /^connected-vehicle-sdk\//)
         }).pipe(Effect.provide(Credentials.layerStatic(token)))
+      }).pipe(Effect.provide(loopback(fast))))
+
+    it.live("a 401 refreshes the credential once and replays with the new one; a credential that cannot be read sends nothing", () =>
+      Effect.gen(function*() {
+        const token = yield* appToken
+        const sim = yield* Simulator
+        const vehicleId = sim.data.vehicleIds[0]!
+        const userId = sim.data.connectionOf(vehicleId)!.userId
+        const path = `/v3/vehicles/${vehicleId}/signals`
+        const list = Effect.flatMap(Transport.client(VehicleApi, "signals"), (signals) =>
+          signals.list({ params: { vehicleId }, headers: { "sc-user-id": userId } }))
+        // a stale token first, the simulator's own after a refresh
+        const rejected: Array<string> = []
+        let current = Redacted.make("stale-token")
+        const page = yield* list.pipe(Effect.provideService(Credentials.Credentials, {
+          token: Effect.sync(() => current),
+          refresh: (stale) =>
+            Effect.sync(() => {
+              rejected.push(Redacted.value(stale))
+              current = token
+              return true
+            })
+        }))
+        assert.isTrue(page.value.data.length > 0)
+        assert.deepStrictEqual(rejected, ["stale-token"])
+        assert.deepStrictEqual((yield* logged(path)).map((e) => e.status), [401, 200])
+        // refused twice: one refresh, then the 401 is the call's error
+        const twice = yield* Effect.flip(list.pipe(Effect.provideService(Credentials.Credentials, {
+          token: Effect.succeed(Redacted.make("stale-token")),
+          refresh: () => Effect.succeed(true)
+        })))
+        assert.strictEqual(twice._tag, "AuthenticationError")
+        assert.deepStrictEqual((yield* logged(path)).map((e) => e.status), [401, 200, 401, 401])
+        const missing = yield* Effect.flip(list.pipe(Effect.provideService(Credentials.Credentials, {
+          token: Effect.fail(new CredentialsError({ reason: "no token stored" })),
+          refresh: () => Effect.succeed(false)
+        })))
+        assert.strictEqual(missing._tag, "CredentialsError")
+        assert.strictEqual((yield* logged(path)).length, 4)
       }).pipe(Effect.provide(loopback(fast))))
 
     it.live("v3 lists stream page by page, deciding by links.next and totalCount", () =>
