@@ -530,18 +530,34 @@ const toCallOptions = (options: RequestOptions | undefined): Transport.CallOptio
   return { timeout, maxRetries }
 }
 
-/** Every `DateTime` of a decoded value as a `Date` (plain objects and arrays are copied). */
+/**
+ * Every `DateTime` of a decoded value as a `Date`: the plain objects and
+ * arrays on the way to one are copied, the others (with no `DateTime` in
+ * them) are the decoded ones, which nothing else holds.
+ */
 const plain = <A>(value: A): Plain<A> => toPlain(value) as Plain<A>
 
 const toPlain = (u: unknown): unknown => {
   if (typeof u !== "object" || u === null) return u
   if (DateTime.isDateTime(u)) return DateTime.toDateUtc(u)
-  if (Array.isArray(u)) return u.map(toPlain)
+  if (Array.isArray(u)) {
+    let out: Array<unknown> | undefined
+    for (let i = 0; i < u.length; i++) {
+      const value = u[i]
+      const converted = toPlain(value)
+      if (converted !== value) (out ??= u.slice())[i] = converted
+    }
+    return out ?? u
+  }
   const proto = Object.getPrototypeOf(u)
   if (proto !== Object.prototype && proto !== null) return u
-  const out: Record<string, unknown> = {}
-  for (const key of Object.keys(u)) out[key] = toPlain((u as Record<string, unknown>)[key])
-  return out
+  let out: Record<string, unknown> | undefined
+  for (const key of Object.keys(u)) {
+    const value = (u as Record<string, unknown>)[key]
+    const converted = toPlain(value)
+    if (converted !== value) (out ??= { ...u })[key] = converted
+  }
+  return out ?? u
 }
 
 const toBatchResult = <P extends LegacyPath>(result: Batch.BatchResult<P>): BatchResult<P> => {
