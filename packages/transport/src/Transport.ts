@@ -1113,9 +1113,10 @@ const defined = <A extends object>(a: A): Partial<A> =>
   Object.fromEntries(Object.entries(a).filter(([, v]) => v !== undefined)) as Partial<A>
 
 /**
- * A success: on the lean client, its `headers` are built from the raw header
- * record when first read (most callers never do), an own enumerable property
- * all the same; the result keeps that record only, not the response (its body).
+ * A success: on the lean client, its `headers` are built from undici's raw
+ * header record (see `headersOf`), or shared with the response when an
+ * `onResponse` built them; the result keeps them only, not the response (its
+ * body).
  */
 const resultOf = (
   value: unknown,
@@ -1124,19 +1125,8 @@ const resultOf = (
   response: HttpClientResponse.HttpClientResponse
 ): Result<unknown> => {
   const raw = rawHeadersOf(response)
-  // built already (an `onResponse` read them): shared
-  if (raw === undefined || (response as LeanResponse).cachedHeaders !== undefined) {
-    return { value, status, requestId, headers: response.headers }
-  }
-  let headers: Headers.Headers | undefined
-  return {
-    value,
-    status,
-    requestId,
-    get headers() {
-      return headers ??= headersOf(raw)
-    }
-  }
+  const headers = raw === undefined ? response.headers : (response as LeanResponse).cachedHeaders ?? headersOf(raw)
+  return { value, status, requestId, headers }
 }
 
 const statusOf = (error: AnyError): number | undefined => "status" in error ? error.status : undefined
