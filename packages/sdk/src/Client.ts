@@ -537,14 +537,16 @@ const toCallOptions = (options: RequestOptions | undefined): Transport.CallOptio
  */
 const plain = <A>(value: A): Plain<A> => toPlain(value) as Plain<A>
 
-const toPlain = (u: unknown): unknown => {
-  if (typeof u !== "object" || u === null) return u
+const toPlain = (u: unknown): unknown => typeof u === "object" && u !== null ? objectToPlain(u) : u
+
+const objectToPlain = (u: object): unknown => {
   if (DateTime.isDateTime(u)) return DateTime.toDateUtc(u)
   if (Array.isArray(u)) {
     let out: Array<unknown> | undefined
     for (let i = 0; i < u.length; i++) {
-      const value = u[i]
-      const converted = toPlain(value)
+      const value: unknown = u[i]
+      if (typeof value !== "object" || value === null) continue
+      const converted = objectToPlain(value)
       if (converted !== value) (out ??= u.slice())[i] = converted
     }
     return out ?? u
@@ -553,8 +555,9 @@ const toPlain = (u: unknown): unknown => {
   if (proto !== Object.prototype && proto !== null) return u
   let out: Record<string, unknown> | undefined
   for (const key of Object.keys(u)) {
-    const value = (u as Record<string, unknown>)[key]
-    const converted = toPlain(value)
+    const value: unknown = (u as Record<string, unknown>)[key]
+    if (typeof value !== "object" || value === null) continue
+    const converted = objectToPlain(value)
     if (converted !== value) (out ??= { ...u })[key] = converted
   }
   return out ?? u
