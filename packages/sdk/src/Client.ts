@@ -533,7 +533,8 @@ const toCallOptions = (options: RequestOptions | undefined): Transport.CallOptio
 /**
  * Every `DateTime` of a decoded value as a `Date`: the plain objects and
  * arrays on the way to one are copied, the others (with no `DateTime` in
- * them) are the decoded ones, which nothing else holds.
+ * them) are the decoded ones, which nothing else holds (a value the SDK
+ * caches, the compatibility listing, is copied by its caller).
  */
 const plain = <A>(value: A): Plain<A> => toPlain(value) as Plain<A>
 
@@ -918,8 +919,11 @@ export const createClient = (options: ClientOptions): Client => {
       userIdOf: (vehicleId, options) => run(options, (co) => Migration.userIdOf(vehicleId, co))
     },
     compatibility: {
+      // the listing is cached by the service: each caller gets a copy of its own (no `DateTime` in it)
       list: (filters, options) =>
-        call(options, (co) => Effect.flatMap(service(Compatibility.Compatibility), (s) => s.list(filters, co))),
+        run(options, (co) =>
+          Effect.flatMap(service(Compatibility.Compatibility), (s) =>
+            Effect.map(s.list(filters, co), (page): Plain<CompatibilityPage> => structuredClone(page)))),
       invalidate: () => run(undefined, () => Effect.flatMap(service(Compatibility.Compatibility), (s) => s.invalidate))
     }
   }

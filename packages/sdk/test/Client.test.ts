@@ -191,6 +191,10 @@ describe("Client", () => {
 
     const compatible = await client.v3.compatibility.list({ region: "US" })
     assert.isTrue(compatible.data.length > 0 && compatible.data.every((e) => e.attributes.region === "US"))
+    // the listing is cached: what one caller does to its copy does not reach the next
+    const count = compatible.data.length
+    ;(compatible.data as Array<unknown>).length = 0
+    assert.strictEqual((await client.v3.compatibility.list({ region: "US" })).data.length, count)
     await client.v3.compatibility.invalidate()
 
     // legacy: consent URL, then the code exchange

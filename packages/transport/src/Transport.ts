@@ -733,8 +733,10 @@ const makeMethod = (spec: {
         (value): Result<unknown> => resultOf(value, status, requestId, response)
       )
     if (hooked) return read
-    if (call.onResponse !== undefined) read = Effect.andThen(Effect.ignoreCause(call.onResponse(response)), read)
-    return onResponse === undefined ? read : Effect.andThen(Effect.ignoreCause(onResponse(response)), read)
+    // a hook that throws is ignored as one that fails
+    const own = call.onResponse
+    if (own !== undefined) read = Effect.andThen(Effect.ignoreCause(Effect.suspend(() => own(response))), read)
+    return onResponse === undefined ? read : Effect.andThen(Effect.ignoreCause(Effect.suspend(() => onResponse(response))), read)
   }
 
   /** One exchange, with its timeout cut to what is left of the budget. */
@@ -964,7 +966,7 @@ const makeMethod = (spec: {
       const hooks = options?.onResponse === undefined ? onResponse : onResponse === undefined
         ? options.onResponse
         : (response: HttpClientResponse.HttpClientResponse) =>
-          Effect.andThen(Effect.ignoreCause(onResponse(response)), options.onResponse!(response))
+          Effect.andThen(Effect.ignoreCause(Effect.suspend(() => onResponse(response))), Effect.suspend(() => options.onResponse!(response)))
       const sendWith = (token: Redacted.Redacted<string> | undefined) =>
         Effect.callback<Result<unknown>, AnyError>((resume) => {
           const sent = token !== undefined && request.headers["authorization"] === undefined
@@ -982,7 +984,13 @@ const makeMethod = (spec: {
           const decoded = (response: LeanResponse): Effect.Effect<Result<unknown>, AnyError> => {
             if (response.status === 200 && decodeJson !== undefined) {
               const json = response.jsonNow()
-              const value = json === undefined || Exit.isFailure(json) ? undefined : decodeJson(json.value)
+              let value: Exit.Exit<unknown, Schema.SchemaError> | undefined
+              try {
+                value = json === undefined || Exit.isFailure(json) ? undefined : decodeJson(json.value)
+              } catch {
+                // a schema transformation that throws: the general path makes it the call's defect
+                // (here it would be thrown into undici's handler)
+              }
               if (value !== undefined && Exit.isSuccess(value)) {
                 return Exit.succeed(resultOf(value.value, 200, requestIdOf(response.source, requestIdHeaders), response))
               }
@@ -998,7 +1006,8 @@ const makeMethod = (spec: {
               resume(
                 hooks === undefined
                   ? decoded(response)
-                  : Effect.andThen(Effect.ignoreCause(hooks(response)), Effect.suspend(() => decoded(response)))
+                  // a hook that throws is ignored too (not thrown into undici's handler)
+                  : Effect.andThen(Effect.ignoreCause(Effect.suspend(() => hooks(response))), Effect.suspend(() => decoded(response)))
               ),
             (error) => resume(handOver(Exit.fail(error), false))
           )

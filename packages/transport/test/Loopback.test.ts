@@ -175,6 +175,19 @@ for (const [clientName, httpClient] of clients) {
         assert.strictEqual(error._tag, "ResourceNotFoundError")
         assert.deepStrictEqual(seen.map(([status]) => status), [503, 200, 404])
         assert.isTrue(seen.every(([, type]) => type !== undefined && type.startsWith("application/json")))
+        // a call's own hook that throws is ignored too; each hook runs once per response
+        let thrown = 0
+        const throwing = {
+          onResponse: () => {
+            thrown++
+            throw new Error("an observer that throws")
+          }
+        }
+        assert.strictEqual((yield* client.list(undefined, throwing)).status, 200)
+        yield* inject(COMPAT, [{ _tag: "Status", status: 503 }])
+        assert.strictEqual((yield* client.list(undefined, throwing)).status, 200)
+        assert.strictEqual(thrown, 3)
+        assert.deepStrictEqual(seen.map(([status]) => status), [503, 200, 404, 200, 503, 200])
       }).pipe(Effect.provide(loopback(fast))))
 
     it.live("interrupting a request in backoff stops it", () =>
