@@ -102,7 +102,7 @@ export interface CallOptions {
   /**
    * Runs on every response of this call (retried and failed ones too), like
    * the client's own `onResponse` (see `ClientOptions`) and after it; a
-   * failure or defect of it is ignored.
+   * failure, defect or throw of it is ignored.
    */
   readonly onResponse?: ((response: HttpClientResponse.HttpClientResponse) => Effect.Effect<void>) | undefined
 }
@@ -414,7 +414,7 @@ export interface ClientOptions {
    * `layerHttpClient` (Node's default) it runs once the whole response has
    * arrived (the transport reads every body whole), on other clients at the
    * head. Keep it short: on the lean client the attempt's timeout no longer
-   * runs by then. A failure or defect of the effect is ignored.
+   * runs by then. A failure or defect of the effect, or a throw of the function, is ignored.
    */
   readonly onResponse?: ((response: HttpClientResponse.HttpClientResponse) => Effect.Effect<void>) | undefined
 }
