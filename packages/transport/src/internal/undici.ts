@@ -94,14 +94,6 @@ export const timeoutError = new Error("The attempt timed out")
 const LeanTypeId = "~@connected-vehicle/transport/internal/undici/Lean"
 
 /**
- * Whether `client` is the lean client, which honours {@link CurrentExchangeTimeout}
- * for every request it is given (itself, or around the full client).
- *
- * @internal
- */
-export const isLean = (client: HttpClient.HttpClient): boolean => LeanTypeId in client
-
-/**
  * What the transport needs to send a plain request on the lean client's
  * dispatcher itself (see {@link send}).
  *
@@ -114,12 +106,15 @@ export interface LeanParts {
 }
 
 /**
- * The parts of the lean client, if `client` is one.
+ * The parts of the lean client, if `client` is one (it honours
+ * {@link CurrentExchangeTimeout} for every request it is given, itself or
+ * around the full client).
  *
  * @internal
  */
 export const leanPartsOf = (client: HttpClient.HttpClient): LeanParts | undefined =>
   (client as unknown as { readonly [LeanTypeId]?: LeanParts })[LeanTypeId]
+
 const decoder = new TextDecoder()
 
 /**
