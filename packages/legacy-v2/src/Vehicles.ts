@@ -227,11 +227,9 @@ export const make = (options?: Options): Effect.Effect<Vehicles["Service"], neve
     // the notice is read from each response's head by the transport itself
     // (not a wrapped HttpClient: the transport's own client keeps its lean path)
     const clientOptions = level === "off" ? undefined : { onResponse: warnOnResponse(level) }
-    const client = yield* (transformed === transport.httpClient
-      ? Transport.client(LegacyApi, "legacy", clientOptions)
-      : Transport.client(LegacyApi, "legacy", clientOptions).pipe(
-        Effect.provideService(Transport.Transport, { ...transport, httpClient: transformed })
-      ))
+    const client = yield* Transport.client(LegacyApi, "legacy", clientOptions).pipe(
+      Effect.provideService(Transport.Transport, { ...transport, httpClient: transformed })
+    )
     const legacyRoot = transport.config.roots.legacy.replace(/\/+$/, "")
     const vehicleUrl = (vehicleId: string) => `${legacyRoot}/v2.0/vehicles/${encodeURIComponent(vehicleId)}`
 

@@ -40,7 +40,10 @@ const parseMillis = (input: string): number => {
 // `fromEpochSeconds`, three times per signal). The same object is built here
 // with a plain constructor on Effect's own `DateTime.Utc` prototype: one own
 // enumerable `epochMilliseconds`, as Effect's; `partsUtc` is set on first use
-// by `DateTime` itself. Checked once against Effect's constructor when this
+// by `DateTime` itself, here as an enumerable property (Effect's own values
+// keep it non-enumerable: `Object.keys` and structural deep-equality see it
+// after a part was read, `Equal.equals` does not; the key check below runs before
+// a part is read, on purpose). Checked once against Effect's constructor when this
 // module loads (prototype, own keys, equality, formatting); if a future
 // `effect` builds them otherwise, Effect's constructor is used instead.
 const effectUtc = (millis: number): DateTime.Utc => {

@@ -231,7 +231,7 @@ export interface AsyncTokenStore {
  * ```
  * @since 0.2.0
  */
-export type LogSetting = "debug" | "info" | "warn" | "error" | "off"
+export type LogSetting = keyof typeof TransportConfig.logLevels
 
 /**
  * One log line of the SDK, as the `logger` option receives it.
@@ -650,13 +650,7 @@ const httpUrl = (field: string, u: unknown): string | InvalidArgumentError => {
   return u
 }
 
-const logSettings: Readonly<Record<LogSetting, LogLevel.LogLevel>> = {
-  debug: "Debug",
-  info: "Info",
-  warn: "Warn",
-  error: "Error",
-  off: "None"
-}
+const logSettings: Readonly<Record<LogSetting, LogLevel.LogLevel>> = TransportConfig.logLevels
 
 /**
  * The SDK's log level: the `logLevel` option, else the transport option's,

@@ -409,7 +409,7 @@ const requestIdShape = /^[\x21-\x7e]{1,128}$/
  * @since 0.1.0
  */
 export const requestIdFor = (incoming: string | undefined, state: State): string =>
-  incoming !== undefined && requestIdShape.test(incoming) ? incoming : state.nextRequestId()
+  isUsableRequestId(incoming) ? incoming : state.nextRequestId()
 
 /**
  * Whether a request's own `x-request-id` is echoed (1..128 visible ASCII characters).

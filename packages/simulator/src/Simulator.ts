@@ -22,6 +22,7 @@ import { makeDataset, signalStatus, supportsServiceHistory } from "./Data.ts"
 import * as Delivery from "./Delivery.ts"
 import { DEFAULT_REDIRECT_URIS, Env, envelope, originFor } from "./Env.ts"
 import * as FastPath from "./internal/fastPath.ts"
+import { hostPort } from "./internal/address.ts"
 import type { Origins } from "./Env.ts"
 import type { Fault, RequestLogEntry } from "./State.ts"
 import { State } from "./State.ts"
@@ -619,8 +620,7 @@ const listen = Effect.fnUntraced(function*(
   yield* withFastPath(node, fast)
   harden(node, state, origins)
   const address = server.address
-  const shown = host.includes(":") ? `[${host}]` : host
-  const url = `http://${shown}:${address._tag === "UnixPathAddress" ? 0 : address.port}`
+  const url = `http://${hostPort(host, address._tag === "UnixPathAddress" ? 0 : address.port)}`
   return { url, node }
 })
 

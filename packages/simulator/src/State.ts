@@ -114,7 +114,7 @@ const entryOf = (seed: number, slot: LogSlot): RequestLogEntry => {
     query: q === -1 ? "" : slot.url.slice(q + 1),
     headers,
     status: slot.status,
-    requestId: typeof slot.requestId === "number" ? `req-${seed}-${slot.requestId}` : slot.requestId
+    requestId: typeof slot.requestId === "number" ? generatedRequestId(seed, slot.requestId) : slot.requestId
   }
 }
 
@@ -163,6 +163,13 @@ const SWEEP_INTERVAL_MILLIS = 60_000
 export const CODE_LIFETIME_MILLIS = 10 * 60_000
 
 const token = (prefix: string) => `${prefix}_${randomBytes(24).toString("base64url")}`
+
+/**
+ * The request id generated for request number `n` of a simulator seeded with `seed`: `req-<seed>-<n>`.
+ *
+ * @internal
+ */
+export const generatedRequestId = (seed: number, n: number): string => `req-${seed}-${n}`
 
 /**
  * Mutable simulator state. `now` reads the simulator's `Clock`.
@@ -254,7 +261,7 @@ export class State {
 
   /** A request id: `req-<seed>-<n>`, n counting from 1 since the last reset. */
   nextRequestId(): string {
-    return `req-${this.seed}-${this.nextRequestNumber()}`
+    return generatedRequestId(this.seed, this.nextRequestNumber())
   }
 
   /** The number of the next generated request id (see {@link State.nextRequestId}). */

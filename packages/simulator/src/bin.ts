@@ -14,6 +14,7 @@ import { NodeRuntime, NodeServices } from "@effect/platform-node"
 import { Cause, Config, Console, Context, Effect, FileSystem, Layer, Option, Redacted, Runtime, Schema } from "effect"
 import { CliError, Command, Flag } from "effect/cli"
 import { DEFAULT_WEBHOOK_SECRET } from "./Delivery.ts"
+import { hostPort } from "./internal/address.ts"
 import {
   DEFAULT_CLIENT_ID,
   DEFAULT_CLIENT_SECRET,
@@ -54,8 +55,6 @@ const codeOf = (error: unknown): string => {
   const code = findCause(error, (e) => typeof e.code === "string")?.code
   return typeof code === "string" ? code : error instanceof Error && error.message !== "" ? error.message : String(error)
 }
-
-const hostPort = (host: string, port: number) => `${host.includes(":") ? `[${host}]` : host}:${port}`
 
 const within = (minimum: number, maximum: number) =>
   Flag.withSchema(Schema.Number.check(Schema.isBetween({ minimum, maximum })))

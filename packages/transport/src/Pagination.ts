@@ -16,6 +16,7 @@
 import { Array as Arr, Cause, Channel, Effect, Fiber, Option, Stream } from "effect"
 import type { Pull } from "effect"
 import type { HttpClientResponse } from "effect/http"
+import * as Hooks from "./internal/hooks.ts"
 import type { CallOptions, Result } from "./Transport.ts"
 
 /**
@@ -131,6 +132,28 @@ export interface PageCallOptions {
 }
 
 /**
+ * The call's options merged with the {@link PageCallOptions} that
+ * {@link items} gives a page's request: the call's own `onResponse` runs
+ * first (its failure, defect or throw ignored), then the page's.
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { withPageOptions } from "@connected-vehicle/transport/Pagination"
+ *
+ * const options = withPageOptions({ maxRetries: 1 }, { onResponse: () => Effect.void })
+ * ```
+ * @since 0.2.0
+ */
+export const withPageOptions = (
+  callOptions: CallOptions | undefined,
+  pageOptions: PageCallOptions | undefined
+): CallOptions | undefined => {
+  const onResponse = Hooks.andThen(callOptions?.onResponse, pageOptions?.onResponse)
+  return onResponse === callOptions?.onResponse ? callOptions : { ...callOptions, onResponse }
+}
+
+/**
  * Every item of a v3 list, fetched a page at a time and emitted as one chunk
  * per page. With `readAhead: 1` (the default) the next page is requested as
  * soon as the current page is handed to the consumer (at most one request
@@ -143,7 +166,8 @@ export interface PageCallOptions {
  * page after it is requested as soon as that page's response arrives, before
  * it is decoded (when the last page read says there is one), so the service
  * prepares it meanwhile. `fetch` receives {@link PageCallOptions} for that
- * (an `onResponse`, see `CallOptions`): merge them into the call's options.
+ * (an `onResponse`, see `CallOptions`): merge them into the call's options
+ * ({@link withPageOptions}).
  * A page requested that way that turns out not to exist (the list shrank) is
  * dropped unread (an `onResponse` of the caller's still sees its response).
  *

@@ -35,9 +35,11 @@ import {
 } from "./TransportError.ts"
 import type { CredentialsError, TransportError } from "./TransportError.ts"
 import { isNode, loadNodeHttpClient, platformHttpClient, withoutCredentials } from "./internal/http.ts"
+import type { Hook } from "./internal/hooks.ts"
+import * as Hooks from "./internal/hooks.ts"
 import * as SdkLog from "./internal/log.ts"
 import type { ExchangeTimeout, LeanParts, LeanResponse } from "./internal/undici.ts"
-import { bodyOf, CurrentExchangeTimeout, headersOf, isEmpty, leanPartsOf, rawHeadersOf, send } from "./internal/undici.ts"
+import { bodyOf, CurrentExchangeTimeout, isEmpty, leanPartsOf, send } from "./internal/undici.ts"
 import type { Given } from "./internal/request.ts"
 import { makeBuilder } from "./internal/request.ts"
 import * as RetryAfter from "./RetryAfter.ts"
@@ -298,6 +300,15 @@ export const make = (
  * (see `First`).
  */
 const leanPipelines = new WeakMap<HttpClient.HttpClient, LeanParts>()
+
+/** The request with the call's credential, unless it carries an `authorization` of its own (the token endpoint's). */
+const withBearer = (
+  request: HttpClientRequest.HttpClientRequest,
+  token: Redacted.Redacted<string> | undefined
+): HttpClientRequest.HttpClientRequest =>
+  token !== undefined && request.headers["authorization"] === undefined
+    ? HttpClientRequest.setHeader(request, "authorization", `Bearer ${Redacted.value(token)}`)
+    : request
 
 /** The headers every request of the transport carries. */
 const fixedHeaders = (userAgent: string) => ({ accept: "application/json", "user-agent": userAgent }) as const
@@ -639,8 +650,8 @@ interface Call {
   readonly span: Tracer.Span | undefined
   /** Attempts made (counted only when they are logged). */
   attempts: number
-  /** The call's own `onResponse`, if any. */
-  readonly onResponse: ((response: HttpClientResponse.HttpClientResponse) => Effect.Effect<void>) | undefined
+  /** The `onResponse` hooks of the call (the client's and its own), if any. */
+  readonly hooks: Hook | undefined
   /** The first attempt when the fast path made it, until the loop takes it over. */
   first: First | undefined
 }
@@ -722,8 +733,8 @@ const makeMethod = (spec: {
     hooked: boolean
   ): Effect.Effect<Result<unknown>, AnyError> => {
     const status = response.status
-    // the lean client's raw header record when it is one: no `Headers` built for it
-    const requestId = requestIdOf(rawHeadersOf(response) ?? response.headers, requestIdHeaders)
+    // built once (the result and any `onResponse` share them)
+    const requestId = requestIdOf(response.headers, requestIdHeaders)
     state.status = status
     state.requestId = requestId
     let read: Effect.Effect<Result<unknown>, AnyError> = status >= 400
@@ -732,12 +743,16 @@ const makeMethod = (spec: {
         Effect.mapError(decode(response), (error): AnyError => mapDecodeError(error, ctxOf(call, state, status, requestId))),
         (value): Result<unknown> => resultOf(value, status, requestId, response)
       )
-    if (hooked) return read
-    // a hook that throws is ignored as one that fails
-    const own = call.onResponse
-    if (own !== undefined) read = Effect.andThen(Effect.ignoreCause(Effect.suspend(() => own(response))), read)
-    return onResponse === undefined ? read : Effect.andThen(Effect.ignoreCause(Effect.suspend(() => onResponse(response))), read)
+    return hooked || call.hooks === undefined ? read : Effect.andThen(call.hooks(response), read)
   }
+
+  /**
+   * The `onResponse` hooks of a call: the client's, then the call's own, each
+   * one's failure, defect or throw ignored.
+   */
+  const clientHook = onResponse === undefined ? undefined : Hooks.ignoring(onResponse)
+  const hooksOf = (own: Hook | undefined): Hook | undefined =>
+    own === undefined ? clientHook : Hooks.ignoring(Hooks.andThen(onResponse, own)!)
 
   /** One exchange, with its timeout cut to what is left of the budget. */
   const exchange = (
@@ -782,16 +797,13 @@ const makeMethod = (spec: {
       state.request = first.request
       return timedByLean(exchanged(first.outcome, first.hooked), first.timeout)
     }
-    const sent = token !== undefined && built.headers["authorization"] === undefined
-      ? HttpClientRequest.setHeader(built, "authorization", `Bearer ${Redacted.value(token)}`)
-      : built
-    if (!leanTimed) {
-      return withTimeout(Effect.updateContext(exchanged(httpClient.execute(sent), false), (context) => attemptContext(context, state)), limit, timedOut)
-    }
+    const sent = withBearer(built, token)
+    /** The exchange in a child fiber with a timer (any client, or under a non-default `Clock`). */
+    const childTimed = () =>
+      withTimeout(Effect.updateContext(exchanged(httpClient.execute(sent), false), (context) => attemptContext(context, state)), limit, timedOut)
+    if (!leanTimed) return childTimed()
     return Effect.withFiber((fiber) => {
-      if (fiber.getRef(Clock.Clock) !== defaultClock) {
-        return withTimeout(Effect.updateContext(exchanged(httpClient.execute(sent), false), (context) => attemptContext(context, state)), limit, timedOut)
-      }
+      if (fiber.getRef(Clock.Clock) !== defaultClock) return childTimed()
       // one timer, armed by the lean client for the exchange
       const timeout: ExchangeTimeout = { millis: limit, timedOut: false }
       return timedByLean(
@@ -910,6 +922,7 @@ const makeMethod = (spec: {
       rateLimit = resolved.rateLimit
       timeoutMillis = resolved.timeoutMillis
     }
+    const hooks = hooksOf(options?.onResponse)
 
     /**
      * The whole call, once its request is built: every error names that
@@ -940,7 +953,7 @@ const makeMethod = (spec: {
           url: undefined,
           span,
           attempts: 0,
-          onResponse: options?.onResponse,
+          hooks,
           first
         }
         const result = loop(call, 1, retry.maxElapsedMillis)
@@ -963,15 +976,9 @@ const makeMethod = (spec: {
       const request = withFixedHeaders(built, fixed)
       const startedAt = defaultClock.currentTimeMillisUnsafe()
       const limit = Math.max(1, Math.min(timeoutMillis, retry.maxElapsedMillis))
-      const hooks = options?.onResponse === undefined ? onResponse : onResponse === undefined
-        ? options.onResponse
-        : (response: HttpClientResponse.HttpClientResponse) =>
-          Effect.andThen(Effect.ignoreCause(Effect.suspend(() => onResponse(response))), Effect.suspend(() => options.onResponse!(response)))
       const sendWith = (token: Redacted.Redacted<string> | undefined) =>
         Effect.callback<Result<unknown>, AnyError>((resume) => {
-          const sent = token !== undefined && request.headers["authorization"] === undefined
-            ? HttpClientRequest.setHeader(request, "authorization", `Bearer ${Redacted.value(token)}`)
-            : request
+          const sent = withBearer(request, token)
           const timeout: ExchangeTimeout = { millis: limit, timedOut: false }
           const handOver = (outcome: NonNullable<First["sent"]>["outcome"], hooked: boolean) =>
             run(
@@ -992,7 +999,7 @@ const makeMethod = (spec: {
                 // (here it would be thrown into undici's handler)
               }
               if (value !== undefined && Exit.isSuccess(value)) {
-                return Exit.succeed(resultOf(value.value, 200, requestIdOf(response.source, requestIdHeaders), response))
+                return Exit.succeed(resultOf(value.value, 200, requestIdOf(response.headers, requestIdHeaders), response))
               }
             }
             return handOver(Exit.succeed(response), hooks !== undefined)
@@ -1004,10 +1011,7 @@ const makeMethod = (spec: {
             timeout,
             (response) =>
               resume(
-                hooks === undefined
-                  ? decoded(response)
-                  // a hook that throws is ignored too (not thrown into undici's handler)
-                  : Effect.andThen(Effect.ignoreCause(Effect.suspend(() => hooks(response))), Effect.suspend(() => decoded(response)))
+                hooks === undefined ? decoded(response) : Effect.andThen(hooks(response), Effect.suspend(() => decoded(response)))
               ),
             (error) => resume(handOver(Exit.fail(error), false))
           )
@@ -1122,21 +1126,17 @@ const defined = <A extends object>(a: A): Partial<A> =>
   Object.fromEntries(Object.entries(a).filter(([, v]) => v !== undefined)) as Partial<A>
 
 /**
- * A success: on the lean client, its `headers` are built from undici's raw
- * header record (see `headersOf`), or shared with the response when an
- * `onResponse` built them; the result keeps them only, not the response (its
- * body).
+ * A success: its `headers` are the response's (on the lean client, built once
+ * from undici's raw header record, see `headersOf`, and shared with an
+ * `onResponse` that read them); the result keeps them only, not the response
+ * (its body).
  */
 const resultOf = (
   value: unknown,
   status: number,
   requestId: string | undefined,
   response: HttpClientResponse.HttpClientResponse
-): Result<unknown> => {
-  const raw = rawHeadersOf(response)
-  const headers = raw === undefined ? response.headers : (response as LeanResponse).cachedHeaders ?? headersOf(raw)
-  return { value, status, requestId, headers }
-}
+): Result<unknown> => ({ value, status, requestId, headers: response.headers })
 
 const statusOf = (error: AnyError): number | undefined => "status" in error ? error.status : undefined
 

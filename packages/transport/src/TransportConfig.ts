@@ -235,8 +235,7 @@ const requestIdHeaders = (option: string | ReadonlyArray<string> | undefined): R
 
 /**
  * The request id of a response: the value of the first of `names` (see
- * `requestIdHeaders`) that is present and not empty (lower-case names; a
- * header given as several values reads as them joined with `, `).
+ * `requestIdHeaders`) that is present and not empty.
  *
  * @example
  * ```ts
@@ -248,14 +247,12 @@ const requestIdHeaders = (option: string | ReadonlyArray<string> | undefined): R
  * @since 0.1.0
  */
 export const requestIdOf = (
-  headers: Readonly<Record<string, string | ReadonlyArray<string> | undefined>>,
+  headers: Readonly<Record<string, string | undefined>>,
   names: ReadonlyArray<string>
 ): string | undefined => {
   for (let i = 0; i < names.length; i++) {
     const value = headers[names[i]!]
-    // a repeated header (a raw header record lists its values) reads as one, as `Headers` joins it
-    const text = typeof value === "string" || value === undefined ? value : value.join(", ")
-    if (text !== undefined && text !== "") return text
+    if (value !== undefined && value !== "") return value
   }
   return undefined
 }
@@ -325,7 +322,19 @@ const HeaderNames = Schema.String.pipe(
   )
 )
 
-const logLevels = { debug: "Debug", info: "Info", warn: "Warn", error: "Error", off: "None" } as const
+/**
+ * The SDK's log settings (`CONNECTED_VEHICLE_LOG`, the Promise client's
+ * `logLevel`) and the Effect log level of each (`off` is `None`).
+ *
+ * @example
+ * ```ts
+ * import { logLevels } from "@connected-vehicle/transport/TransportConfig"
+ *
+ * const level = logLevels.warn // "Warn"
+ * ```
+ * @since 0.2.0
+ */
+export const logLevels = { debug: "Debug", info: "Info", warn: "Warn", error: "Error", off: "None" } as const
 
 type LogSetting = keyof typeof logLevels
 

@@ -28,17 +28,17 @@ import { type AdapterOptions, internalError, start, tooLarge, unreadable } from 
 export type Options<E, R, LE> = AdapterOptions<E, R, LE>
 
 /**
- * What the handler reads of a request: Node's `NodeRequest` (and
+ * What the handler reads of a request: Node's `IncomingMessage` (and
  * express's or fastify's `raw` request built on it) fits. Written out here,
  * not imported from `node:http`, so that the package's type declarations
  * need no `@types/node` (a consumer of the Web adapter may have none).
  *
  * @example
  * ```ts
- * import type { NodeRequest } from "node:http"
+ * import type { IncomingMessage } from "node:http"
  * import type { NodeRequest } from "@connected-vehicle/webhooks/NodeAdapter"
  *
- * const fits = (req: NodeRequest): NodeRequest => req
+ * const fits = (req: IncomingMessage): NodeRequest => req
  * ```
  * @since 0.2.0
  */
@@ -52,14 +52,14 @@ export interface NodeRequest {
 }
 
 /**
- * What the handler writes to: Node's `NodeResponse` fits.
+ * What the handler writes to: Node's `ServerResponse` fits.
  *
  * @example
  * ```ts
- * import type { NodeResponse } from "node:http"
+ * import type { ServerResponse } from "node:http"
  * import type { NodeResponse } from "@connected-vehicle/webhooks/NodeAdapter"
  *
- * const fits = (res: NodeResponse): NodeResponse => res
+ * const fits = (res: ServerResponse): NodeResponse => res
  * ```
  * @since 0.2.0
  */

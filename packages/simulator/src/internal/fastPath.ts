@@ -29,6 +29,7 @@ import { originFor } from "../Env.ts"
 import type { RetireLegacy } from "../Sunset.ts"
 import { deprecationHeaders, isRetired } from "../Sunset.ts"
 import { legacyRead, PageMemo, signalsPageText, signalText } from "./render.ts"
+import { generatedRequestId } from "../State.ts"
 
 const uuid = "[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
 const signalsRoute = new RegExp(`^/v3/vehicles/(${uuid})/signals(?:/([a-z0-9-]+))?$`)
@@ -121,7 +122,7 @@ export const make = (env: Env["Service"], options: {
     const incoming = headers[REQUEST_ID_HEADER] as string | undefined
     const own = isUsableRequestId(incoming)
     const number = own ? 0 : state.nextRequestNumber()
-    const requestId = own ? incoming : `req-${state.seed}-${number}`
+    const requestId = own ? incoming : generatedRequestId(state.seed, number)
     const list = out.headers.slice()
     list[out.idSlot] = requestId
     response.writeHead(200, list)

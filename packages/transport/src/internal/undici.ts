@@ -262,10 +262,8 @@ const HeadersProto = Object.getPrototypeOf(Headers.empty) as object
  * `Headers` of undici's header record (lower-case names already; a repeated
  * header joined with ", "), what `Headers.fromInput` makes of it, without its
  * copy of the entries and case folding.
- *
- * @internal
  */
-export const headersOf = (raw: Readonly<Record<string, string | ReadonlyArray<string> | undefined>>): Headers.Headers => {
+const headersOf = (raw: Readonly<Record<string, string | ReadonlyArray<string> | undefined>>): Headers.Headers => {
   const out: Record<string, string> = Object.create(HeadersProto)
   for (const key in raw) {
     const value = raw[key]
@@ -404,17 +402,6 @@ export class LeanResponse extends Inspectable.Class implements HttpClientRespons
     return { _id: "HttpClientResponse", request: this.request.toJSON(), status: this.status }
   }
 }
-
-/**
- * The header record undici gave for a response of the lean client (lower-case
- * names; a repeated header as an array), else `undefined`.
- *
- * @internal
- */
-export const rawHeadersOf = (
-  response: HttpClientResponse.HttpClientResponse
-): Readonly<Record<string, string | ReadonlyArray<string> | undefined>> | undefined =>
-  response instanceof LeanResponse ? response.source : undefined
 
 /** The request's body as undici takes it, or `undefined` when the full client must send it. */
 export const bodyOf = (request: HttpClientRequest.HttpClientRequest): string | Uint8Array | null | undefined => {

@@ -13,20 +13,6 @@ import type { CallOptions, Result } from "@connected-vehicle/transport/Transport
  */
 export const defaultStreamPageSize = 100
 
-/** The call's options with those of `Pagination.items` for one page (the caller's `onResponse` runs first). */
-const withPageOptions = (
-  callOptions: CallOptions | undefined,
-  pageOptions: Pagination.PageCallOptions | undefined
-): CallOptions | undefined => {
-  const onPage = pageOptions?.onResponse
-  if (onPage === undefined) return callOptions
-  const own = callOptions?.onResponse
-  return {
-    ...callOptions,
-    onResponse: own === undefined ? onPage : (response) => Effect.andThen(Effect.ignoreCause(own(response)), onPage(response))
-  }
-}
-
 interface Paging {
   readonly page?: number | undefined
   readonly pageSize?: number | undefined
@@ -61,14 +47,10 @@ export const paged = <A, V extends { readonly query: Paging }, P extends Paginat
       if (readAhead !== undefined && !Pagination.isReadAhead(readAhead)) {
         return Stream.fail(new InvalidArgument({ field: "readAhead", message: "readAhead: Expected 0 or 1" }))
       }
-      let callOptions: CallOptions | undefined = options
-      if (options !== undefined && "readAhead" in options) {
-        const { readAhead: _, ...rest } = options
-        callOptions = rest
-      }
+      // (`readAhead` is not a call option: the transport ignores it)
       return Stream.unwrap(Effect.map(check(args), (valid) =>
         Pagination.items<P["data"][number], P, E, never>(
-          (page, pageOptions) => fetch(pageArgs(valid, page), withPageOptions(callOptions, pageOptions)),
+          (page, pageOptions) => fetch(pageArgs(valid, page), Pagination.withPageOptions(options, pageOptions)),
           { startPage: valid.query.page, readAhead }
         )))
     }
