@@ -23,6 +23,7 @@ import * as Transport from "@connected-vehicle/transport/Transport"
 import * as TransportConfig from "@connected-vehicle/transport/TransportConfig"
 import { Connections } from "@connected-vehicle/v3/Connections"
 import { Signals } from "@connected-vehicle/v3/Signals"
+import { createClient } from "../src/Client.ts"
 import * as ConnectedVehicle from "../src/ConnectedVehicle.ts"
 import { startSimulator } from "./simulator.ts"
 
@@ -56,6 +57,8 @@ try {
     )
   )
   const client = await transport(Transport.client(VehicleApi, "signals"))
+  const promiseClient = createClient({ clientId: "demo-client-id", clientSecret: "demo-client-secret", origin: url })
+  await promiseClient.v3.connections.list({ pageSize: 1 })
   const prebuilt = HttpClientRequest.get(signalUrl, { headers })
   const raw = async () => {
     const response = await request(signalUrl, { headers })
@@ -71,7 +74,8 @@ try {
         )
       )],
     ["transport client.get", () => transport(client.get({ params: { vehicleId, signalCode: code }, headers: { "sc-user-id": userId } }))],
-    ["SDK Signals.get", () => run(Effect.flatMap(Effect.service(Signals), (s) => s.get({ vehicleId, userId, code })))]
+    ["SDK Signals.get", () => run(Effect.flatMap(Effect.service(Signals), (s) => s.get({ vehicleId, userId, code })))],
+    ["Promise client signals.get", () => promiseClient.v3.signals.get({ vehicleId, userId, code })]
   ]
   const times = variants.map(() => [] as Array<number>)
   for (let i = 0; i < 2_300; i++) {
@@ -87,6 +91,7 @@ try {
     const m = median(times[k]!)
     console.log(`${name.padEnd(30)} ${(m * 1000).toFixed(0).padStart(5)} µs  ${(m / base).toFixed(3)}x`)
   })
+  await promiseClient.close()
   await runtime.dispose()
 } finally {
   child.kill()

@@ -32,7 +32,8 @@
  * Run: `pnpm --filter @connected-vehicle/sdk bench` (node --expose-gc).
  * `BENCH_ROUNDS` (default 2000) and `BENCH_WARMUP` (default 300) tune phase 1,
  * `BENCH_CPU_CALLS` (default 300) phase 2, `BENCH_PAGING_REPEATS` (default 3)
- * phase 3; `BENCH_PHASES` (default `call,paging,readahead`) picks the phases.
+ * phase 3; `BENCH_PHASES` (default `call,paging,readahead`) picks the phases;
+ * `BENCH_FULL_GC=1` runs full GCs before every timed paging run (see `settle`).
  */
 import { availableParallelism } from "node:os"
 import { Effect, ManagedRuntime, Option, Redacted, Stream } from "effect"
@@ -99,10 +100,22 @@ const shuffle = (xs: Array<number>, random: () => number) => {
   }
 }
 const gc = () => globalThis.gc?.()
-/** Full GCs before a run: it starts from the same heap whatever ran before it. */
-const settle = async () => {
-  for (let i = 0; i < 3; i++) {
-    gc()
+/**
+ * Before a run: with `full` (the memory runs), full GCs, so the run starts
+ * from the same heap whatever ran before it; otherwise (the timed runs) one
+ * young-generation GC, so no run pays for the garbage of the one before it.
+ * Not a full GC before each timed run: V8 then drops the optimized code whose
+ * embedded maps died with the last run's objects ("embedded weak objects
+ * cleared") and every run re-optimizes from cold, a cost an application pays
+ * once per major GC, not once per listing: it made a 1,000-item
+ * `Connections.stream` (25 ms) cost 2x its steady CPU. `BENCH_FULL_GC=1`
+ * measures that case: full GCs before every run.
+ */
+const settle = async (full: boolean) => {
+  full ||= process.env["BENCH_FULL_GC"] === "1"
+  for (let i = 0; i < (full ? 3 : 1); i++) {
+    if (full) gc()
+    else globalThis.gc?.({ type: "minor" })
     await new Promise((resolve) => setImmediate(resolve))
   }
 }
@@ -329,6 +342,8 @@ const perCallPhase = async (c: Clients, verdicts: Verdicts) => {
 
 interface PagingRun {
   readonly seconds: number
+  /** The CPU time of this process (the client) during the run. */
+  readonly cpuSeconds: number
   readonly items: number
   /** Memory runs only: the peak RSS (sampled every 5 ms and at each GC) and the largest heap after a full GC. */
   readonly peakRss: number
@@ -345,7 +360,7 @@ const GC_EVERY = 5_000
  * GC: what the run holds, not how lazily V8 collects.
  */
 const measure = async (body: (tick: (seen: number) => void) => Promise<number>, memory?: number): Promise<PagingRun> => {
-  await settle()
+  await settle(memory !== undefined)
   let peakRss = process.memoryUsage.rss()
   let heapAfterGc = 0
   const sample = () => {
@@ -361,11 +376,13 @@ const measure = async (body: (tick: (seen: number) => void) => Promise<number>, 
     heapAfterGc = Math.max(heapAfterGc, process.memoryUsage().heapUsed)
   }
   const sampler = memory === undefined ? undefined : setInterval(sample, 5)
+  const cpu = process.cpuUsage()
   const start = performance.now()
   const items = await body(tick)
   const seconds = (performance.now() - start) / 1000
+  const used = process.cpuUsage(cpu)
   clearInterval(sampler)
-  return { seconds, items, peakRss, heapAfterGc }
+  return { seconds, cpuSeconds: (used.user + used.system) / 1e6, items, peakRss, heapAfterGc }
 }
 
 const PAGE = 100
@@ -441,6 +458,7 @@ const pagingPhase = async (small: Clients, large: Clients, verdicts: Verdicts) =
     const variants = pagingVariants(c)
     const started = performance.now()
     const runs = new Map(variants.map(([name]) => [name, [] as Array<number>]))
+    const cpus = new Map(variants.map(([name]) => [name, [] as Array<number>]))
     const random = seeded(size)
     const order = variants.map((_, k) => k)
     for (let i = 0; i < repeats; i++) {
@@ -450,6 +468,7 @@ const pagingPhase = async (small: Clients, large: Clients, verdicts: Verdicts) =
         const result = await run()
         if (result.items !== size) throw new Error(`${name}: ${result.items} items, expected ${size}`)
         runs.get(name)!.push(result.seconds)
+        cpus.get(name)!.push(result.cpuSeconds)
       }
     }
     const rawName = variants[0]![0]
@@ -463,7 +482,7 @@ const pagingPhase = async (small: Clients, large: Clients, verdicts: Verdicts) =
       const memory = memoryOf.get(name)!.get(size)!
       console.log(
         `    ${name.padEnd(36)} ${(seconds * 1000).toFixed(1).padStart(8)} ms ${Math.round(size / seconds).toLocaleString("en-US").padStart(8)} items/s  ` +
-          `${x(seconds / rawSeconds)} raw   peak RSS ${mb(memory.peakRss)}, heap after GC ${mb(memory.heapAfterGc)}`
+          `${x(seconds / rawSeconds)} raw   client CPU ${(median(cpus.get(name)!) * 1000).toFixed(1)} ms   peak RSS ${mb(memory.peakRss)}, heap after GC ${mb(memory.heapAfterGc)}`
       )
       if (name !== rawName) {
         verdicts.lines.push(
@@ -520,7 +539,7 @@ const readAheadPhase = async (c: Clients) => {
     shuffle(order, random)
     for (let j = 0; j < variants.length; j++) {
       const [name, run] = variants[order[j]!]!
-      await settle()
+      await settle(false)
       const start = performance.now()
       const items = await run()
       if (items !== SMALL) throw new Error(`${name}: ${items} items, expected ${SMALL}`)

@@ -13,7 +13,7 @@
  *
  * @since 0.1.0
  */
-import { Config, ConfigProvider, DateTime, Duration, Effect, Exit, Fiber, Layer, Logger, ManagedRuntime, Option, Redacted, References, Result, Stream } from "effect"
+import { Cause, Config, ConfigProvider, DateTime, Duration, Effect, Exit, Fiber, Layer, Logger, ManagedRuntime, Option, Redacted, References, Result, Stream } from "effect"
 import type { LogLevel } from "effect"
 import type { HttpClient } from "effect/http"
 import * as Consent from "@connected-vehicle/auth/Consent"
@@ -541,7 +541,18 @@ const plain = <A>(value: A): Plain<A> => toPlain(value) as Plain<A>
 const toPlain = (u: unknown): unknown => typeof u === "object" && u !== null ? objectToPlain(u) : u
 
 const objectToPlain = (u: object): unknown => {
-  if (DateTime.isDateTime(u)) return DateTime.toDateUtc(u)
+  const proto = Object.getPrototypeOf(u)
+  if (proto === Object.prototype || proto === null) {
+    let out: Record<string, unknown> | undefined
+    // `for…in`, not `Object.keys`: no array per object (a decoded object has no inherited keys)
+    for (const key in u) {
+      const value: unknown = (u as Record<string, unknown>)[key]
+      if (typeof value !== "object" || value === null) continue
+      const converted = objectToPlain(value)
+      if (converted !== value) (out ??= { ...u })[key] = converted
+    }
+    return out ?? u
+  }
   if (Array.isArray(u)) {
     let out: Array<unknown> | undefined
     for (let i = 0; i < u.length; i++) {
@@ -552,16 +563,7 @@ const objectToPlain = (u: object): unknown => {
     }
     return out ?? u
   }
-  const proto = Object.getPrototypeOf(u)
-  if (proto !== Object.prototype && proto !== null) return u
-  let out: Record<string, unknown> | undefined
-  for (const key of Object.keys(u)) {
-    const value: unknown = (u as Record<string, unknown>)[key]
-    if (typeof value !== "object" || value === null) continue
-    const converted = objectToPlain(value)
-    if (converted !== value) (out ??= { ...u })[key] = converted
-  }
-  return out ?? u
+  return DateTime.isDateTime(u) ? DateTime.toDateUtc(u) : u
 }
 
 const toBatchResult = <P extends LegacyPath>(result: Batch.BatchResult<P>): BatchResult<P> => {
@@ -800,19 +802,27 @@ export const createClient = (options: ClientOptions): Client => {
    * cancelled. Once the runtime is built, a call is a fiber on its context
    * (tracked here for `close`), with an abort listener only on the caller's
    * own signal, if any: no combined signal and no runtime bookkeeping per call.
+   * `post` maps the value where the fiber's exit is observed (no effect of its
+   * own); a throw while building the effect, or in `post`, is a defect of the
+   * call, not a raw rejection.
    */
-  const run = <A, E>(
+  const run = <A, E, B = A>(
     options: RequestOptions | undefined,
-    make: (callOptions: Transport.CallOptions | undefined) => Effect.Effect<A, E, Services>
-  ): Promise<A> => {
+    make: (callOptions: Transport.CallOptions | undefined) => Effect.Effect<A, E, Services>,
+    post?: (value: A) => B
+  ): Promise<B> => {
     const callOptions = toCallOptions(options)
     if (callOptions instanceof InvalidArgumentError) return Promise.reject(callOptions)
     if (closing.signal.aborted) return Promise.reject(abortError(closing.signal))
     const signal = options?.signal
     if (signal?.aborted) return Promise.reject(abortError(signal))
-    return new Promise<A>((resolve, reject) => {
-      // a throw while building the effect is a defect of the call, not a raw rejection
-      const effect = Effect.suspend(() => make(callOptions))
+    let effect: Effect.Effect<A, E, Services>
+    try {
+      effect = make(callOptions)
+    } catch (error) {
+      return Promise.reject(fromCause(Cause.die(error)))
+    }
+    return new Promise<B>((resolve, reject) => {
       const runOptions = signal === undefined ? undefined : { signal }
       const context = runtime.cachedContext
       const fiber: Fiber.Fiber<A, E> = context === undefined
@@ -821,8 +831,14 @@ export const createClient = (options: ClientOptions): Client => {
       inFlight.add(fiber)
       fiber.addObserver((exit) => {
         inFlight.delete(fiber)
-        if (Exit.isSuccess(exit)) resolve(exit.value)
-        else {
+        if (Exit.isSuccess(exit)) {
+          if (post === undefined) return resolve(exit.value as unknown as B)
+          try {
+            resolve(post(exit.value))
+          } catch (error) {
+            reject(fromCause(Cause.die(error)))
+          }
+        } else {
           reject(
             closing.signal.aborted
               ? abortError(closing.signal)
@@ -838,7 +854,7 @@ export const createClient = (options: ClientOptions): Client => {
   const call = <A, E>(
     options: RequestOptions | undefined,
     make: (callOptions: Transport.CallOptions | undefined) => Effect.Effect<A, E, Services>
-  ): Promise<Plain<A>> => run(options, (callOptions) => Effect.map(make(callOptions), plain))
+  ): Promise<Plain<A>> => run(options, make, plain)
 
   /** A stream as an `AsyncIterable`: each `for await` runs it once, pulling pages as the loop asks. */
   const iterable = <A, E>(

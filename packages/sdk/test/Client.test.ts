@@ -168,6 +168,7 @@ describe("Client", () => {
     const code = signals.data[0]!.attributes.code
     const signal = await client.v3.signals.get({ ...target, code })
     assert.strictEqual(signal.data.attributes.code, code)
+    assert.instanceOf(signal.data.meta.retrievedAt, Date)
     const signalPages = await collect(client.v3.signals.pages({ ...target, pageSize: 3 }))
     const allSignals = await collect(client.v3.signals.iterate(target))
     assert.strictEqual(signalPages.flatMap((p) => p.data).length, allSignals.length)
@@ -361,6 +362,16 @@ describe("Client", () => {
     await expectError(collect(client.v3.connections.iterate({ pageSize: 101 })), Client.InvalidArgumentError)
     await expectError(client.legacy.odometer(""), Client.InvalidArgumentError)
     await expectError(client.legacy.setUserToken({ accessToken: "" }), Client.InvalidArgumentError)
+    // a throw while the call is built (here a getter of the caller's token) is the call's error, not a raw one
+    const throwing = await expectError(
+      client.legacy.setUserToken({
+        get accessToken(): string {
+          throw new Error("getter failed")
+        }
+      }),
+      Client.ConnectedVehicleError
+    )
+    assert.strictEqual((throwing.cause as Error).message, "getter failed")
     assert.strictEqual((await expectError(client.legacy.login({ code: "" }), Client.InvalidArgumentError)).field, "code")
     await expectError(client.v3.signals.list(null as unknown as Parameters<typeof client.v3.signals.list>[0]), Client.InvalidArgumentError)
     const badOptions = (() => {
