@@ -9,7 +9,9 @@
  *   no span), prebuilt request, `response.json`;
  * - the transport's typed client (`Transport.client(VehicleApi, "signals").get`)
  *   on that client with a static credential;
- * - the SDK's `Signals.get` on `ConnectedVehicle.layer` (token store, session).
+ * - the SDK's `Signals.get` on `ConnectedVehicle.layer` (token store, session);
+ * - the Promise client's `signals.get` (`createClient`: the same layer, a
+ *   Promise and the `DateTime` → `Date` conversion around it).
  *
  *   node bench/layers.ts
  */
