@@ -33,7 +33,8 @@
  * `BENCH_ROUNDS` (default 2000) and `BENCH_WARMUP` (default 300) tune phase 1,
  * `BENCH_CPU_CALLS` (default 300) phase 2, `BENCH_PAGING_REPEATS` (default 3)
  * phase 3; `BENCH_PHASES` (default `call,paging,readahead`) picks the phases;
- * `BENCH_FULL_GC=1` runs full GCs before every timed paging run (see `settle`).
+ * `BENCH_FULL_GC=1` runs full GCs before every timed paging and read-ahead
+ * run (see `settle`).
  */
 import { availableParallelism } from "node:os"
 import { Effect, ManagedRuntime, Option, Redacted, Stream } from "effect"
@@ -103,7 +104,9 @@ const gc = () => globalThis.gc?.()
 /**
  * Before a run: with `full` (the memory runs), full GCs, so the run starts
  * from the same heap whatever ran before it; otherwise (the timed runs) one
- * young-generation GC, so no run pays for the garbage of the one before it.
+ * young-generation GC, so no run starts with the young garbage of the one
+ * before it (what older runs promoted is collected by a major GC whenever V8
+ * runs one, in whichever run: the shuffled order spreads that evenly).
  * Not a full GC before each timed run: V8 then drops the optimized code whose
  * embedded maps died with the last run's objects ("embedded weak objects
  * cleared") and every run re-optimizes from cold, a cost an application pays

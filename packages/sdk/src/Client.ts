@@ -541,18 +541,6 @@ const plain = <A>(value: A): Plain<A> => toPlain(value) as Plain<A>
 const toPlain = (u: unknown): unknown => typeof u === "object" && u !== null ? objectToPlain(u) : u
 
 const objectToPlain = (u: object): unknown => {
-  const proto = Object.getPrototypeOf(u)
-  if (proto === Object.prototype || proto === null) {
-    let out: Record<string, unknown> | undefined
-    // `for…in`, not `Object.keys`: no array per object (a decoded object has no inherited keys)
-    for (const key in u) {
-      const value: unknown = (u as Record<string, unknown>)[key]
-      if (typeof value !== "object" || value === null) continue
-      const converted = objectToPlain(value)
-      if (converted !== value) (out ??= { ...u })[key] = converted
-    }
-    return out ?? u
-  }
   if (Array.isArray(u)) {
     let out: Array<unknown> | undefined
     for (let i = 0; i < u.length; i++) {
@@ -560,6 +548,20 @@ const objectToPlain = (u: object): unknown => {
       if (typeof value !== "object" || value === null) continue
       const converted = objectToPlain(value)
       if (converted !== value) (out ??= u.slice())[i] = converted
+    }
+    return out ?? u
+  }
+  const proto = Object.getPrototypeOf(u)
+  if (proto === Object.prototype || proto === null) {
+    let out: Record<string, unknown> | undefined
+    // `for…in` and `Object.hasOwn`: no key array per object, and an enumerable
+    // key added to `Object.prototype` is not walked (it could loop forever)
+    for (const key in u) {
+      if (!Object.hasOwn(u, key)) continue
+      const value: unknown = (u as Record<string, unknown>)[key]
+      if (typeof value !== "object" || value === null) continue
+      const converted = objectToPlain(value)
+      if (converted !== value) (out ??= { ...u })[key] = converted
     }
     return out ?? u
   }
@@ -794,6 +796,10 @@ export const createClient = (options: ClientOptions): Client => {
   const signalOf = (signal: AbortSignal | undefined) =>
     signal === undefined ? closing.signal : AbortSignal.any([closing.signal, signal])
 
+  /** A call's failure: `AbortError` once the client is closed or the call's signal fired. */
+  const failureOf = (cause: Cause.Cause<unknown>, signal: AbortSignal | undefined) =>
+    closing.signal.aborted ? abortError(closing.signal) : signal?.aborted ? abortError(signal) : fromCause(cause)
+
   /** The calls in flight, interrupted by `close`. */
   const inFlight = new Set<Fiber.Fiber<unknown, unknown>>()
 
@@ -806,11 +812,20 @@ export const createClient = (options: ClientOptions): Client => {
    * own); a throw while building the effect, or in `post`, is a defect of the
    * call, not a raw rejection.
    */
-  const run = <A, E, B = A>(
+  function run<A, E>(
+    options: RequestOptions | undefined,
+    make: (callOptions: Transport.CallOptions | undefined) => Effect.Effect<A, E, Services>
+  ): Promise<A>
+  function run<A, E, B>(
     options: RequestOptions | undefined,
     make: (callOptions: Transport.CallOptions | undefined) => Effect.Effect<A, E, Services>,
-    post?: (value: A) => B
-  ): Promise<B> => {
+    post: (value: A) => B
+  ): Promise<B>
+  function run<A, E>(
+    options: RequestOptions | undefined,
+    make: (callOptions: Transport.CallOptions | undefined) => Effect.Effect<A, E, Services>,
+    post?: (value: A) => unknown
+  ): Promise<unknown> {
     const callOptions = toCallOptions(options)
     if (callOptions instanceof InvalidArgumentError) return Promise.reject(callOptions)
     if (closing.signal.aborted) return Promise.reject(abortError(closing.signal))
@@ -822,7 +837,7 @@ export const createClient = (options: ClientOptions): Client => {
     } catch (error) {
       return Promise.reject(fromCause(Cause.die(error)))
     }
-    return new Promise<B>((resolve, reject) => {
+    return new Promise((resolve, reject) => {
       const runOptions = signal === undefined ? undefined : { signal }
       const context = runtime.cachedContext
       const fiber: Fiber.Fiber<A, E> = context === undefined
@@ -831,21 +846,12 @@ export const createClient = (options: ClientOptions): Client => {
       inFlight.add(fiber)
       fiber.addObserver((exit) => {
         inFlight.delete(fiber)
-        if (Exit.isSuccess(exit)) {
-          if (post === undefined) return resolve(exit.value as unknown as B)
-          try {
-            resolve(post(exit.value))
-          } catch (error) {
-            reject(fromCause(Cause.die(error)))
-          }
-        } else {
-          reject(
-            closing.signal.aborted
-              ? abortError(closing.signal)
-              : signal?.aborted
-              ? abortError(signal)
-              : fromCause(exit.cause)
-          )
+        if (Exit.isFailure(exit)) return reject(failureOf(exit.cause, signal))
+        if (post === undefined) return resolve(exit.value)
+        try {
+          resolve(post(exit.value))
+        } catch (error) {
+          reject(failureOf(Cause.die(error), signal))
         }
       })
     })
