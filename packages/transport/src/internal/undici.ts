@@ -266,6 +266,8 @@ const HeadersProto = Object.getPrototypeOf(Headers.empty) as object
 const headersOf = (raw: Readonly<Record<string, string | ReadonlyArray<string> | undefined>>): Headers.Headers => {
   const out: Record<string, string> = Object.create(HeadersProto)
   for (const key in raw) {
+    // own keys only: a key added to `Object.prototype` is not a header
+    if (!Object.hasOwn(raw, key)) continue
     const value = raw[key]
     if (typeof value === "string") out[key] = value
     else if (value !== undefined) out[key] = value.join(", ")
