@@ -604,8 +604,8 @@ describe("Client", () => {
   it("v3.migration: each migrated read equals the legacy read (metric and imperial), with the client's error classes", async () => {
     const userId = busiestUser(sim.data)
     const vehicles = sim.data.vehiclesOf(userId)
-    // readings fixed through the control surface (the generated ones follow the wall clock between
-    // the two reads), with more decimals than v2.0 keeps: both reads answer the same datum
+    // readings fixed through the control surface (a generated one changes if the vehicle reports
+    // between the two reads), with more decimals than v2.0 keeps: both reads answer the same datum
     const fixed = new Set<string>()
     for (const [i, vehicleId] of vehicles.entries()) {
       const readings: ReadonlyArray<readonly [string, unknown]> = [

@@ -507,8 +507,8 @@ export const makeDataset = (options: DatasetOptions): Dataset => {
 // ---------------------------------------------------------------------------
 
 /**
- * The live readings of a vehicle at a moment (simulated time, ms since epoch).
- * Values drift smoothly: the odometer only grows, charge and fuel cycle over
+ * The readings of a vehicle as of its last report (simulated time, ms since
+ * epoch; a vehicle reports every five minutes). Values drift smoothly: the odometer only grows, charge and fuel cycle over
  * days, temperature follows the day, the location wanders around a home spot.
  *
  * @since 0.1.0
@@ -544,15 +544,22 @@ const round = (value: number, digits: number) => {
   return Math.round(value * f) / f
 }
 
+/** How often a vehicle reports (ms): every five minutes, at its own offset. */
+const REPORT_PERIOD = 300_000
+
 /**
- * Readings of vehicle `v` at `now`.
+ * Readings of vehicle `v` as of its last report at or before `now`: every
+ * value is the one at that instant (`updatedAt`), so two reads between two
+ * reports answer the same datum, whichever API or endpoint they go through.
  *
  * @since 0.1.0
  */
 export const readings = (seed: number, v: VehicleInfo, now: number): Readings => {
   const i = v.index
+  const since = (now - (hash(seed, 70, i) % 300) * 1000) % REPORT_PERIOD
+  const reported = now - (since < 0 ? since + REPORT_PERIOD : since)
   const phase = unit(seed, 61, i) * 2 * Math.PI
-  const days = now / DAY
+  const days = reported / DAY
   const age = Math.max(0, 2025 - v.year) + 0.5
   const kmPerDay = 25 + (hash(seed, 62, i) % 40)
   const odometerKm = round(age * 365 * kmPerDay * 0.8 + Math.max(0, days - EPOCH / DAY) * kmPerDay + (hash(seed, 63, i) % 5000), 2)
@@ -571,7 +578,6 @@ export const readings = (seed: number, v: VehicleInfo, now: number): Readings =>
   const region = v.model.region
   const climate = region === "CA" ? 6 : region === "EUROPE" ? 11 : 17
   const exteriorCelsius = round(climate + 8 * Math.sin((days % 1) * 2 * Math.PI - Math.PI / 2 + phase / 4), 1)
-  const reportLag = (hash(seed, 70, i, Math.floor(now / 300_000)) % 240) * 1000
   return {
     odometerKm,
     latitude,
@@ -579,15 +585,15 @@ export const readings = (seed: number, v: VehicleInfo, now: number): Readings =>
     heading: Math.round(((wander * 180) / Math.PI) % 360),
     stateOfCharge,
     rangeKm: round(capacityKm * stateOfCharge / 100, 1),
-    chargeVoltage: charging ? round(238 + 4 * Math.sin(now / 60_000 + phase), 1) : 0,
-    chargingCurrent: charging ? round(28 + 3 * Math.sin(now / 90_000 + phase), 1) : 0,
+    chargeVoltage: charging ? round(238 + 4 * Math.sin(reported / 60_000 + phase), 1) : 0,
+    chargingCurrent: charging ? round(28 + 3 * Math.sin(reported / 90_000 + phase), 1) : 0,
     fuelLevel,
     oilLife: Math.min(1, Math.max(0, oilLife)),
     tiresKpa: [tire(0), tire(1), tire(2), tire(3)],
     exteriorCelsius,
     isLocked: Math.sin(days * 2 * Math.PI * 2 + phase) > -0.3,
     isOnline: v.mode === "simulated" || Math.sin(days * 2 * Math.PI * 5 + phase) > -0.8,
-    updatedAt: now - reportLag
+    updatedAt: reported
   }
 }
 

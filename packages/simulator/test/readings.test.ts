@@ -8,6 +8,7 @@
 import { SignalsPage } from "@connected-vehicle/schema/Signal"
 import { assert, layer } from "@effect/vitest"
 import { Effect, Layer, Schema } from "effect"
+import { TestClock } from "effect/testing"
 import { FetchHttpClient } from "effect/http"
 import { layer as simulatorLayer, Simulator } from "../src/Simulator.ts"
 import { appToken, bearer, call, userTokens } from "./helpers.ts"
@@ -127,5 +128,39 @@ layer(Loopback)("readings set through the control surface", (it) => {
       const one = yield* call("GET", `/v3/vehicles/${vehicleId}/signals/odometer-traveleddistance`, { headers: v3 })
       assert.deepStrictEqual(one.json.data.attributes.body, { unit: "furlongs", value: 3 })
       yield* sim.reset
+    }))
+
+  it.effect("generated readings are the last report's: v3 and legacy agree until the next report, five minutes on", () =>
+    Effect.gen(function*() {
+      const sim = yield* Simulator
+      yield* TestClock.setTime(Date.UTC(2026, 10, 24, 12, 0, 0))
+      const vehicleId = sim.data.vehicleIds.find((id) => sim.data.signalStatus(id, "odometer-traveleddistance") === "SUCCESS")!
+      const userId = sim.data.connectionOf(vehicleId)!.userId
+      const v3 = { ...bearer(yield* appToken), "sc-user-id": userId }
+      const legacy = bearer((yield* userTokens({ userId })).access)
+      const read = Effect.gen(function*() {
+        const one = yield* call("GET", `/v3/vehicles/${vehicleId}/signals/odometer-traveleddistance`, { headers: v3 })
+        const old = yield* call("GET", `/v2.0/vehicles/${vehicleId}/odometer`, { headers: legacy })
+        assert.strictEqual(one.status, 200, one.text)
+        assert.strictEqual(old.status, 200, old.text)
+        const { meta, attributes } = one.json.data
+        assert.strictEqual(old.json.distance, attributes.body.value)
+        assert.strictEqual(Date.parse(old.headers["sc-data-age"]!), Date.parse(meta.oemUpdatedAt))
+        const age = Date.parse(meta.retrievedAt) - Date.parse(meta.oemUpdatedAt)
+        assert.isTrue(age >= 0 && age < 300_000, `data age ${age} ms`)
+        return { value: attributes.body.value as number, reportedAt: Date.parse(meta.oemUpdatedAt), age }
+      })
+      const first = yield* read
+      // a millisecond before the next report: the same datum
+      yield* TestClock.adjust(300_000 - first.age - 1)
+      const later = yield* read
+      assert.deepStrictEqual([later.value, later.reportedAt], [first.value, first.reportedAt])
+      assert.strictEqual(later.age, 299_999)
+      // the next report: five minutes on, a longer distance
+      yield* TestClock.adjust(1)
+      const next = yield* read
+      assert.strictEqual(next.reportedAt, first.reportedAt + 300_000)
+      assert.strictEqual(next.age, 0)
+      assert.isAbove(next.value, first.value)
     }))
 })
