@@ -508,8 +508,9 @@ export const makeDataset = (options: DatasetOptions): Dataset => {
 
 /**
  * The readings of a vehicle as of its last report (simulated time, ms since
- * epoch; a vehicle reports every five minutes). Values drift smoothly: the odometer only grows, charge and fuel cycle over
- * days, temperature follows the day, the location wanders around a home spot.
+ * epoch; a vehicle reports every five minutes). Values drift smoothly: the
+ * odometer only grows, charge and fuel cycle over days, temperature follows
+ * the day, the location wanders around a home spot.
  *
  * @since 0.1.0
  */
