@@ -654,8 +654,6 @@ const httpUrl = (field: string, u: unknown): string | InvalidArgumentError => {
   return u
 }
 
-const logSettings: Readonly<Record<LogSetting, LogLevel.LogLevel>> = TransportConfig.logLevels
-
 /**
  * The SDK's log level: the `logLevel` option, else the transport option's,
  * else `CONNECTED_VEHICLE_LOG` (read once, when the client is created; an
@@ -665,8 +663,8 @@ const logSettings: Readonly<Record<LogSetting, LogLevel.LogLevel>> = TransportCo
 const logLevelOf = (options: ClientOptions): LogLevel.LogLevel | undefined | InvalidArgumentError => {
   const setting: unknown = options.logLevel
   if (setting !== undefined) {
-    return typeof setting === "string" && Object.hasOwn(logSettings, setting)
-      ? logSettings[setting as LogSetting]
+    return typeof setting === "string" && Object.hasOwn(TransportConfig.logLevels, setting)
+      ? TransportConfig.logLevels[setting as LogSetting]
       : invalid("logLevel", "Expected debug, info, warn, error or off")
   }
   if (options.transport?.logLevel !== undefined) return options.transport.logLevel

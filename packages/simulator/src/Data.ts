@@ -557,7 +557,7 @@ const REPORT_PERIOD = 300_000
  */
 export const readings = (seed: number, v: VehicleInfo, now: number): Readings => {
   const i = v.index
-  const since = (now - (hash(seed, 70, i) % 300) * 1000) % REPORT_PERIOD
+  const since = (now - (hash(seed, 70, i) % (REPORT_PERIOD / 1000)) * 1000) % REPORT_PERIOD
   const reported = now - (since < 0 ? since + REPORT_PERIOD : since)
   const phase = unit(seed, 61, i) * 2 * Math.PI
   const days = reported / DAY
