@@ -1,8 +1,9 @@
 /**
  * Decode cost of issue 14: `JSON.parse` + schema decode of a response body vs
- * `JSON.parse` alone, with Effect's schema JIT enabled on the body schema as
- * the transport does (`SchemaJITCompiler.enable(schema.ast)` once per body
- * schema, then `Schema.decodeUnknownEffect`; here its synchronous twin).
+ * `JSON.parse` alone, decoded as the transport does: `Decoder.decodeUnknownExit`
+ * of this package (Effect's schema JIT enabled on the body schema too, for
+ * what the decoder leaves to Effect's), and, reported beside it, Effect's own
+ * `Schema.decodeUnknownExit` on the same JIT.
  *
  * Bodies: a 100-signal list page (`SignalsPage`, three distinct timestamps
  * per signal, one signal in seven an `ERROR` one) and one signal
@@ -11,9 +12,10 @@
  *
  * Run: pnpm bench (from the root) or pnpm --filter @connected-vehicle/schema bench
  */
-import { Schema } from "effect"
+import { Exit, Schema } from "effect"
 import { SchemaJITCompiler } from "effect/schema"
 import { SignalResponse, SignalsPage } from "../src/Signal.ts"
+import { decodeUnknownExit } from "../src/Decoder.ts"
 import * as Samples from "../test/samples.ts"
 
 const TARGET = 2.0
@@ -40,8 +42,10 @@ const signalText = JSON.stringify({ ...Samples.signalResponse, data: page.data[1
 // what the transport does with a body schema
 SchemaJITCompiler.enable(SignalsPage.ast)
 SchemaJITCompiler.enable(SignalResponse.ast)
-const decodePage = Schema.decodeUnknownSync(SignalsPage)
-const decodeSignal = Schema.decodeUnknownSync(SignalResponse)
+const decodePage = decodeUnknownExit(SignalsPage)
+const decodeSignal = decodeUnknownExit(SignalResponse)
+const effectPage = Schema.decodeUnknownExit(SignalsPage)
+const effectSignal = Schema.decodeUnknownExit(SignalResponse)
 
 /** Median time in microseconds of one call, over `rounds` rounds of `batch` calls. */
 const median = (f: () => unknown, batch: number, rounds = 41): number => {
@@ -57,23 +61,34 @@ const median = (f: () => unknown, batch: number, rounds = 41): number => {
 }
 const mid = (xs: Array<number>) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
 
-const compare = (name: string, text: string, decode: (u: unknown) => unknown, batch: number) => {
-  // interleaved, so that machine noise hits both alike
+const compare = (
+  name: string,
+  text: string,
+  decode: (u: unknown) => Exit.Exit<unknown, unknown>,
+  effect: (u: unknown) => Exit.Exit<unknown, unknown>,
+  batch: number
+) => {
+  if (!Exit.isSuccess(decode(JSON.parse(text))) || !Exit.isSuccess(effect(JSON.parse(text)))) throw new Error(`${name} does not decode`)
+  // interleaved, so that machine noise hits all alike
   const parseOnly: Array<number> = []
   const parseAndDecode: Array<number> = []
+  const parseAndEffect: Array<number> = []
   for (let i = 0; i < 5; i++) {
     parseOnly.push(median(() => JSON.parse(text), batch))
     parseAndDecode.push(median(() => decode(JSON.parse(text)), batch))
+    parseAndEffect.push(median(() => effect(JSON.parse(text)), batch))
   }
   const a = mid(parseOnly)
   const b = mid(parseAndDecode)
+  const c = mid(parseAndEffect)
   const ratio = b / a
   console.log(`${name}, ${text.length} bytes`)
-  console.log(`  JSON.parse alone            median ${a.toFixed(1).padStart(7)} µs`)
-  console.log(`  JSON.parse + schema decode  median ${b.toFixed(1).padStart(7)} µs`)
+  console.log(`  JSON.parse alone                         median ${a.toFixed(1).padStart(7)} µs`)
+  console.log(`  JSON.parse + Decoder (the transport's)   median ${b.toFixed(1).padStart(7)} µs`)
+  console.log(`  JSON.parse + Effect's decoder (reported) median ${c.toFixed(1).padStart(7)} µs (${(c / a).toFixed(2)}x)`)
   console.log(`  ratio (decode / parse)      ${ratio.toFixed(2)}x (target <= ${TARGET.toFixed(1)}x: ${ratio <= TARGET ? "met" : "NOT met"})`)
 }
 
-console.log("JIT enabled on the body schemas (as the transport does)")
-compare("signals page: 100 signals", pageText, decodePage, 50)
-compare("one signal (SignalResponse)", signalText, decodeSignal, 2_000)
+console.log("Decoder.decodeUnknownExit, JIT enabled on the body schemas (as the transport does)")
+compare("signals page: 100 signals", pageText, decodePage, effectPage, 50)
+compare("one signal (SignalResponse)", signalText, decodeSignal, effectSignal, 2_000)

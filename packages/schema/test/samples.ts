@@ -1,3 +1,12 @@
+import { CompatibilityPage } from "../src/Compatibility.ts"
+import { ConnectionResponse, ConnectionsPage } from "../src/Connection.ts"
+import * as Legacy from "../src/Legacy.ts"
+import { AppTokenResponse, TokenResponse } from "../src/OAuth.ts"
+import { ErrorEnvelope } from "../src/ServiceError.ts"
+import { SignalResponse, SignalsPage } from "../src/Signal.ts"
+import { SubscriptionResponse, SubscriptionsPage } from "../src/Subscription.ts"
+import { WebhookResponse, WebhooksPage } from "../src/Webhook.ts"
+
 // Samples shaped exactly like the spec's sections 2 and 7 (timestamps in the
 // canonical form the schemas encode back to).
 const at = "2025-08-26T10:00:00.000Z"
@@ -235,3 +244,27 @@ export const tokenResponse = {
   expires_in: 7200,
   refresh_token: "rt-secret-value"
 }
+
+/** Every top-level response schema of the service (bodies of 200s and errors). */
+export const responses = {
+  SignalsPage,
+  SignalResponse,
+  ConnectionsPage,
+  ConnectionResponse,
+  SubscriptionsPage,
+  SubscriptionResponse,
+  WebhooksPage,
+  WebhookResponse,
+  CompatibilityPage,
+  ErrorEnvelope,
+  Odometer: Legacy.Odometer,
+  Location: Legacy.Location,
+  Vin: Legacy.Vin,
+  EngineOil: Legacy.EngineOil,
+  TirePressure: Legacy.TirePressure,
+  ServiceHistory: Legacy.ServiceHistory,
+  VehicleList: Legacy.VehicleList,
+  BatchResponse: Legacy.BatchResponse,
+  TokenResponse,
+  AppTokenResponse
+} as const

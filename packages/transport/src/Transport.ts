@@ -17,6 +17,7 @@ import type { Headers, HttpClientError, HttpClientResponse } from "effect/http"
 import type { HttpApiEndpoint, HttpApiGroup } from "effect/http-api"
 import { HttpApi, HttpApiClient, HttpApiSchema } from "effect/http-api"
 import type { OAuthBadRequest, OAuthUnauthorized } from "@connected-vehicle/schema/Api"
+import * as Decoder from "@connected-vehicle/schema/Decoder"
 import { fromIssue, Identifier, InvalidArgument, isIdentifier } from "@connected-vehicle/schema/InvalidArgument"
 import { OAuthErrorBody } from "@connected-vehicle/schema/OAuth"
 import { ErrorEnvelope, fromEnvelope, RateLimitError } from "@connected-vehicle/schema/ServiceError"
@@ -614,13 +615,16 @@ const makeDecoder = (api: HttpApi.HttpApi<string, HttpApiGroup.Constraint>, grou
   })
   if (schema === undefined) return { decode: general, decodeJson: undefined }
   // generated code for this body and its parts (Effect's schema JIT, with the
-  // interpreter kept for error details and where code cannot be generated)
+  // interpreter kept for error details and where code cannot be generated):
+  // for what the decoder below leaves to Effect's (a body that does not
+  // decode, parts it does not cover)
   if (!compiled.has(schema.ast)) {
     compiled.add(schema.ast)
     SchemaJITCompiler.enable(schema.ast)
   }
-  // an `Exit` (itself an effect): no effect is built around a body that decodes
-  const decodeBody = Schema.decodeUnknownExit(schema as Schema.Codec<unknown, unknown>)
+  // an `Exit` (itself an effect): no effect is built around a body that
+  // decodes; a body that decodes is walked by the schema package's decoder
+  const decodeBody = Decoder.decodeUnknownExit(schema)
   return {
     decode: (response) => response.status === 200 ? Effect.flatMap(response.json, decodeBody) : general(response),
     decodeJson: decodeBody

@@ -1,7 +1,8 @@
 /**
  * @internal
  */
-import { Option, Result, Schema } from "effect"
+import { Exit, Result } from "effect"
+import { decodeUnknownExit } from "@connected-vehicle/schema/Decoder"
 import { DataAge } from "@connected-vehicle/schema/Legacy"
 import type { UnitSystem } from "@connected-vehicle/schema/Legacy"
 import { requestIdOf } from "@connected-vehicle/transport/TransportConfig"
@@ -11,7 +12,7 @@ import { fromHeaders } from "../Deprecation.ts"
 import type { Reading } from "../Reading.ts"
 import { isUnitSystem } from "./args.ts"
 
-const decodeDataAge = Schema.decodeUnknownOption(DataAge)
+const decodeDataAge = decodeUnknownExit(DataAge)
 
 /**
  * Builds a {@link Reading} from a decoded value and the headers it came with.
@@ -44,8 +45,8 @@ export const toReading = <A>(
       })
     )
   const age = headers["sc-data-age"]
-  const dataAge = age === undefined ? Option.none() : decodeDataAge(age)
-  if (age !== undefined && Option.isNone(dataAge)) {
+  const dataAge = age === undefined ? undefined : decodeDataAge(age)
+  if (dataAge !== undefined && Exit.isFailure(dataAge)) {
     return fail(`sc-data-age is not an ISO 8601 date-time: ${JSON.stringify(age)}`)
   }
   const unit = headers["sc-unit-system"] ?? context.requested
@@ -53,7 +54,7 @@ export const toReading = <A>(
   const deprecation = fromHeaders(headers) ?? context.deprecation
   return Result.succeed({
     value,
-    dataAge: Option.getOrUndefined(dataAge),
+    dataAge: dataAge?.value,
     unitSystem: unit,
     requestId,
     ...(deprecation === undefined ? {} : { deprecation })

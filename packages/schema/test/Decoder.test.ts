@@ -1,0 +1,165 @@
+import { assert, describe, it } from "@effect/vitest"
+import { DateTime, Effect, Exit, Schema, SchemaGetter } from "effect"
+import { Timestamp } from "../src/Common.ts"
+import { decodeUnknownExit } from "../src/Decoder.ts"
+import { Odometer } from "../src/Legacy.ts"
+import { SignalBody, SignalResponse } from "../src/Signal.ts"
+import { WebhookEvent } from "../src/WebhookEvent.ts"
+import { responses, signalResponse } from "./samples.ts"
+
+/**
+ * A value as nested `[key, value]` lists, so that key order counts and a
+ * `DateTime` compares by its instant.
+ */
+const ordered = (value: unknown): unknown => {
+  if (DateTime.isDateTime(value)) return `DateTime(${DateTime.toEpochMillis(value)})`
+  if (Array.isArray(value)) return value.map(ordered)
+  if (typeof value === "object" && value !== null) {
+    return [Object.getPrototypeOf(value) === Object.prototype, Object.keys(value).map((key) => [key, ordered((value as Record<string, unknown>)[key])])]
+  }
+  return value
+}
+
+/** Both decoders give the same exit: the same value, keys in the same order, or the same failure. */
+const agree = (schema: Schema.Top, input: unknown) => {
+  const expected = Schema.decodeUnknownExit(schema as Schema.Codec<unknown, unknown>)(input)
+  const actual = decodeUnknownExit(schema)(input)
+  assert.strictEqual(actual._tag, expected._tag, `${JSON.stringify(input)}: ${String(expected)} vs ${String(actual)}`)
+  if (Exit.isSuccess(expected) && Exit.isSuccess(actual)) {
+    assert.deepStrictEqual(ordered(actual.value), ordered(expected.value))
+  } else {
+    assert.strictEqual(String(actual), String(expected))
+  }
+}
+
+/** Every path of a JSON value, containers included. */
+const paths = (value: unknown, prefix: ReadonlyArray<string | number> = []): Array<ReadonlyArray<string | number>> => {
+  const out = [prefix]
+  if (Array.isArray(value)) value.forEach((item, i) => out.push(...paths(item, [...prefix, i])))
+  else if (typeof value === "object" && value !== null) {
+    for (const [key, item] of Object.entries(value)) out.push(...paths(item, [...prefix, key]))
+  }
+  return out
+}
+
+/** `json` with the value at `path` replaced by `replacement`, or removed when it is `undefined`. */
+const mutate = (json: unknown, path: ReadonlyArray<string | number>, replacement: unknown): unknown => {
+  if (path.length === 0) return replacement
+  const copy = structuredClone(json) as Record<string | number, unknown>
+  let parent = copy
+  for (const key of path.slice(0, -1)) parent = parent[key] as Record<string | number, unknown>
+  const last = path[path.length - 1]!
+  if (replacement === undefined) {
+    if (Array.isArray(parent)) parent.splice(last as number, 1)
+    else delete parent[last]
+  } else parent[last] = replacement
+  return copy
+}
+
+const Replacement = Schema.Union([
+  Schema.Undefined,
+  Schema.Null,
+  Schema.Boolean,
+  Schema.Finite,
+  Schema.String,
+  Schema.Literals(["SUCCESS", "ERROR", "signal", "vehicle", "2025-08-26T10:00:00.000Z", "2025-13-01T00:00:00Z"]),
+  Schema.Array(Schema.String),
+  Schema.Record(Schema.String, Schema.Finite)
+])
+
+describe("Decoder.decodeUnknownExit", () => {
+  const schemas = { ...responses, WebhookEvent }
+  for (const [name, schema] of Object.entries(schemas)) {
+    const codec = schema as unknown as Schema.Codec<unknown, unknown>
+    const encode = Schema.encodeSync(codec)
+    it.prop(`${name}: a generated value decodes as with Effect's decoder`, { value: codec }, ({ value }) => {
+      agree(schema, JSON.parse(JSON.stringify(encode(value))))
+    }, { timeout: 20_000, arbitrary: { runs: 60 } })
+    it.prop(
+      `${name}: a generated value with one member changed or removed agrees with Effect's decoder`,
+      { value: codec, at: Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: 10_000 })), replacement: Replacement },
+      ({ at, replacement, value }) => {
+        const json = JSON.parse(JSON.stringify(encode(value)))
+        const all = paths(json)
+        agree(schema, mutate(json, all[at % all.length]!, replacement))
+      },
+      { timeout: 20_000, arbitrary: { runs: 100 } }
+    )
+  }
+
+  it("keeps the rest members of a struct after the declared ones, in their order, an own `__proto__` included", () => {
+    const body = JSON.parse(`{"zeta":1,"value":2.5,"__proto__":{"polluted":true},"unit":"km","alpha":[1]}`)
+    agree(SignalBody, body)
+    const decoded = decodeUnknownExit(SignalBody)(body)
+    assert.isTrue(Exit.isSuccess(decoded))
+    if (Exit.isSuccess(decoded)) {
+      assert.deepStrictEqual(Object.keys(decoded.value), ["unit", "value", "zeta", "__proto__", "alpha"])
+      assert.isTrue(Object.hasOwn(decoded.value, "__proto__"))
+      assert.isUndefined(({} as Record<string, unknown>)["polluted"])
+    }
+    // a declared member is decoded once, not overwritten by the rest record's copy of it
+    const WithRest = Schema.StructWithRest(Schema.Struct({ at: Timestamp }), [Schema.Record(Schema.String, Schema.Unknown)])
+    agree(WithRest, { extra: 1, at: "2025-08-26T10:00:00.000Z" })
+    agree(WithRest, { extra: 1 })
+  })
+
+  it("reads declared keys as Effect does (`in`, inherited ones too) and fails the same way", () => {
+    const Inherited = Schema.Struct({ toString: Schema.optionalKey(Schema.String), constructor: Schema.String })
+    agree(Inherited, {})
+    agree(Inherited, JSON.parse(`{"constructor":"c"}`))
+    agree(Inherited, JSON.parse(`{"constructor":"c","toString":"t"}`))
+    const Proto = Schema.Struct({ __proto__: Schema.optionalKey(Schema.String), a: Schema.Number })
+    agree(Proto, JSON.parse(`{"a":1}`))
+    agree(Proto, JSON.parse(`{"__proto__":"p","a":1}`))
+    agree(Proto, JSON.parse(`{"__proto__":1,"a":1}`))
+  })
+
+  it("fails exactly as Effect's decoder: a missing key, a wrong type, an invalid timestamp, a non-finite number", () => {
+    const valid = JSON.parse(JSON.stringify(signalResponse))
+    agree(SignalResponse, valid)
+    agree(SignalResponse, mutate(valid, ["data", "meta", "retrievedAt"], "2025-02-30T10:00:00.000Z"))
+    agree(SignalResponse, mutate(valid, ["data", "attributes", "status"], undefined))
+    agree(SignalResponse, mutate(valid, ["data", "attributes", "body", "value"], "240"))
+    agree(Odometer, { distance: Number.POSITIVE_INFINITY })
+    agree(Odometer, { distance: Number.NaN })
+    agree(Odometer, [])
+    agree(Odometer, null)
+    agree(Timestamp, "2025-08-26T12:00:00+02:00")
+    agree(Timestamp, "10000-01-01T00:00:00.000Z")
+  })
+
+  it("leaves to Effect's decoder what it does not cover: suspensions, overlapping unions of transformed members, defaults", () => {
+    interface Tree {
+      readonly value: number
+      readonly children: ReadonlyArray<Tree>
+    }
+    const Tree: Schema.Codec<Tree> = Schema.Struct({
+      value: Schema.Number,
+      children: Schema.Array(Schema.suspend((): Schema.Codec<Tree> => Tree))
+    })
+    agree(Tree, { value: 1, children: [{ value: 2, children: [] }] })
+    agree(Tree, { value: 1, children: [{ value: "2", children: [] }] })
+    const Overlapping = Schema.Union([Timestamp, Schema.String])
+    agree(Overlapping, "2025-08-26T10:00:00.000Z")
+    agree(Overlapping, "not a date")
+    const Defaulted = Schema.Struct({ n: Schema.Number.pipe(Schema.withDecodingDefault(Effect.succeed(7))) })
+    agree(Defaulted, {})
+    agree(Defaulted, { n: 3 })
+  })
+
+  it("hands a transformation that throws to Effect's decoder (a defect, as there)", () => {
+    const Throwing = Schema.Struct({
+      n: Schema.String.pipe(Schema.decodeTo(Schema.Number, {
+        decode: SchemaGetter.transform((s: string) => {
+          if (s === "boom") throw new Error("boom")
+          return s.length
+        }),
+        encode: SchemaGetter.transform((n: number) => "x".repeat(n))
+      }))
+    })
+    agree(Throwing, { n: "abc" })
+    const exit = decodeUnknownExit(Throwing)({ n: "boom" })
+    assert.isTrue(Exit.isFailure(exit))
+    agree(Throwing, { n: "boom" })
+  })
+})
