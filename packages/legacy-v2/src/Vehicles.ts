@@ -23,6 +23,7 @@ import * as OAuthConfig from "@connected-vehicle/auth/OAuthConfig"
 import * as Session from "@connected-vehicle/auth/Session"
 import * as TokenStore from "@connected-vehicle/auth/TokenStore"
 import { LegacyApi, LegacyVehiclesQuery } from "@connected-vehicle/schema/Api"
+import { isIdentifier } from "@connected-vehicle/schema/InvalidArgument"
 import type { InvalidArgument } from "@connected-vehicle/schema/InvalidArgument"
 import type { EngineOil, LegacyPath, Location, Odometer, ServiceHistory, TirePressure, VehicleList, Vin } from "@connected-vehicle/schema/Legacy"
 import { UnitSystem } from "@connected-vehicle/schema/Legacy"
@@ -35,7 +36,7 @@ import type { TransportError } from "@connected-vehicle/transport/TransportError
 import * as Batch from "./Batch.ts"
 import * as Deprecation from "./Deprecation.ts"
 import { toReading } from "./internal/headers.ts"
-import { checkIdentifier, checkListArgs, checkPaths, checkUnitSystem } from "./internal/args.ts"
+import { checkIdentifier, checkListArgs, checkPaths, checkUnitSystem, isUnitSystem } from "./internal/args.ts"
 import type { Reading } from "./Reading.ts"
 
 /**
@@ -248,20 +249,21 @@ export const make = (options?: Options): Effect.Effect<Vehicles["Service"], neve
     ) =>
     (vehicleId: string, readOptions?: ReadOptions): Effect.Effect<Reading<A>, ReadError> => {
       const unitSystem = readOptions?.unitSystem ?? defaultUnitSystem
-      return Effect.andThen(
-        Effect.andThen(checkIdentifier("vehicleId", vehicleId), checkUnitSystem(unitSystem)),
-        Effect.flatMap(
-          call({ params: { id: vehicleId }, headers: { "sc-unit-system": unitSystem } }, readOptions),
-          (r) =>
-            Effect.fromResult(toReading(r.value, r.headers, {
-              requested: unitSystem,
-              requestIdHeader: transport.config.requestIdHeaders,
-              method: "GET",
-              url: vehicleUrl(vehicleId) + path,
-              status: r.status
-            }))
-        )
+      const reading = Effect.flatMap(
+        call({ params: { id: vehicleId }, headers: { "sc-unit-system": unitSystem } }, readOptions),
+        (r) =>
+          Effect.fromResult(toReading(r.value, r.headers, {
+            requested: unitSystem,
+            requestIdHeader: transport.config.requestIdHeaders,
+            method: "GET",
+            url: vehicleUrl(vehicleId) + path,
+            status: r.status
+          }))
       )
+      // valid arguments (the common case) need no effect of their own
+      return isIdentifier(vehicleId) && isUnitSystem(unitSystem)
+        ? reading
+        : Effect.andThen(Effect.andThen(checkIdentifier("vehicleId", vehicleId), checkUnitSystem(unitSystem)), reading)
     }
 
     return Vehicles.of({
