@@ -178,7 +178,8 @@ const withChecks = (base: Compiled, ast: SchemaAST.AST): Compiled => {
       const value = fast(input)
       if (value === invalid) return invalid
       for (let i = 0; i < filters.length; i++) {
-        if (filters[i]!.run(value, ast, options) !== undefined) return invalid
+        // an issue fails the value (what Effect's `collectIssues` tests)
+        if (filters[i]!.run(value, ast, options)) return invalid
       }
       return value
     }
@@ -285,15 +286,18 @@ const objects = (ast: SchemaAST.Objects): Compiled | undefined => {
   }
 }
 
-/** The members of a rest record: `Object.keys` of the input not declared, in their order. */
+/**
+ * The members of a rest record: every key of `Object.keys` is checked by the
+ * record's schema (a declared one too, as Effect does: its value must also be
+ * one of the record's); the keys not declared are added, in their order.
+ */
 const withRest = (record: Record<string, unknown>, out: Record<string, unknown>, rest: Fast, declared: ReadonlySet<string>) => {
   const keys = Object.keys(record)
   for (let i = 0; i < keys.length; i++) {
     const key = keys[i]!
-    if (declared.has(key)) continue
     const value = rest(record[key])
     if (value === invalid) return invalid
-    assign(out, key, value)
+    if (!declared.has(key)) assign(out, key, value)
   }
   return out
 }

@@ -101,6 +101,13 @@ describe("Decoder.decodeUnknownExit", () => {
     const WithRest = Schema.StructWithRest(Schema.Struct({ at: Timestamp }), [Schema.Record(Schema.String, Schema.Unknown)])
     agree(WithRest, { extra: 1, at: "2025-08-26T10:00:00.000Z" })
     agree(WithRest, { extra: 1 })
+    // a declared member is a member of the rest record too: its schema checks it
+    const Strings = Schema.StructWithRest(Schema.Struct({ a: Schema.Number }), [Schema.Record(Schema.String, Schema.String)])
+    agree(Strings, { a: 1 })
+    agree(Strings, { a: 1, b: "x" })
+    const Numbers = Schema.StructWithRest(Schema.Struct({ a: Schema.optionalKey(Schema.String) }), [Schema.Record(Schema.String, Schema.NumberFromString)])
+    agree(Numbers, { a: "1", b: "2" })
+    agree(Numbers, { a: "x", b: "2" })
   })
 
   it("reads declared keys as Effect does (`in`, inherited ones too) and fails the same way", () => {
