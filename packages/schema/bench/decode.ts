@@ -40,12 +40,15 @@ const pageText = JSON.stringify(page)
 const signalText = JSON.stringify({ ...Samples.signalResponse, data: page.data[1] })
 
 // what the transport does with a body schema
-SchemaJITCompiler.enable(SignalsPage.ast)
-SchemaJITCompiler.enable(SignalResponse.ast)
-const decodePage = decodeUnknownExit(SignalsPage)
-const decodeSignal = decodeUnknownExit(SignalResponse)
-const effectPage = Schema.decodeUnknownExit(SignalsPage)
-const effectSignal = Schema.decodeUnknownExit(SignalResponse)
+// (the contract's JSON codec of each body, as the HttpApi hands it to the transport)
+const pageCodec = Schema.toCodecJson(SignalsPage)
+const signalCodec = Schema.toCodecJson(SignalResponse)
+SchemaJITCompiler.enable(pageCodec.ast)
+SchemaJITCompiler.enable(signalCodec.ast)
+const decodePage = decodeUnknownExit(pageCodec)
+const decodeSignal = decodeUnknownExit(signalCodec)
+const effectPage = Schema.decodeUnknownExit(pageCodec)
+const effectSignal = Schema.decodeUnknownExit(signalCodec)
 
 /** Median time in microseconds of one call, over `rounds` rounds of `batch` calls. */
 const median = (f: () => unknown, batch: number, rounds = 41): number => {

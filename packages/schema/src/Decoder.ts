@@ -233,7 +233,8 @@ const declaration = (ast: SchemaAST.Declaration): Compiled | undefined => {
   return {
     fast: (input) => {
       const result = (run ??= ast.run(ast.typeParameters))(input, ast, options)
-      // an effect that is not an exit yet, or Effect's own marker of an unchanged value: Effect's decoder decides
+      if (result === unchanged) return input
+      // an effect that is not an exit yet, or another of Effect's markers: Effect's decoder decides
       return Exit.isExit(result) && Exit.isSuccess(result) && typeof result.value !== "symbol" ? result.value : invalid
     },
     native: true,
@@ -241,6 +242,18 @@ const declaration = (ast: SchemaAST.Declaration): Compiled | undefined => {
     identity: false
   }
 }
+
+/**
+ * Effect's marker of "the input, unchanged", as a declaration returns it
+ * (`Schema.Json`'s does, for the rest members of a JSON codec): a success
+ * whose value is an internal symbol. `undefined` if a later Effect answers
+ * otherwise (its declarations then go to Effect's decoder when they answer so).
+ */
+const unchanged: unknown = (() => {
+  const ast = Schema.Json.ast as SchemaAST.Declaration
+  const probe = ast.run(ast.typeParameters)(null, ast, {})
+  return Exit.isExit(probe) && Exit.isSuccess(probe) && typeof probe.value === "symbol" ? probe : undefined
+})()
 
 const assign = (out: Record<string, unknown>, key: string, value: unknown) => {
   if (key === "__proto__") Object.defineProperty(out, key, { value, writable: true, enumerable: true, configurable: true })

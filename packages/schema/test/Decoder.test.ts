@@ -154,6 +154,21 @@ describe("Decoder.decodeUnknownExit", () => {
     agree(Defaulted, { n: 3 })
   })
 
+  it("decodes the JSON codec of a schema (rest members checked as JSON values) without Effect's decoder", () => {
+    const codec = Schema.toCodecJson(SignalResponse)
+    const input = JSON.parse(JSON.stringify({ ...signalResponse, data: { ...signalResponse.data, attributes: { ...signalResponse.data.attributes, body: { unit: "km", value: 1, extra: { a: [1, null] } } } } }))
+    agree(codec, input)
+    // a rest member that is not a JSON value fails as in Effect's decoder
+    agree(codec, mutate(input, ["data", "attributes", "body", "extra"], Number.NaN))
+    const general = Schema.decodeUnknownExit(codec as Schema.Codec<unknown, unknown>)
+    let calls = 0
+    const counted = new Proxy(input, { get: (target, key) => (key === "data" && calls++, Reflect.get(target, key)) })
+    assert.isTrue(Exit.isSuccess(decodeUnknownExit(codec)(counted)))
+    // read once by the fast path, not again by a fallback
+    assert.strictEqual(calls, 1)
+    assert.isTrue(Exit.isSuccess(general(input)))
+  })
+
   it("hands a transformation that throws to Effect's decoder (a defect, as there)", () => {
     const Throwing = Schema.Struct({
       n: Schema.String.pipe(Schema.decodeTo(Schema.Number, {
