@@ -194,17 +194,19 @@ const withChecks = (base: Compiled, ast: SchemaAST.AST): Compiled => {
 const withEncoding = (local: Compiled, links: SchemaAST.Encoding): Compiled | undefined => {
   const steps: Array<{ readonly transform: ((u: unknown) => unknown) | undefined; readonly parse: Fast }> = []
   let native = local.native
+  // what the input must be: the encoded side, the last link's `to`
+  let accepts: ReadonlySet<string> | undefined
   for (let i = links.length - 1; i >= 0; i--) {
     const transformation = links[i]!.transformation
     if (transformation._tag !== "Transformation") return undefined
     const getter = transformation.decode
     if (getter._tag !== "Transform" && getter._tag !== "Passthrough") return undefined
     const to = compile(links[i]!.to)
+    if (i === links.length - 1) accepts = to.accepts
     native &&= to.native
     steps.push({ transform: getter._tag === "Transform" ? getter.transform : undefined, parse: to.fast })
   }
   const last = local.fast
-  const first = compile(links[links.length - 1]!.to)
   return {
     fast: (input) => {
       let value: unknown = input
@@ -217,7 +219,7 @@ const withEncoding = (local: Compiled, links: SchemaAST.Encoding): Compiled | un
       return last(value)
     },
     native,
-    accepts: first.accepts,
+    accepts,
     identity: false
   }
 }
