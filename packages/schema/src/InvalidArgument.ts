@@ -32,7 +32,11 @@ export class InvalidArgument extends Schema.TaggedError<InvalidArgument>()("Inva
 // eslint-disable-next-line no-control-regex
 const controlCharacters = /[\u0000-\u001f\u007f]/
 
+// a UTF-16 surrogate without its pair: `encodeURIComponent` throws on it, and no byte sequence can carry it
+const loneSurrogate = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/
+
 /** Why `s` is not an {@link Identifier}, `undefined` when it is one: the one definition of the rule. */
+
 const identifierIssue = (s: string): string | undefined =>
   s.length === 0
     ? "Expected a non-empty string"
@@ -40,6 +44,8 @@ const identifierIssue = (s: string): string | undefined =>
     ? "Expected a string without control characters"
     : s.includes("/")
     ? "Expected a string without \"/\""
+    : loneSurrogate.test(s)
+    ? "Expected well-formed Unicode (a lone surrogate cannot be sent)"
     : s === "." || s === ".."
     ? "Expected a string other than \".\" and \"..\""
     : undefined
@@ -47,8 +53,8 @@ const identifierIssue = (s: string): string | undefined =>
 /**
  * An identifier sent in a path or a header (vehicle id, user id, signal code,
  * connection / subscription / webhook id): a non-empty string without control
- * characters (a CR or LF would break the request line or a header), without
- * `/`, and other than `.` and `..` (a path segment that a URL parser, a proxy
+ * characters (a CR or LF would break the request line or a header), without a
+ * lone surrogate (it has no UTF-8 form), without `/`, and other than `.` and `..` (a path segment that a URL parser, a proxy
  * or the server could resolve against the rest of the path). The transport
  * applies the same rule to every path parameter.
  *
@@ -67,7 +73,7 @@ export const Identifier = Schema.String.check(
   Schema.makeFilter((s: string) => {
     const issue = identifierIssue(s)
     return issue === undefined ? true : `${issue}, got ${JSON.stringify(s)}`
-  }, { expected: "an identifier (non-empty, no control character, no \"/\", not \".\" or \"..\")" })
+  }, { expected: "an identifier (non-empty, no control character, no lone surrogate, no \"/\", not \".\" or \"..\")" })
 )
 
 /**

@@ -54,19 +54,26 @@ export class MalformedErrorBody extends Schema.TaggedError<MalformedErrorBody>()
 
 /**
  * A status the endpoint does not declare and that carries no error envelope
- * (for example a 3xx or a 1xx).
+ * (for example a 1xx), or a redirect: the service never redirects, so the
+ * SDK follows none, whatever the `HttpClient` (`location` names where it
+ * pointed, without credentials).
  *
  * @example
  * ```ts
  * import type { UnexpectedStatus } from "@connected-vehicle/transport/TransportError"
  *
- * const isRedirect = (e: UnexpectedStatus) => e.status >= 300 && e.status < 400
+ * const redirectedTo = (e: UnexpectedStatus) => e.status >= 300 && e.status < 400 ? e.location : undefined
  * ```
  * @since 0.1.0
  */
-export class UnexpectedStatus extends Schema.TaggedError<UnexpectedStatus>()("UnexpectedStatus", responseContext) {
+export class UnexpectedStatus extends Schema.TaggedError<UnexpectedStatus>()("UnexpectedStatus", {
+  ...responseContext,
+  location: Schema.optionalKey(Schema.String)
+}) {
   override get message() {
-    return `Unexpected status ${this.status} (${this.method} ${this.url})`
+    return this.location === undefined
+      ? `Unexpected status ${this.status} (${this.method} ${this.url})`
+      : `Redirect ${this.status} to ${this.location} refused (${this.method} ${this.url}): the service never redirects`
   }
 }
 

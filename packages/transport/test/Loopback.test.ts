@@ -4,7 +4,6 @@ import { assert, describe, it } from "@effect/vitest"
 import { Effect, Exit, Fiber, Layer, Redacted, Stream, Tracer } from "effect"
 import { FetchHttpClient, HttpClient } from "effect/http"
 import { NodeHttpClient } from "@effect/platform-node"
-import { loadNodeHttpClient, platformHttpClient } from "@connected-vehicle/transport/internal/http"
 import type { RateLimitError } from "@connected-vehicle/schema/ServiceError"
 import { CredentialsError } from "@connected-vehicle/transport/TransportError"
 import type { RequestTimeout, TransportFailure } from "@connected-vehicle/transport/TransportError"
@@ -27,7 +26,7 @@ const inject = (path: string, faults: Parameters<Simulator["Service"]["injectFau
 const compat = Effect.flatMap(Transport.publicClient(CompatibilityApi, "compatibility"), (c) => c.list())
 
 // every scenario on undici through Effect's NodeHttpClient, and on the
-// default client (`layerHttpClient`: the lean client of internal/undici.ts)
+// default client (`layerHttpClient`: the same on Node, imported by name)
 const clients = [["NodeHttpClient.layerUndici", NodeHttpClient.layerUndici], ["Transport.layerHttpClient", Transport.layerHttpClient]] as const
 
 for (const [clientName, httpClient] of clients) {
@@ -357,18 +356,6 @@ for (const [clientName, httpClient] of clients) {
         assert.isUndefined(viaDefault?.headers["accept-encoding"])
       }).pipe(Effect.provide(loopback(fast))))
 
-    it.effect("layerHttpClient falls back to fetch off Node, or when @effect/platform-node cannot be loaded", () =>
-      Effect.gen(function*() {
-        const undici = { layerUndici: Layer.empty as unknown as Layer.Layer<HttpClient.HttpClient> }
-        assert.strictEqual(yield* platformHttpClient(true, () => Promise.resolve(undici)), undici.layerUndici)
-        assert.strictEqual(yield* platformHttpClient(false, () => Promise.resolve(undici)), FetchHttpClient.layer)
-        assert.strictEqual(
-          yield* platformHttpClient(true, () => Promise.reject(new Error("Cannot find package"))),
-          FetchHttpClient.layer
-        )
-        assert.strictEqual((yield* Effect.promise(loadNodeHttpClient)).layerUndici, NodeHttpClient.layerUndici)
-      }))
-
     describe("tracing", () => {
       /** Runs the compatibility listing (first attempt 503) under a tracer that records every span. */
       const traced = Effect.gen(function*() {
@@ -404,7 +391,7 @@ for (const [clientName, httpClient] of clients) {
           }
         }).pipe(Effect.provide(loopback(fast))))
 
-      it.live("without a tracer: no span, no trace headers, and the caller's own span is left alone", () =>
+      it.live("without a tracing backend: the call's span is Effect's own, the trace context is sent unless propagation is off, the caller's span is left alone", () =>
         Effect.gen(function*() {
           yield* inject(COMPAT, [{ _tag: "Status", status: 503 }])
           const outer = yield* Effect.withSpan(
@@ -415,7 +402,11 @@ for (const [clientName, httpClient] of clients) {
           assert.isFalse(outer.attributes.has("retry.count"))
           const entries = yield* logged(COMPAT)
           assert.deepStrictEqual(entries.map((e) => e.status), [503, 200])
-          for (const entry of entries) assert.isUndefined(entry.headers["traceparent"])
+          for (const entry of entries) assert.match(entry.headers["traceparent"] ?? "", new RegExp(`^00-${outer.traceId}-`))
+          yield* Effect.provideService(compat, HttpClient.TracerPropagationEnabled, false)
+          const [, , unpropagated] = yield* logged(COMPAT)
+          assert.strictEqual(unpropagated?.status, 200)
+          assert.isUndefined(unpropagated?.headers["traceparent"])
         }).pipe(Effect.provide(loopback(fast))))
 
       it.live("httpSpans: a client span per attempt under the call's span, and the trace context sent with each attempt", () =>
@@ -439,28 +430,7 @@ for (const [clientName, httpClient] of clients) {
 }
 
 describe("the default client (Transport.layerHttpClient) on Node", () => {
-  it.live("sends a request without an HttpClient span itself (lean client), any other through NodeHttpClient", () =>
-    Effect.gen(function*() {
-      const sim = yield* Simulator
-      const client = yield* HttpClient.HttpClient
-      const get = (disabled: boolean) =>
-        client.get(`${sim.url}${COMPAT}`, { urlParams: { "filter[region]": "US" } }).pipe(
-          Effect.flatMap((response) =>
-            Effect.map(response.json, (body) => ({ kind: response.constructor.name, status: response.status, body, url: response.url }))
-          ),
-          Effect.provideService(HttpClient.TracerDisabledWhen, () => disabled)
-        )
-      const lean = yield* get(true)
-      const full = yield* get(false)
-      assert.strictEqual(lean.kind, "LeanResponse")
-      assert.notStrictEqual(full.kind, "LeanResponse")
-      assert.strictEqual(lean.status, 200)
-      assert.deepStrictEqual(lean.body, full.body)
-      assert.strictEqual(lean.url, full.url)
-      assert.match(lean.url, /\?filter%5Bregion%5D=US$/)
-    }).pipe(Effect.provide(loopbackOn(fast, Transport.layerHttpClient))))
-
-  it.live("times an attempt itself: no response head in time is a RequestTimeout without status, and the next attempt succeeds", () =>
+  it.live("no response head in time is a RequestTimeout without status, and the next attempt succeeds", () =>
     Effect.gen(function*() {
       yield* inject(COMPAT, [{ _tag: "Delay", millis: 1_500 }])
       const error = yield* Effect.flip(compat)
@@ -471,7 +441,7 @@ describe("the default client (Transport.layerHttpClient) on Node", () => {
       assert.strictEqual(result.status, 200)
     }).pipe(Effect.provide(loopbackOn({ ...fast, timeoutMillis: 300, retry: { maxAttempts: 1 } }, Transport.layerHttpClient))))
 
-  it.live("a shorter timeout armed after a longer one still fires first (one timer for every deadline)", () =>
+  it.live("a shorter timeout armed after a longer one still fires first", () =>
     Effect.gen(function*() {
       yield* inject(COMPAT, [{ _tag: "StallBody" }, { _tag: "StallBody" }])
       const compatWith = (options: Transport.CallOptions) =>
@@ -489,7 +459,7 @@ describe("the default client (Transport.layerHttpClient) on Node", () => {
       assert.strictEqual(result.status, 200)
     }).pipe(Effect.provide(loopbackOn({ ...fast, retry: { maxAttempts: 1 } }, Transport.layerHttpClient))))
 
-  it.live("a request the lean client hands to NodeHttpClient (fiber-level undici options) is timed too, body included", () =>
+  it.live("with fiber-level undici options, an attempt is timed the same, body included", () =>
     Effect.gen(function*() {
       yield* inject(COMPAT, [{ _tag: "StallBody" }])
       const error = yield* Effect.flip(compat.pipe(Effect.provideService(NodeHttpClient.UndiciOptions, { reset: false })))

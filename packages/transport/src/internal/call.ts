@@ -1,0 +1,233 @@
+/**
+ * One client function: the single path every call takes.
+ *
+ * 1. the argument is checked and the request built from the contract;
+ * 2. in the call's span, attempts are made with `Effect.retry` on the call's
+ *    `Schedule` (see `./policy.ts`): each attempt reads the credential, sends
+ *    the request through the transport's `HttpClient`, runs the `onResponse`
+ *    hooks at the response head, and reads and decodes the body (a non-2xx
+ *    into its typed error), all within the attempt's timeout; a 401 refreshes
+ *    the credential and replays once per call;
+ * 3. every attempt is logged at debug level, and the result carries the
+ *    status, the request id and the headers.
+ *
+ * @internal
+ */
+import { Duration, Effect, Exit, Redacted, Tracer } from "effect"
+import { HttpClient, HttpClientRequest, HttpTraceContext } from "effect/http"
+import type { HttpClientResponse } from "effect/http"
+import { InvalidArgument } from "@connected-vehicle/schema/InvalidArgument"
+import type { Credentials } from "../Credentials.ts"
+import { requestIdOf, type TransportConfig } from "../TransportConfig.ts"
+import { RequestTimeout, UnexpectedStatus } from "../TransportError.ts"
+import { withoutCredentials } from "./http.ts"
+import type { Hook } from "./hooks.ts"
+import * as Hooks from "./hooks.ts"
+import * as SdkLog from "./log.ts"
+import type { Policy } from "./policy.ts"
+import * as CallPolicy from "./policy.ts"
+import type { Given } from "./request.ts"
+import type { AnyError, Ctx, Result } from "./responses.ts"
+import { checkParams, decodeError, failureOf, mapBuildError, mapDecodeError, mapSendError, statusOf } from "./responses.ts"
+
+/**
+ * A request builder: the request with its absolute URL, or the effect that
+ * encodes it.
+ *
+ * @internal
+ */
+export type Builder = (given: Given) => HttpClientRequest.HttpClientRequest | Effect.Effect<HttpClientRequest.HttpClientRequest, unknown>
+
+/**
+ * An endpoint's success decoder.
+ *
+ * @internal
+ */
+export interface Decoder {
+  readonly decode: (response: HttpClientResponse.HttpClientResponse) => Effect.Effect<unknown, unknown>
+}
+
+/** @internal */
+export interface MethodSpec extends Decoder {
+  readonly config: TransportConfig["Service"]
+  readonly httpClient: HttpClient.HttpClient
+  readonly credentials: Credentials["Service"] | undefined
+  readonly log: SdkLog.SdkLog
+  readonly spanName: string
+  readonly method: string
+  readonly path: string
+  /** The root, without a trailing slash. */
+  readonly baseUrl: string
+  readonly build: Builder
+  readonly onResponse: Hook | undefined
+}
+
+/** The state of one call. */
+interface Call {
+  readonly request: HttpClientRequest.HttpClientRequest
+  readonly policy: Policy
+  readonly deadline: number
+  readonly hooks: Hook | undefined
+  refreshed: boolean
+  attempts: number
+  url: string | undefined
+}
+
+/** @internal */
+export type Method = (input: unknown, options?: CallOptions) => Effect.Effect<Result<unknown>, AnyError>
+
+/** @internal */
+export interface CallOptions extends CallPolicy.Overrides {
+  readonly onResponse?: Hook | undefined
+}
+
+/** @internal */
+export const make = (spec: MethodSpec): Method => {
+  const { build, config, credentials, httpClient, log, method, path } = spec
+  const idempotent = method === "GET" || method === "HEAD" || method === "OPTIONS"
+  const templateUrl = spec.baseUrl + path
+  const spanOptions = { kind: "client", attributes: { "http.request.method": method, "url.template": templateUrl } } as const
+  const clientHook = spec.onResponse === undefined ? undefined : Hooks.ignoring(spec.onResponse)
+  const urlOf = (call: Call): string => call.url ??= withoutCredentials(call.request.url, call.request.urlParams)
+
+  /** The outcome of a response: the error of a non-2xx, else the decoded body. */
+  const handle = (response: HttpClientResponse.HttpClientResponse, seen: Seen): Effect.Effect<Result<unknown>, AnyError> => {
+    const status = response.status
+    const requestId = requestIdOf(response.headers, config.requestIdHeaders)
+    seen.status = status
+    seen.requestId = requestId
+    // the URL as the client sent it (a `transformClient` may have replaced it)
+    const ctx = (): Ctx => ({
+      status,
+      method,
+      url: withoutCredentials(response.request.url, response.request.urlParams),
+      ...(requestId ? { requestId } : {})
+    })
+    if (status >= 400) return Effect.flatMap(decodeError(response, ctx()), Effect.fail)
+    // the service never redirects: a redirect is not followed, whatever the client
+    if (status >= 300) return Effect.fail(new UnexpectedStatus({ ...ctx(), ...locationOf(response) }))
+    return Effect.map(
+      Effect.mapError(spec.decode(response), (error): AnyError => mapDecodeError(error, ctx())),
+      (value): Result<unknown> => ({ value, status, requestId, headers: response.headers })
+    )
+  }
+
+  /** One exchange, within its timeout (cut to what is left of the call's budget), logged at debug level. */
+  const attempt = (call: Call, token: Redacted.Redacted<string> | undefined): Effect.Effect<Result<unknown>, AnyError> =>
+    Effect.clockWith((clock) => {
+      const n = ++call.attempts
+      const start = clock.currentTimeMillisUnsafe()
+      const limit = Math.max(1, Math.min(call.policy.timeoutMillis, call.deadline - start))
+      const seen: Seen = { status: undefined, requestId: undefined }
+      const exchange = Effect.flatMap(
+        Effect.mapError(httpClient.execute(withBearer(call.request, token)), (error) =>
+          mapSendError(error, method, path, withoutCredentials(error.request.url, error.request.urlParams))),
+        (response) => call.hooks === undefined ? handle(response, seen) : Effect.andThen(call.hooks(response), handle(response, seen))
+      )
+      return Effect.onExit(
+        Effect.timeoutOrElse(exchange, {
+          duration: Duration.millis(limit),
+          orElse: () =>
+            Effect.fail(
+              new RequestTimeout({
+                method,
+                url: urlOf(call),
+                timeoutMillis: limit,
+                ...(seen.status === undefined ? {} : { status: seen.status }),
+                ...(seen.requestId ? { requestId: seen.requestId } : {})
+              })
+            )
+        }),
+        (exit) =>
+          log.log("Debug", "http attempt", {
+            method,
+            url: SdkLog.redactUrl(urlOf(call)),
+            attempt: n,
+            ...(seen.status === undefined ? {} : { status: seen.status }),
+            durationMillis: clock.currentTimeMillisUnsafe() - start,
+            ...(seen.requestId ? { requestId: seen.requestId } : {}),
+            ...(Exit.isSuccess(exit) ? {} : { error: failureOf(exit.cause) })
+          })
+      )
+    })
+
+  /** An attempt with the call's credential; a 401 refreshes it and replays, once per call. */
+  const authenticated = (call: Call): Effect.Effect<Result<unknown>, AnyError> =>
+    credentials === undefined ? attempt(call, undefined) : Effect.flatMap(credentials.token, (token) =>
+      Effect.catch(attempt(call, token), (error): Effect.Effect<Result<unknown>, AnyError> => {
+        if (call.refreshed || statusOf(error) !== 401 || error._tag === "CredentialsError") return Effect.fail(error)
+        call.refreshed = true
+        return Effect.flatMap(credentials.refresh(token), (refreshed) =>
+          refreshed
+            ? Effect.andThen(
+              log.log("Debug", "replaying after 401 with a refreshed token", { method, url: SdkLog.redactUrl(urlOf(call)) }),
+              Effect.flatMap(credentials.token, (next) => attempt(call, next))
+            )
+            : Effect.fail(error))
+      }))
+
+  /** The attempts of a call, retried on its schedule. */
+  const run = (request: HttpClientRequest.HttpClientRequest, policy: Policy, hooks: Hook | undefined, span: Tracer.Span) =>
+    Effect.clockWith((clock) => {
+      const deadline = clock.currentTimeMillisUnsafe() + policy.retry.maxElapsedMillis
+      const call: Call = { request, policy, deadline, hooks, refreshed: false, attempts: 0, url: undefined }
+      const retried = Effect.retry(
+        authenticated(call),
+        CallPolicy.schedule(policy, idempotent, deadline, (error, n, delayMillis) => {
+          span.attribute("retry.count", n)
+          return log.log("Debug", "retrying", { method, url: SdkLog.redactUrl(urlOf(call)), attempt: n, delayMillis, error: error._tag })
+        })
+      )
+      return Effect.map(retried, (result) => {
+        span.attribute("http.response.status_code", result.status)
+        if (result.requestId !== undefined) span.attribute("request.id", result.requestId)
+        return result
+      })
+    })
+
+  return (input, options) => {
+    const given = (input ?? {}) as Given
+    const invalid = checkParams(given)
+    if (invalid !== undefined) return Effect.fail(invalid)
+    const policy = CallPolicy.resolve(options, config)
+    if (policy instanceof InvalidArgument) return Effect.fail(policy)
+    const hooks = options?.onResponse === undefined ? clientHook : Hooks.ignoring(Hooks.andThen(spec.onResponse, options.onResponse)!)
+    return Effect.useSpan(spec.spanName, spanOptions, (span) =>
+      Effect.withParentSpan(
+        Effect.withFiber((fiber) => {
+          const built = build(given)
+          // without the HttpClient's span per attempt (`httpSpans`), the
+          // call's span is the trace context sent to the service
+          const propagate = !config.httpSpans && fiber.getRef(HttpClient.TracerPropagationEnabled) &&
+            !fiber.getRef(Tracer.DisablePropagation)
+          const traced = (request: HttpClientRequest.HttpClientRequest) =>
+            run(propagate ? HttpClientRequest.setHeaders(request, HttpTraceContext.toHeaders(span)) : request, policy, hooks, span)
+          return Effect.isEffect(built)
+            ? Effect.flatMap(Effect.mapError(built, (error): AnyError => mapBuildError(error, method, path)), traced)
+            : traced(built)
+        }),
+        span,
+        { captureStackTrace: false }
+      ))
+  }
+}
+
+/** What an attempt saw of the response head, for a failure that comes after it. */
+interface Seen {
+  status: number | undefined
+  requestId: string | undefined
+}
+
+/** The request with the call's credential, unless it carries an `authorization` of its own (the token endpoint's). */
+const withBearer = (
+  request: HttpClientRequest.HttpClientRequest,
+  token: Redacted.Redacted<string> | undefined
+): HttpClientRequest.HttpClientRequest =>
+  token !== undefined && request.headers["authorization"] === undefined
+    ? HttpClientRequest.setHeader(request, "authorization", `Bearer ${Redacted.value(token)}`)
+    : request
+
+const locationOf = (response: HttpClientResponse.HttpClientResponse): { readonly location?: string } => {
+  const location = response.headers["location"]
+  return location === undefined || location === "" ? {} : { location: withoutCredentials(location) }
+}

@@ -1,0 +1,144 @@
+/**
+ * The typed client of one group of a contract: one {@link Call.make} per
+ * endpoint, each with its request builder and success decoder derived from
+ * the endpoint's declaration.
+ *
+ * @internal
+ */
+import { Effect, SchemaAST } from "effect"
+import type { Schema } from "effect"
+import { HttpClient, HttpClientRequest } from "effect/http"
+import type { HttpApiEndpoint, HttpApiGroup } from "effect/http-api"
+import { HttpApi, HttpApiClient, HttpApiSchema } from "effect/http-api"
+import * as SchemaDecoder from "@connected-vehicle/schema/Decoder"
+import type { Credentials } from "../Credentials.ts"
+import type { Roots, TransportConfig } from "../TransportConfig.ts"
+import * as Call from "./call.ts"
+import type { Hook } from "./hooks.ts"
+import * as SdkLog from "./log.ts"
+import type { Given } from "./request.ts"
+import { makeBuilder } from "./request.ts"
+
+const rootOfApi: Record<string, keyof Roots> = {
+  vehicle: "base",
+  management: "management",
+  compatibility: "compatibility",
+  authorization: "authorization",
+  legacy: "legacy"
+}
+
+/** @internal */
+export interface Spec {
+  readonly config: TransportConfig["Service"]
+  readonly httpClient: HttpClient.HttpClient
+  readonly credentials: Credentials["Service"] | undefined
+  readonly root: keyof Roots | undefined
+  readonly onResponse: Hook | undefined
+}
+
+/**
+ * The functions of one group, by endpoint name.
+ *
+ * @internal
+ */
+export const make = (
+  api: HttpApi.HttpApi<string, HttpApiGroup.Constraint>,
+  group: string,
+  spec: Spec
+): Effect.Effect<Record<string, Call.Method>> =>
+  Effect.gen(function*() {
+    const { config } = spec
+    const log = yield* SdkLog.current(config.logLevel)
+    const baseUrl = config.roots[spec.root ?? rootOfApi[api.identifier] ?? "base"].replace(/\/+$/, "")
+    const fixed = { accept: "application/json", "user-agent": config.userAgent } as const
+    const endpoints: Array<{ readonly endpoint: HttpApiEndpoint.Top; readonly build: Call.Builder | undefined }> = []
+    HttpApi.reflect(api as any, {
+      predicate: ({ group: g }) => g.identifier === group,
+      onGroup() {},
+      onEndpoint({ endpoint, mergedAnnotations, middleware }) {
+        endpoints.push({ endpoint, build: makeBuilder(endpoint, baseUrl, mergedAnnotations, middleware.size > 0, fixed) })
+      }
+    })
+    // endpoints with a payload are encoded by HttpApiClient, whose HttpClient
+    // hands the request back instead of sending it
+    const encoders = endpoints.every((e) => e.build !== undefined)
+      ? undefined
+      : (yield* (HttpApiClient.group(api as any, { group, httpClient: capture }) as Effect.Effect<unknown>)) as Record<string, Encode>
+    const out: Record<string, Call.Method> = {}
+    for (const { build, endpoint } of endpoints) {
+      out[endpoint.identifier] = Call.make({
+        config,
+        httpClient: spec.httpClient,
+        credentials: spec.credentials,
+        log,
+        spanName: `connected-vehicle.${group}.${endpoint.identifier}`,
+        method: endpoint.method,
+        path: endpoint.path,
+        baseUrl,
+        build: build ?? captureBuilder(encoders![endpoint.identifier]!, baseUrl, endpoint),
+        ...makeDecoder(api, group, endpoint.identifier),
+        onResponse: spec.onResponse
+      })
+    }
+    return out
+  })
+
+type Encode = (request: unknown) => Effect.Effect<never, unknown>
+
+/** The request built by HttpApiClient, handed back by {@link capture}. */
+class Captured {
+  readonly request: HttpClientRequest.HttpClientRequest
+  constructor(request: HttpClientRequest.HttpClientRequest) {
+    this.request = request
+  }
+}
+
+const capture = HttpClient.makeWith(
+  (request) => Effect.flatMap(request, (r) => Effect.fail(new Captured(r))),
+  Effect.succeed
+) as unknown as HttpClient.HttpClient
+
+/** A request builder on HttpApiClient's encoding (endpoints with a payload). */
+const captureBuilder = (encode: Encode, baseUrl: string, endpoint: HttpApiEndpoint.Top): Call.Builder => (given: Given) =>
+  Effect.catch(
+    encode({
+      ...given,
+      ...(endpoint.params !== undefined && given.params === undefined ? { params: {} } : {}),
+      ...(endpoint.query !== undefined && given.query === undefined ? { query: {} } : {}),
+      ...(endpoint.headers !== undefined && given.headers === undefined ? { headers: {} } : {}),
+      responseMode: "response-only"
+    }),
+    (e) => e instanceof Captured ? Effect.succeed(HttpClientRequest.setUrl(e.request, baseUrl + e.request.url)) : Effect.fail(e)
+  )
+
+const resolveEncoding = SchemaAST.resolveAt<{ readonly _tag: string }>("~httpApiEncoding")
+
+/**
+ * The success decoder of an endpoint. When the contract declares one JSON
+ * body for 200 (every endpoint but the authorize redirect and the token
+ * union), a 200 is read with `response.json` and decoded with that schema
+ * (the schema package's `Decoder`, which gives what Effect's decoder gives);
+ * anything else goes through `HttpApiClient.decodeResponse`.
+ */
+const makeDecoder = (api: HttpApi.HttpApi<string, HttpApiGroup.Constraint>, group: string, endpoint: string): Call.Decoder => {
+  const general = HttpApiClient.decodeResponse(api as any, { group, endpoint } as any) as Call.Decoder["decode"]
+  let schema: Schema.Top | undefined
+  HttpApi.reflect(api as any, {
+    predicate: ({ endpoint: e, group: g }) => g.identifier === group && e.identifier === endpoint,
+    onGroup() {},
+    onEndpoint({ successes }) {
+      const only = successes.get(200)
+      if (successes.size !== 1 || only === undefined || only.length !== 1) return
+      const candidate = only[0]
+      if (
+        HttpApiSchema.isWithHeaders(candidate) ||
+        (resolveEncoding(candidate.ast)?._tag ?? "Json") !== "Json" ||
+        SchemaAST.isNull(SchemaAST.toEncoded(candidate.ast))
+      ) return
+      schema = candidate
+    }
+  })
+  if (schema === undefined) return { decode: general }
+  const decodeBody = SchemaDecoder.decodeUnknownExit(schema)
+  return { decode: (response) => response.status === 200 ? Effect.flatMap(response.json, decodeBody) : general(response) }
+}
