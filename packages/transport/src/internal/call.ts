@@ -124,8 +124,7 @@ export const make = (spec: MethodSpec): Method => {
           mapSendError(error, method, path, withoutCredentials(error.request.url, error.request.urlParams))),
         (response) => call.hooks === undefined ? handle(response, seen) : Effect.andThen(call.hooks(response), handle(response, seen))
       )
-      return Effect.onExit(
-        Effect.timeoutOrElse(exchange, {
+      const timed = Effect.timeoutOrElse(exchange, {
           duration: Duration.millis(limit),
           orElse: () =>
             Effect.fail(
@@ -137,8 +136,10 @@ export const make = (spec: MethodSpec): Method => {
                 ...(seen.requestId ? { requestId: seen.requestId } : {})
               })
             )
-        }),
-        (exit) =>
+        })
+      // one debug line per attempt, once it is over (the fiber's log level decides, as for any log line)
+      return Effect.withFiber((fiber) =>
+        !SdkLog.enabledIn(fiber, config.logLevel, "Debug") ? timed : Effect.onExit(timed, (exit) =>
           log.log("Debug", "http attempt", {
             method,
             url: SdkLog.redactUrl(urlOf(call)),
@@ -147,7 +148,7 @@ export const make = (spec: MethodSpec): Method => {
             durationMillis: clock.currentTimeMillisUnsafe() - start,
             ...(seen.requestId ? { requestId: seen.requestId } : {}),
             ...(Exit.isSuccess(exit) ? {} : { error: failureOf(exit.cause) })
-          })
+          }))
       )
     })
 

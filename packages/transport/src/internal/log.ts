@@ -2,6 +2,7 @@
  * @internal
  */
 import { Effect, LogLevel, References } from "effect"
+import type { Fiber } from "effect"
 
 /**
  * What the SDK logs, decided once (when a client is built): the level, and
@@ -82,4 +83,16 @@ export const redactUrl = (url: string): string => {
     return eq !== -1 && secretName.test(decoded) ? `${name}=<redacted>` : pair
   })
   return `${url.slice(0, query)}?${redacted.join("&")}${hash === -1 ? "" : url.slice(hash)}`
+}
+
+/**
+ * Whether a line at `level` is logged in this fiber: the configured level
+ * (`TransportConfig.logLevel`), else the fiber's `MinimumLogLevel`, read at
+ * run time so that a level provided around a call applies to it.
+ *
+ * @internal
+ */
+export const enabledIn = (fiber: Fiber.Fiber<unknown, unknown>, configured: LogLevel.LogLevel | undefined, level: LogLevel.Severity): boolean => {
+  const threshold = configured ?? fiber.getRef(References.MinimumLogLevel)
+  return threshold !== "None" && LogLevel.isGreaterThanOrEqualTo(level, threshold)
 }
