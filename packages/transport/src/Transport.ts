@@ -331,15 +331,10 @@ export interface ClientOptions {
   readonly root?: keyof Roots | undefined
   /**
    * Runs on every response of the client's calls (retried and failed ones
-   * too, whatever the status), before its body is decoded, in the call's
-   * fiber: to watch headers (a deprecation notice, rate-limit counters...)
-   * without wrapping the `HttpClient` (a wrapped client is not the
-   * transport's own, so its attempts are timed with a child fiber and a timer
-   * instead of the lean client's single timer). On the lean client of
-   * `layerHttpClient` (Node's default) it runs once the whole response has
-   * arrived (the transport reads every body whole), on other clients at the
-   * head. Keep it short: on the lean client the attempt's timeout no longer
-   * runs by then. A failure or defect of the effect, or a throw of the function, is ignored.
+   * too, whatever the status) when its head has arrived, before its body is
+   * read, inside the attempt (its timeout covers it), on every `HttpClient`:
+   * to watch headers (a deprecation notice, rate-limit counters...). A
+   * failure or defect of the effect, or a throw of the function, is ignored.
    */
   readonly onResponse?: ((response: HttpClientResponse.HttpClientResponse) => Effect.Effect<void>) | undefined
 }

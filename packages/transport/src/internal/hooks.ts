@@ -12,8 +12,7 @@ import type { HttpClientResponse } from "effect/http"
 export type Hook = (response: HttpClientResponse.HttpClientResponse) => Effect.Effect<void>
 
 /**
- * The hook with its failure, defect or throw ignored (a throw never reaches
- * whoever called it: undici's handler, on the transport's fast path).
+ * The hook with its failure, defect or throw ignored.
  *
  * @internal
  */
