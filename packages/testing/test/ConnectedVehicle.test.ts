@@ -7,8 +7,8 @@ import * as Simulator from "@connected-vehicle/simulator/Simulator"
 import { Compatibility } from "@connected-vehicle/v3/Compatibility"
 import { Connections } from "@connected-vehicle/v3/Connections"
 import { Signals } from "@connected-vehicle/v3/Signals"
-import * as ConnectedVehicle from "../src/ConnectedVehicle.ts"
-import * as Simulated from "../src/Simulated.ts"
+import * as ConnectedVehicle from "@connected-vehicle/sdk/ConnectedVehicle"
+import * as Simulated from "@connected-vehicle/testing/Simulated"
 
 /** v3 with the application token and legacy with the user's, through one layer. */
 const tour = Effect.gen(function*() {
