@@ -2,7 +2,7 @@
  * The whole SDK for an application in one layer: one transport, one token
  * store and OAuth configuration, the application's client-credentials
  * session behind the v3 services, and one user's authorization-code session
- * behind the legacy v2.0 reads. `@connected-vehicle/sdk/Simulated` builds the
+ * behind the legacy v2.0 reads. `@connected-vehicle/testing/Simulated` builds the
  * same on the simulator (loopback or in memory) for tests and demos.
  *
  * @since 0.1.0
@@ -71,7 +71,7 @@ export interface Options {
 /**
  * The services on given transport configuration and OAuth configuration
  * layers: the building block of {@link layer}, {@link layerConfig} and
- * `Simulated.layer`.
+ * `Simulated.layer` (`@connected-vehicle/testing/Simulated`).
  *
  * @example
  * ```ts

@@ -8,11 +8,15 @@
 import { Effect, Layer, ManagedRuntime } from "effect"
 import { HttpClient } from "effect/http"
 import { CompatibilityApi } from "@connected-vehicle/schema/Api"
-import { TEST_ORIGIN } from "@connected-vehicle/simulator/Simulator"
+import * as Simulator from "@connected-vehicle/simulator/Simulator"
 import * as Transport from "@connected-vehicle/transport/Transport"
-import { layerSimulator } from "@connected-vehicle/transport/TransportTest"
+import * as TransportConfig from "@connected-vehicle/transport/TransportConfig"
 
-const runtime = ManagedRuntime.make(layerSimulator().pipe(Layer.orDie))
+const { TEST_ORIGIN } = Simulator
+const simulator = Simulator.layerTest()
+const runtime = ManagedRuntime.make(
+  Layer.merge(Transport.layer.pipe(Layer.provide([TransportConfig.layerOrigin(TEST_ORIGIN), simulator])), simulator)
+)
 const client = await runtime.runPromise(Transport.publicClient(CompatibilityApi, "compatibility"))
 const http = await runtime.runPromise(Effect.service(HttpClient.HttpClient))
 

@@ -1,11 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { ConfigProvider, Effect, Layer } from "effect"
-import { CompatibilityApi } from "@connected-vehicle/schema/Api"
-import * as Transport from "@connected-vehicle/transport/Transport"
 import { TransportConfig } from "@connected-vehicle/transport/TransportConfig"
 import * as Config from "@connected-vehicle/transport/TransportConfig"
-import type { CredentialsError } from "@connected-vehicle/transport/TransportError"
-import { layerSimulator } from "@connected-vehicle/transport/TransportTest"
 
 const fromEnv = (env: Record<string, string>) =>
   Config.layerConfig.pipe(Layer.provide(ConfigProvider.layer(ConfigProvider.fromEnv({ env }))))
@@ -42,19 +38,6 @@ describe("TransportConfig", () => {
       const error = yield* Effect.flip(Effect.provide(Effect.service(TransportConfig), fromEnv({ CONNECTED_VEHICLE_BASE_URL: "http://x/v3" })))
       assert.strictEqual(error._tag, "ConfigError")
     }))
-
-  it.effect("layerSimulator runs the transport on the in-memory simulator", () =>
-    Effect.gen(function*() {
-      const compatibility = yield* Transport.publicClient(CompatibilityApi, "compatibility")
-      const all = yield* compatibility.list()
-      const call = compatibility.list({ query: { "filter[region]": "US" } })
-      // no credential is used, so CredentialsError is not in the error union (checked by tsc)
-      const noCredentialsError: [Extract<Effect.Error<typeof call>, CredentialsError>] extends [never] ? true : false = true
-      assert.isTrue(noCredentialsError)
-      const us = yield* call
-      assert.isTrue(all.value.data.length >= us.value.data.length)
-      assert.isTrue(us.value.data.every((entry) => entry.attributes.region === "US"))
-    }).pipe(Effect.provide(layerSimulator())))
 
   it.effect("layerConfig reads every policy from the environment", () =>
     Effect.gen(function*() {

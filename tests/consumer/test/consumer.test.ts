@@ -5,7 +5,7 @@
  * the workspace. Then: `@connected-vehicle/v3` installs alone; every entry
  * point imports (ESM) and `require()`s (CommonJS); a consumer `.ts` file
  * type-checks under `module: nodenext` and `strict`; a 10-line program prints
- * data from the simulator package installed the same way; publint and
+ * data from the simulator (through `@connected-vehicle/testing`, installed the same way); publint and
  * arethetypeswrong find nothing on any packed tarball.
  */
 import { assert, describe, it } from "@effect/vitest"
@@ -219,7 +219,7 @@ describe("packages as an internal team installs them", () => {
     return ok(await run("tsc", ["-p", join(dir, "tsconfig.json")], { cwd: repo }), `tsc on ${fixture}`)
   }
 
-  it("@connected-vehicle/sdk without its optional peers (no simulator) imports and type-checks", async () => {
+  it("@connected-vehicle/sdk without its optional peers, and without the simulator, imports and type-checks", async () => {
     const dir = project("sdk-alone")
     ok(await npmInstall(dir, ["@connected-vehicle/sdk", "@types/node@24"]), "npm install @connected-vehicle/sdk")
     const installed = readdirSync(join(dir, "node_modules", "@connected-vehicle")).sort()

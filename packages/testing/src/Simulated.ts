@@ -3,32 +3,29 @@
  * and demos: the layers of `ConnectedVehicle` wired to a simulator in memory
  * or on 127.0.0.1, with the simulator's own client and a signed-in user.
  *
- * A module of its own, not re-exported by the package index: the simulator is
- * an optional peer dependency, and only this module needs it (at run time and
- * in its type declarations), so an application without the simulator can
- * import and type-check everything else.
- *
- * @since 0.2.0
+ * @since 0.1.0
  */
 import { Effect, Layer } from "effect"
-import { FetchHttpClient, HttpClient, HttpClientRequest } from "effect/http"
+import { HttpClient } from "effect/http"
 import * as OAuthConfig from "@connected-vehicle/auth/OAuthConfig"
 import * as Session from "@connected-vehicle/auth/Session"
+import * as ConnectedVehicle from "@connected-vehicle/sdk/ConnectedVehicle"
 import * as Simulator from "@connected-vehicle/simulator/Simulator"
 import * as Transport from "@connected-vehicle/transport/Transport"
 import * as TransportConfig from "@connected-vehicle/transport/TransportConfig"
-import * as ConnectedVehicle from "./ConnectedVehicle.ts"
+import * as SignIn from "./SignIn.ts"
 
 /**
  * Options of {@link layer}.
  *
  * @example
  * ```ts
- * import type { Options } from "@connected-vehicle/sdk/Simulated"
+ * import type { Options } from "@connected-vehicle/testing/Simulated"
  *
  * const options: Options = { loopback: true, simulator: { seed: 7 }, signIn: false }
  * ```
  * @since 0.1.0
+ * @category models
  */
 export interface Options extends Omit<ConnectedVehicle.Options, "httpClient"> {
   readonly simulator?: Simulator.SimulatorOptions | undefined
@@ -56,30 +53,15 @@ export interface Options extends Omit<ConnectedVehicle.Options, "httpClient"> {
  *
  * @example
  * ```ts
- * import * as Simulated from "@connected-vehicle/sdk/Simulated"
+ * import * as Simulated from "@connected-vehicle/testing/Simulated"
  *
  * const Test = Simulated.layer({ signIn: Simulated.busiestUser })
  * ```
  * @since 0.1.0
+ * @category users
  */
 export const busiestUser = (data: Simulator.SimulatorData): string =>
   data.users.reduce((best, u) => data.vehiclesOf(u.id).length > data.vehiclesOf(best.id).length ? u : best).id
-
-const redirectUri = "https://app.example/callback"
-
-/** The simulator approves consent at once: the code of its redirect (not followed). */
-const consentCode = (origin: string, clientId: string, userId: string) =>
-  Effect.gen(function*() {
-    const client = yield* HttpClient.HttpClient
-    const query = new URLSearchParams({ response_type: "code", client_id: clientId, redirect_uri: redirectUri, login_hint: userId })
-    const response = yield* client.execute(HttpClientRequest.get(`${origin}/oauth/authorize?${query}`)).pipe(
-      Effect.provideService(FetchHttpClient.RequestInit, { redirect: "manual" }),
-      Effect.orDie
-    )
-    const code = new URL(response.headers["location"] ?? "", origin).searchParams.get("code")
-    if (code === null) return yield* Effect.die(`the simulator refused consent for ${userId}: ${response.status}`)
-    return code
-  })
 
 /**
  * The whole SDK on the simulator, with the simulator service (request log,
@@ -92,7 +74,7 @@ const consentCode = (origin: string, clientId: string, userId: string) =>
  * import { Effect, Stream } from "effect"
  * import { Vehicles } from "@connected-vehicle/legacy-v2/Vehicles"
  * import { Signals } from "@connected-vehicle/v3/Signals"
- * import * as Simulated from "@connected-vehicle/sdk/Simulated"
+ * import * as Simulated from "@connected-vehicle/testing/Simulated"
  *
  * const program = Effect.gen(function*() {
  *   const ids = yield* Stream.runCollect((yield* Vehicles).stream())
@@ -101,6 +83,7 @@ const consentCode = (origin: string, clientId: string, userId: string) =>
  * Effect.runPromise(program.pipe(Effect.provide(Simulated.layer({ loopback: true }))))
  * ```
  * @since 0.1.0
+ * @category layers
  */
 export const layer = (options?: Options): Layer.Layer<ConnectedVehicle.Services | Simulator.Simulator> => {
   const SimulatorLive: Layer.Layer<Simulator.Simulator | HttpClient.HttpClient> = options?.loopback === true
@@ -117,15 +100,16 @@ export const layer = (options?: Options): Layer.Layer<ConnectedVehicle.Services 
     )
     const signIn = options?.signIn ?? busiestUser
     if (signIn === false) return Sdk
-    const SignIn = Layer.effectDiscard(Effect.gen(function*() {
+    const SignedIn = Layer.effectDiscard(Effect.gen(function*() {
       const userId = typeof signIn === "string" ? signIn : signIn(sim.data)
-      const code = yield* consentCode(origin, sim.clientId, userId).pipe(
+      const code = yield* SignIn.authorizationCode(userId).pipe(
+        Effect.provideService(Simulator.Simulator, sim),
         Effect.provideService(HttpClient.HttpClient, httpClient)
       )
-      yield* Session.login(options?.userKey ?? "user", { code, redirectUri }).pipe(Effect.orDie)
+      yield* Session.login(options?.userKey ?? "user", { code, redirectUri: SignIn.redirectUri }).pipe(Effect.orDie)
       yield* sim.resetLog
     }))
-    return Layer.provideMerge(SignIn, Sdk)
+    return Layer.provideMerge(SignedIn, Sdk)
   }))
   return sdk.pipe(Layer.provideMerge(SimulatorLive))
 }

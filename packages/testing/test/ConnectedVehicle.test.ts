@@ -1,14 +1,16 @@
 import { assert, describe, it } from "@effect/vitest"
 import { ConfigProvider, Effect, Redacted, Result, Stream } from "effect"
-import { FetchHttpClient, HttpClient } from "effect/http"
+import { FetchHttpClient } from "effect/http"
 import * as Session from "@connected-vehicle/auth/Session"
 import { Vehicles } from "@connected-vehicle/legacy-v2/Vehicles"
 import * as Simulator from "@connected-vehicle/simulator/Simulator"
 import { Compatibility } from "@connected-vehicle/v3/Compatibility"
 import { Connections } from "@connected-vehicle/v3/Connections"
 import { Signals } from "@connected-vehicle/v3/Signals"
-import * as ConnectedVehicle from "../src/ConnectedVehicle.ts"
-import * as Simulated from "../src/Simulated.ts"
+import * as ConnectedVehicle from "@connected-vehicle/sdk/ConnectedVehicle"
+import * as RequestLog from "@connected-vehicle/testing/RequestLog"
+import * as Simulated from "@connected-vehicle/testing/Simulated"
+import * as SignIn from "@connected-vehicle/testing/SignIn"
 
 /** v3 with the application token and legacy with the user's, through one layer. */
 const tour = Effect.gen(function*() {
@@ -27,12 +29,6 @@ const tour = Effect.gen(function*() {
   return { userId, ids }
 })
 
-const requestsTo = (path: RegExp) =>
-  Effect.gen(function*() {
-    const sim = yield* Simulator.Simulator
-    return (yield* sim.requests).filter((r) => path.test(r.path))
-  })
-
 describe("ConnectedVehicle", () => {
   it.live("layerSimulator (loopback): one transport for v3 and legacy, the signed-in user behind the legacy reads", () => {
     let transports = 0
@@ -42,10 +38,10 @@ describe("ConnectedVehicle", () => {
       assert.strictEqual(userId, Simulated.busiestUser(sim.data))
       assert.deepStrictEqual([...ids], [...sim.data.vehiclesOf(userId)])
       assert.strictEqual(transports, 1, "one transport built")
-      const requests = yield* requestsTo(/^\//)
+      const requests = yield* RequestLog.matching(/^\//)
       assert.isTrue(requests.every((r) => r.status === 200))
       // the user's token was fetched at sign-in (log reset since); only the application token now
-      assert.strictEqual((yield* requestsTo(/^\/oauth\/token$/)).length, 1)
+      assert.strictEqual((yield* RequestLog.matching(/^\/oauth\/token$/)).length, 1)
       const bearer = (path: RegExp) => requests.filter((r) => path.test(r.path)).map((r) => r.headers["authorization"])
       assert.isTrue(bearer(/^\/v2\.0\//).every((a) => a === "<redacted>"))
     }).pipe(Effect.provide(Simulated.layer({
@@ -69,11 +65,7 @@ describe("ConnectedVehicle", () => {
     Effect.gen(function*() {
       const sim = yield* Simulator.Simulator
       const userId = Simulated.busiestUser(sim.data)
-      const redirectUri = "https://app.example/callback"
-      const consent = yield* HttpClient.get(
-        `${sim.url}/oauth/authorize?${new URLSearchParams({ response_type: "code", client_id: sim.clientId, redirect_uri: redirectUri, login_hint: userId })}`
-      ).pipe(Effect.provideService(FetchHttpClient.RequestInit, { redirect: "manual" }), Effect.provide(FetchHttpClient.layer))
-      const code = new URL(consent.headers["location"]!).searchParams.get("code")!
+      const code = yield* SignIn.authorizationCode(userId).pipe(Effect.provide(FetchHttpClient.layer))
       const env = ConfigProvider.fromEnv({
         env: {
           CONNECTED_VEHICLE_ORIGIN: sim.url,
@@ -82,13 +74,13 @@ describe("ConnectedVehicle", () => {
         }
       })
       const result = yield* Effect.gen(function*() {
-        yield* Session.login("user-42", { code, redirectUri })
+        yield* Session.login("user-42", { code, redirectUri: SignIn.redirectUri })
         return yield* tour
       }).pipe(
         Effect.provide(ConnectedVehicle.layerConfig({ userKey: "user-42" })),
         Effect.provide(ConfigProvider.layer(env))
       )
       assert.strictEqual(result.userId, userId)
-      assert.strictEqual((yield* requestsTo(/^\/oauth\/token$/)).length, 2, "one code exchange, one application token")
+      assert.strictEqual((yield* RequestLog.matching(/^\/oauth\/token$/)).length, 2, "one code exchange, one application token")
     }).pipe(Effect.provide(Simulator.layer({ port: 0 }))))
 })

@@ -8,12 +8,13 @@ import type { RateLimitError } from "@connected-vehicle/schema/ServiceError"
 import * as Credentials from "@connected-vehicle/transport/Credentials"
 import * as Pagination from "@connected-vehicle/transport/Pagination"
 import * as Transport from "@connected-vehicle/transport/Transport"
-import type { MockResponse, RecordedRequest } from "@connected-vehicle/transport/TransportTest"
-import { layerRecording, layerTest, RecordingHttpClient } from "@connected-vehicle/transport/TransportTest"
+import type { MockResponse, RecordedRequest } from "@connected-vehicle/testing/RecordingHttpClient"
+import { layer as layerRecording, RecordingHttpClient } from "@connected-vehicle/testing/RecordingHttpClient"
+import { layerTest } from "@connected-vehicle/testing/TransportTest"
 import * as TransportConfig from "@connected-vehicle/transport/TransportConfig"
 import type { MalformedErrorBody, RequestTimeout } from "@connected-vehicle/transport/TransportError"
 
-import pkg from "../package.json" with { type: "json" }
+import pkg from "@connected-vehicle/transport/package.json" with { type: "json" }
 
 const token = Redacted.make("access-token-123")
 
