@@ -350,4 +350,19 @@ describe("OAuth against the simulator (loopback)", () => {
       assert.strictEqual(log.filter((e) => e.path === "/oauth/token").length, 2)
       assert.strictEqual(log.filter((e) => e.path.endsWith("/signals") && e.status === 200).length, 200)
     }).pipe(Effect.provide(loopback())))
+
+  it.live("a failing token endpoint is asked once per call: the call's retries do not multiply token requests", () =>
+    Effect.gen(function*() {
+      const sim = yield* Simulator
+      const { userId, vehicleId } = yield* userWithVehicle
+      yield* sim.injectFaults({ path: "/oauth/token", faults: Array.from({ length: 8 }, () => ({ _tag: "Status" as const, status: 500 })) })
+      const error = yield* Effect.flip(
+        Effect.flatMap(Transport.client(VehicleApi, "signals"), (signals) =>
+          signals.list({ params: { vehicleId }, headers: { "sc-user-id": userId } })).pipe(Effect.provide(Session.layerApplication()))
+      )
+      assert.strictEqual(error._tag, "CredentialsError")
+      const log = yield* sim.requests
+      assert.strictEqual(log.filter((e) => e.path === "/oauth/token").length, 1)
+      assert.strictEqual(log.filter((e) => e.path.endsWith("/signals")).length, 0)
+    }).pipe(Effect.provide(loopback({ retry: { initialDelayMillis: 1, maxDelayMillis: 2 } }))))
 })

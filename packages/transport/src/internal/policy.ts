@@ -79,7 +79,8 @@ const defined = <A extends object>(a: A): Partial<A> =>
  * when it is not retried: a 429 waits its `Retry-After` when the policy says
  * so; a transient failure backs off exponentially with "equal jitter" (half
  * fixed, half random, so that delays never collapse to zero); a request that
- * is not idempotent is retried only when the policy allows it.
+ * is not idempotent is retried only when the policy allows it; a
+ * `CredentialsError` is never retried.
  *
  * @internal
  */
@@ -90,6 +91,10 @@ export const delayOf = (
   n: number
 ): Effect.Effect<number | undefined> => {
   if (!idempotent && !policy.retry.retryNonIdempotent) return Effect.succeed(undefined)
+  // the credential could not be had: its source has its own bounds (a token
+  // request is never retried by the calls waiting for it), so an outage of the
+  // authorization server costs one token request per call, not one per retry
+  if (error._tag === "CredentialsError") return Effect.succeed(undefined)
   if (statusOf(error) === 429) {
     const after = "retryAfterMillis" in error ? error.retryAfterMillis : undefined
     const { maxWaitMillis, wait } = policy.rateLimit
