@@ -38,6 +38,8 @@
  * @since 0.1.0
  */
 import { Cause, Option } from "effect"
+import { classify } from "./internal/errorTable.ts"
+import type { Fields, Kind } from "./internal/errorTable.ts"
 
 /**
  * Fields of a {@link ConnectedVehicleError}.
@@ -370,52 +372,24 @@ export class NotConnectedError extends ConnectedVehicleError {
  */
 export class AbortError extends ConnectedVehicleError {}
 
-type Tagged = { readonly _tag: string; readonly message: string } & Readonly<Record<string, unknown>>
-
-const isTagged = (u: unknown): u is Tagged =>
-  typeof u === "object" && u !== null && typeof (u as { _tag?: unknown })._tag === "string" &&
-  typeof (u as { message?: unknown }).message === "string"
-
-const str = (u: unknown): string | undefined => typeof u === "string" ? u : undefined
-const num = (u: unknown): number | undefined => typeof u === "number" ? u : undefined
-
-const byStatus = (fields: ApiErrorFields & { readonly retryAfterMillis?: number | undefined }): ApiError => {
-  const s = fields.status
-  if (s === 400) return new BadRequestError(fields)
-  if (s === 401) return new AuthenticationError(fields)
-  if (s === 403) return new PermissionDeniedError(fields)
-  if (s === 404) return new NotFoundError(fields)
-  if (s === 409) return new ConflictError(fields)
-  if (s === 429) return new RateLimitError(fields)
-  if (s >= 500) return new ServerError(fields)
-  return new ApiError(fields)
-}
-
-/**
- * The client error of the auth layer's `CredentialsError`: when a token
- * request failed, its `cause` is that request's error, and the failure is
- * reported as its own class (`cause` of the client error stays the
- * `CredentialsError`).
- */
-const fromCredentialsError = (
-  base: ErrorFields & { readonly message: string; readonly cause: unknown },
-  request: unknown
-): ConnectedVehicleError => {
-  if (!isTagged(request) || request._tag === "TokenStoreError") return new CredentialsError(base)
-  const tag = request._tag
-  const message = `The token request failed: ${request.message}`
-  const status = base.status
-  switch (tag) {
-    case "TransportFailure":
-      return new ConnectionError({ ...base, message, tag, status: undefined })
-    case "RequestTimeout":
-      return new TimeoutError({ ...base, message, tag, timeoutMillis: num(request["timeoutMillis"]) })
-  }
-  const code = tag === "OAuthError" ? str(request["error"]) : str(request["code"])
-  const fields = { ...base, message, tag, code, ...(tag === "OAuthError" ? { type: "OAUTH" } : {}) }
-  if (code === "invalid_client" || status === 401) return new AuthenticationError({ ...fields, status: status ?? 401 })
-  if (status !== undefined && (status === 429 || status >= 500)) return byStatus({ ...fields, status })
-  return new CredentialsError({ ...base, code })
+/** Every class, by name: what `fromEffectError` builds from the error table's answer. */
+const classes: { readonly [K in Kind]: new(fields: ApiErrorFields & Fields) => ConnectedVehicleError } = {
+  ConnectedVehicleError,
+  ApiError,
+  BadRequestError,
+  AuthenticationError,
+  PermissionDeniedError,
+  NotFoundError,
+  ConflictError,
+  RateLimitError,
+  ServerError,
+  TimeoutError,
+  ConnectionError,
+  ResponseValidationError,
+  InvalidArgumentError,
+  CredentialsError,
+  NotConnectedError,
+  AbortError
 }
 
 /**
@@ -433,62 +407,9 @@ const fromCredentialsError = (
  */
 export const fromEffectError = (error: unknown): ConnectedVehicleError => {
   if (error instanceof ConnectedVehicleError) return error
-  if (!isTagged(error)) {
-    return new ConnectedVehicleError({ message: "Unexpected failure", cause: error })
-  }
-  const base = {
-    message: error.message,
-    tag: error._tag,
-    cause: error,
-    status: num(error["status"]),
-    requestId: str(error["requestId"])
-  }
-  switch (error._tag) {
-    case "RequestTimeout":
-      return new TimeoutError({ ...base, timeoutMillis: num(error["timeoutMillis"]) })
-    case "TransportFailure":
-      return new ConnectionError(base)
-    case "ResponseDecodeError":
-    case "MissingBatchEntry":
-      return new ResponseValidationError(base)
-    case "InvalidArgument":
-      return new InvalidArgumentError({ ...base, field: str(error["field"]) })
-    case "InvalidRequest":
-      return new InvalidArgumentError(base)
-    case "CredentialsError":
-      return fromCredentialsError(base, error["cause"])
-    case "TokenStoreError":
-    case "MissingRedirectUri":
-      return new CredentialsError(base)
-    case "NotConnected":
-      return new NotConnectedError({ ...base, vehicleId: str(error["vehicleId"]) })
-    case "OAuthError":
-      return byStatus({
-        ...base,
-        status: base.status ?? 400,
-        code: str(error["error"]),
-        type: "OAUTH",
-        detail: str(error["errorDescription"])
-      })
-    case "MalformedErrorBody":
-    case "UnexpectedStatus":
-      return base.status === undefined ? new ConnectedVehicleError(base) : byStatus({ ...base, status: base.status })
-    default: {
-      // a service error of the envelope (`type` and `code` set), whatever its tag
-      if (base.status === undefined || typeof error["type"] !== "string") return new ConnectedVehicleError(base)
-      return byStatus({
-        ...base,
-        status: base.status,
-        type: str(error["type"]),
-        code: str(error["code"]),
-        title: str(error["title"]),
-        detail: str(error["detail"]),
-        resolution: str(error["resolution"]),
-        suggestedUserMessage: str(error["suggestedUserMessage"]),
-        retryAfterMillis: num(error["retryAfterMillis"])
-      })
-    }
-  }
+  const { fields, kind } = classify(error)
+  // an `ApiError` kind always comes with its status (see the table)
+  return new classes[kind](fields as ApiErrorFields & Fields)
 }
 
 /**
