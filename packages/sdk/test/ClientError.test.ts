@@ -14,7 +14,7 @@ const envelope = (status: number, extra: Record<string, unknown> = {}) => ({
 
 describe("ClientError", () => {
   it("an envelope's status picks the class; its fields are kept", () => {
-    const cases: ReadonlyArray<readonly [number, ReadonlyArray<abstract new(...args: any) => unknown>]> = [
+    const cases: ReadonlyArray<readonly [number, ReadonlyArray<new(...args: any) => unknown>]> = [
       [400, [ClientError.BadRequestError]],
       [401, [ClientError.AuthenticationError]],
       [403, [ClientError.PermissionDeniedError, ClientError.AuthenticationError]],
