@@ -7,7 +7,7 @@ import { Effect, Layer, Logger, Option, Redacted, References } from "effect"
 import type { LogLevel } from "effect"
 import * as TokenStore from "@connected-vehicle/auth/TokenStore"
 import type { UnitSystem } from "@connected-vehicle/schema/Legacy"
-import type { AsyncTokenStore, ClientOptions, LogEntry } from "../Client.ts"
+import type { AsyncTokenStore, ClientOptions, LogEntry } from "../ClientOptions.ts"
 import * as ConnectedVehicle from "../ConnectedVehicle.ts"
 import { attemptsOf, checkClientOptions, invalid, logLevelOf, millisOf, throwIfInvalid } from "./options.ts"
 

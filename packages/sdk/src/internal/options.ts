@@ -9,7 +9,7 @@ import type * as TokenStore from "@connected-vehicle/auth/TokenStore"
 import { TokenLifetimes } from "@connected-vehicle/schema/OAuth"
 import type * as Transport from "@connected-vehicle/transport/Transport"
 import * as TransportConfig from "@connected-vehicle/transport/TransportConfig"
-import type { ClientOptions, LogSetting, RequestOptions, UserToken } from "../Client.ts"
+import type { ClientOptions, LogSetting, RequestOptions, UserToken } from "../ClientOptions.ts"
 import { InvalidArgumentError } from "../ClientError.ts"
 
 /** @internal */
