@@ -19,8 +19,17 @@ import type * as LegacyReading from "@connected-vehicle/legacy-v2/Reading"
 import type * as Vehicles from "@connected-vehicle/legacy-v2/Vehicles"
 import type { CompatibilityPage } from "@connected-vehicle/schema/Compatibility"
 import type { ConnectionListItem, ConnectionResponse, ConnectionsPage } from "@connected-vehicle/schema/Connection"
-import type { EngineOil, LegacyBody, LegacyPath, Location, Odometer, ServiceHistory, TirePressure } from "@connected-vehicle/schema/Legacy"
-import type { VehicleList, Vin } from "@connected-vehicle/schema/Legacy"
+import type {
+  EngineOil,
+  LegacyBody,
+  LegacyPath,
+  Location,
+  Odometer,
+  ServiceHistory,
+  TirePressure,
+  VehicleList,
+  Vin
+} from "@connected-vehicle/schema/Legacy"
 import type { Signal, SignalResponse, SignalsPage } from "@connected-vehicle/schema/Signal"
 import type { Subscription, SubscriptionResponse, SubscriptionsPage } from "@connected-vehicle/schema/Subscription"
 import type { Webhook, WebhookResponse, WebhooksPage } from "@connected-vehicle/schema/Webhook"
@@ -50,9 +59,24 @@ import { makeV3 } from "./internal/v3.ts"
  * @since 0.1.0
  * @category errors
  */
-export { AbortError, ApiError, AuthenticationError, BadRequestError, ConflictError, ConnectedVehicleError } from "./ClientError.ts"
-export { ConnectionError, CredentialsError, InvalidArgumentError, NotConnectedError, NotFoundError } from "./ClientError.ts"
-export { PermissionDeniedError, RateLimitError, ResponseValidationError, ServerError, TimeoutError } from "./ClientError.ts"
+export {
+  AbortError,
+  ApiError,
+  AuthenticationError,
+  BadRequestError,
+  ConflictError,
+  ConnectedVehicleError,
+  ConnectionError,
+  CredentialsError,
+  InvalidArgumentError,
+  NotConnectedError,
+  NotFoundError,
+  PermissionDeniedError,
+  RateLimitError,
+  ResponseValidationError,
+  ServerError,
+  TimeoutError
+} from "./ClientError.ts"
 
 /**
  * The options of the client and of its calls, from
@@ -81,6 +105,7 @@ export type { AsyncTokenStore, ClientOptions, LogEntry, LogSetting, ReadOptions,
  * const meta: Plain<{ readonly createdAt: DateTime.Utc }> = { createdAt: new Date() }
  * ```
  * @since 0.1.0
+ * @category models
  */
 export type Plain<A> = A extends DateTime.DateTime ? Date
   : A extends string | number | boolean | bigint | symbol | null | undefined ? A
@@ -100,6 +125,7 @@ export type Plain<A> = A extends DateTime.DateTime ? Date
  * const describe = (r: Reading<Odometer>) => `${r.value.distance} as of ${r.dataAge?.toISOString() ?? "unknown"}`
  * ```
  * @since 0.1.0
+ * @category models
  */
 export type Reading<A> = Plain<LegacyReading.Reading<A>>
 
@@ -114,6 +140,7 @@ export type Reading<A> = Plain<LegacyReading.Reading<A>>
  * const vinOf = (entry: BatchEntry<Vin>) => entry.ok ? entry.reading.value.vin : undefined
  * ```
  * @since 0.1.0
+ * @category models
  */
 export type BatchEntry<A> =
   | { readonly ok: true; readonly reading: Reading<A> }
@@ -129,6 +156,7 @@ export type BatchEntry<A> =
  * const distance = (r: BatchResult<"/odometer">) => r["/odometer"].ok ? r["/odometer"].reading.value.distance : undefined
  * ```
  * @since 0.1.0
+ * @category models
  */
 export type BatchResult<P extends LegacyPath> = { readonly [K in P]: BatchEntry<LegacyBody<K>> }
 
@@ -146,6 +174,7 @@ export type BatchResult<P extends LegacyPath> = { readonly [K in P]: BatchEntry<
  * }
  * ```
  * @since 0.1.0
+ * @category models
  */
 export interface PagedList<Args, Page, Item> {
   /** One page (`page`, `pageSize` and the filters in `args`). */
@@ -166,6 +195,7 @@ export interface PagedList<Args, Page, Item> {
  * const odometer = (signals: SignalsClient) => signals.get({ vehicleId: "veh_1", userId: "usr_1", code: "odometer" })
  * ```
  * @since 0.1.0
+ * @category models
  */
 export interface SignalsClient {
   readonly list: (args: Signals.ListArgs, options?: RequestOptions) => Promise<Plain<SignalsPage>>
@@ -191,6 +221,7 @@ export interface SignalsClient {
  * const describe = (r: MigratedReading<Odometer>) => `${r.value.distance} as of ${r.dataAge?.toISOString() ?? "unknown"}`
  * ```
  * @since 0.2.0
+ * @category models
  */
 export type MigratedReading<A> = Plain<Migration.Reading<A>>
 
@@ -214,6 +245,7 @@ export type MigratedReading<A> = Plain<Migration.Reading<A>>
  *   (await migration.odometer({ vehicleId, userId }, { unitSystem: "imperial" })).value.distance
  * ```
  * @since 0.2.0
+ * @category models
  */
 export interface MigrationClient {
   /** `odometer-traveleddistance` as `{ distance }` in km (metric) or miles (imperial). */
@@ -244,6 +276,7 @@ export interface MigrationClient {
  * }
  * ```
  * @since 0.1.0
+ * @category models
  */
 export interface V3Client {
   readonly signals: SignalsClient
@@ -281,6 +314,7 @@ export interface V3Client {
  * }
  * ```
  * @since 0.1.0
+ * @category models
  */
 export interface LegacyClient {
   /** The consent URL to send the user to (`permissions`, `state`, `mode`; `redirectUri` defaults to the client's). */
@@ -321,6 +355,7 @@ export interface LegacyClient {
  * const total = async (client: Client) => (await client.v3.connections.list({ pageSize: 1 })).meta.totalCount
  * ```
  * @since 0.1.0
+ * @category models
  */
 export interface Client extends AsyncDisposable {
   readonly v3: V3Client
@@ -348,6 +383,7 @@ export interface Client extends AsyncDisposable {
  * })
  * ```
  * @since 0.1.0
+ * @category constructors
  */
 export const createClient = (options: ClientOptions): Client => {
   const settings = settingsOf(options)
@@ -370,5 +406,6 @@ export const createClient = (options: ClientOptions): Client => {
  * const status = (error: unknown) => isClientError(error) ? error.status : undefined
  * ```
  * @since 0.1.0
+ * @category guards
  */
 export const isClientError = (u: unknown): u is ConnectedVehicleError => u instanceof ConnectedVehicleError

@@ -15,7 +15,7 @@
  * | `ServerError` | 5xx, after the retries | |
  * | `TimeoutError` | no complete response within the timeout | `RequestTimeout` |
  * | `ConnectionError` | refused, reset, dropped | `TransportFailure` |
- * | `ResponseValidationError` | a 2xx body that is not what the contract says | `ResponseDecodeError`, `MissingBatchEntry` |
+ * | `ResponseValidationError` | a 2xx body that is not what the contract says (or that the client could not convert) | `ResponseDecodeError`, `MissingBatchEntry` |
  * | `InvalidArgumentError` | bad input, nothing sent | `InvalidArgument`, `InvalidRequest` |
  * | `CredentialsError` | no token (user not signed in, refresh token expired or refused, token store failed) | `CredentialsError`, `TokenStoreError`, `MissingRedirectUri` |
  * | `NotConnectedError` | a migrated read's vehicle has no connection (no user to read it for) | `NotConnected` |
@@ -51,6 +51,7 @@ import type { Fields, Kind } from "./internal/errorTable.ts"
  * const fields: ErrorFields = { message: "404 NOT_FOUND: No such webhook", status: 404, type: "RESOURCE_NOT_FOUND", code: "NOT_FOUND" }
  * ```
  * @since 0.1.0
+ * @category models
  */
 export interface ErrorFields {
   readonly message: string
@@ -74,6 +75,7 @@ export interface ErrorFields {
  *   error instanceof ConnectedVehicleError ? `${error.name} ${error.status ?? ""} ${error.requestId ?? ""}` : String(error)
  * ```
  * @since 0.1.0
+ * @category errors
  */
 export class ConnectedVehicleError extends Error {
   /** The HTTP status, when a response (or its headers) arrived. */
@@ -104,7 +106,15 @@ export class ConnectedVehicleError extends Error {
 /**
  * Fields of an {@link ApiError}: those of the service's error envelope.
  *
+ * @example
+ * ```ts
+ * import { type ApiErrorFields, NotFoundError } from "@connected-vehicle/sdk/ClientError"
+ *
+ * const fields: ApiErrorFields = { message: "404 NOT_FOUND: No such webhook", status: 404, title: "Not found", detail: "No such webhook" }
+ * const error = new NotFoundError(fields)
+ * ```
  * @since 0.1.0
+ * @category models
  */
 export interface ApiErrorFields extends ErrorFields {
   readonly status: number
@@ -128,6 +138,7 @@ export interface ApiErrorFields extends ErrorFields {
  * const reauthenticate = (error: unknown) => error instanceof ApiError && error.resolution === "REAUTHENTICATE"
  * ```
  * @since 0.1.0
+ * @category errors
  */
 export class ApiError extends ConnectedVehicleError {
   declare readonly status: number
@@ -156,6 +167,7 @@ export class ApiError extends ConnectedVehicleError {
  * const isBadRequest = (error: unknown) => error instanceof BadRequestError
  * ```
  * @since 0.1.0
+ * @category errors
  */
 export class BadRequestError extends ApiError {}
 
@@ -170,6 +182,7 @@ export class BadRequestError extends ApiError {}
  * const mustSignInAgain = (error: unknown) => error instanceof AuthenticationError
  * ```
  * @since 0.1.0
+ * @category errors
  */
 export class AuthenticationError extends ApiError {}
 
@@ -183,6 +196,7 @@ export class AuthenticationError extends ApiError {}
  * const forbidden = (error: unknown) => error instanceof PermissionDeniedError
  * ```
  * @since 0.1.0
+ * @category errors
  */
 export class PermissionDeniedError extends AuthenticationError {}
 
@@ -196,6 +210,7 @@ export class PermissionDeniedError extends AuthenticationError {}
  * const orUndefined = <A>(p: Promise<A>) => p.catch((e) => e instanceof NotFoundError ? undefined : Promise.reject(e))
  * ```
  * @since 0.1.0
+ * @category errors
  */
 export class NotFoundError extends ApiError {}
 
@@ -210,6 +225,7 @@ export class NotFoundError extends ApiError {}
  * const asleep = (error: unknown) => error instanceof ConflictError && error.type === "VEHICLE_STATE"
  * ```
  * @since 0.1.0
+ * @category errors
  */
 export class ConflictError extends ApiError {}
 
@@ -223,6 +239,7 @@ export class ConflictError extends ApiError {}
  * const waitFor = (error: unknown) => error instanceof RateLimitError ? error.retryAfterMillis ?? 1_000 : 0
  * ```
  * @since 0.1.0
+ * @category errors
  */
 export class RateLimitError extends ApiError {
   readonly retryAfterMillis: number | undefined
@@ -243,6 +260,7 @@ export class RateLimitError extends ApiError {
  * const transient = (error: unknown) => error instanceof ServerError
  * ```
  * @since 0.1.0
+ * @category errors
  */
 export class ServerError extends ApiError {}
 
@@ -257,6 +275,7 @@ export class ServerError extends ApiError {}
  * const after = (error: unknown) => error instanceof TimeoutError ? error.timeoutMillis : undefined
  * ```
  * @since 0.1.0
+ * @category errors
  */
 export class TimeoutError extends ConnectedVehicleError {
   readonly timeoutMillis: number | undefined
@@ -278,12 +297,15 @@ export class TimeoutError extends ConnectedVehicleError {
  * const offline = (error: unknown) => error instanceof ConnectionError
  * ```
  * @since 0.1.0
+ * @category errors
  */
 export class ConnectionError extends ConnectedVehicleError {}
 
 /**
  * A successful response whose body (or headers) does not match the contract,
- * or a batch without an entry for a requested path.
+ * a batch without an entry for a requested path, or a decoded value the
+ * Promise client could not convert to plain values (`tag`
+ * `ResponseConversion`).
  *
  * @example
  * ```ts
@@ -292,6 +314,7 @@ export class ConnectionError extends ConnectedVehicleError {}
  * const report = (error: unknown) => error instanceof ResponseValidationError && error.requestId
  * ```
  * @since 0.1.0
+ * @category errors
  */
 export class ResponseValidationError extends ConnectedVehicleError {}
 
@@ -306,6 +329,7 @@ export class ResponseValidationError extends ConnectedVehicleError {}
  * const which = (error: unknown) => error instanceof InvalidArgumentError ? error.field : undefined
  * ```
  * @since 0.1.0
+ * @category errors
  */
 export class InvalidArgumentError extends ConnectedVehicleError {
   readonly field: string | undefined
@@ -332,6 +356,7 @@ export class InvalidArgumentError extends ConnectedVehicleError {
  * const signInFirst = (error: unknown) => error instanceof CredentialsError
  * ```
  * @since 0.1.0
+ * @category errors
  */
 export class CredentialsError extends ConnectedVehicleError {}
 
@@ -347,6 +372,7 @@ export class CredentialsError extends ConnectedVehicleError {}
  * const unconnected = (error: unknown) => error instanceof NotConnectedError ? error.vehicleId : undefined
  * ```
  * @since 0.2.0
+ * @category errors
  */
 export class NotConnectedError extends ConnectedVehicleError {
   readonly vehicleId: string | undefined
@@ -369,6 +395,7 @@ export class NotConnectedError extends ConnectedVehicleError {
  * const cancelled = (error: unknown) => error instanceof AbortError
  * ```
  * @since 0.1.0
+ * @category errors
  */
 export class AbortError extends ConnectedVehicleError {}
 
@@ -404,6 +431,7 @@ const classes: { readonly [K in Kind]: new(fields: ApiErrorFields & Fields) => C
  * error instanceof NotFoundError // true
  * ```
  * @since 0.1.0
+ * @category conversions
  */
 export const fromEffectError = (error: unknown): ConnectedVehicleError => {
   if (error instanceof ConnectedVehicleError) return error
@@ -424,6 +452,7 @@ export const fromEffectError = (error: unknown): ConnectedVehicleError => {
  * fromCause(Cause.interrupt(), "stopped") instanceof AbortError // true
  * ```
  * @since 0.1.0
+ * @category conversions
  */
 export const fromCause = (cause: Cause.Cause<unknown>, reason?: unknown): ConnectedVehicleError => {
   const failure = Cause.findErrorOption(cause)

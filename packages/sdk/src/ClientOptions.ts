@@ -4,7 +4,7 @@
  * ({@link RequestOptions}, {@link ReadOptions}), a user's token, a token
  * store, and its logging.
  *
- * @since 0.3.0
+ * @since 0.2.0
  */
 import type { Duration, Layer, Redacted } from "effect"
 import type { HttpClient } from "effect/http"
@@ -22,6 +22,7 @@ import type * as TransportConfig from "@connected-vehicle/transport/TransportCon
  * const options: RequestOptions = { timeout: "5 seconds", maxRetries: 0, signal: AbortSignal.timeout(10_000) }
  * ```
  * @since 0.1.0
+ * @category options
  */
 export interface RequestOptions {
   /** Timeout of each attempt (a `Duration` input: milliseconds or `"5 seconds"`). */
@@ -42,6 +43,7 @@ export interface RequestOptions {
  * const options: ReadOptions = { unitSystem: "imperial", timeout: 2_000 }
  * ```
  * @since 0.1.0
+ * @category options
  */
 export interface ReadOptions extends RequestOptions {
   readonly unitSystem?: UnitSystem | undefined
@@ -63,6 +65,7 @@ export interface ReadOptions extends RequestOptions {
  * const token: UserToken = { accessToken: saved.access, refreshToken: saved.refresh, expiresIn: 3600 }
  * ```
  * @since 0.1.0
+ * @category options
  */
 export interface UserToken {
   readonly accessToken: string
@@ -92,6 +95,7 @@ export interface UserToken {
  * }
  * ```
  * @since 0.1.0
+ * @category options
  */
 export interface AsyncTokenStore {
   readonly get: (key: string) => Promise<TokenStore.Token | undefined>
@@ -109,6 +113,7 @@ export interface AsyncTokenStore {
  * const level: LogSetting = process.env["NODE_ENV"] === "production" ? "warn" : "debug"
  * ```
  * @since 0.2.0
+ * @category options
  */
 export type LogSetting = keyof typeof TransportConfig.logLevels
 
@@ -122,6 +127,7 @@ export type LogSetting = keyof typeof TransportConfig.logLevels
  * const toConsole = (entry: LogEntry) => console.error(entry.level, entry.message, JSON.stringify(entry.annotations))
  * ```
  * @since 0.2.0
+ * @category options
  */
 export interface LogEntry {
   readonly level: "debug" | "info" | "warn" | "error"
@@ -148,6 +154,7 @@ export interface LogEntry {
  * }
  * ```
  * @since 0.1.0
+ * @category options
  */
 export type ClientOptions =
   & {
