@@ -3,7 +3,8 @@
  * gives plain async methods for every v3 and legacy read, `for await`
  * iteration over every paged list, per-call `{ timeout, maxRetries, signal }`,
  * and errors as classes (`@connected-vehicle/sdk/ClientError`, re-exported
- * here) usable with `instanceof`.
+ * here) usable with `instanceof`; its options are those of
+ * `@connected-vehicle/sdk/ClientOptions`, also re-exported here.
  *
  * It is a thin facade over the Effect services: one `ManagedRuntime` built
  * from `ConnectedVehicle.layer` runs every call, so the transport (retries,
