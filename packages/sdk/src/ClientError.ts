@@ -15,7 +15,7 @@
  * | `ServerError` | 5xx, after the retries | |
  * | `TimeoutError` | no complete response within the timeout | `RequestTimeout` |
  * | `ConnectionError` | refused, reset, dropped | `TransportFailure` |
- * | `ResponseValidationError` | a 2xx body that is not what the contract says | `ResponseDecodeError`, `MissingBatchEntry` |
+ * | `ResponseValidationError` | a 2xx body that is not what the contract says (or that the client could not convert) | `ResponseDecodeError`, `MissingBatchEntry` |
  * | `InvalidArgumentError` | bad input, nothing sent | `InvalidArgument`, `InvalidRequest` |
  * | `CredentialsError` | no token (user not signed in, refresh token expired or refused, token store failed) | `CredentialsError`, `TokenStoreError`, `MissingRedirectUri` |
  * | `NotConnectedError` | a migrated read's vehicle has no connection (no user to read it for) | `NotConnected` |
@@ -38,6 +38,8 @@
  * @since 0.1.0
  */
 import { Cause, Option } from "effect"
+import { classify } from "./internal/errorTable.ts"
+import type { Fields, Kind } from "./internal/errorTable.ts"
 
 /**
  * Fields of a {@link ConnectedVehicleError}.
@@ -49,6 +51,7 @@ import { Cause, Option } from "effect"
  * const fields: ErrorFields = { message: "404 NOT_FOUND: No such webhook", status: 404, type: "RESOURCE_NOT_FOUND", code: "NOT_FOUND" }
  * ```
  * @since 0.1.0
+ * @category models
  */
 export interface ErrorFields {
   readonly message: string
@@ -72,6 +75,7 @@ export interface ErrorFields {
  *   error instanceof ConnectedVehicleError ? `${error.name} ${error.status ?? ""} ${error.requestId ?? ""}` : String(error)
  * ```
  * @since 0.1.0
+ * @category errors
  */
 export class ConnectedVehicleError extends Error {
   /** The HTTP status, when a response (or its headers) arrived. */
@@ -102,7 +106,15 @@ export class ConnectedVehicleError extends Error {
 /**
  * Fields of an {@link ApiError}: those of the service's error envelope.
  *
+ * @example
+ * ```ts
+ * import { type ApiErrorFields, NotFoundError } from "@connected-vehicle/sdk/ClientError"
+ *
+ * const fields: ApiErrorFields = { message: "404 NOT_FOUND: No such webhook", status: 404, title: "Not found", detail: "No such webhook" }
+ * const error = new NotFoundError(fields)
+ * ```
  * @since 0.1.0
+ * @category models
  */
 export interface ApiErrorFields extends ErrorFields {
   readonly status: number
@@ -126,6 +138,7 @@ export interface ApiErrorFields extends ErrorFields {
  * const reauthenticate = (error: unknown) => error instanceof ApiError && error.resolution === "REAUTHENTICATE"
  * ```
  * @since 0.1.0
+ * @category errors
  */
 export class ApiError extends ConnectedVehicleError {
   declare readonly status: number
@@ -154,6 +167,7 @@ export class ApiError extends ConnectedVehicleError {
  * const isBadRequest = (error: unknown) => error instanceof BadRequestError
  * ```
  * @since 0.1.0
+ * @category errors
  */
 export class BadRequestError extends ApiError {}
 
@@ -168,6 +182,7 @@ export class BadRequestError extends ApiError {}
  * const mustSignInAgain = (error: unknown) => error instanceof AuthenticationError
  * ```
  * @since 0.1.0
+ * @category errors
  */
 export class AuthenticationError extends ApiError {}
 
@@ -181,6 +196,7 @@ export class AuthenticationError extends ApiError {}
  * const forbidden = (error: unknown) => error instanceof PermissionDeniedError
  * ```
  * @since 0.1.0
+ * @category errors
  */
 export class PermissionDeniedError extends AuthenticationError {}
 
@@ -194,6 +210,7 @@ export class PermissionDeniedError extends AuthenticationError {}
  * const orUndefined = <A>(p: Promise<A>) => p.catch((e) => e instanceof NotFoundError ? undefined : Promise.reject(e))
  * ```
  * @since 0.1.0
+ * @category errors
  */
 export class NotFoundError extends ApiError {}
 
@@ -208,6 +225,7 @@ export class NotFoundError extends ApiError {}
  * const asleep = (error: unknown) => error instanceof ConflictError && error.type === "VEHICLE_STATE"
  * ```
  * @since 0.1.0
+ * @category errors
  */
 export class ConflictError extends ApiError {}
 
@@ -221,6 +239,7 @@ export class ConflictError extends ApiError {}
  * const waitFor = (error: unknown) => error instanceof RateLimitError ? error.retryAfterMillis ?? 1_000 : 0
  * ```
  * @since 0.1.0
+ * @category errors
  */
 export class RateLimitError extends ApiError {
   readonly retryAfterMillis: number | undefined
@@ -241,6 +260,7 @@ export class RateLimitError extends ApiError {
  * const transient = (error: unknown) => error instanceof ServerError
  * ```
  * @since 0.1.0
+ * @category errors
  */
 export class ServerError extends ApiError {}
 
@@ -255,6 +275,7 @@ export class ServerError extends ApiError {}
  * const after = (error: unknown) => error instanceof TimeoutError ? error.timeoutMillis : undefined
  * ```
  * @since 0.1.0
+ * @category errors
  */
 export class TimeoutError extends ConnectedVehicleError {
   readonly timeoutMillis: number | undefined
@@ -276,12 +297,15 @@ export class TimeoutError extends ConnectedVehicleError {
  * const offline = (error: unknown) => error instanceof ConnectionError
  * ```
  * @since 0.1.0
+ * @category errors
  */
 export class ConnectionError extends ConnectedVehicleError {}
 
 /**
  * A successful response whose body (or headers) does not match the contract,
- * or a batch without an entry for a requested path.
+ * a batch without an entry for a requested path, or a decoded value the
+ * Promise client could not convert to plain values (`tag`
+ * `ResponseConversion`).
  *
  * @example
  * ```ts
@@ -290,6 +314,7 @@ export class ConnectionError extends ConnectedVehicleError {}
  * const report = (error: unknown) => error instanceof ResponseValidationError && error.requestId
  * ```
  * @since 0.1.0
+ * @category errors
  */
 export class ResponseValidationError extends ConnectedVehicleError {}
 
@@ -304,6 +329,7 @@ export class ResponseValidationError extends ConnectedVehicleError {}
  * const which = (error: unknown) => error instanceof InvalidArgumentError ? error.field : undefined
  * ```
  * @since 0.1.0
+ * @category errors
  */
 export class InvalidArgumentError extends ConnectedVehicleError {
   readonly field: string | undefined
@@ -330,6 +356,7 @@ export class InvalidArgumentError extends ConnectedVehicleError {
  * const signInFirst = (error: unknown) => error instanceof CredentialsError
  * ```
  * @since 0.1.0
+ * @category errors
  */
 export class CredentialsError extends ConnectedVehicleError {}
 
@@ -345,6 +372,7 @@ export class CredentialsError extends ConnectedVehicleError {}
  * const unconnected = (error: unknown) => error instanceof NotConnectedError ? error.vehicleId : undefined
  * ```
  * @since 0.2.0
+ * @category errors
  */
 export class NotConnectedError extends ConnectedVehicleError {
   readonly vehicleId: string | undefined
@@ -367,55 +395,28 @@ export class NotConnectedError extends ConnectedVehicleError {
  * const cancelled = (error: unknown) => error instanceof AbortError
  * ```
  * @since 0.1.0
+ * @category errors
  */
 export class AbortError extends ConnectedVehicleError {}
 
-type Tagged = { readonly _tag: string; readonly message: string } & Readonly<Record<string, unknown>>
-
-const isTagged = (u: unknown): u is Tagged =>
-  typeof u === "object" && u !== null && typeof (u as { _tag?: unknown })._tag === "string" &&
-  typeof (u as { message?: unknown }).message === "string"
-
-const str = (u: unknown): string | undefined => typeof u === "string" ? u : undefined
-const num = (u: unknown): number | undefined => typeof u === "number" ? u : undefined
-
-const byStatus = (fields: ApiErrorFields & { readonly retryAfterMillis?: number | undefined }): ApiError => {
-  const s = fields.status
-  if (s === 400) return new BadRequestError(fields)
-  if (s === 401) return new AuthenticationError(fields)
-  if (s === 403) return new PermissionDeniedError(fields)
-  if (s === 404) return new NotFoundError(fields)
-  if (s === 409) return new ConflictError(fields)
-  if (s === 429) return new RateLimitError(fields)
-  if (s >= 500) return new ServerError(fields)
-  return new ApiError(fields)
-}
-
-/**
- * The client error of the auth layer's `CredentialsError`: when a token
- * request failed, its `cause` is that request's error, and the failure is
- * reported as its own class (`cause` of the client error stays the
- * `CredentialsError`).
- */
-const fromCredentialsError = (
-  base: ErrorFields & { readonly message: string; readonly cause: unknown },
-  request: unknown
-): ConnectedVehicleError => {
-  if (!isTagged(request) || request._tag === "TokenStoreError") return new CredentialsError(base)
-  const tag = request._tag
-  const message = `The token request failed: ${request.message}`
-  const status = base.status
-  switch (tag) {
-    case "TransportFailure":
-      return new ConnectionError({ ...base, message, tag, status: undefined })
-    case "RequestTimeout":
-      return new TimeoutError({ ...base, message, tag, timeoutMillis: num(request["timeoutMillis"]) })
-  }
-  const code = tag === "OAuthError" ? str(request["error"]) : str(request["code"])
-  const fields = { ...base, message, tag, code, ...(tag === "OAuthError" ? { type: "OAUTH" } : {}) }
-  if (code === "invalid_client" || status === 401) return new AuthenticationError({ ...fields, status: status ?? 401 })
-  if (status !== undefined && (status === 429 || status >= 500)) return byStatus({ ...fields, status })
-  return new CredentialsError({ ...base, code })
+/** Every class, by name: what `fromEffectError` builds from the error table's answer. */
+const classes: { readonly [K in Kind]: new(fields: ApiErrorFields & Fields) => ConnectedVehicleError } = {
+  ConnectedVehicleError,
+  ApiError,
+  BadRequestError,
+  AuthenticationError,
+  PermissionDeniedError,
+  NotFoundError,
+  ConflictError,
+  RateLimitError,
+  ServerError,
+  TimeoutError,
+  ConnectionError,
+  ResponseValidationError,
+  InvalidArgumentError,
+  CredentialsError,
+  NotConnectedError,
+  AbortError
 }
 
 /**
@@ -430,65 +431,13 @@ const fromCredentialsError = (
  * error instanceof NotFoundError // true
  * ```
  * @since 0.1.0
+ * @category conversions
  */
 export const fromEffectError = (error: unknown): ConnectedVehicleError => {
   if (error instanceof ConnectedVehicleError) return error
-  if (!isTagged(error)) {
-    return new ConnectedVehicleError({ message: "Unexpected failure", cause: error })
-  }
-  const base = {
-    message: error.message,
-    tag: error._tag,
-    cause: error,
-    status: num(error["status"]),
-    requestId: str(error["requestId"])
-  }
-  switch (error._tag) {
-    case "RequestTimeout":
-      return new TimeoutError({ ...base, timeoutMillis: num(error["timeoutMillis"]) })
-    case "TransportFailure":
-      return new ConnectionError(base)
-    case "ResponseDecodeError":
-    case "MissingBatchEntry":
-      return new ResponseValidationError(base)
-    case "InvalidArgument":
-      return new InvalidArgumentError({ ...base, field: str(error["field"]) })
-    case "InvalidRequest":
-      return new InvalidArgumentError(base)
-    case "CredentialsError":
-      return fromCredentialsError(base, error["cause"])
-    case "TokenStoreError":
-    case "MissingRedirectUri":
-      return new CredentialsError(base)
-    case "NotConnected":
-      return new NotConnectedError({ ...base, vehicleId: str(error["vehicleId"]) })
-    case "OAuthError":
-      return byStatus({
-        ...base,
-        status: base.status ?? 400,
-        code: str(error["error"]),
-        type: "OAUTH",
-        detail: str(error["errorDescription"])
-      })
-    case "MalformedErrorBody":
-    case "UnexpectedStatus":
-      return base.status === undefined ? new ConnectedVehicleError(base) : byStatus({ ...base, status: base.status })
-    default: {
-      // a service error of the envelope (`type` and `code` set), whatever its tag
-      if (base.status === undefined || typeof error["type"] !== "string") return new ConnectedVehicleError(base)
-      return byStatus({
-        ...base,
-        status: base.status,
-        type: str(error["type"]),
-        code: str(error["code"]),
-        title: str(error["title"]),
-        detail: str(error["detail"]),
-        resolution: str(error["resolution"]),
-        suggestedUserMessage: str(error["suggestedUserMessage"]),
-        retryAfterMillis: num(error["retryAfterMillis"])
-      })
-    }
-  }
+  const { fields, kind } = classify(error)
+  // an `ApiError` kind always comes with its status (see the table)
+  return new classes[kind](fields as ApiErrorFields & Fields)
 }
 
 /**
@@ -503,6 +452,7 @@ export const fromEffectError = (error: unknown): ConnectedVehicleError => {
  * fromCause(Cause.interrupt(), "stopped") instanceof AbortError // true
  * ```
  * @since 0.1.0
+ * @category conversions
  */
 export const fromCause = (cause: Cause.Cause<unknown>, reason?: unknown): ConnectedVehicleError => {
   const failure = Cause.findErrorOption(cause)

@@ -1,0 +1,103 @@
+/**
+ * The Promise client's options as the layer of the Effect SDK that runs its
+ * calls (`ConnectedVehicle.layer`), with the token store and the logger the
+ * options name. Bad options throw an `InvalidArgumentError`.
+ */
+import { Effect, Layer, Logger, Option, Redacted, References } from "effect"
+import type { LogLevel } from "effect"
+import * as TokenStore from "@connected-vehicle/auth/TokenStore"
+import type { UnitSystem } from "@connected-vehicle/schema/Legacy"
+import type { AsyncTokenStore, ClientOptions, LogEntry } from "../ClientOptions.ts"
+import * as ConnectedVehicle from "../ConnectedVehicle.ts"
+import { attemptsOf, checkClientOptions, invalid, logLevelOf, millisOf, throwIfInvalid } from "./options.ts"
+
+/**
+ * What a client is made of: its layer, and the options its methods read.
+ *
+ * @internal
+ */
+export interface Settings {
+  readonly layer: Layer.Layer<ConnectedVehicle.Services>
+  readonly userKey: string
+  readonly redirectUri: string | undefined
+  /** The legacy reads' unit system, also the migrated reads' (a drop-in replacement). */
+  readonly unitSystem: UnitSystem | undefined
+}
+
+/** @internal */
+export const settingsOf = (options: ClientOptions): Settings => {
+  const roots = throwIfInvalid(checkClientOptions(options))
+  const clientSecret = Redacted.isRedacted(options.clientSecret) ? options.clientSecret : Redacted.make(options.clientSecret)
+  const timeoutMillis = options.timeout === undefined ? undefined : throwIfInvalid(millisOf("timeout", options.timeout))
+  const maxAttempts = options.maxRetries === undefined ? undefined : throwIfInvalid(attemptsOf("maxRetries", options.maxRetries))
+  const userKey = options.userKey ?? "user"
+  const store = options.tokenStore === undefined
+    ? undefined
+    : Layer.isLayer(options.tokenStore)
+    ? options.tokenStore as Layer.Layer<TokenStore.TokenStore>
+    : tokenStoreLayer(options.tokenStore as AsyncTokenStore)
+  const transport = options.transport
+  const logLevel = throwIfInvalid(logLevelOf(options))
+  if (options.logger !== undefined && typeof options.logger !== "function") throw invalid("logger", "Expected a function")
+  const layer = ConnectedVehicle.layer({
+    transport: {
+      ...transport,
+      roots,
+      ...(timeoutMillis === undefined ? {} : { timeoutMillis }),
+      ...(maxAttempts === undefined ? {} : { retry: { ...transport?.retry, maxAttempts } }),
+      ...(logLevel === undefined ? {} : { logLevel })
+    },
+    oauth: { clientId: options.clientId, clientSecret, redirectUri: options.redirectUri },
+    userKey,
+    legacy: { unitSystem: options.unitSystem },
+    tokenStore: store,
+    httpClient: options.httpClient
+  }).pipe(Layer.provideMerge(loggerLayer(options.logger)))
+  return { layer, userKey, redirectUri: options.redirectUri, unitSystem: options.unitSystem }
+}
+
+const tokenStoreLayer = (store: AsyncTokenStore): Layer.Layer<TokenStore.TokenStore> => {
+  const attempt = <A>(key: string, f: () => Promise<A>) =>
+    Effect.tryPromise({
+      try: f,
+      // the store's own error message is not kept: it might quote a token
+      catch: (error) => new TokenStore.TokenStoreError({ key, reason: error instanceof Error ? error.name : "the store failed" })
+    })
+  return Layer.succeed(TokenStore.TokenStore, {
+    get: (key) => Effect.map(attempt(key, () => store.get(key)), Option.fromNullishOr),
+    set: (key, token) => attempt(key, () => store.set(key, token)),
+    remove: (key) => attempt(key, () => store.remove(key))
+  })
+}
+
+const entryLevels: Partial<Record<LogLevel.LogLevel, LogEntry["level"]>> = {
+  Trace: "debug",
+  Debug: "debug",
+  Info: "info",
+  Warn: "warn",
+  Error: "error",
+  Fatal: "error"
+}
+
+/**
+ * Where the client's log lines go: Effect's default logger on stderr (not
+ * stdout, which belongs to the application), or the `logger` option.
+ */
+const loggerLayer = (logger: ((entry: LogEntry) => void) | undefined): Layer.Layer<never> =>
+  logger === undefined
+    ? Layer.succeed(Logger.LogToStderr, true)
+    : Logger.layer([
+      Logger.make((options) => {
+        const message = Array.isArray(options.message) ? options.message.map(String).join(" ") : String(options.message)
+        try {
+          logger({
+            level: entryLevels[options.logLevel] ?? "info",
+            message,
+            annotations: { ...options.fiber.getRef(References.CurrentLogAnnotations) },
+            date: options.date
+          })
+        } catch {
+          // a throwing logger must not fail the call that logged
+        }
+      })
+    ])

@@ -1,0 +1,75 @@
+/**
+ * The Promise client's legacy v2.0 methods: sign-in (consent URL, code
+ * exchange, a token of the application's, sign-out) and the reads of the
+ * Effect `Vehicles` service, each read through one adapter.
+ */
+import { Effect, Result, Stream } from "effect"
+import * as Consent from "@connected-vehicle/auth/Consent"
+import * as Session from "@connected-vehicle/auth/Session"
+import * as TokenStore from "@connected-vehicle/auth/TokenStore"
+import type * as Batch from "@connected-vehicle/legacy-v2/Batch"
+import type * as LegacyReading from "@connected-vehicle/legacy-v2/Reading"
+import * as Vehicles from "@connected-vehicle/legacy-v2/Vehicles"
+import type { LegacyPath } from "@connected-vehicle/schema/Legacy"
+import type * as Transport from "@connected-vehicle/transport/Transport"
+import type { BatchEntry, BatchResult, LegacyClient, Reading } from "../Client.ts"
+import type { ReadOptions } from "../ClientOptions.ts"
+import { fromEffectError, InvalidArgumentError } from "../ClientError.ts"
+import type { Settings } from "./layer.ts"
+import { invalid, toToken } from "./options.ts"
+import { plain } from "./plain.ts"
+import type { Runner } from "./runner.ts"
+
+/** The Effect read options of the client's: `unitSystem` and the call's options. */
+const readOptions = (options: ReadOptions | undefined, co: Transport.CallOptions | undefined): Vehicles.ReadOptions | undefined =>
+  options?.unitSystem === undefined ? co : { ...co, unitSystem: options.unitSystem }
+
+const toBatchResult = <P extends LegacyPath>(result: Batch.BatchResult<P>): BatchResult<P> => {
+  const out: Record<string, BatchEntry<unknown>> = {}
+  for (const [path, entry] of Object.entries(result) as Array<[string, Batch.Entry<LegacyPath>]>) {
+    out[path] = Result.isSuccess(entry)
+      ? { ok: true, reading: plain(entry.success) as Reading<unknown> }
+      : { ok: false, error: fromEffectError(entry.failure) }
+  }
+  return out as BatchResult<P>
+}
+
+type Read<A> = (vehicleId: string, options?: Vehicles.ReadOptions) => Effect.Effect<LegacyReading.Reading<A>, Vehicles.ReadError>
+
+/** @internal */
+export const makeLegacy = (runner: Runner, settings: Settings): LegacyClient => {
+  const { redirectUri, userKey } = settings
+  const vehicles = Effect.service(Vehicles.Vehicles)
+  const tokens = Effect.service(TokenStore.TokenStore)
+  const read = <A>(pick: (s: Vehicles.Vehicles["Service"]) => Read<A>) => (vehicleId: string, options?: ReadOptions): Promise<Reading<A>> =>
+    runner.call(options, (co) => Effect.flatMap(vehicles, (s) => pick(s)(vehicleId, readOptions(options, co))))
+  return {
+    authorizationUrl: (consent) => runner.run(undefined, () => Consent.make(consent)),
+    login: (input) =>
+      runner.run<void, unknown>(undefined, () => {
+        if (typeof input !== "object" || input === null || typeof input.code !== "string" || input.code.length === 0) {
+          return Effect.fail(invalid("code", "Expected the non-empty code of the consent redirect"))
+        }
+        const uri = input.redirectUri ?? redirectUri
+        if (uri === undefined) return Effect.fail(invalid("redirectUri", "Expected the redirect URI of the consent (or the client's redirectUri)"))
+        return Effect.asVoid(Session.login(userKey, { code: input.code, redirectUri: uri }))
+      }),
+    setUserToken: (input) =>
+      runner.run<void, unknown>(undefined, () => {
+        const token = toToken(input, Date.now())
+        if (token instanceof InvalidArgumentError) return Effect.fail(token)
+        return Effect.flatMap(tokens, (s) => s.set(userKey, token))
+      }),
+    logout: () => runner.run(undefined, () => Effect.flatMap(tokens, (s) => s.remove(userKey))),
+    list: (args, options) => runner.call(options, (co) => Effect.flatMap(vehicles, (s) => s.list(args, co))),
+    iterate: (args, options) => runner.iterable(options, (co) => Stream.unwrap(Effect.map(vehicles, (s) => s.stream(args, co)))),
+    odometer: read((s) => s.odometer),
+    location: read((s) => s.location),
+    vin: read((s) => s.vin),
+    engineOil: read((s) => s.engineOil),
+    tirePressure: read((s) => s.tirePressure),
+    serviceHistory: read((s) => s.serviceHistory),
+    batch: (vehicleId, paths, options) =>
+      runner.run(options, (co) => Effect.flatMap(vehicles, (s) => Effect.map(s.batch(vehicleId, paths, readOptions(options, co)), toBatchResult)))
+  }
+}

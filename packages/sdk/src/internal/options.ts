@@ -1,0 +1,148 @@
+/**
+ * The Promise client's inputs checked: the client's options, a call's
+ * options and a user's token. A bad value is an `InvalidArgumentError` naming
+ * the field (never quoting a secret or a URL, which might hold one).
+ */
+import { Config, ConfigProvider, Duration, Effect, Exit, Option, Redacted } from "effect"
+import type { LogLevel } from "effect"
+import type * as TokenStore from "@connected-vehicle/auth/TokenStore"
+import { TokenLifetimes } from "@connected-vehicle/schema/OAuth"
+import type * as Transport from "@connected-vehicle/transport/Transport"
+import * as TransportConfig from "@connected-vehicle/transport/TransportConfig"
+import type { ClientOptions, LogSetting, RequestOptions, UserToken } from "../ClientOptions.ts"
+import { InvalidArgumentError } from "../ClientError.ts"
+
+/** @internal */
+export const invalid = (field: string, message: string) =>
+  new InvalidArgumentError({ message: `${field}: ${message}`, field, tag: "InvalidArgument" })
+
+/** @internal */
+export const throwIfInvalid = <A>(a: A | InvalidArgumentError): A => {
+  if (a instanceof InvalidArgumentError) throw a
+  return a
+}
+
+/** @internal */
+export const millisOf = (field: string, input: Duration.Input): number | InvalidArgumentError => {
+  const duration = Duration.fromInput(input)
+  const millis = Option.isSome(duration) ? Duration.toMillis(duration.value) : Number.NaN
+  return Number.isFinite(millis) && millis > 0 ? Math.ceil(millis) : invalid(field, "Expected a positive, finite duration")
+}
+
+/** @internal */
+export const attemptsOf = (field: string, maxRetries: unknown): number | InvalidArgumentError =>
+  typeof maxRetries === "number" && Number.isSafeInteger(maxRetries) && maxRetries >= 0
+    ? maxRetries + 1
+    : invalid(field, "Expected an integer >= 0")
+
+/**
+ * The transport's per-call options of the client's `RequestOptions`: the
+ * same names (`timeout`, `maxRetries`), passed as they are (the transport
+ * checks them); only `signal` is the client's own.
+ *
+ * @internal
+ */
+export const toCallOptions = (options: RequestOptions | undefined): Transport.CallOptions | undefined | InvalidArgumentError => {
+  if (options === undefined) return undefined
+  if (typeof options !== "object" || options === null) return invalid("options", "Expected an object")
+  const { maxRetries, signal, timeout } = options
+  if (signal !== undefined && !(signal instanceof AbortSignal)) return invalid("signal", "Expected an AbortSignal")
+  if (timeout === undefined && maxRetries === undefined) return undefined
+  return { timeout, maxRetries }
+}
+
+const epochMillis = (field: string, value: Date | number): number | InvalidArgumentError => {
+  const millis = value instanceof Date ? value.getTime() : value
+  return typeof millis === "number" && Number.isFinite(millis) ? millis : invalid(field, "Expected a Date or epoch milliseconds")
+}
+
+const nonEmpty = (u: unknown): Redacted.Redacted<string> | undefined =>
+  typeof u === "string" && u.length > 0 ? Redacted.make(u) : undefined
+
+/**
+ * The stored token of a `UserToken`: its strings wrapped in `Redacted` first.
+ *
+ * @internal
+ */
+export const toToken = (input: UserToken, now: number): TokenStore.Token | InvalidArgumentError => {
+  if (typeof input !== "object" || input === null) return invalid("token", "Expected an object")
+  const accessToken = nonEmpty(input.accessToken)
+  const refreshToken = nonEmpty(input.refreshToken)
+  if (accessToken === undefined) return invalid("accessToken", "Expected a non-empty string")
+  if (input.refreshToken !== undefined && refreshToken === undefined) return invalid("refreshToken", "Expected a non-empty string")
+  const expiresAt = input.expiresAt !== undefined
+    ? epochMillis("expiresAt", input.expiresAt)
+    : input.expiresIn === undefined
+    // neither: the service's access-token lifetime from now
+    ? now + TokenLifetimes.accessSeconds * 1000
+    : typeof input.expiresIn === "number" && Number.isFinite(input.expiresIn) && input.expiresIn > 0
+    ? now + input.expiresIn * 1000
+    : invalid("expiresIn", "Expected a positive number of seconds")
+  if (expiresAt instanceof InvalidArgumentError) return expiresAt
+  const refreshExpiresAt = input.refreshExpiresAt === undefined ? undefined : epochMillis("refreshExpiresAt", input.refreshExpiresAt)
+  if (refreshExpiresAt instanceof InvalidArgumentError) return refreshExpiresAt
+  return { accessToken, issuedAt: now, expiresAt, refreshToken, refreshExpiresAt }
+}
+
+/**
+ * The roots of the client's options (`origin` or `roots`), once the
+ * credentials are checked.
+ *
+ * @internal
+ */
+export const checkClientOptions = (options: ClientOptions): InvalidArgumentError | TransportConfig.Roots => {
+  if (typeof options !== "object" || options === null) return invalid("options", "Expected an object")
+  if (typeof options.clientId !== "string" || options.clientId.length === 0) return invalid("clientId", "Expected a non-empty string")
+  const secret = options.clientSecret
+  if (!(Redacted.isRedacted(secret) || (typeof secret === "string" && secret.length > 0))) {
+    return invalid("clientSecret", "Expected a non-empty string")
+  }
+  if ((options.origin === undefined) === (options.roots === undefined)) return invalid("origin", "Expected either origin or roots")
+  if (options.origin !== undefined) {
+    const origin = httpUrl("origin", options.origin)
+    return origin instanceof InvalidArgumentError ? origin : TransportConfig.rootsFromOrigin(origin)
+  }
+  const roots = options.roots!
+  if (typeof roots !== "object" || roots === null) return invalid("roots", "Expected the five roots")
+  for (const key of ["base", "management", "compatibility", "authorization", "legacy"] as const) {
+    const root = httpUrl(`roots.${key}`, roots[key])
+    if (root instanceof InvalidArgumentError) return root
+  }
+  return roots
+}
+
+/** An absolute `http:` or `https:` URL without credentials (the URL is not quoted: it might hold some). */
+const httpUrl = (field: string, u: unknown): string | InvalidArgumentError => {
+  if (typeof u !== "string" || !URL.canParse(u)) return invalid(field, "Expected an absolute http(s) URL")
+  const url = new URL(u)
+  if (url.protocol !== "http:" && url.protocol !== "https:") {
+    return invalid(field, `Expected an http: or https: URL, not ${url.protocol}`)
+  }
+  if (url.username !== "" || url.password !== "") return invalid(field, "Expected a URL without user name or password")
+  return u
+}
+
+/**
+ * The SDK's log level: the `logLevel` option, else the transport option's,
+ * else `CONNECTED_VEHICLE_LOG` (read once, when the client is created; an
+ * invalid value is an `InvalidArgumentError` naming it), else undefined (the
+ * runtime's minimum level, `Info`).
+ *
+ * @internal
+ */
+export const logLevelOf = (options: ClientOptions): LogLevel.LogLevel | undefined | InvalidArgumentError => {
+  const setting: unknown = options.logLevel
+  if (setting !== undefined) {
+    return typeof setting === "string" && Object.hasOwn(TransportConfig.logLevels, setting)
+      ? TransportConfig.logLevels[setting as LogSetting]
+      : invalid("logLevel", "Expected debug, info, warn, error or off")
+  }
+  if (options.transport?.logLevel !== undefined) return options.transport.logLevel
+  // the environment as it is now (Effect's default provider keeps the one of its first use)
+  const fromEnv = Effect.runSyncExit(
+    Effect.provideService(Config.option(TransportConfig.logLevelConfig), ConfigProvider.ConfigProvider, ConfigProvider.fromEnv())
+  )
+  return Exit.isSuccess(fromEnv)
+    ? Option.getOrUndefined(fromEnv.value)
+    : invalid("CONNECTED_VEHICLE_LOG", "Expected debug, info, warn, error or off (any case)")
+}

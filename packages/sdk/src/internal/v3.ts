@@ -1,0 +1,87 @@
+/**
+ * The Promise client's v3 methods, derived from the Effect services: every
+ * paged service (`list`, `pages`, `stream`, `get`) through one generic
+ * table, every migrated read through one adapter. A new method of that shape
+ * is its line in {@link makeV3} (and its type in the client's interface).
+ */
+import { Effect, Stream } from "effect"
+import type { Context } from "effect"
+import type { UnitSystem } from "@connected-vehicle/schema/Legacy"
+import type { CompatibilityPage } from "@connected-vehicle/schema/Compatibility"
+import type * as Transport from "@connected-vehicle/transport/Transport"
+import * as Compatibility from "@connected-vehicle/v3/Compatibility"
+import * as Connections from "@connected-vehicle/v3/Connections"
+import * as Migration from "@connected-vehicle/v3/Migration"
+import * as Signals from "@connected-vehicle/v3/Signals"
+import * as Subscriptions from "@connected-vehicle/v3/Subscriptions"
+import * as Webhooks from "@connected-vehicle/v3/Webhooks"
+import type { MigratedReading, MigrationClient, Plain, V3Client } from "../Client.ts"
+import type { ReadOptions, RequestOptions } from "../ClientOptions.ts"
+import type { Services } from "../ConnectedVehicle.ts"
+import type { Runner } from "./runner.ts"
+
+/** The shape of a paged v3 service: one page, every page, every item, one resource. */
+interface PagedService<Args, Page, Item, Target, Response> {
+  readonly list: (args: Args, options?: Transport.CallOptions) => Effect.Effect<Page, unknown>
+  readonly pages: (args: Args, options?: Transport.CallOptions) => Stream.Stream<Page, unknown>
+  readonly stream: (args: Args, options?: Transport.CallOptions) => Stream.Stream<Item, unknown>
+  readonly get: (target: Target, options?: Transport.CallOptions) => Effect.Effect<Response, unknown>
+}
+
+/** The same service as Promises and `AsyncIterable`s (`stream` is `iterate`). */
+interface PagedClient<Args, Page, Item, Target, Response> {
+  readonly list: (args: Args, options?: RequestOptions) => Promise<Plain<Page>>
+  readonly pages: (args: Args, options?: RequestOptions) => AsyncIterable<Plain<Page>>
+  readonly iterate: (args: Args, options?: RequestOptions) => AsyncIterable<Plain<Item>>
+  readonly get: (target: Target, options?: RequestOptions) => Promise<Plain<Response>>
+}
+
+const paged = <Args, Page, Item, Target, Response>(
+  runner: Runner,
+  tag: Context.Key<Services, PagedService<Args, Page, Item, Target, Response>>
+): PagedClient<Args, Page, Item, Target, Response> => {
+  const service = Effect.service(tag)
+  return {
+    list: (args, options) => runner.call(options, (co) => Effect.flatMap(service, (s) => s.list(args, co))),
+    pages: (args, options) => runner.iterable(options, (co) => Stream.unwrap(Effect.map(service, (s) => s.pages(args, co)))),
+    iterate: (args, options) => runner.iterable(options, (co) => Stream.unwrap(Effect.map(service, (s) => s.stream(args, co)))),
+    get: (target, options) => runner.call(options, (co) => Effect.flatMap(service, (s) => s.get(target, co)))
+  }
+}
+
+type MigrationRead<A> = (
+  target: Migration.Target,
+  options?: Migration.ReadOptions
+) => Effect.Effect<Migration.Reading<A>, Migration.ReadError, Services>
+
+/** @internal */
+export const makeV3 = (runner: Runner, defaultUnitSystem: UnitSystem | undefined): V3Client => {
+  /** A migrated read, with the client's unit system unless the call names one. */
+  const migrated = <A>(read: MigrationRead<A>) => (target: Migration.Target, options?: ReadOptions): Promise<MigratedReading<A>> =>
+    runner.call(options, (co) => {
+      const unitSystem = options?.unitSystem ?? defaultUnitSystem
+      return read(target, unitSystem === undefined ? co : { ...co, unitSystem })
+    })
+  const migration: MigrationClient = {
+    odometer: migrated(Migration.odometer),
+    location: migrated(Migration.location),
+    vin: migrated(Migration.vin),
+    engineOil: migrated(Migration.engineOil),
+    tirePressure: migrated(Migration.tirePressure),
+    userIdOf: (vehicleId, options) => runner.run(options, (co) => Migration.userIdOf(vehicleId, co))
+  }
+  const compatibility = Effect.service(Compatibility.Compatibility)
+  return {
+    signals: paged(runner, Signals.Signals),
+    connections: paged(runner, Connections.Connections),
+    subscriptions: paged(runner, Subscriptions.Subscriptions),
+    webhooks: paged(runner, Webhooks.Webhooks),
+    migration,
+    compatibility: {
+      // the listing is cached by the service: each caller gets a copy of its own (no `DateTime` in it)
+      list: (filters, options) =>
+        runner.run(options, (co) => Effect.flatMap(compatibility, (s) => s.list(filters, co)), (page): Plain<CompatibilityPage> => structuredClone(page)),
+      invalidate: () => runner.run(undefined, () => Effect.flatMap(compatibility, (s) => s.invalidate))
+    }
+  }
+}
