@@ -9,11 +9,9 @@ import * as net from "node:net"
 import * as util from "node:util"
 import * as Simulator from "@connected-vehicle/simulator/Simulator"
 import * as Client from "../src/Client.ts"
+import { busiestUser } from "./utils.ts"
 
 /** The user with the most connected vehicles. */
-const busiestUser = (data: Simulator.SimulatorData) =>
-  data.users.reduce((best, u) => data.vehiclesOf(u.id).length > data.vehiclesOf(best.id).length ? u : best).id
-
 const redirectUri = "https://app.example/callback"
 
 interface Connection {

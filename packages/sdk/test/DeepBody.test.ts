@@ -11,7 +11,7 @@ import type * as net from "node:net"
 import * as Simulator from "@connected-vehicle/simulator/Simulator"
 import * as Client from "../src/Client.ts"
 import { plain } from "../src/internal/plain.ts"
-import { busiestUser } from "../src/Simulated.ts"
+import { busiestUser } from "./utils.ts"
 
 const depth = 5_000
 
