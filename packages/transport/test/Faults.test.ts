@@ -1,6 +1,3 @@
-import { createServer } from "node:http"
-import type { IncomingMessage, ServerResponse } from "node:http"
-import type { AddressInfo } from "node:net"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer, Redacted } from "effect"
 import type { HttpClient } from "effect/http"
@@ -11,23 +8,7 @@ import { layerFetch } from "@connected-vehicle/transport/internal/http"
 import * as Transport from "@connected-vehicle/transport/Transport"
 import * as TransportConfig from "@connected-vehicle/transport/TransportConfig"
 import type { TransportFailure, UnexpectedStatus } from "@connected-vehicle/transport/TransportError"
-
-/** A server on 127.0.0.1 (free port) that answers with `handler` and counts its requests; closed with the scope. */
-const server = (handler: (request: IncomingMessage, response: ServerResponse) => void) =>
-  Effect.acquireRelease(
-    Effect.callback<{ readonly origin: string; readonly requests: Array<IncomingMessage> }>((resume) => {
-      const requests: Array<IncomingMessage> = []
-      const s = createServer((request, response) => {
-        requests.push(request)
-        handler(request, response)
-      })
-      s.listen(0, "127.0.0.1", () => {
-        const { port } = s.address() as AddressInfo
-        resume(Effect.succeed(Object.assign({ origin: `http://127.0.0.1:${port}`, requests }, { close: () => s.close() })))
-      })
-    }),
-    (s) => Effect.sync(() => (s as unknown as { close: () => void }).close())
-  )
+import { server } from "./utils.ts"
 
 const transportOn = (origin: string, httpClient: Layer.Layer<HttpClient.HttpClient>) =>
   Layer.mergeAll(Transport.layer, Credentials.layerStatic(Redacted.make("the-token"))).pipe(
@@ -80,7 +61,7 @@ describe("faults every HttpClient must handle the same", () => {
       Effect.gen(function*() {
         const closed = yield* server(() => {})
         const origin = closed.origin
-        ;(closed as unknown as { close: () => void }).close()
+        closed.close()
         const error = yield* Effect.flip(getSignal("v-1").pipe(Effect.provide(transportOn(origin, httpClient))))
         assert.strictEqual(error._tag, "TransportFailure")
         assert.include((error as TransportFailure).description, "ECONNREFUSED")

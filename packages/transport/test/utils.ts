@@ -1,3 +1,6 @@
+import { createServer } from "node:http"
+import type { IncomingMessage, ServerResponse } from "node:http"
+import type { AddressInfo, Socket } from "node:net"
 import { Effect, Layer, Redacted } from "effect"
 import type { HttpClient } from "effect/http"
 import { NodeHttpClient } from "@effect/platform-node"
@@ -41,4 +44,39 @@ export const logged = (path: string | RegExp) =>
   Effect.map(
     Effect.flatMap(Effect.service(Simulator), (sim) => sim.requests),
     (entries) => entries.filter((e) => typeof path === "string" ? e.path === path : path.test(e.path))
+  )
+
+/**
+ * A server on 127.0.0.1 (free port) that answers with `handler` and keeps its
+ * requests and the most sockets open at once; closed with the scope.
+ */
+export const server = (handler: (request: IncomingMessage, response: ServerResponse) => void) =>
+  Effect.acquireRelease(
+    Effect.callback<{ readonly origin: string; readonly requests: Array<IncomingMessage>; readonly peak: () => number; readonly close: () => void }>((resume) => {
+      const requests: Array<IncomingMessage> = []
+      const sockets = new Set<Socket>()
+      let peak = 0
+      const s = createServer((request, response) => {
+        requests.push(request)
+        handler(request, response)
+      })
+      s.on("connection", (socket) => {
+        sockets.add(socket)
+        peak = Math.max(peak, sockets.size)
+        socket.once("close", () => sockets.delete(socket))
+      })
+      s.listen(0, "127.0.0.1", () => {
+        const { port } = s.address() as AddressInfo
+        resume(Effect.succeed({
+          origin: `http://127.0.0.1:${port}`,
+          requests,
+          peak: () => peak,
+          close: () => {
+            for (const socket of sockets) socket.destroy()
+            s.close()
+          }
+        }))
+      })
+    }),
+    (s) => Effect.sync(() => s.close())
   )

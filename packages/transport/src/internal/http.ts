@@ -11,10 +11,6 @@ const isNode = (): boolean => {
   return typeof runtime.process?.versions?.node === "string" && !("Bun" in globalThis) && !("Deno" in globalThis)
 }
 
-// A computed specifier: bundlers do not pull the Node-only module into other
-// builds, and an application without this optional peer still type-checks.
-const nodeHttpClient = "@effect/platform-node/NodeHttpClient"
-
 /**
  * `fetch`, following no redirect (the service never redirects; a 3xx is the
  * call's `UnexpectedStatus`).
@@ -26,30 +22,23 @@ export const layerFetch: Layer.Layer<HttpClient.HttpClient> = FetchHttpClient.la
 )
 
 /**
- * `NodeHttpClient.layerUndici` on Node when `@effect/platform-node` can be
- * imported (its public module, by name), else {@link layerFetch}.
+ * `UndiciHttpClient.layer()` on Node (imported when the layer is built, so
+ * that other runtimes never load undici), else {@link layerFetch}.
  *
  * @internal
  */
 export const platformHttpClient: Effect.Effect<Layer.Layer<HttpClient.HttpClient>> = Effect.suspend(() =>
   isNode()
-    ? Effect.matchEffect(
-      Effect.tryPromise(() =>
-        import(/* webpackIgnore: true */ /* @vite-ignore */ nodeHttpClient) as Promise<{
-          readonly layerUndici: Layer.Layer<HttpClient.HttpClient>
-        }>
-      ),
-      {
-        onSuccess: (module) => Effect.succeed(module.layerUndici),
-        onFailure: (error) =>
-          Effect.as(
-            Effect.logWarning("@effect/platform-node cannot be loaded: the SDK uses FetchHttpClient").pipe(
-              Effect.annotateLogs({ reason: String(error.cause) })
-            ),
-            layerFetch
-          )
-      }
-    )
+    ? Effect.matchEffect(Effect.tryPromise(() => import("../UndiciHttpClient.ts")), {
+      onSuccess: (module) => Effect.succeed(module.layer()),
+      onFailure: (error) =>
+        Effect.as(
+          Effect.logWarning("undici cannot be loaded: the SDK uses FetchHttpClient").pipe(
+            Effect.annotateLogs({ reason: String(error.cause) })
+          ),
+          layerFetch
+        )
+    })
     : Effect.succeed(layerFetch)
 )
 

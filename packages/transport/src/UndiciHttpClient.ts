@@ -1,0 +1,191 @@
+/**
+ * An `HttpClient` on undici's `Dispatcher` (Node): one `dispatch` per
+ * request with a handler, the body collected as it arrives (an API's JSON
+ * bodies: nothing is streamed) and read once, up to a size limit enforced
+ * while it arrives, with a per-origin connection limit. Built only from
+ * Effect's public constructors (`HttpClient.make`, the `HttpClientResponse`
+ * interface), beside `FetchHttpClient` and `NodeHttpClient.layerUndici`:
+ * the transport treats it like any other `HttpClient`.
+ *
+ * It sends requests whose body is empty, bytes or a string (every request of
+ * the SDK); a streamed or multipart body is an `EncodeError`. It follows no
+ * redirect and does not upgrade connections.
+ *
+ * @since 0.1.0
+ */
+import { Context, Effect, Layer } from "effect"
+import { HttpClient, HttpClientError } from "effect/http"
+import type { HttpClientRequest, HttpClientResponse } from "effect/http"
+import { Agent } from "undici"
+import type { Dispatcher } from "undici"
+import { Exchange, ExchangeResponse } from "./internal/exchange.ts"
+
+/**
+ * Options of {@link make} and {@link layer}.
+ *
+ * @example
+ * ```ts
+ * import type { Options } from "@connected-vehicle/transport/UndiciHttpClient"
+ *
+ * const options: Options = { maxResponseBytes: 4 * 1024 * 1024, connections: 32 }
+ * ```
+ * @since 0.1.0
+ * @category models
+ */
+export interface Options {
+  /**
+   * The largest response body accepted, in bytes (default
+   * {@link defaultMaxResponseBytes}); a larger one is cut off as it
+   * arrives, its connection released, and reading it fails with a
+   * `DecodeError` naming the limit. {@link MaxResponseBytes} overrides it
+   * for the effects it is provided to.
+   */
+  readonly maxResponseBytes?: number | undefined
+  /**
+   * Connections per origin of the dispatcher {@link layer} creates (default
+   * {@link defaultConnections}); more concurrent requests wait for one.
+   */
+  readonly connections?: number | undefined
+}
+
+/**
+ * The default response size limit: 16 MiB, far above the largest page of
+ * the service (100 items).
+ *
+ * @example
+ * ```ts
+ * import { defaultMaxResponseBytes } from "@connected-vehicle/transport/UndiciHttpClient"
+ *
+ * const limitInMiB = defaultMaxResponseBytes / 1024 / 1024 // 16
+ * ```
+ * @since 0.1.0
+ * @category constants
+ */
+export const defaultMaxResponseBytes = 16 * 1024 * 1024
+
+/**
+ * The default connection limit per origin of {@link layer}: 64.
+ *
+ * @example
+ * ```ts
+ * import { defaultConnections } from "@connected-vehicle/transport/UndiciHttpClient"
+ *
+ * const perOrigin = defaultConnections // 64
+ * ```
+ * @since 0.1.0
+ * @category constants
+ */
+export const defaultConnections = 64
+
+/**
+ * The response size limit of the requests sent in an effect, overriding the
+ * client's `maxResponseBytes` (e.g. for one call).
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { HttpClient } from "effect/http"
+ * import { MaxResponseBytes } from "@connected-vehicle/transport/UndiciHttpClient"
+ *
+ * const small = HttpClient.get("http://127.0.0.1:4010/health").pipe(Effect.provideService(MaxResponseBytes, 1024))
+ * ```
+ * @since 0.1.0
+ * @category references
+ */
+export const MaxResponseBytes = Context.Reference<number | undefined>(
+  "@connected-vehicle/transport/UndiciHttpClient/MaxResponseBytes",
+  { defaultValue: () => undefined }
+)
+
+/**
+ * The client on a dispatcher (an undici `Agent`, `Pool`, `Client`, or a
+ * dispatcher with interceptors).
+ *
+ * @example
+ * ```ts
+ * import { Agent } from "undici"
+ * import { make } from "@connected-vehicle/transport/UndiciHttpClient"
+ *
+ * const client = make(new Agent({ connections: 16 }), { maxResponseBytes: 1024 * 1024 })
+ * ```
+ * @since 0.1.0
+ * @category constructors
+ */
+export const make = (dispatcher: Dispatcher, options?: Options): HttpClient.HttpClient => {
+  const configured = options?.maxResponseBytes ?? defaultMaxResponseBytes
+  return HttpClient.make((request, url, _signal, fiber) => {
+    const body = bodyOf(request)
+    if (body === undefined) {
+      return Effect.fail(
+        new HttpClientError.HttpClientError({
+          reason: new HttpClientError.EncodeError({ request, description: `a ${request.body._tag} body is not supported by this client` })
+        })
+      )
+    }
+    const limit = fiber.getRef(MaxResponseBytes) ?? configured
+    return Effect.callback<HttpClientResponse.HttpClientResponse, HttpClientError.HttpClientError>((resume) => {
+      const href = url.href
+      const exchange: Exchange = new Exchange(
+        limit,
+        (status, headers) => resume(Effect.succeed(new ExchangeResponse(request, href, status, headers, exchange))),
+        (cause) =>
+          resume(Effect.fail(
+            new HttpClientError.HttpClientError({
+              reason: new HttpClientError.TransportError({ request, cause, description: cause.message })
+            })
+          ))
+      )
+      try {
+        dispatcher.dispatch({ origin: url.origin, path: url.pathname + url.search, method: request.method as Dispatcher.HttpMethod, headers: request.headers, body }, exchange)
+      } catch (cause) {
+        exchange.onResponseError(undefined as never, cause instanceof Error ? cause : new Error(String(cause)))
+      }
+      return Effect.sync(() => exchange.abort())
+    })
+  })
+}
+
+/**
+ * The client on a dispatcher of its own (an undici `Agent` with
+ * `connections` per origin), closed with the layer.
+ *
+ * @example
+ * ```ts
+ * import { Layer } from "effect"
+ * import * as Transport from "@connected-vehicle/transport/Transport"
+ * import * as TransportConfig from "@connected-vehicle/transport/TransportConfig"
+ * import * as UndiciHttpClient from "@connected-vehicle/transport/UndiciHttpClient"
+ *
+ * const TransportLive = Transport.layer.pipe(
+ *   Layer.provide([TransportConfig.layerConfig, UndiciHttpClient.layer({ connections: 16 })])
+ * )
+ * ```
+ * @since 0.1.0
+ * @category layers
+ */
+export const layer = (options?: Options): Layer.Layer<HttpClient.HttpClient> =>
+  Layer.effect(
+    HttpClient.HttpClient,
+    Effect.map(
+      Effect.acquireRelease(
+        Effect.sync(() => new Agent({ connections: options?.connections ?? defaultConnections })),
+        (agent) => Effect.promise(() => agent.destroy())
+      ),
+      (agent) => make(agent, options)
+    )
+  )
+
+/** The request's body as undici takes it, or `undefined` when this client cannot send it. */
+const bodyOf = (request: HttpClientRequest.HttpClientRequest): string | Uint8Array | null | undefined => {
+  const body = request.body
+  switch (body._tag) {
+    case "Empty":
+      return null
+    case "Uint8Array":
+      return body.body
+    case "Raw":
+      return typeof body.body === "string" || body.body instanceof Uint8Array ? body.body : undefined
+    default:
+      return undefined
+  }
+}

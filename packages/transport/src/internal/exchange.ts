@@ -1,0 +1,250 @@
+/**
+ * One exchange on an undici `Dispatcher` (its public `dispatch` handler API,
+ * undici 7 and later) and the `HttpClientResponse` over it, built on Effect's
+ * public interfaces only.
+ *
+ * @internal
+ */
+import { Effect, Exit, Inspectable, Option, Stream } from "effect"
+import { Cookies, Headers, HttpClientError, HttpClientResponse, HttpIncomingMessage, UrlParams } from "effect/http"
+import type { HttpClientRequest } from "effect/http"
+import type { Socket } from "effect/socket"
+import { pipeArguments } from "effect/Pipeable"
+import type { Dispatcher } from "undici"
+
+type RawHeaders = Record<string, string | Array<string> | undefined>
+
+const decoder = new TextDecoder()
+
+/** Why an exchange was aborted by its own side. */
+const interrupted = new Error("The request was interrupted")
+
+/**
+ * The body of a response bigger than the client's limit.
+ *
+ * @internal
+ */
+export class TooLarge extends Error {
+  readonly limit: number
+  constructor(limit: number) {
+    super(`The response body is larger than the limit of ${limit} bytes`)
+    this.limit = limit
+  }
+}
+
+/**
+ * The handler of one dispatch: the head resumes `onHead`; the body is
+ * collected as it arrives, up to `limit` bytes (past it the exchange is
+ * aborted and fails with {@link TooLarge}), for whoever reads it.
+ *
+ * @internal
+ */
+export class Exchange implements Dispatcher.DispatchHandler {
+  controller: Dispatcher.DispatchController | undefined = undefined
+  aborted = false
+  done = false
+  error: Error | undefined = undefined
+  chunks: Array<Uint8Array> = []
+  size = 0
+  onHead: ((status: number, headers: RawHeaders) => void) | undefined
+  onFail: ((error: Error) => void) | undefined
+  onBody: (() => void) | undefined = undefined
+  readonly limit: number
+
+  constructor(limit: number, onHead: (status: number, headers: RawHeaders) => void, onFail: (error: Error) => void) {
+    this.limit = limit
+    this.onHead = onHead
+    this.onFail = onFail
+  }
+  onRequestStart(controller: Dispatcher.DispatchController) {
+    this.controller = controller
+    if (this.aborted) controller.abort(interrupted)
+  }
+  onResponseStart(_: Dispatcher.DispatchController, statusCode: number, headers: Record<string, string | Array<string> | undefined>) {
+    if (statusCode < 200) return
+    const length = Number(headers["content-length"])
+    if (length > this.limit) return this.fail(new TooLarge(this.limit))
+    const onHead = this.onHead
+    this.onHead = undefined
+    this.onFail = undefined
+    onHead?.(statusCode, headers)
+  }
+  onResponseData(_: Dispatcher.DispatchController, chunk: Uint8Array) {
+    this.size += chunk.length
+    if (this.size > this.limit) return this.fail(new TooLarge(this.limit))
+    this.chunks.push(chunk)
+  }
+  onResponseEnd() {
+    if (this.error !== undefined) return
+    this.done = true
+    this.onBody?.()
+  }
+  onResponseError(_: Dispatcher.DispatchController, error: Error) {
+    if (this.done || this.error !== undefined) return
+    this.error = error
+    this.chunks = []
+    const onFail = this.onFail
+    this.onHead = undefined
+    this.onFail = undefined
+    if (onFail !== undefined) onFail(error)
+    else this.onBody?.()
+  }
+  /** Ends the exchange with `error`, releasing its socket. */
+  fail(error: Error) {
+    this.aborted = true
+    this.controller?.abort(error)
+    this.onResponseError(undefined as never, error)
+  }
+  /** Aborts the exchange unless it is over (an interrupted call). */
+  abort() {
+    if (this.done || this.error !== undefined) return
+    this.aborted = true
+    this.onHead = undefined
+    this.onFail = undefined
+    this.onBody = undefined
+    this.controller?.abort(interrupted)
+  }
+  bytes(): Uint8Array {
+    if (this.chunks.length === 1) return this.chunks[0]!
+    const out = new Uint8Array(this.size)
+    let offset = 0
+    for (const chunk of this.chunks) {
+      out.set(chunk, offset)
+      offset += chunk.length
+    }
+    this.chunks = [out]
+    return out
+  }
+}
+
+/** `Headers` of undici's header record (a repeated header joined with ", "). */
+const headersOf = (raw: RawHeaders): Headers.Headers => {
+  const entries: Array<[string, string]> = []
+  for (const key of Object.keys(raw)) {
+    const value = raw[key]
+    if (typeof value === "string") entries.push([key, value])
+    else if (value !== undefined) entries.push([key, value.join(", ")])
+  }
+  return Headers.fromInput(entries)
+}
+
+/** The bytes in an `ArrayBuffer` of their own (a chunk may be a view of a shared pool). */
+const copyOf = (bytes: Uint8Array): ArrayBuffer => {
+  const out = new Uint8Array(bytes.length)
+  out.set(bytes)
+  return out.buffer
+}
+
+/**
+ * An `HttpClientResponse` over one {@link Exchange}: the body is read once
+ * and kept; reading it waits for its end (interrupting the wait aborts the
+ * exchange).
+ *
+ * @internal
+ */
+export class ExchangeResponse extends Inspectable.Class implements HttpClientResponse.HttpClientResponse {
+  readonly [HttpClientResponse.TypeId] = HttpClientResponse.TypeId
+  readonly [HttpIncomingMessage.TypeId] = HttpIncomingMessage.TypeId
+  readonly request: HttpClientRequest.HttpClientRequest
+  readonly status: number
+  readonly url: string
+  readonly exchange: Exchange
+  readonly source: RawHeaders
+  private cachedHeaders: Headers.Headers | undefined = undefined
+  private cachedText: string | undefined = undefined
+
+  constructor(request: HttpClientRequest.HttpClientRequest, url: string, status: number, source: RawHeaders, exchange: Exchange) {
+    super()
+    this.request = request
+    this.url = url
+    this.status = status
+    this.source = source
+    this.exchange = exchange
+  }
+  pipe() {
+    // eslint-disable-next-line prefer-rest-params
+    return pipeArguments(this, arguments)
+  }
+  get headers(): Headers.Headers {
+    return this.cachedHeaders ??= headersOf(this.source)
+  }
+  get cookies(): Cookies.Cookies {
+    const header = this.source["set-cookie"]
+    return header === undefined ? Cookies.empty : Cookies.fromSetCookie(header)
+  }
+  get remoteAddress(): Option.Option<string> {
+    return Option.none()
+  }
+  private decodeError(description: string, cause?: unknown) {
+    return new HttpClientError.HttpClientError({
+      reason: new HttpClientError.DecodeError({ request: this.request, response: this, description, cause })
+    })
+  }
+  private settled(): Effect.Effect<Uint8Array, HttpClientError.HttpClientError> | undefined {
+    const error = this.exchange.error
+    if (error instanceof TooLarge) return Effect.fail(this.decodeError(error.message, error))
+    if (error !== undefined) {
+      return Effect.fail(
+        new HttpClientError.HttpClientError({
+          reason: new HttpClientError.TransportError({ request: this.request, cause: error, description: error.message })
+        })
+      )
+    }
+    return this.exchange.done ? Effect.succeed(this.exchange.bytes()) : undefined
+  }
+  /** The body once it has fully arrived. */
+  get bytes(): Effect.Effect<Uint8Array, HttpClientError.HttpClientError> {
+    const exchange = this.exchange
+    return Effect.suspend(() =>
+      this.settled() ?? Effect.callback<Uint8Array, HttpClientError.HttpClientError>((resume) => {
+        exchange.onBody = () => {
+          exchange.onBody = undefined
+          resume(this.settled()!)
+        }
+        return Effect.sync(() => {
+          exchange.onBody = undefined
+          exchange.abort()
+        })
+      })
+    )
+  }
+  get arrayBuffer(): Effect.Effect<ArrayBuffer, HttpClientError.HttpClientError> {
+    return Effect.map(this.bytes, copyOf)
+  }
+  get text(): Effect.Effect<string, HttpClientError.HttpClientError> {
+    if (this.cachedText !== undefined) return Effect.succeed(this.cachedText)
+    return Effect.map(this.bytes, (bytes) => this.cachedText ??= decoder.decode(bytes))
+  }
+  get json(): Effect.Effect<any, HttpClientError.HttpClientError> {
+    return Effect.flatMap(this.text, (text) => {
+      try {
+        return Exit.succeed(text === "" ? null : JSON.parse(text))
+      } catch (cause) {
+        return Exit.fail(this.decodeError("the body is not JSON", cause))
+      }
+    })
+  }
+  get urlParamsBody(): Effect.Effect<UrlParams.UrlParams, HttpClientError.HttpClientError> {
+    return Effect.map(this.text, (text) => UrlParams.fromInput(new URLSearchParams(text)))
+  }
+  get formData(): Effect.Effect<FormData, HttpClientError.HttpClientError> {
+    return Effect.flatMap(this.bytes, (bytes) =>
+      Effect.tryPromise({
+        try: () => new Response(copyOf(bytes), { headers: this.headers as Record<string, string> }).formData(),
+        catch: (cause) => this.decodeError("the body is not form data", cause)
+      }))
+  }
+  get stream(): Stream.Stream<Uint8Array, HttpClientError.HttpClientError> {
+    return Stream.fromEffect(this.bytes)
+  }
+  get upgrade(): Effect.Effect<Socket.Socket, HttpClientError.HttpClientError> {
+    return Effect.fail(
+      new HttpClientError.HttpClientError({
+        reason: new HttpClientError.StatusCodeError({ request: this.request, response: this, description: "this client does not upgrade connections" })
+      })
+    )
+  }
+  toJSON(): unknown {
+    return { _id: "HttpClientResponse", request: this.request.toJSON(), status: this.status }
+  }
+}

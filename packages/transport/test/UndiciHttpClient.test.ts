@@ -1,0 +1,83 @@
+import { assert, describe, it } from "@effect/vitest"
+import { Effect, Exit, Layer, Redacted } from "effect"
+import { HttpClient } from "effect/http"
+import { VehicleApi } from "@connected-vehicle/schema/Api"
+import * as Credentials from "@connected-vehicle/transport/Credentials"
+import * as Transport from "@connected-vehicle/transport/Transport"
+import * as TransportConfig from "@connected-vehicle/transport/TransportConfig"
+import type { ResponseDecodeError } from "@connected-vehicle/transport/TransportError"
+import * as UndiciHttpClient from "@connected-vehicle/transport/UndiciHttpClient"
+import { server } from "./utils.ts"
+
+const MiB = 1024 * 1024
+
+/** Answers `size` bytes of JSON string, chunked (no content-length) unless `declared`. */
+const big = (size: number, declared: boolean) =>
+  server((_, response) => {
+    response.writeHead(200, { "content-type": "application/json", ...(declared ? { "content-length": String(size) } : {}) })
+    const chunk = "x".repeat(64 * 1024)
+    let sent = 0
+    const write = () => {
+      while (sent < size) {
+        sent += chunk.length
+        if (!response.write(chunk)) return response.once("drain", write)
+      }
+      response.end()
+    }
+    write()
+  })
+
+const read = (url: string) =>
+  Effect.flatMap(HttpClient.HttpClient, (client) => Effect.flatMap(client.get(url), (response) => response.text))
+
+describe("UndiciHttpClient", () => {
+  for (const declared of [false, true]) {
+    it.live(`a body over maxResponseBytes fails as it arrives, naming the limit (${declared ? "declared length" : "chunked"})`, () =>
+      Effect.gen(function*() {
+        const s = yield* big(200 * MiB, declared)
+        const before = process.memoryUsage().rss
+        const exit = yield* Effect.exit(read(`${s.origin}/big`).pipe(Effect.provide(UndiciHttpClient.layer({ maxResponseBytes: MiB }))))
+        assert.isTrue(Exit.isFailure(exit))
+        assert.include(String(exit), `limit of ${MiB} bytes`)
+        // nowhere near the 200 MB of the body
+        assert.isBelow(process.memoryUsage().rss - before, 64 * MiB)
+      }).pipe(Effect.scoped))
+  }
+
+  it.live("MaxResponseBytes overrides the limit for one effect; under the limit a body is read whole", () =>
+    Effect.gen(function*() {
+      const s = yield* big(2 * MiB, false)
+      const layer = UndiciHttpClient.layer({ maxResponseBytes: MiB })
+      const text = yield* read(`${s.origin}/big`).pipe(Effect.provideService(UndiciHttpClient.MaxResponseBytes, 4 * MiB), Effect.provide(layer))
+      assert.isAtLeast(text.length, 2 * MiB)
+      const exit = yield* Effect.exit(read(`${s.origin}/big`).pipe(Effect.provide(layer)))
+      assert.isTrue(Exit.isFailure(exit))
+    }).pipe(Effect.scoped))
+
+  it.live("at most `connections` sockets per origin, whatever the concurrency", () =>
+    Effect.gen(function*() {
+      const s = yield* server((_, response) => setTimeout(() => response.end("{}"), 10))
+      const results = yield* Effect.all(
+        Array.from({ length: 300 }, () => read(`${s.origin}/slow`)),
+        { concurrency: "unbounded" }
+      ).pipe(Effect.provide(UndiciHttpClient.layer({ connections: 8 })))
+      assert.strictEqual(results.length, 300)
+      assert.isAtMost(s.peak(), 8)
+      assert.strictEqual(s.requests.length, 300)
+    }).pipe(Effect.scoped))
+
+  it.live("through the transport: a body over the limit is a ResponseDecodeError naming it, not retried", () =>
+    Effect.gen(function*() {
+      const s = yield* big(8 * MiB, false)
+      const transport = Layer.mergeAll(Transport.layer, Credentials.layerStatic(Redacted.make("t"))).pipe(
+        Layer.provide([TransportConfig.layerOrigin(s.origin), UndiciHttpClient.layer({ maxResponseBytes: MiB })])
+      )
+      const error = yield* Effect.flip(
+        Effect.flatMap(Transport.client(VehicleApi, "signals"), (signals) =>
+          signals.get({ params: { vehicleId: "v", signalCode: "c" }, headers: { "sc-user-id": "u" } })).pipe(Effect.provide(transport))
+      )
+      assert.strictEqual(error._tag, "ResponseDecodeError")
+      assert.include((error as ResponseDecodeError).description, `limit of ${MiB} bytes`)
+      assert.strictEqual(s.requests.length, 1)
+    }).pipe(Effect.scoped))
+})
