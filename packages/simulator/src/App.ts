@@ -23,15 +23,13 @@ import { failureResponse, normalise, problemResponse } from "./internal/response
 import type { Fault, State } from "./State.ts"
 import type { RetireLegacy } from "./Sunset.ts"
 
-export {
-  /**
-   * Most paths one legacy batch may request (see `Env`).
-   *
-   * @since 0.1.0
-   * @category constants
-   */
-  MAX_BATCH_REQUESTS
-}
+/**
+ * Most paths one legacy batch may request (see `Env`).
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export { MAX_BATCH_REQUESTS }
 
 /**
  * The control header that injects a fault into one request.

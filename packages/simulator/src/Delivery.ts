@@ -35,6 +35,7 @@ import * as routes from "./internal/deliveryRoutes.ts"
  * const secret = Redacted.make(DEFAULT_WEBHOOK_SECRET)
  * ```
  * @since 0.2.0
+ * @category constants
  */
 export const DEFAULT_WEBHOOK_SECRET = policy.DEFAULT_WEBHOOK_SECRET
 
@@ -48,6 +49,7 @@ export const DEFAULT_WEBHOOK_SECRET = policy.DEFAULT_WEBHOOK_SECRET
  * USER_AGENT // "connected-vehicle-simulator/0.1.0"
  * ```
  * @since 0.2.0
+ * @category constants
  */
 export const USER_AGENT: string = policy.USER_AGENT
 
@@ -61,6 +63,7 @@ export const USER_AGENT: string = policy.USER_AGENT
  * EVENT_VERSION // "4.0"
  * ```
  * @since 0.2.0
+ * @category constants
  */
 export const EVENT_VERSION = policy.EVENT_VERSION
 
@@ -77,6 +80,7 @@ export const EVENT_VERSION = policy.EVENT_VERSION
  * RETRY_DELAYS.length + 1 // 4 attempts
  * ```
  * @since 0.2.0
+ * @category constants
  */
 export const RETRY_DELAYS: ReadonlyArray<Duration.Duration> = policy.RETRY_DELAYS
 
@@ -91,6 +95,7 @@ export const RETRY_DELAYS: ReadonlyArray<Duration.Duration> = policy.RETRY_DELAY
  * Duration.toSeconds(ATTEMPT_TIMEOUT) // 15
  * ```
  * @since 0.2.0
+ * @category constants
  */
 export const ATTEMPT_TIMEOUT: Duration.Duration = policy.ATTEMPT_TIMEOUT
 
@@ -105,6 +110,7 @@ export const ATTEMPT_TIMEOUT: Duration.Duration = policy.ATTEMPT_TIMEOUT
  * MAX_EVENT_BYTES // 50000
  * ```
  * @since 0.2.0
+ * @category constants
  */
 export const MAX_EVENT_BYTES = policy.MAX_EVENT_BYTES
 
@@ -112,6 +118,7 @@ export const MAX_EVENT_BYTES = policy.MAX_EVENT_BYTES
  * The delivery log keeps the last 10,000 attempts.
  *
  * @since 0.2.0
+ * @category constants
  */
 export const DELIVERY_LOG_LIMIT = policy.DELIVERY_LOG_LIMIT
 
@@ -126,6 +133,7 @@ export const DELIVERY_LOG_LIMIT = policy.DELIVERY_LOG_LIMIT
  * new WebhookControlError({ status: 404, detail: "No vehicle with id v-1" }).message
  * ```
  * @since 0.2.0
+ * @category errors
  */
 export const WebhookControlError: typeof policy.WebhookControlError = policy.WebhookControlError
 
@@ -153,6 +161,7 @@ export type WebhookControlError = policy.WebhookControlError
  * }
  * ```
  * @since 0.2.0
+ * @category models
  */
 export interface WebhookInput {
   readonly name: string
@@ -171,6 +180,7 @@ export interface WebhookInput {
  * Changes to a created webhook; a new `callbackUri` is verified again.
  *
  * @since 0.2.0
+ * @category models
  */
 export interface WebhookPatch {
   readonly name?: string | undefined
@@ -184,6 +194,7 @@ export interface WebhookPatch {
  * A created webhook as the control surface shows it (never its secret).
  *
  * @since 0.2.0
+ * @category models
  */
 export interface WebhookView {
   readonly id: string
@@ -204,6 +215,7 @@ export interface WebhookView {
  * connected vehicles.
  *
  * @since 0.2.0
+ * @category models
  */
 export interface SubscriptionInput {
   readonly webhookId: string
@@ -217,6 +229,7 @@ export interface SubscriptionInput {
  * once it is).
  *
  * @since 0.2.0
+ * @category models
  */
 export interface SubscriptionView {
   readonly id: string
@@ -232,6 +245,7 @@ export interface SubscriptionView {
  * `VEHICLE_STATE` / `ASLEEP` / `RETRY_LATER`).
  *
  * @since 0.2.0
+ * @category models
  */
 export interface VehicleErrorInput {
   readonly type?: string | undefined
@@ -248,6 +262,7 @@ export interface VehicleErrorInput {
  * webhook concerned).
  *
  * @since 0.2.0
+ * @category models
  */
 export interface Queued {
   readonly eventIds: ReadonlyArray<string>
@@ -261,6 +276,7 @@ export interface Queued {
  * `verified` or `unverified` (a `VERIFY`).
  *
  * @since 0.2.0
+ * @category models
  */
 export interface DeliveryLogEntry {
   readonly eventId: string
@@ -282,6 +298,7 @@ export interface DeliveryLogEntry {
  * same operations, and the control routes).
  *
  * @since 0.2.0
+ * @category models
  */
 export interface Deliveries {
   /** The simulator's webhook secret (used by webhooks created without their own). */
@@ -332,6 +349,7 @@ export interface Deliveries {
  * A reading set through the control surface (see {@link Deliveries.reading}).
  *
  * @since 0.2.0
+ * @category models
  */
 export interface Reading {
   readonly body: Record<string, unknown>
@@ -343,6 +361,7 @@ export interface Reading {
  * A created webhook as the `/v3` handlers list it (the seeded webhooks' shape).
  *
  * @since 0.2.0
+ * @category models
  */
 export type CreatedWebhook = Omit<WebhookInfo, "index">
 
@@ -350,6 +369,7 @@ export type CreatedWebhook = Omit<WebhookInfo, "index">
  * A created subscription as the `/v3` handlers list it.
  *
  * @since 0.2.0
+ * @category models
  */
 export interface CreatedSubscription {
   readonly id: string
