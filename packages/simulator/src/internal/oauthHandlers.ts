@@ -54,6 +54,14 @@ const basicCredential = (authorization: string) => {
   return colon === -1 ? undefined : { id: decoded.slice(0, colon), secret: decoded.slice(colon + 1) }
 }
 
+/** The answer of a user token grant: access and refresh token. */
+const userTokens = (tokens: { readonly accessToken: string; readonly refreshToken: string }, expires_in: number) => ({
+  access_token: Redacted.make(tokens.accessToken),
+  token_type: "Bearer",
+  expires_in,
+  refresh_token: Redacted.make(tokens.refreshToken)
+})
+
 /** The tokens of a token request from an authenticated client, or its OAuth error. */
 const grantTokens = (state: State, payload: TokenRequest) =>
   Effect.gen(function*() {
@@ -72,25 +80,13 @@ const grantTokens = (state: State, payload: TokenRequest) =>
         if (code.redirectUri !== payload.redirect_uri) {
           return yield* oauthError("invalid_grant", "redirect_uri differs from the one given at consent")
         }
-        const tokens = state.issueUserTokens(code)
-        return {
-          access_token: Redacted.make(tokens.accessToken),
-          token_type: "Bearer",
-          expires_in,
-          refresh_token: Redacted.make(tokens.refreshToken)
-        }
+        return userTokens(state.issueUserTokens(code), expires_in)
       }
       case "refresh_token": {
         const record = state.takeRefresh(payload.refresh_token)
         if (record === undefined) return yield* oauthError("invalid_grant", "Unknown or already used refresh token")
         if (record === "expired") return yield* oauthError("invalid_grant", "The refresh token expired")
-        const tokens = state.issueUserTokens(record)
-        return {
-          access_token: Redacted.make(tokens.accessToken),
-          token_type: "Bearer",
-          expires_in,
-          refresh_token: Redacted.make(tokens.refreshToken)
-        }
+        return userTokens(state.issueUserTokens(record), expires_in)
       }
       case "client_credentials":
         return { access_token: Redacted.make(state.issueAppToken()), token_type: "Bearer", expires_in }
