@@ -13,20 +13,15 @@
  *
  * @since 0.2.0
  */
-import type { DeliveredEvent, Trigger, VehicleErrorEntry, WebhookEvent } from "@connected-vehicle/schema/WebhookEvent"
-import { EventSignalBody, WebhookEventFromJson } from "@connected-vehicle/schema/WebhookEvent"
-import { SignalBody } from "@connected-vehicle/schema/Signal"
-import { Clock, DateTime, Duration, Effect, Fiber, Option, Redacted, Schema, Scope } from "effect"
-import type { Context } from "effect"
-import { HttpServerResponse } from "effect/http"
-import type { HttpServerRequest } from "effect/http"
-import { randomBytes, randomUUID } from "node:crypto"
-import type { Dataset, SignalDefinition, VehicleInfo, WebhookInfo } from "./Data.ts"
-import { readings, signalBody, signalCatalog, signalStatus } from "./Data.ts"
-import { envelope } from "./Env.ts"
-import { post } from "./internal/post.ts"
-import { hmacHex, sameHex } from "./internal/signing.ts"
-import { simulatorVersion } from "./internal/version.ts"
+import type { SignalBody } from "@connected-vehicle/schema/Signal"
+import { Effect } from "effect"
+import type { Duration, Redacted, Scope } from "effect"
+import type { HttpServerRequest, HttpServerResponse } from "effect/http"
+import type { Dataset, WebhookInfo } from "./Data.ts"
+import * as actions from "./internal/deliveryActions.ts"
+import { clearLog, loggedEntries, makeEngine, resetEngine } from "./internal/deliveryEngine.ts"
+import * as policy from "./internal/deliveryPolicy.ts"
+import * as routes from "./internal/deliveryRoutes.ts"
 
 /**
  * The webhook secret of a simulator when none is configured: the key of every
@@ -40,8 +35,9 @@ import { simulatorVersion } from "./internal/version.ts"
  * const secret = Redacted.make(DEFAULT_WEBHOOK_SECRET)
  * ```
  * @since 0.2.0
+ * @category constants
  */
-export const DEFAULT_WEBHOOK_SECRET = "demo-management-token"
+export const DEFAULT_WEBHOOK_SECRET = policy.DEFAULT_WEBHOOK_SECRET
 
 /**
  * The `User-Agent` of every delivery (`<service>/<version>`).
@@ -53,8 +49,9 @@ export const DEFAULT_WEBHOOK_SECRET = "demo-management-token"
  * USER_AGENT // "connected-vehicle-simulator/0.1.0"
  * ```
  * @since 0.2.0
+ * @category constants
  */
-export const USER_AGENT = `connected-vehicle-simulator/${simulatorVersion}`
+export const USER_AGENT: string = policy.USER_AGENT
 
 /**
  * The `meta.version` of every event.
@@ -66,8 +63,9 @@ export const USER_AGENT = `connected-vehicle-simulator/${simulatorVersion}`
  * EVENT_VERSION // "4.0"
  * ```
  * @since 0.2.0
+ * @category constants
  */
-export const EVENT_VERSION = "4.0"
+export const EVENT_VERSION = policy.EVENT_VERSION
 
 /**
  * The waits before the retries of a failed delivery (25 s, 50 s, 100 s): the
@@ -82,12 +80,9 @@ export const EVENT_VERSION = "4.0"
  * RETRY_DELAYS.length + 1 // 4 attempts
  * ```
  * @since 0.2.0
+ * @category constants
  */
-export const RETRY_DELAYS: ReadonlyArray<Duration.Duration> = [Duration.seconds(25), Duration.seconds(50), Duration.seconds(100)]
-
-const RETRY_OFFSETS_MILLIS = RETRY_DELAYS.map((_, i) =>
-  RETRY_DELAYS.slice(0, i + 1).reduce((total, delay) => total + Duration.toMillis(delay), 0)
-)
+export const RETRY_DELAYS: ReadonlyArray<Duration.Duration> = policy.RETRY_DELAYS
 
 /**
  * How long a receiver has to answer an attempt (a `VERIFY` included).
@@ -100,8 +95,9 @@ const RETRY_OFFSETS_MILLIS = RETRY_DELAYS.map((_, i) =>
  * Duration.toSeconds(ATTEMPT_TIMEOUT) // 15
  * ```
  * @since 0.2.0
+ * @category constants
  */
-export const ATTEMPT_TIMEOUT: Duration.Duration = Duration.seconds(15)
+export const ATTEMPT_TIMEOUT: Duration.Duration = policy.ATTEMPT_TIMEOUT
 
 /**
  * The largest event body sent, in bytes (50 KB); a larger event is dropped
@@ -114,15 +110,17 @@ export const ATTEMPT_TIMEOUT: Duration.Duration = Duration.seconds(15)
  * MAX_EVENT_BYTES // 50000
  * ```
  * @since 0.2.0
+ * @category constants
  */
-export const MAX_EVENT_BYTES = 50_000
+export const MAX_EVENT_BYTES = policy.MAX_EVENT_BYTES
 
 /**
  * The delivery log keeps the last 10,000 attempts.
  *
  * @since 0.2.0
+ * @category constants
  */
-export const DELIVERY_LOG_LIMIT = 10_000
+export const DELIVERY_LOG_LIMIT = policy.DELIVERY_LOG_LIMIT
 
 /**
  * A control request the simulator refuses: the HTTP status of the control
@@ -135,15 +133,17 @@ export const DELIVERY_LOG_LIMIT = 10_000
  * new WebhookControlError({ status: 404, detail: "No vehicle with id v-1" }).message
  * ```
  * @since 0.2.0
+ * @category errors
  */
-export class WebhookControlError extends Schema.TaggedError<WebhookControlError>()("WebhookControlError", {
-  status: Schema.Int,
-  detail: Schema.String
-}) {
-  override get message() {
-    return this.detail
-  }
-}
+export const WebhookControlError: typeof policy.WebhookControlError = policy.WebhookControlError
+
+/**
+ * The type of {@link WebhookControlError}.
+ *
+ * @since 0.2.0
+ * @category errors
+ */
+export type WebhookControlError = policy.WebhookControlError
 
 /**
  * A webhook to create. `triggers` and `data` are signal codes of the catalog;
@@ -161,6 +161,7 @@ export class WebhookControlError extends Schema.TaggedError<WebhookControlError>
  * }
  * ```
  * @since 0.2.0
+ * @category models
  */
 export interface WebhookInput {
   readonly name: string
@@ -179,6 +180,7 @@ export interface WebhookInput {
  * Changes to a created webhook; a new `callbackUri` is verified again.
  *
  * @since 0.2.0
+ * @category models
  */
 export interface WebhookPatch {
   readonly name?: string | undefined
@@ -192,6 +194,7 @@ export interface WebhookPatch {
  * A created webhook as the control surface shows it (never its secret).
  *
  * @since 0.2.0
+ * @category models
  */
 export interface WebhookView {
   readonly id: string
@@ -212,6 +215,7 @@ export interface WebhookView {
  * connected vehicles.
  *
  * @since 0.2.0
+ * @category models
  */
 export interface SubscriptionInput {
   readonly webhookId: string
@@ -225,6 +229,7 @@ export interface SubscriptionInput {
  * once it is).
  *
  * @since 0.2.0
+ * @category models
  */
 export interface SubscriptionView {
   readonly id: string
@@ -240,6 +245,7 @@ export interface SubscriptionView {
  * `VEHICLE_STATE` / `ASLEEP` / `RETRY_LATER`).
  *
  * @since 0.2.0
+ * @category models
  */
 export interface VehicleErrorInput {
   readonly type?: string | undefined
@@ -256,6 +262,7 @@ export interface VehicleErrorInput {
  * webhook concerned).
  *
  * @since 0.2.0
+ * @category models
  */
 export interface Queued {
   readonly eventIds: ReadonlyArray<string>
@@ -269,6 +276,7 @@ export interface Queued {
  * `verified` or `unverified` (a `VERIFY`).
  *
  * @since 0.2.0
+ * @category models
  */
 export interface DeliveryLogEntry {
   readonly eventId: string
@@ -290,6 +298,7 @@ export interface DeliveryLogEntry {
  * same operations, and the control routes).
  *
  * @since 0.2.0
+ * @category models
  */
 export interface Deliveries {
   /** The simulator's webhook secret (used by webhooks created without their own). */
@@ -340,6 +349,7 @@ export interface Deliveries {
  * A reading set through the control surface (see {@link Deliveries.reading}).
  *
  * @since 0.2.0
+ * @category models
  */
 export interface Reading {
   readonly body: Record<string, unknown>
@@ -351,6 +361,7 @@ export interface Reading {
  * A created webhook as the `/v3` handlers list it (the seeded webhooks' shape).
  *
  * @since 0.2.0
+ * @category models
  */
 export type CreatedWebhook = Omit<WebhookInfo, "index">
 
@@ -358,6 +369,7 @@ export type CreatedWebhook = Omit<WebhookInfo, "index">
  * A created subscription as the `/v3` handlers list it.
  *
  * @since 0.2.0
+ * @category models
  */
 export interface CreatedSubscription {
   readonly id: string
@@ -366,92 +378,6 @@ export interface CreatedSubscription {
   readonly vehicleIndex: number
   readonly createdAt: number
 }
-
-interface WebhookRecord {
-  id: string
-  name: string
-  callbackUri: string
-  errorCallbackUri: string
-  isEnabled: boolean
-  autoSubscribe: boolean
-  triggers: ReadonlyArray<SignalDefinition>
-  data: ReadonlyArray<SignalDefinition>
-  createdAt: number
-  readonly secret: Redacted.Redacted<string>
-  verification: WebhookView["verification"]
-}
-
-interface SubscriptionRecord {
-  readonly id: string
-  readonly webhookId: string
-  readonly userIndex: number
-  readonly vehicleIndex: number
-  readonly createdAt: number
-  firstDeliveryEventId: string | undefined
-}
-
-interface InjectedError {
-  readonly vehicleIndex: number
-  readonly entry: Omit<VehicleErrorEntry, "state">
-}
-
-const iso = (millis: number) => new Date(millis).toISOString()
-const utc = (millis: number) => DateTime.makeUnsafe(millis) as DateTime.Utc
-
-const encodeEvent = Schema.encodeSync(WebhookEventFromJson)
-const encoder = new TextEncoder()
-
-const fail = (status: number, detail: string) => Effect.fail(new WebhookControlError({ status, detail }))
-
-const catalog = new Map(signalCatalog.map((s) => [s.code, s]))
-
-const signalsOf = (field: string, codes: ReadonlyArray<string>, atLeastOne: boolean) => {
-  if (atLeastOne && codes.length === 0) return fail(400, `${field} must name at least one signal code`)
-  const out: Array<SignalDefinition> = []
-  for (const code of codes) {
-    const definition = catalog.get(code.toLowerCase())
-    if (definition === undefined) {
-      return fail(400, `${field}: unknown signal code ${JSON.stringify(code)}; known: ${[...catalog.keys()].join(", ")}`)
-    }
-    if (!out.includes(definition)) out.push(definition)
-  }
-  return Effect.succeed(out)
-}
-
-const callbackOf = (field: string, uri: string) => {
-  let url: URL
-  try {
-    url = new URL(uri)
-  } catch {
-    return fail(400, `${field} must be an absolute http or https URL, got ${JSON.stringify(uri)}`)
-  }
-  if ((url.protocol !== "http:" && url.protocol !== "https:") || url.username !== "" || url.password !== "") {
-    return fail(400, `${field} must be an absolute http or https URL without credentials`)
-  }
-  return Effect.succeed(url.href)
-}
-
-const nameOf = (name: string) =>
-  name.trim() === "" || name.length > 200 ? fail(400, "name must be 1 to 200 characters") : Effect.succeed(name)
-
-const ref = (s: SignalDefinition) => ({ code: s.code, name: s.name, group: s.group })
-
-const viewOf = (w: WebhookRecord): WebhookView => ({
-  id: w.id,
-  name: w.name,
-  callbackUri: w.callbackUri,
-  errorCallbackUri: w.errorCallbackUri === "" ? null : w.errorCallbackUri,
-  triggers: w.triggers.map((s) => s.code),
-  data: w.data.map((s) => s.code),
-  isEnabled: w.isEnabled,
-  autoSubscribe: w.autoSubscribe,
-  createdAt: iso(w.createdAt),
-  verification: w.verification
-})
-
-/** Milliseconds on the wall clock (latency is a measurement, not simulated time). */
-const wallMillis = () => performance.now()
-
 /**
  * Builds the delivery engine of a simulator. Deliveries run in fibers forked
  * in the current scope (the simulator's), with the current context: under
@@ -468,535 +394,29 @@ const wallMillis = () => performance.now()
  * }))
  * ```
  * @since 0.2.0
+ * @category constructors
  */
 export const make = (options: {
   readonly data: Dataset
   readonly secret?: Redacted.Redacted<string> | string | undefined
 }): Effect.Effect<Deliveries, never, Scope.Scope> =>
-  Effect.gen(function*() {
-    const { data } = options
-    const seed = data.options.seed
-    const secret = Redacted.isRedacted(options.secret)
-      ? options.secret
-      : Redacted.make(options.secret ?? DEFAULT_WEBHOOK_SECRET, { label: "webhook secret" })
-    const scope = yield* Effect.scope
-    const context = yield* Effect.context<never>() as Effect.Effect<Context.Context<never>>
-    const clock = yield* Clock.Clock
-    const now = () => clock.currentTimeMillisUnsafe()
-
-    let webhooks: Array<WebhookRecord> = []
-    let subscriptions: Array<SubscriptionRecord> = []
-    let overrides = new Map<string, Reading>()
-    let readingsVersion = 0
-    let errors = new Map<string, InjectedError>()
-    let log: Array<DeliveryLogEntry> = []
-    let logged = 0
-    /** Bumped by reset: deliveries of an older generation stop before their next attempt. */
-    let generation = 0
-
-    const record = (entry: DeliveryLogEntry) => {
-      if (log.length < DELIVERY_LOG_LIMIT) log.push(entry)
-      else log[logged % DELIVERY_LOG_LIMIT] = entry
-      logged++
-    }
-    const logged_ = (): ReadonlyArray<DeliveryLogEntry> => {
-      const n = log.length
-      const oldest = n < DELIVERY_LOG_LIMIT ? 0 : logged % DELIVERY_LOG_LIMIT
-      return Array.from({ length: n }, (_, i) => log[(oldest + i) % n]!)
-    }
-
-    const newId = (prefix: string) => `${prefix}_${randomUUID().replaceAll("-", "")}`
-
-    const findWebhook = (id: string) => {
-      const w = webhooks.find((w) => w.id === id.toLowerCase())
-      if (w !== undefined) return Effect.succeed(w)
-      return data.webhookIndex(id.toLowerCase()) !== -1
-        ? fail(400, `Webhook ${id} is a seeded one: its callbacks are fictional, so it gets no deliveries; create one with POST /_simulator/webhooks`)
-        : fail(404, `No webhook with id ${id}`)
-    }
-
-    const vehicleOf = (vehicleId: string) => {
-      const index = data.vehicleIndex(vehicleId.toLowerCase())
-      return index === -1 ? fail(404, `No vehicle with id ${vehicleId}`) : Effect.succeed(data.vehicle(index))
-    }
-
-    /** One attempt: POST, measured and logged. */
-    const attempt = (
-      url: string,
-      body: Uint8Array,
-      key: Redacted.Redacted<string>
-    ) =>
-      Effect.gen(function*() {
-        const started = wallMillis()
-        const answer = yield* post(new URL(url), body, {
-          "content-type": "application/json",
-          "sc-signature": hmacHex(body, key),
-          "user-agent": USER_AGENT
-        }).pipe(
-          Effect.timeoutOption(ATTEMPT_TIMEOUT),
-          Effect.map(Option.match({
-            onNone: () => ({ _tag: "Failure" as const, reason: `no answer within ${Duration.toSeconds(ATTEMPT_TIMEOUT)} s` }),
-            onSome: (answer) => ({ _tag: "Answer" as const, answer })
-          })),
-          Effect.catch((failure) => Effect.succeed({ _tag: "Failure" as const, reason: failure.reason }))
-        )
-        return { result: answer, latencyMillis: Math.round((wallMillis() - started) * 10) / 10 }
-      })
-
-    /** Delivers an event with the retry schedule; `build` makes the event of one attempt. */
-    const deliver = (
-      w: WebhookRecord,
-      url: string,
-      eventId: string,
-      eventType: "VEHICLE_STATE" | "VEHICLE_ERROR",
-      build: (meta: { readonly deliveryId: string; readonly deliveredAt: DateTime.Utc }) => DeliveredEvent
-    ) => {
-      const started = generation
-      return Effect.gen(function*() {
-        const firstAt = now()
-        for (let n = 1; n <= RETRY_DELAYS.length + 1; n++) {
-          if (generation !== started) return
-          const deliveryId = newId("dlv")
-          const at = now()
-          const body = encoder.encode(encodeEvent(build({ deliveryId, deliveredAt: utc(at) }) as WebhookEvent))
-          const base = { eventId, eventType, webhookId: w.id, deliveryId, attempt: n, url, at: iso(at) }
-          if (body.byteLength > MAX_EVENT_BYTES) {
-            record({ ...base, status: null, error: `the event is ${body.byteLength} bytes, over ${MAX_EVENT_BYTES}`, latencyMillis: 0, outcome: "dropped" })
-            return
-          }
-          const { latencyMillis, result } = yield* attempt(url, body, w.secret)
-          if (generation !== started) return
-          const ok = result._tag === "Answer" && result.answer.status >= 200 && result.answer.status < 300
-          const last = n > RETRY_DELAYS.length
-          record({
-            ...base,
-            status: result._tag === "Answer" ? result.answer.status : null,
-            error: result._tag === "Failure" ? result.reason : ok ? null : `HTTP ${result.answer.status}`,
-            latencyMillis,
-            outcome: ok ? "delivered" : last ? "dropped" : "retrying"
-          })
-          if (ok || last) return
-          // fixed offsets from the first attempt (+25, +75, +175 s): a slow failure does not push them back
-          yield* Effect.sleep(Duration.millis(Math.max(0, firstAt + RETRY_OFFSETS_MILLIS[n - 1]! - now())))
-        }
-      })
-    }
-
-    const fork = (effect: Effect.Effect<void>) =>
-      Effect.asVoid(Effect.forkIn(Effect.provideContext(effect, context), scope))
-
-    /**
-     * The `VERIFY` handshake (one attempt), in a fiber of the simulator's
-     * scope (a caller that goes away, such as a closed control request, does
-     * not leave the webhook `pending`); awaited.
-     */
-    const verify = (w: WebhookRecord) => Effect.flatMap(Effect.forkIn(handshake(w), scope), Fiber.join)
-
-    const handshake = (w: WebhookRecord): Effect.Effect<void> =>
-      Effect.gen(function*() {
-        w.verification = "pending"
-        const challenge = randomBytes(16).toString("hex")
-        const eventId = newId("evt")
-        const deliveryId = newId("dlv")
-        const at = now()
-        const url = w.callbackUri
-        const body = encoder.encode(encodeEvent({
-          eventId,
-          eventType: "VERIFY",
-          data: { challenge },
-          meta: { version: EVENT_VERSION, webhookId: w.id, webhookName: w.name, deliveryId, deliveredAt: utc(at) }
-        }))
-        const { latencyMillis, result } = yield* attempt(url, body, w.secret)
-        let error: string | null = null
-        if (result._tag === "Failure") error = result.reason
-        else if (result.answer.status !== 200) error = `HTTP ${result.answer.status}`
-        else {
-          let answer: unknown
-          try {
-            answer = (JSON.parse(result.answer.body) as { readonly challenge?: unknown } | null)?.challenge
-          } catch {
-            answer = undefined
-          }
-          if (!sameHex(hmacHex(challenge, w.secret), answer)) {
-            error = answer === undefined
-              ? "the answer is not {\"challenge\": \"<hex>\"}"
-              : "the challenge answer is not HMAC-SHA256(webhook secret, challenge)"
-          }
-        }
-        // a callback changed meanwhile: that handshake decides
-        if (w.callbackUri !== url) return
-        w.verification = error === null ? "succeeded" : "failed"
-        record({
-          eventId,
-          eventType: "VERIFY",
-          webhookId: w.id,
-          deliveryId,
-          attempt: 1,
-          url,
-          at: iso(at),
-          status: result._tag === "Answer" ? result.answer.status : null,
-          error,
-          latencyMillis,
-          outcome: error === null ? "verified" : "unverified"
-        })
-        if (error === null) yield* sendFirstDeliveries(w)
-      }).pipe(Effect.provideContext(context))
-
-    const deliverable = (w: WebhookRecord) => w.isEnabled && w.verification === "succeeded"
-
-    const vehicleEventBase = (v: VehicleInfo, userIndex: number) => ({
-      vehicleId: v.id,
-      user: { id: data.user(userIndex).id },
-      vehicle: { id: v.id, make: v.model.make, model: v.model.model, year: v.year }
-    })
-
-    /** The `meta` of a `VEHICLE_STATE` or `VEHICLE_ERROR` event. */
-    const vehicleEventMeta = (
-      w: WebhookRecord,
-      v: VehicleInfo,
-      deliveryId: string,
-      deliveredAt: DateTime.Utc,
-      signalCount: number
-    ) => ({
-      version: EVENT_VERSION,
-      deliveryId,
-      deliveredAt,
-      webhookId: w.id,
-      webhookName: w.name,
-      signalCount,
-      mode: v.mode === "simulated" ? "SIMULATED" as const : "LIVE" as const
-    })
-
-    /** Every data signal of the webhook for the vehicle, read now. */
-    const signalsFor = (w: WebhookRecord, v: VehicleInfo, at: number) => {
-      const r = readings(seed, v, at)
-      return w.data.map((definition) => {
-        const k = v.model.signals.findIndex((s) => s.code === definition.code)
-        if (k === -1) {
-          return { ...ref(definition), status: { value: "ERROR" as const, error: { code: "SIGNAL_NOT_SUPPORTED", type: "COMPATIBILITY" } } }
-        }
-        const override = overrides.get(`${v.index} ${definition.code}`)
-        if (override !== undefined) {
-          return { ...ref(definition), body: override.body, meta: { oemUpdatedAt: utc(override.at), fetchedAt: utc(at) } }
-        }
-        const status = signalStatus(seed, v.index, k)
-        if (status.value !== "SUCCESS") {
-          const error = status.error === undefined
-            ? { code: "SIGNAL_UNAVAILABLE", type: "VEHICLE_STATE" }
-            : { code: status.error.code, type: status.error.type }
-          return { ...ref(definition), status: { value: "ERROR" as const, error } }
-        }
-        return {
-          ...ref(definition),
-          body: signalBody(definition.code, r, v),
-          meta: { oemUpdatedAt: utc(Math.min(at, r.updatedAt)), fetchedAt: utc(at) }
-        }
-      })
-    }
-
-    const sendState = (w: WebhookRecord, s: SubscriptionRecord, triggers: ReadonlyArray<Trigger>) =>
-      Effect.suspend(() => {
-        const v = data.vehicle(s.vehicleIndex)
-        const at = now()
-        const signals = signalsFor(w, v, at)
-        const { user, vehicle, vehicleId } = vehicleEventBase(v, s.userIndex)
-        const eventId = newId("evt")
-        return Effect.as(
-          fork(deliver(w, w.callbackUri, eventId, "VEHICLE_STATE", ({ deliveredAt, deliveryId }) => ({
-            eventId,
-            eventType: "VEHICLE_STATE",
-            vehicleId,
-            data: { user, vehicle, triggers, signals },
-            meta: vehicleEventMeta(w, v, deliveryId, deliveredAt, signals.length)
-          }))),
-          eventId
-        )
-      })
-
-    const sendFirstDeliveries = (w: WebhookRecord) =>
-      Effect.forEach(
-        subscriptions.filter((s) => s.webhookId === w.id && s.firstDeliveryEventId === undefined),
-        (s) =>
-          Effect.map(sendState(w, s, [{ code: "FIRST_DELIVERY" }]), (eventId) => {
-            s.firstDeliveryEventId = eventId
-          }),
-        { discard: true }
-      ).pipe(Effect.when(Effect.sync(() => deliverable(w))), Effect.asVoid)
-
-    const sendError = (vehicleIndex: number, entry: VehicleErrorEntry) =>
-      Effect.suspend(() => {
-        const v = data.vehicle(vehicleIndex)
-        const targets = subscriptions.flatMap((s) => {
-          const w = webhooks.find((w) => w.id === s.webhookId)
-          return s.vehicleIndex === vehicleIndex && w !== undefined && deliverable(w) ? [{ w, s }] : []
-        })
-        return Effect.forEach(targets, ({ s, w }) => {
-          const { user, vehicle, vehicleId } = vehicleEventBase(v, s.userIndex)
-          const eventId = newId("evt")
-          return Effect.as(
-            fork(deliver(w, w.errorCallbackUri === "" ? w.callbackUri : w.errorCallbackUri, eventId, "VEHICLE_ERROR", ({ deliveredAt, deliveryId }) => ({
-              eventId,
-              eventType: "VEHICLE_ERROR",
-              vehicleId,
-              data: { user, vehicle, errors: [entry] },
-              meta: vehicleEventMeta(w, v, deliveryId, deliveredAt, entry.signals?.length ?? 0)
-            }))),
-            eventId
-          )
-        })
-      })
-
-    const createWebhook = (input: WebhookInput) =>
-      Effect.gen(function*() {
-        const name = yield* nameOf(input.name)
-        const callbackUri = yield* callbackOf("callbackUri", input.callbackUri)
-        const errorCallbackUri = input.errorCallbackUri === undefined || input.errorCallbackUri === ""
-          ? ""
-          : yield* callbackOf("errorCallbackUri", input.errorCallbackUri)
-        const triggers = yield* signalsOf("triggers", input.triggers, true)
-        const dataSignals = yield* signalsOf("data", input.data, false)
-        const key = input.secret === undefined
-          ? secret
-          : Redacted.isRedacted(input.secret)
-          ? input.secret
-          : Redacted.make(input.secret, { label: "webhook secret" })
-        if (Redacted.value(key) === "") return yield* fail(400, "secret must not be empty")
-        const w: WebhookRecord = {
-          id: randomUUID(),
-          name,
-          callbackUri,
-          errorCallbackUri,
-          isEnabled: input.isEnabled ?? true,
-          autoSubscribe: input.autoSubscribe ?? false,
-          triggers,
-          data: dataSignals,
-          createdAt: now(),
-          secret: key,
-          verification: "pending"
-        }
-        webhooks.unshift(w)
-        yield* verify(w)
-        return viewOf(w)
-      })
-
-    const updateWebhook = (webhookId: string, patch: WebhookPatch) =>
-      Effect.gen(function*() {
-        const w = yield* findWebhook(webhookId)
-        const name = patch.name === undefined ? w.name : yield* nameOf(patch.name)
-        const callbackUri = patch.callbackUri === undefined ? w.callbackUri : yield* callbackOf("callbackUri", patch.callbackUri)
-        const errorCallbackUri = patch.errorCallbackUri === undefined
-          ? w.errorCallbackUri
-          : patch.errorCallbackUri === null || patch.errorCallbackUri === ""
-          ? ""
-          : yield* callbackOf("errorCallbackUri", patch.errorCallbackUri)
-        const changed = callbackUri !== w.callbackUri
-        const enabled = patch.isEnabled === true && !w.isEnabled
-        w.name = name
-        w.callbackUri = callbackUri
-        w.errorCallbackUri = errorCallbackUri
-        w.isEnabled = patch.isEnabled ?? w.isEnabled
-        if (changed) yield* verify(w)
-        else if (enabled) yield* sendFirstDeliveries(w)
-        return viewOf(w)
-      })
-
-    const subscribe = (input: SubscriptionInput) =>
-      Effect.gen(function*() {
-        const w = yield* findWebhook(input.webhookId)
-        const v = yield* vehicleOf(input.vehicleId)
-        const userIndex = data.userIndex(input.userId.toLowerCase())
-        if (userIndex === -1) return yield* fail(404, `No user with id ${input.userId}`)
-        if (v.index >= data.connectionCount || data.connectionUser[v.index] !== userIndex) {
-          return yield* fail(400, `User ${input.userId} has no connection to vehicle ${input.vehicleId}`)
-        }
-        if (subscriptions.some((s) => s.webhookId === w.id && s.vehicleIndex === v.index)) {
-          return yield* fail(409, `Vehicle ${input.vehicleId} is already subscribed to webhook ${w.id}`)
-        }
-        const s: SubscriptionRecord = {
-          id: randomUUID(),
-          webhookId: w.id,
-          userIndex,
-          vehicleIndex: v.index,
-          createdAt: now(),
-          firstDeliveryEventId: undefined
-        }
-        subscriptions.unshift(s)
-        yield* sendFirstDeliveries(w)
-        return {
-          id: s.id,
-          webhookId: w.id,
-          userId: data.user(userIndex).id,
-          vehicleId: v.id,
-          createdAt: iso(s.createdAt),
-          firstDeliveryEventId: s.firstDeliveryEventId
-        }
-      })
-
-    const decodeBody = Schema.decodeUnknownEffect(EventSignalBody)
-    const encodeWire = (body: unknown) =>
-      Effect.flatMap(Schema.decodeUnknownEffect(SignalBody)(body), Schema.encodeEffect(SignalBody))
-
-    const setSignal = (vehicleId: string, code: string, body: unknown) =>
-      Effect.gen(function*() {
-        const v = yield* vehicleOf(vehicleId)
-        const definition = v.model.signals.find((s) => s.code === code.toLowerCase())
-        if (definition === undefined) return yield* fail(404, `Vehicle ${v.id} has no signal ${code}`)
-        if (typeof body !== "object" || body === null || Array.isArray(body)) {
-          return yield* fail(400, "The body of a signal is a JSON object, e.g. {\"unit\": \"km\", \"value\": 12345}")
-        }
-        const invalid = (error: { readonly message: string }) =>
-          new WebhookControlError({ status: 400, detail: `Invalid signal body: ${error.message}` })
-        const decoded = yield* Effect.mapError(decodeBody(body), invalid)
-        // the REST endpoints serve it too: it must be a v3 signal body (`value`, when present, a finite number)
-        const wire = yield* Effect.mapError(encodeWire(body), invalid)
-        const key = `${v.index} ${definition.code}`
-        const at = now()
-        const previous = overrides.get(key)?.body ?? signalBody(definition.code, readings(seed, v, at), v)
-        const changed = JSON.stringify(previous) !== JSON.stringify(decoded)
-        overrides.set(key, { body: decoded, wire, at })
-        readingsVersion++
-        if (!changed) return { changed, eventIds: [] }
-        const eventIds: Array<string> = []
-        for (const s of subscriptions) {
-          if (s.vehicleIndex !== v.index) continue
-          const w = webhooks.find((w) => w.id === s.webhookId)
-          if (w === undefined || !deliverable(w) || !w.triggers.includes(definition)) continue
-          eventIds.push(yield* sendState(w, s, [ref(definition)]))
-        }
-        return { changed, eventIds }
-      })
-
-    const injectVehicleError = (vehicleId: string, input: VehicleErrorInput) =>
-      Effect.gen(function*() {
-        const v = yield* vehicleOf(vehicleId)
-        const signals = input.signals === undefined ? undefined : yield* signalsOf("signals", input.signals, false)
-        const errorId = newId("err")
-        const entry: Omit<VehicleErrorEntry, "state"> = {
-          type: input.type ?? "VEHICLE_STATE",
-          code: input.code ?? "ASLEEP",
-          description: input.description ?? "The vehicle did not answer: it is asleep or out of network coverage.",
-          suggestedUserMessage: input.suggestedUserMessage ?? "Your vehicle is not reachable right now; we will try again later.",
-          resolution: { type: (input.resolution ?? "RETRY_LATER") as NonNullable<VehicleErrorEntry["resolution"]>["type"] },
-          ...(signals === undefined ? {} : { signals: signals.map(ref) })
-        }
-        errors.set(errorId, { vehicleIndex: v.index, entry })
-        const eventIds = yield* sendError(v.index, { ...entry, state: "ERROR" })
-        return { errorId, eventIds }
-      })
-
-    const resolveVehicleError = (vehicleId: string, errorId: string) =>
-      Effect.gen(function*() {
-        const v = yield* vehicleOf(vehicleId)
-        const injected = errors.get(errorId)
-        if (injected === undefined || injected.vehicleIndex !== v.index) {
-          return yield* fail(404, `No open error ${errorId} on vehicle ${vehicleId}`)
-        }
-        errors.delete(errorId)
-        return { eventIds: yield* sendError(v.index, { ...injected.entry, state: "RESOLVED" }) }
-      })
-
-    return {
-      secret,
-      createWebhook,
-      updateWebhook,
-      subscribe,
-      setSignal,
-      injectVehicleError,
-      resolveVehicleError,
-      deliveries: Effect.sync(logged_),
-      clearDeliveries: Effect.sync(() => {
-        log = []
-        logged = 0
-      }),
-      webhooks: () => webhooks,
-      subscriptions: () => subscriptions,
-      reading: (vehicleIndex, code) => overrides.size === 0 ? undefined : overrides.get(`${vehicleIndex} ${code}`),
-      readingsVersion: () => readingsVersion,
-      reset: () => {
-        generation++
-        readingsVersion++
-        webhooks = []
-        subscriptions = []
-        overrides = new Map()
-        errors = new Map()
-        log = []
-        logged = 0
-      }
-    }
-  })
-
-// ---------------------------------------------------------------------------
-// Control routes
-// ---------------------------------------------------------------------------
-
-const WebhookBody = Schema.Struct({
-  name: Schema.String,
-  callbackUri: Schema.String,
-  errorCallbackUri: Schema.optionalKey(Schema.NullOr(Schema.String)),
-  triggers: Schema.Array(Schema.String),
-  data: Schema.Array(Schema.String),
-  isEnabled: Schema.optionalKey(Schema.Boolean),
-  autoSubscribe: Schema.optionalKey(Schema.Boolean),
-  secret: Schema.optionalKey(Schema.String)
-})
-
-const PatchBody = Schema.Struct({
-  name: Schema.optionalKey(Schema.String),
-  callbackUri: Schema.optionalKey(Schema.String),
-  errorCallbackUri: Schema.optionalKey(Schema.NullOr(Schema.String)),
-  isEnabled: Schema.optionalKey(Schema.Boolean)
-})
-
-const SubscriptionBody = Schema.Struct({ webhookId: Schema.String, userId: Schema.String, vehicleId: Schema.String })
-
-const ErrorBody = Schema.Struct({
-  type: Schema.optionalKey(Schema.String),
-  code: Schema.optionalKey(Schema.String),
-  description: Schema.optionalKey(Schema.String),
-  suggestedUserMessage: Schema.optionalKey(Schema.String),
-  resolution: Schema.optionalKey(Schema.String),
-  signals: Schema.optionalKey(Schema.Array(Schema.String))
-})
-
-const json = (body: unknown, status = 200) => HttpServerResponse.jsonUnsafe(body, { status })
-const problem = (status: number, detail: string) => HttpServerResponse.jsonUnsafe(envelope(status, detail), { status })
-
-/** The request body decoded with `schema`; the 400 detail never quotes a `secret` member. */
-const bodyOf = <S extends Schema.Top>(
-  request: HttpServerRequest.HttpServerRequest,
-  schema: S,
-  expected: string
-) =>
-  request.json.pipe(
-    Effect.mapError(() => new WebhookControlError({ status: 400, detail: `The body must be JSON: ${expected}` })),
-    Effect.flatMap((body) =>
-      Schema.decodeUnknownEffect(schema)(body).pipe(
-        Effect.mapError((error) => {
-          const secret = (body as { readonly secret?: unknown } | null)?.secret
-          let message = error.message
-          if (typeof secret === "string" && secret !== "") message = message.replaceAll(secret, "<redacted>")
-          if (typeof secret === "string" && secret !== "" && message.includes(JSON.stringify(secret))) message = "invalid"
-          return new WebhookControlError({ status: 400, detail: `Expected ${expected}: ${message}` })
-        })
-      )
-    )
-  ) as Effect.Effect<S["Type"], WebhookControlError>
-
-const withoutUndefined = <A extends object>(value: A): A =>
-  Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as A
-
-const answer = <A>(effect: Effect.Effect<A, WebhookControlError>, status = 200) =>
-  effect.pipe(
-    Effect.match({
-      onFailure: (error) => problem(error.status, error.detail),
-      onSuccess: (body) => body === undefined ? HttpServerResponse.empty({ status: 204 }) : json(withoutUndefined(body as object), status)
-    })
-  )
-
-const vehicleSignal = /^\/_simulator\/vehicles\/([^/]+)\/signals\/([^/]+)$/
-const vehicleErrors = /^\/_simulator\/vehicles\/([^/]+)\/errors$/
-const vehicleError = /^\/_simulator\/vehicles\/([^/]+)\/errors\/([^/]+)$/
-const webhookPath = /^\/_simulator\/webhooks\/([^/]+)$/
+  Effect.map(makeEngine(options), (engine): Deliveries => ({
+    secret: engine.secret,
+    createWebhook: (input) => actions.createWebhook(engine, input),
+    updateWebhook: (webhookId, patch) => actions.updateWebhook(engine, webhookId, patch),
+    subscribe: (input) => actions.subscribe(engine, input),
+    setSignal: (vehicleId, code, body) => actions.setSignal(engine, vehicleId, code, body),
+    injectVehicleError: (vehicleId, input) => actions.injectVehicleError(engine, vehicleId, input),
+    resolveVehicleError: (vehicleId, errorId) => actions.resolveVehicleError(engine, vehicleId, errorId),
+    deliveries: Effect.sync(() => loggedEntries(engine)),
+    clearDeliveries: Effect.sync(() => clearLog(engine)),
+    webhooks: () => engine.webhooks,
+    subscriptions: () => engine.subscriptions,
+    reading: (vehicleIndex, code) =>
+      engine.overrides.size === 0 ? undefined : engine.overrides.get(`${vehicleIndex} ${code}`),
+    readingsVersion: () => engine.readingsVersion,
+    reset: () => resetEngine(engine)
+  }))
 
 /**
  * The control routes of deliveries (under `/_simulator`, loopback only, like
@@ -1020,64 +440,10 @@ const webhookPath = /^\/_simulator\/webhooks\/([^/]+)$/
  *   Delivery.control(engine, request, path) ?? Effect.die("not a delivery route")
  * ```
  * @since 0.2.0
+ * @category handlers
  */
-export const control = (
+export const control: (
   engine: Deliveries,
   request: HttpServerRequest.HttpServerRequest,
   path: string
-): Effect.Effect<HttpServerResponse.HttpServerResponse> | undefined => {
-  const method = request.method
-  if (path === "/_simulator/webhooks" && method === "POST") {
-    return answer(
-      Effect.flatMap(
-        bodyOf(request, WebhookBody, "{name, callbackUri, errorCallbackUri?, triggers: [codes], data: [codes], isEnabled?, autoSubscribe?, secret?}"),
-        (body) =>
-          engine.createWebhook({
-            ...body,
-            errorCallbackUri: body.errorCallbackUri ?? undefined,
-            secret: body.secret === undefined ? undefined : Redacted.make(body.secret, { label: "webhook secret" })
-          })
-      ),
-      201
-    )
-  }
-  let match = webhookPath.exec(path)
-  if (match !== null && method === "POST") {
-    const id = match[1]!
-    return answer(Effect.flatMap(
-      bodyOf(request, PatchBody, "{name?, callbackUri?, errorCallbackUri?, isEnabled?}"),
-      (patch) => engine.updateWebhook(id, patch)
-    ))
-  }
-  if (path === "/_simulator/subscriptions" && method === "POST") {
-    return answer(Effect.flatMap(bodyOf(request, SubscriptionBody, "{webhookId, userId, vehicleId}"), engine.subscribe), 201)
-  }
-  match = vehicleSignal.exec(path)
-  if (match !== null && method === "POST") {
-    const [, vehicleId, code] = match as unknown as [string, string, string]
-    return answer(Effect.flatMap(
-      Effect.mapError(request.json, () => new WebhookControlError({ status: 400, detail: "The body must be the signal's new body as JSON" })),
-      (body) => engine.setSignal(vehicleId, code, body)
-    ))
-  }
-  match = vehicleErrors.exec(path)
-  if (match !== null && method === "POST") {
-    const vehicleId = match[1]!
-    return answer(
-      Effect.flatMap(
-        bodyOf(request, ErrorBody, "{type?, code?, description?, suggestedUserMessage?, resolution?, signals?}"),
-        (body) => engine.injectVehicleError(vehicleId, body)
-      ),
-      201
-    )
-  }
-  match = vehicleError.exec(path)
-  if (match !== null && method === "DELETE") {
-    return answer(engine.resolveVehicleError(match[1]!, match[2]!))
-  }
-  if (path === "/_simulator/deliveries") {
-    if (method === "GET") return Effect.map(engine.deliveries, (deliveries) => json({ deliveries }))
-    if (method === "DELETE") return Effect.as(engine.clearDeliveries, HttpServerResponse.empty({ status: 204 }))
-  }
-  return undefined
-}
+) => Effect.Effect<HttpServerResponse.HttpServerResponse> | undefined = routes.control

@@ -33,6 +33,7 @@ import type { Grant, State } from "./State.ts"
  * const origins: Origins = { vehicle: origin, management: origin, compatibility: origin, authorization: origin, legacy: origin }
  * ```
  * @since 0.1.0
+ * @category models
  */
 export interface Origins {
   vehicle: string
@@ -47,6 +48,7 @@ export interface Origins {
  * URIs, and the origins of one simulator.
  *
  * @since 0.1.0
+ * @category services
  */
 export class Env extends Context.Service<Env, {
   readonly data: Dataset
@@ -73,6 +75,7 @@ export class Env extends Context.Service<Env, {
  * originFor(origins, "/v3/webhooks/1") // "http://127.0.0.1:4010"
  * ```
  * @since 0.1.0
+ * @category utils
  */
 export const originFor = (origins: Origins, path: string): string => {
   const p = path.toLowerCase()
@@ -98,6 +101,7 @@ export const originFor = (origins: Origins, path: string): string => {
  * redirectUriAllowed(DEFAULT_REDIRECT_URIS, "https://evil.example.com/cb") // false
  * ```
  * @since 0.1.0
+ * @category constants
  */
 export const DEFAULT_REDIRECT_URIS: ReadonlyArray<string> = [
   "http://127.0.0.1:*",
@@ -123,6 +127,7 @@ export const DEFAULT_REDIRECT_URIS: ReadonlyArray<string> = [
  * redirectUriAllowed(["http://127.0.0.1:*"], "vbscript:msgbox(1)") // false
  * ```
  * @since 0.1.0
+ * @category utils
  */
 export const redirectUriAllowed = (registered: ReadonlyArray<string>, uri: string): boolean => {
   const target = parseRedirect(uri)
@@ -154,6 +159,7 @@ const parseRedirect = (uri: string): URL | undefined => {
  * Most paths one legacy batch may request.
  *
  * @since 0.1.0
+ * @category constants
  */
 export const MAX_BATCH_REQUESTS = 50
 
@@ -162,6 +168,7 @@ export const MAX_BATCH_REQUESTS = 50
  * (undefined on endpoints that take no credential).
  *
  * @since 0.1.0
+ * @category services
  */
 export class CurrentGrant extends Context.Service<CurrentGrant, Grant | undefined>()(
   "@connected-vehicle/simulator/CurrentGrant"
@@ -172,6 +179,7 @@ export class CurrentGrant extends Context.Service<CurrentGrant, Grant | undefine
  * set by the outer middleware.
  *
  * @since 0.1.0
+ * @category services
  */
 export class CurrentRequestId extends Context.Service<CurrentRequestId, string>()(
   "@connected-vehicle/simulator/CurrentRequestId"
@@ -182,6 +190,7 @@ export class CurrentRequestId extends Context.Service<CurrentRequestId, string>(
  * `errorOfStatus` (section 7, then the project's choices).
  *
  * @since 0.1.0
+ * @category constructors
  */
 export const envelope = (
   status: number,
@@ -192,26 +201,69 @@ export const envelope = (
   return makeEnvelope(type, detail, { status, code, title, ...options })
 }
 
-/** @since 0.1.0 */
+/**
+ * Fails the handler with the 400 envelope carrying `detail`.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
 export const badRequest = (detail: string) => Effect.fail(new BadRequestResponse(envelope(400, detail)))
-/** @since 0.1.0 */
+
+/**
+ * Fails the handler with the 401 envelope carrying `detail`.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
 export const unauthorized = (detail: string) => Effect.fail(new UnauthorizedResponse(envelope(401, detail)))
-/** @since 0.1.0 */
+
+/**
+ * Fails the handler with the 403 envelope carrying `detail`.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
 export const forbidden = (detail: string) => Effect.fail(new ForbiddenResponse(envelope(403, detail)))
-/** @since 0.1.0 */
+
+/**
+ * Fails the handler with the 404 envelope carrying `detail`.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
 export const notFound = (detail: string) => Effect.fail(new NotFoundResponse(envelope(404, detail)))
+
 /**
  * The COMPATIBILITY envelope (409, `statusOfType`).
  *
  * @since 0.1.0
+ * @category constructors
  */
 export const compatibilityEnvelope = (detail: string): ErrorEnvelope =>
   makeEnvelope("COMPATIBILITY", detail, { code: "MAKE_NOT_COMPATIBLE", title: "Not Compatible" })
-/** @since 0.1.0 */
+
+/**
+ * Fails the handler with the 409 COMPATIBILITY envelope carrying `detail`.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
 export const incompatible = (detail: string) => Effect.fail(new ConflictResponse(compatibilityEnvelope(detail)))
-/** @since 0.1.0 */
+
+/**
+ * Fails an `/oauth` handler with a 400 OAuth error body (RFC 6749 section 5.2).
+ *
+ * @since 0.1.0
+ * @category errors
+ */
 export const oauthError = (error: string, description: string) =>
   Effect.fail(new OAuthBadRequest({ error, error_description: description }))
-/** @since 0.1.0 */
+
+/**
+ * Fails an `/oauth` handler with a 401 `invalid_client` OAuth error body.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
 export const oauthUnauthorized = (description: string) =>
   Effect.fail(new OAuthUnauthorized({ error: "invalid_client", error_description: description }))

@@ -5,31 +5,52 @@
  *
  * @since 0.1.0
  */
-import { NodeHttpServer } from "@effect/platform-node"
 import { Clock, Context, Effect, Layer, Redacted } from "effect"
 import { FetchHttpClient, HttpClient, HttpClientRequest, HttpEffect } from "effect/http"
-import type { HttpServerRequest, HttpServerResponse } from "effect/http"
-import type { Scope } from "effect"
-import { createServer } from "node:http"
-import type { IncomingHttpHeaders, IncomingMessage, Server, ServerResponse } from "node:http"
-import type { Duplex } from "node:stream"
-import { DROP_MARKER, inRoot, makeApp, REQUEST_ID_HEADER, requestIdFor, routePath } from "./App.ts"
-import type { RetireLegacy } from "./Sunset.ts"
-import { deprecationHeaders, isLegacyPath } from "./Sunset.ts"
+import type { Server } from "node:http"
+import { DROP_MARKER, inRoot, makeApp } from "./App.ts"
 import type { Root } from "./App.ts"
-import type { Dataset, VehicleInfo } from "./Data.ts"
-import { makeDataset, signalStatus, supportsServiceHistory } from "./Data.ts"
+import { makeDataset } from "./Data.ts"
 import * as Delivery from "./Delivery.ts"
-import { DEFAULT_REDIRECT_URIS, Env, envelope, originFor } from "./Env.ts"
-import * as FastPath from "./internal/fastPath.ts"
-import { hostPort } from "./internal/address.ts"
+import { DEFAULT_REDIRECT_URIS, Env } from "./Env.ts"
 import type { Origins } from "./Env.ts"
+import * as FastPath from "./internal/fastPath.ts"
+import * as Listen from "./internal/listen.ts"
+import { makeData } from "./internal/simulatorData.ts"
 import type { Fault, RequestLogEntry } from "./State.ts"
 import { State } from "./State.ts"
+import type { RetireLegacy } from "./Sunset.ts"
 
+/**
+ * The roots of the spec (see `App.Root`).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type { Root } from "./App.ts"
+
+/**
+ * The default redirect URIs and their matching (see `Env`).
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export { DEFAULT_REDIRECT_URIS, redirectUriAllowed } from "./Env.ts"
+
+/**
+ * Faults and the request log (see `State`).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type { Fault, RequestLogEntry } from "./State.ts"
+
+/**
+ * The control surface of webhook deliveries (see `Delivery`).
+ *
+ * @since 0.2.0
+ * @category models
+ */
 export type {
   DeliveryLogEntry,
   Queued,
@@ -46,6 +67,7 @@ export type {
  * Options of a simulator run.
  *
  * @since 0.1.0
+ * @category models
  */
 export interface SimulatorOptions {
   /** Seed of the dataset (default 42). */
@@ -107,6 +129,7 @@ export interface SimulatorOptions {
  * A seeded vehicle as tests see it.
  *
  * @since 0.1.0
+ * @category models
  */
 export interface VehicleView {
   readonly id: string
@@ -125,6 +148,7 @@ export interface VehicleView {
  * Read access to the seeded dataset.
  *
  * @since 0.1.0
+ * @category models
  */
 export interface SimulatorData {
   readonly seed: number
@@ -153,6 +177,7 @@ export interface SimulatorData {
  * The simulator.
  *
  * @since 0.1.0
+ * @category services
  */
 export class Simulator extends Context.Service<Simulator, {
   /** Origin of the simulator, e.g. `http://127.0.0.1:43123` (empty string for {@link layerTest}). */
@@ -194,6 +219,7 @@ export class Simulator extends Context.Service<Simulator, {
  * Default client id.
  *
  * @since 0.1.0
+ * @category constants
  */
 export const DEFAULT_CLIENT_ID = "demo-client-id"
 
@@ -201,6 +227,7 @@ export const DEFAULT_CLIENT_ID = "demo-client-id"
  * Default client secret.
  *
  * @since 0.1.0
+ * @category constants
  */
 export const DEFAULT_CLIENT_SECRET = "demo-client-secret"
 
@@ -208,68 +235,9 @@ export const DEFAULT_CLIENT_SECRET = "demo-client-secret"
  * Origin the in-memory client of {@link layerTest} answers.
  *
  * @since 0.1.0
+ * @category constants
  */
 export const TEST_ORIGIN = "http://simulator.test"
-
-const view = (v: VehicleInfo): VehicleView => ({
-  id: v.id,
-  make: v.model.make,
-  model: v.model.model,
-  year: v.year,
-  powertrainType: v.model.powertrainType,
-  region: v.model.region,
-  mode: v.mode,
-  vin: v.vin,
-  signalCodes: v.model.signals.map((s) => s.code),
-  supportsServiceHistory: supportsServiceHistory(v)
-})
-
-const makeData = (data: Dataset): SimulatorData => {
-  let ids: ReadonlyArray<string> | undefined
-  const indexOf = (id: string) => data.vehicleIndex(id.toLowerCase())
-  return {
-    seed: data.options.seed,
-    users: data.users.map((u) => ({ id: u.id, externalId: u.externalId })),
-    get vehicleIds() {
-      ids ??= Array.from({ length: data.vehicleCount }, (_, i) => data.vehicle(i).id)
-      return ids
-    },
-    connectionOf: (vehicleId) => {
-      const i = indexOf(vehicleId)
-      return i === -1 || i >= data.connectionCount
-        ? undefined
-        : { userId: data.user(data.connectionUser[i]!).id, connectionId: data.connectionId(i) }
-    },
-    vehicle: (vehicleId) => {
-      const i = indexOf(vehicleId)
-      return i === -1 ? undefined : view(data.vehicle(i))
-    },
-    vehiclesOf: (userId) => {
-      const u = data.userIndex(userId.toLowerCase())
-      return u === -1 ? [] : Array.from(data.vehiclesOfUser(u), (i) => data.vehicle(i).id)
-    },
-    connectionCount: data.connectionCount,
-    connectionIds: ({ limit, offset }) => {
-      const out: Array<string> = []
-      for (let i = Math.max(0, offset); i < Math.min(data.connectionCount, offset + limit); i++) out.push(data.connectionId(i))
-      return out
-    },
-    subscriptionCount: data.subscriptionCount,
-    webhooks: data.webhooks.map((w) => ({
-      id: w.id,
-      name: w.name,
-      callbackUri: w.callbackUri,
-      isEnabled: w.isEnabled,
-      autoSubscribe: w.autoSubscribe
-    })),
-    signalStatus: (vehicleId, signalCode) => {
-      const i = indexOf(vehicleId)
-      if (i === -1) return undefined
-      const k = data.vehicle(i).model.signals.findIndex((s) => s.code === signalCode)
-      return k === -1 ? undefined : signalStatus(data.options.seed, i, k).value
-    }
-  }
-}
 
 /** Builds the dataset, the state and the wrapped application in the current scope. */
 const setup = Effect.fnUntraced(function*(options: SimulatorOptions | undefined) {
@@ -319,7 +287,7 @@ const setup = Effect.fnUntraced(function*(options: SimulatorOptions | undefined)
       reset: Effect.sync(() => state.reset()),
       injectFaults: (rule) => Effect.sync(() => state.inject(rule)),
       data: makeData(data),
-      connections: Effect.promise(() => Promise.all(servers.map(openConnections)).then((counts) => counts.reduce((a, b) => a + b, 0))),
+      connections: Effect.promise(() => Promise.all(servers.map(Listen.openConnections)).then((counts) => counts.reduce((a, b) => a + b, 0))),
       webhookSecret: deliveries.secret,
       createWebhook: deliveries.createWebhook,
       updateWebhook: deliveries.updateWebhook,
@@ -332,12 +300,6 @@ const setup = Effect.fnUntraced(function*(options: SimulatorOptions | undefined)
   return { handler, makeHandler, fastPath, service, origins, state }
 })
 
-/** After this long a socket the simulator answered outside the HTTP parser is destroyed, whatever the client does. */
-const CLOSE_GRACE_MILLIS = 1_000
-
-/** How long a rejected request's answer waits for the answers to the requests before it on the connection. */
-const PENDING_ANSWERS_MILLIS = 10_000
-
 /**
  * Default of {@link SimulatorOptions.headersTimeoutMillis}: a request's head
  * (request line and headers) must arrive within 10 s of its first byte.
@@ -349,8 +311,9 @@ const PENDING_ANSWERS_MILLIS = 10_000
  * layer({ headersTimeoutMillis: DEFAULT_HEADERS_TIMEOUT_MILLIS / 10 }) // 408 after 1 s
  * ```
  * @since 0.2.0
+ * @category constants
  */
-export const DEFAULT_HEADERS_TIMEOUT_MILLIS = 10_000
+export const DEFAULT_HEADERS_TIMEOUT_MILLIS = Listen.DEFAULT_HEADERS_TIMEOUT_MILLIS
 
 /**
  * Default of {@link SimulatorOptions.requestTimeoutMillis}: a whole request
@@ -363,272 +326,18 @@ export const DEFAULT_HEADERS_TIMEOUT_MILLIS = 10_000
  * layer({ requestTimeoutMillis: DEFAULT_REQUEST_TIMEOUT_MILLIS * 2 }) // slow uploads allowed a minute
  * ```
  * @since 0.2.0
+ * @category constants
  */
-export const DEFAULT_REQUEST_TIMEOUT_MILLIS = 30_000
-
-/**
- * Node's server options for the request timeouts. A request whose head or
- * whole self has not arrived in time is answered 408 by the client-error
- * path ({@link harden}). Node checks the connections every
- * `connectionsCheckingInterval`: a quarter of the shorter timeout, between
- * 25 ms and 1 s (Node's default, 30 s, would let a slow client hold a
- * connection up to 30 s past its timeout). 0 turns a timeout off; the head's
- * is capped by the request's.
- */
-const timeoutOptions = (options: SimulatorOptions | undefined) => {
-  const millis = (value: number | undefined, fallback: number) =>
-    value === undefined || !Number.isFinite(value) ? fallback : Math.max(0, Math.floor(value))
-  const requestTimeout = millis(options?.requestTimeoutMillis, DEFAULT_REQUEST_TIMEOUT_MILLIS)
-  let headersTimeout = millis(options?.headersTimeoutMillis, DEFAULT_HEADERS_TIMEOUT_MILLIS)
-  if (requestTimeout > 0 && (headersTimeout === 0 || headersTimeout > requestTimeout)) headersTimeout = requestTimeout
-  const shortest = Math.min(...[headersTimeout, requestTimeout].filter((t) => t > 0), 4_000)
-  return { headersTimeout, requestTimeout, connectionsCheckingInterval: Math.max(25, Math.min(1_000, Math.floor(shortest / 4))) }
-}
-
-const ignoreError = () => {}
-
-/** Ends a socket with a whole response, and destroys it after a grace period (the client gets to read it first). */
-const endRaw = (socket: Duplex, status: number, reason: string, detail: string, requestId: string, headers = "") => {
-  const body = JSON.stringify(envelope(status, detail, { requestId }))
-  if (!socket.listeners("error").includes(ignoreError)) socket.on("error", ignoreError)
-  socket.end(
-    `HTTP/1.1 ${status} ${reason}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n` +
-      `${REQUEST_ID_HEADER}: ${requestId}\r\n${headers}connection: close\r\n\r\n${body}`
-  )
-  const timer = setTimeout(() => socket.destroy(), CLOSE_GRACE_MILLIS)
-  timer.unref()
-  socket.once("close", () => clearTimeout(timer))
-}
-
-/** The `Deprecation` / `Sunset` / `Link` header lines of a `/v2.0` answer written by hand. */
-const deprecationLines = (origins: Origins, path: string): string => {
-  let lines = ""
-  for (const [name, value] of Object.entries(deprecationHeaders(originFor(origins, path)))) lines += `${name}: ${value}\r\n`
-  return lines
-}
-
-const requestLine = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+ ([^\s]+) HTTP\/\d\.\d\r?\n/
-
-/**
- * The target of the request a client error belongs to, when it can be told
- * for sure: the request whose head was parsed and whose body had not ended
- * (a bad chunk, a timeout during the body), else the request line at the
- * start of the bytes Node hands over with the error (`rawPacket`), provided
- * no other request's head ends before the error. Otherwise undefined.
- */
-const targetOf = (error: NodeJS.ErrnoException, socket: Duplex): string | undefined => {
-  const incoming = (socket as { readonly parser?: { readonly incoming?: IncomingMessage | null } | null }).parser?.incoming
-  if (incoming != null && !incoming.complete && typeof incoming.url === "string") return incoming.url
-  const { bytesParsed, rawPacket } = error as { readonly rawPacket?: unknown; readonly bytesParsed?: unknown }
-  if (!Buffer.isBuffer(rawPacket)) return undefined
-  const text = rawPacket.subarray(0, 16_384).toString("latin1")
-  const end = text.indexOf("\r\n\r\n")
-  if (end !== -1 && (typeof bytesParsed !== "number" || end < bytesParsed)) return undefined
-  return requestLine.exec(text)?.[1]
-}
-
-/** Node's parser runs the body of an upgrade request itself from Node 26 (nodejs/node#60016); before, the body is in `head`. */
-const upgradeBodyInHead = Number(process.versions.node.split(".")[0]) < 26
-
-/**
- * The head of an upgrade request as bytes again, without the `upgrade` token
- * of `Connection`: Node's parser reads it as an ordinary request.
- */
-const ordinaryHead = (request: IncomingMessage): Buffer => {
-  let head = `${request.method} ${request.url} HTTP/${request.httpVersion}\r\n`
-  const raw = request.rawHeaders
-  for (let i = 0; i + 1 < raw.length; i += 2) {
-    let value = raw[i + 1]!
-    if (raw[i]!.toLowerCase() === "connection") {
-      value = value.split(",").map((token) => token.trim()).filter((token) => token !== "" && token.toLowerCase() !== "upgrade").join(", ")
-      if (value === "") continue
-    }
-    head += `${raw[i]}: ${value}\r\n`
-  }
-  // Node decodes header bytes as Latin-1: the same bytes go back.
-  return Buffer.from(head + "\r\n", "latin1")
-}
-
-/**
- * Hands a socket Node took out of HTTP parsing for an upgrade back to the
- * server, with the upgrade request (as an ordinary one) and every byte that
- * followed it (`head`: its body and any pipelined request) first. Waits until
- * the responses to the requests before it are written (the server's new
- * parser would otherwise queue its responses behind them forever), then
- * clears the idle timeout the old parser may have left on the socket.
- */
-const serveAsOrdinary = (server: Server, request: IncomingMessage, socket: Duplex, head: Buffer) => {
-  // Once per socket, however many upgrade requests it carries (Node's own error listener is off until it is back).
-  if (!socket.listeners("error").includes(ignoreError)) socket.on("error", ignoreError)
-  try {
-    socket.unshift(Buffer.concat([ordinaryHead(request), head]))
-  } catch {
-    socket.destroy()
-    return
-  }
-  const reattach = () => {
-    if (socket.destroyed) return
-    const pending = (socket as { readonly _httpMessage?: ServerResponse | null })._httpMessage
-    if (pending != null) {
-      pending.once("finish", reattach)
-      return
-    }
-    ;(socket as Duplex & { setTimeout?: (millis: number) => void }).setTimeout?.(0)
-    server.emit("connection", socket)
-  }
-  reattach()
-}
-
-const headerRecord = (headers: IncomingHttpHeaders): Record<string, string> => {
-  const out: Record<string, string> = {}
-  for (const key in headers) {
-    const value = headers[key]
-    if (value !== undefined) out[key] = Array.isArray(value) ? value.join(", ") : value
-  }
-  return out
-}
-
-/**
- * Makes every answer of a Node server the simulator's own: the section 7
- * envelope and an `x-request-id`, or a clean close.
- *
- * - The simulator serves no upgrades (WebSocket, h2c): a request carrying
- *   `Upgrade` is answered as an ordinary one and the keep-alive connection
- *   stays parsed. Node's parser stops reading a connection's bytes after an
- *   upgrade request (whatever the server's listeners: without an `upgrade`
- *   listener, the bytes after it in the same read were dropped), so the
- *   `upgrade` listener here (in place of the platform's) hands the socket back
- *   to the server with the request, minus its `upgrade` token, and the bytes
- *   after it ({@link serveAsOrdinary}).
- * - `CONNECT` (no proxy here) is 405 and the connection closes.
- * - An `Expect` other than `100-continue` reaches the application, which
- *   answers 417 with the envelope.
- * - A missing `Host` reaches the application too (400 with the envelope).
- * - Requests Node's HTTP parser rejects (bad bytes in the request line or the
- *   headers, oversized headers, a head or request that takes too long) never
- *   reach the application: they are answered here (400, 431, 408; with the
- *   v2.0 deprecation headers when the request is seen to be under `/v2.0`)
- *   and the connection closes.
- */
-const harden = (server: Server, state: State, origins: Origins): void => {
-  server.removeAllListeners("upgrade")
-  server.on("upgrade", (request: IncomingMessage, socket: Duplex, head: Buffer) => {
-    const framed = request.headers["transfer-encoding"] !== undefined || (request.headers["content-length"] ?? "0") !== "0"
-    if (upgradeBodyInHead || !framed) return serveAsOrdinary(server, request, socket, head)
-    // Node 26 and later keep the body of an upgrade request in its own stream: not replayed.
-    const requestId = requestIdFor(headerRecord(request.headers)[REQUEST_ID_HEADER], state)
-    const path = routePath(request.url ?? "/")
-    endRaw(socket, 400, "Bad Request", "An Upgrade request with a body is not supported", requestId, isLegacyPath(path) ? deprecationLines(origins, path) : "")
-  })
-  server.on("checkExpectation", (request: IncomingMessage, response: ServerResponse) => server.emit("request", request, response))
-  server.on("connect", (request: IncomingMessage, socket: Duplex) => {
-    const headers = headerRecord(request.headers)
-    const requestId = requestIdFor(headers[REQUEST_ID_HEADER], state)
-    state.record(request.method ?? "CONNECT", request.url ?? "", headers, requestId).status = 405
-    // Whatever the client sends after the request is read and discarded, so its FIN is seen.
-    socket.resume()
-    endRaw(socket, 405, "Method Not Allowed", "CONNECT is not supported: the simulator is not a proxy", requestId, "allow: GET, POST\r\n")
-  })
-  // Node's parser reports an error again on every later read (its errors stick), and a timeout may follow: the first one is answered.
-  const answered = new WeakSet<Duplex>()
-  server.on("clientError", (error: NodeJS.ErrnoException, socket: Duplex) => {
-    if (answered.has(socket)) return
-    answered.add(socket)
-    if (!socket.writable || error.code === "ECONNRESET") {
-      socket.destroy()
-      return
-    }
-    if (!socket.listeners("error").includes(ignoreError)) socket.on("error", ignoreError)
-    const status = error.code === "HPE_HEADER_OVERFLOW" ? 431 : error.code === "ERR_HTTP_REQUEST_TIMEOUT" ? 408 : 400
-    const target = targetOf(error, socket)
-    const path = target === undefined ? undefined : routePath(target)
-    const requestId = state.nextRequestId()
-    const answer = () =>
-      endRaw(
-        socket,
-        status,
-        status === 431 ? "Request Header Fields Too Large" : status === 408 ? "Request Timeout" : "Bad Request",
-        status === 431 ? "Request headers are too large" : status === 408 ? "The request took too long" : "The request is not valid HTTP",
-        requestId,
-        path !== undefined && isLegacyPath(path) ? deprecationLines(origins, path) : ""
-      )
-    // The failing request, when its head was parsed (an error in its body, or a timeout during it).
-    const parser = (socket as { readonly parser?: { readonly incoming?: IncomingMessage | null } | null }).parser
-    const failing = parser?.incoming != null && !parser.incoming.complete ? parser.incoming : undefined
-    // The answers to the requests before the failing one go first (bounded).
-    const timer = setTimeout(() => socket.destroy(), PENDING_ANSWERS_MILLIS)
-    timer.unref()
-    socket.once("close", () => clearTimeout(timer))
-    const afterPending = () => {
-      if (socket.destroyed || socket.writableEnded) return
-      const pending = (socket as { readonly _httpMessage?: ServerResponse | null })._httpMessage
-      if (pending != null && (failing === undefined || pending.req !== failing)) {
-        pending.once("finish", afterPending)
-        return
-      }
-      clearTimeout(timer)
-      // The failing request's own answer already on the wire cannot be followed by another: only a close is clean.
-      if (pending?.headersSent === true) socket.destroy()
-      else answer()
-    }
-    afterPending()
-  })
-}
-
-const openConnections = (server: Server) =>
-  new Promise<number>((resolve) => server.getConnections((error, count) => resolve(error ? 0 : count)))
+export const DEFAULT_REQUEST_TIMEOUT_MILLIS = Listen.DEFAULT_REQUEST_TIMEOUT_MILLIS
 
 const roots = ["vehicle", "management", "compatibility", "authorization", "legacy"] as const
-
-/**
- * Puts the fast path (`internal/fastPath`) in front of the application's
- * `request` listener: the listener runs only for the requests the fast path
- * declines. Undone when the scope closes, before the server stops serving.
- */
-const withFastPath = (node: Server, fast: FastPath.FastPath) =>
-  Effect.acquireRelease(
-    Effect.sync(() => {
-      const listeners = node.listeners("request") as Array<(request: IncomingMessage, response: ServerResponse) => void>
-      const front = (request: IncomingMessage, response: ServerResponse) => {
-        if (fast(request, response)) return
-        for (const listener of listeners) listener.call(node, request, response)
-      }
-      for (const listener of listeners) node.off("request", listener)
-      node.on("request", front)
-      return { front, listeners }
-    }),
-    ({ front, listeners }) =>
-      Effect.sync(() => {
-        node.off("request", front)
-        for (const listener of listeners) node.on("request", listener)
-      })
-  )
-
-const listen = Effect.fnUntraced(function*(
-  handler: Effect.Effect<HttpServerResponse.HttpServerResponse, never, HttpServerRequest.HttpServerRequest | Scope.Scope>,
-  fast: FastPath.FastPath,
-  state: State,
-  origins: Origins,
-  timeouts: ReturnType<typeof timeoutOptions>,
-  host: string,
-  port: number
-) {
-  // `Host` is checked by the application (an envelope, not Node's bare 400).
-  const node = createServer({ requireHostHeader: false, ...timeouts })
-  const server = yield* NodeHttpServer.make(() => node, { port, host, gracefulShutdownTimeout: 0 })
-  yield* server.serve(handler)
-  yield* withFastPath(node, fast)
-  harden(node, state, origins)
-  const address = server.address
-  const url = `http://${hostPort(host, address._tag === "UnixPathAddress" ? 0 : address.port)}`
-  return { url, node }
-})
 
 /**
  * The simulator listening on loopback (`port` 0, the default, picks a free port;
  * `host` defaults to 127.0.0.1). The server closes with the layer's scope.
  *
  * @since 0.1.0
+ * @category layers
  */
 export const layer = (
   options?: SimulatorOptions & { readonly port?: number; readonly host?: string }
@@ -637,7 +346,7 @@ export const layer = (
     Simulator,
     Effect.gen(function*() {
       const { fastPath, handler, origins, service, state } = yield* setup(options)
-      const { node, url } = yield* listen(handler, fastPath(), state, origins, timeoutOptions(options), options?.host ?? "127.0.0.1", options?.port ?? 0)
+      const { node, url } = yield* Listen.listen(handler, fastPath(), state, origins, Listen.timeoutOptions(options), options?.host ?? "127.0.0.1", options?.port ?? 0)
       for (const root of roots) origins[root] = url
       return service(url, [node])
     }).pipe(Effect.orDie)
@@ -647,6 +356,7 @@ export const layer = (
  * The origin of each root when the roots listen on separate ports.
  *
  * @since 0.1.0
+ * @category services
  */
 export class SimulatorRoots extends Context.Service<SimulatorRoots, Readonly<Record<Root, string>>>()(
   "@connected-vehicle/simulator/SimulatorRoots"
@@ -659,6 +369,7 @@ export class SimulatorRoots extends Context.Service<SimulatorRoots, Readonly<Rec
  * (free ports).
  *
  * @since 0.1.0
+ * @category layers
  */
 export const layerRoots = (
   options?: SimulatorOptions & { readonly host?: string; readonly ports?: Partial<Record<Root, number>> }
@@ -670,7 +381,7 @@ export const layerRoots = (
       const urls = {} as Record<Root, string>
       const servers: Array<Server> = []
       for (const root of roots) {
-        const { node, url } = yield* listen(yield* makeHandler(inRoot(root)), fastPath(inRoot(root)), state, origins, timeoutOptions(options), host, options?.ports?.[root] ?? 0)
+        const { node, url } = yield* Listen.listen(yield* makeHandler(inRoot(root)), fastPath(inRoot(root)), state, origins, Listen.timeoutOptions(options), host, options?.ports?.[root] ?? 0)
         urls[root] = url
         origins[root] = url
         servers.push(node)
@@ -686,6 +397,7 @@ export const layerRoots = (
  * as a transport error. An injected `Drop` fault is a transport error too.
  *
  * @since 0.1.0
+ * @category layers
  */
 export const layerTest = (
   options?: SimulatorOptions

@@ -14,6 +14,7 @@ import { prng } from "./Data.ts"
  * An injected fault (see the README for the control header that spells them).
  *
  * @since 0.1.0
+ * @category models
  */
 export type Fault =
   | { readonly _tag: "Status"; readonly status: number; readonly retryAfter?: string }
@@ -27,6 +28,7 @@ export type Fault =
  * `status` is 0 while the request is in flight and for a dropped connection.
  *
  * @since 0.1.0
+ * @category models
  */
 export interface RequestLogEntry {
   readonly method: string
@@ -42,6 +44,7 @@ export interface RequestLogEntry {
  * Who a bearer token speaks for.
  *
  * @since 0.1.0
+ * @category models
  */
 export type Grant =
   | { readonly _tag: "App"; readonly expiresAt: number }
@@ -128,6 +131,7 @@ interface FaultRule {
  * The request log keeps the last 10,000 requests.
  *
  * @since 0.1.0
+ * @category constants
  */
 export const LOG_LIMIT = 10_000
 
@@ -136,6 +140,7 @@ export const LOG_LIMIT = 10_000
  * oldest is forgotten first.
  *
  * @since 0.1.0
+ * @category constants
  */
 export const FAULT_KEY_LIMIT = 1_000
 
@@ -144,6 +149,7 @@ export const FAULT_KEY_LIMIT = 1_000
  * answering "expired" rather than "invalid"); the oldest is forgotten first.
  *
  * @since 0.1.0
+ * @category constants
  */
 export const TOMBSTONE_LIMIT = 10_000
 
@@ -153,13 +159,19 @@ export const TOMBSTONE_LIMIT = 10_000
  * issued for it (RFC 6749 section 4.1.2); the oldest is forgotten first.
  *
  * @since 0.1.0
+ * @category constants
  */
 export const USED_CODE_LIMIT = 10_000
 
 /** Expired codes and tokens are swept at most once a minute (simulated time). */
 const SWEEP_INTERVAL_MILLIS = 60_000
 
-/** Authorization codes live 10 minutes (RFC 6749 recommends at most 10). */
+/**
+ * Authorization codes live 10 minutes (RFC 6749 recommends at most 10).
+ *
+ * @since 0.1.0
+ * @category constants
+ */
 export const CODE_LIFETIME_MILLIS = 10 * 60_000
 
 const token = (prefix: string) => `${prefix}_${randomBytes(24).toString("base64url")}`
@@ -168,6 +180,8 @@ const token = (prefix: string) => `${prefix}_${randomBytes(24).toString("base64u
  * The request id generated for request number `n` of a simulator seeded with `seed`: `req-<seed>-<n>`.
  *
  * @internal
+ * @since 0.1.0
+ * @category utils
  */
 export const generatedRequestId = (seed: number, n: number): string => `req-${seed}-${n}`
 
@@ -175,6 +189,7 @@ export const generatedRequestId = (seed: number, n: number): string => `req-${se
  * Mutable simulator state. `now` reads the simulator's `Clock`.
  *
  * @since 0.1.0
+ * @category models
  */
 export class State {
   readonly now: () => number

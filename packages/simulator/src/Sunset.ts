@@ -15,6 +15,7 @@ import { envelope } from "./Env.ts"
  * The sunset (and deprecation) date of v2.0: 2026-12-01T00:00:00Z, in milliseconds.
  *
  * @since 0.2.0
+ * @category constants
  */
 export const SUNSET_MILLIS = Date.UTC(2026, 11, 1)
 
@@ -22,6 +23,7 @@ export const SUNSET_MILLIS = Date.UTC(2026, 11, 1)
  * The path of the migration summary the `Link` header points to.
  *
  * @since 0.2.0
+ * @category constants
  */
 export const MIGRATION_GUIDE_PATH = "/docs/migrating-to-v3"
 
@@ -31,6 +33,7 @@ export const MIGRATION_GUIDE_PATH = "/docs/migrating-to-v3"
  * simulator's `Clock` reaches {@link SUNSET_MILLIS}).
  *
  * @since 0.2.0
+ * @category models
  */
 export type RetireLegacy = boolean | "afterSunset"
 
@@ -44,6 +47,7 @@ export type RetireLegacy = boolean | "afterSunset"
  * isLegacyPath("/v2.0/vehicles/abc/odometer") // true
  * ```
  * @since 0.2.0
+ * @category utils
  */
 export const isLegacyPath = (path: string): boolean => path === "/v2.0" || path.startsWith("/v2.0/")
 
@@ -57,6 +61,7 @@ export const isLegacyPath = (path: string): boolean => path === "/v2.0" || path.
  * deprecationHeaders("http://127.0.0.1:4010").sunset // "Tue, 01 Dec 2026 00:00:00 GMT"
  * ```
  * @since 0.2.0
+ * @category utils
  */
 export const deprecationHeaders = (origin: string): Readonly<Record<string, string>> => {
   // built once per origin (a simulator has one, or one per root): every v2.0 response carries them
@@ -85,6 +90,7 @@ const deprecationByOrigin = new Map<string, Readonly<Record<string, string>>>()
  * isRetired("afterSunset", SUNSET_MILLIS) // true
  * ```
  * @since 0.2.0
+ * @category utils
  */
 export const isRetired = (mode: RetireLegacy | undefined, now: number): boolean =>
   mode === true || (mode === "afterSunset" && now >= SUNSET_MILLIS)
@@ -100,6 +106,7 @@ export const isRetired = (mode: RetireLegacy | undefined, now: number): boolean 
  * retiredResponse("http://127.0.0.1:4010").status // 410
  * ```
  * @since 0.2.0
+ * @category handlers
  */
 export const retiredResponse = (origin: string): HttpServerResponse.HttpServerResponse =>
   HttpServerResponse.jsonUnsafe(
@@ -116,6 +123,7 @@ export const retiredResponse = (origin: string): HttpServerResponse.HttpServerRe
  * is `docs/migrating-to-v3.md` of the SDK).
  *
  * @since 0.2.0
+ * @category handlers
  */
 export const guideResponse = (): HttpServerResponse.HttpServerResponse =>
   HttpServerResponse.text(

@@ -1,4 +1,5 @@
 /**
  * @since 0.1.0
+ * @category modules
  */
 export * as Simulator from "./Simulator.ts"

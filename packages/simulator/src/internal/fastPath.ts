@@ -22,12 +22,11 @@ import type { IncomingMessage, ServerResponse } from "node:http"
 import { LegacyEndpoints } from "@connected-vehicle/schema/Legacy"
 import type { LegacyPath } from "@connected-vehicle/schema/Legacy"
 import type { Permission } from "@connected-vehicle/schema/OAuth"
-import { isUsableRequestId, REQUEST_ID_HEADER } from "../App.ts"
-import { FAULT_HEADER } from "../App.ts"
 import type { Env } from "../Env.ts"
 import { originFor } from "../Env.ts"
 import type { RetireLegacy } from "../Sunset.ts"
 import { deprecationHeaders, isRetired } from "../Sunset.ts"
+import { FAULT_HEADER, isUsableRequestId, REQUEST_ID_HEADER } from "./headers.ts"
 import { legacyRead, PageMemo, signalsPageText, signalText } from "./render.ts"
 import { generatedRequestId } from "../State.ts"
 
@@ -45,61 +44,31 @@ const bearerToken = /^bearer\s+(\S+)\s*$/i
 export type FastPath = (request: IncomingMessage, response: ServerResponse) => boolean
 
 /**
- * The fast path of one server of a simulator.
- *
- * @internal
+ * An answer as sent: the header list (the request id's value at `idSlot`)
+ * and the body. Built once per clock millisecond and URL (see `PageMemo`).
  */
-export const make = (env: Env["Service"], options: {
+interface Answer {
+  readonly headers: ReadonlyArray<string>
+  readonly idSlot: number
+  readonly body: Buffer
+}
+
+/** A legacy answer, with the vehicle and permission checked against each request's grant. */
+type LegacyAnswer = Answer & { readonly index: number; readonly permission: Permission }
+
+interface Options {
   readonly latencyMillis: number
   readonly allow?: ((path: string) => boolean) | undefined
   readonly retireLegacy?: RetireLegacy | undefined
-}): FastPath => {
-  if (options.latencyMillis > 0) return () => false
-  const { data, deliveries, origins, state } = env
-  const pages = new PageMemo<Answer>()
-  let deprecation: { readonly origin: string; readonly headers: ReadonlyArray<string> } | undefined
-  /** The v2.0 deprecation headers, built once per origin (the origin is known once the server listens). */
-  const deprecationOf = (path: string) => {
-    const origin = originFor(origins, path)
-    if (deprecation === undefined || deprecation.origin !== origin) {
-      deprecation = { origin, headers: Object.entries(deprecationHeaders(origin)).flat() }
-    }
-    return deprecation.headers
-  }
+}
 
-  /** The grant of the request's bearer token, or undefined (no, unknown or expired token: the full path answers). */
-  const grantOf = (authorization: string | undefined) => {
-    if (authorization === undefined) return undefined
-    const match = bearerToken.exec(authorization)
-    if (match === null) return undefined
-    const grant = state.grantOf(match[1]!)
-    return typeof grant === "object" ? grant : undefined
-  }
-
-  /** The vehicle of `id` when user `userIndex` has its connection, else undefined. */
-  const ownedVehicle = (id: string, userIndex: number) => {
-    const index = data.vehicleIndex(id)
-    if (index === -1 || userIndex === -1 || index >= data.connectionCount || data.connectionUser[index] !== userIndex) {
-      return undefined
-    }
-    return data.vehicle(index)
-  }
-
-  /**
-   * An answer as sent: the header list (the request id's value at `idSlot`)
-   * and the body. Built once per clock millisecond and URL (see `PageMemo`).
-   */
-  interface Answer {
-    readonly headers: ReadonlyArray<string>
-    readonly idSlot: number
-    readonly body: Buffer
-  }
-
-  const answer = (before: ReadonlyArray<string>, body: Buffer, after: ReadonlyArray<string>): Answer => {
-    const headers = [...before, "content-type", "application/json", "content-length", String(body.length), REQUEST_ID_HEADER, "", ...after]
-    return { headers, idSlot: before.length + 5, body }
-  }
-
+/** The fast path of one server: its environment, options and caches. */
+interface Fast {
+  readonly env: Env["Service"]
+  readonly options: Options
+  readonly pages: PageMemo<Answer>
+  /** Legacy answers: the vehicle and permission they need are checked against each request's grant. */
+  readonly legacyAnswers: PageMemo<LegacyAnswer>
   /**
    * The request log keeps the last 10,000 requests: what it keeps of a fast
    * request is shared with the requests that sent the same URL and headers,
@@ -107,110 +76,177 @@ export const make = (env: Env["Service"], options: {
    * objects would be copied by every young-generation collection and then
    * collected as old garbage).
    */
-  const urls = new Map<string, string>()
-  const headerSets = new Map<string, IncomingMessage["headers"]>()
-  const interned = <A>(cache: Map<string, A>, key: string, value: A): A => {
-    const known = cache.get(key)
-    if (known !== undefined) return known
-    if (cache.size >= 256) cache.clear()
-    cache.set(key, value)
-    return value
+  readonly urls: Map<string, string>
+  readonly headerSets: Map<string, IncomingMessage["headers"]>
+  deprecation: { readonly origin: string; readonly headers: ReadonlyArray<string> } | undefined
+}
+
+/** The v2.0 deprecation headers, built once per origin (the origin is known once the server listens). */
+const deprecationOf = (fast: Fast, path: string) => {
+  const origin = originFor(fast.env.origins, path)
+  if (fast.deprecation === undefined || fast.deprecation.origin !== origin) {
+    fast.deprecation = { origin, headers: Object.entries(deprecationHeaders(origin)).flat() }
   }
+  return fast.deprecation.headers
+}
 
-  const send = (request: IncomingMessage, response: ServerResponse, url: string, out: Answer) => {
-    const headers = request.headers
-    const incoming = headers[REQUEST_ID_HEADER] as string | undefined
-    const own = isUsableRequestId(incoming)
-    const number = own ? 0 : state.nextRequestNumber()
-    const requestId = own ? incoming : generatedRequestId(state.seed, number)
-    const list = out.headers.slice()
-    list[out.idSlot] = requestId
-    response.writeHead(200, list)
-    response.end(out.body)
-    state.recordAnswered(
-      "GET",
-      interned(urls, url, url),
-      interned(headerSets, request.rawHeaders.join("\n"), headers),
-      own ? requestId : number,
-      200
-    )
-    return true
+/** The grant of the request's bearer token, or undefined (no, unknown or expired token: the full path answers). */
+const grantOf = (fast: Fast, authorization: string | undefined) => {
+  if (authorization === undefined) return undefined
+  const match = bearerToken.exec(authorization)
+  if (match === null) return undefined
+  const grant = fast.env.state.grantOf(match[1]!)
+  return typeof grant === "object" ? grant : undefined
+}
+
+/** The vehicle of `id` when user `userIndex` has its connection, else undefined. */
+const ownedVehicle = (fast: Fast, id: string, userIndex: number) => {
+  const { data } = fast.env
+  const index = data.vehicleIndex(id)
+  if (index === -1 || userIndex === -1 || index >= data.connectionCount || data.connectionUser[index] !== userIndex) {
+    return undefined
   }
+  return data.vehicle(index)
+}
 
-  /** Legacy answers: the vehicle and permission they need are checked against each request's grant. */
-  const legacyAnswers = new PageMemo<Answer & { readonly index: number; readonly permission: Permission }>()
+const answer = (before: ReadonlyArray<string>, body: Buffer, after: ReadonlyArray<string>): Answer => {
+  const headers = [...before, "content-type", "application/json", "content-length", String(body.length), REQUEST_ID_HEADER, "", ...after]
+  return { headers, idSlot: before.length + 5, body }
+}
 
-  return (request, response) => {
-    if (request.method !== "GET" || request.httpVersionMajor !== 1) return false
-    const url = request.url
-    if (url === undefined || url.length < 20) return false
-    const headers = request.headers
-    const length = headers["content-length"]
-    if (
-      headers.host === undefined || headers.host === "" || headers.expect !== undefined ||
-      (length !== undefined && length !== "0") || headers["transfer-encoding"] !== undefined ||
-      headers[FAULT_HEADER] !== undefined || state.faultsPending()
-    ) {
-      return false
-    }
-    if (url.charCodeAt(1) === 118 && url.charCodeAt(2) === 51) {
-      // /v3/vehicles/{id}/signals[/{code}]
-      const match = signalsRoute.exec(url)
-      if (match === null || (options.allow !== undefined && !options.allow(url))) return false
-      const grant = grantOf(headers.authorization)
-      const userId = headers["sc-user-id"]
-      if (grant?._tag !== "App" || typeof userId !== "string") return false
-      const now = state.now()
-      const code = match[2]
-      if (code === undefined) {
-        const version = deliveries.readingsVersion()
-        const key = `${url} ${userId}`
-        let out = pages.get(key, data, now, version)
-        if (out === undefined) {
-          const v = ownedVehicle(match[1]!, data.userIndex(userId.toLowerCase()))
-          if (v === undefined) return false
-          out = answer([], Buffer.from(signalsPageText(data, origins, deliveries, v, url, now, undefined, undefined)), [])
-          pages.set(key, data, now, version, out)
-        }
-        return send(request, response, url, out)
-      }
-      const v = ownedVehicle(match[1]!, data.userIndex(userId.toLowerCase()))
-      if (v === undefined) return false
-      const k = v.model.signals.findIndex((s) => s.code === code)
-      if (k === -1) return false
-      return send(request, response, url, answer([], Buffer.from(signalText(data, origins, deliveries, v, k, now)), []))
-    }
-    // /v2.0/vehicles/{id}/{read}
-    const match = legacyRoute.exec(url)
-    if (match === null || (options.allow !== undefined && !options.allow(url))) return false
-    const now = state.now()
-    if (isRetired(options.retireLegacy, now)) return false
-    const unitSystem = headers["sc-unit-system"]
-    if (unitSystem !== undefined && unitSystem !== "metric" && unitSystem !== "imperial") return false
-    const grant = grantOf(headers.authorization)
-    if (grant?._tag !== "User") return false
+const interned = <A>(cache: Map<string, A>, key: string, value: A): A => {
+  const known = cache.get(key)
+  if (known !== undefined) return known
+  if (cache.size >= 256) cache.clear()
+  cache.set(key, value)
+  return value
+}
+
+const send = (fast: Fast, request: IncomingMessage, response: ServerResponse, url: string, out: Answer) => {
+  const { state } = fast.env
+  const headers = request.headers
+  const incoming = headers[REQUEST_ID_HEADER] as string | undefined
+  const own = isUsableRequestId(incoming)
+  const number = own ? 0 : state.nextRequestNumber()
+  const requestId = own ? incoming : generatedRequestId(state.seed, number)
+  const list = out.headers.slice()
+  list[out.idSlot] = requestId
+  response.writeHead(200, list)
+  response.end(out.body)
+  state.recordAnswered(
+    "GET",
+    interned(fast.urls, url, url),
+    interned(fast.headerSets, request.rawHeaders.join("\n"), headers),
+    own ? requestId : number,
+    200
+  )
+  return true
+}
+
+/** Whether a request is a plain GET the fast path may answer (no body, `Expect`, fault or pending script). */
+const plain = (fast: Fast, request: IncomingMessage): boolean => {
+  if (request.method !== "GET" || request.httpVersionMajor !== 1) return false
+  const url = request.url
+  if (url === undefined || url.length < 20) return false
+  const headers = request.headers
+  const length = headers["content-length"]
+  return !(
+    headers.host === undefined || headers.host === "" || headers.expect !== undefined ||
+    (length !== undefined && length !== "0") || headers["transfer-encoding"] !== undefined ||
+    headers[FAULT_HEADER] !== undefined || fast.env.state.faultsPending()
+  )
+}
+
+/** `/v3/vehicles/{id}/signals[/{code}]` */
+const signals = (fast: Fast, request: IncomingMessage, response: ServerResponse, url: string) => {
+  const { data, deliveries, origins, state } = fast.env
+  const { allow } = fast.options
+  const headers = request.headers
+  const match = signalsRoute.exec(url)
+  if (match === null || (allow !== undefined && !allow(url))) return false
+  const grant = grantOf(fast, headers.authorization)
+  const userId = headers["sc-user-id"]
+  if (grant?._tag !== "App" || typeof userId !== "string") return false
+  const now = state.now()
+  const code = match[2]
+  if (code === undefined) {
     const version = deliveries.readingsVersion()
-    const key = unitSystem === undefined ? url : `${url} ${unitSystem}`
-    let out = legacyAnswers.get(key, data, now, version)
+    const key = `${url} ${userId}`
+    let out = fast.pages.get(key, data, now, version)
     if (out === undefined) {
-      const v = ownedVehicle(match[1]!, grant.userIndex)
+      const v = ownedVehicle(fast, match[1]!, data.userIndex(userId.toLowerCase()))
       if (v === undefined) return false
-      const path = match[2] as LegacyPath
-      const item = legacyRead(data, deliveries, grant, v, path, unitSystem ?? "metric", now)
-      if (item.code !== 200) return false
-      const before = ["sc-data-age", item.headers["sc-data-age"]!, "sc-unit-system", item.headers["sc-unit-system"]!]
-      out = {
-        ...answer(before, Buffer.from(JSON.stringify(item.body)), deprecationOf(url)),
-        index: v.index,
-        permission: LegacyEndpoints[path].permission
-      }
-      legacyAnswers.set(key, data, now, version, out)
-    } else if (
-      out.index >= data.connectionCount || data.connectionUser[out.index] !== grant.userIndex ||
-      !grant.scopes.has(out.permission)
-    ) {
-      return false
+      out = answer([], Buffer.from(signalsPageText(data, origins, deliveries, v, url, now, undefined, undefined)), [])
+      fast.pages.set(key, data, now, version, out)
     }
-    return send(request, response, url, out)
+    return send(fast, request, response, url, out)
+  }
+  const v = ownedVehicle(fast, match[1]!, data.userIndex(userId.toLowerCase()))
+  if (v === undefined) return false
+  const k = v.model.signals.findIndex((s) => s.code === code)
+  if (k === -1) return false
+  return send(fast, request, response, url, answer([], Buffer.from(signalText(data, origins, deliveries, v, k, now)), []))
+}
+
+/** `/v2.0/vehicles/{id}/{read}` */
+const legacy = (fast: Fast, request: IncomingMessage, response: ServerResponse, url: string) => {
+  const { data, deliveries, state } = fast.env
+  const { allow, retireLegacy } = fast.options
+  const headers = request.headers
+  const match = legacyRoute.exec(url)
+  if (match === null || (allow !== undefined && !allow(url))) return false
+  const now = state.now()
+  if (isRetired(retireLegacy, now)) return false
+  const unitSystem = headers["sc-unit-system"]
+  if (unitSystem !== undefined && unitSystem !== "metric" && unitSystem !== "imperial") return false
+  const grant = grantOf(fast, headers.authorization)
+  if (grant?._tag !== "User") return false
+  const version = deliveries.readingsVersion()
+  const key = unitSystem === undefined ? url : `${url} ${unitSystem}`
+  let out = fast.legacyAnswers.get(key, data, now, version)
+  if (out === undefined) {
+    const v = ownedVehicle(fast, match[1]!, grant.userIndex)
+    if (v === undefined) return false
+    const path = match[2] as LegacyPath
+    const item = legacyRead(data, deliveries, grant, v, path, unitSystem ?? "metric", now)
+    if (item.code !== 200) return false
+    const before = ["sc-data-age", item.headers["sc-data-age"]!, "sc-unit-system", item.headers["sc-unit-system"]!]
+    out = {
+      ...answer(before, Buffer.from(JSON.stringify(item.body)), deprecationOf(fast, url)),
+      index: v.index,
+      permission: LegacyEndpoints[path].permission
+    }
+    fast.legacyAnswers.set(key, data, now, version, out)
+  } else if (
+    out.index >= data.connectionCount || data.connectionUser[out.index] !== grant.userIndex ||
+    !grant.scopes.has(out.permission)
+  ) {
+    return false
+  }
+  return send(fast, request, response, url, out)
+}
+
+/**
+ * The fast path of one server of a simulator.
+ *
+ * @internal
+ */
+export const make = (env: Env["Service"], options: Options): FastPath => {
+  if (options.latencyMillis > 0) return () => false
+  const fast: Fast = {
+    env,
+    options,
+    pages: new PageMemo<Answer>(),
+    legacyAnswers: new PageMemo<LegacyAnswer>(),
+    urls: new Map(),
+    headerSets: new Map(),
+    deprecation: undefined
+  }
+  return (request, response) => {
+    if (!plain(fast, request)) return false
+    const url = request.url!
+    return url.charCodeAt(1) === 118 && url.charCodeAt(2) === 51
+      ? signals(fast, request, response, url)
+      : legacy(fast, request, response, url)
   }
 }

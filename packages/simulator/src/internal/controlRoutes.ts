@@ -1,0 +1,87 @@
+/**
+ * The control routes under `/_simulator` (loopback peers only): the request
+ * log, reset, the fault script, and the routes of webhook deliveries.
+ *
+ * @internal
+ */
+import { Effect, Option, Schema } from "effect"
+import { HttpServerResponse } from "effect/http"
+import type { HttpServerRequest } from "effect/http"
+import * as Delivery from "../Delivery.ts"
+import type { Env } from "../Env.ts"
+import { envelope } from "../Env.ts"
+import type { Fault } from "../State.ts"
+import { parseFaultHeader } from "./faults.ts"
+import { envelopeResponse } from "./responses.ts"
+
+export const isLoopback = (address: Option.Option<string>) =>
+  Option.match(address, {
+    onNone: () => true,
+    onSome: (a) => a === "::1" || a.startsWith("127.") || a.startsWith("::ffff:127.")
+  })
+
+const ControlFaults = Schema.Struct({
+  path: Schema.optionalKey(Schema.String),
+  pathPattern: Schema.optionalKey(Schema.String),
+  method: Schema.optionalKey(Schema.String),
+  faults: Schema.NonEmptyArray(Schema.String)
+})
+
+/**
+ * The control routes under `/_simulator` (not part of the service contract;
+ * loopback peers only): `POST /_simulator/faults`, `GET` / `DELETE
+ * /_simulator/requests`, `POST /_simulator/reset`, and the routes of
+ * webhook deliveries (`Delivery.control`).
+ */
+export const control = (
+  state: Env["Service"]["state"],
+  request: HttpServerRequest.HttpServerRequest,
+  path: string,
+  deliveries: Env["Service"]["deliveries"]
+): Effect.Effect<HttpServerResponse.HttpServerResponse> => {
+  const bad = (detail: string) => Effect.succeed(envelopeResponse(400, envelope(400, detail)))
+  const route = `${request.method} ${path}`
+  switch (route) {
+    case "GET /_simulator/requests":
+      return Effect.succeed(HttpServerResponse.jsonUnsafe({ requests: state.requests() }))
+    case "DELETE /_simulator/requests":
+      return Effect.sync(() => {
+        state.resetLog()
+        return HttpServerResponse.empty({ status: 204 })
+      })
+    case "POST /_simulator/reset":
+      return Effect.sync(() => {
+        state.reset()
+        return HttpServerResponse.empty({ status: 204 })
+      })
+    case "POST /_simulator/faults":
+      return request.json.pipe(
+        Effect.flatMap(Schema.decodeUnknownEffect(ControlFaults)),
+        Effect.matchEffect({
+          onFailure: (error) =>
+            bad(`Expected {"faults": ["status=500", ...], "path"?, "pathPattern"?, "method"?}: ${String((error as any)?.message ?? error)}`),
+          onSuccess: (body) => {
+            const faults: Array<Fault> = []
+            for (const text of body.faults) {
+              const parsed = parseFaultHeader(text)
+              if (typeof parsed === "string") return bad(`Invalid fault ${JSON.stringify(text)}: ${parsed}`)
+              for (let i = 0; i < (parsed.times ?? 1); i++) faults.push(parsed.fault)
+            }
+            let pattern: RegExp | undefined
+            if (body.pathPattern !== undefined) {
+              try {
+                pattern = new RegExp(body.pathPattern)
+              } catch {
+                return bad(`pathPattern is not a regular expression: ${JSON.stringify(body.pathPattern)}`)
+              }
+            }
+            state.inject({ path: pattern ?? body.path, method: body.method, faults })
+            return Effect.succeed(HttpServerResponse.jsonUnsafe({ queued: faults.length }, { status: 201 }))
+          }
+        })
+      )
+    default:
+      return Delivery.control(deliveries, request, path) ??
+        Effect.succeed(envelopeResponse(404, envelope(404, `No control route ${route}`)))
+  }
+}

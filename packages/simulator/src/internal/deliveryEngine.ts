@@ -1,0 +1,222 @@
+/**
+ * The state of one delivery engine (created webhooks and subscriptions, set
+ * readings, injected errors, the delivery log) and the sending of events:
+ * one signed attempt, the retry schedule on Effect's `Clock`, and the fibers
+ * deliveries run in.
+ *
+ * @internal
+ */
+import type { DeliveredEvent, VehicleErrorEntry, WebhookEvent } from "@connected-vehicle/schema/WebhookEvent"
+import { WebhookEventFromJson } from "@connected-vehicle/schema/WebhookEvent"
+import { Clock, DateTime, Duration, Effect, Option, Redacted, Schema } from "effect"
+import type { Context, Scope } from "effect"
+import { randomUUID } from "node:crypto"
+import type { Dataset, SignalDefinition } from "../Data.ts"
+import type { DeliveryLogEntry, Reading, WebhookView } from "../Delivery.ts"
+import {
+  ATTEMPT_TIMEOUT,
+  DEFAULT_WEBHOOK_SECRET,
+  DELIVERY_LOG_LIMIT,
+  MAX_EVENT_BYTES,
+  RETRY_DELAYS,
+  RETRY_OFFSETS_MILLIS,
+  USER_AGENT
+} from "./deliveryPolicy.ts"
+import { post } from "./post.ts"
+import { hmacHex } from "./signing.ts"
+
+/** A webhook created through the control surface. */
+export interface WebhookRecord {
+  id: string
+  name: string
+  callbackUri: string
+  errorCallbackUri: string
+  isEnabled: boolean
+  autoSubscribe: boolean
+  triggers: ReadonlyArray<SignalDefinition>
+  data: ReadonlyArray<SignalDefinition>
+  createdAt: number
+  readonly secret: Redacted.Redacted<string>
+  verification: WebhookView["verification"]
+}
+
+/** A subscription created through the control surface. */
+export interface SubscriptionRecord {
+  readonly id: string
+  readonly webhookId: string
+  readonly userIndex: number
+  readonly vehicleIndex: number
+  readonly createdAt: number
+  firstDeliveryEventId: string | undefined
+}
+
+/** An error injected on a vehicle, until it is resolved. */
+export interface InjectedError {
+  readonly vehicleIndex: number
+  readonly entry: Omit<VehicleErrorEntry, "state">
+}
+
+/** The state of one delivery engine; `reset` empties the mutable part. */
+export interface Engine {
+  readonly data: Dataset
+  readonly seed: number
+  readonly secret: Redacted.Redacted<string>
+  readonly scope: Scope.Scope
+  readonly context: Context.Context<never>
+  readonly now: () => number
+  webhooks: Array<WebhookRecord>
+  subscriptions: Array<SubscriptionRecord>
+  overrides: Map<string, Reading>
+  readingsVersion: number
+  errors: Map<string, InjectedError>
+  log: Array<DeliveryLogEntry>
+  logged: number
+  /** Bumped by reset: deliveries of an older generation stop before their next attempt. */
+  generation: number
+}
+
+/** A new engine's state, in the current scope and context. */
+export const makeEngine = (options: {
+  readonly data: Dataset
+  readonly secret?: Redacted.Redacted<string> | string | undefined
+}): Effect.Effect<Engine, never, Scope.Scope> =>
+  Effect.gen(function*() {
+    const { data } = options
+    const secret = Redacted.isRedacted(options.secret)
+      ? options.secret
+      : Redacted.make(options.secret ?? DEFAULT_WEBHOOK_SECRET, { label: "webhook secret" })
+    const scope = yield* Effect.scope
+    const context = yield* Effect.context<never>() as Effect.Effect<Context.Context<never>>
+    const clock = yield* Clock.Clock
+    return {
+      data,
+      seed: data.options.seed,
+      secret,
+      scope,
+      context,
+      now: () => clock.currentTimeMillisUnsafe(),
+      webhooks: [],
+      subscriptions: [],
+      overrides: new Map(),
+      readingsVersion: 0,
+      errors: new Map(),
+      log: [],
+      logged: 0,
+      generation: 0
+    }
+  })
+
+/** Forgets every created webhook, subscription, reading, error and the log. */
+export const resetEngine = (engine: Engine): void => {
+  engine.generation++
+  engine.readingsVersion++
+  engine.webhooks = []
+  engine.subscriptions = []
+  engine.overrides = new Map()
+  engine.errors = new Map()
+  engine.log = []
+  engine.logged = 0
+}
+
+export const iso = (millis: number) => new Date(millis).toISOString()
+export const utc = (millis: number) => DateTime.makeUnsafe(millis) as DateTime.Utc
+
+export const encodeEvent = Schema.encodeSync(WebhookEventFromJson)
+export const encoder = new TextEncoder()
+
+export const newId = (prefix: string) => `${prefix}_${randomUUID().replaceAll("-", "")}`
+
+/** Adds an attempt to the log (a ring of the last {@link DELIVERY_LOG_LIMIT}). */
+export const record = (engine: Engine, entry: DeliveryLogEntry) => {
+  if (engine.log.length < DELIVERY_LOG_LIMIT) engine.log.push(entry)
+  else engine.log[engine.logged % DELIVERY_LOG_LIMIT] = entry
+  engine.logged++
+}
+
+/** The delivery log, oldest first. */
+export const loggedEntries = (engine: Engine): ReadonlyArray<DeliveryLogEntry> => {
+  const { log } = engine
+  const n = log.length
+  const oldest = n < DELIVERY_LOG_LIMIT ? 0 : engine.logged % DELIVERY_LOG_LIMIT
+  return Array.from({ length: n }, (_, i) => log[(oldest + i) % n]!)
+}
+
+export const clearLog = (engine: Engine): void => {
+  engine.log = []
+  engine.logged = 0
+}
+
+/** Milliseconds on the wall clock (latency is a measurement, not simulated time). */
+const wallMillis = () => performance.now()
+
+/** One attempt: POST, measured and logged. */
+export const attempt = (
+  url: string,
+  body: Uint8Array,
+  key: Redacted.Redacted<string>
+) =>
+  Effect.gen(function*() {
+    const started = wallMillis()
+    const answer = yield* post(new URL(url), body, {
+      "content-type": "application/json",
+      "sc-signature": hmacHex(body, key),
+      "user-agent": USER_AGENT
+    }).pipe(
+      Effect.timeoutOption(ATTEMPT_TIMEOUT),
+      Effect.map(Option.match({
+        onNone: () => ({ _tag: "Failure" as const, reason: `no answer within ${Duration.toSeconds(ATTEMPT_TIMEOUT)} s` }),
+        onSome: (answer) => ({ _tag: "Answer" as const, answer })
+      })),
+      Effect.catch((failure) => Effect.succeed({ _tag: "Failure" as const, reason: failure.reason }))
+    )
+    return { result: answer, latencyMillis: Math.round((wallMillis() - started) * 10) / 10 }
+  })
+
+/** Delivers an event with the retry schedule; `build` makes the event of one attempt. */
+export const deliver = (
+  engine: Engine,
+  w: WebhookRecord,
+  url: string,
+  eventId: string,
+  eventType: "VEHICLE_STATE" | "VEHICLE_ERROR",
+  build: (meta: { readonly deliveryId: string; readonly deliveredAt: DateTime.Utc }) => DeliveredEvent
+) => {
+  const started = engine.generation
+  const { now } = engine
+  return Effect.gen(function*() {
+    const firstAt = now()
+    for (let n = 1; n <= RETRY_DELAYS.length + 1; n++) {
+      if (engine.generation !== started) return
+      const deliveryId = newId("dlv")
+      const at = now()
+      const body = encoder.encode(encodeEvent(build({ deliveryId, deliveredAt: utc(at) }) as WebhookEvent))
+      const base = { eventId, eventType, webhookId: w.id, deliveryId, attempt: n, url, at: iso(at) }
+      if (body.byteLength > MAX_EVENT_BYTES) {
+        record(engine, { ...base, status: null, error: `the event is ${body.byteLength} bytes, over ${MAX_EVENT_BYTES}`, latencyMillis: 0, outcome: "dropped" })
+        return
+      }
+      const { latencyMillis, result } = yield* attempt(url, body, w.secret)
+      if (engine.generation !== started) return
+      const ok = result._tag === "Answer" && result.answer.status >= 200 && result.answer.status < 300
+      const last = n > RETRY_DELAYS.length
+      record(engine, {
+        ...base,
+        status: result._tag === "Answer" ? result.answer.status : null,
+        error: result._tag === "Failure" ? result.reason : ok ? null : `HTTP ${result.answer.status}`,
+        latencyMillis,
+        outcome: ok ? "delivered" : last ? "dropped" : "retrying"
+      })
+      if (ok || last) return
+      // fixed offsets from the first attempt (+25, +75, +175 s): a slow failure does not push them back
+      yield* Effect.sleep(Duration.millis(Math.max(0, firstAt + RETRY_OFFSETS_MILLIS[n - 1]! - now())))
+    }
+  })
+}
+
+/** Runs an effect in a fiber of the engine's scope, with the engine's context. */
+export const fork = (engine: Engine, effect: Effect.Effect<void>) =>
+  Effect.asVoid(Effect.forkIn(Effect.provideContext(effect, engine.context), engine.scope))
+
+export const deliverable = (w: WebhookRecord) => w.isEnabled && w.verification === "succeeded"
+
+export const ref = (s: SignalDefinition) => ({ code: s.code, name: s.name, group: s.group })

@@ -1,0 +1,144 @@
+/**
+ * The control routes of webhook deliveries (under `/_simulator`): the
+ * request bodies, their decoding (a 400 never quotes a `secret`) and the
+ * answers of `Delivery.control`.
+ *
+ * @internal
+ */
+import { Effect, Redacted, Schema } from "effect"
+import { HttpServerResponse } from "effect/http"
+import type { HttpServerRequest } from "effect/http"
+import type { Deliveries } from "../Delivery.ts"
+import { envelope } from "../Env.ts"
+import { WebhookControlError } from "./deliveryPolicy.ts"
+
+const WebhookBody = Schema.Struct({
+  name: Schema.String,
+  callbackUri: Schema.String,
+  errorCallbackUri: Schema.optionalKey(Schema.NullOr(Schema.String)),
+  triggers: Schema.Array(Schema.String),
+  data: Schema.Array(Schema.String),
+  isEnabled: Schema.optionalKey(Schema.Boolean),
+  autoSubscribe: Schema.optionalKey(Schema.Boolean),
+  secret: Schema.optionalKey(Schema.String)
+})
+
+const PatchBody = Schema.Struct({
+  name: Schema.optionalKey(Schema.String),
+  callbackUri: Schema.optionalKey(Schema.String),
+  errorCallbackUri: Schema.optionalKey(Schema.NullOr(Schema.String)),
+  isEnabled: Schema.optionalKey(Schema.Boolean)
+})
+
+const SubscriptionBody = Schema.Struct({ webhookId: Schema.String, userId: Schema.String, vehicleId: Schema.String })
+
+const ErrorBody = Schema.Struct({
+  type: Schema.optionalKey(Schema.String),
+  code: Schema.optionalKey(Schema.String),
+  description: Schema.optionalKey(Schema.String),
+  suggestedUserMessage: Schema.optionalKey(Schema.String),
+  resolution: Schema.optionalKey(Schema.String),
+  signals: Schema.optionalKey(Schema.Array(Schema.String))
+})
+
+const json = (body: unknown, status = 200) => HttpServerResponse.jsonUnsafe(body, { status })
+const problem = (status: number, detail: string) => HttpServerResponse.jsonUnsafe(envelope(status, detail), { status })
+
+/** The request body decoded with `schema`; the 400 detail never quotes a `secret` member. */
+const bodyOf = <S extends Schema.Top>(
+  request: HttpServerRequest.HttpServerRequest,
+  schema: S,
+  expected: string
+) =>
+  request.json.pipe(
+    Effect.mapError(() => new WebhookControlError({ status: 400, detail: `The body must be JSON: ${expected}` })),
+    Effect.flatMap((body) =>
+      Schema.decodeUnknownEffect(schema)(body).pipe(
+        Effect.mapError((error) => {
+          const secret = (body as { readonly secret?: unknown } | null)?.secret
+          let message = error.message
+          if (typeof secret === "string" && secret !== "") message = message.replaceAll(secret, "<redacted>")
+          if (typeof secret === "string" && secret !== "" && message.includes(JSON.stringify(secret))) message = "invalid"
+          return new WebhookControlError({ status: 400, detail: `Expected ${expected}: ${message}` })
+        })
+      )
+    )
+  ) as Effect.Effect<S["Type"], WebhookControlError>
+
+const withoutUndefined = <A extends object>(value: A): A =>
+  Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as A
+
+const answer = <A>(effect: Effect.Effect<A, WebhookControlError>, status = 200) =>
+  effect.pipe(
+    Effect.match({
+      onFailure: (error) => problem(error.status, error.detail),
+      onSuccess: (body) => body === undefined ? HttpServerResponse.empty({ status: 204 }) : json(withoutUndefined(body as object), status)
+    })
+  )
+
+const vehicleSignal = /^\/_simulator\/vehicles\/([^/]+)\/signals\/([^/]+)$/
+const vehicleErrors = /^\/_simulator\/vehicles\/([^/]+)\/errors$/
+const vehicleError = /^\/_simulator\/vehicles\/([^/]+)\/errors\/([^/]+)$/
+const webhookPath = /^\/_simulator\/webhooks\/([^/]+)$/
+
+/** The control routes of deliveries, or undefined for another path (see `Delivery.control`). */
+export const control = (
+  engine: Deliveries,
+  request: HttpServerRequest.HttpServerRequest,
+  path: string
+): Effect.Effect<HttpServerResponse.HttpServerResponse> | undefined => {
+  const method = request.method
+  if (path === "/_simulator/webhooks" && method === "POST") {
+    return answer(
+      Effect.flatMap(
+        bodyOf(request, WebhookBody, "{name, callbackUri, errorCallbackUri?, triggers: [codes], data: [codes], isEnabled?, autoSubscribe?, secret?}"),
+        (body) =>
+          engine.createWebhook({
+            ...body,
+            errorCallbackUri: body.errorCallbackUri ?? undefined,
+            secret: body.secret === undefined ? undefined : Redacted.make(body.secret, { label: "webhook secret" })
+          })
+      ),
+      201
+    )
+  }
+  let match = webhookPath.exec(path)
+  if (match !== null && method === "POST") {
+    const id = match[1]!
+    return answer(Effect.flatMap(
+      bodyOf(request, PatchBody, "{name?, callbackUri?, errorCallbackUri?, isEnabled?}"),
+      (patch) => engine.updateWebhook(id, patch)
+    ))
+  }
+  if (path === "/_simulator/subscriptions" && method === "POST") {
+    return answer(Effect.flatMap(bodyOf(request, SubscriptionBody, "{webhookId, userId, vehicleId}"), engine.subscribe), 201)
+  }
+  match = vehicleSignal.exec(path)
+  if (match !== null && method === "POST") {
+    const [, vehicleId, code] = match as unknown as [string, string, string]
+    return answer(Effect.flatMap(
+      Effect.mapError(request.json, () => new WebhookControlError({ status: 400, detail: "The body must be the signal's new body as JSON" })),
+      (body) => engine.setSignal(vehicleId, code, body)
+    ))
+  }
+  match = vehicleErrors.exec(path)
+  if (match !== null && method === "POST") {
+    const vehicleId = match[1]!
+    return answer(
+      Effect.flatMap(
+        bodyOf(request, ErrorBody, "{type?, code?, description?, suggestedUserMessage?, resolution?, signals?}"),
+        (body) => engine.injectVehicleError(vehicleId, body)
+      ),
+      201
+    )
+  }
+  match = vehicleError.exec(path)
+  if (match !== null && method === "DELETE") {
+    return answer(engine.resolveVehicleError(match[1]!, match[2]!))
+  }
+  if (path === "/_simulator/deliveries") {
+    if (method === "GET") return Effect.map(engine.deliveries, (deliveries) => json({ deliveries }))
+    if (method === "DELETE") return Effect.as(engine.clearDeliveries, HttpServerResponse.empty({ status: 204 }))
+  }
+  return undefined
+}

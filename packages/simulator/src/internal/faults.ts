@@ -1,0 +1,134 @@
+/**
+ * Injected faults: the fault header's grammar, and what each fault does to
+ * the answer (a status, a stalled or truncated body, a dropped connection).
+ *
+ * @internal
+ */
+import { Effect, Stream } from "effect"
+import { HttpServerResponse } from "effect/http"
+import type { HttpServerRequest } from "effect/http"
+import type { ParsedFault } from "../App.ts"
+import { envelope } from "../Env.ts"
+import type { Fault } from "../State.ts"
+import { DROP_MARKER } from "./headers.ts"
+import { envelopeResponse, isOAuthPath, jsonHeaders } from "./responses.ts"
+
+const httpDate = /^(Mon|Tue|Wed|Thu|Fri|Sat|Sun), \d{2} (Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) \d{4} \d{2}:\d{2}:\d{2} GMT$/
+
+/** A `status=N` fault, with its `retry-after` option (taken out of `options`). */
+const statusFault = (status: string, options: Map<string, string>): Fault | string => {
+  const n = Number(status)
+  if (!Number.isInteger(n) || n < 400 || n > 599) return `status must be 400..599, got ${status}`
+  const retryAfter = options.get("retry-after")
+  options.delete("retry-after")
+  if (retryAfter === undefined) return { _tag: "Status", status: n }
+  if (!/^\d{1,9}$/.test(retryAfter) && !(httpDate.test(retryAfter) && !Number.isNaN(Date.parse(retryAfter)))) {
+    return `retry-after must be delta-seconds or an HTTP-date, got ${JSON.stringify(retryAfter)}`
+  }
+  return { _tag: "Status", status: n, retryAfter }
+}
+
+/** The fault a header's head names (`key` and `arg` are its two sides of `=`). */
+const namedFault = (head: string, key: string, arg: string | undefined): Fault | string => {
+  switch (key) {
+    case "delay": {
+      const millis = Number(arg)
+      if (arg === undefined || !Number.isFinite(millis) || millis < 0 || millis > 600_000) {
+        return "delay must be 0..600000 milliseconds"
+      }
+      return { _tag: "Delay", millis }
+    }
+    case "stall":
+    case "stall-body":
+    case "stallbody":
+      return { _tag: "StallBody" }
+    case "drop":
+      return { _tag: "Drop" }
+    case "malformed":
+    case "malformed-json":
+    case "malformedjson":
+      return { _tag: "MalformedJson" }
+    default:
+      return `unknown fault ${JSON.stringify(head)}`
+  }
+}
+
+/** @internal */
+export const parseFaultHeader = (value: string): ParsedFault | string => {
+  const parts = value.split(/;|,(?! \d)/).map((p) => p.trim()).filter((p) => p !== "")
+  const [head, ...rest] = parts
+  if (head === undefined) return "empty fault"
+  const options = new Map<string, string>()
+  for (const part of rest) {
+    const eq = part.indexOf("=")
+    if (eq === -1) return `expected key=value, got ${JSON.stringify(part)}`
+    options.set(part.slice(0, eq).trim().toLowerCase(), part.slice(eq + 1).trim())
+  }
+  let times: number | undefined
+  const timesText = options.get("times")
+  if (timesText !== undefined) {
+    times = Number(timesText)
+    if (!/^\d+$/.test(timesText) || times < 1 || times > 1_000_000) return "times must be an integer 1..1000000"
+    options.delete("times")
+  }
+  const [key, arg] = head.split("=").map((s) => s.trim().toLowerCase()) as [string, string | undefined]
+  const status = key === "status" ? arg : /^\d+$/.test(key) ? key : undefined
+  const fault = status !== undefined ? statusFault(status, options) : namedFault(head, key, arg)
+  if (typeof fault === "string") return fault
+  const [unknown] = options.keys()
+  if (unknown !== undefined) return `unknown option ${JSON.stringify(unknown)}`
+  return { fault, times }
+}
+
+export const faultStatusResponse = (fault: Extract<Fault, { _tag: "Status" }>, path: string) => {
+  const headers: Record<string, string> = fault.retryAfter === undefined ? {} : { "retry-after": fault.retryAfter }
+  const detail = fault.status === 429
+    ? "Too many requests; retry later"
+    : `Injected failure with status ${fault.status}`
+  if (isOAuthPath(path)) {
+    return HttpServerResponse.jsonUnsafe(
+      {
+        error: fault.status === 429 || fault.status === 503
+          ? "temporarily_unavailable"
+          : fault.status >= 500
+          ? "server_error"
+          : "invalid_request",
+        error_description: detail
+      },
+      { status: fault.status, headers }
+    )
+  }
+  return envelopeResponse(
+    fault.status,
+    envelope(fault.status, detail, fault.status === 429 || fault.status >= 500 ? { resolution: "RETRY_LATER" } : undefined),
+    headers
+  )
+}
+
+export const stalled = (status: number) =>
+  HttpServerResponse.stream(
+    Stream.concat(Stream.make(new TextEncoder().encode("{\"data\":[")), Stream.never),
+    { status, headers: jsonHeaders }
+  )
+
+/** Truncates a JSON body in the middle (at least one byte short, never valid), keeping the status. */
+export const truncate = (response: HttpServerResponse.HttpServerResponse) => {
+  const body = response.body
+  const text = body._tag === "Uint8Array" ? new TextDecoder().decode(body.body) : "{\"data\":[{\"id\":\"x\"}]}"
+  const cut = text.slice(0, Math.max(1, Math.floor(text.length / 2)))
+  return HttpServerResponse.text(cut.endsWith("}") ? cut.slice(0, -1) : cut, {
+    status: response.status,
+    headers: response.headers,
+    contentType: "application/json"
+  })
+}
+
+export const dropConnection = (request: HttpServerRequest.HttpServerRequest) => {
+  const source = request.source as { readonly socket?: { destroy(): void } }
+  if (source !== null && typeof source === "object" && source.socket !== undefined) {
+    source.socket.destroy()
+    return Effect.interrupt
+  }
+  // In-memory client: it turns this marker into a transport failure.
+  return Effect.succeed(HttpServerResponse.empty({ status: 599, headers: { [DROP_MARKER]: "1" } }))
+}

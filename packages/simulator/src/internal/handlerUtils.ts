@@ -1,0 +1,99 @@
+/**
+ * What the handlers of `ServiceApi` share: the grant checks, id filters,
+ * vehicle lookups on behalf of a user, and pages ordered by creation.
+ *
+ * @internal
+ */
+import type { Mode } from "@connected-vehicle/schema/Common"
+import { DateTime, Effect } from "effect"
+import type { HttpServerRequest } from "effect/http"
+import type { Dataset, VehicleInfo } from "../Data.ts"
+import type { Origins } from "../Env.ts"
+import { badRequest, forbidden, notFound } from "../Env.ts"
+import type { Grant } from "../State.ts"
+import { originOfUrl, paginate as paginateUrl } from "./render.ts"
+
+export const utc = (millis: number) => DateTime.makeUnsafe(millis) as DateTime.Utc
+
+export const originOf = (origins: Origins, request: HttpServerRequest.HttpServerRequest): string => originOfUrl(origins, request.url)
+
+export const paginate = (
+  origins: Origins,
+  request: HttpServerRequest.HttpServerRequest,
+  total: number,
+  page: number | undefined,
+  pageSize: number | undefined
+) => paginateUrl(origins, request.url, total, page, pageSize)
+
+export const requireApp = (grant: Grant | undefined) =>
+  grant?._tag === "App"
+    ? Effect.void
+    : forbidden("This endpoint takes an application token (client-credentials grant), not a user token.")
+
+export const requireUser = (grant: Grant | undefined) =>
+  grant?._tag === "User"
+    ? Effect.succeed(grant)
+    : forbidden("The v2.0 interface takes a user access token from the authorization-code flow.")
+
+export const uuidShape = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
+
+/** Index of an id filter: -1 when it names nothing; fails when malformed. */
+export const idFilter = (name: string, value: string | undefined, lookup: (id: string) => number) =>
+  value === undefined
+    ? Effect.succeed(undefined)
+    : uuidShape.test(value)
+    ? Effect.succeed(lookup(value.toLowerCase()))
+    : badRequest(`filter[${name}] must be a UUID, got ${JSON.stringify(value)}`)
+
+export const vehicleSummary = (v: VehicleInfo) => ({
+  make: v.model.make,
+  model: v.model.model,
+  year: v.year,
+  mode: v.mode,
+  powertrainType: v.model.powertrainType
+})
+
+/** Vehicle `vehicleId` on behalf of user `userId`: 404 unknown vehicle, 403 not that user's. */
+export const vehicleForUser = (data: Dataset, vehicleId: string, userId: string) => {
+  const index = data.vehicleIndex(vehicleId.toLowerCase())
+  if (index === -1) return notFound(`No vehicle with id ${vehicleId}`)
+  const userIndex = data.userIndex(userId.toLowerCase())
+  if (userIndex === -1 || index >= data.connectionCount || data.connectionUser[index] !== userIndex) {
+    return forbidden(`User ${userId} has no connection to vehicle ${vehicleId}`)
+  }
+  return Effect.succeed(data.vehicle(index))
+}
+
+/** Indexes in [0, count) passing `keep`, in order. */
+export const matching = (count: number, keep: ((i: number) => boolean) | undefined): Int32Array | number => {
+  if (keep === undefined) return count
+  const out = new Int32Array(count)
+  let n = 0
+  for (let i = 0; i < count; i++) if (keep(i)) out[n++] = i
+  return out.subarray(0, n)
+}
+
+/**
+ * One page of a list ordered by creation, newest first (`meta.orderBy` /
+ * `orderDirection` as in the spec's samples): `hits` are the matching indexes,
+ * or a count when every index in [0, count) matches.
+ */
+export const orderedPage = <A>(
+  origins: Origins,
+  request: HttpServerRequest.HttpServerRequest,
+  hits: ArrayLike<number> | number,
+  query: { readonly page?: number | undefined; readonly pageSize?: number | undefined },
+  render: (index: number) => A
+) => {
+  const total = typeof hits === "number" ? hits : hits.length
+  const page = paginate(origins, request, total, query.page, query.pageSize)
+  const data: Array<A> = []
+  for (let k = page.start; k < page.end; k++) data.push(render(typeof hits === "number" ? k : hits[k]!))
+  return {
+    data,
+    meta: { pageNumber: page.number, pageSize: page.size, totalCount: total, orderBy: "createdAt", orderDirection: "DESC" },
+    links: page.links
+  }
+}
+
+export const modeCode = (mode: Mode | undefined) => mode === undefined ? -1 : mode === "simulated" ? 1 : 0

@@ -1,0 +1,212 @@
+/**
+ * Makes every answer of a Node server the simulator's own, including the
+ * ones Node gives outside the application: upgrade requests served as
+ * ordinary ones, `CONNECT` refused, and requests Node's HTTP parser rejects
+ * answered with the section 7 envelope and a request id.
+ *
+ * @internal
+ */
+import type { IncomingHttpHeaders, IncomingMessage, Server, ServerResponse } from "node:http"
+import type { Duplex } from "node:stream"
+import type { Origins } from "../Env.ts"
+import { envelope, originFor } from "../Env.ts"
+import type { State } from "../State.ts"
+import { deprecationHeaders, isLegacyPath } from "../Sunset.ts"
+import { REQUEST_ID_HEADER, requestIdFor } from "./headers.ts"
+import { routePath } from "./paths.ts"
+
+/** After this long a socket the simulator answered outside the HTTP parser is destroyed, whatever the client does. */
+const CLOSE_GRACE_MILLIS = 1_000
+
+/** How long a rejected request's answer waits for the answers to the requests before it on the connection. */
+const PENDING_ANSWERS_MILLIS = 10_000
+
+const ignoreError = () => {}
+
+/** Ends a socket with a whole response, and destroys it after a grace period (the client gets to read it first). */
+const endRaw = (socket: Duplex, status: number, reason: string, detail: string, requestId: string, headers = "") => {
+  const body = JSON.stringify(envelope(status, detail, { requestId }))
+  if (!socket.listeners("error").includes(ignoreError)) socket.on("error", ignoreError)
+  socket.end(
+    `HTTP/1.1 ${status} ${reason}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n` +
+      `${REQUEST_ID_HEADER}: ${requestId}\r\n${headers}connection: close\r\n\r\n${body}`
+  )
+  const timer = setTimeout(() => socket.destroy(), CLOSE_GRACE_MILLIS)
+  timer.unref()
+  socket.once("close", () => clearTimeout(timer))
+}
+
+/** The `Deprecation` / `Sunset` / `Link` header lines of a `/v2.0` answer written by hand. */
+const deprecationLines = (origins: Origins, path: string): string => {
+  let lines = ""
+  for (const [name, value] of Object.entries(deprecationHeaders(originFor(origins, path)))) lines += `${name}: ${value}\r\n`
+  return lines
+}
+
+const requestLine = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+ ([^\s]+) HTTP\/\d\.\d\r?\n/
+
+/**
+ * The target of the request a client error belongs to, when it can be told
+ * for sure: the request whose head was parsed and whose body had not ended
+ * (a bad chunk, a timeout during the body), else the request line at the
+ * start of the bytes Node hands over with the error (`rawPacket`), provided
+ * no other request's head ends before the error. Otherwise undefined.
+ */
+const targetOf = (error: NodeJS.ErrnoException, socket: Duplex): string | undefined => {
+  const incoming = (socket as { readonly parser?: { readonly incoming?: IncomingMessage | null } | null }).parser?.incoming
+  if (incoming != null && !incoming.complete && typeof incoming.url === "string") return incoming.url
+  const { bytesParsed, rawPacket } = error as { readonly rawPacket?: unknown; readonly bytesParsed?: unknown }
+  if (!Buffer.isBuffer(rawPacket)) return undefined
+  const text = rawPacket.subarray(0, 16_384).toString("latin1")
+  const end = text.indexOf("\r\n\r\n")
+  if (end !== -1 && (typeof bytesParsed !== "number" || end < bytesParsed)) return undefined
+  return requestLine.exec(text)?.[1]
+}
+
+/** Node's parser runs the body of an upgrade request itself from Node 26 (nodejs/node#60016); before, the body is in `head`. */
+const upgradeBodyInHead = Number(process.versions.node.split(".")[0]) < 26
+
+/**
+ * The head of an upgrade request as bytes again, without the `upgrade` token
+ * of `Connection`: Node's parser reads it as an ordinary request.
+ */
+const ordinaryHead = (request: IncomingMessage): Buffer => {
+  let head = `${request.method} ${request.url} HTTP/${request.httpVersion}\r\n`
+  const raw = request.rawHeaders
+  for (let i = 0; i + 1 < raw.length; i += 2) {
+    let value = raw[i + 1]!
+    if (raw[i]!.toLowerCase() === "connection") {
+      value = value.split(",").map((token) => token.trim()).filter((token) => token !== "" && token.toLowerCase() !== "upgrade").join(", ")
+      if (value === "") continue
+    }
+    head += `${raw[i]}: ${value}\r\n`
+  }
+  // Node decodes header bytes as Latin-1: the same bytes go back.
+  return Buffer.from(head + "\r\n", "latin1")
+}
+
+/**
+ * Hands a socket Node took out of HTTP parsing for an upgrade back to the
+ * server, with the upgrade request (as an ordinary one) and every byte that
+ * followed it (`head`: its body and any pipelined request) first. Waits until
+ * the responses to the requests before it are written (the server's new
+ * parser would otherwise queue its responses behind them forever), then
+ * clears the idle timeout the old parser may have left on the socket.
+ */
+const serveAsOrdinary = (server: Server, request: IncomingMessage, socket: Duplex, head: Buffer) => {
+  // Once per socket, however many upgrade requests it carries (Node's own error listener is off until it is back).
+  if (!socket.listeners("error").includes(ignoreError)) socket.on("error", ignoreError)
+  try {
+    socket.unshift(Buffer.concat([ordinaryHead(request), head]))
+  } catch {
+    socket.destroy()
+    return
+  }
+  const reattach = () => {
+    if (socket.destroyed) return
+    const pending = (socket as { readonly _httpMessage?: ServerResponse | null })._httpMessage
+    if (pending != null) {
+      pending.once("finish", reattach)
+      return
+    }
+    ;(socket as Duplex & { setTimeout?: (millis: number) => void }).setTimeout?.(0)
+    server.emit("connection", socket)
+  }
+  reattach()
+}
+
+const headerRecord = (headers: IncomingHttpHeaders): Record<string, string> => {
+  const out: Record<string, string> = {}
+  for (const key in headers) {
+    const value = headers[key]
+    if (value !== undefined) out[key] = Array.isArray(value) ? value.join(", ") : value
+  }
+  return out
+}
+
+/**
+ * Makes every answer of a Node server the simulator's own: the section 7
+ * envelope and an `x-request-id`, or a clean close.
+ *
+ * - The simulator serves no upgrades (WebSocket, h2c): a request carrying
+ *   `Upgrade` is answered as an ordinary one and the keep-alive connection
+ *   stays parsed. Node's parser stops reading a connection's bytes after an
+ *   upgrade request (whatever the server's listeners: without an `upgrade`
+ *   listener, the bytes after it in the same read were dropped), so the
+ *   `upgrade` listener here (in place of the platform's) hands the socket back
+ *   to the server with the request, minus its `upgrade` token, and the bytes
+ *   after it ({@link serveAsOrdinary}).
+ * - `CONNECT` (no proxy here) is 405 and the connection closes.
+ * - An `Expect` other than `100-continue` reaches the application, which
+ *   answers 417 with the envelope.
+ * - A missing `Host` reaches the application too (400 with the envelope).
+ * - Requests Node's HTTP parser rejects (bad bytes in the request line or the
+ *   headers, oversized headers, a head or request that takes too long) never
+ *   reach the application: they are answered here (400, 431, 408; with the
+ *   v2.0 deprecation headers when the request is seen to be under `/v2.0`)
+ *   and the connection closes.
+ */
+export const harden = (server: Server, state: State, origins: Origins): void => {
+  server.removeAllListeners("upgrade")
+  server.on("upgrade", (request: IncomingMessage, socket: Duplex, head: Buffer) => {
+    const framed = request.headers["transfer-encoding"] !== undefined || (request.headers["content-length"] ?? "0") !== "0"
+    if (upgradeBodyInHead || !framed) return serveAsOrdinary(server, request, socket, head)
+    // Node 26 and later keep the body of an upgrade request in its own stream: not replayed.
+    const requestId = requestIdFor(headerRecord(request.headers)[REQUEST_ID_HEADER], state)
+    const path = routePath(request.url ?? "/")
+    endRaw(socket, 400, "Bad Request", "An Upgrade request with a body is not supported", requestId, isLegacyPath(path) ? deprecationLines(origins, path) : "")
+  })
+  server.on("checkExpectation", (request: IncomingMessage, response: ServerResponse) => server.emit("request", request, response))
+  server.on("connect", (request: IncomingMessage, socket: Duplex) => {
+    const headers = headerRecord(request.headers)
+    const requestId = requestIdFor(headers[REQUEST_ID_HEADER], state)
+    state.record(request.method ?? "CONNECT", request.url ?? "", headers, requestId).status = 405
+    // Whatever the client sends after the request is read and discarded, so its FIN is seen.
+    socket.resume()
+    endRaw(socket, 405, "Method Not Allowed", "CONNECT is not supported: the simulator is not a proxy", requestId, "allow: GET, POST\r\n")
+  })
+  // Node's parser reports an error again on every later read (its errors stick), and a timeout may follow: the first one is answered.
+  const answered = new WeakSet<Duplex>()
+  server.on("clientError", (error: NodeJS.ErrnoException, socket: Duplex) => {
+    if (answered.has(socket)) return
+    answered.add(socket)
+    if (!socket.writable || error.code === "ECONNRESET") {
+      socket.destroy()
+      return
+    }
+    if (!socket.listeners("error").includes(ignoreError)) socket.on("error", ignoreError)
+    const status = error.code === "HPE_HEADER_OVERFLOW" ? 431 : error.code === "ERR_HTTP_REQUEST_TIMEOUT" ? 408 : 400
+    const target = targetOf(error, socket)
+    const path = target === undefined ? undefined : routePath(target)
+    const requestId = state.nextRequestId()
+    const answer = () =>
+      endRaw(
+        socket,
+        status,
+        status === 431 ? "Request Header Fields Too Large" : status === 408 ? "Request Timeout" : "Bad Request",
+        status === 431 ? "Request headers are too large" : status === 408 ? "The request took too long" : "The request is not valid HTTP",
+        requestId,
+        path !== undefined && isLegacyPath(path) ? deprecationLines(origins, path) : ""
+      )
+    // The failing request, when its head was parsed (an error in its body, or a timeout during it).
+    const parser = (socket as { readonly parser?: { readonly incoming?: IncomingMessage | null } | null }).parser
+    const failing = parser?.incoming != null && !parser.incoming.complete ? parser.incoming : undefined
+    // The answers to the requests before the failing one go first (bounded).
+    const timer = setTimeout(() => socket.destroy(), PENDING_ANSWERS_MILLIS)
+    timer.unref()
+    socket.once("close", () => clearTimeout(timer))
+    const afterPending = () => {
+      if (socket.destroyed || socket.writableEnded) return
+      const pending = (socket as { readonly _httpMessage?: ServerResponse | null })._httpMessage
+      if (pending != null && (failing === undefined || pending.req !== failing)) {
+        pending.once("finish", afterPending)
+        return
+      }
+      clearTimeout(timer)
+      // The failing request's own answer already on the wire cannot be followed by another: only a close is clean.
+      if (pending?.headersSent === true) socket.destroy()
+      else answer()
+    }
+    afterPending()
+  })
+}

@@ -1,0 +1,33 @@
+/**
+ * The simulator's own header names, the body size limit, and the request id
+ * of a request: what the public `App` module exports, and what the fast path
+ * and the Node hardening share with it.
+ *
+ * @internal
+ */
+import type { State } from "../State.ts"
+
+/** @internal */
+export const FAULT_HEADER = "x-simulator-fault"
+
+/** @internal */
+export const FAULT_KEY_HEADER = "x-simulator-fault-key"
+
+/** @internal */
+export const REQUEST_ID_HEADER = "x-request-id"
+
+/** @internal */
+export const MAX_BODY_BYTES = 1024 * 1024
+
+/** @internal */
+export const DROP_MARKER = "x-simulator-internal-drop"
+
+const requestIdShape = /^[\x21-\x7e]{1,128}$/
+
+/** @internal */
+export const isUsableRequestId = (incoming: string | undefined): incoming is string =>
+  incoming !== undefined && requestIdShape.test(incoming)
+
+/** @internal */
+export const requestIdFor = (incoming: string | undefined, state: State): string =>
+  isUsableRequestId(incoming) ? incoming : state.nextRequestId()

@@ -1,0 +1,91 @@
+/**
+ * The handlers of the legacy v2.0 interface of `ServiceApi` (a user token;
+ * the vehicle must be the token user's).
+ *
+ * @internal
+ */
+import { ServiceApi } from "@connected-vehicle/schema/Api"
+import type { LegacyPath } from "@connected-vehicle/schema/Legacy"
+import type { ErrorEnvelope } from "@connected-vehicle/schema/ServiceError"
+import { Effect } from "effect"
+import { HttpServerResponse } from "effect/http"
+import { HttpApiBuilder } from "effect/http-api"
+import type { Dataset } from "../Data.ts"
+import { badRequest, CurrentGrant, CurrentRequestId, Env, forbidden, incompatible, MAX_BATCH_REQUESTS, notFound } from "../Env.ts"
+import type { Grant } from "../State.ts"
+import { requireUser } from "./handlerUtils.ts"
+import { legacyRead } from "./render.ts"
+
+const unitSystemOf = (value: string | undefined) => value === "imperial" ? "imperial" : "metric"
+
+const legacyVehicle = (data: Dataset, grant: Extract<Grant, { _tag: "User" }>, id: string) => {
+  const index = data.vehicleIndex(id.toLowerCase())
+  if (index === -1) return notFound(`No vehicle with id ${id}`)
+  if (index >= data.connectionCount || data.connectionUser[index] !== grant.userIndex) {
+    return forbidden(`The token's user has no connection to vehicle ${id}`)
+  }
+  return Effect.succeed(data.vehicle(index))
+}
+
+const legacyHandler = (path: LegacyPath) =>
+({ headers, params }: {
+  readonly headers: { readonly "sc-unit-system"?: "metric" | "imperial" | undefined }
+  readonly params: { readonly id: string }
+}) =>
+  Effect.gen(function*() {
+    const { data, deliveries, state } = yield* Env
+    const grant = yield* requireUser(yield* CurrentGrant)
+    const v = yield* legacyVehicle(data, grant, params.id)
+    const item = legacyRead(data, deliveries, grant, v, path, unitSystemOf(headers["sc-unit-system"]), state.now())
+    if (item.code === 403) return yield* forbidden(detailOf(item.body))
+    if (item.code === 409) return yield* incompatible(detailOf(item.body))
+    return HttpServerResponse.jsonUnsafe(item.body, { headers: item.headers })
+  })
+
+const withDebug = (body: ErrorEnvelope, requestId: string): ErrorEnvelope => ({
+  errors: body.errors.map((item) => ({ ...item, meta: { debug: { ...item.meta?.debug, requestId } } })) as any
+})
+
+const detailOf = (body: unknown) => (body as { errors: ReadonlyArray<{ detail: string }> }).errors[0]!.detail
+
+/** @internal */
+export const LegacyLive = HttpApiBuilder.group(ServiceApi, "legacy", (handlers) =>
+  handlers.handleAll({
+    vehicles: ({ query }) =>
+      Effect.gen(function*() {
+        const { data } = yield* Env
+        const grant = yield* requireUser(yield* CurrentGrant)
+        const owned = data.vehiclesOfUser(grant.userIndex)
+        const offset = query.offset ?? 0
+        const limit = query.limit ?? 10
+        const vehicles: Array<string> = []
+        for (let k = offset; k < Math.min(owned.length, offset + limit); k++) vehicles.push(data.vehicle(owned[k]!).id)
+        return { paging: { count: owned.length, offset }, vehicles }
+      }),
+    odometer: legacyHandler("/odometer"),
+    location: legacyHandler("/location"),
+    vin: legacyHandler("/vin"),
+    engineOil: legacyHandler("/engine/oil"),
+    tirePressure: legacyHandler("/tires/pressure"),
+    serviceHistory: legacyHandler("/service/history"),
+    batch: ({ headers, params, payload }) =>
+      Effect.gen(function*() {
+        const { data, deliveries, state } = yield* Env
+        const grant = yield* requireUser(yield* CurrentGrant)
+        const v = yield* legacyVehicle(data, grant, params.id)
+        if (payload.requests.length > MAX_BATCH_REQUESTS) {
+          return yield* badRequest(
+            `requests holds ${payload.requests.length} paths; a batch takes at most ${MAX_BATCH_REQUESTS}`
+          )
+        }
+        const requestId = yield* CurrentRequestId
+        const unitSystem = unitSystemOf(headers["sc-unit-system"])
+        const now = state.now()
+        return {
+          responses: payload.requests.map(({ path }) => {
+            const item = legacyRead(data, deliveries, grant, v, path.split("?")[0]!, unitSystem, now)
+            return { path, ...(item.code >= 400 ? { ...item, body: withDebug(item.body as ErrorEnvelope, requestId) } : item) }
+          })
+        }
+      })
+  }))

@@ -1,0 +1,143 @@
+/**
+ * The handlers of the authorization server of `ServiceApi`: the consent
+ * step (`/oauth/authorize`) and the token endpoint.
+ *
+ * @internal
+ */
+import { ServiceApi } from "@connected-vehicle/schema/Api"
+import { Permission, TokenLifetimes } from "@connected-vehicle/schema/OAuth"
+import type { TokenRequest } from "@connected-vehicle/schema/OAuth"
+import { Effect, Redacted, Schema } from "effect"
+import type { HttpServerRequest } from "effect/http"
+import { HttpServerResponse } from "effect/http"
+import { HttpApiBuilder } from "effect/http-api"
+import { createHash, timingSafeEqual } from "node:crypto"
+import type { Dataset } from "../Data.ts"
+import { allPermissions } from "../Data.ts"
+import { Env, oauthError, oauthUnauthorized, redirectUriAllowed } from "../Env.ts"
+import type { State } from "../State.ts"
+
+const parseScopes = (scope: string | undefined) => {
+  if (scope === undefined || scope.trim() === "") return { scopes: new Set(allPermissions), unknown: [] }
+  const words = scope.split(/[\s,]+/).filter((w) => w !== "")
+  const isPermission = Schema.is(Permission)
+  return {
+    scopes: new Set(words.filter(isPermission)),
+    unknown: words.filter((w) => !isPermission(w))
+  }
+}
+
+const withParams = (uri: string, params: Record<string, string | undefined>) => {
+  const url = new URL(uri)
+  for (const [key, value] of Object.entries(params)) if (value !== undefined) url.searchParams.set(key, value)
+  return url.toString()
+}
+
+/** The user a consent is given for: `login_hint` (user id or external id), else the first user. */
+const consentingUser = (data: Dataset, request: HttpServerRequest.HttpServerRequest) => {
+  const q = request.url.indexOf("?")
+  const hint = q === -1 ? null : new URLSearchParams(request.url.slice(q + 1)).get("login_hint")
+  if (hint === null || hint === "") return 0
+  const byId = data.userIndex(hint.toLowerCase())
+  return byId !== -1 ? byId : data.users.findIndex((u) => u.externalId === hint)
+}
+
+/** Compares two strings in constant time (SHA-256 digests, so the lengths are equal too). */
+const sameSecret = (given: string, expected: string) =>
+  timingSafeEqual(createHash("sha256").update(given).digest(), createHash("sha256").update(expected).digest())
+
+const basicCredential = (authorization: string) => {
+  const match = /^basic\s+(\S+)\s*$/i.exec(authorization)
+  if (match === null) return undefined
+  const decoded = Buffer.from(match[1]!, "base64").toString("utf8")
+  const colon = decoded.indexOf(":")
+  return colon === -1 ? undefined : { id: decoded.slice(0, colon), secret: decoded.slice(colon + 1) }
+}
+
+/** The answer of a user token grant: access and refresh token. */
+const userTokens = (tokens: { readonly accessToken: string; readonly refreshToken: string }, expires_in: number) => ({
+  access_token: Redacted.make(tokens.accessToken),
+  token_type: "Bearer",
+  expires_in,
+  refresh_token: Redacted.make(tokens.refreshToken)
+})
+
+/** The tokens of a token request from an authenticated client, or its OAuth error. */
+const grantTokens = (state: State, payload: TokenRequest) =>
+  Effect.gen(function*() {
+    const expires_in = TokenLifetimes.accessSeconds
+    switch (payload.grant_type) {
+      case "authorization_code": {
+        const code = state.takeCode(payload.code)
+        if (code === undefined) return yield* oauthError("invalid_grant", "Unknown or already used authorization code")
+        if (code === "replayed") {
+          return yield* oauthError(
+            "invalid_grant",
+            "The authorization code was already used; any tokens issued for it are now revoked"
+          )
+        }
+        if (code === "expired") return yield* oauthError("invalid_grant", "The authorization code expired")
+        if (code.redirectUri !== payload.redirect_uri) {
+          return yield* oauthError("invalid_grant", "redirect_uri differs from the one given at consent")
+        }
+        return userTokens(state.issueUserTokens(code), expires_in)
+      }
+      case "refresh_token": {
+        const record = state.takeRefresh(payload.refresh_token)
+        if (record === undefined) return yield* oauthError("invalid_grant", "Unknown or already used refresh token")
+        if (record === "expired") return yield* oauthError("invalid_grant", "The refresh token expired")
+        return userTokens(state.issueUserTokens(record), expires_in)
+      }
+      case "client_credentials":
+        return { access_token: Redacted.make(state.issueAppToken()), token_type: "Bearer", expires_in }
+    }
+  })
+
+/** @internal */
+export const OAuthLive = HttpApiBuilder.group(ServiceApi, "oauth", (handlers) =>
+  handlers.handleAll({
+    authorize: ({ query, request }) =>
+      Effect.gen(function*() {
+        const { clientId, data, redirectUris, state } = yield* Env
+        if (query.client_id !== clientId) return yield* oauthError("unauthorized_client", "Unknown client_id")
+        // RFC 6749 4.1.2.1: never redirect to a URI the client has not registered.
+        if (!redirectUriAllowed(redirectUris, query.redirect_uri)) {
+          return yield* oauthError(
+            "invalid_request",
+            "redirect_uri is not registered for this client (registered: " + redirectUris.join(", ") + ")"
+          )
+        }
+        const userIndex = consentingUser(data, request)
+        if (userIndex === -1) return yield* oauthError("invalid_request", "login_hint names no user")
+        const { scopes, unknown } = parseScopes(query.scope)
+        if (unknown.length > 0) {
+          return HttpServerResponse.redirect(withParams(query.redirect_uri, {
+            error: "invalid_scope",
+            error_description: `Unknown permission: ${unknown.join(" ")}`,
+            state: query.state
+          }))
+        }
+        const code = state.issueCode({
+          userIndex,
+          scopes,
+          mode: query.mode ?? "live",
+          redirectUri: query.redirect_uri
+        })
+        return HttpServerResponse.redirect(withParams(query.redirect_uri, { code, state: query.state }))
+      }),
+    token: ({ headers, payload }) =>
+      Effect.gen(function*() {
+        const { clientId, clientSecret, state } = yield* Env
+        const credential = basicCredential(headers.authorization)
+        if (credential === undefined) {
+          return yield* oauthUnauthorized("Authorization must be Basic base64(client_id:client_secret)")
+        }
+        // Both compared, in constant time, whatever the first gives.
+        const known = sameSecret(credential.id, clientId)
+        if (!(sameSecret(credential.secret, clientSecret) && known)) {
+          return yield* oauthUnauthorized("Unknown client or wrong secret")
+        }
+        return yield* grantTokens(state, payload)
+      })
+  }))
+

@@ -1,0 +1,73 @@
+/**
+ * Paths as the middleware sees them: the form the router matches, which
+ * paths need a bearer token, the query keys of each list, the roots.
+ *
+ * @internal
+ */
+import { CompatibilityQuery, ConnectionsQuery, SubscriptionsQuery, WebhooksQuery } from "@connected-vehicle/schema/Api"
+import type { Root } from "../App.ts"
+
+/** @internal */
+export const routePath = (url: string): string => {
+  let path = url
+  if (path.charCodeAt(0) !== 47) path = path.replace(/^https?:\/\/[^/]*/i, "")
+  const cut = path.search(/[?;#]/)
+  if (cut !== -1) path = path.slice(0, cut)
+  if (path.includes("%")) {
+    try {
+      path = decodeURI(path)
+    } catch {
+      // The router cannot match it either (404).
+    }
+  }
+  if (path.includes("//")) path = path.replace(/\/\/+/g, "/")
+  if (path.length > 1 && path.endsWith("/")) path = path.slice(0, -1)
+  return path.toLowerCase()
+}
+
+/** Paths that need a bearer token: every v3 path but the compatibility listing, and v2.0. */
+export const needsBearer = (path: string) =>
+  (path.startsWith("/v3/") && path !== "/v3/compatible-vehicles" && !path.startsWith("/v3/compatible-vehicles/")) ||
+  path.startsWith("/v2.0/") || path === "/v2.0"
+
+const paging = ["page", "pageSize"]
+
+/** The query keys each list endpoint accepts (from the contract's query schemas). */
+const listQueryKeys: ReadonlyMap<string, ReadonlyArray<string>> = new Map([
+  ["/v3/connections", Object.keys(ConnectionsQuery.fields)],
+  ["/v3/subscriptions", Object.keys(SubscriptionsQuery.fields)],
+  ["/v3/webhooks", Object.keys(WebhooksQuery.fields)],
+  ["/v3/compatible-vehicles", Object.keys(CompatibilityQuery.fields)],
+  ["/v2.0/vehicles", ["limit", "offset"]]
+])
+
+const signalsList = /^\/v3\/vehicles\/[^/]+\/signals$/
+
+/** A list request with an unknown or empty query parameter: the 400 detail, else undefined. */
+export const queryProblem = (method: string, path: string, url: string): string | undefined => {
+  if (method !== "GET") return undefined
+  const q = url.indexOf("?")
+  if (q === -1) return undefined
+  const allowed = listQueryKeys.get(path) ?? (signalsList.test(path) ? paging : undefined)
+  if (allowed === undefined) return undefined
+  for (const [key, value] of new URLSearchParams(url.slice(q + 1))) {
+    if (!allowed.includes(key)) {
+      return `Unknown query parameter ${JSON.stringify(key)}; this list accepts ${allowed.join(", ")}`
+    }
+    if (value === "") return `Query parameter ${key} must not be empty`
+  }
+  return undefined
+}
+
+const rootPrefixes: Readonly<Record<Root, ReadonlyArray<string>>> = {
+  vehicle: ["/v3/vehicles", "/v3/connections"],
+  management: ["/v3/subscriptions", "/v3/webhooks"],
+  compatibility: ["/v3/compatible-vehicles"],
+  authorization: ["/oauth"],
+  legacy: ["/v2.0"]
+}
+
+/** @internal */
+export const inRoot = (root: Root) => (path: string): boolean =>
+  path === "/openapi.json" || path === "/docs" ||
+  rootPrefixes[root].some((prefix) => path === prefix || path.startsWith(prefix + "/"))

@@ -1,0 +1,162 @@
+/**
+ * The responses of the middleware: the section 7 envelope or, under
+ * `/oauth`, the OAuth error body; the answer to a failed request; the
+ * spec's body for framework defaults; `meta.debug.requestId` on errors.
+ *
+ * @internal
+ */
+import type { ErrorEnvelope } from "@connected-vehicle/schema/ServiceError"
+import { Cause, Effect, Option } from "effect"
+import { HttpServerError, HttpServerResponse, UrlParams } from "effect/http"
+import type { HttpServerRequest } from "effect/http"
+import { HttpApiError } from "effect/http-api"
+import { envelope } from "../Env.ts"
+import { MAX_BODY_BYTES } from "./headers.ts"
+
+export const jsonHeaders = { "content-type": "application/json" }
+
+export const envelopeResponse = (status: number, body: ErrorEnvelope, headers?: Record<string, string>) =>
+  HttpServerResponse.jsonUnsafe(body, { status, headers: { ...headers } })
+
+export const oauthResponse = (status: number, error: string, description: string) =>
+  HttpServerResponse.jsonUnsafe({ error, error_description: description }, { status })
+
+export const isOAuthPath = (path: string) => path === "/oauth" || path.startsWith("/oauth/")
+
+/** A refusal: the OAuth body (with `error`) under /oauth, else the envelope. */
+export const problemResponse = (oauth: boolean, status: number, detail: string, error = "invalid_request") =>
+  oauth ? oauthResponse(status, error, detail) : envelopeResponse(status, envelope(status, detail))
+
+/** The 413 of a body over {@link MAX_BODY_BYTES}. */
+export const tooLargeResponse = (oauth: boolean) =>
+  problemResponse(oauth, 413, `The request body is larger than ${MAX_BODY_BYTES} bytes`)
+
+const schemaErrorDetail = (error: HttpApiError.HttpApiSchemaError) => {
+  const where = error.kind === "Params"
+    ? "path"
+    : error.kind === "Headers"
+    ? "headers"
+    : error.kind === "Query"
+    ? "query"
+    : "body"
+  return `Invalid request ${where}: ${error.cause.message}`
+}
+
+const grantFields: Readonly<Record<string, ReadonlyArray<string>>> = {
+  authorization_code: ["code", "redirect_uri"],
+  refresh_token: ["refresh_token"],
+  client_credentials: []
+}
+
+/** RFC 6749 5.2: what is wrong with a token request body. */
+const tokenRequestProblem = (params: UrlParams.UrlParams) => {
+  const accepted = Object.keys(grantFields).join(", ")
+  const grant = Option.getOrUndefined(UrlParams.getFirst(params, "grant_type"))
+  if (grant === undefined || grant === "") {
+    return oauthResponse(400, "invalid_request", `grant_type is required; accepted: ${accepted}`)
+  }
+  const fields = grantFields[grant]
+  if (fields === undefined || !Object.hasOwn(grantFields, grant)) {
+    return oauthResponse(400, "unsupported_grant_type", `Unsupported grant_type ${JSON.stringify(grant)}; accepted: ${accepted}`)
+  }
+  const missing = fields.filter((f) => (Option.getOrUndefined(UrlParams.getFirst(params, f)) ?? "") === "")
+  return oauthResponse(
+    400,
+    "invalid_request",
+    missing.length > 0 ? `grant_type=${grant} requires ${missing.join(" and ")}` : `Invalid token request for grant_type=${grant}`
+  )
+}
+
+/** The answer to a `Payload` schema error: a batch without paths gets its own detail. */
+const payloadProblem = (request: HttpServerRequest.HttpServerRequest, detail: string) =>
+  request.json.pipe(
+    Effect.map((body) => {
+      const requests = (body as { readonly requests?: unknown } | null)?.requests
+      return envelopeResponse(
+        400,
+        envelope(400, Array.isArray(requests) && requests.length === 0 ? "requests must hold at least one path" : detail)
+      )
+    }),
+    Effect.orElseSucceed(() => envelopeResponse(400, envelope(400, detail)))
+  )
+
+/** The response of a failed request: envelope, or OAuth body under /oauth. */
+export const failureResponse = (
+  cause: Cause.Cause<unknown>,
+  request: HttpServerRequest.HttpServerRequest,
+  path: string
+): Effect.Effect<HttpServerResponse.HttpServerResponse> => {
+  const error = Cause.squash(cause)
+  const oauth = isOAuthPath(path)
+  const tooLarge = () => Effect.succeed(tooLargeResponse(oauth))
+  if (HttpServerError.isHttpServerError(error)) {
+    if (error.reason._tag === "RouteNotFound") {
+      return Effect.succeed(problemResponse(oauth, 404, `No endpoint ${request.method} ${path}`))
+    }
+    if (error.reason._tag === "RequestParseError") {
+      if (isBodyTooLarge(error.reason)) return tooLarge()
+      return Effect.succeed(problemResponse(oauth, 400, "The request could not be read"))
+    }
+  }
+  if (HttpApiError.HttpApiSchemaError.is(error) && error.kind !== "Body" && error.kind !== "ResponseHeaders") {
+    if (isBodyTooLarge(error.cause)) return tooLarge()
+    const detail = schemaErrorDetail(error)
+    if (!oauth) {
+      if (error.kind === "Payload" && path.endsWith("/batch")) return payloadProblem(request, detail)
+      return Effect.succeed(envelopeResponse(400, envelope(400, detail)))
+    }
+    if (error.kind === "Payload" && path === "/oauth/token") {
+      return request.urlParamsBody.pipe(
+        Effect.map(tokenRequestProblem),
+        Effect.orElseSucceed(() => oauthResponse(400, "invalid_request", detail))
+      )
+    }
+    if (error.kind === "Headers" && path === "/oauth/token") {
+      return Effect.succeed(oauthResponse(401, "invalid_client", "Authorization header with the Basic client credential is required"))
+    }
+    return Effect.succeed(oauthResponse(400, "invalid_request", detail))
+  }
+  if (HttpApiError.HttpApiPayloadTooLarge.is(error)) return tooLarge()
+  return Effect.succeed(problemResponse(oauth, 500, "Unexpected server failure", "server_error"))
+}
+
+/** Whether a failure (or its cause chain) is a body over {@link MAX_BODY_BYTES}. */
+const isBodyTooLarge = (error: unknown): boolean => {
+  for (let e: any = error, depth = 0; e !== undefined && e !== null && depth < 6; e = e.cause, depth++) {
+    if (e.reason === "BodyTooLarge" || e._tag === "BodyTooLargeError" || e.name === "BodyTooLargeError") return true
+    if (typeof e.message === "string" && /too large|exceed/i.test(e.message)) return true
+  }
+  return false
+}
+
+/** A non-2xx response that is not JSON (framework defaults such as 415) gets the spec's body. */
+export const normalise = (response: HttpServerResponse.HttpServerResponse, path: string, method: string) => {
+  if (response.status < 400) return response
+  const type = response.headers["content-type"] ?? (response.body._tag === "Uint8Array" ? response.body.contentType : undefined)
+  if (type !== undefined && type.startsWith("application/json")) return response
+  const detail = response.status === 415
+    ? "Unsupported content type"
+    : response.status === 405
+    ? `Method ${method} is not allowed on ${path}`
+    : `Request failed with status ${response.status}`
+  return isOAuthPath(path)
+    ? oauthResponse(response.status, response.status >= 500 ? "server_error" : "invalid_request", detail)
+    : envelopeResponse(response.status, envelope(response.status, detail))
+}
+
+/** Adds `meta.debug.requestId` to every item of a JSON error envelope. */
+export const withRequestId = (response: HttpServerResponse.HttpServerResponse, requestId: string) => {
+  const body = response.body
+  if (response.status < 400 || body._tag !== "Uint8Array" || !body.contentType.startsWith("application/json")) return response
+  try {
+    const parsed = JSON.parse(new TextDecoder().decode(body.body)) as { errors?: Array<Record<string, any>> }
+    if (!Array.isArray(parsed.errors)) return response
+    const errors = parsed.errors.map((item) => ({
+      ...item,
+      meta: { ...item["meta"], debug: { ...item["meta"]?.debug, requestId } }
+    }))
+    return HttpServerResponse.jsonUnsafe({ ...parsed, errors }, { status: response.status, headers: response.headers })
+  } catch {
+    return response
+  }
+}
