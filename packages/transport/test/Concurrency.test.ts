@@ -7,6 +7,7 @@ import { Simulator } from "@connected-vehicle/simulator/Simulator"
 import type { Fault, RequestLogEntry } from "@connected-vehicle/simulator/Simulator"
 import { Credentials } from "@connected-vehicle/transport/Credentials"
 import * as Transport from "@connected-vehicle/transport/Transport"
+import { layerFetch } from "@connected-vehicle/transport/internal/http"
 import { appToken, loopback } from "./utils.ts"
 
 /**
@@ -92,7 +93,14 @@ interface Call {
 
 const fast = { timeoutMillis: 15_000, retry: { initialDelayMillis: 5, maxDelayMillis: 20, maxAttempts: 3 } }
 
-describe("one transport, many concurrent calls", () => {
+// on every HttpClient the SDK ships or documents
+const clients = [
+  ["Transport.layerHttpClient", Transport.layerHttpClient],
+  ["NodeHttpClient.layerUndici", NodeHttpClient.layerUndici],
+  ["FetchHttpClient (redirect: manual)", layerFetch]
+] as const
+
+describe.each(clients)("one transport, many concurrent calls (%s)", (_, httpClient) => {
   it.live("every result and every error belongs to its own request", () =>
     Effect.gen(function*() {
       const sim = yield* Simulator
@@ -313,7 +321,7 @@ describe("one transport, many concurrent calls", () => {
         assert.strictEqual(app.issued.length, 1 + round)
         assert.strictEqual(user.issued.length, 1 + round)
       }
-    }).pipe(Effect.provide(Layer.merge(loopback(), NodeHttpClient.layerUndici))), { timeout: 60_000 })
+    }).pipe(Effect.provide(Layer.merge(loopback(undefined, httpClient), httpClient))), { timeout: 60_000 })
 })
 
 /** The transport of `loopback` with a `transformClient`. */
