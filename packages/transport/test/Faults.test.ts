@@ -1,8 +1,9 @@
+import { inspect } from "node:util"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer, Redacted } from "effect"
 import type { HttpClient } from "effect/http"
 import { NodeHttpClient } from "@effect/platform-node"
-import { VehicleApi } from "@connected-vehicle/schema/Api"
+import { AuthorizationApi, VehicleApi } from "@connected-vehicle/schema/Api"
 import * as Credentials from "@connected-vehicle/transport/Credentials"
 import { layerFetch } from "@connected-vehicle/transport/internal/http"
 import * as Transport from "@connected-vehicle/transport/Transport"
@@ -67,4 +68,48 @@ describe("faults every HttpClient must handle the same", () => {
         assert.include((error as TransportFailure).description, "ECONNREFUSED")
       }).pipe(Effect.scoped))
   }
+})
+
+describe("secrets echoed by the server", () => {
+  const envelope = (detail: string) => ({
+    errors: [{ status: "401", type: "AUTHENTICATION", code: "UNAUTHORIZED", title: "Unauthorized", detail, resolution: { type: "REAUTHENTICATE" } }]
+  })
+  const leaks = (error: unknown, secret: string) =>
+    [String(error), (error as Error).message, inspect(error, { depth: 10 }), JSON.stringify(error)].filter((text) => text.includes(secret))
+
+  it.live("a bearer token echoed in an error envelope's detail is not in the error", () =>
+    Effect.gen(function*() {
+      const service = yield* server((request, response) => {
+        response.writeHead(401, { "content-type": "application/json" })
+        response.end(JSON.stringify(envelope(`token ${request.headers.authorization} is not valid`)))
+      })
+      const error = yield* Effect.flip(getSignal("v-1").pipe(Effect.provide(transportOn(service.origin, Transport.layerHttpClient))))
+      assert.strictEqual(error._tag, "AuthenticationError")
+      assert.deepStrictEqual(leaks(error, "the-token"), [])
+      assert.include(error.message, "<redacted>")
+    }).pipe(Effect.scoped))
+
+  it.live("a client secret echoed in an OAuth error_description is not in the error", () =>
+    Effect.gen(function*() {
+      const service = yield* server((request, response) => {
+        let body = ""
+        request.on("data", (chunk) => body += chunk)
+        request.on("end", () => {
+          response.writeHead(400, { "content-type": "application/json" })
+          const basic = Buffer.from((request.headers.authorization ?? "").slice(6), "base64").toString("utf8")
+          response.end(JSON.stringify({ error: "invalid_client", error_description: `bad credentials ${basic} with ${body}` }))
+        })
+      })
+      const error = yield* Effect.flip(
+        Effect.flatMap(Transport.publicClient(AuthorizationApi, "oauth"), (oauth) =>
+          oauth.token({
+            headers: { authorization: `Basic ${Buffer.from("the-client:the-client-secret").toString("base64")}` },
+            payload: { grant_type: "refresh_token", refresh_token: "the-refresh-token" }
+          })).pipe(Effect.provide(transportOn(service.origin, Transport.layerHttpClient)))
+      )
+      assert.strictEqual(error._tag, "OAuthError")
+      assert.deepStrictEqual(leaks(error, "the-client-secret"), [])
+      assert.deepStrictEqual(leaks(error, "the-refresh-token"), [])
+      assert.include(error.message, "<redacted>")
+    }).pipe(Effect.scoped))
 })

@@ -24,6 +24,7 @@ import { withoutCredentials } from "./http.ts"
 import type { Hook } from "./hooks.ts"
 import * as Hooks from "./hooks.ts"
 import * as SdkLog from "./log.ts"
+import { secretsOf } from "./redact.ts"
 import type { Policy } from "./policy.ts"
 import * as CallPolicy from "./policy.ts"
 import type { Given } from "./request.ts"
@@ -103,7 +104,7 @@ export const make = (spec: MethodSpec): Method => {
       url: withoutCredentials(response.request.url, response.request.urlParams),
       ...(requestId ? { requestId } : {})
     })
-    if (status >= 400) return Effect.flatMap(decodeError(response, ctx()), Effect.fail)
+    if (status >= 400) return Effect.flatMap(decodeError(response, ctx(), secretsOf(response.request)), Effect.fail)
     // the service never redirects: a redirect is not followed, whatever the client
     if (status >= 300) return Effect.fail(new UnexpectedStatus({ ...ctx(), ...locationOf(response) }))
     return Effect.map(

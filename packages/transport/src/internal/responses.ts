@@ -12,6 +12,7 @@ import { OAuthErrorBody } from "@connected-vehicle/schema/OAuth"
 import { ErrorEnvelope, fromEnvelope, RateLimitError } from "@connected-vehicle/schema/ServiceError"
 import type { ServiceError } from "@connected-vehicle/schema/ServiceError"
 import * as RetryAfter from "../RetryAfter.ts"
+import { scrub } from "./redact.ts"
 import {
   InvalidRequest,
   MalformedErrorBody,
@@ -158,16 +159,23 @@ const decodeOAuth = Schema.decodeUnknownOption(Schema.fromJsonString(OAuthErrorB
  * The error of a non-2xx response, decided by its status first: a 429 is a
  * `RateLimitError` with the `Retry-After` delay whatever the body says; other
  * statuses follow the body (envelope, OAuth error, or `MalformedErrorBody`).
+ * The request's `secrets` (see `./redact.ts`) are taken out of the body first.
  *
  * @internal
  */
-export const decodeError = (response: HttpClientResponse.HttpClientResponse, ctx: Ctx): Effect.Effect<AnyError, AnyError> =>
+export const decodeError = (
+  response: HttpClientResponse.HttpClientResponse,
+  ctx: Ctx,
+  secrets: ReadonlyArray<string>
+): Effect.Effect<AnyError, AnyError> =>
   Effect.flatMap(Clock.currentTimeMillis, (now) => {
     // read before the body, so that a body that fails to arrive keeps it
     const retryAfterMillis = ctx.status === 429 ? RetryAfter.fromHeaders(response.headers, now) : undefined
     return Effect.map(
       Effect.mapError(response.text, (e): AnyError => new TransportFailure({ ...ctx, description: describe(e.reason, e) })),
-      (text): AnyError => {
+      (raw): AnyError => {
+        // a credential the server echoed never reaches an error
+        const text = scrub(raw, secrets)
         const envelope = decodeEnvelope(text)
         if (ctx.status === 429) return rateLimitError(ctx, retryAfterMillis, text, envelope)
         if (Option.isSome(envelope)) return fromEnvelope(envelope.value, ctx)
