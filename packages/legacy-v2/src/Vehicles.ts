@@ -31,7 +31,6 @@ import type { ServiceError } from "@connected-vehicle/schema/ServiceError"
 import type { Credentials } from "@connected-vehicle/transport/Credentials"
 import * as Pagination from "@connected-vehicle/transport/Pagination"
 import * as Transport from "@connected-vehicle/transport/Transport"
-import * as TransportConfig from "@connected-vehicle/transport/TransportConfig"
 import type { TransportError } from "@connected-vehicle/transport/TransportError"
 import * as Batch from "./Batch.ts"
 import * as Deprecation from "./Deprecation.ts"
@@ -366,9 +365,7 @@ export const layerConfig = (
   Vehicles | TokenStore.TokenStore | OAuthConfig.OAuthConfig | Transport.Transport,
   Config.ConfigError
 > => {
-  const TransportLive = Transport.layer.pipe(
-    Layer.provide([TransportConfig.layerConfig, options.httpClient ?? Transport.layerHttpClient])
-  )
+  const TransportLive = Transport.layerConfig({ httpClient: options.httpClient })
   const Shared = Layer.mergeAll(options.tokenStore ?? TokenStore.layerMemory, OAuthConfig.layerConfig, TransportLive)
   return layer(options).pipe(
     Layer.provide(Session.layerUser(options.userKey)),

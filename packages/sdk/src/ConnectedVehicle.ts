@@ -92,10 +92,7 @@ export const layerWith = <E1, E2, R1, R2>(
   oauthConfig: Layer.Layer<OAuthConfig.OAuthConfig, E2, R2>,
   options?: Options
 ): Layer.Layer<Services, E1 | E2, R1 | R2> => {
-  const TransportLive = Transport.layerWith({ transformClient: options?.transformClient }).pipe(
-    Layer.provideMerge(transportConfig),
-    Layer.provide(options?.httpClient ?? Transport.layerHttpClient)
-  )
+  const TransportLive = Transport.layerFrom(transportConfig, { transformClient: options?.transformClient, httpClient: options?.httpClient })
   const Shared = Layer.mergeAll(options?.tokenStore ?? TokenStore.layerMemory, oauthConfig).pipe(
     Layer.provideMerge(TransportLive)
   )

@@ -61,5 +61,5 @@ export const layer = (
   const config = Layer.unwrap(
     Effect.map(Effect.service(Simulator.Simulator), (sim) => TransportConfig.layerOrigin(sim.url, options?.transport))
   ).pipe(Layer.provide(simulator))
-  return Layer.mergeAll(Transport.layer.pipe(Layer.provide([config, httpClient])), config, simulator, httpClient)
+  return Layer.mergeAll(Transport.layerFrom(config, { httpClient }), simulator, httpClient)
 }

@@ -31,7 +31,7 @@ export const layerTest = (
 ): Layer.Layer<Transport.Transport | RecordingHttpClient.RecordingHttpClient | TransportConfig.TransportConfig> => {
   const config = TransportConfig.layerOrigin("http://mock.test", options)
   const recording = RecordingHttpClient.layer(respond)
-  return Layer.mergeAll(Transport.layer.pipe(Layer.provide([config, recording])), recording, config)
+  return Layer.mergeAll(Transport.layerFrom(config, { httpClient: recording }), recording)
 }
 
 /**
@@ -67,5 +67,5 @@ export const layerSimulator = (options?: {
       (sim) => TransportConfig.layerOrigin(sim.url === "" ? Simulator.TEST_ORIGIN : sim.url, options?.transport)
     )
   ).pipe(Layer.provide(simulator))
-  return Layer.mergeAll(Transport.layer.pipe(Layer.provide([config, simulator])), config, simulator)
+  return Layer.mergeAll(Transport.layerFrom(config, { httpClient: simulator }), simulator)
 }

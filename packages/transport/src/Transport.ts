@@ -9,6 +9,7 @@
  * @since 0.1.0
  */
 import { Context, Effect, Layer } from "effect"
+import type { Config } from "effect"
 import type { Duration, Schema } from "effect"
 import { constTrue } from "effect/Function"
 import { HttpClient, HttpClientRequest } from "effect/http"
@@ -18,6 +19,7 @@ import type { OAuthBadRequest, OAuthUnauthorized } from "@connected-vehicle/sche
 import type { ServiceError } from "@connected-vehicle/schema/ServiceError"
 import { Credentials } from "./Credentials.ts"
 import type { RateLimitPolicy, RetryPolicy, Roots } from "./TransportConfig.ts"
+import * as TransportConfigModule from "./TransportConfig.ts"
 import { TransportConfig } from "./TransportConfig.ts"
 import type { CredentialsError, OAuthError, TransportError } from "./TransportError.ts"
 import * as Client from "./internal/client.ts"
@@ -388,6 +390,64 @@ export const publicClient = <ApiId extends string, Groups extends HttpApiGroup.C
   options?: ClientOptions
 ): Effect.Effect<GroupClient<Groups, Name, false>, never, Transport> =>
   makeClient(api, group, undefined, options) as Effect.Effect<GroupClient<Groups, Name, false>, never, Transport>
+
+/**
+ * Options of {@link layerFrom} and {@link layerConfig}: {@link Options}, and
+ * the `HttpClient` layer (default {@link layerHttpClient}).
+ *
+ * @example
+ * ```ts
+ * import { FetchHttpClient } from "effect/http"
+ * import type { LayerOptions } from "@connected-vehicle/transport/Transport"
+ *
+ * const options: LayerOptions = { httpClient: FetchHttpClient.layer }
+ * ```
+ * @since 0.2.0
+ * @category models
+ */
+export interface LayerOptions extends Options {
+  readonly httpClient?: Layer.Layer<HttpClient.HttpClient> | undefined
+}
+
+/**
+ * The transport and its configuration from a `TransportConfig` layer, on
+ * `options.httpClient` (default {@link layerHttpClient}): the one place the
+ * SDK's layers assemble it.
+ *
+ * @example
+ * ```ts
+ * import * as Transport from "@connected-vehicle/transport/Transport"
+ * import * as TransportConfig from "@connected-vehicle/transport/TransportConfig"
+ *
+ * const TransportLive = Transport.layerFrom(TransportConfig.layerOrigin("http://127.0.0.1:4010"))
+ * ```
+ * @since 0.2.0
+ * @category layers
+ */
+export const layerFrom = <E, R>(
+  config: Layer.Layer<TransportConfig, E, R>,
+  options?: LayerOptions
+): Layer.Layer<Transport | TransportConfig, E, R> =>
+  Layer.effect(Transport, make(options)).pipe(
+    Layer.provideMerge(config),
+    Layer.provide(options?.httpClient ?? layerHttpClient)
+  )
+
+/**
+ * {@link layerFrom} the environment (`TransportConfig.layerConfig`).
+ *
+ * @example
+ * ```ts
+ * import * as Transport from "@connected-vehicle/transport/Transport"
+ *
+ * // CONNECTED_VEHICLE_ORIGIN=http://127.0.0.1:4010 node app.ts
+ * const TransportLive = Transport.layerConfig()
+ * ```
+ * @since 0.2.0
+ * @category layers
+ */
+export const layerConfig = (options?: LayerOptions): Layer.Layer<Transport | TransportConfig, Config.ConfigError> =>
+  layerFrom(TransportConfigModule.layerConfig, options)
 
 const makeClient = <ApiId extends string, Groups extends HttpApiGroup.Constraint, Name extends HttpApiGroup.Identifier<Groups>>(
   api: HttpApi.HttpApi<ApiId, Groups>,

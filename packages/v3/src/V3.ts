@@ -15,7 +15,6 @@ import * as Session from "@connected-vehicle/auth/Session"
 import * as TokenStore from "@connected-vehicle/auth/TokenStore"
 import type { Credentials } from "@connected-vehicle/transport/Credentials"
 import * as Transport from "@connected-vehicle/transport/Transport"
-import * as TransportConfig from "@connected-vehicle/transport/TransportConfig"
 import * as Compatibility from "./Compatibility.ts"
 import * as Connections from "./Connections.ts"
 import * as Signals from "./Signals.ts"
@@ -137,9 +136,7 @@ export const layer = (options?: Options): Layer.Layer<Services, never, Transport
  * @since 0.1.0
  */
 export const layerConfig = (options?: ConfigOptions): Layer.Layer<Services, Config.ConfigError> => {
-  const TransportLive = Transport.layer.pipe(
-    Layer.provide([TransportConfig.layerConfig, options?.httpClient ?? Transport.layerHttpClient])
-  )
+  const TransportLive = Transport.layerConfig({ httpClient: options?.httpClient })
   const CredentialsLive = Session.layerApplication().pipe(
     Layer.provide([TokenStore.layerMemory, OAuthConfig.layerConfig, TransportLive])
   )
