@@ -4,7 +4,7 @@
  *
  * @since 0.1.0
  */
-import { DateTime, Equal, Hash, Schema, SchemaGetter } from "effect"
+import { DateTime, Schema, SchemaGetter } from "effect"
 import { parseIsoMillis } from "./internal/timestamp.ts"
 
 const minimumInstant = DateTime.makeUnsafe("0000-01-01T00:00:00.000Z")
@@ -34,38 +34,13 @@ const parseMillis = (input: string): number => {
   return lastMillis
 }
 
-// The `DateTime.Utc` of a valid epoch millis. Effect's constructors give
-// each one a non-enumerable `partsUtc` slot with `Object.defineProperty`,
-// which costs about 15 times the object itself (120 ns of the 130 ns of
-// `fromEpochSeconds`, three times per signal). The same object is built here
-// with a plain constructor on Effect's own `DateTime.Utc` prototype: one own
-// enumerable `epochMilliseconds`, as Effect's; `partsUtc` is set on first use
-// by `DateTime` itself, here as an enumerable property (Effect's own values
-// keep it non-enumerable: `Object.keys` and structural deep-equality see it
-// after a part was read, `Equal.equals` does not; the key check below runs before
-// a part is read, on purpose). Checked once against Effect's constructor when this
-// module loads (prototype, own keys, equality, formatting); if a future
-// `effect` builds them otherwise, Effect's constructor is used instead.
-const effectUtc = (millis: number): DateTime.Utc => {
+// The `DateTime.Utc` of a valid epoch millis, by Effect's own constructors:
+// `fromEpochSeconds` (no `Date` in between), or `makeUnsafe` where the
+// division by 1000 does not give the same millis back.
+const utcOfMillis = (millis: number): DateTime.Utc => {
   const utc = DateTime.fromEpochSeconds(millis / 1000)
   return utc.epochMilliseconds === millis ? utc : DateTime.makeUnsafe(millis)
 }
-const UtcPrototype: object = Object.getPrototypeOf(effectUtc(0))
-function Utc(this: { epochMilliseconds: number }, millis: number) {
-  this.epochMilliseconds = millis
-}
-Utc.prototype = UtcPrototype
-const plainUtc = (millis: number): DateTime.Utc => new (Utc as unknown as new(millis: number) => DateTime.Utc)(millis)
-const samePlainUtc = (millis: number): boolean => {
-  const reference = effectUtc(millis)
-  const plain = plainUtc(millis)
-  return Object.getPrototypeOf(plain) === Object.getPrototypeOf(reference) &&
-    Object.keys(reference).join() === "epochMilliseconds" && Object.keys(plain).join() === "epochMilliseconds" &&
-    DateTime.isDateTime(plain) && plain._tag === "Utc" && Equal.equals(plain, reference) &&
-    Hash.hash(plain) === Hash.hash(reference) && DateTime.formatIso(plain) === DateTime.formatIso(reference) &&
-    DateTime.getPartUtc(plain, "year") === DateTime.getPartUtc(reference, "year")
-}
-const utcOfMillis: (millis: number) => DateTime.Utc = samePlainUtc(1_756_202_400_123) ? plainUtc : effectUtc
 
 const minimumMillis = DateTime.toEpochMillis(minimumInstant)
 const maximumMillis = DateTime.toEpochMillis(maximumInstant)
