@@ -9,6 +9,7 @@
  */
 import { DateTime, Schema, SchemaGetter } from "effect"
 import { openEnum, Timestamp } from "./Common.ts"
+import { fromJsonString } from "./Json.ts"
 import { Resolution } from "./Signal.ts"
 import { SignalRef } from "./Webhook.ts"
 
@@ -492,7 +493,8 @@ export type DeliveredEvent = Exclude<WebhookEvent, VerifyEvent>
 
 /**
  * A request body (JSON text) decoded to a {@link WebhookEvent}; encodes an
- * event to JSON text (what a sender signs and posts).
+ * event to JSON text (what a sender signs and posts). The text is read with
+ * `Json.parse`: a signal body's keys stay as sent whatever was read before.
  *
  * @example
  * ```ts
@@ -504,4 +506,4 @@ export type DeliveredEvent = Exclude<WebhookEvent, VerifyEvent>
  * ```
  * @since 0.2.0
  */
-export const WebhookEventFromJson = Schema.fromJsonString(WebhookEvent).annotate({ identifier: "WebhookEventFromJson" })
+export const WebhookEventFromJson = fromJsonString(WebhookEvent).annotate({ identifier: "WebhookEventFromJson" })
