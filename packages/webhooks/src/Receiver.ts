@@ -22,10 +22,10 @@
  * @since 0.1.0
  */
 import type { DeliveredEvent, VerifyEvent, WebhookEvent as WebhookEventType } from "@connected-vehicle/schema/WebhookEvent"
+import { parse } from "@connected-vehicle/schema/Json"
 import { WebhookEvent } from "@connected-vehicle/schema/WebhookEvent"
 import { Cause, Effect, Exit, Result, Schema, Stream } from "effect"
 import { HttpServerRequest, HttpServerResponse } from "effect/http"
-import { SchemaJITCompiler } from "effect/schema"
 import {
   BodyTooLarge,
   EventInFlight,
@@ -138,10 +138,6 @@ const reject = (error: ReceiverError): Reply => ({
 export const rejection: (error: ReceiverError) => Reply = reject
 
 const utf8 = new TextDecoder("utf-8", { fatal: true })
-// generated decoding code for the events (Effect's schema JIT, as the
-// transport does for response bodies; the interpreter still gives the error
-// details); the schema tests run under the JIT too
-SchemaJITCompiler.enable(WebhookEvent.ast)
 const decodeEvent = Schema.decodeUnknownResult(WebhookEvent)
 
 /**
@@ -166,7 +162,7 @@ export const decodeBody = (body: Uint8Array | string): Result.Result<WebhookEven
   }
   let json: unknown
   try {
-    json = JSON.parse(text)
+    json = parse(text)
   } catch (error) {
     return Result.fail(new MalformedEvent({ description: `the body is not JSON (${(error as Error).message})` }))
   }
