@@ -155,7 +155,7 @@ describe("Decoder.decodeUnknownExit", () => {
     agree(Defaulted, { n: 3 })
   })
 
-  it("decodes the JSON codec of a schema (rest members checked as JSON values) without Effect's decoder", () => {
+  it("decodes the JSON codec of a schema in one pass (each rest member checked as a JSON value by Effect's decoder of that declaration)", () => {
     const codec = Schema.toCodecJson(SignalResponse)
     const input = JSON.parse(JSON.stringify({ ...signalResponse, data: { ...signalResponse.data, attributes: { ...signalResponse.data.attributes, body: { unit: "km", value: 1, extra: { a: [1, null] } } } } }))
     agree(codec, input)
