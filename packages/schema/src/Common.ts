@@ -61,6 +61,7 @@ const maximumMillis = DateTime.toEpochMillis(maximumInstant)
  *
  * const utc = Schema.decodeUnknownSync(Timestamp)("2025-08-26T10:00:00.000Z")
  * ```
+ * @category schemas
  * @since 0.1.0
  */
 export const Timestamp = Schema.String.check(Schema.makeFilter(
@@ -83,11 +84,27 @@ export const Timestamp = Schema.String.check(Schema.makeFilter(
 /**
  * A value of a server-side enumeration that this SDK does not know yet.
  *
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import { UnknownEnumValue } from "@connected-vehicle/schema/Common"
+ *
+ * const isUnknownEnumValue = Schema.is(UnknownEnumValue)
+ * ```
+ * @category schemas
  * @since 0.1.0
  */
 export const UnknownEnumValue = Schema.String.pipe(Schema.brand("UnknownEnumValue"))
 
 /**
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import { UnknownEnumValue } from "@connected-vehicle/schema/Common"
+ *
+ * const isUnknownEnumValue: (u: unknown) => u is UnknownEnumValue = Schema.is(UnknownEnumValue)
+ * ```
+ * @category models
  * @since 0.1.0
  */
 export type UnknownEnumValue = typeof UnknownEnumValue.Type
@@ -104,6 +121,7 @@ export type UnknownEnumValue = typeof UnknownEnumValue.Type
  *
  * const Color = openEnum("Color", ["RED", "BLUE"])
  * ```
+ * @category constructors
  * @since 0.1.0
  */
 export const openEnum = <const Name extends string, const L extends ReadonlyArray<string>>(name: Name, literals: L) =>
@@ -115,6 +133,13 @@ export const openEnum = <const Name extends string, const L extends ReadonlyArra
 /**
  * `live` or `simulated`.
  *
+ * @example
+ * ```ts
+ * import { ModeValues } from "@connected-vehicle/schema/Common"
+ *
+ * const known = (u: string): boolean => (ModeValues as ReadonlyArray<string>).includes(u)
+ * ```
+ * @category constants
  * @since 0.1.0
  */
 export const ModeValues = ["live", "simulated"] as const
@@ -122,11 +147,27 @@ export const ModeValues = ["live", "simulated"] as const
 /**
  * Request-side (strict) vehicle mode.
  *
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import { Mode } from "@connected-vehicle/schema/Common"
+ *
+ * const isMode = Schema.is(Mode)
+ * ```
+ * @category schemas
  * @since 0.1.0
  */
 export const Mode = Schema.Literals(ModeValues)
 
 /**
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import { Mode } from "@connected-vehicle/schema/Common"
+ *
+ * const isMode: (u: unknown) => u is Mode = Schema.is(Mode)
+ * ```
+ * @category models
  * @since 0.1.0
  */
 export type Mode = typeof Mode.Type
@@ -134,6 +175,14 @@ export type Mode = typeof Mode.Type
 /**
  * Vehicle mode as reported by the service (open).
  *
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import { ReportedMode } from "@connected-vehicle/schema/Common"
+ *
+ * const isReportedMode = Schema.is(ReportedMode)
+ * ```
+ * @category schemas
  * @since 0.1.0
  */
 export const ReportedMode = openEnum("Mode", ModeValues)
@@ -141,6 +190,13 @@ export const ReportedMode = openEnum("Mode", ModeValues)
 /**
  * Powertrain types of the compatibility listing. Hybrids are reported as ICE.
  *
+ * @example
+ * ```ts
+ * import { PowertrainTypeValues } from "@connected-vehicle/schema/Common"
+ *
+ * const known = (u: string): boolean => (PowertrainTypeValues as ReadonlyArray<string>).includes(u)
+ * ```
+ * @category constants
  * @since 0.1.0
  */
 export const PowertrainTypeValues = ["ICE", "BEV", "PHEV"] as const
@@ -148,11 +204,27 @@ export const PowertrainTypeValues = ["ICE", "BEV", "PHEV"] as const
 /**
  * Strict powertrain type.
  *
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import { PowertrainType } from "@connected-vehicle/schema/Common"
+ *
+ * const isPowertrainType = Schema.is(PowertrainType)
+ * ```
+ * @category schemas
  * @since 0.1.0
  */
 export const PowertrainType = Schema.Literals(PowertrainTypeValues)
 
 /**
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import { PowertrainType } from "@connected-vehicle/schema/Common"
+ *
+ * const isPowertrainType: (u: unknown) => u is PowertrainType = Schema.is(PowertrainType)
+ * ```
+ * @category models
  * @since 0.1.0
  */
 export type PowertrainType = typeof PowertrainType.Type
@@ -160,6 +232,14 @@ export type PowertrainType = typeof PowertrainType.Type
 /**
  * Powertrain type as reported by the service (open).
  *
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import { ReportedPowertrainType } from "@connected-vehicle/schema/Common"
+ *
+ * const isReportedPowertrainType = Schema.is(ReportedPowertrainType)
+ * ```
+ * @category schemas
  * @since 0.1.0
  */
 export const ReportedPowertrainType = openEnum("PowertrainType", PowertrainTypeValues)
@@ -167,11 +247,27 @@ export const ReportedPowertrainType = openEnum("PowertrainType", PowertrainTypeV
 /**
  * Compatibility powertrain filter: the three types plus `EV` (BEV and PHEV).
  *
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import { PowertrainFilter } from "@connected-vehicle/schema/Common"
+ *
+ * const isPowertrainFilter = Schema.is(PowertrainFilter)
+ * ```
+ * @category schemas
  * @since 0.1.0
  */
 export const PowertrainFilter = Schema.Literals([...PowertrainTypeValues, "EV"])
 
 /**
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import { PowertrainFilter } from "@connected-vehicle/schema/Common"
+ *
+ * const isPowertrainFilter: (u: unknown) => u is PowertrainFilter = Schema.is(PowertrainFilter)
+ * ```
+ * @category models
  * @since 0.1.0
  */
 export type PowertrainFilter = typeof PowertrainFilter.Type
@@ -185,6 +281,7 @@ export type PowertrainFilter = typeof PowertrainFilter.Type
  *
  * powertrainsOf("EV") // ["BEV", "PHEV"]
  * ```
+ * @category utils
  * @since 0.1.0
  */
 export const powertrainsOf = (filter: PowertrainFilter): ReadonlyArray<PowertrainType> =>
@@ -193,6 +290,13 @@ export const powertrainsOf = (filter: PowertrainFilter): ReadonlyArray<Powertrai
 /**
  * Compatibility regions.
  *
+ * @example
+ * ```ts
+ * import { RegionValues } from "@connected-vehicle/schema/Common"
+ *
+ * const known = (u: string): boolean => (RegionValues as ReadonlyArray<string>).includes(u)
+ * ```
+ * @category constants
  * @since 0.1.0
  */
 export const RegionValues = ["US", "CA", "EUROPE"] as const
@@ -200,11 +304,27 @@ export const RegionValues = ["US", "CA", "EUROPE"] as const
 /**
  * Strict region.
  *
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import { Region } from "@connected-vehicle/schema/Common"
+ *
+ * const isRegion = Schema.is(Region)
+ * ```
+ * @category schemas
  * @since 0.1.0
  */
 export const Region = Schema.Literals(RegionValues)
 
 /**
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import { Region } from "@connected-vehicle/schema/Common"
+ *
+ * const isRegion: (u: unknown) => u is Region = Schema.is(Region)
+ * ```
+ * @category models
  * @since 0.1.0
  */
 export type Region = typeof Region.Type
@@ -212,6 +332,14 @@ export type Region = typeof Region.Type
 /**
  * Region as reported by the service (open).
  *
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import { ReportedRegion } from "@connected-vehicle/schema/Common"
+ *
+ * const isReportedRegion = Schema.is(ReportedRegion)
+ * ```
+ * @category schemas
  * @since 0.1.0
  */
 export const ReportedRegion = openEnum("Region", RegionValues)
@@ -219,6 +347,14 @@ export const ReportedRegion = openEnum("Region", RegionValues)
 /**
  * `{ self }` links object.
  *
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import { SelfLinks } from "@connected-vehicle/schema/Common"
+ *
+ * const isSelfLinks = Schema.is(SelfLinks)
+ * ```
+ * @category schemas
  * @since 0.1.0
  */
 export const SelfLinks = Schema.Struct({ self: Schema.String })
@@ -226,6 +362,14 @@ export const SelfLinks = Schema.Struct({ self: Schema.String })
 /**
  * `{ data: { type, id }, links: { related } }` relationship object.
  *
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import { Relationship } from "@connected-vehicle/schema/Common"
+ *
+ * const VehicleRelationship = Relationship(Schema.Literal("vehicle"))
+ * ```
+ * @category constructors
  * @since 0.1.0
  */
 export const Relationship = <T extends Schema.Top>(type: T) =>
@@ -237,6 +381,14 @@ export const Relationship = <T extends Schema.Top>(type: T) =>
 /**
  * `meta.createdAt` / `meta.updatedAt`.
  *
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import { Timestamps } from "@connected-vehicle/schema/Common"
+ *
+ * const isTimestamps = Schema.is(Timestamps)
+ * ```
+ * @category schemas
  * @since 0.1.0
  */
 export const Timestamps = Schema.Struct({ createdAt: Timestamp, updatedAt: Timestamp })
@@ -244,6 +396,14 @@ export const Timestamps = Schema.Struct({ createdAt: Timestamp, updatedAt: Times
 /**
  * Vehicle summary carried by connections and subscriptions.
  *
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import { VehicleSummary } from "@connected-vehicle/schema/Common"
+ *
+ * const isVehicleSummary = Schema.is(VehicleSummary)
+ * ```
+ * @category schemas
  * @since 0.1.0
  */
 export const VehicleSummary = Schema.Struct({

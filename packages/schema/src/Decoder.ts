@@ -29,6 +29,7 @@ import { Exit, Schema, SchemaAST } from "effect"
  * const decode = decodeUnknownExit(Odometer)
  * Exit.isSuccess(decode(JSON.parse(`{"distance":104.32}`))) // true
  * ```
+ * @category decoding
  * @since 0.1.0
  */
 export const decodeUnknownExit = <S extends Schema.Top>(
