@@ -34,6 +34,13 @@ import { WebhookResponse, WebhooksPage } from "./Webhook.ts"
 /**
  * 400 with the error envelope.
  *
+ * @example
+ * ```ts
+ * import { BadRequestResponse } from "@connected-vehicle/schema/Api"
+ *
+ * const isBadRequestResponse = (u: unknown): u is BadRequestResponse => u instanceof BadRequestResponse
+ * ```
+ * @category responses
  * @since 0.1.0
  */
 export class BadRequestResponse extends Schema.Class<BadRequestResponse>("BadRequestResponse")(
@@ -44,6 +51,13 @@ export class BadRequestResponse extends Schema.Class<BadRequestResponse>("BadReq
 /**
  * 401 with the error envelope.
  *
+ * @example
+ * ```ts
+ * import { UnauthorizedResponse } from "@connected-vehicle/schema/Api"
+ *
+ * const isUnauthorizedResponse = (u: unknown): u is UnauthorizedResponse => u instanceof UnauthorizedResponse
+ * ```
+ * @category responses
  * @since 0.1.0
  */
 export class UnauthorizedResponse extends Schema.Class<UnauthorizedResponse>("UnauthorizedResponse")(
@@ -54,6 +68,13 @@ export class UnauthorizedResponse extends Schema.Class<UnauthorizedResponse>("Un
 /**
  * 403 with the error envelope.
  *
+ * @example
+ * ```ts
+ * import { ForbiddenResponse } from "@connected-vehicle/schema/Api"
+ *
+ * const isForbiddenResponse = (u: unknown): u is ForbiddenResponse => u instanceof ForbiddenResponse
+ * ```
+ * @category responses
  * @since 0.1.0
  */
 export class ForbiddenResponse extends Schema.Class<ForbiddenResponse>("ForbiddenResponse")(
@@ -64,6 +85,13 @@ export class ForbiddenResponse extends Schema.Class<ForbiddenResponse>("Forbidde
 /**
  * 404 with the error envelope.
  *
+ * @example
+ * ```ts
+ * import { NotFoundResponse } from "@connected-vehicle/schema/Api"
+ *
+ * const isNotFoundResponse = (u: unknown): u is NotFoundResponse => u instanceof NotFoundResponse
+ * ```
+ * @category responses
  * @since 0.1.0
  */
 export class NotFoundResponse extends Schema.Class<NotFoundResponse>("NotFoundResponse")(
@@ -74,6 +102,13 @@ export class NotFoundResponse extends Schema.Class<NotFoundResponse>("NotFoundRe
 /**
  * 409 with the error envelope (COMPATIBILITY, VEHICLE_STATE: status not shown by the spec).
  *
+ * @example
+ * ```ts
+ * import { ConflictResponse } from "@connected-vehicle/schema/Api"
+ *
+ * const isConflictResponse = (u: unknown): u is ConflictResponse => u instanceof ConflictResponse
+ * ```
+ * @category responses
  * @since 0.1.0
  */
 export class ConflictResponse extends Schema.Class<ConflictResponse>("ConflictResponse")(
@@ -84,6 +119,13 @@ export class ConflictResponse extends Schema.Class<ConflictResponse>("ConflictRe
 /**
  * 429 with the error envelope (RATE_LIMIT: status not shown by the spec).
  *
+ * @example
+ * ```ts
+ * import { RateLimitedResponse } from "@connected-vehicle/schema/Api"
+ *
+ * const isRateLimitedResponse = (u: unknown): u is RateLimitedResponse => u instanceof RateLimitedResponse
+ * ```
+ * @category responses
  * @since 0.1.0
  */
 export class RateLimitedResponse extends Schema.Class<RateLimitedResponse>("RateLimitedResponse")(
@@ -94,6 +136,13 @@ export class RateLimitedResponse extends Schema.Class<RateLimitedResponse>("Rate
 /**
  * 500 with the error envelope.
  *
+ * @example
+ * ```ts
+ * import { ServerErrorResponse } from "@connected-vehicle/schema/Api"
+ *
+ * const isServerErrorResponse = (u: unknown): u is ServerErrorResponse => u instanceof ServerErrorResponse
+ * ```
+ * @category responses
  * @since 0.1.0
  */
 export class ServerErrorResponse extends Schema.Class<ServerErrorResponse>("ServerErrorResponse")(
@@ -104,6 +153,13 @@ export class ServerErrorResponse extends Schema.Class<ServerErrorResponse>("Serv
 /**
  * OAuth-style error of the authorization server, 400.
  *
+ * @example
+ * ```ts
+ * import { OAuthBadRequest } from "@connected-vehicle/schema/Api"
+ *
+ * const isOAuthBadRequest = (u: unknown): u is OAuthBadRequest => u instanceof OAuthBadRequest
+ * ```
+ * @category responses
  * @since 0.1.0
  */
 export class OAuthBadRequest extends Schema.Class<OAuthBadRequest>("OAuthBadRequest")(
@@ -114,6 +170,13 @@ export class OAuthBadRequest extends Schema.Class<OAuthBadRequest>("OAuthBadRequ
 /**
  * OAuth-style error of the authorization server, 401 (bad client credential).
  *
+ * @example
+ * ```ts
+ * import { OAuthUnauthorized } from "@connected-vehicle/schema/Api"
+ *
+ * const isOAuthUnauthorized = (u: unknown): u is OAuthUnauthorized => u instanceof OAuthUnauthorized
+ * ```
+ * @category responses
  * @since 0.1.0
  */
 export class OAuthUnauthorized extends Schema.Class<OAuthUnauthorized>("OAuthUnauthorized")(
@@ -144,6 +207,14 @@ const bearer = { authorization: Schema.optionalKey(Schema.String) }
 /**
  * Signals (section 4.1). `sc-user-id` is required.
  *
+ * @example
+ * ```ts
+ * import { HttpApi } from "effect/http-api"
+ * import { SignalsGroup } from "@connected-vehicle/schema/Api"
+ *
+ * const Api = HttpApi.make("example").add(SignalsGroup)
+ * ```
+ * @category groups
  * @since 0.1.0
  */
 export class SignalsGroup extends HttpApiGroup.make("signals").add(
@@ -165,6 +236,14 @@ export class SignalsGroup extends HttpApiGroup.make("signals").add(
 /**
  * Connection list filters (section 4.2).
  *
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import { ConnectionsQuery } from "@connected-vehicle/schema/Api"
+ *
+ * const isConnectionsQuery = Schema.is(ConnectionsQuery)
+ * ```
+ * @category schemas
  * @since 0.1.0
  */
 export const ConnectionsQuery = Schema.Struct({
@@ -178,6 +257,14 @@ export const ConnectionsQuery = Schema.Struct({
 /**
  * Connections (section 4.2).
  *
+ * @example
+ * ```ts
+ * import { HttpApi } from "effect/http-api"
+ * import { ConnectionsGroup } from "@connected-vehicle/schema/Api"
+ *
+ * const Api = HttpApi.make("example").add(ConnectionsGroup)
+ * ```
+ * @category groups
  * @since 0.1.0
  */
 export class ConnectionsGroup extends HttpApiGroup.make("connections").add(
@@ -202,6 +289,14 @@ export class ConnectionsGroup extends HttpApiGroup.make("connections").add(
 /**
  * Subscription list filters (section 4.3).
  *
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import { SubscriptionsQuery } from "@connected-vehicle/schema/Api"
+ *
+ * const isSubscriptionsQuery = Schema.is(SubscriptionsQuery)
+ * ```
+ * @category schemas
  * @since 0.1.0
  */
 export const SubscriptionsQuery = Schema.Struct({
@@ -215,6 +310,14 @@ export const SubscriptionsQuery = Schema.Struct({
 /**
  * Subscriptions (section 4.3).
  *
+ * @example
+ * ```ts
+ * import { HttpApi } from "effect/http-api"
+ * import { SubscriptionsGroup } from "@connected-vehicle/schema/Api"
+ *
+ * const Api = HttpApi.make("example").add(SubscriptionsGroup)
+ * ```
+ * @category groups
  * @since 0.1.0
  */
 export class SubscriptionsGroup extends HttpApiGroup.make("subscriptions").add(
@@ -236,6 +339,14 @@ export class SubscriptionsGroup extends HttpApiGroup.make("subscriptions").add(
  * Webhook list filters (section 4.4): name and callback URI match partially and
  * case-insensitively.
  *
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import { WebhooksQuery } from "@connected-vehicle/schema/Api"
+ *
+ * const isWebhooksQuery = Schema.is(WebhooksQuery)
+ * ```
+ * @category schemas
  * @since 0.1.0
  */
 export const WebhooksQuery = Schema.Struct({
@@ -249,6 +360,14 @@ export const WebhooksQuery = Schema.Struct({
 /**
  * Webhooks (section 4.4).
  *
+ * @example
+ * ```ts
+ * import { HttpApi } from "effect/http-api"
+ * import { WebhooksGroup } from "@connected-vehicle/schema/Api"
+ *
+ * const Api = HttpApi.make("example").add(WebhooksGroup)
+ * ```
+ * @category groups
  * @since 0.1.0
  */
 export class WebhooksGroup extends HttpApiGroup.make("webhooks").add(
@@ -273,6 +392,14 @@ export class WebhooksGroup extends HttpApiGroup.make("webhooks").add(
 /**
  * Compatibility filters (section 4.5).
  *
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import { CompatibilityQuery } from "@connected-vehicle/schema/Api"
+ *
+ * const isCompatibilityQuery = Schema.is(CompatibilityQuery)
+ * ```
+ * @category schemas
  * @since 0.1.0
  */
 export const CompatibilityQuery = Schema.Struct({
@@ -284,6 +411,14 @@ export const CompatibilityQuery = Schema.Struct({
 /**
  * Compatible vehicles (section 4.5): no credential.
  *
+ * @example
+ * ```ts
+ * import { HttpApi } from "effect/http-api"
+ * import { CompatibilityGroup } from "@connected-vehicle/schema/Api"
+ *
+ * const Api = HttpApi.make("example").add(CompatibilityGroup)
+ * ```
+ * @category groups
  * @since 0.1.0
  */
 export class CompatibilityGroup extends HttpApiGroup.make("compatibility").add(
@@ -301,6 +436,14 @@ export class CompatibilityGroup extends HttpApiGroup.make("compatibility").add(
 /**
  * Consent query (response_type=code).
  *
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import { AuthorizeQuery } from "@connected-vehicle/schema/Api"
+ *
+ * const isAuthorizeQuery = Schema.is(AuthorizeQuery)
+ * ```
+ * @category schemas
  * @since 0.1.0
  */
 export const AuthorizeQuery = Schema.Struct({
@@ -316,6 +459,14 @@ export const AuthorizeQuery = Schema.Struct({
  * Consent step and token endpoint (sections 4.6 and 5). The client-credentials
  * grant shares `POST /oauth/token` (its endpoint is not shown by the spec).
  *
+ * @example
+ * ```ts
+ * import { HttpApi } from "effect/http-api"
+ * import { OAuthGroup } from "@connected-vehicle/schema/Api"
+ *
+ * const Api = HttpApi.make("example").add(OAuthGroup)
+ * ```
+ * @category groups
  * @since 0.1.0
  */
 export class OAuthGroup extends HttpApiGroup.make("oauth").add(
@@ -352,6 +503,14 @@ const legacyRead = <const Name extends string, const Path extends `/${string}`, 
  * Legacy vehicle-list paging (section 4.7): `limit` 1..50 (default 10 on the
  * service), `offset` >= 0.
  *
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import { LegacyVehiclesQuery } from "@connected-vehicle/schema/Api"
+ *
+ * const isLegacyVehiclesQuery = Schema.is(LegacyVehiclesQuery)
+ * ```
+ * @category schemas
  * @since 0.1.0
  */
 export const LegacyVehiclesQuery = Schema.Struct({
@@ -365,6 +524,14 @@ export const LegacyVehiclesQuery = Schema.Struct({
  * (`OpenApi.Deprecated`, `deprecated: true` in the OpenAPI document): v2.0
  * sunsets on December 1, 2026 (section 9).
  *
+ * @example
+ * ```ts
+ * import { HttpApi } from "effect/http-api"
+ * import { LegacyGroup } from "@connected-vehicle/schema/Api"
+ *
+ * const Api = HttpApi.make("example").add(LegacyGroup)
+ * ```
+ * @category groups
  * @since 0.1.0
  */
 export class LegacyGroup extends HttpApiGroup.make("legacy").add(
@@ -407,6 +574,7 @@ export class LegacyGroup extends HttpApiGroup.make("legacy").add(
  *
  * const api = HttpApi.make("signals").add(SignalsGroup).annotateMerge(OpenApi.annotations({ transform: declareSecurity }))
  * ```
+ * @category utils
  * @since 0.1.0
  */
 export const declareSecurity = (spec: Record<string, any>): Record<string, any> => {
@@ -443,6 +611,14 @@ const security = OpenApi.annotations({ transform: declareSecurity })
 /**
  * `{base_url}`: signals and connections.
  *
+ * @example
+ * ```ts
+ * import { OpenApi } from "effect/http-api"
+ * import { VehicleApi } from "@connected-vehicle/schema/Api"
+ *
+ * const spec = OpenApi.fromApi(VehicleApi)
+ * ```
+ * @category api
  * @since 0.1.0
  */
 export class VehicleApi extends HttpApi.make("vehicle").add(SignalsGroup).add(ConnectionsGroup).annotateMerge(security) {}
@@ -450,6 +626,14 @@ export class VehicleApi extends HttpApi.make("vehicle").add(SignalsGroup).add(Co
 /**
  * `{management_url}`: subscriptions and webhooks.
  *
+ * @example
+ * ```ts
+ * import { OpenApi } from "effect/http-api"
+ * import { ManagementApi } from "@connected-vehicle/schema/Api"
+ *
+ * const spec = OpenApi.fromApi(ManagementApi)
+ * ```
+ * @category api
  * @since 0.1.0
  */
 export class ManagementApi extends HttpApi.make("management").add(SubscriptionsGroup).add(WebhooksGroup).annotateMerge(security) {}
@@ -457,6 +641,14 @@ export class ManagementApi extends HttpApi.make("management").add(SubscriptionsG
 /**
  * `{compat_url}`: the compatibility listing.
  *
+ * @example
+ * ```ts
+ * import { OpenApi } from "effect/http-api"
+ * import { CompatibilityApi } from "@connected-vehicle/schema/Api"
+ *
+ * const spec = OpenApi.fromApi(CompatibilityApi)
+ * ```
+ * @category api
  * @since 0.1.0
  */
 export class CompatibilityApi extends HttpApi.make("compatibility").add(CompatibilityGroup).annotateMerge(security) {}
@@ -464,6 +656,14 @@ export class CompatibilityApi extends HttpApi.make("compatibility").add(Compatib
 /**
  * `{auth_url}`: the authorization server.
  *
+ * @example
+ * ```ts
+ * import { OpenApi } from "effect/http-api"
+ * import { AuthorizationApi } from "@connected-vehicle/schema/Api"
+ *
+ * const spec = OpenApi.fromApi(AuthorizationApi)
+ * ```
+ * @category api
  * @since 0.1.0
  */
 export class AuthorizationApi extends HttpApi.make("authorization").add(OAuthGroup).annotateMerge(security) {}
@@ -471,6 +671,14 @@ export class AuthorizationApi extends HttpApi.make("authorization").add(OAuthGro
 /**
  * `{legacy_url}`: the v2.0 interface.
  *
+ * @example
+ * ```ts
+ * import { OpenApi } from "effect/http-api"
+ * import { LegacyApi } from "@connected-vehicle/schema/Api"
+ *
+ * const spec = OpenApi.fromApi(LegacyApi)
+ * ```
+ * @category api
  * @since 0.1.0
  */
 export class LegacyApi extends HttpApi.make("legacy").add(LegacyGroup).annotateMerge(security) {}
@@ -486,6 +694,7 @@ export class LegacyApi extends HttpApi.make("legacy").add(LegacyGroup).annotateM
  *
  * const document = OpenApi.fromApi(ServiceApi)
  * ```
+ * @category api
  * @since 0.1.0
  */
 export class ServiceApi extends HttpApi.make("connected-vehicle")

@@ -4,7 +4,7 @@
  *
  * @since 0.1.0
  */
-import { DateTime, Equal, Hash, Schema, SchemaGetter } from "effect"
+import { DateTime, Schema, SchemaGetter } from "effect"
 import { parseIsoMillis } from "./internal/timestamp.ts"
 
 const minimumInstant = DateTime.makeUnsafe("0000-01-01T00:00:00.000Z")
@@ -34,38 +34,13 @@ const parseMillis = (input: string): number => {
   return lastMillis
 }
 
-// The `DateTime.Utc` of a valid epoch millis. Effect's constructors give
-// each one a non-enumerable `partsUtc` slot with `Object.defineProperty`,
-// which costs about 15 times the object itself (120 ns of the 130 ns of
-// `fromEpochSeconds`, three times per signal). The same object is built here
-// with a plain constructor on Effect's own `DateTime.Utc` prototype: one own
-// enumerable `epochMilliseconds`, as Effect's; `partsUtc` is set on first use
-// by `DateTime` itself, here as an enumerable property (Effect's own values
-// keep it non-enumerable: `Object.keys` and structural deep-equality see it
-// after a part was read, `Equal.equals` does not; the key check below runs before
-// a part is read, on purpose). Checked once against Effect's constructor when this
-// module loads (prototype, own keys, equality, formatting); if a future
-// `effect` builds them otherwise, Effect's constructor is used instead.
-const effectUtc = (millis: number): DateTime.Utc => {
+// The `DateTime.Utc` of a valid epoch millis, by Effect's own constructors:
+// `fromEpochSeconds` (no `Date` in between), or `makeUnsafe` where the
+// division by 1000 does not give the same millis back.
+const utcOfMillis = (millis: number): DateTime.Utc => {
   const utc = DateTime.fromEpochSeconds(millis / 1000)
   return utc.epochMilliseconds === millis ? utc : DateTime.makeUnsafe(millis)
 }
-const UtcPrototype: object = Object.getPrototypeOf(effectUtc(0))
-function Utc(this: { epochMilliseconds: number }, millis: number) {
-  this.epochMilliseconds = millis
-}
-Utc.prototype = UtcPrototype
-const plainUtc = (millis: number): DateTime.Utc => new (Utc as unknown as new(millis: number) => DateTime.Utc)(millis)
-const samePlainUtc = (millis: number): boolean => {
-  const reference = effectUtc(millis)
-  const plain = plainUtc(millis)
-  return Object.getPrototypeOf(plain) === Object.getPrototypeOf(reference) &&
-    Object.keys(reference).join() === "epochMilliseconds" && Object.keys(plain).join() === "epochMilliseconds" &&
-    DateTime.isDateTime(plain) && plain._tag === "Utc" && Equal.equals(plain, reference) &&
-    Hash.hash(plain) === Hash.hash(reference) && DateTime.formatIso(plain) === DateTime.formatIso(reference) &&
-    DateTime.getPartUtc(plain, "year") === DateTime.getPartUtc(reference, "year")
-}
-const utcOfMillis: (millis: number) => DateTime.Utc = samePlainUtc(1_756_202_400_123) ? plainUtc : effectUtc
 
 const minimumMillis = DateTime.toEpochMillis(minimumInstant)
 const maximumMillis = DateTime.toEpochMillis(maximumInstant)
@@ -86,6 +61,7 @@ const maximumMillis = DateTime.toEpochMillis(maximumInstant)
  *
  * const utc = Schema.decodeUnknownSync(Timestamp)("2025-08-26T10:00:00.000Z")
  * ```
+ * @category schemas
  * @since 0.1.0
  */
 export const Timestamp = Schema.String.check(Schema.makeFilter(
@@ -108,11 +84,27 @@ export const Timestamp = Schema.String.check(Schema.makeFilter(
 /**
  * A value of a server-side enumeration that this SDK does not know yet.
  *
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import { UnknownEnumValue } from "@connected-vehicle/schema/Common"
+ *
+ * const isUnknownEnumValue = Schema.is(UnknownEnumValue)
+ * ```
+ * @category schemas
  * @since 0.1.0
  */
 export const UnknownEnumValue = Schema.String.pipe(Schema.brand("UnknownEnumValue"))
 
 /**
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import { UnknownEnumValue } from "@connected-vehicle/schema/Common"
+ *
+ * const isUnknownEnumValue: (u: unknown) => u is UnknownEnumValue = Schema.is(UnknownEnumValue)
+ * ```
+ * @category models
  * @since 0.1.0
  */
 export type UnknownEnumValue = typeof UnknownEnumValue.Type
@@ -129,6 +121,7 @@ export type UnknownEnumValue = typeof UnknownEnumValue.Type
  *
  * const Color = openEnum("Color", ["RED", "BLUE"])
  * ```
+ * @category constructors
  * @since 0.1.0
  */
 export const openEnum = <const Name extends string, const L extends ReadonlyArray<string>>(name: Name, literals: L) =>
@@ -140,6 +133,13 @@ export const openEnum = <const Name extends string, const L extends ReadonlyArra
 /**
  * `live` or `simulated`.
  *
+ * @example
+ * ```ts
+ * import { ModeValues } from "@connected-vehicle/schema/Common"
+ *
+ * const known = (u: string): boolean => (ModeValues as ReadonlyArray<string>).includes(u)
+ * ```
+ * @category constants
  * @since 0.1.0
  */
 export const ModeValues = ["live", "simulated"] as const
@@ -147,11 +147,27 @@ export const ModeValues = ["live", "simulated"] as const
 /**
  * Request-side (strict) vehicle mode.
  *
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import { Mode } from "@connected-vehicle/schema/Common"
+ *
+ * const isMode = Schema.is(Mode)
+ * ```
+ * @category schemas
  * @since 0.1.0
  */
 export const Mode = Schema.Literals(ModeValues)
 
 /**
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import { Mode } from "@connected-vehicle/schema/Common"
+ *
+ * const isMode: (u: unknown) => u is Mode = Schema.is(Mode)
+ * ```
+ * @category models
  * @since 0.1.0
  */
 export type Mode = typeof Mode.Type
@@ -159,6 +175,14 @@ export type Mode = typeof Mode.Type
 /**
  * Vehicle mode as reported by the service (open).
  *
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import { ReportedMode } from "@connected-vehicle/schema/Common"
+ *
+ * const isReportedMode = Schema.is(ReportedMode)
+ * ```
+ * @category schemas
  * @since 0.1.0
  */
 export const ReportedMode = openEnum("Mode", ModeValues)
@@ -166,6 +190,13 @@ export const ReportedMode = openEnum("Mode", ModeValues)
 /**
  * Powertrain types of the compatibility listing. Hybrids are reported as ICE.
  *
+ * @example
+ * ```ts
+ * import { PowertrainTypeValues } from "@connected-vehicle/schema/Common"
+ *
+ * const known = (u: string): boolean => (PowertrainTypeValues as ReadonlyArray<string>).includes(u)
+ * ```
+ * @category constants
  * @since 0.1.0
  */
 export const PowertrainTypeValues = ["ICE", "BEV", "PHEV"] as const
@@ -173,11 +204,27 @@ export const PowertrainTypeValues = ["ICE", "BEV", "PHEV"] as const
 /**
  * Strict powertrain type.
  *
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import { PowertrainType } from "@connected-vehicle/schema/Common"
+ *
+ * const isPowertrainType = Schema.is(PowertrainType)
+ * ```
+ * @category schemas
  * @since 0.1.0
  */
 export const PowertrainType = Schema.Literals(PowertrainTypeValues)
 
 /**
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import { PowertrainType } from "@connected-vehicle/schema/Common"
+ *
+ * const isPowertrainType: (u: unknown) => u is PowertrainType = Schema.is(PowertrainType)
+ * ```
+ * @category models
  * @since 0.1.0
  */
 export type PowertrainType = typeof PowertrainType.Type
@@ -185,6 +232,14 @@ export type PowertrainType = typeof PowertrainType.Type
 /**
  * Powertrain type as reported by the service (open).
  *
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import { ReportedPowertrainType } from "@connected-vehicle/schema/Common"
+ *
+ * const isReportedPowertrainType = Schema.is(ReportedPowertrainType)
+ * ```
+ * @category schemas
  * @since 0.1.0
  */
 export const ReportedPowertrainType = openEnum("PowertrainType", PowertrainTypeValues)
@@ -192,11 +247,27 @@ export const ReportedPowertrainType = openEnum("PowertrainType", PowertrainTypeV
 /**
  * Compatibility powertrain filter: the three types plus `EV` (BEV and PHEV).
  *
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import { PowertrainFilter } from "@connected-vehicle/schema/Common"
+ *
+ * const isPowertrainFilter = Schema.is(PowertrainFilter)
+ * ```
+ * @category schemas
  * @since 0.1.0
  */
 export const PowertrainFilter = Schema.Literals([...PowertrainTypeValues, "EV"])
 
 /**
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import { PowertrainFilter } from "@connected-vehicle/schema/Common"
+ *
+ * const isPowertrainFilter: (u: unknown) => u is PowertrainFilter = Schema.is(PowertrainFilter)
+ * ```
+ * @category models
  * @since 0.1.0
  */
 export type PowertrainFilter = typeof PowertrainFilter.Type
@@ -210,6 +281,7 @@ export type PowertrainFilter = typeof PowertrainFilter.Type
  *
  * powertrainsOf("EV") // ["BEV", "PHEV"]
  * ```
+ * @category utils
  * @since 0.1.0
  */
 export const powertrainsOf = (filter: PowertrainFilter): ReadonlyArray<PowertrainType> =>
@@ -218,6 +290,13 @@ export const powertrainsOf = (filter: PowertrainFilter): ReadonlyArray<Powertrai
 /**
  * Compatibility regions.
  *
+ * @example
+ * ```ts
+ * import { RegionValues } from "@connected-vehicle/schema/Common"
+ *
+ * const known = (u: string): boolean => (RegionValues as ReadonlyArray<string>).includes(u)
+ * ```
+ * @category constants
  * @since 0.1.0
  */
 export const RegionValues = ["US", "CA", "EUROPE"] as const
@@ -225,11 +304,27 @@ export const RegionValues = ["US", "CA", "EUROPE"] as const
 /**
  * Strict region.
  *
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import { Region } from "@connected-vehicle/schema/Common"
+ *
+ * const isRegion = Schema.is(Region)
+ * ```
+ * @category schemas
  * @since 0.1.0
  */
 export const Region = Schema.Literals(RegionValues)
 
 /**
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import { Region } from "@connected-vehicle/schema/Common"
+ *
+ * const isRegion: (u: unknown) => u is Region = Schema.is(Region)
+ * ```
+ * @category models
  * @since 0.1.0
  */
 export type Region = typeof Region.Type
@@ -237,6 +332,14 @@ export type Region = typeof Region.Type
 /**
  * Region as reported by the service (open).
  *
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import { ReportedRegion } from "@connected-vehicle/schema/Common"
+ *
+ * const isReportedRegion = Schema.is(ReportedRegion)
+ * ```
+ * @category schemas
  * @since 0.1.0
  */
 export const ReportedRegion = openEnum("Region", RegionValues)
@@ -244,6 +347,14 @@ export const ReportedRegion = openEnum("Region", RegionValues)
 /**
  * `{ self }` links object.
  *
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import { SelfLinks } from "@connected-vehicle/schema/Common"
+ *
+ * const isSelfLinks = Schema.is(SelfLinks)
+ * ```
+ * @category schemas
  * @since 0.1.0
  */
 export const SelfLinks = Schema.Struct({ self: Schema.String })
@@ -251,6 +362,14 @@ export const SelfLinks = Schema.Struct({ self: Schema.String })
 /**
  * `{ data: { type, id }, links: { related } }` relationship object.
  *
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import { Relationship } from "@connected-vehicle/schema/Common"
+ *
+ * const VehicleRelationship = Relationship(Schema.Literal("vehicle"))
+ * ```
+ * @category constructors
  * @since 0.1.0
  */
 export const Relationship = <T extends Schema.Top>(type: T) =>
@@ -262,6 +381,14 @@ export const Relationship = <T extends Schema.Top>(type: T) =>
 /**
  * `meta.createdAt` / `meta.updatedAt`.
  *
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import { Timestamps } from "@connected-vehicle/schema/Common"
+ *
+ * const isTimestamps = Schema.is(Timestamps)
+ * ```
+ * @category schemas
  * @since 0.1.0
  */
 export const Timestamps = Schema.Struct({ createdAt: Timestamp, updatedAt: Timestamp })
@@ -269,6 +396,14 @@ export const Timestamps = Schema.Struct({ createdAt: Timestamp, updatedAt: Times
 /**
  * Vehicle summary carried by connections and subscriptions.
  *
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import { VehicleSummary } from "@connected-vehicle/schema/Common"
+ *
+ * const isVehicleSummary = Schema.is(VehicleSummary)
+ * ```
+ * @category schemas
  * @since 0.1.0
  */
 export const VehicleSummary = Schema.Struct({

@@ -10,6 +10,14 @@ import { CompatibilityMeta } from "./Pagination.ts"
 /**
  * A signal or command a vehicle model supports.
  *
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import { Capability } from "@connected-vehicle/schema/Compatibility"
+ *
+ * const isCapability = Schema.is(Capability)
+ * ```
+ * @category schemas
  * @since 0.1.0
  */
 export const Capability = Schema.Struct({
@@ -22,6 +30,14 @@ export const Capability = Schema.Struct({
 }).annotate({ identifier: "Capability" })
 
 /**
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import { Capability } from "@connected-vehicle/schema/Compatibility"
+ *
+ * const isCapability: (u: unknown) => u is Capability = Schema.is(Capability)
+ * ```
+ * @category models
  * @since 0.1.0
  */
 export type Capability = typeof Capability.Type
@@ -36,6 +52,7 @@ export type Capability = typeof Capability.Type
  *
  * const decode = Schema.decodeUnknownEffect(CompatibilityEntry)
  * ```
+ * @category schemas
  * @since 0.1.0
  */
 export const CompatibilityEntry = Schema.Struct({
@@ -52,6 +69,14 @@ export const CompatibilityEntry = Schema.Struct({
 }).annotate({ identifier: "CompatibilityEntry" })
 
 /**
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import { CompatibilityEntry } from "@connected-vehicle/schema/Compatibility"
+ *
+ * const isCompatibilityEntry: (u: unknown) => u is CompatibilityEntry = Schema.is(CompatibilityEntry)
+ * ```
+ * @category models
  * @since 0.1.0
  */
 export type CompatibilityEntry = typeof CompatibilityEntry.Type
@@ -59,6 +84,14 @@ export type CompatibilityEntry = typeof CompatibilityEntry.Type
 /**
  * `GET /compatible-vehicles` response: everything in one page.
  *
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import { CompatibilityPage } from "@connected-vehicle/schema/Compatibility"
+ *
+ * const isCompatibilityPage = Schema.is(CompatibilityPage)
+ * ```
+ * @category schemas
  * @since 0.1.0
  */
 export const CompatibilityPage = Schema.Struct({
@@ -68,6 +101,14 @@ export const CompatibilityPage = Schema.Struct({
 }).annotate({ identifier: "CompatibilityPage" })
 
 /**
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import { CompatibilityPage } from "@connected-vehicle/schema/Compatibility"
+ *
+ * const isCompatibilityPage: (u: unknown) => u is CompatibilityPage = Schema.is(CompatibilityPage)
+ * ```
+ * @category models
  * @since 0.1.0
  */
 export type CompatibilityPage = typeof CompatibilityPage.Type
@@ -81,6 +122,7 @@ export type CompatibilityPage = typeof CompatibilityPage.Type
  *
  * compatibilityId({ make: "Tesla", model: "Model 3", start: 2019, end: 2024, powertrainType: "BEV", region: "US" })
  * ```
+ * @category utils
  * @since 0.1.0
  */
 export const compatibilityId = (entry: {

@@ -33,6 +33,7 @@ const UserRelationship = Relationship(Schema.Literal("user"))
  *
  * const decode = Schema.decodeUnknownEffect(Connection)
  * ```
+ * @category schemas
  * @since 0.1.0
  */
 export const Connection = Schema.Struct({
@@ -45,6 +46,14 @@ export const Connection = Schema.Struct({
 }).annotate({ identifier: "Connection" })
 
 /**
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import { Connection } from "@connected-vehicle/schema/Connection"
+ *
+ * const isConnection: (u: unknown) => u is Connection = Schema.is(Connection)
+ * ```
+ * @category models
  * @since 0.1.0
  */
 export type Connection = typeof Connection.Type
@@ -53,6 +62,14 @@ export type Connection = typeof Connection.Type
  * A connection as listed by `GET /connections` (with `attributes.user` and
  * `relationships.user.links`).
  *
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import { ConnectionListItem } from "@connected-vehicle/schema/Connection"
+ *
+ * const isConnectionListItem = Schema.is(ConnectionListItem)
+ * ```
+ * @category schemas
  * @since 0.1.0
  */
 export const ConnectionListItem = Schema.Struct({
@@ -65,6 +82,14 @@ export const ConnectionListItem = Schema.Struct({
 }).annotate({ identifier: "ConnectionListItem" })
 
 /**
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import { ConnectionListItem } from "@connected-vehicle/schema/Connection"
+ *
+ * const isConnectionListItem: (u: unknown) => u is ConnectionListItem = Schema.is(ConnectionListItem)
+ * ```
+ * @category models
  * @since 0.1.0
  */
 export type ConnectionListItem = typeof ConnectionListItem.Type
@@ -72,11 +97,27 @@ export type ConnectionListItem = typeof ConnectionListItem.Type
 /**
  * `GET /connections` response.
  *
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import { ConnectionsPage } from "@connected-vehicle/schema/Connection"
+ *
+ * const isConnectionsPage = Schema.is(ConnectionsPage)
+ * ```
+ * @category schemas
  * @since 0.1.0
  */
 export const ConnectionsPage = Page(ConnectionListItem, OrderedPageMeta).annotate({ identifier: "ConnectionsPage" })
 
 /**
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import { ConnectionsPage } from "@connected-vehicle/schema/Connection"
+ *
+ * const isConnectionsPage: (u: unknown) => u is ConnectionsPage = Schema.is(ConnectionsPage)
+ * ```
+ * @category models
  * @since 0.1.0
  */
 export type ConnectionsPage = typeof ConnectionsPage.Type
@@ -84,11 +125,27 @@ export type ConnectionsPage = typeof ConnectionsPage.Type
 /**
  * `GET /connections/{id}` response.
  *
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import { ConnectionResponse } from "@connected-vehicle/schema/Connection"
+ *
+ * const isConnectionResponse = Schema.is(ConnectionResponse)
+ * ```
+ * @category schemas
  * @since 0.1.0
  */
 export const ConnectionResponse = Schema.Struct({ data: Connection }).annotate({ identifier: "ConnectionResponse" })
 
 /**
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import { ConnectionResponse } from "@connected-vehicle/schema/Connection"
+ *
+ * const isConnectionResponse: (u: unknown) => u is ConnectionResponse = Schema.is(ConnectionResponse)
+ * ```
+ * @category models
  * @since 0.1.0
  */
 export type ConnectionResponse = typeof ConnectionResponse.Type

@@ -29,6 +29,7 @@ import { Exit, Schema, SchemaAST } from "effect"
  * const decode = decodeUnknownExit(Odometer)
  * Exit.isSuccess(decode(JSON.parse(`{"distance":104.32}`))) // true
  * ```
+ * @category decoding
  * @since 0.1.0
  */
 export const decodeUnknownExit = <S extends Schema.Top>(
@@ -116,7 +117,7 @@ const isBoolean = (u: unknown) => typeof u === "boolean"
 
 /** The node by its tag, then its checks, then its encoding; `undefined` when Effect's decoder must do it. */
 const compileNode = (ast: SchemaAST.AST): Compiled | undefined => {
-  if ((ast as { readonly encodingChecks?: unknown }).encodingChecks !== undefined) return undefined
+  if ("encodingChecks" in ast && ast.encodingChecks !== undefined) return undefined
   const base = compileBase(ast)
   if (base === undefined) return undefined
   const checked = ast.checks === undefined ? base : withChecks(base, ast)
@@ -226,36 +227,28 @@ const withEncoding = (local: Compiled, links: SchemaAST.Encoding): Compiled | un
 
 /**
  * A declaration without type parameters (`DateTime.Utc`, for one): its own
- * check, when it answers at once with a value.
+ * parser (`SchemaAST.Declaration.run`), when it answers at once with a
+ * value. A success holding a symbol is a marker of Effect's own (`Schema.Json`
+ * answers "the input, unchanged" so): Effect's decoder of the declaration
+ * gives the value then.
  */
 const declaration = (ast: SchemaAST.Declaration): Compiled | undefined => {
   if (ast.typeParameters.length !== 0) return undefined
   let run: ReturnType<SchemaAST.Declaration["run"]> | undefined
+  const general = delegate(ast).fast
   const options: SchemaAST.ParseOptions = {}
   return {
     fast: (input) => {
       const result = (run ??= ast.run(ast.typeParameters))(input, ast, options)
-      if (result === unchanged) return input
-      // an effect that is not an exit yet, or another of Effect's markers: Effect's decoder decides
-      return Exit.isExit(result) && Exit.isSuccess(result) && typeof result.value !== "symbol" ? result.value : invalid
+      // an effect that is not an exit yet: Effect's decoder decides
+      if (!Exit.isExit(result) || !Exit.isSuccess(result)) return invalid
+      return typeof result.value === "symbol" ? general(input) : result.value
     },
     native: true,
     accepts: undefined,
     identity: false
   }
 }
-
-/**
- * Effect's marker of "the input, unchanged", as a declaration returns it
- * (`Schema.Json`'s does, for the rest members of a JSON codec): a success
- * whose value is an internal symbol. `undefined` if a later Effect answers
- * otherwise (its declarations then go to Effect's decoder when they answer so).
- */
-const unchanged: unknown = (() => {
-  const ast = Schema.Json.ast as SchemaAST.Declaration
-  const probe = ast.run(ast.typeParameters)(null, ast, {})
-  return Exit.isExit(probe) && Exit.isSuccess(probe) && typeof probe.value === "symbol" ? probe : undefined
-})()
 
 const assign = (out: Record<string, unknown>, key: string, value: unknown) => {
   if (key === "__proto__") Object.defineProperty(out, key, { value, writable: true, enumerable: true, configurable: true })

@@ -22,6 +22,7 @@ import { Effect, Result, Schema, SchemaIssue } from "effect"
  *
  * const failure = Effect.fail(new InvalidArgument({ field: "pageSize", message: "pageSize: Expected a value between 1 and 100, got 0" }))
  * ```
+ * @category errors
  * @since 0.1.0
  */
 export class InvalidArgument extends Schema.TaggedError<InvalidArgument>()("InvalidArgument", {
@@ -67,6 +68,7 @@ const identifierIssue = (s: string): string | undefined =>
  * Schema.is(Identifier)("") // false
  * Schema.is(Identifier)("..") // false
  * ```
+ * @category schemas
  * @since 0.1.0
  */
 export const Identifier = Schema.String.check(
@@ -87,6 +89,7 @@ export const Identifier = Schema.String.check(
  * isIdentifier("veh_1") // true
  * isIdentifier("a/b") // false
  * ```
+ * @category guards
  * @since 0.1.0
  */
 export const isIdentifier = (u: unknown): u is string => typeof u === "string" && identifierIssue(u) === undefined
@@ -96,6 +99,13 @@ const formatter = SchemaIssue.makeFormatterStandardSchemaV1()
 /**
  * Options of {@link validate}.
  *
+ * @example
+ * ```ts
+ * import type { ValidateOptions } from "@connected-vehicle/schema/InvalidArgument"
+ *
+ * const options: ValidateOptions = { field: "vehicleId", rename: (key) => key === "vehicle_id" ? "vehicleId" : key }
+ * ```
+ * @category models
  * @since 0.1.0
  */
 export interface ValidateOptions {
@@ -119,6 +129,7 @@ export interface ValidateOptions {
  * // fails with InvalidArgument { field: "pageSize", message: "pageSize: Expected a value between 1 and 100, got 0" }
  * const query = validate(ConnectionsQuery, { pageSize: 0 })
  * ```
+ * @category validation
  * @since 0.1.0
  */
 export const validate = <S extends Schema.ConstraintDecoder<unknown>>(
@@ -143,6 +154,7 @@ export const validate = <S extends Schema.ConstraintDecoder<unknown>>(
  * // InvalidArgument { field: "connectionId", message: "connectionId: Expected a string other than \".\" and \"..\", got \"..\"" }
  * const error = Result.isFailure(result) ? fromIssue(result.failure.issue, { field: "connectionId" }) : undefined
  * ```
+ * @category constructors
  * @since 0.1.0
  */
 export const fromIssue = (issue: SchemaIssue.Issue, options?: ValidateOptions): InvalidArgument => {

@@ -16,11 +16,20 @@ import { Timestamp } from "./Common.ts"
  *
  * Schema.decodeUnknownSync(Odometer)({ distance: 104.32 })
  * ```
+ * @category schemas
  * @since 0.1.0
  */
 export const Odometer = Schema.Struct({ distance: Schema.Finite }).annotate({ identifier: "Odometer" })
 
 /**
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import { Odometer } from "@connected-vehicle/schema/Legacy"
+ *
+ * const isOdometer: (u: unknown) => u is Odometer = Schema.is(Odometer)
+ * ```
+ * @category models
  * @since 0.1.0
  */
 export type Odometer = typeof Odometer.Type
@@ -28,6 +37,14 @@ export type Odometer = typeof Odometer.Type
 /**
  * Location in degrees.
  *
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import { Location } from "@connected-vehicle/schema/Legacy"
+ *
+ * const isLocation = Schema.is(Location)
+ * ```
+ * @category schemas
  * @since 0.1.0
  */
 export const Location = Schema.Struct({
@@ -36,6 +53,14 @@ export const Location = Schema.Struct({
 }).annotate({ identifier: "Location" })
 
 /**
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import { Location } from "@connected-vehicle/schema/Legacy"
+ *
+ * const isLocation: (u: unknown) => u is Location = Schema.is(Location)
+ * ```
+ * @category models
  * @since 0.1.0
  */
 export type Location = typeof Location.Type
@@ -43,11 +68,27 @@ export type Location = typeof Location.Type
 /**
  * Vehicle identification number.
  *
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import { Vin } from "@connected-vehicle/schema/Legacy"
+ *
+ * const isVin = Schema.is(Vin)
+ * ```
+ * @category schemas
  * @since 0.1.0
  */
 export const Vin = Schema.Struct({ vin: Schema.String }).annotate({ identifier: "Vin" })
 
 /**
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import { Vin } from "@connected-vehicle/schema/Legacy"
+ *
+ * const isVin: (u: unknown) => u is Vin = Schema.is(Vin)
+ * ```
+ * @category models
  * @since 0.1.0
  */
 export type Vin = typeof Vin.Type
@@ -55,6 +96,14 @@ export type Vin = typeof Vin.Type
 /**
  * Engine oil life: 1 = recently changed, 0 = change immediately.
  *
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import { EngineOil } from "@connected-vehicle/schema/Legacy"
+ *
+ * const isEngineOil = Schema.is(EngineOil)
+ * ```
+ * @category schemas
  * @since 0.1.0
  */
 export const EngineOil = Schema.Struct({
@@ -62,6 +111,14 @@ export const EngineOil = Schema.Struct({
 }).annotate({ identifier: "EngineOil" })
 
 /**
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import { EngineOil } from "@connected-vehicle/schema/Legacy"
+ *
+ * const isEngineOil: (u: unknown) => u is EngineOil = Schema.is(EngineOil)
+ * ```
+ * @category models
  * @since 0.1.0
  */
 export type EngineOil = typeof EngineOil.Type
@@ -69,6 +126,14 @@ export type EngineOil = typeof EngineOil.Type
 /**
  * Tire pressure in kilopascals (metric) or psi (imperial).
  *
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import { TirePressure } from "@connected-vehicle/schema/Legacy"
+ *
+ * const isTirePressure = Schema.is(TirePressure)
+ * ```
+ * @category schemas
  * @since 0.1.0
  */
 export const TirePressure = Schema.Struct({
@@ -79,6 +144,14 @@ export const TirePressure = Schema.Struct({
 }).annotate({ identifier: "TirePressure" })
 
 /**
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import { TirePressure } from "@connected-vehicle/schema/Legacy"
+ *
+ * const isTirePressure: (u: unknown) => u is TirePressure = Schema.is(TirePressure)
+ * ```
+ * @category models
  * @since 0.1.0
  */
 export type TirePressure = typeof TirePressure.Type
@@ -91,6 +164,14 @@ const NullableString = Schema.NullOr(Schema.String)
  * this SDK calls it `serviceType` (`"DEALERSHIP"` or `"OWNER"` from the simulator)
  * and treats it as optional.
  *
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import { ServiceRecord } from "@connected-vehicle/schema/Legacy"
+ *
+ * const isServiceRecord = Schema.is(ServiceRecord)
+ * ```
+ * @category schemas
  * @since 0.1.0
  */
 export const ServiceRecord = Schema.Struct({
@@ -107,6 +188,14 @@ export const ServiceRecord = Schema.Struct({
 }).annotate({ identifier: "ServiceRecord" })
 
 /**
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import { ServiceRecord } from "@connected-vehicle/schema/Legacy"
+ *
+ * const isServiceRecord: (u: unknown) => u is ServiceRecord = Schema.is(ServiceRecord)
+ * ```
+ * @category models
  * @since 0.1.0
  */
 export type ServiceRecord = typeof ServiceRecord.Type
@@ -114,11 +203,27 @@ export type ServiceRecord = typeof ServiceRecord.Type
 /**
  * Service history: the list of service records.
  *
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import { ServiceHistory } from "@connected-vehicle/schema/Legacy"
+ *
+ * const isServiceHistory = Schema.is(ServiceHistory)
+ * ```
+ * @category schemas
  * @since 0.1.0
  */
 export const ServiceHistory = Schema.Array(ServiceRecord).annotate({ identifier: "ServiceHistory" })
 
 /**
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import { ServiceHistory } from "@connected-vehicle/schema/Legacy"
+ *
+ * const isServiceHistory: (u: unknown) => u is ServiceHistory = Schema.is(ServiceHistory)
+ * ```
+ * @category models
  * @since 0.1.0
  */
 export type ServiceHistory = typeof ServiceHistory.Type
@@ -126,6 +231,14 @@ export type ServiceHistory = typeof ServiceHistory.Type
 /**
  * `GET /v2.0/vehicles` response.
  *
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import { VehicleList } from "@connected-vehicle/schema/Legacy"
+ *
+ * const isVehicleList = Schema.is(VehicleList)
+ * ```
+ * @category schemas
  * @since 0.1.0
  */
 export const VehicleList = Schema.Struct({
@@ -134,6 +247,14 @@ export const VehicleList = Schema.Struct({
 }).annotate({ identifier: "VehicleList" })
 
 /**
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import { VehicleList } from "@connected-vehicle/schema/Legacy"
+ *
+ * const isVehicleList: (u: unknown) => u is VehicleList = Schema.is(VehicleList)
+ * ```
+ * @category models
  * @since 0.1.0
  */
 export type VehicleList = typeof VehicleList.Type
@@ -141,11 +262,27 @@ export type VehicleList = typeof VehicleList.Type
 /**
  * Unit systems of the legacy interface (header `sc-unit-system`).
  *
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import { UnitSystem } from "@connected-vehicle/schema/Legacy"
+ *
+ * const isUnitSystem = Schema.is(UnitSystem)
+ * ```
+ * @category schemas
  * @since 0.1.0
  */
 export const UnitSystem = Schema.Literals(["metric", "imperial"])
 
 /**
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import { UnitSystem } from "@connected-vehicle/schema/Legacy"
+ *
+ * const isUnitSystem: (u: unknown) => u is UnitSystem = Schema.is(UnitSystem)
+ * ```
+ * @category models
  * @since 0.1.0
  */
 export type UnitSystem = typeof UnitSystem.Type
@@ -154,6 +291,13 @@ export type UnitSystem = typeof UnitSystem.Type
  * The legacy read endpoints, by their path below `/v2.0/vehicles/{id}`, with the
  * schema of their body and the permission they need.
  *
+ * @example
+ * ```ts
+ * import { LegacyEndpoints } from "@connected-vehicle/schema/Legacy"
+ *
+ * const permission = LegacyEndpoints["/odometer"].permission // "read_odometer"
+ * ```
+ * @category constants
  * @since 0.1.0
  */
 export const LegacyEndpoints = {
@@ -168,11 +312,26 @@ export const LegacyEndpoints = {
 /**
  * A path the batch endpoint answers.
  *
+ * @example
+ * ```ts
+ * import type { LegacyPath } from "@connected-vehicle/schema/Legacy"
+ *
+ * const path: LegacyPath = "/odometer"
+ * ```
+ * @category models
  * @since 0.1.0
  */
 export type LegacyPath = keyof typeof LegacyEndpoints
 
 /**
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import { LegacyPath } from "@connected-vehicle/schema/Legacy"
+ *
+ * const isLegacyPath = Schema.is(LegacyPath)
+ * ```
+ * @category schemas
  * @since 0.1.0
  */
 export const LegacyPath = Schema.Literals(
@@ -182,6 +341,13 @@ export const LegacyPath = Schema.Literals(
 /**
  * The decoded body of each legacy path.
  *
+ * @example
+ * ```ts
+ * import type { LegacyBody } from "@connected-vehicle/schema/Legacy"
+ *
+ * const odometer: LegacyBody<"/odometer"> = { distance: 104.32 }
+ * ```
+ * @category models
  * @since 0.1.0
  */
 export type LegacyBody<P extends LegacyPath> = (typeof LegacyEndpoints)[P]["schema"]["Type"]
@@ -195,6 +361,7 @@ export type LegacyBody<P extends LegacyPath> = (typeof LegacyEndpoints)[P]["sche
  *
  * const body: BatchRequest = { requests: [{ path: "/odometer" }, { path: "/vin" }] }
  * ```
+ * @category schemas
  * @since 0.1.0
  */
 export const BatchRequest = Schema.Struct({
@@ -202,6 +369,14 @@ export const BatchRequest = Schema.Struct({
 }).annotate({ identifier: "BatchRequest" })
 
 /**
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import { BatchRequest } from "@connected-vehicle/schema/Legacy"
+ *
+ * const isBatchRequest: (u: unknown) => u is BatchRequest = Schema.is(BatchRequest)
+ * ```
+ * @category models
  * @since 0.1.0
  */
 export type BatchRequest = typeof BatchRequest.Type
@@ -209,6 +384,14 @@ export type BatchRequest = typeof BatchRequest.Type
 /**
  * Headers of a batch item (and of every legacy read response).
  *
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import { BatchItemHeaders } from "@connected-vehicle/schema/Legacy"
+ *
+ * const isBatchItemHeaders = Schema.is(BatchItemHeaders)
+ * ```
+ * @category schemas
  * @since 0.1.0
  */
 export const BatchItemHeaders = Schema.StructWithRest(
@@ -223,6 +406,14 @@ export const BatchItemHeaders = Schema.StructWithRest(
  * One answered sub-request. Its `body` is decoded separately, by its `path`
  * ({@link decodeBatchBody}), so that one malformed entry never fails the others.
  *
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import { BatchItem } from "@connected-vehicle/schema/Legacy"
+ *
+ * const isBatchItem = Schema.is(BatchItem)
+ * ```
+ * @category schemas
  * @since 0.1.0
  */
 export const BatchItem = Schema.Struct({
@@ -233,6 +424,14 @@ export const BatchItem = Schema.Struct({
 }).annotate({ identifier: "BatchItem" })
 
 /**
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import { BatchItem } from "@connected-vehicle/schema/Legacy"
+ *
+ * const isBatchItem: (u: unknown) => u is BatchItem = Schema.is(BatchItem)
+ * ```
+ * @category models
  * @since 0.1.0
  */
 export type BatchItem = typeof BatchItem.Type
@@ -240,6 +439,14 @@ export type BatchItem = typeof BatchItem.Type
 /**
  * `POST /v2.0/vehicles/{id}/batch` response.
  *
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import { BatchResponse } from "@connected-vehicle/schema/Legacy"
+ *
+ * const isBatchResponse = Schema.is(BatchResponse)
+ * ```
+ * @category schemas
  * @since 0.1.0
  */
 export const BatchResponse = Schema.Struct({
@@ -247,6 +454,14 @@ export const BatchResponse = Schema.Struct({
 }).annotate({ identifier: "BatchResponse" })
 
 /**
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import { BatchResponse } from "@connected-vehicle/schema/Legacy"
+ *
+ * const isBatchResponse: (u: unknown) => u is BatchResponse = Schema.is(BatchResponse)
+ * ```
+ * @category models
  * @since 0.1.0
  */
 export type BatchResponse = typeof BatchResponse.Type
@@ -261,6 +476,7 @@ export type BatchResponse = typeof BatchResponse.Type
  *
  * const odometer = Schema.decodeUnknownSync(decodeBatchBody("/odometer"))({ distance: 12 })
  * ```
+ * @category decoding
  * @since 0.1.0
  */
 export const decodeBatchBody = <P extends LegacyPath>(path: P): (typeof LegacyEndpoints)[P]["schema"] =>
@@ -269,6 +485,14 @@ export const decodeBatchBody = <P extends LegacyPath>(path: P): (typeof LegacyEn
 /**
  * `sc-data-age` header value decoded to a date.
  *
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import { DataAge } from "@connected-vehicle/schema/Legacy"
+ *
+ * const isDataAge = Schema.is(DataAge)
+ * ```
+ * @category schemas
  * @since 0.1.0
  */
 export const DataAge = Timestamp

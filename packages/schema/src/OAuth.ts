@@ -27,6 +27,7 @@ const tokenFields = {
  * })
  * Redacted.value(token.access_token) // "a"
  * ```
+ * @category schemas
  * @since 0.1.0
  */
 export const TokenResponse = Schema.Struct({
@@ -35,6 +36,14 @@ export const TokenResponse = Schema.Struct({
 }).annotate({ identifier: "TokenResponse" })
 
 /**
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import { TokenResponse } from "@connected-vehicle/schema/OAuth"
+ *
+ * const isTokenResponse: (u: unknown) => u is TokenResponse = Schema.is(TokenResponse)
+ * ```
+ * @category models
  * @since 0.1.0
  */
 export type TokenResponse = typeof TokenResponse.Type
@@ -43,6 +52,14 @@ export type TokenResponse = typeof TokenResponse.Type
  * Response of the client-credentials grant (no refresh token: a v3 application
  * asks for a new token instead).
  *
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import { AppTokenResponse } from "@connected-vehicle/schema/OAuth"
+ *
+ * const isAppTokenResponse = Schema.is(AppTokenResponse)
+ * ```
+ * @category schemas
  * @since 0.1.0
  */
 export const AppTokenResponse = Schema.Struct({
@@ -51,6 +68,14 @@ export const AppTokenResponse = Schema.Struct({
 }).annotate({ identifier: "AppTokenResponse" })
 
 /**
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import { AppTokenResponse } from "@connected-vehicle/schema/OAuth"
+ *
+ * const isAppTokenResponse: (u: unknown) => u is AppTokenResponse = Schema.is(AppTokenResponse)
+ * ```
+ * @category models
  * @since 0.1.0
  */
 export type AppTokenResponse = typeof AppTokenResponse.Type
@@ -60,6 +85,14 @@ export type AppTokenResponse = typeof AppTokenResponse.Type
  * Only `authorization_code` is shown by the spec; `refresh_token` and
  * `client_credentials` follow RFC 6749.
  *
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import { TokenRequest } from "@connected-vehicle/schema/OAuth"
+ *
+ * const isTokenRequest = Schema.is(TokenRequest)
+ * ```
+ * @category schemas
  * @since 0.1.0
  */
 export const TokenRequest = Schema.Union([
@@ -79,6 +112,14 @@ export const TokenRequest = Schema.Union([
 ]).annotate({ identifier: "TokenRequest" })
 
 /**
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import { TokenRequest } from "@connected-vehicle/schema/OAuth"
+ *
+ * const isTokenRequest: (u: unknown) => u is TokenRequest = Schema.is(TokenRequest)
+ * ```
+ * @category models
  * @since 0.1.0
  */
 export type TokenRequest = typeof TokenRequest.Type
@@ -86,6 +127,14 @@ export type TokenRequest = typeof TokenRequest.Type
 /**
  * RFC 6749 error codes of the token endpoint.
  *
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import { OAuthErrorCode } from "@connected-vehicle/schema/OAuth"
+ *
+ * const isOAuthErrorCode = Schema.is(OAuthErrorCode)
+ * ```
+ * @category schemas
  * @since 0.1.0
  */
 export const OAuthErrorCode = Schema.Literals([
@@ -103,6 +152,14 @@ export const OAuthErrorCode = Schema.Literals([
 /**
  * OAuth-style error body of `/oauth/*`.
  *
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import { OAuthErrorBody } from "@connected-vehicle/schema/OAuth"
+ *
+ * const isOAuthErrorBody = Schema.is(OAuthErrorBody)
+ * ```
+ * @category schemas
  * @since 0.1.0
  */
 export const OAuthErrorBody = Schema.Struct({
@@ -111,6 +168,14 @@ export const OAuthErrorBody = Schema.Struct({
 }).annotate({ identifier: "OAuthErrorBody" })
 
 /**
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import { OAuthErrorBody } from "@connected-vehicle/schema/OAuth"
+ *
+ * const isOAuthErrorBody: (u: unknown) => u is OAuthErrorBody = Schema.is(OAuthErrorBody)
+ * ```
+ * @category models
  * @since 0.1.0
  */
 export type OAuthErrorBody = typeof OAuthErrorBody.Type
@@ -118,6 +183,14 @@ export type OAuthErrorBody = typeof OAuthErrorBody.Type
 /**
  * Permissions (scopes) of section 5.
  *
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import { Permission } from "@connected-vehicle/schema/OAuth"
+ *
+ * const isPermission = Schema.is(Permission)
+ * ```
+ * @category schemas
  * @since 0.1.0
  */
 export const Permission = Schema.Literals([
@@ -132,6 +205,14 @@ export const Permission = Schema.Literals([
 ])
 
 /**
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import { Permission } from "@connected-vehicle/schema/OAuth"
+ *
+ * const isPermission: (u: unknown) => u is Permission = Schema.is(Permission)
+ * ```
+ * @category models
  * @since 0.1.0
  */
 export type Permission = typeof Permission.Type
@@ -139,6 +220,13 @@ export type Permission = typeof Permission.Type
 /**
  * Access token lifetime (7200 s) and refresh token lifetime (60 days), in seconds.
  *
+ * @example
+ * ```ts
+ * import { TokenLifetimes } from "@connected-vehicle/schema/OAuth"
+ *
+ * const expiresAt = Date.now() + TokenLifetimes.accessSeconds * 1000
+ * ```
+ * @category constants
  * @since 0.1.0
  */
 export const TokenLifetimes = {

@@ -8,6 +8,14 @@ import { Schema } from "effect"
 /**
  * List `links`: `prev` is null on the first page, `next` on the last.
  *
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import { PageLinks } from "@connected-vehicle/schema/Pagination"
+ *
+ * const isPageLinks = Schema.is(PageLinks)
+ * ```
+ * @category schemas
  * @since 0.1.0
  */
 export const PageLinks = Schema.Struct({
@@ -19,6 +27,14 @@ export const PageLinks = Schema.Struct({
 })
 
 /**
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import { PageLinks } from "@connected-vehicle/schema/Pagination"
+ *
+ * const isPageLinks: (u: unknown) => u is PageLinks = Schema.is(PageLinks)
+ * ```
+ * @category models
  * @since 0.1.0
  */
 export type PageLinks = typeof PageLinks.Type
@@ -26,6 +42,14 @@ export type PageLinks = typeof PageLinks.Type
 /**
  * `meta` of the signals list.
  *
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import { PageMeta } from "@connected-vehicle/schema/Pagination"
+ *
+ * const isPageMeta = Schema.is(PageMeta)
+ * ```
+ * @category schemas
  * @since 0.1.0
  */
 export const PageMeta = Schema.Struct({
@@ -35,6 +59,14 @@ export const PageMeta = Schema.Struct({
 })
 
 /**
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import { PageMeta } from "@connected-vehicle/schema/Pagination"
+ *
+ * const isPageMeta: (u: unknown) => u is PageMeta = Schema.is(PageMeta)
+ * ```
+ * @category models
  * @since 0.1.0
  */
 export type PageMeta = typeof PageMeta.Type
@@ -42,6 +74,14 @@ export type PageMeta = typeof PageMeta.Type
 /**
  * `meta` of the connections, subscriptions and webhooks lists.
  *
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import { OrderedPageMeta } from "@connected-vehicle/schema/Pagination"
+ *
+ * const isOrderedPageMeta = Schema.is(OrderedPageMeta)
+ * ```
+ * @category schemas
  * @since 0.1.0
  */
 export const OrderedPageMeta = Schema.Struct({
@@ -51,6 +91,14 @@ export const OrderedPageMeta = Schema.Struct({
 })
 
 /**
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import { OrderedPageMeta } from "@connected-vehicle/schema/Pagination"
+ *
+ * const isOrderedPageMeta: (u: unknown) => u is OrderedPageMeta = Schema.is(OrderedPageMeta)
+ * ```
+ * @category models
  * @since 0.1.0
  */
 export type OrderedPageMeta = typeof OrderedPageMeta.Type
@@ -58,6 +106,14 @@ export type OrderedPageMeta = typeof OrderedPageMeta.Type
 /**
  * `meta` of the compatibility list (`page` is always 1, `totalCount` equals `pageSize`).
  *
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import { CompatibilityMeta } from "@connected-vehicle/schema/Pagination"
+ *
+ * const isCompatibilityMeta = Schema.is(CompatibilityMeta)
+ * ```
+ * @category schemas
  * @since 0.1.0
  */
 export const CompatibilityMeta = Schema.Struct({
@@ -69,11 +125,27 @@ export const CompatibilityMeta = Schema.Struct({
 /**
  * Page-number paging bounds of the v3 lists (page >= 1, page size 1..100).
  *
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import { PageNumber } from "@connected-vehicle/schema/Pagination"
+ *
+ * const isPageNumber = Schema.is(PageNumber)
+ * ```
+ * @category schemas
  * @since 0.1.0
  */
 export const PageNumber = Schema.Int.check(Schema.isGreaterThanOrEqualTo(1))
 
 /**
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import { PageSize } from "@connected-vehicle/schema/Pagination"
+ *
+ * const isPageSize = Schema.is(PageSize)
+ * ```
+ * @category schemas
  * @since 0.1.0
  */
 export const PageSize = Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: 100 }))
@@ -88,6 +160,7 @@ export const PageSize = Schema.Int.check(Schema.isBetween({ minimum: 1, maximum:
  *
  * const Numbers = Page(Schema.Number, PageMeta)
  * ```
+ * @category constructors
  * @since 0.1.0
  */
 export const Page = <Item extends Schema.Top, Meta extends Schema.Top>(item: Item, meta: Meta) =>

@@ -10,6 +10,13 @@ import { ResolutionType } from "./Signal.ts"
 /**
  * The ten error types of section 7 (open: a new type decodes as `UnknownEnumValue`).
  *
+ * @example
+ * ```ts
+ * import { ErrorTypeValues } from "@connected-vehicle/schema/ServiceError"
+ *
+ * const known = (u: string): boolean => (ErrorTypeValues as ReadonlyArray<string>).includes(u)
+ * ```
+ * @category constants
  * @since 0.1.0
  */
 export const ErrorTypeValues = [
@@ -26,11 +33,27 @@ export const ErrorTypeValues = [
 ] as const
 
 /**
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import { ErrorType } from "@connected-vehicle/schema/ServiceError"
+ *
+ * const isErrorType = Schema.is(ErrorType)
+ * ```
+ * @category schemas
  * @since 0.1.0
  */
 export const ErrorType = openEnum("ErrorType", ErrorTypeValues)
 
 /**
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import { ErrorType } from "@connected-vehicle/schema/ServiceError"
+ *
+ * const isErrorType: (u: unknown) => u is ErrorType = Schema.is(ErrorType)
+ * ```
+ * @category models
  * @since 0.1.0
  */
 export type ErrorType = typeof ErrorType.Type
@@ -38,6 +61,14 @@ export type ErrorType = typeof ErrorType.Type
 /**
  * One item of `errors`.
  *
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import { ErrorItem } from "@connected-vehicle/schema/ServiceError"
+ *
+ * const isErrorItem = Schema.is(ErrorItem)
+ * ```
+ * @category schemas
  * @since 0.1.0
  */
 export const ErrorItem = Schema.Struct({
@@ -59,6 +90,14 @@ export const ErrorItem = Schema.Struct({
 }).annotate({ identifier: "ErrorItem" })
 
 /**
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import { ErrorItem } from "@connected-vehicle/schema/ServiceError"
+ *
+ * const isErrorItem: (u: unknown) => u is ErrorItem = Schema.is(ErrorItem)
+ * ```
+ * @category models
  * @since 0.1.0
  */
 export type ErrorItem = typeof ErrorItem.Type
@@ -75,6 +114,7 @@ export type ErrorItem = typeof ErrorItem.Type
  *   errors: [{ status: "404", type: "RESOURCE_NOT_FOUND", code: "NOT_FOUND", title: "Not Found", detail: "No such vehicle" }]
  * })
  * ```
+ * @category schemas
  * @since 0.1.0
  */
 export const ErrorEnvelope = Schema.Struct({
@@ -82,6 +122,14 @@ export const ErrorEnvelope = Schema.Struct({
 }).annotate({ identifier: "ErrorEnvelope" })
 
 /**
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import { ErrorEnvelope } from "@connected-vehicle/schema/ServiceError"
+ *
+ * const isErrorEnvelope: (u: unknown) => u is ErrorEnvelope = Schema.is(ErrorEnvelope)
+ * ```
+ * @category models
  * @since 0.1.0
  */
 export type ErrorEnvelope = typeof ErrorEnvelope.Type
@@ -92,6 +140,14 @@ export type ErrorEnvelope = typeof ErrorEnvelope.Type
  * the HTTP context (status, request id, method, URL without credentials) and
  * every item of the envelope.
  *
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import { ServiceErrorFields } from "@connected-vehicle/schema/ServiceError"
+ *
+ * const ErrorFields = Schema.Struct(ServiceErrorFields)
+ * ```
+ * @category schemas
  * @since 0.1.0
  */
 export const ServiceErrorFields = {
@@ -121,6 +177,7 @@ export const ServiceErrorFields = {
  *
  * const onAuth = (e: AuthenticationError) => Effect.logWarning(e.message)
  * ```
+ * @category errors
  * @since 0.1.0
  */
 export class AuthenticationError extends Schema.TaggedError<AuthenticationError>()("AuthenticationError", ServiceErrorFields) {}
@@ -128,6 +185,13 @@ export class AuthenticationError extends Schema.TaggedError<AuthenticationError>
 /**
  * `BILLING`.
  *
+ * @example
+ * ```ts
+ * import { BillingError } from "@connected-vehicle/schema/ServiceError"
+ *
+ * const isBillingError = (u: unknown): u is BillingError => u instanceof BillingError
+ * ```
+ * @category errors
  * @since 0.1.0
  */
 export class BillingError extends Schema.TaggedError<BillingError>()("BillingError", ServiceErrorFields) {}
@@ -135,6 +199,13 @@ export class BillingError extends Schema.TaggedError<BillingError>()("BillingErr
 /**
  * `COMPATIBILITY`: the vehicle does not support the request.
  *
+ * @example
+ * ```ts
+ * import { CompatibilityError } from "@connected-vehicle/schema/ServiceError"
+ *
+ * const isCompatibilityError = (u: unknown): u is CompatibilityError => u instanceof CompatibilityError
+ * ```
+ * @category errors
  * @since 0.1.0
  */
 export class CompatibilityError extends Schema.TaggedError<CompatibilityError>()("CompatibilityError", ServiceErrorFields) {}
@@ -142,6 +213,13 @@ export class CompatibilityError extends Schema.TaggedError<CompatibilityError>()
 /**
  * `CONNECTED_SERVICES_ACCOUNT`.
  *
+ * @example
+ * ```ts
+ * import { ConnectedServicesAccountError } from "@connected-vehicle/schema/ServiceError"
+ *
+ * const isConnectedServicesAccountError = (u: unknown): u is ConnectedServicesAccountError => u instanceof ConnectedServicesAccountError
+ * ```
+ * @category errors
  * @since 0.1.0
  */
 export class ConnectedServicesAccountError extends Schema.TaggedError<ConnectedServicesAccountError>()("ConnectedServicesAccountError", ServiceErrorFields) {}
@@ -149,6 +227,13 @@ export class ConnectedServicesAccountError extends Schema.TaggedError<ConnectedS
 /**
  * `RATE_LIMIT`: carries the parsed `Retry-After` delay when the service sent one.
  *
+ * @example
+ * ```ts
+ * import { RateLimitError } from "@connected-vehicle/schema/ServiceError"
+ *
+ * const isRateLimitError = (u: unknown): u is RateLimitError => u instanceof RateLimitError
+ * ```
+ * @category errors
  * @since 0.1.0
  */
 export class RateLimitError extends Schema.TaggedError<RateLimitError>()("RateLimitError", {
@@ -159,6 +244,13 @@ export class RateLimitError extends Schema.TaggedError<RateLimitError>()("RateLi
 /**
  * `RESOURCE_NOT_FOUND`.
  *
+ * @example
+ * ```ts
+ * import { ResourceNotFoundError } from "@connected-vehicle/schema/ServiceError"
+ *
+ * const isResourceNotFoundError = (u: unknown): u is ResourceNotFoundError => u instanceof ResourceNotFoundError
+ * ```
+ * @category errors
  * @since 0.1.0
  */
 export class ResourceNotFoundError extends Schema.TaggedError<ResourceNotFoundError>()("ResourceNotFoundError", ServiceErrorFields) {}
@@ -166,6 +258,13 @@ export class ResourceNotFoundError extends Schema.TaggedError<ResourceNotFoundEr
 /**
  * `SERVER`: unexpected server failure (retried with backoff by the transport).
  *
+ * @example
+ * ```ts
+ * import { ServerError } from "@connected-vehicle/schema/ServiceError"
+ *
+ * const isServerError = (u: unknown): u is ServerError => u instanceof ServerError
+ * ```
+ * @category errors
  * @since 0.1.0
  */
 export class ServerError extends Schema.TaggedError<ServerError>()("ServerError", ServiceErrorFields) {}
@@ -173,6 +272,13 @@ export class ServerError extends Schema.TaggedError<ServerError>()("ServerError"
 /**
  * `UPSTREAM`: the vehicle maker's systems failed.
  *
+ * @example
+ * ```ts
+ * import { UpstreamError } from "@connected-vehicle/schema/ServiceError"
+ *
+ * const isUpstreamError = (u: unknown): u is UpstreamError => u instanceof UpstreamError
+ * ```
+ * @category errors
  * @since 0.1.0
  */
 export class UpstreamError extends Schema.TaggedError<UpstreamError>()("UpstreamError", ServiceErrorFields) {}
@@ -180,6 +286,13 @@ export class UpstreamError extends Schema.TaggedError<UpstreamError>()("Upstream
 /**
  * `VALIDATION`: the request was malformed (400).
  *
+ * @example
+ * ```ts
+ * import { ValidationError } from "@connected-vehicle/schema/ServiceError"
+ *
+ * const isValidationError = (u: unknown): u is ValidationError => u instanceof ValidationError
+ * ```
+ * @category errors
  * @since 0.1.0
  */
 export class ValidationError extends Schema.TaggedError<ValidationError>()("ValidationError", ServiceErrorFields) {}
@@ -187,6 +300,13 @@ export class ValidationError extends Schema.TaggedError<ValidationError>()("Vali
 /**
  * `VEHICLE_STATE`: the vehicle cannot answer now (asleep, out of range...).
  *
+ * @example
+ * ```ts
+ * import { VehicleStateError } from "@connected-vehicle/schema/ServiceError"
+ *
+ * const isVehicleStateError = (u: unknown): u is VehicleStateError => u instanceof VehicleStateError
+ * ```
+ * @category errors
  * @since 0.1.0
  */
 export class VehicleStateError extends Schema.TaggedError<VehicleStateError>()("VehicleStateError", ServiceErrorFields) {}
@@ -194,6 +314,13 @@ export class VehicleStateError extends Schema.TaggedError<VehicleStateError>()("
 /**
  * An error type this SDK does not know yet (the envelope's `type` is kept).
  *
+ * @example
+ * ```ts
+ * import { UnrecognizedServiceError } from "@connected-vehicle/schema/ServiceError"
+ *
+ * const isUnrecognizedServiceError = (u: unknown): u is UnrecognizedServiceError => u instanceof UnrecognizedServiceError
+ * ```
+ * @category errors
  * @since 0.1.0
  */
 export class UnrecognizedServiceError extends Schema.TaggedError<UnrecognizedServiceError>()("UnrecognizedServiceError", ServiceErrorFields) {}
@@ -201,6 +328,13 @@ export class UnrecognizedServiceError extends Schema.TaggedError<UnrecognizedSer
 /**
  * Every error the service can answer with, as a tagged union.
  *
+ * @example
+ * ```ts
+ * import type { ServiceError } from "@connected-vehicle/schema/ServiceError"
+ *
+ * const describe = (error: ServiceError): string => `${error._tag}: ${error.message}`
+ * ```
+ * @category models
  * @since 0.1.0
  */
 export type ServiceError =
@@ -219,6 +353,14 @@ export type ServiceError =
 /**
  * Schema of the union (for logging, persistence or RPC).
  *
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import { ServiceError } from "@connected-vehicle/schema/ServiceError"
+ *
+ * const isServiceError = Schema.is(ServiceError)
+ * ```
+ * @category schemas
  * @since 0.1.0
  */
 export const ServiceError = Schema.Union([
@@ -238,6 +380,13 @@ export const ServiceError = Schema.Union([
 /**
  * Context of the HTTP exchange an envelope came from.
  *
+ * @example
+ * ```ts
+ * import type { ErrorContext } from "@connected-vehicle/schema/ServiceError"
+ *
+ * const context: ErrorContext = { status: 404, requestId: "req_1", method: "GET", url: "/vehicles/veh_1" }
+ * ```
+ * @category models
  * @since 0.1.0
  */
 export interface ErrorContext {
@@ -260,6 +409,7 @@ export interface ErrorContext {
  * }, { status: 401 })
  * error._tag // "AuthenticationError"
  * ```
+ * @category constructors
  * @since 0.1.0
  */
 export const fromEnvelope = (envelope: ErrorEnvelope, context: ErrorContext): ServiceError => {
@@ -311,6 +461,13 @@ export const fromEnvelope = (envelope: ErrorEnvelope, context: ErrorContext): Se
  * The HTTP status this service uses for each error type. Section 7 shows 400,
  * 401/403, 404 and 500; the others are not shown and are this project's choice.
  *
+ * @example
+ * ```ts
+ * import { statusOfType } from "@connected-vehicle/schema/ServiceError"
+ *
+ * statusOfType.RATE_LIMIT // 429
+ * ```
+ * @category constants
  * @since 0.1.0
  */
 export const statusOfType: Readonly<Record<(typeof ErrorTypeValues)[number], number>> = {
@@ -336,6 +493,7 @@ export const statusOfType: Readonly<Record<(typeof ErrorTypeValues)[number], num
  *
  * makeEnvelope("RESOURCE_NOT_FOUND", "No vehicle with id abc")
  * ```
+ * @category constructors
  * @since 0.1.0
  */
 export const makeEnvelope = (
@@ -368,6 +526,13 @@ export const makeEnvelope = (
 /**
  * Codes and titles of the standard errors of section 7, by status.
  *
+ * @example
+ * ```ts
+ * import { standardErrors } from "@connected-vehicle/schema/ServiceError"
+ *
+ * standardErrors[404]?.code // "NOT_FOUND"
+ * ```
+ * @category constants
  * @since 0.1.0
  */
 export const standardErrors: Readonly<Record<number, { readonly code: string; readonly title: string }>> = {
@@ -391,6 +556,7 @@ export const standardErrors: Readonly<Record<number, { readonly code: string; re
  *
  * errorOfStatus(431) // { type: "VALIDATION", code: "REQUEST_HEADER_FIELDS_TOO_LARGE", title: "Request Header Fields Too Large" }
  * ```
+ * @category utils
  * @since 0.1.0
  */
 export const errorOfStatus = (status: number): {

@@ -11,11 +11,27 @@ import { IncludedVehicle } from "./Vehicle.ts"
 /**
  * `SUCCESS`, `ERROR` or `UNAVAILABLE` (open: an unknown value decodes as `UnknownEnumValue`).
  *
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import { SignalStatusValue } from "@connected-vehicle/schema/Signal"
+ *
+ * const isSignalStatusValue = Schema.is(SignalStatusValue)
+ * ```
+ * @category schemas
  * @since 0.1.0
  */
 export const SignalStatusValue = openEnum("SignalStatus", ["SUCCESS", "ERROR", "UNAVAILABLE"])
 
 /**
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import { SignalStatusValue } from "@connected-vehicle/schema/Signal"
+ *
+ * const isSignalStatusValue: (u: unknown) => u is SignalStatusValue = Schema.is(SignalStatusValue)
+ * ```
+ * @category models
  * @since 0.1.0
  */
 export type SignalStatusValue = typeof SignalStatusValue.Type
@@ -23,6 +39,14 @@ export type SignalStatusValue = typeof SignalStatusValue.Type
 /**
  * Recommended action of an error (values seen: REAUTHENTICATE, RETRY_LATER, CONTACT_SUPPORT).
  *
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import { ResolutionType } from "@connected-vehicle/schema/Signal"
+ *
+ * const isResolutionType = Schema.is(ResolutionType)
+ * ```
+ * @category schemas
  * @since 0.1.0
  */
 export const ResolutionType = openEnum("ResolutionType", ["REAUTHENTICATE", "RETRY_LATER", "CONTACT_SUPPORT"])
@@ -30,6 +54,14 @@ export const ResolutionType = openEnum("ResolutionType", ["REAUTHENTICATE", "RET
 /**
  * `{ type }` resolution object.
  *
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import { Resolution } from "@connected-vehicle/schema/Signal"
+ *
+ * const isResolution = Schema.is(Resolution)
+ * ```
+ * @category schemas
  * @since 0.1.0
  */
 export const Resolution = Schema.Struct({ type: ResolutionType })
@@ -47,6 +79,7 @@ export const Resolution = Schema.Struct({ type: ResolutionType })
  *   resolution: { type: "REAUTHENTICATE" }
  * })
  * ```
+ * @category schemas
  * @since 0.1.0
  */
 export const SignalError = Schema.Struct({
@@ -60,6 +93,14 @@ export const SignalError = Schema.Struct({
 }).annotate({ identifier: "SignalError" })
 
 /**
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import { SignalError } from "@connected-vehicle/schema/Signal"
+ *
+ * const isSignalError: (u: unknown) => u is SignalError = Schema.is(SignalError)
+ * ```
+ * @category models
  * @since 0.1.0
  */
 export type SignalError = typeof SignalError.Type
@@ -67,6 +108,14 @@ export type SignalError = typeof SignalError.Type
 /**
  * Signal body: `unit` and `value` in the spec's sample; other members are kept as they are.
  *
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import { SignalBody } from "@connected-vehicle/schema/Signal"
+ *
+ * const isSignalBody = Schema.is(SignalBody)
+ * ```
+ * @category schemas
  * @since 0.1.0
  */
 export const SignalBody = Schema.StructWithRest(
@@ -84,6 +133,7 @@ export const SignalBody = Schema.StructWithRest(
  *
  * const decodeSignal = Schema.decodeUnknownEffect(Signal)
  * ```
+ * @category schemas
  * @since 0.1.0
  */
 export const Signal = Schema.Struct({
@@ -108,6 +158,14 @@ export const Signal = Schema.Struct({
 }).annotate({ identifier: "Signal" })
 
 /**
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import { Signal } from "@connected-vehicle/schema/Signal"
+ *
+ * const isSignal: (u: unknown) => u is Signal = Schema.is(Signal)
+ * ```
+ * @category models
  * @since 0.1.0
  */
 export type Signal = typeof Signal.Type
@@ -115,6 +173,14 @@ export type Signal = typeof Signal.Type
 /**
  * `GET /vehicles/{vehicleId}/signals` response.
  *
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import { SignalsPage } from "@connected-vehicle/schema/Signal"
+ *
+ * const isSignalsPage = Schema.is(SignalsPage)
+ * ```
+ * @category schemas
  * @since 0.1.0
  */
 export const SignalsPage = Schema.Struct({
@@ -123,6 +189,14 @@ export const SignalsPage = Schema.Struct({
 }).annotate({ identifier: "SignalsPage" })
 
 /**
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import { SignalsPage } from "@connected-vehicle/schema/Signal"
+ *
+ * const isSignalsPage: (u: unknown) => u is SignalsPage = Schema.is(SignalsPage)
+ * ```
+ * @category models
  * @since 0.1.0
  */
 export type SignalsPage = typeof SignalsPage.Type
@@ -130,6 +204,14 @@ export type SignalsPage = typeof SignalsPage.Type
 /**
  * `GET /vehicles/{vehicleId}/signals/{signalCode}` response.
  *
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import { SignalResponse } from "@connected-vehicle/schema/Signal"
+ *
+ * const isSignalResponse = Schema.is(SignalResponse)
+ * ```
+ * @category schemas
  * @since 0.1.0
  */
 export const SignalResponse = Schema.Struct({
@@ -138,6 +220,14 @@ export const SignalResponse = Schema.Struct({
 }).annotate({ identifier: "SignalResponse" })
 
 /**
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import { SignalResponse } from "@connected-vehicle/schema/Signal"
+ *
+ * const isSignalResponse: (u: unknown) => u is SignalResponse = Schema.is(SignalResponse)
+ * ```
+ * @category models
  * @since 0.1.0
  */
 export type SignalResponse = typeof SignalResponse.Type

@@ -21,6 +21,7 @@ const SubscriptionRelationship = Relationship(Schema.String)
  *
  * const decode = Schema.decodeUnknownEffect(Subscription)
  * ```
+ * @category schemas
  * @since 0.1.0
  */
 export const Subscription = Schema.Struct({
@@ -37,6 +38,14 @@ export const Subscription = Schema.Struct({
 }).annotate({ identifier: "Subscription" })
 
 /**
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import { Subscription } from "@connected-vehicle/schema/Subscription"
+ *
+ * const isSubscription: (u: unknown) => u is Subscription = Schema.is(Subscription)
+ * ```
+ * @category models
  * @since 0.1.0
  */
 export type Subscription = typeof Subscription.Type
@@ -44,11 +53,27 @@ export type Subscription = typeof Subscription.Type
 /**
  * `GET /subscriptions` response.
  *
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import { SubscriptionsPage } from "@connected-vehicle/schema/Subscription"
+ *
+ * const isSubscriptionsPage = Schema.is(SubscriptionsPage)
+ * ```
+ * @category schemas
  * @since 0.1.0
  */
 export const SubscriptionsPage = Page(Subscription, OrderedPageMeta).annotate({ identifier: "SubscriptionsPage" })
 
 /**
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import { SubscriptionsPage } from "@connected-vehicle/schema/Subscription"
+ *
+ * const isSubscriptionsPage: (u: unknown) => u is SubscriptionsPage = Schema.is(SubscriptionsPage)
+ * ```
+ * @category models
  * @since 0.1.0
  */
 export type SubscriptionsPage = typeof SubscriptionsPage.Type
@@ -56,6 +81,14 @@ export type SubscriptionsPage = typeof SubscriptionsPage.Type
 /**
  * `GET /subscriptions/{id}` response.
  *
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import { SubscriptionResponse } from "@connected-vehicle/schema/Subscription"
+ *
+ * const isSubscriptionResponse = Schema.is(SubscriptionResponse)
+ * ```
+ * @category schemas
  * @since 0.1.0
  */
 export const SubscriptionResponse = Schema.Struct({ data: Subscription }).annotate({
@@ -63,6 +96,14 @@ export const SubscriptionResponse = Schema.Struct({ data: Subscription }).annota
 })
 
 /**
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import { SubscriptionResponse } from "@connected-vehicle/schema/Subscription"
+ *
+ * const isSubscriptionResponse: (u: unknown) => u is SubscriptionResponse = Schema.is(SubscriptionResponse)
+ * ```
+ * @category models
  * @since 0.1.0
  */
 export type SubscriptionResponse = typeof SubscriptionResponse.Type

@@ -14,6 +14,7 @@ import { ReportedMode, ReportedPowertrainType, SelfLinks } from "./Common.ts"
  *
  * const decode = Schema.decodeUnknownSync(Vehicle)
  * ```
+ * @category schemas
  * @since 0.1.0
  */
 export const Vehicle = Schema.Struct({
@@ -30,6 +31,14 @@ export const Vehicle = Schema.Struct({
 }).annotate({ identifier: "Vehicle" })
 
 /**
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import { Vehicle } from "@connected-vehicle/schema/Vehicle"
+ *
+ * const isVehicle: (u: unknown) => u is Vehicle = Schema.is(Vehicle)
+ * ```
+ * @category models
  * @since 0.1.0
  */
 export type Vehicle = typeof Vehicle.Type
@@ -37,6 +46,14 @@ export type Vehicle = typeof Vehicle.Type
 /**
  * `included: { vehicle }`.
  *
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import { IncludedVehicle } from "@connected-vehicle/schema/Vehicle"
+ *
+ * const isIncludedVehicle = Schema.is(IncludedVehicle)
+ * ```
+ * @category schemas
  * @since 0.1.0
  */
 export const IncludedVehicle = Schema.Struct({ vehicle: Vehicle })

@@ -10,6 +10,14 @@ import { OrderedPageMeta, Page } from "./Pagination.ts"
 /**
  * `{ group, name, code }` entry of `triggers` and `data`.
  *
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import { SignalRef } from "@connected-vehicle/schema/Webhook"
+ *
+ * const isSignalRef = Schema.is(SignalRef)
+ * ```
+ * @category schemas
  * @since 0.1.0
  */
 export const SignalRef = Schema.Struct({ group: Schema.String, name: Schema.String, code: Schema.String })
@@ -24,6 +32,7 @@ export const SignalRef = Schema.Struct({ group: Schema.String, name: Schema.Stri
  *
  * const decode = Schema.decodeUnknownEffect(Webhook)
  * ```
+ * @category schemas
  * @since 0.1.0
  */
 export const Webhook = Schema.Struct({
@@ -43,6 +52,14 @@ export const Webhook = Schema.Struct({
 }).annotate({ identifier: "Webhook" })
 
 /**
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import { Webhook } from "@connected-vehicle/schema/Webhook"
+ *
+ * const isWebhook: (u: unknown) => u is Webhook = Schema.is(Webhook)
+ * ```
+ * @category models
  * @since 0.1.0
  */
 export type Webhook = typeof Webhook.Type
@@ -50,11 +67,27 @@ export type Webhook = typeof Webhook.Type
 /**
  * `GET /webhooks` response.
  *
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import { WebhooksPage } from "@connected-vehicle/schema/Webhook"
+ *
+ * const isWebhooksPage = Schema.is(WebhooksPage)
+ * ```
+ * @category schemas
  * @since 0.1.0
  */
 export const WebhooksPage = Page(Webhook, OrderedPageMeta).annotate({ identifier: "WebhooksPage" })
 
 /**
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import { WebhooksPage } from "@connected-vehicle/schema/Webhook"
+ *
+ * const isWebhooksPage: (u: unknown) => u is WebhooksPage = Schema.is(WebhooksPage)
+ * ```
+ * @category models
  * @since 0.1.0
  */
 export type WebhooksPage = typeof WebhooksPage.Type
@@ -62,11 +95,27 @@ export type WebhooksPage = typeof WebhooksPage.Type
 /**
  * `GET /webhooks/{id}` response.
  *
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import { WebhookResponse } from "@connected-vehicle/schema/Webhook"
+ *
+ * const isWebhookResponse = Schema.is(WebhookResponse)
+ * ```
+ * @category schemas
  * @since 0.1.0
  */
 export const WebhookResponse = Schema.Struct({ data: Webhook }).annotate({ identifier: "WebhookResponse" })
 
 /**
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import { WebhookResponse } from "@connected-vehicle/schema/Webhook"
+ *
+ * const isWebhookResponse: (u: unknown) => u is WebhookResponse = Schema.is(WebhookResponse)
+ * ```
+ * @category models
  * @since 0.1.0
  */
 export type WebhookResponse = typeof WebhookResponse.Type

@@ -9,6 +9,7 @@
  */
 import { DateTime, Schema, SchemaGetter } from "effect"
 import { openEnum, Timestamp } from "./Common.ts"
+import { fromJsonString } from "./Json.ts"
 import { Resolution } from "./Signal.ts"
 import { SignalRef } from "./Webhook.ts"
 
@@ -26,6 +27,7 @@ const maximumMillis = DateTime.toEpochMillis(DateTime.makeUnsafe("9999-12-31T23:
  *
  * const utc = Schema.decodeUnknownSync(EpochMillis)(1756202400000)
  * ```
+ * @category schemas
  * @since 0.2.0
  */
 export const EpochMillis = Schema.Int.check(Schema.isBetween({ minimum: minimumMillis, maximum: maximumMillis })).pipe(
@@ -49,6 +51,7 @@ export const EpochMillis = Schema.Int.check(Schema.isBetween({ minimum: minimumM
  * const a = Schema.decodeUnknownSync(DeliveredAt)(1756202400000)
  * const b = Schema.decodeUnknownSync(DeliveredAt)("2025-08-26T10:00:00.000Z")
  * ```
+ * @category schemas
  * @since 0.2.0
  */
 export const DeliveredAt = Schema.Union([Timestamp, EpochMillis]).annotate({ identifier: "DeliveredAt" })
@@ -56,11 +59,27 @@ export const DeliveredAt = Schema.Union([Timestamp, EpochMillis]).annotate({ ide
 /**
  * `LIVE` or `SIMULATED` (open: an unknown value decodes as `UnknownEnumValue`).
  *
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import { EventMode } from "@connected-vehicle/schema/WebhookEvent"
+ *
+ * const isEventMode = Schema.is(EventMode)
+ * ```
+ * @category schemas
  * @since 0.2.0
  */
 export const EventMode = openEnum("EventMode", ["LIVE", "SIMULATED"])
 
 /**
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import { EventMode } from "@connected-vehicle/schema/WebhookEvent"
+ *
+ * const isEventMode: (u: unknown) => u is EventMode = Schema.is(EventMode)
+ * ```
+ * @category models
  * @since 0.2.0
  */
 export type EventMode = typeof EventMode.Type
@@ -75,6 +94,7 @@ export type EventMode = typeof EventMode.Type
  *
  * const decode = Schema.decodeUnknownSync(EventMeta)
  * ```
+ * @category schemas
  * @since 0.2.0
  */
 export const EventMeta = Schema.Struct({
@@ -86,6 +106,14 @@ export const EventMeta = Schema.Struct({
 }).annotate({ identifier: "EventMeta" })
 
 /**
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import { EventMeta } from "@connected-vehicle/schema/WebhookEvent"
+ *
+ * const isEventMeta: (u: unknown) => u is EventMeta = Schema.is(EventMeta)
+ * ```
+ * @category models
  * @since 0.2.0
  */
 export type EventMeta = typeof EventMeta.Type
@@ -94,6 +122,14 @@ export type EventMeta = typeof EventMeta.Type
  * The `meta` object of `VEHICLE_STATE`: the common fields plus `signalCount`
  * and `mode`.
  *
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import { VehicleStateMeta } from "@connected-vehicle/schema/WebhookEvent"
+ *
+ * const isVehicleStateMeta = Schema.is(VehicleStateMeta)
+ * ```
+ * @category schemas
  * @since 0.2.0
  */
 export const VehicleStateMeta = Schema.Struct({
@@ -106,6 +142,14 @@ export const VehicleStateMeta = Schema.Struct({
  * The `meta` object of `VEHICLE_ERROR`: the common fields, plus `signalCount`
  * and `mode` when present.
  *
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import { VehicleErrorMeta } from "@connected-vehicle/schema/WebhookEvent"
+ *
+ * const isVehicleErrorMeta = Schema.is(VehicleErrorMeta)
+ * ```
+ * @category schemas
  * @since 0.2.0
  */
 export const VehicleErrorMeta = Schema.Struct({
@@ -117,6 +161,14 @@ export const VehicleErrorMeta = Schema.Struct({
 /**
  * `data.user` of a vehicle event.
  *
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import { EventUser } from "@connected-vehicle/schema/WebhookEvent"
+ *
+ * const isEventUser = Schema.is(EventUser)
+ * ```
+ * @category schemas
  * @since 0.2.0
  */
 export const EventUser = Schema.Struct({ id: Schema.String }).annotate({ identifier: "EventUser" })
@@ -124,6 +176,14 @@ export const EventUser = Schema.Struct({ id: Schema.String }).annotate({ identif
 /**
  * `data.vehicle` of a vehicle event.
  *
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import { EventVehicle } from "@connected-vehicle/schema/WebhookEvent"
+ *
+ * const isEventVehicle = Schema.is(EventVehicle)
+ * ```
+ * @category schemas
  * @since 0.2.0
  */
 export const EventVehicle = Schema.Struct({
@@ -138,6 +198,14 @@ export const EventVehicle = Schema.Struct({
  * The first delivery after subscribing carries `{ "code": "FIRST_DELIVERY" }`
  * alone, so `name` and `group` are optional.
  *
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import { Trigger } from "@connected-vehicle/schema/WebhookEvent"
+ *
+ * const isTrigger = Schema.is(Trigger)
+ * ```
+ * @category schemas
  * @since 0.2.0
  */
 export const Trigger = Schema.Struct({
@@ -147,6 +215,14 @@ export const Trigger = Schema.Struct({
 }).annotate({ identifier: "Trigger" })
 
 /**
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import { Trigger } from "@connected-vehicle/schema/WebhookEvent"
+ *
+ * const isTrigger: (u: unknown) => u is Trigger = Schema.is(Trigger)
+ * ```
+ * @category models
  * @since 0.2.0
  */
 export type Trigger = typeof Trigger.Type
@@ -154,6 +230,13 @@ export type Trigger = typeof Trigger.Type
 /**
  * The trigger code of the first delivery after subscribing.
  *
+ * @example
+ * ```ts
+ * import { FirstDeliveryTrigger } from "@connected-vehicle/schema/WebhookEvent"
+ *
+ * const isFirst = (code: string): boolean => code === FirstDeliveryTrigger
+ * ```
+ * @category constants
  * @since 0.2.0
  */
 export const FirstDeliveryTrigger = "FIRST_DELIVERY"
@@ -162,6 +245,14 @@ export const FirstDeliveryTrigger = "FIRST_DELIVERY"
  * `meta` of a signal read: when the OEM last updated the value and when the
  * service fetched it.
  *
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import { SignalReadMeta } from "@connected-vehicle/schema/WebhookEvent"
+ *
+ * const isSignalReadMeta = Schema.is(SignalReadMeta)
+ * ```
+ * @category schemas
  * @since 0.2.0
  */
 export const SignalReadMeta = Schema.Struct({
@@ -175,6 +266,14 @@ export const SignalReadMeta = Schema.Struct({
  * carries a boolean, a location carries `latitude`/`longitude`), so the
  * members stay `unknown` to the schema.
  *
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import { EventSignalBody } from "@connected-vehicle/schema/WebhookEvent"
+ *
+ * const isEventSignalBody = Schema.is(EventSignalBody)
+ * ```
+ * @category schemas
  * @since 0.2.0
  */
 export const EventSignalBody = Schema.StructWithRest(
@@ -196,6 +295,7 @@ export const EventSignalBody = Schema.StructWithRest(
  *   meta: { oemUpdatedAt: "2025-08-26T10:00:00.000Z", fetchedAt: "2025-08-26T10:00:01.000Z" }
  * })
  * ```
+ * @category schemas
  * @since 0.2.0
  */
 export const SignalReading = Schema.Struct({
@@ -205,6 +305,14 @@ export const SignalReading = Schema.Struct({
 }).annotate({ identifier: "SignalReading" })
 
 /**
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import { SignalReading } from "@connected-vehicle/schema/WebhookEvent"
+ *
+ * const isSignalReading: (u: unknown) => u is SignalReading = Schema.is(SignalReading)
+ * ```
+ * @category models
  * @since 0.2.0
  */
 export type SignalReading = typeof SignalReading.Type
@@ -212,6 +320,14 @@ export type SignalReading = typeof SignalReading.Type
 /**
  * `status.error` of a signal that could not be read.
  *
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import { SignalFailure } from "@connected-vehicle/schema/WebhookEvent"
+ *
+ * const isSignalFailure = Schema.is(SignalFailure)
+ * ```
+ * @category schemas
  * @since 0.2.0
  */
 export const SignalFailure = Schema.Struct({ code: Schema.String, type: Schema.String }).annotate({
@@ -232,6 +348,7 @@ export const SignalFailure = Schema.Struct({ code: Schema.String, type: Schema.S
  *   status: { value: "ERROR", error: { code: "VEHICLE_ASLEEP", type: "VEHICLE_STATE" } }
  * })
  * ```
+ * @category schemas
  * @since 0.2.0
  */
 export const FailedSignal = Schema.Struct({
@@ -241,6 +358,14 @@ export const FailedSignal = Schema.Struct({
 }).annotate({ identifier: "FailedSignal" })
 
 /**
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import { FailedSignal } from "@connected-vehicle/schema/WebhookEvent"
+ *
+ * const isFailedSignal: (u: unknown) => u is FailedSignal = Schema.is(FailedSignal)
+ * ```
+ * @category models
  * @since 0.2.0
  */
 export type FailedSignal = typeof FailedSignal.Type
@@ -249,11 +374,27 @@ export type FailedSignal = typeof FailedSignal.Type
  * An entry of `data.signals`: a {@link FailedSignal} (it has `status`) or a
  * {@link SignalReading} (it has `body`).
  *
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import { EventSignal } from "@connected-vehicle/schema/WebhookEvent"
+ *
+ * const isEventSignal = Schema.is(EventSignal)
+ * ```
+ * @category schemas
  * @since 0.2.0
  */
 export const EventSignal = Schema.Union([FailedSignal, SignalReading]).annotate({ identifier: "EventSignal" })
 
 /**
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import { EventSignal } from "@connected-vehicle/schema/WebhookEvent"
+ *
+ * const isEventSignal: (u: unknown) => u is EventSignal = Schema.is(EventSignal)
+ * ```
+ * @category models
  * @since 0.2.0
  */
 export type EventSignal = typeof EventSignal.Type
@@ -268,6 +409,7 @@ export type EventSignal = typeof EventSignal.Type
  * const values = (signals: ReadonlyArray<EventSignal>) =>
  *   signals.flatMap((s) => isFailedSignal(s) ? [] : [s.body.value])
  * ```
+ * @category guards
  * @since 0.2.0
  */
 export const isFailedSignal = (signal: EventSignal): signal is FailedSignal => "status" in signal
@@ -286,6 +428,7 @@ export const isFailedSignal = (signal: EventSignal): signal is FailedSignal => "
  *   meta: { version: "4.0", webhookId: "wh_1", webhookName: "Fleet", deliveryId: "dlv_1", deliveredAt: 1756202400000 }
  * })
  * ```
+ * @category schemas
  * @since 0.2.0
  */
 export const VerifyEvent = Schema.Struct({
@@ -296,6 +439,14 @@ export const VerifyEvent = Schema.Struct({
 }).annotate({ identifier: "VerifyEvent" })
 
 /**
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import { VerifyEvent } from "@connected-vehicle/schema/WebhookEvent"
+ *
+ * const isVerifyEvent: (u: unknown) => u is VerifyEvent = Schema.is(VerifyEvent)
+ * ```
+ * @category models
  * @since 0.2.0
  */
 export type VerifyEvent = typeof VerifyEvent.Type
@@ -311,6 +462,7 @@ export type VerifyEvent = typeof VerifyEvent.Type
  *
  * const decode = Schema.decodeUnknownEffect(VehicleStateEvent)
  * ```
+ * @category schemas
  * @since 0.2.0
  */
 export const VehicleStateEvent = Schema.Struct({
@@ -327,6 +479,14 @@ export const VehicleStateEvent = Schema.Struct({
 }).annotate({ identifier: "VehicleStateEvent" })
 
 /**
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import { VehicleStateEvent } from "@connected-vehicle/schema/WebhookEvent"
+ *
+ * const isVehicleStateEvent: (u: unknown) => u is VehicleStateEvent = Schema.is(VehicleStateEvent)
+ * ```
+ * @category models
  * @since 0.2.0
  */
 export type VehicleStateEvent = typeof VehicleStateEvent.Type
@@ -334,11 +494,27 @@ export type VehicleStateEvent = typeof VehicleStateEvent.Type
 /**
  * `ERROR` (a problem started) or `RESOLVED` (it cleared); open.
  *
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import { VehicleErrorState } from "@connected-vehicle/schema/WebhookEvent"
+ *
+ * const isVehicleErrorState = Schema.is(VehicleErrorState)
+ * ```
+ * @category schemas
  * @since 0.2.0
  */
 export const VehicleErrorState = openEnum("VehicleErrorState", ["ERROR", "RESOLVED"])
 
 /**
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import { VehicleErrorState } from "@connected-vehicle/schema/WebhookEvent"
+ *
+ * const isVehicleErrorState: (u: unknown) => u is VehicleErrorState = Schema.is(VehicleErrorState)
+ * ```
+ * @category models
  * @since 0.2.0
  */
 export type VehicleErrorState = typeof VehicleErrorState.Type
@@ -346,6 +522,14 @@ export type VehicleErrorState = typeof VehicleErrorState.Type
 /**
  * An entry of `data.errors` of `VEHICLE_ERROR`.
  *
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import { VehicleErrorEntry } from "@connected-vehicle/schema/WebhookEvent"
+ *
+ * const isVehicleErrorEntry = Schema.is(VehicleErrorEntry)
+ * ```
+ * @category schemas
  * @since 0.2.0
  */
 export const VehicleErrorEntry = Schema.Struct({
@@ -359,6 +543,14 @@ export const VehicleErrorEntry = Schema.Struct({
 }).annotate({ identifier: "VehicleErrorEntry" })
 
 /**
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import { VehicleErrorEntry } from "@connected-vehicle/schema/WebhookEvent"
+ *
+ * const isVehicleErrorEntry: (u: unknown) => u is VehicleErrorEntry = Schema.is(VehicleErrorEntry)
+ * ```
+ * @category models
  * @since 0.2.0
  */
 export type VehicleErrorEntry = typeof VehicleErrorEntry.Type
@@ -375,6 +567,7 @@ export type VehicleErrorEntry = typeof VehicleErrorEntry.Type
  *
  * const decode = Schema.decodeUnknownEffect(VehicleErrorEvent)
  * ```
+ * @category schemas
  * @since 0.2.0
  */
 export const VehicleErrorEvent = Schema.Struct({
@@ -390,6 +583,14 @@ export const VehicleErrorEvent = Schema.Struct({
 }).annotate({ identifier: "VehicleErrorEvent" })
 
 /**
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import { VehicleErrorEvent } from "@connected-vehicle/schema/WebhookEvent"
+ *
+ * const isVehicleErrorEvent: (u: unknown) => u is VehicleErrorEvent = Schema.is(VehicleErrorEvent)
+ * ```
+ * @category models
  * @since 0.2.0
  */
 export type VehicleErrorEvent = typeof VehicleErrorEvent.Type
@@ -397,6 +598,13 @@ export type VehicleErrorEvent = typeof VehicleErrorEvent.Type
 /**
  * The event types this SDK knows.
  *
+ * @example
+ * ```ts
+ * import { KnownEventTypes } from "@connected-vehicle/schema/WebhookEvent"
+ *
+ * const known = (eventType: string): boolean => (KnownEventTypes as ReadonlyArray<string>).includes(eventType)
+ * ```
+ * @category constants
  * @since 0.2.0
  */
 export const KnownEventTypes = ["VERIFY", "VEHICLE_STATE", "VEHICLE_ERROR"] as const
@@ -434,6 +642,7 @@ const UnknownEventType = Schema.Struct({
  * const event = Schema.decodeUnknownSync(UnknownEvent)({ eventId: "evt_9", eventType: "VEHICLE_DELETED" })
  * event.receivedEventType // "VEHICLE_DELETED"
  * ```
+ * @category schemas
  * @since 0.2.0
  */
 export const UnknownEvent = UnknownEventEncoded.pipe(
@@ -449,6 +658,14 @@ export const UnknownEvent = UnknownEventEncoded.pipe(
 ).annotate({ identifier: "UnknownEvent" })
 
 /**
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import { UnknownEvent } from "@connected-vehicle/schema/WebhookEvent"
+ *
+ * const isUnknownEvent: (u: unknown) => u is UnknownEvent = Schema.is(UnknownEvent)
+ * ```
+ * @category models
  * @since 0.2.0
  */
 export type UnknownEvent = typeof UnknownEvent.Type
@@ -471,6 +688,7 @@ export type UnknownEvent = typeof UnknownEvent.Type
  *   }
  * }
  * ```
+ * @category schemas
  * @since 0.2.0
  */
 export const WebhookEvent = Schema.Union([VerifyEvent, VehicleStateEvent, VehicleErrorEvent, UnknownEvent]).annotate({
@@ -478,6 +696,14 @@ export const WebhookEvent = Schema.Union([VerifyEvent, VehicleStateEvent, Vehicl
 })
 
 /**
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import { WebhookEvent } from "@connected-vehicle/schema/WebhookEvent"
+ *
+ * const isWebhookEvent: (u: unknown) => u is WebhookEvent = Schema.is(WebhookEvent)
+ * ```
+ * @category models
  * @since 0.2.0
  */
 export type WebhookEvent = typeof WebhookEvent.Type
@@ -486,13 +712,21 @@ export type WebhookEvent = typeof WebhookEvent.Type
  * The events a receiver hands to the application: every kind but `VERIFY`,
  * which the receiver answers itself.
  *
+ * @example
+ * ```ts
+ * import type { DeliveredEvent } from "@connected-vehicle/schema/WebhookEvent"
+ *
+ * const eventIdOf = (event: DeliveredEvent): string => event.eventId
+ * ```
+ * @category models
  * @since 0.2.0
  */
 export type DeliveredEvent = Exclude<WebhookEvent, VerifyEvent>
 
 /**
  * A request body (JSON text) decoded to a {@link WebhookEvent}; encodes an
- * event to JSON text (what a sender signs and posts).
+ * event to JSON text (what a sender signs and posts). The text is read with
+ * `Json.parse`: a signal body's keys stay as sent whatever was read before.
  *
  * @example
  * ```ts
@@ -502,6 +736,7 @@ export type DeliveredEvent = Exclude<WebhookEvent, VerifyEvent>
  * const decodeBody = Schema.decodeUnknownEffect(WebhookEventFromJson)
  * const encodeBody = Schema.encodeSync(WebhookEventFromJson)
  * ```
+ * @category schemas
  * @since 0.2.0
  */
-export const WebhookEventFromJson = Schema.fromJsonString(WebhookEvent).annotate({ identifier: "WebhookEventFromJson" })
+export const WebhookEventFromJson = fromJsonString(WebhookEvent).annotate({ identifier: "WebhookEventFromJson" })

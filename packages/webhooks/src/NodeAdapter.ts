@@ -23,6 +23,14 @@ import { type AdapterOptions, internalError, start, tooLarge, unreadable } from 
  * need: `layer` for the handler's services (required when the handler needs
  * any) and `seenEvents` for the idempotency store (in memory by default).
  *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import type { Options } from "@connected-vehicle/webhooks/NodeAdapter"
+ *
+ * const options: Options<never, never, never> = { secret: "management-token", handler: () => Effect.void }
+ * ```
+ * @category models
  * @since 0.1.0
  */
 export type Options<E, R, LE> = AdapterOptions<E, R, LE>
@@ -40,6 +48,7 @@ export type Options<E, R, LE> = AdapterOptions<E, R, LE>
  *
  * const fits = (req: IncomingMessage): NodeRequest => req
  * ```
+ * @category models
  * @since 0.2.0
  */
 export interface NodeRequest {
@@ -61,6 +70,7 @@ export interface NodeRequest {
  *
  * const fits = (res: ServerResponse): NodeResponse => res
  * ```
+ * @category models
  * @since 0.2.0
  */
 export interface NodeResponse {
@@ -74,6 +84,16 @@ export interface NodeResponse {
  * A Node request handler; `dispose` releases the layers (stop the server
  * first).
  *
+ * @example
+ * ```ts
+ * import { createServer } from "node:http"
+ * import { Effect } from "effect"
+ * import { make } from "@connected-vehicle/webhooks/NodeAdapter"
+ *
+ * const handler = make({ secret: "management-token", handler: () => Effect.void })
+ * createServer(handler).listen(8080)
+ * ```
+ * @category models
  * @since 0.1.0
  */
 export interface NodeHandler<R = never> {
@@ -179,6 +199,7 @@ const write = (res: NodeResponse, reply: Receiver.Reply): void => {
  * })
  * createServer(handler).listen(3000)
  * ```
+ * @category constructors
  * @since 0.1.0
  */
 export const make = <E, R = never, LE = never>(options: Options<E, R, LE>): NodeHandler<R> => {

@@ -22,10 +22,10 @@
  * @since 0.1.0
  */
 import type { DeliveredEvent, VerifyEvent, WebhookEvent as WebhookEventType } from "@connected-vehicle/schema/WebhookEvent"
+import { parse } from "@connected-vehicle/schema/Json"
 import { WebhookEvent } from "@connected-vehicle/schema/WebhookEvent"
 import { Cause, Effect, Exit, Result, Schema, Stream } from "effect"
 import { HttpServerRequest, HttpServerResponse } from "effect/http"
-import { SchemaJITCompiler } from "effect/schema"
 import {
   BodyTooLarge,
   EventInFlight,
@@ -42,6 +42,13 @@ import { challengeResponse, makeSecret, type Secret, SignatureHeader, verifyResu
 /**
  * The default body limit: 64 KiB (the service sends at most 50 KB).
  *
+ * @example
+ * ```ts
+ * import { defaultMaxBodySize } from "@connected-vehicle/webhooks/Receiver"
+ *
+ * const tooLarge = (bytes: number): boolean => bytes > defaultMaxBodySize
+ * ```
+ * @category constants
  * @since 0.1.0
  */
 export const defaultMaxBodySize = 64 * 1024
@@ -49,6 +56,17 @@ export const defaultMaxBodySize = 64 * 1024
 /**
  * What a receiver needs.
  *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import type { Options } from "@connected-vehicle/webhooks/Receiver"
+ *
+ * const options: Options<never, never> = {
+ *   secret: "management-token",
+ *   handler: (event) => Effect.log(event.eventType)
+ * }
+ * ```
+ * @category models
  * @since 0.1.0
  */
 export interface Options<E, R> {
@@ -72,6 +90,13 @@ export interface Options<E, R> {
  * A delivery whose body was read: the raw bytes (or their text) and the
  * `SC-Signature` header.
  *
+ * @example
+ * ```ts
+ * import type { Delivery } from "@connected-vehicle/webhooks/Receiver"
+ *
+ * const delivery: Delivery = { body: "{\"eventId\":\"evt_1\"}", signature: "<hex>" }
+ * ```
+ * @category models
  * @since 0.1.0
  */
 export interface Delivery {
@@ -83,6 +108,13 @@ export interface Delivery {
  * The answer to a delivery: status, headers and JSON body text, plus what
  * happened (`error` for a non-2xx answer).
  *
+ * @example
+ * ```ts
+ * import type { Reply } from "@connected-vehicle/webhooks/Receiver"
+ *
+ * const handled = (reply: Reply): boolean => reply.outcome === "handled" || reply.outcome === "duplicate"
+ * ```
+ * @category models
  * @since 0.1.0
  */
 export interface Reply {
@@ -98,6 +130,15 @@ export interface Reply {
  * A receiver: {@link Receiver.receive} for a delivery whose body was read,
  * {@link Receiver.httpEffect} for `effect/http` servers and routers.
  *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { make } from "@connected-vehicle/webhooks/Receiver"
+ *
+ * const receiver = make({ secret: "management-token", handler: () => Effect.void })
+ * const reply = receiver.receive({ body: "{}", signature: undefined }) // 401: no signature
+ * ```
+ * @category models
  * @since 0.1.0
  */
 export interface Receiver<R> {
@@ -133,15 +174,12 @@ const reject = (error: ReceiverError): Reply => ({
  *
  * const reply = rejection(new BodyTooLarge({ limit: 65536 })) // status 413
  * ```
+ * @category constructors
  * @since 0.1.0
  */
 export const rejection: (error: ReceiverError) => Reply = reject
 
 const utf8 = new TextDecoder("utf-8", { fatal: true })
-// generated decoding code for the events (Effect's schema JIT, as the
-// transport does for response bodies; the interpreter still gives the error
-// details); the schema tests run under the JIT too
-SchemaJITCompiler.enable(WebhookEvent.ast)
 const decodeEvent = Schema.decodeUnknownResult(WebhookEvent)
 
 /**
@@ -155,6 +193,7 @@ const decodeEvent = Schema.decodeUnknownResult(WebhookEvent)
  * const result = decodeBody("{\"eventId\":\"evt_1\",\"eventType\":\"NEW_KIND\"}")
  * if (Result.isSuccess(result)) console.log(result.success.eventType) // "UNKNOWN"
  * ```
+ * @category decoding
  * @since 0.1.0
  */
 export const decodeBody = (body: Uint8Array | string): Result.Result<WebhookEventType, MalformedEvent> => {
@@ -166,7 +205,7 @@ export const decodeBody = (body: Uint8Array | string): Result.Result<WebhookEven
   }
   let json: unknown
   try {
-    json = JSON.parse(text)
+    json = parse(text)
   } catch (error) {
     return Result.fail(new MalformedEvent({ description: `the body is not JSON (${(error as Error).message})` }))
   }
@@ -190,6 +229,7 @@ const byteLength = (body: Uint8Array | string): number =>
  *
  * const body = readLimited(Stream.make(new Uint8Array([123, 125])), 65536)
  * ```
+ * @category utils
  * @since 0.1.0
  */
 export const readLimited = <E>(
@@ -232,6 +272,7 @@ export const readLimited = <E>(
  *   handler: (event) => Effect.log(`${event.eventType} ${event.eventId}`)
  * })
  * ```
+ * @category constructors
  * @since 0.1.0
  */
 export const make = <E, R>(options: Options<E, R>): Receiver<R> => {
@@ -339,6 +380,7 @@ const readRequest = (
  * const answer = (receiver: Receiver.Receiver<never>, body: string, signature: string) =>
  *   Effect.map(receiver.receive({ body, signature }), Receiver.toHttpResponse)
  * ```
+ * @category conversions
  * @since 0.1.0
  */
 export const toHttpResponse = (reply: Reply): HttpServerResponse.HttpServerResponse =>
@@ -363,6 +405,7 @@ export const toHttpResponse = (reply: Reply): HttpServerResponse.HttpServerRespo
  *   handler: (event) => Effect.log(event.eventType)
  * }))
  * ```
+ * @category conversions
  * @since 0.1.0
  */
 export const toHttpEffect = <E, R>(

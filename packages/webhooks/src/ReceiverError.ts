@@ -18,6 +18,7 @@ import type { SeenEventsError } from "./SeenEvents.ts"
  *
  * const explain = (e: MethodNotAllowed) => e.message
  * ```
+ * @category errors
  * @since 0.1.0
  */
 export class MethodNotAllowed extends Schema.TaggedError<MethodNotAllowed>()("MethodNotAllowed", {
@@ -38,6 +39,7 @@ export class MethodNotAllowed extends Schema.TaggedError<MethodNotAllowed>()("Me
  *
  * const explain = (e: BodyTooLarge) => `limit ${e.limit} bytes`
  * ```
+ * @category errors
  * @since 0.1.0
  */
 export class BodyTooLarge extends Schema.TaggedError<BodyTooLarge>()("BodyTooLarge", {
@@ -59,6 +61,7 @@ export class BodyTooLarge extends Schema.TaggedError<BodyTooLarge>()("BodyTooLar
  *
  * const explain = (e: UnreadableBody) => e.reason
  * ```
+ * @category errors
  * @since 0.1.0
  */
 export class UnreadableBody extends Schema.TaggedError<UnreadableBody>()("UnreadableBody", {
@@ -80,6 +83,7 @@ export class UnreadableBody extends Schema.TaggedError<UnreadableBody>()("Unread
  *
  * const explain = (e: MalformedEvent) => e.description
  * ```
+ * @category errors
  * @since 0.1.0
  */
 export class MalformedEvent extends Schema.TaggedError<MalformedEvent>()("MalformedEvent", {
@@ -101,6 +105,7 @@ export class MalformedEvent extends Schema.TaggedError<MalformedEvent>()("Malfor
  *
  * const explain = (e: EventInFlight) => e.eventId
  * ```
+ * @category errors
  * @since 0.1.0
  */
 export class EventInFlight extends Schema.TaggedError<EventInFlight>()("EventInFlight", {
@@ -121,6 +126,7 @@ export class EventInFlight extends Schema.TaggedError<EventInFlight>()("EventInF
  *
  * const explain = (e: HandlerFailed) => `${e.eventType} ${e.eventId}`
  * ```
+ * @category errors
  * @since 0.1.0
  */
 export class HandlerFailed extends Schema.TaggedError<HandlerFailed>()("HandlerFailed", {
@@ -135,6 +141,13 @@ export class HandlerFailed extends Schema.TaggedError<HandlerFailed>()("HandlerF
 /**
  * Every reason a delivery is not acknowledged.
  *
+ * @example
+ * ```ts
+ * import { type ReceiverError, statusOf } from "@connected-vehicle/webhooks/ReceiverError"
+ *
+ * const status = (error: ReceiverError): number => statusOf(error)
+ * ```
+ * @category models
  * @since 0.1.0
  */
 export type ReceiverError =
@@ -159,6 +172,7 @@ export type ReceiverError =
  *
  * statusOf(new BodyTooLarge({ limit: 65536 })) // 413
  * ```
+ * @category utils
  * @since 0.1.0
  */
 export const statusOf = (error: ReceiverError): number => {

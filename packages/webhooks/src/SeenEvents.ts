@@ -18,6 +18,13 @@ import { KeyValueStore } from "effect/persistence"
  * `duplicate` (handled before, within the TTL) or `in-flight` (another
  * delivery of the same event is being handled).
  *
+ * @example
+ * ```ts
+ * import type { Claim } from "@connected-vehicle/webhooks/SeenEvents"
+ *
+ * const runHandler = (claim: Claim): boolean => claim === "claimed"
+ * ```
+ * @category models
  * @since 0.1.0
  */
 export type Claim = "claimed" | "duplicate" | "in-flight"
@@ -31,6 +38,7 @@ export type Claim = "claimed" | "duplicate" | "in-flight"
  *
  * const explain = (e: SeenEventsError) => `${e.operation} ${e.eventId}`
  * ```
+ * @category errors
  * @since 0.1.0
  */
 export class SeenEventsError extends Schema.TaggedError<SeenEventsError>()("SeenEventsError", {
@@ -46,6 +54,18 @@ export class SeenEventsError extends Schema.TaggedError<SeenEventsError>()("Seen
 /**
  * The operations of a seen-events store.
  *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { SeenEvents } from "@connected-vehicle/webhooks/SeenEvents"
+ *
+ * const claim = (eventId: string) =>
+ *   Effect.gen(function*() {
+ *     const store = yield* SeenEvents
+ *     return yield* store.claim(eventId)
+ *   })
+ * ```
+ * @category models
  * @since 0.1.0
  */
 export interface SeenEventsStore {
@@ -71,6 +91,7 @@ export interface SeenEventsStore {
  *     return yield* store.claim(eventId)
  *   })
  * ```
+ * @category services
  * @since 0.1.0
  */
 export class SeenEvents extends Context.Service<SeenEvents, SeenEventsStore>()(
@@ -81,11 +102,26 @@ export class SeenEvents extends Context.Service<SeenEvents, SeenEventsStore>()(
  * How long a handled `eventId` is remembered by default: 24 hours (the
  * service's retries end about 3 minutes after the first attempt).
  *
+ * @example
+ * ```ts
+ * import { Duration } from "effect"
+ * import { defaultTtl } from "@connected-vehicle/webhooks/SeenEvents"
+ *
+ * Duration.toHours(defaultTtl) // 24
+ * ```
+ * @category constants
  * @since 0.1.0
  */
 export const defaultTtl: Duration.Duration = Duration.hours(24)
 
 /**
+ * @example
+ * ```ts
+ * import { layerMemory } from "@connected-vehicle/webhooks/SeenEvents"
+ *
+ * const SeenEventsLive = layerMemory({ ttl: "12 hours", maxEntries: 10_000 })
+ * ```
+ * @category models
  * @since 0.1.0
  */
 export interface MemoryOptions {
@@ -113,6 +149,7 @@ const inFlightEntry: MemoryEntry = { inFlight: true }
  *   yield* store.claim("evt_1") // "claimed"
  * })
  * ```
+ * @category constructors
  * @since 0.1.0
  */
 export const makeMemory = (options?: MemoryOptions): Effect.Effect<SeenEventsStore> =>
@@ -174,12 +211,20 @@ export const makeMemory = (options?: MemoryOptions): Effect.Effect<SeenEventsSto
  *
  * const SeenEventsLive = layerMemory({ ttl: "12 hours" })
  * ```
+ * @category layers
  * @since 0.1.0
  */
 export const layerMemory = (options?: MemoryOptions): Layer.Layer<SeenEvents> =>
   Layer.effect(SeenEvents, makeMemory(options))
 
 /**
+ * @example
+ * ```ts
+ * import { layerKeyValueStore } from "@connected-vehicle/webhooks/SeenEvents"
+ *
+ * const SeenEventsLive = layerKeyValueStore({ ttl: "24 hours", inFlightTimeout: "5 minutes", prefix: "seen/" })
+ * ```
+ * @category models
  * @since 0.1.0
  */
 export interface KeyValueStoreOptions {
@@ -217,6 +262,7 @@ const encodeMark = Schema.encodeSync(Mark)
  *
  * const store = makeKeyValueStore({ ttl: "24 hours" }).pipe(Effect.provide(KeyValueStore.layerMemory))
  * ```
+ * @category constructors
  * @since 0.1.0
  */
 export const makeKeyValueStore = (
@@ -271,6 +317,7 @@ export const makeKeyValueStore = (
  *
  * const SeenEventsLive = layerKeyValueStore().pipe(Layer.provide(KeyValueStore.layerMemory))
  * ```
+ * @category layers
  * @since 0.1.0
  */
 export const layerKeyValueStore = (

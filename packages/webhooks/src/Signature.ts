@@ -16,6 +16,13 @@ import { Effect, Redacted, Result, Schema } from "effect"
  * The header carrying the signature (HTTP header names are case-insensitive;
  * Node and the Fetch API give them in lowercase).
  *
+ * @example
+ * ```ts
+ * import { SignatureHeader } from "@connected-vehicle/webhooks/Signature"
+ *
+ * const signatureOf = (headers: Headers) => headers.get(SignatureHeader)
+ * ```
+ * @category constants
  * @since 0.1.0
  */
 export const SignatureHeader = "sc-signature"
@@ -29,6 +36,7 @@ export const SignatureHeader = "sc-signature"
  *
  * const status = (_: MissingSignature) => 401
  * ```
+ * @category errors
  * @since 0.1.0
  */
 export class MissingSignature extends Schema.TaggedError<MissingSignature>()("MissingSignature", {}) {
@@ -47,6 +55,7 @@ export class MissingSignature extends Schema.TaggedError<MissingSignature>()("Mi
  *
  * const explain = (e: MalformedSignature) => e.message
  * ```
+ * @category errors
  * @since 0.1.0
  */
 export class MalformedSignature extends Schema.TaggedError<MalformedSignature>()("MalformedSignature", {
@@ -67,6 +76,7 @@ export class MalformedSignature extends Schema.TaggedError<MalformedSignature>()
  *
  * const status = (_: InvalidSignature) => 401
  * ```
+ * @category errors
  * @since 0.1.0
  */
 export class InvalidSignature extends Schema.TaggedError<InvalidSignature>()("InvalidSignature", {}) {
@@ -89,6 +99,7 @@ export class InvalidSignature extends Schema.TaggedError<InvalidSignature>()("In
  *
  * new InvalidSecret({ reason: "it is empty" }).message // "The webhook secret is invalid: it is empty"
  * ```
+ * @category errors
  * @since 0.2.0
  */
 export class InvalidSecret extends Schema.TaggedError<InvalidSecret>()("InvalidSecret", {
@@ -110,6 +121,7 @@ export class InvalidSecret extends Schema.TaggedError<InvalidSecret>()("InvalidS
  *
  * new UnsupportedBody({ received: "object" }).message
  * ```
+ * @category errors
  * @since 0.2.0
  */
 export class UnsupportedBody extends Schema.TaggedError<UnsupportedBody>()("UnsupportedBody", {
@@ -123,6 +135,14 @@ export class UnsupportedBody extends Schema.TaggedError<UnsupportedBody>()("Unsu
 /**
  * Any reason a delivery's signature is rejected, or cannot be checked.
  *
+ * @example
+ * ```ts
+ * import { type SignatureError, verifyResult } from "@connected-vehicle/webhooks/Signature"
+ *
+ * const result = verifyResult("{}", undefined, "management-token")
+ * const reason = (error: SignatureError): string => error._tag
+ * ```
+ * @category models
  * @since 0.1.0
  */
 export type SignatureError = MissingSignature | MalformedSignature | InvalidSignature | InvalidSecret | UnsupportedBody
@@ -140,6 +160,7 @@ export type SignatureError = MissingSignature | MalformedSignature | InvalidSign
  * const fromEnv: Secret = process.env["WEBHOOK_SECRET"] ?? ""
  * const wrapped: Secret = Redacted.make("management-token")
  * ```
+ * @category models
  * @since 0.2.0
  */
 export type Secret = string | Redacted.Redacted<string>
@@ -155,6 +176,7 @@ export type Secret = string | Redacted.Redacted<string>
  *
  * Result.isFailure(secretResult("")) // true
  * ```
+ * @category constructors
  * @since 0.2.0
  */
 export const secretResult = (secret: Secret): Result.Result<Redacted.Redacted<string>, InvalidSecret> => {
@@ -188,6 +210,7 @@ export const secretResult = (secret: Secret): Result.Result<Redacted.Redacted<st
  *
  * const secret = makeSecret(process.env["WEBHOOK_SECRET"] ?? "") // throws InvalidSecret when unset
  * ```
+ * @category constructors
  * @since 0.2.0
  */
 export const makeSecret = (secret: Secret): Redacted.Redacted<string> => {
@@ -216,6 +239,7 @@ const hmac = (message: Uint8Array | string, secret: Redacted.Redacted<string>): 
  * const body = JSON.stringify({ eventId: "evt_1", eventType: "VERIFY" })
  * const headers = { "content-type": "application/json", "sc-signature": sign(body, Redacted.make("secret")) }
  * ```
+ * @category signing
  * @since 0.1.0
  */
 export const sign = (rawBody: Uint8Array | string, secret: Secret): string =>
@@ -233,6 +257,7 @@ export const sign = (rawBody: Uint8Array | string, secret: Secret): string =>
  *
  * const body = JSON.stringify({ challenge: challengeResponse("a1b2c3", Redacted.make("secret")) })
  * ```
+ * @category signing
  * @since 0.1.0
  */
 export const challengeResponse = (challenge: string, secret: Secret): string =>
@@ -253,6 +278,7 @@ const lowercaseHex64 = /^[0-9a-f]{64}$/
  * const result = verifyResult("{}", "00", process.env["WEBHOOK_SECRET"] ?? "secret")
  * if (Result.isFailure(result)) console.log(result.failure._tag) // "MalformedSignature"
  * ```
+ * @category verification
  * @since 0.1.0
  */
 export const verifyResult = (
@@ -304,6 +330,7 @@ const checkSignature = (
  *     Effect.catchTag("InvalidSignature", () => Effect.logWarning("forged delivery"))
  *   )
  * ```
+ * @category verification
  * @since 0.1.0
  */
 export const verify = (
@@ -323,6 +350,7 @@ export const verify = (
  *
  * const ok = isValid("{}", "a".repeat(64), "secret") // false
  * ```
+ * @category verification
  * @since 0.1.0
  */
 export const isValid = (

@@ -16,6 +16,14 @@ import { type AdapterOptions, internalError, start, tooLarge, unreadable } from 
  * handler's services and `seenEvents` for the idempotency store (in memory by
  * default).
  *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import type { Options } from "@connected-vehicle/webhooks/WebAdapter"
+ *
+ * const options: Options<never, never, never> = { secret: "management-token", handler: () => Effect.void }
+ * ```
+ * @category models
  * @since 0.1.0
  */
 export type Options<E, R, LE> = AdapterOptions<E, R, LE>
@@ -23,6 +31,15 @@ export type Options<E, R, LE> = AdapterOptions<E, R, LE>
 /**
  * A Fetch API handler; `dispose` releases the layers.
  *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { make } from "@connected-vehicle/webhooks/WebAdapter"
+ *
+ * const handler = make({ secret: "management-token", handler: () => Effect.void })
+ * export default { fetch: (request: Request) => handler(request) }
+ * ```
+ * @category models
  * @since 0.1.0
  */
 export interface WebHandler<R = never> {
@@ -82,6 +99,7 @@ const toResponse = (reply: Receiver.Reply): Response =>
  * })
  * export default { fetch: handle }
  * ```
+ * @category constructors
  * @since 0.1.0
  */
 export const make = <E, R = never, LE = never>(options: Options<E, R, LE>): WebHandler<R> => {

@@ -6,7 +6,7 @@
 import type { DeliveredEvent } from "@connected-vehicle/schema/WebhookEvent"
 import { NodeHttpServer } from "@effect/platform-node"
 import { assert, describe, it } from "@effect/vitest"
-import { DateTime, Effect, Fiber, Layer, Logger, Redacted, References } from "effect"
+import { DateTime, Effect, Fiber, Layer, Logger, Redacted, References, Result } from "effect"
 import { createHash, createHmac } from "node:crypto"
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
 import { inspect } from "node:util"
@@ -532,4 +532,19 @@ describe("Receiver.receive (no HTTP)", () => {
       assert.strictEqual(fromText.status, 200)
       assert.strictEqual(fromText.outcome, "handled")
     }).pipe(Effect.provide(SeenEvents.layerMemory())))
+
+  it("decodeBody keeps a signal body's escaped keys whatever bodies were parsed before", () => {
+    const withKey = (key: string) => {
+      const event = vehicleStateEvent("evt_keys")
+      return JSON.stringify({ ...event, data: { ...event.data, signals: [{ ...event.data.signals[1]!, body: { unit: "V", [key]: 1 } }] } })
+    }
+    // V8's JSON.parse reads "\u0000" as "\\" after a "\\" key at the same place (nodejs/node#63785)
+    JSON.parse(withKey("\\"))
+    const decoded = Receiver.decodeBody(withKey("\u0000"))
+    assert.isTrue(Result.isSuccess(decoded))
+    const event = (decoded as Result.Success<DeliveredEvent, never>).success
+    const signal = event.eventType === "VEHICLE_STATE" ? event.data.signals[0] : undefined
+    assert.isTrue(signal !== undefined && "body" in signal)
+    assert.deepStrictEqual(Object.keys((signal as { readonly body: object }).body), ["unit", "\u0000"])
+  })
 })

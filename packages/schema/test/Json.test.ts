@@ -1,0 +1,70 @@
+import { assert, describe, it } from "@effect/vitest"
+import { Schema } from "effect"
+import { fromJsonString, parse } from "../src/Json.ts"
+import { seeded } from "./seed.ts"
+
+// V8's `JSON.parse` reads an escaped key wrongly once a key holding a
+// backslash was parsed at the same place (nodejs/node#63785).
+const poison = (text: string) => JSON.parse(text)
+
+describe("Json.parse", () => {
+  it("keeps escaped keys after a backslash key was read at the same place", () => {
+    poison(String.raw`{"\\":1}`)
+    assert.deepStrictEqual(Object.keys(parse(String.raw`{"\u0000":1}`) as object), ["\u0000"])
+    poison(String.raw`{"h":[],"\\":0}`)
+    assert.deepStrictEqual(Object.keys(parse(String.raw`{"h":1,"\"":2}`) as object), ["h", "\""])
+    poison(String.raw`{"a":{"\\":1}}`)
+    assert.deepStrictEqual(parse(String.raw`{"a":{"\u0000" : [{"\n":true}]}}`), { a: { "\u0000": [{ "\n": true }] } })
+  })
+
+  it("gives what JSON.parse gives: key order, repeated keys, an own __proto__, escaped values", () => {
+    for (
+      const text of [
+        String.raw`{"b":1,"\u0031":2,"a":3}`,
+        String.raw`{"\u0061":1,"b":2,"a":3}`,
+        String.raw`{"\u005f_proto__":{"x":1},"y":"\\"}`,
+        String.raw`{"k":"\"\\:\u0000","\t":"v:"," \\ ":[1,"\\",{"\\\"":null}]}`,
+        String.raw`["\\",{"\b":1}]`,
+        String.raw`"\\"`,
+        "{\"\uf8ff0\":1,\"\\u0000\":2}"
+      ]
+    ) {
+      const value = parse(text)
+      assert.strictEqual(JSON.stringify(value), JSON.stringify(JSON.parse(text)), text)
+      if (typeof value === "object" && value !== null && !Array.isArray(value)) {
+        assert.strictEqual(Object.getPrototypeOf(value), Object.prototype, text)
+      }
+    }
+    assert.isTrue(Object.hasOwn(parse(String.raw`{"\u005f_proto__":1}`) as object, "__proto__"))
+  })
+
+  it("throws JSON.parse's own error for a text that is not JSON", () => {
+    for (const text of [String.raw`{"\x":1}`, String.raw`{"\u00":1}`, String.raw`{"\n" 1}`, "{\"a\\\n\":1}", String.raw`{"\\":1`, ""]) {
+      let expected: unknown
+      try {
+        JSON.parse(text)
+      } catch (error) {
+        expected = error
+      }
+      assert.throws(() => parse(text), (expected as Error).message)
+    }
+  })
+
+  it.prop("reads JSON text of any value to the value", { value: Schema.Json }, ({ value }) => {
+    const text = JSON.stringify(value)
+    assert.strictEqual(JSON.stringify(parse(text)), text)
+  }, { arbitrary: seeded({ runs: 200 }) })
+})
+
+describe("Json.fromJsonString", () => {
+  const Body = fromJsonString(Schema.Record(Schema.String, Schema.Number))
+
+  it("decodes escaped keys as sent, encodes with JSON.stringify, fails on text that is not JSON", () => {
+    poison(String.raw`{"\\":1}`)
+    assert.deepStrictEqual(Object.keys(Schema.decodeUnknownSync(Body)(String.raw`{"\u0000":1}`)), ["\u0000"])
+    assert.strictEqual(Schema.encodeSync(Body)({ "\n": 1 }), String.raw`{"\n":1}`)
+    const failure = Schema.decodeUnknownExit(Body)("{")
+    assert.isTrue(failure._tag === "Failure")
+    assert.include(String(failure), "a valid JSON string")
+  })
+})
