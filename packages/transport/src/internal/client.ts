@@ -7,10 +7,11 @@
  */
 import { Effect, SchemaAST } from "effect"
 import type { Schema } from "effect"
-import { HttpClient, HttpClientRequest } from "effect/http"
+import { HttpClient, HttpClientError, HttpClientRequest } from "effect/http"
 import type { HttpApiEndpoint, HttpApiGroup } from "effect/http-api"
 import { HttpApi, HttpApiClient, HttpApiSchema } from "effect/http-api"
 import * as SchemaDecoder from "@connected-vehicle/schema/Decoder"
+import * as Json from "@connected-vehicle/schema/Json"
 import type { Credentials } from "../Credentials.ts"
 import type { Roots, TransportConfig } from "../TransportConfig.ts"
 import * as Call from "./call.ts"
@@ -116,7 +117,9 @@ const resolveEncoding = SchemaAST.resolveAt<{ readonly _tag: string }>("~httpApi
 /**
  * The success decoder of an endpoint. When the contract declares one JSON
  * body for 200 (every endpoint but the authorize redirect and the token
- * union), a 200 is read with `response.json` and decoded with that schema
+ * union), a 200 is read with `response.text`, parsed with the schema
+ * package's `Json.parse` (V8's `JSON.parse` can misread escaped object keys)
+ * and decoded with that schema
  * (the schema package's `Decoder`, which gives what Effect's decoder gives);
  * anything else goes through `HttpApiClient.decodeResponse`.
  */
@@ -140,5 +143,23 @@ const makeDecoder = (api: HttpApi.HttpApi<string, HttpApiGroup.Constraint>, grou
   })
   if (schema === undefined) return { decode: general }
   const decodeBody = SchemaDecoder.decodeUnknownExit(schema)
-  return { decode: (response) => response.status === 200 ? Effect.flatMap(response.json, decodeBody) : general(response) }
+  return {
+    decode: (response) =>
+      response.status === 200
+        ? Effect.flatMap(response.text, (text): Effect.Effect<unknown, unknown> => {
+          let json: unknown
+          try {
+            // every object key as the body spells it (V8's JSON.parse can misread escaped keys)
+            json = Json.parse(text)
+          } catch (cause) {
+            return Effect.fail(
+              new HttpClientError.HttpClientError({
+                reason: new HttpClientError.DecodeError({ request: response.request, response, description: "the body is not JSON", cause })
+              })
+            )
+          }
+          return decodeBody(json)
+        })
+        : general(response)
+  }
 }
