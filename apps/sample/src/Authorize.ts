@@ -27,6 +27,7 @@ import { SampleError } from "./SampleError.ts"
  * The permissions the sample asks for: every legacy read.
  *
  * @since 0.1.0
+ * @category constants
  */
 export const permissions: ReadonlyArray<Permission> = [
   "read_vehicle_info",
@@ -42,6 +43,7 @@ export const permissions: ReadonlyArray<Permission> = [
  * What the flow did, for display: the URLs (the code cut short) and the tokens (redacted).
  *
  * @since 0.1.0
+ * @category models
  */
 export interface Authorization {
   readonly consentUrl: string
@@ -62,6 +64,7 @@ export interface Authorization {
  * shorten("code_0123456789") // "code_012…"
  * ```
  * @since 0.1.0
+ * @category formatting
  */
 export const shorten = (secret: string): string => secret.length <= 8 ? "…" : `${secret.slice(0, 8)}…`
 
@@ -76,6 +79,7 @@ export const shorten = (secret: string): string => secret.length <= 8 ? "…" : 
  * new LoginTimeout({ timeoutMillis: 120_000 }).message
  * ```
  * @since 0.1.0
+ * @category errors
  */
 export class LoginTimeout extends Schema.TaggedError<LoginTimeout>()("LoginTimeout", {
   timeoutMillis: Schema.Number
@@ -95,6 +99,7 @@ export class LoginTimeout extends Schema.TaggedError<LoginTimeout>()("LoginTimeo
  * defaultTimeoutMillis // 120000
  * ```
  * @since 0.1.0
+ * @category constants
  */
 export const defaultTimeoutMillis = 120_000
 
@@ -113,6 +118,7 @@ export const defaultTimeoutMillis = 120_000
  * const login = Authorize.run({ key: "user", port: 0, follow: true, onConsentUrl: (url) => Console.error(url) })
  * ```
  * @since 0.1.0
+ * @category commands
  */
 export const run = (options: {
   readonly key: string
@@ -212,6 +218,7 @@ const follow = (consentUrl: string, redirectUri: string) =>
  * redact(Redacted.make("at_0123456789abcdef")) // "<redacted> (19 chars)"
  * ```
  * @since 0.1.0
+ * @category formatting
  */
 export const redact = (token: Redacted.Redacted<string>): string =>
   `<redacted> (${Redacted.value(token).length} chars)`

@@ -620,6 +620,7 @@ const exportCommand = Command.make("export").pipe(
  * const run = Command.runWith(cli, { version: "0.1.0" })
  * ```
  * @since 0.1.0
+ * @category commands
  */
 export const cli = root.pipe(
   Command.withHandler((flags) => Effect.flatMap(lazy, (M) => runWith(M, flags, () => M.Tour.run(flags.json)))),

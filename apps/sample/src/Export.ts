@@ -13,6 +13,7 @@ import type { Progress } from "./Progress.ts"
  * `ndjson` or `csv`.
  *
  * @since 0.1.0
+ * @category models
  */
 export type Format = "ndjson" | "csv"
 
@@ -28,6 +29,7 @@ export type Format = "ndjson" | "csv"
  * formatOf("out.json", "csv") // "csv"
  * ```
  * @since 0.1.0
+ * @category utils
  */
 export const formatOf = (file: string, explicit: Format | undefined): Format =>
   explicit ?? (file.toLowerCase().endsWith(".csv") ? "csv" : "ndjson")
@@ -36,6 +38,7 @@ export const formatOf = (file: string, explicit: Format | undefined): Format =>
  * How one item becomes a CSV row.
  *
  * @since 0.1.0
+ * @category models
  */
 export interface CsvColumns<A> {
   readonly headers: ReadonlyArray<string>
@@ -52,6 +55,7 @@ export interface CsvColumns<A> {
  * csvField('say "hi", bye') // '"say ""hi"", bye"'
  * ```
  * @since 0.1.0
+ * @category formatting
  */
 export const csvField = (value: string | number | boolean | null | undefined): string => {
   const text = value === null || value === undefined ? "" : String(value)
@@ -62,6 +66,7 @@ export const csvField = (value: string | number | boolean | null | undefined): s
  * A page of the stream: its items and, when known, the total of the list.
  *
  * @since 0.1.0
+ * @category models
  */
 export interface ExportPage<A> {
   readonly items: ReadonlyArray<A>
@@ -86,6 +91,7 @@ export interface ExportPage<A> {
  * })
  * ```
  * @since 0.1.0
+ * @category utils
  */
 export const write = <A, E, R>(options: {
   readonly file: string

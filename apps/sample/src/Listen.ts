@@ -34,6 +34,7 @@ import { render } from "./Table.ts"
  * process.env[SECRET_VARIABLE] // the secret, if set
  * ```
  * @since 0.1.0
+ * @category configuration
  */
 export const SECRET_VARIABLE = "CONNECTED_VEHICLE_WEBHOOK_SECRET"
 
@@ -41,6 +42,7 @@ export const SECRET_VARIABLE = "CONNECTED_VEHICLE_WEBHOOK_SECRET"
  * One received event, flattened for a table row.
  *
  * @since 0.1.0
+ * @category models
  */
 export interface EventRow {
   readonly receivedAt: string
@@ -62,6 +64,7 @@ export interface EventRow {
  * const describe = (event: DeliveredEvent) => rowOf(event, new Date()).detail
  * ```
  * @since 0.1.0
+ * @category rendering
  */
 export const rowOf = (event: DeliveredEvent, receivedAt: Date): EventRow => {
   const base = { receivedAt: receivedAt.toISOString(), eventId: event.eventId }
@@ -103,6 +106,7 @@ const widths = { receivedAt: 24, eventType: 13, eventId: 36, vehicleId: 36 } as 
  * console.log(header())
  * ```
  * @since 0.1.0
+ * @category rendering
  */
 export const header = (): string =>
   [
@@ -126,6 +130,7 @@ export const header = (): string =>
  * line({ receivedAt: "2025-08-26T10:00:00.000Z", eventType: "VEHICLE_STATE", eventId: "evt_1", vehicleId: "v-1", detail: "" })
  * ```
  * @since 0.1.0
+ * @category rendering
  */
 export const line = (row: EventRow): string =>
   [
@@ -150,6 +155,7 @@ const encodeEvent = Schema.encodeSync(WebhookEvent)
  * const print = (event: DeliveredEvent) => console.log(jsonLine(event))
  * ```
  * @since 0.1.0
+ * @category rendering
  */
 export const jsonLine = (event: DeliveredEvent): string => JSON.stringify(encodeEvent(event))
 
@@ -174,6 +180,7 @@ const stderrLogger = Logger.make((options) => {
  * }))
  * ```
  * @since 0.1.0
+ * @category constructors
  */
 export const serve = (options: {
   readonly port: number
@@ -225,6 +232,7 @@ export const serve = (options: {
  * const program = Listen.run({ port: 4020, secret: Redacted.make("token"), json: true })
  * ```
  * @since 0.1.0
+ * @category commands
  */
 export const run = (options: {
   readonly port: number
@@ -254,6 +262,7 @@ export const run = (options: {
  * event received after a trigger signal changed.
  *
  * @since 0.1.0
+ * @category models
  */
 export interface TourDelivery {
   readonly receiverUrl: string
@@ -290,12 +299,13 @@ const awaitEvent = (what: string, find: () => DeliveredEvent | undefined, second
  * import { Simulator } from "@connected-vehicle/simulator/Simulator"
  * import * as Listen from "@connected-vehicle/sample/Listen"
  *
- * const program = Effect.flatMap(Simulator.asEffect(), (simulator) => {
+ * const program = Effect.flatMap(Effect.service(Simulator), (simulator) => {
  *   const vehicleId = simulator.data.vehicleIds[0]!
  *   return Listen.tourDelivery(simulator, { vehicleId, userId: simulator.data.connectionOf(vehicleId)!.userId, data: [] })
  * })
  * ```
  * @since 0.1.0
+ * @category tour
  */
 export const tourDelivery = (
   simulator: Simulator["Service"],
@@ -353,6 +363,7 @@ export const tourDelivery = (
  * const show = (delivery: Listen.TourDelivery) => console.log(Listen.renderTourDelivery(delivery))
  * ```
  * @since 0.1.0
+ * @category rendering
  */
 export const renderTourDelivery = (delivery: TourDelivery): string => {
   const { event } = delivery
@@ -390,6 +401,7 @@ export const renderTourDelivery = (delivery: TourDelivery): string => {
  * const secret = secretOf(Option.some("./webhook-secret"))
  * ```
  * @since 0.1.0
+ * @category configuration
  */
 export const secretOf = (
   file: Option.Option<string>

@@ -17,6 +17,7 @@ import { render as renderTable } from "./Table.ts"
  * The deprecation notice the legacy commands print on stderr.
  *
  * @since 0.2.0
+ * @category constants
  */
 export const notice =
   "Deprecated: the v2.0 API sunsets on 2026-12-01 (Sunset: Tue, 01 Dec 2026 00:00:00 GMT). Move to v3: docs/migrating-to-v3.md; compare with `sample migrate check <vehicle>`."
@@ -25,6 +26,7 @@ export const notice =
  * One side of a check: the value, or the error's tag and message.
  *
  * @since 0.2.0
+ * @category models
  */
 export type Outcome =
   | { readonly ok: true; readonly value: unknown }
@@ -35,6 +37,7 @@ export type Outcome =
  * nothing to compare (no v3 equivalent, or either side failed).
  *
  * @since 0.2.0
+ * @category models
  */
 export interface Check {
   readonly path: LegacyPath
@@ -48,6 +51,7 @@ export interface Check {
  * The result of `migrate check`.
  *
  * @since 0.2.0
+ * @category models
  */
 export interface Report {
   readonly vehicleId: string
@@ -76,6 +80,7 @@ const tolerance = (path: LegacyPath, unitSystem: UnitSystem): number =>
  * agree("/odometer", "imperial", { distance: 10.01 }, { distance: 10.0062 }) // true
  * ```
  * @since 0.2.0
+ * @category utils
  */
 export const agree = (path: LegacyPath, unitSystem: UnitSystem, legacy: unknown, v3: unknown): boolean => {
   if (typeof legacy !== "object" || legacy === null || typeof v3 !== "object" || v3 === null) return false
@@ -110,6 +115,7 @@ const outcome = <A, E extends { readonly _tag: string; readonly message: string 
  * const program = Effect.flatMap(Effect.service(Vehicles), (vehicles) => check(vehicles, "veh_1", { unitSystem: "imperial" }))
  * ```
  * @since 0.2.0
+ * @category commands
  */
 export const check = (
   vehicles: Vehicles["Service"],
@@ -170,6 +176,7 @@ const shorten = (text: string) => text.length > 70 ? `${text.slice(0, 67)}...` :
  * console.log(render({ vehicleId: "veh_1", userId: "usr_1", unitSystem: "metric", checks: [] }))
  * ```
  * @since 0.2.0
+ * @category rendering
  */
 export const render = (report: Report): string => {
   const rows = renderTable(report.checks, [

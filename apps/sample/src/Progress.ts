@@ -14,6 +14,7 @@ import { Clock, Effect } from "effect"
  * A running progress display.
  *
  * @since 0.1.0
+ * @category models
  */
 export interface Progress {
   /** Counts one more page of `items` items; `total` is the list's totalCount when known. */
@@ -28,6 +29,7 @@ export interface Progress {
  * Where the progress goes: stderr by default.
  *
  * @since 0.1.0
+ * @category models
  */
 export interface Output {
   readonly isTTY: boolean
@@ -47,6 +49,7 @@ const width = 24
  * // "connections [#####...] pages 2  items 200/1000  400 items/s"
  * ```
  * @since 0.1.0
+ * @category rendering
  */
 export const line = (state: {
   readonly label: string
@@ -79,6 +82,7 @@ export const line = (state: {
  * })
  * ```
  * @since 0.1.0
+ * @category constructors
  */
 export const start = (label: string, output?: Output): Effect.Effect<Progress> =>
   Effect.gen(function*() {

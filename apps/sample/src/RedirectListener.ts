@@ -17,6 +17,7 @@ import { SampleError } from "./SampleError.ts"
  * What the redirect carried: `code` and `state`, or `error` (RFC 6749 4.1.2.1).
  *
  * @since 0.1.0
+ * @category models
  */
 export interface Callback {
   readonly code: string | undefined
@@ -29,6 +30,7 @@ export interface Callback {
  * A running listener.
  *
  * @since 0.1.0
+ * @category models
  */
 export interface RedirectListener {
   /** `http://127.0.0.1:PORT/callback`: the redirect URI to register and send. */
@@ -53,6 +55,7 @@ export interface RedirectListener {
  * }))
  * ```
  * @since 0.1.0
+ * @category constructors
  */
 export const start = (
   options: { readonly port: number; readonly state: string }

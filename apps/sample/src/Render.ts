@@ -26,6 +26,7 @@ const date = (d: DateTime.DateTime) => DateTime.formatIso(d).slice(0, 10)
  * console.log(compatibilityCounts([]))
  * ```
  * @since 0.1.0
+ * @category rendering
  */
 export const compatibilityCounts = (entries: ReadonlyArray<CompatibilityEntry>): string => {
   const powertrains = [...new Set(entries.map((e) => e.attributes.powertrainType))].sort()
@@ -51,6 +52,7 @@ export const compatibilityCounts = (entries: ReadonlyArray<CompatibilityEntry>):
  * console.log(compatibilityEntries([]))
  * ```
  * @since 0.1.0
+ * @category rendering
  */
 export const compatibilityEntries = (entries: ReadonlyArray<CompatibilityEntry>): string =>
   render(entries, [
@@ -73,6 +75,7 @@ export const compatibilityEntries = (entries: ReadonlyArray<CompatibilityEntry>)
  * console.log(connections([]))
  * ```
  * @since 0.1.0
+ * @category rendering
  */
 export const connections = (items: ReadonlyArray<ConnectionListItem>): string =>
   render(items, [
@@ -108,6 +111,7 @@ const valueOf = (signal: Signal) => {
  * console.log(signals([]))
  * ```
  * @since 0.1.0
+ * @category rendering
  */
 export const signals = (items: ReadonlyArray<Signal>): string => {
   const parts = Signals.partition(items)
@@ -159,6 +163,7 @@ export const signals = (items: ReadonlyArray<Signal>): string => {
  * console.log(webhooks([]))
  * ```
  * @since 0.1.0
+ * @category rendering
  */
 export const webhooks = (items: ReadonlyArray<Webhook>): string =>
   render(items, [
@@ -180,6 +185,7 @@ export const webhooks = (items: ReadonlyArray<Webhook>): string =>
  * console.log(subscriptions([]))
  * ```
  * @since 0.1.0
+ * @category rendering
  */
 export const subscriptions = (items: ReadonlyArray<Subscription>): string =>
   render(items, [
@@ -203,6 +209,7 @@ export const subscriptions = (items: ReadonlyArray<Subscription>): string =>
  * console.log(batch([{ path: "/odometer", code: 200, body: { distance: 12 }, headers: {} }]))
  * ```
  * @since 0.1.0
+ * @category rendering
  */
 export const batch = (items: ReadonlyArray<BatchItem>): string =>
   render(items, [
@@ -222,6 +229,7 @@ export const batch = (items: ReadonlyArray<BatchItem>): string =>
  * summary({ distance: 12.5 }) // "distance=12.5"
  * ```
  * @since 0.1.0
+ * @category rendering
  */
 export const summary = (body: unknown): string => {
   if (typeof body !== "object" || body === null) return String(body)
@@ -238,5 +246,6 @@ export const summary = (body: unknown): string => {
  * `key: value` lines (re-exported for commands that show one record).
  *
  * @since 0.1.0
+ * @category rendering
  */
 export { keyValues }

@@ -39,6 +39,7 @@ const fields = [
  * describe(new Error("boom")) // { tag: "Error", message: "boom" }
  * ```
  * @since 0.1.0
+ * @category rendering
  */
 export const describe = (error: unknown): Readonly<Record<string, string | number>> & { readonly tag: string } => {
   if (typeof error !== "object" || error === null) return { tag: "Error", message: String(error) }
@@ -66,6 +67,7 @@ export const describe = (error: unknown): Readonly<Record<string, string | numbe
  * console.error(render(new Error("boom")))
  * ```
  * @since 0.1.0
+ * @category rendering
  */
 export const render = (error: unknown): string => {
   const { tag, ...rest } = describe(error)
@@ -85,6 +87,7 @@ export const render = (error: unknown): string => {
  * exitCodeOf({ _tag: "InvalidArgument" }) // 2
  * ```
  * @since 0.1.0
+ * @category utils
  */
 export const exitCodeOf = (error: unknown): number => {
   const { _tag: tag, usage } = (error ?? {}) as { readonly _tag?: unknown; readonly usage?: unknown }
@@ -102,6 +105,7 @@ export const exitCodeOf = (error: unknown): number => {
  * new Reported(1)
  * ```
  * @since 0.1.0
+ * @category errors
  */
 export class Reported {
   readonly _tag = "Reported"

@@ -16,6 +16,7 @@ import { Schema } from "effect"
  * new SampleError({ reason: "No token stored; run `login` first" })
  * ```
  * @since 0.1.0
+ * @category errors
  */
 export class SampleError extends Schema.TaggedError<SampleError>()("SampleError", {
   reason: Schema.String,

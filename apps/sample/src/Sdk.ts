@@ -27,6 +27,7 @@ import * as TokenFile from "./TokenFile.ts"
  * declare const command: Effect.Effect<void, never, Services>
  * ```
  * @since 0.1.0
+ * @category models
  */
 export type Services = Target.Target | ConnectedVehicle.Services
 
@@ -43,6 +44,7 @@ export type Services = Target.Target | ConnectedVehicle.Services
  * const options: Options = { target: Option.none(), clientId: Option.none(), clientSecret: Option.none(), tokenFile: Option.none() }
  * ```
  * @since 0.1.0
+ * @category models
  */
 export interface Options extends Target.Options {
   readonly tokenFile: Option.Option<string>
@@ -65,6 +67,7 @@ export interface Options extends Target.Options {
  * })))
  * ```
  * @since 0.1.0
+ * @category layers
  */
 export const layer = (options: Options): Layer.Layer<Services, SampleError | Config.ConfigError> =>
   Target.layer(options, {
@@ -89,6 +92,7 @@ export const layer = (options: Options): Layer.Layer<Services, SampleError | Con
  * const withUser = <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.andThen(Sdk.ensureUser, effect)
  * ```
  * @since 0.1.0
+ * @category sign-in
  */
 export const ensureUser = Effect.gen(function*() {
   const target = yield* Target.Target

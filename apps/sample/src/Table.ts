@@ -10,6 +10,7 @@
  * (numbers are right-aligned by default).
  *
  * @since 0.1.0
+ * @category models
  */
 export interface Column<A> {
   readonly header: string
@@ -36,6 +37,7 @@ const text = (value: string | number | boolean | null | undefined): string =>
  * // Tesla      3
  * ```
  * @since 0.1.0
+ * @category rendering
  */
 export const render = <A>(rows: ReadonlyArray<A>, columns: ReadonlyArray<Column<A>>): string => {
   const cells = rows.map((row) => columns.map((column) => column.cell(row)))
@@ -66,6 +68,7 @@ export const render = <A>(rows: ReadonlyArray<A>, columns: ReadonlyArray<Column<
  * keyValues([["Vehicle", "v-1"], ["Odometer", "12 km"]])
  * ```
  * @since 0.1.0
+ * @category rendering
  */
 export const keyValues = (pairs: ReadonlyArray<readonly [string, string | number | boolean | null | undefined]>): string => {
   const width = Math.max(0, ...pairs.map(([key]) => key.length))
@@ -82,5 +85,6 @@ export const keyValues = (pairs: ReadonlyArray<readonly [string, string | number
  * heading("1. Compatibility")
  * ```
  * @since 0.1.0
+ * @category rendering
  */
 export const heading = (title: string): string => `\n${title}\n${"=".repeat(title.length)}`

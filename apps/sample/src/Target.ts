@@ -25,9 +25,10 @@ import { SampleError } from "./SampleError.ts"
  * import { Effect } from "effect"
  * import { Target } from "@connected-vehicle/sample/Target"
  *
- * const where = Effect.map(Target.asEffect(), (target) => target.label)
+ * const where = Effect.map(Effect.service(Target), (target) => target.label)
  * ```
  * @since 0.1.0
+ * @category services
  */
 export class Target extends Context.Service<Target, {
   /** `embedded simulator at http://127.0.0.1:PORT` or the target origin. */
@@ -59,6 +60,7 @@ export class Target extends Context.Service<Target, {
  * const embedded: Options = { target: Option.none(), clientId: Option.none(), clientSecret: Option.none() }
  * ```
  * @since 0.1.0
+ * @category models
  */
 export interface Options {
   readonly target: Option.Option<string>
@@ -77,6 +79,7 @@ export interface Options {
  * policies.timeoutMillis // 15000
  * ```
  * @since 0.1.0
+ * @category constants
  */
 export const policies = {
   timeoutMillis: 15_000,
@@ -94,6 +97,7 @@ export const policies = {
  * perRootVariables.includes("CONNECTED_VEHICLE_LEGACY_URL") // true
  * ```
  * @since 0.1.0
+ * @category constants
  */
 export const perRootVariables = [
   "CONNECTED_VEHICLE_BASE_URL",
@@ -120,6 +124,7 @@ const anyPerRootVariable = Config.all(perRootVariables.map((name) => Config.opti
  * identityOf(rootsFromOrigin("http://127.0.0.1:8080/")) // "http://127.0.0.1:8080"
  * ```
  * @since 0.1.0
+ * @category utils
  */
 export const identityOf = (roots: TransportConfig.Roots): string => {
   const normal = (url: string) => {
@@ -144,6 +149,7 @@ export const identityOf = (roots: TransportConfig.Roots): string => {
  * keysOf("https://api.example.com", "my-app").userKey // "user@https://api.example.com?client_id=my-app"
  * ```
  * @since 0.1.0
+ * @category utils
  */
 export const keysOf = (identity: string, clientId: string): {
   readonly userKey: string
@@ -164,6 +170,7 @@ export const keysOf = (identity: string, clientId: string): {
  * isUserKey(keysOf("https://api.example.com", "my-app").userKey) // true
  * ```
  * @since 0.1.0
+ * @category guards
  */
 export const isUserKey = (key: string): boolean => key.startsWith("user@")
 
@@ -202,10 +209,11 @@ const remoteOf = (options: Options) =>
  *
  * const Embedded = Target.layer(
  *   { target: Option.none(), clientId: Option.none(), clientSecret: Option.none() },
- *   () => TokenStore.layerMemory
+ *   { remote: () => TokenStore.layerMemory, embedded: () => TokenStore.layerMemory }
  * )
  * ```
  * @since 0.1.0
+ * @category layers
  */
 export const layer = (
   options: Options,
@@ -251,6 +259,7 @@ export const layer = (
  * const Public = Target.layerPublic({ target: Option.none(), clientId: Option.none(), clientSecret: Option.none() })
  * ```
  * @since 0.1.0
+ * @category layers
  */
 export const layerPublic = (
   options: Options
@@ -278,9 +287,10 @@ export const layerPublic = (
  * import { Simulator } from "@connected-vehicle/simulator/Simulator"
  * import { demoUser } from "@connected-vehicle/sample/Target"
  *
- * const user = Effect.map(Simulator.asEffect(), (simulator) => demoUser(simulator.data))
+ * const user = Effect.map(Effect.service(Simulator), (simulator) => demoUser(simulator.data))
  * ```
  * @since 0.1.0
+ * @category utils
  */
 export const demoUser = (data: Simulator.SimulatorData): string | undefined =>
   (data.users.find((u) => data.vehiclesOf(u.id).some((id) => data.vehicle(id)?.supportsServiceHistory === true)) ??

@@ -27,6 +27,7 @@ import { dirname, join } from "node:path"
  * console.log(defaultPath())
  * ```
  * @since 0.1.0
+ * @category configuration
  */
 export const defaultPath = (): string =>
   process.env["CONNECTED_VEHICLE_TOKEN_FILE"] ??
@@ -111,6 +112,7 @@ const write = (path: string, key: string, tokens: Record<string, Stored>) =>
  * const usersOnly: Options = { persist: (key) => key.startsWith("user@") }
  * ```
  * @since 0.1.0
+ * @category models
  */
 export interface Options {
   /** Which keys go to the file (default: every key); the others are kept in memory. */
@@ -127,6 +129,7 @@ export interface Options {
  * const StoreLive = TokenFile.layer("/tmp/tokens.json", { persist: (key) => key.startsWith("user@") })
  * ```
  * @since 0.1.0
+ * @category layers
  */
 export const layer = (path: string, options?: Options): Layer.Layer<TokenStore.TokenStore> =>
   Layer.effect(

@@ -40,6 +40,7 @@ import { Target } from "./Target.ts"
  * One entry of a legacy batch, flattened for display and JSON.
  *
  * @since 0.1.0
+ * @category models
  */
 export interface BatchEntry {
   readonly path: string
@@ -66,6 +67,7 @@ const errorOf = (error: EntryError): NonNullable<BatchEntry["error"]> => ({
  * batchEntries({}, [])
  * ```
  * @since 0.1.0
+ * @category utils
  */
 export const batchEntries = (
   result: Partial<BatchResult<LegacyPath>>,
@@ -104,6 +106,7 @@ export const batchEntries = (
  * console.log(renderBatch([]))
  * ```
  * @since 0.1.0
+ * @category rendering
  */
 export const renderBatch = (entries: ReadonlyArray<BatchEntry>): string =>
   render(entries, [
@@ -127,6 +130,7 @@ export const renderBatch = (entries: ReadonlyArray<BatchEntry>): string =>
  * console.log(renderServiceHistory([]))
  * ```
  * @since 0.1.0
+ * @category rendering
  */
 export const renderServiceHistory = (records: ReadonlyArray<ServiceRecord>): string =>
   render(records, [
@@ -152,6 +156,7 @@ const tourPaths: readonly [LegacyPath, ...Array<LegacyPath>] = ["/odometer", "/l
  * const tour = Tour.run(false)
  * ```
  * @since 0.1.0
+ * @category commands
  */
 export const run = (json: boolean) =>
   Effect.gen(function*() {

@@ -26,6 +26,7 @@ import { OAuthConfig } from "./OAuthConfig.ts"
  * }
  * ```
  * @since 0.1.0
+ * @category models
  */
 export interface ConsentOptions {
   /** Must equal the `redirect_uri` of the later code exchange. */
@@ -52,6 +53,7 @@ export interface ConsentOptions {
  * })
  * ```
  * @since 0.1.0
+ * @category constructors
  */
 export const consentUrl = (
   authorizationUrl: string,
@@ -85,6 +87,7 @@ export const consentUrl = (
  * const url = make({ permissions: ["read_odometer"], state: "xyz" })
  * ```
  * @since 0.1.0
+ * @category constructors
  */
 export const make = (
   options: Omit<ConsentOptions, "redirectUri"> & { readonly redirectUri?: string | undefined }
@@ -109,6 +112,7 @@ export const make = (
  * )
  * ```
  * @since 0.1.0
+ * @category errors
  */
 export class MissingRedirectUri extends Schema.TaggedError<MissingRedirectUri>()("MissingRedirectUri", {}) {
   override get message() {

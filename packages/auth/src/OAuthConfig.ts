@@ -16,6 +16,7 @@ import type { Redacted } from "effect"
  * const clientId = Effect.map(Effect.service(OAuthConfig), (c) => c.clientId)
  * ```
  * @since 0.1.0
+ * @category services
  */
 export class OAuthConfig extends Context.Service<OAuthConfig, {
   readonly clientId: string
@@ -49,6 +50,7 @@ export class OAuthConfig extends Context.Service<OAuthConfig, {
  * }
  * ```
  * @since 0.1.0
+ * @category models
  */
 export interface Options {
   readonly clientId: string
@@ -69,6 +71,7 @@ export interface Options {
  * const OAuthLive = layer({ clientId: "app", clientSecret: Redacted.make("secret"), redirectUri: "https://app.example/cb" })
  * ```
  * @since 0.1.0
+ * @category layers
  */
 export const layer = (options: Options): Layer.Layer<OAuthConfig> =>
   Layer.succeed(OAuthConfig, {
@@ -91,6 +94,7 @@ export const layer = (options: Options): Layer.Layer<OAuthConfig> =>
  * const OAuthLive = layerConfig
  * ```
  * @since 0.1.0
+ * @category layers
  */
 export const layerConfig: Layer.Layer<OAuthConfig, Config.ConfigError> = Layer.effect(
   OAuthConfig,

@@ -56,6 +56,7 @@ const flightsOf = (store: TokenStore["Service"]) => {
  * const credentials = make("app", () => TokenExchange.clientCredentials())
  * ```
  * @since 0.1.0
+ * @category constructors
  */
 export const make = <R>(
   key: string,
@@ -143,6 +144,7 @@ export const make = <R>(
  * const CredentialsLive = layerUser("user-42")
  * ```
  * @since 0.1.0
+ * @category layers
  */
 export const layerUser = (key: string): Layer.Layer<Credentials, never, TokenStore | OAuthConfig | Transport.Transport> =>
   Layer.effect(
@@ -178,6 +180,7 @@ export const layerUser = (key: string): Layer.Layer<Credentials, never, TokenSto
  * const Elsewhere = layerApplication({ tokenUrl: "https://auth.example/oauth2/token" })
  * ```
  * @since 0.1.0
+ * @category layers
  */
 export const layerApplication = (
   options?: {
@@ -208,6 +211,7 @@ export const layerApplication = (
  * )
  * ```
  * @since 0.1.0
+ * @category sign-in
  */
 export const login = (
   key: string,

@@ -28,6 +28,7 @@ import type { Token } from "./TokenStore.ts"
  * const mustSignInAgain = (e: TokenError) => e._tag === "OAuthError" && e.error === "invalid_grant"
  * ```
  * @since 0.1.0
+ * @category errors
  */
 export type TokenError = OAuthError | ServiceError | TransportError
 
@@ -42,6 +43,7 @@ export type TokenError = OAuthError | ServiceError | TransportError
  * basicCredential("id", Redacted.make("secret")) // Redacted of "Basic aWQ6c2VjcmV0"
  * ```
  * @since 0.1.0
+ * @category utils
  */
 export const basicCredential = (clientId: string, clientSecret: Redacted.Redacted<string>): Redacted.Redacted<string> =>
   Redacted.make(`Basic ${Buffer.from(`${clientId}:${Redacted.value(clientSecret)}`, "utf8").toString("base64")}`)
@@ -91,6 +93,7 @@ const toToken = (response: AppTokenResponse): Effect.Effect<Token> =>
  * const tokens = exchangeCode({ code: "abc", redirectUri: "https://app.example/callback" })
  * ```
  * @since 0.1.0
+ * @category grants
  */
 export const exchangeCode = (
   input: { readonly code: string; readonly redirectUri: string },
@@ -109,6 +112,7 @@ export const exchangeCode = (
  * const tokens = refresh(Redacted.make("refresh-token"))
  * ```
  * @since 0.1.0
+ * @category grants
  */
 export const refresh = (
   refreshToken: Redacted.Redacted<string>,
@@ -129,6 +133,7 @@ export const refresh = (
  * const elsewhere = clientCredentials({ tokenUrl: "https://auth.example/oauth2/token" })
  * ```
  * @since 0.1.0
+ * @category grants
  */
 export const clientCredentials = (
   input?: { readonly scope?: string | undefined; readonly tokenUrl?: string | undefined },

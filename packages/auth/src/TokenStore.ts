@@ -29,6 +29,7 @@ import type { Redacted } from "effect"
  * }
  * ```
  * @since 0.1.0
+ * @category models
  */
 export interface Token {
   readonly accessToken: Redacted.Redacted<string>
@@ -49,6 +50,7 @@ export interface Token {
  * new TokenStoreError({ key: "user-42", reason: "connection refused" })
  * ```
  * @since 0.1.0
+ * @category errors
  */
 export class TokenStoreError extends Schema.TaggedError<TokenStoreError>()("TokenStoreError", {
   key: Schema.String,
@@ -72,6 +74,7 @@ export class TokenStoreError extends Schema.TaggedError<TokenStoreError>()("Toke
  * const signOut = (userId: string) => Effect.flatMap(Effect.service(TokenStore), (store) => store.remove(userId))
  * ```
  * @since 0.1.0
+ * @category services
  */
 export class TokenStore extends Context.Service<TokenStore, {
   readonly get: (key: string) => Effect.Effect<Option.Option<Token>, TokenStoreError>
@@ -90,6 +93,7 @@ export class TokenStore extends Context.Service<TokenStore, {
  * const program = Effect.map(makeMemory, (store) => store.get("app"))
  * ```
  * @since 0.1.0
+ * @category constructors
  */
 export const makeMemory: Effect.Effect<TokenStore["Service"]> = Effect.sync(() => {
   const tokens = new Map<string, Token>()
@@ -110,5 +114,6 @@ export const makeMemory: Effect.Effect<TokenStore["Service"]> = Effect.sync(() =
  * const StoreLive = layerMemory
  * ```
  * @since 0.1.0
+ * @category layers
  */
 export const layerMemory: Layer.Layer<TokenStore> = Layer.effect(TokenStore, makeMemory)

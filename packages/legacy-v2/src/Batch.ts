@@ -38,6 +38,7 @@ import type { Reading } from "./Reading.ts"
  * ```
  * @deprecated v2.0 sunsets on 2026-12-01: v3 has no batch; use one `Migration` read per path of `@connected-vehicle/v3`.
  * @since 0.1.0
+ * @category errors
  */
 export class MissingBatchEntry extends Schema.TaggedError<MissingBatchEntry>()("MissingBatchEntry", {
   path: Schema.String
@@ -52,16 +53,31 @@ export class MissingBatchEntry extends Schema.TaggedError<MissingBatchEntry>()("
  * that is not the envelope, a success body that does not match its path's
  * schema, or no entry at all.
  *
+ * @example
+ * ```ts
+ * import type { EntryError } from "@connected-vehicle/legacy-v2/Batch"
+ *
+ * const isMissing = (error: EntryError): boolean => error._tag === "MissingBatchEntry"
+ * ```
  * @deprecated v2.0 sunsets on 2026-12-01: use `Migration.ReadError` of `@connected-vehicle/v3`.
  * @since 0.1.0
+ * @category errors
  */
 export type EntryError = ServiceError | MalformedErrorBody | ResponseDecodeError | MissingBatchEntry
 
 /**
  * One entry: the decoded reading of path `P`, or its own error.
  *
+ * @example
+ * ```ts
+ * import { Result } from "effect"
+ * import type { Entry } from "@connected-vehicle/legacy-v2/Batch"
+ *
+ * const vin = (entry: Entry<"/vin">) => Result.isSuccess(entry) ? entry.success.value.vin : undefined
+ * ```
  * @deprecated v2.0 sunsets on 2026-12-01: use one `Migration` read per path of `@connected-vehicle/v3`.
  * @since 0.1.0
+ * @category models
  */
 export type Entry<P extends LegacyPath> = Result.Result<Reading<LegacyBody<P>>, EntryError>
 
@@ -78,6 +94,7 @@ export type Entry<P extends LegacyPath> = Result.Result<Reading<LegacyBody<P>>, 
  * ```
  * @deprecated v2.0 sunsets on 2026-12-01: use one `Migration` read per path (or `Signals.list`) of `@connected-vehicle/v3`.
  * @since 0.1.0
+ * @category models
  */
 export type BatchResult<P extends LegacyPath> =
   & { readonly [K in P]: Entry<K> }
@@ -89,8 +106,20 @@ export type BatchResult<P extends LegacyPath> =
 /**
  * Context of a batch response needed to build its entries.
  *
+ * @example
+ * ```ts
+ * import type { DecodeContext } from "@connected-vehicle/legacy-v2/Batch"
+ *
+ * const context: DecodeContext = {
+ *   vehicleUrl: "http://127.0.0.1:8080/v2.0/vehicles/veh_1",
+ *   unitSystem: "metric",
+ *   requestIdHeader: ["sc-request-id", "x-request-id"],
+ *   now: Date.now()
+ * }
+ * ```
  * @deprecated v2.0 sunsets on 2026-12-01: v3 has no batch (see `Migration` of `@connected-vehicle/v3`).
  * @since 0.1.0
+ * @category models
  */
 export interface DecodeContext {
   /** `{legacy_url}/v2.0/vehicles/{id}`, used in the entries' errors. */
@@ -123,6 +152,7 @@ export interface DecodeContext {
  * ```
  * @deprecated v2.0 sunsets on 2026-12-01: v3 has no batch (see `Migration` of `@connected-vehicle/v3`).
  * @since 0.1.0
+ * @category decoding
  */
 export const decode = <P extends LegacyPath>(
   response: BatchResponse,

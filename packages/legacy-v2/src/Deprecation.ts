@@ -27,6 +27,7 @@ import { Config, Context, DateTime, Effect, Option, Schema } from "effect"
  * ```
  * @deprecated Goes away with v2.0 on 2026-12-01 (v3 responses carry no deprecation headers); see `Migration` of `@connected-vehicle/v3`.
  * @since 0.2.0
+ * @category models
  */
 export interface Deprecation {
   readonly deprecatedAt?: DateTime.Utc
@@ -75,6 +76,7 @@ const parseLink = (value: string): string | undefined => {
  * ```
  * @deprecated Goes away with v2.0 on 2026-12-01 (v3 responses carry no deprecation headers); see `Migration` of `@connected-vehicle/v3`.
  * @since 0.2.0
+ * @category parsing
  */
 export const fromHeaders = (headers: Readonly<Record<string, string | undefined>>): Deprecation | undefined => {
   const deprecation = headers["deprecation"]
@@ -122,12 +124,20 @@ const read = (deprecation: string | undefined, sunset: string | undefined, link:
  * ```
  * @deprecated Goes away with v2.0 on 2026-12-01 (v3 responses carry no deprecation headers); see `Migration` of `@connected-vehicle/v3`.
  * @since 0.2.0
+ * @category models
  */
 export const WarningLevel = Schema.Literals(["off", "warn", "info", "debug"])
 
 /**
+ * @example
+ * ```ts
+ * import type { WarningLevel } from "@connected-vehicle/legacy-v2/Deprecation"
+ *
+ * const level: WarningLevel = "warn"
+ * ```
  * @deprecated Goes away with v2.0 on 2026-12-01 (v3 responses carry no deprecation headers); see `Migration` of `@connected-vehicle/v3`.
  * @since 0.2.0
+ * @category models
  */
 export type WarningLevel = typeof WarningLevel.Type
 
@@ -135,8 +145,16 @@ export type WarningLevel = typeof WarningLevel.Type
  * The environment variable that sets the {@link WarningLevel} when the
  * `deprecationWarnings` option of the service is not given.
  *
+ * @example
+ * ```ts
+ * import { Config } from "effect"
+ * import { WARNINGS_ENV } from "@connected-vehicle/legacy-v2/Deprecation"
+ *
+ * const setting = Config.option(Config.String(WARNINGS_ENV))
+ * ```
  * @deprecated Goes away with v2.0 on 2026-12-01 (v3 responses carry no deprecation headers); see `Migration` of `@connected-vehicle/v3`.
  * @since 0.2.0
+ * @category configuration
  */
 export const WARNINGS_ENV = "CONNECTED_VEHICLE_DEPRECATION_WARNINGS"
 
@@ -155,6 +173,7 @@ export const WARNINGS_ENV = "CONNECTED_VEHICLE_DEPRECATION_WARNINGS"
  * ```
  * @deprecated Goes away with v2.0 on 2026-12-01 (v3 responses carry no deprecation headers); see `Migration` of `@connected-vehicle/v3`.
  * @since 0.2.0
+ * @category references
  */
 export const Warned = Context.Reference<Set<string>>("@connected-vehicle/legacy-v2/Deprecation/Warned", {
   defaultValue: () => {
@@ -175,6 +194,7 @@ export const Warned = Context.Reference<Set<string>>("@connected-vehicle/legacy-
  * ```
  * @deprecated Goes away with v2.0 on 2026-12-01 (v3 responses carry no deprecation headers); see `Migration` of `@connected-vehicle/v3`.
  * @since 0.2.0
+ * @category constants
  */
 export const replacements: Readonly<Record<string, string>> = {
   "/vehicles": "Connections.stream({ \"filter[userId]\": userId })",
@@ -200,6 +220,7 @@ export const replacements: Readonly<Record<string, string>> = {
  * ```
  * @deprecated Goes away with v2.0 on 2026-12-01 (v3 responses carry no deprecation headers); see `Migration` of `@connected-vehicle/v3`.
  * @since 0.2.0
+ * @category utils
  */
 export const endpointOf = (method: string, url: string): string | undefined => {
   const start = url.indexOf("/v2.0/")
@@ -246,6 +267,7 @@ const describe = (endpoint: string, deprecation: Deprecation): string => {
  * ```
  * @deprecated Goes away with v2.0 on 2026-12-01 (v3 responses carry no deprecation headers); see `Migration` of `@connected-vehicle/v3`.
  * @since 0.2.0
+ * @category logging
  */
 export const warnOnce = (endpoint: string, deprecation: Deprecation, level: WarningLevel): Effect.Effect<void> =>
   level === "off" ? Effect.void : Effect.flatMap(Effect.service(Warned), (warned) => {
@@ -273,6 +295,7 @@ export const warnOnce = (endpoint: string, deprecation: Deprecation, level: Warn
  * ```
  * @deprecated Goes away with v2.0 on 2026-12-01 (v3 responses carry no deprecation headers); see `Migration` of `@connected-vehicle/v3`.
  * @since 0.2.0
+ * @category configuration
  */
 export const resolveLevel = (option: WarningLevel | undefined): Effect.Effect<WarningLevel> =>
   option !== undefined

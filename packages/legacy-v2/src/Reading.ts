@@ -33,6 +33,7 @@ import type { Deprecation } from "./Deprecation.ts"
  * `@connected-vehicle/v3` return the same value (`Migration.Reading`), see
  * `docs/migrating-to-v3.md`.
  * @since 0.1.0
+ * @category models
  */
 export interface Reading<A> {
   readonly value: A

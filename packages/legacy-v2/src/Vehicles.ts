@@ -50,6 +50,7 @@ import type { Reading } from "./Reading.ts"
  * ```
  * @deprecated v2.0 sunsets on 2026-12-01: use `Migration.ReadOptions` of `@connected-vehicle/v3`.
  * @since 0.1.0
+ * @category models
  */
 export interface ReadOptions extends Transport.CallOptions {
   /** Overrides the configured unit system for this call. */
@@ -73,6 +74,7 @@ export interface ReadOptions extends Transport.CallOptions {
  * ```
  * @deprecated v2.0 sunsets on 2026-12-01: use `V3.Options` of `@connected-vehicle/v3`.
  * @since 0.1.0
+ * @category models
  */
 export interface Options {
   /** Unit system requested with every read (default `metric`). */
@@ -100,6 +102,7 @@ export interface Options {
  * ```
  * @deprecated v2.0 sunsets on 2026-12-01: use `Connections.ListArgs` of `@connected-vehicle/v3`.
  * @since 0.1.0
+ * @category models
  */
 export type ListArgs = { readonly [K in keyof typeof LegacyVehiclesQuery.Type]?: typeof LegacyVehiclesQuery.Type[K] | undefined }
 
@@ -115,6 +118,7 @@ export type ListArgs = { readonly [K in keyof typeof LegacyVehiclesQuery.Type]?:
  * ```
  * @deprecated v2.0 sunsets on 2026-12-01: use `Migration.ReadError` of `@connected-vehicle/v3` (the same classes).
  * @since 0.1.0
+ * @category errors
  */
 export type ReadError = InvalidArgument | ServiceError | TransportError
 
@@ -129,6 +133,7 @@ export type ReadError = InvalidArgument | ServiceError | TransportError
  * ```
  * @deprecated v2.0 sunsets on 2026-12-01: use `Connections.list` of `@connected-vehicle/v3`.
  * @since 0.2.0
+ * @category models
  */
 export type VehiclePage = VehicleList & { readonly deprecation?: Deprecation.Deprecation }
 
@@ -152,6 +157,7 @@ export type VehiclePage = VehicleList & { readonly deprecation?: Deprecation.Dep
  * (`Migration.odometer`, ...; `Signals.get` with the signal code) with the application token
  * and the vehicle's user id. See `docs/migrating-to-v3.md`.
  * @since 0.1.0
+ * @category services
  */
 export class Vehicles extends Context.Service<Vehicles, {
   /**
@@ -215,6 +221,7 @@ export class Vehicles extends Context.Service<Vehicles, {
  * ```
  * @deprecated v2.0 sunsets on 2026-12-01: use `Signals.make` of `@connected-vehicle/v3` with `Migration`.
  * @since 0.1.0
+ * @category constructors
  */
 export const make = (options?: Options): Effect.Effect<Vehicles["Service"], never, Transport.Transport | Credentials> =>
   Effect.gen(function*() {
@@ -318,6 +325,7 @@ export const make = (options?: Options): Effect.Effect<Vehicles["Service"], neve
  * ```
  * @deprecated v2.0 sunsets on 2026-12-01: use `V3.layer` of `@connected-vehicle/v3` with `Migration`.
  * @since 0.1.0
+ * @category layers
  */
 export const layer = (options?: Options): Layer.Layer<Vehicles, never, Transport.Transport | Credentials> =>
   Layer.effect(Vehicles, make(options))
@@ -353,6 +361,7 @@ export const layer = (options?: Options): Layer.Layer<Vehicles, never, Transport
  * @deprecated v2.0 sunsets on 2026-12-01: use `V3.layerConfig` of `@connected-vehicle/v3` (client
  * credentials, no user sign-in) with `Migration`. See `docs/migrating-to-v3.md`.
  * @since 0.1.0
+ * @category layers
  */
 export const layerConfig = (
   options: Options & {

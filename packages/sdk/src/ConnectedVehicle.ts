@@ -32,6 +32,7 @@ import * as V3 from "@connected-vehicle/v3/V3"
  * declare const program: Effect.Effect<void, never, Services>
  * ```
  * @since 0.1.0
+ * @category models
  */
 export type Services =
   | V3.Services
@@ -52,6 +53,7 @@ export type Services =
  * const options: Options = { userKey: "user-42", legacy: { unitSystem: "imperial" }, httpClient: NodeHttpClient.layerUndici }
  * ```
  * @since 0.1.0
+ * @category models
  */
 export interface Options {
   /** Token-store key of the user behind the legacy reads (default `"user"`). */
@@ -86,6 +88,7 @@ export interface Options {
  * )
  * ```
  * @since 0.1.0
+ * @category layers
  */
 export const layerWith = <E1, E2, R1, R2>(
   transportConfig: Layer.Layer<TransportConfig.TransportConfig, E1, R1>,
@@ -128,6 +131,7 @@ export const layerWith = <E1, E2, R1, R2>(
  * Effect.runPromise(program.pipe(Effect.provide(Live)))
  * ```
  * @since 0.1.0
+ * @category layers
  */
 export const layer = (
   options: Options & { readonly transport: TransportConfig.Options; readonly oauth: OAuthConfig.Options }
@@ -153,6 +157,7 @@ export const layer = (
  * Effect.runPromise(program.pipe(Effect.provide(ConnectedVehicle.layerConfig())))
  * ```
  * @since 0.1.0
+ * @category layers
  */
 export const layerConfig = (options?: Options): Layer.Layer<Services, Config.ConfigError> =>
   layerWith(TransportConfig.layerConfig, OAuthConfig.layerConfig, options)

@@ -24,6 +24,7 @@ import type { CredentialsError } from "./TransportError.ts"
  * const bearer = Effect.flatMap(Effect.service(Credentials), (c) => c.token).pipe(Effect.map(Redacted.isRedacted))
  * ```
  * @since 0.1.0
+ * @category services
  */
 export class Credentials extends Context.Service<Credentials, {
   readonly token: Effect.Effect<Redacted.Redacted<string>, CredentialsError>
@@ -42,6 +43,7 @@ export class Credentials extends Context.Service<Credentials, {
  * const CredentialsLive = layerStatic(Redacted.make(process.env.ACCESS_TOKEN ?? ""))
  * ```
  * @since 0.1.0
+ * @category layers
  */
 export const layerStatic = (token: Redacted.Redacted<string>): Layer.Layer<Credentials> =>
   Layer.succeed(Credentials, { token: Effect.succeed(token), refresh: () => Effect.succeed(false) })

@@ -32,6 +32,7 @@ import type { CallOptions, Result } from "./Transport.ts"
  * const onDemand: ReadAhead = 0
  * ```
  * @since 0.1.0
+ * @category models
  */
 export type ReadAhead = 0 | 1
 
@@ -46,6 +47,7 @@ export type ReadAhead = 0 | 1
  * isReadAhead(2) // false
  * ```
  * @since 0.1.0
+ * @category guards
  */
 export const isReadAhead = (u: unknown): u is ReadAhead => u === 0 || u === 1
 
@@ -60,6 +62,7 @@ export const isReadAhead = (u: unknown): u is ReadAhead => u === 0 || u === 1
  * const options: StreamOptions = { timeout: "5 seconds", readAhead: 0 }
  * ```
  * @since 0.1.0
+ * @category models
  */
 export interface StreamOptions extends CallOptions {
   readonly readAhead?: ReadAhead | undefined
@@ -79,6 +82,7 @@ export interface StreamOptions extends CallOptions {
  * }
  * ```
  * @since 0.1.0
+ * @category models
  */
 export interface NumberedPage<A> {
   readonly data: ReadonlyArray<A>
@@ -106,6 +110,7 @@ const hasNext = (page: NumberedPage<unknown>): boolean =>
  * })
  * ```
  * @since 0.1.0
+ * @category pagination
  */
 export const pages = <P extends NumberedPage<unknown>, E, R>(
   fetch: (page: number) => Effect.Effect<Result<P>, E, R>,
@@ -126,6 +131,7 @@ export const pages = <P extends NumberedPage<unknown>, E, R>(
  * const none: PageCallOptions = {}
  * ```
  * @since 0.1.0
+ * @category models
  */
 export interface PageCallOptions {
   readonly onResponse?: ((response: HttpClientResponse.HttpClientResponse) => Effect.Effect<void>) | undefined
@@ -144,6 +150,7 @@ export interface PageCallOptions {
  * const options = withPageOptions({ maxRetries: 1 }, { onResponse: () => Effect.void })
  * ```
  * @since 0.2.0
+ * @category utils
  */
 export const withPageOptions = (
   callOptions: CallOptions | undefined,
@@ -187,6 +194,7 @@ export const withPageOptions = (
  * })
  * ```
  * @since 0.1.0
+ * @category pagination
  */
 export const items = <A, P extends NumberedPage<A>, E, R>(
   fetch: (page: number, options?: PageCallOptions) => Effect.Effect<Result<P>, E, R>,
@@ -271,6 +279,7 @@ export const items = <A, P extends NumberedPage<A>, E, R>(
  * const first: OffsetPage = { paging: { count: 3, offset: 0 }, vehicles: ["v0", "v1"] }
  * ```
  * @since 0.1.0
+ * @category models
  */
 export interface OffsetPage {
   readonly paging: { readonly count: number; readonly offset: number }
@@ -295,6 +304,7 @@ export interface OffsetPage {
  * })
  * ```
  * @since 0.1.0
+ * @category pagination
  */
 export const offsetItems = <E, R>(
   fetch: (offset: number, limit: number) => Effect.Effect<Result<OffsetPage>, E, R>,

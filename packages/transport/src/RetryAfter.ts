@@ -22,6 +22,7 @@ import { Headers } from "effect/http"
  * parse("-1", 0) // undefined
  * ```
  * @since 0.1.0
+ * @category parsing
  */
 export const parse = (value: string, now: number): number | undefined => {
   const parsed = Headers.parseRetryAfter(value)
@@ -42,6 +43,7 @@ export const parse = (value: string, now: number): number | undefined => {
  * fromHeaders({ "retry-after": "2" }, Date.now()) // 2000
  * ```
  * @since 0.1.0
+ * @category parsing
  */
 export const fromHeaders = (headers: Readonly<Record<string, string | undefined>>, now: number): number | undefined => {
   const value = headers["retry-after"]

@@ -41,6 +41,7 @@ import { platformHttpClient } from "./internal/http.ts"
  * })
  * ```
  * @since 0.1.0
+ * @category models
  */
 export interface Result<A> {
   readonly value: A
@@ -67,6 +68,7 @@ export interface Result<A> {
  * const patient: CallOptions = { timeout: "5 seconds", maxRetries: 5, rateLimit: { wait: true } }
  * ```
  * @since 0.1.0
+ * @category models
  */
 export interface CallOptions {
   /** Timeout of each attempt (milliseconds or a `Duration` input such as `"5 seconds"`); default `TransportConfig.timeoutMillis`. */
@@ -106,6 +108,7 @@ export interface CallOptions {
  * type GetSignalError = ErrorOf<Get>
  * ```
  * @since 0.1.0
+ * @category type-level
  */
 export type ErrorOf<Endpoint extends HttpApiEndpoint.ConstraintRequest, Authenticated extends boolean = true> =
   | ServiceError
@@ -132,6 +135,7 @@ type Part<Key extends string, S extends Schema.Constraint> = [S["Type"]] extends
  * const request: OdometerRequest = { params: { id: "v-1" } }
  * ```
  * @since 0.1.0
+ * @category type-level
  */
 export type RequestOf<Endpoint extends HttpApiEndpoint.ConstraintRequest> =
   & Part<"params", Endpoint["~Params"]>
@@ -148,9 +152,10 @@ export type RequestOf<Endpoint extends HttpApiEndpoint.ConstraintRequest> =
  * import type { LegacyGroup } from "@connected-vehicle/schema/Api"
  * import type { Method } from "@connected-vehicle/transport/Transport"
  *
- * type Odometer = Method<HttpApiEndpoint.WithIdentifier<HttpApiGroup.Endpoints<LegacyGroup>, "odometer">>
+ * type Odometer = Method<HttpApiEndpoint.WithIdentifier<HttpApiGroup.Endpoints<typeof LegacyGroup>, "odometer">>
  * ```
  * @since 0.1.0
+ * @category models
  */
 export type Method<Endpoint extends HttpApiEndpoint.ConstraintRequest, Authenticated extends boolean = true> = (
   ...args: {} extends RequestOf<Endpoint> ? [request?: RequestOf<Endpoint>, options?: CallOptions]
@@ -165,9 +170,10 @@ export type Method<Endpoint extends HttpApiEndpoint.ConstraintRequest, Authentic
  * import type { LegacyGroup } from "@connected-vehicle/schema/Api"
  * import type { GroupClient } from "@connected-vehicle/transport/Transport"
  *
- * type LegacyClient = GroupClient<LegacyGroup, "legacy">
+ * type LegacyClient = GroupClient<typeof LegacyGroup, "legacy">
  * ```
  * @since 0.1.0
+ * @category models
  */
 export type GroupClient<Groups extends HttpApiGroup.Constraint, Name extends string, Authenticated extends boolean = true> = {
   readonly [
@@ -188,6 +194,7 @@ export type GroupClient<Groups extends HttpApiGroup.Constraint, Name extends str
  * const timeout = Effect.map(Effect.service(Transport), (t) => t.config.timeoutMillis)
  * ```
  * @since 0.1.0
+ * @category services
  */
 export class Transport extends Context.Service<Transport, {
   readonly config: TransportConfig["Service"]
@@ -206,6 +213,7 @@ export class Transport extends Context.Service<Transport, {
  * const options: Options = { transformClient: HttpClient.tapRequest(() => Effect.void) }
  * ```
  * @since 0.1.0
+ * @category models
  */
 export interface Options {
   /**
@@ -232,6 +240,7 @@ export interface Options {
  * )
  * ```
  * @since 0.1.0
+ * @category constructors
  */
 export const make = (
   options?: Options
@@ -290,6 +299,7 @@ export const layerHttpClient: Layer.Layer<HttpClient.HttpClient> = Layer.unwrap(
  * )
  * ```
  * @since 0.1.0
+ * @category layers
  */
 export const layer: Layer.Layer<Transport, never, TransportConfig | HttpClient.HttpClient> = Layer.effect(Transport, make())
 
@@ -309,6 +319,7 @@ export const layer: Layer.Layer<Transport, never, TransportConfig | HttpClient.H
  * }).pipe(Layer.provide([TransportConfig.layerConfig, NodeHttpClient.layerUndici]))
  * ```
  * @since 0.1.0
+ * @category layers
  */
 export const layerWith = (options: Options): Layer.Layer<Transport, never, TransportConfig | HttpClient.HttpClient> =>
   Layer.effect(Transport, make(options))
@@ -327,6 +338,7 @@ export const layerWith = (options: Options): Layer.Layer<Transport, never, Trans
  * }
  * ```
  * @since 0.1.0
+ * @category models
  */
 export interface ClientOptions {
   /** The root the client's requests go to (default: the API's, `VehicleApi` → base, `ManagementApi` → management...). */
@@ -359,6 +371,7 @@ export interface ClientOptions {
  * })
  * ```
  * @since 0.1.0
+ * @category constructors
  */
 export const client = <ApiId extends string, Groups extends HttpApiGroup.Constraint, const Name extends HttpApiGroup.Identifier<Groups>>(
   api: HttpApi.HttpApi<ApiId, Groups>,
@@ -383,6 +396,7 @@ export const client = <ApiId extends string, Groups extends HttpApiGroup.Constra
  * })
  * ```
  * @since 0.1.0
+ * @category constructors
  */
 export const publicClient = <ApiId extends string, Groups extends HttpApiGroup.Constraint, const Name extends HttpApiGroup.Identifier<Groups>>(
   api: HttpApi.HttpApi<ApiId, Groups>,

@@ -26,6 +26,7 @@ import { sdkVersion } from "./internal/version.ts"
  * }
  * ```
  * @since 0.1.0
+ * @category models
  */
 export interface Roots {
   /** `{base_url}`: signals and connections. */
@@ -59,6 +60,7 @@ export interface Roots {
  * }
  * ```
  * @since 0.1.0
+ * @category models
  */
 export interface RetryPolicy {
   /** Total attempts including the first (1 disables retries). */
@@ -90,6 +92,7 @@ export interface RetryPolicy {
  * const waitBriefly: RateLimitPolicy = { wait: true, maxWaitMillis: 5_000 }
  * ```
  * @since 0.1.0
+ * @category models
  */
 export interface RateLimitPolicy {
   readonly wait: boolean
@@ -107,6 +110,7 @@ export interface RateLimitPolicy {
  * const showRoots = Effect.map(Effect.service(TransportConfig), (config) => config.roots)
  * ```
  * @since 0.1.0
+ * @category services
  */
 export class TransportConfig extends Context.Service<TransportConfig, {
   readonly roots: Roots
@@ -161,6 +165,7 @@ export class TransportConfig extends Context.Service<TransportConfig, {
  * const options: Options = { roots: rootsFromOrigin("http://127.0.0.1:8080"), retry: { maxAttempts: 2 } }
  * ```
  * @since 0.1.0
+ * @category models
  */
 export interface Options {
   readonly roots: Roots
@@ -185,6 +190,7 @@ export interface Options {
  * defaults.retry.maxAttempts // 4
  * ```
  * @since 0.1.0
+ * @category constants
  */
 export const defaults = {
   userAgent: `connected-vehicle-sdk/${sdkVersion} (+@connected-vehicle/transport)`,
@@ -213,6 +219,7 @@ export const defaults = {
  * const config = make({ roots: rootsFromOrigin("http://127.0.0.1:8080"), timeoutMillis: 5_000 })
  * ```
  * @since 0.1.0
+ * @category constructors
  */
 export const make = (options: Options): TransportConfig["Service"] => ({
   roots: options.roots,
@@ -245,6 +252,7 @@ const requestIdHeaders = (option: string | ReadonlyArray<string> | undefined): R
  * requestIdOf({ "x-request-id": "r-1" }, defaults.requestIdHeaders) // "r-1"
  * ```
  * @since 0.1.0
+ * @category utils
  */
 export const requestIdOf = (
   headers: Readonly<Record<string, string | undefined>>,
@@ -272,6 +280,7 @@ const stripUndefined = <A extends object>(a: A): { readonly [K in keyof A]?: Exc
  * rootsFromOrigin("http://127.0.0.1:8080").base // "http://127.0.0.1:8080/v3"
  * ```
  * @since 0.1.0
+ * @category constructors
  */
 export const rootsFromOrigin = (origin: string): Roots => {
   const o = origin.replace(/\/+$/, "")
@@ -288,6 +297,7 @@ export const rootsFromOrigin = (origin: string): Roots => {
  * const ConfigLive = layer({ roots: rootsFromOrigin("http://127.0.0.1:8080"), retry: { maxAttempts: 3 } })
  * ```
  * @since 0.1.0
+ * @category layers
  */
 export const layer = (options: Options): Layer.Layer<TransportConfig> =>
   Layer.succeed(TransportConfig, make(options))
@@ -302,6 +312,7 @@ export const layer = (options: Options): Layer.Layer<TransportConfig> =>
  * const ConfigSim = layerOrigin("http://127.0.0.1:8080", { timeoutMillis: 2_000 })
  * ```
  * @since 0.1.0
+ * @category layers
  */
 export const layerOrigin = (origin: string, options?: Omit<Options, "roots">): Layer.Layer<TransportConfig> =>
   layer({ ...options, roots: rootsFromOrigin(origin) })
@@ -333,6 +344,7 @@ const HeaderNames = Schema.String.pipe(
  * const level = logLevels.warn // "Warn"
  * ```
  * @since 0.2.0
+ * @category constants
  */
 export const logLevels = { debug: "Debug", info: "Info", warn: "Warn", error: "Error", off: "None" } as const
 
@@ -363,6 +375,7 @@ const LogSetting = Schema.String.pipe(
  * const level = Effect.option(logLevelConfig)
  * ```
  * @since 0.1.0
+ * @category configuration
  */
 export const logLevelConfig: Config.Config<LogLevel.LogLevel> = Config.schema(LogSetting, "CONNECTED_VEHICLE_LOG").pipe(
   Config.map((setting): LogLevel.LogLevel => logLevels[setting])
@@ -410,6 +423,7 @@ const factorAtLeastOne = (name: string) =>
  * const ConfigLive = layerConfig
  * ```
  * @since 0.1.0
+ * @category layers
  */
 export const layerConfig: Layer.Layer<TransportConfig, Config.ConfigError> = Layer.effect(
   TransportConfig,

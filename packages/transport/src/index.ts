@@ -1,9 +1,84 @@
 /**
  * @since 0.1.0
  */
+
+/**
+ * The bearer credential of a request, as a service, and a fixed-token layer.
+ *
+ * @example
+ * ```ts
+ * import { Redacted } from "effect"
+ * import { Credentials } from "@connected-vehicle/transport"
+ *
+ * const CredentialsLive = Credentials.layerStatic(Redacted.make("token"))
+ * ```
+ * @since 0.1.0
+ * @category modules
+ */
 export * as Credentials from "./Credentials.ts"
+/**
+ * Lists as Streams: v3 page-number paging and legacy offset paging.
+ *
+ * @example
+ * ```ts
+ * import { Pagination } from "@connected-vehicle/transport"
+ *
+ * const onDemand = Pagination.isReadAhead(0) // true
+ * ```
+ * @since 0.1.0
+ * @category modules
+ */
 export * as Pagination from "./Pagination.ts"
+/**
+ * The `Retry-After` response header.
+ *
+ * @example
+ * ```ts
+ * import { RetryAfter } from "@connected-vehicle/transport"
+ *
+ * const delay = RetryAfter.parse("7", 0) // 7000
+ * ```
+ * @since 0.1.0
+ * @category modules
+ */
 export * as RetryAfter from "./RetryAfter.ts"
+/**
+ * The request pipeline: typed clients built from the HttpApi contract.
+ *
+ * @example
+ * ```ts
+ * import { VehicleApi } from "@connected-vehicle/schema/Api"
+ * import { Transport } from "@connected-vehicle/transport"
+ *
+ * const signals = Transport.client(VehicleApi, "signals")
+ * ```
+ * @since 0.1.0
+ * @category modules
+ */
 export * as Transport from "./Transport.ts"
+/**
+ * Where the service lives and how the transport talks to it.
+ *
+ * @example
+ * ```ts
+ * import { TransportConfig } from "@connected-vehicle/transport"
+ *
+ * const TransportConfigLocal = TransportConfig.layerOrigin("http://127.0.0.1:4010")
+ * ```
+ * @since 0.1.0
+ * @category modules
+ */
 export * as TransportConfig from "./TransportConfig.ts"
+/**
+ * Transport-level failures.
+ *
+ * @example
+ * ```ts
+ * import type { TransportError } from "@connected-vehicle/transport"
+ *
+ * type Failure = TransportError.TransportError
+ * ```
+ * @since 0.1.0
+ * @category modules
+ */
 export * as TransportError from "./TransportError.ts"

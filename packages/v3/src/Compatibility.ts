@@ -33,6 +33,7 @@ import { toQuery } from "./internal/args.ts"
  * const evsInEurope: Filters = { region: "EUROPE", powertrainType: "EV" }
  * ```
  * @since 0.1.0
+ * @category models
  */
 export type Filters = ArgsOf<typeof CompatibilityQuery.Type>
 
@@ -50,6 +51,7 @@ export type Filters = ArgsOf<typeof CompatibilityQuery.Type>
  * }
  * ```
  * @since 0.1.0
+ * @category models
  */
 export interface Options {
   /** How long a listing is kept (default 24 hours, the spec's minimum). */
@@ -75,6 +77,7 @@ export interface Options {
  * })
  * ```
  * @since 0.1.0
+ * @category services
  */
 export class Compatibility extends Context.Service<Compatibility, {
   /**
@@ -100,6 +103,7 @@ export class Compatibility extends Context.Service<Compatibility, {
  * Duration.toHours(defaultTimeToLive) // 24
  * ```
  * @since 0.1.0
+ * @category constants
  */
 export const defaultTimeToLive: Duration.Duration = Duration.hours(24)
 
@@ -116,6 +120,7 @@ const checkArgs = toQuery(CompatibilityQuery)
  * const CompatibilityLive = Layer.effect(Compatibility, make({ timeToLive: "48 hours" }))
  * ```
  * @since 0.1.0
+ * @category constructors
  */
 export const make = (options?: Options): Effect.Effect<Compatibility["Service"], never, Transport.Transport> =>
   Effect.gen(function*() {
@@ -166,6 +171,7 @@ export const make = (options?: Options): Effect.Effect<Compatibility["Service"],
  * const CompatibilityLive = Compatibility.layer({ timeToLive: "24 hours" })
  * ```
  * @since 0.1.0
+ * @category layers
  */
 export const layer = (options?: Options): Layer.Layer<Compatibility, never, Transport.Transport> =>
   Layer.effect(Compatibility, make(options))

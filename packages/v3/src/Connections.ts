@@ -30,6 +30,7 @@ import { identifier, toQuery } from "./internal/args.ts"
  * const args: ListArgs = { pageSize: 50 }
  * ```
  * @since 0.1.0
+ * @category models
  */
 export type ListArgs = ArgsOf<typeof ConnectionsQuery.Type>
 
@@ -44,6 +45,7 @@ export type ListArgs = ArgsOf<typeof ConnectionsQuery.Type>
  * const filters: Filters = { userId: "x" }
  * ```
  * @since 0.1.0
+ * @category models
  */
 export type Filters = Omit<ListArgs, "page" | "pageSize">
 
@@ -64,6 +66,7 @@ export type Filters = Omit<ListArgs, "page" | "pageSize">
  * })
  * ```
  * @since 0.1.0
+ * @category services
  */
 export class Connections extends Context.Service<Connections, {
   readonly list: (
@@ -99,6 +102,7 @@ const checkArgs = toQuery(ConnectionsQuery)
  * const ConnectionsLive = Layer.effect(Connections, make)
  * ```
  * @since 0.1.0
+ * @category constructors
  */
 export const make: Effect.Effect<Connections["Service"], never, Transport.Transport | Credentials> = Effect.gen(
   function*() {
@@ -130,5 +134,6 @@ export const make: Effect.Effect<Connections["Service"], never, Transport.Transp
  * const ConnectionsLive = Connections.layer
  * ```
  * @since 0.1.0
+ * @category layers
  */
 export const layer: Layer.Layer<Connections, never, Transport.Transport | Credentials> = Layer.effect(Connections, make)

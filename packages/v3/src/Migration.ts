@@ -59,7 +59,14 @@ import { Signals } from "./Signals.ts"
 /**
  * The legacy paths that have a v3 equivalent (every read but `/service/history`).
  *
+ * @example
+ * ```ts
+ * import type { MigratedPath } from "@connected-vehicle/v3/Migration"
+ *
+ * const paths: ReadonlyArray<MigratedPath> = ["/odometer", "/vin"]
+ * ```
  * @since 0.2.0
+ * @category models
  */
 export type MigratedPath = Exclude<LegacyPath, "/service/history">
 
@@ -74,6 +81,7 @@ export type MigratedPath = Exclude<LegacyPath, "/service/history">
  * signalCodes["/service/history"] // undefined
  * ```
  * @since 0.2.0
+ * @category constants
  */
 export const signalCodes: { readonly [P in LegacyPath]: P extends MigratedPath ? string : undefined } = {
   "/odometer": "odometer-traveleddistance",
@@ -95,6 +103,7 @@ export const signalCodes: { readonly [P in LegacyPath]: P extends MigratedPath ?
  * const target: Target = { vehicleId: "veh_1", userId: "usr_1" }
  * ```
  * @since 0.2.0
+ * @category models
  */
 export interface Target {
   readonly vehicleId: string
@@ -112,6 +121,7 @@ export interface Target {
  * const imperial: ReadOptions = { unitSystem: "imperial", timeoutMillis: 2_000 }
  * ```
  * @since 0.2.0
+ * @category models
  */
 export interface ReadOptions extends Transport.CallOptions {
   readonly unitSystem?: UnitSystem | undefined
@@ -132,6 +142,7 @@ export interface ReadOptions extends Transport.CallOptions {
  * const km = (r: Reading<Odometer>) => r.unitSystem === "metric" ? r.value.distance : r.value.distance * 1.609344
  * ```
  * @since 0.2.0
+ * @category models
  */
 export interface Reading<A> {
   readonly value: A
@@ -150,6 +161,7 @@ export interface Reading<A> {
  * new NotConnected({ vehicleId: "veh_1" }).message
  * ```
  * @since 0.2.0
+ * @category errors
  */
 export class NotConnected extends Schema.TaggedError<NotConnected>()("NotConnected", {
   vehicleId: Schema.String
@@ -163,7 +175,14 @@ export class NotConnected extends Schema.TaggedError<NotConnected>()("NotConnect
  * The errors of a migrated read: those of a legacy read (the same classes),
  * and {@link NotConnected} when the user is looked up.
  *
+ * @example
+ * ```ts
+ * import type { ReadError } from "@connected-vehicle/v3/Migration"
+ *
+ * const describe = (error: ReadError): string => error._tag
+ * ```
  * @since 0.2.0
+ * @category errors
  */
 export type ReadError = InvalidArgument | ServiceError | TransportError | NotConnected
 
@@ -179,6 +198,7 @@ export type ReadError = InvalidArgument | ServiceError | TransportError | NotCon
  * const userId = Migration.userIdOf("veh_1")
  * ```
  * @since 0.2.0
+ * @category utils
  */
 export const userIdOf = (
   vehicleId: string,
@@ -317,6 +337,7 @@ const statusError = (signal: Signal): ServiceError | ResponseDecodeError => {
  * })
  * ```
  * @since 0.2.0
+ * @category reads
  */
 export const read = <P extends MigratedPath>(
   path: P,
@@ -373,6 +394,7 @@ export const read = <P extends MigratedPath>(
  * )
  * ```
  * @since 0.2.0
+ * @category reads
  */
 export const odometer = (
   target: Target,
@@ -390,6 +412,7 @@ export const odometer = (
  * const where = Migration.location({ vehicleId: "veh_1" }) // the user is looked up
  * ```
  * @since 0.2.0
+ * @category reads
  */
 export const location = (
   target: Target,
@@ -406,6 +429,7 @@ export const location = (
  * const vin = Migration.vin({ vehicleId: "veh_1", userId: "usr_1" })
  * ```
  * @since 0.2.0
+ * @category reads
  */
 export const vin = (
   target: Target,
@@ -424,6 +448,7 @@ export const vin = (
  * const oil = Migration.engineOil({ vehicleId: "veh_1", userId: "usr_1" })
  * ```
  * @since 0.2.0
+ * @category reads
  */
 export const engineOil = (
   target: Target,
@@ -442,6 +467,7 @@ export const engineOil = (
  * const psi = Migration.tirePressure({ vehicleId: "veh_1", userId: "usr_1" }, { unitSystem: "imperial" })
  * ```
  * @since 0.2.0
+ * @category reads
  */
 export const tirePressure = (
   target: Target,

@@ -32,6 +32,7 @@ import { paged } from "./internal/paged.ts"
  * const target: Target = { vehicleId: "veh_1", userId: "usr_1" }
  * ```
  * @since 0.1.0
+ * @category models
  */
 export interface Target {
   readonly vehicleId: string
@@ -53,6 +54,7 @@ const SignalsQuery = ConnectionsQuery.mapFields(Struct.pick(["page", "pageSize"]
  * const secondPage: ListArgs = { vehicleId: "veh_1", userId: "usr_1", page: 2, pageSize: 50 }
  * ```
  * @since 0.1.0
+ * @category models
  */
 export interface ListArgs extends Target, ArgsOf<typeof SignalsQuery.Type> {}
 
@@ -72,6 +74,7 @@ export interface ListArgs extends Target, ArgsOf<typeof SignalsQuery.Type> {}
  * })
  * ```
  * @since 0.1.0
+ * @category services
  */
 export class Signals extends Context.Service<Signals, {
   /** One page, with `meta`, `links` and `included.vehicle`. */
@@ -112,6 +115,7 @@ const checkQuery = toQuery(SignalsQuery, ["vehicleId", "userId"])
  * const SignalsLive = Layer.effect(Signals, make)
  * ```
  * @since 0.1.0
+ * @category constructors
  */
 export const make: Effect.Effect<Signals["Service"], never, Transport.Transport | Credentials> = Effect.gen(function*() {
   const client = yield* Transport.client(VehicleApi, "signals")
@@ -145,6 +149,7 @@ export const make: Effect.Effect<Signals["Service"], never, Transport.Transport 
  * const SignalsLive = Signals.layer
  * ```
  * @since 0.1.0
+ * @category layers
  */
 export const layer: Layer.Layer<Signals, never, Transport.Transport | Credentials> = Layer.effect(Signals, make)
 
@@ -158,6 +163,7 @@ export const layer: Layer.Layer<Signals, never, Transport.Transport | Credential
  * const mustReauthenticate = (failed: FailedSignal) => failed.resolution === "REAUTHENTICATE"
  * ```
  * @since 0.1.0
+ * @category models
  */
 export interface FailedSignal {
   readonly signal: Signal
@@ -176,6 +182,7 @@ export interface FailedSignal {
  * const summary = (p: Partitioned) => `${p.succeeded.length} ok, ${p.failed.length} failed`
  * ```
  * @since 0.1.0
+ * @category models
  */
 export interface Partitioned {
   readonly succeeded: ReadonlyArray<Signal>
@@ -200,6 +207,7 @@ export interface Partitioned {
  * })
  * ```
  * @since 0.1.0
+ * @category utils
  */
 export const partition = (signals: SignalsPage | ReadonlyArray<Signal>): Partitioned => {
   const succeeded: Array<Signal> = []

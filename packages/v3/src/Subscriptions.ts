@@ -30,6 +30,7 @@ import { identifier, toQuery } from "./internal/args.ts"
  * const args: ListArgs = { pageSize: 50 }
  * ```
  * @since 0.1.0
+ * @category models
  */
 export type ListArgs = ArgsOf<typeof SubscriptionsQuery.Type>
 
@@ -44,6 +45,7 @@ export type ListArgs = ArgsOf<typeof SubscriptionsQuery.Type>
  * const filters: Filters = { userId: "x" }
  * ```
  * @since 0.1.0
+ * @category models
  */
 export type Filters = Omit<ListArgs, "page" | "pageSize">
 
@@ -63,6 +65,7 @@ export type Filters = Omit<ListArgs, "page" | "pageSize">
  * })
  * ```
  * @since 0.1.0
+ * @category services
  */
 export class Subscriptions extends Context.Service<Subscriptions, {
   readonly list: (
@@ -98,6 +101,7 @@ const checkArgs = toQuery(SubscriptionsQuery)
  * const SubscriptionsLive = Layer.effect(Subscriptions, make)
  * ```
  * @since 0.1.0
+ * @category constructors
  */
 export const make: Effect.Effect<Subscriptions["Service"], never, Transport.Transport | Credentials> = Effect.gen(
   function*() {
@@ -129,6 +133,7 @@ export const make: Effect.Effect<Subscriptions["Service"], never, Transport.Tran
  * const SubscriptionsLive = Subscriptions.layer
  * ```
  * @since 0.1.0
+ * @category layers
  */
 export const layer: Layer.Layer<Subscriptions, never, Transport.Transport | Credentials> = Layer.effect(
   Subscriptions,

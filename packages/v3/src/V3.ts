@@ -33,6 +33,7 @@ import * as Webhooks from "./Webhooks.ts"
  * declare const program: Effect.Effect<void, never, V3.Services>
  * ```
  * @since 0.1.0
+ * @category models
  */
 export type Services =
   | Signals.Signals
@@ -56,6 +57,7 @@ export type Services =
  * }
  * ```
  * @since 0.1.0
+ * @category models
  */
 export interface Options {
   readonly compatibility?: Compatibility.Options | undefined
@@ -74,6 +76,7 @@ export interface Options {
  * const options: V3.ConfigOptions = { httpClient: NodeHttpClient.layerUndici }
  * ```
  * @since 0.1.0
+ * @category models
  */
 export interface ConfigOptions extends Options {
   /** The HTTP client (default `Transport.layerHttpClient`: undici on Node, else `fetch`). */
@@ -100,6 +103,7 @@ export interface ConfigOptions extends Options {
  * )
  * ```
  * @since 0.1.0
+ * @category layers
  */
 export const layer = (options?: Options): Layer.Layer<Services, never, Transport.Transport | Credentials> =>
   Layer.mergeAll(
@@ -134,6 +138,7 @@ export const layer = (options?: Options): Layer.Layer<Services, never, Transport
  * Effect.runPromise(program.pipe(Effect.provide(V3.layerConfig())))
  * ```
  * @since 0.1.0
+ * @category layers
  */
 export const layerConfig = (options?: ConfigOptions): Layer.Layer<Services, Config.ConfigError> => {
   const TransportLive = Transport.layerConfig({ httpClient: options?.httpClient })

@@ -30,6 +30,7 @@ import { identifier, toQuery } from "./internal/args.ts"
  * const args: ListArgs = { pageSize: 50 }
  * ```
  * @since 0.1.0
+ * @category models
  */
 export type ListArgs = ArgsOf<typeof WebhooksQuery.Type>
 
@@ -45,6 +46,7 @@ export type ListArgs = ArgsOf<typeof WebhooksQuery.Type>
  * const filters: Filters = { name: "x" }
  * ```
  * @since 0.1.0
+ * @category models
  */
 export type Filters = Omit<ListArgs, "page" | "pageSize">
 
@@ -63,6 +65,7 @@ export type Filters = Omit<ListArgs, "page" | "pageSize">
  * })
  * ```
  * @since 0.1.0
+ * @category services
  */
 export class Webhooks extends Context.Service<Webhooks, {
   readonly list: (
@@ -98,6 +101,7 @@ const checkArgs = toQuery(WebhooksQuery)
  * const WebhooksLive = Layer.effect(Webhooks, make)
  * ```
  * @since 0.1.0
+ * @category constructors
  */
 export const make: Effect.Effect<Webhooks["Service"], never, Transport.Transport | Credentials> = Effect.gen(function*() {
   const client = yield* Transport.client(ManagementApi, "webhooks")
@@ -127,5 +131,6 @@ export const make: Effect.Effect<Webhooks["Service"], never, Transport.Transport
  * const WebhooksLive = Webhooks.layer
  * ```
  * @since 0.1.0
+ * @category layers
  */
 export const layer: Layer.Layer<Webhooks, never, Transport.Transport | Credentials> = Layer.effect(Webhooks, make)
