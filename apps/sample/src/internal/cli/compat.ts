@@ -1,0 +1,35 @@
+/** `compat`: the public compatibility listing. */
+import { Effect } from "effect"
+import { Command, Flag } from "effect/cli"
+import { PowertrainTypeValues, RegionValues } from "@connected-vehicle/schema/Common"
+import { optionalValue, output, withPublic } from "./shared.ts"
+
+export const compat = Command.make("compat", {
+  region: Flag.Literals("region", RegionValues).pipe(Flag.withDescription("US, CA or EUROPE"), Flag.optional),
+  make: Flag.String("make").pipe(Flag.withDescription("Manufacturer (case-insensitive)"), Flag.optional),
+  powertrain: Flag.Literals("powertrain", [...PowertrainTypeValues, "EV"]).pipe(
+    Flag.withDescription("ICE, BEV, PHEV or EV (BEV and PHEV)"),
+    Flag.optional
+  )
+}, (input) =>
+  withPublic((flags, M) =>
+    Effect.gen(function*() {
+      const compatibility = yield* M.Compatibility
+      const listing = yield* compatibility.list({
+        region: optionalValue(input.region),
+        make: optionalValue(input.make),
+        powertrainType: optionalValue(input.powertrain)
+      })
+      yield* output(flags.json, listing, () =>
+        [
+          M.Render.compatibilityCounts(listing.data),
+          "",
+          M.Render.compatibilityEntries(listing.data),
+          "",
+          `${listing.data.length} entries`
+        ].join("\n"))
+    })
+  )).pipe(
+    Command.withDescription("The compatibility listing (no credential), filtered by region, make and powertrain"),
+    Command.withExamples([{ command: "sample compat --region US --powertrain EV", description: "US electric vehicles" }])
+  )

@@ -1,0 +1,123 @@
+/**
+ * What every command of the CLI shares: the shared flags and the root
+ * command that holds them, the lazily loaded SDK, running a body with the
+ * SDK's layers and reporting its failure, and the common flags.
+ */
+import { Config, Console, Effect, FileSystem, Layer, Option, Redacted } from "effect"
+import { Argument, Command, Flag } from "effect/cli"
+import { ModeValues } from "@connected-vehicle/schema/Common"
+import * as Report from "../../Report.ts"
+import { SampleError } from "../../SampleError.ts"
+
+/**
+ * The SDK and everything the handlers need, loaded when a handler runs:
+ * `--help` and parse errors never load it (nor the simulator, which the
+ * embedded target loads itself on first use).
+ */
+export type Lazy = typeof import("../sdk.ts")
+export const lazy: Effect.Effect<Lazy> = Effect.promise(() => import("../sdk.ts"))
+
+// ---------------------------------------------------------------------------
+// Shared flags
+// ---------------------------------------------------------------------------
+
+export const shared = {
+  json: Flag.Boolean("json").pipe(
+    Flag.withDescription("Print machine-readable JSON on stdout instead of tables"),
+    Flag.withDefault(false)
+  ),
+  target: Flag.String("target").pipe(
+    Flag.withDescription(
+      "Origin (http or https URL) of another simulator or deployment serving every root (env CONNECTED_VEHICLE_ORIGIN); default: the embedded simulator"
+    ),
+    Flag.withFallbackConfig(Config.String("CONNECTED_VEHICLE_ORIGIN")),
+    Flag.mapTryCatch(
+      (value) => {
+        const url = new URL(value)
+        if (url.protocol !== "http:" && url.protocol !== "https:") throw new Error(url.protocol)
+        return value
+      },
+      () => "--target must be an http:// or https:// URL, e.g. http://127.0.0.1:8080"
+    ),
+    Flag.optional
+  ),
+  clientId: Flag.String("client-id").pipe(
+    Flag.withDescription("Application client id for a remote target (env CONNECTED_VEHICLE_CLIENT_ID)"),
+    Flag.withFallbackConfig(Config.String("CONNECTED_VEHICLE_CLIENT_ID")),
+    Flag.optional
+  ),
+  clientSecretFile: Flag.String("client-secret-file").pipe(
+    Flag.withDescription(
+      "File holding the application client secret for a remote target (or env CONNECTED_VEHICLE_CLIENT_SECRET); there is no --client-secret flag: a secret on the command line shows in ps and the shell history"
+    ),
+    Flag.optional
+  ),
+  tokenFile: Flag.String("token-file").pipe(
+    Flag.withDescription(
+      "Where `login` stores the user's tokens, keyed by target and client id (env CONNECTED_VEHICLE_TOKEN_FILE; default for a remote target ~/.config/connected-vehicle/sample-tokens.json, for the embedded simulator memory)"
+    ),
+    Flag.optional
+  )
+}
+
+export const root = Command.make("sample").pipe(Command.withSharedFlags(shared))
+
+export type Shared = Command.Command.Config.Infer<typeof shared>
+
+/**
+ * Runs a command body with the SDK layers of the shared flags; a failure is
+ * printed (JSON on stdout too with `--json`) and ends the process non-zero.
+ */
+export const withSdk = <A, E, R>(body: (flags: Shared, M: Lazy) => Effect.Effect<A, E, R>) =>
+  Effect.flatMap(root, (flags) => Effect.flatMap(lazy, (M) => runWith(M, flags, (flags) => body(flags, M))))
+
+/** The client secret: `--client-secret-file`, else `CONNECTED_VEHICLE_CLIENT_SECRET`. */
+const clientSecretOf = (flags: Shared) =>
+  Effect.gen(function*() {
+    if (Option.isNone(flags.clientSecretFile)) return yield* Config.option(Config.Redacted("CONNECTED_VEHICLE_CLIENT_SECRET"))
+    const file = flags.clientSecretFile.value
+    const fs = yield* FileSystem.FileSystem
+    const text = yield* fs.readFileString(file).pipe(
+      Effect.mapError(() => new SampleError({ reason: `Cannot read the client secret file ${file}`, usage: true }))
+    )
+    return Option.some(Redacted.make(text.trim()))
+  })
+
+const sdkLayer = (M: Lazy, flags: Shared) =>
+  Layer.unwrap(Effect.map(clientSecretOf(flags), (clientSecret) => M.Sdk.layer({ ...flags, clientSecret })))
+
+export const report = (json: boolean) => (error: unknown) =>
+  Effect.gen(function*() {
+    yield* Console.error(Report.render(error))
+    if (json) yield* Console.log(JSON.stringify({ error: Report.describe(error) }, null, 2))
+    return yield* Effect.fail(new Report.Reported(Report.exitCodeOf(error)))
+  })
+
+/** Like {@link withSdk} for commands that need no credential (the public compatibility listing). */
+export const withPublic = <A, E, R>(body: (flags: Shared, M: Lazy) => Effect.Effect<A, E, R>) =>
+  Effect.flatMap(root, (flags) =>
+    Effect.flatMap(lazy, (M) =>
+      body(flags, M).pipe(
+        Effect.provide(M.Target.layerPublic({ ...flags, clientSecret: Option.none() })),
+        Effect.catch(report(flags.json))
+      )))
+
+export const runWith = <A, E, R>(M: Lazy, flags: Shared, body: (flags: Shared) => Effect.Effect<A, E, R>) =>
+  body(flags).pipe(
+    Effect.provide(sdkLayer(M, flags)),
+    Effect.catch(report(flags.json))
+  )
+
+/**
+ * Prints `value` as JSON with `--json`, else the human rendering.
+ */
+export const output = (json: boolean, value: unknown, human: () => string) =>
+  Console.log(json ? JSON.stringify(value, null, 2) : human())
+
+export const optionalValue = <A>(option: Option.Option<A>) => Option.getOrUndefined(option)
+
+export const page = Flag.Int("page").pipe(Flag.withDescription("Page number (>= 1)"), Flag.optional)
+export const pageSize = Flag.Int("page-size").pipe(Flag.withDescription("Page size (1 to 100)"), Flag.optional)
+export const mode = Flag.Literals("mode", ModeValues).pipe(Flag.withDescription("live or simulated"), Flag.optional)
+
+export const vehicleArgument = Argument.String("vehicle").pipe(Argument.withDescription("Vehicle id"))
