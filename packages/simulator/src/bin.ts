@@ -3,7 +3,10 @@
  * `pnpm simulator`: runs the simulator until stopped.
  *
  * Prints `listening on http://HOST:PORT`, then the client id and secret it
- * accepts. See the README for every flag. Exit codes: 0 when stopped, 1 when
+ * accepts, and a line of environment variables for `pnpm sample --target`
+ * (`export CONNECTED_VEHICLE_ORIGIN=... CONNECTED_VEHICLE_CLIENT_ID=...
+ * CONNECTED_VEHICLE_CLIENT_SECRET=...`). See the README for every flag.
+ * Exit codes: 0 when stopped (SIGINT, SIGTERM), 1 when
  * it cannot start (one `error: ...` line on stderr: an address it cannot
  * listen on, a secret file it cannot read), 2 for a usage error (the help and
  * the error on the terminal).
@@ -11,8 +14,9 @@
  * @since 0.1.0
  */
 import { NodeRuntime, NodeServices } from "@effect/platform-node"
-import { Cause, Config, Console, Context, Effect, FileSystem, Layer, Option, Redacted, Runtime, Schema } from "effect"
+import { Cause, Config, Console, Context, Effect, Exit, FileSystem, Layer, Option, Redacted, Runtime, Schema } from "effect"
 import { CliError, Command, Flag } from "effect/cli"
+import { createRequire } from "node:module"
 import { DEFAULT_WEBHOOK_SECRET } from "./Delivery.ts"
 import { hostPort } from "./internal/address.ts"
 import {
@@ -54,6 +58,35 @@ const findCause = (error: unknown, has: (e: Record<string, unknown>) => boolean)
 const codeOf = (error: unknown): string => {
   const code = findCause(error, (e) => typeof e.code === "string")?.code
   return typeof code === "string" ? code : error instanceof Error && error.message !== "" ? error.message : String(error)
+}
+
+/** A word for a POSIX shell: as is when it is safe, else single-quoted. */
+const shellWord = (value: string): string => /^[\w@%+=:,./-]+$/.test(value) ? value : `'${value.replaceAll("'", "'\\''")}'`
+
+/**
+ * One `export` line of the variables `pnpm sample` reads (the origin, or the
+ * roots with `--split-ports`, and the client credential), so that the
+ * sample reaches this simulator without copying anything by hand.
+ */
+const sampleEnvironment = (
+  sim: Simulator["Service"],
+  roots: SimulatorRoots["Service"] | undefined
+): string => {
+  const where: ReadonlyArray<readonly [string, string]> = roots === undefined
+    ? [["CONNECTED_VEHICLE_ORIGIN", sim.url]]
+    : [
+      ["CONNECTED_VEHICLE_BASE_URL", `${roots.vehicle}/v3`],
+      ["CONNECTED_VEHICLE_MANAGEMENT_URL", `${roots.management}/v3`],
+      ["CONNECTED_VEHICLE_COMPAT_URL", `${roots.compatibility}/v3`],
+      ["CONNECTED_VEHICLE_AUTH_URL", roots.authorization],
+      ["CONNECTED_VEHICLE_LEGACY_URL", roots.legacy]
+    ]
+  const variables = [
+    ...where,
+    ["CONNECTED_VEHICLE_CLIENT_ID", sim.clientId],
+    ["CONNECTED_VEHICLE_CLIENT_SECRET", Redacted.value(sim.clientSecret)]
+  ]
+  return `export ${variables.map(([name, value]) => `${name}=${shellWord(value)}`).join(" ")}`
 }
 
 const within = (minimum: number, maximum: number) =>
@@ -197,6 +230,9 @@ const simulator = Command.make(
     }
     yield* Console.log(`client id: ${sim.clientId}`)
     yield* Console.log(`client secret: ${Redacted.value(sim.clientSecret)}`)
+    const roots = flags.splitPorts ? Context.get(context, SimulatorRoots) : undefined
+    yield* Console.log("for `pnpm sample --target` (paste into a shell, then run `pnpm sample connections`):")
+    yield* Console.log(sampleEnvironment(sim, roots))
     yield* Console.log(`redirect URIs: ${(flags.redirectUris.length > 0 ? flags.redirectUris : DEFAULT_REDIRECT_URIS).join(" ")}`)
     yield* Console.log(`docs: ${sim.url}/docs (OpenAPI: ${sim.url}/openapi.json)`)
     yield* Console.log(
@@ -212,11 +248,15 @@ const simulator = Command.make(
   }, Effect.scoped)
 ).pipe(Command.withDescription("Connected-vehicle service simulator"))
 
+/** The simulator serves until it is interrupted (SIGINT, SIGTERM): that is a normal stop, exit 0. */
+const teardown: Runtime.Teardown = (exit, onExit) =>
+  Exit.isFailure(exit) && Cause.hasInterruptsOnly(exit.cause) ? onExit(0) : Runtime.defaultTeardown(exit, onExit)
+
 // `pnpm simulator -- --port 0` passes the `--` through: drop it.
 if (process.argv[2] === "--") process.argv.splice(2, 1)
 
 simulator.pipe(
-  Command.run({ version: "0.0.0" }),
+  Command.run({ version: (createRequire(import.meta.url)("../package.json") as { readonly version: string }).version }),
   Effect.catchCause((cause) => {
     if (Cause.hasInterruptsOnly(cause)) return Effect.failCause(cause)
     const error = Cause.squash(cause)
@@ -226,5 +266,5 @@ simulator.pipe(
     return report(error instanceof Error && error.message !== "" ? error.message : String(error))
   }),
   Effect.provide(NodeServices.layer),
-  (program) => NodeRuntime.runMain(program, { disableErrorReporting: true })
+  (program) => NodeRuntime.runMain(program, { disableErrorReporting: true, teardown })
 )
