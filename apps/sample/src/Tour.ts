@@ -143,6 +143,23 @@ export const renderServiceHistory = (records: ReadonlyArray<ServiceRecord>): str
 const tourPaths: readonly [LegacyPath, ...Array<LegacyPath>] = ["/odometer", "/location", "/vin", "/engine/oil", "/tires/pressure"]
 
 /**
+ * The tour's first line: where it runs (`the embedded simulator at URL`, or
+ * the remote target's URL).
+ *
+ * @example
+ * ```ts
+ * import { header } from "@connected-vehicle/sample/Tour"
+ *
+ * header({ label: "http://127.0.0.1:4010", embedded: false })
+ * // "Connected-vehicle SDK sample: talking to http://127.0.0.1:4010"
+ * ```
+ * @category rendering
+ * @since 0.2.0
+ */
+export const header = (target: { readonly label: string; readonly embedded: boolean }): string =>
+  `Connected-vehicle SDK sample: talking to ${target.embedded ? `the ${target.label}` : target.label}`
+
+/**
  * Runs the tour; prints as it goes (or one JSON document at the end with `json`).
  *
  * @example
@@ -158,7 +175,7 @@ export const run = (json: boolean) =>
     const startedAt = yield* Clock.currentTimeMillis
     const target = yield* Target
     const say = (text: string) => json ? Effect.void : Console.log(text)
-    yield* say(`Connected-vehicle SDK sample: talking to the ${target.label}`)
+    yield* say(header(target))
 
     // 1. Compatibility listing --------------------------------------------------
     const compatibility = yield* Compatibility

@@ -2,13 +2,25 @@
 import { Console, Effect, Option } from "effect"
 import { Command, Flag } from "effect/cli"
 import { ModeValues } from "@connected-vehicle/schema/Common"
+import type { ConsentWait } from "../../Authorize.ts"
 import { keyValues } from "../../Table.ts"
-import { optionalValue, output, withSdk } from "./shared.ts"
+import { optionalValue, output, portFlag, withSdk } from "./shared.ts"
+
+/** What the user must do while `login` waits for the redirect (without `--follow`). */
+const instructions = (url: string, wait: ConsentWait) =>
+  [
+    "To sign in, open this URL in a browser on this machine and give consent:",
+    "",
+    `  ${url}`,
+    "",
+    `The browser is then redirected to ${wait.redirectUri}, where this command listens for the code.`,
+    `Waiting up to ${wait.timeoutMillis / 1000} s for that redirect (--timeout SECONDS to change it; Ctrl-C to give up)...`
+  ].join("\n")
 
 export const login = Command.make("login", {
-  port: Flag.Int("port").pipe(
-    Flag.withDescription("Port of the local redirect listener on 127.0.0.1 (0: any free port; use the registered one for a real deployment)"),
-    Flag.withDefault(0)
+  port: portFlag(
+    "Port of the local redirect listener on 127.0.0.1, 0 to 65535 (0: any free port; use the registered one for a real deployment)",
+    0
   ),
   follow: Flag.Boolean("follow").pipe(
     Flag.withDescription(
@@ -47,12 +59,7 @@ export const login = Command.make("login", {
         mode: optionalValue(input.mode),
         loginHint: Option.getOrElse(input.user, () => target.loginHint),
         timeoutMillis: Option.getOrUndefined(Option.map(input.timeout, (seconds) => seconds * 1000)),
-        onConsentUrl: (url) =>
-          Console.error(
-            follow
-              ? `Consent URL (followed automatically): ${url}`
-              : `Open this URL in a browser to give consent:\n\n  ${url}\n\nWaiting for the redirect...`
-          )
+        onConsentUrl: (url, wait) => Console.error(follow ? `Consent URL (followed automatically): ${url}` : instructions(url, wait))
       })
       const file = target.embedded && Option.isNone(flags.tokenFile)
         ? "(memory: the embedded simulator stops with this command)"

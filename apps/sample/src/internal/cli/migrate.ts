@@ -1,6 +1,7 @@
 /** `migrate check`: each legacy read next to its v3 equivalent. */
-import { Effect } from "effect"
+import { Console, Effect } from "effect"
 import { Command, Flag } from "effect/cli"
+import * as Report from "../../Report.ts"
 import { withUser } from "./legacy.ts"
 import { optionalValue, output, vehicleArgument } from "./shared.ts"
 
@@ -22,10 +23,18 @@ const migrateCheck = Command.make("check", {
         userId: optionalValue(input.user)
       })
       yield* output(flags.json, report, () => M.Migrate.render(report))
+      if (report.compared === 0) {
+        yield* Console.error(
+          `Nothing was compared: ${report.notCompared.length} reads could not be (${
+            report.notCompared.map((n) => n.path).join(", ")
+          }; the reasons are in the report)`
+        )
+        return yield* Effect.fail(new Report.Reported(1))
+      }
     })
   )).pipe(
     Command.withDescription(
-      "Each legacy v2.0 read of a vehicle next to its v3 equivalent (Migration of @connected-vehicle/v3), and whether they agree"
+      "Each legacy v2.0 read of a vehicle next to its v3 equivalent (Migration of @connected-vehicle/v3), whether they agree, and why a read could not be compared; exit 1 when none could, 2 for an unknown vehicle"
     ),
     Command.withExamples([{ command: "sample migrate check <vehicle> --unit-system imperial", description: "compare in miles and psi" }])
   )

@@ -3,7 +3,7 @@
  * command that holds them, the lazily loaded SDK, running a body with the
  * SDK's layers and reporting its failure, and the common flags.
  */
-import { Config, Console, Effect, FileSystem, Layer, Option, Redacted } from "effect"
+import { Config, Console, Effect, FileSystem, Layer, Option, Redacted, Schema } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
 import { ModeValues } from "@connected-vehicle/schema/Common"
 import * as Report from "../../Report.ts"
@@ -88,6 +88,8 @@ const sdkLayer = (M: Lazy, flags: Shared) =>
 
 export const report = (json: boolean) => (error: unknown) =>
   Effect.gen(function*() {
+    // already reported by the command itself
+    if (error instanceof Report.Reported) return yield* Effect.fail(error)
     yield* Console.error(Report.render(error))
     if (json) yield* Console.log(JSON.stringify({ error: Report.describe(error) }, null, 2))
     return yield* Effect.fail(new Report.Reported(Report.exitCodeOf(error)))
@@ -119,5 +121,13 @@ export const optionalValue = <A>(option: Option.Option<A>) => Option.getOrUndefi
 export const page = Flag.Int("page").pipe(Flag.withDescription("Page number (>= 1)"), Flag.optional)
 export const pageSize = Flag.Int("page-size").pipe(Flag.withDescription("Page size (1 to 100)"), Flag.optional)
 export const mode = Flag.Literals("mode", ModeValues).pipe(Flag.withDescription("live or simulated"), Flag.optional)
+
+/** A TCP port flag: 0 (any free port) to 65535, else a usage error (exit 2). */
+export const portFlag = (description: string, fallback: number) =>
+  Flag.Int("port").pipe(
+    Flag.withDescription(description),
+    Flag.withDefault(fallback),
+    Flag.withSchema(Schema.Number.check(Schema.isBetween({ minimum: 0, maximum: 65535 })))
+  )
 
 export const vehicleArgument = Argument.String("vehicle").pipe(Argument.withDescription("Vehicle id"))

@@ -1,14 +1,11 @@
 /** `webhooks` and `webhooks listen`. */
 import { Effect } from "effect"
 import { Command, Flag } from "effect/cli"
-import { optionalValue, output, page, pageSize, report, root, withSdk } from "./shared.ts"
+import { optionalValue, output, page, pageSize, portFlag, report, root, withSdk } from "./shared.ts"
 
 /** `webhooks listen` (the receiver is loaded only when the command runs). */
 const webhooksListen = Command.make("listen", {
-  port: Flag.Int("port").pipe(
-    Flag.withDescription("Port to listen on (0: any free port, printed on stderr)"),
-    Flag.withDefault(4020)
-  ),
+  port: portFlag("Port to listen on, 0 to 65535 (0: any free port, printed on stderr)", 4020),
   host: Flag.String("host").pipe(Flag.withDescription("Address to listen on"), Flag.withDefault("127.0.0.1")),
   secretFile: Flag.String("secret-file").pipe(
     Flag.withDescription(
