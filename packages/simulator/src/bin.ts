@@ -89,6 +89,32 @@ const sampleEnvironment = (
   return `export ${variables.map(([name, value]) => `${name}=${shellWord(value)}`).join(" ")}`
 }
 
+/** What the simulator prints once it listens (see the README). */
+const announce = (
+  sim: Simulator["Service"],
+  roots: SimulatorRoots["Service"] | undefined,
+  shown: { readonly redirectUris: ReadonlyArray<string>; readonly webhookSecret: string }
+) =>
+  Effect.gen(function*() {
+    yield* Console.log(`listening on ${sim.url}`)
+    if (roots !== undefined) {
+      yield* Console.log(`base_url: ${roots.vehicle}/v3`)
+      yield* Console.log(`management_url: ${roots.management}/v3`)
+      yield* Console.log(`compat_url: ${roots.compatibility}/v3`)
+      yield* Console.log(`auth_url: ${roots.authorization}`)
+      yield* Console.log(`legacy_url: ${roots.legacy}`)
+    }
+    yield* Console.log(`client id: ${sim.clientId}`)
+    yield* Console.log(`client secret: ${Redacted.value(sim.clientSecret)}`)
+    yield* Console.log("for `pnpm sample --target` (paste into a shell, then run `pnpm sample connections`):")
+    yield* Console.log(sampleEnvironment(sim, roots))
+    yield* Console.log(`redirect URIs: ${shown.redirectUris.join(" ")}`)
+    yield* Console.log(`docs: ${sim.url}/docs (OpenAPI: ${sim.url}/openapi.json)`)
+    yield* Console.log(
+      `webhook secret: ${shown.webhookSecret} (control routes: POST /_simulator/webhooks, GET /_simulator/deliveries)`
+    )
+  })
+
 const within = (minimum: number, maximum: number) =>
   Flag.withSchema(Schema.Number.check(Schema.isBetween({ minimum, maximum })))
 
@@ -219,31 +245,14 @@ const simulator = Command.make(
       })
     )
     const sim = Context.get(context, Simulator)
-    yield* Console.log(`listening on ${sim.url}`)
-    if (flags.splitPorts) {
-      const roots = Context.get(context, SimulatorRoots)
-      yield* Console.log(`base_url: ${roots.vehicle}/v3`)
-      yield* Console.log(`management_url: ${roots.management}/v3`)
-      yield* Console.log(`compat_url: ${roots.compatibility}/v3`)
-      yield* Console.log(`auth_url: ${roots.authorization}`)
-      yield* Console.log(`legacy_url: ${roots.legacy}`)
-    }
-    yield* Console.log(`client id: ${sim.clientId}`)
-    yield* Console.log(`client secret: ${Redacted.value(sim.clientSecret)}`)
-    const roots = flags.splitPorts ? Context.get(context, SimulatorRoots) : undefined
-    yield* Console.log("for `pnpm sample --target` (paste into a shell, then run `pnpm sample connections`):")
-    yield* Console.log(sampleEnvironment(sim, roots))
-    yield* Console.log(`redirect URIs: ${(flags.redirectUris.length > 0 ? flags.redirectUris : DEFAULT_REDIRECT_URIS).join(" ")}`)
-    yield* Console.log(`docs: ${sim.url}/docs (OpenAPI: ${sim.url}/openapi.json)`)
-    yield* Console.log(
-      `webhook secret: ${
-        Option.isSome(flags.webhookSecretFile)
-          ? "from --webhook-secret-file"
-          : Option.isSome(webhookSecret)
-          ? "from CONNECTED_VEHICLE_WEBHOOK_SECRET"
-          : `${DEFAULT_WEBHOOK_SECRET} (default)`
-      } (control routes: POST /_simulator/webhooks, GET /_simulator/deliveries)`
-    )
+    yield* announce(sim, flags.splitPorts ? Context.get(context, SimulatorRoots) : undefined, {
+      redirectUris: flags.redirectUris.length > 0 ? flags.redirectUris : DEFAULT_REDIRECT_URIS,
+      webhookSecret: Option.isSome(flags.webhookSecretFile)
+        ? "from --webhook-secret-file"
+        : Option.isSome(webhookSecret)
+        ? "from CONNECTED_VEHICLE_WEBHOOK_SECRET"
+        : `${DEFAULT_WEBHOOK_SECRET} (default)`
+    })
     return yield* Effect.never
   }, Effect.scoped)
 ).pipe(Command.withDescription("Connected-vehicle service simulator"))

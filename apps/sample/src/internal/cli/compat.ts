@@ -2,24 +2,19 @@
 import { Effect } from "effect"
 import { Command, Flag } from "effect/cli"
 import { PowertrainTypeValues, RegionValues } from "@connected-vehicle/schema/Common"
-import { optionalValue, output, withPublic } from "./shared.ts"
+import { optionals, output, withPublic } from "./shared.ts"
 
 export const compat = Command.make("compat", {
   region: Flag.Literals("region", RegionValues).pipe(Flag.withDescription("US, CA or EUROPE"), Flag.optional),
   make: Flag.String("make").pipe(Flag.withDescription("Manufacturer (case-insensitive)"), Flag.optional),
-  powertrain: Flag.Literals("powertrain", [...PowertrainTypeValues, "EV"]).pipe(
+  powertrainType: Flag.Literals("powertrain", [...PowertrainTypeValues, "EV"]).pipe(
     Flag.withDescription("ICE, BEV, PHEV or EV (BEV and PHEV)"),
     Flag.optional
   )
 }, (input) =>
   withPublic((flags, M) =>
     Effect.gen(function*() {
-      const compatibility = yield* M.Compatibility
-      const listing = yield* compatibility.list({
-        region: optionalValue(input.region),
-        make: optionalValue(input.make),
-        powertrainType: optionalValue(input.powertrain)
-      })
+      const listing = yield* (yield* M.Compatibility).list(optionals(input))
       yield* output(flags.json, listing, () =>
         [
           M.Render.compatibilityCounts(listing.data),

@@ -6,7 +6,7 @@ import type * as Vehicles from "@connected-vehicle/legacy-v2/Vehicles"
 import type * as Sdk from "../../Sdk.ts"
 import { keyValues } from "../../Table.ts"
 import type { Lazy, Shared } from "./shared.ts"
-import { optionalValue, output, vehicleArgument, withSdk } from "./shared.ts"
+import { optionals, output, vehicleArgument, withSdk } from "./shared.ts"
 
 export const withUser = <A, E>(
   body: (flags: Shared, vehicles: Vehicles.Vehicles["Service"], M: Lazy) => Effect.Effect<A, E, Sdk.Services>
@@ -50,7 +50,7 @@ const legacyVehicles = Command.make("vehicles", {
 }, (input) =>
   withUser((flags, vehicles) =>
     Effect.gen(function*() {
-      const list = yield* vehicles.list({ limit: optionalValue(input.limit), offset: optionalValue(input.offset) })
+      const list = yield* vehicles.list(optionals(input))
       yield* output(flags.json, list, () =>
         `${list.vehicles.join("\n")}\n\n${list.vehicles.length} of ${list.paging.count} vehicles (offset ${list.paging.offset})`)
     })

@@ -118,9 +118,56 @@ export const output = (json: boolean, value: unknown, human: () => string) =>
 
 export const optionalValue = <A>(option: Option.Option<A>) => Option.getOrUndefined(option)
 
+/** The values of optional flags, each `undefined` when not given: the optional arguments of an SDK call. */
+export const optionals = <R extends Record<string, Option.Option<unknown>>>(
+  options: R
+): { readonly [K in keyof R]: R[K] extends Option.Option<infer A> ? A | undefined : never } =>
+  Object.fromEntries(Object.entries(options).map(([key, value]) => [key, Option.getOrUndefined(value)])) as never
+
+/** The value of an optional flag: `undefined` when not given. */
+type FlagValue<F> = F extends Flag.Flag<Option.Option<infer A>> ? A | undefined : never
+
+/** One page of a v3 list, as `list` of a v3 service answers it. */
+interface ListPage<A> {
+  readonly data: ReadonlyArray<A>
+  readonly meta: { readonly pageNumber: number; readonly totalCount: number }
+}
+
+/**
+ * A command that prints one page of a v3 list (application token): its
+ * filters (optional flags named as the list's arguments), `--mode`,
+ * `--page` and `--page-size`; the table, then `page N (n of TOTAL NAME)`.
+ */
+export const pageCommand = <const Filters extends Record<string, Flag.Flag<Option.Option<unknown>>>, A, E, R>(
+  name: string,
+  filters: Filters,
+  list: (
+    M: Lazy,
+    args: { readonly [K in keyof (Filters & typeof paging)]: FlagValue<(Filters & typeof paging)[K]> }
+  ) => Effect.Effect<ListPage<A>, E, R>,
+  table: (M: Lazy, data: ReadonlyArray<A>) => string
+) =>
+  Command.make(name, { ...filters, ...paging }, (input) =>
+    withSdk((flags, M) =>
+      Effect.gen(function*() {
+        const result = yield* list(M, optionals(input as Record<string, Option.Option<unknown>>) as never)
+        yield* output(flags.json, result, () =>
+          `${table(M, result.data)}\n\npage ${result.meta.pageNumber} (${result.data.length} of ${result.meta.totalCount} ${name})`)
+      })
+    ))
+
 export const page = Flag.Int("page").pipe(Flag.withDescription("Page number (>= 1)"), Flag.optional)
 export const pageSize = Flag.Int("page-size").pipe(Flag.withDescription("Page size (1 to 100)"), Flag.optional)
 export const mode = Flag.Literals("mode", ModeValues).pipe(Flag.withDescription("live or simulated"), Flag.optional)
+
+/** The flags of one page of a list of connections or subscriptions. */
+const paging = { mode, page, pageSize }
+
+/** `--user`: filter a list by user id. */
+export const userFilter = Flag.String("user").pipe(Flag.withDescription("Filter by user id"), Flag.optional)
+
+/** `--vehicle`: filter a list by vehicle id. */
+export const vehicleFilter = Flag.String("vehicle").pipe(Flag.withDescription("Filter by vehicle id"), Flag.optional)
 
 /** A TCP port flag: 0 (any free port) to 65535, else a usage error (exit 2). */
 export const portFlag = (description: string, fallback: number) =>

@@ -1,7 +1,7 @@
 /** `webhooks` and `webhooks listen`. */
 import { Effect } from "effect"
 import { Command, Flag } from "effect/cli"
-import { optionalValue, output, page, pageSize, portFlag, report, root, withSdk } from "./shared.ts"
+import { optionals, output, page, pageSize, portFlag, report, root, withSdk } from "./shared.ts"
 
 /** `webhooks listen` (the receiver is loaded only when the command runs). */
 const webhooksListen = Command.make("listen", {
@@ -34,22 +34,14 @@ const webhooksListen = Command.make("listen", {
 export const webhooks = Command.make("webhooks", {
   name: Flag.String("name").pipe(Flag.withDescription("Name contains (case-insensitive)"), Flag.optional),
   callbackUri: Flag.String("callback-uri").pipe(Flag.withDescription("Callback URI contains"), Flag.optional),
-  enabled: Flag.Boolean("enabled").pipe(Flag.withDescription("Only enabled (--enabled) or disabled (--no-enabled)"), Flag.optional),
+  isEnabled: Flag.Boolean("enabled").pipe(Flag.withDescription("Only enabled (--enabled) or disabled (--no-enabled)"), Flag.optional),
   autoSubscribe: Flag.Boolean("auto-subscribe").pipe(Flag.withDescription("Filter by auto-subscribe"), Flag.optional),
   page,
   pageSize
 }, (input) =>
   withSdk((flags, M) =>
     Effect.gen(function*() {
-      const service = yield* M.Webhooks
-      const result = yield* service.list({
-        name: optionalValue(input.name),
-        callbackUri: optionalValue(input.callbackUri),
-        isEnabled: optionalValue(input.enabled),
-        autoSubscribe: optionalValue(input.autoSubscribe),
-        page: optionalValue(input.page),
-        pageSize: optionalValue(input.pageSize)
-      })
+      const result = yield* (yield* M.Webhooks).list(optionals(input))
       yield* output(flags.json, result, () =>
         `${M.Render.webhooks(result.data)}\n\n${result.data.length} of ${result.meta.totalCount} webhooks`)
     })
