@@ -49,6 +49,13 @@ export interface Check {
  * A read that was not compared, and why: no v3 equivalent, or which side
  * failed with what.
  *
+ * @example
+ * ```ts
+ * import type { NotCompared } from "@connected-vehicle/sample/Migrate"
+ *
+ * const skipped: NotCompared = { path: "/service/history", reason: "no v3 equivalent" }
+ * ```
+ * @category models
  * @since 0.2.0
  */
 export interface NotCompared {
@@ -86,6 +93,7 @@ const failure = (o: Outcome | null): string | undefined => o === null || o.ok ? 
  * whyNotCompared({ path: "/service/history", signal: null, legacy: { ok: true, value: [] }, v3: null, agree: null })
  * // "no v3 equivalent"
  * ```
+ * @category rendering
  * @since 0.2.0
  */
 export const whyNotCompared = (c: Check): string | undefined => {
@@ -109,6 +117,7 @@ export const whyNotCompared = (c: Check): string | undefined => {
  *
  * reportOf({ vehicleId: "veh_1", userId: "usr_1", unitSystem: "metric" }, []).compared // 0
  * ```
+ * @category constructors
  * @since 0.2.0
  */
 export const reportOf = (
