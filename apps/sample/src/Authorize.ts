@@ -104,6 +104,24 @@ export class LoginTimeout extends Schema.TaggedError<LoginTimeout>()("LoginTimeo
 export const defaultTimeoutMillis = 120_000
 
 /**
+ * Where the flow waits for the redirect (the local listener's redirect URI)
+ * and for how long.
+ *
+ * @example
+ * ```ts
+ * import type { ConsentWait } from "@connected-vehicle/sample/Authorize"
+ *
+ * const wait: ConsentWait = { redirectUri: "http://127.0.0.1:8765/callback", timeoutMillis: 120_000 }
+ * ```
+ * @category models
+ * @since 0.2.0
+ */
+export interface ConsentWait {
+  readonly redirectUri: string
+  readonly timeoutMillis: number
+}
+
+/**
  * Runs the flow and stores the tokens under `key` (`loginHint` asks for a
  * given user). Redirects with another
  * `state` are answered 400 and ignored; without the right one within
@@ -128,7 +146,8 @@ export const run = (options: {
   /** The user to sign in (`login_hint`, which simulators honour; a real consent page lets the user choose). */
   readonly loginHint?: string | undefined
   readonly timeoutMillis?: number | undefined
-  readonly onConsentUrl: (url: string) => Effect.Effect<void>
+  /** Called with the consent URL before the flow waits, and where and how long it waits for the redirect. */
+  readonly onConsentUrl: (url: string, wait: ConsentWait) => Effect.Effect<void>
 }): Effect.Effect<
   Authorization,
   SampleError | LoginTimeout | MissingRedirectUri | TransportFailure | TokenExchange.TokenError | TokenStoreError,
@@ -144,7 +163,7 @@ export const run = (options: {
       state,
       ...(options.mode === undefined ? {} : { mode: options.mode })
     }).pipe(Effect.map((url) => options.loginHint === undefined ? url : withLoginHint(url, options.loginHint)))
-    yield* options.onConsentUrl(consentUrl)
+    yield* options.onConsentUrl(consentUrl, { redirectUri: listener.redirectUri, timeoutMillis })
     let redirectedTo: string | undefined
     const callback = yield* Effect.gen(function*() {
       if (options.follow) redirectedTo = yield* follow(consentUrl, listener.redirectUri)

@@ -7,7 +7,9 @@
  */
 import { Effect, FileSystem, Stream } from "effect"
 import type { PlatformError } from "effect"
+import { dirname } from "node:path"
 import type { Progress } from "./Progress.ts"
+import { SampleError } from "./SampleError.ts"
 
 /**
  * `ndjson` or `csv`.
@@ -73,10 +75,22 @@ export interface ExportPage<A> {
   readonly total?: number | undefined
 }
 
+/** Why the file cannot be created, naming its directory (a missing one is a usage error: exit 2). */
+const cannotCreate = (file: string, error: PlatformError.PlatformError): SampleError => {
+  const directory = dirname(file)
+  const reason = error.reason._tag === "NotFound"
+    ? `the directory ${directory} does not exist`
+    : error.reason._tag === "PermissionDenied"
+    ? `no permission to create a file in ${directory}`
+    : `cannot create a file in ${directory} (${error.reason._tag})`
+  return new SampleError({ reason: `Cannot write ${file}: ${reason}`, usage: error.reason._tag === "NotFound" })
+}
+
 /**
  * Writes every page of `pages` to `file` and returns the number of records.
  * Interrupted (Ctrl-C) or failed, it leaves no file behind and ends the
- * progress line.
+ * progress line. A file that cannot be created (a missing directory, no
+ * permission) is a `SampleError` naming its directory.
  *
  * @example
  * ```ts
@@ -99,14 +113,16 @@ export const write = <A, E, R>(options: {
   readonly pages: Stream.Stream<ExportPage<A>, E, R>
   readonly csv: CsvColumns<A>
   readonly progress?: Progress | undefined
-}): Effect.Effect<number, E | PlatformError.PlatformError, R | FileSystem.FileSystem> =>
+}): Effect.Effect<number, E | PlatformError.PlatformError | SampleError, R | FileSystem.FileSystem> =>
   Effect.gen(function*() {
     const fs = yield* FileSystem.FileSystem
     // written next to the target and renamed on success: a failure (a bad
     // argument, the service, the network) leaves an existing file untouched
     const temporary = `${options.file}.${process.pid}-${Date.now().toString(36)}.tmp`
     const count = yield* Effect.scoped(Effect.gen(function*() {
-      const file = yield* fs.open(temporary, { flag: "wx" })
+      const file = yield* fs.open(temporary, { flag: "wx" }).pipe(
+        Effect.mapError((error) => cannotCreate(options.file, error))
+      )
       const encoder = new TextEncoder()
       const put = (text: string) => file.writeAll(encoder.encode(text))
       if (options.format === "csv") yield* put(options.csv.headers.map(csvField).join(",") + "\n")

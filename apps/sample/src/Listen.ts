@@ -277,15 +277,18 @@ export interface TourDelivery {
 const TRIGGER = "odometer-traveleddistance"
 
 /** Waits (live clock) until `find` returns an event, at most `seconds`. */
-const awaitEvent = (what: string, find: () => DeliveredEvent | undefined, seconds = 30) =>
+/** Polls `find` every 20 ms until it gives a value, for at most `seconds`. */
+const awaitSome = <A>(what: string, find: Effect.Effect<A | undefined>, seconds = 30) =>
   Effect.gen(function*() {
     for (let i = 0; i < seconds * 50; i++) {
-      const event = find()
-      if (event !== undefined) return event
+      const found = yield* find
+      if (found !== undefined) return found
       yield* Effect.sleep("20 millis")
     }
     return yield* new SampleError({ reason: `No ${what} arrived from the simulator within ${seconds} s` })
   })
+
+const awaitEvent = (what: string, find: () => DeliveredEvent | undefined) => awaitSome(what, Effect.sync(find))
 
 /**
  * The tour's delivery: a receiver on 127.0.0.1:0 in this process, a webhook
@@ -341,7 +344,11 @@ export const tourDelivery = (
     const eventId = change.eventIds[0]
     if (eventId === undefined) return yield* new SampleError({ reason: "The signal change sent no event" })
     const event = yield* awaitEvent("VEHICLE_STATE", () => received.find((e) => e.eventId === eventId))
-    const attempts = (yield* simulator.deliveries).filter((d) => d.eventId === eventId).length
+    // the simulator logs an attempt once the receiver's answer is back: a moment after the receiver has the event
+    const attempts = yield* awaitSome(
+      "delivery log entry",
+      Effect.map(simulator.deliveries, (log) => log.filter((d) => d.eventId === eventId).length || undefined)
+    )
     return {
       receiverUrl: url,
       webhookId: webhook.id,

@@ -11,6 +11,7 @@ import type { Vehicles } from "@connected-vehicle/legacy-v2/Vehicles"
 import * as Migration from "@connected-vehicle/v3/Migration"
 import type { Connections } from "@connected-vehicle/v3/Connections"
 import type { Signals } from "@connected-vehicle/v3/Signals"
+import { SampleError } from "./SampleError.ts"
 import { render as renderTable } from "./Table.ts"
 
 /**
@@ -48,7 +49,26 @@ export interface Check {
 }
 
 /**
- * The result of `migrate check`.
+ * A read that was not compared, and why: no v3 equivalent, or which side
+ * failed with what.
+ *
+ * @example
+ * ```ts
+ * import type { NotCompared } from "@connected-vehicle/sample/Migrate"
+ *
+ * const skipped: NotCompared = { path: "/service/history", reason: "no v3 equivalent" }
+ * ```
+ * @category models
+ * @since 0.2.0
+ */
+export interface NotCompared {
+  readonly path: LegacyPath
+  readonly reason: string
+}
+
+/**
+ * The result of `migrate check`: every check, how many were compared (both
+ * sides answered) and agree, and why the others were not compared.
  *
  * @since 0.2.0
  * @category models
@@ -58,7 +78,80 @@ export interface Report {
   readonly userId: string
   readonly unitSystem: UnitSystem
   readonly checks: ReadonlyArray<Check>
+  readonly compared: number
+  readonly agreeing: number
+  readonly notCompared: ReadonlyArray<NotCompared>
+  /** What to do when every v2.0 read was refused for the signed-in user (else null). */
+  readonly hint: string | null
 }
+
+const failure = (o: Outcome | null): string | undefined => o === null || o.ok ? undefined : `${o.error.tag}: ${o.error.message}`
+
+/**
+ * Why a check was not compared; undefined when it was.
+ *
+ * @example
+ * ```ts
+ * import { whyNotCompared } from "@connected-vehicle/sample/Migrate"
+ *
+ * whyNotCompared({ path: "/service/history", signal: null, legacy: { ok: true, value: [] }, v3: null, agree: null })
+ * // "no v3 equivalent"
+ * ```
+ * @category rendering
+ * @since 0.2.0
+ */
+export const whyNotCompared = (c: Check): string | undefined => {
+  if (c.agree !== null) return undefined
+  const legacy = failure(c.legacy)
+  if (c.v3 === null) return legacy === undefined ? "no v3 equivalent" : `no v3 equivalent; the v2.0 read failed (${legacy})`
+  const v3 = failure(c.v3)
+  return legacy !== undefined && v3 !== undefined
+    ? `both reads failed (v2.0: ${legacy}; v3: ${v3})`
+    : legacy !== undefined
+    ? `the v2.0 read failed (${legacy})`
+    : `the v3 read failed (${v3})`
+}
+
+/**
+ * The report of the checks: the counts and the reads not compared.
+ *
+ * @example
+ * ```ts
+ * import { reportOf } from "@connected-vehicle/sample/Migrate"
+ *
+ * reportOf({ vehicleId: "veh_1", userId: "usr_1", unitSystem: "metric" }, []).compared // 0
+ * ```
+ * @category constructors
+ * @since 0.2.0
+ */
+export const reportOf = (
+  subject: { readonly vehicleId: string; readonly userId: string; readonly unitSystem: UnitSystem },
+  checks: ReadonlyArray<Check>
+): Report => ({
+  ...subject,
+  checks,
+  compared: checks.filter((c) => c.agree !== null).length,
+  agreeing: checks.filter((c) => c.agree === true).length,
+  notCompared: checks.flatMap((c) => {
+    const reason = whyNotCompared(c)
+    return reason === undefined ? [] : [{ path: c.path, reason }]
+  }),
+  hint: checks.length > 0 && checks.every((c) => !c.legacy.ok && c.legacy.error.tag === "AuthenticationError")
+    ? "The v2.0 reads use the signed-in user's token and every one was refused: the vehicle is not that user's (`sample legacy vehicles` lists theirs)."
+    : null
+})
+
+/**
+ * The vehicle id does not name a vehicle of this application: the service
+ * refused it (not an id) or no connection has it. A usage error (exit 2).
+ */
+const unknownVehicle = (vehicleId: string, error: { readonly _tag: string; readonly message: string }) =>
+  new SampleError({
+    reason: `Unknown vehicle ${vehicleId}: ${
+      error._tag === "NotConnected" ? "no connection of this application has it" : `the service refused the id (${error.message})`
+    }; \`sample connections\` lists the connected vehicles`,
+    usage: true
+  })
 
 const paths: ReadonlyArray<LegacyPath> = ["/odometer", "/location", "/vin", "/engine/oil", "/tires/pressure", "/service/history"]
 
@@ -121,10 +214,15 @@ export const check = (
   vehicles: Vehicles["Service"],
   vehicleId: string,
   options: { readonly unitSystem: UnitSystem; readonly userId?: string | undefined }
-): Effect.Effect<Report, Migration.ReadError, Signals | Connections> =>
+): Effect.Effect<Report, Migration.ReadError | SampleError, Signals | Connections> =>
   Effect.gen(function*() {
     const { unitSystem } = options
-    const userId = options.userId ?? (yield* Migration.userIdOf(vehicleId))
+    const userId = options.userId ?? (yield* Migration.userIdOf(vehicleId).pipe(
+      Effect.catchIf(
+        (error) => error._tag === "NotConnected" || error._tag === "ValidationError",
+        (error) => Effect.fail(unknownVehicle(vehicleId, error))
+      )
+    ))
     const legacyRead = (path: LegacyPath) => {
       const read = { unitSystem }
       switch (path) {
@@ -158,7 +256,7 @@ export const check = (
         agree: legacy.ok && v3.ok ? agree(path, unitSystem, legacy.value, v3.value) : null
       })
     }
-    return { vehicleId, userId, unitSystem, checks }
+    return reportOf({ vehicleId, userId, unitSystem }, checks)
   })
 
 const show = (o: Outcome | null): string =>
@@ -167,13 +265,14 @@ const show = (o: Outcome | null): string =>
 const shorten = (text: string) => text.length > 70 ? `${text.slice(0, 67)}...` : text
 
 /**
- * The report as a table: path, v3 signal, legacy value, v3 value, agreement.
+ * The report as a table: path, v3 signal, legacy value, v3 value, agreement;
+ * then the counts and why each read not compared was not.
  *
  * @example
  * ```ts
  * import { render } from "@connected-vehicle/sample/Migrate"
  *
- * console.log(render({ vehicleId: "veh_1", userId: "usr_1", unitSystem: "metric", checks: [] }))
+ * console.log(render({ vehicleId: "veh_1", userId: "usr_1", unitSystem: "metric", checks: [], compared: 0, agreeing: 0, notCompared: [], hint: null }))
  * ```
  * @since 0.2.0
  * @category rendering
@@ -186,13 +285,16 @@ export const render = (report: Report): string => {
     { header: "V3 VALUE", cell: (c: Check) => shorten(show(c.v3)) },
     { header: "AGREE", cell: (c: Check) => c.agree === null ? (c.v3 === null ? "n/a" : "-") : c.agree ? "yes" : "NO" }
   ])
-  const compared = report.checks.filter((c) => c.agree !== null)
-  const agreeing = compared.filter((c) => c.agree === true).length
   return [
     `Vehicle ${report.vehicleId}, user ${report.userId}, ${report.unitSystem}`,
     "",
     rows,
     "",
-    `${agreeing} of ${compared.length} compared reads agree`
+    `${report.agreeing} of ${report.compared} compared reads agree`,
+    ...(report.notCompared.length === 0 ? [] : [
+      `Not compared (${report.notCompared.length}):`,
+      ...report.notCompared.map((n) => `  ${n.path}: ${n.reason}`)
+    ]),
+    ...(report.hint === null ? [] : [report.hint])
   ].join("\n")
 }

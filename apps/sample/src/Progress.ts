@@ -2,7 +2,8 @@
  * A progress bar on stderr for streamed exports: pages, items (of the total
  * when known), a bar, and the rate in items per second. On a terminal it
  * redraws one line; elsewhere (pipes, CI logs) it prints a line at most every
- * 250 ms and a final one. A line left open on a terminal (an interrupt with
+ * 250 ms and a final one unless the last line printed has the final counts
+ * already (each state is printed once). A line left open on a terminal (an interrupt with
  * Ctrl-C, a failure) is ended by `close`, so the shell prompt starts on a
  * line of its own.
  *
@@ -93,15 +94,19 @@ export const start = (label: string, output?: Output): Effect.Effect<Progress> =
     let items = 0
     let total: number | undefined
     let lastDraw = 0
+    // the counts of the last line printed
+    let drawn = ""
     // a terminal line drawn without its newline
     let open = false
     const draw = (now: number, final: boolean) =>
       Effect.sync(() => {
         const text = line({ label, pages, items, total, elapsedMillis: now - startedAt })
+        const counts = `${pages} ${items} ${total}`
         if (tty) out.write(`\r\x1b[2K${text}${final ? "\n" : ""}`)
-        else out.write(`${text}\n`)
+        else if (counts !== drawn) out.write(`${text}\n`)
         open = tty && !final
         lastDraw = now
+        drawn = counts
       })
     return {
       page: (count, pageTotal) =>

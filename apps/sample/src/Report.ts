@@ -29,8 +29,9 @@ const fields = [
 ] as const
 
 /**
- * The reportable content of an error: its tag, its message and the known
- * fields it has.
+ * The reportable content of an error: its tag, its message, the known
+ * fields it has and, as `cause`, the innermost message of its cause chain
+ * (see {@link causeOf}) unless a field already says it.
  *
  * @example
  * ```ts
@@ -54,7 +55,49 @@ export const describe = (error: unknown): Readonly<Record<string, string | numbe
   if (typeof message === "string" && message !== "" && out["detail"] === undefined && out["reason"] === undefined) {
     out["message"] = message
   }
+  const cause = causeOf(error)
+  if (cause !== undefined && !Object.values(out).some((value) => typeof value === "string" && value.includes(cause))) {
+    out["cause"] = cause
+  }
   return out as Record<string, string | number> & { readonly tag: string }
+}
+
+/** The message of one link of a cause chain (an `AggregateError`'s are those of its errors). */
+const messageOf = (error: object): string | undefined => {
+  const { message, errors } = error as { readonly message?: unknown; readonly errors?: unknown }
+  if (typeof message === "string" && message !== "") return message
+  if (!Array.isArray(errors)) return undefined
+  const messages = errors.flatMap((e) => typeof e === "object" && e !== null ? [messageOf(e)].filter((m) => m !== undefined) : [])
+  return messages.length === 0 ? undefined : [...new Set(messages)].join("; ")
+}
+
+/**
+ * The innermost message of an error's `cause` chain (at most 16 links deep):
+ * what went wrong underneath, e.g. `connect ECONNREFUSED 127.0.0.1:4999`
+ * under a `TransportFailure`. Undefined when the error has no cause with a
+ * message.
+ *
+ * @example
+ * ```ts
+ * import { causeOf } from "@connected-vehicle/sample/Report"
+ *
+ * causeOf(new Error("fetch failed", { cause: new Error("connect ECONNREFUSED 127.0.0.1:4999") }))
+ * // "connect ECONNREFUSED 127.0.0.1:4999"
+ * ```
+ * @category rendering
+ * @since 0.2.0
+ */
+export const causeOf = (error: unknown): string | undefined => {
+  let found: string | undefined
+  const seen = new Set<unknown>([error])
+  let current = typeof error === "object" && error !== null ? (error as { readonly cause?: unknown }).cause : undefined
+  for (let depth = 0; depth < 16 && typeof current === "object" && current !== null && !seen.has(current); depth++) {
+    seen.add(current)
+    found = messageOf(current) ?? found
+    const { cause, errors } = current as { readonly cause?: unknown; readonly errors?: unknown }
+    current = cause ?? (Array.isArray(errors) && errors.length === 1 ? errors[0] : undefined)
+  }
+  return found
 }
 
 /**

@@ -7,6 +7,7 @@
  */
 import { Config, Context, Effect, Layer, Option } from "effect"
 import type { Redacted } from "effect"
+import { HttpClient, HttpClientError } from "effect/http"
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import * as OAuthConfig from "@connected-vehicle/auth/OAuthConfig"
 import * as TokenStore from "@connected-vehicle/auth/TokenStore"
@@ -15,6 +16,7 @@ import type * as Simulator from "@connected-vehicle/simulator/Simulator"
 import * as Compatibility from "@connected-vehicle/v3/Compatibility"
 import * as Transport from "@connected-vehicle/transport/Transport"
 import * as TransportConfig from "@connected-vehicle/transport/TransportConfig"
+import { causeOf } from "./Report.ts"
 import { SampleError } from "./SampleError.ts"
 
 /**
@@ -174,6 +176,42 @@ export const keysOf = (identity: string, clientId: string): {
  */
 export const isUserKey = (key: string): boolean => key.startsWith("user@")
 
+/**
+ * A transport error without a description, described by its cause (undici's
+ * `connect ECONNREFUSED 127.0.0.1:4999`), so that the `TransportFailure`
+ * the SDK makes of it says what happened.
+ */
+const described = (error: HttpClientError.HttpClientError): HttpClientError.HttpClientError => {
+  const reason = error.reason
+  if (reason._tag !== "TransportError" || reason.description !== undefined) return error
+  const description = causeOf(reason)
+  if (description === undefined) return error
+  return new HttpClientError.HttpClientError({
+    reason: new HttpClientError.TransportError({ request: reason.request, cause: reason.cause, description })
+  })
+}
+
+/**
+ * The HTTP client of every target: undici (`NodeHttpClient.layerUndici`),
+ * with a transport error described by its cause (see {@link causeOf}).
+ *
+ * @example
+ * ```ts
+ * import { Layer } from "effect"
+ * import * as Transport from "@connected-vehicle/transport/Transport"
+ * import * as TransportConfig from "@connected-vehicle/transport/TransportConfig"
+ * import { layerHttpClient } from "@connected-vehicle/sample/Target"
+ *
+ * const TransportLive = Transport.layer.pipe(Layer.provide([TransportConfig.layerConfig, layerHttpClient]))
+ * ```
+ * @category layers
+ * @since 0.2.0
+ */
+export const layerHttpClient: Layer.Layer<HttpClient.HttpClient> = Layer.effect(
+  HttpClient.HttpClient,
+  Effect.map(Effect.service(HttpClient.HttpClient), HttpClient.transform((response) => Effect.mapError(response, described)))
+).pipe(Layer.provide(NodeHttpClient.layerUndici))
+
 // A remote target (by --target, or by the per-root environment variables):
 // its label and transport configuration; undefined for the embedded simulator.
 const remoteOf = (options: Options) =>
@@ -233,13 +271,13 @@ export const layer = (
     if (clientId === undefined || clientSecret === undefined) {
       return yield* new SampleError({
         reason:
-          "A remote target needs the application's client id and secret: --client-id (or CONNECTED_VEHICLE_CLIENT_ID) and --client-secret-file (or CONNECTED_VEHICLE_CLIENT_SECRET)",
+          "A remote target needs the application's client id and secret: --client-id (or CONNECTED_VEHICLE_CLIENT_ID) and --client-secret-file (or CONNECTED_VEHICLE_CLIENT_SECRET). `pnpm simulator` prints them as a line of environment variables to paste into the shell",
         usage: true
       })
     }
     const keys = keysOf(identityOf(config.roots), clientId)
     return ConnectedVehicle.layerWith(Layer.succeed(TransportConfig.TransportConfig, config), OAuthConfig.layer({ clientId, clientSecret }), {
-      httpClient: NodeHttpClient.layerUndici,
+      httpClient: layerHttpClient,
       tokenStore: tokenStore.remote(),
       // the legacy commands print their own deprecation notice
       legacy: { deprecationWarnings: "off" },
@@ -271,7 +309,7 @@ export const layerPublic = (
     const keys = keysOf(identityOf(config.roots), Option.getOrElse(options.clientId, () => ""))
     return Compatibility.layer().pipe(
       Layer.provideMerge(Transport.layer),
-      Layer.provide([Layer.succeed(TransportConfig.TransportConfig, config), NodeHttpClient.layerUndici]),
+      Layer.provide([Layer.succeed(TransportConfig.TransportConfig, config), layerHttpClient]),
       Layer.merge(Layer.succeed(Target, { label, embedded: false, ...keys, loginHint: undefined, simulator: undefined }))
     )
   }))
@@ -309,7 +347,7 @@ const embedded = (
       return ConnectedVehicle.layerWith(
         Layer.succeed(TransportConfig.TransportConfig, config),
         OAuthConfig.layer({ clientId: simulator.clientId, clientSecret: simulator.clientSecret }),
-        { httpClient: NodeHttpClient.layerUndici, tokenStore, legacy: { deprecationWarnings: "off" }, ...keys }
+        { httpClient: layerHttpClient, tokenStore, legacy: { deprecationWarnings: "off" }, ...keys }
       ).pipe(Layer.merge(Layer.succeed(Target, {
         label: `embedded simulator at ${simulator.url}`,
         embedded: true,

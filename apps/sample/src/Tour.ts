@@ -147,6 +147,23 @@ export const renderServiceHistory = (records: ReadonlyArray<ServiceRecord>): str
 const tourPaths: readonly [LegacyPath, ...Array<LegacyPath>] = ["/odometer", "/location", "/vin", "/engine/oil", "/tires/pressure"]
 
 /**
+ * The tour's first line: where it runs (`the embedded simulator at URL`, or
+ * the remote target's URL).
+ *
+ * @example
+ * ```ts
+ * import { header } from "@connected-vehicle/sample/Tour"
+ *
+ * header({ label: "http://127.0.0.1:4010", embedded: false })
+ * // "Connected-vehicle SDK sample: talking to http://127.0.0.1:4010"
+ * ```
+ * @category rendering
+ * @since 0.2.0
+ */
+export const header = (target: { readonly label: string; readonly embedded: boolean }): string =>
+  `Connected-vehicle SDK sample: talking to ${target.embedded ? `the ${target.label}` : target.label}`
+
+/**
  * Runs the tour; prints as it goes (or one JSON document at the end with `json`).
  *
  * @example
@@ -162,10 +179,45 @@ export const run = (json: boolean) =>
   Effect.gen(function*() {
     const startedAt = yield* Clock.currentTimeMillis
     const target = yield* Target
-    const say = (text: string) => json ? Effect.void : Console.log(text)
-    yield* say(`Connected-vehicle SDK sample: talking to the ${target.label}`)
+    const say: Say = (text) => json ? Effect.void : Console.log(text)
+    yield* say(header(target))
+    const compatibility = yield* compatibilityStep(say)
+    const legacy = yield* legacyStep(say, target)
+    const v3 = yield* v3Step(say, target)
+    const management = yield* managementStep(say)
+    const delivery = yield* deliveryStep(say, target, v3)
+    const elapsed = ((yield* Clock.currentTimeMillis) - startedAt) / 1000
+    const summary = {
+      target: target.label,
+      compatibilityEntries: compatibility.listing.data.length,
+      legacyVehicles: legacy.vehicles.paging.count,
+      legacyReads: legacy.entries.length,
+      legacyReadsOk: legacy.entries.filter((e) => e.ok).length,
+      connections: v3.connectionPage.meta.totalCount,
+      signals: v3.signalItems.length,
+      failedSignals: SignalsModule.partition(v3.signalItems).failed.length,
+      webhooks: management.webhooks.meta.totalCount,
+      subscriptions: management.subscriptions.meta.totalCount,
+      webhookEvents: delivery === undefined ? 0 : 1,
+      seconds: elapsed
+    }
+    yield* Console.log(
+      json
+        ? JSON.stringify({ summary, ...documentOf(compatibility, legacy, v3, management, delivery) }, null, 2)
+        : `\nOK: ${summary.compatibilityEntries} compatibility entries, ${summary.legacyReadsOk}/${summary.legacyReads} legacy reads, ` +
+          `${summary.connections} connections, ${summary.signals} signals (${summary.failedSignals} failed), ` +
+          `${summary.webhooks} webhooks, ${summary.subscriptions} subscriptions, ${summary.webhookEvents} webhook event received ` +
+          `in ${elapsed.toFixed(1)} s`
+    )
+    return summary
+  })
 
-    // 1. Compatibility listing --------------------------------------------------
+/** Prints a line of the tour (nothing with `--json`). */
+type Say = (text: string) => Effect.Effect<void>
+
+/** 1. The compatibility listing: counts, then the entries of one make. */
+const compatibilityStep = (say: Say) =>
+  Effect.gen(function*() {
     const compatibility = yield* Compatibility
     const listing = yield* compatibility.list()
     const makes = [...new Set(listing.data.map((e) => e.attributes.make))].sort()
@@ -175,12 +227,15 @@ export const run = (json: boolean) =>
     yield* say(`${listing.data.length} make/model/powertrain/region entries, ${makes.length} makes\n`)
     yield* say(Render.compatibilityCounts(listing.data))
     yield* say(`\nEntries for ${make ?? "(none)"}:\n${Render.compatibilityEntries(ofMake.data)}`)
+    return { listing, make, ofMake }
+  })
 
-    // 2. Legacy OAuth flow ----------------------------------------------------------
+/** 2. The legacy OAuth flow and the user's vehicles, then 3. one batch of legacy reads. */
+const legacyStep = (say: Say, target: Target["Service"]) =>
+  Effect.gen(function*() {
     yield* say(heading("2. Legacy OAuth: consent, redirect, code exchange (v2.0)"))
-    const key = target.userKey
     const authorization = yield* Authorize.run({
-      key,
+      key: target.userKey,
       port: 0,
       follow: true,
       loginHint: target.loginHint,
@@ -196,30 +251,29 @@ export const run = (json: boolean) =>
         authorization.token.refreshToken === undefined ? "-" : Authorize.redact(authorization.token.refreshToken)
       ]
     ]))
-    const legacy = yield* Effect.gen(function*() {
-      const vehicles = yield* Vehicles.Vehicles
-      const list = yield* vehicles.list({ limit: 10 })
-      yield* say(`\nVehicles of the user (GET /v2.0/vehicles): ${list.paging.count}\n${list.vehicles.map((v) => `  ${v}`).join("\n")}`)
-      const vehicleId = list.vehicles[0]
-      if (vehicleId === undefined) return yield* new SampleError({ reason: "The user has no vehicle to read" })
+    const vehicles = yield* Vehicles.Vehicles
+    const list = yield* vehicles.list({ limit: 10 })
+    yield* say(`\nVehicles of the user (GET /v2.0/vehicles): ${list.paging.count}\n${list.vehicles.map((v) => `  ${v}`).join("\n")}`)
+    const vehicleId = list.vehicles[0]
+    if (vehicleId === undefined) return yield* new SampleError({ reason: "The user has no vehicle to read" })
+    const batch = yield* vehicles.batch(vehicleId, tourPaths)
+    const entries = batchEntries(batch, tourPaths)
+    yield* say(heading(`3. Legacy reads of ${vehicleId} in one batch (POST /v2.0/vehicles/{id}/batch)`))
+    yield* say(renderBatch(entries))
+    const deprecation = {
+      sunsetAt: batch.deprecation?.sunsetAt === undefined ? null : DateTime.formatIso(batch.deprecation.sunsetAt),
+      link: batch.deprecation?.link ?? null
+    }
+    yield* say(
+      `\nDeprecated: v2.0 sunsets ${deprecation.sunsetAt ?? "on 2026-12-01"} (the response's Sunset header). ` +
+        `Move to v3: ${deprecation.link ?? "docs/migrating-to-v3.md"}; compare with \`migrate check ${vehicleId}\`.`
+    )
+    return { authorization, vehicles: list, vehicleId, entries, deprecation }
+  })
 
-      // 3. Legacy batch ---------------------------------------------------------------
-      const batch = yield* vehicles.batch(vehicleId, tourPaths)
-      const entries = batchEntries(batch, tourPaths)
-      yield* say(heading(`3. Legacy reads of ${vehicleId} in one batch (POST /v2.0/vehicles/{id}/batch)`))
-      yield* say(renderBatch(entries))
-      const deprecation = {
-        sunsetAt: batch.deprecation?.sunsetAt === undefined ? null : DateTime.formatIso(batch.deprecation.sunsetAt),
-        link: batch.deprecation?.link ?? null
-      }
-      yield* say(
-        `\nDeprecated: v2.0 sunsets ${deprecation.sunsetAt ?? "on 2026-12-01"} (the response's Sunset header). ` +
-          `Move to v3: ${deprecation.link ?? "docs/migrating-to-v3.md"}; compare with \`migrate check ${vehicleId}\`.`
-      )
-      return { vehicles: list, vehicleId, entries, deprecation }
-    })
-
-    // 4. v3 application token, connections, signals ---------------------------------
+/** 4. An application token, the application's connections, every signal of one connected vehicle. */
+const v3Step = (say: Say, target: Target["Service"]) =>
+  Effect.gen(function*() {
     yield* say(heading("4. v3: application token, connections, signals"))
     const appToken = yield* TokenExchange.clientCredentials()
     const store = yield* TokenStore
@@ -236,13 +290,15 @@ export const run = (json: boolean) =>
     if (chosen === undefined) return yield* new SampleError({ reason: "The application has no connection" })
     const vehicleId = chosen.relationships.vehicle.data.id
     const userId = chosen.relationships.user.data.id
-    const signals = yield* Signals
-    const signalItems = yield* Stream_collect(signals, vehicleId, userId)
-    const parts = SignalsModule.partition(signalItems)
+    const signalItems = yield* Stream_collect(yield* Signals, vehicleId, userId)
     yield* say(`\nSignals of ${vehicleId} on behalf of user ${userId} (sc-user-id):\n`)
     yield* say(Render.signals(signalItems))
+    return { appToken, connectionPage, vehicleId, userId, signalItems }
+  })
 
-    // 5. Webhooks and subscriptions ---------------------------------------------------
+/** 5. The application's webhooks and subscriptions. */
+const managementStep = (say: Say) =>
+  Effect.gen(function*() {
     const webhooks = yield* (yield* Webhooks).list({ pageSize: 20 })
     const subscriptions = yield* (yield* Subscriptions).list({ pageSize: 10 })
     yield* say(heading("5. Webhooks and subscriptions of the application"))
@@ -252,78 +308,64 @@ export const run = (json: boolean) =>
         Render.subscriptions(subscriptions.data)
       }`
     )
+    return { webhooks, subscriptions }
+  })
 
-    // 6. A webhook delivery (embedded simulator -> receiver in this process) ------------
+/** 6. A webhook delivery from the embedded simulator to a receiver in this process (skipped elsewhere). */
+const deliveryStep = (
+  say: Say,
+  target: Target["Service"],
+  v3: Effect.Success<ReturnType<typeof v3Step>>
+) =>
+  Effect.gen(function*() {
     yield* say(heading("6. A webhook delivery: the embedded simulator to a receiver in this process"))
     const delivery = target.simulator === undefined ? undefined : yield* Listen.tourDelivery(target.simulator, {
-      vehicleId,
-      userId,
-      data: signalItems.slice(0, 3).map((s) => s.attributes.code)
+      vehicleId: v3.vehicleId,
+      userId: v3.userId,
+      data: v3.signalItems.slice(0, 3).map((s) => s.attributes.code)
     })
     yield* say(
       delivery === undefined
         ? "Skipped: only the embedded simulator delivers to a local receiver (see `webhooks listen`)."
         : Listen.renderTourDelivery(delivery)
     )
-
-    const elapsed = ((yield* Clock.currentTimeMillis) - startedAt) / 1000
-    const summary = {
-      target: target.label,
-      compatibilityEntries: listing.data.length,
-      legacyVehicles: legacy.vehicles.paging.count,
-      legacyReads: legacy.entries.length,
-      legacyReadsOk: legacy.entries.filter((e) => e.ok).length,
-      connections: connectionPage.meta.totalCount,
-      signals: signalItems.length,
-      failedSignals: parts.failed.length,
-      webhooks: webhooks.meta.totalCount,
-      subscriptions: subscriptions.meta.totalCount,
-      webhookEvents: delivery === undefined ? 0 : 1,
-      seconds: elapsed
-    }
-    const line =
-      `\nOK: ${summary.compatibilityEntries} compatibility entries, ${summary.legacyReadsOk}/${summary.legacyReads} legacy reads, ` +
-      `${summary.connections} connections, ${summary.signals} signals (${summary.failedSignals} failed), ` +
-      `${summary.webhooks} webhooks, ${summary.subscriptions} subscriptions, ${summary.webhookEvents} webhook event received ` +
-      `in ${elapsed.toFixed(1)} s`
-    if (json) {
-      yield* Console.log(JSON.stringify(
-        {
-          summary,
-          compatibility: { total: listing.data.length, make, entries: ofMake.data },
-          legacy: {
-            consentUrl: authorization.consentUrl,
-            redirectUri: authorization.redirectUri,
-            accessToken: Authorize.redact(authorization.token.accessToken),
-            vehicles: legacy.vehicles,
-            batch: { vehicleId: legacy.vehicleId, entries: legacy.entries },
-            deprecation: legacy.deprecation
-          },
-          v3: {
-            applicationToken: Authorize.redact(appToken.accessToken),
-            connections: connectionPage,
-            signals: { vehicleId, userId, data: signalItems },
-            webhooks,
-            subscriptions
-          },
-          webhookDelivery: delivery === undefined ? null : {
-            receiverUrl: delivery.receiverUrl,
-            webhookId: delivery.webhookId,
-            verification: delivery.verification,
-            firstDeliveryEventId: delivery.firstDeliveryEventId,
-            change: delivery.change,
-            attempts: delivery.attempts,
-            event: JSON.parse(Listen.jsonLine(delivery.event))
-          }
-        },
-        null,
-        2
-      ))
-    } else {
-      yield* Console.log(line)
-    }
-    return summary
+    return delivery
   })
+
+/** The `--json` document of the tour (besides its summary). */
+const documentOf = (
+  compatibility: Effect.Success<ReturnType<typeof compatibilityStep>>,
+  legacy: Effect.Success<ReturnType<typeof legacyStep>>,
+  v3: Effect.Success<ReturnType<typeof v3Step>>,
+  management: Effect.Success<ReturnType<typeof managementStep>>,
+  delivery: Effect.Success<ReturnType<typeof deliveryStep>>
+) => ({
+  compatibility: { total: compatibility.listing.data.length, make: compatibility.make, entries: compatibility.ofMake.data },
+  legacy: {
+    consentUrl: legacy.authorization.consentUrl,
+    redirectUri: legacy.authorization.redirectUri,
+    accessToken: Authorize.redact(legacy.authorization.token.accessToken),
+    vehicles: legacy.vehicles,
+    batch: { vehicleId: legacy.vehicleId, entries: legacy.entries },
+    deprecation: legacy.deprecation
+  },
+  v3: {
+    applicationToken: Authorize.redact(v3.appToken.accessToken),
+    connections: v3.connectionPage,
+    signals: { vehicleId: v3.vehicleId, userId: v3.userId, data: v3.signalItems },
+    webhooks: management.webhooks,
+    subscriptions: management.subscriptions
+  },
+  webhookDelivery: delivery === undefined ? null : {
+    receiverUrl: delivery.receiverUrl,
+    webhookId: delivery.webhookId,
+    verification: delivery.verification,
+    firstDeliveryEventId: delivery.firstDeliveryEventId,
+    change: delivery.change,
+    attempts: delivery.attempts,
+    event: JSON.parse(Listen.jsonLine(delivery.event))
+  }
+})
 
 const Stream_collect = (signals: Signals["Service"], vehicleId: string, userId: string) =>
   Effect.map(

@@ -11,6 +11,9 @@
  * share the same cores and memory. Nothing here measures time; a child is
  * awaited until it exits (the test timeouts are the only limits).
  */
+import { Effect, ManagedRuntime, Redacted } from "effect"
+import { Simulator } from "@connected-vehicle/simulator/Simulator"
+import * as SimulatorModule from "@connected-vehicle/simulator/Simulator"
 import { spawn } from "node:child_process"
 import type { ChildProcess } from "node:child_process"
 import { mkdtempSync, writeFileSync } from "node:fs"
@@ -169,3 +172,33 @@ export const secretFile = (secret: string, dir = tempDir("secret")): string => {
 
 /** Bearer-token shapes of the simulator (`at_`, `rt_`, `app_` + 32 base64url characters). */
 export const tokenShape = /\b(?:at|rt|app)_[A-Za-z0-9_-]{20,}/
+
+/**
+ * The simulators of a test file, each on 127.0.0.1 with a free port: `start`
+ * one (its runtime too, for control calls), `stopAll` in `afterAll` (the
+ * children still running are killed first, see {@link killAll}).
+ */
+export const simulators = () => {
+  const runtimes: Array<ManagedRuntime.ManagedRuntime<Simulator, never>> = []
+  return {
+    start: async (options: SimulatorModule.SimulatorOptions = {}) => {
+      const runtime = ManagedRuntime.make(SimulatorModule.layer({ port: 0, ...options }))
+      runtimes.push(runtime)
+      return { runtime, sim: await runtime.runPromise(Effect.service(Simulator)) }
+    },
+    stopAll: async () => {
+      killAll()
+      await Promise.all(runtimes.map((runtime) => runtime.dispose()))
+    }
+  }
+}
+
+/** The flags of a remote target: the simulator's URL and client id, its secret in a file of its own. */
+export const targetOf = (s: Simulator["Service"]): ReadonlyArray<string> => [
+  "--target",
+  s.url,
+  "--client-id",
+  s.clientId,
+  "--client-secret-file",
+  secretFile(Redacted.value(s.clientSecret))
+]

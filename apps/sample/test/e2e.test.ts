@@ -8,27 +8,17 @@
  * generous because on a loaded machine a child waits for a free slot.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, ManagedRuntime, Redacted } from "effect"
+import { Effect, Redacted } from "effect"
 import { Simulator } from "@connected-vehicle/simulator/Simulator"
-import * as SimulatorModule from "@connected-vehicle/simulator/Simulator"
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { afterAll, beforeAll } from "vitest"
-import { killAll, parseJson, run, runJson, start, tempDir, tokenShape } from "./cli.ts"
+import { parseJson, run, runJson, secretFile, simulators, start, targetOf, tempDir, tokenShape } from "./cli.ts"
 
 const LONG = 180_000
 
-const runtimes: Array<ManagedRuntime.ManagedRuntime<Simulator, never>> = []
-/** A simulator on 127.0.0.1 for this file, stopped after the tests. */
-const simulator = async (options: SimulatorModule.SimulatorOptions = {}) => {
-  const runtime = ManagedRuntime.make(SimulatorModule.layer({ port: 0, ...options }))
-  runtimes.push(runtime)
-  return { runtime, sim: await runtime.runPromise(Effect.service(Simulator)) }
-}
-afterAll(async () => {
-  killAll()
-  await Promise.all(runtimes.map((runtime) => runtime.dispose()))
-})
+const { start: simulator, stopAll } = simulators()
+afterAll(stopAll)
 
 // One simulator with 10,000 connections for the commands and the export; the
 // fault tests start their own (their faults must not reach other tests).
@@ -38,21 +28,6 @@ beforeAll(async () => {
   sim = (await simulator({ connections: 10_000, webhooks: 12 })).sim
   target = targetOf(sim)
 })
-
-const targetOf = (s: Simulator["Service"]) => [
-  "--target",
-  s.url,
-  "--client-id",
-  s.clientId,
-  "--client-secret-file",
-  secretFile(Redacted.value(s.clientSecret))
-]
-/** The secret in a file of its own (`--client-secret-file`): never on the command line. */
-const secretFile = (secret: string): string => {
-  const file = join(tempDir("secret"), "client-secret")
-  writeFileSync(file, secret + "\n", { mode: 0o600 })
-  return file
-}
 
 describe.concurrent("main job (no arguments, embedded simulator)", () => {
   it("walks through the five steps, prints aligned tables and a summary, exits 0", { timeout: LONG }, async () => {

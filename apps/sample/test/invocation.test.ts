@@ -6,28 +6,23 @@
  * on a terminal during an export (the progress line is ended).
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, ManagedRuntime, Redacted } from "effect"
+import { Redacted } from "effect"
 import { Simulator } from "@connected-vehicle/simulator/Simulator"
-import * as SimulatorModule from "@connected-vehicle/simulator/Simulator"
+import type * as SimulatorModule from "@connected-vehicle/simulator/Simulator"
 import { spawn } from "node:child_process"
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from "node:fs"
 import { join } from "node:path"
 import { afterAll, beforeAll } from "vitest"
-import { appDir, binPath, killAll, parseJson, repoDir, run, secretFile, tempDir } from "./cli.ts"
+import { appDir, binPath, parseJson, repoDir, run, secretFile, simulators, tempDir } from "./cli.ts"
 
 const LONG = 180_000
 
-const runtimes: Array<ManagedRuntime.ManagedRuntime<Simulator, never>> = []
-const simulator = async (options: SimulatorModule.SimulatorOptions = {}) => {
-  const runtime = ManagedRuntime.make(SimulatorModule.layer({ port: 0, ...options }))
-  runtimes.push(runtime)
-  return runtime.runPromise(Effect.service(Simulator))
-}
+const { start, stopAll } = simulators()
+const simulator = async (options: SimulatorModule.SimulatorOptions = {}) => (await start(options)).sim
 const cleanups: Array<() => void> = []
 afterAll(async () => {
-  killAll()
   for (const cleanup of cleanups) cleanup()
-  await Promise.all(runtimes.map((runtime) => runtime.dispose()))
+  await stopAll()
 })
 
 let sim: Simulator["Service"]

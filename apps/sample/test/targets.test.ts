@@ -12,27 +12,20 @@
  * token sent to B by hand is a 401 there.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, ManagedRuntime, Redacted } from "effect"
+import { Effect, Redacted } from "effect"
 import { Simulator } from "@connected-vehicle/simulator/Simulator"
 import * as SimulatorModule from "@connected-vehicle/simulator/Simulator"
 import * as Target from "@connected-vehicle/sample/Target"
 import { readFileSync } from "node:fs"
 import { join } from "node:path"
 import { afterAll } from "vitest"
-import { killAll, run, runJson, secretFile, tempDir, tokenShape } from "./cli.ts"
+import { run, runJson, secretFile, tempDir, tokenShape, simulators } from "./cli.ts"
 
 const LONG = 180_000
 
-const runtimes: Array<ManagedRuntime.ManagedRuntime<Simulator, never>> = []
-const simulator = async (options: SimulatorModule.SimulatorOptions = {}) => {
-  const runtime = ManagedRuntime.make(SimulatorModule.layer({ port: 0, ...options }))
-  runtimes.push(runtime)
-  return runtime.runPromise(Effect.service(Simulator))
-}
-afterAll(async () => {
-  killAll()
-  await Promise.all(runtimes.map((runtime) => runtime.dispose()))
-})
+const { start, stopAll } = simulators()
+const simulator = async (options: SimulatorModule.SimulatorOptions = {}) => (await start(options)).sim
+afterAll(stopAll)
 
 const targetOf = (s: Simulator["Service"], overrides: { clientId?: string; secret?: string } = {}) => [
   "--target",

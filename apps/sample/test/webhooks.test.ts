@@ -6,29 +6,20 @@
  * are the only limits).
  */
 import * as Signature from "@connected-vehicle/webhooks/Signature"
-import { Simulator } from "@connected-vehicle/simulator/Simulator"
-import * as SimulatorModule from "@connected-vehicle/simulator/Simulator"
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, ManagedRuntime, Redacted } from "effect"
+import { Redacted } from "effect"
 import { afterAll } from "vitest"
-import { killAll, parseJson, run, secretFile, start } from "./cli.ts"
+import { parseJson, run, secretFile, simulators, start } from "./cli.ts"
 import type { Started } from "./cli.ts"
 
 const LONG = 180_000
 const secretText = "sample-listen-token-8c2e61f04b"
 const secret = Redacted.make(secretText)
 
-const runtimes: Array<ManagedRuntime.ManagedRuntime<Simulator, never>> = []
-afterAll(async () => {
-  killAll()
-  await Promise.all(runtimes.map((runtime) => runtime.dispose()))
-})
+const { start: startSimulator, stopAll } = simulators()
+afterAll(stopAll)
 
-const simulator = async () => {
-  const runtime = ManagedRuntime.make(SimulatorModule.layer({ port: 0, webhookSecret: secretText }))
-  runtimes.push(runtime)
-  return { runtime, sim: await runtime.runPromise(Effect.service(Simulator)) }
-}
+const simulator = () => startSimulator({ webhookSecret: secretText })
 
 /** `webhooks listen --port 0`, once it listens: its URL and a wait for stdout text. */
 const listen = async (args: ReadonlyArray<string>, env: Record<string, string> = {}) => {

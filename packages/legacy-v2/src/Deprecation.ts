@@ -197,7 +197,7 @@ export const Warned = Context.Reference<Set<string>>("@connected-vehicle/legacy-
  * @category constants
  */
 export const replacements: Readonly<Record<string, string>> = {
-  "/vehicles": "Connections.stream({ \"filter[userId]\": userId })",
+  "/vehicles": "Connections.stream({ userId })",
   "/vehicles/{id}/odometer": "Migration.odometer (Signals.get odometer-traveleddistance)",
   "/vehicles/{id}/location": "Migration.location (Signals.get location-preciselocation)",
   "/vehicles/{id}/vin": "Migration.vin (Signals.get vehicleidentification-vin)",

@@ -163,7 +163,7 @@ export class Vehicles extends Context.Service<Vehicles, {
   /**
    * One page of vehicle ids (`limit` 1..50, default 10 on the service; `offset` >= 0).
    *
-   * @deprecated v2.0 sunsets on 2026-12-01: use `Connections.list({ "filter[userId]": userId })` of `@connected-vehicle/v3`.
+   * @deprecated v2.0 sunsets on 2026-12-01: use `Connections.list({ userId })` of `@connected-vehicle/v3`.
    */
   readonly list: (
     args?: ListArgs,
@@ -172,7 +172,7 @@ export class Vehicles extends Context.Service<Vehicles, {
   /**
    * Every vehicle id, `limit` (default 50) per request; the per-call `options` apply to each request.
    *
-   * @deprecated v2.0 sunsets on 2026-12-01: use `Connections.stream({ "filter[userId]": userId })` of `@connected-vehicle/v3`.
+   * @deprecated v2.0 sunsets on 2026-12-01: use `Connections.stream({ userId })` of `@connected-vehicle/v3`.
    */
   readonly stream: (
     args?: Pick<ListArgs, "limit">,

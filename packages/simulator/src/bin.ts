@@ -3,7 +3,10 @@
  * `pnpm simulator`: runs the simulator until stopped.
  *
  * Prints `listening on http://HOST:PORT`, then the client id and secret it
- * accepts. See the README for every flag. Exit codes: 0 when stopped, 1 when
+ * accepts, and a line of environment variables for `pnpm sample --target`
+ * (`export CONNECTED_VEHICLE_ORIGIN=... CONNECTED_VEHICLE_CLIENT_ID=...
+ * CONNECTED_VEHICLE_CLIENT_SECRET=...`). See the README for every flag.
+ * Exit codes: 0 when stopped (SIGINT, SIGTERM), 1 when
  * it cannot start (one `error: ...` line on stderr: an address it cannot
  * listen on, a secret file it cannot read), 2 for a usage error (the help and
  * the error on the terminal).
@@ -11,8 +14,9 @@
  * @since 0.1.0
  */
 import { NodeRuntime, NodeServices } from "@effect/platform-node"
-import { Cause, Config, Console, Context, Effect, FileSystem, Layer, Option, Redacted, Runtime, Schema } from "effect"
+import { Cause, Config, Console, Context, Effect, Exit, FileSystem, Layer, Option, Redacted, Runtime, Schema } from "effect"
 import { CliError, Command, Flag } from "effect/cli"
+import { createRequire } from "node:module"
 import { DEFAULT_WEBHOOK_SECRET } from "./Delivery.ts"
 import { hostPort } from "./internal/address.ts"
 import {
@@ -55,6 +59,61 @@ const codeOf = (error: unknown): string => {
   const code = findCause(error, (e) => typeof e.code === "string")?.code
   return typeof code === "string" ? code : error instanceof Error && error.message !== "" ? error.message : String(error)
 }
+
+/** A word for a POSIX shell: as is when it is safe, else single-quoted. */
+const shellWord = (value: string): string => /^[\w@%+=:,./-]+$/.test(value) ? value : `'${value.replaceAll("'", "'\\''")}'`
+
+/**
+ * One `export` line of the variables `pnpm sample` reads (the origin, or the
+ * roots with `--split-ports`, and the client credential), so that the
+ * sample reaches this simulator without copying anything by hand.
+ */
+const sampleEnvironment = (
+  sim: Simulator["Service"],
+  roots: SimulatorRoots["Service"] | undefined
+): string => {
+  const where: ReadonlyArray<readonly [string, string]> = roots === undefined
+    ? [["CONNECTED_VEHICLE_ORIGIN", sim.url]]
+    : [
+      ["CONNECTED_VEHICLE_BASE_URL", `${roots.vehicle}/v3`],
+      ["CONNECTED_VEHICLE_MANAGEMENT_URL", `${roots.management}/v3`],
+      ["CONNECTED_VEHICLE_COMPAT_URL", `${roots.compatibility}/v3`],
+      ["CONNECTED_VEHICLE_AUTH_URL", roots.authorization],
+      ["CONNECTED_VEHICLE_LEGACY_URL", roots.legacy]
+    ]
+  const variables = [
+    ...where,
+    ["CONNECTED_VEHICLE_CLIENT_ID", sim.clientId],
+    ["CONNECTED_VEHICLE_CLIENT_SECRET", Redacted.value(sim.clientSecret)]
+  ]
+  return `export ${variables.map(([name, value]) => `${name}=${shellWord(value)}`).join(" ")}`
+}
+
+/** What the simulator prints once it listens (see the README). */
+const announce = (
+  sim: Simulator["Service"],
+  roots: SimulatorRoots["Service"] | undefined,
+  shown: { readonly redirectUris: ReadonlyArray<string>; readonly webhookSecret: string }
+) =>
+  Effect.gen(function*() {
+    yield* Console.log(`listening on ${sim.url}`)
+    if (roots !== undefined) {
+      yield* Console.log(`base_url: ${roots.vehicle}/v3`)
+      yield* Console.log(`management_url: ${roots.management}/v3`)
+      yield* Console.log(`compat_url: ${roots.compatibility}/v3`)
+      yield* Console.log(`auth_url: ${roots.authorization}`)
+      yield* Console.log(`legacy_url: ${roots.legacy}`)
+    }
+    yield* Console.log(`client id: ${sim.clientId}`)
+    yield* Console.log(`client secret: ${Redacted.value(sim.clientSecret)}`)
+    yield* Console.log("for `pnpm sample --target` (paste into a shell, then run `pnpm sample connections`):")
+    yield* Console.log(sampleEnvironment(sim, roots))
+    yield* Console.log(`redirect URIs: ${shown.redirectUris.join(" ")}`)
+    yield* Console.log(`docs: ${sim.url}/docs (OpenAPI: ${sim.url}/openapi.json)`)
+    yield* Console.log(
+      `webhook secret: ${shown.webhookSecret} (control routes: POST /_simulator/webhooks, GET /_simulator/deliveries)`
+    )
+  })
 
 const within = (minimum: number, maximum: number) =>
   Flag.withSchema(Schema.Number.check(Schema.isBetween({ minimum, maximum })))
@@ -186,37 +245,27 @@ const simulator = Command.make(
       })
     )
     const sim = Context.get(context, Simulator)
-    yield* Console.log(`listening on ${sim.url}`)
-    if (flags.splitPorts) {
-      const roots = Context.get(context, SimulatorRoots)
-      yield* Console.log(`base_url: ${roots.vehicle}/v3`)
-      yield* Console.log(`management_url: ${roots.management}/v3`)
-      yield* Console.log(`compat_url: ${roots.compatibility}/v3`)
-      yield* Console.log(`auth_url: ${roots.authorization}`)
-      yield* Console.log(`legacy_url: ${roots.legacy}`)
-    }
-    yield* Console.log(`client id: ${sim.clientId}`)
-    yield* Console.log(`client secret: ${Redacted.value(sim.clientSecret)}`)
-    yield* Console.log(`redirect URIs: ${(flags.redirectUris.length > 0 ? flags.redirectUris : DEFAULT_REDIRECT_URIS).join(" ")}`)
-    yield* Console.log(`docs: ${sim.url}/docs (OpenAPI: ${sim.url}/openapi.json)`)
-    yield* Console.log(
-      `webhook secret: ${
-        Option.isSome(flags.webhookSecretFile)
-          ? "from --webhook-secret-file"
-          : Option.isSome(webhookSecret)
-          ? "from CONNECTED_VEHICLE_WEBHOOK_SECRET"
-          : `${DEFAULT_WEBHOOK_SECRET} (default)`
-      } (control routes: POST /_simulator/webhooks, GET /_simulator/deliveries)`
-    )
+    yield* announce(sim, flags.splitPorts ? Context.get(context, SimulatorRoots) : undefined, {
+      redirectUris: flags.redirectUris.length > 0 ? flags.redirectUris : DEFAULT_REDIRECT_URIS,
+      webhookSecret: Option.isSome(flags.webhookSecretFile)
+        ? "from --webhook-secret-file"
+        : Option.isSome(webhookSecret)
+        ? "from CONNECTED_VEHICLE_WEBHOOK_SECRET"
+        : `${DEFAULT_WEBHOOK_SECRET} (default)`
+    })
     return yield* Effect.never
   }, Effect.scoped)
 ).pipe(Command.withDescription("Connected-vehicle service simulator"))
+
+/** The simulator serves until it is interrupted (SIGINT, SIGTERM): that is a normal stop, exit 0. */
+const teardown: Runtime.Teardown = (exit, onExit) =>
+  Exit.isFailure(exit) && Cause.hasInterruptsOnly(exit.cause) ? onExit(0) : Runtime.defaultTeardown(exit, onExit)
 
 // `pnpm simulator -- --port 0` passes the `--` through: drop it.
 if (process.argv[2] === "--") process.argv.splice(2, 1)
 
 simulator.pipe(
-  Command.run({ version: "0.0.0" }),
+  Command.run({ version: (createRequire(import.meta.url)("../package.json") as { readonly version: string }).version }),
   Effect.catchCause((cause) => {
     if (Cause.hasInterruptsOnly(cause)) return Effect.failCause(cause)
     const error = Cause.squash(cause)
@@ -226,5 +275,5 @@ simulator.pipe(
     return report(error instanceof Error && error.message !== "" ? error.message : String(error))
   }),
   Effect.provide(NodeServices.layer),
-  (program) => NodeRuntime.runMain(program, { disableErrorReporting: true })
+  (program) => NodeRuntime.runMain(program, { disableErrorReporting: true, teardown })
 )

@@ -40,7 +40,7 @@ const withTakenPort = <A>(f: (port: number) => Effect.Effect<A>) =>
   )
 
 describe("pnpm simulator (src/bin.ts)", () => {
-  it.live("prints one listening line and the client credential, serves, stops on SIGTERM", () =>
+  it.live("prints one listening line, the client credential and the sample's environment line; serves; SIGTERM exits 0", () =>
     Effect.promise(() =>
       new Promise<void>((resolve, reject) => {
         const child = spawn(process.execPath, [bin, "--", "--port", "0", "--seed", "3", "--client-id", "cli-id", "--client-secret", "cli-secret"], {
@@ -61,14 +61,15 @@ describe("pnpm simulator (src/bin.ts)", () => {
             const url = /^listening on (http:\/\/127\.0\.0\.1:\d+)$/m.exec(out)![1]!
             assert.include(out, "client id: cli-id")
             assert.include(out, "client secret: cli-secret")
+            assert.include(out, `\nexport CONNECTED_VEHICLE_ORIGIN=${url} CONNECTED_VEHICLE_CLIENT_ID=cli-id CONNECTED_VEHICLE_CLIENT_SECRET=cli-secret\n`)
             const token = await fetch(`${url}/oauth/token`, {
               method: "POST",
               headers: { authorization: "Basic " + Buffer.from("cli-id:cli-secret").toString("base64"), "content-type": "application/x-www-form-urlencoded" },
               body: "grant_type=client_credentials"
             })
             assert.strictEqual(token.status, 200)
+            child.on("exit", (code) => code === 0 ? resolve() : reject(new Error(`SIGTERM: exit code ${code}`)))
             child.kill("SIGTERM")
-            child.on("exit", () => resolve())
           } catch (error) {
             child.kill("SIGKILL")
             reject(error)
@@ -76,6 +77,50 @@ describe("pnpm simulator (src/bin.ts)", () => {
         })
       })
     ), 30_000)
+})
+
+/** Starts the CLI, waits for its docs line (it is serving), sends `signal`: the exit code and stdout. */
+const stopWith = (args: ReadonlyArray<string>, signal: NodeJS.Signals) =>
+  Effect.promise(() =>
+    new Promise<{ readonly code: number | null; readonly stdout: string }>((resolve, reject) => {
+      const child = spawn(process.execPath, [bin, ...args], { stdio: ["ignore", "pipe", "pipe"] })
+      let stdout = ""
+      const timer = setTimeout(() => {
+        child.kill("SIGKILL")
+        reject(new Error(`not serving: ${stdout}`))
+      }, 30_000)
+      child.stdout.on("data", (chunk: Buffer) => {
+        stdout += chunk.toString()
+        if (stdout.includes("docs:")) child.kill(signal)
+      })
+      child.on("exit", (code) => {
+        clearTimeout(timer)
+        resolve({ code, stdout })
+      })
+    })
+  )
+
+describe("pnpm simulator: stopping and the sample's environment", () => {
+  it.live("SIGINT (Ctrl-C) exits 0, as SIGTERM does", () =>
+    Effect.gen(function*() {
+      const result = yield* stopWith(["--port", "0"], "SIGINT")
+      assert.strictEqual(result.code, 0, result.stdout)
+    }), 40_000)
+
+  it.live("--split-ports: the environment line names each root; a secret with shell characters is quoted", () =>
+    Effect.gen(function*() {
+      const result = yield* stopWith(["--split-ports", "--client-secret", "it's $HOME"], "SIGTERM")
+      assert.strictEqual(result.code, 0, result.stdout)
+      const line = result.stdout.split("\n").find((l) => l.startsWith("export "))!
+      const url = (name: string) => new RegExp(`^${name}: (\\S+)$`, "m").exec(result.stdout)![1]!
+      assert.strictEqual(
+        line,
+        `export CONNECTED_VEHICLE_BASE_URL=${url("base_url")} CONNECTED_VEHICLE_MANAGEMENT_URL=${url("management_url")} ` +
+          `CONNECTED_VEHICLE_COMPAT_URL=${url("compat_url")} CONNECTED_VEHICLE_AUTH_URL=${url("auth_url")} ` +
+          `CONNECTED_VEHICLE_LEGACY_URL=${url("legacy_url")} CONNECTED_VEHICLE_CLIENT_ID=demo-client-id ` +
+          `CONNECTED_VEHICLE_CLIENT_SECRET='it'\\''s $HOME'`
+      )
+    }), 40_000)
 })
 
 describe("pnpm simulator: errors are one line on stderr", () => {

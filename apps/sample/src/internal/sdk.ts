@@ -1,6 +1,6 @@
 /**
  * What the command handlers use at run time: the SDK, the simulator wiring,
- * the tour and the renderers. `Cli.ts` imports this module only when a
+ * the tour and the renderers. The commands (`internal/cli/`) import this module only when a
  * handler runs, so `--help` and parse errors never load the SDK.
  */
 export * as Authorize from "../Authorize.ts"
