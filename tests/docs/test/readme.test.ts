@@ -5,7 +5,8 @@
  * resolved through their exports maps), and the blocks marked `runnable` run
  * with `node` against a simulator started for the test (`--port 0`), with the
  * environment `pnpm simulator` documents: `CONNECTED_VEHICLE_ORIGIN`,
- * `CONNECTED_VEHICLE_CLIENT_ID`, `CONNECTED_VEHICLE_CLIENT_SECRET`.
+ * `CONNECTED_VEHICLE_CLIENT_ID`, `CONNECTED_VEHICLE_CLIENT_SECRET`, and an
+ * application token of the simulator in `ACCESS_TOKEN` (transport README).
  *
  * Each block is written to `tests/docs/.blocks/<pid>/` (gitignored), where
  * it resolves packages as a consumer of them would. A compiler error is
@@ -119,11 +120,19 @@ describe("README and docs blocks", () => {
         })
         child.on("close", (code) => reject(new Error(`the simulator exited ${code}: ${out}`)))
       })
+      // an application token, as the transport README gets it (`curl -u id:secret -d grant_type=client_credentials`)
+      const token = await fetch(`${origin}/oauth/token`, {
+        method: "POST",
+        headers: { authorization: `Basic ${Buffer.from("demo-client-id:demo-client-secret").toString("base64")}` },
+        body: new URLSearchParams({ grant_type: "client_credentials" })
+      })
+      assert.strictEqual(token.status, 200)
       env = {
         ...process.env,
         CONNECTED_VEHICLE_ORIGIN: origin,
         CONNECTED_VEHICLE_CLIENT_ID: "demo-client-id",
-        CONNECTED_VEHICLE_CLIENT_SECRET: "demo-client-secret"
+        CONNECTED_VEHICLE_CLIENT_SECRET: "demo-client-secret",
+        ACCESS_TOKEN: ((await token.json()) as { access_token: string }).access_token
       }
     })
 
