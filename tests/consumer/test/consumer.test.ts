@@ -315,17 +315,19 @@ describe("packages as an internal team installs them", () => {
     })
   })
 
-  it("publint and arethetypeswrong find nothing on any packed tarball", async () => {
+  it("`pnpm run pack` packs every package into one folder; publint and arethetypeswrong find nothing on any tarball", async () => {
     const tarballs = join(scratch, "tarballs")
-    mkdirSync(tarballs)
     await withDistLock(async () => {
-      ok(await run("pnpm", ["run", "build"], { cwd: repo }), "pnpm run build")
-      for (const { dir, name } of packages) {
-        ok(await run("pnpm", ["pack", "--pack-destination", tarballs], { cwd: dir }), `pnpm pack ${name}`)
-      }
+      ok(await run("pnpm", ["run", "pack", tarballs], { cwd: repo }), "pnpm run pack")
     })
     const files = readdirSync(tarballs).filter((file) => file.endsWith(".tgz"))
     assert.strictEqual(files.length, packages.length)
+    // the migration guide their READMEs and deprecation warnings name ships with legacy-v2 and v3
+    for (const name of ["legacy-v2", "v3"]) {
+      const tarball = join(tarballs, files.find((file) => file.startsWith(`connected-vehicle-${name}-`))!)
+      const listing = ok(await run("tar", ["tzf", tarball], { cwd: scratch }), `tar tzf ${tarball}`)
+      assert.include(listing.stdout.split("\n"), "package/docs/migrating-to-v3.md", name)
+    }
     for (const { dir, name, version } of packages) {
       const tarball = join(tarballs, `${name.slice(1).replace("/", "-")}-${version}.tgz`)
       ok(await run(bin("publint"), ["--strict", tarball], { cwd: import.meta.dirname }), `publint ${name}`)
