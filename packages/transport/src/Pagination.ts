@@ -1,9 +1,12 @@
 /**
  * Lists as Streams. `pages` fetches pages on demand, one at a time; `items`
- * emits each page's items as one chunk and, by default, reads one page ahead:
- * the next page is requested when the current one is handed to the consumer
- * (`readAhead: 0` keeps it strictly on demand). Memory stays proportional to
- * one page (two with the read-ahead) whatever the total.
+ * emits each page's items as one chunk, also on demand by default: a page is
+ * requested only when the consumer pulls past the previous one, so a stream
+ * stopped early sends no request it does not need (the service counts every
+ * request against rate limits and billing). `readAhead: 1` (opt-in) requests
+ * the next page when the current one is handed to the consumer, overlapping
+ * the fetch with the consumer's work. Memory stays proportional to one page
+ * (two with the read-ahead) whatever the total.
  *
  * - v3 lists (page-number paging): the next page is requested when
  *   `links.next` is not null and `pageNumber * pageSize < totalCount`; an
@@ -20,16 +23,19 @@ import * as Hooks from "./internal/hooks.ts"
 import type { CallOptions, Result } from "./Transport.ts"
 
 /**
- * How many pages an item stream requests ahead of its consumer: `1` (the
- * default of `items`) starts the next page's request as soon as the current
- * page is handed to the consumer, so the fetch overlaps the consumer's work;
- * `0` requests a page only when the consumer asks for more items.
+ * How many pages an item stream requests ahead of its consumer: `0` (the
+ * default of `items`) requests a page only when the consumer asks for more
+ * items; `1` starts the next page's request as soon as the current page is
+ * handed to the consumer, so the fetch overlaps the consumer's work (a
+ * consumer that spends time on each page finishes sooner) at the cost of
+ * requests a stream stopped early does not use (one page, or two when the
+ * consumer was waiting).
  *
  * @example
  * ```ts
  * import type { ReadAhead } from "@connected-vehicle/transport/Pagination"
  *
- * const onDemand: ReadAhead = 0
+ * const overlapped: ReadAhead = 1
  * ```
  * @since 0.1.0
  * @category models
@@ -53,13 +59,13 @@ export const isReadAhead = (u: unknown): u is ReadAhead => u === 0 || u === 1
 
 /**
  * Options of an item stream: the per-call options of every page request, and
- * the stream's {@link ReadAhead} (default `1`).
+ * the stream's {@link ReadAhead} (default `0`: on demand).
  *
  * @example
  * ```ts
  * import type { StreamOptions } from "@connected-vehicle/transport/Pagination"
  *
- * const options: StreamOptions = { timeout: "5 seconds", readAhead: 0 }
+ * const options: StreamOptions = { timeout: "5 seconds", readAhead: 1 }
  * ```
  * @since 0.1.0
  * @category models
@@ -162,12 +168,14 @@ export const withPageOptions = (
 
 /**
  * Every item of a v3 list, fetched a page at a time and emitted as one chunk
- * per page. With `readAhead: 1` (the default) the next page is requested as
- * soon as the current page is handed to the consumer (at most one request
- * ahead, at most two pages held); with `readAhead: 0` only when the consumer
- * pulls past the current page. A read-ahead request that fails fails the
+ * per page. With `readAhead: 0` (the default) a page is requested only when
+ * the consumer pulls past the current page: taking 5 items of pages of 2
+ * sends 3 requests. With `readAhead: 1` (opt-in) the next page is requested
+ * as soon as the current page is handed to the consumer (at most one request
+ * ahead, at most two pages held). A read-ahead request that fails fails the
  * stream after the current page's items; one still running when the stream
- * ends early (e.g. `Stream.take`) is interrupted.
+ * ends early (e.g. `Stream.take`) is interrupted, but it may already have
+ * reached the service.
  *
  * With `readAhead: 1`, when the consumer is already waiting for a page, the
  * page after it is requested as soon as that page's response arrives, before
@@ -201,7 +209,7 @@ export const items = <A, P extends NumberedPage<A>, E, R>(
   options?: { readonly startPage?: number | undefined; readonly readAhead?: ReadAhead | undefined }
 ): Stream.Stream<P["data"][number], E, R> => {
   const startPage = options?.startPage ?? 1
-  if (options?.readAhead === 0) {
+  if (options?.readAhead !== 1) {
     return Stream.paginate(startPage, (page: number) =>
       Effect.map(fetch(page), ({ value }) => [value.data, hasNext(value) ? Option.some(page + 1) : Option.none<number>()] as const))
   }

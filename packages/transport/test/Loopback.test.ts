@@ -330,6 +330,27 @@ for (const [clientName, httpClient] of clients) {
         }).pipe(Effect.provide(Credentials.layerStatic(token)))
       }).pipe(Effect.provide(loopback(fast))))
 
+    it.live("an item stream requests a page only when the consumer needs it: 5 items of pages of 2 take 3 requests", () =>
+      Effect.gen(function*() {
+        const token = yield* appToken
+        yield* Effect.gen(function*() {
+          const connections = yield* Transport.client(VehicleApi, "connections")
+          const stream = (options?: { readonly readAhead: Pagination.ReadAhead }) =>
+            Pagination.items((page, pageOptions) => connections.list({ query: { page, pageSize: 2 } }, pageOptions), options)
+          const firstFive = yield* Stream.runCollect(Stream.take(stream(), 5))
+          assert.strictEqual(firstFive.length, 5)
+          // (the simulator logs a request once answered: give a late one time to show)
+          yield* Effect.sleep("100 millis")
+          assert.deepStrictEqual((yield* logged("/v3/connections")).map((e) => e.status), [200, 200, 200])
+          // `readAhead: 1` (opt-in): the second page is requested before the consumer asks for it
+          yield* Effect.scoped(Effect.gen(function*() {
+            const pull = yield* Stream.toPull(stream({ readAhead: 1 }))
+            assert.strictEqual((yield* pull).length, 2)
+            while ((yield* logged("/v3/connections")).length < 5) yield* Effect.sleep("5 millis")
+          }))
+        }).pipe(Effect.provide(Credentials.layerStatic(token)))
+      }).pipe(Effect.provide(loopback(fast))))
+
     it.live("the token endpoint's OAuth errors are typed", () =>
       Effect.gen(function*() {
         const oauth = yield* Transport.publicClient(AuthorizationApi, "oauth")

@@ -38,12 +38,12 @@ describe("Pagination.items", () => {
       }
     }))
 
-  it.effect("reads one page ahead by default: the next request starts before the consumer asks", () =>
+  it.effect("readAhead 1 reads one page ahead: the next request starts before the consumer asks", () =>
     Effect.gen(function*() {
       const slow = yield* Deferred.make<void>()
       const { fetch, requested } = list(9, 3, slow)
       yield* Effect.scoped(Effect.gen(function*() {
-        const pull = yield* Stream.toPull(Pagination.items(fetch))
+        const pull = yield* Stream.toPull(Pagination.items(fetch, { readAhead: 1 }))
         assert.deepStrictEqual([...(yield* pull)], [0, 1, 2])
         // page 2 is requested although nothing pulled it; page 3 only once page 2 is handed on
         while (requested.length < 2) yield* Effect.yieldNow
@@ -55,22 +55,31 @@ describe("Pagination.items", () => {
       }))
     }))
 
-  it.effect("readAhead 0 requests a page only when the consumer pulls", () =>
+  it.effect("requests a page only when the consumer pulls, by default and with readAhead 0", () =>
     Effect.gen(function*() {
-      const { fetch, requested } = list(9, 3)
-      yield* Effect.scoped(Effect.gen(function*() {
-        const pull = yield* Stream.toPull(Pagination.items(fetch, { readAhead: 0 }))
-        assert.deepStrictEqual([...(yield* pull)], [0, 1, 2])
-        for (let i = 0; i < 20; i++) yield* Effect.yieldNow
-        assert.deepStrictEqual(requested, [1])
-      }))
+      for (const options of [undefined, { readAhead: 0 } as const]) {
+        const { fetch, requested } = list(9, 3)
+        yield* Effect.scoped(Effect.gen(function*() {
+          const pull = yield* Stream.toPull(Pagination.items(fetch, options))
+          assert.deepStrictEqual([...(yield* pull)], [0, 1, 2])
+          for (let i = 0; i < 20; i++) yield* Effect.yieldNow
+          assert.deepStrictEqual(requested, [1])
+        }))
+      }
+    }))
+
+  it.effect("by default, 5 items of pages of 2 take 3 requests", () =>
+    Effect.gen(function*() {
+      const { fetch, requested } = list(10, 2)
+      assert.deepStrictEqual(yield* Stream.runCollect(Stream.take(Pagination.items(fetch), 5)), [0, 1, 2, 3, 4])
+      assert.deepStrictEqual(requested, [1, 2, 3])
     }))
 
   it.effect("a read-ahead request still running when the stream ends early is interrupted", () =>
     Effect.gen(function*() {
       const slow = yield* Deferred.make<void>()
       const { fetch, interrupted, requested } = list(9, 3, slow)
-      const first = yield* Stream.runCollect(Stream.take(Pagination.items(fetch), 2))
+      const first = yield* Stream.runCollect(Stream.take(Pagination.items(fetch, { readAhead: 1 }), 2))
       assert.deepStrictEqual(first, [0, 1])
       assert.deepStrictEqual(requested, [1, 2])
       assert.deepStrictEqual(interrupted, [2])
@@ -81,14 +90,14 @@ describe("Pagination.items", () => {
       const { fetch } = list(9, 3)
       const failing = (page: number) => page === 2 ? Effect.fail("page 2 failed" as const) : fetch(page)
       const seen: Array<number> = []
-      const fiber = yield* Effect.forkChild(Stream.runForEach(Pagination.items(failing), (n) => Effect.sync(() => seen.push(n))))
+      const fiber = yield* Effect.forkChild(Stream.runForEach(Pagination.items(failing, { readAhead: 1 }), (n) => Effect.sync(() => seen.push(n))))
       const exit = yield* Fiber.await(fiber)
       assert.deepStrictEqual(seen, [0, 1, 2])
       assert.strictEqual(exit._tag, "Failure")
       assert.include(String(exit), "page 2 failed")
     }))
 
-  it.effect("a consumer already waiting: the page after the next is requested at the next page's head, before that page is read", () =>
+  it.effect("readAhead 1, a consumer already waiting: the page after the next is requested at the next page's head, before that page is read", () =>
     Effect.gen(function*() {
       const head = yield* Deferred.make<void>()
       const body = yield* Deferred.make<void>()
@@ -105,7 +114,7 @@ describe("Pagination.items", () => {
           return yield* plain(page)
         })
       yield* Effect.scoped(Effect.gen(function*() {
-        const pull = yield* Stream.toPull(Pagination.items(fetch))
+        const pull = yield* Stream.toPull(Pagination.items(fetch, { readAhead: 1 }))
         assert.deepStrictEqual([...(yield* pull)], [0, 1, 2])
         // nobody waits for page 2 yet: its head alone starts nothing
         while (requested.length < 2) yield* Effect.yieldNow
@@ -125,7 +134,7 @@ describe("Pagination.items", () => {
       }))
     }))
 
-  it.effect("a page requested early that is not there after all (the list shrank) is dropped unread", () =>
+  it.effect("readAhead 1: a page requested early that is not there after all (the list shrank) is dropped unread", () =>
     Effect.gen(function*() {
       const requested: Array<number> = []
       const interrupted: Array<number> = []
@@ -150,7 +159,7 @@ describe("Pagination.items", () => {
           if (page === 2) return Effect.andThen(Effect.andThen(Effect.yieldNow, head), Effect.succeed(pageOf(2, 6)))
           return Deferred.await(never).pipe(Effect.as(pageOf(page, 6)), Effect.onInterrupt(() => Effect.sync(() => interrupted.push(page))))
         })
-      const items = yield* Stream.runCollect(Pagination.items(fetch))
+      const items = yield* Stream.runCollect(Pagination.items(fetch, { readAhead: 1 }))
       assert.deepStrictEqual(items, [10, 11, 12, 20, 21, 22])
       assert.deepStrictEqual(requested, [1, 2, 3])
       assert.deepStrictEqual(interrupted, [3])
@@ -158,11 +167,13 @@ describe("Pagination.items", () => {
 
   it.effect("skips empty pages and starts at startPage", () =>
     Effect.gen(function*() {
-      const { fetch, requested } = list(6, 3)
-      assert.deepStrictEqual(yield* Stream.runCollect(Pagination.items(fetch, { startPage: 2 })), [3, 4, 5])
-      assert.deepStrictEqual(requested, [2])
-      const empty = list(0, 3)
-      assert.deepStrictEqual(yield* Stream.runCollect(Pagination.items(empty.fetch)), [])
-      assert.deepStrictEqual(empty.requested, [1])
+      for (const readAhead of [0, 1] as const) {
+        const { fetch, requested } = list(6, 3)
+        assert.deepStrictEqual(yield* Stream.runCollect(Pagination.items(fetch, { startPage: 2, readAhead })), [3, 4, 5])
+        assert.deepStrictEqual(requested, [2])
+        const empty = list(0, 3)
+        assert.deepStrictEqual(yield* Stream.runCollect(Pagination.items(empty.fetch, { readAhead })), [])
+        assert.deepStrictEqual(empty.requested, [1])
+      }
     }))
 })

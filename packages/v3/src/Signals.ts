@@ -90,7 +90,7 @@ export class Signals extends Context.Service<Signals, {
     args: ListArgs,
     options?: Transport.CallOptions
   ) => Stream.Stream<SignalsPage, InvalidArgument | ServiceError | TransportError>
-  /** Every signal of the vehicle, one chunk per page; the next page is requested as the current one is handed on (`readAhead: 0`: on demand). */
+  /** Every signal of the vehicle, one chunk per page; each page requested when the consumer needs it (`readAhead: 1`: the next page is requested as the current one is handed on). */
   readonly stream: (
     args: ListArgs,
     options?: Pagination.StreamOptions

@@ -77,7 +77,7 @@ export class Webhooks extends Context.Service<Webhooks, {
     args?: ListArgs,
     options?: Transport.CallOptions
   ) => Stream.Stream<WebhooksPage, InvalidArgument | ServiceError | TransportError>
-  /** Every item, one chunk per page; the next page is requested as the current one is handed on (`readAhead: 0`: on demand). */
+  /** Every item, one chunk per page; each page requested when the consumer needs it (`readAhead: 1`: the next page is requested as the current one is handed on). */
   readonly stream: (
     args?: ListArgs,
     options?: Pagination.StreamOptions

@@ -20,8 +20,8 @@ interface Paging {
 
 /**
  * `list` (one page), `pages` (every page from `page`, default 1, on demand)
- * and `stream` (every item, one chunk per page, one page read ahead unless
- * `readAhead: 0`) of a v3 list whose arguments are checked before any
+ * and `stream` (every item, one chunk per page, on demand unless
+ * `readAhead: 1`) of a v3 list whose arguments are checked before any
  * request. The per-call `options` apply to every request (each page of a
  * stream).
  *
