@@ -7,8 +7,6 @@
  */
 import { Config, Context, Effect, Layer, Option } from "effect"
 import type { Redacted } from "effect"
-import { HttpClient, HttpClientError } from "effect/http"
-import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import * as OAuthConfig from "@connected-vehicle/auth/OAuthConfig"
 import * as TokenStore from "@connected-vehicle/auth/TokenStore"
 import * as ConnectedVehicle from "@connected-vehicle/sdk/ConnectedVehicle"
@@ -16,7 +14,6 @@ import type * as Simulator from "@connected-vehicle/simulator/Simulator"
 import * as Compatibility from "@connected-vehicle/v3/Compatibility"
 import * as Transport from "@connected-vehicle/transport/Transport"
 import * as TransportConfig from "@connected-vehicle/transport/TransportConfig"
-import { causeOf } from "./Report.ts"
 import { SampleError } from "./SampleError.ts"
 
 /**
@@ -176,42 +173,6 @@ export const keysOf = (identity: string, clientId: string): {
  */
 export const isUserKey = (key: string): boolean => key.startsWith("user@")
 
-/**
- * A transport error without a description, described by its cause (undici's
- * `connect ECONNREFUSED 127.0.0.1:4999`), so that the `TransportFailure`
- * the SDK makes of it says what happened.
- */
-const described = (error: HttpClientError.HttpClientError): HttpClientError.HttpClientError => {
-  const reason = error.reason
-  if (reason._tag !== "TransportError" || reason.description !== undefined) return error
-  const description = causeOf(reason)
-  if (description === undefined) return error
-  return new HttpClientError.HttpClientError({
-    reason: new HttpClientError.TransportError({ request: reason.request, cause: reason.cause, description })
-  })
-}
-
-/**
- * The HTTP client of every target: undici (`NodeHttpClient.layerUndici`),
- * with a transport error described by its cause (see {@link causeOf}).
- *
- * @example
- * ```ts
- * import { Layer } from "effect"
- * import * as Transport from "@connected-vehicle/transport/Transport"
- * import * as TransportConfig from "@connected-vehicle/transport/TransportConfig"
- * import { layerHttpClient } from "@connected-vehicle/sample/Target"
- *
- * const TransportLive = Transport.layer.pipe(Layer.provide([TransportConfig.layerConfig, layerHttpClient]))
- * ```
- * @category layers
- * @since 0.2.0
- */
-export const layerHttpClient: Layer.Layer<HttpClient.HttpClient> = Layer.effect(
-  HttpClient.HttpClient,
-  Effect.map(Effect.service(HttpClient.HttpClient), HttpClient.transform((response) => Effect.mapError(response, described)))
-).pipe(Layer.provide(NodeHttpClient.layerUndici))
-
 // A remote target (by --target, or by the per-root environment variables):
 // its label and transport configuration; undefined for the embedded simulator.
 const remoteOf = (options: Options) =>
@@ -277,7 +238,7 @@ export const layer = (
     }
     const keys = keysOf(identityOf(config.roots), clientId)
     return ConnectedVehicle.layerWith(Layer.succeed(TransportConfig.TransportConfig, config), OAuthConfig.layer({ clientId, clientSecret }), {
-      httpClient: layerHttpClient,
+      httpClient: Transport.layerHttpClient,
       tokenStore: tokenStore.remote(),
       // the legacy commands print their own deprecation notice
       legacy: { deprecationWarnings: "off" },
@@ -309,7 +270,7 @@ export const layerPublic = (
     const keys = keysOf(identityOf(config.roots), Option.getOrElse(options.clientId, () => ""))
     return Compatibility.layer().pipe(
       Layer.provideMerge(Transport.layer),
-      Layer.provide([Layer.succeed(TransportConfig.TransportConfig, config), layerHttpClient]),
+      Layer.provide([Layer.succeed(TransportConfig.TransportConfig, config), Transport.layerHttpClient]),
       Layer.merge(Layer.succeed(Target, { label, embedded: false, ...keys, loginHint: undefined, simulator: undefined }))
     )
   }))
@@ -347,7 +308,7 @@ const embedded = (
       return ConnectedVehicle.layerWith(
         Layer.succeed(TransportConfig.TransportConfig, config),
         OAuthConfig.layer({ clientId: simulator.clientId, clientSecret: simulator.clientSecret }),
-        { httpClient: layerHttpClient, tokenStore, legacy: { deprecationWarnings: "off" }, ...keys }
+        { httpClient: Transport.layerHttpClient, tokenStore, legacy: { deprecationWarnings: "off" }, ...keys }
       ).pipe(Layer.merge(Layer.succeed(Target, {
         label: `embedded simulator at ${simulator.url}`,
         embedded: true,
