@@ -12,6 +12,7 @@ import * as Migration from "@connected-vehicle/v3/Migration"
 import type { Connections } from "@connected-vehicle/v3/Connections"
 import type { Signals } from "@connected-vehicle/v3/Signals"
 import { render as renderTable } from "./Table.ts"
+import { reasonOf } from "@connected-vehicle/transport/ConnectedVehicleError"
 
 /**
  * The deprecation notice the legacy commands print on stderr.
@@ -94,7 +95,7 @@ const outcome = <A, E extends { readonly _tag: string; readonly message: string 
 ): Outcome =>
   Result.isSuccess(result)
     ? { ok: true, value: result.success }
-    : { ok: false, error: { tag: result.failure._tag, message: result.failure.message } }
+    : { ok: false, error: { tag: reasonOf(result.failure)._tag, message: result.failure.message } }
 
 /**
  * Runs each legacy read of `vehicleId` (the signed-in user's token) and its v3

@@ -35,6 +35,7 @@ import * as Render from "./Render.ts"
 import { SampleError } from "./SampleError.ts"
 import { heading, keyValues, render } from "./Table.ts"
 import { Target } from "./Target.ts"
+import { reasonOf } from "@connected-vehicle/transport/ConnectedVehicleError"
 
 /**
  * One entry of a legacy batch, flattened for display and JSON.
@@ -50,11 +51,14 @@ export interface BatchEntry {
   readonly error: { readonly tag: string; readonly code: string | undefined; readonly detail: string } | undefined
 }
 
-const errorOf = (error: EntryError): NonNullable<BatchEntry["error"]> => ({
-  tag: error._tag,
-  code: "code" in error ? error.code : undefined,
-  detail: "detail" in error ? error.detail : error.message
-})
+const errorOf = (error: EntryError): NonNullable<BatchEntry["error"]> => {
+  const reason = reasonOf(error)
+  return {
+    tag: reason._tag,
+    code: "code" in reason ? reason.code : undefined,
+    detail: "detail" in reason ? reason.detail : reason.message
+  }
+}
 
 /**
  * Flattens a decoded batch in the order of `paths`.

@@ -1,3 +1,4 @@
+import { reasonOf } from "@connected-vehicle/transport/ConnectedVehicleError"
 import { assert, describe, it } from "@effect/vitest"
 import { ConfigProvider, Effect, Redacted, Result, Stream } from "effect"
 import { FetchHttpClient } from "effect/http"
@@ -56,7 +57,7 @@ describe("ConnectedVehicle", () => {
   it.live("layerSimulator in memory, without signing in: legacy reads fail with the session's typed error", () =>
     Effect.gen(function*() {
       const error = yield* Effect.flip((yield* Vehicles).list())
-      assert.strictEqual(error._tag, "CredentialsError")
+      assert.strictEqual(reasonOf(error)._tag, "Credentials")
       const compat = yield* (yield* Compatibility).list({ powertrainType: "EV" })
       assert.isTrue(compat.data.length > 0)
     }).pipe(Effect.provide(Simulated.layer({ signIn: false }))))

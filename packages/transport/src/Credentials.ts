@@ -6,7 +6,7 @@
  * @since 0.1.0
  */
 import { Context, Effect, Layer, Redacted } from "effect"
-import type { CredentialsError } from "./TransportError.ts"
+import type { ConnectedVehicleError } from "./ConnectedVehicleError.ts"
 
 /**
  * Source of the bearer token.
@@ -26,8 +26,8 @@ import type { CredentialsError } from "./TransportError.ts"
  * @since 0.1.0
  */
 export class Credentials extends Context.Service<Credentials, {
-  readonly token: Effect.Effect<Redacted.Redacted<string>, CredentialsError>
-  readonly refresh: (rejected: Redacted.Redacted<string>) => Effect.Effect<boolean, CredentialsError>
+  readonly token: Effect.Effect<Redacted.Redacted<string>, ConnectedVehicleError>
+  readonly refresh: (rejected: Redacted.Redacted<string>) => Effect.Effect<boolean, ConnectedVehicleError>
 }>()("@connected-vehicle/transport/Credentials") {}
 
 /**

@@ -10,7 +10,8 @@ import * as Credentials from "@connected-vehicle/transport/Credentials"
 import { layerFetch } from "@connected-vehicle/transport/internal/http"
 import * as Transport from "@connected-vehicle/transport/Transport"
 import * as TransportConfig from "@connected-vehicle/transport/TransportConfig"
-import type { TransportFailure, UnexpectedStatus } from "@connected-vehicle/transport/TransportError"
+import type { Connection, UnexpectedStatus } from "@connected-vehicle/transport/ConnectedVehicleError"
+import { flipReason } from "./utils.ts"
 
 /** A server on 127.0.0.1 (free port) that answers with `handler` and counts its requests; closed with the scope. */
 const server = (handler: (request: IncomingMessage, response: ServerResponse) => void) =>
@@ -53,7 +54,7 @@ describe("faults every HttpClient must handle the same", () => {
           response.writeHead(302, { location: `${elsewhere.origin}/steal?token=x` })
           response.end()
         })
-        const error = yield* Effect.flip(getSignal("v-1").pipe(Effect.provide(transportOn(service.origin, httpClient))))
+        const error = yield* flipReason(getSignal("v-1").pipe(Effect.provide(transportOn(service.origin, httpClient))))
         assert.strictEqual(error._tag, "UnexpectedStatus")
         assert.strictEqual((error as UnexpectedStatus).status, 302)
         assert.strictEqual((error as UnexpectedStatus).location, `${elsewhere.origin}/steal?token=x`)
@@ -66,7 +67,7 @@ describe("faults every HttpClient must handle the same", () => {
       Effect.gen(function*() {
         const service = yield* server((_, response) => response.end("{}"))
         for (const vehicleId of ["a\ud800b", "a\udc00", "\ud800"]) {
-          const error = yield* Effect.flip(getSignal(vehicleId).pipe(Effect.provide(transportOn(service.origin, httpClient))))
+          const error = yield* flipReason(getSignal(vehicleId).pipe(Effect.provide(transportOn(service.origin, httpClient))))
           assert.strictEqual(error._tag, "InvalidArgument")
           assert.include(error.message, "vehicleId")
         }
@@ -81,9 +82,9 @@ describe("faults every HttpClient must handle the same", () => {
         const closed = yield* server(() => {})
         const origin = closed.origin
         ;(closed as unknown as { close: () => void }).close()
-        const error = yield* Effect.flip(getSignal("v-1").pipe(Effect.provide(transportOn(origin, httpClient))))
-        assert.strictEqual(error._tag, "TransportFailure")
-        assert.include((error as TransportFailure).description, "ECONNREFUSED")
+        const error = yield* flipReason(getSignal("v-1").pipe(Effect.provide(transportOn(origin, httpClient))))
+        assert.strictEqual(error._tag, "Connection")
+        assert.include((error as Connection).description, "ECONNREFUSED")
       }).pipe(Effect.scoped))
   }
 })

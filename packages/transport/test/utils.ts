@@ -5,6 +5,7 @@ import { AuthorizationApi } from "@connected-vehicle/schema/Api"
 import { Simulator } from "@connected-vehicle/simulator/Simulator"
 import * as SimulatorModule from "@connected-vehicle/simulator/Simulator"
 import * as Transport from "@connected-vehicle/transport/Transport"
+import { reasonOf } from "@connected-vehicle/transport/ConnectedVehicleError"
 import * as TransportConfig from "@connected-vehicle/transport/TransportConfig"
 
 /** The simulator on 127.0.0.1 (free port) and the transport over a real socket. */
@@ -42,3 +43,6 @@ export const logged = (path: string | RegExp) =>
     Effect.flatMap(Effect.service(Simulator), (sim) => sim.requests),
     (entries) => entries.filter((e) => typeof path === "string" ? e.path === path : path.test(e.path))
   )
+
+/** The failure of `self`, its reason when it is a `ConnectedVehicleError`. */
+export const flipReason = <A, E, R>(self: Effect.Effect<A, E, R>) => Effect.map(Effect.flip(self), (e) => reasonOf(e))
