@@ -5,7 +5,7 @@ import { Duration, Effect, Exit, Fiber, Layer, Redacted, Stream, Tracer } from "
 import { FetchHttpClient, HttpClient } from "effect/http"
 import { NodeHttpClient } from "@effect/platform-node"
 import type { RateLimit } from "@connected-vehicle/schema/ServiceReason"
-import { ConnectedVehicleError, Credentials as NoCredential } from "@connected-vehicle/transport/ConnectedVehicleError"
+import { ConnectedVehicleError, Credentials as NoCredential, reasonOf } from "@connected-vehicle/transport/ConnectedVehicleError"
 import type { Connection, Timeout } from "@connected-vehicle/transport/ConnectedVehicleError"
 import { AuthorizationApi, CompatibilityApi, ManagementApi, VehicleApi } from "@connected-vehicle/schema/Api"
 import { Simulator } from "@connected-vehicle/simulator/Simulator"
@@ -56,6 +56,27 @@ for (const [clientName, httpClient] of clients) {
         }
         assert.strictEqual((yield* logged(COMPAT)).length, 3)
       }).pipe(Effect.provide(loopback({ retry: { ...fast.retry, maxAttempts: 3 } }))))
+
+    it.live("one error for a failed call: its reason decides isRetryable, and Effect.catchReason matches it", () =>
+      Effect.gen(function*() {
+        yield* inject(COMPAT, [{ _tag: "Status", status: 503 }, { _tag: "Status", status: 404 }, { _tag: "Status", status: 404 }])
+        const once = Transport.publicClient(CompatibilityApi, "compatibility").pipe(
+          Effect.flatMap((client) => client.list(undefined, { maxRetries: 0 }))
+        )
+        const unavailable = yield* Effect.flip(once)
+        assert.strictEqual(unavailable._tag, "ConnectedVehicleError")
+        if (unavailable._tag === "ConnectedVehicleError") {
+          assert.deepStrictEqual([unavailable.reason._tag, unavailable.status, unavailable.isRetryable], ["Server", 503, true])
+          assert.strictEqual(unavailable.message, unavailable.reason.message)
+          assert.isString(unavailable.requestId)
+        }
+        const missing = yield* Effect.flip(once)
+        assert.deepStrictEqual([reasonOf(missing)._tag, (missing as ConnectedVehicleError).isRetryable], ["NotFound", false])
+        const recovered = yield* once.pipe(
+          Effect.catchReason("ConnectedVehicleError", "NotFound", (reason) => Effect.succeed(reason.status))
+        )
+        assert.strictEqual(recovered, 404)
+      }).pipe(Effect.provide(loopback(fast))))
 
     it.live("400, 401, 403 and 404 are never retried", () =>
       Effect.gen(function*() {
