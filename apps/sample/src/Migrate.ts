@@ -11,8 +11,8 @@ import type { Vehicles } from "@connected-vehicle/legacy-v2/Vehicles"
 import * as Migration from "@connected-vehicle/v3/Migration"
 import type { Connections } from "@connected-vehicle/v3/Connections"
 import type { Signals } from "@connected-vehicle/v3/Signals"
-import { render as renderTable } from "./Table.ts"
 import { reasonOf } from "@connected-vehicle/transport/ConnectedVehicleError"
+import { render as renderTable } from "./Table.ts"
 
 /**
  * The deprecation notice the legacy commands print on stderr.

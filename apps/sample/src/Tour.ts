@@ -29,13 +29,13 @@ import { Signals } from "@connected-vehicle/v3/Signals"
 import * as SignalsModule from "@connected-vehicle/v3/Signals"
 import { Subscriptions } from "@connected-vehicle/v3/Subscriptions"
 import { Webhooks } from "@connected-vehicle/v3/Webhooks"
+import { reasonOf } from "@connected-vehicle/transport/ConnectedVehicleError"
 import * as Authorize from "./Authorize.ts"
 import * as Listen from "./Listen.ts"
 import * as Render from "./Render.ts"
 import { SampleError } from "./SampleError.ts"
 import { heading, keyValues, render } from "./Table.ts"
 import { Target } from "./Target.ts"
-import { reasonOf } from "@connected-vehicle/transport/ConnectedVehicleError"
 
 /**
  * One entry of a legacy batch, flattened for display and JSON.

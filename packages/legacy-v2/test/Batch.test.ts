@@ -1,7 +1,7 @@
-import { reasonOf } from "@connected-vehicle/transport/ConnectedVehicleError"
 import { assert, describe, it } from "@effect/vitest"
-import { Duration, DateTime, Result } from "effect"
+import { DateTime, Duration, Result } from "effect"
 import { makeEnvelope } from "@connected-vehicle/schema/ServiceError"
+import { reasonOf } from "@connected-vehicle/transport/ConnectedVehicleError"
 import { decode } from "../src/Batch.ts"
 
 const context = {

@@ -1,7 +1,7 @@
-import { reasonOf } from "@connected-vehicle/transport/ConnectedVehicleError"
 import { assert, describe, it } from "@effect/vitest"
 import { DateTime, Effect, Result, Stream } from "effect"
 import * as Simulator from "@connected-vehicle/simulator/Simulator"
+import { reasonOf } from "@connected-vehicle/transport/ConnectedVehicleError"
 import { Vehicles } from "../src/Vehicles.ts"
 import { busiestUser, flipReason, layerLoopback, requestsTo } from "./utils.ts"
 

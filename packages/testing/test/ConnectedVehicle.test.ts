@@ -1,4 +1,3 @@
-import { reasonOf } from "@connected-vehicle/transport/ConnectedVehicleError"
 import { assert, describe, it } from "@effect/vitest"
 import { ConfigProvider, Effect, Redacted, Result, Stream } from "effect"
 import { FetchHttpClient } from "effect/http"
@@ -12,6 +11,7 @@ import * as ConnectedVehicle from "@connected-vehicle/sdk/ConnectedVehicle"
 import * as RequestLog from "@connected-vehicle/testing/RequestLog"
 import * as Simulated from "@connected-vehicle/testing/Simulated"
 import * as SignIn from "@connected-vehicle/testing/SignIn"
+import { reasonOf } from "@connected-vehicle/transport/ConnectedVehicleError"
 
 /** v3 with the application token and legacy with the user's, through one layer. */
 const tour = Effect.gen(function*() {

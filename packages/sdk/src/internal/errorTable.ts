@@ -4,9 +4,9 @@
  * request: what happened to it), the few other errors of the SDK have a
  * reason of their own. `ClientError` builds the class of each reason.
  */
+import { Duration } from "effect"
 import type { ConnectedVehicleError, Reason, ReasonTag } from "@connected-vehicle/transport/ConnectedVehicleError"
 import { isConnectedVehicleError } from "@connected-vehicle/transport/ConnectedVehicleError"
-import { Duration } from "effect"
 import type { ErrorFields } from "../ClientError.ts"
 
 /**
