@@ -16,6 +16,10 @@ import type { ConnectedVehicleError } from "./ConnectedVehicleError.ts"
  *   (at most once per call, retries included); when it returns `true` the
  *   transport replays the request once with `token`.
  *
+ * Either fails with a `ConnectedVehicleError` whose reason is `Credentials`
+ * (its `cause` the token request's error, if any): the call fails with it at
+ * once, without retrying.
+ *
  * @example
  * ```ts
  * import { Effect, Redacted } from "effect"
