@@ -18,7 +18,7 @@ import type { Mode } from "@connected-vehicle/schema/Common"
 import type { Permission } from "@connected-vehicle/schema/OAuth"
 import { Transport } from "@connected-vehicle/transport/Transport"
 import type { TransportConfig } from "@connected-vehicle/transport/TransportConfig"
-import { TransportFailure } from "@connected-vehicle/transport/TransportError"
+import { Connection, ConnectedVehicleError } from "@connected-vehicle/transport/ConnectedVehicleError"
 import { randomBytes } from "node:crypto"
 import * as RedirectListener from "./RedirectListener.ts"
 import { SampleError } from "./SampleError.ts"
@@ -150,7 +150,7 @@ export const run = (options: {
   readonly onConsentUrl: (url: string, wait: ConsentWait) => Effect.Effect<void>
 }): Effect.Effect<
   Authorization,
-  SampleError | LoginTimeout | MissingRedirectUri | TransportFailure | TokenExchange.TokenError | TokenStoreError,
+  SampleError | LoginTimeout | MissingRedirectUri | TokenExchange.TokenError | TokenStoreError,
   Transport | TransportConfig | OAuthConfig | TokenStore
 > =>
   Effect.scoped(Effect.gen(function*() {
@@ -200,7 +200,7 @@ const follow = (consentUrl: string, redirectUri: string) =>
   Effect.gen(function*() {
     const { httpClient } = yield* Transport
     const failure = (description: string, url = consentUrl) =>
-      new TransportFailure({ method: "GET", url: url.split("?")[0]!, description })
+      new ConnectedVehicleError({ reason: new Connection({ method: "GET", url: url.split("?")[0]!, description }) })
     const response = yield* httpClient.get(consentUrl).pipe(
       Effect.mapError((e) => failure(e.reason.description ?? e.reason._tag))
     )

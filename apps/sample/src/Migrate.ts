@@ -11,6 +11,7 @@ import type { Vehicles } from "@connected-vehicle/legacy-v2/Vehicles"
 import * as Migration from "@connected-vehicle/v3/Migration"
 import type { Connections } from "@connected-vehicle/v3/Connections"
 import type { Signals } from "@connected-vehicle/v3/Signals"
+import { reasonOf } from "@connected-vehicle/transport/ConnectedVehicleError"
 import { SampleError } from "./SampleError.ts"
 import { render as renderTable } from "./Table.ts"
 
@@ -192,7 +193,7 @@ const outcome = <A, E extends { readonly _tag: string; readonly message: string 
 ): Outcome =>
   Result.isSuccess(result)
     ? { ok: true, value: result.success }
-    : { ok: false, error: { tag: result.failure._tag, message: result.failure.message } }
+    : { ok: false, error: { tag: reasonOf(result.failure)._tag, message: result.failure.message } }
 
 /**
  * Runs each legacy read of `vehicleId` (the signed-in user's token) and its v3
@@ -219,7 +220,7 @@ export const check = (
     const { unitSystem } = options
     const userId = options.userId ?? (yield* Migration.userIdOf(vehicleId).pipe(
       Effect.catchIf(
-        (error) => error._tag === "NotConnected" || error._tag === "ValidationError",
+        (error) => error._tag === "NotConnected" || reasonOf(error)._tag === "Validation",
         (error) => Effect.fail(unknownVehicle(vehicleId, error))
       )
     ))

@@ -1,11 +1,14 @@
 /**
- * How failures are shown: the error's tag and the fields that help (status,
- * type, code, detail, request id...), never a token or a secret. Every
- * error of the SDK carries only such fields, so the report reads them by name.
+ * How failures are shown: the error's tag (for a failed call, its reason's:
+ * `RateLimit`, `NotFound`, `Timeout`...) and the fields that help (status,
+ * type, code, detail, request id, whether it is retryable...), never a token
+ * or a secret. Every error of the SDK carries only such fields, so the report
+ * reads them by name.
  *
  * @since 0.1.0
  */
-import { Runtime } from "effect"
+import { Duration, Runtime } from "effect"
+import { isConnectedVehicleError, reasonOf } from "@connected-vehicle/transport/ConnectedVehicleError"
 
 const fields = [
   "status",
@@ -22,8 +25,9 @@ const fields = [
   "error",
   "errorDescription",
   "description",
+  "timeout",
   "timeoutMillis",
-  "retryAfterMillis",
+  "retryAfter",
   "field",
   "reason"
 ] as const
@@ -44,13 +48,15 @@ const fields = [
  */
 export const describe = (error: unknown): Readonly<Record<string, string | number>> & { readonly tag: string } => {
   if (typeof error !== "object" || error === null) return { tag: "Error", message: String(error) }
-  const record = error as Record<string, unknown>
+  const record = reasonOf(error) as Record<string, unknown>
   const tag = typeof record["_tag"] === "string" ? record["_tag"] : (error as Error).name ?? "Error"
   const out: Record<string, string | number> = { tag }
   for (const key of fields) {
     const value = record[key]
     if (typeof value === "string" || typeof value === "number") out[key] = value
+    else if (Duration.isDuration(value)) out[key] = Duration.format(value)
   }
+  if (isConnectedVehicleError(error)) out["retryable"] = error.isRetryable ? "yes" : "no"
   const message = (error as Error).message
   if (typeof message === "string" && message !== "" && out["detail"] === undefined && out["reason"] === undefined) {
     out["message"] = message
@@ -133,7 +139,7 @@ export const render = (error: unknown): string => {
  * @category utils
  */
 export const exitCodeOf = (error: unknown): number => {
-  const { _tag: tag, usage } = (error ?? {}) as { readonly _tag?: unknown; readonly usage?: unknown }
+  const { _tag: tag, usage } = (reasonOf(error) ?? {}) as { readonly _tag?: unknown; readonly usage?: unknown }
   return tag === "InvalidArgument" || tag === "InvalidRequest" || usage === true ? 2 : 1
 }
 

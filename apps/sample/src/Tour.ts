@@ -29,6 +29,7 @@ import { Signals } from "@connected-vehicle/v3/Signals"
 import * as SignalsModule from "@connected-vehicle/v3/Signals"
 import { Subscriptions } from "@connected-vehicle/v3/Subscriptions"
 import { Webhooks } from "@connected-vehicle/v3/Webhooks"
+import { reasonOf } from "@connected-vehicle/transport/ConnectedVehicleError"
 import * as Authorize from "./Authorize.ts"
 import * as Listen from "./Listen.ts"
 import * as Render from "./Render.ts"
@@ -51,11 +52,14 @@ export interface BatchEntry {
   readonly error: { readonly tag: string; readonly code: string | undefined; readonly detail: string } | undefined
 }
 
-const errorOf = (error: EntryError): NonNullable<BatchEntry["error"]> => ({
-  tag: error._tag,
-  code: "code" in error ? error.code : undefined,
-  detail: "detail" in error ? error.detail : error.message
-})
+const errorOf = (error: EntryError): NonNullable<BatchEntry["error"]> => {
+  const reason = reasonOf(error)
+  return {
+    tag: reason._tag,
+    code: "code" in reason ? reason.code : undefined,
+    detail: "detail" in reason ? reason.detail : reason.message
+  }
+}
 
 /**
  * Flattens a decoded batch in the order of `paths`.

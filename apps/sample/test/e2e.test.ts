@@ -406,7 +406,7 @@ describe.concurrent("the simulator made to fail (one simulator per test)", () =>
     await runtime.runPromise(failing.injectFaults({ path: "/v3/webhooks", faults: [{ _tag: "Status", status: 403 }] }))
     const result = await run(["webhooks", ...targetOf(failing)])
     assert.strictEqual(result.code, 1)
-    assert.match(result.stderr, /^Error: AuthenticationError$/m)
+    assert.match(result.stderr, /^Error: PermissionDenied$/m)
     assert.match(result.stderr, /status:\s+403/)
     assert.match(result.stderr, /type:\s+AUTHENTICATION/)
     assert.match(result.stderr, /code:\s+FORBIDDEN/)
@@ -424,17 +424,17 @@ describe.concurrent("the simulator made to fail (one simulator per test)", () =>
     }))
     const { json, run: result } = await runJson(["connections", ...targetOf(failing)])
     assert.strictEqual(result.code, 1)
-    assert.strictEqual(json.error.tag, "ServerError")
+    assert.strictEqual(json.error.tag, "Server")
     assert.strictEqual(json.error.status, 500)
     assert.strictEqual(json.error.type, "SERVER")
-    assert.match(result.stderr, /^Error: ServerError$/m)
+    assert.match(result.stderr, /^Error: Server$/m)
     const attempts = (await runtime.runPromise(failing.requests)).filter((r) => r.path === "/v3/connections")
     // retried (3 attempts at most: the CLI's policy), every one a 500
     assert.isTrue(attempts.length >= 2 && attempts.length <= 3, `${attempts.length} attempts`)
     assert.isTrue(attempts.every((r) => r.status === 500))
   })
 
-  it("a wrong client secret is a CredentialsError of the token endpoint", async () => {
+  it("a wrong client secret is a Credentials failure of the token endpoint", async () => {
     const { sim: failing } = await simulator()
     const result = await run([
       "connections",
@@ -446,17 +446,18 @@ describe.concurrent("the simulator made to fail (one simulator per test)", () =>
       secretFile("not-the-secret")
     ])
     assert.strictEqual(result.code, 1)
-    assert.include(result.stderr, "Error: CredentialsError")
+    assert.include(result.stderr, "Error: Credentials")
     assert.include(result.stderr, "401")
     assert.notInclude(result.stderr, "not-the-secret")
   })
 
-  it("an unreachable target is a TransportFailure", async () => {
+  it("an unreachable target is a Connection failure (of the token request)", async () => {
     // port 1 of 127.0.0.1: nothing listens there. (A simulator stopped just
     // before would free an ephemeral port that another process may take.)
     const result = await run(["webhooks", "--target", "http://127.0.0.1:1", "--client-id", "x", "--client-secret-file", secretFile("y")])
     assert.strictEqual(result.code, 1)
-    assert.include(result.stderr, "TransportFailure")
+    assert.match(result.stderr, /^Error: Credentials$/m)
+    assert.match(result.stderr, /Connection: POST http:\/\/127\.0\.0\.1:1\/oauth\/token failed/)
   })
 })
 

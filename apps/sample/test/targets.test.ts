@@ -132,9 +132,9 @@ describe.concurrent("two simulators, one token file", () => {
       runJson(["legacy", "vehicles", "--token-file", tokenFile, ...targetOf(a, { clientId: "someone-else" })])
     ])
     assert.strictEqual(wrongSecret.run.code, 1)
-    assert.strictEqual(wrongSecret.json.error.tag, "CredentialsError")
+    assert.strictEqual(wrongSecret.json.error.tag, "Credentials")
     assert.strictEqual(wrongId.run.code, 1)
-    assert.strictEqual(wrongId.json.error.tag, "CredentialsError")
+    assert.strictEqual(wrongId.json.error.tag, "Credentials")
     // the user token belongs to the other client id: not used for this one
     assert.strictEqual(otherIdLegacy.run.code, 1)
     assert.strictEqual(otherIdLegacy.json.error.tag, "SampleError")

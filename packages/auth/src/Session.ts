@@ -14,23 +14,27 @@
 import { Clock, Deferred, Effect, Layer, Option, Redacted } from "effect"
 import { Credentials } from "@connected-vehicle/transport/Credentials"
 import type * as Transport from "@connected-vehicle/transport/Transport"
-import { CredentialsError } from "@connected-vehicle/transport/TransportError"
+import { ConnectedVehicleError, Credentials as NoCredential, isConnectedVehicleError } from "@connected-vehicle/transport/ConnectedVehicleError"
 import { OAuthConfig } from "./OAuthConfig.ts"
 import * as TokenExchange from "./TokenExchange.ts"
 import type { Token, TokenStoreError } from "./TokenStore.ts"
 import { TokenStore } from "./TokenStore.ts"
 
-const toCredentialsError = (error: TokenExchange.TokenError | TokenStoreError): CredentialsError =>
-  error._tag === "CredentialsError" ? error : new CredentialsError({
-    reason: `${error._tag}: ${error.message}`,
-    ...("status" in error && typeof error.status === "number" ? { status: error.status } : {}),
-    cause: error
-  })
+/** A failed call of the credential: a `Credentials` reason whose `cause` is what failed (a token request, the store). */
+const toCredentialsError = (error: TokenExchange.TokenError | TokenStoreError): ConnectedVehicleError => {
+  if (isConnectedVehicleError(error) && error.reason._tag === "Credentials") return error
+  const status = isConnectedVehicleError(error) ? error.status : undefined
+  const tag = isConnectedVehicleError(error) ? error.reason._tag : error._tag
+  return noCredential(`${tag}: ${error.message}`, { ...(status === undefined ? {} : { status }), cause: error })
+}
+
+const noCredential = (description: string, options?: { readonly status?: number; readonly cause?: unknown }) =>
+  new ConnectedVehicleError({ reason: new NoCredential({ description, ...options }) })
 
 // The renewal in flight per store instance and key, shared by every layer built
 // on that store: whoever finds the token stale while it runs awaits its outcome
 // (success or failure) instead of asking the token endpoint again.
-const flights = new WeakMap<TokenStore["Service"], Map<string, Deferred.Deferred<Token, CredentialsError>>>()
+const flights = new WeakMap<TokenStore["Service"], Map<string, Deferred.Deferred<Token, ConnectedVehicleError>>>()
 
 const flightsOf = (store: TokenStore["Service"]) => {
   let map = flights.get(store)
@@ -79,11 +83,11 @@ export const make = <R>(
       return expiresAt - ahead > now
     }
 
-    const renewal = (stale: (current: Option.Option<Token>, now: number) => boolean): Effect.Effect<Token, CredentialsError> =>
+    const renewal = (stale: (current: Option.Option<Token>, now: number) => boolean): Effect.Effect<Token, ConnectedVehicleError> =>
       Effect.suspend(() => {
         const running = inFlight.get(key)
         if (running !== undefined) return Deferred.await(running)
-        const deferred = Deferred.makeUnsafe<Token, CredentialsError>()
+        const deferred = Deferred.makeUnsafe<Token, ConnectedVehicleError>()
         inFlight.set(key, deferred)
         const run = Effect.gen(function*() {
           const current = yield* store.get(key)
@@ -135,7 +139,7 @@ export const make = <R>(
  * {@link login}), renewed with the refresh-token grant. A refresh response
  * without a refresh token keeps the current one (RFC 6749 section 6); once
  * the refresh token has expired (60 days) the session fails with
- * `CredentialsError` without asking the token endpoint: sign the user in again.
+ * `ConnectedVehicleError` with a `Credentials` reason without asking the token endpoint: sign the user in again.
  *
  * @example
  * ```ts
@@ -152,14 +156,14 @@ export const layerUser = (key: string): Layer.Layer<Credentials, never, TokenSto
     make(key, (current) =>
       Effect.gen(function*() {
         if (Option.isNone(current)) {
-          return yield* new CredentialsError({ reason: `no token stored for ${key}: run the authorization-code flow` })
+          return yield* noCredential(`no token stored for ${key}: run the authorization-code flow`)
         }
         const { refreshToken, refreshExpiresAt } = current.value
         if (refreshToken === undefined) {
-          return yield* new CredentialsError({ reason: `the token of ${key} has no refresh token: reauthenticate` })
+          return yield* noCredential(`the token of ${key} has no refresh token: reauthenticate`)
         }
         if (refreshExpiresAt !== undefined && (yield* Clock.currentTimeMillis) >= refreshExpiresAt) {
-          return yield* new CredentialsError({ reason: `the refresh token of ${key} has expired: reauthenticate` })
+          return yield* noCredential(`the refresh token of ${key} has expired: reauthenticate`)
         }
         const next = yield* TokenExchange.refresh(refreshToken)
         return next.refreshToken === undefined ? { ...next, refreshToken, refreshExpiresAt } : next

@@ -12,25 +12,27 @@ import { HttpClient, HttpClientRequest } from "effect/http"
 import { AuthorizationApi } from "@connected-vehicle/schema/Api"
 import type { AppTokenResponse, TokenRequest } from "@connected-vehicle/schema/OAuth"
 import { TokenLifetimes } from "@connected-vehicle/schema/OAuth"
-import type { ServiceError } from "@connected-vehicle/schema/ServiceError"
+import type { InvalidArgument } from "@connected-vehicle/schema/InvalidArgument"
 import * as Transport from "@connected-vehicle/transport/Transport"
-import type { OAuthError, TransportError } from "@connected-vehicle/transport/TransportError"
+import type { ConnectedVehicleError } from "@connected-vehicle/transport/ConnectedVehicleError"
 import { OAuthConfig } from "./OAuthConfig.ts"
 import type { Token } from "./TokenStore.ts"
 
 /**
- * Errors of the token endpoint.
+ * Errors of the token endpoint: a failed call (an `OAuth` reason for a
+ * refusal of the authorization server), or an argument refused before sending.
  *
  * @example
  * ```ts
  * import type { TokenError } from "@connected-vehicle/auth/TokenExchange"
  *
- * const mustSignInAgain = (e: TokenError) => e._tag === "OAuthError" && e.error === "invalid_grant"
+ * const mustSignInAgain = (e: TokenError) =>
+ *   e._tag === "ConnectedVehicleError" && e.reason._tag === "OAuth" && e.reason.error === "invalid_grant"
  * ```
  * @since 0.1.0
  * @category errors
  */
-export type TokenError = OAuthError | ServiceError | TransportError
+export type TokenError = ConnectedVehicleError | InvalidArgument
 
 /**
  * `Basic base64(client_id:client_secret)` (section 5.4), redacted.

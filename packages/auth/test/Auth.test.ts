@@ -10,8 +10,10 @@ import { LegacyApi, VehicleApi } from "@connected-vehicle/schema/Api"
 import { Simulator } from "@connected-vehicle/simulator/Simulator"
 import * as Pagination from "@connected-vehicle/transport/Pagination"
 import * as Transport from "@connected-vehicle/transport/Transport"
+import type { ConnectedVehicleError, OAuth } from "@connected-vehicle/transport/ConnectedVehicleError"
 import {
   authorize,
+  flipReason,
   loopback,
   redirectUri,
   refreshTokenDroppingProxy,
@@ -42,14 +44,14 @@ describe("Consent URL", () => {
   it.effect("never sends redirect_uri=undefined: a typed MissingRedirectUri, not a crash", () =>
     Effect.gen(function*() {
       for (const missing of [undefined as unknown as string, ""]) {
-        const error = yield* Effect.flip(Consent.consentUrl("http://127.0.0.1:9", "c", { redirectUri: missing, permissions: [] }))
+        const error = yield* flipReason(Consent.consentUrl("http://127.0.0.1:9", "c", { redirectUri: missing, permissions: [] }))
         assert.strictEqual(error._tag, "MissingRedirectUri")
       }
     }))
 
   it.effect("fails with MissingRedirectUri when none is given or configured", () =>
     Effect.gen(function*() {
-      const error = yield* Effect.flip(Consent.make({ permissions: ["read_vin"] }))
+      const error = yield* flipReason(Consent.make({ permissions: ["read_vin"] }))
       assert.strictEqual(error._tag, "MissingRedirectUri")
     }).pipe(Effect.provide(loopback())))
 })
@@ -145,12 +147,12 @@ describe("OAuth against the simulator (loopback)", () => {
       yield* Session.login(userId, { code: yield* authorize(userId), redirectUri })
       yield* TestClock.adjust("60 days")
       yield* sim.resetLog
-      const error = yield* Effect.flip(Effect.gen(function*() {
+      const error = yield* flipReason(Effect.gen(function*() {
         const legacy = yield* Transport.client(LegacyApi, "legacy")
         return yield* legacy.vin({ params: { id: vehicleId } })
       }).pipe(Effect.provide(Session.layerUser(userId))))
-      assert.strictEqual(error._tag, "CredentialsError")
-      if (error._tag === "CredentialsError") assert.include(error.reason, "reauthenticate")
+      assert.strictEqual(error._tag, "Credentials")
+      if (error._tag === "Credentials") assert.include(error.description, "reauthenticate")
       assert.deepStrictEqual((yield* sim.requests).map((e) => `${e.path} ${e.status}`), [])
     }).pipe(Effect.provide(loopback())))
 
@@ -165,19 +167,19 @@ describe("OAuth against the simulator (loopback)", () => {
       yield* sim.resetLog
       const errors = yield* Effect.gen(function*() {
         const legacy = yield* Transport.client(LegacyApi, "legacy")
-        const vin = () => Effect.flip(legacy.vin({ params: { id: vehicleId } }))
+        const vin = () => flipReason(legacy.vin({ params: { id: vehicleId } }))
         return yield* Effect.all(Array.from({ length: 100 }, vin), { concurrency: "unbounded" })
       }).pipe(Effect.provide(Session.layerUser(userId)))
       assert.strictEqual(errors.length, 100)
       for (const error of errors) {
-        assert.strictEqual(error._tag, "CredentialsError")
-        if (error._tag === "CredentialsError") {
+        assert.strictEqual(error._tag, "Credentials")
+        if (error._tag === "Credentials") {
           assert.strictEqual(error.status, 400)
-          assert.include(error.reason, "invalid_grant")
+          assert.include(error.description, "invalid_grant")
           // the token request's own error, for callers that tell the causes apart
-          const cause = error.cause as { readonly _tag: string; readonly error: string }
-          assert.strictEqual(cause._tag, "OAuthError")
-          assert.strictEqual(cause.error, "invalid_grant")
+          const cause = error.cause as ConnectedVehicleError
+          assert.strictEqual(cause.reason._tag, "OAuth")
+          assert.strictEqual((cause.reason as OAuth).error, "invalid_grant")
         }
       }
       assert.deepStrictEqual((yield* sim.requests).map((e) => `${e.path} ${e.status}`), ["/oauth/token 400"])
@@ -283,8 +285,8 @@ describe("OAuth against the simulator (loopback)", () => {
       const { userId, vehicleId } = yield* userWithVehicle
       // the contract's {auth_url}/oauth/token would now be /nowhere/oauth/token (404)
       const elsewhere = withAuthorizationRoot(`${sim.url}/nowhere`)
-      const missed = yield* Effect.flip(TokenExchange.clientCredentials().pipe(elsewhere))
-      assert.strictEqual(missed._tag, "ResourceNotFoundError") // the simulator has no /nowhere
+      const missed = yield* flipReason(TokenExchange.clientCredentials().pipe(elsewhere))
+      assert.strictEqual(missed._tag, "NotFound") // the simulator has no /nowhere
       yield* sim.resetLog
       const viaConfig = yield* TokenExchange.clientCredentials().pipe(
         elsewhere,
@@ -311,17 +313,17 @@ describe("OAuth against the simulator (loopback)", () => {
         set: (key) => Effect.fail(new TokenStoreError({ key, reason: "database unavailable" })),
         remove: (key) => Effect.fail(new TokenStoreError({ key, reason: "database unavailable" }))
       })
-      const loginError = yield* Effect.flip(Session.login(userId, { code, redirectUri })).pipe(
+      const loginError = yield* flipReason(Session.login(userId, { code, redirectUri })).pipe(
         Effect.provideService(TokenStore, broken)
       )
       assert.strictEqual(loginError._tag, "TokenStoreError")
-      const callError = yield* Effect.flip(Effect.gen(function*() {
+      const callError = yield* flipReason(Effect.gen(function*() {
         const legacy = yield* Transport.client(LegacyApi, "legacy")
         return yield* legacy.vin({ params: { id: vehicleId } })
       }).pipe(Effect.provide(Session.layerUser(userId)), Effect.provideService(TokenStore, broken)))
-      assert.strictEqual(callError._tag, "CredentialsError")
-      if (callError._tag === "CredentialsError") {
-        assert.include(callError.reason, "TokenStoreError")
+      assert.strictEqual(callError._tag, "Credentials")
+      if (callError._tag === "Credentials") {
+        assert.include(callError.description, "TokenStoreError")
         assert.strictEqual((callError.cause as { readonly _tag: string })._tag, "TokenStoreError")
       }
     }).pipe(Effect.provide(loopback())))
@@ -330,9 +332,9 @@ describe("OAuth against the simulator (loopback)", () => {
     Effect.gen(function*() {
       const { userId } = yield* userWithVehicle
       const code = yield* authorize(userId)
-      const wrong = yield* Effect.flip(TokenExchange.exchangeCode({ code, redirectUri: "https://other.example/cb" }))
-      assert.strictEqual(wrong._tag, "OAuthError")
-      if (wrong._tag === "OAuthError") assert.strictEqual(wrong.error, "invalid_grant")
+      const wrong = yield* flipReason(TokenExchange.exchangeCode({ code, redirectUri: "https://other.example/cb" }))
+      assert.strictEqual(wrong._tag, "OAuth")
+      if (wrong._tag === "OAuth") assert.strictEqual(wrong.error, "invalid_grant")
     }).pipe(Effect.provide(loopback())))
 
   it.effect("v3 application token: client credentials, one fetch for 100 concurrent calls, again after expiry", () =>
@@ -356,11 +358,11 @@ describe("OAuth against the simulator (loopback)", () => {
       const sim = yield* Simulator
       const { userId, vehicleId } = yield* userWithVehicle
       yield* sim.injectFaults({ path: "/oauth/token", faults: Array.from({ length: 8 }, () => ({ _tag: "Status" as const, status: 500 })) })
-      const error = yield* Effect.flip(
+      const error = yield* flipReason(
         Effect.flatMap(Transport.client(VehicleApi, "signals"), (signals) =>
           signals.list({ params: { vehicleId }, headers: { "sc-user-id": userId } })).pipe(Effect.provide(Session.layerApplication()))
       )
-      assert.strictEqual(error._tag, "CredentialsError")
+      assert.strictEqual(error._tag, "Credentials")
       const log = yield* sim.requests
       assert.strictEqual(log.filter((e) => e.path === "/oauth/token").length, 1)
       assert.strictEqual(log.filter((e) => e.path.endsWith("/signals")).length, 0)

@@ -7,6 +7,8 @@ import * as TokenExchange from "@connected-vehicle/auth/TokenExchange"
 import { TokenStore } from "@connected-vehicle/auth/TokenStore"
 import { LegacyApi } from "@connected-vehicle/schema/Api"
 import { Simulator } from "@connected-vehicle/simulator/Simulator"
+import { reasonOf } from "@connected-vehicle/transport/ConnectedVehicleError"
+import type { ConnectedVehicleError } from "@connected-vehicle/transport/ConnectedVehicleError"
 import * as Transport from "@connected-vehicle/transport/Transport"
 import { authorize, loopback, redirectUri, userWithVehicle } from "./utils.ts"
 
@@ -49,7 +51,7 @@ describe("secrets never leak", () => {
         return yield* Effect.flip(legacy.vin({ params: { id: vehicleId } }))
       }).pipe(Effect.provide(Session.layerUser(userId)))
       yield* Effect.logError("request failed", error)
-      assert.strictEqual(error._tag, "ServerError")
+      assert.strictEqual(reasonOf(error)._tag, "Server")
 
       // what was captured actually covers the exchange
       assert.isTrue(lines.some((l) => l.includes("retrying")))
@@ -140,7 +142,7 @@ describe("secrets never leak when the token endpoint fails", () => {
         )
         secrets.add(code)
         const wrongRedirect = yield* Effect.flip(TokenExchange.exchangeCode({ code, redirectUri: "https://other.example/cb" }))
-        assert.strictEqual(wrongRedirect._tag, "OAuthError")
+        assert.strictEqual(reasonOf(wrongRedirect)._tag, "OAuth")
         errors.push(wrongRedirect)
 
         // 2. a wrong client secret: OAuthError invalid_client (401); the wrong secret is a secret too
@@ -150,8 +152,8 @@ describe("secrets never leak when the token endpoint fails", () => {
         const badClient = yield* Effect.flip(TokenExchange.clientCredentials().pipe(
           Effect.provide(OAuthConfig.layer({ clientId: sim.clientId, clientSecret: wrongSecret }))
         ))
-        assert.strictEqual(badClient._tag, "OAuthError")
-        if (badClient._tag === "OAuthError") assert.strictEqual(badClient.status, 401)
+        assert.strictEqual(reasonOf(badClient)._tag, "OAuth")
+        assert.strictEqual((badClient as ConnectedVehicleError).status, 401)
         errors.push(badClient)
 
         // 3. a refused refresh through Credentials: CredentialsError (400 invalid_grant)
@@ -167,15 +169,15 @@ describe("secrets never leak when the token endpoint fails", () => {
           return yield* legacy.vin({ params: { id: vehicleId } })
         }).pipe(Effect.provide(Session.layerUser(userId)))
         const refused = yield* Effect.flip(legacyCall)
-        assert.strictEqual(refused._tag, "CredentialsError")
+        assert.strictEqual(reasonOf(refused)._tag, "Credentials")
         errors.push(refused)
 
         // 4. the token endpoint answers 500 to every refresh: CredentialsError with status 500
         yield* store.set(userId, { ...token, expiresAt: 0 })
         yield* sim.injectFaults({ path: "/oauth/token", faults: Array(5).fill({ _tag: "Status", status: 500 }) })
         const failed = yield* Effect.flip(legacyCall)
-        assert.strictEqual(failed._tag, "CredentialsError")
-        if (failed._tag === "CredentialsError") assert.strictEqual(failed.status, 500)
+        assert.strictEqual(reasonOf(failed)._tag, "Credentials")
+        assert.strictEqual((failed as ConnectedVehicleError).status, 500)
         errors.push(failed)
 
         for (const error of errors) yield* Effect.logError("token endpoint failed", error)

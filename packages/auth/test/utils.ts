@@ -11,6 +11,7 @@ import * as TokenStore from "@connected-vehicle/auth/TokenStore"
 import { Simulator } from "@connected-vehicle/simulator/Simulator"
 import * as SimulatorModule from "@connected-vehicle/simulator/Simulator"
 import * as Transport from "@connected-vehicle/transport/Transport"
+import { reasonOf } from "@connected-vehicle/transport/ConnectedVehicleError"
 import * as TransportConfig from "@connected-vehicle/transport/TransportConfig"
 
 /**
@@ -102,3 +103,6 @@ export const refreshTokenDroppingProxy = (target: string) =>
     }),
     (server) => Effect.callback<void>((resume) => void server.close(() => resume(Effect.void)))
   ).pipe(Effect.map((server) => `http://127.0.0.1:${(server.address() as AddressInfo).port}`))
+
+/** The failure of `self`, its reason when it is a `ConnectedVehicleError`. */
+export const flipReason = <A, E, R>(self: Effect.Effect<A, E, R>) => Effect.map(Effect.flip(self), (e) => reasonOf(e))

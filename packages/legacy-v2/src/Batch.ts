@@ -15,14 +15,14 @@
  *
  * @since 0.1.0
  */
-import { Option, Result, Schema } from "effect"
+import { Duration, Option, Result, Schema } from "effect"
 import type { BatchItem, BatchResponse, LegacyBody, LegacyPath, UnitSystem } from "@connected-vehicle/schema/Legacy"
 import { LegacyEndpoints } from "@connected-vehicle/schema/Legacy"
-import { ErrorEnvelope, fromEnvelope } from "@connected-vehicle/schema/ServiceError"
-import type { ServiceError } from "@connected-vehicle/schema/ServiceError"
+import { ErrorEnvelope } from "@connected-vehicle/schema/ServiceError"
+import { fromEnvelope } from "@connected-vehicle/schema/ServiceReason"
 import * as RetryAfter from "@connected-vehicle/transport/RetryAfter"
 import { requestIdOf } from "@connected-vehicle/transport/TransportConfig"
-import { MalformedErrorBody, ResponseDecodeError } from "@connected-vehicle/transport/TransportError"
+import { ConnectedVehicleError, InvalidResponse, MalformedBody } from "@connected-vehicle/transport/ConnectedVehicleError"
 import type { Deprecation } from "./Deprecation.ts"
 import { toReading } from "./internal/headers.ts"
 import type { Reading } from "./Reading.ts"
@@ -49,9 +49,10 @@ export class MissingBatchEntry extends Schema.TaggedError<MissingBatchEntry>()("
 }
 
 /**
- * The error of one batch entry: the service error of its envelope, a body
- * that is not the envelope, a success body that does not match its path's
- * schema, or no entry at all.
+ * The error of one batch entry: a `ConnectedVehicleError` whose reason is
+ * the one of its envelope, a body that is not the envelope (`MalformedBody`)
+ * or a success body that does not match its path's schema
+ * (`InvalidResponse`); or no entry at all.
  *
  * @example
  * ```ts
@@ -63,7 +64,7 @@ export class MissingBatchEntry extends Schema.TaggedError<MissingBatchEntry>()("
  * @since 0.1.0
  * @category errors
  */
-export type EntryError = ServiceError | MalformedErrorBody | ResponseDecodeError | MissingBatchEntry
+export type EntryError = ConnectedVehicleError | MissingBatchEntry
 
 /**
  * One entry: the decoded reading of path `P`, or its own error.
@@ -170,6 +171,8 @@ export const decode = <P extends LegacyPath>(
 
 const decodeEnvelope = Schema.decodeUnknownOption(ErrorEnvelope)
 
+const failed = (reason: ConnectedVehicleError["reason"]) => new ConnectedVehicleError({ reason })
+
 const decodeItem = <P extends LegacyPath>(path: P, item: BatchItem, context: DecodeContext): Entry<P> => {
   const headers = item.headers as Readonly<Record<string, string | undefined>>
   const requestId = requestIdOf(headers, typeof context.requestIdHeader === "string" ? [context.requestIdHeader] : context.requestIdHeader)
@@ -182,18 +185,19 @@ const decodeItem = <P extends LegacyPath>(path: P, item: BatchItem, context: Dec
   if (item.code < 200 || item.code >= 300) {
     const envelope = decodeEnvelope(item.body)
     if (Option.isNone(envelope)) {
-      return Result.fail(new MalformedErrorBody({ ...http, description: "entry body is not the error envelope" }))
+      return Result.fail(failed(new MalformedBody({ ...http, description: "entry body is not the error envelope" })))
     }
     const retryAfter = headers["retry-after"]
-    return Result.fail(fromEnvelope(envelope.value, {
+    const retryAfterMillis = retryAfter === undefined ? undefined : RetryAfter.parse(retryAfter, context.now)
+    return Result.fail(failed(fromEnvelope(envelope.value, {
       ...http,
-      retryAfterMillis: retryAfter === undefined ? undefined : RetryAfter.parse(retryAfter, context.now)
-    }))
+      retryAfter: retryAfterMillis === undefined ? undefined : Duration.millis(retryAfterMillis)
+    })))
   }
   const schema = LegacyEndpoints[path].schema as Schema.Codec<LegacyBody<P>, unknown>
   const value = Schema.decodeUnknownResult(schema)(item.body)
   if (Result.isFailure(value)) {
-    return Result.fail(new ResponseDecodeError({ ...http, description: value.failure.message }))
+    return Result.fail(failed(new InvalidResponse({ ...http, description: value.failure.message })))
   }
   return toReading(value.success, headers, {
     requested: context.unitSystem,

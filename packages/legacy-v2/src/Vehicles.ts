@@ -27,11 +27,10 @@ import { isIdentifier } from "@connected-vehicle/schema/InvalidArgument"
 import type { InvalidArgument } from "@connected-vehicle/schema/InvalidArgument"
 import type { EngineOil, LegacyPath, Location, Odometer, ServiceHistory, TirePressure, VehicleList, Vin } from "@connected-vehicle/schema/Legacy"
 import { UnitSystem } from "@connected-vehicle/schema/Legacy"
-import type { ServiceError } from "@connected-vehicle/schema/ServiceError"
 import type { Credentials } from "@connected-vehicle/transport/Credentials"
 import * as Pagination from "@connected-vehicle/transport/Pagination"
 import * as Transport from "@connected-vehicle/transport/Transport"
-import type { TransportError } from "@connected-vehicle/transport/TransportError"
+import type { ConnectedVehicleError } from "@connected-vehicle/transport/ConnectedVehicleError"
 import * as Batch from "./Batch.ts"
 import * as Deprecation from "./Deprecation.ts"
 import { toReading } from "./internal/headers.ts"
@@ -114,13 +113,13 @@ export type ListArgs = { readonly [K in keyof typeof LegacyVehiclesQuery.Type]?:
  * ```ts
  * import type { ReadError } from "@connected-vehicle/legacy-v2/Vehicles"
  *
- * const retryable = (error: ReadError) => error._tag === "RateLimitError"
+ * const retryable = (error: ReadError) => error._tag === "ConnectedVehicleError" && error.isRetryable
  * ```
  * @deprecated v2.0 sunsets on 2026-12-01: use `Migration.ReadError` of `@connected-vehicle/v3` (the same classes).
  * @since 0.1.0
  * @category errors
  */
-export type ReadError = InvalidArgument | ServiceError | TransportError
+export type ReadError = InvalidArgument | ConnectedVehicleError
 
 /**
  * One page of the vehicle list, with the deprecation headers of its response.
@@ -168,7 +167,7 @@ export class Vehicles extends Context.Service<Vehicles, {
   readonly list: (
     args?: ListArgs,
     options?: Transport.CallOptions
-  ) => Effect.Effect<VehiclePage, InvalidArgument | ServiceError | TransportError>
+  ) => Effect.Effect<VehiclePage, InvalidArgument | ConnectedVehicleError>
   /**
    * Every vehicle id, `limit` (default 50) per request; the per-call `options` apply to each request.
    *
@@ -177,7 +176,7 @@ export class Vehicles extends Context.Service<Vehicles, {
   readonly stream: (
     args?: Pick<ListArgs, "limit">,
     options?: Transport.CallOptions
-  ) => Stream.Stream<string, InvalidArgument | ServiceError | TransportError>
+  ) => Stream.Stream<string, InvalidArgument | ConnectedVehicleError>
   /** @deprecated v2.0 sunsets on 2026-12-01: use `Migration.odometer` of `@connected-vehicle/v3` (`Signals.get` code `odometer-traveleddistance`). */
   readonly odometer: (vehicleId: string, options?: ReadOptions) => Effect.Effect<Reading<Odometer>, ReadError>
   /** @deprecated v2.0 sunsets on 2026-12-01: use `Migration.location` of `@connected-vehicle/v3` (`Signals.get` code `location-preciselocation`). */
@@ -251,7 +250,7 @@ export const make = (options?: Options): Effect.Effect<Vehicles["Service"], neve
           readonly headers: { readonly "sc-unit-system": UnitSystem }
         },
         options?: Transport.CallOptions
-      ) => Effect.Effect<Transport.Result<A>, ServiceError | TransportError>
+      ) => Effect.Effect<Transport.Result<A>, Transport.ErrorOf>
     ) =>
     (vehicleId: string, readOptions?: ReadOptions): Effect.Effect<Reading<A>, ReadError> => {
       const unitSystem = readOptions?.unitSystem ?? defaultUnitSystem

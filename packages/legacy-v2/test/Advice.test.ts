@@ -7,11 +7,11 @@
  * `"filter[userId]"`, the wire name of the query) fails the call.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Layer, Schema, Stream } from "effect"
+import { Effect, Layer, Stream } from "effect"
 import * as OAuthConfig from "@connected-vehicle/auth/OAuthConfig"
 import * as Session from "@connected-vehicle/auth/Session"
 import * as TokenStore from "@connected-vehicle/auth/TokenStore"
-import { ServiceError } from "@connected-vehicle/schema/ServiceError"
+import { isConnectedVehicleError } from "@connected-vehicle/transport/ConnectedVehicleError"
 import * as Simulator from "@connected-vehicle/simulator/Simulator"
 import * as Transport from "@connected-vehicle/transport/Transport"
 import * as TransportConfig from "@connected-vehicle/transport/TransportConfig"
@@ -84,7 +84,7 @@ const runCall = (call: Call, subject: Subject) =>
       : yield* (result as Effect.Effect<unknown, unknown>)
   }).pipe(
     // the service's answer about this vehicle (a signal unavailable, credentials expired) is a run of the call
-    Effect.catchIf(Schema.is(ServiceError), (error) => Effect.succeed(error)),
+    Effect.catchIf((error) => isConnectedVehicleError(error) && error.status !== undefined, (error) => Effect.succeed(error)),
     Effect.mapError((error) => new Error(`${call.text} fails: ${String(error)}`))
   )
 

@@ -4,10 +4,10 @@ import { HttpClient, HttpClientRequest } from "effect/http"
 import type { LegacyPath } from "@connected-vehicle/schema/Legacy"
 import * as Simulator from "@connected-vehicle/simulator/Simulator"
 import * as Vehicles from "../src/Vehicles.ts"
-import { busiestUser, layerLoopback, requestsTo } from "./utils.ts"
+import { busiestUser, flipReason, layerLoopback, requestsTo } from "./utils.ts"
 
 const invalid = <A, E extends { readonly _tag: string }, R>(effect: Effect.Effect<A, E, R>) =>
-  Effect.map(Effect.flip(effect), (error) => {
+  Effect.map(flipReason(effect), (error) => {
     assert.strictEqual(error._tag, "InvalidArgument")
     return error as unknown as { readonly field: string; readonly message: string }
   })

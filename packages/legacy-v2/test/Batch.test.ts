@@ -1,6 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
-import { DateTime, Result } from "effect"
+import { DateTime, Duration, Result } from "effect"
 import { makeEnvelope } from "@connected-vehicle/schema/ServiceError"
+import { reasonOf } from "@connected-vehicle/transport/ConnectedVehicleError"
 import { decode } from "../src/Batch.ts"
 
 const context = {
@@ -34,16 +35,17 @@ describe("Batch.decode", () => {
       assert.strictEqual(DateTime.formatIso(odometer.success.dataAge!), "2025-12-31T23:00:00.000Z")
     }
     const location = result["/location"]
-    assert.isTrue(Result.isFailure(location) && location.failure._tag === "RateLimitError")
-    if (Result.isFailure(location) && location.failure._tag === "RateLimitError") {
-      assert.strictEqual(location.failure.retryAfterMillis, 2000)
-      assert.strictEqual(location.failure.status, 429)
-      assert.strictEqual(location.failure.url, `${context.vehicleUrl}/location`)
+    const rateLimited = Result.isFailure(location) ? reasonOf(location.failure) : undefined
+    assert.strictEqual(rateLimited?._tag, "RateLimit")
+    if (rateLimited?._tag === "RateLimit") {
+      assert.strictEqual(Duration.toMillis(rateLimited.retryAfter!), 2000)
+      assert.strictEqual(rateLimited.status, 429)
+      assert.strictEqual(rateLimited.url, `${context.vehicleUrl}/location`)
     }
-    const tag = (r: Result.Result<unknown, { readonly _tag: string }>) => Result.isFailure(r) ? r.failure._tag : "Success"
-    assert.strictEqual(tag(result["/vin"]), "MalformedErrorBody")
-    assert.strictEqual(tag(result["/engine/oil"]), "ResponseDecodeError")
-    assert.strictEqual(tag(result["/tires/pressure"]), "ResponseDecodeError")
+    const tag = (r: Result.Result<unknown, { readonly _tag: string }>) => Result.isFailure(r) ? reasonOf(r.failure)._tag : "Success"
+    assert.strictEqual(tag(result["/vin"]), "MalformedBody")
+    assert.strictEqual(tag(result["/engine/oil"]), "InvalidResponse")
+    assert.strictEqual(tag(result["/tires/pressure"]), "InvalidResponse")
     assert.strictEqual(tag(result["/service/history"]), "MissingBatchEntry")
   })
 })

@@ -5,7 +5,7 @@ import * as Simulator from "@connected-vehicle/simulator/Simulator"
 import { endpointOf, fromHeaders, Warned } from "../src/Deprecation.ts"
 import type { WarningLevel } from "../src/Deprecation.ts"
 import { Vehicles } from "../src/Vehicles.ts"
-import { layerLoopback } from "./utils.ts"
+import { flipReason, layerLoopback } from "./utils.ts"
 
 const SUNSET = "2026-12-01T00:00:00.000Z"
 
@@ -101,8 +101,8 @@ describe("Deprecation headers", () => {
         }
         yield* vehicles.list({ limit: 1 })
         // an error response warns too (its own endpoint), once
-        const error = yield* Effect.flip(vehicles.engineOil("no-such-vehicle"))
-        assert.strictEqual(error._tag, "ResourceNotFoundError")
+        const error = yield* flipReason(vehicles.engineOil("no-such-vehicle"))
+        assert.strictEqual(error._tag, "NotFound")
       }
       const warnings = c.warnings()
       const endpoints = warnings.map((w) => /endpoint=("[^"]*"|\S+)/.exec(w.text)?.[1]?.replace(/"/g, ""))

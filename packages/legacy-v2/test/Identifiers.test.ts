@@ -3,7 +3,7 @@ import { Effect, Stream } from "effect"
 import { HttpClient } from "effect/http"
 import * as Simulator from "@connected-vehicle/simulator/Simulator"
 import * as Vehicles from "../src/Vehicles.ts"
-import { busiestUser, layerLoopback, requestsTo } from "./utils.ts"
+import { busiestUser, flipReason, layerLoopback, requestsTo } from "./utils.ts"
 
 // every request that reaches the legacy client's HttpClient (token requests go through another client)
 let sent = 0
@@ -37,7 +37,7 @@ describe("legacy identifiers", () => {
           vehicles.batch(id, ["/odometer", "/vin"])
         ]
         for (const call of calls) {
-          const error = yield* Effect.flip(call)
+          const error = yield* flipReason(call)
           assert.strictEqual(error._tag, "InvalidArgument", JSON.stringify(id))
           const { field, message } = error as unknown as { readonly field: string; readonly message: string }
           assert.strictEqual(field, "vehicleId")

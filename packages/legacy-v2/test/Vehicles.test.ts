@@ -1,8 +1,9 @@
 import { assert, describe, it } from "@effect/vitest"
 import { DateTime, Effect, Result, Stream } from "effect"
 import * as Simulator from "@connected-vehicle/simulator/Simulator"
+import { reasonOf } from "@connected-vehicle/transport/ConnectedVehicleError"
 import { Vehicles } from "../src/Vehicles.ts"
-import { busiestUser, layerLoopback, requestsTo } from "./utils.ts"
+import { busiestUser, flipReason, layerLoopback, requestsTo } from "./utils.ts"
 
 const simulator = { users: 4, seed: 7 }
 
@@ -38,11 +39,11 @@ describe("Vehicles list", () => {
     Effect.gen(function*() {
       const vehicles = yield* Vehicles
       for (const args of [{ limit: 0 }, { limit: 51 }, { offset: -1 }, { limit: 1.5 }]) {
-        const error = yield* Effect.flip(vehicles.list(args))
+        const error = yield* flipReason(vehicles.list(args))
         assert.strictEqual(error._tag, "InvalidArgument")
         if (error._tag === "InvalidArgument") assert.strictEqual(error.field, Object.keys(args)[0])
       }
-      const streamed = yield* Effect.flip(Stream.runDrain(vehicles.stream({ limit: 100 })))
+      const streamed = yield* flipReason(Stream.runDrain(vehicles.stream({ limit: 100 })))
       assert.strictEqual(streamed._tag, "InvalidArgument")
       assert.strictEqual((yield* requestsTo(/./)).length, 0)
     }).pipe(Effect.provide(layerLoopback({ simulator }))))
@@ -97,7 +98,7 @@ describe("Vehicle reads", () => {
       const sent = (yield* requestsTo(/odometer|tires/)).map((r) => r.headers["sc-unit-system"])
       assert.deepStrictEqual(sent, ["metric", "imperial", "imperial"])
 
-      const invalid = yield* Effect.flip(vehicles.vin(ids[0]!, { unitSystem: "nautical" as "metric" }))
+      const invalid = yield* flipReason(vehicles.vin(ids[0]!, { unitSystem: "nautical" as "metric" }))
       assert.strictEqual(invalid._tag, "InvalidArgument")
       assert.strictEqual((yield* requestsTo(/vin/)).length, 0)
     }).pipe(Effect.provide(layerLoopback({ simulator, unitSystem: "imperial" }))))
@@ -106,14 +107,14 @@ describe("Vehicle reads", () => {
     Effect.gen(function*() {
       const { sim, unsupported } = yield* fleet
       const vehicles = yield* Vehicles
-      const incompatible = yield* Effect.flip(vehicles.serviceHistory(unsupported[0]!))
-      assert.strictEqual(incompatible._tag, "CompatibilityError")
-      const missing = yield* Effect.flip(vehicles.odometer("no-such-vehicle"))
-      assert.strictEqual(missing._tag, "ResourceNotFoundError")
+      const incompatible = yield* flipReason(vehicles.serviceHistory(unsupported[0]!))
+      assert.strictEqual(incompatible._tag, "Compatibility")
+      const missing = yield* flipReason(vehicles.odometer("no-such-vehicle"))
+      assert.strictEqual(missing._tag, "NotFound")
       const foreign = sim.data.vehicleIds.find((id) => !sim.data.vehiclesOf(busiestUser(sim)).includes(id))!
-      const forbidden = yield* Effect.flip(vehicles.location(foreign))
-      assert.strictEqual(forbidden._tag, "AuthenticationError")
-      if (forbidden._tag === "AuthenticationError") assert.strictEqual(forbidden.status, 403)
+      const forbidden = yield* flipReason(vehicles.location(foreign))
+      assert.strictEqual(forbidden._tag, "PermissionDenied")
+      if (forbidden._tag === "PermissionDenied") assert.strictEqual(forbidden.status, 403)
     }).pipe(Effect.provide(layerLoopback({ simulator }))))
 })
 
@@ -137,20 +138,19 @@ describe("Batch", () => {
 
       const vin = result["/vin"]
       assert.isTrue(Result.isFailure(vin))
-      if (Result.isFailure(vin)) {
-        assert.strictEqual(vin.failure._tag, "AuthenticationError")
-        if (vin.failure._tag === "AuthenticationError") {
-          assert.strictEqual(vin.failure.status, 403)
-          assert.strictEqual(vin.failure.code, "FORBIDDEN")
-          assert.include(vin.failure.detail, "read_vin")
-        }
+      const denied = Result.isFailure(vin) ? reasonOf(vin.failure) : undefined
+      assert.strictEqual(denied?._tag, "PermissionDenied")
+      if (denied?._tag === "PermissionDenied") {
+        assert.strictEqual(denied.status, 403)
+        assert.strictEqual(denied.code, "FORBIDDEN")
+        assert.include(denied.detail, "read_vin")
       }
-      const history = result["/service/history"]
-      assert.isTrue(Result.isFailure(history) && history.failure._tag === "CompatibilityError")
-      if (Result.isFailure(history) && history.failure._tag === "CompatibilityError") {
-        assert.strictEqual(history.failure.status, 409)
-        assert.strictEqual(history.failure.code, "MAKE_NOT_COMPATIBLE")
-        assert.include(history.failure.detail, sim.data.vehicle(id)!.make)
+      const history = Result.isFailure(result["/service/history"]) ? reasonOf(result["/service/history"].failure) : undefined
+      assert.strictEqual(history?._tag, "Compatibility")
+      if (history?._tag === "Compatibility") {
+        assert.strictEqual(history.status, 409)
+        assert.strictEqual(history.code, "MAKE_NOT_COMPATIBLE")
+        assert.include(history.detail, sim.data.vehicle(id)!.make)
       }
 
       const log = yield* requestsTo(/\/v2\.0\//)
@@ -183,7 +183,7 @@ describe("Batch", () => {
       const [request] = yield* requestsTo(/batch$/)
       assert.strictEqual(request!.headers["sc-unit-system"], "imperial")
 
-      const invalid = yield* Effect.flip(vehicles.batch(supported[0]!, ["/odometer", "/fuel" as "/odometer"]))
+      const invalid = yield* flipReason(vehicles.batch(supported[0]!, ["/odometer", "/fuel" as "/odometer"]))
       assert.strictEqual(invalid._tag, "InvalidArgument")
       assert.strictEqual((yield* requestsTo(/batch$/)).length, 1)
     }).pipe(Effect.provide(layerLoopback({ simulator }))))

@@ -109,7 +109,7 @@ export * as OAuth from "./OAuth.ts"
  */
 export * as Pagination from "./Pagination.ts"
 /**
- * The error envelope of section 7 and one tagged error class per error type.
+ * The error envelope of section 7.
  *
  * @example
  * ```ts
@@ -119,6 +119,17 @@ export * as Pagination from "./Pagination.ts"
  * @since 0.1.0
  */
 export * as ServiceError from "./ServiceError.ts"
+/**
+ * The reasons of a failed call that the service answered (section 7), one class per error type.
+ *
+ * @example
+ * ```ts
+ * import { ServiceReason } from "@connected-vehicle/schema"
+ * ```
+ * @category modules
+ * @since 0.2.0
+ */
+export * as ServiceReason from "./ServiceReason.ts"
 /**
  * The signal resource (section 2.1), its per-signal error and its envelopes.
  *

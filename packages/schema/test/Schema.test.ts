@@ -7,6 +7,7 @@ import { ConnectionResponse, ConnectionsPage } from "../src/Connection.ts"
 import * as Legacy from "../src/Legacy.ts"
 import { AppTokenResponse, TokenResponse } from "../src/OAuth.ts"
 import * as ServiceError from "../src/ServiceError.ts"
+import * as ServiceReason from "../src/ServiceReason.ts"
 import { SignalResponse, SignalsPage } from "../src/Signal.ts"
 import { SubscriptionResponse, SubscriptionsPage } from "../src/Subscription.ts"
 import { WebhookResponse, WebhooksPage } from "../src/Webhook.ts"
@@ -144,24 +145,24 @@ describe("enumerations", () => {
   })
 })
 
-describe("error envelope to tagged errors", () => {
+describe("error envelope to reasons", () => {
   const tags = {
-    AUTHENTICATION: "AuthenticationError",
-    BILLING: "BillingError",
-    COMPATIBILITY: "CompatibilityError",
-    CONNECTED_SERVICES_ACCOUNT: "ConnectedServicesAccountError",
-    RATE_LIMIT: "RateLimitError",
-    RESOURCE_NOT_FOUND: "ResourceNotFoundError",
-    SERVER: "ServerError",
-    UPSTREAM: "UpstreamError",
-    VALIDATION: "ValidationError",
-    VEHICLE_STATE: "VehicleStateError"
+    AUTHENTICATION: "Authentication",
+    BILLING: "Billing",
+    COMPATIBILITY: "Compatibility",
+    CONNECTED_SERVICES_ACCOUNT: "ConnectedServicesAccount",
+    RATE_LIMIT: "RateLimit",
+    RESOURCE_NOT_FOUND: "NotFound",
+    SERVER: "Server",
+    UPSTREAM: "Upstream",
+    VALIDATION: "Validation",
+    VEHICLE_STATE: "VehicleState"
   } as const
   for (const type of ServiceError.ErrorTypeValues) {
     it(`${type} becomes ${tags[type]}`, () => {
       const envelope = ServiceError.makeEnvelope(type, "details here", { requestId: "req_9" })
       const decoded = decode(ServiceError.ErrorEnvelope)(envelope) as ServiceError.ErrorEnvelope
-      const error = ServiceError.fromEnvelope(decoded, { status: ServiceError.statusOfType[type], method: "GET", url: "/x" })
+      const error = ServiceReason.fromEnvelope(decoded, { status: ServiceError.statusOfType[type], method: "GET", url: "/x" })
       assert.strictEqual(error._tag, tags[type])
       assert.strictEqual(error.type, type)
       assert.strictEqual(error.detail, "details here")
@@ -171,11 +172,11 @@ describe("error envelope to tagged errors", () => {
   }
 
   it("keeps every field of the first item", () => {
-    const error = ServiceError.fromEnvelope(
+    const error = ServiceReason.fromEnvelope(
       decode(ServiceError.ErrorEnvelope)(Samples.errorEnvelope) as ServiceError.ErrorEnvelope,
       { status: 401, requestId: "hdr-req" }
     )
-    assert.strictEqual(error._tag, "AuthenticationError")
+    assert.strictEqual(error._tag, "Authentication")
     assert.strictEqual(error.code, "UNAUTHORIZED")
     assert.strictEqual(error.title, "Unauthorized")
     assert.strictEqual(error.resolution, "REAUTHENTICATE")
@@ -184,12 +185,29 @@ describe("error envelope to tagged errors", () => {
     assert.strictEqual(error.requestId, "hdr-req")
   })
 
-  it("an unknown type is kept as UnrecognizedServiceError", () => {
+  it("an AUTHENTICATION with a 403 is PermissionDenied; a 429 is RateLimit whatever the type", () => {
+    const [item] = ServiceError.makeEnvelope("AUTHENTICATION", "no scope").errors
+    assert.strictEqual(ServiceReason.fromEnvelope({ errors: [{ ...item, status: "403" }] }, { status: 403 })._tag, "PermissionDenied")
+    const rateLimited = ServiceReason.fromEnvelope(ServiceError.makeEnvelope("SERVER", "slow down"), { status: 429 })
+    assert.strictEqual(rateLimited._tag, "RateLimit")
+    assert.strictEqual(rateLimited.type, "SERVER")
+  })
+
+  it("isRetryable: a 429, and a 500, 502, 503 or 504 whatever the type", () => {
+    const of = (type: (typeof ServiceError.ErrorTypeValues)[number], status: number) =>
+      ServiceReason.fromEnvelope(ServiceError.makeEnvelope(type, "x", { status }), { status }).isRetryable
+    assert.deepStrictEqual(
+      [of("SERVER", 500), of("SERVER", 501), of("UPSTREAM", 502), of("VALIDATION", 503), of("VALIDATION", 400), of("RATE_LIMIT", 429)],
+      [true, false, true, true, false, true]
+    )
+  })
+
+  it("an unknown type is kept as Unrecognized", () => {
     const envelope = decode(ServiceError.ErrorEnvelope)({
       errors: [{ status: "418", type: "TEAPOT", code: "X", title: "T", detail: "D" }]
     }) as ServiceError.ErrorEnvelope
-    const error = ServiceError.fromEnvelope(envelope, { status: 418 })
-    assert.strictEqual(error._tag, "UnrecognizedServiceError")
+    const error = ServiceReason.fromEnvelope(envelope, { status: 418 })
+    assert.strictEqual(error._tag, "Unrecognized")
     assert.strictEqual(error.type, "TEAPOT")
   })
 

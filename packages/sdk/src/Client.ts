@@ -56,27 +56,36 @@ import { makeV3 } from "./internal/v3.ts"
  * import { NotFoundError, RateLimitError } from "@connected-vehicle/sdk/Client"
  *
  * const retryLater = (error: unknown) => error instanceof RateLimitError || !(error instanceof NotFoundError)
+ * // or, on any of them: error.reason, error.isRetryable, error.retryAfter (milliseconds)
  * ```
  * @since 0.1.0
  * @category errors
  */
 export {
   AbortError,
-  ApiError,
   AuthenticationError,
-  BadRequestError,
-  ConflictError,
+  BillingError,
+  CompatibilityError,
+  ConnectedServicesAccountError,
   ConnectedVehicleError,
   ConnectionError,
   CredentialsError,
   InvalidArgumentError,
+  InvalidRequestError,
+  InvalidResponseError,
+  MalformedBodyError,
   NotConnectedError,
   NotFoundError,
+  OAuthError,
   PermissionDeniedError,
   RateLimitError,
-  ResponseValidationError,
   ServerError,
-  TimeoutError
+  TimeoutError,
+  UnexpectedStatusError,
+  UnrecognizedError,
+  UpstreamError,
+  ValidationError,
+  VehicleStateError
 } from "./ClientError.ts"
 
 /**
@@ -234,8 +243,8 @@ export type MigratedReading<A> = Plain<Migration.Reading<A>>
  * the legacy reads' (same units, same rounding; `unitSystem` defaults to the
  * client's, as for the legacy reads). Errors are the client's
  * classes: a signal in `ERROR` is the class of its error type
- * (`AuthenticationError`, `ConflictError` for `VEHICLE_STATE`, ...), an
- * `UNAVAILABLE` one a `ConflictError` (code `SIGNAL_UNAVAILABLE`), a vehicle
+ * (`AuthenticationError`, `VehicleStateError`, ...), an
+ * `UNAVAILABLE` one a `VehicleStateError` (code `SIGNAL_UNAVAILABLE`), a vehicle
  * without a connection a `NotConnectedError`.
  *
  * @example

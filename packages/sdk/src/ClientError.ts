@@ -1,45 +1,24 @@
 /**
- * The errors of the Promise client (`@connected-vehicle/sdk/Client`): plain
- * classes for `instanceof`, each carrying `status`, `type`, `code` and
- * `requestId` when known, and the Effect error it was built from as `cause`.
+ * The errors of the Promise client (`@connected-vehicle/sdk/Client`): one
+ * base class, {@link ConnectedVehicleError}, and one subclass per reason,
+ * named after it (`RateLimitError` for the reason `RateLimit`...), for
+ * `instanceof`. The reasons are those of the Effect SDK's
+ * `ConnectedVehicleError` (`@connected-vehicle/transport/ConnectedVehicleError`),
+ * plus `InvalidArgument`, `NotConnected` and `Abort`. Every error carries
+ * `reason`, `status`, `requestId`, `isRetryable` and `retryAfter` (in
+ * milliseconds, the unit of `setTimeout`) when known, and the Effect error it
+ * was built from as `cause`.
  *
- * | class | when | from |
- * | --- | --- | --- |
- * | `ApiError` | the service answered with an error status | `ServiceError`, `MalformedErrorBody`, `UnexpectedStatus`, `OAuthError` |
- * | `BadRequestError` | 400 | |
- * | `AuthenticationError` | 401 (and 403) | |
- * | `PermissionDeniedError` | 403 (also an `AuthenticationError`) | |
- * | `NotFoundError` | 404 | |
- * | `ConflictError` | 409 (vehicle state, compatibility) | |
- * | `RateLimitError` | 429, with `retryAfterMillis` | |
- * | `ServerError` | 5xx, after the retries | |
- * | `TimeoutError` | no complete response within the timeout | `RequestTimeout` |
- * | `ConnectionError` | refused, reset, dropped | `TransportFailure` |
- * | `ResponseValidationError` | a 2xx body that is not what the contract says (or that the client could not convert) | `ResponseDecodeError`, `MissingBatchEntry` |
- * | `InvalidArgumentError` | bad input, nothing sent | `InvalidArgument`, `InvalidRequest` |
- * | `CredentialsError` | no token (user not signed in, refresh token expired or refused, token store failed) | `CredentialsError`, `TokenStoreError`, `MissingRedirectUri` |
- * | `NotConnectedError` | a migrated read's vehicle has no connection (no user to read it for) | `NotConnected` |
- * | `AbortError` | the call's `AbortSignal` fired, or the client was closed | interruption |
- *
- * A token request that failed is reported as what happened to it, not as a
- * `CredentialsError`: the token endpoint unreachable is a `ConnectionError`
- * (refused, reset) or a `TimeoutError`; its 401 / `invalid_client` (a wrong
- * client id or secret) an `AuthenticationError`; its 429 a `RateLimitError`;
- * its 5xx a `ServerError`. Their `cause` is the Effect `CredentialsError`
- * (whose own `cause` is the token request's error) and `tag` that error's
- * tag (`TransportFailure`, `RequestTimeout`, `OAuthError`, ...). Other
- * refusals of the token endpoint (`invalid_grant`: the user must sign in
- * again) stay a `CredentialsError` with the endpoint's `status` and `code`.
- *
- * No error carries a secret: the Effect errors they wrap hold none (URLs
- * without credentials, no header values), and the client's secret and the
- * tokens stay `Redacted`.
+ * A failed token request is reported as what happened to it (unreachable:
+ * `ConnectionError` or `TimeoutError`; a wrong client secret:
+ * `AuthenticationError`; 429: `RateLimitError`; 5xx: `ServerError`), other
+ * refusals (`invalid_grant`) as `CredentialsError`. No error carries a secret.
  *
  * @since 0.1.0
  */
 import { Cause, Option } from "effect"
 import { classify } from "./internal/errorTable.ts"
-import type { Fields, Kind } from "./internal/errorTable.ts"
+import type { ClientReason } from "./internal/errorTable.ts"
 
 /**
  * Fields of a {@link ConnectedVehicleError}.
@@ -56,46 +35,102 @@ import type { Fields, Kind } from "./internal/errorTable.ts"
 export interface ErrorFields {
   readonly message: string
   readonly status?: number | undefined
+  readonly requestId?: string | undefined
+  readonly isRetryable?: boolean | undefined
+  /** Milliseconds. */
+  readonly retryAfter?: number | undefined
   readonly type?: string | undefined
   readonly code?: string | undefined
-  readonly requestId?: string | undefined
-  /** The `_tag` of the Effect error it was built from. */
-  readonly tag?: string | undefined
+  readonly title?: string | undefined
+  readonly detail?: string | undefined
+  readonly resolution?: string | undefined
+  readonly suggestedUserMessage?: string | undefined
+  readonly location?: string | undefined
+  /** Milliseconds. */
+  readonly timeout?: number | undefined
+  readonly field?: string | undefined
+  readonly vehicleId?: string | undefined
   readonly cause?: unknown
 }
 
 /**
- * The base class of every error the Promise client throws.
+ * The reason of a client error: a reason of the Effect SDK's
+ * `ConnectedVehicleError` (`"RateLimit"`, `"NotFound"`, `"Timeout"`...), or
+ * `"InvalidArgument"`, `"NotConnected"`, `"Abort"`, and `"Unknown"` for an
+ * unexpected failure.
+ *
+ * @example
+ * ```ts
+ * import type { Reason } from "@connected-vehicle/sdk/ClientError"
+ *
+ * const offline = (reason: Reason) => reason === "Connection" || reason === "Timeout"
+ * ```
+ * @since 0.3.0
+ * @category models
+ */
+export type Reason = ClientReason
+
+/**
+ * The base class of every error the Promise client throws (its `reason` is
+ * `"Unknown"` for an unexpected failure; every other error is an instance of
+ * the subclass of its reason).
  *
  * @example
  * ```ts
  * import { ConnectedVehicleError } from "@connected-vehicle/sdk/ClientError"
  *
  * const describe = (error: unknown) =>
- *   error instanceof ConnectedVehicleError ? `${error.name} ${error.status ?? ""} ${error.requestId ?? ""}` : String(error)
+ *   error instanceof ConnectedVehicleError ? `${error.reason} ${error.status ?? ""} ${error.requestId ?? ""}` : String(error)
  * ```
  * @since 0.1.0
  * @category errors
  */
 export class ConnectedVehicleError extends Error {
+  /** What happened: the reason's tag. */
+  readonly reason: Reason
   /** The HTTP status, when a response (or its headers) arrived. */
   readonly status: number | undefined
-  /** The error type of the service's envelope (`RESOURCE_NOT_FOUND`, `RATE_LIMIT`, ...), or of the OAuth body. */
+  /** The request id of the response, for the service's support. */
+  readonly requestId: string | undefined
+  /** Whether another attempt may succeed (the SDK already retried as its policy allows). */
+  readonly isRetryable: boolean
+  /** The `Retry-After` of a 429, in milliseconds. */
+  readonly retryAfter: number | undefined
+  /** The error type of the service's envelope (`RESOURCE_NOT_FOUND`, ...), or `OAUTH`. */
   readonly type: string | undefined
   /** The envelope's `code` (`NOT_FOUND`, ...) or the OAuth `error` (`invalid_grant`, ...). */
   readonly code: string | undefined
-  /** The request id of the response, for the service's support. */
-  readonly requestId: string | undefined
-  /** The `_tag` of the Effect error it was built from (`ResourceNotFoundError`, `RequestTimeout`, ...). */
-  readonly tag: string | undefined
+  readonly title: string | undefined
+  readonly detail: string | undefined
+  /** `resolution.type` of the envelope (`RETRY_LATER`, `REAUTHENTICATE`, ...). */
+  readonly resolution: string | undefined
+  readonly suggestedUserMessage: string | undefined
+  /** Where a refused redirect pointed (`UnexpectedStatus`). */
+  readonly location: string | undefined
+  /** The per-attempt timeout that ran out (`Timeout`), in milliseconds. */
+  readonly timeout: number | undefined
+  /** The argument refused (`InvalidArgument`). */
+  readonly field: string | undefined
+  /** The vehicle without a connection (`NotConnected`). */
+  readonly vehicleId: string | undefined
 
-  constructor(fields: ErrorFields) {
+  constructor(fields: ErrorFields, reason: Reason = "Unknown") {
     super(fields.message, fields.cause === undefined ? undefined : { cause: fields.cause })
+    this.reason = reason
     this.status = fields.status
+    this.requestId = fields.requestId
+    this.isRetryable = fields.isRetryable ?? false
+    this.retryAfter = fields.retryAfter
     this.type = fields.type
     this.code = fields.code
-    this.requestId = fields.requestId
-    this.tag = fields.tag
+    this.title = fields.title
+    this.detail = fields.detail
+    this.resolution = fields.resolution
+    this.suggestedUserMessage = fields.suggestedUserMessage
+    this.location = fields.location
+    this.timeout = fields.timeout
+    this.field = fields.field
+    this.vehicleId = fields.vehicleId
   }
 
   override get name(): string {
@@ -103,341 +138,338 @@ export class ConnectedVehicleError extends Error {
   }
 }
 
-/**
- * Fields of an {@link ApiError}: those of the service's error envelope.
- *
- * @example
- * ```ts
- * import { type ApiErrorFields, NotFoundError } from "@connected-vehicle/sdk/ClientError"
- *
- * const fields: ApiErrorFields = { message: "404 NOT_FOUND: No such webhook", status: 404, title: "Not found", detail: "No such webhook" }
- * const error = new NotFoundError(fields)
- * ```
- * @since 0.1.0
- * @category models
- */
-export interface ApiErrorFields extends ErrorFields {
-  readonly status: number
-  readonly title?: string | undefined
-  readonly detail?: string | undefined
-  readonly resolution?: string | undefined
-  readonly suggestedUserMessage?: string | undefined
-}
-
-/**
- * The service answered with an error status. Subclasses by status:
- * {@link BadRequestError}, {@link AuthenticationError},
- * {@link PermissionDeniedError}, {@link NotFoundError}, {@link ConflictError},
- * {@link RateLimitError}, {@link ServerError}; other statuses are an
- * `ApiError` (see `type` for the service's error type).
- *
- * @example
- * ```ts
- * import { ApiError } from "@connected-vehicle/sdk/ClientError"
- *
- * const reauthenticate = (error: unknown) => error instanceof ApiError && error.resolution === "REAUTHENTICATE"
- * ```
- * @since 0.1.0
- * @category errors
- */
-export class ApiError extends ConnectedVehicleError {
-  declare readonly status: number
-  readonly title: string | undefined
-  readonly detail: string | undefined
-  /** `resolution.type` of the envelope (`RETRY_LATER`, `REAUTHENTICATE`, ...). */
-  readonly resolution: string | undefined
-  readonly suggestedUserMessage: string | undefined
-
-  constructor(fields: ApiErrorFields) {
-    super(fields)
-    this.title = fields.title
-    this.detail = fields.detail
-    this.resolution = fields.resolution
-    this.suggestedUserMessage = fields.suggestedUserMessage
+/** A base class per reason: its `reason` is fixed (each is extended once, by `<reason>Error`). */
+const reasonClass = <const R extends Reason>(reason: R) =>
+  class extends ConnectedVehicleError {
+    declare readonly reason: R
+    constructor(fields: ErrorFields) {
+      super(fields, reason)
+    }
   }
-}
 
 /**
- * 400: the service refused the request as malformed (`VALIDATION`).
- *
- * @example
- * ```ts
- * import { BadRequestError } from "@connected-vehicle/sdk/ClientError"
- *
- * const isBadRequest = (error: unknown) => error instanceof BadRequestError
- * ```
- * @since 0.1.0
- * @category errors
- */
-export class BadRequestError extends ApiError {}
-
-/**
- * 401 (and, as {@link PermissionDeniedError}, 403): the token is missing,
- * invalid or lacks a permission (`AUTHENTICATION`).
- *
+ * 401: the token is missing, invalid or expired (also a token endpoint that refused the client: a wrong secret).
  * @example
  * ```ts
  * import { AuthenticationError } from "@connected-vehicle/sdk/ClientError"
- *
- * const mustSignInAgain = (error: unknown) => error instanceof AuthenticationError
+ * const isAuthentication = (error: unknown) => error instanceof AuthenticationError
  * ```
- * @since 0.1.0
+ * @since 0.3.0
  * @category errors
  */
-export class AuthenticationError extends ApiError {}
+export class AuthenticationError extends reasonClass("Authentication") {}
 
 /**
- * 403: the token lacks a permission (also an {@link AuthenticationError}).
- *
+ * 403: the token lacks a permission.
  * @example
  * ```ts
  * import { PermissionDeniedError } from "@connected-vehicle/sdk/ClientError"
- *
- * const forbidden = (error: unknown) => error instanceof PermissionDeniedError
+ * const isPermissionDenied = (error: unknown) => error instanceof PermissionDeniedError
  * ```
- * @since 0.1.0
+ * @since 0.3.0
  * @category errors
  */
-export class PermissionDeniedError extends AuthenticationError {}
+export class PermissionDeniedError extends reasonClass("PermissionDenied") {}
 
 /**
- * 404: no such resource (`RESOURCE_NOT_FOUND`).
- *
+ * `BILLING`: the account's billing limit is reached.
  * @example
  * ```ts
- * import { NotFoundError } from "@connected-vehicle/sdk/ClientError"
- *
- * const orUndefined = <A>(p: Promise<A>) => p.catch((e) => e instanceof NotFoundError ? undefined : Promise.reject(e))
+ * import { BillingError } from "@connected-vehicle/sdk/ClientError"
+ * const isBilling = (error: unknown) => error instanceof BillingError
  * ```
- * @since 0.1.0
+ * @since 0.3.0
  * @category errors
  */
-export class NotFoundError extends ApiError {}
+export class BillingError extends reasonClass("Billing") {}
 
 /**
- * 409: the vehicle cannot answer now, or does not support the request
- * (`VEHICLE_STATE`, `COMPATIBILITY`, `CONNECTED_SERVICES_ACCOUNT`).
- *
+ * `COMPATIBILITY`: the vehicle does not support the request.
  * @example
  * ```ts
- * import { ConflictError } from "@connected-vehicle/sdk/ClientError"
- *
- * const asleep = (error: unknown) => error instanceof ConflictError && error.type === "VEHICLE_STATE"
+ * import { CompatibilityError } from "@connected-vehicle/sdk/ClientError"
+ * const isCompatibility = (error: unknown) => error instanceof CompatibilityError
  * ```
- * @since 0.1.0
+ * @since 0.3.0
  * @category errors
  */
-export class ConflictError extends ApiError {}
+export class CompatibilityError extends reasonClass("Compatibility") {}
 
 /**
- * 429: too many requests; `retryAfterMillis` is the parsed `Retry-After`.
- *
+ * `CONNECTED_SERVICES_ACCOUNT`: the owner's account with the maker needs attention.
+ * @example
+ * ```ts
+ * import { ConnectedServicesAccountError } from "@connected-vehicle/sdk/ClientError"
+ * const isConnectedServicesAccount = (error: unknown) => error instanceof ConnectedServicesAccountError
+ * ```
+ * @since 0.3.0
+ * @category errors
+ */
+export class ConnectedServicesAccountError extends reasonClass("ConnectedServicesAccount") {}
+
+/**
+ * 429: too many requests; `retryAfter` is the `Retry-After` in milliseconds.
  * @example
  * ```ts
  * import { RateLimitError } from "@connected-vehicle/sdk/ClientError"
- *
- * const waitFor = (error: unknown) => error instanceof RateLimitError ? error.retryAfterMillis ?? 1_000 : 0
+ * const isRateLimit = (error: unknown) => error instanceof RateLimitError
  * ```
- * @since 0.1.0
+ * @since 0.3.0
  * @category errors
  */
-export class RateLimitError extends ApiError {
-  readonly retryAfterMillis: number | undefined
-
-  constructor(fields: ApiErrorFields & { readonly retryAfterMillis?: number | undefined }) {
-    super(fields)
-    this.retryAfterMillis = fields.retryAfterMillis
-  }
-}
+export class RateLimitError extends reasonClass("RateLimit") {}
 
 /**
- * 5xx, once the retries are spent (`SERVER`, `UPSTREAM`).
- *
+ * `RESOURCE_NOT_FOUND` (404): no such vehicle, connection, webhook...
+ * @example
+ * ```ts
+ * import { NotFoundError } from "@connected-vehicle/sdk/ClientError"
+ * const isNotFound = (error: unknown) => error instanceof NotFoundError
+ * ```
+ * @since 0.3.0
+ * @category errors
+ */
+export class NotFoundError extends reasonClass("NotFound") {}
+
+/**
+ * `SERVER` (5xx, once the retries are spent), or a token endpoint that failed.
  * @example
  * ```ts
  * import { ServerError } from "@connected-vehicle/sdk/ClientError"
- *
- * const transient = (error: unknown) => error instanceof ServerError
+ * const isServer = (error: unknown) => error instanceof ServerError
  * ```
- * @since 0.1.0
+ * @since 0.3.0
  * @category errors
  */
-export class ServerError extends ApiError {}
+export class ServerError extends reasonClass("Server") {}
 
 /**
- * No complete response within the timeout (per attempt), once the retries
- * are spent. `status` is set when the headers had arrived (a stalled body).
- *
+ * `UPSTREAM`: the vehicle maker's systems failed.
+ * @example
+ * ```ts
+ * import { UpstreamError } from "@connected-vehicle/sdk/ClientError"
+ * const isUpstream = (error: unknown) => error instanceof UpstreamError
+ * ```
+ * @since 0.3.0
+ * @category errors
+ */
+export class UpstreamError extends reasonClass("Upstream") {}
+
+/**
+ * `VALIDATION` (400): the service refused the request as malformed.
+ * @example
+ * ```ts
+ * import { ValidationError } from "@connected-vehicle/sdk/ClientError"
+ * const isValidation = (error: unknown) => error instanceof ValidationError
+ * ```
+ * @since 0.3.0
+ * @category errors
+ */
+export class ValidationError extends reasonClass("Validation") {}
+
+/**
+ * `VEHICLE_STATE`: the vehicle cannot answer now (asleep, out of range...).
+ * @example
+ * ```ts
+ * import { VehicleStateError } from "@connected-vehicle/sdk/ClientError"
+ * const isVehicleState = (error: unknown) => error instanceof VehicleStateError
+ * ```
+ * @since 0.3.0
+ * @category errors
+ */
+export class VehicleStateError extends reasonClass("VehicleState") {}
+
+/**
+ * An error type of the service that this SDK does not know yet (see `type`).
+ * @example
+ * ```ts
+ * import { UnrecognizedError } from "@connected-vehicle/sdk/ClientError"
+ * const isUnrecognized = (error: unknown) => error instanceof UnrecognizedError
+ * ```
+ * @since 0.3.0
+ * @category errors
+ */
+export class UnrecognizedError extends reasonClass("Unrecognized") {}
+
+/**
+ * No complete response within the timeout (per attempt), once the retries are spent; `timeout` in milliseconds.
  * @example
  * ```ts
  * import { TimeoutError } from "@connected-vehicle/sdk/ClientError"
- *
- * const after = (error: unknown) => error instanceof TimeoutError ? error.timeoutMillis : undefined
+ * const isTimeout = (error: unknown) => error instanceof TimeoutError
  * ```
- * @since 0.1.0
+ * @since 0.3.0
  * @category errors
  */
-export class TimeoutError extends ConnectedVehicleError {
-  readonly timeoutMillis: number | undefined
-
-  constructor(fields: ErrorFields & { readonly timeoutMillis?: number | undefined }) {
-    super(fields)
-    this.timeoutMillis = fields.timeoutMillis
-  }
-}
+export class TimeoutError extends reasonClass("Timeout") {}
 
 /**
- * The connection failed (refused, reset, dropped mid-body), once the retries
- * are spent.
- *
+ * The connection failed (refused, reset, dropped), once the retries are spent.
  * @example
  * ```ts
  * import { ConnectionError } from "@connected-vehicle/sdk/ClientError"
- *
- * const offline = (error: unknown) => error instanceof ConnectionError
+ * const isConnection = (error: unknown) => error instanceof ConnectionError
  * ```
- * @since 0.1.0
+ * @since 0.3.0
  * @category errors
  */
-export class ConnectionError extends ConnectedVehicleError {}
+export class ConnectionError extends reasonClass("Connection") {}
 
 /**
- * A successful response whose body (or headers) does not match the contract,
- * a batch without an entry for a requested path, or a decoded value the
- * Promise client could not convert to plain values (`tag`
- * `ResponseConversion`).
- *
+ * An error status whose body is not the service's error envelope.
  * @example
  * ```ts
- * import { ResponseValidationError } from "@connected-vehicle/sdk/ClientError"
- *
- * const report = (error: unknown) => error instanceof ResponseValidationError && error.requestId
+ * import { MalformedBodyError } from "@connected-vehicle/sdk/ClientError"
+ * const isMalformedBody = (error: unknown) => error instanceof MalformedBodyError
  * ```
- * @since 0.1.0
+ * @since 0.3.0
  * @category errors
  */
-export class ResponseValidationError extends ConnectedVehicleError {}
+export class MalformedBodyError extends reasonClass("MalformedBody") {}
 
 /**
- * An argument the service would refuse (or the client's own options), found
- * before anything is sent. `field` names it.
- *
+ * A status the endpoint does not declare, or a redirect (`location`): the service never redirects.
  * @example
  * ```ts
- * import { InvalidArgumentError } from "@connected-vehicle/sdk/ClientError"
- *
- * const which = (error: unknown) => error instanceof InvalidArgumentError ? error.field : undefined
+ * import { UnexpectedStatusError } from "@connected-vehicle/sdk/ClientError"
+ * const isUnexpectedStatus = (error: unknown) => error instanceof UnexpectedStatusError
  * ```
- * @since 0.1.0
+ * @since 0.3.0
  * @category errors
  */
-export class InvalidArgumentError extends ConnectedVehicleError {
-  readonly field: string | undefined
-
-  constructor(fields: ErrorFields & { readonly field?: string | undefined }) {
-    super(fields)
-    this.field = fields.field
-  }
-}
+export class UnexpectedStatusError extends reasonClass("UnexpectedStatus") {}
 
 /**
- * No token could be had: the user has not signed in (`legacy.login` or
- * `legacy.setUserToken`), the refresh token expired or was refused
- * (`invalid_grant`: `status` and `code` are the token endpoint's answer), or
- * the token store failed. A token endpoint that could not be reached, that
- * refused the client's credentials or failed is reported as
- * `ConnectionError` / `TimeoutError`, `AuthenticationError` or `ServerError`
- * instead (see the module's notes).
- *
+ * A successful response that does not match the contract, a batch without an entry for a requested path, or a value the client could not convert.
+ * @example
+ * ```ts
+ * import { InvalidResponseError } from "@connected-vehicle/sdk/ClientError"
+ * const isInvalidResponse = (error: unknown) => error instanceof InvalidResponseError
+ * ```
+ * @since 0.3.0
+ * @category errors
+ */
+export class InvalidResponseError extends reasonClass("InvalidResponse") {}
+
+/**
+ * The request could not be built (a configured root that is not a URL...): nothing was sent.
+ * @example
+ * ```ts
+ * import { InvalidRequestError } from "@connected-vehicle/sdk/ClientError"
+ * const isInvalidRequest = (error: unknown) => error instanceof InvalidRequestError
+ * ```
+ * @since 0.3.0
+ * @category errors
+ */
+export class InvalidRequestError extends reasonClass("InvalidRequest") {}
+
+/**
+ * No token could be had: not signed in, refresh token expired or refused (`invalid_grant`), token store failed.
  * @example
  * ```ts
  * import { CredentialsError } from "@connected-vehicle/sdk/ClientError"
- *
- * const signInFirst = (error: unknown) => error instanceof CredentialsError
+ * const isCredentials = (error: unknown) => error instanceof CredentialsError
  * ```
- * @since 0.1.0
+ * @since 0.3.0
  * @category errors
  */
-export class CredentialsError extends ConnectedVehicleError {}
+export class CredentialsError extends reasonClass("Credentials") {}
 
 /**
- * A migrated read (`client.v3.migration`) without `userId` looked the
- * vehicle's user up in the connections list and found no connection.
- * `vehicleId` names the vehicle.
- *
+ * An OAuth error of the authorization server (`code` is its `error`).
+ * @example
+ * ```ts
+ * import { OAuthError } from "@connected-vehicle/sdk/ClientError"
+ * const isOAuth = (error: unknown) => error instanceof OAuthError
+ * ```
+ * @since 0.3.0
+ * @category errors
+ */
+export class OAuthError extends reasonClass("OAuth") {}
+
+/**
+ * An argument (or an option of the client) refused before anything was sent; `field` names it.
+ * @example
+ * ```ts
+ * import { InvalidArgumentError } from "@connected-vehicle/sdk/ClientError"
+ * const isInvalidArgument = (error: unknown) => error instanceof InvalidArgumentError
+ * ```
+ * @since 0.3.0
+ * @category errors
+ */
+export class InvalidArgumentError extends reasonClass("InvalidArgument") {}
+
+/**
+ * A migrated read without `userId` found no connection for the vehicle; `vehicleId` names it.
  * @example
  * ```ts
  * import { NotConnectedError } from "@connected-vehicle/sdk/ClientError"
- *
- * const unconnected = (error: unknown) => error instanceof NotConnectedError ? error.vehicleId : undefined
+ * const isNotConnected = (error: unknown) => error instanceof NotConnectedError
  * ```
- * @since 0.2.0
+ * @since 0.3.0
  * @category errors
  */
-export class NotConnectedError extends ConnectedVehicleError {
-  readonly vehicleId: string | undefined
-
-  constructor(fields: ErrorFields & { readonly vehicleId?: string | undefined }) {
-    super(fields)
-    this.vehicleId = fields.vehicleId
-  }
-}
+export class NotConnectedError extends reasonClass("NotConnected") {}
 
 /**
- * The call was cancelled: its `AbortSignal` fired (the request was aborted
- * and its connection closed) or the client was closed. `cause` is the
- * signal's `reason`.
- *
+ * The call was cancelled: its `AbortSignal` fired or the client was closed (`cause` is the signal's reason).
  * @example
  * ```ts
  * import { AbortError } from "@connected-vehicle/sdk/ClientError"
- *
- * const cancelled = (error: unknown) => error instanceof AbortError
+ * const isAbort = (error: unknown) => error instanceof AbortError
  * ```
- * @since 0.1.0
+ * @since 0.3.0
  * @category errors
  */
-export class AbortError extends ConnectedVehicleError {}
+export class AbortError extends reasonClass("Abort") {}
 
-/** Every class, by name: what `fromEffectError` builds from the error table's answer. */
-const classes: { readonly [K in Kind]: new(fields: ApiErrorFields & Fields) => ConnectedVehicleError } = {
-  ConnectedVehicleError,
-  ApiError,
-  BadRequestError,
-  AuthenticationError,
-  PermissionDeniedError,
-  NotFoundError,
-  ConflictError,
-  RateLimitError,
-  ServerError,
-  TimeoutError,
-  ConnectionError,
-  ResponseValidationError,
-  InvalidArgumentError,
-  CredentialsError,
-  NotConnectedError,
-  AbortError
+/** The class of every reason but `Unknown` (the base class): the one table. */
+const classes: { readonly [R in Exclude<Reason, "Unknown">]: new(fields: ErrorFields) => ConnectedVehicleError } = {
+  Authentication: AuthenticationError,
+  PermissionDenied: PermissionDeniedError,
+  Billing: BillingError,
+  Compatibility: CompatibilityError,
+  ConnectedServicesAccount: ConnectedServicesAccountError,
+  RateLimit: RateLimitError,
+  NotFound: NotFoundError,
+  Server: ServerError,
+  Upstream: UpstreamError,
+  Validation: ValidationError,
+  VehicleState: VehicleStateError,
+  Unrecognized: UnrecognizedError,
+  Timeout: TimeoutError,
+  Connection: ConnectionError,
+  MalformedBody: MalformedBodyError,
+  UnexpectedStatus: UnexpectedStatusError,
+  InvalidResponse: InvalidResponseError,
+  InvalidRequest: InvalidRequestError,
+  Credentials: CredentialsError,
+  OAuth: OAuthError,
+  InvalidArgument: InvalidArgumentError,
+  NotConnected: NotConnectedError,
+  Abort: AbortError
 }
 
 /**
- * The client error of an Effect error of the SDK (its `_tag` decides).
+ * The client error of an error of the Effect SDK (its reason decides the class).
  *
  * @example
  * ```ts
+ * import { ConnectedVehicleError as CallError } from "@connected-vehicle/transport/ConnectedVehicleError"
  * import { fromEffectError, NotFoundError } from "@connected-vehicle/sdk/ClientError"
- * import { fromEnvelope, makeEnvelope } from "@connected-vehicle/schema/ServiceError"
+ * import { fromEnvelope } from "@connected-vehicle/schema/ServiceReason"
+ * import { makeEnvelope } from "@connected-vehicle/schema/ServiceError"
  *
- * const error = fromEffectError(fromEnvelope(makeEnvelope("RESOURCE_NOT_FOUND", "No such webhook"), { status: 404 }))
- * error instanceof NotFoundError // true
+ * const reason = fromEnvelope(makeEnvelope("RESOURCE_NOT_FOUND", "No such webhook"), { status: 404 })
+ * fromEffectError(new CallError({ reason })) instanceof NotFoundError // true
  * ```
  * @since 0.1.0
  * @category conversions
  */
 export const fromEffectError = (error: unknown): ConnectedVehicleError => {
   if (error instanceof ConnectedVehicleError) return error
-  const { fields, kind } = classify(error)
-  // an `ApiError` kind always comes with its status (see the table)
-  return new classes[kind](fields as ApiErrorFields & Fields)
+  const { fields, reason } = classify(error)
+  return reason === "Unknown" ? new ConnectedVehicleError(fields) : new classes[reason](fields)
 }
 
 /**
@@ -458,7 +490,7 @@ export const fromCause = (cause: Cause.Cause<unknown>, reason?: unknown): Connec
   const failure = Cause.findErrorOption(cause)
   if (Option.isSome(failure)) return fromEffectError(failure.value)
   if (Cause.hasInterruptsOnly(cause)) {
-    return new AbortError({ message: "The call was aborted", tag: "Interrupt", ...(reason === undefined ? {} : { cause: reason }) })
+    return new AbortError({ message: "The call was aborted", ...(reason === undefined ? {} : { cause: reason }) })
   }
   return fromEffectError(Cause.squash(cause))
 }

@@ -222,13 +222,13 @@ describe("Client", () => {
     assert.isDefined(unsupported, "and one without")
     assert.isArray((await client.legacy.serviceHistory(supported!)).value)
     {
-      await expectError(client.legacy.serviceHistory(unsupported!), Client.ConflictError, Client.ApiError)
+      await expectError(client.legacy.serviceHistory(unsupported!), Client.CompatibilityError)
       const mixed = await client.legacy.batch(unsupported!, ["/vin", "/service/history"])
       assert.isTrue(mixed["/vin"].ok)
       const entry = mixed["/service/history"]
       assert.isFalse(entry.ok)
       if (!entry.ok) {
-        assert.instanceOf(entry.error, Client.ConflictError)
+        assert.instanceOf(entry.error, Client.CompatibilityError)
         assert.strictEqual(entry.error.type, "COMPATIBILITY")
         errorsSeen.push(entry.error)
       }
@@ -306,55 +306,60 @@ describe("Client", () => {
     await client[Symbol.asyncDispose]()
   }, 60_000)
 
-  it("each failure is its own class, with status, type, code and requestId", async () => {
+  it("each failure is the class of its reason, with reason, status, type, code, requestId and isRetryable", async () => {
     await using client = makeClient()
     const once = { maxRetries: 0 }
 
     await inject("/v3/webhooks", [{ _tag: "Status", status: 400 }])
-    const badRequest = await expectError(client.v3.webhooks.list({}, once), Client.BadRequestError, Client.ApiError)
+    const badRequest = await expectError(client.v3.webhooks.list({}, once), Client.ValidationError)
     assert.strictEqual(badRequest.status, 400)
     assert.strictEqual(badRequest.type, "VALIDATION")
+    assert.strictEqual(badRequest.reason, "Validation")
+    assert.isFalse(badRequest.isRetryable)
 
     // a 401 refreshes the token and replays once: the second 401 is the caller's
     await inject("/v3/webhooks", [{ _tag: "Status", status: 401 }, { _tag: "Status", status: 401 }])
-    const unauthorized = await expectError(client.v3.webhooks.list({}, once), Client.AuthenticationError, Client.ApiError)
+    const unauthorized = await expectError(client.v3.webhooks.list({}, once), Client.AuthenticationError)
     assert.strictEqual(unauthorized.status, 401)
     assert.strictEqual(unauthorized.type, "AUTHENTICATION")
     assert.strictEqual(unauthorized.code, "UNAUTHORIZED")
 
     await inject("/v3/webhooks", [{ _tag: "Status", status: 403 }])
-    const forbidden = await expectError(client.v3.webhooks.list({}, once), Client.PermissionDeniedError, Client.AuthenticationError)
+    const forbidden = await expectError(client.v3.webhooks.list({}, once), Client.PermissionDeniedError)
     assert.strictEqual(forbidden.status, 403)
 
-    const missing = await expectError(client.v3.webhooks.get("00000000-0000-4000-8000-000000000000"), Client.NotFoundError, Client.ApiError)
+    const missing = await expectError(client.v3.webhooks.get("00000000-0000-4000-8000-000000000000"), Client.NotFoundError)
     assert.strictEqual(missing.status, 404)
     assert.strictEqual(missing.type, "RESOURCE_NOT_FOUND")
     assert.strictEqual(missing.code, "NOT_FOUND")
     assert.isString(missing.requestId)
-    assert.strictEqual(missing.tag, "ResourceNotFoundError")
-    assert.strictEqual((missing.cause as { readonly _tag: string })._tag, "ResourceNotFoundError")
+    assert.strictEqual(missing.reason, "NotFound")
+    const cause = missing.cause as { readonly _tag: string; readonly reason: { readonly _tag: string } }
+    assert.deepStrictEqual([cause._tag, cause.reason._tag], ["ConnectedVehicleError", "NotFound"])
 
     await inject("/v3/webhooks", [{ _tag: "Status", status: 409 }])
-    await expectError(client.v3.webhooks.list({}, once), Client.ConflictError, Client.ApiError)
+    assert.strictEqual((await expectError(client.v3.webhooks.list({}, once), Client.VehicleStateError)).status, 409)
 
     await inject("/v3/webhooks", [{ _tag: "Status", status: 429, retryAfter: "3" }])
-    const limited = await expectError(client.v3.webhooks.list(), Client.RateLimitError, Client.ApiError)
+    const limited = await expectError(client.v3.webhooks.list(), Client.RateLimitError)
     assert.strictEqual(limited.status, 429)
-    assert.strictEqual(limited.retryAfterMillis, 3_000)
+    assert.strictEqual(limited.retryAfter, 3_000)
+    assert.isTrue(limited.isRetryable)
     assert.strictEqual(limited.type, "RATE_LIMIT")
 
     await inject("/v3/webhooks", [{ _tag: "Status", status: 500 }])
-    const server = await expectError(client.v3.webhooks.list({}, once), Client.ServerError, Client.ApiError)
+    const server = await expectError(client.v3.webhooks.list({}, once), Client.ServerError)
     assert.strictEqual(server.status, 500)
+    assert.isTrue(server.isRetryable)
     assert.isString(server.requestId)
 
     await inject("/v3/webhooks", [{ _tag: "StallBody" }])
     const timeout = await expectError(client.v3.webhooks.list({}, { timeout: 300, maxRetries: 0 }), Client.TimeoutError)
-    assert.strictEqual(timeout.timeoutMillis, 300)
+    assert.strictEqual(timeout.timeout, 300)
     assert.strictEqual(timeout.status, 200)
 
     await inject("/v3/webhooks", [{ _tag: "MalformedJson" }])
-    await expectError(client.v3.webhooks.list({}, once), Client.ResponseValidationError)
+    await expectError(client.v3.webhooks.list({}, once), Client.InvalidResponseError)
 
     const pageSize = await expectError(client.v3.connections.list({ pageSize: 0 }), Client.InvalidArgumentError)
     assert.strictEqual(pageSize.field, "pageSize")
@@ -388,7 +393,7 @@ describe("Client", () => {
     // nobody signed in
     await expectError(client.legacy.odometer("v-1"), Client.CredentialsError)
     // the code exchange refused
-    await expectError(client.legacy.login({ code: "not-a-code" }), Client.BadRequestError)
+    assert.strictEqual((await expectError(client.legacy.login({ code: "not-a-code" }), Client.OAuthError)).status, 400)
   }, 60_000)
 
   it("connection refused is a ConnectionError; a wrong client secret an AuthenticationError", async () => {
@@ -402,10 +407,10 @@ describe("Client", () => {
       await using refused = makeClient({ origin: `http://127.0.0.1:${closedPort}` })
       const error = await expectError(refused.v3.compatibility.list({}, { maxRetries: 0 }), Client.ConnectionError)
       assert.isUndefined(error.status)
-      assert.strictEqual(error.tag, "TransportFailure")
+      assert.strictEqual(error.reason, "Connection")
     }
     await using wrong = makeClient({ clientSecret: Redacted.make(`${clientSecret}-wrong`) })
-    const denied = await expectError(wrong.v3.webhooks.list(), Client.AuthenticationError, Client.ApiError)
+    const denied = await expectError(wrong.v3.webhooks.list(), Client.AuthenticationError)
     assert.strictEqual(denied.status, 401)
   }, 60_000)
 
@@ -416,11 +421,14 @@ describe("Client", () => {
         server.close(() => resolve(port))
       })
     })
+    type Failed = { readonly _tag: string; readonly reason: { readonly _tag: string; readonly description?: string; readonly cause?: Failed } }
     const credentialsCause = (error: Client.ConnectedVehicleError) => {
-      const cause = error.cause as { readonly _tag?: string; readonly reason?: string }
-      assert.strictEqual(cause._tag, "CredentialsError")
+      const cause = error.cause as Failed
+      assert.strictEqual(cause._tag, "ConnectedVehicleError")
+      assert.strictEqual(cause.reason._tag, "Credentials")
       assert.match(error.message, /^The token request failed: /)
-      return cause
+      // the token request's own failure
+      return { description: cause.reason.description, request: cause.reason.cause!.reason._tag }
     }
     {
       // the first call fetches the application token: the token endpoint is the one refused
@@ -428,21 +436,23 @@ describe("Client", () => {
       const error = await expectError(refused.v3.connections.list({}, { maxRetries: 0 }), Client.ConnectionError)
       assert.isFalse(error instanceof Client.CredentialsError, "not a CredentialsError")
       assert.isUndefined(error.status)
-      assert.strictEqual(error.tag, "TransportFailure")
-      assert.match(credentialsCause(error).reason ?? "", /^TransportFailure: POST http:\/\/127\.0\.0\.1:\d+\/oauth\/token failed/)
+      assert.strictEqual(error.reason, "Connection")
+      const { description, request } = credentialsCause(error)
+      assert.strictEqual(request, "Connection")
+      assert.match(description ?? "", /^Connection: POST http:\/\/127\.0\.0\.1:\d+\/oauth\/token failed/)
     }
     {
       await inject("/oauth/token", [{ _tag: "Delay", millis: 10_000 }])
       await using stalled = makeClient({ timeout: 300 })
       const error = await expectError(stalled.v3.connections.list({}, { maxRetries: 0 }), Client.TimeoutError)
-      assert.strictEqual(error.tag, "RequestTimeout")
-      assert.strictEqual(error.timeoutMillis, 300)
-      credentialsCause(error)
+      assert.strictEqual(error.reason, "Timeout")
+      assert.strictEqual(error.timeout, 300)
+      assert.strictEqual(credentialsCause(error).request, "Timeout")
     }
     for (const status of [500, 503]) {
       await inject("/oauth/token", [{ _tag: "Status", status }])
       await using failing = makeClient()
-      const error = await expectError(failing.v3.webhooks.list({}, { maxRetries: 0 }), Client.ServerError, Client.ApiError)
+      const error = await expectError(failing.v3.webhooks.list({}, { maxRetries: 0 }), Client.ServerError)
       assert.strictEqual(error.status, status)
       credentialsCause(error)
       // the token endpoint is answering again: the next call gets a token and its answer
@@ -450,12 +460,12 @@ describe("Client", () => {
     }
     {
       await using wrong = makeClient({ clientSecret: `${clientSecret}-wrong` })
-      const error = await expectError(wrong.v3.connections.list({}, { maxRetries: 0 }), Client.AuthenticationError, Client.ApiError)
+      const error = await expectError(wrong.v3.connections.list({}, { maxRetries: 0 }), Client.AuthenticationError)
       assert.strictEqual(error.status, 401)
       assert.strictEqual(error.code, "invalid_client")
       assert.strictEqual(error.type, "OAUTH")
-      assert.strictEqual(error.tag, "OAuthError")
-      credentialsCause(error)
+      assert.strictEqual(error.reason, "Authentication")
+      assert.strictEqual(credentialsCause(error).request, "OAuth")
     }
     {
       // a refresh token the endpoint refuses (invalid_grant): the user must sign in again
@@ -652,10 +662,10 @@ describe("Client", () => {
             }
             same++
           } else {
-            const error = await expectError(migratedRead(vehicleId), Client.ApiError)
-            assert.include(["AuthenticationError", "VehicleStateError"], error.tag, what)
+            const error = await expectError(migratedRead(vehicleId), Client.ConnectedVehicleError)
+            assert.include(["Authentication", "VehicleState"], error.reason, what)
             if (status === "UNAVAILABLE") {
-              assert.instanceOf(error, Client.ConflictError, what)
+              assert.instanceOf(error, Client.VehicleStateError, what)
               assert.strictEqual(error.code, "SIGNAL_UNAVAILABLE")
             }
             failed++
@@ -673,7 +683,7 @@ describe("Client", () => {
     const unconnected = sim.data.vehicleIds.find((id) => sim.data.connectionOf(id) === undefined)!
     const notConnected = await expectError(client.v3.migration.odometer({ vehicleId: unconnected }), Client.NotConnectedError)
     assert.strictEqual(notConnected.vehicleId, unconnected)
-    assert.strictEqual(notConnected.tag, "NotConnected")
+    assert.strictEqual(notConnected.reason, "NotConnected")
     await expectError(client.v3.migration.userIdOf(unconnected), Client.NotConnectedError)
     assert.strictEqual((await expectError(client.v3.migration.odometer({ vehicleId: "" }), Client.InvalidArgumentError)).field, "vehicleId")
     assert.strictEqual(
@@ -685,6 +695,7 @@ describe("Client", () => {
     await inject(path, [{ _tag: "Status", status: 500 }])
     const server = await expectError(client.v3.migration.odometer({ vehicleId: vehicles[0]!, userId }, { maxRetries: 0 }), Client.ServerError)
     assert.strictEqual(server.status, 500)
+    assert.isTrue(server.isRetryable)
   }, 120_000)
 
 
@@ -709,10 +720,10 @@ describe("Client", () => {
     for (const status of [401, 401, 403, 429, 500]) {
       await inject(path, [{ _tag: "Status", status }])
     }
-    await expectError(client.legacy.odometer(vehicleId, { maxRetries: 0 }), Client.ApiError)
-    await expectError(client.legacy.odometer(vehicleId, { maxRetries: 0 }), Client.ApiError)
-    await expectError(client.legacy.odometer(vehicleId, { maxRetries: 0 }), Client.ApiError)
-    await expectError(client.legacy.odometer(vehicleId, { maxRetries: 0 }), Client.ApiError)
+    await expectError(client.legacy.odometer(vehicleId, { maxRetries: 0 }), Client.AuthenticationError)
+    await expectError(client.legacy.odometer(vehicleId, { maxRetries: 0 }), Client.PermissionDeniedError)
+    await expectError(client.legacy.odometer(vehicleId, { maxRetries: 0 }), Client.RateLimitError)
+    await expectError(client.legacy.odometer(vehicleId, { maxRetries: 0 }), Client.ServerError)
     await inject(path, [{ _tag: "Drop" }])
     await expectError(client.legacy.odometer(vehicleId, { maxRetries: 0 }), Client.ConnectionError)
     await inject("/oauth/token", [{ _tag: "Status", status: 500 }])

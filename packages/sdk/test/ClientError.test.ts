@@ -1,60 +1,91 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Cause } from "effect"
+import { Cause, Duration } from "effect"
+import { InvalidArgument } from "@connected-vehicle/schema/InvalidArgument"
+import { makeEnvelope } from "@connected-vehicle/schema/ServiceError"
+import { fromEnvelope } from "@connected-vehicle/schema/ServiceReason"
+import * as CallError from "@connected-vehicle/transport/ConnectedVehicleError"
 import * as ClientError from "../src/ClientError.ts"
 
-const envelope = (status: number, extra: Record<string, unknown> = {}) => ({
-  _tag: "SomeServiceError",
-  message: `${status} failed`,
-  status,
-  type: "SERVER",
-  code: "X",
-  requestId: "req_1",
-  ...extra
-})
+const failed = (reason: CallError.Reason) => new CallError.ConnectedVehicleError({ reason })
+
+const answered = (type: Parameters<typeof makeEnvelope>[0], status: number) =>
+  failed(fromEnvelope(makeEnvelope(type, "d", { status, requestId: "req_1" }), { status, retryAfter: Duration.millis(250) }))
 
 describe("ClientError", () => {
-  it("an envelope's status picks the class; its fields are kept", () => {
-    const cases: ReadonlyArray<readonly [number, ReadonlyArray<new(...args: any) => unknown>]> = [
-      [400, [ClientError.BadRequestError]],
-      [401, [ClientError.AuthenticationError]],
-      [403, [ClientError.PermissionDeniedError, ClientError.AuthenticationError]],
-      [404, [ClientError.NotFoundError]],
-      [409, [ClientError.ConflictError]],
-      [429, [ClientError.RateLimitError]],
-      [503, [ClientError.ServerError]],
-      [418, [ClientError.ApiError]]
-    ]
-    for (const [status, classes] of cases) {
-      const error = ClientError.fromEffectError(envelope(status, { retryAfterMillis: 250, detail: "d" }))
-      for (const c of [...classes, ClientError.ApiError, ClientError.ConnectedVehicleError]) assert.instanceOf(error, c, `${status}`)
+  it("a reason picks its class (<reason>Error); status, request id, isRetryable, retryAfter and the envelope are kept", () => {
+    const cases = [
+      ["VALIDATION", 400, ClientError.ValidationError, false],
+      ["AUTHENTICATION", 401, ClientError.AuthenticationError, false],
+      ["AUTHENTICATION", 403, ClientError.PermissionDeniedError, false],
+      ["RESOURCE_NOT_FOUND", 404, ClientError.NotFoundError, false],
+      ["VEHICLE_STATE", 409, ClientError.VehicleStateError, false],
+      ["COMPATIBILITY", 409, ClientError.CompatibilityError, false],
+      ["RATE_LIMIT", 429, ClientError.RateLimitError, true],
+      ["SERVER", 503, ClientError.ServerError, true],
+      ["UPSTREAM", 502, ClientError.UpstreamError, true],
+      ["BILLING", 402, ClientError.BillingError, false]
+    ] as const
+    for (const [type, status, expected, retryable] of cases) {
+      const error = ClientError.fromEffectError(answered(type, status))
+      assert.isTrue(error instanceof expected, `${status}`)
+      assert.instanceOf(error, ClientError.ConnectedVehicleError)
+      assert.instanceOf(error, Error)
+      assert.strictEqual(error.name, expected.name)
+      assert.strictEqual(error.reason, expected.name.replace(/Error$/, ""))
       assert.strictEqual(error.status, status)
       assert.strictEqual(error.requestId, "req_1")
-      assert.strictEqual(error.tag, "SomeServiceError")
-      assert.strictEqual((error as ClientError.ApiError).detail, "d")
+      assert.strictEqual(error.type, type)
+      assert.strictEqual(error.detail, "d")
+      assert.strictEqual(error.isRetryable, retryable, `${status}`)
+      assert.strictEqual((error.cause as CallError.ConnectedVehicleError)._tag, "ConnectedVehicleError")
     }
-    const limited = ClientError.fromEffectError(envelope(429, { retryAfterMillis: 250 }))
-    assert.strictEqual((limited as ClientError.RateLimitError).retryAfterMillis, 250)
+    assert.strictEqual(ClientError.fromEffectError(answered("RATE_LIMIT", 429)).retryAfter, 250)
+    assert.isUndefined(ClientError.fromEffectError(answered("SERVER", 503)).retryAfter)
   })
 
-  it("each tag of the SDK's errors has its class", () => {
-    const of = (error: Record<string, unknown>) => ClientError.fromEffectError({ message: "m", ...error })
-    assert.instanceOf(of({ _tag: "RequestTimeout", timeoutMillis: 5 }), ClientError.TimeoutError)
-    assert.strictEqual((of({ _tag: "RequestTimeout", timeoutMillis: 5 }) as ClientError.TimeoutError).timeoutMillis, 5)
-    assert.instanceOf(of({ _tag: "TransportFailure" }), ClientError.ConnectionError)
-    assert.instanceOf(of({ _tag: "ResponseDecodeError" }), ClientError.ResponseValidationError)
-    assert.strictEqual((of({ _tag: "InvalidArgument", field: "vehicleId" }) as ClientError.InvalidArgumentError).field, "vehicleId")
-    assert.instanceOf(of({ _tag: "MissingRedirectUri" }), ClientError.CredentialsError)
-    assert.strictEqual((of({ _tag: "NotConnected", vehicleId: "veh_1" }) as ClientError.NotConnectedError).vehicleId, "veh_1")
-    assert.instanceOf(of({ _tag: "OAuthError", error: "invalid_client", status: 401 }), ClientError.AuthenticationError)
-    const refused = of({ _tag: "CredentialsError", cause: { _tag: "TransportFailure", message: "refused" } })
+  it("each reason of a failed call, and each other error of the SDK, has its class", () => {
+    const of = ClientError.fromEffectError
+    const timeout = of(failed(new CallError.Timeout({ method: "GET", url: "u", timeout: Duration.millis(5) })))
+    assert.instanceOf(timeout, ClientError.TimeoutError)
+    assert.strictEqual(timeout.timeout, 5)
+    assert.isTrue(timeout.isRetryable)
+    assert.instanceOf(of(failed(new CallError.Connection({ method: "GET", url: "u", description: "reset" }))), ClientError.ConnectionError)
+    assert.instanceOf(of(failed(new CallError.InvalidResponse({ method: "GET", url: "u", status: 200, description: "x" }))), ClientError.InvalidResponseError)
+    const redirect = of(failed(new CallError.UnexpectedStatus({ method: "GET", url: "u", status: 302, location: "https://elsewhere" })))
+    assert.instanceOf(redirect, ClientError.UnexpectedStatusError)
+    assert.strictEqual(redirect.location, "https://elsewhere")
+    assert.instanceOf(of(failed(new CallError.InvalidRequest({ method: "GET", path: "/x", description: "bad root" }))), ClientError.InvalidRequestError)
+    assert.strictEqual(of(new InvalidArgument({ field: "vehicleId", message: "m" })).field, "vehicleId")
+    assert.instanceOf(of({ _tag: "MissingRedirectUri", message: "m" }), ClientError.CredentialsError)
+    assert.instanceOf(of({ _tag: "MissingBatchEntry", message: "m" }), ClientError.InvalidResponseError)
+    assert.strictEqual(of({ _tag: "NotConnected", message: "m", vehicleId: "veh_1" }).vehicleId, "veh_1")
+    const oauth = of(failed(new CallError.OAuth({ method: "POST", url: "u", status: 400, error: "invalid_grant" })))
+    assert.instanceOf(oauth, ClientError.OAuthError)
+    assert.strictEqual(oauth.code, "invalid_grant")
+  })
+
+  it("a failed token request is what happened to it, with the Credentials error as cause", () => {
+    const noCredential = (cause: CallError.ConnectedVehicleError) =>
+      failed(new CallError.Credentials({ description: "token request failed", ...(cause.status === undefined ? {} : { status: cause.status }), cause }))
+    const refused = ClientError.fromEffectError(noCredential(failed(new CallError.Connection({ method: "POST", url: "u", description: "refused" }))))
     assert.instanceOf(refused, ClientError.ConnectionError)
-    assert.strictEqual(refused.message, "The token request failed: refused")
+    assert.strictEqual(refused.message, "The token request failed: POST u failed: refused")
+    assert.strictEqual((refused.cause as CallError.ConnectedVehicleError).reason._tag, "Credentials")
+    const wrongSecret = noCredential(failed(new CallError.OAuth({ method: "POST", url: "u", status: 401, error: "invalid_client" })))
+    assert.instanceOf(ClientError.fromEffectError(wrongSecret), ClientError.AuthenticationError)
+    const failing = noCredential(failed(new CallError.MalformedBody({ method: "POST", url: "u", status: 500, description: "not JSON" })))
+    assert.instanceOf(ClientError.fromEffectError(failing), ClientError.ServerError)
+    const grant = noCredential(failed(new CallError.OAuth({ method: "POST", url: "u", status: 400, error: "invalid_grant" })))
+    const refusedGrant = ClientError.fromEffectError(grant)
+    assert.instanceOf(refusedGrant, ClientError.CredentialsError)
+    assert.deepStrictEqual([refusedGrant.status, refusedGrant.code], [400, "invalid_grant"])
   })
 
   it("a tag that is a key of Object.prototype, or no tag, is the base class, never a crash", () => {
     for (const tag of ["constructor", "toString", "__proto__", "hasOwnProperty"]) {
       const error = ClientError.fromEffectError({ _tag: tag, message: "m" })
       assert.strictEqual(error.constructor, ClientError.ConnectedVehicleError, tag)
+      assert.strictEqual(error.reason, "Unknown")
     }
     const unexpected = ClientError.fromEffectError(new RangeError("boom"))
     assert.strictEqual(unexpected.message, "Unexpected failure")

@@ -11,6 +11,7 @@ import * as ConnectedVehicle from "@connected-vehicle/sdk/ConnectedVehicle"
 import * as RequestLog from "@connected-vehicle/testing/RequestLog"
 import * as Simulated from "@connected-vehicle/testing/Simulated"
 import * as SignIn from "@connected-vehicle/testing/SignIn"
+import { reasonOf } from "@connected-vehicle/transport/ConnectedVehicleError"
 
 /** v3 with the application token and legacy with the user's, through one layer. */
 const tour = Effect.gen(function*() {
@@ -56,7 +57,7 @@ describe("ConnectedVehicle", () => {
   it.live("layerSimulator in memory, without signing in: legacy reads fail with the session's typed error", () =>
     Effect.gen(function*() {
       const error = yield* Effect.flip((yield* Vehicles).list())
-      assert.strictEqual(error._tag, "CredentialsError")
+      assert.strictEqual(reasonOf(error)._tag, "Credentials")
       const compat = yield* (yield* Compatibility).list({ powertrainType: "EV" })
       assert.isTrue(compat.data.length > 0)
     }).pipe(Effect.provide(Simulated.layer({ signIn: false }))))

@@ -94,7 +94,7 @@ describe("what the SDK logs", () => {
       assert.deepStrictEqual(attempts.map((line) => line.annotations["attempt"]), [1, 2])
       assert.deepStrictEqual(attempts.map((line) => line.annotations["status"]), [500, 200])
       assert.deepStrictEqual(attempts.map((line) => line.annotations["method"]), ["GET", "GET"])
-      assert.deepStrictEqual(attempts.map((line) => line.annotations["error"]), ["ServerError", undefined])
+      assert.deepStrictEqual(attempts.map((line) => line.annotations["error"]), ["Server", undefined])
       for (const line of attempts) {
         assert.strictEqual(line.annotations["url"], `${sim.url}${WEBHOOKS}?page=1&pageSize=5`)
         const duration = line.annotations["durationMillis"]
@@ -107,7 +107,7 @@ describe("what the SDK logs", () => {
 
       const retrying = lines.filter((line) => line.message === "retrying")
       assert.strictEqual(retrying.length, 1)
-      assert.strictEqual(retrying[0]!.annotations["error"], "ServerError")
+      assert.strictEqual(retrying[0]!.annotations["error"], "Server")
       assert.strictEqual(retrying[0]!.annotations["attempt"], 1)
       assert.strictEqual(retrying[0]!.annotations["url"], `${sim.url}${WEBHOOKS}?page=1&pageSize=5`)
 
@@ -175,7 +175,7 @@ describe("what the SDK logs", () => {
       const [first, replay, second] = lines
       assert.deepStrictEqual(
         { ...first!.annotations, durationMillis: 0 },
-        { method: "GET", url: "http://mock.test/v2.0/vehicles/v1/odometer", attempt: 1, status: 401, durationMillis: 0, requestId: "sc-1", error: "AuthenticationError" }
+        { method: "GET", url: "http://mock.test/v2.0/vehicles/v1/odometer", attempt: 1, status: 401, durationMillis: 0, requestId: "sc-1", error: "Authentication" }
       )
       assert.deepStrictEqual(replay!.annotations, { method: "GET", url: "http://mock.test/v2.0/vehicles/v1/odometer" })
       assert.strictEqual(second!.annotations["attempt"], 2)

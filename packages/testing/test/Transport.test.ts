@@ -1,10 +1,10 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Fiber, Layer, Redacted, Stream } from "effect"
+import { Duration, Effect, Fiber, Layer, Redacted, Stream } from "effect"
 import { HttpClient, HttpClientRequest } from "effect/http"
 import { TestClock } from "effect/testing"
 import { LegacyApi, ManagementApi, VehicleApi } from "@connected-vehicle/schema/Api"
 import { makeEnvelope } from "@connected-vehicle/schema/ServiceError"
-import type { RateLimitError } from "@connected-vehicle/schema/ServiceError"
+import type { RateLimit } from "@connected-vehicle/schema/ServiceReason"
 import * as Credentials from "@connected-vehicle/transport/Credentials"
 import * as Pagination from "@connected-vehicle/transport/Pagination"
 import * as Transport from "@connected-vehicle/transport/Transport"
@@ -12,7 +12,8 @@ import type { MockResponse, RecordedRequest } from "@connected-vehicle/testing/R
 import { layer as layerRecording, RecordingHttpClient } from "@connected-vehicle/testing/RecordingHttpClient"
 import { layerTest } from "@connected-vehicle/testing/TransportTest"
 import * as TransportConfig from "@connected-vehicle/transport/TransportConfig"
-import type { MalformedErrorBody, RequestTimeout } from "@connected-vehicle/transport/TransportError"
+import type { MalformedBody, Timeout } from "@connected-vehicle/transport/ConnectedVehicleError"
+import { reasonOf } from "@connected-vehicle/transport/ConnectedVehicleError"
 
 import pkg from "@connected-vehicle/transport/package.json" with { type: "json" }
 
@@ -56,6 +57,9 @@ const counting = Layer.effect(
 
 
 
+/** The failure of `self`, its reason when it is a `ConnectedVehicleError`. */
+const flipReason = <A, E, R>(self: Effect.Effect<A, E, R>) => Effect.map(Effect.flip(self), (e) => reasonOf(e))
+
 describe("Transport (recording mock)", () => {
   it.effect("sends accept, user agent, bearer and sc-user-id; encodes path parameters", () =>
     Effect.gen(function*() {
@@ -75,7 +79,7 @@ describe("Transport (recording mock)", () => {
       assert.strictEqual(Redacted.value(first!.authorization!), "Bearer access-token-123")
 
       const signals = yield* Transport.client(VehicleApi, "signals")
-      const error = yield* Effect.flip(signals.get({ params: { vehicleId: "v", signalCode: "c" }, headers: { "sc-user-id": "user/1" } }))
+      const error = yield* flipReason(signals.get({ params: { vehicleId: "v", signalCode: "c" }, headers: { "sc-user-id": "user/1" } }))
       assert.strictEqual(error._tag, "UnexpectedStatus")
       const third = (yield* requests)[2]!
       assert.strictEqual(third.headers["sc-user-id"], "user/1")
@@ -88,8 +92,8 @@ describe("Transport (recording mock)", () => {
       const ids = []
       for (const _ of [1, 2, 3]) ids.push((yield* legacy.odometer({ params: { id: "v1" } })).requestId)
       assert.deepStrictEqual(ids, ["sc-1", "x-2", undefined])
-      const error = yield* Effect.flip(legacy.odometer({ params: { id: "v1" } }, { retry: { maxAttempts: 1 } }))
-      assert.strictEqual((error as MalformedErrorBody).requestId, "sc-4")
+      const error = yield* flipReason(legacy.odometer({ params: { id: "v1" } }, { retry: { maxAttempts: 1 } }))
+      assert.strictEqual((error as MalformedBody).requestId, "sc-4")
     }).pipe(Effect.provide(mock((_, i) =>
       i === 0
         ? { ...odometer, headers: { "x-request-id": "x-1", "sc-request-id": "sc-1" } }
@@ -103,8 +107,8 @@ describe("Transport (recording mock)", () => {
   it.effect("a configured request-id header is the only one read", () =>
     Effect.gen(function*() {
       const legacy = yield* Transport.client(LegacyApi, "legacy")
-      const error = yield* Effect.flip(legacy.odometer({ params: { id: "v1" } }, { retry: { maxAttempts: 1 } }))
-      assert.strictEqual((error as MalformedErrorBody).requestId, "c-5")
+      const error = yield* flipReason(legacy.odometer({ params: { id: "v1" } }, { retry: { maxAttempts: 1 } }))
+      assert.strictEqual((error as MalformedBody).requestId, "c-5")
     }).pipe(Effect.provide(mock(
       () => ({ status: 502, headers: { "sc-request-id": "sc-5", "x-correlation-id": "c-5" }, text: "bad gateway" }),
       { requestIdHeader: "X-Correlation-Id" }
@@ -124,13 +128,13 @@ describe("Transport (recording mock)", () => {
         ["\u0000", "Expected a string without control characters"]
       ]
       for (const [id, expected] of cases) {
-        const error = yield* Effect.flip(legacy.odometer({ params: { id } }))
+        const error = yield* flipReason(legacy.odometer({ params: { id } }))
         assert.strictEqual(error._tag, "InvalidArgument")
         const { field, message } = error as unknown as { readonly field: string; readonly message: string }
         assert.strictEqual(field, "id")
         assert.strictEqual(message, `id: ${expected}, got ${JSON.stringify(id)}`)
       }
-      const second = yield* Effect.flip(signals.get({ params: { vehicleId: "v", signalCode: ".." }, headers: { "sc-user-id": "u" } }))
+      const second = yield* flipReason(signals.get({ params: { vehicleId: "v", signalCode: ".." }, headers: { "sc-user-id": "u" } }))
       assert.strictEqual(second._tag, "InvalidArgument")
       assert.strictEqual((second as unknown as { readonly field: string }).field, "signalCode")
       assert.strictEqual((yield* requests).length, 0)
@@ -142,13 +146,13 @@ describe("Transport (recording mock)", () => {
       yield* legacy.odometer({ params: { id: "v1" }, headers: { "sc-unit-system": "imperial" } })
       // an unknown unit system, a non-string id, a missing header: the contract's schema decides
       const invalid = [
-        yield* Effect.flip(legacy.odometer({ params: { id: "v1" }, headers: { "sc-unit-system": "kelvin" as "metric" } })),
-        yield* Effect.flip(legacy.odometer({ params: { id: 7 as unknown as string } })),
-        yield* Effect.flip(legacy.vehicles({ query: { limit: 0 } }))
+        yield* flipReason(legacy.odometer({ params: { id: "v1" }, headers: { "sc-unit-system": "kelvin" as "metric" } })),
+        yield* flipReason(legacy.odometer({ params: { id: 7 as unknown as string } })),
+        yield* flipReason(legacy.vehicles({ query: { limit: 0 } }))
       ]
       const signals = yield* Transport.client(VehicleApi, "signals")
       invalid.push(
-        yield* Effect.flip(signals.get({ params: { vehicleId: "v", signalCode: "c" }, headers: {} as { "sc-user-id": string } }))
+        yield* flipReason(signals.get({ params: { vehicleId: "v", signalCode: "c" }, headers: {} as { "sc-user-id": string } }))
       )
       // the same tag as every argument refused before sending, naming the field
       assert.deepStrictEqual(invalid.map((error) => error._tag), Array(4).fill("InvalidArgument"))
@@ -183,11 +187,11 @@ describe("Transport (recording mock)", () => {
   it.effect("gives up after maxAttempts with the typed ServerError", () =>
     Effect.gen(function*() {
       const legacy = yield* Transport.client(LegacyApi, "legacy")
-      const fiber = yield* Effect.forkChild(Effect.flip(legacy.odometer({ params: { id: "v1" } })))
+      const fiber = yield* Effect.forkChild(flipReason(legacy.odometer({ params: { id: "v1" } })))
       yield* TestClock.adjust("1 minute")
       const error = yield* Fiber.join(fiber)
-      assert.strictEqual(error._tag, "ServerError")
-      if (error._tag === "ServerError") {
+      assert.strictEqual(error._tag, "Server")
+      if (error._tag === "Server") {
         assert.strictEqual(error.status, 500)
         assert.strictEqual(error.requestId, "req-500")
         assert.strictEqual(error.method, "GET")
@@ -197,14 +201,14 @@ describe("Transport (recording mock)", () => {
     }).pipe(Effect.provide(mock(() => envelope(500, "SERVER")))))
 
   for (const [status, type, tag] of [
-    [400, "VALIDATION", "ValidationError"],
-    [403, "AUTHENTICATION", "AuthenticationError"],
-    [404, "RESOURCE_NOT_FOUND", "ResourceNotFoundError"]
+    [400, "VALIDATION", "Validation"],
+    [403, "AUTHENTICATION", "PermissionDenied"],
+    [404, "RESOURCE_NOT_FOUND", "NotFound"]
   ] as const) {
     it.effect(`never retries ${status}`, () =>
       Effect.gen(function*() {
         const legacy = yield* Transport.client(LegacyApi, "legacy")
-        const error = yield* Effect.flip(legacy.odometer({ params: { id: "v1" } }))
+        const error = yield* flipReason(legacy.odometer({ params: { id: "v1" } }))
         assert.strictEqual(error._tag, tag)
         assert.strictEqual((yield* requests).length, 1)
       }).pipe(Effect.provide(mock(() => envelope(status, type)))))
@@ -213,12 +217,12 @@ describe("Transport (recording mock)", () => {
   it.effect("429 carries Retry-After in seconds or as an HTTP date, and waits only when asked", () =>
     Effect.gen(function*() {
       const legacy = yield* Transport.client(LegacyApi, "legacy")
-      const first = yield* Effect.flip(legacy.odometer({ params: { id: "seconds" } }))
-      assert.strictEqual(first._tag, "RateLimitError")
-      if (first._tag === "RateLimitError") assert.strictEqual(first.retryAfterMillis, 7000)
-      const second = yield* Effect.flip(legacy.odometer({ params: { id: "date" } }))
-      assert.strictEqual(second._tag, "RateLimitError")
-      assert.strictEqual((second as RateLimitError).retryAfterMillis, 120_000)
+      const first = yield* flipReason(legacy.odometer({ params: { id: "seconds" } }))
+      assert.strictEqual(first._tag, "RateLimit")
+      if (first._tag === "RateLimit") assert.strictEqual(Duration.toMillis(first.retryAfter!), 7000)
+      const second = yield* flipReason(legacy.odometer({ params: { id: "date" } }))
+      assert.strictEqual(second._tag, "RateLimit")
+      assert.strictEqual(Duration.toMillis((second as RateLimit).retryAfter!), 120_000)
       assert.strictEqual((yield* requests).length, 2)
 
       const fiber = yield* Effect.forkChild(
@@ -239,12 +243,12 @@ describe("Transport (recording mock)", () => {
   it.effect("malformed JSON on 200 is a ResponseDecodeError with the URL; a non-JSON error is MalformedErrorBody", () =>
     Effect.gen(function*() {
       const legacy = yield* Transport.client(LegacyApi, "legacy")
-      const decode = yield* Effect.flip(legacy.odometer({ params: { id: "json" } }))
-      assert.strictEqual(decode._tag, "ResponseDecodeError")
-      if (decode._tag === "ResponseDecodeError") assert.strictEqual(decode.url, "http://mock.test/v2.0/vehicles/json/odometer")
-      const malformed = yield* Effect.flip(legacy.odometer({ params: { id: "html" } }))
-      assert.strictEqual(malformed._tag, "MalformedErrorBody")
-      if (malformed._tag === "MalformedErrorBody") assert.strictEqual(malformed.status, 418)
+      const decode = yield* flipReason(legacy.odometer({ params: { id: "json" } }))
+      assert.strictEqual(decode._tag, "InvalidResponse")
+      if (decode._tag === "InvalidResponse") assert.strictEqual(decode.url, "http://mock.test/v2.0/vehicles/json/odometer")
+      const malformed = yield* flipReason(legacy.odometer({ params: { id: "html" } }))
+      assert.strictEqual(malformed._tag, "MalformedBody")
+      if (malformed._tag === "MalformedBody") assert.strictEqual(malformed.status, 418)
     }).pipe(Effect.provide(mock((r) =>
       r.url.includes("json") ? { status: 200, text: "{\"distance\":" } : { status: 418, text: "<html>teapot</html>" }
     ))))
@@ -305,12 +309,12 @@ describe("Transport (recording mock)", () => {
     Effect.gen(function*() {
       const legacy = yield* Transport.client(LegacyApi, "legacy")
       for (const id of ["server-body", "text-body", "oauth-body"]) {
-        const fiber = yield* Effect.forkChild(Effect.flip(legacy.odometer({ params: { id } })))
+        const fiber = yield* Effect.forkChild(flipReason(legacy.odometer({ params: { id } })))
         yield* TestClock.adjust("1 minute")
         const error = yield* Fiber.join(fiber)
-        assert.strictEqual(error._tag, "RateLimitError")
-        assert.strictEqual((error as RateLimitError).status, 429)
-        assert.strictEqual((error as RateLimitError).retryAfterMillis, 3000)
+        assert.strictEqual(error._tag, "RateLimit")
+        assert.strictEqual((error as RateLimit).status, 429)
+        assert.strictEqual(Duration.toMillis((error as RateLimit).retryAfter!), 3000)
       }
       assert.strictEqual((yield* requests).length, 3)
     }).pipe(Effect.provide(mock((r) => {
@@ -323,20 +327,20 @@ describe("Transport (recording mock)", () => {
   it.effect("a 429 whose Retry-After exceeds maxWaitMillis fails at once, even when waiting", () =>
     Effect.gen(function*() {
       const legacy = yield* Transport.client(LegacyApi, "legacy")
-      const error = yield* Effect.flip(
+      const error = yield* flipReason(
         legacy.odometer({ params: { id: "v1" } }, { rateLimit: { wait: true, maxWaitMillis: 5_000 } })
       )
-      assert.strictEqual(error._tag, "RateLimitError")
-      assert.strictEqual((error as RateLimitError).retryAfterMillis, 10_000)
+      assert.strictEqual(error._tag, "RateLimit")
+      assert.strictEqual(Duration.toMillis((error as RateLimit).retryAfter!), 10_000)
       assert.strictEqual((yield* requests).length, 1)
     }).pipe(Effect.provide(mock(() => ({ ...envelope(429, "RATE_LIMIT"), headers: { "retry-after": "10" } })))))
 
   it.effect("an invalid Retry-After (-1) is ignored: no wait, no retry", () =>
     Effect.gen(function*() {
       const legacy = yield* Transport.client(LegacyApi, "legacy")
-      const error = yield* Effect.flip(legacy.odometer({ params: { id: "v1" } }, { rateLimit: { wait: true } }))
-      assert.strictEqual(error._tag, "RateLimitError")
-      assert.isUndefined((error as RateLimitError).retryAfterMillis)
+      const error = yield* flipReason(legacy.odometer({ params: { id: "v1" } }, { rateLimit: { wait: true } }))
+      assert.strictEqual(error._tag, "RateLimit")
+      assert.isUndefined((error as RateLimit).retryAfter)
       assert.strictEqual((yield* requests).length, 1)
     }).pipe(Effect.provide(mock(() => ({ ...envelope(429, "RATE_LIMIT"), headers: { "retry-after": "-1" } })))))
 
@@ -347,10 +351,10 @@ describe("Transport (recording mock)", () => {
 
   it.effect("a POST answered with 500 is not retried", () =>
     Effect.gen(function*() {
-      const fiber = yield* Effect.forkChild(Effect.flip(postBatch()))
+      const fiber = yield* Effect.forkChild(flipReason(postBatch()))
       yield* TestClock.adjust("1 minute")
       const error = yield* Fiber.join(fiber)
-      assert.strictEqual(error._tag, "ServerError")
+      assert.strictEqual(error._tag, "Server")
       const seen = yield* requests
       assert.strictEqual(seen.length, 1)
       assert.strictEqual(seen[0]!.method, "POST")
@@ -368,12 +372,12 @@ describe("Transport (recording mock)", () => {
   it.effect("maxElapsedMillis caps the whole call: the last attempt's timeout is cut to what is left", () =>
     Effect.gen(function*() {
       const legacy = yield* Transport.client(LegacyApi, "legacy")
-      const fiber = yield* Effect.forkChild(Effect.flip(legacy.odometer({ params: { id: "v1" } })))
+      const fiber = yield* Effect.forkChild(flipReason(legacy.odometer({ params: { id: "v1" } })))
       yield* TestClock.adjust("1 minute")
       const error = yield* Fiber.join(fiber)
       // attempts at 0 and 400 ms answer 500 after 400 ms; the third has 200 ms left
-      assert.strictEqual(error._tag, "RequestTimeout")
-      assert.strictEqual((error as RequestTimeout).timeoutMillis, 200)
+      assert.strictEqual(error._tag, "Timeout")
+      assert.strictEqual(Duration.toMillis((error as Timeout).timeout), 200)
       assert.strictEqual((yield* requests).length, 3)
     }).pipe(Effect.provide(mock(
       () => Effect.as(Effect.sleep("400 millis"), envelope(500, "SERVER")),
@@ -383,13 +387,13 @@ describe("Transport (recording mock)", () => {
   it.effect("a stalled body times out with the status and request id of the response", () =>
     Effect.gen(function*() {
       const legacy = yield* Transport.client(LegacyApi, "legacy")
-      const fiber = yield* Effect.forkChild(Effect.flip(legacy.odometer({ params: { id: "v1" } })))
+      const fiber = yield* Effect.forkChild(flipReason(legacy.odometer({ params: { id: "v1" } })))
       yield* TestClock.adjust("1 minute")
       const error = yield* Fiber.join(fiber)
-      assert.strictEqual(error._tag, "RequestTimeout")
-      assert.strictEqual((error as RequestTimeout).status, 200)
-      assert.strictEqual((error as RequestTimeout).requestId, "req-stall")
-      assert.strictEqual((error as RequestTimeout).timeoutMillis, 1_000)
+      assert.strictEqual(error._tag, "Timeout")
+      assert.strictEqual((error as Timeout).status, 200)
+      assert.strictEqual((error as Timeout).requestId, "req-stall")
+      assert.strictEqual(Duration.toMillis((error as Timeout).timeout), 1_000)
     }).pipe(Effect.provide(mock(
       () => ({ status: 200, headers: { "x-request-id": "req-stall" }, stallBody: true }),
       { timeoutMillis: 1_000, retry: { maxAttempts: 1 } }
@@ -398,11 +402,11 @@ describe("Transport (recording mock)", () => {
   it.effect("a 401 refreshes at most once per call, retries included, whatever its body", () =>
     Effect.gen(function*() {
       const legacy = yield* Transport.client(LegacyApi, "legacy")
-      const fiber = yield* Effect.forkChild(Effect.flip(legacy.odometer({ params: { id: "v1" } })))
+      const fiber = yield* Effect.forkChild(flipReason(legacy.odometer({ params: { id: "v1" } })))
       yield* TestClock.adjust("1 minute")
       const error = yield* Fiber.join(fiber)
-      assert.strictEqual(error._tag, "MalformedErrorBody")
-      assert.strictEqual((error as MalformedErrorBody).status, 401)
+      assert.strictEqual(error._tag, "MalformedBody")
+      assert.strictEqual((error as MalformedBody).status, 401)
       assert.strictEqual(refreshes, 1)
       const seen = yield* requests
       assert.deepStrictEqual(seen.map((r) => Redacted.value(r.authorization!)), ["Bearer t0", "Bearer t1", "Bearer t1"])

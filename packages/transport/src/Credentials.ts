@@ -6,7 +6,7 @@
  * @since 0.1.0
  */
 import { Context, Effect, Layer, Redacted } from "effect"
-import type { CredentialsError } from "./TransportError.ts"
+import type { ConnectedVehicleError } from "./ConnectedVehicleError.ts"
 
 /**
  * Source of the bearer token.
@@ -15,6 +15,10 @@ import type { CredentialsError } from "./TransportError.ts"
  * - `refresh(rejected)`: called when the service answered 401 to `rejected`
  *   (at most once per call, retries included); when it returns `true` the
  *   transport replays the request once with `token`.
+ *
+ * Either fails with a `ConnectedVehicleError` whose reason is `Credentials`
+ * (its `cause` the token request's error, if any): the call fails with it at
+ * once, without retrying.
  *
  * @example
  * ```ts
@@ -27,8 +31,8 @@ import type { CredentialsError } from "./TransportError.ts"
  * @category services
  */
 export class Credentials extends Context.Service<Credentials, {
-  readonly token: Effect.Effect<Redacted.Redacted<string>, CredentialsError>
-  readonly refresh: (rejected: Redacted.Redacted<string>) => Effect.Effect<boolean, CredentialsError>
+  readonly token: Effect.Effect<Redacted.Redacted<string>, ConnectedVehicleError>
+  readonly refresh: (rejected: Redacted.Redacted<string>) => Effect.Effect<boolean, ConnectedVehicleError>
 }>()("@connected-vehicle/transport/Credentials") {}
 
 /**

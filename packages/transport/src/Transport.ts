@@ -15,13 +15,12 @@ import { constTrue } from "effect/Function"
 import { HttpClient, HttpClientRequest } from "effect/http"
 import type { Headers, HttpClientResponse } from "effect/http"
 import type { HttpApi, HttpApiClient, HttpApiEndpoint, HttpApiGroup } from "effect/http-api"
-import type { OAuthBadRequest, OAuthUnauthorized } from "@connected-vehicle/schema/Api"
-import type { ServiceError } from "@connected-vehicle/schema/ServiceError"
+import type { InvalidArgument } from "@connected-vehicle/schema/InvalidArgument"
 import { Credentials } from "./Credentials.ts"
 import type { RateLimitPolicy, RetryPolicy, Roots } from "./TransportConfig.ts"
 import * as TransportConfigModule from "./TransportConfig.ts"
 import { TransportConfig } from "./TransportConfig.ts"
-import type { CredentialsError, OAuthError, TransportError } from "./TransportError.ts"
+import type { ConnectedVehicleError } from "./ConnectedVehicleError.ts"
 import * as Client from "./internal/client.ts"
 import { platformHttpClient } from "./internal/http.ts"
 
@@ -93,10 +92,11 @@ export interface CallOptions {
 }
 
 /**
- * The errors of one endpoint: every service error, every transport error
- * (`InvalidArgument` for a request argument refused before sending;
- * `CredentialsError` only when the client uses a credential), and
- * `OAuthError` for endpoints of the authorization server.
+ * The errors of one endpoint: `InvalidArgument` for a request argument
+ * refused before sending, else a `ConnectedVehicleError` whose `reason` says
+ * what happened (what the service answered, a timeout, a connection failure,
+ * a credential that could not be had, an OAuth error of the authorization
+ * server...). The parameters are kept for the callers that name them.
  *
  * @example
  * ```ts
@@ -105,16 +105,14 @@ export interface CallOptions {
  * import type { ErrorOf } from "@connected-vehicle/transport/Transport"
  *
  * type Get = HttpApiEndpoint.WithIdentifier<HttpApiGroup.Endpoints<SignalsGroup>, "get">
- * type GetSignalError = ErrorOf<Get>
+ * type GetSignalError = ErrorOf<Get> // InvalidArgument | ConnectedVehicleError
  * ```
  * @since 0.1.0
  * @category type-level
  */
-export type ErrorOf<Endpoint extends HttpApiEndpoint.ConstraintRequest, Authenticated extends boolean = true> =
-  | ServiceError
-  | Exclude<TransportError, CredentialsError>
-  | (Authenticated extends true ? CredentialsError : never)
-  | ([Extract<Endpoint["~Error"]["Type"], OAuthBadRequest | OAuthUnauthorized>] extends [never] ? never : OAuthError)
+export type ErrorOf<_Endpoint extends HttpApiEndpoint.ConstraintRequest = never, _Authenticated extends boolean = true> =
+  | InvalidArgument
+  | ConnectedVehicleError
 
 type Part<Key extends string, S extends Schema.Constraint> = [S["Type"]] extends [never] ? {}
   : {} extends S["Type"] ? { readonly [K in Key]?: S["Type"] }

@@ -70,15 +70,15 @@ export * as Transport from "./Transport.ts"
  */
 export * as TransportConfig from "./TransportConfig.ts"
 /**
- * Transport-level failures.
+ * The error of a failed call: one class, its `reason` a tagged union.
  *
  * @example
  * ```ts
- * import type { TransportError } from "@connected-vehicle/transport"
+ * import type { ConnectedVehicleError } from "@connected-vehicle/transport"
  *
- * type Failure = TransportError.TransportError
+ * type Failure = ConnectedVehicleError.ConnectedVehicleError
  * ```
- * @since 0.1.0
+ * @since 0.2.0
  * @category modules
  */
-export * as TransportError from "./TransportError.ts"
+export * as ConnectedVehicleError from "./ConnectedVehicleError.ts"

@@ -8,7 +8,8 @@ import type { Fault, RequestLogEntry } from "@connected-vehicle/simulator/Simula
 import { Credentials } from "@connected-vehicle/transport/Credentials"
 import * as Transport from "@connected-vehicle/transport/Transport"
 import { layerFetch } from "@connected-vehicle/transport/internal/http"
-import { appToken, loopback } from "./utils.ts"
+import { reasonOf } from "@connected-vehicle/transport/ConnectedVehicleError"
+import { appToken, flipReason, loopback } from "./utils.ts"
 
 /**
  * A token source that renews on 401 (single flight): what `@connected-vehicle/auth`
@@ -157,9 +158,9 @@ describe.each(clients)("one transport, many concurrent calls (%s)", (_, httpClie
                 assert.include(JSON.stringify(value), `/vehicles/${vehicleId}/signals/${code}`)
               },
               expect: n === 1
-                ? { _tag: "RateLimitError", status: 429 }
+                ? { _tag: "RateLimit", status: 429 }
                 : n === 3
-                ? { _tag: "ResponseDecodeError", status: 200 }
+                ? { _tag: "InvalidResponse", status: 200 }
                 : { _tag: "Success" },
               attempts: n === 0 || n === 2 ? 2 : 1
             })
@@ -174,7 +175,7 @@ describe.each(clients)("one transport, many concurrent calls (%s)", (_, httpClie
         path: `/v3/vehicles/${v0}/signals/no-such-code`,
         query: "",
         run: signals.get({ params: { vehicleId: v0!, signalCode: "no-such-code" }, headers: { "sc-user-id": owners[0]!.userId } }),
-        expect: { _tag: "ResourceNotFoundError", status: 404 },
+        expect: { _tag: "NotFound", status: 404 },
         attempts: 1
       })
       // connections by id
@@ -191,7 +192,7 @@ describe.each(clients)("one transport, many concurrent calls (%s)", (_, httpClie
             : {}),
           run: connections.get({ params: { connectionId } }, i === 1 ? { timeoutMillis: 2_000, retry: { maxAttempts: 1 } } : fast),
           check: (value) => assert.strictEqual(value.data.id, connectionId),
-          expect: i === 0 ? { _tag: "TransportFailure" } : i === 1 ? { _tag: "RequestTimeout", status: 200 } : { _tag: "Success" },
+          expect: i === 0 ? { _tag: "Connection" } : i === 1 ? { _tag: "Timeout", status: 200 } : { _tag: "Success" },
           attempts: i === 0 ? 3 : 1
         })
       )
@@ -253,7 +254,7 @@ describe.each(clients)("one transport, many concurrent calls (%s)", (_, httpClie
         path: "/v2.0/vehicles/no%20such%3Fcar/odometer",
         query: "",
         run: legacy.odometer({ params: { id: "no such?car" } }, fast),
-        expect: { _tag: "ResourceNotFoundError", status: 404 },
+        expect: { _tag: "NotFound", status: 404 },
         attempts: 1
       })
 
@@ -291,7 +292,7 @@ describe.each(clients)("one transport, many concurrent calls (%s)", (_, httpClie
               assert.strictEqual(entry!.path, call.path)
               assert.strictEqual(entry!.query, call.query)
             } else {
-              const error = exit.cause.reasons.map((r) => (r._tag === "Fail" ? r.error : r)).at(0) as any
+              const error = exit.cause.reasons.map((r) => (r._tag === "Fail" ? reasonOf(r.error) : r)).at(0) as any
               assert.strictEqual(error?._tag, call.expect._tag, String(error))
               assert.strictEqual(error.method, call.method)
               assert.strictEqual(error.url, url)
@@ -304,7 +305,7 @@ describe.each(clients)("one transport, many concurrent calls (%s)", (_, httpClie
                 assert.strictEqual(entry!.query, call.query)
                 assert.strictEqual(mine.at(-1)!.requestId, error.requestId)
               } else {
-                assert.strictEqual(call.expect._tag, "TransportFailure")
+                assert.strictEqual(call.expect._tag, "Connection")
               }
               const text = `${JSON.stringify(error)} ${error.message} ${String(error)}`
               for (const secret of secrets) assert.notInclude(text, secret)
@@ -336,11 +337,11 @@ describe("the URL of an error is the call's own", () => {
       const ids = ["car-1", "car 2", "car?3", "car-4", "car-5", "car-6"]
       const errors = yield* Effect.forEach(
         ids,
-        (id) => Effect.flip(legacy.odometer({ params: { id } }, { timeoutMillis: 30, retry: { maxAttempts: 2, initialDelayMillis: 1 } })),
+        (id) => flipReason(legacy.odometer({ params: { id } }, { timeoutMillis: 30, retry: { maxAttempts: 2, initialDelayMillis: 1 } })),
         { concurrency: "unbounded" }
       )
       errors.forEach((error, i) => {
-        assert.strictEqual(error._tag, "RequestTimeout")
+        assert.strictEqual(error._tag, "Timeout")
         assert.strictEqual((error as { url: string }).url, `${sim.url}/v2.0/vehicles/${encodeURIComponent(ids[i]!)}/odometer`)
       })
       // nothing was sent
@@ -364,7 +365,7 @@ describe("the URL of an error is the call's own", () => {
           httpClient: HttpClient.mapRequestInput(transport.httpClient, HttpClientRequest.setUrl(elsewhere))
         })
       )
-      const error = yield* Effect.flip(
+      const error = yield* flipReason(
         oauth.token({ headers: { authorization: "Basic eDp5" }, payload: { grant_type: "client_credentials" } })
       )
       assert.strictEqual((error as { url: string }).url, elsewhere)
@@ -377,7 +378,7 @@ describe("the URL of an error is the call's own", () => {
     Effect.gen(function*() {
       const sim = yield* Simulator
       const signals = yield* Transport.client(VehicleApi, "signals")
-      const error = yield* Effect.flip(
+      const error = yield* flipReason(
         signals.get({ params: { vehicleId: "v-1", signalCode: "no-such-code" }, headers: { "sc-user-id": "u-1" } }, {
           retry: { maxAttempts: 1 }
         })

@@ -8,8 +8,9 @@ import * as Credentials from "@connected-vehicle/transport/Credentials"
 import { layerFetch } from "@connected-vehicle/transport/internal/http"
 import * as Transport from "@connected-vehicle/transport/Transport"
 import * as TransportConfig from "@connected-vehicle/transport/TransportConfig"
-import type { TransportFailure, UnexpectedStatus } from "@connected-vehicle/transport/TransportError"
-import { server } from "./utils.ts"
+import type { Connection, UnexpectedStatus } from "@connected-vehicle/transport/ConnectedVehicleError"
+import { reasonOf } from "@connected-vehicle/transport/ConnectedVehicleError"
+import { flipReason, server } from "./utils.ts"
 
 const transportOn = (origin: string, httpClient: Layer.Layer<HttpClient.HttpClient>) =>
   Layer.mergeAll(Transport.layer, Credentials.layerStatic(Redacted.make("the-token"))).pipe(
@@ -35,7 +36,7 @@ describe("faults every HttpClient must handle the same", () => {
           response.writeHead(302, { location: `${elsewhere.origin}/steal?token=x` })
           response.end()
         })
-        const error = yield* Effect.flip(getSignal("v-1").pipe(Effect.provide(transportOn(service.origin, httpClient))))
+        const error = yield* flipReason(getSignal("v-1").pipe(Effect.provide(transportOn(service.origin, httpClient))))
         assert.strictEqual(error._tag, "UnexpectedStatus")
         assert.strictEqual((error as UnexpectedStatus).status, 302)
         assert.strictEqual((error as UnexpectedStatus).location, `${elsewhere.origin}/steal?token=x`)
@@ -48,7 +49,7 @@ describe("faults every HttpClient must handle the same", () => {
       Effect.gen(function*() {
         const service = yield* server((_, response) => response.end("{}"))
         for (const vehicleId of ["a\ud800b", "a\udc00", "\ud800"]) {
-          const error = yield* Effect.flip(getSignal(vehicleId).pipe(Effect.provide(transportOn(service.origin, httpClient))))
+          const error = yield* flipReason(getSignal(vehicleId).pipe(Effect.provide(transportOn(service.origin, httpClient))))
           assert.strictEqual(error._tag, "InvalidArgument")
           assert.include(error.message, "vehicleId")
         }
@@ -63,9 +64,9 @@ describe("faults every HttpClient must handle the same", () => {
         const closed = yield* server(() => {})
         const origin = closed.origin
         closed.close()
-        const error = yield* Effect.flip(getSignal("v-1").pipe(Effect.provide(transportOn(origin, httpClient))))
-        assert.strictEqual(error._tag, "TransportFailure")
-        assert.include((error as TransportFailure).description, "ECONNREFUSED")
+        const error = yield* flipReason(getSignal("v-1").pipe(Effect.provide(transportOn(origin, httpClient))))
+        assert.strictEqual(error._tag, "Connection")
+        assert.include((error as Connection).description, "ECONNREFUSED")
       }).pipe(Effect.scoped))
   }
 })
@@ -84,7 +85,7 @@ describe("secrets echoed by the server", () => {
         response.end(JSON.stringify(envelope(`token ${request.headers.authorization} is not valid`)))
       })
       const error = yield* Effect.flip(getSignal("v-1").pipe(Effect.provide(transportOn(service.origin, Transport.layerHttpClient))))
-      assert.strictEqual(error._tag, "AuthenticationError")
+      assert.strictEqual(reasonOf(error)._tag, "Authentication")
       assert.deepStrictEqual(leaks(error, "the-token"), [])
       assert.include(error.message, "<redacted>")
     }).pipe(Effect.scoped))
@@ -107,7 +108,7 @@ describe("secrets echoed by the server", () => {
             payload: { grant_type: "refresh_token", refresh_token: "the-refresh-token" }
           })).pipe(Effect.provide(transportOn(service.origin, Transport.layerHttpClient)))
       )
-      assert.strictEqual(error._tag, "OAuthError")
+      assert.strictEqual(reasonOf(error)._tag, "OAuth")
       assert.deepStrictEqual(leaks(error, "the-client-secret"), [])
       assert.deepStrictEqual(leaks(error, "the-refresh-token"), [])
       assert.include(error.message, "<redacted>")

@@ -1,19 +1,19 @@
 import { createServer } from "node:http"
 import type { AddressInfo } from "node:net"
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Exit, Fiber, Layer, Redacted, Stream, Tracer } from "effect"
+import { Duration, Effect, Exit, Fiber, Layer, Redacted, Stream, Tracer } from "effect"
 import { FetchHttpClient, HttpClient } from "effect/http"
 import { NodeHttpClient } from "@effect/platform-node"
-import type { RateLimitError } from "@connected-vehicle/schema/ServiceError"
-import { CredentialsError } from "@connected-vehicle/transport/TransportError"
-import type { RequestTimeout, TransportFailure } from "@connected-vehicle/transport/TransportError"
+import type { RateLimit } from "@connected-vehicle/schema/ServiceReason"
+import { ConnectedVehicleError, Credentials as NoCredential, reasonOf } from "@connected-vehicle/transport/ConnectedVehicleError"
+import type { Connection, Timeout } from "@connected-vehicle/transport/ConnectedVehicleError"
 import { AuthorizationApi, CompatibilityApi, ManagementApi, VehicleApi } from "@connected-vehicle/schema/Api"
 import { Simulator } from "@connected-vehicle/simulator/Simulator"
 import * as Credentials from "@connected-vehicle/transport/Credentials"
 import * as Pagination from "@connected-vehicle/transport/Pagination"
 import * as Transport from "@connected-vehicle/transport/Transport"
 import * as TransportConfig from "@connected-vehicle/transport/TransportConfig"
-import { appToken, logged, loopback as loopbackOn } from "./utils.ts"
+import { appToken, flipReason, logged, loopback as loopbackOn } from "./utils.ts"
 
 const loopback = (options?: Parameters<typeof loopbackOn>[0]) => loopbackOn(options)
 
@@ -46,9 +46,9 @@ for (const [clientName, httpClient] of clients) {
     it.live("500 forever fails after the cap with a typed ServerError", () =>
       Effect.gen(function*() {
         yield* inject(COMPAT, Array.from({ length: 10 }, () => ({ _tag: "Status", status: 500 }) as const))
-        const error = yield* Effect.flip(compat)
-        assert.strictEqual(error._tag, "ServerError")
-        if (error._tag === "ServerError") {
+        const error = yield* flipReason(compat)
+        assert.strictEqual(error._tag, "Server")
+        if (error._tag === "Server") {
           assert.strictEqual(error.status, 500)
           assert.strictEqual(error.method, "GET")
           assert.match(error.url!, /^http:\/\/127\.0\.0\.1:\d+\/v3\/compatible-vehicles$/)
@@ -57,13 +57,34 @@ for (const [clientName, httpClient] of clients) {
         assert.strictEqual((yield* logged(COMPAT)).length, 3)
       }).pipe(Effect.provide(loopback({ retry: { ...fast.retry, maxAttempts: 3 } }))))
 
+    it.live("one error for a failed call: its reason decides isRetryable, and Effect.catchReason matches it", () =>
+      Effect.gen(function*() {
+        yield* inject(COMPAT, [{ _tag: "Status", status: 503 }, { _tag: "Status", status: 404 }, { _tag: "Status", status: 404 }])
+        const once = Transport.publicClient(CompatibilityApi, "compatibility").pipe(
+          Effect.flatMap((client) => client.list(undefined, { maxRetries: 0 }))
+        )
+        const unavailable = yield* Effect.flip(once)
+        assert.strictEqual(unavailable._tag, "ConnectedVehicleError")
+        if (unavailable._tag === "ConnectedVehicleError") {
+          assert.deepStrictEqual([unavailable.reason._tag, unavailable.status, unavailable.isRetryable], ["Server", 503, true])
+          assert.strictEqual(unavailable.message, unavailable.reason.message)
+          assert.isString(unavailable.requestId)
+        }
+        const missing = yield* Effect.flip(once)
+        assert.deepStrictEqual([reasonOf(missing)._tag, (missing as ConnectedVehicleError).isRetryable], ["NotFound", false])
+        const recovered = yield* once.pipe(
+          Effect.catchReason("ConnectedVehicleError", "NotFound", (reason) => Effect.succeed(reason.status))
+        )
+        assert.strictEqual(recovered, 404)
+      }).pipe(Effect.provide(loopback(fast))))
+
     it.live("400, 401, 403 and 404 are never retried", () =>
       Effect.gen(function*() {
         const statuses = [400, 401, 403, 404] as const
         yield* inject(COMPAT, statuses.map((status) => ({ _tag: "Status", status }) as const))
         const tags: Array<string> = []
-        for (const _ of statuses) tags.push((yield* Effect.flip(compat))._tag)
-        assert.deepStrictEqual(tags, ["ValidationError", "AuthenticationError", "AuthenticationError", "ResourceNotFoundError"])
+        for (const _ of statuses) tags.push((yield* flipReason(compat))._tag)
+        assert.deepStrictEqual(tags, ["Validation", "Authentication", "PermissionDenied", "NotFound"])
         assert.deepStrictEqual((yield* logged(COMPAT)).map((e) => e.status), [400, 401, 403, 404])
       }).pipe(Effect.provide(loopback(fast))))
 
@@ -71,12 +92,12 @@ for (const [clientName, httpClient] of clients) {
       Effect.gen(function*() {
         const date = new Date(Date.now() + 120_000).toUTCString()
         yield* inject(COMPAT, [{ _tag: "Status", status: 429, retryAfter: "2" }, { _tag: "Status", status: 429, retryAfter: date }])
-        const seconds = yield* Effect.flip(compat)
-        assert.strictEqual(seconds._tag, "RateLimitError")
-        assert.strictEqual((seconds as RateLimitError).retryAfterMillis, 2000)
-        const httpDate = yield* Effect.flip(compat)
-        assert.strictEqual(httpDate._tag, "RateLimitError")
-        const after = (httpDate as RateLimitError).retryAfterMillis
+        const seconds = yield* flipReason(compat)
+        assert.strictEqual(seconds._tag, "RateLimit")
+        assert.strictEqual(Duration.toMillis((seconds as RateLimit).retryAfter!), 2000)
+        const httpDate = yield* flipReason(compat)
+        assert.strictEqual(httpDate._tag, "RateLimit")
+        const after = Duration.toMillis((httpDate as RateLimit).retryAfter!)
         assert.isDefined(after)
         assert.isTrue(after! > 100_000 && after! <= 120_000, String(after))
         assert.strictEqual((yield* logged(COMPAT)).length, 2)
@@ -85,10 +106,10 @@ for (const [clientName, httpClient] of clients) {
     it.live("a stalled body ends in RequestTimeout", () =>
       Effect.gen(function*() {
         yield* inject(COMPAT, [{ _tag: "StallBody" }])
-        const error = yield* Effect.flip(compat)
-        assert.strictEqual(error._tag, "RequestTimeout")
-        assert.match((error as RequestTimeout).url, /\/v3\/compatible-vehicles$/)
-        assert.strictEqual((error as RequestTimeout).status, 200)
+        const error = yield* flipReason(compat)
+        assert.strictEqual(error._tag, "Timeout")
+        assert.match((error as Timeout).url, /\/v3\/compatible-vehicles$/)
+        assert.strictEqual((error as Timeout).status, 200)
       }).pipe(Effect.provide(loopback({ timeoutMillis: 300, retry: { maxAttempts: 1 } }))))
 
     it.live("a dropped connection is retried for GET and not for POST", () =>
@@ -99,17 +120,17 @@ for (const [clientName, httpClient] of clients) {
         assert.strictEqual((yield* logged(COMPAT)).length, 2)
 
         yield* inject("/oauth/token", [{ _tag: "Drop" }])
-        const error = yield* Effect.flip(appToken)
-        assert.strictEqual(error._tag, "TransportFailure")
+        const error = yield* flipReason(appToken)
+        assert.strictEqual(error._tag, "Connection")
         assert.strictEqual((yield* logged("/oauth/token")).length, 1)
       }).pipe(Effect.provide(loopback(fast))))
 
     it.live("malformed JSON gives ResponseDecodeError with the URL", () =>
       Effect.gen(function*() {
         yield* inject(COMPAT, [{ _tag: "MalformedJson" }])
-        const error = yield* Effect.flip(compat)
-        assert.strictEqual(error._tag, "ResponseDecodeError")
-        if (error._tag === "ResponseDecodeError") {
+        const error = yield* flipReason(compat)
+        assert.strictEqual(error._tag, "InvalidResponse")
+        if (error._tag === "InvalidResponse") {
           assert.match(error.url, /^http:\/\/127\.0\.0\.1:\d+\/v3\/compatible-vehicles$/)
           assert.strictEqual(error.method, "GET")
         }
@@ -136,16 +157,16 @@ for (const [clientName, httpClient] of clients) {
         yield* Effect.gen(function*() {
           const client = yield* Transport.publicClient(CompatibilityApi, "compatibility")
           // 503 cut: transient, retried once; the 429 cut then ends the call (the attempts are spent)
-          const first = yield* Effect.flip(client.list())
-          assert.strictEqual(first._tag, "TransportFailure")
-          assert.strictEqual((first as TransportFailure).status, 429)
-          assert.strictEqual((first as TransportFailure).requestId, "cut-429")
+          const first = yield* flipReason(client.list())
+          assert.strictEqual(first._tag, "Connection")
+          assert.strictEqual((first as Connection).status, 429)
+          assert.strictEqual((first as Connection).requestId, "cut-429")
           assert.strictEqual(served, 2)
           // 401 cut: a failure that names its status
-          const second = yield* Effect.flip(client.list(undefined, { maxRetries: 0 }))
-          assert.strictEqual(second._tag, "TransportFailure")
-          assert.strictEqual((second as TransportFailure).status, 401)
-          assert.strictEqual((second as TransportFailure).requestId, "cut-401")
+          const second = yield* flipReason(client.list(undefined, { maxRetries: 0 }))
+          assert.strictEqual(second._tag, "Connection")
+          assert.strictEqual((second as Connection).status, 401)
+          assert.strictEqual((second as Connection).requestId, "cut-401")
           assert.strictEqual(served, 3)
         }).pipe(
           Effect.provide(
@@ -170,8 +191,8 @@ for (const [clientName, httpClient] of clients) {
         const ok = yield* client.list()
         assert.strictEqual(ok.status, 200)
         yield* inject(COMPAT, [{ _tag: "Status", status: 404 }])
-        const error = yield* Effect.flip(client.list())
-        assert.strictEqual(error._tag, "ResourceNotFoundError")
+        const error = yield* flipReason(client.list())
+        assert.strictEqual(error._tag, "NotFound")
         assert.deepStrictEqual(seen.map(([status]) => status), [503, 200, 404])
         assert.isTrue(seen.every(([, type]) => type !== undefined && type.startsWith("application/json")))
         // a call's own hook that throws is ignored too; each hook runs once per response
@@ -206,11 +227,11 @@ for (const [clientName, httpClient] of clients) {
       Effect.gen(function*() {
         yield* inject(COMPAT, [{ _tag: "StallBody" }, { _tag: "StallBody" }])
         const start = Date.now()
-        const error = yield* Effect.flip(compat)
+        const error = yield* flipReason(compat)
         const elapsed = Date.now() - start
-        assert.strictEqual(error._tag, "RequestTimeout")
-        assert.strictEqual((error as RequestTimeout).timeoutMillis, 300)
-        assert.strictEqual((error as RequestTimeout).status, 200)
+        assert.strictEqual(error._tag, "Timeout")
+        assert.strictEqual(Duration.toMillis((error as Timeout).timeout), 300)
+        assert.strictEqual((error as Timeout).status, 200)
         assert.isTrue(elapsed < 5_000, `${elapsed} ms`)
         assert.strictEqual((yield* logged(COMPAT)).length, 1)
       }).pipe(Effect.provide(loopback({ timeoutMillis: 10_000, retry: { ...fast.retry, maxElapsedMillis: 300 } }))))
@@ -218,9 +239,9 @@ for (const [clientName, httpClient] of clients) {
     it.live("a 429 from the token endpoint is a RateLimitError with its Retry-After", () =>
       Effect.gen(function*() {
         yield* inject("/oauth/token", [{ _tag: "Status", status: 429, retryAfter: "4" }])
-        const error = yield* Effect.flip(appToken)
-        assert.strictEqual(error._tag, "RateLimitError")
-        assert.strictEqual((error as RateLimitError).retryAfterMillis, 4000)
+        const error = yield* flipReason(appToken)
+        assert.strictEqual(error._tag, "RateLimit")
+        assert.strictEqual(Duration.toMillis((error as RateLimit).retryAfter!), 4000)
         assert.strictEqual((yield* logged("/oauth/token")).length, 1)
       }).pipe(Effect.provide(loopback(fast))))
 
@@ -232,9 +253,9 @@ for (const [clientName, httpClient] of clients) {
         const token = (options?: Transport.CallOptions) =>
           oauth.token({ headers: { authorization: `Basic ${basic}` }, payload: { grant_type: "client_credentials" } }, options)
         yield* inject("/oauth/token", [{ _tag: "Status", status: 500 }])
-        const error = yield* Effect.flip(token())
+        const error = yield* flipReason(token())
         // the authorization server answers in the OAuth shape ({ error: "server_error" })
-        assert.strictEqual(error._tag, "OAuthError")
+        assert.strictEqual(error._tag, "OAuth")
         assert.strictEqual((error as { readonly status: number }).status, 500)
         assert.deepStrictEqual((yield* logged("/oauth/token")).map((e) => e.status), [500])
         yield* inject("/oauth/token", [{ _tag: "Status", status: 500 }])
@@ -249,11 +270,11 @@ for (const [clientName, httpClient] of clients) {
         const sim = yield* Simulator
         yield* Effect.gen(function*() {
           const connections = yield* Transport.client(VehicleApi, "connections")
-          const error = yield* Effect.flip(connections.get({ params: { connectionId: "..?webhooks#" } }))
-          assert.strictEqual(error._tag, "ResourceNotFoundError")
+          const error = yield* flipReason(connections.get({ params: { connectionId: "..?webhooks#" } }))
+          assert.strictEqual(error._tag, "NotFound")
           assert.deepStrictEqual((yield* logged(/^\/v3\/connections\//)).map((e) => e.path), ["/v3/connections/..%3Fwebhooks%23"])
           // a "/" is refused, not encoded (a proxy may decode %2F): nothing sent
-          const traversal = yield* Effect.flip(connections.get({ params: { connectionId: "../webhooks" } }))
+          const traversal = yield* flipReason(connections.get({ params: { connectionId: "../webhooks" } }))
           assert.strictEqual(traversal._tag, "InvalidArgument")
           assert.strictEqual((yield* logged(/^\/v3\/connections\//)).length, 1)
 
@@ -294,17 +315,17 @@ for (const [clientName, httpClient] of clients) {
         assert.deepStrictEqual(rejected, ["stale-token"])
         assert.deepStrictEqual((yield* logged(path)).map((e) => e.status), [401, 200])
         // refused twice: one refresh, then the 401 is the call's error
-        const twice = yield* Effect.flip(list.pipe(Effect.provideService(Credentials.Credentials, {
+        const twice = yield* flipReason(list.pipe(Effect.provideService(Credentials.Credentials, {
           token: Effect.succeed(Redacted.make("stale-token")),
           refresh: () => Effect.succeed(true)
         })))
-        assert.strictEqual(twice._tag, "AuthenticationError")
+        assert.strictEqual(twice._tag, "Authentication")
         assert.deepStrictEqual((yield* logged(path)).map((e) => e.status), [401, 200, 401, 401])
-        const missing = yield* Effect.flip(list.pipe(Effect.provideService(Credentials.Credentials, {
-          token: Effect.fail(new CredentialsError({ reason: "no token stored" })),
+        const missing = yield* flipReason(list.pipe(Effect.provideService(Credentials.Credentials, {
+          token: Effect.fail(new ConnectedVehicleError({ reason: new NoCredential({ description: "no token stored" }) })),
           refresh: () => Effect.succeed(false)
         })))
-        assert.strictEqual(missing._tag, "CredentialsError")
+        assert.strictEqual(missing._tag, "Credentials")
         assert.strictEqual((yield* logged(path)).length, 4)
       }).pipe(Effect.provide(loopback(fast))))
 
@@ -354,12 +375,12 @@ for (const [clientName, httpClient] of clients) {
     it.live("the token endpoint's OAuth errors are typed", () =>
       Effect.gen(function*() {
         const oauth = yield* Transport.publicClient(AuthorizationApi, "oauth")
-        const error = yield* Effect.flip(oauth.token({
+        const error = yield* flipReason(oauth.token({
           headers: { authorization: `Basic ${Buffer.from("nobody:wrong").toString("base64")}` },
           payload: { grant_type: "client_credentials" }
         }))
-        assert.strictEqual(error._tag, "OAuthError")
-        if (error._tag === "OAuthError") assert.strictEqual(error.status, 401)
+        assert.strictEqual(error._tag, "OAuth")
+        if (error._tag === "OAuth") assert.strictEqual(error.status, 401)
       }).pipe(Effect.provide(loopback(fast))))
     it.live("layerHttpClient is undici's client on Node: none of the headers fetch adds", () =>
       Effect.gen(function*() {
@@ -454,10 +475,10 @@ describe("the default client (Transport.layerHttpClient) on Node", () => {
   it.live("no response head in time is a RequestTimeout without status, and the next attempt succeeds", () =>
     Effect.gen(function*() {
       yield* inject(COMPAT, [{ _tag: "Delay", millis: 1_500 }])
-      const error = yield* Effect.flip(compat)
-      assert.strictEqual(error._tag, "RequestTimeout")
-      assert.strictEqual((error as RequestTimeout).timeoutMillis, 300)
-      assert.isUndefined((error as RequestTimeout).status)
+      const error = yield* flipReason(compat)
+      assert.strictEqual(error._tag, "Timeout")
+      assert.strictEqual(Duration.toMillis((error as Timeout).timeout), 300)
+      assert.isUndefined((error as Timeout).status)
       const result = yield* compat
       assert.strictEqual(result.status, 200)
     }).pipe(Effect.provide(loopbackOn({ ...fast, timeoutMillis: 300, retry: { maxAttempts: 1 } }, Transport.layerHttpClient))))
@@ -469,9 +490,9 @@ describe("the default client (Transport.layerHttpClient) on Node", () => {
         Effect.flatMap(Transport.publicClient(CompatibilityApi, "compatibility"), (c) => c.list({}, options))
       const long = yield* Effect.forkChild(compatWith({ timeout: "60 seconds", maxRetries: 0 }))
       while ((yield* logged(COMPAT)).length === 0) yield* Effect.sleep("5 millis")
-      const short = yield* Effect.flip(compatWith({ timeout: 300, maxRetries: 0 }))
-      assert.strictEqual(short._tag, "RequestTimeout")
-      assert.strictEqual((short as RequestTimeout).timeoutMillis, 300)
+      const short = yield* flipReason(compatWith({ timeout: 300, maxRetries: 0 }))
+      assert.strictEqual(short._tag, "Timeout")
+      assert.strictEqual(Duration.toMillis((short as Timeout).timeout), 300)
       // the long one is still waiting for its body; interrupting it aborts it
       assert.isUndefined(long.pollUnsafe())
       const exit = yield* Fiber.interrupt(long).pipe(Effect.andThen(Fiber.await(long)))
@@ -483,9 +504,9 @@ describe("the default client (Transport.layerHttpClient) on Node", () => {
   it.live("with fiber-level undici options, an attempt is timed the same, body included", () =>
     Effect.gen(function*() {
       yield* inject(COMPAT, [{ _tag: "StallBody" }])
-      const error = yield* Effect.flip(compat.pipe(Effect.provideService(NodeHttpClient.UndiciOptions, { reset: false })))
-      assert.strictEqual(error._tag, "RequestTimeout")
-      assert.strictEqual((error as RequestTimeout).status, 200)
+      const error = yield* flipReason(compat.pipe(Effect.provideService(NodeHttpClient.UndiciOptions, { reset: false })))
+      assert.strictEqual(error._tag, "Timeout")
+      assert.strictEqual((error as Timeout).status, 200)
       const result = yield* compat.pipe(Effect.provideService(NodeHttpClient.UndiciOptions, { reset: false }))
       assert.isTrue(result.value.data.length > 0)
     }).pipe(Effect.provide(loopbackOn({ ...fast, timeoutMillis: 300, retry: { maxAttempts: 1 } }, Transport.layerHttpClient))))
@@ -498,38 +519,38 @@ describe("per-call options with the Promise client's names, on a v3 call over lo
   it.live("timeout: a Duration input per call, winning over the configured and the deprecated timeoutMillis", () =>
     Effect.gen(function*() {
       yield* inject(COMPAT, [{ _tag: "StallBody" }, { _tag: "StallBody" }])
-      const error = yield* Effect.flip(compatWith({ timeout: "300 millis", maxRetries: 0 }))
-      assert.strictEqual(error._tag, "RequestTimeout")
-      assert.strictEqual((error as RequestTimeout).timeoutMillis, 300)
-      const millis = yield* Effect.flip(compatWith({ timeout: 250, timeoutMillis: 60_000, maxRetries: 0 }))
-      assert.strictEqual((millis as RequestTimeout).timeoutMillis, 250)
+      const error = yield* flipReason(compatWith({ timeout: "300 millis", maxRetries: 0 }))
+      assert.strictEqual(error._tag, "Timeout")
+      assert.strictEqual(Duration.toMillis((error as Timeout).timeout), 300)
+      const millis = yield* flipReason(compatWith({ timeout: 250, timeoutMillis: 60_000, maxRetries: 0 }))
+      assert.strictEqual(Duration.toMillis((millis as Timeout).timeout), 250)
       assert.strictEqual((yield* logged(COMPAT)).length, 2)
     }).pipe(Effect.provide(loopback({ ...fast, timeoutMillis: 60_000 }))))
 
   it.live("maxRetries: retries after the first attempt, winning over retry.maxAttempts", () =>
     Effect.gen(function*() {
       yield* inject(COMPAT, [{ _tag: "Status", status: 500 }, { _tag: "Status", status: 500 }, { _tag: "Status", status: 500 }])
-      const error = yield* Effect.flip(compatWith({ maxRetries: 1, retry: { maxAttempts: 5 } }))
-      assert.strictEqual(error._tag, "ServerError")
+      const error = yield* flipReason(compatWith({ maxRetries: 1, retry: { maxAttempts: 5 } }))
+      assert.strictEqual(error._tag, "Server")
       assert.deepStrictEqual((yield* logged(COMPAT)).map((e) => e.status), [500, 500])
       // one 500 left: with 2 retries the call succeeds on its second attempt
       const result = yield* compatWith({ maxRetries: 2 })
       assert.strictEqual(result.status, 200)
       assert.deepStrictEqual((yield* logged(COMPAT)).map((e) => e.status), [500, 500, 500, 200])
       yield* inject(COMPAT, [{ _tag: "Status", status: 500 }])
-      assert.strictEqual((yield* Effect.flip(compatWith({ maxRetries: 0 })))._tag, "ServerError")
+      assert.strictEqual((yield* flipReason(compatWith({ maxRetries: 0 })))._tag, "Server")
       assert.strictEqual((yield* logged(COMPAT)).length, 5)
     }).pipe(Effect.provide(loopback({ retry: { ...fast.retry, maxAttempts: 5 } }))))
 
   it.live("an invalid timeout or maxRetries is an InvalidArgument naming it, and nothing is sent", () =>
     Effect.gen(function*() {
       for (const timeout of [0, -1, Number.NaN, "soon" as "1 second", Number.POSITIVE_INFINITY]) {
-        const error = yield* Effect.flip(compatWith({ timeout }))
+        const error = yield* flipReason(compatWith({ timeout }))
         assert.strictEqual(error._tag, "InvalidArgument")
         assert.strictEqual((error as { readonly field: string }).field, "timeout")
       }
       for (const maxRetries of [-1, 1.5, Number.NaN, "2" as unknown as number]) {
-        const error = yield* Effect.flip(compatWith({ maxRetries }))
+        const error = yield* flipReason(compatWith({ maxRetries }))
         assert.strictEqual(error._tag, "InvalidArgument")
         assert.strictEqual((error as { readonly field: string }).field, "maxRetries")
       }

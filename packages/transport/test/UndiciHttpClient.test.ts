@@ -5,7 +5,8 @@ import { VehicleApi } from "@connected-vehicle/schema/Api"
 import * as Credentials from "@connected-vehicle/transport/Credentials"
 import * as Transport from "@connected-vehicle/transport/Transport"
 import * as TransportConfig from "@connected-vehicle/transport/TransportConfig"
-import type { ResponseDecodeError } from "@connected-vehicle/transport/TransportError"
+import type { InvalidResponse } from "@connected-vehicle/transport/ConnectedVehicleError"
+import { reasonOf } from "@connected-vehicle/transport/ConnectedVehicleError"
 import * as UndiciHttpClient from "@connected-vehicle/transport/UndiciHttpClient"
 import { server } from "./utils.ts"
 
@@ -72,12 +73,12 @@ describe("UndiciHttpClient", () => {
       const transport = Layer.mergeAll(Transport.layer, Credentials.layerStatic(Redacted.make("t"))).pipe(
         Layer.provide([TransportConfig.layerOrigin(s.origin), UndiciHttpClient.layer({ maxResponseBytes: MiB })])
       )
-      const error = yield* Effect.flip(
+      const error = reasonOf(yield* Effect.flip(
         Effect.flatMap(Transport.client(VehicleApi, "signals"), (signals) =>
           signals.get({ params: { vehicleId: "v", signalCode: "c" }, headers: { "sc-user-id": "u" } })).pipe(Effect.provide(transport))
-      )
-      assert.strictEqual(error._tag, "ResponseDecodeError")
-      assert.include((error as ResponseDecodeError).description, `limit of ${MiB} bytes`)
+      ))
+      assert.strictEqual(error._tag, "InvalidResponse")
+      assert.include((error as InvalidResponse).description, `limit of ${MiB} bytes`)
       assert.strictEqual(s.requests.length, 1)
     }).pipe(Effect.scoped))
 })

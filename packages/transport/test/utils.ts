@@ -8,6 +8,7 @@ import { AuthorizationApi } from "@connected-vehicle/schema/Api"
 import { Simulator } from "@connected-vehicle/simulator/Simulator"
 import * as SimulatorModule from "@connected-vehicle/simulator/Simulator"
 import * as Transport from "@connected-vehicle/transport/Transport"
+import { reasonOf } from "@connected-vehicle/transport/ConnectedVehicleError"
 import * as TransportConfig from "@connected-vehicle/transport/TransportConfig"
 
 /** The simulator on 127.0.0.1 (free port) and the transport over a real socket. */
@@ -80,3 +81,6 @@ export const server = (handler: (request: IncomingMessage, response: ServerRespo
     }),
     (s) => Effect.sync(() => s.close())
   )
+
+/** The failure of `self`, its reason when it is a `ConnectedVehicleError`. */
+export const flipReason = <A, E, R>(self: Effect.Effect<A, E, R>) => Effect.map(Effect.flip(self), (e) => reasonOf(e))

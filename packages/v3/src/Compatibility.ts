@@ -14,9 +14,8 @@ import { Cache, Context, Duration, Effect, Exit, Layer, Option } from "effect"
 import type { HttpClient } from "effect/http"
 import { CompatibilityApi, CompatibilityQuery } from "@connected-vehicle/schema/Api"
 import type { CompatibilityPage } from "@connected-vehicle/schema/Compatibility"
-import type { ServiceError } from "@connected-vehicle/schema/ServiceError"
 import * as Transport from "@connected-vehicle/transport/Transport"
-import type { TransportError } from "@connected-vehicle/transport/TransportError"
+import type { ConnectedVehicleError } from "@connected-vehicle/transport/ConnectedVehicleError"
 import type { InvalidArgument } from "@connected-vehicle/schema/InvalidArgument"
 import type { ArgsOf } from "./internal/args.ts"
 import { toQuery } from "./internal/args.ts"
@@ -87,7 +86,7 @@ export class Compatibility extends Context.Service<Compatibility, {
   readonly list: (
     args?: Filters,
     options?: Transport.CallOptions
-  ) => Effect.Effect<CompatibilityPage, InvalidArgument | ServiceError | TransportError>
+  ) => Effect.Effect<CompatibilityPage, InvalidArgument | ConnectedVehicleError>
   /** Drops every cached listing. */
   readonly invalidate: Effect.Effect<void>
 }>()("@connected-vehicle/v3/Compatibility") {}

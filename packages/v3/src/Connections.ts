@@ -8,11 +8,10 @@ import { Context, Effect, Layer } from "effect"
 import type { Stream } from "effect"
 import { ConnectionsQuery, VehicleApi } from "@connected-vehicle/schema/Api"
 import type { ConnectionListItem, ConnectionResponse, ConnectionsPage } from "@connected-vehicle/schema/Connection"
-import type { ServiceError } from "@connected-vehicle/schema/ServiceError"
 import type { Credentials } from "@connected-vehicle/transport/Credentials"
 import type * as Pagination from "@connected-vehicle/transport/Pagination"
 import * as Transport from "@connected-vehicle/transport/Transport"
-import type { TransportError } from "@connected-vehicle/transport/TransportError"
+import type { ConnectedVehicleError } from "@connected-vehicle/transport/ConnectedVehicleError"
 import type { InvalidArgument } from "@connected-vehicle/schema/InvalidArgument"
 import { paged } from "./internal/paged.ts"
 import type { ArgsOf } from "./internal/args.ts"
@@ -72,21 +71,21 @@ export class Connections extends Context.Service<Connections, {
   readonly list: (
     args?: ListArgs,
     options?: Transport.CallOptions
-  ) => Effect.Effect<ConnectionsPage, InvalidArgument | ServiceError | TransportError>
+  ) => Effect.Effect<ConnectionsPage, InvalidArgument | ConnectedVehicleError>
   /** Every page from `page` (default 1), `pageSize` (default 100) items each, fetched on demand. */
   readonly pages: (
     args?: ListArgs,
     options?: Transport.CallOptions
-  ) => Stream.Stream<ConnectionsPage, InvalidArgument | ServiceError | TransportError>
+  ) => Stream.Stream<ConnectionsPage, InvalidArgument | ConnectedVehicleError>
   /** Every item, one chunk per page; each page requested when the consumer needs it (`readAhead: 1`: the next page is requested as the current one is handed on). */
   readonly stream: (
     args?: ListArgs,
     options?: Pagination.StreamOptions
-  ) => Stream.Stream<ConnectionListItem, InvalidArgument | ServiceError | TransportError>
+  ) => Stream.Stream<ConnectionListItem, InvalidArgument | ConnectedVehicleError>
   readonly get: (
     connectionId: string,
     options?: Transport.CallOptions
-  ) => Effect.Effect<ConnectionResponse, InvalidArgument | ServiceError | TransportError>
+  ) => Effect.Effect<ConnectionResponse, InvalidArgument | ConnectedVehicleError>
 }>()("@connected-vehicle/v3/Connections") {}
 
 const checkArgs = toQuery(ConnectionsQuery)

@@ -30,11 +30,11 @@
  * leave it out and the user is looked up in the connections list
  * ({@link userIdOf}, one more request).
  *
- * Errors: a signal whose status is `ERROR` fails with the service error class
- * of its error `type` (`AuthenticationError`, `VehicleStateError`, ...: the
- * classes a legacy read fails with); `UNAVAILABLE` is a `VehicleStateError`
- * (code `SIGNAL_UNAVAILABLE`); a body that does not convert to the legacy
- * shape is a `ResponseDecodeError`.
+ * Errors: a signal whose status is `ERROR` fails with a
+ * `ConnectedVehicleError` whose reason is the one of its error `type`
+ * (`Authentication`, `VehicleState`, ...: the reasons a legacy read fails
+ * with); `UNAVAILABLE` is a `VehicleState` reason (code `SIGNAL_UNAVAILABLE`);
+ * a body that does not convert to the legacy shape is an `InvalidResponse`.
  *
  * @since 0.2.0
  */
@@ -46,12 +46,11 @@ import type { LegacyBody, LegacyPath, UnitSystem } from "@connected-vehicle/sche
 import { UnitSystem as UnitSystemSchema } from "@connected-vehicle/schema/Legacy"
 import type { InvalidArgument } from "@connected-vehicle/schema/InvalidArgument"
 import { validate } from "@connected-vehicle/schema/InvalidArgument"
-import { ErrorEnvelope, fromEnvelope, statusOfType, VehicleStateError } from "@connected-vehicle/schema/ServiceError"
-import type { ServiceError } from "@connected-vehicle/schema/ServiceError"
+import { ErrorEnvelope, statusOfType } from "@connected-vehicle/schema/ServiceError"
+import { fromEnvelope, VehicleState } from "@connected-vehicle/schema/ServiceReason"
 import type { Signal } from "@connected-vehicle/schema/Signal"
 import type * as Transport from "@connected-vehicle/transport/Transport"
-import { ResponseDecodeError } from "@connected-vehicle/transport/TransportError"
-import type { TransportError } from "@connected-vehicle/transport/TransportError"
+import { ConnectedVehicleError, InvalidResponse } from "@connected-vehicle/transport/ConnectedVehicleError"
 import { Connections } from "./Connections.ts"
 import { identifier } from "./internal/args.ts"
 import { Signals } from "./Signals.ts"
@@ -184,7 +183,7 @@ export class NotConnected extends Schema.TaggedError<NotConnected>()("NotConnect
  * @since 0.2.0
  * @category errors
  */
-export type ReadError = InvalidArgument | ServiceError | TransportError | NotConnected
+export type ReadError = InvalidArgument | ConnectedVehicleError | NotConnected
 
 /**
  * The user id of a vehicle's connection (`GET /connections?filter[vehicleId]=`),
@@ -203,7 +202,7 @@ export type ReadError = InvalidArgument | ServiceError | TransportError | NotCon
 export const userIdOf = (
   vehicleId: string,
   options?: Transport.CallOptions
-): Effect.Effect<string, InvalidArgument | ServiceError | TransportError | NotConnected, Connections> =>
+): Effect.Effect<string, InvalidArgument | ConnectedVehicleError | NotConnected, Connections> =>
   Effect.gen(function*() {
     const valid = yield* identifier("vehicleId", vehicleId)
     const connections = yield* Connections
@@ -280,12 +279,14 @@ const convert = (path: MigratedPath, body: Readonly<Record<string, unknown>>, un
 const decodeEnvelope = Schema.decodeUnknownOption(ErrorEnvelope)
 
 /** The error of a signal whose status is not SUCCESS. */
-const statusError = (signal: Signal): ServiceError | ResponseDecodeError => {
+const statusError = (signal: Signal): ConnectedVehicleError => new ConnectedVehicleError({ reason: statusReason(signal) })
+
+const statusReason = (signal: Signal): VehicleState | ReturnType<typeof fromEnvelope> | InvalidResponse => {
   const status = signal.attributes.status
   const url = signal.links.self
   if (status.value === "UNAVAILABLE") {
     const detail = `Signal ${signal.attributes.code} is unavailable for this vehicle now`
-    return new VehicleStateError({
+    return new VehicleState({
       message: `409 SIGNAL_UNAVAILABLE: ${detail}`,
       status: 409,
       type: "VEHICLE_STATE",
@@ -299,7 +300,7 @@ const statusError = (signal: Signal): ServiceError | ResponseDecodeError => {
   }
   const error = status.error
   if (status.value !== "ERROR" || error === undefined) {
-    return new ResponseDecodeError({
+    return new InvalidResponse({
       method: "GET",
       url,
       status: 200,
@@ -319,7 +320,7 @@ const statusError = (signal: Signal): ServiceError | ResponseDecodeError => {
   })
   return Option.isSome(envelope)
     ? fromEnvelope(envelope.value, { status: httpStatus, method: "GET", url })
-    : new ResponseDecodeError({ method: "GET", url, status: 200, description: "signal error is not an error item" })
+    : new InvalidResponse({ method: "GET", url, status: 200, description: "signal error is not an error item" })
 }
 
 /**
@@ -354,7 +355,7 @@ export const read = <P extends MigratedPath>(
     const signals = yield* Signals
     const code = signalCodes[path] as string
     const response = yield* signals.get({ vehicleId, userId, code }, options).pipe(
-      Effect.catchTag("ResourceNotFoundError", (error) =>
+      Effect.catchReason("ConnectedVehicleError", "NotFound", (_, error) =>
         // v2.0 answers `lifeRemaining: 1` for a vehicle without a combustion engine
         path === "/engine/oil"
           ? Effect.flatMap(signals.list({ vehicleId, userId, pageSize: 1 }, options), (page) =>
@@ -371,7 +372,7 @@ export const read = <P extends MigratedPath>(
     const candidate = convert(path, signal.attributes.body, unitSystem)
     const schema = LegacyEndpoints[path].schema as unknown as Schema.Codec<LegacyBody<P>, unknown>
     const fail = (description: string) =>
-      Effect.fail(new ResponseDecodeError({ method: "GET", url: signal.links.self, status: 200, description }))
+      Effect.fail(new ConnectedVehicleError({ reason: new InvalidResponse({ method: "GET", url: signal.links.self, status: 200, description }) }))
     if (typeof candidate === "string") return yield* fail(candidate)
     const value = Schema.decodeUnknownResult(schema)(candidate)
     if (Result.isFailure(value)) return yield* fail(`${code} does not convert to the legacy ${path} shape: ${value.failure.message}`)

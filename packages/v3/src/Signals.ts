@@ -11,12 +11,11 @@ import { Context, Effect, Layer, Struct } from "effect"
 import type { Stream } from "effect"
 import { ConnectionsQuery, VehicleApi } from "@connected-vehicle/schema/Api"
 import type { InvalidArgument } from "@connected-vehicle/schema/InvalidArgument"
-import type { ServiceError } from "@connected-vehicle/schema/ServiceError"
 import type { ResolutionType, Signal, SignalError, SignalResponse, SignalsPage } from "@connected-vehicle/schema/Signal"
 import type { Credentials } from "@connected-vehicle/transport/Credentials"
 import type * as Pagination from "@connected-vehicle/transport/Pagination"
 import * as Transport from "@connected-vehicle/transport/Transport"
-import type { TransportError } from "@connected-vehicle/transport/TransportError"
+import type { ConnectedVehicleError } from "@connected-vehicle/transport/ConnectedVehicleError"
 import type { ArgsOf } from "./internal/args.ts"
 import { identifiers, toQuery } from "./internal/args.ts"
 import { paged } from "./internal/paged.ts"
@@ -81,7 +80,7 @@ export class Signals extends Context.Service<Signals, {
   readonly list: (
     args: ListArgs,
     options?: Transport.CallOptions
-  ) => Effect.Effect<SignalsPage, InvalidArgument | ServiceError | TransportError>
+  ) => Effect.Effect<SignalsPage, InvalidArgument | ConnectedVehicleError>
   /**
    * Every page from `page` (default 1), `pageSize` (default 100) signals each,
    * fetched on demand; each page keeps `meta`, `links` and `included.vehicle`.
@@ -89,17 +88,17 @@ export class Signals extends Context.Service<Signals, {
   readonly pages: (
     args: ListArgs,
     options?: Transport.CallOptions
-  ) => Stream.Stream<SignalsPage, InvalidArgument | ServiceError | TransportError>
+  ) => Stream.Stream<SignalsPage, InvalidArgument | ConnectedVehicleError>
   /** Every signal of the vehicle, one chunk per page; each page requested when the consumer needs it (`readAhead: 1`: the next page is requested as the current one is handed on). */
   readonly stream: (
     args: ListArgs,
     options?: Pagination.StreamOptions
-  ) => Stream.Stream<Signal, InvalidArgument | ServiceError | TransportError>
+  ) => Stream.Stream<Signal, InvalidArgument | ConnectedVehicleError>
   /** One signal by code, with `included.vehicle`. */
   readonly get: (
     args: Target & { readonly code: string },
     options?: Transport.CallOptions
-  ) => Effect.Effect<SignalResponse, InvalidArgument | ServiceError | TransportError>
+  ) => Effect.Effect<SignalResponse, InvalidArgument | ConnectedVehicleError>
 }>()("@connected-vehicle/v3/Signals") {}
 
 const checkQuery = toQuery(SignalsQuery, ["vehicleId", "userId"])

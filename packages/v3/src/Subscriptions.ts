@@ -7,12 +7,11 @@
 import { Context, Effect, Layer } from "effect"
 import type { Stream } from "effect"
 import { SubscriptionsQuery, ManagementApi } from "@connected-vehicle/schema/Api"
-import type { ServiceError } from "@connected-vehicle/schema/ServiceError"
 import type { Subscription, SubscriptionResponse, SubscriptionsPage } from "@connected-vehicle/schema/Subscription"
 import type { Credentials } from "@connected-vehicle/transport/Credentials"
 import type * as Pagination from "@connected-vehicle/transport/Pagination"
 import * as Transport from "@connected-vehicle/transport/Transport"
-import type { TransportError } from "@connected-vehicle/transport/TransportError"
+import type { ConnectedVehicleError } from "@connected-vehicle/transport/ConnectedVehicleError"
 import type { InvalidArgument } from "@connected-vehicle/schema/InvalidArgument"
 import { paged } from "./internal/paged.ts"
 import type { ArgsOf } from "./internal/args.ts"
@@ -71,21 +70,21 @@ export class Subscriptions extends Context.Service<Subscriptions, {
   readonly list: (
     args?: ListArgs,
     options?: Transport.CallOptions
-  ) => Effect.Effect<SubscriptionsPage, InvalidArgument | ServiceError | TransportError>
+  ) => Effect.Effect<SubscriptionsPage, InvalidArgument | ConnectedVehicleError>
   /** Every page from `page` (default 1), `pageSize` (default 100) items each, fetched on demand. */
   readonly pages: (
     args?: ListArgs,
     options?: Transport.CallOptions
-  ) => Stream.Stream<SubscriptionsPage, InvalidArgument | ServiceError | TransportError>
+  ) => Stream.Stream<SubscriptionsPage, InvalidArgument | ConnectedVehicleError>
   /** Every item, one chunk per page; each page requested when the consumer needs it (`readAhead: 1`: the next page is requested as the current one is handed on). */
   readonly stream: (
     args?: ListArgs,
     options?: Pagination.StreamOptions
-  ) => Stream.Stream<Subscription, InvalidArgument | ServiceError | TransportError>
+  ) => Stream.Stream<Subscription, InvalidArgument | ConnectedVehicleError>
   readonly get: (
     subscriptionId: string,
     options?: Transport.CallOptions
-  ) => Effect.Effect<SubscriptionResponse, InvalidArgument | ServiceError | TransportError>
+  ) => Effect.Effect<SubscriptionResponse, InvalidArgument | ConnectedVehicleError>
 }>()("@connected-vehicle/v3/Subscriptions") {}
 
 const checkArgs = toQuery(SubscriptionsQuery)

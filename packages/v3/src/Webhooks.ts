@@ -7,12 +7,11 @@
 import { Context, Effect, Layer } from "effect"
 import type { Stream } from "effect"
 import { WebhooksQuery, ManagementApi } from "@connected-vehicle/schema/Api"
-import type { ServiceError } from "@connected-vehicle/schema/ServiceError"
 import type { Webhook, WebhookResponse, WebhooksPage } from "@connected-vehicle/schema/Webhook"
 import type { Credentials } from "@connected-vehicle/transport/Credentials"
 import type * as Pagination from "@connected-vehicle/transport/Pagination"
 import * as Transport from "@connected-vehicle/transport/Transport"
-import type { TransportError } from "@connected-vehicle/transport/TransportError"
+import type { ConnectedVehicleError } from "@connected-vehicle/transport/ConnectedVehicleError"
 import type { InvalidArgument } from "@connected-vehicle/schema/InvalidArgument"
 import { paged } from "./internal/paged.ts"
 import type { ArgsOf } from "./internal/args.ts"
@@ -71,21 +70,21 @@ export class Webhooks extends Context.Service<Webhooks, {
   readonly list: (
     args?: ListArgs,
     options?: Transport.CallOptions
-  ) => Effect.Effect<WebhooksPage, InvalidArgument | ServiceError | TransportError>
+  ) => Effect.Effect<WebhooksPage, InvalidArgument | ConnectedVehicleError>
   /** Every page from `page` (default 1), `pageSize` (default 100) items each, fetched on demand. */
   readonly pages: (
     args?: ListArgs,
     options?: Transport.CallOptions
-  ) => Stream.Stream<WebhooksPage, InvalidArgument | ServiceError | TransportError>
+  ) => Stream.Stream<WebhooksPage, InvalidArgument | ConnectedVehicleError>
   /** Every item, one chunk per page; each page requested when the consumer needs it (`readAhead: 1`: the next page is requested as the current one is handed on). */
   readonly stream: (
     args?: ListArgs,
     options?: Pagination.StreamOptions
-  ) => Stream.Stream<Webhook, InvalidArgument | ServiceError | TransportError>
+  ) => Stream.Stream<Webhook, InvalidArgument | ConnectedVehicleError>
   readonly get: (
     webhookId: string,
     options?: Transport.CallOptions
-  ) => Effect.Effect<WebhookResponse, InvalidArgument | ServiceError | TransportError>
+  ) => Effect.Effect<WebhookResponse, InvalidArgument | ConnectedVehicleError>
 }>()("@connected-vehicle/v3/Webhooks") {}
 
 const checkArgs = toQuery(WebhooksQuery)

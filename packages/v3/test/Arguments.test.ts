@@ -7,7 +7,7 @@ import { Connections } from "../src/Connections.ts"
 import { Signals } from "../src/Signals.ts"
 import { Subscriptions } from "../src/Subscriptions.ts"
 import { Webhooks } from "../src/Webhooks.ts"
-import { layerLoopback, requestsTo } from "./utils.ts"
+import { flipReason, layerLoopback, requestsTo } from "./utils.ts"
 
 const target = Effect.gen(function*() {
   const sim = yield* Simulator.Simulator
@@ -16,7 +16,7 @@ const target = Effect.gen(function*() {
 })
 
 const invalid = <A, E extends { readonly _tag: string }, R>(effect: Effect.Effect<A, E, R>) =>
-  Effect.map(Effect.flip(effect), (error) => {
+  Effect.map(flipReason(effect), (error) => {
     assert.strictEqual(error._tag, "InvalidArgument")
     return error as unknown as { readonly field: string; readonly message: string }
   })

@@ -1,13 +1,13 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Stream } from "effect"
+import { Duration, Effect, Stream } from "effect"
 import * as Simulator from "@connected-vehicle/simulator/Simulator"
-import type { RequestTimeout } from "@connected-vehicle/transport/TransportError"
+import type { Timeout } from "@connected-vehicle/transport/ConnectedVehicleError"
 import { Compatibility } from "../src/Compatibility.ts"
 import { Connections } from "../src/Connections.ts"
 import { Signals } from "../src/Signals.ts"
 import { Subscriptions } from "../src/Subscriptions.ts"
 import { Webhooks } from "../src/Webhooks.ts"
-import { layerLoopback, requestsTo } from "./utils.ts"
+import { flipReason, layerLoopback, requestsTo } from "./utils.ts"
 
 const unavailable = (n: number) => Array.from({ length: n }, () => ({ _tag: "Status" as const, status: 503 }))
 
@@ -16,13 +16,13 @@ const unavailable = (n: number) => Array.from({ length: n }, () => ({ _tag: "Sta
 const configured = { timeoutMillis: 30_000, retry: { maxAttempts: 4, initialDelayMillis: 5, maxDelayMillis: 20 } }
 
 describe("per-call options", () => {
-  it.live("timeoutMillis of one call: a stalled connection list ends in RequestTimeout at that timeout", () =>
+  it.live("timeoutMillis of one call: a stalled connection list ends in Timeout at that timeout", () =>
     Effect.gen(function*() {
       const sim = yield* Simulator.Simulator
       yield* sim.injectFaults({ path: "/v3/connections", faults: [{ _tag: "StallBody" }] })
-      const error = yield* Effect.flip((yield* Connections).list({ pageSize: 5 }, { timeoutMillis: 300, retry: { maxAttempts: 1 } }))
-      assert.strictEqual(error._tag, "RequestTimeout")
-      assert.strictEqual((error as RequestTimeout).timeoutMillis, 300)
+      const error = yield* flipReason((yield* Connections).list({ pageSize: 5 }, { timeoutMillis: 300, retry: { maxAttempts: 1 } }))
+      assert.strictEqual(error._tag, "Timeout")
+      assert.strictEqual(Duration.toMillis((error as Timeout).timeout), 300)
       assert.strictEqual((yield* requestsTo(/^\/v3\/connections$/)).length, 1)
       // the next call has the configured policies again
       const page = yield* (yield* Connections).list({ pageSize: 5 })
@@ -34,8 +34,8 @@ describe("per-call options", () => {
       const sim = yield* Simulator.Simulator
       const webhooks = yield* Webhooks
       yield* sim.injectFaults({ path: "/v3/webhooks", faults: unavailable(2) })
-      const error = yield* Effect.flip(webhooks.list({}, { retry: { maxAttempts: 1 } }))
-      assert.strictEqual(error._tag, "ServerError")
+      const error = yield* flipReason(webhooks.list({}, { retry: { maxAttempts: 1 } }))
+      assert.strictEqual(error._tag, "Server")
       assert.deepStrictEqual((yield* requestsTo(/^\/v3\/webhooks$/)).map((r) => r.status), [503])
       const page = yield* webhooks.list()
       assert.strictEqual(page.meta.totalCount, sim.data.webhooks.length)
@@ -53,8 +53,8 @@ describe("per-call options", () => {
       const failsOnce = <A, E extends { readonly _tag: string }, R>(path: string, effect: Effect.Effect<A, E, R>) =>
         Effect.gen(function*() {
           yield* sim.injectFaults({ path, faults: unavailable(1) })
-          const error = yield* Effect.flip(effect)
-          assert.strictEqual(error._tag, "ServerError", path)
+          const error = yield* flipReason(effect)
+          assert.strictEqual(error._tag, "Server", path)
         })
 
       yield* failsOnce(`/v3/connections/${connection.connectionId}`, (yield* Connections).get(connection.connectionId, once))
@@ -79,9 +79,9 @@ describe("per-call options", () => {
       const compatibility = yield* Compatibility
       const compat = () => requestsTo(/^\/v3\/compatible-vehicles$/)
       yield* sim.injectFaults({ path: "/v3/compatible-vehicles", faults: [{ _tag: "StallBody" }] })
-      const error = yield* Effect.flip(compatibility.list({ region: "US" }, { timeoutMillis: 300, retry: { maxAttempts: 1 } }))
-      assert.strictEqual(error._tag, "RequestTimeout")
-      assert.strictEqual((error as RequestTimeout).timeoutMillis, 300)
+      const error = yield* flipReason(compatibility.list({ region: "US" }, { timeoutMillis: 300, retry: { maxAttempts: 1 } }))
+      assert.strictEqual(error._tag, "Timeout")
+      assert.strictEqual(Duration.toMillis((error as Timeout).timeout), 300)
       // not cached: fetched again, with options, and this result is cached
       const page = yield* compatibility.list({ region: "US" }, { retry: { maxAttempts: 1 } })
       assert.isTrue(page.data.length > 0)

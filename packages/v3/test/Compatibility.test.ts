@@ -2,7 +2,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { TestClock } from "effect/testing"
 import { Compatibility } from "../src/Compatibility.ts"
-import { layerLoopback, requestsTo } from "./utils.ts"
+import { flipReason, layerLoopback, requestsTo } from "./utils.ts"
 import * as Simulator from "@connected-vehicle/simulator/Simulator"
 
 const compatRequests = requestsTo(/\/v3\/compatible-vehicles$/)
@@ -90,8 +90,8 @@ describe("Compatibility", () => {
         path: "/v3/compatible-vehicles",
         faults: Array.from({ length: 4 }, () => ({ _tag: "Status" as const, status: 500 }))
       })
-      const error = yield* Effect.flip(compatibility.list({ region: "CA" }))
-      assert.strictEqual(error._tag, "ServerError")
+      const error = yield* flipReason(compatibility.list({ region: "CA" }))
+      assert.strictEqual(error._tag, "Server")
       const recovered = yield* compatibility.list({ region: "CA" })
       assert.isTrue(recovered.data.every((e) => e.attributes.region === "CA"))
       assert.strictEqual((yield* compatRequests).length, 2 + 4 + 1)
@@ -100,13 +100,13 @@ describe("Compatibility", () => {
   it.live("rejects an unknown region or powertrain without a request", () =>
     Effect.gen(function*() {
       const compatibility = yield* Compatibility
-      const region = yield* Effect.flip(compatibility.list({ region: "MARS" as "US" }))
+      const region = yield* flipReason(compatibility.list({ region: "MARS" as "US" }))
       assert.strictEqual(region._tag, "InvalidArgument")
       if (region._tag === "InvalidArgument") {
         assert.strictEqual(region.field, "region")
         assert.strictEqual(region.message, "region: Expected \"US\" | \"CA\" | \"EUROPE\", got \"MARS\"")
       }
-      const powertrain = yield* Effect.flip(compatibility.list({ powertrainType: "DIESEL" as "ICE" }))
+      const powertrain = yield* flipReason(compatibility.list({ powertrainType: "DIESEL" as "ICE" }))
       assert.strictEqual(powertrain._tag, "InvalidArgument")
       assert.strictEqual((yield* requestsTo(/./)).length, 0)
     }).pipe(Effect.provide(layerLoopback())))

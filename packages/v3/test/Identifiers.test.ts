@@ -6,7 +6,7 @@ import { Connections } from "../src/Connections.ts"
 import { Signals } from "../src/Signals.ts"
 import { Subscriptions } from "../src/Subscriptions.ts"
 import { Webhooks } from "../src/Webhooks.ts"
-import { layerLoopback, requestsTo } from "./utils.ts"
+import { flipReason, layerLoopback, requestsTo } from "./utils.ts"
 
 // every request that reaches the v3 services' HttpClient (token requests go through another client)
 let sent = 0
@@ -47,7 +47,7 @@ describe("identifiers", () => {
           ["webhookId", webhooks.get(id)]
         ]
         for (const [field, call] of calls) {
-          const error = yield* Effect.flip(call)
+          const error = yield* flipReason(call)
           assert.strictEqual(error._tag, "InvalidArgument", `${field} = ${JSON.stringify(id)}`)
           const { field: named, message } = error as unknown as { readonly field: string; readonly message: string }
           assert.strictEqual(named, field)

@@ -4,7 +4,7 @@ import * as Simulator from "@connected-vehicle/simulator/Simulator"
 import { Connections } from "../src/Connections.ts"
 import { Subscriptions } from "../src/Subscriptions.ts"
 import { Webhooks } from "../src/Webhooks.ts"
-import { layerLoopback, requestsTo } from "./utils.ts"
+import { flipReason, layerLoopback, requestsTo } from "./utils.ts"
 
 const queryOf = (entry: { readonly query: string }) => new URLSearchParams(entry.query)
 
@@ -67,8 +67,8 @@ describe("Connections", () => {
       assert.strictEqual(one.data.id, ids[5])
       assert.strictEqual(one.data.type, "connection")
 
-      const missing = yield* Effect.flip(connections.get("no-such-connection"))
-      assert.strictEqual(missing._tag, "ResourceNotFoundError")
+      const missing = yield* flipReason(connections.get("no-such-connection"))
+      assert.strictEqual(missing._tag, "NotFound")
     }).pipe(Effect.provide(layerLoopback())))
 
   it.live("streams the same connections with and without read-ahead, on demand by default; a bad readAhead is refused without a request", () =>
@@ -85,7 +85,7 @@ describe("Connections", () => {
       // stopping early: by default only the pages the consumer needed (5 items of pages of 2: 3)
       const firstFive = yield* Stream.runCollect(Stream.take(connections.stream({ pageSize: 2 }), 5))
       assert.deepStrictEqual(firstFive.map((c) => c.id), expected.slice(0, 5))
-      const bad = yield* Effect.flip(Stream.runDrain(connections.stream({}, { readAhead: 2 as 1 })))
+      const bad = yield* flipReason(Stream.runDrain(connections.stream({}, { readAhead: 2 as 1 })))
       assert.strictEqual(bad._tag, "InvalidArgument")
       assert.include(bad.message, "readAhead")
       // (the simulator logs a request once answered: give a late one time to show)
@@ -96,10 +96,10 @@ describe("Connections", () => {
   it.live("rejects an unknown mode and bad paging without a request", () =>
     Effect.gen(function*() {
       const connections = yield* Connections
-      const mode = yield* Effect.flip(connections.list({ mode: "parked" as "live" }))
+      const mode = yield* flipReason(connections.list({ mode: "parked" as "live" }))
       assert.strictEqual(mode._tag, "InvalidArgument")
       assert.include(mode.message, "mode: Expected \"live\" | \"simulated\"")
-      const size = yield* Effect.flip(Stream.runDrain(connections.stream({ pageSize: 0 })))
+      const size = yield* flipReason(Stream.runDrain(connections.stream({ pageSize: 0 })))
       assert.strictEqual(size._tag, "InvalidArgument")
       assert.strictEqual((yield* requestsTo(/./)).length, 0)
     }).pipe(Effect.provide(layerLoopback())))
@@ -148,7 +148,7 @@ describe("Subscriptions", () => {
       assert.strictEqual(one.data.id, sample.id)
       assert.strictEqual(one.data.links.self, sample.links.self)
 
-      const invalid = yield* Effect.flip(subscriptions.list({ page: -1 }))
+      const invalid = yield* flipReason(subscriptions.list({ page: -1 }))
       assert.strictEqual(invalid._tag, "InvalidArgument")
       const sent = (yield* requestsTo(/\/v3\/subscriptions$/)).map(queryOf)
       assert.strictEqual(sent.filter((q) => q.get("filter[webhookId]") !== null).length, 1)
@@ -189,7 +189,7 @@ describe("Webhooks", () => {
       const one = yield* webhooks.get(target.id)
       assert.strictEqual(one.data.attributes.name, target.name)
 
-      const invalid = yield* Effect.flip(webhooks.list({ isEnabled: "yes" as unknown as boolean }))
+      const invalid = yield* flipReason(webhooks.list({ isEnabled: "yes" as unknown as boolean }))
       assert.strictEqual(invalid._tag, "InvalidArgument")
       const sent = (yield* requestsTo(/\/v3\/webhooks$/)).map(queryOf)
       assert.strictEqual(sent.filter((q) => q.get("filter[isEnabled]") === "true").length, 1)

@@ -11,7 +11,8 @@ import * as Transport from "@connected-vehicle/transport/Transport"
 import type { Connections } from "../src/Connections.ts"
 import * as Migration from "../src/Migration.ts"
 import { Signals } from "../src/Signals.ts"
-import { layerLoopback, requestsTo } from "./utils.ts"
+import { reasonOf } from "@connected-vehicle/transport/ConnectedVehicleError"
+import { flipReason, layerLoopback, requestsTo } from "./utils.ts"
 
 const redirectUri = "https://app.example/callback"
 
@@ -60,7 +61,7 @@ const assertSame = (legacy: Record<string, unknown>, migrated: Record<string, un
 }
 
 const expectedTag = (type: string) =>
-  type === "AUTHENTICATION" ? "AuthenticationError" : type === "VEHICLE_STATE" ? "VehicleStateError" : `? ${type}`
+  type === "AUTHENTICATION" ? "Authentication" : type === "VEHICLE_STATE" ? "VehicleState" : `? ${type}`
 
 describe("Migration", () => {
   for (const unitSystem of ["metric", "imperial"] as const) {
@@ -103,12 +104,12 @@ describe("Migration", () => {
               assert.isTrue(Result.isFailure(migrated), what)
               if (Result.isFailure(migrated)) {
                 const signal = (yield* signals.get({ vehicleId, userId, code })).data
-                const error = migrated.failure
+                const error = reasonOf(migrated.failure)
                 if (status === "ERROR") {
                   assert.strictEqual(error._tag, expectedTag(signal.attributes.status.error!.type), what)
                   assert.strictEqual((error as { code?: string }).code, signal.attributes.status.error!.code)
                 } else {
-                  assert.strictEqual(error._tag, "VehicleStateError", what)
+                  assert.strictEqual(error._tag, "VehicleState", what)
                   assert.strictEqual((error as { code?: string }).code, "SIGNAL_UNAVAILABLE")
                 }
               }
@@ -167,11 +168,11 @@ describe("Migration", () => {
           const code = Migration.signalCodes[path]
           const status = sim.data.signalStatus(vehicleId, code)
           if (status !== "ERROR" && status !== "UNAVAILABLE") continue
-          const error = yield* Effect.flip(Migration.read(path, { vehicleId, userId }))
+          const error = yield* flipReason(Migration.read(path, { vehicleId, userId }))
           const signal = (yield* signals.get({ vehicleId, userId, code })).data
           const item = signal.attributes.status.error
-          assert.strictEqual(error._tag, status === "ERROR" ? expectedTag(item!.type) : "VehicleStateError")
-          if (error._tag === "AuthenticationError" || error._tag === "VehicleStateError") {
+          assert.strictEqual(error._tag, status === "ERROR" ? expectedTag(item!.type) : "VehicleState")
+          if (error._tag === "Authentication" || error._tag === "VehicleState") {
             assert.strictEqual(error.code, status === "ERROR" ? item!.code : "SIGNAL_UNAVAILABLE")
             assert.strictEqual(error.resolution, item?.resolution?.type)
             assert.strictEqual(error.url, signal.links.self)
@@ -179,7 +180,7 @@ describe("Migration", () => {
           seen.add(status === "ERROR" ? error._tag : "UNAVAILABLE")
         }
       }
-      assert.deepStrictEqual([...seen].sort(), ["AuthenticationError", "UNAVAILABLE", "VehicleStateError"])
+      assert.deepStrictEqual([...seen].sort(), ["Authentication", "UNAVAILABLE", "VehicleState"])
     }).pipe(Effect.provide(layerLoopback())), { timeout: 60_000 })
 
   it.effect("userIdOf finds each vehicle's user in the connections list; without userId a read looks it up", () =>
@@ -196,7 +197,7 @@ describe("Migration", () => {
       const [connections] = yield* requestsTo(/\/v3\/connections$/)
       assert.strictEqual(new URLSearchParams(connections!.query).get("filter[vehicleId]"), vehicleId)
       const unconnected = sim.data.vehicleIds.find((id) => sim.data.connectionOf(id) === undefined)!
-      const error = yield* Effect.flip(Migration.odometer({ vehicleId: unconnected }))
+      const error = yield* flipReason(Migration.odometer({ vehicleId: unconnected }))
       assert.strictEqual(error._tag, "NotConnected")
     }).pipe(Effect.provide(layerLoopback())), { timeout: 30_000 })
 
@@ -209,7 +210,7 @@ describe("Migration", () => {
         Migration.odometer(null as never),
         Migration.userIdOf("a/b")
       ]
-      for (const call of bad) assert.strictEqual((yield* Effect.flip(call))._tag, "InvalidArgument")
+      for (const call of bad) assert.strictEqual((yield* flipReason(call))._tag, "InvalidArgument")
       assert.strictEqual((yield* requestsTo(/./)).length, 0)
     }).pipe(Effect.provide(layerLoopback())))
 })

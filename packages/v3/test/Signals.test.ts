@@ -2,7 +2,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { Effect, Stream } from "effect"
 import * as Simulator from "@connected-vehicle/simulator/Simulator"
 import { partition, Signals } from "../src/Signals.ts"
-import { layerLoopback, requestsTo } from "./utils.ts"
+import { flipReason, layerLoopback, requestsTo } from "./utils.ts"
 
 const connected = Effect.gen(function*() {
   const sim = yield* Simulator.Simulator
@@ -85,20 +85,20 @@ describe("Signals", () => {
       const signals = yield* Signals
       const cases = [{ pageSize: 0 }, { pageSize: 101 }, { page: 0 }, { pageSize: 2.5 }]
       for (const paging of cases) {
-        const error = yield* Effect.flip(signals.list({ vehicleId, userId, ...paging }))
+        const error = yield* flipReason(signals.list({ vehicleId, userId, ...paging }))
         assert.strictEqual(error._tag, "InvalidArgument")
         if (error._tag === "InvalidArgument") assert.strictEqual(error.field, Object.keys(paging)[0])
       }
-      const streamError = yield* Effect.flip(Stream.runCollect(signals.stream({ vehicleId, userId, pageSize: 500 })))
+      const streamError = yield* flipReason(Stream.runCollect(signals.stream({ vehicleId, userId, pageSize: 500 })))
       assert.strictEqual(streamError._tag, "InvalidArgument")
       assert.strictEqual((yield* requestsTo(/./)).length, 0)
     }).pipe(Effect.provide(layerLoopback())))
 
-  it.live("reports an unknown vehicle as ResourceNotFoundError", () =>
+  it.live("reports an unknown vehicle as NotFound", () =>
     Effect.gen(function*() {
       const { userId } = yield* connected
       const signals = yield* Signals
-      const error = yield* Effect.flip(signals.get({ vehicleId: "no-such-vehicle", userId, code: "x" }))
-      assert.strictEqual(error._tag, "ResourceNotFoundError")
+      const error = yield* flipReason(signals.get({ vehicleId: "no-such-vehicle", userId, code: "x" }))
+      assert.strictEqual(error._tag, "NotFound")
     }).pipe(Effect.provide(layerLoopback())))
 })

@@ -9,6 +9,7 @@ import * as OAuthConfig from "@connected-vehicle/auth/OAuthConfig"
 import * as Session from "@connected-vehicle/auth/Session"
 import * as TokenStore from "@connected-vehicle/auth/TokenStore"
 import * as Simulator from "@connected-vehicle/simulator/Simulator"
+import { reasonOf } from "@connected-vehicle/transport/ConnectedVehicleError"
 import type { Credentials } from "@connected-vehicle/transport/Credentials"
 import * as Transport from "@connected-vehicle/transport/Transport"
 import * as TransportConfig from "@connected-vehicle/transport/TransportConfig"
@@ -65,3 +66,6 @@ export const requestsTo = (path: RegExp) =>
     const sim = yield* Simulator.Simulator
     return (yield* sim.requests).filter((entry) => path.test(entry.path))
   })
+
+/** The failure of `self`, its reason when it is a `ConnectedVehicleError`. */
+export const flipReason = <A, E, R>(self: Effect.Effect<A, E, R>) => Effect.map(Effect.flip(self), (e) => reasonOf(e))

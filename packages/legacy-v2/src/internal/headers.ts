@@ -6,7 +6,7 @@ import { decodeUnknownExit } from "@connected-vehicle/schema/Decoder"
 import { DataAge } from "@connected-vehicle/schema/Legacy"
 import type { UnitSystem } from "@connected-vehicle/schema/Legacy"
 import { requestIdOf } from "@connected-vehicle/transport/TransportConfig"
-import { ResponseDecodeError } from "@connected-vehicle/transport/TransportError"
+import { ConnectedVehicleError, InvalidResponse } from "@connected-vehicle/transport/ConnectedVehicleError"
 import type { Deprecation } from "../Deprecation.ts"
 import { fromHeaders } from "../Deprecation.ts"
 import type { Reading } from "../Reading.ts"
@@ -16,7 +16,7 @@ const decodeDataAge = decodeUnknownExit(DataAge)
 
 /**
  * Builds a {@link Reading} from a decoded value and the headers it came with.
- * A malformed `sc-data-age` or `sc-unit-system` is a `ResponseDecodeError`.
+ * A malformed `sc-data-age` or `sc-unit-system` is an `InvalidResponse`.
  * `deprecation` is read from the same headers (else `context.deprecation`).
  *
  * @internal
@@ -32,16 +32,18 @@ export const toReading = <A>(
     readonly status: number
     readonly deprecation?: Deprecation | undefined
   }
-): Result.Result<Reading<A>, ResponseDecodeError> => {
+): Result.Result<Reading<A>, ConnectedVehicleError> => {
   const requestId = requestIdOf(headers, typeof context.requestIdHeader === "string" ? [context.requestIdHeader] : context.requestIdHeader)
   const fail = (description: string) =>
     Result.fail(
-      new ResponseDecodeError({
-        method: context.method,
-        url: context.url,
-        status: context.status,
-        ...(requestId === undefined ? {} : { requestId }),
-        description
+      new ConnectedVehicleError({
+        reason: new InvalidResponse({
+          method: context.method,
+          url: context.url,
+          status: context.status,
+          ...(requestId === undefined ? {} : { requestId }),
+          description
+        })
       })
     )
   const age = headers["sc-data-age"]

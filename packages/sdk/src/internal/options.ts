@@ -14,7 +14,7 @@ import { InvalidArgumentError } from "../ClientError.ts"
 
 /** @internal */
 export const invalid = (field: string, message: string) =>
-  new InvalidArgumentError({ message: `${field}: ${message}`, field, tag: "InvalidArgument" })
+  new InvalidArgumentError({ message: `${field}: ${message}`, field })
 
 /** @internal */
 export const throwIfInvalid = <A>(a: A | InvalidArgumentError): A => {

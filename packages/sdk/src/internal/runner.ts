@@ -8,7 +8,7 @@ import type { Layer } from "effect"
 import type * as Transport from "@connected-vehicle/transport/Transport"
 import type { Plain } from "../Client.ts"
 import type { RequestOptions } from "../ClientOptions.ts"
-import { AbortError, fromCause, InvalidArgumentError, ResponseValidationError } from "../ClientError.ts"
+import { AbortError, fromCause, InvalidArgumentError, InvalidResponseError } from "../ClientError.ts"
 import type { Services } from "../ConnectedVehicle.ts"
 import { toCallOptions } from "./options.ts"
 import { plain } from "./plain.ts"
@@ -51,16 +51,14 @@ const abortError = (signal: AbortSignal) => {
   const reason: unknown = signal.reason
   return new AbortError({
     message: reason === closedReason ? "The call was aborted: the client was closed" : "The call was aborted",
-    tag: "Interrupt",
     ...(reason === undefined ? {} : { cause: reason })
   })
 }
 
-/** A decoded value the client could not give back (`post` threw): a `ResponseValidationError`, not a crash. */
+/** A decoded value the client could not give back (`post` threw): an `InvalidResponseError`, not a crash. */
 const unconvertible = (error: unknown) =>
-  new ResponseValidationError({
+  new InvalidResponseError({
     message: `The response could not be converted: ${error instanceof Error ? error.message : String(error)}`,
-    tag: "ResponseConversion",
     cause: error
   })
 

@@ -19,7 +19,7 @@ import type { HttpClientResponse } from "effect/http"
 import { InvalidArgument } from "@connected-vehicle/schema/InvalidArgument"
 import type { Credentials } from "../Credentials.ts"
 import { requestIdOf, type TransportConfig } from "../TransportConfig.ts"
-import { RequestTimeout, UnexpectedStatus } from "../TransportError.ts"
+import { Timeout, UnexpectedStatus } from "../ConnectedVehicleError.ts"
 import { withoutCredentials } from "./http.ts"
 import type { Hook } from "./hooks.ts"
 import * as Hooks from "./hooks.ts"
@@ -29,7 +29,7 @@ import type { Policy } from "./policy.ts"
 import * as CallPolicy from "./policy.ts"
 import type { Given } from "./request.ts"
 import type { AnyError, Ctx, Result } from "./responses.ts"
-import { checkParams, decodeError, failureOf, mapBuildError, mapDecodeError, mapSendError, statusOf } from "./responses.ts"
+import { checkParams, decodeError, fail, failureOf, mapBuildError, mapDecodeError, mapSendError, statusOf, tagOf } from "./responses.ts"
 
 /**
  * A request builder: the request with its absolute URL, or the effect that
@@ -106,7 +106,7 @@ export const make = (spec: MethodSpec): Method => {
     })
     if (status >= 400) return Effect.flatMap(decodeError(response, ctx(), secretsOf(response.request)), Effect.fail)
     // the service never redirects: a redirect is not followed, whatever the client
-    if (status >= 300) return Effect.fail(new UnexpectedStatus({ ...ctx(), ...locationOf(response) }))
+    if (status >= 300) return Effect.fail(fail(new UnexpectedStatus({ ...ctx(), ...locationOf(response) })))
     return Effect.map(
       Effect.mapError(spec.decode(response), (error): AnyError => mapDecodeError(error, ctx())),
       (value): Result<unknown> => ({ value, status, requestId, headers: response.headers })
@@ -128,15 +128,15 @@ export const make = (spec: MethodSpec): Method => {
       const timed = Effect.timeoutOrElse(exchange, {
           duration: Duration.millis(limit),
           orElse: () =>
-            Effect.fail(
-              new RequestTimeout({
+            Effect.fail(fail(
+              new Timeout({
                 method,
                 url: urlOf(call),
-                timeoutMillis: limit,
+                timeout: Duration.millis(limit),
                 ...(seen.status === undefined ? {} : { status: seen.status }),
                 ...(seen.requestId ? { requestId: seen.requestId } : {})
               })
-            )
+            ))
         })
       // one debug line per attempt, once it is over (the fiber's log level decides, as for any log line)
       return Effect.withFiber((fiber) =>
@@ -157,7 +157,7 @@ export const make = (spec: MethodSpec): Method => {
   const authenticated = (call: Call): Effect.Effect<Result<unknown>, AnyError> =>
     credentials === undefined ? attempt(call, undefined) : Effect.flatMap(credentials.token, (token) =>
       Effect.catch(attempt(call, token), (error): Effect.Effect<Result<unknown>, AnyError> => {
-        if (call.refreshed || statusOf(error) !== 401 || error._tag === "CredentialsError") return Effect.fail(error)
+        if (call.refreshed || statusOf(error) !== 401 || tagOf(error) === "Credentials") return Effect.fail(error)
         call.refreshed = true
         return Effect.flatMap(credentials.refresh(token), (refreshed) =>
           refreshed
@@ -177,7 +177,7 @@ export const make = (spec: MethodSpec): Method => {
         authenticated(call),
         CallPolicy.schedule(policy, idempotent, deadline, (error, n, delayMillis) => {
           span.attribute("retry.count", n)
-          return log.log("Debug", "retrying", { method, url: SdkLog.redactUrl(urlOf(call)), attempt: n, delayMillis, error: error._tag })
+          return log.log("Debug", "retrying", { method, url: SdkLog.redactUrl(urlOf(call)), attempt: n, delayMillis, error: tagOf(error) })
         })
       )
       return Effect.map(retried, (result) => {

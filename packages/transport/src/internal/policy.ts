@@ -8,7 +8,6 @@ import { Cause, Duration, Effect, Option, Random, Schedule } from "effect"
 import { InvalidArgument } from "@connected-vehicle/schema/InvalidArgument"
 import type { RateLimitPolicy, RetryPolicy, TransportConfig } from "../TransportConfig.ts"
 import type { AnyError } from "./responses.ts"
-import { isTransient, statusOf } from "./responses.ts"
 
 /**
  * The per-call overrides, as `Transport.CallOptions` declares them.
@@ -76,11 +75,14 @@ const defined = <A extends object>(a: A): Partial<A> =>
 
 /**
  * The delay before retry `n` (1 for the first) after `error`, `undefined`
- * when it is not retried: a 429 waits its `Retry-After` when the policy says
- * so; a transient failure backs off exponentially with "equal jitter" (half
- * fixed, half random, so that delays never collapse to zero); a request that
- * is not idempotent is retried only when the policy allows it; a
- * `CredentialsError` is never retried.
+ * when it is not retried. The error's reason decides whether it may be
+ * retried (`isRetryable`: a 429, a 500, 502, 503 or 504, a connection
+ * failure or a timeout; never a `Credentials` reason, whose source has its
+ * own bounds, nor an `InvalidArgument`); then a 429 waits its `Retry-After`
+ * when the rate-limit policy says so, and anything else backs off
+ * exponentially with "equal jitter" (half fixed, half random, so that delays
+ * never collapse to zero). A request that is not idempotent is retried only
+ * when the policy allows it.
  *
  * @internal
  */
@@ -91,16 +93,12 @@ export const delayOf = (
   n: number
 ): Effect.Effect<number | undefined> => {
   if (!idempotent && !policy.retry.retryNonIdempotent) return Effect.succeed(undefined)
-  // the credential could not be had: its source has its own bounds (a token
-  // request is never retried by the calls waiting for it), so an outage of the
-  // authorization server costs one token request per call, not one per retry
-  if (error._tag === "CredentialsError") return Effect.succeed(undefined)
-  if (statusOf(error) === 429) {
-    const after = "retryAfterMillis" in error ? error.retryAfterMillis : undefined
+  if (error._tag !== "ConnectedVehicleError" || !error.isRetryable) return Effect.succeed(undefined)
+  if (error.status === 429) {
+    const after = error.retryAfter === undefined ? undefined : Duration.toMillis(error.retryAfter)
     const { maxWaitMillis, wait } = policy.rateLimit
     return Effect.succeed(wait && after !== undefined && after <= maxWaitMillis ? after : undefined)
   }
-  if (!isTransient(error)) return Effect.succeed(undefined)
   const { factor, initialDelayMillis, maxDelayMillis } = policy.retry
   const exp = Math.min(maxDelayMillis, initialDelayMillis * Math.pow(factor, n - 1))
   return Effect.map(Random.next, (r) => Math.round(exp / 2 + (exp / 2) * r))

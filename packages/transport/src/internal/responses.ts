@@ -4,27 +4,32 @@
  *
  * @internal
  */
-import { Cause, Clock, Effect, Option, Schema } from "effect"
+import { Cause, Clock, Duration, Effect, Option, Schema } from "effect"
 import { isFailure } from "effect/Result"
 import type { Headers, HttpClientError, HttpClientResponse } from "effect/http"
+import type { InvalidArgument } from "@connected-vehicle/schema/InvalidArgument"
 import { fromIssue, Identifier, isIdentifier } from "@connected-vehicle/schema/InvalidArgument"
 import { OAuthErrorBody } from "@connected-vehicle/schema/OAuth"
-import { ErrorEnvelope, fromEnvelope, RateLimitError } from "@connected-vehicle/schema/ServiceError"
-import type { ServiceError } from "@connected-vehicle/schema/ServiceError"
+import { ErrorEnvelope } from "@connected-vehicle/schema/ServiceError"
+import { fromEnvelope, RateLimit } from "@connected-vehicle/schema/ServiceReason"
+import {
+  Connection,
+  ConnectedVehicleError,
+  InvalidRequest,
+  InvalidResponse,
+  MalformedBody,
+  OAuth,
+  UnexpectedStatus
+} from "../ConnectedVehicleError.ts"
+import type { Reason } from "../ConnectedVehicleError.ts"
 import * as RetryAfter from "../RetryAfter.ts"
 import { scrub } from "./redact.ts"
-import {
-  InvalidRequest,
-  MalformedErrorBody,
-  OAuthError,
-  ResponseDecodeError,
-  TransportFailure,
-  UnexpectedStatus
-} from "../TransportError.ts"
-import type { TransportError } from "../TransportError.ts"
 
 /** @internal */
-export type AnyError = ServiceError | TransportError | OAuthError
+export type AnyError = ConnectedVehicleError | InvalidArgument
+
+/** @internal */
+export const fail = (reason: Reason): ConnectedVehicleError => new ConnectedVehicleError({ reason })
 
 /**
  * The HTTP context of an error: the request, and the response status and
@@ -53,29 +58,25 @@ export interface Result<A> {
 }
 
 /** @internal */
-export const statusOf = (error: AnyError): number | undefined => "status" in error ? error.status : undefined
+export const statusOf = (error: AnyError): number | undefined => error._tag === "ConnectedVehicleError" ? error.status : undefined
 
 /**
- * Retried by status (500, 502, 503, 504, whatever the body), and connection
- * failures and timeouts.
- *
- * @internal
- */
-export const isTransient = (error: AnyError): boolean => {
-  if (error._tag === "TransportFailure" || error._tag === "RequestTimeout") return true
-  const status = statusOf(error)
-  return status === 500 || status === 502 || status === 503 || status === 504
-}
-
-/**
- * The tag of the error an attempt failed with, else `"interrupted"` (or `"defect"`).
+ * The tag of the error an attempt failed with (the reason's, for a failed
+ * call), else `"interrupted"` (or `"defect"`).
  *
  * @internal
  */
 export const failureOf = (cause: Cause.Cause<AnyError>): string => {
   const error = Cause.findErrorOption(cause)
-  return Option.isSome(error) ? error.value._tag : Cause.hasInterrupts(cause) ? "interrupted" : "defect"
+  return Option.isSome(error) ? tagOf(error.value) : Cause.hasInterrupts(cause) ? "interrupted" : "defect"
 }
+
+/**
+ * The tag of an error for logs: the reason's for a failed call.
+ *
+ * @internal
+ */
+export const tagOf = (error: AnyError): string => error._tag === "ConnectedVehicleError" ? error.reason._tag : error._tag
 
 const decodeIdentifier = Schema.decodeUnknownResult(Identifier, { reportInput: true })
 
@@ -88,7 +89,7 @@ const decodeIdentifier = Schema.decodeUnknownResult(Identifier, { reportInput: t
  *
  * @internal
  */
-export const checkParams = (request: unknown): AnyError | undefined => {
+export const checkParams = (request: unknown): InvalidArgument | undefined => {
   const params = typeof request === "object" && request !== null && "params" in request
     ? (request as { readonly params: unknown }).params
     : undefined
@@ -125,31 +126,31 @@ const describe = (reason: { readonly _tag: string; readonly description?: string
 export const mapBuildError = (error: unknown, method: string, path: string): AnyError => {
   if (Schema.isSchemaError(error)) return fromIssue(error.issue, { field: "request" })
   const reason = (error as Partial<HttpClientError.HttpClientError>).reason
-  return new InvalidRequest({ method, path, description: describe(reason, error) })
+  return fail(new InvalidRequest({ method, path, description: describe(reason, error) }))
 }
 
 /** @internal */
-export const mapSendError = (error: HttpClientError.HttpClientError, method: string, path: string, url: string): AnyError => {
+export const mapSendError = (error: HttpClientError.HttpClientError, method: string, path: string, url: string): ConnectedVehicleError => {
   const reason = error.reason
   if (reason._tag === "InvalidUrlError" || reason._tag === "EncodeError") {
-    return new InvalidRequest({ method, path, description: describe(reason, error) })
+    return fail(new InvalidRequest({ method, path, description: describe(reason, error) }))
   }
-  return new TransportFailure({ method, url, description: describe(reason, error) })
+  return fail(new Connection({ method, url, description: describe(reason, error) }))
 }
 
 /** @internal */
-export const mapDecodeError = (error: unknown, ctx: Ctx): AnyError => {
+export const mapDecodeError = (error: unknown, ctx: Ctx): ConnectedVehicleError => {
   if (Schema.isSchemaError(error)) {
-    return new ResponseDecodeError({ ...ctx, description: error.message })
+    return fail(new InvalidResponse({ ...ctx, description: error.message }))
   }
   const reason = (error as HttpClientError.HttpClientError).reason
   if (reason?._tag === "TransportError") {
-    return new TransportFailure({ ...ctx, description: describe(reason, error) })
+    return fail(new Connection({ ...ctx, description: describe(reason, error) }))
   }
   if (reason?._tag === "DecodeError" && reason.description !== "undeclared status code") {
-    return new ResponseDecodeError({ ...ctx, description: reason.description ?? "the body is not JSON" })
+    return fail(new InvalidResponse({ ...ctx, description: reason.description ?? "the body is not JSON" }))
   }
-  return new UnexpectedStatus(ctx)
+  return fail(new UnexpectedStatus(ctx))
 }
 
 const decodeEnvelope = Schema.decodeUnknownOption(Schema.fromJsonString(ErrorEnvelope))
@@ -157,8 +158,8 @@ const decodeOAuth = Schema.decodeUnknownOption(Schema.fromJsonString(OAuthErrorB
 
 /**
  * The error of a non-2xx response, decided by its status first: a 429 is a
- * `RateLimitError` with the `Retry-After` delay whatever the body says; other
- * statuses follow the body (envelope, OAuth error, or `MalformedErrorBody`).
+ * `RateLimit` with the `Retry-After` delay whatever the body says; other
+ * statuses follow the body (envelope, OAuth error, or `MalformedBody`).
  * The request's `secrets` (see `./redact.ts`) are taken out of the body first.
  *
  * @internal
@@ -167,56 +168,52 @@ export const decodeError = (
   response: HttpClientResponse.HttpClientResponse,
   ctx: Ctx,
   secrets: ReadonlyArray<string>
-): Effect.Effect<AnyError, AnyError> =>
+): Effect.Effect<ConnectedVehicleError, ConnectedVehicleError> =>
   Effect.flatMap(Clock.currentTimeMillis, (now) => {
     // read before the body, so that a body that fails to arrive keeps it
     const retryAfterMillis = ctx.status === 429 ? RetryAfter.fromHeaders(response.headers, now) : undefined
+    const retryAfter = retryAfterMillis === undefined ? undefined : Duration.millis(retryAfterMillis)
     return Effect.map(
-      Effect.mapError(response.text, (e): AnyError => new TransportFailure({ ...ctx, description: describe(e.reason, e) })),
-      (raw): AnyError => {
+      Effect.mapError(response.text, (e) => fail(new Connection({ ...ctx, description: describe(e.reason, e) }))),
+      (raw) => {
         // a credential the server echoed never reaches an error
         const text = scrub(raw, secrets)
         const envelope = decodeEnvelope(text)
-        if (ctx.status === 429) return rateLimitError(ctx, retryAfterMillis, text, envelope)
-        if (Option.isSome(envelope)) return fromEnvelope(envelope.value, ctx)
+        if (Option.isSome(envelope)) return fail(fromEnvelope(envelope.value, { ...ctx, retryAfter }))
         const oauth = decodeOAuth(text)
+        if (ctx.status === 429) return fail(rateLimit(ctx, retryAfter, oauth))
         if (Option.isSome(oauth)) {
-          return new OAuthError({
-            ...ctx,
-            error: oauth.value.error,
-            ...(oauth.value.error_description === undefined ? {} : { errorDescription: oauth.value.error_description })
-          })
+          return fail(
+            new OAuth({
+              ...ctx,
+              error: oauth.value.error,
+              ...(oauth.value.error_description === undefined ? {} : { errorDescription: oauth.value.error_description })
+            })
+          )
         }
-        return new MalformedErrorBody({
-          ...ctx,
-          description: text.trim().startsWith("{") ? "JSON that is not the error envelope" : "not JSON"
-        })
+        return fail(
+          new MalformedBody({
+            ...ctx,
+            description: text.trim().startsWith("{") ? "JSON that is not the error envelope" : "not JSON"
+          })
+        )
       }
     )
   })
 
-const rateLimitError = (
+/** A 429 without an envelope: its OAuth body's error, else the standard one. */
+const rateLimit = (
   ctx: Ctx,
-  retryAfterMillis: number | undefined,
-  text: string,
-  envelope: Option.Option<ErrorEnvelope>
-): RateLimitError => {
-  const optional = retryAfterMillis === undefined ? {} : { retryAfterMillis }
-  if (Option.isSome(envelope)) {
-    const error = fromEnvelope(envelope.value, { ...ctx, retryAfterMillis })
-    if (error._tag === "RateLimitError") return error
-    // another type with status 429: the status decides, the body's fields are kept
-    const { _tag, ...fields } = error
-    return new RateLimitError({ ...fields, message: error.message, ...optional })
-  }
-  const oauth = decodeOAuth(text)
+  retryAfter: Duration.Duration | undefined,
+  oauth: Option.Option<OAuthErrorBody>
+): RateLimit => {
   const code = Option.isSome(oauth) ? oauth.value.error : "RATE_LIMITED"
   const detail = Option.isSome(oauth) && oauth.value.error_description !== undefined
     ? oauth.value.error_description
     : "Too many requests"
-  return new RateLimitError({
+  return new RateLimit({
     ...ctx,
-    ...optional,
+    ...(retryAfter === undefined ? {} : { retryAfter }),
     message: `${ctx.status} ${code}: ${detail}`,
     type: "RATE_LIMIT",
     code,

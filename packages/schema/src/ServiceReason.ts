@@ -1,0 +1,370 @@
+/**
+ * The reasons an error envelope of section 7 becomes (one tagged class per
+ * error type): the `reason` of a failed call's `ConnectedVehicleError`
+ * (`@connected-vehicle/transport/ConnectedVehicleError`) when the service
+ * answered. Each carries `isRetryable`, the status, the request id, the
+ * method and the URL.
+ *
+ * @since 0.3.0
+ */
+import { Schema } from "effect"
+import type { Duration } from "effect"
+import { ResolutionType } from "./Signal.ts"
+import { ErrorItem, ErrorType } from "./ServiceError.ts"
+import type { ErrorEnvelope } from "./ServiceError.ts"
+
+/**
+ * Fields every service reason carries: a readable `message`
+ * (`<status> <code>: <detail>`), the first envelope item flattened, plus the
+ * HTTP context (status, request id, method, URL without credentials) and
+ * every item of the envelope.
+ *
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import { ServiceErrorFields } from "@connected-vehicle/schema/ServiceReason"
+ *
+ * const Fields = Schema.Struct(ServiceErrorFields)
+ * ```
+ * @since 0.1.0
+ * @category models
+ */
+export const ServiceErrorFields = {
+  message: Schema.String,
+  status: Schema.Int,
+  type: ErrorType,
+  code: Schema.String,
+  title: Schema.String,
+  detail: Schema.String,
+  resolution: Schema.optionalKey(ResolutionType),
+  suggestedUserMessage: Schema.optionalKey(Schema.String),
+  about: Schema.optionalKey(Schema.String),
+  requestId: Schema.optionalKey(Schema.String),
+  method: Schema.optionalKey(Schema.String),
+  url: Schema.optionalKey(Schema.String),
+  errors: Schema.Array(ErrorItem)
+}
+
+/**
+ * Whether an answer with this status is worth another attempt: a 429 (the
+ * transport's rate-limit policy decides how long to wait) and a 500, 502,
+ * 503 or 504, whatever the body says.
+ *
+ * @example
+ * ```ts
+ * import { isRetryableStatus } from "@connected-vehicle/schema/ServiceReason"
+ *
+ * isRetryableStatus(503) // true
+ * isRetryableStatus(404) // false
+ * ```
+ * @since 0.3.0
+ * @category predicates
+ */
+export const isRetryableStatus = (status: number | undefined): boolean =>
+  status === 429 || status === 500 || status === 502 || status === 503 || status === 504
+
+/**
+ * `AUTHENTICATION` with a 401: the token is missing, invalid or expired.
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import type { Authentication } from "@connected-vehicle/schema/ServiceReason"
+ *
+ * const onAuth = (reason: Authentication) => Effect.logWarning(reason.message)
+ * ```
+ * @since 0.3.0
+ * @category reasons
+ */
+export class Authentication extends Schema.TaggedError<Authentication>()("Authentication", ServiceErrorFields) {
+  get isRetryable(): boolean {
+    return isRetryableStatus(this.status)
+  }
+}
+
+/**
+ * `AUTHENTICATION` with a 403: the token lacks a permission.
+ *
+ * @since 0.3.0
+ * @category reasons
+ */
+export class PermissionDenied extends Schema.TaggedError<PermissionDenied>()("PermissionDenied", ServiceErrorFields) {
+  get isRetryable(): boolean {
+    return isRetryableStatus(this.status)
+  }
+}
+
+/**
+ * `BILLING`: the account's billing limit is reached.
+ *
+ * @since 0.3.0
+ * @category reasons
+ */
+export class Billing extends Schema.TaggedError<Billing>()("Billing", ServiceErrorFields) {
+  get isRetryable(): boolean {
+    return isRetryableStatus(this.status)
+  }
+}
+
+/**
+ * `COMPATIBILITY`: the vehicle does not support the request.
+ *
+ * @since 0.3.0
+ * @category reasons
+ */
+export class Compatibility extends Schema.TaggedError<Compatibility>()("Compatibility", ServiceErrorFields) {
+  get isRetryable(): boolean {
+    return isRetryableStatus(this.status)
+  }
+}
+
+/**
+ * `CONNECTED_SERVICES_ACCOUNT`: the owner's account with the maker needs attention.
+ *
+ * @since 0.3.0
+ * @category reasons
+ */
+export class ConnectedServicesAccount
+  extends Schema.TaggedError<ConnectedServicesAccount>()("ConnectedServicesAccount", ServiceErrorFields)
+{
+  get isRetryable(): boolean {
+    return isRetryableStatus(this.status)
+  }
+}
+
+/**
+ * A 429 (whatever the body's type): too many requests. `retryAfter` is the
+ * `Retry-After` the service sent, if any. Always retryable; the transport
+ * waits only as its rate-limit policy allows.
+ *
+ * @example
+ * ```ts
+ * import { Duration } from "effect"
+ * import type { RateLimit } from "@connected-vehicle/schema/ServiceReason"
+ *
+ * const waitFor = (reason: RateLimit) => reason.retryAfter ?? Duration.seconds(1)
+ * ```
+ * @since 0.3.0
+ * @category reasons
+ */
+export class RateLimit extends Schema.TaggedError<RateLimit>()("RateLimit", {
+  ...ServiceErrorFields,
+  retryAfter: Schema.optionalKey(Schema.Duration)
+}) {
+  get isRetryable(): boolean {
+    return true
+  }
+}
+
+/**
+ * `RESOURCE_NOT_FOUND`: no such vehicle, connection, webhook...
+ *
+ * @since 0.3.0
+ * @category reasons
+ */
+export class NotFound extends Schema.TaggedError<NotFound>()("NotFound", ServiceErrorFields) {
+  get isRetryable(): boolean {
+    return isRetryableStatus(this.status)
+  }
+}
+
+/**
+ * `SERVER`: the service failed (retryable for a 500, 502, 503 or 504).
+ *
+ * @since 0.3.0
+ * @category reasons
+ */
+export class Server extends Schema.TaggedError<Server>()("Server", ServiceErrorFields) {
+  get isRetryable(): boolean {
+    return isRetryableStatus(this.status)
+  }
+}
+
+/**
+ * `UPSTREAM`: the vehicle maker's systems failed (retryable for a 502 or 504...).
+ *
+ * @since 0.3.0
+ * @category reasons
+ */
+export class Upstream extends Schema.TaggedError<Upstream>()("Upstream", ServiceErrorFields) {
+  get isRetryable(): boolean {
+    return isRetryableStatus(this.status)
+  }
+}
+
+/**
+ * `VALIDATION`: the service refused the request as malformed.
+ *
+ * @since 0.3.0
+ * @category reasons
+ */
+export class Validation extends Schema.TaggedError<Validation>()("Validation", ServiceErrorFields) {
+  get isRetryable(): boolean {
+    return isRetryableStatus(this.status)
+  }
+}
+
+/**
+ * `VEHICLE_STATE`: the vehicle cannot answer now (asleep, out of range...).
+ *
+ * @since 0.3.0
+ * @category reasons
+ */
+export class VehicleState extends Schema.TaggedError<VehicleState>()("VehicleState", ServiceErrorFields) {
+  get isRetryable(): boolean {
+    return isRetryableStatus(this.status)
+  }
+}
+
+/**
+ * An error type this SDK does not know yet (the envelope's `type` is kept).
+ *
+ * @since 0.3.0
+ * @category reasons
+ */
+export class Unrecognized extends Schema.TaggedError<Unrecognized>()("Unrecognized", ServiceErrorFields) {
+  get isRetryable(): boolean {
+    return isRetryableStatus(this.status)
+  }
+}
+
+/**
+ * Every reason the service can answer with (an error envelope), as a tagged
+ * union: the `reason` of a `ConnectedVehicleError`
+ * (`@connected-vehicle/transport/ConnectedVehicleError`) that the service
+ * answered.
+ *
+ * @example
+ * ```ts
+ * import type { ServiceReason } from "@connected-vehicle/schema/ServiceReason"
+ *
+ * const signInAgain = (reason: ServiceReason) => reason._tag === "Authentication"
+ * ```
+ * @since 0.3.0
+ * @category models
+ */
+export type ServiceReason =
+  | Authentication
+  | PermissionDenied
+  | Billing
+  | Compatibility
+  | ConnectedServicesAccount
+  | RateLimit
+  | NotFound
+  | Server
+  | Upstream
+  | Validation
+  | VehicleState
+  | Unrecognized
+
+/**
+ * Schema of {@link ServiceReason} (for logging, persistence or RPC).
+ *
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import { ServiceReason } from "@connected-vehicle/schema/ServiceReason"
+ *
+ * const isServiceReason = Schema.is(ServiceReason)
+ * ```
+ * @since 0.3.0
+ * @category schemas
+ */
+export const ServiceReason = Schema.Union([
+  Authentication,
+  PermissionDenied,
+  Billing,
+  Compatibility,
+  ConnectedServicesAccount,
+  RateLimit,
+  NotFound,
+  Server,
+  Upstream,
+  Validation,
+  VehicleState,
+  Unrecognized
+])
+
+/**
+ * Context of the HTTP exchange an envelope came from.
+ *
+ * @example
+ * ```ts
+ * import { Duration } from "effect"
+ * import type { ErrorContext } from "@connected-vehicle/schema/ServiceReason"
+ *
+ * const context: ErrorContext = { status: 429, method: "GET", url: "https://api.example.test/v3/vehicles", retryAfter: Duration.seconds(2) }
+ * ```
+ * @since 0.1.0
+ * @category models
+ */
+export interface ErrorContext {
+  readonly status: number
+  readonly requestId?: string | undefined
+  readonly method?: string | undefined
+  readonly url?: string | undefined
+  readonly retryAfter?: Duration.Duration | undefined
+}
+
+/**
+ * The reason of an envelope, chosen by the `type` of its first item (an
+ * `AUTHENTICATION` with a 403 is `PermissionDenied`) and by the status: a
+ * 429 is `RateLimit` whatever the type.
+ *
+ * @example
+ * ```ts
+ * import { fromEnvelope } from "@connected-vehicle/schema/ServiceReason"
+ *
+ * const reason = fromEnvelope({
+ *   errors: [{ status: "401", type: "AUTHENTICATION", code: "UNAUTHORIZED", title: "Unauthorized", detail: "bad token" }]
+ * }, { status: 401 })
+ * reason._tag // "Authentication"
+ * ```
+ * @since 0.1.0
+ * @category constructors
+ */
+export const fromEnvelope = (envelope: ErrorEnvelope, context: ErrorContext): ServiceReason => {
+  const [first] = envelope.errors
+  const optional = <K extends string, V>(key: K, value: V | undefined) =>
+    (value === undefined ? {} : { [key]: value }) as { readonly [P in K]?: V }
+  const fields = {
+    message: `${context.status} ${first.code}: ${first.detail}`,
+    status: context.status,
+    type: first.type,
+    code: first.code,
+    title: first.title,
+    detail: first.detail,
+    errors: envelope.errors,
+    ...optional("resolution", first.resolution?.type),
+    ...optional("suggestedUserMessage", first.suggestedUserMessage),
+    ...optional("about", first.links?.about),
+    ...optional("requestId", context.requestId ?? first.meta?.debug?.requestId),
+    ...optional("method", context.method),
+    ...optional("url", context.url)
+  }
+  if (context.status === 429 || first.type === "RATE_LIMIT") {
+    return new RateLimit({ ...fields, ...optional("retryAfter", context.retryAfter) })
+  }
+  switch (first.type) {
+    case "AUTHENTICATION":
+      return context.status === 403 ? new PermissionDenied(fields) : new Authentication(fields)
+    case "BILLING":
+      return new Billing(fields)
+    case "COMPATIBILITY":
+      return new Compatibility(fields)
+    case "CONNECTED_SERVICES_ACCOUNT":
+      return new ConnectedServicesAccount(fields)
+    case "RESOURCE_NOT_FOUND":
+      return new NotFound(fields)
+    case "SERVER":
+      return new Server(fields)
+    case "UPSTREAM":
+      return new Upstream(fields)
+    case "VALIDATION":
+      return new Validation(fields)
+    case "VEHICLE_STATE":
+      return new VehicleState(fields)
+    default:
+      return new Unrecognized(fields)
+  }
+}

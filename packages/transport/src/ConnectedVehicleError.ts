@@ -1,0 +1,401 @@
+/**
+ * The one error of a failed call: a `ConnectedVehicleError` whose `reason`
+ * says what happened, modelled on Effect's `AiError`. The reason is either
+ * what the service answered (a `ServiceReason` of
+ * `@connected-vehicle/schema/ServiceReason`: `Authentication`, `RateLimit`,
+ * `NotFound`, ...) or what went wrong between the SDK and the service
+ * (`Timeout`, `Connection`, `MalformedBody`, `UnexpectedStatus`,
+ * `InvalidResponse`, `InvalidRequest`, `Credentials`, `OAuth`).
+ *
+ * Every reason carries `isRetryable` (the transport's retry policy asks it),
+ * and, where known, the HTTP status, the request id, the method and the URL
+ * without credentials; a `RateLimit` carries the `retryAfter` the service
+ * sent. None of them carries a header value or a token.
+ *
+ * An argument refused before sending is not a failed call: it is an
+ * `InvalidArgument` (`@connected-vehicle/schema/InvalidArgument`).
+ *
+ * @since 0.3.0
+ */
+import { Duration, Predicate, Schema } from "effect"
+import { isRetryableStatus, ServiceReason } from "@connected-vehicle/schema/ServiceReason"
+
+const context = {
+  method: Schema.String,
+  url: Schema.String
+}
+
+// status and request id, when the response headers had arrived before the
+// failure (a stalled or dropped body)
+const headersSeen = {
+  status: Schema.optionalKey(Schema.Int),
+  requestId: Schema.optionalKey(Schema.String)
+}
+
+const responseContext = {
+  ...context,
+  status: Schema.Int,
+  requestId: Schema.optionalKey(Schema.String)
+}
+
+/**
+ * The exchange (headers and body) did not finish within the per-attempt
+ * timeout. When the headers had arrived (a stalled body), `status` and
+ * `requestId` are those of the response. Retryable.
+ *
+ * @example
+ * ```ts
+ * import { Duration } from "effect"
+ * import type { Timeout } from "@connected-vehicle/transport/ConnectedVehicleError"
+ *
+ * const after = (reason: Timeout) => Duration.toMillis(reason.timeout)
+ * ```
+ * @since 0.3.0
+ * @category reasons
+ */
+export class Timeout extends Schema.TaggedError<Timeout>()("Timeout", {
+  ...context,
+  ...headersSeen,
+  timeout: Schema.Duration
+}) {
+  get isRetryable(): boolean {
+    return true
+  }
+  override get message() {
+    return `${this.method} ${this.url} did not complete within ${Duration.toMillis(this.timeout)} ms`
+  }
+}
+
+/**
+ * The connection failed (refused, reset, dropped mid-body). When it failed
+ * while reading the body, `status` and `requestId` are those of the
+ * response. Retryable.
+ *
+ * @example
+ * ```ts
+ * import type { Connection } from "@connected-vehicle/transport/ConnectedVehicleError"
+ *
+ * const why = (reason: Connection) => reason.description
+ * ```
+ * @since 0.3.0
+ * @category reasons
+ */
+export class Connection extends Schema.TaggedError<Connection>()("Connection", {
+  ...context,
+  ...headersSeen,
+  description: Schema.String
+}) {
+  get isRetryable(): boolean {
+    return true
+  }
+  override get message() {
+    return `${this.method} ${this.url} failed: ${this.description}`
+  }
+}
+
+/**
+ * A non-2xx response whose body is not the section 7 envelope (not JSON, or
+ * JSON of another shape). Retryable when its status is (500, 502, 503, 504).
+ *
+ * @example
+ * ```ts
+ * import type { MalformedBody } from "@connected-vehicle/transport/ConnectedVehicleError"
+ *
+ * const status = (reason: MalformedBody) => reason.status
+ * ```
+ * @since 0.3.0
+ * @category reasons
+ */
+export class MalformedBody extends Schema.TaggedError<MalformedBody>()("MalformedBody", {
+  ...responseContext,
+  description: Schema.String
+}) {
+  get isRetryable(): boolean {
+    return isRetryableStatus(this.status)
+  }
+  override get message() {
+    return `${this.status} with an error body that is not the error envelope (${this.method} ${this.url}): ${this.description}`
+  }
+}
+
+/**
+ * A status the endpoint does not declare and that carries no error envelope
+ * (for example a 1xx), or a redirect: the service never redirects, so the
+ * SDK follows none, whatever the `HttpClient` (`location` names where it
+ * pointed, without credentials). Not retryable.
+ *
+ * @example
+ * ```ts
+ * import type { UnexpectedStatus } from "@connected-vehicle/transport/ConnectedVehicleError"
+ *
+ * const redirectedTo = (reason: UnexpectedStatus) => reason.location
+ * ```
+ * @since 0.3.0
+ * @category reasons
+ */
+export class UnexpectedStatus extends Schema.TaggedError<UnexpectedStatus>()("UnexpectedStatus", {
+  ...responseContext,
+  location: Schema.optionalKey(Schema.String)
+}) {
+  get isRetryable(): boolean {
+    return false
+  }
+  override get message() {
+    return this.location === undefined
+      ? `Unexpected status ${this.status} (${this.method} ${this.url})`
+      : `Redirect ${this.status} to ${this.location} refused (${this.method} ${this.url}): the service never redirects`
+  }
+}
+
+/**
+ * A successful response whose body does not match the endpoint's schema
+ * (including malformed JSON). Not retryable.
+ *
+ * @example
+ * ```ts
+ * import type { InvalidResponse } from "@connected-vehicle/transport/ConnectedVehicleError"
+ *
+ * const where = (reason: InvalidResponse) => `${reason.method} ${reason.url}`
+ * ```
+ * @since 0.3.0
+ * @category reasons
+ */
+export class InvalidResponse extends Schema.TaggedError<InvalidResponse>()("InvalidResponse", {
+  ...responseContext,
+  description: Schema.String
+}) {
+  get isRetryable(): boolean {
+    return false
+  }
+  override get message() {
+    return `Response body of ${this.method} ${this.url} (${this.status}) does not match its schema: ${this.description}`
+  }
+}
+
+/**
+ * The request could not be built for a reason other than its arguments: a
+ * URL that is not valid (a configured root that is not a URL), a body the
+ * `HttpClient` cannot encode. Nothing was sent. Not retryable.
+ *
+ * @example
+ * ```ts
+ * import type { InvalidRequest } from "@connected-vehicle/transport/ConnectedVehicleError"
+ *
+ * const why = (reason: InvalidRequest) => reason.description
+ * ```
+ * @since 0.3.0
+ * @category reasons
+ */
+export class InvalidRequest extends Schema.TaggedError<InvalidRequest>()("InvalidRequest", {
+  method: Schema.String,
+  path: Schema.String,
+  description: Schema.String
+}) {
+  get isRetryable(): boolean {
+    return false
+  }
+  override get message() {
+    return `Invalid request ${this.method} ${this.path}: ${this.description}`
+  }
+}
+
+/**
+ * No bearer credential could be obtained (the token store or the token
+ * endpoint failed). `description` never contains a token value; `cause`,
+ * when a token request or the token store failed, is that error itself (a
+ * `ConnectedVehicleError` of the token request, or a `TokenStoreError`), so
+ * that a caller can tell an unreachable token endpoint from a refused
+ * client. Never retried by the call (the token request has its own bounds).
+ *
+ * @example
+ * ```ts
+ * import { Credentials } from "@connected-vehicle/transport/ConnectedVehicleError"
+ *
+ * new Credentials({ description: "refresh token expired" })
+ * ```
+ * @since 0.3.0
+ * @category reasons
+ */
+export class Credentials extends Schema.TaggedError<Credentials>()("Credentials", {
+  description: Schema.String,
+  status: Schema.optionalKey(Schema.Int),
+  cause: Schema.optionalKey(Schema.Unknown)
+}) {
+  get isRetryable(): boolean {
+    return false
+  }
+  override get message() {
+    return `No credential available: ${this.description}`
+  }
+}
+
+/**
+ * An OAuth-style error of the authorization server (`{ error, error_description }`,
+ * RFC 6749): invalid grant, invalid client... Retryable when its status is.
+ *
+ * @example
+ * ```ts
+ * import type { OAuth } from "@connected-vehicle/transport/ConnectedVehicleError"
+ *
+ * const mustReauthenticate = (reason: OAuth) => reason.error === "invalid_grant"
+ * ```
+ * @since 0.3.0
+ * @category reasons
+ */
+export class OAuth extends Schema.TaggedError<OAuth>()("OAuth", {
+  ...responseContext,
+  error: Schema.String,
+  errorDescription: Schema.optionalKey(Schema.String)
+}) {
+  get isRetryable(): boolean {
+    return isRetryableStatus(this.status)
+  }
+  override get message() {
+    return `${this.status} ${this.error}${this.errorDescription === undefined ? "" : `: ${this.errorDescription}`} (${this.method} ${this.url})`
+  }
+}
+
+/**
+ * Every reason of a failed call: what the service answered
+ * (`ServiceReason`), or what went wrong on the way.
+ *
+ * @example
+ * ```ts
+ * import type { Reason } from "@connected-vehicle/transport/ConnectedVehicleError"
+ *
+ * const offline = (reason: Reason) => reason._tag === "Connection" || reason._tag === "Timeout"
+ * ```
+ * @since 0.3.0
+ * @category models
+ */
+export type Reason =
+  | ServiceReason
+  | Timeout
+  | Connection
+  | MalformedBody
+  | UnexpectedStatus
+  | InvalidResponse
+  | InvalidRequest
+  | Credentials
+  | OAuth
+
+/**
+ * Schema of {@link Reason}.
+ *
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import { Reason } from "@connected-vehicle/transport/ConnectedVehicleError"
+ *
+ * const isReason = Schema.is(Reason)
+ * ```
+ * @since 0.3.0
+ * @category schemas
+ */
+export const Reason = Schema.Union([
+  ...ServiceReason.members,
+  Timeout,
+  Connection,
+  MalformedBody,
+  UnexpectedStatus,
+  InvalidResponse,
+  InvalidRequest,
+  Credentials,
+  OAuth
+])
+
+/**
+ * The tag of every {@link Reason}.
+ *
+ * @example
+ * ```ts
+ * import type { ReasonTag } from "@connected-vehicle/transport/ConnectedVehicleError"
+ *
+ * const tag: ReasonTag = "RateLimit"
+ * ```
+ * @since 0.3.0
+ * @category models
+ */
+export type ReasonTag = Reason["_tag"]
+
+/**
+ * The error of a failed call. `reason` says what happened; `isRetryable`,
+ * `retryAfter`, `status` and `requestId` are the reason's. Match a reason
+ * with `Effect.catchReason`:
+ *
+ * @example
+ * ```ts
+ * import { Duration, Effect } from "effect"
+ * import { ConnectedVehicleError, Timeout } from "@connected-vehicle/transport/ConnectedVehicleError"
+ *
+ * const call = Effect.fail(new ConnectedVehicleError({
+ *   reason: new Timeout({ method: "GET", url: "https://api.example.test/v3/vehicles", timeout: Duration.seconds(5) })
+ * }))
+ * const handled = call.pipe(
+ *   Effect.catchReason("ConnectedVehicleError", "Timeout", (reason) => Effect.succeed(reason.url))
+ * )
+ * ```
+ * @since 0.3.0
+ * @category errors
+ */
+export class ConnectedVehicleError extends Schema.TaggedError<ConnectedVehicleError>()("ConnectedVehicleError", {
+  reason: Reason
+}) {
+  /** The reason itself (its own `cause`, for a `Credentials` reason, is the token request's error). */
+  override get cause(): Reason {
+    return this.reason
+  }
+  /** Whether another attempt may succeed (decided by the reason). */
+  get isRetryable(): boolean {
+    return this.reason.isRetryable
+  }
+  /** The `Retry-After` the service sent with a 429. */
+  get retryAfter(): Duration.Duration | undefined {
+    return this.reason._tag === "RateLimit" ? this.reason.retryAfter : undefined
+  }
+  /** The HTTP status, when a response (or its head) arrived. */
+  get status(): number | undefined {
+    return "status" in this.reason ? this.reason.status : undefined
+  }
+  /** The request id of the response, for the service's support. */
+  get requestId(): string | undefined {
+    return "requestId" in this.reason ? this.reason.requestId : undefined
+  }
+  override get message(): string {
+    return this.reason.message
+  }
+}
+
+/**
+ * Whether a value is a {@link ConnectedVehicleError}.
+ *
+ * @example
+ * ```ts
+ * import { isConnectedVehicleError } from "@connected-vehicle/transport/ConnectedVehicleError"
+ *
+ * isConnectedVehicleError(new Error("x")) // false
+ * ```
+ * @since 0.3.0
+ * @category guards
+ */
+export const isConnectedVehicleError = (u: unknown): u is ConnectedVehicleError =>
+  Predicate.isTagged(u, "ConnectedVehicleError") && u instanceof ConnectedVehicleError
+
+/**
+ * The reason of a {@link ConnectedVehicleError}, any other value as it is
+ * (an `InvalidArgument`, ...): for logs and tests that look at what
+ * happened. In an `Effect`, `Effect.unwrapReason("ConnectedVehicleError")`
+ * does the same to the error channel.
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { reasonOf } from "@connected-vehicle/transport/ConnectedVehicleError"
+ *
+ * const tagOfFailure = <A, E, R>(call: Effect.Effect<A, E, R>) => Effect.map(Effect.flip(call), (e) => reasonOf(e))
+ * ```
+ * @since 0.3.0
+ * @category accessors
+ */
+export const reasonOf = <E>(error: E): E extends ConnectedVehicleError ? Reason : E =>
+  (isConnectedVehicleError(error) ? error.reason : error) as E extends ConnectedVehicleError ? Reason : E
