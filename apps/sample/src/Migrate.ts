@@ -137,7 +137,7 @@ export const reportOf = (
     const reason = whyNotCompared(c)
     return reason === undefined ? [] : [{ path: c.path, reason }]
   }),
-  hint: checks.length > 0 && checks.every((c) => !c.legacy.ok && c.legacy.error.tag === "AuthenticationError")
+  hint: checks.length > 0 && checks.every((c) => !c.legacy.ok && (c.legacy.error.tag === "PermissionDenied" || c.legacy.error.tag === "Authentication"))
     ? "The v2.0 reads use the signed-in user's token and every one was refused: the vehicle is not that user's (`sample legacy vehicles` lists theirs)."
     : null
 })

@@ -111,10 +111,10 @@ describe.concurrent("13: the cause of a transport failure", () => {
       runJson(["webhooks", ...args])
     ])
     assert.strictEqual(credentials.code, 1)
-    assert.match(credentials.stderr, /^ {2}reason: .*connect ECONNREFUSED 127\.0\.0\.1:1$/m)
+    assert.match(credentials.stderr, /^ {2}description: .*connect ECONNREFUSED 127\.0\.0\.1:1$/m)
     assert.strictEqual(publicRead.code, 1)
     assert.include(publicRead.stderr, "connect ECONNREFUSED 127.0.0.1:1")
-    assert.include(json.json.error.reason, "connect ECONNREFUSED 127.0.0.1:1")
+    assert.include(json.json.error.description, "connect ECONNREFUSED 127.0.0.1:1")
   })
 
   it("the report walks the cause chain: the innermost message, once", () => {
@@ -152,7 +152,7 @@ describe.concurrent("16: migrate check says what it could not compare", () => {
     ])
     assert.strictEqual(table.code, 1, table.stderr)
     assert.include(table.stdout, "0 of 0 compared reads agree")
-    assert.match(table.stdout, /Not compared \(6\):\n {2}\/odometer: (the v2\.0 read failed|both reads failed) \(AuthenticationError: 403/)
+    assert.match(table.stdout, /Not compared \(6\):\n {2}\/odometer: (the v2\.0 read failed|both reads failed) \(PermissionDenied: 403/)
     assert.include(table.stdout, "`sample legacy vehicles` lists theirs")
     assert.include(table.stderr, "Nothing was compared")
     assert.notInclude(table.stderr, "Error: Reported")
