@@ -75,15 +75,15 @@ export interface Options {
  * ```ts
  * import { policies } from "@connected-vehicle/sample/Target"
  *
- * policies.timeoutMillis // 15000
+ * policies.timeout // "15 seconds"
  * ```
  * @since 0.1.0
  * @category constants
  */
 export const policies = {
-  timeoutMillis: 15_000,
-  retry: { maxAttempts: 3, initialDelayMillis: 100, maxElapsedMillis: 5_000 }
-} as const
+  timeout: "15 seconds",
+  retry: { maxAttempts: 3, initialDelay: "100 millis", maxElapsed: "5 seconds" }
+} as const satisfies Omit<TransportConfig.Options, "roots">
 
 /**
  * The per-root variables of `@connected-vehicle/transport`: any of them

@@ -366,5 +366,5 @@ describe("OAuth against the simulator (loopback)", () => {
       const log = yield* sim.requests
       assert.strictEqual(log.filter((e) => e.path === "/oauth/token").length, 1)
       assert.strictEqual(log.filter((e) => e.path.endsWith("/signals")).length, 0)
-    }).pipe(Effect.provide(loopback({ retry: { initialDelayMillis: 1, maxDelayMillis: 2 } }))))
+    }).pipe(Effect.provide(loopback({ retry: { initialDelay: 1, maxDelay: 2 } }))))
 })

@@ -77,7 +77,7 @@ describe("secrets never leak", () => {
       // logs at every level, every span, and every header recorded on the HttpClient spans (`httpSpans`)
       around,
       // outermost: the simulator (the server side) is built without the capture
-      Effect.provide(loopback({ retry: { initialDelayMillis: 5, maxAttempts: 3 }, httpSpans: true }))
+      Effect.provide(loopback({ retry: { initialDelay: 5, maxAttempts: 3 }, httpSpans: true }))
     )
   })
 })
@@ -195,6 +195,6 @@ describe("secrets never leak when the token endpoint fails", () => {
           assert.isFalse(text.includes(secret), `a secret leaked into: ${text.slice(0, 300)}`)
         }
       }
-    }).pipe(Effect.provide(loopback({ retry: { initialDelayMillis: 5, maxAttempts: 3 }, httpSpans: true })))
+    }).pipe(Effect.provide(loopback({ retry: { initialDelay: 5, maxAttempts: 3 }, httpSpans: true })))
   })
 })

@@ -39,13 +39,13 @@ import type { Reading } from "./Reading.ts"
 
 /**
  * Options of a read or a batch: the unit system, and the transport's per-call
- * overrides (`timeoutMillis`, `retry`, `rateLimit`).
+ * overrides (`timeout`, `maxRetries`, `retry`, `rateLimit`).
  *
  * @example
  * ```ts
  * import type { ReadOptions } from "@connected-vehicle/legacy-v2/Vehicles"
  *
- * const imperial: ReadOptions = { unitSystem: "imperial", timeoutMillis: 2_000, retry: { maxAttempts: 1 } }
+ * const imperial: ReadOptions = { unitSystem: "imperial", timeout: "2 seconds", retry: { maxAttempts: 1 } }
  * ```
  * @deprecated v2.0 sunsets on 2026-12-01: use `Migration.ReadOptions` of `@connected-vehicle/v3`.
  * @since 0.1.0

@@ -16,7 +16,7 @@ describe("per-call options", () => {
       const vehicles = yield* Vehicles
       const id = yield* firstVehicle
       yield* sim.injectFaults({ path: `/v2.0/vehicles/${id}/odometer`, faults: [{ _tag: "StallBody" }] })
-      const error = yield* flipReason(vehicles.odometer(id, { unitSystem: "imperial", timeoutMillis: 300, retry: { maxAttempts: 1 } }))
+      const error = yield* flipReason(vehicles.odometer(id, { unitSystem: "imperial", timeout: 300, retry: { maxAttempts: 1 } }))
       assert.strictEqual(error._tag, "Timeout")
       assert.strictEqual(Duration.toMillis((error as Timeout).timeout), 300)
       const reading = yield* vehicles.odometer(id, { unitSystem: "imperial" })

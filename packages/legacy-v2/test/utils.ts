@@ -57,7 +57,7 @@ const sdk = (options: TestOptions) =>
     const origin = sim.url === "" ? Simulator.TEST_ORIGIN : sim.url
     const http = Layer.succeed(HttpClient.HttpClient, httpClient)
     const TransportLive = Transport.layer.pipe(
-      Layer.provide([TransportConfig.layerOrigin(origin, { retry: { initialDelayMillis: 5, maxDelayMillis: 20 } }), http])
+      Layer.provide([TransportConfig.layerOrigin(origin, { retry: { initialDelay: 5, maxDelay: 20 } }), http])
     )
     const OAuthLive = OAuthConfig.layer({ clientId: sim.clientId, clientSecret: sim.clientSecret })
     const userId = (options.userId ?? busiestUser)(sim)

@@ -19,7 +19,7 @@ import * as TransportConfig from "@connected-vehicle/transport/TransportConfig"
  * import { FetchHttpClient } from "effect/http"
  * import type { Options } from "@connected-vehicle/testing/Loopback"
  *
- * const options: Options = { simulator: { seed: 7 }, transport: { timeoutMillis: 500 }, httpClient: FetchHttpClient.layer }
+ * const options: Options = { simulator: { seed: 7 }, transport: { timeout: "500 millis" }, httpClient: FetchHttpClient.layer }
  * ```
  * @since 0.1.0
  * @category models
@@ -48,7 +48,7 @@ export interface Options {
  * const program = Effect.gen(function*() {
  *   const compatibility = yield* Transport.publicClient(CompatibilityApi, "compatibility")
  *   return (yield* compatibility.list()).value.data.length
- * }).pipe(Effect.provide(Loopback.layer({ transport: { timeoutMillis: 1000 } })))
+ * }).pipe(Effect.provide(Loopback.layer({ transport: { timeout: "1 second" } })))
  * ```
  * @since 0.1.0
  * @category layers

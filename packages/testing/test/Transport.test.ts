@@ -22,7 +22,7 @@ const token = Redacted.make("access-token-123")
 const mock = (
   respond: (request: RecordedRequest, index: number) => MockResponse | Effect.Effect<MockResponse>,
   options?: Parameters<typeof layerTest>[1]
-) => Layer.mergeAll(layerTest(respond, { retry: { initialDelayMillis: 10 }, ...options }), Credentials.layerStatic(token))
+) => Layer.mergeAll(layerTest(respond, { retry: { initialDelay: 10 }, ...options }), Credentials.layerStatic(token))
 
 const envelope = (status: number, type: Parameters<typeof makeEnvelope>[0]) => ({
   status,
@@ -226,7 +226,7 @@ describe("Transport (recording mock)", () => {
       assert.strictEqual((yield* requests).length, 2)
 
       const fiber = yield* Effect.forkChild(
-        legacy.odometer({ params: { id: "seconds" } }, { rateLimit: { wait: true, maxWaitMillis: 10_000 } })
+        legacy.odometer({ params: { id: "seconds" } }, { rateLimit: { wait: true, maxWait: 10_000 } })
       )
       yield* TestClock.adjust("7 seconds")
       assert.strictEqual((yield* Fiber.join(fiber)).value.distance, 1234.5)
@@ -324,11 +324,11 @@ describe("Transport (recording mock)", () => {
       return { status: 429, headers, json: { error: "slow_down", error_description: "too fast" } }
     }))))
 
-  it.effect("a 429 whose Retry-After exceeds maxWaitMillis fails at once, even when waiting", () =>
+  it.effect("a 429 whose Retry-After exceeds maxWait fails at once, even when waiting", () =>
     Effect.gen(function*() {
       const legacy = yield* Transport.client(LegacyApi, "legacy")
       const error = yield* flipReason(
-        legacy.odometer({ params: { id: "v1" } }, { rateLimit: { wait: true, maxWaitMillis: 5_000 } })
+        legacy.odometer({ params: { id: "v1" } }, { rateLimit: { wait: true, maxWait: 5_000 } })
       )
       assert.strictEqual(error._tag, "RateLimit")
       assert.strictEqual(Duration.toMillis((error as RateLimit).retryAfter!), 10_000)
@@ -369,7 +369,7 @@ describe("Transport (recording mock)", () => {
       assert.deepStrictEqual((yield* requests).map((r) => r.method), ["POST", "POST"])
     }).pipe(Effect.provide(mock((_, i) => i === 0 ? envelope(500, "SERVER") : batch))))
 
-  it.effect("maxElapsedMillis caps the whole call: the last attempt's timeout is cut to what is left", () =>
+  it.effect("maxElapsed caps the whole call: the last attempt's timeout is cut to what is left", () =>
     Effect.gen(function*() {
       const legacy = yield* Transport.client(LegacyApi, "legacy")
       const fiber = yield* Effect.forkChild(flipReason(legacy.odometer({ params: { id: "v1" } })))
@@ -381,7 +381,7 @@ describe("Transport (recording mock)", () => {
       assert.strictEqual((yield* requests).length, 3)
     }).pipe(Effect.provide(mock(
       () => Effect.as(Effect.sleep("400 millis"), envelope(500, "SERVER")),
-      { retry: { maxAttempts: 10, initialDelayMillis: 0, maxElapsedMillis: 1_000 } }
+      { retry: { maxAttempts: 10, initialDelay: 0, maxElapsed: 1_000 } }
     ))))
 
   it.effect("a stalled body times out with the status and request id of the response", () =>
@@ -396,7 +396,7 @@ describe("Transport (recording mock)", () => {
       assert.strictEqual(Duration.toMillis((error as Timeout).timeout), 1_000)
     }).pipe(Effect.provide(mock(
       () => ({ status: 200, headers: { "x-request-id": "req-stall" }, stallBody: true }),
-      { timeoutMillis: 1_000, retry: { maxAttempts: 1 } }
+      { timeout: 1_000, retry: { maxAttempts: 1 } }
     ))))
 
   it.effect("a 401 refreshes at most once per call, retries included, whatever its body", () =>
@@ -413,7 +413,7 @@ describe("Transport (recording mock)", () => {
     }).pipe(
       Effect.provide(layerTest(
         (_, i) => i === 1 ? envelope(500, "SERVER") : { status: 401, text: "<html>unauthorized</html>" },
-        { retry: { initialDelayMillis: 10 } }
+        { retry: { initialDelay: 10 } }
       )),
       Effect.provide(counting)
     ))

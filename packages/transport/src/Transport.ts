@@ -17,7 +17,7 @@ import type { Headers, HttpClientResponse } from "effect/http"
 import type { HttpApi, HttpApiClient, HttpApiEndpoint, HttpApiGroup } from "effect/http-api"
 import type { InvalidArgument } from "@connected-vehicle/schema/InvalidArgument"
 import { Credentials } from "./Credentials.ts"
-import type { RateLimitPolicy, RetryPolicy, Roots } from "./TransportConfig.ts"
+import type { RateLimitOptions, RetryOptions, Roots } from "./TransportConfig.ts"
 import * as TransportConfigModule from "./TransportConfig.ts"
 import { TransportConfig } from "./TransportConfig.ts"
 import type { ConnectedVehicleError } from "./ConnectedVehicleError.ts"
@@ -57,8 +57,9 @@ export interface Result<A> {
  * `rateLimit` for the rest of the policies.
  *
  * A `timeout` that is not a positive, finite duration, or a `maxRetries` that
- * is not an integer >= 0, fails the call with `InvalidArgument` (field
- * `timeout` or `maxRetries`) before anything is sent.
+ * is not an integer >= 0, or a `retry` / `rateLimit` override that is not
+ * valid, fails the call with `InvalidArgument` naming it before anything is
+ * sent.
  *
  * @example
  * ```ts
@@ -70,19 +71,13 @@ export interface Result<A> {
  * @category models
  */
 export interface CallOptions {
-  /** Timeout of each attempt (milliseconds or a `Duration` input such as `"5 seconds"`); default `TransportConfig.timeoutMillis`. */
+  /** Timeout of each attempt (a `Duration` input such as `"5 seconds"`, or milliseconds); default `TransportConfig.timeout`. */
   readonly timeout?: Duration.Input | undefined
   /** Retries after the first attempt (0: none); wins over `retry.maxAttempts`. */
   readonly maxRetries?: number | undefined
-  /**
-   * Timeout of each attempt in milliseconds.
-   *
-   * @deprecated use `timeout` (which wins when both are given).
-   */
-  readonly timeoutMillis?: number | undefined
   /** The retry policy; `retry.maxAttempts` counts the first attempt (`maxRetries` + 1), prefer `maxRetries`. */
-  readonly retry?: { readonly [K in keyof RetryPolicy]?: RetryPolicy[K] | undefined } | undefined
-  readonly rateLimit?: { readonly [K in keyof RateLimitPolicy]?: RateLimitPolicy[K] | undefined } | undefined
+  readonly retry?: RetryOptions | undefined
+  readonly rateLimit?: RateLimitOptions | undefined
   /**
    * Runs on every response of this call (retried and failed ones too), like
    * the client's own `onResponse` (see `ClientOptions`) and after it; a
@@ -189,7 +184,7 @@ export type GroupClient<Groups extends HttpApiGroup.Constraint, Name extends str
  * import { Effect } from "effect"
  * import { Transport } from "@connected-vehicle/transport/Transport"
  *
- * const timeout = Effect.map(Effect.service(Transport), (t) => t.config.timeoutMillis)
+ * const timeout = Effect.map(Effect.service(Transport), (t) => t.config.timeout)
  * ```
  * @since 0.1.0
  * @category services

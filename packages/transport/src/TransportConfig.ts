@@ -5,7 +5,8 @@
  *
  * @since 0.1.0
  */
-import { Config, Context, Effect, Layer, Option, Schema, SchemaTransformation } from "effect"
+import { Config, Context, Duration, Effect, Layer, Option, Schema, SchemaTransformation } from "effect"
+import { InvalidArgument } from "@connected-vehicle/schema/InvalidArgument"
 import type { LogLevel } from "effect"
 import { sdkVersion } from "./internal/version.ts"
 
@@ -48,14 +49,15 @@ export interface Roots {
  *
  * @example
  * ```ts
+ * import { Duration } from "effect"
  * import type { RetryPolicy } from "@connected-vehicle/transport/TransportConfig"
  *
  * const patient: RetryPolicy = {
  *   maxAttempts: 6,
- *   initialDelayMillis: 500,
+ *   initialDelay: Duration.millis(500),
  *   factor: 2,
- *   maxDelayMillis: 10_000,
- *   maxElapsedMillis: 60_000,
+ *   maxDelay: Duration.seconds(10),
+ *   maxElapsed: Duration.minutes(1),
  *   retryNonIdempotent: false
  * }
  * ```
@@ -66,37 +68,77 @@ export interface RetryPolicy {
   /** Total attempts including the first (1 disables retries). */
   readonly maxAttempts: number
   /** Delay before the first retry; doubles (times `factor`) for each further one. */
-  readonly initialDelayMillis: number
+  readonly initialDelay: Duration.Duration
   readonly factor: number
   /** Cap of one delay. */
-  readonly maxDelayMillis: number
+  readonly maxDelay: Duration.Duration
   /**
    * Budget of the whole call: attempts, backoff and rate-limit waits. No wait
    * starts that would end past it, and each attempt's timeout is cut to what
    * is left of it.
    */
-  readonly maxElapsedMillis: number
+  readonly maxElapsed: Duration.Duration
   /** Retry POST requests too (token exchange, batch). Off by default. */
   readonly retryNonIdempotent: boolean
 }
 
 /**
  * What to do with a 429 (decided by the status): fail at once with
- * `RateLimitError` (default), or wait for `Retry-After` when it is at most
- * `maxWaitMillis` and fits the `maxElapsedMillis` budget, then try again.
+ * the `RateLimit` reason (default), or wait for `Retry-After` when it is at
+ * most `maxWait` and fits the `maxElapsed` budget, then try again.
  *
  * @example
  * ```ts
+ * import { Duration } from "effect"
  * import type { RateLimitPolicy } from "@connected-vehicle/transport/TransportConfig"
  *
- * const waitBriefly: RateLimitPolicy = { wait: true, maxWaitMillis: 5_000 }
+ * const waitBriefly: RateLimitPolicy = { wait: true, maxWait: Duration.seconds(5) }
  * ```
  * @since 0.1.0
  * @category models
  */
 export interface RateLimitPolicy {
   readonly wait: boolean
-  readonly maxWaitMillis: number
+  readonly maxWait: Duration.Duration
+}
+
+/**
+ * Overrides of a {@link RetryPolicy}, durations as `Duration` inputs
+ * (`"500 millis"`, `Duration.seconds(2)`, or a number of milliseconds).
+ *
+ * @example
+ * ```ts
+ * import type { RetryOptions } from "@connected-vehicle/transport/TransportConfig"
+ *
+ * const quick: RetryOptions = { maxAttempts: 3, initialDelay: "50 millis", maxElapsed: "5 seconds" }
+ * ```
+ * @since 0.2.0
+ * @category models
+ */
+export interface RetryOptions {
+  readonly maxAttempts?: number | undefined
+  readonly initialDelay?: Duration.Input | undefined
+  readonly factor?: number | undefined
+  readonly maxDelay?: Duration.Input | undefined
+  readonly maxElapsed?: Duration.Input | undefined
+  readonly retryNonIdempotent?: boolean | undefined
+}
+
+/**
+ * Overrides of a {@link RateLimitPolicy}.
+ *
+ * @example
+ * ```ts
+ * import type { RateLimitOptions } from "@connected-vehicle/transport/TransportConfig"
+ *
+ * const wait: RateLimitOptions = { wait: true, maxWait: "10 seconds" }
+ * ```
+ * @since 0.2.0
+ * @category models
+ */
+export interface RateLimitOptions {
+  readonly wait?: boolean | undefined
+  readonly maxWait?: Duration.Input | undefined
 }
 
 /**
@@ -116,7 +158,7 @@ export class TransportConfig extends Context.Service<TransportConfig, {
   readonly roots: Roots
   readonly userAgent: string
   /** Covers the whole exchange of one attempt, response body included. */
-  readonly timeoutMillis: number
+  readonly timeout: Duration.Duration
   readonly retry: RetryPolicy
   readonly rateLimit: RateLimitPolicy
   /**
@@ -138,9 +180,7 @@ export class TransportConfig extends Context.Service<TransportConfig, {
    * message): a message is logged when its level is at or above this one,
    * whatever the application's `MinimumLogLevel`, and `"None"` silences the
    * SDK. `undefined` (the default) leaves it to the application: the
-   * `MinimumLogLevel` in effect when the transport is built. Decided once,
-   * when the transport is built, so that a call does no logging work (not
-   * even formatting) below it.
+   * fiber's `MinimumLogLevel`.
    */
   readonly logLevel: LogLevel.LogLevel | undefined
   /**
@@ -162,7 +202,7 @@ export class TransportConfig extends Context.Service<TransportConfig, {
  * import type { Options } from "@connected-vehicle/transport/TransportConfig"
  * import { rootsFromOrigin } from "@connected-vehicle/transport/TransportConfig"
  *
- * const options: Options = { roots: rootsFromOrigin("http://127.0.0.1:8080"), retry: { maxAttempts: 2 } }
+ * const options: Options = { roots: rootsFromOrigin("http://127.0.0.1:8080"), timeout: "5 seconds", retry: { maxAttempts: 2 } }
  * ```
  * @since 0.1.0
  * @category models
@@ -170,9 +210,10 @@ export class TransportConfig extends Context.Service<TransportConfig, {
 export interface Options {
   readonly roots: Roots
   readonly userAgent?: string | undefined
-  readonly timeoutMillis?: number | undefined
-  readonly retry?: { readonly [K in keyof RetryPolicy]?: RetryPolicy[K] | undefined } | undefined
-  readonly rateLimit?: { readonly [K in keyof RateLimitPolicy]?: RateLimitPolicy[K] | undefined } | undefined
+  /** Timeout of each attempt (a `Duration` input; a number is milliseconds). */
+  readonly timeout?: Duration.Input | undefined
+  readonly retry?: RetryOptions | undefined
+  readonly rateLimit?: RateLimitOptions | undefined
   /** One header, or several in order of preference (see `requestIdHeaders`). */
   readonly requestIdHeader?: string | ReadonlyArray<string> | undefined
   readonly httpSpans?: boolean | undefined
@@ -180,7 +221,7 @@ export interface Options {
 }
 
 /**
- * Default policies. `rateLimit.maxWaitMillis` is below `retry.maxElapsedMillis`
+ * Default policies. `rateLimit.maxWait` is below `retry.maxElapsed`
  * so that the longest accepted wait still fits the call's budget.
  *
  * @example
@@ -194,29 +235,31 @@ export interface Options {
  */
 export const defaults = {
   userAgent: `connected-vehicle-sdk/${sdkVersion} (+@connected-vehicle/transport)`,
-  timeoutMillis: 30_000,
+  timeout: Duration.seconds(30),
   retry: {
     maxAttempts: 4,
-    initialDelayMillis: 200,
+    initialDelay: Duration.millis(200),
     factor: 2,
-    maxDelayMillis: 5_000,
-    maxElapsedMillis: 30_000,
+    maxDelay: Duration.seconds(5),
+    maxElapsed: Duration.seconds(30),
     retryNonIdempotent: false
   } satisfies RetryPolicy,
-  rateLimit: { wait: false, maxWaitMillis: 20_000 } satisfies RateLimitPolicy,
+  rateLimit: { wait: false, maxWait: Duration.seconds(20) } satisfies RateLimitPolicy,
   requestIdHeaders: ["sc-request-id", "x-request-id"] as ReadonlyArray<string>,
   httpSpans: false,
   logLevel: undefined
 } as const
 
 /**
- * Builds the configuration from options.
+ * Builds the configuration from options. A duration that is not a positive
+ * (a delay: non-negative), finite `Duration` input, `maxAttempts` that is not
+ * an integer >= 1 or a `factor` below 1 throws an `InvalidArgument` naming it.
  *
  * @example
  * ```ts
  * import { make, rootsFromOrigin } from "@connected-vehicle/transport/TransportConfig"
  *
- * const config = make({ roots: rootsFromOrigin("http://127.0.0.1:8080"), timeoutMillis: 5_000 })
+ * const config = make({ roots: rootsFromOrigin("http://127.0.0.1:8080"), timeout: "5 seconds" })
  * ```
  * @since 0.1.0
  * @category constructors
@@ -224,9 +267,9 @@ export const defaults = {
 export const make = (options: Options): TransportConfig["Service"] => ({
   roots: options.roots,
   userAgent: options.userAgent ?? defaults.userAgent,
-  timeoutMillis: options.timeoutMillis ?? defaults.timeoutMillis,
-  retry: { ...defaults.retry, ...stripUndefined(options.retry ?? {}) },
-  rateLimit: { ...defaults.rateLimit, ...stripUndefined(options.rateLimit ?? {}) },
+  timeout: duration("timeout", options.timeout, defaults.timeout, true),
+  retry: retryPolicy(defaults.retry, options.retry),
+  rateLimit: rateLimitPolicy(defaults.rateLimit, options.rateLimit),
   requestIdHeaders: requestIdHeaders(options.requestIdHeader),
   requestIdHeader: options.requestIdHeader === undefined ? "x-request-id" : requestIdHeaders(options.requestIdHeader)[0]!,
   httpSpans: options.httpSpans ?? defaults.httpSpans,
@@ -265,8 +308,73 @@ export const requestIdOf = (
   return undefined
 }
 
-const stripUndefined = <A extends object>(a: A): { readonly [K in keyof A]?: Exclude<A[K], undefined> } =>
-  Object.fromEntries(Object.entries(a).filter(([, v]) => v !== undefined)) as any
+/**
+ * A duration option: `fallback` when it is `undefined`; a `Duration` input
+ * that is finite and positive (`positive`) or non-negative, else an
+ * `InvalidArgument` naming `field` is thrown.
+ */
+const duration = (field: string, input: Duration.Input | undefined, fallback: Duration.Duration, positive: boolean): Duration.Duration => {
+  if (input === undefined) return fallback
+  let decoded: Option.Option<Duration.Duration> = Option.none()
+  try {
+    decoded = Duration.fromInput(input)
+  } catch {
+    // not a duration input
+  }
+  const millis = Option.isSome(decoded) ? Duration.toMillis(decoded.value) : Number.NaN
+  if (!Number.isFinite(millis) || millis < 0 || (positive && millis === 0)) {
+    throw new InvalidArgument({ field, message: `${field}: Expected a ${positive ? "positive" : "non-negative"}, finite duration` })
+  }
+  return decoded._tag === "Some" ? decoded.value : fallback
+}
+
+const check = (field: string, value: number | undefined, fallback: number, valid: (n: number) => boolean, expected: string): number => {
+  if (value === undefined) return fallback
+  if (typeof value !== "number" || !valid(value)) throw new InvalidArgument({ field, message: `${field}: Expected ${expected}` })
+  return value
+}
+
+/**
+ * `base` with the options' overrides (`undefined` fields are ignored); an
+ * invalid one throws an `InvalidArgument` naming it.
+ *
+ * @example
+ * ```ts
+ * import { defaults, retryPolicy } from "@connected-vehicle/transport/TransportConfig"
+ *
+ * const quick = retryPolicy(defaults.retry, { maxAttempts: 2, initialDelay: "10 millis" })
+ * ```
+ * @since 0.2.0
+ * @category constructors
+ */
+export const retryPolicy = (base: RetryPolicy, options: RetryOptions | undefined): RetryPolicy =>
+  options === undefined ? base : {
+    maxAttempts: check("retry.maxAttempts", options.maxAttempts, base.maxAttempts, (n) => Number.isSafeInteger(n) && n >= 1, "an integer >= 1"),
+    initialDelay: duration("retry.initialDelay", options.initialDelay, base.initialDelay, false),
+    factor: check("retry.factor", options.factor, base.factor, (n) => Number.isFinite(n) && n >= 1, "a finite number >= 1"),
+    maxDelay: duration("retry.maxDelay", options.maxDelay, base.maxDelay, false),
+    maxElapsed: duration("retry.maxElapsed", options.maxElapsed, base.maxElapsed, true),
+    retryNonIdempotent: options.retryNonIdempotent ?? base.retryNonIdempotent
+  }
+
+/**
+ * `base` with the options' overrides; an invalid one throws an
+ * `InvalidArgument` naming it.
+ *
+ * @example
+ * ```ts
+ * import { defaults, rateLimitPolicy } from "@connected-vehicle/transport/TransportConfig"
+ *
+ * const waiting = rateLimitPolicy(defaults.rateLimit, { wait: true })
+ * ```
+ * @since 0.2.0
+ * @category constructors
+ */
+export const rateLimitPolicy = (base: RateLimitPolicy, options: RateLimitOptions | undefined): RateLimitPolicy =>
+  options === undefined ? base : {
+    wait: options.wait ?? base.wait,
+    maxWait: duration("rateLimit.maxWait", options.maxWait, base.maxWait, false)
+  }
 
 /**
  * The roots of a server that serves the whole service on one origin (the
@@ -309,7 +417,7 @@ export const layer = (options: Options): Layer.Layer<TransportConfig> =>
  * ```ts
  * import { layerOrigin } from "@connected-vehicle/transport/TransportConfig"
  *
- * const ConfigSim = layerOrigin("http://127.0.0.1:8080", { timeoutMillis: 2_000 })
+ * const ConfigSim = layerOrigin("http://127.0.0.1:8080", { timeout: "2 seconds" })
  * ```
  * @since 0.1.0
  * @category layers
@@ -387,11 +495,18 @@ const nonNegativeInt = (name: string) =>
   Config.option(Config.schema(Schema.Int.check(Schema.isGreaterThanOrEqualTo(0)), name))
 const factorAtLeastOne = (name: string) =>
   Config.option(Config.schema(Schema.Finite.check(Schema.isGreaterThanOrEqualTo(1)), name))
+/** Milliseconds in the environment, a `Duration` in the options. */
+const millis = (config: Config.Config<Option.Option<number>>) =>
+  Config.map(config, (value) => Option.getOrUndefined(Option.map(value, Duration.millis)))
+const get = <A>(config: Config.Config<Option.Option<A>>) => Config.map(config, Option.getOrUndefined)
 
 /**
- * The configuration read from the environment. Numbers are validated
- * (timeouts, attempts and delays must be positive integers, the backoff factor
- * at least 1); an invalid value is a `ConfigError`.
+ * The transport's configuration read from the environment, as
+ * {@link Options}: one `Config` value, composable with an application's
+ * own (`Config.all`, `Config.nested`, another `ConfigProvider`). Numbers are
+ * validated (timeouts, attempts and delays must be positive integers, the
+ * backoff factor at least 1); an invalid or missing value is a `ConfigError`
+ * that names the variable.
  *
  * | Variable | Meaning | Default |
  * |---|---|---|
@@ -402,18 +517,63 @@ const factorAtLeastOne = (name: string) =>
  * | `CONNECTED_VEHICLE_AUTH_URL` | `{auth_url}` | `${ORIGIN}` |
  * | `CONNECTED_VEHICLE_LEGACY_URL` | `{legacy_url}` | `${ORIGIN}` |
  * | `CONNECTED_VEHICLE_USER_AGENT` | User-Agent | `connected-vehicle-sdk/<version> ...` |
- * | `CONNECTED_VEHICLE_TIMEOUT_MS` | per-attempt timeout | 30000 |
+ * | `CONNECTED_VEHICLE_TIMEOUT_MS` | per-attempt timeout (ms) | 30000 |
  * | `CONNECTED_VEHICLE_MAX_ATTEMPTS` | attempts for 5xx / transport failures | 4 |
- * | `CONNECTED_VEHICLE_RETRY_INITIAL_DELAY_MS` | first backoff delay | 200 |
+ * | `CONNECTED_VEHICLE_RETRY_INITIAL_DELAY_MS` | first backoff delay (ms) | 200 |
  * | `CONNECTED_VEHICLE_RETRY_FACTOR` | backoff factor | 2 |
- * | `CONNECTED_VEHICLE_RETRY_MAX_DELAY_MS` | cap of one delay | 5000 |
- * | `CONNECTED_VEHICLE_RETRY_MAX_ELAPSED_MS` | budget of a whole call | 30000 |
+ * | `CONNECTED_VEHICLE_RETRY_MAX_DELAY_MS` | cap of one delay (ms) | 5000 |
+ * | `CONNECTED_VEHICLE_RETRY_MAX_ELAPSED_MS` | budget of a whole call (ms) | 30000 |
  * | `CONNECTED_VEHICLE_RETRY_NON_IDEMPOTENT` | retry POST too | false |
  * | `CONNECTED_VEHICLE_WAIT_ON_RATE_LIMIT` | wait for `Retry-After` on 429 | false |
- * | `CONNECTED_VEHICLE_MAX_RATE_LIMIT_WAIT_MS` | longest such wait | 20000 |
+ * | `CONNECTED_VEHICLE_MAX_RATE_LIMIT_WAIT_MS` | longest such wait (ms) | 20000 |
  * | `CONNECTED_VEHICLE_REQUEST_ID_HEADER` | response header(s) of the request id, comma-separated in order of preference | sc-request-id,x-request-id |
  * | `CONNECTED_VEHICLE_HTTP_SPANS` | also the `HttpClient`'s client span per attempt | false |
  * | `CONNECTED_VEHICLE_LOG` | the SDK's log level: `debug`, `info`, `warn`, `error` or `off` | the application's |
+ *
+ * @example
+ * ```ts
+ * import { Config, Effect } from "effect"
+ * import { config, make } from "@connected-vehicle/transport/TransportConfig"
+ *
+ * // the application's own settings beside the transport's, read at once
+ * const settings = Config.all({ transport: config, port: Config.Port("PORT").pipe(Config.withDefault(8080)) })
+ * const transportConfig = Effect.gen(function*() {
+ *   const { transport } = yield* settings
+ *   return make(transport)
+ * })
+ * ```
+ * @since 0.2.0
+ * @category configuration
+ */
+export const config: Config.Config<Options> = Config.all({
+  roots: Config.all({
+    base: root("CONNECTED_VEHICLE_BASE_URL", "/v3"),
+    management: root("CONNECTED_VEHICLE_MANAGEMENT_URL", "/v3"),
+    compatibility: root("CONNECTED_VEHICLE_COMPAT_URL", "/v3"),
+    authorization: root("CONNECTED_VEHICLE_AUTH_URL", ""),
+    legacy: root("CONNECTED_VEHICLE_LEGACY_URL", "")
+  }),
+  userAgent: get(Config.option(Config.NonEmptyString("CONNECTED_VEHICLE_USER_AGENT"))),
+  timeout: millis(positiveInt("CONNECTED_VEHICLE_TIMEOUT_MS")),
+  retry: Config.all({
+    maxAttempts: get(positiveInt("CONNECTED_VEHICLE_MAX_ATTEMPTS")),
+    initialDelay: millis(nonNegativeInt("CONNECTED_VEHICLE_RETRY_INITIAL_DELAY_MS")),
+    factor: get(factorAtLeastOne("CONNECTED_VEHICLE_RETRY_FACTOR")),
+    maxDelay: millis(nonNegativeInt("CONNECTED_VEHICLE_RETRY_MAX_DELAY_MS")),
+    maxElapsed: millis(positiveInt("CONNECTED_VEHICLE_RETRY_MAX_ELAPSED_MS")),
+    retryNonIdempotent: get(Config.option(Config.Boolean("CONNECTED_VEHICLE_RETRY_NON_IDEMPOTENT")))
+  }),
+  rateLimit: Config.all({
+    wait: get(Config.option(Config.Boolean("CONNECTED_VEHICLE_WAIT_ON_RATE_LIMIT"))),
+    maxWait: millis(nonNegativeInt("CONNECTED_VEHICLE_MAX_RATE_LIMIT_WAIT_MS"))
+  }),
+  requestIdHeader: get(Config.option(Config.schema(HeaderNames, "CONNECTED_VEHICLE_REQUEST_ID_HEADER"))),
+  httpSpans: get(Config.option(Config.Boolean("CONNECTED_VEHICLE_HTTP_SPANS"))),
+  logLevel: get(Config.option(logLevelConfig))
+})
+
+/**
+ * The configuration from the environment: {@link make} of {@link config}.
  *
  * @example
  * ```ts
@@ -428,45 +588,6 @@ const factorAtLeastOne = (name: string) =>
 export const layerConfig: Layer.Layer<TransportConfig, Config.ConfigError> = Layer.effect(
   TransportConfig,
   Effect.gen(function*() {
-    const roots: Roots = yield* Config.all({
-      base: root("CONNECTED_VEHICLE_BASE_URL", "/v3"),
-      management: root("CONNECTED_VEHICLE_MANAGEMENT_URL", "/v3"),
-      compatibility: root("CONNECTED_VEHICLE_COMPAT_URL", "/v3"),
-      authorization: root("CONNECTED_VEHICLE_AUTH_URL", ""),
-      legacy: root("CONNECTED_VEHICLE_LEGACY_URL", "")
-    })
-    const rest = yield* Config.all({
-      userAgent: Config.option(Config.NonEmptyString("CONNECTED_VEHICLE_USER_AGENT")),
-      timeoutMillis: positiveInt("CONNECTED_VEHICLE_TIMEOUT_MS"),
-      maxAttempts: positiveInt("CONNECTED_VEHICLE_MAX_ATTEMPTS"),
-      initialDelayMillis: nonNegativeInt("CONNECTED_VEHICLE_RETRY_INITIAL_DELAY_MS"),
-      factor: factorAtLeastOne("CONNECTED_VEHICLE_RETRY_FACTOR"),
-      maxDelayMillis: nonNegativeInt("CONNECTED_VEHICLE_RETRY_MAX_DELAY_MS"),
-      maxElapsedMillis: positiveInt("CONNECTED_VEHICLE_RETRY_MAX_ELAPSED_MS"),
-      retryNonIdempotent: Config.option(Config.Boolean("CONNECTED_VEHICLE_RETRY_NON_IDEMPOTENT")),
-      wait: Config.option(Config.Boolean("CONNECTED_VEHICLE_WAIT_ON_RATE_LIMIT")),
-      maxWaitMillis: nonNegativeInt("CONNECTED_VEHICLE_MAX_RATE_LIMIT_WAIT_MS"),
-      requestIdHeader: Config.option(Config.schema(HeaderNames, "CONNECTED_VEHICLE_REQUEST_ID_HEADER")),
-      httpSpans: Config.option(Config.Boolean("CONNECTED_VEHICLE_HTTP_SPANS")),
-      logLevel: Config.option(logLevelConfig)
-    })
-    const get = Option.getOrUndefined
-    return make({
-      roots,
-      userAgent: get(rest.userAgent),
-      timeoutMillis: get(rest.timeoutMillis),
-      retry: {
-        maxAttempts: get(rest.maxAttempts),
-        initialDelayMillis: get(rest.initialDelayMillis),
-        factor: get(rest.factor),
-        maxDelayMillis: get(rest.maxDelayMillis),
-        maxElapsedMillis: get(rest.maxElapsedMillis),
-        retryNonIdempotent: get(rest.retryNonIdempotent)
-      },
-      rateLimit: { wait: get(rest.wait), maxWaitMillis: get(rest.maxWaitMillis) },
-      requestIdHeader: get(rest.requestIdHeader),
-      httpSpans: get(rest.httpSpans),
-      logLevel: get(rest.logLevel)
-    })
+    return make(yield* config)
   })
 )

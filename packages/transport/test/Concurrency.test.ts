@@ -92,7 +92,7 @@ interface Call {
   readonly attempts: number
 }
 
-const fast = { timeoutMillis: 15_000, retry: { initialDelayMillis: 5, maxDelayMillis: 20, maxAttempts: 3 } }
+const fast = { timeout: 15_000, retry: { initialDelay: 5, maxDelay: 20, maxAttempts: 3 } }
 
 // on every HttpClient the SDK ships or documents
 const clients = [
@@ -190,7 +190,7 @@ describe.each(clients)("one transport, many concurrent calls (%s)", (_, httpClie
             : i === 1
             ? { faults: [{ _tag: "StallBody" }] }
             : {}),
-          run: connections.get({ params: { connectionId } }, i === 1 ? { timeoutMillis: 2_000, retry: { maxAttempts: 1 } } : fast),
+          run: connections.get({ params: { connectionId } }, i === 1 ? { timeout: 2_000, retry: { maxAttempts: 1 } } : fast),
           check: (value) => assert.strictEqual(value.data.id, connectionId),
           expect: i === 0 ? { _tag: "Connection" } : i === 1 ? { _tag: "Timeout", status: 200 } : { _tag: "Success" },
           attempts: i === 0 ? 3 : 1
@@ -337,7 +337,7 @@ describe("the URL of an error is the call's own", () => {
       const ids = ["car-1", "car 2", "car?3", "car-4", "car-5", "car-6"]
       const errors = yield* Effect.forEach(
         ids,
-        (id) => flipReason(legacy.odometer({ params: { id } }, { timeoutMillis: 30, retry: { maxAttempts: 2, initialDelayMillis: 1 } })),
+        (id) => flipReason(legacy.odometer({ params: { id } }, { timeout: 30, retry: { maxAttempts: 2, initialDelay: 1 } })),
         { concurrency: "unbounded" }
       )
       errors.forEach((error, i) => {

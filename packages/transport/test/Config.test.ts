@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { ConfigProvider, Effect, Layer } from "effect"
+import { ConfigProvider, Duration, Effect, Layer } from "effect"
 import { TransportConfig } from "@connected-vehicle/transport/TransportConfig"
 import * as Config from "@connected-vehicle/transport/TransportConfig"
 
@@ -17,7 +17,7 @@ describe("TransportConfig", () => {
         authorization: "http://127.0.0.1:8080",
         legacy: "http://127.0.0.1:8080"
       })
-      assert.strictEqual(config.timeoutMillis, 5000)
+      assert.strictEqual(Duration.toMillis(config.timeout), 5000)
       assert.strictEqual(config.retry.maxAttempts, 2)
       assert.strictEqual(config.retry.retryNonIdempotent, false)
       assert.strictEqual(config.rateLimit.wait, true)
@@ -45,13 +45,13 @@ describe("TransportConfig", () => {
       assert.strictEqual(config.userAgent, "fleet-app/2.0")
       assert.deepStrictEqual(config.retry, {
         maxAttempts: 4,
-        initialDelayMillis: 50,
+        initialDelay: Duration.millis(50),
         factor: 3,
-        maxDelayMillis: 900,
-        maxElapsedMillis: 10_000,
+        maxDelay: Duration.millis(900),
+        maxElapsed: Duration.millis(10_000),
         retryNonIdempotent: true
       })
-      assert.deepStrictEqual(config.rateLimit, { wait: false, maxWaitMillis: 2_000 })
+      assert.deepStrictEqual(config.rateLimit, { wait: false, maxWait: Duration.millis(2_000) })
     }).pipe(Effect.provide(fromEnv({
       CONNECTED_VEHICLE_ORIGIN: "http://127.0.0.1:8080",
       CONNECTED_VEHICLE_USER_AGENT: "fleet-app/2.0",
@@ -130,7 +130,7 @@ describe("TransportConfig", () => {
     }))
 
   it("the default rate-limit wait fits the default budget", () => {
-    assert.isTrue(Config.defaults.rateLimit.maxWaitMillis < Config.defaults.retry.maxElapsedMillis)
+    assert.isTrue(Duration.isLessThan(Config.defaults.rateLimit.maxWait, Config.defaults.retry.maxElapsed))
   })
 
   it("the HttpClient's span per attempt is off unless asked for", () => {

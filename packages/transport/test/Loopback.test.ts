@@ -18,7 +18,7 @@ import { appToken, flipReason, logged, loopback as loopbackOn } from "./utils.ts
 const loopback = (options?: Parameters<typeof loopbackOn>[0]) => loopbackOn(options)
 
 const COMPAT = "/v3/compatible-vehicles"
-const fast = { retry: { initialDelayMillis: 5, maxDelayMillis: 20 } }
+const fast = { retry: { initialDelay: 5, maxDelay: 20 } }
 
 const inject = (path: string, faults: Parameters<Simulator["Service"]["injectFaults"]>[0]["faults"], method?: string) =>
   Effect.flatMap(Effect.service(Simulator), (sim) => sim.injectFaults({ path, faults, ...(method ? { method } : {}) }))
@@ -110,7 +110,7 @@ for (const [clientName, httpClient] of clients) {
         assert.strictEqual(error._tag, "Timeout")
         assert.match((error as Timeout).url, /\/v3\/compatible-vehicles$/)
         assert.strictEqual((error as Timeout).status, 200)
-      }).pipe(Effect.provide(loopback({ timeoutMillis: 300, retry: { maxAttempts: 1 } }))))
+      }).pipe(Effect.provide(loopback({ timeout: 300, retry: { maxAttempts: 1 } }))))
 
     it.live("a dropped connection is retried for GET and not for POST", () =>
       Effect.gen(function*() {
@@ -221,9 +221,9 @@ for (const [clientName, httpClient] of clients) {
         assert.isTrue(Exit.hasInterrupts(exit))
         yield* Effect.sleep("2500 millis")
         assert.deepStrictEqual((yield* logged(COMPAT)).map((e) => e.status), [500])
-      }).pipe(Effect.provide(loopback({ retry: { initialDelayMillis: 2_000, maxDelayMillis: 2_000 } }))), 10_000)
+      }).pipe(Effect.provide(loopback({ retry: { initialDelay: 2_000, maxDelay: 2_000 } }))), 10_000)
 
-    it.live("maxElapsedMillis caps the whole call: a stalled body ends at the budget, not at the timeout", () =>
+    it.live("maxElapsed caps the whole call: a stalled body ends at the budget, not at the timeout", () =>
       Effect.gen(function*() {
         yield* inject(COMPAT, [{ _tag: "StallBody" }, { _tag: "StallBody" }])
         const start = Date.now()
@@ -234,7 +234,7 @@ for (const [clientName, httpClient] of clients) {
         assert.strictEqual((error as Timeout).status, 200)
         assert.isTrue(elapsed < 5_000, `${elapsed} ms`)
         assert.strictEqual((yield* logged(COMPAT)).length, 1)
-      }).pipe(Effect.provide(loopback({ timeoutMillis: 10_000, retry: { ...fast.retry, maxElapsedMillis: 300 } }))))
+      }).pipe(Effect.provide(loopback({ timeout: 10_000, retry: { ...fast.retry, maxElapsed: 300 } }))))
 
     it.live("a 429 from the token endpoint is a RateLimitError with its Retry-After", () =>
       Effect.gen(function*() {
@@ -481,7 +481,7 @@ describe("the default client (Transport.layerHttpClient) on Node", () => {
       assert.isUndefined((error as Timeout).status)
       const result = yield* compat
       assert.strictEqual(result.status, 200)
-    }).pipe(Effect.provide(loopbackOn({ ...fast, timeoutMillis: 300, retry: { maxAttempts: 1 } }, Transport.layerHttpClient))))
+    }).pipe(Effect.provide(loopbackOn({ ...fast, timeout: 300, retry: { maxAttempts: 1 } }, Transport.layerHttpClient))))
 
   it.live("a shorter timeout armed after a longer one still fires first", () =>
     Effect.gen(function*() {
@@ -509,23 +509,23 @@ describe("the default client (Transport.layerHttpClient) on Node", () => {
       assert.strictEqual((error as Timeout).status, 200)
       const result = yield* compat.pipe(Effect.provideService(NodeHttpClient.UndiciOptions, { reset: false }))
       assert.isTrue(result.value.data.length > 0)
-    }).pipe(Effect.provide(loopbackOn({ ...fast, timeoutMillis: 300, retry: { maxAttempts: 1 } }, Transport.layerHttpClient))))
+    }).pipe(Effect.provide(loopbackOn({ ...fast, timeout: 300, retry: { maxAttempts: 1 } }, Transport.layerHttpClient))))
 })
 
 describe("per-call options with the Promise client's names, on a v3 call over loopback", () => {
   const compatWith = (options: Transport.CallOptions) =>
     Effect.flatMap(Transport.publicClient(CompatibilityApi, "compatibility"), (c) => c.list({}, options))
 
-  it.live("timeout: a Duration input per call, winning over the configured and the deprecated timeoutMillis", () =>
+  it.live("timeout: a Duration input per call, winning over the configured one", () =>
     Effect.gen(function*() {
       yield* inject(COMPAT, [{ _tag: "StallBody" }, { _tag: "StallBody" }])
       const error = yield* flipReason(compatWith({ timeout: "300 millis", maxRetries: 0 }))
       assert.strictEqual(error._tag, "Timeout")
       assert.strictEqual(Duration.toMillis((error as Timeout).timeout), 300)
-      const millis = yield* flipReason(compatWith({ timeout: 250, timeoutMillis: 60_000, maxRetries: 0 }))
+      const millis = yield* flipReason(compatWith({ timeout: 250, maxRetries: 0 }))
       assert.strictEqual(Duration.toMillis((millis as Timeout).timeout), 250)
       assert.strictEqual((yield* logged(COMPAT)).length, 2)
-    }).pipe(Effect.provide(loopback({ ...fast, timeoutMillis: 60_000 }))))
+    }).pipe(Effect.provide(loopback({ ...fast, timeout: 60_000 }))))
 
   it.live("maxRetries: retries after the first attempt, winning over retry.maxAttempts", () =>
     Effect.gen(function*() {

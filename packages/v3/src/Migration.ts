@@ -117,7 +117,7 @@ export interface Target {
  * ```ts
  * import type { ReadOptions } from "@connected-vehicle/v3/Migration"
  *
- * const imperial: ReadOptions = { unitSystem: "imperial", timeoutMillis: 2_000 }
+ * const imperial: ReadOptions = { unitSystem: "imperial", timeout: "2 seconds" }
  * ```
  * @since 0.2.0
  * @category models

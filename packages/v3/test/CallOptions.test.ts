@@ -13,14 +13,14 @@ const unavailable = (n: number) => Array.from({ length: n }, () => ({ _tag: "Sta
 
 // the configured policies: a 30 s timeout and 4 attempts, so that only the
 // per-call options can explain a timeout of 300 ms or a single attempt
-const configured = { timeoutMillis: 30_000, retry: { maxAttempts: 4, initialDelayMillis: 5, maxDelayMillis: 20 } }
+const configured = { timeout: 30_000, retry: { maxAttempts: 4, initialDelay: 5, maxDelay: 20 } }
 
 describe("per-call options", () => {
   it.live("timeoutMillis of one call: a stalled connection list ends in Timeout at that timeout", () =>
     Effect.gen(function*() {
       const sim = yield* Simulator.Simulator
       yield* sim.injectFaults({ path: "/v3/connections", faults: [{ _tag: "StallBody" }] })
-      const error = yield* flipReason((yield* Connections).list({ pageSize: 5 }, { timeoutMillis: 300, retry: { maxAttempts: 1 } }))
+      const error = yield* flipReason((yield* Connections).list({ pageSize: 5 }, { timeout: 300, retry: { maxAttempts: 1 } }))
       assert.strictEqual(error._tag, "Timeout")
       assert.strictEqual(Duration.toMillis((error as Timeout).timeout), 300)
       assert.strictEqual((yield* requestsTo(/^\/v3\/connections$/)).length, 1)
@@ -79,14 +79,14 @@ describe("per-call options", () => {
       const compatibility = yield* Compatibility
       const compat = () => requestsTo(/^\/v3\/compatible-vehicles$/)
       yield* sim.injectFaults({ path: "/v3/compatible-vehicles", faults: [{ _tag: "StallBody" }] })
-      const error = yield* flipReason(compatibility.list({ region: "US" }, { timeoutMillis: 300, retry: { maxAttempts: 1 } }))
+      const error = yield* flipReason(compatibility.list({ region: "US" }, { timeout: 300, retry: { maxAttempts: 1 } }))
       assert.strictEqual(error._tag, "Timeout")
       assert.strictEqual(Duration.toMillis((error as Timeout).timeout), 300)
       // not cached: fetched again, with options, and this result is cached
       const page = yield* compatibility.list({ region: "US" }, { retry: { maxAttempts: 1 } })
       assert.isTrue(page.data.length > 0)
       const cached = yield* compatibility.list({ region: "US" })
-      const cachedWithOptions = yield* compatibility.list({ region: "US" }, { timeoutMillis: 1 })
+      const cachedWithOptions = yield* compatibility.list({ region: "US" }, { timeout: 1 })
       assert.deepStrictEqual(cached, page)
       assert.deepStrictEqual(cachedWithOptions, page)
       assert.strictEqual((yield* compat()).length, 2)

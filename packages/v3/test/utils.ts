@@ -22,7 +22,7 @@ const sdk = (options?: V3.Options & { readonly transport?: Omit<TransportConfig.
     const TransportLive = Transport.layer.pipe(
       Layer.provide([
         TransportConfig.layerOrigin(sim.url === "" ? Simulator.TEST_ORIGIN : sim.url, {
-          retry: { initialDelayMillis: 5, maxDelayMillis: 20 },
+          retry: { initialDelay: 5, maxDelay: 20 },
           ...options?.transport
         }),
         http

@@ -43,7 +43,7 @@ export const settingsOf = (options: ClientOptions): Settings => {
     transport: {
       ...transport,
       roots,
-      ...(timeoutMillis === undefined ? {} : { timeoutMillis }),
+      ...(timeoutMillis === undefined ? {} : { timeout: timeoutMillis }),
       ...(maxAttempts === undefined ? {} : { retry: { ...transport?.retry, maxAttempts } }),
       ...(logLevel === undefined ? {} : { logLevel })
     },

@@ -89,6 +89,8 @@ export const make = (spec: MethodSpec): Method => {
   const templateUrl = spec.baseUrl + path
   const spanOptions = { kind: "client", attributes: { "http.request.method": method, "url.template": templateUrl } } as const
   const clientHook = spec.onResponse === undefined ? undefined : Hooks.ignoring(spec.onResponse)
+  // the configured policies in milliseconds, once per client
+  const base = CallPolicy.fromConfig(config.timeout, config.retry, config.rateLimit)
   const urlOf = (call: Call): string => call.url ??= withoutCredentials(call.request.url, call.request.urlParams)
 
   /** The outcome of a response: the error of a non-2xx, else the decoded body. */
@@ -118,7 +120,9 @@ export const make = (spec: MethodSpec): Method => {
     Effect.clockWith((clock) => {
       const n = ++call.attempts
       const start = clock.currentTimeMillisUnsafe()
-      const limit = Math.max(1, Math.min(call.policy.timeoutMillis, call.deadline - start))
+      // the first attempt has the whole budget; a later one what is left of it
+      const left = n === 1 ? call.policy.maxElapsedMillis : call.deadline - start
+      const limit = Math.max(1, Math.min(call.policy.timeoutMillis, left))
       const seen: Seen = { status: undefined, requestId: undefined }
       const exchange = Effect.flatMap(
         Effect.mapError(httpClient.execute(withBearer(call.request, token)), (error) =>
@@ -171,7 +175,7 @@ export const make = (spec: MethodSpec): Method => {
   /** The attempts of a call, retried on its schedule. */
   const run = (request: HttpClientRequest.HttpClientRequest, policy: Policy, hooks: Hook | undefined, span: Tracer.Span) =>
     Effect.clockWith((clock) => {
-      const deadline = clock.currentTimeMillisUnsafe() + policy.retry.maxElapsedMillis
+      const deadline = clock.currentTimeMillisUnsafe() + policy.maxElapsedMillis
       const call: Call = { request, policy, deadline, hooks, refreshed: false, attempts: 0, url: undefined }
       const retried = Effect.retry(
         authenticated(call),
@@ -191,7 +195,7 @@ export const make = (spec: MethodSpec): Method => {
     const given = (input ?? {}) as Given
     const invalid = checkParams(given)
     if (invalid !== undefined) return Effect.fail(invalid)
-    const policy = CallPolicy.resolve(options, config)
+    const policy = CallPolicy.resolve(options, config, base)
     if (policy instanceof InvalidArgument) return Effect.fail(policy)
     const hooks = options?.onResponse === undefined ? clientHook : Hooks.ignoring(Hooks.andThen(spec.onResponse, options.onResponse)!)
     return Effect.useSpan(spec.spanName, spanOptions, (span) =>

@@ -4,9 +4,10 @@
  *
  * @internal
  */
-import { Cause, Duration, Effect, Option, Random, Schedule } from "effect"
+import { Cause, Duration, Effect, Random, Schedule } from "effect"
 import { InvalidArgument } from "@connected-vehicle/schema/InvalidArgument"
-import type { RateLimitPolicy, RetryPolicy, TransportConfig } from "../TransportConfig.ts"
+import type { RateLimitOptions, RateLimitPolicy, RetryOptions, RetryPolicy, TransportConfig } from "../TransportConfig.ts"
+import { make, rateLimitPolicy, retryPolicy } from "../TransportConfig.ts"
 import type { AnyError } from "./responses.ts"
 
 /**
@@ -17,61 +18,77 @@ import type { AnyError } from "./responses.ts"
 export interface Overrides {
   readonly timeout?: Duration.Input | undefined
   readonly maxRetries?: number | undefined
-  readonly timeoutMillis?: number | undefined
-  readonly retry?: { readonly [K in keyof RetryPolicy]?: RetryPolicy[K] | undefined } | undefined
-  readonly rateLimit?: { readonly [K in keyof RateLimitPolicy]?: RateLimitPolicy[K] | undefined } | undefined
-}
-
-/** @internal */
-export interface Policy {
-  readonly retry: RetryPolicy
-  readonly rateLimit: RateLimitPolicy
-  readonly timeoutMillis: number
+  readonly retry?: RetryOptions | undefined
+  readonly rateLimit?: RateLimitOptions | undefined
 }
 
 /**
- * The policies of one call: the configured ones with the call's overrides
- * (`undefined` fields are ignored); an override that is not valid is an
- * `InvalidArgument`.
+ * The policies of one call, in milliseconds.
  *
  * @internal
  */
-export const resolve = (options: Overrides | undefined, config: TransportConfig["Service"]): Policy | InvalidArgument => {
-  if (options === undefined) return config
-  let retry = options.retry === undefined ? config.retry : { ...config.retry, ...defined(options.retry) } as RetryPolicy
-  const rateLimit = options.rateLimit === undefined
-    ? config.rateLimit
-    : { ...config.rateLimit, ...defined(options.rateLimit) } as RateLimitPolicy
-  let timeoutMillis = options.timeoutMillis ?? config.timeoutMillis
-  if (options.timeout !== undefined) {
-    const millis = millisOf(options.timeout)
-    if (millis === undefined) return new InvalidArgument({ field: "timeout", message: "timeout: Expected a positive, finite duration" })
-    timeoutMillis = millis
-  }
-  if (options.maxRetries !== undefined) {
+export interface Policy {
+  readonly timeoutMillis: number
+  readonly maxAttempts: number
+  readonly initialDelayMillis: number
+  readonly factor: number
+  readonly maxDelayMillis: number
+  readonly maxElapsedMillis: number
+  readonly retryNonIdempotent: boolean
+  readonly wait: boolean
+  readonly maxWaitMillis: number
+}
+
+const millisOf = (duration: Duration.Duration): number => Math.ceil(Duration.toMillis(duration))
+
+/**
+ * The policies of a configuration, in milliseconds.
+ *
+ * @internal
+ */
+export const fromConfig = (
+  timeout: Duration.Duration,
+  retry: RetryPolicy,
+  rateLimit: RateLimitPolicy
+): Policy => ({
+  timeoutMillis: millisOf(timeout),
+  maxAttempts: retry.maxAttempts,
+  initialDelayMillis: millisOf(retry.initialDelay),
+  factor: retry.factor,
+  maxDelayMillis: millisOf(retry.maxDelay),
+  maxElapsedMillis: millisOf(retry.maxElapsed),
+  retryNonIdempotent: retry.retryNonIdempotent,
+  wait: rateLimit.wait,
+  maxWaitMillis: millisOf(rateLimit.maxWait)
+})
+
+/**
+ * The policies of one call: the configured ones (`base`, of `config`) with
+ * the call's overrides (`undefined` fields are ignored); an override that is
+ * not valid is an `InvalidArgument` naming it.
+ *
+ * @internal
+ */
+export const resolve = (
+  options: Overrides | undefined,
+  config: TransportConfig["Service"],
+  base: Policy
+): Policy | InvalidArgument => {
+  if (options === undefined) return base
+  try {
+    const timeout = options.timeout === undefined ? config.timeout : make({ roots: config.roots, timeout: options.timeout }).timeout
+    const retry = retryPolicy(config.retry, options.retry)
     const maxRetries: unknown = options.maxRetries
-    if (typeof maxRetries !== "number" || !Number.isSafeInteger(maxRetries) || maxRetries < 0) {
+    if (maxRetries !== undefined && (typeof maxRetries !== "number" || !Number.isSafeInteger(maxRetries) || maxRetries < 0)) {
       return new InvalidArgument({ field: "maxRetries", message: "maxRetries: Expected an integer >= 0" })
     }
-    retry = { ...retry, maxAttempts: maxRetries + 1 }
+    const policy = fromConfig(timeout, retry, rateLimitPolicy(config.rateLimit, options.rateLimit))
+    return maxRetries === undefined ? policy : { ...policy, maxAttempts: maxRetries + 1 }
+  } catch (error) {
+    if (error instanceof InvalidArgument) return error
+    throw error
   }
-  return { retry, rateLimit, timeoutMillis }
 }
-
-/** Whole milliseconds (rounded up) of a positive, finite duration input, else `undefined`. */
-const millisOf = (input: Duration.Input): number | undefined => {
-  let millis = Number.NaN
-  try {
-    const duration = Duration.fromInput(input)
-    if (Option.isSome(duration)) millis = Duration.toMillis(duration.value)
-  } catch {
-    // not a duration input
-  }
-  return Number.isFinite(millis) && millis > 0 ? Math.ceil(millis) : undefined
-}
-
-const defined = <A extends object>(a: A): Partial<A> =>
-  Object.fromEntries(Object.entries(a).filter(([, v]) => v !== undefined)) as Partial<A>
 
 /**
  * The delay before retry `n` (1 for the first) after `error`, `undefined`
@@ -92,14 +109,14 @@ export const delayOf = (
   error: AnyError,
   n: number
 ): Effect.Effect<number | undefined> => {
-  if (!idempotent && !policy.retry.retryNonIdempotent) return Effect.succeed(undefined)
+  if (!idempotent && !policy.retryNonIdempotent) return Effect.succeed(undefined)
   if (error._tag !== "ConnectedVehicleError" || !error.isRetryable) return Effect.succeed(undefined)
   if (error.status === 429) {
     const after = error.retryAfter === undefined ? undefined : Duration.toMillis(error.retryAfter)
-    const { maxWaitMillis, wait } = policy.rateLimit
+    const { maxWaitMillis, wait } = policy
     return Effect.succeed(wait && after !== undefined && after <= maxWaitMillis ? after : undefined)
   }
-  const { factor, initialDelayMillis, maxDelayMillis } = policy.retry
+  const { factor, initialDelayMillis, maxDelayMillis } = policy
   const exp = Math.min(maxDelayMillis, initialDelayMillis * Math.pow(factor, n - 1))
   return Effect.map(Random.next, (r) => Math.round(exp / 2 + (exp / 2) * r))
 }
@@ -107,7 +124,7 @@ export const delayOf = (
 /**
  * The retry `Schedule` of a call: {@link delayOf} for each failure, at most
  * `maxAttempts` attempts in all, and no wait that would end at or past the
- * call's `deadline` (the `maxElapsedMillis` budget). `onRetry` runs before
+ * call's `deadline` (the `maxElapsed` budget). `onRetry` runs before
  * each wait.
  *
  * @internal
@@ -120,7 +137,7 @@ export const schedule = (
 ): Schedule.Schedule<number, AnyError> =>
   Schedule.fromStepWithMetadata(Effect.succeed((meta: Schedule.InputMetadata<AnyError>) => {
     const n = meta.attempt
-    if (n >= policy.retry.maxAttempts) return Cause.done(n)
+    if (n >= policy.maxAttempts) return Cause.done(n)
     return Effect.flatMap(delayOf(policy, idempotent, meta.input, n), (delay) =>
       delay === undefined || meta.now + delay >= deadline
         ? Cause.done(n)
