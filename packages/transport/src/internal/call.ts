@@ -173,18 +173,18 @@ export const make = (spec: MethodSpec): Method => {
       }))
 
   /** The attempts of a call, retried on its schedule. */
-  const run = (request: HttpClientRequest.HttpClientRequest, policy: Policy, hooks: Hook | undefined, span: Tracer.Span) =>
+  const run = (request: HttpClientRequest.HttpClientRequest, policy: Policy, hooks: Hook | undefined, span: Tracer.Span | undefined) =>
     Effect.clockWith((clock) => {
       const deadline = clock.currentTimeMillisUnsafe() + policy.maxElapsedMillis
       const call: Call = { request, policy, deadline, hooks, refreshed: false, attempts: 0, url: undefined }
       const retried = Effect.retry(
         authenticated(call),
         CallPolicy.schedule(policy, idempotent, deadline, (error, n, delayMillis) => {
-          span.attribute("retry.count", n)
+          span?.attribute("retry.count", n)
           return log.log("Debug", "retrying", { method, url: SdkLog.redactUrl(urlOf(call)), attempt: n, delayMillis, error: tagOf(error) })
         })
       )
-      return Effect.map(retried, (result) => {
+      return span === undefined ? retried : Effect.map(retried, (result) => {
         span.attribute("http.response.status_code", result.status)
         if (result.requestId !== undefined) span.attribute("request.id", result.requestId)
         return result
@@ -198,23 +198,26 @@ export const make = (spec: MethodSpec): Method => {
     const policy = CallPolicy.resolve(options, config, base)
     if (policy instanceof InvalidArgument) return Effect.fail(policy)
     const hooks = options?.onResponse === undefined ? clientHook : Hooks.ignoring(Hooks.andThen(spec.onResponse, options.onResponse)!)
-    return Effect.useSpan(spec.spanName, spanOptions, (span) =>
-      Effect.withParentSpan(
-        Effect.withFiber((fiber) => {
-          const built = build(given)
-          // without the HttpClient's span per attempt (`httpSpans`), the
-          // call's span is the trace context sent to the service
-          const propagate = !config.httpSpans && fiber.getRef(HttpClient.TracerPropagationEnabled) &&
-            !fiber.getRef(Tracer.DisablePropagation)
-          const traced = (request: HttpClientRequest.HttpClientRequest) =>
-            run(propagate ? HttpClientRequest.setHeaders(request, HttpTraceContext.toHeaders(span)) : request, policy, hooks, span)
-          return Effect.isEffect(built)
-            ? Effect.flatMap(Effect.mapError(built, (error): AnyError => mapBuildError(error, method, path)), traced)
-            : traced(built)
-        }),
-        span,
-        { captureStackTrace: false }
-      ))
+    const start = (span: Tracer.Span | undefined, propagate: boolean) => {
+      const built = build(given)
+      const traced = (request: HttpClientRequest.HttpClientRequest) =>
+        run(propagate && span !== undefined ? HttpClientRequest.setHeaders(request, HttpTraceContext.toHeaders(span)) : request, policy, hooks, span)
+      return Effect.isEffect(built)
+        ? Effect.flatMap(Effect.mapError(built, (error): AnyError => mapBuildError(error, method, path)), traced)
+        : traced(built)
+    }
+    return Effect.withFiber((fiber) => {
+      // Effect's default tracer has no backend: its spans cannot be observed,
+      // so none is made and no trace context is sent (as Effect's own HTTP
+      // server does); the request goes the same way either way
+      if (fiber.getRef(Tracer.Tracer) === Tracer.nativeTracer) return start(undefined, false)
+      // without the HttpClient's span per attempt (`httpSpans`), the call's
+      // span is the trace context sent to the service
+      const propagate = !config.httpSpans && fiber.getRef(HttpClient.TracerPropagationEnabled) &&
+        !fiber.getRef(Tracer.DisablePropagation)
+      return Effect.useSpan(spec.spanName, spanOptions, (span) =>
+        Effect.withParentSpan(start(span, propagate), span, { captureStackTrace: false }))
+    })
   }
 }
 
