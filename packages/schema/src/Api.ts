@@ -18,17 +18,6 @@ import { AuthorizeQuery, OAuthGroup } from "./internal/api/authorization.ts"
 import { CompatibilityGroup, CompatibilityQuery } from "./internal/api/compatibility.ts"
 import { LegacyGroup, LegacyVehiclesQuery } from "./internal/api/legacy.ts"
 import { SubscriptionsGroup, SubscriptionsQuery, WebhooksGroup, WebhooksQuery } from "./internal/api/management.ts"
-import {
-  BadRequestResponse,
-  ConflictResponse,
-  ForbiddenResponse,
-  NotFoundResponse,
-  OAuthBadRequest,
-  OAuthUnauthorized,
-  RateLimitedResponse,
-  ServerErrorResponse,
-  UnauthorizedResponse
-} from "./internal/api/responses.ts"
 import { ConnectionsGroup, ConnectionsQuery, SignalsGroup } from "./internal/api/vehicle.ts"
 
 /**
@@ -57,7 +46,7 @@ export {
   RateLimitedResponse,
   ServerErrorResponse,
   UnauthorizedResponse
-}
+} from "./internal/api/responses.ts"
 
 /**
  * The groups of the contract, one per concept of the spec: signals and

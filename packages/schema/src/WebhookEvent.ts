@@ -9,35 +9,8 @@
  */
 import { Schema } from "effect"
 import { fromJsonString } from "./Json.ts"
-import { KnownEventTypes, UnknownEvent } from "./internal/webhookEvent/unknownEvent.ts"
-import {
-  VehicleErrorEntry,
-  VehicleErrorEvent,
-  VehicleErrorState,
-  VehicleStateEvent,
-  VerifyEvent
-} from "./internal/webhookEvent/knownEvents.ts"
-import {
-  DeliveredAt,
-  EpochMillis,
-  EventMeta,
-  EventMode,
-  EventUser,
-  EventVehicle,
-  FirstDeliveryTrigger,
-  Trigger,
-  VehicleErrorMeta,
-  VehicleStateMeta
-} from "./internal/webhookEvent/meta.ts"
-import {
-  EventSignal,
-  EventSignalBody,
-  FailedSignal,
-  isFailedSignal,
-  SignalFailure,
-  SignalReading,
-  SignalReadMeta
-} from "./internal/webhookEvent/signal.ts"
+import { VehicleErrorEvent, VehicleStateEvent, VerifyEvent } from "./internal/webhookEvent/knownEvents.ts"
+import { UnknownEvent } from "./internal/webhookEvent/unknownEvent.ts"
 
 /**
  * The parts of an event outside its signals: the delivery time (epoch
@@ -67,13 +40,26 @@ export {
   Trigger,
   VehicleErrorMeta,
   VehicleStateMeta
-}
+} from "./internal/webhookEvent/meta.ts"
 
 /**
- * The entries of `data.signals` of `VEHICLE_STATE`: a {@link SignalReading}
- * (it has `body`) or a {@link FailedSignal} (it has `status`), and their
- * parts. Each schema (and its type of the same name) is documented where it
- * is defined.
+ * The trigger code of the first delivery after subscribing.
+ *
+ * @example
+ * ```ts
+ * import { FirstDeliveryTrigger } from "@connected-vehicle/schema/WebhookEvent"
+ *
+ * const isFirst = (code: string): boolean => code === FirstDeliveryTrigger
+ * ```
+ * @category constants
+ * @since 0.2.0
+ */
+export { FirstDeliveryTrigger } from "./internal/webhookEvent/meta.ts"
+
+/**
+ * The entries of `data.signals` of `VEHICLE_STATE`: a `SignalReading` (it has
+ * `body`) or a `FailedSignal` (it has `status`), and their parts. Each schema
+ * (and its type of the same name) is documented where it is defined.
  *
  * @example
  * ```ts
@@ -85,42 +71,14 @@ export {
  * @category schemas
  * @since 0.2.0
  */
-export { EventSignal, EventSignalBody, FailedSignal, SignalFailure, SignalReading, SignalReadMeta }
-
-/**
- * The event kinds: `VERIFY`, `VEHICLE_STATE`, `VEHICLE_ERROR` (with its error
- * entries and their state) and {@link UnknownEvent}, an event of a kind this
- * SDK does not know yet. Each schema (and its type of the same name) is
- * documented where it is defined.
- *
- * @example
- * ```ts
- * import { Schema } from "effect"
- * import { UnknownEvent } from "@connected-vehicle/schema/WebhookEvent"
- *
- * const event = Schema.decodeUnknownSync(UnknownEvent)({ eventId: "evt_9", eventType: "VEHICLE_DELETED" })
- * event.receivedEventType // "VEHICLE_DELETED"
- * ```
- * @category schemas
- * @since 0.2.0
- */
-export { UnknownEvent, VehicleErrorEntry, VehicleErrorEvent, VehicleErrorState, VehicleStateEvent, VerifyEvent }
-
-/**
- * The constants: the trigger code of the first delivery after subscribing
- * (`FIRST_DELIVERY`) and the event types this SDK knows.
- *
- * @example
- * ```ts
- * import { FirstDeliveryTrigger, KnownEventTypes } from "@connected-vehicle/schema/WebhookEvent"
- *
- * const isFirst = (code: string): boolean => code === FirstDeliveryTrigger
- * const known = (eventType: string): boolean => (KnownEventTypes as ReadonlyArray<string>).includes(eventType)
- * ```
- * @category constants
- * @since 0.2.0
- */
-export { FirstDeliveryTrigger, KnownEventTypes }
+export {
+  EventSignal,
+  EventSignalBody,
+  FailedSignal,
+  SignalFailure,
+  SignalReading,
+  SignalReadMeta
+} from "./internal/webhookEvent/signal.ts"
 
 /**
  * Whether a signal of `VEHICLE_STATE` failed (it has no `body`).
@@ -135,7 +93,62 @@ export { FirstDeliveryTrigger, KnownEventTypes }
  * @category guards
  * @since 0.2.0
  */
-export { isFailedSignal }
+export { isFailedSignal } from "./internal/webhookEvent/signal.ts"
+
+/**
+ * The event kinds this SDK knows: `VERIFY`, `VEHICLE_STATE` and
+ * `VEHICLE_ERROR` (with its error entries and their state). Each schema (and
+ * its type of the same name) is documented where it is defined.
+ *
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import { VehicleStateEvent } from "@connected-vehicle/schema/WebhookEvent"
+ *
+ * const decode = Schema.decodeUnknownEffect(VehicleStateEvent)
+ * ```
+ * @category schemas
+ * @since 0.2.0
+ */
+export {
+  VehicleErrorEntry,
+  VehicleErrorEvent,
+  VehicleErrorState,
+  VehicleStateEvent,
+  VerifyEvent
+} from "./internal/webhookEvent/knownEvents.ts"
+
+/**
+ * An event whose `eventType` this SDK does not know yet (documented where it
+ * is defined): its `eventType` is the sentinel `"UNKNOWN"`, the service's
+ * value is `receivedEventType` and `raw` is the whole JSON object as received.
+ *
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import { UnknownEvent } from "@connected-vehicle/schema/WebhookEvent"
+ *
+ * const event = Schema.decodeUnknownSync(UnknownEvent)({ eventId: "evt_9", eventType: "VEHICLE_DELETED" })
+ * event.receivedEventType // "VEHICLE_DELETED"
+ * ```
+ * @category schemas
+ * @since 0.2.0
+ */
+export { UnknownEvent } from "./internal/webhookEvent/unknownEvent.ts"
+
+/**
+ * The event types this SDK knows.
+ *
+ * @example
+ * ```ts
+ * import { KnownEventTypes } from "@connected-vehicle/schema/WebhookEvent"
+ *
+ * const known = (eventType: string): boolean => (KnownEventTypes as ReadonlyArray<string>).includes(eventType)
+ * ```
+ * @category constants
+ * @since 0.2.0
+ */
+export { KnownEventTypes } from "./internal/webhookEvent/unknownEvent.ts"
 
 /**
  * Any event the service delivers, tagged on `eventType` (`"UNKNOWN"` for a
