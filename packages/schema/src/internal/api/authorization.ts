@@ -1,0 +1,61 @@
+/**
+ * The group of the authorization server (`{auth_url}`): consent step and token
+ * endpoint.
+ *
+ * @internal
+ */
+import { Schema } from "effect"
+import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema } from "effect/http-api"
+import { Mode } from "../../Common.ts"
+import { AppTokenResponse, TokenRequest, TokenResponse } from "../../OAuth.ts"
+import { OAuthBadRequest, OAuthUnauthorized } from "./responses.ts"
+
+/**
+ * Consent query (response_type=code).
+ *
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import { AuthorizeQuery } from "@connected-vehicle/schema/Api"
+ *
+ * const isAuthorizeQuery = Schema.is(AuthorizeQuery)
+ * ```
+ * @category schemas
+ * @since 0.1.0
+ */
+export const AuthorizeQuery = Schema.Struct({
+  response_type: Schema.Literal("code"),
+  client_id: Schema.String,
+  redirect_uri: Schema.String,
+  scope: Schema.optionalKey(Schema.String),
+  state: Schema.optionalKey(Schema.String),
+  mode: Schema.optionalKey(Mode)
+})
+
+/**
+ * Consent step and token endpoint (sections 4.6 and 5). The client-credentials
+ * grant shares `POST /oauth/token` (its endpoint is not shown by the spec).
+ *
+ * @example
+ * ```ts
+ * import { HttpApi } from "effect/http-api"
+ * import { OAuthGroup } from "@connected-vehicle/schema/Api"
+ *
+ * const Api = HttpApi.make("example").add(OAuthGroup)
+ * ```
+ * @category groups
+ * @since 0.1.0
+ */
+export class OAuthGroup extends HttpApiGroup.make("oauth").add(
+  HttpApiEndpoint.get("authorize", "/oauth/authorize", {
+    query: AuthorizeQuery,
+    success: HttpApiSchema.Empty(302),
+    error: OAuthBadRequest
+  }),
+  HttpApiEndpoint.post("token", "/oauth/token", {
+    headers: { authorization: Schema.String },
+    payload: TokenRequest.pipe(HttpApiSchema.asFormUrlEncoded()),
+    success: [TokenResponse, AppTokenResponse],
+    error: [OAuthBadRequest, OAuthUnauthorized]
+  })
+) {}

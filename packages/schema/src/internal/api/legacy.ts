@@ -1,0 +1,79 @@
+/**
+ * The group of the legacy v2.0 interface (`{legacy_url}`, paths include
+ * `/v2.0`).
+ *
+ * @internal
+ */
+import { Schema } from "effect"
+import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
+import { BatchRequest, BatchResponse, EngineOil, Location, Odometer, ServiceHistory, TirePressure, UnitSystem, VehicleList, Vin } from "../../Legacy.ts"
+import { bearer, commonErrors, ConflictResponse } from "./responses.ts"
+
+const legacyRead = <const Name extends string, const Path extends `/${string}`, S extends Schema.Top>(
+  name: Name,
+  path: Path,
+  success: S
+) =>
+  HttpApiEndpoint.get(name, `/v2.0/vehicles/:id${path}`, {
+    params: { id: Schema.String },
+    headers: { ...bearer, "sc-unit-system": Schema.optionalKey(UnitSystem) },
+    success,
+    error: [...commonErrors, ConflictResponse]
+  })
+
+/**
+ * Legacy vehicle-list paging (section 4.7): `limit` 1..50 (default 10 on the
+ * service), `offset` >= 0.
+ *
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import { LegacyVehiclesQuery } from "@connected-vehicle/schema/Api"
+ *
+ * const isLegacyVehiclesQuery = Schema.is(LegacyVehiclesQuery)
+ * ```
+ * @category schemas
+ * @since 0.1.0
+ */
+export const LegacyVehiclesQuery = Schema.Struct({
+  limit: Schema.optionalKey(Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: 50 }))),
+  offset: Schema.optionalKey(Schema.Int.check(Schema.isGreaterThanOrEqualTo(0)))
+})
+
+/**
+ * Legacy v2.0 vehicle data (section 4.7). Responses carry the headers
+ * `sc-data-age` and `sc-unit-system`. Every operation is marked deprecated
+ * (`OpenApi.Deprecated`, `deprecated: true` in the OpenAPI document): v2.0
+ * sunsets on December 1, 2026 (section 9).
+ *
+ * @example
+ * ```ts
+ * import { HttpApi } from "effect/http-api"
+ * import { LegacyGroup } from "@connected-vehicle/schema/Api"
+ *
+ * const Api = HttpApi.make("example").add(LegacyGroup)
+ * ```
+ * @category groups
+ * @since 0.1.0
+ */
+export class LegacyGroup extends HttpApiGroup.make("legacy").add(
+  HttpApiEndpoint.get("vehicles", "/v2.0/vehicles", {
+    query: LegacyVehiclesQuery,
+    headers: bearer,
+    success: VehicleList,
+    error: commonErrors
+  }),
+  legacyRead("odometer", "/odometer", Odometer),
+  legacyRead("location", "/location", Location),
+  legacyRead("vin", "/vin", Vin),
+  legacyRead("engineOil", "/engine/oil", EngineOil),
+  legacyRead("tirePressure", "/tires/pressure", TirePressure),
+  legacyRead("serviceHistory", "/service/history", ServiceHistory),
+  HttpApiEndpoint.post("batch", "/v2.0/vehicles/:id/batch", {
+    params: { id: Schema.String },
+    headers: { ...bearer, "sc-unit-system": Schema.optionalKey(UnitSystem) },
+    payload: BatchRequest,
+    success: BatchResponse,
+    error: commonErrors
+  })
+).annotateEndpoints(OpenApi.Deprecated, true) {}

@@ -1,0 +1,182 @@
+/**
+ * The receiver outside the shared deliveries: the secret checked at
+ * construction, the Node adapter behind frameworks that read the body first,
+ * a persistent seen-events store, and `Receiver.receive` without HTTP.
+ */
+import type { DeliveredEvent } from "@connected-vehicle/schema/WebhookEvent"
+import { assert, describe, it } from "@effect/vitest"
+import { Effect, Layer, Redacted, Result } from "effect"
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
+import { inspect } from "node:util"
+import * as NodeAdapter from "../src/NodeAdapter.ts"
+import * as Receiver from "../src/Receiver.ts"
+import * as SeenEvents from "../src/SeenEvents.ts"
+import { sign } from "../src/Signature.ts"
+import * as WebAdapter from "../src/WebAdapter.ts"
+import { prettyEscaped, secret, signed, vehicleStateEvent, verifyEvent } from "./samples.ts"
+import { fetchTarget, listen } from "./utils.ts"
+
+describe("an empty or missing secret", () => {
+  it("every make throws InvalidSecret at construction (no receiver answering 500 to every delivery)", () => {
+    const handler = () => Effect.void
+    const makers: ReadonlyArray<readonly [string, (secret: unknown) => unknown]> = [
+      ["Receiver.make", (secret) => Receiver.make({ secret: secret as string, handler })],
+      ["Receiver.toHttpEffect", (secret) => Receiver.toHttpEffect({ secret: secret as string, handler })],
+      ["NodeAdapter.make", (secret) => NodeAdapter.make({ secret: secret as string, handler })],
+      ["WebAdapter.make", (secret) => WebAdapter.make({ secret: secret as string, handler })]
+    ]
+    for (const [name, make] of makers) {
+      for (const secret of ["", undefined, Redacted.make(""), Redacted.make(undefined), 42]) {
+        let thrown: unknown = undefined
+        try {
+          make(secret)
+        } catch (error) {
+          thrown = error
+        }
+        assert.instanceOf(thrown, Error, `${name}(${inspect(secret)})`)
+        assert.strictEqual((thrown as { _tag?: string })._tag, "InvalidSecret", name)
+        assert.match((thrown as Error).message, /^The webhook secret is invalid: /)
+      }
+    }
+  })
+})
+
+describe("Node adapter with frameworks that read the body first", () => {
+  const serve = (
+    before: (req: IncomingMessage & { rawBody?: unknown; body?: unknown }, raw: Buffer) => void,
+    calls: Array<DeliveredEvent>
+  ) =>
+    Effect.gen(function*() {
+      const handler = NodeAdapter.make({ secret, handler: (event) => Effect.sync(() => calls.push(event)) })
+      yield* Effect.addFinalizer(() => Effect.promise(() => handler.dispose()))
+      // a middleware that consumes the stream, as express.raw()/express.json() do
+      const server = createServer((req: IncomingMessage, res: ServerResponse) => {
+        const chunks: Array<Buffer> = []
+        req.on("data", (chunk: Buffer) => chunks.push(chunk))
+        req.on("end", () => {
+          before(req, Buffer.concat(chunks))
+          handler(req, res)
+        })
+      })
+      const port = yield* listen(server)
+      return fetchTarget(`http://127.0.0.1:${port}/webhooks`)
+    })
+
+  it.live("req.rawBody (a Buffer), a Buffer req.body or a string req.body are verified as they are", () =>
+    Effect.gen(function*() {
+      const calls: Array<DeliveredEvent> = []
+      const body = prettyEscaped(vehicleStateEvent("evt_raw"))
+      for (
+        const before of [
+          (req: IncomingMessage & { rawBody?: unknown; body?: unknown }, raw: Buffer) => {
+            req.rawBody = raw
+            req.body = JSON.parse(raw.toString("utf8"))
+          },
+          (req: IncomingMessage & { body?: unknown }, raw: Buffer) => {
+            req.body = raw
+          },
+          (req: IncomingMessage & { body?: unknown }, raw: Buffer) => {
+            req.body = raw.toString("utf8")
+          }
+        ]
+      ) {
+        const send = yield* serve(before, calls)
+        const answer = yield* Effect.promise(() => send(signed(body)))
+        assert.strictEqual(answer.status, 200, answer.text)
+      }
+      // three receivers, each with its own in-memory store: each ran the handler
+      assert.strictEqual(calls.length, 3)
+    }), { timeout: 30_000 })
+
+  it.live("a body already parsed to an object, without the raw bytes, is 500 UnreadableBody", () =>
+    Effect.gen(function*() {
+      const calls: Array<DeliveredEvent> = []
+      const send = yield* serve((req: IncomingMessage & { body?: unknown }, raw) => {
+        req.body = JSON.parse(raw.toString("utf8"))
+      }, calls)
+      const answer = yield* Effect.promise(() => send(signed(JSON.stringify(vehicleStateEvent()))))
+      assert.strictEqual(answer.status, 500, answer.text)
+      assert.strictEqual(answer.json.error._tag, "UnreadableBody")
+      assert.include(answer.json.error.message, "body parser")
+      assert.strictEqual(calls.length, 0)
+    }), { timeout: 30_000 })
+})
+
+describe("persistent seen-events store behind an adapter", () => {
+  it.live("a delivery handled before a restart is a duplicate after it (KeyValueStore)", () =>
+    Effect.gen(function*() {
+      const { KeyValueStore } = yield* Effect.promise(() => import("effect/persistence"))
+      const backend = yield* Layer.build(KeyValueStore.layerMemory)
+      const kv = Layer.succeedContext(backend)
+      const calls: Array<DeliveredEvent> = []
+      const delivery = signed(JSON.stringify(vehicleStateEvent("evt_persisted")))
+      for (let run = 0; run < 2; run++) {
+        const handler = WebAdapter.make({
+          secret,
+          handler: (event) => Effect.sync(() => calls.push(event)),
+          seenEvents: SeenEvents.layerKeyValueStore().pipe(Layer.provide(kv))
+        })
+        const response = yield* Effect.promise(() =>
+          handler(
+            new Request("http://receiver.test/", {
+              method: "POST",
+              headers: { "sc-signature": delivery.signature },
+              body: delivery.body
+            })
+          )
+        )
+        assert.strictEqual(response.status, 200)
+        yield* Effect.promise(() => handler.dispose())
+      }
+      assert.strictEqual(calls.length, 1)
+    }), { timeout: 30_000 })
+})
+
+describe("Receiver.receive (no HTTP)", () => {
+  it.effect("a failing seen-events store is 503, and the handler does not run", () =>
+    Effect.gen(function*() {
+      const calls: Array<DeliveredEvent> = []
+      const receiver = Receiver.make({ secret, handler: (event) => Effect.sync(() => calls.push(event)) })
+      const failing = SeenEvents.SeenEvents.of({
+        claim: (eventId) => Effect.fail(new SeenEvents.SeenEventsError({ operation: "claim", eventId })),
+        complete: () => Effect.void,
+        release: () => Effect.void
+      })
+      const reply = yield* receiver.receive(signed(JSON.stringify(vehicleStateEvent()))).pipe(
+        Effect.provideService(SeenEvents.SeenEvents, failing)
+      )
+      assert.strictEqual(reply.status, 503)
+      assert.strictEqual(reply.error?._tag, "SeenEventsError")
+      assert.strictEqual(calls.length, 0)
+      // VERIFY does not need the store
+      const verify = yield* receiver.receive(signed(JSON.stringify(verifyEvent("abc")))).pipe(
+        Effect.provideService(SeenEvents.SeenEvents, failing)
+      )
+      assert.strictEqual(verify.status, 200)
+      assert.strictEqual(verify.outcome, "challenge")
+    }))
+
+  it.effect("a string body is verified as its UTF-8 bytes", () =>
+    Effect.gen(function*() {
+      const receiver = Receiver.make({ secret, handler: () => Effect.void })
+      const body = JSON.stringify(vehicleStateEvent("evt_text"))
+      const fromText = yield* receiver.receive({ body, signature: sign(new TextEncoder().encode(body), secret) })
+      assert.strictEqual(fromText.status, 200)
+      assert.strictEqual(fromText.outcome, "handled")
+    }).pipe(Effect.provide(SeenEvents.layerMemory())))
+
+  it("decodeBody keeps a signal body's escaped keys whatever bodies were parsed before", () => {
+    const withKey = (key: string) => {
+      const event = vehicleStateEvent("evt_keys")
+      return JSON.stringify({ ...event, data: { ...event.data, signals: [{ ...event.data.signals[1]!, body: { unit: "V", [key]: 1 } }] } })
+    }
+    // V8's JSON.parse reads "\u0000" as "\\" after a "\\" key at the same place (nodejs/node#63785)
+    JSON.parse(withKey("\\"))
+    const decoded = Receiver.decodeBody(withKey("\u0000"))
+    assert.isTrue(Result.isSuccess(decoded))
+    const event = (decoded as Result.Success<DeliveredEvent, never>).success
+    const signal = event.eventType === "VEHICLE_STATE" ? event.data.signals[0] : undefined
+    assert.isTrue(signal !== undefined && "body" in signal)
+    assert.deepStrictEqual(Object.keys((signal as { readonly body: object }).body), ["unit", "\u0000"])
+  })
+})
