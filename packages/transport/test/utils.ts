@@ -4,7 +4,7 @@ import type { AddressInfo, Socket } from "node:net"
 import { Effect, Layer, Redacted } from "effect"
 import type { HttpClient } from "effect/http"
 import { NodeHttpClient } from "@effect/platform-node"
-import { AuthorizationApi } from "@connected-vehicle/schema/Api"
+import { AuthorizationApi, CompatibilityApi } from "@connected-vehicle/schema/Api"
 import { Simulator } from "@connected-vehicle/simulator/Simulator"
 import * as SimulatorModule from "@connected-vehicle/simulator/Simulator"
 import * as Transport from "@connected-vehicle/transport/Transport"
@@ -84,3 +84,17 @@ export const server = (handler: (request: IncomingMessage, response: ServerRespo
 
 /** The failure of `self`, its reason when it is a `ConnectedVehicleError`. */
 export const flipReason = <A, E, R>(self: Effect.Effect<A, E, R>) => Effect.map(Effect.flip(self), (e) => reasonOf(e))
+
+/** The compatibility listing's path, whose answers the simulator's faults replace in the loopback tests. */
+export const COMPAT = "/v3/compatible-vehicles"
+
+/** Short backoff for loopback tests. */
+export const fast = { retry: { initialDelay: 5, maxDelay: 20 } }
+
+/** Faults the simulator answers the next requests of `path` with. */
+export const inject = (path: string, faults: Parameters<Simulator["Service"]["injectFaults"]>[0]["faults"], method?: string) =>
+  Effect.flatMap(Effect.service(Simulator), (sim) => sim.injectFaults({ path, faults, ...(method ? { method } : {}) }))
+
+/** One call of the compatibility listing. */
+export const compat = Effect.flatMap(Transport.publicClient(CompatibilityApi, "compatibility"), (c) => c.list())
+
