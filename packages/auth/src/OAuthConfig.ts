@@ -4,7 +4,7 @@
  *
  * @since 0.1.0
  */
-import { Config, Context, Effect, Layer, Option } from "effect"
+import { Config, Context, Duration, Effect, Layer, Option } from "effect"
 import type { Redacted } from "effect"
 
 /**
@@ -27,7 +27,7 @@ export class OAuthConfig extends Context.Service<OAuthConfig, {
    * A token this close to its expiry is refreshed before use (default 60 s),
    * capped at half the token's lifetime.
    */
-  readonly refreshAheadMillis: number
+  readonly refreshAhead: Duration.Duration
   /**
    * Endpoint of the client-credentials grant (not shown by the spec); `undefined`
    * means `{auth_url}/oauth/token`, where the simulator serves it.
@@ -56,7 +56,8 @@ export interface Options {
   readonly clientId: string
   readonly clientSecret: Redacted.Redacted<string>
   readonly redirectUri?: string | undefined
-  readonly refreshAheadMillis?: number | undefined
+  /** A `Duration` input (default 60 seconds). */
+  readonly refreshAhead?: Duration.Input | undefined
   readonly clientCredentialsUrl?: string | undefined
 }
 
@@ -78,14 +79,44 @@ export const layer = (options: Options): Layer.Layer<OAuthConfig> =>
     clientId: options.clientId,
     clientSecret: options.clientSecret,
     redirectUri: options.redirectUri,
-    refreshAheadMillis: options.refreshAheadMillis ?? 60_000,
+    refreshAhead: options.refreshAhead === undefined ? defaultRefreshAhead : Duration.fromInputUnsafe(options.refreshAhead),
     clientCredentialsUrl: options.clientCredentialsUrl
   })
 
+const defaultRefreshAhead = Duration.seconds(60)
+
 /**
- * From the environment: `CONNECTED_VEHICLE_CLIENT_ID`,
- * `CONNECTED_VEHICLE_CLIENT_SECRET`, optional `CONNECTED_VEHICLE_REDIRECT_URI`,
- * `CONNECTED_VEHICLE_REFRESH_AHEAD_MS` and `CONNECTED_VEHICLE_CLIENT_CREDENTIALS_URL`.
+ * The OAuth client from the environment, as {@link Options}: one `Config`
+ * value, composable with an application's own settings.
+ *
+ * | Variable | Meaning | Default |
+ * |---|---|---|
+ * | `CONNECTED_VEHICLE_CLIENT_ID` | the application's client id | required |
+ * | `CONNECTED_VEHICLE_CLIENT_SECRET` | its secret (read as `Redacted`) | required |
+ * | `CONNECTED_VEHICLE_REDIRECT_URI` | the consent flow's redirect URI | none |
+ * | `CONNECTED_VEHICLE_REFRESH_AHEAD_MS` | renew a token this long before it expires (ms) | 60000 |
+ * | `CONNECTED_VEHICLE_CLIENT_CREDENTIALS_URL` | the client-credentials token endpoint | `{auth_url}/oauth/token` |
+ *
+ * @example
+ * ```ts
+ * import { Config } from "effect"
+ * import { config } from "@connected-vehicle/auth/OAuthConfig"
+ *
+ * const settings = Config.all({ oauth: config, port: Config.Port("PORT").pipe(Config.withDefault(8080)) })
+ * ```
+ * @since 0.2.0
+ * @category configuration
+ */
+export const config: Config.Config<Options> = Config.all({
+  clientId: Config.String("CONNECTED_VEHICLE_CLIENT_ID"),
+  clientSecret: Config.Redacted("CONNECTED_VEHICLE_CLIENT_SECRET"),
+  redirectUri: Config.map(Config.option(Config.String("CONNECTED_VEHICLE_REDIRECT_URI")), Option.getOrUndefined),
+  refreshAhead: Config.map(Config.Int("CONNECTED_VEHICLE_REFRESH_AHEAD_MS").pipe(Config.withDefault(60_000)), Duration.millis),
+  clientCredentialsUrl: Config.map(Config.option(Config.String("CONNECTED_VEHICLE_CLIENT_CREDENTIALS_URL")), Option.getOrUndefined)
+})
+
+/**
+ * From the environment: {@link layer} of {@link config}.
  *
  * @example
  * ```ts
@@ -96,22 +127,8 @@ export const layer = (options: Options): Layer.Layer<OAuthConfig> =>
  * @since 0.1.0
  * @category layers
  */
-export const layerConfig: Layer.Layer<OAuthConfig, Config.ConfigError> = Layer.effect(
-  OAuthConfig,
+export const layerConfig: Layer.Layer<OAuthConfig, Config.ConfigError> = Layer.unwrap(
   Effect.gen(function*() {
-    const c = yield* Config.all({
-      clientId: Config.String("CONNECTED_VEHICLE_CLIENT_ID"),
-      clientSecret: Config.Redacted("CONNECTED_VEHICLE_CLIENT_SECRET"),
-      redirectUri: Config.option(Config.String("CONNECTED_VEHICLE_REDIRECT_URI")),
-      refreshAheadMillis: Config.Int("CONNECTED_VEHICLE_REFRESH_AHEAD_MS").pipe(Config.withDefault(60_000)),
-      clientCredentialsUrl: Config.option(Config.String("CONNECTED_VEHICLE_CLIENT_CREDENTIALS_URL"))
-    })
-    return {
-      clientId: c.clientId,
-      clientSecret: c.clientSecret,
-      redirectUri: Option.getOrUndefined(c.redirectUri),
-      refreshAheadMillis: c.refreshAheadMillis,
-      clientCredentialsUrl: Option.getOrUndefined(c.clientCredentialsUrl)
-    }
+    return layer(yield* config)
   })
 )

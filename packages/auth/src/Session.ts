@@ -11,7 +11,7 @@
  *
  * @since 0.1.0
  */
-import { Clock, Deferred, Effect, Layer, Option, Redacted } from "effect"
+import { Clock, Deferred, Duration, Effect, Layer, Option, Redacted } from "effect"
 import { Credentials } from "@connected-vehicle/transport/Credentials"
 import type * as Transport from "@connected-vehicle/transport/Transport"
 import { ConnectedVehicleError, Credentials as NoCredential, isConnectedVehicleError } from "@connected-vehicle/transport/ConnectedVehicleError"
@@ -68,7 +68,7 @@ export const make = <R>(
 ): Effect.Effect<Credentials["Service"], never, TokenStore | OAuthConfig | R> =>
   Effect.gen(function*() {
     const store = yield* TokenStore
-    const { refreshAheadMillis } = yield* OAuthConfig
+    const refreshAheadMillis = Duration.toMillis((yield* OAuthConfig).refreshAhead)
     const services = yield* Effect.context<R>()
     const inFlight = flightsOf(store)
 

@@ -11,7 +11,7 @@ import type { Redacted } from "effect"
 /**
  * A token set with absolute instants (epoch milliseconds, from Effect's
  * `Clock`). `issuedAt` lets a short-lived token keep at least half its
- * lifetime before it is renewed (see `OAuthConfig.refreshAheadMillis`);
+ * lifetime before it is renewed (see `OAuthConfig.refreshAhead`);
  * without it the full refresh-ahead window applies.
  *
  * @example
