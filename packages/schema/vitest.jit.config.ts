@@ -1,9 +1,9 @@
 import { defineProject } from "vitest/config"
 
-// The same tests with Effect's schema JIT installed for every schema: the
-// transport decodes response bodies with generated code
-// (`SchemaJITCompiler.enable`), so every sample, malformed case and round
-// trip must give the same result there as with the interpreter.
+// The same tests with Effect's schema JIT installed for every schema: an
+// application may enable it (`SchemaJITCompiler.enable`) for the exported
+// schemas, so every sample, malformed case and round trip must give the
+// same result there as with the interpreter.
 export default defineProject({
   test: {
     name: "schema (JIT)",
