@@ -15,6 +15,7 @@ import * as Authorize from "./Authorize.ts"
 import { SampleError } from "./SampleError.ts"
 import * as Target from "./Target.ts"
 import * as TokenFile from "./TokenFile.ts"
+import type { ConfigurationError } from "@connected-vehicle/transport/TransportConfig"
 
 /**
  * Everything a command can use.
@@ -69,7 +70,7 @@ export interface Options extends Target.Options {
  * @since 0.1.0
  * @category layers
  */
-export const layer = (options: Options): Layer.Layer<Services, SampleError | Config.ConfigError> =>
+export const layer = (options: Options): Layer.Layer<Services, SampleError | Config.ConfigError | ConfigurationError> =>
   Target.layer(options, {
     remote: () => TokenFile.layer(Option.getOrElse(options.tokenFile, TokenFile.defaultPath), { persist: Target.isUserKey }),
     embedded: () =>

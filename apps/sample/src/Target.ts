@@ -222,7 +222,7 @@ export const layer = (
     /** The store of the embedded simulator (memory, or the token file when one is given). */
     readonly embedded: () => Layer.Layer<TokenStore.TokenStore>
   }
-): Layer.Layer<Target | ConnectedVehicle.Services, SampleError | Config.ConfigError> =>
+): Layer.Layer<Target | ConnectedVehicle.Services, SampleError | Config.ConfigError | TransportConfig.ConfigurationError> =>
   Layer.unwrap(Effect.gen(function*() {
     const remote = yield* remoteOf(options)
     if (remote === undefined) return embedded(tokenStore.embedded())
@@ -262,7 +262,7 @@ export const layer = (
  */
 export const layerPublic = (
   options: Options
-): Layer.Layer<Target | Compatibility.Compatibility | Transport.Transport, Config.ConfigError> =>
+): Layer.Layer<Target | Compatibility.Compatibility | Transport.Transport, Config.ConfigError | TransportConfig.ConfigurationError> =>
   Layer.unwrap(Effect.gen(function*() {
     const remote = yield* remoteOf(options)
     if (remote === undefined) return embedded(TokenStore.layerMemory)

@@ -6,6 +6,7 @@
  */
 import { Config, Context, Duration, Effect, Layer, Option } from "effect"
 import type { Redacted } from "effect"
+import * as TransportConfig from "@connected-vehicle/transport/TransportConfig"
 
 /**
  * @example
@@ -127,8 +128,8 @@ export const config: Config.Config<Options> = Config.all({
  * @since 0.1.0
  * @category layers
  */
-export const layerConfig: Layer.Layer<OAuthConfig, Config.ConfigError> = Layer.unwrap(
-  Effect.gen(function*() {
+export const layerConfig: Layer.Layer<OAuthConfig, TransportConfig.ConfigurationError> = Layer.unwrap(
+  Effect.mapError(Effect.gen(function*() {
     return layer(yield* config)
-  })
+  }), TransportConfig.fromConfigError)
 )

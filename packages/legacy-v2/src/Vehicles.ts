@@ -17,7 +17,7 @@
  * @since 0.1.0
  */
 import { Clock, Context, Effect, Layer, Stream } from "effect"
-import type { Config } from "effect"
+import type { ConfigurationError } from "@connected-vehicle/transport/TransportConfig"
 import type { HttpClient, HttpClientResponse } from "effect/http"
 import * as OAuthConfig from "@connected-vehicle/auth/OAuthConfig"
 import * as Session from "@connected-vehicle/auth/Session"
@@ -371,7 +371,7 @@ export const layerConfig = (
   }
 ): Layer.Layer<
   Vehicles | TokenStore.TokenStore | OAuthConfig.OAuthConfig | Transport.Transport,
-  Config.ConfigError
+  ConfigurationError
 > => {
   const TransportLive = Transport.layerConfig({ httpClient: options.httpClient })
   const Shared = Layer.mergeAll(options.tokenStore ?? TokenStore.layerMemory, OAuthConfig.layerConfig, TransportLive)

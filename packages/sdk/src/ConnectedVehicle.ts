@@ -8,7 +8,7 @@
  * @since 0.1.0
  */
 import { Layer } from "effect"
-import type { Config } from "effect"
+import type { ConfigurationError } from "@connected-vehicle/transport/TransportConfig"
 import type { HttpClient } from "effect/http"
 import * as OAuthConfig from "@connected-vehicle/auth/OAuthConfig"
 import * as Session from "@connected-vehicle/auth/Session"
@@ -159,5 +159,5 @@ export const layer = (
  * @since 0.1.0
  * @category layers
  */
-export const layerConfig = (options?: Options): Layer.Layer<Services, Config.ConfigError> =>
+export const layerConfig = (options?: Options): Layer.Layer<Services, ConfigurationError> =>
   layerWith(TransportConfig.layerConfig, OAuthConfig.layerConfig, options)

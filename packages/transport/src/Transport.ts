@@ -9,7 +9,6 @@
  * @since 0.1.0
  */
 import { Context, Effect, Layer } from "effect"
-import type { Config } from "effect"
 import type { Duration, Schema } from "effect"
 import { constTrue } from "effect/Function"
 import { HttpClient, HttpClientRequest } from "effect/http"
@@ -453,7 +452,7 @@ export const layerFrom = <E, R>(
  * @since 0.2.0
  * @category layers
  */
-export const layerConfig = (options?: LayerOptions): Layer.Layer<Transport | TransportConfig, Config.ConfigError> =>
+export const layerConfig = (options?: LayerOptions): Layer.Layer<Transport | TransportConfig, TransportConfigModule.ConfigurationError> =>
   layerFrom(TransportConfigModule.layerConfig, options)
 
 const makeClient = <ApiId extends string, Groups extends HttpApiGroup.Constraint, Name extends HttpApiGroup.Identifier<Groups>>(

@@ -573,6 +573,47 @@ export const config: Config.Config<Options> = Config.all({
 })
 
 /**
+ * A configuration that could not be read: what is missing or invalid, and
+ * where it was looked for. An `Error` (Effect's `ConfigError` is not one, so
+ * a rejected `Effect.runPromise` printed `[object Object]`); the
+ * `ConfigError` is its `cause`.
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import type { ConfigurationError } from "@connected-vehicle/transport/TransportConfig"
+ *
+ * const report = (e: ConfigurationError) => Effect.logError(e.message)
+ * ```
+ * @since 0.2.0
+ * @category errors
+ */
+export class ConfigurationError extends Schema.TaggedError<ConfigurationError>()("ConfigurationError", {
+  description: Schema.String,
+  cause: Schema.Unknown
+}) {
+  override get message() {
+    return `Configuration missing or invalid: ${this.description} (read from the environment, or the ConfigProvider in use)`
+  }
+}
+
+/**
+ * The {@link ConfigurationError} of Effect's `ConfigError`.
+ *
+ * @example
+ * ```ts
+ * import { Config, Effect } from "effect"
+ * import { fromConfigError } from "@connected-vehicle/transport/TransportConfig"
+ *
+ * const port = Effect.mapError(Config.Port("PORT").asEffect(), fromConfigError)
+ * ```
+ * @since 0.2.0
+ * @category errors
+ */
+export const fromConfigError = (error: Config.ConfigError): ConfigurationError =>
+  new ConfigurationError({ description: error.message, cause: error })
+
+/**
  * The configuration from the environment: {@link make} of {@link config}.
  *
  * @example
@@ -585,9 +626,9 @@ export const config: Config.Config<Options> = Config.all({
  * @since 0.1.0
  * @category layers
  */
-export const layerConfig: Layer.Layer<TransportConfig, Config.ConfigError> = Layer.effect(
+export const layerConfig: Layer.Layer<TransportConfig, ConfigurationError> = Layer.effect(
   TransportConfig,
-  Effect.gen(function*() {
+  Effect.mapError(Effect.gen(function*() {
     return make(yield* config)
-  })
+  }), fromConfigError)
 )

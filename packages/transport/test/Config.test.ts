@@ -36,7 +36,7 @@ describe("TransportConfig", () => {
   it.effect("layerConfig fails when a root is missing", () =>
     Effect.gen(function*() {
       const error = yield* Effect.flip(Effect.provide(Effect.service(TransportConfig), fromEnv({ CONNECTED_VEHICLE_BASE_URL: "http://x/v3" })))
-      assert.strictEqual(error._tag, "ConfigError")
+      assert.strictEqual(error._tag, "ConfigurationError")
     }))
 
   it.effect("layerConfig reads every policy from the environment", () =>
@@ -75,7 +75,7 @@ describe("TransportConfig", () => {
         const error = yield* Effect.flip(
           Effect.provide(Effect.service(TransportConfig), fromEnv({ CONNECTED_VEHICLE_ORIGIN: "http://127.0.0.1:8080", [name]: value }))
         )
-        assert.strictEqual(error._tag, "ConfigError", `${name}=${value}`)
+        assert.strictEqual(error._tag, "ConfigurationError", `${name}=${value}`)
       }
     }))
 
@@ -90,7 +90,7 @@ describe("TransportConfig", () => {
       )
       for (const value of [",", " "]) {
         const error = yield* Effect.flip(read({ CONNECTED_VEHICLE_REQUEST_ID_HEADER: value }))
-        assert.strictEqual(error._tag, "ConfigError", JSON.stringify(value))
+        assert.strictEqual(error._tag, "ConfigurationError", JSON.stringify(value))
       }
     }))
 
@@ -114,7 +114,7 @@ describe("TransportConfig", () => {
     assert.strictEqual(one.requestIdHeader, "x-correlation-id")
   })
 
-  it.effect("CONNECTED_VEHICLE_LOG: debug, info, warn, error or off (any case); anything else is a ConfigError", () =>
+  it.effect("CONNECTED_VEHICLE_LOG: debug, info, warn, error or off (any case); anything else is a ConfigurationError", () =>
     Effect.gen(function*() {
       const read = (env: Record<string, string>) =>
         Effect.provide(Effect.service(TransportConfig), fromEnv({ CONNECTED_VEHICLE_ORIGIN: "http://127.0.0.1:8080", ...env }))
@@ -125,7 +125,7 @@ describe("TransportConfig", () => {
       }
       for (const value of ["verbose", "trace", "1"]) {
         const error = yield* Effect.flip(read({ CONNECTED_VEHICLE_LOG: value }))
-        assert.strictEqual(error._tag, "ConfigError", JSON.stringify(value))
+        assert.strictEqual(error._tag, "ConfigurationError", JSON.stringify(value))
       }
     }))
 

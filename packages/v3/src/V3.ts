@@ -8,7 +8,7 @@
  * @since 0.1.0
  */
 import { Layer } from "effect"
-import type { Config } from "effect"
+import type { ConfigurationError } from "@connected-vehicle/transport/TransportConfig"
 import type { HttpClient } from "effect/http"
 import * as OAuthConfig from "@connected-vehicle/auth/OAuthConfig"
 import * as Session from "@connected-vehicle/auth/Session"
@@ -140,7 +140,7 @@ export const layer = (options?: Options): Layer.Layer<Services, never, Transport
  * @since 0.1.0
  * @category layers
  */
-export const layerConfig = (options?: ConfigOptions): Layer.Layer<Services, Config.ConfigError> => {
+export const layerConfig = (options?: ConfigOptions): Layer.Layer<Services, ConfigurationError> => {
   const TransportLive = Transport.layerConfig({ httpClient: options?.httpClient })
   const CredentialsLive = Session.layerApplication().pipe(
     Layer.provide([TokenStore.layerMemory, OAuthConfig.layerConfig, TransportLive])

@@ -48,4 +48,19 @@ describe("V3", () => {
     }).pipe(Effect.provide(Simulator.layer({ port: 0 }))))
 
   it.live("runs on the in-memory simulator", () => tour.pipe(Effect.provide(layerTest())))
+
+  it.live("a missing variable is a readable error naming it, from Effect.runPromise too", () =>
+    Effect.gen(function*() {
+      const env = ConfigProvider.fromEnv({ env: { CONNECTED_VEHICLE_ORIGIN: "http://127.0.0.1:1" } })
+      const program = Effect.flatMap(Effect.service(Signals), (s) => s.list({ vehicleId: "veh_1", userId: "usr_1" })).pipe(
+        Effect.provide(V3.layerConfig()),
+        Effect.provide(ConfigProvider.layer(env))
+      )
+      const rejection: unknown = yield* Effect.promise(() => Effect.runPromise(program).then(() => undefined, (e: unknown) => e))
+      assert.instanceOf(rejection, Error)
+      const text = `${(rejection as Error).message} ${String(rejection)}`
+      assert.include(text, "CONNECTED_VEHICLE_CLIENT_ID")
+      assert.notInclude(text, "[object Object]")
+    }))
 })
+
