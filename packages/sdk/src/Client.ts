@@ -19,7 +19,6 @@ import type * as Consent from "@connected-vehicle/auth/Consent"
 import type * as LegacyReading from "@connected-vehicle/legacy-v2/Reading"
 import type * as Vehicles from "@connected-vehicle/legacy-v2/Vehicles"
 import type { CompatibilityPage } from "@connected-vehicle/schema/Compatibility"
-import type { ConnectionListItem, ConnectionResponse, ConnectionsPage } from "@connected-vehicle/schema/Connection"
 import type {
   EngineOil,
   LegacyBody,
@@ -32,14 +31,13 @@ import type {
   Vin
 } from "@connected-vehicle/schema/Legacy"
 import type { Signal, SignalResponse, SignalsPage } from "@connected-vehicle/schema/Signal"
-import type { Subscription, SubscriptionResponse, SubscriptionsPage } from "@connected-vehicle/schema/Subscription"
-import type { Webhook, WebhookResponse, WebhooksPage } from "@connected-vehicle/schema/Webhook"
 import type * as Compatibility from "@connected-vehicle/v3/Compatibility"
 import type * as Connections from "@connected-vehicle/v3/Connections"
 import type * as Migration from "@connected-vehicle/v3/Migration"
 import type * as Signals from "@connected-vehicle/v3/Signals"
 import type * as Subscriptions from "@connected-vehicle/v3/Subscriptions"
 import type * as Webhooks from "@connected-vehicle/v3/Webhooks"
+import type { Resource } from "@connected-vehicle/v3/Resource"
 import { ConnectedVehicleError } from "./ClientError.ts"
 import type { ClientOptions, ReadOptions, RequestOptions, UserToken } from "./ClientOptions.ts"
 import { settingsOf } from "./internal/layer.ts"
@@ -196,6 +194,44 @@ export interface PagedList<Args, Page, Item> {
 }
 
 /**
+ * A paged list with `get`: one page, every page, every item, one resource
+ * by its identifier.
+ *
+ * @example
+ * ```ts
+ * import type { PagedResource } from "@connected-vehicle/sdk/Client"
+ *
+ * const name = async (webhooks: PagedResource<{}, unknown, unknown, string, { readonly data: { readonly id: string } }>) =>
+ *   (await webhooks.get("wh_1")).data.id
+ * ```
+ * @since 0.2.0
+ * @category models
+ */
+export interface PagedResource<Args, Page, Item, Get, Response> extends PagedList<Args, Page, Item> {
+  /** One resource by its identifier. */
+  readonly get: (id: Get, options?: RequestOptions) => Promise<Plain<Response>>
+}
+
+/**
+ * The Promise client of a v3 service of the `Resource` shape
+ * (`@connected-vehicle/v3/Resource`): `list` and `get` as Promises, `pages`
+ * and `stream` (`iterate`) as `AsyncIterable`s.
+ *
+ * @example
+ * ```ts
+ * import type { ResourceClient } from "@connected-vehicle/sdk/Client"
+ * import type { Connections } from "@connected-vehicle/v3/Connections"
+ *
+ * type ConnectionsClient = ResourceClient<Connections["Service"]>
+ * ```
+ * @since 0.2.0
+ * @category models
+ */
+export type ResourceClient<S> = S extends Resource<infer Args, infer Page, infer Item, infer Get, infer Response, infer _E>
+  ? PagedResource<Args, Page, Item, Get, Response>
+  : never
+
+/**
  * Signals of a vehicle.
  *
  * @example
@@ -290,15 +326,9 @@ export interface MigrationClient {
  */
 export interface V3Client {
   readonly signals: SignalsClient
-  readonly connections: PagedList<Connections.ListArgs, ConnectionsPage, ConnectionListItem> & {
-    readonly get: (connectionId: string, options?: RequestOptions) => Promise<Plain<ConnectionResponse>>
-  }
-  readonly subscriptions: PagedList<Subscriptions.ListArgs, SubscriptionsPage, Subscription> & {
-    readonly get: (subscriptionId: string, options?: RequestOptions) => Promise<Plain<SubscriptionResponse>>
-  }
-  readonly webhooks: PagedList<Webhooks.ListArgs, WebhooksPage, Webhook> & {
-    readonly get: (webhookId: string, options?: RequestOptions) => Promise<Plain<WebhookResponse>>
-  }
+  readonly connections: ResourceClient<Connections.Connections["Service"]>
+  readonly subscriptions: ResourceClient<Subscriptions.Subscriptions["Service"]>
+  readonly webhooks: ResourceClient<Webhooks.Webhooks["Service"]>
   /** The v3 equivalent of each legacy read, in the legacy shape (see {@link MigrationClient}). */
   readonly migration: MigrationClient
   readonly compatibility: {

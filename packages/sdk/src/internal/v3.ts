@@ -6,46 +6,41 @@
  */
 import { Effect, Stream } from "effect"
 import type { Context } from "effect"
+import type * as Transport from "@connected-vehicle/transport/Transport"
 import type { UnitSystem } from "@connected-vehicle/schema/Legacy"
 import type { CompatibilityPage } from "@connected-vehicle/schema/Compatibility"
-import type * as Transport from "@connected-vehicle/transport/Transport"
 import * as Compatibility from "@connected-vehicle/v3/Compatibility"
 import * as Connections from "@connected-vehicle/v3/Connections"
 import * as Migration from "@connected-vehicle/v3/Migration"
 import * as Signals from "@connected-vehicle/v3/Signals"
 import * as Subscriptions from "@connected-vehicle/v3/Subscriptions"
 import * as Webhooks from "@connected-vehicle/v3/Webhooks"
-import type { MigratedReading, MigrationClient, Plain, V3Client } from "../Client.ts"
-import type { ReadOptions, RequestOptions } from "../ClientOptions.ts"
+import type { MigratedReading, MigrationClient, PagedResource, Plain, V3Client } from "../Client.ts"
+import type { ReadOptions } from "../ClientOptions.ts"
 import type { Services } from "../ConnectedVehicle.ts"
 import type { Runner } from "./runner.ts"
 
-/** The shape of a paged v3 service: one page, every page, every item, one resource. */
-interface PagedService<Args, Page, Item, Target, Response> {
+/** The shape of a paged service, `Resource`'s or `Signals`' (whose list arguments are required). */
+interface PagedService<Args, Page, Item, Get, Response> {
   readonly list: (args: Args, options?: Transport.CallOptions) => Effect.Effect<Page, unknown>
   readonly pages: (args: Args, options?: Transport.CallOptions) => Stream.Stream<Page, unknown>
   readonly stream: (args: Args, options?: Transport.CallOptions) => Stream.Stream<Item, unknown>
-  readonly get: (target: Target, options?: Transport.CallOptions) => Effect.Effect<Response, unknown>
+  readonly get: (id: Get, options?: Transport.CallOptions) => Effect.Effect<Response, unknown>
 }
 
-/** The same service as Promises and `AsyncIterable`s (`stream` is `iterate`). */
-interface PagedClient<Args, Page, Item, Target, Response> {
-  readonly list: (args: Args, options?: RequestOptions) => Promise<Plain<Page>>
-  readonly pages: (args: Args, options?: RequestOptions) => AsyncIterable<Plain<Page>>
-  readonly iterate: (args: Args, options?: RequestOptions) => AsyncIterable<Plain<Item>>
-  readonly get: (target: Target, options?: RequestOptions) => Promise<Plain<Response>>
-}
-
-const paged = <Args, Page, Item, Target, Response>(
+/** A paged service as Promises and `AsyncIterable`s (`stream` is `iterate`). */
+const paged = <Args, Page, Item, Get, Response>(
   runner: Runner,
-  tag: Context.Key<Services, PagedService<Args, Page, Item, Target, Response>>
-): PagedClient<Args, Page, Item, Target, Response> => {
+  tag: Context.Key<Services, PagedService<Args, Page, Item, Get, Response>>
+): PagedResource<Args, Page, Item, Get, Response> => {
   const service = Effect.service(tag)
+  // (`args` omitted reaches the service as `undefined`, which a list with optional arguments takes)
   return {
-    list: (args, options) => runner.call(options, (co) => Effect.flatMap(service, (s) => s.list(args, co))),
-    pages: (args, options) => runner.iterable(options, (co) => Stream.unwrap(Effect.map(service, (s) => s.pages(args, co)))),
-    iterate: (args, options) => runner.iterable(options, (co) => Stream.unwrap(Effect.map(service, (s) => s.stream(args, co)))),
-    get: (target, options) => runner.call(options, (co) => Effect.flatMap(service, (s) => s.get(target, co)))
+    list: (args, options) => runner.call(options, (co) => Effect.flatMap(service, (s) => s.list(args as Args, co))),
+    pages: (args, options) => runner.iterable(options, (co) => Stream.unwrap(Effect.map(service, (s) => s.pages(args as Args, co)))),
+    iterate: (args, options) =>
+      runner.iterable(options, (co) => Stream.unwrap(Effect.map(service, (s) => s.stream(args as Args, co)))),
+    get: (id, options) => runner.call(options, (co) => Effect.flatMap(service, (s) => s.get(id, co)))
   }
 }
 
