@@ -14,7 +14,7 @@
  *
  * @since 0.1.0
  */
-import type { DateTime } from "effect"
+import type { Context, DateTime } from "effect"
 import type * as Consent from "@connected-vehicle/auth/Consent"
 import type * as LegacyReading from "@connected-vehicle/legacy-v2/Reading"
 import type * as Vehicles from "@connected-vehicle/legacy-v2/Vehicles"
@@ -32,11 +32,9 @@ import type {
 } from "@connected-vehicle/schema/Legacy"
 import type { Signal, SignalResponse, SignalsPage } from "@connected-vehicle/schema/Signal"
 import type * as Compatibility from "@connected-vehicle/v3/Compatibility"
-import type * as Connections from "@connected-vehicle/v3/Connections"
 import type * as Migration from "@connected-vehicle/v3/Migration"
 import type * as Signals from "@connected-vehicle/v3/Signals"
-import type * as Subscriptions from "@connected-vehicle/v3/Subscriptions"
-import type * as Webhooks from "@connected-vehicle/v3/Webhooks"
+import type * as V3 from "@connected-vehicle/v3/V3"
 import type { Resource } from "@connected-vehicle/v3/Resource"
 import { ConnectedVehicleError } from "./ClientError.ts"
 import type { ClientOptions, ReadOptions, RequestOptions, UserToken } from "./ClientOptions.ts"
@@ -232,6 +230,26 @@ export type ResourceClient<S> = S extends Resource<infer Args, infer Page, infer
   : never
 
 /**
+ * The Promise clients of a table of services of the `Resource` shape, by
+ * name (the v3 client's `connections`, `subscriptions`, `webhooks`, from
+ * `V3.resources` of `@connected-vehicle/v3/V3`).
+ *
+ * @example
+ * ```ts
+ * import type { ResourceClients } from "@connected-vehicle/sdk/Client"
+ * import type * as V3 from "@connected-vehicle/v3/V3"
+ *
+ * type Paged = ResourceClients<typeof V3.resources>
+ * const names = (paged: Paged) => Object.keys(paged)
+ * ```
+ * @since 0.2.0
+ * @category models
+ */
+export type ResourceClients<T> = {
+  readonly [K in keyof T]: T[K] extends Context.Key<infer _I, infer S> ? ResourceClient<S> : never
+}
+
+/**
  * Signals of a vehicle.
  *
  * @example
@@ -324,11 +342,8 @@ export interface MigrationClient {
  * @since 0.1.0
  * @category models
  */
-export interface V3Client {
+export interface V3Client extends ResourceClients<typeof V3.resources> {
   readonly signals: SignalsClient
-  readonly connections: ResourceClient<Connections.Connections["Service"]>
-  readonly subscriptions: ResourceClient<Subscriptions.Subscriptions["Service"]>
-  readonly webhooks: ResourceClient<Webhooks.Webhooks["Service"]>
   /** The v3 equivalent of each legacy read, in the legacy shape (see {@link MigrationClient}). */
   readonly migration: MigrationClient
   readonly compatibility: {

@@ -1,8 +1,8 @@
 /**
  * The Promise client's v3 methods, derived from the Effect services: every
  * paged service (`list`, `pages`, `stream`, `get`) through one generic
- * table, every migrated read through one adapter. A new method of that shape
- * is its line in {@link makeV3} (and its type in the client's interface).
+ * adapter (the services of `V3.resources`: a new one needs no edit here nor
+ * in the client's interface), every migrated read through one adapter.
  */
 import { Effect, Stream } from "effect"
 import type { Context } from "effect"
@@ -10,12 +10,10 @@ import type * as Transport from "@connected-vehicle/transport/Transport"
 import type { UnitSystem } from "@connected-vehicle/schema/Legacy"
 import type { CompatibilityPage } from "@connected-vehicle/schema/Compatibility"
 import * as Compatibility from "@connected-vehicle/v3/Compatibility"
-import * as Connections from "@connected-vehicle/v3/Connections"
 import * as Migration from "@connected-vehicle/v3/Migration"
 import * as Signals from "@connected-vehicle/v3/Signals"
-import * as Subscriptions from "@connected-vehicle/v3/Subscriptions"
-import * as Webhooks from "@connected-vehicle/v3/Webhooks"
-import type { MigratedReading, MigrationClient, PagedResource, Plain, V3Client } from "../Client.ts"
+import * as V3 from "@connected-vehicle/v3/V3"
+import type { MigratedReading, MigrationClient, PagedResource, Plain, ResourceClients, V3Client } from "../Client.ts"
 import type { ReadOptions } from "../ClientOptions.ts"
 import type { Services } from "../ConnectedVehicle.ts"
 import type { Runner } from "./runner.ts"
@@ -44,6 +42,12 @@ const paged = <Args, Page, Item, Get, Response>(
   }
 }
 
+/** Every service of `V3.resources` as its Promise client. */
+const resources = (runner: Runner): ResourceClients<typeof V3.resources> =>
+  Object.fromEntries(
+    Object.entries(V3.resources).map(([name, tag]) => [name, paged(runner, tag as Context.Key<Services, PagedService<unknown, unknown, unknown, unknown, unknown>>)])
+  ) as never
+
 type MigrationRead<A> = (
   target: Migration.Target,
   options?: Migration.ReadOptions
@@ -68,9 +72,7 @@ export const makeV3 = (runner: Runner, defaultUnitSystem: UnitSystem | undefined
   const compatibility = Effect.service(Compatibility.Compatibility)
   return {
     signals: paged(runner, Signals.Signals),
-    connections: paged(runner, Connections.Connections),
-    subscriptions: paged(runner, Subscriptions.Subscriptions),
-    webhooks: paged(runner, Webhooks.Webhooks),
+    ...resources(runner),
     migration,
     compatibility: {
       // the listing is cached by the service: each caller gets a copy of its own (no `DateTime` in it)
