@@ -35,7 +35,7 @@ import type * as Compatibility from "@connected-vehicle/v3/Compatibility"
 import type * as Migration from "@connected-vehicle/v3/Migration"
 import type * as Signals from "@connected-vehicle/v3/Signals"
 import type * as V3 from "@connected-vehicle/v3/V3"
-import type { Resource } from "@connected-vehicle/v3/Resource"
+import type { ListParameters, Resource } from "@connected-vehicle/v3/Resource"
 import { ConnectedVehicleError } from "./ClientError.ts"
 import type { ClientOptions, ReadOptions, RequestOptions, UserToken } from "./ClientOptions.ts"
 import { settingsOf } from "./internal/layer.ts"
@@ -184,11 +184,11 @@ export type BatchResult<P extends LegacyPath> = { readonly [K in P]: BatchEntry<
  */
 export interface PagedList<Args, Page, Item> {
   /** One page (`page`, `pageSize` and the filters in `args`). */
-  readonly list: (args?: Args, options?: RequestOptions) => Promise<Plain<Page>>
+  readonly list: (...args: ListParameters<Args, RequestOptions>) => Promise<Plain<Page>>
   /** Every page from `page` (default 1), `pageSize` (default 100) each, fetched as the loop asks. */
-  readonly pages: (args?: Args, options?: RequestOptions) => AsyncIterable<Plain<Page>>
+  readonly pages: (...args: ListParameters<Args, RequestOptions>) => AsyncIterable<Plain<Page>>
   /** Every item of every page, fetched a page at a time as the loop asks. */
-  readonly iterate: (args?: Args, options?: RequestOptions) => AsyncIterable<Plain<Item>>
+  readonly iterate: (...args: ListParameters<Args, RequestOptions>) => AsyncIterable<Plain<Item>>
 }
 
 /**
@@ -225,8 +225,8 @@ export interface PagedResource<Args, Page, Item, Get, Response> extends PagedLis
  * @since 0.2.0
  * @category models
  */
-export type ResourceClient<S> = S extends Resource<infer Args, infer Page, infer Item, infer Get, infer Response, infer _E>
-  ? PagedResource<Args, Page, Item, Get, Response>
+export type ResourceClient<S> = S extends Resource<any, infer Page, infer Item, infer Get, infer Response, infer _E>
+  ? PagedResource<S["list"] extends (args: infer Args, ...rest: infer _) => unknown ? NonNullable<Args> : never, Page, Item, Get, Response>
   : never
 
 /**

@@ -14,7 +14,7 @@ import * as Migration from "@connected-vehicle/v3/Migration"
 import * as Signals from "@connected-vehicle/v3/Signals"
 import * as V3 from "@connected-vehicle/v3/V3"
 import type { MigratedReading, MigrationClient, PagedResource, Plain, ResourceClients, V3Client } from "../Client.ts"
-import type { ReadOptions } from "../ClientOptions.ts"
+import type { ReadOptions, RequestOptions } from "../ClientOptions.ts"
 import type { Services } from "../ConnectedVehicle.ts"
 import type { Runner } from "./runner.ts"
 
@@ -33,13 +33,15 @@ const paged = <Args, Page, Item, Get, Response>(
 ): PagedResource<Args, Page, Item, Get, Response> => {
   const service = Effect.service(tag)
   // (`args` omitted reaches the service as `undefined`, which a list with optional arguments takes)
-  return {
-    list: (args, options) => runner.call(options, (co) => Effect.flatMap(service, (s) => s.list(args as Args, co))),
-    pages: (args, options) => runner.iterable(options, (co) => Stream.unwrap(Effect.map(service, (s) => s.pages(args as Args, co)))),
-    iterate: (args, options) =>
-      runner.iterable(options, (co) => Stream.unwrap(Effect.map(service, (s) => s.stream(args as Args, co)))),
-    get: (id, options) => runner.call(options, (co) => Effect.flatMap(service, (s) => s.get(id, co)))
+  const client = {
+    list: (args: Args, options?: RequestOptions) => runner.call(options, (co) => Effect.flatMap(service, (s) => s.list(args, co))),
+    pages: (args: Args, options?: RequestOptions) =>
+      runner.iterable(options, (co) => Stream.unwrap(Effect.map(service, (s) => s.pages(args, co)))),
+    iterate: (args: Args, options?: RequestOptions) =>
+      runner.iterable(options, (co) => Stream.unwrap(Effect.map(service, (s) => s.stream(args, co)))),
+    get: (id: Get, options?: RequestOptions) => runner.call(options, (co) => Effect.flatMap(service, (s) => s.get(id, co)))
   }
+  return client as PagedResource<Args, Page, Item, Get, Response>
 }
 
 /** Every service of `V3.resources` as its Promise client. */
