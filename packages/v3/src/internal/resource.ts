@@ -74,16 +74,17 @@ export const resource = <
   ValueOf<G>,
   Exclude<ErrorOf<L> | ErrorOf<G>, InvalidArgument>
 > => {
-  const listRoute: AnyRoute = table.list.route ?? {}
-  const listKeys = Object.keys(listRoute)
+  const listRoute = compile(table.list.route ?? {})
+  const listKeys = listRoute.keys
   const checkQuery = toQuery(table.list.query, listKeys)
   const check = listKeys.length === 0
     ? (args: unknown) => Effect.map(checkQuery(args), (query) => ({ query }))
     : (args: unknown) =>
       Effect.flatMap(identifiers(args, listKeys), (ids) =>
-        Effect.map(checkQuery(args), (query) => ({ query, ...request(listRoute, ids) })))
+        Effect.map(checkQuery(args), (query) => ({ query, ...listRoute.request(ids) })))
   const { list, pages, stream } = paged(check, client.list as PageFetch)
   const getTable: { readonly id: string } | { readonly route: AnyRoute } = table.get
+  const getRoute = compile("route" in getTable ? getTable.route : {})
   const get = "id" in getTable
     ? (id: unknown, options?: CallOptions) =>
       identifier(getTable.id, id).pipe(
@@ -91,8 +92,8 @@ export const resource = <
         Effect.map((r) => r.value)
       )
     : (args: unknown, options?: CallOptions) =>
-      identifiers(args, Object.keys(getTable.route)).pipe(
-        Effect.flatMap((ids) => client.get(request(getTable.route, ids), options)),
+      identifiers(args, getRoute.keys).pipe(
+        Effect.flatMap((ids) => client.get(getRoute.request(ids), options)),
         Effect.map((r) => r.value)
       )
   return { list, pages, stream, get } as never
@@ -103,13 +104,21 @@ type PageFetch = (
   options?: CallOptions
 ) => Effect.Effect<Result<Pagination.NumberedPage<unknown>>, unknown>
 
-/** `params` and `headers` of a request from the identifying arguments and their route (only the parts used). */
-const request = (route: AnyRoute, ids: Readonly<Record<string, string>>) => {
-  const parts: { params?: Record<string, string>; headers?: Record<string, string> } = {}
-  for (const [arg, target] of Object.entries(route)) {
+/**
+ * A route, read once: its argument names, and the `params` and `headers` of
+ * a request from the checked identifying arguments (only the parts used).
+ */
+const compile = (route: AnyRoute) => {
+  const entries = Object.entries(route).map(([arg, target]) => {
     const dot = target.indexOf(".")
-    const part = (parts[target.slice(0, dot) as "params" | "headers"] ??= {})
-    part[target.slice(dot + 1)] = ids[arg]!
+    return { arg, part: target.slice(0, dot) as "params" | "headers", name: target.slice(dot + 1) }
+  })
+  return {
+    keys: entries.map((entry) => entry.arg),
+    request: (ids: Readonly<Record<string, string>>) => {
+      const parts: { params?: Record<string, string>; headers?: Record<string, string> } = {}
+      for (const { arg, name, part } of entries) (parts[part] ??= {})[name] = ids[arg]!
+      return parts
+    }
   }
-  return parts
 }
