@@ -14,12 +14,11 @@
  *
  * @since 0.1.0
  */
-import type { DateTime } from "effect"
+import type { Context, DateTime } from "effect"
 import type * as Consent from "@connected-vehicle/auth/Consent"
 import type * as LegacyReading from "@connected-vehicle/legacy-v2/Reading"
 import type * as Vehicles from "@connected-vehicle/legacy-v2/Vehicles"
 import type { CompatibilityPage } from "@connected-vehicle/schema/Compatibility"
-import type { ConnectionListItem, ConnectionResponse, ConnectionsPage } from "@connected-vehicle/schema/Connection"
 import type {
   EngineOil,
   LegacyBody,
@@ -32,14 +31,11 @@ import type {
   Vin
 } from "@connected-vehicle/schema/Legacy"
 import type { Signal, SignalResponse, SignalsPage } from "@connected-vehicle/schema/Signal"
-import type { Subscription, SubscriptionResponse, SubscriptionsPage } from "@connected-vehicle/schema/Subscription"
-import type { Webhook, WebhookResponse, WebhooksPage } from "@connected-vehicle/schema/Webhook"
 import type * as Compatibility from "@connected-vehicle/v3/Compatibility"
-import type * as Connections from "@connected-vehicle/v3/Connections"
 import type * as Migration from "@connected-vehicle/v3/Migration"
 import type * as Signals from "@connected-vehicle/v3/Signals"
-import type * as Subscriptions from "@connected-vehicle/v3/Subscriptions"
-import type * as Webhooks from "@connected-vehicle/v3/Webhooks"
+import type * as V3 from "@connected-vehicle/v3/V3"
+import type { ListParameters, Resource } from "@connected-vehicle/v3/Resource"
 import { ConnectedVehicleError } from "./ClientError.ts"
 import type { ClientOptions, ReadOptions, RequestOptions, UserToken } from "./ClientOptions.ts"
 import { settingsOf } from "./internal/layer.ts"
@@ -188,11 +184,69 @@ export type BatchResult<P extends LegacyPath> = { readonly [K in P]: BatchEntry<
  */
 export interface PagedList<Args, Page, Item> {
   /** One page (`page`, `pageSize` and the filters in `args`). */
-  readonly list: (args?: Args, options?: RequestOptions) => Promise<Plain<Page>>
+  readonly list: (...args: ListParameters<Args, RequestOptions>) => Promise<Plain<Page>>
   /** Every page from `page` (default 1), `pageSize` (default 100) each, fetched as the loop asks. */
-  readonly pages: (args?: Args, options?: RequestOptions) => AsyncIterable<Plain<Page>>
+  readonly pages: (...args: ListParameters<Args, RequestOptions>) => AsyncIterable<Plain<Page>>
   /** Every item of every page, fetched a page at a time as the loop asks. */
-  readonly iterate: (args?: Args, options?: RequestOptions) => AsyncIterable<Plain<Item>>
+  readonly iterate: (...args: ListParameters<Args, RequestOptions>) => AsyncIterable<Plain<Item>>
+}
+
+/**
+ * A paged list with `get`: one page, every page, every item, one resource
+ * by its identifier.
+ *
+ * @example
+ * ```ts
+ * import type { PagedResource } from "@connected-vehicle/sdk/Client"
+ *
+ * const name = async (webhooks: PagedResource<{}, unknown, unknown, string, { readonly data: { readonly id: string } }>) =>
+ *   (await webhooks.get("wh_1")).data.id
+ * ```
+ * @since 0.2.0
+ * @category models
+ */
+export interface PagedResource<Args, Page, Item, Get, Response> extends PagedList<Args, Page, Item> {
+  /** One resource by its identifier. */
+  readonly get: (id: Get, options?: RequestOptions) => Promise<Plain<Response>>
+}
+
+/**
+ * The Promise client of a v3 service of the `Resource` shape
+ * (`@connected-vehicle/v3/Resource`): `list` and `get` as Promises, `pages`
+ * and `stream` (`iterate`) as `AsyncIterable`s.
+ *
+ * @example
+ * ```ts
+ * import type { ResourceClient } from "@connected-vehicle/sdk/Client"
+ * import type { Connections } from "@connected-vehicle/v3/Connections"
+ *
+ * type ConnectionsClient = ResourceClient<Connections["Service"]>
+ * ```
+ * @since 0.2.0
+ * @category models
+ */
+export type ResourceClient<S> = S extends Resource<any, infer Page, infer Item, infer Get, infer Response, infer _E>
+  ? PagedResource<S["list"] extends (args: infer Args, ...rest: infer _) => unknown ? NonNullable<Args> : never, Page, Item, Get, Response>
+  : never
+
+/**
+ * The Promise clients of a table of services of the `Resource` shape, by
+ * name (the v3 client's `connections`, `subscriptions`, `webhooks`, from
+ * `V3.resources` of `@connected-vehicle/v3/V3`).
+ *
+ * @example
+ * ```ts
+ * import type { ResourceClients } from "@connected-vehicle/sdk/Client"
+ * import type * as V3 from "@connected-vehicle/v3/V3"
+ *
+ * type Paged = ResourceClients<typeof V3.resources>
+ * const names = (paged: Paged) => Object.keys(paged)
+ * ```
+ * @since 0.2.0
+ * @category models
+ */
+export type ResourceClients<T> = {
+  readonly [K in keyof T]: T[K] extends Context.Key<infer _I, infer S> ? ResourceClient<S> : never
 }
 
 /**
@@ -288,17 +342,8 @@ export interface MigrationClient {
  * @since 0.1.0
  * @category models
  */
-export interface V3Client {
+export interface V3Client extends ResourceClients<typeof V3.resources> {
   readonly signals: SignalsClient
-  readonly connections: PagedList<Connections.ListArgs, ConnectionsPage, ConnectionListItem> & {
-    readonly get: (connectionId: string, options?: RequestOptions) => Promise<Plain<ConnectionResponse>>
-  }
-  readonly subscriptions: PagedList<Subscriptions.ListArgs, SubscriptionsPage, Subscription> & {
-    readonly get: (subscriptionId: string, options?: RequestOptions) => Promise<Plain<SubscriptionResponse>>
-  }
-  readonly webhooks: PagedList<Webhooks.ListArgs, WebhooksPage, Webhook> & {
-    readonly get: (webhookId: string, options?: RequestOptions) => Promise<Plain<WebhookResponse>>
-  }
   /** The v3 equivalent of each legacy read, in the legacy shape (see {@link MigrationClient}). */
   readonly migration: MigrationClient
   readonly compatibility: {

@@ -5,17 +5,14 @@
  * @since 0.1.0
  */
 import { Context, Effect, Layer } from "effect"
-import type { Stream } from "effect"
 import { ConnectionsQuery, VehicleApi } from "@connected-vehicle/schema/Api"
 import type { ConnectionListItem, ConnectionResponse, ConnectionsPage } from "@connected-vehicle/schema/Connection"
 import type { Credentials } from "@connected-vehicle/transport/Credentials"
-import type * as Pagination from "@connected-vehicle/transport/Pagination"
 import * as Transport from "@connected-vehicle/transport/Transport"
 import type { ConnectedVehicleError } from "@connected-vehicle/transport/ConnectedVehicleError"
-import type { InvalidArgument } from "@connected-vehicle/schema/InvalidArgument"
-import { paged } from "./internal/paged.ts"
 import type { ArgsOf } from "./internal/args.ts"
-import { identifier, toQuery } from "./internal/args.ts"
+import { resource } from "./internal/resource.ts"
+import type { Resource } from "./Resource.ts"
 
 /**
  * Arguments of `list`, `pages` and `stream`, derived from the contract's
@@ -67,28 +64,10 @@ export type Filters = Omit<ListArgs, "page" | "pageSize">
  * @since 0.1.0
  * @category services
  */
-export class Connections extends Context.Service<Connections, {
-  readonly list: (
-    args?: ListArgs,
-    options?: Transport.CallOptions
-  ) => Effect.Effect<ConnectionsPage, InvalidArgument | ConnectedVehicleError>
-  /** Every page from `page` (default 1), `pageSize` (default 100) items each, fetched on demand. */
-  readonly pages: (
-    args?: ListArgs,
-    options?: Transport.CallOptions
-  ) => Stream.Stream<ConnectionsPage, InvalidArgument | ConnectedVehicleError>
-  /** Every item, one chunk per page; each page requested when the consumer needs it (`readAhead: 1`: the next page is requested as the current one is handed on). */
-  readonly stream: (
-    args?: ListArgs,
-    options?: Pagination.StreamOptions
-  ) => Stream.Stream<ConnectionListItem, InvalidArgument | ConnectedVehicleError>
-  readonly get: (
-    connectionId: string,
-    options?: Transport.CallOptions
-  ) => Effect.Effect<ConnectionResponse, InvalidArgument | ConnectedVehicleError>
-}>()("@connected-vehicle/v3/Connections") {}
-
-const checkArgs = toQuery(ConnectionsQuery)
+export class Connections extends Context.Service<
+  Connections,
+  Resource<ListArgs, ConnectionsPage, ConnectionListItem, string, ConnectionResponse, ConnectedVehicleError>
+>()("@connected-vehicle/v3/Connections") {}
 
 /**
  * Builds the service from the transport and the credential.
@@ -103,24 +82,9 @@ const checkArgs = toQuery(ConnectionsQuery)
  * @since 0.1.0
  * @category constructors
  */
-export const make: Effect.Effect<Connections["Service"], never, Transport.Transport | Credentials> = Effect.gen(
-  function*() {
-    const client = yield* Transport.client(VehicleApi, "connections")
-    const { list, pages, stream } = paged(
-      (args: ListArgs | undefined) => Effect.map(checkArgs(args), (query) => ({ query })),
-      client.list
-    )
-    return Connections.of({
-      list,
-      pages,
-      stream,
-      get: (connectionId, options) =>
-        identifier("connectionId", connectionId).pipe(
-          Effect.flatMap(() => client.get({ params: { connectionId } }, options)),
-          Effect.map((r) => r.value)
-        )
-    })
-  }
+export const make: Effect.Effect<Connections["Service"], never, Transport.Transport | Credentials> = Effect.map(
+  Transport.client(VehicleApi, "connections"),
+  (client) => Connections.of(resource(client, { list: { query: ConnectionsQuery }, get: { id: "connectionId" } }))
 )
 
 /**

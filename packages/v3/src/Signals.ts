@@ -17,8 +17,7 @@ import type * as Pagination from "@connected-vehicle/transport/Pagination"
 import * as Transport from "@connected-vehicle/transport/Transport"
 import type { ConnectedVehicleError } from "@connected-vehicle/transport/ConnectedVehicleError"
 import type { ArgsOf } from "./internal/args.ts"
-import { identifiers, toQuery } from "./internal/args.ts"
-import { paged } from "./internal/paged.ts"
+import { resource } from "./internal/resource.ts"
 
 /**
  * Identifies the vehicle and the user a signal request is made for. Both
@@ -101,8 +100,6 @@ export class Signals extends Context.Service<Signals, {
   ) => Effect.Effect<SignalResponse, InvalidArgument | ConnectedVehicleError>
 }>()("@connected-vehicle/v3/Signals") {}
 
-const checkQuery = toQuery(SignalsQuery, ["vehicleId", "userId"])
-
 /**
  * Builds the service from the transport and the credential.
  *
@@ -116,27 +113,14 @@ const checkQuery = toQuery(SignalsQuery, ["vehicleId", "userId"])
  * @since 0.1.0
  * @category constructors
  */
-export const make: Effect.Effect<Signals["Service"], never, Transport.Transport | Credentials> = Effect.gen(function*() {
-  const client = yield* Transport.client(VehicleApi, "signals")
-  const { list, pages, stream } = paged(
-    (args: ListArgs) =>
-      Effect.flatMap(identifiers(args, ["vehicleId", "userId"]), (target) =>
-        Effect.map(checkQuery(args), (query) => ({ query, params: { vehicleId: target.vehicleId }, headers: { "sc-user-id": target.userId } }))),
-    client.list
-  )
-  return Signals.of({
-    list,
-    pages,
-    stream,
-    get: (args, options) =>
-      identifiers(args, ["vehicleId", "userId", "code"]).pipe(
-        Effect.flatMap((valid) =>
-          client.get({ params: { vehicleId: valid.vehicleId, signalCode: valid.code }, headers: { "sc-user-id": valid.userId } }, options)
-        ),
-        Effect.map((r) => r.value)
-      )
-  })
-})
+export const make: Effect.Effect<Signals["Service"], never, Transport.Transport | Credentials> = Effect.map(
+  Transport.client(VehicleApi, "signals"),
+  (client) =>
+    Signals.of(resource(client, {
+      list: { query: SignalsQuery, route: { vehicleId: "params.vehicleId", userId: "headers.sc-user-id" } },
+      get: { route: { vehicleId: "params.vehicleId", userId: "headers.sc-user-id", code: "params.signalCode" } }
+    }))
+)
 
 /**
  * The service on the transport and the credential.

@@ -5,17 +5,14 @@
  * @since 0.1.0
  */
 import { Context, Effect, Layer } from "effect"
-import type { Stream } from "effect"
 import { SubscriptionsQuery, ManagementApi } from "@connected-vehicle/schema/Api"
 import type { Subscription, SubscriptionResponse, SubscriptionsPage } from "@connected-vehicle/schema/Subscription"
 import type { Credentials } from "@connected-vehicle/transport/Credentials"
-import type * as Pagination from "@connected-vehicle/transport/Pagination"
 import * as Transport from "@connected-vehicle/transport/Transport"
 import type { ConnectedVehicleError } from "@connected-vehicle/transport/ConnectedVehicleError"
-import type { InvalidArgument } from "@connected-vehicle/schema/InvalidArgument"
-import { paged } from "./internal/paged.ts"
 import type { ArgsOf } from "./internal/args.ts"
-import { identifier, toQuery } from "./internal/args.ts"
+import { resource } from "./internal/resource.ts"
+import type { Resource } from "./Resource.ts"
 
 /**
  * Arguments of `list`, `pages` and `stream`, derived from the contract's
@@ -66,28 +63,10 @@ export type Filters = Omit<ListArgs, "page" | "pageSize">
  * @since 0.1.0
  * @category services
  */
-export class Subscriptions extends Context.Service<Subscriptions, {
-  readonly list: (
-    args?: ListArgs,
-    options?: Transport.CallOptions
-  ) => Effect.Effect<SubscriptionsPage, InvalidArgument | ConnectedVehicleError>
-  /** Every page from `page` (default 1), `pageSize` (default 100) items each, fetched on demand. */
-  readonly pages: (
-    args?: ListArgs,
-    options?: Transport.CallOptions
-  ) => Stream.Stream<SubscriptionsPage, InvalidArgument | ConnectedVehicleError>
-  /** Every item, one chunk per page; each page requested when the consumer needs it (`readAhead: 1`: the next page is requested as the current one is handed on). */
-  readonly stream: (
-    args?: ListArgs,
-    options?: Pagination.StreamOptions
-  ) => Stream.Stream<Subscription, InvalidArgument | ConnectedVehicleError>
-  readonly get: (
-    subscriptionId: string,
-    options?: Transport.CallOptions
-  ) => Effect.Effect<SubscriptionResponse, InvalidArgument | ConnectedVehicleError>
-}>()("@connected-vehicle/v3/Subscriptions") {}
-
-const checkArgs = toQuery(SubscriptionsQuery)
+export class Subscriptions extends Context.Service<
+  Subscriptions,
+  Resource<ListArgs, SubscriptionsPage, Subscription, string, SubscriptionResponse, ConnectedVehicleError>
+>()("@connected-vehicle/v3/Subscriptions") {}
 
 /**
  * Builds the service from the transport and the credential.
@@ -102,24 +81,9 @@ const checkArgs = toQuery(SubscriptionsQuery)
  * @since 0.1.0
  * @category constructors
  */
-export const make: Effect.Effect<Subscriptions["Service"], never, Transport.Transport | Credentials> = Effect.gen(
-  function*() {
-    const client = yield* Transport.client(ManagementApi, "subscriptions")
-    const { list, pages, stream } = paged(
-      (args: ListArgs | undefined) => Effect.map(checkArgs(args), (query) => ({ query })),
-      client.list
-    )
-    return Subscriptions.of({
-      list,
-      pages,
-      stream,
-      get: (subscriptionId, options) =>
-        identifier("subscriptionId", subscriptionId).pipe(
-          Effect.flatMap(() => client.get({ params: { subscriptionId } }, options)),
-          Effect.map((r) => r.value)
-        )
-    })
-  }
+export const make: Effect.Effect<Subscriptions["Service"], never, Transport.Transport | Credentials> = Effect.map(
+  Transport.client(ManagementApi, "subscriptions"),
+  (client) => Subscriptions.of(resource(client, { list: { query: SubscriptionsQuery }, get: { id: "subscriptionId" } }))
 )
 
 /**

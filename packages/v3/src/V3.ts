@@ -8,13 +8,14 @@
  * @since 0.1.0
  */
 import { Layer } from "effect"
-import type { ConfigurationError } from "@connected-vehicle/transport/TransportConfig"
+import type { Context } from "effect"
 import type { HttpClient } from "effect/http"
 import * as OAuthConfig from "@connected-vehicle/auth/OAuthConfig"
 import * as Session from "@connected-vehicle/auth/Session"
 import * as TokenStore from "@connected-vehicle/auth/TokenStore"
 import type { Credentials } from "@connected-vehicle/transport/Credentials"
 import * as Transport from "@connected-vehicle/transport/Transport"
+import type { ConfigurationError } from "@connected-vehicle/transport/TransportConfig"
 import * as Compatibility from "./Compatibility.ts"
 import * as Connections from "./Connections.ts"
 import * as Signals from "./Signals.ts"
@@ -37,10 +38,29 @@ import * as Webhooks from "./Webhooks.ts"
  */
 export type Services =
   | Signals.Signals
-  | Connections.Connections
-  | Subscriptions.Subscriptions
-  | Webhooks.Webhooks
   | Compatibility.Compatibility
+  | Context.Service.Identifier<(typeof resources)[keyof typeof resources]>
+
+/**
+ * The services of the `Resource` shape (`list`, `pages`, `stream`, `get`),
+ * by their name in the Promise client (`client.v3.connections`, ...), which
+ * derives its members from this table.
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import * as V3 from "@connected-vehicle/v3/V3"
+ *
+ * const firstWebhook = Effect.flatMap(V3.resources.webhooks, (webhooks) => webhooks.list({ pageSize: 1 }))
+ * ```
+ * @since 0.2.0
+ * @category models
+ */
+export const resources = {
+  connections: Connections.Connections,
+  subscriptions: Subscriptions.Subscriptions,
+  webhooks: Webhooks.Webhooks
+} as const
 
 /**
  * Options of {@link layer} and {@link layerConfig}.

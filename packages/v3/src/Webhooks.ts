@@ -5,17 +5,14 @@
  * @since 0.1.0
  */
 import { Context, Effect, Layer } from "effect"
-import type { Stream } from "effect"
 import { WebhooksQuery, ManagementApi } from "@connected-vehicle/schema/Api"
 import type { Webhook, WebhookResponse, WebhooksPage } from "@connected-vehicle/schema/Webhook"
 import type { Credentials } from "@connected-vehicle/transport/Credentials"
-import type * as Pagination from "@connected-vehicle/transport/Pagination"
 import * as Transport from "@connected-vehicle/transport/Transport"
 import type { ConnectedVehicleError } from "@connected-vehicle/transport/ConnectedVehicleError"
-import type { InvalidArgument } from "@connected-vehicle/schema/InvalidArgument"
-import { paged } from "./internal/paged.ts"
 import type { ArgsOf } from "./internal/args.ts"
-import { identifier, toQuery } from "./internal/args.ts"
+import { resource } from "./internal/resource.ts"
+import type { Resource } from "./Resource.ts"
 
 /**
  * Arguments of `list`, `pages` and `stream`, derived from the contract's
@@ -66,28 +63,10 @@ export type Filters = Omit<ListArgs, "page" | "pageSize">
  * @since 0.1.0
  * @category services
  */
-export class Webhooks extends Context.Service<Webhooks, {
-  readonly list: (
-    args?: ListArgs,
-    options?: Transport.CallOptions
-  ) => Effect.Effect<WebhooksPage, InvalidArgument | ConnectedVehicleError>
-  /** Every page from `page` (default 1), `pageSize` (default 100) items each, fetched on demand. */
-  readonly pages: (
-    args?: ListArgs,
-    options?: Transport.CallOptions
-  ) => Stream.Stream<WebhooksPage, InvalidArgument | ConnectedVehicleError>
-  /** Every item, one chunk per page; each page requested when the consumer needs it (`readAhead: 1`: the next page is requested as the current one is handed on). */
-  readonly stream: (
-    args?: ListArgs,
-    options?: Pagination.StreamOptions
-  ) => Stream.Stream<Webhook, InvalidArgument | ConnectedVehicleError>
-  readonly get: (
-    webhookId: string,
-    options?: Transport.CallOptions
-  ) => Effect.Effect<WebhookResponse, InvalidArgument | ConnectedVehicleError>
-}>()("@connected-vehicle/v3/Webhooks") {}
-
-const checkArgs = toQuery(WebhooksQuery)
+export class Webhooks extends Context.Service<
+  Webhooks,
+  Resource<ListArgs, WebhooksPage, Webhook, string, WebhookResponse, ConnectedVehicleError>
+>()("@connected-vehicle/v3/Webhooks") {}
 
 /**
  * Builds the service from the transport and the credential.
@@ -102,23 +81,10 @@ const checkArgs = toQuery(WebhooksQuery)
  * @since 0.1.0
  * @category constructors
  */
-export const make: Effect.Effect<Webhooks["Service"], never, Transport.Transport | Credentials> = Effect.gen(function*() {
-  const client = yield* Transport.client(ManagementApi, "webhooks")
-  const { list, pages, stream } = paged(
-    (args: ListArgs | undefined) => Effect.map(checkArgs(args), (query) => ({ query })),
-    client.list
-  )
-  return Webhooks.of({
-    list,
-    pages,
-    stream,
-    get: (webhookId, options) =>
-      identifier("webhookId", webhookId).pipe(
-        Effect.flatMap(() => client.get({ params: { webhookId } }, options)),
-        Effect.map((r) => r.value)
-      )
-  })
-})
+export const make: Effect.Effect<Webhooks["Service"], never, Transport.Transport | Credentials> = Effect.map(
+  Transport.client(ManagementApi, "webhooks"),
+  (client) => Webhooks.of(resource(client, { list: { query: WebhooksQuery }, get: { id: "webhookId" } }))
+)
 
 /**
  * The service on the transport and the credential.

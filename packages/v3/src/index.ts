@@ -55,6 +55,20 @@ export * as Migration from "./Migration.ts"
  */
 export * as Signals from "./Signals.ts"
 /**
+ * The shape of a paged v3 service (`list`, `pages`, `stream`, `get`), shared
+ * by connections, subscriptions, webhooks and signals.
+ *
+ * @example
+ * ```ts
+ * import type { Resource } from "@connected-vehicle/v3"
+ *
+ * type AnyResource = Resource.Resource<never, unknown, unknown, never, unknown, unknown>
+ * ```
+ * @since 0.2.0
+ * @category modules
+ */
+export * as Resource from "./Resource.ts"
+/**
  * Webhook subscriptions: list, every subscription as a Stream, one by id.
  *
  * @example

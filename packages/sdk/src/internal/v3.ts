@@ -1,53 +1,54 @@
 /**
  * The Promise client's v3 methods, derived from the Effect services: every
  * paged service (`list`, `pages`, `stream`, `get`) through one generic
- * table, every migrated read through one adapter. A new method of that shape
- * is its line in {@link makeV3} (and its type in the client's interface).
+ * adapter (the services of `V3.resources`: a new one needs no edit here nor
+ * in the client's interface), every migrated read through one adapter.
  */
 import { Effect, Stream } from "effect"
 import type { Context } from "effect"
+import type * as Transport from "@connected-vehicle/transport/Transport"
 import type { UnitSystem } from "@connected-vehicle/schema/Legacy"
 import type { CompatibilityPage } from "@connected-vehicle/schema/Compatibility"
-import type * as Transport from "@connected-vehicle/transport/Transport"
 import * as Compatibility from "@connected-vehicle/v3/Compatibility"
-import * as Connections from "@connected-vehicle/v3/Connections"
 import * as Migration from "@connected-vehicle/v3/Migration"
 import * as Signals from "@connected-vehicle/v3/Signals"
-import * as Subscriptions from "@connected-vehicle/v3/Subscriptions"
-import * as Webhooks from "@connected-vehicle/v3/Webhooks"
-import type { MigratedReading, MigrationClient, Plain, V3Client } from "../Client.ts"
+import * as V3 from "@connected-vehicle/v3/V3"
+import type { MigratedReading, MigrationClient, PagedResource, Plain, ResourceClients, V3Client } from "../Client.ts"
 import type { ReadOptions, RequestOptions } from "../ClientOptions.ts"
 import type { Services } from "../ConnectedVehicle.ts"
 import type { Runner } from "./runner.ts"
 
-/** The shape of a paged v3 service: one page, every page, every item, one resource. */
-interface PagedService<Args, Page, Item, Target, Response> {
+/** The shape of a paged service, `Resource`'s or `Signals`' (whose list arguments are required). */
+interface PagedService<Args, Page, Item, Get, Response> {
   readonly list: (args: Args, options?: Transport.CallOptions) => Effect.Effect<Page, unknown>
   readonly pages: (args: Args, options?: Transport.CallOptions) => Stream.Stream<Page, unknown>
   readonly stream: (args: Args, options?: Transport.CallOptions) => Stream.Stream<Item, unknown>
-  readonly get: (target: Target, options?: Transport.CallOptions) => Effect.Effect<Response, unknown>
+  readonly get: (id: Get, options?: Transport.CallOptions) => Effect.Effect<Response, unknown>
 }
 
-/** The same service as Promises and `AsyncIterable`s (`stream` is `iterate`). */
-interface PagedClient<Args, Page, Item, Target, Response> {
-  readonly list: (args: Args, options?: RequestOptions) => Promise<Plain<Page>>
-  readonly pages: (args: Args, options?: RequestOptions) => AsyncIterable<Plain<Page>>
-  readonly iterate: (args: Args, options?: RequestOptions) => AsyncIterable<Plain<Item>>
-  readonly get: (target: Target, options?: RequestOptions) => Promise<Plain<Response>>
-}
-
-const paged = <Args, Page, Item, Target, Response>(
+/** A paged service as Promises and `AsyncIterable`s (`stream` is `iterate`). */
+const paged = <Args, Page, Item, Get, Response>(
   runner: Runner,
-  tag: Context.Key<Services, PagedService<Args, Page, Item, Target, Response>>
-): PagedClient<Args, Page, Item, Target, Response> => {
+  tag: Context.Key<Services, PagedService<Args, Page, Item, Get, Response>>
+): PagedResource<Args, Page, Item, Get, Response> => {
   const service = Effect.service(tag)
-  return {
-    list: (args, options) => runner.call(options, (co) => Effect.flatMap(service, (s) => s.list(args, co))),
-    pages: (args, options) => runner.iterable(options, (co) => Stream.unwrap(Effect.map(service, (s) => s.pages(args, co)))),
-    iterate: (args, options) => runner.iterable(options, (co) => Stream.unwrap(Effect.map(service, (s) => s.stream(args, co)))),
-    get: (target, options) => runner.call(options, (co) => Effect.flatMap(service, (s) => s.get(target, co)))
+  // (`args` omitted reaches the service as `undefined`, which a list with optional arguments takes)
+  const client = {
+    list: (args: Args, options?: RequestOptions) => runner.call(options, (co) => Effect.flatMap(service, (s) => s.list(args, co))),
+    pages: (args: Args, options?: RequestOptions) =>
+      runner.iterable(options, (co) => Stream.unwrap(Effect.map(service, (s) => s.pages(args, co)))),
+    iterate: (args: Args, options?: RequestOptions) =>
+      runner.iterable(options, (co) => Stream.unwrap(Effect.map(service, (s) => s.stream(args, co)))),
+    get: (id: Get, options?: RequestOptions) => runner.call(options, (co) => Effect.flatMap(service, (s) => s.get(id, co)))
   }
+  return client as PagedResource<Args, Page, Item, Get, Response>
 }
+
+/** Every service of `V3.resources` as its Promise client. */
+const resources = (runner: Runner): ResourceClients<typeof V3.resources> =>
+  Object.fromEntries(
+    Object.entries(V3.resources).map(([name, tag]) => [name, paged(runner, tag as Context.Key<Services, PagedService<unknown, unknown, unknown, unknown, unknown>>)])
+  ) as never
 
 type MigrationRead<A> = (
   target: Migration.Target,
@@ -73,9 +74,7 @@ export const makeV3 = (runner: Runner, defaultUnitSystem: UnitSystem | undefined
   const compatibility = Effect.service(Compatibility.Compatibility)
   return {
     signals: paged(runner, Signals.Signals),
-    connections: paged(runner, Connections.Connections),
-    subscriptions: paged(runner, Subscriptions.Subscriptions),
-    webhooks: paged(runner, Webhooks.Webhooks),
+    ...resources(runner),
     migration,
     compatibility: {
       // the listing is cached by the service: each caller gets a copy of its own (no `DateTime` in it)

@@ -1,0 +1,78 @@
+import { assert, describe, it } from "@effect/vitest"
+import { Effect, Exit, Stream } from "effect"
+import { ConnectionsQuery, SignalsGroup } from "@connected-vehicle/schema/Api"
+import type * as Transport from "@connected-vehicle/transport/Transport"
+import { resource } from "../src/internal/resource.ts"
+
+type SignalsClient = Transport.GroupClient<typeof SignalsGroup, "signals">
+
+/** A fake signals client: records each request, answers a page of `total` items (or a single resource). */
+const fake = (total: number) => {
+  const requests: Array<unknown> = []
+  const answer = <A>(value: A) => Effect.succeed({ value, status: 200, requestId: undefined, headers: {} })
+  const client = {
+    list: (request: { readonly query?: { readonly page?: number; readonly pageSize?: number } }) => {
+      requests.push(request)
+      const page = request.query?.page ?? 1
+      const size = request.query?.pageSize ?? 10
+      const data = Array.from({ length: Math.max(0, Math.min(size, total - (page - 1) * size)) }, (_, i) => ({ id: `s${(page - 1) * size + i}` }))
+      const next = page * size < total ? `/signals?page=${page + 1}` : null
+      return answer({ data, meta: { pageNumber: page, pageSize: size, totalCount: total }, links: { self: "", prev: null, next } })
+    },
+    get: (request: unknown) => {
+      requests.push(request)
+      return answer({ data: "one" })
+    }
+  }
+  return { client: client as unknown as SignalsClient, requests }
+}
+
+const PagingQuery = ConnectionsQuery.mapFields(({ page, pageSize }) => ({ page, pageSize }))
+
+describe("resource", () => {
+  it.effect("routes each identifying argument to the contract's params and headers; checks every argument before any request", () =>
+    Effect.gen(function*() {
+      const { client, requests } = fake(5)
+      const signals = resource(client, {
+        list: { query: PagingQuery, route: { vehicleId: "params.vehicleId", userId: "headers.sc-user-id" } },
+        get: { route: { vehicleId: "params.vehicleId", userId: "headers.sc-user-id", code: "params.signalCode" } }
+      })
+      yield* signals.list({ vehicleId: "veh_1", userId: "usr_1", pageSize: 2 })
+      assert.deepStrictEqual(requests[0], { query: { pageSize: 2 }, params: { vehicleId: "veh_1" }, headers: { "sc-user-id": "usr_1" } })
+      const items = yield* Stream.runCollect(signals.stream({ vehicleId: "veh_1", userId: "usr_1", pageSize: 2 }))
+      assert.deepStrictEqual(items.map((item) => item.id), ["s0", "s1", "s2", "s3", "s4"])
+      yield* signals.get({ vehicleId: "veh_1", userId: "usr_1", code: "odometer" })
+      assert.deepStrictEqual(requests.at(-1), {
+        params: { vehicleId: "veh_1", signalCode: "odometer" },
+        headers: { "sc-user-id": "usr_1" }
+      })
+      const sent = requests.length
+      const refused = [
+        signals.list({ vehicleId: "..", userId: "usr_1" }),
+        signals.list({ vehicleId: "veh_1", userId: "usr_1", pageSize: 0 }),
+        signals.list({ vehicleId: "veh_1", userId: "usr_1", mode: "live" } as never),
+        signals.get({ vehicleId: "veh_1", userId: "usr_1", code: "a/b" })
+      ] as ReadonlyArray<Effect.Effect<unknown, unknown>>
+      for (const call of refused) {
+        const exit = yield* Effect.exit(call)
+        assert.isTrue(Exit.isFailure(exit) && exit.cause.toString().includes("InvalidArgument"))
+      }
+      assert.strictEqual(requests.length, sent)
+    }))
+
+  it.effect("one identifier argument fills the path parameter `id` names", () =>
+    Effect.gen(function*() {
+      const { client, requests } = fake(0)
+      const signals = resource(client, { list: { query: PagingQuery }, get: { id: "signalCode" } })
+      yield* signals.get("odometer")
+      assert.deepStrictEqual(requests, [{ params: { signalCode: "odometer" } }])
+    }))
+
+  it("a route to a parameter or header the endpoint does not declare is a type error", () => {
+    const { client } = fake(0)
+    // @ts-expect-error: the get endpoint has no `code` path parameter (it is `signalCode`)
+    resource(client, { list: { query: PagingQuery }, get: { route: { code: "params.code" } } })
+    // @ts-expect-error: `id` names a path parameter of the endpoint
+    resource(client, { list: { query: PagingQuery }, get: { id: "code" } })
+  })
+})
