@@ -15,7 +15,7 @@ import * as Authorize from "./Authorize.ts"
 import { SampleError } from "./SampleError.ts"
 import * as Target from "./Target.ts"
 import * as TokenFile from "./TokenFile.ts"
-import type { ConfigurationError } from "@connected-vehicle/transport/TransportConfig"
+import type { ConfigurationError } from "@connected-vehicle/transport/ConfigurationError"
 
 /**
  * Everything a command can use.

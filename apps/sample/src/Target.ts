@@ -12,6 +12,7 @@ import * as TokenStore from "@connected-vehicle/auth/TokenStore"
 import * as ConnectedVehicle from "@connected-vehicle/sdk/ConnectedVehicle"
 import type * as Simulator from "@connected-vehicle/simulator/Simulator"
 import * as Compatibility from "@connected-vehicle/v3/Compatibility"
+import * as ConfigurationError from "@connected-vehicle/transport/ConfigurationError"
 import * as Transport from "@connected-vehicle/transport/Transport"
 import * as TransportConfig from "@connected-vehicle/transport/TransportConfig"
 import { SampleError } from "./SampleError.ts"
@@ -222,7 +223,7 @@ export const layer = (
     /** The store of the embedded simulator (memory, or the token file when one is given). */
     readonly embedded: () => Layer.Layer<TokenStore.TokenStore>
   }
-): Layer.Layer<Target | ConnectedVehicle.Services, SampleError | Config.ConfigError | TransportConfig.ConfigurationError> =>
+): Layer.Layer<Target | ConnectedVehicle.Services, SampleError | Config.ConfigError | ConfigurationError.ConfigurationError> =>
   Layer.unwrap(Effect.gen(function*() {
     const remote = yield* remoteOf(options)
     if (remote === undefined) return embedded(tokenStore.embedded())
@@ -262,7 +263,7 @@ export const layer = (
  */
 export const layerPublic = (
   options: Options
-): Layer.Layer<Target | Compatibility.Compatibility | Transport.Transport, Config.ConfigError | TransportConfig.ConfigurationError> =>
+): Layer.Layer<Target | Compatibility.Compatibility | Transport.Transport, Config.ConfigError | ConfigurationError.ConfigurationError> =>
   Layer.unwrap(Effect.gen(function*() {
     const remote = yield* remoteOf(options)
     if (remote === undefined) return embedded(TokenStore.layerMemory)

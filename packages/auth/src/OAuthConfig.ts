@@ -6,7 +6,7 @@
  */
 import { Config, Context, Duration, Effect, Layer, Option } from "effect"
 import type { Redacted } from "effect"
-import * as TransportConfig from "@connected-vehicle/transport/TransportConfig"
+import * as ConfigurationError from "@connected-vehicle/transport/ConfigurationError"
 
 /**
  * @example
@@ -128,8 +128,8 @@ export const config: Config.Config<Options> = Config.all({
  * @since 0.1.0
  * @category layers
  */
-export const layerConfig: Layer.Layer<OAuthConfig, TransportConfig.ConfigurationError> = Layer.unwrap(
+export const layerConfig: Layer.Layer<OAuthConfig, ConfigurationError.ConfigurationError> = Layer.unwrap(
   Effect.mapError(Effect.gen(function*() {
     return layer(yield* config)
-  }), TransportConfig.fromConfigError)
+  }), ConfigurationError.fromConfigError)
 )

@@ -17,7 +17,7 @@
  * @since 0.1.0
  */
 import { Clock, Context, Effect, Layer, Stream } from "effect"
-import type { ConfigurationError } from "@connected-vehicle/transport/TransportConfig"
+import type { ConfigurationError } from "@connected-vehicle/transport/ConfigurationError"
 import type { HttpClient, HttpClientResponse } from "effect/http"
 import * as OAuthConfig from "@connected-vehicle/auth/OAuthConfig"
 import * as Session from "@connected-vehicle/auth/Session"

@@ -8,7 +8,7 @@
  * @since 0.1.0
  */
 import { Layer } from "effect"
-import type { ConfigurationError } from "@connected-vehicle/transport/TransportConfig"
+import type { ConfigurationError } from "@connected-vehicle/transport/ConfigurationError"
 import type { HttpClient } from "effect/http"
 import * as OAuthConfig from "@connected-vehicle/auth/OAuthConfig"
 import * as Session from "@connected-vehicle/auth/Session"

@@ -22,6 +22,7 @@ import { TransportConfig } from "./TransportConfig.ts"
 import type { ConnectedVehicleError } from "./ConnectedVehicleError.ts"
 import * as Client from "./internal/client.ts"
 import { platformHttpClient } from "./internal/http.ts"
+import * as ConfigurationError from "./ConfigurationError.ts"
 
 /**
  * A decoded response with the HTTP context it came with.
@@ -452,7 +453,7 @@ export const layerFrom = <E, R>(
  * @since 0.2.0
  * @category layers
  */
-export const layerConfig = (options?: LayerOptions): Layer.Layer<Transport | TransportConfig, TransportConfigModule.ConfigurationError> =>
+export const layerConfig = (options?: LayerOptions): Layer.Layer<Transport | TransportConfig, ConfigurationError.ConfigurationError> =>
   layerFrom(TransportConfigModule.layerConfig, options)
 
 const makeClient = <ApiId extends string, Groups extends HttpApiGroup.Constraint, Name extends HttpApiGroup.Identifier<Groups>>(

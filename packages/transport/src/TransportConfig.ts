@@ -5,9 +5,12 @@
  *
  * @since 0.1.0
  */
-import { Config, Context, Duration, Effect, Layer, Option, Schema, SchemaTransformation } from "effect"
-import { InvalidArgument } from "@connected-vehicle/schema/InvalidArgument"
+import { Config, Context, Duration, Effect, Layer } from "effect"
 import type { LogLevel } from "effect"
+import { fromConfigError } from "./ConfigurationError.ts"
+import type { ConfigurationError } from "./ConfigurationError.ts"
+import { factorAtLeastOne, get, HeaderNames, LogSetting, millis, nonNegativeInt, positiveInt, root } from "./internal/env.ts"
+import { check, duration } from "./internal/options.ts"
 import { sdkVersion } from "./internal/version.ts"
 
 /**
@@ -169,27 +172,15 @@ export class TransportConfig extends Context.Service<TransportConfig, {
    */
   readonly requestIdHeaders: ReadonlyArray<string>
   /**
-   * @deprecated The one header read before `requestIdHeaders`, kept for
-   * code that reads a response's headers itself: the first configured one,
-   * else `x-request-id` as before. Read the id with
-   * `requestIdOf(headers, config.requestIdHeaders)` instead.
-   */
-  readonly requestIdHeader: string
-  /**
-   * The level of what the SDK logs (see the transport README for every
-   * message): a message is logged when its level is at or above this one,
-   * whatever the application's `MinimumLogLevel`, and `"None"` silences the
-   * SDK. `undefined` (the default) leaves it to the application: the
+   * The level of what the SDK logs, whatever the application's
+   * `MinimumLogLevel` (`"None"` silences it); `undefined` (default): the
    * fiber's `MinimumLogLevel`.
    */
   readonly logLevel: LogLevel.LogLevel | undefined
   /**
-   * Also trace each attempt with the `HttpClient`'s own client span, which
-   * records the URL and the (redacted) request and response headers, and is
-   * then the trace context (`traceparent`, `b3`) sent instead of the call's.
-   * Off by default: every call has its own span either way
-   * (`connected-vehicle.<group>.<endpoint>`, sent as the trace context), and
-   * the per-attempt span costs about 0.05–0.09 ms per request.
+   * Also trace each attempt with the `HttpClient`'s own client span (URL and
+   * redacted headers), then the trace context sent instead of the call's.
+   * Off by default.
    */
   readonly httpSpans: boolean
 }>()("@connected-vehicle/transport/TransportConfig") {}
@@ -271,7 +262,6 @@ export const make = (options: Options): TransportConfig["Service"] => ({
   retry: retryPolicy(defaults.retry, options.retry),
   rateLimit: rateLimitPolicy(defaults.rateLimit, options.rateLimit),
   requestIdHeaders: requestIdHeaders(options.requestIdHeader),
-  requestIdHeader: options.requestIdHeader === undefined ? "x-request-id" : requestIdHeaders(options.requestIdHeader)[0]!,
   httpSpans: options.httpSpans ?? defaults.httpSpans,
   logLevel: options.logLevel ?? defaults.logLevel
 })
@@ -306,32 +296,6 @@ export const requestIdOf = (
     if (value !== undefined && value !== "") return value
   }
   return undefined
-}
-
-/**
- * A duration option: `fallback` when it is `undefined`; a `Duration` input
- * that is finite and positive (`positive`) or non-negative, else an
- * `InvalidArgument` naming `field` is thrown.
- */
-const duration = (field: string, input: Duration.Input | undefined, fallback: Duration.Duration, positive: boolean): Duration.Duration => {
-  if (input === undefined) return fallback
-  let decoded: Option.Option<Duration.Duration> = Option.none()
-  try {
-    decoded = Duration.fromInput(input)
-  } catch {
-    // not a duration input
-  }
-  const millis = Option.isSome(decoded) ? Duration.toMillis(decoded.value) : Number.NaN
-  if (!Number.isFinite(millis) || millis < 0 || (positive && millis === 0)) {
-    throw new InvalidArgument({ field, message: `${field}: Expected a ${positive ? "positive" : "non-negative"}, finite duration` })
-  }
-  return decoded._tag === "Some" ? decoded.value : fallback
-}
-
-const check = (field: string, value: number | undefined, fallback: number, valid: (n: number) => boolean, expected: string): number => {
-  if (value === undefined) return fallback
-  if (typeof value !== "number" || !valid(value)) throw new InvalidArgument({ field, message: `${field}: Expected ${expected}` })
-  return value
 }
 
 /**
@@ -425,22 +389,6 @@ export const layer = (options: Options): Layer.Layer<TransportConfig> =>
 export const layerOrigin = (origin: string, options?: Omit<Options, "roots">): Layer.Layer<TransportConfig> =>
   layer({ ...options, roots: rootsFromOrigin(origin) })
 
-const root = (name: string, suffix: string) =>
-  Config.String(name).pipe(
-    Config.orElse(() => Config.String("CONNECTED_VEHICLE_ORIGIN").pipe(Config.map((o) => o.replace(/\/+$/, "") + suffix)))
-  )
-
-/** Comma-separated header names, at least one. */
-const HeaderNames = Schema.String.pipe(
-  Schema.decodeTo(
-    Schema.Array(Schema.NonEmptyString).check(Schema.isMinLength(1, { expected: "at least one header name" })),
-    SchemaTransformation.transform<ReadonlyArray<string>, string>({
-      decode: (s) => s.split(",").map((name) => name.trim()).filter((name) => name.length > 0),
-      encode: (names) => names.join(",")
-    })
-  )
-)
-
 /**
  * The SDK's log settings (`CONNECTED_VEHICLE_LOG`, the Promise client's
  * `logLevel`) and the Effect log level of each (`off` is `None`).
@@ -455,20 +403,6 @@ const HeaderNames = Schema.String.pipe(
  * @category constants
  */
 export const logLevels = { debug: "Debug", info: "Info", warn: "Warn", error: "Error", off: "None" } as const
-
-type LogSetting = keyof typeof logLevels
-
-/** `debug`, `info`, `warn`, `error` or `off` (any case). */
-const LogSetting = Schema.String.pipe(
-  Schema.decodeTo(
-    Schema.Literals(["debug", "info", "warn", "error", "off"]),
-    SchemaTransformation.transform<LogSetting, string>({
-      // the literals check what this gives
-      decode: (s) => s.trim().toLowerCase() as LogSetting,
-      encode: (s) => s
-    })
-  )
-)
 
 /**
  * `CONNECTED_VEHICLE_LOG`, the SDK's log level (`debug`, `info`, `warn`,
@@ -489,17 +423,6 @@ export const logLevelConfig: Config.Config<LogLevel.LogLevel> = Config.schema(Lo
   Config.map((setting): LogLevel.LogLevel => logLevels[setting])
 )
 
-const positiveInt = (name: string) =>
-  Config.option(Config.schema(Schema.Int.check(Schema.isGreaterThan(0)), name))
-const nonNegativeInt = (name: string) =>
-  Config.option(Config.schema(Schema.Int.check(Schema.isGreaterThanOrEqualTo(0)), name))
-const factorAtLeastOne = (name: string) =>
-  Config.option(Config.schema(Schema.Finite.check(Schema.isGreaterThanOrEqualTo(1)), name))
-/** Milliseconds in the environment, a `Duration` in the options. */
-const millis = (config: Config.Config<Option.Option<number>>) =>
-  Config.map(config, (value) => Option.getOrUndefined(Option.map(value, Duration.millis)))
-const get = <A>(config: Config.Config<Option.Option<A>>) => Config.map(config, Option.getOrUndefined)
-
 /**
  * The transport's configuration read from the environment, as
  * {@link Options}: one `Config` value, composable with an application's
@@ -508,27 +431,11 @@ const get = <A>(config: Config.Config<Option.Option<A>>) => Config.map(config, O
  * backoff factor at least 1); an invalid or missing value is a `ConfigError`
  * that names the variable.
  *
- * | Variable | Meaning | Default |
- * |---|---|---|
- * | `CONNECTED_VEHICLE_ORIGIN` | one origin serving everything (simulator) | none |
- * | `CONNECTED_VEHICLE_BASE_URL` | `{base_url}` | `${ORIGIN}/v3` |
- * | `CONNECTED_VEHICLE_MANAGEMENT_URL` | `{management_url}` | `${ORIGIN}/v3` |
- * | `CONNECTED_VEHICLE_COMPAT_URL` | `{compat_url}` | `${ORIGIN}/v3` |
- * | `CONNECTED_VEHICLE_AUTH_URL` | `{auth_url}` | `${ORIGIN}` |
- * | `CONNECTED_VEHICLE_LEGACY_URL` | `{legacy_url}` | `${ORIGIN}` |
- * | `CONNECTED_VEHICLE_USER_AGENT` | User-Agent | `connected-vehicle-sdk/<version> ...` |
- * | `CONNECTED_VEHICLE_TIMEOUT_MS` | per-attempt timeout (ms) | 30000 |
- * | `CONNECTED_VEHICLE_MAX_ATTEMPTS` | attempts for 5xx / transport failures | 4 |
- * | `CONNECTED_VEHICLE_RETRY_INITIAL_DELAY_MS` | first backoff delay (ms) | 200 |
- * | `CONNECTED_VEHICLE_RETRY_FACTOR` | backoff factor | 2 |
- * | `CONNECTED_VEHICLE_RETRY_MAX_DELAY_MS` | cap of one delay (ms) | 5000 |
- * | `CONNECTED_VEHICLE_RETRY_MAX_ELAPSED_MS` | budget of a whole call (ms) | 30000 |
- * | `CONNECTED_VEHICLE_RETRY_NON_IDEMPOTENT` | retry POST too | false |
- * | `CONNECTED_VEHICLE_WAIT_ON_RATE_LIMIT` | wait for `Retry-After` on 429 | false |
- * | `CONNECTED_VEHICLE_MAX_RATE_LIMIT_WAIT_MS` | longest such wait (ms) | 20000 |
- * | `CONNECTED_VEHICLE_REQUEST_ID_HEADER` | response header(s) of the request id, comma-separated in order of preference | sc-request-id,x-request-id |
- * | `CONNECTED_VEHICLE_HTTP_SPANS` | also the `HttpClient`'s client span per attempt | false |
- * | `CONNECTED_VEHICLE_LOG` | the SDK's log level: `debug`, `info`, `warn`, `error` or `off` | the application's |
+ * The variables, their meaning and defaults are listed in the package's
+ * README (and every package's in the repository README): the five roots
+ * (`CONNECTED_VEHICLE_ORIGIN` or `*_URL`), `_USER_AGENT`, `_TIMEOUT_MS`,
+ * `_MAX_ATTEMPTS`, `_RETRY_*`, `_WAIT_ON_RATE_LIMIT`,
+ * `_MAX_RATE_LIMIT_WAIT_MS`, `_REQUEST_ID_HEADER`, `_HTTP_SPANS` and `_LOG`.
  *
  * @example
  * ```ts
@@ -571,47 +478,6 @@ export const config: Config.Config<Options> = Config.all({
   httpSpans: get(Config.option(Config.Boolean("CONNECTED_VEHICLE_HTTP_SPANS"))),
   logLevel: get(Config.option(logLevelConfig))
 })
-
-/**
- * A configuration that could not be read: what is missing or invalid, and
- * where it was looked for. An `Error` (Effect's `ConfigError` is not one, so
- * a rejected `Effect.runPromise` printed `[object Object]`); the
- * `ConfigError` is its `cause`.
- *
- * @example
- * ```ts
- * import { Effect } from "effect"
- * import type { ConfigurationError } from "@connected-vehicle/transport/TransportConfig"
- *
- * const report = (e: ConfigurationError) => Effect.logError(e.message)
- * ```
- * @since 0.2.0
- * @category errors
- */
-export class ConfigurationError extends Schema.TaggedError<ConfigurationError>()("ConfigurationError", {
-  description: Schema.String,
-  cause: Schema.Unknown
-}) {
-  override get message() {
-    return `Configuration missing or invalid: ${this.description} (read from the environment, or the ConfigProvider in use)`
-  }
-}
-
-/**
- * The {@link ConfigurationError} of Effect's `ConfigError`.
- *
- * @example
- * ```ts
- * import { Config, Effect } from "effect"
- * import { fromConfigError } from "@connected-vehicle/transport/TransportConfig"
- *
- * const port = Effect.mapError(Config.Port("PORT").asEffect(), fromConfigError)
- * ```
- * @since 0.2.0
- * @category errors
- */
-export const fromConfigError = (error: Config.ConfigError): ConfigurationError =>
-  new ConfigurationError({ description: error.message, cause: error })
 
 /**
  * The configuration from the environment: {@link make} of {@link config}.

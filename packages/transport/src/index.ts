@@ -82,3 +82,16 @@ export * as TransportConfig from "./TransportConfig.ts"
  * @category modules
  */
 export * as ConnectedVehicleError from "./ConnectedVehicleError.ts"
+/**
+ * A configuration that could not be read, as an `Error`.
+ *
+ * @example
+ * ```ts
+ * import type { ConfigurationError } from "@connected-vehicle/transport"
+ *
+ * type Failure = ConfigurationError.ConfigurationError
+ * ```
+ * @since 0.2.0
+ * @category modules
+ */
+export * as ConfigurationError from "./ConfigurationError.ts"

@@ -110,8 +110,7 @@ describe("TransportConfig", () => {
       "sc-request-id"
     ])
     // the deprecated single header keeps its old value unless one is configured
-    assert.strictEqual(Config.make({ roots }).requestIdHeader, "x-request-id")
-    assert.strictEqual(one.requestIdHeader, "x-correlation-id")
+    assert.deepStrictEqual(one.requestIdHeaders, ["x-correlation-id"])
   })
 
   it.effect("CONNECTED_VEHICLE_LOG: debug, info, warn, error or off (any case); anything else is a ConfigurationError", () =>

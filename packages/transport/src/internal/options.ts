@@ -1,0 +1,33 @@
+/**
+ * Checks of the transport's options.
+ *
+ * @internal
+ */
+import { Duration, Option } from "effect"
+import { InvalidArgument } from "@connected-vehicle/schema/InvalidArgument"
+
+/**
+ * A duration option: `fallback` when it is `undefined`; a `Duration` input
+ * that is finite and positive (`positive`) or non-negative, else an
+ * `InvalidArgument` naming `field` is thrown.
+ */
+export const duration = (field: string, input: Duration.Input | undefined, fallback: Duration.Duration, positive: boolean): Duration.Duration => {
+  if (input === undefined) return fallback
+  let decoded: Option.Option<Duration.Duration> = Option.none()
+  try {
+    decoded = Duration.fromInput(input)
+  } catch {
+    // not a duration input
+  }
+  const millis = Option.isSome(decoded) ? Duration.toMillis(decoded.value) : Number.NaN
+  if (!Number.isFinite(millis) || millis < 0 || (positive && millis === 0)) {
+    throw new InvalidArgument({ field, message: `${field}: Expected a ${positive ? "positive" : "non-negative"}, finite duration` })
+  }
+  return decoded._tag === "Some" ? decoded.value : fallback
+}
+
+export const check = (field: string, value: number | undefined, fallback: number, valid: (n: number) => boolean, expected: string): number => {
+  if (value === undefined) return fallback
+  if (typeof value !== "number" || !valid(value)) throw new InvalidArgument({ field, message: `${field}: Expected ${expected}` })
+  return value
+}
