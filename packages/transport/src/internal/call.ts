@@ -2,7 +2,7 @@
  * One client function: the single path every call takes.
  *
  * 1. the argument is checked and the request built from the contract;
- * 2. in the call's span, attempts are made with `Effect.retry` on the call's
+ * 2. in the call's span (with a tracer installed), attempts are made with `Effect.retry` on the call's
  *    `Schedule` (see `./policy.ts`): each attempt reads the credential, sends
  *    the request through the transport's `HttpClient`, runs the `onResponse`
  *    hooks at the response head, and reads and decodes the body (a non-2xx
