@@ -231,7 +231,7 @@ export const make = (options?: Options): Effect.Effect<Vehicles["Service"], neve
       ? transport.httpClient
       : options.transformClient(transport.httpClient)
     // the notice is read from each response's head by the transport itself
-    // (not a wrapped HttpClient: the transport's own client keeps its lean path)
+    // (the client's onResponse hook, at each response head)
     const clientOptions = level === "off" ? undefined : { onResponse: warnOnResponse(level) }
     const client = yield* Transport.client(LegacyApi, "legacy", clientOptions).pipe(
       Effect.provideService(Transport.Transport, { ...transport, httpClient: transformed })

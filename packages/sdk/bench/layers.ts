@@ -5,7 +5,7 @@
  *
  * - raw undici `request()` + `JSON.parse`;
  * - the same inside `Effect.runPromise` (the cost of entering a fiber);
- * - a bare `HttpClient` of `Transport.layerHttpClient` (the lean undici client,
+ * - a bare `HttpClient` of `Transport.layerHttpClient` (`UndiciHttpClient` on Node,
  *   no span), prebuilt request, `response.json`;
  * - the transport's typed client (`Transport.client(VehicleApi, "signals").get`)
  *   on that client with a static credential;

@@ -22,6 +22,7 @@ import { TransportConfig } from "./TransportConfig.ts"
 import type { ConnectedVehicleError } from "./ConnectedVehicleError.ts"
 import * as Client from "./internal/client.ts"
 import { platformHttpClient } from "./internal/http.ts"
+import { fixedHeaders } from "./internal/request.ts"
 import * as ConfigurationError from "./ConfigurationError.ts"
 
 /**
@@ -241,7 +242,7 @@ export const make = (
   Effect.gen(function*() {
     const config = yield* TransportConfig
     const base = yield* HttpClient.HttpClient
-    const fixed = { accept: "application/json", "user-agent": config.userAgent } as const
+    const fixed = fixedHeaders(config.userAgent)
     // the HttpClient's own span per attempt only with `httpSpans` (each call has its span)
     const traced = config.httpSpans
       ? base

@@ -28,7 +28,8 @@ import { secretsOf } from "./redact.ts"
 import type { Policy } from "./policy.ts"
 import * as CallPolicy from "./policy.ts"
 import type { Given } from "./request.ts"
-import type { AnyError, Ctx, Result } from "./responses.ts"
+import type { CallOptions, Result } from "../Transport.ts"
+import type { AnyError, Ctx } from "./responses.ts"
 import { checkParams, decodeError, fail, failureOf, mapBuildError, mapDecodeError, mapSendError, statusOf, tagOf } from "./responses.ts"
 
 /**
@@ -77,10 +78,6 @@ interface Call {
 /** @internal */
 export type Method = (input: unknown, options?: CallOptions) => Effect.Effect<Result<unknown>, AnyError>
 
-/** @internal */
-export interface CallOptions extends CallPolicy.Overrides {
-  readonly onResponse?: Hook | undefined
-}
 
 /** @internal */
 export const make = (spec: MethodSpec): Method => {

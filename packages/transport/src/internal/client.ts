@@ -18,7 +18,7 @@ import * as Call from "./call.ts"
 import type { Hook } from "./hooks.ts"
 import * as SdkLog from "./log.ts"
 import type { Given } from "./request.ts"
-import { makeBuilder } from "./request.ts"
+import { fixedHeaders, makeBuilder } from "./request.ts"
 
 const rootOfApi: Record<string, keyof Roots> = {
   vehicle: "base",
@@ -49,9 +49,9 @@ export const make = (
 ): Effect.Effect<Record<string, Call.Method>> =>
   Effect.gen(function*() {
     const { config } = spec
-    const log = yield* SdkLog.current(config.logLevel)
+    const log = SdkLog.make(config.logLevel)
     const baseUrl = config.roots[spec.root ?? rootOfApi[api.identifier] ?? "base"].replace(/\/+$/, "")
-    const fixed = { accept: "application/json", "user-agent": config.userAgent } as const
+    const fixed = fixedHeaders(config.userAgent)
     const endpoints: Array<{ readonly endpoint: HttpApiEndpoint.Top; readonly build: Call.Builder | undefined }> = []
     HttpApi.reflect(api as any, {
       predicate: ({ group: g }) => g.identifier === group,

@@ -5,15 +5,11 @@ import { Effect, LogLevel, References } from "effect"
 import type { Fiber } from "effect"
 
 /**
- * What the SDK logs, decided once (when a client is built): the level, and
- * how a message is emitted.
+ * How the SDK emits a message.
  *
  * @internal
  */
 export interface SdkLog {
-  /** Whether a message of `level` is logged: check it before building the message. */
-  readonly enabled: (level: LogLevel.Severity) => boolean
-  /** Emits a message (call it only when `enabled`). */
   readonly log: (
     level: LogLevel.Severity,
     message: string,
@@ -22,37 +18,23 @@ export interface SdkLog {
 }
 
 /**
- * The SDK's logging at `configured` (`TransportConfig.logLevel`), else at
- * `minimum` (the application's `MinimumLogLevel` when the client is built).
- * A configured level wins over the application's: its messages are emitted
- * under that level, to the application's loggers.
+ * The SDK's logging at `configured` (`TransportConfig.logLevel`): a
+ * configured level wins over the fiber's `MinimumLogLevel` (its messages are
+ * emitted under that level, to the application's loggers); without one, the
+ * fiber's level decides, as for any log line.
  *
  * @internal
  */
-export const make = (configured: LogLevel.LogLevel | undefined, minimum: LogLevel.LogLevel): SdkLog => {
-  const threshold = configured ?? minimum
-  const enabled = (level: LogLevel.Severity): boolean =>
-    threshold !== "None" && LogLevel.isGreaterThanOrEqualTo(level, threshold)
-  return {
-    enabled,
-    log: configured === undefined
-      ? (level, message, annotations) => Effect.annotateLogs(Effect.logWithLevel(level)(message), annotations)
-      : (level, message, annotations) =>
-        Effect.provideService(
-          Effect.annotateLogs(Effect.logWithLevel(level)(message), annotations),
-          References.MinimumLogLevel,
-          configured
-        )
-  }
-}
-
-/**
- * The current fiber's SDK logging (`configured`, else its `MinimumLogLevel`).
- *
- * @internal
- */
-export const current = (configured: LogLevel.LogLevel | undefined): Effect.Effect<SdkLog> =>
-  Effect.map(Effect.service(References.MinimumLogLevel), (minimum) => make(configured, minimum))
+export const make = (configured: LogLevel.LogLevel | undefined): SdkLog => ({
+  log: configured === undefined
+    ? (level, message, annotations) => Effect.annotateLogs(Effect.logWithLevel(level)(message), annotations)
+    : (level, message, annotations) =>
+      Effect.provideService(
+        Effect.annotateLogs(Effect.logWithLevel(level)(message), annotations),
+        References.MinimumLogLevel,
+        configured
+      )
+})
 
 // names of query parameters whose value may be a credential
 const secretName = /token|secret|password|passwd|verifier|signature|credential|assertion|api[-_]?key|^(?:code|key|sig|state|auth|authorization|session)$/i

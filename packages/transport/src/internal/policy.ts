@@ -6,21 +6,12 @@
  */
 import { Cause, Duration, Effect, Random, Schedule } from "effect"
 import { InvalidArgument } from "@connected-vehicle/schema/InvalidArgument"
-import type { RateLimitOptions, RateLimitPolicy, RetryOptions, RetryPolicy, TransportConfig } from "../TransportConfig.ts"
-import { make, rateLimitPolicy, retryPolicy } from "../TransportConfig.ts"
+import type { CallOptions } from "../Transport.ts"
+import type { RateLimitPolicy, RetryPolicy, TransportConfig } from "../TransportConfig.ts"
+import { rateLimitPolicy, retryPolicy } from "../TransportConfig.ts"
+import { duration } from "./options.ts"
 import type { AnyError } from "./responses.ts"
 
-/**
- * The per-call overrides, as `Transport.CallOptions` declares them.
- *
- * @internal
- */
-export interface Overrides {
-  readonly timeout?: Duration.Input | undefined
-  readonly maxRetries?: number | undefined
-  readonly retry?: RetryOptions | undefined
-  readonly rateLimit?: RateLimitOptions | undefined
-}
 
 /**
  * The policies of one call, in milliseconds.
@@ -70,13 +61,13 @@ export const fromConfig = (
  * @internal
  */
 export const resolve = (
-  options: Overrides | undefined,
+  options: CallOptions | undefined,
   config: TransportConfig["Service"],
   base: Policy
 ): Policy | InvalidArgument => {
   if (options === undefined) return base
   try {
-    const timeout = options.timeout === undefined ? config.timeout : make({ roots: config.roots, timeout: options.timeout }).timeout
+    const timeout = duration("timeout", options.timeout, config.timeout, true)
     const retry = retryPolicy(config.retry, options.retry)
     const maxRetries: unknown = options.maxRetries
     if (maxRetries !== undefined && (typeof maxRetries !== "number" || !Number.isSafeInteger(maxRetries) || maxRetries < 0)) {

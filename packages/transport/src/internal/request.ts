@@ -200,3 +200,10 @@ const compilePath = (path: string, schema: Schema.Top | undefined): ((params: Re
     return out
   }
 }
+
+/**
+ * The headers every request of the transport carries.
+ *
+ * @internal
+ */
+export const fixedHeaders = (userAgent: string) => ({ accept: "application/json", "user-agent": userAgent }) as const

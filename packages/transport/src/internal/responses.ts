@@ -6,7 +6,7 @@
  */
 import { Cause, Clock, Duration, Effect, Option, Schema } from "effect"
 import { isFailure } from "effect/Result"
-import type { Headers, HttpClientError, HttpClientResponse } from "effect/http"
+import type { HttpClientError, HttpClientResponse } from "effect/http"
 import type { InvalidArgument } from "@connected-vehicle/schema/InvalidArgument"
 import { fromIssue, Identifier, isIdentifier } from "@connected-vehicle/schema/InvalidArgument"
 import { OAuthErrorBody } from "@connected-vehicle/schema/OAuth"
@@ -44,18 +44,6 @@ export interface Ctx {
   readonly requestId?: string
 }
 
-/**
- * A decoded response with the HTTP context it came with (the public
- * `Transport.Result`).
- *
- * @internal
- */
-export interface Result<A> {
-  readonly value: A
-  readonly status: number
-  readonly requestId: string | undefined
-  readonly headers: Headers.Headers
-}
 
 /** @internal */
 export const statusOf = (error: AnyError): number | undefined => error._tag === "ConnectedVehicleError" ? error.status : undefined
