@@ -13,7 +13,7 @@
  *
  * @internal
  */
-import { Duration, Effect, Exit, Redacted, Tracer } from "effect"
+import { Clock, Duration, Effect, Exit, Redacted, Tracer } from "effect"
 import { HttpClient, HttpClientRequest, HttpTraceContext } from "effect/http"
 import type { HttpClientResponse } from "effect/http"
 import { InvalidArgument } from "@connected-vehicle/schema/InvalidArgument"
@@ -114,7 +114,8 @@ export const make = (spec: MethodSpec): Method => {
 
   /** One exchange, within its timeout (cut to what is left of the call's budget), logged at debug level. */
   const attempt = (call: Call, token: Redacted.Redacted<string> | undefined): Effect.Effect<Result<unknown>, AnyError> =>
-    Effect.clockWith((clock) => {
+    Effect.withFiber((fiber) => {
+      const clock = fiber.getRef(Clock.Clock)
       const n = ++call.attempts
       const start = clock.currentTimeMillisUnsafe()
       // the first attempt has the whole budget; a later one what is left of it
@@ -127,31 +128,29 @@ export const make = (spec: MethodSpec): Method => {
         (response) => call.hooks === undefined ? handle(response, seen) : Effect.andThen(call.hooks(response), handle(response, seen))
       )
       const timed = Effect.timeoutOrElse(exchange, {
-          duration: Duration.millis(limit),
-          orElse: () =>
-            Effect.fail(fail(
-              new Timeout({
-                method,
-                url: urlOf(call),
-                timeout: Duration.millis(limit),
-                ...(seen.status === undefined ? {} : { status: seen.status }),
-                ...(seen.requestId ? { requestId: seen.requestId } : {})
-              })
-            ))
-        })
+        duration: Duration.millis(limit),
+        orElse: () =>
+          Effect.fail(fail(
+            new Timeout({
+              method,
+              url: urlOf(call),
+              timeout: Duration.millis(limit),
+              ...(seen.status === undefined ? {} : { status: seen.status }),
+              ...(seen.requestId ? { requestId: seen.requestId } : {})
+            })
+          ))
+      })
       // one debug line per attempt, once it is over (the fiber's log level decides, as for any log line)
-      return Effect.withFiber((fiber) =>
-        !SdkLog.enabledIn(fiber, config.logLevel, "Debug") ? timed : Effect.onExit(timed, (exit) =>
-          log.log("Debug", "http attempt", {
-            method,
-            url: SdkLog.redactUrl(urlOf(call)),
-            attempt: n,
-            ...(seen.status === undefined ? {} : { status: seen.status }),
-            durationMillis: clock.currentTimeMillisUnsafe() - start,
-            ...(seen.requestId ? { requestId: seen.requestId } : {}),
-            ...(Exit.isSuccess(exit) ? {} : { error: failureOf(exit.cause) })
-          }))
-      )
+      return !SdkLog.enabledIn(fiber, config.logLevel, "Debug") ? timed : Effect.onExit(timed, (exit) =>
+        log.log("Debug", "http attempt", {
+          method,
+          url: SdkLog.redactUrl(urlOf(call)),
+          attempt: n,
+          ...(seen.status === undefined ? {} : { status: seen.status }),
+          durationMillis: clock.currentTimeMillisUnsafe() - start,
+          ...(seen.requestId ? { requestId: seen.requestId } : {}),
+          ...(Exit.isSuccess(exit) ? {} : { error: failureOf(exit.cause) })
+        }))
     })
 
   /** An attempt with the call's credential; a 401 refreshes it and replays, once per call. */
@@ -170,23 +169,40 @@ export const make = (spec: MethodSpec): Method => {
       }))
 
   /** The attempts of a call, retried on its schedule. */
-  const run = (request: HttpClientRequest.HttpClientRequest, policy: Policy, hooks: Hook | undefined, span: Tracer.Span | undefined) =>
-    Effect.clockWith((clock) => {
-      const deadline = clock.currentTimeMillisUnsafe() + policy.maxElapsedMillis
-      const call: Call = { request, policy, deadline, hooks, refreshed: false, attempts: 0, url: undefined }
-      const retried = Effect.retry(
-        authenticated(call),
+  const run = (
+    clock: Clock.Clock,
+    request: HttpClientRequest.HttpClientRequest,
+    policy: Policy,
+    hooks: Hook | undefined,
+    span: Tracer.Span | undefined
+  ): Effect.Effect<Result<unknown>, AnyError> => {
+    // evaluated when the call's effect runs (in `withFiber` or after the request's encoding)
+    const deadline = clock.currentTimeMillisUnsafe() + policy.maxElapsedMillis
+    const call: Call = { request, policy, deadline, hooks, refreshed: false, attempts: 0, url: undefined }
+    // the schedule is built once an attempt failed (most calls succeed at
+    // once): that failure is handed to `Effect.retry` as its first, so the
+    // schedule sees every failure of the call, as if it had run from the start
+    const retried = Effect.catch(authenticated(call), (first) => {
+      let replay: AnyError | undefined = first
+      return Effect.retry(
+        Effect.suspend(() => {
+          if (replay === undefined) return authenticated(call)
+          const error = replay
+          replay = undefined
+          return Effect.fail(error)
+        }),
         CallPolicy.schedule(policy, idempotent, deadline, (error, n, delayMillis) => {
           span?.attribute("retry.count", n)
           return log.log("Debug", "retrying", { method, url: SdkLog.redactUrl(urlOf(call)), attempt: n, delayMillis, error: tagOf(error) })
         })
       )
-      return span === undefined ? retried : Effect.map(retried, (result) => {
-        span.attribute("http.response.status_code", result.status)
-        if (result.requestId !== undefined) span.attribute("request.id", result.requestId)
-        return result
-      })
     })
+    return span === undefined ? retried : Effect.map(retried, (result) => {
+      span.attribute("http.response.status_code", result.status)
+      if (result.requestId !== undefined) span.attribute("request.id", result.requestId)
+      return result
+    })
+  }
 
   return (input, options) => {
     const given = (input ?? {}) as Given
@@ -195,10 +211,10 @@ export const make = (spec: MethodSpec): Method => {
     const policy = CallPolicy.resolve(options, config, base)
     if (policy instanceof InvalidArgument) return Effect.fail(policy)
     const hooks = options?.onResponse === undefined ? clientHook : Hooks.ignoring(Hooks.andThen(spec.onResponse, options.onResponse)!)
-    const start = (span: Tracer.Span | undefined, propagate: boolean) => {
+    const start = (clock: Clock.Clock, span: Tracer.Span | undefined, propagate: boolean) => {
       const built = build(given)
       const traced = (request: HttpClientRequest.HttpClientRequest) =>
-        run(propagate && span !== undefined ? HttpClientRequest.setHeaders(request, HttpTraceContext.toHeaders(span)) : request, policy, hooks, span)
+        run(clock, propagate && span !== undefined ? HttpClientRequest.setHeaders(request, HttpTraceContext.toHeaders(span)) : request, policy, hooks, span)
       return Effect.isEffect(built)
         ? Effect.flatMap(Effect.mapError(built, (error): AnyError => mapBuildError(error, method, path)), traced)
         : traced(built)
@@ -207,13 +223,14 @@ export const make = (spec: MethodSpec): Method => {
       // Effect's default tracer has no backend: its spans cannot be observed,
       // so none is made and no trace context is sent (as Effect's own HTTP
       // server does); the request goes the same way either way
-      if (fiber.getRef(Tracer.Tracer) === Tracer.nativeTracer) return start(undefined, false)
+      const clock = fiber.getRef(Clock.Clock)
+      if (fiber.getRef(Tracer.Tracer) === Tracer.nativeTracer) return start(clock, undefined, false)
       // without the HttpClient's span per attempt (`httpSpans`), the call's
       // span is the trace context sent to the service
       const propagate = !config.httpSpans && fiber.getRef(HttpClient.TracerPropagationEnabled) &&
         !fiber.getRef(Tracer.DisablePropagation)
       return Effect.useSpan(spec.spanName, spanOptions, (span) =>
-        Effect.withParentSpan(start(span, propagate), span, { captureStackTrace: false }))
+        Effect.withParentSpan(start(clock, span, propagate), span, { captureStackTrace: false }))
     })
   }
 }
