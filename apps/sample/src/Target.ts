@@ -270,8 +270,7 @@ export const layerPublic = (
     const { label, config } = remote
     const keys = keysOf(identityOf(config.roots), Option.getOrElse(options.clientId, () => ""))
     return Compatibility.layer().pipe(
-      Layer.provideMerge(Transport.layer),
-      Layer.provide([Layer.succeed(TransportConfig.TransportConfig, config), Transport.layerHttpClient]),
+      Layer.provideMerge(Transport.layerFrom(Layer.succeed(TransportConfig.TransportConfig, config))),
       Layer.merge(Layer.succeed(Target, { label, embedded: false, ...keys, loginHint: undefined, simulator: undefined }))
     )
   }))

@@ -10,7 +10,7 @@
  *
  * @since 0.2.0
  */
-import { Config, Context, DateTime, Effect, Option, Schema } from "effect"
+import { Context, DateTime, Effect, Schema } from "effect"
 
 /**
  * What a v2.0 response says about its deprecation: when the endpoint was (or
@@ -142,8 +142,9 @@ export const WarningLevel = Schema.Literals(["off", "warn", "info", "debug"])
 export type WarningLevel = typeof WarningLevel.Type
 
 /**
- * The environment variable that sets the {@link WarningLevel} when the
- * `deprecationWarnings` option of the service is not given.
+ * The environment variable of the {@link WarningLevel}, read by
+ * `Vehicles.config` (and so `Vehicles.layerConfig`) when the
+ * `deprecationWarnings` option is not given.
  *
  * @example
  * ```ts
@@ -280,31 +281,3 @@ export const warnOnce = (endpoint: string, deprecation: Deprecation, level: Warn
       ...(deprecation.sunsetAt === undefined ? {} : { sunsetAt: DateTime.formatIso(deprecation.sunsetAt) })
     })
   })
-
-/**
- * The warning level: the given option, else `CONNECTED_VEHICLE_DEPRECATION_WARNINGS`
- * (`off`, `warn`, `info` or `debug`), else `warn`. An invalid value of the
- * variable is logged as a warning and `warn` is used.
- *
- * @example
- * ```ts
- * import { Effect } from "effect"
- * import { resolveLevel } from "@connected-vehicle/legacy-v2/Deprecation"
- *
- * const level = Effect.runSync(resolveLevel("info")) // "info"
- * ```
- * @deprecated Goes away with v2.0 on 2026-12-01 (v3 responses carry no deprecation headers); see `Migration` of `@connected-vehicle/v3`.
- * @since 0.2.0
- * @category configuration
- */
-export const resolveLevel = (option: WarningLevel | undefined): Effect.Effect<WarningLevel> =>
-  option !== undefined
-    ? Effect.succeed(option)
-    : Effect.matchEffect(Config.option(Config.schema(WarningLevel, WARNINGS_ENV)), {
-      onSuccess: (value) => Effect.succeed(Option.getOrElse(value, (): WarningLevel => "warn")),
-      onFailure: () =>
-        Effect.as(
-          Effect.logWarning(`${WARNINGS_ENV} must be one of off, warn, info, debug; using warn`),
-          "warn" as const
-        )
-    })

@@ -16,8 +16,8 @@
  *
  * @since 0.1.0
  */
-import { Clock, Context, Effect, Layer, Stream } from "effect"
-import type { ConfigurationError } from "@connected-vehicle/transport/ConfigurationError"
+import { Clock, Config, Context, Effect, Layer, Stream } from "effect"
+import * as ConfigurationError from "@connected-vehicle/transport/ConfigurationError"
 import type { HttpClient, HttpClientResponse } from "effect/http"
 import * as OAuthConfig from "@connected-vehicle/auth/OAuthConfig"
 import * as Session from "@connected-vehicle/auth/Session"
@@ -82,9 +82,8 @@ export interface Options {
   readonly transformClient?: ((client: HttpClient.HttpClient) => HttpClient.HttpClient) | undefined
   /**
    * The level of the deprecation warning logged once per process per v2.0
-   * endpoint (`off` to silence it). Default: the environment variable
-   * `CONNECTED_VEHICLE_DEPRECATION_WARNINGS` (`off`, `warn`, `info`,
-   * `debug`), else `warn`.
+   * endpoint (`off` to silence it). Default `warn`; {@link layerConfig} reads
+   * it from `CONNECTED_VEHICLE_DEPRECATION_WARNINGS` ({@link config}).
    */
   readonly deprecationWarnings?: Deprecation.WarningLevel | undefined
 }
@@ -226,7 +225,7 @@ export const make = (options?: Options): Effect.Effect<Vehicles["Service"], neve
   Effect.gen(function*() {
     const transport = yield* Transport.Transport
     const defaultUnitSystem = options?.unitSystem ?? "metric"
-    const level = yield* Deprecation.resolveLevel(options?.deprecationWarnings)
+    const level = options?.deprecationWarnings ?? "warn"
     const transformed = options?.transformClient === undefined
       ? transport.httpClient
       : options.transformClient(transport.httpClient)
@@ -330,11 +329,40 @@ export const layer = (options?: Options): Layer.Layer<Vehicles, never, Transport
   Layer.effect(Vehicles, make(options))
 
 /**
+ * The configuration of this package from the environment (or the
+ * `ConfigProvider` in use): `deprecationWarnings` from
+ * `CONNECTED_VEHICLE_DEPRECATION_WARNINGS` (`off`, `warn`, `info` or
+ * `debug`; default `warn`). Another value is a `ConfigError` naming the
+ * variable. {@link layerConfig} reads it; compose it with the application's
+ * own settings to read them at once.
+ *
+ * @example
+ * ```ts
+ * import { Config, Effect, Layer } from "effect"
+ * import * as Vehicles from "@connected-vehicle/legacy-v2/Vehicles"
+ *
+ * const settings = Config.all({ legacy: Vehicles.config, port: Config.Port("PORT").pipe(Config.withDefault(8080)) })
+ * const VehiclesLive = Layer.unwrap(Effect.gen(function*() {
+ *   const { legacy } = yield* settings
+ *   return Vehicles.layer({ ...legacy, unitSystem: "imperial" })
+ * }))
+ * ```
+ * @deprecated v2.0 sunsets on 2026-12-01: use `TransportConfig.config` of `@connected-vehicle/transport` with `V3.layer`.
+ * @since 0.2.0
+ * @category configuration
+ */
+export const config: Config.Config<{ readonly deprecationWarnings: Deprecation.WarningLevel }> = Config.all({
+  deprecationWarnings: Config.schema(Deprecation.WarningLevel, Deprecation.WARNINGS_ENV).pipe(Config.withDefault("warn" as const))
+})
+
+/**
  * Everything an application needs for one user's legacy data, configured from
  * the environment (`TransportConfig.layerConfig`: `CONNECTED_VEHICLE_ORIGIN`
  * or `CONNECTED_VEHICLE_LEGACY_URL` and `CONNECTED_VEHICLE_AUTH_URL`;
  * `OAuthConfig.layerConfig`: `CONNECTED_VEHICLE_CLIENT_ID`,
- * `CONNECTED_VEHICLE_CLIENT_SECRET`), `Transport.layerHttpClient` (undici on
+ * `CONNECTED_VEHICLE_CLIENT_SECRET`; {@link config}:
+ * `CONNECTED_VEHICLE_DEPRECATION_WARNINGS`, unless `deprecationWarnings` is
+ * given), `Transport.layerHttpClient` (undici on
  * Node, else `fetch`; or `options.httpClient`), and the user
  * session stored under `userKey` in the token store (in memory unless
  * `tokenStore` is given).
@@ -371,11 +399,15 @@ export const layerConfig = (
   }
 ): Layer.Layer<
   Vehicles | TokenStore.TokenStore | OAuthConfig.OAuthConfig | Transport.Transport,
-  ConfigurationError
+  ConfigurationError.ConfigurationError
 > => {
   const TransportLive = Transport.layerConfig({ httpClient: options.httpClient })
   const Shared = Layer.mergeAll(options.tokenStore ?? TokenStore.layerMemory, OAuthConfig.layerConfig, TransportLive)
-  return layer(options).pipe(
+  const VehiclesLive = Layer.unwrap(Effect.mapError(Effect.gen(function*() {
+    const configured = yield* config
+    return layer({ ...options, deprecationWarnings: options.deprecationWarnings ?? configured.deprecationWarnings })
+  }), ConfigurationError.fromConfigError))
+  return VehiclesLive.pipe(
     Layer.provide(Session.layerUser(options.userKey)),
     Layer.provideMerge(Shared)
   )
@@ -397,3 +429,4 @@ const warnOnResponse = (level: Deprecation.WarningLevel) => (response: HttpClien
     return deprecation === undefined ? Effect.void : Deprecation.warnOnce(endpoint, deprecation, level)
   })
 }
+

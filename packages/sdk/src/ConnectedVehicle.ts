@@ -7,8 +7,8 @@
  *
  * @since 0.1.0
  */
-import { Layer } from "effect"
-import type { ConfigurationError } from "@connected-vehicle/transport/ConfigurationError"
+import { Effect, Layer } from "effect"
+import * as ConfigurationError from "@connected-vehicle/transport/ConfigurationError"
 import type { HttpClient } from "effect/http"
 import * as OAuthConfig from "@connected-vehicle/auth/OAuthConfig"
 import * as Session from "@connected-vehicle/auth/Session"
@@ -140,8 +140,10 @@ export const layer = (
 /**
  * The whole SDK configured from the environment: the roots and policies of
  * `TransportConfig.layerConfig` (`CONNECTED_VEHICLE_ORIGIN` or the five
- * `CONNECTED_VEHICLE_*_URL`) and the client of `OAuthConfig.layerConfig`
- * (`CONNECTED_VEHICLE_CLIENT_ID`, `CONNECTED_VEHICLE_CLIENT_SECRET`).
+ * `CONNECTED_VEHICLE_*_URL`), the client of `OAuthConfig.layerConfig`
+ * (`CONNECTED_VEHICLE_CLIENT_ID`, `CONNECTED_VEHICLE_CLIENT_SECRET`) and the
+ * legacy reads' `Vehicles.config` (`CONNECTED_VEHICLE_DEPRECATION_WARNINGS`,
+ * unless `options.legacy.deprecationWarnings` is given).
  *
  * @example
  * ```ts
@@ -159,5 +161,11 @@ export const layer = (
  * @since 0.1.0
  * @category layers
  */
-export const layerConfig = (options?: Options): Layer.Layer<Services, ConfigurationError> =>
-  layerWith(TransportConfig.layerConfig, OAuthConfig.layerConfig, options)
+export const layerConfig = (options?: Options): Layer.Layer<Services, ConfigurationError.ConfigurationError> =>
+  Layer.unwrap(Effect.mapError(Effect.gen(function*() {
+    const legacy = yield* Vehicles.config
+    return layerWith(TransportConfig.layerConfig, OAuthConfig.layerConfig, {
+      ...options,
+      legacy: { ...options?.legacy, deprecationWarnings: options?.legacy?.deprecationWarnings ?? legacy.deprecationWarnings }
+    })
+  }), ConfigurationError.fromConfigError))

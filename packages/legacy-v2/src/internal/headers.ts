@@ -1,8 +1,7 @@
 /**
  * @internal
  */
-import { Exit, Result } from "effect"
-import { decodeUnknownExit } from "@connected-vehicle/schema/Decoder"
+import { Exit, Result, Schema } from "effect"
 import { DataAge } from "@connected-vehicle/schema/Legacy"
 import type { UnitSystem } from "@connected-vehicle/schema/Legacy"
 import { requestIdOf } from "@connected-vehicle/transport/TransportConfig"
@@ -12,7 +11,7 @@ import { fromHeaders } from "../Deprecation.ts"
 import type { Reading } from "../Reading.ts"
 import { isUnitSystem } from "./args.ts"
 
-const decodeDataAge = decodeUnknownExit(DataAge)
+const decodeDataAge = Schema.decodeUnknownExit(DataAge)
 
 /**
  * Builds a {@link Reading} from a decoded value and the headers it came with.

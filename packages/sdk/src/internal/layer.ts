@@ -9,7 +9,7 @@ import * as TokenStore from "@connected-vehicle/auth/TokenStore"
 import type { UnitSystem } from "@connected-vehicle/schema/Legacy"
 import type { AsyncTokenStore, ClientOptions, LogEntry } from "../ClientOptions.ts"
 import * as ConnectedVehicle from "../ConnectedVehicle.ts"
-import { attemptsOf, checkClientOptions, invalid, logLevelOf, millisOf, throwIfInvalid } from "./options.ts"
+import { attemptsOf, checkClientOptions, deprecationWarningsOf, invalid, logLevelOf, millisOf, throwIfInvalid } from "./options.ts"
 
 /**
  * What a client is made of: its layer, and the options its methods read.
@@ -38,6 +38,7 @@ export const settingsOf = (options: ClientOptions): Settings => {
     : tokenStoreLayer(options.tokenStore as AsyncTokenStore)
   const transport = options.transport
   const logLevel = throwIfInvalid(logLevelOf(options))
+  const deprecationWarnings = throwIfInvalid(deprecationWarningsOf())
   if (options.logger !== undefined && typeof options.logger !== "function") throw invalid("logger", "Expected a function")
   const layer = ConnectedVehicle.layer({
     transport: {
@@ -49,7 +50,7 @@ export const settingsOf = (options: ClientOptions): Settings => {
     },
     oauth: { clientId: options.clientId, clientSecret, redirectUri: options.redirectUri },
     userKey,
-    legacy: { unitSystem: options.unitSystem },
+    legacy: { unitSystem: options.unitSystem, deprecationWarnings },
     tokenStore: store,
     httpClient: options.httpClient
   }).pipe(Layer.provideMerge(loggerLayer(options.logger)))

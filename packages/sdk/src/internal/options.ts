@@ -6,6 +6,8 @@
 import { Config, ConfigProvider, Duration, Effect, Exit, Option, Redacted } from "effect"
 import type { LogLevel } from "effect"
 import type * as TokenStore from "@connected-vehicle/auth/TokenStore"
+import type { WarningLevel } from "@connected-vehicle/legacy-v2/Deprecation"
+import * as Vehicles from "@connected-vehicle/legacy-v2/Vehicles"
 import { TokenLifetimes } from "@connected-vehicle/schema/OAuth"
 import type * as Transport from "@connected-vehicle/transport/Transport"
 import * as TransportConfig from "@connected-vehicle/transport/TransportConfig"
@@ -145,4 +147,21 @@ export const logLevelOf = (options: ClientOptions): LogLevel.LogLevel | undefine
   return Exit.isSuccess(fromEnv)
     ? Option.getOrUndefined(fromEnv.value)
     : invalid("CONNECTED_VEHICLE_LOG", "Expected debug, info, warn, error or off (any case)")
+}
+
+/**
+ * The level of the legacy reads' deprecation warning: `Vehicles.config`
+ * (`CONNECTED_VEHICLE_DEPRECATION_WARNINGS`, default `warn`), read once when
+ * the client is created; an invalid value is an `InvalidArgumentError` naming
+ * the variable.
+ *
+ * @internal
+ */
+export const deprecationWarningsOf = (): WarningLevel | InvalidArgumentError => {
+  const fromEnv = Effect.runSyncExit(
+    Effect.provideService(Vehicles.config, ConfigProvider.ConfigProvider, ConfigProvider.fromEnv())
+  )
+  return Exit.isSuccess(fromEnv)
+    ? fromEnv.value.deprecationWarnings
+    : invalid("CONNECTED_VEHICLE_DEPRECATION_WARNINGS", "Expected off, warn, info or debug")
 }

@@ -10,11 +10,11 @@ import type { Schema } from "effect"
 import { HttpClient, HttpClientError, HttpClientRequest } from "effect/http"
 import type { HttpApiEndpoint, HttpApiGroup } from "effect/http-api"
 import { HttpApi, HttpApiClient, HttpApiSchema } from "effect/http-api"
-import * as SchemaDecoder from "@connected-vehicle/schema/Decoder"
 import * as Json from "@connected-vehicle/schema/Json"
 import type { Credentials } from "../Credentials.ts"
 import type { Roots, TransportConfig } from "../TransportConfig.ts"
 import * as Call from "./call.ts"
+import * as BodyDecoder from "./decoder.ts"
 import type { Hook } from "./hooks.ts"
 import * as SdkLog from "./log.ts"
 import type { Given } from "./request.ts"
@@ -120,7 +120,7 @@ const resolveEncoding = SchemaAST.resolveAt<{ readonly _tag: string }>("~httpApi
  * union), a 200 is read with `response.text`, parsed with the schema
  * package's `Json.parse` (V8's `JSON.parse` can misread escaped object keys)
  * and decoded with that schema
- * (the schema package's `Decoder`, which gives what Effect's decoder gives);
+ * (`decoder.ts`, which gives what Effect's decoder gives);
  * anything else goes through `HttpApiClient.decodeResponse`.
  */
 const makeDecoder = (api: HttpApi.HttpApi<string, HttpApiGroup.Constraint>, group: string, endpoint: string): Call.Decoder => {
@@ -142,7 +142,7 @@ const makeDecoder = (api: HttpApi.HttpApi<string, HttpApiGroup.Constraint>, grou
     }
   })
   if (schema === undefined) return { decode: general }
-  const decodeBody = SchemaDecoder.decodeUnknownExit(schema)
+  const decodeBody = BodyDecoder.decodeUnknownExit(schema)
   return {
     decode: (response) =>
       response.status === 200

@@ -1,8 +1,9 @@
 /**
- * Decoding of JSON values with this package's schemas: the result of
- * `Schema.decodeUnknownExit`, reached faster for a value that decodes.
+ * The decoder of response bodies: the result of `Schema.decodeUnknownExit`,
+ * reached faster for a value that decodes. Effect's public API only;
+ * `test/Decoder.test.ts` checks it against Effect's decoder.
  *
- * @since 0.1.0
+ * @internal
  */
 import { Exit, Schema, SchemaAST } from "effect"
 
@@ -20,17 +21,7 @@ import { Exit, Schema, SchemaAST } from "effect"
  * Meant for what `JSON.parse` returns (the response bodies of the service);
  * any other input is decoded too, with the same result.
  *
- * @example
- * ```ts
- * import { Exit } from "effect"
- * import { decodeUnknownExit } from "@connected-vehicle/schema/Decoder"
- * import { Odometer } from "@connected-vehicle/schema/Legacy"
- *
- * const decode = decodeUnknownExit(Odometer)
- * Exit.isSuccess(decode(JSON.parse(`{"distance":104.32}`))) // true
- * ```
- * @category decoding
- * @since 0.1.0
+ * @internal
  */
 export const decodeUnknownExit = <S extends Schema.Top>(
   schema: S
@@ -52,7 +43,7 @@ export const decodeUnknownExit = <S extends Schema.Top>(
 }
 
 /** What a fast decoder returns for a value it does not accept. */
-const invalid: unique symbol = Symbol("@connected-vehicle/schema/Decoder/invalid")
+const invalid: unique symbol = Symbol("@connected-vehicle/transport/decoder/invalid")
 
 type Fast = (input: unknown) => unknown
 

@@ -1,22 +1,21 @@
 /**
- * Decode cost of issue 14: `JSON.parse` + schema decode of a response body vs
- * `JSON.parse` alone, decoded as the transport does: `Decoder.decodeUnknownExit`
- * of this package (Effect's schema JIT enabled on the body schema too, for
- * what the decoder leaves to Effect's), and, reported beside it, Effect's own
- * `Schema.decodeUnknownExit` on the same JIT.
+ * Decode cost of a response body: `JSON.parse` + the transport's body decoder
+ * (`src/internal/decoder.ts`) vs `JSON.parse` alone, with Effect's own
+ * `Schema.decodeUnknownExit` reported beside it. Each body is decoded with the
+ * contract's JSON codec of its schema (`Schema.toCodecJson`, as
+ * `HttpApiEndpoint` stores it and the transport decodes it).
  *
  * Bodies: a 100-signal list page (`SignalsPage`, three distinct timestamps
  * per signal, one signal in seven an `ERROR` one) and one signal
  * (`SignalResponse`). Target: the 100-signal page at most 2.0x `JSON.parse`
  * alone; the single signal is reported against the same figure.
  *
- * Run: pnpm bench (from the root) or pnpm --filter @connected-vehicle/schema bench
+ *   pnpm --filter @connected-vehicle/transport exec node bench/decode.bench.ts
  */
 import { Exit, Schema } from "effect"
-import { SchemaJITCompiler } from "effect/schema"
-import { SignalResponse, SignalsPage } from "../src/Signal.ts"
-import { decodeUnknownExit } from "../src/Decoder.ts"
-import * as Samples from "../test/samples.ts"
+import { SignalResponse, SignalsPage } from "@connected-vehicle/schema/Signal"
+import { decodeUnknownExit } from "../src/internal/decoder.ts"
+import * as Samples from "../test/signals.ts"
 
 const TARGET = 2.0
 
@@ -39,12 +38,9 @@ const page = {
 const pageText = JSON.stringify(page)
 const signalText = JSON.stringify({ ...Samples.signalResponse, data: page.data[1] })
 
-// what the transport does with a body schema
-// (the contract's JSON codec of each body, as the HttpApi hands it to the transport)
+// the contract's JSON codec of each body, as the HttpApi hands it to the transport
 const pageCodec = Schema.toCodecJson(SignalsPage)
 const signalCodec = Schema.toCodecJson(SignalResponse)
-SchemaJITCompiler.enable(pageCodec.ast)
-SchemaJITCompiler.enable(signalCodec.ast)
 const decodePage = decodeUnknownExit(pageCodec)
 const decodeSignal = decodeUnknownExit(signalCodec)
 const effectPage = Schema.decodeUnknownExit(pageCodec)
@@ -87,11 +83,11 @@ const compare = (
   const ratio = b / a
   console.log(`${name}, ${text.length} bytes`)
   console.log(`  JSON.parse alone                         median ${a.toFixed(1).padStart(7)} µs`)
-  console.log(`  JSON.parse + Decoder (the transport's)   median ${b.toFixed(1).padStart(7)} µs`)
+  console.log(`  JSON.parse + the transport's decoder     median ${b.toFixed(1).padStart(7)} µs`)
   console.log(`  JSON.parse + Effect's decoder (reported) median ${c.toFixed(1).padStart(7)} µs (${(c / a).toFixed(2)}x)`)
   console.log(`  ratio (decode / parse)      ${ratio.toFixed(2)}x (target <= ${TARGET.toFixed(1)}x: ${ratio <= TARGET ? "met" : "NOT met"})`)
 }
 
-console.log("Decoder.decodeUnknownExit, JIT enabled on the body schemas (as the transport does)")
+console.log("the transport's body decoder against Effect's decoder")
 compare("signals page: 100 signals", pageText, decodePage, effectPage, 50)
 compare("one signal (SignalResponse)", signalText, decodeSignal, effectSignal, 2_000)
