@@ -64,7 +64,7 @@ export interface Running {
  * import { Effect } from "effect"
  * import { PostgresServer } from "@connected-vehicle/testing/PostgresServer"
  *
- * const port = Effect.map(PostgresServer.asEffect(), (server) => server.port)
+ * const port = Effect.map(PostgresServer, (server) => server.port)
  * ```
  * @since 0.1.0
  * @category services

@@ -57,7 +57,7 @@ export interface Running {
  * import { Effect } from "effect"
  * import { RedisServer } from "@connected-vehicle/testing/RedisServer"
  *
- * const port = Effect.map(RedisServer.asEffect(), (server) => server.port)
+ * const port = Effect.map(RedisServer, (server) => server.port)
  * ```
  * @since 0.1.0
  * @category services
