@@ -39,9 +39,58 @@ export interface Options<E, R> {
 }
 
 /**
+ * The handler's run on one taken event: a failure on the last attempt is
+ * written to the dead letters (and the event completed); before it, it is
+ * counted and handed back to the queue for a retry.
+ */
+const attempt = <E, R>(
+  options: Options<E, R>,
+  maxAttempts: number,
+  deadLetters: DeadLetters["Service"],
+  event: DeliveredEvent,
+  taken: Taken
+): Effect.Effect<void, E | FleetError, R> =>
+  Effect.suspend(() => options.handler(event, taken)).pipe(
+    Effect.tap(() => Metric.update(eventsHandled, 1)),
+    Effect.catchCause((cause): Effect.Effect<void, E | FleetError> => {
+      if (Cause.hasInterruptsOnly(cause)) return Effect.failCause(cause)
+      if (taken.attempts >= maxAttempts) {
+        return deadLetters.add({ event, attempts: taken.attempts, cause: Cause.pretty(cause) }).pipe(
+          Effect.tap(() => Metric.update(deadLettered, 1)),
+          Effect.tap(() => Effect.logWarning("webhook event moved to the dead letters", cause))
+        )
+      }
+      return Metric.update(handlerRetries, 1).pipe(
+        Effect.andThen(Effect.logInfo(`webhook event handler failed (attempt ${taken.attempts} of ${maxAttempts})`, cause)),
+        Effect.andThen(Effect.failCause(cause))
+      )
+    }),
+    Effect.ensuring(Metric.modify(handlersRunning, -1)),
+    (running) => Effect.andThen(Metric.modify(handlersRunning, 1), running)
+  )
+
+/**
+ * An event taken more than `maxAttempts` times: its last runs ended without
+ * an outcome (their worker died, or lost its lock), as a poison event that
+ * crashes its process does. It goes to the dead letters without running the
+ * handler again.
+ */
+const noOutcome = (deadLetters: DeadLetters["Service"], event: DeliveredEvent, taken: Taken) =>
+  deadLetters.add({
+    event,
+    attempts: taken.attempts - 1,
+    cause: `no outcome: the worker running attempt ${taken.attempts - 1} stopped before the handler ended (it died, or lost its lock)`
+  }).pipe(
+    Effect.tap(() => Metric.update(deadLettered, 1)),
+    Effect.tap(() => Effect.logWarning("webhook event moved to the dead letters: its last attempt had no outcome"))
+  )
+
+/**
  * One event: take it, run the handler; on the last attempt a failure is
  * written to the dead letters (and the event completed), before it a failure
- * is counted and handed back to the queue for a retry.
+ * is counted and handed back to the queue for a retry. An event whose
+ * attempts ran out without an outcome (its workers died) goes to the dead
+ * letters without another run.
  *
  * @example
  * ```ts
@@ -60,25 +109,11 @@ export const handleOne = <E, R>(
     const queue = yield* EventQueue
     const deadLetters = yield* DeadLetters
     yield* queue.take((event, taken) =>
-      Effect.suspend(() => options.handler(event, taken)).pipe(
-        Effect.tap(() => Metric.update(eventsHandled, 1)),
-        Effect.catchCause((cause): Effect.Effect<void, E | FleetError> => {
-          if (Cause.hasInterruptsOnly(cause)) return Effect.failCause(cause)
-          if (taken.attempts >= queue.maxAttempts) {
-            return deadLetters.add({ event, attempts: taken.attempts, cause: Cause.pretty(cause) }).pipe(
-              Effect.tap(() => Metric.update(deadLettered, 1)),
-              Effect.tap(() => Effect.logWarning("webhook event moved to the dead letters", cause))
-            )
-          }
-          return Metric.update(handlerRetries, 1).pipe(
-            Effect.andThen(Effect.logInfo(`webhook event handler failed (attempt ${taken.attempts} of ${queue.maxAttempts})`, cause)),
-            Effect.andThen(Effect.failCause(cause))
-          )
-        }),
-        Effect.ensuring(Metric.update(handlersRunning, -1)),
-        (handled) => Effect.andThen(Metric.update(handlersRunning, 1), handled),
-        Effect.annotateLogs({ eventId: event.eventId, attempt: taken.attempts })
-      )
+      (taken.attempts > queue.maxAttempts
+        ? noOutcome(deadLetters, event, taken)
+        : attempt(options, queue.maxAttempts, deadLetters, event, taken)).pipe(
+          Effect.annotateLogs({ eventId: event.eventId, attempt: taken.attempts })
+        )
     )
   })
 

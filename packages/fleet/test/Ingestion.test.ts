@@ -35,6 +35,7 @@ describe("DurableReceiver (in memory)", () => {
       yield* eventually(Effect.map(Ref.get(handled), (ids) => ids.length === 2))
       yield* Effect.sleep("100 millis")
       assert.deepStrictEqual([...(yield* Ref.get(handled))].sort(), ["evt_1", "evt_2"])
+      assert.strictEqual((yield* Metric.value(FleetMetrics.handlersRunning)).value, 0)
     }).pipe(Effect.scoped, Effect.provide(Embedded)))
 
   it.effect("VERIFY is answered by the receiver; a bad signature is 401 and nothing is stored", () =>

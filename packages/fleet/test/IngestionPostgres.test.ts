@@ -103,27 +103,7 @@ describe("ingestion on Postgres", () => {
 
   it.live("an event whose worker process was killed mid-handler is taken again by another worker after the lock expires", () =>
     Effect.gen(function*() {
-      const url = freshDatabase("crash")
-      const receiverUrl = yield* serve(url)
-      assert.strictEqual((yield* Effect.promise(() => post(receiverUrl, stateEvent("evt_crash")))).status, 200)
-
-      const child = spawn(process.execPath, [join(import.meta.dirname, "processes", "hanging-worker.ts")], {
-        env: { ...process.env, DATABASE_URL: Redacted.value(url) },
-        stdio: ["ignore", "pipe", "pipe"]
-      })
-      yield* Effect.addFinalizer(() => Effect.sync(() => child.kill("SIGKILL")))
-      let output = ""
-      child.stderr.on("data", (chunk) => (output += chunk))
-      const taken = yield* Effect.callback<string>((resume) => {
-        child.stdout.on("data", (chunk) => {
-          output += chunk
-          if (output.includes("taken")) resume(Effect.succeed(output.trim()))
-        })
-        child.once("exit", (code) => resume(Effect.succeed(`exited ${code}: ${output}`)))
-      }).pipe(Effect.timeout("20 seconds"))
-      assert.strictEqual(taken, "taken evt_crash 1")
-      child.kill("SIGKILL")
-
+      const url = yield* takenByKilledWorker("evt_crash")
       const again = yield* Deferred.make<number>()
       const survivor = yield* instance(url)
       yield* Effect.forkScoped(Effect.provideContext(
@@ -132,4 +112,46 @@ describe("ingestion on Postgres", () => {
       ))
       assert.strictEqual(yield* Deferred.await(again).pipe(Effect.timeout("15 seconds")), 2)
     }).pipe(Effect.scoped), 60_000)
+
+  it.live("an event whose last attempt had no outcome (its worker died) is a dead letter, without another run", () =>
+    Effect.gen(function*() {
+      const url = yield* takenByKilledWorker("evt_crash_loop")
+      const runs = yield* Ref.make(0)
+      const survivor = yield* instance(url, { maxAttempts: 1 })
+      yield* Effect.forkScoped(Effect.provideContext(Worker.run({ handler: () => Ref.update(runs, (n) => n + 1) }), survivor))
+      const letters = Effect.flatMap(Effect.provideContext(DeadLetters, survivor), (store) => store.list())
+      yield* eventually(Effect.map(letters, (list) => list.length === 1))
+      const [letter] = yield* letters
+      assert.strictEqual(letter!.attempts, 1)
+      assert.include(letter!.cause, "no outcome")
+      assert.strictEqual(yield* Ref.get(runs), 0)
+    }).pipe(Effect.scoped), 60_000)
 })
+
+/**
+ * A fresh database whose event `eventId` was taken (attempt 1) by a worker
+ * process that was then killed with SIGKILL mid-handler.
+ */
+const takenByKilledWorker = (eventId: string) =>
+  Effect.gen(function*() {
+    const url = freshDatabase("crash")
+    const receiverUrl = yield* serve(url)
+    assert.strictEqual((yield* Effect.promise(() => post(receiverUrl, stateEvent(eventId)))).status, 200)
+    const child = spawn(process.execPath, [join(import.meta.dirname, "processes", "hanging-worker.ts")], {
+      env: { ...process.env, DATABASE_URL: Redacted.value(url) },
+      stdio: ["ignore", "pipe", "pipe"]
+    })
+    yield* Effect.addFinalizer(() => Effect.sync(() => child.kill("SIGKILL")))
+    let output = ""
+    child.stderr.on("data", (chunk) => (output += chunk))
+    const taken = yield* Effect.callback<string>((resume) => {
+      child.stdout.on("data", (chunk) => {
+        output += chunk
+        if (output.includes("taken")) resume(Effect.succeed(output.trim()))
+      })
+      child.once("exit", (code) => resume(Effect.succeed(`exited ${code}: ${output}`)))
+    }).pipe(Effect.timeout("20 seconds"))
+    assert.strictEqual(taken, `taken ${eventId} 1`)
+    child.kill("SIGKILL")
+    return url
+  })
