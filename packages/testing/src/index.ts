@@ -83,3 +83,45 @@ export * as SignIn from "./SignIn.ts"
  * @category modules
  */
 export * as TransportTest from "./TransportTest.ts"
+/**
+ * Why a local server for tests (Postgres, Redis) could not be started or
+ * used.
+ *
+ * @example
+ * ```ts
+ * import { LocalServerError } from "@connected-vehicle/testing"
+ *
+ * const isMissing = (error: LocalServerError.LocalServerError) => error.reason === "BinaryMissing"
+ * ```
+ * @since 0.1.0
+ * @category modules
+ */
+export * as LocalServerError from "./LocalServerError.ts"
+/**
+ * A throwaway Postgres (Debian's `postgresql`) on 127.0.0.1, a free port and
+ * a temporary directory, stopped with the scope.
+ *
+ * @example
+ * ```ts
+ * import { PostgresServer } from "@connected-vehicle/testing"
+ *
+ * const Database = PostgresServer.layer()
+ * ```
+ * @since 0.1.0
+ * @category modules
+ */
+export * as PostgresServer from "./PostgresServer.ts"
+/**
+ * A throwaway Redis (Debian's `redis-server`) on 127.0.0.1 and a free port,
+ * nothing saved to disk, stopped with the scope.
+ *
+ * @example
+ * ```ts
+ * import { RedisServer } from "@connected-vehicle/testing"
+ *
+ * const Redis = RedisServer.layer()
+ * ```
+ * @since 0.1.0
+ * @category modules
+ */
+export * as RedisServer from "./RedisServer.ts"

@@ -1,0 +1,131 @@
+/**
+ * The webhook receiver of a fleet: `@connected-vehicle/webhooks`'
+ * `Receiver` (the same signature verification, `VERIFY` handshake, body
+ * limit and answers) whose handler offers each verified event to the
+ * `EventQueue`. It answers 200 once the queue has stored the event (on
+ * Postgres: committed), and 500 when it could not (the service retries), so
+ * nothing is acknowledged before it is durable. Duplicates are answered 200
+ * and stored once, whichever receiver they reach.
+ *
+ * @since 0.1.0
+ */
+import { Receiver, SeenEvents } from "@connected-vehicle/webhooks"
+import type { Secret } from "@connected-vehicle/webhooks/Signature"
+import { Effect, Layer } from "effect"
+import { HttpRouter, type HttpServerRequest, type HttpServerResponse } from "effect/http"
+import { EventQueue } from "./EventQueue.ts"
+import { FleetError } from "./FleetError.ts"
+
+/**
+ * What a receiver needs.
+ *
+ * @example
+ * ```ts
+ * import { Redacted } from "effect"
+ * import type { Options } from "@connected-vehicle/fleet/DurableReceiver"
+ *
+ * const options: Options = { secret: Redacted.make(process.env.WEBHOOK_SECRET ?? ""), maxBodySize: 64 * 1024 }
+ * ```
+ * @since 0.1.0
+ * @category models
+ */
+export interface Options {
+  /** The webhook secret (the application's management token): a string or a `Redacted<string>`. */
+  readonly secret: Secret
+  /** Largest body accepted, in bytes (default 64 KiB). */
+  readonly maxBodySize?: number | undefined
+}
+
+/**
+ * A receiver: `receive` for a delivery whose body was read, `httpEffect` for
+ * `effect/http` servers and routers.
+ *
+ * @example
+ * ```ts
+ * import type { DurableReceiver } from "@connected-vehicle/fleet/DurableReceiver"
+ *
+ * const limit = (receiver: DurableReceiver) => receiver.maxBodySize
+ * ```
+ * @since 0.1.0
+ * @category models
+ */
+export interface DurableReceiver {
+  readonly maxBodySize: number
+  readonly receive: (delivery: Receiver.Delivery) => Effect.Effect<Receiver.Reply>
+  readonly httpEffect: Effect.Effect<HttpServerResponse.HttpServerResponse, never, HttpServerRequest.HttpServerRequest>
+}
+
+/**
+ * Every delivery reaches the handler: the queue, keyed by `eventId`, is what
+ * makes a duplicate harmless (and it is shared by every receiver, unlike a
+ * store of seen events in one process).
+ */
+const everyDelivery = SeenEvents.SeenEvents.of({
+  claim: () => Effect.succeed("claimed"),
+  complete: () => Effect.void,
+  release: () => Effect.void
+})
+
+/**
+ * Builds a receiver on the `EventQueue` in context. An empty or invalid
+ * secret fails with `FleetError` `Configuration`.
+ *
+ * @example
+ * ```ts
+ * import { Effect, Layer, Redacted } from "effect"
+ * import { HttpRouter } from "effect/http"
+ * import * as DurableReceiver from "@connected-vehicle/fleet/DurableReceiver"
+ *
+ * const Webhooks = Layer.unwrap(Effect.map(
+ *   DurableReceiver.make({ secret: Redacted.make(process.env.WEBHOOK_SECRET ?? "") }),
+ *   (receiver) => HttpRouter.add("POST", "/webhooks", receiver.httpEffect)
+ * ))
+ * ```
+ * @since 0.1.0
+ * @category constructors
+ */
+export const make = (options: Options): Effect.Effect<DurableReceiver, FleetError, EventQueue> =>
+  Effect.gen(function*() {
+    const queue = yield* EventQueue
+    const receiver = yield* Effect.try({
+      try: () =>
+        Receiver.make({
+          secret: options.secret,
+          maxBodySize: options.maxBodySize,
+          handler: (event) => queue.offer(event)
+        }),
+      catch: (cause) =>
+        new FleetError({ reason: "Configuration", description: `the webhook secret: ${(cause as Error).message}`, cause })
+    })
+    return {
+      maxBodySize: receiver.maxBodySize,
+      receive: (delivery) => Effect.provideService(receiver.receive(delivery), SeenEvents.SeenEvents, everyDelivery),
+      httpEffect: Effect.provideService(receiver.httpEffect, SeenEvents.SeenEvents, everyDelivery)
+    }
+  })
+
+/**
+ * The receiver as a `POST` route of an `effect/http` `HttpRouter` (default
+ * path `/webhooks`).
+ *
+ * @example
+ * ```ts
+ * import { NodeHttpServer } from "@effect/platform-node"
+ * import { Layer, Redacted } from "effect"
+ * import { HttpRouter } from "effect/http"
+ * import { createServer } from "node:http"
+ * import * as DurableReceiver from "@connected-vehicle/fleet/DurableReceiver"
+ * import * as Ingestion from "@connected-vehicle/fleet/Ingestion"
+ *
+ * const Server = HttpRouter.serve(DurableReceiver.layerRoute({ secret: Redacted.make(process.env.WEBHOOK_SECRET ?? "") })).pipe(
+ *   Layer.provide(Ingestion.layerMemory()),
+ *   Layer.provide(NodeHttpServer.layer(createServer, { port: 3000 }))
+ * )
+ * ```
+ * @since 0.1.0
+ * @category layers
+ */
+export const layerRoute = (
+  options: Options & { readonly path?: `/${string}` | undefined }
+): Layer.Layer<never, FleetError, HttpRouter.HttpRouter | EventQueue> =>
+  Layer.unwrap(Effect.map(make(options), (receiver) => HttpRouter.add("POST", options.path ?? "/webhooks", receiver.httpEffect)))

@@ -1,0 +1,219 @@
+/**
+ * The queue of delivered webhook events: `effect/persistence`'s
+ * `PersistedQueue`, keyed by `eventId`, so the same event offered by any
+ * number of receivers any number of times is stored once. Its store is a
+ * layer: in memory (one process) or SQL (`PersistedQueue.layerStoreSql`, on
+ * Postgres: every receiver and worker of a deployment shares it).
+ *
+ * @since 0.1.0
+ */
+import type { DeliveredEvent } from "@connected-vehicle/schema/WebhookEvent"
+import { UnknownEvent, VehicleErrorEvent, VehicleStateEvent } from "@connected-vehicle/schema/WebhookEvent"
+import { Context, Effect, Layer, Metric, Schedule, Schema } from "effect"
+import { PersistedQueue } from "effect/persistence"
+import { FleetError } from "./FleetError.ts"
+import { eventsOffered } from "./FleetMetrics.ts"
+
+/**
+ * The events a queue holds: every delivered kind (`VEHICLE_STATE`,
+ * `VEHICLE_ERROR`, kinds this SDK does not know), stored as their JSON wire
+ * form.
+ *
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import { QueuedEvent } from "@connected-vehicle/fleet/EventQueue"
+ *
+ * const isQueued = Schema.is(QueuedEvent)
+ * ```
+ * @since 0.1.0
+ * @category schemas
+ */
+export const QueuedEvent = Schema.Union([
+  VehicleStateEvent,
+  VehicleErrorEvent,
+  UnknownEvent
+])
+
+/**
+ * Options of {@link make}: the queue's name, how many times a worker runs
+ * the handler of one event before it is a dead letter, and the delay before
+ * each retry.
+ *
+ * @example
+ * ```ts
+ * import { Schedule } from "effect"
+ * import type { Options } from "@connected-vehicle/fleet/EventQueue"
+ *
+ * const options: Options = { maxAttempts: 3, retrySchedule: Schedule.exponential("100 millis") }
+ * ```
+ * @since 0.1.0
+ * @category models
+ */
+export interface Options {
+  /** The queue's name in its store (default `"connected-vehicle-events"`). */
+  readonly name?: string | undefined
+  /** Handler runs per event before it becomes a dead letter (default 5). */
+  readonly maxAttempts?: number | undefined
+  /**
+   * The delay before retry n (its input is the attempt number; default
+   * exponential from 1 second, at most 5 minutes). The SQL store rounds
+   * delays up to whole seconds.
+   */
+  readonly retrySchedule?: Schedule.Schedule<any, number> | undefined
+}
+
+/**
+ * An event taken from the queue, and which attempt this is (1-based; a
+ * worker that died mid-handler used one).
+ *
+ * @example
+ * ```ts
+ * import type { Taken } from "@connected-vehicle/fleet/EventQueue"
+ *
+ * const isRetry = (taken: Taken) => taken.attempts > 1
+ * ```
+ * @since 0.1.0
+ * @category models
+ */
+export interface Taken {
+  readonly id: string
+  readonly attempts: number
+}
+
+/**
+ * The queue's operations.
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { EventQueue } from "@connected-vehicle/fleet/EventQueue"
+ *
+ * const takeOne = Effect.gen(function*() {
+ *   const queue = yield* EventQueue
+ *   return yield* queue.take((event) => Effect.succeed(event.eventId))
+ * })
+ * ```
+ * @since 0.1.0
+ * @category models
+ */
+export interface Service {
+  readonly name: string
+  readonly maxAttempts: number
+  /**
+   * Stores the event under `id` (default its `eventId`); succeeds once the
+   * store has it (on SQL: committed). An `id` already stored is a no-op.
+   */
+  readonly offer: (event: DeliveredEvent, options?: { readonly id?: string | undefined }) => Effect.Effect<void, FleetError>
+  /**
+   * Waits for an event, runs `f`: its success completes the event, its
+   * failure schedules a retry (`retrySchedule`), its interruption releases it.
+   */
+  readonly take: <A, E, R>(
+    f: (event: DeliveredEvent, taken: Taken) => Effect.Effect<A, E, R>
+  ) => Effect.Effect<A, E | FleetError, R>
+}
+
+/**
+ * The event queue of a deployment.
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { EventQueue } from "@connected-vehicle/fleet/EventQueue"
+ *
+ * const name = Effect.map(EventQueue, (queue) => queue.name)
+ * ```
+ * @since 0.1.0
+ * @category services
+ */
+export class EventQueue extends Context.Service<EventQueue, Service>()("@connected-vehicle/fleet/EventQueue") {}
+
+/**
+ * The queue's default name in its store.
+ *
+ * @example
+ * ```ts
+ * import { defaultName } from "@connected-vehicle/fleet/EventQueue"
+ *
+ * console.log(defaultName) // "connected-vehicle-events"
+ * ```
+ * @since 0.1.0
+ * @category constants
+ */
+export const defaultName = "connected-vehicle-events"
+
+const defaultRetrySchedule: Schedule.Schedule<any, number> = Schedule.min([
+  Schedule.exponential("1 second"),
+  Schedule.spaced("5 minutes")
+])
+
+/** Takes beyond `maxAttempts` left to the store: an attempt lost to a dead worker, or a dead letter not written. */
+const storeSlack = 2
+
+const queueError = (operation: string) => (cause: unknown) =>
+  new FleetError({
+    reason: "QueueUnavailable",
+    description: `the event queue failed to ${operation}: ${cause instanceof Error ? cause.message : String(cause)}`,
+    cause
+  })
+
+/**
+ * The queue on the `PersistedQueueFactory` in context (whose store decides
+ * where events are kept).
+ *
+ * @example
+ * ```ts
+ * import { Layer } from "effect"
+ * import { PersistedQueue } from "effect/persistence"
+ * import * as EventQueue from "@connected-vehicle/fleet/EventQueue"
+ *
+ * const Queue = EventQueue.layer({ maxAttempts: 3 }).pipe(
+ *   Layer.provide(PersistedQueue.layer),
+ *   Layer.provide(PersistedQueue.layerStoreMemory)
+ * )
+ * ```
+ * @since 0.1.0
+ * @category constructors
+ */
+export const make = (options?: Options): Effect.Effect<Service, never, PersistedQueue.PersistedQueueFactory> =>
+  Effect.gen(function*() {
+    const name = options?.name ?? defaultName
+    const maxAttempts = Math.max(1, Math.floor(options?.maxAttempts ?? 5))
+    const queue = yield* PersistedQueue.make({
+      name,
+      schema: QueuedEvent,
+      maxAttempts: maxAttempts + storeSlack,
+      retrySchedule: options?.retrySchedule ?? defaultRetrySchedule
+    })
+    return EventQueue.of({
+      name,
+      maxAttempts,
+      offer: (event, offerOptions) =>
+        queue.offer(event, { id: offerOptions?.id ?? event.eventId }).pipe(
+          Effect.mapError(queueError(`store event ${event.eventId}`)),
+          Effect.tap(() => Metric.update(eventsOffered, 1))
+        ),
+      take: (f) =>
+        queue.take((event, { attempts, id }) => f(event, { id, attempts })).pipe(
+          Effect.mapError((error) => error instanceof PersistedQueue.PersistedQueueError ? queueError("take an event")(error) : error)
+        )
+    })
+  })
+
+/**
+ * {@link make} as a layer.
+ *
+ * @example
+ * ```ts
+ * import { Layer } from "effect"
+ * import { PersistedQueue } from "effect/persistence"
+ * import * as EventQueue from "@connected-vehicle/fleet/EventQueue"
+ *
+ * const InMemory = EventQueue.layer().pipe(Layer.provide(PersistedQueue.layer), Layer.provide(PersistedQueue.layerStoreMemory))
+ * ```
+ * @since 0.1.0
+ * @category layers
+ */
+export const layer = (options?: Options): Layer.Layer<EventQueue, never, PersistedQueue.PersistedQueueFactory> =>
+  Layer.effect(EventQueue, make(options))

@@ -1,0 +1,187 @@
+/**
+ * Durable ingestion, wired: the `EventQueue` and the `DeadLetters` on one
+ * store, in memory (the embedded default: one process) or on Postgres (every
+ * receiver and worker of a deployment shares them), chosen by
+ * `DATABASE_URL`; and `replay`, which offers a dead letter's event again.
+ *
+ * @since 0.1.0
+ */
+import { Duration, Effect, Layer, Option, type Redacted } from "effect"
+import { PersistedQueue } from "effect/persistence"
+import type { SqlClient } from "effect/sql"
+import * as Database from "./Database.ts"
+import * as DeadLetters from "./DeadLetters.ts"
+import * as EventQueue from "./EventQueue.ts"
+import { FleetError } from "./FleetError.ts"
+
+/**
+ * What ingestion provides: the queue and the dead letters.
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import type { Services } from "@connected-vehicle/fleet/Ingestion"
+ * import { EventQueue } from "@connected-vehicle/fleet/EventQueue"
+ *
+ * const name: Effect.Effect<string, never, Services> = Effect.map(EventQueue, (queue) => queue.name)
+ * ```
+ * @since 0.1.0
+ * @category models
+ */
+export type Services = EventQueue.EventQueue | DeadLetters.DeadLetters
+
+/**
+ * How the SQL store polls and locks: a worker that takes an event locks it
+ * and refreshes the lock every `lockRefreshInterval`; an event whose lock is
+ * older than `lockExpiration` (its worker died) is taken again.
+ *
+ * @example
+ * ```ts
+ * import type { SqlOptions } from "@connected-vehicle/fleet/Ingestion"
+ *
+ * const options: SqlOptions = { pollInterval: "500 millis", lockRefreshInterval: "10 seconds", lockExpiration: "30 seconds" }
+ * ```
+ * @since 0.1.0
+ * @category models
+ */
+export interface SqlOptions extends EventQueue.Options {
+  /** How often an idle worker looks for events (default 1 second). */
+  readonly pollInterval?: Duration.Input | undefined
+  /** How often a running handler's lock is refreshed (default 30 seconds). */
+  readonly lockRefreshInterval?: Duration.Input | undefined
+  /** After how long without a refresh an event is taken again (default 2 minutes). */
+  readonly lockExpiration?: Duration.Input | undefined
+  /** The queue's table (default `effect_queue`). */
+  readonly queueTable?: string | undefined
+  /** The dead letters' table (default `fleet_dead_letters`). */
+  readonly deadLetterTable?: string | undefined
+}
+
+/**
+ * Everything in this process's memory: the embedded default. Events survive
+ * neither a restart nor a crash.
+ *
+ * @example
+ * ```ts
+ * import * as Ingestion from "@connected-vehicle/fleet/Ingestion"
+ *
+ * const Embedded = Ingestion.layerMemory({ maxAttempts: 3 })
+ * ```
+ * @since 0.1.0
+ * @category layers
+ */
+export const layerMemory = (options?: EventQueue.Options): Layer.Layer<Services> =>
+  Layer.merge(
+    EventQueue.layer(options).pipe(Layer.provide(PersistedQueue.layer), Layer.provide(PersistedQueue.layerStoreMemory)),
+    DeadLetters.layerMemory
+  )
+
+const sqlStore = (options: SqlOptions | undefined) =>
+  Layer.effect(
+    PersistedQueue.PersistedQueueStore,
+    PersistedQueue.makeStoreSql({
+      tableName: options?.queueTable,
+      pollInterval: options?.pollInterval,
+      lockRefreshInterval: options?.lockRefreshInterval,
+      lockExpiration: options?.lockExpiration
+    }).pipe(
+      Effect.mapError((cause) =>
+        new FleetError({ reason: "DatabaseUnavailable", description: `cannot set up the event queue's table: ${cause.message}`, cause })
+      )
+    )
+  )
+
+/**
+ * The queue (`PersistedQueue`'s SQL store) and the dead letters on the
+ * `SqlClient` in context.
+ *
+ * @example
+ * ```ts
+ * import { Layer, Redacted } from "effect"
+ * import * as Database from "@connected-vehicle/fleet/Database"
+ * import * as Ingestion from "@connected-vehicle/fleet/Ingestion"
+ *
+ * const OnPostgres = Ingestion.layerSql({ lockExpiration: "30 seconds" }).pipe(
+ *   Layer.provide(Database.layer({ url: Redacted.make("postgres://fleet@db.internal/fleet") }))
+ * )
+ * ```
+ * @since 0.1.0
+ * @category layers
+ */
+export const layerSql = (options?: SqlOptions): Layer.Layer<Services, FleetError, SqlClient.SqlClient> =>
+  Layer.merge(
+    EventQueue.layer(options).pipe(Layer.provide(PersistedQueue.layer), Layer.provide(sqlStore(options))),
+    DeadLetters.layerSql({ table: options?.deadLetterTable })
+  )
+
+/**
+ * {@link layerSql} on its own connection pool to Postgres at `url`.
+ *
+ * @example
+ * ```ts
+ * import { Redacted } from "effect"
+ * import * as Ingestion from "@connected-vehicle/fleet/Ingestion"
+ *
+ * const OnPostgres = Ingestion.layerPostgres({ url: Redacted.make("postgres://fleet@db.internal/fleet") })
+ * ```
+ * @since 0.1.0
+ * @category layers
+ */
+export const layerPostgres = (
+  options: SqlOptions & Database.Options
+): Layer.Layer<Services, FleetError> => layerSql(options).pipe(Layer.provide(Database.layer(options)))
+
+/**
+ * {@link layerPostgres} when `DATABASE_URL` is set (`Database.config`),
+ * {@link layerMemory} otherwise: scaling out is a change of environment,
+ * not of code.
+ *
+ * @example
+ * ```ts
+ * import * as Ingestion from "@connected-vehicle/fleet/Ingestion"
+ *
+ * const FromEnvironment = Ingestion.layerConfig({ maxAttempts: 5 })
+ * ```
+ * @since 0.1.0
+ * @category layers
+ */
+export const layerConfig = (options?: SqlOptions): Layer.Layer<Services, FleetError> =>
+  Layer.unwrap(Effect.map(Database.readConfig, Option.match({
+    onNone: () => layerMemory(options),
+    onSome: (url: Redacted.Redacted<string>) => layerPostgres({ ...options, url })
+  })))
+
+/**
+ * Offers a dead letter's event to the queue again (a fresh set of attempts)
+ * and marks the letter replayed; answers the queue id of the replay
+ * (`<eventId>:replay:<n>`). Replaying twice at once, or again after a
+ * failure between the two steps, stores the replay once.
+ * `DeadLetterNotFound` when no letter of `eventId` awaits a replay.
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { DeadLetters } from "@connected-vehicle/fleet/DeadLetters"
+ * import * as Ingestion from "@connected-vehicle/fleet/Ingestion"
+ *
+ * const replayAll = Effect.gen(function*() {
+ *   const letters = yield* (yield* DeadLetters).list()
+ *   return yield* Effect.forEach(letters, (letter) => Ingestion.replay(letter.eventId))
+ * })
+ * ```
+ * @since 0.1.0
+ * @category replay
+ */
+export const replay = (eventId: string): Effect.Effect<string, FleetError, Services> =>
+  Effect.gen(function*() {
+    const deadLetters = yield* DeadLetters.DeadLetters
+    const queue = yield* EventQueue.EventQueue
+    const letter = yield* deadLetters.get(eventId)
+    if (Option.isNone(letter)) {
+      return yield* new FleetError({ reason: "DeadLetterNotFound", description: `no dead letter of event ${eventId} awaits a replay` })
+    }
+    const id = `${eventId}:replay:${letter.value.replays + 1}`
+    yield* queue.offer(letter.value.event, { id })
+    yield* deadLetters.markReplayed(eventId)
+    return id
+  })

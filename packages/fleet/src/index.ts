@@ -1,0 +1,117 @@
+/**
+ * Run the connected-vehicle SDK across many processes: durable webhook
+ * ingestion, in memory or on Postgres.
+ *
+ * @since 0.1.0
+ */
+/**
+ * The Postgres database of a fleet deployment: `DATABASE_URL` through one
+ * Effect `Config` value, and the `SqlClient` on it.
+ *
+ * @example
+ * ```ts
+ * import { Database } from "@connected-vehicle/fleet"
+ *
+ * const url = Database.config
+ * ```
+ * @since 0.1.0
+ * @category modules
+ */
+export * as Database from "./Database.ts"
+/**
+ * Events whose handler kept failing, with their cause: listed and replayed;
+ * in memory or in a SQL table.
+ *
+ * @example
+ * ```ts
+ * import { DeadLetters } from "@connected-vehicle/fleet"
+ *
+ * const OnPostgres = DeadLetters.layerSql()
+ * ```
+ * @since 0.1.0
+ * @category modules
+ */
+export * as DeadLetters from "./DeadLetters.ts"
+/**
+ * A webhook receiver (`@connected-vehicle/webhooks`) that answers 200 once
+ * the event is stored in the `EventQueue`.
+ *
+ * @example
+ * ```ts
+ * import { Redacted } from "effect"
+ * import { DurableReceiver } from "@connected-vehicle/fleet"
+ *
+ * const Route = DurableReceiver.layerRoute({ secret: Redacted.make(process.env.WEBHOOK_SECRET ?? "") })
+ * ```
+ * @since 0.1.0
+ * @category modules
+ */
+export * as DurableReceiver from "./DurableReceiver.ts"
+/**
+ * The queue of delivered events: `PersistedQueue`, keyed by `eventId`.
+ *
+ * @example
+ * ```ts
+ * import { EventQueue } from "@connected-vehicle/fleet"
+ *
+ * const name = EventQueue.defaultName
+ * ```
+ * @since 0.1.0
+ * @category modules
+ */
+export * as EventQueue from "./EventQueue.ts"
+/**
+ * The one error of this package, with a `reason`.
+ *
+ * @example
+ * ```ts
+ * import { FleetError } from "@connected-vehicle/fleet"
+ *
+ * const explain = (error: FleetError.FleetError) => `${error.reason}: ${error.description}`
+ * ```
+ * @since 0.1.0
+ * @category modules
+ */
+export * as FleetError from "./FleetError.ts"
+/**
+ * The Effect metrics of ingestion: offered, handled, retried, dead-lettered,
+ * running.
+ *
+ * @example
+ * ```ts
+ * import { FleetMetrics } from "@connected-vehicle/fleet"
+ *
+ * const offered = FleetMetrics.eventsOffered
+ * ```
+ * @since 0.1.0
+ * @category modules
+ */
+export * as FleetMetrics from "./FleetMetrics.ts"
+/**
+ * Durable ingestion wired: the queue and the dead letters in memory or on
+ * Postgres (`DATABASE_URL`), and `replay`.
+ *
+ * @example
+ * ```ts
+ * import { Ingestion } from "@connected-vehicle/fleet"
+ *
+ * const FromEnvironment = Ingestion.layerConfig()
+ * ```
+ * @since 0.1.0
+ * @category modules
+ */
+export * as Ingestion from "./Ingestion.ts"
+/**
+ * Workers: take events, run the handler at least once, retry, dead-letter.
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { Worker } from "@connected-vehicle/fleet"
+ *
+ * const Workers = Worker.layer({ handler: (event) => Effect.log(event.eventId) })
+ * ```
+ * @since 0.1.0
+ * @category modules
+ */
+export * as Worker from "./Worker.ts"

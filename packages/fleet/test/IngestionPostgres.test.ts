@@ -1,0 +1,157 @@
+/**
+ * Durable ingestion on the project's real Postgres (see `globalSetup.ts`),
+ * over real loopback HTTP: each test has a database of its own.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import { NodeHttpServer } from "@effect/platform-node"
+import { spawn } from "node:child_process"
+import { createServer } from "node:http"
+import { join } from "node:path"
+import { Deferred, Effect, Layer, Redacted, Ref, Schedule } from "effect"
+import { SqlClient } from "effect/sql"
+import * as Database from "@connected-vehicle/fleet/Database"
+import { DeadLetters } from "@connected-vehicle/fleet/DeadLetters"
+import * as DurableReceiver from "@connected-vehicle/fleet/DurableReceiver"
+import * as Ingestion from "@connected-vehicle/fleet/Ingestion"
+import * as Worker from "@connected-vehicle/fleet/Worker"
+import { post, secret, stateEvent } from "./fixtures.ts"
+import { freshDatabase } from "./utils.ts"
+
+const fast = { pollInterval: "100 millis", lockRefreshInterval: "500 millis", lockExpiration: "2 seconds" } as const
+
+/** One instance of a deployment: its own pool and ingestion services, built into the test's scope. */
+const instance = (url: Redacted.Redacted<string>, options?: Ingestion.SqlOptions) =>
+  Layer.build(Ingestion.layerPostgres({ ...fast, ...options, url, maxConnections: 4 }))
+
+/** A receiver of `instance` on 127.0.0.1 (a free port): its URL. */
+const serve = (url: Redacted.Redacted<string>) =>
+  Effect.gen(function*() {
+    const services = yield* instance(url)
+    const receiver = yield* Effect.provideContext(DurableReceiver.make({ secret }), services)
+    const server = yield* NodeHttpServer.make(() => createServer(), { port: 0, host: "127.0.0.1", gracefulShutdownTimeout: 0 })
+    yield* server.serve(receiver.httpEffect)
+    return `http://127.0.0.1:${server.address._tag === "UnixPathAddress" ? 0 : server.address.port}/webhooks`
+  })
+
+/** Rows of a query on `url`, through a short-lived client. */
+const query = <A extends object>(url: Redacted.Redacted<string>, text: string) =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) => sql.unsafe<A>(text)).pipe(
+    Effect.provide(Database.layer({ url, maxConnections: 1 })),
+    Effect.orDie
+  )
+
+const eventually = <E, R>(check: Effect.Effect<boolean, E, R>, timeoutMs = 15_000) =>
+  check.pipe(Effect.repeat({ until: (ok) => ok, schedule: Schedule.spaced("50 millis") }), Effect.timeout(timeoutMs), Effect.asVoid)
+
+describe("ingestion on Postgres", () => {
+  it.live("the same event posted to two receivers, several times, is answered 200 and stored once", () =>
+    Effect.gen(function*() {
+      const url = freshDatabase("dedup")
+      const [a, b] = yield* Effect.all([serve(url), serve(url)], { concurrency: 2 })
+      const answers = yield* Effect.promise(() =>
+        Promise.all([a, b, a, b].map((target) => post(target, stateEvent("evt_dup"))).concat(post(b, stateEvent("evt_other"))))
+      )
+      assert.deepStrictEqual(answers.map((answer) => answer.status), [200, 200, 200, 200, 200])
+      const rows = yield* query<{ id: string; n: string }>(url, "SELECT id, count(*) AS n FROM effect_queue GROUP BY id ORDER BY id")
+      assert.deepStrictEqual(rows.map((row) => [row.id, Number(row.n)]), [["evt_dup", 1], ["evt_other", 1]])
+
+      // nothing acknowledged that is not stored: without the queue's table, a delivery is answered 500 (the service retries)
+      yield* query(url, "DROP TABLE effect_queue")
+      const refused = yield* Effect.promise(() => post(a, stateEvent("evt_lost")))
+      assert.strictEqual(refused.status, 500)
+    }).pipe(Effect.scoped), 60_000)
+
+  it.live("a failing handler is retried with backoff, dead-lettered with its cause, listed and replayed by another instance", () =>
+    Effect.gen(function*() {
+      const url = freshDatabase("dead")
+      const receiverUrl = yield* serve(url)
+      const runs = yield* Ref.make<ReadonlyArray<number>>([])
+      const healthy = yield* Ref.make(false)
+      const handled = yield* Deferred.make<string>()
+      const worker = yield* instance(url, { maxAttempts: 2, retrySchedule: Schedule.spaced("1 millis") })
+      yield* Effect.forkScoped(Effect.provideContext(
+        Worker.run({
+          handler: (event, taken) =>
+            Effect.gen(function*() {
+              yield* Ref.update(runs, (all) => [...all, taken.attempts])
+              if (yield* Ref.get(healthy)) return yield* Deferred.succeed(handled, event.eventId)
+              return yield* Effect.fail(new Error(`vehicle registry unavailable for ${event.eventType === "VEHICLE_STATE" ? event.vehicleId : "?"}`))
+            })
+        }),
+        worker
+      ))
+      assert.strictEqual((yield* Effect.promise(() => post(receiverUrl, stateEvent("evt_poison", "veh_9")))).status, 200)
+
+      const other = yield* instance(url)
+      const letters = Effect.flatMap(Effect.provideContext(DeadLetters, other), (store) => store.list())
+      yield* eventually(Effect.map(letters, (list) => list.length === 1))
+      const [letter] = yield* letters
+      assert.strictEqual(letter!.eventId, "evt_poison")
+      assert.strictEqual(letter!.event.eventType, "VEHICLE_STATE")
+      assert.strictEqual(letter!.attempts, 2)
+      assert.include(letter!.cause, "vehicle registry unavailable for veh_9")
+      assert.deepStrictEqual(yield* Ref.get(runs), [1, 2])
+
+      yield* Ref.set(healthy, true)
+      const id = yield* Effect.provideContext(Ingestion.replay("evt_poison"), other)
+      assert.strictEqual(id, "evt_poison:replay:1")
+      assert.strictEqual(yield* Deferred.await(handled).pipe(Effect.timeout("10 seconds")), "evt_poison")
+      assert.deepStrictEqual(yield* letters, [])
+      const rows = yield* query<{ status: string; replays: number }>(url, "SELECT status, replays FROM fleet_dead_letters")
+      assert.deepStrictEqual(rows.map((row) => [row.status, Number(row.replays)]), [["replayed", 1]])
+    }).pipe(Effect.scoped), 60_000)
+
+  it.live("an event whose worker process was killed mid-handler is taken again by another worker after the lock expires", () =>
+    Effect.gen(function*() {
+      const url = yield* takenByKilledWorker("evt_crash")
+      const again = yield* Deferred.make<number>()
+      const survivor = yield* instance(url)
+      yield* Effect.forkScoped(Effect.provideContext(
+        Worker.run({ handler: (_event, taken) => Deferred.succeed(again, taken.attempts) }),
+        survivor
+      ))
+      assert.strictEqual(yield* Deferred.await(again).pipe(Effect.timeout("15 seconds")), 2)
+    }).pipe(Effect.scoped), 60_000)
+
+  it.live("an event whose last attempt had no outcome (its worker died) is a dead letter, without another run", () =>
+    Effect.gen(function*() {
+      const url = yield* takenByKilledWorker("evt_crash_loop")
+      const runs = yield* Ref.make(0)
+      const survivor = yield* instance(url, { maxAttempts: 1 })
+      yield* Effect.forkScoped(Effect.provideContext(Worker.run({ handler: () => Ref.update(runs, (n) => n + 1) }), survivor))
+      const letters = Effect.flatMap(Effect.provideContext(DeadLetters, survivor), (store) => store.list())
+      yield* eventually(Effect.map(letters, (list) => list.length === 1))
+      const [letter] = yield* letters
+      assert.strictEqual(letter!.attempts, 1)
+      assert.include(letter!.cause, "no outcome")
+      assert.strictEqual(yield* Ref.get(runs), 0)
+    }).pipe(Effect.scoped), 60_000)
+})
+
+/**
+ * A fresh database whose event `eventId` was taken (attempt 1) by a worker
+ * process that was then killed with SIGKILL mid-handler.
+ */
+const takenByKilledWorker = (eventId: string) =>
+  Effect.gen(function*() {
+    const url = freshDatabase("crash")
+    const receiverUrl = yield* serve(url)
+    assert.strictEqual((yield* Effect.promise(() => post(receiverUrl, stateEvent(eventId)))).status, 200)
+    const child = spawn(process.execPath, [join(import.meta.dirname, "processes", "hanging-worker.ts")], {
+      env: { ...process.env, DATABASE_URL: Redacted.value(url) },
+      stdio: ["ignore", "pipe", "pipe"]
+    })
+    yield* Effect.addFinalizer(() => Effect.sync(() => child.kill("SIGKILL")))
+    let output = ""
+    child.stderr.on("data", (chunk) => (output += chunk))
+    const taken = yield* Effect.callback<string>((resume) => {
+      child.stdout.on("data", (chunk) => {
+        output += chunk
+        if (output.includes("taken")) resume(Effect.succeed(output.trim()))
+      })
+      child.once("exit", (code) => resume(Effect.succeed(`exited ${code}: ${output}`)))
+    }).pipe(Effect.timeout("20 seconds"))
+    assert.strictEqual(taken, `taken ${eventId} 1`)
+    child.kill("SIGKILL")
+    return url
+  })
