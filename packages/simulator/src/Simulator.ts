@@ -17,6 +17,8 @@ import type { Origins } from "./Env.ts"
 import * as FastPath from "./internal/fastPath.ts"
 import * as Listen from "./internal/listen.ts"
 import { makeData } from "./internal/simulatorData.ts"
+import { Usage } from "./internal/usage.ts"
+import * as RateLimit from "./RateLimit.ts"
 import type { Fault, RequestLogEntry } from "./State.ts"
 import { State } from "./State.ts"
 import type { RetireLegacy } from "./Sunset.ts"
@@ -123,6 +125,8 @@ export interface SimulatorOptions {
    * {@link DEFAULT_REQUEST_TIMEOUT_MILLIS}, 30 s; 0 = no limit).
    */
   readonly requestTimeoutMillis?: number
+  /** Per-vehicle and per-application request limits (default none; see `RateLimit`). */
+  readonly rateLimit?: RateLimit.RateLimitOptions
 }
 
 /**
@@ -213,6 +217,12 @@ export class Simulator extends Context.Service<Simulator, {
   readonly resolveVehicleError: Delivery.Deliveries["resolveVehicleError"]
   /** The delivery log (every attempt), oldest first. */
   readonly deliveries: Effect.Effect<ReadonlyArray<Delivery.DeliveryLogEntry>>
+  /** Requests per vehicle and application (accepted, limited, most in a window) and token grants (see `RateLimit`). */
+  readonly usage: Effect.Effect<RateLimit.UsageSnapshot>
+  /** Zeroes the usage counters (the limits stay). */
+  readonly resetUsage: Effect.Effect<void>
+  /** Replaces the request limits (`{}` turns them off); every window starts afresh. */
+  readonly setRateLimits: (options: RateLimit.RateLimitOptions) => Effect.Effect<void, RateLimit.RateLimitConfigError>
 }>()("@connected-vehicle/simulator/Simulator") {}
 
 /**
@@ -267,7 +277,11 @@ const setup = Effect.fnUntraced(function*(options: SimulatorOptions | undefined)
   const redirectUris = [...(options?.redirectUris ?? DEFAULT_REDIRECT_URIS)]
   const deliveries = yield* Delivery.make({ data, secret: options?.webhookSecret })
   state.onReset(deliveries.reset)
-  const env = Env.of({ data, state, clientId, clientSecret, redirectUris, origins, deliveries })
+  const limits = RateLimit.resolveLimits(options?.rateLimit)
+  if (limits instanceof RateLimit.RateLimitConfigError) return yield* Effect.die(limits)
+  const usage = new Usage(() => clock.currentTimeMillisUnsafe(), data, limits)
+  state.onReset(() => usage.reset())
+  const env = Env.of({ data, state, clientId, clientSecret, redirectUris, origins, deliveries, usage })
   const latencyMillis = Math.max(0, options?.latencyMillis ?? 0)
   const makeHandler = (allow?: (path: string) => boolean) =>
     Effect.map(
@@ -295,7 +309,14 @@ const setup = Effect.fnUntraced(function*(options: SimulatorOptions | undefined)
       setSignal: deliveries.setSignal,
       injectVehicleError: deliveries.injectVehicleError,
       resolveVehicleError: deliveries.resolveVehicleError,
-      deliveries: deliveries.deliveries
+      deliveries: deliveries.deliveries,
+      usage: Effect.sync(() => usage.snapshot()),
+      resetUsage: Effect.sync(() => usage.reset()),
+      setRateLimits: (rateLimit) =>
+        Effect.suspend(() => {
+          const resolved = RateLimit.resolveLimits(rateLimit)
+          return resolved instanceof RateLimit.RateLimitConfigError ? Effect.fail(resolved) : Effect.sync(() => usage.setLimits(resolved))
+        })
     })
   return { handler, makeHandler, fastPath, service, origins, state }
 })

@@ -127,7 +127,7 @@ export const OAuthLive = HttpApiBuilder.group(ServiceApi, "oauth", (handlers) =>
       }),
     token: ({ headers, payload }) =>
       Effect.gen(function*() {
-        const { clientId, clientSecret, state } = yield* Env
+        const { clientId, clientSecret, state, usage } = yield* Env
         const credential = basicCredential(headers.authorization)
         if (credential === undefined) {
           return yield* oauthUnauthorized("Authorization must be Basic base64(client_id:client_secret)")
@@ -137,7 +137,9 @@ export const OAuthLive = HttpApiBuilder.group(ServiceApi, "oauth", (handlers) =>
         if (!(sameSecret(credential.secret, clientSecret) && known)) {
           return yield* oauthUnauthorized("Unknown client or wrong secret")
         }
-        return yield* grantTokens(state, payload)
+        const tokens = yield* grantTokens(state, payload)
+        usage.granted(payload.grant_type)
+        return tokens
       })
   }))
 
