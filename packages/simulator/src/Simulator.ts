@@ -223,6 +223,16 @@ export class Simulator extends Context.Service<Simulator, {
   readonly resetUsage: Effect.Effect<void>
   /** Replaces the request limits (`{}` turns them off); every window starts afresh. */
   readonly setRateLimits: (options: RateLimit.RateLimitOptions) => Effect.Effect<void, RateLimit.RateLimitConfigError>
+  /** Starts a burst of webhook deliveries (duplicates, lost acknowledgements, reordering; see `Burst`). */
+  readonly startBurst: Delivery.Deliveries["startBurst"]
+  /** The progress of the last burst. */
+  readonly burst: Delivery.Deliveries["burst"]
+  /** Waits until every delivery of the last burst settled (or it was cancelled). */
+  readonly awaitBurst: Delivery.Deliveries["awaitBurst"]
+  /** Stops the last burst. */
+  readonly cancelBurst: Delivery.Deliveries["cancelBurst"]
+  /** The ground truth of the last burst: its distinct events, the newest value per vehicle and signal. */
+  readonly burstTruth: Delivery.Deliveries["burstTruth"]
 }>()("@connected-vehicle/simulator/Simulator") {}
 
 /**
@@ -310,6 +320,11 @@ const setup = Effect.fnUntraced(function*(options: SimulatorOptions | undefined)
       injectVehicleError: deliveries.injectVehicleError,
       resolveVehicleError: deliveries.resolveVehicleError,
       deliveries: deliveries.deliveries,
+      startBurst: deliveries.startBurst,
+      burst: deliveries.burst,
+      awaitBurst: deliveries.awaitBurst,
+      cancelBurst: deliveries.cancelBurst,
+      burstTruth: deliveries.burstTruth,
       usage: Effect.sync(() => usage.snapshot()),
       resetUsage: Effect.sync(() => usage.reset()),
       setRateLimits: (rateLimit) =>

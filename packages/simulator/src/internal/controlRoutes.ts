@@ -14,6 +14,7 @@ import type { Fault } from "../State.ts"
 import { parseFaultHeader } from "./faults.ts"
 import { envelopeResponse } from "./responses.ts"
 import type { Usage } from "./usage.ts"
+import * as burstRoutes from "./burstRoutes.ts"
 import * as usageRoutes from "./usageRoutes.ts"
 
 export const isLoopback = (address: Option.Option<string>) =>
@@ -33,8 +34,8 @@ const ControlFaults = Schema.Struct({
  * The control routes under `/_simulator` (not part of the service contract;
  * loopback peers only): `POST /_simulator/faults`, `GET` / `DELETE
  * /_simulator/requests`, `POST /_simulator/reset`, the usage routes
- * (`internal/usageRoutes`) and the routes of webhook deliveries
- * (`Delivery.control`).
+ * (`internal/usageRoutes`), the burst routes (`internal/burstRoutes`) and
+ * the routes of webhook deliveries (`Delivery.control`).
  */
 export const control = (
   state: Env["Service"]["state"],
@@ -85,7 +86,8 @@ export const control = (
         })
       )
     default:
-      return usageRoutes.control(usage, request, path) ?? Delivery.control(deliveries, request, path) ??
+      return usageRoutes.control(usage, request, path) ?? burstRoutes.control(deliveries, request, path) ??
+        Delivery.control(deliveries, request, path) ??
         Effect.succeed(envelopeResponse(404, envelope(404, `No control route ${route}`)))
   }
 }
