@@ -16,7 +16,7 @@ import { createServer } from "node:http"
 import type { IncomingMessage, Server, ServerResponse } from "node:http"
 import * as NodeAdapter from "@connected-vehicle/webhooks/NodeAdapter"
 import { MAX_BURST_EVENTS } from "../src/Burst.ts"
-import type { GroundTruth } from "../src/Burst.ts"
+import type { BurstInput, GroundTruth } from "../src/Burst.ts"
 import { layer as simulatorLayer, Simulator } from "../src/Simulator.ts"
 import { appToken, bearer, call } from "./helpers.ts"
 
@@ -164,7 +164,7 @@ describe("bursts of webhook deliveries", () => {
       const sim = yield* Simulator
       const { a, b } = yield* twoReceivers
       b.gate.failing = true
-      const input = { events: 60, vehicles: 6, ratePerSecond: 5000, seed: 9, retryDelays: ["10 millis"] }
+      const input: BurstInput = { events: 60, vehicles: 6, ratePerSecond: 5000, seed: 9, retryDelays: ["10 millis"] }
       const over = yield* Effect.andThen(sim.startBurst({ ...input, failover: true }), sim.awaitBurst)
       assert.deepStrictEqual([over.delivered, over.dropped], [60, 0])
       assert.isAbove(over.retries, 0)
