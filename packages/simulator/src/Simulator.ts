@@ -5,7 +5,7 @@
  *
  * @since 0.1.0
  */
-import { Clock, Context, Effect, Layer, Redacted } from "effect"
+import { Clock, Context, Duration, Effect, Layer, Option, Redacted } from "effect"
 import { FetchHttpClient, HttpClient, HttpClientRequest, HttpEffect } from "effect/http"
 import type { Server } from "node:http"
 import { DROP_MARKER, inRoot, makeApp } from "./App.ts"
@@ -127,6 +127,12 @@ export interface SimulatorOptions {
   readonly requestTimeoutMillis?: number
   /** Per-vehicle and per-application request limits (default none; see `RateLimit`). */
   readonly rateLimit?: RateLimit.RateLimitOptions
+  /**
+   * Lifetime of the access tokens issued (`expires_in`), in whole seconds of
+   * at least 1 (default the spec's 7200 s): a test in another process, on the
+   * wall clock, can see tokens expire and be refreshed.
+   */
+  readonly accessTokenLifetime?: Duration.Input
 }
 
 /**
@@ -259,6 +265,16 @@ export const DEFAULT_CLIENT_SECRET = "demo-client-secret"
  */
 export const TEST_ORIGIN = "http://simulator.test"
 
+/** The lifetime of access tokens in whole seconds, or a defect naming a bad option. */
+const accessSecondsOf = (input: Duration.Input | undefined) =>
+  Effect.suspend(() => {
+    if (input === undefined) return Effect.succeed(undefined)
+    const seconds = Option.map(Duration.fromInput(input), Duration.toSeconds)
+    return Option.isSome(seconds) && Number.isSafeInteger(seconds.value) && seconds.value >= 1
+      ? Effect.succeed(seconds.value)
+      : Effect.die(new Error(`accessTokenLifetime must be whole seconds, at least 1 (e.g. "30 seconds"), got ${String(input)}`))
+  })
+
 /** Builds the dataset, the state and the wrapped application in the current scope. */
 const setup = Effect.fnUntraced(function*(options: SimulatorOptions | undefined) {
   const clock = yield* Clock.Clock
@@ -273,7 +289,8 @@ const setup = Effect.fnUntraced(function*(options: SimulatorOptions | undefined)
   const state = new State({
     now: () => clock.currentTimeMillisUnsafe(),
     seed,
-    failureRate: Math.min(1, Math.max(0, options?.failureRate ?? 0))
+    failureRate: Math.min(1, Math.max(0, options?.failureRate ?? 0)),
+    accessSeconds: yield* accessSecondsOf(options?.accessTokenLifetime)
   })
   const clientId = options?.clientId ?? DEFAULT_CLIENT_ID
   const clientSecret = options?.clientSecret ?? DEFAULT_CLIENT_SECRET

@@ -171,6 +171,26 @@ describe("request limits", () => {
       assert.deepStrictEqual([after.vehicles, after.tokenGrants.total, after.tokenRequests], [[], 0, 0])
     }).pipe(Effect.provide(Loopback())))
 
+  it.effect("accessTokenLifetime: shorter tokens, each new one a counted grant", () =>
+    Effect.gen(function*() {
+      const sim = yield* Simulator
+      const grant = yield* call("POST", "/oauth/token", {
+        headers: { authorization: yield* basic },
+        form: { grant_type: "client_credentials" }
+      })
+      assert.strictEqual(grant.json.expires_in, 30)
+      const vehicleId = sim.data.vehicleIds[0]!
+      const headers = { ...bearer(grant.json.access_token), "sc-user-id": sim.data.connectionOf(vehicleId)!.userId }
+      assert.strictEqual((yield* get(sim.url, `/v3/vehicles/${vehicleId}/signals`, headers)).status, 200)
+      yield* TestClock.adjust("30 seconds")
+      const expired = yield* get(sim.url, `/v3/vehicles/${vehicleId}/signals`, headers)
+      assert.strictEqual(expired.status, 401)
+      yield* appToken
+      assert.strictEqual((yield* sim.usage).tokenGrants.clientCredentials, 2)
+      const bad = yield* Effect.exit(Effect.scoped(Layer.build(simulatorLayer({ accessTokenLifetime: "1500 millis" }))))
+      assert.isTrue(Exit.isFailure(bad))
+    }).pipe(Effect.provide(Layer.mergeAll(simulatorLayer({ seed: 5, accessTokenLifetime: "30 seconds" }), FetchHttpClient.layer))))
+
   it.effect("control routes: PUT/GET rate-limits, GET/DELETE usage; bad limits are refused", () =>
     Effect.gen(function*() {
       const sim = yield* Simulator

@@ -5,7 +5,7 @@
  * @internal
  */
 import { ServiceApi } from "@connected-vehicle/schema/Api"
-import { Permission, TokenLifetimes } from "@connected-vehicle/schema/OAuth"
+import { Permission } from "@connected-vehicle/schema/OAuth"
 import type { TokenRequest } from "@connected-vehicle/schema/OAuth"
 import { Effect, Redacted, Schema } from "effect"
 import type { HttpServerRequest } from "effect/http"
@@ -65,7 +65,7 @@ const userTokens = (tokens: { readonly accessToken: string; readonly refreshToke
 /** The tokens of a token request from an authenticated client, or its OAuth error. */
 const grantTokens = (state: State, payload: TokenRequest) =>
   Effect.gen(function*() {
-    const expires_in = TokenLifetimes.accessSeconds
+    const expires_in = state.accessSeconds
     switch (payload.grant_type) {
       case "authorization_code": {
         const code = state.takeCode(payload.code)
