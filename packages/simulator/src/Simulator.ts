@@ -5,7 +5,8 @@
  *
  * @since 0.1.0
  */
-import { Clock, Context, Duration, Effect, Layer, Option, Redacted } from "effect"
+import { Clock, Context, Effect, Layer, Redacted } from "effect"
+import type { Duration } from "effect"
 import { FetchHttpClient, HttpClient, HttpClientRequest, HttpEffect } from "effect/http"
 import type { Server } from "node:http"
 import { DROP_MARKER, inRoot, makeApp } from "./App.ts"
@@ -17,7 +18,7 @@ import type { Origins } from "./Env.ts"
 import * as FastPath from "./internal/fastPath.ts"
 import * as Listen from "./internal/listen.ts"
 import { makeData } from "./internal/simulatorData.ts"
-import { Usage } from "./internal/usage.ts"
+import { accessSecondsOf, makeUsage, setRateLimits } from "./internal/usage.ts"
 import * as RateLimit from "./RateLimit.ts"
 import type { Fault, RequestLogEntry } from "./State.ts"
 import { State } from "./State.ts"
@@ -265,16 +266,6 @@ export const DEFAULT_CLIENT_SECRET = "demo-client-secret"
  */
 export const TEST_ORIGIN = "http://simulator.test"
 
-/** The lifetime of access tokens in whole seconds, or a defect naming a bad option. */
-const accessSecondsOf = (input: Duration.Input | undefined) =>
-  Effect.suspend(() => {
-    if (input === undefined) return Effect.succeed(undefined)
-    const seconds = Option.map(Duration.fromInput(input), Duration.toSeconds)
-    return Option.isSome(seconds) && Number.isSafeInteger(seconds.value) && seconds.value >= 1
-      ? Effect.succeed(seconds.value)
-      : Effect.die(new Error(`accessTokenLifetime must be whole seconds, at least 1 (e.g. "30 seconds"), got ${String(input)}`))
-  })
-
 /** Builds the dataset, the state and the wrapped application in the current scope. */
 const setup = Effect.fnUntraced(function*(options: SimulatorOptions | undefined) {
   const clock = yield* Clock.Clock
@@ -304,9 +295,7 @@ const setup = Effect.fnUntraced(function*(options: SimulatorOptions | undefined)
   const redirectUris = [...(options?.redirectUris ?? DEFAULT_REDIRECT_URIS)]
   const deliveries = yield* Delivery.make({ data, secret: options?.webhookSecret })
   state.onReset(deliveries.reset)
-  const limits = RateLimit.resolveLimits(options?.rateLimit)
-  if (limits instanceof RateLimit.RateLimitConfigError) return yield* Effect.die(limits)
-  const usage = new Usage(() => clock.currentTimeMillisUnsafe(), data, limits)
+  const usage = yield* makeUsage(() => clock.currentTimeMillisUnsafe(), data, options?.rateLimit)
   state.onReset(() => usage.reset())
   const env = Env.of({ data, state, clientId, clientSecret, redirectUris, origins, deliveries, usage })
   const latencyMillis = Math.max(0, options?.latencyMillis ?? 0)
@@ -344,11 +333,7 @@ const setup = Effect.fnUntraced(function*(options: SimulatorOptions | undefined)
       burstTruth: deliveries.burstTruth,
       usage: Effect.sync(() => usage.snapshot()),
       resetUsage: Effect.sync(() => usage.reset()),
-      setRateLimits: (rateLimit) =>
-        Effect.suspend(() => {
-          const resolved = RateLimit.resolveLimits(rateLimit)
-          return resolved instanceof RateLimit.RateLimitConfigError ? Effect.fail(resolved) : Effect.sync(() => usage.setLimits(resolved))
-        })
+      setRateLimits: (rateLimit) => setRateLimits(usage, rateLimit)
     })
   return { handler, makeHandler, fastPath, service, origins, state }
 })

@@ -5,10 +5,16 @@
  *
  * @internal
  */
-import { Duration } from "effect"
+import { Duration, Effect, Option } from "effect"
 import type { Dataset } from "../Data.ts"
-import type { Counted, ResolvedLimit, TokenGrants, UsageSnapshot } from "../RateLimit.ts"
-import { APPLICATION_RATE_LIMITED, DEFAULT_COUNT_WINDOW, VEHICLE_RATE_LIMITED } from "../RateLimit.ts"
+import type { Counted, RateLimitOptions, ResolvedLimit, TokenGrants, UsageSnapshot } from "../RateLimit.ts"
+import {
+  APPLICATION_RATE_LIMITED,
+  DEFAULT_COUNT_WINDOW,
+  RateLimitConfigError,
+  resolveLimits,
+  VEHICLE_RATE_LIMITED
+} from "../RateLimit.ts"
 
 const DEFAULT_WINDOW_MILLIS = Duration.toMillis(DEFAULT_COUNT_WINDOW)
 
@@ -211,3 +217,27 @@ const refusal = (
     detail: `Request limit of ${what} reached: ${limit.limit} per ${limit.windowMillis} ms${over}; retry after ${retryAfterSeconds} s`
   }
 }
+
+/** The usage of a simulator with its configured limits (a defect names bad options: layers do not fail). */
+export const makeUsage = (now: () => number, data: Dataset, options: RateLimitOptions | undefined) =>
+  Effect.suspend(() => {
+    const limits = resolveLimits(options)
+    return limits instanceof RateLimitConfigError ? Effect.die(limits) : Effect.succeed(new Usage(now, data, limits))
+  })
+
+/** Replaces the limits of a running simulator, or fails naming what is wrong. */
+export const setRateLimits = (usage: Usage, options: RateLimitOptions): Effect.Effect<void, RateLimitConfigError> =>
+  Effect.suspend(() => {
+    const limits = resolveLimits(options)
+    return limits instanceof RateLimitConfigError ? Effect.fail(limits) : Effect.sync(() => usage.setLimits(limits))
+  })
+
+/** The `accessTokenLifetime` option in whole seconds (undefined: the spec's), or a defect naming a bad one. */
+export const accessSecondsOf = (input: Duration.Input | undefined): Effect.Effect<number | undefined> =>
+  Effect.suspend(() => {
+    if (input === undefined) return Effect.succeed(undefined)
+    const seconds = Option.map(Duration.fromInput(input), Duration.toSeconds)
+    return Option.isSome(seconds) && Number.isSafeInteger(seconds.value) && seconds.value >= 1
+      ? Effect.succeed(seconds.value)
+      : Effect.die(new Error(`accessTokenLifetime must be whole seconds, at least 1 (e.g. "30 seconds"), got ${String(input)}`))
+  })
