@@ -7,7 +7,7 @@
  *
  * @since 0.1.0
  */
-import { Effect, Redacted, Schema } from "effect"
+import { Duration, Effect, Option, Redacted, Schema } from "effect"
 import * as Consent from "@connected-vehicle/auth/Consent"
 import type { MissingRedirectUri } from "@connected-vehicle/auth/Consent"
 import type { OAuthConfig } from "@connected-vehicle/auth/OAuthConfig"
@@ -15,6 +15,7 @@ import * as Session from "@connected-vehicle/auth/Session"
 import type * as TokenExchange from "@connected-vehicle/auth/TokenExchange"
 import type { Token, TokenStore, TokenStoreError } from "@connected-vehicle/auth/TokenStore"
 import type { Mode } from "@connected-vehicle/schema/Common"
+import { InvalidArgument } from "@connected-vehicle/schema/InvalidArgument"
 import type { Permission } from "@connected-vehicle/schema/OAuth"
 import { Transport } from "@connected-vehicle/transport/Transport"
 import type { TransportConfig } from "@connected-vehicle/transport/TransportConfig"
@@ -74,18 +75,19 @@ export const shorten = (secret: string): string => secret.length <= 8 ? "…" : 
  *
  * @example
  * ```ts
+ * import { Duration } from "effect"
  * import { LoginTimeout } from "@connected-vehicle/sample/Authorize"
  *
- * new LoginTimeout({ timeoutMillis: 120_000 }).message
+ * new LoginTimeout({ timeout: Duration.seconds(120) }).message
  * ```
  * @since 0.1.0
  * @category errors
  */
 export class LoginTimeout extends Schema.TaggedError<LoginTimeout>()("LoginTimeout", {
-  timeoutMillis: Schema.Number
+  timeout: Schema.Duration
 }) {
   override get message() {
-    return `No redirect reached the local listener within ${this.timeoutMillis / 1000} s; run login again (--timeout SECONDS to wait longer)`
+    return `No redirect reached the local listener within ${Duration.toSeconds(this.timeout)} s; run login again (--timeout SECONDS to wait longer)`
   }
 }
 
@@ -94,14 +96,24 @@ export class LoginTimeout extends Schema.TaggedError<LoginTimeout>()("LoginTimeo
  *
  * @example
  * ```ts
- * import { defaultTimeoutMillis } from "@connected-vehicle/sample/Authorize"
+ * import { Duration } from "effect"
+ * import { defaultTimeout } from "@connected-vehicle/sample/Authorize"
  *
- * defaultTimeoutMillis // 120000
+ * Duration.toSeconds(defaultTimeout) // 120
  * ```
- * @since 0.1.0
+ * @since 0.3.0
  * @category constants
  */
-export const defaultTimeoutMillis = 120_000
+export const defaultTimeout: Duration.Duration = Duration.seconds(120)
+
+/** The wait of the flow: a positive, finite `Duration` input, else an `InvalidArgument` naming `timeout`. */
+const timeoutOf = (input: Duration.Input | undefined): Effect.Effect<Duration.Duration, InvalidArgument> => {
+  if (input === undefined) return Effect.succeed(defaultTimeout)
+  const decoded = typeof input === "number" && Number.isNaN(input) ? Option.none() : Duration.fromInput(input)
+  return Option.isSome(decoded) && Duration.isFinite(decoded.value) && Duration.isPositive(decoded.value)
+    ? Effect.succeed(decoded.value)
+    : Effect.fail(new InvalidArgument({ field: "timeout", message: "timeout: Expected a positive, finite duration" }))
+}
 
 /**
  * Where the flow waits for the redirect (the local listener's redirect URI)
@@ -109,24 +121,26 @@ export const defaultTimeoutMillis = 120_000
  *
  * @example
  * ```ts
+ * import { Duration } from "effect"
  * import type { ConsentWait } from "@connected-vehicle/sample/Authorize"
  *
- * const wait: ConsentWait = { redirectUri: "http://127.0.0.1:8765/callback", timeoutMillis: 120_000 }
+ * const wait: ConsentWait = { redirectUri: "http://127.0.0.1:8765/callback", timeout: Duration.seconds(120) }
  * ```
  * @category models
  * @since 0.2.0
  */
 export interface ConsentWait {
   readonly redirectUri: string
-  readonly timeoutMillis: number
+  readonly timeout: Duration.Duration
 }
 
 /**
  * Runs the flow and stores the tokens under `key` (`loginHint` asks for a
  * given user). Redirects with another
  * `state` are answered 400 and ignored; without the right one within
- * `timeoutMillis` (default {@link defaultTimeoutMillis}) the flow fails with
- * {@link LoginTimeout}.
+ * `timeout` (a `Duration` input, default {@link defaultTimeout}) the flow
+ * fails with {@link LoginTimeout}; a `timeout` that is not a positive, finite
+ * duration fails with an `InvalidArgument`.
  *
  * @example
  * ```ts
@@ -145,30 +159,30 @@ export const run = (options: {
   readonly mode?: Mode | undefined
   /** The user to sign in (`login_hint`, which simulators honour; a real consent page lets the user choose). */
   readonly loginHint?: string | undefined
-  readonly timeoutMillis?: number | undefined
+  readonly timeout?: Duration.Input | undefined
   /** Called with the consent URL before the flow waits, and where and how long it waits for the redirect. */
   readonly onConsentUrl: (url: string, wait: ConsentWait) => Effect.Effect<void>
 }): Effect.Effect<
   Authorization,
-  SampleError | LoginTimeout | MissingRedirectUri | TokenExchange.TokenError | TokenStoreError,
+  SampleError | LoginTimeout | InvalidArgument | MissingRedirectUri | TokenExchange.TokenError | TokenStoreError,
   Transport | TransportConfig | OAuthConfig | TokenStore
 > =>
   Effect.scoped(Effect.gen(function*() {
+    const timeout = yield* timeoutOf(options.timeout)
     const state = randomBytes(12).toString("base64url")
     const listener = yield* RedirectListener.start({ port: options.port, state })
-    const timeoutMillis = options.timeoutMillis ?? defaultTimeoutMillis
     const consentUrl = yield* Consent.make({
       redirectUri: listener.redirectUri,
       permissions,
       state,
       ...(options.mode === undefined ? {} : { mode: options.mode })
     }).pipe(Effect.map((url) => options.loginHint === undefined ? url : withLoginHint(url, options.loginHint)))
-    yield* options.onConsentUrl(consentUrl, { redirectUri: listener.redirectUri, timeoutMillis })
+    yield* options.onConsentUrl(consentUrl, { redirectUri: listener.redirectUri, timeout })
     let redirectedTo: string | undefined
     const callback = yield* Effect.gen(function*() {
       if (options.follow) redirectedTo = yield* follow(consentUrl, listener.redirectUri)
       return yield* listener.callback
-    }).pipe(Effect.timeoutOrElse({ duration: timeoutMillis, orElse: () => Effect.fail(new LoginTimeout({ timeoutMillis })) }))
+    }).pipe(Effect.timeoutOrElse({ duration: timeout, orElse: () => Effect.fail(new LoginTimeout({ timeout })) }))
     if (callback.code === undefined) {
       return yield* new SampleError({
         reason: `Consent refused: ${callback.error ?? "no code"}${

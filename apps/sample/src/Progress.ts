@@ -9,7 +9,7 @@
  *
  * @since 0.1.0
  */
-import { Clock, Effect } from "effect"
+import { Clock, Duration, Effect, Option } from "effect"
 
 /**
  * A running progress display.
@@ -46,7 +46,7 @@ const width = 24
  * ```ts
  * import { line } from "@connected-vehicle/sample/Progress"
  *
- * line({ label: "connections", pages: 2, items: 200, total: 1000, elapsedMillis: 500 })
+ * line({ label: "connections", pages: 2, items: 200, total: 1000, elapsed: "500 millis" })
  * // "connections [#####...] pages 2  items 200/1000  400 items/s"
  * ```
  * @since 0.1.0
@@ -57,9 +57,12 @@ export const line = (state: {
   readonly pages: number
   readonly items: number
   readonly total: number | undefined
-  readonly elapsedMillis: number
+  /** Since the start (a `Duration` input; the rate is 0 when it is not positive and finite). */
+  readonly elapsed: Duration.Input
 }): string => {
-  const rate = state.elapsedMillis > 0 ? Math.round((state.items * 1000) / state.elapsedMillis) : 0
+  const elapsed = Option.getOrElse(Duration.fromInput(state.elapsed), () => Duration.zero)
+  const millis = Duration.isFinite(elapsed) ? Duration.toMillis(elapsed) : 0
+  const rate = millis > 0 ? Math.round((state.items * 1000) / millis) : 0
   const fraction = state.total === undefined || state.total === 0 ? undefined : Math.min(1, state.items / state.total)
   const bar = fraction === undefined
     ? ""
@@ -100,7 +103,7 @@ export const start = (label: string, output?: Output): Effect.Effect<Progress> =
     let open = false
     const draw = (now: number, final: boolean) =>
       Effect.sync(() => {
-        const text = line({ label, pages, items, total, elapsedMillis: now - startedAt })
+        const text = line({ label, pages, items, total, elapsed: now - startedAt })
         const counts = `${pages} ${items} ${total}`
         if (tty) out.write(`\r\x1b[2K${text}${final ? "\n" : ""}`)
         else if (counts !== drawn) out.write(`${text}\n`)

@@ -26,7 +26,6 @@ const fields = [
   "errorDescription",
   "description",
   "timeout",
-  "timeoutMillis",
   "retryAfter",
   "field",
   "reason"

@@ -192,7 +192,7 @@ describe.concurrent("commands with --json against --target", () => {
     const { json, run: result } = await runJson(["login", "--timeout", "1", "--token-file", tokenFile, ...target])
     assert.strictEqual(result.code, 1)
     assert.strictEqual(json.error.tag, "LoginTimeout")
-    assert.strictEqual(json.error.timeoutMillis, 1000)
+    assert.strictEqual(json.error.timeout, "1s")
     assert.match(result.stderr, /^Error: LoginTimeout$/m)
     assert.isFalse(existsSync(tokenFile))
   })

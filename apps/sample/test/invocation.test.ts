@@ -164,7 +164,7 @@ describe.concurrent("--json with debug logs", () => {
 describe.concurrent("Ctrl-C during an export", () => {
   it("on a terminal the progress line is ended, and no file is left", { timeout: LONG }, async () => {
     // a slow simulator: the export is still running when Ctrl-C comes
-    const slow = await simulator({ connections: 2_000, latencyMillis: 100 })
+    const slow = await simulator({ connections: 2_000, latency: 100 })
     const dir = tempDir("interrupt")
     const out = join(dir, "conn.ndjson")
     const args = [

@@ -25,7 +25,7 @@ import * as TokenStore from "@connected-vehicle/auth/TokenStore"
 import { LegacyApi, LegacyVehiclesQuery } from "@connected-vehicle/schema/Api"
 import { isIdentifier } from "@connected-vehicle/schema/InvalidArgument"
 import type { InvalidArgument } from "@connected-vehicle/schema/InvalidArgument"
-import type { EngineOil, LegacyPath, Location, Odometer, ServiceHistory, TirePressure, VehicleList, Vin } from "@connected-vehicle/schema/Legacy"
+import type { BatchResponse, EngineOil, LegacyPath, Location, Odometer, ServiceHistory, TirePressure, VehicleList, Vin } from "@connected-vehicle/schema/Legacy"
 import { UnitSystem } from "@connected-vehicle/schema/Legacy"
 import type { Credentials } from "@connected-vehicle/transport/Credentials"
 import * as Pagination from "@connected-vehicle/transport/Pagination"
@@ -235,40 +235,14 @@ export const make = (options?: Options): Effect.Effect<Vehicles["Service"], neve
     const client = yield* Transport.client(LegacyApi, "legacy", clientOptions).pipe(
       Effect.provideService(Transport.Transport, { ...transport, httpClient: transformed })
     )
-    const legacyRoot = transport.config.roots.legacy.replace(/\/+$/, "")
-    const vehicleUrl = (vehicleId: string) => `${legacyRoot}/v2.0/vehicles/${encodeURIComponent(vehicleId)}`
-
+    const reads: Reads = {
+      defaultUnitSystem,
+      requestIdHeaders: transport.config.requestIdHeaders,
+      legacyRoot: transport.config.roots.legacy.replace(/\/+$/, "")
+    }
     const fetchPage = (query: typeof LegacyVehiclesQuery.Type, callOptions: Transport.CallOptions | undefined) =>
       client.vehicles({ query }, callOptions)
-
-    const read = <A>(
-      path: LegacyPath,
-      call: (
-        request: {
-          readonly params: { readonly id: string }
-          readonly headers: { readonly "sc-unit-system": UnitSystem }
-        },
-        options?: Transport.CallOptions
-      ) => Effect.Effect<Transport.Result<A>, Transport.ErrorOf>
-    ) =>
-    (vehicleId: string, readOptions?: ReadOptions): Effect.Effect<Reading<A>, ReadError> => {
-      const unitSystem = readOptions?.unitSystem ?? defaultUnitSystem
-      const reading = Effect.flatMap(
-        call({ params: { id: vehicleId }, headers: { "sc-unit-system": unitSystem } }, readOptions),
-        (r) =>
-          Effect.fromResult(toReading(r.value, r.headers, {
-            requested: unitSystem,
-            requestIdHeader: transport.config.requestIdHeaders,
-            method: "GET",
-            url: vehicleUrl(vehicleId) + path,
-            status: r.status
-          }))
-      )
-      // valid arguments (the common case) need no effect of their own
-      return isIdentifier(vehicleId) && isUnitSystem(unitSystem)
-        ? reading
-        : Effect.andThen(Effect.andThen(checkIdentifier("vehicleId", vehicleId), checkUnitSystem(unitSystem)), reading)
-    }
+    const read = <A>(path: LegacyPath, call: ReadCall<A>) => readOf(reads, path, call)
 
     return Vehicles.of({
       list: (args, callOptions) =>
@@ -289,28 +263,87 @@ export const make = (options?: Options): Effect.Effect<Vehicles["Service"], neve
       engineOil: read("/engine/oil", client.engineOil),
       tirePressure: read("/tires/pressure", client.tirePressure),
       serviceHistory: read("/service/history", client.serviceHistory),
-      batch: (vehicleId, paths, readOptions) => {
-        const unitSystem = readOptions?.unitSystem ?? defaultUnitSystem
-        return Effect.gen(function*() {
-          yield* checkIdentifier("vehicleId", vehicleId)
-          yield* checkUnitSystem(unitSystem)
-          const unique = yield* checkPaths(paths)
-          const response = yield* client.batch({
-            params: { id: vehicleId },
-            headers: { "sc-unit-system": unitSystem },
-            payload: { requests: [{ path: unique[0] }, ...unique.slice(1).map((path) => ({ path }))] }
-          }, readOptions)
-          return Batch.decode(response.value, unique, {
-            vehicleUrl: vehicleUrl(vehicleId),
-            unitSystem,
-            requestIdHeader: transport.config.requestIdHeaders,
-            now: yield* Clock.currentTimeMillis,
-            deprecation: Deprecation.fromHeaders(response.headers)
-          })
-        })
-      }
+      batch: (vehicleId, paths, readOptions) => batchOf(reads, client.batch, vehicleId, paths, readOptions)
     })
   })
+
+/** What the reads of one service share. */
+interface Reads {
+  readonly defaultUnitSystem: UnitSystem
+  readonly requestIdHeaders: ReadonlyArray<string>
+  /** The legacy root, without a trailing slash. */
+  readonly legacyRoot: string
+}
+
+const vehicleUrl = (reads: Reads, vehicleId: string) => `${reads.legacyRoot}/v2.0/vehicles/${encodeURIComponent(vehicleId)}`
+
+/** A read endpoint of the legacy client. */
+type ReadCall<A> = (
+  request: {
+    readonly params: { readonly id: string }
+    readonly headers: { readonly "sc-unit-system": UnitSystem }
+  },
+  options?: Transport.CallOptions
+) => Effect.Effect<Transport.Result<A>, Transport.ErrorOf>
+
+/** One read: the arguments checked, the request sent, the body and headers as a `Reading`. */
+const readOf = <A>(reads: Reads, path: LegacyPath, call: ReadCall<A>) =>
+(vehicleId: string, readOptions?: ReadOptions): Effect.Effect<Reading<A>, ReadError> => {
+  const unitSystem = readOptions?.unitSystem ?? reads.defaultUnitSystem
+  const reading = Effect.flatMap(
+    call({ params: { id: vehicleId }, headers: { "sc-unit-system": unitSystem } }, readOptions),
+    (r) =>
+      Effect.fromResult(toReading(r.value, r.headers, {
+        requested: unitSystem,
+        requestIdHeader: reads.requestIdHeaders,
+        method: "GET",
+        url: vehicleUrl(reads, vehicleId) + path,
+        status: r.status
+      }))
+  )
+  // valid arguments (the common case) need no effect of their own
+  return isIdentifier(vehicleId) && isUnitSystem(unitSystem)
+    ? reading
+    : Effect.andThen(Effect.andThen(checkIdentifier("vehicleId", vehicleId), checkUnitSystem(unitSystem)), reading)
+}
+
+/** The batch endpoint of the legacy client. */
+type BatchCall = (
+  request: {
+    readonly params: { readonly id: string }
+    readonly headers: { readonly "sc-unit-system": UnitSystem }
+    readonly payload: { readonly requests: readonly [{ readonly path: LegacyPath }, ...Array<{ readonly path: LegacyPath }>] }
+  },
+  options?: Transport.CallOptions
+) => Effect.Effect<Transport.Result<BatchResponse>, Transport.ErrorOf>
+
+/** A batch: the arguments checked, one request for the distinct paths, each entry decoded on its own. */
+const batchOf = <const P extends LegacyPath>(
+  reads: Reads,
+  call: BatchCall,
+  vehicleId: string,
+  paths: readonly [P, ...Array<P>],
+  readOptions: ReadOptions | undefined
+): Effect.Effect<Batch.BatchResult<P>, ReadError> => {
+  const unitSystem = readOptions?.unitSystem ?? reads.defaultUnitSystem
+  return Effect.gen(function*() {
+    yield* checkIdentifier("vehicleId", vehicleId)
+    yield* checkUnitSystem(unitSystem)
+    const unique = yield* checkPaths(paths)
+    const response = yield* call({
+      params: { id: vehicleId },
+      headers: { "sc-unit-system": unitSystem },
+      payload: { requests: [{ path: unique[0] }, ...unique.slice(1).map((path) => ({ path }))] }
+    }, readOptions)
+    return Batch.decode(response.value, unique, {
+      vehicleUrl: vehicleUrl(reads, vehicleId),
+      unitSystem,
+      requestIdHeader: reads.requestIdHeaders,
+      now: yield* Clock.currentTimeMillis,
+      deprecation: Deprecation.fromHeaders(response.headers)
+    })
+  })
+}
 
 /**
  * The service on the transport and the user's credential.

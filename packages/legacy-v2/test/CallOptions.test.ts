@@ -10,7 +10,7 @@ const unavailable = (n: number) => Array.from({ length: n }, () => ({ _tag: "Sta
 const firstVehicle = Effect.map(Effect.service(Simulator.Simulator), (sim) => sim.data.vehiclesOf(busiestUser(sim))[0]!)
 
 describe("per-call options", () => {
-  it.live("timeoutMillis of one read: a stalled odometer ends in Timeout at that timeout", () =>
+  it.live("timeout of one read: a stalled odometer ends in Timeout at that timeout", () =>
     Effect.gen(function*() {
       const sim = yield* Simulator.Simulator
       const vehicles = yield* Vehicles

@@ -37,7 +37,7 @@ export interface ErrorFields {
   readonly status?: number | undefined
   readonly requestId?: string | undefined
   readonly isRetryable?: boolean | undefined
-  /** Milliseconds. */
+  /** The `Retry-After` of a 429, in milliseconds (the unit of `setTimeout`). */
   readonly retryAfter?: number | undefined
   readonly type?: string | undefined
   readonly code?: string | undefined
@@ -46,7 +46,7 @@ export interface ErrorFields {
   readonly resolution?: string | undefined
   readonly suggestedUserMessage?: string | undefined
   readonly location?: string | undefined
-  /** Milliseconds. */
+  /** The per-attempt timeout that ran out (`Timeout`), in milliseconds. */
   readonly timeout?: number | undefined
   readonly field?: string | undefined
   readonly vehicleId?: string | undefined

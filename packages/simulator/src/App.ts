@@ -16,6 +16,7 @@ import { HttpApiBuilder, HttpApiScalar } from "effect/http-api"
 import { CurrentGrant, CurrentRequestId, Env, MAX_BATCH_REQUESTS } from "./Env.ts"
 import { HandlersLive } from "./Handlers.ts"
 import * as faults from "./internal/faults.ts"
+import { duration } from "./internal/options.ts"
 import * as headers from "./internal/headers.ts"
 import * as limits from "./internal/limits.ts"
 import * as middleware from "./internal/middleware.ts"
@@ -143,7 +144,9 @@ export const requestIdFor: (incoming: string | undefined, state: State) => strin
 export const isUsableRequestId: (incoming: string | undefined) => incoming is string = headers.isUsableRequestId
 
 /**
- * Wraps the routed application with the simulator's middleware.
+ * Wraps the routed application with the simulator's middleware. A `latency`
+ * that is not a non-negative, finite `Duration` input throws an
+ * `InvalidArgument` naming it.
  *
  * @since 0.1.0
  * @category middleware
@@ -151,7 +154,8 @@ export const isUsableRequestId: (incoming: string | undefined) => incoming is st
 export const wrap = <R>(
   routed: Effect.Effect<HttpServerResponse.HttpServerResponse, unknown, R>,
   options: {
-    readonly latencyMillis: number
+    /** Added to every request (a `Duration` input; default 0). */
+    readonly latency?: Duration.Input | undefined
     readonly allow?: ((path: string) => boolean) | undefined
     /** v2.0 answers 410 Gone (see `Sunset`). */
     readonly retireLegacy?: RetireLegacy | undefined
@@ -160,14 +164,16 @@ export const wrap = <R>(
   HttpServerResponse.HttpServerResponse,
   never,
   Exclude<R, CurrentGrant | CurrentRequestId> | Env | HttpServerRequest.HttpServerRequest
-> =>
-  Effect.gen(function*() {
+> => {
+  const latency = duration("latency", options.latency, Duration.zero)
+  const delayed = Duration.isZero(latency) ? undefined : Effect.sleep(latency)
+  return Effect.gen(function*() {
     const x = middleware.exchangeOf(yield* Env, yield* HttpServerRequest.HttpServerRequest)
     if (middleware.isControlPath(x.path)) return yield* middleware.controlAnswer(x)
     const respond = middleware.responder(x)
     const early = middleware.earlyAnswer(x, options)
     if (early !== undefined) return yield* respond(early)
-    if (options.latencyMillis > 0) yield* Effect.sleep(Duration.millis(options.latencyMillis))
+    if (delayed !== undefined) yield* delayed
     const fault = middleware.chooseFault(x)
     if (typeof fault === "string") return yield* respond(problemResponse(x.oauth, 400, fault))
     if (fault !== undefined) {
@@ -194,6 +200,7 @@ export const wrap = <R>(
     ) as Effect.Effect<HttpServerResponse.HttpServerResponse>
     return yield* respond(fault?._tag === "MalformedJson" ? faults.truncate(response) : response)
   }) as any
+}
 
 /**
  * The routes of the whole service plus `/openapi.json` and `/docs`.
@@ -216,7 +223,7 @@ export const RoutesLive = Layer.mergeAll(
  * @category constructors
  */
 export const makeApp = (options: {
-  readonly latencyMillis: number
+  readonly latency?: Duration.Input | undefined
   readonly allow?: ((path: string) => boolean) | undefined
   readonly retireLegacy?: RetireLegacy | undefined
 }) =>

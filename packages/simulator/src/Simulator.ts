@@ -5,8 +5,7 @@
  *
  * @since 0.1.0
  */
-import { Clock, Context, Effect, Layer, Redacted } from "effect"
-import type { Duration } from "effect"
+import { Clock, Context, Duration, Effect, Layer, Redacted } from "effect"
 import { FetchHttpClient, HttpClient, HttpClientRequest, HttpEffect } from "effect/http"
 import type { Server } from "node:http"
 import { DROP_MARKER, inRoot, makeApp } from "./App.ts"
@@ -17,6 +16,7 @@ import { DEFAULT_REDIRECT_URIS, Env } from "./Env.ts"
 import type { Origins } from "./Env.ts"
 import * as FastPath from "./internal/fastPath.ts"
 import * as Listen from "./internal/listen.ts"
+import * as Options from "./internal/options.ts"
 import { makeData } from "./internal/simulatorData.ts"
 import { accessSecondsOf, makeUsage, setRateLimits } from "./internal/usage.ts"
 import * as RateLimit from "./RateLimit.ts"
@@ -67,8 +67,18 @@ export type {
 } from "./Delivery.ts"
 
 /**
- * Options of a simulator run.
+ * Options of a simulator run. A duration (`latency`, `headersTimeout`,
+ * `requestTimeout`) that is not a non-negative, finite `Duration` input makes
+ * the layer constructor throw an `InvalidArgument` naming it.
  *
+ * @example
+ * ```ts
+ * import { layer } from "@connected-vehicle/simulator/Simulator"
+ * import type { SimulatorOptions } from "@connected-vehicle/simulator/Simulator"
+ *
+ * const options: SimulatorOptions = { seed: 7, latency: "20 millis", requestTimeout: "5 seconds" }
+ * const SimulatorLive = layer(options)
+ * ```
  * @since 0.1.0
  * @category models
  */
@@ -96,8 +106,8 @@ export interface SimulatorOptions {
   readonly redirectUris?: ReadonlyArray<string>
   /** Share of requests answered with an injected 500 (0..1, default 0; seeded). */
   readonly failureRate?: number
-  /** Latency added to every request, in milliseconds (default 0). */
-  readonly latencyMillis?: number
+  /** Latency added to every request (a `Duration` input; default 0; a number is milliseconds). */
+  readonly latency?: Duration.Input
   /**
    * Rehearse the v2.0 sunset: `true` answers every `/v2.0` request `410 Gone`
    * (section 7 envelope); `"afterSunset"` does so once the simulator's `Clock`
@@ -114,18 +124,18 @@ export interface SimulatorOptions {
   readonly webhookSecret?: Redacted.Redacted<string> | string
   /**
    * Loopback servers: a request's head (request line and headers) must
-   * arrive within this many milliseconds of its first byte, else `408` with
+   * arrive within this `Duration` of its first byte, else `408` with
    * the envelope and the connection closes (default
-   * {@link DEFAULT_HEADERS_TIMEOUT_MILLIS}, 10 s; 0 = only the request
-   * timeout; at most `requestTimeoutMillis`).
+   * {@link DEFAULT_HEADERS_TIMEOUT}, 10 s; 0 = only the request
+   * timeout; at most `requestTimeout`).
    */
-  readonly headersTimeoutMillis?: number
+  readonly headersTimeout?: Duration.Input
   /**
    * Loopback servers: a whole request (head and body) must arrive within this
-   * many milliseconds of its first byte, else `408` as above (default
-   * {@link DEFAULT_REQUEST_TIMEOUT_MILLIS}, 30 s; 0 = no limit).
+   * `Duration` of its first byte, else `408` as above (default
+   * {@link DEFAULT_REQUEST_TIMEOUT}, 30 s; 0 = no limit).
    */
-  readonly requestTimeoutMillis?: number
+  readonly requestTimeout?: Duration.Input
   /** Per-vehicle and per-application request limits (default none; see `RateLimit`). */
   readonly rateLimit?: RateLimit.RateLimitOptions
   /**
@@ -267,7 +277,7 @@ export const DEFAULT_CLIENT_SECRET = "demo-client-secret"
 export const TEST_ORIGIN = "http://simulator.test"
 
 /** Builds the dataset, the state and the wrapped application in the current scope. */
-const setup = Effect.fnUntraced(function*(options: SimulatorOptions | undefined) {
+const setup = Effect.fnUntraced(function*(options: SimulatorOptions | undefined, durations: Options.Durations) {
   const clock = yield* Clock.Clock
   const seed = options?.seed ?? 42
   const data = makeDataset({
@@ -298,15 +308,15 @@ const setup = Effect.fnUntraced(function*(options: SimulatorOptions | undefined)
   const usage = yield* makeUsage(() => clock.currentTimeMillisUnsafe(), data, options?.rateLimit)
   state.onReset(() => usage.reset())
   const env = Env.of({ data, state, clientId, clientSecret, redirectUris, origins, deliveries, usage })
-  const latencyMillis = Math.max(0, options?.latencyMillis ?? 0)
+  const { latency } = durations
   const makeHandler = (allow?: (path: string) => boolean) =>
     Effect.map(
-      makeApp({ latencyMillis, allow, retireLegacy: options?.retireLegacy }),
+      makeApp({ latency, allow, retireLegacy: options?.retireLegacy }),
       (app) => app.pipe(Effect.provideService(Env, env))
     )
   const handler = yield* makeHandler()
   const fastPath = (allow?: (path: string) => boolean) =>
-    FastPath.make(env, { latencyMillis, allow, retireLegacy: options?.retireLegacy })
+    FastPath.make(env, { latencyMillis: Duration.toMillis(latency), allow, retireLegacy: options?.retireLegacy })
   const service = (url: string, servers: ReadonlyArray<Server> = []) =>
     Simulator.of({
       url,
@@ -339,34 +349,36 @@ const setup = Effect.fnUntraced(function*(options: SimulatorOptions | undefined)
 })
 
 /**
- * Default of {@link SimulatorOptions.headersTimeoutMillis}: a request's head
+ * Default of {@link SimulatorOptions.headersTimeout}: a request's head
  * (request line and headers) must arrive within 10 s of its first byte.
  *
  * @example
  * ```ts
- * import { DEFAULT_HEADERS_TIMEOUT_MILLIS, layer } from "@connected-vehicle/simulator/Simulator"
+ * import { Duration } from "effect"
+ * import { DEFAULT_HEADERS_TIMEOUT, layer } from "@connected-vehicle/simulator/Simulator"
  *
- * layer({ headersTimeoutMillis: DEFAULT_HEADERS_TIMEOUT_MILLIS / 10 }) // 408 after 1 s
+ * layer({ headersTimeout: Duration.divideUnsafe(DEFAULT_HEADERS_TIMEOUT, 10) }) // 408 after 1 s
  * ```
- * @since 0.2.0
+ * @since 0.3.0
  * @category constants
  */
-export const DEFAULT_HEADERS_TIMEOUT_MILLIS = Listen.DEFAULT_HEADERS_TIMEOUT_MILLIS
+export const DEFAULT_HEADERS_TIMEOUT: Duration.Duration = Options.DEFAULT_HEADERS_TIMEOUT
 
 /**
- * Default of {@link SimulatorOptions.requestTimeoutMillis}: a whole request
+ * Default of {@link SimulatorOptions.requestTimeout}: a whole request
  * (head and body) must arrive within 30 s of its first byte.
  *
  * @example
  * ```ts
- * import { DEFAULT_REQUEST_TIMEOUT_MILLIS, layer } from "@connected-vehicle/simulator/Simulator"
+ * import { Duration } from "effect"
+ * import { DEFAULT_REQUEST_TIMEOUT, layer } from "@connected-vehicle/simulator/Simulator"
  *
- * layer({ requestTimeoutMillis: DEFAULT_REQUEST_TIMEOUT_MILLIS * 2 }) // slow uploads allowed a minute
+ * layer({ requestTimeout: Duration.times(DEFAULT_REQUEST_TIMEOUT, 2) }) // slow uploads allowed a minute
  * ```
- * @since 0.2.0
+ * @since 0.3.0
  * @category constants
  */
-export const DEFAULT_REQUEST_TIMEOUT_MILLIS = Listen.DEFAULT_REQUEST_TIMEOUT_MILLIS
+export const DEFAULT_REQUEST_TIMEOUT: Duration.Duration = Options.DEFAULT_REQUEST_TIMEOUT
 
 const roots = ["vehicle", "management", "compatibility", "authorization", "legacy"] as const
 
@@ -379,16 +391,18 @@ const roots = ["vehicle", "management", "compatibility", "authorization", "legac
  */
 export const layer = (
   options?: SimulatorOptions & { readonly port?: number; readonly host?: string }
-): Layer.Layer<Simulator> =>
-  Layer.effect(
+): Layer.Layer<Simulator> => {
+  const durations = Options.durations(options)
+  return Layer.effect(
     Simulator,
     Effect.gen(function*() {
-      const { fastPath, handler, origins, service, state } = yield* setup(options)
-      const { node, url } = yield* Listen.listen(handler, fastPath(), state, origins, Listen.timeoutOptions(options), options?.host ?? "127.0.0.1", options?.port ?? 0)
+      const { fastPath, handler, origins, service, state } = yield* setup(options, durations)
+      const { node, url } = yield* Listen.listen(handler, fastPath(), state, origins, Listen.timeoutOptions(durations), options?.host ?? "127.0.0.1", options?.port ?? 0)
       for (const root of roots) origins[root] = url
       return service(url, [node])
     }).pipe(Effect.orDie)
   )
+}
 
 /**
  * The origin of each root when the roots listen on separate ports.
@@ -411,15 +425,16 @@ export class SimulatorRoots extends Context.Service<SimulatorRoots, Readonly<Rec
  */
 export const layerRoots = (
   options?: SimulatorOptions & { readonly host?: string; readonly ports?: Partial<Record<Root, number>> }
-): Layer.Layer<Simulator | SimulatorRoots> =>
-  Layer.effectContext(
+): Layer.Layer<Simulator | SimulatorRoots> => {
+  const durations = Options.durations(options)
+  return Layer.effectContext(
     Effect.gen(function*() {
-      const { fastPath, makeHandler, origins, service, state } = yield* setup(options)
+      const { fastPath, makeHandler, origins, service, state } = yield* setup(options, durations)
       const host = options?.host ?? "127.0.0.1"
       const urls = {} as Record<Root, string>
       const servers: Array<Server> = []
       for (const root of roots) {
-        const { node, url } = yield* Listen.listen(yield* makeHandler(inRoot(root)), fastPath(inRoot(root)), state, origins, Listen.timeoutOptions(options), host, options?.ports?.[root] ?? 0)
+        const { node, url } = yield* Listen.listen(yield* makeHandler(inRoot(root)), fastPath(inRoot(root)), state, origins, Listen.timeoutOptions(durations), host, options?.ports?.[root] ?? 0)
         urls[root] = url
         origins[root] = url
         servers.push(node)
@@ -427,6 +442,7 @@ export const layerRoots = (
       return Context.make(Simulator, service(urls.vehicle, servers)).pipe(Context.add(SimulatorRoots, urls))
     }).pipe(Effect.orDie)
   )
+}
 
 /**
  * The simulator without a socket, plus an `HttpClient` wired straight to it.
@@ -439,9 +455,10 @@ export const layerRoots = (
  */
 export const layerTest = (
   options?: SimulatorOptions
-): Layer.Layer<Simulator | HttpClient.HttpClient> =>
-  Layer.effectContext(Effect.gen(function*() {
-    const { handler, service } = yield* setup(options)
+): Layer.Layer<Simulator | HttpClient.HttpClient> => {
+  const durations = Options.durations(options)
+  return Layer.effectContext(Effect.gen(function*() {
+    const { handler, service } = yield* setup(options, durations)
     const context = yield* Effect.context<never>()
     const web = HttpEffect.toWebHandlerWith(context)(handler as any) as (request: Request) => Promise<Response>
     const fetchSimulator: typeof globalThis.fetch = async (input, init) => {
@@ -462,3 +479,4 @@ export const layerTest = (
       request.url.startsWith("/") ? HttpClientRequest.setUrl(request, TEST_ORIGIN + request.url) : request)
     return Context.make(Simulator, service("")).pipe(Context.add(HttpClient.HttpClient, relative))
   }))
+}

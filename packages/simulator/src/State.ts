@@ -4,6 +4,7 @@
  *
  * @since 0.1.0
  */
+import { Duration } from "effect"
 import type { Mode } from "@connected-vehicle/schema/Common"
 import { TokenLifetimes } from "@connected-vehicle/schema/OAuth"
 import type { Permission } from "@connected-vehicle/schema/OAuth"
@@ -169,10 +170,19 @@ const SWEEP_INTERVAL_MILLIS = 60_000
 /**
  * Authorization codes live 10 minutes (RFC 6749 recommends at most 10).
  *
- * @since 0.1.0
+ * @example
+ * ```ts
+ * import { Duration } from "effect"
+ * import { CODE_LIFETIME } from "@connected-vehicle/simulator/State"
+ *
+ * Duration.toMinutes(CODE_LIFETIME) // 10
+ * ```
+ * @since 0.3.0
  * @category constants
  */
-export const CODE_LIFETIME_MILLIS = 10 * 60_000
+export const CODE_LIFETIME: Duration.Duration = Duration.minutes(10)
+
+const codeLifetimeMillis = Duration.toMillis(CODE_LIFETIME)
 
 const token = (prefix: string) => `${prefix}_${randomBytes(24).toString("base64url")}`
 
@@ -379,7 +389,7 @@ export class State {
   issueCode(grant: Omit<CodeRecord, "expiresAt">): string {
     this.sweep(this.now())
     const code = token("code")
-    this.codes.set(code, { ...grant, expiresAt: this.now() + CODE_LIFETIME_MILLIS })
+    this.codes.set(code, { ...grant, expiresAt: this.now() + codeLifetimeMillis })
     return code
   }
 

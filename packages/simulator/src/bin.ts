@@ -14,7 +14,7 @@
  * @since 0.1.0
  */
 import { NodeRuntime, NodeServices } from "@effect/platform-node"
-import { Cause, Config, Console, Context, Effect, Exit, FileSystem, Layer, Option, Redacted, Runtime, Schema } from "effect"
+import { Cause, Config, Console, Context, Duration, Effect, Exit, FileSystem, Layer, Option, Redacted, Runtime, Schema } from "effect"
 import { CliError, Command, Flag } from "effect/cli"
 import { createRequire } from "node:module"
 import { DEFAULT_WEBHOOK_SECRET } from "./Delivery.ts"
@@ -22,9 +22,9 @@ import { hostPort } from "./internal/address.ts"
 import {
   DEFAULT_CLIENT_ID,
   DEFAULT_CLIENT_SECRET,
-  DEFAULT_HEADERS_TIMEOUT_MILLIS,
+  DEFAULT_HEADERS_TIMEOUT,
   DEFAULT_REDIRECT_URIS,
-  DEFAULT_REQUEST_TIMEOUT_MILLIS,
+  DEFAULT_REQUEST_TIMEOUT,
   layer,
   layerRoots,
   Simulator,
@@ -171,12 +171,12 @@ const simulator = Command.make(
     ),
     headersTimeout: Flag.Int("headers-timeout").pipe(
       Flag.withDescription("Milliseconds a request's head may take from its first byte, else 408 (0 = only --request-timeout)"),
-      Flag.withDefault(DEFAULT_HEADERS_TIMEOUT_MILLIS),
+      Flag.withDefault(Duration.toMillis(DEFAULT_HEADERS_TIMEOUT)),
       within(0, 3_600_000)
     ),
     requestTimeout: Flag.Int("request-timeout").pipe(
       Flag.withDescription("Milliseconds a whole request (head and body) may take from its first byte, else 408 (0 = no limit)"),
-      Flag.withDefault(DEFAULT_REQUEST_TIMEOUT_MILLIS),
+      Flag.withDefault(Duration.toMillis(DEFAULT_REQUEST_TIMEOUT)),
       within(0, 3_600_000)
     ),
     splitPorts: Flag.Boolean("split-ports").pipe(
@@ -215,10 +215,10 @@ const simulator = Command.make(
       clientSecret: flags.clientSecret,
       ...(flags.redirectUris.length > 0 ? { redirectUris: flags.redirectUris } : {}),
       failureRate: flags.failureRate,
-      latencyMillis: flags.latency,
+      latency: flags.latency,
       retireLegacy: flags.retireV2 ? true : flags.retireV2AfterSunset ? "afterSunset" as const : false,
-      headersTimeoutMillis: flags.headersTimeout,
-      requestTimeoutMillis: flags.requestTimeout,
+      headersTimeout: flags.headersTimeout,
+      requestTimeout: flags.requestTimeout,
       host: flags.host
     }
     const context = yield* Layer.build(

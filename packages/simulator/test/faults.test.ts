@@ -146,7 +146,7 @@ describe("run-wide options", () => {
       yield* call("GET", "/v3/compatible-vehicles")
       yield* call("GET", "/v3/compatible-vehicles")
       assert.isAtLeast(Date.now() - start, 190)
-    }).pipe(Effect.provide(Loopback({ latencyMillis: 100 }))))
+    }).pipe(Effect.provide(Loopback({ latency: "100 millis" }))))
 })
 
 describe("request log and reset", () => {

@@ -322,8 +322,8 @@ describe("answers of the parser's rejections under /v2.0 carry the deprecation h
     }))
 })
 
-describe("slow requests (headersTimeoutMillis, requestTimeoutMillis)", () => {
-  const slow = { headersTimeoutMillis: 300, requestTimeoutMillis: 600 }
+describe("slow requests (headersTimeout, requestTimeout)", () => {
+  const slow = { headersTimeout: "300 millis", requestTimeout: "600 millis" } as const
 
   it.live("a head that never ends (slowloris): 408 with the envelope and a request id, then the connection closes", () =>
     using(async (origin) => {

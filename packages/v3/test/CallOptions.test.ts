@@ -16,7 +16,7 @@ const unavailable = (n: number) => Array.from({ length: n }, () => ({ _tag: "Sta
 const configured = { timeout: 30_000, retry: { maxAttempts: 4, initialDelay: 5, maxDelay: 20 } }
 
 describe("per-call options", () => {
-  it.live("timeoutMillis of one call: a stalled connection list ends in Timeout at that timeout", () =>
+  it.live("timeout of one call: a stalled connection list ends in Timeout at that timeout", () =>
     Effect.gen(function*() {
       const sim = yield* Simulator.Simulator
       yield* sim.injectFaults({ path: "/v3/connections", faults: [{ _tag: "StallBody" }] })

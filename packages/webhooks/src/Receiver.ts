@@ -280,51 +280,6 @@ export const make = <E, R>(options: Options<E, R>): Receiver<R> => {
   const maxBodySize = options.maxBodySize ?? defaultMaxBodySize
   const { handler } = options
 
-  const challenge = (event: VerifyEvent): Reply => ({
-    status: 200,
-    headers: jsonHeaders,
-    body: JSON.stringify({ challenge: challengeResponse(event.data.challenge, secret) }),
-    outcome: "challenge",
-    event
-  })
-
-  const handled = (event: DeliveredEvent, outcome: "handled" | "duplicate"): Reply => ({
-    status: 200,
-    headers: jsonHeaders,
-    body: outcome === "handled" ? "{\"status\":\"handled\"}" : "{\"status\":\"duplicate\"}",
-    outcome,
-    event
-  })
-
-  const handle = (event: DeliveredEvent) =>
-    Effect.gen(function*() {
-      const store = yield* SeenEvents
-      const claim = yield* store.claim(event.eventId)
-      if (claim === "duplicate") {
-        yield* Effect.logDebug("webhook event already handled")
-        return handled(event, "duplicate")
-      }
-      if (claim === "in-flight") {
-        return yield* new EventInFlight({ eventId: event.eventId })
-      }
-      return yield* Effect.suspend(() => handler(event)).pipe(
-        Effect.onExit((exit) =>
-          (Exit.isSuccess(exit) ? store.complete(event.eventId) : store.release(event.eventId)).pipe(
-            Effect.catch((error) => Effect.logWarning(error.message))
-          )
-        ),
-        Effect.matchCauseEffect({
-          onSuccess: () => Effect.succeed(handled(event, "handled")),
-          onFailure: (cause) =>
-            Cause.hasInterruptsOnly(cause)
-              ? Effect.failCause(cause as Cause.Cause<never>)
-              : Effect.logWarning("webhook handler failed", cause).pipe(
-                Effect.andThen(Effect.fail(new HandlerFailed({ eventId: event.eventId, eventType: event.eventType })))
-              )
-        })
-      )
-    }).pipe(Effect.annotateLogs({ eventId: event.eventId, eventType: event.eventType }))
-
   const receive = (delivery: Delivery): Effect.Effect<Reply, never, R | SeenEvents> =>
     Effect.suspend((): Effect.Effect<Reply, ReceiverError, R | SeenEvents> => {
       if (byteLength(delivery.body) > maxBodySize) {
@@ -335,7 +290,7 @@ export const make = <E, R>(options: Options<E, R>): Receiver<R> => {
       const decoded = decodeBody(delivery.body)
       if (Result.isFailure(decoded)) return Effect.fail(decoded.failure)
       const event = decoded.success
-      return event.eventType === "VERIFY" ? Effect.succeed(challenge(event)) : handle(event)
+      return event.eventType === "VERIFY" ? Effect.succeed(challenge(event, secret)) : handle(handler, event)
     }).pipe(
       Effect.catch((error) =>
         Effect.as(
@@ -358,6 +313,57 @@ export const make = <E, R>(options: Options<E, R>): Receiver<R> => {
 
   return { maxBodySize, receive, httpEffect }
 }
+
+/** The answer to a `VERIFY`: the challenge signed with the secret. */
+const challenge = (event: VerifyEvent, secret: Secret): Reply => ({
+  status: 200,
+  headers: jsonHeaders,
+  body: JSON.stringify({ challenge: challengeResponse(event.data.challenge, secret) }),
+  outcome: "challenge",
+  event
+})
+
+const handled = (event: DeliveredEvent, outcome: "handled" | "duplicate"): Reply => ({
+  status: 200,
+  headers: jsonHeaders,
+  body: outcome === "handled" ? "{\"status\":\"handled\"}" : "{\"status\":\"duplicate\"}",
+  outcome,
+  event
+})
+
+/**
+ * A verified event: claimed in the `SeenEvents` store (a duplicate is
+ * answered as handled, one in flight elsewhere refused), then given to the
+ * handler; the claim is completed on success and released on failure.
+ */
+const handle = <E, R>(handler: Options<E, R>["handler"], event: DeliveredEvent) =>
+  Effect.gen(function*() {
+    const store = yield* SeenEvents
+    const claim = yield* store.claim(event.eventId)
+    if (claim === "duplicate") {
+      yield* Effect.logDebug("webhook event already handled")
+      return handled(event, "duplicate")
+    }
+    if (claim === "in-flight") {
+      return yield* new EventInFlight({ eventId: event.eventId })
+    }
+    return yield* Effect.suspend(() => handler(event)).pipe(
+      Effect.onExit((exit) =>
+        (Exit.isSuccess(exit) ? store.complete(event.eventId) : store.release(event.eventId)).pipe(
+          Effect.catch((error) => Effect.logWarning(error.message))
+        )
+      ),
+      Effect.matchCauseEffect({
+        onSuccess: () => Effect.succeed(handled(event, "handled")),
+        onFailure: (cause) =>
+          Cause.hasInterruptsOnly(cause)
+            ? Effect.failCause(cause as Cause.Cause<never>)
+            : Effect.logWarning("webhook handler failed", cause).pipe(
+              Effect.andThen(Effect.fail(new HandlerFailed({ eventId: event.eventId, eventType: event.eventType })))
+            )
+      })
+    )
+  }).pipe(Effect.annotateLogs({ eventId: event.eventId, eventType: event.eventType }))
 
 const readRequest = (
   request: HttpServerRequest.HttpServerRequest,

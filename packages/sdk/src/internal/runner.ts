@@ -62,17 +62,53 @@ const unconvertible = (error: unknown) =>
     cause: error
   })
 
+/** The runtime of a client, its closing signal and its calls in flight. */
+interface Calls {
+  readonly runtime: ManagedRuntime.ManagedRuntime<Services, never>
+  readonly closing: AbortController
+  /** The calls in flight, interrupted by `close`. */
+  readonly inFlight: Set<Fiber.Fiber<unknown, unknown>>
+}
+
+/** A call's failure: `AbortError` once the client is closed or the call's signal fired. */
+const failureOf = (calls: Calls, cause: Cause.Cause<unknown>, signal: AbortSignal | undefined) =>
+  calls.closing.signal.aborted ? abortError(calls.closing.signal) : signal?.aborted ? abortError(signal) : fromCause(cause)
+
+/**
+ * A call's effect as a fiber on the runtime's context (tracked in `inFlight`
+ * until it exits), its exit settling the promise: the value mapped by `post`
+ * (a throw there an `InvalidResponseError`), or the failure.
+ */
+const settle = <A, E>(
+  calls: Calls,
+  effect: Effect.Effect<A, E, Services>,
+  signal: AbortSignal | undefined,
+  post: ((value: A) => unknown) | undefined
+): Promise<unknown> =>
+  new Promise((resolve, reject) => {
+    const runOptions = signal === undefined ? undefined : { signal }
+    const context = calls.runtime.cachedContext
+    const fiber: Fiber.Fiber<A, E> = context === undefined
+      ? calls.runtime.runFork(effect, runOptions)
+      : Effect.runForkWith(context)(effect, runOptions)
+    calls.inFlight.add(fiber)
+    fiber.addObserver((exit) => {
+      calls.inFlight.delete(fiber)
+      if (Exit.isFailure(exit)) return reject(failureOf(calls, exit.cause, signal))
+      if (post === undefined) return resolve(exit.value)
+      try {
+        resolve(post(exit.value))
+      } catch (error) {
+        reject(unconvertible(error))
+      }
+    })
+  })
+
 /** @internal */
 export const makeRunner = (layer: Layer.Layer<Services>): Runner => {
-  const runtime = ManagedRuntime.make(layer)
-  const closing = new AbortController()
+  const calls: Calls = { runtime: ManagedRuntime.make(layer), closing: new AbortController(), inFlight: new Set() }
+  const { closing, inFlight, runtime } = calls
   let closed: Promise<void> | undefined
-  /** The calls in flight, interrupted by `close`. */
-  const inFlight = new Set<Fiber.Fiber<unknown, unknown>>()
-
-  /** A call's failure: `AbortError` once the client is closed or the call's signal fired. */
-  const failureOf = (cause: Cause.Cause<unknown>, signal: AbortSignal | undefined) =>
-    closing.signal.aborted ? abortError(closing.signal) : signal?.aborted ? abortError(signal) : fromCause(cause)
 
   /**
    * Runs one call: a rejected promise for bad options, an `AbortError` when
@@ -95,24 +131,7 @@ export const makeRunner = (layer: Layer.Layer<Services>): Runner => {
     } catch (error) {
       return Promise.reject(fromCause(Cause.die(error)))
     }
-    return new Promise((resolve, reject) => {
-      const runOptions = signal === undefined ? undefined : { signal }
-      const context = runtime.cachedContext
-      const fiber: Fiber.Fiber<A, E> = context === undefined
-        ? runtime.runFork(effect, runOptions)
-        : Effect.runForkWith(context)(effect, runOptions)
-      inFlight.add(fiber)
-      fiber.addObserver((exit) => {
-        inFlight.delete(fiber)
-        if (Exit.isFailure(exit)) return reject(failureOf(exit.cause, signal))
-        if (post === undefined) return resolve(exit.value)
-        try {
-          resolve(post(exit.value))
-        } catch (error) {
-          reject(unconvertible(error))
-        }
-      })
-    })
+    return settle(calls, effect, signal, post)
   }
 
   /** A stream as an `AsyncIterable`: each `for await` runs it once, pulling pages as the loop asks. */

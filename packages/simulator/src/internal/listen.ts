@@ -6,23 +6,17 @@
  * @internal
  */
 import { NodeHttpServer } from "@effect/platform-node"
-import { Effect } from "effect"
+import { Duration, Effect } from "effect"
 import type { Scope } from "effect"
 import type { HttpServerRequest, HttpServerResponse } from "effect/http"
 import { createServer } from "node:http"
 import type { IncomingMessage, Server, ServerResponse } from "node:http"
 import type { Origins } from "../Env.ts"
-import type { SimulatorOptions } from "../Simulator.ts"
 import type { State } from "../State.ts"
 import { hostPort } from "./address.ts"
 import type * as FastPath from "./fastPath.ts"
 import { harden } from "./harden.ts"
-
-/** @internal */
-export const DEFAULT_HEADERS_TIMEOUT_MILLIS = 10_000
-
-/** @internal */
-export const DEFAULT_REQUEST_TIMEOUT_MILLIS = 30_000
+import type { Durations } from "./options.ts"
 
 /**
  * Node's server options for the request timeouts. A request whose head or
@@ -33,11 +27,9 @@ export const DEFAULT_REQUEST_TIMEOUT_MILLIS = 30_000
  * connection up to 30 s past its timeout). 0 turns a timeout off; the head's
  * is capped by the request's.
  */
-export const timeoutOptions = (options: SimulatorOptions | undefined) => {
-  const millis = (value: number | undefined, fallback: number) =>
-    value === undefined || !Number.isFinite(value) ? fallback : Math.max(0, Math.floor(value))
-  const requestTimeout = millis(options?.requestTimeoutMillis, DEFAULT_REQUEST_TIMEOUT_MILLIS)
-  let headersTimeout = millis(options?.headersTimeoutMillis, DEFAULT_HEADERS_TIMEOUT_MILLIS)
+export const timeoutOptions = (durations: Durations) => {
+  const requestTimeout = Math.floor(Duration.toMillis(durations.requestTimeout))
+  let headersTimeout = Math.floor(Duration.toMillis(durations.headersTimeout))
   if (requestTimeout > 0 && (headersTimeout === 0 || headersTimeout > requestTimeout)) headersTimeout = requestTimeout
   const shortest = Math.min(...[headersTimeout, requestTimeout].filter((t) => t > 0), 4_000)
   return { headersTimeout, requestTimeout, connectionsCheckingInterval: Math.max(25, Math.min(1_000, Math.floor(shortest / 4))) }

@@ -13,7 +13,7 @@
  *
  * @internal
  */
-import { Clock, Duration, Effect, Exit, Redacted, Tracer } from "effect"
+import { Duration, Effect, Exit, Redacted, Tracer } from "effect"
 import { HttpClient, HttpClientRequest, HttpTraceContext } from "effect/http"
 import type { HttpClientResponse } from "effect/http"
 import { InvalidArgument } from "@connected-vehicle/schema/InvalidArgument"
@@ -79,69 +79,70 @@ interface Call {
 export type Method = (input: unknown, options?: CallOptions) => Effect.Effect<Result<unknown>, AnyError>
 
 
-/** @internal */
-export const make = (spec: MethodSpec): Method => {
-  const { build, config, credentials, httpClient, log, method, path } = spec
-  const idempotent = method === "GET" || method === "HEAD" || method === "OPTIONS"
-  const templateUrl = spec.baseUrl + path
-  const spanOptions = { kind: "client", attributes: { "http.request.method": method, "url.template": templateUrl } } as const
-  const clientHook = spec.onResponse === undefined ? undefined : Hooks.ignoring(spec.onResponse)
-  // the configured policies in milliseconds, once per client
-  const base = CallPolicy.fromConfig(config.timeout, config.retry, config.rateLimit)
-  const urlOf = (call: Call): string => call.url ??= withoutCredentials(call.request.url, call.request.urlParams)
+/** The request's URL without credentials, once per call (for logs and errors). */
+const urlOf = (call: Call): string => call.url ??= withoutCredentials(call.request.url, call.request.urlParams)
 
-  /** The outcome of a response: the error of a non-2xx, else the decoded body. */
-  const handle = (response: HttpClientResponse.HttpClientResponse, seen: Seen): Effect.Effect<Result<unknown>, AnyError> => {
-    const status = response.status
-    const requestId = requestIdOf(response.headers, config.requestIdHeaders)
-    seen.status = status
-    seen.requestId = requestId
-    // the URL as the client sent it (a `transformClient` may have replaced it)
-    const ctx = (): Ctx => ({
-      status,
-      method,
-      url: withoutCredentials(response.request.url, response.request.urlParams),
-      ...(requestId ? { requestId } : {})
+/** The outcome of a response: the error of a non-2xx, else the decoded body. */
+const handle = (
+  spec: MethodSpec,
+  response: HttpClientResponse.HttpClientResponse,
+  seen: Seen
+): Effect.Effect<Result<unknown>, AnyError> => {
+  const { config, method } = spec
+  const status = response.status
+  const requestId = requestIdOf(response.headers, config.requestIdHeaders)
+  seen.status = status
+  seen.requestId = requestId
+  // the URL as the client sent it (a `transformClient` may have replaced it)
+  const ctx = (): Ctx => ({
+    status,
+    method,
+    url: withoutCredentials(response.request.url, response.request.urlParams),
+    ...(requestId ? { requestId } : {})
+  })
+  if (status >= 400) return Effect.flatMap(decodeError(response, ctx(), secretsOf(response.request)), Effect.fail)
+  // the service never redirects: a redirect is not followed, whatever the client
+  if (status >= 300) return Effect.fail(fail(new UnexpectedStatus({ ...ctx(), ...locationOf(response) })))
+  return Effect.map(
+    Effect.mapError(spec.decode(response), (error): AnyError => mapDecodeError(error, ctx())),
+    (value): Result<unknown> => ({ value, status, requestId, headers: response.headers })
+  )
+}
+
+/** The `Timeout` of an attempt cut at `limit` milliseconds, with what it saw of the response head. */
+const timeoutOf = (spec: MethodSpec, call: Call, limit: number, seen: Seen): AnyError =>
+  fail(
+    new Timeout({
+      method: spec.method,
+      url: urlOf(call),
+      timeout: Duration.millis(limit),
+      ...(seen.status === undefined ? {} : { status: seen.status }),
+      ...(seen.requestId ? { requestId: seen.requestId } : {})
     })
-    if (status >= 400) return Effect.flatMap(decodeError(response, ctx(), secretsOf(response.request)), Effect.fail)
-    // the service never redirects: a redirect is not followed, whatever the client
-    if (status >= 300) return Effect.fail(fail(new UnexpectedStatus({ ...ctx(), ...locationOf(response) })))
-    return Effect.map(
-      Effect.mapError(spec.decode(response), (error): AnyError => mapDecodeError(error, ctx())),
-      (value): Result<unknown> => ({ value, status, requestId, headers: response.headers })
-    )
-  }
+  )
 
-  /** One exchange, within its timeout (cut to what is left of the call's budget), logged at debug level. */
-  const attempt = (call: Call, token: Redacted.Redacted<string> | undefined): Effect.Effect<Result<unknown>, AnyError> =>
-    Effect.withFiber((fiber) => {
-      const clock = fiber.getRef(Clock.Clock)
-      const n = ++call.attempts
-      const start = clock.currentTimeMillisUnsafe()
-      // the first attempt has the whole budget; a later one what is left of it
-      const left = n === 1 ? call.policy.maxElapsedMillis : call.deadline - start
-      const limit = Math.max(1, Math.min(call.policy.timeoutMillis, left))
-      const seen: Seen = { status: undefined, requestId: undefined }
-      const exchange = Effect.flatMap(
-        Effect.mapError(httpClient.execute(withBearer(call.request, token)), (error) =>
-          mapSendError(error, method, path, withoutCredentials(error.request.url, error.request.urlParams))),
-        (response) => call.hooks === undefined ? handle(response, seen) : Effect.andThen(call.hooks(response), handle(response, seen))
-      )
-      const timed = Effect.timeoutOrElse(exchange, {
-        duration: Duration.millis(limit),
-        orElse: () =>
-          Effect.fail(fail(
-            new Timeout({
-              method,
-              url: urlOf(call),
-              timeout: Duration.millis(limit),
-              ...(seen.status === undefined ? {} : { status: seen.status }),
-              ...(seen.requestId ? { requestId: seen.requestId } : {})
-            })
-          ))
-      })
-      // one debug line per attempt, once it is over (the fiber's log level decides, as for any log line)
-      return !SdkLog.enabledIn(fiber, config.logLevel, "Debug") ? timed : Effect.onExit(timed, (exit) =>
+/** One exchange, within its timeout (cut to what is left of the call's budget), logged at debug level. */
+const attempt = (spec: MethodSpec, call: Call, token: Redacted.Redacted<string> | undefined): Effect.Effect<Result<unknown>, AnyError> =>
+  Effect.clockWith((clock) => {
+    const { config, httpClient, log, method, path } = spec
+    const n = ++call.attempts
+    const start = clock.currentTimeMillisUnsafe()
+    // the first attempt has the whole budget; a later one what is left of it
+    const left = n === 1 ? call.policy.maxElapsedMillis : call.deadline - start
+    const limit = Math.max(1, Math.min(call.policy.timeoutMillis, left))
+    const seen: Seen = { status: undefined, requestId: undefined }
+    const exchange = Effect.flatMap(
+      Effect.mapError(httpClient.execute(withBearer(call.request, token)), (error) =>
+        mapSendError(error, method, path, withoutCredentials(error.request.url, error.request.urlParams))),
+      (response) => call.hooks === undefined ? handle(spec, response, seen) : Effect.andThen(call.hooks(response), handle(spec, response, seen))
+    )
+    const timed = Effect.timeoutOrElse(exchange, {
+      duration: Duration.millis(limit),
+      orElse: () => Effect.fail(timeoutOf(spec, call, limit, seen))
+    })
+    // one debug line per attempt, once it is over (the fiber's log level decides, as for any log line)
+    return Effect.withFiber((fiber) =>
+      !SdkLog.enabledIn(fiber, config.logLevel, "Debug") ? timed : Effect.onExit(timed, (exit) =>
         log.log("Debug", "http attempt", {
           method,
           url: SdkLog.redactUrl(urlOf(call)),
@@ -151,58 +152,61 @@ export const make = (spec: MethodSpec): Method => {
           ...(seen.requestId ? { requestId: seen.requestId } : {}),
           ...(Exit.isSuccess(exit) ? {} : { error: failureOf(exit.cause) })
         }))
-    })
+    )
+  })
 
-  /** An attempt with the call's credential; a 401 refreshes it and replays, once per call. */
-  const authenticated = (call: Call): Effect.Effect<Result<unknown>, AnyError> =>
-    credentials === undefined ? attempt(call, undefined) : Effect.flatMap(credentials.token, (token) =>
-      Effect.catch(attempt(call, token), (error): Effect.Effect<Result<unknown>, AnyError> => {
-        if (call.refreshed || statusOf(error) !== 401 || tagOf(error) === "Credentials") return Effect.fail(error)
-        call.refreshed = true
-        return Effect.flatMap(credentials.refresh(token), (refreshed) =>
-          refreshed
-            ? Effect.andThen(
-              log.log("Debug", "replaying after 401 with a refreshed token", { method, url: SdkLog.redactUrl(urlOf(call)) }),
-              Effect.flatMap(credentials.token, (next) => attempt(call, next))
-            )
-            : Effect.fail(error))
-      }))
+/** An attempt with the call's credential; a 401 refreshes it and replays, once per call. */
+const authenticated = (spec: MethodSpec, call: Call): Effect.Effect<Result<unknown>, AnyError> => {
+  const { credentials, log, method } = spec
+  return credentials === undefined ? attempt(spec, call, undefined) : Effect.flatMap(credentials.token, (token) =>
+    Effect.catch(attempt(spec, call, token), (error): Effect.Effect<Result<unknown>, AnyError> => {
+      if (call.refreshed || statusOf(error) !== 401 || tagOf(error) === "Credentials") return Effect.fail(error)
+      call.refreshed = true
+      return Effect.flatMap(credentials.refresh(token), (refreshed) =>
+        refreshed
+          ? Effect.andThen(
+            log.log("Debug", "replaying after 401 with a refreshed token", { method, url: SdkLog.redactUrl(urlOf(call)) }),
+            Effect.flatMap(credentials.token, (next) => attempt(spec, call, next))
+          )
+          : Effect.fail(error))
+    }))
+}
 
-  /** The attempts of a call, retried on its schedule. */
-  const run = (
-    clock: Clock.Clock,
-    request: HttpClientRequest.HttpClientRequest,
-    policy: Policy,
-    hooks: Hook | undefined,
-    span: Tracer.Span | undefined
-  ): Effect.Effect<Result<unknown>, AnyError> => {
-    // evaluated when the call's effect runs (in `withFiber` or after the request's encoding)
+/** The attempts of a call, retried on its schedule. */
+const run = (
+  spec: MethodSpec,
+  request: HttpClientRequest.HttpClientRequest,
+  policy: Policy,
+  hooks: Hook | undefined,
+  span: Tracer.Span | undefined
+) =>
+  Effect.clockWith((clock) => {
+    const { log, method } = spec
+    const idempotent = method === "GET" || method === "HEAD" || method === "OPTIONS"
     const deadline = clock.currentTimeMillisUnsafe() + policy.maxElapsedMillis
     const call: Call = { request, policy, deadline, hooks, refreshed: false, attempts: 0, url: undefined }
-    // the schedule is built once an attempt failed (most calls succeed at
-    // once): that failure is handed to `Effect.retry` as its first, so the
-    // schedule sees every failure of the call, as if it had run from the start
-    const retried = Effect.catch(authenticated(call), (first) => {
-      let replay: AnyError | undefined = first
-      return Effect.retry(
-        Effect.suspend(() => {
-          if (replay === undefined) return authenticated(call)
-          const error = replay
-          replay = undefined
-          return Effect.fail(error)
-        }),
-        CallPolicy.schedule(policy, idempotent, deadline, (error, n, delayMillis) => {
-          span?.attribute("retry.count", n)
-          return log.log("Debug", "retrying", { method, url: SdkLog.redactUrl(urlOf(call)), attempt: n, delayMillis, error: tagOf(error) })
-        })
-      )
-    })
+    const retried = Effect.retry(
+      authenticated(spec, call),
+      CallPolicy.schedule(policy, idempotent, deadline, (error, n, delayMillis) => {
+        span?.attribute("retry.count", n)
+        return log.log("Debug", "retrying", { method, url: SdkLog.redactUrl(urlOf(call)), attempt: n, delayMillis, error: tagOf(error) })
+      })
+    )
     return span === undefined ? retried : Effect.map(retried, (result) => {
       span.attribute("http.response.status_code", result.status)
       if (result.requestId !== undefined) span.attribute("request.id", result.requestId)
       return result
     })
-  }
+  })
+
+/** @internal */
+export const make = (spec: MethodSpec): Method => {
+  const { build, config, method, path } = spec
+  const templateUrl = spec.baseUrl + path
+  const spanOptions = { kind: "client", attributes: { "http.request.method": method, "url.template": templateUrl } } as const
+  const clientHook = spec.onResponse === undefined ? undefined : Hooks.ignoring(spec.onResponse)
+  // the configured policies in milliseconds, once per client
+  const base = CallPolicy.fromConfig(config.timeout, config.retry, config.rateLimit)
 
   return (input, options) => {
     const given = (input ?? {}) as Given
@@ -211,10 +215,10 @@ export const make = (spec: MethodSpec): Method => {
     const policy = CallPolicy.resolve(options, config, base)
     if (policy instanceof InvalidArgument) return Effect.fail(policy)
     const hooks = options?.onResponse === undefined ? clientHook : Hooks.ignoring(Hooks.andThen(spec.onResponse, options.onResponse)!)
-    const start = (clock: Clock.Clock, span: Tracer.Span | undefined, propagate: boolean) => {
+    const start = (span: Tracer.Span | undefined, propagate: boolean) => {
       const built = build(given)
       const traced = (request: HttpClientRequest.HttpClientRequest) =>
-        run(clock, propagate && span !== undefined ? HttpClientRequest.setHeaders(request, HttpTraceContext.toHeaders(span)) : request, policy, hooks, span)
+        run(spec, propagate && span !== undefined ? HttpClientRequest.setHeaders(request, HttpTraceContext.toHeaders(span)) : request, policy, hooks, span)
       return Effect.isEffect(built)
         ? Effect.flatMap(Effect.mapError(built, (error): AnyError => mapBuildError(error, method, path)), traced)
         : traced(built)
@@ -223,14 +227,13 @@ export const make = (spec: MethodSpec): Method => {
       // Effect's default tracer has no backend: its spans cannot be observed,
       // so none is made and no trace context is sent (as Effect's own HTTP
       // server does); the request goes the same way either way
-      const clock = fiber.getRef(Clock.Clock)
-      if (fiber.getRef(Tracer.Tracer) === Tracer.nativeTracer) return start(clock, undefined, false)
+      if (fiber.getRef(Tracer.Tracer) === Tracer.nativeTracer) return start(undefined, false)
       // without the HttpClient's span per attempt (`httpSpans`), the call's
       // span is the trace context sent to the service
       const propagate = !config.httpSpans && fiber.getRef(HttpClient.TracerPropagationEnabled) &&
         !fiber.getRef(Tracer.DisablePropagation)
       return Effect.useSpan(spec.spanName, spanOptions, (span) =>
-        Effect.withParentSpan(start(clock, span, propagate), span, { captureStackTrace: false }))
+        Effect.withParentSpan(start(span, propagate), span, { captureStackTrace: false }))
     })
   }
 }

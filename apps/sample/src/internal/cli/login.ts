@@ -1,5 +1,5 @@
 /** `login`: the consent flow with a local redirect listener. */
-import { Console, Effect, Option } from "effect"
+import { Console, Duration, Effect, Option } from "effect"
 import { Command, Flag } from "effect/cli"
 import { ModeValues } from "@connected-vehicle/schema/Common"
 import type { ConsentWait } from "../../Authorize.ts"
@@ -14,7 +14,7 @@ const instructions = (url: string, wait: ConsentWait) =>
     `  ${url}`,
     "",
     `The browser is then redirected to ${wait.redirectUri}, where this command listens for the code.`,
-    `Waiting up to ${wait.timeoutMillis / 1000} s for that redirect (--timeout SECONDS to change it; Ctrl-C to give up)...`
+    `Waiting up to ${Duration.toSeconds(wait.timeout)} s for that redirect (--timeout SECONDS to change it; Ctrl-C to give up)...`
   ].join("\n")
 
 export const login = Command.make("login", {
@@ -58,7 +58,7 @@ export const login = Command.make("login", {
         follow,
         mode: optionalValue(input.mode),
         loginHint: Option.getOrElse(input.user, () => target.loginHint),
-        timeoutMillis: Option.getOrUndefined(Option.map(input.timeout, (seconds) => seconds * 1000)),
+        timeout: Option.getOrUndefined(Option.map(input.timeout, Duration.seconds)),
         onConsentUrl: (url, wait) => Console.error(follow ? `Consent URL (followed automatically): ${url}` : instructions(url, wait))
       })
       const file = target.embedded && Option.isNone(flags.tokenFile)

@@ -1,0 +1,50 @@
+/**
+ * Checks of the simulator's duration options.
+ *
+ * @internal
+ */
+import { Duration, Option } from "effect"
+import { InvalidArgument } from "@connected-vehicle/schema/InvalidArgument"
+
+/** @internal */
+export const DEFAULT_HEADERS_TIMEOUT: Duration.Duration = Duration.seconds(10)
+
+/** @internal */
+export const DEFAULT_REQUEST_TIMEOUT: Duration.Duration = Duration.seconds(30)
+
+/**
+ * A duration option: `fallback` when it is `undefined`, else a non-negative,
+ * finite `Duration` input; anything else throws an `InvalidArgument` naming
+ * `field`.
+ */
+export const duration = (field: string, input: Duration.Input | undefined, fallback: Duration.Duration): Duration.Duration => {
+  if (input === undefined) return fallback
+  const invalid = new InvalidArgument({ field, message: `${field}: Expected a non-negative, finite duration` })
+  if (typeof input === "number" && Number.isNaN(input)) throw invalid
+  let decoded: Option.Option<Duration.Duration> = Option.none()
+  try {
+    decoded = Duration.fromInput(input)
+  } catch {
+    // not a duration input
+  }
+  if (Option.isNone(decoded) || !Duration.isFinite(decoded.value) || Duration.isNegative(decoded.value)) throw invalid
+  return decoded.value
+}
+
+/** The checked durations of the options (see `SimulatorOptions`). */
+export interface Durations {
+  readonly latency: Duration.Duration
+  readonly headersTimeout: Duration.Duration
+  readonly requestTimeout: Duration.Duration
+}
+
+/** The durations of the options, checked; throws an `InvalidArgument` naming the first that is not a duration. */
+export const durations = (options: {
+  readonly latency?: Duration.Input | undefined
+  readonly headersTimeout?: Duration.Input | undefined
+  readonly requestTimeout?: Duration.Input | undefined
+} | undefined): Durations => ({
+  latency: duration("latency", options?.latency, Duration.zero),
+  headersTimeout: duration("headersTimeout", options?.headersTimeout, DEFAULT_HEADERS_TIMEOUT),
+  requestTimeout: duration("requestTimeout", options?.requestTimeout, DEFAULT_REQUEST_TIMEOUT)
+})

@@ -1,0 +1,42 @@
+import { assert, describe, it } from "@effect/vitest"
+import { Duration } from "effect"
+import { InvalidArgument } from "@connected-vehicle/schema/InvalidArgument"
+import { DEFAULT_HEADERS_TIMEOUT, DEFAULT_REQUEST_TIMEOUT, layer, layerRoots, layerTest } from "../src/Simulator.ts"
+import { timeoutOptions } from "../src/internal/listen.ts"
+import { durations } from "../src/internal/options.ts"
+
+const thrown = (f: () => unknown): unknown => {
+  try {
+    f()
+  } catch (error) {
+    return error
+  }
+  return undefined
+}
+
+describe("duration options", () => {
+  it("a duration that is negative, not finite or not a duration is an InvalidArgument naming it, from every layer", () => {
+    const cases = [
+      [{ latency: -1 }, "latency"],
+      [{ latency: Number.NaN }, "latency"],
+      [{ headersTimeout: "Infinity" }, "headersTimeout"],
+      [{ requestTimeout: "soon" as Duration.Input }, "requestTimeout"]
+    ] as const
+    for (const [options, field] of cases) {
+      for (const make of [layer, layerRoots, layerTest]) {
+        const error = thrown(() => make(options))
+        assert.instanceOf(error, InvalidArgument)
+        assert.strictEqual((error as InvalidArgument).field, field)
+      }
+    }
+  })
+
+  it("defaults are 10 s and 30 s; any Duration input is read, a number as milliseconds", () => {
+    assert.deepStrictEqual(timeoutOptions(durations(undefined)), { headersTimeout: 10_000, requestTimeout: 30_000, connectionsCheckingInterval: 1_000 })
+    assert.strictEqual(Duration.toMillis(DEFAULT_HEADERS_TIMEOUT), 10_000)
+    assert.strictEqual(Duration.toMillis(DEFAULT_REQUEST_TIMEOUT), 30_000)
+    const read = timeoutOptions(durations({ headersTimeout: 300, requestTimeout: "1 second" }))
+    assert.deepStrictEqual(read, { headersTimeout: 300, requestTimeout: 1_000, connectionsCheckingInterval: 75 })
+    assert.strictEqual(Duration.toMillis(durations({ latency: Duration.millis(20) }).latency), 20)
+  })
+})
