@@ -6,9 +6,11 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { NodeHttpServer } from "@effect/platform-node"
+import { spawn } from "node:child_process"
 import { createServer } from "node:http"
 import { createServer as createNetServer } from "node:net"
-import { Context, DateTime, Effect, Exit, Layer, type Redacted, Schema, Scope, Stream } from "effect"
+import { join } from "node:path"
+import { Context, DateTime, Effect, Exit, Fiber, Layer, Redacted, Schedule, Schema, Scope, Stream } from "effect"
 import { Sharding, ShardId } from "effect/cluster"
 import { SqlClient } from "effect/sql"
 import * as Database from "@connected-vehicle/fleet/Database"
@@ -203,5 +205,73 @@ describe("FleetState on Postgres", () => {
         assert.deepStrictEqual([signal!.body.value, signal!.eventId], [2, `evt_2_${vehicleId}`])
       }
       assert.isTrue(vehicles.every((vehicleId) => seen.b.has(`${vehicleId}:2`)))
+    }).pipe(Effect.scoped, Effect.provide(NoPolls)), 90_000)
+
+  it.live("an idle vehicle is polled again and again (the next poll a persisted message delivered at its time)", () =>
+    Effect.gen(function*() {
+      const url = freshDatabase("polls")
+      const sim = yield* Simulator
+      const fleet = yield* runner(url, { pollInterval: "600 millis", pollSignals: [odometer] })
+      const vehicleId = sim.data.vehicleIds[0]!
+      const odometerOf = Effect.map(Effect.provideContext(FleetState.latest(vehicleId), fleet), (signals) => signals[0])
+      yield* sim.setSignal(vehicleId, odometer, { unit: "km", value: 10 })
+      yield* Effect.provideContext(VehicleEntity.track({ vehicleId, userId: sim.data.connectionOf(vehicleId)!.userId }), fleet)
+      yield* eventually(Effect.map(odometerOf, (signal) => signal?.body.value === 10))
+      yield* sim.setSignal(vehicleId, odometer, { unit: "km", value: 20 })
+      yield* eventually(Effect.map(odometerOf, (signal) => signal?.body.value === 20))
+      const polls = yield* query<{ n: string }>(url, "SELECT count(*) AS n FROM fleet_applied_events WHERE event_id LIKE 'poll:%'")
+      assert.isAtLeast(Number(polls[0]!.n), 2)
+      assert.match((yield* odometerOf)!.eventId, new RegExp(`^poll:${vehicleId}:`))
+    }).pipe(Effect.scoped, Effect.provide(Simulated.layer({ loopback: true, signIn: false }))), 60_000)
+
+  it.live("a runner process killed with SIGKILL: its shards move to the survivor, every event is applied once", () =>
+    Effect.gen(function*() {
+      const url = freshDatabase("killed")
+      const child = spawn(process.execPath, [join(import.meta.dirname, "processes", "runner.ts")], {
+        env: { ...process.env, DATABASE_URL: Redacted.value(url), FLEET_RUNNER_PORT: String(yield* freePort) },
+        stdio: ["ignore", "pipe", "pipe"]
+      })
+      yield* Effect.addFinalizer(() => Effect.sync(() => child.kill("SIGKILL")))
+      let childShards = 0
+      child.stderr.on("data", (chunk: Buffer) => process.stderr.write(`runner process: ${chunk}`))
+      child.stdout.on("data", (chunk: Buffer) => {
+        if (!/^(shards \d+\s*)+$/.test(chunk.toString())) process.stdout.write(`runner process: ${chunk}`)
+        const last = /shards (\d+)\s*$/.exec(chunk.toString())
+        if (last) childShards = Number(last[1])
+      })
+      const survivor = yield* runner(url)
+      const sharding = Context.get(survivor, Sharding.Sharding)
+      const held = () => Array.from({ length: fast.shardsPerGroup }, (_, i) => ShardId.make("default", i + 1)).filter(sharding.hasShardId).length
+      yield* eventually(Effect.sync(() => childShards > 0 && held() > 0 && childShards + held() === fast.shardsPerGroup), 30_000)
+
+      // 5 rounds for 40 vehicles, sent through the survivor (which forwards to the child's shards); the child killed midway
+      const vehicles = Array.from({ length: 40 }, (_, i) => `veh_${i}`)
+      const done = { n: 0 }
+      const apply = (round: number, vehicleId: string) =>
+        Effect.flatMap(VehicleEntity.Vehicle.client, (client) =>
+          client(vehicleId).Apply({ eventId: `evt_${round}_${vehicleId}`, readings: [reading(odometer, round, `2025-08-26T1${round}:00:00.000Z`)] })
+        ).pipe(
+          Effect.retry({ schedule: Schedule.spaced("500 millis"), times: 40 }), // as a worker would: the event again
+          Effect.tap(() => Effect.sync(() => done.n++)),
+          Effect.provideContext(survivor)
+        )
+      const sending = yield* Effect.forkScoped(Effect.forEach([1, 2, 3, 4, 5], (round) =>
+        Effect.forEach(vehicles, (vehicleId) => apply(round, vehicleId), { concurrency: 20 }), { discard: true }))
+      yield* eventually(Effect.sync(() => done.n >= 60))
+      child.kill("SIGKILL")
+      const killedAt = Date.now()
+      const beforeKill = done.n
+      yield* Fiber.join(sending).pipe(Effect.timeout("40 seconds"))
+      console.log(`killed runner: ${200 - beforeKill} of 200 events applied after the kill; the last ${Date.now() - killedAt} ms after it`)
+      yield* eventually(Effect.sync(() => held() === fast.shardsPerGroup), 20_000)
+
+      const applied = yield* query<{ n: string }>(url, "SELECT count(*) AS n FROM fleet_applied_events")
+      assert.strictEqual(Number(applied[0]!.n), 200)
+      const rows = yield* query<{ vehicle_id: string; value: string; event_id: string }>(url,
+        "SELECT vehicle_id, body->>'value' AS value, event_id FROM fleet_signal_state ORDER BY vehicle_id")
+      assert.deepStrictEqual(
+        rows.map((row) => [row.vehicle_id, Number(row.value), row.event_id]),
+        vehicles.map((vehicleId) => [vehicleId, 5, `evt_5_${vehicleId}`]).sort((a, b) => String(a[0]).localeCompare(String(b[0])))
+      )
     }).pipe(Effect.scoped, Effect.provide(NoPolls)), 90_000)
 })
