@@ -11,7 +11,7 @@
  */
 import { Timestamp } from "@connected-vehicle/schema/Common"
 import { EventSignalBody } from "@connected-vehicle/schema/WebhookEvent"
-import { Context, type DateTime, Effect, Layer, Schema, type Stream } from "effect"
+import { Context, type DateTime, Effect, Layer, Schema, Stream } from "effect"
 import type { SqlClient } from "effect/sql"
 import type { FleetError } from "./FleetError.ts"
 import { makeMemoryState } from "./internal/memoryState.ts"
@@ -316,3 +316,22 @@ export const changedSince = (
   options?: { readonly signal?: string | undefined }
 ): Effect.Effect<ReadonlyArray<string>, FleetError, FleetState> =>
   Effect.flatMap(FleetState, (state) => state.changedSince(since, options))
+
+/**
+ * The changes applied in this process (see {@link Service} `changes`),
+ * from the `FleetState` in context.
+ *
+ * @example
+ * ```ts
+ * import { Effect, Stream } from "effect"
+ * import * as FleetState from "@connected-vehicle/fleet/FleetState"
+ *
+ * const follow = Stream.runForEach(FleetState.changes, (change) =>
+ *   Effect.log(`${change.vehicleId} ${change.code} = ${JSON.stringify(change.body)}`))
+ * ```
+ * @since 0.1.0
+ * @category accessors
+ */
+export const changes: Stream.Stream<SignalState, never, FleetState> = Stream.unwrap(
+  Effect.map(FleetState, (state) => state.changes)
+)

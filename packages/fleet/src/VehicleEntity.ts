@@ -11,7 +11,7 @@ import type { DeliveredEvent } from "@connected-vehicle/schema/WebhookEvent"
 import { isFailedSignal } from "@connected-vehicle/schema/WebhookEvent"
 import { Signals } from "@connected-vehicle/v3/Signals"
 import { Duration, Effect, type Layer, Metric, Schema } from "effect"
-import { ClusterSchema, Entity, type Sharding } from "effect/cluster"
+import { type ClusterError, ClusterSchema, Entity, type Sharding } from "effect/cluster"
 import { Rpc } from "effect/rpc"
 import { FleetError } from "./FleetError.ts"
 import { FleetState, Reading } from "./FleetState.ts"
@@ -157,6 +157,26 @@ export const readingsOf = (event: DeliveredEvent): ReadonlyArray<Reading> =>
   )
 
 /**
+ * Why a message could not be sent to a vehicle entity (or, for `Apply`,
+ * applied: a `FleetError` of the state). A `Worker` retries the event.
+ *
+ * @example
+ * ```ts
+ * import type { SendError } from "@connected-vehicle/fleet/VehicleEntity"
+ *
+ * const describe = (error: SendError) => error._tag === "FleetError" ? error.reason : error._tag
+ * ```
+ * @since 0.1.0
+ * @category errors
+ */
+export type SendError =
+  | FleetError
+  | ClusterError.MailboxFull
+  | ClusterError.AlreadyProcessingMessage
+  | ClusterError.PersistenceError
+  | ClusterError.EntityNotAssignedToRunner
+
+/**
  * A `Worker` handler: sends a `VEHICLE_STATE` event to its vehicle's entity
  * and waits for it to be applied (other kinds are left alone). Run again for
  * the same event, it changes nothing.
@@ -171,7 +191,7 @@ export const readingsOf = (event: DeliveredEvent): ReadonlyArray<Reading> =>
  * @since 0.1.0
  * @category handlers
  */
-export const handler = (event: DeliveredEvent) =>
+export const handler = (event: DeliveredEvent): Effect.Effect<void, SendError, Sharding.Sharding> =>
   Effect.gen(function*() {
     if (event.eventType !== "VEHICLE_STATE") return
     const vehicle = (yield* Vehicle.client)(event.vehicleId)
@@ -193,7 +213,9 @@ export const handler = (event: DeliveredEvent) =>
  * @since 0.1.0
  * @category polling
  */
-export const track = (target: { readonly vehicleId: string; readonly userId: string }) =>
+export const track = (
+  target: { readonly vehicleId: string; readonly userId: string }
+): Effect.Effect<void, SendError, Sharding.Sharding> =>
   Effect.gen(function*() {
     const vehicle = (yield* Vehicle.client)(target.vehicleId)
     const dueAt = yield* Effect.clockWith((clock) => clock.currentTimeMillis)

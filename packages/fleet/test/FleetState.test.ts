@@ -4,7 +4,7 @@
  * entities; polls through v3 on the simulator (in memory).
  */
 import { assert, describe, it } from "@effect/vitest"
-import { DateTime, Effect, Fiber, Layer, Metric, Schedule, Schema, Stream } from "effect"
+import { ConfigProvider, DateTime, Duration, Effect, Fiber, Layer, Metric, Schedule, Schema, Stream } from "effect"
 import * as DurableReceiver from "@connected-vehicle/fleet/DurableReceiver"
 import { QueuedEvent } from "@connected-vehicle/fleet/EventQueue"
 import * as FleetCluster from "@connected-vehicle/fleet/FleetCluster"
@@ -105,4 +105,43 @@ describe("FleetState (in memory)", () => {
       yield* eventually(Effect.map(FleetState.latest(quiet!), (signals) => signals[0]?.body.value === 777))
       assert.deepStrictEqual((yield* FleetState.latest(quiet!)).map((signal) => signal.code), [odometer])
     }).pipe(Effect.scoped, Effect.provide(embedded({ pollInterval: "400 millis", pollSignals: [odometer] }))))
+
+  it.effect("FleetCluster.config: FLEET_POLL_INTERVAL, FLEET_POLL_SIGNALS, FLEET_RUNNER_HOST/PORT, and their defaults", () =>
+    Effect.gen(function*() {
+      const read = (env: Record<string, string>) => FleetCluster.config.parse(ConfigProvider.fromEnv({ env }))
+      const defaults = yield* read({})
+      assert.strictEqual(Duration.toMillis(Duration.fromInputUnsafe(defaults.pollInterval!)), 15 * 60_000)
+      assert.deepStrictEqual([defaults.pollSignals, defaults.runnerAddress], [[], undefined])
+      const set = yield* read({
+        FLEET_POLL_INTERVAL: "90 seconds",
+        FLEET_POLL_SIGNALS: `${odometer}, ${charge}`,
+        FLEET_RUNNER_PORT: "34500"
+      })
+      assert.strictEqual(Duration.toMillis(Duration.fromInputUnsafe(set.pollInterval!)), 90_000)
+      assert.deepStrictEqual(set.pollSignals, [odometer, charge])
+      assert.deepStrictEqual(set.runnerAddress, { host: "localhost", port: 34500 })
+      // a bad value fails the layer with a Configuration FleetError, before anything starts
+      const error = yield* Effect.flip(Layer.build(FleetCluster.layerConfig()).pipe(
+        Effect.provide(ConfigProvider.layer(ConfigProvider.fromEnv({ env: { FLEET_POLL_INTERVAL: "soon" } }))),
+        Effect.provide(Simulated.layer({ signIn: false })),
+        Effect.scoped
+      ))
+      assert.strictEqual(error.reason, "Configuration")
+    }))
+
+  it.live("FleetCluster.layerConfig without DATABASE_URL: embedded", () =>
+    Effect.gen(function*() {
+      const vehicle = (yield* VehicleEntity.Vehicle.client)("veh_cfg")
+      const reply = yield* vehicle.Apply({
+        eventId: "evt_cfg",
+        readings: [Schema.decodeUnknownSync(FleetState.Reading)({
+          code: odometer, name: "TraveledDistance", group: "Odometer", body: { unit: "km", value: 5 }, oemUpdatedAt: "2025-08-26T10:00:00.000Z"
+        })]
+      })
+      assert.deepStrictEqual(reply, { applied: true, changed: 1 })
+      assert.deepStrictEqual(values(yield* FleetState.latest("veh_cfg")), [[odometer, 5, "evt_cfg"]])
+    }).pipe(Effect.provide(FleetCluster.layerConfig().pipe(
+      Layer.provide(Simulated.layer({ signIn: false })),
+      Layer.provide(ConfigProvider.layer(ConfigProvider.fromEnv({ env: {} })))
+    ))))
 })
