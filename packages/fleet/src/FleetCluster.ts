@@ -68,14 +68,17 @@ export interface Options extends VehicleEntity.Options, FleetState.Options {
   readonly shardingConfig?: Partial<ShardingConfig.ShardingConfig["Service"]> | undefined
 }
 
+const defaultRunnerAddress = { host: "localhost", port: 34431 } as const
+
 /**
  * The environment of a fleet process, one `Config` value:
  * `FLEET_POLL_INTERVAL` (a duration, default `15 minutes`),
  * `FLEET_POLL_SIGNALS` (signal codes, comma-separated; default none: no
  * polling), `FLEET_RUNNER_HOST` and `FLEET_RUNNER_PORT` (this runner's
- * address; default `localhost:34431`). `DATABASE_URL` is `Database.config`;
- * the other `ShardingConfig` settings are read by `effect/cluster` itself
- * (`SHARD_LOCK_EXPIRATION`, ...).
+ * address; default `localhost:34431`: `effect/cluster`'s own `HOST` and
+ * `PORT` are not read, `PORT` being often the HTTP server's).
+ * `DATABASE_URL` is `Database.config`; the other `ShardingConfig` settings
+ * are read by `effect/cluster` itself (`SHARD_LOCK_EXPIRATION`, ...).
  *
  * @example
  * ```ts
@@ -97,8 +100,8 @@ export const config: Config.Config<Options> = Config.all({
   ...polling,
   pollSignals: polling.pollSignals.map((code) => code.trim()).filter((code) => code.length > 0),
   runnerAddress: Option.isNone(host) && Option.isNone(port) ? undefined : {
-    host: Option.getOrElse(host, () => "localhost"),
-    port: Option.getOrElse(port, () => 34431)
+    host: Option.getOrElse(host, () => defaultRunnerAddress.host),
+    port: Option.getOrElse(port, () => defaultRunnerAddress.port)
   }
 })))
 
@@ -110,16 +113,14 @@ const memoryCluster = (options: Options | undefined) =>
     Layer.provide(ShardingConfig.layer(options?.shardingConfig))
   )
 
-const sqlCluster = (options: Options | undefined) =>
-  Layer.effectContext(Layer.build(NodeClusterSocket.layer({
+// the runner's address always set here: effect/cluster would otherwise read HOST and PORT (often the HTTP server's)
+const sqlCluster = (options: Options | undefined) => {
+  const address = options?.runnerAddress ?? defaultRunnerAddress
+  return Layer.effectContext(Layer.build(NodeClusterSocket.layer({
     storage: "sql",
-    shardingConfig: {
-      ...(options?.runnerAddress === undefined ? {} : {
-        runnerAddress: Option.some(RunnerAddress.make(options.runnerAddress.host, options.runnerAddress.port))
-      }),
-      ...options?.shardingConfig
-    }
+    shardingConfig: { runnerAddress: Option.some(RunnerAddress.make(address.host, address.port)), ...options?.shardingConfig }
   })).pipe(Effect.mapError((cause) => clusterError(cause._tag === "ConfigError" ? "Configuration" : "Cluster", cause))))
+}
 
 const clusterError = (reason: "Configuration" | "Cluster", cause: { readonly message: string }) =>
   new FleetError({ reason, description: `the cluster runner could not start: ${cause.message}`, cause })

@@ -118,10 +118,7 @@ export const layer = (options?: Options): Layer.Layer<never, never, Sharding.Sha
       const handlers = yield* makeHandlers({
         pollInterval: Duration.fromInputUnsafe(options?.pollInterval ?? Duration.minutes(15)),
         pollSignals: options?.pollSignals ?? [],
-        schedule: (payload) =>
-          self.Poll(payload, { discard: true }).pipe(
-            Effect.catchCause((cause) => Effect.logWarning("scheduling the next poll failed", cause))
-          )
+        schedule: (payload) => self.Poll(payload, { discard: true })
       })
       return Vehicle.of({
         Apply: ({ payload }) => handlers.apply(payload),

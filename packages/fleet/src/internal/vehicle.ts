@@ -32,7 +32,7 @@ interface Settings {
   readonly pollInterval: Duration.Duration
   readonly pollSignals: ReadonlyArray<string>
   /** Sends `Poll` to this entity (not waiting for it). */
-  readonly schedule: (payload: PollPayload) => Effect.Effect<void>
+  readonly schedule: (payload: PollPayload) => Effect.Effect<void, unknown>
 }
 
 /** The signals to keep, read through v3 (one request per page of 100), as readings. */
@@ -66,7 +66,12 @@ export const makeHandlers = (settings: Settings) =>
         return Effect.void
       }
       pendingPoll = dueAt
-      return settings.schedule(new PollPayload({ userId, dueAt }))
+      return settings.schedule(new PollPayload({ userId, dueAt })).pipe(
+        Effect.catchCause((cause) => {
+          pendingPoll = undefined // the next event tries again
+          return Effect.logWarning(`scheduling the next poll of vehicle ${vehicleId} failed`, cause)
+        })
+      )
     }
 
     const pollNow = (user: string, dueAt: number) =>
