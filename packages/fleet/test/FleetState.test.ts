@@ -140,6 +140,8 @@ describe("FleetState (in memory)", () => {
       })
       assert.deepStrictEqual(reply, { applied: true, changed: 1 })
       assert.deepStrictEqual(values(yield* FleetState.latest("veh_cfg")), [[odometer, 5, "evt_cfg"]])
+      // the one runner holds every shard (effect/cluster's gauge, re-exported)
+      assert.strictEqual((yield* Metric.value(FleetMetrics.shards)).value, 300n)
     }).pipe(Effect.provide(FleetCluster.layerConfig().pipe(
       Layer.provide(Simulated.layer({ signIn: false })),
       Layer.provide(ConfigProvider.layer(ConfigProvider.fromEnv({ env: {} })))
