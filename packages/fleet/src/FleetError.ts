@@ -13,6 +13,7 @@ import { Schema } from "effect"
  * - `QueueUnavailable`: the event queue's store failed (an offer is then not durable)
  * - `DeadLetterStore`: the dead-letter store failed
  * - `DeadLetterNotFound`: no dead letter has that `eventId`
+ * - `Cluster`: this process's cluster runner could not start (its port taken, say)
  *
  * @example
  * ```ts
@@ -40,7 +41,7 @@ export type Reason = typeof FleetError.fields.reason.Type
  * @category errors
  */
 export class FleetError extends Schema.TaggedError<FleetError>()("FleetError", {
-  reason: Schema.Literals(["Configuration", "DatabaseUnavailable", "QueueUnavailable", "DeadLetterStore", "DeadLetterNotFound"]),
+  reason: Schema.Literals(["Configuration", "DatabaseUnavailable", "QueueUnavailable", "DeadLetterStore", "DeadLetterNotFound", "Cluster"]),
   description: Schema.String,
   cause: Schema.optionalKey(Schema.Defect())
 }) {

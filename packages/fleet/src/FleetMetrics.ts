@@ -6,6 +6,7 @@
  * @since 0.1.0
  */
 import { Metric } from "effect"
+import { ClusterMetrics } from "effect/cluster"
 
 /**
  * Events stored by this process's receivers (duplicates included: the queue
@@ -96,3 +97,75 @@ export const deadLettered = Metric.counter("fleet_dead_lettered", {
 export const handlersRunning = Metric.gauge("fleet_handlers_running", {
   description: "event handlers running now"
 })
+
+/**
+ * Events a vehicle entity applied for a worker of this process (the
+ * `FleetState` changed, or at least recorded the event).
+ *
+ * @example
+ * ```ts
+ * import { Effect, Metric } from "effect"
+ * import { eventsApplied } from "@connected-vehicle/fleet/FleetMetrics"
+ *
+ * const applied = Effect.map(Metric.value(eventsApplied), (state) => state.count)
+ * ```
+ * @since 0.1.0
+ * @category metrics
+ */
+export const eventsApplied = Metric.counter("fleet_events_applied", {
+  description: "webhook events applied to the fleet state",
+  incremental: true
+})
+
+/**
+ * Events sent again to their vehicle entity (at least once delivery) and
+ * found applied already: nothing changed.
+ *
+ * @example
+ * ```ts
+ * import { Effect, Metric } from "effect"
+ * import { eventsAlreadyApplied } from "@connected-vehicle/fleet/FleetMetrics"
+ *
+ * const duplicates = Effect.map(Metric.value(eventsAlreadyApplied), (state) => state.count)
+ * ```
+ * @since 0.1.0
+ * @category metrics
+ */
+export const eventsAlreadyApplied = Metric.counter("fleet_events_already_applied", {
+  description: "webhook events found applied already",
+  incremental: true
+})
+
+/**
+ * Polls of idle vehicles by the entities running in this process.
+ *
+ * @example
+ * ```ts
+ * import { Effect, Metric } from "effect"
+ * import { vehiclePolls } from "@connected-vehicle/fleet/FleetMetrics"
+ *
+ * const polls = Effect.map(Metric.value(vehiclePolls), (state) => state.count)
+ * ```
+ * @since 0.1.0
+ * @category metrics
+ */
+export const vehiclePolls = Metric.counter("fleet_vehicle_polls", {
+  description: "polls of idle vehicles' signals",
+  incremental: true
+})
+
+/**
+ * The shards this runner holds now: `effect/cluster`'s own gauge
+ * (`effect_cluster_shards`, a `bigint`), one value per process.
+ *
+ * @example
+ * ```ts
+ * import { Effect, Metric } from "effect"
+ * import { shards } from "@connected-vehicle/fleet/FleetMetrics"
+ *
+ * const held = Effect.map(Metric.value(shards), (state) => Number(state.value))
+ * ```
+ * @since 0.1.0
+ * @category metrics
+ */
+export const shards = ClusterMetrics.shards

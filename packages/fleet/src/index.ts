@@ -1,6 +1,7 @@
 /**
  * Run the connected-vehicle SDK across many processes: durable webhook
- * ingestion, in memory or on Postgres.
+ * ingestion and the fleet's state on `effect/cluster`, in memory or on
+ * Postgres.
  *
  * @since 0.1.0
  */
@@ -74,6 +75,20 @@ export * as EventQueue from "./EventQueue.ts"
  */
 export * as FleetError from "./FleetError.ts"
 /**
+ * The fleet state on `effect/cluster`: the vehicle entities and their
+ * state, on one in-process runner or on many runners sharing Postgres.
+ *
+ * @example
+ * ```ts
+ * import { FleetCluster } from "@connected-vehicle/fleet"
+ *
+ * const FromEnvironment = FleetCluster.layerConfig()
+ * ```
+ * @since 0.1.0
+ * @category modules
+ */
+export * as FleetCluster from "./FleetCluster.ts"
+/**
  * The Effect metrics of ingestion: offered, handled, retried, dead-lettered,
  * running.
  *
@@ -88,6 +103,20 @@ export * as FleetError from "./FleetError.ts"
  */
 export * as FleetMetrics from "./FleetMetrics.ts"
 /**
+ * The latest value of each (vehicle, signal), newest by `oemUpdatedAt`:
+ * reads and a `Stream` of changes; in memory or in SQL tables.
+ *
+ * @example
+ * ```ts
+ * import { FleetState } from "@connected-vehicle/fleet"
+ *
+ * const signals = FleetState.latest("veh_1")
+ * ```
+ * @since 0.1.0
+ * @category modules
+ */
+export * as FleetState from "./FleetState.ts"
+/**
  * Durable ingestion wired: the queue and the dead letters in memory or on
  * Postgres (`DATABASE_URL`), and `replay`.
  *
@@ -101,6 +130,20 @@ export * as FleetMetrics from "./FleetMetrics.ts"
  * @category modules
  */
 export * as Ingestion from "./Ingestion.ts"
+/**
+ * A vehicle as an `effect/cluster` entity: applies its events once, polls
+ * when idle; the `Worker` handler that feeds it.
+ *
+ * @example
+ * ```ts
+ * import { VehicleEntity, Worker } from "@connected-vehicle/fleet"
+ *
+ * const Workers = Worker.layer({ handler: VehicleEntity.handler })
+ * ```
+ * @since 0.1.0
+ * @category modules
+ */
+export * as VehicleEntity from "./VehicleEntity.ts"
 /**
  * Workers: take events, run the handler at least once, retry, dead-letter.
  *

@@ -1,0 +1,207 @@
+/**
+ * The fleet state running on `effect/cluster`: the vehicle entities
+ * registered on this process's runner, with the `FleetState` they write.
+ * Embedded (the default): one runner in this process, messages and runners
+ * in memory. On Postgres (`DATABASE_URL`): any number of runner processes
+ * share the shards (held as advisory locks), the messages
+ * (`SqlMessageStorage`), the runners (`SqlRunnerStorage`) and the state
+ * tables; runners talk to each other over TCP (`NodeClusterSocket`).
+ *
+ * @since 0.1.0
+ */
+import { NodeClusterSocket } from "@effect/platform-node"
+import type { Signals } from "@connected-vehicle/v3/Signals"
+import { Config, Duration, Effect, Layer, Option, Schema } from "effect"
+import {
+  MessageStorage,
+  RunnerAddress,
+  RunnerHealth,
+  Runners,
+  RunnerStorage,
+  Sharding,
+  ShardingConfig
+} from "effect/cluster"
+import type { SqlClient } from "effect/sql"
+import * as Database from "./Database.ts"
+import { FleetError } from "./FleetError.ts"
+import * as FleetState from "./FleetState.ts"
+import * as VehicleEntity from "./VehicleEntity.ts"
+
+/**
+ * What the layers provide: the state, and the cluster's `Sharding` (which
+ * `VehicleEntity.handler` and `VehicleEntity.track` send through).
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import type { Services } from "@connected-vehicle/fleet/FleetCluster"
+ * import * as FleetState from "@connected-vehicle/fleet/FleetState"
+ *
+ * const signals: Effect.Effect<unknown, unknown, Services> = FleetState.latest("veh_1")
+ * ```
+ * @since 0.1.0
+ * @category models
+ */
+export type Services = FleetState.FleetState | Sharding.Sharding
+
+/**
+ * Options of the layers: the vehicle entities' polling, this runner's
+ * address (SQL: the host and port other runners reach it on; default
+ * `localhost:34431`, so each runner of one host needs its own port), and any
+ * other `ShardingConfig` setting (its shard lock and poll intervals, say).
+ *
+ * @example
+ * ```ts
+ * import type { Options } from "@connected-vehicle/fleet/FleetCluster"
+ *
+ * const options: Options = {
+ *   pollInterval: "10 minutes",
+ *   pollSignals: ["odometer-traveleddistance"],
+ *   runnerAddress: { host: "10.0.0.12", port: 34431 }
+ * }
+ * ```
+ * @since 0.1.0
+ * @category models
+ */
+export interface Options extends VehicleEntity.Options, FleetState.Options {
+  readonly runnerAddress?: { readonly host: string; readonly port: number } | undefined
+  readonly shardingConfig?: Partial<ShardingConfig.ShardingConfig["Service"]> | undefined
+}
+
+const defaultRunnerAddress = { host: "localhost", port: 34431 } as const
+
+/**
+ * The environment of a fleet process, one `Config` value:
+ * `FLEET_POLL_INTERVAL` (a duration, default `15 minutes`),
+ * `FLEET_POLL_SIGNALS` (signal codes, comma-separated; default none: no
+ * polling), `FLEET_RUNNER_HOST` and `FLEET_RUNNER_PORT` (this runner's
+ * address; default `localhost:34431`: `effect/cluster`'s own `HOST` and
+ * `PORT` are not read, `PORT` being often the HTTP server's).
+ * `DATABASE_URL` is `Database.config`; the other `ShardingConfig` settings
+ * are read by `effect/cluster` itself (`SHARD_LOCK_EXPIRATION`, ...).
+ *
+ * @example
+ * ```ts
+ * import { ConfigProvider, Effect } from "effect"
+ * import * as FleetCluster from "@connected-vehicle/fleet/FleetCluster"
+ *
+ * const env = ConfigProvider.fromEnv({ env: { FLEET_POLL_SIGNALS: "odometer-traveleddistance,charge-voltage" } })
+ * const options = FleetCluster.config.parse(env)
+ * ```
+ * @since 0.1.0
+ * @category config
+ */
+export const config: Config.Config<Options> = Config.all({
+  pollInterval: Config.Duration("FLEET_POLL_INTERVAL").pipe(Config.withDefault(Duration.minutes(15))),
+  pollSignals: Config.Array(Schema.String, "FLEET_POLL_SIGNALS").pipe(Config.withDefault([])),
+  host: Config.option(Config.NonEmptyString("FLEET_RUNNER_HOST")),
+  port: Config.option(Config.Port("FLEET_RUNNER_PORT"))
+}).pipe(Config.map(({ host, port, ...polling }): Options => ({
+  ...polling,
+  pollSignals: polling.pollSignals.map((code) => code.trim()).filter((code) => code.length > 0),
+  runnerAddress: Option.isNone(host) && Option.isNone(port) ? undefined : {
+    host: Option.getOrElse(host, () => defaultRunnerAddress.host),
+    port: Option.getOrElse(port, () => defaultRunnerAddress.port)
+  }
+})))
+
+/** One runner, no network, messages and runners in memory (`effect/cluster`'s `TestRunner`, with settings). */
+const memoryCluster = (options: Options | undefined) =>
+  Sharding.layer.pipe(
+    Layer.provideMerge(Runners.layerNoop),
+    Layer.provide([MessageStorage.layerMemory, RunnerStorage.layerMemory, RunnerHealth.layerNoop]),
+    Layer.provide(ShardingConfig.layer(options?.shardingConfig))
+  )
+
+// the runner's address always set here: effect/cluster would otherwise read HOST and PORT (often the HTTP server's)
+const sqlCluster = (options: Options | undefined) => {
+  const address = options?.runnerAddress ?? defaultRunnerAddress
+  return Layer.effectContext(Layer.build(NodeClusterSocket.layer({
+    storage: "sql",
+    shardingConfig: { runnerAddress: Option.some(RunnerAddress.make(address.host, address.port)), ...options?.shardingConfig }
+  })).pipe(Effect.mapError((cause) => clusterError(cause._tag === "ConfigError" ? "Configuration" : "Cluster", cause))))
+}
+
+const clusterError = (reason: "Configuration" | "Cluster", cause: { readonly message: string }) =>
+  new FleetError({ reason, description: `the cluster runner could not start: ${cause.message}`, cause })
+
+/**
+ * Embedded: the entities on one in-process runner, messages and state in
+ * memory (lost with the process).
+ *
+ * @example
+ * ```ts
+ * import * as FleetCluster from "@connected-vehicle/fleet/FleetCluster"
+ *
+ * const Embedded = FleetCluster.layerMemory({ pollSignals: ["odometer-traveleddistance"] })
+ * ```
+ * @since 0.1.0
+ * @category layers
+ */
+export const layerMemory = (options?: Options): Layer.Layer<Services, never, Signals> =>
+  VehicleEntity.layer(options).pipe(
+    Layer.provideMerge(Layer.merge(FleetState.layerMemory(options), memoryCluster(options)))
+  )
+
+/**
+ * This process as one runner of a deployment on the `SqlClient` in context
+ * (Postgres): its shards, messages, runners and state shared with the
+ * other runners.
+ *
+ * @example
+ * ```ts
+ * import { Layer, Redacted } from "effect"
+ * import * as Database from "@connected-vehicle/fleet/Database"
+ * import * as FleetCluster from "@connected-vehicle/fleet/FleetCluster"
+ *
+ * const Runner = FleetCluster.layerSql({ runnerAddress: { host: "10.0.0.12", port: 34431 } }).pipe(
+ *   Layer.provide(Database.layer({ url: Redacted.make("postgres://fleet@db.internal/fleet") }))
+ * )
+ * ```
+ * @since 0.1.0
+ * @category layers
+ */
+export const layerSql = (options?: Options): Layer.Layer<Services, FleetError, SqlClient.SqlClient | Signals> =>
+  VehicleEntity.layer(options).pipe(
+    Layer.provideMerge(Layer.merge(FleetState.layerSql(options), sqlCluster(options)))
+  )
+
+/**
+ * {@link layerSql} on its own connection pool to Postgres at `url`.
+ *
+ * @example
+ * ```ts
+ * import { Redacted } from "effect"
+ * import * as FleetCluster from "@connected-vehicle/fleet/FleetCluster"
+ *
+ * const Runner = FleetCluster.layerPostgres({ url: Redacted.make("postgres://fleet@db.internal/fleet") })
+ * ```
+ * @since 0.1.0
+ * @category layers
+ */
+export const layerPostgres = (options: Options & Database.Options): Layer.Layer<Services, FleetError, Signals> =>
+  layerSql(options).pipe(Layer.provide(Database.layer(options)))
+
+/**
+ * {@link layerPostgres} when `DATABASE_URL` is set, {@link layerMemory}
+ * otherwise, with {@link config} read from the environment (`options`
+ * override it).
+ *
+ * @example
+ * ```ts
+ * import * as FleetCluster from "@connected-vehicle/fleet/FleetCluster"
+ *
+ * const FromEnvironment = FleetCluster.layerConfig()
+ * ```
+ * @since 0.1.0
+ * @category layers
+ */
+export const layerConfig = (options?: Options): Layer.Layer<Services, FleetError, Signals> =>
+  Layer.unwrap(Effect.gen(function*() {
+    const url = yield* Database.readConfig
+    const settings = yield* config.pipe(
+      Effect.mapError((cause) => new FleetError({ reason: "Configuration", description: cause.message, cause }))
+    )
+    const merged: Options = { ...settings, ...options }
+    return Option.isNone(url) ? layerMemory(merged) : layerPostgres({ ...merged, url: url.value })
+  }))

@@ -1,0 +1,133 @@
+/**
+ * The fleet state in two SQL tables (Postgres): the latest values, and the
+ * applied events, written in one transaction.
+ *
+ * @internal
+ */
+import { DateTime, Effect, PubSub, Stream } from "effect"
+import { SqlClient } from "effect/sql"
+import type { Service, SignalState } from "../FleetState.ts"
+import { FleetError } from "../FleetError.ts"
+import { newestByCode } from "./memoryState.ts"
+
+const storeError = (operation: string) => (cause: unknown) =>
+  new FleetError({
+    reason: "DatabaseUnavailable",
+    description: `the fleet state failed to ${operation}: ${cause instanceof Error ? cause.message : String(cause)}`,
+    cause
+  })
+
+interface Row {
+  readonly vehicle_id: string
+  readonly code: string
+  readonly name: string
+  readonly signal_group: string
+  readonly body: string
+  readonly oem_updated_at: string
+  readonly event_id: string
+  readonly updated_at: string
+}
+
+const fromRow = (row: Row): SignalState => ({
+  vehicleId: row.vehicle_id,
+  code: row.code,
+  name: row.name,
+  group: row.signal_group,
+  body: JSON.parse(row.body),
+  oemUpdatedAt: DateTime.makeUnsafe(row.oem_updated_at),
+  eventId: row.event_id,
+  updatedAt: DateTime.makeUnsafe(row.updated_at)
+})
+
+/** @internal */
+export interface Tables {
+  readonly state: string
+  readonly applied: string
+  readonly changesCapacity: number
+}
+
+const createTables = (sql: SqlClient.SqlClient, tables: Tables) => {
+  const state = sql(tables.state)
+  const applied = sql(tables.applied)
+  // two processes starting at once would race on CREATE TABLE: serialise them on an advisory lock
+  return sql.withTransaction(Effect.gen(function*() {
+    yield* sql`SELECT pg_advisory_xact_lock(hashtext(${tables.state}))`
+    yield* sql`CREATE TABLE IF NOT EXISTS ${state} (
+      vehicle_id TEXT NOT NULL,
+      code TEXT NOT NULL,
+      name TEXT NOT NULL,
+      signal_group TEXT NOT NULL,
+      body JSONB NOT NULL,
+      oem_updated_at TIMESTAMPTZ NOT NULL,
+      event_id TEXT NOT NULL,
+      updated_at TIMESTAMPTZ NOT NULL DEFAULT clock_timestamp(),
+      PRIMARY KEY (vehicle_id, code)
+    )`
+    yield* sql`CREATE INDEX IF NOT EXISTS ${sql(`${tables.state}_updated_at`)} ON ${state} (updated_at)`
+    yield* sql`CREATE TABLE IF NOT EXISTS ${applied} (
+      event_id TEXT PRIMARY KEY,
+      vehicle_id TEXT NOT NULL,
+      applied_at TIMESTAMPTZ NOT NULL DEFAULT now()
+    )`
+  })).pipe(Effect.mapError(storeError(`create tables ${tables.state} and ${tables.applied}`)))
+}
+
+// timestamps and the body read as text: one format whatever the driver's parsers
+const columns = (sql: SqlClient.SqlClient) =>
+  sql`vehicle_id, code, name, signal_group, body::text AS body, event_id,
+    to_json(oem_updated_at)#>>'{}' AS oem_updated_at, to_json(updated_at)#>>'{}' AS updated_at`
+
+/** @internal */
+export const makeSqlState = (tables: Tables): Effect.Effect<Service, FleetError, SqlClient.SqlClient> =>
+  Effect.gen(function*() {
+    const sql = (yield* SqlClient.SqlClient).withoutTransforms()
+    yield* createTables(sql, tables)
+    const state = sql(tables.state)
+    const applied = sql(tables.applied)
+    const changes = yield* PubSub.sliding<SignalState>(Math.max(1, tables.changesCapacity))
+    return {
+      apply: ({ eventId, readings, vehicleId }) =>
+        sql.withTransaction(Effect.gen(function*() {
+          const fresh = yield* sql`INSERT INTO ${applied} (event_id, vehicle_id) VALUES (${eventId}, ${vehicleId})
+            ON CONFLICT (event_id) DO NOTHING RETURNING event_id`
+          if (fresh.length === 0) return { applied: false, changes: [] }
+          const newest = newestByCode(readings)
+          if (newest.length === 0) return { applied: true, changes: [] }
+          const json = JSON.stringify(newest.map((reading) => ({
+            code: reading.code,
+            name: reading.name,
+            signal_group: reading.group,
+            body: reading.body,
+            oem_updated_at: DateTime.formatIso(reading.oemUpdatedAt)
+          })))
+          // the newest by oem_updated_at wins: an older reading leaves the row as it is
+          const rows = yield* sql<Row>`INSERT INTO ${state} (vehicle_id, code, name, signal_group, body, oem_updated_at, event_id)
+            SELECT ${vehicleId}, r.code, r.name, r.signal_group, r.body, r.oem_updated_at, ${eventId}
+            FROM jsonb_to_recordset(${json}::jsonb)
+              AS r(code TEXT, name TEXT, signal_group TEXT, body JSONB, oem_updated_at TIMESTAMPTZ)
+            ON CONFLICT (vehicle_id, code) DO UPDATE SET name = EXCLUDED.name, signal_group = EXCLUDED.signal_group,
+              body = EXCLUDED.body, oem_updated_at = EXCLUDED.oem_updated_at, event_id = EXCLUDED.event_id,
+              updated_at = clock_timestamp()
+            WHERE EXCLUDED.oem_updated_at > ${state}.oem_updated_at
+            RETURNING ${columns(sql)}`
+          return { applied: true, changes: rows.map(fromRow) }
+        })).pipe(
+          Effect.mapError(storeError(`apply event ${eventId} to vehicle ${vehicleId}`)),
+          Effect.tap((result) => PubSub.publishAll(changes, result.changes))
+        ),
+      latest: (vehicleId) =>
+        sql<Row>`SELECT ${columns(sql)} FROM ${state} WHERE vehicle_id = ${vehicleId} ORDER BY code`.pipe(
+          Effect.map((rows) => rows.map(fromRow)),
+          Effect.mapError(storeError(`read the signals of vehicle ${vehicleId}`))
+        ),
+      changedSince: (since, options) =>
+        sql<{ readonly vehicle_id: string }>`SELECT DISTINCT vehicle_id FROM ${state}
+          WHERE updated_at >= ${DateTime.formatIso(since)}::timestamptz
+          ${options?.signal === undefined ? sql.literal("") : sql`AND code = ${options.signal}`}
+          ORDER BY vehicle_id`.pipe(
+          Effect.map((rows) => rows.map((row) => row.vehicle_id)),
+          Effect.mapError(storeError("list the vehicles changed since a time"))
+        ),
+      changes: Stream.fromPubSub(changes)
+    }
+  })
