@@ -13,7 +13,7 @@
  *
  * @internal
  */
-import { Duration, Effect, Exit, Redacted, Tracer } from "effect"
+import { Clock, Duration, Effect, Exit, Redacted, Tracer } from "effect"
 import { HttpClient, HttpClientRequest, HttpTraceContext } from "effect/http"
 import type { HttpClientResponse } from "effect/http"
 import { InvalidArgument } from "@connected-vehicle/schema/InvalidArgument"
@@ -123,8 +123,9 @@ const timeoutOf = (spec: MethodSpec, call: Call, limit: number, seen: Seen): Any
 
 /** One exchange, within its timeout (cut to what is left of the call's budget), logged at debug level. */
 const attempt = (spec: MethodSpec, call: Call, token: Redacted.Redacted<string> | undefined): Effect.Effect<Result<unknown>, AnyError> =>
-  Effect.clockWith((clock) => {
+  Effect.withFiber((fiber) => {
     const { config, httpClient, log, method, path } = spec
+    const clock = fiber.getRef(Clock.Clock)
     const n = ++call.attempts
     const start = clock.currentTimeMillisUnsafe()
     // the first attempt has the whole budget; a later one what is left of it
@@ -141,18 +142,16 @@ const attempt = (spec: MethodSpec, call: Call, token: Redacted.Redacted<string> 
       orElse: () => Effect.fail(timeoutOf(spec, call, limit, seen))
     })
     // one debug line per attempt, once it is over (the fiber's log level decides, as for any log line)
-    return Effect.withFiber((fiber) =>
-      !SdkLog.enabledIn(fiber, config.logLevel, "Debug") ? timed : Effect.onExit(timed, (exit) =>
-        log.log("Debug", "http attempt", {
-          method,
-          url: SdkLog.redactUrl(urlOf(call)),
-          attempt: n,
-          ...(seen.status === undefined ? {} : { status: seen.status }),
-          durationMillis: clock.currentTimeMillisUnsafe() - start,
-          ...(seen.requestId ? { requestId: seen.requestId } : {}),
-          ...(Exit.isSuccess(exit) ? {} : { error: failureOf(exit.cause) })
-        }))
-    )
+    return !SdkLog.enabledIn(fiber, config.logLevel, "Debug") ? timed : Effect.onExit(timed, (exit) =>
+      log.log("Debug", "http attempt", {
+        method,
+        url: SdkLog.redactUrl(urlOf(call)),
+        attempt: n,
+        ...(seen.status === undefined ? {} : { status: seen.status }),
+        durationMillis: clock.currentTimeMillisUnsafe() - start,
+        ...(seen.requestId ? { requestId: seen.requestId } : {}),
+        ...(Exit.isSuccess(exit) ? {} : { error: failureOf(exit.cause) })
+      }))
   })
 
 /** An attempt with the call's credential; a 401 refreshes it and replays, once per call. */
@@ -175,29 +174,41 @@ const authenticated = (spec: MethodSpec, call: Call): Effect.Effect<Result<unkno
 /** The attempts of a call, retried on its schedule. */
 const run = (
   spec: MethodSpec,
+  clock: Clock.Clock,
   request: HttpClientRequest.HttpClientRequest,
   policy: Policy,
   hooks: Hook | undefined,
   span: Tracer.Span | undefined
-) =>
-  Effect.clockWith((clock) => {
-    const { log, method } = spec
+): Effect.Effect<Result<unknown>, AnyError> => {
+  // called when the call's effect runs (in `withFiber`, or once the request is encoded)
+  const { log, method } = spec
+  const deadline = clock.currentTimeMillisUnsafe() + policy.maxElapsedMillis
+  const call: Call = { request, policy, deadline, hooks, refreshed: false, attempts: 0, url: undefined }
+  // the schedule is built once an attempt failed (most calls succeed at
+  // once): that failure is handed to `Effect.retry` as its first, so the
+  // schedule sees every failure of the call, as if it had run from the start
+  const retried = Effect.catch(authenticated(spec, call), (first) => {
+    let replay: AnyError | undefined = first
     const idempotent = method === "GET" || method === "HEAD" || method === "OPTIONS"
-    const deadline = clock.currentTimeMillisUnsafe() + policy.maxElapsedMillis
-    const call: Call = { request, policy, deadline, hooks, refreshed: false, attempts: 0, url: undefined }
-    const retried = Effect.retry(
-      authenticated(spec, call),
+    return Effect.retry(
+      Effect.suspend(() => {
+        if (replay === undefined) return authenticated(spec, call)
+        const error = replay
+        replay = undefined
+        return Effect.fail(error)
+      }),
       CallPolicy.schedule(policy, idempotent, deadline, (error, n, delayMillis) => {
         span?.attribute("retry.count", n)
         return log.log("Debug", "retrying", { method, url: SdkLog.redactUrl(urlOf(call)), attempt: n, delayMillis, error: tagOf(error) })
       })
     )
-    return span === undefined ? retried : Effect.map(retried, (result) => {
-      span.attribute("http.response.status_code", result.status)
-      if (result.requestId !== undefined) span.attribute("request.id", result.requestId)
-      return result
-    })
   })
+  return span === undefined ? retried : Effect.map(retried, (result) => {
+    span.attribute("http.response.status_code", result.status)
+    if (result.requestId !== undefined) span.attribute("request.id", result.requestId)
+    return result
+  })
+}
 
 /** @internal */
 export const make = (spec: MethodSpec): Method => {
@@ -215,10 +226,10 @@ export const make = (spec: MethodSpec): Method => {
     const policy = CallPolicy.resolve(options, config, base)
     if (policy instanceof InvalidArgument) return Effect.fail(policy)
     const hooks = options?.onResponse === undefined ? clientHook : Hooks.ignoring(Hooks.andThen(spec.onResponse, options.onResponse)!)
-    const start = (span: Tracer.Span | undefined, propagate: boolean) => {
+    const start = (clock: Clock.Clock, span: Tracer.Span | undefined, propagate: boolean) => {
       const built = build(given)
       const traced = (request: HttpClientRequest.HttpClientRequest) =>
-        run(spec, propagate && span !== undefined ? HttpClientRequest.setHeaders(request, HttpTraceContext.toHeaders(span)) : request, policy, hooks, span)
+        run(spec, clock, propagate && span !== undefined ? HttpClientRequest.setHeaders(request, HttpTraceContext.toHeaders(span)) : request, policy, hooks, span)
       return Effect.isEffect(built)
         ? Effect.flatMap(Effect.mapError(built, (error): AnyError => mapBuildError(error, method, path)), traced)
         : traced(built)
@@ -227,13 +238,14 @@ export const make = (spec: MethodSpec): Method => {
       // Effect's default tracer has no backend: its spans cannot be observed,
       // so none is made and no trace context is sent (as Effect's own HTTP
       // server does); the request goes the same way either way
-      if (fiber.getRef(Tracer.Tracer) === Tracer.nativeTracer) return start(undefined, false)
+      const clock = fiber.getRef(Clock.Clock)
+      if (fiber.getRef(Tracer.Tracer) === Tracer.nativeTracer) return start(clock, undefined, false)
       // without the HttpClient's span per attempt (`httpSpans`), the call's
       // span is the trace context sent to the service
       const propagate = !config.httpSpans && fiber.getRef(HttpClient.TracerPropagationEnabled) &&
         !fiber.getRef(Tracer.DisablePropagation)
       return Effect.useSpan(spec.spanName, spanOptions, (span) =>
-        Effect.withParentSpan(start(span, propagate), span, { captureStackTrace: false }))
+        Effect.withParentSpan(start(clock, span, propagate), span, { captureStackTrace: false }))
     })
   }
 }
