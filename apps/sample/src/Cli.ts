@@ -1,6 +1,6 @@
 /**
  * The command tree of the sample (`effect/cli`): the guided tour when no
- * command is given, one command per service area, `login` and `export` (each in
+ * command is given, one command per service area, `login`, `export` and `fleet` (each in
  * `internal/cli/`).
  * Every command takes the shared flags `--json`, `--target`, `--client-id`,
  * `--client-secret-file` and `--token-file`, before or after its name.
@@ -12,6 +12,7 @@ import { Command } from "effect/cli"
 import { compat } from "./internal/cli/compat.ts"
 import { connections } from "./internal/cli/connections.ts"
 import { exportCommand } from "./internal/cli/export.ts"
+import { fleet } from "./internal/cli/fleet.ts"
 import { legacy } from "./internal/cli/legacy.ts"
 import { login } from "./internal/cli/login.ts"
 import { migrate } from "./internal/cli/migrate.ts"
@@ -38,7 +39,7 @@ export const cli = root.pipe(
   Command.withDescription(
     "Connected-vehicle SDK sample. Without a command: a guided tour of the whole service on the embedded simulator."
   ),
-  Command.withSubcommands([compat, connections, signals, webhooks, subscriptions, legacy, migrate, login, exportCommand]),
+  Command.withSubcommands([compat, connections, signals, webhooks, subscriptions, legacy, migrate, login, exportCommand, fleet]),
   Command.withExamples([
     { command: "sample", description: "The guided tour on the embedded simulator" },
     { command: "sample connections --json", description: "Connections as JSON" },

@@ -17,6 +17,14 @@ export * as Authorize from "./Authorize.ts"
  */
 export * as Export from "./Export.ts"
 /**
+ * The `fleet` command: a burst of webhook deliveries through
+ * `@connected-vehicle/fleet`, embedded.
+ *
+ * @since 0.1.0
+ * @category modules
+ */
+export * as Fleet from "./Fleet.ts"
+/**
  * Receiving webhooks: `webhooks listen` and the tour's delivery step.
  *
  * @since 0.1.0
