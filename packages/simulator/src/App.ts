@@ -17,6 +17,7 @@ import { CurrentGrant, CurrentRequestId, Env, MAX_BATCH_REQUESTS } from "./Env.t
 import { HandlersLive } from "./Handlers.ts"
 import * as faults from "./internal/faults.ts"
 import * as headers from "./internal/headers.ts"
+import * as limits from "./internal/limits.ts"
 import * as middleware from "./internal/middleware.ts"
 import * as paths from "./internal/paths.ts"
 import { failureResponse, normalise, problemResponse } from "./internal/responses.ts"
@@ -175,6 +176,8 @@ export const wrap = <R>(
     }
     const bearer = middleware.bearerGrant(x, paths.needsBearer(x.path))
     if (bearer._tag === "Refused") return yield* respond(bearer.response)
+    const limited = limits.admitRequest(x.env, x.request.method, x.path, bearer.grant !== undefined)
+    if (limited !== undefined) return yield* respond(limits.limitedResponse(limited))
     const problem = paths.queryProblem(x.request.method, x.path, x.url)
     if (problem !== undefined) return yield* respond(problemResponse(x.oauth, 400, problem))
     middleware.rewriteMode(x)

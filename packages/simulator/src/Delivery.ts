@@ -17,7 +17,9 @@ import type { SignalBody } from "@connected-vehicle/schema/Signal"
 import { Effect } from "effect"
 import type { Duration, Redacted, Scope } from "effect"
 import type { HttpServerRequest, HttpServerResponse } from "effect/http"
+import type { BurstInput, BurstView, GroundTruth } from "./Burst.ts"
 import type { Dataset, WebhookInfo } from "./Data.ts"
+import * as bursts from "./internal/burstRun.ts"
 import * as actions from "./internal/deliveryActions.ts"
 import { clearLog, loggedEntries, makeEngine, resetEngine } from "./internal/deliveryEngine.ts"
 import * as policy from "./internal/deliveryPolicy.ts"
@@ -341,7 +343,17 @@ export interface Deliveries {
   readonly reading: (vehicleIndex: number, code: string) => Reading | undefined
   /** Counts the changes of readings (and resets): a cache of rendered readings is valid while it stays the same. */
   readonly readingsVersion: () => number
-  /** Forgets every created webhook, subscription, reading, error and the log. */
+  /** Plans and starts a burst of deliveries (one at a time); its progress (see `Burst`). */
+  readonly startBurst: (input: BurstInput) => Effect.Effect<BurstView, WebhookControlError>
+  /** The progress of the last burst (404 when none was started). */
+  readonly burst: Effect.Effect<BurstView, WebhookControlError>
+  /** Waits until every delivery of the last burst settled (or it was cancelled). */
+  readonly awaitBurst: Effect.Effect<BurstView, WebhookControlError>
+  /** Stops the last burst: no new delivery or attempt starts. */
+  readonly cancelBurst: Effect.Effect<BurstView, WebhookControlError>
+  /** The distinct events of the last burst and the newest value per vehicle and signal. */
+  readonly burstTruth: Effect.Effect<GroundTruth, WebhookControlError>
+  /** Forgets every created webhook, subscription, reading, error, burst and the log. */
   readonly reset: () => void
 }
 
@@ -415,7 +427,15 @@ export const make = (options: {
     reading: (vehicleIndex, code) =>
       engine.overrides.size === 0 ? undefined : engine.overrides.get(`${vehicleIndex} ${code}`),
     readingsVersion: () => engine.readingsVersion,
-    reset: () => resetEngine(engine)
+    startBurst: (input) => bursts.startBurst(engine, input),
+    burst: bursts.currentBurst(engine),
+    awaitBurst: bursts.awaitBurst(engine),
+    cancelBurst: bursts.cancelBurst(engine),
+    burstTruth: bursts.burstTruth(engine),
+    reset: () => {
+      bursts.resetBurst(engine)
+      resetEngine(engine)
+    }
   }))
 
 /**

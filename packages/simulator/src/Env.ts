@@ -18,6 +18,7 @@ import { errorOfStatus, makeEnvelope } from "@connected-vehicle/schema/ServiceEr
 import { Context, Effect } from "effect"
 import type { Dataset } from "./Data.ts"
 import type { Deliveries } from "./Delivery.ts"
+import type { Usage } from "./internal/usage.ts"
 import type { Grant, State } from "./State.ts"
 
 /**
@@ -61,6 +62,8 @@ export class Env extends Context.Service<Env, {
   readonly origins: Origins
   /** Created webhooks and subscriptions, and their deliveries (see `Delivery`). */
   readonly deliveries: Deliveries
+  /** Request limits and usage counters (see `RateLimit`). */
+  readonly usage: Usage
 }>()("@connected-vehicle/simulator/Env") {}
 
 /**

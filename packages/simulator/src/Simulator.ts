@@ -6,6 +6,7 @@
  * @since 0.1.0
  */
 import { Clock, Context, Effect, Layer, Redacted } from "effect"
+import type { Duration } from "effect"
 import { FetchHttpClient, HttpClient, HttpClientRequest, HttpEffect } from "effect/http"
 import type { Server } from "node:http"
 import { DROP_MARKER, inRoot, makeApp } from "./App.ts"
@@ -17,6 +18,8 @@ import type { Origins } from "./Env.ts"
 import * as FastPath from "./internal/fastPath.ts"
 import * as Listen from "./internal/listen.ts"
 import { makeData } from "./internal/simulatorData.ts"
+import { accessSecondsOf, makeUsage, setRateLimits } from "./internal/usage.ts"
+import * as RateLimit from "./RateLimit.ts"
 import type { Fault, RequestLogEntry } from "./State.ts"
 import { State } from "./State.ts"
 import type { RetireLegacy } from "./Sunset.ts"
@@ -123,6 +126,14 @@ export interface SimulatorOptions {
    * {@link DEFAULT_REQUEST_TIMEOUT_MILLIS}, 30 s; 0 = no limit).
    */
   readonly requestTimeoutMillis?: number
+  /** Per-vehicle and per-application request limits (default none; see `RateLimit`). */
+  readonly rateLimit?: RateLimit.RateLimitOptions
+  /**
+   * Lifetime of the access tokens issued (`expires_in`), in whole seconds of
+   * at least 1 (default the spec's 7200 s): a test in another process, on the
+   * wall clock, can see tokens expire and be refreshed.
+   */
+  readonly accessTokenLifetime?: Duration.Input
 }
 
 /**
@@ -213,6 +224,22 @@ export class Simulator extends Context.Service<Simulator, {
   readonly resolveVehicleError: Delivery.Deliveries["resolveVehicleError"]
   /** The delivery log (every attempt), oldest first. */
   readonly deliveries: Effect.Effect<ReadonlyArray<Delivery.DeliveryLogEntry>>
+  /** Requests per vehicle and application (accepted, limited, most in a window) and token grants (see `RateLimit`). */
+  readonly usage: Effect.Effect<RateLimit.UsageSnapshot>
+  /** Zeroes the usage counters (the limits stay). */
+  readonly resetUsage: Effect.Effect<void>
+  /** Replaces the request limits (`{}` turns them off); every window starts afresh. */
+  readonly setRateLimits: (options: RateLimit.RateLimitOptions) => Effect.Effect<void, RateLimit.RateLimitConfigError>
+  /** Starts a burst of webhook deliveries (duplicates, lost acknowledgements, reordering; see `Burst`). */
+  readonly startBurst: Delivery.Deliveries["startBurst"]
+  /** The progress of the last burst. */
+  readonly burst: Delivery.Deliveries["burst"]
+  /** Waits until every delivery of the last burst settled (or it was cancelled). */
+  readonly awaitBurst: Delivery.Deliveries["awaitBurst"]
+  /** Stops the last burst. */
+  readonly cancelBurst: Delivery.Deliveries["cancelBurst"]
+  /** The ground truth of the last burst: its distinct events, the newest value per vehicle and signal. */
+  readonly burstTruth: Delivery.Deliveries["burstTruth"]
 }>()("@connected-vehicle/simulator/Simulator") {}
 
 /**
@@ -253,7 +280,8 @@ const setup = Effect.fnUntraced(function*(options: SimulatorOptions | undefined)
   const state = new State({
     now: () => clock.currentTimeMillisUnsafe(),
     seed,
-    failureRate: Math.min(1, Math.max(0, options?.failureRate ?? 0))
+    failureRate: Math.min(1, Math.max(0, options?.failureRate ?? 0)),
+    accessSeconds: yield* accessSecondsOf(options?.accessTokenLifetime)
   })
   const clientId = options?.clientId ?? DEFAULT_CLIENT_ID
   const clientSecret = options?.clientSecret ?? DEFAULT_CLIENT_SECRET
@@ -267,7 +295,9 @@ const setup = Effect.fnUntraced(function*(options: SimulatorOptions | undefined)
   const redirectUris = [...(options?.redirectUris ?? DEFAULT_REDIRECT_URIS)]
   const deliveries = yield* Delivery.make({ data, secret: options?.webhookSecret })
   state.onReset(deliveries.reset)
-  const env = Env.of({ data, state, clientId, clientSecret, redirectUris, origins, deliveries })
+  const usage = yield* makeUsage(() => clock.currentTimeMillisUnsafe(), data, options?.rateLimit)
+  state.onReset(() => usage.reset())
+  const env = Env.of({ data, state, clientId, clientSecret, redirectUris, origins, deliveries, usage })
   const latencyMillis = Math.max(0, options?.latencyMillis ?? 0)
   const makeHandler = (allow?: (path: string) => boolean) =>
     Effect.map(
@@ -295,7 +325,15 @@ const setup = Effect.fnUntraced(function*(options: SimulatorOptions | undefined)
       setSignal: deliveries.setSignal,
       injectVehicleError: deliveries.injectVehicleError,
       resolveVehicleError: deliveries.resolveVehicleError,
-      deliveries: deliveries.deliveries
+      deliveries: deliveries.deliveries,
+      startBurst: deliveries.startBurst,
+      burst: deliveries.burst,
+      awaitBurst: deliveries.awaitBurst,
+      cancelBurst: deliveries.cancelBurst,
+      burstTruth: deliveries.burstTruth,
+      usage: Effect.sync(() => usage.snapshot()),
+      resetUsage: Effect.sync(() => usage.reset()),
+      setRateLimits: (rateLimit) => setRateLimits(usage, rateLimit)
     })
   return { handler, makeHandler, fastPath, service, origins, state }
 })

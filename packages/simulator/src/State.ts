@@ -195,6 +195,8 @@ export class State {
   readonly now: () => number
   readonly seed: number
   readonly failureRate: number
+  /** Lifetime of an access token, in seconds (`expires_in`; the spec's 7200 unless configured). */
+  readonly accessSeconds: number
   private codes = new Map<string, CodeRecord>()
   private access = new Map<string, Grant | UserGrant>()
   private refresh = new Map<string, RefreshRecord>()
@@ -211,10 +213,16 @@ export class State {
   private random: () => number
   private resetHooks: Array<() => void> = []
 
-  constructor(options: { readonly now: () => number; readonly seed: number; readonly failureRate: number }) {
+  constructor(options: {
+    readonly now: () => number
+    readonly seed: number
+    readonly failureRate: number
+    readonly accessSeconds?: number | undefined
+  }) {
     this.now = options.now
     this.seed = options.seed
     this.failureRate = options.failureRate
+    this.accessSeconds = options.accessSeconds ?? TokenLifetimes.accessSeconds
     this.random = prng(options.seed ^ 0x5a5a5a5a)
   }
 
@@ -415,7 +423,7 @@ export class State {
     const accessToken = token("at")
     const refreshToken = token("rt")
     const { family, mode, scopes, userIndex } = grant
-    this.access.set(accessToken, { _tag: "User", userIndex, scopes, mode, family, expiresAt: now + TokenLifetimes.accessSeconds * 1000 })
+    this.access.set(accessToken, { _tag: "User", userIndex, scopes, mode, family, expiresAt: now + this.accessSeconds * 1000 })
     this.refresh.set(refreshToken, { userIndex, scopes, mode, family, expiresAt: now + TokenLifetimes.refreshSeconds * 1000 })
     return { accessToken, refreshToken }
   }
@@ -423,7 +431,7 @@ export class State {
   issueAppToken(): string {
     this.sweep(this.now())
     const accessToken = token("app")
-    this.access.set(accessToken, { _tag: "App", expiresAt: this.now() + TokenLifetimes.accessSeconds * 1000 })
+    this.access.set(accessToken, { _tag: "App", expiresAt: this.now() + this.accessSeconds * 1000 })
     return accessToken
   }
 

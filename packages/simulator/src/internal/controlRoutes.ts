@@ -13,6 +13,9 @@ import { envelope } from "../Env.ts"
 import type { Fault } from "../State.ts"
 import { parseFaultHeader } from "./faults.ts"
 import { envelopeResponse } from "./responses.ts"
+import type { Usage } from "./usage.ts"
+import * as burstRoutes from "./burstRoutes.ts"
+import * as usageRoutes from "./usageRoutes.ts"
 
 export const isLoopback = (address: Option.Option<string>) =>
   Option.match(address, {
@@ -30,14 +33,16 @@ const ControlFaults = Schema.Struct({
 /**
  * The control routes under `/_simulator` (not part of the service contract;
  * loopback peers only): `POST /_simulator/faults`, `GET` / `DELETE
- * /_simulator/requests`, `POST /_simulator/reset`, and the routes of
- * webhook deliveries (`Delivery.control`).
+ * /_simulator/requests`, `POST /_simulator/reset`, the usage routes
+ * (`internal/usageRoutes`), the burst routes (`internal/burstRoutes`) and
+ * the routes of webhook deliveries (`Delivery.control`).
  */
 export const control = (
   state: Env["Service"]["state"],
   request: HttpServerRequest.HttpServerRequest,
   path: string,
-  deliveries: Env["Service"]["deliveries"]
+  deliveries: Env["Service"]["deliveries"],
+  usage: Usage
 ): Effect.Effect<HttpServerResponse.HttpServerResponse> => {
   const bad = (detail: string) => Effect.succeed(envelopeResponse(400, envelope(400, detail)))
   const route = `${request.method} ${path}`
@@ -81,7 +86,8 @@ export const control = (
         })
       )
     default:
-      return Delivery.control(deliveries, request, path) ??
+      return usageRoutes.control(usage, request, path) ?? burstRoutes.control(deliveries, request, path) ??
+        Delivery.control(deliveries, request, path) ??
         Effect.succeed(envelopeResponse(404, envelope(404, `No control route ${route}`)))
   }
 }

@@ -18,10 +18,10 @@ import {
   DEFAULT_WEBHOOK_SECRET,
   DELIVERY_LOG_LIMIT,
   MAX_EVENT_BYTES,
-  RETRY_DELAYS,
   RETRY_OFFSETS_MILLIS,
   USER_AGENT
 } from "./deliveryPolicy.ts"
+import type { Running } from "./burstRun.ts"
 import { post } from "./post.ts"
 import { hmacHex } from "./signing.ts"
 
@@ -73,6 +73,9 @@ export interface Engine {
   logged: number
   /** Bumped by reset: deliveries of an older generation stop before their next attempt. */
   generation: number
+  /** The last burst (see `internal/burstRun`), and how many were started. */
+  burst: Running | undefined
+  bursts: number
 }
 
 /** A new engine's state, in the current scope and context. */
@@ -102,7 +105,9 @@ export const makeEngine = (options: {
       errors: new Map(),
       log: [],
       logged: 0,
-      generation: 0
+      generation: 0,
+      burst: undefined,
+      bursts: 0
     }
   })
 
@@ -172,6 +177,30 @@ export const attempt = (
     return { result: answer, latencyMillis: Math.round((wallMillis() - started) * 10) / 10 }
   })
 
+/** The meta of one attempt, for `build` to make its event. */
+export interface AttemptMeta {
+  readonly deliveryId: string
+  readonly deliveredAt: DateTime.Utc
+  readonly w: WebhookRecord
+}
+
+/**
+ * How an event is delivered: the webhook and URL of each attempt (1-based),
+ * the offsets of the retries from the first attempt, and for a burst
+ * (`internal/burstRun`) a lost acknowledgement (a 2xx logged as `retrying`,
+ * so the event is sent again), a wrapper of each attempt (a concurrency
+ * permit) and the outcome of each attempt.
+ */
+export interface DeliveryPlan {
+  readonly target: (attempt: number) => { readonly w: WebhookRecord; readonly url: string }
+  readonly retryOffsets: ReadonlyArray<number>
+  readonly lostAck?: ((attempt: number) => boolean) | undefined
+  readonly around?: (<A>(effect: Effect.Effect<A>) => Effect.Effect<A>) | undefined
+  readonly onAttempt?: ((entry: DeliveryLogEntry) => void) | undefined
+  /** Checked before each attempt: false stops the delivery (a cancelled burst). */
+  readonly live?: (() => boolean) | undefined
+}
+
 /** Delivers an event with the retry schedule; `build` makes the event of one attempt. */
 export const deliver = (
   engine: Engine,
@@ -179,36 +208,55 @@ export const deliver = (
   url: string,
   eventId: string,
   eventType: "VEHICLE_STATE" | "VEHICLE_ERROR",
-  build: (meta: { readonly deliveryId: string; readonly deliveredAt: DateTime.Utc }) => DeliveredEvent
+  build: (meta: AttemptMeta) => DeliveredEvent
+) => deliverWith(engine, { target: () => ({ w, url }), retryOffsets: RETRY_OFFSETS_MILLIS }, eventId, eventType, build)
+
+/** Delivers an event as `plan` says; `build` makes the event of one attempt. */
+export const deliverWith = (
+  engine: Engine,
+  plan: DeliveryPlan,
+  eventId: string,
+  eventType: "VEHICLE_STATE" | "VEHICLE_ERROR",
+  build: (meta: AttemptMeta) => DeliveredEvent
 ) => {
   const started = engine.generation
   const { now } = engine
+  const live = () => engine.generation === started && (plan.live === undefined || plan.live())
+  const log = (entry: DeliveryLogEntry) => {
+    record(engine, entry)
+    plan.onAttempt?.(entry)
+  }
+  const around = plan.around ?? ((effect) => effect)
   return Effect.gen(function*() {
     const firstAt = now()
-    for (let n = 1; n <= RETRY_DELAYS.length + 1; n++) {
-      if (engine.generation !== started) return
+    const attempts = plan.retryOffsets.length + 1
+    for (let n = 1; n <= attempts; n++) {
+      if (!live()) return
+      const { url, w } = plan.target(n)
       const deliveryId = newId("dlv")
       const at = now()
-      const body = encoder.encode(encodeEvent(build({ deliveryId, deliveredAt: utc(at) }) as WebhookEvent))
+      const body = encoder.encode(encodeEvent(build({ deliveryId, deliveredAt: utc(at), w }) as WebhookEvent))
       const base = { eventId, eventType, webhookId: w.id, deliveryId, attempt: n, url, at: iso(at) }
       if (body.byteLength > MAX_EVENT_BYTES) {
-        record(engine, { ...base, status: null, error: `the event is ${body.byteLength} bytes, over ${MAX_EVENT_BYTES}`, latencyMillis: 0, outcome: "dropped" })
+        log({ ...base, status: null, error: `the event is ${body.byteLength} bytes, over ${MAX_EVENT_BYTES}`, latencyMillis: 0, outcome: "dropped" })
         return
       }
-      const { latencyMillis, result } = yield* attempt(url, body, w.secret)
+      const { latencyMillis, result } = yield* around(attempt(url, body, w.secret))
       if (engine.generation !== started) return
-      const ok = result._tag === "Answer" && result.answer.status >= 200 && result.answer.status < 300
-      const last = n > RETRY_DELAYS.length
-      record(engine, {
+      const last = n === attempts
+      const answered = result._tag === "Answer" && result.answer.status >= 200 && result.answer.status < 300
+      const lost = answered && !last && plan.lostAck !== undefined && plan.lostAck(n)
+      const ok = answered && !lost
+      log({
         ...base,
         status: result._tag === "Answer" ? result.answer.status : null,
-        error: result._tag === "Failure" ? result.reason : ok ? null : `HTTP ${result.answer.status}`,
+        error: result._tag === "Failure" ? result.reason : lost ? "acknowledgement lost (simulated)" : ok ? null : `HTTP ${result.answer.status}`,
         latencyMillis,
         outcome: ok ? "delivered" : last ? "dropped" : "retrying"
       })
       if (ok || last) return
       // fixed offsets from the first attempt (+25, +75, +175 s): a slow failure does not push them back
-      yield* Effect.sleep(Duration.millis(Math.max(0, firstAt + RETRY_OFFSETS_MILLIS[n - 1]! - now())))
+      yield* Effect.sleep(Duration.millis(Math.max(0, firstAt + plan.retryOffsets[n - 1]! - now())))
     }
   })
 }

@@ -80,14 +80,14 @@ const handshake = (engine: Engine, w: WebhookRecord): Effect.Effect<void> =>
     if (error === null) yield* sendFirstDeliveries(engine, w)
   }).pipe(Effect.provideContext(engine.context))
 
-const vehicleEventBase = (engine: Engine, v: VehicleInfo, userIndex: number) => ({
+export const vehicleEventBase = (engine: Engine, v: VehicleInfo, userIndex: number) => ({
   vehicleId: v.id,
   user: { id: engine.data.user(userIndex).id },
   vehicle: { id: v.id, make: v.model.make, model: v.model.model, year: v.year }
 })
 
-/** The `meta` of a `VEHICLE_STATE` or `VEHICLE_ERROR` event. */
-const vehicleEventMeta = (
+/** The `meta` of a `VEHICLE_STATE` or `VEHICLE_ERROR` event (a burst's too). */
+export const vehicleEventMeta = (
   w: WebhookRecord,
   v: VehicleInfo,
   deliveryId: string,

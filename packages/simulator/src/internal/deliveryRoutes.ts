@@ -44,8 +44,8 @@ const ErrorBody = Schema.Struct({
 const json = (body: unknown, status = 200) => HttpServerResponse.jsonUnsafe(body, { status })
 const problem = (status: number, detail: string) => HttpServerResponse.jsonUnsafe(envelope(status, detail), { status })
 
-/** The request body decoded with `schema`; the 400 detail never quotes a `secret` member. */
-const bodyOf = <S extends Schema.Top>(
+/** The request body decoded with `schema`; the 400 detail never quotes a `secret` member (the burst routes use it too). */
+export const bodyOf = <S extends Schema.Top>(
   request: HttpServerRequest.HttpServerRequest,
   schema: S,
   expected: string
@@ -68,7 +68,7 @@ const bodyOf = <S extends Schema.Top>(
 const withoutUndefined = <A extends object>(value: A): A =>
   Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as A
 
-const answer = <A>(effect: Effect.Effect<A, WebhookControlError>, status = 200) =>
+export const answer = <A>(effect: Effect.Effect<A, WebhookControlError>, status = 200) =>
   effect.pipe(
     Effect.match({
       onFailure: (error) => problem(error.status, error.detail),

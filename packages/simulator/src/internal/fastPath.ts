@@ -27,6 +27,7 @@ import { originFor } from "../Env.ts"
 import type { RetireLegacy } from "../Sunset.ts"
 import { deprecationHeaders, isRetired } from "../Sunset.ts"
 import { FAULT_HEADER, isUsableRequestId, REQUEST_ID_HEADER } from "./headers.ts"
+import { fastCharge } from "./limits.ts"
 import { legacyRead, PageMemo, signalsPageText, signalText } from "./render.ts"
 import { generatedRequestId } from "../State.ts"
 
@@ -179,12 +180,13 @@ const signals = (fast: Fast, request: IncomingMessage, response: ServerResponse,
       out = answer([], Buffer.from(signalsPageText(data, origins, deliveries, v, url, now, undefined, undefined)), [])
       fast.pages.set(key, data, now, version, out)
     }
+    if (!fastCharge(fast.env, data.vehicleIndex(match[1]!))) return false
     return send(fast, request, response, url, out)
   }
   const v = ownedVehicle(fast, match[1]!, data.userIndex(userId.toLowerCase()))
   if (v === undefined) return false
   const k = v.model.signals.findIndex((s) => s.code === code)
-  if (k === -1) return false
+  if (k === -1 || !fastCharge(fast.env, v.index)) return false
   return send(fast, request, response, url, answer([], Buffer.from(signalText(data, origins, deliveries, v, k, now)), []))
 }
 
@@ -223,6 +225,7 @@ const legacy = (fast: Fast, request: IncomingMessage, response: ServerResponse, 
   ) {
     return false
   }
+  if (!fastCharge(fast.env, out.index)) return false
   return send(fast, request, response, url, out)
 }
 

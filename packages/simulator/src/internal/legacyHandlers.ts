@@ -14,6 +14,7 @@ import type { Dataset } from "../Data.ts"
 import { badRequest, CurrentGrant, CurrentRequestId, Env, forbidden, incompatible, MAX_BATCH_REQUESTS, notFound } from "../Env.ts"
 import type { Grant } from "../State.ts"
 import { requireUser } from "./handlerUtils.ts"
+import { limitedResponse } from "./limits.ts"
 import { legacyRead } from "./render.ts"
 
 const unitSystemOf = (value: string | undefined) => value === "imperial" ? "imperial" : "metric"
@@ -70,7 +71,7 @@ export const LegacyLive = HttpApiBuilder.group(ServiceApi, "legacy", (handlers) 
     serviceHistory: legacyHandler("/service/history"),
     batch: ({ headers, params, payload }) =>
       Effect.gen(function*() {
-        const { data, deliveries, state } = yield* Env
+        const { data, deliveries, state, usage } = yield* Env
         const grant = yield* requireUser(yield* CurrentGrant)
         const v = yield* legacyVehicle(data, grant, params.id)
         if (payload.requests.length > MAX_BATCH_REQUESTS) {
@@ -78,6 +79,9 @@ export const LegacyLive = HttpApiBuilder.group(ServiceApi, "legacy", (handlers) 
             `requests holds ${payload.requests.length} paths; a batch takes at most ${MAX_BATCH_REQUESTS}`
           )
         }
+        // spec section 8: each requested endpoint counts against the per-vehicle limit
+        const limited = usage.admit({ vehicleIndex: v.index, cost: Math.max(1, payload.requests.length), application: true })
+        if (limited !== undefined) return limitedResponse(limited)
         const requestId = yield* CurrentRequestId
         const unitSystem = unitSystemOf(headers["sc-unit-system"])
         const now = state.now()

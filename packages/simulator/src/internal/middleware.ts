@@ -66,16 +66,17 @@ export const isControlPath = (path: string) => path === "/_simulator" || path.st
 
 /** The answer of a control route (404 to a peer that is not loopback); not logged. */
 export const controlAnswer = (x: Exchange): Effect.Effect<Response> => {
-  const { deliveries, state } = x.env
+  const { deliveries, state, usage } = x.env
   if (!isLoopback(x.request.peerAddress)) {
     return finish(x, envelopeResponse(404, envelope(404, `No endpoint ${x.request.method} ${x.path}`)))
   }
-  return Effect.flatMap(control(state, x.request, x.path, deliveries), (response) => finish(x, response))
+  return Effect.flatMap(control(state, x.request, x.path, deliveries, usage), (response) => finish(x, response))
 }
 
 /** Logs the request; the function that finishes an answer and logs its status. */
 export const responder = (x: Exchange) => {
   const entry = x.env.state.record(x.request.method, x.url, x.headers, x.requestId)
+  if (x.path === "/oauth/token" && x.request.method === "POST") x.env.usage.tokenRequest()
   return (response: Response) =>
     Effect.map(finish(x, response), (out) => {
       entry.status = out.status

@@ -5,7 +5,7 @@
  * @internal
  */
 import { ServiceApi } from "@connected-vehicle/schema/Api"
-import { Permission, TokenLifetimes } from "@connected-vehicle/schema/OAuth"
+import { Permission } from "@connected-vehicle/schema/OAuth"
 import type { TokenRequest } from "@connected-vehicle/schema/OAuth"
 import { Effect, Redacted, Schema } from "effect"
 import type { HttpServerRequest } from "effect/http"
@@ -65,7 +65,7 @@ const userTokens = (tokens: { readonly accessToken: string; readonly refreshToke
 /** The tokens of a token request from an authenticated client, or its OAuth error. */
 const grantTokens = (state: State, payload: TokenRequest) =>
   Effect.gen(function*() {
-    const expires_in = TokenLifetimes.accessSeconds
+    const expires_in = state.accessSeconds
     switch (payload.grant_type) {
       case "authorization_code": {
         const code = state.takeCode(payload.code)
@@ -127,7 +127,7 @@ export const OAuthLive = HttpApiBuilder.group(ServiceApi, "oauth", (handlers) =>
       }),
     token: ({ headers, payload }) =>
       Effect.gen(function*() {
-        const { clientId, clientSecret, state } = yield* Env
+        const { clientId, clientSecret, state, usage } = yield* Env
         const credential = basicCredential(headers.authorization)
         if (credential === undefined) {
           return yield* oauthUnauthorized("Authorization must be Basic base64(client_id:client_secret)")
@@ -137,7 +137,9 @@ export const OAuthLive = HttpApiBuilder.group(ServiceApi, "oauth", (handlers) =>
         if (!(sameSecret(credential.secret, clientSecret) && known)) {
           return yield* oauthUnauthorized("Unknown client or wrong secret")
         }
-        return yield* grantTokens(state, payload)
+        const tokens = yield* grantTokens(state, payload)
+        usage.granted(payload.grant_type)
+        return tokens
       })
   }))
 

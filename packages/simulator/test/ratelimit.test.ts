@@ -1,0 +1,224 @@
+/**
+ * Request limits and usage counters over loopback, under `TestClock` (the
+ * fixed windows follow `TestClock.adjust`; the HTTP is real): the 429 with
+ * the envelope and `retry-after`, on the fast path (plain reads, seen from
+ * Node's raw `writeHead`) and the full application (the same reads with
+ * `x-simulator-fault: delay=0`), the legacy batch charged per entry, the
+ * application limit, the token grants, and the control routes.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import { Effect, Exit, Layer } from "effect"
+import { FetchHttpClient } from "effect/http"
+import { TestClock } from "effect/testing"
+import { request, ServerResponse } from "node:http"
+import { APPLICATION_RATE_LIMITED, RateLimitConfigError, VEHICLE_RATE_LIMITED } from "../src/RateLimit.ts"
+import type { RateLimitOptions, UsageSnapshot } from "../src/RateLimit.ts"
+import { layer as simulatorLayer, Simulator } from "../src/Simulator.ts"
+import { appToken, basic, bearer, call, isEnvelope, userTokens } from "./helpers.ts"
+
+let lastWriteHeadRaw = false
+const writeHead = ServerResponse.prototype.writeHead
+ServerResponse.prototype.writeHead = function(this: ServerResponse, ...args: Array<any>) {
+  lastWriteHeadRaw = args.some((a) => Array.isArray(a))
+  return (writeHead as any).apply(this, args)
+} as any
+
+interface Raw {
+  readonly status: number
+  readonly retryAfter: string | undefined
+  readonly json: any
+  readonly fast: boolean
+}
+
+/** A raw GET over loopback; `fast` tells whether the fast path wrote the answer. */
+const get = (origin: string, path: string, headers: Record<string, string>) =>
+  Effect.promise(() =>
+    new Promise<Raw>((resolve, reject) => {
+      const url = new URL(origin)
+      lastWriteHeadRaw = false
+      const req = request({ host: url.hostname, port: url.port, path, headers }, (res) => {
+        const chunks: Array<Buffer> = []
+        res.on("data", (c: Buffer) => chunks.push(c))
+        res.on("end", () =>
+          resolve({
+            status: res.statusCode ?? 0,
+            retryAfter: res.headers["retry-after"],
+            json: JSON.parse(Buffer.concat(chunks).toString()),
+            fast: lastWriteHeadRaw
+          }))
+      })
+      req.on("error", reject)
+      req.end()
+    })
+  )
+
+const Loopback = (rateLimit?: RateLimitOptions) =>
+  Layer.mergeAll(
+    simulatorLayer({ seed: 5, vehicles: 12, connections: 12, users: 4, ...(rateLimit === undefined ? {} : { rateLimit }) }),
+    FetchHttpClient.layer
+  )
+
+const full = { "x-simulator-fault": "delay=0" }
+
+const assertLimited = (reply: Raw, code: string, retryAfter: string) => {
+  assert.strictEqual(reply.status, 429)
+  assert.isFalse(reply.fast)
+  assert.strictEqual(reply.retryAfter, retryAfter)
+  assert.isTrue(isEnvelope(reply.json))
+  const [item] = reply.json.errors
+  assert.strictEqual(item.type, "RATE_LIMIT")
+  assert.strictEqual(item.code, code)
+  assert.strictEqual(item.status, "429")
+  assert.strictEqual(item.resolution.type, "RETRY_LATER")
+}
+
+const usageOf = (usage: UsageSnapshot, vehicleId: string) => usage.vehicles.find((v) => v.vehicleId === vehicleId)
+
+describe("request limits", () => {
+  it.effect("per vehicle: fast path and full application share one fixed window; 429 with retry-after", () =>
+    Effect.gen(function*() {
+      const sim = yield* Simulator
+      const token = yield* appToken
+      const [a, b] = sim.data.vehicleIds
+      const headersOf = (id: string) => ({ ...bearer(token), "sc-user-id": sim.data.connectionOf(id)!.userId })
+      const signals = (id: string) => `/v3/vehicles/${id}/signals`
+      // two on the fast path, one through the full application: the limit (3) is reached
+      assert.isTrue((yield* get(sim.url, signals(a!), headersOf(a!))).fast)
+      assert.isTrue((yield* get(sim.url, `${signals(a!)}/odometer-traveleddistance`, headersOf(a!))).fast)
+      const third = yield* get(sim.url, signals(a!), { ...headersOf(a!), ...full })
+      assert.deepStrictEqual([third.status, third.fast], [200, false])
+      // the plain request the fast path would serve is refused (by the full application), and so is the full one
+      assertLimited(yield* get(sim.url, signals(a!), headersOf(a!)), VEHICLE_RATE_LIMITED, "10")
+      yield* TestClock.adjust("4 seconds")
+      assertLimited(yield* get(sim.url, signals(a!), { ...headersOf(a!), ...full }), VEHICLE_RATE_LIMITED, "6")
+      // another vehicle has its own window
+      assert.strictEqual((yield* get(sim.url, signals(b!), headersOf(b!))).status, 200)
+      yield* TestClock.adjust("6 seconds")
+      const again = yield* get(sim.url, signals(a!), headersOf(a!))
+      assert.deepStrictEqual([again.status, again.fast], [200, true])
+      const usage = yield* sim.usage
+      assert.deepStrictEqual(usageOf(usage, a!), { vehicleId: a!, accepted: 4, limited: 2, maxInWindow: 3 })
+      assert.deepStrictEqual(usageOf(usage, b!), { vehicleId: b!, accepted: 1, limited: 0, maxInWindow: 1 })
+      assert.deepStrictEqual(usage.application, { accepted: 5, limited: 2, maxInWindow: 3 })
+      assert.deepStrictEqual(usage.limits, { perVehicle: { limit: 3, windowMillis: 10_000 }, perApplication: null })
+    }).pipe(Effect.provide(Loopback({ perVehicle: { limit: 3, window: "10 seconds" } }))))
+
+  it.effect("legacy: a read on the fast path counts one, a batch one per entry (refused whole)", () =>
+    Effect.gen(function*() {
+      const sim = yield* Simulator
+      const vehicleId = sim.data.vehicleIds[0]!
+      const headers = bearer((yield* userTokens({ userId: sim.data.connectionOf(vehicleId)!.userId })).access)
+      assert.isTrue((yield* get(sim.url, `/v2.0/vehicles/${vehicleId}/odometer`, headers)).fast)
+      const batch = (paths: ReadonlyArray<string>) =>
+        call("POST", `/v2.0/vehicles/${vehicleId}/batch`, { headers, json: { requests: paths.map((path) => ({ path })) } })
+      assert.strictEqual((yield* batch(["/odometer", "/vin", "/location"])).status, 200)
+      const refused = yield* batch(["/odometer", "/vin"])
+      assert.strictEqual(refused.status, 429)
+      assert.strictEqual(refused.headers["retry-after"], "1")
+      assert.strictEqual(refused.json.errors[0].code, VEHICLE_RATE_LIMITED)
+      assert.strictEqual(refused.headers["deprecation"] !== undefined, true)
+      assert.strictEqual((yield* batch(["/odometer"])).status, 200)
+      const usage = usageOf(yield* sim.usage, vehicleId)
+      assert.deepStrictEqual(usage, { vehicleId, accepted: 5, limited: 2, maxInWindow: 5 })
+      yield* TestClock.adjust("1 second")
+      assert.strictEqual((yield* batch(["/odometer", "/vin"])).status, 200)
+    }).pipe(Effect.provide(Loopback({ perVehicle: { limit: 5, window: 1000 } }))))
+
+  it.effect("per application: every authenticated request counts once; the token endpoint and unauthenticated requests do not", () =>
+    Effect.gen(function*() {
+      const sim = yield* Simulator
+      const token = yield* appToken
+      const [a, b] = sim.data.vehicleIds
+      const headersOf = (id: string) => ({ ...bearer(token), "sc-user-id": sim.data.connectionOf(id)!.userId })
+      assert.strictEqual((yield* call("GET", `/v3/vehicles/${a}/signals`)).status, 401)
+      assert.strictEqual((yield* get(sim.url, `/v3/vehicles/${a}/signals`, headersOf(a!))).status, 200)
+      assert.strictEqual((yield* call("GET", "/v3/webhooks", { headers: bearer(token) })).status, 200)
+      assertLimited(yield* get(sim.url, `/v3/vehicles/${b}/signals`, headersOf(b!)), APPLICATION_RATE_LIMITED, "60")
+      const usage = yield* sim.usage
+      assert.deepStrictEqual(usage.application, { accepted: 2, limited: 1, maxInWindow: 2 })
+      assert.deepStrictEqual(usageOf(usage, b!), { vehicleId: b!, accepted: 0, limited: 1, maxInWindow: 0 })
+      assert.strictEqual(usage.tokenGrants.clientCredentials, 1)
+    }).pipe(Effect.provide(Loopback({ perApplication: { limit: 2, window: "1 minute" } }))))
+
+  it.effect("counters without limits; token grants by type; reset", () =>
+    Effect.gen(function*() {
+      const sim = yield* Simulator
+      const token = yield* appToken
+      yield* appToken
+      const user = yield* userTokens({ userId: sim.data.connectionOf(sim.data.vehicleIds[0]!)!.userId })
+      const refreshed = yield* call("POST", "/oauth/token", {
+        headers: { authorization: yield* basic },
+        form: { grant_type: "refresh_token", refresh_token: user.refresh }
+      })
+      assert.strictEqual(refreshed.status, 200)
+      const replayed = yield* call("POST", "/oauth/token", {
+        headers: { authorization: yield* basic },
+        form: { grant_type: "refresh_token", refresh_token: user.refresh }
+      })
+      assert.strictEqual(replayed.status, 400)
+      const vehicleId = sim.data.vehicleIds[1]!
+      const headers = { ...bearer(token), "sc-user-id": sim.data.connectionOf(vehicleId)!.userId }
+      for (let i = 0; i < 7; i++) assert.strictEqual((yield* get(sim.url, `/v3/vehicles/${vehicleId}/signals`, headers)).status, 200)
+      yield* TestClock.adjust("1 second")
+      yield* get(sim.url, `/v3/vehicles/${vehicleId}/signals`, headers)
+      const usage = yield* sim.usage
+      assert.deepStrictEqual(usage.tokenGrants, { total: 4, authorizationCode: 1, refreshToken: 1, clientCredentials: 2 })
+      assert.strictEqual(usage.tokenRequests, 5)
+      assert.deepStrictEqual(usage.vehicles, [{ vehicleId, accepted: 8, limited: 0, maxInWindow: 7 }])
+      assert.strictEqual(usage.vehicleWindowMillis, 1000)
+      yield* sim.resetUsage
+      const after = yield* sim.usage
+      assert.deepStrictEqual([after.vehicles, after.tokenGrants.total, after.tokenRequests], [[], 0, 0])
+    }).pipe(Effect.provide(Loopback())))
+
+  it.effect("accessTokenLifetime: shorter tokens, each new one a counted grant", () =>
+    Effect.gen(function*() {
+      const sim = yield* Simulator
+      const grant = yield* call("POST", "/oauth/token", {
+        headers: { authorization: yield* basic },
+        form: { grant_type: "client_credentials" }
+      })
+      assert.strictEqual(grant.json.expires_in, 30)
+      const vehicleId = sim.data.vehicleIds[0]!
+      const headers = { ...bearer(grant.json.access_token), "sc-user-id": sim.data.connectionOf(vehicleId)!.userId }
+      assert.strictEqual((yield* get(sim.url, `/v3/vehicles/${vehicleId}/signals`, headers)).status, 200)
+      yield* TestClock.adjust("30 seconds")
+      const expired = yield* get(sim.url, `/v3/vehicles/${vehicleId}/signals`, headers)
+      assert.strictEqual(expired.status, 401)
+      yield* appToken
+      assert.strictEqual((yield* sim.usage).tokenGrants.clientCredentials, 2)
+      const bad = yield* Effect.exit(Effect.scoped(Layer.build(simulatorLayer({ accessTokenLifetime: "1500 millis" }))))
+      assert.isTrue(Exit.isFailure(bad))
+    }).pipe(Effect.provide(Layer.mergeAll(simulatorLayer({ seed: 5, accessTokenLifetime: "30 seconds" }), FetchHttpClient.layer))))
+
+  it.effect("control routes: PUT/GET rate-limits, GET/DELETE usage; bad limits are refused", () =>
+    Effect.gen(function*() {
+      const sim = yield* Simulator
+      const put = (json: unknown) => call("PUT", "/_simulator/rate-limits", { json })
+      const set = yield* put({ perVehicle: { limit: 1, window: "30 seconds" } })
+      assert.strictEqual(set.status, 200)
+      assert.deepStrictEqual(set.json.limits, { perVehicle: { limit: 1, windowMillis: 30_000 }, perApplication: null })
+      const token = yield* appToken
+      const vehicleId = sim.data.vehicleIds[2]!
+      const headers = { ...bearer(token), "sc-user-id": sim.data.connectionOf(vehicleId)!.userId }
+      assert.strictEqual((yield* get(sim.url, `/v3/vehicles/${vehicleId}/signals`, headers)).status, 200)
+      assertLimited(yield* get(sim.url, `/v3/vehicles/${vehicleId}/signals`, headers), VEHICLE_RATE_LIMITED, "30")
+      const usage = yield* call("GET", "/_simulator/usage")
+      assert.deepStrictEqual(usage.json.vehicles, [{ vehicleId, accepted: 1, limited: 1, maxInWindow: 1 }])
+      assert.strictEqual(usage.json.tokenGrants.clientCredentials, 1)
+      assert.strictEqual((yield* call("DELETE", "/_simulator/usage")).status, 204)
+      assert.deepStrictEqual((yield* call("GET", "/_simulator/usage")).json.vehicles, [])
+      for (const bad of [{ perVehicle: { limit: 0, window: 1000 } }, { perApplication: { limit: 2, window: "soon" } }, { perVehicle: 3 }]) {
+        const refused = yield* put(bad)
+        assert.strictEqual(refused.status, 400, JSON.stringify(bad))
+        assert.isTrue(isEnvelope(refused.json))
+      }
+      assert.strictEqual((yield* put({})).status, 200)
+      assert.deepStrictEqual((yield* call("GET", "/_simulator/rate-limits")).json.limits, { perVehicle: null, perApplication: null })
+      assert.strictEqual((yield* get(sim.url, `/v3/vehicles/${vehicleId}/signals`, headers)).status, 200)
+      const exit = yield* Effect.exit(sim.setRateLimits({ perVehicle: { limit: 1.5, window: "1 second" } }))
+      assert.isTrue(Exit.isFailure(exit))
+      const error = Exit.isFailure(exit) ? exit.cause.reasons[0] : undefined
+      assert.isTrue(error?._tag === "Fail" && error.error instanceof RateLimitConfigError)
+    }).pipe(Effect.provide(Loopback())))
+})
