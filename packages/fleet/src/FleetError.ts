@@ -13,6 +13,7 @@ import { Schema } from "effect"
  * - `QueueUnavailable`: the event queue's store failed (an offer is then not durable)
  * - `DeadLetterStore`: the dead-letter store failed
  * - `DeadLetterNotFound`: no dead letter has that `eventId`
+ * - `RedisUnavailable`: Redis could not be reached, refused a command or did not answer in time
  *
  * @example
  * ```ts
@@ -27,7 +28,7 @@ export type Reason = typeof FleetError.fields.reason.Type
 
 /**
  * A failure of the fleet package, with its `reason`, a `description` and the
- * underlying `cause` (a `SqlError`, a `PersistedQueueError`, a `ConfigError`).
+ * underlying `cause` (a `SqlError`, a `PersistedQueueError`, a `RedisError`, a `ConfigError`).
  *
  * @example
  * ```ts
@@ -40,7 +41,7 @@ export type Reason = typeof FleetError.fields.reason.Type
  * @category errors
  */
 export class FleetError extends Schema.TaggedError<FleetError>()("FleetError", {
-  reason: Schema.Literals(["Configuration", "DatabaseUnavailable", "QueueUnavailable", "DeadLetterStore", "DeadLetterNotFound"]),
+  reason: Schema.Literals(["Configuration", "DatabaseUnavailable", "QueueUnavailable", "DeadLetterStore", "DeadLetterNotFound", "RedisUnavailable"]),
   description: Schema.String,
   cause: Schema.optionalKey(Schema.Defect())
 }) {

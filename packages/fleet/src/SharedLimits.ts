@@ -1,0 +1,356 @@
+/**
+ * Request limits shared by every process of a fleet: a per-vehicle and a
+ * per-application limit, kept by `effect/persistence`'s `RateLimiter` in
+ * Redis (or in memory, for one process), and the `retry-after` of a 429
+ * respected by all of them. It plugs into the SDK's transport as its
+ * `transformClient`, so every v3 and legacy v2.0 call is limited without a
+ * change to the code that makes it.
+ *
+ * Each key's requests are spread evenly: at most `limit` in any `window`
+ * (`margin` added to the window for the time a request takes to arrive). A
+ * legacy batch of `n` entries counts `n` against its vehicle (it takes
+ * `2n - 1` of the vehicle's slots, so that its entries, counted at once by
+ * the service, fit in every window around it) and 1 against the application.
+ *
+ * @since 0.1.0
+ */
+import { Clock, Context, Duration, Effect, Layer } from "effect"
+import { HttpClient, HttpClientError, HttpClientResponse } from "effect/http"
+import type { HttpClientRequest } from "effect/http"
+import { RateLimiter, type Redis } from "effect/persistence"
+import * as RetryAfter from "@connected-vehicle/transport/RetryAfter"
+import { FleetError } from "./FleetError.ts"
+import * as Holds from "./internal/holds.ts"
+import { entriesOf, isMetered, vehicleOf } from "./internal/requests.ts"
+import * as SharedRedis from "./SharedRedis.ts"
+
+/**
+ * A request limit: at most `limit` requests in any `window`.
+ *
+ * @example
+ * ```ts
+ * import type { Limit } from "@connected-vehicle/fleet/SharedLimits"
+ *
+ * const tenPerSecond: Limit = { limit: 10, window: "1 second" }
+ * ```
+ * @since 0.1.0
+ * @category models
+ */
+export interface Limit {
+  readonly limit: number
+  readonly window: Duration.Input
+}
+
+/**
+ * Options of the limits. The service does not publish its numbers: set
+ * those of your contract.
+ *
+ * @example
+ * ```ts
+ * import type { Options } from "@connected-vehicle/fleet/SharedLimits"
+ *
+ * const options: Options = {
+ *   perVehicle: { limit: 5, window: "1 second" },
+ *   perApplication: { limit: 200, window: "1 second" },
+ *   maxRetries: 5
+ * }
+ * ```
+ * @since 0.1.0
+ * @category models
+ */
+export interface Options {
+  /** Per vehicle (default {@link defaults}: 10 per second); `false`: none. */
+  readonly perVehicle?: Limit | false | undefined
+  /** Per application (default {@link defaults}: 100 per second); `false`: none. */
+  readonly perApplication?: Limit | false | undefined
+  /**
+   * Added to each window (default a fifth of it): half of it is how late a
+   * request may be sent after its slot (while it waits for its other key),
+   * half is for the time requests take to arrive.
+   */
+  readonly margin?: Duration.Input | undefined
+  /** 429s answered to one request that are waited out and sent again here (default 3); then the 429 goes to the caller. */
+  readonly maxRetries?: number | undefined
+  /** Prefix of the Redis keys (default `"connected-vehicle:"`). */
+  readonly prefix?: string | undefined
+  /** How long Redis may take to answer (default 2 seconds); then `FleetError` `RedisUnavailable`. */
+  readonly timeout?: Duration.Input | undefined
+}
+
+/**
+ * The default limits: 10 requests per second per vehicle, 100 per second
+ * per application.
+ *
+ * @example
+ * ```ts
+ * import { defaults } from "@connected-vehicle/fleet/SharedLimits"
+ *
+ * const halfAsMany = { ...defaults.perVehicle, limit: defaults.perVehicle.limit / 2 }
+ * ```
+ * @since 0.1.0
+ * @category models
+ */
+export const defaults: { readonly perVehicle: Limit; readonly perApplication: Limit } = {
+  perVehicle: { limit: 10, window: "1 second" },
+  perApplication: { limit: 100, window: "1 second" }
+}
+
+/**
+ * The shared limits: `admit` waits until a request may be sent (by every
+ * limit and hold of its keys); `transformClient` applies them to an
+ * `HttpClient` (give it to the SDK: `ConnectedVehicle.layer({ ..., transformClient })`).
+ * A 429 holds its key (its vehicle, or the application when the service
+ * says `APPLICATION_RATE_LIMITED` or the request names no vehicle) for its
+ * `retry-after` in every process, then the request is sent again.
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { SharedLimits } from "@connected-vehicle/fleet/SharedLimits"
+ *
+ * const transformClient = Effect.map(Effect.service(SharedLimits), (limits) => limits.transformClient)
+ * ```
+ * @since 0.1.0
+ * @category services
+ */
+export class SharedLimits extends Context.Service<SharedLimits, {
+  readonly admit: (request: HttpClientRequest.HttpClientRequest) => Effect.Effect<void, FleetError>
+  readonly transformClient: (client: HttpClient.HttpClient) => HttpClient.HttpClient
+}>()("@connected-vehicle/fleet/SharedLimits") {}
+
+interface Key {
+  readonly name: string
+  /** Milliseconds between two slots of the key. */
+  readonly spacing: number
+  /** How late after its slot a request may still be sent. */
+  readonly tolerance: number
+  readonly tokens: number
+}
+
+interface Policy {
+  readonly spacing: number
+  readonly tolerance: number
+}
+
+const policyOf = (limit: Limit | false | undefined, fallback: Limit, margin: Duration.Input | undefined): Policy | undefined => {
+  if (limit === false) return undefined
+  const { limit: count, window } = limit ?? fallback
+  const windowMillis = Duration.toMillis(Duration.fromInputUnsafe(window))
+  const marginMillis = margin === undefined ? windowMillis / 5 : Duration.toMillis(Duration.fromInputUnsafe(margin))
+  if (!Number.isInteger(count) || count < 1 || !(windowMillis > 0) || !(marginMillis >= 0)) {
+    throw new FleetError({ reason: "Configuration", description: `a limit must be a positive integer per a positive window, got ${count} per ${String(window)}` })
+  }
+  return { spacing: (windowMillis + marginMillis) / count, tolerance: marginMillis / 2 }
+}
+
+/** The keys a request consumes from, or `undefined` when the service does not meter it. */
+const keysOf = (vehicle: Policy | undefined, application: Policy | undefined) =>
+(request: HttpClientRequest.HttpClientRequest): ReadonlyArray<Key> | undefined => {
+  if (!isMetered(request)) return undefined
+  const keys: Array<Key> = []
+  const id = vehicleOf(request)
+  if (id !== undefined && vehicle !== undefined) keys.push({ name: `vehicle:${id}`, ...vehicle, tokens: entriesOf(request) })
+  if (application !== undefined) keys.push({ name: "application", ...application, tokens: 1 })
+  return keys.length === 2 && keys[1]!.spacing > keys[0]!.spacing ? [keys[1]!, keys[0]!] : keys
+}
+
+const makeWith = (options: Options | undefined, limiter: RateLimiter.RateLimiter, holds: Holds.Holds): SharedLimits["Service"] => {
+  const keysFor = keysOf(policyOf(options?.perVehicle, defaults.perVehicle, options?.margin), policyOf(options?.perApplication, defaults.perApplication, options?.margin))
+  const maxRetries = options?.maxRetries ?? 3
+  const timeout = Duration.toMillis(Duration.fromInputUnsafe(options?.timeout ?? "2 seconds"))
+
+  // the slot of a key for this request: `tokens` of them in the middle of `2 * tokens - 1` reserved, as a local instant
+  const reserve = (key: Key): Effect.Effect<number, FleetError> =>
+    limiter.consume({ key: key.name, algorithm: "fixed-window", onExceeded: "delay", limit: 1, window: key.spacing, tokens: 2 * key.tokens - 1 }).pipe(
+      Holds.redisCall(`rate limit of ${key.name}`, timeout),
+      Effect.flatMap((result) =>
+        Effect.map(Clock.currentTimeMillis, (now) => now + Duration.toMillis(result.delay) - (key.tokens - 1) * key.spacing)
+      )
+    )
+
+  const admitKeys = (keys: ReadonlyArray<Key>): Effect.Effect<void, FleetError> =>
+    Effect.gen(function*() {
+      const names = keys.map((key) => key.name)
+      while (true) {
+        const held = yield* holds.remaining(names)
+        if (held > 0) {
+          yield* Effect.sleep(held)
+          continue
+        }
+        const slots = yield* reserveInTurn(keys)
+        const slept = yield* untilAllSlots(keys, slots)
+        // a 429 may have arrived while this request waited for its slots
+        if (!slept || (yield* holds.remaining(names)) === 0) return
+      }
+    })
+
+  // the key with the widest spacing first (the vehicle), each next one reserved just before the slots
+  // so far: a key with short spacing (the application) is not reserved long before the request can use it
+  const reserveInTurn = (keys: ReadonlyArray<Key>) =>
+    Effect.gen(function*() {
+      const slots: Array<number> = []
+      for (const key of keys) {
+        if (slots.length > 0) {
+          const wait = Math.max(...slots) - key.tolerance - (yield* Clock.currentTimeMillis)
+          if (wait > 0) yield* Effect.sleep(wait)
+        }
+        slots.push(yield* reserve(key))
+      }
+      return slots
+    })
+
+  // sleeps until the latest slot; a key whose slot is further than its tolerance before it is reserved
+  // again just before (at the latest slot less its tolerance), so that its new slot lands within reach
+  const untilAllSlots = (keys: ReadonlyArray<Key>, slots: Array<number>) =>
+    Effect.gen(function*() {
+      for (let round = 0; round < 50; round++) {
+        const target = Math.max(...slots)
+        const late = keys.flatMap((key, i) => target - slots[i]! > key.tolerance ? [i] : [])
+        if (late.length === 0) break
+        const wake = target - Math.min(...late.map((i) => keys[i]!.tolerance)) - (yield* Clock.currentTimeMillis)
+        if (wake > 0) yield* Effect.sleep(wake)
+        const again = yield* Effect.forEach(late, (i) => reserve(keys[i]!), { concurrency: "unbounded" })
+        late.forEach((i, j) => (slots[i] = again[j]!))
+      }
+      const wait = Math.max(...slots) - (yield* Clock.currentTimeMillis)
+      if (wait > 0) yield* Effect.sleep(wait)
+      return wait > 0
+    })
+
+  const admit = (request: HttpClientRequest.HttpClientRequest) => {
+    const keys = keysFor(request)
+    return keys === undefined || keys.length === 0 ? Effect.void : admitKeys(keys)
+  }
+
+  // a 429: hold the key it names for its retry-after, everywhere; the response, readable again
+  const onTooMany = (request: HttpClientRequest.HttpClientRequest, response: HttpClientResponse.HttpClientResponse) =>
+    Effect.gen(function*() {
+      const body = yield* Effect.orElseSucceed(response.text, () => "")
+      const now = yield* Clock.currentTimeMillis
+      const wait = RetryAfter.fromHeaders(response.headers, now) ?? 1_000
+      const vehicle = vehicleOf(request)
+      const key = vehicle === undefined || body.includes("APPLICATION_RATE_LIMITED") ? "application" : `vehicle:${vehicle}`
+      yield* holds.hold(key, wait)
+      yield* Effect.logDebug("429: requests held").pipe(Effect.annotateLogs({ key, millis: wait }))
+      return HttpClientResponse.fromWeb(request, new Response(body, { status: response.status, headers: response.headers }))
+    })
+
+  const transformClient = (client: HttpClient.HttpClient): HttpClient.HttpClient =>
+    HttpClient.transform(client, (effect, request) => {
+      const keys = keysFor(request)
+      if (keys === undefined || keys.length === 0) return effect
+      const send = (retries: number): Effect.Effect<HttpClientResponse.HttpClientResponse, HttpClientError.HttpClientError> =>
+        admitKeys(keys).pipe(
+          Effect.andThen(effect),
+          Effect.flatMap((response) =>
+            response.status !== 429 ? Effect.succeed(response) : Effect.flatMap(onTooMany(request, response), (readable) =>
+              retries < maxRetries ? send(retries + 1) : Effect.succeed(readable))
+          ),
+          Effect.catchTag("FleetError", (cause) =>
+            Effect.fail(new HttpClientError.HttpClientError({
+              reason: new HttpClientError.TransportError({ request, cause, description: cause.message })
+            })))
+        )
+      return send(0)
+    })
+
+  return { admit, transformClient }
+}
+
+const build = (options: Options | undefined, limiter: RateLimiter.RateLimiter, holds: Holds.Holds) =>
+  Effect.try({ try: () => makeWith(options, limiter, holds), catch: (error) => error as FleetError })
+
+const timeoutOf = (options: Options | undefined) => Duration.toMillis(Duration.fromInputUnsafe(options?.timeout ?? "2 seconds"))
+
+/**
+ * The limits on the shared `Redis` (its `RateLimiter` store and holds under
+ * `options.prefix`): every process built on the same Redis shares them.
+ * Fails with `FleetError` `Configuration` for a limit that is not a
+ * positive integer per a positive window.
+ *
+ * @example
+ * ```ts
+ * import { Effect, Redacted } from "effect"
+ * import * as SharedLimits from "@connected-vehicle/fleet/SharedLimits"
+ * import * as SharedRedis from "@connected-vehicle/fleet/SharedRedis"
+ *
+ * const limits = SharedLimits.make({ perVehicle: { limit: 5, window: "1 second" } }).pipe(
+ *   Effect.provide(SharedRedis.layer({ url: Redacted.make("redis://127.0.0.1:6379") }))
+ * )
+ * ```
+ * @since 0.1.0
+ * @category constructors
+ */
+export const make = (options?: Options): Effect.Effect<SharedLimits["Service"], FleetError, Redis.Redis> =>
+  Effect.gen(function*() {
+    const prefix = options?.prefix ?? "connected-vehicle:"
+    const store = yield* RateLimiter.makeStoreRedis({ prefix: `${prefix}limit:` })
+    const limiter = yield* Effect.provideService(RateLimiter.make, RateLimiter.RateLimiterStore, store)
+    const holds = yield* Holds.makeRedis(`${prefix}hold:`, timeoutOf(options))
+    return yield* build(options, limiter, holds)
+  })
+
+/**
+ * The limits in this process's memory: the embedded default (one process).
+ *
+ * @example
+ * ```ts
+ * import * as SharedLimits from "@connected-vehicle/fleet/SharedLimits"
+ *
+ * const limits = SharedLimits.makeMemory({ perVehicle: { limit: 5, window: "1 second" } })
+ * ```
+ * @since 0.1.0
+ * @category constructors
+ */
+export const makeMemory = (options?: Options): Effect.Effect<SharedLimits["Service"], FleetError> =>
+  Effect.gen(function*() {
+    const limiter = yield* RateLimiter.make.pipe(Effect.provide(RateLimiter.layerStoreMemory))
+    return yield* build(options, limiter, yield* Holds.makeMemory)
+  })
+
+/**
+ * {@link make} as a layer, on the `Redis` in context.
+ *
+ * @example
+ * ```ts
+ * import { Layer, Redacted } from "effect"
+ * import * as SharedLimits from "@connected-vehicle/fleet/SharedLimits"
+ * import * as SharedRedis from "@connected-vehicle/fleet/SharedRedis"
+ *
+ * const Limits = SharedLimits.layer().pipe(Layer.provide(SharedRedis.layer({ url: Redacted.make("redis://127.0.0.1:6379") })))
+ * ```
+ * @since 0.1.0
+ * @category layers
+ */
+export const layer = (options?: Options): Layer.Layer<SharedLimits, FleetError, Redis.Redis> =>
+  Layer.effect(SharedLimits, make(options))
+
+/**
+ * {@link makeMemory} as a layer.
+ *
+ * @example
+ * ```ts
+ * import * as SharedLimits from "@connected-vehicle/fleet/SharedLimits"
+ *
+ * const Limits = SharedLimits.layerMemory({ perApplication: false })
+ * ```
+ * @since 0.1.0
+ * @category layers
+ */
+export const layerMemory = (options?: Options): Layer.Layer<SharedLimits, FleetError> => Layer.effect(SharedLimits, makeMemory(options))
+
+/**
+ * The limits on the Redis of `REDIS_URL` when it is set, else in memory.
+ *
+ * @example
+ * ```ts
+ * import * as SharedLimits from "@connected-vehicle/fleet/SharedLimits"
+ *
+ * // REDIS_URL=redis://cache.internal:6379 node worker.ts
+ * const Limits = SharedLimits.layerConfig({ perVehicle: { limit: 5, window: "1 second" } })
+ * ```
+ * @since 0.1.0
+ * @category layers
+ */
+export const layerConfig = (options?: Options): Layer.Layer<SharedLimits, FleetError> =>
+  SharedRedis.layerChoose(layer(options), layerMemory(options))
