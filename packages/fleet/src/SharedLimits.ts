@@ -170,7 +170,8 @@ const makeWith = (options: Options | undefined, limiter: RateLimiter.RateLimiter
 
   const admitKeys = (keys: ReadonlyArray<Key>): Effect.Effect<void, FleetError> =>
     Effect.gen(function*() {
-      const names = keys.map((key) => key.name)
+      // the application's hold is respected even without an application limit of our own
+      const names = [...new Set([...keys.map((key) => key.name), "application"])]
       while (true) {
         const held = yield* holds.remaining(names)
         if (held > 0) {
@@ -219,7 +220,7 @@ const makeWith = (options: Options | undefined, limiter: RateLimiter.RateLimiter
 
   const admit = (request: HttpClientRequest.HttpClientRequest) => {
     const keys = keysFor(request)
-    return keys === undefined || keys.length === 0 ? Effect.void : admitKeys(keys)
+    return keys === undefined ? Effect.void : admitKeys(keys)
   }
 
   // a 429: hold the key it names for its retry-after, everywhere; the response, readable again
@@ -238,7 +239,7 @@ const makeWith = (options: Options | undefined, limiter: RateLimiter.RateLimiter
   const transformClient = (client: HttpClient.HttpClient): HttpClient.HttpClient =>
     HttpClient.transform(client, (effect, request) => {
       const keys = keysFor(request)
-      if (keys === undefined || keys.length === 0) return effect
+      if (keys === undefined) return effect
       const send = (retries: number): Effect.Effect<HttpClientResponse.HttpClientResponse, HttpClientError.HttpClientError> =>
         admitKeys(keys).pipe(
           Effect.andThen(effect),

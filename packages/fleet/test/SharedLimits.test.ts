@@ -7,6 +7,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { Clock, Effect, Exit, Fiber, Layer, Redacted } from "effect"
 import { Vehicles } from "@connected-vehicle/legacy-v2/Vehicles"
 import { Simulator } from "@connected-vehicle/simulator/Simulator"
+import * as RedisServer from "@connected-vehicle/testing/RedisServer"
 import * as Simulated from "@connected-vehicle/testing/Simulated"
 import * as SharedAccess from "@connected-vehicle/fleet/SharedAccess"
 import * as SharedLimits from "@connected-vehicle/fleet/SharedLimits"
@@ -74,6 +75,32 @@ describe("SharedLimits", () => {
       const usage = yield* sim.usage
       assert.strictEqual(usage.vehicles.find((v) => v.vehicleId === held!.vehicleId)?.accepted, 2)
     }).pipe(Effect.scoped), 30_000)
+
+  it.live("without an application limit of its own, the service's APPLICATION_RATE_LIMITED holds every instance; no call lost", () =>
+    Effect.gen(function*() {
+      const sim = yield* simulator({ rateLimit: { perApplication: { limit: 3, window: "1 second" } } })
+      const options = { prefix: freshPrefix("application"), perApplication: false, maxRetries: 10 } as const
+      const [a, b] = yield* Effect.all([instance(sim, options), instance(sim, options)])
+      const calls = [a, b].flatMap((sdk) => targets(sim, 6).map((target) => Effect.provideContext(readSignals(target), sdk)))
+      const exits = yield* Effect.all(calls.map(Effect.exit), { concurrency: "unbounded" })
+      assert.deepStrictEqual(exits.filter(Exit.isFailure), [])
+      const usage = yield* sim.usage
+      assert.strictEqual(usage.application.accepted, 12)
+      assert.isAbove(usage.application.limited, 0) // the service refused some; they were sent again after its retry-after
+    }).pipe(Effect.scoped), 30_000)
+
+  it.live("Redis gone: a call fails with a typed error (a transport failure), without hanging", () =>
+    Effect.gen(function*() {
+      const sim = yield* simulator()
+      const server = yield* Effect.promise(() => RedisServer.start())
+      const sdk = yield* instance(sim, { prefix: freshPrefix("down"), timeout: "1 second" }, Redacted.make(server.url))
+      const [target] = targets(sim, 1)
+      yield* Effect.provideContext(readSignals(target!), sdk)
+      yield* Effect.promise(() => server.stop())
+      const error = yield* Effect.flip(Effect.provideContext(readSignals(target!, { maxRetries: 0 }), sdk))
+      assert.strictEqual(error._tag, "ConnectedVehicleError")
+      assert.include(error.message, "Redis")
+    }).pipe(Effect.scoped, Effect.timeout("20 seconds")), 30_000)
 
   it.live("in memory: a legacy batch counts each entry against its vehicle", () =>
     Effect.gen(function*() {

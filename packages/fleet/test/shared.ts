@@ -8,6 +8,7 @@ import { Context, Effect, Layer, Redacted } from "effect"
 import * as OAuthConfig from "@connected-vehicle/auth/OAuthConfig"
 import * as ConnectedVehicle from "@connected-vehicle/sdk/ConnectedVehicle"
 import * as Simulator from "@connected-vehicle/simulator/Simulator"
+import type * as Transport from "@connected-vehicle/transport/Transport"
 import * as TransportConfig from "@connected-vehicle/transport/TransportConfig"
 import { Signals } from "@connected-vehicle/v3/Signals"
 import * as SharedAccess from "@connected-vehicle/fleet/SharedAccess"
@@ -26,9 +27,9 @@ export const simulator = (options?: Simulator.SimulatorOptions) =>
   Effect.map(Layer.build(Simulator.layer({ ...options, port: 0 })), (context) => Context.get(context, Simulator.Simulator))
 
 /** One process's worth of SDK: its own Redis connection, limits, token store and HttpClient. */
-export const instance = (sim: Simulator.Simulator["Service"], options: SharedAccess.Options) =>
+export const instance = (sim: Simulator.Simulator["Service"], options: SharedAccess.Options, url = redisUrl()) =>
   Effect.gen(function*() {
-    const redis = yield* Layer.build(SharedRedis.layer({ url: redisUrl() }))
+    const redis = yield* Layer.build(SharedRedis.layer({ url }))
     const shared = yield* Effect.provideContext(SharedAccess.make(options), redis)
     return yield* Layer.build(ConnectedVehicle.layerWith(
       TransportConfig.layerOrigin(sim.url),
@@ -42,5 +43,5 @@ export const targets = (sim: Simulator.Simulator["Service"], count: number) =>
   sim.data.vehicleIds.slice(0, count).map((vehicleId) => ({ vehicleId, userId: sim.data.connectionOf(vehicleId)!.userId }))
 
 /** One v3 read of a vehicle (`GET /v3/vehicles/{id}/signals`). */
-export const readSignals = (target: { readonly vehicleId: string; readonly userId: string }) =>
-  Effect.flatMap(Effect.service(Signals), (signals) => signals.list({ ...target, pageSize: 1 }))
+export const readSignals = (target: { readonly vehicleId: string; readonly userId: string }, options?: Transport.CallOptions) =>
+  Effect.flatMap(Effect.service(Signals), (signals) => signals.list({ ...target, pageSize: 1 }, options))

@@ -71,7 +71,7 @@ export const redisCall = <A>(what: string, timeoutMillis: number) => <E>(effect:
     Effect.mapError((cause) =>
       cause instanceof FleetError
         ? cause
-        : new FleetError({ reason: "RedisUnavailable", description: `${what}: ${messageOf(cause)}`, cause })
+        : new FleetError({ reason: "RedisUnavailable", description: `${what} in Redis: ${messageOf(cause)}`, cause })
     )
   )
 
