@@ -20,8 +20,9 @@ import type { HttpClientRequest } from "effect/http"
 import { RateLimiter, type Redis } from "effect/persistence"
 import * as RetryAfter from "@connected-vehicle/transport/RetryAfter"
 import { FleetError } from "./FleetError.ts"
+import * as Admission from "./internal/admission.ts"
 import * as Holds from "./internal/holds.ts"
-import { entriesOf, isMetered, vehicleOf } from "./internal/requests.ts"
+import { vehicleOf } from "./internal/requests.ts"
 import * as SharedRedis from "./SharedRedis.ts"
 
 /**
@@ -118,105 +119,15 @@ export class SharedLimits extends Context.Service<SharedLimits, {
   readonly transformClient: (client: HttpClient.HttpClient) => HttpClient.HttpClient
 }>()("@connected-vehicle/fleet/SharedLimits") {}
 
-interface Key {
-  readonly name: string
-  /** Milliseconds between two slots of the key. */
-  readonly spacing: number
-  /** How late after its slot a request may still be sent. */
-  readonly tolerance: number
-  readonly tokens: number
-}
-
-interface Policy {
-  readonly spacing: number
-  readonly tolerance: number
-}
-
-const policyOf = (limit: Limit | false | undefined, fallback: Limit, margin: Duration.Input | undefined): Policy | undefined => {
-  if (limit === false) return undefined
-  const { limit: count, window } = limit ?? fallback
-  const windowMillis = Duration.toMillis(Duration.fromInputUnsafe(window))
-  const marginMillis = margin === undefined ? windowMillis / 5 : Duration.toMillis(Duration.fromInputUnsafe(margin))
-  if (!Number.isInteger(count) || count < 1 || !(windowMillis > 0) || !(marginMillis >= 0)) {
-    throw new FleetError({ reason: "Configuration", description: `a limit must be a positive integer per a positive window, got ${count} per ${String(window)}` })
-  }
-  return { spacing: (windowMillis + marginMillis) / count, tolerance: marginMillis / 2 }
-}
-
-/** The keys a request consumes from, or `undefined` when the service does not meter it. */
-const keysOf = (vehicle: Policy | undefined, application: Policy | undefined) =>
-(request: HttpClientRequest.HttpClientRequest): ReadonlyArray<Key> | undefined => {
-  if (!isMetered(request)) return undefined
-  const keys: Array<Key> = []
-  const id = vehicleOf(request)
-  if (id !== undefined && vehicle !== undefined) keys.push({ name: `vehicle:${id}`, ...vehicle, tokens: entriesOf(request) })
-  if (application !== undefined) keys.push({ name: "application", ...application, tokens: 1 })
-  return keys.length === 2 && keys[1]!.spacing > keys[0]!.spacing ? [keys[1]!, keys[0]!] : keys
-}
-
 const makeWith = (options: Options | undefined, limiter: RateLimiter.RateLimiter, holds: Holds.Holds): SharedLimits["Service"] => {
-  const keysFor = keysOf(policyOf(options?.perVehicle, defaults.perVehicle, options?.margin), policyOf(options?.perApplication, defaults.perApplication, options?.margin))
+  const keysFor = Admission.keysOf(
+    Admission.policyOf(options?.perVehicle, defaults.perVehicle, options?.margin),
+    Admission.policyOf(options?.perApplication, defaults.perApplication, options?.margin)
+  )
   const maxRetries = options?.maxRetries ?? 3
   const timeout = Duration.toMillis(Duration.fromInputUnsafe(options?.timeout ?? "2 seconds"))
 
-  // the slot of a key for this request: `tokens` of them in the middle of `2 * tokens - 1` reserved, as a local instant
-  const reserve = (key: Key): Effect.Effect<number, FleetError> =>
-    limiter.consume({ key: key.name, algorithm: "fixed-window", onExceeded: "delay", limit: 1, window: key.spacing, tokens: 2 * key.tokens - 1 }).pipe(
-      Holds.redisCall(`rate limit of ${key.name}`, timeout),
-      Effect.flatMap((result) =>
-        Effect.map(Clock.currentTimeMillis, (now) => now + Duration.toMillis(result.delay) - (key.tokens - 1) * key.spacing)
-      )
-    )
-
-  const admitKeys = (keys: ReadonlyArray<Key>): Effect.Effect<void, FleetError> =>
-    Effect.gen(function*() {
-      // the application's hold is respected even without an application limit of our own
-      const names = [...new Set([...keys.map((key) => key.name), "application"])]
-      while (true) {
-        const held = yield* holds.remaining(names)
-        if (held > 0) {
-          yield* Effect.sleep(held)
-          continue
-        }
-        const slots = yield* reserveInTurn(keys)
-        const slept = yield* untilAllSlots(keys, slots)
-        // a 429 may have arrived while this request waited for its slots
-        if (!slept || (yield* holds.remaining(names)) === 0) return
-      }
-    })
-
-  // the key with the widest spacing first (the vehicle), each next one reserved just before the slots
-  // so far: a key with short spacing (the application) is not reserved long before the request can use it
-  const reserveInTurn = (keys: ReadonlyArray<Key>) =>
-    Effect.gen(function*() {
-      const slots: Array<number> = []
-      for (const key of keys) {
-        if (slots.length > 0) {
-          const wait = Math.max(...slots) - key.tolerance - (yield* Clock.currentTimeMillis)
-          if (wait > 0) yield* Effect.sleep(wait)
-        }
-        slots.push(yield* reserve(key))
-      }
-      return slots
-    })
-
-  // sleeps until the latest slot; a key whose slot is further than its tolerance before it is reserved
-  // again just before (at the latest slot less its tolerance), so that its new slot lands within reach
-  const untilAllSlots = (keys: ReadonlyArray<Key>, slots: Array<number>) =>
-    Effect.gen(function*() {
-      for (let round = 0; round < 50; round++) {
-        const target = Math.max(...slots)
-        const late = keys.flatMap((key, i) => target - slots[i]! > key.tolerance ? [i] : [])
-        if (late.length === 0) break
-        const wake = target - Math.min(...late.map((i) => keys[i]!.tolerance)) - (yield* Clock.currentTimeMillis)
-        if (wake > 0) yield* Effect.sleep(wake)
-        const again = yield* Effect.forEach(late, (i) => reserve(keys[i]!), { concurrency: "unbounded" })
-        late.forEach((i, j) => (slots[i] = again[j]!))
-      }
-      const wait = Math.max(...slots) - (yield* Clock.currentTimeMillis)
-      if (wait > 0) yield* Effect.sleep(wait)
-      return wait > 0
-    })
+  const admitKeys = Admission.make(limiter, holds, timeout)
 
   const admit = (request: HttpClientRequest.HttpClientRequest) => {
     const keys = keysFor(request)

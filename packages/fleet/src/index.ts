@@ -1,6 +1,7 @@
 /**
  * Run the connected-vehicle SDK across many processes: durable webhook
- * ingestion, in memory or on Postgres.
+ * ingestion, in memory or on Postgres; request limits and one application
+ * token shared through Redis.
  *
  * @since 0.1.0
  */
@@ -101,6 +102,61 @@ export * as FleetMetrics from "./FleetMetrics.ts"
  * @category modules
  */
 export * as Ingestion from "./Ingestion.ts"
+/**
+ * The SDK of one process with the shared limits and the one token, on
+ * `REDIS_URL` or in memory.
+ *
+ * @example
+ * ```ts
+ * import { SharedAccess } from "@connected-vehicle/fleet"
+ *
+ * const InMemory = SharedAccess.makeMemory()
+ * ```
+ * @since 0.1.0
+ * @category modules
+ */
+export * as SharedAccess from "./SharedAccess.ts"
+/**
+ * Per-vehicle and per-application request limits shared by every process
+ * (`RateLimiter` in Redis), and a 429's `retry-after` respected by all.
+ *
+ * @example
+ * ```ts
+ * import { SharedLimits } from "@connected-vehicle/fleet"
+ *
+ * const Limits = SharedLimits.layerConfig({ perVehicle: { limit: 5, window: "1 second" } })
+ * ```
+ * @since 0.1.0
+ * @category modules
+ */
+export * as SharedLimits from "./SharedLimits.ts"
+/**
+ * The Redis of a fleet deployment: `REDIS_URL` through one Effect `Config`.
+ *
+ * @example
+ * ```ts
+ * import { SharedRedis } from "@connected-vehicle/fleet"
+ *
+ * const url = SharedRedis.config
+ * ```
+ * @since 0.1.0
+ * @category modules
+ */
+export * as SharedRedis from "./SharedRedis.ts"
+/**
+ * One application token for the fleet: a `TokenStore` in Redis with a
+ * renewal lease.
+ *
+ * @example
+ * ```ts
+ * import { SharedToken } from "@connected-vehicle/fleet"
+ *
+ * const Store = SharedToken.layerConfig()
+ * ```
+ * @since 0.1.0
+ * @category modules
+ */
+export * as SharedToken from "./SharedToken.ts"
 /**
  * Workers: take events, run the handler at least once, retry, dead-letter.
  *
