@@ -21,7 +21,8 @@ describe("SharedLimits", () => {
   it.live("three instances on one Redis: no vehicle over its limit, the application under its own, no 429", () =>
     Effect.gen(function*() {
       const sim = yield* simulator({ rateLimit: { perVehicle, perApplication } })
-      const options = { prefix: freshPrefix("limits"), perVehicle, perApplication }
+      // a margin of 300 ms: 150 ms of lateness allowed while a request waits for its other key, 150 ms for a loaded machine's jitter
+      const options = { prefix: freshPrefix("limits"), perVehicle, perApplication, margin: "300 millis" } as const
       const instances = yield* Effect.all([instance(sim, options), instance(sim, options), instance(sim, options)])
       const vehicles = targets(sim, 10)
       // 3 instances x 10 vehicles x 5 reads: 15 reads per vehicle (4 per second), 150 for the application (60 per second)
@@ -42,7 +43,7 @@ describe("SharedLimits", () => {
       assert.strictEqual(usage.application.limited, 0)
       // one token for the three instances
       assert.strictEqual(usage.tokenGrants.clientCredentials, 1)
-      // 15 reads of a vehicle spread at 4 per 1.1 s take about 3.6 s
+      // 15 reads of a vehicle spread at 4 per 1.3 s take about 4.5 s
       assert.isAtLeast(elapsed, 3_000)
       console.log(`150 reads, 10 vehicles, 3 instances: ${elapsed} ms; max per vehicle window ${Math.max(...usage.vehicles.map((v) => v.maxInWindow))}, application ${usage.application.maxInWindow}`)
     }).pipe(Effect.scoped), 60_000)
@@ -71,7 +72,7 @@ describe("SharedLimits", () => {
       const firstTook = yield* Fiber.join(first)
       assert.isAtLeast(firstTook, 1_900) // waited the 2 s, then succeeded
       assert.isAtLeast(other, 1_500) // instance b waited for the rest of them (2 s - 300 ms), never sent meanwhile
-      assert.isBelow(unrelated, 1_000) // another vehicle is not held
+      assert.isBelow(unrelated, 1_200) // another vehicle is not held
       const usage = yield* sim.usage
       assert.strictEqual(usage.vehicles.find((v) => v.vehicleId === held!.vehicleId)?.accepted, 2)
     }).pipe(Effect.scoped), 30_000)
@@ -104,7 +105,7 @@ describe("SharedLimits", () => {
 
   it.live("in memory: a legacy batch counts each entry against its vehicle", () =>
     Effect.gen(function*() {
-      const shared = yield* SharedAccess.makeMemory({ perVehicle, perApplication: false })
+      const shared = yield* SharedAccess.makeMemory({ perVehicle, perApplication: false, margin: "300 millis" })
       const program = Effect.gen(function*() {
         const vehicles = yield* Vehicles
         const { vehicles: [first] } = yield* vehicles.list()

@@ -45,7 +45,8 @@ describe("SharedToken", () => {
         PREFIX: freshPrefix("processes"),
         TARGETS: JSON.stringify(targets(sim, 8)),
         READS: "3",
-        VEHICLE_LIMIT: "4"
+        VEHICLE_LIMIT: "4",
+        MARGIN: "300 millis"
       }
       const children = yield* Effect.all([0, 1, 2].map(() => child(env)), { concurrency: "unbounded" })
       const round = Effect.all(children.map((c) => c.round), { concurrency: "unbounded" })

@@ -2,11 +2,12 @@
  * One process of a fleet: the SDK with the shared limits and the one token
  * (`SharedAccess.layerSdk`, on `REDIS_URL`), against the simulator at
  * `SIM_URL`. It prints `ready`, then for each `go` line on stdin reads every
- * target of `TARGETS` (JSON) `READS` times, all at once, and prints
+ * target of `TARGETS` (JSON) `READS` times, all at once (limits: `VEHICLE_LIMIT` per second and
+ * `MARGIN` per vehicle), and prints
  * `done <failures>`; it exits when stdin ends.
  */
 import { createInterface } from "node:readline"
-import { Effect, Exit, ManagedRuntime, Redacted } from "effect"
+import { type Duration, Effect, Exit, ManagedRuntime, Redacted } from "effect"
 import * as OAuthConfig from "@connected-vehicle/auth/OAuthConfig"
 import * as ConnectedVehicle from "@connected-vehicle/sdk/ConnectedVehicle"
 import * as TransportConfig from "@connected-vehicle/transport/TransportConfig"
@@ -23,7 +24,7 @@ const Sdk = SharedAccess.layerSdk((shared) =>
     TransportConfig.layerOrigin(env("SIM_URL")),
     OAuthConfig.layer({ clientId: env("CLIENT_ID"), clientSecret: Redacted.make(env("CLIENT_SECRET")) }),
     shared
-  ), { prefix: env("PREFIX"), perVehicle: limit, perApplication: false })
+  ), { prefix: env("PREFIX"), perVehicle: limit, perApplication: false, margin: env("MARGIN") as Duration.Input })
 
 const round = Effect.gen(function*() {
   const signals = yield* Signals
