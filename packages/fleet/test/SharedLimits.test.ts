@@ -4,7 +4,8 @@
  * (each its own Redis connection and HttpClient) hammer many vehicles.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Clock, Effect, Exit, Fiber, Layer, Redacted } from "effect"
+import { Clock, ConfigProvider, Effect, Exit, Fiber, Layer, Redacted } from "effect"
+import { inject } from "vitest"
 import { Vehicles } from "@connected-vehicle/legacy-v2/Vehicles"
 import { Simulator } from "@connected-vehicle/simulator/Simulator"
 import * as RedisServer from "@connected-vehicle/testing/RedisServer"
@@ -125,6 +126,21 @@ describe("SharedLimits", () => {
       assert.isAtMost(vehicle!.maxInWindow, perVehicle.limit)
       assert.strictEqual(vehicle!.limited, 0)
     }), 30_000)
+
+  it.live("layerConfig: REDIS_URL chooses Redis (an unreachable one fails the layer), its absence memory", () =>
+    Effect.gen(function*() {
+      const env = (vars: Record<string, string>) => ConfigProvider.layer(ConfigProvider.fromEnv({ env: vars }))
+      const inMemory = yield* Layer.build(SharedLimits.layerConfig()).pipe(Effect.provide(env({})), Effect.scoped, Effect.exit)
+      assert.isTrue(Exit.isSuccess(inMemory))
+      const unreachable = yield* Layer.build(SharedLimits.layerConfig()).pipe(
+        Effect.provide(env({ REDIS_URL: "redis://127.0.0.1:1" })),
+        Effect.scoped,
+        Effect.flip
+      )
+      assert.strictEqual(unreachable.reason, "RedisUnavailable")
+      const onRedis = yield* Layer.build(SharedLimits.layerConfig()).pipe(Effect.provide(env({ REDIS_URL: inject("redisUrl") })), Effect.scoped, Effect.exit)
+      assert.isTrue(Exit.isSuccess(onRedis))
+    }).pipe(Effect.timeout("10 seconds")))
 
   it.effect("a limit that is not a positive integer per a positive window is a Configuration error", () =>
     Effect.gen(function*() {
