@@ -10,8 +10,9 @@
  * signals read from `FleetState`.
  *
  * The stores are chosen by the environment (`Ingestion.layerConfig`,
- * `FleetCluster.layerConfig`): memory with nothing set, Postgres with
- * `DATABASE_URL`.
+ * `FleetCluster.layerConfig`, `SharedAccess.layerSdk`): memory with nothing
+ * set, Postgres with `DATABASE_URL`, the shared limits and token in Redis
+ * with `REDIS_URL`.
  *
  * @since 0.1.0
  */
@@ -23,6 +24,8 @@ import {
   FleetMetrics,
   FleetState,
   Ingestion,
+  SharedAccess,
+  SharedRedis,
   VehicleEntity,
   Worker
 } from "@connected-vehicle/fleet"
@@ -30,13 +33,17 @@ import type { FleetError } from "@connected-vehicle/fleet/FleetError"
 import type { DeliveredEvent } from "@connected-vehicle/schema/WebhookEvent"
 import type { GroundTruth } from "@connected-vehicle/simulator/Burst"
 import type { Simulator } from "@connected-vehicle/simulator/Simulator"
-import type { Signals } from "@connected-vehicle/v3/Signals"
+import * as OAuthConfig from "@connected-vehicle/auth/OAuthConfig"
+import * as ConnectedVehicle from "@connected-vehicle/sdk/ConnectedVehicle"
+import * as Transport from "@connected-vehicle/transport/Transport"
+import * as TransportConfig from "@connected-vehicle/transport/TransportConfig"
 import type { Sharding } from "effect/cluster"
 import { NodeHttpServer } from "@effect/platform-node"
 import { Clock, type Context, DateTime, Effect, Layer, Metric, Option, type Redacted, Schedule, type Scope } from "effect"
 import { createServer } from "node:http"
 import * as Render from "./Render.ts"
 import { SampleError } from "./SampleError.ts"
+import { policies } from "./Target.ts"
 import { heading, keyValues, render } from "./Table.ts"
 
 /**
@@ -84,7 +91,8 @@ export interface SignalRow {
 
 /**
  * What the command prints: where the events went (`stores`: `memory` or
- * `postgres`), the simulator's side of the burst, the fleet's counts
+ * `postgres`; `sharedAccess`: where the SDK's limits and token are, `memory`
+ * or `redis`), the simulator's side of the burst, the fleet's counts
  * (`received`: verified deliveries offered to the queue, duplicates
  * included; `stored`: distinct events taken from the queue; `applied`:
  * events applied by the vehicle entities; `duplicatesDropped`: deliveries of
@@ -103,6 +111,7 @@ export interface SignalRow {
  */
 export interface Summary {
   readonly stores: "memory" | "postgres"
+  readonly sharedAccess: "memory" | "redis"
   readonly receiverUrl: string
   readonly seconds: number
   readonly burst: {
@@ -157,6 +166,27 @@ const countedSince = (start: Counters) =>
   }))
 
 type Fleet = Context.Context<Ingestion.Services | FleetCluster.Services>
+
+/**
+ * The SDK of the fleet (the vehicle entities' polls, `FLEET_POLL_SIGNALS`)
+ * on the simulator, with the shared limits and the one token of
+ * `SharedAccess`: in Redis with `REDIS_URL`, in memory otherwise.
+ */
+const fleetSdk = (simulator: Simulator["Service"]) =>
+  SharedAccess.layerSdk((shared) =>
+    ConnectedVehicle.layerWith(
+      Layer.succeed(
+        TransportConfig.TransportConfig,
+        TransportConfig.make({ ...policies, roots: TransportConfig.rootsFromOrigin(simulator.url) })
+      ),
+      OAuthConfig.layer({ clientId: simulator.clientId, clientSecret: simulator.clientSecret }),
+      { httpClient: Transport.layerHttpClient, ...shared }
+    )
+  )
+
+/** The fleet: ingestion and the cluster chosen by the environment (`DATABASE_URL`, `REDIS_URL`, `FLEET_*`). */
+const fleetLayer = (simulator: Simulator["Service"]) =>
+  Layer.merge(Ingestion.layerConfig(ingestionOptions), FleetCluster.layerConfig()).pipe(Layer.provide(fleetSdk(simulator)))
 
 /** A `DurableReceiver` on 127.0.0.1 (a free port) for the scope; its URL. */
 const listen = (secret: Redacted.Redacted<string>, fleet: Fleet): Effect.Effect<string, SampleError | FleetError, Scope.Scope> =>
@@ -280,10 +310,11 @@ export const run = (
   options: Options,
   progress: (line: string) => Effect.Effect<void>,
   timeout = 60
-): Effect.Effect<Summary, SampleError | FleetError, Signals> =>
+): Effect.Effect<Summary, SampleError | FleetError> =>
   Effect.scoped(Effect.gen(function*() {
     const stores = Option.isSome(yield* Database.readConfig) ? "postgres" as const : "memory" as const
-    const fleet: Fleet = yield* Layer.build(Layer.merge(Ingestion.layerConfig(ingestionOptions), FleetCluster.layerConfig()))
+    const sharedAccess = Option.isSome(yield* SharedRedis.readConfig) ? "redis" as const : "memory" as const
+    const fleet: Fleet = yield* Layer.build(fleetLayer(simulator))
     const startedAt = yield* Clock.currentTimeMillis
     const start = yield* counters
     const poison = Array.from({ length: options.poison }, (_, i) => `evt_sample_poison_${i + 1}`)
@@ -300,6 +331,7 @@ export const run = (
     const shown = [...new Set(truth.latest.map((l) => l.vehicleId))].slice(0, options.show)
     return {
       stores,
+      sharedAccess,
       receiverUrl,
       seconds: Math.round(((yield* Clock.currentTimeMillis) - startedAt) / 100) / 10,
       burst: {
@@ -343,6 +375,7 @@ export const renderSummary = (summary: Summary): string =>
   [
     keyValues([
       ["Stores", summary.stores === "memory" ? "memory, one runner (embedded; DATABASE_URL selects Postgres)" : "Postgres (DATABASE_URL)"],
+      ["Limits and token", summary.sharedAccess === "memory" ? "memory (REDIS_URL selects Redis)" : "Redis (REDIS_URL)"],
       ["Receiver", `${summary.receiverUrl} (DurableReceiver in this process)`],
       [
         "Burst",
