@@ -9,10 +9,10 @@
  */
 import type { DeliveredEvent } from "@connected-vehicle/schema/WebhookEvent"
 import { UnknownEvent, VehicleErrorEvent, VehicleStateEvent } from "@connected-vehicle/schema/WebhookEvent"
-import { Context, Effect, Layer, Metric, Schedule, Schema } from "effect"
+import { Clock, Context, Duration, Effect, Layer, Metric, Schedule, Schema } from "effect"
 import { PersistedQueue } from "effect/persistence"
 import { FleetError } from "./FleetError.ts"
-import { eventsOffered } from "./FleetMetrics.ts"
+import { eventLag, eventsOffered, eventsTaken, queueDepth } from "./FleetMetrics.ts"
 
 /**
  * The events a queue holds: every delivered kind (`VEHICLE_STATE`,
@@ -33,6 +33,27 @@ export const QueuedEvent = Schema.Union([
   VehicleStateEvent,
   VehicleErrorEvent,
   UnknownEvent
+])
+
+/**
+ * What the queue stores for each event: the event, and when a receiver
+ * stored it (`receivedAt`, epoch milliseconds on that receiver's clock), from
+ * which a worker measures the event's lag. An element stored as a bare event
+ * (no `receivedAt`) is read too.
+ *
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import { QueuedElement } from "@connected-vehicle/fleet/EventQueue"
+ *
+ * const isElement = Schema.is(QueuedElement)
+ * ```
+ * @since 0.1.0
+ * @category schemas
+ */
+export const QueuedElement = Schema.Union([
+  Schema.Struct({ event: QueuedEvent, receivedAt: Schema.Number }),
+  QueuedEvent
 ])
 
 /**
@@ -61,6 +82,13 @@ export interface Options {
    * delays up to whole seconds.
    */
   readonly retrySchedule?: Schedule.Schedule<any, number> | undefined
+  /**
+   * Keep `FleetMetrics.queueDepth` (events stored and not finished): exact
+   * only when this process is the only one offering to and taking from the
+   * queue, as embedded (`Ingestion.layerMemory` turns it on; default false).
+   * It remembers every event id offered, as the memory store does.
+   */
+  readonly countDepth?: boolean | undefined
 }
 
 /**
@@ -79,6 +107,8 @@ export interface Options {
 export interface Taken {
   readonly id: string
   readonly attempts: number
+  /** When a receiver stored the event (epoch milliseconds, its clock); absent for an element stored without it. */
+  readonly receivedAt?: number | undefined
 }
 
 /**
@@ -101,8 +131,9 @@ export interface Service {
   readonly name: string
   readonly maxAttempts: number
   /**
-   * Stores the event under `id` (default its `eventId`); succeeds once the
-   * store has it (on SQL: committed). An `id` already stored is a no-op.
+   * Stores the event under `id` (default its `eventId`) with the time of its
+   * receipt, in a span `fleet.EventQueue.offer`; succeeds once the store has
+   * it (on SQL: committed). An `id` already stored is a no-op.
    */
   readonly offer: (event: DeliveredEvent, options?: { readonly id?: string | undefined }) => Effect.Effect<void, FleetError>
   /**
@@ -158,6 +189,15 @@ const queueError = (operation: string) => (cause: unknown) =>
     cause
   })
 
+/** Counts a take and, for an event's first one, records its lag: from its receipt to now. */
+const measure = (taken: Taken) =>
+  Effect.gen(function*() {
+    yield* Metric.update(eventsTaken, 1)
+    if (taken.attempts !== 1 || taken.receivedAt === undefined) return
+    const now = yield* Clock.currentTimeMillis
+    yield* Metric.update(eventLag, Duration.millis(Math.max(0, now - taken.receivedAt)))
+  })
+
 /**
  * The queue on the `PersistedQueueFactory` in context (whose store decides
  * where events are kept).
@@ -182,20 +222,30 @@ export const make = (options?: Options): Effect.Effect<Service, never, Persisted
     const maxAttempts = Math.max(1, Math.floor(options?.maxAttempts ?? 5))
     const queue = yield* PersistedQueue.make({
       name,
-      schema: QueuedEvent,
+      schema: QueuedElement,
       maxAttempts: maxAttempts + storeSlack,
       retrySchedule: options?.retrySchedule ?? defaultRetrySchedule
     })
+    const depth = options?.countDepth === true ? new Set<string>() : undefined
     return EventQueue.of({
       name,
       maxAttempts,
-      offer: (event, offerOptions) =>
-        queue.offer(event, { id: offerOptions?.id ?? event.eventId }).pipe(
+      offer: (event, offerOptions) => {
+        const id = offerOptions?.id ?? event.eventId
+        return Effect.flatMap(Clock.currentTimeMillis, (receivedAt) => queue.offer({ event, receivedAt }, { id })).pipe(
           Effect.mapError(queueError(`store event ${event.eventId}`)),
-          Effect.tap(() => Metric.update(eventsOffered, 1))
-        ),
+          Effect.tap(() => Metric.update(eventsOffered, 1)),
+          Effect.tap(() => depth === undefined || depth.has(id) ? Effect.void : (depth.add(id), Metric.modify(queueDepth, 1))),
+          Effect.withSpan("fleet.EventQueue.offer", { attributes: { "fleet.event_id": event.eventId, "fleet.queue_id": id } })
+        )
+      },
       take: (f) =>
-        queue.take((event, { attempts, id }) => f(event, { id, attempts })).pipe(
+        queue.take((element, { attempts, id }) => {
+          const taken: Taken = "receivedAt" in element ? { id, attempts, receivedAt: element.receivedAt } : { id, attempts }
+          return Effect.andThen(measure(taken), f("receivedAt" in element ? element.event : element, taken)).pipe(
+            Effect.tap(() => depth === undefined ? Effect.void : Metric.modify(queueDepth, -1))
+          )
+        }).pipe(
           Effect.mapError((error) => error instanceof PersistedQueue.PersistedQueueError ? queueError("take an event")(error) : error)
         )
     })

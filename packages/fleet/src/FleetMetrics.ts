@@ -1,6 +1,9 @@
 /**
- * The Effect metrics of the fleet: events offered, handled, retried and
- * dead-lettered, and handlers running now. Read them with `Metric.value`, or
+ * The Effect metrics of the fleet: events offered, taken, handled, retried
+ * and dead-lettered, their lag, handlers running now, events applied and
+ * polls, and the shards this runner holds. Every metric is this process's
+ * own: a deployment's figures are the sum (or, for the lag, the merge) over
+ * its processes, which an exporter tells apart by its resource attributes. Read them with `Metric.value`, or
  * export them (and the spans) with `@effect/opentelemetry`.
  *
  * @since 0.1.0
@@ -25,6 +28,72 @@ import { ClusterMetrics } from "effect/cluster"
 export const eventsOffered = Metric.counter("fleet_events_offered", {
   description: "webhook events offered to the durable queue",
   incremental: true
+})
+
+/**
+ * Events taken from the queue by this process's workers: one per handler
+ * run started, retries included (an event taken again after its worker died
+ * counts again).
+ *
+ * @example
+ * ```ts
+ * import { Effect, Metric } from "effect"
+ * import { eventsTaken } from "@connected-vehicle/fleet/FleetMetrics"
+ *
+ * const taken = Effect.map(Metric.value(eventsTaken), (state) => state.count)
+ * ```
+ * @since 0.1.0
+ * @category metrics
+ */
+export const eventsTaken = Metric.counter("fleet_events_taken", {
+  description: "events taken from the durable queue by a worker (retries included)",
+  incremental: true
+})
+
+/**
+ * The lag of each event: the time from its receipt (when a receiver stored
+ * it in the queue) to its first take by a worker of this process, a
+ * histogram in milliseconds (`Metric.timer`, buckets from 1 ms to about 9
+ * hours). Retries are not measured again. Across machines the two ends are
+ * read on two clocks: keep them synchronised (NTP).
+ *
+ * @example
+ * ```ts
+ * import { Effect, Metric } from "effect"
+ * import { eventLag } from "@connected-vehicle/fleet/FleetMetrics"
+ *
+ * const worst = Effect.map(Metric.value(eventLag), (state) => state.max) // milliseconds
+ * ```
+ * @since 0.1.0
+ * @category metrics
+ */
+export const eventLag = Metric.timer("fleet_event_lag", {
+  description: "time from an event's receipt to its first take by a worker",
+  boundaries: Metric.exponentialBoundaries({ start: 1, factor: 2, count: 26 })
+})
+
+/**
+ * Events stored in the queue and not finished (neither handled nor a dead
+ * letter): waiting, being handled, or waiting for a retry. Kept only by a
+ * queue with `countDepth` (the embedded `Ingestion.layerMemory`), where this
+ * process is the only one offering and taking, so the count is exact; on
+ * Postgres it is not kept (the queue's table layout is not a public API of
+ * `PersistedQueue`, and no process sees every offer and every completion):
+ * there the lag ({@link eventLag}) and the rates of {@link eventsOffered}
+ * and {@link eventsTaken} show a backlog.
+ *
+ * @example
+ * ```ts
+ * import { Effect, Metric } from "effect"
+ * import { queueDepth } from "@connected-vehicle/fleet/FleetMetrics"
+ *
+ * const waiting = Effect.map(Metric.value(queueDepth), (state) => state.value)
+ * ```
+ * @since 0.1.0
+ * @category metrics
+ */
+export const queueDepth = Metric.gauge("fleet_queue_depth", {
+  description: "events stored and not finished (embedded queue only)"
 })
 
 /**

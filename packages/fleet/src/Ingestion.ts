@@ -59,7 +59,8 @@ export interface SqlOptions extends EventQueue.Options {
 
 /**
  * Everything in this process's memory: the embedded default. Events survive
- * neither a restart nor a crash.
+ * neither a restart nor a crash. The queue keeps `FleetMetrics.queueDepth`
+ * (`countDepth`).
  *
  * @example
  * ```ts
@@ -72,7 +73,7 @@ export interface SqlOptions extends EventQueue.Options {
  */
 export const layerMemory = (options?: EventQueue.Options): Layer.Layer<Services> =>
   Layer.merge(
-    EventQueue.layer(options).pipe(Layer.provide(PersistedQueue.layer), Layer.provide(PersistedQueue.layerStoreMemory)),
+    EventQueue.layer({ countDepth: true, ...options }).pipe(Layer.provide(PersistedQueue.layer), Layer.provide(PersistedQueue.layerStoreMemory)),
     DeadLetters.layerMemory
   )
 

@@ -86,7 +86,8 @@ const noOutcome = (deadLetters: DeadLetters["Service"], event: DeliveredEvent, t
   )
 
 /**
- * One event: take it, run the handler; on the last attempt a failure is
+ * One event: take it, run the handler (in a span `fleet.Worker.handle`, with
+ * the event's id and type and the attempt); on the last attempt a failure is
  * written to the dead letters (and the event completed), before it a failure
  * is counted and handed back to the queue for a retry. An event whose
  * attempts ran out without an outcome (its workers died) goes to the dead
@@ -112,7 +113,10 @@ export const handleOne = <E, R>(
       (taken.attempts > queue.maxAttempts
         ? noOutcome(deadLetters, event, taken)
         : attempt(options, queue.maxAttempts, deadLetters, event, taken)).pipe(
-          Effect.annotateLogs({ eventId: event.eventId, attempt: taken.attempts })
+          Effect.annotateLogs({ eventId: event.eventId, attempt: taken.attempts }),
+          Effect.withSpan("fleet.Worker.handle", {
+            attributes: { "fleet.event_id": event.eventId, "fleet.event_type": event.eventType, "fleet.attempt": taken.attempts }
+          })
         )
     )
   })
