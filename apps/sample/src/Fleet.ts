@@ -130,6 +130,8 @@ export interface Summary {
   readonly applied: number
   readonly duplicatesDropped: number
   readonly retries: number
+  /** The events' mean and largest lag (receipt to first take, `FleetMetrics.eventLag`), in milliseconds. */
+  readonly lag: { readonly meanMs: number; readonly maxMs: number }
   readonly deadLetters: ReadonlyArray<{ readonly eventId: string; readonly attempts: number; readonly cause: string }>
   readonly matchesTruth: boolean
   readonly vehicles: ReadonlyArray<{ readonly vehicleId: string; readonly signals: ReadonlyArray<SignalRow> }>
@@ -153,7 +155,9 @@ const counters = Effect.all({
   received: Effect.map(Metric.value(FleetMetrics.eventsOffered), (s) => s.count),
   applied: Effect.map(Metric.value(FleetMetrics.eventsApplied), (s) => s.count),
   retries: Effect.map(Metric.value(FleetMetrics.handlerRetries), (s) => s.count),
-  deadLettered: Effect.map(Metric.value(FleetMetrics.deadLettered), (s) => s.count)
+  deadLettered: Effect.map(Metric.value(FleetMetrics.deadLettered), (s) => s.count),
+  lags: Effect.map(Metric.value(FleetMetrics.eventLag), (s) => s.count),
+  lagSum: Effect.map(Metric.value(FleetMetrics.eventLag), (s) => s.sum)
 })
 type Counters = Effect.Success<typeof counters>
 
@@ -162,7 +166,9 @@ const countedSince = (start: Counters) =>
     received: now.received - start.received,
     applied: now.applied - start.applied,
     retries: now.retries - start.retries,
-    deadLettered: now.deadLettered - start.deadLettered
+    deadLettered: now.deadLettered - start.deadLettered,
+    lags: now.lags - start.lags,
+    lagSum: now.lagSum - start.lagSum
   }))
 
 type Fleet = Context.Context<Ingestion.Services | FleetCluster.Services>
@@ -350,6 +356,10 @@ export const run = (
       applied: counted.applied,
       duplicatesDropped: counted.received - stored.size,
       retries: counted.retries,
+      lag: {
+        meanMs: counted.lags === 0 ? 0 : Math.round(counted.lagSum / counted.lags),
+        maxMs: Math.round((yield* Metric.value(FleetMetrics.eventLag)).max)
+      },
       deadLetters: letters.map((l) => ({ eventId: l.eventId, attempts: l.attempts, cause: firstLine(l.cause) })),
       matchesTruth: yield* matches(truth, fleet),
       vehicles: yield* Effect.forEach(shown, (vehicleId) => Effect.map(signalsOf(vehicleId, fleet), (signals) => ({ vehicleId, signals })))
@@ -388,6 +398,7 @@ export const renderSummary = (summary: Summary): string =>
       ["Duplicates dropped", summary.duplicatesDropped],
       ["Applied", `${summary.applied} events to the vehicle entities`],
       ["Handler retries", summary.retries],
+      ["Lag", `${summary.lag.meanMs} ms mean, ${summary.lag.maxMs} ms max (receipt to first take)`],
       ["Dead letters", summary.deadLetters.length],
       ["State table", summary.matchesTruth ? "equals the burst's newest value per (vehicle, signal)" : "DIFFERS from the burst's ground truth"],
       ["Took", `${summary.seconds} s`]
