@@ -132,10 +132,10 @@ type Part<Key extends string, S extends Schema.Constraint> = [S["Type"]] extends
  * @category type-level
  */
 export type RequestOf<Endpoint extends HttpApiEndpoint.ConstraintRequest> =
-  & Part<"params", Endpoint["~Params"]>
-  & Part<"query", Endpoint["~Query"]>
-  & Part<"headers", Endpoint["~Headers"]>
-  & Part<"payload", Endpoint["~Payload"]>
+  & Part<"params", HttpApiEndpoint.Params<Endpoint>>
+  & Part<"query", HttpApiEndpoint.Query<Endpoint>>
+  & Part<"headers", HttpApiEndpoint.Headers<Endpoint>>
+  & Part<"payload", HttpApiEndpoint.Payload<Endpoint>>
 
 /**
  * One client function.
@@ -154,7 +154,7 @@ export type RequestOf<Endpoint extends HttpApiEndpoint.ConstraintRequest> =
 export type Method<Endpoint extends HttpApiEndpoint.ConstraintRequest, Authenticated extends boolean = true> = (
   ...args: {} extends RequestOf<Endpoint> ? [request?: RequestOf<Endpoint>, options?: CallOptions]
     : [request: RequestOf<Endpoint>, options?: CallOptions]
-) => Effect.Effect<Result<HttpApiClient.SuccessType<Endpoint["~Success"]>>, ErrorOf<Endpoint, Authenticated>>
+) => Effect.Effect<Result<HttpApiClient.SuccessType<HttpApiEndpoint.Success<Endpoint>>>, ErrorOf<Endpoint, Authenticated>>
 
 /**
  * The client of one group: one {@link Method} per endpoint.
