@@ -4,6 +4,7 @@
  * NOTHING` behind a bare `node:http` server, side by side.
  */
 import type * as PostgresServer from "@connected-vehicle/testing/PostgresServer"
+import { Redacted } from "effect"
 import { admin, count } from "./admin.ts"
 import {
   type Child,
@@ -21,7 +22,6 @@ import {
   startChild,
   stopChild
 } from "./utils.ts"
-import { Redacted } from "effect"
 
 /** The running Postgres of the bench. */
 export type Server = Awaited<ReturnType<typeof PostgresServer.start>>
@@ -63,7 +63,7 @@ export const ingestPhase = async (server: Server) => {
       ` ${ROUNDS} alternating rounds per concurrency, pools of ${POOL} connections; medians over rounds`
   )
   row(["", "acks/s", "p50 ms", "p99 ms", "CPU µs/ack"])
-  let sent = new Set<string>()
+  const sent = new Set<string>()
   const warm = deliveries("warm", 300)
   for (const target of [durable, raw]) await drive(target.ready, warm, 16)
   for (const concurrency of CONCURRENCY) {
@@ -92,7 +92,6 @@ export const ingestPhase = async (server: Server) => {
   const limit = await count(db, "raw_events", "id NOT LIKE 'warm%'")
   console.log(`  stored once: ${sent.size} distinct events sent; queue rows ${stored}, raw rows ${limit}` +
     (stored === sent.size && limit === sent.size ? " (ok)" : " (MISMATCH)"))
-  sent = new Set()
   await db.close()
   await Promise.all([stopChild(durable), stopChild(raw)])
 }

@@ -21,7 +21,7 @@
  *
  * Run: `pnpm --filter @connected-vehicle/fleet bench`. `BENCH_DELIVERIES`
  * (2000), `BENCH_ROUNDS` (3), `BENCH_EVENTS` (5000), `BENCH_WORKER_ROUNDS`
- * (2) and `BENCH_PHASES` (`ingest,workers`) size it.
+ * (3) and `BENCH_PHASES` (`ingest,workers`) size it.
  */
 import { execFileSync } from "node:child_process"
 import { availableParallelism, loadavg } from "node:os"

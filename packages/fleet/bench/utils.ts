@@ -27,7 +27,7 @@ export const EVENTS = int("BENCH_EVENTS", 5000)
 /** Take loops per worker process. */
 export const WORKER_CONCURRENCY = int("BENCH_WORKER_CONCURRENCY", 8)
 /** Worker runs per layout. */
-export const WORKER_ROUNDS = int("BENCH_WORKER_ROUNDS", 2)
+export const WORKER_ROUNDS = int("BENCH_WORKER_ROUNDS", 3)
 /** Which phases run: `ingest`, `workers`. */
 export const PHASES = new Set((process.env["BENCH_PHASES"] ?? "ingest,workers").split(",").map((phase) => phase.trim()))
 
@@ -137,10 +137,10 @@ export interface Delivery {
 
 /**
  * `count` signed deliveries of events `<prefix>_<i>`, of which a share
- * `DUPLICATES` repeats an earlier delivery (the same body), at seeded
- * positions: both sides of a round get the same list.
+ * `duplicates` (default `BENCH_DUPLICATES`) repeats an earlier delivery (the
+ * same body), at seeded positions: both sides of a round get the same list.
  */
-export const deliveries = (prefix: string, count: number, seed = 1): ReadonlyArray<Delivery> => {
+export const deliveries = (prefix: string, count: number, seed = 1, duplicates = DUPLICATES): ReadonlyArray<Delivery> => {
   let state = seed
   const random = () => {
     state = (state * 1_103_515_245 + 12_345) % 2_147_483_648
@@ -148,7 +148,7 @@ export const deliveries = (prefix: string, count: number, seed = 1): ReadonlyArr
   }
   const all: Array<Delivery> = []
   for (let i = 0; i < count; i++) {
-    if (all.length > 0 && random() < DUPLICATES) {
+    if (all.length > 0 && random() < duplicates) {
       all.push(all[Math.floor(random() * all.length)]!)
       continue
     }

@@ -2,10 +2,10 @@
  * Phase 2: events applied per second by `Worker.run` (a handler that does
  * nothing) on Postgres, with 1 and with 3 worker processes.
  */
+import { Redacted } from "effect"
 import { admin, count } from "./admin.ts"
 import type { Server } from "./ingest.ts"
-import { deliveries, drive, EVENTS, median, POOL, secret, startChild, stopChild, WORKER_CONCURRENCY, WORKER_ROUNDS, cpuSeconds } from "./utils.ts"
-import { Redacted } from "effect"
+import { cpuSeconds, deliveries, drive, EVENTS, median, POOL, secret, startChild, stopChild, WORKER_CONCURRENCY, WORKER_ROUNDS } from "./utils.ts"
 
 interface Layout {
   readonly processes: number
@@ -20,7 +20,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 const fill = async (server: Server) => {
   const url = await server.createDatabase("work_template")
   const receiver = await startChild("receiver.ts", { DATABASE_URL: url, WEBHOOK_SECRET: Redacted.value(secret), BENCH_POOL: String(POOL) })
-  await drive(receiver.ready, deliveries("work", EVENTS), 32)
+  await drive(receiver.ready, deliveries("work", EVENTS, 1, 0), 32)
   await stopChild(receiver)
   const db = await admin(url)
   const events = await count(db, "effect_queue")
