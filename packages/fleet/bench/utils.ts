@@ -31,8 +31,10 @@ export const WORKER_ROUNDS = int("BENCH_WORKER_ROUNDS", 3)
 /** Which phases run: `ingest`, `workers`. */
 export const PHASES = new Set((process.env["BENCH_PHASES"] ?? "ingest,workers").split(",").map((phase) => phase.trim()))
 
+/** The webhook secret the deliveries are signed with (and the receiver verifies). */
 export const secret = Redacted.make("bench-management-token-fleet")
 
+/** The `q` quantile of `xs` (linear interpolation). */
 export const quantile = (xs: ReadonlyArray<number>, q: number) => {
   const s = [...xs].sort((a, b) => a - b)
   const i = (s.length - 1) * q
@@ -40,6 +42,7 @@ export const quantile = (xs: ReadonlyArray<number>, q: number) => {
   const hi = Math.ceil(i)
   return s[lo]! + (s[hi]! - s[lo]!) * (i - lo)
 }
+/** The median of `xs`. */
 export const median = (xs: ReadonlyArray<number>) => quantile(xs, 0.5)
 
 /** CPU seconds (user + system) a process has used so far, from `/proc/<pid>/stat` (0 when unavailable). */
