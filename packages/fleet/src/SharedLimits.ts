@@ -22,7 +22,7 @@ import * as RetryAfter from "@connected-vehicle/transport/RetryAfter"
 import { FleetError } from "./FleetError.ts"
 import * as Admission from "./internal/admission.ts"
 import * as Holds from "./internal/holds.ts"
-import { vehicleOf } from "./internal/requests.ts"
+import { scopeOf, vehicleOf } from "./internal/requests.ts"
 import * as SharedRedis from "./SharedRedis.ts"
 
 /**
@@ -52,8 +52,7 @@ export interface Limit {
  *
  * const options: Options = {
  *   perVehicle: { limit: 5, window: "1 second" },
- *   perApplication: { limit: 200, window: "1 second" },
- *   maxRetries: 5
+ *   perApplication: { limit: 200, window: "1 second" }
  * }
  * ```
  * @since 0.1.0
@@ -70,8 +69,6 @@ export interface Options {
    * half is for the time requests take to arrive.
    */
   readonly margin?: Duration.Input | undefined
-  /** 429s answered to one request that are waited out and sent again here (default 3); then the 429 goes to the caller. */
-  readonly maxRetries?: number | undefined
   /** Prefix of the Redis keys (default `"connected-vehicle:"`). */
   readonly prefix?: string | undefined
   /** How long Redis may take to answer (default 2 seconds); then `FleetError` `RedisUnavailable`. */
@@ -100,9 +97,13 @@ export const defaults: { readonly perVehicle: Limit; readonly perApplication: Li
  * The shared limits: `admit` waits until a request may be sent (by every
  * limit and hold of its keys); `transformClient` applies them to an
  * `HttpClient` (give it to the SDK: `ConnectedVehicle.layer({ ..., transformClient })`).
- * A 429 holds its key (its vehicle, or the application when the service
- * says `APPLICATION_RATE_LIMITED` or the request names no vehicle) for its
- * `retry-after` in every process, then the request is sent again.
+ * A 429 holds its key (its vehicle, or the application when the service's
+ * error envelope has the code `APPLICATION_RATE_LIMITED` or the request
+ * names no vehicle; a body that is not an error envelope holds the vehicle)
+ * for its `retry-after` in every process, and goes to the transport as it
+ * came: the transport's retry policy (`TransportConfig`'s `rateLimit`, e.g.
+ * `{ wait: true }`) decides whether to send it again, and that attempt waits
+ * here for the hold.
  *
  * @example
  * ```ts
@@ -124,7 +125,6 @@ const makeWith = (options: Options | undefined, limiter: RateLimiter.RateLimiter
     Admission.policyOf(options?.perVehicle, defaults.perVehicle, options?.margin),
     Admission.policyOf(options?.perApplication, defaults.perApplication, options?.margin)
   )
-  const maxRetries = options?.maxRetries ?? 3
   const timeout = Duration.toMillis(Duration.fromInputUnsafe(options?.timeout ?? "2 seconds"))
 
   const admitKeys = Admission.make(limiter, holds, timeout)
@@ -134,36 +134,31 @@ const makeWith = (options: Options | undefined, limiter: RateLimiter.RateLimiter
     return keys === undefined ? Effect.void : admitKeys(keys)
   }
 
-  // a 429: hold the key it names for its retry-after, everywhere; the response, readable again
+  // a 429: hold the key it names for its retry-after, everywhere; the response passed on, its body readable again
   const onTooMany = (request: HttpClientRequest.HttpClientRequest, response: HttpClientResponse.HttpClientResponse) =>
     Effect.gen(function*() {
       const body = yield* Effect.orElseSucceed(response.text, () => "")
       const now = yield* Clock.currentTimeMillis
       const wait = RetryAfter.fromHeaders(response.headers, now) ?? 1_000
-      const vehicle = vehicleOf(request)
-      const key = vehicle === undefined || body.includes("APPLICATION_RATE_LIMITED") ? "application" : `vehicle:${vehicle}`
+      const key = scopeOf(vehicleOf(request), body)
       yield* holds.hold(key, wait)
       yield* Effect.logDebug("429: requests held").pipe(Effect.annotateLogs({ key, millis: wait }))
       return HttpClientResponse.fromWeb(request, new Response(body, { status: response.status, headers: response.headers }))
     })
 
+  // admits the request, sends it once, records a 429's hold: whether and when to send it again is the transport's schedule
   const transformClient = (client: HttpClient.HttpClient): HttpClient.HttpClient =>
     HttpClient.transform(client, (effect, request) => {
       const keys = keysFor(request)
       if (keys === undefined) return effect
-      const send = (retries: number): Effect.Effect<HttpClientResponse.HttpClientResponse, HttpClientError.HttpClientError> =>
-        admitKeys(keys).pipe(
-          Effect.andThen(effect),
-          Effect.flatMap((response) =>
-            response.status !== 429 ? Effect.succeed(response) : Effect.flatMap(onTooMany(request, response), (readable) =>
-              retries < maxRetries ? send(retries + 1) : Effect.succeed(readable))
-          ),
-          Effect.catchTag("FleetError", (cause) =>
-            Effect.fail(new HttpClientError.HttpClientError({
-              reason: new HttpClientError.TransportError({ request, cause, description: cause.message })
-            })))
-        )
-      return send(0)
+      return admitKeys(keys).pipe(
+        Effect.andThen(effect),
+        Effect.flatMap((response) => response.status === 429 ? onTooMany(request, response) : Effect.succeed(response)),
+        Effect.catchTag("FleetError", (cause) =>
+          Effect.fail(new HttpClientError.HttpClientError({
+            reason: new HttpClientError.TransportError({ request, cause, description: cause.message })
+          })))
+      )
     })
 
   return { admit, transformClient }
