@@ -1,32 +1,14 @@
 /**
- * The Postgres database of a fleet deployment: `DATABASE_URL`, read through
- * one Effect `Config` value, and the `SqlClient` on it (`@effect/sql-pg`).
- * Without it, the fleet runs in one process on in-memory stores.
+ * The Postgres database of a fleet deployment: the `SqlClient` (`@effect/sql-pg`)
+ * on `DATABASE_URL` (read by `FleetConfig`). Without it, the fleet runs in
+ * one process on in-memory stores.
  *
  * @since 0.1.0
  */
 import { PgClient } from "@effect/sql-pg"
-import { Config, Effect, type Layer, type Option, type Redacted } from "effect"
+import { Effect, type Layer, type Redacted } from "effect"
 import type { SqlClient } from "effect/sql"
 import { FleetError } from "./FleetError.ts"
-
-/**
- * `DATABASE_URL` (a `postgres://` URL, kept `Redacted`), or `None` when unset:
- * the in-memory default.
- *
- * @example
- * ```ts
- * import { Effect, Option } from "effect"
- * import * as Database from "@connected-vehicle/fleet/Database"
- *
- * const program = Effect.map(Database.config, (url) => Option.isSome(url) ? "postgres" : "memory")
- * ```
- * @since 0.1.0
- * @category config
- */
-export const config: Config.Config<Option.Option<Redacted.Redacted<string>>> = Config.option(
-  Config.Redacted("DATABASE_URL")
-)
 
 /**
  * Options of {@link layer}.
@@ -76,21 +58,3 @@ export const layer = (options: Options): Layer.Layer<SqlClient.SqlClient | PgCli
       )
     )
   )
-
-/**
- * {@link config} read (a `FleetError` `Configuration` when invalid): the URL,
- * or `None` for the in-memory default.
- *
- * @example
- * ```ts
- * import { Effect } from "effect"
- * import * as Database from "@connected-vehicle/fleet/Database"
- *
- * const mode = Effect.map(Database.readConfig, (url) => url._tag === "Some" ? "postgres" : "memory")
- * ```
- * @since 0.1.0
- * @category config
- */
-export const readConfig: Effect.Effect<Option.Option<Redacted.Redacted<string>>, FleetError> = config.pipe(
-  Effect.mapError((cause) => new FleetError({ reason: "Configuration", description: cause.message, cause }))
-)

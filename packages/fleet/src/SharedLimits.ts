@@ -247,7 +247,8 @@ export const layer = (options?: Options): Layer.Layer<SharedLimits, FleetError, 
 export const layerMemory = (options?: Options): Layer.Layer<SharedLimits, FleetError> => Layer.effect(SharedLimits, makeMemory(options))
 
 /**
- * The limits on the Redis of `REDIS_URL` when it is set, else in memory.
+ * The limits on the Redis of `REDIS_URL` (`FleetConfig`) when it is set,
+ * else in memory (with a warning, unless `FLEET_STORAGE=memory`).
  *
  * @example
  * ```ts
@@ -260,4 +261,4 @@ export const layerMemory = (options?: Options): Layer.Layer<SharedLimits, FleetE
  * @category layers
  */
 export const layerConfig = (options?: Options): Layer.Layer<SharedLimits, FleetError> =>
-  SharedRedis.layerChoose(layer(options), layerMemory(options))
+  SharedRedis.layerChoose(layer(options), layerMemory(options), "the request limits and 429 holds are")

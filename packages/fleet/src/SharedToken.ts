@@ -177,8 +177,9 @@ export const make = (options?: Options): Effect.Effect<TokenStore["Service"], ne
 export const layer = (options?: Options): Layer.Layer<TokenStore, never, Redis.Redis> => Layer.effect(TokenStore, make(options))
 
 /**
- * The store on the Redis of `REDIS_URL` when it is set, else auth's
- * in-memory store (one process: `Session` already renews once per process).
+ * The store on the Redis of `REDIS_URL` (`FleetConfig`) when it is set,
+ * else auth's in-memory store (one process: `Session` already renews once
+ * per process), with a warning unless `FLEET_STORAGE=memory`.
  *
  * @example
  * ```ts
@@ -191,4 +192,4 @@ export const layer = (options?: Options): Layer.Layer<TokenStore, never, Redis.R
  * @category layers
  */
 export const layerConfig = (options?: Options): Layer.Layer<TokenStore, FleetError> =>
-  SharedRedis.layerChoose(layer(options), layerMemory)
+  SharedRedis.layerChoose(layer(options), layerMemory, "the tokens are")

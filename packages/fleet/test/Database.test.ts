@@ -1,21 +1,10 @@
 import { assert, describe, it } from "@effect/vitest"
-import { ConfigProvider, Effect, Option, Redacted } from "effect"
+import { Effect, Redacted } from "effect"
 import { SqlClient } from "effect/sql"
 import * as Database from "@connected-vehicle/fleet/Database"
 import { freshDatabase } from "./utils.ts"
 
 describe("Database", () => {
-  it.effect("DATABASE_URL is read as a Redacted URL, absent means in memory", () =>
-    Effect.gen(function*() {
-      const set = yield* Database.readConfig.pipe(
-        Effect.provide(ConfigProvider.layer(ConfigProvider.fromEnv({ env: { DATABASE_URL: "postgres://u:secret@h/db" } })))
-      )
-      assert.isTrue(Option.isSome(set) && Redacted.isRedacted(set.value))
-      assert.notInclude(String(set), "secret")
-      const unset = yield* Database.readConfig.pipe(Effect.provide(ConfigProvider.layer(ConfigProvider.fromEnv({ env: {} }))))
-      assert.isTrue(Option.isNone(unset))
-    }))
-
   it.live("layer: a SqlClient on the test Postgres", () =>
     Effect.gen(function*() {
       const sql = yield* SqlClient.SqlClient
