@@ -102,7 +102,7 @@ const clusterError = (reason: "Configuration" | "Cluster", cause: { readonly mes
  * @since 0.1.0
  * @category layers
  */
-export const layerMemory = (options?: Options): Layer.Layer<Services, never, Signals> =>
+export const layerMemory = (options?: Options): Layer.Layer<Services, FleetError, Signals> =>
   VehicleEntity.layer(options).pipe(
     Layer.provideMerge(Layer.merge(FleetState.layerMemory(options), memoryCluster(options)))
   )

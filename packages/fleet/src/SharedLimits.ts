@@ -22,6 +22,7 @@ import * as RetryAfter from "@connected-vehicle/transport/RetryAfter"
 import { FleetError } from "./FleetError.ts"
 import * as Admission from "./internal/admission.ts"
 import * as Holds from "./internal/holds.ts"
+import { millis } from "./internal/options.ts"
 import { scopeOf, vehicleOf } from "./internal/requests.ts"
 import * as SharedRedis from "./SharedRedis.ts"
 
@@ -120,15 +121,24 @@ export class SharedLimits extends Context.Service<SharedLimits, {
   readonly transformClient: (client: HttpClient.HttpClient) => HttpClient.HttpClient
 }>()("@connected-vehicle/fleet/SharedLimits") {}
 
-const makeWith = (options: Options | undefined, limiter: RateLimiter.RateLimiter, holds: Holds.Holds): SharedLimits["Service"] => {
-  const keysFor = Admission.keysOf(
-    Admission.policyOf(options?.perVehicle, defaults.perVehicle, options?.margin),
-    Admission.policyOf(options?.perApplication, defaults.perApplication, options?.margin)
-  )
-  const timeout = Duration.toMillis(Duration.fromInputUnsafe(options?.timeout ?? "2 seconds"))
+const makeWith = (
+  options: Options | undefined,
+  limiter: RateLimiter.RateLimiter,
+  holds: Holds.Holds
+): Effect.Effect<SharedLimits["Service"], FleetError> =>
+  Effect.gen(function*() {
+    const keysFor = Admission.keysOf(
+      yield* Admission.policyOf("perVehicle", options?.perVehicle, defaults.perVehicle, options?.margin),
+      yield* Admission.policyOf("perApplication", options?.perApplication, defaults.perApplication, options?.margin)
+    )
+    return withKeys(keysFor, Admission.make(limiter, holds, yield* timeoutOf(options)), holds)
+  })
 
-  const admitKeys = Admission.make(limiter, holds, timeout)
-
+const withKeys = (
+  keysFor: (request: HttpClientRequest.HttpClientRequest) => ReadonlyArray<Admission.Key> | undefined,
+  admitKeys: (keys: ReadonlyArray<Admission.Key>) => Effect.Effect<void, FleetError>,
+  holds: Holds.Holds
+): SharedLimits["Service"] => {
   const admit = (request: HttpClientRequest.HttpClientRequest) => {
     const keys = keysFor(request)
     return keys === undefined ? Effect.void : admitKeys(keys)
@@ -164,10 +174,7 @@ const makeWith = (options: Options | undefined, limiter: RateLimiter.RateLimiter
   return { admit, transformClient }
 }
 
-const build = (options: Options | undefined, limiter: RateLimiter.RateLimiter, holds: Holds.Holds) =>
-  Effect.try({ try: () => makeWith(options, limiter, holds), catch: (error) => error as FleetError })
-
-const timeoutOf = (options: Options | undefined) => Duration.toMillis(Duration.fromInputUnsafe(options?.timeout ?? "2 seconds"))
+const timeoutOf = (options: Options | undefined) => millis("timeout", options?.timeout, "2 seconds")
 
 /**
  * The limits on the shared `Redis` (its `RateLimiter` store and holds under
@@ -193,8 +200,8 @@ export const make = (options?: Options): Effect.Effect<SharedLimits["Service"], 
     const prefix = options?.prefix ?? "connected-vehicle:"
     const store = yield* RateLimiter.makeStoreRedis({ prefix: `${prefix}limit:` })
     const limiter = yield* Effect.provideService(RateLimiter.make, RateLimiter.RateLimiterStore, store)
-    const holds = yield* Holds.makeRedis(`${prefix}hold:`, timeoutOf(options))
-    return yield* build(options, limiter, holds)
+    const holds = yield* Holds.makeRedis(`${prefix}hold:`, yield* timeoutOf(options))
+    return yield* makeWith(options, limiter, holds)
   })
 
 /**
@@ -212,7 +219,7 @@ export const make = (options?: Options): Effect.Effect<SharedLimits["Service"], 
 export const makeMemory = (options?: Options): Effect.Effect<SharedLimits["Service"], FleetError> =>
   Effect.gen(function*() {
     const limiter = yield* RateLimiter.make.pipe(Effect.provide(RateLimiter.layerStoreMemory))
-    return yield* build(options, limiter, yield* Holds.makeMemory)
+    return yield* makeWith(options, limiter, yield* Holds.makeMemory)
   })
 
 /**

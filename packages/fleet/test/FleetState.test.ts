@@ -114,6 +114,15 @@ describe("FleetState (in memory)", () => {
         Effect.scoped
       ))
       assert.strictEqual(error.reason, "Configuration")
+      // the same from code: an option that is not a duration, named
+      for (const [options, name] of [[{ pollInterval: "soon" as never }, "pollInterval"], [{ maxIdleTime: "-1 minutes" as never }, "maxIdleTime"]] as const) {
+        const invalid = yield* Effect.flip(Layer.build(FleetCluster.layerMemory(options)).pipe(
+          Effect.provide(Simulated.layer({ signIn: false })),
+          Effect.scoped
+        ))
+        assert.strictEqual(invalid.reason, "Configuration")
+        assert.include(invalid.message, name)
+      }
     }))
 
   it.live("FleetCluster.layerConfig without DATABASE_URL: embedded", () =>

@@ -184,6 +184,22 @@ describe("SharedLimits", () => {
     Effect.gen(function*() {
       const error = yield* Effect.flip(SharedLimits.makeMemory({ perVehicle: { limit: 0.5, window: "1 second" } }))
       assert.strictEqual(error.reason, "Configuration")
+      assert.include(error.message, "perVehicle.limit")
+    }))
+
+  it.effect("a window, margin or timeout that is not a duration is a Configuration error naming the option, not a defect", () =>
+    Effect.gen(function*() {
+      const cases = [
+        [{ perApplication: { limit: 5, window: "soon" as never } }, "perApplication.window"],
+        [{ perVehicle: { limit: 5, window: "0 seconds" } }, "perVehicle.window"],
+        [{ margin: "a bit" as never }, "margin"],
+        [{ timeout: "-1 seconds" as never }, "timeout"]
+      ] as const
+      for (const [options, name] of cases) {
+        const error = yield* Effect.flip(SharedLimits.makeMemory(options))
+        assert.strictEqual(error.reason, "Configuration", name)
+        assert.include(error.message, name)
+      }
     }))
 
   it.live("Redis unreachable: the layer fails with RedisUnavailable, at once", () =>
