@@ -6,7 +6,7 @@
  * @since 0.1.0
  */
 import { PgClient } from "@effect/sql-pg"
-import { Effect, type Layer, type Redacted } from "effect"
+import { Effect, type Layer, Redacted } from "effect"
 import type { SqlClient } from "effect/sql"
 import { FleetError } from "./FleetError.ts"
 
@@ -32,7 +32,9 @@ export interface Options {
 /**
  * The `SqlClient` (and `PgClient`) on Postgres: a pool, closed with the
  * layer. It runs one query when built, so an unreachable server or a wrong
- * URL fails there, with `FleetError` `DatabaseUnavailable`.
+ * database fails there, with `FleetError` `DatabaseUnavailable`; a URL that
+ * is not `postgres://` or `postgresql://` fails with `Configuration`, whose
+ * message and cause hold no part of it.
  *
  * @example
  * ```ts
@@ -45,7 +47,8 @@ export interface Options {
  * @category layers
  */
 export const layer = (options: Options): Layer.Layer<SqlClient.SqlClient | PgClient.PgClient, FleetError> =>
-  PgClient.layerFrom(
+  PgClient.layerFrom(Effect.andThen(
+    checkUrl(options.url),
     PgClient.make({
       url: options.url,
       maxConnections: options.maxConnections ?? 10,
@@ -57,4 +60,12 @@ export const layer = (options: Options): Layer.Layer<SqlClient.SqlClient | PgCli
         new FleetError({ reason: "DatabaseUnavailable", description: `cannot connect to Postgres: ${cause.message}`, cause })
       )
     )
+  ))
+
+// a URL that does not parse: Node's error would carry it whole (password included) in its `input`, so none of it is kept
+const checkUrl = (url: Redacted.Redacted<string>): Effect.Effect<void, FleetError> => {
+  const value = Redacted.value(url)
+  return URL.canParse(value) && /^postgres(?:ql)?:$/.test(new URL(value).protocol) ? Effect.void : Effect.fail(
+    new FleetError({ reason: "Configuration", description: "the Postgres URL (DATABASE_URL, or the url option) is not a postgres:// or postgresql:// URL" })
   )
+}

@@ -12,6 +12,16 @@ describe("Database", () => {
       assert.strictEqual(rows[0]?.answer, 2)
     }).pipe(Effect.provide(Database.layer({ url: freshDatabase("database") }))))
 
+  it.effect("a malformed URL is a Configuration error naming the variable, with no part of the URL (its password) in it", () =>
+    Effect.gen(function*() {
+      for (const url of ["postgres://u:s3cret@[bad:5432/db", "mysql://u:s3cret@db.internal/db"]) {
+        const error = yield* Effect.flip(Effect.asVoid(SqlClient.SqlClient.pipe(Effect.provide(Database.layer({ url: Redacted.make(url) })))))
+        assert.strictEqual(error.reason, "Configuration", url)
+        assert.include(error.message, "DATABASE_URL")
+        assert.notInclude(JSON.stringify(error), "s3cret")
+      }
+    }))
+
   it.live("an unreachable server is a DatabaseUnavailable FleetError", () =>
     Effect.gen(function*() {
       const error = yield* Effect.flip(Effect.asVoid(SqlClient.SqlClient.pipe(
