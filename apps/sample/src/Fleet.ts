@@ -17,15 +17,14 @@
  * @since 0.1.0
  */
 import {
-  Database,
   DeadLetters,
   DurableReceiver,
   FleetCluster,
+  FleetConfig,
   FleetMetrics,
   FleetState,
   Ingestion,
   SharedAccess,
-  SharedRedis,
   VehicleEntity,
   Worker
 } from "@connected-vehicle/fleet"
@@ -175,24 +174,33 @@ type Fleet = Context.Context<Ingestion.Services | FleetCluster.Services>
 
 /**
  * The SDK of the fleet (the vehicle entities' polls, `FLEET_POLL_SIGNALS`)
- * on the simulator, with the shared limits and the one token of
- * `SharedAccess`: in Redis with `REDIS_URL`, in memory otherwise.
+ * on the simulator, given the shared limits and the one token of
+ * `SharedAccess`.
  */
-const fleetSdk = (simulator: Simulator["Service"]) =>
-  SharedAccess.layerSdk((shared) =>
-    ConnectedVehicle.layerWith(
-      Layer.succeed(
-        TransportConfig.TransportConfig,
-        TransportConfig.make({ ...policies, roots: TransportConfig.rootsFromOrigin(simulator.url) })
-      ),
-      OAuthConfig.layer({ clientId: simulator.clientId, clientSecret: simulator.clientSecret }),
-      { httpClient: Transport.layerHttpClient, ...shared }
-    )
+const sdkOn = (simulator: Simulator["Service"]) => (shared: SharedAccess.SdkOptions) =>
+  ConnectedVehicle.layerWith(
+    Layer.succeed(
+      TransportConfig.TransportConfig,
+      TransportConfig.make({ ...policies, roots: TransportConfig.rootsFromOrigin(simulator.url) })
+    ),
+    OAuthConfig.layer({ clientId: simulator.clientId, clientSecret: simulator.clientSecret }),
+    { httpClient: Transport.layerHttpClient, ...shared }
   )
 
-/** The fleet: ingestion and the cluster chosen by the environment (`DATABASE_URL`, `REDIS_URL`, `FLEET_*`). */
-const fleetLayer = (simulator: Simulator["Service"]) =>
-  Layer.merge(Ingestion.layerConfig(ingestionOptions), FleetCluster.layerConfig()).pipe(Layer.provide(fleetSdk(simulator)))
+/**
+ * The fleet. With neither `DATABASE_URL` nor `REDIS_URL`, embedded on
+ * purpose: every store in memory, one runner. With either, the packages'
+ * `layerConfig`s read the environment (`DATABASE_URL`, `REDIS_URL`,
+ * `FLEET_*`), as a process of a deployment does.
+ */
+const fleetLayer = (simulator: Simulator["Service"], settings: FleetConfig.FleetConfig) =>
+  Option.isNone(settings.databaseUrl) && Option.isNone(settings.redisUrl)
+    ? Layer.merge(Ingestion.layerMemory(ingestionOptions), FleetCluster.layerMemory(settings)).pipe(
+      Layer.provide(Layer.unwrap(Effect.map(SharedAccess.makeMemory(), sdkOn(simulator))))
+    )
+    : Layer.merge(Ingestion.layerConfig(ingestionOptions), FleetCluster.layerConfig()).pipe(
+      Layer.provide(SharedAccess.layerSdk(sdkOn(simulator)))
+    )
 
 /** A `DurableReceiver` on 127.0.0.1 (a free port) for the scope; its URL. */
 const listen = (secret: Redacted.Redacted<string>, fleet: Fleet): Effect.Effect<string, SampleError | FleetError, Scope.Scope> =>
@@ -318,9 +326,10 @@ export const run = (
   timeout = 60
 ): Effect.Effect<Summary, SampleError | FleetError> =>
   Effect.scoped(Effect.gen(function*() {
-    const stores = Option.isSome(yield* Database.readConfig) ? "postgres" as const : "memory" as const
-    const sharedAccess = Option.isSome(yield* SharedRedis.readConfig) ? "redis" as const : "memory" as const
-    const fleet: Fleet = yield* Layer.build(fleetLayer(simulator))
+    const settings = yield* FleetConfig.read
+    const stores = Option.isSome(settings.databaseUrl) ? "postgres" as const : "memory" as const
+    const sharedAccess = Option.isSome(settings.redisUrl) ? "redis" as const : "memory" as const
+    const fleet: Fleet = yield* Layer.build(fleetLayer(simulator, settings))
     const startedAt = yield* Clock.currentTimeMillis
     const start = yield* counters
     const poison = Array.from({ length: options.poison }, (_, i) => `evt_sample_poison_${i + 1}`)

@@ -21,7 +21,7 @@ import * as TransportConfigModule from "./TransportConfig.ts"
 import { TransportConfig } from "./TransportConfig.ts"
 import type { ConnectedVehicleError } from "./ConnectedVehicleError.ts"
 import * as Client from "./internal/client.ts"
-import { platformHttpClient } from "./internal/http.ts"
+import * as UndiciHttpClient from "./UndiciHttpClient.ts"
 import { fixedHeaders } from "./internal/request.ts"
 import * as ConfigurationError from "./ConfigurationError.ts"
 
@@ -256,13 +256,11 @@ export const make = (
   })
 
 /**
- * The `HttpClient` the SDK's convenience layers use unless given one: on
- * Node, `NodeHttpClient.layerUndici` of `@effect/platform-node` (an optional
- * peer dependency, imported when the layer is built); elsewhere (browsers,
- * Deno, Bun), or when `@effect/platform-node` is not installed,
- * `FetchHttpClient.layer` (a warning is logged when Node's could not be
- * loaded). Either way no redirect is followed (the service never redirects:
- * a 3xx is an `UnexpectedStatus` naming its `location`).
+ * The `HttpClient` the SDK's convenience layers use unless given one:
+ * `UndiciHttpClient.layer()` (Node). It follows no redirect (the service
+ * never redirects: a 3xx is an `UnexpectedStatus` naming its `location`).
+ * On another runtime, give the convenience layers `FetchHttpClient.layer`
+ * (with `RequestInit` `redirect: "manual"`) instead.
  *
  * @example
  * ```ts
@@ -275,7 +273,7 @@ export const make = (
  * @since 0.1.0
  * @category layers
  */
-export const layerHttpClient: Layer.Layer<HttpClient.HttpClient> = Layer.unwrap(platformHttpClient)
+export const layerHttpClient: Layer.Layer<HttpClient.HttpClient> = UndiciHttpClient.layer()
 
 /**
  * Builds the transport from its configuration and an `HttpClient`

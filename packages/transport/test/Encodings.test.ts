@@ -21,6 +21,15 @@ class Things extends HttpApiGroup.make("things").add(
 ) {}
 const Api = HttpApi.make("custom").add(Things)
 
+class Posts extends HttpApiGroup.make("posts").add(
+  HttpApiEndpoint.post("json", "/json", { payload: Schema.Struct({ name: Schema.String, count: Schema.Number }), success: Thing }),
+  HttpApiEndpoint.post("form", "/form", {
+    payload: Schema.Struct({ name: Schema.String, count: Schema.String }).pipe(HttpApiSchema.asFormUrlEncoded()),
+    success: Thing
+  })
+) {}
+const PostApi = HttpApi.make("custom").add(Posts)
+
 const transportAt = (origin: string) =>
   Transport.layer.pipe(Layer.provide([TransportConfig.layerOrigin(origin, { retry: { maxAttempts: 1 } }), Transport.layerHttpClient]))
 
@@ -50,7 +59,7 @@ describe("success encodings", () => {
       }).pipe(Effect.provide(transportAt(service.origin)))
     }).pipe(Effect.scoped))
 
-  it.live("an Upgrade success has its request built by HttpApiClient (which asks for the upgrade)", () =>
+  it.live("an endpoint the transport does not build (an Upgrade success) fails each call with an InvalidRequest saying why", () =>
     Effect.gen(function*() {
       const service = yield* server((_, response) => {
         response.writeHead(400, { "content-type": "application/json" })
@@ -61,11 +70,33 @@ describe("success encodings", () => {
           Effect.provide(transportAt(service.origin))
         )
       )
-      // the request carries `upgrade: tcp`, which undici's dispatcher does not
-      // send as a header: a typed connection failure, nothing sent (a plain
-      // GET, as the transport's own builder makes, would have had the 400)
-      assert.strictEqual((reasonOf(error) as { readonly _tag?: string } | undefined)?._tag, "Connection")
-      assert.match(String((error as Error).message), /upgrade/i)
+      assert.strictEqual((reasonOf(error) as { readonly _tag?: string } | undefined)?._tag, "InvalidRequest")
+      assert.match(String((error as Error).message), /does not build requests of GET \/socket: an upgrade or a streamed success/)
       assert.strictEqual(service.requests.length, 0)
+    }).pipe(Effect.scoped))
+
+  it.live("a JSON and a form-urlencoded payload are encoded from the contract, with their content types", () =>
+    Effect.gen(function*() {
+      const bodies: Array<{ readonly type: string | undefined; readonly body: string }> = []
+      const service = yield* server((request, response) => {
+        let body = ""
+        request.on("data", (chunk) => body += chunk)
+        request.on("end", () => {
+          bodies.push({ type: request.headers["content-type"], body })
+          response.writeHead(200, { "content-type": "application/json" })
+          response.end(JSON.stringify({ name: "ok" }))
+        })
+      })
+      yield* Effect.gen(function*() {
+        const posts = yield* Transport.publicClient(PostApi, "posts")
+        yield* posts.json({ payload: { name: "a é", count: 2 } })
+        yield* posts.form({ payload: { name: "a é&b", count: "2" } })
+        const invalid = yield* Effect.flip(posts.json({ payload: { name: 1 } } as never))
+        assert.strictEqual((invalid as { readonly _tag?: string })._tag, "InvalidArgument")
+      }).pipe(Effect.provide(transportAt(service.origin)))
+      assert.deepStrictEqual(bodies, [
+        { type: "application/json", body: JSON.stringify({ name: "a é", count: 2 }) },
+        { type: "application/x-www-form-urlencoded", body: "name=a+%C3%A9%26b&count=2" }
+      ])
     }).pipe(Effect.scoped))
 })
