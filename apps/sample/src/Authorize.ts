@@ -27,6 +27,12 @@ import { SampleError } from "./SampleError.ts"
 /**
  * The permissions the sample asks for: every legacy read.
  *
+ * @example
+ * ```ts
+ * import { permissions } from "@connected-vehicle/sample/Authorize"
+ *
+ * const scope = permissions.join(" ") // "read_vehicle_info read_odometer ..."
+ * ```
  * @since 0.1.0
  * @category constants
  */
@@ -43,6 +49,12 @@ export const permissions: ReadonlyArray<Permission> = [
 /**
  * What the flow did, for display: the URLs (the code cut short) and the tokens (redacted).
  *
+ * @example
+ * ```ts
+ * import type { Authorization } from "@connected-vehicle/sample/Authorize"
+ *
+ * const describe = (auth: Authorization) => `signed in through ${auth.redirectUri}`
+ * ```
  * @since 0.1.0
  * @category models
  */

@@ -14,6 +14,13 @@ import { SampleError } from "./SampleError.ts"
 /**
  * `ndjson` or `csv`.
  *
+ * @example
+ * ```ts
+ * import { formatOf } from "@connected-vehicle/sample/Export"
+ * import type { Format } from "@connected-vehicle/sample/Export"
+ *
+ * const format: Format = formatOf("vehicles.csv", undefined) // "csv"
+ * ```
  * @since 0.1.0
  * @category models
  */
@@ -39,6 +46,15 @@ export const formatOf = (file: string, explicit: Format | undefined): Format =>
 /**
  * How one item becomes a CSV row.
  *
+ * @example
+ * ```ts
+ * import type { CsvColumns } from "@connected-vehicle/sample/Export"
+ *
+ * const columns: CsvColumns<{ readonly id: string; readonly year: number }> = {
+ *   headers: ["id", "year"],
+ *   row: (vehicle) => [vehicle.id, vehicle.year]
+ * }
+ * ```
  * @since 0.1.0
  * @category models
  */
@@ -67,6 +83,12 @@ export const csvField = (value: string | number | boolean | null | undefined): s
 /**
  * A page of the stream: its items and, when known, the total of the list.
  *
+ * @example
+ * ```ts
+ * import type { ExportPage } from "@connected-vehicle/sample/Export"
+ *
+ * const page: ExportPage<string> = { items: ["vehicle-1", "vehicle-2"], total: 40 }
+ * ```
  * @since 0.1.0
  * @category models
  */

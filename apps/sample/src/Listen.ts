@@ -41,6 +41,14 @@ export const SECRET_VARIABLE = "CONNECTED_VEHICLE_WEBHOOK_SECRET"
 /**
  * One received event, flattened for a table row.
  *
+ * @example
+ * ```ts
+ * import { line } from "@connected-vehicle/sample/Listen"
+ * import type { EventRow } from "@connected-vehicle/sample/Listen"
+ *
+ * const row: EventRow = { receivedAt: "12:00:01", eventType: "VEHICLE_STATE", eventId: "e-1", vehicleId: "v-1", detail: "odometer" }
+ * const text = line(row)
+ * ```
  * @since 0.1.0
  * @category models
  */
@@ -261,6 +269,12 @@ export const run = (options: {
  * What the tour shows of a delivery: the webhook, its handshake, and the
  * event received after a trigger signal changed.
  *
+ * @example
+ * ```ts
+ * import type { TourDelivery } from "@connected-vehicle/sample/Listen"
+ *
+ * const summary = (delivery: TourDelivery) => `${delivery.webhookId}: ${delivery.verification}, ${delivery.attempts} attempt(s)`
+ * ```
  * @since 0.1.0
  * @category models
  */

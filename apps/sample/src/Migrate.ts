@@ -18,6 +18,13 @@ import { render as renderTable } from "./Table.ts"
 /**
  * The deprecation notice the legacy commands print on stderr.
  *
+ * @example
+ * ```ts
+ * import { Console } from "effect"
+ * import { notice } from "@connected-vehicle/sample/Migrate"
+ *
+ * const warn = Console.error(notice)
+ * ```
  * @since 0.2.0
  * @category constants
  */
@@ -27,6 +34,12 @@ export const notice =
 /**
  * One side of a check: the value, or the error's tag and message.
  *
+ * @example
+ * ```ts
+ * import type { Outcome } from "@connected-vehicle/sample/Migrate"
+ *
+ * const failed: Outcome = { ok: false, error: { tag: "PermissionDenied", message: "read_odometer is missing" } }
+ * ```
  * @since 0.2.0
  * @category models
  */
@@ -38,6 +51,12 @@ export type Outcome =
  * One legacy read and its v3 equivalent. `agree` is `null` when there is
  * nothing to compare (no v3 equivalent, or either side failed).
  *
+ * @example
+ * ```ts
+ * import type { Check } from "@connected-vehicle/sample/Migrate"
+ *
+ * const disagreeing = (checks: ReadonlyArray<Check>) => checks.filter((c) => c.agree === false).map((c) => c.path)
+ * ```
  * @since 0.2.0
  * @category models
  */
@@ -71,6 +90,12 @@ export interface NotCompared {
  * The result of `migrate check`: every check, how many were compared (both
  * sides answered) and agree, and why the others were not compared.
  *
+ * @example
+ * ```ts
+ * import type { Report } from "@connected-vehicle/sample/Migrate"
+ *
+ * const allAgree = (report: Report) => report.compared > 0 && report.agreeing === report.compared
+ * ```
  * @since 0.2.0
  * @category models
  */

@@ -14,6 +14,17 @@ import { Clock, Duration, Effect, Option } from "effect"
 /**
  * A running progress display.
  *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { start } from "@connected-vehicle/sample/Progress"
+ *
+ * const program = Effect.gen(function*() {
+ *   const progress = yield* start("vehicles")
+ *   yield* progress.page(50, 120)
+ *   yield* progress.done
+ * })
+ * ```
  * @since 0.1.0
  * @category models
  */
@@ -29,6 +40,14 @@ export interface Progress {
 /**
  * Where the progress goes: stderr by default.
  *
+ * @example
+ * ```ts
+ * import { start } from "@connected-vehicle/sample/Progress"
+ * import type { Output } from "@connected-vehicle/sample/Progress"
+ *
+ * const output: Output = { isTTY: false, write: (text) => process.stderr.write(text) }
+ * const progress = start("connections", output)
+ * ```
  * @since 0.1.0
  * @category models
  */

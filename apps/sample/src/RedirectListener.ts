@@ -16,6 +16,12 @@ import { SampleError } from "./SampleError.ts"
 /**
  * What the redirect carried: `code` and `state`, or `error` (RFC 6749 4.1.2.1).
  *
+ * @example
+ * ```ts
+ * import type { Callback } from "@connected-vehicle/sample/RedirectListener"
+ *
+ * const denied = (callback: Callback) => callback.error === "access_denied"
+ * ```
  * @since 0.1.0
  * @category models
  */
@@ -29,6 +35,16 @@ export interface Callback {
 /**
  * A running listener.
  *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { start } from "@connected-vehicle/sample/RedirectListener"
+ *
+ * const code = Effect.scoped(Effect.gen(function*() {
+ *   const listener = yield* start({ port: 0, state: "f3a9c1" })
+ *   return (yield* listener.callback).code
+ * }))
+ * ```
  * @since 0.1.0
  * @category models
  */

@@ -245,6 +245,12 @@ export const summary = (body: unknown): string => {
 /**
  * `key: value` lines (re-exported for commands that show one record).
  *
+ * @example
+ * ```ts
+ * import { keyValues } from "@connected-vehicle/sample/Render"
+ *
+ * keyValues([["vehicle", "v-1"], ["year", 2024], ["vin", null]])
+ * ```
  * @since 0.1.0
  * @category rendering
  */

@@ -9,6 +9,17 @@
  * A column: its header, how to read a cell from a row, and its alignment
  * (numbers are right-aligned by default).
  *
+ * @example
+ * ```ts
+ * import { render } from "@connected-vehicle/sample/Table"
+ * import type { Column } from "@connected-vehicle/sample/Table"
+ *
+ * const columns: ReadonlyArray<Column<{ readonly id: string; readonly km: number }>> = [
+ *   { header: "id", cell: (r) => r.id },
+ *   { header: "km", cell: (r) => r.km, align: "right" }
+ * ]
+ * const table = render([{ id: "v-1", km: 20100 }], columns)
+ * ```
  * @since 0.1.0
  * @category models
  */

@@ -40,6 +40,14 @@ import { Target } from "./Target.ts"
 /**
  * One entry of a legacy batch, flattened for display and JSON.
  *
+ * @example
+ * ```ts
+ * import { renderBatch } from "@connected-vehicle/sample/Tour"
+ * import type { BatchEntry } from "@connected-vehicle/sample/Tour"
+ *
+ * const entry: BatchEntry = { path: "/odometer", ok: true, status: 200, value: { distance: 20100 }, dataAge: undefined, error: undefined }
+ * const text = renderBatch([entry])
+ * ```
  * @since 0.1.0
  * @category models
  */

@@ -5,6 +5,12 @@
 /**
  * The legacy (v2.0) authorization-code flow, with a local redirect listener.
  *
+ * @example
+ * ```ts
+ * import { Authorize } from "@connected-vehicle/sample"
+ *
+ * const scope = Authorize.permissions.join(" ")
+ * ```
  * @since 0.1.0
  * @category modules
  */
@@ -12,6 +18,12 @@ export * as Authorize from "./Authorize.ts"
 /**
  * The export writer: a stream of pages written to a file as NDJSON or CSV.
  *
+ * @example
+ * ```ts
+ * import { Export } from "@connected-vehicle/sample"
+ *
+ * Export.formatOf("connections.ndjson", undefined) // "ndjson"
+ * ```
  * @since 0.1.0
  * @category modules
  */
@@ -27,6 +39,12 @@ export * as Fleet from "./Fleet.ts"
 /**
  * Receiving webhooks: `webhooks listen` and the tour's delivery step.
  *
+ * @example
+ * ```ts
+ * import { Listen } from "@connected-vehicle/sample"
+ *
+ * const secret = process.env[Listen.SECRET_VARIABLE]
+ * ```
  * @since 0.1.0
  * @category modules
  */
@@ -34,6 +52,12 @@ export * as Listen from "./Listen.ts"
 /**
  * A progress bar on stderr for streamed exports.
  *
+ * @example
+ * ```ts
+ * import { Progress } from "@connected-vehicle/sample"
+ *
+ * const progress = Progress.start("vehicles")
+ * ```
  * @since 0.1.0
  * @category modules
  */
@@ -41,6 +65,12 @@ export * as Progress from "./Progress.ts"
 /**
  * The local redirect listener of the consent flow.
  *
+ * @example
+ * ```ts
+ * import { RedirectListener } from "@connected-vehicle/sample"
+ *
+ * const listener = RedirectListener.start({ port: 0, state: "f3a9c1" }) // needs a Scope
+ * ```
  * @since 0.1.0
  * @category modules
  */
@@ -48,6 +78,12 @@ export * as RedirectListener from "./RedirectListener.ts"
 /**
  * Human renderings of the service's resources as aligned tables.
  *
+ * @example
+ * ```ts
+ * import { Render } from "@connected-vehicle/sample"
+ *
+ * Render.keyValues([["vehicle", "v-1"], ["make", "Tesla"]])
+ * ```
  * @since 0.1.0
  * @category modules
  */
@@ -55,6 +91,12 @@ export * as Render from "./Render.ts"
 /**
  * Errors of the sample app itself.
  *
+ * @example
+ * ```ts
+ * import { SampleError } from "@connected-vehicle/sample"
+ *
+ * const missing = new SampleError.SampleError({ reason: "--vehicle is required", usage: true })
+ * ```
  * @since 0.1.0
  * @category modules
  */
@@ -62,6 +104,13 @@ export * as SampleError from "./SampleError.ts"
 /**
  * The SDK wired through Layers for one command.
  *
+ * @example
+ * ```ts
+ * import type { Effect } from "effect"
+ * import type { Sdk } from "@connected-vehicle/sample"
+ *
+ * type Command = Effect.Effect<void, unknown, Sdk.Services>
+ * ```
  * @since 0.1.0
  * @category modules
  */
@@ -69,6 +118,12 @@ export * as Sdk from "./Sdk.ts"
 /**
  * Plain-text tables.
  *
+ * @example
+ * ```ts
+ * import { Table } from "@connected-vehicle/sample"
+ *
+ * Table.render([{ id: "v-1" }], [{ header: "id", cell: (row) => row.id }])
+ * ```
  * @since 0.1.0
  * @category modules
  */
@@ -76,6 +131,12 @@ export * as Table from "./Table.ts"
 /**
  * Where the CLI talks to: the embedded simulator or a remote server.
  *
+ * @example
+ * ```ts
+ * import { Target } from "@connected-vehicle/sample"
+ *
+ * Target.isUserKey("user@demo-client-id") // true
+ * ```
  * @since 0.1.0
  * @category modules
  */
@@ -83,6 +144,12 @@ export * as Target from "./Target.ts"
 /**
  * A `TokenStore` kept in a JSON file.
  *
+ * @example
+ * ```ts
+ * import { TokenFile } from "@connected-vehicle/sample"
+ *
+ * const tokens = TokenFile.layer(TokenFile.defaultPath())
+ * ```
  * @since 0.1.0
  * @category modules
  */

@@ -85,6 +85,13 @@ export class Authentication extends Schema.TaggedError<Authentication>()("Authen
 /**
  * `AUTHENTICATION` with a 403: the token lacks a permission.
  *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import type { PermissionDenied } from "@connected-vehicle/schema/ServiceReason"
+ *
+ * const askForScope = (reason: PermissionDenied) => Effect.logWarning(`permission missing: ${reason.detail}`)
+ * ```
  * @since 0.3.0
  * @category reasons
  */
@@ -97,6 +104,13 @@ export class PermissionDenied extends Schema.TaggedError<PermissionDenied>()("Pe
 /**
  * `BILLING`: the account's billing limit is reached.
  *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import type { Billing } from "@connected-vehicle/schema/ServiceReason"
+ *
+ * const onBilling = (reason: Billing) => Effect.logError(`billing limit reached: ${reason.code}`)
+ * ```
  * @since 0.3.0
  * @category reasons
  */
@@ -109,6 +123,12 @@ export class Billing extends Schema.TaggedError<Billing>()("Billing", ServiceErr
 /**
  * `COMPATIBILITY`: the vehicle does not support the request.
  *
+ * @example
+ * ```ts
+ * import type { Compatibility } from "@connected-vehicle/schema/ServiceReason"
+ *
+ * const unsupported = (reason: Compatibility) => `not supported by this vehicle: ${reason.detail}`
+ * ```
  * @since 0.3.0
  * @category reasons
  */
@@ -121,6 +141,12 @@ export class Compatibility extends Schema.TaggedError<Compatibility>()("Compatib
 /**
  * `CONNECTED_SERVICES_ACCOUNT`: the owner's account with the maker needs attention.
  *
+ * @example
+ * ```ts
+ * import type { ConnectedServicesAccount } from "@connected-vehicle/schema/ServiceReason"
+ *
+ * const ownerAction = (reason: ConnectedServicesAccount) => reason.suggestedUserMessage ?? reason.detail
+ * ```
  * @since 0.3.0
  * @category reasons
  */
@@ -159,6 +185,13 @@ export class RateLimit extends Schema.TaggedError<RateLimit>()("RateLimit", {
 /**
  * `RESOURCE_NOT_FOUND`: no such vehicle, connection, webhook...
  *
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import { NotFound } from "@connected-vehicle/schema/ServiceReason"
+ *
+ * const isNotFound = Schema.is(NotFound)
+ * ```
  * @since 0.3.0
  * @category reasons
  */
@@ -171,6 +204,12 @@ export class NotFound extends Schema.TaggedError<NotFound>()("NotFound", Service
 /**
  * `SERVER`: the service failed (retryable for a 500, 502, 503 or 504).
  *
+ * @example
+ * ```ts
+ * import type { Server } from "@connected-vehicle/schema/ServiceReason"
+ *
+ * const shouldRetry = (reason: Server) => reason.isRetryable // true for a 500, 502, 503 or 504
+ * ```
  * @since 0.3.0
  * @category reasons
  */
@@ -183,6 +222,13 @@ export class Server extends Schema.TaggedError<Server>()("Server", ServiceErrorF
 /**
  * `UPSTREAM`: the vehicle maker's systems failed (retryable for a 502 or 504...).
  *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import type { Upstream } from "@connected-vehicle/schema/ServiceReason"
+ *
+ * const onUpstream = (reason: Upstream) => Effect.logWarning(`maker systems failed (${reason.status})`)
+ * ```
  * @since 0.3.0
  * @category reasons
  */
@@ -195,6 +241,12 @@ export class Upstream extends Schema.TaggedError<Upstream>()("Upstream", Service
 /**
  * `VALIDATION`: the service refused the request as malformed.
  *
+ * @example
+ * ```ts
+ * import type { Validation } from "@connected-vehicle/schema/ServiceReason"
+ *
+ * const fieldErrors = (reason: Validation) => reason.errors.map((item) => item.detail)
+ * ```
  * @since 0.3.0
  * @category reasons
  */
@@ -207,6 +259,12 @@ export class Validation extends Schema.TaggedError<Validation>()("Validation", S
 /**
  * `VEHICLE_STATE`: the vehicle cannot answer now (asleep, out of range...).
  *
+ * @example
+ * ```ts
+ * import type { VehicleState } from "@connected-vehicle/schema/ServiceReason"
+ *
+ * const tryLater = (reason: VehicleState) => `vehicle unavailable: ${reason.code}`
+ * ```
  * @since 0.3.0
  * @category reasons
  */
@@ -219,6 +277,12 @@ export class VehicleState extends Schema.TaggedError<VehicleState>()("VehicleSta
 /**
  * An error type this SDK does not know yet (the envelope's `type` is kept).
  *
+ * @example
+ * ```ts
+ * import type { Unrecognized } from "@connected-vehicle/schema/ServiceReason"
+ *
+ * const unknownType = (reason: Unrecognized) => reason.type
+ * ```
  * @since 0.3.0
  * @category reasons
  */

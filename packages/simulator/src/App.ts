@@ -28,6 +28,13 @@ import type { RetireLegacy } from "./Sunset.ts"
 /**
  * Most paths one legacy batch may request (see `Env`).
  *
+ * @example
+ * ```ts
+ * import { MAX_BATCH_REQUESTS } from "@connected-vehicle/simulator/App"
+ *
+ * const paths = ["/odometer", "/location", "/vin"]
+ * const fitsOneBatch = paths.length <= MAX_BATCH_REQUESTS
+ * ```
  * @since 0.1.0
  * @category constants
  */
@@ -36,6 +43,12 @@ export { MAX_BATCH_REQUESTS }
 /**
  * The control header that injects a fault into one request.
  *
+ * @example
+ * ```ts
+ * import { FAULT_HEADER } from "@connected-vehicle/simulator/App"
+ *
+ * const headers = { [FAULT_HEADER]: "status=503;retry-after=2" }
+ * ```
  * @since 0.1.0
  * @category constants
  */
@@ -45,6 +58,13 @@ export const FAULT_HEADER = headers.FAULT_HEADER
  * With {@link FAULT_HEADER}, names a run: a `times=N` fault applies to the first
  * N requests carrying this key (and the same fault header), later ones pass.
  *
+ * @example
+ * ```ts
+ * import { FAULT_HEADER, FAULT_KEY_HEADER } from "@connected-vehicle/simulator/App"
+ *
+ * // only the first two requests of the run "flaky-list" answer 500
+ * const headers = { [FAULT_HEADER]: "500;times=2", [FAULT_KEY_HEADER]: "flaky-list" }
+ * ```
  * @since 0.1.0
  * @category constants
  */
@@ -54,6 +74,12 @@ export const FAULT_KEY_HEADER = headers.FAULT_KEY_HEADER
  * The request id header: echoed when the request carries a usable one
  * (1..128 visible ASCII characters), else generated (`req-<seed>-<n>`).
  *
+ * @example
+ * ```ts
+ * import { REQUEST_ID_HEADER } from "@connected-vehicle/simulator/App"
+ *
+ * const headers = { [REQUEST_ID_HEADER]: "trace-0001" }
+ * ```
  * @since 0.1.0
  * @category constants
  */
@@ -62,6 +88,12 @@ export const REQUEST_ID_HEADER = headers.REQUEST_ID_HEADER
 /**
  * Largest request body read, in bytes (1 MiB); a larger one is 413.
  *
+ * @example
+ * ```ts
+ * import { MAX_BODY_BYTES } from "@connected-vehicle/simulator/App"
+ *
+ * const tooLarge = (body: Uint8Array) => body.byteLength > MAX_BODY_BYTES // answered 413
+ * ```
  * @since 0.1.0
  * @category constants
  */
@@ -71,6 +103,12 @@ export const MAX_BODY_BYTES: number = headers.MAX_BODY_BYTES
  * Marks a response the in-memory client must turn into a dropped connection.
  *
  * @internal
+ * @example
+ * ```ts
+ * import { DROP_MARKER } from "@connected-vehicle/simulator/App"
+ *
+ * const isDropped = (headers: Readonly<Record<string, string>>) => DROP_MARKER in headers
+ * ```
  * @since 0.1.0
  * @category constants
  */
@@ -79,6 +117,13 @@ export const DROP_MARKER = headers.DROP_MARKER
 /**
  * A fault header parsed: the fault and how many requests of a keyed run get it.
  *
+ * @example
+ * ```ts
+ * import { parseFaultHeader } from "@connected-vehicle/simulator/App"
+ * import type { ParsedFault } from "@connected-vehicle/simulator/App"
+ *
+ * const parsed: ParsedFault | string = parseFaultHeader("delay=250;times=3")
+ * ```
  * @since 0.1.0
  * @category models
  */
@@ -111,6 +156,12 @@ export const parseFaultHeader: (value: string) => ParsedFault | string = faults.
  * (credential, root, control routes, fault rules) is made on this form, so no
  * spelling of a path reaches a handler without the check its route needs.
  *
+ * @example
+ * ```ts
+ * import { routePath } from "@connected-vehicle/simulator/App"
+ *
+ * routePath("/v3/vehicles/abc/signals?page=2") // "/v3/vehicles/abc/signals"
+ * ```
  * @since 0.1.0
  * @category parsing
  */
@@ -138,6 +189,13 @@ export const requestIdFor: (incoming: string | undefined, state: State) => strin
  * Whether a request's own `x-request-id` is echoed (1..128 visible ASCII characters).
  *
  * @internal
+ * @example
+ * ```ts
+ * import { isUsableRequestId } from "@connected-vehicle/simulator/App"
+ *
+ * isUsableRequestId("trace-0001") // true
+ * isUsableRequestId("") // false
+ * ```
  * @since 0.1.0
  * @category utils
  */
@@ -148,6 +206,14 @@ export const isUsableRequestId: (incoming: string | undefined) => incoming is st
  * that is not a non-negative, finite `Duration` input throws an
  * `InvalidArgument` naming it.
  *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { HttpServerResponse } from "effect/http"
+ * import { wrap } from "@connected-vehicle/simulator/App"
+ *
+ * const app = wrap(Effect.succeed(HttpServerResponse.text("ok")), { latency: "50 millis" })
+ * ```
  * @since 0.1.0
  * @category middleware
  */
@@ -205,6 +271,13 @@ export const wrap = <R>(
 /**
  * The routes of the whole service plus `/openapi.json` and `/docs`.
  *
+ * @example
+ * ```ts
+ * import { HttpRouter } from "effect/http"
+ * import { RoutesLive } from "@connected-vehicle/simulator/App"
+ *
+ * const routed = HttpRouter.toHttpEffect(RoutesLive) // the unwrapped application (see wrap)
+ * ```
  * @since 0.1.0
  * @category layers
  */
@@ -219,6 +292,15 @@ export const RoutesLive = Layer.mergeAll(
 /**
  * Builds the wrapped application in the current scope.
  *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { makeApp } from "@connected-vehicle/simulator/App"
+ *
+ * const program = Effect.scoped(Effect.gen(function*() {
+ *   const app = yield* makeApp({ latency: "10 millis", retireLegacy: "afterSunset" })
+ * }))
+ * ```
  * @since 0.1.0
  * @category constructors
  */
@@ -235,6 +317,12 @@ export const makeApp = (options: {
 /**
  * The roots of the spec, each servable on its own port.
  *
+ * @example
+ * ```ts
+ * import type { Root } from "@connected-vehicle/simulator/App"
+ *
+ * const roots: ReadonlyArray<Root> = ["vehicle", "management", "authorization"]
+ * ```
  * @since 0.1.0
  * @category models
  */
@@ -243,6 +331,13 @@ export type Root = "vehicle" | "management" | "compatibility" | "authorization" 
 /**
  * Whether a path belongs to a root (`/openapi.json` and `/docs` belong to all).
  *
+ * @example
+ * ```ts
+ * import { inRoot } from "@connected-vehicle/simulator/App"
+ *
+ * const isManagement = inRoot("management")
+ * isManagement("/v3/webhooks") // true
+ * ```
  * @since 0.1.0
  * @category utils
  */
@@ -252,6 +347,13 @@ export const inRoot: (root: Root) => (path: string) => boolean = paths.inRoot
  * The wrapped application, as `makeApp` builds it.
  *
  * @internal
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import type { App } from "@connected-vehicle/simulator/App"
+ *
+ * const logged = (app: App): App => Effect.tap(app, (response) => Effect.log(response.status))
+ * ```
  * @since 0.1.0
  * @category models
  */

@@ -26,6 +26,12 @@ import * as seeded from "./internal/seeded.ts"
 /**
  * A 32-bit mixing hash of a few integers (murmur3 finaliser per step).
  *
+ * @example
+ * ```ts
+ * import { hash } from "@connected-vehicle/simulator/Data"
+ *
+ * const bucket = hash(42, 7, 3) % 100 // the same for the same parts
+ * ```
  * @since 0.1.0
  * @category utils
  */
@@ -34,6 +40,13 @@ export const hash: (...parts: ReadonlyArray<number>) => number = seeded.hash
 /**
  * A small seeded PRNG (mulberry32), used for run-wide fault decisions.
  *
+ * @example
+ * ```ts
+ * import { prng } from "@connected-vehicle/simulator/Data"
+ *
+ * const random = prng(42)
+ * const fails = random() < 0.1
+ * ```
  * @since 0.1.0
  * @category utils
  */
@@ -46,6 +59,13 @@ export const prng: (seed: number) => () => number = seeded.prng
 /**
  * A signal the simulator knows, with how its value behaves.
  *
+ * @example
+ * ```ts
+ * import { signalCatalog } from "@connected-vehicle/simulator/Data"
+ * import type { SignalDefinition } from "@connected-vehicle/simulator/Data"
+ *
+ * const odometer: SignalDefinition | undefined = signalCatalog.find((s) => s.code === "odometer-traveleddistance")
+ * ```
  * @since 0.1.0
  * @category models
  */
@@ -61,6 +81,12 @@ export interface SignalDefinition {
 /**
  * The signal catalog.
  *
+ * @example
+ * ```ts
+ * import { signalCatalog } from "@connected-vehicle/simulator/Data"
+ *
+ * const codes = signalCatalog.map((signal) => signal.code)
+ * ```
  * @since 0.1.0
  * @category catalog
  */
@@ -70,6 +96,13 @@ export const signalCatalog: ReadonlyArray<SignalDefinition> = catalog.signalCata
  * One make/model/powertrain/region combination: a compatibility entry, and
  * what seeded vehicles are drawn from.
  *
+ * @example
+ * ```ts
+ * import { modelCatalog } from "@connected-vehicle/simulator/Data"
+ * import type { ModelEntry } from "@connected-vehicle/simulator/Data"
+ *
+ * const electric: ReadonlyArray<ModelEntry> = modelCatalog.filter((m) => m.powertrainType === "BEV")
+ * ```
  * @since 0.1.0
  * @category models
  */
@@ -88,6 +121,12 @@ export interface ModelEntry {
 /**
  * Every model entry, in listing order (make, model, region).
  *
+ * @example
+ * ```ts
+ * import { modelCatalog } from "@connected-vehicle/simulator/Data"
+ *
+ * const makes = new Set(modelCatalog.map((m) => m.make))
+ * ```
  * @since 0.1.0
  * @category catalog
  */
@@ -96,6 +135,12 @@ export const modelCatalog: ReadonlyArray<ModelEntry> = catalog.modelCatalog
 /**
  * Filters the compatibility listing (make is case-insensitive, `EV` is BEV + PHEV).
  *
+ * @example
+ * ```ts
+ * import { compatibleModels } from "@connected-vehicle/simulator/Data"
+ *
+ * const usElectric = compatibleModels({ region: "US", powertrainType: "EV" })
+ * ```
  * @since 0.1.0
  * @category catalog
  */
@@ -104,6 +149,12 @@ export const compatibleModels = catalog.compatibleModels
 /**
  * Makes (in the US) whose service history the legacy interface answers.
  *
+ * @example
+ * ```ts
+ * import { serviceHistoryMakes } from "@connected-vehicle/simulator/Data"
+ *
+ * const hasHistory = (make: string) => serviceHistoryMakes.includes(make)
+ * ```
  * @since 0.1.0
  * @category catalog
  */
@@ -112,6 +163,12 @@ export const serviceHistoryMakes: ReadonlyArray<string> = catalog.serviceHistory
 /**
  * Every permission of section 5.
  *
+ * @example
+ * ```ts
+ * import { allPermissions } from "@connected-vehicle/simulator/Data"
+ *
+ * const scope = allPermissions.join(" ")
+ * ```
  * @since 0.1.0
  * @category catalog
  */
@@ -125,6 +182,14 @@ export const allPermissions: ReadonlyArray<Permission> = catalog.allPermissions
 /**
  * Sizes of the dataset.
  *
+ * @example
+ * ```ts
+ * import { makeDataset } from "@connected-vehicle/simulator/Data"
+ * import type { DatasetOptions } from "@connected-vehicle/simulator/Data"
+ *
+ * const options: DatasetOptions = { seed: 42, vehicles: 100, users: 10, webhooks: 2, connections: 100 }
+ * const data = makeDataset(options)
+ * ```
  * @since 0.1.0
  * @category models
  */
@@ -139,6 +204,14 @@ export interface DatasetOptions {
 /**
  * A seeded vehicle (computed on demand).
  *
+ * @example
+ * ```ts
+ * import { makeDataset } from "@connected-vehicle/simulator/Data"
+ * import type { VehicleInfo } from "@connected-vehicle/simulator/Data"
+ *
+ * const data = makeDataset({ seed: 42, vehicles: 10, users: 2, webhooks: 1, connections: 10 })
+ * const first: VehicleInfo = data.vehicle(0) // first.vin, first.model.make...
+ * ```
  * @since 0.1.0
  * @category models
  */
@@ -154,6 +227,14 @@ export interface VehicleInfo {
 /**
  * A seeded user.
  *
+ * @example
+ * ```ts
+ * import { makeDataset } from "@connected-vehicle/simulator/Data"
+ * import type { UserInfo } from "@connected-vehicle/simulator/Data"
+ *
+ * const data = makeDataset({ seed: 42, vehicles: 10, users: 2, webhooks: 1, connections: 10 })
+ * const owner: UserInfo = data.user(0)
+ * ```
  * @since 0.1.0
  * @category models
  */
@@ -166,6 +247,14 @@ export interface UserInfo {
 /**
  * A seeded webhook.
  *
+ * @example
+ * ```ts
+ * import { makeDataset } from "@connected-vehicle/simulator/Data"
+ * import type { WebhookInfo } from "@connected-vehicle/simulator/Data"
+ *
+ * const data = makeDataset({ seed: 42, vehicles: 10, users: 2, webhooks: 1, connections: 10 })
+ * const enabled: ReadonlyArray<WebhookInfo> = data.webhooks.filter((w) => w.isEnabled)
+ * ```
  * @since 0.1.0
  * @category models
  */
@@ -185,6 +274,14 @@ export interface WebhookInfo {
 /**
  * The seeded dataset.
  *
+ * @example
+ * ```ts
+ * import { makeDataset } from "@connected-vehicle/simulator/Data"
+ * import type { Dataset } from "@connected-vehicle/simulator/Data"
+ *
+ * const data: Dataset = makeDataset({ seed: 42, vehicles: 10, users: 2, webhooks: 1, connections: 10 })
+ * const vehiclesOfFirstUser = data.vehiclesOfUser(0)
+ * ```
  * @since 0.1.0
  * @category models
  */
@@ -220,6 +317,13 @@ export interface Dataset {
 /**
  * Builds the dataset of a seed.
  *
+ * @example
+ * ```ts
+ * import { makeDataset } from "@connected-vehicle/simulator/Data"
+ *
+ * const data = makeDataset({ seed: 42, vehicles: 1_000, users: 50, webhooks: 3, connections: 1_000 })
+ * data.vehicle(0).vin
+ * ```
  * @since 0.1.0
  * @category constructors
  */
@@ -235,6 +339,14 @@ export const makeDataset: (options: DatasetOptions) => Dataset = dataset.makeDat
  * odometer only grows, charge and fuel cycle over days, temperature follows
  * the day, the location wanders around a home spot.
  *
+ * @example
+ * ```ts
+ * import { makeDataset, readings } from "@connected-vehicle/simulator/Data"
+ * import type { Readings } from "@connected-vehicle/simulator/Data"
+ *
+ * const data = makeDataset({ seed: 42, vehicles: 10, users: 2, webhooks: 1, connections: 10 })
+ * const r: Readings = readings(42, data.vehicle(0), Date.now())
+ * ```
  * @since 0.1.0
  * @category models
  */
@@ -262,6 +374,13 @@ export interface Readings {
  * value is the one at that instant (`updatedAt`), so two reads between two
  * reports answer the same datum, whichever API or endpoint they go through.
  *
+ * @example
+ * ```ts
+ * import { makeDataset, readings } from "@connected-vehicle/simulator/Data"
+ *
+ * const data = makeDataset({ seed: 42, vehicles: 10, users: 2, webhooks: 1, connections: 10 })
+ * const { odometerKm, stateOfCharge } = readings(42, data.vehicle(0), Date.now())
+ * ```
  * @since 0.1.0
  * @category readings
  */
@@ -271,6 +390,12 @@ export const readings: (seed: number, v: VehicleInfo, now: number) => Readings =
  * The status of a signal on a vehicle: mostly SUCCESS, some ERROR (with a
  * resolution), some UNAVAILABLE. Vehicle 0 always has one of each.
  *
+ * @example
+ * ```ts
+ * import { signalStatus } from "@connected-vehicle/simulator/Data"
+ *
+ * const status = signalStatus(42, 0, 3) // { value: "SUCCESS" } or an ERROR with its error
+ * ```
  * @since 0.1.0
  * @category readings
  */
@@ -279,6 +404,14 @@ export const signalStatus = values.signalStatus
 /**
  * The `attributes.body` of a signal from the readings.
  *
+ * @example
+ * ```ts
+ * import { makeDataset, readings, signalBody } from "@connected-vehicle/simulator/Data"
+ *
+ * const data = makeDataset({ seed: 42, vehicles: 10, users: 2, webhooks: 1, connections: 10 })
+ * const v = data.vehicle(0)
+ * const body = signalBody("odometer-traveleddistance", readings(42, v, Date.now()), v)
+ * ```
  * @since 0.1.0
  * @category readings
  */
@@ -291,6 +424,14 @@ export const signalBody: (code: string, r: Readings, v: VehicleInfo) => Record<s
 /**
  * The body of a legacy read endpoint, in the unit system asked for.
  *
+ * @example
+ * ```ts
+ * import { legacyBody, makeDataset, readings } from "@connected-vehicle/simulator/Data"
+ *
+ * const data = makeDataset({ seed: 42, vehicles: 10, users: 2, webhooks: 1, connections: 10 })
+ * const v = data.vehicle(0)
+ * const odometer = legacyBody("/odometer", readings(42, v, Date.now()), v, true) // distance in miles
+ * ```
  * @since 0.1.0
  * @category legacy
  */
@@ -300,6 +441,12 @@ export const legacyBody = legacy.legacyBody
  * The v3 signal that holds the datum of each legacy read (the migration
  * guide's table): a reading set on that signal is what the legacy read answers.
  *
+ * @example
+ * ```ts
+ * import { legacySignalCode } from "@connected-vehicle/simulator/Data"
+ *
+ * legacySignalCode["/odometer"] // "odometer-traveleddistance"
+ * ```
  * @since 0.2.0
  * @category legacy
  */
@@ -325,6 +472,14 @@ export const legacyBodyOfReading = legacy.legacyBodyOfReading
 /**
  * The encoded service history of a vehicle (newest first; odometer in km or miles).
  *
+ * @example
+ * ```ts
+ * import { makeDataset, serviceHistory, supportsServiceHistory } from "@connected-vehicle/simulator/Data"
+ *
+ * const data = makeDataset({ seed: 42, vehicles: 10, users: 2, webhooks: 1, connections: 10 })
+ * const v = data.vehicle(0)
+ * const history = supportsServiceHistory(v) ? serviceHistory(42, v, false) : []
+ * ```
  * @since 0.1.0
  * @category legacy
  */
@@ -333,6 +488,13 @@ export const serviceHistory = legacy.serviceHistory
 /**
  * Whether the legacy service history is answered for a vehicle.
  *
+ * @example
+ * ```ts
+ * import { makeDataset, supportsServiceHistory } from "@connected-vehicle/simulator/Data"
+ *
+ * const data = makeDataset({ seed: 42, vehicles: 10, users: 2, webhooks: 1, connections: 10 })
+ * const answered = supportsServiceHistory(data.vehicle(0))
+ * ```
  * @since 0.1.0
  * @category legacy
  */

@@ -119,6 +119,12 @@ export const MAX_EVENT_BYTES = policy.MAX_EVENT_BYTES
 /**
  * The delivery log keeps the last 10,000 attempts.
  *
+ * @example
+ * ```ts
+ * import { DELIVERY_LOG_LIMIT } from "@connected-vehicle/simulator/Delivery"
+ *
+ * const kept = (attempts: number) => Math.min(attempts, DELIVERY_LOG_LIMIT) // the oldest entries go first
+ * ```
  * @since 0.2.0
  * @category constants
  */
@@ -142,6 +148,12 @@ export const WebhookControlError: typeof policy.WebhookControlError = policy.Web
 /**
  * The type of {@link WebhookControlError}.
  *
+ * @example
+ * ```ts
+ * import type { WebhookControlError } from "@connected-vehicle/simulator/Delivery"
+ *
+ * const isMissing = (error: WebhookControlError) => error.status === 404
+ * ```
  * @since 0.2.0
  * @category errors
  */
@@ -181,6 +193,12 @@ export interface WebhookInput {
 /**
  * Changes to a created webhook; a new `callbackUri` is verified again.
  *
+ * @example
+ * ```ts
+ * import type { WebhookPatch } from "@connected-vehicle/simulator/Delivery"
+ *
+ * const disable: WebhookPatch = { isEnabled: false, errorCallbackUri: null }
+ * ```
  * @since 0.2.0
  * @category models
  */
@@ -195,6 +213,12 @@ export interface WebhookPatch {
 /**
  * A created webhook as the control surface shows it (never its secret).
  *
+ * @example
+ * ```ts
+ * import type { WebhookView } from "@connected-vehicle/simulator/Delivery"
+ *
+ * const receivesEvents = (webhook: WebhookView) => webhook.isEnabled && webhook.verification === "succeeded"
+ * ```
  * @since 0.2.0
  * @category models
  */
@@ -216,6 +240,12 @@ export interface WebhookView {
  * A subscription to create: a created webhook, a user and one of their
  * connected vehicles.
  *
+ * @example
+ * ```ts
+ * import type { SubscriptionInput } from "@connected-vehicle/simulator/Delivery"
+ *
+ * const input: SubscriptionInput = { webhookId: "wh-1", userId: "user-1", vehicleId: "vehicle-1" }
+ * ```
  * @since 0.2.0
  * @category models
  */
@@ -230,6 +260,12 @@ export interface SubscriptionInput {
  * event (undefined while the webhook is disabled or not verified: it is sent
  * once it is).
  *
+ * @example
+ * ```ts
+ * import type { SubscriptionView } from "@connected-vehicle/simulator/Delivery"
+ *
+ * const firstEvent = (subscription: SubscriptionView) => subscription.firstDeliveryEventId ?? "none yet"
+ * ```
  * @since 0.2.0
  * @category models
  */
@@ -246,6 +282,12 @@ export interface SubscriptionView {
  * An error to inject on a vehicle (every field has a default:
  * `VEHICLE_STATE` / `ASLEEP` / `RETRY_LATER`).
  *
+ * @example
+ * ```ts
+ * import type { VehicleErrorInput } from "@connected-vehicle/simulator/Delivery"
+ *
+ * const lowVoltage: VehicleErrorInput = { type: "VEHICLE_STATE", code: "LOW_VOLTAGE", signals: ["tractionbattery-stateofcharge"] }
+ * ```
  * @since 0.2.0
  * @category models
  */
@@ -263,6 +305,12 @@ export interface VehicleErrorInput {
  * What a control action queued: the ids of the events it sent (one per
  * webhook concerned).
  *
+ * @example
+ * ```ts
+ * import type { Queued } from "@connected-vehicle/simulator/Delivery"
+ *
+ * const eventCount = (queued: Queued) => queued.eventIds.length
+ * ```
  * @since 0.2.0
  * @category models
  */
@@ -277,6 +325,12 @@ export interface Queued {
  * follows), `dropped` (the last attempt failed, or the body was over 50 KB),
  * `verified` or `unverified` (a `VERIFY`).
  *
+ * @example
+ * ```ts
+ * import type { DeliveryLogEntry } from "@connected-vehicle/simulator/Delivery"
+ *
+ * const retried = (log: ReadonlyArray<DeliveryLogEntry>) => log.filter((entry) => entry.attempt > 1)
+ * ```
  * @since 0.2.0
  * @category models
  */
@@ -299,6 +353,14 @@ export interface DeliveryLogEntry {
  * The delivery engine of one simulator (see the `Simulator` service for the
  * same operations, and the control routes).
  *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import type { Deliveries } from "@connected-vehicle/simulator/Delivery"
+ *
+ * const odometerChanged = (deliveries: Deliveries, vehicleId: string) =>
+ *   Effect.map(deliveries.setSignal(vehicleId, "odometer-traveleddistance", { unit: "km", value: 20100 }), (q) => q.changed)
+ * ```
  * @since 0.2.0
  * @category models
  */
@@ -360,6 +422,12 @@ export interface Deliveries {
 /**
  * A reading set through the control surface (see {@link Deliveries.reading}).
  *
+ * @example
+ * ```ts
+ * import type { Reading } from "@connected-vehicle/simulator/Delivery"
+ *
+ * const setAt = (reading: Reading | undefined) => reading === undefined ? undefined : new Date(reading.at)
+ * ```
  * @since 0.2.0
  * @category models
  */
@@ -372,6 +440,12 @@ export interface Reading {
 /**
  * A created webhook as the `/v3` handlers list it (the seeded webhooks' shape).
  *
+ * @example
+ * ```ts
+ * import type { CreatedWebhook } from "@connected-vehicle/simulator/Delivery"
+ *
+ * const callbacks = (webhooks: ReadonlyArray<CreatedWebhook>) => webhooks.map((w) => w.callbackUri)
+ * ```
  * @since 0.2.0
  * @category models
  */
@@ -380,6 +454,12 @@ export type CreatedWebhook = Omit<WebhookInfo, "index">
 /**
  * A created subscription as the `/v3` handlers list it.
  *
+ * @example
+ * ```ts
+ * import type { CreatedSubscription } from "@connected-vehicle/simulator/Delivery"
+ *
+ * const ofWebhook = (subs: ReadonlyArray<CreatedSubscription>, webhookId: string) => subs.filter((s) => s.webhookId === webhookId)
+ * ```
  * @since 0.2.0
  * @category models
  */

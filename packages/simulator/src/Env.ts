@@ -48,6 +48,16 @@ export interface Origins {
  * The dataset, the state, the client credential and its registered redirect
  * URIs, and the origins of one simulator.
  *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { Env } from "@connected-vehicle/simulator/Env"
+ *
+ * const vehicleCount = Effect.gen(function*() {
+ *   const env = yield* Env
+ *   return env.data.vehicleCount
+ * })
+ * ```
  * @since 0.1.0
  * @category services
  */
@@ -161,6 +171,12 @@ const parseRedirect = (uri: string): URL | undefined => {
 /**
  * Most paths one legacy batch may request.
  *
+ * @example
+ * ```ts
+ * import { MAX_BATCH_REQUESTS } from "@connected-vehicle/simulator/Env"
+ *
+ * const tooMany = (requests: ReadonlyArray<unknown>) => requests.length > MAX_BATCH_REQUESTS
+ * ```
  * @since 0.1.0
  * @category constants
  */
@@ -170,6 +186,16 @@ export const MAX_BATCH_REQUESTS = 50
  * The grant of the request's bearer token, resolved by the outer middleware
  * (undefined on endpoints that take no credential).
  *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { CurrentGrant } from "@connected-vehicle/simulator/Env"
+ *
+ * const isUserToken = Effect.gen(function*() {
+ *   const grant = yield* CurrentGrant
+ *   return grant?._tag === "User"
+ * })
+ * ```
  * @since 0.1.0
  * @category services
  */
@@ -181,6 +207,16 @@ export class CurrentGrant extends Context.Service<CurrentGrant, Grant | undefine
  * The request id of the current request (the `x-request-id` response header),
  * set by the outer middleware.
  *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { CurrentRequestId } from "@connected-vehicle/simulator/Env"
+ *
+ * const logRequest = Effect.gen(function*() {
+ *   const id = yield* CurrentRequestId
+ *   yield* Effect.log(`handling ${id}`)
+ * })
+ * ```
  * @since 0.1.0
  * @category services
  */
@@ -192,6 +228,12 @@ export class CurrentRequestId extends Context.Service<CurrentRequestId, string>(
  * The error envelope of a status: type, code and title from the schema's
  * `errorOfStatus` (section 7, then the project's choices).
  *
+ * @example
+ * ```ts
+ * import { envelope } from "@connected-vehicle/simulator/Env"
+ *
+ * const body = envelope(404, "No vehicle with this id.")
+ * ```
  * @since 0.1.0
  * @category constructors
  */
@@ -207,6 +249,12 @@ export const envelope = (
 /**
  * Fails the handler with the 400 envelope carrying `detail`.
  *
+ * @example
+ * ```ts
+ * import { badRequest } from "@connected-vehicle/simulator/Env"
+ *
+ * const refuse = badRequest("limit must be between 1 and 100")
+ * ```
  * @since 0.1.0
  * @category errors
  */
@@ -215,6 +263,12 @@ export const badRequest = (detail: string) => Effect.fail(new BadRequestResponse
 /**
  * Fails the handler with the 401 envelope carrying `detail`.
  *
+ * @example
+ * ```ts
+ * import { unauthorized } from "@connected-vehicle/simulator/Env"
+ *
+ * const noToken = unauthorized("The access token is missing.")
+ * ```
  * @since 0.1.0
  * @category errors
  */
@@ -223,6 +277,12 @@ export const unauthorized = (detail: string) => Effect.fail(new UnauthorizedResp
 /**
  * Fails the handler with the 403 envelope carrying `detail`.
  *
+ * @example
+ * ```ts
+ * import { forbidden } from "@connected-vehicle/simulator/Env"
+ *
+ * const missingScope = forbidden("The token lacks read_location.")
+ * ```
  * @since 0.1.0
  * @category errors
  */
@@ -231,6 +291,12 @@ export const forbidden = (detail: string) => Effect.fail(new ForbiddenResponse(e
 /**
  * Fails the handler with the 404 envelope carrying `detail`.
  *
+ * @example
+ * ```ts
+ * import { notFound } from "@connected-vehicle/simulator/Env"
+ *
+ * const unknownVehicle = (id: string) => notFound(`No vehicle with id ${id}.`)
+ * ```
  * @since 0.1.0
  * @category errors
  */
@@ -239,6 +305,12 @@ export const notFound = (detail: string) => Effect.fail(new NotFoundResponse(env
 /**
  * The COMPATIBILITY envelope (409, `statusOfType`).
  *
+ * @example
+ * ```ts
+ * import { compatibilityEnvelope } from "@connected-vehicle/simulator/Env"
+ *
+ * const body = compatibilityEnvelope("This make does not report service history.")
+ * ```
  * @since 0.1.0
  * @category constructors
  */
@@ -248,6 +320,12 @@ export const compatibilityEnvelope = (detail: string): ErrorEnvelope =>
 /**
  * Fails the handler with the 409 COMPATIBILITY envelope carrying `detail`.
  *
+ * @example
+ * ```ts
+ * import { incompatible } from "@connected-vehicle/simulator/Env"
+ *
+ * const unsupported = incompatible("This vehicle does not support /engine/oil.")
+ * ```
  * @since 0.1.0
  * @category errors
  */
@@ -256,6 +334,12 @@ export const incompatible = (detail: string) => Effect.fail(new ConflictResponse
 /**
  * Fails an `/oauth` handler with a 400 OAuth error body (RFC 6749 section 5.2).
  *
+ * @example
+ * ```ts
+ * import { oauthError } from "@connected-vehicle/simulator/Env"
+ *
+ * const badGrant = oauthError("invalid_grant", "The authorization code has expired.")
+ * ```
  * @since 0.1.0
  * @category errors
  */
@@ -265,6 +349,12 @@ export const oauthError = (error: string, description: string) =>
 /**
  * Fails an `/oauth` handler with a 401 `invalid_client` OAuth error body.
  *
+ * @example
+ * ```ts
+ * import { oauthUnauthorized } from "@connected-vehicle/simulator/Env"
+ *
+ * const badClient = oauthUnauthorized("Unknown client id or wrong secret.")
+ * ```
  * @since 0.1.0
  * @category errors
  */

@@ -12,6 +12,15 @@ import { CompatibilityLive, ConnectionsLive, SignalsLive } from "./internal/vehi
 /**
  * Every group of `ServiceApi`, implemented.
  *
+ * @example
+ * ```ts
+ * import { HttpApiBuilder } from "effect/http-api"
+ * import { Layer } from "effect"
+ * import { ServiceApi } from "@connected-vehicle/schema/Api"
+ * import { HandlersLive } from "@connected-vehicle/simulator/Handlers"
+ *
+ * const Api = HttpApiBuilder.layer(ServiceApi).pipe(Layer.provide(HandlersLive))
+ * ```
  * @since 0.1.0
  * @category layers
  */

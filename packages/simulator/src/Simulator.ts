@@ -27,6 +27,12 @@ import type { RetireLegacy } from "./Sunset.ts"
 /**
  * The roots of the spec (see `App.Root`).
  *
+ * @example
+ * ```ts
+ * import type { Root } from "@connected-vehicle/simulator/Simulator"
+ *
+ * const root: Root = "management"
+ * ```
  * @since 0.1.0
  * @category models
  */
@@ -35,6 +41,12 @@ export type { Root } from "./App.ts"
 /**
  * The default redirect URIs and their matching (see `Env`).
  *
+ * @example
+ * ```ts
+ * import { DEFAULT_REDIRECT_URIS, redirectUriAllowed } from "@connected-vehicle/simulator/Simulator"
+ *
+ * redirectUriAllowed(DEFAULT_REDIRECT_URIS, "http://127.0.0.1:8080/callback") // true
+ * ```
  * @since 0.1.0
  * @category utils
  */
@@ -43,6 +55,13 @@ export { DEFAULT_REDIRECT_URIS, redirectUriAllowed } from "./Env.ts"
 /**
  * Faults and the request log (see `State`).
  *
+ * @example
+ * ```ts
+ * import type { Fault, RequestLogEntry } from "@connected-vehicle/simulator/Simulator"
+ *
+ * const unavailable: Fault = { _tag: "Status", status: 503 }
+ * const paths = (log: ReadonlyArray<RequestLogEntry>) => log.map((entry) => entry.path)
+ * ```
  * @since 0.1.0
  * @category models
  */
@@ -51,6 +70,12 @@ export type { Fault, RequestLogEntry } from "./State.ts"
 /**
  * The control surface of webhook deliveries (see `Delivery`).
  *
+ * @example
+ * ```ts
+ * import type { WebhookInput } from "@connected-vehicle/simulator/Simulator"
+ *
+ * const input: WebhookInput = { name: "alerts", callbackUri: "http://127.0.0.1:9000/hook", triggers: ["odometer-traveleddistance"], data: [] }
+ * ```
  * @since 0.2.0
  * @category models
  */
@@ -149,6 +174,13 @@ export interface SimulatorOptions {
 /**
  * A seeded vehicle as tests see it.
  *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { Simulator } from "@connected-vehicle/simulator/Simulator"
+ *
+ * const firstVehicle = Simulator.useSync((sim) => sim.data.vehicle(sim.data.vehicleIds[0]!))
+ * ```
  * @since 0.1.0
  * @category models
  */
@@ -168,6 +200,12 @@ export interface VehicleView {
 /**
  * Read access to the seeded dataset.
  *
+ * @example
+ * ```ts
+ * import type { SimulatorData } from "@connected-vehicle/simulator/Simulator"
+ *
+ * const connectedVehicles = (data: SimulatorData) => data.vehicleIds.slice(0, data.connectionCount)
+ * ```
  * @since 0.1.0
  * @category models
  */
@@ -197,6 +235,16 @@ export interface SimulatorData {
 /**
  * The simulator.
  *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { Simulator, layerTest } from "@connected-vehicle/simulator/Simulator"
+ *
+ * const program = Effect.gen(function*() {
+ *   const sim = yield* Simulator
+ *   yield* sim.injectFaults({ path: "/v3/vehicles", faults: [{ _tag: "Status", status: 503 }] })
+ * }).pipe(Effect.provide(layerTest({ seed: 7 })))
+ * ```
  * @since 0.1.0
  * @category services
  */
@@ -255,6 +303,12 @@ export class Simulator extends Context.Service<Simulator, {
 /**
  * Default client id.
  *
+ * @example
+ * ```ts
+ * import { DEFAULT_CLIENT_ID, DEFAULT_CLIENT_SECRET } from "@connected-vehicle/simulator/Simulator"
+ *
+ * const credentials = { clientId: DEFAULT_CLIENT_ID, clientSecret: DEFAULT_CLIENT_SECRET }
+ * ```
  * @since 0.1.0
  * @category constants
  */
@@ -263,6 +317,13 @@ export const DEFAULT_CLIENT_ID = "demo-client-id"
 /**
  * Default client secret.
  *
+ * @example
+ * ```ts
+ * import { Redacted } from "effect"
+ * import { DEFAULT_CLIENT_SECRET } from "@connected-vehicle/simulator/Simulator"
+ *
+ * const clientSecret = Redacted.make(DEFAULT_CLIENT_SECRET)
+ * ```
  * @since 0.1.0
  * @category constants
  */
@@ -271,6 +332,12 @@ export const DEFAULT_CLIENT_SECRET = "demo-client-secret"
 /**
  * Origin the in-memory client of {@link layerTest} answers.
  *
+ * @example
+ * ```ts
+ * import { TEST_ORIGIN } from "@connected-vehicle/simulator/Simulator"
+ *
+ * const vehiclesUrl = `${TEST_ORIGIN}/v3/vehicles` // answered by layerTest's HttpClient
+ * ```
  * @since 0.1.0
  * @category constants
  */
@@ -386,6 +453,16 @@ const roots = ["vehicle", "management", "compatibility", "authorization", "legac
  * The simulator listening on loopback (`port` 0, the default, picks a free port;
  * `host` defaults to 127.0.0.1). The server closes with the layer's scope.
  *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { Simulator, layer } from "@connected-vehicle/simulator/Simulator"
+ *
+ * const program = Effect.gen(function*() {
+ *   const sim = yield* Simulator
+ *   yield* Effect.log(`simulator listening on ${sim.url}`)
+ * }).pipe(Effect.provide(layer({ seed: 42, port: 4010 })))
+ * ```
  * @since 0.1.0
  * @category layers
  */
@@ -407,6 +484,15 @@ export const layer = (
 /**
  * The origin of each root when the roots listen on separate ports.
  *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { SimulatorRoots, layerRoots } from "@connected-vehicle/simulator/Simulator"
+ *
+ * const managementUrl = SimulatorRoots.useSync((roots) => roots.management).pipe(
+ *   Effect.provide(layerRoots())
+ * )
+ * ```
  * @since 0.1.0
  * @category services
  */
@@ -420,6 +506,16 @@ export class SimulatorRoots extends Context.Service<SimulatorRoots, Readonly<Rec
  * the others. `Simulator.url` is the vehicle root's origin. Ports default to 0
  * (free ports).
  *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { SimulatorRoots, layerRoots } from "@connected-vehicle/simulator/Simulator"
+ *
+ * const program = Effect.gen(function*() {
+ *   const roots = yield* SimulatorRoots
+ *   yield* Effect.log(roots.vehicle, roots.authorization)
+ * }).pipe(Effect.provide(layerRoots({ seed: 42 })))
+ * ```
  * @since 0.1.0
  * @category layers
  */
@@ -450,6 +546,16 @@ export const layerRoots = (
  * paths (`/v3/...`, which it prefixes with that origin); any other URL fails
  * as a transport error. An injected `Drop` fault is a transport error too.
  *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { HttpClient } from "effect/http"
+ * import { TEST_ORIGIN, layerTest } from "@connected-vehicle/simulator/Simulator"
+ *
+ * const program = HttpClient.get(`${TEST_ORIGIN}/v3/compatible-vehicles?region=US`).pipe(
+ *   Effect.provide(layerTest({ seed: 42 }))
+ * )
+ * ```
  * @since 0.1.0
  * @category layers
  */

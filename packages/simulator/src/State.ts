@@ -14,6 +14,12 @@ import { prng } from "./Data.ts"
 /**
  * An injected fault (see the README for the control header that spells them).
  *
+ * @example
+ * ```ts
+ * import type { Fault } from "@connected-vehicle/simulator/State"
+ *
+ * const faults: ReadonlyArray<Fault> = [{ _tag: "Status", status: 503, retryAfter: "2" }, { _tag: "Drop" }]
+ * ```
  * @since 0.1.0
  * @category models
  */
@@ -28,6 +34,12 @@ export type Fault =
  * One logged request. The `authorization` header value is `<redacted>`;
  * `status` is 0 while the request is in flight and for a dropped connection.
  *
+ * @example
+ * ```ts
+ * import type { RequestLogEntry } from "@connected-vehicle/simulator/State"
+ *
+ * const failed = (log: ReadonlyArray<RequestLogEntry>) => log.filter((entry) => entry.status >= 500)
+ * ```
  * @since 0.1.0
  * @category models
  */
@@ -44,6 +56,12 @@ export interface RequestLogEntry {
 /**
  * Who a bearer token speaks for.
  *
+ * @example
+ * ```ts
+ * import type { Grant } from "@connected-vehicle/simulator/State"
+ *
+ * const userOf = (grant: Grant) => grant._tag === "User" ? grant.userIndex : undefined
+ * ```
  * @since 0.1.0
  * @category models
  */
@@ -131,6 +149,12 @@ interface FaultRule {
 /**
  * The request log keeps the last 10,000 requests.
  *
+ * @example
+ * ```ts
+ * import { LOG_LIMIT } from "@connected-vehicle/simulator/State"
+ *
+ * const logFull = (entries: number) => entries >= LOG_LIMIT
+ * ```
  * @since 0.1.0
  * @category constants
  */
@@ -140,6 +164,12 @@ export const LOG_LIMIT = 10_000
  * At most this many fault keys (`x-simulator-fault-key`) are remembered; the
  * oldest is forgotten first.
  *
+ * @example
+ * ```ts
+ * import { FAULT_KEY_LIMIT } from "@connected-vehicle/simulator/State"
+ *
+ * const keysForgotten = (runs: number) => Math.max(0, runs - FAULT_KEY_LIMIT) // oldest keys first
+ * ```
  * @since 0.1.0
  * @category constants
  */
@@ -149,6 +179,12 @@ export const FAULT_KEY_LIMIT = 1_000
  * At most this many expired access tokens are remembered (so that they keep
  * answering "expired" rather than "invalid"); the oldest is forgotten first.
  *
+ * @example
+ * ```ts
+ * import { TOMBSTONE_LIMIT } from "@connected-vehicle/simulator/State"
+ *
+ * const stillAnswerExpired = (expiredTokens: number) => Math.min(expiredTokens, TOMBSTONE_LIMIT)
+ * ```
  * @since 0.1.0
  * @category constants
  */
@@ -159,6 +195,12 @@ export const TOMBSTONE_LIMIT = 10_000
  * the refresh-token lifetime), so that a replayed one revokes the tokens
  * issued for it (RFC 6749 section 4.1.2); the oldest is forgotten first.
  *
+ * @example
+ * ```ts
+ * import { USED_CODE_LIMIT } from "@connected-vehicle/simulator/State"
+ *
+ * const rememberedCodes = (exchanged: number) => Math.min(exchanged, USED_CODE_LIMIT)
+ * ```
  * @since 0.1.0
  * @category constants
  */
@@ -190,6 +232,12 @@ const token = (prefix: string) => `${prefix}_${randomBytes(24).toString("base64u
  * The request id generated for request number `n` of a simulator seeded with `seed`: `req-<seed>-<n>`.
  *
  * @internal
+ * @example
+ * ```ts
+ * import { generatedRequestId } from "@connected-vehicle/simulator/State"
+ *
+ * generatedRequestId(42, 7) // "req-42-7"
+ * ```
  * @since 0.1.0
  * @category utils
  */
@@ -198,6 +246,14 @@ export const generatedRequestId = (seed: number, n: number): string => `req-${se
 /**
  * Mutable simulator state. `now` reads the simulator's `Clock`.
  *
+ * @example
+ * ```ts
+ * import { State } from "@connected-vehicle/simulator/State"
+ *
+ * const state = new State({ now: () => Date.now(), seed: 42, failureRate: 0 })
+ * state.inject({ path: "/v3/vehicles", faults: [{ _tag: "Status", status: 500 }] })
+ * const log = state.requests()
+ * ```
  * @since 0.1.0
  * @category models
  */

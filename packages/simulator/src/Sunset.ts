@@ -14,6 +14,12 @@ import { envelope } from "./Env.ts"
 /**
  * The sunset (and deprecation) date of v2.0: 2026-12-01T00:00:00Z, in milliseconds.
  *
+ * @example
+ * ```ts
+ * import { SUNSET_MILLIS } from "@connected-vehicle/simulator/Sunset"
+ *
+ * const sunsetPassed = Date.now() >= SUNSET_MILLIS
+ * ```
  * @since 0.2.0
  * @category constants
  */
@@ -22,6 +28,12 @@ export const SUNSET_MILLIS = Date.UTC(2026, 11, 1)
 /**
  * The path of the migration summary the `Link` header points to.
  *
+ * @example
+ * ```ts
+ * import { MIGRATION_GUIDE_PATH } from "@connected-vehicle/simulator/Sunset"
+ *
+ * const guideUrl = new URL(MIGRATION_GUIDE_PATH, "http://127.0.0.1:4010").href
+ * ```
  * @since 0.2.0
  * @category constants
  */
@@ -32,6 +44,12 @@ export const MIGRATION_GUIDE_PATH = "/docs/migrating-to-v3"
  * the simulator plays a retired v2.0), or `"afterSunset"` (once the
  * simulator's `Clock` reaches {@link SUNSET_MILLIS}).
  *
+ * @example
+ * ```ts
+ * import type { RetireLegacy } from "@connected-vehicle/simulator/Sunset"
+ *
+ * const retire: RetireLegacy = "afterSunset" // 410 Gone from 1 December 2026 (simulated time)
+ * ```
  * @since 0.2.0
  * @category models
  */
@@ -122,6 +140,12 @@ export const retiredResponse = (origin: string): HttpServerResponse.HttpServerRe
  * `GET /docs/migrating-to-v3`: the v2.0 → v3 table and dates (the full guide
  * is `docs/migrating-to-v3.md` of the SDK).
  *
+ * @example
+ * ```ts
+ * import { guideResponse } from "@connected-vehicle/simulator/Sunset"
+ *
+ * const response = guideResponse() // text/markdown summary of the migration
+ * ```
  * @since 0.2.0
  * @category handlers
  */
