@@ -32,6 +32,12 @@ export * as Export from "./Export.ts"
  * The `fleet` command: a burst of webhook deliveries through
  * `@connected-vehicle/fleet`, embedded.
  *
+ * @example
+ * ```ts
+ * import { Fleet } from "@connected-vehicle/sample"
+ *
+ * const show = (summary: Fleet.Summary) => console.log(Fleet.renderSummary(summary))
+ * ```
  * @since 0.1.0
  * @category modules
  */
