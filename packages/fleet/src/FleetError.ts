@@ -14,6 +14,7 @@ import { Schema } from "effect"
  * - `DeadLetterStore`: the dead-letter store failed
  * - `DeadLetterNotFound`: no dead letter has that `eventId`
  * - `Cluster`: this process's cluster runner could not start (its port taken, say)
+ * - `RedisUnavailable`: Redis could not be reached, refused a command or did not answer in time
  *
  * @example
  * ```ts
@@ -28,7 +29,7 @@ export type Reason = typeof FleetError.fields.reason.Type
 
 /**
  * A failure of the fleet package, with its `reason`, a `description` and the
- * underlying `cause` (a `SqlError`, a `PersistedQueueError`, a `ConfigError`).
+ * underlying `cause` (a `SqlError`, a `PersistedQueueError`, a `RedisError`, a `ConfigError`).
  *
  * @example
  * ```ts
@@ -41,7 +42,15 @@ export type Reason = typeof FleetError.fields.reason.Type
  * @category errors
  */
 export class FleetError extends Schema.TaggedError<FleetError>()("FleetError", {
-  reason: Schema.Literals(["Configuration", "DatabaseUnavailable", "QueueUnavailable", "DeadLetterStore", "DeadLetterNotFound", "Cluster"]),
+  reason: Schema.Literals([
+    "Configuration",
+    "DatabaseUnavailable",
+    "QueueUnavailable",
+    "DeadLetterStore",
+    "DeadLetterNotFound",
+    "Cluster",
+    "RedisUnavailable"
+  ]),
   description: Schema.String,
   cause: Schema.optionalKey(Schema.Defect())
 }) {

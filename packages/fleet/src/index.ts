@@ -1,7 +1,7 @@
 /**
  * Run the connected-vehicle SDK across many processes: durable webhook
  * ingestion and the fleet's state on `effect/cluster`, in memory or on
- * Postgres.
+ * Postgres; request limits and one application token shared through Redis.
  *
  * @since 0.1.0
  */
@@ -62,19 +62,6 @@ export * as DurableReceiver from "./DurableReceiver.ts"
  */
 export * as EventQueue from "./EventQueue.ts"
 /**
- * The one error of this package, with a `reason`.
- *
- * @example
- * ```ts
- * import { FleetError } from "@connected-vehicle/fleet"
- *
- * const explain = (error: FleetError.FleetError) => `${error.reason}: ${error.description}`
- * ```
- * @since 0.1.0
- * @category modules
- */
-export * as FleetError from "./FleetError.ts"
-/**
  * The fleet state on `effect/cluster`: the vehicle entities and their
  * state, on one in-process runner or on many runners sharing Postgres.
  *
@@ -88,6 +75,19 @@ export * as FleetError from "./FleetError.ts"
  * @category modules
  */
 export * as FleetCluster from "./FleetCluster.ts"
+/**
+ * The one error of this package, with a `reason`.
+ *
+ * @example
+ * ```ts
+ * import { FleetError } from "@connected-vehicle/fleet"
+ *
+ * const explain = (error: FleetError.FleetError) => `${error.reason}: ${error.description}`
+ * ```
+ * @since 0.1.0
+ * @category modules
+ */
+export * as FleetError from "./FleetError.ts"
 /**
  * The Effect metrics of ingestion: offered, handled, retried, dead-lettered,
  * running.
@@ -130,6 +130,61 @@ export * as FleetState from "./FleetState.ts"
  * @category modules
  */
 export * as Ingestion from "./Ingestion.ts"
+/**
+ * The SDK of one process with the shared limits and the one token, on
+ * `REDIS_URL` or in memory.
+ *
+ * @example
+ * ```ts
+ * import { SharedAccess } from "@connected-vehicle/fleet"
+ *
+ * const InMemory = SharedAccess.makeMemory()
+ * ```
+ * @since 0.1.0
+ * @category modules
+ */
+export * as SharedAccess from "./SharedAccess.ts"
+/**
+ * Per-vehicle and per-application request limits shared by every process
+ * (`RateLimiter` in Redis), and a 429's `retry-after` respected by all.
+ *
+ * @example
+ * ```ts
+ * import { SharedLimits } from "@connected-vehicle/fleet"
+ *
+ * const Limits = SharedLimits.layerConfig({ perVehicle: { limit: 5, window: "1 second" } })
+ * ```
+ * @since 0.1.0
+ * @category modules
+ */
+export * as SharedLimits from "./SharedLimits.ts"
+/**
+ * The Redis of a fleet deployment: `REDIS_URL` through one Effect `Config`.
+ *
+ * @example
+ * ```ts
+ * import { SharedRedis } from "@connected-vehicle/fleet"
+ *
+ * const url = SharedRedis.config
+ * ```
+ * @since 0.1.0
+ * @category modules
+ */
+export * as SharedRedis from "./SharedRedis.ts"
+/**
+ * One application token for the fleet: a `TokenStore` in Redis with a
+ * renewal lease.
+ *
+ * @example
+ * ```ts
+ * import { SharedToken } from "@connected-vehicle/fleet"
+ *
+ * const Store = SharedToken.layerConfig()
+ * ```
+ * @since 0.1.0
+ * @category modules
+ */
+export * as SharedToken from "./SharedToken.ts"
 /**
  * A vehicle as an `effect/cluster` entity: applies its events once, polls
  * when idle; the `Worker` handler that feeds it.

@@ -112,12 +112,19 @@ const captureBuilder = (encode: Encode, baseUrl: string, endpoint: HttpApiEndpoi
     (e) => e instanceof Captured ? Effect.succeed(HttpClientRequest.setUrl(e.request, baseUrl + e.request.url)) : Effect.fail(e)
   )
 
-const resolveEncoding = SchemaAST.resolveAt<{ readonly _tag: string }>("~httpApiEncoding")
+/** A JSON media type (`application/json`, `application/problem+json`, with parameters or not). */
+const isJson = (contentType: string | undefined): boolean => {
+  if (contentType === undefined) return false
+  const semicolon = contentType.indexOf(";")
+  const type = (semicolon === -1 ? contentType : contentType.slice(0, semicolon)).trim().toLowerCase()
+  return type === "application/json" || type.endsWith("+json")
+}
 
 /**
- * The success decoder of an endpoint. When the contract declares one JSON
- * body for 200 (every endpoint but the authorize redirect and the token
- * union), a 200 is read with `response.text`, parsed with the schema
+ * The success decoder of an endpoint. When the contract declares one body
+ * for 200 that encodes to an object or an array (every endpoint but the
+ * authorize redirect, the token union and the legacy readings with their
+ * headers), a 200 with a JSON content type is read with `response.text`, parsed with the schema
  * package's `Json.parse` (V8's `JSON.parse` can misread escaped object keys)
  * and decoded with that schema
  * (`decoder.ts`, which gives what Effect's decoder gives);
@@ -133,19 +140,19 @@ const makeDecoder = (api: HttpApi.HttpApi<string, HttpApiGroup.Constraint>, grou
       const only = successes.get(200)
       if (successes.size !== 1 || only === undefined || only.length !== 1) return
       const candidate = only[0]
-      if (
-        HttpApiSchema.isWithHeaders(candidate) ||
-        (resolveEncoding(candidate.ast)?._tag ?? "Json") !== "Json" ||
-        SchemaAST.isNull(SchemaAST.toEncoded(candidate.ast))
-      ) return
-      schema = candidate
+      if (HttpApiSchema.isWithHeaders(candidate)) return
+      // a body that encodes to an object or an array: JSON, unless the
+      // contract says otherwise (form-encoded), which the response's
+      // content type tells below
+      const encoded = SchemaAST.toEncoded(candidate.ast)
+      if (SchemaAST.isObjects(encoded) || SchemaAST.isArrays(encoded)) schema = candidate
     }
   })
   if (schema === undefined) return { decode: general }
   const decodeBody = BodyDecoder.decodeUnknownExit(schema)
   return {
     decode: (response) =>
-      response.status === 200
+      response.status === 200 && isJson(response.headers["content-type"])
         ? Effect.flatMap(response.text, (text): Effect.Effect<unknown, unknown> => {
           let json: unknown
           try {

@@ -1,11 +1,10 @@
 /**
  * @internal
  */
-import { Context, Effect, Option, Schema } from "effect"
-import type { SchemaAST } from "effect"
+import { Context, Effect, Option, Schema, SchemaAST } from "effect"
 import { Headers, HttpBody, HttpClientRequest, UrlParams } from "effect/http"
 import type { HttpApiEndpoint } from "effect/http-api"
-import { HttpApi } from "effect/http-api"
+import { HttpApi, HttpApiSchema } from "effect/http-api"
 
 /**
  * The parts of a request argument (`params`, `query`, `headers`) as the
@@ -44,7 +43,11 @@ export const makeBuilder = (
   fixedHeaders: Readonly<Record<string, string>>
 ): ((given: Given) => HttpClientRequest.HttpClientRequest | Effect.Effect<HttpClientRequest.HttpClientRequest, Schema.SchemaError>) | undefined => {
   if (hasMiddleware || endpoint.payload.size > 0) return undefined
-  for (const success of endpoint.success) if (upgradeTypeId in success) return undefined
+  // a success that changes the request (an `HttpApiSchema.Upgrade` asks for
+  // `connection: upgrade`) has no data encoding, as a stream has none: such
+  // an endpoint is built by HttpApiClient (a `WithHeaders` success is read
+  // from the response only)
+  for (const success of endpoint.success) if (!plainBody(success)) return undefined
   const makePath = compilePath(endpoint.path, endpoint.params)
   if (makePath === undefined) return undefined
   const method = endpoint.method
@@ -92,7 +95,9 @@ export const makeBuilder = (
   }
 }
 
-const upgradeTypeId = "~effect/http-api/HttpApiSchema/Upgrade"
+/** Whether a success schema is data: its encoded form is not a declaration (an upgrade, a stream). */
+const plainBody = (success: Schema.Top): boolean =>
+  !SchemaAST.isDeclaration(SchemaAST.toEncoded((HttpApiSchema.isWithHeaders(success) ? success.schema : success).ast))
 
 interface Part {
   /** The encoded value when every field is plain and valid, else `undefined`. */

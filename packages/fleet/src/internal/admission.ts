@@ -1,0 +1,123 @@
+/**
+ * When a request may be sent: its keys (its vehicle, the application), a
+ * slot of each from the `RateLimiter` (a key's slots are `spacing` apart,
+ * so at most `limit` fall in any `window + margin`), and the holds of 429s.
+ */
+import { Clock, Duration, Effect } from "effect"
+import type { HttpClientRequest } from "effect/http"
+import type { RateLimiter } from "effect/persistence"
+import { FleetError } from "../FleetError.ts"
+import type { Holds } from "./holds.ts"
+import { redisCall } from "./holds.ts"
+import { entriesOf, isMetered, vehicleOf } from "./requests.ts"
+
+/** A limit: at most `limit` requests in any `window`. */
+export interface Limit {
+  readonly limit: number
+  readonly window: Duration.Input
+}
+
+export interface Key {
+  readonly name: string
+  /** Milliseconds between two slots of the key. */
+  readonly spacing: number
+  /** How late after its slot a request may still be sent. */
+  readonly tolerance: number
+  readonly tokens: number
+}
+
+export interface Policy {
+  readonly spacing: number
+  readonly tolerance: number
+}
+
+export const policyOf = (limit: Limit | false | undefined, fallback: Limit, margin: Duration.Input | undefined): Policy | undefined => {
+  if (limit === false) return undefined
+  const { limit: count, window } = limit ?? fallback
+  const windowMillis = Duration.toMillis(Duration.fromInputUnsafe(window))
+  const marginMillis = margin === undefined ? windowMillis / 5 : Duration.toMillis(Duration.fromInputUnsafe(margin))
+  if (!Number.isInteger(count) || count < 1 || !(windowMillis > 0) || !(marginMillis >= 0)) {
+    throw new FleetError({ reason: "Configuration", description: `a limit must be a positive integer per a positive window, got ${count} per ${String(window)}` })
+  }
+  return { spacing: (windowMillis + marginMillis) / count, tolerance: marginMillis / 2 }
+}
+
+/** The keys a request consumes from, or `undefined` when the service does not meter it. */
+export const keysOf = (vehicle: Policy | undefined, application: Policy | undefined) =>
+(request: HttpClientRequest.HttpClientRequest): ReadonlyArray<Key> | undefined => {
+  if (!isMetered(request)) return undefined
+  const keys: Array<Key> = []
+  const id = vehicleOf(request)
+  if (id !== undefined && vehicle !== undefined) keys.push({ name: `vehicle:${id}`, ...vehicle, tokens: entriesOf(request) })
+  if (application !== undefined) keys.push({ name: "application", ...application, tokens: 1 })
+  return keys.length === 2 && keys[1]!.spacing > keys[0]!.spacing ? [keys[1]!, keys[0]!] : keys
+}
+
+/**
+ * Waits until a request with `keys` may be sent: no hold on its keys (nor on
+ * the application's), and a slot of each key, all within their tolerance.
+ */
+export const make = (limiter: RateLimiter.RateLimiter, holds: Holds, timeout: number) => {
+  const reserve = reserveWith(limiter, timeout)
+  const admitKeys = (keys: ReadonlyArray<Key>): Effect.Effect<void, FleetError> =>
+    Effect.gen(function*() {
+      // the application's hold is respected even without an application limit of our own
+      const names = [...new Set([...keys.map((key) => key.name), "application"])]
+      while (true) {
+        const held = yield* holds.remaining(names)
+        if (held > 0) {
+          yield* Effect.sleep(held)
+          continue
+        }
+        const slots = yield* reserveInTurn(keys)
+        const slept = yield* untilAllSlots(keys, slots)
+        // a 429 may have arrived while this request waited for its slots
+        if (!slept || (yield* holds.remaining(names)) === 0) return
+      }
+    })
+
+  // the key with the widest spacing first (the vehicle), each next one reserved just before the slots
+  // so far: a key with short spacing (the application) is not reserved long before the request can use it
+  const reserveInTurn = (keys: ReadonlyArray<Key>) =>
+    Effect.gen(function*() {
+      const slots: Array<number> = []
+      for (const key of keys) {
+        if (slots.length > 0) {
+          const wait = Math.max(...slots) - key.tolerance - (yield* Clock.currentTimeMillis)
+          if (wait > 0) yield* Effect.sleep(wait)
+        }
+        slots.push(yield* reserve(key))
+      }
+      return slots
+    })
+
+  // sleeps until the latest slot; a key whose slot is further than its tolerance before it is reserved
+  // again just before (at the latest slot less its tolerance), so that its new slot lands within reach
+  const untilAllSlots = (keys: ReadonlyArray<Key>, slots: Array<number>) =>
+    Effect.gen(function*() {
+      for (let round = 0; round < 50; round++) {
+        const target = Math.max(...slots)
+        const late = keys.flatMap((key, i) => target - slots[i]! > key.tolerance ? [i] : [])
+        if (late.length === 0) break
+        const wake = target - Math.min(...late.map((i) => keys[i]!.tolerance)) - (yield* Clock.currentTimeMillis)
+        if (wake > 0) yield* Effect.sleep(wake)
+        const again = yield* Effect.forEach(late, (i) => reserve(keys[i]!), { concurrency: "unbounded" })
+        late.forEach((i, j) => (slots[i] = again[j]!))
+      }
+      const wait = Math.max(...slots) - (yield* Clock.currentTimeMillis)
+      if (wait > 0) yield* Effect.sleep(wait)
+      return wait > 0
+    })
+
+  return admitKeys
+}
+
+// the slot of a key for this request: `tokens` of them in the middle of `2 * tokens - 1` reserved, as a local instant
+const reserveWith = (limiter: RateLimiter.RateLimiter, timeout: number) => (key: Key): Effect.Effect<number, FleetError> =>
+  limiter.consume({ key: key.name, algorithm: "fixed-window", onExceeded: "delay", limit: 1, window: key.spacing, tokens: 2 * key.tokens - 1 }).pipe(
+    redisCall(`rate limit of ${key.name}`, timeout),
+    Effect.flatMap((result) =>
+      Effect.map(Clock.currentTimeMillis, (now) => now + Duration.toMillis(result.delay) - (key.tokens - 1) * key.spacing)
+    )
+  )
+

@@ -1,0 +1,92 @@
+/**
+ * Holds: "send nothing for this key before then", set when the service
+ * answered 429 with `retry-after`, read before every request. In Redis a
+ * hold is a key with an expiry (`PTTL` is what is left of it, on the Redis
+ * server's clock, so the processes' clocks need not agree); in memory, an
+ * instant on Effect's `Clock`.
+ */
+import { Clock, Effect } from "effect"
+import { Redis } from "effect/persistence"
+import { FleetError } from "../FleetError.ts"
+
+export interface Holds {
+  /** Holds `key` for `millis` from now, unless it is already held longer. */
+  readonly hold: (key: string, millis: number) => Effect.Effect<void, FleetError>
+  /** Milliseconds until the last of `keys` is free (0: none is held). */
+  readonly remaining: (keys: ReadonlyArray<string>) => Effect.Effect<number, FleetError>
+}
+
+export const makeMemory: Effect.Effect<Holds> = Effect.sync(() => {
+  const until = new Map<string, number>()
+  return {
+    hold: (key, millis) =>
+      Effect.flatMap(Clock.currentTimeMillis, (now) =>
+        Effect.sync(() => {
+          if ((until.get(key) ?? 0) < now + millis) until.set(key, now + millis)
+        })),
+    remaining: (keys) =>
+      Effect.map(Clock.currentTimeMillis, (now) => {
+        let wait = 0
+        for (const key of keys) {
+          const end = until.get(key)
+          if (end === undefined) continue
+          if (end <= now) until.delete(key)
+          else wait = Math.max(wait, end - now)
+        }
+        return wait
+      })
+  }
+})
+
+const holdScript = Redis.script((key: string, millis: number) => [key, millis], {
+  numberOfKeys: 1,
+  lua: `
+local left = redis.call("PTTL", KEYS[1])
+if left < tonumber(ARGV[1]) then
+  redis.call("SET", KEYS[1], "1", "PX", ARGV[1])
+end
+return 1
+`
+})
+
+const remainingScript = Redis.script((...keys: ReadonlyArray<string>) => keys, {
+  numberOfKeys: (...keys) => keys.length,
+  lua: `
+local wait = 0
+for _, key in ipairs(KEYS) do
+  local left = redis.call("PTTL", key)
+  if left > wait then wait = left end
+end
+return wait
+`
+}).withReturnType<number>()
+
+/** A failure of Redis (or no answer within `timeout`) as `FleetError` `RedisUnavailable`. */
+export const redisCall = <A>(what: string, timeoutMillis: number) => <E>(effect: Effect.Effect<A, E>) =>
+  effect.pipe(
+    Effect.timeoutOrElse({
+      duration: timeoutMillis,
+      orElse: () => Effect.fail(new FleetError({ reason: "RedisUnavailable", description: `${what}: no answer from Redis within ${timeoutMillis} ms` }))
+    }),
+    Effect.mapError((cause) =>
+      cause instanceof FleetError
+        ? cause
+        : new FleetError({ reason: "RedisUnavailable", description: `${what} in Redis: ${messageOf(cause)}`, cause })
+    )
+  )
+
+const messageOf = (error: unknown): string => {
+  const cause = typeof error === "object" && error !== null && "cause" in error ? error.cause : error
+  return cause instanceof Error ? cause.message : String(cause)
+}
+
+export const makeRedis = (prefix: string, timeoutMillis: number): Effect.Effect<Holds, never, Redis.Redis> =>
+  Effect.map(Effect.service(Redis.Redis), (redis) => {
+    const hold = redis.eval(holdScript)
+    const remaining = redis.eval(remainingScript)
+    return {
+      hold: (key, millis) => hold(prefix + key, Math.max(1, Math.ceil(millis))).pipe(redisCall("hold", timeoutMillis)),
+      remaining: (keys) =>
+        remaining(...keys.map((key) => prefix + key)).pipe(Effect.map(Number), redisCall("read holds", timeoutMillis))
+    }
+  })

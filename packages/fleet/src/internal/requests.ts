@@ -1,0 +1,38 @@
+/**
+ * What a request costs, read from the request itself: which vehicle it names
+ * (`/v3/vehicles/{id}/...`, `/v2.0/vehicles/{id}/...`), how many requests it
+ * counts as (each entry of a legacy batch), and whether the service meters
+ * it at all (only requests with a bearer token: not the token endpoint).
+ */
+import type { HttpClientRequest } from "effect/http"
+
+const vehiclePath = /\/vehicles\/([^/?#]+)/
+
+/** The vehicle id in the request's path, if it names one. */
+export const vehicleOf = (request: HttpClientRequest.HttpClientRequest): string | undefined => {
+  const match = vehiclePath.exec(request.url)
+  if (match === null) return undefined
+  try {
+    return decodeURIComponent(match[1]!)
+  } catch {
+    return match[1]
+  }
+}
+
+const decoder = new TextDecoder()
+
+/** How many requests the service counts: the entries of a legacy batch, else 1. */
+export const entriesOf = (request: HttpClientRequest.HttpClientRequest): number => {
+  if (request.method !== "POST" || !/\/batch\/?(?:[?#]|$)/.test(request.url) || request.body._tag !== "Uint8Array") return 1
+  try {
+    const parsed: unknown = JSON.parse(decoder.decode(request.body.body))
+    const requests = typeof parsed === "object" && parsed !== null && "requests" in parsed ? parsed.requests : undefined
+    return Array.isArray(requests) && requests.length > 0 ? requests.length : 1
+  } catch {
+    return 1
+  }
+}
+
+/** Whether the service counts the request against the limits: it carries a bearer token. */
+export const isMetered = (request: HttpClientRequest.HttpClientRequest): boolean =>
+  /^bearer /i.test(request.headers["authorization"] ?? "")

@@ -1,0 +1,156 @@
+/**
+ * Shared request limits on the project's real Redis, against the simulator
+ * over loopback HTTP with its limits switched on: independent SDK instances
+ * (each its own Redis connection and HttpClient) hammer many vehicles.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import { Clock, ConfigProvider, Effect, Exit, Fiber, Layer, Redacted } from "effect"
+import { inject } from "vitest"
+import { Vehicles } from "@connected-vehicle/legacy-v2/Vehicles"
+import { Simulator } from "@connected-vehicle/simulator/Simulator"
+import * as RedisServer from "@connected-vehicle/testing/RedisServer"
+import * as Simulated from "@connected-vehicle/testing/Simulated"
+import * as SharedAccess from "@connected-vehicle/fleet/SharedAccess"
+import * as SharedLimits from "@connected-vehicle/fleet/SharedLimits"
+import * as SharedRedis from "@connected-vehicle/fleet/SharedRedis"
+import { freshPrefix, instance, readSignals, simulator, targets } from "./shared.ts"
+
+const perVehicle = { limit: 4, window: "1 second" } as const
+const perApplication = { limit: 60, window: "1 second" } as const
+
+describe("SharedLimits", () => {
+  it.live("three instances on one Redis: no vehicle over its limit, the application under its own, no 429", () =>
+    Effect.gen(function*() {
+      const sim = yield* simulator({ rateLimit: { perVehicle, perApplication } })
+      // a margin of 300 ms: 150 ms of lateness allowed while a request waits for its other key, 150 ms for a loaded machine's jitter
+      const options = { prefix: freshPrefix("limits"), perVehicle, perApplication, margin: "300 millis" } as const
+      const instances = yield* Effect.all([instance(sim, options), instance(sim, options), instance(sim, options)])
+      const vehicles = targets(sim, 10)
+      // 3 instances x 10 vehicles x 5 reads: 15 reads per vehicle (4 per second), 150 for the application (60 per second)
+      const calls = instances.flatMap((sdk) => vehicles.flatMap((target) => Array.from({ length: 5 }, () => Effect.provideContext(readSignals(target), sdk))))
+      const started = yield* Clock.currentTimeMillis
+      const exits = yield* Effect.all(calls.map(Effect.exit), { concurrency: "unbounded" })
+      const elapsed = (yield* Clock.currentTimeMillis) - started
+      assert.deepStrictEqual(exits.filter(Exit.isFailure), [])
+
+      const usage = yield* sim.usage
+      assert.strictEqual(usage.vehicles.length, 10)
+      for (const vehicle of usage.vehicles) {
+        assert.strictEqual(vehicle.accepted, 15, vehicle.vehicleId)
+        assert.isAtMost(vehicle.maxInWindow, perVehicle.limit, vehicle.vehicleId)
+        assert.strictEqual(vehicle.limited, 0, vehicle.vehicleId)
+      }
+      assert.isAtMost(usage.application.maxInWindow, perApplication.limit)
+      assert.strictEqual(usage.application.limited, 0)
+      // one token for the three instances
+      assert.strictEqual(usage.tokenGrants.clientCredentials, 1)
+      // 15 reads of a vehicle spread at 4 per 1.3 s take about 4.5 s
+      assert.isAtLeast(elapsed, 3_000)
+      console.log(`150 reads, 10 vehicles, 3 instances: ${elapsed} ms; max per vehicle window ${Math.max(...usage.vehicles.map((v) => v.maxInWindow))}, application ${usage.application.maxInWindow}`)
+    }).pipe(Effect.scoped), 60_000)
+
+  it.live("a 429 makes every instance wait its retry-after for that vehicle; the call that got it succeeds after", () =>
+    Effect.gen(function*() {
+      const sim = yield* simulator()
+      const options = { prefix: freshPrefix("hold"), perVehicle, perApplication }
+      const [a, b] = yield* Effect.all([instance(sim, options), instance(sim, options)])
+      const [held, free] = targets(sim, 2)
+      yield* Effect.provideContext(readSignals(free!), a) // the token, fetched once
+      yield* sim.injectFaults({ path: `/v3/vehicles/${held!.vehicleId}`, faults: [{ _tag: "Status", status: 429, retryAfter: "2" }] })
+
+      const timed = <A, E>(effect: Effect.Effect<A, E>) =>
+        Effect.gen(function*() {
+          const start = yield* Clock.currentTimeMillis
+          yield* effect
+          return (yield* Clock.currentTimeMillis) - start
+        })
+      const first = yield* Effect.forkChild(timed(Effect.provideContext(readSignals(held!), a)))
+      yield* Effect.sleep("300 millis")
+      const [other, unrelated] = yield* Effect.all([
+        timed(Effect.provideContext(readSignals(held!), b)),
+        timed(Effect.provideContext(readSignals(free!), b))
+      ], { concurrency: 2 })
+      const firstTook = yield* Fiber.join(first)
+      assert.isAtLeast(firstTook, 1_900) // waited the 2 s, then succeeded
+      assert.isAtLeast(other, 1_500) // instance b waited for the rest of them (2 s - 300 ms), never sent meanwhile
+      assert.isBelow(unrelated, 1_200) // another vehicle is not held
+      const usage = yield* sim.usage
+      assert.strictEqual(usage.vehicles.find((v) => v.vehicleId === held!.vehicleId)?.accepted, 2)
+    }).pipe(Effect.scoped), 30_000)
+
+  it.live("without an application limit of its own, the service's APPLICATION_RATE_LIMITED holds every instance; no call lost", () =>
+    Effect.gen(function*() {
+      const sim = yield* simulator({ rateLimit: { perApplication: { limit: 3, window: "1 second" } } })
+      const options = { prefix: freshPrefix("application"), perApplication: false, maxRetries: 10 } as const
+      const [a, b] = yield* Effect.all([instance(sim, options), instance(sim, options)])
+      const calls = [a, b].flatMap((sdk) => targets(sim, 6).map((target) => Effect.provideContext(readSignals(target), sdk)))
+      const exits = yield* Effect.all(calls.map(Effect.exit), { concurrency: "unbounded" })
+      assert.deepStrictEqual(exits.filter(Exit.isFailure), [])
+      const usage = yield* sim.usage
+      assert.strictEqual(usage.application.accepted, 12)
+      assert.isAbove(usage.application.limited, 0) // the service refused some; they were sent again after its retry-after
+    }).pipe(Effect.scoped), 30_000)
+
+  it.live("Redis gone: a call fails with a typed error (a transport failure), without hanging", () =>
+    Effect.gen(function*() {
+      const sim = yield* simulator()
+      const server = yield* Effect.promise(() => RedisServer.start())
+      const sdk = yield* instance(sim, { prefix: freshPrefix("down"), timeout: "1 second" }, Redacted.make(server.url))
+      const [target] = targets(sim, 1)
+      yield* Effect.provideContext(readSignals(target!), sdk)
+      yield* Effect.promise(() => server.stop())
+      const error = yield* Effect.flip(Effect.provideContext(readSignals(target!, { maxRetries: 0 }), sdk))
+      assert.strictEqual(error._tag, "ConnectedVehicleError")
+      assert.include(error.message, "Redis")
+    }).pipe(Effect.scoped, Effect.timeout("20 seconds")), 30_000)
+
+  it.live("in memory: a legacy batch counts each entry against its vehicle", () =>
+    Effect.gen(function*() {
+      const shared = yield* SharedAccess.makeMemory({ perVehicle, perApplication: false, margin: "300 millis" })
+      const program = Effect.gen(function*() {
+        const vehicles = yield* Vehicles
+        const { vehicles: [first] } = yield* vehicles.list()
+        yield* Effect.all(
+          Array.from({ length: 2 }, () => vehicles.batch(first!, ["/odometer", "/vin", "/location"]).pipe(Effect.andThen(vehicles.odometer(first!)))),
+          { concurrency: "unbounded" }
+        )
+        return first!
+      })
+      const sdk = Simulated.layer({ loopback: true, simulator: { rateLimit: { perVehicle } }, ...shared })
+      const usage = yield* Effect.gen(function*() {
+        yield* program
+        return yield* (yield* Simulator).usage
+      }).pipe(Effect.provide(sdk))
+      const [vehicle] = usage.vehicles
+      assert.strictEqual(vehicle!.accepted, 8) // 2 batches of 3 entries, 2 reads
+      assert.isAtMost(vehicle!.maxInWindow, perVehicle.limit)
+      assert.strictEqual(vehicle!.limited, 0)
+    }), 30_000)
+
+  it.live("layerConfig: REDIS_URL chooses Redis (an unreachable one fails the layer), its absence memory", () =>
+    Effect.gen(function*() {
+      const env = (vars: Record<string, string>) => ConfigProvider.layer(ConfigProvider.fromEnv({ env: vars }))
+      const inMemory = yield* Layer.build(SharedLimits.layerConfig()).pipe(Effect.provide(env({})), Effect.scoped, Effect.exit)
+      assert.isTrue(Exit.isSuccess(inMemory))
+      const unreachable = yield* Layer.build(SharedLimits.layerConfig()).pipe(
+        Effect.provide(env({ REDIS_URL: "redis://127.0.0.1:1" })),
+        Effect.scoped,
+        Effect.flip
+      )
+      assert.strictEqual(unreachable.reason, "RedisUnavailable")
+      const onRedis = yield* Layer.build(SharedLimits.layerConfig()).pipe(Effect.provide(env({ REDIS_URL: inject("redisUrl") })), Effect.scoped, Effect.exit)
+      assert.isTrue(Exit.isSuccess(onRedis))
+    }).pipe(Effect.timeout("10 seconds")))
+
+  it.effect("a limit that is not a positive integer per a positive window is a Configuration error", () =>
+    Effect.gen(function*() {
+      const error = yield* Effect.flip(SharedLimits.makeMemory({ perVehicle: { limit: 0.5, window: "1 second" } }))
+      assert.strictEqual(error.reason, "Configuration")
+    }))
+
+  it.live("Redis unreachable: the layer fails with RedisUnavailable, at once", () =>
+    Effect.gen(function*() {
+      const error = yield* Layer.build(SharedRedis.layer({ url: Redacted.make("redis://127.0.0.1:1") })).pipe(Effect.scoped, Effect.flip)
+      assert.strictEqual(error.reason, "RedisUnavailable")
+    }).pipe(Effect.timeout("5 seconds")))
+})

@@ -1,0 +1,121 @@
+/**
+ * One application token for the fleet, on the project's real Redis: several
+ * independent SDK instances, then three child processes, against the
+ * simulator over loopback HTTP (tokens that expire within the test, its
+ * limits switched on); the simulator counts the token grants.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import { spawn } from "node:child_process"
+import { join } from "node:path"
+import { Effect, Exit, Layer, Option, Redacted } from "effect"
+import { TokenStore } from "@connected-vehicle/auth/TokenStore"
+import * as RedisServer from "@connected-vehicle/testing/RedisServer"
+import * as SharedRedis from "@connected-vehicle/fleet/SharedRedis"
+import * as SharedToken from "@connected-vehicle/fleet/SharedToken"
+import { freshPrefix, instance, readSignals, redisUrl, simulator, targets } from "./shared.ts"
+
+describe("SharedToken", () => {
+  it.live("four instances starting at once get one token; when it is due, one renewal for all", () =>
+    Effect.gen(function*() {
+      const sim = yield* simulator({ accessTokenLifetime: "4 seconds" })
+      const options = { prefix: freshPrefix("token") }
+      const instances = yield* Effect.all(Array.from({ length: 4 }, () => instance(sim, options)), { concurrency: "unbounded" })
+      const [target] = targets(sim, 1)
+      const readAll = Effect.all(
+        instances.flatMap((sdk) => [1, 2, 3].map(() => Effect.exit(Effect.provideContext(readSignals(target!), sdk)))),
+        { concurrency: "unbounded" }
+      )
+      assert.deepStrictEqual((yield* readAll).filter(Exit.isFailure), [])
+      assert.strictEqual((yield* sim.usage).tokenGrants.clientCredentials, 1)
+      // due after half its lifetime (refresh-ahead capped at half of 4 s)
+      yield* Effect.sleep("2200 millis")
+      assert.deepStrictEqual((yield* readAll).filter(Exit.isFailure), [])
+      assert.strictEqual((yield* sim.usage).tokenGrants.clientCredentials, 2)
+    }).pipe(Effect.scoped), 30_000)
+
+  it.live("three processes: one token per expiry across them, no vehicle over its limit", () =>
+    Effect.gen(function*() {
+      const sim = yield* simulator({ accessTokenLifetime: "8 seconds", rateLimit: { perVehicle: { limit: 4, window: "1 second" } } })
+      const env = {
+        ...process.env,
+        REDIS_URL: Redacted.value(redisUrl()),
+        SIM_URL: sim.url,
+        CLIENT_ID: sim.clientId,
+        CLIENT_SECRET: Redacted.value(sim.clientSecret),
+        PREFIX: freshPrefix("processes"),
+        TARGETS: JSON.stringify(targets(sim, 8)),
+        READS: "3",
+        VEHICLE_LIMIT: "4",
+        MARGIN: "300 millis"
+      }
+      const children = yield* Effect.all([0, 1, 2].map(() => child(env)), { concurrency: "unbounded" })
+      const round = Effect.all(children.map((c) => c.round), { concurrency: "unbounded" })
+      assert.deepStrictEqual(yield* round, ["done 0", "done 0", "done 0"])
+      assert.strictEqual((yield* sim.usage).tokenGrants.clientCredentials, 1)
+      yield* Effect.sleep("4200 millis") // due after half of 8 s
+      assert.deepStrictEqual(yield* round, ["done 0", "done 0", "done 0"])
+      const usage = yield* sim.usage
+      assert.strictEqual(usage.tokenGrants.clientCredentials, 2)
+      for (const vehicle of usage.vehicles) {
+        assert.strictEqual(vehicle.accepted, 18, vehicle.vehicleId) // 2 rounds x 3 processes x 3 reads
+        assert.isAtMost(vehicle.maxInWindow, 4, vehicle.vehicleId)
+        assert.strictEqual(vehicle.limited, 0, vehicle.vehicleId)
+      }
+    }).pipe(Effect.scoped), 60_000)
+
+  it.live("a renewal lease held by a process that died expires: another process takes it", () =>
+    Effect.gen(function*() {
+      const context = yield* Layer.build(SharedRedis.layer({ url: redisUrl() }))
+      const options = { prefix: freshPrefix("lease"), leaseDuration: "500 millis" } as const
+      const [dead, alive] = yield* Effect.all([SharedToken.make(options), SharedToken.make(options)]).pipe(Effect.provideContext(context))
+      assert.isTrue(Option.isNone(yield* dead.get("application"))) // it takes the lease, then never renews
+      const started = Date.now()
+      assert.isTrue(Option.isNone(yield* alive.get("application"))) // waits for the lease to expire, then takes it
+      assert.isAtLeast(Date.now() - started, 400)
+      const token = { accessToken: Redacted.make("t"), issuedAt: Date.now(), expiresAt: Date.now() + 60_000, refreshToken: undefined, refreshExpiresAt: undefined }
+      yield* alive.set("application", token)
+      const read = yield* dead.get("application")
+      assert.strictEqual(Option.map(read, (t) => Redacted.value(t.accessToken)).pipe(Option.getOrNull), "t")
+    }).pipe(Effect.scoped), 10_000)
+
+  it.live("Redis gone: get fails with TokenStoreError, without hanging", () =>
+    Effect.gen(function*() {
+      const server = yield* Effect.promise(() => RedisServer.start())
+      const context = yield* Layer.build(SharedRedis.layer({ url: Redacted.make(server.url) }))
+      const store = yield* Effect.provideContext(SharedToken.make({ timeout: "1 second" }), context)
+      yield* Effect.promise(() => server.stop())
+      const error = yield* Effect.flip(store.get("application"))
+      assert.strictEqual(error._tag, "TokenStoreError")
+      assert.strictEqual(TokenStore.key, "@connected-vehicle/auth/TokenStore")
+    }).pipe(Effect.scoped, Effect.timeout("10 seconds")), 20_000)
+})
+
+/** A `shared-sdk.ts` process, ready; `round` sends `go` and answers its `done` line. */
+const child = (env: NodeJS.ProcessEnv) =>
+  Effect.gen(function*() {
+    const process_ = spawn(process.execPath, [join(import.meta.dirname, "processes", "shared-sdk.ts")], { env, stdio: ["pipe", "pipe", "pipe"] })
+    yield* Effect.addFinalizer(() => Effect.sync(() => process_.kill("SIGKILL")))
+    let output = ""
+    let errors = ""
+    const lines: Array<string> = []
+    const waiters: Array<(line: string) => void> = []
+    process_.stderr.on("data", (chunk) => (errors += chunk))
+    process_.stdout.on("data", (chunk) => {
+      output += chunk
+      let newline: number
+      while ((newline = output.indexOf("\n")) >= 0) {
+        const line = output.slice(0, newline)
+        output = output.slice(newline + 1)
+        const waiter = waiters.shift()
+        if (waiter === undefined) lines.push(line)
+        else waiter(line)
+      }
+    })
+    const next = Effect.callback<string, Error>((resume) => {
+      if (lines.length > 0) return resume(Effect.succeed(lines.shift()!))
+      waiters.push((line) => resume(Effect.succeed(line)))
+      process_.once("exit", (code) => resume(Effect.fail(new Error(`exited ${code}: ${errors}`))))
+    }).pipe(Effect.timeout("30 seconds"))
+    assert.strictEqual(yield* next, "ready")
+    return { round: Effect.andThen(Effect.sync(() => process_.stdin.write("go\n")), next) }
+  })
