@@ -7,16 +7,22 @@
  * (duplicates, lost acknowledgements so retries, reordering, a few poison
  * events the receivers' handler refuses) to both receivers, one webhook
  * each, a retry going to the other one. Midway, one runner and one receiver
- * are killed with SIGKILL. At the end: every event applied exactly once, the
- * state table equal to the burst's ground truth, dead letters for the poison
- * events only, and every shard on the two surviving runners.
+ * are killed with SIGKILL. An idle vehicle is polled through v3 on the
+ * simulator, whose per-vehicle and application request limits are on and
+ * whose tokens live a few seconds; the runners share the limits and the
+ * application token on Redis (`SharedAccess`). At the end: every event
+ * applied exactly once, the state table equal to the burst's ground truth
+ * (polls agreeing with it), dead letters for the poison events only, every
+ * shard on the two surviving runners, one token grant per expiry across the
+ * runners, and no vehicle over its limit.
  *
  * Sizes: `FLEET_PROOF_EVENTS` events (default 20,000) for
  * `FLEET_PROOF_VEHICLES` vehicles (default 2,000).
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Redacted } from "effect"
-import type { GroundTruth } from "@connected-vehicle/simulator/Burst"
+import { inject } from "vitest"
+import { DEFAULT_BURST_SIGNALS, type GroundTruth } from "@connected-vehicle/simulator/Burst"
 import * as Simulator from "@connected-vehicle/simulator/Simulator"
 import { type Child, start } from "./children.ts"
 import { secret } from "./fixtures.ts"
@@ -27,6 +33,11 @@ const events = Number(process.env.FLEET_PROOF_EVENTS ?? "20000")
 const vehicles = Number(process.env.FLEET_PROOF_VEHICLES ?? "2000")
 const shardsPerGroup = 60
 const poisonEventIds = ["evt_poison_1", "evt_poison_2", "evt_poison_3"]
+/** The simulator's limits, per second, which the runners share on Redis. */
+const limits = { vehicle: 1, application: 200 }
+/** Tokens live 6 s and are due 2 s before: one grant every 4 s of polling, at most. */
+const token = { lifetimeMs: 6_000, refreshAheadMs: 2_000 }
+const pollIntervalMs = 15_000
 
 const shardsOf = (runner: Child) => Number(runner.last(/^shards (\d+)$/)?.[1] ?? "0")
 
@@ -37,13 +48,25 @@ const shardsSpread = (runners: ReadonlyArray<Child>) =>
     return held.every((n) => n > 0) && held.reduce((a, b) => a + b, 0) === shardsPerGroup
   })
 
-/** Three runners and two receivers on `url`; the receivers' ports. */
-const startFleet = (url: Redacted.Redacted<string>) =>
+/** Three runners and two receivers on `url`, the runners polling `sim`; the receivers' ports. */
+const startFleet = (url: Redacted.Redacted<string>, sim: Simulator.Simulator["Service"]) =>
   Effect.gen(function*() {
     const common = { DATABASE_URL: Redacted.value(url), SHARDS_PER_GROUP: String(shardsPerGroup) }
+    const polls = {
+      SIM_URL: sim.url,
+      CLIENT_ID: sim.clientId,
+      CLIENT_SECRET: Redacted.value(sim.clientSecret),
+      POLL_INTERVAL_MS: String(pollIntervalMs),
+      POLL_SIGNALS: DEFAULT_BURST_SIGNALS.join(","),
+      REDIS_URL: inject("redisUrl"),
+      PREFIX: `test:proof:${process.pid}:${Date.now()}:`,
+      VEHICLE_LIMIT: String(limits.vehicle),
+      APPLICATION_LIMIT: String(limits.application),
+      REFRESH_AHEAD_MS: String(token.refreshAheadMs)
+    }
     const runners = yield* Effect.forEach([0, 1, 2], (i) =>
       Effect.flatMap(freePort, (port) =>
-        start(`runner ${i}`, "runner", { ...common, FLEET_RUNNER_PORT: String(port) }, /^shards \d+$/)))
+        start(`runner ${i}`, "runner", { ...common, ...polls, FLEET_RUNNER_PORT: String(port) }, /^shards \d+$/)))
     yield* eventually(shardsSpread(runners), 60_000)
     const receivers = yield* Effect.forEach([0, 1], (i) =>
       start(`receiver ${i}`, "receiver", {
@@ -66,7 +89,8 @@ describe("proof under failure", () => {
     Effect.gen(function*() {
       const url = freshDatabase("proof")
       const sim = yield* Simulator.Simulator
-      const { ports, receivers, runners } = yield* startFleet(url)
+      const fleetAt = Date.now()
+      const { ports, receivers, runners } = yield* startFleet(url, sim)
       for (const [i, port] of ports.entries()) {
         yield* sim.createWebhook({ name: `receiver ${i}`, callbackUri: `http://127.0.0.1:${port}/webhooks`, triggers: ["odometer-traveleddistance"], data: [] })
       }
@@ -100,9 +124,14 @@ describe("proof under failure", () => {
       assert.isAbove(done.duplicates, 0)
       assert.isAbove(done.retries, 0)
       yield* checkEndState(url, truth)
+      yield* checkRequests(url, sim, Date.now() - fleetAt)
     }).pipe(
       Effect.scoped,
-      Effect.provide(Simulator.layer({ port: 0, seed: 11, vehicles, connections: vehicles, users: 50, webhookSecret: secret }))
+      Effect.provide(Simulator.layer({
+        port: 0, seed: 11, vehicles, connections: vehicles, users: 50, webhookSecret: secret,
+        rateLimit: { perVehicle: { limit: limits.vehicle, window: "1 second" }, perApplication: { limit: limits.application, window: "1 second" } },
+        accessTokenLifetime: token.lifetimeMs
+      }))
     ), 900_000)
 })
 
@@ -123,14 +152,38 @@ const checkEndState = (url: Redacted.Redacted<string>, truth: GroundTruth) =>
     const byKey = new Map(rows.map((row) => [`${row.vehicle_id} ${row.code}`, row]))
     for (const value of truth.latest) {
       const row = byKey.get(`${value.vehicleId} ${value.code}`)
+      // set by its event, or by a poll that read the same value first (the simulator serves the newest from the start)
+      const setBy = row?.event_id.startsWith(`poll:${value.vehicleId}:`) ? value.eventId : row?.event_id
       assert.deepStrictEqual(
-        row && [JSON.parse(row.body), Date.parse(row.at), row.event_id],
+        row && [JSON.parse(row.body), Date.parse(row.at), setBy],
         [value.body, Date.parse(value.oemUpdatedAt), value.eventId],
         `${value.vehicleId} ${value.code}`
       )
       byKey.delete(`${value.vehicleId} ${value.code}`)
     }
-    assert.deepStrictEqual([...byKey.keys()], [])
+    // the rest: signals a vehicle's events did not carry, read by its polls
+    assert.deepStrictEqual([...byKey.values()].filter((row) => !row.event_id.startsWith(`poll:${row.vehicle_id}:`)), [])
+  })
+
+/** The simulator's counters: one token grant per expiry across the runners, no vehicle over its limit. */
+const checkRequests = (url: Redacted.Redacted<string>, sim: Simulator.Simulator["Service"], elapsedMs: number) =>
+  Effect.gen(function*() {
+    const usage = yield* sim.usage
+    const polls = yield* count(url, "SELECT count(*) AS n FROM fleet_applied_events WHERE event_id LIKE 'poll:%'")
+    const grants = usage.tokenGrants.clientCredentials
+    // a token is renewed every (lifetime - refresh ahead) while polls go on; + 1 for the first, + 1 for a lease its holder took to the grave
+    const bound = Math.ceil(elapsedMs / (token.lifetimeMs - token.refreshAheadMs)) + 2
+    const busiest = Math.max(0, ...usage.vehicles.map((vehicle) => vehicle.maxInWindow))
+    console.log(
+      `proof: ${polls} polls, ${usage.application.accepted} requests (${usage.application.limited} answered 429) over ${usage.vehicles.length} vehicles ` +
+        `in ${(elapsedMs / 1000).toFixed(1)} s; ${grants} token grants (at most ${bound}); most requests of a vehicle in a window ${busiest}, ` +
+        `of the application ${usage.application.maxInWindow}`
+    )
+    assert.isAbove(polls, 0)
+    assert.isAtLeast(grants, 2)
+    assert.isAtMost(grants, bound)
+    assert.isAtMost(busiest, limits.vehicle)
+    assert.isAtMost(usage.application.maxInWindow, limits.application)
   })
 
 const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0)
