@@ -212,7 +212,7 @@ describe("FleetState on Postgres", () => {
       const url = freshDatabase("killed")
       const child = spawn(process.execPath, [join(import.meta.dirname, "processes", "runner.ts")], {
         env: { ...process.env, DATABASE_URL: Redacted.value(url), FLEET_RUNNER_PORT: String(yield* freePort) },
-        stdio: ["ignore", "pipe", "pipe"]
+        stdio: ["pipe", "pipe", "pipe"] // its stdin: it exits when this process is gone
       })
       yield* Effect.addFinalizer(() => Effect.sync(() => child.kill("SIGKILL")))
       let childShards = 0

@@ -16,6 +16,7 @@ import * as DurableReceiver from "@connected-vehicle/fleet/DurableReceiver"
 import * as Ingestion from "@connected-vehicle/fleet/Ingestion"
 import * as VehicleEntity from "@connected-vehicle/fleet/VehicleEntity"
 import * as Worker from "@connected-vehicle/fleet/Worker"
+import { exitWithParent } from "../children.ts"
 
 const env = (name: string) => process.env[name] ?? ""
 const poison = new Set(env("POISON").split(",").filter((id) => id !== ""))
@@ -61,4 +62,5 @@ const Receiver = Layer.effectDiscard(Effect.gen(function*() {
 
 const Services = Layer.mergeAll(Queue, ClusterClient).pipe(Layer.provide(Pool))
 
+exitWithParent()
 Effect.runFork(Layer.launch(Layer.mergeAll(Receiver, Workers).pipe(Layer.provide(Services))))

@@ -20,6 +20,7 @@ import * as TransportConfig from "@connected-vehicle/transport/TransportConfig"
 import * as FleetCluster from "@connected-vehicle/fleet/FleetCluster"
 import * as SharedAccess from "@connected-vehicle/fleet/SharedAccess"
 import * as Simulated from "@connected-vehicle/testing/Simulated"
+import { exitWithParent } from "../children.ts"
 
 const env = (name: string) => process.env[name] ?? ""
 const shardsPerGroup = Number(process.env.SHARDS_PER_GROUP ?? "60")
@@ -63,4 +64,5 @@ const report = Effect.gen(function*() {
   yield* Effect.sync(() => process.stdout.write(`shards ${held.length}\n`))
 }).pipe(Effect.repeat(Schedule.spaced("200 millis")))
 
+exitWithParent()
 Effect.runFork(Layer.launch(Layer.effectDiscard(Effect.forkScoped(report)).pipe(Layer.provide(Runner))))
