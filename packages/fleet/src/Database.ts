@@ -1,32 +1,14 @@
 /**
- * The Postgres database of a fleet deployment: `DATABASE_URL`, read through
- * one Effect `Config` value, and the `SqlClient` on it (`@effect/sql-pg`).
- * Without it, the fleet runs in one process on in-memory stores.
+ * The Postgres database of a fleet deployment: the `SqlClient` (`@effect/sql-pg`)
+ * on `DATABASE_URL` (read by `FleetConfig`). Without it, the fleet runs in
+ * one process on in-memory stores.
  *
  * @since 0.1.0
  */
 import { PgClient } from "@effect/sql-pg"
-import { Config, Effect, type Layer, type Option, type Redacted } from "effect"
+import { Effect, type Layer, Redacted } from "effect"
 import type { SqlClient } from "effect/sql"
 import { FleetError } from "./FleetError.ts"
-
-/**
- * `DATABASE_URL` (a `postgres://` URL, kept `Redacted`), or `None` when unset:
- * the in-memory default.
- *
- * @example
- * ```ts
- * import { Effect, Option } from "effect"
- * import * as Database from "@connected-vehicle/fleet/Database"
- *
- * const program = Effect.map(Database.config, (url) => Option.isSome(url) ? "postgres" : "memory")
- * ```
- * @since 0.1.0
- * @category config
- */
-export const config: Config.Config<Option.Option<Redacted.Redacted<string>>> = Config.option(
-  Config.Redacted("DATABASE_URL")
-)
 
 /**
  * Options of {@link layer}.
@@ -50,7 +32,9 @@ export interface Options {
 /**
  * The `SqlClient` (and `PgClient`) on Postgres: a pool, closed with the
  * layer. It runs one query when built, so an unreachable server or a wrong
- * URL fails there, with `FleetError` `DatabaseUnavailable`.
+ * database fails there, with `FleetError` `DatabaseUnavailable`; a URL that
+ * is not `postgres://` or `postgresql://` fails with `Configuration`, whose
+ * message and cause hold no part of it.
  *
  * @example
  * ```ts
@@ -63,7 +47,8 @@ export interface Options {
  * @category layers
  */
 export const layer = (options: Options): Layer.Layer<SqlClient.SqlClient | PgClient.PgClient, FleetError> =>
-  PgClient.layerFrom(
+  PgClient.layerFrom(Effect.andThen(
+    checkUrl(options.url),
     PgClient.make({
       url: options.url,
       maxConnections: options.maxConnections ?? 10,
@@ -75,22 +60,12 @@ export const layer = (options: Options): Layer.Layer<SqlClient.SqlClient | PgCli
         new FleetError({ reason: "DatabaseUnavailable", description: `cannot connect to Postgres: ${cause.message}`, cause })
       )
     )
-  )
+  ))
 
-/**
- * {@link config} read (a `FleetError` `Configuration` when invalid): the URL,
- * or `None` for the in-memory default.
- *
- * @example
- * ```ts
- * import { Effect } from "effect"
- * import * as Database from "@connected-vehicle/fleet/Database"
- *
- * const mode = Effect.map(Database.readConfig, (url) => url._tag === "Some" ? "postgres" : "memory")
- * ```
- * @since 0.1.0
- * @category config
- */
-export const readConfig: Effect.Effect<Option.Option<Redacted.Redacted<string>>, FleetError> = config.pipe(
-  Effect.mapError((cause) => new FleetError({ reason: "Configuration", description: cause.message, cause }))
-)
+// a URL that does not parse: Node's error would carry it whole (password included) in its `input`, so none of it is kept
+const checkUrl = (url: Redacted.Redacted<string>): Effect.Effect<void, FleetError> => {
+  const value = Redacted.value(url)
+  return URL.canParse(value) && /^postgres(?:ql)?:$/.test(new URL(value).protocol) ? Effect.void : Effect.fail(
+    new FleetError({ reason: "Configuration", description: "the Postgres URL (DATABASE_URL, or the url option) is not a postgres:// or postgresql:// URL" })
+  )
+}

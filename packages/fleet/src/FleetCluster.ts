@@ -11,7 +11,7 @@
  */
 import { NodeClusterSocket } from "@effect/platform-node"
 import type { Signals } from "@connected-vehicle/v3/Signals"
-import { Config, Duration, Effect, Layer, Option, Schema } from "effect"
+import { Effect, Layer, Option } from "effect"
 import {
   MessageStorage,
   RunnerAddress,
@@ -23,6 +23,7 @@ import {
 } from "effect/cluster"
 import type { SqlClient } from "effect/sql"
 import * as Database from "./Database.ts"
+import * as FleetConfig from "./FleetConfig.ts"
 import { FleetError } from "./FleetError.ts"
 import * as FleetState from "./FleetState.ts"
 import * as VehicleEntity from "./VehicleEntity.ts"
@@ -68,43 +69,6 @@ export interface Options extends VehicleEntity.Options, FleetState.Options {
   readonly shardingConfig?: Partial<ShardingConfig.ShardingConfig["Service"]> | undefined
 }
 
-const defaultRunnerAddress = { host: "localhost", port: 34431 } as const
-
-/**
- * The environment of a fleet process, one `Config` value:
- * `FLEET_POLL_INTERVAL` (a duration, default `15 minutes`),
- * `FLEET_POLL_SIGNALS` (signal codes, comma-separated; default none: no
- * polling), `FLEET_RUNNER_HOST` and `FLEET_RUNNER_PORT` (this runner's
- * address; default `localhost:34431`: `effect/cluster`'s own `HOST` and
- * `PORT` are not read, `PORT` being often the HTTP server's).
- * `DATABASE_URL` is `Database.config`; the other `ShardingConfig` settings
- * are read by `effect/cluster` itself (`SHARD_LOCK_EXPIRATION`, ...).
- *
- * @example
- * ```ts
- * import { ConfigProvider, Effect } from "effect"
- * import * as FleetCluster from "@connected-vehicle/fleet/FleetCluster"
- *
- * const env = ConfigProvider.fromEnv({ env: { FLEET_POLL_SIGNALS: "odometer-traveleddistance,charge-voltage" } })
- * const options = FleetCluster.config.parse(env)
- * ```
- * @since 0.1.0
- * @category config
- */
-export const config: Config.Config<Options> = Config.all({
-  pollInterval: Config.Duration("FLEET_POLL_INTERVAL").pipe(Config.withDefault(Duration.minutes(15))),
-  pollSignals: Config.Array(Schema.String, "FLEET_POLL_SIGNALS").pipe(Config.withDefault([])),
-  host: Config.option(Config.NonEmptyString("FLEET_RUNNER_HOST")),
-  port: Config.option(Config.Port("FLEET_RUNNER_PORT"))
-}).pipe(Config.map(({ host, port, ...polling }): Options => ({
-  ...polling,
-  pollSignals: polling.pollSignals.map((code) => code.trim()).filter((code) => code.length > 0),
-  runnerAddress: Option.isNone(host) && Option.isNone(port) ? undefined : {
-    host: Option.getOrElse(host, () => defaultRunnerAddress.host),
-    port: Option.getOrElse(port, () => defaultRunnerAddress.port)
-  }
-})))
-
 /** One runner, no network, messages and runners in memory (`effect/cluster`'s `TestRunner`, with settings). */
 const memoryCluster = (options: Options | undefined) =>
   Sharding.layer.pipe(
@@ -115,7 +79,7 @@ const memoryCluster = (options: Options | undefined) =>
 
 // the runner's address always set here: effect/cluster would otherwise read HOST and PORT (often the HTTP server's)
 const sqlCluster = (options: Options | undefined) => {
-  const address = options?.runnerAddress ?? defaultRunnerAddress
+  const address = options?.runnerAddress ?? FleetConfig.defaultRunnerAddress
   return Layer.effectContext(Layer.build(NodeClusterSocket.layer({
     storage: "sql",
     shardingConfig: { runnerAddress: Option.some(RunnerAddress.make(address.host, address.port)), ...options?.shardingConfig }
@@ -138,7 +102,7 @@ const clusterError = (reason: "Configuration" | "Cluster", cause: { readonly mes
  * @since 0.1.0
  * @category layers
  */
-export const layerMemory = (options?: Options): Layer.Layer<Services, never, Signals> =>
+export const layerMemory = (options?: Options): Layer.Layer<Services, FleetError, Signals> =>
   VehicleEntity.layer(options).pipe(
     Layer.provideMerge(Layer.merge(FleetState.layerMemory(options), memoryCluster(options)))
   )
@@ -184,8 +148,10 @@ export const layerPostgres = (options: Options & Database.Options): Layer.Layer<
 
 /**
  * {@link layerPostgres} when `DATABASE_URL` is set, {@link layerMemory}
- * otherwise, with {@link config} read from the environment (`options`
- * override it).
+ * otherwise (with a warning, unless `FLEET_STORAGE=memory`), with the
+ * polling and the runner's address of `FleetConfig` (`FLEET_POLL_INTERVAL`,
+ * `FLEET_POLL_SIGNALS`, `FLEET_RUNNER_HOST`, `FLEET_RUNNER_PORT`; `options`
+ * override them).
  *
  * @example
  * ```ts
@@ -198,10 +164,10 @@ export const layerPostgres = (options: Options & Database.Options): Layer.Layer<
  */
 export const layerConfig = (options?: Options): Layer.Layer<Services, FleetError, Signals> =>
   Layer.unwrap(Effect.gen(function*() {
-    const url = yield* Database.readConfig
-    const settings = yield* config.pipe(
-      Effect.mapError((cause) => new FleetError({ reason: "Configuration", description: cause.message, cause }))
-    )
-    const merged: Options = { ...settings, ...options }
-    return Option.isNone(url) ? layerMemory(merged) : layerPostgres({ ...merged, url: url.value })
+    const settings = yield* FleetConfig.read
+    const { pollInterval, pollSignals, runnerAddress } = settings
+    const merged: Options = { pollInterval, pollSignals, runnerAddress, ...options }
+    if (Option.isSome(settings.databaseUrl)) return layerPostgres({ ...merged, url: settings.databaseUrl.value })
+    yield* FleetConfig.warnMemory(settings, "DATABASE_URL", "the cluster's messages and the fleet state are")
+    return layerMemory(merged)
   }))

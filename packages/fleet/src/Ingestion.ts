@@ -6,12 +6,13 @@
  *
  * @since 0.1.0
  */
-import { Duration, Effect, Layer, Option, type Redacted } from "effect"
+import { Duration, Effect, Layer, Option } from "effect"
 import { PersistedQueue } from "effect/persistence"
 import type { SqlClient } from "effect/sql"
 import * as Database from "./Database.ts"
 import * as DeadLetters from "./DeadLetters.ts"
 import * as EventQueue from "./EventQueue.ts"
+import * as FleetConfig from "./FleetConfig.ts"
 import { FleetError } from "./FleetError.ts"
 
 /**
@@ -132,9 +133,9 @@ export const layerPostgres = (
 ): Layer.Layer<Services, FleetError> => layerSql(options).pipe(Layer.provide(Database.layer(options)))
 
 /**
- * {@link layerPostgres} when `DATABASE_URL` is set (`Database.config`),
- * {@link layerMemory} otherwise: scaling out is a change of environment,
- * not of code.
+ * {@link layerPostgres} when `DATABASE_URL` is set (`FleetConfig`),
+ * {@link layerMemory} otherwise (with a warning, unless `FLEET_STORAGE=memory`):
+ * scaling out is a change of environment, not of code.
  *
  * @example
  * ```ts
@@ -146,10 +147,12 @@ export const layerPostgres = (
  * @category layers
  */
 export const layerConfig = (options?: SqlOptions): Layer.Layer<Services, FleetError> =>
-  Layer.unwrap(Effect.map(Database.readConfig, Option.match({
-    onNone: () => layerMemory(options),
-    onSome: (url: Redacted.Redacted<string>) => layerPostgres({ ...options, url })
-  })))
+  Layer.unwrap(Effect.gen(function*() {
+    const settings = yield* FleetConfig.read
+    if (Option.isSome(settings.databaseUrl)) return layerPostgres({ ...options, url: settings.databaseUrl.value })
+    yield* FleetConfig.warnMemory(settings, "DATABASE_URL", "the event queue and the dead letters are")
+    return layerMemory(options)
+  }))
 
 /**
  * Offers a dead letter's event to the queue again (a fresh set of attempts)

@@ -11,6 +11,7 @@ import { Effect, Layer } from "effect"
 import type { HttpClient } from "effect/http"
 import type { Redis } from "effect/persistence"
 import { makeMemory as makeMemoryStore, TokenStore } from "@connected-vehicle/auth/TokenStore"
+import * as FleetConfig from "./FleetConfig.ts"
 import type { FleetError } from "./FleetError.ts"
 import * as SharedLimits from "./SharedLimits.ts"
 import * as SharedRedis from "./SharedRedis.ts"
@@ -91,8 +92,8 @@ export const makeMemory = (options?: Options): Effect.Effect<SdkOptions, FleetEr
 
 /**
  * The SDK layer that `build` makes from the shared options, on the Redis of
- * `REDIS_URL` when it is set (one connection, closed with the layer), else
- * in memory.
+ * `REDIS_URL` (`FleetConfig`) when it is set (one connection, closed with
+ * the layer), else in memory (with a warning, unless `FLEET_STORAGE=memory`).
  *
  * @example
  * ```ts
@@ -112,8 +113,11 @@ export const layerSdk = <A, E, R>(
   options?: Options
 ): Layer.Layer<A, E | FleetError, R> =>
   Layer.unwrap(Effect.gen(function*() {
-    const url = yield* SharedRedis.readConfig
-    if (url._tag === "None") return build(yield* makeMemory(options))
-    const redis = yield* Layer.build(SharedRedis.layer({ url: url.value }))
+    const settings = yield* FleetConfig.read
+    if (settings.redisUrl._tag === "None") {
+      yield* FleetConfig.warnMemory(settings, "REDIS_URL", "the request limits, 429 holds and tokens are")
+      return build(yield* makeMemory(options))
+    }
+    const redis = yield* Layer.build(SharedRedis.layer({ url: settings.redisUrl.value }))
     return build(yield* Effect.provideContext(make(options), redis))
   }))

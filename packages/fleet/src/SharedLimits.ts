@@ -22,7 +22,8 @@ import * as RetryAfter from "@connected-vehicle/transport/RetryAfter"
 import { FleetError } from "./FleetError.ts"
 import * as Admission from "./internal/admission.ts"
 import * as Holds from "./internal/holds.ts"
-import { vehicleOf } from "./internal/requests.ts"
+import { millis } from "./internal/options.ts"
+import { scopeOf, vehicleOf } from "./internal/requests.ts"
 import * as SharedRedis from "./SharedRedis.ts"
 
 /**
@@ -52,8 +53,7 @@ export interface Limit {
  *
  * const options: Options = {
  *   perVehicle: { limit: 5, window: "1 second" },
- *   perApplication: { limit: 200, window: "1 second" },
- *   maxRetries: 5
+ *   perApplication: { limit: 200, window: "1 second" }
  * }
  * ```
  * @since 0.1.0
@@ -70,8 +70,6 @@ export interface Options {
    * half is for the time requests take to arrive.
    */
   readonly margin?: Duration.Input | undefined
-  /** 429s answered to one request that are waited out and sent again here (default 3); then the 429 goes to the caller. */
-  readonly maxRetries?: number | undefined
   /** Prefix of the Redis keys (default `"connected-vehicle:"`). */
   readonly prefix?: string | undefined
   /** How long Redis may take to answer (default 2 seconds); then `FleetError` `RedisUnavailable`. */
@@ -100,9 +98,13 @@ export const defaults: { readonly perVehicle: Limit; readonly perApplication: Li
  * The shared limits: `admit` waits until a request may be sent (by every
  * limit and hold of its keys); `transformClient` applies them to an
  * `HttpClient` (give it to the SDK: `ConnectedVehicle.layer({ ..., transformClient })`).
- * A 429 holds its key (its vehicle, or the application when the service
- * says `APPLICATION_RATE_LIMITED` or the request names no vehicle) for its
- * `retry-after` in every process, then the request is sent again.
+ * A 429 holds its key (its vehicle, or the application when the service's
+ * error envelope has the code `APPLICATION_RATE_LIMITED` or the request
+ * names no vehicle; a body that is not an error envelope holds the vehicle)
+ * for its `retry-after` in every process, and goes to the transport as it
+ * came: the transport's retry policy (`TransportConfig`'s `rateLimit`, e.g.
+ * `{ wait: true }`) decides whether to send it again, and that attempt waits
+ * here for the hold.
  *
  * @example
  * ```ts
@@ -119,60 +121,60 @@ export class SharedLimits extends Context.Service<SharedLimits, {
   readonly transformClient: (client: HttpClient.HttpClient) => HttpClient.HttpClient
 }>()("@connected-vehicle/fleet/SharedLimits") {}
 
-const makeWith = (options: Options | undefined, limiter: RateLimiter.RateLimiter, holds: Holds.Holds): SharedLimits["Service"] => {
-  const keysFor = Admission.keysOf(
-    Admission.policyOf(options?.perVehicle, defaults.perVehicle, options?.margin),
-    Admission.policyOf(options?.perApplication, defaults.perApplication, options?.margin)
-  )
-  const maxRetries = options?.maxRetries ?? 3
-  const timeout = Duration.toMillis(Duration.fromInputUnsafe(options?.timeout ?? "2 seconds"))
+const makeWith = (
+  options: Options | undefined,
+  limiter: RateLimiter.RateLimiter,
+  holds: Holds.Holds
+): Effect.Effect<SharedLimits["Service"], FleetError> =>
+  Effect.gen(function*() {
+    const keysFor = Admission.keysOf(
+      yield* Admission.policyOf("perVehicle", options?.perVehicle, defaults.perVehicle, options?.margin),
+      yield* Admission.policyOf("perApplication", options?.perApplication, defaults.perApplication, options?.margin)
+    )
+    return withKeys(keysFor, Admission.make(limiter, holds, yield* timeoutOf(options)), holds)
+  })
 
-  const admitKeys = Admission.make(limiter, holds, timeout)
-
+const withKeys = (
+  keysFor: (request: HttpClientRequest.HttpClientRequest) => ReadonlyArray<Admission.Key> | undefined,
+  admitKeys: (keys: ReadonlyArray<Admission.Key>) => Effect.Effect<void, FleetError>,
+  holds: Holds.Holds
+): SharedLimits["Service"] => {
   const admit = (request: HttpClientRequest.HttpClientRequest) => {
     const keys = keysFor(request)
     return keys === undefined ? Effect.void : admitKeys(keys)
   }
 
-  // a 429: hold the key it names for its retry-after, everywhere; the response, readable again
+  // a 429: hold the key it names for its retry-after, everywhere; the response passed on, its body readable again
   const onTooMany = (request: HttpClientRequest.HttpClientRequest, response: HttpClientResponse.HttpClientResponse) =>
     Effect.gen(function*() {
       const body = yield* Effect.orElseSucceed(response.text, () => "")
       const now = yield* Clock.currentTimeMillis
       const wait = RetryAfter.fromHeaders(response.headers, now) ?? 1_000
-      const vehicle = vehicleOf(request)
-      const key = vehicle === undefined || body.includes("APPLICATION_RATE_LIMITED") ? "application" : `vehicle:${vehicle}`
+      const key = scopeOf(vehicleOf(request), body)
       yield* holds.hold(key, wait)
       yield* Effect.logDebug("429: requests held").pipe(Effect.annotateLogs({ key, millis: wait }))
       return HttpClientResponse.fromWeb(request, new Response(body, { status: response.status, headers: response.headers }))
     })
 
+  // admits the request, sends it once, records a 429's hold: whether and when to send it again is the transport's schedule
   const transformClient = (client: HttpClient.HttpClient): HttpClient.HttpClient =>
     HttpClient.transform(client, (effect, request) => {
       const keys = keysFor(request)
       if (keys === undefined) return effect
-      const send = (retries: number): Effect.Effect<HttpClientResponse.HttpClientResponse, HttpClientError.HttpClientError> =>
-        admitKeys(keys).pipe(
-          Effect.andThen(effect),
-          Effect.flatMap((response) =>
-            response.status !== 429 ? Effect.succeed(response) : Effect.flatMap(onTooMany(request, response), (readable) =>
-              retries < maxRetries ? send(retries + 1) : Effect.succeed(readable))
-          ),
-          Effect.catchTag("FleetError", (cause) =>
-            Effect.fail(new HttpClientError.HttpClientError({
-              reason: new HttpClientError.TransportError({ request, cause, description: cause.message })
-            })))
-        )
-      return send(0)
+      return admitKeys(keys).pipe(
+        Effect.andThen(effect),
+        Effect.flatMap((response) => response.status === 429 ? onTooMany(request, response) : Effect.succeed(response)),
+        Effect.catchTag("FleetError", (cause) =>
+          Effect.fail(new HttpClientError.HttpClientError({
+            reason: new HttpClientError.TransportError({ request, cause, description: cause.message })
+          })))
+      )
     })
 
   return { admit, transformClient }
 }
 
-const build = (options: Options | undefined, limiter: RateLimiter.RateLimiter, holds: Holds.Holds) =>
-  Effect.try({ try: () => makeWith(options, limiter, holds), catch: (error) => error as FleetError })
-
-const timeoutOf = (options: Options | undefined) => Duration.toMillis(Duration.fromInputUnsafe(options?.timeout ?? "2 seconds"))
+const timeoutOf = (options: Options | undefined) => millis("timeout", options?.timeout, "2 seconds")
 
 /**
  * The limits on the shared `Redis` (its `RateLimiter` store and holds under
@@ -198,8 +200,8 @@ export const make = (options?: Options): Effect.Effect<SharedLimits["Service"], 
     const prefix = options?.prefix ?? "connected-vehicle:"
     const store = yield* RateLimiter.makeStoreRedis({ prefix: `${prefix}limit:` })
     const limiter = yield* Effect.provideService(RateLimiter.make, RateLimiter.RateLimiterStore, store)
-    const holds = yield* Holds.makeRedis(`${prefix}hold:`, timeoutOf(options))
-    return yield* build(options, limiter, holds)
+    const holds = yield* Holds.makeRedis(`${prefix}hold:`, yield* timeoutOf(options))
+    return yield* makeWith(options, limiter, holds)
   })
 
 /**
@@ -217,7 +219,7 @@ export const make = (options?: Options): Effect.Effect<SharedLimits["Service"], 
 export const makeMemory = (options?: Options): Effect.Effect<SharedLimits["Service"], FleetError> =>
   Effect.gen(function*() {
     const limiter = yield* RateLimiter.make.pipe(Effect.provide(RateLimiter.layerStoreMemory))
-    return yield* build(options, limiter, yield* Holds.makeMemory)
+    return yield* makeWith(options, limiter, yield* Holds.makeMemory)
   })
 
 /**
@@ -252,7 +254,8 @@ export const layer = (options?: Options): Layer.Layer<SharedLimits, FleetError, 
 export const layerMemory = (options?: Options): Layer.Layer<SharedLimits, FleetError> => Layer.effect(SharedLimits, makeMemory(options))
 
 /**
- * The limits on the Redis of `REDIS_URL` when it is set, else in memory.
+ * The limits on the Redis of `REDIS_URL` (`FleetConfig`) when it is set,
+ * else in memory (with a warning, unless `FLEET_STORAGE=memory`).
  *
  * @example
  * ```ts
@@ -265,4 +268,4 @@ export const layerMemory = (options?: Options): Layer.Layer<SharedLimits, FleetE
  * @category layers
  */
 export const layerConfig = (options?: Options): Layer.Layer<SharedLimits, FleetError> =>
-  SharedRedis.layerChoose(layer(options), layerMemory(options))
+  SharedRedis.layerChoose(layer(options), layerMemory(options), "the request limits and 429 holds are")

@@ -1,52 +1,18 @@
 /**
  * The Redis every process of a fleet deployment shares for its request
- * limits, its 429 holds and its one application token: `REDIS_URL`, read
- * through one Effect `Config` value (like `Database.config`), and the
- * `Redis` service of `effect/persistence` on it (`NodeRedis` of
- * `@effect/platform-node`). Without it, those live in this process's memory.
+ * limits, its 429 holds and its one application token: the `Redis` service
+ * of `effect/persistence` (`NodeRedis` of `@effect/platform-node`) on
+ * `REDIS_URL` (read by `FleetConfig`). Without it, those live in this
+ * process's memory.
  *
  * @since 0.1.0
  */
 import { NodeRedis } from "@effect/platform-node"
-import { Config, Effect, Layer, type Option, Redacted } from "effect"
+import { type Duration, Effect, Layer, Redacted } from "effect"
 import type { Redis } from "effect/persistence"
+import * as FleetConfig from "./FleetConfig.ts"
 import { FleetError } from "./FleetError.ts"
-
-/**
- * `REDIS_URL` (a `redis://` or `rediss://` URL, kept `Redacted`), or `None`
- * when unset: the in-memory default.
- *
- * @example
- * ```ts
- * import { Effect, Option } from "effect"
- * import * as SharedRedis from "@connected-vehicle/fleet/SharedRedis"
- *
- * const program = Effect.map(SharedRedis.config, (url) => Option.isSome(url) ? "redis" : "memory")
- * ```
- * @since 0.1.0
- * @category config
- */
-export const config: Config.Config<Option.Option<Redacted.Redacted<string>>> = Config.option(
-  Config.Redacted("REDIS_URL")
-)
-
-/**
- * {@link config} read (a `FleetError` `Configuration` when invalid): the URL,
- * or `None` for the in-memory default.
- *
- * @example
- * ```ts
- * import { Effect } from "effect"
- * import * as SharedRedis from "@connected-vehicle/fleet/SharedRedis"
- *
- * const mode = Effect.map(SharedRedis.readConfig, (url) => url._tag === "Some" ? "redis" : "memory")
- * ```
- * @since 0.1.0
- * @category config
- */
-export const readConfig: Effect.Effect<Option.Option<Redacted.Redacted<string>>, FleetError> = config.pipe(
-  Effect.mapError((cause) => new FleetError({ reason: "Configuration", description: cause.message, cause }))
-)
+import { millis } from "./internal/options.ts"
 
 /**
  * Options of {@link layer}.
@@ -64,12 +30,14 @@ export const readConfig: Effect.Effect<Option.Option<Redacted.Redacted<string>>,
 export interface Options {
   readonly url: Redacted.Redacted<string>
   /** How long connecting may take (default 5 seconds). */
-  readonly connectTimeout?: number | undefined
+  readonly connectTimeout?: Duration.Input | undefined
 }
 
 /**
  * The `Redis` service on `options.url`, connected when built (an unreachable
- * server or a wrong URL fails there, with `FleetError` `RedisUnavailable`)
+ * server fails there, with `FleetError` `RedisUnavailable`; a URL that is
+ * not `redis://` or `rediss://` with `Configuration`, whose message and
+ * cause hold no part of it; a `connectTimeout` that is not a duration too)
  * and closed with the layer. Commands sent while the connection is down fail
  * at once (no offline queue) instead of waiting for it to come back.
  *
@@ -84,38 +52,55 @@ export interface Options {
  * @category layers
  */
 export const layer = (options: Options): Layer.Layer<Redis.Redis, FleetError> =>
-  Layer.effectContext(
-    Layer.build(NodeRedis.layer({
-      url: Redacted.value(options.url),
+  Layer.effectContext(Effect.gen(function*() {
+    const url = yield* checkUrl(options.url)
+    const connectTimeout = yield* millis("connectTimeout", options.connectTimeout, "5 seconds")
+    return yield* Layer.build(NodeRedis.layer({
+      url,
       disableOfflineQueue: true,
-      socket: { connectTimeout: options.connectTimeout ?? 5_000 }
+      socket: { connectTimeout: Math.ceil(connectTimeout) }
     })).pipe(
       Effect.mapError((cause) =>
         new FleetError({ reason: "RedisUnavailable", description: `cannot connect to Redis: ${String(cause.cause)}`, cause })
       )
     )
+  }))
+
+// a URL that does not parse: Node's error would carry it whole (password included) in its `input`, so none of it is kept
+const checkUrl = (url: Redacted.Redacted<string>): Effect.Effect<string, FleetError> => {
+  const value = Redacted.value(url)
+  const valid = URL.canParse(value) && /^rediss?:$/.test(new URL(value).protocol)
+  return valid ? Effect.succeed(value) : Effect.fail(
+    new FleetError({ reason: "Configuration", description: "the Redis URL (REDIS_URL, or the url option) is not a redis:// or rediss:// URL" })
   )
+}
 
 /**
- * Builds `ifRedis` on the `Redis` of `REDIS_URL` when it is set, else
- * `ifMemory`: how this package's `layerConfig` constructors choose.
+ * Builds `ifRedis` on the `Redis` of `REDIS_URL` (`FleetConfig`) when it is
+ * set, else `ifMemory`, after a warning naming `what` is then in memory
+ * (none with `FLEET_STORAGE=memory`): how this package's `layerConfig`
+ * constructors choose.
  *
  * @example
  * ```ts
- * import { Layer } from "effect"
  * import { RateLimiter } from "effect/persistence"
  * import * as SharedRedis from "@connected-vehicle/fleet/SharedRedis"
  *
- * const Store = SharedRedis.layerChoose(RateLimiter.layerStoreRedis(), RateLimiter.layerStoreMemory)
+ * const Store = SharedRedis.layerChoose(RateLimiter.layerStoreRedis(), RateLimiter.layerStoreMemory, "my rate limits")
  * ```
  * @since 0.1.0
  * @category layers
  */
 export const layerChoose = <A, E1, E2, R2>(
   ifRedis: Layer.Layer<A, E1, Redis.Redis>,
-  ifMemory: Layer.Layer<A, E2, R2>
+  ifMemory: Layer.Layer<A, E2, R2>,
+  what: string
 ): Layer.Layer<A, E1 | E2 | FleetError, R2> =>
-  Layer.unwrap(Effect.map(readConfig, (url) =>
-    url._tag === "Some"
-      ? Layer.provide(ifRedis, layer({ url: url.value })) as Layer.Layer<A, E1 | E2 | FleetError, R2>
-      : ifMemory))
+  Layer.unwrap(Effect.gen(function*() {
+    const settings = yield* FleetConfig.read
+    if (settings.redisUrl._tag === "Some") {
+      return Layer.provide(ifRedis, layer({ url: settings.redisUrl.value })) as Layer.Layer<A, E1 | E2 | FleetError, R2>
+    }
+    yield* FleetConfig.warnMemory(settings, "REDIS_URL", what)
+    return ifMemory
+  }))

@@ -15,6 +15,7 @@ import { Redis } from "effect/persistence"
 import { layerMemory, type Token, TokenStore, TokenStoreError } from "@connected-vehicle/auth/TokenStore"
 import type { FleetError } from "./FleetError.ts"
 import { redisCall } from "./internal/holds.ts"
+import { millis } from "./internal/options.ts"
 import * as SharedRedis from "./SharedRedis.ts"
 
 /**
@@ -45,9 +46,6 @@ export interface Options {
   readonly timeout?: Duration.Input | undefined
 }
 
-const millis = (input: Duration.Input | undefined, fallback: Duration.Input) =>
-  Duration.toMillis(Duration.fromInputUnsafe(input ?? fallback))
-
 const encode = (token: Token): string =>
   JSON.stringify({
     accessToken: Redacted.value(token.accessToken),
@@ -74,11 +72,21 @@ const decode = (text: string | null): Option.Option<Token> => {
   }
 }
 
-// the token, and the lease released when it is ours: one atomic step
-const setScript = Redis.script((tokenKey: string, leaseKey: string, json: string, owner: string) => [tokenKey, leaseKey, json, owner], {
+// the refresh token's lifetime when the token does not say (spec: 60 days)
+const refreshLifetime = 60 * 86_400_000
+
+/**
+ * When the stored token is of no more use: its refresh token's expiry (60
+ * days after the access token's when unknown), else the access token's.
+ */
+const uselessAt = (token: Token): number =>
+  token.refreshToken === undefined ? token.expiresAt : token.refreshExpiresAt ?? token.expiresAt + refreshLifetime
+
+// the token (expiring in `millis`), and the lease released when it is ours: one atomic step
+const setScript = Redis.script((tokenKey: string, leaseKey: string, json: string, owner: string, millis: number) => [tokenKey, leaseKey, json, owner, millis], {
   numberOfKeys: 2,
   lua: `
-redis.call("SET", KEYS[1], ARGV[1])
+redis.call("SET", KEYS[1], ARGV[1], "PX", ARGV[3])
 if redis.call("GET", KEYS[2]) == ARGV[2] then
   redis.call("DEL", KEYS[2])
 end
@@ -93,6 +101,11 @@ return 1
  * new one and frees the lease), or, when another process holds the lease,
  * waits for the new token. After twice the lease duration without one it
  * fails with `TokenStoreError`; a Redis failure is a `TokenStoreError` too.
+ * `set` stores a token with an expiry: Redis deletes it once it is of no
+ * more use (when its refresh token expires, `refreshExpiresAt`, or 60 days
+ * after `expiresAt` when that is unknown; without a refresh token, at
+ * `expiresAt`). An option that is not a duration fails `make` with
+ * `FleetError` `Configuration` naming it.
  *
  * @example
  * ```ts
@@ -105,14 +118,14 @@ return 1
  * @since 0.1.0
  * @category constructors
  */
-export const make = (options?: Options): Effect.Effect<TokenStore["Service"], never, Redis.Redis> =>
+export const make = (options?: Options): Effect.Effect<TokenStore["Service"], FleetError, Redis.Redis> =>
   Effect.gen(function*() {
     const redis = yield* Redis.Redis
     const prefix = options?.prefix ?? "connected-vehicle:"
-    const refreshAhead = millis(options?.refreshAhead, "60 seconds")
-    const lease = millis(options?.leaseDuration, "10 seconds")
-    const poll = millis(options?.pollInterval, "50 millis")
-    const timeout = millis(options?.timeout, "2 seconds")
+    const refreshAhead = yield* millis("refreshAhead", options?.refreshAhead, "60 seconds", "zero allowed")
+    const lease = yield* millis("leaseDuration", options?.leaseDuration, "10 seconds")
+    const poll = yield* millis("pollInterval", options?.pollInterval, "50 millis")
+    const timeout = yield* millis("timeout", options?.timeout, "2 seconds")
     const owner = randomUUID()
     const set = redis.eval(setScript)
 
@@ -155,7 +168,9 @@ export const make = (options?: Options): Effect.Effect<TokenStore["Service"], ne
     return TokenStore.of({
       get,
       set: (key, token) =>
-        call(key, "store token", set(`${prefix}token:${key}`, `${prefix}lease:${key}`, encode(token), owner)).pipe(Effect.asVoid),
+        Effect.flatMap(Clock.currentTimeMillis, (now) =>
+          call(key, "store token", set(`${prefix}token:${key}`, `${prefix}lease:${key}`, encode(token), owner, Math.max(1, Math.ceil(uselessAt(token) - now))))
+        ).pipe(Effect.asVoid),
       remove: (key) => call(key, "remove token", redis.send("DEL", `${prefix}token:${key}`)).pipe(Effect.asVoid)
     })
   })
@@ -174,11 +189,12 @@ export const make = (options?: Options): Effect.Effect<TokenStore["Service"], ne
  * @since 0.1.0
  * @category layers
  */
-export const layer = (options?: Options): Layer.Layer<TokenStore, never, Redis.Redis> => Layer.effect(TokenStore, make(options))
+export const layer = (options?: Options): Layer.Layer<TokenStore, FleetError, Redis.Redis> => Layer.effect(TokenStore, make(options))
 
 /**
- * The store on the Redis of `REDIS_URL` when it is set, else auth's
- * in-memory store (one process: `Session` already renews once per process).
+ * The store on the Redis of `REDIS_URL` (`FleetConfig`) when it is set,
+ * else auth's in-memory store (one process: `Session` already renews once
+ * per process), with a warning unless `FLEET_STORAGE=memory`.
  *
  * @example
  * ```ts
@@ -191,4 +207,4 @@ export const layer = (options?: Options): Layer.Layer<TokenStore, never, Redis.R
  * @category layers
  */
 export const layerConfig = (options?: Options): Layer.Layer<TokenStore, FleetError> =>
-  SharedRedis.layerChoose(layer(options), layerMemory)
+  SharedRedis.layerChoose(layer(options), layerMemory, "the tokens are")

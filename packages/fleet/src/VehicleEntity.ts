@@ -10,12 +10,13 @@
 import type { DeliveredEvent } from "@connected-vehicle/schema/WebhookEvent"
 import { isFailedSignal } from "@connected-vehicle/schema/WebhookEvent"
 import { Signals } from "@connected-vehicle/v3/Signals"
-import { Duration, Effect, type Layer, Metric, Schema } from "effect"
+import { Duration, Effect, Layer, Metric, Schema } from "effect"
 import { type ClusterError, ClusterSchema, Entity, type Sharding } from "effect/cluster"
 import { Rpc } from "effect/rpc"
 import { FleetError } from "./FleetError.ts"
 import { FleetState, Reading } from "./FleetState.ts"
 import { eventsAlreadyApplied, eventsApplied } from "./FleetMetrics.ts"
+import { millis } from "./internal/options.ts"
 import { makeHandlers, PollPayload } from "./internal/vehicle.ts"
 
 /**
@@ -100,7 +101,9 @@ export interface Options {
 
 /**
  * Registers the entity with the cluster (`Sharding`) of this runner: its
- * handlers write to the `FleetState` and poll through `Signals`.
+ * handlers write to the `FleetState` and poll through `Signals`. A
+ * `pollInterval` or `maxIdleTime` that is not a positive duration fails it
+ * with `FleetError` `Configuration` naming the option.
  *
  * @example
  * ```ts
@@ -111,22 +114,27 @@ export interface Options {
  * @since 0.1.0
  * @category layers
  */
-export const layer = (options?: Options): Layer.Layer<never, never, Sharding.Sharding | FleetState | Signals> =>
-  Vehicle.toLayer(
-    Effect.gen(function*() {
-      const self = (yield* Vehicle.client)((yield* Entity.CurrentAddress).entityId)
-      const handlers = yield* makeHandlers({
-        pollInterval: Duration.fromInputUnsafe(options?.pollInterval ?? Duration.minutes(15)),
-        pollSignals: options?.pollSignals ?? [],
-        schedule: (payload) => self.Poll(payload, { discard: true })
-      })
-      return Vehicle.of({
-        Apply: ({ payload }) => handlers.apply(payload),
-        Poll: ({ payload }) => handlers.poll(payload)
-      })
-    }),
-    { maxIdleTime: options?.maxIdleTime }
-  )
+export const layer = (options?: Options): Layer.Layer<never, FleetError, Sharding.Sharding | FleetState | Signals> =>
+  Layer.unwrap(Effect.gen(function*() {
+    const pollInterval = yield* millis("pollInterval", options?.pollInterval, Duration.minutes(15))
+    // unset: the cluster's own (`ShardingConfig`'s `entityMaxIdleTime`)
+    const maxIdleTime = options?.maxIdleTime === undefined ? undefined : Duration.millis(yield* millis("maxIdleTime", options.maxIdleTime, options.maxIdleTime))
+    return Vehicle.toLayer(
+      Effect.gen(function*() {
+        const self = (yield* Vehicle.client)((yield* Entity.CurrentAddress).entityId)
+        const handlers = yield* makeHandlers({
+          pollInterval: Duration.millis(pollInterval),
+          pollSignals: options?.pollSignals ?? [],
+          schedule: (payload) => self.Poll(payload, { discard: true })
+        })
+        return Vehicle.of({
+          Apply: ({ payload }) => handlers.apply(payload),
+          Poll: ({ payload }) => handlers.poll(payload)
+        })
+      }),
+      { maxIdleTime }
+    )
+  }))
 
 /**
  * The readings of a delivered event: the signals of a `VEHICLE_STATE` that

@@ -6,14 +6,14 @@
  * @since 0.1.0
  */
 /**
- * The Postgres database of a fleet deployment: `DATABASE_URL` through one
- * Effect `Config` value, and the `SqlClient` on it.
+ * The Postgres database of a fleet deployment: the `SqlClient` on it.
  *
  * @example
  * ```ts
+ * import { Redacted } from "effect"
  * import { Database } from "@connected-vehicle/fleet"
  *
- * const url = Database.config
+ * const Sql = Database.layer({ url: Redacted.make("postgres://fleet@db.internal/fleet") })
  * ```
  * @since 0.1.0
  * @category modules
@@ -75,6 +75,20 @@ export * as EventQueue from "./EventQueue.ts"
  * @category modules
  */
 export * as FleetCluster from "./FleetCluster.ts"
+/**
+ * The environment of a fleet process, one `Config` value: `DATABASE_URL`,
+ * `REDIS_URL`, `FLEET_STORAGE` and the cluster's `FLEET_*` settings.
+ *
+ * @example
+ * ```ts
+ * import { FleetConfig } from "@connected-vehicle/fleet"
+ *
+ * const settings = FleetConfig.read
+ * ```
+ * @since 0.1.0
+ * @category modules
+ */
+export * as FleetConfig from "./FleetConfig.ts"
 /**
  * The one error of this package, with a `reason`.
  *
@@ -159,13 +173,14 @@ export * as SharedAccess from "./SharedAccess.ts"
  */
 export * as SharedLimits from "./SharedLimits.ts"
 /**
- * The Redis of a fleet deployment: `REDIS_URL` through one Effect `Config`.
+ * The Redis of a fleet deployment: `effect/persistence`'s `Redis` on it.
  *
  * @example
  * ```ts
+ * import { Redacted } from "effect"
  * import { SharedRedis } from "@connected-vehicle/fleet"
  *
- * const url = SharedRedis.config
+ * const RedisLive = SharedRedis.layer({ url: Redacted.make("redis://cache.internal:6379") })
  * ```
  * @since 0.1.0
  * @category modules

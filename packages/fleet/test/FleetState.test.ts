@@ -4,7 +4,7 @@
  * entities; polls through v3 on the simulator (in memory).
  */
 import { assert, describe, it } from "@effect/vitest"
-import { ConfigProvider, DateTime, Duration, Effect, Fiber, Layer, Metric, Schedule, Schema, Stream } from "effect"
+import { ConfigProvider, DateTime, Effect, Fiber, Layer, Metric, Schedule, Schema, Stream } from "effect"
 import * as DurableReceiver from "@connected-vehicle/fleet/DurableReceiver"
 import { QueuedEvent } from "@connected-vehicle/fleet/EventQueue"
 import * as FleetCluster from "@connected-vehicle/fleet/FleetCluster"
@@ -106,27 +106,23 @@ describe("FleetState (in memory)", () => {
       assert.deepStrictEqual((yield* FleetState.latest(quiet!)).map((signal) => signal.code), [odometer])
     }).pipe(Effect.scoped, Effect.provide(embedded({ pollInterval: "400 millis", pollSignals: [odometer] }))))
 
-  it.effect("FleetCluster.config: FLEET_POLL_INTERVAL, FLEET_POLL_SIGNALS, FLEET_RUNNER_HOST/PORT, and their defaults", () =>
+  it.effect("FleetCluster.layerConfig: a bad FLEET_POLL_INTERVAL fails the layer with a Configuration FleetError, before anything starts", () =>
     Effect.gen(function*() {
-      const read = (env: Record<string, string>) => FleetCluster.config.parse(ConfigProvider.fromEnv({ env }))
-      const defaults = yield* read({})
-      assert.strictEqual(Duration.toMillis(Duration.fromInputUnsafe(defaults.pollInterval!)), 15 * 60_000)
-      assert.deepStrictEqual([defaults.pollSignals, defaults.runnerAddress], [[], undefined])
-      const set = yield* read({
-        FLEET_POLL_INTERVAL: "90 seconds",
-        FLEET_POLL_SIGNALS: `${odometer}, ${charge}`,
-        FLEET_RUNNER_PORT: "34500"
-      })
-      assert.strictEqual(Duration.toMillis(Duration.fromInputUnsafe(set.pollInterval!)), 90_000)
-      assert.deepStrictEqual(set.pollSignals, [odometer, charge])
-      assert.deepStrictEqual(set.runnerAddress, { host: "localhost", port: 34500 })
-      // a bad value fails the layer with a Configuration FleetError, before anything starts
       const error = yield* Effect.flip(Layer.build(FleetCluster.layerConfig()).pipe(
         Effect.provide(ConfigProvider.layer(ConfigProvider.fromEnv({ env: { FLEET_POLL_INTERVAL: "soon" } }))),
         Effect.provide(Simulated.layer({ signIn: false })),
         Effect.scoped
       ))
       assert.strictEqual(error.reason, "Configuration")
+      // the same from code: an option that is not a duration, named
+      for (const [options, name] of [[{ pollInterval: "soon" as never }, "pollInterval"], [{ maxIdleTime: "-1 minutes" as never }, "maxIdleTime"]] as const) {
+        const invalid = yield* Effect.flip(Layer.build(FleetCluster.layerMemory(options)).pipe(
+          Effect.provide(Simulated.layer({ signIn: false })),
+          Effect.scoped
+        ))
+        assert.strictEqual(invalid.reason, "Configuration")
+        assert.include(invalid.message, name)
+      }
     }))
 
   it.live("FleetCluster.layerConfig without DATABASE_URL: embedded", () =>

@@ -5,7 +5,9 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Clock, ConfigProvider, Effect, Exit, Fiber, Layer, Redacted } from "effect"
+import { HttpClient, HttpClientRequest, HttpClientResponse } from "effect/http"
 import { inject } from "vitest"
+import { makeEnvelope } from "@connected-vehicle/schema/ServiceError"
 import { Vehicles } from "@connected-vehicle/legacy-v2/Vehicles"
 import { Simulator } from "@connected-vehicle/simulator/Simulator"
 import * as RedisServer from "@connected-vehicle/testing/RedisServer"
@@ -49,7 +51,7 @@ describe("SharedLimits", () => {
       console.log(`150 reads, 10 vehicles, 3 instances: ${elapsed} ms; max per vehicle window ${Math.max(...usage.vehicles.map((v) => v.maxInWindow))}, application ${usage.application.maxInWindow}`)
     }).pipe(Effect.scoped), 60_000)
 
-  it.live("a 429 makes every instance wait its retry-after for that vehicle; the call that got it succeeds after", () =>
+  it.live("a 429 makes every instance wait its retry-after for that vehicle; the call that got it succeeds after (the transport's retry)", () =>
     Effect.gen(function*() {
       const sim = yield* simulator()
       const options = { prefix: freshPrefix("hold"), perVehicle, perApplication }
@@ -75,21 +77,57 @@ describe("SharedLimits", () => {
       assert.isAtLeast(other, 1_500) // instance b waited for the rest of them (2 s - 300 ms), never sent meanwhile
       assert.isBelow(unrelated, 1_200) // another vehicle is not held
       const usage = yield* sim.usage
-      assert.strictEqual(usage.vehicles.find((v) => v.vehicleId === held!.vehicleId)?.accepted, 2)
+      const vehicle = usage.vehicles.find((v) => v.vehicleId === held!.vehicleId)
+      assert.strictEqual(vehicle?.accepted, 2)
+      // the 429 was answered once, and sent again once: by the transport, not by the limits as well
+      const sent = (yield* sim.requests).filter((r) => r.path.startsWith(`/v3/vehicles/${held!.vehicleId}/`))
+      assert.strictEqual(sent.length, 3)
     }).pipe(Effect.scoped), 30_000)
 
   it.live("without an application limit of its own, the service's APPLICATION_RATE_LIMITED holds every instance; no call lost", () =>
     Effect.gen(function*() {
       const sim = yield* simulator({ rateLimit: { perApplication: { limit: 3, window: "1 second" } } })
-      const options = { prefix: freshPrefix("application"), perApplication: false, maxRetries: 10 } as const
+      const options = { prefix: freshPrefix("application"), perApplication: false } as const
       const [a, b] = yield* Effect.all([instance(sim, options), instance(sim, options)])
-      const calls = [a, b].flatMap((sdk) => targets(sim, 6).map((target) => Effect.provideContext(readSignals(target), sdk)))
+      // 12 calls at once, 3 per second: the last ones are refused three times before their turn
+      const calls = [a, b].flatMap((sdk) => targets(sim, 6).map((target) => Effect.provideContext(readSignals(target, { maxRetries: 10 }), sdk)))
       const exits = yield* Effect.all(calls.map(Effect.exit), { concurrency: "unbounded" })
       assert.deepStrictEqual(exits.filter(Exit.isFailure), [])
       const usage = yield* sim.usage
       assert.strictEqual(usage.application.accepted, 12)
       assert.isAbove(usage.application.limited, 0) // the service refused some; they were sent again after its retry-after
     }).pipe(Effect.scoped), 30_000)
+
+  it.live("a 429 is passed on once, unchanged, its hold recorded: the error envelope's code names the application, any other body the vehicle", () =>
+    Effect.gen(function*() {
+      const envelope = (code: string) => JSON.stringify(makeEnvelope("RATE_LIMIT", `limited (not ${code === "APPLICATION_RATE_LIMITED" ? "a vehicle" : "APPLICATION_RATE_LIMITED"})`, { status: 429, code, title: "Rate Limited" }))
+      const cases = [
+        { body: envelope("APPLICATION_RATE_LIMITED"), holds: "application" },
+        { body: envelope("VEHICLE_RATE_LIMITED"), holds: "vehicle" }, // its detail mentions APPLICATION_RATE_LIMITED: only the code counts
+        { body: "APPLICATION_RATE_LIMITED, in plain text", holds: "vehicle" } // not an envelope: the vehicle
+      ] as const
+      for (const { body, holds } of cases) {
+        let sent = 0
+        const service = HttpClient.make((request) =>
+          Effect.sync(() => {
+            sent++
+            return HttpClientResponse.fromWeb(request, new Response(body, { status: 429, headers: { "retry-after": "2" } }))
+          })
+        )
+        const limits = yield* SharedLimits.makeMemory({ perVehicle: false, perApplication: false })
+        const client = limits.transformClient(service)
+        const read = (vehicleId: string) => HttpClientRequest.get(`http://service.test/v3/vehicles/${vehicleId}/signals`).pipe(HttpClientRequest.bearerToken("token"))
+        const response = yield* client.execute(read("veh_1"))
+        assert.strictEqual(response.status, 429)
+        assert.strictEqual(yield* response.text, body)
+        assert.strictEqual(sent, 1, holds) // not sent again here: retrying is the transport's
+        const start = yield* Clock.currentTimeMillis
+        yield* limits.admit(read("veh_2"))
+        const waited = (yield* Clock.currentTimeMillis) - start
+        if (holds === "application") assert.isAtLeast(waited, 1_500, body)
+        else assert.isBelow(waited, 1_000, body)
+      }
+    }), 30_000)
 
   it.live("Redis gone: a call fails with a typed error (a transport failure), without hanging", () =>
     Effect.gen(function*() {
@@ -146,6 +184,22 @@ describe("SharedLimits", () => {
     Effect.gen(function*() {
       const error = yield* Effect.flip(SharedLimits.makeMemory({ perVehicle: { limit: 0.5, window: "1 second" } }))
       assert.strictEqual(error.reason, "Configuration")
+      assert.include(error.message, "perVehicle.limit")
+    }))
+
+  it.effect("a window, margin or timeout that is not a duration is a Configuration error naming the option, not a defect", () =>
+    Effect.gen(function*() {
+      const cases = [
+        [{ perApplication: { limit: 5, window: "soon" as never } }, "perApplication.window"],
+        [{ perVehicle: { limit: 5, window: "0 seconds" } }, "perVehicle.window"],
+        [{ margin: "a bit" as never }, "margin"],
+        [{ timeout: "-1 seconds" as never }, "timeout"]
+      ] as const
+      for (const [options, name] of cases) {
+        const error = yield* Effect.flip(SharedLimits.makeMemory(options))
+        assert.strictEqual(error.reason, "Configuration", name)
+        assert.include(error.message, name)
+      }
     }))
 
   it.live("Redis unreachable: the layer fails with RedisUnavailable, at once", () =>

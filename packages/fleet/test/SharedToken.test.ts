@@ -8,6 +8,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { spawn } from "node:child_process"
 import { join } from "node:path"
 import { Effect, Exit, Layer, Option, Redacted } from "effect"
+import { Redis } from "effect/persistence"
 import { TokenStore } from "@connected-vehicle/auth/TokenStore"
 import * as RedisServer from "@connected-vehicle/testing/RedisServer"
 import * as SharedRedis from "@connected-vehicle/fleet/SharedRedis"
@@ -77,6 +78,37 @@ describe("SharedToken", () => {
       const read = yield* dead.get("application")
       assert.strictEqual(Option.map(read, (t) => Redacted.value(t.accessToken)).pipe(Option.getOrNull), "t")
     }).pipe(Effect.scoped), 10_000)
+
+  it.live("a stored token expires in Redis when it is of no more use: its refresh token's expiry, else the access token's", () =>
+    Effect.gen(function*() {
+      const context = yield* Layer.build(SharedRedis.layer({ url: redisUrl() }))
+      const prefix = freshPrefix("expiry")
+      const store = yield* Effect.provideContext(SharedToken.make({ prefix }), context)
+      const ttl = (key: string) => Effect.provideContext(Effect.flatMap(Effect.service(Redis.Redis), (redis) => redis.send<number>("PTTL", `${prefix}token:${key}`)), context)
+      const now = Date.now()
+      const day = 86_400_000
+      const base = { accessToken: Redacted.make("t"), issuedAt: now, expiresAt: now + 60_000 }
+      yield* store.set("application", { ...base, refreshToken: undefined, refreshExpiresAt: undefined })
+      yield* store.set("user-a", { ...base, refreshToken: Redacted.make("r"), refreshExpiresAt: now + 30 * day })
+      yield* store.set("user-b", { ...base, refreshToken: Redacted.make("r"), refreshExpiresAt: undefined })
+      const [application, userA, userB] = yield* Effect.all([ttl("application"), ttl("user-a"), ttl("user-b")])
+      assert.isTrue(application > 50_000 && application <= 60_000, String(application))
+      assert.isTrue(userA > 30 * day - 10_000 && userA <= 30 * day, String(userA))
+      assert.isTrue(userB > 60 * day && userB <= 60 * day + 60_000, String(userB)) // 60 days (the spec's) after the access token
+      // already useless: gone at once
+      yield* store.set("stale", { ...base, expiresAt: now - 1_000, refreshToken: undefined, refreshExpiresAt: undefined })
+      yield* Effect.sleep("20 millis")
+      assert.strictEqual(yield* ttl("stale"), -2)
+    }).pipe(Effect.scoped), 10_000)
+
+  it.effect("an option that is not a duration is a Configuration error naming it, not a defect", () =>
+    Effect.gen(function*() {
+      for (const [options, name] of [[{ leaseDuration: "soon" as never }, "leaseDuration"], [{ pollInterval: "0 millis" }, "pollInterval"]] as const) {
+        const error = yield* Effect.flip(SharedToken.make(options)).pipe(Effect.provideService(Redis.Redis, undefined as never))
+        assert.strictEqual(error.reason, "Configuration")
+        assert.include(error.message, name)
+      }
+    }))
 
   it.live("Redis gone: get fails with TokenStoreError, without hanging", () =>
     Effect.gen(function*() {

@@ -32,7 +32,8 @@ export const instance = (sim: Simulator.Simulator["Service"], options: SharedAcc
     const redis = yield* Layer.build(SharedRedis.layer({ url }))
     const shared = yield* Effect.provideContext(SharedAccess.make(options), redis)
     return yield* Layer.build(ConnectedVehicle.layerWith(
-      TransportConfig.layerOrigin(sim.url),
+      // the transport's one retry policy sends a 429 again after its retry-after (the limits only record the hold)
+      TransportConfig.layerOrigin(sim.url, { rateLimit: { wait: true } }),
       OAuthConfig.layer({ clientId: sim.clientId, clientSecret: sim.clientSecret }),
       shared
     ))

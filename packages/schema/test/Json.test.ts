@@ -38,6 +38,16 @@ describe("Json.parse", () => {
     assert.isTrue(Object.hasOwn(parse(String.raw`{"\u005f_proto__":1}`) as object, "__proto__"))
   })
 
+  it("reads a text with long runs of the marker character in one pass (no quadratic search)", () => {
+    // 2 MB of U+F8FF (the character the escaped-key markers are made of) in a value and in a key
+    const run = "\uf8ff".repeat(1_000_000)
+    const text = `{"\\u0000":"${run}","${run}x":1,"\\n":[{"\\t":2}]}`
+    const value = parse(text) as Record<string, unknown>
+    assert.deepStrictEqual(Object.keys(value), ["\u0000", `${run}x`, "\n"])
+    assert.strictEqual(value["\u0000"], run)
+    assert.deepStrictEqual(value["\n"], [{ "\t": 2 }])
+  })
+
   it("throws JSON.parse's own error for a text that is not JSON", () => {
     for (const text of [String.raw`{"\x":1}`, String.raw`{"\u00":1}`, String.raw`{"\n" 1}`, "{\"a\\\n\":1}", String.raw`{"\\":1`, ""]) {
       let expected: unknown

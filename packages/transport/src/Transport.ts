@@ -21,7 +21,7 @@ import * as TransportConfigModule from "./TransportConfig.ts"
 import { TransportConfig } from "./TransportConfig.ts"
 import type { ConnectedVehicleError } from "./ConnectedVehicleError.ts"
 import * as Client from "./internal/client.ts"
-import { platformHttpClient } from "./internal/http.ts"
+import * as UndiciHttpClient from "./UndiciHttpClient.ts"
 import { fixedHeaders } from "./internal/request.ts"
 import * as ConfigurationError from "./ConfigurationError.ts"
 
@@ -132,10 +132,10 @@ type Part<Key extends string, S extends Schema.Constraint> = [S["Type"]] extends
  * @category type-level
  */
 export type RequestOf<Endpoint extends HttpApiEndpoint.ConstraintRequest> =
-  & Part<"params", Endpoint["~Params"]>
-  & Part<"query", Endpoint["~Query"]>
-  & Part<"headers", Endpoint["~Headers"]>
-  & Part<"payload", Endpoint["~Payload"]>
+  & Part<"params", HttpApiEndpoint.Params<Endpoint>>
+  & Part<"query", HttpApiEndpoint.Query<Endpoint>>
+  & Part<"headers", HttpApiEndpoint.Headers<Endpoint>>
+  & Part<"payload", HttpApiEndpoint.Payload<Endpoint>>
 
 /**
  * One client function.
@@ -154,7 +154,7 @@ export type RequestOf<Endpoint extends HttpApiEndpoint.ConstraintRequest> =
 export type Method<Endpoint extends HttpApiEndpoint.ConstraintRequest, Authenticated extends boolean = true> = (
   ...args: {} extends RequestOf<Endpoint> ? [request?: RequestOf<Endpoint>, options?: CallOptions]
     : [request: RequestOf<Endpoint>, options?: CallOptions]
-) => Effect.Effect<Result<HttpApiClient.SuccessType<Endpoint["~Success"]>>, ErrorOf<Endpoint, Authenticated>>
+) => Effect.Effect<Result<HttpApiClient.SuccessType<HttpApiEndpoint.Success<Endpoint>>>, ErrorOf<Endpoint, Authenticated>>
 
 /**
  * The client of one group: one {@link Method} per endpoint.
@@ -256,13 +256,11 @@ export const make = (
   })
 
 /**
- * The `HttpClient` the SDK's convenience layers use unless given one: on
- * Node, `NodeHttpClient.layerUndici` of `@effect/platform-node` (an optional
- * peer dependency, imported when the layer is built); elsewhere (browsers,
- * Deno, Bun), or when `@effect/platform-node` is not installed,
- * `FetchHttpClient.layer` (a warning is logged when Node's could not be
- * loaded). Either way no redirect is followed (the service never redirects:
- * a 3xx is an `UnexpectedStatus` naming its `location`).
+ * The `HttpClient` the SDK's convenience layers use unless given one:
+ * `UndiciHttpClient.layer()` (Node). It follows no redirect (the service
+ * never redirects: a 3xx is an `UnexpectedStatus` naming its `location`).
+ * On another runtime, give the convenience layers `FetchHttpClient.layer`
+ * (with `RequestInit` `redirect: "manual"`) instead.
  *
  * @example
  * ```ts
@@ -275,7 +273,7 @@ export const make = (
  * @since 0.1.0
  * @category layers
  */
-export const layerHttpClient: Layer.Layer<HttpClient.HttpClient> = Layer.unwrap(platformHttpClient)
+export const layerHttpClient: Layer.Layer<HttpClient.HttpClient> = UndiciHttpClient.layer()
 
 /**
  * Builds the transport from its configuration and an `HttpClient`

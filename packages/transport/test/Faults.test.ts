@@ -24,7 +24,7 @@ const getSignal = (vehicleId: string) =>
 const clients = [
   ["NodeHttpClient.layerUndici", NodeHttpClient.layerUndici],
   ["Transport.layerHttpClient", Transport.layerHttpClient],
-  ["fetch (layerHttpClient off Node)", layerFetch]
+  ["FetchHttpClient (redirect: manual)", layerFetch]
 ] as const
 
 describe("faults every HttpClient must handle the same", () => {

@@ -9,6 +9,7 @@ import type { RateLimiter } from "effect/persistence"
 import { FleetError } from "../FleetError.ts"
 import type { Holds } from "./holds.ts"
 import { redisCall } from "./holds.ts"
+import { millis } from "./options.ts"
 import { entriesOf, isMetered, vehicleOf } from "./requests.ts"
 
 /** A limit: at most `limit` requests in any `window`. */
@@ -31,16 +32,22 @@ export interface Policy {
   readonly tolerance: number
 }
 
-export const policyOf = (limit: Limit | false | undefined, fallback: Limit, margin: Duration.Input | undefined): Policy | undefined => {
-  if (limit === false) return undefined
-  const { limit: count, window } = limit ?? fallback
-  const windowMillis = Duration.toMillis(Duration.fromInputUnsafe(window))
-  const marginMillis = margin === undefined ? windowMillis / 5 : Duration.toMillis(Duration.fromInputUnsafe(margin))
-  if (!Number.isInteger(count) || count < 1 || !(windowMillis > 0) || !(marginMillis >= 0)) {
-    throw new FleetError({ reason: "Configuration", description: `a limit must be a positive integer per a positive window, got ${count} per ${String(window)}` })
-  }
-  return { spacing: (windowMillis + marginMillis) / count, tolerance: marginMillis / 2 }
-}
+export const policyOf = (
+  name: string,
+  limit: Limit | false | undefined,
+  fallback: Limit,
+  margin: Duration.Input | undefined
+): Effect.Effect<Policy | undefined, FleetError> =>
+  Effect.gen(function*() {
+    if (limit === false) return undefined
+    const { limit: count, window } = limit ?? fallback
+    const windowMillis = yield* millis(`${name}.window`, window, window)
+    const marginMillis = margin === undefined ? windowMillis / 5 : yield* millis("margin", margin, margin, "zero allowed")
+    if (!Number.isInteger(count) || count < 1) {
+      return yield* new FleetError({ reason: "Configuration", description: `${name}.limit: expected a positive integer, got ${count}` })
+    }
+    return { spacing: (windowMillis + marginMillis) / count, tolerance: marginMillis / 2 }
+  })
 
 /** The keys a request consumes from, or `undefined` when the service does not meter it. */
 export const keysOf = (vehicle: Policy | undefined, application: Policy | undefined) =>

@@ -2,9 +2,12 @@
  * What a request costs, read from the request itself: which vehicle it names
  * (`/v3/vehicles/{id}/...`, `/v2.0/vehicles/{id}/...`), how many requests it
  * counts as (each entry of a legacy batch), and whether the service meters
- * it at all (only requests with a bearer token: not the token endpoint).
+ * it at all (only requests with a bearer token: not the token endpoint); and
+ * which key a 429 holds.
  */
+import { Option, Schema } from "effect"
 import type { HttpClientRequest } from "effect/http"
+import { ErrorEnvelope } from "@connected-vehicle/schema/ServiceError"
 
 const vehiclePath = /\/vehicles\/([^/?#]+)/
 
@@ -36,3 +39,20 @@ export const entriesOf = (request: HttpClientRequest.HttpClientRequest): number 
 /** Whether the service counts the request against the limits: it carries a bearer token. */
 export const isMetered = (request: HttpClientRequest.HttpClientRequest): boolean =>
   /^bearer /i.test(request.headers["authorization"] ?? "")
+
+const decodeEnvelope = Schema.decodeUnknownOption(Schema.fromJsonString(ErrorEnvelope))
+
+/**
+ * The key a 429 holds: the application when the request names no vehicle or
+ * the service's error envelope has an error whose `code` is
+ * `APPLICATION_RATE_LIMITED`, else the request's vehicle. A body that is not
+ * an error envelope holds the vehicle (the narrower key: a wrong guess costs
+ * one more 429, never a fleet-wide stop).
+ */
+export const scopeOf = (vehicle: string | undefined, body: string): string => {
+  if (vehicle === undefined) return "application"
+  const envelope = decodeEnvelope(body)
+  return Option.isSome(envelope) && envelope.value.errors.some((error) => error.code === "APPLICATION_RATE_LIMITED")
+    ? "application"
+    : `vehicle:${vehicle}`
+}

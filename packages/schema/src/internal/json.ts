@@ -17,8 +17,14 @@ const stringToken = /"(?:[^"\\]|\\[^])*"([ \t\n\r]*:)?/g
 export const rewriteEscapedKeys = (
   text: string
 ): { readonly text: string; readonly marker: string; readonly keys: ReadonlyArray<string> } | undefined => {
-  let marker = "\uf8ff"
-  while (text.includes(marker)) marker += "\uf8ff"
+  // longer than the longest run of U+F8FF in the text (one pass), so it occurs nowhere in it
+  let run = 0
+  let longest = 0
+  for (let i = text.indexOf("\uf8ff"); i !== -1; i = text.indexOf("\uf8ff", i + 1)) {
+    run = i > 0 && text.charCodeAt(i - 1) === 0xf8ff ? run + 1 : 1
+    if (run > longest) longest = run
+  }
+  const marker = "\uf8ff".repeat(longest + 1)
   const keys: Array<string> = []
   const rewritten = text.replace(stringToken, (token: string, colon: string | undefined) => {
     if (colon === undefined || !token.includes("\\")) return token

@@ -7,7 +7,7 @@
  */
 import { Effect, SchemaAST } from "effect"
 import type { Schema } from "effect"
-import { HttpClient, HttpClientError, HttpClientRequest } from "effect/http"
+import { HttpClient, HttpClientError } from "effect/http"
 import type { HttpApiEndpoint, HttpApiGroup } from "effect/http-api"
 import { HttpApi, HttpApiClient, HttpApiSchema } from "effect/http-api"
 import * as Json from "@connected-vehicle/schema/Json"
@@ -17,7 +17,6 @@ import * as Call from "./call.ts"
 import * as BodyDecoder from "./decoder.ts"
 import type { Hook } from "./hooks.ts"
 import * as SdkLog from "./log.ts"
-import type { Given } from "./request.ts"
 import { fixedHeaders, makeBuilder } from "./request.ts"
 
 const rootOfApi: Record<string, keyof Roots> = {
@@ -47,12 +46,12 @@ export const make = (
   group: string,
   spec: Spec
 ): Effect.Effect<Record<string, Call.Method>> =>
-  Effect.gen(function*() {
+  Effect.sync(() => {
     const { config } = spec
     const log = SdkLog.make(config.logLevel)
     const baseUrl = config.roots[spec.root ?? rootOfApi[api.identifier] ?? "base"].replace(/\/+$/, "")
     const fixed = fixedHeaders(config.userAgent)
-    const endpoints: Array<{ readonly endpoint: HttpApiEndpoint.Top; readonly build: Call.Builder | undefined }> = []
+    const endpoints: Array<{ readonly endpoint: HttpApiEndpoint.Top; readonly build: Call.Builder }> = []
     HttpApi.reflect(api as any, {
       predicate: ({ group: g }) => g.identifier === group,
       onGroup() {},
@@ -60,11 +59,6 @@ export const make = (
         endpoints.push({ endpoint, build: makeBuilder(endpoint, baseUrl, mergedAnnotations, middleware.size > 0, fixed) })
       }
     })
-    // endpoints with a payload are encoded by HttpApiClient, whose HttpClient
-    // hands the request back instead of sending it
-    const encoders = endpoints.every((e) => e.build !== undefined)
-      ? undefined
-      : (yield* (HttpApiClient.group(api as any, { group, httpClient: capture }) as Effect.Effect<unknown>)) as Record<string, Encode>
     const out: Record<string, Call.Method> = {}
     for (const { build, endpoint } of endpoints) {
       out[endpoint.identifier] = Call.make({
@@ -76,41 +70,13 @@ export const make = (
         method: endpoint.method,
         path: endpoint.path,
         baseUrl,
-        build: build ?? captureBuilder(encoders![endpoint.identifier]!, baseUrl, endpoint),
+        build,
         ...makeDecoder(api, group, endpoint.identifier),
         onResponse: spec.onResponse
       })
     }
     return out
   })
-
-type Encode = (request: unknown) => Effect.Effect<never, unknown>
-
-/** The request built by HttpApiClient, handed back by {@link capture}. */
-class Captured {
-  readonly request: HttpClientRequest.HttpClientRequest
-  constructor(request: HttpClientRequest.HttpClientRequest) {
-    this.request = request
-  }
-}
-
-const capture = HttpClient.makeWith(
-  (request) => Effect.flatMap(request, (r) => Effect.fail(new Captured(r))),
-  Effect.succeed
-) as unknown as HttpClient.HttpClient
-
-/** A request builder on HttpApiClient's encoding (endpoints with a payload). */
-const captureBuilder = (encode: Encode, baseUrl: string, endpoint: HttpApiEndpoint.Top): Call.Builder => (given: Given) =>
-  Effect.catch(
-    encode({
-      ...given,
-      ...(endpoint.params !== undefined && given.params === undefined ? { params: {} } : {}),
-      ...(endpoint.query !== undefined && given.query === undefined ? { query: {} } : {}),
-      ...(endpoint.headers !== undefined && given.headers === undefined ? { headers: {} } : {}),
-      responseMode: "response-only"
-    }),
-    (e) => e instanceof Captured ? Effect.succeed(HttpClientRequest.setUrl(e.request, baseUrl + e.request.url)) : Effect.fail(e)
-  )
 
 /** A JSON media type (`application/json`, `application/problem+json`, with parameters or not). */
 const isJson = (contentType: string | undefined): boolean => {

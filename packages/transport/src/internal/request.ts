@@ -5,9 +5,10 @@ import { Context, Effect, Option, Schema, SchemaAST } from "effect"
 import { Headers, HttpBody, HttpClientRequest, UrlParams } from "effect/http"
 import type { HttpApiEndpoint } from "effect/http-api"
 import { HttpApi, HttpApiSchema } from "effect/http-api"
+import * as Payload from "./payload.ts"
 
 /**
- * The parts of a request argument (`params`, `query`, `headers`) as the
+ * The parts of a request argument (`params`, `query`, `headers`, `payload`) as the
  * caller passed them.
  *
  * @internal
@@ -16,22 +17,23 @@ export interface Given {
   readonly params?: unknown
   readonly query?: unknown
   readonly headers?: unknown
+  readonly payload?: unknown
 }
 
 /**
  * Builds an endpoint's request directly from its contract, with
  * `fixedHeaders` (accept, User-Agent) already set: the path template
  * compiled once into a function of the encoded params (`encodeURIComponent`
- * per segment), then headers and query, encoded with the endpoint's schemas in
- * the order and with the results of `HttpApiClient` (params, headers, query).
- * Plain fields (`String`, literals, and their optional keys) are checked
- * without running the schema; anything else, and any value those checks
- * refuse, goes through `Schema.encodeUnknownEffect`, so that errors are the
- * schema's own.
+ * per segment), then the payload (see `./payload.ts`), headers and query,
+ * encoded with the endpoint's schemas in the order and with the results of
+ * `HttpApiClient`. Plain fields (`String`, literals, and their optional keys)
+ * are checked without running the schema; anything else, and any value those
+ * checks refuse, goes through `Schema.encodeUnknownEffect`, so that errors
+ * are the schema's own.
  *
- * `undefined` when the endpoint needs `HttpApiClient`'s general encoding (a
- * payload, middleware, an upgrade, a path with optional or constrained
- * parameters).
+ * An endpoint the transport does not build (client middleware, an upgrade or
+ * a streamed success, a multipart or streamed payload, a path with optional
+ * or constrained parameters) fails each call with a message saying so.
  *
  * @internal
  */
@@ -41,18 +43,17 @@ export const makeBuilder = (
   annotations: Context.Context<never>,
   hasMiddleware: boolean,
   fixedHeaders: Readonly<Record<string, string>>
-): ((given: Given) => HttpClientRequest.HttpClientRequest | Effect.Effect<HttpClientRequest.HttpClientRequest, Schema.SchemaError>) | undefined => {
-  if (hasMiddleware || endpoint.payload.size > 0) return undefined
-  // a success that changes the request (an `HttpApiSchema.Upgrade` asks for
-  // `connection: upgrade`) has no data encoding, as a stream has none: such
-  // an endpoint is built by HttpApiClient (a `WithHeaders` success is read
-  // from the response only)
-  for (const success of endpoint.success) if (!plainBody(success)) return undefined
+): (given: Given) => HttpClientRequest.HttpClientRequest | Effect.Effect<HttpClientRequest.HttpClientRequest, unknown> => {
   const makePath = compilePath(endpoint.path, endpoint.params)
-  if (makePath === undefined) return undefined
-  const method = endpoint.method
   // the parse options HttpApiClient uses: the slot's, else the general ones
   const fallback = Context.getOrUndefined(annotations, HttpApi.ParseOptions)
+  const payload = Payload.make(endpoint, Context.getOrUndefined(annotations, HttpApi.PayloadParseOptions) ?? fallback)
+  const why = unsupported(endpoint, hasMiddleware, makePath === undefined, payload)
+  if (why !== undefined || makePath === undefined || typeof payload === "string") {
+    const failure = Effect.fail(`the transport does not build requests of ${endpoint.method} ${endpoint.path}: ${why}`)
+    return () => failure
+  }
+  const method = endpoint.method
   const params = part(endpoint.params, Context.getOrUndefined(annotations, HttpApi.ParamsParseOptions) ?? fallback)
   const headers = part(endpoint.headers, Context.getOrUndefined(annotations, HttpApi.HeadersParseOptions) ?? fallback)
   const query = part(endpoint.query, Context.getOrUndefined(annotations, HttpApi.QueryParseOptions) ?? fallback)
@@ -71,8 +72,12 @@ export const makeBuilder = (
     )
     return q === undefined ? request : HttpClientRequest.appendUrlParams(request, q as UrlParams.Input)
   }
+  const withPayload = (request: HttpClientRequest.HttpClientRequest, encoded: Payload.Encoded) =>
+    encoded._tag === "Body"
+      ? HttpClientRequest.setBody(request, encoded.body)
+      : HttpClientRequest.appendUrlParams(request, encoded.urlParams)
 
-  return (given) => {
+  const parts = (given: Given) => {
     // declared parts default to `{}`, as the typed request allows leaving out
     // a part whose fields are all optional
     const p = params === undefined ? undefined : given.params ?? {}
@@ -93,7 +98,33 @@ export const makeBuilder = (
         )
     )
   }
+  if (payload === undefined) return parts
+  return (given) => {
+    const request = parts(given)
+    return Effect.flatMap(Effect.isEffect(request) ? request : Effect.succeed(request), (built) =>
+      Effect.map(payload(given.payload), (encoded) => withPayload(built, encoded)))
+  }
 }
+
+/** Why the transport does not build an endpoint's requests, if it does not. */
+const unsupported = (
+  endpoint: HttpApiEndpoint.Top,
+  hasMiddleware: boolean,
+  badPath: boolean,
+  payload: ReturnType<typeof Payload.make>
+): string | undefined =>
+  hasMiddleware
+    ? "client middleware"
+    // a success that changes the request (an `HttpApiSchema.Upgrade` asks for
+    // `connection: upgrade`) has no data encoding, as a stream has none (a
+    // `WithHeaders` success is read from the response only)
+    : [...endpoint.success].some((success) => !plainBody(success))
+    ? "an upgrade or a streamed success"
+    : badPath
+    ? "a path whose parameters are not whole segments declared by its params"
+    : typeof payload === "string"
+    ? payload
+    : undefined
 
 /** Whether a success schema is data: its encoded form is not a declaration (an upgrade, a stream). */
 const plainBody = (success: Schema.Top): boolean =>

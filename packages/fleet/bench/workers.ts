@@ -1,0 +1,90 @@
+/**
+ * Phase 2: events applied per second by `Worker.run` (a handler that does
+ * nothing) on Postgres, with 1 and with 3 worker processes.
+ */
+import { Redacted } from "effect"
+import { admin, count } from "./admin.ts"
+import type { Server } from "./ingest.ts"
+import { cpuSeconds, deliveries, drive, EVENTS, median, POOL, secret, startChild, stopChild, WORKER_CONCURRENCY, WORKER_ROUNDS } from "./utils.ts"
+
+interface Layout {
+  readonly processes: number
+  readonly concurrency: number
+  readonly rates: Array<number>
+  readonly cpu: Array<number>
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+
+/** A queue of stored events in database `work_template`, filled through the receiver; answers how many. */
+const fill = async (server: Server) => {
+  const url = await server.createDatabase("work_template")
+  const receiver = await startChild("receiver.ts", { DATABASE_URL: url, WEBHOOK_SECRET: Redacted.value(secret), BENCH_POOL: String(POOL) })
+  await drive(receiver.ready, deliveries("work", EVENTS, 1, 0), 32)
+  await stopChild(receiver)
+  const db = await admin(url)
+  const events = await count(db, "effect_queue")
+  await db.close()
+  return events
+}
+
+/** A fresh copy of the template (retried while the receiver's connections close). */
+const copy = async (root: Awaited<ReturnType<typeof admin>>, name: string) => {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await root.query(`CREATE DATABASE "${name}" TEMPLATE work_template`)
+    } catch (error) {
+      if (attempt >= 50) throw error
+      await sleep(100)
+    }
+  }
+}
+
+/** One run: a copy of the queue drained by `layout`; events per second, and worker CPU per event. */
+const drain = async (server: Server, root: Awaited<ReturnType<typeof admin>>, layout: Layout, name: string, events: number) => {
+  await copy(root, name)
+  const url = server.url.replace(/\/postgres$/, `/${name}`)
+  const env = { DATABASE_URL: url, BENCH_POOL: String(POOL), BENCH_WORKER_CONCURRENCY: String(layout.concurrency) }
+  const workers = await Promise.all(Array.from({ length: layout.processes }, () => startChild("worker.ts", env)))
+  const db = await admin(url)
+  const before = workers.map((worker) => cpuSeconds(worker.child.pid))
+  const start = performance.now()
+  for (const worker of workers) worker.child.stdin!.write("go\n")
+  const deadline = start + 300_000
+  while (await count(db, "effect_queue", "state = 'completed'") < events) {
+    if (performance.now() > deadline) throw new Error(`${name}: not drained in 300 s`)
+    await sleep(20)
+  }
+  const seconds = (performance.now() - start) / 1000
+  const cpu = workers.reduce((total, worker, i) => total + cpuSeconds(worker.child.pid) - before[i]!, 0)
+  layout.rates.push(events / seconds)
+  layout.cpu.push(cpu / events)
+  await Promise.all(workers.map(stopChild))
+  await db.close()
+}
+
+/** Runs the phase and prints its table. */
+export const workersPhase = async (server: Server) => {
+  const events = await fill(server)
+  const root = await admin(server.url)
+  const layouts: ReadonlyArray<Layout> = [
+    { processes: 1, concurrency: WORKER_CONCURRENCY, rates: [], cpu: [] },
+    { processes: 3, concurrency: WORKER_CONCURRENCY, rates: [], cpu: [] },
+    { processes: 1, concurrency: 3 * WORKER_CONCURRENCY, rates: [], cpu: [] }
+  ]
+  let runs = 0
+  for (let round = 0; round < WORKER_ROUNDS; round++) {
+    for (const layout of round % 2 === 0 ? layouts : [...layouts].reverse()) {
+      await drain(server, root, layout, `work_${++runs}`, events)
+    }
+  }
+  await root.close()
+  console.log(`\nworkers: ${events} stored events drained by Worker.run (a handler that does nothing), pools of ${POOL}; medians over ${WORKER_ROUNDS} runs`)
+  console.log(`  ${"".padEnd(34)}${"events/s".padStart(11)}${"CPU µs/event".padStart(14)}`)
+  const base = median(layouts[0]!.rates)
+  for (const layout of layouts) {
+    const label = `${layout.processes} process${layout.processes > 1 ? "es" : ""} × ${layout.concurrency} take loops`
+    const rate = median(layout.rates)
+    console.log(`  ${label.padEnd(34)}${rate.toFixed(0).padStart(11)}${(median(layout.cpu) * 1e6).toFixed(0).padStart(14)}   ${(rate / base).toFixed(2)}x`)
+  }
+}

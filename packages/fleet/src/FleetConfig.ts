@@ -1,0 +1,146 @@
+/**
+ * The environment of a fleet process, read through one Effect `Config`
+ * value: `DATABASE_URL` (Postgres: the event queue, the dead letters, the
+ * cluster and the fleet state), `REDIS_URL` (Redis: the shared request
+ * limits, the 429 holds and the tokens), `FLEET_STORAGE`, and the cluster's
+ * `FLEET_POLL_INTERVAL`, `FLEET_POLL_SIGNALS`, `FLEET_RUNNER_HOST` and
+ * `FLEET_RUNNER_PORT`. Every `layerConfig` of this package reads it.
+ *
+ * Without a URL, what it would hold lives in this process's memory (the
+ * embedded default) and the `layerConfig` that falls back logs one warning
+ * naming what is in memory, so that a misspelt variable in production does
+ * not silently lose durability; `FLEET_STORAGE=memory` says memory is meant
+ * and silences it.
+ *
+ * @since 0.1.0
+ */
+import { Config, Duration, Effect, Option, type Redacted, Schema } from "effect"
+import { FleetError } from "./FleetError.ts"
+
+/**
+ * The settings read from the environment.
+ *
+ * - `databaseUrl`: `DATABASE_URL`, a `postgres://` URL kept `Redacted`; `None`: in memory
+ * - `redisUrl`: `REDIS_URL`, a `redis://` or `rediss://` URL kept `Redacted`; `None`: in memory
+ * - `memory`: `FLEET_STORAGE=memory`: in memory on purpose (no warning; a URL set as well is a `Configuration` error)
+ * - `pollInterval`: `FLEET_POLL_INTERVAL`, a duration (default 15 minutes)
+ * - `pollSignals`: `FLEET_POLL_SIGNALS`, signal codes, comma-separated (default none: no polling)
+ * - `runnerAddress`: `FLEET_RUNNER_HOST` and `FLEET_RUNNER_PORT`, this runner's address
+ *   (`undefined` when neither is set: `localhost:34431`; `effect/cluster`'s own `HOST` and `PORT`
+ *   are not read, `PORT` being often the HTTP server's)
+ *
+ * @example
+ * ```ts
+ * import type { FleetConfig } from "@connected-vehicle/fleet/FleetConfig"
+ *
+ * const durable = (settings: FleetConfig) => settings.databaseUrl._tag === "Some"
+ * ```
+ * @since 0.1.0
+ * @category models
+ */
+export interface FleetConfig {
+  readonly databaseUrl: Option.Option<Redacted.Redacted<string>>
+  readonly redisUrl: Option.Option<Redacted.Redacted<string>>
+  readonly memory: boolean
+  readonly pollInterval: Duration.Duration
+  readonly pollSignals: ReadonlyArray<string>
+  readonly runnerAddress: { readonly host: string; readonly port: number } | undefined
+}
+
+/**
+ * The runner address used when neither `FLEET_RUNNER_HOST` nor
+ * `FLEET_RUNNER_PORT` is set, and for the one that is not.
+ *
+ * @example
+ * ```ts
+ * import { defaultRunnerAddress } from "@connected-vehicle/fleet/FleetConfig"
+ *
+ * const second = { ...defaultRunnerAddress, port: defaultRunnerAddress.port + 1 }
+ * ```
+ * @since 0.1.0
+ * @category config
+ */
+export const defaultRunnerAddress: { readonly host: string; readonly port: number } = { host: "localhost", port: 34431 }
+
+/**
+ * The whole environment of a fleet process, one `Config` value (see
+ * {@link FleetConfig}). The other `ShardingConfig` settings are read by
+ * `effect/cluster` itself (`SHARD_LOCK_EXPIRATION`, ...).
+ *
+ * @example
+ * ```ts
+ * import { ConfigProvider } from "effect"
+ * import * as FleetConfig from "@connected-vehicle/fleet/FleetConfig"
+ *
+ * const env = ConfigProvider.fromEnv({ env: { FLEET_POLL_SIGNALS: "odometer-traveleddistance,charge-voltage" } })
+ * const settings = FleetConfig.config.parse(env)
+ * ```
+ * @since 0.1.0
+ * @category config
+ */
+export const config: Config.Config<FleetConfig> = Config.all({
+  databaseUrl: Config.option(Config.Redacted("DATABASE_URL")),
+  redisUrl: Config.option(Config.Redacted("REDIS_URL")),
+  storage: Config.option(Config.Literals(["memory"], "FLEET_STORAGE")),
+  pollInterval: Config.Duration("FLEET_POLL_INTERVAL").pipe(Config.withDefault(Duration.minutes(15))),
+  pollSignals: Config.Array(Schema.String, "FLEET_POLL_SIGNALS").pipe(Config.withDefault([])),
+  host: Config.option(Config.NonEmptyString("FLEET_RUNNER_HOST")),
+  port: Config.option(Config.Port("FLEET_RUNNER_PORT"))
+}).pipe(Config.map(({ host, port, storage, ...settings }): FleetConfig => ({
+  ...settings,
+  memory: Option.isSome(storage),
+  pollSignals: settings.pollSignals.map((code) => code.trim()).filter((code) => code.length > 0),
+  runnerAddress: Option.isNone(host) && Option.isNone(port) ? undefined : {
+    host: Option.getOrElse(host, () => defaultRunnerAddress.host),
+    port: Option.getOrElse(port, () => defaultRunnerAddress.port)
+  }
+})))
+
+/**
+ * {@link config} read: an invalid value, or `FLEET_STORAGE=memory` with
+ * `DATABASE_URL` or `REDIS_URL` set, is a `FleetError` `Configuration`
+ * naming the variable (never a URL's value).
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import * as FleetConfig from "@connected-vehicle/fleet/FleetConfig"
+ *
+ * const mode = Effect.map(FleetConfig.read, (settings) => settings.databaseUrl._tag === "Some" ? "postgres" : "memory")
+ * ```
+ * @since 0.1.0
+ * @category config
+ */
+export const read: Effect.Effect<FleetConfig, FleetError> = config.pipe(
+  Effect.mapError((cause) => new FleetError({ reason: "Configuration", description: cause.message, cause })),
+  Effect.flatMap((settings) => {
+    const set = [
+      ...(Option.isSome(settings.databaseUrl) ? ["DATABASE_URL"] : []),
+      ...(Option.isSome(settings.redisUrl) ? ["REDIS_URL"] : [])
+    ]
+    return settings.memory && set.length > 0
+      ? Effect.fail(new FleetError({ reason: "Configuration", description: `FLEET_STORAGE=memory, but ${set.join(" and ")} set as well: unset one` }))
+      : Effect.succeed(settings)
+  })
+)
+
+/**
+ * Logs the warning of a `layerConfig` that falls back to memory because
+ * `variable` is not set, naming `what` is in memory; nothing when
+ * `FLEET_STORAGE=memory` says memory is meant.
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import * as FleetConfig from "@connected-vehicle/fleet/FleetConfig"
+ *
+ * const warned = Effect.flatMap(FleetConfig.read, (settings) =>
+ *   FleetConfig.warnMemory(settings, "DATABASE_URL", "my job table"))
+ * ```
+ * @since 0.1.0
+ * @category config
+ */
+export const warnMemory = (settings: FleetConfig, variable: "DATABASE_URL" | "REDIS_URL", what: string): Effect.Effect<void> =>
+  settings.memory
+    ? Effect.void
+    : Effect.logWarning(`${variable} is not set: ${what} in this process's memory, lost when it stops (FLEET_STORAGE=memory if that is meant)`)

@@ -1,0 +1,101 @@
+/**
+ * The one `Config` of the package: what it reads, what it refuses, and the
+ * warning of a `layerConfig` that falls back to memory.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import { ConfigProvider, Duration, Effect, Layer, Logger, Option, Redacted, References } from "effect"
+import * as FleetConfig from "@connected-vehicle/fleet/FleetConfig"
+import * as Ingestion from "@connected-vehicle/fleet/Ingestion"
+import * as SharedLimits from "@connected-vehicle/fleet/SharedLimits"
+import * as SharedRedis from "@connected-vehicle/fleet/SharedRedis"
+import * as SharedToken from "@connected-vehicle/fleet/SharedToken"
+
+const withEnv = (env: Record<string, string>) => Effect.provide(ConfigProvider.layer(ConfigProvider.fromEnv({ env })))
+
+/** The warnings logged while `effect` runs. */
+const warningsOf = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+  Effect.gen(function*() {
+    const warnings: Array<string> = []
+    const logger = Logger.make((options) => {
+      if (options.logLevel === "Warn") warnings.push(Logger.formatLogFmt.log(options))
+    })
+    yield* effect.pipe(Effect.provide(Logger.layer([logger])), Effect.provideService(References.MinimumLogLevel, "All"))
+    return warnings
+  })
+
+describe("FleetConfig", () => {
+  it.effect("DATABASE_URL and REDIS_URL are read as Redacted URLs, absent means in memory; FLEET_* and their defaults", () =>
+    Effect.gen(function*() {
+      const unset = yield* FleetConfig.read.pipe(withEnv({}))
+      assert.isTrue(Option.isNone(unset.databaseUrl) && Option.isNone(unset.redisUrl))
+      assert.isFalse(unset.memory)
+      assert.strictEqual(Duration.toMillis(unset.pollInterval), 15 * 60_000)
+      assert.deepStrictEqual([unset.pollSignals, unset.runnerAddress], [[], undefined])
+
+      const set = yield* FleetConfig.read.pipe(withEnv({
+        DATABASE_URL: "postgres://u:secret@h/db",
+        REDIS_URL: "redis://:hush@h:6379",
+        FLEET_POLL_INTERVAL: "90 seconds",
+        FLEET_POLL_SIGNALS: "odometer-traveleddistance, charge-voltage",
+        FLEET_RUNNER_PORT: "34500"
+      }))
+      assert.isTrue(Option.isSome(set.databaseUrl) && Redacted.isRedacted(set.databaseUrl.value))
+      assert.isTrue(Option.isSome(set.redisUrl) && Redacted.isRedacted(set.redisUrl.value))
+      assert.notInclude(String(set.databaseUrl), "secret")
+      assert.notInclude(String(set.redisUrl), "hush")
+      assert.strictEqual(Duration.toMillis(set.pollInterval), 90_000)
+      assert.deepStrictEqual(set.pollSignals, ["odometer-traveleddistance", "charge-voltage"])
+      assert.deepStrictEqual(set.runnerAddress, { host: "localhost", port: 34500 })
+    }))
+
+  it.effect("FLEET_STORAGE=memory with a URL set, or an invalid value, is a Configuration error", () =>
+    Effect.gen(function*() {
+      const both = yield* Effect.flip(FleetConfig.read.pipe(withEnv({ FLEET_STORAGE: "memory", DATABASE_URL: "postgres://u:secret@h/db" })))
+      assert.strictEqual(both.reason, "Configuration")
+      assert.include(both.message, "DATABASE_URL")
+      assert.notInclude(both.message, "secret")
+      const typo = yield* Effect.flip(FleetConfig.read.pipe(withEnv({ FLEET_STORAGE: "memroy" })))
+      assert.strictEqual(typo.reason, "Configuration")
+      const memory = yield* FleetConfig.read.pipe(withEnv({ FLEET_STORAGE: "memory" }))
+      assert.isTrue(memory.memory)
+    }))
+
+  it.effect("a layerConfig falling back to memory logs one warning naming what is in memory; FLEET_STORAGE=memory silences it", () =>
+    Effect.gen(function*() {
+      const build = <A, E>(layer: Layer.Layer<A, E>, env: Record<string, string>) =>
+        warningsOf(Layer.build(layer).pipe(Effect.scoped, withEnv(env)))
+      const ingestion = yield* build(Ingestion.layerConfig(), {})
+      assert.strictEqual(ingestion.length, 1)
+      assert.include(ingestion[0]!, "DATABASE_URL is not set")
+      assert.include(ingestion[0]!, "event queue")
+      const limits = yield* build(SharedLimits.layerConfig(), {})
+      assert.strictEqual(limits.length, 1)
+      assert.include(limits[0]!, "REDIS_URL is not set")
+      assert.include(limits[0]!, "request limits")
+      const token = yield* build(SharedToken.layerConfig(), {})
+      assert.include(token[0]!, "tokens")
+      assert.deepStrictEqual(yield* build(Layer.mergeAll(Ingestion.layerConfig(), SharedLimits.layerConfig()), { FLEET_STORAGE: "memory" }), [])
+    }))
+
+  it.effect("a malformed REDIS_URL is a Configuration error naming the variable, with no part of the URL (its password) in it", () =>
+    Effect.gen(function*() {
+      for (const url of ["redis://user:s3cret@[not-a-host:6379", "http://user:s3cret@cache.internal:6379", "user:s3cret@cache.internal"]) {
+        const error = yield* Effect.flip(Layer.build(SharedLimits.layerConfig()).pipe(Effect.scoped, withEnv({ REDIS_URL: url })))
+        assert.strictEqual(error.reason, "Configuration", url)
+        assert.include(error.message, "REDIS_URL")
+        assert.isUndefined(error.cause)
+        assert.notInclude(JSON.stringify(error), "s3cret")
+        assert.notInclude(String(error), "s3cret")
+      }
+      const direct = yield* Effect.flip(Layer.build(SharedRedis.layer({ url: Redacted.make("redis://:s3cret@[::1") })).pipe(Effect.scoped))
+      assert.strictEqual(direct.reason, "Configuration")
+      assert.notInclude(JSON.stringify(direct), "s3cret")
+    }))
+
+  it.effect("SharedRedis.layer: a connectTimeout that is not a duration is a Configuration error naming it", () =>
+    Effect.gen(function*() {
+      const error = yield* Effect.flip(Layer.build(SharedRedis.layer({ url: Redacted.make("redis://127.0.0.1:6379"), connectTimeout: "soon" as never })).pipe(Effect.scoped))
+      assert.strictEqual(error.reason, "Configuration")
+      assert.include(error.message, "connectTimeout")
+    }))
+})
