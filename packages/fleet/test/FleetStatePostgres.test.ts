@@ -8,11 +8,9 @@ import { assert, describe, it } from "@effect/vitest"
 import { NodeHttpServer } from "@effect/platform-node"
 import { spawn } from "node:child_process"
 import { createServer } from "node:http"
-import { createServer as createNetServer } from "node:net"
 import { join } from "node:path"
 import { Context, DateTime, Effect, Exit, Fiber, Layer, Redacted, Schedule, Schema, Scope, Stream } from "effect"
 import { Sharding, ShardId } from "effect/cluster"
-import { SqlClient } from "effect/sql"
 import * as Database from "@connected-vehicle/fleet/Database"
 import * as DurableReceiver from "@connected-vehicle/fleet/DurableReceiver"
 import * as FleetCluster from "@connected-vehicle/fleet/FleetCluster"
@@ -24,7 +22,7 @@ import { Simulator } from "@connected-vehicle/simulator/Simulator"
 import * as Simulated from "@connected-vehicle/testing/Simulated"
 import { secret } from "./fixtures.ts"
 import { eventually } from "./stateFixtures.ts"
-import { freshDatabase } from "./utils.ts"
+import { freePort, freshDatabase, query } from "./utils.ts"
 
 const odometer = "odometer-traveleddistance"
 const charge = "tractionbattery-stateofcharge"
@@ -40,14 +38,6 @@ const fast = {
   runnerHealthCheckInterval: "1 second"
 } as const
 
-const freePort = Effect.callback<number>((resume) => {
-  const server = createNetServer()
-  server.listen(0, "127.0.0.1", () => {
-    const port = (server.address() as { port: number }).port
-    server.close(() => resume(Effect.succeed(port)))
-  })
-})
-
 /** A runner on Postgres at `url` (its own pool and port), built into the test's scope. */
 const runner = (url: Redacted.Redacted<string>, options?: FleetCluster.Options) =>
   Effect.gen(function*() {
@@ -59,13 +49,6 @@ const runner = (url: Redacted.Redacted<string>, options?: FleetCluster.Options) 
 
 const reading = (code: string, value: number, at: string): FleetState.Reading =>
   Schema.decodeUnknownSync(FleetState.Reading)({ code, name: code, group: "G", body: { unit: "u", value }, oemUpdatedAt: at })
-
-/** Rows of a query on `url`, through a short-lived client. */
-const query = <A extends object>(url: Redacted.Redacted<string>, text: string) =>
-  Effect.flatMap(SqlClient.SqlClient, (sql) => sql.unsafe<A>(text)).pipe(
-    Effect.provide(Database.layer({ url, maxConnections: 1 })),
-    Effect.orDie
-  )
 
 const NoPolls = Simulated.layer({ signIn: false })
 
@@ -229,7 +212,7 @@ describe("FleetState on Postgres", () => {
       const url = freshDatabase("killed")
       const child = spawn(process.execPath, [join(import.meta.dirname, "processes", "runner.ts")], {
         env: { ...process.env, DATABASE_URL: Redacted.value(url), FLEET_RUNNER_PORT: String(yield* freePort) },
-        stdio: ["ignore", "pipe", "pipe"]
+        stdio: ["pipe", "pipe", "pipe"] // its stdin: it exits when this process is gone
       })
       yield* Effect.addFinalizer(() => Effect.sync(() => child.kill("SIGKILL")))
       let childShards = 0

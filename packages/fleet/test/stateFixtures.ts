@@ -2,7 +2,7 @@
  * `VEHICLE_STATE` events with chosen readings, and the wait the state tests
  * share.
  */
-import { Effect, Schedule } from "effect"
+import { type Duration, Effect, Schedule } from "effect"
 
 export interface Value {
   readonly code: string
@@ -44,10 +44,10 @@ export const readingEvent = (eventId: string, vehicleId: string, values: Readonl
   }
 })
 
-/** Waits (live clock) until `check` holds; fails after `timeoutMs`. */
-export const eventually = <E, R>(check: Effect.Effect<boolean, E, R>, timeoutMs = 15_000) =>
+/** Waits (live clock) until `check` holds, checking every `every`; fails after `timeoutMs`. */
+export const eventually = <E, R>(check: Effect.Effect<boolean, E, R>, timeoutMs = 15_000, every: Duration.Input = "25 millis") =>
   check.pipe(
-    Effect.repeat({ until: (ok) => ok, schedule: Schedule.spaced("25 millis") }),
+    Effect.repeat({ until: (ok) => ok, schedule: Schedule.spaced(every) }),
     Effect.timeoutOrElse({ duration: timeoutMs, orElse: () => Effect.die(new Error(`not within ${timeoutMs} ms`)) }),
     Effect.asVoid
   )

@@ -197,6 +197,18 @@ describe("bursts of webhook deliveries", () => {
       assert.strictEqual((yield* Effect.flip(sim.burst)).status, 404)
     }).pipe(Effect.provide(Loopback)))
 
+  it.effect("values are what JSON carries: no -0 (a negative value rounded to zero is 0)", () =>
+    Effect.gen(function*() {
+      const sim = yield* Simulator
+      yield* twoReceivers
+      yield* sim.startBurst({ events: 3_000, vehicles: 40, ratePerSecond: 1, seed: 23 })
+      const truth = yield* sim.burstTruth
+      yield* sim.cancelBurst
+      const values = truth.events.flatMap((event) => event.signals.map((signal) => signal.body.value))
+      assert.isTrue(values.some((value) => value === 0))
+      assert.isFalse(values.some((value) => Object.is(value, -0)))
+    }).pipe(Effect.provide(Loopback)))
+
   it.live("control routes: start, progress, wait, truth; clear refusals", () =>
     Effect.gen(function*() {
       const sim = yield* Simulator

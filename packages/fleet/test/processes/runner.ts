@@ -3,18 +3,50 @@
  * (`DATABASE_URL`), listening on 127.0.0.1:`FLEET_RUNNER_PORT`, with the
  * test's short shard lock settings. It prints `shards <n>` (the shards it
  * holds) every 200 ms until it is killed (the test sends SIGKILL).
+ *
+ * With `SIM_URL` (and `CLIENT_ID`, `CLIENT_SECRET`), a vehicle idle for
+ * `POLL_INTERVAL_MS` is polled (the signals of `POLL_SIGNALS`,
+ * comma-separated) on that simulator, through `SharedAccess.layerSdk`: the
+ * request limits (`VEHICLE_LIMIT` and `APPLICATION_LIMIT` per second) and
+ * the application token (due `REFRESH_AHEAD_MS` before it expires) shared
+ * with the other runners on `REDIS_URL`, under the key prefix `PREFIX`.
+ * Without it, no polls (an in-memory simulator stands in for the SDK).
  */
 import { Effect, Layer, Redacted, Schedule } from "effect"
 import { Sharding, ShardId } from "effect/cluster"
+import * as OAuthConfig from "@connected-vehicle/auth/OAuthConfig"
+import * as ConnectedVehicle from "@connected-vehicle/sdk/ConnectedVehicle"
+import * as TransportConfig from "@connected-vehicle/transport/TransportConfig"
 import * as FleetCluster from "@connected-vehicle/fleet/FleetCluster"
+import * as SharedAccess from "@connected-vehicle/fleet/SharedAccess"
 import * as Simulated from "@connected-vehicle/testing/Simulated"
+import { exitWithParent } from "../children.ts"
 
+const env = (name: string) => process.env[name] ?? ""
 const shardsPerGroup = Number(process.env.SHARDS_PER_GROUP ?? "60")
+const polling = env("SIM_URL") !== ""
+const refreshAhead = Number(env("REFRESH_AHEAD_MS") || "60000")
+
+/** What the polls read through: the simulator at `SIM_URL`, limits and token shared on Redis. */
+const Sdk = polling
+  ? SharedAccess.layerSdk((shared) =>
+    ConnectedVehicle.layerWith(
+      TransportConfig.layerOrigin(env("SIM_URL")),
+      OAuthConfig.layer({ clientId: env("CLIENT_ID"), clientSecret: Redacted.make(env("CLIENT_SECRET")), refreshAhead }),
+      shared
+    ), {
+    prefix: env("PREFIX"),
+    perVehicle: { limit: Number(env("VEHICLE_LIMIT")), window: "1 second" },
+    perApplication: { limit: Number(env("APPLICATION_LIMIT")), window: "1 second" },
+    token: { refreshAhead }
+  })
+  : Simulated.layer({ signIn: false })
 
 const Runner = FleetCluster.layerPostgres({
-  url: Redacted.make(process.env.DATABASE_URL ?? ""),
+  url: Redacted.make(env("DATABASE_URL")),
   maxConnections: 6,
-  runnerAddress: { host: "127.0.0.1", port: Number(process.env.FLEET_RUNNER_PORT) },
+  runnerAddress: { host: "127.0.0.1", port: Number(env("FLEET_RUNNER_PORT")) },
+  ...(polling ? { pollInterval: Number(env("POLL_INTERVAL_MS")), pollSignals: env("POLL_SIGNALS").split(",") } : {}),
   shardingConfig: {
     shardsPerGroup,
     shardLockRefreshInterval: "1 second",
@@ -24,7 +56,7 @@ const Runner = FleetCluster.layerPostgres({
     entityReplyPollInterval: "50 millis",
     runnerHealthCheckInterval: "1 second"
   }
-}).pipe(Layer.provide(Simulated.layer({ signIn: false })))
+}).pipe(Layer.provide(Sdk))
 
 const report = Effect.gen(function*() {
   const sharding = yield* Sharding.Sharding
@@ -32,4 +64,5 @@ const report = Effect.gen(function*() {
   yield* Effect.sync(() => process.stdout.write(`shards ${held.length}\n`))
 }).pipe(Effect.repeat(Schedule.spaced("200 millis")))
 
+exitWithParent()
 Effect.runFork(Layer.launch(Layer.effectDiscard(Effect.forkScoped(report)).pipe(Layer.provide(Runner))))

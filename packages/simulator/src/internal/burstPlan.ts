@@ -134,7 +134,8 @@ const valuesOf = (random: () => number, supported: ReadonlyArray<SignalDefinitio
   if (chosen.length === 0) chosen = [supported[Math.floor(random() * supported.length)]!]
   return chosen.map((definition) => {
     const [unit, low, high] = ranges[definition.code]!
-    return { definition, body: { unit, value: Math.round((low + random() * (high - low)) * 10) / 10 }, at }
+    // + 0: a negative value rounded to zero is 0, not -0 (which JSON cannot carry)
+    return { definition, body: { unit, value: Math.round((low + random() * (high - low)) * 10) / 10 + 0 }, at }
   })
 }
 
