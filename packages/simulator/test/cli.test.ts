@@ -47,13 +47,17 @@ describe("pnpm simulator (src/bin.ts)", () => {
           stdio: ["ignore", "pipe", "pipe"]
         })
         let out = ""
+        // once: a later chunk must not check (and send SIGTERM) again, or a
+        // second SIGTERM can land after the runtime removed its handlers
+        let checked = false
         const timer = setTimeout(() => {
           child.kill("SIGKILL")
           reject(new Error(`no listening line: ${out}`))
         }, 20_000)
         child.stdout.on("data", async (chunk: Buffer) => {
           out += chunk.toString()
-          if (!out.includes("docs:")) return
+          if (checked || !out.includes("docs:")) return
+          checked = true
           clearTimeout(timer)
           try {
             const lines = out.trim().split("\n")
@@ -89,9 +93,14 @@ const stopWith = (args: ReadonlyArray<string>, signal: NodeJS.Signals) =>
         child.kill("SIGKILL")
         reject(new Error(`not serving: ${stdout}`))
       }, 30_000)
+      let sent = false
       child.stdout.on("data", (chunk: Buffer) => {
         stdout += chunk.toString()
-        if (stdout.includes("docs:")) child.kill(signal)
+        // one signal: a second one can land after the runtime removed its handlers
+        if (!sent && stdout.includes("docs:")) {
+          sent = true
+          child.kill(signal)
+        }
       })
       child.on("exit", (code) => {
         clearTimeout(timer)
