@@ -19,9 +19,7 @@ import * as legacy from "./internal/legacyReadings.ts"
 import * as values from "./internal/readings.ts"
 import * as seeded from "./internal/seeded.ts"
 
-// ---------------------------------------------------------------------------
-// Hashing
-// ---------------------------------------------------------------------------
+// --- Hashing ---
 
 /**
  * A 32-bit mixing hash of a few integers (murmur3 finaliser per step).
@@ -52,9 +50,7 @@ export const hash: (...parts: ReadonlyArray<number>) => number = seeded.hash
  */
 export const prng: (seed: number) => () => number = seeded.prng
 
-// ---------------------------------------------------------------------------
-// Catalogs
-// ---------------------------------------------------------------------------
+// --- Catalogs ---
 
 /**
  * A signal the simulator knows, with how its value behaves.
@@ -175,9 +171,7 @@ export const serviceHistoryMakes: ReadonlyArray<string> = catalog.serviceHistory
 export const allPermissions: ReadonlyArray<Permission> = catalog.allPermissions
 
 
-// ---------------------------------------------------------------------------
-// The dataset
-// ---------------------------------------------------------------------------
+// --- The dataset ---
 
 /**
  * Sizes of the dataset.
@@ -329,9 +323,7 @@ export interface Dataset {
  */
 export const makeDataset: (options: DatasetOptions) => Dataset = dataset.makeDataset
 
-// ---------------------------------------------------------------------------
-// Time-dependent values
-// ---------------------------------------------------------------------------
+// --- Time-dependent values ---
 
 /**
  * The readings of a vehicle as of its last report (simulated time, ms since
@@ -417,9 +409,7 @@ export const signalStatus = values.signalStatus
  */
 export const signalBody: (code: string, r: Readings, v: VehicleInfo) => Record<string, unknown> = values.signalBody
 
-// ---------------------------------------------------------------------------
-// Legacy values
-// ---------------------------------------------------------------------------
+// --- Legacy values ---
 
 /**
  * The body of a legacy read endpoint, in the unit system asked for.

@@ -19,6 +19,7 @@ import type { Duration, Redacted, Scope } from "effect"
 import type { HttpServerRequest, HttpServerResponse } from "effect/http"
 import type { BurstInput, BurstView, GroundTruth } from "./Burst.ts"
 import type { Dataset, WebhookInfo } from "./Data.ts"
+import type { SubscriptionInput, SubscriptionView, VehicleErrorInput, WebhookInput, WebhookPatch, WebhookView } from "./DeliveryModels.ts"
 import * as bursts from "./internal/burstRun.ts"
 import * as actions from "./internal/deliveryActions.ts"
 import { clearLog, loggedEntries, makeEngine, resetEngine } from "./internal/deliveryEngine.ts"
@@ -160,146 +161,26 @@ export const WebhookControlError: typeof policy.WebhookControlError = policy.Web
 export type WebhookControlError = policy.WebhookControlError
 
 /**
- * A webhook to create. `triggers` and `data` are signal codes of the catalog;
- * `secret` overrides the simulator's webhook secret for this webhook.
- *
- * @example
- * ```ts
- * import type { WebhookInput } from "@connected-vehicle/simulator/Delivery"
- *
- * const input: WebhookInput = {
- *   name: "Fleet",
- *   callbackUri: "http://127.0.0.1:3000/webhooks",
- *   triggers: ["odometer-traveleddistance"],
- *   data: ["odometer-traveleddistance", "location-preciselocation"]
- * }
- * ```
- * @since 0.2.0
- * @category models
- */
-export interface WebhookInput {
-  readonly name: string
-  readonly callbackUri: string
-  readonly errorCallbackUri?: string | undefined
-  readonly triggers: ReadonlyArray<string>
-  readonly data: ReadonlyArray<string>
-  /** Default true. */
-  readonly isEnabled?: boolean | undefined
-  /** Default false (no connection is created later in the simulator, so it changes nothing). */
-  readonly autoSubscribe?: boolean | undefined
-  readonly secret?: Redacted.Redacted<string> | string | undefined
-}
-
-/**
- * Changes to a created webhook; a new `callbackUri` is verified again.
- *
- * @example
- * ```ts
- * import type { WebhookPatch } from "@connected-vehicle/simulator/Delivery"
- *
- * const disable: WebhookPatch = { isEnabled: false, errorCallbackUri: null }
- * ```
- * @since 0.2.0
- * @category models
- */
-export interface WebhookPatch {
-  readonly name?: string | undefined
-  readonly callbackUri?: string | undefined
-  /** `null` removes it (errors then go to `callbackUri`). */
-  readonly errorCallbackUri?: string | null | undefined
-  readonly isEnabled?: boolean | undefined
-}
-
-/**
- * A created webhook as the control surface shows it (never its secret).
- *
- * @example
- * ```ts
- * import type { WebhookView } from "@connected-vehicle/simulator/Delivery"
- *
- * const receivesEvents = (webhook: WebhookView) => webhook.isEnabled && webhook.verification === "succeeded"
- * ```
- * @since 0.2.0
- * @category models
- */
-export interface WebhookView {
-  readonly id: string
-  readonly name: string
-  readonly callbackUri: string
-  readonly errorCallbackUri: string | null
-  readonly triggers: ReadonlyArray<string>
-  readonly data: ReadonlyArray<string>
-  readonly isEnabled: boolean
-  readonly autoSubscribe: boolean
-  readonly createdAt: string
-  /** The outcome of the last `VERIFY` handshake; events go to verified webhooks only. */
-  readonly verification: "pending" | "succeeded" | "failed"
-}
-
-/**
- * A subscription to create: a created webhook, a user and one of their
- * connected vehicles.
+ * The webhooks, subscriptions and vehicle errors of the control surface (see
+ * `DeliveryModels`).
  *
  * @example
  * ```ts
  * import type { SubscriptionInput } from "@connected-vehicle/simulator/Delivery"
  *
- * const input: SubscriptionInput = { webhookId: "wh-1", userId: "user-1", vehicleId: "vehicle-1" }
+ * const input: SubscriptionInput = { webhookId: "wh_1", userId: "usr_1", vehicleId: "veh_1" }
  * ```
  * @since 0.2.0
  * @category models
  */
-export interface SubscriptionInput {
-  readonly webhookId: string
-  readonly userId: string
-  readonly vehicleId: string
-}
-
-/**
- * A created subscription; `firstDeliveryEventId` is the `FIRST_DELIVERY`
- * event (undefined while the webhook is disabled or not verified: it is sent
- * once it is).
- *
- * @example
- * ```ts
- * import type { SubscriptionView } from "@connected-vehicle/simulator/Delivery"
- *
- * const firstEvent = (subscription: SubscriptionView) => subscription.firstDeliveryEventId ?? "none yet"
- * ```
- * @since 0.2.0
- * @category models
- */
-export interface SubscriptionView {
-  readonly id: string
-  readonly webhookId: string
-  readonly userId: string
-  readonly vehicleId: string
-  readonly createdAt: string
-  readonly firstDeliveryEventId: string | undefined
-}
-
-/**
- * An error to inject on a vehicle (every field has a default:
- * `VEHICLE_STATE` / `ASLEEP` / `RETRY_LATER`).
- *
- * @example
- * ```ts
- * import type { VehicleErrorInput } from "@connected-vehicle/simulator/Delivery"
- *
- * const lowVoltage: VehicleErrorInput = { type: "VEHICLE_STATE", code: "LOW_VOLTAGE", signals: ["tractionbattery-stateofcharge"] }
- * ```
- * @since 0.2.0
- * @category models
- */
-export interface VehicleErrorInput {
-  readonly type?: string | undefined
-  readonly code?: string | undefined
-  readonly description?: string | undefined
-  readonly suggestedUserMessage?: string | undefined
-  readonly resolution?: string | undefined
-  /** Signal codes the error affects. */
-  readonly signals?: ReadonlyArray<string> | undefined
-}
+export type {
+  SubscriptionInput,
+  SubscriptionView,
+  VehicleErrorInput,
+  WebhookInput,
+  WebhookPatch,
+  WebhookView
+} from "./DeliveryModels.ts"
 
 /**
  * What a control action queued: the ids of the events it sent (one per

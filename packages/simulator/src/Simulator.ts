@@ -22,7 +22,8 @@ import { accessSecondsOf, makeUsage, setRateLimits } from "./internal/usage.ts"
 import * as RateLimit from "./RateLimit.ts"
 import type { Fault, RequestLogEntry } from "./State.ts"
 import { State } from "./State.ts"
-import type { RetireLegacy } from "./Sunset.ts"
+import type { SimulatorData } from "./SimulatorData.ts"
+import type { SimulatorOptions } from "./SimulatorOptions.ts"
 
 /**
  * The roots of the spec (see `App.Root`).
@@ -92,145 +93,32 @@ export type {
 } from "./Delivery.ts"
 
 /**
- * Options of a simulator run. A duration (`latency`, `headersTimeout`,
- * `requestTimeout`) that is not a non-negative, finite `Duration` input makes
- * the layer constructor throw an `InvalidArgument` naming it.
+ * Options of a simulator run (see `SimulatorOptions`).
  *
  * @example
  * ```ts
- * import { layer } from "@connected-vehicle/simulator/Simulator"
  * import type { SimulatorOptions } from "@connected-vehicle/simulator/Simulator"
  *
- * const options: SimulatorOptions = { seed: 7, latency: "20 millis", requestTimeout: "5 seconds" }
- * const SimulatorLive = layer(options)
+ * const options: SimulatorOptions = { seed: 7, latency: "20 millis" }
  * ```
  * @since 0.1.0
  * @category models
  */
-export interface SimulatorOptions {
-  /** Seed of the dataset (default 42). */
-  readonly seed?: number
-  /** Number of vehicles (default 50; at least `connections`). */
-  readonly vehicles?: number
-  /** Number of users (default 20). */
-  readonly users?: number
-  /** Number of webhooks (default 8). */
-  readonly webhooks?: number
-  /** Number of connections, one per vehicle (default 40). */
-  readonly connections?: number
-  /** Client id accepted by the authorization server (default `demo-client-id`). */
-  readonly clientId?: string
-  /** Client secret accepted by the authorization server (default `demo-client-secret`). */
-  readonly clientSecret?: string
-  /**
-   * Redirect URIs registered for the client (default {@link DEFAULT_REDIRECT_URIS}:
-   * loopback `http` on any port, and `https://app.example`). An entry is
-   * `scheme://host[:port]` (any path) or a full URI (that path only); port `*`
-   * is any port. `/oauth/authorize` answers 400 for any other `redirect_uri`.
-   */
-  readonly redirectUris?: ReadonlyArray<string>
-  /** Share of requests answered with an injected 500 (0..1, default 0; seeded). */
-  readonly failureRate?: number
-  /** Latency added to every request (a `Duration` input; default 0; a number is milliseconds). */
-  readonly latency?: Duration.Input
-  /**
-   * Rehearse the v2.0 sunset: `true` answers every `/v2.0` request `410 Gone`
-   * (section 7 envelope); `"afterSunset"` does so once the simulator's `Clock`
-   * reaches 2026-12-01 (`Sunset.SUNSET_MILLIS`). Default `false`: v2.0
-   * answers, with its `Deprecation` / `Sunset` / `Link` headers.
-   */
-  readonly retireLegacy?: RetireLegacy
-  /**
-   * The webhook secret (the application's management token in the real
-   * service): the key of every delivery's `SC-Signature` and of the `VERIFY`
-   * challenge (default `Delivery.DEFAULT_WEBHOOK_SECRET`). A webhook created
-   * with its own `secret` uses that one.
-   */
-  readonly webhookSecret?: Redacted.Redacted<string> | string
-  /**
-   * Loopback servers: a request's head (request line and headers) must
-   * arrive within this `Duration` of its first byte, else `408` with
-   * the envelope and the connection closes (default
-   * {@link DEFAULT_HEADERS_TIMEOUT}, 10 s; 0 = only the request
-   * timeout; at most `requestTimeout`).
-   */
-  readonly headersTimeout?: Duration.Input
-  /**
-   * Loopback servers: a whole request (head and body) must arrive within this
-   * `Duration` of its first byte, else `408` as above (default
-   * {@link DEFAULT_REQUEST_TIMEOUT}, 30 s; 0 = no limit).
-   */
-  readonly requestTimeout?: Duration.Input
-  /** Per-vehicle and per-application request limits (default none; see `RateLimit`). */
-  readonly rateLimit?: RateLimit.RateLimitOptions
-  /**
-   * Lifetime of the access tokens issued (`expires_in`), in whole seconds of
-   * at least 1 (default the spec's 7200 s): a test in another process, on the
-   * wall clock, can see tokens expire and be refreshed.
-   */
-  readonly accessTokenLifetime?: Duration.Input
-}
+export type { SimulatorOptions } from "./SimulatorOptions.ts"
 
 /**
- * A seeded vehicle as tests see it.
- *
- * @example
- * ```ts
- * import { Effect } from "effect"
- * import { Simulator } from "@connected-vehicle/simulator/Simulator"
- *
- * const firstVehicle = Simulator.useSync((sim) => sim.data.vehicle(sim.data.vehicleIds[0]!))
- * ```
- * @since 0.1.0
- * @category models
- */
-export interface VehicleView {
-  readonly id: string
-  readonly make: string
-  readonly model: string
-  readonly year: number
-  readonly powertrainType: "ICE" | "BEV" | "PHEV"
-  readonly region: "US" | "CA" | "EUROPE"
-  readonly mode: "live" | "simulated"
-  readonly vin: string
-  readonly signalCodes: ReadonlyArray<string>
-  readonly supportsServiceHistory: boolean
-}
-
-/**
- * Read access to the seeded dataset.
+ * Read access to the seeded dataset (see `SimulatorData`).
  *
  * @example
  * ```ts
  * import type { SimulatorData } from "@connected-vehicle/simulator/Simulator"
  *
- * const connectedVehicles = (data: SimulatorData) => data.vehicleIds.slice(0, data.connectionCount)
+ * const connected = (data: SimulatorData) => data.vehicleIds.slice(0, data.connectionCount)
  * ```
  * @since 0.1.0
  * @category models
  */
-export interface SimulatorData {
-  readonly seed: number
-  readonly users: ReadonlyArray<{ readonly id: string; readonly externalId: string }>
-  /** Every vehicle id; the first `connectionCount` have a connection. */
-  readonly vehicleIds: ReadonlyArray<string>
-  readonly connectionOf: (vehicleId: string) => { readonly userId: string; readonly connectionId: string } | undefined
-  readonly vehicle: (vehicleId: string) => VehicleView | undefined
-  /** Vehicle ids connected to a user. */
-  readonly vehiclesOf: (userId: string) => ReadonlyArray<string>
-  readonly connectionCount: number
-  readonly connectionIds: (page: { readonly offset: number; readonly limit: number }) => ReadonlyArray<string>
-  readonly subscriptionCount: number
-  readonly webhooks: ReadonlyArray<{
-    readonly id: string
-    readonly name: string
-    readonly callbackUri: string
-    readonly isEnabled: boolean
-    readonly autoSubscribe: boolean
-  }>
-  /** Status of a signal of a connected vehicle (fixed by the seed). */
-  readonly signalStatus: (vehicleId: string, signalCode: string) => "SUCCESS" | "ERROR" | "UNAVAILABLE" | undefined
-}
+export type { SimulatorData, VehicleView } from "./SimulatorData.ts"
 
 /**
  * The simulator.

@@ -10,6 +10,9 @@ import { TokenLifetimes } from "@connected-vehicle/schema/OAuth"
 import type { Permission } from "@connected-vehicle/schema/OAuth"
 import { randomBytes } from "node:crypto"
 import { prng } from "./Data.ts"
+import * as records from "./internal/stateRecords.ts"
+import type { CodeRecord, FaultRule, LoggedHeaders, LogSlot, RefreshRecord, UsedCode, UserGrant } from "./internal/stateRecords.ts"
+import { entryOf, pathMatches } from "./internal/stateRecords.ts"
 
 /**
  * An injected fault (see the README for the control header that spells them).
@@ -74,77 +77,6 @@ export type Grant =
     readonly mode: Mode
     readonly expiresAt: number
   }
-
-interface CodeRecord {
-  readonly userIndex: number
-  readonly scopes: ReadonlySet<Permission>
-  readonly mode: Mode
-  readonly redirectUri: string
-  readonly expiresAt: number
-}
-
-interface RefreshRecord {
-  readonly userIndex: number
-  readonly scopes: ReadonlySet<Permission>
-  readonly mode: Mode
-  readonly expiresAt: number
-  /** The code exchange the token descends from (kept through rotations). */
-  readonly family: number
-}
-
-/** A user grant and the code exchange it descends from. */
-type UserGrant = Extract<Grant, { readonly _tag: "User" }> & { readonly family: number }
-
-/** A code already exchanged: replaying it revokes the tokens of its family. */
-interface UsedCode {
-  readonly family: number
-  readonly expiresAt: number
-}
-
-/**
- * Request headers as logged: Node's own record (a repeated header is an
- * array, joined with ", " when the log is read) or the application's.
- */
-type LoggedHeaders = Readonly<Record<string, string | ReadonlyArray<string> | undefined>>
-
-/**
- * A log slot: what the request carried, split and redacted when read. A
- * generated request id is kept as its number (`req-<seed>-<n>` when read).
- * The slot of a request logged once answered (`reusable`) is rewritten in
- * place when the ring comes round to it: no new object per request.
- */
-interface LogSlot {
-  method: string
-  url: string
-  headers: LoggedHeaders
-  requestId: string | number
-  status: number
-  readonly reusable: boolean
-}
-
-const entryOf = (seed: number, slot: LogSlot): RequestLogEntry => {
-  const q = slot.url.indexOf("?")
-  const headers: Record<string, string> = {}
-  for (const key in slot.headers) {
-    const value = slot.headers[key]
-    if (value === undefined) continue
-    headers[key] = key === "authorization" ? "<redacted>" : typeof value === "string" ? value : value.join(", ")
-  }
-  return {
-    method: slot.method,
-    path: q === -1 ? slot.url : slot.url.slice(0, q),
-    query: q === -1 ? "" : slot.url.slice(q + 1),
-    headers,
-    status: slot.status,
-    requestId: typeof slot.requestId === "number" ? generatedRequestId(seed, slot.requestId) : slot.requestId
-  }
-}
-
-interface FaultRule {
-  readonly path: string | RegExp | undefined
-  readonly method: string | undefined
-  readonly faults: Array<Fault>
-}
 
 /**
  * The request log keeps the last 10,000 requests.
@@ -241,7 +173,7 @@ const token = (prefix: string) => `${prefix}_${randomBytes(24).toString("base64u
  * @since 0.1.0
  * @category utils
  */
-export const generatedRequestId = (seed: number, n: number): string => `req-${seed}-${n}`
+export const generatedRequestId: (seed: number, n: number) => string = records.generatedRequestId
 
 /**
  * Mutable simulator state. `now` reads the simulator's `Clock`.
@@ -520,13 +452,4 @@ export class State {
     }
     return grant
   }
-}
-
-const pathMatches = (pattern: string | RegExp, path: string): boolean => {
-  if (typeof pattern !== "string") {
-    pattern.lastIndex = 0
-    return pattern.test(path)
-  }
-  const base = pattern.endsWith("/") ? pattern.slice(0, -1) : pattern
-  return path === pattern || path === base || path.startsWith(base + "/")
 }

@@ -1,0 +1,88 @@
+/**
+ * Options of a simulator run (`Simulator.layer`, `layerRoots`, `layerTest`).
+ *
+ * @since 0.1.0
+ */
+import type { Duration, Redacted } from "effect"
+import type * as RateLimit from "./RateLimit.ts"
+import type { RetireLegacy } from "./Sunset.ts"
+
+/**
+ * Options of a simulator run. A duration (`latency`, `headersTimeout`,
+ * `requestTimeout`) that is not a non-negative, finite `Duration` input makes
+ * the layer constructor throw an `InvalidArgument` naming it.
+ *
+ * @example
+ * ```ts
+ * import { layer } from "@connected-vehicle/simulator/Simulator"
+ * import type { SimulatorOptions } from "@connected-vehicle/simulator/Simulator"
+ *
+ * const options: SimulatorOptions = { seed: 7, latency: "20 millis", requestTimeout: "5 seconds" }
+ * const SimulatorLive = layer(options)
+ * ```
+ * @since 0.1.0
+ * @category models
+ */
+export interface SimulatorOptions {
+  /** Seed of the dataset (default 42). */
+  readonly seed?: number
+  /** Number of vehicles (default 50; at least `connections`). */
+  readonly vehicles?: number
+  /** Number of users (default 20). */
+  readonly users?: number
+  /** Number of webhooks (default 8). */
+  readonly webhooks?: number
+  /** Number of connections, one per vehicle (default 40). */
+  readonly connections?: number
+  /** Client id accepted by the authorization server (default `demo-client-id`). */
+  readonly clientId?: string
+  /** Client secret accepted by the authorization server (default `demo-client-secret`). */
+  readonly clientSecret?: string
+  /**
+   * Redirect URIs registered for the client (default {@link DEFAULT_REDIRECT_URIS}:
+   * loopback `http` on any port, and `https://app.example`). An entry is
+   * `scheme://host[:port]` (any path) or a full URI (that path only); port `*`
+   * is any port. `/oauth/authorize` answers 400 for any other `redirect_uri`.
+   */
+  readonly redirectUris?: ReadonlyArray<string>
+  /** Share of requests answered with an injected 500 (0..1, default 0; seeded). */
+  readonly failureRate?: number
+  /** Latency added to every request (a `Duration` input; default 0; a number is milliseconds). */
+  readonly latency?: Duration.Input
+  /**
+   * Rehearse the v2.0 sunset: `true` answers every `/v2.0` request `410 Gone`
+   * (section 7 envelope); `"afterSunset"` does so once the simulator's `Clock`
+   * reaches 2026-12-01 (`Sunset.SUNSET_MILLIS`). Default `false`: v2.0
+   * answers, with its `Deprecation` / `Sunset` / `Link` headers.
+   */
+  readonly retireLegacy?: RetireLegacy
+  /**
+   * The webhook secret (the application's management token in the real
+   * service): the key of every delivery's `SC-Signature` and of the `VERIFY`
+   * challenge (default `Delivery.DEFAULT_WEBHOOK_SECRET`). A webhook created
+   * with its own `secret` uses that one.
+   */
+  readonly webhookSecret?: Redacted.Redacted<string> | string
+  /**
+   * Loopback servers: a request's head (request line and headers) must
+   * arrive within this `Duration` of its first byte, else `408` with
+   * the envelope and the connection closes (default
+   * {@link DEFAULT_HEADERS_TIMEOUT}, 10 s; 0 = only the request
+   * timeout; at most `requestTimeout`).
+   */
+  readonly headersTimeout?: Duration.Input
+  /**
+   * Loopback servers: a whole request (head and body) must arrive within this
+   * `Duration` of its first byte, else `408` as above (default
+   * {@link DEFAULT_REQUEST_TIMEOUT}, 30 s; 0 = no limit).
+   */
+  readonly requestTimeout?: Duration.Input
+  /** Per-vehicle and per-application request limits (default none; see `RateLimit`). */
+  readonly rateLimit?: RateLimit.RateLimitOptions
+  /**
+   * Lifetime of the access tokens issued (`expires_in`), in whole seconds of
+   * at least 1 (default the spec's 7200 s): a test in another process, on the
+   * wall clock, can see tokens expire and be refreshed.
+   */
+  readonly accessTokenLifetime?: Duration.Input
+}
