@@ -19,7 +19,7 @@ import type {
   WebhookInput,
   WebhookPatch,
   WebhookView
-} from "../Delivery.ts"
+} from "../DeliveryModels.ts"
 import type { Engine, SubscriptionRecord, WebhookRecord } from "./deliveryEngine.ts"
 import { deliverable, iso, newId, ref } from "./deliveryEngine.ts"
 import { sendError, sendFirstDeliveries, sendState, verify } from "./deliveryEvents.ts"

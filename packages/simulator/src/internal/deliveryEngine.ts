@@ -12,7 +12,8 @@ import { Clock, DateTime, Duration, Effect, Option, Redacted, Schema } from "eff
 import type { Context, Scope } from "effect"
 import { randomUUID } from "node:crypto"
 import type { Dataset, SignalDefinition } from "../Data.ts"
-import type { DeliveryLogEntry, Reading, WebhookView } from "../Delivery.ts"
+import type { DeliveryLogEntry, Reading } from "../Delivery.ts"
+import type { WebhookView } from "../DeliveryModels.ts"
 import {
   ATTEMPT_TIMEOUT,
   DEFAULT_WEBHOOK_SECRET,
