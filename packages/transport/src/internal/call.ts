@@ -19,11 +19,12 @@ import type { HttpClientResponse } from "effect/http"
 import { InvalidArgument } from "@connected-vehicle/schema/InvalidArgument"
 import type { Credentials } from "../Credentials.ts"
 import { requestIdOf, type TransportConfig } from "../TransportConfig.ts"
-import { Timeout, UnexpectedStatus } from "../ConnectedVehicleError.ts"
+import * as ConnectedVehicleError from "../ConnectedVehicleError.ts"
 import { withoutCredentials } from "./http.ts"
 import type { Hook } from "./hooks.ts"
 import * as Hooks from "./hooks.ts"
 import * as SdkLog from "./log.ts"
+import * as Timeout from "./timeout.ts"
 import { secretsOf } from "./redact.ts"
 import type { Policy } from "./policy.ts"
 import * as CallPolicy from "./policy.ts"
@@ -102,7 +103,7 @@ const handle = (
   })
   if (status >= 400) return Effect.flatMap(decodeError(response, ctx(), secretsOf(response.request)), Effect.fail)
   // the service never redirects: a redirect is not followed, whatever the client
-  if (status >= 300) return Effect.fail(fail(new UnexpectedStatus({ ...ctx(), ...locationOf(response) })))
+  if (status >= 300) return Effect.fail(fail(new ConnectedVehicleError.UnexpectedStatus({ ...ctx(), ...locationOf(response) })))
   return Effect.map(
     Effect.mapError(spec.decode(response), (error): AnyError => mapDecodeError(error, ctx())),
     (value): Result<unknown> => ({ value, status, requestId, headers: response.headers })
@@ -112,7 +113,7 @@ const handle = (
 /** The `Timeout` of an attempt cut at `limit` milliseconds, with what it saw of the response head. */
 const timeoutOf = (spec: MethodSpec, call: Call, limit: number, seen: Seen): AnyError =>
   fail(
-    new Timeout({
+    new ConnectedVehicleError.Timeout({
       method: spec.method,
       url: urlOf(call),
       timeout: Duration.millis(limit),
@@ -137,10 +138,7 @@ const attempt = (spec: MethodSpec, call: Call, token: Redacted.Redacted<string> 
         mapSendError(error, method, path, withoutCredentials(error.request.url, error.request.urlParams))),
       (response) => call.hooks === undefined ? handle(spec, response, seen) : Effect.andThen(call.hooks(response), handle(spec, response, seen))
     )
-    const timed = Effect.timeoutOrElse(exchange, {
-      duration: Duration.millis(limit),
-      orElse: () => Effect.fail(timeoutOf(spec, call, limit, seen))
-    })
+    const timed = Timeout.timeoutOrElse(exchange, limit, () => Effect.fail(timeoutOf(spec, call, limit, seen)))
     // one debug line per attempt, once it is over (the fiber's log level decides, as for any log line)
     return !SdkLog.enabledIn(fiber, config.logLevel, "Debug") ? timed : Effect.onExit(timed, (exit) =>
       log.log("Debug", "http attempt", {
