@@ -26,7 +26,9 @@
 import { execFileSync } from "node:child_process"
 import { availableParallelism, loadavg } from "node:os"
 import * as PostgresServer from "@connected-vehicle/testing/PostgresServer"
+import { applyPhase } from "./apply.ts"
 import { ingestPhase } from "./ingest.ts"
+import { pollPhase } from "./poll.ts"
 import { killChildren, PHASES } from "./utils.ts"
 import { workersPhase } from "./workers.ts"
 
@@ -40,6 +42,8 @@ const main = async () => {
   try {
     if (PHASES.has("ingest")) await ingestPhase(server)
     if (PHASES.has("workers")) await workersPhase(server)
+    if (PHASES.has("apply")) await applyPhase(server)
+    if (PHASES.has("poll")) await pollPhase(server)
   } finally {
     killChildren()
     await server.stop()
