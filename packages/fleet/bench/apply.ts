@@ -3,10 +3,10 @@
  * with 3 runner processes (`runner.ts`: a cluster runner whose workers send
  * each event to its vehicle's entity, which writes the state tables).
  */
-import { admin, count } from "./admin.ts"
+import { admin } from "./admin.ts"
 import type { Server } from "./ingest.ts"
-import { APPLY_EVENTS, APPLY_ROUNDS, cpuSeconds, freePort, median, POOL, RUNNER_CONCURRENCY, startChild, stopChild } from "./utils.ts"
-import { copy, fill, sleep } from "./workers.ts"
+import { APPLY_EVENTS, APPLY_ROUNDS, freePort, median, POOL, RUNNER_CONCURRENCY, startChild } from "./utils.ts"
+import { copy, fill, timeUntil } from "./workers.ts"
 
 interface Layout {
   readonly runners: number
@@ -27,21 +27,7 @@ const run = async (server: Server, root: Awaited<ReturnType<typeof admin>>, layo
       BENCH_RUNNER_CONCURRENCY: String(layout.concurrency)
     })))
   layout.shards.push(runners.map((runner) => runner.ready).join("+"))
-  const db = await admin(url)
-  const before = runners.map((runner) => cpuSeconds(runner.child.pid))
-  const start = performance.now()
-  for (const runner of runners) runner.child.stdin!.write("go\n")
-  const deadline = start + 300_000
-  while (await count(db, "fleet_applied_events") < events) {
-    if (performance.now() > deadline) throw new Error(`${name}: not applied in 300 s`)
-    await sleep(20)
-  }
-  const seconds = (performance.now() - start) / 1000
-  const cpu = runners.reduce((total, runner, i) => total + cpuSeconds(runner.child.pid) - before[i]!, 0)
-  layout.rates.push(events / seconds)
-  layout.cpu.push(cpu / events)
-  await Promise.all(runners.map(stopChild))
-  await db.close()
+  await timeUntil(url, runners, { table: "fleet_applied_events", where: "TRUE", events }, layout)
 }
 
 /** Runs the phase and prints its table. */

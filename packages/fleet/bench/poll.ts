@@ -11,16 +11,25 @@
 import * as RedisServer from "@connected-vehicle/testing/RedisServer"
 import { admin, count } from "./admin.ts"
 import type { Server } from "./ingest.ts"
-import { cpuSeconds, freePort, nextLine, POLL_SECONDS, POLL_VEHICLES, POOL, startChild, stopChild } from "./utils.ts"
+import { type Child, cpuSeconds, freePort, nextLine, POLL_SECONDS, POLL_VEHICLES, POOL, startChild, stopChild } from "./utils.ts"
 import { sleep } from "./workers.ts"
 
 interface Figures {
+  readonly polls: number
   readonly rate: number
   readonly clientCpu: number
   readonly simCpu: number
 }
 
 const interval = Number(process.env["BENCH_POLL_INTERVAL_MS"] ?? 1000)
+
+/** The simulator's count of the application's requests: accepted, answered 429. */
+const usage = async (sim: Child) => {
+  const line = nextLine(sim, /usage (\d+) (\d+)\n/)
+  sim.child.stdin!.write("usage\n")
+  const [, accepted, limited] = await line
+  return { accepted: Number(accepted), limited: Number(limited) }
+}
 
 /** CPU seconds of `pids` while `during` runs. */
 const cpuWhile = async <A>(pids: ReadonlyArray<number | undefined>, during: () => Promise<A>) => {
@@ -45,6 +54,7 @@ export const pollPhase = async (server: Server) => {
     })
     const requests = Number(measuredRaw.result[1])
     const limit: Figures = {
+      polls: requests / Number(measuredRaw.result[2]),
       rate: requests / Number(measuredRaw.result[2]),
       clientCpu: (measuredRaw.cpu[0]! / requests) * 1000,
       simCpu: (measuredRaw.cpu[1]! / requests) * 1000
@@ -68,22 +78,31 @@ export const pollPhase = async (server: Server) => {
     const db = await admin(url)
     const polls = () => count(db, "fleet_applied_events", "event_id LIKE 'poll:%'")
     const measured = await cpuWhile([poller.child.pid, sim.child.pid], async () => {
-      const first = await polls()
+      const [first, served] = [await polls(), await usage(sim)]
       const start = performance.now()
       await sleep(POLL_SECONDS * 1000)
-      return { polls: (await polls()) - first, seconds: (performance.now() - start) / 1000 }
+      const [last, now] = [await polls(), await usage(sim)]
+      return {
+        polls: last - first,
+        requests: now.accepted - served.accepted,
+        limited: now.limited - served.limited,
+        seconds: (performance.now() - start) / 1000
+      }
     })
+    const { limited, requests: sent, seconds } = measured.result
     const fleet: Figures = {
-      rate: measured.result.polls / measured.result.seconds,
-      clientCpu: (measured.cpu[0]! / measured.result.polls) * 1000,
-      simCpu: (measured.cpu[1]! / measured.result.polls) * 1000
+      polls: measured.result.polls / seconds,
+      rate: sent / seconds,
+      clientCpu: (measured.cpu[0]! / sent) * 1000,
+      simCpu: (measured.cpu[1]! / sent) * 1000
     }
     await db.close()
     await stopChild(poller)
 
     console.log(
       `\npolling: ${targets.length} vehicles, each polled every ${interval} ms by its entity (demand ${Math.round(targets.length * 1000 / interval)}/s), ` +
-        `one request per poll, measured over ${POLL_SECONDS} s; the simulator and Redis in processes of their own`
+        `measured over ${POLL_SECONDS} s; the simulator and Redis in processes of their own; ` +
+        `entities: ${fleet.polls.toFixed(0)} polls/s, ${limited} requests answered 429`
     )
     const row = (cells: ReadonlyArray<string>) => console.log(`  ${cells[0]!.padEnd(40)}${cells.slice(1).map((c) => c.padStart(14)).join("")}`)
     row(["", "requests/s", "client CPU-s", "sim CPU-s", "req/CPU-s"])

@@ -3,8 +3,10 @@
  * `BENCH_POLL_VEHICLES` vehicles, each connected, and request limits on:
  * 10 per vehicle and `BENCH_POLL_APP_LIMIT` for the application, per
  * second. Prints `ready <json>`: its URL, client credential, and the
- * (vehicle, user) pairs to poll.
+ * (vehicle, user) pairs to poll; then, for each line on stdin,
+ * `usage <accepted> <limited>`: the application's requests so far.
  */
+import { createInterface } from "node:readline"
 import { Effect, Redacted } from "effect"
 import * as Simulator from "@connected-vehicle/simulator/Simulator"
 
@@ -19,7 +21,12 @@ const program = Effect.gen(function*() {
   })
   const ready = { url: sim.url, clientId: sim.clientId, clientSecret: Redacted.value(sim.clientSecret), targets }
   process.stdout.write(`ready ${JSON.stringify(ready)}\n`)
-  return yield* Effect.never
+  return yield* Effect.promise(async () => {
+    for await (const _ of createInterface({ input: process.stdin })) {
+      const usage = await Effect.runPromise(sim.usage)
+      process.stdout.write(`usage ${usage.application.accepted} ${usage.application.limited}\n`)
+    }
+  })
 })
 
 Effect.runPromise(program.pipe(Effect.provide(Simulator.layer({

@@ -96,7 +96,7 @@ export const startChild = (script: string, env: Record<string, string>): Promise
     child.stdout!.setEncoding("utf8")
     child.stdout!.on("data", (chunk: string) => {
       out += chunk
-      const ready = /^ready ?(.*)$/m.exec(out)
+      const ready = /^ready ?(.*)\n/m.exec(out) // a whole line: a long one comes in several chunks
       if (ready !== null) {
         child.stdout!.removeAllListeners("data")
         child.stdout!.resume()

@@ -5,7 +5,7 @@
 import { Redacted } from "effect"
 import { admin, count } from "./admin.ts"
 import type { Server } from "./ingest.ts"
-import { cpuSeconds, deliveries, drive, EVENTS, median, POOL, secret, startChild, stopChild, WORKER_CONCURRENCY, WORKER_ROUNDS } from "./utils.ts"
+import { type Child, cpuSeconds, deliveries, drive, EVENTS, median, POOL, secret, startChild, stopChild, WORKER_CONCURRENCY, WORKER_ROUNDS } from "./utils.ts"
 
 interface Layout {
   readonly processes: number
@@ -42,26 +42,41 @@ export const copy = async (server: Server, root: Awaited<ReturnType<typeof admin
   }
 }
 
+/**
+ * Starts `children` (a line on stdin), waits until `table` of `url` has
+ * `events` rows `where`; records events per second, and the children's CPU
+ * per event, in `into`.
+ */
+export const timeUntil = async (
+  url: string,
+  children: ReadonlyArray<Child>,
+  query: { readonly table: string; readonly where: string; readonly events: number },
+  into: { readonly rates: Array<number>; readonly cpu: Array<number> }
+) => {
+  const { events, table, where } = query
+  const db = await admin(url)
+  const before = children.map((child) => cpuSeconds(child.child.pid))
+  const start = performance.now()
+  for (const child of children) child.child.stdin!.write("go\n")
+  const deadline = start + 300_000
+  while (await count(db, table, where) < events) {
+    if (performance.now() > deadline) throw new Error(`${url}: ${events} rows of ${table} not reached in 300 s`)
+    await sleep(20)
+  }
+  const seconds = (performance.now() - start) / 1000
+  const cpu = children.reduce((total, child, i) => total + cpuSeconds(child.child.pid) - before[i]!, 0)
+  await Promise.all(children.map(stopChild))
+  await db.close()
+  into.rates.push(events / seconds)
+  into.cpu.push(cpu / events)
+}
+
 /** One run: a copy of the queue drained by `layout`; events per second, and worker CPU per event. */
 const drain = async (server: Server, root: Awaited<ReturnType<typeof admin>>, layout: Layout, name: string, events: number) => {
   const url = await copy(server, root, name, "work_template")
   const env = { DATABASE_URL: url, BENCH_POOL: String(POOL), BENCH_WORKER_CONCURRENCY: String(layout.concurrency) }
   const workers = await Promise.all(Array.from({ length: layout.processes }, () => startChild("worker.ts", env)))
-  const db = await admin(url)
-  const before = workers.map((worker) => cpuSeconds(worker.child.pid))
-  const start = performance.now()
-  for (const worker of workers) worker.child.stdin!.write("go\n")
-  const deadline = start + 300_000
-  while (await count(db, "effect_queue", "state = 'completed'") < events) {
-    if (performance.now() > deadline) throw new Error(`${name}: not drained in 300 s`)
-    await sleep(20)
-  }
-  const seconds = (performance.now() - start) / 1000
-  const cpu = workers.reduce((total, worker, i) => total + cpuSeconds(worker.child.pid) - before[i]!, 0)
-  layout.rates.push(events / seconds)
-  layout.cpu.push(cpu / events)
-  await Promise.all(workers.map(stopChild))
-  await db.close()
+  await timeUntil(url, workers, { table: "effect_queue", where: "state = 'completed'", events }, layout)
 }
 
 /** Runs the phase and prints its table. */
