@@ -18,15 +18,30 @@
  *    does nothing, in 1 process and in 3 processes of
  *    `BENCH_WORKER_CONCURRENCY` take loops each (and in 1 process with as
  *    many loops as the 3 together); events completed per second.
+ * 3. apply: a queue of `BENCH_APPLY_EVENTS` stored events (one per vehicle)
+ *    applied by the vehicle entities (`Worker.run` → `VehicleEntity.handler`
+ *    → the entity's `Apply` → `FleetState` on Postgres) with 1 and with 3
+ *    runner processes of `BENCH_RUNNER_CONCURRENCY` take loops each; events
+ *    applied per second and runner CPU per event.
+ * 4. poll: the simulator and Redis in processes of their own; one runner
+ *    whose entities poll `BENCH_POLL_VEHICLES` vehicles every
+ *    `BENCH_POLL_INTERVAL_MS` through the SDK under the shared limits and
+ *    token on Redis, against a raw undici loop of the same requests;
+ *    requests per second and CPU seconds per 1,000 requests, each measured
+ *    for `BENCH_POLL_SECONDS`.
  *
  * Run: `pnpm --filter @connected-vehicle/fleet bench`. `BENCH_DELIVERIES`
  * (2000), `BENCH_ROUNDS` (3), `BENCH_EVENTS` (5000), `BENCH_WORKER_ROUNDS`
- * (3) and `BENCH_PHASES` (`ingest,workers`) size it.
+ * (3), `BENCH_APPLY_EVENTS` (2000), `BENCH_APPLY_ROUNDS` (1),
+ * `BENCH_POLL_VEHICLES` (1000), `BENCH_POLL_SECONDS` (15) and
+ * `BENCH_PHASES` (`ingest,workers,apply,poll`) size it.
  */
 import { execFileSync } from "node:child_process"
 import { availableParallelism, loadavg } from "node:os"
 import * as PostgresServer from "@connected-vehicle/testing/PostgresServer"
+import { applyPhase } from "./apply.ts"
 import { ingestPhase } from "./ingest.ts"
+import { pollPhase } from "./poll.ts"
 import { killChildren, PHASES } from "./utils.ts"
 import { workersPhase } from "./workers.ts"
 
@@ -40,6 +55,8 @@ const main = async () => {
   try {
     if (PHASES.has("ingest")) await ingestPhase(server)
     if (PHASES.has("workers")) await workersPhase(server)
+    if (PHASES.has("apply")) await applyPhase(server)
+    if (PHASES.has("poll")) await pollPhase(server)
   } finally {
     killChildren()
     await server.stop()

@@ -5,6 +5,7 @@
  */
 import { type ChildProcess, spawn } from "node:child_process"
 import { readFileSync } from "node:fs"
+import { createServer } from "node:net"
 import { join } from "node:path"
 import { Redacted } from "effect"
 import { Pool } from "undici"
@@ -28,8 +29,18 @@ export const EVENTS = int("BENCH_EVENTS", 5000)
 export const WORKER_CONCURRENCY = int("BENCH_WORKER_CONCURRENCY", 8)
 /** Worker runs per layout. */
 export const WORKER_ROUNDS = int("BENCH_WORKER_ROUNDS", 3)
-/** Which phases run: `ingest`, `workers`. */
-export const PHASES = new Set((process.env["BENCH_PHASES"] ?? "ingest,workers").split(",").map((phase) => phase.trim()))
+/** Events in the queue at the start of each runner run (applied by vehicle entities). */
+export const APPLY_EVENTS = int("BENCH_APPLY_EVENTS", 2000)
+/** Take loops per runner process. */
+export const RUNNER_CONCURRENCY = int("BENCH_RUNNER_CONCURRENCY", 32)
+/** Runner runs per layout. */
+export const APPLY_ROUNDS = int("BENCH_APPLY_ROUNDS", 1)
+/** Vehicles the polling phase keeps. */
+export const POLL_VEHICLES = int("BENCH_POLL_VEHICLES", 1000)
+/** Seconds each side of the polling phase is measured. */
+export const POLL_SECONDS = int("BENCH_POLL_SECONDS", 15)
+/** Which phases run: `ingest`, `workers`, `apply`, `poll`. */
+export const PHASES = new Set((process.env["BENCH_PHASES"] ?? "ingest,workers,apply,poll").split(",").map((phase) => phase.trim()))
 
 /** The webhook secret the deliveries are signed with (and the receiver verifies). */
 export const secret = Redacted.make("bench-management-token-fleet")
@@ -85,12 +96,37 @@ export const startChild = (script: string, env: Record<string, string>): Promise
     child.stdout!.setEncoding("utf8")
     child.stdout!.on("data", (chunk: string) => {
       out += chunk
-      const ready = /^ready ?(.*)$/m.exec(out)
+      const ready = /^ready ?(.*)\n/m.exec(out) // a whole line: a long one comes in several chunks
       if (ready !== null) {
         child.stdout!.removeAllListeners("data")
         child.stdout!.resume()
         resolve({ child, ready: ready[1]!.trim() })
       }
+    })
+  })
+
+/** The next line of a child's output matching `pattern` (its match), after `ready`. */
+export const nextLine = ({ child }: Child, pattern: RegExp): Promise<RegExpExecArray> =>
+  new Promise((resolve) => {
+    let out = ""
+    const onData = (chunk: string) => {
+      out += chunk
+      const match = pattern.exec(out)
+      if (match !== null) {
+        child.stdout!.off("data", onData)
+        resolve(match)
+      }
+    }
+    child.stdout!.on("data", onData)
+  })
+
+/** A free TCP port on 127.0.0.1. */
+export const freePort = (): Promise<number> =>
+  new Promise((resolve) => {
+    const server = createServer()
+    server.listen(0, "127.0.0.1", () => {
+      const port = (server.address() as { port: number }).port
+      server.close(() => resolve(port))
     })
   })
 

@@ -5,6 +5,10 @@
  * layer: in memory (one process) or SQL (`PersistedQueue.layerStoreSql`, on
  * Postgres: every receiver and worker of a deployment shares it).
  *
+ * A finished event's row is kept for the queue's `retention` (default 1
+ * hour), then removed by the cleanup `Ingestion`'s layers run: within the
+ * retention an id offered again is a no-op, after it the id is new.
+ *
  * @since 0.1.0
  */
 import type { DeliveredEvent } from "@connected-vehicle/schema/WebhookEvent"
@@ -13,6 +17,7 @@ import { Clock, Context, Duration, Effect, Layer, Metric, Schedule, Schema } fro
 import { PersistedQueue } from "effect/persistence"
 import { FleetError } from "./FleetError.ts"
 import { eventLag, eventsOffered, eventsTaken, queueDepth } from "./FleetMetrics.ts"
+import { cleanupIntervalMillis, retentionMillis } from "./internal/retention.ts"
 
 /**
  * The events a queue holds: every delivered kind (`VEHICLE_STATE`,
@@ -86,9 +91,20 @@ export interface Options {
    * Keep `FleetMetrics.queueDepth` (events stored and not finished): exact
    * only when this process is the only one offering to and taking from the
    * queue, as embedded (`Ingestion.layerMemory` turns it on; default false).
-   * It remembers every event id offered, as the memory store does.
+   * It remembers the ids the store remembers: pending ones, and finished
+   * ones for the `retention`.
    */
   readonly countDepth?: boolean | undefined
+  /**
+   * How long a finished event (completed, or moved to the dead letters) is
+   * kept in the store, and so how long the same id offered again is a no-op
+   * (default 1 hour; `Duration.infinity`: forever). `Ingestion`'s layers run
+   * the cleanup (`PersistedQueue.layerCleanup`) every quarter of it (from 1
+   * second to 15 minutes), so a finished event is removed between
+   * `retention` and `retention` plus that interval after it finished.
+   * Pending events, retries included, are never removed.
+   */
+  readonly retention?: Duration.Input | undefined
 }
 
 /**
@@ -199,6 +215,40 @@ const measure = (taken: Taken) =>
   })
 
 /**
+ * The ids behind `queueDepth` when one process alone offers and takes: the
+ * pending ones, and the finished ones until surely cleaned up from the store
+ * (`forgetAfter` milliseconds after they finished). An id offered while
+ * either holds it is a duplicate the store ignores; an id taken that was not
+ * pending (offered again while the store may have forgotten it) is not
+ * counted down, as it was not counted up.
+ */
+const depthOf = (forgetAfter: number) => {
+  const pending = new Set<string>()
+  const finished = new Map<string, number>() // in the order they finished
+  const forget = (now: number) => {
+    for (const [id, at] of finished) {
+      if (now - at < forgetAfter) return
+      finished.delete(id)
+    }
+  }
+  return {
+    /** Whether this offer counts one more pending event. */
+    offered: (id: string, now: number): boolean => {
+      forget(now)
+      if (pending.has(id) || finished.has(id)) return false
+      pending.add(id)
+      return true
+    },
+    /** Whether this finish counts one pending event less. */
+    finished: (id: string, now: number): boolean => {
+      finished.delete(id)
+      finished.set(id, now)
+      return pending.delete(id)
+    }
+  }
+}
+
+/**
  * The queue on the `PersistedQueueFactory` in context (whose store decides
  * where events are kept).
  *
@@ -226,16 +276,19 @@ export const make = (options?: Options): Effect.Effect<Service, never, Persisted
       maxAttempts: maxAttempts + storeSlack,
       retrySchedule: options?.retrySchedule ?? defaultRetrySchedule
     })
-    const depth = options?.countDepth === true ? new Set<string>() : undefined
+    const retention = yield* Effect.orElseSucceed(retentionMillis(options?.retention), () => Infinity)
+    const depth = options?.countDepth === true ? depthOf(retention + 2 * cleanupIntervalMillis(retention)) : undefined
     return EventQueue.of({
       name,
       maxAttempts,
       offer: (event, offerOptions) => {
         const id = offerOptions?.id ?? event.eventId
-        return Effect.flatMap(Clock.currentTimeMillis, (receivedAt) => queue.offer({ event, receivedAt }, { id })).pipe(
-          Effect.mapError(queueError(`store event ${event.eventId}`)),
-          Effect.tap(() => Metric.update(eventsOffered, 1)),
-          Effect.tap(() => depth === undefined || depth.has(id) ? Effect.void : (depth.add(id), Metric.modify(queueDepth, 1))),
+        return Effect.flatMap(Clock.currentTimeMillis, (receivedAt) =>
+          queue.offer({ event, receivedAt }, { id }).pipe(
+            Effect.mapError(queueError(`store event ${event.eventId}`)),
+            Effect.tap(() => Metric.update(eventsOffered, 1)),
+            Effect.tap(() => depth?.offered(id, receivedAt) === true ? Metric.modify(queueDepth, 1) : Effect.void)
+          )).pipe(
           Effect.withSpan("fleet.EventQueue.offer", { attributes: { "fleet.event_id": event.eventId, "fleet.queue_id": id } })
         )
       },
@@ -243,7 +296,10 @@ export const make = (options?: Options): Effect.Effect<Service, never, Persisted
         queue.take((element, { attempts, id }) => {
           const taken: Taken = "receivedAt" in element ? { id, attempts, receivedAt: element.receivedAt } : { id, attempts }
           return Effect.andThen(measure(taken), f("receivedAt" in element ? element.event : element, taken)).pipe(
-            Effect.tap(() => depth === undefined ? Effect.void : Metric.modify(queueDepth, -1))
+            Effect.tap(() =>
+              depth === undefined ? Effect.void : Effect.flatMap(Clock.currentTimeMillis, (now) =>
+                depth.finished(id, now) ? Metric.modify(queueDepth, -1) : Effect.void)
+            )
           )
         }).pipe(
           Effect.mapError((error) => error instanceof PersistedQueue.PersistedQueueError ? queueError("take an event")(error) : error)

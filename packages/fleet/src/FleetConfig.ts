@@ -2,7 +2,8 @@
  * The environment of a fleet process, read through one Effect `Config`
  * value: `DATABASE_URL` (Postgres: the event queue, the dead letters, the
  * cluster and the fleet state), `REDIS_URL` (Redis: the shared request
- * limits, the 429 holds and the tokens), `FLEET_STORAGE`, and the cluster's
+ * limits, the 429 holds and the tokens), `FLEET_STORAGE`, the event queue's
+ * `FLEET_QUEUE_RETENTION`, and the cluster's
  * `FLEET_POLL_INTERVAL`, `FLEET_POLL_SIGNALS`, `FLEET_RUNNER_HOST` and
  * `FLEET_RUNNER_PORT`. Every `layerConfig` of this package reads it.
  *
@@ -16,6 +17,7 @@
  */
 import { Config, Duration, Effect, Option, type Redacted, Schema } from "effect"
 import { FleetError } from "./FleetError.ts"
+import { defaultRetention } from "./internal/retention.ts"
 
 /**
  * The settings read from the environment.
@@ -23,6 +25,9 @@ import { FleetError } from "./FleetError.ts"
  * - `databaseUrl`: `DATABASE_URL`, a `postgres://` URL kept `Redacted`; `None`: in memory
  * - `redisUrl`: `REDIS_URL`, a `redis://` or `rediss://` URL kept `Redacted`; `None`: in memory
  * - `memory`: `FLEET_STORAGE=memory`: in memory on purpose (no warning; a URL set as well is a `Configuration` error)
+ * - `queueRetention`: `FLEET_QUEUE_RETENTION`, a duration (default 1 hour): how long the event
+ *   queue keeps a finished event, and so how long the same `eventId` delivered again is stored
+ *   once (`EventQueue.Options.retention`)
  * - `pollInterval`: `FLEET_POLL_INTERVAL`, a duration (default 15 minutes)
  * - `pollSignals`: `FLEET_POLL_SIGNALS`, signal codes, comma-separated (default none: no polling)
  * - `runnerAddress`: `FLEET_RUNNER_HOST` and `FLEET_RUNNER_PORT`, this runner's address
@@ -42,6 +47,7 @@ export interface FleetConfig {
   readonly databaseUrl: Option.Option<Redacted.Redacted<string>>
   readonly redisUrl: Option.Option<Redacted.Redacted<string>>
   readonly memory: boolean
+  readonly queueRetention: Duration.Duration
   readonly pollInterval: Duration.Duration
   readonly pollSignals: ReadonlyArray<string>
   readonly runnerAddress: { readonly host: string; readonly port: number } | undefined
@@ -82,6 +88,7 @@ export const config: Config.Config<FleetConfig> = Config.all({
   databaseUrl: Config.option(Config.Redacted("DATABASE_URL")),
   redisUrl: Config.option(Config.Redacted("REDIS_URL")),
   storage: Config.option(Config.Literals(["memory"], "FLEET_STORAGE")),
+  queueRetention: Config.Duration("FLEET_QUEUE_RETENTION").pipe(Config.withDefault(defaultRetention)),
   pollInterval: Config.Duration("FLEET_POLL_INTERVAL").pipe(Config.withDefault(Duration.minutes(15))),
   pollSignals: Config.Array(Schema.String, "FLEET_POLL_SIGNALS").pipe(Config.withDefault([])),
   host: Config.option(Config.NonEmptyString("FLEET_RUNNER_HOST")),

@@ -3,10 +3,13 @@
  * store, in memory (the embedded default: one process) or on Postgres (every
  * receiver and worker of a deployment shares them), chosen by
  * `DATABASE_URL`; and `replay`, which offers a dead letter's event again.
+ * Each layer also runs the queue's cleanup: a finished event is removed
+ * once its `retention` passed (`EventQueue.Options`, `FLEET_QUEUE_RETENTION`
+ * for `layerConfig`; several processes running it is harmless).
  *
  * @since 0.1.0
  */
-import { Duration, Effect, Layer, Option } from "effect"
+import { type Duration, Effect, Layer, Option } from "effect"
 import { PersistedQueue } from "effect/persistence"
 import type { SqlClient } from "effect/sql"
 import * as Database from "./Database.ts"
@@ -14,6 +17,7 @@ import * as DeadLetters from "./DeadLetters.ts"
 import * as EventQueue from "./EventQueue.ts"
 import * as FleetConfig from "./FleetConfig.ts"
 import { FleetError } from "./FleetError.ts"
+import { cleanupIntervalMillis, retentionMillis } from "./internal/retention.ts"
 
 /**
  * What ingestion provides: the queue and the dead letters.
@@ -72,11 +76,26 @@ export interface SqlOptions extends EventQueue.Options {
  * @since 0.1.0
  * @category layers
  */
-export const layerMemory = (options?: EventQueue.Options): Layer.Layer<Services> =>
+export const layerMemory = (options?: EventQueue.Options): Layer.Layer<Services, FleetError> =>
   Layer.merge(
-    EventQueue.layer({ countDepth: true, ...options }).pipe(Layer.provide(PersistedQueue.layer), Layer.provide(PersistedQueue.layerStoreMemory)),
+    EventQueue.layer({ countDepth: true, ...options }).pipe(Layer.provide(factory(PersistedQueue.layerStoreMemory, options))),
     DeadLetters.layerMemory
   )
+
+/**
+ * The queue factory on `store`, with the store's cleanup of the events
+ * finished more than `retention` ago (none for an infinite one).
+ */
+const factory = <E, R>(
+  store: Layer.Layer<PersistedQueue.PersistedQueueStore, E, R>,
+  options: EventQueue.Options | undefined
+): Layer.Layer<PersistedQueue.PersistedQueueFactory, E | FleetError, R> => {
+  const cleanup = Layer.unwrap(Effect.map(retentionMillis(options?.retention), (retention) =>
+    retention === Infinity
+      ? Layer.empty
+      : PersistedQueue.layerCleanup({ timeToLive: retention, interval: cleanupIntervalMillis(retention) })))
+  return Layer.merge(PersistedQueue.layer, cleanup).pipe(Layer.provide(store))
+}
 
 const sqlStore = (options: SqlOptions | undefined) =>
   Layer.effect(
@@ -112,7 +131,7 @@ const sqlStore = (options: SqlOptions | undefined) =>
  */
 export const layerSql = (options?: SqlOptions): Layer.Layer<Services, FleetError, SqlClient.SqlClient> =>
   Layer.merge(
-    EventQueue.layer(options).pipe(Layer.provide(PersistedQueue.layer), Layer.provide(sqlStore(options))),
+    EventQueue.layer(options).pipe(Layer.provide(factory(sqlStore(options), options))),
     DeadLetters.layerSql({ table: options?.deadLetterTable })
   )
 
@@ -136,7 +155,8 @@ export const layerPostgres = (
 /**
  * {@link layerPostgres} when `DATABASE_URL` is set (`FleetConfig`),
  * {@link layerMemory} otherwise (with a warning, unless `FLEET_STORAGE=memory`):
- * scaling out is a change of environment, not of code.
+ * scaling out is a change of environment, not of code. The queue's
+ * `retention` is `FLEET_QUEUE_RETENTION`'s (`options` override it).
  *
  * @example
  * ```ts
@@ -150,9 +170,10 @@ export const layerPostgres = (
 export const layerConfig = (options?: SqlOptions): Layer.Layer<Services, FleetError> =>
   Layer.unwrap(Effect.gen(function*() {
     const settings = yield* FleetConfig.read
-    if (Option.isSome(settings.databaseUrl)) return layerPostgres({ ...options, url: settings.databaseUrl.value })
+    const merged: SqlOptions = { retention: settings.queueRetention, ...options }
+    if (Option.isSome(settings.databaseUrl)) return layerPostgres({ ...merged, url: settings.databaseUrl.value })
     yield* FleetConfig.warnMemory(settings, "DATABASE_URL", "the event queue and the dead letters are")
-    return layerMemory(options)
+    return layerMemory(merged)
   }))
 
 /**

@@ -30,12 +30,14 @@ describe("FleetConfig", () => {
       assert.isTrue(Option.isNone(unset.databaseUrl) && Option.isNone(unset.redisUrl))
       assert.isFalse(unset.memory)
       assert.strictEqual(Duration.toMillis(unset.pollInterval), 15 * 60_000)
+      assert.strictEqual(Duration.toMillis(unset.queueRetention), 60 * 60_000)
       assert.deepStrictEqual([unset.pollSignals, unset.runnerAddress], [[], undefined])
 
       const set = yield* FleetConfig.read.pipe(withEnv({
         DATABASE_URL: "postgres://u:secret@h/db",
         REDIS_URL: "redis://:hush@h:6379",
         FLEET_POLL_INTERVAL: "90 seconds",
+        FLEET_QUEUE_RETENTION: "2 days",
         FLEET_POLL_SIGNALS: "odometer-traveleddistance, charge-voltage",
         FLEET_RUNNER_PORT: "34500"
       }))
@@ -44,6 +46,7 @@ describe("FleetConfig", () => {
       assert.notInclude(String(set.databaseUrl), "secret")
       assert.notInclude(String(set.redisUrl), "hush")
       assert.strictEqual(Duration.toMillis(set.pollInterval), 90_000)
+      assert.strictEqual(Duration.toMillis(set.queueRetention), 2 * 86_400_000)
       assert.deepStrictEqual(set.pollSignals, ["odometer-traveleddistance", "charge-voltage"])
       assert.deepStrictEqual(set.runnerAddress, { host: "localhost", port: 34500 })
     }))
@@ -58,6 +61,11 @@ describe("FleetConfig", () => {
       assert.strictEqual(typo.reason, "Configuration")
       const memory = yield* FleetConfig.read.pipe(withEnv({ FLEET_STORAGE: "memory" }))
       assert.isTrue(memory.memory)
+      const retention = yield* Effect.flip(FleetConfig.read.pipe(withEnv({ FLEET_QUEUE_RETENTION: "an hour" })))
+      assert.include(retention.message, "FLEET_QUEUE_RETENTION")
+      const negative = yield* Effect.flip(Layer.build(Ingestion.layerMemory({ retention: -5 })).pipe(Effect.scoped))
+      assert.strictEqual(negative.reason, "Configuration")
+      assert.include(negative.message, "retention")
     }))
 
   it.effect("a layerConfig falling back to memory logs one warning naming what is in memory; FLEET_STORAGE=memory silences it", () =>

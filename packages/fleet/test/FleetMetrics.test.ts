@@ -7,6 +7,7 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer, Metric, Ref, Schedule } from "effect"
+import { TestClock } from "effect/testing"
 import { PersistedQueue } from "effect/persistence"
 import * as DeadLetters from "@connected-vehicle/fleet/DeadLetters"
 import * as EventQueue from "@connected-vehicle/fleet/EventQueue"
@@ -58,6 +59,23 @@ describe("FleetMetrics (in memory)", () => {
       assert.strictEqual(end.dead - start.dead, 1)
       assert.deepStrictEqual((yield* (yield* DeadLetters.DeadLetters).list()).map((l) => l.eventId), ["evt_m3"])
     }).pipe(Effect.scoped, Effect.provide(Ingestion.layerMemory({ maxAttempts: 3, retrySchedule: Schedule.spaced("10 millis") }))))
+
+  it.effect("in memory a finished event is forgotten once the retention passed: its id offered again is stored, and counted, again", () =>
+    Effect.gen(function*() {
+      const start = yield* snapshot
+      const queue = yield* EventQueue.EventQueue
+      const depth = Effect.map(snapshot, (now) => now.depth - start.depth)
+      yield* queue.offer(decodeEvent(stateEvent("evt_kept")))
+      assert.strictEqual(yield* depth, 1)
+      yield* queue.take(() => Effect.void)
+      yield* queue.offer(decodeEvent(stateEvent("evt_kept"))) // within the retention: a duplicate
+      assert.strictEqual(yield* depth, 0)
+      yield* TestClock.adjust("2 minutes") // the cleanup runs every 15 seconds
+      yield* queue.offer(decodeEvent(stateEvent("evt_kept")))
+      assert.strictEqual(yield* depth, 1)
+      assert.strictEqual(yield* queue.take((event, taken) => Effect.succeed(`${event.eventId} ${taken.attempts}`)), "evt_kept 1")
+      assert.strictEqual(yield* depth, 0)
+    }).pipe(Effect.scoped, Effect.provide(Ingestion.layerMemory({ retention: "1 minute" }))))
 
   it.live("without countDepth (a queue shared by many processes) the depth is left alone; takes and receivedAt still are", () =>
     Effect.gen(function*() {

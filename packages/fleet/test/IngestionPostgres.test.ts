@@ -7,12 +7,13 @@ import { NodeHttpServer } from "@effect/platform-node"
 import { spawn } from "node:child_process"
 import { createServer } from "node:http"
 import { join } from "node:path"
-import { Deferred, Effect, Layer, Redacted, Ref, Schedule } from "effect"
+import { Context, Deferred, Effect, Layer, Redacted, Ref, Schedule, Schema } from "effect"
 import { SqlClient } from "effect/sql"
 import * as Database from "@connected-vehicle/fleet/Database"
 import { DeadLetters } from "@connected-vehicle/fleet/DeadLetters"
 import * as DurableReceiver from "@connected-vehicle/fleet/DurableReceiver"
 import * as Ingestion from "@connected-vehicle/fleet/Ingestion"
+import { EventQueue, QueuedEvent } from "@connected-vehicle/fleet/EventQueue"
 import * as Worker from "@connected-vehicle/fleet/Worker"
 import { post, secret, stateEvent } from "./fixtures.ts"
 import { freshDatabase } from "./utils.ts"
@@ -125,6 +126,39 @@ describe("ingestion on Postgres", () => {
       assert.strictEqual(letter!.attempts, 1)
       assert.include(letter!.cause, "no outcome")
       assert.strictEqual(yield* Ref.get(runs), 0)
+    }).pipe(Effect.scoped), 60_000)
+  it.live("a completed event is removed once the retention passed (its id is new again); pending and failed ones are kept", () =>
+    Effect.gen(function*() {
+      const url = freshDatabase("retention")
+      const states = query<{ id: string; state: string }>(url, "SELECT id, state FROM effect_queue ORDER BY id").pipe(
+        Effect.map((rows) => Object.fromEntries(rows.map((row) => [row.id, row.state])))
+      )
+      // one store attempt (maxAttempts 1, and the store's slack of 2): evt_fail ends `failed` after 3 takes
+      const queueOf = (options: Ingestion.SqlOptions) => Effect.map(instance(url, options), Context.get(EventQueue))
+      const queue = yield* queueOf({ retention: "3 seconds", maxAttempts: 1, retrySchedule: Schedule.spaced("1 millis") })
+      const held = yield* queueOf({ name: "held" })
+      const event = (id: string) => Schema.decodeUnknownSync(QueuedEvent)(stateEvent(id))
+      yield* Effect.all([queue.offer(event("evt_done")), queue.offer(event("evt_fail")), held.offer(event("evt_pending"))])
+      yield* Effect.forkScoped(Effect.forever(Effect.ignore(
+        queue.take((event) => event.eventId === "evt_fail" ? Effect.fail(new Error("refused")) : Effect.void)
+      )))
+      yield* eventually(Effect.map(states, (all) => all["evt_done"] === "completed"))
+      const completedAt = Date.now()
+      // within the retention the same id is stored once: offered again, the completed row stays as it is
+      yield* queue.offer(event("evt_done"))
+      assert.strictEqual((yield* states)["evt_done"], "completed")
+      yield* eventually(Effect.map(states, (all) => all["evt_fail"] === "failed" && !("evt_done" in all)), 20_000)
+      assert.isAtLeast(Date.now() - completedAt, 2_000)
+      assert.deepStrictEqual(yield* states, { evt_fail: "failed", evt_pending: "pending" })
+
+      // however old, a pending or failed event is kept (the cleanup runs every second here)
+      yield* query(url, "UPDATE effect_queue SET updated_at = now() - interval '1 day', created_at = now() - interval '1 day'")
+      yield* Effect.sleep("2500 millis")
+      assert.deepStrictEqual(yield* states, { evt_fail: "failed", evt_pending: "pending" })
+
+      // after the retention the id is new: offered again, it is stored (and taken) again
+      yield* queue.offer(event("evt_done"))
+      yield* eventually(Effect.map(states, (all) => all["evt_done"] === "completed"))
     }).pipe(Effect.scoped), 60_000)
 })
 
