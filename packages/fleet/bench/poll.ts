@@ -9,7 +9,6 @@
  * the client process and of the simulator.
  */
 import * as RedisServer from "@connected-vehicle/testing/RedisServer"
-import { admin, count } from "./admin.ts"
 import type { Server } from "./ingest.ts"
 import { type Child, cpuSeconds, freePort, nextLine, POLL_SECONDS, POLL_VEHICLES, POOL, startChild, stopChild } from "./utils.ts"
 import { sleep } from "./workers.ts"
@@ -75,8 +74,11 @@ export const pollPhase = async (server: Server) => {
     poller.child.stdin!.write("go\n")
     await tracked
     await sleep(3000) // warm up: every entity started, the first polls done
-    const db = await admin(url)
-    const polls = () => count(db, "fleet_applied_events", "event_id LIKE 'poll:%'")
+    const polls = async () => {
+      const line = nextLine(poller, /polls (\d+)\n/)
+      poller.child.stdin!.write("polls\n")
+      return Number((await line)[1])
+    }
     const measured = await cpuWhile([poller.child.pid, sim.child.pid], async () => {
       const [first, served] = [await polls(), await usage(sim)]
       const start = performance.now()
@@ -96,7 +98,6 @@ export const pollPhase = async (server: Server) => {
       clientCpu: (measured.cpu[0]! / sent) * 1000,
       simCpu: (measured.cpu[1]! / sent) * 1000
     }
-    await db.close()
     await stopChild(poller)
 
     console.log(

@@ -8,14 +8,16 @@
  * and the application token shared on Redis (`REDIS_URL`,
  * `SharedAccess.layerSdk`). Prints `ready`; on a line on stdin, starts
  * keeping every vehicle of `TARGETS` (JSON, `VehicleEntity.track`) and
- * prints `tracked`.
+ * prints `tracked`; on every further line, `polls <n>`: its polls so far
+ * (`FleetMetrics.vehiclePolls`).
  */
 import { createInterface } from "node:readline"
-import { Effect, Layer, Redacted } from "effect"
+import { Effect, Layer, Metric, Redacted } from "effect"
 import * as OAuthConfig from "@connected-vehicle/auth/OAuthConfig"
 import * as ConnectedVehicle from "@connected-vehicle/sdk/ConnectedVehicle"
 import * as TransportConfig from "@connected-vehicle/transport/TransportConfig"
 import * as FleetCluster from "@connected-vehicle/fleet/FleetCluster"
+import * as FleetMetrics from "@connected-vehicle/fleet/FleetMetrics"
 import * as SharedAccess from "@connected-vehicle/fleet/SharedAccess"
 import * as VehicleEntity from "@connected-vehicle/fleet/VehicleEntity"
 
@@ -44,9 +46,13 @@ const Runner = FleetCluster.layerPostgres({
 const program = Effect.gen(function*() {
   const services = yield* Layer.build(Runner)
   process.stdout.write("ready\n")
-  yield* Effect.promise(() => createInterface({ input: process.stdin })[Symbol.asyncIterator]().next())
+  const lines = createInterface({ input: process.stdin })[Symbol.asyncIterator]()
+  yield* Effect.promise(() => lines.next())
   yield* Effect.provideContext(Effect.forEach(targets, VehicleEntity.track, { concurrency: 16, discard: true }), services)
   process.stdout.write("tracked\n")
+  while (!(yield* Effect.promise(() => lines.next())).done) {
+    process.stdout.write(`polls ${(yield* Metric.value(FleetMetrics.vehiclePolls)).count}\n`)
+  }
   return yield* Effect.never
 })
 

@@ -149,9 +149,10 @@ export const layerPostgres = (options: Options & Database.Options): Layer.Layer<
 /**
  * {@link layerPostgres} when `DATABASE_URL` is set, {@link layerMemory}
  * otherwise (with a warning, unless `FLEET_STORAGE=memory`), with the
- * polling and the runner's address of `FleetConfig` (`FLEET_POLL_INTERVAL`,
- * `FLEET_POLL_SIGNALS`, `FLEET_RUNNER_HOST`, `FLEET_RUNNER_PORT`; `options`
- * override them).
+ * polling, the runner's address and the applied events' retention of
+ * `FleetConfig` (`FLEET_POLL_INTERVAL`, `FLEET_POLL_SIGNALS`,
+ * `FLEET_RUNNER_HOST`, `FLEET_RUNNER_PORT`, `FLEET_APPLIED_RETENTION`;
+ * `options` override them).
  *
  * @example
  * ```ts
@@ -165,8 +166,8 @@ export const layerPostgres = (options: Options & Database.Options): Layer.Layer<
 export const layerConfig = (options?: Options): Layer.Layer<Services, FleetError, Signals> =>
   Layer.unwrap(Effect.gen(function*() {
     const settings = yield* FleetConfig.read
-    const { pollInterval, pollSignals, runnerAddress } = settings
-    const merged: Options = { pollInterval, pollSignals, runnerAddress, ...options }
+    const { appliedRetention, pollInterval, pollSignals, runnerAddress } = settings
+    const merged: Options = { pollInterval, pollSignals, runnerAddress, appliedRetention, ...options }
     if (Option.isSome(settings.databaseUrl)) return layerPostgres({ ...merged, url: settings.databaseUrl.value })
     yield* FleetConfig.warnMemory(settings, "DATABASE_URL", "the cluster's messages and the fleet state are")
     return layerMemory(merged)

@@ -3,7 +3,7 @@
  * value: `DATABASE_URL` (Postgres: the event queue, the dead letters, the
  * cluster and the fleet state), `REDIS_URL` (Redis: the shared request
  * limits, the 429 holds and the tokens), `FLEET_STORAGE`, the event queue's
- * `FLEET_QUEUE_RETENTION`, and the cluster's
+ * `FLEET_QUEUE_RETENTION`, the fleet state's `FLEET_APPLIED_RETENTION`, and the cluster's
  * `FLEET_POLL_INTERVAL`, `FLEET_POLL_SIGNALS`, `FLEET_RUNNER_HOST` and
  * `FLEET_RUNNER_PORT`. Every `layerConfig` of this package reads it.
  *
@@ -17,7 +17,7 @@
  */
 import { Config, Duration, Effect, Option, type Redacted, Schema } from "effect"
 import { FleetError } from "./FleetError.ts"
-import { defaultRetention } from "./internal/retention.ts"
+import { defaultAppliedRetention, defaultRetention } from "./internal/retention.ts"
 
 /**
  * The settings read from the environment.
@@ -28,6 +28,9 @@ import { defaultRetention } from "./internal/retention.ts"
  * - `queueRetention`: `FLEET_QUEUE_RETENTION`, a duration (default 1 hour): how long the event
  *   queue keeps a finished event, and so how long the same `eventId` delivered again is stored
  *   once (`EventQueue.Options.retention`)
+ * - `appliedRetention`: `FLEET_APPLIED_RETENTION`, a duration (default 7 days), at least
+ *   `queueRetention`: how long the fleet state keeps an applied event's id, and so applies
+ *   the same `eventId` once (`FleetState.Options.appliedRetention`)
  * - `pollInterval`: `FLEET_POLL_INTERVAL`, a duration (default 15 minutes)
  * - `pollSignals`: `FLEET_POLL_SIGNALS`, signal codes, comma-separated (default none: no polling)
  * - `runnerAddress`: `FLEET_RUNNER_HOST` and `FLEET_RUNNER_PORT`, this runner's address
@@ -48,6 +51,7 @@ export interface FleetConfig {
   readonly redisUrl: Option.Option<Redacted.Redacted<string>>
   readonly memory: boolean
   readonly queueRetention: Duration.Duration
+  readonly appliedRetention: Duration.Duration
   readonly pollInterval: Duration.Duration
   readonly pollSignals: ReadonlyArray<string>
   readonly runnerAddress: { readonly host: string; readonly port: number } | undefined
@@ -89,6 +93,7 @@ export const config: Config.Config<FleetConfig> = Config.all({
   redisUrl: Config.option(Config.Redacted("REDIS_URL")),
   storage: Config.option(Config.Literals(["memory"], "FLEET_STORAGE")),
   queueRetention: Config.Duration("FLEET_QUEUE_RETENTION").pipe(Config.withDefault(defaultRetention)),
+  appliedRetention: Config.Duration("FLEET_APPLIED_RETENTION").pipe(Config.withDefault(defaultAppliedRetention)),
   pollInterval: Config.Duration("FLEET_POLL_INTERVAL").pipe(Config.withDefault(Duration.minutes(15))),
   pollSignals: Config.Array(Schema.String, "FLEET_POLL_SIGNALS").pipe(Config.withDefault([])),
   host: Config.option(Config.NonEmptyString("FLEET_RUNNER_HOST")),
@@ -104,9 +109,11 @@ export const config: Config.Config<FleetConfig> = Config.all({
 })))
 
 /**
- * {@link config} read: an invalid value, or `FLEET_STORAGE=memory` with
- * `DATABASE_URL` or `REDIS_URL` set, is a `FleetError` `Configuration`
- * naming the variable (never a URL's value).
+ * {@link config} read: an invalid value, `FLEET_STORAGE=memory` with
+ * `DATABASE_URL` or `REDIS_URL` set, or a `FLEET_APPLIED_RETENTION` shorter
+ * than `FLEET_QUEUE_RETENTION` (a duplicate the queue stores again would be
+ * applied again) is a `FleetError` `Configuration` naming the variable
+ * (never a URL's value).
  *
  * @example
  * ```ts
@@ -125,8 +132,15 @@ export const read: Effect.Effect<FleetConfig, FleetError> = config.pipe(
       ...(Option.isSome(settings.databaseUrl) ? ["DATABASE_URL"] : []),
       ...(Option.isSome(settings.redisUrl) ? ["REDIS_URL"] : [])
     ]
-    return settings.memory && set.length > 0
-      ? Effect.fail(new FleetError({ reason: "Configuration", description: `FLEET_STORAGE=memory, but ${set.join(" and ")} set as well: unset one` }))
+    if (settings.memory && set.length > 0) {
+      return Effect.fail(new FleetError({ reason: "Configuration", description: `FLEET_STORAGE=memory, but ${set.join(" and ")} set as well: unset one` }))
+    }
+    return Duration.isLessThan(settings.appliedRetention, settings.queueRetention)
+      ? Effect.fail(new FleetError({
+        reason: "Configuration",
+        description: `FLEET_APPLIED_RETENTION (${Duration.format(settings.appliedRetention)}) is shorter than FLEET_QUEUE_RETENTION ` +
+          `(${Duration.format(settings.queueRetention)}): an event delivered again after the first would be applied again`
+      }))
       : Effect.succeed(settings)
   })
 )

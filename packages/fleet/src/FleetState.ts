@@ -2,8 +2,9 @@
  * The state of the fleet: the latest value of each (vehicle, signal), the
  * newest by `oemUpdatedAt` winning (deliveries are not ordered), each event
  * applied exactly once (an applied-events record written in the same
- * transaction). In memory (the embedded default) or in two SQL tables on
- * Postgres that every process of a deployment shares. Vehicle entities
+ * transaction, kept for `appliedRetention`, 7 days by default; a poll's
+ * readings need none). In memory (the embedded default) or in two SQL
+ * tables on Postgres that every process of a deployment shares. Vehicle entities
  * (`VehicleEntity`) write it; applications read it (`latest`,
  * `changedSince`) and follow it (`changes`).
  *
@@ -11,10 +12,11 @@
  */
 import { Timestamp } from "@connected-vehicle/schema/Common"
 import { EventSignalBody } from "@connected-vehicle/schema/WebhookEvent"
-import { Context, type DateTime, Effect, Layer, Schema, Stream } from "effect"
+import { Context, type DateTime, type Duration, Effect, Layer, type Scope, Schema, Stream } from "effect"
 import type { SqlClient } from "effect/sql"
 import type { FleetError } from "./FleetError.ts"
 import { makeMemoryState } from "./internal/memoryState.ts"
+import { defaultAppliedRetention, retentionMillis } from "./internal/retention.ts"
 import { makeSqlState } from "./internal/sqlState.ts"
 
 /**
@@ -129,11 +131,19 @@ export interface Input {
  */
 export interface Service {
   /**
-   * Applies an event once: a second `apply` of the same `eventId` changes
-   * nothing (`applied: false`). Each reading replaces the stored one only
-   * when its `oemUpdatedAt` is later.
+   * Applies an event once: a second `apply` of the same `eventId` within
+   * the `appliedRetention` changes nothing (`applied: false`). Each reading
+   * replaces the stored one only when its `oemUpdatedAt` is later.
    */
   readonly apply: (input: Input) => Effect.Effect<Applied, FleetError>
+  /**
+   * Applies a poll's readings (`eventId` names the poll,
+   * `poll:<vehicleId>:<time>`, and is recorded as `SignalState.eventId` of
+   * the signals it sets) by the same rule, a reading replacing the stored
+   * one only when its `oemUpdatedAt` is later, which makes applying it again
+   * harmless by itself: no applied-events record (`applied` is always true).
+   */
+  readonly applyPoll: (input: Input) => Effect.Effect<Applied, FleetError>
   /** The latest value of each signal of a vehicle, by code. */
   readonly latest: (vehicleId: string) => Effect.Effect<ReadonlyArray<SignalState>, FleetError>
   /**
@@ -169,14 +179,15 @@ export interface Service {
 export class FleetState extends Context.Service<FleetState, Service>()("@connected-vehicle/fleet/FleetState") {}
 
 /**
- * Options of the constructors: the tables (SQL) and how far behind a
- * `changes` subscriber may fall (default 10,000).
+ * Options of the constructors: the tables (SQL), how far behind a
+ * `changes` subscriber may fall (default 10,000) and how long an applied
+ * event's id is kept.
  *
  * @example
  * ```ts
  * import type { Options } from "@connected-vehicle/fleet/FleetState"
  *
- * const options: Options = { stateTable: "fleet_signal_state", changesCapacity: 1_000 }
+ * const options: Options = { stateTable: "fleet_signal_state", changesCapacity: 1_000, appliedRetention: "3 days" }
  * ```
  * @since 0.1.0
  * @category models
@@ -187,7 +198,20 @@ export interface Options {
   /** The applied events (default `fleet_applied_events`). */
   readonly appliedTable?: string | undefined
   readonly changesCapacity?: number | undefined
+  /**
+   * How long an applied event's id is kept, and so how long the same
+   * `eventId` applied again changes nothing (default 7 days;
+   * `Duration.infinity`: forever). Keep it at least the event queue's
+   * `retention`, so that a duplicate the queue stores again is still
+   * recognised. Older ids are deleted every quarter of it (from 1 second to
+   * 15 minutes) on SQL, at the next `apply` in memory. Not a positive
+   * duration: a `FleetError` `Configuration` naming `appliedRetention`.
+   */
+  readonly appliedRetention?: Duration.Input | undefined
 }
+
+const appliedRetention = (options: Options | undefined) =>
+  retentionMillis(options?.appliedRetention, "appliedRetention", defaultAppliedRetention)
 
 /**
  * The default tables of {@link makeSql}.
@@ -204,7 +228,8 @@ export interface Options {
 export const defaultTables = { state: "fleet_signal_state", applied: "fleet_applied_events" } as const
 
 /**
- * The state in this process's memory: the embedded default.
+ * The state in this process's memory: the embedded default. An invalid
+ * `appliedRetention` fails it with `FleetError` `Configuration`.
  *
  * @example
  * ```ts
@@ -219,14 +244,18 @@ export const defaultTables = { state: "fleet_signal_state", applied: "fleet_appl
  * @since 0.1.0
  * @category constructors
  */
-export const makeMemory = (options?: Options): Effect.Effect<Service> => makeMemoryState(options?.changesCapacity ?? 10_000)
+export const makeMemory = (options?: Options): Effect.Effect<Service, FleetError> =>
+  Effect.flatMap(appliedRetention(options), (retention) => makeMemoryState(options?.changesCapacity ?? 10_000, retention))
 
 /**
  * The state in two SQL tables (Postgres) on the `SqlClient` in context,
  * created if missing: `fleet_signal_state` (`vehicle_id`, `code` the
  * primary key; `name`, `signal_group`, `body` as `jsonb`, `oem_updated_at`,
  * `event_id`, `updated_at`) and `fleet_applied_events` (`event_id` the
- * primary key, `vehicle_id`, `applied_at`).
+ * primary key, `vehicle_id`, `applied_at`, indexed; the column and index
+ * added to a table that lacks them). A fiber of the scope deletes the
+ * applied events older than `appliedRetention` now and every quarter of it
+ * (from 1 second to 15 minutes), a batch of 10,000 rows at a time.
  *
  * @example
  * ```ts
@@ -241,12 +270,14 @@ export const makeMemory = (options?: Options): Effect.Effect<Service> => makeMem
  * @since 0.1.0
  * @category constructors
  */
-export const makeSql = (options?: Options): Effect.Effect<Service, FleetError, SqlClient.SqlClient> =>
-  makeSqlState({
-    state: options?.stateTable ?? defaultTables.state,
-    applied: options?.appliedTable ?? defaultTables.applied,
-    changesCapacity: options?.changesCapacity ?? 10_000
-  })
+export const makeSql = (options?: Options): Effect.Effect<Service, FleetError, SqlClient.SqlClient | Scope.Scope> =>
+  Effect.flatMap(appliedRetention(options), (retention) =>
+    makeSqlState({
+      state: options?.stateTable ?? defaultTables.state,
+      applied: options?.appliedTable ?? defaultTables.applied,
+      changesCapacity: options?.changesCapacity ?? 10_000,
+      appliedRetention: retention
+    }))
 
 /**
  * {@link makeMemory} as a layer.
@@ -260,7 +291,7 @@ export const makeSql = (options?: Options): Effect.Effect<Service, FleetError, S
  * @since 0.1.0
  * @category layers
  */
-export const layerMemory = (options?: Options): Layer.Layer<FleetState> => Layer.effect(FleetState, makeMemory(options))
+export const layerMemory = (options?: Options): Layer.Layer<FleetState, FleetError> => Layer.effect(FleetState, makeMemory(options))
 
 /**
  * {@link makeSql} as a layer.

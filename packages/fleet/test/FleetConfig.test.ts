@@ -31,6 +31,7 @@ describe("FleetConfig", () => {
       assert.isFalse(unset.memory)
       assert.strictEqual(Duration.toMillis(unset.pollInterval), 15 * 60_000)
       assert.strictEqual(Duration.toMillis(unset.queueRetention), 60 * 60_000)
+      assert.strictEqual(Duration.toMillis(unset.appliedRetention), 7 * 86_400_000)
       assert.deepStrictEqual([unset.pollSignals, unset.runnerAddress], [[], undefined])
 
       const set = yield* FleetConfig.read.pipe(withEnv({
@@ -38,6 +39,7 @@ describe("FleetConfig", () => {
         REDIS_URL: "redis://:hush@h:6379",
         FLEET_POLL_INTERVAL: "90 seconds",
         FLEET_QUEUE_RETENTION: "2 days",
+        FLEET_APPLIED_RETENTION: "3 days",
         FLEET_POLL_SIGNALS: "odometer-traveleddistance, charge-voltage",
         FLEET_RUNNER_PORT: "34500"
       }))
@@ -47,6 +49,7 @@ describe("FleetConfig", () => {
       assert.notInclude(String(set.redisUrl), "hush")
       assert.strictEqual(Duration.toMillis(set.pollInterval), 90_000)
       assert.strictEqual(Duration.toMillis(set.queueRetention), 2 * 86_400_000)
+      assert.strictEqual(Duration.toMillis(set.appliedRetention), 3 * 86_400_000)
       assert.deepStrictEqual(set.pollSignals, ["odometer-traveleddistance", "charge-voltage"])
       assert.deepStrictEqual(set.runnerAddress, { host: "localhost", port: 34500 })
     }))
@@ -66,6 +69,21 @@ describe("FleetConfig", () => {
       const negative = yield* Effect.flip(Layer.build(Ingestion.layerMemory({ retention: -5 })).pipe(Effect.scoped))
       assert.strictEqual(negative.reason, "Configuration")
       assert.include(negative.message, "retention")
+    }))
+
+  it.effect("FLEET_APPLIED_RETENTION shorter than FLEET_QUEUE_RETENTION (or not a duration) is a Configuration error naming both", () =>
+    Effect.gen(function*() {
+      const shorter = yield* Effect.flip(FleetConfig.read.pipe(withEnv({ FLEET_QUEUE_RETENTION: "2 days", FLEET_APPLIED_RETENTION: "1 day" })))
+      assert.strictEqual(shorter.reason, "Configuration")
+      assert.include(shorter.message, "FLEET_APPLIED_RETENTION")
+      assert.include(shorter.message, "FLEET_QUEUE_RETENTION")
+      // the default (7 days) against a longer queue retention too
+      const defaulted = yield* Effect.flip(FleetConfig.read.pipe(withEnv({ FLEET_QUEUE_RETENTION: "8 days" })))
+      assert.include(defaulted.message, "FLEET_APPLIED_RETENTION")
+      const equal = yield* FleetConfig.read.pipe(withEnv({ FLEET_QUEUE_RETENTION: "2 hours", FLEET_APPLIED_RETENTION: "2 hours" }))
+      assert.strictEqual(Duration.toMillis(equal.appliedRetention), 2 * 3_600_000)
+      const typo = yield* Effect.flip(FleetConfig.read.pipe(withEnv({ FLEET_APPLIED_RETENTION: "a week" })))
+      assert.include(typo.message, "FLEET_APPLIED_RETENTION")
     }))
 
   it.effect("a layerConfig falling back to memory logs one warning naming what is in memory; FLEET_STORAGE=memory silences it", () =>

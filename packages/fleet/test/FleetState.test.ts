@@ -5,6 +5,7 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { ConfigProvider, DateTime, Effect, Fiber, Layer, Metric, Schedule, Schema, Stream } from "effect"
+import { TestClock } from "effect/testing"
 import * as DurableReceiver from "@connected-vehicle/fleet/DurableReceiver"
 import { QueuedEvent } from "@connected-vehicle/fleet/EventQueue"
 import * as FleetCluster from "@connected-vehicle/fleet/FleetCluster"
@@ -142,4 +143,35 @@ describe("FleetState (in memory)", () => {
       Layer.provide(Simulated.layer({ signIn: false })),
       Layer.provide(ConfigProvider.layer(ConfigProvider.fromEnv({ env: {} })))
     ))))
+
+  it.effect("an applied event's id is kept for appliedRetention, then forgotten; a poll records none", () =>
+    Effect.gen(function*() {
+      const state = yield* FleetState.makeMemory({ appliedRetention: "1 hour" })
+      const read = (eventId: string, value: number) => ({
+        vehicleId: "veh_1",
+        eventId,
+        readings: [Schema.decodeUnknownSync(FleetState.Reading)({
+          code: odometer, name: "TraveledDistance", group: "Odometer", body: { unit: "km", value },
+          oemUpdatedAt: new Date(Date.UTC(2025, 7, 26, 10, value)).toISOString()
+        })]
+      })
+      assert.isTrue((yield* state.apply(read("evt_old", 1))).applied)
+      yield* TestClock.adjust("40 minutes")
+      assert.isTrue((yield* state.apply(read("evt_recent", 2))).applied)
+      assert.isFalse((yield* state.apply(read("evt_old", 1))).applied)
+      yield* TestClock.adjust("30 minutes")
+      // 70 minutes after evt_old, 30 after evt_recent: the old id forgotten (applied again, an older reading: no change), the recent kept
+      assert.deepStrictEqual(yield* state.apply(read("evt_old", 1)), { applied: true, changes: [] })
+      assert.isFalse((yield* state.apply(read("evt_recent", 2))).applied)
+
+      // a poll: newest wins, applied again harmlessly, and its id is not recorded
+      const poll = read("poll:veh_1:1", 3)
+      assert.deepStrictEqual((yield* state.applyPoll(poll)).changes.map((c) => [c.body.value, c.eventId]), [[3, "poll:veh_1:1"]])
+      assert.deepStrictEqual(yield* state.applyPoll(poll), { applied: true, changes: [] })
+      assert.isTrue((yield* state.apply(poll)).applied)
+
+      const invalid = yield* Effect.flip(FleetState.makeMemory({ appliedRetention: "-1 hours" as never }))
+      assert.strictEqual(invalid.reason, "Configuration")
+      assert.include(invalid.message, "appliedRetention")
+    }))
 })

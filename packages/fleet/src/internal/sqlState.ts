@@ -4,11 +4,12 @@
  *
  * @internal
  */
-import { DateTime, Effect, PubSub, Stream } from "effect"
+import { DateTime, Effect, PubSub, type Scope, Stream } from "effect"
 import { SqlClient } from "effect/sql"
-import type { Service, SignalState } from "../FleetState.ts"
+import type { Input, Service, SignalState } from "../FleetState.ts"
 import { FleetError } from "../FleetError.ts"
 import { newestByCode } from "./memoryState.ts"
+import { forkCleanup } from "./retention.ts"
 
 const storeError = (operation: string) => (cause: unknown) =>
   new FleetError({
@@ -44,6 +45,8 @@ export interface Tables {
   readonly state: string
   readonly applied: string
   readonly changesCapacity: number
+  /** How long an applied event's id is kept (milliseconds, `Infinity`: forever). */
+  readonly appliedRetention: number
 }
 
 const createTables = (sql: SqlClient.SqlClient, tables: Tables) => {
@@ -69,6 +72,9 @@ const createTables = (sql: SqlClient.SqlClient, tables: Tables) => {
       vehicle_id TEXT NOT NULL,
       applied_at TIMESTAMPTZ NOT NULL DEFAULT now()
     )`
+    // a table created without them: the prune's column (existing rows dated now) and index
+    yield* sql`ALTER TABLE ${applied} ADD COLUMN IF NOT EXISTS applied_at TIMESTAMPTZ NOT NULL DEFAULT now()`
+    yield* sql`CREATE INDEX IF NOT EXISTS ${sql(`${tables.applied}_applied_at`)} ON ${applied} (applied_at)`
   })).pipe(Effect.mapError(storeError(`create tables ${tables.state} and ${tables.applied}`)))
 }
 
@@ -77,42 +83,73 @@ const columns = (sql: SqlClient.SqlClient) =>
   sql`vehicle_id, code, name, signal_group, body::text AS body, event_id,
     to_json(oem_updated_at)#>>'{}' AS oem_updated_at, to_json(updated_at)#>>'{}' AS updated_at`
 
+/** Rows deleted per statement of the prune: short transactions, however large the backlog. */
+const pruneBatch = 10_000
+
+/** Deletes the applied events older than `retention` milliseconds (the database's clock), a batch at a time. */
+const pruneApplied = (sql: SqlClient.SqlClient, table: string, retention: number) => {
+  const applied = sql(table)
+  const batch = sql<{ readonly n: string }>`WITH gone AS (
+      DELETE FROM ${applied} WHERE event_id IN (
+        SELECT event_id FROM ${applied} WHERE applied_at < now() - ${retention}::double precision * interval '1 millisecond'
+        LIMIT ${pruneBatch})
+      RETURNING 1)
+    SELECT count(*) AS n FROM gone`
+  const loop: Effect.Effect<void, unknown> = Effect.flatMap(batch, (rows) => Number(rows[0]?.n ?? 0) < pruneBatch ? Effect.void : loop)
+  return loop.pipe(Effect.mapError(storeError(`delete the applied events older than the retention from ${table}`)))
+}
+
+/** Writes the newest reading of each code of `input` where it is newer than the stored one: the changed rows. */
+const upsert = (sql: SqlClient.SqlClient, table: string, { eventId, readings, vehicleId }: Input) => {
+  const newest = newestByCode(readings)
+  if (newest.length === 0) return Effect.succeed([])
+  const state = sql(table)
+  const json = JSON.stringify(newest.map((reading) => ({
+    code: reading.code,
+    name: reading.name,
+    signal_group: reading.group,
+    body: reading.body,
+    oem_updated_at: DateTime.formatIso(reading.oemUpdatedAt)
+  })))
+  // the newest by oem_updated_at wins: an older reading leaves the row as it is
+  return Effect.map(
+    sql<Row>`INSERT INTO ${state} (vehicle_id, code, name, signal_group, body, oem_updated_at, event_id)
+      SELECT ${vehicleId}, r.code, r.name, r.signal_group, r.body, r.oem_updated_at, ${eventId}
+      FROM jsonb_to_recordset(${json}::jsonb)
+        AS r(code TEXT, name TEXT, signal_group TEXT, body JSONB, oem_updated_at TIMESTAMPTZ)
+      ON CONFLICT (vehicle_id, code) DO UPDATE SET name = EXCLUDED.name, signal_group = EXCLUDED.signal_group,
+        body = EXCLUDED.body, oem_updated_at = EXCLUDED.oem_updated_at, event_id = EXCLUDED.event_id,
+        updated_at = clock_timestamp()
+      WHERE EXCLUDED.oem_updated_at > ${state}.oem_updated_at
+      RETURNING ${columns(sql)}`,
+    (rows) => rows.map(fromRow)
+  )
+}
+
 /** @internal */
-export const makeSqlState = (tables: Tables): Effect.Effect<Service, FleetError, SqlClient.SqlClient> =>
+export const makeSqlState = (tables: Tables): Effect.Effect<Service, FleetError, SqlClient.SqlClient | Scope.Scope> =>
   Effect.gen(function*() {
     const sql = (yield* SqlClient.SqlClient).withoutTransforms()
     yield* createTables(sql, tables)
+    yield* forkCleanup(tables.appliedRetention, tables.applied, pruneApplied(sql, tables.applied, tables.appliedRetention))
     const state = sql(tables.state)
     const applied = sql(tables.applied)
     const changes = yield* PubSub.sliding<SignalState>(Math.max(1, tables.changesCapacity))
     return {
-      apply: ({ eventId, readings, vehicleId }) =>
+      apply: (input) =>
         sql.withTransaction(Effect.gen(function*() {
-          const fresh = yield* sql`INSERT INTO ${applied} (event_id, vehicle_id) VALUES (${eventId}, ${vehicleId})
+          const fresh = yield* sql`INSERT INTO ${applied} (event_id, vehicle_id) VALUES (${input.eventId}, ${input.vehicleId})
             ON CONFLICT (event_id) DO NOTHING RETURNING event_id`
-          if (fresh.length === 0) return { applied: false, changes: [] }
-          const newest = newestByCode(readings)
-          if (newest.length === 0) return { applied: true, changes: [] }
-          const json = JSON.stringify(newest.map((reading) => ({
-            code: reading.code,
-            name: reading.name,
-            signal_group: reading.group,
-            body: reading.body,
-            oem_updated_at: DateTime.formatIso(reading.oemUpdatedAt)
-          })))
-          // the newest by oem_updated_at wins: an older reading leaves the row as it is
-          const rows = yield* sql<Row>`INSERT INTO ${state} (vehicle_id, code, name, signal_group, body, oem_updated_at, event_id)
-            SELECT ${vehicleId}, r.code, r.name, r.signal_group, r.body, r.oem_updated_at, ${eventId}
-            FROM jsonb_to_recordset(${json}::jsonb)
-              AS r(code TEXT, name TEXT, signal_group TEXT, body JSONB, oem_updated_at TIMESTAMPTZ)
-            ON CONFLICT (vehicle_id, code) DO UPDATE SET name = EXCLUDED.name, signal_group = EXCLUDED.signal_group,
-              body = EXCLUDED.body, oem_updated_at = EXCLUDED.oem_updated_at, event_id = EXCLUDED.event_id,
-              updated_at = clock_timestamp()
-            WHERE EXCLUDED.oem_updated_at > ${state}.oem_updated_at
-            RETURNING ${columns(sql)}`
-          return { applied: true, changes: rows.map(fromRow) }
+          return fresh.length === 0 ? undefined : yield* upsert(sql, tables.state, input)
         })).pipe(
-          Effect.mapError(storeError(`apply event ${eventId} to vehicle ${vehicleId}`)),
+          Effect.mapError(storeError(`apply event ${input.eventId} to vehicle ${input.vehicleId}`)),
+          Effect.map((rows) => rows === undefined ? { applied: false, changes: [] } : { applied: true, changes: rows }),
+          Effect.tap((result) => PubSub.publishAll(changes, result.changes))
+        ),
+      applyPoll: (input) =>
+        upsert(sql, tables.state, input).pipe(
+          Effect.mapError(storeError(`apply poll ${input.eventId} to vehicle ${input.vehicleId}`)),
+          Effect.map((rows) => ({ applied: true, changes: rows })),
           Effect.tap((result) => PubSub.publishAll(changes, result.changes))
         ),
       latest: (vehicleId) =>

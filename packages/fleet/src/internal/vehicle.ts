@@ -76,7 +76,7 @@ export const makeHandlers = (settings: Settings) =>
 
     const pollNow = (user: string, dueAt: number) =>
       readSignals(signals, vehicleId, user, codes).pipe(
-        Effect.flatMap((readings) => state.apply({ vehicleId, eventId: `poll:${vehicleId}:${dueAt}`, readings })),
+        Effect.flatMap((readings) => state.applyPoll({ vehicleId, eventId: `poll:${vehicleId}:${dueAt}`, readings })),
         Effect.tap(() => Metric.update(vehiclePolls, 1)),
         Effect.catchCause((cause) => Effect.logWarning(`polling vehicle ${vehicleId} failed; next poll in ${Duration.format(settings.pollInterval)}`, cause))
       )

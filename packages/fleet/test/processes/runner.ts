@@ -2,7 +2,9 @@
  * A runner process of the fleet state: the vehicle entities on Postgres
  * (`DATABASE_URL`), listening on 127.0.0.1:`FLEET_RUNNER_PORT`, with the
  * test's short shard lock settings. It prints `shards <n>` (the shards it
- * holds) every 200 ms until it is killed (the test sends SIGKILL).
+ * holds) and, when it polls, `polls <n>` (its polls so far,
+ * `FleetMetrics.vehiclePolls`) every 200 ms until it is killed (the test
+ * sends SIGKILL).
  *
  * With `SIM_URL` (and `CLIENT_ID`, `CLIENT_SECRET`), a vehicle idle for
  * `POLL_INTERVAL_MS` is polled (the signals of `POLL_SIGNALS`,
@@ -12,12 +14,13 @@
  * with the other runners on `REDIS_URL`, under the key prefix `PREFIX`.
  * Without it, no polls (an in-memory simulator stands in for the SDK).
  */
-import { Effect, Layer, Redacted, Schedule } from "effect"
+import { Effect, Layer, Metric, Redacted, Schedule } from "effect"
 import { Sharding, ShardId } from "effect/cluster"
 import * as OAuthConfig from "@connected-vehicle/auth/OAuthConfig"
 import * as ConnectedVehicle from "@connected-vehicle/sdk/ConnectedVehicle"
 import * as TransportConfig from "@connected-vehicle/transport/TransportConfig"
 import * as FleetCluster from "@connected-vehicle/fleet/FleetCluster"
+import * as FleetMetrics from "@connected-vehicle/fleet/FleetMetrics"
 import * as SharedAccess from "@connected-vehicle/fleet/SharedAccess"
 import * as Simulated from "@connected-vehicle/testing/Simulated"
 import { exitWithParent } from "../children.ts"
@@ -61,7 +64,8 @@ const Runner = FleetCluster.layerPostgres({
 const report = Effect.gen(function*() {
   const sharding = yield* Sharding.Sharding
   const held = Array.from({ length: shardsPerGroup }, (_, i) => ShardId.make("default", i + 1)).filter(sharding.hasShardId)
-  yield* Effect.sync(() => process.stdout.write(`shards ${held.length}\n`))
+  const polls = polling ? `polls ${(yield* Metric.value(FleetMetrics.vehiclePolls)).count}\n` : ""
+  yield* Effect.sync(() => process.stdout.write(`shards ${held.length}\n${polls}`))
 }).pipe(Effect.repeat(Schedule.spaced("200 millis")))
 
 exitWithParent()
