@@ -8,11 +8,12 @@
  *
  * @since 0.1.0
  */
+import { spawnSync } from "node:child_process"
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { Context, Duration, Effect, Exit, Layer, Redacted, Scope } from "effect"
-import { findBinary, freePort, postgresBinDirectories, run } from "./internal/process.ts"
+import { findBinary, freePort, onProcessEnd, postgresBinDirectories, run } from "./internal/process.ts"
 import { LocalServerError } from "./LocalServerError.ts"
 
 /**
@@ -111,6 +112,10 @@ const urlOf = (port: number, database: string) => Redacted.make(`postgres://post
  * @category constructors
  */
 export const make = (options?: Options): Effect.Effect<Running, LocalServerError, Scope.Scope> =>
+  Effect.map(launch(options), ({ server }) => server)
+
+/** The server, and how to stop it and delete its directory synchronously (when the process ends). */
+const launch = (options: Options | undefined) =>
   Effect.gen(function*() {
     const bin = yield* binDirectory(options)
     const [initdb, pgCtl, psql] = yield* Effect.forEach(
@@ -138,7 +143,13 @@ export const make = (options?: Options): Effect.Effect<Running, LocalServerError
           urlOf(port, name)
         )
         : Effect.fail(new LocalServerError({ server: "postgres", reason: "CommandFailed", detail: `invalid database name ${JSON.stringify(name)}` }))
-    return { port, url: urlOf(port, "postgres"), dataDirectory: data, createDatabase }
+    const stopNow = () => {
+      const [program, args] = asRoot ? ["runuser", ["-u", "postgres", "--", pgCtl!]] as const : [pgCtl!, []] as const
+      spawnSync(program, [...args, "-D", data, "-m", "immediate", "-w", "stop"], { stdio: "ignore", timeout: 10_000 })
+      rmSync(root, { recursive: true, force: true })
+    }
+    const server: Running = { port, url: urlOf(port, "postgres"), dataDirectory: data, createDatabase }
+    return { server, stopNow }
   })
 
 /**
@@ -159,7 +170,10 @@ export const layer = (options?: Options): Layer.Layer<PostgresServer, LocalServe
 /**
  * A server outside Effect, for a test runner's global setup (one server for
  * every test file and the processes they start): its URL as a string and
- * `stop()`.
+ * `stop()`. Should the process end without `stop()` (the test runner
+ * interrupted: SIGINT, SIGTERM, or an exit), the server is stopped
+ * (`pg_ctl stop -m immediate`) and its directory deleted then, and the
+ * signal then ends the process as it would have.
  *
  * @example
  * ```ts
@@ -181,16 +195,20 @@ export const start = async (options?: Options): Promise<{
   readonly stop: () => Promise<void>
 }> => {
   const scope = Effect.runSync(Scope.make())
-  const exit = await Effect.runPromiseExit(Scope.provide(make(options), scope))
+  const exit = await Effect.runPromiseExit(Scope.provide(launch(options), scope))
   if (Exit.isFailure(exit)) {
     await Effect.runPromise(Scope.close(scope, exit))
     return Effect.runPromise(Effect.failCause(exit.cause))
   }
-  const server = exit.value
+  const { server, stopNow } = exit.value
+  const removeHandlers = onProcessEnd(stopNow)
   return {
     port: server.port,
     url: Redacted.value(server.url),
     createDatabase: (name) => Effect.runPromise(Effect.map(server.createDatabase(name), Redacted.value)),
-    stop: () => Effect.runPromise(Scope.close(scope, Exit.void))
+    stop: () => {
+      removeHandlers()
+      return Effect.runPromise(Scope.close(scope, Exit.void))
+    }
   }
 }

@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { Context, Duration, Effect, Exit, Layer, Redacted, Scope } from "effect"
-import { findBinary, freePort, spawnLogged, stopChild, waitForPort } from "./internal/process.ts"
+import { findBinary, freePort, onProcessEnd, spawnLogged, stopChild, waitForPort } from "./internal/process.ts"
 import type { LocalServerError } from "./LocalServerError.ts"
 
 /**
@@ -82,6 +82,10 @@ export class RedisServer extends Context.Service<RedisServer, Running>()(
  * @category constructors
  */
 export const make = (options?: Options): Effect.Effect<Running, LocalServerError, Scope.Scope> =>
+  Effect.map(launch(options), ({ server }) => server)
+
+/** The server, and how to stop it and delete its directory synchronously (when the process ends). */
+const launch = (options: Options | undefined) =>
   Effect.gen(function*() {
     const binary = yield* findBinary(
       "redis",
@@ -101,7 +105,12 @@ export const make = (options?: Options): Effect.Effect<Running, LocalServerError
     )
     const timeoutMs = Duration.toMillis(Duration.fromInputUnsafe(options?.startTimeout ?? "10 seconds"))
     yield* waitForPort("redis", port, { timeoutMs, child: server.child, log: server.log })
-    return { port, url: Redacted.make(`redis://127.0.0.1:${port}`) }
+    const stopNow = () => {
+      server.child.kill("SIGKILL")
+      rmSync(dir, { recursive: true, force: true })
+    }
+    const running: Running = { port, url: Redacted.make(`redis://127.0.0.1:${port}`) }
+    return { server: running, stopNow }
   })
 
 /**
@@ -121,7 +130,10 @@ export const layer = (options?: Options): Layer.Layer<RedisServer, LocalServerEr
 
 /**
  * A server outside Effect, for a test runner's global setup: its URL as a
- * string and `stop()`.
+ * string and `stop()`. Should the process end without `stop()` (the test
+ * runner interrupted: SIGINT, SIGTERM, or an exit), the server is killed
+ * and its directory deleted then, and the signal then ends the process as
+ * it would have.
  *
  * @example
  * ```ts
@@ -142,14 +154,18 @@ export const start = async (options?: Options): Promise<{
   readonly stop: () => Promise<void>
 }> => {
   const scope = Effect.runSync(Scope.make())
-  const exit = await Effect.runPromiseExit(Scope.provide(make(options), scope))
+  const exit = await Effect.runPromiseExit(Scope.provide(launch(options), scope))
   if (Exit.isFailure(exit)) {
     await Effect.runPromise(Scope.close(scope, exit))
     return Effect.runPromise(Effect.failCause(exit.cause))
   }
+  const removeHandlers = onProcessEnd(exit.value.stopNow)
   return {
-    port: exit.value.port,
-    url: Redacted.value(exit.value.url),
-    stop: () => Effect.runPromise(Scope.close(scope, Exit.void))
+    port: exit.value.server.port,
+    url: Redacted.value(exit.value.server.url),
+    stop: () => {
+      removeHandlers()
+      return Effect.runPromise(Scope.close(scope, Exit.void))
+    }
   }
 }

@@ -1,8 +1,10 @@
 import { assert, describe, it } from "@effect/vitest"
-import { execFileSync } from "node:child_process"
-import { existsSync } from "node:fs"
+import { execFileSync, spawn } from "node:child_process"
+import { chmodSync, existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs"
 import { createConnection } from "node:net"
-import { Effect, Exit, Redacted, Scope } from "effect"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { Effect, Exit, Redacted, Schedule, Scope } from "effect"
 import * as PostgresServer from "@connected-vehicle/testing/PostgresServer"
 import * as RedisServer from "@connected-vehicle/testing/RedisServer"
 
@@ -61,4 +63,84 @@ describe("RedisServer", () => {
       assert.strictEqual(error.reason, "BinaryMissing")
       assert.include(error.message, "apt-get install -y redis-server")
     }))
+})
+
+/** Whether something accepts connections on 127.0.0.1:`port`. */
+const listening = (port: number) =>
+  Effect.callback<boolean>((resume) => {
+    const socket = createConnection({ host: "127.0.0.1", port })
+    socket.once("connect", () => {
+      socket.destroy()
+      resume(Effect.succeed(true))
+    })
+    socket.once("error", () => resume(Effect.succeed(false)))
+  })
+
+/**
+ * `test/processes/servers.ts` started with its own temporary directory
+ * (`TMPDIR`), sent `signal` once its servers run: how it ended, its ports,
+ * and what is left in the directory.
+ */
+const interrupted = (signal: NodeJS.Signals, servers: "both" | "redis") =>
+  Effect.acquireUseRelease(
+    Effect.sync(() => {
+      const dir = mkdtempSync(join(tmpdir(), "cv-interrupted-"))
+      chmodSync(dir, 0o755) // as root, Postgres runs as the postgres user, who must reach its directory in there
+      return dir
+    }),
+    (dir) =>
+      Effect.callback<{ readonly ports: { readonly postgres?: number; readonly redis: number }; readonly ended: string }>((resume) => {
+        const child = spawn(process.execPath, [join(import.meta.dirname, "processes", "servers.ts")], {
+          env: { ...process.env, TMPDIR: dir, SERVERS: servers },
+          stdio: ["ignore", "pipe", "inherit"]
+        })
+        let ports: { readonly postgres?: number; readonly redis: number } | undefined
+        child.stdout.once("data", (chunk: Buffer) => {
+          ports = JSON.parse(chunk.toString())
+          child.kill(signal)
+        })
+        child.once("exit", (code, killedBy) => resume(Effect.succeed({ ports: ports!, ended: killedBy ?? `exit ${code}` })))
+        return Effect.sync(() => child.kill("SIGKILL"))
+      }).pipe(
+        Effect.flatMap(({ ended, ports }) =>
+          Effect.gen(function*() {
+            // Redis was sent SIGKILL: closed a moment later
+            const open = Effect.forEach(
+              [ports.postgres, ports.redis].filter((port) => port !== undefined),
+              listening
+            )
+            const stillOpen = yield* open.pipe(Effect.repeat({ until: (all) => all.every((up) => !up), schedule: Schedule.spaced("50 millis"), times: 40 }))
+            return { ended, ports, stillOpen, left: readdirSync(dir) }
+          })
+        )
+      ),
+    (dir) => Effect.sync(() => rmSync(dir, { recursive: true, force: true }))
+  )
+
+describe("start() in a process interrupted before stop()", () => {
+  it.live("SIGINT: Postgres and Redis stopped, their directories deleted, the process ended by the signal", () =>
+    Effect.gen(function*() {
+      const { ended, left, ports, stillOpen } = yield* interrupted("SIGINT", "both")
+      assert.isNumber(ports.postgres)
+      assert.strictEqual(ended, "SIGINT")
+      assert.deepStrictEqual(stillOpen, [false, false])
+      assert.deepStrictEqual(left, [])
+    }), 60_000)
+
+  it.live("SIGTERM: Redis stopped, its directory deleted, the process ended by the signal", () =>
+    Effect.gen(function*() {
+      const { ended, left, stillOpen } = yield* interrupted("SIGTERM", "redis")
+      assert.strictEqual(ended, "SIGTERM")
+      assert.deepStrictEqual(stillOpen, [false])
+      assert.deepStrictEqual(left, [])
+    }), 30_000)
+
+  it.live("stop() removes the handlers it added", () =>
+    Effect.gen(function*() {
+      const before = ["exit", "SIGINT", "SIGTERM"].map((event) => process.listenerCount(event))
+      const server = yield* Effect.promise(() => RedisServer.start())
+      assert.deepStrictEqual(["exit", "SIGINT", "SIGTERM"].map((event) => process.listenerCount(event)), before.map((n) => n + 1))
+      yield* Effect.promise(() => server.stop())
+      assert.deepStrictEqual(["exit", "SIGINT", "SIGTERM"].map((event) => process.listenerCount(event)), before)
+    }), 30_000)
 })

@@ -142,3 +142,33 @@ export const stopChild = (child: ChildProcess, graceMs: number): Effect.Effect<v
     })
     child.kill("SIGTERM")
   })
+
+/**
+ * Runs `cleanup` (synchronous) once when this process ends: on `exit`, and
+ * on SIGINT or SIGTERM, after which the signal does what it would have done
+ * without this handler (re-raised, so the process ends by it, unless another
+ * listener of the signal decides otherwise). Answers the function that
+ * removes the handlers. @internal
+ */
+export const onProcessEnd = (cleanup: () => void): () => void => {
+  let done = false
+  const once = () => {
+    if (done) return
+    done = true
+    cleanup()
+  }
+  const signals = ["SIGINT", "SIGTERM"] as const
+  const onSignal = (signal: NodeJS.Signals) => {
+    once()
+    remove()
+    // alone, our listener had replaced the default action (ending the process): re-raise the signal for it
+    if (process.listenerCount(signal) === 0) process.kill(process.pid, signal)
+  }
+  const remove = () => {
+    process.off("exit", once)
+    for (const signal of signals) process.off(signal, onSignal)
+  }
+  process.once("exit", once)
+  for (const signal of signals) process.on(signal, onSignal)
+  return remove
+}
