@@ -12,6 +12,9 @@ import * as SharedToken from "@connected-vehicle/fleet/SharedToken"
 
 const withEnv = (env: Record<string, string>) => Effect.provide(ConfigProvider.layer(ConfigProvider.fromEnv({ env })))
 
+/** The error `FleetConfig.read` fails with on `env`. */
+const refused = (env: Record<string, string>) => Effect.flip(FleetConfig.read.pipe(withEnv(env)))
+
 /** The warnings logged while `effect` runs. */
 const warningsOf = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
   Effect.gen(function*() {
@@ -56,15 +59,15 @@ describe("FleetConfig", () => {
 
   it.effect("FLEET_STORAGE=memory with a URL set, or an invalid value, is a Configuration error", () =>
     Effect.gen(function*() {
-      const both = yield* Effect.flip(FleetConfig.read.pipe(withEnv({ FLEET_STORAGE: "memory", DATABASE_URL: "postgres://u:secret@h/db" })))
+      const both = yield* refused({ FLEET_STORAGE: "memory", DATABASE_URL: "postgres://u:secret@h/db" })
       assert.strictEqual(both.reason, "Configuration")
       assert.include(both.message, "DATABASE_URL")
       assert.notInclude(both.message, "secret")
-      const typo = yield* Effect.flip(FleetConfig.read.pipe(withEnv({ FLEET_STORAGE: "memroy" })))
+      const typo = yield* refused({ FLEET_STORAGE: "memroy" })
       assert.strictEqual(typo.reason, "Configuration")
       const memory = yield* FleetConfig.read.pipe(withEnv({ FLEET_STORAGE: "memory" }))
       assert.isTrue(memory.memory)
-      const retention = yield* Effect.flip(FleetConfig.read.pipe(withEnv({ FLEET_QUEUE_RETENTION: "an hour" })))
+      const retention = yield* refused({ FLEET_QUEUE_RETENTION: "an hour" })
       assert.include(retention.message, "FLEET_QUEUE_RETENTION")
       const negative = yield* Effect.flip(Layer.build(Ingestion.layerMemory({ retention: -5 })).pipe(Effect.scoped))
       assert.strictEqual(negative.reason, "Configuration")
@@ -73,16 +76,16 @@ describe("FleetConfig", () => {
 
   it.effect("FLEET_APPLIED_RETENTION shorter than FLEET_QUEUE_RETENTION (or not a duration) is a Configuration error naming both", () =>
     Effect.gen(function*() {
-      const shorter = yield* Effect.flip(FleetConfig.read.pipe(withEnv({ FLEET_QUEUE_RETENTION: "2 days", FLEET_APPLIED_RETENTION: "1 day" })))
+      const shorter = yield* refused({ FLEET_QUEUE_RETENTION: "2 days", FLEET_APPLIED_RETENTION: "1 day" })
       assert.strictEqual(shorter.reason, "Configuration")
       assert.include(shorter.message, "FLEET_APPLIED_RETENTION")
       assert.include(shorter.message, "FLEET_QUEUE_RETENTION")
       // the default (7 days) against a longer queue retention too
-      const defaulted = yield* Effect.flip(FleetConfig.read.pipe(withEnv({ FLEET_QUEUE_RETENTION: "8 days" })))
+      const defaulted = yield* refused({ FLEET_QUEUE_RETENTION: "8 days" })
       assert.include(defaulted.message, "FLEET_APPLIED_RETENTION")
       const equal = yield* FleetConfig.read.pipe(withEnv({ FLEET_QUEUE_RETENTION: "2 hours", FLEET_APPLIED_RETENTION: "2 hours" }))
       assert.strictEqual(Duration.toMillis(equal.appliedRetention), 2 * 3_600_000)
-      const typo = yield* Effect.flip(FleetConfig.read.pipe(withEnv({ FLEET_APPLIED_RETENTION: "a week" })))
+      const typo = yield* refused({ FLEET_APPLIED_RETENTION: "a week" })
       assert.include(typo.message, "FLEET_APPLIED_RETENTION")
     }))
 
