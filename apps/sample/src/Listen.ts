@@ -15,23 +15,25 @@ import type { DeliveredEvent } from "@connected-vehicle/schema/WebhookEvent"
 import { isFailedSignal, WebhookEvent } from "@connected-vehicle/schema/WebhookEvent"
 import type { Simulator } from "@connected-vehicle/simulator/Simulator"
 import * as NodeAdapter from "@connected-vehicle/webhooks/NodeAdapter"
-import { Config, Console, DateTime, Effect, FileSystem, Logger, Option, Redacted, Schema } from "effect"
+import { Console, DateTime, Effect, FileSystem, Logger, Option, Redacted, Schema } from "effect"
 import type { Scope } from "effect"
 import { createServer } from "node:http"
 import type { Server } from "node:http"
 import * as Render from "./Render.ts"
+import * as SampleConfig from "./SampleConfig.ts"
 import { SampleError } from "./SampleError.ts"
 import { render } from "./Table.ts"
 
 /**
  * The environment variable holding the webhook secret (the application's
- * management token) when `--secret-file` is not given.
+ * management token) when `--secret-file` is not given, read through
+ * `SampleConfig.config` (its `webhookSecret`).
  *
  * @example
  * ```ts
  * import { SECRET_VARIABLE } from "@connected-vehicle/sample/Listen"
  *
- * process.env[SECRET_VARIABLE] // the secret, if set
+ * const hint = `set ${SECRET_VARIABLE} or pass --secret-file`
  * ```
  * @since 0.1.0
  * @category configuration
@@ -435,10 +437,10 @@ export const secretOf = (
         Effect.mapError(() => new SampleError({ reason: `Cannot read the webhook secret file ${file.value}`, usage: true }))
       )
     } else {
-      const fromEnv = yield* Config.option(Config.Redacted(SECRET_VARIABLE)).pipe(
+      const { webhookSecret } = yield* SampleConfig.config.pipe(
         Effect.mapError(() => new SampleError({ reason: `${SECRET_VARIABLE} cannot be read`, usage: true }))
       )
-      text = Option.isSome(fromEnv) ? Redacted.value(fromEnv.value) : undefined
+      text = Option.isSome(webhookSecret) ? Redacted.value(webhookSecret.value) : undefined
     }
     const secret = text?.trim() ?? ""
     if (secret === "") {

@@ -71,13 +71,14 @@ export interface Options extends Target.Options {
  * @category layers
  */
 export const layer = (options: Options): Layer.Layer<Services, SampleError | Config.ConfigError | ConfigurationError> =>
-  Target.layer(options, {
-    remote: () => TokenFile.layer(Option.getOrElse(options.tokenFile, TokenFile.defaultPath), { persist: Target.isUserKey }),
-    embedded: () =>
-      Option.isSome(options.tokenFile)
-        ? TokenFile.layer(options.tokenFile.value, { persist: Target.isUserKey })
-        : TokenStore.layerMemory
-  })
+  Layer.unwrap(Effect.map(TokenFile.defaultPath, (defaultPath) =>
+    Target.layer(options, {
+      remote: () => TokenFile.layer(Option.getOrElse(options.tokenFile, () => defaultPath), { persist: Target.isUserKey }),
+      embedded: () =>
+        Option.isSome(options.tokenFile)
+          ? TokenFile.layer(options.tokenFile.value, { persist: Target.isUserKey })
+          : TokenStore.layerMemory
+    })))
 
 /**
  * Makes sure the user behind the legacy reads is signed in: on the embedded

@@ -8,30 +8,35 @@
  *
  * @since 0.1.0
  */
-import { Effect, Layer, Option, Redacted, Schema } from "effect"
+import { Config, Effect, Layer, Option, Redacted, Schema } from "effect"
 import * as TokenStore from "@connected-vehicle/auth/TokenStore"
 import { randomBytes } from "node:crypto"
 import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs"
 import { homedir } from "node:os"
 import { dirname, join } from "node:path"
+import * as SampleConfig from "./SampleConfig.ts"
 
 /**
- * The default file: `$CONNECTED_VEHICLE_TOKEN_FILE`, else
+ * The default file, read from `SampleConfig.config`:
+ * `$CONNECTED_VEHICLE_TOKEN_FILE`, else
  * `$XDG_CONFIG_HOME/connected-vehicle/sample-tokens.json` (XDG_CONFIG_HOME
  * defaults to `~/.config`).
  *
  * @example
  * ```ts
+ * import { Effect } from "effect"
  * import { defaultPath } from "@connected-vehicle/sample/TokenFile"
  *
- * console.log(defaultPath())
+ * const program = Effect.flatMap(defaultPath, (path) => Effect.log(`tokens in ${path}`))
  * ```
  * @since 0.1.0
  * @category configuration
  */
-export const defaultPath = (): string =>
-  process.env["CONNECTED_VEHICLE_TOKEN_FILE"] ??
-    join(process.env["XDG_CONFIG_HOME"] ?? join(homedir(), ".config"), "connected-vehicle", "sample-tokens.json")
+export const defaultPath: Config.Config<string> = Config.map(SampleConfig.config, (settings) =>
+  Option.getOrElse(
+    settings.tokenFile,
+    () => join(Option.getOrElse(settings.configHome, () => join(homedir(), ".config")), "connected-vehicle", "sample-tokens.json")
+  ))
 
 const Stored = Schema.Struct({
   accessToken: Schema.String,

@@ -8,7 +8,7 @@
  *
  * Started by `pnpm sample` (this package's `start` script, run in
  * `apps/sample`), the process moves to the directory the user ran pnpm in
- * (`INIT_CWD`), so that relative paths are the user's; a leading `--`
+ * (`SampleConfig`'s `userDirectory`), so that relative paths are the user's; a leading `--`
  * (`pnpm sample -- --help`) is dropped by `internal/main.ts`.
  *
  * The node compile cache is enabled before the program is loaded: the
@@ -19,15 +19,18 @@
  * @since 0.1.0
  */
 import * as Module from "node:module"
-import { userDirectoryOf } from "./internal/invocation.ts"
 
-const userDirectory = userDirectoryOf(process.env)
-if (userDirectory !== undefined) {
+Module.enableCompileCache?.()
+const { Effect, Option } = await import("effect")
+const { config } = await import("./SampleConfig.ts")
+const userDirectory = Effect.runSync(
+  config.pipe(Effect.map((settings) => settings.userDirectory), Effect.orElseSucceed(Option.none))
+)
+if (Option.isSome(userDirectory)) {
   try {
-    process.chdir(userDirectory)
+    process.chdir(userDirectory.value)
   } catch {
     // the directory is gone: paths stay relative to the package folder
   }
 }
-Module.enableCompileCache?.()
 await import("./internal/main.ts")

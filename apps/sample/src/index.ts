@@ -49,7 +49,7 @@ export * as Fleet from "./Fleet.ts"
  * ```ts
  * import { Listen } from "@connected-vehicle/sample"
  *
- * const secret = process.env[Listen.SECRET_VARIABLE]
+ * const hint = `set ${Listen.SECRET_VARIABLE} or pass --secret-file`
  * ```
  * @since 0.1.0
  * @category modules
@@ -108,6 +108,20 @@ export * as Render from "./Render.ts"
  */
 export * as SampleError from "./SampleError.ts"
 /**
+ * The sample's own environment (token file, webhook secret, invocation), one
+ * Effect `Config` value.
+ *
+ * @example
+ * ```ts
+ * import { SampleConfig } from "@connected-vehicle/sample"
+ *
+ * const settings = SampleConfig.config
+ * ```
+ * @since 0.1.0
+ * @category modules
+ */
+export * as SampleConfig from "./SampleConfig.ts"
+/**
  * The SDK wired through Layers for one command.
  *
  * @example
@@ -154,7 +168,7 @@ export * as Target from "./Target.ts"
  * ```ts
  * import { TokenFile } from "@connected-vehicle/sample"
  *
- * const tokens = TokenFile.layer(TokenFile.defaultPath())
+ * const tokens = TokenFile.layer("/tmp/tokens.json")
  * ```
  * @since 0.1.0
  * @category modules

@@ -4,7 +4,7 @@
  *
  * @since 0.1.0
  */
-import { Config, Context, Duration, Effect, Layer, Option } from "effect"
+import { Config, Context, Duration, Effect, Layer, Option, Schema } from "effect"
 import type { Redacted } from "effect"
 import * as ConfigurationError from "@connected-vehicle/transport/ConfigurationError"
 
@@ -86,6 +86,12 @@ export const layer = (options: Options): Layer.Layer<OAuthConfig> =>
 
 const defaultRefreshAhead = Duration.seconds(60)
 
+const NonNegativeDuration = Schema.DurationFromString.check(Schema.makeFilter(
+  (d: Duration.Duration) => Duration.isFinite(d) && !Duration.isNegative(d),
+  { expected: "a non-negative, finite duration such as \"2 minutes\"" }
+))
+const NonNegativeMillis = Schema.Int.check(Schema.isGreaterThanOrEqualTo(0))
+
 /**
  * The OAuth client from the environment, as {@link Options}: one `Config`
  * value, composable with an application's own settings.
@@ -95,7 +101,7 @@ const defaultRefreshAhead = Duration.seconds(60)
  * | `CONNECTED_VEHICLE_CLIENT_ID` | the application's client id | required |
  * | `CONNECTED_VEHICLE_CLIENT_SECRET` | its secret (read as `Redacted`) | required |
  * | `CONNECTED_VEHICLE_REDIRECT_URI` | the consent flow's redirect URI | none |
- * | `CONNECTED_VEHICLE_REFRESH_AHEAD_MS` | renew a token this long before it expires (ms) | 60000 |
+ * | `CONNECTED_VEHICLE_REFRESH_AHEAD` | renew a token this long before it expires (an Effect duration; the deprecated `_REFRESH_AHEAD_MS`, milliseconds, is read when it is not set) | `60 seconds` |
  * | `CONNECTED_VEHICLE_CLIENT_CREDENTIALS_URL` | the client-credentials token endpoint | `{auth_url}/oauth/token` |
  *
  * @example
@@ -112,7 +118,14 @@ export const config: Config.Config<Options> = Config.all({
   clientId: Config.String("CONNECTED_VEHICLE_CLIENT_ID"),
   clientSecret: Config.Redacted("CONNECTED_VEHICLE_CLIENT_SECRET"),
   redirectUri: Config.map(Config.option(Config.String("CONNECTED_VEHICLE_REDIRECT_URI")), Option.getOrUndefined),
-  refreshAhead: Config.map(Config.Int("CONNECTED_VEHICLE_REFRESH_AHEAD_MS").pipe(Config.withDefault(60_000)), Duration.millis),
+  refreshAhead: Config.option(Config.schema(NonNegativeDuration, "CONNECTED_VEHICLE_REFRESH_AHEAD")).pipe(
+    Config.flatMap((refreshAhead): Config.Config<Duration.Input | undefined> =>
+      Option.isSome(refreshAhead)
+        ? Config.succeed(refreshAhead.value)
+        // the deprecated name: an integer of milliseconds
+        : Config.map(Config.option(Config.schema(NonNegativeMillis, "CONNECTED_VEHICLE_REFRESH_AHEAD_MS")), Option.getOrUndefined)
+    )
+  ),
   clientCredentialsUrl: Config.map(Config.option(Config.String("CONNECTED_VEHICLE_CLIENT_CREDENTIALS_URL")), Option.getOrUndefined)
 })
 

@@ -149,7 +149,7 @@ const withKeys = (
     Effect.gen(function*() {
       const body = yield* Effect.orElseSucceed(response.text, () => "")
       const now = yield* Clock.currentTimeMillis
-      const wait = RetryAfter.fromHeaders(response.headers, now) ?? 1_000
+      const wait = Duration.toMillis(RetryAfter.fromHeaders(response.headers, now) ?? Duration.seconds(1))
       const key = scopeOf(vehicleOf(request), body)
       yield* holds.hold(key, wait)
       yield* Effect.logDebug("429: requests held").pipe(Effect.annotateLogs({ key, millis: wait }))

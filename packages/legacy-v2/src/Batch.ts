@@ -15,7 +15,7 @@
  *
  * @since 0.1.0
  */
-import { Duration, Option, Result, Schema } from "effect"
+import { Option, Result, Schema } from "effect"
 import type { BatchItem, BatchResponse, LegacyBody, LegacyPath, UnitSystem } from "@connected-vehicle/schema/Legacy"
 import { LegacyEndpoints } from "@connected-vehicle/schema/Legacy"
 import { ErrorEnvelope } from "@connected-vehicle/schema/ServiceError"
@@ -188,10 +188,9 @@ const decodeItem = <P extends LegacyPath>(path: P, item: BatchItem, context: Dec
       return Result.fail(failed(new MalformedBody({ ...http, description: "entry body is not the error envelope" })))
     }
     const retryAfter = headers["retry-after"]
-    const retryAfterMillis = retryAfter === undefined ? undefined : RetryAfter.parse(retryAfter, context.now)
     return Result.fail(failed(fromEnvelope(envelope.value, {
       ...http,
-      retryAfter: retryAfterMillis === undefined ? undefined : Duration.millis(retryAfterMillis)
+      retryAfter: retryAfter === undefined ? undefined : RetryAfter.parse(retryAfter, context.now)
     })))
   }
   const schema = LegacyEndpoints[path].schema as Schema.Codec<LegacyBody<P>, unknown>

@@ -46,8 +46,8 @@ const fromEnv = (env: Record<string, string>) => {
       Layer.provide(ConfigProvider.layer(ConfigProvider.fromEnv({
         env: {
           CONNECTED_VEHICLE_ORIGIN: sim.url,
-          CONNECTED_VEHICLE_RETRY_INITIAL_DELAY_MS: "5",
-          CONNECTED_VEHICLE_RETRY_MAX_DELAY_MS: "20",
+          CONNECTED_VEHICLE_RETRY_INITIAL_DELAY: "5 millis",
+          CONNECTED_VEHICLE_RETRY_MAX_DELAY: "20 millis",
           ...env
         }
       })))

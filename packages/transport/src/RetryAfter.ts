@@ -9,28 +9,30 @@ import { DateTime, Duration, Result } from "effect"
 import { Headers } from "effect/http"
 
 /**
- * The delay a `Retry-After` value asks for, in milliseconds from `now`
- * (epoch milliseconds); a date in the past gives 0; an invalid value gives
+ * The delay a `Retry-After` value asks for, a `Duration` from `now` (epoch
+ * milliseconds); a date in the past gives zero; an invalid value gives
  * `undefined`.
  *
  * @example
  * ```ts
+ * import { Duration } from "effect"
  * import { parse } from "@connected-vehicle/transport/RetryAfter"
  *
- * parse("7", 0) // 7000
- * parse("Thu, 01 Jan 1970 00:02:00 GMT", 0) // 120000
+ * parse("7", 0) // Duration.seconds(7)
+ * parse("Thu, 01 Jan 1970 00:02:00 GMT", 0) // Duration.minutes(2), as 120000 millis
  * parse("-1", 0) // undefined
+ * const waitMillis = Duration.toMillis(parse("7", 0) ?? Duration.zero) // 7000
  * ```
  * @since 0.1.0
  * @category parsing
  */
-export const parse = (value: string, now: number): number | undefined => {
+export const parse = (value: string, now: number): Duration.Duration | undefined => {
   const parsed = Headers.parseRetryAfter(value)
   if (Result.isFailure(parsed)) return undefined
   const after = parsed.success
   return after._tag === "Duration"
-    ? Duration.toMillis(after.duration)
-    : Math.max(0, DateTime.toEpochMillis(after.dateTime) - now)
+    ? after.duration
+    : Duration.millis(Math.max(0, DateTime.toEpochMillis(after.dateTime) - now))
 }
 
 /**
@@ -40,12 +42,12 @@ export const parse = (value: string, now: number): number | undefined => {
  * ```ts
  * import { fromHeaders } from "@connected-vehicle/transport/RetryAfter"
  *
- * fromHeaders({ "retry-after": "2" }, Date.now()) // 2000
+ * fromHeaders({ "retry-after": "2" }, Date.now()) // Duration.seconds(2)
  * ```
  * @since 0.1.0
  * @category parsing
  */
-export const fromHeaders = (headers: Readonly<Record<string, string | undefined>>, now: number): number | undefined => {
+export const fromHeaders = (headers: Readonly<Record<string, string | undefined>>, now: number): Duration.Duration | undefined => {
   const value = headers["retry-after"]
   return value === undefined ? undefined : parse(value, now)
 }

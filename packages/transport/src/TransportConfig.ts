@@ -9,8 +9,8 @@ import { Config, Context, Duration, Effect, Layer } from "effect"
 import type { LogLevel } from "effect"
 import { fromConfigError } from "./ConfigurationError.ts"
 import type { ConfigurationError } from "./ConfigurationError.ts"
-import { factorAtLeastOne, get, HeaderNames, LogSetting, millis, nonNegativeInt, positiveInt, root } from "./internal/env.ts"
-import { check, duration } from "./internal/options.ts"
+import { duration as durationVariable, factorAtLeastOne, get, HeaderNames, LogSetting, positiveInt, root } from "./internal/env.ts"
+import { check, duration, headerNames } from "./internal/options.ts"
 import { sdkVersion } from "./internal/version.ts"
 
 /**
@@ -261,17 +261,10 @@ export const make = (options: Options): TransportConfig["Service"] => ({
   timeout: duration("timeout", options.timeout, defaults.timeout, true),
   retry: retryPolicy(defaults.retry, options.retry),
   rateLimit: rateLimitPolicy(defaults.rateLimit, options.rateLimit),
-  requestIdHeaders: requestIdHeaders(options.requestIdHeader),
+  requestIdHeaders: headerNames(options.requestIdHeader, defaults.requestIdHeaders),
   httpSpans: options.httpSpans ?? defaults.httpSpans,
   logLevel: options.logLevel ?? defaults.logLevel
 })
-
-const requestIdHeaders = (option: string | ReadonlyArray<string> | undefined): ReadonlyArray<string> => {
-  const names = (option === undefined ? [] : typeof option === "string" ? [option] : option)
-    .map((name) => name.trim().toLowerCase())
-    .filter((name) => name.length > 0)
-  return names.length === 0 ? defaults.requestIdHeaders : [...new Set(names)]
-}
 
 /**
  * The request id of a response: the value of the first of `names` (see
@@ -426,16 +419,19 @@ export const logLevelConfig: Config.Config<LogLevel.LogLevel> = Config.schema(Lo
 /**
  * The transport's configuration read from the environment, as
  * {@link Options}: one `Config` value, composable with an application's
- * own (`Config.all`, `Config.nested`, another `ConfigProvider`). Numbers are
- * validated (timeouts, attempts and delays must be positive integers, the
- * backoff factor at least 1); an invalid or missing value is a `ConfigError`
- * that names the variable.
+ * own (`Config.all`, `Config.nested`, another `ConfigProvider`). Durations
+ * are Effect durations (`CONNECTED_VEHICLE_TIMEOUT="5 seconds"`; the
+ * deprecated `*_MS` names, integers of milliseconds, are read when the new
+ * name is not set). Values are validated (the timeout and budget positive,
+ * delays non-negative, attempts a positive integer, the backoff factor at
+ * least 1); an invalid or missing value is a `ConfigError` naming the
+ * variable.
  *
  * The variables, their meaning and defaults are listed in the package's
  * README (and every package's in the repository README): the five roots
- * (`CONNECTED_VEHICLE_ORIGIN` or `*_URL`), `_USER_AGENT`, `_TIMEOUT_MS`,
+ * (`CONNECTED_VEHICLE_ORIGIN` or `*_URL`), `_USER_AGENT`, `_TIMEOUT`,
  * `_MAX_ATTEMPTS`, `_RETRY_*`, `_WAIT_ON_RATE_LIMIT`,
- * `_MAX_RATE_LIMIT_WAIT_MS`, `_REQUEST_ID_HEADER`, `_HTTP_SPANS` and `_LOG`.
+ * `_MAX_RATE_LIMIT_WAIT`, `_REQUEST_ID_HEADER`, `_HTTP_SPANS` and `_LOG`.
  *
  * @example
  * ```ts
@@ -461,18 +457,18 @@ export const config: Config.Config<Options> = Config.all({
     legacy: root("CONNECTED_VEHICLE_LEGACY_URL", "")
   }),
   userAgent: get(Config.option(Config.NonEmptyString("CONNECTED_VEHICLE_USER_AGENT"))),
-  timeout: millis(positiveInt("CONNECTED_VEHICLE_TIMEOUT_MS")),
+  timeout: durationVariable("CONNECTED_VEHICLE_TIMEOUT", true),
   retry: Config.all({
     maxAttempts: get(positiveInt("CONNECTED_VEHICLE_MAX_ATTEMPTS")),
-    initialDelay: millis(nonNegativeInt("CONNECTED_VEHICLE_RETRY_INITIAL_DELAY_MS")),
+    initialDelay: durationVariable("CONNECTED_VEHICLE_RETRY_INITIAL_DELAY", false),
     factor: get(factorAtLeastOne("CONNECTED_VEHICLE_RETRY_FACTOR")),
-    maxDelay: millis(nonNegativeInt("CONNECTED_VEHICLE_RETRY_MAX_DELAY_MS")),
-    maxElapsed: millis(positiveInt("CONNECTED_VEHICLE_RETRY_MAX_ELAPSED_MS")),
+    maxDelay: durationVariable("CONNECTED_VEHICLE_RETRY_MAX_DELAY", false),
+    maxElapsed: durationVariable("CONNECTED_VEHICLE_RETRY_MAX_ELAPSED", true),
     retryNonIdempotent: get(Config.option(Config.Boolean("CONNECTED_VEHICLE_RETRY_NON_IDEMPOTENT")))
   }),
   rateLimit: Config.all({
     wait: get(Config.option(Config.Boolean("CONNECTED_VEHICLE_WAIT_ON_RATE_LIMIT"))),
-    maxWait: millis(nonNegativeInt("CONNECTED_VEHICLE_MAX_RATE_LIMIT_WAIT_MS"))
+    maxWait: durationVariable("CONNECTED_VEHICLE_MAX_RATE_LIMIT_WAIT", false)
   }),
   requestIdHeader: get(Config.option(Config.schema(HeaderNames, "CONNECTED_VEHICLE_REQUEST_ID_HEADER"))),
   httpSpans: get(Config.option(Config.Boolean("CONNECTED_VEHICLE_HTTP_SPANS"))),

@@ -36,7 +36,7 @@ export * as Pagination from "./Pagination.ts"
  * ```ts
  * import { RetryAfter } from "@connected-vehicle/transport"
  *
- * const delay = RetryAfter.parse("7", 0) // 7000
+ * const delay = RetryAfter.parse("7", 0) // Duration.seconds(7)
  * ```
  * @since 0.1.0
  * @category modules

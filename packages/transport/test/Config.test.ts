@@ -26,7 +26,7 @@ describe("TransportConfig", () => {
     }).pipe(Effect.provide(fromEnv({
       CONNECTED_VEHICLE_ORIGIN: "http://127.0.0.1:8080/",
       CONNECTED_VEHICLE_COMPAT_URL: "https://compat.example/v3",
-      CONNECTED_VEHICLE_TIMEOUT_MS: "5000",
+      CONNECTED_VEHICLE_TIMEOUT: "5 seconds",
       CONNECTED_VEHICLE_MAX_ATTEMPTS: "2",
       CONNECTED_VEHICLE_WAIT_ON_RATE_LIMIT: "true",
       CONNECTED_VEHICLE_REQUEST_ID_HEADER: "X-Correlation-Id",
@@ -55,27 +55,57 @@ describe("TransportConfig", () => {
     }).pipe(Effect.provide(fromEnv({
       CONNECTED_VEHICLE_ORIGIN: "http://127.0.0.1:8080",
       CONNECTED_VEHICLE_USER_AGENT: "fleet-app/2.0",
-      CONNECTED_VEHICLE_RETRY_INITIAL_DELAY_MS: "50",
+      CONNECTED_VEHICLE_RETRY_INITIAL_DELAY: "50 millis",
       CONNECTED_VEHICLE_RETRY_FACTOR: "3",
-      CONNECTED_VEHICLE_RETRY_MAX_DELAY_MS: "900",
-      CONNECTED_VEHICLE_RETRY_MAX_ELAPSED_MS: "10000",
+      CONNECTED_VEHICLE_RETRY_MAX_DELAY: "900 millis",
+      CONNECTED_VEHICLE_RETRY_MAX_ELAPSED: "10 seconds",
       CONNECTED_VEHICLE_RETRY_NON_IDEMPOTENT: "true",
-      CONNECTED_VEHICLE_MAX_RATE_LIMIT_WAIT_MS: "2000"
+      CONNECTED_VEHICLE_MAX_RATE_LIMIT_WAIT: "2 seconds"
     }))))
 
-  it.effect("layerConfig refuses a zero or negative timeout, attempts or budget", () =>
+  it.effect("the deprecated *_MS names (milliseconds) are read when the duration's name is not set; the new name wins", () =>
+    Effect.gen(function*() {
+      const read = (env: Record<string, string>) =>
+        Effect.provide(Effect.service(TransportConfig), fromEnv({ CONNECTED_VEHICLE_ORIGIN: "http://127.0.0.1:8080", ...env }))
+      const old = yield* read({
+        CONNECTED_VEHICLE_TIMEOUT_MS: "5000",
+        CONNECTED_VEHICLE_RETRY_INITIAL_DELAY_MS: "50",
+        CONNECTED_VEHICLE_RETRY_MAX_DELAY_MS: "900",
+        CONNECTED_VEHICLE_RETRY_MAX_ELAPSED_MS: "10000",
+        CONNECTED_VEHICLE_MAX_RATE_LIMIT_WAIT_MS: "0"
+      })
+      assert.deepStrictEqual(
+        [old.timeout, old.retry.initialDelay, old.retry.maxDelay, old.retry.maxElapsed, old.rateLimit.maxWait].map(Duration.toMillis),
+        [5000, 50, 900, 10_000, 0]
+      )
+      const both = yield* read({ CONNECTED_VEHICLE_TIMEOUT: "2 seconds", CONNECTED_VEHICLE_TIMEOUT_MS: "5000" })
+      assert.strictEqual(Duration.toMillis(both.timeout), 2000)
+      // an invalid new value is an error, not a reason to read the old name
+      const error = yield* Effect.flip(read({ CONNECTED_VEHICLE_TIMEOUT: "soon", CONNECTED_VEHICLE_TIMEOUT_MS: "5000" }))
+      assert.include(error.message, "CONNECTED_VEHICLE_TIMEOUT")
+    }))
+
+  it.effect("layerConfig refuses a zero, negative, infinite or unreadable timeout, attempts, delay or budget, naming the variable", () =>
     Effect.gen(function*() {
       for (const [name, value] of [
+        ["CONNECTED_VEHICLE_TIMEOUT", "0 seconds"],
+        ["CONNECTED_VEHICLE_TIMEOUT", "-5 seconds"],
+        ["CONNECTED_VEHICLE_TIMEOUT", "Infinity"],
+        ["CONNECTED_VEHICLE_TIMEOUT", "5000"],
         ["CONNECTED_VEHICLE_TIMEOUT_MS", "0"],
         ["CONNECTED_VEHICLE_TIMEOUT_MS", "-5"],
         ["CONNECTED_VEHICLE_MAX_ATTEMPTS", "0"],
+        ["CONNECTED_VEHICLE_RETRY_MAX_ELAPSED", "0 millis"],
         ["CONNECTED_VEHICLE_RETRY_MAX_ELAPSED_MS", "-1"],
+        ["CONNECTED_VEHICLE_RETRY_INITIAL_DELAY", "-1 millis"],
+        ["CONNECTED_VEHICLE_MAX_RATE_LIMIT_WAIT", "a while"],
         ["CONNECTED_VEHICLE_RETRY_FACTOR", "0.5"]
       ] as const) {
         const error = yield* Effect.flip(
           Effect.provide(Effect.service(TransportConfig), fromEnv({ CONNECTED_VEHICLE_ORIGIN: "http://127.0.0.1:8080", [name]: value }))
         )
         assert.strictEqual(error._tag, "ConfigurationError", `${name}=${value}`)
+        assert.include(error.message, name, `${name}=${value}`)
       }
     }))
 

@@ -1,20 +1,23 @@
 import { assert, describe, it } from "@effect/vitest"
+import { Duration } from "effect"
 import * as RetryAfter from "@connected-vehicle/transport/RetryAfter"
 
 const now = Date.UTC(2025, 7, 26, 12, 0, 0)
+const millis = (delay: Duration.Duration | undefined) => delay === undefined ? undefined : Duration.toMillis(delay)
 
 describe("RetryAfter", () => {
-  it("reads delay-seconds as a non-negative integer", () => {
-    assert.strictEqual(RetryAfter.parse("0", now), 0)
-    assert.strictEqual(RetryAfter.parse("7", now), 7000)
-    assert.strictEqual(RetryAfter.parse(" 120 ", now), 120_000)
+  it("reads delay-seconds as a non-negative integer, a Duration", () => {
+    assert.isTrue(Duration.equals(RetryAfter.parse("7", now)!, Duration.seconds(7)))
+    assert.strictEqual(millis(RetryAfter.parse("0", now)), 0)
+    assert.strictEqual(millis(RetryAfter.parse("7", now)), 7000)
+    assert.strictEqual(millis(RetryAfter.parse(" 120 ", now)), 120_000)
   })
 
   it("reads the three HTTP-date formats of RFC 9110, relative to now", () => {
-    assert.strictEqual(RetryAfter.parse("Tue, 26 Aug 2025 12:00:30 GMT", now), 30_000)
-    assert.strictEqual(RetryAfter.parse("Tuesday, 26-Aug-25 12:01:00 GMT", now), 60_000)
-    assert.strictEqual(RetryAfter.parse("Tue Aug 26 12:00:05 2025", now), 5_000)
-    assert.strictEqual(RetryAfter.parse("Tue, 26 Aug 2025 11:00:00 GMT", now), 0)
+    assert.strictEqual(millis(RetryAfter.parse("Tue, 26 Aug 2025 12:00:30 GMT", now)), 30_000)
+    assert.strictEqual(millis(RetryAfter.parse("Tuesday, 26-Aug-25 12:01:00 GMT", now)), 60_000)
+    assert.strictEqual(millis(RetryAfter.parse("Tue Aug 26 12:00:05 2025", now)), 5_000)
+    assert.strictEqual(millis(RetryAfter.parse("Tue, 26 Aug 2025 11:00:00 GMT", now)), 0)
   })
 
   it("ignores anything else", () => {
@@ -24,7 +27,7 @@ describe("RetryAfter", () => {
   })
 
   it("fromHeaders reads the retry-after header", () => {
-    assert.strictEqual(RetryAfter.fromHeaders({ "retry-after": "2" }, now), 2000)
+    assert.strictEqual(millis(RetryAfter.fromHeaders({ "retry-after": "2" }, now)), 2000)
     assert.isUndefined(RetryAfter.fromHeaders({}, now))
   })
 })

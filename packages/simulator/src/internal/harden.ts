@@ -43,6 +43,52 @@ const deprecationLines = (origins: Origins, path: string): string => {
   return lines
 }
 
+/**
+ * What the server's public `request` event tells of each connection: the
+ * last request whose head was parsed, and the responses not yet finished,
+ * oldest first (Node writes a connection's responses in the order of its
+ * requests: the first is the one on the wire).
+ */
+interface Connection {
+  last: IncomingMessage | undefined
+  readonly unfinished: Set<ServerResponse>
+}
+
+/** Follows the connections of a server through its `request` event (listening first, before any answer can start). */
+const follow = (server: Server) => {
+  const connections = new WeakMap<Duplex, Connection>()
+  server.prependListener("request", (request: IncomingMessage, response: ServerResponse) => {
+    let connection = connections.get(request.socket)
+    if (connection === undefined) {
+      connection = { last: undefined, unfinished: new Set() }
+      connections.set(request.socket, connection)
+    }
+    const { unfinished } = connection
+    connection.last = request
+    if (response.writableFinished) return
+    unfinished.add(response)
+    const done = () => unfinished.delete(response)
+    response.once("finish", done)
+    response.once("close", done)
+  })
+  return {
+    /** The request of the connection whose head was parsed and whose body has not ended, if any. */
+    incomplete: (socket: Duplex): IncomingMessage | undefined => {
+      const last = connections.get(socket)?.last
+      return last !== undefined && !last.complete ? last : undefined
+    },
+    /** The response on the wire of the connection: the oldest one not finished, if any. */
+    pending: (socket: Duplex): ServerResponse | undefined => {
+      const unfinished = connections.get(socket)?.unfinished
+      if (unfinished === undefined) return undefined
+      for (const response of unfinished) return response
+      return undefined
+    }
+  }
+}
+
+type Follow = ReturnType<typeof follow>
+
 const requestLine = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+ ([^\s]+) HTTP\/\d\.\d\r?\n/
 
 /**
@@ -52,9 +98,8 @@ const requestLine = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+ ([^\s]+) HTTP\/\d\.\d\r?\n/
  * start of the bytes Node hands over with the error (`rawPacket`), provided
  * no other request's head ends before the error. Otherwise undefined.
  */
-const targetOf = (error: NodeJS.ErrnoException, socket: Duplex): string | undefined => {
-  const incoming = (socket as { readonly parser?: { readonly incoming?: IncomingMessage | null } | null }).parser?.incoming
-  if (incoming != null && !incoming.complete && typeof incoming.url === "string") return incoming.url
+const targetOf = (error: NodeJS.ErrnoException, incoming: IncomingMessage | undefined): string | undefined => {
+  if (incoming !== undefined && typeof incoming.url === "string") return incoming.url
   const { bytesParsed, rawPacket } = error as { readonly rawPacket?: unknown; readonly bytesParsed?: unknown }
   if (!Buffer.isBuffer(rawPacket)) return undefined
   const text = rawPacket.subarray(0, 16_384).toString("latin1")
@@ -93,7 +138,7 @@ const ordinaryHead = (request: IncomingMessage): Buffer => {
  * parser would otherwise queue its responses behind them forever), then
  * clears the idle timeout the old parser may have left on the socket.
  */
-const serveAsOrdinary = (server: Server, request: IncomingMessage, socket: Duplex, head: Buffer) => {
+const serveAsOrdinary = (server: Server, connections: Follow, request: IncomingMessage, socket: Duplex, head: Buffer) => {
   // Once per socket, however many upgrade requests it carries (Node's own error listener is off until it is back).
   if (!socket.listeners("error").includes(ignoreError)) socket.on("error", ignoreError)
   try {
@@ -104,8 +149,8 @@ const serveAsOrdinary = (server: Server, request: IncomingMessage, socket: Duple
   }
   const reattach = () => {
     if (socket.destroyed) return
-    const pending = (socket as { readonly _httpMessage?: ServerResponse | null })._httpMessage
-    if (pending != null) {
+    const pending = connections.pending(socket)
+    if (pending !== undefined) {
       pending.once("finish", reattach)
       return
     }
@@ -147,10 +192,11 @@ const headerRecord = (headers: IncomingHttpHeaders): Record<string, string> => {
  *   and the connection closes.
  */
 export const harden = (server: Server, state: State, origins: Origins): void => {
+  const connections = follow(server)
   server.removeAllListeners("upgrade")
   server.on("upgrade", (request: IncomingMessage, socket: Duplex, head: Buffer) => {
     const framed = request.headers["transfer-encoding"] !== undefined || (request.headers["content-length"] ?? "0") !== "0"
-    if (upgradeBodyInHead || !framed) return serveAsOrdinary(server, request, socket, head)
+    if (upgradeBodyInHead || !framed) return serveAsOrdinary(server, connections, request, socket, head)
     // Node 26 and later keep the body of an upgrade request in its own stream: not replayed.
     const requestId = requestIdFor(headerRecord(request.headers)[REQUEST_ID_HEADER], state)
     const path = routePath(request.url ?? "/")
@@ -176,7 +222,9 @@ export const harden = (server: Server, state: State, origins: Origins): void => 
     }
     if (!socket.listeners("error").includes(ignoreError)) socket.on("error", ignoreError)
     const status = error.code === "HPE_HEADER_OVERFLOW" ? 431 : error.code === "ERR_HTTP_REQUEST_TIMEOUT" ? 408 : 400
-    const target = targetOf(error, socket)
+    // The failing request, when its head was parsed (an error in its body, or a timeout during it).
+    const failing = connections.incomplete(socket)
+    const target = targetOf(error, failing)
     const path = target === undefined ? undefined : routePath(target)
     const requestId = state.nextRequestId()
     const answer = () =>
@@ -188,17 +236,14 @@ export const harden = (server: Server, state: State, origins: Origins): void => 
         requestId,
         path !== undefined && isLegacyPath(path) ? deprecationLines(origins, path) : ""
       )
-    // The failing request, when its head was parsed (an error in its body, or a timeout during it).
-    const parser = (socket as { readonly parser?: { readonly incoming?: IncomingMessage | null } | null }).parser
-    const failing = parser?.incoming != null && !parser.incoming.complete ? parser.incoming : undefined
     // The answers to the requests before the failing one go first (bounded).
     const timer = setTimeout(() => socket.destroy(), PENDING_ANSWERS_MILLIS)
     timer.unref()
     socket.once("close", () => clearTimeout(timer))
     const afterPending = () => {
       if (socket.destroyed || socket.writableEnded) return
-      const pending = (socket as { readonly _httpMessage?: ServerResponse | null })._httpMessage
-      if (pending != null && (failing === undefined || pending.req !== failing)) {
+      const pending = connections.pending(socket)
+      if (pending !== undefined && (failing === undefined || pending.req !== failing)) {
         pending.once("finish", afterPending)
         return
       }

@@ -33,9 +33,27 @@ export const nonNegativeInt = (name: string) =>
   Config.option(Config.schema(Schema.Int.check(Schema.isGreaterThanOrEqualTo(0)), name))
 export const factorAtLeastOne = (name: string) =>
   Config.option(Config.schema(Schema.Finite.check(Schema.isGreaterThanOrEqualTo(1)), name))
-/** Milliseconds in the environment, a `Duration` in the options. */
-export const millis = (config: Config.Config<Option.Option<number>>) =>
-  Config.map(config, (value) => Option.getOrUndefined(Option.map(value, Duration.millis)))
+/** A finite duration, positive (`positive`) or non-negative. */
+const finiteDuration = (positive: boolean) =>
+  Schema.DurationFromString.check(Schema.makeFilter(
+    (d: Duration.Duration) => Duration.isFinite(d) && (positive ? Duration.isPositive(d) : !Duration.isNegative(d)),
+    { expected: `a ${positive ? "positive" : "non-negative"}, finite duration such as "5 seconds"` }
+  ))
+
+/**
+ * A duration under `name`, an Effect duration (`"5 seconds"`), else under the
+ * deprecated `${name}_MS`, an integer of milliseconds; `undefined` when
+ * neither is set. `name` wins when both are set; an invalid value of the one
+ * read is a `ConfigError` naming it.
+ */
+export const duration = (name: string, positive: boolean): Config.Config<Duration.Duration | undefined> =>
+  Config.option(Config.schema(finiteDuration(positive), name)).pipe(
+    Config.flatMap((value) =>
+      Option.isSome(value)
+        ? Config.succeed(value.value)
+        : Config.map((positive ? positiveInt : nonNegativeInt)(`${name}_MS`), (ms) => Option.getOrUndefined(Option.map(ms, Duration.millis)))
+    )
+  )
 export const get = <A>(config: Config.Config<Option.Option<A>>) => Config.map(config, Option.getOrUndefined)
 
 /** `debug`, `info`, `warn`, `error` or `off` (any case). */

@@ -31,3 +31,11 @@ export const check = (field: string, value: number | undefined, fallback: number
   if (typeof value !== "number" || !valid(value)) throw new InvalidArgument({ field, message: `${field}: Expected ${expected}` })
   return value
 }
+
+/** Header names, trimmed, lower-case and without repeats; `fallback` when there are none. */
+export const headerNames = (option: string | ReadonlyArray<string> | undefined, fallback: ReadonlyArray<string>): ReadonlyArray<string> => {
+  const names = (option === undefined ? [] : typeof option === "string" ? [option] : option)
+    .map((name) => name.trim().toLowerCase())
+    .filter((name) => name.length > 0)
+  return names.length === 0 ? fallback : [...new Set(names)]
+}

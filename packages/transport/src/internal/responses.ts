@@ -159,8 +159,7 @@ export const decodeError = (
 ): Effect.Effect<ConnectedVehicleError, ConnectedVehicleError> =>
   Effect.flatMap(Clock.currentTimeMillis, (now) => {
     // read before the body, so that a body that fails to arrive keeps it
-    const retryAfterMillis = ctx.status === 429 ? RetryAfter.fromHeaders(response.headers, now) : undefined
-    const retryAfter = retryAfterMillis === undefined ? undefined : Duration.millis(retryAfterMillis)
+    const retryAfter = ctx.status === 429 ? RetryAfter.fromHeaders(response.headers, now) : undefined
     return Effect.map(
       Effect.mapError(response.text, (e) => fail(new Connection({ ...ctx, description: describe(e.reason, e) }))),
       (raw) => {

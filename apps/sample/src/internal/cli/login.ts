@@ -63,7 +63,7 @@ export const login = Command.make("login", {
       })
       const file = target.embedded && Option.isNone(flags.tokenFile)
         ? "(memory: the embedded simulator stops with this command)"
-        : optionalValue(flags.tokenFile) ?? M.TokenFile.defaultPath()
+        : optionalValue(flags.tokenFile) ?? (yield* M.TokenFile.defaultPath)
       const shown = {
         target: target.label,
         key,

@@ -1,0 +1,42 @@
+import { assert, describe, it } from "@effect/vitest"
+import { ConfigProvider, Duration, Effect, Layer } from "effect"
+import * as OAuthConfig from "@connected-vehicle/auth/OAuthConfig"
+
+const read = (env: Record<string, string>) =>
+  Effect.provide(
+    Effect.service(OAuthConfig.OAuthConfig),
+    OAuthConfig.layerConfig.pipe(Layer.provide(ConfigProvider.layer(ConfigProvider.fromEnv({
+      env: { CONNECTED_VEHICLE_CLIENT_ID: "app", CONNECTED_VEHICLE_CLIENT_SECRET: "secret", ...env }
+    }))))
+  )
+
+describe("OAuthConfig.layerConfig", () => {
+  it.effect("CONNECTED_VEHICLE_REFRESH_AHEAD is a duration, else the deprecated _MS milliseconds, else 60 seconds", () =>
+    Effect.gen(function*() {
+      const refreshAhead = (env: Record<string, string>) => Effect.map(read(env), (config) => Duration.toMillis(config.refreshAhead))
+      assert.strictEqual(yield* refreshAhead({}), 60_000)
+      assert.strictEqual(yield* refreshAhead({ CONNECTED_VEHICLE_REFRESH_AHEAD: "2 minutes" }), 120_000)
+      assert.strictEqual(yield* refreshAhead({ CONNECTED_VEHICLE_REFRESH_AHEAD_MS: "30000" }), 30_000)
+      assert.strictEqual(
+        yield* refreshAhead({ CONNECTED_VEHICLE_REFRESH_AHEAD: "10 seconds", CONNECTED_VEHICLE_REFRESH_AHEAD_MS: "30000" }),
+        10_000
+      )
+    }))
+
+  it.effect("an invalid refresh-ahead is a ConfigurationError naming the variable", () =>
+    Effect.gen(function*() {
+      for (
+        const [name, value] of [
+          ["CONNECTED_VEHICLE_REFRESH_AHEAD", "soon"],
+          ["CONNECTED_VEHICLE_REFRESH_AHEAD", "-1 seconds"],
+          ["CONNECTED_VEHICLE_REFRESH_AHEAD", "Infinity"],
+          ["CONNECTED_VEHICLE_REFRESH_AHEAD_MS", "1.5"],
+          ["CONNECTED_VEHICLE_REFRESH_AHEAD_MS", "-1"]
+        ] as const
+      ) {
+        const error = yield* Effect.flip(read({ [name]: value }))
+        assert.strictEqual(error._tag, "ConfigurationError", `${name}=${value}`)
+        assert.include(error.message, name, `${name}=${value}`)
+      }
+    }))
+})
