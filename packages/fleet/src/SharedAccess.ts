@@ -2,7 +2,7 @@
  * The SDK of one process of a fleet, with the shared limits and the one
  * token: `layerSdk` hands the SDK's layer constructor (such as
  * `ConnectedVehicle.layerConfig` of `@connected-vehicle/sdk`) the
- * `transformClient` of `SharedLimits` and the `tokenStore` of `SharedToken`,
+ * `admit` and `transformClient` of `SharedLimits` and the `tokenStore` of `SharedToken`,
  * both on one Redis connection (`REDIS_URL`), or in memory without it.
  *
  * @since 0.1.0
@@ -11,6 +11,7 @@ import { Effect, Layer } from "effect"
 import type { HttpClient } from "effect/http"
 import type { Redis } from "effect/persistence"
 import { makeMemory as makeMemoryStore, TokenStore } from "@connected-vehicle/auth/TokenStore"
+import type { Admit } from "@connected-vehicle/transport/Transport"
 import * as FleetConfig from "./FleetConfig.ts"
 import type { FleetError } from "./FleetError.ts"
 import * as SharedLimits from "./SharedLimits.ts"
@@ -34,8 +35,8 @@ export interface Options extends SharedLimits.Options {
 }
 
 /**
- * What the SDK's layers take to share them: the options `transformClient`
- * and `tokenStore` of `ConnectedVehicle.Options`.
+ * What the SDK's layers take to share them: the options `admit`,
+ * `transformClient` and `tokenStore` of `ConnectedVehicle.Options`.
  *
  * @example
  * ```ts
@@ -47,6 +48,7 @@ export interface Options extends SharedLimits.Options {
  * @category models
  */
 export interface SdkOptions {
+  readonly admit: Admit
   readonly transformClient: (client: HttpClient.HttpClient) => HttpClient.HttpClient
   readonly tokenStore: Layer.Layer<TokenStore>
 }
@@ -68,8 +70,9 @@ export interface SdkOptions {
 export const make = (options?: Options): Effect.Effect<SdkOptions, FleetError, Redis.Redis> =>
   Effect.gen(function*() {
     const limits = yield* SharedLimits.make(options)
-    const store = yield* SharedToken.make(options?.token)
-    return { transformClient: limits.transformClient, tokenStore: Layer.succeed(TokenStore, store) }
+    // the one prefix of every key, tokens and leases included, unless the token's options name their own
+    const store = yield* SharedToken.make({ prefix: options?.prefix, ...options?.token })
+    return { admit: limits.admit, transformClient: limits.transformClient, tokenStore: Layer.succeed(TokenStore, store) }
   })
 
 /**
@@ -87,7 +90,7 @@ export const make = (options?: Options): Effect.Effect<SdkOptions, FleetError, R
 export const makeMemory = (options?: Options): Effect.Effect<SdkOptions, FleetError> =>
   Effect.gen(function*() {
     const limits = yield* SharedLimits.makeMemory(options)
-    return { transformClient: limits.transformClient, tokenStore: Layer.succeed(TokenStore, yield* makeMemoryStore) }
+    return { admit: limits.admit, transformClient: limits.transformClient, tokenStore: Layer.succeed(TokenStore, yield* makeMemoryStore) }
   })
 
 /**

@@ -3,8 +3,10 @@
  * per-application limit, kept by `effect/persistence`'s `RateLimiter` in
  * Redis (or in memory, for one process), and the `retry-after` of a 429
  * respected by all of them. It plugs into the SDK's transport as its
- * `transformClient`, so every v3 and legacy v2.0 call is limited without a
- * change to the code that makes it.
+ * `admit` (each attempt waits for its slots before its token is read,
+ * outside its timeout) and its `transformClient` (which records the holds of
+ * 429s), so every v3 and legacy v2.0 call is limited without a change to
+ * the code that makes it.
  *
  * Each key's requests are spread evenly: at most `limit` in any `window`
  * (`margin` added to the window for the time a request takes to arrive). A
@@ -18,7 +20,9 @@ import { Clock, Context, Duration, Effect, Layer } from "effect"
 import { HttpClient, HttpClientError, HttpClientResponse } from "effect/http"
 import type { HttpClientRequest } from "effect/http"
 import { RateLimiter, type Redis } from "effect/persistence"
+import { Connection, ConnectedVehicleError } from "@connected-vehicle/transport/ConnectedVehicleError"
 import * as RetryAfter from "@connected-vehicle/transport/RetryAfter"
+import type { Admit } from "@connected-vehicle/transport/Transport"
 import { FleetError } from "./FleetError.ts"
 import * as Admission from "./internal/admission.ts"
 import * as Holds from "./internal/holds.ts"
@@ -66,8 +70,9 @@ export interface Options {
   readonly perApplication?: Limit | false | undefined
   /**
    * Added to each window (default a fifth of it): half of it is how late a
-   * request may be sent after its slot (while it waits for its other key),
-   * half is for the time requests take to arrive.
+   * request may be sent after its slot (while it waits for its other key,
+   * or for its token when a renewal is under way), half is for the time
+   * requests take to arrive.
    */
   readonly margin?: Duration.Input | undefined
   /** Prefix of the Redis keys (default `"connected-vehicle:"`). */
@@ -95,29 +100,32 @@ export const defaults: { readonly perVehicle: Limit; readonly perApplication: Li
 }
 
 /**
- * The shared limits: `admit` waits until a request may be sent (by every
- * limit and hold of its keys); `transformClient` applies them to an
- * `HttpClient` (give it to the SDK: `ConnectedVehicle.layer({ ..., transformClient })`).
- * A 429 holds its key (its vehicle, or the application when the service's
- * error envelope has the code `APPLICATION_RATE_LIMITED` or the request
- * names no vehicle; a body that is not an error envelope holds the vehicle)
- * for its `retry-after` in every process, and goes to the transport as it
- * came: the transport's retry policy (`TransportConfig`'s `rateLimit`, e.g.
- * `{ wait: true }`) decides whether to send it again, and that attempt waits
- * here for the hold.
+ * The shared limits, the two options of the SDK's transport (give both:
+ * `ConnectedVehicle.layer({ ..., admit, transformClient })`, as
+ * `SharedAccess` does). `admit` waits until a request may be sent (by every
+ * limit and hold of its keys; the transport runs it before each attempt,
+ * before the token is read and outside the attempt's timeout); a failure of
+ * the limits' store is a `Connection` reason naming it. `transformClient`
+ * records the 429s: one holds its key (its vehicle, or the application
+ * when the service's error envelope has the code `APPLICATION_RATE_LIMITED`
+ * or the request names no vehicle; a body that is not an error envelope
+ * holds the vehicle) for its `retry-after` in every process, and goes to
+ * the transport as it came: the transport's retry policy
+ * (`TransportConfig`'s `rateLimit`, e.g. `{ wait: true }`) decides whether
+ * to send it again, and that attempt's `admit` waits for the hold.
  *
  * @example
  * ```ts
  * import { Effect } from "effect"
  * import { SharedLimits } from "@connected-vehicle/fleet/SharedLimits"
  *
- * const transformClient = Effect.map(Effect.service(SharedLimits), (limits) => limits.transformClient)
+ * const sdkOptions = Effect.map(Effect.service(SharedLimits), ({ admit, transformClient }) => ({ admit, transformClient }))
  * ```
  * @since 0.1.0
  * @category services
  */
 export class SharedLimits extends Context.Service<SharedLimits, {
-  readonly admit: (request: HttpClientRequest.HttpClientRequest) => Effect.Effect<void, FleetError>
+  readonly admit: Admit
   readonly transformClient: (client: HttpClient.HttpClient) => HttpClient.HttpClient
 }>()("@connected-vehicle/fleet/SharedLimits") {}
 
@@ -139,9 +147,12 @@ const withKeys = (
   admitKeys: (keys: ReadonlyArray<Admission.Key>) => Effect.Effect<void, FleetError>,
   holds: Holds.Holds
 ): SharedLimits["Service"] => {
-  const admit = (request: HttpClientRequest.HttpClientRequest) => {
+  const admit: Admit = (request) => {
     const keys = keysFor(request)
-    return keys === undefined ? Effect.void : admitKeys(keys)
+    return keys === undefined ? Effect.void : Effect.mapError(admitKeys(keys), (cause) =>
+      new ConnectedVehicleError({
+        reason: new Connection({ method: request.method, url: request.url, description: `request limits: ${cause.message}` })
+      }))
   }
 
   // a 429: hold the key it names for its retry-after, everywhere; the response passed on, its body readable again
@@ -156,20 +167,14 @@ const withKeys = (
       return HttpClientResponse.fromWeb(request, new Response(body, { status: response.status, headers: response.headers }))
     })
 
-  // admits the request, sends it once, records a 429's hold: whether and when to send it again is the transport's schedule
+  // records a 429's hold (a Redis failure doing so: a transport failure); whether and when to send it again is the transport's schedule
   const transformClient = (client: HttpClient.HttpClient): HttpClient.HttpClient =>
-    HttpClient.transform(client, (effect, request) => {
-      const keys = keysFor(request)
-      if (keys === undefined) return effect
-      return admitKeys(keys).pipe(
-        Effect.andThen(effect),
-        Effect.flatMap((response) => response.status === 429 ? onTooMany(request, response) : Effect.succeed(response)),
-        Effect.catchTag("FleetError", (cause) =>
+    HttpClient.transform(client, (effect, request) =>
+      Effect.flatMap(effect, (response) =>
+        response.status !== 429 ? Effect.succeed(response) : Effect.catchTag(onTooMany(request, response), "FleetError", (cause) =>
           Effect.fail(new HttpClientError.HttpClientError({
             reason: new HttpClientError.TransportError({ request, cause, description: cause.message })
-          })))
-      )
-    })
+          })))))
 
   return { admit, transformClient }
 }

@@ -15,7 +15,7 @@ import * as Simulated from "@connected-vehicle/testing/Simulated"
 import * as SharedAccess from "@connected-vehicle/fleet/SharedAccess"
 import * as SharedLimits from "@connected-vehicle/fleet/SharedLimits"
 import * as SharedRedis from "@connected-vehicle/fleet/SharedRedis"
-import { freshPrefix, instance, readSignals, simulator, targets } from "./shared.ts"
+import { freshPrefix, instance, readSignals, redisUrl, simulator, targets } from "./shared.ts"
 
 const perVehicle = { limit: 4, window: "1 second" } as const
 const perApplication = { limit: 60, window: "1 second" } as const
@@ -49,6 +49,36 @@ describe("SharedLimits", () => {
       // 15 reads of a vehicle spread at 4 per 1.3 s take about 4.5 s
       assert.isAtLeast(elapsed, 3_000)
       console.log(`150 reads, 10 vehicles, 3 instances: ${elapsed} ms; max per vehicle window ${Math.max(...usage.vehicles.map((v) => v.maxInWindow))}, application ${usage.application.maxInWindow}`)
+    }).pipe(Effect.scoped), 60_000)
+
+  it.live("a backlog on one vehicle: each attempt waits for its slot before its token, outside its timeout: no Timeout, no 401, the limit kept", () =>
+    Effect.gen(function*() {
+      // tokens live 2 s; 2 requests a second per vehicle: 12 calls at once take about 7 s, far beyond the 400 ms timeout and a token's life
+      const perVehicle = { limit: 2, window: "1 second" } as const
+      const sim = yield* simulator({ rateLimit: { perVehicle, perApplication }, accessTokenLifetime: "2 seconds" })
+      const options = { prefix: freshPrefix("backlog"), perVehicle, perApplication, margin: "300 millis" } as const
+      const transport = { timeout: 400, retry: { maxElapsed: "30 seconds" } } as const
+      const instances = yield* Effect.all([instance(sim, options, redisUrl(), transport), instance(sim, options, redisUrl(), transport)])
+      const [target] = targets(sim, 1)
+      const calls = instances.flatMap((sdk) => Array.from({ length: 6 }, () => Effect.provideContext(readSignals(target!, { maxRetries: 0 }), sdk)))
+      const started = yield* Clock.currentTimeMillis
+      const exits = yield* Effect.all(calls.map(Effect.exit), { concurrency: "unbounded" })
+      const elapsed = (yield* Clock.currentTimeMillis) - started
+      // no call failed (no Timeout: with maxRetries 0, one would be the call's error)
+      assert.deepStrictEqual(exits.filter(Exit.isFailure), [])
+      const sent = (yield* sim.requests).filter((r) => r.path.startsWith(`/v3/vehicles/${target!.vehicleId}/`))
+      // each request sent once, with a live token: no 401 and no replay
+      assert.strictEqual(sent.length, 12)
+      assert.deepStrictEqual(sent.filter((r) => r.status !== 200).map((r) => r.status), [])
+      const usage = yield* sim.usage
+      const [vehicle] = usage.vehicles
+      assert.strictEqual(vehicle!.accepted, 12)
+      assert.strictEqual(vehicle!.limited, 0)
+      assert.isAtMost(vehicle!.maxInWindow, perVehicle.limit)
+      // the calls outlived several tokens
+      assert.isAtLeast(elapsed, 5_000)
+      assert.isAtLeast(usage.tokenGrants.clientCredentials, 2)
+      console.log(`backlog of 12 calls on one vehicle, 2 instances: ${elapsed} ms, ${usage.tokenGrants.clientCredentials} token grants, max in a window ${vehicle!.maxInWindow}`)
     }).pipe(Effect.scoped), 60_000)
 
   it.live("a 429 makes every instance wait its retry-after for that vehicle; the call that got it succeeds after (the transport's retry)", () =>

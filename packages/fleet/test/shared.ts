@@ -27,13 +27,18 @@ export const simulator = (options?: Simulator.SimulatorOptions) =>
   Effect.map(Layer.build(Simulator.layer({ ...options, port: 0 })), (context) => Context.get(context, Simulator.Simulator))
 
 /** One process's worth of SDK: its own Redis connection, limits, token store and HttpClient. */
-export const instance = (sim: Simulator.Simulator["Service"], options: SharedAccess.Options, url = redisUrl()) =>
+export const instance = (
+  sim: Simulator.Simulator["Service"],
+  options: SharedAccess.Options,
+  url = redisUrl(),
+  transport?: Omit<TransportConfig.Options, "roots">
+) =>
   Effect.gen(function*() {
     const redis = yield* Layer.build(SharedRedis.layer({ url }))
     const shared = yield* Effect.provideContext(SharedAccess.make(options), redis)
     return yield* Layer.build(ConnectedVehicle.layerWith(
       // the transport's one retry policy sends a 429 again after its retry-after (the limits only record the hold)
-      TransportConfig.layerOrigin(sim.url, { rateLimit: { wait: true } }),
+      TransportConfig.layerOrigin(sim.url, { rateLimit: { wait: true }, ...transport }),
       OAuthConfig.layer({ clientId: sim.clientId, clientSecret: sim.clientSecret }),
       shared
     ))

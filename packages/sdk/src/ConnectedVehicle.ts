@@ -68,6 +68,8 @@ export interface Options {
   readonly httpClient?: Layer.Layer<HttpClient.HttpClient> | undefined
   /** Transforms the transport's HTTP client, for every call of every service. */
   readonly transformClient?: ((client: HttpClient.HttpClient) => HttpClient.HttpClient) | undefined
+  /** Waits before each attempt of every authenticated call, before its token is read (`Transport.Options` `admit`). */
+  readonly admit?: Transport.Admit | undefined
 }
 
 /**
@@ -95,7 +97,11 @@ export const layerWith = <E1, E2, R1, R2>(
   oauthConfig: Layer.Layer<OAuthConfig.OAuthConfig, E2, R2>,
   options?: Options
 ): Layer.Layer<Services, E1 | E2, R1 | R2> => {
-  const TransportLive = Transport.layerFrom(transportConfig, { transformClient: options?.transformClient, httpClient: options?.httpClient })
+  const TransportLive = Transport.layerFrom(transportConfig, {
+    transformClient: options?.transformClient,
+    admit: options?.admit,
+    httpClient: options?.httpClient
+  })
   const Shared = Layer.mergeAll(options?.tokenStore ?? TokenStore.layerMemory, oauthConfig).pipe(
     Layer.provideMerge(TransportLive)
   )

@@ -193,7 +193,25 @@ export type GroupClient<Groups extends HttpApiGroup.Constraint, Name extends str
 export class Transport extends Context.Service<Transport, {
   readonly config: TransportConfig["Service"]
   readonly httpClient: HttpClient.HttpClient
+  /** See {@link Options} `admit`. */
+  readonly admit?: Admit | undefined
 }>()("@connected-vehicle/transport/Transport") {}
+
+/**
+ * Waits until a request may be sent (a shared rate limit, a concurrency
+ * gate...), or fails the call: see {@link Options} `admit`.
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import type { Admit } from "@connected-vehicle/transport/Transport"
+ *
+ * const admit: Admit = (request) => Effect.logDebug(`admitting ${request.method} ${request.url}`)
+ * ```
+ * @since 0.4.0
+ * @category models
+ */
+export type Admit = (request: HttpClientRequest.HttpClientRequest) => Effect.Effect<void, ConnectedVehicleError>
 
 /**
  * Options of {@link make} / {@link layerWith}.
@@ -217,6 +235,16 @@ export interface Options {
    * AI provider clients: add headers, a proxy, logging, a custom retry...
    */
   readonly transformClient?: ((client: HttpClient.HttpClient) => HttpClient.HttpClient) | undefined
+  /**
+   * Runs before each attempt of a call with a credential ({@link client}:
+   * retries and the replay after a 401 included; not {@link publicClient}'s),
+   * with the call's request, before the credential is read and outside the
+   * attempt's timeout: a wait for a slot of a shared rate limit neither eats
+   * into the attempt's timeout nor outlives the token it sends. The wait is
+   * bounded by what is left of the call's budget (`retry.maxElapsed`), then
+   * the call fails with `Timeout`; a failure of `admit` is the call's error.
+   */
+  readonly admit?: Admit | undefined
 }
 
 /**
@@ -252,7 +280,7 @@ export const make = (
         ? request
         : HttpClientRequest.setHeaders(request, fixed))
     const httpClient = options?.transformClient === undefined ? pipeline : options.transformClient(pipeline)
-    return { config, httpClient }
+    return options?.admit === undefined ? { config, httpClient } : { config, httpClient, admit: options.admit }
   })
 
 /**
@@ -465,6 +493,7 @@ const makeClient = <ApiId extends string, Groups extends HttpApiGroup.Constraint
     Client.make(api as any, group, {
       config: transport.config,
       httpClient: transport.httpClient,
+      admit: transport.admit,
       credentials,
       root: options?.root,
       onResponse: options?.onResponse

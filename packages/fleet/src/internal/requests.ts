@@ -36,9 +36,16 @@ export const entriesOf = (request: HttpClientRequest.HttpClientRequest): number 
   }
 }
 
-/** Whether the service counts the request against the limits: it carries a bearer token. */
-export const isMetered = (request: HttpClientRequest.HttpClientRequest): boolean =>
-  /^bearer /i.test(request.headers["authorization"] ?? "")
+/**
+ * Whether the service counts the request against the limits: it carries a
+ * bearer token, or will (the transport admits a call's request before it
+ * sets its bearer); not one with an authorization of its own (the token
+ * endpoint's).
+ */
+export const isMetered = (request: HttpClientRequest.HttpClientRequest): boolean => {
+  const authorization = request.headers["authorization"]
+  return authorization === undefined || /^bearer /i.test(authorization)
+}
 
 const decodeEnvelope = Schema.decodeUnknownOption(Schema.fromJsonString(ErrorEnvelope))
 

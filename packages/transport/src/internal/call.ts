@@ -3,7 +3,8 @@
  *
  * 1. the argument is checked and the request built from the contract;
  * 2. in the call's span (with a tracer installed), attempts are made with `Effect.retry` on the call's
- *    `Schedule` (see `./policy.ts`): each attempt reads the credential, sends
+ *    `Schedule` (see `./policy.ts`): each attempt with a credential waits for
+ *    the transport's `admit` (if any, within the call's budget), reads the credential, sends
  *    the request through the transport's `HttpClient`, runs the `onResponse`
  *    hooks at the response head, and reads and decodes the body (a non-2xx
  *    into its typed error), all within the attempt's timeout; a 401 refreshes
@@ -29,7 +30,7 @@ import { secretsOf } from "./redact.ts"
 import type { Policy } from "./policy.ts"
 import * as CallPolicy from "./policy.ts"
 import type { Given } from "./request.ts"
-import type { CallOptions, Result } from "../Transport.ts"
+import type { Admit, CallOptions, Result } from "../Transport.ts"
 import type { AnyError, Ctx } from "./responses.ts"
 import { checkParams, decodeError, fail, failureOf, mapBuildError, mapDecodeError, mapSendError, statusOf, tagOf } from "./responses.ts"
 
@@ -54,6 +55,7 @@ export interface Decoder {
 export interface MethodSpec extends Decoder {
   readonly config: TransportConfig["Service"]
   readonly httpClient: HttpClient.HttpClient
+  readonly admit: Admit | undefined
   readonly credentials: Credentials["Service"] | undefined
   readonly log: SdkLog.SdkLog
   readonly spanName: string
@@ -152,10 +154,30 @@ const attempt = (spec: MethodSpec, call: Call, token: Redacted.Redacted<string> 
       }))
   })
 
-/** An attempt with the call's credential; a 401 refreshes it and replays, once per call. */
+/**
+ * `next` once `admit` let the call's request go (before the credential is
+ * read, outside the attempt's timeout), within what is left of the call's
+ * budget; `next` itself without `admit`.
+ */
+const admitted = <A>(spec: MethodSpec, call: Call, next: Effect.Effect<A, AnyError>): Effect.Effect<A, AnyError> => {
+  const admit = spec.admit
+  return admit === undefined ? next : Effect.withFiber((fiber) => {
+    const left = call.deadline - fiber.getRef(Clock.Clock).currentTimeMillisUnsafe()
+    const budget = Duration.millis(call.policy.maxElapsedMillis)
+    return Effect.andThen(
+      Effect.timeoutOrElse(admit(call.request), {
+        duration: Duration.millis(Math.max(1, left)),
+        orElse: () => Effect.fail(fail(new Timeout({ method: spec.method, url: urlOf(call), timeout: budget })))
+      }),
+      next
+    )
+  })
+}
+
+/** An attempt with the call's credential, once admitted; a 401 refreshes it and replays (admitted again), once per call. */
 const authenticated = (spec: MethodSpec, call: Call): Effect.Effect<Result<unknown>, AnyError> => {
   const { credentials, log, method } = spec
-  return credentials === undefined ? attempt(spec, call, undefined) : Effect.flatMap(credentials.token, (token) =>
+  return credentials === undefined ? attempt(spec, call, undefined) : admitted(spec, call, Effect.flatMap(credentials.token, (token) =>
     Effect.catch(attempt(spec, call, token), (error): Effect.Effect<Result<unknown>, AnyError> => {
       if (call.refreshed || statusOf(error) !== 401 || tagOf(error) === "Credentials") return Effect.fail(error)
       call.refreshed = true
@@ -163,10 +185,10 @@ const authenticated = (spec: MethodSpec, call: Call): Effect.Effect<Result<unkno
         refreshed
           ? Effect.andThen(
             log.log("Debug", "replaying after 401 with a refreshed token", { method, url: SdkLog.redactUrl(urlOf(call)) }),
-            Effect.flatMap(credentials.token, (next) => attempt(spec, call, next))
+            admitted(spec, call, Effect.flatMap(credentials.token, (next) => attempt(spec, call, next)))
           )
           : Effect.fail(error))
-    }))
+    })))
 }
 
 /** The attempts of a call, retried on its schedule. */

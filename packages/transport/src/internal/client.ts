@@ -12,6 +12,7 @@ import type { HttpApiEndpoint, HttpApiGroup } from "effect/http-api"
 import { HttpApi, HttpApiClient, HttpApiSchema } from "effect/http-api"
 import * as Json from "@connected-vehicle/schema/Json"
 import type { Credentials } from "../Credentials.ts"
+import type { Admit } from "../Transport.ts"
 import type { Roots, TransportConfig } from "../TransportConfig.ts"
 import * as Call from "./call.ts"
 import * as BodyDecoder from "./decoder.ts"
@@ -31,6 +32,7 @@ const rootOfApi: Record<string, keyof Roots> = {
 export interface Spec {
   readonly config: TransportConfig["Service"]
   readonly httpClient: HttpClient.HttpClient
+  readonly admit: Admit | undefined
   readonly credentials: Credentials["Service"] | undefined
   readonly root: keyof Roots | undefined
   readonly onResponse: Hook | undefined
@@ -64,6 +66,7 @@ export const make = (
       out[endpoint.identifier] = Call.make({
         config,
         httpClient: spec.httpClient,
+        admit: spec.admit,
         credentials: spec.credentials,
         log,
         spanName: `connected-vehicle.${group}.${endpoint.identifier}`,
