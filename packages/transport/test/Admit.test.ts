@@ -116,6 +116,23 @@ describe("Transport admit", () => {
     }).pipe(Effect.provide(admitting(events, () => Effect.never)))
   })
 
+  it.live("the attempt after a wait has what is left of the call's budget, not a whole attempt's timeout", () => {
+    const events: Events = []
+    return Effect.gen(function*() {
+      const sim = yield* Simulator
+      const vehicleId = sim.data.vehicleIds[0]!
+      yield* sim.injectFaults({ path: `/v3/vehicles/${vehicleId}/signals`, faults: [{ _tag: "StallBody" }] })
+      const start = Date.now()
+      const error = yield* flipReason(read({ timeout: 5_000, retry: { maxElapsed: 600 } }).pipe(withCredentials(events, "valid")))
+      const took = Date.now() - start
+      assert.strictEqual(error._tag, "Timeout")
+      // 300 ms of waiting, then an attempt cut at what was left (about 300 ms), not at 5 s
+      assert.isAtLeast(took, 550)
+      assert.isBelow(took, 2_500)
+      assert.isBelow(Duration.toMillis((error as Timeout).timeout), 600)
+    }).pipe(Effect.provide(admitting(events, () => Effect.sleep(300))))
+  })
+
   it.live("a call without a credential (publicClient) is not admitted", () => {
     const events: Events = []
     return Effect.gen(function*() {

@@ -132,7 +132,8 @@ const attempt = (spec: MethodSpec, call: Call, token: Redacted.Redacted<string> 
     const n = ++call.attempts
     const start = clock.currentTimeMillisUnsafe()
     // the first attempt has the whole budget; a later one what is left of it
-    const left = n === 1 ? call.policy.maxElapsedMillis : call.deadline - start
+    // (after a wait for `admit`, what is left of it)
+    const left = n === 1 && spec.admit === undefined ? call.policy.maxElapsedMillis : call.deadline - start
     const limit = Math.max(1, Math.min(call.policy.timeoutMillis, left))
     const seen: Seen = { status: undefined, requestId: undefined }
     const exchange = Effect.flatMap(
@@ -165,10 +166,11 @@ const admitted = <A>(spec: MethodSpec, call: Call, next: Effect.Effect<A, AnyErr
     const left = call.deadline - fiber.getRef(Clock.Clock).currentTimeMillisUnsafe()
     const budget = Duration.millis(call.policy.maxElapsedMillis)
     return Effect.andThen(
-      Effect.timeoutOrElse(admit(call.request), {
-        duration: Duration.millis(Math.max(1, left)),
-        orElse: () => Effect.fail(fail(new Timeout({ method: spec.method, url: urlOf(call), timeout: budget })))
-      }),
+      Timeout.timeoutOrElse(
+        admit(call.request),
+        Math.max(1, left),
+        () => Effect.fail(fail(new ConnectedVehicleError.Timeout({ method: spec.method, url: urlOf(call), timeout: budget })))
+      ),
       next
     )
   })
