@@ -1,6 +1,7 @@
 /**
  * How failures are shown: the error's tag (for a failed call, its reason's:
- * `RateLimit`, `NotFound`, `Timeout`...) and the fields that help (status,
+ * `RateLimit`, `NotFound`, `Timeout`...; a `FleetError` with its reason's tag
+ * as `reason`: `DatabaseUnavailable`...) and the fields that help (status,
  * type, code, detail, request id, whether it is retryable...), never a token
  * or a secret. Every error of the SDK carries only such fields, so the report
  * reads them by name.
@@ -8,6 +9,7 @@
  * @since 0.1.0
  */
 import { Duration, Runtime } from "effect"
+import { isFleetError } from "@connected-vehicle/fleet/FleetError"
 import { isConnectedVehicleError, reasonOf } from "@connected-vehicle/transport/ConnectedVehicleError"
 
 const fields = [
@@ -55,7 +57,8 @@ export const describe = (error: unknown): Readonly<Record<string, string | numbe
     if (typeof value === "string" || typeof value === "number") out[key] = value
     else if (Duration.isDuration(value)) out[key] = Duration.format(value)
   }
-  if (isConnectedVehicleError(error)) out["retryable"] = error.isRetryable ? "yes" : "no"
+  if (isFleetError(error)) out["reason"] = error.reason._tag
+  if (isConnectedVehicleError(error) || isFleetError(error)) out["retryable"] = error.isRetryable ? "yes" : "no"
   const message = (error as Error).message
   if (typeof message === "string" && message !== "" && out["detail"] === undefined && out["reason"] === undefined) {
     out["message"] = message

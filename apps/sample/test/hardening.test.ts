@@ -9,6 +9,7 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
+import { DatabaseUnavailable, FleetError } from "@connected-vehicle/fleet/FleetError"
 import type * as SimulatorModule from "@connected-vehicle/simulator/Simulator"
 import * as Migrate from "@connected-vehicle/sample/Migrate"
 import * as Progress from "@connected-vehicle/sample/Progress"
@@ -135,6 +136,15 @@ describe.concurrent("13: the cause of a transport failure", () => {
     assert.strictEqual(Report.causeOf(cyclic), "inner")
     // a cause already said by a field is not repeated
     assert.notProperty(Report.describe({ _tag: "X", reason: "failed: connect ECONNREFUSED 127.0.0.1:4999", cause: refused }), "cause")
+    // a FleetError: its reason's tag, whether it is retryable, the innermost cause
+    const database = new FleetError({ reason: new DatabaseUnavailable({ description: "cannot connect to Postgres", cause: refused }) })
+    assert.deepStrictEqual(Report.describe(database), {
+      tag: "FleetError",
+      description: "cannot connect to Postgres",
+      reason: "DatabaseUnavailable",
+      retryable: "yes",
+      cause: "connect ECONNREFUSED 127.0.0.1:4999"
+    })
   })
 })
 

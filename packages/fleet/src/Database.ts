@@ -8,7 +8,7 @@
 import { PgClient } from "@effect/sql-pg"
 import { Effect, type Layer, Redacted } from "effect"
 import type { SqlClient } from "effect/sql"
-import { FleetError } from "./FleetError.ts"
+import { Configuration, DatabaseUnavailable, FleetError } from "./FleetError.ts"
 
 /**
  * Options of {@link layer}.
@@ -57,7 +57,7 @@ export const layer = (options: Options): Layer.Layer<SqlClient.SqlClient | PgCli
       // the pool connects lazily: one query so a wrong URL fails here, at start-up
       Effect.tap((client) => client`SELECT 1`),
       Effect.mapError((cause) =>
-        new FleetError({ reason: "DatabaseUnavailable", description: `cannot connect to Postgres: ${cause.message}`, cause })
+        new FleetError({ reason: new DatabaseUnavailable({ description: `cannot connect to Postgres: ${cause.message}`, cause }) })
       )
     )
   ))
@@ -66,6 +66,8 @@ export const layer = (options: Options): Layer.Layer<SqlClient.SqlClient | PgCli
 const checkUrl = (url: Redacted.Redacted<string>): Effect.Effect<void, FleetError> => {
   const value = Redacted.value(url)
   return URL.canParse(value) && /^postgres(?:ql)?:$/.test(new URL(value).protocol) ? Effect.void : Effect.fail(
-    new FleetError({ reason: "Configuration", description: "the Postgres URL (DATABASE_URL, or the url option) is not a postgres:// or postgresql:// URL" })
+    new FleetError({
+      reason: new Configuration({ description: "the Postgres URL (DATABASE_URL, or the url option) is not a postgres:// or postgresql:// URL" })
+    })
   )
 }

@@ -14,7 +14,7 @@ import type { Secret } from "@connected-vehicle/webhooks/Signature"
 import { Effect, Layer } from "effect"
 import { HttpRouter, type HttpServerRequest, type HttpServerResponse } from "effect/http"
 import { EventQueue } from "./EventQueue.ts"
-import { FleetError } from "./FleetError.ts"
+import { Configuration, FleetError } from "./FleetError.ts"
 
 /**
  * What a receiver needs.
@@ -95,7 +95,7 @@ export const make = (options: Options): Effect.Effect<DurableReceiver, FleetErro
           handler: (event) => queue.offer(event)
         }),
       catch: (cause) =>
-        new FleetError({ reason: "Configuration", description: `the webhook secret: ${(cause as Error).message}`, cause })
+        new FleetError({ reason: new Configuration({ description: `the webhook secret: ${(cause as Error).message}`, cause }) })
     })
     return {
       maxBodySize: receiver.maxBodySize,

@@ -15,7 +15,7 @@ import type { DeliveredEvent } from "@connected-vehicle/schema/WebhookEvent"
 import { UnknownEvent, VehicleErrorEvent, VehicleStateEvent } from "@connected-vehicle/schema/WebhookEvent"
 import { Clock, Context, Duration, Effect, Layer, Metric, Schedule, Schema } from "effect"
 import { PersistedQueue } from "effect/persistence"
-import { FleetError } from "./FleetError.ts"
+import { FleetError, QueueUnavailable } from "./FleetError.ts"
 import { eventLag, eventsOffered, eventsTaken, queueDepth } from "./FleetMetrics.ts"
 import { cleanupIntervalMillis, retentionMillis } from "./internal/retention.ts"
 
@@ -200,9 +200,10 @@ const storeSlack = 2
 
 const queueError = (operation: string) => (cause: unknown) =>
   new FleetError({
-    reason: "QueueUnavailable",
-    description: `the event queue failed to ${operation}: ${cause instanceof Error ? cause.message : String(cause)}`,
-    cause
+    reason: new QueueUnavailable({
+      description: `the event queue failed to ${operation}: ${cause instanceof Error ? cause.message : String(cause)}`,
+      cause
+    })
   })
 
 /** Counts a take and, for an event's first one, records its lag: from its receipt to now. */

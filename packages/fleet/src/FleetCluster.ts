@@ -24,7 +24,7 @@ import {
 import type { SqlClient } from "effect/sql"
 import * as Database from "./Database.ts"
 import * as FleetConfig from "./FleetConfig.ts"
-import { FleetError } from "./FleetError.ts"
+import { Cluster, Configuration, FleetError } from "./FleetError.ts"
 import * as FleetState from "./FleetState.ts"
 import * as VehicleEntity from "./VehicleEntity.ts"
 
@@ -83,11 +83,15 @@ const sqlCluster = (options: Options | undefined) => {
   return Layer.effectContext(Layer.build(NodeClusterSocket.layer({
     storage: "sql",
     shardingConfig: { runnerAddress: Option.some(RunnerAddress.make(address.host, address.port)), ...options?.shardingConfig }
-  })).pipe(Effect.mapError((cause) => clusterError(cause._tag === "ConfigError" ? "Configuration" : "Cluster", cause))))
+  })).pipe(Effect.mapError((cause) => {
+    const context = "the cluster runner could not start"
+    return new FleetError({
+      reason: cause._tag === "ConfigError"
+        ? Configuration.fromConfigError(cause, context)
+        : new Cluster({ description: `${context}: ${cause.message}`, cause })
+    })
+  })))
 }
-
-const clusterError = (reason: "Configuration" | "Cluster", cause: { readonly message: string }) =>
-  new FleetError({ reason, description: `the cluster runner could not start: ${cause.message}`, cause })
 
 /**
  * Embedded: the entities on one in-process runner, messages and state in

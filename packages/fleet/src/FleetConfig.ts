@@ -16,7 +16,7 @@
  * @since 0.1.0
  */
 import { Config, Duration, Effect, Option, type Redacted, Schema } from "effect"
-import { FleetError } from "./FleetError.ts"
+import { Configuration, FleetError } from "./FleetError.ts"
 import { defaultAppliedRetention, defaultRetention } from "./internal/retention.ts"
 
 /**
@@ -126,24 +126,27 @@ export const config: Config.Config<FleetConfig> = Config.all({
  * @category config
  */
 export const read: Effect.Effect<FleetConfig, FleetError> = config.pipe(
-  Effect.mapError((cause) => new FleetError({ reason: "Configuration", description: cause.message, cause })),
+  Effect.mapError((cause) => new FleetError({ reason: Configuration.fromConfigError(cause) })),
   Effect.flatMap((settings) => {
     const set = [
       ...(Option.isSome(settings.databaseUrl) ? ["DATABASE_URL"] : []),
       ...(Option.isSome(settings.redisUrl) ? ["REDIS_URL"] : [])
     ]
     if (settings.memory && set.length > 0) {
-      return Effect.fail(new FleetError({ reason: "Configuration", description: `FLEET_STORAGE=memory, but ${set.join(" and ")} set as well: unset one` }))
+      return Effect.fail(configuration(`FLEET_STORAGE=memory, but ${set.join(" and ")} set as well: unset one`, ["FLEET_STORAGE", ...set]))
     }
     return Duration.isLessThan(settings.appliedRetention, settings.queueRetention)
-      ? Effect.fail(new FleetError({
-        reason: "Configuration",
-        description: `FLEET_APPLIED_RETENTION (${Duration.format(settings.appliedRetention)}) is shorter than FLEET_QUEUE_RETENTION ` +
-          `(${Duration.format(settings.queueRetention)}): an event delivered again after the first would be applied again`
-      }))
+      ? Effect.fail(configuration(
+        `FLEET_APPLIED_RETENTION (${Duration.format(settings.appliedRetention)}) is shorter than FLEET_QUEUE_RETENTION ` +
+          `(${Duration.format(settings.queueRetention)}): an event delivered again after the first would be applied again`,
+        ["FLEET_APPLIED_RETENTION", "FLEET_QUEUE_RETENTION"]
+      ))
       : Effect.succeed(settings)
   })
 )
+
+const configuration = (description: string, variables: ReadonlyArray<string>) =>
+  new FleetError({ reason: new Configuration({ description, variables }) })
 
 /**
  * Logs the warning of a `layerConfig` that falls back to memory because

@@ -16,7 +16,7 @@ import * as Database from "./Database.ts"
 import * as DeadLetters from "./DeadLetters.ts"
 import * as EventQueue from "./EventQueue.ts"
 import * as FleetConfig from "./FleetConfig.ts"
-import { FleetError } from "./FleetError.ts"
+import { DatabaseUnavailable, DeadLetterNotFound, FleetError } from "./FleetError.ts"
 import { cleanupIntervalMillis, retentionMillis } from "./internal/retention.ts"
 
 /**
@@ -107,7 +107,7 @@ const sqlStore = (options: SqlOptions | undefined) =>
       lockExpiration: options?.lockExpiration
     }).pipe(
       Effect.mapError((cause) =>
-        new FleetError({ reason: "DatabaseUnavailable", description: `cannot set up the event queue's table: ${cause.message}`, cause })
+        new FleetError({ reason: new DatabaseUnavailable({ description: `cannot set up the event queue's table: ${cause.message}`, cause }) })
       )
     )
   )
@@ -203,7 +203,7 @@ export const replay = (eventId: string): Effect.Effect<string, FleetError, Servi
     const queue = yield* EventQueue.EventQueue
     const letter = yield* deadLetters.get(eventId)
     if (Option.isNone(letter)) {
-      return yield* new FleetError({ reason: "DeadLetterNotFound", description: `no dead letter of event ${eventId} awaits a replay` })
+      return yield* new FleetError({ reason: new DeadLetterNotFound({ eventId }) })
     }
     const id = `${eventId}:replay:${letter.value.replays + 1}`
     yield* queue.offer(letter.value.event, { id })

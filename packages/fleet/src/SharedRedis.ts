@@ -11,7 +11,7 @@ import { NodeRedis } from "@effect/platform-node"
 import { type Duration, Effect, Layer, Redacted } from "effect"
 import type { Redis } from "effect/persistence"
 import * as FleetConfig from "./FleetConfig.ts"
-import { FleetError } from "./FleetError.ts"
+import { Configuration, FleetError, RedisUnavailable } from "./FleetError.ts"
 import { millis } from "./internal/options.ts"
 
 /**
@@ -61,7 +61,7 @@ export const layer = (options: Options): Layer.Layer<Redis.Redis, FleetError> =>
       socket: { connectTimeout: Math.ceil(connectTimeout) }
     })).pipe(
       Effect.mapError((cause) =>
-        new FleetError({ reason: "RedisUnavailable", description: `cannot connect to Redis: ${String(cause.cause)}`, cause })
+        new FleetError({ reason: new RedisUnavailable({ description: `cannot connect to Redis: ${String(cause.cause)}`, cause }) })
       )
     )
   }))
@@ -71,7 +71,9 @@ const checkUrl = (url: Redacted.Redacted<string>): Effect.Effect<string, FleetEr
   const value = Redacted.value(url)
   const valid = URL.canParse(value) && /^rediss?:$/.test(new URL(value).protocol)
   return valid ? Effect.succeed(value) : Effect.fail(
-    new FleetError({ reason: "Configuration", description: "the Redis URL (REDIS_URL, or the url option) is not a redis:// or rediss:// URL" })
+    new FleetError({
+      reason: new Configuration({ description: "the Redis URL (REDIS_URL, or the url option) is not a redis:// or rediss:// URL" })
+    })
   )
 }
 

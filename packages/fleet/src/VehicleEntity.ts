@@ -169,7 +169,7 @@ export const readingsOf = (event: DeliveredEvent): ReadonlyArray<Reading> =>
  * ```ts
  * import type { SendError } from "@connected-vehicle/fleet/VehicleEntity"
  *
- * const describe = (error: SendError) => error._tag === "FleetError" ? error.reason : error._tag
+ * const describe = (error: SendError) => error._tag === "FleetError" ? error.reason._tag : error._tag
  * ```
  * @since 0.1.0
  * @category errors

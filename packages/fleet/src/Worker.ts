@@ -125,7 +125,7 @@ export const handleOne = <E, R>(
 const storeFailed = (cause: Cause.Cause<unknown>): boolean =>
   cause.reasons.some((reason) =>
     Cause.isFailReason(reason) && reason.error instanceof FleetError &&
-    (reason.error.reason === "QueueUnavailable" || reason.error.reason === "DeadLetterStore")
+    (reason.error.reason._tag === "QueueUnavailable" || reason.error.reason._tag === "DeadLetterStore")
   )
 
 /**

@@ -90,13 +90,14 @@ export * as FleetCluster from "./FleetCluster.ts"
  */
 export * as FleetConfig from "./FleetConfig.ts"
 /**
- * The one error of this package, with a `reason`.
+ * The one error of this package, whose `reason` (`Configuration`,
+ * `DatabaseUnavailable`, `DeadLetterNotFound`, ...) says what failed.
  *
  * @example
  * ```ts
  * import { FleetError } from "@connected-vehicle/fleet"
  *
- * const explain = (error: FleetError.FleetError) => `${error.reason}: ${error.description}`
+ * const explain = (error: FleetError.FleetError) => `${error.reason._tag}: ${error.description}`
  * ```
  * @since 0.1.0
  * @category modules

@@ -16,7 +16,7 @@ describe("Database", () => {
     Effect.gen(function*() {
       for (const url of ["postgres://u:s3cret@[bad:5432/db", "mysql://u:s3cret@db.internal/db"]) {
         const error = yield* Effect.flip(Effect.asVoid(SqlClient.SqlClient.pipe(Effect.provide(Database.layer({ url: Redacted.make(url) })))))
-        assert.strictEqual(error.reason, "Configuration", url)
+        assert.strictEqual(error.reason._tag, "Configuration", url)
         assert.include(error.message, "DATABASE_URL")
         assert.notInclude(JSON.stringify(error), "s3cret")
       }
@@ -27,6 +27,6 @@ describe("Database", () => {
       const error = yield* Effect.flip(Effect.asVoid(SqlClient.SqlClient.pipe(
         Effect.provide(Database.layer({ url: Redacted.make("postgres://postgres@127.0.0.1:1/none") }))
       )))
-      assert.strictEqual(error.reason, "DatabaseUnavailable")
+      assert.strictEqual(error.reason._tag, "DatabaseUnavailable")
     }))
 })

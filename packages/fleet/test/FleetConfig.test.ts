@@ -60,24 +60,24 @@ describe("FleetConfig", () => {
   it.effect("FLEET_STORAGE=memory with a URL set, or an invalid value, is a Configuration error", () =>
     Effect.gen(function*() {
       const both = yield* refused({ FLEET_STORAGE: "memory", DATABASE_URL: "postgres://u:secret@h/db" })
-      assert.strictEqual(both.reason, "Configuration")
+      assert.strictEqual(both.reason._tag, "Configuration")
       assert.include(both.message, "DATABASE_URL")
       assert.notInclude(both.message, "secret")
       const typo = yield* refused({ FLEET_STORAGE: "memroy" })
-      assert.strictEqual(typo.reason, "Configuration")
+      assert.strictEqual(typo.reason._tag, "Configuration")
       const memory = yield* FleetConfig.read.pipe(withEnv({ FLEET_STORAGE: "memory" }))
       assert.isTrue(memory.memory)
       const retention = yield* refused({ FLEET_QUEUE_RETENTION: "an hour" })
       assert.include(retention.message, "FLEET_QUEUE_RETENTION")
       const negative = yield* Effect.flip(Layer.build(Ingestion.layerMemory({ retention: -5 })).pipe(Effect.scoped))
-      assert.strictEqual(negative.reason, "Configuration")
+      assert.strictEqual(negative.reason._tag, "Configuration")
       assert.include(negative.message, "retention")
     }))
 
   it.effect("FLEET_APPLIED_RETENTION shorter than FLEET_QUEUE_RETENTION (or not a duration) is a Configuration error naming both", () =>
     Effect.gen(function*() {
       const shorter = yield* refused({ FLEET_QUEUE_RETENTION: "2 days", FLEET_APPLIED_RETENTION: "1 day" })
-      assert.strictEqual(shorter.reason, "Configuration")
+      assert.strictEqual(shorter.reason._tag, "Configuration")
       assert.include(shorter.message, "FLEET_APPLIED_RETENTION")
       assert.include(shorter.message, "FLEET_QUEUE_RETENTION")
       // the default (7 days) against a longer queue retention too
@@ -110,21 +110,21 @@ describe("FleetConfig", () => {
     Effect.gen(function*() {
       for (const url of ["redis://user:s3cret@[not-a-host:6379", "http://user:s3cret@cache.internal:6379", "user:s3cret@cache.internal"]) {
         const error = yield* Effect.flip(Layer.build(SharedLimits.layerConfig()).pipe(Effect.scoped, withEnv({ REDIS_URL: url })))
-        assert.strictEqual(error.reason, "Configuration", url)
+        assert.strictEqual(error.reason._tag, "Configuration", url)
         assert.include(error.message, "REDIS_URL")
-        assert.isUndefined(error.cause)
+        assert.isUndefined(error.reason.cause)
         assert.notInclude(JSON.stringify(error), "s3cret")
         assert.notInclude(String(error), "s3cret")
       }
       const direct = yield* Effect.flip(Layer.build(SharedRedis.layer({ url: Redacted.make("redis://:s3cret@[::1") })).pipe(Effect.scoped))
-      assert.strictEqual(direct.reason, "Configuration")
+      assert.strictEqual(direct.reason._tag, "Configuration")
       assert.notInclude(JSON.stringify(direct), "s3cret")
     }))
 
   it.effect("SharedRedis.layer: a connectTimeout that is not a duration is a Configuration error naming it", () =>
     Effect.gen(function*() {
       const error = yield* Effect.flip(Layer.build(SharedRedis.layer({ url: Redacted.make("redis://127.0.0.1:6379"), connectTimeout: "soon" as never })).pipe(Effect.scoped))
-      assert.strictEqual(error.reason, "Configuration")
+      assert.strictEqual(error.reason._tag, "Configuration")
       assert.include(error.message, "connectTimeout")
     }))
 })

@@ -114,14 +114,14 @@ describe("FleetState (in memory)", () => {
         Effect.provide(Simulated.layer({ signIn: false })),
         Effect.scoped
       ))
-      assert.strictEqual(error.reason, "Configuration")
+      assert.strictEqual(error.reason._tag, "Configuration")
       // the same from code: an option that is not a duration, named
       for (const [options, name] of [[{ pollInterval: "soon" as never }, "pollInterval"], [{ maxIdleTime: "-1 minutes" as never }, "maxIdleTime"]] as const) {
         const invalid = yield* Effect.flip(Layer.build(FleetCluster.layerMemory(options)).pipe(
           Effect.provide(Simulated.layer({ signIn: false })),
           Effect.scoped
         ))
-        assert.strictEqual(invalid.reason, "Configuration")
+        assert.strictEqual(invalid.reason._tag, "Configuration")
         assert.include(invalid.message, name)
       }
     }))
@@ -171,7 +171,7 @@ describe("FleetState (in memory)", () => {
       assert.isTrue((yield* state.apply(poll)).applied)
 
       const invalid = yield* Effect.flip(FleetState.makeMemory({ appliedRetention: "-1 hours" as never }))
-      assert.strictEqual(invalid.reason, "Configuration")
+      assert.strictEqual(invalid.reason._tag, "Configuration")
       assert.include(invalid.message, "appliedRetention")
     }))
 })

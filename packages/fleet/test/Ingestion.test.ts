@@ -57,7 +57,7 @@ describe("DurableReceiver (in memory)", () => {
   it.effect("an empty secret is a Configuration FleetError", () =>
     Effect.gen(function*() {
       const error = yield* Effect.flip(DurableReceiver.make({ secret: "" }))
-      assert.strictEqual(error.reason, "Configuration")
+      assert.strictEqual(error.reason._tag, "Configuration")
     }).pipe(Effect.provide(Embedded)))
 })
 
@@ -92,7 +92,11 @@ describe("Worker (in memory)", () => {
       yield* eventually(Effect.map(Ref.get(handled), (n) => n === 1))
       assert.deepStrictEqual(yield* letters.list(), [])
       const again = yield* Effect.flip(Ingestion.replay("evt_poison"))
-      assert.strictEqual(again.reason, "DeadLetterNotFound")
+      assert.deepStrictEqual([again.reason._tag, again.isRetryable, again.message], [
+        "DeadLetterNotFound",
+        false,
+        "DeadLetterNotFound: no dead letter of event evt_poison awaits a replay"
+      ])
     }).pipe(Effect.scoped, Effect.provide(Embedded)))
 
   it.live("a worker layer keeps running after handler defects", () =>

@@ -205,7 +205,7 @@ describe("SharedLimits", () => {
         Effect.scoped,
         Effect.flip
       )
-      assert.strictEqual(unreachable.reason, "RedisUnavailable")
+      assert.strictEqual(unreachable.reason._tag, "RedisUnavailable")
       const onRedis = yield* Layer.build(SharedLimits.layerConfig()).pipe(Effect.provide(env({ REDIS_URL: inject("redisUrl") })), Effect.scoped, Effect.exit)
       assert.isTrue(Exit.isSuccess(onRedis))
     }).pipe(Effect.timeout("10 seconds")))
@@ -213,7 +213,7 @@ describe("SharedLimits", () => {
   it.effect("a limit that is not a positive integer per a positive window is a Configuration error", () =>
     Effect.gen(function*() {
       const error = yield* Effect.flip(SharedLimits.makeMemory({ perVehicle: { limit: 0.5, window: "1 second" } }))
-      assert.strictEqual(error.reason, "Configuration")
+      assert.strictEqual(error.reason._tag, "Configuration")
       assert.include(error.message, "perVehicle.limit")
     }))
 
@@ -227,7 +227,7 @@ describe("SharedLimits", () => {
       ] as const
       for (const [options, name] of cases) {
         const error = yield* Effect.flip(SharedLimits.makeMemory(options))
-        assert.strictEqual(error.reason, "Configuration", name)
+        assert.strictEqual(error.reason._tag, "Configuration", name)
         assert.include(error.message, name)
       }
     }))
@@ -235,6 +235,6 @@ describe("SharedLimits", () => {
   it.live("Redis unreachable: the layer fails with RedisUnavailable, at once", () =>
     Effect.gen(function*() {
       const error = yield* Layer.build(SharedRedis.layer({ url: Redacted.make("redis://127.0.0.1:1") })).pipe(Effect.scoped, Effect.flip)
-      assert.strictEqual(error.reason, "RedisUnavailable")
+      assert.strictEqual(error.reason._tag, "RedisUnavailable")
     }).pipe(Effect.timeout("5 seconds")))
 })

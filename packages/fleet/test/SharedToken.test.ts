@@ -105,7 +105,7 @@ describe("SharedToken", () => {
     Effect.gen(function*() {
       for (const [options, name] of [[{ leaseDuration: "soon" as never }, "leaseDuration"], [{ pollInterval: "0 millis" }, "pollInterval"]] as const) {
         const error = yield* Effect.flip(SharedToken.make(options)).pipe(Effect.provideService(Redis.Redis, undefined as never))
-        assert.strictEqual(error.reason, "Configuration")
+        assert.strictEqual(error.reason._tag, "Configuration")
         assert.include(error.message, name)
       }
     }))

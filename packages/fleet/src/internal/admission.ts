@@ -6,7 +6,7 @@
 import { Clock, Duration, Effect } from "effect"
 import type { HttpClientRequest } from "effect/http"
 import type { RateLimiter } from "effect/persistence"
-import { FleetError } from "../FleetError.ts"
+import { Configuration, FleetError } from "../FleetError.ts"
 import type { Holds } from "./holds.ts"
 import { redisCall } from "./holds.ts"
 import { millis } from "./options.ts"
@@ -44,7 +44,7 @@ export const policyOf = (
     const windowMillis = yield* millis(`${name}.window`, window, window)
     const marginMillis = margin === undefined ? windowMillis / 5 : yield* millis("margin", margin, margin, "zero allowed")
     if (!Number.isInteger(count) || count < 1) {
-      return yield* new FleetError({ reason: "Configuration", description: `${name}.limit: expected a positive integer, got ${count}` })
+      return yield* new FleetError({ reason: new Configuration({ description: `${name}.limit: expected a positive integer, got ${count}` }) })
     }
     return { spacing: (windowMillis + marginMillis) / count, tolerance: marginMillis / 2 }
   })

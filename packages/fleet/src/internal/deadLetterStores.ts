@@ -9,16 +9,16 @@ import { DateTime, Effect, Option, Schema } from "effect"
 import { SqlClient } from "effect/sql"
 import type { DeadLetter, Service } from "../DeadLetters.ts"
 import { QueuedEvent } from "../EventQueue.ts"
-import { FleetError } from "../FleetError.ts"
+import { DeadLetterNotFound, DeadLetterStore, FleetError } from "../FleetError.ts"
 
-const notFound = (eventId: string) =>
-  new FleetError({ reason: "DeadLetterNotFound", description: `no dead letter of event ${eventId} awaits a replay` })
+const notFound = (eventId: string) => new FleetError({ reason: new DeadLetterNotFound({ eventId }) })
 
 const storeError = (operation: string) => (cause: unknown) =>
   new FleetError({
-    reason: "DeadLetterStore",
-    description: `the dead-letter store failed to ${operation}: ${cause instanceof Error ? cause.message : String(cause)}`,
-    cause
+    reason: new DeadLetterStore({
+      description: `the dead-letter store failed to ${operation}: ${cause instanceof Error ? cause.message : String(cause)}`,
+      cause
+    })
   })
 
 const defaultLimit = 100

@@ -7,7 +7,7 @@
  */
 import { Clock, Effect } from "effect"
 import { Redis } from "effect/persistence"
-import { FleetError } from "../FleetError.ts"
+import { FleetError, RedisUnavailable } from "../FleetError.ts"
 
 export interface Holds {
   /** Holds `key` for `millis` from now, unless it is already held longer. */
@@ -66,12 +66,12 @@ export const redisCall = <A>(what: string, timeoutMillis: number) => <E>(effect:
   effect.pipe(
     Effect.timeoutOrElse({
       duration: timeoutMillis,
-      orElse: () => Effect.fail(new FleetError({ reason: "RedisUnavailable", description: `${what}: no answer from Redis within ${timeoutMillis} ms` }))
+      orElse: () => Effect.fail(new FleetError({ reason: new RedisUnavailable({ description: `${what}: no answer from Redis within ${timeoutMillis} ms` }) }))
     }),
     Effect.mapError((cause) =>
       cause instanceof FleetError
         ? cause
-        : new FleetError({ reason: "RedisUnavailable", description: `${what} in Redis: ${messageOf(cause)}`, cause })
+        : new FleetError({ reason: new RedisUnavailable({ description: `${what} in Redis: ${messageOf(cause)}`, cause }) })
     )
   )
 

@@ -3,7 +3,7 @@
  * a `FleetError` `Configuration` naming the option, never a defect.
  */
 import { Duration, Effect, Option } from "effect"
-import { FleetError } from "../FleetError.ts"
+import { Configuration, FleetError } from "../FleetError.ts"
 
 /**
  * The milliseconds of the duration option `name` (`fallback` when absent):
@@ -22,8 +22,9 @@ export const millis = (
   }
   return Effect.fail(
     new FleetError({
-      reason: "Configuration",
-      description: `${name}: expected a finite ${zero === "positive" ? "positive" : "non-negative"} duration, got ${String(input)}`
+      reason: new Configuration({
+        description: `${name}: expected a finite ${zero === "positive" ? "positive" : "non-negative"} duration, got ${String(input)}`
+      })
     })
   )
 }

@@ -7,15 +7,16 @@
 import { DateTime, Effect, PubSub, type Scope, Stream } from "effect"
 import { SqlClient } from "effect/sql"
 import type { Input, Service, SignalState } from "../FleetState.ts"
-import { FleetError } from "../FleetError.ts"
+import { DatabaseUnavailable, FleetError } from "../FleetError.ts"
 import { newestByCode } from "./memoryState.ts"
 import { forkCleanup } from "./retention.ts"
 
 const storeError = (operation: string) => (cause: unknown) =>
   new FleetError({
-    reason: "DatabaseUnavailable",
-    description: `the fleet state failed to ${operation}: ${cause instanceof Error ? cause.message : String(cause)}`,
-    cause
+    reason: new DatabaseUnavailable({
+      description: `the fleet state failed to ${operation}: ${cause instanceof Error ? cause.message : String(cause)}`,
+      cause
+    })
   })
 
 interface Row {
