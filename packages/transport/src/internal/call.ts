@@ -2,15 +2,20 @@
  * One client function: the single path every call takes.
  *
  * 1. the argument is checked and the request built from the contract;
- * 2. in the call's span (with a tracer installed), attempts are made with `Effect.retry` on the call's
- *    `Schedule` (see `./policy.ts`): each attempt with a credential waits for
- *    the transport's `admit` (if any, within the call's budget), reads the credential, sends
- *    the request through the transport's `HttpClient`, runs the `onResponse`
- *    hooks at the response head, and reads and decodes the body (a non-2xx
- *    into its typed error), all within the attempt's timeout; a 401 refreshes
- *    the credential and replays once per call;
- * 3. every attempt is logged at debug level, and the result carries the
- *    status, the request id and the headers.
+ * 2. in the call's span (with a tracer installed), the request goes through
+ *    one `HttpClient` composed of middleware over the transport's client,
+ *    outermost first:
+ *    - `retried`: the attempts, retried with `Effect.retry` on the call's
+ *      `Schedule` (see `./policy.ts`; `Retry-After`, `maxElapsed`);
+ *    - `authenticated`: each attempt with a credential waits for the
+ *      transport's `admit` (if any, within the call's budget), reads the
+ *      credential and sends it; a 401 refreshes it and replays once per call;
+ *    - `timed`: each attempt within its timeout (cut to what is left of the
+ *      call's budget), logged at debug level;
+ *    - `exchange`: the send, the `onResponse` hooks at the response head, a
+ *      non-2xx into its typed error, a 2xx's body read;
+ * 3. the success is decoded from that body; the result carries the status,
+ *    the request id and the headers.
  *
  * @internal
  */
@@ -76,7 +81,13 @@ interface Call {
   refreshed: boolean
   attempts: number
   url: string | undefined
+  /** What the current attempt saw of the response head, for a failure that comes after it. */
+  status: number | undefined
+  requestId: string | undefined
 }
+
+/** The `HttpClient` of a call's middleware: its failures are the call's typed errors. */
+type Client = HttpClient.HttpClient.With<AnyError>
 
 /** @internal */
 export type Method = (input: unknown, options?: CallOptions) => Effect.Effect<Result<unknown>, AnyError>
@@ -85,84 +96,101 @@ export type Method = (input: unknown, options?: CallOptions) => Effect.Effect<Re
 /** The request's URL without credentials, once per call (for logs and errors). */
 const urlOf = (call: Call): string => call.url ??= withoutCredentials(call.request.url, call.request.urlParams)
 
-/** The outcome of a response: the error of a non-2xx, else the decoded body. */
-const handle = (
-  spec: MethodSpec,
-  response: HttpClientResponse.HttpClientResponse,
-  seen: Seen
-): Effect.Effect<Result<unknown>, AnyError> => {
-  const { config, method } = spec
-  const status = response.status
-  const requestId = requestIdOf(response.headers, config.requestIdHeaders)
-  seen.status = status
-  seen.requestId = requestId
-  // the URL as the client sent it (a `transformClient` may have replaced it)
-  const ctx = (): Ctx => ({
-    status,
-    method,
-    url: withoutCredentials(response.request.url, response.request.urlParams),
-    ...(requestId ? { requestId } : {})
-  })
-  if (status >= 400) return Effect.flatMap(decodeError(response, ctx(), secretsOf(response.request)), Effect.fail)
-  // the service never redirects: a redirect is not followed, whatever the client
-  if (status >= 300) return Effect.fail(fail(new ConnectedVehicleError.UnexpectedStatus({ ...ctx(), ...locationOf(response) })))
-  return Effect.map(
-    Effect.mapError(spec.decode(response), (error): AnyError => mapDecodeError(error, ctx())),
-    (value): Result<unknown> => ({ value, status, requestId, headers: response.headers })
+/**
+ * The client of an attempt's exchange: a send failure becomes its typed
+ * error; at the response head the `onResponse` hooks run; a non-2xx becomes
+ * its typed error (its body read), and a 2xx's body is read, so that a body
+ * cut short fails the attempt (and is retried) rather than the decode.
+ */
+const exchange = (spec: MethodSpec, call: Call) => (client: HttpClient.HttpClient): Client =>
+  // the whole of `client.execute` (its own request steps included) inside, its failures typed
+  HttpClient.makeWith<AnyError, never, AnyError, never>(
+    (request) =>
+      Effect.flatMap(request, (request) =>
+        Effect.flatMap(
+          Effect.mapError(client.execute(request), (error): AnyError =>
+            mapSendError(error, spec.method, spec.path, withoutCredentials(error.request.url, error.request.urlParams))),
+          (response) =>
+            call.hooks === undefined ? respond(spec, call, response) : Effect.andThen(call.hooks(response), respond(spec, call, response))
+        )),
+    (request) => Effect.succeed(request)
   )
+
+/**
+ * `client` with each exchange wrapped by `f` (`HttpClient.transform` without
+ * its per-request `flatMap`, for middleware that does not read the request).
+ */
+const around = (client: Client, f: (effect: Effect.Effect<HttpClientResponse.HttpClientResponse, AnyError>) => Effect.Effect<HttpClientResponse.HttpClientResponse, AnyError>): Client =>
+  HttpClient.makeWith((request) => f(client.postprocess(request)), client.preprocess)
+
+/** The context of a response's error: the URL as the client sent it (a `transformClient` may have replaced it). */
+const contextOf = (spec: MethodSpec, response: HttpClientResponse.HttpClientResponse, requestId: string | undefined): Ctx => ({
+  status: response.status,
+  method: spec.method,
+  url: withoutCredentials(response.request.url, response.request.urlParams),
+  ...(requestId ? { requestId } : {})
+})
+
+/** A response: the error of a non-2xx, else the response once its body is read. */
+const respond = (spec: MethodSpec, call: Call, response: HttpClientResponse.HttpClientResponse): Effect.Effect<HttpClientResponse.HttpClientResponse, AnyError> => {
+  const status = response.status
+  const requestId = requestIdOf(response.headers, spec.config.requestIdHeaders)
+  call.status = status
+  call.requestId = requestId
+  if (status >= 400) return Effect.flatMap(decodeError(response, contextOf(spec, response, requestId), secretsOf(response.request)), Effect.fail)
+  // the service never redirects: a redirect is not followed, whatever the client
+  if (status >= 300) return Effect.fail(fail(new ConnectedVehicleError.UnexpectedStatus({ ...contextOf(spec, response, requestId), ...locationOf(response) })))
+  // the body is kept by the response (`text` reads it once), for the decode after the attempts
+  return Effect.as(Effect.mapError(response.text, (error): AnyError => mapDecodeError(error, contextOf(spec, response, requestId))), response)
 }
 
 /** The `Timeout` of an attempt cut at `limit` milliseconds, with what it saw of the response head. */
-const timeoutOf = (spec: MethodSpec, call: Call, limit: number, seen: Seen): AnyError =>
+const timeoutOf = (spec: MethodSpec, call: Call, limit: number): AnyError =>
   fail(
     new ConnectedVehicleError.Timeout({
       method: spec.method,
       url: urlOf(call),
       timeout: Duration.millis(limit),
-      ...(seen.status === undefined ? {} : { status: seen.status }),
-      ...(seen.requestId ? { requestId: seen.requestId } : {})
+      ...(call.status === undefined ? {} : { status: call.status }),
+      ...(call.requestId ? { requestId: call.requestId } : {})
     })
   )
 
-/** One exchange, within its timeout (cut to what is left of the call's budget), logged at debug level. */
-const attempt = (spec: MethodSpec, call: Call, token: Redacted.Redacted<string> | undefined): Effect.Effect<Result<unknown>, AnyError> =>
-  Effect.withFiber((fiber) => {
-    const { config, httpClient, log, method, path } = spec
-    const clock = fiber.getRef(Clock.Clock)
-    const n = ++call.attempts
-    const start = clock.currentTimeMillisUnsafe()
-    // the first attempt has the whole budget; a later one what is left of it
-    // (after a wait for `admit`, what is left of it)
-    const left = n === 1 && spec.admit === undefined ? call.policy.maxElapsedMillis : call.deadline - start
-    const limit = Math.max(1, Math.min(call.policy.timeoutMillis, left))
-    const seen: Seen = { status: undefined, requestId: undefined }
-    const exchange = Effect.flatMap(
-      Effect.mapError(httpClient.execute(withBearer(call.request, token)), (error) =>
-        mapSendError(error, method, path, withoutCredentials(error.request.url, error.request.urlParams))),
-      (response) => call.hooks === undefined ? handle(spec, response, seen) : Effect.andThen(call.hooks(response), handle(spec, response, seen))
-    )
-    const timed = Timeout.timeoutOrElse(exchange, limit, () => Effect.fail(timeoutOf(spec, call, limit, seen)))
-    // one debug line per attempt, once it is over (the fiber's log level decides, as for any log line)
-    return !SdkLog.enabledIn(fiber, config.logLevel, "Debug") ? timed : Effect.onExit(timed, (exit) =>
-      log.log("Debug", "http attempt", {
-        method,
-        url: SdkLog.redactUrl(urlOf(call)),
-        attempt: n,
-        ...(seen.status === undefined ? {} : { status: seen.status }),
-        durationMillis: clock.currentTimeMillisUnsafe() - start,
-        ...(seen.requestId ? { requestId: seen.requestId } : {}),
-        ...(Exit.isSuccess(exit) ? {} : { error: failureOf(exit.cause) })
-      }))
-  })
+/** The client of an attempt within its timeout (cut to what is left of the call's budget), logged at debug level. */
+const timed = (spec: MethodSpec, call: Call) => (client: Client): Client =>
+  around(client, (effect) =>
+    Effect.withFiber((fiber) => {
+      const { config, log, method } = spec
+      const clock = fiber.getRef(Clock.Clock)
+      const n = ++call.attempts
+      const start = clock.currentTimeMillisUnsafe()
+      call.status = undefined
+      call.requestId = undefined
+      // the first attempt has the whole budget; a later one (or one after a
+      // wait for `admit`) what is left of it
+      const left = n === 1 && spec.admit === undefined ? call.policy.maxElapsedMillis : call.deadline - start
+      const limit = Math.max(1, Math.min(call.policy.timeoutMillis, left))
+      const attempt = Timeout.timeoutOrElse(effect, limit, () => Effect.fail(timeoutOf(spec, call, limit)))
+      // one debug line per attempt, once it is over (the fiber's log level decides, as for any log line)
+      return !SdkLog.enabledIn(fiber, config.logLevel, "Debug") ? attempt : Effect.onExit(attempt, (exit) =>
+        log.log("Debug", "http attempt", {
+          method,
+          url: SdkLog.redactUrl(urlOf(call)),
+          attempt: n,
+          ...(call.status === undefined ? {} : { status: call.status }),
+          durationMillis: clock.currentTimeMillisUnsafe() - start,
+          ...(call.requestId ? { requestId: call.requestId } : {}),
+          ...(Exit.isSuccess(exit) ? {} : { error: failureOf(exit.cause) })
+        }))
+    }))
 
 /**
  * `next` once `admit` let the call's request go (before the credential is
  * read, outside the attempt's timeout), within what is left of the call's
- * budget; `next` itself without `admit`.
+ * budget.
  */
-const admitted = <A>(spec: MethodSpec, call: Call, next: Effect.Effect<A, AnyError>): Effect.Effect<A, AnyError> => {
-  const admit = spec.admit
-  return admit === undefined ? next : Effect.withFiber((fiber) => {
+const admitted = <A>(spec: MethodSpec, admit: Admit, call: Call, next: Effect.Effect<A, AnyError>): Effect.Effect<A, AnyError> =>
+  Effect.withFiber((fiber) => {
     const left = call.deadline - fiber.getRef(Clock.Clock).currentTimeMillisUnsafe()
     const budget = Duration.millis(call.policy.maxElapsedMillis)
     return Effect.andThen(
@@ -174,26 +202,63 @@ const admitted = <A>(spec: MethodSpec, call: Call, next: Effect.Effect<A, AnyErr
       next
     )
   })
+
+/**
+ * The client with the call's credential: each attempt (once admitted, with
+ * `admit`) sends the current token; a 401 refreshes it and replays (admitted
+ * again), once per call. Without credentials, the client itself.
+ */
+const authenticated = (spec: MethodSpec, call: Call) => (client: Client): Client => {
+  const { admit, credentials, log, method } = spec
+  if (credentials === undefined) return client
+  const gate = <A>(next: Effect.Effect<A, AnyError>) => admit === undefined ? next : admitted(spec, admit, call, next)
+  return HttpClient.transform(client, (_, request) =>
+    gate(Effect.flatMap(credentials.token, (token) =>
+      Effect.catch(client.execute(withBearer(request, token)), (error): Effect.Effect<HttpClientResponse.HttpClientResponse, AnyError> => {
+        if (call.refreshed || statusOf(error) !== 401 || tagOf(error) === "Credentials") return Effect.fail(error)
+        call.refreshed = true
+        return Effect.flatMap(credentials.refresh(token), (refreshed) =>
+          refreshed
+            ? Effect.andThen(
+              log.log("Debug", "replaying after 401 with a refreshed token", { method, url: SdkLog.redactUrl(urlOf(call)) }),
+              gate(Effect.flatMap(credentials.token, (next) => client.execute(withBearer(request, next))))
+            )
+            : Effect.fail(error))
+      }))))
 }
 
-/** An attempt with the call's credential, once admitted; a 401 refreshes it and replays (admitted again), once per call. */
-const authenticated = (spec: MethodSpec, call: Call): Effect.Effect<Result<unknown>, AnyError> => {
-  const { credentials, log, method } = spec
-  return credentials === undefined ? attempt(spec, call, undefined) : admitted(spec, call, Effect.flatMap(credentials.token, (token) =>
-    Effect.catch(attempt(spec, call, token), (error): Effect.Effect<Result<unknown>, AnyError> => {
-      if (call.refreshed || statusOf(error) !== 401 || tagOf(error) === "Credentials") return Effect.fail(error)
-      call.refreshed = true
-      return Effect.flatMap(credentials.refresh(token), (refreshed) =>
-        refreshed
-          ? Effect.andThen(
-            log.log("Debug", "replaying after 401 with a refreshed token", { method, url: SdkLog.redactUrl(urlOf(call)) }),
-            admitted(spec, call, Effect.flatMap(credentials.token, (next) => attempt(spec, call, next)))
-          )
-          : Effect.fail(error))
-    })))
+/**
+ * The client of a call's attempts, retried on its schedule. The schedule is
+ * built once an attempt failed (most calls succeed at once): that failure is
+ * handed to `Effect.retry` as its first, so the schedule sees every failure
+ * of the call, as if it had run from the start.
+ */
+const retried = (spec: MethodSpec, call: Call, span: Tracer.Span | undefined) => (client: Client): Client => {
+  const { log, method } = spec
+  const idempotent = method === "GET" || method === "HEAD" || method === "OPTIONS"
+  return around(client, (effect) =>
+    Effect.catch(effect, (first) => {
+      let replay: AnyError | undefined = first
+      return Effect.retry(
+        Effect.suspend(() => {
+          if (replay === undefined) return effect
+          const error = replay
+          replay = undefined
+          return Effect.fail(error)
+        }),
+        CallPolicy.schedule(call.policy, idempotent, call.deadline, (error, n, delayMillis) => {
+          span?.attribute("retry.count", n)
+          return log.log("Debug", "retrying", { method, url: SdkLog.redactUrl(urlOf(call)), attempt: n, delayMillis, error: tagOf(error) })
+        })
+      )
+    }))
 }
 
-/** The attempts of a call, retried on its schedule. */
+/**
+ * A call: its request through one `HttpClient` composed of the middleware
+ * above (retries around the credential around the attempt's timeout around
+ * the exchange), then the success decoded from the body the exchange read.
+ */
 const run = (
   spec: MethodSpec,
   clock: Clock.Clock,
@@ -203,32 +268,20 @@ const run = (
   span: Tracer.Span | undefined
 ): Effect.Effect<Result<unknown>, AnyError> => {
   // called when the call's effect runs (in `withFiber`, or once the request is encoded)
-  const { log, method } = spec
   const deadline = clock.currentTimeMillisUnsafe() + policy.maxElapsedMillis
-  const call: Call = { request, policy, deadline, hooks, refreshed: false, attempts: 0, url: undefined }
-  // the schedule is built once an attempt failed (most calls succeed at
-  // once): that failure is handed to `Effect.retry` as its first, so the
-  // schedule sees every failure of the call, as if it had run from the start
-  const retried = Effect.catch(authenticated(spec, call), (first) => {
-    let replay: AnyError | undefined = first
-    const idempotent = method === "GET" || method === "HEAD" || method === "OPTIONS"
-    return Effect.retry(
-      Effect.suspend(() => {
-        if (replay === undefined) return authenticated(spec, call)
-        const error = replay
-        replay = undefined
-        return Effect.fail(error)
-      }),
-      CallPolicy.schedule(policy, idempotent, deadline, (error, n, delayMillis) => {
-        span?.attribute("retry.count", n)
-        return log.log("Debug", "retrying", { method, url: SdkLog.redactUrl(urlOf(call)), attempt: n, delayMillis, error: tagOf(error) })
-      })
+  const call: Call = { request, policy, deadline, hooks, refreshed: false, attempts: 0, url: undefined, status: undefined, requestId: undefined }
+  const client = retried(spec, call, span)(authenticated(spec, call)(timed(spec, call)(exchange(spec, call)(spec.httpClient))))
+  return Effect.flatMap(client.execute(request), (response) => {
+    const status = response.status
+    const requestId = call.requestId
+    if (span !== undefined) {
+      span.attribute("http.response.status_code", status)
+      if (requestId !== undefined) span.attribute("request.id", requestId)
+    }
+    return Effect.map(
+      Effect.mapError(spec.decode(response), (error): AnyError => mapDecodeError(error, contextOf(spec, response, requestId))),
+      (value): Result<unknown> => ({ value, status, requestId, headers: response.headers })
     )
-  })
-  return span === undefined ? retried : Effect.map(retried, (result) => {
-    span.attribute("http.response.status_code", result.status)
-    if (result.requestId !== undefined) span.attribute("request.id", result.requestId)
-    return result
   })
 }
 
@@ -272,11 +325,6 @@ export const make = (spec: MethodSpec): Method => {
   }
 }
 
-/** What an attempt saw of the response head, for a failure that comes after it. */
-interface Seen {
-  status: number | undefined
-  requestId: string | undefined
-}
 
 /** The request with the call's credential, unless it carries an `authorization` of its own (the token endpoint's). */
 const withBearer = (
