@@ -107,17 +107,21 @@ export const startChild = (script: string, env: Record<string, string>): Promise
 
 /** The next line of a child's output matching `pattern` (its match), after `ready`. */
 export const nextLine = ({ child }: Child, pattern: RegExp): Promise<RegExpExecArray> =>
-  new Promise((resolve) => {
+  new Promise((resolve, reject) => {
     let out = ""
+    const onExit = (code: number | null, signal: string | null) =>
+      reject(new Error(`the child exited (${signal ?? code}) before a line matching ${pattern}`))
     const onData = (chunk: string) => {
       out += chunk
       const match = pattern.exec(out)
       if (match !== null) {
         child.stdout!.off("data", onData)
+        child.off("exit", onExit)
         resolve(match)
       }
     }
     child.stdout!.on("data", onData)
+    child.once("exit", onExit)
   })
 
 /** A free TCP port on 127.0.0.1. */

@@ -142,6 +142,19 @@ const makeWith = (
     return withKeys(keysFor, Admission.make(limiter, holds, yield* timeoutOf(options)), holds)
   })
 
+/** A URL without the user and password a configured root may carry (errors never show them). */
+const withoutUserInfo = (url: string): string => {
+  try {
+    const parsed = new URL(url)
+    if (parsed.username === "" && parsed.password === "") return url
+    parsed.username = ""
+    parsed.password = ""
+    return parsed.href
+  } catch {
+    return url
+  }
+}
+
 const withKeys = (
   keysFor: (request: HttpClientRequest.HttpClientRequest) => ReadonlyArray<Admission.Key> | undefined,
   admitKeys: (keys: ReadonlyArray<Admission.Key>) => Effect.Effect<void, FleetError>,
@@ -151,7 +164,7 @@ const withKeys = (
     const keys = keysFor(request)
     return keys === undefined ? Effect.void : Effect.mapError(admitKeys(keys), (cause) =>
       new ConnectedVehicleError({
-        reason: new Connection({ method: request.method, url: request.url, description: `request limits: ${cause.message}` })
+        reason: new Connection({ method: request.method, url: withoutUserInfo(request.url), description: `request limits: ${cause.message}` })
       }))
   }
 

@@ -86,6 +86,19 @@ const exchanges = (layer: Layer.Layer<HttpClient.HttpClient>, options: Options |
       assert.strictEqual(server.received[1]!.headers["content-type"], "application/json")
     }).pipe(Effect.scoped))
 
+  it.live("a body read once can be read again (the transport reads it in the attempt, then decodes it)", () =>
+    Effect.gen(function*() {
+      const server = yield* Server.make((_, __, response) => {
+        response.writeHead(200, { "content-type": "application/json" })
+        response.end("{\"a\":1}")
+      })
+      const [text, again, json] = yield* withClient(layer, (client) =>
+        Effect.flatMap(client.get(`${server.origin}/twice`), (response) => Effect.all([response.text, response.text, response.json])))
+      assert.strictEqual(text, "{\"a\":1}")
+      assert.strictEqual(again, text)
+      assert.deepStrictEqual(json, { a: 1 })
+    }).pipe(Effect.scoped))
+
   it.live("many concurrent requests: each gets its own response", () =>
     Effect.gen(function*() {
       const server = yield* Server.make((request, _, response) => {

@@ -59,6 +59,32 @@ describe("faults every HttpClient must handle the same", () => {
         assert.include(service.requests[0]!.url, "a%F0%9F%9A%97b")
       }).pipe(Effect.scoped))
 
+    it.live(`${name}: a 200 whose body is cut after the head is a Connection, and retried`, () =>
+      Effect.gen(function*() {
+        let n = 0
+        const service = yield* server((_, response) => {
+          if (++n === 1) {
+            response.writeHead(200, { "content-type": "application/json", "content-length": "500" })
+            response.write("{\"data\":")
+            setTimeout(() => response.socket?.destroy(), 20)
+            return
+          }
+          response.writeHead(503, { "content-type": "application/json" })
+          response.end("not an envelope")
+        })
+        // one attempt: the cut body is a Connection (retryable), not a malformed body
+        const error = yield* flipReason(getSignal("v-1").pipe(Effect.provide(transportOn(service.origin, httpClient))))
+        assert.strictEqual(error._tag, "Connection")
+        // with retries, the cut body is sent again
+        const retried = yield* flipReason(getSignal("v-1").pipe(
+          Effect.provide(Layer.mergeAll(Transport.layer, Credentials.layerStatic(Redacted.make("the-token"))).pipe(
+            Layer.provide([TransportConfig.layerOrigin(service.origin, { retry: { maxAttempts: 2, initialDelay: 1, maxDelay: 1 } }), httpClient])
+          ))
+        ))
+        assert.strictEqual(retried._tag, "MalformedBody")
+        assert.strictEqual(service.requests.length, 3)
+      }).pipe(Effect.scoped))
+
     it.live(`${name}: a refused connection names its cause`, () =>
       Effect.gen(function*() {
         const closed = yield* server(() => {})

@@ -5,7 +5,7 @@
  * @internal
  */
 import { DateTime, Effect, PubSub, type Scope, Stream } from "effect"
-import { SqlClient } from "effect/sql"
+import { SqlClient, type SqlError } from "effect/sql"
 import type { Input, Service, SignalState } from "../FleetState.ts"
 import { DatabaseUnavailable, FleetError } from "../FleetError.ts"
 import { newestByCode } from "./memoryState.ts"
@@ -50,6 +50,17 @@ export interface Tables {
   readonly appliedRetention: number
 }
 
+/**
+ * An index unless it exists: looked up first, since `CREATE INDEX IF NOT
+ * EXISTS` locks the table (against every apply) before it checks.
+ */
+const createIndex = (sql: SqlClient.SqlClient, name: string, table: string, column: string) =>
+  Effect.flatMap(
+    sql<{ readonly missing: boolean }>`SELECT to_regclass(${`"${name.replaceAll('"', '""')}"`}) IS NULL AS missing`,
+    (rows): Effect.Effect<unknown, SqlError.SqlError> =>
+      rows[0]?.missing === false ? Effect.void : sql`CREATE INDEX IF NOT EXISTS ${sql(name)} ON ${sql(table)} (${sql(column)})`
+  )
+
 const createTables = (sql: SqlClient.SqlClient, tables: Tables) => {
   const state = sql(tables.state)
   const applied = sql(tables.applied)
@@ -67,15 +78,14 @@ const createTables = (sql: SqlClient.SqlClient, tables: Tables) => {
       updated_at TIMESTAMPTZ NOT NULL DEFAULT clock_timestamp(),
       PRIMARY KEY (vehicle_id, code)
     )`
-    yield* sql`CREATE INDEX IF NOT EXISTS ${sql(`${tables.state}_updated_at`)} ON ${state} (updated_at)`
+    yield* createIndex(sql, `${tables.state}_updated_at`, tables.state, "updated_at")
     yield* sql`CREATE TABLE IF NOT EXISTS ${applied} (
       event_id TEXT PRIMARY KEY,
       vehicle_id TEXT NOT NULL,
       applied_at TIMESTAMPTZ NOT NULL DEFAULT now()
     )`
-    // a table created without them: the prune's column (existing rows dated now) and index
-    yield* sql`ALTER TABLE ${applied} ADD COLUMN IF NOT EXISTS applied_at TIMESTAMPTZ NOT NULL DEFAULT now()`
-    yield* sql`CREATE INDEX IF NOT EXISTS ${sql(`${tables.applied}_applied_at`)} ON ${applied} (applied_at)`
+    // the prune's index (a table of an earlier release has the column, not the index)
+    yield* createIndex(sql, `${tables.applied}_applied_at`, tables.applied, "applied_at")
   })).pipe(Effect.mapError(storeError(`create tables ${tables.state} and ${tables.applied}`)))
 }
 

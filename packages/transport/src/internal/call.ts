@@ -37,7 +37,7 @@ import * as CallPolicy from "./policy.ts"
 import type { Given } from "./request.ts"
 import type { Admit, CallOptions, Result } from "../Transport.ts"
 import type { AnyError, Ctx } from "./responses.ts"
-import { checkParams, decodeError, fail, failureOf, mapBuildError, mapDecodeError, mapSendError, statusOf, tagOf } from "./responses.ts"
+import { checkParams, decodeError, fail, failureOf, mapBodyReadError, mapBuildError, mapDecodeError, mapSendError, statusOf, tagOf } from "./responses.ts"
 
 /**
  * A request builder: the request with its absolute URL, or the effect that
@@ -53,7 +53,8 @@ export type Builder = (given: Given) => HttpClientRequest.HttpClientRequest | Ef
  * @internal
  */
 export interface Decoder {
-  readonly decode: (response: HttpClientResponse.HttpClientResponse) => Effect.Effect<unknown, unknown>
+  /** The success of a 2xx `response` whose body, already read, is `text`. */
+  readonly decode: (response: HttpClientResponse.HttpClientResponse, text: string) => Effect.Effect<unknown, unknown>
 }
 
 /** @internal */
@@ -84,6 +85,8 @@ interface Call {
   /** What the current attempt saw of the response head, for a failure that comes after it. */
   status: number | undefined
   requestId: string | undefined
+  /** The body of the 2xx the exchange read, for the decode. */
+  body: string | undefined
 }
 
 /** The `HttpClient` of a call's middleware: its failures are the call's typed errors. */
@@ -141,7 +144,10 @@ const respond = (spec: MethodSpec, call: Call, response: HttpClientResponse.Http
   // the service never redirects: a redirect is not followed, whatever the client
   if (status >= 300) return Effect.fail(fail(new ConnectedVehicleError.UnexpectedStatus({ ...contextOf(spec, response, requestId), ...locationOf(response) })))
   // the body is kept by the response (`text` reads it once), for the decode after the attempts
-  return Effect.as(Effect.mapError(response.text, (error): AnyError => mapDecodeError(error, contextOf(spec, response, requestId))), response)
+  return Effect.map(Effect.mapError(response.text, (error): AnyError => mapBodyReadError(error, contextOf(spec, response, requestId))), (text) => {
+    call.body = text
+    return response
+  })
 }
 
 /** The `Timeout` of an attempt cut at `limit` milliseconds, with what it saw of the response head. */
@@ -269,7 +275,7 @@ const run = (
 ): Effect.Effect<Result<unknown>, AnyError> => {
   // called when the call's effect runs (in `withFiber`, or once the request is encoded)
   const deadline = clock.currentTimeMillisUnsafe() + policy.maxElapsedMillis
-  const call: Call = { request, policy, deadline, hooks, refreshed: false, attempts: 0, url: undefined, status: undefined, requestId: undefined }
+  const call: Call = { request, policy, deadline, hooks, refreshed: false, attempts: 0, url: undefined, status: undefined, requestId: undefined, body: undefined }
   const client = retried(spec, call, span)(authenticated(spec, call)(timed(spec, call)(exchange(spec, call)(spec.httpClient))))
   return Effect.flatMap(client.execute(request), (response) => {
     const status = response.status
@@ -279,7 +285,7 @@ const run = (
       if (requestId !== undefined) span.attribute("request.id", requestId)
     }
     return Effect.map(
-      Effect.mapError(spec.decode(response), (error): AnyError => mapDecodeError(error, contextOf(spec, response, requestId))),
+      Effect.mapError(spec.decode(response, call.body ?? ""), (error): AnyError => mapDecodeError(error, contextOf(spec, response, requestId))),
       (value): Result<unknown> => ({ value, status, requestId, headers: response.headers })
     )
   })

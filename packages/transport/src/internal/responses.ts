@@ -23,6 +23,7 @@ import {
 } from "../ConnectedVehicleError.ts"
 import type { Reason } from "../ConnectedVehicleError.ts"
 import * as RetryAfter from "../RetryAfter.ts"
+import { TooLarge } from "./exchange.ts"
 import { scrub } from "./redact.ts"
 
 /** @internal */
@@ -124,6 +125,22 @@ export const mapSendError = (error: HttpClientError.HttpClientError, method: str
     return fail(new InvalidRequest({ method, path, description: describe(reason, error) }))
   }
   return fail(new Connection({ method, url, description: describe(reason, error) }))
+}
+
+/**
+ * A 2xx body that could not be read: the connection failed while it arrived
+ * (a `Connection`, retried), whatever the client calls it (Effect's fetch and
+ * Node clients report a cut body as a `DecodeError`), unless it is over the
+ * client's size limit (an `InvalidResponse`, not retried).
+ *
+ * @internal
+ */
+export const mapBodyReadError = (error: HttpClientError.HttpClientError, ctx: Ctx): ConnectedVehicleError => {
+  const reason = error.reason
+  if (reason._tag === "DecodeError" && reason.cause instanceof TooLarge) {
+    return fail(new InvalidResponse({ ...ctx, description: reason.cause.message }))
+  }
+  return fail(new Connection({ ...ctx, description: describe(reason, error) }))
 }
 
 /** @internal */
