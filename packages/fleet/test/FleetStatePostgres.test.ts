@@ -121,6 +121,23 @@ describe("FleetState on Postgres", () => {
       assert.deepStrictEqual(yield* apply("evt_old"), { applied: true, changes: [] })
     }).pipe(Effect.scoped), 60_000)
 
+  it.live("schema-qualified tables: created in their schema with their indexes, applied and read", () =>
+    Effect.gen(function*() {
+      const url = freshDatabase("qualified")
+      yield* query(url, "CREATE SCHEMA fleet")
+      const context = yield* Layer.build(Layer.fresh(
+        FleetState.layerSql({ stateTable: "fleet.signal_state", appliedTable: "fleet.applied_events" }).pipe(
+          Layer.provide(Database.layer({ url, maxConnections: 2 }))
+        )
+      ))
+      const state = Context.get(context, FleetState.FleetState)
+      const applied = yield* state.apply({ vehicleId: "veh_1", eventId: "evt_1", readings: [reading(odometer, 7, "2025-08-26T10:00:00.000Z")] })
+      assert.isTrue(applied.applied)
+      assert.strictEqual((yield* state.latest("veh_1")).length, 1)
+      const indexes = yield* query<{ indexname: string }>(url, "SELECT indexname FROM pg_indexes WHERE schemaname = 'fleet' ORDER BY indexname")
+      assert.includeMembers(indexes.map((index) => index.indexname), ["applied_events_applied_at", "signal_state_updated_at"])
+    }).pipe(Effect.scoped), 60_000)
+
   it.live("a burst over loopback (duplicates, retries, reordering) is applied once per event: the table equals the newest value per (vehicle, signal)", () =>
     Effect.gen(function*() {
       const url = freshDatabase("burst")

@@ -51,15 +51,22 @@ export interface Tables {
 }
 
 /**
- * An index unless it exists: looked up first, since `CREATE INDEX IF NOT
- * EXISTS` locks the table (against every apply) before it checks.
+ * The index `<table>_<column>` unless it exists: looked up first, since
+ * `CREATE INDEX IF NOT EXISTS` locks the table (against every apply) before
+ * it checks. A schema-qualified table (`fleet.applied`) gets its index in
+ * that schema (an index name itself takes no schema).
  */
-const createIndex = (sql: SqlClient.SqlClient, name: string, table: string, column: string) =>
-  Effect.flatMap(
-    sql<{ readonly missing: boolean }>`SELECT to_regclass(${`"${name.replaceAll('"', '""')}"`}) IS NULL AS missing`,
+const createIndex = (sql: SqlClient.SqlClient, table: string, column: string) => {
+  const dot = table.lastIndexOf(".")
+  const name = `${table.slice(dot + 1)}_${column}`
+  const quote = (identifier: string) => `"${identifier.replaceAll('"', '""')}"`
+  const qualified = dot === -1 ? quote(name) : `${quote(table.slice(0, dot))}.${quote(name)}`
+  return Effect.flatMap(
+    sql<{ readonly missing: boolean }>`SELECT to_regclass(${qualified}) IS NULL AS missing`,
     (rows): Effect.Effect<unknown, SqlError.SqlError> =>
       rows[0]?.missing === false ? Effect.void : sql`CREATE INDEX IF NOT EXISTS ${sql(name)} ON ${sql(table)} (${sql(column)})`
   )
+}
 
 const createTables = (sql: SqlClient.SqlClient, tables: Tables) => {
   const state = sql(tables.state)
@@ -78,14 +85,14 @@ const createTables = (sql: SqlClient.SqlClient, tables: Tables) => {
       updated_at TIMESTAMPTZ NOT NULL DEFAULT clock_timestamp(),
       PRIMARY KEY (vehicle_id, code)
     )`
-    yield* createIndex(sql, `${tables.state}_updated_at`, tables.state, "updated_at")
+    yield* createIndex(sql, tables.state, "updated_at")
     yield* sql`CREATE TABLE IF NOT EXISTS ${applied} (
       event_id TEXT PRIMARY KEY,
       vehicle_id TEXT NOT NULL,
       applied_at TIMESTAMPTZ NOT NULL DEFAULT now()
     )`
     // the prune's index (a table of an earlier release has the column, not the index)
-    yield* createIndex(sql, `${tables.applied}_applied_at`, tables.applied, "applied_at")
+    yield* createIndex(sql, tables.applied, "applied_at")
   })).pipe(Effect.mapError(storeError(`create tables ${tables.state} and ${tables.applied}`)))
 }
 
