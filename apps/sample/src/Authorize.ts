@@ -113,7 +113,7 @@ export class LoginTimeout extends Schema.TaggedError<LoginTimeout>()("LoginTimeo
  *
  * Duration.toSeconds(defaultTimeout) // 120
  * ```
- * @since 0.3.0
+ * @since 0.2.0
  * @category constants
  */
 export const defaultTimeout: Duration.Duration = Duration.seconds(120)

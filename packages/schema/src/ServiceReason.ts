@@ -5,7 +5,7 @@
  * answered. Each carries `isRetryable`, the status, the request id, the
  * method and the URL.
  *
- * @since 0.3.0
+ * @since 0.2.0
  */
 import { Schema } from "effect"
 import type { Duration } from "effect"
@@ -57,7 +57,7 @@ export const ServiceErrorFields = {
  * isRetryableStatus(503) // true
  * isRetryableStatus(404) // false
  * ```
- * @since 0.3.0
+ * @since 0.2.0
  * @category predicates
  */
 export const isRetryableStatus = (status: number | undefined): boolean =>
@@ -73,7 +73,7 @@ export const isRetryableStatus = (status: number | undefined): boolean =>
  *
  * const onAuth = (reason: Authentication) => Effect.logWarning(reason.message)
  * ```
- * @since 0.3.0
+ * @since 0.2.0
  * @category reasons
  */
 export class Authentication extends Schema.TaggedError<Authentication>()("Authentication", ServiceErrorFields) {
@@ -92,7 +92,7 @@ export class Authentication extends Schema.TaggedError<Authentication>()("Authen
  *
  * const askForScope = (reason: PermissionDenied) => Effect.logWarning(`permission missing: ${reason.detail}`)
  * ```
- * @since 0.3.0
+ * @since 0.2.0
  * @category reasons
  */
 export class PermissionDenied extends Schema.TaggedError<PermissionDenied>()("PermissionDenied", ServiceErrorFields) {
@@ -111,7 +111,7 @@ export class PermissionDenied extends Schema.TaggedError<PermissionDenied>()("Pe
  *
  * const onBilling = (reason: Billing) => Effect.logError(`billing limit reached: ${reason.code}`)
  * ```
- * @since 0.3.0
+ * @since 0.2.0
  * @category reasons
  */
 export class Billing extends Schema.TaggedError<Billing>()("Billing", ServiceErrorFields) {
@@ -129,7 +129,7 @@ export class Billing extends Schema.TaggedError<Billing>()("Billing", ServiceErr
  *
  * const unsupported = (reason: Compatibility) => `not supported by this vehicle: ${reason.detail}`
  * ```
- * @since 0.3.0
+ * @since 0.2.0
  * @category reasons
  */
 export class Compatibility extends Schema.TaggedError<Compatibility>()("Compatibility", ServiceErrorFields) {
@@ -147,7 +147,7 @@ export class Compatibility extends Schema.TaggedError<Compatibility>()("Compatib
  *
  * const ownerAction = (reason: ConnectedServicesAccount) => reason.suggestedUserMessage ?? reason.detail
  * ```
- * @since 0.3.0
+ * @since 0.2.0
  * @category reasons
  */
 export class ConnectedServicesAccount
@@ -170,7 +170,7 @@ export class ConnectedServicesAccount
  *
  * const waitFor = (reason: RateLimit) => reason.retryAfter ?? Duration.seconds(1)
  * ```
- * @since 0.3.0
+ * @since 0.2.0
  * @category reasons
  */
 export class RateLimit extends Schema.TaggedError<RateLimit>()("RateLimit", {
@@ -192,7 +192,7 @@ export class RateLimit extends Schema.TaggedError<RateLimit>()("RateLimit", {
  *
  * const isNotFound = Schema.is(NotFound)
  * ```
- * @since 0.3.0
+ * @since 0.2.0
  * @category reasons
  */
 export class NotFound extends Schema.TaggedError<NotFound>()("NotFound", ServiceErrorFields) {
@@ -210,7 +210,7 @@ export class NotFound extends Schema.TaggedError<NotFound>()("NotFound", Service
  *
  * const shouldRetry = (reason: Server) => reason.isRetryable // true for a 500, 502, 503 or 504
  * ```
- * @since 0.3.0
+ * @since 0.2.0
  * @category reasons
  */
 export class Server extends Schema.TaggedError<Server>()("Server", ServiceErrorFields) {
@@ -229,7 +229,7 @@ export class Server extends Schema.TaggedError<Server>()("Server", ServiceErrorF
  *
  * const onUpstream = (reason: Upstream) => Effect.logWarning(`maker systems failed (${reason.status})`)
  * ```
- * @since 0.3.0
+ * @since 0.2.0
  * @category reasons
  */
 export class Upstream extends Schema.TaggedError<Upstream>()("Upstream", ServiceErrorFields) {
@@ -247,7 +247,7 @@ export class Upstream extends Schema.TaggedError<Upstream>()("Upstream", Service
  *
  * const fieldErrors = (reason: Validation) => reason.errors.map((item) => item.detail)
  * ```
- * @since 0.3.0
+ * @since 0.2.0
  * @category reasons
  */
 export class Validation extends Schema.TaggedError<Validation>()("Validation", ServiceErrorFields) {
@@ -265,7 +265,7 @@ export class Validation extends Schema.TaggedError<Validation>()("Validation", S
  *
  * const tryLater = (reason: VehicleState) => `vehicle unavailable: ${reason.code}`
  * ```
- * @since 0.3.0
+ * @since 0.2.0
  * @category reasons
  */
 export class VehicleState extends Schema.TaggedError<VehicleState>()("VehicleState", ServiceErrorFields) {
@@ -283,7 +283,7 @@ export class VehicleState extends Schema.TaggedError<VehicleState>()("VehicleSta
  *
  * const unknownType = (reason: Unrecognized) => reason.type
  * ```
- * @since 0.3.0
+ * @since 0.2.0
  * @category reasons
  */
 export class Unrecognized extends Schema.TaggedError<Unrecognized>()("Unrecognized", ServiceErrorFields) {
@@ -304,7 +304,7 @@ export class Unrecognized extends Schema.TaggedError<Unrecognized>()("Unrecogniz
  *
  * const signInAgain = (reason: ServiceReason) => reason._tag === "Authentication"
  * ```
- * @since 0.3.0
+ * @since 0.2.0
  * @category models
  */
 export type ServiceReason =
@@ -331,7 +331,7 @@ export type ServiceReason =
  *
  * const isServiceReason = Schema.is(ServiceReason)
  * ```
- * @since 0.3.0
+ * @since 0.2.0
  * @category schemas
  */
 export const ServiceReason = Schema.Union([

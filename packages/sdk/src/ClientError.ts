@@ -65,7 +65,7 @@ export interface ErrorFields {
  *
  * const offline = (reason: Reason) => reason === "Connection" || reason === "Timeout"
  * ```
- * @since 0.3.0
+ * @since 0.2.0
  * @category models
  */
 export type Reason = ClientReason
@@ -154,7 +154,7 @@ const reasonClass = <const R extends Reason>(reason: R) =>
  * import { AuthenticationError } from "@connected-vehicle/sdk/ClientError"
  * const isAuthentication = (error: unknown) => error instanceof AuthenticationError
  * ```
- * @since 0.3.0
+ * @since 0.2.0
  * @category errors
  */
 export class AuthenticationError extends reasonClass("Authentication") {}
@@ -166,7 +166,7 @@ export class AuthenticationError extends reasonClass("Authentication") {}
  * import { PermissionDeniedError } from "@connected-vehicle/sdk/ClientError"
  * const isPermissionDenied = (error: unknown) => error instanceof PermissionDeniedError
  * ```
- * @since 0.3.0
+ * @since 0.2.0
  * @category errors
  */
 export class PermissionDeniedError extends reasonClass("PermissionDenied") {}
@@ -178,7 +178,7 @@ export class PermissionDeniedError extends reasonClass("PermissionDenied") {}
  * import { BillingError } from "@connected-vehicle/sdk/ClientError"
  * const isBilling = (error: unknown) => error instanceof BillingError
  * ```
- * @since 0.3.0
+ * @since 0.2.0
  * @category errors
  */
 export class BillingError extends reasonClass("Billing") {}
@@ -190,7 +190,7 @@ export class BillingError extends reasonClass("Billing") {}
  * import { CompatibilityError } from "@connected-vehicle/sdk/ClientError"
  * const isCompatibility = (error: unknown) => error instanceof CompatibilityError
  * ```
- * @since 0.3.0
+ * @since 0.2.0
  * @category errors
  */
 export class CompatibilityError extends reasonClass("Compatibility") {}
@@ -202,7 +202,7 @@ export class CompatibilityError extends reasonClass("Compatibility") {}
  * import { ConnectedServicesAccountError } from "@connected-vehicle/sdk/ClientError"
  * const isConnectedServicesAccount = (error: unknown) => error instanceof ConnectedServicesAccountError
  * ```
- * @since 0.3.0
+ * @since 0.2.0
  * @category errors
  */
 export class ConnectedServicesAccountError extends reasonClass("ConnectedServicesAccount") {}
@@ -214,7 +214,7 @@ export class ConnectedServicesAccountError extends reasonClass("ConnectedService
  * import { RateLimitError } from "@connected-vehicle/sdk/ClientError"
  * const isRateLimit = (error: unknown) => error instanceof RateLimitError
  * ```
- * @since 0.3.0
+ * @since 0.2.0
  * @category errors
  */
 export class RateLimitError extends reasonClass("RateLimit") {}
@@ -226,7 +226,7 @@ export class RateLimitError extends reasonClass("RateLimit") {}
  * import { NotFoundError } from "@connected-vehicle/sdk/ClientError"
  * const isNotFound = (error: unknown) => error instanceof NotFoundError
  * ```
- * @since 0.3.0
+ * @since 0.2.0
  * @category errors
  */
 export class NotFoundError extends reasonClass("NotFound") {}
@@ -238,7 +238,7 @@ export class NotFoundError extends reasonClass("NotFound") {}
  * import { ServerError } from "@connected-vehicle/sdk/ClientError"
  * const isServer = (error: unknown) => error instanceof ServerError
  * ```
- * @since 0.3.0
+ * @since 0.2.0
  * @category errors
  */
 export class ServerError extends reasonClass("Server") {}
@@ -250,7 +250,7 @@ export class ServerError extends reasonClass("Server") {}
  * import { UpstreamError } from "@connected-vehicle/sdk/ClientError"
  * const isUpstream = (error: unknown) => error instanceof UpstreamError
  * ```
- * @since 0.3.0
+ * @since 0.2.0
  * @category errors
  */
 export class UpstreamError extends reasonClass("Upstream") {}
@@ -262,7 +262,7 @@ export class UpstreamError extends reasonClass("Upstream") {}
  * import { ValidationError } from "@connected-vehicle/sdk/ClientError"
  * const isValidation = (error: unknown) => error instanceof ValidationError
  * ```
- * @since 0.3.0
+ * @since 0.2.0
  * @category errors
  */
 export class ValidationError extends reasonClass("Validation") {}
@@ -274,7 +274,7 @@ export class ValidationError extends reasonClass("Validation") {}
  * import { VehicleStateError } from "@connected-vehicle/sdk/ClientError"
  * const isVehicleState = (error: unknown) => error instanceof VehicleStateError
  * ```
- * @since 0.3.0
+ * @since 0.2.0
  * @category errors
  */
 export class VehicleStateError extends reasonClass("VehicleState") {}
@@ -286,7 +286,7 @@ export class VehicleStateError extends reasonClass("VehicleState") {}
  * import { UnrecognizedError } from "@connected-vehicle/sdk/ClientError"
  * const isUnrecognized = (error: unknown) => error instanceof UnrecognizedError
  * ```
- * @since 0.3.0
+ * @since 0.2.0
  * @category errors
  */
 export class UnrecognizedError extends reasonClass("Unrecognized") {}
@@ -298,7 +298,7 @@ export class UnrecognizedError extends reasonClass("Unrecognized") {}
  * import { TimeoutError } from "@connected-vehicle/sdk/ClientError"
  * const isTimeout = (error: unknown) => error instanceof TimeoutError
  * ```
- * @since 0.3.0
+ * @since 0.2.0
  * @category errors
  */
 export class TimeoutError extends reasonClass("Timeout") {}
@@ -310,7 +310,7 @@ export class TimeoutError extends reasonClass("Timeout") {}
  * import { ConnectionError } from "@connected-vehicle/sdk/ClientError"
  * const isConnection = (error: unknown) => error instanceof ConnectionError
  * ```
- * @since 0.3.0
+ * @since 0.2.0
  * @category errors
  */
 export class ConnectionError extends reasonClass("Connection") {}
@@ -322,7 +322,7 @@ export class ConnectionError extends reasonClass("Connection") {}
  * import { MalformedBodyError } from "@connected-vehicle/sdk/ClientError"
  * const isMalformedBody = (error: unknown) => error instanceof MalformedBodyError
  * ```
- * @since 0.3.0
+ * @since 0.2.0
  * @category errors
  */
 export class MalformedBodyError extends reasonClass("MalformedBody") {}
@@ -334,7 +334,7 @@ export class MalformedBodyError extends reasonClass("MalformedBody") {}
  * import { UnexpectedStatusError } from "@connected-vehicle/sdk/ClientError"
  * const isUnexpectedStatus = (error: unknown) => error instanceof UnexpectedStatusError
  * ```
- * @since 0.3.0
+ * @since 0.2.0
  * @category errors
  */
 export class UnexpectedStatusError extends reasonClass("UnexpectedStatus") {}
@@ -346,7 +346,7 @@ export class UnexpectedStatusError extends reasonClass("UnexpectedStatus") {}
  * import { InvalidResponseError } from "@connected-vehicle/sdk/ClientError"
  * const isInvalidResponse = (error: unknown) => error instanceof InvalidResponseError
  * ```
- * @since 0.3.0
+ * @since 0.2.0
  * @category errors
  */
 export class InvalidResponseError extends reasonClass("InvalidResponse") {}
@@ -358,7 +358,7 @@ export class InvalidResponseError extends reasonClass("InvalidResponse") {}
  * import { InvalidRequestError } from "@connected-vehicle/sdk/ClientError"
  * const isInvalidRequest = (error: unknown) => error instanceof InvalidRequestError
  * ```
- * @since 0.3.0
+ * @since 0.2.0
  * @category errors
  */
 export class InvalidRequestError extends reasonClass("InvalidRequest") {}
@@ -370,7 +370,7 @@ export class InvalidRequestError extends reasonClass("InvalidRequest") {}
  * import { CredentialsError } from "@connected-vehicle/sdk/ClientError"
  * const isCredentials = (error: unknown) => error instanceof CredentialsError
  * ```
- * @since 0.3.0
+ * @since 0.2.0
  * @category errors
  */
 export class CredentialsError extends reasonClass("Credentials") {}
@@ -382,7 +382,7 @@ export class CredentialsError extends reasonClass("Credentials") {}
  * import { OAuthError } from "@connected-vehicle/sdk/ClientError"
  * const isOAuth = (error: unknown) => error instanceof OAuthError
  * ```
- * @since 0.3.0
+ * @since 0.2.0
  * @category errors
  */
 export class OAuthError extends reasonClass("OAuth") {}
@@ -394,7 +394,7 @@ export class OAuthError extends reasonClass("OAuth") {}
  * import { InvalidArgumentError } from "@connected-vehicle/sdk/ClientError"
  * const isInvalidArgument = (error: unknown) => error instanceof InvalidArgumentError
  * ```
- * @since 0.3.0
+ * @since 0.2.0
  * @category errors
  */
 export class InvalidArgumentError extends reasonClass("InvalidArgument") {}
@@ -406,7 +406,7 @@ export class InvalidArgumentError extends reasonClass("InvalidArgument") {}
  * import { NotConnectedError } from "@connected-vehicle/sdk/ClientError"
  * const isNotConnected = (error: unknown) => error instanceof NotConnectedError
  * ```
- * @since 0.3.0
+ * @since 0.2.0
  * @category errors
  */
 export class NotConnectedError extends reasonClass("NotConnected") {}
@@ -418,7 +418,7 @@ export class NotConnectedError extends reasonClass("NotConnected") {}
  * import { AbortError } from "@connected-vehicle/sdk/ClientError"
  * const isAbort = (error: unknown) => error instanceof AbortError
  * ```
- * @since 0.3.0
+ * @since 0.2.0
  * @category errors
  */
 export class AbortError extends reasonClass("Abort") {}

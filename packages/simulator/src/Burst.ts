@@ -23,7 +23,7 @@
  * to the next webhook of the list, like a load balancer taking a dead
  * receiver out.
  *
- * @since 0.3.0
+ * @since 0.2.0
  */
 import type { Duration } from "effect"
 
@@ -36,7 +36,7 @@ import type { Duration } from "effect"
  *
  * MAX_BURST_EVENTS // 100000
  * ```
- * @since 0.3.0
+ * @since 0.2.0
  * @category constants
  */
 export const MAX_BURST_EVENTS = 100_000
@@ -50,7 +50,7 @@ export const MAX_BURST_EVENTS = 100_000
  *
  * MAX_POISON_EVENTS // 1000
  * ```
- * @since 0.3.0
+ * @since 0.2.0
  * @category constants
  */
 export const MAX_POISON_EVENTS = 1_000
@@ -64,7 +64,7 @@ export const MAX_POISON_EVENTS = 1_000
  *
  * DEFAULT_BURST_SIGNALS // ["odometer-traveleddistance", "climate-exteriortemperature"]
  * ```
- * @since 0.3.0
+ * @since 0.2.0
  * @category constants
  */
 export const DEFAULT_BURST_SIGNALS: ReadonlyArray<string> = ["odometer-traveleddistance", "climate-exteriortemperature"]
@@ -79,7 +79,7 @@ export const DEFAULT_BURST_SIGNALS: ReadonlyArray<string> = ["odometer-traveledd
  *
  * BURST_SIGNALS.includes("tractionbattery-stateofcharge") // true
  * ```
- * @since 0.3.0
+ * @since 0.2.0
  * @category constants
  */
 export const BURST_SIGNALS: ReadonlyArray<string> = [
@@ -113,7 +113,7 @@ export const BURST_SIGNALS: ReadonlyArray<string> = [
  *   poisonEventIds: ["evt_poison_1", "evt_poison_2"]
  * }
  * ```
- * @since 0.3.0
+ * @since 0.2.0
  * @category models
  */
 export interface BurstInput {
@@ -157,7 +157,7 @@ export interface BurstInput {
  *
  * const allDelivered = (b: BurstView) => b.done && b.delivered === b.deliveries
  * ```
- * @since 0.3.0
+ * @since 0.2.0
  * @category models
  */
 export interface BurstView {
@@ -189,7 +189,7 @@ export interface BurstView {
  *
  * const value: BurstValue = { code: "odometer-traveleddistance", body: { unit: "km", value: 1234.5 }, oemUpdatedAt: "2026-01-01T00:00:00.000Z" }
  * ```
- * @since 0.3.0
+ * @since 0.2.0
  * @category models
  */
 export interface BurstValue {
@@ -207,7 +207,7 @@ export interface BurstValue {
  *
  * const codes = (e: BurstEvent) => e.signals.map((s) => s.code)
  * ```
- * @since 0.3.0
+ * @since 0.2.0
  * @category models
  */
 export interface BurstEvent {
@@ -228,7 +228,7 @@ export interface BurstEvent {
  *
  * const expected = (t: GroundTruth) => new Map(t.latest.map((l) => [`${l.vehicleId} ${l.code}`, l.body.value]))
  * ```
- * @since 0.3.0
+ * @since 0.2.0
  * @category models
  */
 export interface GroundTruth {

@@ -12,7 +12,7 @@
  * unless configured (`SimulatorOptions.rateLimit`, `Simulator.setRateLimits`
  * or `PUT /_simulator/rate-limits`); the counters always run.
  *
- * @since 0.3.0
+ * @since 0.2.0
  */
 import { Duration, Schema } from "effect"
 
@@ -25,7 +25,7 @@ import { Duration, Schema } from "effect"
  *
  * const tenPerSecond: WindowLimit = { limit: 10, window: "1 second" }
  * ```
- * @since 0.3.0
+ * @since 0.2.0
  * @category models
  */
 export interface WindowLimit {
@@ -53,7 +53,7 @@ export interface WindowLimit {
  *
  * layer({ rateLimit: { perVehicle: { limit: 5, window: "1 second" }, perApplication: { limit: 100, window: "1 second" } } })
  * ```
- * @since 0.3.0
+ * @since 0.2.0
  * @category models
  */
 export interface RateLimitOptions {
@@ -70,7 +70,7 @@ export interface RateLimitOptions {
  *
  * const byVehicle = (code: string) => code === VEHICLE_RATE_LIMITED
  * ```
- * @since 0.3.0
+ * @since 0.2.0
  * @category constants
  */
 export const VEHICLE_RATE_LIMITED = "VEHICLE_RATE_LIMITED"
@@ -84,7 +84,7 @@ export const VEHICLE_RATE_LIMITED = "VEHICLE_RATE_LIMITED"
  *
  * const byApplication = (code: string) => code === APPLICATION_RATE_LIMITED
  * ```
- * @since 0.3.0
+ * @since 0.2.0
  * @category constants
  */
 export const APPLICATION_RATE_LIMITED = "APPLICATION_RATE_LIMITED"
@@ -100,7 +100,7 @@ export const APPLICATION_RATE_LIMITED = "APPLICATION_RATE_LIMITED"
  *
  * Duration.toMillis(DEFAULT_COUNT_WINDOW) // 1000
  * ```
- * @since 0.3.0
+ * @since 0.2.0
  * @category constants
  */
 export const DEFAULT_COUNT_WINDOW: Duration.Duration = Duration.seconds(1)
@@ -117,7 +117,7 @@ export const DEFAULT_COUNT_WINDOW: Duration.Duration = Duration.seconds(1)
  *
  * const withinLimit = (c: Counted, limit: number) => c.maxInWindow <= limit
  * ```
- * @since 0.3.0
+ * @since 0.2.0
  * @category models
  */
 export interface Counted {
@@ -135,7 +135,7 @@ export interface Counted {
  *
  * const total = (v: VehicleUsage) => v.accepted + v.limited
  * ```
- * @since 0.3.0
+ * @since 0.2.0
  * @category models
  */
 export interface VehicleUsage extends Counted {
@@ -151,7 +151,7 @@ export interface VehicleUsage extends Counted {
  *
  * const refreshes = (g: TokenGrants) => g.refreshToken
  * ```
- * @since 0.3.0
+ * @since 0.2.0
  * @category models
  */
 export interface TokenGrants {
@@ -170,7 +170,7 @@ export interface TokenGrants {
  *
  * const perSecond = (l: ResolvedLimit) => (l.limit * 1000) / l.windowMillis
  * ```
- * @since 0.3.0
+ * @since 0.2.0
  * @category models
  */
 export interface ResolvedLimit {
@@ -189,7 +189,7 @@ export interface ResolvedLimit {
  *
  * const noVehicleOver = (u: UsageSnapshot, limit: number) => u.vehicles.every((v) => v.maxInWindow <= limit)
  * ```
- * @since 0.3.0
+ * @since 0.2.0
  * @category models
  */
 export interface UsageSnapshot {
@@ -218,7 +218,7 @@ export interface UsageSnapshot {
  *
  * new RateLimitConfigError({ detail: "perVehicle.limit must be a positive integer" }).message
  * ```
- * @since 0.3.0
+ * @since 0.2.0
  * @category errors
  */
 export class RateLimitConfigError extends Schema.TaggedError<RateLimitConfigError>()("RateLimitConfigError", {
@@ -259,7 +259,7 @@ const resolve = (name: string, input: WindowLimit | undefined): ResolvedLimit | 
  * resolveLimits({ perVehicle: { limit: 5, window: "2 seconds" } })
  * // { perVehicle: { limit: 5, windowMillis: 2000 }, perApplication: null }
  * ```
- * @since 0.3.0
+ * @since 0.2.0
  * @category constructors
  */
 export const resolveLimits = (

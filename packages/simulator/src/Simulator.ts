@@ -314,7 +314,7 @@ const setup = Effect.fnUntraced(function*(options: SimulatorOptions | undefined,
  *
  * layer({ headersTimeout: Duration.divideUnsafe(DEFAULT_HEADERS_TIMEOUT, 10) }) // 408 after 1 s
  * ```
- * @since 0.3.0
+ * @since 0.2.0
  * @category constants
  */
 export const DEFAULT_HEADERS_TIMEOUT: Duration.Duration = Options.DEFAULT_HEADERS_TIMEOUT
@@ -330,7 +330,7 @@ export const DEFAULT_HEADERS_TIMEOUT: Duration.Duration = Options.DEFAULT_HEADER
  *
  * layer({ requestTimeout: Duration.times(DEFAULT_REQUEST_TIMEOUT, 2) }) // slow uploads allowed a minute
  * ```
- * @since 0.3.0
+ * @since 0.2.0
  * @category constants
  */
 export const DEFAULT_REQUEST_TIMEOUT: Duration.Duration = Options.DEFAULT_REQUEST_TIMEOUT

@@ -151,7 +151,7 @@ const SWEEP_INTERVAL_MILLIS = 60_000
  *
  * Duration.toMinutes(CODE_LIFETIME) // 10
  * ```
- * @since 0.3.0
+ * @since 0.2.0
  * @category constants
  */
 export const CODE_LIFETIME: Duration.Duration = Duration.minutes(10)

@@ -15,7 +15,7 @@
  * An argument refused before sending is not a failed call: it is an
  * `InvalidArgument` (`@connected-vehicle/schema/InvalidArgument`).
  *
- * @since 0.3.0
+ * @since 0.2.0
  */
 import { Duration, Predicate, Schema } from "effect"
 import { isRetryableStatus, ServiceReason } from "@connected-vehicle/schema/ServiceReason"
@@ -50,7 +50,7 @@ const responseContext = {
  *
  * const after = (reason: Timeout) => Duration.toMillis(reason.timeout)
  * ```
- * @since 0.3.0
+ * @since 0.2.0
  * @category reasons
  */
 export class Timeout extends Schema.TaggedError<Timeout>()("Timeout", {
@@ -77,7 +77,7 @@ export class Timeout extends Schema.TaggedError<Timeout>()("Timeout", {
  *
  * const why = (reason: Connection) => reason.description
  * ```
- * @since 0.3.0
+ * @since 0.2.0
  * @category reasons
  */
 export class Connection extends Schema.TaggedError<Connection>()("Connection", {
@@ -103,7 +103,7 @@ export class Connection extends Schema.TaggedError<Connection>()("Connection", {
  *
  * const status = (reason: MalformedBody) => reason.status
  * ```
- * @since 0.3.0
+ * @since 0.2.0
  * @category reasons
  */
 export class MalformedBody extends Schema.TaggedError<MalformedBody>()("MalformedBody", {
@@ -130,7 +130,7 @@ export class MalformedBody extends Schema.TaggedError<MalformedBody>()("Malforme
  *
  * const redirectedTo = (reason: UnexpectedStatus) => reason.location
  * ```
- * @since 0.3.0
+ * @since 0.2.0
  * @category reasons
  */
 export class UnexpectedStatus extends Schema.TaggedError<UnexpectedStatus>()("UnexpectedStatus", {
@@ -157,7 +157,7 @@ export class UnexpectedStatus extends Schema.TaggedError<UnexpectedStatus>()("Un
  *
  * const where = (reason: InvalidResponse) => `${reason.method} ${reason.url}`
  * ```
- * @since 0.3.0
+ * @since 0.2.0
  * @category reasons
  */
 export class InvalidResponse extends Schema.TaggedError<InvalidResponse>()("InvalidResponse", {
@@ -183,7 +183,7 @@ export class InvalidResponse extends Schema.TaggedError<InvalidResponse>()("Inva
  *
  * const why = (reason: InvalidRequest) => reason.description
  * ```
- * @since 0.3.0
+ * @since 0.2.0
  * @category reasons
  */
 export class InvalidRequest extends Schema.TaggedError<InvalidRequest>()("InvalidRequest", {
@@ -213,7 +213,7 @@ export class InvalidRequest extends Schema.TaggedError<InvalidRequest>()("Invali
  *
  * new Credentials({ description: "refresh token expired" })
  * ```
- * @since 0.3.0
+ * @since 0.2.0
  * @category reasons
  */
 export class Credentials extends Schema.TaggedError<Credentials>()("Credentials", {
@@ -239,7 +239,7 @@ export class Credentials extends Schema.TaggedError<Credentials>()("Credentials"
  *
  * const mustReauthenticate = (reason: OAuth) => reason.error === "invalid_grant"
  * ```
- * @since 0.3.0
+ * @since 0.2.0
  * @category reasons
  */
 export class OAuth extends Schema.TaggedError<OAuth>()("OAuth", {
@@ -265,7 +265,7 @@ export class OAuth extends Schema.TaggedError<OAuth>()("OAuth", {
  *
  * const offline = (reason: Reason) => reason._tag === "Connection" || reason._tag === "Timeout"
  * ```
- * @since 0.3.0
+ * @since 0.2.0
  * @category models
  */
 export type Reason =
@@ -289,7 +289,7 @@ export type Reason =
  *
  * const isReason = Schema.is(Reason)
  * ```
- * @since 0.3.0
+ * @since 0.2.0
  * @category schemas
  */
 export const Reason = Schema.Union([
@@ -313,7 +313,7 @@ export const Reason = Schema.Union([
  *
  * const tag: ReasonTag = "RateLimit"
  * ```
- * @since 0.3.0
+ * @since 0.2.0
  * @category models
  */
 export type ReasonTag = Reason["_tag"]
@@ -335,7 +335,7 @@ export type ReasonTag = Reason["_tag"]
  *   Effect.catchReason("ConnectedVehicleError", "Timeout", (reason) => Effect.succeed(reason.url))
  * )
  * ```
- * @since 0.3.0
+ * @since 0.2.0
  * @category errors
  */
 export class ConnectedVehicleError extends Schema.TaggedError<ConnectedVehicleError>()("ConnectedVehicleError", {
@@ -375,7 +375,7 @@ export class ConnectedVehicleError extends Schema.TaggedError<ConnectedVehicleEr
  *
  * isConnectedVehicleError(new Error("x")) // false
  * ```
- * @since 0.3.0
+ * @since 0.2.0
  * @category guards
  */
 export const isConnectedVehicleError = (u: unknown): u is ConnectedVehicleError =>
@@ -394,7 +394,7 @@ export const isConnectedVehicleError = (u: unknown): u is ConnectedVehicleError 
  *
  * const tagOfFailure = <A, E, R>(call: Effect.Effect<A, E, R>) => Effect.map(Effect.flip(call), (e) => reasonOf(e))
  * ```
- * @since 0.3.0
+ * @since 0.2.0
  * @category accessors
  */
 export const reasonOf = <E>(error: E): E extends ConnectedVehicleError ? Reason : E =>

@@ -208,7 +208,7 @@ export class Transport extends Context.Service<Transport, {
  *
  * const admit: Admit = (request) => Effect.logDebug(`admitting ${request.method} ${request.url}`)
  * ```
- * @since 0.4.0
+ * @since 0.2.0
  * @category models
  */
 export type Admit = (request: HttpClientRequest.HttpClientRequest) => Effect.Effect<void, ConnectedVehicleError>
