@@ -4,9 +4,10 @@
  *
  * @since 0.1.0
  */
-import { Config, Context, Duration, Effect, Layer, Option, Schema } from "effect"
+import { Config, Context, Duration, Effect, Layer, Option } from "effect"
 import type { Redacted } from "effect"
 import * as ConfigurationError from "@connected-vehicle/transport/ConfigurationError"
+import * as DurationVariable from "@connected-vehicle/transport/DurationVariable"
 
 /**
  * @example
@@ -86,11 +87,6 @@ export const layer = (options: Options): Layer.Layer<OAuthConfig> =>
 
 const defaultRefreshAhead = Duration.seconds(60)
 
-const NonNegativeDuration = Schema.DurationFromString.check(Schema.makeFilter(
-  (d: Duration.Duration) => Duration.isFinite(d) && !Duration.isNegative(d),
-  { expected: "a non-negative, finite duration such as \"2 minutes\"" }
-))
-const NonNegativeMillis = Schema.Int.check(Schema.isGreaterThanOrEqualTo(0))
 
 /**
  * The OAuth client from the environment, as {@link Options}: one `Config`
@@ -118,14 +114,7 @@ export const config: Config.Config<Options> = Config.all({
   clientId: Config.String("CONNECTED_VEHICLE_CLIENT_ID"),
   clientSecret: Config.Redacted("CONNECTED_VEHICLE_CLIENT_SECRET"),
   redirectUri: Config.map(Config.option(Config.String("CONNECTED_VEHICLE_REDIRECT_URI")), Option.getOrUndefined),
-  refreshAhead: Config.option(Config.schema(NonNegativeDuration, "CONNECTED_VEHICLE_REFRESH_AHEAD")).pipe(
-    Config.flatMap((refreshAhead): Config.Config<Duration.Input | undefined> =>
-      Option.isSome(refreshAhead)
-        ? Config.succeed(refreshAhead.value)
-        // the deprecated name: an integer of milliseconds
-        : Config.map(Config.option(Config.schema(NonNegativeMillis, "CONNECTED_VEHICLE_REFRESH_AHEAD_MS")), Option.getOrUndefined)
-    )
-  ),
+  refreshAhead: DurationVariable.make("CONNECTED_VEHICLE_REFRESH_AHEAD", { positive: false }),
   clientCredentialsUrl: Config.map(Config.option(Config.String("CONNECTED_VEHICLE_CLIENT_CREDENTIALS_URL")), Option.getOrUndefined)
 })
 
@@ -143,6 +132,7 @@ export const config: Config.Config<Options> = Config.all({
  */
 export const layerConfig: Layer.Layer<OAuthConfig, ConfigurationError.ConfigurationError> = Layer.unwrap(
   Effect.mapError(Effect.gen(function*() {
+    yield* DurationVariable.warnDeprecated(["CONNECTED_VEHICLE_REFRESH_AHEAD"])
     return layer(yield* config)
   }), ConfigurationError.fromConfigError)
 )

@@ -9,6 +9,7 @@ import { Config, Context, Duration, Effect, Layer } from "effect"
 import type { LogLevel } from "effect"
 import { fromConfigError } from "./ConfigurationError.ts"
 import type { ConfigurationError } from "./ConfigurationError.ts"
+import * as DurationVariable from "./DurationVariable.ts"
 import { duration as durationVariable, factorAtLeastOne, get, HeaderNames, LogSetting, positiveInt, root } from "./internal/env.ts"
 import { check, duration, headerNames } from "./internal/options.ts"
 import { sdkVersion } from "./internal/version.ts"
@@ -448,6 +449,7 @@ export const logLevelConfig: Config.Config<LogLevel.LogLevel> = Config.schema(Lo
  * @since 0.2.0
  * @category configuration
  */
+const durationNames = ["TIMEOUT", "RETRY_INITIAL_DELAY", "RETRY_MAX_DELAY", "RETRY_MAX_ELAPSED", "MAX_RATE_LIMIT_WAIT"].map((n) => `CONNECTED_VEHICLE_${n}`)
 export const config: Config.Config<Options> = Config.all({
   roots: Config.all({
     base: root("CONNECTED_VEHICLE_BASE_URL", "/v3"),
@@ -491,6 +493,7 @@ export const config: Config.Config<Options> = Config.all({
 export const layerConfig: Layer.Layer<TransportConfig, ConfigurationError> = Layer.effect(
   TransportConfig,
   Effect.mapError(Effect.gen(function*() {
+    yield* DurationVariable.warnDeprecated(durationNames)
     return make(yield* config)
   }), fromConfigError)
 )

@@ -95,3 +95,17 @@ export * as ConnectedVehicleError from "./ConnectedVehicleError.ts"
  * @category modules
  */
 export * as ConfigurationError from "./ConfigurationError.ts"
+/**
+ * Durations from the environment: an Effect duration under a name, else the
+ * deprecated `<name>_MS` milliseconds, and a warning naming those in use.
+ *
+ * @example
+ * ```ts
+ * import { DurationVariable } from "@connected-vehicle/transport"
+ *
+ * const timeout = DurationVariable.make("CONNECTED_VEHICLE_TIMEOUT", { positive: true })
+ * ```
+ * @since 0.2.0
+ * @category modules
+ */
+export * as DurationVariable from "./DurationVariable.ts"

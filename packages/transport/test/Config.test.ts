@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { ConfigProvider, Duration, Effect, Layer } from "effect"
+import { ConfigProvider, Duration, Effect, Layer, Logger } from "effect"
 import { TransportConfig } from "@connected-vehicle/transport/TransportConfig"
 import * as Config from "@connected-vehicle/transport/TransportConfig"
 
@@ -83,6 +83,28 @@ describe("TransportConfig", () => {
       // an invalid new value is an error, not a reason to read the old name
       const error = yield* Effect.flip(read({ CONNECTED_VEHICLE_TIMEOUT: "soon", CONNECTED_VEHICLE_TIMEOUT_MS: "5000" }))
       assert.include(error.message, "CONNECTED_VEHICLE_TIMEOUT")
+    }))
+
+  it.effect("layerConfig warns once, naming them, when deprecated *_MS names are read; not when the new names are set", () =>
+    Effect.gen(function*() {
+      const warnings = (env: Record<string, string>) => {
+        const lines: Array<string> = []
+        const logger = Logger.make((options) => {
+          if (options.logLevel === "Warn") lines.push(String(options.message))
+        })
+        return Effect.as(
+          Effect.provide(Effect.service(TransportConfig), fromEnv({ CONNECTED_VEHICLE_ORIGIN: "http://127.0.0.1:8080", ...env })).pipe(
+            Effect.provide(Logger.layer([logger]))
+          ),
+          lines
+        )
+      }
+      const old = yield* warnings({ CONNECTED_VEHICLE_TIMEOUT_MS: "5000", CONNECTED_VEHICLE_RETRY_MAX_DELAY_MS: "900", CONNECTED_VEHICLE_RETRY_MAX_ELAPSED: "1 minute" })
+      assert.strictEqual(old.length, 1)
+      assert.include(old[0], "CONNECTED_VEHICLE_TIMEOUT_MS, CONNECTED_VEHICLE_RETRY_MAX_DELAY_MS")
+      assert.notInclude(old[0], "MAX_ELAPSED")
+      assert.deepStrictEqual(yield* warnings({ CONNECTED_VEHICLE_TIMEOUT: "5 seconds", CONNECTED_VEHICLE_TIMEOUT_MS: "5000" }), [])
+      assert.deepStrictEqual(yield* warnings({}), [])
     }))
 
   it.effect("layerConfig refuses a zero, negative, infinite or unreadable timeout, attempts, delay or budget, naming the variable", () =>

@@ -3,7 +3,8 @@
  *
  * @internal
  */
-import { Config, Duration, Option, Schema, SchemaTransformation } from "effect"
+import { Config, Option, Schema, SchemaTransformation } from "effect"
+import * as DurationVariable from "../DurationVariable.ts"
 
 /** The SDK's log settings, as `TransportConfig.logLevels` names them. */
 const settings = ["debug", "info", "warn", "error", "off"] as const
@@ -33,27 +34,11 @@ export const nonNegativeInt = (name: string) =>
   Config.option(Config.schema(Schema.Int.check(Schema.isGreaterThanOrEqualTo(0)), name))
 export const factorAtLeastOne = (name: string) =>
   Config.option(Config.schema(Schema.Finite.check(Schema.isGreaterThanOrEqualTo(1)), name))
-/** A finite duration, positive (`positive`) or non-negative. */
-const finiteDuration = (positive: boolean) =>
-  Schema.DurationFromString.check(Schema.makeFilter(
-    (d: Duration.Duration) => Duration.isFinite(d) && (positive ? Duration.isPositive(d) : !Duration.isNegative(d)),
-    { expected: `a ${positive ? "positive" : "non-negative"}, finite duration such as "5 seconds"` }
-  ))
-
 /**
- * A duration under `name`, an Effect duration (`"5 seconds"`), else under the
- * deprecated `${name}_MS`, an integer of milliseconds; `undefined` when
- * neither is set. `name` wins when both are set; an invalid value of the one
- * read is a `ConfigError` naming it.
+ * A duration under `name` (an Effect duration), else under the deprecated
+ * `${name}_MS` (milliseconds): see `DurationVariable.make`.
  */
-export const duration = (name: string, positive: boolean): Config.Config<Duration.Duration | undefined> =>
-  Config.option(Config.schema(finiteDuration(positive), name)).pipe(
-    Config.flatMap((value) =>
-      Option.isSome(value)
-        ? Config.succeed(value.value)
-        : Config.map((positive ? positiveInt : nonNegativeInt)(`${name}_MS`), (ms) => Option.getOrUndefined(Option.map(ms, Duration.millis)))
-    )
-  )
+export const duration = (name: string, positive: boolean) => DurationVariable.make(name, { positive })
 export const get = <A>(config: Config.Config<Option.Option<A>>) => Config.map(config, Option.getOrUndefined)
 
 /** `debug`, `info`, `warn`, `error` or `off` (any case). */

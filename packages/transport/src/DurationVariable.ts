@@ -1,0 +1,97 @@
+/**
+ * Durations read from the environment, as every package of the SDK reads
+ * them: an Effect duration under a name (`CONNECTED_VEHICLE_TIMEOUT="5
+ * seconds"`), else the deprecated `<name>_MS`, an integer of milliseconds;
+ * and a warning that names the deprecated variables still in use.
+ *
+ * @since 0.2.0
+ */
+import { Config, Duration, Effect, Option, Schema } from "effect"
+
+/**
+ * A finite duration, positive or non-negative, from its text (`"250 millis"`).
+ *
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import { FiniteDuration } from "@connected-vehicle/transport/DurationVariable"
+ *
+ * Schema.decodeUnknownSync(FiniteDuration({ positive: true }))("5 seconds")
+ * ```
+ * @since 0.2.0
+ * @category schemas
+ */
+export const FiniteDuration = (options: { readonly positive: boolean }) =>
+  Schema.DurationFromString.check(Schema.makeFilter(
+    (d: Duration.Duration) => Duration.isFinite(d) && (options.positive ? Duration.isPositive(d) : !Duration.isNegative(d)),
+    { expected: `a ${options.positive ? "positive" : "non-negative"}, finite duration such as "5 seconds"` }
+  ))
+
+/**
+ * The duration under `name`, else under the deprecated `${name}_MS` (an
+ * integer of milliseconds); `undefined` when neither is set. `name` wins when
+ * both are set; an invalid value of the one read is a `ConfigError` naming it
+ * (never a fall-back to the other).
+ *
+ * @example
+ * ```ts
+ * import { make } from "@connected-vehicle/transport/DurationVariable"
+ *
+ * // CONNECTED_VEHICLE_TIMEOUT="5 seconds", or CONNECTED_VEHICLE_TIMEOUT_MS=5000
+ * const timeout = make("CONNECTED_VEHICLE_TIMEOUT", { positive: true })
+ * ```
+ * @since 0.2.0
+ * @category constructors
+ */
+export const make = (name: string, options: { readonly positive: boolean }): Config.Config<Duration.Duration | undefined> =>
+  Config.option(Config.schema(FiniteDuration(options), name)).pipe(
+    Config.flatMap((value) =>
+      Option.isSome(value)
+        ? Config.succeed(value.value)
+        : Config.map(
+          Config.option(Config.schema(Schema.Int.check(options.positive ? Schema.isGreaterThan(0) : Schema.isGreaterThanOrEqualTo(0)), `${name}_MS`)),
+          (millis) => Option.getOrUndefined(Option.map(millis, Duration.millis))
+        )
+    )
+  )
+
+/**
+ * The deprecated `<name>_MS` variables set while their `name` is not.
+ *
+ * @example
+ * ```ts
+ * import { deprecatedInUse } from "@connected-vehicle/transport/DurationVariable"
+ *
+ * const used = deprecatedInUse(["CONNECTED_VEHICLE_TIMEOUT"]) // ["CONNECTED_VEHICLE_TIMEOUT_MS"] when only that is set
+ * ```
+ * @since 0.2.0
+ * @category getters
+ */
+export const deprecatedInUse = (names: ReadonlyArray<string>): Config.Config<ReadonlyArray<string>> =>
+  Config.map(
+    Config.all(names.map((name) => Config.all([Config.option(Config.String(name)), Config.option(Config.String(`${name}_MS`))]))),
+    (pairs) => names.flatMap((name, i) => Option.isNone(pairs[i]![0]) && Option.isSome(pairs[i]![1]) ? [`${name}_MS`] : [])
+  )
+
+/**
+ * Logs one warning naming the deprecated `<name>_MS` variables in use, if
+ * any (what the environment cannot be read for is left to the reading of
+ * the values themselves).
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { warnDeprecated } from "@connected-vehicle/transport/DurationVariable"
+ *
+ * const program = Effect.andThen(warnDeprecated(["CONNECTED_VEHICLE_TIMEOUT"]), Effect.log("configured"))
+ * ```
+ * @since 0.2.0
+ * @category logging
+ */
+export const warnDeprecated = (names: ReadonlyArray<string>): Effect.Effect<void> =>
+  Effect.flatMap(Effect.orElseSucceed(deprecatedInUse(names), (): ReadonlyArray<string> => []), (used) =>
+    used.length === 0 ? Effect.void : Effect.logWarning(
+      `deprecated environment variables ${used.join(", ")} (integers of milliseconds): set ${
+        used.map((name) => name.slice(0, -3)).join(", ")
+      } to an Effect duration instead, such as "5 seconds"`
+    ))
