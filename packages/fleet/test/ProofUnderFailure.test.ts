@@ -49,6 +49,10 @@ const pollIntervalMs = Math.max(20_000, vehicles * 25)
 /** Deliveries started per second: the burst lasts about a minute (what the runners apply meanwhile, more or less). */
 const deliveryRate = Math.max(100, Math.round(events / 60))
 
+/** With `FLEET_PROOF_LOG_DIR`, runner `i` logs every line, debug included, to `runner-<i>.log` there (see `processes/runner.ts`). */
+const logOf = (i: number): Record<string, string> =>
+  process.env.FLEET_PROOF_LOG_DIR ? { RUNNER_LOG: `${process.env.FLEET_PROOF_LOG_DIR}/runner-${i}.log` } : {}
+
 const shardsOf = (runner: Child) => Number(runner.last(/^shards (\d+)$/)?.[1] ?? "0")
 
 /** Every shard held, by these runners only, each holding some. */
@@ -76,7 +80,7 @@ const startFleet = (url: Redacted.Redacted<string>, sim: Simulator.Simulator["Se
     }
     const runners = yield* Effect.forEach([0, 1, 2], (i) =>
       Effect.flatMap(freePort, (port) =>
-        start(`runner ${i}`, "runner", { ...common, ...polls, FLEET_RUNNER_PORT: String(port) }, {
+        start(`runner ${i}`, "runner", { ...common, ...polls, FLEET_RUNNER_PORT: String(port), ...logOf(i) }, {
           quiet: /^(shards|polls) \d+$/,
           counted: /polling vehicle \S+ failed/
         })))

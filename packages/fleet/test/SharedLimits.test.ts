@@ -172,6 +172,27 @@ describe("SharedLimits", () => {
       assert.include(error.message, "Redis")
     }).pipe(Effect.scoped, Effect.timeout("20 seconds")), 30_000)
 
+  it.live("a backlog of the application: requests of free vehicles wait for the application's slots only, none thrown away", () =>
+    Effect.gen(function*() {
+      // 180 requests a second for 10 s, each for a vehicle of its own, over an application limit of 200 per 1.2 s (166 a second):
+      // the last waits about 0.8 s; reserving each vehicle's slot before the application's made the median wait 3.5 s
+      const limits = yield* SharedLimits.makeMemory({ perVehicle: { limit: 1, window: "1 second" }, perApplication: { limit: 200, window: "1 second" } })
+      const rate = 180
+      const waits: Array<number> = []
+      const one = (i: number) =>
+        Effect.gen(function*() {
+          yield* Effect.sleep(Math.floor((i * 1000) / rate))
+          const start = yield* Clock.currentTimeMillis
+          yield* limits.admit(HttpClientRequest.get(`http://service.test/v3/vehicles/veh_${i}/signals`))
+          waits.push((yield* Clock.currentTimeMillis) - start)
+        })
+      yield* Effect.forEach(Array.from({ length: rate * 10 }, (_, i) => i), one, { concurrency: "unbounded", discard: true })
+      waits.sort((a, b) => a - b)
+      const median = waits[waits.length >> 1]!
+      console.log(`application backlog: admit waits median ${median} ms, p90 ${waits[Math.floor(waits.length * 0.9)]} ms, max ${waits.at(-1)} ms`)
+      assert.isAtMost(median, 1_500)
+    }), 60_000)
+
   it.live("in memory: a legacy batch counts each entry against its vehicle", () =>
     Effect.gen(function*() {
       const shared = yield* SharedAccess.makeMemory({ perVehicle, perApplication: false, margin: "300 millis" })

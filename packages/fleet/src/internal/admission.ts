@@ -49,15 +49,18 @@ export const policyOf = (
     return { spacing: (windowMillis + marginMillis) / count, tolerance: marginMillis / 2 }
   })
 
-/** The keys a request consumes from, or `undefined` when the service does not meter it. */
+/**
+ * The keys a request consumes from, in the order they are reserved (the
+ * application's first), or `undefined` when the service does not meter it.
+ */
 export const keysOf = (vehicle: Policy | undefined, application: Policy | undefined) =>
 (request: HttpClientRequest.HttpClientRequest): ReadonlyArray<Key> | undefined => {
   if (!isMetered(request)) return undefined
   const keys: Array<Key> = []
+  if (application !== undefined) keys.push({ name: "application", ...application, tokens: 1 })
   const id = vehicleOf(request)
   if (id !== undefined && vehicle !== undefined) keys.push({ name: `vehicle:${id}`, ...vehicle, tokens: entriesOf(request) })
-  if (application !== undefined) keys.push({ name: "application", ...application, tokens: 1 })
-  return keys.length === 2 && keys[1]!.spacing > keys[0]!.spacing ? [keys[1]!, keys[0]!] : keys
+  return keys
 }
 
 /**
@@ -83,8 +86,10 @@ export const make = (limiter: RateLimiter.RateLimiter, holds: Holds, timeout: nu
       }
     })
 
-  // the key with the widest spacing first (the vehicle), each next one reserved just before the slots
-  // so far: a key with short spacing (the application) is not reserved long before the request can use it
+  // the application first, the vehicle reserved just before the application's slot: under a backlog of the
+  // application, a vehicle's slot reserved at once would be too early for it, and taking a later one (a whole
+  // vehicle spacing on) would throw the application's slot away, again and again, every process's requests
+  // wasting the application's slots until its backlog outgrew the calls' budget; a vehicle rarely has a backlog
   const reserveInTurn = (keys: ReadonlyArray<Key>) =>
     Effect.gen(function*() {
       const slots: Array<number> = []

@@ -14,9 +14,11 @@
  * with the other runners on `REDIS_URL`, under the key prefix `PREFIX`.
  * Without it, no polls (an in-memory simulator stands in for the SDK).
  */
-import { Effect, Layer, Metric, Redacted, Schedule } from "effect"
+import { createWriteStream } from "node:fs"
+import { Effect, Exit, Layer, Logger, LogLevel, Metric, Redacted, References, Schedule } from "effect"
 import { Sharding, ShardId } from "effect/cluster"
 import * as OAuthConfig from "@connected-vehicle/auth/OAuthConfig"
+import { TokenStore } from "@connected-vehicle/auth/TokenStore"
 import * as ConnectedVehicle from "@connected-vehicle/sdk/ConnectedVehicle"
 import * as TransportConfig from "@connected-vehicle/transport/TransportConfig"
 import * as FleetCluster from "@connected-vehicle/fleet/FleetCluster"
@@ -30,13 +32,57 @@ const shardsPerGroup = Number(process.env.SHARDS_PER_GROUP ?? "60")
 const polling = env("SIM_URL") !== ""
 const refreshAhead = Number(env("REFRESH_AHEAD_MS") || "60000")
 
+/**
+ * With `RUNNER_LOG`, a file: every log line (at debug level too) goes there
+ * as JSON, with the SDK's debug lines (each attempt, each retry) and how long
+ * each `admit` and each token read took; the console gets Info and above.
+ */
+const logFile = env("RUNNER_LOG")
+const debug = (message: string, annotations: Record<string, unknown>) =>
+  logFile === "" ? Effect.void : Effect.logDebug(message).pipe(
+    Effect.annotateLogs(annotations),
+    Effect.provideService(References.MinimumLogLevel, "Debug")
+  )
+const Logs = logFile === "" ? Layer.empty : Layer.unwrap(Effect.sync(() => {
+  const file = createWriteStream(logFile, { flags: "a" })
+  return Logger.layer([
+    Logger.map(Logger.formatJson, (line) => void file.write(`${line}\n`)),
+    Logger.make((options) => {
+      if (LogLevel.isGreaterThanOrEqualTo(options.logLevel, "Info")) Logger.defaultLogger.log(options)
+    })
+  ])
+}))
+const millisSince = (start: number) => Date.now() - start
+
+/** The shared options, each `admit` and token read logged with how long it took. */
+const traced = (shared: SharedAccess.SdkOptions): SharedAccess.SdkOptions =>
+  logFile === "" ? shared : {
+    ...shared,
+    admit: (request) =>
+      Effect.suspend(() => {
+        const start = Date.now()
+        return Effect.onExit(shared.admit(request), (exit) =>
+          debug("admit", { url: request.url, waitMillis: millisSince(start), outcome: Exit.isSuccess(exit) ? "ok" : Exit.hasInterrupts(exit) ? "interrupted" : "failed" }))
+      }),
+    tokenStore: Layer.effect(TokenStore, Effect.map(Effect.service(TokenStore), (store) => TokenStore.of({
+      ...store,
+      get: (key) =>
+        Effect.suspend(() => {
+          const start = Date.now()
+          return Effect.onExit(store.get(key), (exit) =>
+            debug("token read", { key, waitMillis: millisSince(start), outcome: Exit.isSuccess(exit) ? "ok" : "failed" }))
+        }),
+      set: (key, token) => Effect.andThen(store.set(key, token), debug("token stored", { key, expiresAt: token.expiresAt }))
+    }))).pipe(Layer.provide(shared.tokenStore))
+  }
+
 /** What the polls read through: the simulator at `SIM_URL`, limits and token shared on Redis. */
 const Sdk = polling
   ? SharedAccess.layerSdk((shared) =>
     ConnectedVehicle.layerWith(
-      TransportConfig.layerOrigin(env("SIM_URL")),
+      TransportConfig.layerOrigin(env("SIM_URL"), { rateLimit: { wait: true }, ...(logFile === "" ? {} : { logLevel: "Debug" }) }),
       OAuthConfig.layer({ clientId: env("CLIENT_ID"), clientSecret: Redacted.make(env("CLIENT_SECRET")), refreshAhead }),
-      shared
+      traced(shared)
     ), {
     prefix: env("PREFIX"),
     perVehicle: { limit: Number(env("VEHICLE_LIMIT")), window: "1 second" },
@@ -69,4 +115,4 @@ const report = Effect.gen(function*() {
 }).pipe(Effect.repeat(Schedule.spaced("200 millis")))
 
 exitWithParent()
-Effect.runFork(Layer.launch(Layer.effectDiscard(Effect.forkScoped(report)).pipe(Layer.provide(Runner))))
+Effect.runFork(Layer.launch(Layer.effectDiscard(Effect.forkScoped(report)).pipe(Layer.provide(Runner), Layer.provide(Logs))))
