@@ -30,8 +30,6 @@ export const HeaderNames = Schema.String.pipe(
 
 export const positiveInt = (name: string) =>
   Config.option(Config.schema(Schema.Int.check(Schema.isGreaterThan(0)), name))
-export const nonNegativeInt = (name: string) =>
-  Config.option(Config.schema(Schema.Int.check(Schema.isGreaterThanOrEqualTo(0)), name))
 export const factorAtLeastOne = (name: string) =>
   Config.option(Config.schema(Schema.Finite.check(Schema.isGreaterThanOrEqualTo(1)), name))
 /**
