@@ -22,22 +22,13 @@ import * as Worker from "@connected-vehicle/fleet/Worker"
 import { Simulator } from "@connected-vehicle/simulator/Simulator"
 import * as Simulated from "@connected-vehicle/testing/Simulated"
 import { secret } from "./fixtures.ts"
-import { eventually } from "./stateFixtures.ts"
+import { eventually, fastSharding } from "./stateFixtures.ts"
 import { freePort, freshDatabase, query } from "./utils.ts"
 
 const odometer = "odometer-traveleddistance"
 const charge = "tractionbattery-stateofcharge"
 
-/** Shard locks and polls short enough for a test: shards of a stopped runner move in a few seconds. */
-const fast = {
-  shardsPerGroup: 60,
-  shardLockRefreshInterval: "1 second",
-  shardLockExpiration: "6 seconds",
-  refreshAssignmentsInterval: "500 millis",
-  entityMessagePollInterval: "200 millis",
-  entityReplyPollInterval: "50 millis",
-  runnerHealthCheckInterval: "1 second"
-} as const
+const fast = fastSharding
 
 /** A runner on Postgres at `url` (its own pool and port), built into the test's scope. */
 const runner = (url: Redacted.Redacted<string>, options?: FleetCluster.Options) =>

@@ -51,3 +51,14 @@ export const eventually = <E, R>(check: Effect.Effect<boolean, E, R>, timeoutMs 
     Effect.timeoutOrElse({ duration: timeoutMs, orElse: () => Effect.die(new Error(`not within ${timeoutMs} ms`)) }),
     Effect.asVoid
   )
+
+/** Shard locks and polls short enough for a test: shards of a stopped runner move in a few seconds. */
+export const fastSharding = {
+  shardsPerGroup: 60,
+  shardLockRefreshInterval: "1 second",
+  shardLockExpiration: "6 seconds",
+  refreshAssignmentsInterval: "500 millis",
+  entityMessagePollInterval: "200 millis",
+  entityReplyPollInterval: "50 millis",
+  runnerHealthCheckInterval: "1 second"
+} as const

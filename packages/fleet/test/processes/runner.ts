@@ -26,6 +26,7 @@ import * as FleetMetrics from "@connected-vehicle/fleet/FleetMetrics"
 import * as SharedAccess from "@connected-vehicle/fleet/SharedAccess"
 import * as Simulated from "@connected-vehicle/testing/Simulated"
 import { exitWithParent } from "../children.ts"
+import { fastSharding } from "../stateFixtures.ts"
 
 const env = (name: string) => process.env[name] ?? ""
 const shardsPerGroup = Number(process.env.SHARDS_PER_GROUP ?? "60")
@@ -96,15 +97,7 @@ const Runner = FleetCluster.layerPostgres({
   maxConnections: 6,
   runnerAddress: { host: "127.0.0.1", port: Number(env("FLEET_RUNNER_PORT")) },
   ...(polling ? { pollInterval: Number(env("POLL_INTERVAL_MS")), pollSignals: env("POLL_SIGNALS").split(",") } : {}),
-  shardingConfig: {
-    shardsPerGroup,
-    shardLockRefreshInterval: "1 second",
-    shardLockExpiration: "6 seconds",
-    refreshAssignmentsInterval: "500 millis",
-    entityMessagePollInterval: "200 millis",
-    entityReplyPollInterval: "50 millis",
-    runnerHealthCheckInterval: "1 second"
-  }
+  shardingConfig: { ...fastSharding, shardsPerGroup }
 }).pipe(Layer.provide(Sdk))
 
 const report = Effect.gen(function*() {
