@@ -252,8 +252,9 @@ export const makeMemory = (options?: Options): Effect.Effect<Service, FleetError
  * created if missing: `fleet_signal_state` (`vehicle_id`, `code` the
  * primary key; `name`, `signal_group`, `body` as `jsonb`, `oem_updated_at`,
  * `event_id`, `updated_at`) and `fleet_applied_events` (`event_id` the
- * primary key, `vehicle_id`, `applied_at`, indexed; the index added to a
- * table of an earlier release, looked up first so that a start takes no lock). A fiber of the scope deletes the
+ * primary key, `vehicle_id`, `applied_at`, indexed; on a table of an
+ * earlier release the index is built in the background, concurrently, so
+ * that writes go on meanwhile). A fiber of the scope deletes the
  * applied events older than `appliedRetention` now and every quarter of it
  * (from 1 second to 15 minutes), a batch of 10,000 rows at a time.
  *

@@ -42,6 +42,13 @@ const runner = (url: Redacted.Redacted<string>, options?: FleetCluster.Options) 
 const reading = (code: string, value: number, at: string): FleetState.Reading =>
   Schema.decodeUnknownSync(FleetState.Reading)({ code, name: code, group: "G", body: { unit: "u", value }, oemUpdatedAt: at })
 
+/** The definitions of the valid indexes of `table`. */
+const validIndexes = (url: Redacted.Redacted<string>, table: string) =>
+  Effect.map(
+    query<{ def: string }>(url, `SELECT pg_get_indexdef(i.indexrelid) AS def FROM pg_index i WHERE i.indrelid = to_regclass('${table}') AND i.indisvalid`),
+    (rows) => rows.map((row) => row.def)
+  )
+
 const NoPolls = Simulated.layer({ signIn: false })
 
 describe("FleetState on Postgres", () => {
@@ -94,8 +101,8 @@ describe("FleetState on Postgres", () => {
         FleetState.layerSql({ appliedRetention: "10 seconds" }).pipe(Layer.provide(Database.layer({ url, maxConnections: 2 })))
       ))
       const state = Context.get(context, FleetState.FleetState)
-      const indexes = yield* query<{ indexdef: string }>(url, "SELECT indexdef FROM pg_indexes WHERE tablename = 'fleet_applied_events'")
-      assert.isTrue(indexes.some((index) => /\(applied_at\)/.test(index.indexdef)), JSON.stringify(indexes))
+      // built in the background, concurrently (the start does not wait for it)
+      yield* eventually(Effect.map(validIndexes(url, "fleet_applied_events"), (defs) => defs.some((def) => /\(applied_at\)/.test(def))), 8_000, "100 millis")
       const apply = (eventId: string) =>
         state.apply({ vehicleId: "veh_1", eventId, readings: [reading(odometer, 1, "2025-08-26T10:00:00.000Z")] })
       assert.isTrue((yield* apply("evt_old")).applied)
@@ -110,6 +117,26 @@ describe("FleetState on Postgres", () => {
       assert.isFalse((yield* apply("evt_recent")).applied)
       // forgotten: applied again, harmlessly (an older reading than the stored one changes nothing)
       assert.deepStrictEqual(yield* apply("evt_old"), { applied: true, changes: [] })
+    }).pipe(Effect.scoped), 60_000)
+
+  it.live("an index left invalid by an interrupted build is built again, concurrently, while applies go on", () =>
+    Effect.gen(function*() {
+      const url = freshDatabase("invalid_index")
+      yield* query(url, "CREATE TABLE fleet_applied_events (event_id TEXT PRIMARY KEY, vehicle_id TEXT NOT NULL, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())")
+      yield* query(url, "INSERT INTO fleet_applied_events (event_id, vehicle_id) VALUES ('evt_1', 'veh_1'), ('evt_2', 'veh_1')")
+      // what a failed CREATE INDEX CONCURRENTLY leaves: an invalid index under the name the state uses
+      const failed = yield* Effect.exit(query(url, "CREATE UNIQUE INDEX CONCURRENTLY fleet_applied_events_applied_at ON fleet_applied_events (vehicle_id)"))
+      assert.isTrue(failed._tag === "Failure")
+      const invalid = yield* query<{ valid: boolean }>(url, "SELECT indisvalid AS valid FROM pg_index WHERE indexrelid = to_regclass('fleet_applied_events_applied_at')")
+      assert.deepStrictEqual(invalid, [{ valid: false }])
+      const context = yield* Layer.build(Layer.fresh(
+        FleetState.layerSql().pipe(Layer.provide(Database.layer({ url, maxConnections: 2 })))
+      ))
+      const state = Context.get(context, FleetState.FleetState)
+      assert.isTrue((yield* state.apply({ vehicleId: "veh_1", eventId: "evt_3", readings: [reading(odometer, 1, "2025-08-26T10:00:00.000Z")] })).applied)
+      yield* eventually(Effect.map(validIndexes(url, "fleet_applied_events"), (defs) => defs.some((def) => /\(applied_at\)/.test(def))), 8_000, "100 millis")
+      const defs = yield* validIndexes(url, "fleet_applied_events")
+      assert.isFalse(defs.some((def) => /UNIQUE INDEX fleet_applied_events_applied_at/.test(def)), JSON.stringify(defs))
     }).pipe(Effect.scoped), 60_000)
 
   it.live("schema-qualified tables: created in their schema with their indexes, applied and read", () =>

@@ -50,30 +50,57 @@ export interface Tables {
   readonly appliedRetention: number
 }
 
-/**
- * The index `<table>_<column>` unless it exists: looked up first, since
- * `CREATE INDEX IF NOT EXISTS` locks the table (against every apply) before
- * it checks. A schema-qualified table (`fleet.applied`) gets its index in
- * that schema (an index name itself takes no schema).
- */
-const createIndex = (sql: SqlClient.SqlClient, table: string, column: string) => {
+/** The index of `table` on `column`: its name (`<table>_<column>`) and its name qualified by the table's schema. */
+const indexOf = (table: string, column: string) => {
   const dot = table.lastIndexOf(".")
   const name = `${table.slice(dot + 1)}_${column}`
   const quote = (identifier: string) => `"${identifier.replaceAll('"', '""')}"`
-  const qualified = dot === -1 ? quote(name) : `${quote(table.slice(0, dot))}.${quote(name)}`
+  // an index name itself takes no schema: a schema-qualified table's index is in that schema
+  return { name, qualified: dot === -1 ? quote(name) : `${quote(table.slice(0, dot))}.${quote(name)}` }
+}
+
+/** Whether `relation` (as `to_regclass` reads it) exists. */
+const exists = (sql: SqlClient.SqlClient, relation: string) =>
+  Effect.map(sql<{ readonly found: boolean }>`SELECT to_regclass(${relation}) IS NOT NULL AS found`, (rows) => rows[0]?.found === true)
+
+/**
+ * The index of an existing table (one an earlier release made without it),
+ * built without locking the table against the applies of the processes
+ * already running: `CREATE INDEX CONCURRENTLY`, outside any transaction. An
+ * invalid index of the same name (a build interrupted by a crash) is dropped
+ * first. Two processes starting at once may both try: the one that loses
+ * fails, harmlessly (the other builds it).
+ */
+const createIndexConcurrently = (sql: SqlClient.SqlClient, table: string, column: string) => {
+  const { name, qualified } = indexOf(table, column)
   return Effect.flatMap(
-    sql<{ readonly missing: boolean }>`SELECT to_regclass(${qualified}) IS NULL AS missing`,
-    (rows): Effect.Effect<unknown, SqlError.SqlError> =>
-      rows[0]?.missing === false ? Effect.void : sql`CREATE INDEX IF NOT EXISTS ${sql(name)} ON ${sql(table)} (${sql(column)})`
+    sql<{ readonly valid: boolean }>`SELECT indisvalid AS valid FROM pg_index WHERE indexrelid = to_regclass(${qualified})`,
+    (rows): Effect.Effect<unknown, SqlError.SqlError> => {
+      if (rows[0]?.valid === true) return Effect.void
+      const create = sql`CREATE INDEX CONCURRENTLY IF NOT EXISTS ${sql(name)} ON ${sql(table)} (${sql(column)})`
+      return rows.length === 0 ? create : Effect.andThen(sql`DROP INDEX CONCURRENTLY IF EXISTS ${sql.literal(qualified)}`, create)
+    }
   )
 }
 
+/** The indexes of the state tables: on `updated_at` (changes since T) and on `applied_at` (the prune). */
+const indexes = (tables: Tables) => [[tables.state, "updated_at"], [tables.applied, "applied_at"]] as const
+
+/**
+ * Creates the tables that do not exist, with their indexes (on an empty
+ * table, at once): the tables that existed before, whose missing indexes are
+ * built afterwards by {@link createIndexConcurrently}.
+ */
 const createTables = (sql: SqlClient.SqlClient, tables: Tables) => {
   const state = sql(tables.state)
   const applied = sql(tables.applied)
   // two processes starting at once would race on CREATE TABLE: serialise them on an advisory lock
   return sql.withTransaction(Effect.gen(function*() {
     yield* sql`SELECT pg_advisory_xact_lock(hashtext(${tables.state}))`
+    const existing = new Set<string>()
+    for (const table of [tables.state, tables.applied]) {
+      if (yield* exists(sql, table)) existing.add(table)
+    }
     yield* sql`CREATE TABLE IF NOT EXISTS ${state} (
       vehicle_id TEXT NOT NULL,
       code TEXT NOT NULL,
@@ -85,16 +112,28 @@ const createTables = (sql: SqlClient.SqlClient, tables: Tables) => {
       updated_at TIMESTAMPTZ NOT NULL DEFAULT clock_timestamp(),
       PRIMARY KEY (vehicle_id, code)
     )`
-    yield* createIndex(sql, tables.state, "updated_at")
     yield* sql`CREATE TABLE IF NOT EXISTS ${applied} (
       event_id TEXT PRIMARY KEY,
       vehicle_id TEXT NOT NULL,
       applied_at TIMESTAMPTZ NOT NULL DEFAULT now()
     )`
-    // the prune's index (a table of an earlier release has the column, not the index)
-    yield* createIndex(sql, tables.applied, "applied_at")
+    for (const [table, column] of indexes(tables)) {
+      if (!existing.has(table)) yield* sql`CREATE INDEX IF NOT EXISTS ${sql(indexOf(table, column).name)} ON ${sql(table)} (${sql(column)})`
+    }
+    return existing
   })).pipe(Effect.mapError(storeError(`create tables ${tables.state} and ${tables.applied}`)))
 }
+
+/**
+ * The missing indexes of tables an earlier release made, built in the
+ * background (the start does not wait; reads and the prune work meanwhile,
+ * more slowly); a failure is logged.
+ */
+const completeIndexes = (sql: SqlClient.SqlClient, tables: Tables, existing: ReadonlySet<string>) =>
+  Effect.forEach(indexes(tables).filter(([table]) => existing.has(table)), ([table, column]) =>
+    createIndexConcurrently(sql, table, column).pipe(
+      Effect.catchCause((cause) => Effect.logWarning(`the fleet state could not build the index on ${table} (${column}); it works without it, more slowly`, cause))
+    ), { discard: true })
 
 // timestamps and the body read as text: one format whatever the driver's parsers
 const columns = (sql: SqlClient.SqlClient) =>
@@ -148,7 +187,8 @@ const upsert = (sql: SqlClient.SqlClient, table: string, { eventId, readings, ve
 export const makeSqlState = (tables: Tables): Effect.Effect<Service, FleetError, SqlClient.SqlClient | Scope.Scope> =>
   Effect.gen(function*() {
     const sql = (yield* SqlClient.SqlClient).withoutTransforms()
-    yield* createTables(sql, tables)
+    const existing = yield* createTables(sql, tables)
+    if (existing.size > 0) yield* Effect.forkScoped(completeIndexes(sql, tables, existing))
     yield* forkCleanup(tables.appliedRetention, tables.applied, pruneApplied(sql, tables.applied, tables.appliedRetention))
     const state = sql(tables.state)
     const applied = sql(tables.applied)
