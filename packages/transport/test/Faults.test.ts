@@ -1,7 +1,7 @@
 import { inspect } from "node:util"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer, Redacted } from "effect"
-import type { HttpClient } from "effect/http"
+import { HttpClient, HttpClientRequest } from "effect/http"
 import { NodeHttpClient } from "@effect/platform-node"
 import { AuthorizationApi, VehicleApi } from "@connected-vehicle/schema/Api"
 import * as Credentials from "@connected-vehicle/transport/Credentials"
@@ -39,10 +39,31 @@ describe("faults every HttpClient must handle the same", () => {
         const error = yield* flipReason(getSignal("v-1").pipe(Effect.provide(transportOn(service.origin, httpClient))))
         assert.strictEqual(error._tag, "UnexpectedStatus")
         assert.strictEqual((error as UnexpectedStatus).status, 302)
-        assert.strictEqual((error as UnexpectedStatus).location, `${elsewhere.origin}/steal?token=x`)
+        // the location as the SDK shows URLs: a credential-like query value redacted
+        assert.strictEqual((error as UnexpectedStatus).location, `${elsewhere.origin}/steal?token=<redacted>`)
         assert.include(error.message, "refused")
+        assert.notInclude(inspect(error, { depth: 10 }), "token=x")
         assert.strictEqual(service.requests.length, 1)
         assert.strictEqual(elsewhere.requests.length, 0)
+      }).pipe(Effect.scoped))
+
+    it.live(`${name}: a credential a transformClient put in the query is not in the error's URL or message`, () =>
+      Effect.gen(function*() {
+        const service = yield* server((_, response) => {
+          response.writeHead(500, { "content-type": "text/plain" })
+          response.end("boom")
+        })
+        const transformClient = HttpClient.mapRequest(HttpClientRequest.setUrlParam("access_token", "sekrit-value"))
+        const layer = Layer.effect(Transport.Transport, Transport.make({ transformClient })).pipe(
+          Layer.provideMerge(Layer.mergeAll(TransportConfig.layerOrigin(service.origin, { retry: { maxAttempts: 1 } }), httpClient)),
+          Layer.merge(Credentials.layerStatic(Redacted.make("the-token")))
+        )
+        const error = yield* flipReason(getSignal("v-1").pipe(Effect.provide(layer)))
+        // the service did get it (the hook is the user's), the error does not show it
+        assert.include(service.requests[0]!.url, "access_token=sekrit-value")
+        assert.include(String((error as { url?: string }).url), "access_token=<redacted>")
+        assert.notInclude(inspect(error, { depth: 10 }), "sekrit-value")
+        assert.notInclude(error.message, "sekrit-value")
       }).pipe(Effect.scoped))
 
     it.live(`${name}: an id with a lone surrogate is an InvalidArgument, and nothing is sent`, () =>

@@ -181,7 +181,7 @@ const timed = (spec: MethodSpec, call: Call) => (client: Client): Client =>
       return !SdkLog.enabledIn(fiber, config.logLevel, "Debug") ? attempt : Effect.onExit(attempt, (exit) =>
         log.log("Debug", "http attempt", {
           method,
-          url: SdkLog.redactUrl(urlOf(call)),
+          url: urlOf(call),
           attempt: n,
           ...(call.status === undefined ? {} : { status: call.status }),
           durationMillis: clock.currentTimeMillisUnsafe() - start,
@@ -226,7 +226,7 @@ const authenticated = (spec: MethodSpec, call: Call) => (client: Client): Client
         return Effect.flatMap(credentials.refresh(token), (refreshed) =>
           refreshed
             ? Effect.andThen(
-              log.log("Debug", "replaying after 401 with a refreshed token", { method, url: SdkLog.redactUrl(urlOf(call)) }),
+              log.log("Debug", "replaying after 401 with a refreshed token", { method, url: urlOf(call) }),
               gate(Effect.flatMap(credentials.token, (next) => client.execute(withBearer(request, next))))
             )
             : Effect.fail(error))
@@ -254,7 +254,7 @@ const retried = (spec: MethodSpec, call: Call, span: Tracer.Span | undefined) =>
         }),
         CallPolicy.schedule(call.policy, idempotent, call.deadline, (error, n, delayMillis) => {
           span?.attribute("retry.count", n)
-          return log.log("Debug", "retrying", { method, url: SdkLog.redactUrl(urlOf(call)), attempt: n, delayMillis, error: tagOf(error) })
+          return log.log("Debug", "retrying", { method, url: urlOf(call), attempt: n, delayMillis, error: tagOf(error) })
         })
       )
     }))

@@ -40,11 +40,10 @@ export const make = (configured: LogLevel.LogLevel | undefined): SdkLog => ({
 const secretName = /token|secret|password|passwd|verifier|signature|credential|assertion|api[-_]?key|^(?:code|key|sig|state|auth|authorization|session)$/i
 
 /**
- * A URL for a log line: no user info (already removed from the URLs the
- * transport keeps) and the value of any query parameter named like a
- * credential (`access_token`, `client_secret`, `code`, `state`, `api_key`,
- * ...) replaced with `<redacted>`. The SDK sends no secret in a query
- * string; this also covers a URL mapped by a `transformClient` hook.
+ * A URL with the value of any query parameter named like a credential
+ * (`access_token`, `client_secret`, `code`, `state`, `api_key`, ...)
+ * replaced with `<redacted>`: every URL the transport shows, in log lines
+ * and errors, goes through it (`http.ts`'s `withoutCredentials`).
  *
  * @internal
  */
