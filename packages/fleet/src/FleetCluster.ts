@@ -5,13 +5,15 @@
  * in memory. On Postgres (`DATABASE_URL`): any number of runner processes
  * share the shards (held as advisory locks), the messages
  * (`SqlMessageStorage`), the runners (`SqlRunnerStorage`) and the state
- * tables; runners talk to each other over TCP (`NodeClusterSocket`).
+ * tables; runners talk to each other over TCP (`NodeClusterSocket`). The
+ * messages processed longer than a retention ago are deleted, with their
+ * replies.
  *
  * @since 0.1.0
  */
 import { NodeClusterSocket } from "@effect/platform-node"
 import type { Signals } from "@connected-vehicle/v3/Signals"
-import { Effect, Layer, Option } from "effect"
+import { type Duration, Effect, Layer, Option } from "effect"
 import {
   MessageStorage,
   RunnerAddress,
@@ -26,6 +28,8 @@ import * as Database from "./Database.ts"
 import * as FleetConfig from "./FleetConfig.ts"
 import { Cluster, Configuration, FleetError } from "./FleetError.ts"
 import * as FleetState from "./FleetState.ts"
+import * as ClusterRetention from "./internal/clusterRetention.ts"
+import { defaultClusterRetention, retentionMillis } from "./internal/retention.ts"
 import * as VehicleEntity from "./VehicleEntity.ts"
 
 /**
@@ -56,6 +60,7 @@ export type Services = FleetState.FleetState | Sharding.Sharding
  * import type { Options } from "@connected-vehicle/fleet/FleetCluster"
  *
  * const options: Options = {
+ *   clusterRetention: "2 hours",
  *   pollInterval: "10 minutes",
  *   pollSignals: ["odometer-traveleddistance"],
  *   runnerAddress: { host: "10.0.0.12", port: 34431 }
@@ -66,6 +71,14 @@ export type Services = FleetState.FleetState | Sharding.Sharding
  */
 export interface Options extends VehicleEntity.Options, FleetState.Options {
   readonly runnerAddress?: { readonly host: string; readonly port: number } | undefined
+  /**
+   * SQL: how long a processed message (its reply stored) and its reply are
+   * kept in `effect/cluster`'s tables (default 1 hour; `Duration.infinity`
+   * keeps every one). Each runner deletes the older ones every quarter of
+   * it (1 second to 15 minutes). Not a positive duration: a `FleetError`
+   * `Configuration` naming `clusterRetention`.
+   */
+  readonly clusterRetention?: Duration.Input | undefined
   readonly shardingConfig?: Partial<ShardingConfig.ShardingConfig["Service"]> | undefined
 }
 
@@ -78,19 +91,25 @@ const memoryCluster = (options: Options | undefined) =>
   )
 
 // the runner's address always set here: effect/cluster would otherwise read HOST and PORT (often the HTTP server's)
+// the processed messages' cleanup forked once the cluster's layer created (migrated) its tables
 const sqlCluster = (options: Options | undefined) => {
   const address = options?.runnerAddress ?? FleetConfig.defaultRunnerAddress
-  return Layer.effectContext(Layer.build(NodeClusterSocket.layer({
-    storage: "sql",
-    shardingConfig: { runnerAddress: Option.some(RunnerAddress.make(address.host, address.port)), ...options?.shardingConfig }
-  })).pipe(Effect.mapError((cause) => {
-    const context = "the cluster runner could not start"
-    return new FleetError({
-      reason: cause._tag === "ConfigError"
-        ? Configuration.fromConfigError(cause, context)
-        : new Cluster({ description: `${context}: ${cause.message}`, cause })
-    })
-  })))
+  return Layer.effectContext(Effect.gen(function*() {
+    const retention = yield* retentionMillis(options?.clusterRetention, "clusterRetention", defaultClusterRetention)
+    const context = yield* Layer.build(NodeClusterSocket.layer({
+      storage: "sql",
+      shardingConfig: { runnerAddress: Option.some(RunnerAddress.make(address.host, address.port)), ...options?.shardingConfig }
+    })).pipe(Effect.mapError((cause) => {
+      const context = "the cluster runner could not start"
+      return new FleetError({
+        reason: cause._tag === "ConfigError"
+          ? Configuration.fromConfigError(cause, context)
+          : new Cluster({ description: `${context}: ${cause.message}`, cause })
+      })
+    }))
+    yield* ClusterRetention.fork(retention)
+    return context
+  }))
 }
 
 /**
@@ -114,7 +133,8 @@ export const layerMemory = (options?: Options): Layer.Layer<Services, FleetError
 /**
  * This process as one runner of a deployment on the `SqlClient` in context
  * (Postgres): its shards, messages, runners and state shared with the
- * other runners.
+ * other runners. It deletes the processed messages older than
+ * `clusterRetention` (never one still to be delivered).
  *
  * @example
  * ```ts
@@ -153,9 +173,9 @@ export const layerPostgres = (options: Options & Database.Options): Layer.Layer<
 /**
  * {@link layerPostgres} when `DATABASE_URL` is set, {@link layerMemory}
  * otherwise (with a warning, unless `FLEET_STORAGE=memory`), with the
- * polling, the runner's address and the applied events' retention of
- * `FleetConfig` (`FLEET_POLL_INTERVAL`, `FLEET_POLL_SIGNALS`,
- * `FLEET_RUNNER_HOST`, `FLEET_RUNNER_PORT`, `FLEET_APPLIED_RETENTION`;
+ * polling, the runner's address and the retentions of `FleetConfig`
+ * (`FLEET_POLL_INTERVAL`, `FLEET_POLL_SIGNALS`, `FLEET_RUNNER_HOST`,
+ * `FLEET_RUNNER_PORT`, `FLEET_APPLIED_RETENTION`, `FLEET_CLUSTER_RETENTION`;
  * `options` override them).
  *
  * @example
@@ -170,8 +190,8 @@ export const layerPostgres = (options: Options & Database.Options): Layer.Layer<
 export const layerConfig = (options?: Options): Layer.Layer<Services, FleetError, Signals> =>
   Layer.unwrap(Effect.gen(function*() {
     const settings = yield* FleetConfig.read
-    const { appliedRetention, pollInterval, pollSignals, runnerAddress } = settings
-    const merged: Options = { pollInterval, pollSignals, runnerAddress, appliedRetention, ...options }
+    const { appliedRetention, clusterRetention, pollInterval, pollSignals, runnerAddress } = settings
+    const merged: Options = { pollInterval, pollSignals, runnerAddress, appliedRetention, clusterRetention, ...options }
     if (Option.isSome(settings.databaseUrl)) return layerPostgres({ ...merged, url: settings.databaseUrl.value })
     yield* FleetConfig.warnMemory(settings, "DATABASE_URL", "the cluster's messages and the fleet state are")
     return layerMemory(merged)

@@ -4,7 +4,7 @@
  * cluster and the fleet state), `REDIS_URL` (Redis: the shared request
  * limits, the 429 holds and the tokens), `FLEET_STORAGE`, the event queue's
  * `FLEET_QUEUE_RETENTION`, the fleet state's `FLEET_APPLIED_RETENTION`, and the cluster's
- * `FLEET_POLL_INTERVAL`, `FLEET_POLL_SIGNALS`, `FLEET_RUNNER_HOST` and
+ * `FLEET_CLUSTER_RETENTION`, `FLEET_POLL_INTERVAL`, `FLEET_POLL_SIGNALS`, `FLEET_RUNNER_HOST` and
  * `FLEET_RUNNER_PORT`. Every `layerConfig` of this package reads it.
  *
  * Without a URL, what it would hold lives in this process's memory (the
@@ -17,7 +17,7 @@
  */
 import { Config, Duration, Effect, Option, type Redacted, Schema } from "effect"
 import { Configuration, FleetError } from "./FleetError.ts"
-import { defaultAppliedRetention, defaultRetention } from "./internal/retention.ts"
+import { defaultAppliedRetention, defaultClusterRetention, defaultRetention } from "./internal/retention.ts"
 
 /**
  * The settings read from the environment.
@@ -31,6 +31,9 @@ import { defaultAppliedRetention, defaultRetention } from "./internal/retention.
  * - `appliedRetention`: `FLEET_APPLIED_RETENTION`, a duration (default 7 days), at least
  *   `queueRetention`: how long the fleet state keeps an applied event's id, and so applies
  *   the same `eventId` once (`FleetState.Options.appliedRetention`)
+ * - `clusterRetention`: `FLEET_CLUSTER_RETENTION`, a duration (default 1 hour): how long
+ *   the cluster keeps a processed message and its reply on Postgres
+ *   (`FleetCluster.Options.clusterRetention`)
  * - `pollInterval`: `FLEET_POLL_INTERVAL`, a duration (default 15 minutes)
  * - `pollSignals`: `FLEET_POLL_SIGNALS`, signal codes, comma-separated (default none: no polling)
  * - `runnerAddress`: `FLEET_RUNNER_HOST` and `FLEET_RUNNER_PORT`, this runner's address
@@ -52,6 +55,7 @@ export interface FleetConfig {
   readonly memory: boolean
   readonly queueRetention: Duration.Duration
   readonly appliedRetention: Duration.Duration
+  readonly clusterRetention: Duration.Duration
   readonly pollInterval: Duration.Duration
   readonly pollSignals: ReadonlyArray<string>
   readonly runnerAddress: { readonly host: string; readonly port: number } | undefined
@@ -94,6 +98,7 @@ export const config: Config.Config<FleetConfig> = Config.all({
   storage: Config.option(Config.Literals(["memory"], "FLEET_STORAGE")),
   queueRetention: Config.Duration("FLEET_QUEUE_RETENTION").pipe(Config.withDefault(defaultRetention)),
   appliedRetention: Config.Duration("FLEET_APPLIED_RETENTION").pipe(Config.withDefault(defaultAppliedRetention)),
+  clusterRetention: Config.Duration("FLEET_CLUSTER_RETENTION").pipe(Config.withDefault(defaultClusterRetention)),
   pollInterval: Config.Duration("FLEET_POLL_INTERVAL").pipe(Config.withDefault(Duration.minutes(15))),
   pollSignals: Config.Array(Schema.String, "FLEET_POLL_SIGNALS").pipe(Config.withDefault([])),
   host: Config.option(Config.NonEmptyString("FLEET_RUNNER_HOST")),

@@ -35,6 +35,7 @@ describe("FleetConfig", () => {
       assert.strictEqual(Duration.toMillis(unset.pollInterval), 15 * 60_000)
       assert.strictEqual(Duration.toMillis(unset.queueRetention), 60 * 60_000)
       assert.strictEqual(Duration.toMillis(unset.appliedRetention), 7 * 86_400_000)
+      assert.strictEqual(Duration.toMillis(unset.clusterRetention), 60 * 60_000)
       assert.deepStrictEqual([unset.pollSignals, unset.runnerAddress], [[], undefined])
 
       const set = yield* FleetConfig.read.pipe(withEnv({
@@ -43,6 +44,7 @@ describe("FleetConfig", () => {
         FLEET_POLL_INTERVAL: "90 seconds",
         FLEET_QUEUE_RETENTION: "2 days",
         FLEET_APPLIED_RETENTION: "3 days",
+        FLEET_CLUSTER_RETENTION: "6 hours",
         FLEET_POLL_SIGNALS: "odometer-traveleddistance, charge-voltage",
         FLEET_RUNNER_PORT: "34500"
       }))
@@ -53,6 +55,7 @@ describe("FleetConfig", () => {
       assert.strictEqual(Duration.toMillis(set.pollInterval), 90_000)
       assert.strictEqual(Duration.toMillis(set.queueRetention), 2 * 86_400_000)
       assert.strictEqual(Duration.toMillis(set.appliedRetention), 3 * 86_400_000)
+      assert.strictEqual(Duration.toMillis(set.clusterRetention), 6 * 3_600_000)
       assert.deepStrictEqual(set.pollSignals, ["odometer-traveleddistance", "charge-voltage"])
       assert.deepStrictEqual(set.runnerAddress, { host: "localhost", port: 34500 })
     }))

@@ -1,6 +1,7 @@
 /**
  * How long a store keeps what it must remember for a while (the queue a
- * finished event, the fleet state an applied event's id): the retention,
+ * finished event, the fleet state an applied event's id, the cluster a
+ * processed message): the retention,
  * and how often the cleanup that removes older ones runs.
  */
 import { Duration, Effect, Option, Schedule, type Scope } from "effect"
@@ -31,6 +32,9 @@ export const retentionMillis = (
 
 /** How often the cleanup runs: a quarter of the retention, from 1 second to 15 minutes. */
 export const cleanupIntervalMillis = (retention: number): number => Math.min(15 * 60_000, Math.max(1_000, retention / 4))
+
+/** The cluster's processed messages' retention when none is given: 1 hour, as the queue's. */
+export const defaultClusterRetention: Duration.Duration = Duration.hours(1)
 
 /**
  * Runs `cleanup` now and then every {@link cleanupIntervalMillis} in a fiber
