@@ -395,8 +395,8 @@ export const config: Config.Config<{ readonly deprecationWarnings: Deprecation.W
  * `OAuthConfig.layerConfig`: `CONNECTED_VEHICLE_CLIENT_ID`,
  * `CONNECTED_VEHICLE_CLIENT_SECRET`; {@link config}:
  * `CONNECTED_VEHICLE_DEPRECATION_WARNINGS`, unless `deprecationWarnings` is
- * given), `Transport.layerHttpClient` (undici on
- * Node, else `fetch`; or `options.httpClient`), and the user
+ * given), `Transport.layerHttpClient` (the SDK's
+ * undici client, for Node; or `options.httpClient`), and the user
  * session stored under `userKey` in the token store (in memory unless
  * `tokenStore` is given).
  *
@@ -427,7 +427,7 @@ export const layerConfig = (
   options: Options & {
     readonly userKey: string
     readonly tokenStore?: Layer.Layer<TokenStore.TokenStore> | undefined
-    /** The HTTP client (default `Transport.layerHttpClient`: undici on Node, else `fetch`). */
+    /** The HTTP client (default `Transport.layerHttpClient`, the SDK's undici client, for Node; elsewhere give `FetchHttpClient.layer`). */
     readonly httpClient?: Layer.Layer<HttpClient.HttpClient> | undefined
   }
 ): Layer.Layer<

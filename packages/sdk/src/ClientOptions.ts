@@ -184,7 +184,7 @@ export type ClientOptions =
     readonly logger?: ((entry: LogEntry) => void) | undefined
     /** Further transport policies (user agent, backoff, rate-limit waits, request-id header). */
     readonly transport?: Omit<TransportConfig.Options, "roots"> | undefined
-    /** The HTTP client (default: undici on Node, else `fetch`). */
+    /** The HTTP client (default: the SDK's undici client, for Node; elsewhere give `FetchHttpClient.layer`). */
     readonly httpClient?: Layer.Layer<HttpClient.HttpClient> | undefined
   }
   & (

@@ -64,7 +64,7 @@ export interface Options {
   readonly legacy?: Vehicles.Options | undefined
   /** Where tokens are kept (default: in memory). */
   readonly tokenStore?: Layer.Layer<TokenStore.TokenStore> | undefined
-  /** The HTTP client (default `Transport.layerHttpClient`: undici on Node, else `fetch`). */
+  /** The HTTP client (default `Transport.layerHttpClient`, the SDK's undici client, for Node; elsewhere give `FetchHttpClient.layer`). */
   readonly httpClient?: Layer.Layer<HttpClient.HttpClient> | undefined
   /** Transforms the transport's HTTP client, for every call of every service. */
   readonly transformClient?: ((client: HttpClient.HttpClient) => HttpClient.HttpClient) | undefined

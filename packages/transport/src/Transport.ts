@@ -305,7 +305,7 @@ export const layerHttpClient: Layer.Layer<HttpClient.HttpClient> = UndiciHttpCli
 
 /**
  * Builds the transport from its configuration and an `HttpClient`
- * ({@link layerHttpClient} picks the faster one of the platform).
+ * ({@link layerHttpClient}: the SDK's undici client, for Node).
  *
  * @example
  * ```ts

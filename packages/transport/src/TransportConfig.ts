@@ -417,6 +417,8 @@ export const logLevelConfig: Config.Config<LogLevel.LogLevel> = Config.schema(Lo
   Config.map((setting): LogLevel.LogLevel => logLevels[setting])
 )
 
+const durationNames = ["TIMEOUT", "RETRY_INITIAL_DELAY", "RETRY_MAX_DELAY", "RETRY_MAX_ELAPSED", "MAX_RATE_LIMIT_WAIT"].map((n) => `CONNECTED_VEHICLE_${n}`)
+
 /**
  * The transport's configuration read from the environment, as
  * {@link Options}: one `Config` value, composable with an application's
@@ -449,7 +451,6 @@ export const logLevelConfig: Config.Config<LogLevel.LogLevel> = Config.schema(Lo
  * @since 0.2.0
  * @category configuration
  */
-const durationNames = ["TIMEOUT", "RETRY_INITIAL_DELAY", "RETRY_MAX_DELAY", "RETRY_MAX_ELAPSED", "MAX_RATE_LIMIT_WAIT"].map((n) => `CONNECTED_VEHICLE_${n}`)
 export const config: Config.Config<Options> = Config.all({
   roots: Config.all({
     base: root("CONNECTED_VEHICLE_BASE_URL", "/v3"),

@@ -99,7 +99,7 @@ export interface Options {
  * @category models
  */
 export interface ConfigOptions extends Options {
-  /** The HTTP client (default `Transport.layerHttpClient`: undici on Node, else `fetch`). */
+  /** The HTTP client (default `Transport.layerHttpClient`, the SDK's undici client, for Node; elsewhere give `FetchHttpClient.layer`). */
   readonly httpClient?: Layer.Layer<HttpClient.HttpClient> | undefined
 }
 
@@ -141,7 +141,7 @@ export const layer = (options?: Options): Layer.Layer<Services, never, Transport
  * `OAuthConfig.layerConfig` (`CONNECTED_VEHICLE_CLIENT_ID`,
  * `CONNECTED_VEHICLE_CLIENT_SECRET`), an in-memory token store, the
  * application's client-credentials session and `Transport.layerHttpClient`
- * (undici on Node, else `fetch`; or `options.httpClient`).
+ * (the SDK's undici client, for Node; or `options.httpClient`).
  *
  * @example
  * ```ts
