@@ -1,15 +1,36 @@
 /**
  * The behaviour every `HttpClient` the SDK ships or documents must have, as
- * one vitest suite to run against each of them: requests and bodies over
- * loopback, many concurrent requests each answered with its own response, a
- * body cut after the head, a stalled body, interruption releasing the
- * connection, and redirects not followed.
+ * vitest suites to run against each of them.
+ *
+ * {@link suite}: a client over loopback (real `node:http` servers on
+ * 127.0.0.1): requests and bodies, many concurrent requests each answered
+ * with its own response, a refused connection (a `TransportError`, not a
+ * hang), a timeout before the head (each connection released, the next
+ * request served), a body cut after the head, a stalled body, many requests
+ * at once of which some are cut, stalled or never answered (each its own
+ * outcome), interruption releasing the connection, the response size limit,
+ * and redirects.
+ *
+ * {@link suiteInProcess}: a client answered in the same process, with no
+ * server and no socket (the in-memory simulator client of
+ * `Simulator.layerTest`, the scripted `RecordingHttpClient`), driven by the
+ * simulator's `x-simulator-fault` request header. What a socket brings does
+ * not apply there: a refused connection, a connection released or leaked, a
+ * body cut by a dropped socket, the response size limit (neither enforces
+ * one), redirects (neither redirects an API request). The rest does: many
+ * concurrent requests each with its own answer, a delay before the head or a
+ * stalled body ended by a timeout and the next request served, a dropped
+ * request as a `TransportError`, those mixed among good requests at once, and
+ * an interrupt before the head.
  *
  * @since 0.1.0
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Exit, Fiber, Layer } from "effect"
-import { HttpClient, HttpClientRequest } from "effect/http"
+import { Effect, Layer } from "effect"
+import { HttpClientRequest } from "effect/http"
+import type { HttpClient } from "effect/http"
+import { failures, responseLimit, withClient } from "./internal/behaviourFailures.ts"
+import * as InProcess from "./internal/behaviourInProcess.ts"
 import * as Server from "./internal/server.ts"
 
 /**
@@ -19,7 +40,7 @@ import * as Server from "./internal/server.ts"
  * ```ts
  * import type { Options } from "@connected-vehicle/testing/HttpClientBehaviour"
  *
- * const options: Options = { followsRedirects: false, concurrency: 200 }
+ * const options: Options = { followsRedirects: false, concurrency: 200, maxResponseBytes: 16 * 1024 * 1024 }
  * ```
  * @since 0.1.0
  * @category models
@@ -29,13 +50,17 @@ export interface Options {
   readonly followsRedirects?: boolean | undefined
   /** Concurrent requests of the stress test (default 200). */
   readonly concurrency?: number | undefined
+  /**
+   * The response size limit the client enforces, in bytes: a body of that
+   * size is read, one byte more fails to read with a `DecodeError` naming
+   * the limit and its connection is released. Without it the client is
+   * expected to have no limit: a 1 MiB body is read whole.
+   */
+  readonly maxResponseBytes?: number | undefined
 }
 
-const withClient = <A, E>(layer: Layer.Layer<HttpClient.HttpClient>, f: (client: HttpClient.HttpClient) => Effect.Effect<A, E>) =>
-  Effect.flatMap(Effect.service(HttpClient.HttpClient), f).pipe(Effect.provide(layer))
-
 /**
- * Registers the behaviour suite for one client layer.
+ * Registers the loopback behaviour suite for one client layer.
  *
  * @example
  * ```ts
@@ -51,8 +76,49 @@ export const suite = (name: string, layer: Layer.Layer<HttpClient.HttpClient>, o
   describe(`HttpClient behaviour: ${name}`, () => {
     exchanges(layer, options)
     failures(layer)
+    responseLimit(layer, options?.maxResponseBytes)
     redirects(layer, options)
   })
+}
+
+/**
+ * Options of {@link suiteInProcess}.
+ *
+ * @example
+ * ```ts
+ * import type { InProcessOptions } from "@connected-vehicle/testing/HttpClientBehaviour"
+ *
+ * const options: InProcessOptions = { origin: "http://simulator.test", path: "/v3/compatible-vehicles?region=US" }
+ * ```
+ * @since 0.2.0
+ * @category models
+ */
+export interface InProcessOptions {
+  /** The origin the client answers. */
+  readonly origin: string
+  /** A path (and query) it answers with a status, whatever it is. */
+  readonly path: string
+}
+
+/**
+ * Registers the in-process behaviour suite for a client with no socket. It
+ * must answer `options.origin` + `options.path`, echo the request's
+ * `x-request-id` header, and honour the `x-simulator-fault` header's
+ * `delay=<ms>`, `stall` (the head, then a body that never ends) and `drop`
+ * (a `TransportError`) as the simulator does.
+ *
+ * @example
+ * ```ts
+ * import { TEST_ORIGIN, layerTest } from "@connected-vehicle/simulator/Simulator"
+ * import { suiteInProcess } from "@connected-vehicle/testing/HttpClientBehaviour"
+ *
+ * suiteInProcess("simulator in memory", layerTest(), { origin: TEST_ORIGIN, path: "/v3/compatible-vehicles?region=US" })
+ * ```
+ * @since 0.2.0
+ * @category suites
+ */
+export const suiteInProcess = (name: string, layer: Layer.Layer<HttpClient.HttpClient>, options: InProcessOptions): void => {
+  describe(`HttpClient behaviour in process: ${name}`, () => InProcess.cases(layer, `${options.origin}${options.path}`))
 }
 
 /** Requests that complete: query parameters, bodies, many at once. */
@@ -112,48 +178,6 @@ const exchanges = (layer: Layer.Layer<HttpClient.HttpClient>, options: Options |
           { concurrency: "unbounded" }
         ))
       assert.deepStrictEqual(ids, Array.from({ length: n }, (_, i) => ({ id: String(i) })))
-    }).pipe(Effect.scoped))
-}
-
-/** Requests that do not complete: a cut body, a stalled body, an interrupt before the head. */
-const failures = (layer: Layer.Layer<HttpClient.HttpClient>): void => {
-
-  it.live("a body cut after the head: the status is known, reading the body fails", () =>
-    Effect.gen(function*() {
-      const server = yield* Server.make((_, __, response) => {
-        response.writeHead(200, { "content-type": "application/json", "content-length": "100" })
-        response.write("{\"partial\":")
-        setTimeout(() => response.socket?.destroy(), 20)
-      })
-      const [status, body] = yield* withClient(layer, (client) =>
-        Effect.flatMap(client.get(`${server.origin}/cut`), (response) => Effect.map(Effect.exit(response.text), (body) => [response.status, body] as const)))
-      assert.strictEqual(status, 200)
-      assert.isTrue(Exit.isFailure(body))
-    }).pipe(Effect.scoped))
-
-  it.live("a stalled body: a timeout around the read ends it and releases the connection", () =>
-    Effect.gen(function*() {
-      const server = yield* Server.make((_, __, response) => {
-        response.writeHead(200, { "content-type": "application/json" })
-        response.write("{")
-      })
-      const outcome = yield* withClient(layer, (client) =>
-        Effect.flatMap(client.get(`${server.origin}/stall`), (response) => response.text).pipe(Effect.timeoutOption("200 millis")))
-      assert.isTrue(outcome._tag === "None")
-      yield* Effect.promise(() => server.received[0]!.closed)
-    }).pipe(Effect.scoped))
-
-  it.live("interrupting a request before its head releases the connection", () =>
-    Effect.gen(function*() {
-      const server = yield* Server.make(() => {})
-      yield* withClient(layer, (client) =>
-        Effect.gen(function*() {
-          const fiber = yield* Effect.forkChild(client.get(`${server.origin}/never`))
-          while (server.received.length === 0) yield* Effect.sleep("5 millis")
-          const exit = yield* Fiber.interrupt(fiber).pipe(Effect.andThen(Fiber.await(fiber)))
-          assert.isTrue(Exit.hasInterrupts(exit))
-        }))
-      yield* Effect.promise(() => server.received[0]!.closed)
     }).pipe(Effect.scoped))
 }
 

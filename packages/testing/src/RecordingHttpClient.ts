@@ -5,7 +5,7 @@
  * @since 0.1.0
  */
 import { Context, Effect, Layer, Redacted } from "effect"
-import { HttpClient, HttpClientResponse } from "effect/http"
+import { HttpClient, HttpClientError, HttpClientResponse } from "effect/http"
 import type { HttpClientRequest } from "effect/http"
 
 /**
@@ -49,6 +49,8 @@ export interface MockResponse {
   readonly text?: string | undefined
   /** Send the status and headers, then a body that never ends. */
   readonly stallBody?: boolean | undefined
+  /** Fail the request as a `TransportError`, as a dropped connection does (the status is ignored). */
+  readonly drop?: boolean | undefined
 }
 
 /**
@@ -147,8 +149,16 @@ export const layer = (respond: Respond): Layer.Layer<RecordingHttpClient | HttpC
         const recorded = record(request, url)
         const index = seen.length
         seen.push(recorded)
-        const answer = respond(recorded, index)
-        return toResponse(request, Effect.isEffect(answer) ? yield* answer : answer)
+        const scripted = respond(recorded, index)
+        const answer = Effect.isEffect(scripted) ? yield* scripted : scripted
+        if (answer.drop === true) {
+          return yield* Effect.fail(
+            new HttpClientError.HttpClientError({
+              reason: new HttpClientError.TransportError({ request, description: "the connection was dropped (scripted)" })
+            })
+          )
+        }
+        return toResponse(request, answer)
       })
     )
     return Layer.mergeAll(

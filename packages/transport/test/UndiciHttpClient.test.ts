@@ -67,18 +67,20 @@ describe("UndiciHttpClient", () => {
       assert.strictEqual(s.requests.length, 300)
     }).pipe(Effect.scoped))
 
-  it.live("through the transport: a body over the limit is a ResponseDecodeError naming it, not retried", () =>
-    Effect.gen(function*() {
-      const s = yield* big(8 * MiB, false)
-      const transport = Layer.mergeAll(Transport.layer, Credentials.layerStatic(Redacted.make("t"))).pipe(
-        Layer.provide([TransportConfig.layerOrigin(s.origin), UndiciHttpClient.layer({ maxResponseBytes: MiB })])
-      )
-      const error = reasonOf(yield* Effect.flip(
-        Effect.flatMap(Transport.client(VehicleApi, "signals"), (signals) =>
-          signals.get({ params: { vehicleId: "v", signalCode: "c" }, headers: { "sc-user-id": "u" } })).pipe(Effect.provide(transport))
-      ))
-      assert.strictEqual(error._tag, "InvalidResponse")
-      assert.include((error as InvalidResponse).description, `limit of ${MiB} bytes`)
-      assert.strictEqual(s.requests.length, 1)
-    }).pipe(Effect.scoped))
+  for (const declared of [false, true]) {
+    it.live(`through the transport: a body over the limit (${declared ? "declared length" : "chunked"}) is an InvalidResponse naming it, not retried`, () =>
+      Effect.gen(function*() {
+        const s = yield* big(8 * MiB, declared)
+        const transport = Layer.mergeAll(Transport.layer, Credentials.layerStatic(Redacted.make("t"))).pipe(
+          Layer.provide([TransportConfig.layerOrigin(s.origin), UndiciHttpClient.layer({ maxResponseBytes: MiB })])
+        )
+        const error = reasonOf(yield* Effect.flip(
+          Effect.flatMap(Transport.client(VehicleApi, "signals"), (signals) =>
+            signals.get({ params: { vehicleId: "v", signalCode: "c" }, headers: { "sc-user-id": "u" } })).pipe(Effect.provide(transport))
+        ))
+        assert.strictEqual(error._tag, "InvalidResponse")
+        assert.include((error as InvalidResponse).description, `limit of ${MiB} bytes`)
+        assert.strictEqual(s.requests.length, 1)
+      }).pipe(Effect.scoped))
+  }
 })

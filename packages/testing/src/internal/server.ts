@@ -71,3 +71,17 @@ export const make = (
     }),
     ({ close }) => Effect.sync(close)
   ).pipe(Effect.map(({ server }) => server))
+
+/**
+ * The origin of a port on 127.0.0.1 nothing listens on (a server's free
+ * port, the server closed): connecting to it is refused.
+ *
+ * @internal
+ */
+export const refusedOrigin: Effect.Effect<string> = Effect.callback<string>((resume) => {
+  const server = createServer()
+  server.listen(0, "127.0.0.1", () => {
+    const { port } = server.address() as AddressInfo
+    server.close(() => resume(Effect.succeed(`http://127.0.0.1:${port}`)))
+  })
+})

@@ -34,8 +34,9 @@ export class TooLarge extends Error {
 
 /**
  * The handler of one dispatch: the head resumes `onHead`; the body is
- * collected as it arrives, up to `limit` bytes (past it the exchange is
- * aborted and fails with {@link TooLarge}), for whoever reads it.
+ * collected as it arrives, up to `limit` bytes (past it, or with a declared
+ * length past it, the exchange is aborted and its body fails with
+ * {@link TooLarge}), for whoever reads it.
  *
  * @internal
  */
@@ -62,11 +63,11 @@ export class Exchange implements Dispatcher.DispatchHandler {
   }
   onResponseStart(_: Dispatcher.DispatchController, statusCode: number, headers: Record<string, string | Array<string> | undefined>) {
     if (statusCode < 200) return
-    const length = Number(headers["content-length"])
-    if (length > this.limit) return this.fail(new TooLarge(this.limit))
     const onHead = this.onHead
     this.onHead = undefined
     this.onFail = undefined
+    // a declared length over the limit: the head is the response, reading its body fails
+    if (Number(headers["content-length"]) > this.limit) this.fail(new TooLarge(this.limit))
     onHead?.(statusCode, headers)
   }
   onResponseData(_: Dispatcher.DispatchController, chunk: Uint8Array) {
