@@ -1,6 +1,7 @@
 /**
  * The application's OAuth client: client id, client secret (always
- * `Redacted`), the default redirect URI and how early tokens are refreshed.
+ * `Redacted`), the default redirect URI, how early tokens are refreshed and
+ * until when a token being renewed is still handed out.
  *
  * @since 0.1.0
  */

@@ -61,6 +61,32 @@ const backgroundRetryMillis = 1_000
 const peek = { peek: true } as const
 
 /**
+ * Starts `run` as the renewal of `key` (none runs) in its own fiber, so that
+ * a caller that is interrupted stops waiting while the others still get the
+ * outcome: in `scope` while it is open (a `Credentials` used after its layer
+ * closed renews in a detached fiber). Its outcome completes the deferred it
+ * returns; an interrupted renewal is a `Credentials` error for whoever waits.
+ */
+const startFlight = (
+  running: Flights["running"],
+  key: string,
+  run: Effect.Effect<Token, ConnectedVehicleError>,
+  scope: Option.Option<Scope.Scope>
+) => {
+  const deferred = Deferred.makeUnsafe<Token, ConnectedVehicleError>()
+  running.set(key, deferred)
+  const done = (exit: Exit.Exit<Token, ConnectedVehicleError>) => {
+    if (running.get(key) === deferred) running.delete(key)
+    Deferred.doneUnsafe(deferred, Exit.hasInterrupts(exit) ? Exit.fail(noCredential(`the renewal of ${key} was interrupted (its layer was closed)`)) : exit)
+  }
+  const fiber = Option.isSome(scope) && scope.value.state._tag !== "Closed" ? Effect.forkIn(run, scope.value) : Effect.forkDetach(run)
+  return Effect.map(fiber, (fiber) => {
+    fiber.addObserver(done)
+    return deferred
+  })
+}
+
+/**
  * Builds `Credentials` from a store key and a way to obtain a new token from
  * the current one. A token due for renewal (see `OAuthConfig.refreshAhead`)
  * is still handed out at once while it is renewed in the background, until
@@ -98,16 +124,9 @@ export const make = <R>(
     const { retryAt, running } = flightsOf(store)
     const stale = (token: Option.Option<Token>, now: number) => Option.isNone(token) || phase(token.value, now) !== "fresh"
 
-    // starts a renewal in its own fiber (none runs for the key): a caller
-    // that is interrupted stops waiting, the others still get the outcome
-    const start = (isStale: typeof stale, background: boolean) => {
-      const deferred = Deferred.makeUnsafe<Token, ConnectedVehicleError>()
-      running.set(key, deferred)
-      const done = (exit: Exit.Exit<Token, ConnectedVehicleError>) => {
-        if (running.get(key) === deferred) running.delete(key)
-        Deferred.doneUnsafe(deferred, Exit.hasInterrupts(exit) ? Exit.fail(noCredential(`the renewal of ${key} was interrupted: its layer was closed`)) : exit)
-      }
-      const run = Effect.gen(function*() {
+    // one renewal: `background` when no caller waits for it (its failure is logged)
+    const renewOnce = (isStale: typeof stale, background: boolean) =>
+      Effect.gen(function*() {
         const current = yield* store.get(key)
         // another layer or process may have renewed since the caller looked
         if (Option.isSome(current) && !isStale(current, yield* Clock.currentTimeMillis)) return current.value
@@ -127,14 +146,7 @@ export const make = <R>(
         Effect.provideContext(services),
         Effect.withSpan("connected-vehicle.auth.renew", { attributes: { key, background } })
       )
-      // in the layer's scope while it is open (a `Credentials` used after
-      // its layer closed renews as before, in a detached fiber)
-      const fiber = Option.isSome(scope) && scope.value.state._tag !== "Closed" ? Effect.forkIn(run, scope.value) : Effect.forkDetach(run)
-      return Effect.map(fiber, (fiber) => {
-        fiber.addObserver(done)
-        return deferred
-      })
-    }
+    const start = (isStale: typeof stale, background: boolean) => startFlight(running, key, renewOnce(isStale, background), scope)
 
     const renewal = (isStale: typeof stale): Effect.Effect<Token, ConnectedVehicleError> =>
       Effect.suspend(() => {
