@@ -1,6 +1,7 @@
 /**
  * The application's OAuth client: client id, client secret (always
- * `Redacted`), the default redirect URI and how early tokens are refreshed.
+ * `Redacted`), the default redirect URI, how early tokens are refreshed and
+ * until when a token being renewed is still handed out.
  *
  * @since 0.1.0
  */
@@ -31,6 +32,14 @@ export class OAuthConfig extends Context.Service<OAuthConfig, {
    */
   readonly refreshAhead: Duration.Duration
   /**
+   * A token due for renewal is still handed out, while it is renewed in the
+   * background, until this long before its expiry (default 5 s: the time a
+   * request may take to reach the service), capped at half the refresh-ahead
+   * window; after that, callers wait for the new token. `undefined` means
+   * the default.
+   */
+  readonly expiryMargin?: Duration.Duration | undefined
+  /**
    * Endpoint of the client-credentials grant (not shown by the spec); `undefined`
    * means `{auth_url}/oauth/token`, where the simulator serves it.
    */
@@ -60,6 +69,8 @@ export interface Options {
   readonly redirectUri?: string | undefined
   /** A `Duration` input (default 60 seconds). */
   readonly refreshAhead?: Duration.Input | undefined
+  /** A `Duration` input (default 5 seconds). */
+  readonly expiryMargin?: Duration.Input | undefined
   readonly clientCredentialsUrl?: string | undefined
 }
 
@@ -82,10 +93,26 @@ export const layer = (options: Options): Layer.Layer<OAuthConfig> =>
     clientSecret: options.clientSecret,
     redirectUri: options.redirectUri,
     refreshAhead: options.refreshAhead === undefined ? defaultRefreshAhead : Duration.fromInputUnsafe(options.refreshAhead),
+    expiryMargin: options.expiryMargin === undefined ? defaultExpiryMargin : Duration.fromInputUnsafe(options.expiryMargin),
     clientCredentialsUrl: options.clientCredentialsUrl
   })
 
 const defaultRefreshAhead = Duration.seconds(60)
+
+/**
+ * The default of `OAuthConfig.expiryMargin`: 5 seconds.
+ *
+ * @example
+ * ```ts
+ * import { Duration } from "effect"
+ * import { defaultExpiryMargin } from "@connected-vehicle/auth/OAuthConfig"
+ *
+ * Duration.toMillis(defaultExpiryMargin) // 5000
+ * ```
+ * @since 0.2.0
+ * @category constants
+ */
+export const defaultExpiryMargin: Duration.Duration = Duration.seconds(5)
 
 
 /**
@@ -98,6 +125,7 @@ const defaultRefreshAhead = Duration.seconds(60)
  * | `CONNECTED_VEHICLE_CLIENT_SECRET` | its secret (read as `Redacted`) | required |
  * | `CONNECTED_VEHICLE_REDIRECT_URI` | the consent flow's redirect URI | none |
  * | `CONNECTED_VEHICLE_REFRESH_AHEAD` | renew a token this long before it expires (an Effect duration; the deprecated `_REFRESH_AHEAD_MS`, milliseconds, is read when it is not set) | `60 seconds` |
+ * | `CONNECTED_VEHICLE_EXPIRY_MARGIN` | hand out a token due for renewal until this long before it expires (an Effect duration) | `5 seconds` |
  * | `CONNECTED_VEHICLE_CLIENT_CREDENTIALS_URL` | the client-credentials token endpoint | `{auth_url}/oauth/token` |
  *
  * @example
@@ -115,6 +143,10 @@ export const config: Config.Config<Options> = Config.all({
   clientSecret: Config.Redacted("CONNECTED_VEHICLE_CLIENT_SECRET"),
   redirectUri: Config.map(Config.option(Config.String("CONNECTED_VEHICLE_REDIRECT_URI")), Option.getOrUndefined),
   refreshAhead: DurationVariable.make("CONNECTED_VEHICLE_REFRESH_AHEAD", { positive: false }),
+  expiryMargin: Config.map(
+    Config.option(Config.schema(DurationVariable.FiniteDuration({ positive: false }), "CONNECTED_VEHICLE_EXPIRY_MARGIN")),
+    Option.getOrUndefined
+  ),
   clientCredentialsUrl: Config.map(Config.option(Config.String("CONNECTED_VEHICLE_CLIENT_CREDENTIALS_URL")), Option.getOrUndefined)
 })
 

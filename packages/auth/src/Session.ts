@@ -2,7 +2,10 @@
  * The transport's `Credentials` service backed by the {@link TokenStore}:
  * tokens are refreshed ahead of expiry, exactly once however many requests
  * find them stale at the same time (single flight), and once more when the
- * service answers 401 (the transport then replays the request once).
+ * service answers 401 (the transport then replays the request once). While
+ * a token due for renewal is still valid, requests go on with it and the
+ * renewal runs in the background; only a request that finds no token, or
+ * one about to expire, waits for it.
  *
  * - {@link layerUser}: a v2.0 user token obtained by the authorization-code
  *   flow, renewed with its refresh token.
@@ -11,11 +14,11 @@
  *
  * @since 0.1.0
  */
-import { Clock, Deferred, Duration, Effect, Layer, Option, Redacted } from "effect"
+import { Clock, Deferred, Duration, Effect, Exit, Layer, Option, Redacted, Scope } from "effect"
 import { Credentials } from "@connected-vehicle/transport/Credentials"
 import type * as Transport from "@connected-vehicle/transport/Transport"
 import { ConnectedVehicleError, Credentials as NoCredential, isConnectedVehicleError } from "@connected-vehicle/transport/ConnectedVehicleError"
-import { OAuthConfig } from "./OAuthConfig.ts"
+import { defaultExpiryMargin, OAuthConfig } from "./OAuthConfig.ts"
 import * as TokenExchange from "./TokenExchange.ts"
 import type { Token, TokenStoreError } from "./TokenStore.ts"
 import { TokenStore } from "./TokenStore.ts"
@@ -32,24 +35,70 @@ const noCredential = (description: string, options?: { readonly status?: number;
   new ConnectedVehicleError({ reason: new NoCredential({ description, ...options }) })
 
 // The renewal in flight per store instance and key, shared by every layer built
-// on that store: whoever finds the token stale while it runs awaits its outcome
-// (success or failure) instead of asking the token endpoint again.
-const flights = new WeakMap<TokenStore["Service"], Map<string, Deferred.Deferred<Token, ConnectedVehicleError>>>()
+// on that store: whoever needs it while it runs awaits its outcome (success or
+// failure) instead of asking the token endpoint again; and when a renewal that
+// failed may be started again in the background.
+interface Flights {
+  readonly running: Map<string, Deferred.Deferred<Token, ConnectedVehicleError>>
+  readonly retryAt: Map<string, number>
+}
 
-const flightsOf = (store: TokenStore["Service"]) => {
-  let map = flights.get(store)
-  if (map === undefined) {
-    map = new Map()
-    flights.set(store, map)
+const flights = new WeakMap<TokenStore["Service"], Flights>()
+
+const flightsOf = (store: TokenStore["Service"]): Flights => {
+  let state = flights.get(store)
+  if (state === undefined) {
+    state = { running: new Map(), retryAt: new Map() }
+    flights.set(store, state)
   }
-  return map
+  return state
+}
+
+// a failed renewal is started again in the background after this long (a
+// caller that finds the token expired starts one at once)
+const backgroundRetryMillis = 1_000
+
+const peek = { peek: true } as const
+
+/**
+ * Starts `run` as the renewal of `key` (none runs) in its own fiber, so that
+ * a caller that is interrupted stops waiting while the others still get the
+ * outcome: in `scope` while it is open (a `Credentials` used after its layer
+ * closed renews in a detached fiber). Its outcome completes the deferred it
+ * returns; an interrupted renewal is a `Credentials` error for whoever waits.
+ */
+const startFlight = (
+  running: Flights["running"],
+  key: string,
+  run: Effect.Effect<Token, ConnectedVehicleError>,
+  scope: Option.Option<Scope.Scope>
+) => {
+  const deferred = Deferred.makeUnsafe<Token, ConnectedVehicleError>()
+  running.set(key, deferred)
+  const done = (exit: Exit.Exit<Token, ConnectedVehicleError>) => {
+    if (running.get(key) === deferred) running.delete(key)
+    Deferred.doneUnsafe(deferred, Exit.hasInterrupts(exit) ? Exit.fail(noCredential(`the renewal of ${key} was interrupted (its layer was closed)`)) : exit)
+  }
+  const fiber = Option.isSome(scope) && scope.value.state._tag !== "Closed" ? Effect.forkIn(run, scope.value) : Effect.forkDetach(run)
+  return Effect.map(fiber, (fiber) => {
+    fiber.addObserver(done)
+    return deferred
+  })
 }
 
 /**
  * Builds `Credentials` from a store key and a way to obtain a new token from
- * the current one. Renewals are single flight per store and key, across every
- * `Credentials` built on the same `TokenStore`; one outcome (token or error)
- * is shared by all the callers waiting for it.
+ * the current one. A token due for renewal (see `OAuthConfig.refreshAhead`)
+ * is still handed out at once while it is renewed in the background, until
+ * `OAuthConfig.expiryMargin` before its expiry; a caller that finds no token,
+ * or one past that point, waits for the renewal. Renewals are single flight
+ * per store and key, across every `Credentials` built on the same
+ * `TokenStore`; one outcome (token or error) is shared by all the callers
+ * waiting for it. A background renewal that fails is logged (warning) and
+ * started again by a later call (at most once a second while the token is
+ * still handed out). Renewals run in the `Scope` of the caller of `make`
+ * while it is open (the layers' scope: closing the layer interrupts them),
+ * else in detached fibers.
  *
  * @example
  * ```ts
@@ -68,58 +117,59 @@ export const make = <R>(
 ): Effect.Effect<Credentials["Service"], never, TokenStore | OAuthConfig | R> =>
   Effect.gen(function*() {
     const store = yield* TokenStore
-    const refreshAheadMillis = Duration.toMillis((yield* OAuthConfig).refreshAhead)
+    const config = yield* OAuthConfig
+    const phase = phaseOf(Duration.toMillis(config.refreshAhead), Duration.toMillis(config.expiryMargin ?? defaultExpiryMargin))
     const services = yield* Effect.context<R>()
-    const inFlight = flightsOf(store)
+    const scope = yield* Effect.serviceOption(Scope.Scope)
+    const { retryAt, running } = flightsOf(store)
+    const stale = (token: Option.Option<Token>, now: number) => Option.isNone(token) || phase(token.value, now) !== "fresh"
 
-    // the refresh-ahead window, capped at half the token's lifetime so that a
-    // short-lived token is not renewed on every call
-    const usable = (token: Option.Option<Token>, now: number): boolean => {
-      if (Option.isNone(token)) return false
-      const { expiresAt, issuedAt } = token.value
-      const ahead = issuedAt === undefined
-        ? refreshAheadMillis
-        : Math.min(refreshAheadMillis, Math.max(0, expiresAt - issuedAt) / 2)
-      return expiresAt - ahead > now
-    }
-
-    const renewal = (stale: (current: Option.Option<Token>, now: number) => boolean): Effect.Effect<Token, ConnectedVehicleError> =>
-      Effect.suspend(() => {
-        const running = inFlight.get(key)
-        if (running !== undefined) return Deferred.await(running)
-        const deferred = Deferred.makeUnsafe<Token, ConnectedVehicleError>()
-        inFlight.set(key, deferred)
-        const run = Effect.gen(function*() {
-          const current = yield* store.get(key)
-          // another layer or process may have renewed since the caller looked
-          if (Option.isSome(current) && !stale(current, yield* Clock.currentTimeMillis)) return current.value
-          const next = yield* renew(current)
-          yield* store.set(key, next)
-          yield* Effect.logDebug("token renewed").pipe(Effect.annotateLogs({ key }))
-          return next
-        }).pipe(
-          Effect.mapError(toCredentialsError),
-          Effect.provideContext(services),
-          Effect.withSpan("connected-vehicle.auth.renew", { attributes: { key } }),
-          Effect.onExit((exit) =>
-            Effect.sync(() => {
-              inFlight.delete(key)
-              Deferred.doneUnsafe(deferred, exit)
-            })
+    // one renewal: `background` when no caller waits for it (its failure is logged)
+    const renewOnce = (isStale: typeof stale, background: boolean) =>
+      Effect.gen(function*() {
+        const current = yield* store.get(key)
+        // another layer or process may have renewed since the caller looked
+        if (Option.isSome(current) && !isStale(current, yield* Clock.currentTimeMillis)) return current.value
+        const next = yield* renew(current)
+        yield* store.set(key, next)
+        yield* Effect.logDebug("token renewed")
+        return next
+      }).pipe(
+        Effect.mapError(toCredentialsError),
+        Effect.tapError((error) =>
+          Effect.andThen(
+            Effect.clockWith((clock) => Effect.sync(() => retryAt.set(key, clock.currentTimeMillisUnsafe() + backgroundRetryMillis))),
+            background ? Effect.logWarning("token renewal failed: the current token is used until it expires", error) : Effect.void
           )
-        )
-        // detached: a caller that is interrupted stops waiting, the others still get the outcome
-        return Effect.andThen(Effect.forkDetach(run), Deferred.await(deferred))
+        ),
+        Effect.annotateLogs({ key }),
+        Effect.provideContext(services),
+        Effect.withSpan("connected-vehicle.auth.renew", { attributes: { key, background } })
+      )
+    const start = (isStale: typeof stale, background: boolean) => startFlight(running, key, renewOnce(isStale, background), scope)
+
+    const renewal = (isStale: typeof stale): Effect.Effect<Token, ConnectedVehicleError> =>
+      Effect.suspend(() => {
+        const inFlight = running.get(key)
+        return inFlight === undefined ? Effect.flatMap(start(isStale, false), Deferred.await) : Deferred.await(inFlight)
       })
 
+    // stale-while-revalidate: a renewal in the background, unless one runs or
+    // the last one failed less than a second ago
+    const revalidate = (now: number) =>
+      Effect.suspend(() => running.has(key) || now < (retryAt.get(key) ?? 0) ? Effect.void : Effect.asVoid(start(stale, true)))
+
     // on every call: a chain, not a generator (no generator object per call)
-    const renewed = Effect.map(renewal((t, now) => !usable(t, now)), (next) => next.accessToken)
-    const token = Effect.flatMap(Effect.mapError(store.get(key), toCredentialsError), (current) =>
-      Effect.clockWith((clock) =>
-        Option.isSome(current) && usable(current, clock.currentTimeMillisUnsafe())
-          ? Effect.succeed(current.value.accessToken)
-          : renewed
-      ))
+    const renewed = Effect.map(renewal(stale), (next) => next.accessToken)
+    const token = Effect.flatMap(Effect.mapError(store.get(key, peek), toCredentialsError), (current) =>
+      Effect.clockWith((clock) => {
+        if (Option.isNone(current)) return renewed
+        const now = clock.currentTimeMillisUnsafe()
+        const state = phase(current.value, now)
+        if (state === "expired") return renewed
+        const accessToken = Effect.succeed(current.value.accessToken)
+        return state === "fresh" ? accessToken : Effect.andThen(revalidate(now), accessToken)
+      }))
 
     const refresh = (rejected: Redacted.Redacted<string>) => {
       const isRejected = (t: Option.Option<Token>) =>
@@ -133,6 +183,20 @@ export const make = <R>(
 
     return { token, refresh }
   })
+
+/**
+ * Where a token stands at `now`: `fresh`; `due` for renewal (the
+ * refresh-ahead window, capped at half the token's lifetime so that a
+ * short-lived token is not renewed on every call) but still handed out;
+ * `expired`: within the margin (capped at half that window) of its expiry,
+ * or past it.
+ */
+const phaseOf = (refreshAheadMillis: number, marginMillis: number) => (token: Token, now: number): "fresh" | "due" | "expired" => {
+  const { expiresAt, issuedAt } = token
+  const ahead = issuedAt === undefined ? refreshAheadMillis : Math.min(refreshAheadMillis, Math.max(0, expiresAt - issuedAt) / 2)
+  if (expiresAt - ahead > now) return "fresh"
+  return expiresAt - Math.min(marginMillis, ahead / 2) > now ? "due" : "expired"
+}
 
 /**
  * A user's session: the token set stored under `key` (put there by

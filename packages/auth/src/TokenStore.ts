@@ -62,9 +62,35 @@ export class TokenStoreError extends Schema.TaggedError<TokenStoreError>()("Toke
 }
 
 /**
+ * Options of a read ({@link TokenStore} `get`).
+ *
+ * @example
+ * ```ts
+ * import type { GetOptions } from "@connected-vehicle/auth/TokenStore"
+ *
+ * const current: GetOptions = { peek: true }
+ * ```
+ * @since 0.2.0
+ * @category models
+ */
+export interface GetOptions {
+  /**
+   * Only what is stored now: the `Session` serves a token that is due for
+   * renewal but still valid while it renews it in the background. A store
+   * that coordinates renewals between processes answers at once, without
+   * taking part in a renewal. Without it (the read before a renewal), such
+   * a store may take a renewal lease or wait for another process's renewal.
+   * A store that keeps no such lease ignores it.
+   */
+  readonly peek?: boolean | undefined
+}
+
+/**
  * Tokens by key (one key per user for v2.0, one for the application for v3).
  * Renewals are coordinated by `Session` per store instance and key, so a
- * store needs no locking of its own within one process.
+ * store needs no locking of its own within one process; `get`'s
+ * {@link GetOptions} tell a store shared between processes whether a
+ * renewal may follow.
  *
  * @example
  * ```ts
@@ -77,7 +103,7 @@ export class TokenStoreError extends Schema.TaggedError<TokenStoreError>()("Toke
  * @category services
  */
 export class TokenStore extends Context.Service<TokenStore, {
-  readonly get: (key: string) => Effect.Effect<Option.Option<Token>, TokenStoreError>
+  readonly get: (key: string, options?: GetOptions) => Effect.Effect<Option.Option<Token>, TokenStoreError>
   readonly set: (key: string, token: Token) => Effect.Effect<void, TokenStoreError>
   readonly remove: (key: string) => Effect.Effect<void, TokenStoreError>
 }>()("@connected-vehicle/auth/TokenStore") {}

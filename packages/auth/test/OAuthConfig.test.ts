@@ -23,6 +23,18 @@ describe("OAuthConfig.layerConfig", () => {
       )
     }))
 
+  it.effect("CONNECTED_VEHICLE_EXPIRY_MARGIN is a duration, else 5 seconds; an invalid one a ConfigurationError naming it", () =>
+    Effect.gen(function*() {
+      const margin = (env: Record<string, string>) =>
+        Effect.map(read(env), (config) => Duration.toMillis(config.expiryMargin ?? OAuthConfig.defaultExpiryMargin))
+      assert.strictEqual(yield* margin({}), 5_000)
+      assert.strictEqual(yield* margin({ CONNECTED_VEHICLE_EXPIRY_MARGIN: "2 seconds" }), 2_000)
+      assert.strictEqual(yield* margin({ CONNECTED_VEHICLE_EXPIRY_MARGIN: "0 millis" }), 0)
+      const error = yield* Effect.flip(read({ CONNECTED_VEHICLE_EXPIRY_MARGIN: "-1 seconds" }))
+      assert.strictEqual(error._tag, "ConfigurationError")
+      assert.include(error.message, "CONNECTED_VEHICLE_EXPIRY_MARGIN")
+    }))
+
   it.effect("an invalid refresh-ahead is a ConfigurationError naming the variable", () =>
     Effect.gen(function*() {
       for (

@@ -2,7 +2,8 @@ import { assert } from "@effect/vitest"
 import { createServer } from "node:http"
 import type { Server } from "node:http"
 import type { AddressInfo } from "node:net"
-import { Effect, Layer } from "effect"
+import { Effect, Fiber, Layer } from "effect"
+import { TestClock } from "effect/testing"
 import { HttpClient } from "effect/http"
 import * as Consent from "@connected-vehicle/auth/Consent"
 import { NodeHttpClient } from "@effect/platform-node"
@@ -106,3 +107,24 @@ export const refreshTokenDroppingProxy = (target: string) =>
 
 /** The failure of `self`, its reason when it is a `ConnectedVehicleError`. */
 export const flipReason = <A, E, R>(self: Effect.Effect<A, E, R>) => Effect.map(Effect.flip(self), (e) => reasonOf(e))
+
+/**
+ * Polls `check` every 10 ms of real time (the test clock stands still
+ * meanwhile) until it holds; fails after `within` of real time.
+ */
+export const eventually = <E, R>(check: Effect.Effect<boolean, E, R>, what: string, within = 5_000) =>
+  Effect.gen(function*() {
+    const deadline = Date.now() + within
+    while (!(yield* check)) {
+      if (Date.now() > deadline) return yield* Effect.die(new Error(`not within ${within} ms: ${what}`))
+      yield* TestClock.withLive(Effect.sleep("10 millis"))
+    }
+  })
+
+/** The outcome of `effect`, which must come within `within` of real time without the test clock moving. */
+export const promptly = <A, E, R>(effect: Effect.Effect<A, E, R>, within = 2_000) =>
+  Effect.gen(function*() {
+    const fiber = yield* Effect.forkChild(effect)
+    yield* eventually(Effect.sync(() => fiber.pollUnsafe() !== undefined), "an answer without waiting", within)
+    return yield* Fiber.join(fiber)
+  })

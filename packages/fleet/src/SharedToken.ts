@@ -4,15 +4,17 @@
  * token is due for renewal, the first process to ask takes the lease (a
  * Redis key with an expiry) and its `Session` fetches the new token; the
  * others wait for it and read it. So the token endpoint is asked once per
- * expiry across all processes, not once per process. The same holds for
- * users' tokens (v2.0), which are renewed with their refresh token once.
+ * expiry across all processes, not once per process. The waiting is the
+ * `Session`'s background renewal: requests go on with the current token
+ * while it is valid, in every process. The same holds for users' tokens
+ * (v2.0), which are renewed with their refresh token once.
  *
  * @since 0.1.0
  */
 import { randomUUID } from "node:crypto"
 import { Clock, Duration, Effect, Layer, Option, Redacted } from "effect"
 import { Redis } from "effect/persistence"
-import { layerMemory, type Token, TokenStore, TokenStoreError } from "@connected-vehicle/auth/TokenStore"
+import { type GetOptions, layerMemory, type Token, TokenStore, TokenStoreError } from "@connected-vehicle/auth/TokenStore"
 import type { FleetError } from "./FleetError.ts"
 import { redisCall } from "./internal/holds.ts"
 import { millis } from "./internal/options.ts"
@@ -95,12 +97,15 @@ return 1
 })
 
 /**
- * The store on the `Redis` in context. `get` answers the stored token when
- * it is not due for renewal; otherwise it takes the renewal lease (and
- * answers the token, so that the `Session` renews it and `set` stores the
- * new one and frees the lease), or, when another process holds the lease,
- * waits for the new token. After twice the lease duration without one it
- * fails with `TokenStoreError`; a Redis failure is a `TokenStoreError` too.
+ * The store on the `Redis` in context. `get` with `{ peek: true }` (the
+ * `Session` handing out a token that is due for renewal but still valid)
+ * answers the stored token at once. `get` without it (the read before a
+ * renewal) answers the stored token when it is not due for renewal;
+ * otherwise it takes the renewal lease (and answers the token, so that the
+ * `Session` renews it and `set` stores the new one and frees the lease), or,
+ * when another process holds the lease, waits for the new token. After
+ * twice the lease duration without one it fails with `TokenStoreError`; a
+ * Redis failure is a `TokenStoreError` too.
  * `set` stores a token with an expiry: Redis deletes it once it is of no
  * more use (when its refresh token expires, `refreshExpiresAt`, or 60 days
  * after `expiresAt` when that is unknown; without a refresh token, at
@@ -143,8 +148,10 @@ export const make = (options?: Options): Effect.Effect<TokenStore["Service"], Fl
       return expiresAt - ahead > now
     }
 
-    const get = (key: string): Effect.Effect<Option.Option<Token>, TokenStoreError> =>
-      Effect.gen(function*() {
+    const peek = (key: string) => Effect.map(call(key, "read token", redis.send<string | null>("GET", `${prefix}token:${key}`)), decode)
+
+    const get = (key: string, options?: GetOptions): Effect.Effect<Option.Option<Token>, TokenStoreError> =>
+      options?.peek === true ? peek(key) : Effect.gen(function*() {
         const tokenKey = `${prefix}token:${key}`
         const leaseKey = `${prefix}lease:${key}`
         const deadline = (yield* Clock.currentTimeMillis) + 2 * lease
@@ -156,7 +163,7 @@ export const make = (options?: Options): Effect.Effect<TokenStore["Service"], Fl
           if (holder === null) {
             const taken = yield* call(key, "take lease", redis.send<string | null>("SET", leaseKey, owner, "NX", "PX", String(lease)))
             // ours: read again (the previous holder may have stored the new token meanwhile)
-            if (taken !== null) return decode(yield* call(key, "read token", redis.send<string | null>("GET", tokenKey)))
+            if (taken !== null) return yield* peek(key)
           }
           if (now >= deadline) {
             return yield* new TokenStoreError({ key, reason: `no new token after ${2 * lease} ms: another process holds the renewal lease` })

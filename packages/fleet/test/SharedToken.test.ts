@@ -7,13 +7,18 @@
 import { assert, describe, it } from "@effect/vitest"
 import { spawn } from "node:child_process"
 import { join } from "node:path"
-import { Effect, Exit, Layer, Option, Redacted } from "effect"
+import { Context, Duration, Effect, Exit, Layer, Option, Redacted } from "effect"
 import { Redis } from "effect/persistence"
+import * as Session from "@connected-vehicle/auth/Session"
 import { TokenStore } from "@connected-vehicle/auth/TokenStore"
+import type * as Simulator from "@connected-vehicle/simulator/Simulator"
+import { Credentials } from "@connected-vehicle/transport/Credentials"
+import type * as SharedAccess from "@connected-vehicle/fleet/SharedAccess"
 import * as RedisServer from "@connected-vehicle/testing/RedisServer"
 import * as SharedRedis from "@connected-vehicle/fleet/SharedRedis"
 import * as SharedToken from "@connected-vehicle/fleet/SharedToken"
 import { freshPrefix, instance, readSignals, redisUrl, simulator, targets } from "./shared.ts"
+import { eventually } from "./stateFixtures.ts"
 
 describe("SharedToken", () => {
   it.live("four instances starting at once get one token; when it is due, one renewal for all", () =>
@@ -28,9 +33,40 @@ describe("SharedToken", () => {
       )
       assert.deepStrictEqual((yield* readAll).filter(Exit.isFailure), [])
       assert.strictEqual((yield* sim.usage).tokenGrants.clientCredentials, 1)
-      // due after half its lifetime (refresh-ahead capped at half of 4 s)
+      // due after half its lifetime (refresh-ahead capped at half of 4 s): renewed once for all
+      // (in the background while it is still handed out)
       yield* Effect.sleep("2200 millis")
       assert.deepStrictEqual((yield* readAll).filter(Exit.isFailure), [])
+      yield* eventually(grants(sim, 2))
+      yield* Effect.sleep("300 millis")
+      assert.strictEqual((yield* sim.usage).tokenGrants.clientCredentials, 2)
+    }).pipe(Effect.scoped), 30_000)
+
+  it.live("while one instance renews (holding the lease), the other's readers get the current token at once; one grant", () =>
+    Effect.gen(function*() {
+      const sim = yield* simulator({ accessTokenLifetime: "10 seconds" })
+      const options = { prefix: freshPrefix("background") }
+      const [a, b] = yield* Effect.all([credentialsOf(sim, options), credentialsOf(sim, options)])
+      const read = (credentials: Credentials["Service"]) =>
+        Effect.map(Effect.timed(credentials.token), ([took, token]) => ({ millis: Duration.toMillis(took), token: Redacted.value(token) }))
+      const first = (yield* read(a)).token
+      assert.strictEqual((yield* read(b)).token, first)
+      // due after 5 s (half of 10 s), handed out until 2.5 s before its expiry (the margin, capped at half the window)
+      yield* Effect.sleep("5200 millis")
+      yield* sim.injectFaults({ path: "/oauth/token", faults: [{ _tag: "Delay", millis: 2_500 }] })
+      const fromA = yield* read(a) // starts the renewal in the background: a takes the lease
+      const lease = Effect.flatMap(Effect.service(Redis.Redis), (redis) => redis.send<string | null>("GET", `${options.prefix}lease:application`)).pipe(
+        Effect.provideContext(yield* Layer.build(SharedRedis.layer({ url: redisUrl() })))
+      )
+      yield* eventually(Effect.map(lease, (holder) => holder !== null))
+      const fromB = yield* Effect.all(Array.from({ length: 20 }, () => read(b)), { concurrency: "unbounded" })
+      assert.isNotNull(yield* lease) // still held: the renewal is at the token endpoint
+      for (const { millis, token } of [fromA, ...fromB]) {
+        assert.strictEqual(token, first)
+        assert.isBelow(millis, 1_500) // the renewal is held 2.5 s at the token endpoint
+      }
+      yield* eventually(Effect.map(Effect.all([read(a), read(b)]), (reads) => reads.every((r) => r.token !== first)))
+      yield* Effect.sleep("300 millis")
       assert.strictEqual((yield* sim.usage).tokenGrants.clientCredentials, 2)
     }).pipe(Effect.scoped), 30_000)
 
@@ -55,6 +91,8 @@ describe("SharedToken", () => {
       assert.strictEqual((yield* sim.usage).tokenGrants.clientCredentials, 1)
       yield* Effect.sleep("4200 millis") // due after half of 8 s
       assert.deepStrictEqual(yield* round, ["done 0", "done 0", "done 0"])
+      yield* eventually(grants(sim, 2)) // renewed in the background while the round went on
+      yield* Effect.sleep("300 millis")
       const usage = yield* sim.usage
       assert.strictEqual(usage.tokenGrants.clientCredentials, 2)
       for (const vehicle of usage.vehicles) {
@@ -121,6 +159,17 @@ describe("SharedToken", () => {
       assert.strictEqual(TokenStore.key, "@connected-vehicle/auth/TokenStore")
     }).pipe(Effect.scoped, Effect.timeout("10 seconds")), 20_000)
 })
+
+/** The simulator has granted `count` client-credentials tokens (or more: the assertion that follows tells). */
+const grants = (sim: Simulator.Simulator["Service"], count: number) =>
+  Effect.map(sim.usage, (usage) => usage.tokenGrants.clientCredentials >= count)
+
+/** One instance's application `Credentials` (its own Redis connection and store, as `instance`). */
+const credentialsOf = (sim: Simulator.Simulator["Service"], options: SharedAccess.Options) =>
+  Effect.gen(function*() {
+    const sdk = yield* instance(sim, options)
+    return Context.get(yield* Effect.provideContext(Layer.build(Session.layerApplication()), sdk), Credentials)
+  })
 
 /** A `shared-sdk.ts` process, ready; `round` sends `go` and answers its `done` line. */
 const child = (env: NodeJS.ProcessEnv) =>

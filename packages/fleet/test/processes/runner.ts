@@ -67,11 +67,16 @@ const traced = (shared: SharedAccess.SdkOptions): SharedAccess.SdkOptions =>
       }),
     tokenStore: Layer.effect(TokenStore, Effect.map(Effect.service(TokenStore), (store) => TokenStore.of({
       ...store,
-      get: (key) =>
+      get: (key, options) =>
         Effect.suspend(() => {
           const start = Date.now()
-          return Effect.onExit(store.get(key), (exit) =>
-            debug("token read", { key, waitMillis: millisSince(start), outcome: Exit.isSuccess(exit) ? "ok" : "failed" }))
+          return Effect.onExit(store.get(key, options), (exit) =>
+            debug("token read", {
+              key,
+              peek: options?.peek === true,
+              waitMillis: millisSince(start),
+              outcome: Exit.isSuccess(exit) ? "ok" : "failed"
+            }))
         }),
       set: (key, token) => Effect.andThen(store.set(key, token), debug("token stored", { key, expiresAt: token.expiresAt }))
     }))).pipe(Layer.provide(shared.tokenStore))
