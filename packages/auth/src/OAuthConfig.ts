@@ -33,10 +33,10 @@ export class OAuthConfig extends Context.Service<OAuthConfig, {
   readonly refreshAhead: Duration.Duration
   /**
    * A token due for renewal is still handed out, while it is renewed in the
-   * background, until this long before its expiry (default 5 s: the time a
-   * request may take to reach the service), capped at half the refresh-ahead
-   * window; after that, callers wait for the new token. `undefined` means
-   * the default.
+   * background, until this long before its expiry (at most, and by default,
+   * half the refresh-ahead window: 30 s with the default window, so that a
+   * token handed out outlives the request that carries it); after that,
+   * callers wait for the new token. `undefined` means the default.
    */
   readonly expiryMargin?: Duration.Duration | undefined
   /**
@@ -69,7 +69,7 @@ export interface Options {
   readonly redirectUri?: string | undefined
   /** A `Duration` input (default 60 seconds). */
   readonly refreshAhead?: Duration.Input | undefined
-  /** A `Duration` input (default 5 seconds). */
+  /** A `Duration` input (default half the refresh-ahead window). */
   readonly expiryMargin?: Duration.Input | undefined
   readonly clientCredentialsUrl?: string | undefined
 }
@@ -93,26 +93,12 @@ export const layer = (options: Options): Layer.Layer<OAuthConfig> =>
     clientSecret: options.clientSecret,
     redirectUri: options.redirectUri,
     refreshAhead: options.refreshAhead === undefined ? defaultRefreshAhead : Duration.fromInputUnsafe(options.refreshAhead),
-    expiryMargin: options.expiryMargin === undefined ? defaultExpiryMargin : Duration.fromInputUnsafe(options.expiryMargin),
+    expiryMargin: options.expiryMargin === undefined ? undefined : Duration.fromInputUnsafe(options.expiryMargin),
     clientCredentialsUrl: options.clientCredentialsUrl
   })
 
 const defaultRefreshAhead = Duration.seconds(60)
 
-/**
- * The default of `OAuthConfig.expiryMargin`: 5 seconds.
- *
- * @example
- * ```ts
- * import { Duration } from "effect"
- * import { defaultExpiryMargin } from "@connected-vehicle/auth/OAuthConfig"
- *
- * Duration.toMillis(defaultExpiryMargin) // 5000
- * ```
- * @since 0.2.0
- * @category constants
- */
-export const defaultExpiryMargin: Duration.Duration = Duration.seconds(5)
 
 
 /**
@@ -125,7 +111,7 @@ export const defaultExpiryMargin: Duration.Duration = Duration.seconds(5)
  * | `CONNECTED_VEHICLE_CLIENT_SECRET` | its secret (read as `Redacted`) | required |
  * | `CONNECTED_VEHICLE_REDIRECT_URI` | the consent flow's redirect URI | none |
  * | `CONNECTED_VEHICLE_REFRESH_AHEAD` | renew a token this long before it expires (an Effect duration; the deprecated `_REFRESH_AHEAD_MS`, milliseconds, is read when it is not set) | `60 seconds` |
- * | `CONNECTED_VEHICLE_EXPIRY_MARGIN` | hand out a token due for renewal until this long before it expires (an Effect duration) | `5 seconds` |
+ * | `CONNECTED_VEHICLE_EXPIRY_MARGIN` | hand out a token due for renewal until this long before it expires (an Effect duration; at most half the refresh-ahead window) | half the refresh-ahead window |
  * | `CONNECTED_VEHICLE_CLIENT_CREDENTIALS_URL` | the client-credentials token endpoint | `{auth_url}/oauth/token` |
  *
  * @example

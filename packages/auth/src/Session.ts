@@ -18,7 +18,7 @@ import { Clock, Deferred, Duration, Effect, Exit, Layer, Option, Redacted, Scope
 import { Credentials } from "@connected-vehicle/transport/Credentials"
 import type * as Transport from "@connected-vehicle/transport/Transport"
 import { ConnectedVehicleError, Credentials as NoCredential, isConnectedVehicleError } from "@connected-vehicle/transport/ConnectedVehicleError"
-import { defaultExpiryMargin, OAuthConfig } from "./OAuthConfig.ts"
+import { OAuthConfig } from "./OAuthConfig.ts"
 import * as TokenExchange from "./TokenExchange.ts"
 import type { Token, TokenStoreError } from "./TokenStore.ts"
 import { TokenStore } from "./TokenStore.ts"
@@ -118,7 +118,7 @@ export const make = <R>(
   Effect.gen(function*() {
     const store = yield* TokenStore
     const config = yield* OAuthConfig
-    const phase = phaseOf(Duration.toMillis(config.refreshAhead), Duration.toMillis(config.expiryMargin ?? defaultExpiryMargin))
+    const phase = phaseOf(Duration.toMillis(config.refreshAhead), config.expiryMargin === undefined ? undefined : Duration.toMillis(config.expiryMargin))
     const services = yield* Effect.context<R>()
     const scope = yield* Effect.serviceOption(Scope.Scope)
     const { retryAt, running } = flightsOf(store)
@@ -191,11 +191,12 @@ export const make = <R>(
  * `expired`: within the margin (capped at half that window) of its expiry,
  * or past it.
  */
-const phaseOf = (refreshAheadMillis: number, marginMillis: number) => (token: Token, now: number): "fresh" | "due" | "expired" => {
+// the margin: at most (and by default) half the refresh-ahead window
+const phaseOf = (refreshAheadMillis: number, marginMillis: number | undefined) => (token: Token, now: number): "fresh" | "due" | "expired" => {
   const { expiresAt, issuedAt } = token
   const ahead = issuedAt === undefined ? refreshAheadMillis : Math.min(refreshAheadMillis, Math.max(0, expiresAt - issuedAt) / 2)
   if (expiresAt - ahead > now) return "fresh"
-  return expiresAt - Math.min(marginMillis, ahead / 2) > now ? "due" : "expired"
+  return expiresAt - Math.min(marginMillis ?? ahead / 2, ahead / 2) > now ? "due" : "expired"
 }
 
 /**

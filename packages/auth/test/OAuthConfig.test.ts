@@ -23,11 +23,11 @@ describe("OAuthConfig.layerConfig", () => {
       )
     }))
 
-  it.effect("CONNECTED_VEHICLE_EXPIRY_MARGIN is a duration, else 5 seconds; an invalid one a ConfigurationError naming it", () =>
+  it.effect("CONNECTED_VEHICLE_EXPIRY_MARGIN is a duration, else unset (half the refresh-ahead window); an invalid one a ConfigurationError naming it", () =>
     Effect.gen(function*() {
       const margin = (env: Record<string, string>) =>
-        Effect.map(read(env), (config) => Duration.toMillis(config.expiryMargin ?? OAuthConfig.defaultExpiryMargin))
-      assert.strictEqual(yield* margin({}), 5_000)
+        Effect.map(read(env), (config) => config.expiryMargin === undefined ? undefined : Duration.toMillis(config.expiryMargin))
+      assert.strictEqual(yield* margin({}), undefined)
       assert.strictEqual(yield* margin({ CONNECTED_VEHICLE_EXPIRY_MARGIN: "2 seconds" }), 2_000)
       assert.strictEqual(yield* margin({ CONNECTED_VEHICLE_EXPIRY_MARGIN: "0 millis" }), 0)
       const error = yield* Effect.flip(read({ CONNECTED_VEHICLE_EXPIRY_MARGIN: "-1 seconds" }))

@@ -42,7 +42,7 @@ describe("Session: stale-while-revalidate", () => {
   it.effect("a token due for renewal is handed out at once during one slow renewal, then the new one", () =>
     withSlowRenewal((first) =>
       Effect.gen(function*() {
-        yield* TestClock.adjust("7170 seconds") // 30 s left: due (60 s window), still handed out (5 s margin)
+        yield* TestClock.adjust("7150 seconds") // 50 s left: due (60 s window), still handed out (the default margin: 30 s)
         assert.deepStrictEqual(yield* promptly(readers(50)), Array(50).fill(first))
         yield* eventually(Effect.map(tokenRequests, (statuses) => statuses.length > 0), "the renewal at the token endpoint")
         // the renewal is held there for a second of the test clock: readers still go on at once
@@ -59,7 +59,7 @@ describe("Session: stale-while-revalidate", () => {
   it.effect("an expired token, or one within the margin of its expiry: every reader waits for one renewal", () =>
     withSlowRenewal((first) =>
       Effect.gen(function*() {
-        yield* TestClock.adjust("7197 seconds") // 3 s left: within the 5 s margin
+        yield* TestClock.adjust("7197 seconds") // 3 s left: within the margin
         const waiting = yield* Effect.forkChild(readers(50))
         yield* eventually(Effect.map(tokenRequests, (statuses) => statuses.length > 0), "the renewal at the token endpoint")
         yield* TestClock.withLive(Effect.sleep("50 millis"))
@@ -84,7 +84,7 @@ describe("Session: stale-while-revalidate", () => {
         const [first] = yield* readers(1)
         yield* sim.resetLog
         yield* sim.injectFaults({ path: "/oauth/token", faults: [{ _tag: "Status", status: 500 }, { _tag: "Status", status: 500 }] })
-        yield* TestClock.adjust("7170 seconds")
+        yield* TestClock.adjust("7150 seconds")
         assert.deepStrictEqual(yield* promptly(readers(20)), Array(20).fill(first))
         yield* eventually(Effect.map(tokenRequests, (statuses) => statuses.includes(500)), "the failed renewal")
         yield* eventually(Effect.sync(() => warnings.length > 0), "the warning")
@@ -92,7 +92,7 @@ describe("Session: stale-while-revalidate", () => {
         // not tried again in the background within a second: the current token, no new request
         assert.deepStrictEqual(yield* promptly(readers(20)), Array(20).fill(first))
         assert.deepStrictEqual(yield* tokenRequests, [500])
-        // within the margin of its expiry: the reader waits for a renewal, which fails
+        // within the margin of its expiry (23 s left): the reader waits for a renewal, which fails
         yield* TestClock.adjust("27 seconds")
         const error = reasonOf(yield* Effect.flip(readers(1)))
         assert.strictEqual(error._tag, "Credentials")
@@ -110,7 +110,7 @@ describe("Session: stale-while-revalidate", () => {
     Effect.gen(function*() {
       const first = yield* withSlowRenewal((first) =>
         Effect.gen(function*() {
-          yield* TestClock.adjust("7170 seconds")
+          yield* TestClock.adjust("7150 seconds")
           assert.deepStrictEqual(yield* promptly(readers(1)), [first])
           yield* eventually(Effect.map(tokenRequests, (statuses) => statuses.length > 0), "the renewal at the token endpoint")
           return first
