@@ -39,8 +39,13 @@ describe("ClientError", () => {
       assert.strictEqual(error.isRetryable, retryable, `${status}`)
       assert.strictEqual((error.cause as CallError.ConnectedVehicleError)._tag, "ConnectedVehicleError")
     }
+    // every reason of a response with a Retry-After keeps it, in milliseconds
     assert.strictEqual(ClientError.fromEffectError(answered("RATE_LIMIT", 429)).retryAfter, 250)
-    assert.isUndefined(ClientError.fromEffectError(answered("SERVER", 503)).retryAfter)
+    assert.strictEqual(ClientError.fromEffectError(answered("SERVER", 503)).retryAfter, 250)
+    const malformed = new CallError.MalformedBody({ method: "GET", url: "u", status: 502, description: "not JSON", retryAfter: Duration.seconds(2) })
+    assert.strictEqual(ClientError.fromEffectError(failed(malformed)).retryAfter, 2_000)
+    const unanswered = fromEnvelope(makeEnvelope("SERVER", "d", { status: 500 }), { status: 500 })
+    assert.isUndefined(ClientError.fromEffectError(failed(unanswered)).retryAfter)
   })
 
   it("each reason of a failed call, and each other error of the SDK, has its class", () => {
