@@ -61,7 +61,6 @@ describe("ClientError", () => {
     assert.strictEqual(redirect.location, "https://elsewhere")
     assert.instanceOf(of(failed(new CallError.InvalidRequest({ method: "GET", path: "/x", description: "bad root" }))), ClientError.InvalidRequestError)
     assert.strictEqual(of(new InvalidArgument({ field: "vehicleId", message: "m" })).field, "vehicleId")
-    assert.instanceOf(of({ _tag: "MissingBatchEntry", message: "m" }), ClientError.InvalidResponseError)
     assert.strictEqual(of({ _tag: "NotConnected", message: "m", vehicleId: "veh_1" }).vehicleId, "veh_1")
     const oauth = of(failed(new CallError.OAuth({ method: "POST", url: "u", status: 400, error: "invalid_grant" })))
     assert.instanceOf(oauth, ClientError.OAuthError)
