@@ -9,7 +9,6 @@
  */
 import { Duration, Effect, Option, Redacted, Schema } from "effect"
 import * as Consent from "@connected-vehicle/auth/Consent"
-import type { MissingRedirectUri } from "@connected-vehicle/auth/Consent"
 import type { OAuthConfig } from "@connected-vehicle/auth/OAuthConfig"
 import * as Session from "@connected-vehicle/auth/Session"
 import type * as TokenExchange from "@connected-vehicle/auth/TokenExchange"
@@ -176,7 +175,7 @@ export const run = (options: {
   readonly onConsentUrl: (url: string, wait: ConsentWait) => Effect.Effect<void>
 }): Effect.Effect<
   Authorization,
-  SampleError | LoginTimeout | InvalidArgument | MissingRedirectUri | TokenExchange.TokenError | TokenStoreError,
+  SampleError | LoginTimeout | InvalidArgument | TokenExchange.TokenError | TokenStoreError,
   Transport | TransportConfig | OAuthConfig | TokenStore
 > =>
   Effect.scoped(Effect.gen(function*() {

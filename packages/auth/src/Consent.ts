@@ -3,10 +3,11 @@
  *
  * @since 0.1.0
  */
-import { Effect, Schema } from "effect"
+import { Effect } from "effect"
 import { HttpApiClient } from "effect/http-api"
 import { AuthorizationApi } from "@connected-vehicle/schema/Api"
 import type { Mode } from "@connected-vehicle/schema/Common"
+import { InvalidArgument } from "@connected-vehicle/schema/InvalidArgument"
 import type { Permission } from "@connected-vehicle/schema/OAuth"
 import { TransportConfig } from "@connected-vehicle/transport/TransportConfig"
 import { OAuthConfig } from "./OAuthConfig.ts"
@@ -40,7 +41,8 @@ export interface ConsentOptions {
 /**
  * Builds `{auth_url}/oauth/authorize?response_type=code&client_id=...&redirect_uri=...&scope=...`
  * from the contract. Scope is the permissions joined by spaces. Fails with
- * {@link MissingRedirectUri} when the redirect URI is missing or empty.
+ * an `InvalidArgument` (`field: "redirectUri"`) when the redirect URI is
+ * missing or empty.
  *
  * @example
  * ```ts
@@ -59,9 +61,9 @@ export const consentUrl = (
   authorizationUrl: string,
   clientId: string,
   options: ConsentOptions
-): Effect.Effect<string, MissingRedirectUri> => {
+): Effect.Effect<string, InvalidArgument> => {
   if (typeof options.redirectUri !== "string" || options.redirectUri.length === 0) {
-    return Effect.fail(new MissingRedirectUri())
+    return Effect.fail(missingRedirectUri(options.redirectUri === undefined ? "none was given" : `got ${JSON.stringify(options.redirectUri)}`))
   }
   return Effect.succeed(HttpApiClient.urlBuilder(AuthorizationApi, { baseUrl: authorizationUrl }).oauth.authorize({
     query: {
@@ -77,7 +79,8 @@ export const consentUrl = (
 
 /**
  * {@link consentUrl} with the configured authorization root and client id;
- * `redirectUri` defaults to the configured one and fails when there is none.
+ * `redirectUri` defaults to the configured one (`OAuthConfig.redirectUri`);
+ * without either, an `InvalidArgument` (`field: "redirectUri"`).
  *
  * @example
  * ```ts
@@ -91,31 +94,20 @@ export const consentUrl = (
  */
 export const make = (
   options: Omit<ConsentOptions, "redirectUri"> & { readonly redirectUri?: string | undefined }
-): Effect.Effect<string, MissingRedirectUri, TransportConfig | OAuthConfig> =>
+): Effect.Effect<string, InvalidArgument, TransportConfig | OAuthConfig> =>
   Effect.gen(function*() {
     const transport = yield* TransportConfig
     const oauth = yield* OAuthConfig
-    const redirectUri = options.redirectUri ?? oauth.redirectUri ?? ""
+    const redirectUri = options.redirectUri ?? oauth.redirectUri
+    if (redirectUri === undefined) {
+      return yield* missingRedirectUri("none was given or configured (CONNECTED_VEHICLE_REDIRECT_URI)")
+    }
     return yield* consentUrl(transport.roots.authorization, oauth.clientId, { ...options, redirectUri })
   })
 
-/**
- * No redirect URI was given or configured (none is ever sent as `undefined`).
- *
- * @example
- * ```ts
- * import { Effect } from "effect"
- * import { make } from "@connected-vehicle/auth/Consent"
- *
- * const url = make({ permissions: ["read_vin"] }).pipe(
- *   Effect.catchTag("MissingRedirectUri", () => Effect.succeed("configure CONNECTED_VEHICLE_REDIRECT_URI"))
- * )
- * ```
- * @since 0.1.0
- * @category errors
- */
-export class MissingRedirectUri extends Schema.TaggedError<MissingRedirectUri>()("MissingRedirectUri", {}) {
-  override get message() {
-    return "A redirect URI is required for the consent URL and the code exchange"
-  }
-}
+/** The argument error of a missing or empty redirect URI (`what` says what was given). */
+const missingRedirectUri = (what: string): InvalidArgument =>
+  new InvalidArgument({
+    field: "redirectUri",
+    message: `redirectUri: Expected the redirect URI of the consent and the code exchange (a non-empty string), ${what}`
+  })

@@ -7,6 +7,7 @@ import * as TokenExchange from "@connected-vehicle/auth/TokenExchange"
 import * as OAuthConfig from "@connected-vehicle/auth/OAuthConfig"
 import { TokenStore, TokenStoreError } from "@connected-vehicle/auth/TokenStore"
 import { LegacyApi, VehicleApi } from "@connected-vehicle/schema/Api"
+import { InvalidArgument } from "@connected-vehicle/schema/InvalidArgument"
 import { Simulator } from "@connected-vehicle/simulator/Simulator"
 import * as Pagination from "@connected-vehicle/transport/Pagination"
 import * as Transport from "@connected-vehicle/transport/Transport"
@@ -42,18 +43,22 @@ describe("Consent URL", () => {
     })
   }))
 
-  it.effect("never sends redirect_uri=undefined: a typed MissingRedirectUri, not a crash", () =>
+  it.effect("never sends redirect_uri=undefined: an InvalidArgument naming redirectUri, not a crash", () =>
     Effect.gen(function*() {
       for (const missing of [undefined as unknown as string, ""]) {
         const error = yield* flipReason(Consent.consentUrl("http://127.0.0.1:9", "c", { redirectUri: missing, permissions: [] }))
-        assert.strictEqual(error._tag, "MissingRedirectUri")
+        assert.instanceOf(error, InvalidArgument)
+        assert.strictEqual(error.field, "redirectUri")
+        assert.match(error.message, /^redirectUri: Expected the redirect URI/)
       }
     }))
 
-  it.effect("fails with MissingRedirectUri when none is given or configured", () =>
+  it.effect("fails with an InvalidArgument naming redirectUri when none is given or configured", () =>
     Effect.gen(function*() {
       const error = yield* flipReason(Consent.make({ permissions: ["read_vin"] }))
-      assert.strictEqual(error._tag, "MissingRedirectUri")
+      assert.instanceOf(error, InvalidArgument)
+      assert.strictEqual(error.field, "redirectUri")
+      assert.include(error.message, "CONNECTED_VEHICLE_REDIRECT_URI")
     }).pipe(Effect.provide(loopback())))
 })
 

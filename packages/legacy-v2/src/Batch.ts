@@ -4,8 +4,10 @@
  * The caller names the read endpoints it wants ({@link LegacyPath}); the
  * result has one entry per requested path, typed by that path (the
  * `/odometer` entry holds an `Odometer`, and so on). Each entry is either its
- * decoded {@link Reading} or its own typed error, built from the entry's own
- * `code`, body envelope and headers: one failing entry never fails the others.
+ * decoded {@link Reading} or its own `ConnectedVehicleError`, built from the
+ * entry's own `code`, body envelope and headers (an `InvalidResponse` reason
+ * when the response has no entry for it): one failing entry never fails the
+ * others.
  *
  * Each requested path counts against the per-vehicle request limit of the
  * service (section 8), exactly as if it had been requested on its own.
@@ -28,43 +30,23 @@ import { toReading } from "./internal/headers.ts"
 import type { Reading } from "./Reading.ts"
 
 /**
- * The batch response has no entry for a requested path.
- *
- * @example
- * ```ts
- * import { MissingBatchEntry } from "@connected-vehicle/legacy-v2/Batch"
- *
- * new MissingBatchEntry({ path: "/vin" }).message
- * ```
- * @deprecated v2.0 sunsets on 2026-12-01: v3 has no batch; use one `Migration` read per path of `@connected-vehicle/v3`.
- * @since 0.1.0
- * @category errors
- */
-export class MissingBatchEntry extends Schema.TaggedError<MissingBatchEntry>()("MissingBatchEntry", {
-  path: Schema.String
-}) {
-  override get message() {
-    return `The batch response has no entry for ${this.path}`
-  }
-}
-
-/**
  * The error of one batch entry: a `ConnectedVehicleError` whose reason is
- * the one of its envelope, a body that is not the envelope (`MalformedBody`)
- * or a success body that does not match its path's schema
- * (`InvalidResponse`); or no entry at all.
+ * the one of its envelope, a body that is not the envelope (`MalformedBody`),
+ * or `InvalidResponse`: a success body that does not match its path's
+ * schema, or no entry at all for the path (`POST .../batch`, the batch's
+ * status).
  *
  * @example
  * ```ts
  * import type { EntryError } from "@connected-vehicle/legacy-v2/Batch"
  *
- * const isMissing = (error: EntryError): boolean => error._tag === "MissingBatchEntry"
+ * const isInvalid = (error: EntryError): boolean => error.reason._tag === "InvalidResponse"
  * ```
  * @deprecated v2.0 sunsets on 2026-12-01: use `Migration.ReadError` of `@connected-vehicle/v3`.
  * @since 0.1.0
  * @category errors
  */
-export type EntryError = ConnectedVehicleError | MissingBatchEntry
+export type EntryError = ConnectedVehicleError
 
 /**
  * One entry: the decoded reading of path `P`, or its own error.
@@ -115,7 +97,8 @@ export type BatchResult<P extends LegacyPath> =
  *   vehicleUrl: "http://127.0.0.1:8080/v2.0/vehicles/veh_1",
  *   unitSystem: "metric",
  *   requestIdHeader: ["sc-request-id", "x-request-id"],
- *   now: Date.now()
+ *   now: Date.now(),
+ *   response: { status: 200, requestId: "req_1" }
  * }
  * ```
  * @deprecated v2.0 sunsets on 2026-12-01: v3 has no batch (see `Migration` of `@connected-vehicle/v3`).
@@ -135,6 +118,8 @@ export interface DecodeContext {
   readonly now: number
   /** The deprecation headers of the batch response. */
   readonly deprecation?: Deprecation | undefined
+  /** The status (default 200) and request id of the batch response, for the error of a missing entry. */
+  readonly response?: { readonly status: number; readonly requestId?: string | undefined } | undefined
 }
 
 /**
@@ -149,7 +134,7 @@ export interface DecodeContext {
  *   ["/odometer", "/vin"],
  *   { vehicleUrl: "http://127.0.0.1:8080/v2.0/vehicles/veh_1", unitSystem: "metric", requestIdHeader: "x-request-id", now: Date.now() }
  * )
- * result["/vin"]._tag // "Failure": MissingBatchEntry
+ * result["/vin"]._tag // "Failure": a ConnectedVehicleError, reason InvalidResponse (no entry for /vin)
  * ```
  * @deprecated v2.0 sunsets on 2026-12-01: v3 has no batch (see `Migration` of `@connected-vehicle/v3`).
  * @since 0.1.0
@@ -163,7 +148,7 @@ export const decode = <P extends LegacyPath>(
   const out: Partial<Record<LegacyPath, Entry<LegacyPath>>> & { deprecation?: Deprecation } = {}
   for (const path of paths) {
     const item = response.responses.find((i) => i.path === path)
-    out[path] = item === undefined ? Result.fail(new MissingBatchEntry({ path })) : decodeItem(path, item, context)
+    out[path] = item === undefined ? Result.fail(missing(path, context)) : decodeItem(path, item, context)
   }
   if (context.deprecation !== undefined) out.deprecation = context.deprecation
   return out as BatchResult<P>
@@ -172,6 +157,20 @@ export const decode = <P extends LegacyPath>(
 const decodeEnvelope = Schema.decodeUnknownOption(ErrorEnvelope)
 
 const failed = (reason: ConnectedVehicleError["reason"]) => new ConnectedVehicleError({ reason })
+
+/** A requested path without an entry: the batch response is not what the endpoint answers. */
+const missing = (path: LegacyPath, context: DecodeContext) => {
+  const requestId = context.response?.requestId
+  return failed(
+    new InvalidResponse({
+      method: "POST",
+      url: `${context.vehicleUrl}/batch`,
+      status: context.response?.status ?? 200,
+      ...(requestId === undefined ? {} : { requestId }),
+      description: `the batch response has no entry for ${path}`
+    })
+  )
+}
 
 const decodeItem = <P extends LegacyPath>(path: P, item: BatchItem, context: DecodeContext): Entry<P> => {
   const headers = item.headers as Readonly<Record<string, string | undefined>>

@@ -340,7 +340,8 @@ const batchOf = <const P extends LegacyPath>(
       unitSystem,
       requestIdHeader: reads.requestIdHeaders,
       now: yield* Clock.currentTimeMillis,
-      deprecation: Deprecation.fromHeaders(response.headers)
+      deprecation: Deprecation.fromHeaders(response.headers),
+      response: { status: response.status, requestId: response.requestId }
     })
   })
 }

@@ -46,6 +46,27 @@ describe("Batch.decode", () => {
     assert.strictEqual(tag(result["/vin"]), "MalformedBody")
     assert.strictEqual(tag(result["/engine/oil"]), "InvalidResponse")
     assert.strictEqual(tag(result["/tires/pressure"]), "InvalidResponse")
-    assert.strictEqual(tag(result["/service/history"]), "MissingBatchEntry")
+    // no entry for a requested path: the batch response is invalid, one ConnectedVehicleError as any other
+    const history = result["/service/history"]
+    const missing = Result.isFailure(history) ? history.failure : undefined
+    assert.strictEqual(missing?._tag, "ConnectedVehicleError")
+    assert.strictEqual(missing?.reason._tag, "InvalidResponse")
+    if (missing?.reason._tag === "InvalidResponse") {
+      assert.deepStrictEqual(
+        [missing.reason.method, missing.reason.url, missing.reason.status, missing.reason.requestId],
+        ["POST", `${context.vehicleUrl}/batch`, 200, undefined]
+      )
+      assert.include(missing.message, "no entry for /service/history")
+      assert.isFalse(missing.isRetryable)
+    }
+  })
+
+  it("a missing entry carries the batch response's status and request id", () => {
+    const result = decode({ responses: [] }, ["/vin"], { ...context, response: { status: 207, requestId: "req-batch" } })
+    const vin = result["/vin"]
+    assert.isTrue(Result.isFailure(vin))
+    if (Result.isFailure(vin)) {
+      assert.deepStrictEqual([vin.failure.reason._tag, vin.failure.status, vin.failure.requestId], ["InvalidResponse", 207, "req-batch"])
+    }
   })
 })

@@ -16,8 +16,9 @@ import type { ErrorEnvelope } from "./ServiceError.ts"
 /**
  * Fields every service reason carries: a readable `message`
  * (`<status> <code>: <detail>`), the first envelope item flattened, plus the
- * HTTP context (status, request id, method, URL without credentials) and
- * every item of the envelope.
+ * HTTP context (status, request id, method, URL without credentials, the
+ * delay of the response's `Retry-After` when it sent a valid one) and every
+ * item of the envelope.
  *
  * @example
  * ```ts
@@ -42,6 +43,7 @@ export const ServiceErrorFields = {
   requestId: Schema.optionalKey(Schema.String),
   method: Schema.optionalKey(Schema.String),
   url: Schema.optionalKey(Schema.String),
+  retryAfter: Schema.optionalKey(Schema.Duration),
   errors: Schema.Array(ErrorItem)
 }
 
@@ -160,8 +162,8 @@ export class ConnectedServicesAccount
 
 /**
  * A 429 (whatever the body's type): too many requests. `retryAfter` is the
- * `Retry-After` the service sent, if any. Always retryable; the transport
- * waits only as its rate-limit policy allows.
+ * `Retry-After` the service sent, if any. Always retryable; after a 429 the
+ * transport waits only as its rate-limit policy allows.
  *
  * @example
  * ```ts
@@ -173,10 +175,7 @@ export class ConnectedServicesAccount
  * @since 0.2.0
  * @category reasons
  */
-export class RateLimit extends Schema.TaggedError<RateLimit>()("RateLimit", {
-  ...ServiceErrorFields,
-  retryAfter: Schema.optionalKey(Schema.Duration)
-}) {
+export class RateLimit extends Schema.TaggedError<RateLimit>()("RateLimit", ServiceErrorFields) {
   get isRetryable(): boolean {
     return true
   }
@@ -350,7 +349,8 @@ export const ServiceReason = Schema.Union([
 ])
 
 /**
- * Context of the HTTP exchange an envelope came from.
+ * Context of the HTTP exchange an envelope came from (`retryAfter`: the
+ * delay of its `Retry-After`, kept by every reason).
  *
  * @example
  * ```ts
@@ -404,11 +404,10 @@ export const fromEnvelope = (envelope: ErrorEnvelope, context: ErrorContext): Se
     ...optional("about", first.links?.about),
     ...optional("requestId", context.requestId ?? first.meta?.debug?.requestId),
     ...optional("method", context.method),
-    ...optional("url", context.url)
+    ...optional("url", context.url),
+    ...optional("retryAfter", context.retryAfter)
   }
-  if (context.status === 429 || first.type === "RATE_LIMIT") {
-    return new RateLimit({ ...fields, ...optional("retryAfter", context.retryAfter) })
-  }
+  if (context.status === 429 || first.type === "RATE_LIMIT") return new RateLimit(fields)
   switch (first.type) {
     case "AUTHENTICATION":
       return context.status === 403 ? new PermissionDenied(fields) : new Authentication(fields)

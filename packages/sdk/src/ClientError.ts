@@ -37,7 +37,7 @@ export interface ErrorFields {
   readonly status?: number | undefined
   readonly requestId?: string | undefined
   readonly isRetryable?: boolean | undefined
-  /** The `Retry-After` of a 429, in milliseconds (the unit of `setTimeout`). */
+  /** The `Retry-After` of an error response (a 429, a 503...), in milliseconds (the unit of `setTimeout`). */
   readonly retryAfter?: number | undefined
   readonly type?: string | undefined
   readonly code?: string | undefined
@@ -94,7 +94,7 @@ export class ConnectedVehicleError extends Error {
   readonly requestId: string | undefined
   /** Whether another attempt may succeed (the SDK already retried as its policy allows). */
   readonly isRetryable: boolean
-  /** The `Retry-After` of a 429, in milliseconds. */
+  /** The `Retry-After` the service sent with an error status (a 429, a 503...), in milliseconds. */
   readonly retryAfter: number | undefined
   /** The error type of the service's envelope (`RESOURCE_NOT_FOUND`, ...), or `OAUTH`. */
   readonly type: string | undefined

@@ -39,8 +39,13 @@ describe("ClientError", () => {
       assert.strictEqual(error.isRetryable, retryable, `${status}`)
       assert.strictEqual((error.cause as CallError.ConnectedVehicleError)._tag, "ConnectedVehicleError")
     }
+    // every reason of a response with a Retry-After keeps it, in milliseconds
     assert.strictEqual(ClientError.fromEffectError(answered("RATE_LIMIT", 429)).retryAfter, 250)
-    assert.isUndefined(ClientError.fromEffectError(answered("SERVER", 503)).retryAfter)
+    assert.strictEqual(ClientError.fromEffectError(answered("SERVER", 503)).retryAfter, 250)
+    const malformed = new CallError.MalformedBody({ method: "GET", url: "u", status: 502, description: "not JSON", retryAfter: Duration.seconds(2) })
+    assert.strictEqual(ClientError.fromEffectError(failed(malformed)).retryAfter, 2_000)
+    const unanswered = fromEnvelope(makeEnvelope("SERVER", "d", { status: 500 }), { status: 500 })
+    assert.isUndefined(ClientError.fromEffectError(failed(unanswered)).retryAfter)
   })
 
   it("each reason of a failed call, and each other error of the SDK, has its class", () => {
@@ -56,8 +61,6 @@ describe("ClientError", () => {
     assert.strictEqual(redirect.location, "https://elsewhere")
     assert.instanceOf(of(failed(new CallError.InvalidRequest({ method: "GET", path: "/x", description: "bad root" }))), ClientError.InvalidRequestError)
     assert.strictEqual(of(new InvalidArgument({ field: "vehicleId", message: "m" })).field, "vehicleId")
-    assert.instanceOf(of({ _tag: "MissingRedirectUri", message: "m" }), ClientError.CredentialsError)
-    assert.instanceOf(of({ _tag: "MissingBatchEntry", message: "m" }), ClientError.InvalidResponseError)
     assert.strictEqual(of({ _tag: "NotConnected", message: "m", vehicleId: "veh_1" }).vehicleId, "veh_1")
     const oauth = of(failed(new CallError.OAuth({ method: "POST", url: "u", status: 400, error: "invalid_grant" })))
     assert.instanceOf(oauth, ClientError.OAuthError)

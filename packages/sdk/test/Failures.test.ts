@@ -73,6 +73,12 @@ describe("Client failures", () => {
     assert.strictEqual(server.status, 500)
     assert.isTrue(server.isRetryable)
     assert.isString(server.requestId)
+    assert.isUndefined(server.retryAfter)
+
+    await inject("/v3/webhooks", [{ _tag: "Status", status: 503, retryAfter: "2" }])
+    const unavailable = await expectError(client.v3.webhooks.list({}, once), Client.ServerError)
+    assert.strictEqual(unavailable.status, 503)
+    assert.strictEqual(unavailable.retryAfter, 2_000)
 
     await inject("/v3/webhooks", [{ _tag: "StallBody" }])
     const timeout = await expectError(client.v3.webhooks.list({}, { timeout: 300, maxRetries: 0 }), Client.TimeoutError)

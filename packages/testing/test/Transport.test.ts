@@ -305,6 +305,29 @@ describe("Transport (recording mock)", () => {
       assert.strictEqual((yield* requests).length, 3)
     }).pipe(Effect.provide(mock((_, i) => i === 0 ? envelope(500, "UPSTREAM") : i === 1 ? envelope(503, "SERVER") : odometer))))
 
+  it.effect("a 503's Retry-After is waited before the retry (not the shorter backoff), whatever rateLimit.wait says", () =>
+    Effect.gen(function*() {
+      const legacy = yield* Transport.client(LegacyApi, "legacy")
+      const fiber = yield* Effect.forkChild(legacy.odometer({ params: { id: "v1" } }))
+      yield* TestClock.adjust("4999 millis")
+      assert.strictEqual((yield* requests).length, 1)
+      yield* TestClock.adjust("1 millis")
+      assert.strictEqual((yield* Fiber.join(fiber)).value.distance, 1234.5)
+      assert.strictEqual((yield* requests).length, 2)
+    }).pipe(Effect.provide(mock((_, i) => i === 0 ? { ...envelope(503, "SERVER"), headers: { "retry-after": "5" } } : odometer))))
+
+  it.effect("a 503's Retry-After past the call's budget: no retry, the error carries it", () =>
+    Effect.gen(function*() {
+      const legacy = yield* Transport.client(LegacyApi, "legacy")
+      const error = yield* Effect.flip(legacy.odometer({ params: { id: "v1" } }, { retry: { maxElapsed: "10 seconds" } }))
+      assert.strictEqual(error._tag, "ConnectedVehicleError")
+      if (error._tag === "ConnectedVehicleError") {
+        assert.strictEqual(error.reason._tag, "Server")
+        assert.strictEqual(Duration.toMillis(error.retryAfter!), 20_000)
+      }
+      assert.strictEqual((yield* requests).length, 1)
+    }).pipe(Effect.provide(mock(() => ({ ...envelope(503, "SERVER"), headers: { "retry-after": "20" } })))))
+
   it.effect("a 429 is a RateLimitError with its Retry-After whatever the body, never retried with backoff", () =>
     Effect.gen(function*() {
       const legacy = yield* Transport.client(LegacyApi, "legacy")

@@ -8,9 +8,11 @@
  * `InvalidResponse`, `InvalidRequest`, `Credentials`, `OAuth`).
  *
  * Every reason carries `isRetryable` (the transport's retry policy asks it),
- * and, where known, the HTTP status, the request id, the method and the URL
- * without credentials; a `RateLimit` carries the `retryAfter` the service
- * sent. None of them carries a header value or a token.
+ * and, where known, the HTTP status, the request id, the method, the URL
+ * without credentials and `retryAfter`, the delay of the `Retry-After` the
+ * service sent with an error status (a `Duration`; the transport waits at
+ * least that long before retrying). None of them carries a header value or
+ * a token.
  *
  * An argument refused before sending is not a failed call: it is an
  * `InvalidArgument` (`@connected-vehicle/schema/InvalidArgument`).
@@ -25,23 +27,28 @@ const context = {
   url: Schema.String
 }
 
-// status and request id, when the response headers had arrived before the
-// failure (a stalled or dropped body)
+// the delay of the `Retry-After` of an error response, when it sent a valid one
+const retryAfter = Schema.optionalKey(Schema.Duration)
+
+// status, request id and `Retry-After`, when the response headers had
+// arrived before the failure (a stalled or dropped body)
 const headersSeen = {
   status: Schema.optionalKey(Schema.Int),
-  requestId: Schema.optionalKey(Schema.String)
+  requestId: Schema.optionalKey(Schema.String),
+  retryAfter
 }
 
 const responseContext = {
   ...context,
   status: Schema.Int,
-  requestId: Schema.optionalKey(Schema.String)
+  requestId: Schema.optionalKey(Schema.String),
+  retryAfter
 }
 
 /**
  * The exchange (headers and body) did not finish within the per-attempt
- * timeout. When the headers had arrived (a stalled body), `status` and
- * `requestId` are those of the response. Retryable.
+ * timeout. When the headers had arrived (a stalled body), `status`,
+ * `requestId` and `retryAfter` are those of the response. Retryable.
  *
  * @example
  * ```ts
@@ -68,8 +75,8 @@ export class Timeout extends Schema.TaggedError<Timeout>()("Timeout", {
 
 /**
  * The connection failed (refused, reset, dropped mid-body). When it failed
- * while reading the body, `status` and `requestId` are those of the
- * response. Retryable.
+ * while reading the body, `status`, `requestId` and `retryAfter` are those
+ * of the response. Retryable.
  *
  * @example
  * ```ts
@@ -349,9 +356,9 @@ export class ConnectedVehicleError extends Schema.TaggedError<ConnectedVehicleEr
   get isRetryable(): boolean {
     return this.reason.isRetryable
   }
-  /** The `Retry-After` the service sent with a 429. */
+  /** The delay of the `Retry-After` the service sent with an error status (a 429, a 503...). */
   get retryAfter(): Duration.Duration | undefined {
-    return this.reason._tag === "RateLimit" ? this.reason.retryAfter : undefined
+    return "retryAfter" in this.reason ? this.reason.retryAfter : undefined
   }
   /** The HTTP status, when a response (or its head) arrived. */
   get status(): number | undefined {

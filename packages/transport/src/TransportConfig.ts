@@ -71,13 +71,13 @@ export interface Roots {
 export interface RetryPolicy {
   /** Total attempts including the first (1 disables retries). */
   readonly maxAttempts: number
-  /** Delay before the first retry; doubles (times `factor`) for each further one. */
+  /** Delay before the first retry, times `factor` for each further one (at least a response's `Retry-After`). */
   readonly initialDelay: Duration.Duration
   readonly factor: number
   /** Cap of one delay. */
   readonly maxDelay: Duration.Duration
   /**
-   * Budget of the whole call: attempts, backoff and rate-limit waits. No wait
+   * Budget of the whole call: attempts, backoff and `Retry-After` waits. No wait
    * starts that would end past it, and each attempt's timeout is cut to what
    * is left of it.
    */

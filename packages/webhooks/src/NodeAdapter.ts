@@ -184,7 +184,7 @@ const write = (res: NodeResponse, reply: Receiver.Reply): void => {
 /**
  * Builds a Node request handler running the receiver's Effect through a
  * runtime built from the given layers. `secret` is a string or a
- * `Redacted<string>`; an empty (or unset) one throws `InvalidSecret` here,
+ * `Redacted<string>`; an empty (or unset) one throws an `InvalidArgument` (`field: "secret"`) here,
  * before any delivery.
  *
  * @example
@@ -194,7 +194,7 @@ const write = (res: NodeResponse, reply: Receiver.Reply): void => {
  * import * as NodeAdapter from "@connected-vehicle/webhooks/NodeAdapter"
  *
  * const handler = NodeAdapter.make({
- *   secret: Redacted.make(process.env.WEBHOOK_SECRET ?? ""), // or the string itself; empty → throws InvalidSecret
+ *   secret: Redacted.make(process.env.WEBHOOK_SECRET ?? ""), // or the string itself; empty → throws InvalidArgument
  *   handler: (event) => Effect.log(`${event.eventType} ${event.eventId}`)
  * })
  * createServer(handler).listen(3000)

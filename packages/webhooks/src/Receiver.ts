@@ -73,7 +73,7 @@ export interface Options<E, R> {
   /**
    * The webhook secret: the application's management token, which keys the
    * signatures. A string (wrapped in `Redacted` at once) or a
-   * `Redacted<string>`; an empty one makes `make` throw `InvalidSecret`.
+   * `Redacted<string>`; an empty one makes `make` throw an `InvalidArgument` (`field: "secret"`).
    */
   readonly secret: Secret
   /**
@@ -258,7 +258,7 @@ export const readLimited = <E>(
 /**
  * Builds a receiver. Its effects need the `SeenEvents` store (for example
  * `SeenEvents.layerMemory()`) and whatever the handler needs. Throws
- * `InvalidSecret` (from `./Signature.ts`) when the secret is empty or not a
+ * `InvalidArgument` (`field: "secret"`) when the secret is empty or not a
  * string, so a misconfigured receiver fails at start-up rather than
  * answering every delivery with an error.
  *

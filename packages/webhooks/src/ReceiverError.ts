@@ -163,7 +163,7 @@ export type ReceiverError =
 /**
  * The HTTP status a receiver answers an error with: 405, 413, 400, 401, 400,
  * 409, 500 and 503 (the seen-events store failed) respectively; 500 for
- * `InvalidSecret` and `UnsupportedBody` (which a receiver built by `make`
+ * `InvalidArgument` (the secret) and `UnsupportedBody` (which a receiver built by `make`
  * never meets: it refuses an empty secret at construction and reads bytes).
  *
  * @example
@@ -187,7 +187,7 @@ export const statusOf = (error: ReceiverError): number => {
     case "MalformedSignature":
     case "InvalidSignature":
       return 401
-    case "InvalidSecret":
+    case "InvalidArgument":
     case "UnsupportedBody":
       // the receiver's own configuration or input, not the sender's (make refuses an empty secret)
       return 500

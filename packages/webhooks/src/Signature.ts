@@ -4,13 +4,24 @@
  * (the application's management token). Verification hashes the exact bytes
  * received (never a re-serialised object) and compares in constant time.
  *
- * This module depends on `node:crypto` and `effect` only, so a sender (the
- * simulator, a test) can sign with the same code the receiver verifies with.
+ * This module depends on `node:crypto`, `effect` and the SDK's argument
+ * error (`InvalidArgument` of `@connected-vehicle/schema`) only, so a sender
+ * (the simulator, a test) can sign with the same code the receiver verifies
+ * with.
+ *
+ * A secret that cannot key a signature (empty, or not a string: an unset
+ * environment variable, `Redacted.make(undefined)`) is an `InvalidArgument`
+ * with `field: "secret"`, the one argument error of the SDK: thrown by
+ * `Receiver.make`, `NodeAdapter.make`, `WebAdapter.make`, {@link sign} and
+ * {@link challengeResponse}; the failure of {@link verify} and
+ * {@link verifyResult} (and `false` from {@link isValid}). The secret is
+ * never part of it.
  *
  * @since 0.1.0
  */
 import { createHmac, timingSafeEqual } from "node:crypto"
 import { Effect, Redacted, Result, Schema } from "effect"
+import { InvalidArgument } from "@connected-vehicle/schema/InvalidArgument"
 
 /**
  * The header carrying the signature (HTTP header names are case-insensitive;
@@ -86,31 +97,6 @@ export class InvalidSignature extends Schema.TaggedError<InvalidSignature>()("In
 }
 
 /**
- * The webhook secret cannot key a signature: it is empty, or not a string
- * (an unset environment variable, `Redacted.make(undefined)`). Thrown by
- * `Receiver.make`, `NodeAdapter.make`, `WebAdapter.make`, {@link sign} and
- * {@link challengeResponse}; the failure of {@link verify} and
- * {@link verifyResult} (and `false` from {@link isValid}). The secret is
- * never part of it.
- *
- * @example
- * ```ts
- * import { InvalidSecret } from "@connected-vehicle/webhooks/Signature"
- *
- * new InvalidSecret({ reason: "it is empty" }).message // "The webhook secret is invalid: it is empty"
- * ```
- * @category errors
- * @since 0.2.0
- */
-export class InvalidSecret extends Schema.TaggedError<InvalidSecret>()("InvalidSecret", {
-  reason: Schema.String
-}) {
-  override get message() {
-    return `The webhook secret is invalid: ${this.reason}`
-  }
-}
-
-/**
  * The body given to {@link verify} is neither bytes (`Uint8Array`, a
  * `Buffer`) nor a string: typically an object a body parser made from the
  * JSON (`express.json()`), whose bytes can no longer be verified.
@@ -145,7 +131,7 @@ export class UnsupportedBody extends Schema.TaggedError<UnsupportedBody>()("Unsu
  * @category models
  * @since 0.1.0
  */
-export type SignatureError = MissingSignature | MalformedSignature | InvalidSignature | InvalidSecret | UnsupportedBody
+export type SignatureError = MissingSignature | MalformedSignature | InvalidSignature | InvalidArgument | UnsupportedBody
 
 /**
  * A webhook secret as the functions of this package take it: a string
@@ -165,9 +151,14 @@ export type SignatureError = MissingSignature | MalformedSignature | InvalidSign
  */
 export type Secret = string | Redacted.Redacted<string>
 
+/** Why the secret cannot key a signature, as the SDK's argument error (never with the secret's value). */
+const invalidSecret = (why: string): InvalidArgument =>
+  new InvalidArgument({ field: "secret", message: `secret: Expected the webhook secret, a non-empty string or Redacted<string>; ${why}` })
+
 /**
  * The secret as a `Redacted<string>`, checked (a non-empty string), or why
- * it cannot key a signature. Never throws.
+ * it cannot key a signature (an `InvalidArgument`, `field: "secret"`).
+ * Never throws.
  *
  * @example
  * ```ts
@@ -179,7 +170,7 @@ export type Secret = string | Redacted.Redacted<string>
  * @category constructors
  * @since 0.2.0
  */
-export const secretResult = (secret: Secret): Result.Result<Redacted.Redacted<string>, InvalidSecret> => {
+export const secretResult = (secret: Secret): Result.Result<Redacted.Redacted<string>, InvalidArgument> => {
   let value: unknown = secret
   let wrapped: Redacted.Redacted<string> | undefined
   if (Redacted.isRedacted(secret)) {
@@ -188,27 +179,25 @@ export const secretResult = (secret: Secret): Result.Result<Redacted.Redacted<st
       wrapped = secret
     } catch {
       // a Redacted whose value was wiped (Redacted.wipeUnsafe)
-      return Result.fail(new InvalidSecret({ reason: "its Redacted value was wiped" }))
+      return Result.fail(invalidSecret("its Redacted value was wiped"))
     }
   }
   if (typeof value !== "string") {
-    return Result.fail(
-      new InvalidSecret({ reason: `expected a non-empty string or Redacted<string>, got ${value === null ? "null" : typeof value}` })
-    )
+    return Result.fail(invalidSecret(`got ${value === null ? "null" : typeof value}`))
   }
-  if (value.length === 0) return Result.fail(new InvalidSecret({ reason: "it is empty" }))
+  if (value.length === 0) return Result.fail(invalidSecret("got an empty string"))
   return Result.succeed(wrapped ?? Redacted.make(value))
 }
 
 /**
- * The secret as a `Redacted<string>`, checked; throws {@link InvalidSecret}
- * when it is empty or not a string. What the receivers' `make` run first.
+ * The secret as a `Redacted<string>`, checked; throws an `InvalidArgument`
+ * (`field: "secret"`) when it is empty or not a string. What the receivers' `make` run first.
  *
  * @example
  * ```ts
  * import { makeSecret } from "@connected-vehicle/webhooks/Signature"
  *
- * const secret = makeSecret(process.env["WEBHOOK_SECRET"] ?? "") // throws InvalidSecret when unset
+ * const secret = makeSecret(process.env["WEBHOOK_SECRET"] ?? "") // throws InvalidArgument when unset
  * ```
  * @category constructors
  * @since 0.2.0
@@ -229,7 +218,7 @@ const hmac = (message: Uint8Array | string, secret: Redacted.Redacted<string>): 
 /**
  * The signature of a body: lowercase hex HMAC-SHA256 of its bytes (a string
  * is signed as its UTF-8 bytes). What a sender puts in `SC-Signature`.
- * Throws {@link InvalidSecret} for an empty secret.
+ * Throws an `InvalidArgument` (`field: "secret"`) for an empty secret.
  *
  * @example
  * ```ts
@@ -248,7 +237,7 @@ export const sign = (rawBody: Uint8Array | string, secret: Secret): string =>
 /**
  * The answer to a `VERIFY` challenge: lowercase hex HMAC-SHA256 of the
  * challenge string, keyed with the webhook secret. Throws
- * {@link InvalidSecret} for an empty secret.
+ * an `InvalidArgument` (`field: "secret"`) for an empty secret.
  *
  * @example
  * ```ts
@@ -267,7 +256,7 @@ const lowercaseHex64 = /^[0-9a-f]{64}$/
 
 /**
  * Checks a signature, synchronously, as a `Result`; never throws, whatever
- * it is given: `InvalidSecret` for an empty or non-string secret,
+ * it is given: an `InvalidArgument` (`field: "secret"`) for an empty or non-string secret,
  * `UnsupportedBody` for a body that is not bytes or a string.
  *
  * @example
@@ -317,7 +306,7 @@ const checkSignature = (
 /**
  * Verifies a delivery's signature over the exact body bytes received: fails
  * with `MissingSignature`, `MalformedSignature` or `InvalidSignature` (and
- * `InvalidSecret` / `UnsupportedBody` for a bad secret or body); never
+ * `InvalidArgument` / `UnsupportedBody` for a bad secret or body); never
  * throws or dies.
  *
  * @example

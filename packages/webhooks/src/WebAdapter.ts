@@ -86,7 +86,7 @@ const toResponse = (reply: Receiver.Reply): Response =>
 /**
  * Builds a Fetch API handler running the receiver's Effect through a runtime
  * built from the given layers. `secret` is a string or a `Redacted<string>`;
- * an empty (or unset) one throws `InvalidSecret` here, before any delivery.
+ * an empty (or unset) one throws an `InvalidArgument` (`field: "secret"`) here, before any delivery.
  *
  * @example
  * ```ts
@@ -94,7 +94,7 @@ const toResponse = (reply: Receiver.Reply): Response =>
  * import * as WebAdapter from "@connected-vehicle/webhooks/WebAdapter"
  *
  * const handle = WebAdapter.make({
- *   secret: Redacted.make(process.env.WEBHOOK_SECRET ?? ""), // or the string itself; empty → throws InvalidSecret
+ *   secret: Redacted.make(process.env.WEBHOOK_SECRET ?? ""), // or the string itself; empty → throws InvalidArgument
  *   handler: (event) => Effect.log(`${event.eventType} ${event.eventId}`)
  * })
  * export default { fetch: handle }

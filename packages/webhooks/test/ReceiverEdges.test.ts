@@ -4,6 +4,7 @@
  * a persistent seen-events store, and `Receiver.receive` without HTTP.
  */
 import type { DeliveredEvent } from "@connected-vehicle/schema/WebhookEvent"
+import { InvalidArgument } from "@connected-vehicle/schema/InvalidArgument"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer, Redacted, Result } from "effect"
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
@@ -17,7 +18,7 @@ import { prettyEscaped, secret, signed, vehicleStateEvent, verifyEvent } from ".
 import { fetchTarget, listen } from "./utils.ts"
 
 describe("an empty or missing secret", () => {
-  it("every make throws InvalidSecret at construction (no receiver answering 500 to every delivery)", () => {
+  it("every make throws an InvalidArgument naming the secret at construction (no receiver answering 500 to every delivery)", () => {
     const handler = () => Effect.void
     const makers: ReadonlyArray<readonly [string, (secret: unknown) => unknown]> = [
       ["Receiver.make", (secret) => Receiver.make({ secret: secret as string, handler })],
@@ -33,9 +34,9 @@ describe("an empty or missing secret", () => {
         } catch (error) {
           thrown = error
         }
-        assert.instanceOf(thrown, Error, `${name}(${inspect(secret)})`)
-        assert.strictEqual((thrown as { _tag?: string })._tag, "InvalidSecret", name)
-        assert.match((thrown as Error).message, /^The webhook secret is invalid: /)
+        assert.instanceOf(thrown, InvalidArgument, `${name}(${inspect(secret)})`)
+        assert.strictEqual((thrown as InvalidArgument).field, "secret", name)
+        assert.match((thrown as Error).message, /^secret: Expected the webhook secret/)
       }
     }
   })

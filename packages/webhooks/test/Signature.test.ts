@@ -2,6 +2,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { Effect, Redacted, Result, Schema } from "effect"
 import { createHmac } from "node:crypto"
 import { inspect } from "node:util"
+import { InvalidArgument } from "@connected-vehicle/schema/InvalidArgument"
 import { challengeResponse, isValid, makeSecret, secretResult, sign, verify, verifyResult } from "../src/Signature.ts"
 import { otherSecret, prettyEscaped, secret, secretText, vehicleStateEvent } from "./samples.ts"
 import { seeded } from "./seed.ts"
@@ -177,20 +178,21 @@ describe("Signature", () => {
         const result = verifyResult(compact, signature, key)
         assert.isTrue(Result.isFailure(result))
         if (Result.isFailure(result)) {
-          assert.strictEqual(result.failure._tag, "InvalidSecret")
-          assert.match(result.failure.message, /^The webhook secret is invalid: /)
+          assert.strictEqual(result.failure._tag, "InvalidArgument")
+          assert.strictEqual((result.failure as InvalidArgument).field, "secret")
+          assert.match(result.failure.message, /^secret: Expected the webhook secret/)
           assert.notInclude(result.failure.message, secretText)
         }
         assert.isFalse(isValid(compact, signature, key))
         const failure = yield* Effect.flip(verify(compact, signature, key))
-        assert.strictEqual(failure._tag, "InvalidSecret")
+        assert.strictEqual(failure._tag, "InvalidArgument")
         assert.isTrue(Result.isFailure(secretResult(key)))
-        assert.throws(() => makeSecret(key), /The webhook secret is invalid/)
-        assert.throws(() => sign(compact, key), /The webhook secret is invalid/)
+        assert.throws(() => makeSecret(key), InvalidArgument, /^secret: /)
+        assert.throws(() => sign(compact, key), InvalidArgument, /^secret: /)
       }
       const wiped = Redacted.make(secretText)
       Redacted.wipeUnsafe(wiped)
-      assert.strictEqual(tagOf(compact, signature, wiped), "InvalidSecret")
+      assert.strictEqual(tagOf(compact, signature, wiped), "InvalidArgument")
       for (const body of [JSON.parse(compact), undefined, null, 7]) {
         const result = verifyResult(body as string, signature, secret)
         assert.isTrue(Result.isFailure(result) && result.failure._tag === "UnsupportedBody")

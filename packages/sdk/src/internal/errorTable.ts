@@ -81,9 +81,7 @@ const fromCredentials = (error: ConnectedVehicleError, fields: ErrorFields): Cla
 const others: Readonly<Record<string, (error: Tagged) => Classified>> = {
   InvalidArgument: (error) => ({ reason: "InvalidArgument", fields: { message: error.message, field: str(error["field"]), cause: error } }),
   NotConnected: (error) => ({ reason: "NotConnected", fields: { message: error.message, vehicleId: str(error["vehicleId"]), cause: error } }),
-  MissingBatchEntry: (error) => ({ reason: "InvalidResponse", fields: { message: error.message, cause: error } }),
-  TokenStoreError: (error) => ({ reason: "Credentials", fields: { message: error.message, cause: error } }),
-  MissingRedirectUri: (error) => ({ reason: "Credentials", fields: { message: error.message, cause: error } })
+  TokenStoreError: (error) => ({ reason: "Credentials", fields: { message: error.message, cause: error } })
 }
 
 /**

@@ -37,7 +37,19 @@ import * as CallPolicy from "./policy.ts"
 import type { Given } from "./request.ts"
 import type { Admit, CallOptions, Result } from "../Transport.ts"
 import type { AnyError, Ctx } from "./responses.ts"
-import { checkParams, decodeError, fail, failureOf, mapBodyReadError, mapBuildError, mapDecodeError, mapSendError, statusOf, tagOf } from "./responses.ts"
+import {
+  checkParams,
+  decodeError,
+  fail,
+  failureOf,
+  mapBodyReadError,
+  mapBuildError,
+  mapDecodeError,
+  mapSendError,
+  retryAfterOf,
+  statusOf,
+  tagOf
+} from "./responses.ts"
 
 /**
  * A request builder: the request with its absolute URL, or the effect that
@@ -85,6 +97,7 @@ interface Call {
   /** What the current attempt saw of the response head, for a failure that comes after it. */
   status: number | undefined
   requestId: string | undefined
+  retryAfter: Duration.Duration | undefined
   /** The body of the 2xx the exchange read, for the decode. */
   body: string | undefined
 }
@@ -140,7 +153,14 @@ const respond = (spec: MethodSpec, call: Call, response: HttpClientResponse.Http
   const requestId = requestIdOf(response.headers, spec.config.requestIdHeaders)
   call.status = status
   call.requestId = requestId
-  if (status >= 400) return Effect.flatMap(decodeError(response, contextOf(spec, response, requestId), secretsOf(response.request)), Effect.fail)
+  if (status >= 400) {
+    // the `Retry-After` of any error status, read from the head (kept by a `Timeout` of a stalled body too)
+    return Effect.flatMap(retryAfterOf(response), (retryAfter) => {
+      call.retryAfter = retryAfter
+      const ctx = contextOf(spec, response, requestId)
+      return Effect.flatMap(decodeError(response, retryAfter === undefined ? ctx : { ...ctx, retryAfter }, secretsOf(response.request)), Effect.fail)
+    })
+  }
   // the service never redirects: a redirect is not followed, whatever the client
   if (status >= 300) return Effect.fail(fail(new ConnectedVehicleError.UnexpectedStatus({ ...contextOf(spec, response, requestId), ...locationOf(response) })))
   // the body is kept by the response (`text` reads it once), for the decode after the attempts
@@ -158,7 +178,8 @@ const timeoutOf = (spec: MethodSpec, call: Call, limit: number): AnyError =>
       url: urlOf(call),
       timeout: Duration.millis(limit),
       ...(call.status === undefined ? {} : { status: call.status }),
-      ...(call.requestId ? { requestId: call.requestId } : {})
+      ...(call.requestId ? { requestId: call.requestId } : {}),
+      ...(call.retryAfter === undefined ? {} : { retryAfter: call.retryAfter })
     })
   )
 
@@ -172,6 +193,7 @@ const timed = (spec: MethodSpec, call: Call) => (client: Client): Client =>
       const start = clock.currentTimeMillisUnsafe()
       call.status = undefined
       call.requestId = undefined
+      call.retryAfter = undefined
       // the first attempt has the whole budget; a later one (or one after a
       // wait for `admit`) what is left of it
       const left = n === 1 && spec.admit === undefined ? call.policy.maxElapsedMillis : call.deadline - start
@@ -275,7 +297,7 @@ const run = (
 ): Effect.Effect<Result<unknown>, AnyError> => {
   // called when the call's effect runs (in `withFiber`, or once the request is encoded)
   const deadline = clock.currentTimeMillisUnsafe() + policy.maxElapsedMillis
-  const call: Call = { request, policy, deadline, hooks, refreshed: false, attempts: 0, url: undefined, status: undefined, requestId: undefined, body: undefined }
+  const call: Call = { request, policy, deadline, hooks, refreshed: false, attempts: 0, url: undefined, status: undefined, requestId: undefined, retryAfter: undefined, body: undefined }
   const client = retried(spec, call, span)(authenticated(spec, call)(timed(spec, call)(exchange(spec, call)(spec.httpClient))))
   return Effect.flatMap(client.execute(request), (response) => {
     const status = response.status

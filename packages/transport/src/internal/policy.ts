@@ -89,8 +89,9 @@ export const resolve = (
  * own bounds, nor an `InvalidArgument`); then a 429 waits its `Retry-After`
  * when the rate-limit policy says so, and anything else backs off
  * exponentially with "equal jitter" (half fixed, half random, so that delays
- * never collapse to zero). A request that is not idempotent is retried only
- * when the policy allows it.
+ * never collapse to zero), and at least the `Retry-After` its response sent.
+ * A request that is not idempotent is retried only when the policy allows it.
+ * The call's budget bounds every wait (see {@link schedule}).
  *
  * @internal
  */
@@ -102,14 +103,14 @@ export const delayOf = (
 ): Effect.Effect<number | undefined> => {
   if (!idempotent && !policy.retryNonIdempotent) return Effect.succeed(undefined)
   if (error._tag !== "ConnectedVehicleError" || !error.isRetryable) return Effect.succeed(undefined)
+  const after = error.retryAfter === undefined ? undefined : Duration.toMillis(error.retryAfter)
   if (error.status === 429) {
-    const after = error.retryAfter === undefined ? undefined : Duration.toMillis(error.retryAfter)
     const { maxWaitMillis, wait } = policy
     return Effect.succeed(wait && after !== undefined && after <= maxWaitMillis ? after : undefined)
   }
   const { factor, initialDelayMillis, maxDelayMillis } = policy
   const exp = Math.min(maxDelayMillis, initialDelayMillis * Math.pow(factor, n - 1))
-  return Effect.map(Random.next, (r) => Math.round(exp / 2 + (exp / 2) * r))
+  return Effect.map(Random.next, (r) => Math.max(after ?? 0, Math.round(exp / 2 + (exp / 2) * r)))
 }
 
 /**

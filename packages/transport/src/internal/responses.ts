@@ -43,6 +43,8 @@ export interface Ctx {
   readonly method: string
   readonly url: string
   readonly requestId?: string
+  /** The delay of an error response's `Retry-After`, when it sent a valid one. */
+  readonly retryAfter?: Duration.Duration
 }
 
 
@@ -163,9 +165,11 @@ const decodeOAuth = Schema.decodeUnknownOption(Schema.fromJsonString(OAuthErrorB
 
 /**
  * The error of a non-2xx response, decided by its status first: a 429 is a
- * `RateLimit` with the `Retry-After` delay whatever the body says; other
- * statuses follow the body (envelope, OAuth error, or `MalformedBody`).
- * The request's `secrets` (see `./redact.ts`) are taken out of the body first.
+ * `RateLimit` whatever the body says; other statuses follow the body
+ * (envelope, OAuth error, or `MalformedBody`). Each keeps the `Retry-After`
+ * delay of `ctx` (read from the head before the body, so that a body that
+ * fails to arrive keeps it too). The request's `secrets` (see `./redact.ts`)
+ * are taken out of the body first.
  *
  * @internal
  */
@@ -174,50 +178,50 @@ export const decodeError = (
   ctx: Ctx,
   secrets: ReadonlyArray<string>
 ): Effect.Effect<ConnectedVehicleError, ConnectedVehicleError> =>
-  Effect.flatMap(Clock.currentTimeMillis, (now) => {
-    // read before the body, so that a body that fails to arrive keeps it
-    const retryAfter = ctx.status === 429 ? RetryAfter.fromHeaders(response.headers, now) : undefined
-    return Effect.map(
-      Effect.mapError(response.text, (e) => fail(new Connection({ ...ctx, description: describe(e.reason, e) }))),
-      (raw) => {
-        // a credential the server echoed never reaches an error
-        const text = scrub(raw, secrets)
-        const envelope = decodeEnvelope(text)
-        if (Option.isSome(envelope)) return fail(fromEnvelope(envelope.value, { ...ctx, retryAfter }))
-        const oauth = decodeOAuth(text)
-        if (ctx.status === 429) return fail(rateLimit(ctx, retryAfter, oauth))
-        if (Option.isSome(oauth)) {
-          return fail(
-            new OAuth({
-              ...ctx,
-              error: oauth.value.error,
-              ...(oauth.value.error_description === undefined ? {} : { errorDescription: oauth.value.error_description })
-            })
-          )
-        }
+  Effect.map(
+    Effect.mapError(response.text, (e) => fail(new Connection({ ...ctx, description: describe(e.reason, e) }))),
+    (raw) => {
+      // a credential the server echoed never reaches an error
+      const text = scrub(raw, secrets)
+      const envelope = decodeEnvelope(text)
+      if (Option.isSome(envelope)) return fail(fromEnvelope(envelope.value, ctx))
+      const oauth = decodeOAuth(text)
+      if (ctx.status === 429) return fail(rateLimit(ctx, oauth))
+      if (Option.isSome(oauth)) {
         return fail(
-          new MalformedBody({
+          new OAuth({
             ...ctx,
-            description: text.trim().startsWith("{") ? "JSON that is not the error envelope" : "not JSON"
+            error: oauth.value.error,
+            ...(oauth.value.error_description === undefined ? {} : { errorDescription: oauth.value.error_description })
           })
         )
       }
-    )
-  })
+      return fail(
+        new MalformedBody({
+          ...ctx,
+          description: text.trim().startsWith("{") ? "JSON that is not the error envelope" : "not JSON"
+        })
+      )
+    }
+  )
+
+/**
+ * The delay of a response's `Retry-After` (seconds or an HTTP date, from the
+ * clock's now), when it sent a valid one.
+ *
+ * @internal
+ */
+export const retryAfterOf = (response: HttpClientResponse.HttpClientResponse): Effect.Effect<Duration.Duration | undefined> =>
+  Effect.map(Clock.currentTimeMillis, (now) => RetryAfter.fromHeaders(response.headers, now))
 
 /** A 429 without an envelope: its OAuth body's error, else the standard one. */
-const rateLimit = (
-  ctx: Ctx,
-  retryAfter: Duration.Duration | undefined,
-  oauth: Option.Option<OAuthErrorBody>
-): RateLimit => {
+const rateLimit = (ctx: Ctx, oauth: Option.Option<OAuthErrorBody>): RateLimit => {
   const code = Option.isSome(oauth) ? oauth.value.error : "RATE_LIMITED"
   const detail = Option.isSome(oauth) && oauth.value.error_description !== undefined
     ? oauth.value.error_description
     : "Too many requests"
   return new RateLimit({
     ...ctx,
-    ...(retryAfter === undefined ? {} : { retryAfter }),
     message: `${ctx.status} ${code}: ${detail}`,
     type: "RATE_LIMIT",
     code,
