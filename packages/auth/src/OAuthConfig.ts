@@ -99,8 +99,6 @@ export const layer = (options: Options): Layer.Layer<OAuthConfig> =>
 
 const defaultRefreshAhead = Duration.seconds(60)
 
-
-
 /**
  * The OAuth client from the environment, as {@link Options}: one `Config`
  * value, composable with an application's own settings.

@@ -60,31 +60,43 @@ const backgroundRetryMillis = 1_000
 
 const peek = { peek: true } as const
 
+// the failures of renewals that were interrupted (their layer closed while
+// they waited for the store): a caller that waited for one starts another
+const interrupted = new WeakSet<ConnectedVehicleError>()
+
 /**
- * Starts `run` as the renewal of `key` (none runs) in its own fiber, so that
- * a caller that is interrupted stops waiting while the others still get the
- * outcome: in `scope` while it is open (a `Credentials` used after its layer
- * closed renews in a detached fiber). Its outcome completes the deferred it
- * returns; an interrupted renewal is a `Credentials` error for whoever waits.
+ * The renewal of `key` in flight, else `run` started as it in its own fiber,
+ * so that a caller that is interrupted stops waiting while the others still
+ * get the outcome: in `scope` while it is open (a `Credentials` used after
+ * its layer closed renews in a detached fiber). The look-up, the
+ * registration and the fork are one uninterruptible step (a renewal
+ * registered is always started). Its outcome completes the deferred it
+ * returns.
  */
-const startFlight = (
+const joinOrStart = (
   running: Flights["running"],
   key: string,
   run: Effect.Effect<Token, ConnectedVehicleError>,
   scope: Option.Option<Scope.Scope>
-) => {
-  const deferred = Deferred.makeUnsafe<Token, ConnectedVehicleError>()
-  running.set(key, deferred)
-  const done = (exit: Exit.Exit<Token, ConnectedVehicleError>) => {
-    if (running.get(key) === deferred) running.delete(key)
-    Deferred.doneUnsafe(deferred, Exit.hasInterrupts(exit) ? Exit.fail(noCredential(`the renewal of ${key} was interrupted (its layer was closed)`)) : exit)
-  }
-  const fiber = Option.isSome(scope) && scope.value.state._tag !== "Closed" ? Effect.forkIn(run, scope.value) : Effect.forkDetach(run)
-  return Effect.map(fiber, (fiber) => {
-    fiber.addObserver(done)
-    return deferred
-  })
-}
+): Effect.Effect<Deferred.Deferred<Token, ConnectedVehicleError>> =>
+  Effect.uninterruptible(Effect.suspend(() => {
+    const inFlight = running.get(key)
+    if (inFlight !== undefined) return Effect.succeed(inFlight)
+    const deferred = Deferred.makeUnsafe<Token, ConnectedVehicleError>()
+    running.set(key, deferred)
+    const done = (exit: Exit.Exit<Token, ConnectedVehicleError>) => {
+      if (running.get(key) === deferred) running.delete(key)
+      if (!Exit.hasInterrupts(exit)) return Deferred.doneUnsafe(deferred, exit)
+      const error = noCredential(`the renewal of ${key} was interrupted (its layer was closed)`)
+      interrupted.add(error)
+      Deferred.doneUnsafe(deferred, Exit.fail(error))
+    }
+    const fiber = Option.isSome(scope) && scope.value.state._tag !== "Closed" ? Effect.forkIn(run, scope.value) : Effect.forkDetach(run)
+    return Effect.map(fiber, (fiber) => {
+      fiber.addObserver(done)
+      return deferred
+    })
+  }))
 
 /**
  * Builds `Credentials` from a store key and a way to obtain a new token from
@@ -97,8 +109,9 @@ const startFlight = (
  * waiting for it. A background renewal that fails is logged (warning) and
  * started again by a later call (at most once a second while the token is
  * still handed out). Renewals run in the `Scope` of the caller of `make`
- * while it is open (the layers' scope: closing the layer interrupts them),
- * else in detached fibers.
+ * while it is open (the layers' scope: closing the layer waits for a
+ * renewal already at the token endpoint to store its token, and interrupts
+ * one still waiting for the store), else in detached fibers.
  *
  * @example
  * ```ts
@@ -130,8 +143,11 @@ export const make = <R>(
         const current = yield* store.get(key)
         // another layer or process may have renewed since the caller looked
         if (Option.isSome(current) && !isStale(current, yield* Clock.currentTimeMillis)) return current.value
-        const next = yield* renew(current)
-        yield* store.set(key, next)
+        // once asked, the token endpoint's answer is stored even if the layer
+        // closes meanwhile (a refresh token may be used once: the new one
+        // would be lost)
+        const next = yield* Effect.uninterruptible(Effect.tap(renew(current), (next) => store.set(key, next)))
+        retryAt.delete(key)
         yield* Effect.logDebug("token renewed")
         return next
       }).pipe(
@@ -146,13 +162,15 @@ export const make = <R>(
         Effect.provideContext(services),
         Effect.withSpan("connected-vehicle.auth.renew", { attributes: { key, background } })
       )
-    const start = (isStale: typeof stale, background: boolean) => startFlight(running, key, renewOnce(isStale, background), scope)
+    const start = (isStale: typeof stale, background: boolean) => joinOrStart(running, key, renewOnce(isStale, background), scope)
 
+    // the renewal in flight, else a new one; one interrupted (its layer closed) is started again
     const renewal = (isStale: typeof stale): Effect.Effect<Token, ConnectedVehicleError> =>
-      Effect.suspend(() => {
-        const inFlight = running.get(key)
-        return inFlight === undefined ? Effect.flatMap(start(isStale, false), Deferred.await) : Deferred.await(inFlight)
-      })
+      Effect.catchIf(
+        Effect.flatMap(start(isStale, false), Deferred.await),
+        (error: ConnectedVehicleError) => interrupted.has(error),
+        () => renewal(isStale)
+      )
 
     // stale-while-revalidate: a renewal in the background, unless one runs or
     // the last one failed less than a second ago
@@ -191,12 +209,12 @@ export const make = <R>(
  * `expired`: within the margin (capped at half that window) of its expiry,
  * or past it.
  */
-// the margin: at most (and by default) half the refresh-ahead window
+// the margin: at most (and by default) half the refresh-ahead window, at least 0
 const phaseOf = (refreshAheadMillis: number, marginMillis: number | undefined) => (token: Token, now: number): "fresh" | "due" | "expired" => {
   const { expiresAt, issuedAt } = token
   const ahead = issuedAt === undefined ? refreshAheadMillis : Math.min(refreshAheadMillis, Math.max(0, expiresAt - issuedAt) / 2)
   if (expiresAt - ahead > now) return "fresh"
-  return expiresAt - Math.min(marginMillis ?? ahead / 2, ahead / 2) > now ? "due" : "expired"
+  return expiresAt - Math.max(0, Math.min(marginMillis ?? ahead / 2, ahead / 2)) > now ? "due" : "expired"
 }
 
 /**
