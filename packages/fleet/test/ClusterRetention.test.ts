@@ -6,7 +6,7 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer, Redacted, Schema } from "effect"
-import { Snowflake } from "effect/cluster"
+import { MachineId, Snowflake } from "effect/cluster"
 import * as FleetCluster from "@connected-vehicle/fleet/FleetCluster"
 import * as FleetState from "@connected-vehicle/fleet/FleetState"
 import * as VehicleEntity from "@connected-vehicle/fleet/VehicleEntity"
@@ -52,13 +52,23 @@ const replies = (url: Redacted.Redacted<string>) =>
   Effect.map(query<{ request_id: string }>(url, "SELECT request_id::text AS request_id FROM cluster_replies"), (rows) =>
     rows.map((row) => row.request_id))
 
-/** Makes the request `id` (and its replies) look sent `ms` earlier: its snowflake id made again, older. */
-const age = (url: Redacted.Redacted<string>, id: string, ms: number) => {
-  const parts = Snowflake.toParts(Snowflake.Snowflake(id))
-  const older = String(Snowflake.make({ ...parts, timestamp: parts.timestamp - ms }))
+/** What subtracting `ms` from a `Snowflake`'s time takes off its value (through the public constructor). */
+const shiftOf = (ms: number) => {
+  const now = Date.now()
+  const at = (timestamp: number) => Snowflake.make({ timestamp, machineId: MachineId.make(0), sequence: 0 })
+  return String(at(now) - at(now - ms))
+}
+
+/**
+ * Makes the request `id` look sent `ms` earlier, and, with `answered`, its
+ * replies written then too: their snowflake ids made older.
+ */
+const age = (url: Redacted.Redacted<string>, id: string, ms: number, answered = true) => {
+  const shift = shiftOf(ms)
+  const replyIds = answered ? `, last_reply_id = last_reply_id - ${shift}` : ""
   return Effect.andThen(
-    query(url, `UPDATE cluster_messages SET id = CASE WHEN id = ${id} THEN ${older} ELSE id END, request_id = ${older} WHERE request_id = ${id}`),
-    query(url, `UPDATE cluster_replies SET request_id = ${older} WHERE request_id = ${id}`)
+    query(url, `UPDATE cluster_messages SET id = CASE WHEN id = ${id} THEN id - ${shift} ELSE id END, request_id = request_id - ${shift}${replyIds} WHERE request_id = ${id}`),
+    query(url, `UPDATE cluster_replies SET request_id = request_id - ${shift}${answered ? `, id = id - ${shift}` : ""} WHERE request_id = ${id}`)
   )
 }
 
@@ -105,6 +115,7 @@ describe("the cluster's message retention on Postgres", () => {
       const send = (vehicleId: string, eventId: string) => Effect.provideContext(apply(vehicleId, eventId), fleet)
       yield* send("veh_1", "evt_old")
       yield* send("veh_2", "evt_due")
+      yield* send("veh_2", "evt_late")
       const first = yield* messages(url)
       const idOf = (eventId: string) => first.find((message) => message.payload.eventId === eventId)!.id
       const polls = first.filter((message) => message.tag === "Poll")
@@ -112,14 +123,15 @@ describe("the cluster's message retention on Postgres", () => {
       assert.strictEqual(polls.length, 2)
       assert.isTrue(polls.every((poll) => !poll.processed))
       // everything sent a minute ago, as far as the tables know; evt_due was due (deliver_at) just now
-      for (const message of first) yield* age(url, message.id, 60_000)
+      // evt_late: sent a minute ago, answered just now (a backlog): it stays a retention after its answer
+      for (const message of first) yield* age(url, message.id, 60_000, message.payload.eventId !== "evt_late")
       yield* query(url, `UPDATE cluster_messages SET deliver_at = ${Date.now()} WHERE payload LIKE '%"evt_due"%'`)
       yield* send("veh_1", "evt_recent")
 
       const eventIds = Effect.map(messages(url), (rows) => rows.map((row) => row.payload.eventId ?? `poll ${row.payload.dueAt}`))
       // deleted by the cleanup, which runs every 2.5 s (a quarter of the retention)
       yield* eventually(Effect.map(eventIds, (ids) => !ids.includes("evt_old")), 8_000, "250 millis")
-      assert.sameMembers(yield* eventIds, ["evt_due", "evt_recent", ...polls.map((poll) => `poll ${poll.payload.dueAt}`)])
+      assert.sameMembers(yield* eventIds, ["evt_due", "evt_late", "evt_recent", ...polls.map((poll) => `poll ${poll.payload.dueAt}`)])
       const left = yield* messages(url)
       const requestIds = new Set(left.map((message) => message.id))
       const replied = yield* replies(url)

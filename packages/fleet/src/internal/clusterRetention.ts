@@ -49,9 +49,13 @@ const clusterError = (cause: unknown) =>
   })
 
 /**
- * One batch: up to `limit` processed requests older than `cutoff` (epoch
- * milliseconds), deleted with every message and reply of theirs; rows
- * another runner's cleanup holds are skipped. The number of requests deleted.
+ * One batch: up to `limit` processed requests sent and answered before
+ * `cutoff` (epoch milliseconds: the request's id and its final reply's id,
+ * `last_reply_id`, are `Snowflake`s made when each was written), deleted
+ * with every message and reply of theirs; rows another runner's cleanup
+ * holds are skipped. The number of requests deleted. A request answered
+ * recently stays a retention after its answer, whenever it was sent (its
+ * sender may read the reply from storage).
  */
 const deleteBatch = (sql: SqlClient.SqlClient, cutoff: number, limit: number) => {
   const messages = sql(messagesTable)
@@ -60,7 +64,8 @@ const deleteBatch = (sql: SqlClient.SqlClient, cutoff: number, limit: number) =>
   return Effect.map(
     sql<{ readonly n: string }>`WITH batch AS (
         SELECT id FROM ${messages}
-        WHERE kind = 0 AND processed AND id < ${before}::bigint AND (deliver_at IS NULL OR deliver_at < ${cutoff}::bigint)
+        WHERE kind = 0 AND processed AND id < ${before}::bigint AND last_reply_id < ${before}::bigint
+          AND (deliver_at IS NULL OR deliver_at < ${cutoff}::bigint)
         ORDER BY id LIMIT ${limit}
         FOR UPDATE SKIP LOCKED
       ), replies AS (
@@ -81,7 +86,7 @@ const deleteBatch = (sql: SqlClient.SqlClient, cutoff: number, limit: number) =>
 export const prune = (retention: number, limit = batchSize): Effect.Effect<number, FleetError, SqlClient.SqlClient> =>
   Effect.gen(function*() {
     const sql = (yield* SqlClient.SqlClient).withoutTransforms()
-    const cutoff = (yield* Clock.currentTimeMillis) - retention
+    const cutoff = Math.floor((yield* Clock.currentTimeMillis) - retention)
     let deleted = 0
     while (true) {
       const batch = yield* deleteBatch(sql, cutoff, limit)
