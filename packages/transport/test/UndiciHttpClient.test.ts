@@ -5,17 +5,17 @@ import { VehicleApi } from "@connected-vehicle/schema/Api"
 import * as Credentials from "@connected-vehicle/transport/Credentials"
 import * as Transport from "@connected-vehicle/transport/Transport"
 import * as TransportConfig from "@connected-vehicle/transport/TransportConfig"
-import type { InvalidResponse } from "@connected-vehicle/transport/ConnectedVehicleError"
+import type { InvalidResponse, MalformedBody } from "@connected-vehicle/transport/ConnectedVehicleError"
 import { reasonOf } from "@connected-vehicle/transport/ConnectedVehicleError"
 import * as UndiciHttpClient from "@connected-vehicle/transport/UndiciHttpClient"
 import { server } from "./utils.ts"
 
 const MiB = 1024 * 1024
 
-/** Answers `size` bytes of JSON string, chunked (no content-length) unless `declared`. */
-const big = (size: number, declared: boolean) =>
+/** Answers `size` bytes of JSON string, chunked (no content-length) unless `declared`, with `status`. */
+const big = (size: number, declared: boolean, status = 200) =>
   server((_, response) => {
-    response.writeHead(200, { "content-type": "application/json", ...(declared ? { "content-length": String(size) } : {}) })
+    response.writeHead(status, { "content-type": "application/json", ...(declared ? { "content-length": String(size) } : {}) })
     const chunk = "x".repeat(64 * 1024)
     let sent = 0
     const write = () => {
@@ -81,6 +81,26 @@ describe("UndiciHttpClient", () => {
         assert.strictEqual(error._tag, "InvalidResponse")
         assert.include((error as InvalidResponse).description, `limit of ${MiB} bytes`)
         assert.strictEqual(s.requests.length, 1)
+      }).pipe(Effect.scoped))
+  }
+  for (const status of [404, 503]) {
+    it.live(`through the transport: a ${status} whose body is over the limit is a MalformedBody with its status, retried as its status says`, () =>
+      Effect.gen(function*() {
+        const s = yield* big(2 * MiB, true, status)
+        const transport = Layer.mergeAll(Transport.layer, Credentials.layerStatic(Redacted.make("t"))).pipe(
+          Layer.provide([
+            TransportConfig.layerOrigin(s.origin, { retry: { maxAttempts: 2, initialDelay: "1 millis" } }),
+            UndiciHttpClient.layer({ maxResponseBytes: MiB })
+          ])
+        )
+        const error = reasonOf(yield* Effect.flip(
+          Effect.flatMap(Transport.client(VehicleApi, "signals"), (signals) =>
+            signals.get({ params: { vehicleId: "v", signalCode: "c" }, headers: { "sc-user-id": "u" } })).pipe(Effect.provide(transport))
+        ))
+        assert.strictEqual(error._tag, "MalformedBody")
+        assert.strictEqual((error as MalformedBody).status, status)
+        assert.include((error as MalformedBody).description, `limit of ${MiB} bytes`)
+        assert.strictEqual(s.requests.length, status === 404 ? 1 : 2)
       }).pipe(Effect.scoped))
   }
 })

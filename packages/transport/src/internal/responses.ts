@@ -166,7 +166,8 @@ const decodeOAuth = Schema.decodeUnknownOption(Schema.fromJsonString(OAuthErrorB
 /**
  * The error of a non-2xx response, decided by its status first: a 429 is a
  * `RateLimit` whatever the body says; other statuses follow the body
- * (envelope, OAuth error, or `MalformedBody`). Each keeps the `Retry-After`
+ * (envelope, OAuth error, or `MalformedBody`, as is a body over the
+ * client's size limit). Each keeps the `Retry-After`
  * delay of `ctx` (read from the head before the body, so that a body that
  * fails to arrive keeps it too). The request's `secrets` (see `./redact.ts`)
  * are taken out of the body first.
@@ -179,7 +180,11 @@ export const decodeError = (
   secrets: ReadonlyArray<string>
 ): Effect.Effect<ConnectedVehicleError, ConnectedVehicleError> =>
   Effect.map(
-    Effect.mapError(response.text, (e) => fail(new Connection({ ...ctx, description: describe(e.reason, e) }))),
+    Effect.mapError(response.text, (e) =>
+      // over the client's size limit: the status decides (a 404 is not retried); else the connection failed
+      e.reason._tag === "DecodeError" && e.reason.cause instanceof TooLarge
+        ? fail(new MalformedBody({ ...ctx, description: e.reason.cause.message }))
+        : fail(new Connection({ ...ctx, description: describe(e.reason, e) }))),
     (raw) => {
       // a credential the server echoed never reaches an error
       const text = scrub(raw, secrets)
