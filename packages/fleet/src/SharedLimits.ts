@@ -20,7 +20,7 @@ import { Clock, Context, Duration, Effect, Layer } from "effect"
 import { HttpClient, HttpClientError, HttpClientResponse } from "effect/http"
 import type { HttpClientRequest } from "effect/http"
 import { RateLimiter, type Redis } from "effect/persistence"
-import { Connection, ConnectedVehicleError } from "@connected-vehicle/transport/ConnectedVehicleError"
+import { Connection, ConnectedVehicleError, redactUrl } from "@connected-vehicle/transport/ConnectedVehicleError"
 import * as RetryAfter from "@connected-vehicle/transport/RetryAfter"
 import type { Admit } from "@connected-vehicle/transport/Transport"
 import { FleetError } from "./FleetError.ts"
@@ -142,19 +142,6 @@ const makeWith = (
     return withKeys(keysFor, Admission.make(limiter, holds, yield* timeoutOf(options)), holds)
   })
 
-/** A URL without the user and password a configured root may carry (errors never show them). */
-const withoutUserInfo = (url: string): string => {
-  try {
-    const parsed = new URL(url)
-    if (parsed.username === "" && parsed.password === "") return url
-    parsed.username = ""
-    parsed.password = ""
-    return parsed.href
-  } catch {
-    return url
-  }
-}
-
 const withKeys = (
   keysFor: (request: HttpClientRequest.HttpClientRequest) => ReadonlyArray<Admission.Key> | undefined,
   admitKeys: (keys: ReadonlyArray<Admission.Key>) => Effect.Effect<void, FleetError>,
@@ -164,7 +151,7 @@ const withKeys = (
     const keys = keysFor(request)
     return keys === undefined ? Effect.void : Effect.mapError(admitKeys(keys), (cause) =>
       new ConnectedVehicleError({
-        reason: new Connection({ method: request.method, url: withoutUserInfo(request.url), description: `request limits: ${cause.message}` })
+        reason: new Connection({ method: request.method, url: redactUrl(request.url), description: `request limits: ${cause.message}` })
       }))
   }
 

@@ -30,7 +30,7 @@ import { UnitSystem } from "@connected-vehicle/schema/Legacy"
 import type { Credentials } from "@connected-vehicle/transport/Credentials"
 import * as Pagination from "@connected-vehicle/transport/Pagination"
 import * as Transport from "@connected-vehicle/transport/Transport"
-import type { ConnectedVehicleError } from "@connected-vehicle/transport/ConnectedVehicleError"
+import { type ConnectedVehicleError, redactUrl } from "@connected-vehicle/transport/ConnectedVehicleError"
 import * as Batch from "./Batch.ts"
 import * as Deprecation from "./Deprecation.ts"
 import { toReading } from "./internal/headers.ts"
@@ -275,7 +275,8 @@ interface Reads {
   readonly legacyRoot: string
 }
 
-const vehicleUrl = (reads: Reads, vehicleId: string) => `${reads.legacyRoot}/v2.0/vehicles/${encodeURIComponent(vehicleId)}`
+// the vehicle's URL as errors show it (a configured root's user info removed)
+const vehicleUrl = (reads: Reads, vehicleId: string) => redactUrl(`${reads.legacyRoot}/v2.0/vehicles/${encodeURIComponent(vehicleId)}`)
 
 /** A read endpoint of the legacy client. */
 type ReadCall<A> = (

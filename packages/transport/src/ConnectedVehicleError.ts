@@ -21,6 +21,7 @@
  */
 import { Duration, Predicate, Schema } from "effect"
 import { isRetryableStatus, ServiceReason } from "@connected-vehicle/schema/ServiceReason"
+import { withoutCredentials } from "./internal/url.ts"
 
 const context = {
   method: Schema.String,
@@ -406,3 +407,20 @@ export const isConnectedVehicleError = (u: unknown): u is ConnectedVehicleError 
  */
 export const reasonOf = <E>(error: E): E extends ConnectedVehicleError ? Reason : E =>
   (isConnectedVehicleError(error) ? error.reason : error) as E extends ConnectedVehicleError ? Reason : E
+
+/**
+ * A URL as the SDK's errors and log lines show it: user info removed and the
+ * value of any query or fragment parameter named like a credential
+ * (`access_token`, `client_secret`, `code`, `state`, `api_key`, ...)
+ * replaced with `<redacted>`. For code that builds a reason's `url` itself.
+ *
+ * @example
+ * ```ts
+ * import { redactUrl } from "@connected-vehicle/transport/ConnectedVehicleError"
+ *
+ * redactUrl("https://user:pw@example.com/cb?code=abc&page=2") // "https://example.com/cb?code=<redacted>&page=2"
+ * ```
+ * @since 0.2.0
+ * @category utils
+ */
+export const redactUrl = (url: string): string => withoutCredentials(url)
