@@ -31,7 +31,8 @@ export const instance = (
   sim: Simulator.Simulator["Service"],
   options: SharedAccess.Options,
   url = redisUrl(),
-  transport?: Omit<TransportConfig.Options, "roots">
+  transport?: Omit<TransportConfig.Options, "roots">,
+  oauth?: Pick<OAuthConfig.Options, "expiryMargin">
 ) =>
   Effect.gen(function*() {
     const redis = yield* Layer.build(SharedRedis.layer({ url }))
@@ -39,7 +40,7 @@ export const instance = (
     return yield* Layer.build(ConnectedVehicle.layerWith(
       // the transport's one retry policy sends a 429 again after its retry-after (the limits only record the hold)
       TransportConfig.layerOrigin(sim.url, { rateLimit: { wait: true }, ...transport }),
-      OAuthConfig.layer({ clientId: sim.clientId, clientSecret: sim.clientSecret }),
+      OAuthConfig.layer({ clientId: sim.clientId, clientSecret: sim.clientSecret, ...oauth }),
       shared
     ))
   })

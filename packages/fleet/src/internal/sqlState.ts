@@ -67,16 +67,19 @@ const exists = (sql: SqlClient.SqlClient, relation: string) =>
  * The index of an existing table (one an earlier release made without it),
  * built without locking the table against the applies of the processes
  * already running: `CREATE INDEX CONCURRENTLY`, outside any transaction. An
- * invalid index of the same name (a build interrupted by a crash) is dropped
- * first. Two processes starting at once may both try: the one that loses
+ * invalid index of the same name (a build interrupted by a crash, not one
+ * another process is building) is dropped first. Two processes starting at once may both try: the one that loses
  * fails, harmlessly (the other builds it).
  */
 const createIndexConcurrently = (sql: SqlClient.SqlClient, table: string, column: string) => {
   const { name, qualified } = indexOf(table, column)
+  // an index another process is building is invalid too until it is done: left to it
   return Effect.flatMap(
-    sql<{ readonly valid: boolean }>`SELECT indisvalid AS valid FROM pg_index WHERE indexrelid = to_regclass(${qualified})`,
+    sql<{ readonly valid: boolean; readonly building: boolean }>`SELECT i.indisvalid AS valid,
+        EXISTS (SELECT 1 FROM pg_stat_progress_create_index p WHERE p.index_relid = i.indexrelid) AS building
+      FROM pg_index i WHERE i.indexrelid = to_regclass(${qualified})`,
     (rows): Effect.Effect<unknown, SqlError.SqlError> => {
-      if (rows[0]?.valid === true) return Effect.void
+      if (rows[0]?.valid === true || rows[0]?.building === true) return Effect.void
       const create = sql`CREATE INDEX CONCURRENTLY IF NOT EXISTS ${sql(name)} ON ${sql(table)} (${sql(column)})`
       return rows.length === 0 ? create : Effect.andThen(sql`DROP INDEX CONCURRENTLY IF EXISTS ${sql.literal(qualified)}`, create)
     }
