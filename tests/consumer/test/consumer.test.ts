@@ -236,7 +236,7 @@ describe("packages as an internal team installs them", () => {
     }
     // published: every scratch project installs now, all at once, while the tarballs are packed and checked
     for (const name of Object.keys(installs)) void installedProject(name)
-    void packed()
+    packed().catch(() => undefined) // a failure is its test's to report
   })
 
   it("installs @connected-vehicle/v3 alone from the registry, with one copy of effect", async () => {
