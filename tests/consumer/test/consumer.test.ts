@@ -2,7 +2,10 @@
  * The packages as an internal team gets them: built (`pnpm run build`),
  * published with the release flow (`pnpm release`) to a throwaway Verdaccio
  * registry on 127.0.0.1, and installed with npm into scratch projects outside
- * the workspace. Then: `@connected-vehicle/v3` installs alone; every entry
+ * the workspace, the way a team with a private scope sets npm up: the
+ * `@connected-vehicle` scope from that registry, everything else from the npm
+ * registry (and npm's cache). The scratch projects install at once, while
+ * the tarballs are packed and checked. Then: `@connected-vehicle/v3` installs alone; every entry
  * point imports (ESM) and `require()`s (CommonJS); a consumer `.ts` file
  * type-checks under `module: nodenext` and `strict`; a 10-line program prints
  * data from the simulator (through `@connected-vehicle/testing`, installed the same way); publint and
@@ -113,8 +116,31 @@ const project = (name: string) => {
   return dir
 }
 
+/** What each scratch project installs. */
+const installs: Record<string, () => ReadonlyArray<string>> = {
+  "v3-alone": () => ["@connected-vehicle/v3"],
+  "sdk-alone": () => ["@connected-vehicle/sdk", "@types/node@24"],
+  "webhooks-alone": () => ["@connected-vehicle/webhooks"],
+  all: () => [...packages.map(({ name }) => name), "effect@4.1.0", "@effect/platform-node@4.1.0", "@types/node@24"]
+}
+const started = new Map<string, Promise<{ dir: string; result: Run }>>()
+/**
+ * The scratch project `name`, installed: its `npm install` starts at the
+ * first call (once the packages are published, every project's starts at
+ * once), and later calls wait for that same install.
+ */
+const installedProject = (name: keyof typeof installs) => {
+  let install = started.get(name)
+  if (install === undefined) {
+    const dir = project(name)
+    install = npmInstall(dir, installs[name]!()).then((result) => ({ dir, result }))
+    started.set(name, install)
+  }
+  return install
+}
+
 beforeAll(async () => {
-  // 1. a throwaway registry: our scope is local, everything else proxied to the npm registry
+  // 1. a throwaway registry, for our scope only (npm gets everything else from the npm registry)
   const storage = join(scratch, "registry")
   mkdirSync(storage)
   const upstream = process.env["npm_config_registry"] ?? "https://registry.npmjs.org/"
@@ -123,10 +149,8 @@ beforeAll(async () => {
     self_path: storage,
     storage: join(storage, "storage"),
     auth: { htpasswd: { file: join(storage, "htpasswd"), max_users: 10 } },
-    uplinks: { npmjs: { url: upstream, timeout: "60s" } },
     packages: {
-      "@connected-vehicle/*": { access: "$all", publish: "$authenticated" },
-      "**": { access: "$all", proxy: "npmjs" }
+      "@connected-vehicle/*": { access: "$all", publish: "$authenticated" }
     },
     web: { enable: false },
     log: { type: "stdout", format: "pretty", level: "error" }
@@ -145,19 +169,49 @@ beforeAll(async () => {
   assert.strictEqual(user.status, 201, await user.clone().text())
   const { token } = (await user.json()) as { token: string }
   const npmrc = join(scratch, "npmrc")
-  writeFileSync(npmrc, `registry=${registry}\n//127.0.0.1:${(server.address() as AddressInfo).port}/:_authToken=${token}\n`)
+  const auth = `//127.0.0.1:${(server.address() as AddressInfo).port}/:_authToken=${token}\n`
+  // our scope from the throwaway registry (where the release publishes it), the rest from the npm registry
+  writeFileSync(npmrc, `registry=${upstream}\n@connected-vehicle:registry=${registry}\n${auth}`)
 
   const base: NodeJS.ProcessEnv = {}
   for (const [key, value] of Object.entries(process.env)) {
     if (!/^(npm_|pnpm_|PNPM_|INIT_CWD$|NODE_OPTIONS$|VITEST)/i.test(key)) base[key] = value
   }
-  consumerEnv = { ...base, npm_config_userconfig: npmrc, npm_config_registry: registry, npm_config_update_notifier: "false" }
+  consumerEnv = { ...base, npm_config_userconfig: npmrc, npm_config_update_notifier: "false" }
 }, 60_000)
 
 afterAll(async () => {
   await new Promise((resolve) => server?.close(resolve))
   rmSync(scratch, { recursive: true, force: true })
 })
+
+let packing: Promise<{ pack: Run; tarballs: string; checks: ReadonlyArray<{ publint: Run; attw: Run }> }> | undefined
+/**
+ * `pnpm run pack` into a scratch folder, then publint and arethetypeswrong on
+ * each package's tarball (two packages at a time), started at the first call;
+ * the results, for the test to assert.
+ */
+const packed = () =>
+  (packing ??= (async () => {
+    const tarballs = join(scratch, "tarballs")
+    const pack = await withDistLock(() => run("pnpm", ["run", "pack", tarballs], { cwd: repo }))
+    if (pack.code !== 0) return { pack, tarballs, checks: [] }
+    const check = async ({ dir, name, version }: (typeof packages)[number]) => {
+      const tarball = join(tarballs, `${name.slice(1).replace("/", "-")}-${version}.tgz`)
+      // every module, not only ".": attw does not expand the "./*" pattern by itself
+      const modules = readdirSync(join(dir, "src"))
+        .filter((file) => file.endsWith(".ts") && file !== "index.ts" && file !== "bin.ts")
+        .map((file) => `./${file.slice(0, -3)}`)
+      const [publint, attw] = await Promise.all([
+        run(bin("publint"), ["--strict", tarball], { cwd: import.meta.dirname }),
+        run(bin("attw"), ["--profile", "esm-only", "--format", "ascii", "--entrypoints", ".", ...modules, "--", tarball], { cwd: import.meta.dirname })
+      ])
+      return { publint, attw }
+    }
+    const checks: Array<{ publint: Run; attw: Run }> = []
+    for (let i = 0; i < packages.length; i += 2) checks.push(...await Promise.all(packages.slice(i, i + 2).map(check)))
+    return { pack, tarballs, checks }
+  })())
 
 describe("packages as an internal team installs them", () => {
   it("`pnpm release` builds and publishes every package to the registry", async () => {
@@ -180,11 +234,14 @@ describe("packages as an internal team installs them", () => {
         assert.notMatch(range, /^workspace:/, `${name} was published with a workspace: range`)
       }
     }
+    // published: every scratch project installs now, all at once, while the tarballs are packed and checked
+    for (const name of Object.keys(installs)) void installedProject(name)
+    packed().catch(() => undefined) // a failure is its test's to report
   })
 
   it("installs @connected-vehicle/v3 alone from the registry, with one copy of effect", async () => {
-    const dir = project("v3-alone")
-    ok(await npmInstall(dir, ["@connected-vehicle/v3"]), "npm install @connected-vehicle/v3")
+    const { dir, result } = await installedProject("v3-alone")
+    ok(result, "npm install @connected-vehicle/v3")
     writeFileSync(join(dir, "load.mjs"), "const m = await import('@connected-vehicle/v3')\nconsole.log(Object.keys(m).sort().join(','))\n")
     const imported = ok(await run(process.execPath, ["load.mjs"], { cwd: dir, env: consumerEnv }), "import @connected-vehicle/v3")
     const modules = [...readFileSync(join(repo, "packages", "v3", "src", "index.ts"), "utf8").matchAll(/export \* as (\w+)/g)]
@@ -220,8 +277,8 @@ describe("packages as an internal team installs them", () => {
   }
 
   it("@connected-vehicle/sdk without its optional peers, and without the simulator, imports and type-checks", async () => {
-    const dir = project("sdk-alone")
-    ok(await npmInstall(dir, ["@connected-vehicle/sdk", "@types/node@24"]), "npm install @connected-vehicle/sdk")
+    const { dir, result } = await installedProject("sdk-alone")
+    ok(result, "npm install @connected-vehicle/sdk")
     const installed = readdirSync(join(dir, "node_modules", "@connected-vehicle")).sort()
     assert.notInclude(installed, "simulator")
     await typeCheck(dir, "without-simulator.ts", { types: ["node"] })
@@ -231,8 +288,8 @@ describe("packages as an internal team installs them", () => {
   })
 
   it("@connected-vehicle/webhooks alone type-checks without @types/node (a Web receiver)", async () => {
-    const dir = project("webhooks-alone")
-    ok(await npmInstall(dir, ["@connected-vehicle/webhooks"]), "npm install @connected-vehicle/webhooks")
+    const { dir, result } = await installedProject("webhooks-alone")
+    ok(result, "npm install @connected-vehicle/webhooks")
     assert.isFalse(readdirSync(join(dir, "node_modules")).includes("@types"))
     await typeCheck(dir, "webhooks-web.ts", { types: [], lib: ["es2023", "dom"] })
   })
@@ -243,11 +300,9 @@ describe("packages as an internal team installs them", () => {
     let entryPoints: ReadonlyArray<string> = []
 
     beforeAll(async () => {
-      dir = project("all")
-      ok(
-        await npmInstall(dir, [...packages.map(({ name }) => name), "effect@4.1.0", "@effect/platform-node@4.1.0", "@types/node@24"]),
-        "npm install of every package"
-      )
+      const all = await installedProject("all")
+      dir = all.dir
+      ok(all.result, "npm install of every package")
       entryPoints = packages.flatMap(({ name }) => {
         const dist = join(dir, "node_modules", name, "dist")
         const modules = readdirSync(dist)
@@ -316,10 +371,8 @@ describe("packages as an internal team installs them", () => {
   })
 
   it("`pnpm run pack` packs every package into one folder; publint and arethetypeswrong find nothing on any tarball", async () => {
-    const tarballs = join(scratch, "tarballs")
-    await withDistLock(async () => {
-      ok(await run("pnpm", ["run", "pack", tarballs], { cwd: repo }), "pnpm run pack")
-    })
+    const { checks, pack, tarballs } = await packed()
+    ok(pack, "pnpm run pack")
     const files = readdirSync(tarballs).filter((file) => file.endsWith(".tgz"))
     assert.strictEqual(files.length, packages.length)
     // the migration guide their READMEs and deprecation warnings name ships with legacy-v2 and v3
@@ -328,17 +381,9 @@ describe("packages as an internal team installs them", () => {
       const listing = ok(await run("tar", ["tzf", tarball], { cwd: scratch }), `tar tzf ${tarball}`)
       assert.include(listing.stdout.split("\n"), "package/docs/migrating-to-v3.md", name)
     }
-    for (const { dir, name, version } of packages) {
-      const tarball = join(tarballs, `${name.slice(1).replace("/", "-")}-${version}.tgz`)
-      ok(await run(bin("publint"), ["--strict", tarball], { cwd: import.meta.dirname }), `publint ${name}`)
-      // every module, not only ".": attw does not expand the "./*" pattern by itself
-      const modules = readdirSync(join(dir, "src"))
-        .filter((file) => file.endsWith(".ts") && file !== "index.ts" && file !== "bin.ts")
-        .map((file) => `./${file.slice(0, -3)}`)
-      ok(
-        await run(bin("attw"), ["--profile", "esm-only", "--format", "ascii", "--entrypoints", ".", ...modules, "--", tarball], { cwd: import.meta.dirname }),
-        `attw ${name}`
-      )
+    for (const [i, { name }] of packages.entries()) {
+      ok(checks[i]!.publint, `publint ${name}`)
+      ok(checks[i]!.attw, `attw ${name}`)
     }
   })
 })
