@@ -238,7 +238,8 @@ export const make = (options?: Options): Effect.Effect<Vehicles["Service"], neve
     const reads: Reads = {
       defaultUnitSystem,
       requestIdHeaders: transport.config.requestIdHeaders,
-      legacyRoot: transport.config.roots.legacy.replace(/\/+$/, "")
+      // as errors show it (a configured root's user info removed), once
+      legacyRoot: redactUrl(transport.config.roots.legacy).replace(/\/+$/, "")
     }
     const fetchPage = (query: typeof LegacyVehiclesQuery.Type, callOptions: Transport.CallOptions | undefined) =>
       client.vehicles({ query }, callOptions)
@@ -271,12 +272,12 @@ export const make = (options?: Options): Effect.Effect<Vehicles["Service"], neve
 interface Reads {
   readonly defaultUnitSystem: UnitSystem
   readonly requestIdHeaders: ReadonlyArray<string>
-  /** The legacy root, without a trailing slash. */
+  /** The legacy root as errors show it (`redactUrl`), without a trailing slash. */
   readonly legacyRoot: string
 }
 
-// the vehicle's URL as errors show it (a configured root's user info removed)
-const vehicleUrl = (reads: Reads, vehicleId: string) => redactUrl(`${reads.legacyRoot}/v2.0/vehicles/${encodeURIComponent(vehicleId)}`)
+// the vehicle's URL as errors show it (the root already redacted, the id encoded)
+const vehicleUrl = (reads: Reads, vehicleId: string) => `${reads.legacyRoot}/v2.0/vehicles/${encodeURIComponent(vehicleId)}`
 
 /** A read endpoint of the legacy client. */
 type ReadCall<A> = (
