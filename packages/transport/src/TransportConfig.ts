@@ -87,9 +87,9 @@ export interface RetryPolicy {
 }
 
 /**
- * What to do with a 429 (decided by the status): fail at once with
- * the `RateLimit` reason (default), or wait for `Retry-After` when it is at
- * most `maxWait` and fits the `maxElapsed` budget, then try again.
+ * What to do with a 429: fail at once with the `RateLimit` reason (default),
+ * or wait for `Retry-After` when it is at most `maxWait` and fits the
+ * budget. `maxWait` bounds any other status's `Retry-After` wait too.
  *
  * @example
  * ```ts

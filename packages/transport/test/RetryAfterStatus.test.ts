@@ -73,6 +73,16 @@ describe("Retry-After of any error status", () => {
       assert.deepStrictEqual((yield* logged(COMPAT)).map((e) => e.status), [503, 500, 429])
     }).pipe(Effect.provide(loopback({ retry: { ...fast.retry, maxElapsed: 2_000 }, rateLimit: { wait: true, maxWait: 60_000 } }))), 10_000)
 
+  it.live("a Retry-After over rateLimit.maxWait is not waited, even within the budget: the error carries it", () =>
+    Effect.gen(function*() {
+      yield* inject(COMPAT, [{ _tag: "Status", status: 503, retryAfter: "3" }])
+      const start = Date.now()
+      const error = yield* Effect.flip(compat)
+      assert.isBelow(Date.now() - start, 1_500)
+      assert.strictEqual(millis(error._tag === "ConnectedVehicleError" ? error.retryAfter : undefined), 3_000)
+      assert.deepStrictEqual((yield* logged(COMPAT)).map((e) => e.status), [503])
+    }).pipe(Effect.provide(loopback({ retry: { ...fast.retry, maxElapsed: 60_000 }, rateLimit: { maxWait: 2_000 } }))), 10_000)
+
   it.live("a 503 without the envelope (MalformedBody) keeps its Retry-After and is retried after it", () =>
     Effect.gen(function*() {
       let n = 0

@@ -89,7 +89,8 @@ export const resolve = (
  * own bounds, nor an `InvalidArgument`); then a 429 waits its `Retry-After`
  * when the rate-limit policy says so, and anything else backs off
  * exponentially with "equal jitter" (half fixed, half random, so that delays
- * never collapse to zero), and at least the `Retry-After` its response sent.
+ * never collapse to zero), and at least the `Retry-After` its response sent
+ * (not retried when that is over `maxWait`).
  * A request that is not idempotent is retried only when the policy allows it.
  * The call's budget bounds every wait (see {@link schedule}).
  *
@@ -108,6 +109,8 @@ export const delayOf = (
     const { maxWaitMillis, wait } = policy
     return Effect.succeed(wait && after !== undefined && after <= maxWaitMillis ? after : undefined)
   }
+  // a longer wait than `maxWait` is the caller's to schedule (the error carries it)
+  if (after !== undefined && after > policy.maxWaitMillis) return Effect.succeed(undefined)
   const { factor, initialDelayMillis, maxDelayMillis } = policy
   const exp = Math.min(maxDelayMillis, initialDelayMillis * Math.pow(factor, n - 1))
   return Effect.map(Random.next, (r) => Math.max(after ?? 0, Math.round(exp / 2 + (exp / 2) * r)))
