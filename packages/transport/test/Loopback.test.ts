@@ -423,7 +423,7 @@ for (const [clientName, httpClient] of clients) {
           }
         }).pipe(Effect.provide(loopback(fast))))
 
-      it.live("without a tracing backend: no span, no trace headers, and the caller's own span is left alone", () =>
+      it.live("without a tracing backend: no span of the call; the caller's own span, left alone, is the trace context sent", () =>
         Effect.gen(function*() {
           yield* inject(COMPAT, [{ _tag: "Status", status: 503 }])
           const outer = yield* Effect.withSpan(
@@ -434,7 +434,15 @@ for (const [clientName, httpClient] of clients) {
           assert.isFalse(outer.attributes.has("retry.count"))
           const entries = yield* logged(COMPAT)
           assert.deepStrictEqual(entries.map((e) => e.status), [503, 200])
-          for (const entry of entries) assert.isUndefined(entry.headers["traceparent"])
+          for (const entry of entries) assert.strictEqual(entry.headers["traceparent"], `00-${outer.traceId}-${outer.spanId}-01`)
+          // no span around the call: no trace context
+          yield* compat
+          const [bare] = (yield* logged(COMPAT)).slice(-1)
+          assert.isUndefined(bare!.headers["traceparent"])
+          // propagation turned off: none either
+          yield* Effect.withSpan(Effect.provideService(compat, Tracer.DisablePropagation, true), "quiet")
+          const [quiet] = (yield* logged(COMPAT)).slice(-1)
+          assert.isUndefined(quiet!.headers["traceparent"])
         }).pipe(Effect.provide(loopback(fast))))
 
       it.live("httpSpans: a client span per attempt under the call's span, and the trace context sent with each attempt", () =>

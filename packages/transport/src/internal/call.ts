@@ -19,7 +19,7 @@
  *
  * @internal
  */
-import { Clock, Duration, Effect, Exit, Redacted, Tracer } from "effect"
+import { Clock, Context, Duration, Effect, Exit, Option, Redacted, Tracer } from "effect"
 import { HttpClient, HttpClientRequest, HttpTraceContext } from "effect/http"
 import type { HttpClientResponse } from "effect/http"
 import { InvalidArgument } from "@connected-vehicle/schema/InvalidArgument"
@@ -329,26 +329,31 @@ export const make = (spec: MethodSpec): Method => {
     const policy = CallPolicy.resolve(options, config, base)
     if (policy instanceof InvalidArgument) return Effect.fail(policy)
     const hooks = options?.onResponse === undefined ? clientHook : Hooks.ignoring(Hooks.andThen(spec.onResponse, options.onResponse)!)
-    const start = (clock: Clock.Clock, span: Tracer.Span | undefined, propagate: boolean) => {
+    // `context`: the span whose trace context is sent, if any
+    const start = (clock: Clock.Clock, span: Tracer.Span | undefined, context: Tracer.Span | undefined) => {
       const built = build(given)
       const traced = (request: HttpClientRequest.HttpClientRequest) =>
-        run(spec, clock, propagate && span !== undefined ? HttpClientRequest.setHeaders(request, HttpTraceContext.toHeaders(span)) : request, policy, hooks, span)
+        run(spec, clock, context !== undefined ? HttpClientRequest.setHeaders(request, HttpTraceContext.toHeaders(context)) : request, policy, hooks, span)
       return Effect.isEffect(built)
         ? Effect.flatMap(Effect.mapError(built, (error): AnyError => mapBuildError(error, method, path)), traced)
         : traced(built)
     }
     return Effect.withFiber((fiber) => {
-      // Effect's default tracer has no backend: its spans cannot be observed,
-      // so none is made and no trace context is sent (as Effect's own HTTP
-      // server does); the request goes the same way either way
       const clock = fiber.getRef(Clock.Clock)
-      if (fiber.getRef(Tracer.Tracer) === Tracer.nativeTracer) return start(clock, undefined, false)
-      // without the HttpClient's span per attempt (`httpSpans`), the call's
-      // span is the trace context sent to the service
+      // without the HttpClient's span per attempt (`httpSpans`), the call
+      // sends the trace context of its span
       const propagate = !config.httpSpans && fiber.getRef(HttpClient.TracerPropagationEnabled) &&
         !fiber.getRef(Tracer.DisablePropagation)
+      // Effect's default tracer has no backend: its spans cannot be observed,
+      // so the call makes none (as Effect's own HTTP server does) and sends
+      // the trace context of the caller's span, if there is one; the request
+      // goes the same way either way
+      if (fiber.getRef(Tracer.Tracer) === Tracer.nativeTracer) {
+        const parent = propagate ? Context.getOption(fiber.context, Tracer.ParentSpan) : Option.none()
+        return start(clock, undefined, Option.isSome(parent) && parent.value._tag === "Span" ? parent.value : undefined)
+      }
       return Effect.useSpan(spec.spanName, spanOptions, (span) =>
-        Effect.withParentSpan(start(clock, span, propagate), span, { captureStackTrace: false }))
+        Effect.withParentSpan(start(clock, span, propagate ? span : undefined), span, { captureStackTrace: false }))
     })
   }
 }
