@@ -146,8 +146,9 @@ export const make = <R>(
         // once asked, the token endpoint's answer is stored even if the layer
         // closes meanwhile (a refresh token may be used once: the new one
         // would be lost)
-        const next = yield* Effect.uninterruptible(Effect.tap(renew(current), (next) => store.set(key, next)))
-        retryAt.delete(key)
+        const next = yield* Effect.uninterruptible(
+          Effect.tap(renew(current), (next) => Effect.andThen(store.set(key, next), Effect.sync(() => retryAt.delete(key))))
+        )
         yield* Effect.logDebug("token renewed")
         return next
       }).pipe(

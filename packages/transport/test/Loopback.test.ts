@@ -1,7 +1,7 @@
 import { createServer } from "node:http"
 import type { AddressInfo } from "node:net"
 import { assert, describe, it } from "@effect/vitest"
-import { Duration, Effect, Exit, Fiber, Layer, Redacted, Stream, Tracer } from "effect"
+import { Duration, Effect, Exit, Fiber, Layer, Redacted, References, Stream, Tracer } from "effect"
 import { FetchHttpClient, HttpClient } from "effect/http"
 import { NodeHttpClient } from "@effect/platform-node"
 import type { RateLimit } from "@connected-vehicle/schema/ServiceReason"
@@ -443,6 +443,11 @@ for (const [clientName, httpClient] of clients) {
           yield* Effect.withSpan(Effect.provideService(compat, Tracer.DisablePropagation, true), "quiet")
           const [quiet] = (yield* logged(COMPAT)).slice(-1)
           assert.isUndefined(quiet!.headers["traceparent"])
+          // tracing turned off: the caller's span is a no-op one, whose ids are no trace context
+          yield* Effect.withSpan(compat, "off").pipe(Effect.provideService(References.TracerEnabled, false))
+          const [off] = (yield* logged(COMPAT)).slice(-1)
+          assert.isUndefined(off!.headers["traceparent"])
+          assert.isUndefined(off!.headers["b3"])
         }).pipe(Effect.provide(loopback(fast))))
 
       it.live("httpSpans: a client span per attempt under the call's span, and the trace context sent with each attempt", () =>

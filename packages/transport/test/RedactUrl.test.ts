@@ -19,6 +19,7 @@ describe("what the SDK logs", () => {
     )
     assert.strictEqual(redactUrl("https://app.example/cb?page=2#section"), "https://app.example/cb?page=2#section")
     assert.strictEqual(redactUrl("https://app.example/a#b?code=c"), "https://app.example/a#b?code=<redacted>")
+    assert.strictEqual(redactUrl("https://app.example/a#code=2?state=3"), "https://app.example/a#code=<redacted>?state=<redacted>")
   })
 
   it("ConnectedVehicleError.redactUrl: no user info, no credential-like values", () => {

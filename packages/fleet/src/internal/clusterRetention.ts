@@ -79,7 +79,7 @@ const deleteBatch = (sql: SqlClient.SqlClient, cutoff: number, limit: number) =>
 }
 
 /**
- * Deletes the requests processed and sent more than `retention`
+ * Deletes the requests processed, sent and answered more than `retention`
  * milliseconds ago (by the `Clock`), with their replies, a batch at a
  * time: the number of requests deleted.
  */

@@ -73,7 +73,9 @@ const exists = (sql: SqlClient.SqlClient, relation: string) =>
  */
 const createIndexConcurrently = (sql: SqlClient.SqlClient, table: string, column: string) => {
   const { name, qualified } = indexOf(table, column)
-  // an index another process is building is invalid too until it is done: left to it
+  // an index another process is building is invalid too until it is done: left
+  // to it (a role without pg_read_all_stats does not see another role's
+  // build: it drops and builds the index again, harmlessly)
   return Effect.flatMap(
     sql<{ readonly valid: boolean; readonly building: boolean }>`SELECT i.indisvalid AS valid,
         EXISTS (SELECT 1 FROM pg_stat_progress_create_index p WHERE p.index_relid = i.indexrelid) AS building

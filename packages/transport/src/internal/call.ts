@@ -350,14 +350,22 @@ export const make = (spec: MethodSpec): Method => {
       // goes the same way either way
       if (fiber.getRef(Tracer.Tracer) === Tracer.nativeTracer) {
         const parent = propagate ? Context.getOption(fiber.context, Tracer.ParentSpan) : Option.none()
-        return start(clock, undefined, Option.isSome(parent) && parent.value._tag === "Span" ? parent.value : undefined)
+        return start(clock, undefined, Option.isSome(parent) && propagates(parent.value) ? parent.value : undefined)
       }
       return Effect.useSpan(spec.spanName, spanOptions, (span) =>
-        Effect.withParentSpan(start(clock, span, propagate ? span : undefined), span, { captureStackTrace: false }))
+        Effect.withParentSpan(start(clock, span, propagate && propagates(span) ? span : undefined), span, { captureStackTrace: false }))
     })
   }
 }
 
+
+/**
+ * Whether a span's trace context may be sent: a span of this process, not
+ * one that says otherwise (the no-op spans of a fiber whose tracing is off
+ * carry `DisablePropagation`, and ids that are not a trace context).
+ */
+const propagates = (span: Tracer.AnySpan): span is Tracer.Span =>
+  span._tag === "Span" && !Context.get(span.annotations, Tracer.DisablePropagation)
 
 /** The request with the call's credential, unless it carries an `authorization` of its own (the token endpoint's). */
 const withBearer = (

@@ -39,8 +39,9 @@ export const redactUrl = (url: string): string => {
   // `#a=1&b=2`, or a client-side route with a query (`#/cb?code=...`)
   const fragment = url.slice(hash + 1)
   const inner = fragment.indexOf("?")
-  if (inner !== -1) return `${path}#${fragment.slice(0, inner)}?${redactParams(fragment.slice(inner + 1))}`
-  return `${path}#${fragment.includes("=") ? redactParams(fragment) : fragment}`
+  const params = (part: string) => part.includes("=") ? redactParams(part) : part
+  if (inner !== -1) return `${path}#${params(fragment.slice(0, inner))}?${redactParams(fragment.slice(inner + 1))}`
+  return `${path}#${params(fragment)}`
 }
 
 /**
