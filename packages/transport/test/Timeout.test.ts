@@ -62,20 +62,82 @@ describe("the attempt's timeout, against Effect.timeoutOrElse", () => {
       assert.isFalse(yield* Ref.get(timedOut))
     }))
 
-  it.effect("the timer ends with the effect: no sleep is left pending", () =>
+  it.effect("the timer ends with the effect: no sleep is left pending once the event loop turns", () =>
     Effect.gen(function*() {
-      // a clock that counts its pending sleeps
-      const clock = yield* Clock.Clock
-      let pending = 0
-      const counting: Clock.Clock = {
-        ...clock,
-        sleep: (duration) => Effect.ensuring(Effect.suspend(() => (pending++, clock.sleep(duration))), Effect.sync(() => pending--))
-      }
+      const { counting, pending } = countingClock(yield* Clock.Clock)
       const fiber = yield* Effect.forkChild(ours(Effect.as(Effect.sleep(10), 1), 10_000).pipe(Effect.provideService(Clock.Clock, counting)))
       yield* TestClock.adjust(5)
-      assert.strictEqual(pending, 2) // the effect's sleep and the timer
+      assert.strictEqual(pending(), 2) // the effect's sleep and the timer
       yield* TestClock.adjust(5)
       assert.deepStrictEqual(yield* Fiber.await(fiber), Exit.succeed(1))
-      assert.strictEqual(pending, 0)
+      yield* turn
+      assert.strictEqual(pending(), 0)
+    }))
+
+  it.effect("attempts one after the other (no turn of the event loop between) share one sleep; each still times out at its own limit", () =>
+    Effect.gen(function*() {
+      const { counting, pending, started } = countingClock(yield* Clock.Clock)
+      const attempts = Effect.gen(function*() {
+        for (let i = 0; i < 50; i++) assert.strictEqual(yield* ours(Effect.promise(() => Promise.resolve(i)), 10_000), i)
+        return [pending(), started()]
+      }).pipe(Effect.provideService(Clock.Clock, counting))
+      assert.deepStrictEqual(yield* attempts, [1, 1]) // one timer, kept for the next attempt
+      const late = yield* Effect.forkChild(ours(Effect.never, 100).pipe(Effect.provideService(Clock.Clock, counting)))
+      yield* TestClock.adjust(99)
+      assert.isUndefined(late.pollUnsafe())
+      yield* TestClock.adjust(1)
+      assert.deepStrictEqual(yield* Fiber.await(late), Exit.fail("timeout"))
+      yield* turn
+      assert.strictEqual(pending(), 0)
+    }))
+
+  it.effect("concurrent attempts time out in the order of their deadlines, an earlier one started later included", () =>
+    Effect.gen(function*() {
+      const order: Array<number> = []
+      const start = (millis: number) =>
+        Effect.forkChild(Timeout.timeoutOrElse(Effect.never, millis, () => Effect.sync(() => order.push(millis))))
+      const fibers = [yield* start(300), yield* start(100), yield* start(200)]
+      yield* TestClock.adjust(150)
+      assert.deepStrictEqual(order, [100])
+      fibers.push(yield* start(10)) // due at 160, before the 200 the timer sleeps until
+      yield* TestClock.adjust(10)
+      assert.deepStrictEqual(order, [100, 10])
+      yield* TestClock.adjust(140)
+      assert.deepStrictEqual(order, [100, 10, 200, 300])
+      for (const fiber of fibers) assert.isTrue(Exit.isSuccess(yield* Fiber.await(fiber)))
+    }))
+
+  it.effect("a timeout whose fallback starts another attempt: the new deadline is kept", () =>
+    Effect.gen(function*() {
+      const fiber = yield* Effect.forkChild(
+        ours(Effect.never, 100).pipe(Effect.catch(() => ours(Effect.never, 50)), Effect.catch(() => Clock.currentTimeMillis))
+      )
+      const start = yield* Clock.currentTimeMillis
+      yield* TestClock.adjust(1_000)
+      assert.strictEqual((yield* Fiber.join(fiber)) - start, 150)
+    }))
+
+  it.live("on the real clock, no timer outlives the attempts once the event loop turns", () =>
+    Effect.gen(function*() {
+      const timers = () => process.getActiveResourcesInfo().filter((name) => name === "Timeout").length
+      const before = timers()
+      for (let i = 0; i < 20; i++) assert.strictEqual(yield* ours(Effect.as(Effect.sleep(1), i), 30_000), i)
+      yield* turn
+      yield* turn
+      assert.strictEqual(timers(), before)
     }))
 })
+
+/** One turn of the event loop (the timer of attempts no longer in flight stops after it). */
+const turn = Effect.promise(() => new Promise<void>((resolve) => setImmediate(resolve)))
+
+/** A clock that counts its pending sleeps. */
+const countingClock = (clock: Clock.Clock) => {
+  let pending = 0
+  let started = 0
+  const counting: Clock.Clock = {
+    ...clock,
+    sleep: (duration) => Effect.ensuring(Effect.suspend(() => (started++, pending++, clock.sleep(duration))), Effect.sync(() => pending--))
+  }
+  return { counting, pending: () => pending, started: () => started }
+}

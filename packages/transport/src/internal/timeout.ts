@@ -1,16 +1,135 @@
 /**
- * An attempt's timeout that lets go of its timer as soon as the attempt ends.
+ * An attempt's timeout: the attempt in a fiber of its own, its deadline kept
+ * with those of every other attempt in flight on the same `Clock`, and one
+ * fiber sleeping on that `Clock` until the earliest of them.
  *
- * `Effect.timeoutOrElse` races the effect against a sleeping fiber and leaves
- * that fiber to be interrupted, and waited for, when the calling fiber ends:
- * on a loopback call that costs about 0.04x of a raw undici request more
- * than this (`docs/upstream.md`). Here the effect and the fiber's
- * `Clock.sleep` run in fibers of their own, started at once on the caller's
- * context; whichever ends first interrupts the other at once.
+ * `Effect.timeoutOrElse` races the effect against a sleeping fiber of its own
+ * and leaves that fiber to be interrupted, and waited for, when the calling
+ * fiber ends. A fiber and a timer per attempt cost about 0.05x of a raw
+ * undici request on a loopback call (`docs/upstream.md`); here an attempt
+ * costs its fiber and an entry in a heap. The sleeping fiber is started when
+ * a deadline comes before the one it sleeps until (or none sleeps), and
+ * stops when it finds no deadline left, or within one turn of the event loop
+ * once no attempt is in flight (so that it never keeps a process alive).
  *
  * @internal
  */
 import { Clock, Duration, Effect, Fiber } from "effect"
+import type { Context } from "effect"
+
+/** A deadline in flight: `fire` until it fired or its attempt ended. */
+interface Entry {
+  readonly deadline: number
+  fire: (() => void) | undefined
+}
+
+/** `f` after the current turn of the event loop (cleanup, not timing: no `Clock`). */
+const later: (f: () => void) => void = typeof globalThis.setImmediate === "function"
+  ? (f) => void globalThis.setImmediate(f)
+  : (f) => void globalThis.setTimeout(f, 0)
+
+/** The deadlines of the attempts in flight on one `Clock`, and the fiber sleeping until the earliest. */
+class Deadlines {
+  private heap: Array<Entry> = []
+  /** Entries in the heap still to fire. */
+  private live = 0
+  private sleeper: Fiber.Fiber<void> | undefined = undefined
+  /** The deadline the sleeper sleeps until (`Infinity`: none sleeps). */
+  private wakeAt = Infinity
+  /** Bumped whenever a sleeper is replaced or stopped: an older one ends at its next step. */
+  private generation = 0
+  private firing = false
+  private idleCheck = false
+
+  private readonly clock: Clock.Clock
+
+  constructor(clock: Clock.Clock) {
+    this.clock = clock
+  }
+
+  add(deadline: number, fire: () => void, context: Context.Context<never>): Entry {
+    const entry: Entry = { deadline, fire }
+    push(this.heap, entry)
+    this.live++
+    // while deadlines fire, the sleeper picks the next one itself
+    if (!this.firing && deadline < this.wakeAt) this.arm(context)
+    return entry
+  }
+
+  /** Whether `entry` was still to fire (it no longer is). */
+  cancel(entry: Entry): boolean {
+    if (entry.fire === undefined) return false
+    entry.fire = undefined
+    this.live--
+    if (this.heap.length >= 64 && this.heap.length > 4 * this.live) this.heap = heapOf(this.heap.filter((e) => e.fire !== undefined))
+    if (this.live === 0 && this.sleeper !== undefined && !this.idleCheck) {
+      // the next attempt usually starts within this turn (a loop of calls):
+      // the sleeper is kept for it rather than stopped and started again
+      this.idleCheck = true
+      later(() => {
+        this.idleCheck = false
+        if (this.live === 0) this.stop()
+      })
+    }
+    return true
+  }
+
+  private stop() {
+    this.generation++
+    this.sleeper?.interruptUnsafe()
+    this.sleeper = undefined
+    this.wakeAt = Infinity
+    this.heap = []
+  }
+
+  private arm(context: Context.Context<never>) {
+    if (!Number.isFinite(this.heap[0]!.deadline)) return
+    const generation = ++this.generation
+    this.sleeper?.interruptUnsafe()
+    this.sleeper = undefined
+    const sleeper = Effect.runForkWith(context)(this.loop(generation))
+    if (sleeper.pollUnsafe() === undefined && generation === this.generation) this.sleeper = sleeper
+  }
+
+  /** Fires every deadline reached, then sleeps until the next one, if any. */
+  private loop(generation: number): Effect.Effect<void> {
+    return Effect.suspend(() => {
+      if (generation !== this.generation) return Effect.void
+      const now = this.clock.currentTimeMillisUnsafe()
+      this.firing = true
+      try {
+        // `this.heap`, not a copy: a deadline's attempt may end others (and compact it)
+        while (this.heap.length > 0 && (this.heap[0]!.fire === undefined || this.heap[0]!.deadline <= now)) {
+          const entry = pop(this.heap)
+          const fire = entry.fire
+          if (fire === undefined) continue
+          entry.fire = undefined
+          this.live--
+          fire()
+        }
+      } finally {
+        this.firing = false
+      }
+      if (generation !== this.generation) return Effect.void
+      const next = this.heap[0]
+      if (next === undefined || !Number.isFinite(next.deadline)) {
+        this.sleeper = undefined
+        this.wakeAt = Infinity
+        return Effect.void
+      }
+      this.wakeAt = next.deadline
+      return Effect.andThen(this.clock.sleep(Duration.millis(next.deadline - now)), this.loop(generation))
+    })
+  }
+}
+
+const byClock = new WeakMap<Clock.Clock, Deadlines>()
+
+const deadlinesOf = (clock: Clock.Clock): Deadlines => {
+  let deadlines = byClock.get(clock)
+  if (deadlines === undefined) byClock.set(clock, deadlines = new Deadlines(clock))
+  return deadlines
+}
 
 /**
  * `self`, or `onTimeout()` when `self` has not ended within `millis` by the
@@ -27,28 +146,74 @@ export const timeoutOrElse = <A, E, A2, E2>(
   Effect.withFiber((parent) =>
     Effect.callback<A | A2, E | E2>((resume) => {
       const work = Effect.runForkWith(parent.context)(self)
-      // over at once (an invalid request, say): no timer
+      // over at once (an invalid request, say): no deadline
       const exit = work.pollUnsafe()
       if (exit !== undefined) return resume(exit)
-      const timer = Effect.runForkWith(parent.context)(parent.getRef(Clock.Clock).sleep(Duration.millis(millis)))
-      let done = false
-      work.addObserver((exit) => {
-        if (done) return
-        done = true
-        timer.interruptUnsafe(parent.id)
-        resume(exit)
-      })
-      timer.addObserver(() => {
-        if (done) return
-        done = true
+      const clock = parent.getRef(Clock.Clock)
+      const deadlines = deadlinesOf(clock)
+      const entry = deadlines.add(clock.currentTimeMillisUnsafe() + millis, () => {
         work.interruptUnsafe(parent.id)
         resume(Effect.andThen(Fiber.await(work), onTimeout()))
+      }, parent.context)
+      work.addObserver((exit) => {
+        if (deadlines.cancel(entry)) resume(exit)
       })
       return Effect.suspend(() => {
-        done = true
-        timer.interruptUnsafe(parent.id)
+        deadlines.cancel(entry)
         work.interruptUnsafe(parent.id)
         return Fiber.await(work)
       })
     })
   )
+
+// a binary min-heap of entries by deadline
+
+const less = (heap: Array<Entry>, i: number, j: number) => heap[i]!.deadline < heap[j]!.deadline
+
+const swap = (heap: Array<Entry>, i: number, j: number) => {
+  const t = heap[i]!
+  heap[i] = heap[j]!
+  heap[j] = t
+}
+
+const up = (heap: Array<Entry>, i: number) => {
+  while (i > 0) {
+    const parent = (i - 1) >> 1
+    if (!less(heap, i, parent)) return
+    swap(heap, i, parent)
+    i = parent
+  }
+}
+
+const down = (heap: Array<Entry>, i: number) => {
+  for (;;) {
+    const l = 2 * i + 1
+    const r = l + 1
+    let m = i
+    if (l < heap.length && less(heap, l, m)) m = l
+    if (r < heap.length && less(heap, r, m)) m = r
+    if (m === i) return
+    swap(heap, i, m)
+    i = m
+  }
+}
+
+const push = (heap: Array<Entry>, entry: Entry) => {
+  heap.push(entry)
+  up(heap, heap.length - 1)
+}
+
+const pop = (heap: Array<Entry>): Entry => {
+  const top = heap[0]!
+  const last = heap.pop()!
+  if (heap.length > 0) {
+    heap[0] = last
+    down(heap, 0)
+  }
+  return top
+}
+
+const heapOf = (entries: Array<Entry>): Array<Entry> => {
+  for (let i = (entries.length >> 1) - 1; i >= 0; i--) down(entries, i)
+  return entries
+}
