@@ -392,16 +392,30 @@ describe("Transport (recording mock)", () => {
       assert.deepStrictEqual((yield* requests).map((r) => r.method), ["POST", "POST"])
     }).pipe(Effect.provide(mock((_, i) => i === 0 ? envelope(500, "SERVER") : batch))))
 
-  it.effect("maxElapsed caps the whole call: the last attempt's timeout is cut to what is left", () =>
+  it.effect("maxElapsed caps the whole call: an attempt's timeout is cut to what is left", () =>
     Effect.gen(function*() {
       const legacy = yield* Transport.client(LegacyApi, "legacy")
       const fiber = yield* Effect.forkChild(flipReason(legacy.odometer({ params: { id: "v1" } })))
       yield* TestClock.adjust("1 minute")
       const error = yield* Fiber.join(fiber)
-      // attempts at 0 and 400 ms answer 500 after 400 ms; the third has 200 ms left
+      // attempts at 0 and 300 ms; the second answers 500 at 900 ms, its timeout cut to the 700 ms left
       assert.strictEqual(error._tag, "Timeout")
-      assert.strictEqual(Duration.toMillis((error as Timeout).timeout), 200)
-      assert.strictEqual((yield* requests).length, 3)
+      assert.strictEqual(Duration.toMillis((error as Timeout).timeout), 700)
+      assert.strictEqual((yield* requests).length, 2)
+    }).pipe(Effect.provide(mock(
+      (_, n) => n === 0 ? Effect.as(Effect.sleep("300 millis"), envelope(500, "SERVER")) : Effect.as(Effect.sleep("900 millis"), envelope(500, "SERVER")),
+      { retry: { maxAttempts: 10, initialDelay: 0, maxElapsed: 1_000 } }
+    ))))
+
+  it.effect("no retry is started with less than a quarter of its timeout (or budget) left: the call fails with its error", () =>
+    Effect.gen(function*() {
+      const legacy = yield* Transport.client(LegacyApi, "legacy")
+      const fiber = yield* Effect.forkChild(flipReason(legacy.odometer({ params: { id: "v1" } })))
+      yield* TestClock.adjust("1 minute")
+      const error = yield* Fiber.join(fiber)
+      // attempts at 0 and 400 ms answer 500 after 400 ms; at 800 ms 200 ms are left, under 250
+      assert.strictEqual(error._tag, "Server")
+      assert.strictEqual((yield* requests).length, 2)
     }).pipe(Effect.provide(mock(
       () => Effect.as(Effect.sleep("400 millis"), envelope(500, "SERVER")),
       { retry: { maxAttempts: 10, initialDelay: 0, maxElapsed: 1_000 } }

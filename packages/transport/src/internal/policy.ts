@@ -117,9 +117,21 @@ export const delayOf = (
 }
 
 /**
+ * The least of the call's budget a retry must leave to its attempt: a
+ * quarter of the attempt's timeout (or of the budget, when smaller), at most
+ * a second. An attempt started with less would most likely time out: the
+ * call fails with the error it has (and its `Retry-After`) instead.
+ *
+ * @internal
+ */
+export const minAttemptMillis = (policy: Policy): number =>
+  Math.min(Math.min(policy.timeoutMillis, policy.maxElapsedMillis) / 4, 1_000)
+
+/**
  * The retry `Schedule` of a call: {@link delayOf} for each failure, at most
- * `maxAttempts` attempts in all, and no wait that would end at or past the
- * call's `deadline` (the `maxElapsed` budget). `onRetry` runs before
+ * `maxAttempts` attempts in all, and no wait that would leave the next attempt
+ * less than {@link minAttemptMillis} before the call's `deadline` (the
+ * `maxElapsed` budget). `onRetry` runs before
  * each wait.
  *
  * @internal
@@ -134,7 +146,7 @@ export const schedule = (
     const n = meta.attempt
     if (n >= policy.maxAttempts) return Cause.done(n)
     return Effect.flatMap(delayOf(policy, idempotent, meta.input, n), (delay) =>
-      delay === undefined || meta.now + delay >= deadline
+      delay === undefined || meta.now + delay + minAttemptMillis(policy) > deadline
         ? Cause.done(n)
         : Effect.as(onRetry(meta.input, n, delay), [n, Duration.millis(delay)] as [number, Duration.Duration]))
   }))
