@@ -18,17 +18,7 @@ import type { Context, DateTime, Effect, Stream } from "effect"
 import type * as Consent from "@connected-vehicle/auth/Consent"
 import type * as LegacyReading from "@connected-vehicle/legacy-v2/Reading"
 import type * as Vehicles from "@connected-vehicle/legacy-v2/Vehicles"
-import type {
-  EngineOil,
-  LegacyBody,
-  LegacyPath,
-  Location,
-  Odometer,
-  ServiceHistory,
-  TirePressure,
-  VehicleList,
-  Vin
-} from "@connected-vehicle/schema/Legacy"
+import type { LegacyBody, LegacyPath } from "@connected-vehicle/schema/Legacy"
 import type * as Compatibility from "@connected-vehicle/v3/Compatibility"
 import type * as Migration from "@connected-vehicle/v3/Migration"
 import type * as Signals from "@connected-vehicle/v3/Signals"
@@ -353,17 +343,7 @@ export type MigratedReading<A> = Plain<Migration.Reading<A>>
  * @since 0.2.0
  * @category models
  */
-export interface MigrationClient {
-  /** `odometer-traveleddistance` as `{ distance }` in km (metric) or miles (imperial). */
-  readonly odometer: (target: Migration.Target, options?: ReadOptions) => Promise<MigratedReading<Odometer>>
-  /** `location-preciselocation` as `{ latitude, longitude }`. */
-  readonly location: (target: Migration.Target, options?: ReadOptions) => Promise<MigratedReading<Location>>
-  /** `vehicleidentification-vin` as `{ vin }`. */
-  readonly vin: (target: Migration.Target, options?: ReadOptions) => Promise<MigratedReading<Vin>>
-  /** `internalcombustionengine-oillife` as `{ lifeRemaining }` (0..1); 1 for a vehicle without one (BEV). */
-  readonly engineOil: (target: Migration.Target, options?: ReadOptions) => Promise<MigratedReading<EngineOil>>
-  /** `wheel-tirepressures` as `{ frontLeft, frontRight, backLeft, backRight }` in kPa (metric) or psi (imperial). */
-  readonly tirePressure: (target: Migration.Target, options?: ReadOptions) => Promise<MigratedReading<TirePressure>>
+export interface MigrationClient extends PromiseClient<typeof Migration.reads> {
   /** The user id of the vehicle's connection (for `userId`); `NotConnectedError` when it has none. */
   readonly userIdOf: (vehicleId: string, options?: RequestOptions) => Promise<string>
 }
@@ -394,7 +374,9 @@ export interface V3Client extends ResourceClients<typeof V3.resources> {
 
 /**
  * The legacy v2.0 API, for the user signed in with `login` or
- * `setUserToken`.
+ * `setUserToken`: sign-in, and the Promise face of the `Vehicles` service of
+ * `@connected-vehicle/legacy-v2/Vehicles` (`list`, `iterate`, each read,
+ * `batch`).
  *
  * @example
  * ```ts
@@ -409,7 +391,7 @@ export interface V3Client extends ResourceClients<typeof V3.resources> {
  * @since 0.1.0
  * @category models
  */
-export interface LegacyClient {
+export interface LegacyClient extends PromiseClient<Omit<Vehicles.Vehicles["Service"], "stream" | "batch">> {
   /** The consent URL to send the user to (`permissions`, `state`, `mode`; `redirectUri` defaults to the client's). */
   readonly authorizationUrl: (
     options: Omit<Consent.ConsentOptions, "redirectUri"> & { readonly redirectUri?: string | undefined }
@@ -420,16 +402,8 @@ export interface LegacyClient {
   readonly setUserToken: (token: UserToken) => Promise<void>
   /** Forgets the user's tokens. */
   readonly logout: () => Promise<void>
-  /** One page of vehicle ids (`limit` 1..50, `offset`). */
-  readonly list: (args?: Vehicles.ListArgs, options?: RequestOptions) => Promise<Plain<VehicleList>>
   /** Every vehicle id, `limit` (default 50) per request. */
-  readonly iterate: (args?: Pick<Vehicles.ListArgs, "limit">, options?: RequestOptions) => AsyncIterable<string>
-  readonly odometer: (vehicleId: string, options?: ReadOptions) => Promise<Reading<Odometer>>
-  readonly location: (vehicleId: string, options?: ReadOptions) => Promise<Reading<Location>>
-  readonly vin: (vehicleId: string, options?: ReadOptions) => Promise<Reading<Vin>>
-  readonly engineOil: (vehicleId: string, options?: ReadOptions) => Promise<Reading<EngineOil>>
-  readonly tirePressure: (vehicleId: string, options?: ReadOptions) => Promise<Reading<TirePressure>>
-  readonly serviceHistory: (vehicleId: string, options?: ReadOptions) => Promise<Reading<ServiceHistory>>
+  readonly iterate: Promised<Vehicles.Vehicles["Service"]["stream"]>
   /** Several reads in one request; each entry has its own result. Each path counts against the rate limit. */
   readonly batch: <const P extends LegacyPath>(
     vehicleId: string,

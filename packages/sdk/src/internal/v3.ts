@@ -63,11 +63,11 @@ export const makeV3 = (runner: Runner, defaultUnitSystem: UnitSystem | undefined
       return read(target, unitSystem === undefined ? co : { ...co, unitSystem })
     })
   const migration: MigrationClient = {
-    odometer: migrated(Migration.odometer),
-    location: migrated(Migration.location),
-    vin: migrated(Migration.vin),
-    engineOil: migrated(Migration.engineOil),
-    tirePressure: migrated(Migration.tirePressure),
+    // one method per read of `Migration.reads`
+    ...(Object.fromEntries(Object.entries(Migration.reads).map(([name, read]) => [name, migrated(read as MigrationRead<unknown>)])) as Omit<
+      MigrationClient,
+      "userIdOf"
+    >),
     userIdOf: (vehicleId, options) => runner.run(options, (co) => Migration.userIdOf(vehicleId, co))
   }
   const compatibility = Effect.service(Compatibility.Compatibility)
