@@ -298,7 +298,7 @@ interface Shared {
 }
 
 // the vehicle's URL as errors show it (the root already redacted, the id encoded)
-const vehicleUrl = (reads: Shared, vehicleId: string) => `${reads.legacyRoot}/v2.0/vehicles/${encodeURIComponent(vehicleId)}`
+const vehicleUrl = (shared: Shared, vehicleId: string) => `${shared.legacyRoot}/v2.0/vehicles/${encodeURIComponent(vehicleId)}`
 
 /** A read endpoint of the legacy client. */
 type ReadCall<A> = (
@@ -310,17 +310,17 @@ type ReadCall<A> = (
 ) => Effect.Effect<Transport.Result<A>, Transport.ErrorOf>
 
 /** One read: the arguments checked, the request sent, the body and headers as a `Reading`. */
-const readOf = <A>(reads: Shared, path: LegacyPath, call: ReadCall<A>) =>
+const readOf = <A>(shared: Shared, path: LegacyPath, call: ReadCall<A>) =>
 (vehicleId: string, readOptions?: ReadOptions): Effect.Effect<Reading<A>, ReadError> => {
-  const unitSystem = readOptions?.unitSystem ?? reads.defaultUnitSystem
+  const unitSystem = readOptions?.unitSystem ?? shared.defaultUnitSystem
   const reading = Effect.flatMap(
     call({ params: { id: vehicleId }, headers: { "sc-unit-system": unitSystem } }, readOptions),
     (r) =>
       Effect.fromResult(toReading(r.value, r.headers, {
         requested: unitSystem,
-        requestIdHeader: reads.requestIdHeaders,
+        requestIdHeader: shared.requestIdHeaders,
         method: "GET",
-        url: vehicleUrl(reads, vehicleId) + path,
+        url: vehicleUrl(shared, vehicleId) + path,
         status: r.status
       }))
   )
@@ -342,13 +342,13 @@ type BatchCall = (
 
 /** A batch: the arguments checked, one request for the distinct paths, each entry decoded on its own. */
 const batchOf = <const P extends LegacyPath>(
-  reads: Shared,
+  shared: Shared,
   call: BatchCall,
   vehicleId: string,
   paths: readonly [P, ...Array<P>],
   readOptions: ReadOptions | undefined
 ): Effect.Effect<Batch.BatchResult<P>, ReadError> => {
-  const unitSystem = readOptions?.unitSystem ?? reads.defaultUnitSystem
+  const unitSystem = readOptions?.unitSystem ?? shared.defaultUnitSystem
   return Effect.gen(function*() {
     yield* checkIdentifier("vehicleId", vehicleId)
     yield* checkUnitSystem(unitSystem)
@@ -359,9 +359,9 @@ const batchOf = <const P extends LegacyPath>(
       payload: { requests: [{ path: unique[0] }, ...unique.slice(1).map((path) => ({ path }))] }
     }, readOptions)
     return Batch.decode(response.value, unique, {
-      vehicleUrl: vehicleUrl(reads, vehicleId),
+      vehicleUrl: vehicleUrl(shared, vehicleId),
       unitSystem,
-      requestIdHeader: reads.requestIdHeaders,
+      requestIdHeader: shared.requestIdHeaders,
       now: yield* Clock.currentTimeMillis,
       deprecation: Deprecation.fromHeaders(response.headers),
       response: { status: response.status, requestId: response.requestId }
