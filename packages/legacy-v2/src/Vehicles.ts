@@ -23,9 +23,10 @@ import * as OAuthConfig from "@connected-vehicle/auth/OAuthConfig"
 import * as Session from "@connected-vehicle/auth/Session"
 import * as TokenStore from "@connected-vehicle/auth/TokenStore"
 import { LegacyApi, LegacyVehiclesQuery } from "@connected-vehicle/schema/Api"
+import type { LegacyGroup } from "@connected-vehicle/schema/Api"
 import { isIdentifier } from "@connected-vehicle/schema/InvalidArgument"
 import type { InvalidArgument } from "@connected-vehicle/schema/InvalidArgument"
-import type { BatchResponse, EngineOil, LegacyPath, Location, Odometer, ServiceHistory, TirePressure, VehicleList, Vin } from "@connected-vehicle/schema/Legacy"
+import type { BatchResponse, LegacyBody, LegacyPath, VehicleList } from "@connected-vehicle/schema/Legacy"
 import { UnitSystem } from "@connected-vehicle/schema/Legacy"
 import type { Credentials } from "@connected-vehicle/transport/Credentials"
 import * as Pagination from "@connected-vehicle/transport/Pagination"
@@ -135,8 +136,44 @@ export type ReadError = InvalidArgument | ConnectedVehicleError
  */
 export type VehiclePage = VehicleList & { readonly deprecation?: Deprecation.Deprecation }
 
+/** The read endpoints of the contract's legacy group: one vehicle (`id`) and a unit system, no payload. */
+type ReadEndpoint = {
+  [K in keyof LegacyClient]: LegacyClient[K] extends ReadCall<infer _A> ? K : never
+}[keyof LegacyClient]
+
+type LegacyClient = Transport.GroupClient<typeof LegacyGroup, "legacy">
+
+// The reads of the service, by the name of their endpoint in the contract's
+// legacy group (every read endpoint of the group, or a type error), with their path.
+const reads = {
+  /** @deprecated v2.0 sunsets on 2026-12-01: use `Migration.odometer` of `@connected-vehicle/v3` (`Signals.get` code `odometer-traveleddistance`). */
+  odometer: "/odometer",
+  /** @deprecated v2.0 sunsets on 2026-12-01: use `Migration.location` of `@connected-vehicle/v3` (`Signals.get` code `location-preciselocation`). */
+  location: "/location",
+  /** @deprecated v2.0 sunsets on 2026-12-01: use `Migration.vin` of `@connected-vehicle/v3` (`Signals.get` code `vehicleidentification-vin`). */
+  vin: "/vin",
+  /** @deprecated v2.0 sunsets on 2026-12-01: use `Migration.engineOil` of `@connected-vehicle/v3` (`Signals.get` code `internalcombustionengine-oillife`). */
+  engineOil: "/engine/oil",
+  /** @deprecated v2.0 sunsets on 2026-12-01: use `Migration.tirePressure` of `@connected-vehicle/v3` (`Signals.get` code `wheel-tirepressures`). */
+  tirePressure: "/tires/pressure",
+  /**
+   * @deprecated v2.0 sunsets on 2026-12-01 and v3 has no service-records signal, so there is no
+   * `Migration` equivalent in `@connected-vehicle/v3`: export the history before the sunset
+   * (see `docs/migrating-to-v3.md`).
+   */
+  serviceHistory: "/service/history"
+} as const satisfies { readonly [K in ReadEndpoint]: LegacyPath }
+
+/** One read per entry of the table: the vehicle, the options, the endpoint's body as a `Reading`. */
+type Reads<T extends Readonly<Record<string, LegacyPath>>> = {
+  readonly [K in keyof T]: (vehicleId: string, options?: ReadOptions) => Effect.Effect<Reading<LegacyBody<T[K]>>, ReadError>
+}
+
 /**
- * The legacy vehicle-data service.
+ * The legacy vehicle-data service: `list` and `stream` (the vehicle list),
+ * one read per read endpoint of the contract's legacy group (`odometer`,
+ * `location`, `vin`, `engineOil`, `tirePressure`, `serviceHistory`; the
+ * table `Vehicles.reads`), and `batch`.
  *
  * @example
  * ```ts
@@ -157,7 +194,7 @@ export type VehiclePage = VehicleList & { readonly deprecation?: Deprecation.Dep
  * @since 0.1.0
  * @category services
  */
-export class Vehicles extends Context.Service<Vehicles, {
+export class Vehicles extends Context.Service<Vehicles, Reads<typeof reads> & {
   /**
    * One page of vehicle ids (`limit` 1..50, default 10 on the service; `offset` >= 0).
    *
@@ -176,22 +213,6 @@ export class Vehicles extends Context.Service<Vehicles, {
     args?: Pick<ListArgs, "limit">,
     options?: Transport.CallOptions
   ) => Stream.Stream<string, InvalidArgument | ConnectedVehicleError>
-  /** @deprecated v2.0 sunsets on 2026-12-01: use `Migration.odometer` of `@connected-vehicle/v3` (`Signals.get` code `odometer-traveleddistance`). */
-  readonly odometer: (vehicleId: string, options?: ReadOptions) => Effect.Effect<Reading<Odometer>, ReadError>
-  /** @deprecated v2.0 sunsets on 2026-12-01: use `Migration.location` of `@connected-vehicle/v3` (`Signals.get` code `location-preciselocation`). */
-  readonly location: (vehicleId: string, options?: ReadOptions) => Effect.Effect<Reading<Location>, ReadError>
-  /** @deprecated v2.0 sunsets on 2026-12-01: use `Migration.vin` of `@connected-vehicle/v3` (`Signals.get` code `vehicleidentification-vin`). */
-  readonly vin: (vehicleId: string, options?: ReadOptions) => Effect.Effect<Reading<Vin>, ReadError>
-  /** @deprecated v2.0 sunsets on 2026-12-01: use `Migration.engineOil` of `@connected-vehicle/v3` (`Signals.get` code `internalcombustionengine-oillife`). */
-  readonly engineOil: (vehicleId: string, options?: ReadOptions) => Effect.Effect<Reading<EngineOil>, ReadError>
-  /** @deprecated v2.0 sunsets on 2026-12-01: use `Migration.tirePressure` of `@connected-vehicle/v3` (`Signals.get` code `wheel-tirepressures`). */
-  readonly tirePressure: (vehicleId: string, options?: ReadOptions) => Effect.Effect<Reading<TirePressure>, ReadError>
-  /**
-   * @deprecated v2.0 sunsets on 2026-12-01 and v3 has no service-records signal, so there is no
-   * `Migration` equivalent in `@connected-vehicle/v3`: export the history before the sunset
-   * (see `docs/migrating-to-v3.md`).
-   */
-  readonly serviceHistory: (vehicleId: string, options?: ReadOptions) => Effect.Effect<Reading<ServiceHistory>, ReadError>
   /**
    * Several reads in one request. Each requested path counts against the
    * per-vehicle request limit. The call fails only when the batch request
@@ -205,7 +226,10 @@ export class Vehicles extends Context.Service<Vehicles, {
     paths: readonly [P, ...Array<P>],
     options?: ReadOptions
   ) => Effect.Effect<Batch.BatchResult<P>, ReadError>
-}>()("@connected-vehicle/legacy-v2/Vehicles") {}
+}>()("@connected-vehicle/legacy-v2/Vehicles") {
+  /** The reads of the service: each read endpoint of the contract's legacy group, by name, and its path. */
+  static readonly reads = reads
+}
 
 /**
  * Builds the service from the transport and the user's credential.
@@ -235,7 +259,7 @@ export const make = (options?: Options): Effect.Effect<Vehicles["Service"], neve
     const client = yield* Transport.client(LegacyApi, "legacy", clientOptions).pipe(
       Effect.provideService(Transport.Transport, { ...transport, httpClient: transformed })
     )
-    const reads: Reads = {
+    const shared: Shared = {
       defaultUnitSystem,
       requestIdHeaders: transport.config.requestIdHeaders,
       // as errors show it (a configured root's user info removed), once
@@ -243,7 +267,7 @@ export const make = (options?: Options): Effect.Effect<Vehicles["Service"], neve
     }
     const fetchPage = (query: typeof LegacyVehiclesQuery.Type, callOptions: Transport.CallOptions | undefined) =>
       client.vehicles({ query }, callOptions)
-    const read = <A>(path: LegacyPath, call: ReadCall<A>) => readOf(reads, path, call)
+    const read = <A>(path: LegacyPath, call: ReadCall<A>) => readOf(shared, path, call)
 
     return Vehicles.of({
       list: (args, callOptions) =>
@@ -258,18 +282,15 @@ export const make = (options?: Options): Effect.Effect<Vehicles["Service"], neve
           (query) =>
             Pagination.offsetItems((offset, limit) => fetchPage({ offset, limit }, callOptions), { limit: query.limit ?? 50 })
         )),
-      odometer: read("/odometer", client.odometer),
-      location: read("/location", client.location),
-      vin: read("/vin", client.vin),
-      engineOil: read("/engine/oil", client.engineOil),
-      tirePressure: read("/tires/pressure", client.tirePressure),
-      serviceHistory: read("/service/history", client.serviceHistory),
-      batch: (vehicleId, paths, readOptions) => batchOf(reads, client.batch, vehicleId, paths, readOptions)
+      ...(Object.fromEntries(
+        Object.entries(reads).map(([name, path]) => [name, read(path, client[name as ReadEndpoint] as ReadCall<unknown>)])
+      ) as Reads<typeof reads>),
+      batch: (vehicleId, paths, readOptions) => batchOf(shared, client.batch, vehicleId, paths, readOptions)
     })
   })
 
 /** What the reads of one service share. */
-interface Reads {
+interface Shared {
   readonly defaultUnitSystem: UnitSystem
   readonly requestIdHeaders: ReadonlyArray<string>
   /** The legacy root as errors show it (`redactUrl`), without a trailing slash. */
@@ -277,7 +298,7 @@ interface Reads {
 }
 
 // the vehicle's URL as errors show it (the root already redacted, the id encoded)
-const vehicleUrl = (reads: Reads, vehicleId: string) => `${reads.legacyRoot}/v2.0/vehicles/${encodeURIComponent(vehicleId)}`
+const vehicleUrl = (shared: Shared, vehicleId: string) => `${shared.legacyRoot}/v2.0/vehicles/${encodeURIComponent(vehicleId)}`
 
 /** A read endpoint of the legacy client. */
 type ReadCall<A> = (
@@ -289,17 +310,17 @@ type ReadCall<A> = (
 ) => Effect.Effect<Transport.Result<A>, Transport.ErrorOf>
 
 /** One read: the arguments checked, the request sent, the body and headers as a `Reading`. */
-const readOf = <A>(reads: Reads, path: LegacyPath, call: ReadCall<A>) =>
+const readOf = <A>(shared: Shared, path: LegacyPath, call: ReadCall<A>) =>
 (vehicleId: string, readOptions?: ReadOptions): Effect.Effect<Reading<A>, ReadError> => {
-  const unitSystem = readOptions?.unitSystem ?? reads.defaultUnitSystem
+  const unitSystem = readOptions?.unitSystem ?? shared.defaultUnitSystem
   const reading = Effect.flatMap(
     call({ params: { id: vehicleId }, headers: { "sc-unit-system": unitSystem } }, readOptions),
     (r) =>
       Effect.fromResult(toReading(r.value, r.headers, {
         requested: unitSystem,
-        requestIdHeader: reads.requestIdHeaders,
+        requestIdHeader: shared.requestIdHeaders,
         method: "GET",
-        url: vehicleUrl(reads, vehicleId) + path,
+        url: vehicleUrl(shared, vehicleId) + path,
         status: r.status
       }))
   )
@@ -321,13 +342,13 @@ type BatchCall = (
 
 /** A batch: the arguments checked, one request for the distinct paths, each entry decoded on its own. */
 const batchOf = <const P extends LegacyPath>(
-  reads: Reads,
+  shared: Shared,
   call: BatchCall,
   vehicleId: string,
   paths: readonly [P, ...Array<P>],
   readOptions: ReadOptions | undefined
 ): Effect.Effect<Batch.BatchResult<P>, ReadError> => {
-  const unitSystem = readOptions?.unitSystem ?? reads.defaultUnitSystem
+  const unitSystem = readOptions?.unitSystem ?? shared.defaultUnitSystem
   return Effect.gen(function*() {
     yield* checkIdentifier("vehicleId", vehicleId)
     yield* checkUnitSystem(unitSystem)
@@ -338,9 +359,9 @@ const batchOf = <const P extends LegacyPath>(
       payload: { requests: [{ path: unique[0] }, ...unique.slice(1).map((path) => ({ path }))] }
     }, readOptions)
     return Batch.decode(response.value, unique, {
-      vehicleUrl: vehicleUrl(reads, vehicleId),
+      vehicleUrl: vehicleUrl(shared, vehicleId),
       unitSystem,
-      requestIdHeader: reads.requestIdHeaders,
+      requestIdHeader: shared.requestIdHeaders,
       now: yield* Clock.currentTimeMillis,
       deprecation: Deprecation.fromHeaders(response.headers),
       response: { status: response.status, requestId: response.requestId }

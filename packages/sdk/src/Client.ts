@@ -14,23 +14,11 @@
  *
  * @since 0.1.0
  */
-import type { Context, DateTime } from "effect"
+import type { Context, DateTime, Effect, Stream } from "effect"
 import type * as Consent from "@connected-vehicle/auth/Consent"
 import type * as LegacyReading from "@connected-vehicle/legacy-v2/Reading"
 import type * as Vehicles from "@connected-vehicle/legacy-v2/Vehicles"
-import type { CompatibilityPage } from "@connected-vehicle/schema/Compatibility"
-import type {
-  EngineOil,
-  LegacyBody,
-  LegacyPath,
-  Location,
-  Odometer,
-  ServiceHistory,
-  TirePressure,
-  VehicleList,
-  Vin
-} from "@connected-vehicle/schema/Legacy"
-import type { Signal, SignalResponse, SignalsPage } from "@connected-vehicle/schema/Signal"
+import type { LegacyBody, LegacyPath } from "@connected-vehicle/schema/Legacy"
 import type * as Compatibility from "@connected-vehicle/v3/Compatibility"
 import type * as Migration from "@connected-vehicle/v3/Migration"
 import type * as Signals from "@connected-vehicle/v3/Signals"
@@ -211,9 +199,58 @@ export interface PagedResource<Args, Page, Item, Get, Response> extends PagedLis
 }
 
 /**
+ * The Promise face of one member of an Effect service: a method returning an
+ * `Effect` of `A` returns a `Promise` of `Plain<A>`, one returning a `Stream`
+ * an `AsyncIterable`, an `Effect` value is a method of no argument; the call
+ * options (the second argument) are the client's ({@link RequestOptions}, or
+ * {@link ReadOptions} where the service takes a `unitSystem`). The error type
+ * becomes the client's error classes (rejections).
+ *
+ * @example
+ * ```ts
+ * import type { Effect } from "effect"
+ * import type { Promised } from "@connected-vehicle/sdk/Client"
+ *
+ * type Get = Promised<(id: string, options?: { readonly timeout?: number }) => Effect.Effect<{ readonly id: string }, Error>>
+ * // (id: string, options?: RequestOptions) => Promise<{ readonly id: string }>
+ * ```
+ * @since 0.2.0
+ * @category models
+ */
+export type Promised<F> = F extends (...args: infer A) => Effect.Effect<infer X, infer _E, infer _R>
+  ? (...args: PromisedParameters<A>) => Promise<Plain<X>>
+  : F extends (...args: infer A) => Stream.Stream<infer X, infer _E, infer _R>
+    ? (...args: PromisedParameters<A>) => AsyncIterable<Plain<X>>
+  : F extends Effect.Effect<infer X, infer _E, infer _R> ? () => Promise<Plain<X>>
+  : never
+
+/** The parameters of a Promise method: the call options (second) are the client's. */
+type PromisedParameters<A> = { [I in keyof A]: I extends "1" ? PromisedOptions<A[I]> : A[I] }
+
+type PromisedOptions<O> = "unitSystem" extends keyof NonNullable<O> ? ReadOptions : RequestOptions
+
+/**
+ * The Promise face of an Effect service: each member as {@link Promised}
+ * (its documentation kept).
+ *
+ * @example
+ * ```ts
+ * import type { PromiseClient } from "@connected-vehicle/sdk/Client"
+ * import type { Compatibility } from "@connected-vehicle/v3/Compatibility"
+ *
+ * type CompatibilityClient = PromiseClient<Compatibility["Service"]>
+ * const refresh = (compatibility: CompatibilityClient) => compatibility.invalidate()
+ * ```
+ * @since 0.2.0
+ * @category models
+ */
+export type PromiseClient<S> = { readonly [K in keyof S]: Promised<S[K]> }
+
+/**
  * The Promise client of a v3 service of the `Resource` shape
  * (`@connected-vehicle/v3/Resource`): `list` and `get` as Promises, `pages`
- * and `stream` (`iterate`) as `AsyncIterable`s.
+ * and `stream` (`iterate`) as `AsyncIterable`s, and each other method of the
+ * service (another endpoint of its table) as {@link Promised}.
  *
  * @example
  * ```ts
@@ -225,8 +262,10 @@ export interface PagedResource<Args, Page, Item, Get, Response> extends PagedLis
  * @since 0.2.0
  * @category models
  */
-export type ResourceClient<S> = S extends Resource<any, infer Page, infer Item, infer Get, infer Response, infer _E>
-  ? PagedResource<S["list"] extends (args: infer Args, ...rest: infer _) => unknown ? NonNullable<Args> : never, Page, Item, Get, Response>
+export type ResourceClient<S> = S extends Resource<any, infer Page, infer Item, infer Get, infer Response, infer _E> ?
+    & PagedResource<S["list"] extends (args: infer Args, ...rest: infer _) => unknown ? Exclude<Args, undefined> : never, Page, Item, Get, Response>
+    & ([Exclude<keyof S, keyof Resource<any, any, any, any, any>>] extends [never] ? unknown
+      : PromiseClient<Omit<S, keyof Resource<any, any, any, any, any>>>)
   : never
 
 /**
@@ -250,7 +289,8 @@ export type ResourceClients<T> = {
 }
 
 /**
- * Signals of a vehicle.
+ * Signals of a vehicle: the Promise face of the `Signals` service of
+ * `@connected-vehicle/v3/Signals` ({@link ResourceClient}).
  *
  * @example
  * ```ts
@@ -261,15 +301,7 @@ export type ResourceClients<T> = {
  * @since 0.1.0
  * @category models
  */
-export interface SignalsClient {
-  readonly list: (args: Signals.ListArgs, options?: RequestOptions) => Promise<Plain<SignalsPage>>
-  readonly pages: (args: Signals.ListArgs, options?: RequestOptions) => AsyncIterable<Plain<SignalsPage>>
-  readonly iterate: (args: Signals.ListArgs, options?: RequestOptions) => AsyncIterable<Plain<Signal>>
-  readonly get: (
-    args: Signals.Target & { readonly code: string },
-    options?: RequestOptions
-  ) => Promise<Plain<SignalResponse>>
-}
+export interface SignalsClient extends ResourceClient<Signals.Signals["Service"]> {}
 
 /**
  * A migrated read: the legacy value (`value`), `dataAge` (the signal's
@@ -311,17 +343,7 @@ export type MigratedReading<A> = Plain<Migration.Reading<A>>
  * @since 0.2.0
  * @category models
  */
-export interface MigrationClient {
-  /** `odometer-traveleddistance` as `{ distance }` in km (metric) or miles (imperial). */
-  readonly odometer: (target: Migration.Target, options?: ReadOptions) => Promise<MigratedReading<Odometer>>
-  /** `location-preciselocation` as `{ latitude, longitude }`. */
-  readonly location: (target: Migration.Target, options?: ReadOptions) => Promise<MigratedReading<Location>>
-  /** `vehicleidentification-vin` as `{ vin }`. */
-  readonly vin: (target: Migration.Target, options?: ReadOptions) => Promise<MigratedReading<Vin>>
-  /** `internalcombustionengine-oillife` as `{ lifeRemaining }` (0..1); 1 for a vehicle without one (BEV). */
-  readonly engineOil: (target: Migration.Target, options?: ReadOptions) => Promise<MigratedReading<EngineOil>>
-  /** `wheel-tirepressures` as `{ frontLeft, frontRight, backLeft, backRight }` in kPa (metric) or psi (imperial). */
-  readonly tirePressure: (target: Migration.Target, options?: ReadOptions) => Promise<MigratedReading<TirePressure>>
+export interface MigrationClient extends PromiseClient<typeof Migration.reads> {
   /** The user id of the vehicle's connection (for `userId`); `NotConnectedError` when it has none. */
   readonly userIdOf: (vehicleId: string, options?: RequestOptions) => Promise<string>
 }
@@ -346,17 +368,15 @@ export interface V3Client extends ResourceClients<typeof V3.resources> {
   readonly signals: SignalsClient
   /** The v3 equivalent of each legacy read, in the legacy shape (see {@link MigrationClient}). */
   readonly migration: MigrationClient
-  readonly compatibility: {
-    /** The public listing (no token), cached for 24 hours per filter combination. */
-    readonly list: (filters?: Compatibility.Filters, options?: RequestOptions) => Promise<Plain<CompatibilityPage>>
-    /** Drops the cached listings. */
-    readonly invalidate: () => Promise<void>
-  }
+  /** The public listing (no token), cached for 24 hours per filter combination. */
+  readonly compatibility: PromiseClient<Compatibility.Compatibility["Service"]>
 }
 
 /**
  * The legacy v2.0 API, for the user signed in with `login` or
- * `setUserToken`.
+ * `setUserToken`: sign-in, and the Promise face of the `Vehicles` service of
+ * `@connected-vehicle/legacy-v2/Vehicles` (`list`, `iterate`, each read,
+ * `batch`).
  *
  * @example
  * ```ts
@@ -371,7 +391,7 @@ export interface V3Client extends ResourceClients<typeof V3.resources> {
  * @since 0.1.0
  * @category models
  */
-export interface LegacyClient {
+export interface LegacyClient extends PromiseClient<Omit<Vehicles.Vehicles["Service"], "stream" | "batch">> {
   /** The consent URL to send the user to (`permissions`, `state`, `mode`; `redirectUri` defaults to the client's). */
   readonly authorizationUrl: (
     options: Omit<Consent.ConsentOptions, "redirectUri"> & { readonly redirectUri?: string | undefined }
@@ -382,16 +402,8 @@ export interface LegacyClient {
   readonly setUserToken: (token: UserToken) => Promise<void>
   /** Forgets the user's tokens. */
   readonly logout: () => Promise<void>
-  /** One page of vehicle ids (`limit` 1..50, `offset`). */
-  readonly list: (args?: Vehicles.ListArgs, options?: RequestOptions) => Promise<Plain<VehicleList>>
   /** Every vehicle id, `limit` (default 50) per request. */
-  readonly iterate: (args?: Pick<Vehicles.ListArgs, "limit">, options?: RequestOptions) => AsyncIterable<string>
-  readonly odometer: (vehicleId: string, options?: ReadOptions) => Promise<Reading<Odometer>>
-  readonly location: (vehicleId: string, options?: ReadOptions) => Promise<Reading<Location>>
-  readonly vin: (vehicleId: string, options?: ReadOptions) => Promise<Reading<Vin>>
-  readonly engineOil: (vehicleId: string, options?: ReadOptions) => Promise<Reading<EngineOil>>
-  readonly tirePressure: (vehicleId: string, options?: ReadOptions) => Promise<Reading<TirePressure>>
-  readonly serviceHistory: (vehicleId: string, options?: ReadOptions) => Promise<Reading<ServiceHistory>>
+  readonly iterate: Promised<Vehicles.Vehicles["Service"]["stream"]>
   /** Several reads in one request; each entry has its own result. Each path counts against the rate limit. */
   readonly batch: <const P extends LegacyPath>(
     vehicleId: string,

@@ -6,13 +6,12 @@
  */
 import { Context, Effect, Layer } from "effect"
 import { ConnectionsQuery, VehicleApi } from "@connected-vehicle/schema/Api"
-import type { ConnectionListItem, ConnectionResponse, ConnectionsPage } from "@connected-vehicle/schema/Connection"
+import type { ConnectionsGroup } from "@connected-vehicle/schema/Api"
 import type { Credentials } from "@connected-vehicle/transport/Credentials"
 import * as Transport from "@connected-vehicle/transport/Transport"
-import type { ConnectedVehicleError } from "@connected-vehicle/transport/ConnectedVehicleError"
 import type { ArgsOf } from "./internal/args.ts"
+import type { ResourceOf } from "./internal/resource.ts"
 import { resource } from "./internal/resource.ts"
-import type { Resource } from "./Resource.ts"
 
 /**
  * Arguments of `list`, `pages` and `stream`, derived from the contract's
@@ -45,6 +44,10 @@ export type ListArgs = ArgsOf<typeof ConnectionsQuery.Type>
  */
 export type Filters = Omit<ListArgs, "page" | "pageSize">
 
+// The table of the service over the contract's connections group: the list's
+// query, and the path parameter of `get`.
+const endpoints = { list: { query: ConnectionsQuery }, get: { id: "connectionId" } } as const
+
 /**
  * The connections service. The service's defaults apply when `page` (1) or
  * `pageSize` (10) are omitted; `stream` reads pages of 100 unless told otherwise.
@@ -66,8 +69,14 @@ export type Filters = Omit<ListArgs, "page" | "pageSize">
  */
 export class Connections extends Context.Service<
   Connections,
-  Resource<ListArgs, ConnectionsPage, ConnectionListItem, string, ConnectionResponse, ConnectedVehicleError>
->()("@connected-vehicle/v3/Connections") {}
+  ResourceOf<Transport.GroupClient<typeof ConnectionsGroup, "connections">, typeof endpoints>
+>()("@connected-vehicle/v3/Connections") {
+  /**
+   * The table the service is derived from: each endpoint of the contract's
+   * connections group it calls, and where each argument goes in the request.
+   */
+  static readonly endpoints = endpoints
+}
 
 /**
  * Builds the service from the transport and the credential.
@@ -84,7 +93,7 @@ export class Connections extends Context.Service<
  */
 export const make: Effect.Effect<Connections["Service"], never, Transport.Transport | Credentials> = Effect.map(
   Transport.client(VehicleApi, "connections"),
-  (client) => Connections.of(resource(client, { list: { query: ConnectionsQuery }, get: { id: "connectionId" } }))
+  (client) => Connections.of(resource(client, endpoints))
 )
 
 /**

@@ -20,9 +20,8 @@
  * equals the legacy read of the same datum exactly: `0.766`, not
  * `0.7659999999999999`; `16660.52` miles, not `16660.521305575436`.
  *
- * The legacy package has no battery read, so there is none here
- * (`tractionbattery-stateofcharge` / `tractionbattery-range` are plain
- * `Signals.get` reads).
+ * The legacy package has no battery read, so there is none here (`tractionbattery-stateofcharge`
+ * / `tractionbattery-range` are plain `Signals.get` reads). {@link reads} names every read.
  *
  * Auth: v3 reads use the **application** token (client-credentials grant,
  * `Session.layerApplication`) and the vehicle's user id in `sc-user-id`, not
@@ -41,9 +40,8 @@
 import type { DateTime } from "effect"
 import { Effect, Option, Result, Schema } from "effect"
 import type { Legacy } from "@connected-vehicle/schema"
-import { LegacyEndpoints } from "@connected-vehicle/schema/Legacy"
+import { LegacyEndpoints, UnitSystem as UnitSystemSchema } from "@connected-vehicle/schema/Legacy"
 import type { LegacyBody, LegacyPath, UnitSystem } from "@connected-vehicle/schema/Legacy"
-import { UnitSystem as UnitSystemSchema } from "@connected-vehicle/schema/Legacy"
 import type { InvalidArgument } from "@connected-vehicle/schema/InvalidArgument"
 import { validate } from "@connected-vehicle/schema/InvalidArgument"
 import { ErrorEnvelope, statusOfType } from "@connected-vehicle/schema/ServiceError"
@@ -474,3 +472,28 @@ export const tirePressure = (
   target: Target,
   options?: ReadOptions
 ): Effect.Effect<Reading<Legacy.TirePressure>, ReadError, Signals | Connections> => read("/tires/pressure", target, options)
+
+/**
+ * Every migrated read by the name of the legacy read it replaces; the
+ * Promise client (`@connected-vehicle/sdk`) derives `client.v3.migration` from it.
+ *
+ * @example
+ * ```ts
+ * import { Migration } from "@connected-vehicle/v3"
+ * const names = Object.keys(Migration.reads) // ["odometer", "location", "vin", "engineOil", "tirePressure"]
+ * ```
+ * @since 0.2.0
+ * @category reads
+ */
+export const reads = {
+  /** `odometer-traveleddistance` as `{ distance }` in km (metric) or miles (imperial). */
+  odometer,
+  /** `location-preciselocation` as `{ latitude, longitude }`. */
+  location,
+  /** `vehicleidentification-vin` as `{ vin }`. */
+  vin,
+  /** `internalcombustionengine-oillife` as `{ lifeRemaining }` (0..1); 1 for a vehicle without one (BEV). */
+  engineOil,
+  /** `wheel-tirepressures` as `{ frontLeft, frontRight, backLeft, backRight }` in kPa (metric) or psi (imperial). */
+  tirePressure
+} as const

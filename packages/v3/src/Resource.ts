@@ -30,8 +30,10 @@ export type ListParameters<Args, Options> = {} extends Args ? [args?: Args, opti
 /**
  * A paged v3 resource: one page, every page, every item, one resource by its
  * identifier (`Get`: a string, or the identifying arguments). The shape of
- * the `Connections`, `Subscriptions` and `Webhooks` services, derived from
- * the contract's `list` and `get` endpoints of their group.
+ * the `Signals`, `Connections`, `Subscriptions` and `Webhooks` services,
+ * derived from the `list` and `get` endpoints of their table over their
+ * group of the contract (`Signals.endpoints`, ...); each other endpoint of a
+ * table is a method of its name beside these.
  *
  * @example
  * ```ts

@@ -8,15 +8,13 @@
  * @since 0.1.0
  */
 import { Context, Effect, Layer, Struct } from "effect"
-import type { Stream } from "effect"
 import { ConnectionsQuery, VehicleApi } from "@connected-vehicle/schema/Api"
-import type { InvalidArgument } from "@connected-vehicle/schema/InvalidArgument"
-import type { ResolutionType, Signal, SignalError, SignalResponse, SignalsPage } from "@connected-vehicle/schema/Signal"
+import type { SignalsGroup } from "@connected-vehicle/schema/Api"
+import type { ResolutionType, Signal, SignalError, SignalsPage } from "@connected-vehicle/schema/Signal"
 import type { Credentials } from "@connected-vehicle/transport/Credentials"
-import type * as Pagination from "@connected-vehicle/transport/Pagination"
 import * as Transport from "@connected-vehicle/transport/Transport"
-import type { ConnectedVehicleError } from "@connected-vehicle/transport/ConnectedVehicleError"
 import type { ArgsOf } from "./internal/args.ts"
+import type { ResourceOf } from "./internal/resource.ts"
 import { resource } from "./internal/resource.ts"
 
 /**
@@ -56,8 +54,19 @@ const SignalsQuery = ConnectionsQuery.mapFields(Struct.pick(["page", "pageSize"]
  */
 export interface ListArgs extends Target, ArgsOf<typeof SignalsQuery.Type> {}
 
+// The table of the service over the contract's signals group: the list's
+// query and where each identifying argument goes, by endpoint.
+const endpoints = {
+  list: { query: SignalsQuery, route: { vehicleId: "params.vehicleId", userId: "headers.sc-user-id" } },
+  get: { route: { vehicleId: "params.vehicleId", userId: "headers.sc-user-id", code: "params.signalCode" } }
+} as const
+
 /**
- * The signals service.
+ * The signals service, derived from the contract's signals group: `list`
+ * (one page, with `meta`, `links` and `included.vehicle`), `pages`, `stream`
+ * (every signal of the vehicle) from its `list` endpoint, `get` (one signal by
+ * code, with `included.vehicle`) from its `get` endpoint, and a method per
+ * other endpoint of its table (`Signals.endpoints`).
  *
  * @example
  * ```ts
@@ -74,31 +83,16 @@ export interface ListArgs extends Target, ArgsOf<typeof SignalsQuery.Type> {}
  * @since 0.1.0
  * @category services
  */
-export class Signals extends Context.Service<Signals, {
-  /** One page, with `meta`, `links` and `included.vehicle`. */
-  readonly list: (
-    args: ListArgs,
-    options?: Transport.CallOptions
-  ) => Effect.Effect<SignalsPage, InvalidArgument | ConnectedVehicleError>
+export class Signals extends Context.Service<
+  Signals,
+  ResourceOf<Transport.GroupClient<typeof SignalsGroup, "signals">, typeof endpoints>
+>()("@connected-vehicle/v3/Signals") {
   /**
-   * Every page from `page` (default 1), `pageSize` (default 100) signals each,
-   * fetched on demand; each page keeps `meta`, `links` and `included.vehicle`.
+   * The table the service is derived from: each endpoint of the contract's
+   * signals group it calls, and where each argument goes in the request.
    */
-  readonly pages: (
-    args: ListArgs,
-    options?: Transport.CallOptions
-  ) => Stream.Stream<SignalsPage, InvalidArgument | ConnectedVehicleError>
-  /** Every signal of the vehicle, one chunk per page; each page requested when the consumer needs it (`readAhead: 1`: the next page is requested as the current one is handed on). */
-  readonly stream: (
-    args: ListArgs,
-    options?: Pagination.StreamOptions
-  ) => Stream.Stream<Signal, InvalidArgument | ConnectedVehicleError>
-  /** One signal by code, with `included.vehicle`. */
-  readonly get: (
-    args: Target & { readonly code: string },
-    options?: Transport.CallOptions
-  ) => Effect.Effect<SignalResponse, InvalidArgument | ConnectedVehicleError>
-}>()("@connected-vehicle/v3/Signals") {}
+  static readonly endpoints = endpoints
+}
 
 /**
  * Builds the service from the transport and the credential.
@@ -115,11 +109,7 @@ export class Signals extends Context.Service<Signals, {
  */
 export const make: Effect.Effect<Signals["Service"], never, Transport.Transport | Credentials> = Effect.map(
   Transport.client(VehicleApi, "signals"),
-  (client) =>
-    Signals.of(resource(client, {
-      list: { query: SignalsQuery, route: { vehicleId: "params.vehicleId", userId: "headers.sc-user-id" } },
-      get: { route: { vehicleId: "params.vehicleId", userId: "headers.sc-user-id", code: "params.signalCode" } }
-    }))
+  (client) => Signals.of(resource(client, endpoints))
 )
 
 /**

@@ -6,13 +6,12 @@
  */
 import { Context, Effect, Layer } from "effect"
 import { SubscriptionsQuery, ManagementApi } from "@connected-vehicle/schema/Api"
-import type { Subscription, SubscriptionResponse, SubscriptionsPage } from "@connected-vehicle/schema/Subscription"
+import type { SubscriptionsGroup } from "@connected-vehicle/schema/Api"
 import type { Credentials } from "@connected-vehicle/transport/Credentials"
 import * as Transport from "@connected-vehicle/transport/Transport"
-import type { ConnectedVehicleError } from "@connected-vehicle/transport/ConnectedVehicleError"
 import type { ArgsOf } from "./internal/args.ts"
+import type { ResourceOf } from "./internal/resource.ts"
 import { resource } from "./internal/resource.ts"
-import type { Resource } from "./Resource.ts"
 
 /**
  * Arguments of `list`, `pages` and `stream`, derived from the contract's
@@ -45,6 +44,10 @@ export type ListArgs = ArgsOf<typeof SubscriptionsQuery.Type>
  */
 export type Filters = Omit<ListArgs, "page" | "pageSize">
 
+// The table of the service over the contract's subscriptions group: the list's
+// query, and the path parameter of `get`.
+const endpoints = { list: { query: SubscriptionsQuery }, get: { id: "subscriptionId" } } as const
+
 /**
  * The subscriptions service.
  *
@@ -65,8 +68,14 @@ export type Filters = Omit<ListArgs, "page" | "pageSize">
  */
 export class Subscriptions extends Context.Service<
   Subscriptions,
-  Resource<ListArgs, SubscriptionsPage, Subscription, string, SubscriptionResponse, ConnectedVehicleError>
->()("@connected-vehicle/v3/Subscriptions") {}
+  ResourceOf<Transport.GroupClient<typeof SubscriptionsGroup, "subscriptions">, typeof endpoints>
+>()("@connected-vehicle/v3/Subscriptions") {
+  /**
+   * The table the service is derived from: each endpoint of the contract's
+   * subscriptions group it calls, and where each argument goes in the request.
+   */
+  static readonly endpoints = endpoints
+}
 
 /**
  * Builds the service from the transport and the credential.
@@ -83,7 +92,7 @@ export class Subscriptions extends Context.Service<
  */
 export const make: Effect.Effect<Subscriptions["Service"], never, Transport.Transport | Credentials> = Effect.map(
   Transport.client(ManagementApi, "subscriptions"),
-  (client) => Subscriptions.of(resource(client, { list: { query: SubscriptionsQuery }, get: { id: "subscriptionId" } }))
+  (client) => Subscriptions.of(resource(client, endpoints))
 )
 
 /**

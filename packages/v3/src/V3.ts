@@ -37,14 +37,14 @@ import * as Webhooks from "./Webhooks.ts"
  * @category models
  */
 export type Services =
-  | Signals.Signals
   | Compatibility.Compatibility
   | Context.Service.Identifier<(typeof resources)[keyof typeof resources]>
 
 /**
- * The services of the `Resource` shape (`list`, `pages`, `stream`, `get`),
- * by their name in the Promise client (`client.v3.connections`, ...), which
- * derives its members from this table.
+ * The services of the `Resource` shape (`list`, `pages`, `stream`, `get`,
+ * and a method per other endpoint of their table, `endpoints`), by their
+ * name in the Promise client (`client.v3.signals`, `client.v3.connections`,
+ * ...), which derives its members from this table.
  *
  * @example
  * ```ts
@@ -57,6 +57,7 @@ export type Services =
  * @category models
  */
 export const resources = {
+  signals: Signals.Signals,
   connections: Connections.Connections,
   subscriptions: Subscriptions.Subscriptions,
   webhooks: Webhooks.Webhooks

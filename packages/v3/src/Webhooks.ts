@@ -6,13 +6,12 @@
  */
 import { Context, Effect, Layer } from "effect"
 import { WebhooksQuery, ManagementApi } from "@connected-vehicle/schema/Api"
-import type { Webhook, WebhookResponse, WebhooksPage } from "@connected-vehicle/schema/Webhook"
+import type { WebhooksGroup } from "@connected-vehicle/schema/Api"
 import type { Credentials } from "@connected-vehicle/transport/Credentials"
 import * as Transport from "@connected-vehicle/transport/Transport"
-import type { ConnectedVehicleError } from "@connected-vehicle/transport/ConnectedVehicleError"
 import type { ArgsOf } from "./internal/args.ts"
+import type { ResourceOf } from "./internal/resource.ts"
 import { resource } from "./internal/resource.ts"
-import type { Resource } from "./Resource.ts"
 
 /**
  * Arguments of `list`, `pages` and `stream`, derived from the contract's
@@ -46,6 +45,10 @@ export type ListArgs = ArgsOf<typeof WebhooksQuery.Type>
  */
 export type Filters = Omit<ListArgs, "page" | "pageSize">
 
+// The table of the service over the contract's webhooks group: the list's
+// query, and the path parameter of `get`.
+const endpoints = { list: { query: WebhooksQuery }, get: { id: "webhookId" } } as const
+
 /**
  * The webhooks service.
  *
@@ -65,8 +68,14 @@ export type Filters = Omit<ListArgs, "page" | "pageSize">
  */
 export class Webhooks extends Context.Service<
   Webhooks,
-  Resource<ListArgs, WebhooksPage, Webhook, string, WebhookResponse, ConnectedVehicleError>
->()("@connected-vehicle/v3/Webhooks") {}
+  ResourceOf<Transport.GroupClient<typeof WebhooksGroup, "webhooks">, typeof endpoints>
+>()("@connected-vehicle/v3/Webhooks") {
+  /**
+   * The table the service is derived from: each endpoint of the contract's
+   * webhooks group it calls, and where each argument goes in the request.
+   */
+  static readonly endpoints = endpoints
+}
 
 /**
  * Builds the service from the transport and the credential.
@@ -83,7 +92,7 @@ export class Webhooks extends Context.Service<
  */
 export const make: Effect.Effect<Webhooks["Service"], never, Transport.Transport | Credentials> = Effect.map(
   Transport.client(ManagementApi, "webhooks"),
-  (client) => Webhooks.of(resource(client, { list: { query: WebhooksQuery }, get: { id: "webhookId" } }))
+  (client) => Webhooks.of(resource(client, endpoints))
 )
 
 /**

@@ -1,7 +1,8 @@
 /**
  * The Promise client's legacy v2.0 methods: sign-in (consent URL, code
  * exchange, a token of the application's, sign-out) and the reads of the
- * Effect `Vehicles` service, each read through one adapter.
+ * Effect `Vehicles` service, each read of its table (`Vehicles.reads`)
+ * through one adapter.
  */
 import { Effect, Result, Stream } from "effect"
 import * as Consent from "@connected-vehicle/auth/Consent"
@@ -34,15 +35,19 @@ const toBatchResult = <P extends LegacyPath>(result: Batch.BatchResult<P>): Batc
   return out as BatchResult<P>
 }
 
-type Read<A> = (vehicleId: string, options?: Vehicles.ReadOptions) => Effect.Effect<LegacyReading.Reading<A>, Vehicles.ReadError>
+type Read = (vehicleId: string, options?: Vehicles.ReadOptions) => Effect.Effect<LegacyReading.Reading<unknown>, Vehicles.ReadError>
+
+type ReadName = keyof typeof Vehicles.Vehicles.reads
 
 /** @internal */
 export const makeLegacy = (runner: Runner, settings: Settings): LegacyClient => {
   const { redirectUri, userKey } = settings
   const vehicles = Effect.service(Vehicles.Vehicles)
   const tokens = Effect.service(TokenStore.TokenStore)
-  const read = <A>(pick: (s: Vehicles.Vehicles["Service"]) => Read<A>) => (vehicleId: string, options?: ReadOptions): Promise<Reading<A>> =>
-    runner.call(options, (co) => Effect.flatMap(vehicles, (s) => pick(s)(vehicleId, readOptions(options, co))))
+  const read = (name: ReadName) => (vehicleId: string, options?: ReadOptions): Promise<Reading<unknown>> =>
+    runner.call(options, (co) => Effect.flatMap(vehicles, (s) => (s[name] as Read)(vehicleId, readOptions(options, co))))
+  // one method per read of the service
+  const reads = Object.fromEntries(Object.keys(Vehicles.Vehicles.reads).map((name) => [name, read(name as ReadName)])) as Pick<LegacyClient, ReadName>
   return {
     authorizationUrl: (consent) => runner.run(undefined, () => Consent.make(consent)),
     login: (input) =>
@@ -63,12 +68,7 @@ export const makeLegacy = (runner: Runner, settings: Settings): LegacyClient => 
     logout: () => runner.run(undefined, () => Effect.flatMap(tokens, (s) => s.remove(userKey))),
     list: (args, options) => runner.call(options, (co) => Effect.flatMap(vehicles, (s) => s.list(args, co))),
     iterate: (args, options) => runner.iterable(options, (co) => Stream.unwrap(Effect.map(vehicles, (s) => s.stream(args, co)))),
-    odometer: read((s) => s.odometer),
-    location: read((s) => s.location),
-    vin: read((s) => s.vin),
-    engineOil: read((s) => s.engineOil),
-    tirePressure: read((s) => s.tirePressure),
-    serviceHistory: read((s) => s.serviceHistory),
+    ...reads,
     batch: (vehicleId, paths, options) =>
       runner.run(options, (co) => Effect.flatMap(vehicles, (s) => Effect.map(s.batch(vehicleId, paths, readOptions(options, co)), toBatchResult)))
   }

@@ -14,9 +14,12 @@ import type { Resource } from "../Resource.ts"
 /** A contract endpoint's client function (`Transport.Method`), loosely. */
 type Fetch = (request: any, options?: CallOptions) => Effect.Effect<Result<any>, any>
 
+/** A contract group's client with a `list` and a `get` endpoint (`Transport.GroupClient`), loosely. */
+type Client = { readonly list: Fetch; readonly get: Fetch }
+
 type RequestOf<F> = F extends (request: infer R, ...rest: infer _) => unknown ? NonNullable<R> : never
 type ValueOf<F> = F extends (...args: infer _) => Effect.Effect<Result<infer A>, infer _E> ? A : never
-type ErrorOf<F> = F extends (...args: infer _) => Effect.Effect<infer _A, infer E> ? E : never
+type ErrorOf<F> = F extends (...args: infer _) => Effect.Effect<infer _A, infer E> ? Exclude<E, InvalidArgument> : never
 type PartKeys<R, P extends "params" | "headers"> = R extends { readonly [K in P]?: infer T } ? keyof NonNullable<T> & string
   : never
 
@@ -32,77 +35,127 @@ export type Route<F> = {
 }
 
 /**
- * The table of one resource over a contract group's client (its `list` and
- * `get` endpoints): the list's contract `query` (arguments by their friendly
- * names, see `ArgsOf`) and the identifying arguments of the list (`route`);
- * `get`'s single identifier argument (`id`: the path parameter it fills) or
- * its identifying arguments (`route`).
+ * The list endpoint of a table: its contract `query` (arguments by their
+ * friendly names, see `ArgsOf`) and its identifying arguments (`route`).
  *
  * @internal
  */
-export interface Table<L extends Fetch, G extends Fetch, Q, LR extends Route<L>, GI extends string, GR extends Route<G>> {
-  readonly list: { readonly query: Q; readonly route?: LR }
-  readonly get: { readonly id: GI } | { readonly route: GR }
+export interface ListEndpoint<F> {
+  readonly query: Schema.Struct<Schema.Struct.Fields>
+  readonly route?: Route<F>
 }
 
-/** The identifying arguments of a route (none when it is not given). */
-type Identifying<R> = string extends keyof R ? {} : { readonly [K in keyof R]: string }
+/**
+ * An endpoint of one request: its single identifier argument (`id`: the path
+ * parameter it fills) or its identifying arguments (`route`).
+ *
+ * @internal
+ */
+export type CallEndpoint<F> = { readonly id: PartKeys<RequestOf<F>, "params"> } | { readonly route: Route<F> }
+
+/**
+ * The table of a resource over a contract group's client, by endpoint name:
+ * the paged `list` (`list`, `pages` and `stream`), `get`, and any other
+ * endpoint of the group as a method of its name.
+ *
+ * @internal
+ */
+export type Endpoints<C extends Client> =
+  & { readonly list: ListEndpoint<C["list"]>; readonly get: CallEndpoint<C["get"]> }
+  & { readonly [K in Exclude<keyof C, "list" | "get">]?: CallEndpoint<C[K]> }
+
+/**
+ * Identifying arguments by name (`vehicleId`, `userId`, ...), each a string
+ * checked as an identifier.
+ *
+ * @internal
+ */
+export type Identifiers<K extends PropertyKey> = { readonly [P in K]: string }
+
+type QueryOf<L> = L extends { readonly query: { readonly Type: infer Q } } ? Q : never
+
+/** The arguments of a list: the friendly query arguments, and the identifying ones of its route. */
+type ListArgsOf<L> = L extends { readonly route: infer R } ? ArgsOf<QueryOf<L>> & Identifiers<keyof R> : ArgsOf<QueryOf<L>>
+
+/** The argument of a one-request endpoint: its identifier, or its identifying arguments. */
+type ArgOf<E> = E extends { readonly id: string } ? string : E extends { readonly route: infer R } ? Identifiers<keyof R> : never
+
+type Calls<C, T> = {
+  readonly [K in keyof T]: K extends keyof C
+    ? (arg: ArgOf<T[K]>, options?: CallOptions) => Effect.Effect<ValueOf<C[K]>, InvalidArgument | ErrorOf<C[K]>>
+    : never
+}
+
+type Extra<C, T> = Exclude<keyof T, "list" | "get" | keyof C>
+
+/**
+ * The service of a table: the {@link Resource} of its `list` and `get`, and
+ * one method per other endpoint of the table (its argument, its value).
+ *
+ * @internal
+ */
+export type ResourceOf<C extends Client, T extends Endpoints<C>> =
+  & Resource<
+    ListArgsOf<T["list"]>,
+    ValueOf<C["list"]>,
+    ValueOf<C["list"]> extends { readonly data: ReadonlyArray<infer I> } ? I : never,
+    ArgOf<T["get"]>,
+    ValueOf<C["get"]>,
+    ErrorOf<C["list"]> | ErrorOf<C["get"]>
+  >
+  & ([Exclude<keyof T, "list" | "get">] extends [never] ? unknown : Calls<C, Omit<T, "list" | "get">>)
 
 type AnyRoute = Readonly<Record<string, string>>
 
 /**
- * The resource derived from a contract group's client and its {@link Table};
- * every argument is checked before any request.
+ * The resource derived from a contract group's client and its table
+ * ({@link Endpoints}); every argument is checked before any request.
  *
  * @internal
  */
-export const resource = <
-  L extends Fetch,
-  G extends Fetch,
-  Q extends Schema.Struct<Schema.Struct.Fields>,
-  const LR extends Route<L> = {},
-  const GI extends PartKeys<RequestOf<G>, "params"> = never,
-  const GR extends Route<G> = never
->(
-  client: { readonly list: L; readonly get: G },
-  table: Table<L, G, Q, LR, GI, GR>
-): Resource<
-  ArgsOf<Q["Type"]> & Identifying<LR>,
-  ValueOf<L>,
-  ValueOf<L> extends { readonly data: ReadonlyArray<infer I> } ? I : never,
-  [GI] extends [never] ? Identifying<GR> : string,
-  ValueOf<G>,
-  Exclude<ErrorOf<L> | ErrorOf<G>, InvalidArgument>
-> => {
-  const listRoute = compile(table.list.route ?? {})
+export const resource = <C extends Client, const T extends Endpoints<C>>(
+  client: C,
+  endpoints: T & { readonly [K in Extra<C, T>]: never }
+): ResourceOf<C, T> => {
+  const listRoute = compile(endpoints.list.route ?? {})
   const listKeys = listRoute.keys
-  const checkQuery = toQuery(table.list.query, listKeys)
+  const checkQuery = toQuery(endpoints.list.query, listKeys)
   const check = listKeys.length === 0
     ? (args: unknown) => Effect.map(checkQuery(args), (query) => ({ query }))
     : (args: unknown) =>
       Effect.flatMap(identifiers(args, listKeys), (ids) =>
         Effect.map(checkQuery(args), (query) => ({ query, ...listRoute.request(ids) })))
   const { list, pages, stream } = paged(check, client.list as PageFetch)
-  const getTable: { readonly id: string } | { readonly route: AnyRoute } = table.get
-  const getRoute = compile("route" in getTable ? getTable.route : {})
-  const get = "id" in getTable
-    ? (id: unknown, options?: CallOptions) =>
-      identifier(getTable.id, id).pipe(
-        Effect.flatMap((valid) => client.get({ params: { [getTable.id]: valid } }, options)),
-        Effect.map((r) => r.value)
-      )
-    : (args: unknown, options?: CallOptions) =>
-      identifiers(args, getRoute.keys).pipe(
-        Effect.flatMap((ids) => client.get(getRoute.request(ids), options)),
-        Effect.map((r) => r.value)
-      )
-  return { list, pages, stream, get } as never
+  const calls: Record<string, unknown> = {}
+  for (const [name, endpoint] of Object.entries(endpoints as Readonly<Record<string, unknown>>)) {
+    if (name !== "list") calls[name] = call((client as unknown as Record<string, Fetch>)[name]!, endpoint as AnyCall)
+  }
+  return { ...calls, list, pages, stream } as never
 }
 
 type PageFetch = (
   request: { readonly query: {} },
   options?: CallOptions
 ) => Effect.Effect<Result<Pagination.NumberedPage<unknown>>, unknown>
+
+type AnyCall = { readonly id: string } | { readonly route: AnyRoute }
+
+/** One request: its identifier or identifying arguments checked, the endpoint's value. */
+const call = (fetch: Fetch, endpoint: AnyCall) => {
+  if ("id" in endpoint) {
+    return (id: unknown, options?: CallOptions) =>
+      identifier(endpoint.id, id).pipe(
+        Effect.flatMap((valid) => fetch({ params: { [endpoint.id]: valid } }, options)),
+        Effect.map((r) => r.value)
+      )
+  }
+  const route = compile(endpoint.route)
+  return (args: unknown, options?: CallOptions) =>
+    identifiers(args, route.keys).pipe(
+      Effect.flatMap((ids) => fetch(route.request(ids), options)),
+      Effect.map((r) => r.value)
+    )
+}
 
 /**
  * A route, read once: its argument names, and the `params` and `headers` of
