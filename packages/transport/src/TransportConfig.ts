@@ -78,8 +78,8 @@ export interface RetryPolicy {
   readonly maxDelay: Duration.Duration
   /**
    * Budget of the whole call: attempts, backoff and `Retry-After` waits. No wait
-   * starts that would end past it, and each attempt's timeout is cut to what
-   * is left of it.
+   * starts that would leave the next attempt under a quarter of its timeout (at
+   * most 1 s) of it, and each attempt's timeout is cut to what is left of it.
    */
   readonly maxElapsed: Duration.Duration
   /** Retry POST requests too (token exchange, batch). Off by default. */
