@@ -158,7 +158,7 @@ export const layer = (
  * import * as ConnectedVehicle from "@connected-vehicle/sdk/ConnectedVehicle"
  *
  * // MYAPP_CONNECTED_VEHICLE_ORIGIN, MYAPP_CONNECTED_VEHICLE_CLIENT_ID, ...
- * const Live = Layer.unwrap(Effect.map(Config.nested(ConnectedVehicle.config, "MYAPP").asEffect(), (settings) =>
+ * const Live = Layer.unwrap(Effect.map(Config.nested(ConnectedVehicle.config, "MYAPP"), (settings) =>
  *   ConnectedVehicle.layer(settings)))
  * ```
  * @since 0.2.0
