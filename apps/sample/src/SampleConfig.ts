@@ -7,8 +7,8 @@
  *
  * @since 0.1.0
  */
-import { Config, Option } from "effect"
-import type { Redacted } from "effect"
+import type { Config, Option, Redacted } from "effect"
+import * as env from "./internal/env.ts"
 
 /**
  * The settings of the environment.
@@ -36,13 +36,11 @@ export interface SampleConfig {
   readonly userDirectory: Option.Option<string>
 }
 
-/** `pnpm start` in `apps/sample`, and the root's `pnpm sample`. */
-const startScripts = new Set(["@connected-vehicle/sample start", "connected-vehicle sample"])
-
-const optional = (name: string) => Config.map(Config.option(Config.String(name)), Option.filter((value) => value !== ""))
-
 /**
- * The sample's environment, one `Config` value (see {@link SampleConfig}).
+ * The sample's environment, the app's one `Config` value (see
+ * {@link SampleConfig}): its own names below `Config.nested("CONNECTED_VEHICLE")`
+ * (`TOKEN_FILE` is `CONNECTED_VEHICLE_TOKEN_FILE` in the environment), the
+ * user's and the package manager's (`XDG_CONFIG_HOME`, `INIT_CWD`, ...) not prefixed.
  *
  * @example
  * ```ts
@@ -55,14 +53,4 @@ const optional = (name: string) => Config.map(Config.option(Config.String(name))
  * @since 0.1.0
  * @category configuration
  */
-export const config: Config.Config<SampleConfig> = Config.all({
-  tokenFile: optional("CONNECTED_VEHICLE_TOKEN_FILE"),
-  configHome: optional("XDG_CONFIG_HOME"),
-  webhookSecret: Config.option(Config.Redacted("CONNECTED_VEHICLE_WEBHOOK_SECRET")),
-  userDirectory: Config.all([optional("INIT_CWD"), optional("npm_package_name"), optional("npm_lifecycle_event")]).pipe(
-    Config.map(([initCwd, packageName, script]) =>
-      // `INIT_CWD` alone is not enough: a process started by another script (a test run) inherits it
-      Option.filter(initCwd, () => startScripts.has(`${Option.getOrElse(packageName, () => "")} ${Option.getOrElse(script, () => "")}`))
-    )
-  )
-})
+export const config: Config.Config<SampleConfig> = env.config

@@ -15,6 +15,7 @@ import * as Compatibility from "@connected-vehicle/v3/Compatibility"
 import * as ConfigurationError from "@connected-vehicle/transport/ConfigurationError"
 import * as Transport from "@connected-vehicle/transport/Transport"
 import * as TransportConfig from "@connected-vehicle/transport/TransportConfig"
+import * as env from "./internal/env.ts"
 import { SampleError } from "./SampleError.ts"
 
 /**
@@ -99,17 +100,7 @@ export const policies = {
  * @since 0.1.0
  * @category constants
  */
-export const perRootVariables = [
-  "CONNECTED_VEHICLE_BASE_URL",
-  "CONNECTED_VEHICLE_MANAGEMENT_URL",
-  "CONNECTED_VEHICLE_COMPAT_URL",
-  "CONNECTED_VEHICLE_AUTH_URL",
-  "CONNECTED_VEHICLE_LEGACY_URL"
-] as const
-
-const anyPerRootVariable = Config.all(perRootVariables.map((name) => Config.option(Config.String(name)))).pipe(
-  Config.map((values) => values.some(Option.isSome))
-)
+export const perRootVariables: ReadonlyArray<string> = env.perRootNames.map((name) => `CONNECTED_VEHICLE_${name}`)
 
 /**
  * Where a target is, for the token-store keys: the normalised URL of
@@ -182,7 +173,7 @@ const remoteOf = (options: Options) =>
       const config = TransportConfig.make({ ...policies, roots: TransportConfig.rootsFromOrigin(options.target.value) })
       return { label: options.target.value, config }
     }
-    if (!(yield* anyPerRootVariable)) return undefined
+    if (!(yield* env.anyPerRootVariable)) return undefined
     const config = yield* Effect.provide(Effect.service(TransportConfig.TransportConfig), TransportConfig.layerConfig)
     return { label: "the roots of CONNECTED_VEHICLE_*_URL", config }
   })

@@ -100,8 +100,13 @@ export const layer = (options: Options): Layer.Layer<OAuthConfig> =>
 const defaultRefreshAhead = Duration.seconds(60)
 
 /**
- * The OAuth client from the environment, as {@link Options}: one `Config`
- * value, composable with an application's own settings.
+ * The OAuth client from the environment, as {@link Options}: the package's
+ * one `Config` value, the names below `Config.nested("CONNECTED_VEHICLE")`
+ * (`CLIENT_ID` is `CONNECTED_VEHICLE_CLIENT_ID` in the environment). It
+ * composes with an application's own settings (`Config.all`) and nests
+ * further (`Config.nested(config, "MYAPP")` reads
+ * `MYAPP_CONNECTED_VEHICLE_CLIENT_ID`, ...). The deprecated
+ * `_REFRESH_AHEAD_MS` is named in a warning each time it is read.
  *
  * | Variable | Meaning | Default |
  * |---|---|---|
@@ -118,21 +123,23 @@ const defaultRefreshAhead = Duration.seconds(60)
  * import { config } from "@connected-vehicle/auth/OAuthConfig"
  *
  * const settings = Config.all({ oauth: config, port: Config.Port("PORT").pipe(Config.withDefault(8080)) })
+ * // or every name under the application's own prefix: MYAPP_CONNECTED_VEHICLE_CLIENT_ID, ...
+ * const mine = Config.nested(config, "MYAPP")
  * ```
  * @since 0.2.0
  * @category configuration
  */
 export const config: Config.Config<Options> = Config.all({
-  clientId: Config.String("CONNECTED_VEHICLE_CLIENT_ID"),
-  clientSecret: Config.Redacted("CONNECTED_VEHICLE_CLIENT_SECRET"),
-  redirectUri: Config.map(Config.option(Config.String("CONNECTED_VEHICLE_REDIRECT_URI")), Option.getOrUndefined),
-  refreshAhead: DurationVariable.make("CONNECTED_VEHICLE_REFRESH_AHEAD", { positive: false }),
+  clientId: Config.String("CLIENT_ID"),
+  clientSecret: Config.Redacted("CLIENT_SECRET"),
+  redirectUri: Config.map(Config.option(Config.String("REDIRECT_URI")), Option.getOrUndefined),
+  refreshAhead: DurationVariable.make("REFRESH_AHEAD", { positive: false }),
   expiryMargin: Config.map(
-    Config.option(Config.schema(DurationVariable.FiniteDuration({ positive: false }), "CONNECTED_VEHICLE_EXPIRY_MARGIN")),
+    Config.option(Config.schema(DurationVariable.FiniteDuration({ positive: false }), "EXPIRY_MARGIN")),
     Option.getOrUndefined
   ),
-  clientCredentialsUrl: Config.map(Config.option(Config.String("CONNECTED_VEHICLE_CLIENT_CREDENTIALS_URL")), Option.getOrUndefined)
-})
+  clientCredentialsUrl: Config.map(Config.option(Config.String("CLIENT_CREDENTIALS_URL")), Option.getOrUndefined)
+}).pipe(DurationVariable.withWarning(["REFRESH_AHEAD"], { prefix: "CONNECTED_VEHICLE" }), Config.nested("CONNECTED_VEHICLE"))
 
 /**
  * From the environment: {@link layer} of {@link config}.
@@ -147,8 +154,5 @@ export const config: Config.Config<Options> = Config.all({
  * @category layers
  */
 export const layerConfig: Layer.Layer<OAuthConfig, ConfigurationError.ConfigurationError> = Layer.unwrap(
-  Effect.mapError(Effect.gen(function*() {
-    yield* DurationVariable.warnDeprecated(["CONNECTED_VEHICLE_REFRESH_AHEAD"])
-    return layer(yield* config)
-  }), ConfigurationError.fromConfigError)
+  Effect.mapError(Effect.map(config, layer), ConfigurationError.fromConfigError)
 )

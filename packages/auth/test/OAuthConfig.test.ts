@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { ConfigProvider, Duration, Effect, Layer } from "effect"
+import { Config, ConfigProvider, Duration, Effect, Layer, Logger, Redacted } from "effect"
 import * as OAuthConfig from "@connected-vehicle/auth/OAuthConfig"
 
 const read = (env: Record<string, string>) =>
@@ -50,5 +50,27 @@ describe("OAuthConfig.layerConfig", () => {
         assert.strictEqual(error._tag, "ConfigurationError", `${name}=${value}`)
         assert.include(error.message, name, `${name}=${value}`)
       }
+    }))
+
+  it.effect("config nests under an application's prefix; a deprecated _REFRESH_AHEAD_MS read is named in a warning (its name below the application's prefix)", () =>
+    Effect.gen(function*() {
+      const warnings: Array<string> = []
+      const logger = Logger.make((options) => {
+        if (options.logLevel === "Warn") warnings.push(String(options.message))
+      })
+      const mine = yield* Config.nested(OAuthConfig.config, "MYAPP").parse(ConfigProvider.fromEnv({
+        env: {
+          MYAPP_CONNECTED_VEHICLE_CLIENT_ID: "mine",
+          MYAPP_CONNECTED_VEHICLE_CLIENT_SECRET: "hush",
+          MYAPP_CONNECTED_VEHICLE_REFRESH_AHEAD_MS: "5000",
+          CONNECTED_VEHICLE_CLIENT_ID: "not mine"
+        }
+      })).pipe(Effect.provide(Logger.layer([logger])))
+      assert.strictEqual(mine.clientId, "mine")
+      assert.strictEqual(Redacted.value(mine.clientSecret), "hush")
+      assert.strictEqual(Duration.toMillis(Duration.fromInputUnsafe(mine.refreshAhead!)), 5000)
+      assert.strictEqual(warnings.length, 1)
+      assert.include(warnings[0], "CONNECTED_VEHICLE_REFRESH_AHEAD_MS")
+      assert.include(warnings[0], "set CONNECTED_VEHICLE_REFRESH_AHEAD to an Effect duration")
     }))
 })

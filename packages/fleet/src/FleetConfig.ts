@@ -77,9 +77,13 @@ export interface FleetConfig {
 export const defaultRunnerAddress: { readonly host: string; readonly port: number } = { host: "localhost", port: 34431 }
 
 /**
- * The whole environment of a fleet process, one `Config` value (see
- * {@link FleetConfig}). The other `ShardingConfig` settings are read by
- * `effect/cluster` itself (`SHARD_LOCK_EXPIRATION`, ...).
+ * The whole environment of a fleet process, the package's one `Config`
+ * value (see {@link FleetConfig}): `DATABASE_URL`, `REDIS_URL`, and the
+ * fleet's own settings below `Config.nested("FLEET")` (`POLL_INTERVAL` is
+ * `FLEET_POLL_INTERVAL` in the environment). It nests further:
+ * `Config.nested(config, "MYAPP")` reads `MYAPP_DATABASE_URL`,
+ * `MYAPP_FLEET_POLL_INTERVAL`, .... The other `ShardingConfig` settings are
+ * read by `effect/cluster` itself (`SHARD_LOCK_EXPIRATION`, ...).
  *
  * @example
  * ```ts
@@ -95,18 +99,21 @@ export const defaultRunnerAddress: { readonly host: string; readonly port: numbe
 export const config: Config.Config<FleetConfig> = Config.all({
   databaseUrl: Config.option(Config.Redacted("DATABASE_URL")),
   redisUrl: Config.option(Config.Redacted("REDIS_URL")),
-  storage: Config.option(Config.Literals(["memory"], "FLEET_STORAGE")),
-  queueRetention: Config.Duration("FLEET_QUEUE_RETENTION").pipe(Config.withDefault(defaultRetention)),
-  appliedRetention: Config.Duration("FLEET_APPLIED_RETENTION").pipe(Config.withDefault(defaultAppliedRetention)),
-  clusterRetention: Config.Duration("FLEET_CLUSTER_RETENTION").pipe(Config.withDefault(defaultClusterRetention)),
-  pollInterval: Config.Duration("FLEET_POLL_INTERVAL").pipe(Config.withDefault(Duration.minutes(15))),
-  pollSignals: Config.Array(Schema.String, "FLEET_POLL_SIGNALS").pipe(Config.withDefault([])),
-  host: Config.option(Config.NonEmptyString("FLEET_RUNNER_HOST")),
-  port: Config.option(Config.Port("FLEET_RUNNER_PORT"))
-}).pipe(Config.map(({ host, port, storage, ...settings }): FleetConfig => ({
-  ...settings,
+  fleet: Config.all({
+    storage: Config.option(Config.Literals(["memory"], "STORAGE")),
+    queueRetention: Config.Duration("QUEUE_RETENTION").pipe(Config.withDefault(defaultRetention)),
+    appliedRetention: Config.Duration("APPLIED_RETENTION").pipe(Config.withDefault(defaultAppliedRetention)),
+    clusterRetention: Config.Duration("CLUSTER_RETENTION").pipe(Config.withDefault(defaultClusterRetention)),
+    pollInterval: Config.Duration("POLL_INTERVAL").pipe(Config.withDefault(Duration.minutes(15))),
+    pollSignals: Config.Array(Schema.String, "POLL_SIGNALS").pipe(Config.withDefault([])),
+    host: Config.option(Config.NonEmptyString("RUNNER_HOST")),
+    port: Config.option(Config.Port("RUNNER_PORT"))
+  }).pipe(Config.nested("FLEET"))
+}).pipe(Config.map(({ fleet: { host, port, storage, ...fleet }, ...urls }): FleetConfig => ({
+  ...urls,
+  ...fleet,
   memory: Option.isSome(storage),
-  pollSignals: settings.pollSignals.map((code) => code.trim()).filter((code) => code.length > 0),
+  pollSignals: fleet.pollSignals.map((code) => code.trim()).filter((code) => code.length > 0),
   runnerAddress: Option.isNone(host) && Option.isNone(port) ? undefined : {
     host: Option.getOrElse(host, () => defaultRunnerAddress.host),
     port: Option.getOrElse(port, () => defaultRunnerAddress.port)

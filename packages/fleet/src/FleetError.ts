@@ -13,6 +13,7 @@
  * @since 0.1.0
  */
 import { type Config, Predicate, Schema, SchemaIssue } from "effect"
+import * as ConfigurationError from "@connected-vehicle/transport/ConfigurationError"
 
 const described = {
   description: Schema.String,
@@ -42,15 +43,18 @@ export class Configuration extends Schema.TaggedError<Configuration>()("Configur
    * given), naming the variables its schema issues point at.
    */
   static fromConfigError(error: Config.ConfigError, context?: string): Configuration {
+    // each issue's path as the environment variable read there (`["FLEET", "POLL_INTERVAL"]`: `FLEET_POLL_INTERVAL`)
     const variables = Schema.isSchemaError(error.cause)
       ? [...new Set(SchemaIssue.makeFormatterStandardSchemaV1()(error.cause.issue).issues.flatMap(({ path }) => {
-        const first = path?.[0]
-        const key = typeof first === "object" && first !== null ? first.key : first
-        return typeof key === "string" ? [key] : []
+        const keys = (path ?? []).map((segment) => typeof segment === "object" && segment !== null ? segment.key : segment)
+        const end = keys.findIndex((key) => typeof key !== "string") // an array's index ends the name
+        const names = end === -1 ? keys : keys.slice(0, end)
+        return names.length > 0 ? [names.join("_")] : []
       }))]
       : []
+    const message = ConfigurationError.fromConfigError(error).description
     return new Configuration({
-      description: context === undefined ? error.message : `${context}: ${error.message}`,
+      description: context === undefined ? message : `${context}: ${message}`,
       cause: error,
       ...(variables.length > 0 ? { variables } : {})
     })

@@ -3,7 +3,7 @@
  * warning of a `layerConfig` that falls back to memory.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { ConfigProvider, Duration, Effect, Layer, Logger, Option, Redacted, References } from "effect"
+import { Config, ConfigProvider, Duration, Effect, Layer, Logger, Option, Redacted, References } from "effect"
 import * as FleetConfig from "@connected-vehicle/fleet/FleetConfig"
 import * as Ingestion from "@connected-vehicle/fleet/Ingestion"
 import * as SharedLimits from "@connected-vehicle/fleet/SharedLimits"
@@ -27,6 +27,22 @@ const warningsOf = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
   })
 
 describe("FleetConfig", () => {
+  it.effect("config reads FLEET_* below Config.nested(\"FLEET\"), and nests further under an application's prefix", () =>
+    Effect.gen(function*() {
+      const fromObject = yield* FleetConfig.config.parse(ConfigProvider.fromUnknown({
+        DATABASE_URL: "postgres://h/db",
+        FLEET: { POLL_INTERVAL: "2 minutes", POLL_SIGNALS: ["charge-voltage"] }
+      }))
+      assert.strictEqual(Duration.toMillis(fromObject.pollInterval), 120_000)
+      assert.deepStrictEqual(fromObject.pollSignals, ["charge-voltage"])
+      assert.isTrue(Option.isSome(fromObject.databaseUrl))
+      const mine = yield* Config.nested(FleetConfig.config, "MYAPP").parse(ConfigProvider.fromEnv({
+        env: { MYAPP_FLEET_POLL_INTERVAL: "3 minutes", MYAPP_REDIS_URL: "redis://h:6379", FLEET_POLL_INTERVAL: "1 minute" }
+      }))
+      assert.strictEqual(Duration.toMillis(mine.pollInterval), 180_000)
+      assert.isTrue(Option.isSome(mine.redisUrl) && Option.isNone(mine.databaseUrl))
+    }))
+
   it.effect("DATABASE_URL and REDIS_URL are read as Redacted URLs, absent means in memory; FLEET_* and their defaults", () =>
     Effect.gen(function*() {
       const unset = yield* FleetConfig.read.pipe(withEnv({}))

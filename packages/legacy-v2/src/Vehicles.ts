@@ -387,11 +387,14 @@ export const layer = (options?: Options): Layer.Layer<Vehicles, never, Transport
 
 /**
  * The configuration of this package from the environment (or the
- * `ConfigProvider` in use): `deprecationWarnings` from
+ * `ConfigProvider` in use), the package's one `Config` value:
+ * `deprecationWarnings` from `DEPRECATION_WARNINGS` below
+ * `Config.nested("CONNECTED_VEHICLE")`, that is
  * `CONNECTED_VEHICLE_DEPRECATION_WARNINGS` (`off`, `warn`, `info` or
  * `debug`; default `warn`). Another value is a `ConfigError` naming the
  * variable. {@link layerConfig} reads it; compose it with the application's
- * own settings to read them at once.
+ * own settings to read them at once, or nest it further
+ * (`Config.nested(config, "MYAPP")`).
  *
  * @example
  * ```ts
@@ -409,8 +412,8 @@ export const layer = (options?: Options): Layer.Layer<Vehicles, never, Transport
  * @category configuration
  */
 export const config: Config.Config<{ readonly deprecationWarnings: Deprecation.WarningLevel }> = Config.all({
-  deprecationWarnings: Config.schema(Deprecation.WarningLevel, Deprecation.WARNINGS_ENV).pipe(Config.withDefault("warn" as const))
-})
+  deprecationWarnings: Config.schema(Deprecation.WarningLevel, "DEPRECATION_WARNINGS").pipe(Config.withDefault("warn" as const))
+}).pipe(Config.nested("CONNECTED_VEHICLE"))
 
 /**
  * Everything an application needs for one user's legacy data, configured from

@@ -4,6 +4,7 @@ import { FetchHttpClient, HttpClient } from "effect/http"
 import * as Session from "@connected-vehicle/auth/Session"
 import * as Simulator from "@connected-vehicle/simulator/Simulator"
 import { ConfigurationError } from "@connected-vehicle/transport/ConfigurationError"
+import { fromConfigError } from "@connected-vehicle/transport/ConfigurationError"
 import { Warned } from "../src/Deprecation.ts"
 import type { WarningLevel } from "../src/Deprecation.ts"
 import * as Vehicles from "../src/Vehicles.ts"
@@ -127,6 +128,11 @@ describe("Vehicles.config", () => {
       }
       const invalid = yield* read({ CONNECTED_VEHICLE_DEPRECATION_WARNINGS: "loud" })
       assert.isTrue(Exit.isFailure(invalid))
-      assert.include(String(invalid), "CONNECTED_VEHICLE_DEPRECATION_WARNINGS")
+      // the path below Config.nested("CONNECTED_VEHICLE"), the environment's name once a ConfigurationError
+      assert.include(String(invalid), `["CONNECTED_VEHICLE"]["DEPRECATION_WARNINGS"]`)
+      const error = yield* Effect.flip(Effect.provideService(Vehicles.config, ConfigProvider.ConfigProvider, ConfigProvider.fromEnv({
+        env: { CONNECTED_VEHICLE_DEPRECATION_WARNINGS: "loud" }
+      })))
+      assert.include(fromConfigError(error).message, "at CONNECTED_VEHICLE_DEPRECATION_WARNINGS")
     }))
 })

@@ -7,12 +7,13 @@
  *
  * @since 0.1.0
  */
-import { Effect, Layer } from "effect"
+import { Config, Effect, Layer } from "effect"
 import * as ConfigurationError from "@connected-vehicle/transport/ConfigurationError"
 import type { HttpClient } from "effect/http"
 import * as OAuthConfig from "@connected-vehicle/auth/OAuthConfig"
 import * as Session from "@connected-vehicle/auth/Session"
 import * as TokenStore from "@connected-vehicle/auth/TokenStore"
+import type { WarningLevel } from "@connected-vehicle/legacy-v2/Deprecation"
 import * as Vehicles from "@connected-vehicle/legacy-v2/Vehicles"
 import * as Transport from "@connected-vehicle/transport/Transport"
 import * as TransportConfig from "@connected-vehicle/transport/TransportConfig"
@@ -144,12 +145,39 @@ export const layer = (
 ): Layer.Layer<Services> => layerWith(TransportConfig.layer(options.transport), OAuthConfig.layer(options.oauth), options)
 
 /**
- * The whole SDK configured from the environment: the roots and policies of
- * `TransportConfig.layerConfig` (`CONNECTED_VEHICLE_ORIGIN` or the five
- * `CONNECTED_VEHICLE_*_URL`), the client of `OAuthConfig.layerConfig`
- * (`CONNECTED_VEHICLE_CLIENT_ID`, `CONNECTED_VEHICLE_CLIENT_SECRET`) and the
- * legacy reads' `Vehicles.config` (`CONNECTED_VEHICLE_DEPRECATION_WARNINGS`,
- * unless `options.legacy.deprecationWarnings` is given).
+ * The SDK's configuration from the environment, the one `Config` value of
+ * this package: the transport's (`TransportConfig.config`), the OAuth
+ * client's (`OAuthConfig.config`) and the legacy reads' (`Vehicles.config`),
+ * each under `CONNECTED_VEHICLE_` (see the repository README's table).
+ * {@link layerConfig} reads it; read it yourself to combine it with the
+ * application's settings, or nest it under a prefix of your own.
+ *
+ * @example
+ * ```ts
+ * import { Config, Effect, Layer } from "effect"
+ * import * as ConnectedVehicle from "@connected-vehicle/sdk/ConnectedVehicle"
+ *
+ * // MYAPP_CONNECTED_VEHICLE_ORIGIN, MYAPP_CONNECTED_VEHICLE_CLIENT_ID, ...
+ * const Live = Layer.unwrap(Effect.map(Config.nested(ConnectedVehicle.config, "MYAPP"), (settings) =>
+ *   ConnectedVehicle.layer(settings)))
+ * ```
+ * @since 0.2.0
+ * @category configuration
+ */
+export const config: Config.Config<{
+  readonly transport: TransportConfig.Options
+  readonly oauth: OAuthConfig.Options
+  readonly legacy: { readonly deprecationWarnings: WarningLevel }
+}> = Config.all({ transport: TransportConfig.config, oauth: OAuthConfig.config, legacy: Vehicles.config })
+
+/**
+ * The whole SDK configured from the environment: {@link layer} of
+ * {@link config}, the roots and policies of the transport
+ * (`CONNECTED_VEHICLE_ORIGIN` or the five `CONNECTED_VEHICLE_*_URL`), the
+ * OAuth client (`CONNECTED_VEHICLE_CLIENT_ID`,
+ * `CONNECTED_VEHICLE_CLIENT_SECRET`) and the legacy reads'
+ * `CONNECTED_VEHICLE_DEPRECATION_WARNINGS` (unless
+ * `options.legacy.deprecationWarnings` is given).
  *
  * @example
  * ```ts
@@ -168,10 +196,13 @@ export const layer = (
  * @category layers
  */
 export const layerConfig = (options?: Options): Layer.Layer<Services, ConfigurationError.ConfigurationError> =>
-  Layer.unwrap(Effect.mapError(Effect.gen(function*() {
-    const legacy = yield* Vehicles.config
-    return layerWith(TransportConfig.layerConfig, OAuthConfig.layerConfig, {
-      ...options,
-      legacy: { ...options?.legacy, deprecationWarnings: options?.legacy?.deprecationWarnings ?? legacy.deprecationWarnings }
-    })
-  }), ConfigurationError.fromConfigError))
+  Layer.unwrap(Effect.mapError(
+    Effect.map(config, ({ legacy, oauth, transport }) =>
+      layer({
+        ...options,
+        transport,
+        oauth,
+        legacy: { ...options?.legacy, deprecationWarnings: options?.legacy?.deprecationWarnings ?? legacy.deprecationWarnings }
+      })),
+    ConfigurationError.fromConfigError
+  ))

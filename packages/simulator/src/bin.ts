@@ -203,7 +203,7 @@ const simulator = Command.make(
           Effect.catch((error) => report(`cannot read --webhook-secret-file ${secretFile.value}: ${codeOf(error)}`))
         )).trim()
       ))
-      : yield* Config.option(Config.Redacted("CONNECTED_VEHICLE_WEBHOOK_SECRET"))
+      : yield* Config.nested(Config.option(Config.Redacted("WEBHOOK_SECRET")), "CONNECTED_VEHICLE") // the bin's one variable
     const options = {
       ...(Option.isSome(webhookSecret) ? { webhookSecret: webhookSecret.value } : {}),
       seed: flags.seed,

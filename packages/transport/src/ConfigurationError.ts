@@ -3,7 +3,7 @@
  *
  * @since 0.2.0
  */
-import { Schema } from "effect"
+import { Schema, SchemaIssue } from "effect"
 import type { Config } from "effect"
 
 /**
@@ -31,8 +31,28 @@ export class ConfigurationError extends Schema.TaggedError<ConfigurationError>()
   }
 }
 
+const formatIssues = SchemaIssue.makeFormatterStandardSchemaV1()
+
 /**
- * The {@link ConfigurationError} of Effect's `ConfigError`.
+ * What the error says, each place named as the environment variable read
+ * there: the path's segments joined by `_`, as `ConfigProvider.fromEnv`
+ * joins them (`CONNECTED_VEHICLE_TIMEOUT` for the path
+ * `["CONNECTED_VEHICLE", "TIMEOUT"]` of a `Config.nested` value).
+ */
+const describe = (error: Config.ConfigError): string => {
+  if (!Schema.isSchemaError(error.cause)) return error.message
+  const { issues } = formatIssues(error.cause.issue)
+  return issues.map(({ message, path }) =>
+    path === undefined || path.length === 0
+      ? message
+      : `${message} at ${path.map((segment) => String(typeof segment === "object" ? segment.key : segment)).join("_")}`
+  ).join("; ")
+}
+
+/**
+ * The {@link ConfigurationError} of Effect's `ConfigError`, each variable
+ * named as in the environment (`CONNECTED_VEHICLE_TIMEOUT`, also when the
+ * value was read nested, `Config.nested`).
  *
  * @example
  * ```ts
@@ -45,4 +65,4 @@ export class ConfigurationError extends Schema.TaggedError<ConfigurationError>()
  * @category errors
  */
 export const fromConfigError = (error: Config.ConfigError): ConfigurationError =>
-  new ConfigurationError({ description: error.message, cause: error })
+  new ConfigurationError({ description: describe(error), cause: error })

@@ -7,6 +7,7 @@
  * @since 0.2.0
  */
 import { Config, Duration, Effect, Option, Schema } from "effect"
+import { dual } from "effect/Function"
 
 /**
  * A finite duration, positive or non-negative, from its text (`"250 millis"`).
@@ -73,6 +74,16 @@ export const deprecatedInUse = (names: ReadonlyArray<string>): Config.Config<Rea
     (pairs) => names.flatMap((name, i) => Option.isNone(pairs[i]![0]) && Option.isSome(pairs[i]![1]) ? [`${name}_MS`] : [])
   )
 
+const warning = (used: ReadonlyArray<string>, prefix: string | undefined): Effect.Effect<void> => {
+  if (used.length === 0) return Effect.void
+  const full = used.map((name) => prefix === undefined ? name : `${prefix}_${name}`)
+  return Effect.logWarning(
+    `deprecated environment variables ${full.join(", ")} (integers of milliseconds): set ${
+      full.map((name) => name.slice(0, -3)).join(", ")
+    } to an Effect duration instead, such as "5 seconds"`
+  )
+}
+
 /**
  * Logs one warning naming the deprecated `<name>_MS` variables in use, if
  * any (what the environment cannot be read for is left to the reading of
@@ -89,9 +100,36 @@ export const deprecatedInUse = (names: ReadonlyArray<string>): Config.Config<Rea
  * @category logging
  */
 export const warnDeprecated = (names: ReadonlyArray<string>): Effect.Effect<void> =>
-  Effect.flatMap(Effect.orElseSucceed(deprecatedInUse(names), (): ReadonlyArray<string> => []), (used) =>
-    used.length === 0 ? Effect.void : Effect.logWarning(
-      `deprecated environment variables ${used.join(", ")} (integers of milliseconds): set ${
-        used.map((name) => name.slice(0, -3)).join(", ")
-      } to an Effect duration instead, such as "5 seconds"`
-    ))
+  Effect.flatMap(Effect.orElseSucceed(deprecatedInUse(names), (): ReadonlyArray<string> => []), (used) => warning(used, undefined))
+
+/**
+ * `self`, logging one warning, each time it is read, that names the
+ * deprecated `<name>_MS` of `names` set while their `name` is not. The names
+ * are relative to where `self` is read (`self`'s own `Config.nested`
+ * included): `options.prefix` is what the warning puts before them, the
+ * prefix a package nests its configuration under.
+ *
+ * @example
+ * ```ts
+ * import { Config } from "effect"
+ * import { make, withWarning } from "@connected-vehicle/transport/DurationVariable"
+ *
+ * // MYAPP_TIMEOUT_MS=5000 warns: set MYAPP_TIMEOUT to an Effect duration instead
+ * const timeout = Config.all({ timeout: make("TIMEOUT", { positive: true }) }).pipe(
+ *   withWarning(["TIMEOUT"], { prefix: "MYAPP" }),
+ *   Config.nested("MYAPP")
+ * )
+ * ```
+ * @since 0.2.0
+ * @category combinators
+ */
+export const withWarning: {
+  (names: ReadonlyArray<string>, options?: { readonly prefix?: string | undefined }): <A>(self: Config.Config<A>) => Config.Config<A>
+  <A>(self: Config.Config<A>, names: ReadonlyArray<string>, options?: { readonly prefix?: string | undefined }): Config.Config<A>
+} = dual(
+  (args) => Config.isConfig(args[0]),
+  <A>(self: Config.Config<A>, names: ReadonlyArray<string>, options?: { readonly prefix?: string | undefined }): Config.Config<A> =>
+    Config.all([self, deprecatedInUse(names)]).pipe(
+      Config.mapEffect(([value, used]) => Effect.as(warning(used, options?.prefix), value))
+    )
+)

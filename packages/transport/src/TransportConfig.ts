@@ -9,8 +9,7 @@ import { Config, Context, Duration, Effect, Layer } from "effect"
 import type { LogLevel } from "effect"
 import { fromConfigError } from "./ConfigurationError.ts"
 import type { ConfigurationError } from "./ConfigurationError.ts"
-import * as DurationVariable from "./DurationVariable.ts"
-import { duration as durationVariable, factorAtLeastOne, get, HeaderNames, LogSetting, positiveInt, root } from "./internal/env.ts"
+import * as env from "./internal/env.ts"
 import { check, duration, headerNames } from "./internal/options.ts"
 import { sdkVersion } from "./internal/version.ts"
 
@@ -396,11 +395,13 @@ export const layerOrigin = (origin: string, options?: Omit<Options, "roots">): L
  * @since 0.2.0
  * @category constants
  */
-export const logLevels = { debug: "Debug", info: "Info", warn: "Warn", error: "Error", off: "None" } as const
+export const logLevels: typeof env.logLevels = env.logLevels
 
 /**
  * `CONNECTED_VEHICLE_LOG`, the SDK's log level (`debug`, `info`, `warn`,
- * `error` or `off`, any case) as Effect's `LogLevel` (`"Debug"` ... `"None"`).
+ * `error` or `off`, any case) as Effect's `LogLevel` (`"Debug"` ... `"None"`):
+ * the `logLevel` of {@link config} read alone, for a client whose other
+ * settings are given in code (the SDK's Promise client).
  *
  * @example
  * ```ts
@@ -413,22 +414,22 @@ export const logLevels = { debug: "Debug", info: "Info", warn: "Warn", error: "E
  * @since 0.1.0
  * @category configuration
  */
-export const logLevelConfig: Config.Config<LogLevel.LogLevel> = Config.schema(LogSetting, "CONNECTED_VEHICLE_LOG").pipe(
-  Config.map((setting): LogLevel.LogLevel => logLevels[setting])
-)
-
-const durationNames = ["TIMEOUT", "RETRY_INITIAL_DELAY", "RETRY_MAX_DELAY", "RETRY_MAX_ELAPSED", "MAX_RATE_LIMIT_WAIT"].map((n) => `CONNECTED_VEHICLE_${n}`)
+export const logLevelConfig: Config.Config<LogLevel.LogLevel> = Config.nested(env.logLevel, env.prefix)
 
 /**
  * The transport's configuration read from the environment, as
- * {@link Options}: one `Config` value, composable with an application's
- * own (`Config.all`, `Config.nested`, another `ConfigProvider`). Durations
- * are Effect durations (`CONNECTED_VEHICLE_TIMEOUT="5 seconds"`; the
- * deprecated `*_MS` names, integers of milliseconds, are read when the new
- * name is not set). Values are validated (the timeout and budget positive,
- * delays non-negative, attempts a positive integer, the backoff factor at
- * least 1); an invalid or missing value is a `ConfigError` naming the
- * variable.
+ * {@link Options}: the package's one `Config` value, the variables' names
+ * below `Config.nested("CONNECTED_VEHICLE")` (`TIMEOUT` is read as
+ * `CONNECTED_VEHICLE_TIMEOUT` from the environment, as
+ * `{ CONNECTED_VEHICLE: { TIMEOUT } }` from `ConfigProvider.fromUnknown`).
+ * It composes with an application's own settings (`Config.all`), and nests
+ * further: `Config.nested(config, "MYAPP")` reads `MYAPP_CONNECTED_VEHICLE_TIMEOUT`.
+ * Durations are Effect durations (`CONNECTED_VEHICLE_TIMEOUT="5 seconds"`;
+ * the deprecated `*_MS` names, integers of milliseconds, are read when the
+ * new name is not set, with one warning naming them each time the value is
+ * read). Values are validated (the timeout and budget positive, delays
+ * non-negative, attempts a positive integer, the backoff factor at least 1);
+ * an invalid or missing value is a `ConfigError` naming the variable.
  *
  * The variables, their meaning and defaults are listed in the package's
  * README (and every package's in the repository README): the five roots
@@ -447,36 +448,13 @@ const durationNames = ["TIMEOUT", "RETRY_INITIAL_DELAY", "RETRY_MAX_DELAY", "RET
  *   const { transport } = yield* settings
  *   return make(transport)
  * })
+ * // or every name under the application's own prefix: MYAPP_CONNECTED_VEHICLE_ORIGIN, ...
+ * const mine = Config.nested(config, "MYAPP")
  * ```
  * @since 0.2.0
  * @category configuration
  */
-export const config: Config.Config<Options> = Config.all({
-  roots: Config.all({
-    base: root("CONNECTED_VEHICLE_BASE_URL", "/v3"),
-    management: root("CONNECTED_VEHICLE_MANAGEMENT_URL", "/v3"),
-    compatibility: root("CONNECTED_VEHICLE_COMPAT_URL", "/v3"),
-    authorization: root("CONNECTED_VEHICLE_AUTH_URL", ""),
-    legacy: root("CONNECTED_VEHICLE_LEGACY_URL", "")
-  }),
-  userAgent: get(Config.option(Config.NonEmptyString("CONNECTED_VEHICLE_USER_AGENT"))),
-  timeout: durationVariable("CONNECTED_VEHICLE_TIMEOUT", true),
-  retry: Config.all({
-    maxAttempts: get(positiveInt("CONNECTED_VEHICLE_MAX_ATTEMPTS")),
-    initialDelay: durationVariable("CONNECTED_VEHICLE_RETRY_INITIAL_DELAY", false),
-    factor: get(factorAtLeastOne("CONNECTED_VEHICLE_RETRY_FACTOR")),
-    maxDelay: durationVariable("CONNECTED_VEHICLE_RETRY_MAX_DELAY", false),
-    maxElapsed: durationVariable("CONNECTED_VEHICLE_RETRY_MAX_ELAPSED", true),
-    retryNonIdempotent: get(Config.option(Config.Boolean("CONNECTED_VEHICLE_RETRY_NON_IDEMPOTENT")))
-  }),
-  rateLimit: Config.all({
-    wait: get(Config.option(Config.Boolean("CONNECTED_VEHICLE_WAIT_ON_RATE_LIMIT"))),
-    maxWait: durationVariable("CONNECTED_VEHICLE_MAX_RATE_LIMIT_WAIT", false)
-  }),
-  requestIdHeader: get(Config.option(Config.schema(HeaderNames, "CONNECTED_VEHICLE_REQUEST_ID_HEADER"))),
-  httpSpans: get(Config.option(Config.Boolean("CONNECTED_VEHICLE_HTTP_SPANS"))),
-  logLevel: get(Config.option(logLevelConfig))
-})
+export const config: Config.Config<Options> = env.config
 
 /**
  * The configuration from the environment: {@link make} of {@link config}.
@@ -493,8 +471,5 @@ export const config: Config.Config<Options> = Config.all({
  */
 export const layerConfig: Layer.Layer<TransportConfig, ConfigurationError> = Layer.effect(
   TransportConfig,
-  Effect.mapError(Effect.gen(function*() {
-    yield* DurationVariable.warnDeprecated(durationNames)
-    return make(yield* config)
-  }), fromConfigError)
+  Effect.mapError(Effect.map(config, make), fromConfigError)
 )

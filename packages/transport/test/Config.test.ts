@@ -1,9 +1,9 @@
 import { assert, describe, it } from "@effect/vitest"
-import { ConfigProvider, Duration, Effect, Layer, Logger } from "effect"
+import { Config as EffectConfig, ConfigProvider, Duration, Effect, Layer, Logger } from "effect"
 import { TransportConfig } from "@connected-vehicle/transport/TransportConfig"
 import * as Config from "@connected-vehicle/transport/TransportConfig"
 
-const fromEnv = (env: Record<string, string>) =>
+const layerFromEnv = (env: Record<string, string>) =>
   Config.layerConfig.pipe(Layer.provide(ConfigProvider.layer(ConfigProvider.fromEnv({ env }))))
 
 describe("TransportConfig", () => {
@@ -23,7 +23,7 @@ describe("TransportConfig", () => {
       assert.strictEqual(config.rateLimit.wait, true)
       assert.deepStrictEqual(config.requestIdHeaders, ["x-correlation-id"])
       assert.strictEqual(config.httpSpans, true)
-    }).pipe(Effect.provide(fromEnv({
+    }).pipe(Effect.provide(layerFromEnv({
       CONNECTED_VEHICLE_ORIGIN: "http://127.0.0.1:8080/",
       CONNECTED_VEHICLE_COMPAT_URL: "https://compat.example/v3",
       CONNECTED_VEHICLE_TIMEOUT: "5 seconds",
@@ -33,9 +33,34 @@ describe("TransportConfig", () => {
       CONNECTED_VEHICLE_HTTP_SPANS: "true"
     }))))
 
+  it.effect("config is nested under CONNECTED_VEHICLE: the same names from the environment, an object level from fromUnknown, a further prefix of the user's", () =>
+    Effect.gen(function*() {
+      const direct = yield* Config.config.parse(ConfigProvider.fromEnv({
+        env: { CONNECTED_VEHICLE_ORIGIN: "http://127.0.0.1:8080", CONNECTED_VEHICLE_TIMEOUT: "5 seconds" }
+      }))
+      assert.strictEqual(direct.roots.base, "http://127.0.0.1:8080/v3")
+      assert.strictEqual(Duration.toMillis(Duration.fromInputUnsafe(direct.timeout!)), 5000)
+      const fromUnknown = yield* Config.config.parse(ConfigProvider.fromUnknown({
+        CONNECTED_VEHICLE: { ORIGIN: "http://127.0.0.1:8080", TIMEOUT_MS: "250" }
+      }))
+      assert.strictEqual(fromUnknown.roots.legacy, "http://127.0.0.1:8080")
+      assert.strictEqual(Duration.toMillis(Duration.fromInputUnsafe(fromUnknown.timeout!)), 250)
+      const mine = EffectConfig.all({ transport: EffectConfig.nested(Config.config, "MYAPP"), port: EffectConfig.Port("PORT") })
+      const read = yield* mine.parse(ConfigProvider.fromEnv({
+        env: { MYAPP_CONNECTED_VEHICLE_ORIGIN: "http://sim:8080", PORT: "8081", CONNECTED_VEHICLE_ORIGIN: "http://elsewhere" }
+      }))
+      assert.strictEqual(read.transport.roots.base, "http://sim:8080/v3")
+      assert.strictEqual(read.port, 8081)
+      const error = yield* Effect.flip(Effect.provide(
+        Effect.service(TransportConfig),
+        layerFromEnv({ CONNECTED_VEHICLE_ORIGIN: "http://127.0.0.1:8080", CONNECTED_VEHICLE_MAX_ATTEMPTS: "many" })
+      ))
+      assert.include(error.message, "at CONNECTED_VEHICLE_MAX_ATTEMPTS")
+    }))
+
   it.effect("layerConfig fails when a root is missing", () =>
     Effect.gen(function*() {
-      const error = yield* Effect.flip(Effect.provide(Effect.service(TransportConfig), fromEnv({ CONNECTED_VEHICLE_BASE_URL: "http://x/v3" })))
+      const error = yield* Effect.flip(Effect.provide(Effect.service(TransportConfig), layerFromEnv({ CONNECTED_VEHICLE_BASE_URL: "http://x/v3" })))
       assert.strictEqual(error._tag, "ConfigurationError")
     }))
 
@@ -52,7 +77,7 @@ describe("TransportConfig", () => {
         retryNonIdempotent: true
       })
       assert.deepStrictEqual(config.rateLimit, { wait: false, maxWait: Duration.millis(2_000) })
-    }).pipe(Effect.provide(fromEnv({
+    }).pipe(Effect.provide(layerFromEnv({
       CONNECTED_VEHICLE_ORIGIN: "http://127.0.0.1:8080",
       CONNECTED_VEHICLE_USER_AGENT: "fleet-app/2.0",
       CONNECTED_VEHICLE_RETRY_INITIAL_DELAY: "50 millis",
@@ -66,7 +91,7 @@ describe("TransportConfig", () => {
   it.effect("the deprecated *_MS names (milliseconds) are read when the duration's name is not set; the new name wins", () =>
     Effect.gen(function*() {
       const read = (env: Record<string, string>) =>
-        Effect.provide(Effect.service(TransportConfig), fromEnv({ CONNECTED_VEHICLE_ORIGIN: "http://127.0.0.1:8080", ...env }))
+        Effect.provide(Effect.service(TransportConfig), layerFromEnv({ CONNECTED_VEHICLE_ORIGIN: "http://127.0.0.1:8080", ...env }))
       const old = yield* read({
         CONNECTED_VEHICLE_TIMEOUT_MS: "5000",
         CONNECTED_VEHICLE_RETRY_INITIAL_DELAY_MS: "50",
@@ -93,7 +118,7 @@ describe("TransportConfig", () => {
           if (options.logLevel === "Warn") lines.push(String(options.message))
         })
         return Effect.as(
-          Effect.provide(Effect.service(TransportConfig), fromEnv({ CONNECTED_VEHICLE_ORIGIN: "http://127.0.0.1:8080", ...env })).pipe(
+          Effect.provide(Effect.service(TransportConfig), layerFromEnv({ CONNECTED_VEHICLE_ORIGIN: "http://127.0.0.1:8080", ...env })).pipe(
             Effect.provide(Logger.layer([logger]))
           ),
           lines
@@ -124,7 +149,7 @@ describe("TransportConfig", () => {
         ["CONNECTED_VEHICLE_RETRY_FACTOR", "0.5"]
       ] as const) {
         const error = yield* Effect.flip(
-          Effect.provide(Effect.service(TransportConfig), fromEnv({ CONNECTED_VEHICLE_ORIGIN: "http://127.0.0.1:8080", [name]: value }))
+          Effect.provide(Effect.service(TransportConfig), layerFromEnv({ CONNECTED_VEHICLE_ORIGIN: "http://127.0.0.1:8080", [name]: value }))
         )
         assert.strictEqual(error._tag, "ConfigurationError", `${name}=${value}`)
         assert.include(error.message, name, `${name}=${value}`)
@@ -134,7 +159,7 @@ describe("TransportConfig", () => {
   it.effect("CONNECTED_VEHICLE_REQUEST_ID_HEADER: one header or several in order of preference; both service headers by default", () =>
     Effect.gen(function*() {
       const read = (env: Record<string, string>) =>
-        Effect.provide(Effect.service(TransportConfig), fromEnv({ CONNECTED_VEHICLE_ORIGIN: "http://127.0.0.1:8080", ...env }))
+        Effect.provide(Effect.service(TransportConfig), layerFromEnv({ CONNECTED_VEHICLE_ORIGIN: "http://127.0.0.1:8080", ...env }))
       assert.deepStrictEqual((yield* read({})).requestIdHeaders, ["sc-request-id", "x-request-id"])
       assert.deepStrictEqual(
         (yield* read({ CONNECTED_VEHICLE_REQUEST_ID_HEADER: " X-Trace-Id , sc-request-id" })).requestIdHeaders,
@@ -168,7 +193,7 @@ describe("TransportConfig", () => {
   it.effect("CONNECTED_VEHICLE_LOG: debug, info, warn, error or off (any case); anything else is a ConfigurationError", () =>
     Effect.gen(function*() {
       const read = (env: Record<string, string>) =>
-        Effect.provide(Effect.service(TransportConfig), fromEnv({ CONNECTED_VEHICLE_ORIGIN: "http://127.0.0.1:8080", ...env }))
+        Effect.provide(Effect.service(TransportConfig), layerFromEnv({ CONNECTED_VEHICLE_ORIGIN: "http://127.0.0.1:8080", ...env }))
       assert.isUndefined((yield* read({})).logLevel)
       const levels = { debug: "Debug", INFO: "Info", Warn: "Warn", error: "Error", off: "None" } as const
       for (const [value, level] of Object.entries(levels)) {

@@ -1,24 +1,48 @@
 /**
- * Readers of the transport's environment variables.
+ * The transport's configuration as `TransportConfig.config` reads it: the
+ * variables under the `CONNECTED_VEHICLE` prefix (`Config.nested`), by their
+ * names below it.
  *
  * @internal
  */
 import { Config, Option, Schema, SchemaTransformation } from "effect"
+import type { LogLevel } from "effect"
 import * as DurationVariable from "../DurationVariable.ts"
-
-/** The SDK's log settings, as `TransportConfig.logLevels` names them. */
-const settings = ["debug", "info", "warn", "error", "off"] as const
-
-type Setting = (typeof settings)[number]
+import type { Options } from "../TransportConfig.ts"
 
 /** @internal */
-export const root = (name: string, suffix: string) =>
+export const prefix = "CONNECTED_VEHICLE"
+
+/** The SDK's log settings and the Effect log level of each (`off` is `None`). @internal */
+export const logLevels = { debug: "Debug", info: "Info", warn: "Warn", error: "Error", off: "None" } as const
+
+type Setting = keyof typeof logLevels
+
+/** `debug`, `info`, `warn`, `error` or `off` (any case). */
+const LogSetting = Schema.String.pipe(
+  Schema.decodeTo(
+    Schema.Literals(Object.keys(logLevels) as Array<Setting>),
+    SchemaTransformation.transform<Setting, string>({
+      // the literals check what this gives
+      decode: (s) => s.trim().toLowerCase() as Setting,
+      encode: (s) => s
+    })
+  )
+)
+
+/** `LOG` as Effect's log level. @internal */
+export const logLevel: Config.Config<LogLevel.LogLevel> = Config.schema(LogSetting, "LOG").pipe(
+  Config.map((setting): LogLevel.LogLevel => logLevels[setting])
+)
+
+/** The root under `name`, else `ORIGIN` followed by `suffix`. */
+const root = (name: string, suffix: string) =>
   Config.String(name).pipe(
-    Config.orElse(() => Config.String("CONNECTED_VEHICLE_ORIGIN").pipe(Config.map((o) => o.replace(/\/+$/, "") + suffix)))
+    Config.orElse(() => Config.String("ORIGIN").pipe(Config.map((o) => o.replace(/\/+$/, "") + suffix)))
   )
 
 /** Comma-separated header names, at least one. */
-export const HeaderNames = Schema.String.pipe(
+const HeaderNames = Schema.String.pipe(
   Schema.decodeTo(
     Schema.Array(Schema.NonEmptyString).check(Schema.isMinLength(1, { expected: "at least one header name" })),
     SchemaTransformation.transform<ReadonlyArray<string>, string>({
@@ -28,26 +52,36 @@ export const HeaderNames = Schema.String.pipe(
   )
 )
 
-export const positiveInt = (name: string) =>
-  Config.option(Config.schema(Schema.Int.check(Schema.isGreaterThan(0)), name))
-export const factorAtLeastOne = (name: string) =>
-  Config.option(Config.schema(Schema.Finite.check(Schema.isGreaterThanOrEqualTo(1)), name))
-/**
- * A duration under `name` (an Effect duration), else under the deprecated
- * `${name}_MS` (milliseconds): see `DurationVariable.make`.
- */
-export const duration = (name: string, positive: boolean) => DurationVariable.make(name, { positive })
-export const get = <A>(config: Config.Config<Option.Option<A>>) => Config.map(config, Option.getOrUndefined)
+const get = <A>(config: Config.Config<A>) => Config.map(Config.option(config), Option.getOrUndefined)
+const duration = (name: string, positive: boolean) => DurationVariable.make(name, { positive })
 
-/** `debug`, `info`, `warn`, `error` or `off` (any case). */
+/** The durations that have a deprecated `_MS` name (milliseconds). */
+const durationNames = ["TIMEOUT", "RETRY_INITIAL_DELAY", "RETRY_MAX_DELAY", "RETRY_MAX_ELAPSED", "MAX_RATE_LIMIT_WAIT"]
+
 /** @internal */
-export const LogSetting = Schema.String.pipe(
-  Schema.decodeTo(
-    Schema.Literals(settings),
-    SchemaTransformation.transform<Setting, string>({
-      // the literals check what this gives
-      decode: (s) => s.trim().toLowerCase() as Setting,
-      encode: (s) => s
-    })
-  )
-)
+export const config: Config.Config<Options> = Config.all({
+  roots: Config.all({
+    base: root("BASE_URL", "/v3"),
+    management: root("MANAGEMENT_URL", "/v3"),
+    compatibility: root("COMPAT_URL", "/v3"),
+    authorization: root("AUTH_URL", ""),
+    legacy: root("LEGACY_URL", "")
+  }),
+  userAgent: get(Config.NonEmptyString("USER_AGENT")),
+  timeout: duration("TIMEOUT", true),
+  retry: Config.all({
+    maxAttempts: get(Config.schema(Schema.Int.check(Schema.isGreaterThan(0)), "MAX_ATTEMPTS")),
+    initialDelay: duration("RETRY_INITIAL_DELAY", false),
+    factor: get(Config.schema(Schema.Finite.check(Schema.isGreaterThanOrEqualTo(1)), "RETRY_FACTOR")),
+    maxDelay: duration("RETRY_MAX_DELAY", false),
+    maxElapsed: duration("RETRY_MAX_ELAPSED", true),
+    retryNonIdempotent: get(Config.Boolean("RETRY_NON_IDEMPOTENT"))
+  }),
+  rateLimit: Config.all({
+    wait: get(Config.Boolean("WAIT_ON_RATE_LIMIT")),
+    maxWait: duration("MAX_RATE_LIMIT_WAIT", false)
+  }),
+  requestIdHeader: get(Config.schema(HeaderNames, "REQUEST_ID_HEADER")),
+  httpSpans: get(Config.Boolean("HTTP_SPANS")),
+  logLevel: get(logLevel)
+}).pipe(DurationVariable.withWarning(durationNames, { prefix }), Config.nested(prefix))

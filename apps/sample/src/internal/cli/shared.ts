@@ -3,9 +3,10 @@
  * command that holds them, the lazily loaded SDK, running a body with the
  * SDK's layers and reporting its failure, and the common flags.
  */
-import { Config, Console, Effect, FileSystem, Layer, Option, Redacted, Schema } from "effect"
+import { Console, Effect, FileSystem, Layer, Option, Redacted, Schema } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
 import { ModeValues } from "@connected-vehicle/schema/Common"
+import * as env from "../env.ts"
 import * as Report from "../../Report.ts"
 import { SampleError } from "../../SampleError.ts"
 
@@ -30,7 +31,7 @@ export const shared = {
     Flag.withDescription(
       "Origin (http or https URL) of another simulator or deployment serving every root (env CONNECTED_VEHICLE_ORIGIN); default: the embedded simulator"
     ),
-    Flag.withFallbackConfig(Config.String("CONNECTED_VEHICLE_ORIGIN")),
+    Flag.withFallbackConfig(env.origin),
     Flag.mapTryCatch(
       (value) => {
         const url = new URL(value)
@@ -43,7 +44,7 @@ export const shared = {
   ),
   clientId: Flag.String("client-id").pipe(
     Flag.withDescription("Application client id for a remote target (env CONNECTED_VEHICLE_CLIENT_ID)"),
-    Flag.withFallbackConfig(Config.String("CONNECTED_VEHICLE_CLIENT_ID")),
+    Flag.withFallbackConfig(env.clientId),
     Flag.optional
   ),
   clientSecretFile: Flag.String("client-secret-file").pipe(
@@ -74,7 +75,7 @@ export const withSdk = <A, E, R>(body: (flags: Shared, M: Lazy) => Effect.Effect
 /** The client secret: `--client-secret-file`, else `CONNECTED_VEHICLE_CLIENT_SECRET`. */
 const clientSecretOf = (flags: Shared) =>
   Effect.gen(function*() {
-    if (Option.isNone(flags.clientSecretFile)) return yield* Config.option(Config.Redacted("CONNECTED_VEHICLE_CLIENT_SECRET"))
+    if (Option.isNone(flags.clientSecretFile)) return yield* env.clientSecret
     const file = flags.clientSecretFile.value
     const fs = yield* FileSystem.FileSystem
     const text = yield* fs.readFileString(file).pipe(
