@@ -59,7 +59,7 @@ const describe = (error: Config.ConfigError): string => {
  * import { Config, Effect } from "effect"
  * import { fromConfigError } from "@connected-vehicle/transport/ConfigurationError"
  *
- * const port = Effect.mapError(Config.Port("PORT").asEffect(), fromConfigError)
+ * const port = Effect.mapError(Config.Port("PORT"), fromConfigError)
  * ```
  * @since 0.2.0
  * @category errors
