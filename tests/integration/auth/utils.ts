@@ -10,7 +10,8 @@ import { NodeHttpClient } from "@effect/platform-node"
 import * as OAuthConfig from "@connected-vehicle/auth/OAuthConfig"
 import * as TokenStore from "@connected-vehicle/auth/TokenStore"
 import { Simulator } from "@connected-vehicle/simulator/Simulator"
-import * as SimulatorModule from "@connected-vehicle/simulator/Simulator"
+import * as Loopback from "@connected-vehicle/testing/Loopback"
+import * as SignIn from "@connected-vehicle/testing/SignIn"
 import * as Transport from "@connected-vehicle/transport/Transport"
 import { reasonOf } from "@connected-vehicle/transport/ConnectedVehicleError"
 import * as TransportConfig from "@connected-vehicle/transport/TransportConfig"
@@ -20,19 +21,11 @@ import * as TransportConfig from "@connected-vehicle/transport/TransportConfig"
  * client of the simulator and an in-memory token store.
  */
 export const loopback = (options?: Omit<TransportConfig.Options, "roots">) => {
-  const simulator = SimulatorModule.layer({ host: "127.0.0.1", port: 0 })
-  const fromSimulator = <A, E, R>(f: (sim: Simulator["Service"]) => Layer.Layer<A, E, R>) =>
-    Layer.unwrap(Effect.map(Effect.service(Simulator), f)).pipe(Layer.provide(simulator))
-  const config = fromSimulator((sim) => TransportConfig.layerOrigin(sim.url, options))
-  const oauth = fromSimulator((sim) => OAuthConfig.layer({ clientId: sim.clientId, clientSecret: sim.clientSecret }))
-  return Layer.mergeAll(
-    Transport.layer.pipe(Layer.provide([config, NodeHttpClient.layerUndici])),
-    config,
-    simulator,
-    oauth,
-    TokenStore.layerMemory,
-    NodeHttpClient.layerUndici
-  )
+  const base = Loopback.layer({ transport: options, httpClient: NodeHttpClient.layerUndici })
+  const oauth = Layer.unwrap(
+    Effect.map(Effect.service(Simulator), (sim) => OAuthConfig.layer({ clientId: sim.clientId, clientSecret: sim.clientSecret }))
+  ).pipe(Layer.provide(base))
+  return Layer.mergeAll(base, oauth, TokenStore.layerMemory)
 }
 
 /** The user with the most connected vehicles, and one of them. */
@@ -43,7 +36,7 @@ export const userWithVehicle = Effect.map(Effect.service(Simulator), (sim) => {
   return { userId, vehicleId: vehicles[0]! }
 })
 
-export const redirectUri = "https://app.example/callback"
+export const redirectUri = SignIn.redirectUri
 
 /** Consent URL → the simulator's consent step (as `userId`) → the code from the redirect. */
 export const authorize = (userId: string) =>

@@ -2,40 +2,20 @@
  * Test wiring: the legacy client against the simulator, over loopback
  * (`layerLoopback`) or in memory (`layerTest`), signed in as one user through
  * the real consent redirect and code exchange. The simulator is a
- * devDependency, so these layers live here rather than in `src`.
+ * dependency of no product package, so these layers live here.
  */
 import { Effect, Layer } from "effect"
-import { FetchHttpClient, HttpClient, HttpClientRequest } from "effect/http"
+import { FetchHttpClient, HttpClient } from "effect/http"
 import * as OAuthConfig from "@connected-vehicle/auth/OAuthConfig"
 import * as Session from "@connected-vehicle/auth/Session"
 import * as TokenStore from "@connected-vehicle/auth/TokenStore"
 import * as Simulator from "@connected-vehicle/simulator/Simulator"
+import * as Simulated from "@connected-vehicle/testing/Simulated"
+import * as SignIn from "@connected-vehicle/testing/SignIn"
 import { reasonOf } from "@connected-vehicle/transport/ConnectedVehicleError"
 import * as Transport from "@connected-vehicle/transport/Transport"
 import * as TransportConfig from "@connected-vehicle/transport/TransportConfig"
 import * as Vehicles from "@connected-vehicle/legacy-v2/Vehicles"
-
-const redirectUri = "https://app.example/callback"
-
-/** Consent for `userId` with `scope`; the code of the redirect (not followed). */
-const consentCode = (origin: string, clientId: string, userId: string, scope: string | undefined) =>
-  Effect.gen(function*() {
-    const client = yield* HttpClient.HttpClient
-    const query = new URLSearchParams({
-      response_type: "code",
-      client_id: clientId,
-      redirect_uri: redirectUri,
-      login_hint: userId,
-      ...(scope === undefined ? {} : { scope })
-    })
-    const response = yield* client.execute(HttpClientRequest.get(`${origin}/oauth/authorize?${query}`)).pipe(
-      Effect.provideService(FetchHttpClient.RequestInit, { redirect: "manual" }),
-      Effect.orDie
-    )
-    const code = new URL(response.headers["location"] ?? "").searchParams.get("code")
-    if (code === null) return yield* Effect.die(`consent failed: ${response.status}`)
-    return code
-  })
 
 /** Options of the test layers. */
 export interface TestOptions extends Vehicles.Options {
@@ -47,8 +27,7 @@ export interface TestOptions extends Vehicles.Options {
 }
 
 /** The user with the most connected vehicles. */
-export const busiestUser = (sim: Simulator.Simulator["Service"]) =>
-  sim.data.users.reduce((best, u) => sim.data.vehiclesOf(u.id).length > sim.data.vehiclesOf(best.id).length ? u : best).id
+export const busiestUser = (sim: Simulator.Simulator["Service"]) => Simulated.busiestUser(sim.data)
 
 const sdk = (options: TestOptions) =>
   Layer.unwrap(Effect.gen(function*() {
@@ -65,10 +44,11 @@ const sdk = (options: TestOptions) =>
       TokenStore.TokenStore,
       Effect.gen(function*() {
         const store = yield* TokenStore.makeMemory
-        const code = yield* consentCode(origin, sim.clientId, userId, options.scope).pipe(
-          Effect.provideService(HttpClient.HttpClient, httpClient)
+        const code = yield* SignIn.authorizationCode(userId, { scope: options.scope }).pipe(
+          Effect.provideService(HttpClient.HttpClient, httpClient),
+          Effect.provideService(Simulator.Simulator, sim)
         )
-        yield* Session.login(userId, { code, redirectUri }).pipe(
+        yield* Session.login(userId, { code, redirectUri: SignIn.redirectUri }).pipe(
           Effect.provideService(TokenStore.TokenStore, store),
           Effect.orDie
         )

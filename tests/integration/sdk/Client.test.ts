@@ -21,7 +21,7 @@ import {
   simRuntime,
   useLoopback
 } from "./loopback.ts"
-import { busiestUser } from "./utils.ts"
+import { busiestUser } from "@connected-vehicle/testing/Simulated"
 
 useLoopback()
 

@@ -10,7 +10,7 @@ import * as http from "node:http"
 import type * as net from "node:net"
 import * as Simulator from "@connected-vehicle/simulator/Simulator"
 import * as Client from "@connected-vehicle/sdk/Client"
-import { busiestUser } from "./utils.ts"
+import { busiestUser } from "@connected-vehicle/testing/Simulated"
 
 const depth = 5_000
 

@@ -22,7 +22,7 @@ import {
   sim,
   useLoopback
 } from "./loopback.ts"
-import { busiestUser } from "./utils.ts"
+import { busiestUser } from "@connected-vehicle/testing/Simulated"
 
 useLoopback()
 

@@ -1,48 +1,27 @@
-import { Effect, Layer, Redacted } from "effect"
+import { Effect } from "effect"
+import type { Layer } from "effect"
 import type { HttpClient } from "effect/http"
 import { NodeHttpClient } from "@effect/platform-node"
-import { AuthorizationApi, CompatibilityApi } from "@connected-vehicle/schema/Api"
+import { CompatibilityApi } from "@connected-vehicle/schema/Api"
 import { Simulator } from "@connected-vehicle/simulator/Simulator"
-import * as SimulatorModule from "@connected-vehicle/simulator/Simulator"
+import * as Loopback from "@connected-vehicle/testing/Loopback"
+import * as RequestLog from "@connected-vehicle/testing/RequestLog"
+import * as SignIn from "@connected-vehicle/testing/SignIn"
 import * as Transport from "@connected-vehicle/transport/Transport"
 import { reasonOf } from "@connected-vehicle/transport/ConnectedVehicleError"
 import * as TransportConfig from "@connected-vehicle/transport/TransportConfig"
 
-/** The simulator on 127.0.0.1 (free port) and the transport over a real socket. */
+/** The simulator on 127.0.0.1 (free port) and the transport over a real socket (undici by default). */
 export const loopback = (
   options?: Omit<TransportConfig.Options, "roots">,
   httpClient: Layer.Layer<HttpClient.HttpClient> = NodeHttpClient.layerUndici
-) => {
-  const simulator = SimulatorModule.layer({ host: "127.0.0.1", port: 0 })
-  const config = Layer.unwrap(
-    Effect.map(Effect.service(Simulator), (sim) => TransportConfig.layerOrigin(sim.url, options))
-  ).pipe(Layer.provide(simulator))
-  return Layer.mergeAll(
-    Transport.layer.pipe(Layer.provide([config, httpClient])),
-    config,
-    simulator,
-    httpClient
-  )
-}
+) => Loopback.layer({ transport: options, httpClient })
 
 /** An application token from the simulator (client credentials), through the contract. */
-export const appToken = Effect.gen(function*() {
-  const sim = yield* Simulator
-  const oauth = yield* Transport.publicClient(AuthorizationApi, "oauth")
-  const basic = Buffer.from(`${sim.clientId}:${Redacted.value(sim.clientSecret)}`).toString("base64")
-  const { value } = yield* oauth.token({
-    headers: { authorization: `Basic ${basic}` },
-    payload: { grant_type: "client_credentials" }
-  })
-  return value.access_token
-})
+export const appToken = SignIn.applicationToken
 
 /** Log entries of the simulator whose path matches. */
-export const logged = (path: string | RegExp) =>
-  Effect.map(
-    Effect.flatMap(Effect.service(Simulator), (sim) => sim.requests),
-    (entries) => entries.filter((e) => typeof path === "string" ? e.path === path : path.test(e.path))
-  )
+export const logged = RequestLog.matching
 
 /** The failure of `self`, its reason when it is a `ConnectedVehicleError`. */
 export const flipReason = <A, E, R>(self: Effect.Effect<A, E, R>) => Effect.map(Effect.flip(self), (e) => reasonOf(e))

@@ -1,7 +1,7 @@
 /**
  * Test wiring: the SDK against the simulator, over loopback (`layerLoopback`)
- * or in memory (`layerTest`). The simulator is a devDependency, so these
- * layers live here rather than in `src`.
+ * or in memory (`layerTest`). The simulator is a dependency of no product
+ * package, so these layers live here.
  */
 import { Effect, Layer } from "effect"
 import { FetchHttpClient, HttpClient } from "effect/http"
