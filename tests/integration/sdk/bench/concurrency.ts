@@ -5,7 +5,7 @@
  * limit) and the SDK's default layer (`UndiciHttpClient`, 64 connections per
  * origin), and the SDK with 1,000 connections. Medians of the rounds.
  *
- *   node bench/concurrency.ts
+ *   node sdk/bench/concurrency.ts   (from tests/integration)
  */
 import { Effect, ManagedRuntime, Redacted } from "effect"
 import { request } from "undici"

@@ -13,7 +13,7 @@
  * - the Promise client's `signals.get` (`createClient`: the same layer, a
  *   Promise and the `DateTime` → `Date` conversion around it).
  *
- *   node bench/layers.ts
+ *   node sdk/bench/layers.ts   (from tests/integration)
  */
 import { Effect, Layer, ManagedRuntime, Option, Redacted, Scope } from "effect"
 import { HttpClient, HttpClientRequest } from "effect/http"

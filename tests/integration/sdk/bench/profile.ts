@@ -1,7 +1,7 @@
 /**
  * One variant of the SDK benchmark alone, for a CPU profile of the client:
  *
- *   node --cpu-prof --cpu-prof-dir=/tmp/prof bench/profile.ts [signals|odometer|promise|raw|http|httpEffectOnly|stream] [calls]
+ *   node --cpu-prof --cpu-prof-dir=/tmp/prof sdk/bench/profile.ts [signals|odometer|promise|raw|http|httpEffectOnly|stream] [calls]
  *
  * `http` is a bare `HttpClient` of `Transport.layerHttpClient` (with its span), `httpEffectOnly` raw undici inside `Effect.runPromise`.
  *

@@ -30,7 +30,7 @@
  *    two sizes: the 100,000 run's peak within 1.10x of the 1,000 run's), then
  *    timed runs in shuffled order, median time, ratio to raw (target <= 1.05x).
  *
- * Run: `pnpm --filter @connected-vehicle/sdk bench` (node --expose-gc).
+ * Run: `pnpm --filter @connected-vehicle/integration-tests bench` (node --expose-gc).
  * `BENCH_ROUNDS` (default 2000) and `BENCH_WARMUP` (default 300) tune phase 1,
  * `BENCH_CPU_CALLS` (default 300) phase 2, `BENCH_PAGING_REPEATS` (default 3)
  * phase 3; `BENCH_PHASES` (default `call,paging,readahead`) picks the phases;

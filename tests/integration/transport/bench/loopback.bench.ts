@@ -4,7 +4,7 @@
  * `signals.get` on FetchHttpClient and on NodeHttpClient.layerUndici,
  * interleaved; prints medians and ratios to raw fetch.
  *
- *   pnpm --filter @connected-vehicle/transport run bench
+ *   pnpm --filter @connected-vehicle/integration-tests run bench
  */
 import { NodeHttpClient } from "@effect/platform-node"
 import { Context, Effect, Layer, Redacted } from "effect"

@@ -3,7 +3,7 @@
  * classification, decoding) over a raw `HttpClient` GET plus JSON parse, on
  * the in-memory simulator (no socket). Prints medians and their ratio.
  *
- *   pnpm --filter @connected-vehicle/transport run bench
+ *   pnpm --filter @connected-vehicle/integration-tests run bench
  */
 import { Effect, Layer, ManagedRuntime } from "effect"
 import { HttpClient } from "effect/http"
