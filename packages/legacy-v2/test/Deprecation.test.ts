@@ -1,0 +1,34 @@
+import { assert, describe, it } from "@effect/vitest"
+import { DateTime } from "effect"
+import { endpointOf, fromHeaders } from "../src/Deprecation.ts"
+
+const SUNSET = "2026-12-01T00:00:00.000Z"
+
+describe("Deprecation headers", () => {
+  it("fromHeaders reads RFC 9745, RFC 8594 and the deprecation link; leaves out malformed values", () => {
+    const full = fromHeaders({
+      deprecation: "@1796083200",
+      sunset: "Tue, 01 Dec 2026 00:00:00 GMT",
+      link: "<https://example.com/other>; rel=\"help\", <https://example.com/docs/migrating-to-v3>; rel=\"deprecation\"; type=\"text/html\""
+    })!
+    assert.strictEqual(DateTime.formatIso(full.deprecatedAt!), SUNSET)
+    assert.strictEqual(DateTime.formatIso(full.sunsetAt!), SUNSET)
+    assert.strictEqual(full.link, "https://example.com/docs/migrating-to-v3")
+    assert.isUndefined(fromHeaders({ "content-type": "application/json" }))
+    assert.isUndefined(fromHeaders({ link: "<https://example.com/next>; rel=next" }))
+    const partial = fromHeaders({ deprecation: "soon", sunset: "not a date", link: "<https://x.example/d>; rel=deprecation" })!
+    assert.deepStrictEqual(Object.keys(partial), ["link"])
+    assert.strictEqual(DateTime.formatIso(fromHeaders({ deprecation: "Sun, 01 Nov 2026 00:00:00 GMT" })!.deprecatedAt!), "2026-11-01T00:00:00.000Z")
+  })
+
+  it("endpointOf names the endpoint without the vehicle id, the query or the origin", () => {
+    assert.strictEqual(endpointOf("GET", "http://127.0.0.1:1/v2.0/vehicles/abc/tires/pressure?x=1"), "GET /v2.0/vehicles/{id}/tires/pressure")
+    assert.strictEqual(endpointOf("GET", "http://u:secret@h/v2.0/vehicles?limit=5"), "GET /v2.0/vehicles")
+    assert.strictEqual(endpointOf("POST", "http://h/prefix/v2.0/vehicles/x/batch"), "POST /v2.0/vehicles/{id}/batch")
+    assert.isUndefined(endpointOf("GET", "http://h/v3/connections"))
+    assert.strictEqual(endpointOf("GET", "http://h/v2.0/vehicles/abc?next=/x/y"), "GET /v2.0/vehicles/{id}")
+    assert.strictEqual(endpointOf("GET", "http://h/v2.0/vehicles/abc/odometer#a/b"), "GET /v2.0/vehicles/{id}/odometer")
+    assert.strictEqual(endpointOf("GET", "http://h/v2.0/vehicles/?x=1"), "GET /v2.0/vehicles/")
+    assert.strictEqual(endpointOf("GET", "http://h/v2.0/vehicles//vin"), "GET /v2.0/vehicles//vin")
+  })
+})
