@@ -1,39 +1,8 @@
 import { assert, describe, it } from "@effect/vitest"
-import { ConfigProvider, DateTime, Effect, Logger, References, Result, Stream } from "effect"
-import { HttpClient } from "effect/http"
-import * as Simulator from "@connected-vehicle/simulator/Simulator"
-import { endpointOf, fromHeaders, Warned } from "../src/Deprecation.ts"
-import type { WarningLevel } from "../src/Deprecation.ts"
-import { Vehicles } from "../src/Vehicles.ts"
-import { flipReason, layerLoopback } from "./utils.ts"
+import { DateTime } from "effect"
+import { endpointOf, fromHeaders } from "../src/Deprecation.ts"
 
 const SUNSET = "2026-12-01T00:00:00.000Z"
-
-/** Every log line (level and text), and the bearer tokens the client sent. */
-const capture = () => {
-  const logs: Array<{ readonly level: string; readonly text: string }> = []
-  const tokens = new Set<string>()
-  const logger = Logger.make((options) => {
-    logs.push({ level: options.logLevel, text: Logger.formatLogFmt.log(options) })
-  })
-  const warnings = () => logs.filter((l) => l.text.includes("v2.0 endpoint"))
-  const recordTokens = HttpClient.tapRequest((request) =>
-    Effect.sync(() => {
-      const authorization = request.headers["authorization"]
-      if (authorization !== undefined) tokens.add(authorization.replace(/^Bearer\s+/i, ""))
-    })
-  )
-  const around = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
-    effect.pipe(
-      Effect.provide(Logger.layer([logger])),
-      Effect.provideService(References.MinimumLogLevel, "All"),
-      // a fresh "once per process" registry for this test
-      Effect.provideService(Warned, new Set<string>())
-    )
-  return { logs, tokens, warnings, recordTokens, around }
-}
-
-const withEnv = (env: Record<string, string>) => Effect.provide(ConfigProvider.layer(ConfigProvider.fromEnv({ env })))
 
 describe("Deprecation headers", () => {
   it("fromHeaders reads RFC 9745, RFC 8594 and the deprecation link; leaves out malformed values", () => {
@@ -62,84 +31,4 @@ describe("Deprecation headers", () => {
     assert.strictEqual(endpointOf("GET", "http://h/v2.0/vehicles/?x=1"), "GET /v2.0/vehicles/")
     assert.strictEqual(endpointOf("GET", "http://h/v2.0/vehicles//vin"), "GET /v2.0/vehicles//vin")
   })
-
-  it.live("every read, the list and the batch (and its entries) expose the response's deprecation", () =>
-    Effect.gen(function*() {
-      const sim = yield* Simulator.Simulator
-      const vehicles = yield* Vehicles
-      const page = yield* vehicles.list()
-      const id = page.vehicles[0]!
-      const link = `${sim.url}/docs/migrating-to-v3`
-      const check = (d: { readonly deprecatedAt?: DateTime.Utc; readonly sunsetAt?: DateTime.Utc; readonly link?: string } | undefined) => {
-        assert.isDefined(d)
-        assert.strictEqual(DateTime.formatIso(d!.deprecatedAt!), SUNSET)
-        assert.strictEqual(DateTime.formatIso(d!.sunsetAt!), SUNSET)
-        assert.strictEqual(d!.link, link)
-      }
-      check(page.deprecation)
-      check((yield* vehicles.odometer(id)).deprecation)
-      check((yield* vehicles.location(id)).deprecation)
-      check((yield* vehicles.vin(id)).deprecation)
-      check((yield* vehicles.engineOil(id)).deprecation)
-      check((yield* vehicles.tirePressure(id, { unitSystem: "imperial" })).deprecation)
-      const batch = yield* vehicles.batch(id, ["/odometer", "/vin"])
-      check(batch.deprecation)
-      assert.isTrue(Result.isSuccess(batch["/odometer"]))
-      if (Result.isSuccess(batch["/odometer"])) check(batch["/odometer"].success.deprecation)
-    }).pipe(Effect.provide(layerLoopback({ deprecationWarnings: "off" }))))
-
-  it.live("one warning per endpoint per process, not per call, from successes and errors alike, never with a token", () => {
-    const c = capture()
-    return Effect.gen(function*() {
-      const vehicles = yield* Vehicles
-      const ids = yield* Stream.runCollect(vehicles.stream({ limit: 2 }))
-      for (let i = 0; i < 3; i++) {
-        for (const id of ids) {
-          yield* vehicles.odometer(id)
-          yield* vehicles.vin(id, { unitSystem: "imperial" })
-          yield* vehicles.batch(id, ["/odometer", "/location"])
-        }
-        yield* vehicles.list({ limit: 1 })
-        // an error response warns too (its own endpoint), once
-        const error = yield* flipReason(vehicles.engineOil("no-such-vehicle"))
-        assert.strictEqual(error._tag, "NotFound")
-      }
-      const warnings = c.warnings()
-      const endpoints = warnings.map((w) => /endpoint=("[^"]*"|\S+)/.exec(w.text)?.[1]?.replace(/"/g, ""))
-      assert.deepStrictEqual([...endpoints].sort(), [
-        "GET /v2.0/vehicles",
-        "GET /v2.0/vehicles/{id}/engine/oil",
-        "GET /v2.0/vehicles/{id}/odometer",
-        "GET /v2.0/vehicles/{id}/vin",
-        "POST /v2.0/vehicles/{id}/batch"
-      ])
-      for (const w of warnings) {
-        assert.strictEqual(w.level, "Warn")
-        assert.include(w.text, "sunsets on 2026-12-01")
-        assert.include(w.text, "CONNECTED_VEHICLE_DEPRECATION_WARNINGS=off")
-      }
-      assert.include(warnings.find((w) => w.text.includes("/odometer"))!.text, "Migration.odometer")
-      assert.isTrue(c.tokens.size > 0, "the client sent its bearer token")
-      for (const token of c.tokens) {
-        for (const line of c.logs) assert.notInclude(line.text, token)
-      }
-      for (const id of ids) for (const line of warnings) assert.notInclude(line.text, id)
-    }).pipe(Effect.provide(layerLoopback({ transformClient: c.recordTokens })), c.around)
-  })
-
-  for (const [name, options, expected] of [
-    ["the option sets the level", { deprecationWarnings: "info" }, ["Info"]],
-    ["the option turns it off", { deprecationWarnings: "off" }, []],
-    ["warn by default (Vehicles.layer reads no environment)", {}, ["Warn"]]
-  ] as Array<readonly [string, { readonly deprecationWarnings?: WarningLevel }, Array<string>]>) {
-    it.live(`level: ${name}`, () => {
-      const c = capture()
-      return Effect.gen(function*() {
-        const vehicles = yield* Vehicles
-        yield* vehicles.list()
-        yield* vehicles.list()
-        assert.deepStrictEqual(c.warnings().map((w) => w.level), expected)
-      }).pipe(Effect.provide(layerLoopback(options)), withEnv({ CONNECTED_VEHICLE_DEPRECATION_WARNINGS: "off" }), c.around)
-    })
-  }
 })

@@ -1,51 +1,8 @@
 import { createServer } from "node:http"
 import type { IncomingMessage, ServerResponse } from "node:http"
 import type { AddressInfo, Socket } from "node:net"
-import { Effect, Layer, Redacted } from "effect"
-import type { HttpClient } from "effect/http"
-import { NodeHttpClient } from "@effect/platform-node"
-import { AuthorizationApi, CompatibilityApi } from "@connected-vehicle/schema/Api"
-import { Simulator } from "@connected-vehicle/simulator/Simulator"
-import * as SimulatorModule from "@connected-vehicle/simulator/Simulator"
-import * as Transport from "@connected-vehicle/transport/Transport"
+import { Effect } from "effect"
 import { reasonOf } from "@connected-vehicle/transport/ConnectedVehicleError"
-import * as TransportConfig from "@connected-vehicle/transport/TransportConfig"
-
-/** The simulator on 127.0.0.1 (free port) and the transport over a real socket. */
-export const loopback = (
-  options?: Omit<TransportConfig.Options, "roots">,
-  httpClient: Layer.Layer<HttpClient.HttpClient> = NodeHttpClient.layerUndici
-) => {
-  const simulator = SimulatorModule.layer({ host: "127.0.0.1", port: 0 })
-  const config = Layer.unwrap(
-    Effect.map(Effect.service(Simulator), (sim) => TransportConfig.layerOrigin(sim.url, options))
-  ).pipe(Layer.provide(simulator))
-  return Layer.mergeAll(
-    Transport.layer.pipe(Layer.provide([config, httpClient])),
-    config,
-    simulator,
-    httpClient
-  )
-}
-
-/** An application token from the simulator (client credentials), through the contract. */
-export const appToken = Effect.gen(function*() {
-  const sim = yield* Simulator
-  const oauth = yield* Transport.publicClient(AuthorizationApi, "oauth")
-  const basic = Buffer.from(`${sim.clientId}:${Redacted.value(sim.clientSecret)}`).toString("base64")
-  const { value } = yield* oauth.token({
-    headers: { authorization: `Basic ${basic}` },
-    payload: { grant_type: "client_credentials" }
-  })
-  return value.access_token
-})
-
-/** Log entries of the simulator whose path matches. */
-export const logged = (path: string | RegExp) =>
-  Effect.map(
-    Effect.flatMap(Effect.service(Simulator), (sim) => sim.requests),
-    (entries) => entries.filter((e) => typeof path === "string" ? e.path === path : path.test(e.path))
-  )
 
 /**
  * A server on 127.0.0.1 (free port) that answers with `handler` and keeps its
@@ -85,16 +42,5 @@ export const server = (handler: (request: IncomingMessage, response: ServerRespo
 /** The failure of `self`, its reason when it is a `ConnectedVehicleError`. */
 export const flipReason = <A, E, R>(self: Effect.Effect<A, E, R>) => Effect.map(Effect.flip(self), (e) => reasonOf(e))
 
-/** The compatibility listing's path, whose answers the simulator's faults replace in the loopback tests. */
-export const COMPAT = "/v3/compatible-vehicles"
-
-/** Short backoff for loopback tests. */
+/** Short backoff for tests. */
 export const fast = { retry: { initialDelay: 5, maxDelay: 20 } }
-
-/** Faults the simulator answers the next requests of `path` with. */
-export const inject = (path: string, faults: Parameters<Simulator["Service"]["injectFaults"]>[0]["faults"], method?: string) =>
-  Effect.flatMap(Effect.service(Simulator), (sim) => sim.injectFaults({ path, faults, ...(method ? { method } : {}) }))
-
-/** One call of the compatibility listing. */
-export const compat = Effect.flatMap(Transport.publicClient(CompatibilityApi, "compatibility"), (c) => c.list())
-

@@ -1,0 +1,41 @@
+import { assert, describe, it } from "@effect/vitest"
+import { Effect } from "effect"
+import * as Consent from "@connected-vehicle/auth/Consent"
+import { InvalidArgument } from "@connected-vehicle/schema/InvalidArgument"
+import { reasonOf } from "@connected-vehicle/transport/ConnectedVehicleError"
+
+const redirectUri = "https://app.example/callback"
+
+/** The failure of `self`, its reason when it is a `ConnectedVehicleError`. */
+const flipReason = <A, E, R>(self: Effect.Effect<A, E, R>) => Effect.map(Effect.flip(self), (e) => reasonOf(e))
+
+describe("Consent URL", () => {
+  it.effect("carries response_type, client id, redirect URI, scope, state and mode", () =>
+    Effect.gen(function*() {
+    const url = new URL(yield* Consent.consentUrl("http://127.0.0.1:9/", "client-1", {
+      redirectUri,
+      permissions: ["read_odometer", "read_location"],
+      state: "abc",
+      mode: "simulated"
+    }))
+    assert.strictEqual(url.pathname, "/oauth/authorize")
+    assert.deepStrictEqual(Object.fromEntries(url.searchParams), {
+      response_type: "code",
+      client_id: "client-1",
+      redirect_uri: redirectUri,
+      scope: "read_odometer read_location",
+      state: "abc",
+      mode: "simulated"
+    })
+  }))
+
+  it.effect("never sends redirect_uri=undefined: an InvalidArgument naming redirectUri, not a crash", () =>
+    Effect.gen(function*() {
+      for (const missing of [undefined as unknown as string, ""]) {
+        const error = yield* flipReason(Consent.consentUrl("http://127.0.0.1:9", "c", { redirectUri: missing, permissions: [] }))
+        assert.instanceOf(error, InvalidArgument)
+        assert.strictEqual(error.field, "redirectUri")
+        assert.match(error.message, /^redirectUri: Expected the redirect URI/)
+      }
+    }))
+})

@@ -1,0 +1,46 @@
+import { assert, describe, it } from "@effect/vitest"
+import { Effect, Stream } from "effect"
+import { HttpClient, HttpClientRequest } from "effect/http"
+import type { LegacyPath } from "@connected-vehicle/schema/Legacy"
+import * as Simulator from "@connected-vehicle/simulator/Simulator"
+import * as Vehicles from "@connected-vehicle/legacy-v2/Vehicles"
+import { busiestUser, flipReason, layerLoopback, requestsTo } from "./utils.ts"
+
+const invalid = <A, E extends { readonly _tag: string }, R>(effect: Effect.Effect<A, E, R>) =>
+  Effect.map(flipReason(effect), (error) => {
+    assert.strictEqual(error._tag, "InvalidArgument")
+    return error as unknown as { readonly field: string; readonly message: string }
+  })
+
+describe("legacy arguments", () => {
+  it.live("an empty batch, an empty or unsafe vehicle id and null arguments fail with InvalidArgument, nothing sent", () =>
+    Effect.gen(function*() {
+      const sim = yield* Simulator.Simulator
+      const vehicleId = sim.data.vehiclesOf(busiestUser(sim))[0]!
+      const vehicles = yield* Vehicles.Vehicles
+      const empty = [] as unknown as readonly [LegacyPath]
+      const batch = yield* invalid(vehicles.batch(vehicleId, empty))
+      assert.strictEqual(batch.field, "paths")
+      assert.strictEqual(batch.message, "paths: Expected at least one path, got []")
+      assert.strictEqual((yield* invalid(vehicles.odometer(""))).field, "vehicleId")
+      assert.strictEqual((yield* invalid(vehicles.vin("veh\r\n1"))).field, "vehicleId")
+      assert.strictEqual((yield* invalid(vehicles.batch("", ["/vin"]))).field, "vehicleId")
+      const unsafe = <F extends (...args: Array<any>) => any>(f: F) => f as (...args: Array<unknown>) => ReturnType<F>
+      assert.strictEqual((yield* invalid(unsafe(vehicles.list)(null))).field, "arguments")
+      assert.strictEqual((yield* invalid(Stream.runDrain(unsafe(vehicles.stream)(null)))).field, "arguments")
+      assert.strictEqual((yield* invalid(unsafe(vehicles.list)({ limt: 5 }))).field, "limt")
+      assert.deepStrictEqual(yield* requestsTo(/^\/v2\.0\//), [])
+    }).pipe(Effect.provide(layerLoopback())))
+
+  it.live("transformClient applies to the legacy requests", () =>
+    Effect.gen(function*() {
+      const vehicles = yield* Vehicles.Vehicles
+      const ids = yield* Stream.runCollect(vehicles.stream())
+      yield* vehicles.odometer(ids[0]!)
+      const requests = yield* requestsTo(/^\/v2\.0\//)
+      assert.isTrue(requests.length >= 2)
+      assert.isTrue(requests.every((r) => r.headers["x-team"] === "fleet"))
+    }).pipe(Effect.provide(layerLoopback({
+      transformClient: HttpClient.mapRequest(HttpClientRequest.setHeader("x-team", "fleet"))
+    }))))
+})
