@@ -11,7 +11,7 @@ import * as FleetConfig from "@connected-vehicle/fleet/FleetConfig"
 import * as Vehicles from "@connected-vehicle/legacy-v2/Vehicles"
 import * as ConnectedVehicle from "@connected-vehicle/sdk/ConnectedVehicle"
 import * as TransportConfig from "@connected-vehicle/transport/TransportConfig"
-import { readFileSync } from "node:fs"
+import { readdirSync, readFileSync } from "node:fs"
 import * as SampleConfig from "../src/SampleConfig.ts"
 import * as env from "../src/internal/env.ts"
 
@@ -99,4 +99,29 @@ describe("the README's table of environment variables", () => {
       assert.strictEqual(oauth.clientId, "id")
       assert.strictEqual(fleet.runnerAddress?.host, "runner-7")
     }))
+
+  it("every variable a package's README names is in the table (no README documents a name nothing reads)", () => {
+    const table = new Set(documented())
+    const root = new URL("../../../", import.meta.url)
+    const readmes = ["packages", "apps"].flatMap((dir) =>
+      readdirSync(new URL(`${dir}/`, root)).map((name) => new URL(`${dir}/${name}/README.md`, root))
+    ).filter((url) => {
+      try {
+        return readFileSync(url, "utf8").length > 0
+      } catch {
+        return false
+      }
+    })
+    assert.isAbove(readmes.length, 8)
+    const unknown: Array<string> = []
+    for (const url of readmes) {
+      const text = readFileSync(url, "utf8")
+      // a whole name: a placeholder such as `CONNECTED_VEHICLE_*` or a prefix alone is not one
+      for (const [name] of text.matchAll(/\b(?:CONNECTED_VEHICLE|FLEET)_[A-Z0-9_]*[A-Z0-9]\b(?!\*)/g)) {
+        // the fleet proof's size and log directory: knobs of that test, not of a package
+        if (!table.has(name) && !name.startsWith("FLEET_PROOF_")) unknown.push(`${url.pathname.split("/").slice(-2).join("/")}: ${name}`)
+      }
+    }
+    assert.deepStrictEqual([...new Set(unknown)], [])
+  })
 })
