@@ -194,8 +194,8 @@ export interface PagedList<Args, Page, Item> {
  * @category models
  */
 export interface PagedResource<Args, Page, Item, Get, Response> extends PagedList<Args, Page, Item> {
-  /** One resource by its identifier. */
-  readonly get: (id: Get, options?: RequestOptions) => Promise<Plain<Response>>
+  /** One resource by its identifier (a string), or by its identifying arguments (an object). */
+  readonly get: (...args: [Get] extends [string] ? [id: Get, options?: RequestOptions] : [args: Get, options?: RequestOptions]) => Promise<Plain<Response>>
 }
 
 /**

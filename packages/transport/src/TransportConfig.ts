@@ -76,9 +76,10 @@ export interface RetryPolicy {
   /** Cap of one delay. */
   readonly maxDelay: Duration.Duration
   /**
-   * Budget of the whole call: attempts, backoff and `Retry-After` waits. No wait
-   * starts that would leave the next attempt under a quarter of its timeout (at
-   * most 1 s) of it, and each attempt's timeout is cut to what is left of it.
+   * Budget of the whole call: attempts, backoff and `Retry-After` waits. No
+   * wait starts that would leave the next attempt less than a quarter of its
+   * timeout (or of this budget, when smaller; at most 1 s) of it, and each
+   * attempt's timeout is cut to what is left of it.
    */
   readonly maxElapsed: Duration.Duration
   /** Retry POST requests too (token exchange, batch). Off by default. */

@@ -117,6 +117,40 @@ describe("the attempt's timeout, against Effect.timeoutOrElse", () => {
       assert.strictEqual((yield* Fiber.join(fiber)) - start, 150)
     }))
 
+  it.effect("at a tie (an attempt ending at the instant of its limit, on TestClock), the shared sleep registered first wins: the attempt times out", () =>
+    Effect.gen(function*() {
+      const waiting = yield* Effect.forkChild(ours(Effect.never, 100))
+      const tie = yield* Effect.forkChild(ours(Effect.as(Effect.sleep(100), "done"), 100))
+      yield* TestClock.adjust(100)
+      assert.deepStrictEqual(yield* Fiber.await(tie), Exit.fail("timeout" as const))
+      assert.deepStrictEqual(yield* Fiber.await(waiting), Exit.fail("timeout"))
+      // alone, as with Effect.timeoutOrElse, the attempt's own sleep comes first
+      const alone = yield* Effect.forkChild(ours(Effect.as(Effect.sleep(100), "done"), 100))
+      yield* TestClock.adjust(100)
+      assert.deepStrictEqual(yield* Fiber.await(alone), Exit.succeed("done"))
+    }))
+
+  it.live("a caller's code that throws when its timeout fires surfaces as an uncaught exception; later timeouts still fire", () =>
+    Effect.gen(function*() {
+      // the test runner's own handlers would report the exception: ours alone meanwhile
+      const handlers = process.listeners("uncaughtException")
+      process.removeAllListeners("uncaughtException")
+      const uncaught = yield* Deferred.make<unknown>()
+      process.once("uncaughtException", (error) => Deferred.doneUnsafe(uncaught, Exit.succeed(error)))
+      try {
+        const thrower = Effect.runFork(ours(Effect.never, 20))
+        thrower.addObserver(() => {
+          throw new Error("an observer of the caller")
+        })
+        assert.strictEqual(String(yield* Deferred.await(uncaught)), "Error: an observer of the caller")
+        const start = Date.now()
+        assert.deepStrictEqual(yield* Effect.exit(ours(Effect.never, 30)), Exit.fail("timeout"))
+        assert.isBelow(Date.now() - start, 2_000)
+      } finally {
+        for (const handler of handlers) process.on("uncaughtException", handler)
+      }
+    }))
+
   it.live("on the real clock, no timer outlives the attempts once the event loop turns", () =>
     Effect.gen(function*() {
       const timers = () => process.getActiveResourcesInfo().filter((name) => name === "Timeout").length

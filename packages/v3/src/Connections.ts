@@ -74,6 +74,15 @@ export class Connections extends Context.Service<
   /**
    * The table the service is derived from: each endpoint of the contract's
    * connections group it calls, and where each argument goes in the request.
+   *
+   * @example
+   * ```ts
+   * import { Connections } from "@connected-vehicle/v3/Connections"
+   *
+   * const calls = Object.keys(Connections.endpoints) // the endpoints of the group the service calls
+   * ```
+   * @since 0.2.0
+   * @category tables
    */
   static readonly endpoints = endpoints
 }

@@ -55,6 +55,36 @@ export interface Resource<ListArgs, Page, Item, Get, Response, E = never> {
   readonly stream: (
     ...args: ListParameters<ListArgs, Pagination.StreamOptions>
   ) => Stream.Stream<Item, InvalidArgument | E>
-  /** One resource by its identifier. */
-  readonly get: (id: Get, options?: CallOptions) => Effect.Effect<Response, InvalidArgument | E>
+  /** One resource by its identifier (a string), or by its identifying arguments (an object). */
+  readonly get: (...args: GetParameters<Get>) => Effect.Effect<Response, InvalidArgument | E>
 }
+
+/**
+ * The parameters of `get`: `id` when the resource is named by one string,
+ * `args` when by several identifying arguments.
+ *
+ * @example
+ * ```ts
+ * import type { GetParameters } from "@connected-vehicle/v3/Resource"
+ *
+ * type ById = GetParameters<string> // [id: string, options?: CallOptions]
+ * ```
+ * @since 0.2.0
+ * @category models
+ */
+export type GetParameters<Get> = [Get] extends [string] ? [id: Get, options?: CallOptions] : [args: Get, options?: CallOptions]
+
+/**
+ * The identifying arguments of a call, each a string sent in the path or in
+ * a header (checked as an `Identifier` before any request).
+ *
+ * @example
+ * ```ts
+ * import type { Identifiers } from "@connected-vehicle/v3/Resource"
+ *
+ * const target: Identifiers<"vehicleId" | "userId"> = { vehicleId: "v1", userId: "u1" }
+ * ```
+ * @since 0.2.0
+ * @category models
+ */
+export type Identifiers<K extends PropertyKey> = { readonly [P in K]: string }

@@ -90,9 +90,23 @@ export class Signals extends Context.Service<
   /**
    * The table the service is derived from: each endpoint of the contract's
    * signals group it calls, and where each argument goes in the request.
+   *
+   * @example
+   * ```ts
+   * import { Signals } from "@connected-vehicle/v3/Signals"
+   *
+   * const calls = Object.keys(Signals.endpoints) // the endpoints of the group the service calls
+   * ```
+   * @since 0.2.0
+   * @category tables
    */
   static readonly endpoints = endpoints
 }
+
+// `ListArgs` and `Target` name what the table derives: a compile error here when they part
+type Same<A, B> = [A] extends [B] ? [B] extends [A] ? true : false : false
+void (true satisfies Same<ListArgs, NonNullable<Parameters<Signals["Service"]["list"]>[0]>>)
+void (true satisfies Same<Target & { readonly code: string }, Parameters<Signals["Service"]["get"]>[0]>)
 
 /**
  * Builds the service from the transport and the credential.

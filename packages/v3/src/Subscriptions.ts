@@ -73,6 +73,15 @@ export class Subscriptions extends Context.Service<
   /**
    * The table the service is derived from: each endpoint of the contract's
    * subscriptions group it calls, and where each argument goes in the request.
+   *
+   * @example
+   * ```ts
+   * import { Subscriptions } from "@connected-vehicle/v3/Subscriptions"
+   *
+   * const calls = Object.keys(Subscriptions.endpoints) // the endpoints of the group the service calls
+   * ```
+   * @since 0.2.0
+   * @category tables
    */
   static readonly endpoints = endpoints
 }

@@ -73,6 +73,15 @@ export class Webhooks extends Context.Service<
   /**
    * The table the service is derived from: each endpoint of the contract's
    * webhooks group it calls, and where each argument goes in the request.
+   *
+   * @example
+   * ```ts
+   * import { Webhooks } from "@connected-vehicle/v3/Webhooks"
+   *
+   * const calls = Object.keys(Webhooks.endpoints) // the endpoints of the group the service calls
+   * ```
+   * @since 0.2.0
+   * @category tables
    */
   static readonly endpoints = endpoints
 }

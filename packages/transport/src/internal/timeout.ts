@@ -11,6 +11,9 @@
  * a deadline comes before the one it sleeps until (or none sleeps), and
  * stops when it finds no deadline left, or within one turn of the event loop
  * once no attempt is in flight (so that it never keeps a process alive).
+ * Unlike `Effect.timeoutOrElse`, an attempt that ends at the very instant of
+ * its limit (a tie, on `TestClock`) times out when the shared sleep was
+ * registered before the attempt's own.
  *
  * @internal
  */
@@ -28,7 +31,11 @@ const later: (f: () => void) => void = typeof globalThis.setImmediate === "funct
   ? (f) => void globalThis.setImmediate(f)
   : (f) => void globalThis.setTimeout(f, 0)
 
-/** The deadlines of the attempts in flight on one `Clock`, and the fiber sleeping until the earliest. */
+/**
+ * The deadlines of the attempts in flight on one `Clock`, and the fiber
+ * sleeping until the earliest. Deadlines are instants of the `Clock`'s time
+ * (`currentTimeMillisUnsafe`), as the call's budget is.
+ */
 class Deadlines {
   private heap: Array<Entry> = []
   /** Entries in the heap still to fire. */
@@ -88,28 +95,30 @@ class Deadlines {
     this.sleeper?.interruptUnsafe()
     this.sleeper = undefined
     const sleeper = Effect.runForkWith(context)(this.loop(generation))
-    if (sleeper.pollUnsafe() === undefined && generation === this.generation) this.sleeper = sleeper
+    if (generation !== this.generation) return
+    if (sleeper.pollUnsafe() !== undefined) {
+      // over at once: no deadline left, or a `Clock` whose sleep failed
+      this.wakeAt = Infinity
+      return
+    }
+    this.sleeper = sleeper
+    // one that ends otherwise than by the loop (a `Clock` whose sleep fails)
+    // lets the next deadline start another
+    sleeper.addObserver(() => {
+      if (this.sleeper !== sleeper) return
+      this.sleeper = undefined
+      this.wakeAt = Infinity
+    })
   }
 
   /** Fires every deadline reached, then sleeps until the next one, if any. */
   private loop(generation: number): Effect.Effect<void> {
     return Effect.suspend(() => {
       if (generation !== this.generation) return Effect.void
-      const now = this.clock.currentTimeMillisUnsafe()
-      this.firing = true
-      try {
-        // `this.heap`, not a copy: a deadline's attempt may end others (and compact it)
-        while (this.heap.length > 0 && (this.heap[0]!.fire === undefined || this.heap[0]!.deadline <= now)) {
-          const entry = pop(this.heap)
-          const fire = entry.fire
-          if (fire === undefined) continue
-          entry.fire = undefined
-          this.live--
-          fire()
-        }
-      } finally {
-        this.firing = false
-      }
+      const thrown = this.fireDue(this.clock.currentTimeMillisUnsafe())
+      // what a caller's code threw once resumed surfaces as it would have
+      // from a timer of its own, and the other deadlines keep their sleeper
+      if (thrown.length > 0) later(() => { throw thrown[0] })
       if (generation !== this.generation) return Effect.void
       const next = this.heap[0]
       if (next === undefined || !Number.isFinite(next.deadline)) {
@@ -118,8 +127,34 @@ class Deadlines {
         return Effect.void
       }
       this.wakeAt = next.deadline
-      return Effect.andThen(this.clock.sleep(Duration.millis(next.deadline - now)), this.loop(generation))
+      // the time again: the callers resumed above ran in this loop
+      const left = next.deadline - this.clock.currentTimeMillisUnsafe()
+      return Effect.andThen(this.clock.sleep(Duration.millis(Math.max(0, left))), this.loop(generation))
     })
+  }
+
+  /** Fires the deadlines reached at `now`; what their callers threw. */
+  private fireDue(now: number): Array<unknown> {
+    const thrown: Array<unknown> = []
+    this.firing = true
+    try {
+      // `this.heap`, not a copy: a deadline's attempt may end others (and compact it)
+      while (this.heap.length > 0 && (this.heap[0]!.fire === undefined || this.heap[0]!.deadline <= now)) {
+        const entry = pop(this.heap)
+        const fire = entry.fire
+        if (fire === undefined) continue
+        entry.fire = undefined
+        this.live--
+        try {
+          fire()
+        } catch (error) {
+          thrown.push(error)
+        }
+      }
+    } finally {
+      this.firing = false
+    }
+    return thrown
   }
 }
 

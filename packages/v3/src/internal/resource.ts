@@ -9,7 +9,7 @@ import type { CallOptions, Result } from "@connected-vehicle/transport/Transport
 import type { ArgsOf } from "./args.ts"
 import { identifier, identifiers, toQuery } from "./args.ts"
 import { paged } from "./paged.ts"
-import type { Resource } from "../Resource.ts"
+import type { Identifiers, Resource } from "../Resource.ts"
 
 /** A contract endpoint's client function (`Transport.Method`), loosely. */
 type Fetch = (request: any, options?: CallOptions) => Effect.Effect<Result<any>, any>
@@ -63,14 +63,6 @@ export type CallEndpoint<F> = { readonly id: PartKeys<RequestOf<F>, "params"> } 
 export type Endpoints<C extends Client> =
   & { readonly list: ListEndpoint<C["list"]>; readonly get: CallEndpoint<C["get"]> }
   & { readonly [K in Exclude<keyof C, "list" | "get">]?: CallEndpoint<C[K]> }
-
-/**
- * Identifying arguments by name (`vehicleId`, `userId`, ...), each a string
- * checked as an identifier.
- *
- * @internal
- */
-export type Identifiers<K extends PropertyKey> = { readonly [P in K]: string }
 
 type QueryOf<L> = L extends { readonly query: { readonly Type: infer Q } } ? Q : never
 
