@@ -5,6 +5,7 @@
  * @since 0.1.0
  */
 import { DateTime, Schema, SchemaGetter } from "effect"
+import type { SchemaAST } from "effect"
 import { parseIsoMillis } from "./internal/timestamp.ts"
 
 const minimumInstant = DateTime.makeUnsafe("0000-01-01T00:00:00.000Z")
@@ -42,8 +43,64 @@ const utcOfMillis = (millis: number): DateTime.Utc => {
   return utc.epochMilliseconds === millis ? utc : DateTime.makeUnsafe(millis)
 }
 
+/**
+ * The annotation under which a schema decoded from a string gives that
+ * decoding as one function too: its value (what the schema's checks and
+ * transformations give) or `undefined` (where Effect's decoder fails), valid
+ * for the node whose `encoding` is `encoding` (a schema derived with other
+ * checks or another encoding does not take it). `Timestamp` carries it; a
+ * decoder of JSON bodies may call it instead of walking the string's check,
+ * transformation and declaration (the transport's does, its results checked
+ * against Effect's decoder by property tests).
+ *
+ * @example
+ * ```ts
+ * import type { DecodeString } from "@connected-vehicle/schema/Common"
+ * import { DecodeString as key, Timestamp } from "@connected-vehicle/schema/Common"
+ *
+ * const spec = Timestamp.ast.annotations?.[key] as DecodeString | undefined
+ * spec?.decode("2025-08-26T10:00:00.000Z") // a DateTime.Utc
+ * ```
+ * @category annotations
+ * @since 0.2.0
+ */
+export const DecodeString = "@connected-vehicle/schema/DecodeString"
+
+/**
+ * The value of the {@link DecodeString} annotation.
+ *
+ * @example
+ * ```ts
+ * import type { DecodeString } from "@connected-vehicle/schema/Common"
+ *
+ * const upper = (encoding: DecodeString["encoding"]): DecodeString => ({ encoding, decode: (s) => s.toUpperCase() })
+ * ```
+ * @category annotations
+ * @since 0.2.0
+ */
+export interface DecodeString {
+  readonly encoding: SchemaAST.AST["encoding"]
+  readonly decode: (input: string) => unknown
+}
+
 const minimumMillis = DateTime.toEpochMillis(minimumInstant)
 const maximumMillis = DateTime.toEpochMillis(maximumInstant)
+
+const isTimestampMillis = (millis: number) => millis >= minimumMillis && millis <= maximumMillis
+
+const TimestampCodec = Schema.String.check(Schema.makeFilter(
+  (input: string) => isTimestampMillis(parseMillis(input)),
+  { expected: "an ISO 8601 date-time with zone in the years 0000 to 9999, e.g. 2025-08-26T10:00:00.000Z" }
+)).pipe(
+  Schema.decodeTo(FourDigitYearUtc, {
+    // The check above guarantees a valid instant: a plain synchronous getter
+    // is enough (about twice as fast as an effectful transformation).
+    decode: SchemaGetter.transform((input: string) => utcOfMillis(parseMillis(input))),
+    // an instant outside the years 0000 to 9999 formats with an expanded
+    // year, which the check of the string refuses: the encode fails
+    encode: SchemaGetter.transform((utc: DateTime.Utc) => DateTime.formatIso(utc))
+  })
+)
 
 /**
  * An ISO 8601 date-time string (with an explicit zone) decoded to a
@@ -64,22 +121,15 @@ const maximumMillis = DateTime.toEpochMillis(maximumInstant)
  * @category schemas
  * @since 0.1.0
  */
-export const Timestamp = Schema.String.check(Schema.makeFilter(
-  (input: string) => {
-    const millis = parseMillis(input)
-    return millis >= minimumMillis && millis <= maximumMillis
-  },
-  { expected: "an ISO 8601 date-time with zone in the years 0000 to 9999, e.g. 2025-08-26T10:00:00.000Z" }
-)).pipe(
-  Schema.decodeTo(FourDigitYearUtc, {
-    // The check above guarantees a valid instant: a plain synchronous getter
-    // is enough (about twice as fast as an effectful transformation).
-    decode: SchemaGetter.transform((input: string) => utcOfMillis(parseMillis(input))),
-    // an instant outside the years 0000 to 9999 formats with an expanded
-    // year, which the check of the string refuses: the encode fails
-    encode: SchemaGetter.transform((utc: DateTime.Utc) => DateTime.formatIso(utc))
-  })
-)
+export const Timestamp = TimestampCodec.annotate({
+  [DecodeString]: {
+    encoding: TimestampCodec.ast.encoding,
+    decode: (input: string): DateTime.Utc | undefined => {
+      const millis = parseMillis(input)
+      return isTimestampMillis(millis) ? utcOfMillis(millis) : undefined
+    }
+  } satisfies DecodeString
+})
 
 /**
  * A value of a server-side enumeration that this SDK does not know yet.

@@ -1,6 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import { DateTime, Effect, Exit, Schema, SchemaGetter } from "effect"
-import { Timestamp } from "@connected-vehicle/schema/Common"
+import { DecodeString, Timestamp } from "@connected-vehicle/schema/Common"
 import { CompatibilityPage } from "@connected-vehicle/schema/Compatibility"
 import { ConnectionResponse, ConnectionsPage } from "@connected-vehicle/schema/Connection"
 import * as Legacy from "@connected-vehicle/schema/Legacy"
@@ -119,6 +119,35 @@ describe("decoder.decodeUnknownExit (the transport's body decoder) against Effec
       { timeout: 20_000, arbitrary: seeded({ runs: 100 }) }
     )
   }
+
+  it("takes a schema's own decoding from a string (DecodeString) on that very node only, with Effect's results", () => {
+    let calls = 0
+    const Codec = Schema.String.pipe(Schema.decodeTo(Schema.String, {
+      decode: SchemaGetter.transform((s: string) => `${s}!`),
+      encode: SchemaGetter.transform((s: string) => s.slice(0, -1))
+    }))
+    const Shouting = Codec.annotate({
+      [DecodeString]: { encoding: Codec.ast.encoding, decode: (s: string) => (calls++, `${s}!`) } satisfies DecodeString
+    })
+    const agreeing = (schema: Schema.Codec<unknown, unknown>, input: unknown) =>
+      assert.deepStrictEqual(decodeUnknownExit(schema)(input), Schema.decodeUnknownExit(schema)(input))
+    agreeing(Shouting as never, "hey")
+    agreeing(Schema.Struct({ a: Shouting, b: Schema.NullOr(Shouting) }) as never, { a: "x", b: "y" })
+    assert.strictEqual(calls, 3)
+    // an optional key rebuilds the node's encoding: compiled as any other node
+    agreeing(Schema.Struct({ c: Schema.optionalKey(Shouting) }) as never, { c: "z" })
+    // a derived schema with a check of its own, or the annotation copied onto another encoding: not taken
+    agreeing(Shouting.check(Schema.isMinLength(3)) as never, "hey")
+    agreeing(Shouting.check(Schema.isMinLength(3)) as never, "h")
+    agreeing(Schema.String.annotate({ [DecodeString]: Shouting.ast.annotations![DecodeString] }) as never, "plain")
+    assert.strictEqual(calls, 3)
+    // Timestamp carries it, for its own node
+    const spec = Timestamp.ast.annotations?.[DecodeString] as DecodeString | undefined
+    assert.strictEqual(spec?.encoding, Timestamp.ast.encoding)
+    agreeing(Timestamp as never, "2025-08-26T10:00:00.000Z")
+    agreeing(Timestamp as never, "2025-02-30T10:00:00.000Z")
+    agreeing(Timestamp as never, 42)
+  })
 
   it("keeps the rest members of a struct after the declared ones, in their order, an own `__proto__` included", () => {
     const body = JSON.parse(`{"zeta":1,"value":2.5,"__proto__":{"polluted":true},"unit":"km","alpha":[1]}`)

@@ -6,6 +6,7 @@
  * @internal
  */
 import { Exit, Schema, SchemaAST } from "effect"
+import * as Common from "@connected-vehicle/schema/Common"
 
 /**
  * `Schema.decodeUnknownExit(schema)`, with a fast path compiled once from the
@@ -109,10 +110,36 @@ const isBoolean = (u: unknown) => typeof u === "boolean"
 /** The node by its tag, then its checks, then its encoding; `undefined` when Effect's decoder must do it. */
 const compileNode = (ast: SchemaAST.AST): Compiled | undefined => {
   if ("encodingChecks" in ast && ast.encodingChecks !== undefined) return undefined
+  const fromString = decodeString(ast)
+  if (fromString !== undefined) return fromString
   const base = compileBase(ast)
   if (base === undefined) return undefined
   const checked = ast.checks === undefined ? base : withChecks(base, ast)
   return ast.encoding === undefined ? checked : withEncoding(checked, ast.encoding)
+}
+
+/**
+ * A node whose decoding from a string its schema also gives as one function
+ * (the schema package's `DecodeString` annotation, `Timestamp`'s): taken only
+ * on the very node it was given for (the same `encoding`, no checks of its
+ * own), so a schema derived with other checks or another encoding is
+ * compiled as any other.
+ */
+const decodeString = (ast: SchemaAST.AST): Compiled | undefined => {
+  const spec = ast.annotations?.[Common.DecodeString] as Common.DecodeString | undefined
+  if (spec === undefined || typeof spec.decode !== "function" || spec.encoding === undefined) return undefined
+  if (ast.encoding !== spec.encoding || ast.checks !== undefined) return undefined
+  const decode = spec.decode
+  return {
+    fast: (input) => {
+      if (typeof input !== "string") return invalid
+      const value = decode(input)
+      return value === undefined ? invalid : value
+    },
+    native: true,
+    accepts: new Set(["string"]),
+    identity: false
+  }
 }
 
 const compileBase = (ast: SchemaAST.AST): Compiled | undefined => {
