@@ -118,16 +118,8 @@ export class Exchange implements Dispatcher.DispatchHandler {
   }
 }
 
-/** `Headers` of undici's header record (a repeated header joined with ", "). */
-const headersOf = (raw: RawHeaders): Headers.Headers => {
-  const entries: Array<[string, string]> = []
-  for (const key of Object.keys(raw)) {
-    const value = raw[key]
-    if (typeof value === "string") entries.push([key, value])
-    else if (value !== undefined) entries.push([key, value.join(", ")])
-  }
-  return Headers.fromInput(entries)
-}
+/** `Headers` of undici's header record (`Headers.fromInput` joins a repeated header with ", "). */
+const headersOf = (raw: RawHeaders): Headers.Headers => Headers.fromInput(raw)
 
 /** The bytes in an `ArrayBuffer` of their own (a chunk may be a view of a shared pool). */
 const copyOf = (bytes: Uint8Array): ArrayBuffer => {
