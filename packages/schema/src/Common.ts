@@ -79,7 +79,7 @@ export const DecodeString = "@connected-vehicle/schema/DecodeString"
  * @since 0.2.0
  */
 export interface DecodeString {
-  readonly encoding: SchemaAST.AST["encoding"]
+  readonly encoding: SchemaAST.Encoding
   readonly decode: (input: string) => unknown
 }
 
@@ -123,7 +123,7 @@ const TimestampCodec = Schema.String.check(Schema.makeFilter(
  */
 export const Timestamp = TimestampCodec.annotate({
   [DecodeString]: {
-    encoding: TimestampCodec.ast.encoding,
+    encoding: TimestampCodec.ast.encoding!,
     decode: (input: string): DateTime.Utc | undefined => {
       const millis = parseMillis(input)
       return isTimestampMillis(millis) ? utcOfMillis(millis) : undefined

@@ -127,7 +127,7 @@ describe("decoder.decodeUnknownExit (the transport's body decoder) against Effec
       encode: SchemaGetter.transform((s: string) => s.slice(0, -1))
     }))
     const Shouting = Codec.annotate({
-      [DecodeString]: { encoding: Codec.ast.encoding, decode: (s: string) => (calls++, `${s}!`) } satisfies DecodeString
+      [DecodeString]: { encoding: Codec.ast.encoding!, decode: (s: string) => (calls++, `${s}!`) } satisfies DecodeString
     })
     const agreeing = (schema: Schema.Codec<unknown, unknown>, input: unknown) =>
       assert.deepStrictEqual(decodeUnknownExit(schema)(input), Schema.decodeUnknownExit(schema)(input))

@@ -103,7 +103,8 @@ class Deadlines {
     }
     this.sleeper = sleeper
     // one that ends otherwise than by the loop (a `Clock` whose sleep fails)
-    // lets the next deadline start another
+    // lets the next deadline start another (the deadlines in flight wait for
+    // it: such a `Clock` is broken)
     sleeper.addObserver(() => {
       if (this.sleeper !== sleeper) return
       this.sleeper = undefined
@@ -118,7 +119,7 @@ class Deadlines {
       const thrown = this.fireDue(this.clock.currentTimeMillisUnsafe())
       // what a caller's code threw once resumed surfaces as it would have
       // from a timer of its own, and the other deadlines keep their sleeper
-      if (thrown.length > 0) later(() => { throw thrown[0] })
+      for (const error of thrown) later(() => { throw error })
       if (generation !== this.generation) return Effect.void
       const next = this.heap[0]
       if (next === undefined || !Number.isFinite(next.deadline)) {
@@ -186,9 +187,11 @@ export const timeoutOrElse = <A, E, A2, E2>(
       if (exit !== undefined) return resume(exit)
       const clock = parent.getRef(Clock.Clock)
       const deadlines = deadlinesOf(clock)
-      const entry = deadlines.add(clock.currentTimeMillisUnsafe() + millis, () => {
+      // a limit that is not a number is none (`NaN` would hold the heap's top)
+      const deadline = clock.currentTimeMillisUnsafe() + (Number.isNaN(millis) ? Infinity : Math.max(0, millis))
+      const entry = deadlines.add(deadline, () => {
         work.interruptUnsafe(parent.id)
-        resume(Effect.andThen(Fiber.await(work), onTimeout()))
+        resume(Effect.andThen(Fiber.await(work), Effect.suspend(onTimeout)))
       }, parent.context)
       work.addObserver((exit) => {
         if (deadlines.cancel(entry)) resume(exit)
