@@ -1,11 +1,10 @@
 import { inspect } from "node:util"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer, Redacted } from "effect"
-import { HttpClient, HttpClientRequest } from "effect/http"
+import { FetchHttpClient, HttpClient, HttpClientRequest } from "effect/http"
 import { NodeHttpClient } from "@effect/platform-node"
 import { AuthorizationApi, VehicleApi } from "@connected-vehicle/schema/Api"
 import * as Credentials from "@connected-vehicle/transport/Credentials"
-import { layerFetch } from "@connected-vehicle/transport/internal/http"
 import * as Transport from "@connected-vehicle/transport/Transport"
 import * as TransportConfig from "@connected-vehicle/transport/TransportConfig"
 import type { Connection, UnexpectedStatus } from "@connected-vehicle/transport/ConnectedVehicleError"
@@ -24,7 +23,7 @@ const getSignal = (vehicleId: string) =>
 const clients = [
   ["NodeHttpClient.layerUndici", NodeHttpClient.layerUndici],
   ["Transport.layerHttpClient", Transport.layerHttpClient],
-  ["FetchHttpClient (redirect: manual)", layerFetch]
+  ["FetchHttpClient (redirect: manual)", FetchHttpClient.layer.pipe(Layer.provide(Layer.succeed(FetchHttpClient.RequestInit, { redirect: "manual" })))]
 ] as const
 
 describe("faults every HttpClient must handle the same", () => {
