@@ -1,3 +1,5 @@
+import { execFile } from "node:child_process"
+import { fileURLToPath } from "node:url"
 import { assert, describe, it } from "@effect/vitest"
 import { Cause, Clock, Deferred, Duration, Effect, Exit, Fiber, Ref } from "effect"
 import { TestClock } from "effect/testing"
@@ -62,7 +64,7 @@ describe("the attempt's timeout, against Effect.timeoutOrElse", () => {
       assert.isFalse(yield* Ref.get(timedOut))
     }))
 
-  it.effect("the timer ends with the effect: no sleep is left pending once the event loop turns", () =>
+  it.effect("the timer ends with the effect: no sleep is left pending once idle for a short while of real time", () =>
     Effect.gen(function*() {
       const { counting, pending } = countingClock(yield* Clock.Clock)
       const fiber = yield* Effect.forkChild(ours(Effect.as(Effect.sleep(10), 1), 10_000).pipe(Effect.provideService(Clock.Clock, counting)))
@@ -70,11 +72,11 @@ describe("the attempt's timeout, against Effect.timeoutOrElse", () => {
       assert.strictEqual(pending(), 2) // the effect's sleep and the timer
       yield* TestClock.adjust(5)
       assert.deepStrictEqual(yield* Fiber.await(fiber), Exit.succeed(1))
-      yield* turn
+      yield* idle
       assert.strictEqual(pending(), 0)
     }))
 
-  it.effect("attempts one after the other (no turn of the event loop between) share one sleep; each still times out at its own limit", () =>
+  it.effect("attempts one after the other share one sleep; each still times out at its own limit", () =>
     Effect.gen(function*() {
       const { counting, pending, started } = countingClock(yield* Clock.Clock)
       const attempts = Effect.gen(function*() {
@@ -87,7 +89,7 @@ describe("the attempt's timeout, against Effect.timeoutOrElse", () => {
       assert.isUndefined(late.pollUnsafe())
       yield* TestClock.adjust(1)
       assert.deepStrictEqual(yield* Fiber.await(late), Exit.fail("timeout"))
-      yield* turn
+      yield* idle
       assert.strictEqual(pending(), 0)
     }))
 
@@ -182,7 +184,7 @@ describe("the attempt's timeout, against Effect.timeoutOrElse", () => {
       assert.deepStrictEqual(yield* Fiber.await(unbounded), Exit.succeed("done"))
     }))
 
-  it.live("on the real clock, no sleep outlives the attempts once the event loop turns", () =>
+  it.live("on the real clock, no sleep outlives the attempts once they were idle for a short while", () =>
     Effect.gen(function*() {
       const { counting, pending, started } = countingClock(yield* Clock.Clock)
       for (let i = 0; i < 20; i++) {
@@ -190,13 +192,36 @@ describe("the attempt's timeout, against Effect.timeoutOrElse", () => {
       }
       // the attempts' own sleeps, and one timer for all of them
       assert.strictEqual(started(), 21)
+      // kept through a short gap, for the next attempt of a burst
       yield* turn
-      yield* turn
+      assert.strictEqual(pending(), 1)
+      assert.strictEqual(yield* ours(Effect.as(Effect.sleep(1), "again"), 30_000).pipe(Effect.provideService(Clock.Clock, counting)), "again")
+      assert.strictEqual(started(), 22)
+      yield* idle
       assert.strictEqual(pending(), 0)
     }))
+
+  it.live("a process whose last attempt is over exits on its own, without waiting for the attempt's limit", () =>
+    Effect.promise(() =>
+      new Promise<void>((resolve, reject) => {
+        const child = execFile(process.execPath, [fileURLToPath(new URL("./fixtures/idleExit.ts", import.meta.url))], { timeout: 20_000 }, (error, stdout) => {
+          const exited = Date.now()
+          if (error) return reject(error)
+          const [value, at] = stdout.trim().split(" ")
+          assert.strictEqual(value, "done")
+          // the attempt's limit is 30 s; the timer is kept 20 ms once idle
+          assert.isBelow(exited - Number(at), 5_000)
+          resolve()
+        })
+        child.stdin?.end()
+      })
+    ))
 })
 
-/** One turn of the event loop (the timer of attempts no longer in flight stops after it). */
+/** Longer than the sleeper is kept once no attempt is in flight (20 ms of real time). */
+const idle = Effect.promise(() => new Promise<void>((resolve) => setTimeout(resolve, 60)))
+
+/** One turn of the event loop. */
 const turn = Effect.promise(() => new Promise<void>((resolve) => setImmediate(resolve)))
 
 /** A clock that counts its pending sleeps. */

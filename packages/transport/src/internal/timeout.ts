@@ -9,8 +9,9 @@
  * undici request on a loopback call (`docs/upstream.md`); here an attempt
  * costs its fiber and an entry in a heap. The sleeping fiber is started when
  * a deadline comes before the one it sleeps until (or none sleeps), and
- * stops when it finds no deadline left, or within one turn of the event loop
- * once no attempt is in flight (so that it never keeps a process alive).
+ * stops when it finds no deadline left, or once no attempt was in flight for
+ * `idleMillis` of real time (an unreferenced timer: it never keeps an idle
+ * process alive longer than that).
  * Unlike `Effect.timeoutOrElse`, an attempt that ends at the very instant of
  * its limit (a tie, on `TestClock`) times out when the shared sleep was
  * registered before the attempt's own.
@@ -30,6 +31,21 @@ interface Entry {
 const later: (f: () => void) => void = typeof globalThis.setImmediate === "function"
   ? (f) => void globalThis.setImmediate(f)
   : (f) => void globalThis.setTimeout(f, 0)
+
+/**
+ * How long the sleeper is kept once no attempt is in flight, in real
+ * milliseconds: calls that come in a burst, with other work between them,
+ * share it rather than stop and start it again (which cost tens of
+ * microseconds per call of such a workload: `docs/upstream.md`). The wait is an unreferenced timer: an idle process still exits, at
+ * most this long after its last attempt.
+ */
+const idleMillis = 20
+
+/** `f` once the process was idle for `idleMillis` (cleanup, not timing: no `Clock`), without keeping it alive. */
+const whenIdle = (f: () => void): void => {
+  const timer: unknown = globalThis.setTimeout(f, idleMillis)
+  if (typeof timer === "object" && timer !== null && "unref" in timer && typeof timer.unref === "function") timer.unref()
+}
 
 /**
  * The deadlines of the attempts in flight on one `Clock`, and the fiber
@@ -70,10 +86,10 @@ class Deadlines {
     this.live--
     if (this.heap.length >= 64 && this.heap.length > 4 * this.live) this.heap = heapOf(this.heap.filter((e) => e.fire !== undefined))
     if (this.live === 0 && this.sleeper !== undefined && !this.idleCheck) {
-      // the next attempt usually starts within this turn (a loop of calls):
+      // the next attempt usually comes soon (a loop or a burst of calls):
       // the sleeper is kept for it rather than stopped and started again
       this.idleCheck = true
-      later(() => {
+      whenIdle(() => {
         this.idleCheck = false
         if (this.live === 0) this.stop()
       })
