@@ -34,7 +34,6 @@ import type { GroundTruth } from "@connected-vehicle/simulator/Burst"
 import type { Simulator } from "@connected-vehicle/simulator/Simulator"
 import * as OAuthConfig from "@connected-vehicle/auth/OAuthConfig"
 import * as ConnectedVehicle from "@connected-vehicle/sdk/ConnectedVehicle"
-import * as Transport from "@connected-vehicle/transport/Transport"
 import * as TransportConfig from "@connected-vehicle/transport/TransportConfig"
 import type { Sharding } from "effect/cluster"
 import { NodeHttpServer } from "@effect/platform-node"
@@ -44,6 +43,7 @@ import * as Render from "./Render.ts"
 import { SampleError } from "./SampleError.ts"
 import { policies } from "./Target.ts"
 import { heading, keyValues, render } from "./Table.ts"
+import * as UndiciHttpClient from "@connected-vehicle/transport/UndiciHttpClient"
 
 /**
  * What the command is asked for: the burst (`events` distinct events for the
@@ -184,7 +184,7 @@ const sdkOn = (simulator: Simulator["Service"]) => (shared: SharedAccess.SdkOpti
       TransportConfig.make({ ...policies, roots: TransportConfig.rootsFromOrigin(simulator.url) })
     ),
     OAuthConfig.layer({ clientId: simulator.clientId, clientSecret: simulator.clientSecret }),
-    { httpClient: Transport.layerHttpClient, ...shared }
+    { httpClient: UndiciHttpClient.layer(), ...shared }
   )
 
 /**

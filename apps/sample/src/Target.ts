@@ -17,6 +17,7 @@ import * as Transport from "@connected-vehicle/transport/Transport"
 import * as TransportConfig from "@connected-vehicle/transport/TransportConfig"
 import * as env from "./internal/env.ts"
 import { SampleError } from "./SampleError.ts"
+import * as UndiciHttpClient from "@connected-vehicle/transport/UndiciHttpClient"
 
 /**
  * The server the CLI talks to and the application credential it uses there.
@@ -230,7 +231,7 @@ export const layer = (
     }
     const keys = keysOf(identityOf(config.roots), clientId)
     return ConnectedVehicle.layerWith(Layer.succeed(TransportConfig.TransportConfig, config), OAuthConfig.layer({ clientId, clientSecret }), {
-      httpClient: Transport.layerHttpClient,
+      httpClient: UndiciHttpClient.layer(),
       tokenStore: tokenStore.remote(),
       // the legacy commands print their own deprecation notice
       legacy: { deprecationWarnings: "off" },
@@ -261,7 +262,7 @@ export const layerPublic = (
     const { label, config } = remote
     const keys = keysOf(identityOf(config.roots), Option.getOrElse(options.clientId, () => ""))
     return Compatibility.layer().pipe(
-      Layer.provideMerge(Transport.layerFrom(Layer.succeed(TransportConfig.TransportConfig, config))),
+      Layer.provideMerge(Transport.layerFrom(Layer.succeed(TransportConfig.TransportConfig, config), { httpClient: UndiciHttpClient.layer() })),
       Layer.merge(Layer.succeed(Target, { label, embedded: false, ...keys, loginHint: undefined, simulator: undefined }))
     )
   }))
@@ -299,7 +300,7 @@ const embedded = (
       return ConnectedVehicle.layerWith(
         Layer.succeed(TransportConfig.TransportConfig, config),
         OAuthConfig.layer({ clientId: simulator.clientId, clientSecret: simulator.clientSecret }),
-        { httpClient: Transport.layerHttpClient, tokenStore, legacy: { deprecationWarnings: "off" }, ...keys }
+        { httpClient: UndiciHttpClient.layer(), tokenStore, legacy: { deprecationWarnings: "off" }, ...keys }
       ).pipe(Layer.merge(Layer.succeed(Target, {
         label: `embedded simulator at ${simulator.url}`,
         embedded: true,

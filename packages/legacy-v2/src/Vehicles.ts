@@ -37,6 +37,7 @@ import * as Deprecation from "./Deprecation.ts"
 import { toReading } from "./internal/headers.ts"
 import { checkIdentifier, checkListArgs, checkPaths, checkUnitSystem, isUnitSystem } from "./internal/args.ts"
 import type { Reading } from "./Reading.ts"
+import * as UndiciHttpClient from "@connected-vehicle/transport/UndiciHttpClient"
 
 /**
  * Options of a read or a batch: the unit system, and the transport's per-call
@@ -422,8 +423,8 @@ export const config: Config.Config<{ readonly deprecationWarnings: Deprecation.W
  * `OAuthConfig.layerConfig`: `CONNECTED_VEHICLE_CLIENT_ID`,
  * `CONNECTED_VEHICLE_CLIENT_SECRET`; {@link config}:
  * `CONNECTED_VEHICLE_DEPRECATION_WARNINGS`, unless `deprecationWarnings` is
- * given), `Transport.layerHttpClient` (the SDK's
- * undici client, for Node; or `options.httpClient`), and the user
+ * given), `UndiciHttpClient.layer()` (the transport package's client, for
+ * Node; or `options.httpClient`), and the user
  * session stored under `userKey` in the token store (in memory unless
  * `tokenStore` is given).
  *
@@ -454,14 +455,14 @@ export const layerConfig = (
   options: Options & {
     readonly userKey: string
     readonly tokenStore?: Layer.Layer<TokenStore.TokenStore> | undefined
-    /** The HTTP client (default `Transport.layerHttpClient`, the SDK's undici client, for Node; elsewhere give `FetchHttpClient.layer`). */
+    /** The HTTP client (default `UndiciHttpClient.layer()` of `@connected-vehicle/transport`, for Node; elsewhere give `FetchHttpClient.layer`). */
     readonly httpClient?: Layer.Layer<HttpClient.HttpClient> | undefined
   }
 ): Layer.Layer<
   Vehicles | TokenStore.TokenStore | OAuthConfig.OAuthConfig | Transport.Transport,
   ConfigurationError.ConfigurationError
 > => {
-  const TransportLive = Transport.layerConfig({ httpClient: options.httpClient })
+  const TransportLive = Transport.layerConfig({ httpClient: options.httpClient ?? UndiciHttpClient.layer() })
   const Shared = Layer.mergeAll(options.tokenStore ?? TokenStore.layerMemory, OAuthConfig.layerConfig, TransportLive)
   const VehiclesLive = Layer.unwrap(Effect.mapError(Effect.gen(function*() {
     const configured = yield* config

@@ -18,6 +18,7 @@ import * as Vehicles from "@connected-vehicle/legacy-v2/Vehicles"
 import * as Transport from "@connected-vehicle/transport/Transport"
 import * as TransportConfig from "@connected-vehicle/transport/TransportConfig"
 import * as V3 from "@connected-vehicle/v3/V3"
+import * as UndiciHttpClient from "@connected-vehicle/transport/UndiciHttpClient"
 
 /**
  * Everything the layers provide: the v3 services, the legacy `Vehicles`, and
@@ -65,7 +66,7 @@ export interface Options {
   readonly legacy?: Vehicles.Options | undefined
   /** Where tokens are kept (default: in memory). */
   readonly tokenStore?: Layer.Layer<TokenStore.TokenStore> | undefined
-  /** The HTTP client (default `Transport.layerHttpClient`, the SDK's undici client, for Node; elsewhere give `FetchHttpClient.layer`). */
+  /** The HTTP client (default `UndiciHttpClient.layer()` of `@connected-vehicle/transport`, for Node; elsewhere give `FetchHttpClient.layer`). */
   readonly httpClient?: Layer.Layer<HttpClient.HttpClient> | undefined
   /** Transforms the transport's HTTP client, for every call of every service. */
   readonly transformClient?: ((client: HttpClient.HttpClient) => HttpClient.HttpClient) | undefined
@@ -101,7 +102,7 @@ export const layerWith = <E1, E2, R1, R2>(
   const TransportLive = Transport.layerFrom(transportConfig, {
     transformClient: options?.transformClient,
     admit: options?.admit,
-    httpClient: options?.httpClient
+    httpClient: options?.httpClient ?? UndiciHttpClient.layer()
   })
   const Shared = Layer.mergeAll(options?.tokenStore ?? TokenStore.layerMemory, oauthConfig).pipe(
     Layer.provideMerge(TransportLive)

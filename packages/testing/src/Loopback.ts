@@ -10,6 +10,7 @@ import type { HttpClient } from "effect/http"
 import * as Simulator from "@connected-vehicle/simulator/Simulator"
 import * as Transport from "@connected-vehicle/transport/Transport"
 import * as TransportConfig from "@connected-vehicle/transport/TransportConfig"
+import * as UndiciHttpClient from "@connected-vehicle/transport/UndiciHttpClient"
 
 /**
  * Options of {@link layer}.
@@ -29,7 +30,7 @@ export interface Options {
   readonly simulator?: Simulator.SimulatorOptions | undefined
   /** Transport policies (the roots are the simulator's origin). */
   readonly transport?: Omit<TransportConfig.Options, "roots"> | undefined
-  /** The HTTP client of the transport (default `Transport.layerHttpClient`). */
+  /** The HTTP client of the transport (default `UndiciHttpClient.layer()`). */
   readonly httpClient?: Layer.Layer<HttpClient.HttpClient> | undefined
 }
 
@@ -57,7 +58,7 @@ export const layer = (
   options?: Options
 ): Layer.Layer<Transport.Transport | TransportConfig.TransportConfig | Simulator.Simulator | HttpClient.HttpClient> => {
   const simulator = Simulator.layer({ ...options?.simulator, host: "127.0.0.1", port: 0 })
-  const httpClient = options?.httpClient ?? Transport.layerHttpClient
+  const httpClient = options?.httpClient ?? UndiciHttpClient.layer()
   const config = Layer.unwrap(
     Effect.map(Effect.service(Simulator.Simulator), (sim) => TransportConfig.layerOrigin(sim.url, options?.transport))
   ).pipe(Layer.provide(simulator))

@@ -11,9 +11,9 @@ import * as OAuthConfig from "@connected-vehicle/auth/OAuthConfig"
 import * as Session from "@connected-vehicle/auth/Session"
 import * as ConnectedVehicle from "@connected-vehicle/sdk/ConnectedVehicle"
 import * as Simulator from "@connected-vehicle/simulator/Simulator"
-import * as Transport from "@connected-vehicle/transport/Transport"
 import * as TransportConfig from "@connected-vehicle/transport/TransportConfig"
 import * as SignIn from "./SignIn.ts"
+import * as UndiciHttpClient from "@connected-vehicle/transport/UndiciHttpClient"
 
 /**
  * Options of {@link layer}.
@@ -31,11 +31,11 @@ export interface Options extends Omit<ConnectedVehicle.Options, "httpClient"> {
   readonly simulator?: Simulator.SimulatorOptions | undefined
   /**
    * `true`: the simulator listens on 127.0.0.1 (a free port) and the SDK
-   * talks to it through `options.httpClient` (default `Transport.layerHttpClient`); `false`
+   * talks to it through `options.httpClient` (default `UndiciHttpClient.layer()`); `false`
    * (default): in memory, no socket.
    */
   readonly loopback?: boolean | undefined
-  /** The HTTP client for `loopback` (default `Transport.layerHttpClient`). */
+  /** The HTTP client for `loopback` (default `UndiciHttpClient.layer()`). */
   readonly httpClient?: Layer.Layer<HttpClient.HttpClient> | undefined
   /** Transport policies (roots come from the simulator). */
   readonly transport?: Omit<TransportConfig.Options, "roots"> | undefined
@@ -87,7 +87,7 @@ export const busiestUser = (data: Simulator.SimulatorData): string =>
  */
 export const layer = (options?: Options): Layer.Layer<ConnectedVehicle.Services | Simulator.Simulator> => {
   const SimulatorLive: Layer.Layer<Simulator.Simulator | HttpClient.HttpClient> = options?.loopback === true
-    ? Layer.merge(Simulator.layer({ ...options.simulator, port: 0 }), options.httpClient ?? Transport.layerHttpClient)
+    ? Layer.merge(Simulator.layer({ ...options.simulator, port: 0 }), options.httpClient ?? UndiciHttpClient.layer())
     : Simulator.layerTest(options?.simulator)
   const sdk = Layer.unwrap(Effect.gen(function*() {
     const sim = yield* Simulator.Simulator

@@ -2,7 +2,6 @@ import { Effect, Layer } from "effect"
 import { FetchHttpClient } from "effect/http"
 import { NodeHttpClient } from "@effect/platform-node"
 import * as Simulator from "@connected-vehicle/simulator/Simulator"
-import * as Transport from "@connected-vehicle/transport/Transport"
 import * as UndiciHttpClient from "@connected-vehicle/transport/UndiciHttpClient"
 import { suite, suiteInProcess } from "@connected-vehicle/testing/HttpClientBehaviour"
 import * as RecordingHttpClient from "@connected-vehicle/testing/RecordingHttpClient"
@@ -13,7 +12,7 @@ suite("UndiciHttpClient.layer, maxResponseBytes 64 KiB", UndiciHttpClient.layer(
   maxResponseBytes: 64 * 1024,
   concurrency: 50
 })
-suite("Transport.layerHttpClient (Node)", Transport.layerHttpClient, { maxResponseBytes: UndiciHttpClient.defaultMaxResponseBytes })
+suite("UndiciHttpClient.layer() (Node)", UndiciHttpClient.layer(), { maxResponseBytes: UndiciHttpClient.defaultMaxResponseBytes })
 suite("NodeHttpClient.layerUndici", NodeHttpClient.layerUndici)
 suite(
   "FetchHttpClient, redirect: manual",

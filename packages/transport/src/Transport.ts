@@ -21,7 +21,6 @@ import * as TransportConfigModule from "./TransportConfig.ts"
 import { TransportConfig } from "./TransportConfig.ts"
 import type { ConnectedVehicleError } from "./ConnectedVehicleError.ts"
 import * as Client from "./internal/client.ts"
-import * as UndiciHttpClient from "./UndiciHttpClient.ts"
 import { fixedHeaders } from "./internal/request.ts"
 import * as ConfigurationError from "./ConfigurationError.ts"
 
@@ -284,28 +283,9 @@ export const make = (
   })
 
 /**
- * The `HttpClient` the SDK's convenience layers use unless given one:
- * `UndiciHttpClient.layer()` (Node). It follows no redirect (the service
- * never redirects: a 3xx is an `UnexpectedStatus` naming its `location`).
- * On another runtime, give the convenience layers `FetchHttpClient.layer`
- * (with `RequestInit` `redirect: "manual"`) instead.
- *
- * @example
- * ```ts
- * import { Layer } from "effect"
- * import * as Transport from "@connected-vehicle/transport/Transport"
- * import * as TransportConfig from "@connected-vehicle/transport/TransportConfig"
- *
- * const TransportLive = Transport.layer.pipe(Layer.provide([TransportConfig.layerConfig, Transport.layerHttpClient]))
- * ```
- * @since 0.1.0
- * @category layers
- */
-export const layerHttpClient: Layer.Layer<HttpClient.HttpClient> = UndiciHttpClient.layer()
-
-/**
- * Builds the transport from its configuration and an `HttpClient`
- * ({@link layerHttpClient}: the SDK's undici client, for Node).
+ * Builds the transport from its configuration and an `HttpClient` (on Node,
+ * `UndiciHttpClient.layer()` of this package is the fastest; `FetchHttpClient.layer`
+ * elsewhere).
  *
  * @example
  * ```ts
@@ -427,7 +407,8 @@ export const publicClient = <ApiId extends string, Groups extends HttpApiGroup.C
 
 /**
  * Options of {@link layerFrom} and {@link layerConfig}: {@link Options}, and
- * the `HttpClient` layer (default {@link layerHttpClient}).
+ * the `HttpClient` layer to build the transport on (without it, the layer
+ * needs an `HttpClient`).
  *
  * @example
  * ```ts
@@ -445,27 +426,34 @@ export interface LayerOptions extends Options {
 
 /**
  * The transport and its configuration from a `TransportConfig` layer, on
- * `options.httpClient` (default {@link layerHttpClient}): the one place the
- * SDK's layers assemble it.
+ * `options.httpClient` (else on the `HttpClient` the layer is given): the one
+ * place the SDK's layers assemble it. The transport names no client of its
+ * own: the SDK's convenience layers give `UndiciHttpClient.layer()` unless
+ * told otherwise.
  *
  * @example
  * ```ts
  * import * as Transport from "@connected-vehicle/transport/Transport"
  * import * as TransportConfig from "@connected-vehicle/transport/TransportConfig"
+ * import * as UndiciHttpClient from "@connected-vehicle/transport/UndiciHttpClient"
  *
- * const TransportLive = Transport.layerFrom(TransportConfig.layerOrigin("http://127.0.0.1:4010"))
+ * const TransportLive = Transport.layerFrom(TransportConfig.layerOrigin("http://127.0.0.1:4010"), {
+ *   httpClient: UndiciHttpClient.layer()
+ * })
  * ```
  * @since 0.2.0
  * @category layers
  */
-export const layerFrom = <E, R>(
-  config: Layer.Layer<TransportConfig, E, R>,
-  options?: LayerOptions
-): Layer.Layer<Transport | TransportConfig, E, R> =>
-  Layer.effect(Transport, make(options)).pipe(
-    Layer.provideMerge(config),
-    Layer.provide(options?.httpClient ?? layerHttpClient)
-  )
+export const layerFrom: {
+  <E, R>(
+    config: Layer.Layer<TransportConfig, E, R>,
+    options: LayerOptions & { readonly httpClient: Layer.Layer<HttpClient.HttpClient> }
+  ): Layer.Layer<Transport | TransportConfig, E, R>
+  <E, R>(config: Layer.Layer<TransportConfig, E, R>, options?: LayerOptions): Layer.Layer<Transport | TransportConfig, E, R | HttpClient.HttpClient>
+} = <E, R>(config: Layer.Layer<TransportConfig, E, R>, options?: LayerOptions): Layer.Layer<Transport | TransportConfig, E, R | HttpClient.HttpClient> => {
+  const built = Layer.effect(Transport, make(options)).pipe(Layer.provideMerge(config))
+  return options?.httpClient === undefined ? built : Layer.provide(built, options.httpClient)
+}
 
 /**
  * {@link layerFrom} the environment (`TransportConfig.layerConfig`).
@@ -473,15 +461,25 @@ export const layerFrom = <E, R>(
  * @example
  * ```ts
  * import * as Transport from "@connected-vehicle/transport/Transport"
+ * import * as UndiciHttpClient from "@connected-vehicle/transport/UndiciHttpClient"
  *
  * // CONNECTED_VEHICLE_ORIGIN=http://127.0.0.1:4010 node app.ts
- * const TransportLive = Transport.layerConfig()
+ * const TransportLive = Transport.layerConfig({ httpClient: UndiciHttpClient.layer() })
  * ```
  * @since 0.2.0
  * @category layers
  */
-export const layerConfig = (options?: LayerOptions): Layer.Layer<Transport | TransportConfig, ConfigurationError.ConfigurationError> =>
-  layerFrom(TransportConfigModule.layerConfig, options)
+export function layerConfig(
+  options: LayerOptions & { readonly httpClient: Layer.Layer<HttpClient.HttpClient> }
+): Layer.Layer<Transport | TransportConfig, ConfigurationError.ConfigurationError>
+export function layerConfig(
+  options?: LayerOptions
+): Layer.Layer<Transport | TransportConfig, ConfigurationError.ConfigurationError, HttpClient.HttpClient>
+export function layerConfig(
+  options?: LayerOptions
+): Layer.Layer<Transport | TransportConfig, ConfigurationError.ConfigurationError, HttpClient.HttpClient> {
+  return layerFrom(TransportConfigModule.layerConfig, options)
+}
 
 const makeClient = <ApiId extends string, Groups extends HttpApiGroup.Constraint, Name extends HttpApiGroup.Identifier<Groups>>(
   api: HttpApi.HttpApi<ApiId, Groups>,

@@ -11,6 +11,7 @@ import { reasonOf } from "@connected-vehicle/transport/ConnectedVehicleError"
 import * as Transport from "@connected-vehicle/transport/Transport"
 import * as TransportConfig from "@connected-vehicle/transport/TransportConfig"
 import { server } from "./utils.ts"
+import * as UndiciHttpClient from "../src/UndiciHttpClient.ts"
 
 const Thing = Schema.Struct({ name: Schema.String })
 
@@ -31,7 +32,7 @@ class Posts extends HttpApiGroup.make("posts").add(
 const PostApi = HttpApi.make("custom").add(Posts)
 
 const transportAt = (origin: string) =>
-  Transport.layer.pipe(Layer.provide([TransportConfig.layerOrigin(origin, { retry: { maxAttempts: 1 } }), Transport.layerHttpClient]))
+  Transport.layer.pipe(Layer.provide([TransportConfig.layerOrigin(origin, { retry: { maxAttempts: 1 } }), UndiciHttpClient.layer()]))
 
 describe("success encodings", () => {
   it.live("a JSON 200 is decoded whatever its JSON media type; a form-encoded one by its encoding", () =>

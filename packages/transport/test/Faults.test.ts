@@ -10,6 +10,7 @@ import * as TransportConfig from "@connected-vehicle/transport/TransportConfig"
 import type { Connection, UnexpectedStatus } from "@connected-vehicle/transport/ConnectedVehicleError"
 import { reasonOf } from "@connected-vehicle/transport/ConnectedVehicleError"
 import { flipReason, server } from "./utils.ts"
+import * as UndiciHttpClient from "../src/UndiciHttpClient.ts"
 
 const transportOn = (origin: string, httpClient: Layer.Layer<HttpClient.HttpClient>) =>
   Layer.mergeAll(Transport.layer, Credentials.layerStatic(Redacted.make("the-token"))).pipe(
@@ -22,7 +23,7 @@ const getSignal = (vehicleId: string) =>
 
 const clients = [
   ["NodeHttpClient.layerUndici", NodeHttpClient.layerUndici],
-  ["Transport.layerHttpClient", Transport.layerHttpClient],
+  ["UndiciHttpClient.layer()", UndiciHttpClient.layer()],
   ["FetchHttpClient (redirect: manual)", FetchHttpClient.layer.pipe(Layer.provide(Layer.succeed(FetchHttpClient.RequestInit, { redirect: "manual" })))]
 ] as const
 
@@ -130,7 +131,7 @@ describe("secrets echoed by the server", () => {
         response.writeHead(401, { "content-type": "application/json" })
         response.end(JSON.stringify(envelope(`token ${request.headers.authorization} is not valid`)))
       })
-      const error = yield* Effect.flip(getSignal("v-1").pipe(Effect.provide(transportOn(service.origin, Transport.layerHttpClient))))
+      const error = yield* Effect.flip(getSignal("v-1").pipe(Effect.provide(transportOn(service.origin, UndiciHttpClient.layer()))))
       assert.strictEqual(reasonOf(error)._tag, "Authentication")
       assert.deepStrictEqual(leaks(error, "the-token"), [])
       assert.include(error.message, "<redacted>")
@@ -152,7 +153,7 @@ describe("secrets echoed by the server", () => {
           oauth.token({
             headers: { authorization: `Basic ${Buffer.from("the-client:the-client-secret").toString("base64")}` },
             payload: { grant_type: "refresh_token", refresh_token: "the-refresh-token" }
-          })).pipe(Effect.provide(transportOn(service.origin, Transport.layerHttpClient)))
+          })).pipe(Effect.provide(transportOn(service.origin, UndiciHttpClient.layer())))
       )
       assert.strictEqual(reasonOf(error)._tag, "OAuth")
       assert.deepStrictEqual(leaks(error, "the-client-secret"), [])

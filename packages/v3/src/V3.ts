@@ -22,6 +22,7 @@ import * as Signals from "./Signals.ts"
 import * as Subscriptions from "./Subscriptions.ts"
 import { transformTransport } from "./internal/args.ts"
 import * as Webhooks from "./Webhooks.ts"
+import * as UndiciHttpClient from "@connected-vehicle/transport/UndiciHttpClient"
 
 /**
  * The services provided by {@link layer}.
@@ -100,7 +101,7 @@ export interface Options {
  * @category models
  */
 export interface ConfigOptions extends Options {
-  /** The HTTP client (default `Transport.layerHttpClient`, the SDK's undici client, for Node; elsewhere give `FetchHttpClient.layer`). */
+  /** The HTTP client (default `UndiciHttpClient.layer()` of `@connected-vehicle/transport`, for Node; elsewhere give `FetchHttpClient.layer`). */
   readonly httpClient?: Layer.Layer<HttpClient.HttpClient> | undefined
 }
 
@@ -141,8 +142,8 @@ export const layer = (options?: Options): Layer.Layer<Services, never, Transport
  * or the five `CONNECTED_VEHICLE_*_URL`), the client id and secret of
  * `OAuthConfig.layerConfig` (`CONNECTED_VEHICLE_CLIENT_ID`,
  * `CONNECTED_VEHICLE_CLIENT_SECRET`), an in-memory token store, the
- * application's client-credentials session and `Transport.layerHttpClient`
- * (the SDK's undici client, for Node; or `options.httpClient`).
+ * application's client-credentials session and `UndiciHttpClient.layer()`
+ * (the transport package's client, for Node; or `options.httpClient`).
  *
  * @example
  * ```ts
@@ -162,7 +163,7 @@ export const layer = (options?: Options): Layer.Layer<Services, never, Transport
  * @category layers
  */
 export const layerConfig = (options?: ConfigOptions): Layer.Layer<Services, ConfigurationError> => {
-  const TransportLive = Transport.layerConfig({ httpClient: options?.httpClient })
+  const TransportLive = Transport.layerConfig({ httpClient: options?.httpClient ?? UndiciHttpClient.layer() })
   const CredentialsLive = Session.layerApplication().pipe(
     Layer.provide([TokenStore.layerMemory, OAuthConfig.layerConfig, TransportLive])
   )

@@ -9,6 +9,7 @@ import { Credentials } from "@connected-vehicle/transport/Credentials"
 import * as Transport from "@connected-vehicle/transport/Transport"
 import { reasonOf } from "@connected-vehicle/transport/ConnectedVehicleError"
 import { appToken, flipReason, loopback } from "./utils.ts"
+import * as UndiciHttpClient from "@connected-vehicle/transport/UndiciHttpClient"
 
 /**
  * A token source that renews on 401 (single flight): what `@connected-vehicle/auth`
@@ -95,7 +96,7 @@ const fast = { timeout: 15_000, retry: { initialDelay: 5, maxDelay: 20, maxAttem
 
 // on every HttpClient the SDK ships or documents
 const clients = [
-  ["Transport.layerHttpClient", Transport.layerHttpClient],
+  ["UndiciHttpClient.layer()", UndiciHttpClient.layer()],
   ["NodeHttpClient.layerUndici", NodeHttpClient.layerUndici],
   [
     "FetchHttpClient (redirect: manual)",

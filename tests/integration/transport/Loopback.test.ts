@@ -14,10 +14,11 @@ import * as Pagination from "@connected-vehicle/transport/Pagination"
 import * as Transport from "@connected-vehicle/transport/Transport"
 import * as TransportConfig from "@connected-vehicle/transport/TransportConfig"
 import { appToken, COMPAT, compat, fast, flipReason, inject, logged, loopback as loopbackOn } from "./utils.ts"
+import * as UndiciHttpClient from "@connected-vehicle/transport/UndiciHttpClient"
 
 // every scenario on undici through Effect's NodeHttpClient, and on the
-// default client (`layerHttpClient`: the SDK's UndiciHttpClient on Node)
-const clients = [["NodeHttpClient.layerUndici", NodeHttpClient.layerUndici], ["Transport.layerHttpClient", Transport.layerHttpClient]] as const
+// default client (`UndiciHttpClient.layer()`: the SDK's UndiciHttpClient on Node)
+const clients = [["NodeHttpClient.layerUndici", NodeHttpClient.layerUndici], ["UndiciHttpClient.layer()", UndiciHttpClient.layer()]] as const
 
 for (const [clientName, httpClient] of clients) {
   const loopback = (options?: Parameters<typeof loopbackOn>[0]) => loopbackOn(options, httpClient)
@@ -372,7 +373,7 @@ for (const [clientName, httpClient] of clients) {
         assert.strictEqual(error._tag, "OAuth")
         if (error._tag === "OAuth") assert.strictEqual(error.status, 401)
       }).pipe(Effect.provide(loopback(fast))))
-    it.live("layerHttpClient is undici's client on Node: none of the headers fetch adds", () =>
+    it.live("UndiciHttpClient.layer() sends none of the headers fetch adds", () =>
       Effect.gen(function*() {
         const sim = yield* Simulator
         const send = (client: Layer.Layer<HttpClient.HttpClient>) =>
@@ -380,7 +381,7 @@ for (const [clientName, httpClient] of clients) {
             Effect.flatMap((response) => response.json),
             Effect.provide(client)
           )
-        yield* send(Transport.layerHttpClient)
+        yield* send(UndiciHttpClient.layer())
         yield* send(FetchHttpClient.layer)
         const [viaDefault, viaFetch] = yield* logged(COMPAT)
         assert.strictEqual(viaFetch?.headers["sec-fetch-mode"], "cors")

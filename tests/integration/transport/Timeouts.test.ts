@@ -5,10 +5,11 @@ import { CompatibilityApi } from "@connected-vehicle/schema/Api"
 import type { Timeout } from "@connected-vehicle/transport/ConnectedVehicleError"
 import * as Transport from "@connected-vehicle/transport/Transport"
 import { COMPAT, compat, fast, flipReason, inject, logged, loopback as loopbackOn } from "./utils.ts"
+import * as UndiciHttpClient from "@connected-vehicle/transport/UndiciHttpClient"
 
 const loopback = (options?: Parameters<typeof loopbackOn>[0]) => loopbackOn(options)
 
-describe("the default client (Transport.layerHttpClient) on Node", () => {
+describe("the default client (UndiciHttpClient.layer()) on Node", () => {
   it.live("no response head in time is a RequestTimeout without status, and the next attempt succeeds", () =>
     Effect.gen(function*() {
       yield* inject(COMPAT, [{ _tag: "Delay", millis: 1_500 }])
@@ -18,7 +19,7 @@ describe("the default client (Transport.layerHttpClient) on Node", () => {
       assert.isUndefined((error as Timeout).status)
       const result = yield* compat
       assert.strictEqual(result.status, 200)
-    }).pipe(Effect.provide(loopbackOn({ ...fast, timeout: 300, retry: { maxAttempts: 1 } }, Transport.layerHttpClient))))
+    }).pipe(Effect.provide(loopbackOn({ ...fast, timeout: 300, retry: { maxAttempts: 1 } }, UndiciHttpClient.layer()))))
 
   it.live("a shorter timeout armed after a longer one still fires first", () =>
     Effect.gen(function*() {
@@ -36,7 +37,7 @@ describe("the default client (Transport.layerHttpClient) on Node", () => {
       assert.isTrue(Exit.hasInterrupts(exit))
       const result = yield* compat
       assert.strictEqual(result.status, 200)
-    }).pipe(Effect.provide(loopbackOn({ ...fast, retry: { maxAttempts: 1 } }, Transport.layerHttpClient))))
+    }).pipe(Effect.provide(loopbackOn({ ...fast, retry: { maxAttempts: 1 } }, UndiciHttpClient.layer()))))
 
   it.live("with fiber-level undici options, an attempt is timed the same, body included", () =>
     Effect.gen(function*() {
@@ -46,7 +47,7 @@ describe("the default client (Transport.layerHttpClient) on Node", () => {
       assert.strictEqual((error as Timeout).status, 200)
       const result = yield* compat.pipe(Effect.provideService(NodeHttpClient.UndiciOptions, { reset: false }))
       assert.isTrue(result.value.data.length > 0)
-    }).pipe(Effect.provide(loopbackOn({ ...fast, timeout: 300, retry: { maxAttempts: 1 } }, Transport.layerHttpClient))))
+    }).pipe(Effect.provide(loopbackOn({ ...fast, timeout: 300, retry: { maxAttempts: 1 } }, UndiciHttpClient.layer()))))
 })
 
 describe("per-call options with the Promise client's names, on a v3 call over loopback", () => {

@@ -5,7 +5,7 @@
  *
  * - raw undici `request()` + `JSON.parse`;
  * - the same inside `Effect.runPromise` (the cost of entering a fiber);
- * - a bare `HttpClient` of `Transport.layerHttpClient` (`UndiciHttpClient` on Node,
+ * - a bare `HttpClient` of `UndiciHttpClient.layer()` (`UndiciHttpClient` on Node,
  *   no span), prebuilt request, `response.json`;
  * - the transport's typed client (`Transport.client(VehicleApi, "signals").get`)
  *   on that client with a static credential;
@@ -28,6 +28,7 @@ import { Signals } from "@connected-vehicle/v3/Signals"
 import { createClient } from "@connected-vehicle/sdk/Client"
 import * as ConnectedVehicle from "@connected-vehicle/sdk/ConnectedVehicle"
 import { startSimulator } from "./simulator.ts"
+import * as UndiciHttpClient from "@connected-vehicle/transport/UndiciHttpClient"
 
 const { child, url } = await startSimulator(200)
 const median = (xs: Array<number>) => [...xs].sort((a, b) => a - b)[xs.length >> 1]!
@@ -50,11 +51,11 @@ try {
   const headers = { authorization: `Bearer ${Redacted.value(token)}`, "sc-user-id": userId, accept: "application/json" }
   const signalUrl = `${url}/v3/vehicles/${vehicleId}/signals/${code}`
 
-  const http = Effect.runPromiseWith(await build(Transport.layerHttpClient))
+  const http = Effect.runPromiseWith(await build(UndiciHttpClient.layer()))
   const transport = Effect.runPromiseWith(
     await build(
       Layer.mergeAll(Transport.layer, Credentials.layerStatic(token)).pipe(
-        Layer.provide([TransportConfig.layer({ roots }), Transport.layerHttpClient])
+        Layer.provide([TransportConfig.layer({ roots }), UndiciHttpClient.layer()])
       )
     )
   )
@@ -69,7 +70,7 @@ try {
   const variants: Array<readonly [string, () => Promise<unknown>]> = [
     ["raw undici + JSON.parse", raw],
     ["raw in Effect.runPromise", () => Effect.runPromise(Effect.promise(raw))],
-    ["HttpClient (layerHttpClient)", () =>
+    ["HttpClient (UndiciHttpClient.layer())", () =>
       http(
         Effect.flatMap(Effect.flatMap(Effect.service(HttpClient.HttpClient), (c) => c.execute(prebuilt)), (r) => r.json).pipe(
           Effect.provideService(HttpClient.TracerDisabledWhen, () => true)

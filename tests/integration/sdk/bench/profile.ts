@@ -3,7 +3,7 @@
  *
  *   node --cpu-prof --cpu-prof-dir=/tmp/prof sdk/bench/profile.ts [signals|odometer|promise|raw|http|httpEffectOnly|stream] [calls]
  *
- * `http` is a bare `HttpClient` of `Transport.layerHttpClient` (with its span), `httpEffectOnly` raw undici inside `Effect.runPromise`.
+ * `http` is a bare `HttpClient` of `UndiciHttpClient.layer()` (with its span), `httpEffectOnly` raw undici inside `Effect.runPromise`.
  *
  * The simulator runs in its own process (its CPU is not in the profile).
  */
@@ -16,10 +16,10 @@ import { Vehicles } from "@connected-vehicle/legacy-v2/Vehicles"
 import * as TransportConfig from "@connected-vehicle/transport/TransportConfig"
 import { Connections } from "@connected-vehicle/v3/Connections"
 import { Signals } from "@connected-vehicle/v3/Signals"
-import * as Transport from "@connected-vehicle/transport/Transport"
 import { createClient } from "@connected-vehicle/sdk/Client"
 import * as ConnectedVehicle from "@connected-vehicle/sdk/ConnectedVehicle"
 import { startSimulator } from "./simulator.ts"
+import * as UndiciHttpClient from "@connected-vehicle/transport/UndiciHttpClient"
 
 const which = process.argv[2] ?? "signals"
 const calls = Number(process.argv[3] ?? 4000)
@@ -33,7 +33,7 @@ try {
   }))
   const context = await runtime.context()
   // the bare HttpClient of the default layer, for the "http" variant
-  const httpContext = await Effect.runPromise(Effect.flatMap(Scope.make(), (scope) => Layer.buildWithScope(Transport.layerHttpClient, scope)))
+  const httpContext = await Effect.runPromise(Effect.flatMap(Scope.make(), (scope) => Layer.buildWithScope(UndiciHttpClient.layer(), scope)))
   const run = Effect.runPromiseWith(context)
   const first = await run(Effect.flatMap(Effect.service(Connections), (s) => s.list({ pageSize: 1 })))
   const vehicleId = first.data[0]!.relationships.vehicle.data.id

@@ -10,7 +10,7 @@
  * 1. latency: legacy odometer and v3 `signals.get`, each as raw undici
  *    `request()` + `JSON.parse`, raw `fetch` + `json()`, the SDK on its
  *    default layer (`ConnectedVehicle.layer`, undici through
- *    `Transport.layerHttpClient`) and the Promise client (`createClient`),
+ *    `UndiciHttpClient.layer()`) and the Promise client (`createClient`),
  *    interleaved round-robin in a new shuffled order each round (seeded: each
  *    variant follows every other one equally often); median, p90 and their
  *    ratios to raw undici, met / not met against the targets (SDK median
