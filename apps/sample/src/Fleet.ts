@@ -43,7 +43,6 @@ import * as Render from "./Render.ts"
 import { SampleError } from "./SampleError.ts"
 import { policies } from "./Target.ts"
 import { heading, keyValues, render } from "./Table.ts"
-import * as UndiciHttpClient from "@connected-vehicle/transport/UndiciHttpClient"
 
 /**
  * What the command is asked for: the burst (`events` distinct events for the
@@ -184,7 +183,7 @@ const sdkOn = (simulator: Simulator["Service"]) => (shared: SharedAccess.SdkOpti
       TransportConfig.make({ ...policies, roots: TransportConfig.rootsFromOrigin(simulator.url) })
     ),
     OAuthConfig.layer({ clientId: simulator.clientId, clientSecret: simulator.clientSecret }),
-    { httpClient: UndiciHttpClient.layer(), ...shared }
+    shared
   )
 
 /**

@@ -231,7 +231,6 @@ export const layer = (
     }
     const keys = keysOf(identityOf(config.roots), clientId)
     return ConnectedVehicle.layerWith(Layer.succeed(TransportConfig.TransportConfig, config), OAuthConfig.layer({ clientId, clientSecret }), {
-      httpClient: UndiciHttpClient.layer(),
       tokenStore: tokenStore.remote(),
       // the legacy commands print their own deprecation notice
       legacy: { deprecationWarnings: "off" },
@@ -300,7 +299,7 @@ const embedded = (
       return ConnectedVehicle.layerWith(
         Layer.succeed(TransportConfig.TransportConfig, config),
         OAuthConfig.layer({ clientId: simulator.clientId, clientSecret: simulator.clientSecret }),
-        { httpClient: UndiciHttpClient.layer(), tokenStore, legacy: { deprecationWarnings: "off" }, ...keys }
+        { tokenStore, legacy: { deprecationWarnings: "off" }, ...keys }
       ).pipe(Layer.merge(Layer.succeed(Target, {
         label: `embedded simulator at ${simulator.url}`,
         embedded: true,

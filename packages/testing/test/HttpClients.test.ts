@@ -12,7 +12,6 @@ suite("UndiciHttpClient.layer, maxResponseBytes 64 KiB", UndiciHttpClient.layer(
   maxResponseBytes: 64 * 1024,
   concurrency: 50
 })
-suite("UndiciHttpClient.layer() (Node)", UndiciHttpClient.layer(), { maxResponseBytes: UndiciHttpClient.defaultMaxResponseBytes })
 suite("NodeHttpClient.layerUndici", NodeHttpClient.layerUndici)
 suite(
   "FetchHttpClient, redirect: manual",

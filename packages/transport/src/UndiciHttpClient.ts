@@ -147,7 +147,9 @@ export const make = (dispatcher: Dispatcher, options?: Options): HttpClient.Http
 
 /**
  * The client on a dispatcher of its own (an undici `Agent` with
- * `connections` per origin), closed with the layer.
+ * `connections` per origin), closed with the layer. Without options it is
+ * the same layer at every call, so that the layers built together (the
+ * SDK's convenience layers side by side, say) share one dispatcher.
  *
  * @example
  * ```ts
@@ -164,6 +166,9 @@ export const make = (dispatcher: Dispatcher, options?: Options): HttpClient.Http
  * @category layers
  */
 export const layer = (options?: Options): Layer.Layer<HttpClient.HttpClient> =>
+  options === undefined ? defaultLayer : layerWith(options)
+
+const layerWith = (options: Options | undefined): Layer.Layer<HttpClient.HttpClient> =>
   Layer.effect(
     HttpClient.HttpClient,
     Effect.map(
@@ -174,6 +179,8 @@ export const layer = (options?: Options): Layer.Layer<HttpClient.HttpClient> =>
       (agent) => make(agent, options)
     )
   )
+
+const defaultLayer = layerWith(undefined)
 
 /** The request's body as undici takes it, or `undefined` when this client cannot send it. */
 const bodyOf = (request: HttpClientRequest.HttpClientRequest): string | Uint8Array | null | undefined => {

@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Exit, Layer, Redacted } from "effect"
+import { Context, Effect, Exit, Layer, Redacted } from "effect"
 import { HttpClient } from "effect/http"
 import { VehicleApi } from "@connected-vehicle/schema/Api"
 import * as Credentials from "@connected-vehicle/transport/Credentials"
@@ -32,6 +32,21 @@ const read = (url: string) =>
   Effect.flatMap(HttpClient.HttpClient, (client) => Effect.flatMap(client.get(url), (response) => response.text))
 
 describe("UndiciHttpClient", () => {
+  it.effect("layer() without options is one layer: layers built together share one client (one dispatcher)", () =>
+    Effect.gen(function*() {
+      assert.strictEqual(UndiciHttpClient.layer(), UndiciHttpClient.layer())
+      assert.notStrictEqual(UndiciHttpClient.layer({ connections: 2 }), UndiciHttpClient.layer({ connections: 2 }))
+      // two users of the default client, as two convenience layers side by side
+      const A = Context.Service<HttpClient.HttpClient>("test/A")
+      const B = Context.Service<HttpClient.HttpClient>("test/B")
+      const users = Layer.mergeAll(
+        Layer.effect(A, Effect.service(HttpClient.HttpClient)).pipe(Layer.provide(UndiciHttpClient.layer())),
+        Layer.effect(B, Effect.service(HttpClient.HttpClient)).pipe(Layer.provide(UndiciHttpClient.layer()))
+      )
+      const context = yield* Layer.build(users)
+      assert.strictEqual(Context.get(context, A), Context.get(context, B))
+    }).pipe(Effect.scoped))
+
   for (const declared of [false, true]) {
     it.live(`a body over maxResponseBytes fails as it arrives, naming the limit (${declared ? "declared length" : "chunked"})`, () =>
       Effect.gen(function*() {

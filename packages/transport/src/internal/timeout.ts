@@ -34,16 +34,31 @@ const later: (f: () => void) => void = typeof globalThis.setImmediate === "funct
 
 /**
  * How long the sleeper is kept once no attempt is in flight, in real
- * milliseconds: calls that come in a burst, with other work between them,
- * share it rather than stop and start it again (which cost tens of
- * microseconds per call of such a workload: `docs/upstream.md`). The wait is an unreferenced timer: an idle process still exits, at
- * most this long after its last attempt.
+ * milliseconds from the last attempt's end: calls that come in a burst, with
+ * other work between them, share it rather than stop and start it again
+ * (which cost tens of microseconds per call of such a workload:
+ * `docs/upstream.md`). The wait is an unreferenced timer: an idle process
+ * still exits, at most this long after its last attempt.
  */
-const idleMillis = 20
+let idleMillis = 20
 
-/** `f` once the process was idle for `idleMillis` (cleanup, not timing: no `Clock`), without keeping it alive. */
-const whenIdle = (f: () => void): void => {
-  const timer: unknown = globalThis.setTimeout(f, idleMillis)
+/**
+ * Sets how long the sleeper is kept once idle (tests); returns the former value.
+ *
+ * @internal
+ */
+export const setIdleMillis = (millis: number): number => {
+  const former = idleMillis
+  idleMillis = millis
+  return former
+}
+
+/** Real milliseconds, for the idle wait only (cleanup, not timing: no `Clock`). */
+const realNow: () => number = typeof globalThis.performance?.now === "function" ? () => globalThis.performance.now() : Date.now
+
+/** `f` after `millis` of real time, without keeping the process alive. */
+const after = (millis: number, f: () => void): void => {
+  const timer: unknown = globalThis.setTimeout(f, millis)
   if (typeof timer === "object" && timer !== null && "unref" in timer && typeof timer.unref === "function") timer.unref()
 }
 
@@ -62,7 +77,9 @@ class Deadlines {
   /** Bumped whenever a sleeper is replaced or stopped: an older one ends at its next step. */
   private generation = 0
   private firing = false
+  /** An idle check is pending; `idleSince`: when the last attempt in flight ended (real time). */
   private idleCheck = false
+  private idleSince = 0
 
   private readonly clock: Clock.Clock
 
@@ -85,16 +102,31 @@ class Deadlines {
     entry.fire = undefined
     this.live--
     if (this.heap.length >= 64 && this.heap.length > 4 * this.live) this.heap = heapOf(this.heap.filter((e) => e.fire !== undefined))
-    if (this.live === 0 && this.sleeper !== undefined && !this.idleCheck) {
+    if (this.live === 0 && this.sleeper !== undefined) {
       // the next attempt usually comes soon (a loop or a burst of calls):
       // the sleeper is kept for it rather than stopped and started again
-      this.idleCheck = true
-      whenIdle(() => {
-        this.idleCheck = false
-        if (this.live === 0) this.stop()
-      })
+      this.idleSince = realNow()
+      if (!this.idleCheck) {
+        this.idleCheck = true
+        this.stopWhenIdle(idleMillis)
+      }
     }
     return true
+  }
+
+  /** Stops the sleeper once no attempt was in flight for `idleMillis` (counted from the last one's end). */
+  private stopWhenIdle(wait: number) {
+    after(wait, () => {
+      if (this.live !== 0 || this.sleeper === undefined) {
+        // in use again (its next idle moment checks anew), or already ended
+        this.idleCheck = false
+        return
+      }
+      const left = this.idleSince + idleMillis - realNow()
+      if (left > 0) return this.stopWhenIdle(left)
+      this.idleCheck = false
+      this.stop()
+    })
   }
 
   private stop() {
