@@ -17,6 +17,7 @@ import { deprecationHeaders, guideResponse, isLegacyPath, isRetired, MIGRATION_G
 import type { RetireLegacy } from "../Sunset.ts"
 import { control, isLoopback } from "./controlRoutes.ts"
 import { drainBody } from "./drain.ts"
+import { trackAnswer } from "./harden.ts"
 import { dropConnection, faultStatusResponse, parseFaultHeader, stalled } from "./faults.ts"
 import { FAULT_HEADER, FAULT_KEY_HEADER, MAX_BODY_BYTES, REQUEST_ID_HEADER, requestIdFor } from "./headers.ts"
 import { routePath } from "./paths.ts"
@@ -80,6 +81,7 @@ export const controlAnswer = (x: Exchange): Effect.Effect<Response> => {
 /** Logs the request; the function that finishes an answer and logs its status. */
 export const responder = (x: Exchange) => {
   const entry = x.env.state.record(x.request.method, x.url, x.headers, x.requestId)
+  trackAnswer(x.request.source, x.requestId, entry)
   if (x.path === "/oauth/token" && x.request.method === "POST") x.env.usage.tokenRequest()
   return (response: Response) =>
     Effect.map(finish(x, response), (out) => {
