@@ -12,7 +12,7 @@ import { randomBytes } from "node:crypto"
 import { prng } from "./Data.ts"
 import * as records from "./internal/stateRecords.ts"
 import type { CodeRecord, FaultRule, LoggedHeaders, LogSlot, RefreshRecord, UsedCode, UserGrant } from "./internal/stateRecords.ts"
-import { entryOf, pathMatches } from "./internal/stateRecords.ts"
+import { entryOf, pathMatches, setCapped } from "./internal/stateRecords.ts"
 
 /**
  * An injected fault (see the README for the control header that spells them).
@@ -137,6 +137,39 @@ export const TOMBSTONE_LIMIT = 10_000
  * @category constants
  */
 export const USED_CODE_LIMIT = 10_000
+
+/**
+ * At most this many live (issued, not yet exchanged) authorization codes are
+ * kept, so a flood of `GET /oauth/authorize` cannot grow memory without bound;
+ * the oldest are forgotten first, a sixteenth of the limit at a time
+ * (exchanging one is then `invalid_grant`).
+ *
+ * @example
+ * ```ts
+ * import { CODE_LIMIT } from "@connected-vehicle/simulator/State"
+ *
+ * const liveCodes = (issued: number) => Math.min(issued, CODE_LIMIT)
+ * ```
+ * @since 0.2.0
+ * @category constants
+ */
+export const CODE_LIMIT = 10_000
+
+/**
+ * At most this many live access tokens, and as many refresh tokens, are kept;
+ * the oldest are forgotten first, a sixteenth of the limit at a time (one is
+ * then answered as an invalid token).
+ *
+ * @example
+ * ```ts
+ * import { TOKEN_LIMIT } from "@connected-vehicle/simulator/State"
+ *
+ * const liveAccessTokens = (issued: number) => Math.min(issued, TOKEN_LIMIT)
+ * ```
+ * @since 0.2.0
+ * @category constants
+ */
+export const TOKEN_LIMIT = 100_000
 
 /** Expired codes and tokens are swept at most once a minute (simulated time). */
 const SWEEP_INTERVAL_MILLIS = 60_000
@@ -377,7 +410,7 @@ export class State {
   issueCode(grant: Omit<CodeRecord, "expiresAt">): string {
     this.sweep(this.now())
     const code = token("code")
-    this.codes.set(code, { ...grant, expiresAt: this.now() + codeLifetimeMillis })
+    setCapped(this.codes, code, { ...grant, expiresAt: this.now() + codeLifetimeMillis }, CODE_LIMIT)
     return code
   }
 
@@ -421,15 +454,17 @@ export class State {
     const accessToken = token("at")
     const refreshToken = token("rt")
     const { family, mode, scopes, userIndex } = grant
-    this.access.set(accessToken, { _tag: "User", userIndex, scopes, mode, family, expiresAt: now + this.accessSeconds * 1000 })
-    this.refresh.set(refreshToken, { userIndex, scopes, mode, family, expiresAt: now + TokenLifetimes.refreshSeconds * 1000 })
+    const access = { _tag: "User" as const, userIndex, scopes, mode, family, expiresAt: now + this.accessSeconds * 1000 }
+    setCapped(this.access, accessToken, access, TOKEN_LIMIT)
+    const refresh = { userIndex, scopes, mode, family, expiresAt: now + TokenLifetimes.refreshSeconds * 1000 }
+    setCapped(this.refresh, refreshToken, refresh, TOKEN_LIMIT)
     return { accessToken, refreshToken }
   }
 
   issueAppToken(): string {
     this.sweep(this.now())
     const accessToken = token("app")
-    this.access.set(accessToken, { _tag: "App", expiresAt: this.now() + this.accessSeconds * 1000 })
+    setCapped(this.access, accessToken, { _tag: "App", expiresAt: this.now() + this.accessSeconds * 1000 }, TOKEN_LIMIT)
     return accessToken
   }
 

@@ -11,7 +11,7 @@ import { Effect, Layer, Schema } from "effect"
 import { TestClock } from "effect/testing"
 import { FetchHttpClient } from "effect/http"
 import { layer as simulatorLayer, Simulator } from "../src/Simulator.ts"
-import { appToken, bearer, call, userTokens } from "./helpers.ts"
+import { appToken, bearer, call, isEnvelope, userTokens } from "./helpers.ts"
 
 const Loopback = Layer.mergeAll(simulatorLayer({ seed: 11, connections: 12, vehicles: 12, users: 4 }), FetchHttpClient.layer)
 
@@ -128,6 +128,35 @@ layer(Loopback)("readings set through the control surface", (it) => {
       const one = yield* call("GET", `/v3/vehicles/${vehicleId}/signals/odometer-traveleddistance`, { headers: v3 })
       assert.deepStrictEqual(one.json.data.attributes.body, { unit: "furlongs", value: 3 })
       yield* sim.reset
+    }))
+
+  it.effect("a signal body nested too deep is a 400 envelope (never a 500) and changes nothing", () =>
+    Effect.gen(function*() {
+      const sim = yield* Simulator
+      const vehicleId = sim.data.vehicleIds[2]!
+      const userId = sim.data.connectionOf(vehicleId)!.userId
+      const v3 = { ...bearer(yield* appToken), "sc-user-id": userId }
+      const path = `/v3/vehicles/${vehicleId}/signals/odometer-traveleddistance`
+      const before = (yield* call("GET", path, { headers: v3 })).json.data.attributes.body
+      const nested = (depth: number) => `{"unit":"km","value":1,"x":${"[".repeat(depth)}${"]".repeat(depth)}}`
+      // 63 arrays inside the body: 64 levels, the most a body may nest
+      const deepest = yield* call("POST", `/_simulator/vehicles/${vehicleId}/signals/odometer-traveleddistance`, {
+        body: nested(63),
+        contentType: "application/json"
+      })
+      assert.strictEqual(deepest.status, 200, deepest.text)
+      yield* sim.reset
+      for (const depth of [64, 10_000]) {
+        const refused = yield* call("POST", `/_simulator/vehicles/${vehicleId}/signals/odometer-traveleddistance`, {
+          body: nested(depth),
+          contentType: "application/json"
+        })
+        assert.strictEqual(refused.status, 400, `depth ${depth}: ${refused.text}`)
+        assert.isTrue(isEnvelope(refused.json), refused.text)
+        assert.include(refused.json.errors[0].detail, "at most 64 levels")
+      }
+      const v3Again = { ...bearer(yield* appToken), "sc-user-id": userId }
+      assert.deepStrictEqual((yield* call("GET", path, { headers: v3Again })).json.data.attributes.body, before)
     }))
 
   it.effect("generated readings are the last report's: v3 and legacy agree until the next report, five minutes on", () =>

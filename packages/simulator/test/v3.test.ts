@@ -97,6 +97,11 @@ layer(Loopback)("v3 signals", (it) => {
       assert.strictEqual(one.json.included.vehicle.id, vehicleId)
       fails(yield* get(`/v3/vehicles/${vehicleId}/signals`, token), 400, "VALIDATION")
       fails(yield* get(`/v3/vehicles/${vehicleId}/signals/odometer-traveleddistance`, token), 400, "VALIDATION")
+      // an empty sc-user-id is malformed like a missing one: 400, before the vehicle is looked up
+      for (const id of [vehicleId, "00000000-0000-4000-8000-000000000000"]) {
+        fails(yield* get(`/v3/vehicles/${id}/signals`, token, { "sc-user-id": "" }), 400, "VALIDATION")
+        fails(yield* get(`/v3/vehicles/${id}/signals/odometer-traveleddistance`, token, { "sc-user-id": "" }), 400, "VALIDATION")
+      }
       fails(yield* get(`/v3/vehicles/${vehicleId}/signals`, undefined, { "sc-user-id": user }), 401, "AUTHENTICATION")
       fails(yield* get(`/v3/vehicles/${vehicleId}/signals`, "not-a-token", { "sc-user-id": user }), 401, "AUTHENTICATION")
       const other = sim.data.users.find((u) => u.id !== user)!.id

@@ -290,7 +290,10 @@ export const make = <E, R>(options: Options<E, R>): Receiver<R> => {
       const decoded = decodeBody(delivery.body)
       if (Result.isFailure(decoded)) return Effect.fail(decoded.failure)
       const event = decoded.success
-      return event.eventType === "VERIFY" ? Effect.succeed(challenge(event, secret)) : handle(handler, event)
+      if (event.eventType === "VERIFY") return Effect.succeed(challenge(event, secret))
+      // the idempotency key: with an empty one, every later event would be taken for a duplicate and dropped
+      if (event.eventId === "") return Effect.fail(new MalformedEvent({ description: "the eventId is empty" }))
+      return handle(handler, event)
     }).pipe(
       Effect.catch((error) =>
         Effect.as(

@@ -157,6 +157,19 @@ describe("Receiver.receive (no HTTP)", () => {
       assert.strictEqual(verify.outcome, "challenge")
     }))
 
+  it.effect("an event with an empty eventId is a MalformedEvent (400), never handled nor taken for a duplicate", () =>
+    Effect.gen(function*() {
+      const calls: Array<DeliveredEvent> = []
+      const receiver = Receiver.make({ secret, handler: (event) => Effect.sync(() => calls.push(event)) })
+      for (const make of ["RENAULT", "TESLA"]) {
+        const reply = yield* receiver.receive(signed(JSON.stringify(vehicleStateEvent("", make))))
+        assert.strictEqual(reply.status, 400, reply.body)
+        assert.strictEqual(reply.error?._tag, "MalformedEvent")
+        assert.include(reply.body, "the eventId is empty")
+      }
+      assert.strictEqual(calls.length, 0)
+    }).pipe(Effect.provide(SeenEvents.layerMemory())))
+
   it.effect("a string body is verified as its UTF-8 bytes", () =>
     Effect.gen(function*() {
       const receiver = Receiver.make({ secret, handler: () => Effect.void })

@@ -173,6 +173,14 @@ export const subscribe = (engine: Engine, input: SubscriptionInput) =>
     return view
   })
 
+/** Levels of objects and arrays a signal body may nest (a real one has one or two). */
+export const MAX_SIGNAL_BODY_DEPTH = 64
+
+/** Whether a JSON value nests objects or arrays more than `levels` deep (recursing at most `levels` calls). */
+const nestedDeeper = (value: unknown, levels: number): boolean =>
+  typeof value === "object" && value !== null &&
+  (levels === 0 || Object.values(value).some((child) => nestedDeeper(child, levels - 1)))
+
 const decodeBody = Schema.decodeUnknownEffect(EventSignalBody)
 const encodeWire = (body: unknown) => Effect.flatMap(Schema.decodeUnknownEffect(SignalBody)(body), Schema.encodeEffect(SignalBody))
 
@@ -184,6 +192,10 @@ export const setSignal = (engine: Engine, vehicleId: string, code: string, body:
     if (definition === undefined) return yield* fail(404, `Vehicle ${v.id} has no signal ${code}`)
     if (typeof body !== "object" || body === null || Array.isArray(body)) {
       return yield* fail(400, "The body of a signal is a JSON object, e.g. {\"unit\": \"km\", \"value\": 12345}")
+    }
+    // the body is stored, served and delivered: serialising one nested thousands deep overflows the stack
+    if (nestedDeeper(body, MAX_SIGNAL_BODY_DEPTH)) {
+      return yield* fail(400, `The body of a signal nests objects and arrays at most ${MAX_SIGNAL_BODY_DEPTH} levels deep`)
     }
     const invalid = (error: { readonly message: string }) =>
       new WebhookControlError({ status: 400, detail: `Invalid signal body: ${error.message}` })

@@ -55,6 +55,8 @@ export const vehicleSummary = (v: VehicleInfo) => ({
 
 /** Vehicle `vehicleId` on behalf of user `userId`: 404 unknown vehicle, 403 not that user's. */
 export const vehicleForUser = (data: Dataset, vehicleId: string, userId: string) => {
+  // an empty header names no user: malformed like a missing one (400), not another user's vehicle (403)
+  if (userId === "") return badRequest("Header sc-user-id must not be empty: it names the user the request is made for")
   const index = data.vehicleIndex(vehicleId.toLowerCase())
   if (index === -1) return notFound(`No vehicle with id ${vehicleId}`)
   const userIndex = data.userIndex(userId.toLowerCase())

@@ -23,6 +23,18 @@ const PENDING_ANSWERS_MILLIS = 10_000
 
 const ignoreError = () => {}
 
+/**
+ * The request id and log entry of each request the application is answering,
+ * by Node's request object: a request whose body then fails (a bad chunk, a
+ * timeout) is answered here with that same id, and its log entry gets the status.
+ */
+const answering = new WeakMap<object, { readonly requestId: string; readonly entry: { status: number } }>()
+
+/** Notes the request id and log entry of a request the application answers (its `source`: Node's request). */
+export const trackAnswer = (source: unknown, requestId: string, entry: { status: number }): void => {
+  if (typeof source === "object" && source !== null) answering.set(source, { requestId, entry })
+}
+
 /** Ends a socket with a whole response, and destroys it after a grace period (the client gets to read it first). */
 const endRaw = (socket: Duplex, status: number, reason: string, detail: string, requestId: string, headers = "") => {
   const body = JSON.stringify(envelope(status, detail, { requestId }))
@@ -226,8 +238,11 @@ export const harden = (server: Server, state: State, origins: Origins): void => 
     const failing = connections.incomplete(socket)
     const target = targetOf(error, failing)
     const path = target === undefined ? undefined : routePath(target)
-    const requestId = state.nextRequestId()
-    const answer = () =>
+    // a request the application logged keeps its id, and its log entry gets the status (not 0, "in flight", forever)
+    const own = failing === undefined ? undefined : answering.get(failing)
+    const requestId = own?.requestId ?? state.nextRequestId()
+    const answer = () => {
+      if (own !== undefined && own.entry.status === 0) own.entry.status = status
       endRaw(
         socket,
         status,
@@ -236,6 +251,7 @@ export const harden = (server: Server, state: State, origins: Origins): void => 
         requestId,
         path !== undefined && isLegacyPath(path) ? deprecationLines(origins, path) : ""
       )
+    }
     // The answers to the requests before the failing one go first (bounded).
     const timer = setTimeout(() => socket.destroy(), PENDING_ANSWERS_MILLIS)
     timer.unref()

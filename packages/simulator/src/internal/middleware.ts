@@ -7,7 +7,7 @@
  *
  * @internal
  */
-import { Duration, Effect } from "effect"
+import { Cause, Duration, Effect } from "effect"
 import { HttpServerResponse } from "effect/http"
 import type { HttpServerRequest } from "effect/http"
 import type { Env } from "../Env.ts"
@@ -17,10 +17,11 @@ import { deprecationHeaders, guideResponse, isLegacyPath, isRetired, MIGRATION_G
 import type { RetireLegacy } from "../Sunset.ts"
 import { control, isLoopback } from "./controlRoutes.ts"
 import { drainBody } from "./drain.ts"
+import { trackAnswer } from "./harden.ts"
 import { dropConnection, faultStatusResponse, parseFaultHeader, stalled } from "./faults.ts"
 import { FAULT_HEADER, FAULT_KEY_HEADER, MAX_BODY_BYTES, REQUEST_ID_HEADER, requestIdFor } from "./headers.ts"
 import { routePath } from "./paths.ts"
-import { envelopeResponse, isOAuthPath, problemResponse, tooLargeResponse, withRequestId } from "./responses.ts"
+import { envelopeResponse, failureResponse, isOAuthPath, problemResponse, tooLargeResponse, withRequestId } from "./responses.ts"
 
 type Response = HttpServerResponse.HttpServerResponse
 
@@ -70,12 +71,17 @@ export const controlAnswer = (x: Exchange): Effect.Effect<Response> => {
   if (!isLoopback(x.request.peerAddress)) {
     return finish(x, envelopeResponse(404, envelope(404, `No endpoint ${x.request.method} ${x.path}`)))
   }
-  return Effect.flatMap(control(state, x.request, x.path, deliveries, usage), (response) => finish(x, response))
+  return control(state, x.request, x.path, deliveries, usage).pipe(
+    // an unexpected failure of a control route is the 500 envelope too, never the platform's empty 500
+    Effect.catchCause((cause) => Cause.hasInterruptsOnly(cause) ? Effect.failCause(cause) : failureResponse(cause, x.request, x.path)),
+    Effect.flatMap((response) => finish(x, response))
+  )
 }
 
 /** Logs the request; the function that finishes an answer and logs its status. */
 export const responder = (x: Exchange) => {
   const entry = x.env.state.record(x.request.method, x.url, x.headers, x.requestId)
+  trackAnswer(x.request.source, x.requestId, entry)
   if (x.path === "/oauth/token" && x.request.method === "POST") x.env.usage.tokenRequest()
   return (response: Response) =>
     Effect.map(finish(x, response), (out) => {

@@ -11,6 +11,22 @@ import type { Fault, Grant, RequestLogEntry } from "../State.ts"
 /** `req-<seed>-<n>`: the request id the simulator generates (see `State.generatedRequestId`). */
 export const generatedRequestId = (seed: number, n: number): string => `req-${seed}-${n}`
 
+/**
+ * Sets `key` in a map kept to at most `limit` entries: once over, the oldest
+ * (first inserted) are forgotten, a sixteenth of the limit at a time. One by
+ * one would cost a scan per insert: a `Map` keeps the holes its deletions
+ * leave at the front until it rehashes, and `keys().next()` walks them.
+ */
+export const setCapped = <K, V>(map: Map<K, V>, key: K, value: V, limit: number): void => {
+  map.set(key, value)
+  if (map.size <= limit) return
+  let excess = map.size - limit + (limit >> 4)
+  for (const oldest of map.keys()) {
+    if (excess-- <= 0) break
+    map.delete(oldest)
+  }
+}
+
 export interface CodeRecord {
   readonly userIndex: number
   readonly scopes: ReadonlySet<Permission>

@@ -1,0 +1,36 @@
+/**
+ * Live authorization codes, access tokens and refresh tokens are bounded: a
+ * flood of `GET /oauth/authorize` (no credential needed) or of token requests
+ * keeps at most a fixed number of each, the oldest forgotten first (a
+ * sixteenth of the limit at a time), so the simulator's memory stays bounded
+ * however long the flood lasts.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import { allPermissions } from "../src/Data.ts"
+import { CODE_LIMIT, State, TOKEN_LIMIT } from "../src/State.ts"
+
+const grant = { userIndex: 0, scopes: new Set(allPermissions), mode: "live" as const, redirectUri: "http://127.0.0.1:9/cb" }
+
+describe("live grants are bounded", () => {
+  it("an authorize flood keeps at most CODE_LIMIT codes, the newest", () => {
+    const state = new State({ now: () => 0, seed: 1, failureRate: 0 })
+    const codes = Array.from({ length: CODE_LIMIT + 5 }, () => state.issueCode(grant))
+    assert.isAtMost(state.sizes().codes, CODE_LIMIT)
+    assert.isUndefined(state.takeCode(codes[0]!)) // forgotten: invalid_grant
+    const newest = state.takeCode(codes.at(-1)!)
+    assert.strictEqual(typeof newest === "object" ? newest.redirectUri : newest, grant.redirectUri)
+  })
+
+  it("a token flood keeps at most TOKEN_LIMIT access and refresh tokens, the newest", () => {
+    const state = new State({ now: () => 0, seed: 1, failureRate: 0 })
+    const apps = Array.from({ length: TOKEN_LIMIT + 5 }, () => state.issueAppToken())
+    assert.isAtMost(state.sizes().access, TOKEN_LIMIT)
+    assert.isUndefined(state.grantOf(apps[0]!))
+    assert.strictEqual((state.grantOf(apps.at(-1)!) as { readonly _tag: string })._tag, "App")
+    const users = Array.from({ length: TOKEN_LIMIT + 5 }, (_, family) => state.issueUserTokens({ ...grant, family }))
+    assert.isAtMost(state.sizes().access, TOKEN_LIMIT)
+    assert.isAtMost(state.sizes().refresh, TOKEN_LIMIT)
+    assert.isUndefined(state.takeRefresh(users[0]!.refreshToken))
+    assert.strictEqual((state.takeRefresh(users.at(-1)!.refreshToken) as { readonly userIndex: number }).userIndex, 0)
+  })
+})
