@@ -18,7 +18,7 @@ import * as FastPath from "./internal/fastPath.ts"
 import * as Listen from "./internal/listen.ts"
 import * as Options from "./internal/options.ts"
 import { makeData } from "./internal/simulatorData.ts"
-import { accessSecondsOf, makeUsage, setRateLimits } from "./internal/usage.ts"
+import { accessSecondsOf, grantLimitOf, makeUsage, setRateLimits } from "./internal/usage.ts"
 import * as RateLimit from "./RateLimit.ts"
 import type { Fault, RequestLogEntry } from "./State.ts"
 import { State } from "./State.ts"
@@ -246,7 +246,9 @@ const setup = Effect.fnUntraced(function*(options: SimulatorOptions | undefined,
     now: () => clock.currentTimeMillisUnsafe(),
     seed,
     failureRate: Math.min(1, Math.max(0, options?.failureRate ?? 0)),
-    accessSeconds: yield* accessSecondsOf(options?.accessTokenLifetime)
+    accessSeconds: yield* accessSecondsOf(options?.accessTokenLifetime),
+    codeLimit: yield* grantLimitOf("codes", options?.grantLimits?.codes),
+    tokenLimit: yield* grantLimitOf("tokens", options?.grantLimits?.tokens)
   })
   const clientId = options?.clientId ?? DEFAULT_CLIENT_ID
   const clientSecret = options?.clientSecret ?? DEFAULT_CLIENT_SECRET

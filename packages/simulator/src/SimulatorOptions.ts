@@ -85,4 +85,13 @@ export interface SimulatorOptions {
    * wall clock, can see tokens expire and be refreshed.
    */
   readonly accessTokenLifetime?: Duration.Input
+  /**
+   * How many live grants are kept before the oldest are forgotten (a
+   * sixteenth of the limit at a time): `codes`, unexchanged authorization
+   * codes (default 10,000, `State.CODE_LIMIT`); `tokens`, access tokens and
+   * as many refresh tokens (default 100,000, `State.TOKEN_LIMIT`). Whole
+   * numbers of at least 1. A refresh token not used while more than `tokens`
+   * newer ones were issued is forgotten before its 60 days.
+   */
+  readonly grantLimits?: { readonly codes?: number | undefined; readonly tokens?: number | undefined } | undefined
 }

@@ -243,14 +243,22 @@ export class State {
   private logged = 0
   private random: () => number
   private resetHooks: Array<() => void> = []
+  private readonly codeLimit: number
+  private readonly tokenLimit: number
 
   constructor(options: {
     readonly now: () => number
     readonly seed: number
     readonly failureRate: number
     readonly accessSeconds?: number | undefined
+    /** Live unexchanged codes kept (default {@link CODE_LIMIT}). */
+    readonly codeLimit?: number | undefined
+    /** Live access tokens kept, and as many refresh tokens (default {@link TOKEN_LIMIT}). */
+    readonly tokenLimit?: number | undefined
   }) {
     this.now = options.now
+    this.codeLimit = options.codeLimit ?? CODE_LIMIT
+    this.tokenLimit = options.tokenLimit ?? TOKEN_LIMIT
     this.seed = options.seed
     this.failureRate = options.failureRate
     this.accessSeconds = options.accessSeconds ?? TokenLifetimes.accessSeconds
@@ -410,7 +418,7 @@ export class State {
   issueCode(grant: Omit<CodeRecord, "expiresAt">): string {
     this.sweep(this.now())
     const code = token("code")
-    setCapped(this.codes, code, { ...grant, expiresAt: this.now() + codeLifetimeMillis }, CODE_LIMIT)
+    setCapped(this.codes, code, { ...grant, expiresAt: this.now() + codeLifetimeMillis }, this.codeLimit)
     return code
   }
 
@@ -455,16 +463,16 @@ export class State {
     const refreshToken = token("rt")
     const { family, mode, scopes, userIndex } = grant
     const access = { _tag: "User" as const, userIndex, scopes, mode, family, expiresAt: now + this.accessSeconds * 1000 }
-    setCapped(this.access, accessToken, access, TOKEN_LIMIT)
+    setCapped(this.access, accessToken, access, this.tokenLimit)
     const refresh = { userIndex, scopes, mode, family, expiresAt: now + TokenLifetimes.refreshSeconds * 1000 }
-    setCapped(this.refresh, refreshToken, refresh, TOKEN_LIMIT)
+    setCapped(this.refresh, refreshToken, refresh, this.tokenLimit)
     return { accessToken, refreshToken }
   }
 
   issueAppToken(): string {
     this.sweep(this.now())
     const accessToken = token("app")
-    setCapped(this.access, accessToken, { _tag: "App", expiresAt: this.now() + this.accessSeconds * 1000 }, TOKEN_LIMIT)
+    setCapped(this.access, accessToken, { _tag: "App", expiresAt: this.now() + this.accessSeconds * 1000 }, this.tokenLimit)
     return accessToken
   }
 

@@ -6,7 +6,9 @@
  * however long the flood lasts.
  */
 import { assert, describe, it } from "@effect/vitest"
+import { Cause, Effect, Exit } from "effect"
 import { allPermissions } from "../src/Data.ts"
+import { layer as simulatorLayer, Simulator } from "../src/Simulator.ts"
 import { CODE_LIMIT, State, TOKEN_LIMIT } from "../src/State.ts"
 
 const grant = { userIndex: 0, scopes: new Set(allPermissions), mode: "live" as const, redirectUri: "http://127.0.0.1:9/cb" }
@@ -33,4 +35,27 @@ describe("live grants are bounded", () => {
     assert.isUndefined(state.takeRefresh(users[0]!.refreshToken))
     assert.strictEqual((state.takeRefresh(users.at(-1)!.refreshToken) as { readonly userIndex: number }).userIndex, 0)
   })
+
+  it("the limits are options: a state keeps what it is told to", () => {
+    const state = new State({ now: () => 0, seed: 1, failureRate: 0, codeLimit: 32, tokenLimit: 48 })
+    const codes = Array.from({ length: 100 }, () => state.issueCode(grant))
+    assert.isAtMost(state.sizes().codes, 32)
+    assert.isUndefined(state.takeCode(codes[0]!))
+    assert.isDefined(state.takeCode(codes.at(-1)!))
+    const apps = Array.from({ length: 100 }, () => state.issueAppToken())
+    assert.isAtMost(state.sizes().access, 48)
+    assert.isUndefined(state.grantOf(apps[0]!))
+    assert.isDefined(state.grantOf(apps.at(-1)!))
+  })
+
+  it.effect("grantLimits that are not whole numbers of at least 1 are refused when the simulator is built", () =>
+    Effect.gen(function*() {
+      for (const grantLimits of [{ codes: 0 }, { tokens: 1.5 }, { tokens: Number.NaN }]) {
+        const exit = yield* Effect.exit(Effect.scoped(Effect.provide(Effect.service(Simulator), simulatorLayer({ grantLimits }))))
+        assert.isTrue(Exit.isFailure(exit) && Cause.hasDies(exit.cause), JSON.stringify(grantLimits))
+        assert.include(String(Exit.isFailure(exit) ? Cause.pretty(exit.cause) : ""), "grantLimits.")
+      }
+      const ok = yield* Effect.exit(Effect.scoped(Effect.provide(Effect.service(Simulator), simulatorLayer({ grantLimits: { codes: 5, tokens: 5 } }))))
+      assert.isTrue(Exit.isSuccess(ok))
+    }))
 })

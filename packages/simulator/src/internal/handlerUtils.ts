@@ -53,7 +53,7 @@ export const vehicleSummary = (v: VehicleInfo) => ({
   powertrainType: v.model.powertrainType
 })
 
-/** Vehicle `vehicleId` on behalf of user `userId`: 404 unknown vehicle, 403 not that user's. */
+/** Vehicle `vehicleId` on behalf of user `userId`: 400 an empty user id, 404 unknown vehicle, 403 not that user's. */
 export const vehicleForUser = (data: Dataset, vehicleId: string, userId: string) => {
   // an empty header names no user: malformed like a missing one (400), not another user's vehicle (403)
   if (userId === "") return badRequest("Header sc-user-id must not be empty: it names the user the request is made for")

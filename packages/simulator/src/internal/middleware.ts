@@ -85,7 +85,9 @@ export const responder = (x: Exchange) => {
   if (x.path === "/oauth/token" && x.request.method === "POST") x.env.usage.tokenRequest()
   return (response: Response) =>
     Effect.map(finish(x, response), (out) => {
-      entry.status = out.status
+      // the first answer wins: a request already answered outside the
+      // application (its body failed) keeps the status it was sent
+      if (entry.status === 0) entry.status = out.status
       return out
     })
 }

@@ -241,3 +241,16 @@ export const accessSecondsOf = (input: Duration.Input | undefined): Effect.Effec
       ? Effect.succeed(seconds.value)
       : Effect.die(new Error(`accessTokenLifetime must be whole seconds, at least 1 (e.g. "30 seconds"), got ${String(input)}`))
   })
+
+/**
+ * A grant limit of `SimulatorOptions.grantLimits` (`name`), checked: a whole
+ * number of at least 1, or `undefined` (the default).
+ *
+ * @internal
+ */
+export const grantLimitOf = (name: "codes" | "tokens", input: number | undefined): Effect.Effect<number | undefined> =>
+  Effect.suspend(() =>
+    input === undefined || (Number.isSafeInteger(input) && input >= 1)
+      ? Effect.succeed(input)
+      : Effect.die(new Error(`grantLimits.${name} must be a whole number of at least 1, got ${String(input)}`))
+  )
