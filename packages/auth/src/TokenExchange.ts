@@ -12,7 +12,7 @@ import { HttpClient, HttpClientRequest } from "effect/http"
 import { AuthorizationApi } from "@connected-vehicle/schema/Api"
 import type { AppTokenResponse, TokenRequest } from "@connected-vehicle/schema/OAuth"
 import { TokenLifetimes } from "@connected-vehicle/schema/OAuth"
-import type { InvalidArgument } from "@connected-vehicle/schema/InvalidArgument"
+import { InvalidArgument } from "@connected-vehicle/schema/InvalidArgument"
 import * as Transport from "@connected-vehicle/transport/Transport"
 import type { ConnectedVehicleError } from "@connected-vehicle/transport/ConnectedVehicleError"
 import { OAuthConfig } from "./OAuthConfig.ts"
@@ -101,7 +101,16 @@ export const exchangeCode = (
   input: { readonly code: string; readonly redirectUri: string },
   options?: Transport.CallOptions
 ): Effect.Effect<Token, TokenError, Transport.Transport | OAuthConfig> =>
-  grant({ grant_type: "authorization_code", code: input.code, redirect_uri: input.redirectUri }, options)
+  Effect.suspend(() => {
+    let payload: TokenRequest
+    try {
+      payload = { grant_type: "authorization_code", code: input.code, redirect_uri: input.redirectUri }
+    } catch {
+      // not an object (`null`, `undefined`), or a getter or a Proxy that throws
+      return Effect.fail(new InvalidArgument({ field: "arguments", message: "arguments: Expected an object with code and redirectUri" }))
+    }
+    return grant(payload, options)
+  })
 
 /**
  * Exchanges a refresh token for a new token set.

@@ -24,8 +24,7 @@ import * as Session from "@connected-vehicle/auth/Session"
 import * as TokenStore from "@connected-vehicle/auth/TokenStore"
 import { LegacyApi, LegacyVehiclesQuery } from "@connected-vehicle/schema/Api"
 import type { LegacyGroup } from "@connected-vehicle/schema/Api"
-import { isIdentifier } from "@connected-vehicle/schema/InvalidArgument"
-import type { InvalidArgument } from "@connected-vehicle/schema/InvalidArgument"
+import { InvalidArgument, isIdentifier } from "@connected-vehicle/schema/InvalidArgument"
 import type { BatchResponse, LegacyBody, LegacyPath, VehicleList } from "@connected-vehicle/schema/Legacy"
 import { UnitSystem } from "@connected-vehicle/schema/Legacy"
 import type { Credentials } from "@connected-vehicle/transport/Credentials"
@@ -35,7 +34,7 @@ import { type ConnectedVehicleError, redactUrl } from "@connected-vehicle/transp
 import * as Batch from "./Batch.ts"
 import * as Deprecation from "./Deprecation.ts"
 import { toReading } from "./internal/headers.ts"
-import { checkIdentifier, checkListArgs, checkPaths, checkUnitSystem, isUnitSystem } from "./internal/args.ts"
+import { checkIdentifier, checkListArgs, checkPaths, checkUnitSystem, isUnitSystem, unitSystemOf } from "./internal/args.ts"
 import type { Reading } from "./Reading.ts"
 import * as UndiciHttpClient from "@connected-vehicle/transport/UndiciHttpClient"
 
@@ -279,7 +278,7 @@ export const make = (options?: Options): Effect.Effect<Vehicles["Service"], neve
           })),
       stream: (args, callOptions) =>
         Stream.unwrap(Effect.map(
-          checkListArgs(args === undefined || args === null ? args : { limit: args.limit }),
+          checkListArgs(args, ["limit"]),
           (query) =>
             Pagination.offsetItems((offset, limit) => fetchPage({ offset, limit }, callOptions), { limit: query.limit ?? 50 })
         )),
@@ -313,7 +312,8 @@ type ReadCall<A> = (
 /** One read: the arguments checked, the request sent, the body and headers as a `Reading`. */
 const readOf = <A>(shared: Shared, path: LegacyPath, call: ReadCall<A>) =>
 (vehicleId: string, readOptions?: ReadOptions): Effect.Effect<Reading<A>, ReadError> => {
-  const unitSystem = readOptions?.unitSystem ?? shared.defaultUnitSystem
+  const unitSystem = unitSystemOf(readOptions, shared.defaultUnitSystem)
+  if (unitSystem instanceof InvalidArgument) return Effect.fail(unitSystem)
   const reading = Effect.flatMap(
     call({ params: { id: vehicleId }, headers: { "sc-unit-system": unitSystem } }, readOptions),
     (r) =>
@@ -349,7 +349,8 @@ const batchOf = <const P extends LegacyPath>(
   paths: readonly [P, ...Array<P>],
   readOptions: ReadOptions | undefined
 ): Effect.Effect<Batch.BatchResult<P>, ReadError> => {
-  const unitSystem = readOptions?.unitSystem ?? shared.defaultUnitSystem
+  const unitSystem = unitSystemOf(readOptions, shared.defaultUnitSystem)
+  if (unitSystem instanceof InvalidArgument) return Effect.fail(unitSystem)
   return Effect.gen(function*() {
     yield* checkIdentifier("vehicleId", vehicleId)
     yield* checkUnitSystem(unitSystem)

@@ -10,7 +10,7 @@ import type { LogLevel } from "effect"
 import { fromConfigError } from "./ConfigurationError.ts"
 import type { ConfigurationError } from "./ConfigurationError.ts"
 import * as env from "./internal/env.ts"
-import { check, duration, headerNames } from "./internal/options.ts"
+import { check, duration, flag, headerNames, unset } from "./internal/options.ts"
 import { sdkVersion } from "./internal/version.ts"
 
 /**
@@ -306,13 +306,13 @@ export const requestIdOf = (
  * @category constructors
  */
 export const retryPolicy = (base: RetryPolicy, options: RetryOptions | undefined): RetryPolicy =>
-  options === undefined ? base : {
+  unset("retry", options) ? base : {
     maxAttempts: check("retry.maxAttempts", options.maxAttempts, base.maxAttempts, (n) => Number.isSafeInteger(n) && n >= 1, "an integer >= 1"),
     initialDelay: duration("retry.initialDelay", options.initialDelay, base.initialDelay, false),
     factor: check("retry.factor", options.factor, base.factor, (n) => Number.isFinite(n) && n >= 1, "a finite number >= 1"),
     maxDelay: duration("retry.maxDelay", options.maxDelay, base.maxDelay, false),
     maxElapsed: duration("retry.maxElapsed", options.maxElapsed, base.maxElapsed, true),
-    retryNonIdempotent: options.retryNonIdempotent ?? base.retryNonIdempotent
+    retryNonIdempotent: flag("retry.retryNonIdempotent", options.retryNonIdempotent, base.retryNonIdempotent)
   }
 
 /**
@@ -329,8 +329,8 @@ export const retryPolicy = (base: RetryPolicy, options: RetryOptions | undefined
  * @category constructors
  */
 export const rateLimitPolicy = (base: RateLimitPolicy, options: RateLimitOptions | undefined): RateLimitPolicy =>
-  options === undefined ? base : {
-    wait: options.wait ?? base.wait,
+  unset("rateLimit", options) ? base : {
+    wait: flag("rateLimit.wait", options.wait, base.wait),
     maxWait: duration("rateLimit.maxWait", options.maxWait, base.maxWait, false)
   }
 

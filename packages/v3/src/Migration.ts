@@ -42,15 +42,14 @@ import { Effect, Option, Result, Schema } from "effect"
 import type { Legacy } from "@connected-vehicle/schema"
 import { LegacyEndpoints, UnitSystem as UnitSystemSchema } from "@connected-vehicle/schema/Legacy"
 import type { LegacyBody, LegacyPath, UnitSystem } from "@connected-vehicle/schema/Legacy"
-import type { InvalidArgument } from "@connected-vehicle/schema/InvalidArgument"
-import { validate } from "@connected-vehicle/schema/InvalidArgument"
+import { InvalidArgument, validate } from "@connected-vehicle/schema/InvalidArgument"
 import { ErrorEnvelope, statusOfType } from "@connected-vehicle/schema/ServiceError"
 import { fromEnvelope, VehicleState } from "@connected-vehicle/schema/ServiceReason"
 import type { Signal } from "@connected-vehicle/schema/Signal"
 import type * as Transport from "@connected-vehicle/transport/Transport"
 import { ConnectedVehicleError, InvalidResponse } from "@connected-vehicle/transport/ConnectedVehicleError"
 import { Connections } from "./Connections.ts"
-import { identifier } from "./internal/args.ts"
+import { identifier, readInput } from "./internal/args.ts"
 import { Signals } from "./Signals.ts"
 
 /**
@@ -344,8 +343,9 @@ export const read = <P extends MigratedPath>(
   options?: ReadOptions
 ): Effect.Effect<Reading<LegacyBody<P>>, ReadError, Signals | Connections> =>
   Effect.gen(function*() {
-    const unitSystem = yield* validate(UnitSystemSchema, options?.unitSystem ?? "metric", { field: "unitSystem" })
-    const given = (typeof target === "object" && target !== null ? target : {}) as Partial<Target>
+    const given = readInput(path, target, options)
+    if (given instanceof InvalidArgument) return yield* Effect.fail(given)
+    const unitSystem = yield* validate(UnitSystemSchema, given.unitSystem ?? "metric", { field: "unitSystem" })
     const vehicleId = yield* identifier("vehicleId", given.vehicleId)
     const userId = given.userId === undefined
       ? yield* userIdOf(vehicleId, options)

@@ -33,6 +33,20 @@ describe("Consent URL", () => {
     }).pipe(Effect.provide(loopback())))
 })
 
+describe("login arguments", () => {
+  it.effect("null, undefined or unreadable input is an InvalidArgument naming arguments, nothing sent", () =>
+    Effect.gen(function*() {
+      const unsafe = Session.login as (key: string, input: unknown) => ReturnType<typeof Session.login>
+      const throwing = Object.defineProperty({ redirectUri }, "code", { enumerable: true, get: () => { throw new Error("boom") } })
+      for (const input of [null, undefined, throwing]) {
+        const error = yield* Effect.flip(unsafe("user", input))
+        assert.instanceOf(error, InvalidArgument)
+        assert.strictEqual((error as InvalidArgument).field, "arguments")
+      }
+      assert.deepStrictEqual(yield* (yield* Simulator).requests, [])
+    }).pipe(Effect.provide(loopback())))
+})
+
 describe("OAuth against the simulator (loopback)", () => {
   it.effect("consent, redirect, exchange, call, expiry, refresh, and one refresh for 100 concurrent calls", () =>
     Effect.gen(function*() {

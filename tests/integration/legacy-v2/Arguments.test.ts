@@ -32,6 +32,31 @@ describe("legacy arguments", () => {
       assert.deepStrictEqual(yield* requestsTo(/^\/v2\.0\//), [])
     }).pipe(Effect.provide(layerLoopback())))
 
+  it.live("read options that cannot be read or are null, and a non-object stream argument, are InvalidArgument, not throws", () =>
+    Effect.gen(function*() {
+      const sim = yield* Simulator.Simulator
+      const vehicleId = sim.data.vehiclesOf(busiestUser(sim))[0]!
+      const vehicles = yield* Vehicles.Vehicles
+      const unsafe = <F extends (...args: Array<any>) => any>(f: F) => f as (...args: Array<unknown>) => ReturnType<F>
+      const throwing = Object.defineProperty({}, "unitSystem", { enumerable: true, get: () => { throw new Error("boom") } })
+      const cases: ReadonlyArray<readonly [() => Effect.Effect<unknown, { readonly _tag: string }>, string]> = [
+        [() => unsafe(vehicles.odometer)(vehicleId, throwing), "options"],
+        [() => unsafe(vehicles.vin)(vehicleId, null), "options"],
+        [() => unsafe(vehicles.location)(vehicleId, { timeout: Number.NaN }), "timeout"],
+        [() => unsafe(vehicles.batch)(vehicleId, ["/vin"], throwing), "options"],
+        [() => Stream.runDrain(unsafe(vehicles.stream)(42)), "arguments"],
+        [() => Stream.runDrain(unsafe(vehicles.stream)(Object.defineProperty({}, "limit", { enumerable: true, get: () => { throw new Error("boom") } }))), "arguments"]
+      ]
+      for (const [call, field] of cases) {
+        const error = yield* invalid(Effect.suspend(call))
+        assert.strictEqual(error.field, field, error.message)
+      }
+      assert.deepStrictEqual(yield* requestsTo(/^\/v2\.0\//), [])
+      // an onResponse that returns no Effect is ignored
+      const reading = yield* unsafe(vehicles.vin)(vehicleId, { onResponse: () => undefined })
+      assert.isString(reading.value.vin)
+    }).pipe(Effect.provide(layerLoopback())))
+
   it.live("transformClient applies to the legacy requests", () =>
     Effect.gen(function*() {
       const vehicles = yield* Vehicles.Vehicles

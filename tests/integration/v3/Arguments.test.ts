@@ -4,6 +4,7 @@ import { HttpClient, HttpClientRequest } from "effect/http"
 import * as Simulator from "@connected-vehicle/simulator/Simulator"
 import { Compatibility } from "@connected-vehicle/v3/Compatibility"
 import { Connections } from "@connected-vehicle/v3/Connections"
+import * as Migration from "@connected-vehicle/v3/Migration"
 import { Signals } from "@connected-vehicle/v3/Signals"
 import { Subscriptions } from "@connected-vehicle/v3/Subscriptions"
 import { Webhooks } from "@connected-vehicle/v3/Webhooks"
@@ -91,5 +92,38 @@ describe("arguments", () => {
     }).pipe(Effect.provide(layerLoopback({
       transformClient: HttpClient.mapRequest(HttpClientRequest.setHeader("x-team", "fleet"))
     }))))
+  it.live("arguments and call options that cannot be read, null or of the wrong type are InvalidArgument, not defects", () =>
+    Effect.gen(function*() {
+      const { userId, vehicleId } = yield* target
+      const connections = yield* Connections
+      const signals = yield* Signals
+      const unsafe = <F extends (...args: Array<any>) => any>(f: F) => f as (...args: Array<unknown>) => ReturnType<F>
+      const throwing = (key: string) => Object.defineProperty({}, key, { enumerable: true, get: () => { throw new Error("boom") } })
+      const proxy = new Proxy({}, { get: () => { throw new Error("boom") }, ownKeys: () => { throw new Error("boom") } })
+      const cases: ReadonlyArray<readonly [Effect.Effect<unknown, { readonly _tag: string }>, string]> = [
+        [unsafe(connections.list)(throwing("userId")), "arguments"],
+        [unsafe(connections.list)(proxy), "arguments"],
+        [unsafe(signals.get)(throwing("vehicleId")), "arguments"],
+        [Stream.runDrain(unsafe(connections.stream)({}, proxy)), "options"],
+        [unsafe(connections.list)({}, null), "options"],
+        [unsafe(connections.get)("c1", throwing("timeout")), "options"],
+        [unsafe(connections.list)({}, { retry: null }), "retry"],
+        [unsafe(connections.list)({}, { rateLimit: null }), "rateLimit"],
+        [unsafe(connections.list)({}, { rateLimit: { wait: "yes" } }), "rateLimit.wait"],
+        [unsafe(connections.list)({}, { retry: { maxDelay: Number.NaN } }), "retry.maxDelay"],
+        [unsafe(connections.list)({}, { onResponse: 1 }), "onResponse"],
+        [unsafe(Migration.odometer)(throwing("vehicleId")), "arguments"],
+        [unsafe(Migration.vin)({ vehicleId, userId }, proxy), "options"],
+        [unsafe(Migration.read)(proxy, { vehicleId, userId }), "path"]
+      ]
+      for (const [effect, field] of cases) {
+        const error = yield* invalid(effect)
+        assert.strictEqual(error.field, field, error.message)
+      }
+      assert.deepStrictEqual(yield* requestsTo(/^\/v3\//), [])
+      // an onResponse that returns no Effect is ignored, as one that throws
+      const page = yield* unsafe(connections.list)({ pageSize: 1 }, { onResponse: () => undefined })
+      assert.strictEqual(page.data.length, 1)
+    }).pipe(Effect.provide(layerLoopback())))
 })
 

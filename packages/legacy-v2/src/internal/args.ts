@@ -39,17 +39,43 @@ export const isUnitSystem = Schema.is(UnitSystem)
 export const checkUnitSystem = (value: unknown): Effect.Effect<UnitSystem, InvalidArgument> =>
   isUnitSystem(value) ? Effect.succeed(value) : checkValue("unitSystem", UnitSystem, value)
 
+/** The `InvalidArgument` of arguments or options whose fields cannot be read (a getter or a Proxy that throws). */
+export const unreadable = (field: string): InvalidArgument =>
+  new InvalidArgument({ field, message: `${field}: Expected an object whose fields can be read` })
+
 /**
  * Checks the vehicle-list arguments against `LegacyVehiclesQuery` (`undefined`
- * is `{}`); only the defined entries are kept.
+ * is `{}`); only the defined entries (of `only`, when given) are kept.
  *
  * @internal
  */
-export const checkListArgs = (args: unknown): Effect.Effect<typeof LegacyVehiclesQuery.Type, InvalidArgument> =>
+/**
+ * The unit system of a read's options (`fallback` when they name none), or the
+ * `InvalidArgument` of options that cannot be read.
+ *
+ * @internal
+ */
+export const unitSystemOf = (options: { readonly unitSystem?: UnitSystem | undefined } | undefined, fallback: UnitSystem) => {
+  try {
+    return options?.unitSystem ?? fallback
+  } catch {
+    return unreadable("options")
+  }
+}
+
+export const checkListArgs = (
+  args: unknown,
+  only?: ReadonlyArray<string>
+): Effect.Effect<typeof LegacyVehiclesQuery.Type, InvalidArgument> =>
   Effect.suspend(() => {
     if (args === undefined) return Effect.succeed({})
     if (typeof args !== "object" || args === null) return validate(LegacyVehiclesQuery, args, { field: "arguments" })
-    const defined = Object.fromEntries(Object.entries(args).filter(([, v]) => v !== undefined))
+    let defined: Record<string, unknown>
+    try {
+      defined = Object.fromEntries(Object.entries(args).filter(([k, v]) => v !== undefined && (only === undefined || only.includes(k))))
+    } catch {
+      return Effect.fail(unreadable("arguments"))
+    }
     for (const key of Object.keys(defined)) {
       if (!(key in LegacyVehiclesQuery.fields)) {
         return Effect.fail(new InvalidArgument({ field: key, message: `${key}: unknown argument (expected limit, offset)` }))

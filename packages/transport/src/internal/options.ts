@@ -15,7 +15,8 @@ export const duration = (field: string, input: Duration.Input | undefined, fallb
   if (input === undefined) return fallback
   let decoded: Option.Option<Duration.Duration> = Option.none()
   try {
-    decoded = Duration.fromInput(input)
+    // `Duration.fromInput(NaN)` is zero: NaN is refused here
+    if (!Number.isNaN(input)) decoded = Duration.fromInput(input)
   } catch {
     // not a duration input
   }
@@ -29,6 +30,26 @@ export const duration = (field: string, input: Duration.Input | undefined, fallb
 export const check = (field: string, value: number | undefined, fallback: number, valid: (n: number) => boolean, expected: string): number => {
   if (value === undefined) return fallback
   if (typeof value !== "number" || !valid(value)) throw new InvalidArgument({ field, message: `${field}: Expected ${expected}` })
+  return value
+}
+
+/**
+ * Whether an options object is absent: `true` for `undefined`, `false` for an
+ * object that is not an array, else an `InvalidArgument` naming `field` is
+ * thrown.
+ */
+export const unset = (field: string, value: object | undefined): value is undefined => {
+  if (value === undefined) return true
+  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+    throw new InvalidArgument({ field, message: `${field}: Expected an object` })
+  }
+  return false
+}
+
+/** A boolean option: `fallback` when it is `undefined`, else it must be a boolean (an `InvalidArgument` naming `field` is thrown). */
+export const flag = (field: string, value: boolean | undefined, fallback: boolean): boolean => {
+  if (value === undefined) return fallback
+  if (typeof value !== "boolean") throw new InvalidArgument({ field, message: `${field}: Expected a boolean` })
   return value
 }
 

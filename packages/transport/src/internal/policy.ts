@@ -9,7 +9,7 @@ import { InvalidArgument } from "@connected-vehicle/schema/InvalidArgument"
 import type { CallOptions } from "../Transport.ts"
 import type { RateLimitPolicy, RetryPolicy, TransportConfig } from "../TransportConfig.ts"
 import { rateLimitPolicy, retryPolicy } from "../TransportConfig.ts"
-import { duration } from "./options.ts"
+import { duration, unset } from "./options.ts"
 import type { AnyError } from "./responses.ts"
 
 
@@ -67,6 +67,11 @@ export const resolve = (
 ): Policy | InvalidArgument => {
   if (options === undefined) return base
   try {
+    unset("options", options)
+    const onResponse: unknown = options.onResponse
+    if (onResponse !== undefined && typeof onResponse !== "function") {
+      return new InvalidArgument({ field: "onResponse", message: "onResponse: Expected a function" })
+    }
     const timeout = duration("timeout", options.timeout, config.timeout, true)
     const retry = retryPolicy(config.retry, options.retry)
     const maxRetries: unknown = options.maxRetries
@@ -76,8 +81,10 @@ export const resolve = (
     const policy = fromConfig(timeout, retry, rateLimitPolicy(config.rateLimit, options.rateLimit))
     return maxRetries === undefined ? policy : { ...policy, maxAttempts: maxRetries + 1 }
   } catch (error) {
-    if (error instanceof InvalidArgument) return error
-    throw error
+    // a getter or a Proxy that throws: the options cannot be read
+    return error instanceof InvalidArgument
+      ? error
+      : new InvalidArgument({ field: "options", message: "options: Expected an object whose fields can be read" })
   }
 }
 

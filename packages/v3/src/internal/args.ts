@@ -23,6 +23,17 @@ const friendly = (wire: string): string => /^filter\[(.+)\]$/.exec(wire)?.[1] ??
 const isRecord = (u: unknown): u is Readonly<Record<string, unknown>> =>
   typeof u === "object" && u !== null && !Array.isArray(u)
 
+// `body`, or an `InvalidArgument` naming `arguments` when it throws: a getter
+// or a Proxy of the arguments that throws when they are read
+const guarded = <A>(body: () => Effect.Effect<A, InvalidArgument>): Effect.Effect<A, InvalidArgument> =>
+  Effect.suspend(() => {
+    try {
+      return body()
+    } catch {
+      return Effect.fail(new InvalidArgument({ field: "arguments", message: "arguments: Expected an object whose fields can be read" }))
+    }
+  })
+
 /**
  * Checks list arguments against the contract query `schema` and returns the
  * wire query (only defined entries). `undefined` is `{}`; `null`, a non-object
@@ -35,7 +46,7 @@ export const toQuery = <S extends Schema.Struct<Schema.Struct.Fields>>(schema: S
   const wireOf = new Map(Object.keys(schema.fields).map((wire) => [friendly(wire), wire]))
   const decoder = schema as unknown as Schema.ConstraintDecoder<S["Type"]>
   return (args: unknown): Effect.Effect<S["Type"], InvalidArgument> =>
-    Effect.suspend(() => {
+    guarded(() => {
       if (args === undefined) return validate(decoder, {})
       if (!isRecord(args)) return validate(Schema.Record(Schema.String, Schema.Unknown), args, { field: "arguments" })
       const wire: Record<string, unknown> = {}
@@ -63,7 +74,7 @@ export const identifiers = <const K extends string>(
   args: unknown,
   keys: ReadonlyArray<K>
 ): Effect.Effect<{ readonly [P in K]: string }, InvalidArgument> =>
-  Effect.suspend(() => {
+  guarded(() => {
     if (!isRecord(args)) return validate(Schema.Record(Schema.String, Schema.Unknown), args, { field: "arguments" }) as never
     // the common case, all valid, without running the schema (`isIdentifier` is `Identifier`'s rule)
     if (keys.every((key) => isIdentifier(args[key]))) return Effect.succeed(args as { readonly [P in K]: string })
@@ -77,6 +88,33 @@ export const identifiers = <const K extends string>(
  *
  * @internal
  */
+/**
+ * The fields a migrated read takes from its arguments (checked by the read),
+ * or the `InvalidArgument` of an argument that cannot be read: a path that is
+ * not a string, a getter or a Proxy that throws.
+ *
+ * @internal
+ */
+export const readInput = (
+  path: unknown,
+  target: unknown,
+  options: { readonly unitSystem?: unknown } | undefined
+): { readonly vehicleId: unknown; readonly userId: unknown; readonly unitSystem: unknown } | InvalidArgument => {
+  if (typeof path !== "string") return new InvalidArgument({ field: "path", message: "path: Expected a string" })
+  let unitSystem: unknown
+  try {
+    unitSystem = options?.unitSystem
+  } catch {
+    return new InvalidArgument({ field: "options", message: "options: Expected an object whose fields can be read" })
+  }
+  try {
+    const given = (isRecord(target) ? target : {}) as { readonly vehicleId?: unknown; readonly userId?: unknown }
+    return { vehicleId: given.vehicleId, userId: given.userId, unitSystem }
+  } catch {
+    return new InvalidArgument({ field: "arguments", message: "arguments: Expected an object whose fields can be read" })
+  }
+}
+
 export const identifier = (field: string, value: unknown): Effect.Effect<string, InvalidArgument> =>
   isIdentifier(value) ? Effect.succeed(value) : Effect.suspend(() => validate(Identifier, value, { field }))
 

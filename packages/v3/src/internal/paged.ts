@@ -43,7 +43,12 @@ export const paged = <A, V extends { readonly query: Paging }, P extends Paginat
       Effect.flatMap(check(args), (valid) => Effect.map(fetch(valid, options), (r) => r.value)),
     pages,
     stream: (args: A, options?: Pagination.StreamOptions): Stream.Stream<P["data"][number], E | InvalidArgument> => {
-      const readAhead: unknown = options?.readAhead
+      let readAhead: unknown
+      try {
+        readAhead = options?.readAhead
+      } catch {
+        return Stream.fail(new InvalidArgument({ field: "options", message: "options: Expected an object whose fields can be read" }))
+      }
       if (readAhead !== undefined && !Pagination.isReadAhead(readAhead)) {
         return Stream.fail(new InvalidArgument({ field: "readAhead", message: "readAhead: Expected 0 or 1" }))
       }
