@@ -175,6 +175,45 @@ describe("Client", () => {
     await client[Symbol.asyncDispose]()
   }, 60_000)
 
+  it("options that cannot be read, and transport options the transport refuses, are an InvalidArgumentError, not a raw throw", async () => {
+    const throwing = (key: string) => Object.defineProperty({}, key, { enumerable: true, get: () => { throw new Error("boom") } })
+    const proxy = new Proxy({}, { get: () => { throw new Error("boom") }, ownKeys: () => { throw new Error("boom") } })
+    const base = { clientId: "id", clientSecret, origin: "http://127.0.0.1:1" }
+    const thrown = (f: () => unknown) => {
+      try {
+        f()
+      } catch (error) {
+        errorsSeen.push(error)
+        return error as Client.InvalidArgumentError
+      }
+      assert.fail("expected a throw")
+    }
+    const cases: ReadonlyArray<readonly [unknown, string]> = [
+      [proxy, "options"],
+      [Object.assign(throwing("origin"), { clientId: "id", clientSecret }), "options"],
+      [{ ...base, transport: { retry: null } }, "retry"]
+    ]
+    for (const [options, field] of cases) {
+      const error = thrown(() => Client.createClient(options as Client.ClientOptions))
+      assert.instanceOf(error, Client.InvalidArgumentError)
+      assert.strictEqual(error.field, field)
+    }
+    const client = makeClient()
+    const unsafe = <F extends (...args: Array<any>) => any>(f: F) => f as (...args: Array<unknown>) => ReturnType<F>
+    for (const options of [proxy, throwing("timeout")]) {
+      for (const call of [
+        () => unsafe(client.v3.connections.list)({}, options),
+        () => unsafe(client.v3.webhooks.get)("wh_1", options),
+        () => unsafe(client.legacy.odometer)("veh_1", options),
+        () => collect(unsafe(client.v3.connections.iterate)({}, options))
+      ]) {
+        const error = await expectError(call(), Client.InvalidArgumentError)
+        assert.strictEqual(error.field, "options")
+      }
+    }
+    await client.close()
+  })
+
   it("origin and roots must be http(s) URLs; setUserToken without an expiry takes the 7200 s lifetime", async () => {
     const thrown = (f: () => unknown) => {
       try {

@@ -100,7 +100,7 @@ describe("arguments", () => {
       const unsafe = <F extends (...args: Array<any>) => any>(f: F) => f as (...args: Array<unknown>) => ReturnType<F>
       const throwing = (key: string) => Object.defineProperty({}, key, { enumerable: true, get: () => { throw new Error("boom") } })
       const proxy = new Proxy({}, { get: () => { throw new Error("boom") }, ownKeys: () => { throw new Error("boom") } })
-      const cases: ReadonlyArray<readonly [Effect.Effect<unknown, { readonly _tag: string }>, string]> = [
+      const cases: ReadonlyArray<readonly [Effect.Effect<unknown, { readonly _tag: string }, Signals | Connections>, string]> = [
         [unsafe(connections.list)(throwing("userId")), "arguments"],
         [unsafe(connections.list)(proxy), "arguments"],
         [unsafe(signals.get)(throwing("vehicleId")), "arguments"],

@@ -6,8 +6,10 @@
 import { Effect, Layer, Logger, Option, Redacted, References } from "effect"
 import type { LogLevel } from "effect"
 import * as TokenStore from "@connected-vehicle/auth/TokenStore"
+import { InvalidArgument } from "@connected-vehicle/schema/InvalidArgument"
 import type { UnitSystem } from "@connected-vehicle/schema/Legacy"
 import type { AsyncTokenStore, ClientOptions, LogEntry } from "../ClientOptions.ts"
+import { InvalidArgumentError } from "../ClientError.ts"
 import * as ConnectedVehicle from "../ConnectedVehicle.ts"
 import { attemptsOf, checkClientOptions, deprecationWarningsOf, invalid, logLevelOf, millisOf, throwIfInvalid } from "./options.ts"
 
@@ -24,8 +26,25 @@ export interface Settings {
   readonly unitSystem: UnitSystem | undefined
 }
 
-/** @internal */
+/**
+ * The client's settings; bad options throw an `InvalidArgumentError`: the
+ * checks' own, the transport's `InvalidArgument` (`transport.retry: null`...)
+ * with its field, and options that cannot be read (a getter or a Proxy that
+ * throws) naming `options`.
+ *
+ * @internal
+ */
 export const settingsOf = (options: ClientOptions): Settings => {
+  try {
+    return settingsUnchecked(options)
+  } catch (error) {
+    if (error instanceof InvalidArgumentError) throw error
+    if (error instanceof InvalidArgument) throw new InvalidArgumentError({ message: error.message, field: error.field, cause: error })
+    throw invalid("options", "Expected an object whose fields can be read")
+  }
+}
+
+const settingsUnchecked = (options: ClientOptions): Settings => {
   const roots = throwIfInvalid(checkClientOptions(options))
   const clientSecret = Redacted.isRedacted(options.clientSecret) ? options.clientSecret : Redacted.make(options.clientSecret)
   const timeoutMillis = options.timeout === undefined ? undefined : throwIfInvalid(millisOf("timeout", options.timeout))

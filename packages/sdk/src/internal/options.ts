@@ -47,10 +47,16 @@ export const attemptsOf = (field: string, maxRetries: unknown): number | Invalid
 export const toCallOptions = (options: RequestOptions | undefined): Transport.CallOptions | undefined | InvalidArgumentError => {
   if (options === undefined) return undefined
   if (typeof options !== "object" || options === null) return invalid("options", "Expected an object")
-  const { maxRetries, signal, timeout } = options
+  let maxRetries: unknown, signal: unknown, timeout: unknown
+  try {
+    ;({ maxRetries, signal, timeout } = options)
+  } catch {
+    // a getter or a Proxy that throws
+    return invalid("options", "Expected an object whose fields can be read")
+  }
   if (signal !== undefined && !(signal instanceof AbortSignal)) return invalid("signal", "Expected an AbortSignal")
   if (timeout === undefined && maxRetries === undefined) return undefined
-  return { timeout, maxRetries }
+  return { timeout, maxRetries } as Transport.CallOptions
 }
 
 const epochMillis = (field: string, value: Date | number): number | InvalidArgumentError => {
