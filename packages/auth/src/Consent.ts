@@ -3,12 +3,12 @@
  *
  * @since 0.1.0
  */
-import { Effect } from "effect"
+import { Effect, Schema } from "effect"
 import { HttpApiClient } from "effect/http-api"
 import { AuthorizationApi } from "@connected-vehicle/schema/Api"
-import type { Mode } from "@connected-vehicle/schema/Common"
-import { InvalidArgument } from "@connected-vehicle/schema/InvalidArgument"
-import type { Permission } from "@connected-vehicle/schema/OAuth"
+import { Mode } from "@connected-vehicle/schema/Common"
+import { InvalidArgument, validate } from "@connected-vehicle/schema/InvalidArgument"
+import { Permission } from "@connected-vehicle/schema/OAuth"
 import { TransportConfig } from "@connected-vehicle/transport/TransportConfig"
 import { OAuthConfig } from "./OAuthConfig.ts"
 
@@ -61,20 +61,50 @@ export const consentUrl = (
   authorizationUrl: string,
   clientId: string,
   options: ConsentOptions
-): Effect.Effect<string, InvalidArgument> => {
-  if (typeof options.redirectUri !== "string" || options.redirectUri.length === 0) {
-    return Effect.fail(missingRedirectUri(options.redirectUri === undefined ? "none was given" : `got ${JSON.stringify(options.redirectUri)}`))
-  }
-  return Effect.succeed(HttpApiClient.urlBuilder(AuthorizationApi, { baseUrl: authorizationUrl }).oauth.authorize({
-    query: {
-      response_type: "code",
-      client_id: clientId,
-      redirect_uri: options.redirectUri,
-      ...(options.permissions.length === 0 ? {} : { scope: options.permissions.join(" ") }),
-      ...(options.state === undefined ? {} : { state: options.state }),
-      ...(options.mode === undefined ? {} : { mode: options.mode })
+): Effect.Effect<string, InvalidArgument> =>
+  Effect.suspend(() => {
+    const given = readConsent(options)
+    if (given instanceof InvalidArgument) return Effect.fail(given)
+    const { redirectUri } = given
+    if (typeof redirectUri !== "string" || redirectUri.length === 0) {
+      return Effect.fail(missingRedirectUri(
+        redirectUri === undefined
+          ? "none was given"
+          : `got ${typeof redirectUri === "string" || redirectUri === null ? JSON.stringify(redirectUri) : `a ${typeof redirectUri}`}`
+      ))
     }
-  }))
+    return Effect.map(validate(ConsentFields, { permissions: given.permissions, state: given.state, mode: given.mode }), (valid) =>
+      HttpApiClient.urlBuilder(AuthorizationApi, { baseUrl: authorizationUrl }).oauth.authorize({
+        query: {
+          response_type: "code",
+          client_id: clientId,
+          redirect_uri: redirectUri,
+          ...(valid.permissions.length === 0 ? {} : { scope: valid.permissions.join(" ") }),
+          ...(valid.state === undefined ? {} : { state: valid.state }),
+          ...(valid.mode === undefined ? {} : { mode: valid.mode })
+        }
+      }))
+  })
+
+// what the consent URL takes from its options, checked by `consentUrl`
+const ConsentFields = Schema.Struct({
+  permissions: Schema.Array(Permission),
+  state: Schema.optional(Schema.String),
+  mode: Schema.optional(Mode)
+})
+
+// the fields of the options, or the `InvalidArgument` of options that are not
+// an object or cannot be read (a getter or a Proxy that throws)
+const readConsent = (options: unknown) => {
+  try {
+    if (typeof options === "object" && options !== null && !Array.isArray(options)) {
+      const { mode, permissions, redirectUri, state } = options as Record<string, unknown>
+      return { mode, permissions, redirectUri, state }
+    }
+  } catch {
+    // below
+  }
+  return new InvalidArgument({ field: "arguments", message: "arguments: Expected an object whose fields can be read" })
 }
 
 /**
@@ -84,7 +114,7 @@ export const consentUrl = (
  *
  * @example
  * ```ts
- * import { Effect } from "effect"
+ * import { Effect, Schema } from "effect"
  * import { make } from "@connected-vehicle/auth/Consent"
  *
  * const url = make({ permissions: ["read_odometer"], state: "xyz" })
@@ -98,11 +128,13 @@ export const make = (
   Effect.gen(function*() {
     const transport = yield* TransportConfig
     const oauth = yield* OAuthConfig
-    const redirectUri = options.redirectUri ?? oauth.redirectUri
+    const given = readConsent(options)
+    if (given instanceof InvalidArgument) return yield* Effect.fail(given)
+    const redirectUri = given.redirectUri ?? oauth.redirectUri
     if (redirectUri === undefined) {
       return yield* missingRedirectUri("none was given or configured (CONNECTED_VEHICLE_REDIRECT_URI)")
     }
-    return yield* consentUrl(transport.roots.authorization, oauth.clientId, { ...options, redirectUri })
+    return yield* consentUrl(transport.roots.authorization, oauth.clientId, { ...given, redirectUri } as ConsentOptions)
   })
 
 /** The argument error of a missing or empty redirect URI (`what` says what was given). */

@@ -45,6 +45,26 @@ describe("login arguments", () => {
       }
       assert.deepStrictEqual(yield* (yield* Simulator).requests, [])
     }).pipe(Effect.provide(loopback())))
+
+  it.effect("consent options that are missing, of the wrong type or cannot be read are an InvalidArgument, not a defect", () =>
+    Effect.gen(function*() {
+      const unsafe = Consent.make as (options: unknown) => ReturnType<typeof Consent.make>
+      const throwing = Object.defineProperty({ permissions: ["read_vin"] }, "redirectUri", { enumerable: true, get: () => { throw new Error("boom") } })
+      const cases: ReadonlyArray<readonly [unknown, string]> = [
+        [null, "arguments"],
+        [throwing, "arguments"],
+        [{ redirectUri }, "permissions"],
+        [{ redirectUri, permissions: "read_vin" }, "permissions"],
+        [{ redirectUri, permissions: ["read_vin"], mode: "test" }, "mode"],
+        [{ redirectUri, permissions: ["read_vin"], state: 1 }, "state"],
+        [{ redirectUri: 10n, permissions: ["read_vin"] }, "redirectUri"]
+      ]
+      for (const [options, field] of cases) {
+        const error = yield* Effect.flip(unsafe(options))
+        assert.instanceOf(error, InvalidArgument)
+        assert.strictEqual(error.field, field, error.message)
+      }
+    }).pipe(Effect.provide(loopback())))
 })
 
 describe("OAuth against the simulator (loopback)", () => {

@@ -211,6 +211,10 @@ describe("Client", () => {
         assert.strictEqual(error.field, "options")
       }
     }
+    const unreadable = await expectError(unsafe(client.legacy.login)(throwing("code")), Client.InvalidArgumentError)
+    assert.strictEqual(unreadable.field, "arguments")
+    assert.strictEqual((await expectError(unsafe(client.legacy.setUserToken)(proxy), Client.InvalidArgumentError)).field, "token")
+    assert.strictEqual((await expectError(unsafe(client.legacy.authorizationUrl)({}), Client.InvalidArgumentError)).field, "permissions")
     await client.close()
   })
 

@@ -95,16 +95,16 @@ describe("Client failures", () => {
     await expectError(collect(client.v3.connections.iterate({ pageSize: 101 })), Client.InvalidArgumentError)
     await expectError(client.legacy.odometer(""), Client.InvalidArgumentError)
     await expectError(client.legacy.setUserToken({ accessToken: "" }), Client.InvalidArgumentError)
-    // a throw while the call is built (here a getter of the caller's token) is the call's error, not a raw one
+    // a getter of the caller's token that throws is an InvalidArgumentError naming the token, not a raw error
     const throwing = await expectError(
       client.legacy.setUserToken({
         get accessToken(): string {
           throw new Error("getter failed")
         }
       }),
-      Client.ConnectedVehicleError
+      Client.InvalidArgumentError
     )
-    assert.strictEqual((throwing.cause as Error).message, "getter failed")
+    assert.strictEqual(throwing.field, "token")
     assert.strictEqual((await expectError(client.legacy.login({ code: "" }), Client.InvalidArgumentError)).field, "code")
     await expectError(client.v3.signals.list(null as unknown as Parameters<typeof client.v3.signals.list>[0]), Client.InvalidArgumentError)
     const badOptions = (() => {

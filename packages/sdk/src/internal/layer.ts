@@ -11,7 +11,7 @@ import type { UnitSystem } from "@connected-vehicle/schema/Legacy"
 import type { AsyncTokenStore, ClientOptions, LogEntry } from "../ClientOptions.ts"
 import { InvalidArgumentError } from "../ClientError.ts"
 import * as ConnectedVehicle from "../ConnectedVehicle.ts"
-import { attemptsOf, checkClientOptions, deprecationWarningsOf, invalid, logLevelOf, millisOf, throwIfInvalid } from "./options.ts"
+import { attemptsOf, checkClientOptions, deprecationWarningsOf, invalid, logLevelOf, millisOf, throwIfInvalid, unreadable } from "./options.ts"
 
 /**
  * What a client is made of: its layer, and the options its methods read.
@@ -40,7 +40,7 @@ export const settingsOf = (options: ClientOptions): Settings => {
   } catch (error) {
     if (error instanceof InvalidArgumentError) throw error
     if (error instanceof InvalidArgument) throw new InvalidArgumentError({ message: error.message, field: error.field, cause: error })
-    throw invalid("options", "Expected an object whose fields can be read")
+    throw unreadable("options")
   }
 }
 

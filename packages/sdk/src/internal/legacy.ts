@@ -17,7 +17,7 @@ import type { BatchEntry, BatchResult, LegacyClient, Reading } from "../Client.t
 import type { ReadOptions } from "../ClientOptions.ts"
 import { fromEffectError, InvalidArgumentError } from "../ClientError.ts"
 import type { Settings } from "./layer.ts"
-import { invalid, toToken } from "./options.ts"
+import { invalid, toToken, unreadable } from "./options.ts"
 import { plain } from "./plain.ts"
 import type { Runner } from "./runner.ts"
 
@@ -52,16 +52,27 @@ export const makeLegacy = (runner: Runner, settings: Settings): LegacyClient => 
     authorizationUrl: (consent) => runner.run(undefined, () => Consent.make(consent)),
     login: (input) =>
       runner.run<void, unknown>(undefined, () => {
-        if (typeof input !== "object" || input === null || typeof input.code !== "string" || input.code.length === 0) {
+        let code: unknown, given: unknown
+        try {
+          ;({ code, redirectUri: given } = typeof input === "object" && input !== null ? input : { code: undefined })
+        } catch {
+          return Effect.fail(unreadable("arguments"))
+        }
+        if (typeof code !== "string" || code.length === 0) {
           return Effect.fail(invalid("code", "Expected the non-empty code of the consent redirect"))
         }
-        const uri = input.redirectUri ?? redirectUri
+        const uri = given ?? redirectUri
         if (uri === undefined) return Effect.fail(invalid("redirectUri", "Expected the redirect URI of the consent (or the client's redirectUri)"))
-        return Effect.asVoid(Session.login(userKey, { code: input.code, redirectUri: uri }))
+        return Effect.asVoid(Session.login(userKey, { code, redirectUri: uri as string }))
       }),
     setUserToken: (input) =>
       runner.run<void, unknown>(undefined, () => {
-        const token = toToken(input, Date.now())
+        let token: ReturnType<typeof toToken>
+        try {
+          token = toToken(input, Date.now())
+        } catch {
+          token = unreadable("token")
+        }
         if (token instanceof InvalidArgumentError) return Effect.fail(token)
         return Effect.flatMap(tokens, (s) => s.set(userKey, token))
       }),

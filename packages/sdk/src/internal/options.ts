@@ -18,6 +18,13 @@ import { InvalidArgumentError } from "../ClientError.ts"
 export const invalid = (field: string, message: string) =>
   new InvalidArgumentError({ message: `${field}: ${message}`, field })
 
+/**
+ * The error of arguments or options that cannot be read (a getter or a Proxy that throws).
+ *
+ * @internal
+ */
+export const unreadable = (field: string) => invalid(field, "Expected an object whose fields can be read")
+
 /** @internal */
 export const throwIfInvalid = <A>(a: A | InvalidArgumentError): A => {
   if (a instanceof InvalidArgumentError) throw a
@@ -52,7 +59,7 @@ export const toCallOptions = (options: RequestOptions | undefined): Transport.Ca
     ;({ maxRetries, signal, timeout } = options)
   } catch {
     // a getter or a Proxy that throws
-    return invalid("options", "Expected an object whose fields can be read")
+    return unreadable("options")
   }
   if (signal !== undefined && !(signal instanceof AbortSignal)) return invalid("signal", "Expected an AbortSignal")
   if (timeout === undefined && maxRetries === undefined) return undefined
