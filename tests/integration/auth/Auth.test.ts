@@ -9,6 +9,8 @@ import { TokenStore, TokenStoreError } from "@connected-vehicle/auth/TokenStore"
 import { LegacyApi, VehicleApi } from "@connected-vehicle/schema/Api"
 import { InvalidArgument } from "@connected-vehicle/schema/InvalidArgument"
 import { Simulator } from "@connected-vehicle/simulator/Simulator"
+import * as Simulated from "@connected-vehicle/testing/Simulated"
+import { Connections } from "@connected-vehicle/v3/Connections"
 import * as Pagination from "@connected-vehicle/transport/Pagination"
 import * as Transport from "@connected-vehicle/transport/Transport"
 import type { ConnectedVehicleError, OAuth } from "@connected-vehicle/transport/ConnectedVehicleError"
@@ -65,6 +67,19 @@ describe("login arguments", () => {
         assert.strictEqual(error.field, field, error.message)
       }
     }).pipe(Effect.provide(loopback())))
+})
+
+describe("malformed stored tokens", () => {
+  it.effect("a stored token without a Redacted access token is renewed, not sent (no defect)", () =>
+    Effect.gen(function*() {
+      const store = yield* TokenStore
+      const unsafe = store.set as (key: string, token: unknown) => ReturnType<typeof store.set>
+      yield* unsafe("application", { accessToken: "plain", issuedAt: Date.now(), expiresAt: Date.now() + 3_600_000 })
+      const page = yield* (yield* Connections).list({ pageSize: 1 })
+      assert.strictEqual(page.data.length, 1)
+      const stored = yield* store.get("application")
+      assert.isTrue(Option.isSome(stored) && Redacted.isRedacted(stored.value.accessToken))
+    }).pipe(Effect.provide(Simulated.layer({ signIn: false }))))
 })
 
 describe("OAuth against the simulator (loopback)", () => {
