@@ -236,6 +236,11 @@ describe("Client", () => {
     const credentialed = thrown(() => Client.createClient({ clientId: "id", clientSecret, origin: "http://me:hunter2@127.0.0.1:1" }))
     assert.instanceOf(credentialed, Client.InvalidArgumentError)
     assert.notInclude((credentialed as Error).message, "hunter2")
+    for (const httpClient of [1, {}, "fetch"]) {
+      const error = thrown(() => Client.createClient({ clientId: "id", clientSecret, origin: "http://127.0.0.1:1", httpClient: httpClient as never }))
+      assert.instanceOf(error, Client.InvalidArgumentError, String(httpClient))
+      assert.strictEqual((error as Client.InvalidArgumentError).field, "httpClient")
+    }
     const roots = { base: `${sim.url}/v3`, management: `${sim.url}/v3`, compatibility: `${sim.url}/v3`, authorization: sim.url, legacy: "ftp://legacy" }
     const badRoot = thrown(() => Client.createClient({ clientId: "id", clientSecret, roots }))
     assert.strictEqual((badRoot as Client.InvalidArgumentError).field, "roots.legacy")

@@ -59,6 +59,9 @@ const settingsUnchecked = (options: ClientOptions): Settings => {
   const logLevel = throwIfInvalid(logLevelOf(options))
   const deprecationWarnings = throwIfInvalid(deprecationWarningsOf())
   if (options.logger !== undefined && typeof options.logger !== "function") throw invalid("logger", "Expected a function")
+  if (options.httpClient !== undefined && !Layer.isLayer(options.httpClient)) {
+    throw invalid("httpClient", "Expected a Layer of an HttpClient (e.g. FetchHttpClient.layer)")
+  }
   const layer = ConnectedVehicle.layer({
     transport: {
       ...transport,
