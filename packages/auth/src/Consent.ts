@@ -87,8 +87,10 @@ export const consentUrl = (
   })
 
 // what the consent URL takes from its options, checked by `consentUrl`
+// (permissions as strings: the spec's list is an example, and a scope the
+// service adds is passed on, as before, rather than refused until a release)
 const ConsentFields = Schema.Struct({
-  permissions: Schema.Array(Permission),
+  permissions: Schema.Array(Schema.String),
   state: Schema.optional(Schema.String),
   mode: Schema.optional(Mode)
 })

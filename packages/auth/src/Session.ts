@@ -180,9 +180,16 @@ export const make = <R>(
 
     // on every call: a chain, not a generator (no generator object per call)
     const renewed = Effect.map(renewal(stale), (next) => next.accessToken)
+    const malformed = Effect.fail(noCredential(
+      `the token store gave back a token of ${key} whose accessToken is not a Redacted value: a store must return what it was given (rebuild Redacted values when it reads serialized tokens)`
+    ))
     const token = Effect.flatMap(Effect.mapError(store.get(key, peek), toCredentialsError), (current) =>
       Effect.clockWith((clock) => {
         if (Option.isNone(current)) return renewed
+        // what a store gives back must be what it was given: a token whose
+        // access token is not `Redacted` (serialized as a string, say) is the
+        // store's fault, said as such rather than renewed on every call
+        if (!Redacted.isRedacted(current.value.accessToken)) return malformed
         const now = clock.currentTimeMillisUnsafe()
         const state = phase(current.value, now)
         if (state === "expired") return renewed
@@ -192,7 +199,7 @@ export const make = <R>(
 
     const refresh = (rejected: Redacted.Redacted<string>) => {
       const isRejected = (t: Option.Option<Token>) =>
-        Option.isNone(t) || Redacted.value(t.value.accessToken) === Redacted.value(rejected)
+        Option.isNone(t) || !Redacted.isRedacted(t.value.accessToken) || Redacted.value(t.value.accessToken) === Redacted.value(rejected)
       // a renewal that was running for another reason may hand back the rejected token: renew once more
       return renewal(isRejected).pipe(
         Effect.flatMap((next) => isRejected(Option.some(next)) ? renewal(isRejected) : Effect.succeed(next)),

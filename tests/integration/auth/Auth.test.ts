@@ -70,15 +70,22 @@ describe("login arguments", () => {
 })
 
 describe("malformed stored tokens", () => {
-  it.effect("a stored token without a Redacted access token is renewed, not sent (no defect)", () =>
+  it.effect("a stored token without a Redacted access token is the store's typed error, not a defect nor a renewal on every call", () =>
     Effect.gen(function*() {
       const store = yield* TokenStore
+      const sim = yield* Simulator
       const unsafe = store.set as (key: string, token: unknown) => ReturnType<typeof store.set>
       yield* unsafe("application", { accessToken: "plain", issuedAt: Date.now(), expiresAt: Date.now() + 3_600_000 })
-      const page = yield* (yield* Connections).list({ pageSize: 1 })
-      assert.strictEqual(page.data.length, 1)
-      const stored = yield* store.get("application")
-      assert.isTrue(Option.isSome(stored) && Redacted.isRedacted(stored.value.accessToken))
+      yield* sim.resetLog
+      for (let i = 0; i < 3; i++) {
+        const error = yield* Effect.flip((yield* Connections).list({ pageSize: 1 }))
+        assert.strictEqual(error._tag, "ConnectedVehicleError")
+        assert.strictEqual((error as ConnectedVehicleError).reason._tag, "Credentials")
+        assert.include(error.message, "not a Redacted value")
+        assert.notInclude(error.message, "plain")
+      }
+      // nothing was sent: neither the call nor a token request
+      assert.deepStrictEqual((yield* sim.requests).map((entry) => entry.path), [])
     }).pipe(Effect.provide(Simulated.layer({ signIn: false }))))
 })
 

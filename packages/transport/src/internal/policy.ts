@@ -66,27 +66,45 @@ export const resolve = (
   base: Policy
 ): Policy | InvalidArgument => {
   if (options === undefined) return base
+  // the caller's fields read once, here: a getter or a Proxy that throws is
+  // the caller's unreadable options; what throws after is not blamed on them
+  let given: CallOptions
   try {
     unset("options", options)
-    const onResponse: unknown = options.onResponse
-    if (onResponse !== undefined && typeof onResponse !== "function") {
-      return new InvalidArgument({ field: "onResponse", message: "onResponse: Expected a function" })
-    }
-    const timeout = duration("timeout", options.timeout, config.timeout, true)
-    const retry = retryPolicy(config.retry, options.retry)
-    const maxRetries: unknown = options.maxRetries
-    if (maxRetries !== undefined && (typeof maxRetries !== "number" || !Number.isSafeInteger(maxRetries) || maxRetries < 0)) {
-      return new InvalidArgument({ field: "maxRetries", message: "maxRetries: Expected an integer >= 0" })
-    }
-    const policy = fromConfig(timeout, retry, rateLimitPolicy(config.rateLimit, options.rateLimit))
-    return maxRetries === undefined ? policy : { ...policy, maxAttempts: maxRetries + 1 }
+    given = {
+      onResponse: options.onResponse,
+      timeout: options.timeout,
+      retry: shallowCopy(options.retry),
+      maxRetries: options.maxRetries,
+      rateLimit: shallowCopy(options.rateLimit)
+    } as CallOptions
   } catch (error) {
-    // a getter or a Proxy that throws: the options cannot be read
     return error instanceof InvalidArgument
       ? error
       : new InvalidArgument({ field: "options", message: "options: Expected an object whose fields can be read" })
   }
+  try {
+    const onResponse: unknown = given.onResponse
+    if (onResponse !== undefined && typeof onResponse !== "function") {
+      return new InvalidArgument({ field: "onResponse", message: "onResponse: Expected a function" })
+    }
+    const timeout = duration("timeout", given.timeout, config.timeout, true)
+    const retry = retryPolicy(config.retry, given.retry)
+    const maxRetries: unknown = given.maxRetries
+    if (maxRetries !== undefined && (typeof maxRetries !== "number" || !Number.isSafeInteger(maxRetries) || maxRetries < 0)) {
+      return new InvalidArgument({ field: "maxRetries", message: "maxRetries: Expected an integer >= 0" })
+    }
+    const policy = fromConfig(timeout, retry, rateLimitPolicy(config.rateLimit, given.rateLimit))
+    return maxRetries === undefined ? policy : { ...policy, maxAttempts: maxRetries + 1 }
+  } catch (error) {
+    if (error instanceof InvalidArgument) return error
+    throw error
+  }
 }
+
+/** A plain object's own fields, read now (anything else as it is, for the checks to refuse). */
+const shallowCopy = <A>(value: A): A =>
+  typeof value === "object" && value !== null && !Array.isArray(value) ? { ...value } : value
 
 /**
  * The delay before retry `n` (1 for the first) after `error`, `undefined`
