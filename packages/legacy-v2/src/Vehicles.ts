@@ -34,7 +34,7 @@ import { type ConnectedVehicleError, redactUrl } from "@connected-vehicle/transp
 import * as Batch from "./Batch.ts"
 import * as Deprecation from "./Deprecation.ts"
 import { toReading } from "./internal/headers.ts"
-import { checkIdentifier, checkListArgs, checkPaths, checkUnitSystem, isUnitSystem, unitSystemOf } from "./internal/args.ts"
+import { checkIdentifier, checkListArgs, checkPaths, checkStreamArgs, checkUnitSystem, isUnitSystem, unitSystemOf } from "./internal/args.ts"
 import type { Reading } from "./Reading.ts"
 import * as UndiciHttpClient from "@connected-vehicle/transport/UndiciHttpClient"
 
@@ -278,7 +278,7 @@ export const make = (options?: Options): Effect.Effect<Vehicles["Service"], neve
           })),
       stream: (args, callOptions) =>
         Stream.unwrap(Effect.map(
-          checkListArgs(args, ["limit"]),
+          checkStreamArgs(args),
           (query) =>
             Pagination.offsetItems((offset, limit) => fetchPage({ offset, limit }, callOptions), { limit: query.limit ?? 50 })
         )),

@@ -57,6 +57,15 @@ describe("legacy arguments", () => {
       assert.isString(reading.value.vin)
     }).pipe(Effect.provide(layerLoopback())))
 
+  it.live("the stream's limit is read as any property is: an inherited one counts", () =>
+    Effect.gen(function*() {
+      const vehicles = yield* Vehicles.Vehicles
+      const ids = yield* Stream.runCollect(vehicles.stream(Object.create({ limit: 1 }) as { readonly limit?: number }))
+      const pages = yield* requestsTo(/^\/v2\.0\/vehicles$/)
+      assert.isAbove(ids.length, 0)
+      assert.isTrue(pages.length > 0 && pages.every((r) => new URLSearchParams(r.query).get("limit") === "1"), JSON.stringify(pages.map((r) => r.query)))
+    }).pipe(Effect.provide(layerLoopback())))
+
   it.live("transformClient applies to the legacy requests", () =>
     Effect.gen(function*() {
       const vehicles = yield* Vehicles.Vehicles

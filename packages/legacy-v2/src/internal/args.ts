@@ -44,12 +44,6 @@ export const unreadable = (field: string): InvalidArgument =>
   new InvalidArgument({ field, message: `${field}: Expected an object whose fields can be read` })
 
 /**
- * Checks the vehicle-list arguments against `LegacyVehiclesQuery` (`undefined`
- * is `{}`); only the defined entries (of `only`, when given) are kept.
- *
- * @internal
- */
-/**
  * The unit system of a read's options (`fallback` when they name none), or the
  * `InvalidArgument` of options that cannot be read.
  *
@@ -63,16 +57,19 @@ export const unitSystemOf = (options: { readonly unitSystem?: UnitSystem | undef
   }
 }
 
-export const checkListArgs = (
-  args: unknown,
-  only?: ReadonlyArray<string>
-): Effect.Effect<typeof LegacyVehiclesQuery.Type, InvalidArgument> =>
+/**
+ * Checks the vehicle-list arguments against `LegacyVehiclesQuery` (`undefined`
+ * is `{}`); only the defined entries are kept.
+ *
+ * @internal
+ */
+export const checkListArgs = (args: unknown): Effect.Effect<typeof LegacyVehiclesQuery.Type, InvalidArgument> =>
   Effect.suspend(() => {
     if (args === undefined) return Effect.succeed({})
     if (typeof args !== "object" || args === null) return validate(LegacyVehiclesQuery, args, { field: "arguments" })
     let defined: Record<string, unknown>
     try {
-      defined = Object.fromEntries(Object.entries(args).filter(([k, v]) => v !== undefined && (only === undefined || only.includes(k))))
+      defined = Object.fromEntries(Object.entries(args).filter(([, v]) => v !== undefined))
     } catch {
       return Effect.fail(unreadable("arguments"))
     }
@@ -82,6 +79,24 @@ export const checkListArgs = (
       }
     }
     return validate(LegacyVehiclesQuery, defined)
+  })
+
+/**
+ * Checks the arguments of the vehicle stream: its `limit` only (the stream
+ * pages itself), read as any property is (an inherited one too).
+ *
+ * @internal
+ */
+export const checkStreamArgs = (args: unknown): Effect.Effect<typeof LegacyVehiclesQuery.Type, InvalidArgument> =>
+  Effect.suspend(() => {
+    if (typeof args !== "object" || args === null) return checkListArgs(args)
+    let limit: unknown
+    try {
+      limit = (args as { readonly limit?: unknown }).limit
+    } catch {
+      return Effect.fail(unreadable("arguments"))
+    }
+    return checkListArgs({ limit })
   })
 
 const Paths = Schema.Array(LegacyPath).check(Schema.isMinLength(1, { expected: "at least one path" }))
