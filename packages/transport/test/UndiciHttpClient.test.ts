@@ -1,5 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Context, Effect, Exit, Layer, Redacted } from "effect"
+import { Context, Effect, Exit, Layer, Redacted, Tracer } from "effect"
+import { Agent } from "undici"
 import { HttpClient } from "effect/http"
 import { VehicleApi } from "@connected-vehicle/schema/Api"
 import * as Credentials from "@connected-vehicle/transport/Credentials"
@@ -118,4 +119,54 @@ describe("UndiciHttpClient", () => {
         assert.strictEqual(s.requests.length, status === 404 ? 1 : 2)
       }).pipe(Effect.scoped))
   }
+
+  it.live("with tracing off or on, the same request is sent and the same response read; only tracing on makes Effect's client span", () =>
+    Effect.gen(function*() {
+      const s = yield* server((request, response) => {
+        response.writeHead(200, { "content-type": "application/json", "x-seen": request.url ?? "" })
+        response.end(JSON.stringify({ url: request.url, traceparent: request.headers["traceparent"] ?? null }))
+      })
+      const spans: Array<Tracer.NativeSpan> = []
+      const tracer = Tracer.make({
+        span(options) {
+          const span = new Tracer.NativeSpan(options)
+          spans.push(span)
+          return span
+        }
+      })
+      const client = UndiciHttpClient.make(new Agent({ connections: 2 }))
+      const send = (url: string) =>
+        Effect.flatMap(client.get(url, { urlParams: { page: 2, "filter[x]": "a b" } }), (response) =>
+          Effect.map(response.json, (body) => ({ status: response.status, seen: response.headers["x-seen"], body })))
+      const off = yield* send(`${s.origin}/items?fixed=1#frag`).pipe(
+        Effect.provideService(HttpClient.TracerDisabledWhen, () => true),
+        Effect.provideService(Tracer.Tracer, tracer)
+      )
+      assert.strictEqual(spans.length, 0)
+      const on = yield* send(`${s.origin}/items?fixed=1#frag`).pipe(Effect.provideService(Tracer.Tracer, tracer))
+      assert.deepStrictEqual(spans.map((span) => span.kind), ["client"])
+      assert.strictEqual(spans[0]!.attributes.get("http.response.status_code"), 200)
+      const path = "/items?fixed=1&page=2&filter%5Bx%5D=a+b"
+      assert.deepStrictEqual(off, { status: 200, seen: path, body: { url: path, traceparent: null } })
+      assert.deepStrictEqual(on, { status: 200, seen: path, body: { url: path, traceparent: `00-${spans[0]!.traceId}-${spans[0]!.spanId}-01` } })
+      // a URL that does not parse is the same InvalidUrlError either way, nothing sent
+      for (const tracing of [false, true]) {
+        const error = yield* Effect.flip(client.get("http://[not-a-host/x").pipe(Effect.provideService(HttpClient.TracerDisabledWhen, () => !tracing)))
+        assert.strictEqual(error.reason._tag, "InvalidUrlError")
+      }
+      assert.strictEqual(s.requests.length, 2)
+    }).pipe(Effect.scoped))
+
+  it.live("an interrupted request is aborted with tracing off (no AbortController): the server sees its connection closed", () =>
+    Effect.gen(function*() {
+      let closed = 0
+      const s = yield* server((request) => request.socket.once("close", () => closed++))
+      const client = UndiciHttpClient.make(new Agent({ connections: 2 }))
+      const exit = yield* Effect.exit(
+        Effect.timeout(client.get(`${s.origin}/stall`).pipe(Effect.provideService(HttpClient.TracerDisabledWhen, () => true)), 100)
+      )
+      assert.isTrue(Exit.isFailure(exit))
+      yield* Effect.sleep(100)
+      assert.strictEqual(closed, 1)
+    }).pipe(Effect.scoped))
 })
