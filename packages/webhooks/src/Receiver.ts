@@ -40,6 +40,23 @@ import { SeenEvents } from "./SeenEvents.ts"
 import { challengeResponse, makeSecret, type Secret, SignatureHeader, verifyResult } from "./Signature.ts"
 
 /**
+ * The longest `eventId` a receiver accepts: 256 characters (the service's
+ * ids are UUIDs). A longer one is a `MalformedEvent` (400), so that the
+ * idempotency store (100,000 ids in memory by default, or a shared store's
+ * keys) is never filled with ids as long as a whole delivery.
+ *
+ * @example
+ * ```ts
+ * import { maxEventIdLength } from "@connected-vehicle/webhooks/Receiver"
+ *
+ * const acceptable = (eventId: string): boolean => eventId !== "" && eventId.length <= maxEventIdLength
+ * ```
+ * @category constants
+ * @since 0.2.0
+ */
+export const maxEventIdLength = 256
+
+/**
  * The default body limit: 64 KiB (the service sends at most 50 KB).
  *
  * @example
@@ -293,6 +310,10 @@ export const make = <E, R>(options: Options<E, R>): Receiver<R> => {
       if (event.eventType === "VERIFY") return Effect.succeed(challenge(event, secret))
       // the idempotency key: with an empty one, every later event would be taken for a duplicate and dropped
       if (event.eventId === "") return Effect.fail(new MalformedEvent({ description: "the eventId is empty" }))
+      // the idempotency key is kept (in memory, or in a shared store) for a day: bounded
+      if (event.eventId.length > maxEventIdLength) {
+        return Effect.fail(new MalformedEvent({ description: `the eventId is longer than ${maxEventIdLength} characters` }))
+      }
       return handle(handler, event)
     }).pipe(
       Effect.catch((error) =>

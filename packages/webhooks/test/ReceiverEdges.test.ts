@@ -170,6 +170,29 @@ describe("Receiver.receive (no HTTP)", () => {
       assert.strictEqual(calls.length, 0)
     }).pipe(Effect.provide(SeenEvents.layerMemory())))
 
+  it.effect("an eventId longer than maxEventIdLength is a MalformedEvent (400), not kept; one of that length is handled", () =>
+    Effect.gen(function*() {
+      const calls: Array<DeliveredEvent> = []
+      const claimed: Array<string> = []
+      const receiver = Receiver.make({ secret, handler: (event) => Effect.sync(() => calls.push(event)) })
+      const store = SeenEvents.SeenEvents.of({
+        claim: (eventId) => Effect.sync(() => (claimed.push(eventId), "claimed" as const)),
+        complete: () => Effect.void,
+        release: () => Effect.void
+      })
+      const tooLong = yield* receiver.receive(signed(JSON.stringify(vehicleStateEvent("e".repeat(Receiver.maxEventIdLength + 1)))))
+        .pipe(Effect.provideService(SeenEvents.SeenEvents, store))
+      assert.strictEqual(tooLong.status, 400, tooLong.body)
+      assert.strictEqual(tooLong.error?._tag, "MalformedEvent")
+      assert.include(tooLong.body, `longer than ${Receiver.maxEventIdLength} characters`)
+      assert.deepStrictEqual(claimed, [])
+      const longest = "e".repeat(Receiver.maxEventIdLength)
+      const ok = yield* receiver.receive(signed(JSON.stringify(vehicleStateEvent(longest)))).pipe(Effect.provideService(SeenEvents.SeenEvents, store))
+      assert.strictEqual(ok.status, 200, ok.body)
+      assert.deepStrictEqual(claimed, [longest])
+      assert.strictEqual(calls.length, 1)
+    }))
+
   it.effect("a string body is verified as its UTF-8 bytes", () =>
     Effect.gen(function*() {
       const receiver = Receiver.make({ secret, handler: () => Effect.void })
