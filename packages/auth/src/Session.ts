@@ -183,19 +183,22 @@ export const make = <R>(
     const malformed = Effect.fail(noCredential(
       `the token store gave back a token of ${key} whose accessToken is not a Redacted value: a store must return what it was given (rebuild Redacted values when it reads serialized tokens)`
     ))
-    const token = Effect.flatMap(Effect.mapError(store.get(key, peek), toCredentialsError), (current) =>
-      Effect.clockWith((clock) => {
-        if (Option.isNone(current)) return renewed
-        // what a store gives back must be what it was given: a token whose
-        // access token is not `Redacted` (serialized as a string, say) is the
-        // store's fault, said as such rather than renewed on every call
-        if (!Redacted.isRedacted(current.value.accessToken)) return malformed
-        const now = clock.currentTimeMillisUnsafe()
-        const state = phase(current.value, now)
-        if (state === "expired") return renewed
-        const accessToken = Effect.succeed(current.value.accessToken)
-        return state === "fresh" ? accessToken : Effect.andThen(revalidate(now), accessToken)
-      }))
+    const token = Effect.matchEffect(store.get(key, peek), {
+      onFailure: (error) => Effect.fail(toCredentialsError(error)),
+      onSuccess: (current) =>
+        Effect.clockWith((clock) => {
+          if (Option.isNone(current)) return renewed
+          // what a store gives back must be what it was given: a token whose
+          // access token is not `Redacted` (serialized as a string, say) is the
+          // store's fault, said as such rather than renewed on every call
+          if (!Redacted.isRedacted(current.value.accessToken)) return malformed
+          const now = clock.currentTimeMillisUnsafe()
+          const state = phase(current.value, now)
+          if (state === "expired") return renewed
+          const accessToken = Effect.succeed(current.value.accessToken)
+          return state === "fresh" ? accessToken : Effect.andThen(revalidate(now), accessToken)
+        })
+    })
 
     const refresh = (rejected: Redacted.Redacted<string>) => {
       const isRejected = (t: Option.Option<Token>) =>

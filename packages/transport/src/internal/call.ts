@@ -123,12 +123,12 @@ const exchange = (spec: MethodSpec, call: Call) => (client: HttpClient.HttpClien
   HttpClient.makeWith<AnyError, never, AnyError, never>(
     (request) =>
       Effect.flatMap(request, (request) =>
-        Effect.flatMap(
-          Effect.mapError(client.execute(request), (error): AnyError =>
-            mapSendError(error, spec.method, spec.path, withoutCredentials(error.request.url, error.request.urlParams))),
-          (response) =>
+        Effect.matchEffect(client.execute(request), {
+          onFailure: (error) =>
+            Effect.fail(mapSendError(error, spec.method, spec.path, withoutCredentials(error.request.url, error.request.urlParams))),
+          onSuccess: (response) =>
             call.hooks === undefined ? respond(spec, call, response) : Effect.andThen(call.hooks(response), respond(spec, call, response))
-        )),
+        })),
     (request) => Effect.succeed(request)
   )
 
@@ -164,9 +164,12 @@ const respond = (spec: MethodSpec, call: Call, response: HttpClientResponse.Http
   // the service never redirects: a redirect is not followed, whatever the client
   if (status >= 300) return Effect.fail(fail(new ConnectedVehicleError.UnexpectedStatus({ ...contextOf(spec, response, requestId), ...locationOf(response) })))
   // the body is kept by the response (`text` reads it once), for the decode after the attempts
-  return Effect.map(Effect.mapError(response.text, (error): AnyError => mapBodyReadError(error, contextOf(spec, response, requestId))), (text) => {
-    call.body = text
-    return response
+  return Effect.matchEffect(response.text, {
+    onFailure: (error) => Effect.fail(mapBodyReadError(error, contextOf(spec, response, requestId))),
+    onSuccess: (text) => {
+      call.body = text
+      return Effect.succeed(response)
+    }
   })
 }
 
@@ -198,7 +201,7 @@ const timed = (spec: MethodSpec, call: Call) => (client: Client): Client =>
       // wait for `admit`) what is left of it
       const left = n === 1 && spec.admit === undefined ? call.policy.maxElapsedMillis : call.deadline - start
       const limit = Math.max(1, Math.min(call.policy.timeoutMillis, left))
-      const attempt = Timeout.timeoutOrElse(effect, limit, () => Effect.fail(timeoutOf(spec, call, limit)))
+      const attempt = Timeout.timeoutIn(fiber, clock, effect, limit, () => Effect.fail(timeoutOf(spec, call, limit)))
       // one debug line per attempt, once it is over (the fiber's log level decides, as for any log line)
       return !SdkLog.enabledIn(fiber, config.logLevel, "Debug") ? attempt : Effect.onExit(attempt, (exit) =>
         log.log("Debug", "http attempt", {
@@ -240,7 +243,8 @@ const authenticated = (spec: MethodSpec, call: Call) => (client: Client): Client
   const { admit, credentials, log, method } = spec
   if (credentials === undefined) return client
   const gate = <A>(next: Effect.Effect<A, AnyError>) => admit === undefined ? next : admitted(spec, admit, call, next)
-  return HttpClient.transform(client, (_, request) =>
+  // `HttpClient.transform` without the attempt it would build and not use (each attempt is `client.execute`)
+  return HttpClient.makeWith((effect) => Effect.flatMap(effect, (request) =>
     gate(Effect.flatMap(credentials.token, (token) =>
       Effect.catch(client.execute(withBearer(request, token)), (error): Effect.Effect<HttpClientResponse.HttpClientResponse, AnyError> => {
         if (call.refreshed || statusOf(error) !== 401 || tagOf(error) === "Credentials") return Effect.fail(error)
@@ -252,7 +256,7 @@ const authenticated = (spec: MethodSpec, call: Call) => (client: Client): Client
               gate(Effect.flatMap(credentials.token, (next) => client.execute(withBearer(request, next))))
             )
             : Effect.fail(error))
-      }))))
+      })))), client.preprocess)
 }
 
 /**
@@ -306,10 +310,15 @@ const run = (
       span.attribute("http.response.status_code", status)
       if (requestId !== undefined) span.attribute("request.id", requestId)
     }
-    return Effect.map(
-      Effect.mapError(spec.decode(response, call.body ?? ""), (error): AnyError => mapDecodeError(error, contextOf(spec, response, requestId))),
-      (value): Result<unknown> => ({ value, status, requestId, headers: response.headers })
-    )
+    const decoded = spec.decode(response, call.body ?? "")
+    // the decoder's `Exit` (a JSON body) is read at once; any other decode is run
+    if (Exit.isExit(decoded) && Exit.isSuccess(decoded)) {
+      return Effect.succeed<Result<unknown>>({ value: decoded.value, status, requestId, headers: response.headers })
+    }
+    return Effect.matchEffect(decoded, {
+      onFailure: (error) => Effect.fail(mapDecodeError(error, contextOf(spec, response, requestId))),
+      onSuccess: (value) => Effect.succeed<Result<unknown>>({ value, status, requestId, headers: response.headers })
+    })
   })
 }
 

@@ -226,31 +226,42 @@ export const timeoutOrElse = <A, E, A2, E2>(
   self: Effect.Effect<A, E>,
   millis: number,
   onTimeout: () => Effect.Effect<A2, E2>
+): Effect.Effect<A | A2, E | E2> => Effect.withFiber((parent) => timeoutIn(parent, parent.getRef(Clock.Clock), self, millis, onTimeout))
+
+/**
+ * {@link timeoutOrElse} run by `parent`, whose `Clock` is `clock` (for a
+ * caller that has them at hand).
+ *
+ * @internal
+ */
+export const timeoutIn = <A, E, A2, E2>(
+  parent: Fiber.Fiber<unknown, unknown>,
+  clock: Clock.Clock,
+  self: Effect.Effect<A, E>,
+  millis: number,
+  onTimeout: () => Effect.Effect<A2, E2>
 ): Effect.Effect<A | A2, E | E2> =>
-  Effect.withFiber((parent) =>
-    Effect.callback<A | A2, E | E2>((resume) => {
-      const work = Effect.runForkWith(parent.context)(self)
-      // over at once (an invalid request, say): no deadline
-      const exit = work.pollUnsafe()
-      if (exit !== undefined) return resume(exit)
-      const clock = parent.getRef(Clock.Clock)
-      const deadlines = deadlinesOf(clock)
-      // a limit that is not a number is none (`NaN` would hold the heap's top)
-      const deadline = clock.currentTimeMillisUnsafe() + (Number.isNaN(millis) ? Infinity : Math.max(0, millis))
-      const entry = deadlines.add(deadline, () => {
-        work.interruptUnsafe(parent.id)
-        resume(Effect.andThen(Fiber.await(work), Effect.suspend(onTimeout)))
-      }, parent.context)
-      work.addObserver((exit) => {
-        if (deadlines.cancel(entry)) resume(exit)
-      })
-      return Effect.suspend(() => {
-        deadlines.cancel(entry)
-        work.interruptUnsafe(parent.id)
-        return Fiber.await(work)
-      })
+  Effect.callback<A | A2, E | E2>((resume) => {
+    const work = Effect.runForkWith(parent.context)(self)
+    // over at once (an invalid request, say): no deadline
+    const exit = work.pollUnsafe()
+    if (exit !== undefined) return resume(exit)
+    const deadlines = deadlinesOf(clock)
+    // a limit that is not a number is none (`NaN` would hold the heap's top)
+    const deadline = clock.currentTimeMillisUnsafe() + (Number.isNaN(millis) ? Infinity : Math.max(0, millis))
+    const entry = deadlines.add(deadline, () => {
+      work.interruptUnsafe(parent.id)
+      resume(Effect.andThen(Fiber.await(work), Effect.suspend(onTimeout)))
+    }, parent.context)
+    work.addObserver((exit) => {
+      if (deadlines.cancel(entry)) resume(exit)
     })
-  )
+    return Effect.suspend(() => {
+      deadlines.cancel(entry)
+      work.interruptUnsafe(parent.id)
+      return Fiber.await(work)
+    })
+  })
 
 // a binary min-heap of entries by deadline
 
