@@ -53,7 +53,7 @@ describe("createClient options", () => {
     const client = createClient(base)
     try {
       // the client is closed below: a call read its options once before it is refused or runs
-      const token = readOnce({ expiresIn: 3600 }, "accessToken", "access")
+      const token = readOnce({ expiresIn: 3600 }, "accessToken", "access") as unknown as { readonly accessToken: string }
       await client.legacy.setUserToken(token)
       const options = readOnce(readOnce({}, "signal", new AbortController().signal), "unitSystem", "imperial")
       const error = await client.legacy.odometer("", options).then(() => undefined, (e: unknown) => e)
