@@ -20,6 +20,7 @@ import type * as Transport from "@connected-vehicle/transport/Transport"
 import { ConnectedVehicleError, Credentials as NoCredential, isConnectedVehicleError } from "@connected-vehicle/transport/ConnectedVehicleError"
 import { OAuthConfig } from "./OAuthConfig.ts"
 import * as TokenExchange from "./TokenExchange.ts"
+import { keyError } from "./internal/key.ts"
 import type { Token, TokenStoreError } from "./TokenStore.ts"
 import { TokenStore } from "./TokenStore.ts"
 
@@ -299,7 +300,10 @@ export const layerApplication = (
 
 /**
  * Exchanges an authorization code, stores the tokens under `key` and returns
- * them (values `Redacted`).
+ * them (values `Redacted`). A `key` that is not a store key (see
+ * `TokenStore`: a non-empty string of at most 1024 characters, without
+ * control characters) is an `InvalidArgument` (`field: "key"`), before the
+ * code is exchanged.
  *
  * @example
  * ```ts
@@ -316,10 +320,14 @@ export const layerApplication = (
 export const login = (
   key: string,
   input: { readonly code: string; readonly redirectUri: string }
-): Effect.Effect<Token, TokenExchange.TokenError | TokenStoreError, TokenStore | OAuthConfig | Transport.Transport> =>
-  Effect.gen(function*() {
+): Effect.Effect<Token, TokenExchange.TokenError | TokenStoreError, TokenStore | OAuthConfig | Transport.Transport> => {
+  // (before the exchange: a code can be exchanged once)
+  const invalidKey = keyError(key)
+  if (invalidKey !== undefined) return Effect.fail(invalidKey)
+  return Effect.gen(function*() {
     const store = yield* TokenStore
     const token = yield* TokenExchange.exchangeCode(input)
     yield* store.set(key, token)
     return token
   })
+}

@@ -7,6 +7,8 @@
  */
 import { Context, Effect, Layer, Option, Schema } from "effect"
 import type { Redacted } from "effect"
+import type { InvalidArgument } from "@connected-vehicle/schema/InvalidArgument"
+import { keyError } from "./internal/key.ts"
 
 /**
  * A token set with absolute instants (epoch milliseconds, from Effect's
@@ -87,7 +89,10 @@ export interface GetOptions {
 
 /**
  * Tokens by key (one key per user for v2.0, one for the application for v3).
- * Renewals are coordinated by `Session` per store instance and key, so a
+ * A key is a non-empty string of at most 1024 characters, without control
+ * characters or lone surrogates (`"user:1234"`, an email address...); a store
+ * may refuse another with an `InvalidArgument` (`field: "key"`), as the
+ * memory store does. Renewals are coordinated by `Session` per store instance and key, so a
  * store needs no locking of its own within one process; `get`'s
  * {@link GetOptions} tell a store shared between processes whether a
  * renewal may follow.
@@ -103,13 +108,15 @@ export interface GetOptions {
  * @category services
  */
 export class TokenStore extends Context.Service<TokenStore, {
-  readonly get: (key: string, options?: GetOptions) => Effect.Effect<Option.Option<Token>, TokenStoreError>
-  readonly set: (key: string, token: Token) => Effect.Effect<void, TokenStoreError>
-  readonly remove: (key: string) => Effect.Effect<void, TokenStoreError>
+  readonly get: (key: string, options?: GetOptions) => Effect.Effect<Option.Option<Token>, TokenStoreError | InvalidArgument>
+  readonly set: (key: string, token: Token) => Effect.Effect<void, TokenStoreError | InvalidArgument>
+  readonly remove: (key: string) => Effect.Effect<void, TokenStoreError | InvalidArgument>
 }>()("@connected-vehicle/auth/TokenStore") {}
 
 /**
- * An in-memory store.
+ * An in-memory store. A key that is not a store key (see {@link TokenStore}:
+ * `null`, `42`, `""`, a string over 1024 characters...) is an
+ * `InvalidArgument` (`field: "key"`), checked when the method is called.
  *
  * @example
  * ```ts
@@ -123,10 +130,16 @@ export class TokenStore extends Context.Service<TokenStore, {
  */
 export const makeMemory: Effect.Effect<TokenStore["Service"]> = Effect.sync(() => {
   const tokens = new Map<string, Token>()
+  // the key is checked once, when the method is called (a `Session` builds
+  // its `get` once and runs it on every call)
+  const checked = <A>(key: unknown, effect: Effect.Effect<A>): Effect.Effect<A, InvalidArgument> => {
+    const error = keyError(key)
+    return error === undefined ? effect : Effect.fail(error)
+  }
   return {
-    get: (key) => Effect.sync(() => Option.fromNullishOr(tokens.get(key))),
-    set: (key, token) => Effect.sync(() => void tokens.set(key, token)),
-    remove: (key) => Effect.sync(() => void tokens.delete(key))
+    get: (key) => checked(key, Effect.sync(() => Option.fromNullishOr(tokens.get(key)))),
+    set: (key, token) => checked(key, Effect.sync(() => void tokens.set(key, token))),
+    remove: (key) => checked(key, Effect.sync(() => void tokens.delete(key)))
   }
 })
 

@@ -276,12 +276,16 @@ export const make = (options?: Options): Effect.Effect<Vehicles["Service"], neve
             const deprecation = Deprecation.fromHeaders(r.headers)
             return deprecation === undefined ? r.value : { ...r.value, deprecation }
           })),
-      stream: (args, callOptions) =>
-        Stream.unwrap(Effect.map(
+      stream: (args, given) => {
+        // the options read once: every page's request gets the copy
+        const callOptions = Pagination.readOptions(given)
+        if (callOptions instanceof InvalidArgument) return Stream.fail(callOptions)
+        return Stream.unwrap(Effect.map(
           checkStreamArgs(args),
           (query) =>
             Pagination.offsetItems((offset, limit) => fetchPage({ offset, limit }, callOptions), { limit: query.limit ?? 50 })
-        )),
+        ))
+      },
       ...(Object.fromEntries(
         Object.entries(reads).map(([name, path]) => [name, read(path, client[name as ReadEndpoint] as ReadCall<unknown>)])
       ) as Reads<typeof reads>),

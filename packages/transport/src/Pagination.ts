@@ -19,6 +19,7 @@
 import { Array as Arr, Cause, Channel, Effect, Fiber, Option, Stream } from "effect"
 import type { Pull } from "effect"
 import type { HttpClientResponse } from "effect/http"
+import { InvalidArgument } from "@connected-vehicle/schema/InvalidArgument"
 import * as Hooks from "./internal/hooks.ts"
 import type { CallOptions, Result } from "./Transport.ts"
 
@@ -164,6 +165,45 @@ export const withPageOptions = (
 ): CallOptions | undefined => {
   const onResponse = Hooks.andThen(callOptions?.onResponse, pageOptions?.onResponse)
   return onResponse === callOptions?.onResponse ? callOptions : { ...callOptions, onResponse }
+}
+
+const shallowCopy = <A>(value: A): A =>
+  typeof value === "object" && value !== null && !Array.isArray(value) ? { ...value } : value
+
+/**
+ * The caller's options of a stream read once, for a stream that passes them
+ * to the request of every page: a copy of their fields (`timeout`,
+ * `maxRetries`, `onResponse`, `readAhead`, and copies of `retry` and
+ * `rateLimit`), so that a getter is not read again at each page; the
+ * `InvalidArgument` naming `options` of options that cannot be read (a
+ * getter or a Proxy that throws). `undefined` and what is not an object are
+ * returned as they are (the transport refuses the latter at the first page).
+ *
+ * @example
+ * ```ts
+ * import { readOptions } from "@connected-vehicle/transport/Pagination"
+ *
+ * const options = readOptions({ timeout: "5 seconds", readAhead: 1 }) // a copy
+ * ```
+ * @since 0.2.0
+ * @category utils
+ */
+export const readOptions = <O extends StreamOptions>(options: O | undefined): O | undefined | InvalidArgument => {
+  if (typeof options !== "object" || options === null || Array.isArray(options)) return options
+  try {
+    const { maxRetries, onResponse, readAhead, timeout } = options
+    const copy: StreamOptions = {
+      timeout,
+      maxRetries,
+      retry: shallowCopy(options.retry),
+      rateLimit: shallowCopy(options.rateLimit),
+      onResponse,
+      readAhead
+    }
+    return copy as O
+  } catch {
+    return new InvalidArgument({ field: "options", message: "options: Expected an object whose fields can be read" })
+  }
 }
 
 /**

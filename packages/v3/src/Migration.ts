@@ -348,15 +348,15 @@ export const read = <P extends MigratedPath>(
     const unitSystem = yield* validate(UnitSystemSchema, given.unitSystem ?? "metric", { field: "unitSystem" })
     const vehicleId = yield* identifier("vehicleId", given.vehicleId)
     const userId = given.userId === undefined
-      ? yield* userIdOf(vehicleId, options)
+      ? yield* userIdOf(vehicleId, given.options)
       : yield* identifier("userId", given.userId)
     const signals = yield* Signals
     const code = signalCodes[path] as string
-    const response = yield* signals.get({ vehicleId, userId, code }, options).pipe(
+    const response = yield* signals.get({ vehicleId, userId, code }, given.options).pipe(
       Effect.catchReason("ConnectedVehicleError", "NotFound", (_, error) =>
         // v2.0 answers `lifeRemaining: 1` for a vehicle without a combustion engine
         path === "/engine/oil"
-          ? Effect.flatMap(signals.list({ vehicleId, userId, pageSize: 1 }, options), (page) =>
+          ? Effect.flatMap(signals.list({ vehicleId, userId, pageSize: 1 }, given.options), (page) =>
             page.included.vehicle.attributes.powertrainType === "BEV"
               ? Effect.succeed(undefined)
               : Effect.fail(error))

@@ -1,7 +1,9 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Exit, Stream } from "effect"
+import { Cause, Effect, Exit, Schema, Stream } from "effect"
 import { ConnectionsQuery, SignalsGroup } from "@connected-vehicle/schema/Api"
 import type * as Transport from "@connected-vehicle/transport/Transport"
+import { InvalidArgument } from "@connected-vehicle/schema/InvalidArgument"
+import { toQuery } from "../src/internal/args.ts"
 import { resource } from "../src/internal/resource.ts"
 
 type SignalsClient = Transport.GroupClient<typeof SignalsGroup, "signals">
@@ -75,4 +77,57 @@ describe("resource", () => {
     // @ts-expect-error: `id` names a path parameter of the endpoint
     resource(client, { list: { query: PagingQuery }, get: { id: "code" } })
   })
+
+  it.effect("each argument and option is read once: a getter that throws on its second read is never reached again", () =>
+    Effect.gen(function*() {
+      const { client, requests } = fake(5)
+      const signals = resource(client, {
+        list: { query: PagingQuery, route: { vehicleId: "params.vehicleId", userId: "headers.sc-user-id" } },
+        get: { route: { vehicleId: "params.vehicleId", userId: "headers.sc-user-id", code: "params.signalCode" } }
+      })
+      // a route argument (read by the route and, before, by the query's own pass)
+      yield* signals.list(readOnce({ userId: "usr_1", pageSize: 2 }, "vehicleId", "veh_1"))
+      assert.deepStrictEqual(requests.at(-1), { query: { pageSize: 2 }, params: { vehicleId: "veh_1" }, headers: { "sc-user-id": "usr_1" } })
+      yield* signals.get(readOnce({ vehicleId: "veh_1", userId: "usr_1" }, "code", "odometer"))
+      assert.deepStrictEqual(requests.at(-1), { params: { vehicleId: "veh_1", signalCode: "odometer" }, headers: { "sc-user-id": "usr_1" } })
+      // an invalid identifier beside one read once: the error of the invalid one
+      const error = yield* Effect.flip(signals.get(readOnce({ vehicleId: "veh_1", userId: "" }, "code", "odometer")))
+      assert.instanceOf(error, InvalidArgument)
+      assert.strictEqual((error as InvalidArgument).field, "userId")
+      // a query argument, and the options of every page of a stream
+      const onResponse = () => Effect.void
+      for (const readAhead of [0, 1] as const) {
+        const items = yield* Stream.runCollect(signals.stream(
+          readOnce({ vehicleId: "veh_1", userId: "usr_1" }, "pageSize", 2),
+          readOnce({ readAhead }, "onResponse", onResponse)
+        ))
+        assert.strictEqual(items.length, 5)
+        const pages = yield* Stream.runCollect(signals.pages({ vehicleId: "veh_1", userId: "usr_1", pageSize: 2 }, readOnce({}, "onResponse", onResponse)))
+        assert.strictEqual(pages.length, 3)
+      }
+    }))
+
+  it.effect("only the caller's unreadable arguments are an InvalidArgument naming arguments: a fault of the checks is a defect", () =>
+    Effect.gen(function*() {
+      const unreadable = yield* Effect.flip(toQuery(PagingQuery)(new Proxy({}, { ownKeys: () => { throw new Error("boom") } })))
+      assert.strictEqual(unreadable.field, "arguments")
+      // a check that throws (a fault of the SDK's own schema), on arguments that were read
+      const Faulty = Schema.Struct({
+        page: Schema.optional(Schema.Number.check(Schema.makeFilter(() => { throw new Error("a fault of the check") })))
+      })
+      const exit = yield* Effect.exit(toQuery(Faulty)({ page: 1 }))
+      assert.isTrue(Exit.isFailure(exit) && Cause.hasDies(exit.cause) && !Cause.hasFails(exit.cause))
+    }))
 })
+
+/** `target` with an enumerable getter `key` that gives `value` once, then throws. */
+const readOnce = <T extends object, K extends string, V>(target: T, key: K, value: V): T & { readonly [P in K]: V } => {
+  let reads = 0
+  return Object.defineProperty(target, key, {
+    enumerable: true,
+    get: () => {
+      if (reads++ > 0) throw new Error(`${key} read twice`)
+      return value
+    }
+  }) as T & { readonly [P in K]: V }
+}

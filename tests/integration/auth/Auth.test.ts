@@ -48,6 +48,24 @@ describe("login arguments", () => {
       assert.deepStrictEqual(yield* (yield* Simulator).requests, [])
     }).pipe(Effect.provide(loopback())))
 
+  it.effect("a key that is not a store key is an InvalidArgument naming key: the code is not exchanged, nothing stored", () =>
+    Effect.gen(function*() {
+      const store = yield* TokenStore
+      const unsafe = Session.login as (key: unknown, input: unknown) => ReturnType<typeof Session.login>
+      const throwing = new Proxy({}, {
+        get: () => {
+          throw new Error("boom")
+        }
+      })
+      for (const key of [null, undefined, 42, "", throwing, "x".repeat(100_000), "user\r\n42"]) {
+        const error = yield* Effect.flip(unsafe(key, { code: "abc", redirectUri }))
+        assert.instanceOf(error, InvalidArgument)
+        assert.strictEqual((error as InvalidArgument).field, "key")
+      }
+      assert.deepStrictEqual(yield* (yield* Simulator).requests, [])
+      assert.isTrue(Option.isNone(yield* store.get("undefined")))
+    }).pipe(Effect.provide(loopback())))
+
   it.effect("consent options that are missing, of the wrong type or cannot be read are an InvalidArgument, not a defect", () =>
     Effect.gen(function*() {
       const unsafe = Consent.make as (options: unknown) => ReturnType<typeof Consent.make>

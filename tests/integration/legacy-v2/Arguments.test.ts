@@ -77,4 +77,32 @@ describe("legacy arguments", () => {
     }).pipe(Effect.provide(layerLoopback({
       transformClient: HttpClient.mapRequest(HttpClientRequest.setHeader("x-team", "fleet"))
     }))))
+
+  it.live("the batch's paths and the stream's options are read once: a getter that throws on its second read is not reached again", () =>
+    Effect.gen(function*() {
+      const sim = yield* Simulator.Simulator
+      const user = busiestUser(sim)
+      const vehicleId = sim.data.vehiclesOf(user)[0]!
+      const vehicles = yield* Vehicles.Vehicles
+      const readOnce = <T extends object>(target: T, key: PropertyKey, value: unknown): T => {
+        let reads = 0
+        return Object.defineProperty(target, key, {
+          enumerable: true,
+          get: () => {
+            if (reads++ > 0) throw new Error(`${String(key)} read twice`)
+            return value
+          }
+        })
+      }
+      const paths = readOnce(["/odometer"], 1, "/vin") as unknown as readonly ["/odometer", "/vin"]
+      const batch = yield* vehicles.batch(vehicleId, paths)
+      assert.deepStrictEqual(Object.keys(batch).filter((key) => key.startsWith("/")).sort(), ["/odometer", "/vin"])
+      // every page's request of the stream: the options as they were read once
+      const ids = yield* Stream.runCollect(vehicles.stream({ limit: 1 }, readOnce({}, "timeout", "5 seconds")))
+      assert.strictEqual(ids.length, sim.data.vehiclesOf(user).length)
+      assert.isTrue(ids.length > 1)
+      // a list that cannot be read is the caller's: an InvalidArgument naming paths
+      const unreadable = new Proxy(["/vin"], { get: () => { throw new Error("boom") } }) as unknown as readonly ["/vin"]
+      assert.strictEqual((yield* invalid(vehicles.batch(vehicleId, unreadable))).field, "paths")
+    }).pipe(Effect.provide(layerLoopback())))
 })

@@ -191,7 +191,7 @@ describe("Client", () => {
     const cases: ReadonlyArray<readonly [unknown, string]> = [
       [proxy, "options"],
       [Object.assign(throwing("origin"), { clientId: "id", clientSecret }), "options"],
-      [{ ...base, transport: { retry: null } }, "retry"]
+      [{ ...base, transport: { retry: null } }, "transport.retry"]
     ]
     for (const [options, field] of cases) {
       const error = thrown(() => Client.createClient(options as Client.ClientOptions))

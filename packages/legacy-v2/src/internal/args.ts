@@ -102,11 +102,21 @@ export const checkStreamArgs = (args: unknown): Effect.Effect<typeof LegacyVehic
 const Paths = Schema.Array(LegacyPath).check(Schema.isMinLength(1, { expected: "at least one path" }))
 
 /**
- * Checks the paths of a batch (a non-empty list of known paths) and removes duplicates.
+ * Checks the paths of a batch (a non-empty list of known paths) and removes
+ * duplicates: the caller's list read once into a copy (a getter or a Proxy
+ * that throws is an `InvalidArgument` naming `paths`), checked and deduplicated.
  *
  * @internal
  */
 export const checkPaths = <P extends LegacyPath>(
   paths: ReadonlyArray<P>
 ): Effect.Effect<readonly [P, ...Array<P>], InvalidArgument> =>
-  Effect.map(checkValue("paths", Paths, paths), () => [...new Set(paths)] as unknown as readonly [P, ...Array<P>])
+  Effect.suspend(() => {
+    let copy: unknown = paths
+    try {
+      if (Array.isArray(paths)) copy = Array.prototype.slice.call(paths)
+    } catch {
+      return Effect.fail(unreadable("paths"))
+    }
+    return Effect.map(validate(Paths, copy, { field: "paths" }), (valid) => [...new Set(valid)] as unknown as readonly [P, ...Array<P>])
+  })

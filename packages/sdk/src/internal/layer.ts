@@ -28,18 +28,75 @@ export interface Settings {
 
 /**
  * The client's settings; bad options throw an `InvalidArgumentError`: the
- * checks' own, the transport's `InvalidArgument` (`transport.retry: null`...)
- * with its field, and options that cannot be read (a getter or a Proxy that
- * throws) naming `options`.
+ * checks' own, the transport's `InvalidArgument` for a field of the
+ * `transport` option (`transport.retry: null`...) named with its path
+ * (`transport.retry`), and options that cannot be read (a getter or a Proxy
+ * that throws) naming `options`. The options are read once, first: only
+ * those reads are the caller's unreadable options; anything else thrown
+ * after is a fault of the SDK and is thrown as it is.
  *
  * @internal
  */
 export const settingsOf = (options: ClientOptions): Settings => {
+  const given = readOptions(options)
   try {
-    return settingsUnchecked(options)
+    return settingsUnchecked(given)
   } catch (error) {
-    if (error instanceof InvalidArgumentError) throw error
-    if (error instanceof InvalidArgument) throw new InvalidArgumentError({ message: error.message, field: error.field, cause: error })
+    // the checks of the transport's options (`TransportConfig.make`) name its fields
+    if (error instanceof InvalidArgument) {
+      throw new InvalidArgumentError({ message: `transport.${error.message}`, field: `transport.${error.field}`, cause: error })
+    }
+    throw error
+  }
+}
+
+const shallowCopy = <A>(value: A): A =>
+  typeof value === "object" && value !== null && !Array.isArray(value) ? { ...value } : value
+
+/** The caller's options read once (the `transport` and `roots` objects one level down), else an `InvalidArgumentError`. */
+const readOptions = (options: ClientOptions): ClientOptions => {
+  if (typeof options !== "object" || options === null) throw invalid("options", "Expected an object")
+  try {
+    const {
+      clientId,
+      clientSecret,
+      httpClient,
+      logLevel,
+      logger,
+      maxRetries,
+      origin,
+      redirectUri,
+      roots,
+      timeout,
+      tokenStore,
+      transport,
+      unitSystem,
+      userKey
+    } = options
+    const given = shallowCopy(transport)
+    const copy = given === undefined || given === null || typeof given !== "object" ? given : {
+      ...given,
+      retry: shallowCopy(given.retry),
+      rateLimit: shallowCopy(given.rateLimit),
+      requestIdHeader: Array.isArray(given.requestIdHeader) ? [...given.requestIdHeader] : given.requestIdHeader
+    }
+    return {
+      clientId,
+      clientSecret,
+      httpClient,
+      logLevel,
+      logger,
+      maxRetries,
+      origin,
+      redirectUri,
+      roots: shallowCopy(roots),
+      timeout,
+      tokenStore,
+      transport: copy,
+      unitSystem,
+      userKey
+    } as ClientOptions
+  } catch {
     throw unreadable("options")
   }
 }

@@ -17,13 +17,15 @@ import type { BatchEntry, BatchResult, LegacyClient, Reading } from "../Client.t
 import type { ReadOptions } from "../ClientOptions.ts"
 import { fromEffectError, InvalidArgumentError } from "../ClientError.ts"
 import type { Settings } from "./layer.ts"
+import type { GivenOptions } from "./options.ts"
 import { invalid, toToken, unreadable } from "./options.ts"
 import { plain } from "./plain.ts"
 import type { Runner } from "./runner.ts"
 
 /** The Effect read options of the client's: `unitSystem` and the call's options. */
-const readOptions = (options: ReadOptions | undefined, co: Transport.CallOptions | undefined): Vehicles.ReadOptions | undefined =>
-  options?.unitSystem === undefined ? co : { ...co, unitSystem: options.unitSystem }
+// the unit system as the runner read it (once) with the call options
+const readOptions = (co: Transport.CallOptions | undefined, given: GivenOptions): Vehicles.ReadOptions | undefined =>
+  given.unitSystem === undefined ? co : { ...co, unitSystem: given.unitSystem as ReadOptions["unitSystem"] }
 
 const toBatchResult = <P extends LegacyPath>(result: Batch.BatchResult<P>): BatchResult<P> => {
   const out: Record<string, BatchEntry<unknown>> = {}
@@ -45,7 +47,7 @@ export const makeLegacy = (runner: Runner, settings: Settings): LegacyClient => 
   const vehicles = Effect.service(Vehicles.Vehicles)
   const tokens = Effect.service(TokenStore.TokenStore)
   const read = (name: ReadName) => (vehicleId: string, options?: ReadOptions): Promise<Reading<unknown>> =>
-    runner.call(options, (co) => Effect.flatMap(vehicles, (s) => (s[name] as Read)(vehicleId, readOptions(options, co))))
+    runner.call(options, (co, given) => Effect.flatMap(vehicles, (s) => (s[name] as Read)(vehicleId, readOptions(co, given))))
   // one method per read of the service
   const reads = Object.fromEntries(Object.keys(Vehicles.Vehicles.reads).map((name) => [name, read(name as ReadName)])) as Pick<LegacyClient, ReadName>
   return {
@@ -67,12 +69,8 @@ export const makeLegacy = (runner: Runner, settings: Settings): LegacyClient => 
       }),
     setUserToken: (input) =>
       runner.run<void, unknown>(undefined, () => {
-        let token: ReturnType<typeof toToken>
-        try {
-          token = toToken(input, Date.now())
-        } catch {
-          token = unreadable("token")
-        }
+        // (toToken reads the caller's token once, its unreadable fields its own error)
+        const token = toToken(input, Date.now())
         if (token instanceof InvalidArgumentError) return Effect.fail(token)
         return Effect.flatMap(tokens, (s) => s.set(userKey, token))
       }),
@@ -81,6 +79,6 @@ export const makeLegacy = (runner: Runner, settings: Settings): LegacyClient => 
     iterate: (args, options) => runner.iterable(options, (co) => Stream.unwrap(Effect.map(vehicles, (s) => s.stream(args, co)))),
     ...reads,
     batch: (vehicleId, paths, options) =>
-      runner.run(options, (co) => Effect.flatMap(vehicles, (s) => Effect.map(s.batch(vehicleId, paths, readOptions(options, co)), toBatchResult)))
+      runner.run(options, (co, given) => Effect.flatMap(vehicles, (s) => Effect.map(s.batch(vehicleId, paths, readOptions(co, given)), toBatchResult)))
   }
 }

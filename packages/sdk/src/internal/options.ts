@@ -45,25 +45,40 @@ export const attemptsOf = (field: string, maxRetries: unknown): number | Invalid
     : invalid(field, "Expected an integer >= 0")
 
 /**
- * The transport's per-call options of the client's `RequestOptions`: the
- * same names (`timeout`, `maxRetries`), passed as they are (the transport
- * checks them); only `signal` is the client's own.
+ * A call's options read once: the transport's per-call options (the same
+ * names, `timeout` and `maxRetries`, passed as they are: the transport checks
+ * them), the client's own `signal`, and a read's `unitSystem`.
  *
  * @internal
  */
-export const toCallOptions = (options: RequestOptions | undefined): Transport.CallOptions | undefined | InvalidArgumentError => {
-  if (options === undefined) return undefined
+export interface GivenOptions {
+  readonly callOptions: Transport.CallOptions | undefined
+  readonly signal: AbortSignal | undefined
+  readonly unitSystem: unknown
+}
+
+const none: GivenOptions = { callOptions: undefined, signal: undefined, unitSystem: undefined }
+
+/**
+ * The {@link GivenOptions} of a call's `RequestOptions` (or `ReadOptions`),
+ * each field read once; options that are not an object or cannot be read (a
+ * getter or a Proxy that throws) are an `InvalidArgumentError`.
+ *
+ * @internal
+ */
+export const toCallOptions = (options: RequestOptions | undefined): GivenOptions | InvalidArgumentError => {
+  if (options === undefined) return none
   if (typeof options !== "object" || options === null) return invalid("options", "Expected an object")
-  let maxRetries: unknown, signal: unknown, timeout: unknown
+  let maxRetries: unknown, signal: unknown, timeout: unknown, unitSystem: unknown
   try {
-    ;({ maxRetries, signal, timeout } = options)
+    ;({ maxRetries, signal, timeout, unitSystem } = options as RequestOptions & { readonly unitSystem?: unknown })
   } catch {
     // a getter or a Proxy that throws
     return unreadable("options")
   }
   if (signal !== undefined && !(signal instanceof AbortSignal)) return invalid("signal", "Expected an AbortSignal")
-  if (timeout === undefined && maxRetries === undefined) return undefined
-  return { timeout, maxRetries } as Transport.CallOptions
+  const callOptions = timeout === undefined && maxRetries === undefined ? undefined : { timeout, maxRetries } as Transport.CallOptions
+  return { callOptions, signal: signal as AbortSignal | undefined, unitSystem }
 }
 
 const epochMillis = (field: string, value: Date | number): number | InvalidArgumentError => {
@@ -81,20 +96,28 @@ const nonEmpty = (u: unknown): Redacted.Redacted<string> | undefined =>
  */
 export const toToken = (input: UserToken, now: number): TokenStore.Token | InvalidArgumentError => {
   if (typeof input !== "object" || input === null) return invalid("token", "Expected an object")
-  const accessToken = nonEmpty(input.accessToken)
-  const refreshToken = nonEmpty(input.refreshToken)
+  let given: UserToken
+  try {
+    const { accessToken, expiresAt, expiresIn, refreshExpiresAt, refreshToken } = input
+    given = { accessToken, expiresAt, expiresIn, refreshExpiresAt, refreshToken } as UserToken
+  } catch {
+    // a getter or a Proxy that throws
+    return unreadable("token")
+  }
+  const accessToken = nonEmpty(given.accessToken)
+  const refreshToken = nonEmpty(given.refreshToken)
   if (accessToken === undefined) return invalid("accessToken", "Expected a non-empty string")
-  if (input.refreshToken !== undefined && refreshToken === undefined) return invalid("refreshToken", "Expected a non-empty string")
-  const expiresAt = input.expiresAt !== undefined
-    ? epochMillis("expiresAt", input.expiresAt)
-    : input.expiresIn === undefined
+  if (given.refreshToken !== undefined && refreshToken === undefined) return invalid("refreshToken", "Expected a non-empty string")
+  const expiresAt = given.expiresAt !== undefined
+    ? epochMillis("expiresAt", given.expiresAt)
+    : given.expiresIn === undefined
     // neither: the service's access-token lifetime from now
     ? now + TokenLifetimes.accessSeconds * 1000
-    : typeof input.expiresIn === "number" && Number.isFinite(input.expiresIn) && input.expiresIn > 0
-    ? now + input.expiresIn * 1000
+    : typeof given.expiresIn === "number" && Number.isFinite(given.expiresIn) && given.expiresIn > 0
+    ? now + given.expiresIn * 1000
     : invalid("expiresIn", "Expected a positive number of seconds")
   if (expiresAt instanceof InvalidArgumentError) return expiresAt
-  const refreshExpiresAt = input.refreshExpiresAt === undefined ? undefined : epochMillis("refreshExpiresAt", input.refreshExpiresAt)
+  const refreshExpiresAt = given.refreshExpiresAt === undefined ? undefined : epochMillis("refreshExpiresAt", given.refreshExpiresAt)
   if (refreshExpiresAt instanceof InvalidArgumentError) return refreshExpiresAt
   return { accessToken, issuedAt: now, expiresAt, refreshToken, refreshExpiresAt }
 }

@@ -10,11 +10,12 @@ import type { Plain } from "../Client.ts"
 import type { RequestOptions } from "../ClientOptions.ts"
 import { AbortError, fromCause, InvalidArgumentError, InvalidResponseError } from "../ClientError.ts"
 import type { Services } from "../ConnectedVehicle.ts"
+import type { GivenOptions } from "./options.ts"
 import { toCallOptions } from "./options.ts"
 import { plain } from "./plain.ts"
 
 /** @internal */
-export type Make<A, E> = (callOptions: Transport.CallOptions | undefined) => Effect.Effect<A, E, Services>
+export type Make<A, E> = (callOptions: Transport.CallOptions | undefined, given: GivenOptions) => Effect.Effect<A, E, Services>
 
 /**
  * The calls of a client: `run` (a value as it is, or mapped by `post`),
@@ -31,7 +32,7 @@ export interface Runner {
   readonly call: <A, E>(options: RequestOptions | undefined, make: Make<A, E>) => Promise<Plain<A>>
   readonly iterable: <A, E>(
     options: RequestOptions | undefined,
-    make: (callOptions: Transport.CallOptions | undefined) => Stream.Stream<A, E, Services>
+    make: (callOptions: Transport.CallOptions | undefined, given: GivenOptions) => Stream.Stream<A, E, Services>
   ) => AsyncIterable<Plain<A>>
   readonly close: () => Promise<void>
 }
@@ -120,14 +121,15 @@ export const makeRunner = (layer: Layer.Layer<Services>): Runner => {
    * `post` a `ResponseValidationError`, neither a raw rejection.
    */
   const run = <A, E>(options: RequestOptions | undefined, make: Make<A, E>, post?: (value: A) => unknown): Promise<unknown> => {
-    const callOptions = toCallOptions(options)
-    if (callOptions instanceof InvalidArgumentError) return Promise.reject(callOptions)
+    // the options read once, here
+    const given = toCallOptions(options)
+    if (given instanceof InvalidArgumentError) return Promise.reject(given)
     if (closing.signal.aborted) return Promise.reject(abortError(closing.signal))
-    const signal = options?.signal
+    const signal = given.signal
     if (signal?.aborted) return Promise.reject(abortError(signal))
     let effect: Effect.Effect<A, E, Services>
     try {
-      effect = make(callOptions)
+      effect = make(given.callOptions, given)
     } catch (error) {
       return Promise.reject(fromCause(Cause.die(error)))
     }
@@ -137,12 +139,12 @@ export const makeRunner = (layer: Layer.Layer<Services>): Runner => {
   /** A stream as an `AsyncIterable`: each `for await` runs it once, pulling pages as the loop asks. */
   const iterable: Runner["iterable"] = (options, make) => ({
     async *[Symbol.asyncIterator]() {
-      const callOptions = toCallOptions(options)
-      if (callOptions instanceof InvalidArgumentError) throw callOptions
-      const signal = options?.signal === undefined ? closing.signal : AbortSignal.any([closing.signal, options.signal])
+      const given = toCallOptions(options)
+      if (given instanceof InvalidArgumentError) throw given
+      const signal = given.signal === undefined ? closing.signal : AbortSignal.any([closing.signal, given.signal])
       if (signal.aborted) throw abortError(signal)
       const context = await runtime.context()
-      const stream = Stream.unwrap(Effect.sync(() => make(callOptions))).pipe(
+      const stream = Stream.unwrap(Effect.sync(() => make(given.callOptions, given))).pipe(
         Stream.map(plain),
         Stream.catchCause((cause) => Stream.fail(fromCause(cause))),
         Stream.interruptWhen(whenAborted(signal))

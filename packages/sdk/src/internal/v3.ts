@@ -58,8 +58,8 @@ type MigrationRead<A> = (
 export const makeV3 = (runner: Runner, defaultUnitSystem: UnitSystem | undefined): V3Client => {
   /** A migrated read, with the client's unit system unless the call names one. */
   const migrated = <A>(read: MigrationRead<A>) => (target: Migration.Target, options?: ReadOptions): Promise<MigratedReading<A>> =>
-    runner.call(options, (co) => {
-      const unitSystem = options?.unitSystem ?? defaultUnitSystem
+    runner.call(options, (co, given) => {
+      const unitSystem = (given.unitSystem as UnitSystem | undefined) ?? defaultUnitSystem
       return read(target, unitSystem === undefined ? co : { ...co, unitSystem })
     })
   const migration: MigrationClient = {

@@ -55,7 +55,11 @@ export const flag = (field: string, value: boolean | undefined, fallback: boolea
 
 /** Header names, trimmed, lower-case and without repeats; `fallback` when there are none. */
 export const headerNames = (option: string | ReadonlyArray<string> | undefined, fallback: ReadonlyArray<string>): ReadonlyArray<string> => {
-  const names = (option === undefined ? [] : typeof option === "string" ? [option] : option)
+  const given: ReadonlyArray<unknown> = option === undefined ? [] : typeof option === "string" ? [option] : Array.isArray(option) ? option : [option]
+  if (!given.every((name) => typeof name === "string")) {
+    throw new InvalidArgument({ field: "requestIdHeader", message: "requestIdHeader: Expected a header name or a list of header names" })
+  }
+  const names = (given as ReadonlyArray<string>)
     .map((name) => name.trim().toLowerCase())
     .filter((name) => name.length > 0)
   return names.length === 0 ? fallback : [...new Set(names)]

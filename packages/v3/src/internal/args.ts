@@ -4,6 +4,7 @@
 import { Effect, Layer, Schema } from "effect"
 import type { HttpClient } from "effect/http"
 import { Identifier, InvalidArgument, isIdentifier, validate } from "@connected-vehicle/schema/InvalidArgument"
+import * as Pagination from "@connected-vehicle/transport/Pagination"
 import * as Transport from "@connected-vehicle/transport/Transport"
 
 type Friendly<K> = K extends `filter[${infer F}]` ? F : K
@@ -23,22 +24,16 @@ const friendly = (wire: string): string => /^filter\[(.+)\]$/.exec(wire)?.[1] ??
 const isRecord = (u: unknown): u is Readonly<Record<string, unknown>> =>
   typeof u === "object" && u !== null && !Array.isArray(u)
 
-// `body`, or an `InvalidArgument` naming `arguments` when it throws: a getter
-// or a Proxy of the arguments that throws when they are read
-const guarded = <A>(body: () => Effect.Effect<A, InvalidArgument>): Effect.Effect<A, InvalidArgument> =>
-  Effect.suspend(() => {
-    try {
-      return body()
-    } catch {
-      return Effect.fail(new InvalidArgument({ field: "arguments", message: "arguments: Expected an object whose fields can be read" }))
-    }
-  })
+/** The `InvalidArgument` of arguments that cannot be read (a getter or a Proxy that throws). */
+const unreadable = () => new InvalidArgument({ field: "arguments", message: "arguments: Expected an object whose fields can be read" })
 
 /**
  * Checks list arguments against the contract query `schema` and returns the
  * wire query (only defined entries). `undefined` is `{}`; `null`, a non-object
  * or an unknown argument (other than the `extra` ones the caller handles) is
- * an `InvalidArgument`.
+ * an `InvalidArgument`. Each argument is read once (the `extra` ones not at
+ * all): only those reads are the caller's unreadable arguments, the checks
+ * run on what they gave.
  *
  * @internal
  */
@@ -46,12 +41,18 @@ export const toQuery = <S extends Schema.Struct<Schema.Struct.Fields>>(schema: S
   const wireOf = new Map(Object.keys(schema.fields).map((wire) => [friendly(wire), wire]))
   const decoder = schema as unknown as Schema.ConstraintDecoder<S["Type"]>
   return (args: unknown): Effect.Effect<S["Type"], InvalidArgument> =>
-    guarded(() => {
+    Effect.suspend(() => {
       if (args === undefined) return validate(decoder, {})
       if (!isRecord(args)) return validate(Schema.Record(Schema.String, Schema.Unknown), args, { field: "arguments" })
+      const given: Array<readonly [string, unknown]> = []
+      try {
+        for (const key of Object.keys(args)) if (!extra.includes(key)) given.push([key, args[key]])
+      } catch {
+        return Effect.fail(unreadable())
+      }
       const wire: Record<string, unknown> = {}
-      for (const [key, value] of Object.entries(args)) {
-        if (value === undefined || extra.includes(key)) continue
+      for (const [key, value] of given) {
+        if (value === undefined) continue
         const name = wireOf.get(key)
         if (name === undefined) {
           return Effect.fail(
@@ -66,7 +67,8 @@ export const toQuery = <S extends Schema.Struct<Schema.Struct.Fields>>(schema: S
 
 /**
  * Checks identifiers sent in a path or a header with `Identifier` (non-empty,
- * no control character, no `/`, not `.` or `..`).
+ * no control character, no `/`, not `.` or `..`), and returns them: each
+ * read once from `args` into a copy (never read again).
  *
  * @internal
  */
@@ -74,20 +76,20 @@ export const identifiers = <const K extends string>(
   args: unknown,
   keys: ReadonlyArray<K>
 ): Effect.Effect<{ readonly [P in K]: string }, InvalidArgument> =>
-  guarded(() => {
+  Effect.suspend(() => {
     if (!isRecord(args)) return validate(Schema.Record(Schema.String, Schema.Unknown), args, { field: "arguments" }) as never
+    const ids: Record<string, unknown> = {}
+    try {
+      for (const key of keys) ids[key] = args[key]
+    } catch {
+      return Effect.fail(unreadable())
+    }
+    const valid = ids as { readonly [P in K]: string }
     // the common case, all valid, without running the schema (`isIdentifier` is `Identifier`'s rule)
-    if (keys.every((key) => isIdentifier(args[key]))) return Effect.succeed(args as { readonly [P in K]: string })
-    return Effect.forEach(keys, (key) => validate(Identifier, args[key], { field: key })).pipe(
-      Effect.as(args as { readonly [P in K]: string })
-    )
+    if (keys.every((key) => isIdentifier(ids[key]))) return Effect.succeed(valid)
+    return Effect.forEach(keys, (key) => validate(Identifier, ids[key], { field: key })).pipe(Effect.as(valid))
   })
 
-/**
- * Checks one identifier (see {@link identifiers}).
- *
- * @internal
- */
 /**
  * The fields a migrated read takes from its arguments (checked by the read),
  * or the `InvalidArgument` of an argument that cannot be read: a path that is
@@ -98,8 +100,11 @@ export const identifiers = <const K extends string>(
 export const readInput = (
   path: unknown,
   target: unknown,
-  options: { readonly unitSystem?: unknown } | undefined
-): { readonly vehicleId: unknown; readonly userId: unknown; readonly unitSystem: unknown } | InvalidArgument => {
+  options: (Pagination.StreamOptions & { readonly unitSystem?: unknown }) | undefined
+):
+  | { readonly vehicleId: unknown; readonly userId: unknown; readonly unitSystem: unknown; readonly options: Transport.CallOptions | undefined }
+  | InvalidArgument =>
+{
   if (typeof path !== "string") return new InvalidArgument({ field: "path", message: "path: Expected a string" })
   let unitSystem: unknown
   try {
@@ -107,14 +112,22 @@ export const readInput = (
   } catch {
     return new InvalidArgument({ field: "options", message: "options: Expected an object whose fields can be read" })
   }
+  // the call options read once too: the read's requests (one to three) get the copy
+  const callOptions = Pagination.readOptions(options)
+  if (callOptions instanceof InvalidArgument) return callOptions
   try {
     const given = (isRecord(target) ? target : {}) as { readonly vehicleId?: unknown; readonly userId?: unknown }
-    return { vehicleId: given.vehicleId, userId: given.userId, unitSystem }
+    return { vehicleId: given.vehicleId, userId: given.userId, unitSystem, options: callOptions }
   } catch {
     return new InvalidArgument({ field: "arguments", message: "arguments: Expected an object whose fields can be read" })
   }
 }
 
+/**
+ * Checks one identifier (see {@link identifiers}).
+ *
+ * @internal
+ */
 export const identifier = (field: string, value: unknown): Effect.Effect<string, InvalidArgument> =>
   isIdentifier(value) ? Effect.succeed(value) : Effect.suspend(() => validate(Identifier, value, { field }))
 

@@ -35,20 +35,21 @@ export const paged = <A, V extends { readonly query: Paging }, P extends Paginat
     ...valid,
     query: { ...valid.query, page, pageSize: valid.query.pageSize ?? defaultStreamPageSize }
   })
-  const pages = (args: A, options?: CallOptions): Stream.Stream<P, E | InvalidArgument> =>
-    Stream.unwrap(Effect.map(check(args), (valid) =>
+  const pages = (args: A, given?: CallOptions): Stream.Stream<P, E | InvalidArgument> => {
+    // the options read once: every page's request gets the copy
+    const options = Pagination.readOptions(given)
+    if (options instanceof InvalidArgument) return Stream.fail(options)
+    return Stream.unwrap(Effect.map(check(args), (valid) =>
       Pagination.pages((page) => fetch(pageArgs(valid, page), options), { startPage: valid.query.page })))
+  }
   return {
     list: (args: A, options?: CallOptions): Effect.Effect<P, E | InvalidArgument> =>
       Effect.flatMap(check(args), (valid) => Effect.map(fetch(valid, options), (r) => r.value)),
     pages,
-    stream: (args: A, options?: Pagination.StreamOptions): Stream.Stream<P["data"][number], E | InvalidArgument> => {
-      let readAhead: unknown
-      try {
-        readAhead = options?.readAhead
-      } catch {
-        return Stream.fail(new InvalidArgument({ field: "options", message: "options: Expected an object whose fields can be read" }))
-      }
+    stream: (args: A, given?: Pagination.StreamOptions): Stream.Stream<P["data"][number], E | InvalidArgument> => {
+      const options = Pagination.readOptions(given)
+      if (options instanceof InvalidArgument) return Stream.fail(options)
+      const readAhead: unknown = options?.readAhead
       if (readAhead !== undefined && !Pagination.isReadAhead(readAhead)) {
         return Stream.fail(new InvalidArgument({ field: "readAhead", message: "readAhead: Expected 0 or 1" }))
       }

@@ -1,0 +1,66 @@
+import { assert, describe, it } from "@effect/vitest"
+import { createClient, InvalidArgumentError } from "@connected-vehicle/sdk/Client"
+import type { ClientOptions } from "@connected-vehicle/sdk/Client"
+
+const base = { clientId: "app", clientSecret: "secret", origin: "http://127.0.0.1:9" }
+
+const refused = (options: unknown): InvalidArgumentError => {
+  try {
+    const client = createClient(options as ClientOptions)
+    void client.close()
+  } catch (error) {
+    assert.instanceOf(error, InvalidArgumentError)
+    return error as InvalidArgumentError
+  }
+  throw new Error("createClient accepted the options")
+}
+
+/** `target` with an enumerable getter `key` that gives `value` once, then throws. */
+const readOnce = <T extends object>(target: T, key: string, value: unknown): T => {
+  let reads = 0
+  return Object.defineProperty(target, key, {
+    enumerable: true,
+    get: () => {
+      if (reads++ > 0) throw new Error(`${key} read twice`)
+      return value
+    }
+  })
+}
+
+describe("createClient options", () => {
+  it("a field of the transport option is named with its path; the client's own with its name", () => {
+    const nested = refused({ ...base, transport: { timeout: 0 } })
+    assert.strictEqual(nested.field, "transport.timeout")
+    assert.match(nested.message, /^transport\.timeout: /)
+    assert.strictEqual(refused({ ...base, transport: { retry: { maxAttempts: 0 } } }).field, "transport.retry.maxAttempts")
+    assert.strictEqual(refused({ ...base, transport: { retry: null } }).field, "transport.retry")
+    assert.strictEqual(refused({ ...base, transport: { requestIdHeader: [42] } }).field, "transport.requestIdHeader")
+    assert.strictEqual(refused({ ...base, timeout: 0 }).field, "timeout")
+  })
+
+  it("each option is read once: a getter that throws on its second read is not reached again", async () => {
+    const options = readOnce(readOnce(readOnce({ ...base }, "clientId", "app"), "origin", "http://127.0.0.1:9"), "transport", {
+      timeout: "2 seconds"
+    })
+    const client = createClient(options)
+    await client.close()
+    // unreadable options are the caller's
+    const throwing = Object.defineProperty({ ...base }, "timeout", { enumerable: true, get: () => { throw new Error("boom") } })
+    assert.strictEqual(refused(throwing).field, "options")
+  })
+
+  it("a call's options and a token are read once", async () => {
+    const client = createClient(base)
+    try {
+      // the client is closed below: a call read its options once before it is refused or runs
+      const token = readOnce({ expiresIn: 3600 }, "accessToken", "access") as unknown as { readonly accessToken: string }
+      await client.legacy.setUserToken(token)
+      const options = readOnce(readOnce({}, "signal", new AbortController().signal), "unitSystem", "imperial")
+      const error = await client.legacy.odometer("", options).then(() => undefined, (e: unknown) => e)
+      assert.instanceOf(error, InvalidArgumentError)
+      assert.strictEqual((error as InvalidArgumentError).field, "vehicleId")
+    } finally {
+      await client.close()
+    }
+  })
+})
