@@ -127,10 +127,14 @@ const exchange = (spec: MethodSpec, call: Call) => (client: HttpClient.HttpClien
           onFailure: (error) =>
             Effect.fail(mapSendError(error, spec.method, spec.path, withoutCredentials(error.request.url, error.request.urlParams))),
           onSuccess: (response) =>
-            call.hooks === undefined ? respond(spec, call, response) : Effect.andThen(call.hooks(response), respond(spec, call, response))
+            call.hooks === undefined ? respond(spec, call, response) : afterHooks(call.hooks(response), respond(spec, call, response))
         })),
     (request) => Effect.succeed(request)
   )
+
+/** `next` after what the hooks returned (nothing to wait for when that is `Effect.void`). */
+const afterHooks = <A, E>(hooked: Effect.Effect<void>, next: Effect.Effect<A, E>): Effect.Effect<A, E> =>
+  hooked === Effect.void ? next : Effect.andThen(hooked, next)
 
 /**
  * `client` with each exchange wrapped by `f` (`HttpClient.transform` without

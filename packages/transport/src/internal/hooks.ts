@@ -17,11 +17,19 @@ export type Hook = (response: HttpClientResponse.HttpClientResponse) => Effect.E
  *
  * @internal
  */
-export const ignoring = (hook: Hook): Hook => (response) => Effect.ignoreCause(Effect.suspend(() => effectOf(hook, response)))
+export const ignoring = (hook: Hook): Hook => (response) => {
+  const effect = effectOf(hook, response)
+  return effect === Effect.void ? effect : Effect.ignoreCause(effect)
+}
 
-// what the hook returns when it is an Effect, else nothing to run
+// what the hook returns when it is an Effect, else nothing to run (a throw included)
 const effectOf = (hook: Hook, response: HttpClientResponse.HttpClientResponse): Effect.Effect<void> => {
-  const effect: unknown = hook(response)
+  let effect: unknown
+  try {
+    effect = hook(response)
+  } catch {
+    return Effect.void
+  }
   return Effect.isEffect(effect) ? effect as Effect.Effect<void> : Effect.void
 }
 

@@ -77,18 +77,32 @@ export const identifiers = <const K extends string>(
   keys: ReadonlyArray<K>
 ): Effect.Effect<{ readonly [P in K]: string }, InvalidArgument> =>
   Effect.suspend(() => {
-    if (!isRecord(args)) return validate(Schema.Record(Schema.String, Schema.Unknown), args, { field: "arguments" }) as never
-    const ids: Record<string, unknown> = {}
-    try {
-      for (const key of keys) ids[key] = args[key]
-    } catch {
-      return Effect.fail(unreadable())
-    }
-    const valid = ids as { readonly [P in K]: string }
-    // the common case, all valid, without running the schema (`isIdentifier` is `Identifier`'s rule)
-    if (keys.every((key) => isIdentifier(ids[key]))) return Effect.succeed(valid)
-    return Effect.forEach(keys, (key) => validate(Identifier, ids[key], { field: key })).pipe(Effect.as(valid))
+    const ids = readIdentifiers(args, keys)
+    return Effect.isEffect(ids) ? ids : Effect.succeed(ids)
   })
+
+/**
+ * {@link identifiers} read now: the valid copy itself (the common case, no
+ * effect of its own), or the effect that fails with their `InvalidArgument`.
+ *
+ * @internal
+ */
+export const readIdentifiers = <const K extends string>(
+  args: unknown,
+  keys: ReadonlyArray<K>
+): { readonly [P in K]: string } | Effect.Effect<{ readonly [P in K]: string }, InvalidArgument> => {
+  if (!isRecord(args)) return validate(Schema.Record(Schema.String, Schema.Unknown), args, { field: "arguments" }) as never
+  const ids: Record<string, unknown> = {}
+  try {
+    for (const key of keys) ids[key] = args[key]
+  } catch {
+    return Effect.fail(unreadable())
+  }
+  const valid = ids as { readonly [P in K]: string }
+  // the common case, all valid, without running the schema (`isIdentifier` is `Identifier`'s rule)
+  if (keys.every((key) => isIdentifier(ids[key]))) return valid
+  return Effect.forEach(keys, (key) => validate(Identifier, ids[key], { field: key })).pipe(Effect.as(valid))
+}
 
 /**
  * The fields a migrated read takes from its arguments (checked by the read),

@@ -7,7 +7,8 @@ import type * as Pagination from "@connected-vehicle/transport/Pagination"
 import type { InvalidArgument } from "@connected-vehicle/schema/InvalidArgument"
 import type { CallOptions, Result } from "@connected-vehicle/transport/Transport"
 import type { ArgsOf } from "./args.ts"
-import { identifier, identifiers, toQuery } from "./args.ts"
+import { isIdentifier } from "@connected-vehicle/schema/InvalidArgument"
+import { identifier, identifiers, readIdentifiers, toQuery } from "./args.ts"
 import { paged } from "./paged.ts"
 import type { Identifiers, Resource } from "../Resource.ts"
 
@@ -132,21 +133,26 @@ type PageFetch = (
 
 type AnyCall = { readonly id: string } | { readonly route: AnyRoute }
 
-/** One request: its identifier or identifying arguments checked, the endpoint's value. */
+const valueOf = (result: Result<unknown>) => result.value
+
+/**
+ * One request: its identifier or identifying arguments checked (read when
+ * the method is called; valid ones without an effect step of their own), the
+ * endpoint's value.
+ */
 const call = (fetch: Fetch, endpoint: AnyCall) => {
   if ("id" in endpoint) {
+    const name = endpoint.id
+    const send = (id: string, options: CallOptions | undefined) => Effect.map(fetch({ params: { [name]: id } }, options), valueOf)
     return (id: unknown, options?: CallOptions) =>
-      identifier(endpoint.id, id).pipe(
-        Effect.flatMap((valid) => fetch({ params: { [endpoint.id]: valid } }, options)),
-        Effect.map((r) => r.value)
-      )
+      isIdentifier(id) ? send(id, options) : Effect.flatMap(identifier(name, id), (valid) => send(valid, options))
   }
   const route = compile(endpoint.route)
-  return (args: unknown, options?: CallOptions) =>
-    identifiers(args, route.keys).pipe(
-      Effect.flatMap((ids) => fetch(route.request(ids), options)),
-      Effect.map((r) => r.value)
-    )
+  const send = (ids: Readonly<Record<string, string>>, options: CallOptions | undefined) => Effect.map(fetch(route.request(ids), options), valueOf)
+  return (args: unknown, options?: CallOptions) => {
+    const ids = readIdentifiers(args, route.keys)
+    return Effect.isEffect(ids) ? Effect.flatMap(ids, (valid) => send(valid, options)) : send(ids, options)
+  }
 }
 
 /**
