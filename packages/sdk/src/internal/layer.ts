@@ -53,49 +53,43 @@ export const settingsOf = (options: ClientOptions): Settings => {
 const shallowCopy = <A>(value: A): A =>
   typeof value === "object" && value !== null && !Array.isArray(value) ? { ...value } : value
 
+type OptionKey = keyof Extract<ClientOptions, { readonly origin: string }> | keyof Extract<ClientOptions, { readonly roots: unknown }>
+
+/** Every field of `ClientOptions` (a missing one is a type error), read once each. */
+const optionKeys = Object.keys(
+  {
+    clientId: true,
+    clientSecret: true,
+    httpClient: true,
+    logLevel: true,
+    logger: true,
+    maxRetries: true,
+    origin: true,
+    redirectUri: true,
+    roots: true,
+    timeout: true,
+    tokenStore: true,
+    transport: true,
+    unitSystem: true,
+    userKey: true
+  } satisfies { readonly [K in OptionKey]: true }
+)
+
 /** The caller's options read once (the `transport` and `roots` objects one level down), else an `InvalidArgumentError`. */
 const readOptions = (options: ClientOptions): ClientOptions => {
   if (typeof options !== "object" || options === null) throw invalid("options", "Expected an object")
   try {
-    const {
-      clientId,
-      clientSecret,
-      httpClient,
-      logLevel,
-      logger,
-      maxRetries,
-      origin,
-      redirectUri,
-      roots,
-      timeout,
-      tokenStore,
-      transport,
-      unitSystem,
-      userKey
-    } = options
-    const given = shallowCopy(transport)
-    const copy = given === undefined || given === null || typeof given !== "object" ? given : {
+    const read: Record<string, unknown> = {}
+    for (const key of optionKeys) read[key] = (options as Readonly<Record<string, unknown>>)[key]
+    const given = shallowCopy(read["transport"]) as ClientOptions["transport"] | null
+    read["transport"] = given === undefined || given === null || typeof given !== "object" ? given : {
       ...given,
       retry: shallowCopy(given.retry),
       rateLimit: shallowCopy(given.rateLimit),
       requestIdHeader: Array.isArray(given.requestIdHeader) ? [...given.requestIdHeader] : given.requestIdHeader
     }
-    return {
-      clientId,
-      clientSecret,
-      httpClient,
-      logLevel,
-      logger,
-      maxRetries,
-      origin,
-      redirectUri,
-      roots: shallowCopy(roots),
-      timeout,
-      tokenStore,
-      transport: copy,
-      unitSystem,
-      userKey
-    } as ClientOptions
+    read["roots"] = shallowCopy(read["roots"])
+    return read as ClientOptions
   } catch {
     throw unreadable("options")
   }
