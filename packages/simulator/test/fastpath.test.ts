@@ -258,6 +258,7 @@ describe("fast path routes", () => {
     assert.deepStrictEqual(match("/a/q/c/r"), { route: { path: "/a/:y/c/:z" }, params: { y: "q", z: "r" } })
     assert.isDefined(match("/d.e"))
     assert.isUndefined(match("/dxe"))
+    assert.isUndefined(RouteMatch.compile([], () => "")(""))
     assert.throws(() => RouteMatch.compile([{ path: "/a" }, { path: "/a" }], () => ""), /given twice/)
     assert.throws(() => paramPattern("other"), /no pattern for the path parameter :other/)
   })

@@ -53,6 +53,7 @@ export const compile = <R extends { readonly path: string }>(
   routes: ReadonlyArray<R>,
   patternOf: (param: string) => string
 ): (path: string) => Matched<R> | undefined => {
+  if (routes.length === 0) return () => undefined
   let group = 0
   const ends: Array<number> = []
   const params: Array<ReadonlyArray<readonly [string, number]>> = []
