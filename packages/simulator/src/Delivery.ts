@@ -19,7 +19,15 @@ import type { Duration, Redacted, Scope } from "effect"
 import type { HttpServerRequest, HttpServerResponse } from "effect/http"
 import type { BurstInput, BurstView, GroundTruth } from "./Burst.ts"
 import type { Dataset, WebhookInfo } from "./Data.ts"
-import type { SubscriptionInput, SubscriptionView, VehicleErrorInput, WebhookInput, WebhookPatch, WebhookView } from "./DeliveryModels.ts"
+import type {
+  ControlLimits,
+  SubscriptionInput,
+  SubscriptionView,
+  VehicleErrorInput,
+  WebhookInput,
+  WebhookPatch,
+  WebhookView
+} from "./DeliveryModels.ts"
 import * as bursts from "./internal/burstRun.ts"
 import * as actions from "./internal/deliveryActions.ts"
 import { clearLog, loggedEntries, makeEngine, resetEngine } from "./internal/deliveryEngine.ts"
@@ -174,6 +182,7 @@ export type WebhookControlError = policy.WebhookControlError
  * @category models
  */
 export type {
+  ControlLimits,
   SubscriptionInput,
   SubscriptionView,
   VehicleErrorInput,
@@ -352,9 +361,43 @@ export interface CreatedSubscription {
   readonly createdAt: number
 }
 /**
+ * At most this many webhooks are created through the control surface
+ * (default; `SimulatorOptions.controlLimits.webhooks`): one more is refused
+ * with a `409` (section 7 envelope) until `POST /_simulator/reset`.
+ *
+ * @example
+ * ```ts
+ * import { WEBHOOK_LIMIT } from "@connected-vehicle/simulator/Delivery"
+ *
+ * const canCreate = (created: number) => created < WEBHOOK_LIMIT
+ * ```
+ * @since 0.2.0
+ * @category constants
+ */
+export const WEBHOOK_LIMIT = policy.WEBHOOK_LIMIT
+
+/**
+ * At most this many injected vehicle errors are open at once (default;
+ * `SimulatorOptions.controlLimits.vehicleErrors`): one more is refused with
+ * a `409` (section 7 envelope) until one is resolved or the simulator reset.
+ *
+ * @example
+ * ```ts
+ * import { VEHICLE_ERROR_LIMIT } from "@connected-vehicle/simulator/Delivery"
+ *
+ * const canInject = (open: number) => open < VEHICLE_ERROR_LIMIT
+ * ```
+ * @since 0.2.0
+ * @category constants
+ */
+export const VEHICLE_ERROR_LIMIT = policy.VEHICLE_ERROR_LIMIT
+
+/**
  * Builds the delivery engine of a simulator. Deliveries run in fibers forked
  * in the current scope (the simulator's), with the current context: under
- * `TestClock` the retry schedule follows `TestClock.adjust`.
+ * `TestClock` the retry schedule follows `TestClock.adjust`. `limits` bounds
+ * the created webhooks and the open vehicle errors (default
+ * {@link WEBHOOK_LIMIT} and {@link VEHICLE_ERROR_LIMIT}).
  *
  * @example
  * ```ts
@@ -372,6 +415,7 @@ export interface CreatedSubscription {
 export const make = (options: {
   readonly data: Dataset
   readonly secret?: Redacted.Redacted<string> | string | undefined
+  readonly limits?: ControlLimits | undefined
 }): Effect.Effect<Deliveries, never, Scope.Scope> =>
   Effect.map(makeEngine(options), (engine): Deliveries => ({
     secret: engine.secret,

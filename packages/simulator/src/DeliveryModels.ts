@@ -147,3 +147,23 @@ export interface VehicleErrorInput {
   /** Signal codes the error affects. */
   readonly signals?: ReadonlyArray<string> | undefined
 }
+
+/**
+ * Bounds of what the control surface keeps: `webhooks`, created webhooks
+ * (default `Delivery.WEBHOOK_LIMIT`, 1,000); `vehicleErrors`, injected
+ * vehicle errors open at once (default `Delivery.VEHICLE_ERROR_LIMIT`,
+ * 10,000). Whole numbers of at least 1. One more is refused with a `409`.
+ *
+ * @example
+ * ```ts
+ * import type { ControlLimits } from "@connected-vehicle/simulator/Delivery"
+ *
+ * const small: ControlLimits = { webhooks: 10, vehicleErrors: 100 }
+ * ```
+ * @since 0.2.0
+ * @category models
+ */
+export interface ControlLimits {
+  readonly webhooks?: number | undefined
+  readonly vehicleErrors?: number | undefined
+}

@@ -18,7 +18,7 @@ import * as FastPath from "./internal/fastPath.ts"
 import * as Listen from "./internal/listen.ts"
 import * as Options from "./internal/options.ts"
 import { makeData } from "./internal/simulatorData.ts"
-import { accessSecondsOf, grantLimitOf, makeUsage, setRateLimits } from "./internal/usage.ts"
+import { accessSecondsOf, countLimitOf, makeUsage, setRateLimits } from "./internal/usage.ts"
 import * as RateLimit from "./RateLimit.ts"
 import type { Fault, RequestLogEntry } from "./State.ts"
 import { State } from "./State.ts"
@@ -247,8 +247,8 @@ const setup = Effect.fnUntraced(function*(options: SimulatorOptions | undefined,
     seed,
     failureRate: Math.min(1, Math.max(0, options?.failureRate ?? 0)),
     accessSeconds: yield* accessSecondsOf(options?.accessTokenLifetime),
-    codeLimit: yield* grantLimitOf("codes", options?.grantLimits?.codes),
-    tokenLimit: yield* grantLimitOf("tokens", options?.grantLimits?.tokens)
+    codeLimit: yield* countLimitOf("grantLimits.codes", options?.grantLimits?.codes),
+    tokenLimit: yield* countLimitOf("grantLimits.tokens", options?.grantLimits?.tokens)
   })
   const clientId = options?.clientId ?? DEFAULT_CLIENT_ID
   const clientSecret = options?.clientSecret ?? DEFAULT_CLIENT_SECRET
@@ -260,7 +260,14 @@ const setup = Effect.fnUntraced(function*(options: SimulatorOptions | undefined,
     legacy: TEST_ORIGIN
   }
   const redirectUris = [...(options?.redirectUris ?? DEFAULT_REDIRECT_URIS)]
-  const deliveries = yield* Delivery.make({ data, secret: options?.webhookSecret })
+  const deliveries = yield* Delivery.make({
+    data,
+    secret: options?.webhookSecret,
+    limits: {
+      webhooks: yield* countLimitOf("controlLimits.webhooks", options?.controlLimits?.webhooks),
+      vehicleErrors: yield* countLimitOf("controlLimits.vehicleErrors", options?.controlLimits?.vehicleErrors)
+    }
+  })
   state.onReset(deliveries.reset)
   const usage = yield* makeUsage(() => clock.currentTimeMillisUnsafe(), data, options?.rateLimit)
   state.onReset(() => usage.reset())

@@ -4,6 +4,7 @@
  * @since 0.1.0
  */
 import type { Duration, Redacted } from "effect"
+import type { ControlLimits } from "./DeliveryModels.ts"
 import type * as RateLimit from "./RateLimit.ts"
 import type { RetireLegacy } from "./Sunset.ts"
 
@@ -94,4 +95,15 @@ export interface SimulatorOptions {
    * newer ones were issued is forgotten before its 60 days.
    */
   readonly grantLimits?: { readonly codes?: number | undefined; readonly tokens?: number | undefined } | undefined
+  /**
+   * How much the loopback control routes keep: `webhooks`, webhooks created
+   * with `POST /_simulator/webhooks` (default 1,000,
+   * `Delivery.WEBHOOK_LIMIT`); `vehicleErrors`, errors injected with `POST
+   * /_simulator/vehicles/:id/errors` and not yet resolved (default 10,000,
+   * `Delivery.VEHICLE_ERROR_LIMIT`). Whole numbers of at least 1. One more is
+   * refused with `409` and the section 7 envelope (nothing kept, nothing
+   * sent); the in-process `createWebhook` / `injectVehicleError` fail with
+   * that `WebhookControlError`.
+   */
+  readonly controlLimits?: ControlLimits | undefined
 }

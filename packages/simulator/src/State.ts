@@ -12,7 +12,7 @@ import { randomBytes } from "node:crypto"
 import { prng } from "./Data.ts"
 import * as records from "./internal/stateRecords.ts"
 import type { CodeRecord, FaultRule, LoggedHeaders, LogSlot, RefreshRecord, UsedCode, UserGrant } from "./internal/stateRecords.ts"
-import { entryOf, pathMatches, setCapped } from "./internal/stateRecords.ts"
+import { entryOf, pathMatches, setCapped, trimOldest } from "./internal/stateRecords.ts"
 
 /**
  * An injected fault (see the README for the control header that spells them).
@@ -94,13 +94,13 @@ export const LOG_LIMIT = 10_000
 
 /**
  * At most this many fault keys (`x-simulator-fault-key`) are remembered; the
- * oldest is forgotten first.
+ * oldest are forgotten first, a sixteenth of the limit at a time.
  *
  * @example
  * ```ts
  * import { FAULT_KEY_LIMIT } from "@connected-vehicle/simulator/State"
  *
- * const keysForgotten = (runs: number) => Math.max(0, runs - FAULT_KEY_LIMIT) // oldest keys first
+ * const keysRemembered = (runs: number) => Math.min(runs, FAULT_KEY_LIMIT) // at most; the oldest go first
  * ```
  * @since 0.1.0
  * @category constants
@@ -109,7 +109,8 @@ export const FAULT_KEY_LIMIT = 1_000
 
 /**
  * At most this many expired access tokens are remembered (so that they keep
- * answering "expired" rather than "invalid"); the oldest is forgotten first.
+ * answering "expired" rather than "invalid"); the oldest are forgotten first,
+ * a sixteenth of the limit at a time.
  *
  * @example
  * ```ts
@@ -125,7 +126,8 @@ export const TOMBSTONE_LIMIT = 10_000
 /**
  * At most this many exchanged authorization codes are remembered (each for
  * the refresh-token lifetime), so that a replayed one revokes the tokens
- * issued for it (RFC 6749 section 4.1.2); the oldest is forgotten first.
+ * issued for it (RFC 6749 section 4.1.2); the oldest are forgotten first, a
+ * sixteenth of the limit at a time.
  *
  * @example
  * ```ts
@@ -360,9 +362,8 @@ export class State {
     let entry = this.keyed.get(key)
     if (entry === undefined || entry.spec !== spec) {
       this.keyed.delete(key)
-      if (this.keyed.size >= FAULT_KEY_LIMIT) this.keyed.delete(this.keyed.keys().next().value!)
       entry = { spec, remaining: times }
-      this.keyed.set(key, entry)
+      setCapped(this.keyed, key, entry, FAULT_KEY_LIMIT)
     }
     if (entry.remaining <= 0) return false
     entry.remaining--
@@ -407,12 +408,13 @@ export class State {
 
   private bury(accessToken: string): void {
     this.expired.add(accessToken)
-    if (this.expired.size > TOMBSTONE_LIMIT) this.expired.delete(this.expired.values().next().value!)
+    trimOldest(this.expired, TOMBSTONE_LIMIT)
   }
 
-  /** Number of live (unswept) codes, refresh tokens and access tokens. */
-  sizes(): { readonly codes: number; readonly refresh: number; readonly access: number; readonly expired: number } {
-    return { codes: this.codes.size, refresh: this.refresh.size, access: this.access.size, expired: this.expired.size }
+  /** Number of live (unswept) codes, refresh tokens and access tokens; of remembered expired tokens, exchanged codes and fault keys. */
+  sizes(): Readonly<Record<"codes" | "refresh" | "access" | "expired" | "usedCodes" | "faultKeys", number>> {
+    const { access, codes, expired, keyed, refresh, usedCodes } = this
+    return { codes: codes.size, refresh: refresh.size, access: access.size, expired: expired.size, usedCodes: usedCodes.size, faultKeys: keyed.size }
   }
 
   issueCode(grant: Omit<CodeRecord, "expiresAt">): string {
@@ -440,8 +442,7 @@ export class State {
     const now = this.now()
     if (record.expiresAt <= now) return "expired"
     const family = ++this.families
-    this.usedCodes.set(code, { family, expiresAt: now + TokenLifetimes.refreshSeconds * 1000 })
-    if (this.usedCodes.size > USED_CODE_LIMIT) this.usedCodes.delete(this.usedCodes.keys().next().value!)
+    setCapped(this.usedCodes, code, { family, expiresAt: now + TokenLifetimes.refreshSeconds * 1000 }, USED_CODE_LIMIT)
     return { ...record, family }
   }
 

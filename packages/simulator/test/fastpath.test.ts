@@ -12,6 +12,10 @@ import { assert, describe, it, layer } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import { FetchHttpClient } from "effect/http"
 import { request, ServerResponse } from "node:http"
+import { ServiceApi } from "@connected-vehicle/schema/Api"
+import { LegacyEndpoints } from "@connected-vehicle/schema/Legacy"
+import { matchRoute, paramPattern, routes } from "../src/internal/fastPath.ts"
+import * as RouteMatch from "../src/internal/routeMatch.ts"
 import { layer as simulatorLayer, layerRoots, Simulator, SimulatorRoots } from "../src/Simulator.ts"
 import { LOG_LIMIT, State } from "../src/State.ts"
 import { appToken, bearer, call, userTokens } from "./helpers.ts"
@@ -171,6 +175,20 @@ layer(Loopback)("fast path", (it) => {
       }
     }))
 
+  it.effect("every route at the contract's path: the fast path's answer, the full application's bytes", () =>
+    Effect.gen(function*() {
+      const sim = yield* Simulator
+      const vehicles = sim.data.vehicleIds.slice(0, sim.data.connectionCount).map((id) => sim.data.vehicle(id)!)
+      const v = vehicles.find((v) => v.supportsServiceHistory)!
+      const userId = sim.data.connectionOf(v.id)!.userId
+      const app = { ...bearer(yield* appToken), "sc-user-id": userId }
+      const user = bearer((yield* userTokens({ userId })).access)
+      for (const route of routes) {
+        const path = fill(route.path, { vehicleId: v.id, id: v.id, signalCode: v.signalCodes[0]! })
+        yield* sameAnswer(sim.url, path, route.group === "signals" ? app : user)
+      }
+    }))
+
   it.effect("a scripted fault and a bad token still reach the full application", () =>
     Effect.gen(function*() {
       const sim = yield* Simulator
@@ -182,6 +200,68 @@ layer(Loopback)("fast path", (it) => {
       const bad = yield* call("GET", `/v3/vehicles/${vehicleId}/signals`, { headers: { ...headers, authorization: "Bearer nope" } })
       assert.strictEqual(bad.status, 401)
     }))
+})
+
+/** The endpoints the fast path answers: the v3 signal list and get, and every legacy read. */
+const hotEndpoints = [
+  ["signals", "list"],
+  ["signals", "get"],
+  ["legacy", "odometer"],
+  ["legacy", "location"],
+  ["legacy", "vin"],
+  ["legacy", "engineOil"],
+  ["legacy", "tirePressure"],
+  ["legacy", "serviceHistory"]
+] as const
+
+const contractEndpoint = ([group, endpoint]: (typeof hotEndpoints)[number]) =>
+  (ServiceApi.groups[group].endpoints as Record<string, { readonly path: string; readonly method: string }>)[endpoint]!
+
+/** A contract path template with its parameters filled in. */
+const fill = (path: string, params: Record<string, string>) => path.replace(/:(\w+)/g, (_, name: string) => params[name]!)
+
+describe("fast path routes", () => {
+  it("are the contract's paths of exactly the hot endpoints (GETs), and every legacy read", () => {
+    assert.deepStrictEqual(
+      routes.map((route) => [route.group, route.endpoint, route.path]),
+      hotEndpoints.map((key) => [...key, contractEndpoint(key).path])
+    )
+    for (const key of hotEndpoints) assert.strictEqual(contractEndpoint(key).method, "GET", key.join("."))
+    assert.sameMembers(routes.flatMap((route) => route.group === "legacy" ? [route.read] : []), Object.keys(LegacyEndpoints))
+  })
+
+  it("match the contract's paths filled with the simulator's ids, and nothing else", () => {
+    const id = "0f8fad5b-d9cb-469f-a165-70867728950e"
+    const params = { vehicleId: id, id, signalCode: "odometer-traveleddistance" }
+    for (const route of routes) {
+      const path = fill(route.path, params)
+      const matched = matchRoute(path)
+      assert.strictEqual(matched?.route, route, path)
+      for (const name of route.path.match(/(?<=:)\w+/g)!) {
+        assert.strictEqual(matched!.params[name], params[name as keyof typeof params], `${path} :${name}`)
+      }
+      for (const other of [path.toUpperCase(), `${path}/`, `${path}/x/y`, `${path}?page=1`, path.replace(id, "not-an-id")]) {
+        assert.isUndefined(matchRoute(other), other)
+      }
+    }
+    assert.isUndefined(matchRoute(fill(ServiceApi.groups.legacy.endpoints.batch.path, params)))
+    assert.isUndefined(matchRoute(ServiceApi.groups.legacy.endpoints.vehicles.path))
+  })
+
+  it("compile: a shared prefix is matched once; a route given twice or an unknown parameter is a defect", () => {
+    const match = RouteMatch.compile(
+      [{ path: "/a/:x" }, { path: "/a/:x/b" }, { path: "/a/:y/c/:z" }, { path: "/d.e" }],
+      () => "[a-z]+"
+    )
+    assert.deepStrictEqual(match("/a/q"), { route: { path: "/a/:x" }, params: { x: "q" } })
+    assert.deepStrictEqual(match("/a/q/b"), { route: { path: "/a/:x/b" }, params: { x: "q" } })
+    assert.deepStrictEqual(match("/a/q/c/r"), { route: { path: "/a/:y/c/:z" }, params: { y: "q", z: "r" } })
+    assert.isDefined(match("/d.e"))
+    assert.isUndefined(match("/dxe"))
+    assert.isUndefined(RouteMatch.compile([], () => "")(""))
+    assert.throws(() => RouteMatch.compile([{ path: "/a" }, { path: "/a" }], () => ""), /given twice/)
+    assert.throws(() => paramPattern("other"), /no pattern for the path parameter :other/)
+  })
 })
 
 layer(Layer.mergeAll(layerRoots({ seed: 3 }), FetchHttpClient.layer))("fast path on separate roots", (it) => {

@@ -98,6 +98,12 @@ export const createWebhook = (engine: Engine, input: WebhookInput) =>
       ? input.secret
       : Redacted.make(input.secret, { label: "webhook secret" })
     if (Redacted.value(key) === "") return yield* fail(400, "secret must not be empty")
+    if (engine.webhooks.length >= engine.webhookLimit) {
+      return yield* fail(
+        409,
+        `${engine.webhooks.length} webhooks were created, the simulator's limit (option controlLimits.webhooks); POST /_simulator/reset forgets them`
+      )
+    }
     const w: WebhookRecord = {
       id: randomUUID(),
       name,
@@ -224,6 +230,12 @@ export const injectVehicleError = (engine: Engine, vehicleId: string, input: Veh
   Effect.gen(function*() {
     const v = yield* vehicleOf(engine, vehicleId)
     const signals = input.signals === undefined ? undefined : yield* signalsOf("signals", input.signals, false)
+    if (engine.errors.size >= engine.errorLimit) {
+      return yield* fail(
+        409,
+        `${engine.errors.size} vehicle errors are open, the simulator's limit (option controlLimits.vehicleErrors); resolve one (DELETE /_simulator/vehicles/{id}/errors/{errorId}) or POST /_simulator/reset`
+      )
+    }
     const errorId = newId("err")
     const entry: Omit<VehicleErrorEntry, "state"> = {
       type: input.type ?? "VEHICLE_STATE",

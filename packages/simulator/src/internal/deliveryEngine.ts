@@ -13,14 +13,16 @@ import type { Context, Scope } from "effect"
 import { randomUUID } from "node:crypto"
 import type { Dataset, SignalDefinition } from "../Data.ts"
 import type { DeliveryLogEntry, Reading } from "../Delivery.ts"
-import type { WebhookView } from "../DeliveryModels.ts"
+import type { ControlLimits, WebhookView } from "../DeliveryModels.ts"
 import {
   ATTEMPT_TIMEOUT,
   DEFAULT_WEBHOOK_SECRET,
   DELIVERY_LOG_LIMIT,
   MAX_EVENT_BYTES,
   RETRY_OFFSETS_MILLIS,
-  USER_AGENT
+  USER_AGENT,
+  VEHICLE_ERROR_LIMIT,
+  WEBHOOK_LIMIT
 } from "./deliveryPolicy.ts"
 import type { Running } from "./burstRun.ts"
 import { post } from "./post.ts"
@@ -65,6 +67,9 @@ export interface Engine {
   readonly scope: Scope.Scope
   readonly context: Context.Context<never>
   readonly now: () => number
+  /** At most this many created webhooks, and open vehicle errors (`Delivery.make`'s `limits`). */
+  readonly webhookLimit: number
+  readonly errorLimit: number
   webhooks: Array<WebhookRecord>
   subscriptions: Array<SubscriptionRecord>
   overrides: Map<string, Reading>
@@ -83,6 +88,7 @@ export interface Engine {
 export const makeEngine = (options: {
   readonly data: Dataset
   readonly secret?: Redacted.Redacted<string> | string | undefined
+  readonly limits?: ControlLimits | undefined
 }): Effect.Effect<Engine, never, Scope.Scope> =>
   Effect.gen(function*() {
     const { data } = options
@@ -99,6 +105,8 @@ export const makeEngine = (options: {
       scope,
       context,
       now: () => clock.currentTimeMillisUnsafe(),
+      webhookLimit: options.limits?.webhooks ?? WEBHOOK_LIMIT,
+      errorLimit: options.limits?.vehicleErrors ?? VEHICLE_ERROR_LIMIT,
       webhooks: [],
       subscriptions: [],
       overrides: new Map(),

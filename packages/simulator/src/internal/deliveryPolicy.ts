@@ -35,6 +35,12 @@ export const MAX_EVENT_BYTES = 50_000
 export const DELIVERY_LOG_LIMIT = 10_000
 
 /** @internal */
+export const WEBHOOK_LIMIT = 1_000
+
+/** @internal */
+export const VEHICLE_ERROR_LIMIT = 10_000
+
+/** @internal */
 export class WebhookControlError extends Schema.TaggedError<WebhookControlError>()("WebhookControlError", {
   status: Schema.Int,
   detail: Schema.String

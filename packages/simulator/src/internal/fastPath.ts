@@ -4,7 +4,9 @@
  * of a vehicle) answered straight from Node's `request` event when the
  * request is the plain successful case, with the bytes the full application
  * writes for it (the same rendering, `internal/render`; the same headers in
- * the same order; the same request id, request log entry and status).
+ * the same order; the same request id, request log entry and status). Its
+ * routes are those endpoints' paths in the contract (`ServiceApi`), compiled
+ * once (`internal/routeMatch`).
  *
  * Anything else goes to the full application (`App.wrap` and the
  * `HttpApiBuilder` routes), untouched: another method, path or spelling of a
@@ -19,6 +21,7 @@
  * @internal
  */
 import type { IncomingMessage, ServerResponse } from "node:http"
+import { ServiceApi } from "@connected-vehicle/schema/Api"
 import { LegacyEndpoints } from "@connected-vehicle/schema/Legacy"
 import type { LegacyPath } from "@connected-vehicle/schema/Legacy"
 import type { Permission } from "@connected-vehicle/schema/OAuth"
@@ -28,12 +31,62 @@ import type { RetireLegacy } from "../Sunset.ts"
 import { deprecationHeaders, isRetired } from "../Sunset.ts"
 import { FAULT_HEADER, isUsableRequestId, REQUEST_ID_HEADER } from "./headers.ts"
 import { fastCharge } from "./limits.ts"
-import { legacyRead, PageMemo, signalsPageText, signalText } from "./render.ts"
+import { legacyRead, legacyReads, PageMemo, signalsPageText, signalText } from "./render.ts"
+import * as RouteMatch from "./routeMatch.ts"
 import { generatedRequestId } from "../State.ts"
 
-const uuid = "[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
-const signalsRoute = new RegExp(`^/v3/vehicles/(${uuid})/signals(?:/([a-z0-9-]+))?$`)
-const legacyRoute = new RegExp(`^/v2\\.0/vehicles/(${uuid})(/odometer|/location|/vin|/engine/oil|/tires/pressure|/service/history)$`)
+/**
+ * The endpoints the fast path answers, with their paths as the contract
+ * (`ServiceApi`) gives them: the v3 signal list and get, the legacy reads.
+ *
+ * @internal
+ */
+export type Route =
+  | { readonly group: "signals"; readonly endpoint: "list" | "get"; readonly path: string }
+  | { readonly group: "legacy"; readonly endpoint: keyof typeof legacyReads; readonly read: LegacyPath; readonly path: string }
+
+/** @internal */
+export const routes: ReadonlyArray<Route> = [
+  { group: "signals", endpoint: "list", path: ServiceApi.groups.signals.endpoints.list.path },
+  { group: "signals", endpoint: "get", path: ServiceApi.groups.signals.endpoints.get.path },
+  ...(Object.keys(legacyReads) as Array<keyof typeof legacyReads>).map((endpoint): Route => ({
+    group: "legacy",
+    endpoint,
+    read: legacyReads[endpoint],
+    path: ServiceApi.groups.legacy.endpoints[endpoint].path
+  }))
+]
+
+/**
+ * What a path parameter of those routes matches: the simulator's ids
+ * (lower-case UUIDs) and signal codes. Any other spelling is left to the full
+ * application.
+ */
+const paramPatterns: Readonly<Record<string, string>> = {
+  vehicleId: "[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}",
+  id: "[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}",
+  signalCode: "[a-z0-9-]+"
+}
+
+/**
+ * The pattern of a path parameter; one the fast path does not know is a
+ * defect (when the module loads).
+ *
+ * @internal
+ */
+export const paramPattern = (param: string): string => {
+  const pattern = paramPatterns[param]
+  if (pattern === undefined) throw new Error(`The fast path has no pattern for the path parameter :${param}`)
+  return pattern
+}
+
+/**
+ * The fast path's routes, compiled once.
+ *
+ * @internal
+ */
+export const matchRoute = RouteMatch.compile(routes, paramPattern)
+
 const bearerToken = /^bearer\s+(\S+)\s*$/i
 
 /**
@@ -158,45 +211,55 @@ const plain = (fast: Fast, request: IncomingMessage): boolean => {
   )
 }
 
-/** `/v3/vehicles/{id}/signals[/{code}]` */
-const signals = (fast: Fast, request: IncomingMessage, response: ServerResponse, url: string) => {
+/** `/v3/vehicles/{vehicleId}/signals[/{signalCode}]` */
+const signals = (
+  fast: Fast,
+  request: IncomingMessage,
+  response: ServerResponse,
+  url: string,
+  endpoint: "list" | "get",
+  params: Readonly<Record<string, string>>
+) => {
   const { data, deliveries, origins, state } = fast.env
-  const { allow } = fast.options
   const headers = request.headers
-  const match = signalsRoute.exec(url)
-  if (match === null || (allow !== undefined && !allow(url))) return false
   const grant = grantOf(fast, headers.authorization)
   const userId = headers["sc-user-id"]
   if (grant?._tag !== "App" || typeof userId !== "string") return false
   const now = state.now()
-  const code = match[2]
-  if (code === undefined) {
+  const vehicleId = params.vehicleId!
+  if (endpoint === "list") {
     const version = deliveries.readingsVersion()
     const key = `${url} ${userId}`
     let out = fast.pages.get(key, data, now, version)
     if (out === undefined) {
-      const v = ownedVehicle(fast, match[1]!, data.userIndex(userId.toLowerCase()))
+      const v = ownedVehicle(fast, vehicleId, data.userIndex(userId.toLowerCase()))
       if (v === undefined) return false
       out = answer([], Buffer.from(signalsPageText(data, origins, deliveries, v, url, now, undefined, undefined)), [])
       fast.pages.set(key, data, now, version, out)
     }
-    if (!fastCharge(fast.env, data.vehicleIndex(match[1]!))) return false
+    if (!fastCharge(fast.env, data.vehicleIndex(vehicleId))) return false
     return send(fast, request, response, url, out)
   }
-  const v = ownedVehicle(fast, match[1]!, data.userIndex(userId.toLowerCase()))
+  const v = ownedVehicle(fast, vehicleId, data.userIndex(userId.toLowerCase()))
   if (v === undefined) return false
+  const code = params.signalCode
   const k = v.model.signals.findIndex((s) => s.code === code)
   if (k === -1 || !fastCharge(fast.env, v.index)) return false
   return send(fast, request, response, url, answer([], Buffer.from(signalText(data, origins, deliveries, v, k, now)), []))
 }
 
 /** `/v2.0/vehicles/{id}/{read}` */
-const legacy = (fast: Fast, request: IncomingMessage, response: ServerResponse, url: string) => {
+const legacy = (
+  fast: Fast,
+  request: IncomingMessage,
+  response: ServerResponse,
+  url: string,
+  path: LegacyPath,
+  params: Readonly<Record<string, string>>
+) => {
   const { data, deliveries, state } = fast.env
-  const { allow, retireLegacy } = fast.options
+  const { retireLegacy } = fast.options
   const headers = request.headers
-  const match = legacyRoute.exec(url)
-  if (match === null || (allow !== undefined && !allow(url))) return false
   const now = state.now()
   if (isRetired(retireLegacy, now)) return false
   const unitSystem = headers["sc-unit-system"]
@@ -207,9 +270,8 @@ const legacy = (fast: Fast, request: IncomingMessage, response: ServerResponse, 
   const key = unitSystem === undefined ? url : `${url} ${unitSystem}`
   let out = fast.legacyAnswers.get(key, data, now, version)
   if (out === undefined) {
-    const v = ownedVehicle(fast, match[1]!, grant.userIndex)
+    const v = ownedVehicle(fast, params.id!, grant.userIndex)
     if (v === undefined) return false
-    const path = match[2] as LegacyPath
     const item = legacyRead(data, deliveries, grant, v, path, unitSystem ?? "metric", now)
     if (item.code !== 200) return false
     const before = ["sc-data-age", item.headers["sc-data-age"]!, "sc-unit-system", item.headers["sc-unit-system"]!]
@@ -248,8 +310,11 @@ export const make = (env: Env["Service"], options: Options): FastPath => {
   return (request, response) => {
     if (!plain(fast, request)) return false
     const url = request.url!
-    return url.charCodeAt(1) === 118 && url.charCodeAt(2) === 51
-      ? signals(fast, request, response, url)
-      : legacy(fast, request, response, url)
+    const matched = matchRoute(url)
+    if (matched === undefined || (options.allow !== undefined && !options.allow(url))) return false
+    const { params, route } = matched
+    return route.group === "signals"
+      ? signals(fast, request, response, url, route.endpoint, params)
+      : legacy(fast, request, response, url, route.read, params)
   }
 }

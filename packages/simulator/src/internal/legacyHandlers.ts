@@ -7,7 +7,7 @@
 import { ServiceApi } from "@connected-vehicle/schema/Api"
 import type { LegacyPath } from "@connected-vehicle/schema/Legacy"
 import type { ErrorEnvelope } from "@connected-vehicle/schema/ServiceError"
-import { Effect } from "effect"
+import { Effect, Record } from "effect"
 import { HttpServerResponse } from "effect/http"
 import { HttpApiBuilder } from "effect/http-api"
 import type { Dataset } from "../Data.ts"
@@ -15,7 +15,7 @@ import { badRequest, CurrentGrant, CurrentRequestId, Env, forbidden, incompatibl
 import type { Grant } from "../State.ts"
 import { requireUser } from "./handlerUtils.ts"
 import { limitedResponse } from "./limits.ts"
-import { legacyRead } from "./render.ts"
+import { legacyRead, legacyReads } from "./render.ts"
 
 const unitSystemOf = (value: string | undefined) => value === "imperial" ? "imperial" : "metric"
 
@@ -63,12 +63,7 @@ export const LegacyLive = HttpApiBuilder.group(ServiceApi, "legacy", (handlers) 
         for (let k = offset; k < Math.min(owned.length, offset + limit); k++) vehicles.push(data.vehicle(owned[k]!).id)
         return { paging: { count: owned.length, offset }, vehicles }
       }),
-    odometer: legacyHandler("/odometer"),
-    location: legacyHandler("/location"),
-    vin: legacyHandler("/vin"),
-    engineOil: legacyHandler("/engine/oil"),
-    tirePressure: legacyHandler("/tires/pressure"),
-    serviceHistory: legacyHandler("/service/history"),
+    ...Record.map(legacyReads, legacyHandler),
     batch: ({ headers, params, payload }) =>
       Effect.gen(function*() {
         const { data, deliveries, state, usage } = yield* Env

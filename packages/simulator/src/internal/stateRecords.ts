@@ -12,19 +12,25 @@ import type { Fault, Grant, RequestLogEntry } from "../State.ts"
 export const generatedRequestId = (seed: number, n: number): string => `req-${seed}-${n}`
 
 /**
- * Sets `key` in a map kept to at most `limit` entries: once over, the oldest
+ * Keeps a map or set to at most `limit` entries: once over, the oldest
  * (first inserted) are forgotten, a sixteenth of the limit at a time. One by
- * one would cost a scan per insert: a `Map` keeps the holes its deletions
- * leave at the front until it rehashes, and `keys().next()` walks them.
+ * one would cost a scan per insert: a `Map` or `Set` keeps the holes its
+ * deletions leave at the front until it rehashes, and `keys().next()` walks
+ * them.
  */
+export const trimOldest = <K>(collection: Map<K, unknown> | Set<K>, limit: number): void => {
+  if (collection.size <= limit) return
+  let excess = collection.size - limit + (limit >> 4)
+  for (const oldest of collection.keys()) {
+    if (excess-- <= 0) break
+    collection.delete(oldest)
+  }
+}
+
+/** Sets `key` in a map kept to at most `limit` entries (see {@link trimOldest}). */
 export const setCapped = <K, V>(map: Map<K, V>, key: K, value: V, limit: number): void => {
   map.set(key, value)
-  if (map.size <= limit) return
-  let excess = map.size - limit + (limit >> 4)
-  for (const oldest of map.keys()) {
-    if (excess-- <= 0) break
-    map.delete(oldest)
-  }
+  trimOldest(map, limit)
 }
 
 export interface CodeRecord {

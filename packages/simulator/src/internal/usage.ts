@@ -243,14 +243,15 @@ export const accessSecondsOf = (input: Duration.Input | undefined): Effect.Effec
   })
 
 /**
- * A grant limit of `SimulatorOptions.grantLimits` (`name`), checked: a whole
- * number of at least 1, or `undefined` (the default).
+ * A count limit of the options (`grantLimits.codes`, `controlLimits.webhooks`,
+ * ... named `name`), checked: a whole number of at least 1, or `undefined`
+ * (the default).
  *
  * @internal
  */
-export const grantLimitOf = (name: "codes" | "tokens", input: number | undefined): Effect.Effect<number | undefined> =>
+export const countLimitOf = (name: string, input: number | undefined): Effect.Effect<number | undefined> =>
   Effect.suspend(() =>
     input === undefined || (Number.isSafeInteger(input) && input >= 1)
       ? Effect.succeed(input)
-      : Effect.die(new Error(`grantLimits.${name} must be a whole number of at least 1, got ${String(input)}`))
+      : Effect.die(new Error(`${name} must be a whole number of at least 1, got ${String(input)}`))
   )

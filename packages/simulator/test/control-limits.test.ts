@@ -1,0 +1,95 @@
+/**
+ * What the loopback control routes keep is bounded: created webhooks
+ * (`POST /_simulator/webhooks`) and open vehicle errors (`POST
+ * /_simulator/vehicles/:id/errors`). One more is a 409 with the section 7
+ * envelope, nothing kept; room is made by a reset (and, for errors, by
+ * resolving one). The limits are the `controlLimits` option.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import { Cause, Effect, Exit, Layer } from "effect"
+import { FetchHttpClient } from "effect/http"
+import { VEHICLE_ERROR_LIMIT, WEBHOOK_LIMIT } from "../src/Delivery.ts"
+import { layer as simulatorLayer, Simulator } from "../src/Simulator.ts"
+import { call, isEnvelope } from "./helpers.ts"
+
+/** A callback nobody listens on: the `VERIFY` fails at once, the webhook is created all the same. */
+const webhookBody = (name: string) => ({
+  name,
+  callbackUri: "http://127.0.0.1:9/hooks",
+  triggers: ["odometer-traveleddistance"],
+  data: []
+})
+
+const Small = Layer.mergeAll(
+  simulatorLayer({ port: 0, seed: 5, controlLimits: { webhooks: 2, vehicleErrors: 3 } }),
+  FetchHttpClient.layer
+)
+
+const refused = (reply: { readonly status: number; readonly json: unknown; readonly text: string }, limit: string) => {
+  assert.strictEqual(reply.status, 409, reply.text)
+  assert.isTrue(isEnvelope(reply.json), reply.text)
+  const [error] = (reply.json as { readonly errors: ReadonlyArray<{ readonly status: string; readonly detail: string }> }).errors
+  assert.strictEqual(error!.status, "409")
+  assert.include(error!.detail, limit)
+}
+
+describe("control limits", () => {
+  it.effect("POST /_simulator/webhooks: the webhook over the limit is a 409, not kept; a reset makes room", () =>
+    Effect.gen(function*() {
+      for (const name of ["a", "b"]) {
+        const created = yield* call("POST", "/_simulator/webhooks", { json: webhookBody(name) })
+        assert.strictEqual(created.status, 201, created.text)
+      }
+      const over = yield* call("POST", "/_simulator/webhooks", { json: webhookBody("c") })
+      refused(over, "controlLimits.webhooks")
+      const sim = yield* Simulator
+      const inProcess = yield* Effect.flip(sim.createWebhook(webhookBody("d")))
+      assert.strictEqual(inProcess.status, 409)
+      // nothing sent for the refused ones: two VERIFY handshakes were attempted
+      const verifies = (yield* sim.deliveries).filter((d) => d.eventType === "VERIFY")
+      assert.strictEqual(new Set(verifies.map((d) => d.webhookId)).size, 2)
+      yield* sim.reset
+      assert.strictEqual((yield* call("POST", "/_simulator/webhooks", { json: webhookBody("e") })).status, 201)
+    }).pipe(Effect.provide(Small)))
+
+  it.effect("POST /_simulator/vehicles/:id/errors: the error over the limit is a 409; resolving one makes room", () =>
+    Effect.gen(function*() {
+      const sim = yield* Simulator
+      const vehicleId = sim.data.vehicleIds[0]!
+      const ids: Array<string> = []
+      for (let i = 0; i < 3; i++) {
+        const injected = yield* call("POST", `/_simulator/vehicles/${vehicleId}/errors`, { json: { code: `E${i}` } })
+        assert.strictEqual(injected.status, 201, injected.text)
+        ids.push((injected.json as { readonly errorId: string }).errorId)
+      }
+      // on any vehicle: the limit counts every open error
+      const over = yield* call("POST", `/_simulator/vehicles/${sim.data.vehicleIds[1]!}/errors`, { json: {} })
+      refused(over, "controlLimits.vehicleErrors")
+      assert.strictEqual((yield* Effect.flip(sim.injectVehicleError(vehicleId, {}))).status, 409)
+      const resolved = yield* call("DELETE", `/_simulator/vehicles/${vehicleId}/errors/${ids[0]}`)
+      assert.strictEqual(resolved.status, 200, resolved.text)
+      assert.strictEqual((yield* call("POST", `/_simulator/vehicles/${vehicleId}/errors`, { json: {} })).status, 201)
+      refused(yield* call("POST", `/_simulator/vehicles/${vehicleId}/errors`, { json: {} }), "resolve one")
+    }).pipe(Effect.provide(Small)))
+
+  it.effect("the defaults: 1,000 webhooks, 10,000 open errors (in process)", () =>
+    Effect.gen(function*() {
+      assert.strictEqual(WEBHOOK_LIMIT, 1_000)
+      assert.strictEqual(VEHICLE_ERROR_LIMIT, 10_000)
+      const sim = yield* Simulator
+      const vehicleId = sim.data.vehicleIds[0]!
+      for (let i = 0; i < VEHICLE_ERROR_LIMIT; i++) yield* sim.injectVehicleError(vehicleId, {})
+      const over = yield* Effect.flip(sim.injectVehicleError(vehicleId, {}))
+      assert.strictEqual(over.status, 409)
+      assert.include(over.detail, `${VEHICLE_ERROR_LIMIT} vehicle errors are open`)
+    }).pipe(Effect.provide(Layer.mergeAll(simulatorLayer({ port: 0, seed: 6 }), FetchHttpClient.layer))))
+
+  it.effect("controlLimits that are not whole numbers of at least 1 are refused when the simulator is built", () =>
+    Effect.gen(function*() {
+      for (const controlLimits of [{ webhooks: 0 }, { vehicleErrors: 2.5 }, { vehicleErrors: Number.POSITIVE_INFINITY }]) {
+        const exit = yield* Effect.exit(Effect.scoped(Effect.provide(Effect.service(Simulator), simulatorLayer({ controlLimits }))))
+        assert.isTrue(Exit.isFailure(exit) && Cause.hasDies(exit.cause), JSON.stringify(controlLimits))
+        assert.include(String(Exit.isFailure(exit) ? Cause.pretty(exit.cause) : ""), "controlLimits.")
+      }
+    }))
+})
