@@ -108,6 +108,23 @@ export const LOG_LIMIT = 10_000
 export const FAULT_KEY_LIMIT = 1_000
 
 /**
+ * At most this many scripted fault rules (`POST /_simulator/faults`) are
+ * pending at once; one more is refused with a `409` until some are consumed
+ * or the simulator is reset. A rule's `times=N` is kept as one entry, so
+ * repetitions cost no memory.
+ *
+ * @example
+ * ```ts
+ * import { FAULT_RULE_LIMIT } from "@connected-vehicle/simulator/State"
+ *
+ * const room = (pending: number) => FAULT_RULE_LIMIT - pending
+ * ```
+ * @since 0.2.0
+ * @category constants
+ */
+export const FAULT_RULE_LIMIT = 10_000
+
+/**
  * At most this many expired access tokens are remembered (so that they keep
  * answering "expired" rather than "invalid"); the oldest are forgotten first,
  * a sixteenth of the limit at a time.
@@ -350,8 +367,23 @@ export class State {
   // -- faults ---------------------------------------------------------------
 
   inject(rule: { readonly path?: string | RegExp | undefined; readonly method?: string | undefined; readonly faults: ReadonlyArray<Fault> }): void {
-    if (rule.faults.length === 0) return
-    this.rules.push({ path: rule.path, method: rule.method?.toUpperCase(), faults: [...rule.faults] })
+    this.injectRuns(rule.path, rule.method, rule.faults.map((fault) => ({ fault, times: 1 })))
+  }
+
+  /**
+   * Faults each given `times` times in a row (kept as one entry, whatever
+   * `times`), unless `FAULT_RULE_LIMIT` rules are pending: then `false`,
+   * nothing kept.
+   */
+  injectRuns(
+    path: string | RegExp | undefined,
+    method: string | undefined,
+    runs: ReadonlyArray<{ readonly fault: Fault; readonly times: number }>
+  ): boolean {
+    if (runs.length === 0) return true
+    if (this.rules.length >= FAULT_RULE_LIMIT) return false
+    this.rules.push({ path, method: method?.toUpperCase(), runs: runs.map((run) => ({ fault: run.fault, remaining: run.times })), next: 0 })
+    return true
   }
 
   /**
@@ -381,9 +413,9 @@ export class State {
       const rule = this.rules[i]!
       if (rule.method !== undefined && rule.method !== method.toUpperCase()) continue
       if (rule.path !== undefined && !pathMatches(rule.path, path)) continue
-      const fault = rule.faults.shift()!
-      if (rule.faults.length === 0) this.rules.splice(i, 1)
-      return fault
+      const run = rule.runs[rule.next]!
+      if (--run.remaining <= 0 && ++rule.next === rule.runs.length) this.rules.splice(i, 1)
+      return run.fault
     }
     if (this.failureRate > 0 && this.random() < this.failureRate) return { _tag: "Status", status: 500 }
     return undefined

@@ -9,6 +9,7 @@ import { FetchHttpClient } from "effect/http"
 import { TestClock } from "effect/testing"
 import { request } from "node:http"
 import { layer as simulatorLayer, Simulator } from "../src/Simulator.ts"
+import { FAULT_RULE_LIMIT } from "../src/State.ts"
 import { appToken, basic, bearer, call, isEnvelope, isOAuthBody, userTokens } from "./helpers.ts"
 
 const Loopback = Layer.mergeAll(simulatorLayer({ seed: 5 }), FetchHttpClient.layer)
@@ -166,6 +167,34 @@ layer(Loopback)("faults over HTTP", (it) => {
       assert.strictEqual((yield* call("POST", "/_simulator/reset")).status, 204)
       assert.deepStrictEqual((yield* call("GET", "/_simulator/requests")).json.requests, [])
       assert.deepStrictEqual(yield* sim.requests, [])
+    }))
+
+  it.effect("control routes: times=1000000 on many faults is kept as one entry each; past FAULT_RULE_LIMIT pending rules, 409", () =>
+    Effect.gen(function*() {
+      const before = process.memoryUsage().heapUsed
+      // 200 faults of a million each: 200,000,000 requests' worth, a few entries
+      const big = yield* call("POST", "/_simulator/faults", {
+        json: { path: "/v3/never-asked", faults: Array.from({ length: 200 }, () => "status=503;times=1000000") }
+      })
+      assert.strictEqual(big.status, 201, JSON.stringify(big.json))
+      assert.strictEqual(big.json.queued, 200_000_000)
+      assert.isBelow(process.memoryUsage().heapUsed - before, 64 * 1024 * 1024)
+      // a rule of times=2 then another fault, consumed in order, then gone
+      yield* call("POST", "/_simulator/faults", { json: { path: "/v3/compatible-vehicles", faults: ["status=502;times=2", "status=504"] } })
+      const statuses: Array<number> = []
+      for (let i = 0; i < 4; i++) statuses.push((yield* call("GET", "/v3/compatible-vehicles")).status)
+      assert.deepStrictEqual(statuses, [502, 502, 504, 200])
+      for (let i = 1; i < FAULT_RULE_LIMIT; i++) {
+        const one = yield* call("POST", "/_simulator/faults", { json: { path: "/v3/never-asked", faults: ["drop"] } })
+        if (one.status !== 201) assert.fail(`rule ${i}: ${one.status}`)
+      }
+      const refused = yield* call("POST", "/_simulator/faults", { json: { path: "/v3/never-asked", faults: ["drop"] } })
+      assert.strictEqual(refused.status, 409)
+      assert.isTrue(isEnvelope(refused.json), JSON.stringify(refused.json))
+      assert.include(refused.json.detail ?? JSON.stringify(refused.json), "fault rules are pending")
+      assert.strictEqual((yield* call("POST", "/_simulator/reset")).status, 204)
+      assert.strictEqual((yield* call("POST", "/_simulator/faults", { json: { path: "/v3/never-asked", faults: ["drop"] } })).status, 201)
+      yield* call("POST", "/_simulator/reset")
     }))
 })
 

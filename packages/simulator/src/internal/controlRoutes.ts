@@ -11,6 +11,7 @@ import * as Delivery from "../Delivery.ts"
 import type { Env } from "../Env.ts"
 import { envelope } from "../Env.ts"
 import type { Fault } from "../State.ts"
+import { FAULT_RULE_LIMIT } from "../State.ts"
 import { parseFaultHeader } from "./faults.ts"
 import { envelopeResponse } from "./responses.ts"
 import type { Usage } from "./usage.ts"
@@ -66,11 +67,13 @@ export const control = (
           onFailure: (error) =>
             bad(`Expected {"faults": ["status=500", ...], "path"?, "pathPattern"?, "method"?}: ${String((error as any)?.message ?? error)}`),
           onSuccess: (body) => {
-            const faults: Array<Fault> = []
+            const runs: Array<{ readonly fault: Fault; readonly times: number }> = []
+            let queued = 0
             for (const text of body.faults) {
               const parsed = parseFaultHeader(text)
               if (typeof parsed === "string") return bad(`Invalid fault ${JSON.stringify(text)}: ${parsed}`)
-              for (let i = 0; i < (parsed.times ?? 1); i++) faults.push(parsed.fault)
+              runs.push({ fault: parsed.fault, times: parsed.times ?? 1 })
+              queued += parsed.times ?? 1
             }
             let pattern: RegExp | undefined
             if (body.pathPattern !== undefined) {
@@ -80,8 +83,13 @@ export const control = (
                 return bad(`pathPattern is not a regular expression: ${JSON.stringify(body.pathPattern)}`)
               }
             }
-            state.inject({ path: pattern ?? body.path, method: body.method, faults })
-            return Effect.succeed(HttpServerResponse.jsonUnsafe({ queued: faults.length }, { status: 201 }))
+            if (!state.injectRuns(pattern ?? body.path, body.method, runs)) {
+              return Effect.succeed(envelopeResponse(
+                409,
+                envelope(409, `${FAULT_RULE_LIMIT} fault rules are pending: let requests consume them, or POST /_simulator/reset`)
+              ))
+            }
+            return Effect.succeed(HttpServerResponse.jsonUnsafe({ queued }, { status: 201 }))
           }
         })
       )

@@ -98,10 +98,18 @@ export const entryOf = (seed: number, slot: LogSlot): RequestLogEntry => {
   }
 }
 
+/** One fault of a rule and how many more requests get it. */
+export interface FaultRun {
+  readonly fault: Fault
+  remaining: number
+}
+
+/** Scripted faults for the requests a path and method match: `runs` in order, from `next`. */
 export interface FaultRule {
   readonly path: string | RegExp | undefined
   readonly method: string | undefined
-  readonly faults: Array<Fault>
+  readonly runs: ReadonlyArray<FaultRun>
+  next: number
 }
 
 /** Whether a fault rule's path pattern matches a request path. */
