@@ -302,7 +302,7 @@ export const layerApplication = (
  * Exchanges an authorization code, stores the tokens under `key` and returns
  * them (values `Redacted`). A `key` that is not a store key (see
  * `TokenStore`: a non-empty string of at most 1024 characters, without
- * control characters) is an `InvalidArgument` (`field: "key"`), before the
+ * control characters or lone surrogates) is an `InvalidArgument` (`field: "key"`), before the
  * code is exchanged.
  *
  * @example

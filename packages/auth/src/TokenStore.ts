@@ -114,6 +114,25 @@ export class TokenStore extends Context.Service<TokenStore, {
 }>()("@connected-vehicle/auth/TokenStore") {}
 
 /**
+ * The rule every key of the SDK's stores follows: a non-empty string of at
+ * most 1,024 characters, without control characters or lone surrogates (so
+ * that a key can be logged and stored anywhere). The `InvalidArgument`
+ * (`field: "key"`) of a key that breaks it, else `undefined`; the key is never
+ * quoted.
+ *
+ * @example
+ * ```ts
+ * import { checkKey } from "@connected-vehicle/auth/TokenStore"
+ *
+ * checkKey("user:1234") // undefined
+ * checkKey("")?.message // "key: Expected a non-empty string"
+ * ```
+ * @since 0.2.0
+ * @category validation
+ */
+export const checkKey: (key: unknown) => InvalidArgument | undefined = keyError
+
+/**
  * An in-memory store. A key that is not a store key (see {@link TokenStore}:
  * `null`, `42`, `""`, a string over 1024 characters...) is an
  * `InvalidArgument` (`field: "key"`), checked when the method is called.

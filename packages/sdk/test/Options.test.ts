@@ -38,6 +38,43 @@ describe("createClient options", () => {
     assert.strictEqual(refused({ ...base, timeout: 0 }).field, "timeout")
   })
 
+  it("every option is checked when the client is created: userKey, unitSystem, redirectUri and the transport's userAgent, httpSpans and logLevel", () => {
+    const fields = [
+      { userKey: "" },
+      { userKey: 42 },
+      { userKey: "tab\there" },
+      { userKey: "k".repeat(1025) },
+      { unitSystem: "bogus" },
+      { redirectUri: 5 },
+      { redirectUri: "not a url" },
+      { transport: { userAgent: 5 } },
+      { transport: { userAgent: "" } },
+      { transport: { userAgent: "a\r\nx-injected: 1" } },
+      { transport: { httpSpans: "yes" } },
+      { transport: { logLevel: "loud" } }
+    ].map((given) => refused({ ...base, ...given }).field)
+    assert.deepStrictEqual(fields, [
+      "userKey",
+      "userKey",
+      "userKey",
+      "userKey",
+      "unitSystem",
+      "redirectUri",
+      "redirectUri",
+      "transport.userAgent",
+      "transport.userAgent",
+      "transport.userAgent",
+      "transport.httpSpans",
+      "transport.logLevel"
+    ])
+    // what a user may legitimately give
+    for (const given of [{ userKey: "user:1234" }, { userKey: "ana@example.com" }, { unitSystem: "imperial" }, { redirectUri: "myapp://callback" }, {
+      transport: { userAgent: "fleet/1.0", httpSpans: true, logLevel: "Debug" }
+    }]) {
+      void createClient({ ...base, ...given } as ClientOptions).close()
+    }
+  })
+
   it("each option is read once: a getter that throws on its second read is not reached again", async () => {
     const options = readOnce(readOnce(readOnce({ ...base }, "clientId", "app"), "origin", "http://127.0.0.1:9"), "transport", {
       timeout: "2 seconds"

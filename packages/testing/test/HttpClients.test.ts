@@ -1,5 +1,5 @@
 import { Effect, Layer } from "effect"
-import { FetchHttpClient } from "effect/http"
+import { FetchHttpClient, HttpClient } from "effect/http"
 import { NodeHttpClient } from "@effect/platform-node"
 import * as Simulator from "@connected-vehicle/simulator/Simulator"
 import * as UndiciHttpClient from "@connected-vehicle/transport/UndiciHttpClient"
@@ -12,6 +12,15 @@ suite("UndiciHttpClient.layer, maxResponseBytes 64 KiB", UndiciHttpClient.layer(
   maxResponseBytes: 64 * 1024,
   concurrency: 50
 })
+// tracing off, as the transport runs it (httpSpans off): the exchange without HttpClient.make's wrapper
+suite(
+  "UndiciHttpClient.layer, tracing off",
+  Layer.effect(
+    HttpClient.HttpClient,
+    Effect.map(HttpClient.HttpClient, (client) => HttpClient.transform(client, (effect) => Effect.provideService(effect, HttpClient.TracerDisabledWhen, () => true)))
+  ).pipe(Layer.provide(UndiciHttpClient.layer())),
+  { maxResponseBytes: UndiciHttpClient.defaultMaxResponseBytes }
+)
 suite("NodeHttpClient.layerUndici", NodeHttpClient.layerUndici)
 suite(
   "FetchHttpClient, redirect: manual",

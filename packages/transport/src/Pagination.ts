@@ -188,9 +188,10 @@ const shallowCopy = <A>(value: A): A =>
  * @since 0.2.0
  * @category utils
  */
-export const readOptions = <O extends StreamOptions>(options: O | undefined): O | undefined | InvalidArgument => {
-  if (typeof options !== "object" || options === null || Array.isArray(options)) return options
+export const readOptions = (options: StreamOptions | undefined): StreamOptions | undefined | InvalidArgument => {
   try {
+    // inside the `try`: `Array.isArray` throws on a revoked Proxy
+    if (typeof options !== "object" || options === null || Array.isArray(options)) return options
     const { maxRetries, onResponse, readAhead, timeout } = options
     const copy: StreamOptions = {
       timeout,
@@ -200,7 +201,7 @@ export const readOptions = <O extends StreamOptions>(options: O | undefined): O 
       onResponse,
       readAhead
     }
-    return copy as O
+    return copy
   } catch {
     return new InvalidArgument({ field: "options", message: "options: Expected an object whose fields can be read" })
   }

@@ -10,7 +10,7 @@ import type { LogLevel } from "effect"
 import { fromConfigError } from "./ConfigurationError.ts"
 import type { ConfigurationError } from "./ConfigurationError.ts"
 import * as env from "./internal/env.ts"
-import { check, duration, flag, headerNames, unset } from "./internal/options.ts"
+import { check, duration, flag, headerNames, logLevel, unset, userAgent } from "./internal/options.ts"
 import { sdkVersion } from "./internal/version.ts"
 
 /**
@@ -245,7 +245,10 @@ export const defaults = {
 /**
  * Builds the configuration from options. A duration that is not a positive
  * (a delay: non-negative), finite `Duration` input, `maxAttempts` that is not
- * an integer >= 1 or a `factor` below 1 throws an `InvalidArgument` naming it.
+ * an integer >= 1, a `factor` below 1, a `requestIdHeader` that is not a
+ * header name or a list of them, an empty `userAgent` (or one with control
+ * characters), an `httpSpans` that is not a boolean or a `logLevel` that is
+ * not one of Effect's throws an `InvalidArgument` naming it.
  *
  * @example
  * ```ts
@@ -258,13 +261,13 @@ export const defaults = {
  */
 export const make = (options: Options): TransportConfig["Service"] => ({
   roots: options.roots,
-  userAgent: options.userAgent ?? defaults.userAgent,
+  userAgent: userAgent(options.userAgent, defaults.userAgent),
   timeout: duration("timeout", options.timeout, defaults.timeout, true),
   retry: retryPolicy(defaults.retry, options.retry),
   rateLimit: rateLimitPolicy(defaults.rateLimit, options.rateLimit),
   requestIdHeaders: headerNames(options.requestIdHeader, defaults.requestIdHeaders),
-  httpSpans: options.httpSpans ?? defaults.httpSpans,
-  logLevel: options.logLevel ?? defaults.logLevel
+  httpSpans: flag("httpSpans", options.httpSpans, defaults.httpSpans),
+  logLevel: logLevel(options.logLevel) ?? defaults.logLevel
 })
 
 /**

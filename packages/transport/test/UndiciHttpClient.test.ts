@@ -134,7 +134,7 @@ describe("UndiciHttpClient", () => {
           return span
         }
       })
-      const client = UndiciHttpClient.make(new Agent({ connections: 2 }))
+      const client = UndiciHttpClient.make(yield* Effect.acquireRelease(Effect.sync(() => new Agent({ connections: 2 })), (agent) => Effect.promise(() => agent.destroy())))
       const send = (url: string) =>
         Effect.flatMap(client.get(url, { urlParams: { page: 2, "filter[x]": "a b" } }), (response) =>
           Effect.map(response.json, (body) => ({ status: response.status, seen: response.headers["x-seen"], body })))
@@ -161,7 +161,7 @@ describe("UndiciHttpClient", () => {
     Effect.gen(function*() {
       let closed = 0
       const s = yield* server((request) => request.socket.once("close", () => closed++))
-      const client = UndiciHttpClient.make(new Agent({ connections: 2 }))
+      const client = UndiciHttpClient.make(yield* Effect.acquireRelease(Effect.sync(() => new Agent({ connections: 2 })), (agent) => Effect.promise(() => agent.destroy())))
       const exit = yield* Effect.exit(
         Effect.timeout(client.get(`${s.origin}/stall`).pipe(Effect.provideService(HttpClient.TracerDisabledWhen, () => true)), 100)
       )

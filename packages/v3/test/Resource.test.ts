@@ -107,6 +107,53 @@ describe("resource", () => {
       }
     }))
 
+  it.effect("a revoked Proxy as arguments or options is an InvalidArgument (not a throw or a defect), nothing sent", () =>
+    Effect.gen(function*() {
+      const { client, requests } = fake(5)
+      const signals = resource(client, {
+        list: { query: PagingQuery, route: { vehicleId: "params.vehicleId", userId: "headers.sc-user-id" } },
+        get: { route: { vehicleId: "params.vehicleId", userId: "headers.sc-user-id", code: "params.signalCode" } }
+      })
+      const revoked = () => {
+        const { proxy, revoke } = Proxy.revocable({}, {})
+        revoke()
+        return proxy as never
+      }
+      const valid = { vehicleId: "veh_1", userId: "usr_1" }
+      const fields: Array<string> = []
+      const calls: ReadonlyArray<() => Effect.Effect<unknown, unknown>> = [
+        () => signals.get(revoked()),
+        () => signals.list(revoked()),
+        () => Stream.runCollect(signals.stream(revoked())),
+        () => Stream.runCollect(signals.stream(valid, revoked())),
+        () => Stream.runCollect(signals.pages(valid, revoked()))
+      ]
+      for (const call of calls) {
+        const error = yield* Effect.flip(Effect.suspend(call))
+        assert.instanceOf(error, InvalidArgument)
+        fields.push((error as InvalidArgument).field)
+      }
+      assert.deepStrictEqual(fields, ["arguments", "arguments", "arguments", "options", "options"])
+      assert.strictEqual(requests.length, 0)
+    }))
+
+  it.effect("a get's arguments are read when its effect runs: one effect run twice sends what they are each time", () =>
+    Effect.gen(function*() {
+      const { client, requests } = fake(5)
+      const signals = resource(client, {
+        list: { query: PagingQuery },
+        get: { route: { vehicleId: "params.vehicleId", userId: "headers.sc-user-id", code: "params.signalCode" } }
+      })
+      const args = { vehicleId: "veh_1", userId: "usr_1", code: "odometer" }
+      const get = signals.get(args)
+      assert.strictEqual(requests.length, 0)
+      args.vehicleId = "veh_2"
+      yield* get
+      args.vehicleId = "veh_3"
+      yield* get
+      assert.deepStrictEqual(requests.map((r) => (r as { params: { vehicleId: string } }).params.vehicleId), ["veh_2", "veh_3"])
+    }))
+
   it.effect("only the caller's unreadable arguments are an InvalidArgument naming arguments: a fault of the checks is a defect", () =>
     Effect.gen(function*() {
       const unreadable = yield* Effect.flip(toQuery(PagingQuery)(new Proxy({}, { ownKeys: () => { throw new Error("boom") } })))

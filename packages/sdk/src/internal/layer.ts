@@ -8,6 +8,7 @@ import type { LogLevel } from "effect"
 import * as TokenStore from "@connected-vehicle/auth/TokenStore"
 import { InvalidArgument } from "@connected-vehicle/schema/InvalidArgument"
 import type { UnitSystem } from "@connected-vehicle/schema/Legacy"
+import * as TransportConfig from "@connected-vehicle/transport/TransportConfig"
 import type { AsyncTokenStore, ClientOptions, LogEntry } from "../ClientOptions.ts"
 import { InvalidArgumentError } from "../ClientError.ts"
 import * as ConnectedVehicle from "../ConnectedVehicle.ts"
@@ -37,12 +38,13 @@ export interface Settings {
  *
  * @internal
  */
-export const settingsOf = (options: ClientOptions): Settings => {
-  const given = readOptions(options)
+export const settingsOf = (options: ClientOptions): Settings => settingsUnchecked(readOptions(options))
+
+/** The transport's own checks of the `transport` option (`TransportConfig.make`), its fields named with their path. */
+const checkTransport = (roots: TransportConfig.Roots, transport: ClientOptions["transport"]): void => {
   try {
-    return settingsUnchecked(given)
+    TransportConfig.make({ ...transport, roots })
   } catch (error) {
-    // the checks of the transport's options (`TransportConfig.make`) name its fields
     if (error instanceof InvalidArgument) {
       throw new InvalidArgumentError({ message: `transport.${error.message}`, field: `transport.${error.field}`, cause: error })
     }
@@ -107,6 +109,7 @@ const settingsUnchecked = (options: ClientOptions): Settings => {
     ? options.tokenStore as Layer.Layer<TokenStore.TokenStore>
     : tokenStoreLayer(options.tokenStore as AsyncTokenStore)
   const transport = options.transport
+  checkTransport(roots, transport)
   const logLevel = throwIfInvalid(logLevelOf(options))
   const deprecationWarnings = throwIfInvalid(deprecationWarningsOf())
   if (options.logger !== undefined && typeof options.logger !== "function") throw invalid("logger", "Expected a function")

@@ -5,7 +5,7 @@
  */
 import { Config, ConfigProvider, Duration, Effect, Exit, Option, Redacted } from "effect"
 import type { LogLevel } from "effect"
-import type * as TokenStore from "@connected-vehicle/auth/TokenStore"
+import * as TokenStore from "@connected-vehicle/auth/TokenStore"
 import type { WarningLevel } from "@connected-vehicle/legacy-v2/Deprecation"
 import * as Vehicles from "@connected-vehicle/legacy-v2/Vehicles"
 import { TokenLifetimes } from "@connected-vehicle/schema/OAuth"
@@ -135,6 +135,8 @@ export const checkClientOptions = (options: ClientOptions): InvalidArgumentError
   if (!(Redacted.isRedacted(secret) || (typeof secret === "string" && secret.length > 0))) {
     return invalid("clientSecret", "Expected a non-empty string")
   }
+  const settings = checkSettings(options)
+  if (settings !== undefined) return settings
   if ((options.origin === undefined) === (options.roots === undefined)) return invalid("origin", "Expected either origin or roots")
   if (options.origin !== undefined) {
     const origin = httpUrl("origin", options.origin)
@@ -147,6 +149,17 @@ export const checkClientOptions = (options: ClientOptions): InvalidArgumentError
     if (root instanceof InvalidArgumentError) return root
   }
   return roots
+}
+
+/** The options of the consent flow and the legacy reads: `redirectUri`, `unitSystem`, `userKey`. */
+const checkSettings = (options: ClientOptions): InvalidArgumentError | undefined => {
+  const { redirectUri, unitSystem, userKey } = options
+  if (redirectUri !== undefined && (typeof redirectUri !== "string" || !URL.canParse(redirectUri))) {
+    return invalid("redirectUri", "Expected an absolute URL")
+  }
+  if (unitSystem !== undefined && unitSystem !== "metric" && unitSystem !== "imperial") return invalid("unitSystem", "Expected metric or imperial")
+  const keyIssue = userKey === undefined ? undefined : TokenStore.checkKey(userKey)
+  return keyIssue === undefined ? undefined : invalid("userKey", keyIssue.message.replace(/^key: /, ""))
 }
 
 /** An absolute `http:` or `https:` URL without credentials (the URL is not quoted: it might hold some). */

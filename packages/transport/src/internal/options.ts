@@ -3,7 +3,7 @@
  *
  * @internal
  */
-import { Duration, Option } from "effect"
+import { Duration, LogLevel, Option } from "effect"
 import { InvalidArgument } from "@connected-vehicle/schema/InvalidArgument"
 
 /**
@@ -64,3 +64,22 @@ export const headerNames = (option: string | ReadonlyArray<string> | undefined, 
     .filter((name) => name.length > 0)
   return names.length === 0 ? fallback : [...new Set(names)]
 }
+
+// eslint-disable-next-line no-control-regex
+const controlCharacters = /[\u0000-\u001f\u007f]/
+
+/** The `User-Agent` option: `fallback` when it is `undefined`, else a non-empty header value (an `InvalidArgument` naming it is thrown). */
+export const userAgent = (value: string | undefined, fallback: string): string => {
+  if (value === undefined) return fallback
+  if (typeof value !== "string" || value.trim().length === 0 || controlCharacters.test(value)) {
+    throw new InvalidArgument({ field: "userAgent", message: "userAgent: Expected a non-empty string without control characters" })
+  }
+  return value
+}
+
+/** The log level option: `undefined`, or one of Effect's `LogLevel` values (an `InvalidArgument` naming it is thrown). */
+export const logLevel = (value: LogLevel.LogLevel | undefined): LogLevel.LogLevel | undefined => {
+  if (value === undefined || LogLevel.values.includes(value)) return value
+  throw new InvalidArgument({ field: "logLevel", message: `logLevel: Expected one of ${LogLevel.values.join(", ")}` })
+}
+

@@ -43,9 +43,10 @@ export const toQuery = <S extends Schema.Struct<Schema.Struct.Fields>>(schema: S
   return (args: unknown): Effect.Effect<S["Type"], InvalidArgument> =>
     Effect.suspend(() => {
       if (args === undefined) return validate(decoder, {})
-      if (!isRecord(args)) return validate(Schema.Record(Schema.String, Schema.Unknown), args, { field: "arguments" })
       const given: Array<readonly [string, unknown]> = []
       try {
+        // inside the `try`: `Array.isArray` throws on a revoked Proxy
+        if (!isRecord(args)) return validate(Schema.Record(Schema.String, Schema.Unknown), args, { field: "arguments" })
         for (const key of Object.keys(args)) if (!extra.includes(key)) given.push([key, args[key]])
       } catch {
         return Effect.fail(unreadable())
@@ -91,9 +92,10 @@ export const readIdentifiers = <const K extends string>(
   args: unknown,
   keys: ReadonlyArray<K>
 ): { readonly [P in K]: string } | Effect.Effect<{ readonly [P in K]: string }, InvalidArgument> => {
-  if (!isRecord(args)) return validate(Schema.Record(Schema.String, Schema.Unknown), args, { field: "arguments" }) as never
   const ids: Record<string, unknown> = {}
   try {
+    // inside the `try`: `Array.isArray` throws on a revoked Proxy
+    if (!isRecord(args)) return validate(Schema.Record(Schema.String, Schema.Unknown), args, { field: "arguments" }) as never
     for (const key of keys) ids[key] = args[key]
   } catch {
     return Effect.fail(unreadable())

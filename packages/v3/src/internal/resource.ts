@@ -136,8 +136,8 @@ type AnyCall = { readonly id: string } | { readonly route: AnyRoute }
 const valueOf = (result: Result<unknown>) => result.value
 
 /**
- * One request: its identifier or identifying arguments checked (read when
- * the method is called; valid ones without an effect step of their own), the
+ * One request: its identifier or identifying arguments checked when the
+ * effect runs (valid ones without an effect step of their own), the
  * endpoint's value.
  */
 const call = (fetch: Fetch, endpoint: AnyCall) => {
@@ -145,14 +145,15 @@ const call = (fetch: Fetch, endpoint: AnyCall) => {
     const name = endpoint.id
     const send = (id: string, options: CallOptions | undefined) => Effect.map(fetch({ params: { [name]: id } }, options), valueOf)
     return (id: unknown, options?: CallOptions) =>
-      isIdentifier(id) ? send(id, options) : Effect.flatMap(identifier(name, id), (valid) => send(valid, options))
+      Effect.suspend(() => isIdentifier(id) ? send(id, options) : Effect.flatMap(identifier(name, id), (valid) => send(valid, options)))
   }
   const route = compile(endpoint.route)
   const send = (ids: Readonly<Record<string, string>>, options: CallOptions | undefined) => Effect.map(fetch(route.request(ids), options), valueOf)
-  return (args: unknown, options?: CallOptions) => {
-    const ids = readIdentifiers(args, route.keys)
-    return Effect.isEffect(ids) ? Effect.flatMap(ids, (valid) => send(valid, options)) : send(ids, options)
-  }
+  return (args: unknown, options?: CallOptions) =>
+    Effect.suspend(() => {
+      const ids = readIdentifiers(args, route.keys)
+      return Effect.isEffect(ids) ? Effect.flatMap(ids, (valid) => send(valid, options)) : send(ids, options)
+    })
 }
 
 /**
