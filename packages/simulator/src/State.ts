@@ -11,8 +11,9 @@ import type { Permission } from "@connected-vehicle/schema/OAuth"
 import { randomBytes } from "node:crypto"
 import { prng } from "./Data.ts"
 import * as records from "./internal/stateRecords.ts"
-import type { CodeRecord, FaultRule, LoggedHeaders, LogSlot, RefreshRecord, UsedCode, UserGrant } from "./internal/stateRecords.ts"
-import { entryOf, pathMatches, setCapped, trimOldest } from "./internal/stateRecords.ts"
+import type { CodeRecord, LoggedHeaders, LogSlot, RefreshRecord, UsedCode, UserGrant } from "./internal/stateRecords.ts"
+import { entryOf, setCapped, trimOldest } from "./internal/stateRecords.ts"
+import { FaultQueue } from "./internal/faultQueue.ts"
 
 /**
  * An injected fault (see the README for the control header that spells them).
@@ -252,8 +253,8 @@ export class State {
   private refresh = new Map<string, RefreshRecord>()
   private usedCodes = new Map<string, UsedCode>()
   private families = 0
-  private rules: Array<FaultRule> = []
-  private keyed = new Map<string, { readonly spec: string; remaining: number }>()
+  /** The scripted faults (`POST /_simulator/faults`, the fault header's runs). @internal */
+  readonly faults = new FaultQueue(FAULT_RULE_LIMIT, FAULT_KEY_LIMIT)
   private expired = new Set<string>()
   private lastSweep = -Infinity
   private requestCounter = 0
@@ -289,8 +290,7 @@ export class State {
     this.access.clear()
     this.refresh.clear()
     this.usedCodes.clear()
-    this.rules = []
-    this.keyed.clear()
+    this.faults.clear()
     this.expired.clear()
     this.requestCounter = 0
     this.resetLog()
@@ -367,56 +367,18 @@ export class State {
   // -- faults ---------------------------------------------------------------
 
   inject(rule: { readonly path?: string | RegExp | undefined; readonly method?: string | undefined; readonly faults: ReadonlyArray<Fault> }): void {
-    this.injectRuns(rule.path, rule.method, rule.faults.map((fault) => ({ fault, times: 1 })))
-  }
-
-  /**
-   * Faults each given `times` times in a row (kept as one entry, whatever
-   * `times`), unless `FAULT_RULE_LIMIT` rules are pending: then `false`,
-   * nothing kept.
-   */
-  injectRuns(
-    path: string | RegExp | undefined,
-    method: string | undefined,
-    runs: ReadonlyArray<{ readonly fault: Fault; readonly times: number }>
-  ): boolean {
-    if (runs.length === 0) return true
-    if (this.rules.length >= FAULT_RULE_LIMIT) return false
-    this.rules.push({ path, method: method?.toUpperCase(), runs: runs.map((run) => ({ fault: run.fault, remaining: run.times })), next: 0 })
-    return true
-  }
-
-  /**
-   * Whether the request carrying fault header `spec` under `key` gets the fault:
-   * the first `times` requests with that key (and that header value) do.
-   */
-  takeKeyed(key: string, spec: string, times: number): boolean {
-    let entry = this.keyed.get(key)
-    if (entry === undefined || entry.spec !== spec) {
-      this.keyed.delete(key)
-      entry = { spec, remaining: times }
-      setCapped(this.keyed, key, entry, FAULT_KEY_LIMIT)
-    }
-    if (entry.remaining <= 0) return false
-    entry.remaining--
-    return true
+    this.faults.inject(rule.path, rule.method, rule.faults.map((fault) => ({ fault, times: 1 })))
   }
 
   /** Whether a request may get a fault it does not ask for: a scripted one is queued, or the failure rate is not 0. */
   faultsPending(): boolean {
-    return this.rules.length > 0 || this.failureRate > 0
+    return this.faults.pending() || this.failureRate > 0
   }
 
   /** The next scripted fault for a request, consumed; else a run-wide random 500. */
   nextFault(method: string, path: string): Fault | undefined {
-    for (let i = 0; i < this.rules.length; i++) {
-      const rule = this.rules[i]!
-      if (rule.method !== undefined && rule.method !== method.toUpperCase()) continue
-      if (rule.path !== undefined && !pathMatches(rule.path, path)) continue
-      const run = rule.runs[rule.next]!
-      if (--run.remaining <= 0 && ++rule.next === rule.runs.length) this.rules.splice(i, 1)
-      return run.fault
-    }
+    const scripted = this.faults.next(method, path)
+    if (scripted !== undefined) return scripted
     if (this.failureRate > 0 && this.random() < this.failureRate) return { _tag: "Status", status: 500 }
     return undefined
   }
@@ -445,8 +407,8 @@ export class State {
 
   /** Number of live (unswept) codes, refresh tokens and access tokens; of remembered expired tokens, exchanged codes and fault keys. */
   sizes(): Readonly<Record<"codes" | "refresh" | "access" | "expired" | "usedCodes" | "faultKeys", number>> {
-    const { access, codes, expired, keyed, refresh, usedCodes } = this
-    return { codes: codes.size, refresh: refresh.size, access: access.size, expired: expired.size, usedCodes: usedCodes.size, faultKeys: keyed.size }
+    const { access, codes, expired, faults, refresh, usedCodes } = this
+    return { codes: codes.size, refresh: refresh.size, access: access.size, expired: expired.size, usedCodes: usedCodes.size, faultKeys: faults.keys }
   }
 
   issueCode(grant: Omit<CodeRecord, "expiresAt">): string {

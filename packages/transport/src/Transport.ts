@@ -10,9 +10,8 @@
  */
 import { Context, Effect, Layer } from "effect"
 import type { Duration, Schema } from "effect"
-import { constTrue } from "effect/Function"
 import { HttpClient, HttpClientRequest } from "effect/http"
-import type { Headers, HttpClientError, HttpClientResponse } from "effect/http"
+import type { Headers, HttpClientResponse } from "effect/http"
 import type { HttpApi, HttpApiClient, HttpApiEndpoint, HttpApiGroup } from "effect/http-api"
 import type { InvalidArgument } from "@connected-vehicle/schema/InvalidArgument"
 import { Credentials } from "./Credentials.ts"
@@ -21,7 +20,6 @@ import * as TransportConfigModule from "./TransportConfig.ts"
 import { TransportConfig } from "./TransportConfig.ts"
 import type { ConnectedVehicleError } from "./ConnectedVehicleError.ts"
 import * as Client from "./internal/client.ts"
-import { fixedHeaders } from "./internal/request.ts"
 import * as ConfigurationError from "./ConfigurationError.ts"
 
 /**
@@ -269,20 +267,7 @@ export const make = (
   Effect.gen(function*() {
     const config = yield* TransportConfig
     const base = yield* HttpClient.HttpClient
-    const fixed = fixedHeaders(config.userAgent)
-    const withFixed = (request: HttpClientRequest.HttpClientRequest) =>
-      request.headers["accept"] === fixed.accept && request.headers["user-agent"] === fixed["user-agent"]
-        ? request
-        : HttpClientRequest.setHeaders(request, fixed)
-    // the HttpClient's own span per attempt only with `httpSpans` (each call
-    // has its span): `HttpClient.mapRequest`, and without it
-    // `HttpClient.transform` providing `TracerDisabledWhen`, as one step
-    const pipeline = config.httpSpans
-      ? HttpClient.mapRequest(base, withFixed)
-      : HttpClient.makeWith<HttpClientError.HttpClientError, never, HttpClientError.HttpClientError, never>(
-        (request) => Effect.provideService(base.postprocess(request), HttpClient.TracerDisabledWhen, constTrue),
-        (request) => Effect.map(base.preprocess(request), withFixed)
-      )
+    const pipeline = Client.pipeline(base, config)
     const httpClient = options?.transformClient === undefined ? pipeline : options.transformClient(pipeline)
     return options?.admit === undefined ? { config, httpClient } : { config, httpClient, admit: options.admit }
   })

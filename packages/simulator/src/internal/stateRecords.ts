@@ -6,7 +6,7 @@
  */
 import type { Mode } from "@connected-vehicle/schema/Common"
 import type { Permission } from "@connected-vehicle/schema/OAuth"
-import type { Fault, Grant, RequestLogEntry } from "../State.ts"
+import type { Grant, RequestLogEntry } from "../State.ts"
 
 /** `req-<seed>-<n>`: the request id the simulator generates (see `State.generatedRequestId`). */
 export const generatedRequestId = (seed: number, n: number): string => `req-${seed}-${n}`
@@ -98,26 +98,3 @@ export const entryOf = (seed: number, slot: LogSlot): RequestLogEntry => {
   }
 }
 
-/** One fault of a rule and how many more requests get it. */
-export interface FaultRun {
-  readonly fault: Fault
-  remaining: number
-}
-
-/** Scripted faults for the requests a path and method match: `runs` in order, from `next`. */
-export interface FaultRule {
-  readonly path: string | RegExp | undefined
-  readonly method: string | undefined
-  readonly runs: ReadonlyArray<FaultRun>
-  next: number
-}
-
-/** Whether a fault rule's path pattern matches a request path. */
-export const pathMatches = (pattern: string | RegExp, path: string): boolean => {
-  if (typeof pattern !== "string") {
-    pattern.lastIndex = 0
-    return pattern.test(path)
-  }
-  const base = pattern.endsWith("/") ? pattern.slice(0, -1) : pattern
-  return path === pattern || path === base || path.startsWith(base + "/")
-}

@@ -7,8 +7,9 @@
  */
 import { Effect, SchemaAST } from "effect"
 import type { Schema } from "effect"
-import { HttpClient, HttpClientError } from "effect/http"
+import { HttpClient, HttpClientError, HttpClientRequest } from "effect/http"
 import type { HttpClientResponse } from "effect/http"
+import { constTrue } from "effect/Function"
 import type { HttpApiEndpoint, HttpApiGroup } from "effect/http-api"
 import { HttpApi, HttpApiClient, HttpApiSchema } from "effect/http-api"
 import * as Json from "@connected-vehicle/schema/Json"
@@ -20,6 +21,29 @@ import * as BodyDecoder from "./decoder.ts"
 import type { Hook } from "./hooks.ts"
 import * as SdkLog from "./log.ts"
 import { fixedHeaders, makeBuilder } from "./request.ts"
+
+/**
+ * The transport's own `HttpClient` over the one it is given: the fixed
+ * headers (accept, User-Agent) on every request, and the client's span per
+ * attempt only with `httpSpans` (each call has its span): without it,
+ * `HttpClient.transform` providing `TracerDisabledWhen` and
+ * `HttpClient.mapRequest`, as one step.
+ *
+ * @internal
+ */
+export const pipeline = (base: HttpClient.HttpClient, config: TransportConfig["Service"]): HttpClient.HttpClient => {
+  const fixed = fixedHeaders(config.userAgent)
+  const withFixed = (request: HttpClientRequest.HttpClientRequest) =>
+    request.headers["accept"] === fixed.accept && request.headers["user-agent"] === fixed["user-agent"]
+      ? request
+      : HttpClientRequest.setHeaders(request, fixed)
+  return config.httpSpans
+    ? HttpClient.mapRequest(base, withFixed)
+    : HttpClient.makeWith<HttpClientError.HttpClientError, never, HttpClientError.HttpClientError, never>(
+      (request) => Effect.provideService(base.postprocess(request), HttpClient.TracerDisabledWhen, constTrue),
+      (request) => Effect.map(base.preprocess(request), withFixed)
+    )
+}
 
 const rootOfApi: Record<string, keyof Roots> = {
   vehicle: "base",
