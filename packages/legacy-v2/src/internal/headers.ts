@@ -2,6 +2,8 @@
  * @internal
  */
 import { Exit, Result, Schema } from "effect"
+import { DecodeString } from "@connected-vehicle/schema/Common"
+import type { DecodeString as DecodeStringSpec } from "@connected-vehicle/schema/Common"
 import { DataAge } from "@connected-vehicle/schema/Legacy"
 import type { UnitSystem } from "@connected-vehicle/schema/Legacy"
 import { requestIdOf } from "@connected-vehicle/transport/TransportConfig"
@@ -11,7 +13,16 @@ import { fromHeaders } from "../Deprecation.ts"
 import type { Reading } from "../Reading.ts"
 import { isUnitSystem } from "./args.ts"
 
-const decodeDataAge = Schema.decodeUnknownExit(DataAge)
+const decodeWithSchema = Schema.decodeUnknownExit(DataAge)
+// the schema's own one-function decoding of a string (`DecodeString`, checked
+// against Effect's decoder by the schema package's tests); a string it refuses
+// goes to the schema for its error
+const decodeString = (DataAge.ast.annotations?.[DecodeString] as DecodeStringSpec | undefined)?.decode
+
+const decodeDataAge = (age: string): Exit.Exit<typeof DataAge.Type, Schema.SchemaError> => {
+  const value = decodeString?.(age)
+  return value === undefined ? decodeWithSchema(age) : Exit.succeed(value as typeof DataAge.Type)
+}
 
 /**
  * Builds a {@link Reading} from a decoded value and the headers it came with.
