@@ -54,8 +54,12 @@ export interface Proxy {
   readonly open: () => number
   /** Requests answered with no end (stalls) whose socket is still open. */
   readonly stalledOpen: () => number
+  /** What each stalled exchange still open was. */
+  readonly stalledWhat: () => Array<string>
   /** Tokens that crossed the proxy (bearer tokens, token responses' access and refresh tokens). */
   readonly secrets: Set<string>
+  /** Requests sent again sooner than the valid `Retry-After` their URL was last answered with. */
+  readonly early: Array<string>
   enabled: boolean
   readonly close: () => Promise<void>
 }
@@ -87,8 +91,22 @@ export const startProxy = async (options: ProxyOptions): Promise<Proxy> => {
   const seen = new Map<string, number>()
   const counts = new Map<string, number>()
   const sockets = new Set<net.Socket>()
-  const stalled = new Set<net.Socket>()
+  const stalled = new Map<net.Socket, string>()
   const secrets = new Set<string>()
+  const early: Array<string> = []
+  /** By URL: when a valid `Retry-After` was sent, and its delay in ms. */
+  const waits = new Map<string, { at: number; ms: number; value: string }>()
+  const validDelay = (value: string): number | undefined => {
+    if (/^\d+$/.test(value)) return Number(value) * 1000
+    const date = Date.parse(value)
+    return /GMT$/.test(value) && !Number.isNaN(date) ? Math.max(0, date - Date.now()) : undefined
+  }
+  const noteRetryAfter = (req: http.IncomingMessage, value: string) => {
+    const ms = validDelay(value)
+    // only the URLs of one call each (a list's page past what streams reach)
+    if (!/\/signals\?page=(\d\d+)/.test(req.url!)) return
+    if (ms !== undefined) waits.set(req.url!, { at: Date.now(), ms, value })
+  }
   const rate = options.rate ?? 0.6
   const kinds = options.kinds ?? faultKinds.filter((k) => k !== "pass")
 
@@ -129,14 +147,20 @@ export const startProxy = async (options: ProxyOptions): Promise<Proxy> => {
     })
 
   const raw = (socket: net.Socket, text: string) => socket.write(text)
-  const stall = (socket: net.Socket) => {
-    stalled.add(socket)
+  const stall = (socket: net.Socket, what = "") => {
+    stalled.set(socket, what)
     socket.on("close", () => stalled.delete(socket))
   }
 
   const handle = async (req: http.IncomingMessage, res: http.ServerResponse, body: Buffer) => {
     const bearer = /^Bearer (.+)$/i.exec(req.headers.authorization ?? "")?.[1]
     if (bearer !== undefined) secrets.add(bearer)
+    const wait = waits.get(req.url!)
+    if (wait !== undefined) {
+      waits.delete(req.url!)
+      const gap = Date.now() - wait.at
+      if (gap < wait.ms - 50) early.push(`${req.url} again after ${gap} ms, Retry-After: ${wait.value}`)
+    }
     const { kind, r } = pick(req)
     counts.set(kind, (counts.get(kind) ?? 0) + 1)
     const socket = req.socket
@@ -144,17 +168,19 @@ export const startProxy = async (options: ProxyOptions): Promise<Proxy> => {
       case "resetBeforeHead":
         return socket.resetAndDestroy()
       case "stallHead":
-        return stall(socket)
+        return stall(socket, `${kind} ${req.url}`)
       case "status500":
         res.writeHead(r < 0.5 ? 500 : 502, { "content-type": "application/json" })
         return res.end(r < 0.25 ? "oops" : envelope(500, "INTERNAL"))
       case "status503RetryAfter": {
         const ra = retryAfters[Math.floor(r * retryAfters.length)]!
+        noteRetryAfter(req, ra)
         res.writeHead(503, { "content-type": "application/json", "retry-after": ra })
         return res.end(envelope(503, "UNAVAILABLE"))
       }
       case "status429": {
         const ra = retryAfters[Math.floor(r * retryAfters.length)]!
+        if (r < 0.8) noteRetryAfter(req, ra)
         res.writeHead(429, r < 0.8 ? { "content-type": "application/json", "retry-after": ra } : { "content-type": "application/json" })
         return res.end(envelope(429, "RATE_LIMITED"))
       }
@@ -163,7 +189,7 @@ export const startProxy = async (options: ProxyOptions): Promise<Proxy> => {
         return res.end(envelope(401, "UNAUTHORIZED"))
       case "hugeDeclared":
         raw(socket, `HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: ${32 * 1024 * 1024}\r\n\r\n{"data":[`)
-        return stall(socket)
+        return stall(socket, `${kind} ${req.url}`)
       case "hugeChunked": {
         raw(socket, `HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ntransfer-encoding: chunked\r\n\r\n`)
         const chunk = Buffer.alloc(1024 * 1024, 0x20)
@@ -180,7 +206,7 @@ export const startProxy = async (options: ProxyOptions): Promise<Proxy> => {
       }
       case "redirectStalled":
         raw(socket, `HTTP/1.1 302 Found\r\nlocation: http://127.0.0.1:1/elsewhere\r\ncontent-length: 100\r\n\r\nmoved`)
-        return stall(socket)
+        return stall(socket, `${kind} ${req.url}`)
       default:
         break
     }
@@ -207,7 +233,7 @@ export const startProxy = async (options: ProxyOptions): Promise<Proxy> => {
       case "stallBody":
         raw(socket, `HTTP/1.1 ${answer.status} OK\r\ncontent-type: application/json\r\ncontent-length: ${payload.length}\r\n\r\n`)
         socket.write(payload.subarray(0, payload.length >> 1))
-        return stall(socket)
+        return stall(socket, `${kind} ${req.url}`)
       case "drip": {
         res.writeHead(answer.status, { ...headers, "content-length": String(payload.length) })
         let i = 0
@@ -286,7 +312,9 @@ export const startProxy = async (options: ProxyOptions): Promise<Proxy> => {
     counts,
     open: () => sockets.size,
     stalledOpen: () => stalled.size,
+    stalledWhat: () => [...stalled.values()],
     secrets,
+    early,
     enabled: false,
     close: async () => {
       for (const s of sockets) s.destroy()

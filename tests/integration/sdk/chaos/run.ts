@@ -8,7 +8,7 @@
  *
  *   node tests/integration/sdk/chaos/run.ts [seed] [calls]
  */
-import { Cause, Effect, Exit, Layer, Logger, ManagedRuntime, Redacted } from "effect"
+import { Cause, Effect, Exit, Layer, Logger, ManagedRuntime, Redacted, Stream } from "effect"
 import { FetchHttpClient, HttpClient } from "effect/http"
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import { Agent } from "undici"
@@ -17,6 +17,8 @@ import { Signals } from "@connected-vehicle/v3/Signals"
 import { Connections } from "@connected-vehicle/v3/Connections"
 import * as TransportConfig from "@connected-vehicle/transport/TransportConfig"
 import * as UndiciHttpClient from "@connected-vehicle/transport/UndiciHttpClient"
+import * as Client from "@connected-vehicle/sdk/Client"
+import * as ClientError from "@connected-vehicle/sdk/ClientError"
 import { startSimulator } from "../bench/simulator.ts"
 import { startProxy } from "./proxy.ts"
 
@@ -87,9 +89,11 @@ for (const kind of kinds) {
     const op = rng()
     const effect = Effect.gen(function*() {
       const signals = yield* Signals
-      return op < 0.7
-        ? yield* signals.list({ ...target, page: i + 1, pageSize: 1 + (i % 7) }, { timeout: `${timeout} millis`, maxRetries })
-        : yield* signals.get({ ...target, code: ["odometer", "location", "tire_pressure"][i % 3]! }, { timeout: `${timeout} millis`, maxRetries })
+      const options = { timeout: `${timeout} millis`, maxRetries } as const
+      if (op < 0.55) return yield* signals.list({ ...target, page: i + 1, pageSize: 1 + (i % 7) }, options)
+      if (op < 0.8) return yield* signals.get({ ...target, code: ["odometer", "location", "tire_pressure"][i % 3]! }, options)
+      if (op < 0.9) return yield* Stream.runCollect(Stream.take(signals.stream({ ...target, pageSize: 1 + (i % 3) }, options), 1 + (i % 5)))
+      return yield* Stream.runCollect(Stream.take((yield* Connections).stream({ pageSize: 1 + (i % 4) }, options), 2 + (i % 6)))
     })
     const t0 = performance.now()
     const guarded = interruptAt === undefined ? Effect.map(effect, () => "ok") : Effect.map(Effect.timeoutOption(effect, `${interruptAt} millis`), (o) => o._tag === "None" ? "interrupted" : "ok")
@@ -133,13 +137,77 @@ for (const kind of kinds) {
   console.log(`[${kind.name}] ${calls} calls in ${Math.round(elapsed)} ms; outcomes ${JSON.stringify(Object.fromEntries(summary))}`)
   console.log(`[${kind.name}] faults ${JSON.stringify(Object.fromEntries(proxy.counts))}`)
   console.log(`[${kind.name}] after: proxy sockets open ${proxy.open()}, stalled still open ${proxy.stalledOpen()}, agent ${JSON.stringify(stats)}`)
-  if (proxy.stalledOpen() > 0) problems.push(`[${kind.name}] ${proxy.stalledOpen()} stalled exchanges still open after every call ended`)
+  for (const e of proxy.early) problems.push(`[${kind.name}] Retry-After not honoured: ${e}`)
+  if (proxy.stalledOpen() > 0) problems.push(`[${kind.name}] ${proxy.stalledOpen()} stalled exchanges still open after every call ended: ${proxy.stalledWhat().join(", ")}`)
   if (stats && ((stats.pending ?? 0) > 0 || (stats.running ?? 0) > 0)) problems.push(`[${kind.name}] agent not idle: ${JSON.stringify(stats)}`)
   for (const line of logLines) for (const secret of [clientSecret, ...proxy.secrets]) if (secret && line.includes(secret)) problems.push(`[${kind.name}] secret in a log line`)
   logLines.length = 0
   outcomes.set(kind.name, results)
   await runtime.dispose()
   await agent.destroy().catch(() => {})
+  await proxy.close()
+}
+
+// the Promise client: the same calls, with AbortSignals fired at random moments
+if (only === undefined || only.split(",").includes("promise")) {
+  const proxy = await startProxy({ upstream: sim.url, seed })
+  const client = Client.createClient({
+    clientId: sim.clientId,
+    clientSecret,
+    origin: proxy.origin,
+    timeout: "1 second",
+    maxRetries: 2,
+    transport: { retry: { maxElapsed: "3 seconds", initialDelay: "20 millis", maxDelay: "300 millis" } },
+    logLevel: "debug",
+    logger: (entry) => void logLines.push(JSON.stringify(entry))
+  })
+  const page = await client.v3.connections.list({ pageSize: 20 })
+  const targets = page.data.map((c) => ({ vehicleId: c.relationships.vehicle.data.id, userId: c.attributes.user.id }))
+  proxy.enabled = true
+  const summary = new Map<string, number>()
+  let next = 0
+  await Promise.all(Array.from({ length: 32 }, async () => {
+    while (next < calls) {
+      const i = next++
+      const rng = mulberry(seed * 100_003 + i)
+      const target = targets[Math.floor(rng() * targets.length)]!
+      const timeout = 100 + Math.floor(rng() * 1200)
+      const maxRetries = Math.floor(rng() * 4)
+      const abortAt = rng() < 0.25 ? Math.floor(rng() * 1500) : undefined
+      const op = rng()
+      const controller = new AbortController()
+      const timer = abortAt === undefined ? undefined : setTimeout(() => controller.abort(), abortAt)
+      const options = { timeout: `${timeout} millis` as const, maxRetries, signal: controller.signal }
+      const t0 = performance.now()
+      let outcome = "ok"
+      try {
+        if (op < 0.7) await client.v3.signals.list({ ...target, page: i + 1, pageSize: 1 + (i % 7) }, options)
+        else await client.v3.signals.get({ ...target, code: ["odometer", "location", "tire_pressure"][i % 3]! }, options)
+      } catch (error) {
+        if (!(error instanceof ClientError.ConnectedVehicleError)) {
+          problems.push(`[promise] call ${i}: not a client error: ${String(error)}`)
+          outcome = "untyped"
+        } else {
+          outcome = error.constructor.name
+          if (outcome === "ConnectedVehicleError" || outcome === "UnrecognizedError") problems.push(`[promise] call ${i}: ${outcome} ${error.message}`)
+          const text = `${String(error)} ${error.message} ${JSON.stringify(error)} ${(error as Error).stack}`
+          for (const secret of [clientSecret, ...proxy.secrets]) if (secret && text.includes(secret)) problems.push(`[promise] call ${i}: secret in ${outcome}`)
+        }
+      }
+      clearTimeout(timer)
+      const took = performance.now() - t0
+      if (took > 3_000 + 1_500) problems.push(`[promise] call ${i}: ${Math.round(took)} ms (${outcome})`)
+      summary.set(outcome, (summary.get(outcome) ?? 0) + 1)
+    }
+  }))
+  console.log(`[promise] ${calls} calls; outcomes ${JSON.stringify(Object.fromEntries(summary))}`)
+  await new Promise((r) => setTimeout(r, 600))
+  console.log(`[promise] after: proxy sockets open ${proxy.open()}, stalled still open ${proxy.stalledOpen()}`)
+  if (proxy.stalledOpen() > 0) problems.push(`[promise] ${proxy.stalledOpen()} stalled exchanges still open after every call ended`)
+  for (const e of proxy.early) problems.push(`[promise] Retry-After not honoured: ${e}`)
+  for (const line of logLines) for (const secret of [clientSecret, ...proxy.secrets]) if (secret && line.includes(secret)) problems.push(`[promise] secret in a log line`)
+  logLines.length = 0
+  await client.close()
   await proxy.close()
 }
 
