@@ -47,12 +47,12 @@ interface Kind {
   readonly httpSpans: boolean
   readonly client: (agent: Agent) => Layer.Layer<HttpClient.HttpClient>
 }
-const kinds: Array<Kind> = [
-  { name: "undici", httpSpans: false, client: (agent) => Layer.succeed(HttpClient.HttpClient, UndiciHttpClient.make(agent)) },
-  { name: "undici+spans", httpSpans: true, client: (agent) => Layer.succeed(HttpClient.HttpClient, UndiciHttpClient.make(agent)) },
-  { name: "layerUndici", httpSpans: false, client: (agent) => Layer.provide(NodeHttpClient.layerUndiciNoDispatcher, Layer.succeed(NodeHttpClient.Dispatcher, agent)) },
+const kinds: Array<Kind> = ([
+  { name: "undici", httpSpans: false, client: (agent: Agent) => Layer.succeed(HttpClient.HttpClient, UndiciHttpClient.make(agent)) },
+  { name: "undici+spans", httpSpans: true, client: (agent: Agent) => Layer.succeed(HttpClient.HttpClient, UndiciHttpClient.make(agent)) },
+  { name: "layerUndici", httpSpans: false, client: (agent: Agent) => Layer.provide(NodeHttpClient.layerUndiciNoDispatcher, Layer.succeed(NodeHttpClient.Dispatcher, agent)) },
   { name: "fetch", httpSpans: false, client: () => FetchHttpClient.layer }
-].filter((k) => only === undefined || only.split(",").includes(k.name))
+] satisfies Array<Kind>).filter((k) => only === undefined || only.split(",").includes(k.name))
 
 const outcomes = new Map<string, Array<string>>()
 const logLines: Array<string> = []
@@ -216,7 +216,7 @@ const names = [...outcomes.keys()]
 const norm = (s: string) => s === "interrupted" ? "interrupted" : s.split(":")[0]!
 for (let i = 0; i < calls; i++) {
   const row = names.map((n) => norm(outcomes.get(n)![i]!))
-  if (new Set(row).size > 1) console.log(`diff call ${i}: ${names.map((n, j) => `${n}=${outcomes.get(n)![i]}`).join(" | ")}`)
+  if (new Set(row).size > 1) console.log(`diff call ${i}: ${names.map((n) => `${n}=${outcomes.get(n)![i]}`).join(" | ")}`)
   void row
 }
 console.log(`problems (${problems.length}):`)
