@@ -47,6 +47,30 @@ describe("faults every HttpClient must handle the same", () => {
         assert.strictEqual(elsewhere.requests.length, 0)
       }).pipe(Effect.scoped))
 
+    it.live(`${name}: a redirect whose body never ends fails at once and closes its connection`, () =>
+      Effect.gen(function*() {
+        let closed!: () => void
+        const socketClosed = new Promise<void>((resolve) => (closed = resolve))
+        const service = yield* server((request, response) => {
+          request.socket.once("close", () => closed())
+          response.writeHead(302, { location: "http://127.0.0.1:1/elsewhere", "content-length": "100" })
+          response.write("moved")
+        })
+        const layer = Layer.mergeAll(Transport.layer, Credentials.layerStatic(Redacted.make("the-token"))).pipe(
+          Layer.provide([TransportConfig.layerOrigin(service.origin, { timeout: "10 seconds", retry: { maxAttempts: 1 } }), httpClient])
+        )
+        yield* Effect.gen(function*() {
+          const started = Date.now()
+          const error = yield* flipReason(getSignal("v-1"))
+          assert.strictEqual(error._tag, "UnexpectedStatus")
+          assert.isBelow(Date.now() - started, 2_000)
+          // the unread body's connection is closed by the client (still open), not left to the server
+          const released = yield* Effect.promise(() =>
+            Promise.race([socketClosed.then(() => true), new Promise<boolean>((r) => setTimeout(() => r(false), 1_000))]))
+          assert.isTrue(released, "the connection of the redirect was left open")
+        }).pipe(Effect.provide(layer))
+      }).pipe(Effect.scoped))
+
     it.live(`${name}: a credential a transformClient put in the query is not in the error's URL or message`, () =>
       Effect.gen(function*() {
         const service = yield* server((_, response) => {

@@ -19,7 +19,7 @@
  *
  * @internal
  */
-import { Clock, Context, Duration, Effect, Exit, Option, Redacted, Tracer } from "effect"
+import { Clock, Context, Duration, Effect, Exit, Fiber, Option, Redacted, Tracer } from "effect"
 import { HttpClient, HttpClientRequest, HttpTraceContext } from "effect/http"
 import type { HttpClientResponse } from "effect/http"
 import { InvalidArgument } from "@connected-vehicle/schema/InvalidArgument"
@@ -166,7 +166,12 @@ const respond = (spec: MethodSpec, call: Call, response: HttpClientResponse.Http
     })
   }
   // the service never redirects: a redirect is not followed, whatever the client
-  if (status >= 300) return Effect.fail(fail(new ConnectedVehicleError.UnexpectedStatus({ ...contextOf(spec, response, requestId), ...locationOf(response) })))
+  if (status >= 300) {
+    const refused = fail(new ConnectedVehicleError.UnexpectedStatus({ ...contextOf(spec, response, requestId), ...locationOf(response) }))
+    // its body is not read: a read started and interrupted at once releases
+    // its connection, whatever the client (one still arriving is aborted)
+    return Effect.flatMap(Effect.forkChild(response.text, { startImmediately: true }), (body) => Effect.andThen(Fiber.interrupt(body), Effect.fail(refused)))
+  }
   // the body is kept by the response (`text` reads it once), for the decode after the attempts
   return Effect.matchEffect(response.text, {
     onFailure: (error) => Effect.fail(mapBodyReadError(error, contextOf(spec, response, requestId))),
