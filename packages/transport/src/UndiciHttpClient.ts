@@ -20,7 +20,7 @@
  *
  * @since 0.1.0
  */
-import { Context, Effect, Exit, Layer, Option, Result, Tracer } from "effect"
+import { Context, Effect, Layer, Option, Result, Tracer } from "effect"
 import type { Fiber } from "effect"
 import { HttpClient, HttpClientError, Url } from "effect/http"
 import type { HttpClientRequest, HttpClientResponse } from "effect/http"
@@ -143,14 +143,6 @@ export const make = (dispatcher: Dispatcher, options?: Options): HttpClient.Http
             })
           ))
       )
-      // the exchange ends with the fiber that asked for it unless that fiber
-      // succeeded (its response may be read elsewhere): one interrupted after
-      // the head and before the body's read (in an `onResponse` hook, say)
-      // releases its connection rather than waiting for a body that may
-      // never come
-      exchange.onSettle = fiber.addObserver((exit) => {
-        if (Exit.isFailure(exit)) exchange.abort()
-      })
       try {
         dispatcher.dispatch({ origin: url.origin, path: url.pathname + url.search, method: request.method as Dispatcher.HttpMethod, headers: request.headers, body }, exchange)
       } catch (cause) {

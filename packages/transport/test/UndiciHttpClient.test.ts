@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Context, Effect, Exit, Fiber, Layer, Redacted, Tracer } from "effect"
+import { Context, Effect, Exit, Layer, Redacted, Tracer } from "effect"
 import { Agent } from "undici"
 import { HttpClient } from "effect/http"
 import { VehicleApi } from "@connected-vehicle/schema/Api"
@@ -169,41 +169,4 @@ describe("UndiciHttpClient", () => {
       yield* Effect.sleep(100)
       assert.strictEqual(closed, 1)
     }).pipe(Effect.scoped))
-
-  for (const tracing of [false, true]) {
-    it.live(`a fiber interrupted between the head and the body's read releases the connection of a stalled body (tracing ${tracing ? "on" : "off"})`, () =>
-      Effect.gen(function*() {
-        let closed = 0
-        const s = yield* server((request, response) => {
-          request.socket.once("close", () => closed++)
-          // the head, then a body that never ends
-          response.writeHead(200, { "content-type": "application/json" })
-          response.write("{")
-        })
-        const agent = yield* Effect.acquireRelease(Effect.sync(() => new Agent({ connections: 2 })), (agent) => Effect.promise(() => agent.destroy()))
-        const client = UndiciHttpClient.make(agent)
-        // the head arrives; the fiber then waits on something else and is interrupted before it reads the body
-        const exit = yield* Effect.exit(
-          Effect.timeout(Effect.andThen(client.get(`${s.origin}/stall`), Effect.never), 200).pipe(
-            Effect.provideService(HttpClient.TracerDisabledWhen, () => !tracing)
-          )
-        )
-        assert.isTrue(Exit.isFailure(exit))
-        yield* Effect.sleep(100)
-        assert.strictEqual(closed, 1)
-        // a fiber that succeeds hands its response on: the body is still read whole
-        const handed = yield* Effect.gen(function*() {
-          const t = yield* server((_, response) => {
-            response.writeHead(200, { "content-type": "application/json" })
-            response.write("{\"a\":")
-            setTimeout(() => response.end("1}"), 50)
-          })
-          const fiber = yield* Effect.forkChild(client.get(`${t.origin}/late`))
-          const response = yield* Fiber.join(fiber)
-          return yield* response.json
-        })
-        assert.deepStrictEqual(handed, { a: 1 })
-      }).pipe(Effect.scoped))
-  }
 })
-

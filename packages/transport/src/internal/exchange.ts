@@ -50,8 +50,6 @@ export class Exchange implements Dispatcher.DispatchHandler {
   onHead: ((status: number, headers: RawHeaders) => void) | undefined
   onFail: ((error: Error) => void) | undefined
   onBody: (() => void) | undefined = undefined
-  /** Called once, when the exchange is over (its body ended, it failed or it was aborted). */
-  onSettle: (() => void) | undefined = undefined
   readonly limit: number
 
   constructor(limit: number, onHead: (status: number, headers: RawHeaders) => void, onFail: (error: Error) => void) {
@@ -80,14 +78,12 @@ export class Exchange implements Dispatcher.DispatchHandler {
   onResponseEnd() {
     if (this.error !== undefined) return
     this.done = true
-    this.settle()
     this.onBody?.()
   }
   onResponseError(_: Dispatcher.DispatchController, error: Error) {
     if (this.done || this.error !== undefined) return
     this.error = error
     this.chunks = []
-    this.settle()
     const onFail = this.onFail
     this.onHead = undefined
     this.onFail = undefined
@@ -107,13 +103,7 @@ export class Exchange implements Dispatcher.DispatchHandler {
     this.onHead = undefined
     this.onFail = undefined
     this.onBody = undefined
-    this.settle()
     this.controller?.abort(interrupted)
-  }
-  private settle() {
-    const onSettle = this.onSettle
-    this.onSettle = undefined
-    onSettle?.()
   }
   bytes(): Uint8Array {
     if (this.chunks.length === 1) return this.chunks[0]!
