@@ -11,8 +11,7 @@ import type { Permission } from "@connected-vehicle/schema/OAuth"
 import { randomBytes } from "node:crypto"
 import { prng } from "./Data.ts"
 import * as records from "./internal/stateRecords.ts"
-import type { CodeRecord, LoggedHeaders, LogSlot, RefreshRecord, UsedCode, UserGrant } from "./internal/stateRecords.ts"
-import { entryOf, setCapped, trimOldest } from "./internal/stateRecords.ts"
+import { type CodeRecord, entryOf, type LoggedHeaders, type LogSlot, type RefreshRecord, setCapped, trimOldest, type UsedCode, type UserGrant } from "./internal/stateRecords.ts"
 import { FaultQueue } from "./internal/faultQueue.ts"
 
 /**
@@ -109,10 +108,8 @@ export const LOG_LIMIT = 10_000
 export const FAULT_KEY_LIMIT = 1_000
 
 /**
- * At most this many scripted fault rules (`POST /_simulator/faults`) are
- * pending at once; one more is refused with a `409` until some are consumed
- * or the simulator is reset. A rule's `times=N` is kept as one entry, so
- * repetitions cost no memory.
+ * At most this many fault rules from `POST /_simulator/faults` are pending (one
+ * more is a `409`; `times=N` is one entry; `Simulator.injectFaults` has none).
  *
  * @example
  * ```ts
@@ -253,8 +250,7 @@ export class State {
   private refresh = new Map<string, RefreshRecord>()
   private usedCodes = new Map<string, UsedCode>()
   private families = 0
-  /** The scripted faults (`POST /_simulator/faults`, the fault header's runs). @internal */
-  readonly faults = new FaultQueue(FAULT_RULE_LIMIT, FAULT_KEY_LIMIT)
+  private readonly faults = new FaultQueue(FAULT_KEY_LIMIT)
   private expired = new Set<string>()
   private lastSweep = -Infinity
   private requestCounter = 0
@@ -366,8 +362,19 @@ export class State {
 
   // -- faults ---------------------------------------------------------------
 
+  /** In process (`Simulator.injectFaults`): no limit on the rules pending. */
   inject(rule: { readonly path?: string | RegExp | undefined; readonly method?: string | undefined; readonly faults: ReadonlyArray<Fault> }): void {
-    this.faults.inject(rule.path, rule.method, rule.faults.map((fault) => ({ fault, times: 1 })))
+    this.faults.inject(rule.path, rule.method, rule.faults.map((fault) => ({ fault, times: 1 })), Infinity)
+  }
+
+  /** Over HTTP (`POST /_simulator/faults`): `false`, nothing kept, once {@link FAULT_RULE_LIMIT} rules are pending. */
+  injectRuns(path: string | RegExp | undefined, method: string | undefined, runs: ReadonlyArray<{ readonly fault: Fault; readonly times: number }>): boolean {
+    return this.faults.inject(path, method, runs, FAULT_RULE_LIMIT)
+  }
+
+  /** Whether the request with fault header `spec` under `key` gets the fault: the first `times` with that key and value do. */
+  takeKeyed(key: string, spec: string, times: number): boolean {
+    return this.faults.takeKeyed(key, spec, times)
   }
 
   /** Whether a request may get a fault it does not ask for: a scripted one is queued, or the failure rate is not 0. */

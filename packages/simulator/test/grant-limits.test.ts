@@ -79,13 +79,13 @@ describe("live grants are bounded", () => {
     const state = new State({ now: () => 0, seed: 1, failureRate: 0 })
     const keys = Array.from({ length: FAULT_KEY_LIMIT + 300 }, (_, i) => `run-${i}`)
     for (const key of keys) {
-      assert.isTrue(state.faults.takeKeyed(key, "status=500;times=1", 1))
+      assert.isTrue(state.takeKeyed(key, "status=500;times=1", 1))
       assert.isAtMost(state.sizes().faultKeys, FAULT_KEY_LIMIT)
     }
     const kept = state.sizes().faultKeys
     assert.isAtLeast(kept, FAULT_KEY_LIMIT - FAULT_KEY_LIMIT / 16)
-    for (const key of keys.slice(-kept)) assert.isFalse(state.faults.takeKeyed(key, "status=500;times=1", 1), key) // its run is over
-    assert.isTrue(state.faults.takeKeyed(keys[0]!, "status=500;times=1", 1)) // forgotten: a new run
+    for (const key of keys.slice(-kept)) assert.isFalse(state.takeKeyed(key, "status=500;times=1", 1), key) // its run is over
+    assert.isTrue(state.takeKeyed(keys[0]!, "status=500;times=1", 1)) // forgotten: a new run
   })
 
   it.effect("grantLimits that are not whole numbers of at least 1 are refused when the simulator is built", () =>

@@ -71,6 +71,32 @@ describe("faults every HttpClient must handle the same", () => {
         }).pipe(Effect.provide(layer))
       }).pipe(Effect.scoped))
 
+    it.live(`${name}: an attempt that times out in a slow onResponse hook while the body stalls closes its connection`, () =>
+      Effect.gen(function*() {
+        let closed!: () => void
+        const socketClosed = new Promise<void>((resolve) => (closed = resolve))
+        const service = yield* server((request, response) => {
+          request.socket.once("close", () => closed())
+          // the head, then a body that never ends
+          response.writeHead(200, { "content-type": "application/json" })
+          response.write("{")
+        })
+        const layer = Layer.mergeAll(Transport.layer, Credentials.layerStatic(Redacted.make("the-token"))).pipe(
+          Layer.provide([TransportConfig.layerOrigin(service.origin, { timeout: "300 millis", retry: { maxAttempts: 1 } }), httpClient])
+        )
+        yield* Effect.gen(function*() {
+          const signals = yield* Transport.client(VehicleApi, "signals")
+          const error = yield* flipReason(signals.get(
+            { params: { vehicleId: "v-1", signalCode: "odometer" }, headers: { "sc-user-id": "u-1" } },
+            { onResponse: () => Effect.sleep("10 seconds") }
+          ))
+          assert.strictEqual(error._tag, "Timeout")
+          const released = yield* Effect.promise(() =>
+            Promise.race([socketClosed.then(() => true), new Promise<boolean>((r) => setTimeout(() => r(false), 1_000))]))
+          assert.isTrue(released, "the connection of the timed-out attempt was left open")
+        }).pipe(Effect.provide(layer))
+      }).pipe(Effect.scoped))
+
     it.live(`${name}: a credential a transformClient put in the query is not in the error's URL or message`, () =>
       Effect.gen(function*() {
         const service = yield* server((_, response) => {

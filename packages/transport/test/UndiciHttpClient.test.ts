@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Context, Effect, Exit, Layer, Redacted, Tracer } from "effect"
+import { Context, Effect, Exit, Fiber, Layer, Redacted, Tracer } from "effect"
 import { Agent } from "undici"
 import { HttpClient } from "effect/http"
 import { VehicleApi } from "@connected-vehicle/schema/Api"
@@ -169,4 +169,33 @@ describe("UndiciHttpClient", () => {
       yield* Effect.sleep(100)
       assert.strictEqual(closed, 1)
     }).pipe(Effect.scoped))
+
+  it.live("readers of one body: together they all get it; one interrupted leaves the others theirs; a response handed on in a failure is still read", () =>
+    Effect.gen(function*() {
+      const s = yield* server((_, response) => {
+        response.writeHead(500, { "content-type": "application/json" })
+        response.write("{\"a\":")
+        setTimeout(() => response.end("1}"), 80)
+      })
+      const agent = yield* Effect.acquireRelease(Effect.sync(() => new Agent({ connections: 2 })), (agent) => Effect.promise(() => agent.destroy()))
+      const client = UndiciHttpClient.make(agent)
+      for (const tracing of [false, true]) {
+        const traced = <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.provideService(effect, HttpClient.TracerDisabledWhen, () => !tracing)
+        // two readers at once
+        const response = yield* traced(client.get(`${s.origin}/a`))
+        const both = yield* Effect.all([response.json, response.text], { concurrency: "unbounded" })
+        assert.deepStrictEqual(both, [{ a: 1 }, "{\"a\":1}"])
+        // one of two readers interrupted: the other still reads the body
+        const second = yield* traced(client.get(`${s.origin}/b`))
+        const kept = yield* Effect.forkChild(second.json)
+        yield* Effect.timeout(second.text, 10).pipe(Effect.exit)
+        assert.deepStrictEqual(yield* Fiber.join(kept), { a: 1 })
+        // a child fiber that fails with the response (filterStatusOk's ResponseError): the parent reads its body
+        const failed = yield* Effect.forkChild(traced(HttpClient.filterStatusOk(client).get(`${s.origin}/c`)))
+        const error = yield* Effect.flip(Fiber.join(failed))
+        assert.strictEqual(error.reason._tag, "StatusCodeError")
+        assert.deepStrictEqual(yield* (error.reason as { readonly response: { readonly json: Effect.Effect<unknown, unknown> } }).response.json, { a: 1 })
+      }
+    }).pipe(Effect.scoped))
 })
+

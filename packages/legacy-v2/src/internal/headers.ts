@@ -17,7 +17,11 @@ const decodeWithSchema = Schema.decodeUnknownExit(DataAge)
 // the schema's own one-function decoding of a string (`DecodeString`, checked
 // against Effect's decoder by the schema package's tests); a string it refuses
 // goes to the schema for its error
-const decodeString = (DataAge.ast.annotations?.[DecodeString] as DecodeStringSpec | undefined)?.decode
+const annotation = DataAge.ast.annotations?.[DecodeString] as DecodeStringSpec | undefined
+// only the annotation given for this very node (a derived schema with checks of its own inherits it)
+const decodeString = annotation !== undefined && annotation.encoding === DataAge.ast.encoding && DataAge.ast.checks === undefined
+  ? annotation.decode
+  : undefined
 
 const decodeDataAge = (age: string): Exit.Exit<typeof DataAge.Type, Schema.SchemaError> => {
   const value = decodeString?.(age)

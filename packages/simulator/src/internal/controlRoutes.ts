@@ -83,7 +83,7 @@ export const control = (
                 return bad(`pathPattern is not a regular expression: ${JSON.stringify(body.pathPattern)}`)
               }
             }
-            if (!state.faults.inject(pattern ?? body.path, body.method, runs)) {
+            if (!state.injectRuns(pattern ?? body.path, body.method, runs)) {
               return Effect.succeed(envelopeResponse(
                 409,
                 envelope(409, `${FAULT_RULE_LIMIT} fault rules are pending: let requests consume them, or POST /_simulator/reset`)

@@ -36,11 +36,9 @@ export const pathMatches = (pattern: string | RegExp, path: string): boolean => 
 export class FaultQueue {
   private rules: Array<FaultRule> = []
   private keyed = new Map<string, { readonly spec: string; remaining: number }>()
-  private readonly ruleLimit: number
   private readonly keyLimit: number
 
-  constructor(ruleLimit: number, keyLimit: number) {
-    this.ruleLimit = ruleLimit
+  constructor(keyLimit: number) {
     this.keyLimit = keyLimit
   }
 
@@ -56,15 +54,16 @@ export class FaultQueue {
 
   /**
    * Faults each given `times` times in a row (kept as one entry, whatever
-   * `times`), unless `ruleLimit` rules are pending: then `false`, nothing kept.
+   * `times`), unless `limit` rules are pending: then `false`, nothing kept.
    */
   inject(
     path: string | RegExp | undefined,
     method: string | undefined,
-    runs: ReadonlyArray<{ readonly fault: Fault; readonly times: number }>
+    runs: ReadonlyArray<{ readonly fault: Fault; readonly times: number }>,
+    limit: number
   ): boolean {
     if (runs.length === 0) return true
-    if (this.rules.length >= this.ruleLimit) return false
+    if (this.rules.length >= limit) return false
     this.rules.push({ path, method: method?.toUpperCase(), runs: runs.map((run) => ({ fault: run.fault, remaining: run.times })), next: 0 })
     return true
   }

@@ -130,7 +130,7 @@ export const chooseFault = (x: Exchange): Fault | undefined | string => {
   if (parsed.times !== undefined && key === undefined) {
     return `${FAULT_HEADER} with times=N needs a ${FAULT_KEY_HEADER} header naming the run`
   }
-  return key === undefined || state.faults.takeKeyed(key, controlHeader, parsed.times ?? 1) ? parsed.fault : undefined
+  return key === undefined || state.takeKeyed(key, controlHeader, parsed.times ?? 1) ? parsed.fault : undefined
 }
 
 /** Applies a fault: the answer it makes, or undefined when the request goes on (after a delay, or to be truncated). */

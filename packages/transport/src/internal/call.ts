@@ -127,14 +127,29 @@ const exchange = (spec: MethodSpec, call: Call) => (client: HttpClient.HttpClien
           onFailure: (error) =>
             Effect.fail(mapSendError(error, spec.method, spec.path, withoutCredentials(error.request.url, error.request.urlParams))),
           onSuccess: (response) =>
-            call.hooks === undefined ? respond(spec, call, response) : afterHooks(call.hooks(response), respond(spec, call, response))
+            call.hooks === undefined ? respond(spec, call, response) : afterHooks(response, call.hooks(response), respond(spec, call, response))
         })),
     (request) => Effect.succeed(request)
   )
 
-/** `next` after what the hooks returned (nothing to wait for when that is `Effect.void`). */
-const afterHooks = <A, E>(hooked: Effect.Effect<void>, next: Effect.Effect<A, E>): Effect.Effect<A, E> =>
-  hooked === Effect.void ? next : Effect.andThen(hooked, next)
+/**
+ * `next` after what the hooks returned (nothing to wait for when that is
+ * `Effect.void`). Interrupted in a hook (the attempt's timeout, say), the
+ * response's body is released: nothing else would read it.
+ */
+const afterHooks = <A, E>(
+  response: HttpClientResponse.HttpClientResponse,
+  hooked: Effect.Effect<void>,
+  next: Effect.Effect<A, E>
+): Effect.Effect<A, E> => hooked === Effect.void ? next : Effect.andThen(Effect.onInterrupt(hooked, () => release(response)), next)
+
+/**
+ * Releases a response whose body will not be read: a read started and
+ * interrupted at once, which ends the exchange on any client (a body still
+ * arriving is aborted, its connection released).
+ */
+const release = (response: HttpClientResponse.HttpClientResponse): Effect.Effect<void> =>
+  Effect.flatMap(Effect.forkChild(response.text, { startImmediately: true }), Fiber.interrupt)
 
 /**
  * `client` with each exchange wrapped by `f` (`HttpClient.transform` without
@@ -168,9 +183,8 @@ const respond = (spec: MethodSpec, call: Call, response: HttpClientResponse.Http
   // the service never redirects: a redirect is not followed, whatever the client
   if (status >= 300) {
     const refused = fail(new ConnectedVehicleError.UnexpectedStatus({ ...contextOf(spec, response, requestId), ...locationOf(response) }))
-    // its body is not read: a read started and interrupted at once releases
-    // its connection, whatever the client (one still arriving is aborted)
-    return Effect.flatMap(Effect.forkChild(response.text, { startImmediately: true }), (body) => Effect.andThen(Fiber.interrupt(body), Effect.fail(refused)))
+    // its body is not read: released, whatever the client
+    return Effect.andThen(release(response), Effect.fail(refused))
   }
   // the body is kept by the response (`text` reads it once), for the decode after the attempts
   return Effect.matchEffect(response.text, {

@@ -49,7 +49,8 @@ export class Exchange implements Dispatcher.DispatchHandler {
   size = 0
   onHead: ((status: number, headers: RawHeaders) => void) | undefined
   onFail: ((error: Error) => void) | undefined
-  onBody: (() => void) | undefined = undefined
+  /** The readers waiting for the body's end (each woken once, by its end or its failure). */
+  waiters: Array<() => void> = []
   readonly limit: number
 
   constructor(limit: number, onHead: (status: number, headers: RawHeaders) => void, onFail: (error: Error) => void) {
@@ -78,7 +79,7 @@ export class Exchange implements Dispatcher.DispatchHandler {
   onResponseEnd() {
     if (this.error !== undefined) return
     this.done = true
-    this.onBody?.()
+    this.wake()
   }
   onResponseError(_: Dispatcher.DispatchController, error: Error) {
     if (this.done || this.error !== undefined) return
@@ -88,7 +89,7 @@ export class Exchange implements Dispatcher.DispatchHandler {
     this.onHead = undefined
     this.onFail = undefined
     if (onFail !== undefined) onFail(error)
-    else this.onBody?.()
+    else this.wake()
   }
   /** Ends the exchange with `error`, releasing its socket. */
   fail(error: Error) {
@@ -96,14 +97,19 @@ export class Exchange implements Dispatcher.DispatchHandler {
     this.controller?.abort(error)
     this.onResponseError(undefined as never, error)
   }
-  /** Aborts the exchange unless it is over (an interrupted call). */
+  /** Aborts the exchange unless it is over (an interrupted call); a reader still waiting gets the failure. */
   abort() {
     if (this.done || this.error !== undefined) return
     this.aborted = true
     this.onHead = undefined
     this.onFail = undefined
-    this.onBody = undefined
     this.controller?.abort(interrupted)
+    this.onResponseError(undefined as never, interrupted)
+  }
+  private wake() {
+    const waiters = this.waiters
+    this.waiters = []
+    for (const waiter of waiters) waiter()
   }
   bytes(): Uint8Array {
     if (this.chunks.length === 1) return this.chunks[0]!
@@ -130,8 +136,8 @@ const copyOf = (bytes: Uint8Array): ArrayBuffer => {
 
 /**
  * An `HttpClientResponse` over one {@link Exchange}: the body is read once
- * and kept; reading it waits for its end (interrupting the wait aborts the
- * exchange).
+ * and kept; reading it waits for its end (readers waiting together all get
+ * it; the last waiting reader to be interrupted aborts the exchange).
  *
  * @internal
  */
@@ -190,13 +196,13 @@ export class ExchangeResponse extends Inspectable.Class implements HttpClientRes
     const exchange = this.exchange
     return Effect.suspend(() =>
       this.settled() ?? Effect.callback<Uint8Array, HttpClientError.HttpClientError>((resume) => {
-        exchange.onBody = () => {
-          exchange.onBody = undefined
-          resume(this.settled()!)
-        }
+        const waiter = () => resume(this.settled()!)
+        exchange.waiters.push(waiter)
+        // an interrupted reader leaves; the last one to leave aborts the exchange
         return Effect.sync(() => {
-          exchange.onBody = undefined
-          exchange.abort()
+          const index = exchange.waiters.indexOf(waiter)
+          if (index >= 0) exchange.waiters.splice(index, 1)
+          if (exchange.waiters.length === 0) exchange.abort()
         })
       })
     )

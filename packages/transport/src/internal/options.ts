@@ -66,7 +66,8 @@ export const headerNames = (option: string | ReadonlyArray<string> | undefined, 
 }
 
 // eslint-disable-next-line no-control-regex
-const controlCharacters = /[\u0000-\u001f\u007f]/
+// (a tab is allowed in a header value)
+const controlCharacters = /[\u0000-\u0008\u000a-\u001f\u007f]/
 
 /** The `User-Agent` option: `fallback` when it is `undefined`, else a non-empty header value (an `InvalidArgument` naming it is thrown). */
 export const userAgent = (value: string | undefined, fallback: string): string => {
