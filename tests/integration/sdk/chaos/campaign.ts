@@ -159,7 +159,7 @@ const effectKind = async (name: string, httpSpans: boolean, phase: string) => {
         case "hookedSignals":
           return yield* hooked.signals.list({ params: { vehicleId: target.vehicleId }, headers: { "sc-user-id": target.userId }, query: { page: 1, pageSize: k } }, options)
         case "signals":
-          return yield* (yield* Signals).get({ ...target, code: "odometer" }, options)
+          return yield* (yield* Signals).get({ ...target, code: "odometer-traveleddistance" }, options)
       }
     })
     const guarded = interruptAt === undefined
@@ -172,7 +172,9 @@ const effectKind = async (name: string, httpSpans: boolean, phase: string) => {
     if (took > BUDGET) problems.push(`[${name}] ${tag} call ${i} (${op}, hook ${hookName}): ${Math.round(took)} ms (${outcome})`)
     const key = `${tag} ${op.startsWith("hooked") || op === "signals" ? op : "legacy"}`
     byOp.set(key, [...(byOp.get(key) ?? []), outcome])
+    byHook.set(hookName, [...(byHook.get(hookName) ?? []), outcome])
   }
+  const byHook = new Map<string, Array<string>>()
   const started = performance.now()
   await pool(calls, 32, one(0, "faulty"))
   if (token) {
@@ -183,6 +185,7 @@ const effectKind = async (name: string, httpSpans: boolean, phase: string) => {
   }
   console.log(`[${name}/${phase}] ${calls} calls in ${Math.round(performance.now() - started)} ms`)
   for (const [key, outcomes] of byOp) console.log(`[${name}/${phase}] ${key}: ${tally(outcomes)}`)
+  for (const [hook, outcomes] of byHook) console.log(`[${name}/${phase}] hook ${hook}: ${tally(outcomes)}`)
   await afterClient(`${name}/${phase}`, proxy, agent, logLines, secrets)
   if (!token) checkSharedRefresh(`${name}/${phase}`, proxy)
   await runtime.dispose()
@@ -273,7 +276,7 @@ const promiseKind = async (phase: string) => {
           break
         }
         case "signals":
-          await client.v3.signals.get({ ...target, code: "odometer" }, options)
+          await client.v3.signals.get({ ...target, code: "odometer-traveleddistance" }, options)
           break
       }
     } catch (error) {
@@ -306,8 +309,16 @@ for (const phase of phases) {
 }
 void faultKinds
 
-console.log(`problems (${problems.length}):`)
-for (const p of problems.slice(0, 80)) console.log(`  ${p}`)
+// the problems grouped by their text without numbers (one example each)
+const groups = new Map<string, { n: number; example: string }>()
+for (const p of problems) {
+  const key = p.replace(/\d+/g, "#")
+  const group = groups.get(key)
+  if (group === undefined) groups.set(key, { n: 1, example: p })
+  else group.n++
+}
+console.log(`problems (${problems.length}, ${groups.size} kinds):`)
+for (const { example, n } of groups.values()) console.log(`  ${n} x ${example}`)
 sim.child.kill()
 setTimeout(() => {
   console.log("still alive 3 s after the end: handles", (process as unknown as { _getActiveHandles: () => Array<unknown> })._getActiveHandles().map((h) => (h as object).constructor.name))
