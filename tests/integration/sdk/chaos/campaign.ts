@@ -8,7 +8,7 @@
  * recovered once the endpoint is healthy). Every call's end is checked as in
  * `run.ts` (`check.ts`).
  *
- *   node tests/integration/sdk/chaos/campaign.ts [seed] [calls] [phases: legacy,token] [kinds: undici,undici+spans,promise]
+ *   node tests/integration/sdk/chaos/campaign.ts (Node 24, as `node_modules/.bin/node`, from tests/integration) [seed] [calls] [phases: legacy,token] [kinds: undici,undici+spans,promise]
  */
 import { Effect, Layer, Logger, ManagedRuntime, Redacted, Stream } from "effect"
 import { HttpClient } from "effect/http"
