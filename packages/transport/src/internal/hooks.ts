@@ -13,7 +13,7 @@ export type Hook = (response: HttpClientResponse.HttpClientResponse) => Effect.E
 
 /**
  * The hook with its failure, defect or throw ignored (and its result, when
- * it is not an Effect).
+ * it is not an Effect: a promise is not waited for, its rejection ignored).
  *
  * @internal
  */
@@ -30,7 +30,17 @@ const effectOf = (hook: Hook, response: HttpClientResponse.HttpClientResponse): 
   } catch {
     return Effect.void
   }
-  return Effect.isEffect(effect) ? effect as Effect.Effect<void> : Effect.void
+  if (Effect.isEffect(effect)) return effect as Effect.Effect<void>
+  // a promise (an `async` hook, from JavaScript) is not waited for, and its
+  // rejection is ignored as a throw would be (not left unhandled)
+  if (typeof (effect as PromiseLike<unknown> | undefined)?.then === "function") {
+    try {
+      ;(effect as PromiseLike<unknown>).then(undefined, () => {})
+    } catch {
+      // a `then` that throws: nothing to wait for either
+    }
+  }
+  return Effect.void
 }
 
 /**

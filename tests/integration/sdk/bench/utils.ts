@@ -29,7 +29,7 @@ export const TARGET_P90 = 1.2
 export const TARGET_PAGING = 1.05
 export const TARGET_RSS_FLAT = 1.1
 
-const redirectUri = "https://app.example/callback"
+export const redirectUri = "https://app.example/callback"
 
 export const quantile = (xs: ReadonlyArray<number>, q: number) => {
   const s = [...xs].sort((a, b) => a - b)
@@ -84,7 +84,7 @@ export const settle = async (full: boolean) => {
 }
 
 /** The code of the simulator's consent redirect for `userId` (approved at once, not followed). */
-const consentCode = async (sim: Sim, userId: string): Promise<string> => {
+export const consentCode = async (sim: Sim, userId: string): Promise<string> => {
   const query = new URLSearchParams({ response_type: "code", client_id: sim.clientId, redirect_uri: redirectUri, login_hint: userId })
   const response = await request(`${sim.url}/oauth/authorize?${query}`)
   await response.body.dump()

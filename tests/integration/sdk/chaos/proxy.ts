@@ -29,10 +29,38 @@ export const faultKinds = [
   "http10",
   "connectionClose",
   "redirectStalled",
-  "garbageAfter"
+  "garbageAfter",
+  "invalidGrant"
 ] as const
 
 export type FaultKind = typeof faultKinds[number]
+
+/** The faults of the token endpoint (with `tokenFaults`). */
+export const tokenFaultKinds: ReadonlyArray<FaultKind> = [
+  "status500",
+  "status429",
+  "status503RetryAfter",
+  "cutBody",
+  "nonJson200",
+  "truncatedJson200",
+  "invalidGrant",
+  "resetBeforeHead",
+  "resetAfterHead",
+  "stallHead",
+  "stallBody",
+  "status401"
+]
+
+/** One request of the token endpoint: its grant, the refresh token it spent, its fault and what the upstream said. */
+export interface Grant {
+  readonly grant: string
+  readonly refreshToken: string | undefined
+  readonly kind: FaultKind
+  /** The upstream's status, when the request reached it. */
+  status: number | undefined
+  /** Whether the upstream's answer reached the client whole. */
+  delivered: boolean
+}
 
 export const retryAfters = ["0", "1", "2", "-1", "1.5", "soon", "99999999999", "Wed, 21 Oct 2015 07:28:00 GMT", "Fri, 01 Jan 2100 00:00:00 GMT", ""]
 
@@ -61,6 +89,14 @@ export interface Proxy {
   /** Requests sent again sooner than the valid `Retry-After` their URL was last answered with. */
   readonly early: Array<string>
   enabled: boolean
+  /** Faults on the token endpoint (`tokenKinds`) too. */
+  tokenFaults: boolean
+  /** The token endpoint's requests, in order. */
+  readonly grants: Array<Grant>
+  /** The most token requests of one grant type in flight at once. */
+  readonly maxInFlight: Map<string, number>
+  /** The bearer tokens answered with an injected 401. */
+  readonly rejected: Array<string>
   readonly close: () => Promise<void>
 }
 
@@ -72,6 +108,9 @@ export interface ProxyOptions {
   readonly kinds?: ReadonlyArray<FaultKind>
   /** Faults on the token endpoint too (default false). */
   readonly tokenFaults?: boolean
+  readonly tokenKinds?: ReadonlyArray<FaultKind>
+  /** Probability that a token request is faulty (default `rate`). */
+  readonly tokenRate?: number
 }
 
 const envelope = (status: number, code: string) =>
@@ -94,6 +133,10 @@ export const startProxy = async (options: ProxyOptions): Promise<Proxy> => {
   const stalled = new Map<net.Socket, string>()
   const secrets = new Set<string>()
   const early: Array<string> = []
+  const grants: Array<Grant> = []
+  const inFlight = new Map<string, number>()
+  const maxInFlight = new Map<string, number>()
+  const rejected: Array<string> = []
   /** By URL: when a valid `Retry-After` was sent, and its delay in ms. */
   const waits = new Map<string, { at: number; ms: number; value: string }>()
   const validDelay = (value: string): number | undefined => {
@@ -108,7 +151,7 @@ export const startProxy = async (options: ProxyOptions): Promise<Proxy> => {
     if (ms !== undefined) waits.set(req.url!, { at: Date.now(), ms, value })
   }
   const rate = options.rate ?? 0.6
-  const kinds = options.kinds ?? faultKinds.filter((k) => k !== "pass")
+  const kinds = options.kinds ?? faultKinds.filter((k) => k !== "pass" && k !== "invalidGrant")
 
   const pick = (req: http.IncomingMessage): { kind: FaultKind; r: number } => {
     const key = `${req.method} ${req.url}`
@@ -117,7 +160,11 @@ export const startProxy = async (options: ProxyOptions): Promise<Proxy> => {
     const h = hash(`${options.seed}|${key}|${n}`)
     const r = hash(`${h}`) / 2 ** 32
     if (!proxy.enabled) return { kind: "pass", r }
-    if (!options.tokenFaults && req.url?.includes("token")) return { kind: "pass", r }
+    if (req.url?.includes("/oauth/token")) {
+      if (!proxy.tokenFaults || h / 2 ** 32 >= (options.tokenRate ?? rate)) return { kind: "pass", r }
+      const tokenKinds = options.tokenKinds ?? tokenFaultKinds
+      return { kind: tokenKinds[h % tokenKinds.length]!, r }
+    }
     if (h / 2 ** 32 >= rate) return { kind: "pass", r }
     return { kind: kinds[h % kinds.length]!, r }
   }
@@ -164,7 +211,22 @@ export const startProxy = async (options: ProxyOptions): Promise<Proxy> => {
     const { kind, r } = pick(req)
     counts.set(kind, (counts.get(kind) ?? 0) + 1)
     const socket = req.socket
+    let grant: Grant | undefined
+    if (req.url?.includes("/oauth/token")) {
+      const form = new URLSearchParams(body.toString("utf8"))
+      grant = { grant: form.get("grant_type") ?? "?", refreshToken: form.get("refresh_token") ?? undefined, kind, status: undefined, delivered: false }
+      grants.push(grant)
+      const name = grant.grant
+      const now = (inFlight.get(name) ?? 0) + 1
+      inFlight.set(name, now)
+      maxInFlight.set(name, Math.max(now, maxInFlight.get(name) ?? 0))
+      res.once("close", () => inFlight.set(name, inFlight.get(name)! - 1))
+    }
+    if (kind === "status401" && bearer !== undefined) rejected.push(bearer)
     switch (kind) {
+      case "invalidGrant":
+        res.writeHead(400, { "content-type": "application/json" })
+        return res.end(JSON.stringify({ error: "invalid_grant", error_description: "injected" }))
       case "resetBeforeHead":
         return socket.resetAndDestroy()
       case "stallHead":
@@ -215,6 +277,10 @@ export const startProxy = async (options: ProxyOptions): Promise<Proxy> => {
       answer = await forward(req, body)
     } catch {
       return socket.destroy()
+    }
+    if (grant !== undefined) {
+      grant.status = answer.status
+      grant.delivered = ["pass", "drip", "oddHeaders", "http10", "connectionClose", "missingContentType", "garbageAfter"].includes(kind)
     }
     const headers: Record<string, string | Array<string>> = {}
     for (const [k, v] of Object.entries(answer.headers)) {
@@ -316,6 +382,10 @@ export const startProxy = async (options: ProxyOptions): Promise<Proxy> => {
     secrets,
     early,
     enabled: false,
+    tokenFaults: options.tokenFaults ?? false,
+    grants,
+    maxInFlight,
+    rejected,
     close: async () => {
       for (const s of sockets) s.destroy()
       agent.destroy()

@@ -1,0 +1,47 @@
+import { assert, describe, it } from "@effect/vitest"
+import { Effect } from "effect"
+import type { HttpClientResponse } from "effect/http"
+import * as Hooks from "../src/internal/hooks.ts"
+
+const response = {} as HttpClientResponse.HttpClientResponse
+
+/** The unhandled rejections while `effect` runs and a few ticks after. */
+const unhandledDuring = <A, E>(effect: Effect.Effect<A, E>) =>
+  Effect.gen(function*() {
+    const seen: Array<unknown> = []
+    const listener = (reason: unknown) => void seen.push(reason)
+    process.on("unhandledRejection", listener)
+    yield* Effect.ensuring(
+      Effect.andThen(effect, Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 20)))),
+      Effect.sync(() => process.off("unhandledRejection", listener))
+    )
+    return seen
+  })
+
+describe("onResponse hooks", () => {
+  it.live("a hook that returns a rejected promise (an async hook from JavaScript) is ignored, its rejection handled", () =>
+    Effect.gen(function*() {
+      const asyncHook = (async () => {
+        throw new Error("an async observer that fails")
+      }) as unknown as Hooks.Hook
+      const seen = yield* unhandledDuring(Effect.all([
+        Hooks.ignoring(asyncHook)(response),
+        Hooks.andThen(asyncHook, asyncHook)!(response)
+      ]))
+      assert.deepStrictEqual(seen, [])
+    }))
+
+  it.live("a hook that throws, fails, dies or returns a value is ignored", () =>
+    Effect.gen(function*() {
+      const hooks: ReadonlyArray<Hooks.Hook> = [
+        () => {
+          throw new Error("throws")
+        },
+        () => Effect.fail("fails") as unknown as Effect.Effect<void>,
+        () => Effect.die("dies"),
+        () => 42 as unknown as Effect.Effect<void>,
+        () => ({ then: () => { throw new Error("a then that throws") } }) as unknown as Effect.Effect<void>
+      ]
+      for (const hook of hooks) yield* Hooks.ignoring(hook)(response)
+    }))
+})
