@@ -40,7 +40,8 @@ describe("onResponse hooks", () => {
         () => Effect.fail("fails") as unknown as Effect.Effect<void>,
         () => Effect.die("dies"),
         () => 42 as unknown as Effect.Effect<void>,
-        () => ({ then: () => { throw new Error("a then that throws") } }) as unknown as Effect.Effect<void>
+        () => ({ then: () => { throw new Error("a then that throws") } }) as unknown as Effect.Effect<void>,
+        () => ({ get then() { throw new Error("a then that cannot be read") } }) as unknown as Effect.Effect<void>
       ]
       for (const hook of hooks) yield* Hooks.ignoring(hook)(response)
     }))

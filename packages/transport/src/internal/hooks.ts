@@ -33,12 +33,11 @@ const effectOf = (hook: Hook, response: HttpClientResponse.HttpClientResponse): 
   if (Effect.isEffect(effect)) return effect as Effect.Effect<void>
   // a promise (an `async` hook, from JavaScript) is not waited for, and its
   // rejection is ignored as a throw would be (not left unhandled)
-  if (typeof (effect as PromiseLike<unknown> | undefined)?.then === "function") {
-    try {
-      ;(effect as PromiseLike<unknown>).then(undefined, () => {})
-    } catch {
-      // a `then` that throws: nothing to wait for either
-    }
+  try {
+    const then: unknown = (effect as { readonly then?: unknown } | null | undefined)?.then
+    if (typeof then === "function") then.call(effect, undefined, () => {})
+  } catch {
+    // a `then` that throws (or cannot be read): nothing to wait for either
   }
   return Effect.void
 }
