@@ -91,7 +91,7 @@ for (const kind of kinds) {
       const signals = yield* Signals
       const options = { timeout: `${timeout} millis`, maxRetries } as const
       if (op < 0.55) return yield* signals.list({ ...target, page: i + 1, pageSize: 1 + (i % 7) }, options)
-      if (op < 0.8) return yield* signals.get({ ...target, code: ["odometer", "location", "tire_pressure"][i % 3]! }, options)
+      if (op < 0.8) return yield* signals.get({ ...target, code: ["odometer-traveleddistance", "location-preciselocation", "wheel-tirepressures"][i % 3]! }, options)
       if (op < 0.9) return yield* Stream.runCollect(Stream.take(signals.stream({ ...target, pageSize: 1 + (i % 3) }, options), 1 + (i % 5)))
       return yield* Stream.runCollect(Stream.take((yield* Connections).stream({ pageSize: 1 + (i % 4) }, options), 2 + (i % 6)))
     })
@@ -182,7 +182,7 @@ if (only === undefined || only.split(",").includes("promise")) {
       let outcome = "ok"
       try {
         if (op < 0.7) await client.v3.signals.list({ ...target, page: i + 1, pageSize: 1 + (i % 7) }, options)
-        else await client.v3.signals.get({ ...target, code: ["odometer", "location", "tire_pressure"][i % 3]! }, options)
+        else await client.v3.signals.get({ ...target, code: ["odometer-traveleddistance", "location-preciselocation", "wheel-tirepressures"][i % 3]! }, options)
       } catch (error) {
         if (!(error instanceof ClientError.ConnectedVehicleError)) {
           problems.push(`[promise] call ${i}: not a client error: ${String(error)}`)
