@@ -21,6 +21,7 @@ import { ConnectedVehicleError, Credentials as NoCredential, isConnectedVehicleE
 import { OAuthConfig } from "./OAuthConfig.ts"
 import * as TokenExchange from "./TokenExchange.ts"
 import { keyError } from "./internal/key.ts"
+import * as Refused from "./internal/refused.ts"
 import type { Token, TokenStoreError } from "./TokenStore.ts"
 import { TokenStore } from "./TokenStore.ts"
 
@@ -128,6 +129,14 @@ const joinOrStart = (
 export const make = <R>(
   key: string,
   renew: (current: Option.Option<Token>) => Effect.Effect<Token, TokenExchange.TokenError | TokenStoreError, R>
+): Effect.Effect<Credentials["Service"], never, TokenStore | OAuthConfig | R> => session(key, renew, false)
+
+// `refreshGrant`: `renew` sends the current token's refresh token, so that an
+// `invalid_grant` means that refresh token is dead (see `internal/refused.ts`)
+const session = <R>(
+  key: string,
+  renew: (current: Option.Option<Token>) => Effect.Effect<Token, TokenExchange.TokenError | TokenStoreError, R>,
+  refreshGrant: boolean
 ): Effect.Effect<Credentials["Service"], never, TokenStore | OAuthConfig | R> =>
   Effect.gen(function*() {
     const store = yield* TokenStore
@@ -137,6 +146,33 @@ export const make = <R>(
     const scope = yield* Effect.serviceOption(Scope.Scope)
     const { retryAt, running } = flightsOf(store)
     const stale = (token: Option.Option<Token>, now: number) => Option.isNone(token) || phase(token.value, now) !== "fresh"
+    const refused = Refused.refusedOf(store)
+    // the refusal of the refresh token `token` holds, if any; a refusal of
+    // another token is forgotten (a new token was stored since)
+    const refusalOf = (token: Token) => {
+      const entry = refused.get(key)
+      if (entry === undefined || Refused.holds(token, entry)) return entry
+      refused.delete(key)
+      return undefined
+    }
+
+    // the token endpoint refused the refresh token of `sent`: what the store
+    // holds now tells whether another process renewed meanwhile (its token is
+    // used, never removed nor shadowed) or that refresh token is dead
+    const onRefused = (sent: Token, error: ConnectedVehicleError, isStale: typeof stale) =>
+      Effect.flatMap(Effect.exit(store.get(key, peek)), (read): Effect.Effect<Token, ConnectedVehicleError> => {
+        // the store cannot be read: nothing to compare with, nothing remembered
+        if (Exit.isFailure(read)) return Effect.fail(error)
+        const now = read.value
+        if (Option.isSome(now) && Refused.sameSecret(now.value.refreshToken, sent.refreshToken!)) {
+          refused.set(key, { refreshToken: sent.refreshToken!, rejected: undefined, cause: error })
+          return Effect.fail(Refused.refusedNow(key, error))
+        }
+        return Effect.flatMap(Clock.currentTimeMillis, (millis) =>
+          Option.isSome(now) && !isStale(now, millis) ? Effect.succeed(now.value) : Effect.fail(error))
+      })
+    const isRefusedRefresh = (current: Option.Option<Token>) => (error: TokenExchange.TokenError | TokenStoreError): error is ConnectedVehicleError =>
+      refreshGrant && Option.isSome(current) && current.value.refreshToken !== undefined && Refused.isInvalidGrant(error)
 
     // one renewal: `background` when no caller waits for it (its failure is logged)
     const renewOnce = (isStale: typeof stale, background: boolean) =>
@@ -144,12 +180,15 @@ export const make = <R>(
         const current = yield* store.get(key)
         // another layer or process may have renewed since the caller looked
         if (Option.isSome(current) && !isStale(current, yield* Clock.currentTimeMillis)) return current.value
+        // a refresh token the token endpoint refused is not sent again
+        const refusal = Option.isSome(current) ? refusalOf(current.value) : undefined
+        if (refusal !== undefined) return yield* Refused.signInAgain(key, refusal)
         // once asked, the token endpoint's answer is stored even if the layer
         // closes meanwhile (a refresh token may be used once: the new one
         // would be lost)
         const next = yield* Effect.uninterruptible(
           Effect.tap(renew(current), (next) => Effect.andThen(store.set(key, next), Effect.sync(() => retryAt.delete(key))))
-        )
+        ).pipe(Effect.catchIf(isRefusedRefresh(current), (error) => onRefused(Option.getOrThrow(current), error, isStale)))
         yield* Effect.logDebug("token renewed")
         return next
       }).pipe(
@@ -195,8 +234,14 @@ export const make = <R>(
           if (!Redacted.isRedacted(current.value.accessToken)) return malformed
           const now = clock.currentTimeMillisUnsafe()
           const state = phase(current.value, now)
-          if (state === "expired") return renewed
           const accessToken = Effect.succeed(current.value.accessToken)
+          // its refresh token refused: no renewal; the access token serves
+          // until it expires or the service rejects it, then sign in again
+          const refusal = refused.size === 0 ? undefined : refusalOf(current.value)
+          if (refusal !== undefined) {
+            return state === "expired" || Refused.rejects(current.value, refusal) ? Effect.fail(Refused.signInAgain(key, refusal)) : accessToken
+          }
+          if (state === "expired") return renewed
           return state === "fresh" ? accessToken : Effect.andThen(revalidate(now), accessToken)
         })
     })
@@ -207,6 +252,13 @@ export const make = <R>(
       // a renewal that was running for another reason may hand back the rejected token: renew once more
       return renewal(isRejected).pipe(
         Effect.flatMap((next) => isRejected(Option.some(next)) ? renewal(isRejected) : Effect.succeed(next)),
+        // its refresh token refused: the rejected access token is not sent again either
+        Effect.tapError((error) =>
+          Effect.sync(() => {
+            const entry = refused.get(key)
+            if (entry !== undefined && Refused.isSignInAgain(error)) refused.set(key, { ...entry, rejected })
+          })
+        ),
         Effect.as(true)
       )
     }
@@ -250,7 +302,7 @@ const phaseOf = (refreshAheadMillis: number, marginMillis: number | undefined) =
 export const layerUser = (key: string): Layer.Layer<Credentials, never, TokenStore | OAuthConfig | Transport.Transport> =>
   Layer.effect(
     Credentials,
-    make(key, (current) =>
+    session(key, (current) =>
       Effect.gen(function*() {
         if (Option.isNone(current)) {
           return yield* noCredential(`no token stored for ${key}: run the authorization-code flow`)
@@ -264,7 +316,7 @@ export const layerUser = (key: string): Layer.Layer<Credentials, never, TokenSto
         }
         const next = yield* TokenExchange.refresh(refreshToken)
         return next.refreshToken === undefined ? { ...next, refreshToken, refreshExpiresAt } : next
-      }))
+      }), true)
   )
 
 /**

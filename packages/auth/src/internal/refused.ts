@@ -1,0 +1,118 @@
+/**
+ * The refresh tokens the token endpoint refused with `invalid_grant`, per
+ * store instance and key, in memory: a user session whose stored token still
+ * holds one fails at once (sign the user in again) instead of sending it
+ * again. A token stored since (by `Session.login`, or by another process
+ * writing a shared store) holds another refresh token, so it is used: nothing
+ * is removed from the store, and nothing the store holds is hidden.
+ *
+ * @internal
+ */
+import { Redacted } from "effect"
+import {
+  ConnectedVehicleError,
+  Credentials,
+  isConnectedVehicleError
+} from "@connected-vehicle/transport/ConnectedVehicleError"
+import type { Token, TokenStore } from "../TokenStore.ts"
+
+/**
+ * A refused refresh token of a key; `rejected`: the access token of its pair
+ * once the service rejected it too (401), so that it is not sent again.
+ *
+ * @internal
+ */
+export interface Refused {
+  readonly refreshToken: Redacted.Redacted<string>
+  readonly rejected: Redacted.Redacted<string> | undefined
+  /** the token endpoint's `invalid_grant` (an `OAuth` reason): the cause of every error given for it */
+  readonly cause: ConnectedVehicleError
+}
+
+const byStore = new WeakMap<TokenStore["Service"], Map<string, Refused>>()
+
+/**
+ * The refused refresh tokens of `store`, by key.
+ *
+ * @internal
+ */
+export const refusedOf = (store: TokenStore["Service"]): Map<string, Refused> => {
+  let refused = byStore.get(store)
+  if (refused === undefined) {
+    refused = new Map()
+    byStore.set(store, refused)
+  }
+  return refused
+}
+
+/**
+ * An `OAuth` reason `invalid_grant`: the grant (here the refresh token) is
+ * invalid, expired, revoked or already used.
+ *
+ * @internal
+ */
+export const isInvalidGrant = (error: unknown): error is ConnectedVehicleError =>
+  isConnectedVehicleError(error) && error.reason._tag === "OAuth" && error.reason.error === "invalid_grant"
+
+/**
+ * Whether `value` (what a store gave back) is the secret `secret`.
+ *
+ * @internal
+ */
+export const sameSecret = (value: unknown, secret: Redacted.Redacted<string>): boolean =>
+  Redacted.isRedacted(value) && Redacted.value(value) === Redacted.value(secret)
+
+/**
+ * Whether `token` holds the refused refresh token.
+ *
+ * @internal
+ */
+export const holds = (token: Token, refused: Refused): boolean => sameSecret(token.refreshToken, refused.refreshToken)
+
+/**
+ * Whether the service already rejected the access token of `token`.
+ *
+ * @internal
+ */
+export const rejects = (token: Token, refused: Refused): boolean =>
+  refused.rejected !== undefined && sameSecret(token.accessToken, refused.rejected)
+
+// the errors that tell the caller to sign the user in again
+const signInErrors = new WeakSet<ConnectedVehicleError>()
+
+/**
+ * Whether `error` is one of {@link refusedNow} or {@link signInAgain}.
+ *
+ * @internal
+ */
+export const isSignInAgain = (error: ConnectedVehicleError): boolean => signInErrors.has(error)
+
+const signIn = (description: string, options: { readonly status?: number; readonly cause: ConnectedVehicleError }) => {
+  const error = new ConnectedVehicleError({ reason: new Credentials({ description, ...options }) })
+  signInErrors.add(error)
+  return error
+}
+
+const hint = "sign the user in again (Session.login)"
+
+/**
+ * The error of the refresh that the token endpoint refused (`invalid_grant`, its status and error as cause).
+ *
+ * @internal
+ */
+export const refusedNow = (key: string, cause: ConnectedVehicleError): ConnectedVehicleError =>
+  signIn(`OAuth: ${cause.message}: the refresh token of ${key} was refused: ${hint}`, {
+    ...(cause.status === undefined ? {} : { status: cause.status }),
+    cause
+  })
+
+/**
+ * The error of a later call, before any request: no new token was stored since the refusal.
+ *
+ * @internal
+ */
+export const signInAgain = (key: string, refused: Refused): ConnectedVehicleError =>
+  signIn(
+    `the refresh token of ${key} was refused (invalid_grant) and no new token was stored since: ${hint}`,
+    { cause: refused.cause }
+  )
