@@ -289,6 +289,11 @@ const phaseOf = (refreshAheadMillis: number, marginMillis: number | undefined) =
  * without a refresh token keeps the current one (RFC 6749 section 6); once
  * the refresh token has expired (60 days) the session fails with
  * `ConnectedVehicleError` with a `Credentials` reason without asking the token endpoint: sign the user in again.
+ * So does it once the token endpoint refused the refresh token
+ * (`invalid_grant`: revoked, or used by a rotation whose answer was lost),
+ * until a new token is stored under `key` (by {@link login}, or by another
+ * process): that refresh token is not sent again. If the store holds another
+ * refresh token by then (another process renewed), that token is used.
  *
  * @example
  * ```ts
