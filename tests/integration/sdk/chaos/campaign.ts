@@ -200,15 +200,20 @@ const checkSharedRefresh = (name: string, proxy: Proxy) => {
   if (refreshes > rejected) problems.push(`[${name}] ${refreshes} refreshes for ${rejected} tokens answered 401`)
 }
 
-/** Once healthy: no `Credentials` failure of the application's calls; the user's only when its refresh token was lost with an answer cut short. */
+/**
+ * Once healthy: no `Credentials` failure of the application's calls; the
+ * user's only when its refresh token was lost with an answer cut short, or
+ * refused with `invalid_grant` (the SDK does not send a refused refresh
+ * token again: the user must sign in again).
+ */
 const checkHealed = (name: string, proxy: Proxy, byOp: Map<string, Array<string>>) => {
-  const lost = proxy.grants.some((g) => g.grant === "refresh_token" && g.status === 200 && !g.delivered)
+  const lost = proxy.grants.some((g) => g.grant === "refresh_token" && ((g.status === 200 && !g.delivered) || g.kind === "invalidGrant"))
   for (const [key, outcomes] of byOp) {
     if (!key.startsWith("healed")) continue
     const failed = outcomes.filter((o) => o === "Credentials" || o.startsWith("OAuth")).length
     if (failed === 0) continue
     const user = !key.includes("Signals") && !key.includes("signals")
-    if (user && lost) console.log(`[${name}] ${key}: ${failed} Credentials failures after a refresh answer was lost (the user must sign in again)`)
+    if (user && lost) console.log(`[${name}] ${key}: ${failed} Credentials failures after a refresh answer was lost or refused (the user must sign in again)`)
     else problems.push(`[${name}] ${key}: ${failed} Credentials failures once the token endpoint was healthy`)
   }
 }
