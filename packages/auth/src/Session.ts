@@ -159,17 +159,18 @@ const session = <R>(
     // the token endpoint refused the refresh token of `sent`: what the store
     // holds now tells whether another process renewed meanwhile (its token is
     // used, never removed nor shadowed) or that refresh token is dead
-    const onRefused = (sent: Token, error: ConnectedVehicleError, isStale: typeof stale) =>
+    const onRefused = (sent: Token, error: ConnectedVehicleError) =>
       Effect.flatMap(Effect.exit(store.get(key, peek)), (read): Effect.Effect<Token, ConnectedVehicleError> => {
         // the store cannot be read: nothing to compare with, nothing remembered
         if (Exit.isFailure(read)) return Effect.fail(error)
         const now = read.value
         if (Option.isSome(now) && Refused.sameSecret(now.value.refreshToken, sent.refreshToken!)) {
-          refused.set(key, { refreshToken: sent.refreshToken!, rejected: undefined, cause: error })
+          Refused.remember(refused, key, { refreshToken: sent.refreshToken!, rejected: undefined, cause: error })
           return Effect.fail(Refused.refusedNow(key, error))
         }
+        // another process stored a token meanwhile: used while it is valid (due for renewal or not)
         return Effect.flatMap(Clock.currentTimeMillis, (millis) =>
-          Option.isSome(now) && !isStale(now, millis) ? Effect.succeed(now.value) : Effect.fail(error))
+          Option.isSome(now) && phase(now.value, millis) !== "expired" ? Effect.succeed(now.value) : Effect.fail(error))
       })
     const isRefusedRefresh = (current: Option.Option<Token>) => (error: TokenExchange.TokenError | TokenStoreError): error is ConnectedVehicleError =>
       refreshGrant && Option.isSome(current) && current.value.refreshToken !== undefined && Refused.isInvalidGrant(error)
@@ -177,25 +178,30 @@ const session = <R>(
     // one renewal: `background` when no caller waits for it (its failure is logged)
     const renewOnce = (isStale: typeof stale, background: boolean) =>
       Effect.gen(function*() {
+        // a refresh token the token endpoint refused is not sent again (read
+        // with `peek` first: no renewal follows, so no lease of a shared store is taken)
+        if (refused.has(key)) {
+          const peeked = yield* store.get(key, peek)
+          if (Option.isNone(peeked)) refused.delete(key)
+          const refusal = Option.isSome(peeked) ? refusalOf(peeked.value) : undefined
+          if (refusal !== undefined) return yield* Refused.signInAgain(key, refusal)
+        }
         const current = yield* store.get(key)
         // another layer or process may have renewed since the caller looked
         if (Option.isSome(current) && !isStale(current, yield* Clock.currentTimeMillis)) return current.value
-        // a refresh token the token endpoint refused is not sent again
-        const refusal = Option.isSome(current) ? refusalOf(current.value) : undefined
-        if (refusal !== undefined) return yield* Refused.signInAgain(key, refusal)
         // once asked, the token endpoint's answer is stored even if the layer
         // closes meanwhile (a refresh token may be used once: the new one
         // would be lost)
         const next = yield* Effect.uninterruptible(
           Effect.tap(renew(current), (next) => Effect.andThen(store.set(key, next), Effect.sync(() => retryAt.delete(key))))
-        ).pipe(Effect.catchIf(isRefusedRefresh(current), (error) => onRefused(Option.getOrThrow(current), error, isStale)))
+        ).pipe(Effect.catchIf(isRefusedRefresh(current), (error) => onRefused(Option.getOrThrow(current), error)))
         yield* Effect.logDebug("token renewed")
         return next
       }).pipe(
         Effect.mapError(toCredentialsError),
         Effect.tapError((error) =>
           Effect.andThen(
-            Effect.clockWith((clock) => Effect.sync(() => retryAt.set(key, clock.currentTimeMillisUnsafe() + backgroundRetryMillis))),
+            Effect.clockWith((clock) => Effect.sync(() => Refused.remember(retryAt, key, clock.currentTimeMillisUnsafe() + backgroundRetryMillis))),
             background ? Effect.logWarning("token renewal failed: the current token is used until it expires", error) : Effect.void
           )
         ),
@@ -256,7 +262,7 @@ const session = <R>(
         Effect.tapError((error) =>
           Effect.sync(() => {
             const entry = refused.get(key)
-            if (entry !== undefined && Refused.isSignInAgain(error)) refused.set(key, { ...entry, rejected })
+            if (entry !== undefined && Refused.isSignInAgain(error)) Refused.remember(refused, key, { ...entry, rejected })
           })
         ),
         Effect.as(true)
@@ -385,6 +391,8 @@ export const login = (
     const store = yield* TokenStore
     const token = yield* TokenExchange.exchangeCode(input)
     yield* store.set(key, token)
+    // a refusal of the key's former refresh token is over
+    Refused.forget(store, key)
     return token
   })
 }

@@ -45,4 +45,13 @@ describe("onResponse hooks", () => {
       ]
       for (const hook of hooks) yield* Hooks.ignoring(hook)(response)
     }))
+
+  it.effect("a hook that returns a thenable that is not a Promise (a lazy query builder) is not started by the SDK", () =>
+    Effect.gen(function*() {
+      let started = 0
+      const lazy = { then: () => void started++ }
+      yield* Hooks.ignoring((() => lazy) as unknown as Hooks.Hook)(response)
+      assert.strictEqual(started, 0)
+    }))
 })
+

@@ -17,6 +17,7 @@ import { Simulator } from "@connected-vehicle/simulator/Simulator"
 import { reasonOf } from "@connected-vehicle/transport/ConnectedVehicleError"
 import type { ConnectedVehicleError, OAuth } from "@connected-vehicle/transport/ConnectedVehicleError"
 import * as Transport from "@connected-vehicle/transport/Transport"
+import * as Refused from "../../../packages/auth/src/internal/refused.ts"
 import { authorize, eventually, flipReason, loopback, redirectUri, userWithVehicle } from "./utils.ts"
 
 const log = Effect.flatMap(Effect.service(Simulator), (sim) => sim.requests).pipe(
@@ -62,8 +63,11 @@ describe("Session: a refused refresh token", () => {
       for (const error of concurrent) assertSignInAgain(error)
       assert.deepStrictEqual(yield* log, [])
 
-      // signed in again: calls work
+      // signed in again: the refusal is forgotten at once, and calls work
+      const store = yield* TokenStore
+      assert.strictEqual(Refused.refusedOf(store).size, 1)
       yield* Session.login(userId, { code: yield* authorize(userId), redirectUri })
+      assert.strictEqual(Refused.refusedOf(store).size, 0)
       yield* sim.resetLog
       assert.isTrue((yield* odometer(userId, vehicleId)).value.distance >= 0)
       assert.deepStrictEqual(yield* log, [`/v2.0/vehicles/${vehicleId}/odometer 200`])
@@ -154,4 +158,30 @@ describe("Session: a refused refresh token", () => {
       yield* call
       assert.deepStrictEqual(yield* log, ["/oauth/token 200", `/v2.0/vehicles/${vehicleId}/odometer 200`])
     }).pipe(Effect.provide(loopback())))
+
+  it.effect("a refusal is forgotten once the store holds no token for the key; the refusals kept are bounded", () =>
+    Effect.gen(function*() {
+      const sim = yield* Simulator
+      const { userId, vehicleId } = yield* userWithVehicle
+      yield* Session.login(userId, { code: yield* authorize(userId), redirectUri })
+      yield* TestClock.adjust("7201 seconds")
+      yield* sim.injectFaults({ path: "/oauth/token", faults: [{ _tag: "MalformedJson" }] })
+      yield* flipReason(odometer(userId, vehicleId))
+      assertSignInAgain(yield* flipReason(odometer(userId, vehicleId)))
+      const store = yield* TokenStore
+      assert.strictEqual(Refused.refusedOf(store).size, 1)
+      // the application removed the user's token: no token, the refusal is over
+      yield* store.remove(userId)
+      const error = yield* flipReason(odometer(userId, vehicleId))
+      assert.strictEqual(error._tag, "Credentials")
+      assert.notInclude((error as { readonly description: string }).description, "invalid_grant")
+      assert.strictEqual(Refused.refusedOf(store).size, 0)
+      // at most maxRefused keys are remembered, the oldest forgotten first
+      const map = new Map<string, number>()
+      for (let i = 0; i <= Refused.maxRefused; i++) Refused.remember(map, `k${i}`, i)
+      assert.strictEqual(map.size, Refused.maxRefused)
+      assert.isFalse(map.has("k0"))
+      assert.isTrue(map.has(`k${Refused.maxRefused}`))
+    }).pipe(Effect.provide(loopback())))
 })
+

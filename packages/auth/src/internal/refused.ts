@@ -32,6 +32,35 @@ export interface Refused {
 const byStore = new WeakMap<TokenStore["Service"], Map<string, Refused>>()
 
 /**
+ * The refusals remembered per store: past it the oldest is forgotten (which
+ * costs at most one more refused request for that key).
+ *
+ * @internal
+ */
+export const maxRefused = 10_000
+
+/**
+ * Sets `key` in `map` (the newest last), forgetting the oldest past
+ * {@link maxRefused}: the refusals, and the session's per-key retry times.
+ *
+ * @internal
+ */
+export const remember = <V>(map: Map<string, V>, key: string, value: V): void => {
+  map.delete(key)
+  map.set(key, value)
+  if (map.size > maxRefused) map.delete(map.keys().next().value!)
+}
+
+/**
+ * Forgets the refusal of `key`, if any (a token was stored for it, or none is held).
+ *
+ * @internal
+ */
+export const forget = (store: TokenStore["Service"], key: string): void => {
+  byStore.get(store)?.delete(key)
+}
+
+/**
  * The refused refresh tokens of `store`, by key.
  *
  * @internal
@@ -59,8 +88,14 @@ export const isInvalidGrant = (error: unknown): error is ConnectedVehicleError =
  *
  * @internal
  */
-export const sameSecret = (value: unknown, secret: Redacted.Redacted<string>): boolean =>
-  Redacted.isRedacted(value) && Redacted.value(value) === Redacted.value(secret)
+export const sameSecret = (value: unknown, secret: Redacted.Redacted<string>): boolean => {
+  try {
+    return Redacted.isRedacted(value) && Redacted.value(value) === Redacted.value(secret)
+  } catch {
+    // a wiped value (`Redacted.wipe`): not the secret
+    return false
+  }
+}
 
 /**
  * Whether `token` holds the refused refresh token.

@@ -134,14 +134,15 @@ const exchange = (spec: MethodSpec, call: Call) => (client: HttpClient.HttpClien
 
 /**
  * `next` after what the hooks returned (nothing to wait for when that is
- * `Effect.void`). Interrupted in a hook (the attempt's timeout, say), the
- * response's body is released: nothing else would read it.
+ * `Effect.void`). Interrupted in a hook (the attempt's timeout, say) or before
+ * `next` has read the body, the response's body is released: nothing else
+ * would read it.
  */
 const afterHooks = <A, E>(
   response: HttpClientResponse.HttpClientResponse,
   hooked: Effect.Effect<void>,
   next: Effect.Effect<A, E>
-): Effect.Effect<A, E> => hooked === Effect.void ? next : Effect.andThen(Effect.onInterrupt(hooked, () => release(response)), next)
+): Effect.Effect<A, E> => hooked === Effect.void ? next : Effect.onInterrupt(Effect.andThen(hooked, next), () => release(response))
 
 /**
  * Releases a response whose body will not be read: a read started and

@@ -196,6 +196,9 @@ export class ExchangeResponse extends Inspectable.Class implements HttpClientRes
     const exchange = this.exchange
     return Effect.suspend(() =>
       this.settled() ?? Effect.callback<Uint8Array, HttpClientError.HttpClientError>((resume) => {
+        // the body may have ended since `suspend` looked (the fiber can yield in between)
+        const now = this.settled()
+        if (now !== undefined) return resume(now)
         const waiter = () => resume(this.settled()!)
         exchange.waiters.push(waiter)
         // an interrupted reader leaves; the last one to leave aborts the exchange

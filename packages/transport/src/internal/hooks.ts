@@ -33,11 +33,14 @@ const effectOf = (hook: Hook, response: HttpClientResponse.HttpClientResponse): 
   if (Effect.isEffect(effect)) return effect as Effect.Effect<void>
   // a promise (an `async` hook, from JavaScript) is not waited for, and its
   // rejection is ignored as a throw would be (not left unhandled)
-  try {
-    const then: unknown = (effect as { readonly then?: unknown } | null | undefined)?.then
-    if (typeof then === "function") then.call(effect, undefined, () => {})
-  } catch {
-    // a `then` that throws (or cannot be read): nothing to wait for either
+  // (only a `Promise`: calling `then` on another thenable, a lazy query
+  // builder say, could start what the hook did not)
+  if (effect instanceof Promise) {
+    try {
+      effect.then(undefined, () => {})
+    } catch {
+      // a subclass whose `then` throws: nothing to wait for either
+    }
   }
   return Effect.void
 }
