@@ -128,7 +128,7 @@ const signIn = (description: string, options: { readonly status?: number; readon
   return error
 }
 
-const hint = "sign the user in again (Session.login)"
+const hint = "sign the user in again (Session.login); a token stored for the key since (by another process, say) is used"
 
 /**
  * The error of the refresh that the token endpoint refused (`invalid_grant`, its status and error as cause).
