@@ -1,4 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
+import { runInNewContext } from "node:vm"
 import { Effect } from "effect"
 import type { HttpClientResponse } from "effect/http"
 import * as Hooks from "../src/internal/hooks.ts"
@@ -24,9 +25,12 @@ describe("onResponse hooks", () => {
       const asyncHook = (async () => {
         throw new Error("an async observer that fails")
       }) as unknown as Hooks.Hook
+      // and a rejected promise of another realm (a `vm` context: not `instanceof Promise` here)
+      const otherRealm = (() => runInNewContext("Promise.reject(new Error(\"another realm\"))")) as unknown as Hooks.Hook
       const seen = yield* unhandledDuring(Effect.all([
         Hooks.ignoring(asyncHook)(response),
-        Hooks.andThen(asyncHook, asyncHook)!(response)
+        Hooks.andThen(asyncHook, asyncHook)!(response),
+        Hooks.ignoring(otherRealm)(response)
       ]))
       assert.deepStrictEqual(seen, [])
     }))

@@ -33,13 +33,14 @@ const effectOf = (hook: Hook, response: HttpClientResponse.HttpClientResponse): 
   if (Effect.isEffect(effect)) return effect as Effect.Effect<void>
   // a promise (an `async` hook, from JavaScript) is not waited for, and its
   // rejection is ignored as a throw would be (not left unhandled)
-  // (only a `Promise`: calling `then` on another thenable, a lazy query
-  // builder say, could start what the hook did not)
-  if (effect instanceof Promise) {
+  // (a native promise of any realm, through `Promise.prototype.then`: another
+  // thenable's own `then`, a lazy query builder's say, is never called, since
+  // it could start what the hook did not; `then` throws for it, caught)
+  if (typeof effect === "object" && effect !== null) {
     try {
-      effect.then(undefined, () => {})
+      Promise.prototype.then.call(effect, undefined, () => {})
     } catch {
-      // a subclass whose `then` throws: nothing to wait for either
+      // not a native promise: nothing to wait for either
     }
   }
   return Effect.void
