@@ -6,7 +6,7 @@
  * use, so a rotation whose answer was lost leaves the SDK with a dead one.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Layer, Option, Redacted } from "effect"
+import { Clock, Effect, Layer, Option, Redacted } from "effect"
 import { TestClock } from "effect/testing"
 import * as Session from "@connected-vehicle/auth/Session"
 import * as TokenExchange from "@connected-vehicle/auth/TokenExchange"
@@ -157,6 +157,37 @@ describe("Session: a refused refresh token", () => {
       yield* sim.resetLog
       yield* call
       assert.deepStrictEqual(yield* log, ["/oauth/token 200", `/v2.0/vehicles/${vehicleId}/odometer 200`])
+    }).pipe(Effect.provide(loopback())))
+
+  it.effect("a token another process stored meanwhile that is due for renewal (still valid) is used after our refresh is refused", () =>
+    Effect.gen(function*() {
+      const sim = yield* Simulator
+      const memory = yield* TokenStore
+      const services = yield* Effect.context<Transport.Transport | OAuthConfig>()
+      const { userId, vehicleId } = yield* userWithVehicle
+      yield* Session.login(userId, { code: yield* authorize(userId), redirectUri })
+      let renewed = false
+      const shared: TokenStore["Service"] = {
+        ...memory,
+        get: (key, options) =>
+          Effect.tap(memory.get(key, options), (current) =>
+            options?.peek === true || renewed || Option.isNone(current) ? Effect.void : Effect.gen(function*() {
+              renewed = true
+              const next = yield* Effect.orDie(TokenExchange.refresh(current.value.refreshToken!))
+              // stored with 45 s left of two hours: due for renewal (60 s ahead), not expired (30 s margin)
+              const now = yield* Clock.currentTimeMillis
+              yield* memory.set(key, { ...next, issuedAt: now - 7_200_000, expiresAt: now + 45_000 })
+            }).pipe(Effect.provideContext(services)))
+      }
+      yield* TestClock.adjust("7201 seconds")
+      yield* sim.resetLog
+      // one attempt: their token must serve this very call, not a retry of it
+      const call = Effect.flatMap(Transport.client(LegacyApi, "legacy"), (legacy) => legacy.odometer({ params: { id: vehicleId } }, { maxRetries: 0 })).pipe(
+        Effect.provide(Session.layerUser(userId)),
+        Effect.provide(Layer.succeed(TokenStore, shared))
+      )
+      assert.isTrue((yield* call).value.distance >= 0)
+      assert.deepStrictEqual((yield* log).slice(0, 3), ["/oauth/token 200", "/oauth/token 400", `/v2.0/vehicles/${vehicleId}/odometer 200`])
     }).pipe(Effect.provide(loopback())))
 
   it.effect("a refusal is forgotten once the store holds no token for the key; the refusals kept are bounded", () =>
