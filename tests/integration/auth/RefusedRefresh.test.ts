@@ -12,6 +12,7 @@ import * as Session from "@connected-vehicle/auth/Session"
 import * as TokenExchange from "@connected-vehicle/auth/TokenExchange"
 import type { OAuthConfig } from "@connected-vehicle/auth/OAuthConfig"
 import { TokenStore } from "@connected-vehicle/auth/TokenStore"
+import type { Token } from "@connected-vehicle/auth/TokenStore"
 import { LegacyApi } from "@connected-vehicle/schema/Api"
 import { Simulator } from "@connected-vehicle/simulator/Simulator"
 import { reasonOf } from "@connected-vehicle/transport/ConnectedVehicleError"
@@ -40,6 +41,29 @@ const assertSignInAgain = (error: unknown) => {
   assert.strictEqual(cause.reason._tag, "OAuth")
   assert.strictEqual((cause.reason as OAuth).error, "invalid_grant")
 }
+
+/**
+ * A store shared with "another process" that renews the token (its refresh
+ * token spent at the token endpoint) right after the session's first read
+ * that may lead to a renewal, and stores what `stored` makes of its answer.
+ */
+const otherProcess = (stored: (next: Token, now: number) => Token) =>
+  Effect.gen(function*() {
+    const memory = yield* TokenStore
+    const services = yield* Effect.context<Transport.Transport | OAuthConfig>()
+    let theirs: Token | undefined
+    const shared: TokenStore["Service"] = {
+      ...memory,
+      get: (key, options) =>
+        Effect.tap(memory.get(key, options), (current) =>
+          options?.peek === true || theirs !== undefined || Option.isNone(current) ? Effect.void : Effect.gen(function*() {
+            const next = yield* Effect.orDie(TokenExchange.refresh(current.value.refreshToken!))
+            theirs = stored(next, yield* Clock.currentTimeMillis)
+            yield* memory.set(key, theirs)
+          }).pipe(Effect.provideContext(services)))
+    }
+    return { memory, shared, theirs: () => theirs }
+  })
 
 describe("Session: a refused refresh token", () => {
   it.effect("a lost rotation, then invalid_grant: later calls send no request and say sign in again, until Session.login", () =>
@@ -126,29 +150,17 @@ describe("Session: a refused refresh token", () => {
   it.effect("a newer token another process stored between our read and our refresh is kept and used", () =>
     Effect.gen(function*() {
       const sim = yield* Simulator
-      const memory = yield* TokenStore
-      const services = yield* Effect.context<Transport.Transport | OAuthConfig>()
       const { userId, vehicleId } = yield* userWithVehicle
       yield* Session.login(userId, { code: yield* authorize(userId), redirectUri })
       // the other process renews right after the session's read before its renewal
-      let theirs: string | undefined
-      const shared: TokenStore["Service"] = {
-        ...memory,
-        get: (key, options) =>
-          Effect.tap(memory.get(key, options), (current) =>
-            options?.peek === true || theirs !== undefined || Option.isNone(current) ? Effect.void : Effect.gen(function*() {
-              const next = yield* Effect.orDie(TokenExchange.refresh(current.value.refreshToken!))
-              theirs = Redacted.value(next.accessToken)
-              yield* memory.set(key, next)
-            }).pipe(Effect.provideContext(services)))
-      }
+      const { memory, shared, theirs } = yield* otherProcess((next) => next)
       yield* TestClock.adjust("7201 seconds")
       yield* sim.resetLog
       const call = odometer(userId, vehicleId).pipe(Effect.provide(Layer.succeed(TokenStore, shared)))
       assert.isTrue((yield* call).value.distance >= 0)
       // theirs (200), ours with the refresh token they used (400), the call with their token
       assert.deepStrictEqual(yield* log, ["/oauth/token 200", "/oauth/token 400", `/v2.0/vehicles/${vehicleId}/odometer 200`])
-      assert.strictEqual(Redacted.value(Option.getOrThrow(yield* memory.get(userId)).accessToken), theirs)
+      assert.strictEqual(Redacted.value(Option.getOrThrow(yield* memory.get(userId)).accessToken), Redacted.value(theirs()!.accessToken))
       yield* sim.resetLog
       for (let i = 0; i < 3; i++) yield* call
       assert.deepStrictEqual(yield* log, Array(3).fill(`/v2.0/vehicles/${vehicleId}/odometer 200`))
@@ -162,23 +174,10 @@ describe("Session: a refused refresh token", () => {
   it.effect("a token another process stored meanwhile that is due for renewal (still valid) is used after our refresh is refused", () =>
     Effect.gen(function*() {
       const sim = yield* Simulator
-      const memory = yield* TokenStore
-      const services = yield* Effect.context<Transport.Transport | OAuthConfig>()
       const { userId, vehicleId } = yield* userWithVehicle
       yield* Session.login(userId, { code: yield* authorize(userId), redirectUri })
-      let renewed = false
-      const shared: TokenStore["Service"] = {
-        ...memory,
-        get: (key, options) =>
-          Effect.tap(memory.get(key, options), (current) =>
-            options?.peek === true || renewed || Option.isNone(current) ? Effect.void : Effect.gen(function*() {
-              renewed = true
-              const next = yield* Effect.orDie(TokenExchange.refresh(current.value.refreshToken!))
-              // stored with 45 s left of two hours: due for renewal (60 s ahead), not expired (30 s margin)
-              const now = yield* Clock.currentTimeMillis
-              yield* memory.set(key, { ...next, issuedAt: now - 7_200_000, expiresAt: now + 45_000 })
-            }).pipe(Effect.provideContext(services)))
-      }
+      // stored with 45 s left of two hours: due for renewal (60 s ahead), not expired (30 s margin)
+      const { shared } = yield* otherProcess((next, now) => ({ ...next, issuedAt: now - 7_200_000, expiresAt: now + 45_000 }))
       yield* TestClock.adjust("7201 seconds")
       yield* sim.resetLog
       // one attempt: their token must serve this very call, not a retry of it
