@@ -147,6 +147,39 @@ describe("Session: a refused refresh token", () => {
       }).pipe(Effect.provide(Session.layerUser(userId)))
     }).pipe(Effect.provide(loopback())))
 
+  it.effect("once a refusal is remembered, a 401's renewal reads the store with peek only (no shared store's lease taken to fail)", () =>
+    Effect.gen(function*() {
+      const sim = yield* Simulator
+      const memory = yield* TokenStore
+      // a store that counts the reads that may lead to a renewal (a shared store takes its lease on them)
+      let leasing = 0
+      const counting: TokenStore["Service"] = {
+        ...memory,
+        get: (key, options) => {
+          if (options?.peek !== true) leasing++
+          return memory.get(key, options)
+        }
+      }
+      const { userId, vehicleId } = yield* userWithVehicle
+      const token = yield* Session.login(userId, { code: yield* authorize(userId), redirectUri })
+      yield* TokenExchange.refresh(token.refreshToken!)
+      yield* Effect.gen(function*() {
+        const legacy = yield* Transport.client(LegacyApi, "legacy")
+        const call = legacy.odometer({ params: { id: vehicleId } }, { maxRetries: 0 })
+        yield* TestClock.adjust("7150 seconds") // due for renewal, still valid
+        yield* sim.resetLog
+        yield* call // the refresh runs in the background and is refused
+        yield* eventually(Effect.map(log, (entries) => entries.includes("/oauth/token 400")), "the refused background refresh")
+        // the service rejects the still valid access token: its renewal fails at once
+        yield* sim.injectFaults({ path: `/v2.0/vehicles/${vehicleId}/odometer`, faults: [{ _tag: "Status", status: 401 }] })
+        leasing = 0
+        yield* sim.resetLog
+        assertSignInAgain(reasonOf(yield* Effect.flip(call)))
+        assert.deepStrictEqual(yield* log, [`/v2.0/vehicles/${vehicleId}/odometer 401`])
+        assert.strictEqual(leasing, 0)
+      }).pipe(Effect.provide(Session.layerUser(userId)), Effect.provide(Layer.succeed(TokenStore, counting)))
+    }).pipe(Effect.provide(loopback())))
+
   it.effect("a newer token another process stored between our read and our refresh is kept and used", () =>
     Effect.gen(function*() {
       const sim = yield* Simulator
