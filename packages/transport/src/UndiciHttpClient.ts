@@ -27,6 +27,8 @@ import type { HttpClientRequest, HttpClientResponse } from "effect/http"
 import { Agent } from "undici"
 import type { Dispatcher } from "undici"
 import { Exchange, ExchangeResponse } from "./internal/exchange.ts"
+import { flatMapNow } from "./internal/now.ts"
+import { type Target, targetOf } from "./internal/target.ts"
 
 /**
  * Options of {@link make} and {@link layer}.
@@ -121,7 +123,7 @@ export const MaxResponseBytes = Context.Reference<number | undefined>(
  */
 export const make = (dispatcher: Dispatcher, options?: Options): HttpClient.HttpClient => {
   const configured = options?.maxResponseBytes ?? defaultMaxResponseBytes
-  const send = (request: HttpClientRequest.HttpClientRequest, url: URL, fiber: Fiber.Fiber<unknown, unknown>) => {
+  const send = (request: HttpClientRequest.HttpClientRequest, target: Target, fiber: Fiber.Fiber<unknown, unknown>) => {
     const body = bodyOf(request)
     if (body === undefined) {
       return Effect.fail(
@@ -132,10 +134,9 @@ export const make = (dispatcher: Dispatcher, options?: Options): HttpClient.Http
     }
     const limit = fiber.getRef(MaxResponseBytes) ?? configured
     return Effect.callback<HttpClientResponse.HttpClientResponse, HttpClientError.HttpClientError>((resume) => {
-      const href = url.href
       const exchange: Exchange = new Exchange(
         limit,
-        (status, headers) => resume(Effect.succeed(new ExchangeResponse(request, href, status, headers, exchange))),
+        (status, headers) => resume(Effect.succeed(new ExchangeResponse(request, target.href, status, headers, exchange))),
         (cause) =>
           resume(Effect.fail(
             new HttpClientError.HttpClientError({
@@ -144,7 +145,7 @@ export const make = (dispatcher: Dispatcher, options?: Options): HttpClient.Http
           ))
       )
       try {
-        dispatcher.dispatch({ origin: url.origin, path: url.pathname + url.search, method: request.method as Dispatcher.HttpMethod, headers: request.headers, body }, exchange)
+        dispatcher.dispatch({ origin: target.origin, path: target.path, method: request.method as Dispatcher.HttpMethod, headers: request.headers, body }, exchange)
       } catch (cause) {
         exchange.onResponseError(undefined as never, cause instanceof Error ? cause : new Error(String(cause)))
       }
@@ -153,18 +154,21 @@ export const make = (dispatcher: Dispatcher, options?: Options): HttpClient.Http
     })
   }
   // with tracing: Effect's own client span around the same exchange
-  const traced = HttpClient.make((request, url, _signal, fiber) => send(request, url, fiber))
+  const traced = HttpClient.make((request, url, _signal, fiber) => send(request, fromUrl(url), fiber))
   return HttpClient.makeWith(
     (effect) =>
-      Effect.flatMap(effect, (request) =>
+      flatMapNow(effect, (request) =>
         Effect.withFiber((fiber) => {
           if (!fiber.getRef(Tracer.DisablePropagation) && !fiber.getRef(HttpClient.TracerDisabledWhen)(request)) {
             return traced.execute(request)
           }
+          // the URL parsed only when its string does not already say where it goes
+          const target = targetOf(request.url, request.urlParams, request.hash)
+          if (target !== undefined) return send(request, target, fiber)
           const url = Url.make(request.url, request.urlParams, Option.getOrUndefined(request.hash))
           return Result.isFailure(url)
             ? Effect.fail(new HttpClientError.HttpClientError({ reason: new HttpClientError.InvalidUrlError({ request, cause: url.failure }) }))
-            : send(request, url.success, fiber)
+            : send(request, fromUrl(url.success), fiber)
         })),
     Effect.succeed as HttpClient.HttpClient.Preprocess<never, never>
   )
@@ -206,6 +210,8 @@ const layerWith = (options: Options | undefined): Layer.Layer<HttpClient.HttpCli
   )
 
 const defaultLayer = layerWith(undefined)
+
+const fromUrl = (url: URL): Target => ({ href: url.href, origin: url.origin, path: url.pathname + url.search })
 
 /** The request's body as undici takes it, or `undefined` when this client cannot send it. */
 const bodyOf = (request: HttpClientRequest.HttpClientRequest): string | Uint8Array | null | undefined => {

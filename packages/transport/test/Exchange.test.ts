@@ -59,4 +59,50 @@ describe("Exchange", () => {
         assert.isTrue(exit !== undefined && Exit.isSuccess(exit) && exit.value === "hello", `step ${yieldAt}: ${String(exit)}`)
       }
     }))
+
+  it("hands on the head after the rest of its chunk: a body that came with it is whole, read without waiting", async () => {
+    const heads: Array<boolean> = []
+    const exchange: Exchange = new Exchange(1024, () => heads.push(exchange.done), () => {})
+    // undici reads the head, the body and its end from one chunk, in one go
+    exchange.onResponseStart(noController, 200, { "content-type": "text/plain" })
+    exchange.onResponseData(noController, new TextEncoder().encode("hel"))
+    exchange.onResponseData(noController, new TextEncoder().encode("lo"))
+    exchange.onResponseEnd()
+    assert.deepStrictEqual(heads, [])
+    await Promise.resolve()
+    assert.deepStrictEqual(heads, [true])
+    const response = new ExchangeResponse(HttpClientRequest.get("http://127.0.0.1/x"), "http://127.0.0.1/x", 200, { "x-a": "1" }, exchange)
+    // already read: the text is a value, not a wait
+    const text = response.text
+    assert.isTrue(Exit.isExit(text) && Exit.isSuccess(text) && text.value === "hello")
+    assert.strictEqual(response.headers["x-a"], "1")
+  })
+
+  it("a body that fails in the head's chunk fails its read, however the head was handed on", async () => {
+    let handed = 0
+    const exchange: Exchange = new Exchange(1024, () => handed++, () => {})
+    exchange.onResponseStart(noController, 200, {})
+    exchange.onResponseError(noController, new Error("socket closed"))
+    await Promise.resolve()
+    assert.strictEqual(handed, 1)
+    const response = new ExchangeResponse(HttpClientRequest.get("http://127.0.0.1/x"), "http://127.0.0.1/x", 200, {}, exchange)
+    const exit = await Effect.runPromiseExit(response.text)
+    assert.isTrue(Exit.isFailure(exit) && String(exit.cause).includes("socket closed"))
+  })
+
+  it("headers: undici's record as it is when every value is a string, repeated ones joined with \", \"", () => {
+    const exchange = new Exchange(1024, () => {}, () => {})
+    const plain = new ExchangeResponse(HttpClientRequest.get("http://127.0.0.1/x"), "http://127.0.0.1/x", 200, { "x-a": "1", "content-type": "text/plain" }, exchange)
+    assert.deepStrictEqual({ ...plain.headers }, { "x-a": "1", "content-type": "text/plain" })
+    assert.strictEqual(plain.headers["x-a"], "1")
+    const repeated = new ExchangeResponse(
+      HttpClientRequest.get("http://127.0.0.1/x"),
+      "http://127.0.0.1/x",
+      200,
+      { "x-a": ["1", "2"], "set-cookie": ["a=1", "b=2"], "x-b": "3" },
+      exchange
+    )
+    assert.deepStrictEqual({ ...repeated.headers }, { "x-a": "1, 2", "set-cookie": "a=1, b=2", "x-b": "3" })
+    assert.strictEqual(repeated.cookies.cookies["b"]?.value, "2")
+  })
 })

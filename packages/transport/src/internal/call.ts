@@ -20,12 +20,14 @@
  * @internal
  */
 import { Clock, Context, Duration, Effect, Exit, Fiber, Option, Redacted, Tracer } from "effect"
+import { constTrue } from "effect/Function"
 import { HttpClient, HttpClientRequest, HttpTraceContext } from "effect/http"
 import type { HttpClientResponse } from "effect/http"
 import { InvalidArgument } from "@connected-vehicle/schema/InvalidArgument"
 import type { Credentials } from "../Credentials.ts"
 import { requestIdOf, type TransportConfig } from "../TransportConfig.ts"
 import * as ConnectedVehicleError from "../ConnectedVehicleError.ts"
+import { flatMapNow } from "./now.ts"
 import { withoutCredentials } from "./url.ts"
 import type { Hook } from "./hooks.ts"
 import * as Hooks from "./hooks.ts"
@@ -122,12 +124,11 @@ const exchange = (spec: MethodSpec, call: Call) => (client: HttpClient.HttpClien
   // the whole of `client.execute` (its own request steps included) inside, its failures typed
   HttpClient.makeWith<AnyError, never, AnyError, never>(
     (request) =>
-      Effect.flatMap(request, (request) =>
+      flatMapNow(request, (request) =>
         Effect.matchEffect(client.execute(request), {
           onFailure: (error) =>
             Effect.fail(mapSendError(error, spec.method, spec.path, withoutCredentials(error.request.url, error.request.urlParams))),
-          onSuccess: (response) =>
-            call.hooks === undefined ? respond(spec, call, response) : afterHooks(response, call.hooks(response), respond(spec, call, response))
+          onSuccess: (response) => call.hooks === undefined ? respond(spec, call, response) : afterHooks(response, call.hooks(response), respond(spec, call, response))
         })),
     (request) => Effect.succeed(request)
   )
@@ -188,7 +189,13 @@ const respond = (spec: MethodSpec, call: Call, response: HttpClientResponse.Http
     return Effect.andThen(release(response), Effect.fail(refused))
   }
   // the body is kept by the response (`text` reads it once), for the decode after the attempts
-  return Effect.matchEffect(response.text, {
+  const text = response.text
+  // a body already read (an `Exit`) without an effect step
+  if (Exit.isExit(text) && Exit.isSuccess(text as Exit.Exit<string, unknown>)) {
+    call.body = (text as Exit.Success<string, unknown>).value
+    return Exit.succeed(response)
+  }
+  return Effect.matchEffect(text, {
     onFailure: (error) => Effect.fail(mapBodyReadError(error, contextOf(spec, response, requestId))),
     onSuccess: (text) => {
       call.body = text
@@ -225,7 +232,9 @@ const timed = (spec: MethodSpec, call: Call) => (client: Client): Client =>
       // wait for `admit`) what is left of it
       const left = n === 1 && spec.admit === undefined ? call.policy.maxElapsedMillis : call.deadline - start
       const limit = Math.max(1, Math.min(call.policy.timeoutMillis, left))
-      const attempt = Timeout.timeoutIn(fiber, clock, effect, limit, () => Effect.fail(timeoutOf(spec, call, limit)))
+      // without `httpSpans`, the attempt runs with the HttpClient's span off (as the transport's own client would set it per request)
+      const context = config.httpSpans ? fiber.context : Context.add(fiber.context, HttpClient.TracerDisabledWhen, constTrue)
+      const attempt = Timeout.timeoutIn(fiber, clock, effect, limit, () => Effect.fail(timeoutOf(spec, call, limit)), context)
       // one debug line per attempt, once it is over (the fiber's log level decides, as for any log line)
       return !SdkLog.enabledIn(fiber, config.logLevel, "Debug") ? attempt : Effect.onExit(attempt, (exit) =>
         log.log("Debug", "http attempt", {
@@ -268,9 +277,8 @@ const authenticated = (spec: MethodSpec, call: Call) => (client: Client): Client
   if (credentials === undefined) return client
   const gate = <A>(next: Effect.Effect<A, AnyError>) => admit === undefined ? next : admitted(spec, admit, call, next)
   // `HttpClient.transform` without the attempt it would build and not use (each attempt is `client.execute`)
-  return HttpClient.makeWith((effect) => Effect.flatMap(effect, (request) =>
-    gate(Effect.flatMap(credentials.token, (token) =>
-      Effect.catch(client.execute(withBearer(request, token)), (error): Effect.Effect<HttpClientResponse.HttpClientResponse, AnyError> => {
+  return HttpClient.makeWith((effect) => flatMapNow(effect, (request) =>
+    gate(Effect.flatMap(credentials.token, (token) => Effect.catch(client.execute(withBearer(request, token)), (error): Effect.Effect<HttpClientResponse.HttpClientResponse, AnyError> => {
         if (call.refreshed || statusOf(error) !== 401 || tagOf(error) === "Credentials") return Effect.fail(error)
         call.refreshed = true
         return Effect.flatMap(credentials.refresh(token), (refreshed) =>

@@ -5,7 +5,7 @@
  *
  * @internal
  */
-import { Effect, SchemaAST } from "effect"
+import { Effect, Exit, SchemaAST } from "effect"
 import type { Schema } from "effect"
 import { HttpClient, HttpClientError, HttpClientRequest } from "effect/http"
 import type { HttpClientResponse } from "effect/http"
@@ -20,6 +20,7 @@ import * as Call from "./call.ts"
 import * as BodyDecoder from "./decoder.ts"
 import type { Hook } from "./hooks.ts"
 import * as SdkLog from "./log.ts"
+import { flatMapNow } from "./now.ts"
 import { fixedHeaders, makeBuilder } from "./request.ts"
 
 /**
@@ -40,8 +41,14 @@ export const pipeline = (base: HttpClient.HttpClient, config: TransportConfig["S
   return config.httpSpans
     ? HttpClient.mapRequest(base, withFixed)
     : HttpClient.makeWith<HttpClientError.HttpClientError, never, HttpClientError.HttpClientError, never>(
-      (request) => Effect.provideService(base.postprocess(request), HttpClient.TracerDisabledWhen, constTrue),
-      (request) => Effect.map(base.preprocess(request), withFixed)
+      (request) =>
+        Effect.withFiber((fiber) =>
+          // already off for the attempts of a call (`./call.ts`)
+          fiber.getRef(HttpClient.TracerDisabledWhen) === constTrue
+            ? base.postprocess(request)
+            : Effect.provideService(base.postprocess(request), HttpClient.TracerDisabledWhen, constTrue)
+        ),
+      (request) => flatMapNow(base.preprocess(request), (request) => Exit.succeed(withFixed(request)))
     )
 }
 

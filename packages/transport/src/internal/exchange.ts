@@ -33,10 +33,12 @@ export class TooLarge extends Error {
 }
 
 /**
- * The handler of one dispatch: the head resumes `onHead`; the body is
- * collected as it arrives, up to `limit` bytes (past it, or with a declared
- * length past it, the exchange is aborted and its body fails with
- * {@link TooLarge}), for whoever reads it.
+ * The handler of one dispatch: the head resumes `onHead` once the chunk
+ * that carried it is read (a microtask later: a body that came with its head,
+ * as an API's small bodies do, has fully arrived by then, and the reader
+ * takes it without waiting); the body is collected as it arrives, up to
+ * `limit` bytes (past it, or with a declared length past it, the exchange is
+ * aborted and its body fails with {@link TooLarge}), for whoever reads it.
  *
  * @internal
  */
@@ -69,7 +71,8 @@ export class Exchange implements Dispatcher.DispatchHandler {
     this.onFail = undefined
     // a declared length over the limit: the head is the response, reading its body fails
     if (Number(headers["content-length"]) > this.limit) this.fail(new TooLarge(this.limit))
-    onHead?.(statusCode, headers)
+    // after the rest of the chunk (a failure of the body meanwhile is the body's, as later)
+    if (onHead !== undefined) queueMicrotask(() => onHead(statusCode, headers))
   }
   onResponseData(_: Dispatcher.DispatchController, chunk: Uint8Array) {
     this.size += chunk.length
@@ -124,8 +127,15 @@ export class Exchange implements Dispatcher.DispatchHandler {
   }
 }
 
-/** `Headers` of undici's header record (`Headers.fromInput` joins a repeated header with ", "). */
-const headersOf = (raw: RawHeaders): Headers.Headers => Headers.fromInput(raw)
+/**
+ * `Headers` of undici's header record, which has lowercase names: the record
+ * itself when every value is a string (no copy), else `Headers.fromInput`
+ * (which joins a repeated header with ", ").
+ */
+const headersOf = (raw: RawHeaders): Headers.Headers => {
+  for (const name in raw) if (typeof raw[name] !== "string") return Headers.fromInput(raw)
+  return Headers.fromRecordUnsafe(raw as Record<string, string>)
+}
 
 /** The bytes in an `ArrayBuffer` of their own (a chunk may be a view of a shared pool). */
 const copyOf = (bytes: Uint8Array): ArrayBuffer => {
@@ -214,7 +224,10 @@ export class ExchangeResponse extends Inspectable.Class implements HttpClientRes
     return Effect.map(this.bytes, copyOf)
   }
   get text(): Effect.Effect<string, HttpClientError.HttpClientError> {
-    if (this.cachedText !== undefined) return Effect.succeed(this.cachedText)
+    if (this.cachedText !== undefined) return Exit.succeed(this.cachedText)
+    // a body that has fully arrived (the common case: the head is handed on
+    // once the chunk that carried it is read) is decoded once, here
+    if (this.exchange.done) return Exit.succeed(this.cachedText = decoder.decode(this.exchange.bytes()))
     return Effect.map(this.bytes, (bytes) => this.cachedText ??= decoder.decode(bytes))
   }
   get json(): Effect.Effect<any, HttpClientError.HttpClientError> {

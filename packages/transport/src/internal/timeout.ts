@@ -230,7 +230,8 @@ export const timeoutOrElse = <A, E, A2, E2>(
 
 /**
  * {@link timeoutOrElse} run by `parent`, whose `Clock` is `clock` (for a
- * caller that has them at hand).
+ * caller that has them at hand); `self` runs with `context` (by default the
+ * parent's).
  *
  * @internal
  */
@@ -239,10 +240,11 @@ export const timeoutIn = <A, E, A2, E2>(
   clock: Clock.Clock,
   self: Effect.Effect<A, E>,
   millis: number,
-  onTimeout: () => Effect.Effect<A2, E2>
+  onTimeout: () => Effect.Effect<A2, E2>,
+  context: Context.Context<never> = parent.context
 ): Effect.Effect<A | A2, E | E2> =>
   Effect.callback<A | A2, E | E2>((resume) => {
-    const work = Effect.runForkWith(parent.context)(self)
+    const work = Effect.runForkWith(context)(self)
     // over at once (an invalid request, say): no deadline
     const exit = work.pollUnsafe()
     if (exit !== undefined) return resume(exit)
