@@ -36,42 +36,117 @@ export const targetOf = (url: string, params: UrlParams.UrlParams, hash: Option.
   const start = url.startsWith("http://") ? 7 : url.startsWith("https://") ? 8 : 0
   if (start === 0) return undefined
   const slash = url.indexOf("/", start)
-  if (slash === -1 || !plainAuthority(url, start, slash, start === 8 ? "443" : "80") || !plainPath(url, slash)) return undefined
+  if (slash === -1 || !plainAuthority(url, start, slash, start === 8 ? 443 : 80) || !plainPath(url, slash)) return undefined
   const search = params.params.length === 0 ? "" : `?${UrlParams.toString(params)}`
   return { href: url + search, origin: url.slice(0, slash), path: url.slice(slash) + search }
 }
 
 /** `host[:port]` between `start` and `end`: plain labels or a canonical IPv4 address, a port other than the default. */
-const plainAuthority = (url: string, start: number, end: number, defaultPort: string): boolean => {
-  const colon = url.indexOf(":", start)
-  const hostEnd = colon === -1 || colon > end ? end : colon
-  if (hostEnd < end) {
-    const port = url.slice(hostEnd + 1, end)
-    if (!/^[1-9][0-9]{0,4}$/.test(port) || Number(port) > 65535 || port === defaultPort) return false
+const plainAuthority = (url: string, start: number, end: number, defaultPort: number): boolean => {
+  // the host: labels of lowercase letters, digits and `-`, single dots between them
+  let label = start
+  let labels = 1
+  let i = start
+  for (; i < end; i++) {
+    const c = url.charCodeAt(i)
+    if (c === 46) {
+      if (i === label) return false
+      label = i + 1
+      labels++
+    } else if (c === 58) {
+      break
+    } else if (!((c >= 97 && c <= 122) || (c >= 48 && c <= 57) || c === 45)) {
+      return false
+    }
   }
-  const host = url.slice(start, hostEnd)
-  if (!/^[a-z0-9-]+(?:\.[a-z0-9-]+)*$/.test(host)) return false
-  const last = host.slice(host.lastIndexOf(".") + 1)
-  // a host whose last label is a number is an IPv4 address to the parser: only its canonical form is kept as is
-  if (/^(?:[0-9]+|0x[0-9a-f]*)$/.test(last)) return /^(?:(?:25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9])\.){3}(?:25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9])$/.test(host)
+  const hostEnd = i
+  if (hostEnd === label) return false
+  if (hostEnd < end && !plainPort(url, hostEnd + 1, end, defaultPort)) return false
+  // a host whose last label is a number is an IPv4 address to the parser:
+  // only its canonical form is kept as it is
+  if (isNumber(url, label, hostEnd)) return labels === 4 && canonicalIpv4(url, start, hostEnd)
   // a punycode label is checked (and may be refused) by the parser
-  return !/(?:^|\.)xn--/.test(host)
+  for (let l = start; l < hostEnd; l = url.indexOf(".", l) + 1 || hostEnd) {
+    if (url.startsWith("xn--", l)) return false
+  }
+  return true
 }
+
+/** Digits only, no leading zero, at most 65535, not the scheme's default. */
+const plainPort = (url: string, start: number, end: number, defaultPort: number): boolean => {
+  if (end === start || end - start > 5 || url.charCodeAt(start) === 48) return false
+  let port = 0
+  for (let i = start; i < end; i++) {
+    const c = url.charCodeAt(i)
+    if (c < 48 || c > 57) return false
+    port = port * 10 + c - 48
+  }
+  return port <= 65535 && port !== defaultPort
+}
+
+const isDigit = (c: number) => c >= 48 && c <= 57
+
+/** A label the parser reads as a number: digits, or `0x` and hex digits. */
+const isNumber = (url: string, start: number, end: number): boolean => {
+  let i = start
+  if (end - start >= 2 && url.charCodeAt(start) === 48 && url.charCodeAt(start + 1) === 120) i += 2
+  for (; i < end; i++) {
+    const c = url.charCodeAt(i)
+    if (!(isDigit(c) || (i > start + 1 && url.charCodeAt(start + 1) === 120 && c >= 97 && c <= 102))) return false
+  }
+  return true
+}
+
+/** Four decimal parts (checked by the caller), each 0 to 255 without a leading zero. */
+const canonicalIpv4 = (url: string, start: number, end: number): boolean => {
+  let part = start
+  for (let i = start; i <= end; i++) {
+    if (i < end && url.charCodeAt(i) !== 46) {
+      if (!isDigit(url.charCodeAt(i))) return false
+      continue
+    }
+    const length = i - part
+    if (length === 0 || length > 3 || (length > 1 && url.charCodeAt(part) === 48)) return false
+    if (length === 3 && Number(url.slice(part, i)) > 255) return false
+    part = i + 1
+  }
+  return true
+}
+
+/** The characters a path keeps as they are through the parser (no `?`, `#`, `\\`, space, quote, non-ASCII, ...). */
+const pathCharacters = new Uint8Array(128)
+for (const c of "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~!$&'()*+,;=:@%/") pathCharacters[c.charCodeAt(0)] = 1
 
 /**
  * A path (from `start`, the first `/`) of characters the parser neither
  * encodes nor reads otherwise, without a dot segment (`.`, `..`, `%2e`, ...).
  */
 const plainPath = (url: string, start: number): boolean => {
-  if (!/^(?:\/[A-Za-z0-9\-._~!$&'()*+,;=:@%]*)+$/.test(url.slice(start))) return false
   let segment = start + 1
   for (let i = segment; i <= url.length; i++) {
-    if (i < url.length && url.charCodeAt(i) !== 47) continue
-    if (i - segment <= 6) {
-      const dots = url.slice(segment, i).replace(/%2e/gi, ".")
-      if (dots === "." || dots === "..") return false
+    if (i < url.length) {
+      const c = url.charCodeAt(i)
+      if (c >= 128 || pathCharacters[c] === 0) return false
+      if (c !== 47) continue
     }
+    if (i - segment <= 6 && isDotSegment(url, segment, i)) return false
     segment = i + 1
   }
   return true
+}
+
+/** `.` or `..`, each dot written as `.` or `%2e` (any case). */
+const isDotSegment = (url: string, start: number, end: number): boolean => {
+  let dots = 0
+  for (let i = start; i < end; i++) {
+    if (url.charCodeAt(i) === 46) {
+      dots++
+    } else if (url.charCodeAt(i) === 37 && url.charCodeAt(i + 1) === 50 && (url.charCodeAt(i + 2) | 32) === 101 && i + 2 < end) {
+      dots++
+      i += 2
+    } else {
+      return false
+    }
+  }
+  return dots === 1 || dots === 2
 }
