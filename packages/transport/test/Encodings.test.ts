@@ -31,6 +31,11 @@ class Posts extends HttpApiGroup.make("posts").add(
 ) {}
 const PostApi = HttpApi.make("custom").add(Posts)
 
+class Items extends HttpApiGroup.make("items").add(
+  HttpApiEndpoint.get("one", "/items/:id/parts/:part", { params: { id: Schema.String, part: Schema.String }, success: Thing })
+) {}
+const ItemApi = HttpApi.make("custom").add(Items)
+
 const transportAt = (origin: string) =>
   Transport.layer.pipe(Layer.provide([TransportConfig.layerOrigin(origin, { retry: { maxAttempts: 1 } }), UndiciHttpClient.layer()]))
 
@@ -99,5 +104,23 @@ describe("success encodings", () => {
         { type: "application/json", body: JSON.stringify({ name: "a é", count: 2 }) },
         { type: "application/x-www-form-urlencoded", body: "name=a+%C3%A9%26b&count=2" }
       ])
+    }).pipe(Effect.scoped))
+})
+
+describe("path parameters", () => {
+  it.live("each is sent as encodeURIComponent gives it, whether it needs encoding or not", () =>
+    Effect.gen(function*() {
+      const service = yield* server((request, response) => {
+        response.writeHead(200, { "content-type": "application/json" })
+        response.end(JSON.stringify({ name: request.url }))
+      })
+      const ids = ["veh_1.2-3", "A-z~*'()!", "a b", "\u00e9t\u00e9", "x%y", "a+b&c=d", "\ud83d\ude97", "@:;,$", "[x]", "<\">", "a?b#c"]
+      yield* Effect.gen(function*() {
+        const items = yield* Transport.publicClient(ItemApi, "items")
+        for (const id of ids) {
+          const { value } = yield* items.one({ params: { id, part: id } })
+          assert.strictEqual(value.name, `/v3/items/${encodeURIComponent(id)}/parts/${encodeURIComponent(id)}`, id)
+        }
+      }).pipe(Effect.provide(transportAt(service.origin)))
     }).pipe(Effect.scoped))
 })
