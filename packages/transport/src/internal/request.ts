@@ -241,23 +241,10 @@ const compilePath = (path: string, schema: Schema.Top | undefined): ((params: Re
     for (let i = 0; i < names.length; i++) {
       const value = params[names[i]!]
       if (value === undefined) throw new Error(`Missing path parameter: ${names[i]}`)
-      out += encodeSegment(value) + statics[i + 1]!
+      out += encodeURIComponent(value) + statics[i + 1]!
     }
     return out
   }
-}
-
-/** The characters `encodeURIComponent` leaves as they are. */
-const unreserved = new Uint8Array(128)
-for (const c of "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_.!~*'()") unreserved[c.charCodeAt(0)] = 1
-
-/** `encodeURIComponent(value)`, without the call when it would give `value` back (an id of letters, digits and `-`, say). */
-const encodeSegment = (value: string): string => {
-  for (let i = 0; i < value.length; i++) {
-    const c = value.charCodeAt(i)
-    if (c >= 128 || unreserved[c] === 0) return encodeURIComponent(value)
-  }
-  return value
 }
 
 /**
