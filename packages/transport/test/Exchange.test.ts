@@ -90,10 +90,14 @@ describe("Exchange", () => {
     assert.isTrue(Exit.isFailure(exit) && String(exit.cause).includes("socket closed"))
   })
 
-  it("headers: undici's record as it is when every value is a string, repeated ones joined with \", \"", () => {
+  it("headers: a copy of undici's record (which stays as it was), repeated ones joined with \", \"", () => {
     const exchange = new Exchange(1024, () => {}, () => {})
-    const plain = new ExchangeResponse(HttpClientRequest.get("http://127.0.0.1/x"), "http://127.0.0.1/x", 200, { "x-a": "1", "content-type": "text/plain" }, exchange)
+    const record = { "x-a": "1", "content-type": "text/plain" }
+    const plain = new ExchangeResponse(HttpClientRequest.get("http://127.0.0.1/x"), "http://127.0.0.1/x", 200, record, exchange)
     assert.deepStrictEqual({ ...plain.headers }, { "x-a": "1", "content-type": "text/plain" })
+    // undici's object is not changed (an interceptor may keep and serialize it)
+    assert.strictEqual(Object.getPrototypeOf(record), Object.prototype)
+    assert.strictEqual(JSON.stringify(record), JSON.stringify({ "x-a": "1", "content-type": "text/plain" }))
     assert.strictEqual(plain.headers["x-a"], "1")
     const repeated = new ExchangeResponse(
       HttpClientRequest.get("http://127.0.0.1/x"),

@@ -65,6 +65,11 @@ describe("targetOf (a request's URL without the URL parser)", () => {
       ]
     ) assert.isUndefined(targetOf(url, UrlParams.empty, Option.none()), url)
     assert.isUndefined(targetOf("http://a.example/x", UrlParams.empty, Option.some("f")))
+    // a parameter it cannot serialize: the parser decides (and fails with its own error)
+    const wiped = Redacted.make("v")
+    Redacted.wipeUnsafe(wiped)
+    assert.isUndefined(targetOf("http://a.example/x", UrlParams.fromInput([["k", wiped]]), Option.none()))
+    assert.isUndefined(targetOf("http://a.example/x", UrlParams.make([["k", undefined as never], ["j", "1"]]), Option.none()))
   })
 
   it.prop(

@@ -20,7 +20,6 @@
  * @internal
  */
 import { Clock, Context, Duration, Effect, Exit, Fiber, Option, Redacted, Tracer } from "effect"
-import { constTrue } from "effect/Function"
 import { HttpClient, HttpClientRequest, HttpTraceContext } from "effect/http"
 import type { HttpClientResponse } from "effect/http"
 import { InvalidArgument } from "@connected-vehicle/schema/InvalidArgument"
@@ -28,6 +27,7 @@ import type { Credentials } from "../Credentials.ts"
 import { requestIdOf, type TransportConfig } from "../TransportConfig.ts"
 import * as ConnectedVehicleError from "../ConnectedVehicleError.ts"
 import { flatMapNow } from "./now.ts"
+import { attemptContext } from "./untraced.ts"
 import { withoutCredentials } from "./url.ts"
 import type { Hook } from "./hooks.ts"
 import * as Hooks from "./hooks.ts"
@@ -232,8 +232,8 @@ const timed = (spec: MethodSpec, call: Call) => (client: Client): Client =>
       // wait for `admit`) what is left of it
       const left = n === 1 && spec.admit === undefined ? call.policy.maxElapsedMillis : call.deadline - start
       const limit = Math.max(1, Math.min(call.policy.timeoutMillis, left))
-      // without `httpSpans`, the attempt runs with the HttpClient's span off (as the transport's own client would set it per request)
-      const context = config.httpSpans ? fiber.context : Context.add(fiber.context, HttpClient.TracerDisabledWhen, constTrue)
+      // without `httpSpans`, the transport's requests in the attempt are not traced (`./untraced.ts`)
+      const context = config.httpSpans ? fiber.context : attemptContext(fiber.context)
       const attempt = Timeout.timeoutIn(fiber, clock, effect, limit, () => Effect.fail(timeoutOf(spec, call, limit)), context)
       // one debug line per attempt, once it is over (the fiber's log level decides, as for any log line)
       return !SdkLog.enabledIn(fiber, config.logLevel, "Debug") ? attempt : Effect.onExit(attempt, (exit) =>

@@ -9,7 +9,6 @@ import { Effect, Exit, SchemaAST } from "effect"
 import type { Schema } from "effect"
 import { HttpClient, HttpClientError, HttpClientRequest } from "effect/http"
 import type { HttpClientResponse } from "effect/http"
-import { constTrue } from "effect/Function"
 import type { HttpApiEndpoint, HttpApiGroup } from "effect/http-api"
 import { HttpApi, HttpApiClient, HttpApiSchema } from "effect/http-api"
 import * as Json from "@connected-vehicle/schema/Json"
@@ -22,13 +21,13 @@ import type { Hook } from "./hooks.ts"
 import * as SdkLog from "./log.ts"
 import { flatMapNow } from "./now.ts"
 import { fixedHeaders, makeBuilder } from "./request.ts"
+import { untraced } from "./untraced.ts"
 
 /**
  * The transport's own `HttpClient` over the one it is given: the fixed
  * headers (accept, User-Agent) on every request, and the client's span per
- * attempt only with `httpSpans` (each call has its span): without it,
- * `HttpClient.transform` providing `TracerDisabledWhen` and
- * `HttpClient.mapRequest`, as one step.
+ * attempt only with `httpSpans` (each call has its span): without it, its
+ * requests untraced (`./untraced.ts`) and the fixed headers, as one step.
  *
  * @internal
  */
@@ -41,13 +40,7 @@ export const pipeline = (base: HttpClient.HttpClient, config: TransportConfig["S
   return config.httpSpans
     ? HttpClient.mapRequest(base, withFixed)
     : HttpClient.makeWith<HttpClientError.HttpClientError, never, HttpClientError.HttpClientError, never>(
-      (request) =>
-        Effect.withFiber((fiber) =>
-          // already off for the attempts of a call (`./call.ts`)
-          fiber.getRef(HttpClient.TracerDisabledWhen) === constTrue
-            ? base.postprocess(request)
-            : Effect.provideService(base.postprocess(request), HttpClient.TracerDisabledWhen, constTrue)
-        ),
+      (request) => untraced(base, request),
       (request) => flatMapNow(base.preprocess(request), (request) => Exit.succeed(withFixed(request)))
     )
 }

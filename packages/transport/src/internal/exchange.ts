@@ -127,15 +127,8 @@ export class Exchange implements Dispatcher.DispatchHandler {
   }
 }
 
-/**
- * `Headers` of undici's header record, which has lowercase names: the record
- * itself when every value is a string (no copy), else `Headers.fromInput`
- * (which joins a repeated header with ", ").
- */
-const headersOf = (raw: RawHeaders): Headers.Headers => {
-  for (const name in raw) if (typeof raw[name] !== "string") return Headers.fromInput(raw)
-  return Headers.fromRecordUnsafe(raw as Record<string, string>)
-}
+/** `Headers` of undici's header record, a copy (`Headers.fromInput` joins a repeated header with ", "). */
+const headersOf = (raw: RawHeaders): Headers.Headers => Headers.fromInput(raw)
 
 /** The bytes in an `ArrayBuffer` of their own (a chunk may be a view of a shared pool). */
 const copyOf = (bytes: Uint8Array): ArrayBuffer => {

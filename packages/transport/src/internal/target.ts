@@ -37,7 +37,15 @@ export const targetOf = (url: string, params: UrlParams.UrlParams, hash: Option.
   if (start === 0) return undefined
   const slash = url.indexOf("/", start)
   if (slash === -1 || !plainAuthority(url, start, slash, start === 8 ? 443 : 80) || !plainPath(url, slash)) return undefined
-  const search = params.params.length === 0 ? "" : `?${UrlParams.toString(params)}`
+  let search = ""
+  if (params.params.length > 0) {
+    try {
+      search = `?${UrlParams.toString(params)}`
+    } catch {
+      // a value it cannot serialize (a wiped `Redacted`, say): the parser's answer, and its error
+      return undefined
+    }
+  }
   return { href: url + search, origin: url.slice(0, slash), path: url.slice(slash) + search }
 }
 
