@@ -325,8 +325,10 @@ const readOf = <A>(shared: Shared, path: LegacyPath, call: ReadCall<A>) =>
         requested: unitSystem,
         requestIdHeader: shared.requestIdHeaders,
         method: "GET",
-        url: vehicleUrl(shared, vehicleId) + path,
-        status: r.status
+        url: () => vehicleUrl(shared, vehicleId) + path,
+        status: r.status,
+        // read by the transport with the same header names
+        requestId: r.requestId
       }))
   )
   // valid arguments (the common case) need no effect of their own

@@ -42,18 +42,23 @@ export const toReading = <A>(
     readonly requested: UnitSystem
     readonly requestIdHeader: string | ReadonlyArray<string>
     readonly method: string
-    readonly url: string
+    /** The URL as errors show it (or how to get it: only a failure needs it). */
+    readonly url: string | (() => string)
     readonly status: number
+    /** The request id, when the caller has read it already (else read from `headers`). */
+    readonly requestId?: string | undefined
     readonly deprecation?: Deprecation | undefined
   }
 ): Result.Result<Reading<A>, ConnectedVehicleError> => {
-  const requestId = requestIdOf(headers, typeof context.requestIdHeader === "string" ? [context.requestIdHeader] : context.requestIdHeader)
+  const requestId = "requestId" in context
+    ? context.requestId
+    : requestIdOf(headers, typeof context.requestIdHeader === "string" ? [context.requestIdHeader] : context.requestIdHeader)
   const fail = (description: string) =>
     Result.fail(
       new ConnectedVehicleError({
         reason: new InvalidResponse({
           method: context.method,
-          url: context.url,
+          url: typeof context.url === "string" ? context.url : context.url(),
           status: context.status,
           ...(requestId === undefined ? {} : { requestId }),
           description
