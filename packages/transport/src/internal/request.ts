@@ -60,21 +60,14 @@ export const makeBuilder = (
 
   // the headers every request of the transport carries (the pipeline sets them too, for any other request)
   const fixed = Headers.fromInput(fixedHeaders)
-  // headers checked by `fast` have the declared names: when those are all
-  // lowercase, the record is already what `Headers.fromInput` would make
-  const lowercase = headers !== undefined && headers.names.every((name) => name === name.toLowerCase())
-  const assemble = (p: unknown, h: unknown, q: unknown, checked: boolean): HttpClientRequest.HttpClientRequest => {
+  const assemble = (p: unknown, h: unknown, q: unknown): HttpClientRequest.HttpClientRequest => {
     const request = HttpClientRequest.makeWith(
       method,
       baseUrl + makePath(p as Record<string, string>),
       UrlParams.empty,
       Option.none(),
       // the fixed ones win, as when the pipeline sets them
-      h === undefined
-        ? fixed
-        : checked && lowercase
-        ? Headers.fromRecordUnsafe({ ...(h as Record<string, string>), ...fixedHeaders })
-        : Headers.fromInput({ ...(h as Record<string, string>), ...fixedHeaders }),
+      h === undefined ? fixed : Headers.fromInput({ ...(h as Record<string, string>), ...fixedHeaders }),
       HttpBody.empty
     )
     return q === undefined ? request : HttpClientRequest.appendUrlParams(request, q as UrlParams.Input)
@@ -94,14 +87,14 @@ export const makeBuilder = (
     const fh = headers === undefined ? undefined : headers.fast(h)
     const fq = query === undefined ? undefined : query.fast(q)
     if ((params === undefined || fp !== undefined) && (headers === undefined || fh !== undefined) && (query === undefined || fq !== undefined)) {
-      return assemble(fp, fh, fq, true)
+      return assemble(fp, fh, fq)
     }
     return Effect.flatMap(
       params === undefined ? Effect.undefined : params.encode(p),
       (ep) =>
         Effect.flatMap(
           headers === undefined ? Effect.undefined : headers.encode(h),
-          (eh) => Effect.map(query === undefined ? Effect.undefined : query.encode(q), (eq) => assemble(ep, eh, eq, false))
+          (eh) => Effect.map(query === undefined ? Effect.undefined : query.encode(q), (eq) => assemble(ep, eh, eq))
         )
     )
   }
@@ -138,8 +131,6 @@ const plainBody = (success: Schema.Top): boolean =>
   !SchemaAST.isDeclaration(SchemaAST.toEncoded((HttpApiSchema.isWithHeaders(success) ? success.schema : success).ast))
 
 interface Part {
-  /** The names of the schema's fields, if it is a struct. */
-  readonly names: ReadonlyArray<string>
   /** The encoded value when every field is plain and valid, else `undefined`. */
   readonly fast: (input: unknown) => Record<string, unknown> | undefined
   readonly encode: (input: unknown) => Effect.Effect<unknown, Schema.SchemaError>
@@ -150,7 +141,6 @@ const never = (): undefined => undefined
 const part = (schema: Schema.Top | undefined, options: SchemaAST.ParseOptions | undefined): Part | undefined => {
   if (schema === undefined) return undefined
   return {
-    names: schema.ast._tag === "Objects" ? schema.ast.propertySignatures.map((p) => String(p.name)) : [],
     fast: options === undefined ? plainStruct(schema.ast) ?? never : never,
     encode: Schema.encodeUnknownEffect(schema as Schema.Codec<unknown, unknown>, options)
   }
