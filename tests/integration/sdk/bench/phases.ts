@@ -75,7 +75,7 @@ try {
     `Bearer ${Redacted.value(Option.getOrThrow(await run(Effect.flatMap(Effect.service(TokenStore.TokenStore), (s) => s.get(key)))).accessToken)}`
   const odometer = { url: `${sim.url}/v2.0/vehicles/${legacyVehicle}/odometer`, headers: { authorization: await bearer("user"), "sc-unit-system": "metric", accept: "application/json" } }
   const signal = { url: `${sim.url}/v3/vehicles/${vehicleId}/signals/${target.code}`, headers: { authorization: await bearer("application"), "sc-user-id": userId, accept: "application/json" } }
-  const raw = async ({ headers, url }: typeof signal) => JSON.parse(await (await request(url, { headers, dispatcher: rawAgent })).body.text())
+  const raw = async ({ headers, url }: { readonly url: string; readonly headers: Record<string, string> }) => JSON.parse(await (await request(url, { headers, dispatcher: rawAgent })).body.text())
   const signalGet = Effect.flatMap(Effect.service(Signals), (s) => s.get(target))
   const odometerRead = Effect.flatMap(Effect.service(Vehicles), (s) => s.odometer(legacyVehicle))
   // name, call, whether it is measured (fetch is other work between the calls, as in `run.ts`)
