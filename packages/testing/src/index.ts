@@ -30,6 +30,19 @@ export * as Loopback from "./Loopback.ts"
  */
 export * as RecordingHttpClient from "./RecordingHttpClient.ts"
 /**
+ * A `Tracer` keeping every span it starts.
+ *
+ * @example
+ * ```ts
+ * import { RecordingTracer } from "@connected-vehicle/testing"
+ *
+ * const { spans, tracer } = RecordingTracer.make()
+ * ```
+ * @since 0.2.0
+ * @category modules
+ */
+export * as RecordingTracer from "./RecordingTracer.ts"
+/**
  * The simulator's request log, filtered by path.
  *
  * @example

@@ -10,6 +10,7 @@ import type { Connection, Timeout } from "@connected-vehicle/transport/Connected
 import { AuthorizationApi, CompatibilityApi, ManagementApi, VehicleApi } from "@connected-vehicle/schema/Api"
 import { Simulator } from "@connected-vehicle/simulator/Simulator"
 import * as Credentials from "@connected-vehicle/transport/Credentials"
+import * as RecordingTracer from "@connected-vehicle/testing/RecordingTracer"
 import * as Pagination from "@connected-vehicle/transport/Pagination"
 import * as Transport from "@connected-vehicle/transport/Transport"
 import * as TransportConfig from "@connected-vehicle/transport/TransportConfig"
@@ -392,14 +393,7 @@ for (const [clientName, httpClient] of clients) {
     describe("tracing", () => {
       /** Runs the compatibility listing (first attempt 503) under a tracer that records every span. */
       const traced = Effect.gen(function*() {
-        const spans: Array<Tracer.NativeSpan> = []
-        const tracer = Tracer.make({
-          span(options) {
-            const span = new Tracer.NativeSpan(options)
-            spans.push(span)
-            return span
-          }
-        })
+        const { spans, tracer } = RecordingTracer.make()
         yield* inject(COMPAT, [{ _tag: "Status", status: 503 }])
         const result = yield* Effect.provideService(compat, Tracer.Tracer, tracer)
         return { spans, result, entries: yield* logged(COMPAT) }

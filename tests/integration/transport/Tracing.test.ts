@@ -8,6 +8,7 @@ import { Effect, Tracer } from "effect"
 import { HttpClient } from "effect/http"
 import { CompatibilityApi } from "@connected-vehicle/schema/Api"
 import { Simulator } from "@connected-vehicle/simulator/Simulator"
+import * as RecordingTracer from "@connected-vehicle/testing/RecordingTracer"
 import * as Transport from "@connected-vehicle/transport/Transport"
 import * as UndiciHttpClient from "@connected-vehicle/transport/UndiciHttpClient"
 import { NodeHttpClient } from "@effect/platform-node"
@@ -21,14 +22,7 @@ for (const [name, httpClient] of clients) {
       Effect.gen(function*() {
         const sim = yield* Simulator
         const http = yield* HttpClient.HttpClient
-        const spans: Array<Tracer.NativeSpan> = []
-        const tracer = Tracer.make({
-          span(options) {
-            const span = new Tracer.NativeSpan(options)
-            spans.push(span)
-            return span
-          }
-        })
+        const { spans, tracer } = RecordingTracer.make()
         const seen: Array<boolean> = []
         const audit = `${sim.url}${COMPAT}?audit=1`
         const compatibility = yield* Transport.publicClient(CompatibilityApi, "compatibility")
