@@ -7,7 +7,10 @@
  * own client sends (marked as they pass it) and otherwise asks the
  * predicate the caller had, so that whatever else runs in the attempt (a
  * `transformClient`, an `onResponse` hook sending requests of its own) is
- * traced as it would be anywhere else. The transport's client, finding that
+ * traced as it would be anywhere else (so is a request the given client
+ * builds itself from the marked one, a redirect followed by
+ * `HttpClient.followRedirects` around it: the transport asks for a client
+ * that follows none). The transport's client, finding that
  * predicate in place, only marks its request; elsewhere (its client used
  * outside a call) it provides `constTrue` around the request, as
  * `HttpClient.withTracerDisabledWhen` would.
