@@ -128,7 +128,8 @@ const exchange = (spec: MethodSpec, call: Call) => (client: HttpClient.HttpClien
         Effect.matchEffect(client.execute(request), {
           onFailure: (error) =>
             Effect.fail(mapSendError(error, spec.method, spec.path, withoutCredentials(error.request.url, error.request.urlParams))),
-          onSuccess: (response) => call.hooks === undefined ? respond(spec, call, response) : afterHooks(response, call.hooks(response), respond(spec, call, response))
+          onSuccess: (response) =>
+            call.hooks === undefined ? respond(spec, call, response) : afterHooks(response, call.hooks(response), respond(spec, call, response))
         })),
     (request) => Effect.succeed(request)
   )
@@ -278,7 +279,8 @@ const authenticated = (spec: MethodSpec, call: Call) => (client: Client): Client
   const gate = <A>(next: Effect.Effect<A, AnyError>) => admit === undefined ? next : admitted(spec, admit, call, next)
   // `HttpClient.transform` without the attempt it would build and not use (each attempt is `client.execute`)
   return HttpClient.makeWith((effect) => flatMapNow(effect, (request) =>
-    gate(Effect.flatMap(credentials.token, (token) => Effect.catch(client.execute(withBearer(request, token)), (error): Effect.Effect<HttpClientResponse.HttpClientResponse, AnyError> => {
+    gate(Effect.flatMap(credentials.token, (token) =>
+      Effect.catch(client.execute(withBearer(request, token)), (error): Effect.Effect<HttpClientResponse.HttpClientResponse, AnyError> => {
         if (call.refreshed || statusOf(error) !== 401 || tagOf(error) === "Credentials") return Effect.fail(error)
         call.refreshed = true
         return Effect.flatMap(credentials.refresh(token), (refreshed) =>
