@@ -195,6 +195,9 @@ export const startProxy = async (options: ProxyOptions): Promise<Proxy> => {
 
   const raw = (socket: net.Socket, text: string) => socket.write(text)
   const stall = (socket: net.Socket, what = "") => {
+    // a client that gave up while the simulator answered has closed it already
+    // (its "close" came before this listener): nothing is left open
+    if (socket.destroyed) return
     stalled.set(socket, what)
     socket.on("close", () => stalled.delete(socket))
   }
