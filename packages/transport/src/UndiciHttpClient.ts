@@ -27,7 +27,6 @@ import type { HttpClientRequest, HttpClientResponse } from "effect/http"
 import { Agent } from "undici"
 import type { Dispatcher } from "undici"
 import { Exchange, ExchangeResponse } from "./internal/exchange.ts"
-import { flatMapNow } from "./internal/now.ts"
 import { type Target, targetOf } from "./internal/target.ts"
 
 /**
@@ -157,7 +156,7 @@ export const make = (dispatcher: Dispatcher, options?: Options): HttpClient.Http
   const traced = HttpClient.make((request, url, _signal, fiber) => send(request, fromUrl(url), fiber))
   return HttpClient.makeWith(
     (effect) =>
-      flatMapNow(effect, (request) =>
+      Effect.flatMapEager(effect, (request) =>
         Effect.withFiber((fiber) => {
           if (!fiber.getRef(Tracer.DisablePropagation) && !fiber.getRef(HttpClient.TracerDisabledWhen)(request)) {
             return traced.execute(request)

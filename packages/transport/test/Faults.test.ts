@@ -1,6 +1,6 @@
 import { inspect } from "node:util"
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Layer, Redacted } from "effect"
+import { Effect, Fiber, Layer, Redacted } from "effect"
 import { FetchHttpClient, HttpClient, HttpClientRequest } from "effect/http"
 import { NodeHttpClient } from "@effect/platform-node"
 import { AuthorizationApi, VehicleApi } from "@connected-vehicle/schema/Api"
@@ -94,6 +94,36 @@ describe("faults every HttpClient must handle the same", () => {
           const released = yield* Effect.promise(() =>
             Promise.race([socketClosed.then(() => true), new Promise<boolean>((r) => setTimeout(() => r(false), 1_000))]))
           assert.isTrue(released, "the connection of the timed-out attempt was left open")
+        }).pipe(Effect.provide(layer))
+      }).pipe(Effect.scoped))
+
+    it.live(`${name}: a call its caller interrupts in a slow onResponse hook while the body stalls closes its connection`, () =>
+      Effect.gen(function*() {
+        let closed!: () => void
+        const socketClosed = new Promise<void>((resolve) => (closed = resolve))
+        let headSent!: () => void
+        const head = new Promise<void>((resolve) => (headSent = resolve))
+        const service = yield* server((request, response) => {
+          request.socket.once("close", () => closed())
+          response.writeHead(200, { "content-type": "application/json" })
+          response.write("{", () => headSent())
+        })
+        const layer = Layer.mergeAll(Transport.layer, Credentials.layerStatic(Redacted.make("the-token"))).pipe(
+          Layer.provide([TransportConfig.layerOrigin(service.origin, { timeout: "10 seconds", retry: { maxAttempts: 1 } }), httpClient])
+        )
+        yield* Effect.gen(function*() {
+          const signals = yield* Transport.client(VehicleApi, "signals")
+          let inHook!: () => void
+          const hookStarted = new Promise<void>((resolve) => (inHook = resolve))
+          const fiber = yield* Effect.forkChild(signals.get(
+            { params: { vehicleId: "v-1", signalCode: "odometer" }, headers: { "sc-user-id": "u-1" } },
+            { onResponse: () => Effect.andThen(Effect.sync(() => inHook()), Effect.sleep("10 seconds")) }
+          ))
+          yield* Effect.promise(() => Promise.all([head, hookStarted]))
+          yield* Fiber.interrupt(fiber)
+          const released = yield* Effect.promise(() =>
+            Promise.race([socketClosed.then(() => true), new Promise<boolean>((r) => setTimeout(() => r(false), 1_000))]))
+          assert.isTrue(released, "the connection of the interrupted call was left open")
         }).pipe(Effect.provide(layer))
       }).pipe(Effect.scoped))
 

@@ -26,7 +26,6 @@ import { InvalidArgument } from "@connected-vehicle/schema/InvalidArgument"
 import type { Credentials } from "../Credentials.ts"
 import { requestIdOf, type TransportConfig } from "../TransportConfig.ts"
 import * as ConnectedVehicleError from "../ConnectedVehicleError.ts"
-import { flatMapNow } from "./now.ts"
 import { attemptContext } from "./untraced.ts"
 import { withoutCredentials } from "./url.ts"
 import type { Hook } from "./hooks.ts"
@@ -102,6 +101,8 @@ interface Call {
   retryAfter: Duration.Duration | undefined
   /** The body of the 2xx the exchange read, for the decode. */
   body: string | undefined
+  /** The current attempt's response once its head came, released if the attempt is interrupted. */
+  response: HttpClientResponse.HttpClientResponse | undefined
 }
 
 /** The `HttpClient` of a call's middleware: its failures are the call's typed errors. */
@@ -124,27 +125,25 @@ const exchange = (spec: MethodSpec, call: Call) => (client: HttpClient.HttpClien
   // the whole of `client.execute` (its own request steps included) inside, its failures typed
   HttpClient.makeWith<AnyError, never, AnyError, never>(
     (request) =>
-      flatMapNow(request, (request) =>
+      Effect.flatMapEager(request, (request) =>
         Effect.matchEffect(client.execute(request), {
           onFailure: (error) =>
             Effect.fail(mapSendError(error, spec.method, spec.path, withoutCredentials(error.request.url, error.request.urlParams))),
-          onSuccess: (response) =>
-            call.hooks === undefined ? respond(spec, call, response) : afterHooks(response, call.hooks(response), respond(spec, call, response))
+          onSuccess: (response) => {
+            call.response = response
+            return call.hooks === undefined ? respond(spec, call, response) : afterHooks(call.hooks(response), respond(spec, call, response))
+          }
         })),
     (request) => Effect.succeed(request)
   )
 
 /**
  * `next` after what the hooks returned (nothing to wait for when that is
- * `Effect.void`). Interrupted in a hook (the attempt's timeout, say) or before
- * `next` has read the body, the response's body is released: nothing else
- * would read it.
+ * `Effect.void`). An attempt interrupted meanwhile (its timeout, say)
+ * releases the response's body itself (`timed`).
  */
-const afterHooks = <A, E>(
-  response: HttpClientResponse.HttpClientResponse,
-  hooked: Effect.Effect<void>,
-  next: Effect.Effect<A, E>
-): Effect.Effect<A, E> => hooked === Effect.void ? next : Effect.onInterrupt(Effect.andThen(hooked, next), () => release(response))
+const afterHooks = <A, E>(hooked: Effect.Effect<void>, next: Effect.Effect<A, E>): Effect.Effect<A, E> =>
+  hooked === Effect.void ? next : Effect.andThen(hooked, next)
 
 /**
  * Releases a response whose body will not be read: a read started and
@@ -205,6 +204,13 @@ const respond = (spec: MethodSpec, call: Call, response: HttpClientResponse.Http
   })
 }
 
+/**
+ * The current attempt's response released, if its head came: an attempt
+ * interrupted in an `onResponse` hook, or before its body was read, leaves a
+ * body nothing else would read (released once read, it is a no-op).
+ */
+const releaseResponse = (call: Call): Effect.Effect<void> => call.response === undefined ? Effect.void : release(call.response)
+
 /** The `Timeout` of an attempt cut at `limit` milliseconds, with what it saw of the response head. */
 const timeoutOf = (spec: MethodSpec, call: Call, limit: number): AnyError =>
   fail(
@@ -229,13 +235,22 @@ const timed = (spec: MethodSpec, call: Call) => (client: Client): Client =>
       call.status = undefined
       call.requestId = undefined
       call.retryAfter = undefined
+      call.response = undefined
       // the first attempt has the whole budget; a later one (or one after a
       // wait for `admit`) what is left of it
       const left = n === 1 && spec.admit === undefined ? call.policy.maxElapsedMillis : call.deadline - start
       const limit = Math.max(1, Math.min(call.policy.timeoutMillis, left))
       // without `httpSpans`, the transport's requests in the attempt are not traced (`./untraced.ts`)
       const context = config.httpSpans ? fiber.context : attemptContext(fiber.context)
-      const attempt = Timeout.timeoutIn(fiber, clock, effect, limit, () => Effect.fail(timeoutOf(spec, call, limit)), context)
+      const attempt = Timeout.timeoutIn(
+        fiber,
+        clock,
+        effect,
+        limit,
+        () => Effect.andThen(releaseResponse(call), Effect.fail(timeoutOf(spec, call, limit))),
+        context,
+        () => releaseResponse(call)
+      )
       // one debug line per attempt, once it is over (the fiber's log level decides, as for any log line)
       return !SdkLog.enabledIn(fiber, config.logLevel, "Debug") ? attempt : Effect.onExit(attempt, (exit) =>
         log.log("Debug", "http attempt", {
@@ -278,7 +293,7 @@ const authenticated = (spec: MethodSpec, call: Call) => (client: Client): Client
   if (credentials === undefined) return client
   const gate = <A>(next: Effect.Effect<A, AnyError>) => admit === undefined ? next : admitted(spec, admit, call, next)
   // `HttpClient.transform` without the attempt it would build and not use (each attempt is `client.execute`)
-  return HttpClient.makeWith((effect) => flatMapNow(effect, (request) =>
+  return HttpClient.makeWith((effect) => Effect.flatMapEager(effect, (request) =>
     gate(Effect.flatMap(credentials.token, (token) =>
       Effect.catch(client.execute(withBearer(request, token)), (error): Effect.Effect<HttpClientResponse.HttpClientResponse, AnyError> => {
         if (call.refreshed || statusOf(error) !== 401 || tagOf(error) === "Credentials") return Effect.fail(error)
@@ -335,7 +350,20 @@ const run = (
 ): Effect.Effect<Result<unknown>, AnyError> => {
   // called when the call's effect runs (in `withFiber`, or once the request is encoded)
   const deadline = clock.currentTimeMillisUnsafe() + policy.maxElapsedMillis
-  const call: Call = { request, policy, deadline, hooks, refreshed: false, attempts: 0, url: undefined, status: undefined, requestId: undefined, retryAfter: undefined, body: undefined }
+  const call: Call = {
+    request,
+    policy,
+    deadline,
+    hooks,
+    refreshed: false,
+    attempts: 0,
+    url: undefined,
+    status: undefined,
+    requestId: undefined,
+    retryAfter: undefined,
+    body: undefined,
+    response: undefined
+  }
   const client = retried(spec, call, span)(authenticated(spec, call)(timed(spec, call)(exchange(spec, call)(spec.httpClient))))
   return Effect.flatMap(client.execute(request), (response) => {
     const status = response.status

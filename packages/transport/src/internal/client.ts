@@ -19,7 +19,6 @@ import * as Call from "./call.ts"
 import * as BodyDecoder from "./decoder.ts"
 import type { Hook } from "./hooks.ts"
 import * as SdkLog from "./log.ts"
-import { flatMapNow } from "./now.ts"
 import { fixedHeaders, makeBuilder } from "./request.ts"
 import { untraced } from "./untraced.ts"
 
@@ -41,7 +40,7 @@ export const pipeline = (base: HttpClient.HttpClient, config: TransportConfig["S
     ? HttpClient.mapRequest(base, withFixed)
     : HttpClient.makeWith<HttpClientError.HttpClientError, never, HttpClientError.HttpClientError, never>(
       (request) => untraced(base, request),
-      (request) => flatMapNow(base.preprocess(request), (request) => Exit.succeed(withFixed(request)))
+      (request) => Effect.flatMapEager(base.preprocess(request), (request) => Exit.succeed(withFixed(request)))
     )
 }
 

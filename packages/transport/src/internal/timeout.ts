@@ -231,7 +231,8 @@ export const timeoutOrElse = <A, E, A2, E2>(
 /**
  * {@link timeoutOrElse} run by `parent`, whose `Clock` is `clock` (for a
  * caller that has them at hand); `self` runs with `context` (by default the
- * parent's).
+ * parent's), and `onInterrupted` runs once `self` is over when the caller is
+ * interrupted (as `onTimeout` does when the limit is reached).
  *
  * @internal
  */
@@ -241,7 +242,8 @@ export const timeoutIn = <A, E, A2, E2>(
   self: Effect.Effect<A, E>,
   millis: number,
   onTimeout: () => Effect.Effect<A2, E2>,
-  context: Context.Context<never> = parent.context
+  context: Context.Context<never> = parent.context,
+  onInterrupted?: () => Effect.Effect<void>
 ): Effect.Effect<A | A2, E | E2> =>
   Effect.callback<A | A2, E | E2>((resume) => {
     const work = Effect.runForkWith(context)(self)
@@ -261,7 +263,7 @@ export const timeoutIn = <A, E, A2, E2>(
     return Effect.suspend(() => {
       deadlines.cancel(entry)
       work.interruptUnsafe(parent.id)
-      return Fiber.await(work)
+      return onInterrupted === undefined ? Fiber.await(work) : Effect.andThen(Fiber.await(work), Effect.suspend(onInterrupted))
     })
   })
 

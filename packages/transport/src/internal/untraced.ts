@@ -21,7 +21,6 @@ import { Context, Effect, Exit } from "effect"
 import { constTrue } from "effect/Function"
 import { HttpClient } from "effect/http"
 import type { HttpClientError, HttpClientRequest } from "effect/http"
-import { flatMapNow } from "./now.ts"
 
 type Predicate = (request: HttpClientRequest.HttpClientRequest) => boolean
 
@@ -60,7 +59,7 @@ export const untraced = (
 ) =>
   Effect.withFiber((fiber) =>
     attemptPredicates.has(fiber.getRef(HttpClient.TracerDisabledWhen))
-      ? base.postprocess(flatMapNow(request, (request) => {
+      ? base.postprocess(Effect.flatMapEager(request, (request) => {
         marked.add(request)
         return Exit.succeed(request)
       }))
