@@ -232,7 +232,8 @@ export const timeoutOrElse = <A, E, A2, E2>(
  * {@link timeoutOrElse} run by `parent`, whose `Clock` is `clock` (for a
  * caller that has them at hand); `self` runs with `context` (by default the
  * parent's), and `onInterrupted` runs once `self` is over when the caller is
- * interrupted (as `onTimeout` does when the limit is reached).
+ * interrupted (as `onTimeout` does when the limit is reached; a caller
+ * interrupted while `onTimeout` runs has both run).
  *
  * @internal
  */
