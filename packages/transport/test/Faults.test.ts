@@ -127,6 +127,33 @@ describe("faults every HttpClient must handle the same", () => {
         }).pipe(Effect.provide(layer))
       }).pipe(Effect.scoped))
 
+    it.live(`${name}: a response a transformClient fails with (filterStatusOk) while its body stalls closes its connection`, () =>
+      Effect.gen(function*() {
+        let closed!: () => void
+        const socketClosed = new Promise<void>((resolve) => (closed = resolve))
+        const service = yield* server((request, response) => {
+          request.socket.once("close", () => closed())
+          response.writeHead(500, { "content-type": "application/json" })
+          response.write("{")
+        })
+        const layer = Layer.effect(Transport.Transport, Transport.make({ transformClient: HttpClient.filterStatusOk })).pipe(
+          Layer.provideMerge(
+            Layer.mergeAll(TransportConfig.layerOrigin(service.origin, { timeout: "10 seconds", retry: { maxAttempts: 1 } }), httpClient)
+          ),
+          Layer.merge(Credentials.layerStatic(Redacted.make("the-token")))
+        )
+        // the client's layer kept while the connection is watched (closing it would close every connection)
+        yield* Effect.gen(function*() {
+          const started = Date.now()
+          const error = yield* flipReason(getSignal("v-1"))
+          assert.strictEqual(error._tag, "Connection")
+          assert.isBelow(Date.now() - started, 2_000)
+          const released = yield* Effect.promise(() =>
+            Promise.race([socketClosed.then(() => true), new Promise<boolean>((r) => setTimeout(() => r(false), 1_000))]))
+          assert.isTrue(released, "the connection of the response in the client's failure was left open")
+        }).pipe(Effect.provide(layer))
+      }).pipe(Effect.scoped))
+
     it.live(`${name}: a credential a transformClient put in the query is not in the error's URL or message`, () =>
       Effect.gen(function*() {
         const service = yield* server((_, response) => {

@@ -127,8 +127,13 @@ const exchange = (spec: MethodSpec, call: Call) => (client: HttpClient.HttpClien
     (request) =>
       Effect.flatMapEager(request, (request) =>
         Effect.matchEffect(client.execute(request), {
-          onFailure: (error) =>
-            Effect.fail(mapSendError(error, spec.method, spec.path, withoutCredentials(error.request.url, error.request.urlParams))),
+          onFailure: (error) => {
+            const failed = Effect.fail(mapSendError(error, spec.method, spec.path, withoutCredentials(error.request.url, error.request.urlParams)))
+            // a response handed on in the client's failure (a `transformClient`'s
+            // `filterStatusOk`, say) is not read by anyone: released
+            const response = "response" in error.reason ? error.reason.response : undefined
+            return response === undefined ? failed : Effect.andThen(release(response), failed)
+          },
           onSuccess: (response) => {
             call.response = response
             return call.hooks === undefined ? respond(spec, call, response) : afterHooks(call.hooks(response), respond(spec, call, response))
