@@ -48,8 +48,16 @@ describe("Json.parse", () => {
     assert.deepStrictEqual(value["\n"], [{ "\t": 2 }])
   })
 
+  it("reads a text with an open string full of escaped quotes in one pass (no quadratic search)", () => {
+    // 2 MB: a search from each `"` to the end of the text would take hours
+    for (const tail of ["", "\\", "\"", "x"]) {
+      const text = `{"\\n":1,"a":"${"\\\"".repeat(1_000_000)}${tail}`
+      assert.throws(() => parse(text), SyntaxError)
+    }
+  })
+
   it("throws JSON.parse's own error for a text that is not JSON", () => {
-    for (const text of [String.raw`{"\x":1}`, String.raw`{"\u00":1}`, String.raw`{"\n" 1}`, "{\"a\\\n\":1}", String.raw`{"\\":1`, ""]) {
+    for (const text of [String.raw`{"\x":1}`, String.raw`{"\u00":1}`, String.raw`{"\n" 1}`, "{\"a\\\n\":1}", String.raw`{"\\":1`, String.raw`{"\n":"\"`, "{\"\\n\":1,\"\\", ""]) {
       let expected: unknown
       try {
         JSON.parse(text)
