@@ -4,6 +4,7 @@
  * @since 0.1.0
  */
 import { Schema } from "effect"
+import { ErrorItem, errorOfStatus, makeEnvelope } from "./ServiceError.ts"
 
 const Secret = Schema.RedactedFromValue(Schema.String)
 
@@ -150,7 +151,10 @@ export const OAuthErrorCode = Schema.Literals([
 ])
 
 /**
- * OAuth-style error body of `/oauth/*`.
+ * The error body of `/oauth/*`: RFC 6749's `error` and `error_description`
+ * (what OAuth clients read) and, optionally, the section 7 `errors` (which
+ * section 7 requires of every non-2xx body; the simulator sends both, see
+ * {@link makeOAuthErrorBody}).
  *
  * @example
  * ```ts
@@ -164,8 +168,29 @@ export const OAuthErrorCode = Schema.Literals([
  */
 export const OAuthErrorBody = Schema.Struct({
   error: Schema.String,
-  error_description: Schema.optionalKey(Schema.String)
+  error_description: Schema.optionalKey(Schema.String),
+  errors: Schema.optionalKey(Schema.NonEmptyArray(ErrorItem))
 }).annotate({ identifier: "OAuthErrorBody" })
+
+/**
+ * An `/oauth/*` error body with both shapes: RFC 6749's `error` and
+ * `error_description`, and the section 7 `errors` with one item (the type,
+ * code and title of `status`, `description` as its detail).
+ *
+ * @example
+ * ```ts
+ * import { makeOAuthErrorBody } from "@connected-vehicle/schema/OAuth"
+ *
+ * const body = makeOAuthErrorBody(400, "invalid_grant", "Unknown or already used refresh token")
+ * body.errors?.[0]?.code // "BAD_REQUEST"
+ * ```
+ * @category constructors
+ * @since 0.2.0
+ */
+export const makeOAuthErrorBody = (status: number, error: string, description: string): OAuthErrorBody => {
+  const { code, title, type } = errorOfStatus(status)
+  return { error, error_description: description, errors: makeEnvelope(type, description, { status, code, title }).errors }
+}
 
 /**
  * @example

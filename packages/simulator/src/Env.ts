@@ -13,6 +13,7 @@ import {
   OAuthUnauthorized,
   UnauthorizedResponse
 } from "@connected-vehicle/schema/Api"
+import { makeOAuthErrorBody } from "@connected-vehicle/schema/OAuth"
 import type { ErrorEnvelope } from "@connected-vehicle/schema/ServiceError"
 import { errorOfStatus, makeEnvelope } from "@connected-vehicle/schema/ServiceError"
 import { Context, Effect } from "effect"
@@ -332,7 +333,8 @@ export const compatibilityEnvelope = (detail: string): ErrorEnvelope =>
 export const incompatible = (detail: string) => Effect.fail(new ConflictResponse(compatibilityEnvelope(detail)))
 
 /**
- * Fails an `/oauth` handler with a 400 OAuth error body (RFC 6749 section 5.2).
+ * Fails an `/oauth` handler with a 400 OAuth error body (RFC 6749 section
+ * 5.2, with the section 7 `errors` too: `makeOAuthErrorBody`).
  *
  * @example
  * ```ts
@@ -344,7 +346,7 @@ export const incompatible = (detail: string) => Effect.fail(new ConflictResponse
  * @category errors
  */
 export const oauthError = (error: string, description: string) =>
-  Effect.fail(new OAuthBadRequest({ error, error_description: description }))
+  Effect.fail(new OAuthBadRequest(makeOAuthErrorBody(400, error, description)))
 
 /**
  * Fails an `/oauth` handler with a 401 `invalid_client` OAuth error body.
@@ -359,4 +361,4 @@ export const oauthError = (error: string, description: string) =>
  * @category errors
  */
 export const oauthUnauthorized = (description: string) =>
-  Effect.fail(new OAuthUnauthorized({ error: "invalid_client", error_description: description }))
+  Effect.fail(new OAuthUnauthorized(makeOAuthErrorBody(401, "invalid_client", description)))

@@ -143,6 +143,34 @@ describe("authorization errors", () => {
       assert.isTrue(isOAuthBody(json.json))
     }).pipe(Effect.provide(Loopback)))
 
+  it.effect("every /oauth error body has RFC 6749's error and section 7's errors (status, type, code, title, detail)", () =>
+    Effect.gen(function*() {
+      const headers = { authorization: yield* basic }
+      const sim = yield* Simulator
+      yield* sim.injectFaults({ path: "/oauth/token", faults: [{ _tag: "Status", status: 503, retryAfter: "1" }] })
+      const replies = [
+        [yield* call("POST", "/oauth/token", { headers, form: { grant_type: "client_credentials" } }), 503, "temporarily_unavailable", "SERVER"],
+        [yield* call("POST", "/oauth/token", { form: { grant_type: "client_credentials" } }), 401, "invalid_client", "AUTHENTICATION"],
+        [yield* call("POST", "/oauth/token", { headers, form: { grant_type: "password" } }), 400, "unsupported_grant_type", "VALIDATION"],
+        [yield* call("POST", "/oauth/token", { headers, form: { grant_type: "refresh_token", refresh_token: "nope" } }), 400, "invalid_grant", "VALIDATION"],
+        [yield* call("POST", "/oauth/token", { headers, json: { grant_type: "client_credentials" } }), 415, "invalid_request", "VALIDATION"],
+        [yield* call("GET", "/oauth/nowhere"), 404, "invalid_request", "RESOURCE_NOT_FOUND"]
+      ] as const
+      for (const [reply, status, error, type] of replies) {
+        assert.strictEqual(reply.status, status, error)
+        assert.isTrue(isOAuthBody(reply.json), error)
+        assert.strictEqual(reply.json.error, error)
+        const [item, ...rest] = reply.json.errors
+        assert.strictEqual(rest.length, 0)
+        assert.strictEqual(item.status, String(status))
+        assert.strictEqual(item.type, type)
+        assert.isString(item.code)
+        assert.isString(item.title)
+        assert.strictEqual(item.detail, reply.json.error_description)
+        assert.isString(item.meta?.debug?.requestId, error)
+      }
+    }).pipe(Effect.provide(Loopback)))
+
   it.effect("consent problems", () =>
     Effect.gen(function*() {
       const sim = yield* Simulator

@@ -11,7 +11,7 @@ import type { ParsedFault } from "../App.ts"
 import { envelope } from "../Env.ts"
 import type { Fault } from "../State.ts"
 import { DROP_MARKER } from "./headers.ts"
-import { envelopeResponse, isOAuthPath, jsonHeaders } from "./responses.ts"
+import { envelopeResponse, isOAuthPath, jsonHeaders, oauthResponse } from "./responses.ts"
 
 const httpDate = /^(Mon|Tue|Wed|Thu|Fri|Sat|Sun), \d{2} (Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) \d{4} \d{2}:\d{2}:\d{2} GMT$/
 
@@ -86,17 +86,12 @@ export const faultStatusResponse = (fault: Extract<Fault, { _tag: "Status" }>, p
     ? "Too many requests; retry later"
     : `Injected failure with status ${fault.status}`
   if (isOAuthPath(path)) {
-    return HttpServerResponse.jsonUnsafe(
-      {
-        error: fault.status === 429 || fault.status === 503
-          ? "temporarily_unavailable"
-          : fault.status >= 500
-          ? "server_error"
-          : "invalid_request",
-        error_description: detail
-      },
-      { status: fault.status, headers }
-    )
+    const error = fault.status === 429 || fault.status === 503
+      ? "temporarily_unavailable"
+      : fault.status >= 500
+      ? "server_error"
+      : "invalid_request"
+    return oauthResponse(fault.status, error, detail, headers)
   }
   return envelopeResponse(
     fault.status,

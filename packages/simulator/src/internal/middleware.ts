@@ -51,7 +51,7 @@ export const exchangeOf = (env: Env["Service"], request: HttpServerRequest.HttpS
 const finish = (x: Exchange, response: Response) =>
   Effect.map(drainBody(x.request, response.status), (drained) => {
     let out = drained === "tooLarge" && response.status !== 413 ? tooLargeResponse(x.oauth) : response
-    out = x.oauth ? out : withRequestId(out, x.requestId)
+    out = withRequestId(out, x.requestId)
     out = HttpServerResponse.setHeader(out, REQUEST_ID_HEADER, x.requestId)
     // every v2.0 response, errors included: v2.0 sunsets on 2026-12-01
     if (x.legacy) out = HttpServerResponse.setHeaders(out, deprecationHeaders(originFor(x.env.origins, x.path)))

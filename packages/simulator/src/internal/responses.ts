@@ -5,6 +5,7 @@
  *
  * @internal
  */
+import { makeOAuthErrorBody } from "@connected-vehicle/schema/OAuth"
 import type { ErrorEnvelope } from "@connected-vehicle/schema/ServiceError"
 import { Cause, Effect, Option } from "effect"
 import { HttpServerError, HttpServerResponse, UrlParams } from "effect/http"
@@ -18,8 +19,8 @@ export const jsonHeaders = { "content-type": "application/json" }
 export const envelopeResponse = (status: number, body: ErrorEnvelope, headers?: Record<string, string>) =>
   HttpServerResponse.jsonUnsafe(body, { status, headers: { ...headers } })
 
-export const oauthResponse = (status: number, error: string, description: string) =>
-  HttpServerResponse.jsonUnsafe({ error, error_description: description }, { status })
+export const oauthResponse = (status: number, error: string, description: string, headers?: Record<string, string>) =>
+  HttpServerResponse.jsonUnsafe(makeOAuthErrorBody(status, error, description), headers === undefined ? { status } : { status, headers })
 
 export const isOAuthPath = (path: string) => path === "/oauth" || path.startsWith("/oauth/")
 

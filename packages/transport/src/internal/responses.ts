@@ -9,6 +9,7 @@ import { isFailure } from "effect/Result"
 import type { HttpClientError, HttpClientResponse } from "effect/http"
 import type { InvalidArgument } from "@connected-vehicle/schema/InvalidArgument"
 import { fromIssue, Identifier, isIdentifier } from "@connected-vehicle/schema/InvalidArgument"
+import * as Json from "@connected-vehicle/schema/Json"
 import { OAuthErrorBody } from "@connected-vehicle/schema/OAuth"
 import { ErrorEnvelope } from "@connected-vehicle/schema/ServiceError"
 import { fromEnvelope, RateLimit } from "@connected-vehicle/schema/ServiceReason"
@@ -160,8 +161,17 @@ export const mapDecodeError = (error: unknown, ctx: Ctx): ConnectedVehicleError 
   return fail(new UnexpectedStatus(ctx))
 }
 
-const decodeEnvelope = Schema.decodeUnknownOption(Schema.fromJsonString(ErrorEnvelope))
-const decodeOAuth = Schema.decodeUnknownOption(Schema.fromJsonString(OAuthErrorBody))
+const decodeEnvelope = Schema.decodeUnknownOption(ErrorEnvelope)
+const decodeOAuth = Schema.decodeUnknownOption(OAuthErrorBody)
+
+/** The JSON value of a body, if it is JSON. */
+const jsonOf = (text: string): unknown => {
+  try {
+    return Json.parse(text)
+  } catch {
+    return undefined
+  }
+}
 
 /**
  * The error of a non-2xx response, decided by its status first: a 429 is a
@@ -188,9 +198,11 @@ export const decodeError = (
     (raw) => {
       // a credential the server echoed never reaches an error
       const text = scrub(raw, secrets)
-      const envelope = decodeEnvelope(text)
+      const json = jsonOf(text)
+      // an OAuth body (`error`), with the section 7 `errors` or not, is the authorization server's
+      const oauth = decodeOAuth(json)
+      const envelope = Option.isSome(oauth) ? Option.none() : decodeEnvelope(json)
       if (Option.isSome(envelope)) return fail(fromEnvelope(envelope.value, ctx))
-      const oauth = decodeOAuth(text)
       if (ctx.status === 429) return fail(rateLimit(ctx, oauth))
       if (Option.isSome(oauth)) {
         return fail(
