@@ -22,6 +22,7 @@
  * @since 0.1.0
  */
 import type { DeliveredEvent, VerifyEvent, WebhookEvent as WebhookEventType } from "@connected-vehicle/schema/WebhookEvent"
+import type { InvalidArgument } from "@connected-vehicle/schema/InvalidArgument"
 import { parse } from "@connected-vehicle/schema/Json"
 import { WebhookEvent } from "@connected-vehicle/schema/WebhookEvent"
 import { Cause, Effect, Exit, Result, Schema, Stream } from "effect"
@@ -38,6 +39,7 @@ import {
 } from "./ReceiverError.ts"
 import { SeenEvents } from "./SeenEvents.ts"
 import { challengeResponse, makeSecret, type Secret, SignatureHeader, verifyResult } from "./Signature.ts"
+import { byteCount, invalidByteCount, isByteCount } from "./internal/options.ts"
 
 /**
  * The longest `eventId` a receiver accepts: 256 characters (the service's
@@ -99,7 +101,12 @@ export interface Options<E, R> {
    * unless it fails. Its failure (or defect) answers 500 so the service retries.
    */
   readonly handler: (event: DeliveredEvent) => Effect.Effect<unknown, E, R>
-  /** Largest body accepted, in bytes (default {@link defaultMaxBodySize}). */
+  /**
+   * Largest body accepted, in bytes (default {@link defaultMaxBodySize}): a
+   * positive whole number. Anything else (`NaN`, `Infinity`, a fraction, a
+   * string from the environment) makes `make` throw an `InvalidArgument`
+   * (`field: "maxBodySize"`).
+   */
   readonly maxBodySize?: number | undefined
 }
 
@@ -237,7 +244,8 @@ const byteLength = (body: Uint8Array | string): number =>
 
 /**
  * Reads a body stream into one buffer, failing with `BodyTooLarge` as soon as
- * it passes `limit` bytes (the rest is not read).
+ * it passes `limit` bytes (the rest is not read). A `limit` that is not a
+ * positive whole number is an `InvalidArgument` (`field: "limit"`), nothing read.
  *
  * @example
  * ```ts
@@ -252,8 +260,9 @@ const byteLength = (body: Uint8Array | string): number =>
 export const readLimited = <E>(
   stream: Stream.Stream<Uint8Array, E>,
   limit: number
-): Effect.Effect<Uint8Array, BodyTooLarge | UnreadableBody> =>
-  Effect.suspend(() => {
+): Effect.Effect<Uint8Array, BodyTooLarge | UnreadableBody | InvalidArgument> =>
+  Effect.suspend((): Effect.Effect<Uint8Array, BodyTooLarge | UnreadableBody | InvalidArgument> => {
+    if (!isByteCount(limit)) return Effect.fail(invalidByteCount("limit", limit))
     const chunks: Array<Uint8Array> = []
     let size = 0
     return stream.pipe(
@@ -276,8 +285,9 @@ export const readLimited = <E>(
  * Builds a receiver. Its effects need the `SeenEvents` store (for example
  * `SeenEvents.layerMemory()`) and whatever the handler needs. Throws
  * `InvalidArgument` (`field: "secret"`) when the secret is empty or not a
- * string, so a misconfigured receiver fails at start-up rather than
- * answering every delivery with an error.
+ * string, and (`field: "maxBodySize"`) when `maxBodySize` is given but is not
+ * a positive whole number, so a misconfigured receiver fails at start-up
+ * rather than answering every delivery with an error.
  *
  * @example
  * ```ts
@@ -294,7 +304,7 @@ export const readLimited = <E>(
  */
 export const make = <E, R>(options: Options<E, R>): Receiver<R> => {
   const secret = makeSecret(options.secret)
-  const maxBodySize = options.maxBodySize ?? defaultMaxBodySize
+  const maxBodySize = byteCount("maxBodySize", options.maxBodySize, defaultMaxBodySize)
   const { handler } = options
 
   const receive = (delivery: Delivery): Effect.Effect<Reply, never, R | SeenEvents> =>
@@ -392,7 +402,7 @@ const handle = <E, R>(handler: Options<E, R>["handler"], event: DeliveredEvent) 
 const readRequest = (
   request: HttpServerRequest.HttpServerRequest,
   maxBodySize: number
-): Effect.Effect<Uint8Array, MethodNotAllowed | BodyTooLarge | UnreadableBody> => {
+): Effect.Effect<Uint8Array, MethodNotAllowed | BodyTooLarge | UnreadableBody | InvalidArgument> => {
   if (request.method !== "POST") return Effect.fail(new MethodNotAllowed({ method: request.method }))
   const declared = Number(request.headers["content-length"])
   if (declared > maxBodySize) return Effect.fail(new BodyTooLarge({ limit: maxBodySize }))

@@ -12,6 +12,7 @@
  */
 import { Clock, Context, Duration, Effect, Layer, Option, Schema, Semaphore } from "effect"
 import { KeyValueStore } from "effect/persistence"
+import { count, millis } from "./internal/options.ts"
 
 /**
  * What {@link SeenEventsStore.claim} found: `claimed` (run the handler),
@@ -125,9 +126,13 @@ export const defaultTtl: Duration.Duration = Duration.hours(24)
  * @since 0.1.0
  */
 export interface MemoryOptions {
-  /** How long a handled event stays a duplicate (default {@link defaultTtl}). */
+  /** How long a handled event stays a duplicate (default {@link defaultTtl}): a positive, finite duration. */
   readonly ttl?: Duration.Input | undefined
-  /** At most this many handled events are remembered, the oldest forgotten first (default 100,000). */
+  /**
+   * At most this many handled events are remembered, the oldest forgotten
+   * first (default 100,000): a finite number of at least 1 (a fraction is
+   * rounded down).
+   */
   readonly maxEntries?: number | undefined
 }
 
@@ -137,7 +142,9 @@ const inFlightEntry: MemoryEntry = { inFlight: true }
 
 /**
  * An in-memory store (per process) on Effect's `Clock`: expired entries are
- * dropped as new events arrive.
+ * dropped as new events arrive. Throws an `InvalidArgument` naming the option
+ * when `ttl` or `maxEntries` is given but is not what it means (`NaN`, zero,
+ * `Infinity`, not a duration), when called.
  *
  * @example
  * ```ts
@@ -152,10 +159,10 @@ const inFlightEntry: MemoryEntry = { inFlight: true }
  * @category constructors
  * @since 0.1.0
  */
-export const makeMemory = (options?: MemoryOptions): Effect.Effect<SeenEventsStore> =>
-  Effect.sync(() => {
-    const ttl = Duration.toMillis(Duration.fromInputUnsafe(options?.ttl ?? defaultTtl))
-    const maxEntries = Math.max(1, options?.maxEntries ?? 100_000)
+export const makeMemory = (options?: MemoryOptions): Effect.Effect<SeenEventsStore> => {
+  const ttl = millis("ttl", options?.ttl, defaultTtl)
+  const maxEntries = count("maxEntries", options?.maxEntries, 100_000)
+  return Effect.sync(() => {
     // Handled entries are (re)inserted when completed, so the map's order is
     // their expiry order: pruning stops at the first live one.
     const entries = new Map<string, MemoryEntry>()
@@ -201,6 +208,7 @@ export const makeMemory = (options?: MemoryOptions): Effect.Effect<SeenEventsSto
         })
     })
   })
+}
 
 /**
  * The in-memory store as a layer.
@@ -228,7 +236,7 @@ export const layerMemory = (options?: MemoryOptions): Layer.Layer<SeenEvents> =>
  * @since 0.1.0
  */
 export interface KeyValueStoreOptions {
-  /** How long a handled event stays a duplicate (default {@link defaultTtl}). */
+  /** How long a handled event stays a duplicate (default {@link defaultTtl}): a positive, finite duration. */
   readonly ttl?: Duration.Input | undefined
   /**
    * How long an in-flight mark holds when it is never completed nor released
@@ -252,7 +260,9 @@ const encodeMark = Schema.encodeSync(Mark)
  * other backend of `effect/persistence`), so duplicates are recognised
  * across restarts. One entry per event, removed lazily once expired. Claims
  * are atomic within one process; processes sharing one backend may both run
- * the handler of an event delivered to each at the same instant.
+ * the handler of an event delivered to each at the same instant. Throws an
+ * `InvalidArgument` naming the option when `ttl` or `inFlightTimeout` is
+ * given but is not a positive, finite duration, when called.
  *
  * @example
  * ```ts
@@ -267,12 +277,12 @@ const encodeMark = Schema.encodeSync(Mark)
  */
 export const makeKeyValueStore = (
   options?: KeyValueStoreOptions
-): Effect.Effect<SeenEventsStore, never, KeyValueStore.KeyValueStore> =>
-  Effect.gen(function*() {
+): Effect.Effect<SeenEventsStore, never, KeyValueStore.KeyValueStore> => {
+  const ttl = millis("ttl", options?.ttl, defaultTtl)
+  const inFlightTimeout = millis("inFlightTimeout", options?.inFlightTimeout, Duration.seconds(60))
+  const prefix = options?.prefix ?? "webhooks/seen/"
+  return Effect.gen(function*() {
     const kv = yield* KeyValueStore.KeyValueStore
-    const ttl = Duration.toMillis(Duration.fromInputUnsafe(options?.ttl ?? defaultTtl))
-    const inFlightTimeout = Duration.toMillis(Duration.fromInputUnsafe(options?.inFlightTimeout ?? Duration.seconds(60)))
-    const prefix = options?.prefix ?? "webhooks/seen/"
     const lock = Semaphore.makeUnsafe(1)
     const failed = (operation: SeenEventsError["operation"], eventId: string) => (cause: unknown) =>
       new SeenEventsError({ operation, eventId, cause })
@@ -305,6 +315,7 @@ export const makeKeyValueStore = (
       }
     })
   })
+}
 
 /**
  * The `KeyValueStore`-backed store as a layer.
