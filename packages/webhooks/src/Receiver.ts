@@ -14,7 +14,7 @@
  * | missing, malformed or wrong signature     | 401 |
  * | body not an event (after a valid signature)| 400 |
  * | same `eventId` being handled right now    | 409 |
- * | handler failed                            | 500 |
+ * | handler failed, died or was interrupted   | 500 |
  * | seen-events store failed                  | 503 |
  *
  * Every error answer is `{"error": {"_tag", "message"}}`.
@@ -25,7 +25,7 @@ import type { DeliveredEvent, VerifyEvent, WebhookEvent as WebhookEventType } fr
 import type { InvalidArgument } from "@connected-vehicle/schema/InvalidArgument"
 import { parse } from "@connected-vehicle/schema/Json"
 import { WebhookEvent } from "@connected-vehicle/schema/WebhookEvent"
-import { Cause, Effect, Exit, Result, Schema, Stream } from "effect"
+import { Effect, Exit, Result, Schema, Stream } from "effect"
 import { HttpServerRequest, HttpServerResponse } from "effect/http"
 import {
   BodyTooLarge,
@@ -98,7 +98,7 @@ export interface Options<E, R> {
   /**
    * Runs for each verified event but `VERIFY` (`VEHICLE_STATE`, `VEHICLE_ERROR`
    * and kinds this SDK does not know, as `UnknownEvent`), once per `eventId`
-   * unless it fails. Its failure (or defect) answers 500 so the service retries.
+   * unless it fails. Its failure, defect or interruption answers 500 so the service retries.
    */
   readonly handler: (event: DeliveredEvent) => Effect.Effect<unknown, E, R>
   /**
@@ -387,14 +387,14 @@ const handle = <E, R>(handler: Options<E, R>["handler"], event: DeliveredEvent) 
           Effect.catch((error) => Effect.logWarning(error.message))
         )
       ),
+      // a failure, a defect or the handler's own interruption; an interruption of this fiber
+      // from outside skips this recovery and interrupts the receiving fiber
       Effect.matchCauseEffect({
         onSuccess: () => Effect.succeed(handled(event, "handled")),
         onFailure: (cause) =>
-          Cause.hasInterruptsOnly(cause)
-            ? Effect.failCause(cause as Cause.Cause<never>)
-            : Effect.logWarning("webhook handler failed", cause).pipe(
-              Effect.andThen(Effect.fail(new HandlerFailed({ eventId: event.eventId, eventType: event.eventType })))
-            )
+          Effect.logWarning("webhook handler failed", cause).pipe(
+            Effect.andThen(Effect.fail(new HandlerFailed({ eventId: event.eventId, eventType: event.eventType })))
+          )
       })
     )
   }).pipe(Effect.annotateLogs({ eventId: event.eventId, eventType: event.eventType }))

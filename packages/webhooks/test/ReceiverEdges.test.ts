@@ -6,7 +6,7 @@
 import type { DeliveredEvent } from "@connected-vehicle/schema/WebhookEvent"
 import { InvalidArgument } from "@connected-vehicle/schema/InvalidArgument"
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Layer, Redacted, Result } from "effect"
+import { Deferred, Effect, Exit, Fiber, Layer, Redacted, Result } from "effect"
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
 import { inspect } from "node:util"
 import * as NodeAdapter from "../src/NodeAdapter.ts"
@@ -134,6 +134,34 @@ describe("persistent seen-events store behind an adapter", () => {
 })
 
 describe("Receiver.receive (no HTTP)", () => {
+  it.effect("a handler ending by interruption is HandlerFailed (500); the receiving fiber interrupted from outside is interrupted; both release the claim", () =>
+    Effect.gen(function*() {
+      let runs = 0
+      const started = yield* Deferred.make<void>()
+      const receiver = Receiver.make({
+        secret,
+        handler: () =>
+          Effect.suspend(() => {
+            runs++
+            return runs === 1 ? Effect.interrupt : Deferred.succeed(started, undefined).pipe(Effect.andThen(Effect.never))
+          })
+      })
+      const delivery = signed(JSON.stringify(vehicleStateEvent("evt_interrupted")))
+      const first = yield* receiver.receive(delivery)
+      assert.strictEqual(first.status, 500, first.body)
+      assert.strictEqual(first.error?._tag, "HandlerFailed")
+      const fiber = yield* Effect.forkChild(receiver.receive(delivery))
+      yield* Deferred.await(started)
+      const exit = yield* Fiber.interrupt(fiber).pipe(Effect.andThen(Fiber.await(fiber)))
+      assert.isTrue(Exit.hasInterrupts(exit), String(exit))
+      assert.strictEqual(runs, 2)
+      // the claim was released: the retry runs the handler (and blocks in it)
+      const third = yield* Effect.forkChild(receiver.receive(delivery))
+      yield* Effect.yieldNow
+      while (runs < 3) yield* Effect.yieldNow
+      yield* Fiber.interrupt(third)
+    }).pipe(Effect.provide(SeenEvents.layerMemory())))
+
   it.effect("a failing seen-events store is 503, and the handler does not run", () =>
     Effect.gen(function*() {
       const calls: Array<DeliveredEvent> = []
