@@ -27,6 +27,7 @@ import { parse } from "@connected-vehicle/schema/Json"
 import { WebhookEvent } from "@connected-vehicle/schema/WebhookEvent"
 import { Effect, Exit, Result, Schema, Stream } from "effect"
 import { HttpServerRequest, HttpServerResponse } from "effect/http"
+import { randomUUID } from "node:crypto"
 import {
   BodyTooLarge,
   EventInFlight,
@@ -373,7 +374,9 @@ const handled = (event: DeliveredEvent, outcome: "handled" | "duplicate"): Reply
 const handle = <E, R>(handler: Options<E, R>["handler"], event: DeliveredEvent) =>
   Effect.gen(function*() {
     const store = yield* SeenEvents
-    const claim = yield* store.claim(event.eventId)
+    // this delivery's claim: a release by a delivery whose mark expired leaves it
+    const owner = randomUUID()
+    const claim = yield* store.claim(event.eventId, owner)
     if (claim === "duplicate") {
       yield* Effect.logDebug("webhook event already handled")
       return handled(event, "duplicate")
@@ -383,7 +386,7 @@ const handle = <E, R>(handler: Options<E, R>["handler"], event: DeliveredEvent) 
     }
     return yield* Effect.suspend(() => handler(event)).pipe(
       Effect.onExit((exit) =>
-        (Exit.isSuccess(exit) ? store.complete(event.eventId) : store.release(event.eventId)).pipe(
+        (Exit.isSuccess(exit) ? store.complete(event.eventId, owner) : store.release(event.eventId, owner)).pipe(
           Effect.catch((error) => Effect.logWarning(error.message))
         )
       ),

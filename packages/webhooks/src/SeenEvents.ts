@@ -6,7 +6,11 @@
  *
  * An event is *claimed* before its handler runs, *completed* after the handler
  * succeeded (then it is a duplicate for `ttl`), and *released* when the
- * handler failed (so the service's retry runs it again).
+ * handler failed (so the service's retry runs it again). A claim names its
+ * *owner* (the receiver gives each delivery its own), and a release only
+ * forgets the in-flight mark of the same owner: a handler that outlived its
+ * mark (the `KeyValueStore` store's `inFlightTimeout`) and then fails leaves
+ * the mark of the delivery that claimed the event after it.
  *
  * @since 0.1.0
  */
@@ -60,22 +64,35 @@ export class SeenEventsError extends Schema.TaggedError<SeenEventsError>()("Seen
  * import { Effect } from "effect"
  * import { SeenEvents } from "@connected-vehicle/webhooks/SeenEvents"
  *
- * const claim = (eventId: string) =>
+ * const handleOnce = (eventId: string, handler: Effect.Effect<void>) =>
  *   Effect.gen(function*() {
  *     const store = yield* SeenEvents
- *     return yield* store.claim(eventId)
+ *     const owner = crypto.randomUUID()
+ *     if ((yield* store.claim(eventId, owner)) !== "claimed") return
+ *     yield* handler.pipe(Effect.onExit((exit) => exit._tag === "Success" ? store.complete(eventId, owner) : store.release(eventId, owner)))
  *   })
  * ```
  * @category models
  * @since 0.1.0
  */
 export interface SeenEventsStore {
-  /** Marks the event in flight unless it is in flight or was handled already. */
-  readonly claim: (eventId: string) => Effect.Effect<Claim, SeenEventsError>
-  /** The handler succeeded: the event is a duplicate from now on (for the TTL). */
-  readonly complete: (eventId: string) => Effect.Effect<void, SeenEventsError>
-  /** The handler failed: forget the claim so a retry runs the handler again. */
-  readonly release: (eventId: string) => Effect.Effect<void, SeenEventsError>
+  /**
+   * Marks the event in flight for `owner` unless it is in flight or was
+   * handled already. `owner` (since 0.2.0) identifies the claimant to
+   * {@link SeenEventsStore.release}; without one, the claimant is anonymous.
+   */
+  readonly claim: (eventId: string, owner?: string) => Effect.Effect<Claim, SeenEventsError>
+  /**
+   * The handler succeeded: the event is a duplicate from now on (for the
+   * TTL), whoever holds its in-flight mark (it was handled).
+   */
+  readonly complete: (eventId: string, owner?: string) => Effect.Effect<void, SeenEventsError>
+  /**
+   * The handler failed: forget the claim so a retry runs the handler again;
+   * only the in-flight mark of the same `owner` (or an anonymous one, without
+   * `owner`) is forgotten.
+   */
+  readonly release: (eventId: string, owner?: string) => Effect.Effect<void, SeenEventsError>
 }
 
 /**
@@ -136,9 +153,9 @@ export interface MemoryOptions {
   readonly maxEntries?: number | undefined
 }
 
-type MemoryEntry = { readonly inFlight: true } | { readonly inFlight: false; readonly expiresAt: number }
-
-const inFlightEntry: MemoryEntry = { inFlight: true }
+type MemoryEntry =
+  | { readonly inFlight: true; readonly owner: string | undefined }
+  | { readonly inFlight: false; readonly expiresAt: number }
 
 /**
  * An in-memory store (per process) on Effect's `Clock`: expired entries are
@@ -183,7 +200,7 @@ export const makeMemory = (options?: MemoryOptions): Effect.Effect<SeenEventsSto
       }
     }
     return SeenEvents.of({
-      claim: (eventId) =>
+      claim: (eventId, owner) =>
         Effect.map(Clock.currentTimeMillis, (now): Claim => {
           prune(now)
           const entry = entries.get(eventId)
@@ -192,7 +209,7 @@ export const makeMemory = (options?: MemoryOptions): Effect.Effect<SeenEventsSto
             if (entry.expiresAt > now) return "duplicate"
             forget(eventId)
           }
-          entries.set(eventId, inFlightEntry)
+          entries.set(eventId, { inFlight: true, owner })
           return "claimed"
         }),
       complete: (eventId) =>
@@ -202,9 +219,10 @@ export const makeMemory = (options?: MemoryOptions): Effect.Effect<SeenEventsSto
           handled++
           prune(now)
         }),
-      release: (eventId) =>
+      release: (eventId, owner) =>
         Effect.sync(() => {
-          if (entries.get(eventId)?.inFlight === true) entries.delete(eventId)
+          const entry = entries.get(eventId)
+          if (entry?.inFlight === true && entry.owner === owner) entries.delete(eventId)
         })
     })
   })
@@ -241,7 +259,9 @@ export interface KeyValueStoreOptions {
   /**
    * How long an in-flight mark holds when it is never completed nor released
    * (the process died while handling): default 60 seconds, so the service's
-   * next retry can run the handler.
+   * next retry can run the handler. A handler running longer than this can
+   * run twice (a retry after the mark expired runs it again meanwhile): keep
+   * it above the handler's longest run. A positive, finite duration.
    */
   readonly inFlightTimeout?: Duration.Input | undefined
   /** Prefix of the store's keys (default `"webhooks/seen/"`). */
@@ -250,7 +270,8 @@ export interface KeyValueStoreOptions {
 
 const Mark = Schema.fromJsonString(Schema.Struct({
   state: Schema.Literals(["in-flight", "done"]),
-  expiresAt: Schema.Finite
+  expiresAt: Schema.Finite,
+  owner: Schema.optionalKey(Schema.String)
 }))
 const decodeMark = Schema.decodeUnknownOption(Mark)
 const encodeMark = Schema.encodeSync(Mark)
@@ -289,7 +310,7 @@ export const makeKeyValueStore = (
     const read = (key: string) =>
       Effect.map(kv.get(key), (text) => text === undefined ? undefined : Option.getOrUndefined(decodeMark(text)))
     return SeenEvents.of({
-      claim: (eventId) => {
+      claim: (eventId, owner) => {
         const key = prefix + eventId
         return lock.withPermit(Effect.gen(function*() {
           const now = yield* Clock.currentTimeMillis
@@ -297,7 +318,8 @@ export const makeKeyValueStore = (
           if (mark !== undefined && mark.expiresAt > now) {
             return mark.state === "done" ? "duplicate" as const : "in-flight" as const
           }
-          yield* kv.set(key, encodeMark({ state: "in-flight", expiresAt: now + inFlightTimeout }))
+          const expiresAt = now + inFlightTimeout
+          yield* kv.set(key, encodeMark(owner === undefined ? { state: "in-flight", expiresAt } : { state: "in-flight", expiresAt, owner }))
           return "claimed" as const
         })).pipe(Effect.mapError(failed("claim", eventId)))
       },
@@ -306,11 +328,11 @@ export const makeKeyValueStore = (
           Clock.currentTimeMillis,
           (now) => kv.set(prefix + eventId, encodeMark({ state: "done", expiresAt: now + ttl }))
         )).pipe(Effect.mapError(failed("complete", eventId))),
-      release: (eventId) => {
+      release: (eventId, owner) => {
         const key = prefix + eventId
         return lock.withPermit(Effect.gen(function*() {
           const mark = yield* read(key)
-          if (mark?.state === "in-flight") yield* kv.remove(key)
+          if (mark?.state === "in-flight" && mark.owner === owner) yield* kv.remove(key)
         })).pipe(Effect.mapError(failed("release", eventId)))
       }
     })
