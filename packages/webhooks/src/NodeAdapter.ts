@@ -16,7 +16,7 @@
 import type * as Receiver from "./Receiver.ts"
 import { rejection } from "./Receiver.ts"
 import { MethodNotAllowed } from "./ReceiverError.ts"
-import { type AdapterOptions, internalError, start, tooLarge, unreadable } from "./internal/runtime.ts"
+import { type AdapterOptions, start, tooLarge, unreadable } from "./internal/runtime.ts"
 
 /**
  * Options of {@link make}: the receiver's options, plus the layers its effects
@@ -116,7 +116,9 @@ const alreadyRead = (req: NodeRequest): Body | undefined => {
   return undefined
 }
 
-const readStream = (req: NodeRequest, limit: number): Promise<Body | Receiver.Reply> =>
+type Guard = <A extends ReadonlyArray<unknown>>(f: (...args: A) => void) => (...args: A) => void
+
+const readStream = (req: NodeRequest, limit: number, guarded: Guard): Promise<Body | Receiver.Reply> =>
   new Promise((resolve) => {
     const chunks: Array<Buffer> = []
     let size = 0
@@ -130,7 +132,9 @@ const readStream = (req: NodeRequest, limit: number): Promise<Body | Receiver.Re
       req.off("close", onClose)
       resolve(result)
     }
-    const onData = (chunk: Buffer) => {
+    const onData = guarded((data: Buffer | string) => {
+      // a string when something called req.setEncoding: its UTF-8 bytes
+      const chunk = typeof data === "string" ? Buffer.from(data, "utf8") : data
       size += chunk.byteLength
       if (size > limit) {
         req.pause()
@@ -138,17 +142,17 @@ const readStream = (req: NodeRequest, limit: number): Promise<Body | Receiver.Re
       } else {
         chunks.push(chunk)
       }
-    }
-    const onEnd = () => settle(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size))
-    const onError = (error: Error) => settle(rejection(unreadable(error.message)))
-    const onClose = () => settle(rejection(unreadable("the connection closed before the body ended")))
+    })
+    const onEnd = guarded(() => settle(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size)))
+    const onError = guarded((error: Error) => settle(rejection(unreadable(error.message))))
+    const onClose = guarded(() => settle(rejection(unreadable("the connection closed before the body ended"))))
     req.on("data", onData)
     req.on("end", onEnd)
     req.on("error", onError)
     req.on("close", onClose)
   })
 
-const readBody = (req: NodeRequest, limit: number): Promise<Body | Receiver.Reply> | Body | Receiver.Reply => {
+const readBody = (req: NodeRequest, limit: number, guarded: Guard): Promise<Body | Receiver.Reply> | Body | Receiver.Reply => {
   if (req.method !== "POST") return rejection(new MethodNotAllowed({ method: req.method ?? "" }))
   const read = alreadyRead(req)
   if (read !== undefined) return read
@@ -164,7 +168,7 @@ const readBody = (req: NodeRequest, limit: number): Promise<Body | Receiver.Repl
     )
   }
   if (Number(req.headers["content-length"]) > limit) return rejection(tooLarge(limit))
-  return readStream(req, limit)
+  return readStream(req, limit, guarded)
 }
 
 const isReply = (value: Body | Receiver.Reply): value is Receiver.Reply =>
@@ -206,17 +210,35 @@ export const make = <E, R = never, LE = never>(options: Options<E, R, LE>): Node
   const running = start(options)
   const limit = running.receiver.maxBodySize
   const handler = (req: NodeRequest, res: NodeResponse): void => {
-    const answer = (body: Body | Receiver.Reply) => {
+    let failed = false
+    const fail = (error: unknown): void => {
+      if (failed) return
+      failed = true
+      try {
+        write(res, running.defect(error))
+      } catch {
+        // the response cannot be written either: the connection is left to the server
+      }
+    }
+    // the last resort: nothing thrown here may escape into a Node listener (an uncaught exception)
+    const guarded: Guard = (f) => (...args) => {
+      if (failed) return
+      try {
+        f(...args)
+      } catch (error) {
+        fail(error)
+      }
+    }
+    const answer = guarded((body: Body | Receiver.Reply) => {
       if (isReply(body)) return write(res, body)
       const header = req.headers["sc-signature"]
-      running.run({ body, signature: Array.isArray(header) ? header[0] : header }).then(
-        (reply) => write(res, reply),
-        () => write(res, internalError)
-      )
-    }
-    const body = readBody(req, limit)
-    if (body instanceof Promise) body.then(answer)
-    else answer(body)
+      running.run({ body, signature: Array.isArray(header) ? header[0] : header }).then(guarded((reply) => write(res, reply)))
+    })
+    guarded(() => {
+      const body = readBody(req, limit, guarded)
+      if (body instanceof Promise) body.then(answer, fail)
+      else answer(body)
+    })()
   }
   return Object.assign(handler, { receiver: running.receiver, dispose: running.dispose })
 }

@@ -14,7 +14,7 @@
  * | missing, malformed or wrong signature     | 401 |
  * | body not an event (after a valid signature)| 400 |
  * | same `eventId` being handled right now    | 409 |
- * | handler failed                            | 500 |
+ * | handler failed, died or was interrupted   | 500 |
  * | seen-events store failed                  | 503 |
  *
  * Every error answer is `{"error": {"_tag", "message"}}`.
@@ -22,10 +22,12 @@
  * @since 0.1.0
  */
 import type { DeliveredEvent, VerifyEvent, WebhookEvent as WebhookEventType } from "@connected-vehicle/schema/WebhookEvent"
+import type { InvalidArgument } from "@connected-vehicle/schema/InvalidArgument"
 import { parse } from "@connected-vehicle/schema/Json"
 import { WebhookEvent } from "@connected-vehicle/schema/WebhookEvent"
-import { Cause, Effect, Exit, Result, Schema, Stream } from "effect"
+import { Effect, Exit, Result, Schema, Stream } from "effect"
 import { HttpServerRequest, HttpServerResponse } from "effect/http"
+import { randomUUID } from "node:crypto"
 import {
   BodyTooLarge,
   EventInFlight,
@@ -38,6 +40,7 @@ import {
 } from "./ReceiverError.ts"
 import { SeenEvents } from "./SeenEvents.ts"
 import { challengeResponse, makeSecret, type Secret, SignatureHeader, verifyResult } from "./Signature.ts"
+import { byteCount, invalidByteCount, isByteCount } from "./internal/options.ts"
 
 /**
  * The longest `eventId` a receiver accepts: 256 characters (the service's
@@ -96,10 +99,15 @@ export interface Options<E, R> {
   /**
    * Runs for each verified event but `VERIFY` (`VEHICLE_STATE`, `VEHICLE_ERROR`
    * and kinds this SDK does not know, as `UnknownEvent`), once per `eventId`
-   * unless it fails. Its failure (or defect) answers 500 so the service retries.
+   * unless it fails. Its failure, defect or interruption answers 500 so the service retries.
    */
   readonly handler: (event: DeliveredEvent) => Effect.Effect<unknown, E, R>
-  /** Largest body accepted, in bytes (default {@link defaultMaxBodySize}). */
+  /**
+   * Largest body accepted, in bytes (default {@link defaultMaxBodySize}): a
+   * positive whole number. Anything else (`NaN`, `Infinity`, a fraction, a
+   * string from the environment) makes `make` throw an `InvalidArgument`
+   * (`field: "maxBodySize"`).
+   */
   readonly maxBodySize?: number | undefined
 }
 
@@ -237,7 +245,8 @@ const byteLength = (body: Uint8Array | string): number =>
 
 /**
  * Reads a body stream into one buffer, failing with `BodyTooLarge` as soon as
- * it passes `limit` bytes (the rest is not read).
+ * it passes `limit` bytes (the rest is not read). A `limit` that is not a
+ * positive whole number is an `InvalidArgument` (`field: "limit"`), nothing read.
  *
  * @example
  * ```ts
@@ -252,8 +261,9 @@ const byteLength = (body: Uint8Array | string): number =>
 export const readLimited = <E>(
   stream: Stream.Stream<Uint8Array, E>,
   limit: number
-): Effect.Effect<Uint8Array, BodyTooLarge | UnreadableBody> =>
-  Effect.suspend(() => {
+): Effect.Effect<Uint8Array, BodyTooLarge | UnreadableBody | InvalidArgument> =>
+  Effect.suspend((): Effect.Effect<Uint8Array, BodyTooLarge | UnreadableBody | InvalidArgument> => {
+    if (!isByteCount(limit)) return Effect.fail(invalidByteCount("limit", limit))
     const chunks: Array<Uint8Array> = []
     let size = 0
     return stream.pipe(
@@ -276,8 +286,9 @@ export const readLimited = <E>(
  * Builds a receiver. Its effects need the `SeenEvents` store (for example
  * `SeenEvents.layerMemory()`) and whatever the handler needs. Throws
  * `InvalidArgument` (`field: "secret"`) when the secret is empty or not a
- * string, so a misconfigured receiver fails at start-up rather than
- * answering every delivery with an error.
+ * string, and (`field: "maxBodySize"`) when `maxBodySize` is given but is not
+ * a positive whole number, so a misconfigured receiver fails at start-up
+ * rather than answering every delivery with an error.
  *
  * @example
  * ```ts
@@ -294,7 +305,7 @@ export const readLimited = <E>(
  */
 export const make = <E, R>(options: Options<E, R>): Receiver<R> => {
   const secret = makeSecret(options.secret)
-  const maxBodySize = options.maxBodySize ?? defaultMaxBodySize
+  const maxBodySize = byteCount("maxBodySize", options.maxBodySize, defaultMaxBodySize)
   const { handler } = options
 
   const receive = (delivery: Delivery): Effect.Effect<Reply, never, R | SeenEvents> =>
@@ -363,7 +374,9 @@ const handled = (event: DeliveredEvent, outcome: "handled" | "duplicate"): Reply
 const handle = <E, R>(handler: Options<E, R>["handler"], event: DeliveredEvent) =>
   Effect.gen(function*() {
     const store = yield* SeenEvents
-    const claim = yield* store.claim(event.eventId)
+    // this delivery's claim: a release by a delivery whose mark expired leaves it
+    const owner = randomUUID()
+    const claim = yield* store.claim(event.eventId, owner)
     if (claim === "duplicate") {
       yield* Effect.logDebug("webhook event already handled")
       return handled(event, "duplicate")
@@ -373,18 +386,18 @@ const handle = <E, R>(handler: Options<E, R>["handler"], event: DeliveredEvent) 
     }
     return yield* Effect.suspend(() => handler(event)).pipe(
       Effect.onExit((exit) =>
-        (Exit.isSuccess(exit) ? store.complete(event.eventId) : store.release(event.eventId)).pipe(
+        (Exit.isSuccess(exit) ? store.complete(event.eventId, owner) : store.release(event.eventId, owner)).pipe(
           Effect.catch((error) => Effect.logWarning(error.message))
         )
       ),
+      // a failure, a defect or the handler's own interruption; an interruption of this fiber
+      // from outside skips this recovery and interrupts the receiving fiber
       Effect.matchCauseEffect({
         onSuccess: () => Effect.succeed(handled(event, "handled")),
         onFailure: (cause) =>
-          Cause.hasInterruptsOnly(cause)
-            ? Effect.failCause(cause as Cause.Cause<never>)
-            : Effect.logWarning("webhook handler failed", cause).pipe(
-              Effect.andThen(Effect.fail(new HandlerFailed({ eventId: event.eventId, eventType: event.eventType })))
-            )
+          Effect.logWarning("webhook handler failed", cause).pipe(
+            Effect.andThen(Effect.fail(new HandlerFailed({ eventId: event.eventId, eventType: event.eventType })))
+          )
       })
     )
   }).pipe(Effect.annotateLogs({ eventId: event.eventId, eventType: event.eventType }))
@@ -392,7 +405,7 @@ const handle = <E, R>(handler: Options<E, R>["handler"], event: DeliveredEvent) 
 const readRequest = (
   request: HttpServerRequest.HttpServerRequest,
   maxBodySize: number
-): Effect.Effect<Uint8Array, MethodNotAllowed | BodyTooLarge | UnreadableBody> => {
+): Effect.Effect<Uint8Array, MethodNotAllowed | BodyTooLarge | UnreadableBody | InvalidArgument> => {
   if (request.method !== "POST") return Effect.fail(new MethodNotAllowed({ method: request.method }))
   const declared = Number(request.headers["content-length"])
   if (declared > maxBodySize) return Effect.fail(new BodyTooLarge({ limit: maxBodySize }))

@@ -6,12 +6,17 @@
  *
  * An event is *claimed* before its handler runs, *completed* after the handler
  * succeeded (then it is a duplicate for `ttl`), and *released* when the
- * handler failed (so the service's retry runs it again).
+ * handler failed (so the service's retry runs it again). A claim names its
+ * *owner* (the receiver gives each delivery its own), and a release only
+ * forgets the in-flight mark of the same owner: a handler that outlived its
+ * mark (the `KeyValueStore` store's `inFlightTimeout`) and then fails leaves
+ * the mark of the delivery that claimed the event after it.
  *
  * @since 0.1.0
  */
 import { Clock, Context, Duration, Effect, Layer, Option, Schema, Semaphore } from "effect"
 import { KeyValueStore } from "effect/persistence"
+import { count, millis } from "./internal/options.ts"
 
 /**
  * What {@link SeenEventsStore.claim} found: `claimed` (run the handler),
@@ -59,22 +64,35 @@ export class SeenEventsError extends Schema.TaggedError<SeenEventsError>()("Seen
  * import { Effect } from "effect"
  * import { SeenEvents } from "@connected-vehicle/webhooks/SeenEvents"
  *
- * const claim = (eventId: string) =>
+ * const handleOnce = (eventId: string, handler: Effect.Effect<void>) =>
  *   Effect.gen(function*() {
  *     const store = yield* SeenEvents
- *     return yield* store.claim(eventId)
+ *     const owner = crypto.randomUUID()
+ *     if ((yield* store.claim(eventId, owner)) !== "claimed") return
+ *     yield* handler.pipe(Effect.onExit((exit) => exit._tag === "Success" ? store.complete(eventId, owner) : store.release(eventId, owner)))
  *   })
  * ```
  * @category models
  * @since 0.1.0
  */
 export interface SeenEventsStore {
-  /** Marks the event in flight unless it is in flight or was handled already. */
-  readonly claim: (eventId: string) => Effect.Effect<Claim, SeenEventsError>
-  /** The handler succeeded: the event is a duplicate from now on (for the TTL). */
-  readonly complete: (eventId: string) => Effect.Effect<void, SeenEventsError>
-  /** The handler failed: forget the claim so a retry runs the handler again. */
-  readonly release: (eventId: string) => Effect.Effect<void, SeenEventsError>
+  /**
+   * Marks the event in flight for `owner` unless it is in flight or was
+   * handled already. `owner` (since 0.2.0) identifies the claimant to
+   * {@link SeenEventsStore.release}; without one, the claimant is anonymous.
+   */
+  readonly claim: (eventId: string, owner?: string) => Effect.Effect<Claim, SeenEventsError>
+  /**
+   * The handler succeeded: the event is a duplicate from now on (for the
+   * TTL), whoever holds its in-flight mark (it was handled).
+   */
+  readonly complete: (eventId: string, owner?: string) => Effect.Effect<void, SeenEventsError>
+  /**
+   * The handler failed: forget the claim so a retry runs the handler again;
+   * only the in-flight mark of the same `owner` (or an anonymous one, without
+   * `owner`) is forgotten.
+   */
+  readonly release: (eventId: string, owner?: string) => Effect.Effect<void, SeenEventsError>
 }
 
 /**
@@ -125,19 +143,25 @@ export const defaultTtl: Duration.Duration = Duration.hours(24)
  * @since 0.1.0
  */
 export interface MemoryOptions {
-  /** How long a handled event stays a duplicate (default {@link defaultTtl}). */
+  /** How long a handled event stays a duplicate (default {@link defaultTtl}): a positive, finite duration. */
   readonly ttl?: Duration.Input | undefined
-  /** At most this many handled events are remembered, the oldest forgotten first (default 100,000). */
+  /**
+   * At most this many handled events are remembered, the oldest forgotten
+   * first (default 100,000): a finite number of at least 1 (a fraction is
+   * rounded down).
+   */
   readonly maxEntries?: number | undefined
 }
 
-type MemoryEntry = { readonly inFlight: true } | { readonly inFlight: false; readonly expiresAt: number }
-
-const inFlightEntry: MemoryEntry = { inFlight: true }
+type MemoryEntry =
+  | { readonly inFlight: true; readonly owner: string | undefined }
+  | { readonly inFlight: false; readonly expiresAt: number }
 
 /**
  * An in-memory store (per process) on Effect's `Clock`: expired entries are
- * dropped as new events arrive.
+ * dropped as new events arrive. Throws an `InvalidArgument` naming the option
+ * when `ttl` or `maxEntries` is given but is not what it means (`NaN`, zero,
+ * `Infinity`, not a duration), when called.
  *
  * @example
  * ```ts
@@ -152,10 +176,10 @@ const inFlightEntry: MemoryEntry = { inFlight: true }
  * @category constructors
  * @since 0.1.0
  */
-export const makeMemory = (options?: MemoryOptions): Effect.Effect<SeenEventsStore> =>
-  Effect.sync(() => {
-    const ttl = Duration.toMillis(Duration.fromInputUnsafe(options?.ttl ?? defaultTtl))
-    const maxEntries = Math.max(1, options?.maxEntries ?? 100_000)
+export const makeMemory = (options?: MemoryOptions): Effect.Effect<SeenEventsStore> => {
+  const ttl = millis("ttl", options?.ttl, defaultTtl)
+  const maxEntries = count("maxEntries", options?.maxEntries, 100_000)
+  return Effect.sync(() => {
     // Handled entries are (re)inserted when completed, so the map's order is
     // their expiry order: pruning stops at the first live one.
     const entries = new Map<string, MemoryEntry>()
@@ -176,7 +200,7 @@ export const makeMemory = (options?: MemoryOptions): Effect.Effect<SeenEventsSto
       }
     }
     return SeenEvents.of({
-      claim: (eventId) =>
+      claim: (eventId, owner) =>
         Effect.map(Clock.currentTimeMillis, (now): Claim => {
           prune(now)
           const entry = entries.get(eventId)
@@ -185,7 +209,7 @@ export const makeMemory = (options?: MemoryOptions): Effect.Effect<SeenEventsSto
             if (entry.expiresAt > now) return "duplicate"
             forget(eventId)
           }
-          entries.set(eventId, inFlightEntry)
+          entries.set(eventId, { inFlight: true, owner })
           return "claimed"
         }),
       complete: (eventId) =>
@@ -195,12 +219,14 @@ export const makeMemory = (options?: MemoryOptions): Effect.Effect<SeenEventsSto
           handled++
           prune(now)
         }),
-      release: (eventId) =>
+      release: (eventId, owner) =>
         Effect.sync(() => {
-          if (entries.get(eventId)?.inFlight === true) entries.delete(eventId)
+          const entry = entries.get(eventId)
+          if (entry?.inFlight === true && entry.owner === owner) entries.delete(eventId)
         })
     })
   })
+}
 
 /**
  * The in-memory store as a layer.
@@ -228,12 +254,14 @@ export const layerMemory = (options?: MemoryOptions): Layer.Layer<SeenEvents> =>
  * @since 0.1.0
  */
 export interface KeyValueStoreOptions {
-  /** How long a handled event stays a duplicate (default {@link defaultTtl}). */
+  /** How long a handled event stays a duplicate (default {@link defaultTtl}): a positive, finite duration. */
   readonly ttl?: Duration.Input | undefined
   /**
    * How long an in-flight mark holds when it is never completed nor released
    * (the process died while handling): default 60 seconds, so the service's
-   * next retry can run the handler.
+   * next retry can run the handler. A handler running longer than this can
+   * run twice (a retry after the mark expired runs it again meanwhile): keep
+   * it above the handler's longest run. A positive, finite duration.
    */
   readonly inFlightTimeout?: Duration.Input | undefined
   /** Prefix of the store's keys (default `"webhooks/seen/"`). */
@@ -242,7 +270,8 @@ export interface KeyValueStoreOptions {
 
 const Mark = Schema.fromJsonString(Schema.Struct({
   state: Schema.Literals(["in-flight", "done"]),
-  expiresAt: Schema.Finite
+  expiresAt: Schema.Finite,
+  owner: Schema.optionalKey(Schema.String)
 }))
 const decodeMark = Schema.decodeUnknownOption(Mark)
 const encodeMark = Schema.encodeSync(Mark)
@@ -252,7 +281,9 @@ const encodeMark = Schema.encodeSync(Mark)
  * other backend of `effect/persistence`), so duplicates are recognised
  * across restarts. One entry per event, removed lazily once expired. Claims
  * are atomic within one process; processes sharing one backend may both run
- * the handler of an event delivered to each at the same instant.
+ * the handler of an event delivered to each at the same instant. Throws an
+ * `InvalidArgument` naming the option when `ttl` or `inFlightTimeout` is
+ * given but is not a positive, finite duration, when called.
  *
  * @example
  * ```ts
@@ -267,19 +298,19 @@ const encodeMark = Schema.encodeSync(Mark)
  */
 export const makeKeyValueStore = (
   options?: KeyValueStoreOptions
-): Effect.Effect<SeenEventsStore, never, KeyValueStore.KeyValueStore> =>
-  Effect.gen(function*() {
+): Effect.Effect<SeenEventsStore, never, KeyValueStore.KeyValueStore> => {
+  const ttl = millis("ttl", options?.ttl, defaultTtl)
+  const inFlightTimeout = millis("inFlightTimeout", options?.inFlightTimeout, Duration.seconds(60))
+  const prefix = options?.prefix ?? "webhooks/seen/"
+  return Effect.gen(function*() {
     const kv = yield* KeyValueStore.KeyValueStore
-    const ttl = Duration.toMillis(Duration.fromInputUnsafe(options?.ttl ?? defaultTtl))
-    const inFlightTimeout = Duration.toMillis(Duration.fromInputUnsafe(options?.inFlightTimeout ?? Duration.seconds(60)))
-    const prefix = options?.prefix ?? "webhooks/seen/"
     const lock = Semaphore.makeUnsafe(1)
     const failed = (operation: SeenEventsError["operation"], eventId: string) => (cause: unknown) =>
       new SeenEventsError({ operation, eventId, cause })
     const read = (key: string) =>
       Effect.map(kv.get(key), (text) => text === undefined ? undefined : Option.getOrUndefined(decodeMark(text)))
     return SeenEvents.of({
-      claim: (eventId) => {
+      claim: (eventId, owner) => {
         const key = prefix + eventId
         return lock.withPermit(Effect.gen(function*() {
           const now = yield* Clock.currentTimeMillis
@@ -287,7 +318,8 @@ export const makeKeyValueStore = (
           if (mark !== undefined && mark.expiresAt > now) {
             return mark.state === "done" ? "duplicate" as const : "in-flight" as const
           }
-          yield* kv.set(key, encodeMark({ state: "in-flight", expiresAt: now + inFlightTimeout }))
+          const expiresAt = now + inFlightTimeout
+          yield* kv.set(key, encodeMark(owner === undefined ? { state: "in-flight", expiresAt } : { state: "in-flight", expiresAt, owner }))
           return "claimed" as const
         })).pipe(Effect.mapError(failed("claim", eventId)))
       },
@@ -296,15 +328,16 @@ export const makeKeyValueStore = (
           Clock.currentTimeMillis,
           (now) => kv.set(prefix + eventId, encodeMark({ state: "done", expiresAt: now + ttl }))
         )).pipe(Effect.mapError(failed("complete", eventId))),
-      release: (eventId) => {
+      release: (eventId, owner) => {
         const key = prefix + eventId
         return lock.withPermit(Effect.gen(function*() {
           const mark = yield* read(key)
-          if (mark?.state === "in-flight") yield* kv.remove(key)
+          if (mark?.state === "in-flight" && mark.owner === owner) yield* kv.remove(key)
         })).pipe(Effect.mapError(failed("release", eventId)))
       }
     })
   })
+}
 
 /**
  * The `KeyValueStore`-backed store as a layer.

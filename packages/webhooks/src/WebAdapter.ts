@@ -9,7 +9,7 @@
 import type * as Receiver from "./Receiver.ts"
 import { rejection } from "./Receiver.ts"
 import { MethodNotAllowed } from "./ReceiverError.ts"
-import { type AdapterOptions, internalError, start, tooLarge, unreadable } from "./internal/runtime.ts"
+import { type AdapterOptions, start, tooLarge, unreadable } from "./internal/runtime.ts"
 
 /**
  * Options of {@link make}: the receiver's options, plus `layer` for the
@@ -52,7 +52,8 @@ const readBody = async (request: Request, limit: number): Promise<Uint8Array | R
   if (request.method !== "POST") return rejection(new MethodNotAllowed({ method: request.method }))
   if (Number(request.headers.get("content-length")) > limit) return rejection(tooLarge(limit))
   if (request.body === null) return new Uint8Array(0)
-  if (request.bodyUsed) return rejection(unreadable("the request body was already consumed"))
+  // a configuration error of the application (500), as a parsed body is for the Node adapter
+  if (request.bodyUsed) return rejection(unreadable("the request body was already consumed", true))
   const reader = request.body.getReader()
   const chunks: Array<Uint8Array> = []
   let size = 0
@@ -106,12 +107,15 @@ export const make = <E, R = never, LE = never>(options: Options<E, R, LE>): WebH
   const running = start(options)
   const limit = running.receiver.maxBodySize
   const handler = async (request: Request): Promise<Response> => {
-    const body = await readBody(request, limit)
-    if (!(body instanceof Uint8Array)) return toResponse(body)
-    return running.run({ body, signature: request.headers.get("sc-signature") }).then(
-      toResponse,
-      () => toResponse(internalError)
-    )
+    try {
+      const body = await readBody(request, limit)
+      return toResponse(
+        body instanceof Uint8Array ? await running.run({ body, signature: request.headers.get("sc-signature") }) : body
+      )
+    } catch (error) {
+      // the last resort: a defect is logged and answered 500, never a rejected promise
+      return toResponse(running.defect(error))
+    }
   }
   return Object.assign(handler, { receiver: running.receiver, dispose: running.dispose })
 }

@@ -164,7 +164,7 @@ for (const [name, makeTarget] of targets) {
         assert.strictEqual(answer.json.error._tag, "MethodNotAllowed")
       }), { timeout: 30_000 })
 
-    it.live("a failing handler is 500; the retry runs it once more; a duplicate after success does not", () =>
+    it.live("a failing, dying or interrupted handler is 500; the retry runs it once more; a duplicate after success does not", () =>
       Effect.gen(function*() {
         const { calls, deliver, state } = yield* setup()
         const delivery = signed(JSON.stringify(vehicleStateEvent("evt_retry")))
@@ -176,18 +176,23 @@ for (const [name, makeTarget] of targets) {
         // a defect is a failure too
         state.die = true
         assert.strictEqual((yield* deliver(delivery)).status, 500)
-        const third = yield* deliver(delivery)
-        assert.strictEqual(third.status, 200, third.text)
-        assert.deepStrictEqual(third.json, { status: "handled" })
-        assert.strictEqual(calls.length, 3)
-        // the service retries although it was handled (a timeout on its side): no new run
+        // and so is a handler that ends by interruption: HandlerFailed, its claim released
+        state.interrupt = true
+        const interrupted = yield* deliver(delivery)
+        assert.strictEqual(interrupted.status, 500, interrupted.text)
+        assert.strictEqual(interrupted.json?.error?._tag, "HandlerFailed", interrupted.text)
         const fourth = yield* deliver(delivery)
-        assert.strictEqual(fourth.status, 200)
-        assert.deepStrictEqual(fourth.json, { status: "duplicate" })
-        assert.strictEqual(calls.length, 3)
+        assert.strictEqual(fourth.status, 200, fourth.text)
+        assert.deepStrictEqual(fourth.json, { status: "handled" })
+        assert.strictEqual(calls.length, 4)
+        // the service retries although it was handled (a timeout on its side): no new run
+        const fifth = yield* deliver(delivery)
+        assert.strictEqual(fifth.status, 200)
+        assert.deepStrictEqual(fifth.json, { status: "duplicate" })
+        assert.strictEqual(calls.length, 4)
         // a different eventId runs the handler
         assert.strictEqual((yield* deliver(signed(JSON.stringify(vehicleStateEvent("evt_other"))))).status, 200)
-        assert.strictEqual(calls.length, 4)
+        assert.strictEqual(calls.length, 5)
       }), { timeout: 30_000 })
 
     it.live("concurrent deliveries of one event run the handler once (409 while in flight)", () =>

@@ -6,7 +6,9 @@
 import type { DeliveredEvent } from "@connected-vehicle/schema/WebhookEvent"
 import { InvalidArgument } from "@connected-vehicle/schema/InvalidArgument"
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Layer, Redacted, Result } from "effect"
+import { Deferred, Effect, Exit, Fiber, Layer, Redacted, Result } from "effect"
+import { KeyValueStore } from "effect/persistence"
+import { TestClock } from "effect/testing"
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
 import { inspect } from "node:util"
 import * as NodeAdapter from "../src/NodeAdapter.ts"
@@ -106,7 +108,6 @@ describe("Node adapter with frameworks that read the body first", () => {
 describe("persistent seen-events store behind an adapter", () => {
   it.live("a delivery handled before a restart is a duplicate after it (KeyValueStore)", () =>
     Effect.gen(function*() {
-      const { KeyValueStore } = yield* Effect.promise(() => import("effect/persistence"))
       const backend = yield* Layer.build(KeyValueStore.layerMemory)
       const kv = Layer.succeedContext(backend)
       const calls: Array<DeliveredEvent> = []
@@ -134,6 +135,61 @@ describe("persistent seen-events store behind an adapter", () => {
 })
 
 describe("Receiver.receive (no HTTP)", () => {
+  it.effect("KeyValueStore: a handler outliving inFlightTimeout and failing leaves the retry's mark (the next delivery is 409)", () =>
+    Effect.gen(function*() {
+      const gates = [yield* Deferred.make<void, Error>(), yield* Deferred.make<void, Error>(), yield* Deferred.make<void, Error>()]
+      yield* Deferred.succeed(gates[2]!, undefined) // a third run (the bug) would answer at once
+      let runs = 0
+      const receiver = Receiver.make({ secret, handler: () => Effect.suspend(() => Deferred.await(gates[runs++]!)) })
+      const delivery = signed(JSON.stringify(vehicleStateEvent("evt_slow")))
+      const waitRuns = (n: number) => Effect.gen(function*() {
+        while (runs < n) yield* Effect.yieldNow
+      })
+      const a = yield* Effect.forkChild(receiver.receive(delivery))
+      yield* waitRuns(1)
+      yield* TestClock.adjust("75 seconds") // past the default inFlightTimeout (60 s): the service's retry runs
+      const b = yield* Effect.forkChild(receiver.receive(delivery))
+      yield* waitRuns(2)
+      yield* Deferred.fail(gates[0]!, new Error("A failed"))
+      assert.strictEqual((yield* Fiber.join(a)).status, 500)
+      const c = yield* receiver.receive(delivery)
+      assert.strictEqual(c.status, 409, c.body)
+      assert.strictEqual(c.error?._tag, "EventInFlight")
+      assert.strictEqual(runs, 2)
+      yield* Deferred.succeed(gates[1]!, undefined)
+      assert.strictEqual((yield* Fiber.join(b)).status, 200)
+      assert.strictEqual((yield* receiver.receive(delivery)).outcome, "duplicate")
+      assert.strictEqual(runs, 2)
+    }).pipe(Effect.provide(SeenEvents.layerKeyValueStore().pipe(Layer.provide(KeyValueStore.layerMemory)))))
+
+  it.effect("a handler ending by interruption is HandlerFailed (500); the receiving fiber interrupted from outside is interrupted; both release the claim", () =>
+    Effect.gen(function*() {
+      let runs = 0
+      const started = yield* Deferred.make<void>()
+      const receiver = Receiver.make({
+        secret,
+        handler: () =>
+          Effect.suspend(() => {
+            runs++
+            return runs === 1 ? Effect.interrupt : Deferred.succeed(started, undefined).pipe(Effect.andThen(Effect.never))
+          })
+      })
+      const delivery = signed(JSON.stringify(vehicleStateEvent("evt_interrupted")))
+      const first = yield* receiver.receive(delivery)
+      assert.strictEqual(first.status, 500, first.body)
+      assert.strictEqual(first.error?._tag, "HandlerFailed")
+      const fiber = yield* Effect.forkChild(receiver.receive(delivery))
+      yield* Deferred.await(started)
+      const exit = yield* Fiber.interrupt(fiber).pipe(Effect.andThen(Fiber.await(fiber)))
+      assert.isTrue(Exit.hasInterrupts(exit), String(exit))
+      assert.strictEqual(runs, 2)
+      // the claim was released: the retry runs the handler (and blocks in it)
+      const third = yield* Effect.forkChild(receiver.receive(delivery))
+      yield* Effect.yieldNow
+      while (runs < 3) yield* Effect.yieldNow
+      yield* Fiber.interrupt(third)
+    }).pipe(Effect.provide(SeenEvents.layerMemory())))
+
   it.effect("a failing seen-events store is 503, and the handler does not run", () =>
     Effect.gen(function*() {
       const calls: Array<DeliveredEvent> = []

@@ -85,6 +85,42 @@ describe("SeenEvents", () => {
       assert.strictEqual(claims.filter((c) => c === "in-flight").length, 19)
     }).pipe(Effect.provide(KeyValueStore.layerMemory)))
 
+  it.effect("KeyValueStore: a claimant whose mark expired releases nothing of the next claimant's (its owner)", () =>
+    Effect.gen(function*() {
+      const store = yield* SeenEvents.makeKeyValueStore({ inFlightTimeout: "60 seconds" })
+      assert.strictEqual(yield* store.claim("e", "A"), "claimed")
+      yield* TestClock.adjust("75 seconds")
+      assert.strictEqual(yield* store.claim("e", "B"), "claimed")
+      yield* store.release("e", "A") // A's handler failed, after its mark expired
+      assert.strictEqual(yield* store.claim("e", "C"), "in-flight")
+      yield* store.release("e") // nor does an anonymous release
+      assert.strictEqual(yield* store.claim("e", "C"), "in-flight")
+      yield* store.release("e", "B")
+      assert.strictEqual(yield* store.claim("e", "C"), "claimed")
+      // a completion marks the event handled, whoever holds the mark (it was handled)
+      yield* store.complete("e", "A")
+      assert.strictEqual(yield* store.claim("e", "D"), "duplicate")
+      yield* store.release("e", "C")
+      assert.strictEqual(yield* store.claim("e", "D"), "duplicate")
+      // anonymous claims and releases pair up as before
+      assert.strictEqual(yield* store.claim("f"), "claimed")
+      yield* store.release("f")
+      assert.strictEqual(yield* store.claim("f"), "claimed")
+    }).pipe(Effect.provide(KeyValueStore.layerMemory)))
+
+  it.effect("in memory: a release only forgets the in-flight mark of its owner", () =>
+    Effect.gen(function*() {
+      const store = yield* SeenEvents.makeMemory()
+      assert.strictEqual(yield* store.claim("e", "A"), "claimed")
+      yield* store.release("e", "B")
+      yield* store.release("e")
+      assert.strictEqual(yield* store.claim("e", "C"), "in-flight")
+      yield* store.release("e", "A")
+      assert.strictEqual(yield* store.claim("e", "C"), "claimed")
+      yield* store.release("e", "A") // a second release by A: C's mark stays
+      assert.strictEqual(yield* store.claim("e", "D"), "in-flight")
+    }))
+
   it.effect("KeyValueStore: a failing backend is a SeenEventsError", () =>
     Effect.gen(function*() {
       const failing = KeyValueStore.make({

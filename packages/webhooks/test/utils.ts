@@ -35,7 +35,7 @@ export type Target = (send: Send) => Promise<Answer>
 /** What the handler saw, and a switch to make it fail or wait. */
 export const recorder = () => {
   const calls: Array<DeliveredEvent> = []
-  const state = { failures: 0, die: false, gate: undefined as Promise<void> | undefined }
+  const state = { failures: 0, die: false, interrupt: false, gate: undefined as Promise<void> | undefined }
   const handler = (event: DeliveredEvent) =>
     Effect.gen(function*() {
       calls.push(event)
@@ -43,6 +43,10 @@ export const recorder = () => {
       if (state.die) {
         state.die = false
         return yield* Effect.die(new Error("handler defect"))
+      }
+      if (state.interrupt) {
+        state.interrupt = false
+        return yield* Effect.interrupt
       }
       if (state.failures > 0) {
         state.failures--

@@ -1,4 +1,4 @@
-import { Layer, ManagedRuntime } from "effect"
+import { Cause, Effect, Layer, ManagedRuntime } from "effect"
 import * as Receiver from "../Receiver.ts"
 import { BodyTooLarge, UnreadableBody } from "../ReceiverError.ts"
 import * as SeenEvents from "../SeenEvents.ts"
@@ -16,7 +16,10 @@ export type AdapterOptions<E, R, LE> =
 /** @internal */
 export interface Running<R> {
   readonly receiver: Receiver.Receiver<R>
+  /** The reply to a delivery; never rejects (a defect is logged and answered 500). */
   readonly run: (delivery: Receiver.Delivery) => Promise<Receiver.Reply>
+  /** Logs an unexpected failure of an adapter and returns the 500 answering it. */
+  readonly defect: (error: unknown) => Receiver.Reply
   readonly dispose: () => Promise<void>
 }
 
@@ -28,9 +31,20 @@ export const start = <E, R, LE>(options: AdapterOptions<E, R, LE>): Running<R> =
     (options.layer ?? Layer.empty) as Layer.Layer<R, LE>
   )
   const runtime = ManagedRuntime.make(layer)
+  const defect = (error: unknown): Receiver.Reply => {
+    const log = Effect.logError("webhook receiver failed unexpectedly", Cause.isCause(error) ? error : Cause.die(error))
+    // through the application's logger, or the default one when its layers cannot be built
+    runtime.runPromise(log).catch(() => Effect.runFork(log))
+    return internalError
+  }
   return {
     receiver,
-    run: (delivery) => runtime.runPromise(receiver.receive(delivery)),
+    run: (delivery) =>
+      runtime.runPromiseExit(receiver.receive(delivery)).then(
+        (exit) => exit._tag === "Success" ? exit.value : defect(exit.cause),
+        defect
+      ),
+    defect,
     dispose: () => runtime.dispose()
   }
 }

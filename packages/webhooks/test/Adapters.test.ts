@@ -1,0 +1,106 @@
+/**
+ * The adapters where a framework or a request is not what they expect: a
+ * body the Fetch API framework already read, a Node request whose encoding
+ * was set, and a failure inside a Node listener (answered 500 and logged,
+ * never an uncaught exception that ends the process).
+ */
+import { assert, describe, it } from "@effect/vitest"
+import { Effect } from "effect"
+import { EventEmitter } from "node:events"
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
+import * as NodeAdapter from "../src/NodeAdapter.ts"
+import * as Receiver from "../src/Receiver.ts"
+import { sign } from "../src/Signature.ts"
+import * as WebAdapter from "../src/WebAdapter.ts"
+import { secret, signed, vehicleStateEvent } from "./samples.ts"
+import { capture, fetchTarget, listen } from "./utils.ts"
+
+describe("Web adapter", () => {
+  it.live("a body the framework already read is 500 UnreadableBody (a configuration error), as for the Node adapter", () =>
+    Effect.gen(function*() {
+      const handler = WebAdapter.make({ secret, handler: () => Effect.void })
+      yield* Effect.addFinalizer(() => Effect.promise(() => handler.dispose()))
+      const body = JSON.stringify(vehicleStateEvent("evt_read"))
+      const request = new Request("http://receiver.test/webhooks", {
+        method: "POST",
+        body,
+        headers: { "sc-signature": sign(body, secret) }
+      })
+      yield* Effect.promise(() => request.json())
+      const response = yield* Effect.promise(() => handler(request))
+      assert.strictEqual(response.status, 500)
+      const answer: any = yield* Effect.promise(() => response.json())
+      assert.strictEqual(answer.error._tag, "UnreadableBody")
+    }))
+})
+
+/** A request the handler can be given without a server: an emitter of the body's events. */
+const fakeRequest = (overrides?: object) =>
+  Object.assign(new EventEmitter(), { method: "POST", headers: {}, readableEnded: false, pause: () => undefined }, overrides)
+
+const fakeResponse = () => {
+  const written: Array<{ status: number; body: string }> = []
+  let status = 0
+  const res = {
+    headersSent: false,
+    writableEnded: false,
+    writeHead(code: number) {
+      status = code
+      res.headersSent = true
+    },
+    end(body: string) {
+      written.push({ status, body })
+      res.writableEnded = true
+    }
+  }
+  return { res, written }
+}
+
+describe("Node adapter", () => {
+  it.live("a failure inside a request or data listener is logged and answered 500, never thrown into Node", () =>
+    Effect.gen(function*() {
+      const logs = capture()
+      const handler = NodeAdapter.make({ secret, handler: () => Effect.void, layer: logs.layer })
+      yield* Effect.addFinalizer(() => Effect.promise(() => handler.dispose()))
+      // the request listener: a request that throws when listened to
+      const broken = fakeResponse()
+      handler(fakeRequest({ on: () => { throw new Error("listening failed") } }), broken.res)
+      // a data / end listener: chunks that are neither bytes nor text
+      const odd = fakeResponse()
+      const req = fakeRequest()
+      handler(req, odd.res)
+      req.emit("data", 42)
+      req.emit("data", 43)
+      req.emit("end")
+      // the request listener's failure is answered once its read is refused (a turn later), the log written meanwhile
+      for (let i = 0; i < 100 && (broken.written.length === 0 || !logs.lines.some((line) => line.includes("listening failed"))); i++) {
+        yield* Effect.sleep("20 millis")
+      }
+      for (const { written } of [broken, odd]) {
+        assert.strictEqual(written.length, 1)
+        assert.strictEqual(written[0]!.status, 500)
+        assert.strictEqual(JSON.parse(written[0]!.body).error._tag, "ReceiverDefect")
+      }
+      // logged through the application's logger
+      assert.isTrue(logs.lines.some((line) => line.includes("listening failed")), logs.lines.join("\n"))
+      assert.isTrue(logs.lines.some((line) => line.includes("webhook receiver failed unexpectedly")))
+    }))
+
+  it.live("a request whose encoding was set (req.setEncoding) is read as its bytes, within the limit", () =>
+    Effect.gen(function*() {
+      const handler = NodeAdapter.make({ secret, handler: () => Effect.void })
+      yield* Effect.addFinalizer(() => Effect.promise(() => handler.dispose()))
+      const port = yield* listen(createServer((req: IncomingMessage, res: ServerResponse) => {
+        req.setEncoding("utf8")
+        handler(req, res)
+      }))
+      const send = fetchTarget(`http://127.0.0.1:${port}/webhooks`)
+      // a body of several chunks, with non-ASCII text
+      const fifty = JSON.stringify({ ...vehicleStateEvent("evt_encoded"), padding: "é".repeat(20_000) })
+      const handled = yield* Effect.promise(() => send({ ...signed(fifty), streamed: true }))
+      assert.strictEqual(handled.status, 200, handled.text)
+      const big = JSON.stringify({ ...vehicleStateEvent("evt_encoded_big"), padding: "x".repeat(Receiver.defaultMaxBodySize) })
+      const refused = yield* Effect.promise(() => send({ ...signed(big), streamed: true }))
+      assert.strictEqual(refused.status, 413, refused.text)
+    }), { timeout: 30_000 })
+})
