@@ -97,13 +97,22 @@ const interleave = async (cases: ReadonlyArray<Case>) => {
   return times
 }
 
-/** CPU time of this process per call: each variant alone in its own block, blocks rotated; median over the rounds. */
+/**
+ * CPU time of this process per call: each variant alone in its own block,
+ * the blocks in a new shuffled order each round (a fixed seed), so that no
+ * variant always follows the same one (a block pays for the garbage the one
+ * before it left: in a rotation the SDK always followed `fetch`); median
+ * over the rounds.
+ */
 const cpuPerCall = async (cases: ReadonlyArray<Case>) => {
   const all = cases.flatMap((c) => c.variants.map(([name, run]) => [`${c.name}|${name}`, run] as const))
   const samples = new Map(all.map(([key]) => [key, [] as Array<number>]))
+  const random = seeded(41)
+  const order = all.map((_, k) => k)
   for (let round = 0; round < CPU_ROUNDS; round++) {
+    shuffle(order, random)
     for (let j = 0; j < all.length; j++) {
-      const [key, run] = all[(round + j) % all.length]!
+      const [key, run] = all[order[j]!]!
       for (let i = 0; i < 20; i++) await run() // back in this variant's steady state
       const before = process.cpuUsage()
       for (let i = 0; i < CPU_CALLS; i++) await run()
@@ -152,7 +161,7 @@ export const perCallPhase = async (c: Clients, verdicts: Verdicts) => {
     }
   }
   console.log(
-    `  (CPU per call: process.cpuUsage() of this client process, ${CPU_ROUNDS} rotated blocks of ${CPU_CALLS} calls per variant, median; ` +
+    `  (CPU per call: process.cpuUsage() of this client process, ${CPU_ROUNDS} shuffled blocks of ${CPU_CALLS} calls per variant, median; ` +
       `${((performance.now() - cpuStarted) / 1000).toFixed(1)} s)`
   )
 }

@@ -19,7 +19,7 @@
  *    Every variant is started from plain `async` code: the SDK's effect with
  *    `Effect.runPromiseWith` (one fiber per call, as an application entering
  *    the SDK from a Promise would), the raw calls with nothing around them.
- * 2. CPU per call: each variant alone in its own timed block (blocks rotated,
+ * 2. CPU per call: each variant alone in its own timed block (blocks shuffled,
  *    several rounds), `process.cpuUsage()` delta / calls of this process only
  *    (the simulator's CPU is its own process'); median over the rounds.
  * 3. paging: every connection of each simulator (1,000 and 100,000), pages of

@@ -18,7 +18,7 @@ import type { Sim } from "./simulator.ts"
 export const WARMUP = Number(process.env["BENCH_WARMUP"] ?? 300)
 export const ROUNDS = Number(process.env["BENCH_ROUNDS"] ?? 2000)
 export const CPU_CALLS = Number(process.env["BENCH_CPU_CALLS"] ?? 300)
-export const CPU_ROUNDS = 3
+export const CPU_ROUNDS = 5
 export const PAGING_REPEATS = Number(process.env["BENCH_PAGING_REPEATS"] ?? 3)
 export const PHASES = new Set((process.env["BENCH_PHASES"] ?? "call,paging,readahead").split(",").map((phase) => phase.trim()))
 export const SMALL = 1_000
