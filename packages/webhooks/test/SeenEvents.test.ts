@@ -38,16 +38,18 @@ describe("SeenEvents", () => {
       yield* lifecycle(store, SeenEvents.defaultTtl)
     }))
 
-  it.effect("in memory: at most maxEntries handled events are remembered, the oldest forgotten first", () =>
+  it.effect("in memory: at most maxEntries handled events are remembered, the oldest forgotten first (a fraction rounded down)", () =>
     Effect.gen(function*() {
-      const store = yield* SeenEvents.makeMemory({ maxEntries: 2 })
-      for (const id of ["a", "b", "c"]) {
-        yield* store.claim(id)
-        yield* store.complete(id)
+      for (const maxEntries of [2, 2.9]) {
+        const store = yield* SeenEvents.makeMemory({ maxEntries })
+        for (const id of ["a", "b", "c"]) {
+          yield* store.claim(id)
+          yield* store.complete(id)
+        }
+        assert.strictEqual(yield* store.claim("c"), "duplicate")
+        assert.strictEqual(yield* store.claim("b"), "duplicate")
+        assert.strictEqual(yield* store.claim("a"), "claimed")
       }
-      assert.strictEqual(yield* store.claim("c"), "duplicate")
-      assert.strictEqual(yield* store.claim("b"), "duplicate")
-      assert.strictEqual(yield* store.claim("a"), "claimed")
     }))
 
   it.effect("KeyValueStore: the same lifecycle, and an abandoned in-flight mark expires", () =>
