@@ -11,6 +11,7 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Redacted } from "effect"
+import { allPermissions } from "@connected-vehicle/simulator/Data"
 import type { Simulator } from "@connected-vehicle/simulator/Simulator"
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
@@ -132,7 +133,10 @@ describe.concurrent("commands with --json against --target", () => {
     const userId = sim.data.users[0]!.id
     const owned = sim.data.vehiclesOf(userId)
     // a vehicle whose make supports service history (the others answer it with a typed error)
-    const vehicleId = owned.find((id) => sim.data.vehicle(id)!.supportsServiceHistory)!
+    // and whose connection holds every permission (the others answer a read it lacks with a 403)
+    const vehicleId = owned.find((id) =>
+      sim.data.vehicle(id)!.supportsServiceHistory && sim.data.connectionOf(id)!.permissions.length === allPermissions.length
+    )!
     assert.isDefined(vehicleId)
     const [vehicles, odometer, location, vin, oil, tires, history, batch] = await Promise.all([
       legacy("vehicles", "--limit", "50"),

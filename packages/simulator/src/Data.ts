@@ -460,7 +460,8 @@ export const legacySignalCode = legacy.legacySignalCode
 export const legacyBodyOfReading = legacy.legacyBodyOfReading
 
 /**
- * The encoded service history of a vehicle (newest first; odometer in km or miles).
+ * The encoded service history of a vehicle (newest first; `odometerDistance`
+ * in kilometers whatever the unit system, spec section 2.8).
  *
  * @example
  * ```ts
@@ -468,7 +469,7 @@ export const legacyBodyOfReading = legacy.legacyBodyOfReading
  *
  * const data = makeDataset({ seed: 42, vehicles: 10, users: 2, webhooks: 1, connections: 10 })
  * const v = data.vehicle(0)
- * const history = supportsServiceHistory(v) ? serviceHistory(42, v, false) : []
+ * const history = supportsServiceHistory(v) ? serviceHistory(42, v) : []
  * ```
  * @since 0.1.0
  * @category legacy

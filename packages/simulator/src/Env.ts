@@ -75,6 +75,11 @@ export class Env extends Context.Service<Env, {
   readonly deliveries: Deliveries
   /** Request limits and usage counters (see `RateLimit`). */
   readonly usage: Usage
+  /**
+   * Whether a read needs its permission among the vehicle connection's
+   * `permissions` (`SimulatorOptions.enforcePermissions`, default true).
+   */
+  readonly enforcePermissions: boolean
 }>()("@connected-vehicle/simulator/Env") {}
 
 /**

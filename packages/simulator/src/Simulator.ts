@@ -271,7 +271,17 @@ const setup = Effect.fnUntraced(function*(options: SimulatorOptions | undefined,
   state.onReset(deliveries.reset)
   const usage = yield* makeUsage(() => clock.currentTimeMillisUnsafe(), data, options?.rateLimit)
   state.onReset(() => usage.reset())
-  const env = Env.of({ data, state, clientId, clientSecret, redirectUris, origins, deliveries, usage })
+  const env = Env.of({
+    data,
+    state,
+    clientId,
+    clientSecret,
+    redirectUris,
+    origins,
+    deliveries,
+    usage,
+    enforcePermissions: options?.enforcePermissions ?? true
+  })
   const { latency } = durations
   const makeHandler = (allow?: (path: string) => boolean) =>
     Effect.map(
@@ -290,7 +300,7 @@ const setup = Effect.fnUntraced(function*(options: SimulatorOptions | undefined,
       resetLog: Effect.sync(() => state.resetLog()),
       reset: Effect.sync(() => state.reset()),
       injectFaults: (rule) => Effect.sync(() => state.inject(rule)),
-      data: makeData(data),
+      data: makeData(data, env.enforcePermissions),
       connections: Effect.promise(() => Promise.all(servers.map(Listen.openConnections)).then((counts) => counts.reduce((a, b) => a + b, 0))),
       webhookSecret: deliveries.secret,
       createWebhook: deliveries.createWebhook,
@@ -442,6 +452,7 @@ export const layerRoots = (
  * The client answers URLs starting with `http://simulator.test` and relative
  * paths (`/v3/...`, which it prefixes with that origin); any other URL fails
  * as a transport error. An injected `Drop` fault is a transport error too.
+ * Like Node's `fetch`, it sends `User-Agent: node` when the request has none.
  *
  * @example
  * ```ts
@@ -466,6 +477,8 @@ export const layerTest = (
     const web = HttpEffect.toWebHandlerWith(context)(handler as any) as (request: Request) => Promise<Response>
     const fetchSimulator: typeof globalThis.fetch = async (input, init) => {
       const request = new Request(input, init)
+      // a User-Agent when the caller sets none, as Node's fetch sends one (the token endpoint requires it)
+      if (!request.headers.has("user-agent")) request.headers.set("user-agent", "node")
       if (!request.url.startsWith(TEST_ORIGIN + "/")) {
         throw new TypeError(`The in-memory simulator only answers ${TEST_ORIGIN}, not ${request.url}`)
       }

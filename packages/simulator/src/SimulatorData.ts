@@ -47,7 +47,14 @@ export interface SimulatorData {
   readonly users: ReadonlyArray<{ readonly id: string; readonly externalId: string }>
   /** Every vehicle id; the first `connectionCount` have a connection. */
   readonly vehicleIds: ReadonlyArray<string>
-  readonly connectionOf: (vehicleId: string) => { readonly userId: string; readonly connectionId: string } | undefined
+  /**
+   * The connection of a vehicle: its user, id and `permissions` (each
+   * user's first connection holds every permission; see
+   * `SimulatorOptions.enforcePermissions`).
+   */
+  readonly connectionOf: (
+    vehicleId: string
+  ) => { readonly userId: string; readonly connectionId: string; readonly permissions: ReadonlyArray<string> } | undefined
   readonly vehicle: (vehicleId: string) => VehicleView | undefined
   /** Vehicle ids connected to a user. */
   readonly vehiclesOf: (userId: string) => ReadonlyArray<string>
@@ -61,6 +68,9 @@ export interface SimulatorData {
     readonly isEnabled: boolean
     readonly autoSubscribe: boolean
   }>
-  /** Status of a signal of a connected vehicle (fixed by the seed). */
+  /**
+   * Status of a signal of a connected vehicle (fixed by the seed; `ERROR`
+   * for a signal its connection may not read, when permissions are enforced).
+   */
   readonly signalStatus: (vehicleId: string, signalCode: string) => "SUCCESS" | "ERROR" | "UNAVAILABLE" | undefined
 }

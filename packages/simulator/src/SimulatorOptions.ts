@@ -46,6 +46,16 @@ export interface SimulatorOptions {
    * is any port. `/oauth/authorize` answers 400 for any other `redirect_uri`.
    */
   readonly redirectUris?: ReadonlyArray<string>
+  /**
+   * Whether the vehicle connection's `permissions` are enforced (default
+   * `true`, as the service does): a v3 signal whose capability permission
+   * the connection lacks is a `403` (the signals list reports it as a
+   * per-signal `ERROR`), and a legacy read (or batch entry) needs its
+   * permission both in the token's scopes and in the connection. `false`
+   * lets every connection read every signal (the token's scopes are still
+   * checked).
+   */
+  readonly enforcePermissions?: boolean
   /** Share of requests answered with an injected 500 (0..1, default 0; seeded). */
   readonly failureRate?: number
   /** Latency added to every request (a `Duration` input; default 0; a number is milliseconds). */

@@ -163,6 +163,10 @@ const simulator = Command.make(
       Flag.withDescription("Answer /v2.0 with 410 Gone once the clock reaches the sunset (2026-12-01T00:00:00Z)"),
       Flag.withDefault(false)
     ),
+    ignorePermissions: Flag.Boolean("ignore-permissions").pipe(
+      Flag.withDescription("Let every connection read every signal (the connections' permissions are not enforced)"),
+      Flag.withDefault(false)
+    ),
     webhookSecretFile: Flag.String("webhook-secret-file").pipe(
       Flag.withDescription(
         `File holding the webhook secret that signs deliveries (else env CONNECTED_VEHICLE_WEBHOOK_SECRET, else ${DEFAULT_WEBHOOK_SECRET}); never printed`
@@ -217,6 +221,7 @@ const simulator = Command.make(
       failureRate: flags.failureRate,
       latency: flags.latency,
       retireLegacy: flags.retireV2 ? true : flags.retireV2AfterSunset ? "afterSunset" as const : false,
+      enforcePermissions: !flags.ignorePermissions,
       headersTimeout: flags.headersTimeout,
       requestTimeout: flags.requestTimeout,
       host: flags.host

@@ -32,7 +32,9 @@ layer(Loopback)("signals wire form", (it) => {
           assert.strictEqual(list.text, encoderBytes(SignalsPage, list.text))
           checked++
         }
-        const code = sim.data.vehicle(vehicleId)!.signalCodes[i % 3]!
+        // one the connection may read (the others are a 403)
+        const readable = sim.data.vehicle(vehicleId)!.signalCodes.filter((c) => sim.data.signalStatus(vehicleId, c) !== "ERROR")
+        const code = readable[i % Math.min(3, readable.length)]!
         const one = yield* call("GET", `/v3/vehicles/${vehicleId}/signals/${code}`, { headers })
         assert.strictEqual(one.status, 200, one.text)
         assert.strictEqual(one.text, encoderBytes(SignalResponse, one.text))

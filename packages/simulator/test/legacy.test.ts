@@ -4,6 +4,7 @@ import { ErrorEnvelope } from "@connected-vehicle/schema/ServiceError"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer, Schema } from "effect"
 import { FetchHttpClient } from "effect/http"
+import { allPermissions } from "../src/Data.ts"
 import { layer, Simulator } from "../src/Simulator.ts"
 import { appToken, bearer, call, isEnvelope, userTokens } from "./helpers.ts"
 import type { Reply } from "./helpers.ts"
@@ -16,13 +17,19 @@ const fails = (reply: Reply, status: number, type: string) => {
   assert.strictEqual(reply.json.errors[0].type, type)
 }
 
-/** A user owning both a vehicle with service history and one without. */
+/**
+ * A user owning both a vehicle with service history whose connection holds
+ * every permission, and one without service history whose connection may
+ * read the odometer, VIN and tires.
+ */
 const mixedOwner = Effect.gen(function*() {
   const sim = yield* Simulator
+  const holds = (id: string, permissions: ReadonlyArray<string>) =>
+    permissions.every((p) => sim.data.connectionOf(id)!.permissions.includes(p))
   for (const user of sim.data.users) {
     const vehicles = sim.data.vehiclesOf(user.id).map((id) => sim.data.vehicle(id)!)
-    const supported = vehicles.find((v) => v.supportsServiceHistory)
-    const unsupported = vehicles.find((v) => !v.supportsServiceHistory)
+    const supported = vehicles.find((v) => v.supportsServiceHistory && holds(v.id, allPermissions))
+    const unsupported = vehicles.find((v) => !v.supportsServiceHistory && holds(v.id, ["read_odometer", "read_vin", "read_tires"]))
     if (supported && unsupported) return { user, supported, unsupported, vehicles }
   }
   return yield* Effect.die("no user with both kinds of vehicle")
@@ -80,6 +87,11 @@ describe("legacy v2.0", () => {
       const history = (yield* read("/service/history")).json
       assert.isAbove(history.length, 0)
       assert.include(["DEALERSHIP", "OWNER"], history[0].serviceType)
+      // section 2.8: the service odometer is in kilometers whatever the unit system
+      const imperialHistory = yield* read("/service/history", "imperial")
+      assert.strictEqual(imperialHistory.headers["sc-unit-system"], "imperial")
+      assert.deepStrictEqual(imperialHistory.json.map((r: any) => r.odometerDistance), history.map((r: any) => r.odometerDistance))
+      assert.isTrue(history.every((r: any) => r.odometerDistance === null || r.odometerDistance >= 9000))
       fails(yield* read("/odometer", "furlongs"), 400, "VALIDATION")
     }).pipe(Effect.provide(Loopback)))
 

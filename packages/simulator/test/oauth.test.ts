@@ -127,6 +127,34 @@ describe("authorization errors", () => {
       assert.strictEqual(garbage.status, 401)
     }).pipe(Effect.provide(Loopback)))
 
+  it.effect("a token request without a User-Agent (absent or empty) is 400 invalid_request (section 4.6)", () =>
+    Effect.gen(function*() {
+      const sim = yield* Simulator
+      const authorization = yield* basic
+      const form = "grant_type=client_credentials"
+      const responses = yield* Effect.promise(async () => {
+        const connection = await openRaw(sim.url)
+        const out = []
+        for (const userAgent of [null, "", "  ", "raw-test/1.0"]) {
+          connection.send(rawRequest("POST", "/oauth/token", {
+            authorization,
+            "content-type": "application/x-www-form-urlencoded",
+            "content-length": String(form.length),
+            "user-agent": userAgent
+          }, form))
+          out.push(await connection.next())
+        }
+        connection.socket.destroy()
+        return out
+      })
+      for (const response of responses.slice(0, 3)) {
+        assert.strictEqual(response.status, 400, response.body)
+        assert.deepStrictEqual(JSON.parse(response.body), { error: "invalid_request", error_description: "User-Agent header is required" })
+      }
+      assert.strictEqual(responses[3]!.status, 200, responses[3]!.body)
+      assert.strictEqual((yield* sim.usage).tokenGrants.clientCredentials, 1)
+    }).pipe(Effect.provide(Loopback)))
+
   it.effect("form problems are 400 with RFC 6749 codes", () =>
     Effect.gen(function*() {
       const headers = { authorization: yield* basic }

@@ -122,6 +122,15 @@ describe("request limits", () => {
       assert.deepStrictEqual(usage, { vehicleId, accepted: 5, limited: 2, maxInWindow: 5 })
       yield* TestClock.adjust("1 second")
       assert.strictEqual((yield* batch(["/odometer", "/vin"])).status, 200)
+      // more entries than the whole limit never fit: 400, not a 429 no wait satisfies; nothing counted
+      yield* TestClock.adjust("1 second")
+      const tooBig = yield* batch(["/odometer", "/vin", "/location", "/odometer", "/vin", "/location"])
+      assert.strictEqual(tooBig.status, 400, tooBig.text)
+      assert.strictEqual(tooBig.json.errors[0].type, "VALIDATION")
+      assert.strictEqual(tooBig.json.errors[0].detail, "a batch of 6 requests exceeds the per-vehicle limit of 5")
+      assert.isUndefined(tooBig.headers["retry-after"])
+      assert.deepStrictEqual(usageOf(yield* sim.usage, vehicleId), { vehicleId, accepted: 7, limited: 2, maxInWindow: 5 })
+      assert.strictEqual((yield* batch(["/odometer", "/vin", "/location", "/odometer", "/vin"])).status, 200)
     }).pipe(Effect.provide(Loopback({ perVehicle: { limit: 5, window: 1000 } }))))
 
   it.effect("per application: every authenticated request counts once; the token endpoint and unauthenticated requests do not", () =>

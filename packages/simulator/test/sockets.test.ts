@@ -417,6 +417,7 @@ describe("unread request bodies", () => {
         authorization: "Basic " + Buffer.from("demo-client-id:demo-client-secret").toString("base64"),
         "content-type": "application/x-www-form-urlencoded",
         "content-length": String(form.length),
+        "user-agent": "raw-test/1.0",
         expect: "100-continue"
       }))
       assert.strictEqual((await read.next()).status, 100)

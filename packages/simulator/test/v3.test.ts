@@ -7,6 +7,7 @@ import { assert, layer } from "@effect/vitest"
 import { Effect, Layer, Schema } from "effect"
 import { TestClock } from "effect/testing"
 import { FetchHttpClient } from "effect/http"
+import * as http from "node:http"
 import { layer as simulatorLayer, Simulator } from "../src/Simulator.ts"
 import { appToken, bearer, call, isEnvelope, userTokens } from "./helpers.ts"
 import type { Reply } from "./helpers.ts"
@@ -24,6 +25,21 @@ const fails = (reply: Reply, status: number, type: string) => {
   assert.strictEqual(reply.json.errors[0].status, String(status))
   assert.strictEqual(reply.json.errors[0].type, type)
 }
+
+/** A GET whose header `name` is sent once per value (separate header lines). */
+const repeatedHeader = (url: string, token: string, name: string, values: ReadonlyArray<string>) =>
+  new Promise<{ status: number; text: string }>((resolve, reject) => {
+    const request = http.request(url, { method: "GET" }, (response) => {
+      let text = ""
+      response.setEncoding("utf8")
+      response.on("data", (chunk: string) => text += chunk)
+      response.on("end", () => resolve({ status: response.statusCode ?? 0, text }))
+    })
+    request.setHeader("authorization", `Bearer ${token}`)
+    request.setHeader(name, [...values])
+    request.on("error", reject)
+    request.end()
+  })
 
 const get = (path: string, token?: string, headers: Record<string, string> = {}) =>
   call("GET", path, { headers: { ...(token === undefined ? {} : bearer(token)), ...headers } })
@@ -101,6 +117,13 @@ layer(Loopback)("v3 signals", (it) => {
       for (const id of [vehicleId, "00000000-0000-4000-8000-000000000000"]) {
         fails(yield* get(`/v3/vehicles/${id}/signals`, token, { "sc-user-id": "" }), 400, "VALIDATION")
         fails(yield* get(`/v3/vehicles/${id}/signals/odometer-traveleddistance`, token, { "sc-user-id": "" }), 400, "VALIDATION")
+      }
+      // a repeated sc-user-id (joined with ", " by Node) is malformed too, even when both name the owner
+      for (const path of [`/v3/vehicles/${vehicleId}/signals`, `/v3/vehicles/${vehicleId}/signals/odometer-traveleddistance`]) {
+        const repeated = yield* Effect.promise(() => repeatedHeader(sim.url + path, token, "sc-user-id", [user, user]))
+        assert.strictEqual(repeated.status, 400, repeated.text)
+        assert.strictEqual(JSON.parse(repeated.text).errors[0].type, "VALIDATION")
+        assert.include(JSON.parse(repeated.text).errors[0].detail, "one user")
       }
       fails(yield* get(`/v3/vehicles/${vehicleId}/signals`, undefined, { "sc-user-id": user }), 401, "AUTHENTICATION")
       fails(yield* get(`/v3/vehicles/${vehicleId}/signals`, "not-a-token", { "sc-user-id": user }), 401, "AUTHENTICATION")

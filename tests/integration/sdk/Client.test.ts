@@ -4,6 +4,7 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import * as Client from "@connected-vehicle/sdk/Client"
+import { LegacyEndpoints } from "@connected-vehicle/schema/Legacy"
 import {
   assertNoSecretIn,
   carrying,
@@ -85,11 +86,14 @@ describe("Client", () => {
     assert.strictEqual((await client.legacy.vin(vehicleId)).value.vin, sim.data.vehicle(vehicleId)!.vin)
     assert.isDefined((await client.legacy.engineOil(vehicleId)).value)
     assert.isDefined((await client.legacy.tirePressure(vehicleId)).value)
+    // vehicles whose connections may read what is asked of them (others answer 403)
+    const permits = (id: string, permission: string) => sim.data.connectionOf(id)!.permissions.includes(permission)
     const supported = ids.find((id) => sim.data.vehicle(id)!.supportsServiceHistory)
-    const unsupported = ids.find((id) => !sim.data.vehicle(id)!.supportsServiceHistory)
+    const unsupported = ids.find((id) => !sim.data.vehicle(id)!.supportsServiceHistory && permits(id, "read_vin"))
     assert.isDefined(supported, "the busiest user of seed 42 has a vehicle with service history")
     assert.isDefined(unsupported, "and one without")
-    assert.isArray((await client.legacy.serviceHistory(supported!)).value)
+    if (permits(supported!, "read_service_history")) assert.isArray((await client.legacy.serviceHistory(supported!)).value)
+    else await expectError(client.legacy.serviceHistory(supported!), Client.PermissionDeniedError)
     {
       await expectError(client.legacy.serviceHistory(unsupported!), Client.CompatibilityError)
       const mixed = await client.legacy.batch(unsupported!, ["/vin", "/service/history"])
@@ -279,6 +283,14 @@ describe("Client", () => {
     await expectError(client.legacy.setUserToken({ accessToken: body.access_token, expiresIn: 0 }), Client.InvalidArgumentError)
   }, 60_000)
 
+  const legacyPaths = {
+    "odometer-traveleddistance": "/odometer",
+    "location-preciselocation": "/location",
+    "vehicleidentification-vin": "/vin",
+    "internalcombustionengine-oillife": "/engine/oil",
+    "wheel-tirepressures": "/tires/pressure"
+  } as const
+
   it("v3.migration: each migrated read equals the legacy read (metric and imperial), with the client's error classes", async () => {
     const userId = busiestUser(sim.data)
     const vehicles = sim.data.vehiclesOf(userId)
@@ -311,11 +323,20 @@ describe("Client", () => {
       ] as const
       let same = 0
       let failed = 0
+      let denied = 0
       for (const vehicleId of vehicles) {
         for (const [code, legacyRead, migratedRead] of reads) {
           const what = `${vehicleId} ${code} (${unitSystem})`
-          const old = await legacyRead(vehicleId)
           const status = sim.data.signalStatus(vehicleId, code)
+          const permission = LegacyEndpoints[legacyPaths[code]].permission
+          if (!sim.data.connectionOf(vehicleId)!.permissions.includes(permission)) {
+            // the connection lacks the read's permission: both are refused (but a BEV's oil life, never read)
+            await expectError(legacyRead(vehicleId), Client.PermissionDeniedError)
+            if (status !== undefined) await expectError(migratedRead(vehicleId), Client.PermissionDeniedError)
+            denied++
+            continue
+          }
+          const old = await legacyRead(vehicleId)
           if (status === undefined || status === "SUCCESS") {
             const migrated = await (migratedRead(vehicleId) as Promise<Client.MigratedReading<unknown>>)
             assert.deepStrictEqual(migrated.value, old.value, what)
@@ -339,7 +360,8 @@ describe("Client", () => {
           }
         }
       }
-      assert.isTrue(same >= vehicles.length * 3, `${same} compared, ${failed} failed signals`)
+      assert.strictEqual(same + failed + denied, vehicles.length * 5)
+      assert.isTrue(same >= vehicles.length * 2, `${same} compared, ${failed} failed signals, ${denied} denied`)
     }
 
     await using client = makeClient()

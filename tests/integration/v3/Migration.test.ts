@@ -6,6 +6,7 @@ import * as OAuthConfig from "@connected-vehicle/auth/OAuthConfig"
 import * as Session from "@connected-vehicle/auth/Session"
 import * as TokenStore from "@connected-vehicle/auth/TokenStore"
 import { LegacyApi } from "@connected-vehicle/schema/Api"
+import { LegacyEndpoints } from "@connected-vehicle/schema/Legacy"
 import * as Simulator from "@connected-vehicle/simulator/Simulator"
 import * as Transport from "@connected-vehicle/transport/Transport"
 import type { Connections } from "@connected-vehicle/v3/Connections"
@@ -77,13 +78,27 @@ describe("Migration", () => {
         let same = 0
         let failed = 0
         let withoutEngine = 0
+        let denied = 0
         for (const vehicleId of vehicles) {
           for (const path of Object.keys(legacyCalls) as Array<Migration.MigratedPath>) {
             const what = `${vehicleId} ${path} (${unitSystem})`
-            const old = yield* legacy[legacyCalls[path]]({ params: { id: vehicleId }, headers: { "sc-unit-system": unitSystem } })
+            // the five reads' effects, as one type
+            const read: Effect.Effect<{ readonly value: any; readonly headers: Record<string, string> }, { readonly _tag: string }> = legacy[legacyCalls[path]]({
+              params: { id: vehicleId },
+              headers: { "sc-unit-system": unitSystem }
+            })
             const migrated = yield* Effect.result(Migration.read(path, { vehicleId, userId }, { unitSystem }))
             const code = Migration.signalCodes[path]
             const status = sim.data.signalStatus(vehicleId, code)
+            if (!sim.data.connectionOf(vehicleId)!.permissions.includes(LegacyEndpoints[path].permission)) {
+              // the connection lacks the read's permission: both are refused (but the oil life of a BEV, never read)
+              assert.strictEqual((yield* flipReason(read))._tag, "PermissionDenied", what)
+              if (status === undefined) assert.isTrue(Result.isSuccess(migrated), what)
+              else assert.isTrue(Result.isFailure(migrated) && reasonOf(migrated.failure)._tag === "PermissionDenied", what)
+              denied++
+              continue
+            }
+            const old = yield* read
             if (status === undefined) {
               // no such signal on this vehicle: only the oil life of a BEV, which v2.0 reads as 1
               assert.strictEqual(path, "/engine/oil", what)
@@ -117,7 +132,8 @@ describe("Migration", () => {
             }
           }
         }
-        assert.isTrue(same >= vehicles.length * 3, `most reads compared (${same}, ${failed} failed signals)`)
+        assert.strictEqual(same + failed + withoutEngine + denied, vehicles.length * 5)
+        assert.isTrue(same >= vehicles.length * 2, `most reads compared (${same}, ${failed} failed signals, ${denied} denied)`)
         // the seed (42) gives the busiest user a BEV
         assert.isTrue(withoutEngine > 0, "a BEV is among them")
       }).pipe(Effect.provide(layerLoopback())), { timeout: 60_000 })

@@ -84,15 +84,20 @@ const seededConnections = (seed: number, connectionCount: number, userCount: num
 }
 
 /** When connections were created and updated, and their permissions. */
-const connectionDates = (seed: number, connectionCount: number) => {
+const connectionDates = (seed: number, connectionCount: number, userCount: number) => {
   // Newest first: spread over at most a year before the epoch.
   const step = Math.min(37 * 60_000, Math.floor((365 * DAY) / Math.max(1, connectionCount)))
   const connectionCreatedAt = (index: number) => EPOCH - (index + 1) * step - (hash(seed, 32, index) % Math.max(1, step))
   const connectionUpdatedAt = (index: number) =>
     Math.min(EPOCH, connectionCreatedAt(index) + (hash(seed, 33, index) % (30 * DAY)))
+  // Each user's first connection (index < userCount) holds every permission; a later one
+  // read_vehicle_info and read_odometer, and each other permission three times in four (seeded).
   const connectionPermissions = (index: number): ReadonlyArray<Permission> => {
+    if (index < userCount) return allPermissions
     const bits = hash(seed, 34, index)
-    return allPermissions.filter((p, k) => p === "read_vehicle_info" || p === "read_odometer" || ((bits >>> k) & 1) === 1)
+    return allPermissions.filter((p, k) =>
+      p === "read_vehicle_info" || p === "read_odometer" || ((bits >>> (2 * k)) & 3) !== 0
+    )
   }
   return { connectionCreatedAt, connectionUpdatedAt, connectionPermissions }
 }
@@ -136,7 +141,7 @@ export const makeDataset = (options: DatasetOptions): Dataset => {
 
   const users = seededUsers(seed, userCount)
   const { connectionUser, vehiclesOfUser } = seededConnections(seed, connectionCount, userCount)
-  const { connectionCreatedAt, connectionUpdatedAt, connectionPermissions } = connectionDates(seed, connectionCount)
+  const { connectionCreatedAt, connectionUpdatedAt, connectionPermissions } = connectionDates(seed, connectionCount, userCount)
   const webhooks = seededWebhooks(seed, webhookCount)
 
   // Subscription i belongs to connection i (same order, createdAt DESC).

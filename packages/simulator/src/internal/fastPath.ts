@@ -31,7 +31,7 @@ import type { RetireLegacy } from "../Sunset.ts"
 import { deprecationHeaders, isRetired } from "../Sunset.ts"
 import { FAULT_HEADER, isUsableRequestId, REQUEST_ID_HEADER } from "./headers.ts"
 import { fastCharge } from "./limits.ts"
-import { legacyRead, legacyReads, PageMemo, signalsPageText, signalText } from "./render.ts"
+import { heldPermissions, legacyRead, legacyReads, missingPermission, PageMemo, signalsPageText, signalText } from "./render.ts"
 import * as RouteMatch from "./routeMatch.ts"
 import { generatedRequestId } from "../State.ts"
 
@@ -234,7 +234,7 @@ const signals = (
     if (out === undefined) {
       const v = ownedVehicle(fast, vehicleId, data.userIndex(userId.toLowerCase()))
       if (v === undefined) return false
-      out = answer([], Buffer.from(signalsPageText(data, origins, deliveries, v, url, now, undefined, undefined)), [])
+      out = answer([], Buffer.from(signalsPageText(data, origins, deliveries, v, url, now, undefined, undefined, fast.env.enforcePermissions)), [])
       fast.pages.set(key, data, now, version, out)
     }
     if (!fastCharge(fast.env, data.vehicleIndex(vehicleId))) return false
@@ -244,7 +244,10 @@ const signals = (
   if (v === undefined) return false
   const code = params.signalCode
   const k = v.model.signals.findIndex((s) => s.code === code)
-  if (k === -1 || !fastCharge(fast.env, v.index)) return false
+  if (k === -1) return false
+  // a signal the connection may not read: the full application answers the 403
+  const held = heldPermissions(data, fast.env.enforcePermissions, v)
+  if (missingPermission(held, v, v.model.signals[k]!.permission) !== undefined || !fastCharge(fast.env, v.index)) return false
   return send(fast, request, response, url, answer([], Buffer.from(signalText(data, origins, deliveries, v, k, now)), []))
 }
 
@@ -272,7 +275,7 @@ const legacy = (
   if (out === undefined) {
     const v = ownedVehicle(fast, params.id!, grant.userIndex)
     if (v === undefined) return false
-    const item = legacyRead(data, deliveries, grant, v, path, unitSystem ?? "metric", now)
+    const item = legacyRead(data, deliveries, grant, fast.env.enforcePermissions, v, path, unitSystem ?? "metric", now)
     if (item.code !== 200) return false
     const before = ["sc-data-age", item.headers["sc-data-age"]!, "sc-unit-system", item.headers["sc-unit-system"]!]
     out = {

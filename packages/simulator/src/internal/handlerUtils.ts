@@ -53,10 +53,17 @@ export const vehicleSummary = (v: VehicleInfo) => ({
   powertrainType: v.model.powertrainType
 })
 
-/** Vehicle `vehicleId` on behalf of user `userId`: 400 an empty user id, 404 unknown vehicle, 403 not that user's. */
+/**
+ * Vehicle `vehicleId` on behalf of user `userId`: 400 an empty or repeated
+ * user id, 404 unknown vehicle, 403 not that user's.
+ */
 export const vehicleForUser = (data: Dataset, vehicleId: string, userId: string) => {
   // an empty header names no user: malformed like a missing one (400), not another user's vehicle (403)
   if (userId === "") return badRequest("Header sc-user-id must not be empty: it names the user the request is made for")
+  // a repeated header arrives joined with ", ": one request names one user
+  if (userId.includes(",")) {
+    return badRequest(`Header sc-user-id must name one user; got ${JSON.stringify(userId)} (a repeated header?)`)
+  }
   const index = data.vehicleIndex(vehicleId.toLowerCase())
   if (index === -1) return notFound(`No vehicle with id ${vehicleId}`)
   const userIndex = data.userIndex(userId.toLowerCase())

@@ -15,6 +15,7 @@ import { badRequest, CurrentGrant, CurrentRequestId, Env, forbidden, incompatibl
 import type { Grant } from "../State.ts"
 import { requireUser } from "./handlerUtils.ts"
 import { limitedResponse } from "./limits.ts"
+import { routePath } from "./paths.ts"
 import { legacyRead, legacyReads } from "./render.ts"
 
 const unitSystemOf = (value: string | undefined) => value === "imperial" ? "imperial" : "metric"
@@ -34,10 +35,10 @@ const legacyHandler = (path: LegacyPath) =>
   readonly params: { readonly id: string }
 }) =>
   Effect.gen(function*() {
-    const { data, deliveries, state } = yield* Env
+    const { data, deliveries, enforcePermissions, state } = yield* Env
     const grant = yield* requireUser(yield* CurrentGrant)
     const v = yield* legacyVehicle(data, grant, params.id)
-    const item = legacyRead(data, deliveries, grant, v, path, unitSystemOf(headers["sc-unit-system"]), state.now())
+    const item = legacyRead(data, deliveries, grant, enforcePermissions, v, path, unitSystemOf(headers["sc-unit-system"]), state.now())
     if (item.code === 403) return yield* forbidden(detailOf(item.body))
     if (item.code === 409) return yield* incompatible(detailOf(item.body))
     return HttpServerResponse.jsonUnsafe(item.body, { headers: item.headers })
@@ -66,7 +67,7 @@ export const LegacyLive = HttpApiBuilder.group(ServiceApi, "legacy", (handlers) 
     ...Record.map(legacyReads, legacyHandler),
     batch: ({ headers, params, payload }) =>
       Effect.gen(function*() {
-        const { data, deliveries, state, usage } = yield* Env
+        const { data, deliveries, enforcePermissions, state, usage } = yield* Env
         const grant = yield* requireUser(yield* CurrentGrant)
         const v = yield* legacyVehicle(data, grant, params.id)
         if (payload.requests.length > MAX_BATCH_REQUESTS) {
@@ -74,15 +75,23 @@ export const LegacyLive = HttpApiBuilder.group(ServiceApi, "legacy", (handlers) 
             `requests holds ${payload.requests.length} paths; a batch takes at most ${MAX_BATCH_REQUESTS}`
           )
         }
-        // spec section 8: each requested endpoint counts against the per-vehicle limit
-        const limited = usage.admit({ vehicleIndex: v.index, cost: Math.max(1, payload.requests.length), application: true })
+        // spec section 8: each requested endpoint counts against the per-vehicle limit; a batch
+        // costing more than the whole limit would never fit (a 429 its Retry-After cannot help)
+        const cost = Math.max(1, payload.requests.length)
+        const perVehicle = usage.currentLimits().perVehicle
+        if (perVehicle !== null && cost > perVehicle.limit) {
+          return yield* badRequest(
+            `a batch of ${cost} requests exceeds the per-vehicle limit of ${perVehicle.limit}`
+          )
+        }
+        const limited = usage.admit({ vehicleIndex: v.index, cost, application: true })
         if (limited !== undefined) return limitedResponse(limited)
         const requestId = yield* CurrentRequestId
         const unitSystem = unitSystemOf(headers["sc-unit-system"])
         const now = state.now()
         return {
           responses: payload.requests.map(({ path }) => {
-            const item = legacyRead(data, deliveries, grant, v, path.split("?")[0]!, unitSystem, now)
+            const item = legacyRead(data, deliveries, grant, enforcePermissions, v, routePath(path), unitSystem, now)
             return { path, ...(item.code >= 400 ? { ...item, body: withDebug(item.body as ErrorEnvelope, requestId) } : item) }
           })
         }

@@ -108,7 +108,7 @@ const serviceTasks = [
 ] as const
 
 /** @internal */
-export const serviceHistory = (seed: number, v: VehicleInfo, imperial: boolean): ReadonlyArray<{
+export const serviceHistory = (seed: number, v: VehicleInfo): ReadonlyArray<{
   readonly serviceId: string | null
   readonly serviceDate: string | null
   readonly odometerDistance: number | null
@@ -130,7 +130,8 @@ export const serviceHistory = (seed: number, v: VehicleInfo, imperial: boolean):
     records.push({
       serviceId: dealer ? `SVC-${hex(hash(seed, 87, v.index, k), 8).toUpperCase()}` : null,
       serviceDate: Math.min(date, EPOCH) === date ? new Date(date).toISOString() : null,
-      odometerDistance: imperial ? round(km / KM_PER_MILE, 1) : km,
+      // section 2.8: kilometers, whatever sc-unit-system asks for
+      odometerDistance: km,
       serviceTasks: tasks,
       serviceDetails: dealer
         ? [{ type: "dealer", value: `${v.model.make} Service Center #${1 + (hash(seed, 88, v.index, k) % 90)}` }]

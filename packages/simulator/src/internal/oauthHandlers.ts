@@ -125,9 +125,14 @@ export const OAuthLive = HttpApiBuilder.group(ServiceApi, "oauth", (handlers) =>
         })
         return HttpServerResponse.redirect(withParams(query.redirect_uri, { code, state: query.state }))
       }),
-    token: ({ headers, payload }) =>
+    token: ({ headers, payload, request }) =>
       Effect.gen(function*() {
         const { clientId, clientSecret, state, usage } = yield* Env
+        // section 4.6: a User-Agent value is required
+        const userAgent = request.headers["user-agent"]
+        if (userAgent === undefined || userAgent.trim() === "") {
+          return yield* oauthError("invalid_request", "User-Agent header is required")
+        }
         const credential = basicCredential(headers.authorization)
         if (credential === undefined) {
           return yield* oauthUnauthorized("Authorization must be Basic base64(client_id:client_secret)")

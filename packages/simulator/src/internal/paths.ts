@@ -4,7 +4,7 @@
  *
  * @internal
  */
-import { CompatibilityQuery, ConnectionsQuery, SubscriptionsQuery, WebhooksQuery } from "@connected-vehicle/schema/Api"
+import { CompatibilityQuery, ConnectionsQuery, ServiceApi, SubscriptionsQuery, WebhooksQuery } from "@connected-vehicle/schema/Api"
 import type { Root } from "../App.ts"
 
 /** @internal */
@@ -71,3 +71,32 @@ const rootPrefixes: Readonly<Record<Root, ReadonlyArray<string>>> = {
 export const inRoot = (root: Root) => (path: string): boolean =>
   path === "/openapi.json" || path === "/docs" ||
   rootPrefixes[root].some((prefix) => path === prefix || path.startsWith(prefix + "/"))
+
+/** Every route of the application: the contract's endpoints, the OpenAPI document and the docs pages. */
+const methodRoutes: ReadonlyArray<{ readonly method: string; readonly pattern: RegExp }> = [
+  ...Object.values(ServiceApi.groups).flatMap((group) =>
+    Object.values(group.endpoints).map((endpoint) => ({ method: endpoint.method, path: endpoint.path }))
+  ),
+  { method: "GET", path: "/openapi.json" },
+  { method: "GET", path: "/docs" },
+  { method: "GET", path: "/docs/migrating-to-v3" }
+].map(({ method, path }) => ({
+  method,
+  pattern: new RegExp(
+    "^" + path.toLowerCase().split("/").map((segment: string) =>
+      segment.startsWith(":") ? "[^/]+" : segment.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")
+    ).join("/") + "$"
+  )
+}))
+
+/**
+ * The methods the application serves on a path (in `routePath` form), for the
+ * `Allow` header of a 405; empty when no route has that path.
+ *
+ * @internal
+ */
+export const allowedMethods = (path: string): ReadonlyArray<string> => {
+  const methods = new Set<string>()
+  for (const route of methodRoutes) if (route.pattern.test(path)) methods.add(route.method)
+  return [...methods].sort()
+}

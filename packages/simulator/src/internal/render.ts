@@ -9,6 +9,7 @@
 import type { Legacy, Signal } from "@connected-vehicle/schema"
 import { LegacyEndpoints } from "@connected-vehicle/schema/Legacy"
 import type { LegacyPath } from "@connected-vehicle/schema/Legacy"
+import type { Permission } from "@connected-vehicle/schema/OAuth"
 import type { PageLinks } from "@connected-vehicle/schema/Pagination"
 import type { Dataset, VehicleInfo } from "../Data.ts"
 import { legacyBody, legacyBodyOfReading, legacySignalCode, readings, serviceHistory, signalBody, signalStatus, supportsServiceHistory } from "../Data.ts"
@@ -104,13 +105,57 @@ export const vehicleResource = (origins: Origins, v: VehicleInfo) => ({
 })
 
 /**
+ * The permissions a read of vehicle `v` may use: its connection's when they
+ * are enforced (none for a vehicle without a connection), else `undefined`
+ * (every permission).
+ *
+ * @internal
+ */
+export const heldPermissions = (
+  data: Dataset,
+  enforce: boolean,
+  v: VehicleInfo
+): ReadonlyArray<Permission> | undefined =>
+  !enforce ? undefined : v.index < data.connectionCount ? data.connectionPermissions(v.index) : []
+
+/**
+ * Why a read that needs `permission` is refused on vehicle `v` (a detail for
+ * the 403), or `undefined` when its connection holds it (or permissions are
+ * not enforced).
+ *
+ * @internal
+ */
+export const missingPermission = (
+  held: ReadonlyArray<Permission> | undefined,
+  v: VehicleInfo,
+  permission: Permission
+): string | undefined =>
+  held === undefined || held.includes(permission)
+    ? undefined
+    : `The connection of vehicle ${v.id} lacks the permission ${permission}`
+
+/** The per-signal error of a signal whose permission the connection lacks (section 7, last paragraph). */
+const forbiddenSignal = (detail: string): typeof Signal.Signal.Encoded["attributes"]["status"] => ({
+  value: "ERROR",
+  error: {
+    type: "AUTHENTICATION",
+    code: "FORBIDDEN",
+    title: "Forbidden",
+    detail,
+    resolution: { type: "REAUTHENTICATE" }
+  }
+})
+
+/**
  * A signal in its wire (encoded) form. The signals handlers answer with these
  * bytes directly rather than a `Signal` for `HttpApiBuilder` to encode: the
  * generator is trusted, and the encoder's walk of every field was most of the
  * cost of a list request. Keys are in the schema's order, so the bytes equal
  * the encoder's (test/encoding.test.ts checks it). A reading set through the
  * control surface (`reading`) is served as it was set: status `SUCCESS`, its
- * body, `oemUpdatedAt` and `ingestedAt` the instant it was set.
+ * body, `oemUpdatedAt` and `ingestedAt` the instant it was set. A signal the
+ * connection may not read (`held`) is an `ERROR` with the `FORBIDDEN` error
+ * and no body, whatever was set.
  */
 const signalJson = (
   seed: number,
@@ -120,7 +165,8 @@ const signalJson = (
   now: number,
   r: ReturnType<typeof readings>,
   iso: (millis: number) => string,
-  reading: Reading | undefined
+  reading: Reading | undefined,
+  held: ReadonlyArray<Permission> | undefined
 ): typeof Signal.Signal.Encoded => {
   const definition = v.model.signals[signalIndex]!
   const links = { self: `${origins.vehicle}/v3/vehicles/${v.id}/signals/${definition.code}` }
@@ -129,7 +175,13 @@ const signalJson = (
   let body: typeof Signal.Signal.Encoded["attributes"]["body"]
   let oem: number
   let ingested: number
-  if (reading !== undefined) {
+  const denied = missingPermission(held, v, definition.permission)
+  if (denied !== undefined) {
+    status = forbiddenSignal(`${denied}, which signal ${definition.code} requires`)
+    body = {}
+    oem = r.updatedAt
+    ingested = Math.min(now, oem + 1500 + (v.index % 7) * 100)
+  } else if (reading !== undefined) {
     status = { value: "SUCCESS" }
     body = reading.wire
     oem = reading.at
@@ -163,16 +215,18 @@ export const signalsPageText = (
   url: string,
   now: number,
   page: number | undefined,
-  pageSize: number | undefined
+  pageSize: number | undefined,
+  enforce: boolean
 ): string => {
   const seed = data.options.seed
+  const held = heldPermissions(data, enforce, v)
   const r = readings(seed, v, now)
   const signals = v.model.signals
   const window = paginate(origins, url, signals.length, page, pageSize)
   const items: Array<typeof Signal.Signal.Encoded> = []
   const iso = isoStamps()
   for (let k = window.start; k < window.end; k++) {
-    items.push(signalJson(seed, origins, v, k, now, r, iso, deliveries.reading(v.index, signals[k]!.code)))
+    items.push(signalJson(seed, origins, v, k, now, r, iso, deliveries.reading(v.index, signals[k]!.code), held))
   }
   const body: typeof Signal.SignalsPage.Encoded = {
     data: items,
@@ -184,7 +238,8 @@ export const signalsPageText = (
 }
 
 /**
- * The JSON text of one signal (`GET /v3/vehicles/{id}/signals/{code}`); `k` is its index.
+ * The JSON text of one signal (`GET /v3/vehicles/{id}/signals/{code}`); `k`
+ * is its index (one the connection may read: the caller answers 403 otherwise).
  *
  * @internal
  */
@@ -199,7 +254,7 @@ export const signalText = (
   const seed = data.options.seed
   const reading = deliveries.reading(v.index, v.model.signals[k]!.code)
   const body: typeof Signal.SignalResponse.Encoded = {
-    data: signalJson(seed, origins, v, k, now, readings(seed, v, now), isoStamps(), reading),
+    data: signalJson(seed, origins, v, k, now, readings(seed, v, now), isoStamps(), reading, undefined),
     included: { vehicle: vehicleResource(origins, v) }
   }
   return JSON.stringify(body)
@@ -255,7 +310,8 @@ export const legacyReads = {
 
 /**
  * Answers one legacy read for a vehicle the user owns (used by the single
- * endpoints, the batch and the fast path). A reading set through the control
+ * endpoints, the batch and the fast path): 403 unless both the token's
+ * scopes and (when `enforce`) the vehicle's connection hold its permission. A reading set through the control
  * surface on the read's v3 signal (`legacySignalCode`) is what it answers,
  * with `sc-data-age` the instant it was set.
  *
@@ -265,6 +321,7 @@ export const legacyRead = (
   data: Dataset,
   deliveries: Deliveries,
   grant: Extract<Grant, { _tag: "User" }>,
+  enforce: boolean,
   v: VehicleInfo,
   path: string,
   unitSystem: "metric" | "imperial",
@@ -277,6 +334,8 @@ export const legacyRead = (
   if (!grant.scopes.has(endpoint.permission)) {
     return { code: 403, body: envelope(403, `The token lacks the permission ${endpoint.permission}`), headers: {} }
   }
+  const denied = missingPermission(heldPermissions(data, enforce, v), v, endpoint.permission)
+  if (denied !== undefined) return { code: 403, body: envelope(403, denied), headers: {} }
   const seed = data.options.seed
   const imperial = unitSystem === "imperial"
   if (path === "/service/history") {
@@ -290,7 +349,7 @@ export const legacyRead = (
       }
     }
     const r = readings(seed, v, now)
-    const history: typeof Legacy.ServiceHistory.Encoded = serviceHistory(seed, v, imperial)
+    const history: typeof Legacy.ServiceHistory.Encoded = serviceHistory(seed, v)
     return { code: 200, body: history, headers: { "sc-data-age": new Date(r.updatedAt).toISOString(), "sc-unit-system": unitSystem } }
   }
   const read = path as Exclude<LegacyPath, "/service/history">

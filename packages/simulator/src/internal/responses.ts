@@ -13,6 +13,7 @@ import type { HttpServerRequest } from "effect/http"
 import { HttpApiError } from "effect/http-api"
 import { envelope } from "../Env.ts"
 import { MAX_BODY_BYTES } from "./headers.ts"
+import { allowedMethods } from "./paths.ts"
 
 export const jsonHeaders = { "content-type": "application/json" }
 
@@ -92,6 +93,15 @@ export const failureResponse = (
   const tooLarge = () => Effect.succeed(tooLargeResponse(oauth))
   if (HttpServerError.isHttpServerError(error)) {
     if (error.reason._tag === "RouteNotFound") {
+      // a path that exists under other methods: 405 with Allow
+      const allowed = allowedMethods(path)
+      if (allowed.length > 0) {
+        return Effect.succeed(HttpServerResponse.setHeader(
+          problemResponse(oauth, 405, `Method ${request.method} is not allowed on ${path}; allowed: ${allowed.join(", ")}`),
+          "allow",
+          allowed.join(", ")
+        ))
+      }
       return Effect.succeed(problemResponse(oauth, 404, `No endpoint ${request.method} ${path}`))
     }
     if (error.reason._tag === "RequestParseError") {

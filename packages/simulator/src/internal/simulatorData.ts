@@ -6,6 +6,7 @@
 import type { Dataset, VehicleInfo } from "../Data.ts"
 import { signalStatus, supportsServiceHistory } from "../Data.ts"
 import type { SimulatorData, VehicleView } from "../Simulator.ts"
+import { heldPermissions, missingPermission } from "./render.ts"
 
 const view = (v: VehicleInfo): VehicleView => ({
   id: v.id,
@@ -21,7 +22,7 @@ const view = (v: VehicleInfo): VehicleView => ({
 })
 
 /** The read access to a dataset. */
-export const makeData = (data: Dataset): SimulatorData => {
+export const makeData = (data: Dataset, enforcePermissions: boolean): SimulatorData => {
   let ids: ReadonlyArray<string> | undefined
   const indexOf = (id: string) => data.vehicleIndex(id.toLowerCase())
   return {
@@ -35,7 +36,11 @@ export const makeData = (data: Dataset): SimulatorData => {
       const i = indexOf(vehicleId)
       return i === -1 || i >= data.connectionCount
         ? undefined
-        : { userId: data.user(data.connectionUser[i]!).id, connectionId: data.connectionId(i) }
+        : {
+          userId: data.user(data.connectionUser[i]!).id,
+          connectionId: data.connectionId(i),
+          permissions: data.connectionPermissions(i)
+        }
     },
     vehicle: (vehicleId) => {
       const i = indexOf(vehicleId)
@@ -62,8 +67,13 @@ export const makeData = (data: Dataset): SimulatorData => {
     signalStatus: (vehicleId, signalCode) => {
       const i = indexOf(vehicleId)
       if (i === -1) return undefined
-      const k = data.vehicle(i).model.signals.findIndex((s) => s.code === signalCode)
-      return k === -1 ? undefined : signalStatus(data.options.seed, i, k).value
+      const v = data.vehicle(i)
+      const k = v.model.signals.findIndex((s) => s.code === signalCode)
+      if (k === -1) return undefined
+      const held = heldPermissions(data, enforcePermissions, v)
+      return missingPermission(held, v, v.model.signals[k]!.permission) !== undefined
+        ? "ERROR"
+        : signalStatus(data.options.seed, i, k).value
     }
   }
 }

@@ -12,9 +12,9 @@ import { HttpApiBuilder } from "effect/http-api"
 import type { Dataset } from "../Data.ts"
 import { compatibleModels } from "../Data.ts"
 import type { Origins } from "../Env.ts"
-import { CurrentGrant, Env, notFound } from "../Env.ts"
+import { CurrentGrant, Env, forbidden, notFound } from "../Env.ts"
 import { idFilter, matching, modeCode, orderedPage, originOf, requireApp, utc, vehicleForUser, vehicleSummary } from "./handlerUtils.ts"
-import { PageMemo, signalsPageText, signalText } from "./render.ts"
+import { heldPermissions, missingPermission, PageMemo, signalsPageText, signalText } from "./render.ts"
 
 const json = (text: string) => HttpServerResponse.text(text, { status: 200, contentType: "application/json" })
 
@@ -24,7 +24,7 @@ export const SignalsLive = HttpApiBuilder.group(ServiceApi, "signals", (handlers
   return handlers.handleAll({
     list: ({ headers, params, query, request }) =>
       Effect.gen(function*() {
-        const { data, deliveries, origins, state } = yield* Env
+        const { data, deliveries, enforcePermissions, origins, state } = yield* Env
         yield* requireApp(yield* CurrentGrant)
         const now = state.now()
         const version = deliveries.readingsVersion()
@@ -32,17 +32,20 @@ export const SignalsLive = HttpApiBuilder.group(ServiceApi, "signals", (handlers
         const memo = pages.get(key, data, now, version)
         if (memo !== undefined) return memo
         const v = yield* vehicleForUser(data, params.vehicleId, headers["sc-user-id"])
-        const response = json(signalsPageText(data, origins, deliveries, v, request.url, now, query.page, query.pageSize))
+        const response = json(signalsPageText(data, origins, deliveries, v, request.url, now, query.page, query.pageSize, enforcePermissions))
         pages.set(key, data, now, version, response)
         return response
       }),
     get: ({ headers, params }) =>
       Effect.gen(function*() {
-        const { data, deliveries, origins, state } = yield* Env
+        const { data, deliveries, enforcePermissions, origins, state } = yield* Env
         yield* requireApp(yield* CurrentGrant)
         const v = yield* vehicleForUser(data, params.vehicleId, headers["sc-user-id"])
         const k = v.model.signals.findIndex((s) => s.code === params.signalCode.toLowerCase())
         if (k === -1) return yield* notFound(`Vehicle ${v.id} has no signal ${params.signalCode}`)
+        const signal = v.model.signals[k]!
+        const denied = missingPermission(heldPermissions(data, enforcePermissions, v), v, signal.permission)
+        if (denied !== undefined) return yield* forbidden(`${denied}, which signal ${signal.code} requires`)
         return json(signalText(data, origins, deliveries, v, k, state.now()))
       })
   })
