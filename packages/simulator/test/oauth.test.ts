@@ -149,7 +149,10 @@ describe("authorization errors", () => {
       })
       for (const response of responses.slice(0, 3)) {
         assert.strictEqual(response.status, 400, response.body)
-        assert.deepStrictEqual(JSON.parse(response.body), { error: "invalid_request", error_description: "User-Agent header is required" })
+        const body = JSON.parse(response.body)
+        assert.strictEqual(body.error, "invalid_request")
+        assert.strictEqual(body.error_description, "User-Agent header is required")
+        assert.strictEqual(body.errors[0].detail, "User-Agent header is required")
       }
       assert.strictEqual(responses[3]!.status, 200, responses[3]!.body)
       assert.strictEqual((yield* sim.usage).tokenGrants.clientCredentials, 1)
