@@ -56,6 +56,22 @@ describe("Json.parse", () => {
     }
   })
 
+  it("keeps JSON.parse's last value of a repeated key whatever its spellings, and its place of array-index keys", () => {
+    assert.deepStrictEqual(parse(String.raw`{"a":1,"\u0061":2,"a":3}`), { a: 3 })
+    assert.deepStrictEqual(parse(String.raw`{"\u0031":1,"1":2}`), { 1: 2 })
+    assert.deepStrictEqual(Object.keys(parse(String.raw`{"b":1,"\u0032":2,"a":3,"0":4}`) as object), ["0", "2", "b", "a"])
+    // a control character in a plain key is not JSON, beside an escaped key too
+    assert.throws(() => parse("{\"\\n\":1,\"a\u0001\":2}"), SyntaxError)
+  })
+
+  it("reads many escaped keys beside a long run of the marker character in one pass (no key compared at its length)", () => {
+    // each key rewritten to a marker as long as the run took quadratic time (30,000 × 5,000)
+    const text = `{"v":"${"\uf8ff".repeat(30_000)}",` + Array.from({ length: 5_000 }, (_, i) => String.raw`"\n${i}":${i}`).join(",") + "}"
+    const value = parse(text) as Record<string, unknown>
+    assert.strictEqual(Object.keys(value).length, 5_001)
+    assert.strictEqual(value["\n4999"], 4999)
+  })
+
   it("throws JSON.parse's own error for a text that is not JSON", () => {
     for (const text of [String.raw`{"\x":1}`, String.raw`{"\u00":1}`, String.raw`{"\n" 1}`, "{\"a\\\n\":1}", String.raw`{"\\":1`, String.raw`{"\n":"\"`, "{\"\\n\":1,\"\\", ""]) {
       let expected: unknown

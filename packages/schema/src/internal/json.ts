@@ -9,32 +9,56 @@
 // open string, is read in one pass (not once from each `"`, quadratic).
 const stringToken = /"(?:[^"\\]|\\[^])*(?:"([ \t\n\r]*:)?|\\?$)/g
 
+/** The marker of a rewritten key: `<marker><index>`. */
+const marker = "\uf8ff"
+
+/** Whether a key of the text (a string token followed by `:`) holds an escape sequence. */
+const hasEscapedKey = (text: string): boolean => {
+  stringToken.lastIndex = 0
+  try {
+    for (let match = stringToken.exec(text); match !== null; match = stringToken.exec(text)) {
+      if (match[1] !== undefined && match[0].includes("\\")) return true
+    }
+    return false
+  } finally {
+    stringToken.lastIndex = 0
+  }
+}
+
 /**
- * The text with every object key that holds an escape sequence replaced by a
- * plain marker key (`<marker><index>`; the marker occurs nowhere in the text,
- * so no other key can equal one), and those keys as read by `JSON.parse` as
- * string values. `undefined` when no key holds an escape sequence.
+ * A key token without escape sequences as `JSON.parse` reads it, or
+ * `undefined` when it holds a control character (not JSON: `JSON.parse` of
+ * the token throws, as it would for the text).
+ */
+const plainKey = (quoted: string): string | undefined => {
+  for (let i = 1; i < quoted.length - 1; i++) if (quoted.charCodeAt(i) < 0x20) return undefined
+  return quoted.slice(1, -1)
+}
+
+/**
+ * When some object key holds an escape sequence: the text with every object
+ * key replaced by a plain marker key (`<marker><index>`, one per occurrence,
+ * in the order of the text; no key of the text is left, so none can equal a
+ * marker), and those keys as read by `JSON.parse` as string values. Every
+ * key, not only the escaped ones: an object's members then come back in the
+ * text's order, so a repeated key keeps `JSON.parse`'s last value whatever
+ * its spellings, and array-index keys are placed as `JSON.parse` places them.
+ * `undefined` when no key holds an escape sequence.
  *
  * @internal
  */
 export const rewriteEscapedKeys = (
   text: string
 ): { readonly text: string; readonly marker: string; readonly keys: ReadonlyArray<string> } | undefined => {
-  // longer than the longest run of U+F8FF in the text (one pass), so it occurs nowhere in it
-  let run = 0
-  let longest = 0
-  for (let i = text.indexOf("\uf8ff"); i !== -1; i = text.indexOf("\uf8ff", i + 1)) {
-    run = i > 0 && text.charCodeAt(i - 1) === 0xf8ff ? run + 1 : 1
-    if (run > longest) longest = run
-  }
-  const marker = "\uf8ff".repeat(longest + 1)
+  if (!hasEscapedKey(text)) return undefined
   const keys: Array<string> = []
   const rewritten = text.replace(stringToken, (token: string, colon: string | undefined) => {
-    if (colon === undefined || !token.includes("\\")) return token
-    keys.push(JSON.parse(token.slice(0, token.length - colon.length)) as string)
+    if (colon === undefined) return token
+    const quoted = token.slice(0, token.length - colon.length)
+    keys.push((quoted.includes("\\") ? undefined : plainKey(quoted)) ?? JSON.parse(quoted) as string)
     return `"${marker}${keys.length - 1}"${colon}`
   })
-  return keys.length === 0 ? undefined : { text: rewritten, marker, keys }
+  return { text: rewritten, marker, keys }
 }
 
 const define = (out: Record<string, unknown>, key: string, value: unknown) => {
