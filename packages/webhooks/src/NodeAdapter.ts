@@ -55,6 +55,8 @@ export interface NodeRequest {
   readonly method?: string | undefined
   readonly headers: { readonly [name: string]: string | ReadonlyArray<string> | undefined }
   readonly readableEnded: boolean
+  /** The encoding `req.setEncoding` set, if any (its chunks are strings then). */
+  readonly readableEncoding?: string | null | undefined
   on(event: string, listener: (...args: Array<any>) => void): unknown
   off(event: string, listener: (...args: Array<any>) => void): unknown
   pause(): unknown
@@ -118,6 +120,10 @@ const alreadyRead = (req: NodeRequest): Body | undefined => {
 
 type Guard = <A extends ReadonlyArray<unknown>>(f: (...args: A) => void) => (...args: A) => void
 
+/** The encoding of a request's string chunks (`req.setEncoding`), as `Buffer.from` takes it. */
+const encodingOf = (req: NodeRequest): BufferEncoding =>
+  typeof req.readableEncoding === "string" && Buffer.isEncoding(req.readableEncoding) ? req.readableEncoding : "utf8"
+
 const readStream = (req: NodeRequest, limit: number, guarded: Guard): Promise<Body | Receiver.Reply> =>
   new Promise((resolve) => {
     const chunks: Array<Buffer> = []
@@ -133,8 +139,8 @@ const readStream = (req: NodeRequest, limit: number, guarded: Guard): Promise<Bo
       resolve(result)
     }
     const onData = guarded((data: Buffer | string) => {
-      // a string when something called req.setEncoding: its UTF-8 bytes
-      const chunk = typeof data === "string" ? Buffer.from(data, "utf8") : data
+      // a string when something called req.setEncoding: its bytes in that encoding
+      const chunk = typeof data === "string" ? Buffer.from(data, encodingOf(req)) : data
       size += chunk.byteLength
       if (size > limit) {
         req.pause()

@@ -86,21 +86,23 @@ describe("Node adapter", () => {
       assert.isTrue(logs.lines.some((line) => line.includes("webhook receiver failed unexpectedly")))
     }))
 
-  it.live("a request whose encoding was set (req.setEncoding) is read as its bytes, within the limit", () =>
+  it.live("a request whose encoding was set (req.setEncoding, any encoding) is read as its bytes, within the limit", () =>
     Effect.gen(function*() {
       const handler = NodeAdapter.make({ secret, handler: () => Effect.void })
       yield* Effect.addFinalizer(() => Effect.promise(() => handler.dispose()))
-      const port = yield* listen(createServer((req: IncomingMessage, res: ServerResponse) => {
-        req.setEncoding("utf8")
-        handler(req, res)
-      }))
-      const send = fetchTarget(`http://127.0.0.1:${port}/webhooks`)
-      // a body of several chunks, with non-ASCII text
-      const fifty = JSON.stringify({ ...vehicleStateEvent("evt_encoded"), padding: "é".repeat(20_000) })
-      const handled = yield* Effect.promise(() => send({ ...signed(fifty), streamed: true }))
-      assert.strictEqual(handled.status, 200, handled.text)
-      const big = JSON.stringify({ ...vehicleStateEvent("evt_encoded_big"), padding: "x".repeat(Receiver.defaultMaxBodySize) })
-      const refused = yield* Effect.promise(() => send({ ...signed(big), streamed: true }))
-      assert.strictEqual(refused.status, 413, refused.text)
+      for (const encoding of ["utf8", "latin1", "hex", "base64"] as const) {
+        const port = yield* listen(createServer((req: IncomingMessage, res: ServerResponse) => {
+          req.setEncoding(encoding)
+          handler(req, res)
+        }))
+        const send = fetchTarget(`http://127.0.0.1:${port}/webhooks`)
+        // a body of several chunks, with non-ASCII text
+        const fifty = JSON.stringify({ ...vehicleStateEvent(`evt_encoded_${encoding}`), padding: "Škoda é".repeat(3_000) })
+        const handled = yield* Effect.promise(() => send({ ...signed(fifty), streamed: true }))
+        assert.strictEqual(handled.status, 200, `${encoding}: ${handled.text}`)
+        const big = JSON.stringify({ ...vehicleStateEvent(`evt_encoded_big_${encoding}`), padding: "x".repeat(Receiver.defaultMaxBodySize) })
+        const refused = yield* Effect.promise(() => send({ ...signed(big), streamed: true }))
+        assert.strictEqual(refused.status, 413, `${encoding}: ${refused.text}`)
+      }
     }), { timeout: 30_000 })
 })

@@ -190,6 +190,28 @@ describe("Receiver.receive (no HTTP)", () => {
       yield* Fiber.interrupt(third)
     }).pipe(Effect.provide(SeenEvents.layerMemory())))
 
+  it.effect("a store wrapped for the previous interface (its release drops the owner): a failed delivery's retry runs the handler", () =>
+    Effect.gen(function*() {
+      let runs = 0
+      const receiver = Receiver.make({
+        secret,
+        handler: () => Effect.suspend(() => ++runs === 1 ? Effect.fail(new Error("first run fails")) : Effect.void)
+      })
+      const delivery = signed(JSON.stringify(vehicleStateEvent("evt_wrapped_store")))
+      assert.strictEqual((yield* receiver.receive(delivery)).status, 500)
+      const retry = yield* receiver.receive(delivery)
+      assert.strictEqual(retry.status, 200, retry.body)
+      assert.strictEqual(runs, 2)
+    }).pipe(Effect.provide(Layer.effect(
+      SeenEvents.SeenEvents,
+      Effect.map(SeenEvents.makeMemory(), (inner) =>
+        // the claim passed on whole, the release written with one parameter
+        SeenEvents.SeenEvents.of({
+          ...inner,
+          release: (eventId: string) => Effect.tap(inner.release(eventId), () => Effect.logDebug("released", eventId))
+        }))
+    ))))
+
   it.effect("a failing seen-events store is 503, and the handler does not run", () =>
     Effect.gen(function*() {
       const calls: Array<DeliveredEvent> = []
