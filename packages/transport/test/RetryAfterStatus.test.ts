@@ -10,7 +10,7 @@ import { Duration, Effect, Layer, Redacted } from "effect"
 import { NodeHttpClient } from "@effect/platform-node"
 import { VehicleApi } from "@connected-vehicle/schema/Api"
 import * as Credentials from "@connected-vehicle/transport/Credentials"
-import type { MalformedBody, Timeout } from "@connected-vehicle/transport/ConnectedVehicleError"
+import type { MalformedBody, OAuth, Timeout } from "@connected-vehicle/transport/ConnectedVehicleError"
 import * as Transport from "@connected-vehicle/transport/Transport"
 import * as TransportConfig from "@connected-vehicle/transport/TransportConfig"
 import { fast, flipReason, server } from "./utils.ts"
@@ -71,5 +71,28 @@ describe("Retry-After of any error status", () => {
       assert.strictEqual(error._tag === "ConnectedVehicleError" ? error.reason._tag : error._tag, "NotFound")
       assert.strictEqual(millis(error._tag === "ConnectedVehicleError" ? error.retryAfter : undefined), 1_000)
       assert.strictEqual(service.requests.length, 1)
+    }).pipe(Effect.scoped))
+
+  it.live("an OAuth error body is the OAuth reason, with or without an errors member of any shape; the envelope alone is the envelope's", () =>
+    Effect.gen(function*() {
+      const envelope = { errors: [{ status: "400", type: "VALIDATION", code: "BAD_REQUEST", title: "Bad Request", detail: "bad" }] }
+      const bodies: ReadonlyArray<readonly [unknown, string]> = [
+        [{ error: "invalid_grant", error_description: "revoked" }, "OAuth"],
+        [{ error: "invalid_grant", error_description: "revoked", ...envelope }, "OAuth"],
+        [{ error: "invalid_grant", error_description: "revoked", errors: [] }, "OAuth"],
+        [{ error: "invalid_grant", errors: "not a list" }, "OAuth"],
+        [envelope, "Validation"],
+        [{ message: "neither" }, "MalformedBody"]
+      ]
+      for (const [body, tag] of bodies) {
+        const service = yield* server((_, response) => {
+          response.writeHead(400, { "content-type": "application/json" })
+          response.end(JSON.stringify(body))
+        })
+        const error = yield* flipReason(getSignal.pipe(Effect.provide(on(service.origin, { retry: { maxAttempts: 1 } }))))
+        assert.strictEqual(error._tag, tag, JSON.stringify(body))
+        if (tag === "OAuth") assert.strictEqual((error as OAuth).error, "invalid_grant")
+        service.close()
+      }
     }).pipe(Effect.scoped))
 })

@@ -162,7 +162,12 @@ export const mapDecodeError = (error: unknown, ctx: Ctx): ConnectedVehicleError 
 }
 
 const decodeEnvelope = Schema.decodeUnknownOption(ErrorEnvelope)
-const decodeOAuth = Schema.decodeUnknownOption(OAuthErrorBody)
+// an authorization server's body is an OAuth error by its `error` (and
+// `error_description`), whatever else it carries (an `errors` of another shape too)
+const decodeOAuth = Schema.decodeUnknownOption(Schema.Struct({
+  error: OAuthErrorBody.fields.error,
+  error_description: OAuthErrorBody.fields.error_description
+}))
 
 /** The JSON value of a body, if it is JSON. */
 const jsonOf = (text: string): unknown => {
