@@ -22,6 +22,8 @@ const grant = await pool.request({
   method: "POST",
   headers: {
     "content-type": "application/x-www-form-urlencoded",
+    // the token endpoint requires a User-Agent (section 4.6), which undici's request() does not send by itself
+    "user-agent": "raw-poll-bench",
     authorization: `Basic ${Buffer.from(`${env("CLIENT_ID")}:${env("CLIENT_SECRET")}`).toString("base64")}`
   },
   body: "grant_type=client_credentials"

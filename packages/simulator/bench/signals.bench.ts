@@ -152,7 +152,8 @@ const main = async () => {
   const started = performance.now()
   const sim = await start(["src/bin.ts", "--port", "0"])
   const basic = "Basic " + Buffer.from("demo-client-id:demo-client-secret").toString("base64")
-  const form = { authorization: basic, "content-type": "application/x-www-form-urlencoded" }
+  // the token endpoint requires a User-Agent (section 4.6), which node:http does not send by itself
+  const form = { authorization: basic, "content-type": "application/x-www-form-urlencoded", "user-agent": "signals-bench" }
   const app = JSON.parse(expect200(await send(sim, "POST", "/oauth/token", form, "grant_type=client_credentials"), "token").body)
     .access_token as string
   const connection = JSON.parse(

@@ -20,10 +20,10 @@ describe("wrong method on an existing path", () => {
       const user = bearer((yield* userTokens({ userId: sim.data.connectionOf(vehicleId)!.userId })).access)
       for (
         const [method, path, headers, allow] of [
-          ["POST", "/v3/connections", app, "GET"],
-          ["DELETE", "/V3/Connections/", app, "GET"],
-          ["PUT", `/v3/vehicles/${vehicleId}/signals/odometer-traveleddistance`, { ...app, "sc-user-id": "x" }, "GET"],
-          ["POST", `/v2.0/vehicles/${vehicleId}/odometer`, user, "GET"],
+          ["POST", "/v3/connections", app, "GET, HEAD"],
+          ["DELETE", "/V3/Connections/", app, "GET, HEAD"],
+          ["PUT", `/v3/vehicles/${vehicleId}/signals/odometer-traveleddistance`, { ...app, "sc-user-id": "x" }, "GET, HEAD"],
+          ["POST", `/v2.0/vehicles/${vehicleId}/odometer`, user, "GET, HEAD"],
           ["GET", `/v2.0/vehicles/${vehicleId}/batch`, user, "POST"]
         ] as const
       ) {
@@ -43,7 +43,7 @@ describe("wrong method on an existing path", () => {
 
   it.effect("under /oauth: 405 with Allow and the OAuth error body", () =>
     Effect.gen(function*() {
-      for (const [method, path, allow] of [["GET", "/oauth/token", "POST"], ["POST", "/oauth/authorize", "GET"]] as const) {
+      for (const [method, path, allow] of [["GET", "/oauth/token", "POST"], ["POST", "/oauth/authorize", "GET, HEAD"]] as const) {
         const reply = yield* call(method, path)
         assert.strictEqual(reply.status, 405, reply.text)
         assert.strictEqual(reply.headers["allow"], allow)
@@ -54,12 +54,23 @@ describe("wrong method on an existing path", () => {
 })
 
 describe("batch entries", () => {
-  it.effect("are matched like request paths: case, a trailing slash and a query do not matter", () =>
+  it.effect("are matched like request paths: case, repeated and trailing slashes and a query do not matter; nothing else is read", () =>
     Effect.gen(function*() {
       const sim = yield* Simulator
       const vehicleId = sim.data.vehicleIds[0]!
       const user = bearer((yield* userTokens({ userId: sim.data.connectionOf(vehicleId)!.userId })).access)
-      const paths = ["/odometer", "/ODOMETER", "/odometer/", "/odometer?x=1", "//Odometer//", "/odometer/x", "odometer"]
+      const paths = [
+        "/odometer",
+        "/ODOMETER",
+        "/odometer/",
+        "/odometer?x=1",
+        "//Odometer//",
+        "/odometer/x",
+        "odometer",
+        "http://evil.example/odometer",
+        "/odometer;x",
+        "/%6Fdometer"
+      ]
       const reply = yield* call("POST", `/v2.0/vehicles/${vehicleId}/batch`, {
         headers: user,
         json: { requests: paths.map((path) => ({ path })) }
@@ -72,7 +83,10 @@ describe("batch entries", () => {
         ["/odometer?x=1", 200],
         ["//Odometer//", 200],
         ["/odometer/x", 404],
-        ["odometer", 404]
+        ["odometer", 404],
+        ["http://evil.example/odometer", 404],
+        ["/odometer;x", 404],
+        ["/%6Fdometer", 404]
       ])
       const first = reply.json.responses[0].body
       for (const item of reply.json.responses.slice(1, 5)) assert.deepStrictEqual(item.body, first)

@@ -15,7 +15,7 @@ import { badRequest, CurrentGrant, CurrentRequestId, Env, forbidden, incompatibl
 import type { Grant } from "../State.ts"
 import { requireUser } from "./handlerUtils.ts"
 import { limitedResponse } from "./limits.ts"
-import { routePath } from "./paths.ts"
+import { batchEntryPath } from "./paths.ts"
 import { legacyRead, legacyReads } from "./render.ts"
 
 const unitSystemOf = (value: string | undefined) => value === "imperial" ? "imperial" : "metric"
@@ -91,7 +91,7 @@ export const LegacyLive = HttpApiBuilder.group(ServiceApi, "legacy", (handlers) 
         const now = state.now()
         return {
           responses: payload.requests.map(({ path }) => {
-            const item = legacyRead(data, deliveries, grant, enforcePermissions, v, routePath(path), unitSystem, now)
+            const item = legacyRead(data, deliveries, grant, enforcePermissions, v, batchEntryPath(path), unitSystem, now)
             return { path, ...(item.code >= 400 ? { ...item, body: withDebug(item.body as ErrorEnvelope, requestId) } : item) }
           })
         }

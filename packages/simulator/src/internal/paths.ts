@@ -25,6 +25,23 @@ export const routePath = (url: string): string => {
   return path.toLowerCase()
 }
 
+/**
+ * A legacy batch entry's path as the batch reads it: a path of the vehicle
+ * (`/odometer`) whose case, repeated and trailing slashes and query do not
+ * matter; anything that does not start with `/` (an absolute URL, say) is
+ * kept as given, which matches no endpoint (a 404 entry).
+ *
+ * @internal
+ */
+export const batchEntryPath = (path: string): string => {
+  if (path.charCodeAt(0) !== 47) return path
+  const query = path.indexOf("?")
+  let out = query === -1 ? path : path.slice(0, query)
+  if (out.includes("//")) out = out.replace(/\/\/+/g, "/")
+  if (out.length > 1 && out.endsWith("/")) out = out.slice(0, -1)
+  return out.toLowerCase()
+}
+
 /** Paths that need a bearer token: every v3 path but the compatibility listing, and v2.0. */
 export const needsBearer = (path: string) =>
   (path.startsWith("/v3/") && path !== "/v3/compatible-vehicles" && !path.startsWith("/v3/compatible-vehicles/")) ||
@@ -91,12 +108,17 @@ const methodRoutes: ReadonlyArray<{ readonly method: string; readonly pattern: R
 
 /**
  * The methods the application serves on a path (in `routePath` form), for the
- * `Allow` header of a 405; empty when no route has that path.
+ * `Allow` header of a 405: `HEAD` wherever `GET` is (Node's server answers it
+ * as a `GET` without the body); empty when no route has that path.
  *
  * @internal
  */
 export const allowedMethods = (path: string): ReadonlyArray<string> => {
   const methods = new Set<string>()
-  for (const route of methodRoutes) if (route.pattern.test(path)) methods.add(route.method)
+  for (const route of methodRoutes) {
+    if (!route.pattern.test(path)) continue
+    methods.add(route.method)
+    if (route.method === "GET") methods.add("HEAD")
+  }
   return [...methods].sort()
 }

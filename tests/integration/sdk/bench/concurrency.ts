@@ -37,7 +37,12 @@ try {
   const code = "odometer-traveleddistance"
   const bearer = await (await request(`${sim.url}/oauth/token`, {
     method: "POST",
-    headers: { authorization: `Basic ${Buffer.from(`${sim.clientId}:${sim.clientSecret}`).toString("base64")}`, "content-type": "application/x-www-form-urlencoded" },
+    // the token endpoint requires a User-Agent (section 4.6), which undici's request() does not send by itself
+    headers: {
+      authorization: `Basic ${Buffer.from(`${sim.clientId}:${sim.clientSecret}`).toString("base64")}`,
+      "content-type": "application/x-www-form-urlencoded",
+      "user-agent": "concurrency-bench"
+    },
     body: "grant_type=client_credentials"
   })).body.json() as { readonly access_token: string }
   const raw = (i: number) => {
