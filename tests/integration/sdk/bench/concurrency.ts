@@ -49,7 +49,12 @@ try {
     const t = targets[i % targets.length]!
     return request(`${sim.url}/v3/vehicles/${t.vehicleId}/signals/${code}`, {
       headers: { authorization: `Bearer ${bearer.access_token}`, "sc-user-id": t.userId, accept: "application/json" }
-    }).then((r) => r.body.json())
+    }).then(async (r) => {
+      const body = await r.body.json()
+      // a baseline of refusals would measure nothing
+      if (r.statusCode !== 200) throw new Error(`raw undici: ${r.statusCode} ${JSON.stringify(body)}`)
+      return body
+    })
   }
   const sdk = (runtime: typeof defaults) => (i: number) =>
     runtime.runPromise(Effect.flatMap(Effect.service(Signals), (s) => s.get({ ...targets[i % targets.length]!, code })))
