@@ -376,28 +376,28 @@ const handle = <E, R>(handler: Options<E, R>["handler"], event: DeliveredEvent) 
     const store = yield* SeenEvents
     // this delivery's claim: a release by a delivery whose mark expired leaves it
     const owner = randomUUID()
-    const claim = yield* store.claim(event.eventId, owner)
-    if (claim === "duplicate") {
-      yield* Effect.logDebug("webhook event already handled")
-      return handled(event, "duplicate")
-    }
-    if (claim === "in-flight") {
-      return yield* new EventInFlight({ eventId: event.eventId })
-    }
-    return yield* Effect.suspend(() => handler(event)).pipe(
-      Effect.onExit((exit) =>
-        (Exit.isSuccess(exit) ? store.complete(event.eventId, owner) : store.release(event.eventId, owner)).pipe(
-          Effect.catch((error) => Effect.logWarning(error.message))
+    // from the claim to the completion or release, only the handler can be
+    // interrupted: a claim is never left in flight (an outside interruption
+    // takes effect once the claim is settled)
+    return yield* Effect.uninterruptibleMask((restore) =>
+      Effect.flatMap(store.claim(event.eventId, owner), (claim): Effect.Effect<Reply, EventInFlight | HandlerFailed, R> => {
+        if (claim === "duplicate") return Effect.as(Effect.logDebug("webhook event already handled"), handled(event, "duplicate"))
+        if (claim === "in-flight") return Effect.fail(new EventInFlight({ eventId: event.eventId }))
+        return restore(Effect.suspend(() => handler(event))).pipe(
+          Effect.onExit((exit) =>
+            (Exit.isSuccess(exit) ? store.complete(event.eventId, owner) : store.release(event.eventId, owner)).pipe(
+              Effect.catch((error) => Effect.logWarning(error.message))
+            )
+          ),
+          // a failure, a defect or an interruption of the handler
+          Effect.matchCauseEffect({
+            onSuccess: () => Effect.succeed(handled(event, "handled")),
+            onFailure: (cause) =>
+              Effect.logWarning("webhook handler failed", cause).pipe(
+                Effect.andThen(Effect.fail(new HandlerFailed({ eventId: event.eventId, eventType: event.eventType })))
+              )
+          })
         )
-      ),
-      // a failure, a defect or the handler's own interruption; an interruption of this fiber
-      // from outside skips this recovery and interrupts the receiving fiber
-      Effect.matchCauseEffect({
-        onSuccess: () => Effect.succeed(handled(event, "handled")),
-        onFailure: (cause) =>
-          Effect.logWarning("webhook handler failed", cause).pipe(
-            Effect.andThen(Effect.fail(new HandlerFailed({ eventId: event.eventId, eventType: event.eventType })))
-          )
       })
     )
   }).pipe(Effect.annotateLogs({ eventId: event.eventId, eventType: event.eventType }))

@@ -212,6 +212,24 @@ describe("Receiver.receive (no HTTP)", () => {
         }))
     ))))
 
+  it.effect("a receiving fiber interrupted just after its claim was written leaves no claim in flight", () =>
+    Effect.gen(function*() {
+      const inner = yield* SeenEvents.makeMemory()
+      // a store whose claim answers a second after its mark is written
+      const slow = SeenEvents.SeenEvents.of({
+        ...inner,
+        claim: (eventId, owner) => Effect.tap(inner.claim(eventId, owner), () => Effect.sleep("1 second"))
+      })
+      const receiver = Receiver.make({ secret, handler: () => Effect.void })
+      const delivery = signed(JSON.stringify(vehicleStateEvent("evt_claim_window")))
+      const fiber = yield* Effect.forkChild(receiver.receive(delivery).pipe(Effect.provideService(SeenEvents.SeenEvents, slow)))
+      for (let i = 0; i < 10; i++) yield* Effect.yieldNow
+      const interrupting = yield* Effect.forkChild(Fiber.interrupt(fiber))
+      yield* TestClock.adjust("1 second")
+      yield* Fiber.join(interrupting)
+      assert.notStrictEqual(yield* inner.claim("evt_claim_window", "next"), "in-flight")
+    }))
+
   it.effect("a failing seen-events store is 503, and the handler does not run", () =>
     Effect.gen(function*() {
       const calls: Array<DeliveredEvent> = []
