@@ -35,7 +35,7 @@ export const parse = (text: string): unknown => {
     const rewritten = rewriteEscapedKeys(text)
     if (rewritten !== undefined) return restoreKeys(JSON.parse(rewritten.text), rewritten.marker, rewritten.keys)
   } catch {
-    // not JSON (or nested too deep to walk): `JSON.parse` answers
+    // not JSON: `JSON.parse` answers with its own error
   }
   return JSON.parse(text)
 }

@@ -72,6 +72,17 @@ describe("Json.parse", () => {
     assert.strictEqual(value["\n4999"], 4999)
   })
 
+  it("keeps escaped keys at any depth JSON.parse reads (no recursion to overflow and fall back to JSON.parse)", () => {
+    const depth = 20_000
+    const text = "[".repeat(depth) + String.raw`{"h":1,"\u0000":{"\n":[2]}}` + "]".repeat(depth)
+    // what sets V8's misreading up (nodejs/node#63785): a backslash key at the same place of the same shape
+    JSON.parse(String.raw`{"h":[],"\\":0}`)
+    let value = parse(text) as unknown
+    for (let d = 0; d < depth; d++) value = (value as ReadonlyArray<unknown>)[0]
+    assert.deepStrictEqual(value, { h: 1, "\u0000": { "\n": [2] } })
+    assert.deepStrictEqual(Object.keys(value as object), ["h", "\u0000"])
+  })
+
   it("throws JSON.parse's own error for a text that is not JSON", () => {
     for (const text of [String.raw`{"\x":1}`, String.raw`{"\u00":1}`, String.raw`{"\n" 1}`, "{\"a\\\n\":1}", String.raw`{"\\":1`, String.raw`{"\n":"\"`, "{\"\\n\":1,\"\\", ""]) {
       let expected: unknown

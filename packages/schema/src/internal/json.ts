@@ -70,21 +70,40 @@ const define = (out: Record<string, unknown>, key: string, value: unknown) => {
 /**
  * The value with every marker key given back its own key: each object is
  * rebuilt member by member in its order, so key order and repeated keys come
- * out as `JSON.parse` makes them (the last value, at the first place).
+ * out as `JSON.parse` makes them (the last value, at the first place). An
+ * explicit stack, not recursion: any depth `JSON.parse` reads (a fallback to
+ * `JSON.parse` on a stack overflow would bring back the keys it misreads).
  *
  * @internal
  */
 export const restoreKeys = (value: unknown, marker: string, keys: ReadonlyArray<string>): unknown => {
-  if (typeof value !== "object" || value === null) return value
-  if (Array.isArray(value)) {
-    for (let i = 0; i < value.length; i++) value[i] = restoreKeys(value[i], marker, keys)
-    return value
+  // containers whose members are still to restore (objects already rebuilt with their own keys)
+  const pending: Array<Array<unknown> | Record<string, unknown>> = []
+  const rebuild = (v: unknown): unknown => {
+    if (typeof v !== "object" || v === null) return v
+    if (Array.isArray(v)) {
+      pending.push(v)
+      return v
+    }
+    const record = v as Record<string, unknown>
+    const out: Record<string, unknown> = {}
+    for (const key of Object.keys(record)) {
+      define(out, key.startsWith(marker) ? keys[Number(key.slice(marker.length))]! : key, record[key])
+    }
+    pending.push(out)
+    return out
   }
-  const record = value as Record<string, unknown>
-  const out: Record<string, unknown> = {}
-  for (const key of Object.keys(record)) {
-    const original = key.startsWith(marker) ? keys[Number(key.slice(marker.length))]! : key
-    define(out, original, restoreKeys(record[key], marker, keys))
+  const root = rebuild(value)
+  for (let container = pending.pop(); container !== undefined; container = pending.pop()) {
+    if (Array.isArray(container)) {
+      for (let i = 0; i < container.length; i++) container[i] = rebuild(container[i])
+      continue
+    }
+    for (const key of Object.keys(container)) {
+      const member = container[key]
+      const rebuilt = rebuild(member)
+      if (rebuilt !== member) define(container, key, rebuilt)
+    }
   }
-  return out
+  return root
 }
