@@ -38,7 +38,7 @@ import {
   statusOf,
   UnreadableBody
 } from "./ReceiverError.ts"
-import { SeenEvents } from "./SeenEvents.ts"
+import { type Claim, SeenEvents } from "./SeenEvents.ts"
 import { challengeResponse, makeSecret, type Secret, SignatureHeader, verifyResult } from "./Signature.ts"
 import { byteCount, invalidByteCount, isByteCount } from "./internal/options.ts"
 
@@ -376,29 +376,35 @@ const handle = <E, R>(handler: Options<E, R>["handler"], event: DeliveredEvent) 
     const store = yield* SeenEvents
     // this delivery's claim: a release by a delivery whose mark expired leaves it
     const owner = randomUUID()
-    // from the claim to the completion or release, only the handler can be
-    // interrupted: a claim is never left in flight (an outside interruption
-    // takes effect once the claim is settled)
-    return yield* Effect.uninterruptibleMask((restore) =>
-      Effect.flatMap(store.claim(event.eventId, owner), (claim): Effect.Effect<Reply, EventInFlight | HandlerFailed, R> => {
-        if (claim === "duplicate") return Effect.as(Effect.logDebug("webhook event already handled"), handled(event, "duplicate"))
-        if (claim === "in-flight") return Effect.fail(new EventInFlight({ eventId: event.eventId }))
-        return restore(Effect.suspend(() => handler(event))).pipe(
-          Effect.onExit((exit) =>
-            (Exit.isSuccess(exit) ? store.complete(event.eventId, owner) : store.release(event.eventId, owner)).pipe(
-              Effect.catch((error) => Effect.logWarning(error.message))
+    // a claim is never left in flight: once it is made, only the handler can
+    // be interrupted until the claim is completed or released; a claim
+    // interrupted itself (a store that hangs) releases this delivery's mark,
+    // if it made one, without waiting for the store
+    const releaseDetached = Effect.asVoid(Effect.forkDetach(Effect.ignore(store.release(event.eventId, owner))))
+    const settled = (claim: Claim, restore: <A, E2, R2>(effect: Effect.Effect<A, E2, R2>) => Effect.Effect<A, E2, R2>) => {
+      if (claim === "duplicate") return Effect.as(Effect.logDebug("webhook event already handled"), handled(event, "duplicate"))
+      if (claim === "in-flight") return Effect.fail(new EventInFlight({ eventId: event.eventId }))
+      return restore(Effect.suspend(() => handler(event))).pipe(
+        Effect.onExit((exit) =>
+          (Exit.isSuccess(exit) ? store.complete(event.eventId, owner) : store.release(event.eventId, owner)).pipe(
+            Effect.catch((error) => Effect.logWarning(error.message))
+          )
+        ),
+        // a failure, a defect or an interruption of the handler
+        Effect.matchCauseEffect({
+          onSuccess: () => Effect.succeed(handled(event, "handled")),
+          onFailure: (cause) =>
+            Effect.logWarning("webhook handler failed", cause).pipe(
+              Effect.andThen(Effect.fail(new HandlerFailed({ eventId: event.eventId, eventType: event.eventType })))
             )
-          ),
-          // a failure, a defect or an interruption of the handler
-          Effect.matchCauseEffect({
-            onSuccess: () => Effect.succeed(handled(event, "handled")),
-            onFailure: (cause) =>
-              Effect.logWarning("webhook handler failed", cause).pipe(
-                Effect.andThen(Effect.fail(new HandlerFailed({ eventId: event.eventId, eventType: event.eventType })))
-              )
-          })
-        )
-      })
+        })
+      )
+    }
+    return yield* Effect.uninterruptibleMask((restore) =>
+      Effect.flatMap(
+        restore(store.claim(event.eventId, owner)).pipe(Effect.onInterrupt(() => releaseDetached)),
+        (claim): Effect.Effect<Reply, EventInFlight | HandlerFailed, R> => settled(claim, restore)
+      )
     )
   }).pipe(Effect.annotateLogs({ eventId: event.eventId, eventType: event.eventType }))
 

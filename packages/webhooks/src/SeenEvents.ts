@@ -223,7 +223,7 @@ export const makeMemory = (options?: MemoryOptions): Effect.Effect<SeenEventsSto
       release: (eventId, owner) =>
         Effect.sync(() => {
           const entry = entries.get(eventId)
-          if (entry?.inFlight === true && (owner === undefined || entry.owner === owner)) entries.delete(eventId)
+          if (entry?.inFlight === true && (owner === undefined || entry.owner === undefined || entry.owner === owner)) entries.delete(eventId)
         })
     })
   })
@@ -333,7 +333,7 @@ export const makeKeyValueStore = (
         const key = prefix + eventId
         return lock.withPermit(Effect.gen(function*() {
           const mark = yield* read(key)
-          if (mark?.state === "in-flight" && (owner === undefined || mark.owner === owner)) yield* kv.remove(key)
+          if (mark?.state === "in-flight" && (owner === undefined || mark.owner === undefined || mark.owner === owner)) yield* kv.remove(key)
         })).pipe(Effect.mapError(failed("release", eventId)))
       }
     })

@@ -6,7 +6,7 @@
 import type { DeliveredEvent } from "@connected-vehicle/schema/WebhookEvent"
 import { InvalidArgument } from "@connected-vehicle/schema/InvalidArgument"
 import { assert, describe, it } from "@effect/vitest"
-import { Deferred, Effect, Exit, Fiber, Layer, Redacted, Result } from "effect"
+import { Deferred, Effect, Exit, Fiber, Layer, Option, Redacted, Result } from "effect"
 import { KeyValueStore } from "effect/persistence"
 import { TestClock } from "effect/testing"
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
@@ -228,6 +228,34 @@ describe("Receiver.receive (no HTTP)", () => {
       yield* TestClock.adjust("1 second")
       yield* Fiber.join(interrupting)
       assert.notStrictEqual(yield* inner.claim("evt_claim_window", "next"), "in-flight")
+    }))
+
+  it.live("a receive whose claim hangs (a store's backend hung) can still be interrupted, and timed out", () =>
+    Effect.gen(function*() {
+      const inner = yield* SeenEvents.makeMemory()
+      const hanging = SeenEvents.SeenEvents.of({ ...inner, claim: () => Effect.never })
+      const receiver = Receiver.make({ secret, handler: () => Effect.void })
+      const receive = receiver.receive(signed(JSON.stringify(vehicleStateEvent("evt_hanging_claim")))).pipe(
+        Effect.provideService(SeenEvents.SeenEvents, hanging)
+      )
+      const fiber = yield* Effect.forkChild(receive)
+      yield* Effect.sleep("20 millis")
+      const interrupted = yield* Fiber.interrupt(fiber).pipe(Effect.timeoutOption("2 seconds"))
+      assert.isTrue(Option.isSome(interrupted), "Fiber.interrupt returned")
+      const timedOut = yield* receive.pipe(Effect.timeoutOption("50 millis"), Effect.timeoutOption("2 seconds"))
+      assert.deepStrictEqual(timedOut, Option.some(Option.none()))
+    }))
+
+  it.effect("a claim made without an owner (a store wrapped for the previous interface) is released by the receiver's release", () =>
+    Effect.gen(function*() {
+      const inner = yield* SeenEvents.makeMemory()
+      const wrapped = SeenEvents.SeenEvents.of({ ...inner, claim: (eventId: string) => inner.claim(eventId) })
+      const receiver = Receiver.make({ secret, handler: () => Effect.fail(new Error("boom")) })
+      const reply = yield* receiver.receive(signed(JSON.stringify(vehicleStateEvent("evt_anonymous_claim")))).pipe(
+        Effect.provideService(SeenEvents.SeenEvents, wrapped)
+      )
+      assert.strictEqual(reply.status, 500)
+      assert.strictEqual(yield* inner.claim("evt_anonymous_claim", "retry"), "claimed")
     }))
 
   it.effect("a failing seen-events store is 503, and the handler does not run", () =>
