@@ -274,6 +274,31 @@ describe("answers outside the routes are envelopes with a request id", () => {
     }))
 })
 
+describe("answers of the parser's rejections to HEAD and under /oauth", () => {
+  it.live("a HEAD the parser rejects: the head of the 400, no body", () =>
+    using(async (origin) => {
+      const connection = await openRaw(origin)
+      const received: Array<Buffer> = []
+      connection.socket.on("data", (chunk: Buffer) => received.push(chunk))
+      connection.send("HEAD /v3/connections HTTP/1.1\r\nHost: x\r\nBad Header\r\n\r\n")
+      await connection.closed
+      const text = Buffer.concat(received).toString("latin1")
+      assert.match(text, /^HTTP\/1\.1 400 /)
+      assert.match(text, /content-length: [1-9]\d*\r\n/)
+      assert.isTrue(text.endsWith("\r\n\r\n"), text)
+    }))
+
+  it.live("under /oauth: the OAuth body with the envelope's errors", () =>
+    using(async (origin) => {
+      const connection = await openRaw(origin)
+      connection.send("POST /oauth/token HTTP/1.1\r\nHost: x\r\nBad Header\r\n\r\n")
+      const response = await connection.next()
+      assertEnvelope(response, 400)
+      assert.strictEqual(JSON.parse(response.body).error, "invalid_request")
+      await connection.closed
+    }))
+})
+
 describe("answers of the parser's rejections under /v2.0 carry the deprecation headers", () => {
   it.live("431 for a 20 KB header: with Deprecation, Sunset and Link under /v2.0, without under /v3", () =>
     using(async (origin) => {

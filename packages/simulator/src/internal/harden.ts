@@ -14,6 +14,7 @@ import type { State } from "../State.ts"
 import { deprecationHeaders, isLegacyPath } from "../Sunset.ts"
 import { REQUEST_ID_HEADER, requestIdFor } from "./headers.ts"
 import { routePath } from "./paths.ts"
+import { isOAuthPath } from "./responses.ts"
 
 /** After this long a socket the simulator answered outside the HTTP parser is destroyed, whatever the client does. */
 const CLOSE_GRACE_MILLIS = 1_000
@@ -36,12 +37,30 @@ export const trackAnswer = (source: unknown, requestId: string, entry: { status:
 }
 
 /** Ends a socket with a whole response, and destroys it after a grace period (the client gets to read it first). */
-const endRaw = (socket: Duplex, status: number, reason: string, detail: string, requestId: string, headers = "") => {
-  const body = JSON.stringify(envelope(status, detail, { requestId }))
+/**
+ * An answer written by hand, and the connection's end: the section 7
+ * envelope, or under `/oauth` (`path`) the OAuth body with the envelope's
+ * `errors`; no body to a `HEAD` (its length said all the same).
+ */
+const endRaw = (
+  socket: Duplex,
+  status: number,
+  reason: string,
+  detail: string,
+  requestId: string,
+  headers = "",
+  request?: { readonly path: string | undefined; readonly method: string | undefined }
+) => {
+  const answer = envelope(status, detail, { requestId })
+  const body = JSON.stringify(
+    request?.path !== undefined && isOAuthPath(request.path)
+      ? { error: status >= 500 ? "server_error" : "invalid_request", error_description: detail, errors: answer.errors }
+      : answer
+  )
   if (!socket.listeners("error").includes(ignoreError)) socket.on("error", ignoreError)
   socket.end(
     `HTTP/1.1 ${status} ${reason}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n` +
-      `${REQUEST_ID_HEADER}: ${requestId}\r\n${headers}connection: close\r\n\r\n${body}`
+      `${REQUEST_ID_HEADER}: ${requestId}\r\n${headers}connection: close\r\n\r\n${request?.method === "HEAD" ? "" : body}`
   )
   const timer = setTimeout(() => socket.destroy(), CLOSE_GRACE_MILLIS)
   timer.unref()
@@ -110,6 +129,16 @@ const requestLine = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+ ([^\s]+) HTTP\/\d\.\d\r?\n/
  * start of the bytes Node hands over with the error (`rawPacket`), provided
  * no other request's head ends before the error. Otherwise undefined.
  */
+/** The method of a request the parser rejected: its parsed head's, else the first token of its bytes. */
+const methodOf = (error: NodeJS.ErrnoException, incoming: IncomingMessage | undefined): string | undefined => {
+  if (incoming !== undefined && typeof incoming.method === "string") return incoming.method
+  const { rawPacket } = error as { readonly rawPacket?: unknown }
+  if (!Buffer.isBuffer(rawPacket)) return undefined
+  const text = rawPacket.subarray(0, 16).toString("latin1")
+  const space = text.indexOf(" ")
+  return space === -1 ? undefined : text.slice(0, space)
+}
+
 const targetOf = (error: NodeJS.ErrnoException, incoming: IncomingMessage | undefined): string | undefined => {
   if (incoming !== undefined && typeof incoming.url === "string") return incoming.url
   const { bytesParsed, rawPacket } = error as { readonly rawPacket?: unknown; readonly bytesParsed?: unknown }
@@ -212,7 +241,15 @@ export const harden = (server: Server, state: State, origins: Origins): void => 
     // Node 26 and later keep the body of an upgrade request in its own stream: not replayed.
     const requestId = requestIdFor(headerRecord(request.headers)[REQUEST_ID_HEADER], state)
     const path = routePath(request.url ?? "/")
-    endRaw(socket, 400, "Bad Request", "An Upgrade request with a body is not supported", requestId, isLegacyPath(path) ? deprecationLines(origins, path) : "")
+    endRaw(
+      socket,
+      400,
+      "Bad Request",
+      "An Upgrade request with a body is not supported",
+      requestId,
+      isLegacyPath(path) ? deprecationLines(origins, path) : "",
+      { path, method: request.method }
+    )
   })
   server.on("checkExpectation", (request: IncomingMessage, response: ServerResponse) => server.emit("request", request, response))
   server.on("connect", (request: IncomingMessage, socket: Duplex) => {
@@ -249,7 +286,8 @@ export const harden = (server: Server, state: State, origins: Origins): void => 
         status === 431 ? "Request Header Fields Too Large" : status === 408 ? "Request Timeout" : "Bad Request",
         status === 431 ? "Request headers are too large" : status === 408 ? "The request took too long" : "The request is not valid HTTP",
         requestId,
-        path !== undefined && isLegacyPath(path) ? deprecationLines(origins, path) : ""
+        path !== undefined && isLegacyPath(path) ? deprecationLines(origins, path) : "",
+        { path, method: methodOf(error, failing) }
       )
     }
     // The answers to the requests before the failing one go first (bounded).
