@@ -34,8 +34,10 @@ export const parse = (text: string): unknown => {
   try {
     const rewritten = rewriteEscapedKeys(text)
     if (rewritten !== undefined) return restoreKeys(JSON.parse(rewritten.text), rewritten.marker, rewritten.keys)
-  } catch {
-    // not JSON: `JSON.parse` answers with its own error
+  } catch (error) {
+    // not JSON: `JSON.parse` answers with its own error (anything else is
+    // thrown as it is: read by `JSON.parse` alone, the keys could be misread)
+    if (!(error instanceof SyntaxError)) throw error
   }
   return JSON.parse(text)
 }

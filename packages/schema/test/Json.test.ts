@@ -83,6 +83,22 @@ describe("Json.parse", () => {
     assert.deepStrictEqual(Object.keys(value as object), ["h", "\u0000"])
   })
 
+  it("reads escaped keys beside a string of millions of characters (no regular expression to overflow the stack)", () => {
+    // what sets V8's misreading up (nodejs/node#63785)
+    JSON.parse(String.raw`{"h":"x","\\":0}`)
+    const text = `{"h":"${"x".repeat(9_000_000)}",` + String.raw`"\u0000":1}`
+    const value = parse(text) as Record<string, unknown>
+    assert.deepStrictEqual(Object.keys(value), ["h", "\u0000"])
+    assert.strictEqual((value["h"] as string).length, 9_000_000)
+  })
+
+  it("reads many keys and one backslash at the end in one pass (each key's backslash looked for within it)", () => {
+    const text = "{" + Array.from({ length: 200_000 }, (_, i) => `"k${i}":${i}`).join(",") + String.raw`,"\n":"\n"}`
+    const value = parse(text) as Record<string, unknown>
+    assert.strictEqual(Object.keys(value).length, 200_001)
+    assert.strictEqual(value["\n"], "\n")
+  })
+
   it("throws JSON.parse's own error for a text that is not JSON", () => {
     for (const text of [String.raw`{"\x":1}`, String.raw`{"\u00":1}`, String.raw`{"\n" 1}`, "{\"a\\\n\":1}", String.raw`{"\\":1`, String.raw`{"\n":"\"`, "{\"\\n\":1,\"\\", ""]) {
       let expected: unknown

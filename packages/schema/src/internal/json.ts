@@ -2,27 +2,58 @@
  * @internal
  */
 
-// Every string token of a JSON text, in order (outside strings a JSON text has
-// no `"`), with the `:` that makes it an object key. A string left open runs
-// to the end of the text (a lone backslash at its end included): a match
-// never fails once started, so a text that is not JSON, with many `"` in an
-// open string, is read in one pass (not once from each `"`, quadratic).
-const stringToken = /"(?:[^"\\]|\\[^])*(?:"([ \t\n\r]*:)?|\\?$)/g
+// The string tokens of a JSON text are read by hand, not by a regular
+// expression: one pass, whatever the text (a regular expression backtracks
+// one entry per character of a token and overflows the stack past a few
+// million; an open string read from each of its `"` again was quadratic).
+
+/** The end (past its closing `"`) of the string token opened at `start`; the text's length when it is left open. */
+const stringEnd = (text: string, start: number): number => {
+  for (let i = start + 1; i < text.length; i++) {
+    const c = text.charCodeAt(i)
+    if (c === 92) i++ // a backslash: the next character is escaped
+    else if (c === 34) return i + 1
+  }
+  return text.length
+}
+
+/** Whether the string token ending at `end` is an object key: a `:` follows, after JSON whitespace only. */
+const isKey = (text: string, end: number): boolean => {
+  let i = end
+  for (; i < text.length; i++) {
+    const c = text.charCodeAt(i)
+    if (c !== 32 && c !== 9 && c !== 10 && c !== 13) break
+  }
+  return text.charCodeAt(i) === 58
+}
+
+/**
+ * Calls `f` with each object key token of the text (`start` at its opening
+ * `"`, `end` past its closing one), in order (outside strings a JSON text has
+ * no `"`); stops when `f` returns `true`.
+ */
+const eachKey = (text: string, f: (start: number, end: number) => boolean | void): void => {
+  for (let start = text.indexOf("\""); start !== -1;) {
+    const end = stringEnd(text, start)
+    if (isKey(text, end) && f(start, end) === true) return
+    start = text.indexOf("\"", end)
+  }
+}
 
 /** The marker of a rewritten key: `<marker><index>`. */
 const marker = "\uf8ff"
 
-/** Whether a key of the text (a string token followed by `:`) holds an escape sequence. */
+/** Whether the token from `start` to `end` holds a backslash (read within the token only). */
+const hasBackslash = (text: string, start: number, end: number): boolean => {
+  for (let i = start + 1; i < end; i++) if (text.charCodeAt(i) === 92) return true
+  return false
+}
+
+/** Whether some object key of the text holds an escape sequence. */
 const hasEscapedKey = (text: string): boolean => {
-  stringToken.lastIndex = 0
-  try {
-    for (let match = stringToken.exec(text); match !== null; match = stringToken.exec(text)) {
-      if (match[1] !== undefined && match[0].includes("\\")) return true
-    }
-    return false
-  } finally {
-    stringToken.lastIndex = 0
-  }
+  let found = false
+  eachKey(text, (start, end) => found = hasBackslash(text, start, end))
+  return found
 }
 
 /**
@@ -52,13 +83,16 @@ export const rewriteEscapedKeys = (
 ): { readonly text: string; readonly marker: string; readonly keys: ReadonlyArray<string> } | undefined => {
   if (!hasEscapedKey(text)) return undefined
   const keys: Array<string> = []
-  const rewritten = text.replace(stringToken, (token: string, colon: string | undefined) => {
-    if (colon === undefined) return token
-    const quoted = token.slice(0, token.length - colon.length)
-    keys.push((quoted.includes("\\") ? undefined : plainKey(quoted)) ?? JSON.parse(quoted) as string)
-    return `"${marker}${keys.length - 1}"${colon}`
+  const parts: Array<string> = []
+  let last = 0
+  eachKey(text, (start, end) => {
+    const quoted = text.slice(start, end)
+    keys.push((hasBackslash(text, start, end) ? undefined : plainKey(quoted)) ?? JSON.parse(quoted) as string)
+    parts.push(text.slice(last, start), `"${marker}${keys.length - 1}"`)
+    last = end
   })
-  return { text: rewritten, marker, keys }
+  parts.push(text.slice(last))
+  return { text: parts.join(""), marker, keys }
 }
 
 const define = (out: Record<string, unknown>, key: string, value: unknown) => {
