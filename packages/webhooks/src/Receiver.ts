@@ -25,7 +25,7 @@ import type { DeliveredEvent, VerifyEvent, WebhookEvent as WebhookEventType } fr
 import type { InvalidArgument } from "@connected-vehicle/schema/InvalidArgument"
 import { parse } from "@connected-vehicle/schema/Json"
 import { WebhookEvent } from "@connected-vehicle/schema/WebhookEvent"
-import { Effect, Exit, Result, Schema, Stream } from "effect"
+import { Duration, Effect, Exit, Result, Schema, Stream } from "effect"
 import { HttpServerRequest, HttpServerResponse } from "effect/http"
 import { randomUUID } from "node:crypto"
 import {
@@ -366,6 +366,9 @@ const handled = (event: DeliveredEvent, outcome: "handled" | "duplicate"): Reply
   event
 })
 
+/** How long the release of an interrupted claim may take, in the background. */
+const releaseTimeout = Duration.seconds(10)
+
 /**
  * A verified event: claimed in the `SeenEvents` store (a duplicate is
  * answered as handled, one in flight elsewhere refused), then given to the
@@ -380,7 +383,10 @@ const handle = <E, R>(handler: Options<E, R>["handler"], event: DeliveredEvent) 
     // be interrupted until the claim is completed or released; a claim
     // interrupted itself (a store that hangs) releases this delivery's mark,
     // if it made one, without waiting for the store
-    const releaseDetached = Effect.asVoid(Effect.forkDetach(Effect.ignore(store.release(event.eventId, owner))))
+    // bounded: a store that hangs does not keep a fiber per interrupted delivery
+    const releaseDetached = Effect.asVoid(
+      Effect.forkDetach(Effect.ignore(Effect.timeout(store.release(event.eventId, owner), releaseTimeout)))
+    )
     const settled = (claim: Claim, restore: <A, E2, R2>(effect: Effect.Effect<A, E2, R2>) => Effect.Effect<A, E2, R2>) => {
       if (claim === "duplicate") return Effect.as(Effect.logDebug("webhook event already handled"), handled(event, "duplicate"))
       if (claim === "in-flight") return Effect.fail(new EventInFlight({ eventId: event.eventId }))

@@ -246,16 +246,39 @@ describe("Receiver.receive (no HTTP)", () => {
       assert.deepStrictEqual(timedOut, Option.some(Option.none()))
     }))
 
-  it.effect("a claim made without an owner (a store wrapped for the previous interface) is released by the receiver's release", () =>
+  it.live("an interrupted claim's release leaves another delivery's claim (anonymous, by a wrapper for the previous interface) in place", () =>
     Effect.gen(function*() {
       const inner = yield* SeenEvents.makeMemory()
-      const wrapped = SeenEvents.SeenEvents.of({ ...inner, claim: (eventId: string) => inner.claim(eventId) })
-      const receiver = Receiver.make({ secret, handler: () => Effect.fail(new Error("boom")) })
-      const reply = yield* receiver.receive(signed(JSON.stringify(vehicleStateEvent("evt_anonymous_claim")))).pipe(
+      // a wrapper that claims without the owner, slowly
+      const wrapped = SeenEvents.SeenEvents.of({
+        ...inner,
+        claim: (eventId: string) => Effect.andThen(Effect.sleep("30 millis"), inner.claim(eventId))
+      })
+      const gate = yield* Deferred.make<void>()
+      let running = 0
+      let most = 0
+      const receiver = Receiver.make({
+        secret,
+        handler: () =>
+          Effect.suspend(() => {
+            most = Math.max(most, ++running)
+            return Effect.ensuring(Deferred.await(gate), Effect.sync(() => running--))
+          })
+      })
+      const receive = receiver.receive(signed(JSON.stringify(vehicleStateEvent("evt_anonymous_claim")))).pipe(
         Effect.provideService(SeenEvents.SeenEvents, wrapped)
       )
-      assert.strictEqual(reply.status, 500)
-      assert.strictEqual(yield* inner.claim("evt_anonymous_claim", "retry"), "claimed")
+      const first = yield* Effect.forkChild(receive)
+      yield* Effect.sleep("100 millis") // claimed, its handler waiting
+      const second = yield* Effect.forkChild(receive)
+      yield* Effect.sleep("10 millis")
+      yield* Fiber.interrupt(second) // in its claim
+      yield* Effect.sleep("50 millis")
+      const third = yield* receive
+      assert.strictEqual(third.status, 409, third.body)
+      assert.strictEqual(most, 1)
+      yield* Deferred.succeed(gate, undefined)
+      assert.strictEqual((yield* Fiber.join(first)).status, 200)
     }))
 
   it.effect("a failing seen-events store is 503, and the handler does not run", () =>
