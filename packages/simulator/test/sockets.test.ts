@@ -288,6 +288,27 @@ describe("answers of the parser's rejections to HEAD and under /oauth", () => {
       assert.isTrue(text.endsWith("\r\n\r\n"), text)
     }))
 
+  it.live("a bad request after another in the same packet (its method cannot be told for sure): a whole answer, its body included", () =>
+    using(async (origin) => {
+      for (
+        const [bytes, body] of [
+          ["HEAD /v3/connections HTTP/1.1\r\nHost: x\r\n\r\nGET /v3/connections HTTP/1.1\r\nHost: x\r\nBad Header\r\n\r\n", true],
+          ["GET /nothing-here HTTP/1.1\r\nHost: x\r\n\r\nHEAD /v3/connections HTTP/1.1\r\nHost: x\r\nBad Header\r\n\r\n", true]
+        ] as const
+      ) {
+        const connection = await openRaw(origin)
+        const received: Array<Buffer> = []
+        connection.socket.on("data", (chunk: Buffer) => received.push(chunk))
+        connection.send(bytes)
+        await connection.closed
+        const text = Buffer.concat(received).toString("latin1")
+        const last = text.slice(text.lastIndexOf("HTTP/1.1 "))
+        assert.match(last, /^HTTP\/1\.1 400 /, text)
+        const length = Number(/content-length: (\d+)\r\n/.exec(last)?.[1])
+        assert.strictEqual(body ? last.length - last.indexOf("\r\n\r\n") - 4 : 0, body ? length : 0, text)
+      }
+    }))
+
   it.live("under /oauth: the OAuth body with the envelope's errors", () =>
     using(async (origin) => {
       const connection = await openRaw(origin)

@@ -36,11 +36,11 @@ export const trackAnswer = (source: unknown, requestId: string, entry: { status:
   if (typeof source === "object" && source !== null) answering.set(source, { requestId, entry })
 }
 
-/** Ends a socket with a whole response, and destroys it after a grace period (the client gets to read it first). */
 /**
- * An answer written by hand, and the connection's end: the section 7
- * envelope, or under `/oauth` (`path`) the OAuth body with the envelope's
- * `errors`; no body to a `HEAD` (its length said all the same).
+ * Ends a socket with a whole response written by hand, and destroys it after
+ * a grace period (the client gets to read it first): the section 7 envelope,
+ * or under `/oauth` (`path`) the OAuth body with the envelope's `errors`; no
+ * body to a `HEAD` (its length said all the same).
  */
 const endRaw = (
   socket: Duplex,
@@ -120,33 +120,28 @@ const follow = (server: Server) => {
 
 type Follow = ReturnType<typeof follow>
 
-const requestLine = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+ ([^\s]+) HTTP\/\d\.\d\r?\n/
+const requestLine = /^([!#$%&'*+.^_`|~0-9A-Za-z-]+) ([^\s]+) HTTP\/\d\.\d\r?\n/
 
 /**
- * The target of the request a client error belongs to, when it can be told
- * for sure: the request whose head was parsed and whose body had not ended
- * (a bad chunk, a timeout during the body), else the request line at the
- * start of the bytes Node hands over with the error (`rawPacket`), provided
- * no other request's head ends before the error. Otherwise undefined.
+ * The method and target of the request a client error belongs to, when they
+ * can be told for sure: the request whose head was parsed and whose body had
+ * not ended (a bad chunk, a timeout during the body), else the request line
+ * at the start of the bytes Node hands over with the error (`rawPacket`),
+ * provided no other request's head ends before the error. Otherwise
+ * undefined (a head split over several packets: its line is not in the last).
  */
-/** The method of a request the parser rejected: its parsed head's, else the first token of its bytes. */
-const methodOf = (error: NodeJS.ErrnoException, incoming: IncomingMessage | undefined): string | undefined => {
-  if (incoming !== undefined && typeof incoming.method === "string") return incoming.method
-  const { rawPacket } = error as { readonly rawPacket?: unknown }
-  if (!Buffer.isBuffer(rawPacket)) return undefined
-  const text = rawPacket.subarray(0, 16).toString("latin1")
-  const space = text.indexOf(" ")
-  return space === -1 ? undefined : text.slice(0, space)
-}
-
-const targetOf = (error: NodeJS.ErrnoException, incoming: IncomingMessage | undefined): string | undefined => {
-  if (incoming !== undefined && typeof incoming.url === "string") return incoming.url
+const failingRequestOf = (
+  error: NodeJS.ErrnoException,
+  incoming: IncomingMessage | undefined
+): { readonly method: string | undefined; readonly target: string } | undefined => {
+  if (incoming !== undefined && typeof incoming.url === "string") return { method: incoming.method, target: incoming.url }
   const { bytesParsed, rawPacket } = error as { readonly rawPacket?: unknown; readonly bytesParsed?: unknown }
   if (!Buffer.isBuffer(rawPacket)) return undefined
   const text = rawPacket.subarray(0, 16_384).toString("latin1")
   const end = text.indexOf("\r\n\r\n")
   if (end !== -1 && (typeof bytesParsed !== "number" || end < bytesParsed)) return undefined
-  return requestLine.exec(text)?.[1]
+  const line = requestLine.exec(text)
+  return line === null ? undefined : { method: line[1], target: line[2]! }
 }
 
 /** Node's parser runs the body of an upgrade request itself from Node 26 (nodejs/node#60016); before, the body is in `head`. */
@@ -273,8 +268,8 @@ export const harden = (server: Server, state: State, origins: Origins): void => 
     const status = error.code === "HPE_HEADER_OVERFLOW" ? 431 : error.code === "ERR_HTTP_REQUEST_TIMEOUT" ? 408 : 400
     // The failing request, when its head was parsed (an error in its body, or a timeout during it).
     const failing = connections.incomplete(socket)
-    const target = targetOf(error, failing)
-    const path = target === undefined ? undefined : routePath(target)
+    const request = failingRequestOf(error, failing)
+    const path = request === undefined ? undefined : routePath(request.target)
     // a request the application logged keeps its id, and its log entry gets the status (not 0, "in flight", forever)
     const own = failing === undefined ? undefined : answering.get(failing)
     const requestId = own?.requestId ?? state.nextRequestId()
@@ -287,7 +282,7 @@ export const harden = (server: Server, state: State, origins: Origins): void => 
         status === 431 ? "Request headers are too large" : status === 408 ? "The request took too long" : "The request is not valid HTTP",
         requestId,
         path !== undefined && isLegacyPath(path) ? deprecationLines(origins, path) : "",
-        { path, method: methodOf(error, failing) }
+        { path, method: request?.method }
       )
     }
     // The answers to the requests before the failing one go first (bounded).
