@@ -38,7 +38,7 @@ import {
   statusOf,
   UnreadableBody
 } from "./ReceiverError.ts"
-import { type Claim, SeenEvents } from "./SeenEvents.ts"
+import { type Claim, SeenEvents, type SeenEventsError } from "./SeenEvents.ts"
 import { challengeResponse, makeSecret, type Secret, SignatureHeader, verifyResult } from "./Signature.ts"
 import { byteCount, invalidByteCount, isByteCount } from "./internal/options.ts"
 
@@ -366,8 +366,8 @@ const handled = (event: DeliveredEvent, outcome: "handled" | "duplicate"): Reply
   event
 })
 
-/** How long the release of an interrupted claim may take, in the background. */
-const releaseTimeout = Duration.seconds(10)
+/** How long the completion or release of a claim may take. */
+const settleTimeout = Duration.seconds(10)
 
 /**
  * A verified event: claimed in the `SeenEvents` store (a duplicate is
@@ -379,23 +379,20 @@ const handle = <E, R>(handler: Options<E, R>["handler"], event: DeliveredEvent) 
     const store = yield* SeenEvents
     // this delivery's claim: a release by a delivery whose mark expired leaves it
     const owner = randomUUID()
-    // a claim is never left in flight: once it is made, only the handler can
-    // be interrupted until the claim is completed or released; a claim
-    // interrupted itself (a store that hangs) releases this delivery's mark,
-    // if it made one, without waiting for the store
-    // bounded: a store that hangs does not keep a fiber per interrupted delivery
-    const releaseDetached = Effect.asVoid(
-      Effect.forkDetach(Effect.ignore(Effect.timeout(store.release(event.eventId, owner), releaseTimeout)))
-    )
+    // once the claim is made, only the handler can be interrupted until the
+    // claim is completed or released (each within `settleTimeout`: a store
+    // that hangs does not hold an interruption forever); the claim itself
+    // stays interruptible (a store that hangs)
+    const settle = (effect: Effect.Effect<void, SeenEventsError>) =>
+      effect.pipe(
+        Effect.timeoutOrElse({ duration: settleTimeout, orElse: () => Effect.logWarning("the seen-events store did not answer in time") }),
+        Effect.catch((error) => Effect.logWarning(error.message))
+      )
     const settled = (claim: Claim, restore: <A, E2, R2>(effect: Effect.Effect<A, E2, R2>) => Effect.Effect<A, E2, R2>) => {
       if (claim === "duplicate") return Effect.as(Effect.logDebug("webhook event already handled"), handled(event, "duplicate"))
       if (claim === "in-flight") return Effect.fail(new EventInFlight({ eventId: event.eventId }))
       return restore(Effect.suspend(() => handler(event))).pipe(
-        Effect.onExit((exit) =>
-          (Exit.isSuccess(exit) ? store.complete(event.eventId, owner) : store.release(event.eventId, owner)).pipe(
-            Effect.catch((error) => Effect.logWarning(error.message))
-          )
-        ),
+        Effect.onExit((exit) => settle(Exit.isSuccess(exit) ? store.complete(event.eventId, owner) : store.release(event.eventId, owner))),
         // a failure, a defect or an interruption of the handler
         Effect.matchCauseEffect({
           onSuccess: () => Effect.succeed(handled(event, "handled")),
@@ -408,7 +405,7 @@ const handle = <E, R>(handler: Options<E, R>["handler"], event: DeliveredEvent) 
     }
     return yield* Effect.uninterruptibleMask((restore) =>
       Effect.flatMap(
-        restore(store.claim(event.eventId, owner)).pipe(Effect.onInterrupt(() => releaseDetached)),
+        restore(store.claim(event.eventId, owner)),
         (claim): Effect.Effect<Reply, EventInFlight | HandlerFailed, R> => settled(claim, restore)
       )
     )

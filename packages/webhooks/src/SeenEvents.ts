@@ -89,10 +89,10 @@ export interface SeenEventsStore {
   readonly complete: (eventId: string, owner?: string) => Effect.Effect<void, SeenEventsError>
   /**
    * The handler failed: forget the claim so a retry runs the handler again.
-   * With `owner`, only the in-flight mark of that owner is forgotten; without
-   * it (a caller, or a wrapper, written for the previous interface), any
-   * in-flight mark, as before. A store wrapper must hand `owner` on to
-   * `claim`: a mark made without it is not forgotten by a release with one.
+   * With `owner`, the in-flight mark of that owner, or an anonymous one (a
+   * claim made without an owner: a wrapper written for the previous
+   * interface); without it (a caller written for the previous interface),
+   * any in-flight mark, as before.
    */
   readonly release: (eventId: string, owner?: string) => Effect.Effect<void, SeenEventsError>
 }
@@ -224,7 +224,7 @@ export const makeMemory = (options?: MemoryOptions): Effect.Effect<SeenEventsSto
       release: (eventId, owner) =>
         Effect.sync(() => {
           const entry = entries.get(eventId)
-          if (entry?.inFlight === true && (owner === undefined || entry.owner === owner)) entries.delete(eventId)
+          if (entry?.inFlight === true && (owner === undefined || entry.owner === undefined || entry.owner === owner)) entries.delete(eventId)
         })
     })
   })
@@ -334,7 +334,7 @@ export const makeKeyValueStore = (
         const key = prefix + eventId
         return lock.withPermit(Effect.gen(function*() {
           const mark = yield* read(key)
-          if (mark?.state === "in-flight" && (owner === undefined || mark.owner === owner)) yield* kv.remove(key)
+          if (mark?.state === "in-flight" && (owner === undefined || mark.owner === undefined || mark.owner === owner)) yield* kv.remove(key)
         })).pipe(Effect.mapError(failed("release", eventId)))
       }
     })

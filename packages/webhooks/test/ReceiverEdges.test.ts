@@ -212,22 +212,36 @@ describe("Receiver.receive (no HTTP)", () => {
         }))
     ))))
 
-  it.effect("a receiving fiber interrupted just after its claim was written leaves no claim in flight", () =>
+  it.effect("a store whose release or completion hangs holds a receive at most 10 seconds (its answer stands)", () =>
     Effect.gen(function*() {
       const inner = yield* SeenEvents.makeMemory()
-      // a store whose claim answers a second after its mark is written
-      const slow = SeenEvents.SeenEvents.of({
-        ...inner,
-        claim: (eventId, owner) => Effect.tap(inner.claim(eventId, owner), () => Effect.sleep("1 second"))
-      })
-      const receiver = Receiver.make({ secret, handler: () => Effect.void })
-      const delivery = signed(JSON.stringify(vehicleStateEvent("evt_claim_window")))
-      const fiber = yield* Effect.forkChild(receiver.receive(delivery).pipe(Effect.provideService(SeenEvents.SeenEvents, slow)))
-      for (let i = 0; i < 10; i++) yield* Effect.yieldNow
-      const interrupting = yield* Effect.forkChild(Fiber.interrupt(fiber))
-      yield* TestClock.adjust("1 second")
-      yield* Fiber.join(interrupting)
-      assert.notStrictEqual(yield* inner.claim("evt_claim_window", "next"), "in-flight")
+      const hanging = SeenEvents.SeenEvents.of({ ...inner, release: () => Effect.never, complete: () => Effect.never })
+      for (const [fails, status] of [[true, 500], [false, 200]] as const) {
+        const receiver = Receiver.make({ secret, handler: () => fails ? Effect.fail(new Error("boom")) : Effect.void })
+        const fiber = yield* Effect.forkChild(
+          receiver.receive(signed(JSON.stringify(vehicleStateEvent(`evt_hanging_settle_${status}`)))).pipe(
+            Effect.provideService(SeenEvents.SeenEvents, hanging)
+          )
+        )
+        yield* TestClock.adjust("9 seconds")
+        assert.isUndefined(fiber.pollUnsafe())
+        yield* TestClock.adjust("1 second")
+        assert.strictEqual((yield* Fiber.join(fiber)).status, status)
+      }
+    }))
+
+  it.effect("a store wrapper that claims without the owner (written for the previous interface): a failed delivery's retry runs the handler", () =>
+    Effect.gen(function*() {
+      const inner = yield* SeenEvents.makeMemory()
+      const wrapped = SeenEvents.SeenEvents.of({ ...inner, claim: (eventId: string) => inner.claim(eventId) })
+      let runs = 0
+      const receiver = Receiver.make({ secret, handler: () => Effect.suspend(() => ++runs === 1 ? Effect.fail(new Error("boom")) : Effect.void) })
+      const receive = receiver.receive(signed(JSON.stringify(vehicleStateEvent("evt_wrapped_claim")))).pipe(
+        Effect.provideService(SeenEvents.SeenEvents, wrapped)
+      )
+      assert.strictEqual((yield* receive).status, 500)
+      assert.deepStrictEqual([(yield* receive).status, (yield* receive).status], [200, 200])
+      assert.strictEqual(runs, 2)
     }))
 
   it.live("a receive whose claim hangs (a store's backend hung) can still be interrupted, and timed out", () =>
