@@ -18,7 +18,10 @@ import { restoreKeys, rewriteEscapedKeys } from "./internal/json.ts"
  * `JSON.parse` of a text, with every object key as the text spells it. A text
  * without a backslash (the common case) is read by `JSON.parse` alone; one
  * with an escaped key has those keys read as string values first. Throws
- * `JSON.parse`'s own `SyntaxError` for a text that is not JSON.
+ * `JSON.parse`'s own `SyntaxError` for a text that is not JSON, and a
+ * `RangeError` for a text with an escaped key within a few characters per
+ * key of the longest string V8 holds (2^29 - 24 characters: the keys read
+ * apart lengthen it), rather than reading its keys wrong.
  *
  * @example
  * ```ts
