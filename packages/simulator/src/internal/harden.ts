@@ -8,13 +8,14 @@
  */
 import type { IncomingHttpHeaders, IncomingMessage, Server, ServerResponse } from "node:http"
 import type { Duplex } from "node:stream"
+import { makeOAuthErrorBody } from "@connected-vehicle/schema/OAuth"
 import type { Origins } from "../Env.ts"
 import { envelope, originFor } from "../Env.ts"
 import type { State } from "../State.ts"
 import { deprecationHeaders, isLegacyPath } from "../Sunset.ts"
 import { REQUEST_ID_HEADER, requestIdFor } from "./headers.ts"
 import { routePath } from "./paths.ts"
-import { isOAuthPath } from "./responses.ts"
+import { isOAuthPath, oauthErrorOfStatus } from "./responses.ts"
 
 /** After this long a socket the simulator answered outside the HTTP parser is destroyed, whatever the client does. */
 const CLOSE_GRACE_MILLIS = 1_000
@@ -54,7 +55,7 @@ const endRaw = (
   const answer = envelope(status, detail, { requestId })
   const body = JSON.stringify(
     request?.path !== undefined && isOAuthPath(request.path)
-      ? { error: status >= 500 ? "server_error" : "invalid_request", error_description: detail, errors: answer.errors }
+      ? { ...makeOAuthErrorBody(status, oauthErrorOfStatus(status), detail), errors: answer.errors }
       : answer
   )
   if (!socket.listeners("error").includes(ignoreError)) socket.on("error", ignoreError)

@@ -23,6 +23,9 @@ export const envelopeResponse = (status: number, body: ErrorEnvelope, headers?: 
 export const oauthResponse = (status: number, error: string, description: string, headers?: Record<string, string>) =>
   HttpServerResponse.jsonUnsafe(makeOAuthErrorBody(status, error, description), headers === undefined ? { status } : { status, headers })
 
+/** The OAuth error of a status the simulator answers for its own reasons (not a grant's refusal). */
+export const oauthErrorOfStatus = (status: number): string => status >= 500 ? "server_error" : "invalid_request"
+
 export const isOAuthPath = (path: string) => path === "/oauth" || path.startsWith("/oauth/")
 
 /** A refusal: the OAuth body (with `error`) under /oauth, else the envelope. */
@@ -151,7 +154,7 @@ export const normalise = (response: HttpServerResponse.HttpServerResponse, path:
     ? `Method ${method} is not allowed on ${path}`
     : `Request failed with status ${response.status}`
   return isOAuthPath(path)
-    ? oauthResponse(response.status, response.status >= 500 ? "server_error" : "invalid_request", detail)
+    ? oauthResponse(response.status, oauthErrorOfStatus(response.status), detail)
     : envelopeResponse(response.status, envelope(response.status, detail))
 }
 
