@@ -1,7 +1,9 @@
 /**
- * Phase 3 of `run.ts`: paging through every connection (memory runs, then
- * timed runs in shuffled order).
+ * Phase 3 of `run.ts`: paging through every connection (memory runs, each
+ * variant in a process of its own, then timed runs in shuffled order).
  */
+import { spawn } from "node:child_process"
+import { fileURLToPath } from "node:url"
 import { Effect, Stream } from "effect"
 import { Connections } from "@connected-vehicle/v3/Connections"
 import {
@@ -23,7 +25,7 @@ import {
   x
 } from "./utils.ts"
 
-interface PagingRun {
+export interface PagingRun {
   readonly seconds: number
   /** The CPU time of this process (the client) during the run. */
   readonly cpuSeconds: number
@@ -100,7 +102,8 @@ const streamVariant = (c: Clients, name: string, options?: { readonly readAhead:
       return seen
     })), memory)]
 
-const pagingVariants = (c: Clients): ReadonlyArray<PagingVariant> => [
+/** The variants, in the order of their report (the raw loop first). */
+export const pagingVariants = (c: Clients): ReadonlyArray<PagingVariant> => [
   ["raw undici loop + JSON.parse", (memory) =>
     measure((tick) => {
       let seen = 0
@@ -120,21 +123,25 @@ const pagingVariants = (c: Clients): ReadonlyArray<PagingVariant> => [
 
 export const pagingPhase = async (small: Clients, large: Clients, verdicts: Verdicts) => {
   console.log(
-    `\npaging: every connection, pages of ${PAGE}; one memory run per variant (full GC every ${GC_EVERY.toLocaleString("en-US")} items), ` +
+    `\npaging: every connection, pages of ${PAGE}; one memory run per variant and size, each variant in a process of its own (full GC every ${GC_EVERY.toLocaleString("en-US")} items), ` +
       `then timed runs in shuffled order (median time)`
   )
-  const memoryOf = new Map<string, Map<number, PagingRun>>()
   const sizes = [[SMALL, small, PAGING_REPEATS * 10], [LARGE, large, PAGING_REPEATS]] as const
-  // the memory runs of both sizes first, back to back (the timed runs would
-  // leave the heap of the process bigger for whichever size comes after
-  // them); they also warm up the simulators and the client
+  // the memory runs: each variant in a fresh process of its own, both sizes
+  // one after the other (in one process shared by the variants, the RSS that
+  // the earlier variants left grew the peak of the later ones: the last one
+  // measured 1.27x where it measured 1.14x when first)
+  const memoryOf = new Map<string, Map<number, PagingRun>>()
+  const names = pagingVariants(small).map(([name]) => name)
+  for (let k = 0; k < names.length; k++) {
+    const { large: largeRun, small: smallRun } = await memoryRunsApart(k, small.sim, large.sim)
+    memoryOf.set(names[k]!, new Map([[SMALL, smallRun], [LARGE, largeRun]]))
+  }
+  // one untimed run of each variant and size: the simulators and the clients warmed up
   for (const [size, c] of sizes) {
     for (const [name, run] of pagingVariants(c)) {
-      const result = await run(size)
+      const result = await run()
       if (result.items !== size) throw new Error(`${name}: ${result.items} items, expected ${size}`)
-      const bySize = memoryOf.get(name) ?? new Map<number, PagingRun>()
-      bySize.set(size, result)
-      memoryOf.set(name, bySize)
     }
   }
   for (const [size, c, repeats] of sizes) {
@@ -187,3 +194,25 @@ export const pagingPhase = async (small: Clients, large: Clients, verdicts: Verd
     )
   }
 }
+
+/** What a client needs of a simulator, as JSON (not its process). */
+const addressOf = ({ clientId, clientSecret, url }: Clients["sim"]) => JSON.stringify({ url, clientId, clientSecret })
+
+const memoryScript = fileURLToPath(new URL("./pagingMemory.ts", import.meta.url))
+
+/** The memory runs of variant `k` on both simulators, in a child process (`pagingMemory.ts`). */
+const memoryRunsApart = (k: number, small: Clients["sim"], large: Clients["sim"]): Promise<{ readonly small: PagingRun; readonly large: PagingRun }> =>
+  new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ["--expose-gc", memoryScript, String(k), addressOf(small), addressOf(large)], {
+      stdio: ["ignore", "pipe", "inherit"]
+    })
+    let out = ""
+    child.stdout.setEncoding("utf8")
+    child.stdout.on("data", (chunk: string) => out += chunk)
+    child.on("error", reject)
+    child.on("exit", (code) => {
+      const line = out.split("\n").find((l) => l.startsWith("{\"small\""))
+      if (code !== 0 || line === undefined) reject(new Error(`the memory runs of variant ${k} ended with ${code}:\n${out}`))
+      else resolve(JSON.parse(line))
+    })
+  })

@@ -6,10 +6,14 @@ import type { ChildProcess } from "node:child_process"
 import { spawn } from "node:child_process"
 import { fileURLToPath } from "node:url"
 
-export interface Sim {
+/** Where a simulator listens and its demo client: what a client needs of it. */
+export interface SimAddress {
   readonly url: string
   readonly clientId: string
   readonly clientSecret: string
+}
+
+export interface Sim extends SimAddress {
   readonly child: ChildProcess
 }
 

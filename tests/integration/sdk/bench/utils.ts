@@ -13,7 +13,7 @@ import { Connections } from "@connected-vehicle/v3/Connections"
 import { createClient } from "@connected-vehicle/sdk/Client"
 import type { Client } from "@connected-vehicle/sdk/Client"
 import * as ConnectedVehicle from "@connected-vehicle/sdk/ConnectedVehicle"
-import type { Sim } from "./simulator.ts"
+import type { SimAddress } from "./simulator.ts"
 
 export const WARMUP = Number(process.env["BENCH_WARMUP"] ?? 300)
 export const ROUNDS = Number(process.env["BENCH_ROUNDS"] ?? 2000)
@@ -84,7 +84,7 @@ export const settle = async (full: boolean) => {
 }
 
 /** The code of the simulator's consent redirect for `userId` (approved at once, not followed). */
-export const consentCode = async (sim: Sim, userId: string): Promise<string> => {
+export const consentCode = async (sim: SimAddress, userId: string): Promise<string> => {
   const query = new URLSearchParams({ response_type: "code", client_id: sim.clientId, redirect_uri: redirectUri, login_hint: userId })
   const response = await request(`${sim.url}/oauth/authorize?${query}`)
   await response.body.dump()
@@ -110,7 +110,7 @@ export const fetchJson = async (url: string, headers: Record<string, string>): P
 }
 
 export interface Clients {
-  readonly sim: Sim
+  readonly sim: SimAddress
   readonly context: Context.Context<ConnectedVehicle.Services>
   readonly client: Client
   readonly applicationBearer: string
@@ -123,7 +123,7 @@ const bearerOf = (context: Context.Context<ConnectedVehicle.Services>, key: stri
     (token) => `Bearer ${Redacted.value(Option.getOrThrow(token).accessToken)}`
   )
 
-export const clientsOn = async (sim: Sim, userId: string | undefined): Promise<Clients> => {
+export const clientsOn = async (sim: SimAddress, userId: string | undefined): Promise<Clients> => {
   // the SDK on its default layer: the Effect services of `ConnectedVehicle.layer`
   const runtime = ManagedRuntime.make(ConnectedVehicle.layer({
     transport: { roots: TransportConfig.rootsFromOrigin(sim.url) },
