@@ -205,6 +205,11 @@ describe("TransportConfig", () => {
       }
     }))
 
+  it("the package exports one Config value, config (its log level included)", () => {
+    const configs = Object.entries(Config).filter(([, value]) => EffectConfig.isConfig(value)).map(([name]) => name)
+    assert.deepStrictEqual(configs, ["config"])
+  })
+
   it("the default rate-limit wait fits the default budget", () => {
     assert.isTrue(Duration.isLessThan(Config.defaults.rateLimit.maxWait, Config.defaults.retry.maxElapsed))
   })
