@@ -139,6 +139,12 @@ describe("Node adapter", () => {
           assert.strictEqual(answer.status, 200, `${name} ${streamed}: ${answer.text}`)
         }
       }
+      // destroyed before the handler (no close to come): answered at once
+      const gone = fakeResponse()
+      handler(fakeRequest({ destroyed: true }), gone.res)
+      yield* Effect.sleep("20 millis")
+      assert.deepStrictEqual(gone.written.map(({ status }) => status), [400])
+      assert.strictEqual(JSON.parse(gone.written[0]!.body).error._tag, "UnreadableBody")
       // consumed to its end by someone else: the documented 500
       const port = yield* listen(createServer((req: IncomingMessage, res: ServerResponse) => {
         req.on("end", () => handler(req, res))
