@@ -29,7 +29,6 @@ const documented = (): ReadonlyArray<string> => {
 /** Every `Config` value that reads the environment: the packages' and the sample CLI's fallbacks. */
 const everything = Config.all([
   TransportConfig.config,
-  Config.option(TransportConfig.logLevelConfig),
   OAuthConfig.config,
   Vehicles.config,
   ConnectedVehicle.config,

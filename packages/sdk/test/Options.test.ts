@@ -75,6 +75,31 @@ describe("createClient options", () => {
     }
   })
 
+  it("of the transport's variables, a client configured in code reads CONNECTED_VEHICLE_LOG alone", () => {
+    const unrelated = {
+      CONNECTED_VEHICLE_ORIGIN: "not a url",
+      CONNECTED_VEHICLE_TIMEOUT: "soon",
+      CONNECTED_VEHICLE_TIMEOUT_MS: "many",
+      CONNECTED_VEHICLE_MAX_ATTEMPTS: "-1",
+      CONNECTED_VEHICLE_HTTP_SPANS: "maybe"
+    }
+    const saved = Object.fromEntries(["CONNECTED_VEHICLE_LOG", ...Object.keys(unrelated)].map((name) => [name, process.env[name]]))
+    try {
+      Object.assign(process.env, unrelated, { CONNECTED_VEHICLE_LOG: "WARN" })
+      void createClient(base).close()
+      process.env["CONNECTED_VEHICLE_LOG"] = "verbose"
+      const error = refused(base)
+      assert.strictEqual(error.field, "CONNECTED_VEHICLE_LOG")
+      // the option wins: the variable is not read
+      void createClient({ ...base, logLevel: "debug" }).close()
+    } finally {
+      for (const [name, value] of Object.entries(saved)) {
+        if (value === undefined) delete process.env[name]
+        else process.env[name] = value
+      }
+    }
+  })
+
   it("each option is read once: a getter that throws on its second read is not reached again", async () => {
     const options = readOnce(readOnce(readOnce({ ...base }, "clientId", "app"), "origin", "http://127.0.0.1:9"), "transport", {
       timeout: "2 seconds"

@@ -352,3 +352,34 @@ layer(Loopback)("v3 compatibility", (it) => {
       assert.match(docs.text, /<html/i)
     }))
 })
+
+layer(Loopback)("v3 list links", (it) => {
+  it.effect("every list's links name the spec's path, whatever the request's casing, repeated or trailing slashes", () =>
+    Effect.gen(function*() {
+      const sim = yield* Simulator
+      const token = yield* appToken
+      const vehicleId = sim.data.vehicleIds[0]!
+      const user = sim.data.connectionOf(vehicleId)!.userId
+      const lists = [
+        [`/V3/Vehicles/${vehicleId.toUpperCase()}/SIGNALS`, `/v3/vehicles/${vehicleId}/signals`, { "sc-user-id": user }],
+        [`/V3//vehicles/${vehicleId}/Signals/?pageSize=2`, `/v3/vehicles/${vehicleId}/signals`, { "sc-user-id": user }],
+        ["/V3/Connections?pageSize=2", "/v3/connections", {}],
+        ["/v3/SUBSCRIPTIONS/?pageSize=2", "/v3/subscriptions", {}],
+        ["/V3/Webhooks?pageSize=2", "/v3/webhooks", {}],
+        ["/V3/Compatible-Vehicles?filter[region]=US", "/v3/compatible-vehicles", {}]
+      ] as const
+      for (const [requested, canonical, headers] of lists) {
+        const reply = yield* get(requested, token, headers)
+        assert.strictEqual(reply.status, 200, `${requested}: ${reply.text}`)
+        const links = Object.values(reply.json.links).filter((link): link is string => typeof link === "string")
+        assert.isAbove(links.length, 0, requested)
+        for (const link of links) {
+          assert.strictEqual(new URL(link).pathname, canonical, `${requested}: ${link}`)
+          assert.isTrue(link.startsWith(`${sim.url}${canonical}`), `${requested}: ${link}`)
+        }
+      }
+      // the other query parameters are kept
+      const compat = yield* get("/V3/Compatible-Vehicles?filter[region]=US")
+      assert.strictEqual(new URL(compat.json.links.self).searchParams.get("filter[region]"), "US")
+    }))
+})

@@ -402,25 +402,6 @@ export const layerOrigin = (origin: string, options?: Omit<Options, "roots">): L
 export const logLevels: typeof env.logLevels = env.logLevels
 
 /**
- * `CONNECTED_VEHICLE_LOG`, the SDK's log level (`debug`, `info`, `warn`,
- * `error` or `off`, any case) as Effect's `LogLevel` (`"Debug"` ... `"None"`):
- * the `logLevel` of {@link config} read alone, for a client whose other
- * settings are given in code (the SDK's Promise client).
- *
- * @example
- * ```ts
- * import { Effect } from "effect"
- * import { logLevelConfig } from "@connected-vehicle/transport/TransportConfig"
- *
- * // CONNECTED_VEHICLE_LOG=debug → Option.some("Debug")
- * const level = Effect.option(logLevelConfig)
- * ```
- * @since 0.1.0
- * @category configuration
- */
-export const logLevelConfig: Config.Config<LogLevel.LogLevel> = Config.nested(env.logLevel, env.prefix)
-
-/**
  * The transport's configuration read from the environment, as
  * {@link Options}: the package's one `Config` value, the variables' names
  * below `Config.nested("CONNECTED_VEHICLE")` (`TIMEOUT` is read as

@@ -8,8 +8,10 @@
  * example `app.post("/webhooks", handler)` ahead of `app.use(express.json())`).
  * When a framework has already consumed the stream, it uses `req.rawBody`, or
  * `req.body` when that is a `Buffer` or a string (`express.raw()`,
- * `express.text()`); a body already parsed to an object is answered 500
- * (`UnreadableBody`), since its bytes can no longer be verified.
+ * `express.text()`); a body already parsed to an object, or read to its
+ * end by something else, is answered 500 (`UnreadableBody`), since its bytes
+ * can no longer be verified. A request paused before the handler gets it
+ * (`req.pause()`, by a middleware say) is resumed and read.
  *
  * @since 0.1.0
  */
@@ -57,9 +59,13 @@ export interface NodeRequest {
   readonly readableEnded: boolean
   /** The encoding `req.setEncoding` set, if any (its chunks are strings then). */
   readonly readableEncoding?: string | null | undefined
+  /** Whether the request was destroyed (its connection closed): no `close` will come any more. */
+  readonly destroyed?: boolean | undefined
   on(event: string, listener: (...args: Array<any>) => void): unknown
   off(event: string, listener: (...args: Array<any>) => void): unknown
   pause(): unknown
+  /** Called once the handler listens, so that a request paused before it (`req.pause()`) is read too. */
+  resume(): unknown
 }
 
 /**
@@ -156,6 +162,8 @@ const readStream = (req: NodeRequest, limit: number, guarded: Guard): Promise<Bo
     req.on("end", onEnd)
     req.on("error", onError)
     req.on("close", onClose)
+    // a "data" listener alone leaves a request paused (req.pause(), by a middleware say) paused
+    req.resume()
   })
 
 const readBody = (req: NodeRequest, limit: number, guarded: Guard): Promise<Body | Receiver.Reply> | Body | Receiver.Reply => {
@@ -170,10 +178,12 @@ const readBody = (req: NodeRequest, limit: number, guarded: Guard): Promise<Body
           "a body parser consumed the request before the webhook handler: mount the handler before it, or keep the raw bytes in req.rawBody",
           true
         )
-        : unreadable("the request body was already consumed")
+        // read to its end by someone else: the application's wiring, as for a parsed body
+        : unreadable("the request body was already consumed before the webhook handler: mount the handler before what reads it", true)
     )
   }
   if (Number(req.headers["content-length"]) > limit) return rejection(tooLarge(limit))
+  if (req.destroyed === true) return rejection(unreadable("the connection closed before the body ended"))
   return readStream(req, limit, guarded)
 }
 

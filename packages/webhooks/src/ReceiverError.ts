@@ -52,8 +52,9 @@ export class BodyTooLarge extends Schema.TaggedError<BodyTooLarge>()("BodyTooLar
 
 /**
  * The body could not be read (the connection closed mid-body, or a framework
- * parsed it before the receiver could see the raw bytes). Answered 400, or
- * 500 for a parsed body (a configuration error of the application).
+ * parsed or read it before the receiver could see the raw bytes). Answered
+ * 400, or 500 (`alreadyParsed`) for a body parsed or read to its end before
+ * the receiver (a configuration error of the application).
  *
  * @example
  * ```ts

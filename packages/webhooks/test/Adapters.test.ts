@@ -36,7 +36,7 @@ describe("Web adapter", () => {
 
 /** A request the handler can be given without a server: an emitter of the body's events. */
 const fakeRequest = (overrides?: object) =>
-  Object.assign(new EventEmitter(), { method: "POST", headers: {}, readableEnded: false, pause: () => undefined }, overrides)
+  Object.assign(new EventEmitter(), { method: "POST", headers: {}, readableEnded: false, pause: () => undefined, resume: () => undefined }, overrides)
 
 const fakeResponse = () => {
   const written: Array<{ status: number; body: string }> = []
@@ -104,5 +104,56 @@ describe("Node adapter", () => {
         const refused = yield* Effect.promise(() => send({ ...signed(big), streamed: true }))
         assert.strictEqual(refused.status, 413, `${encoding}: ${refused.text}`)
       }
+    }), { timeout: 30_000 })
+
+  it.live("a request paused before the handler gets it is read and answered; one whose body was consumed is a 500", () =>
+    Effect.gen(function*() {
+      const handler = NodeAdapter.make({ secret, handler: () => Effect.void })
+      yield* Effect.addFinalizer(() => Effect.promise(() => handler.dispose()))
+      const servers = {
+        // paused, then handed over at once
+        pausedNow: (req: IncomingMessage, res: ServerResponse) => {
+          req.pause()
+          handler(req, res)
+        },
+        // paused by a middleware, handed over once the body has arrived (buffered)
+        pausedLater: (req: IncomingMessage, res: ServerResponse) => {
+          req.pause()
+          setTimeout(() => handler(req, res), 50)
+        },
+        // a middleware that listened to it, then paused it
+        listenedThenPaused: (req: IncomingMessage, res: ServerResponse) => {
+          const readable = () => undefined
+          req.on("readable", readable)
+          req.off("readable", readable)
+          req.pause()
+          setImmediate(() => handler(req, res))
+        }
+      }
+      for (const [name, listener] of Object.entries(servers)) {
+        const port = yield* listen(createServer(listener))
+        const send = fetchTarget(`http://127.0.0.1:${port}/webhooks`)
+        for (const streamed of [false, true]) {
+          const body = JSON.stringify(vehicleStateEvent(`evt_paused_${name}_${streamed}`))
+          const answer = yield* Effect.promise(() => send({ ...signed(body), streamed })).pipe(Effect.timeout("5 seconds"))
+          assert.strictEqual(answer.status, 200, `${name} ${streamed}: ${answer.text}`)
+        }
+      }
+      // destroyed before the handler (no close to come): answered at once
+      const gone = fakeResponse()
+      handler(fakeRequest({ destroyed: true }), gone.res)
+      yield* Effect.sleep("20 millis")
+      assert.deepStrictEqual(gone.written.map(({ status }) => status), [400])
+      assert.strictEqual(JSON.parse(gone.written[0]!.body).error._tag, "UnreadableBody")
+      // consumed to its end by someone else: the documented 500
+      const port = yield* listen(createServer((req: IncomingMessage, res: ServerResponse) => {
+        req.on("end", () => handler(req, res))
+        req.resume()
+      }))
+      const consumed = yield* Effect.promise(() =>
+        fetchTarget(`http://127.0.0.1:${port}/webhooks`)(signed(JSON.stringify(vehicleStateEvent("evt_consumed"))))
+      ).pipe(Effect.timeout("5 seconds"))
+      assert.strictEqual(consumed.status, 500, consumed.text)
+      assert.strictEqual(consumed.json.error._tag, "UnreadableBody")
     }), { timeout: 30_000 })
 })

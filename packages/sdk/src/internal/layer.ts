@@ -110,7 +110,7 @@ const settingsUnchecked = (options: ClientOptions): Settings => {
     : tokenStoreLayer(options.tokenStore as AsyncTokenStore)
   const transport = options.transport
   checkTransport(roots, transport)
-  const logLevel = throwIfInvalid(logLevelOf(options))
+  const logLevel = throwIfInvalid(logLevelOf(options, roots))
   const deprecationWarnings = throwIfInvalid(deprecationWarningsOf())
   if (options.logger !== undefined && typeof options.logger !== "function") throw invalid("logger", "Expected a function")
   if (options.httpClient !== undefined && !Layer.isLayer(options.httpClient)) {

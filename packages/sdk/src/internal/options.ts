@@ -3,7 +3,7 @@
  * options and a user's token. A bad value is an `InvalidArgumentError` naming
  * the field (never quoting a secret or a URL, which might hold one).
  */
-import { Config, ConfigProvider, Duration, Effect, Exit, Option, Redacted } from "effect"
+import { ConfigProvider, Duration, Effect, Exit, Option, Redacted } from "effect"
 import type { LogLevel } from "effect"
 import * as TokenStore from "@connected-vehicle/auth/TokenStore"
 import type { WarningLevel } from "@connected-vehicle/legacy-v2/Deprecation"
@@ -174,14 +174,43 @@ const httpUrl = (field: string, u: unknown): string | InvalidArgumentError => {
 }
 
 /**
+ * What the client reads of `TransportConfig.config`: its roots, given in
+ * code, and `CONNECTED_VEHICLE_LOG` from the environment as it is now
+ * (Effect's default provider keeps the one of its first use). No other
+ * transport variable is looked up: the client's other settings are given in
+ * code, and an unrelated variable (even an invalid one) is not its concern.
+ */
+const logProvider = (roots: TransportConfig.Roots): ConfigProvider.ConfigProvider => {
+  const env = ConfigProvider.fromEnv()
+  return ConfigProvider.orElse(
+    ConfigProvider.fromUnknown({
+      CONNECTED_VEHICLE: {
+        BASE_URL: roots.base,
+        MANAGEMENT_URL: roots.management,
+        COMPAT_URL: roots.compatibility,
+        AUTH_URL: roots.authorization,
+        LEGACY_URL: roots.legacy
+      }
+    }),
+    ConfigProvider.make((path) =>
+      path.length === 2 && path[0] === "CONNECTED_VEHICLE" && path[1] === "LOG" ? env.load(path) : Effect.undefined
+    )
+  )
+}
+
+/**
  * The SDK's log level: the `logLevel` option, else the transport option's,
- * else `CONNECTED_VEHICLE_LOG` (read once, when the client is created; an
- * invalid value is an `InvalidArgumentError` naming it), else undefined (the
- * runtime's minimum level, `Info`).
+ * else `CONNECTED_VEHICLE_LOG` (the `logLevel` of `TransportConfig.config`,
+ * read once, when the client is created; an invalid value is an
+ * `InvalidArgumentError` naming it), else undefined (the runtime's minimum
+ * level, `Info`).
  *
  * @internal
  */
-export const logLevelOf = (options: ClientOptions): LogLevel.LogLevel | undefined | InvalidArgumentError => {
+export const logLevelOf = (
+  options: ClientOptions,
+  roots: TransportConfig.Roots
+): LogLevel.LogLevel | undefined | InvalidArgumentError => {
   const setting: unknown = options.logLevel
   if (setting !== undefined) {
     return typeof setting === "string" && Object.hasOwn(TransportConfig.logLevels, setting)
@@ -189,12 +218,9 @@ export const logLevelOf = (options: ClientOptions): LogLevel.LogLevel | undefine
       : invalid("logLevel", "Expected debug, info, warn, error or off")
   }
   if (options.transport?.logLevel !== undefined) return options.transport.logLevel
-  // the environment as it is now (Effect's default provider keeps the one of its first use)
-  const fromEnv = Effect.runSyncExit(
-    Effect.provideService(Config.option(TransportConfig.logLevelConfig), ConfigProvider.ConfigProvider, ConfigProvider.fromEnv())
-  )
+  const fromEnv = Effect.runSyncExit(TransportConfig.config.parse(logProvider(roots)))
   return Exit.isSuccess(fromEnv)
-    ? Option.getOrUndefined(fromEnv.value)
+    ? fromEnv.value.logLevel
     : invalid("CONNECTED_VEHICLE_LOG", "Expected debug, info, warn, error or off (any case)")
 }
 

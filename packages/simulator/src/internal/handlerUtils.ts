@@ -11,19 +11,9 @@ import type { Dataset, VehicleInfo } from "../Data.ts"
 import type { Origins } from "../Env.ts"
 import { badRequest, forbidden, notFound } from "../Env.ts"
 import type { Grant } from "../State.ts"
-import { originOfUrl, paginate as paginateUrl } from "./render.ts"
+import { paginate } from "./render.ts"
 
 export const utc = (millis: number) => DateTime.makeUnsafe(millis) as DateTime.Utc
-
-export const originOf = (origins: Origins, request: HttpServerRequest.HttpServerRequest): string => originOfUrl(origins, request.url)
-
-export const paginate = (
-  origins: Origins,
-  request: HttpServerRequest.HttpServerRequest,
-  total: number,
-  page: number | undefined,
-  pageSize: number | undefined
-) => paginateUrl(origins, request.url, total, page, pageSize)
 
 export const requireApp = (grant: Grant | undefined) =>
   grant?._tag === "App"
@@ -85,17 +75,19 @@ export const matching = (count: number, keep: ((i: number) => boolean) | undefin
 /**
  * One page of a list ordered by creation, newest first (`meta.orderBy` /
  * `orderDirection` as in the spec's samples): `hits` are the matching indexes,
- * or a count when every index in [0, count) matches.
+ * or a count when every index in [0, count) matches; `path` is the spec's
+ * path of the list, which its links name.
  */
 export const orderedPage = <A>(
   origins: Origins,
+  path: string,
   request: HttpServerRequest.HttpServerRequest,
   hits: ArrayLike<number> | number,
   query: { readonly page?: number | undefined; readonly pageSize?: number | undefined },
   render: (index: number) => A
 ) => {
   const total = typeof hits === "number" ? hits : hits.length
-  const page = paginate(origins, request, total, query.page, query.pageSize)
+  const page = paginate(origins, path, request.url, total, query.page, query.pageSize)
   const data: Array<A> = []
   for (let k = page.start; k < page.end; k++) data.push(render(typeof hits === "number" ? k : hits[k]!))
   return {

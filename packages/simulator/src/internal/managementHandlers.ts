@@ -83,12 +83,12 @@ export const SubscriptionsLive = HttpApiBuilder.group(ServiceApi, "subscriptions
         )
         const render = (i: number) =>
           subscriptionResource(data, origins, i < 0 ? created[-i - 1]! : seededSubscription(data, i))
-        if (created.length === 0) return orderedPage(origins, request, hits, query, render)
+        if (created.length === 0) return orderedPage(origins, "/v3/subscriptions", request, hits, query, render)
         const seeded = typeof hits === "number" ? hits : hits.length
         const all = new Int32Array(created.length + seeded)
         for (let k = 0; k < created.length; k++) all[k] = -(k + 1)
         for (let k = 0; k < seeded; k++) all[created.length + k] = typeof hits === "number" ? k : hits[k]!
-        return orderedPage(origins, request, all, query, render)
+        return orderedPage(origins, "/v3/subscriptions", request, all, query, render)
       }),
     get: ({ params }) =>
       Effect.gen(function*() {
@@ -147,7 +147,7 @@ export const WebhooksLive = HttpApiBuilder.group(ServiceApi, "webhooks", (handle
             ? [k]
             : []
         )
-        return orderedPage(origins, request, hits, query, (k) => webhookResource(origins, all[k]!))
+        return orderedPage(origins, "/v3/webhooks", request, hits, query, (k) => webhookResource(origins, all[k]!))
       }),
     get: ({ params }) =>
       Effect.gen(function*() {

@@ -21,30 +21,35 @@ import type { Grant } from "../State.ts"
 /** @internal */
 export const DEFAULT_PAGE_SIZE = 10
 
-/** The path part of a request target, for choosing its root. */
-const routePathOf = (url: string) =>
-  url.charCodeAt(0) === 47 && !url.includes("//") ? url : url.replace(/^[a-z][a-z0-9+.-]*:\/\/[^/]*/i, "").replace(/\/\/+/g, "/")
-
-/**
- * The origin of absolute links to the request's own path: the configured
- * origin of the root that serves it, never the request's `Host` header.
- *
- * @internal
- */
-export const originOfUrl = (origins: Origins, url: string): string => originFor(origins, routePathOf(url))
-
-const pathOf = (url: string) => {
+/** The query parameters of a request target, without `drop`. */
+const searchOf = (url: string, drop: ReadonlyArray<string>): URLSearchParams => {
   const q = url.indexOf("?")
-  return q === -1 ? url : url.slice(0, q)
+  const search = new URLSearchParams(q === -1 ? "" : url.slice(q + 1))
+  for (const name of drop) search.delete(name)
+  return search
 }
 
 /**
- * Paging window and `links` of a list, keeping the request's other query parameters.
+ * The absolute link of a list at `path`, the spec's path of the list (never
+ * the request's own spelling of it: the router ignores case and repeated or
+ * trailing slashes), with the request's query parameters.
+ *
+ * @internal
+ */
+export const listLink = (origins: Origins, path: string, url: string): string => {
+  const search = searchOf(url, [])
+  return originFor(origins, path) + path + (search.size === 0 ? "" : `?${search.toString()}`)
+}
+
+/**
+ * Paging window and `links` of the list at `path` (the spec's path), keeping
+ * the request's other query parameters.
  *
  * @internal
  */
 export const paginate = (
   origins: Origins,
+  path: string,
   url: string,
   total: number,
   page: number | undefined,
@@ -53,15 +58,9 @@ export const paginate = (
   const number = page ?? 1
   const size = pageSize ?? DEFAULT_PAGE_SIZE
   const lastPage = Math.max(1, Math.ceil(total / size))
-  const base = originOfUrl(origins, url) + pathOf(url)
-  const q = url.indexOf("?")
-  let rest = ""
-  if (q !== -1) {
-    const search = new URLSearchParams(url.slice(q + 1))
-    search.delete("page")
-    search.delete("pageSize")
-    rest = search.size === 0 ? "" : `&${search.toString()}`
-  }
+  const base = originFor(origins, path) + path
+  const search = searchOf(url, ["page", "pageSize"])
+  const rest = search.size === 0 ? "" : `&${search.toString()}`
   const link = (p: number) => `${base}?page=${p}&pageSize=${size}${rest}`
   const links: PageLinks = {
     self: link(number),
@@ -222,7 +221,7 @@ export const signalsPageText = (
   const held = heldPermissions(data, enforce, v)
   const r = readings(seed, v, now)
   const signals = v.model.signals
-  const window = paginate(origins, url, signals.length, page, pageSize)
+  const window = paginate(origins, `/v3/vehicles/${v.id}/signals`, url, signals.length, page, pageSize)
   const items: Array<typeof Signal.Signal.Encoded> = []
   const iso = isoStamps()
   for (let k = window.start; k < window.end; k++) {

@@ -13,8 +13,8 @@ import type { Dataset } from "../Data.ts"
 import { compatibleModels } from "../Data.ts"
 import type { Origins } from "../Env.ts"
 import { CurrentGrant, Env, forbidden, notFound } from "../Env.ts"
-import { idFilter, matching, modeCode, orderedPage, originOf, requireApp, utc, vehicleForUser, vehicleSummary } from "./handlerUtils.ts"
-import { heldPermissions, missingPermission, PageMemo, signalsPageText, signalText } from "./render.ts"
+import { idFilter, matching, modeCode, orderedPage, requireApp, utc, vehicleForUser, vehicleSummary } from "./handlerUtils.ts"
+import { heldPermissions, listLink, missingPermission, PageMemo, signalsPageText, signalText } from "./render.ts"
 
 const json = (text: string) => HttpServerResponse.text(text, { status: 200, contentType: "application/json" })
 
@@ -94,7 +94,7 @@ export const ConnectionsLive = HttpApiBuilder.group(ServiceApi, "connections", (
         const hits = vehicle !== undefined
           ? (vehicle >= 0 && vehicle < data.connectionCount && keep!(vehicle) ? Int32Array.of(vehicle) : new Int32Array(0))
           : matching(data.connectionCount, keep)
-        return orderedPage(origins, request, hits, query, (i) => connectionItem(data, origins, i))
+        return orderedPage(origins, "/v3/connections", request, hits, query, (i) => connectionItem(data, origins, i))
       }),
     get: ({ params }) =>
       Effect.gen(function*() {
@@ -130,7 +130,7 @@ export const CompatibilityLive = HttpApiBuilder.group(ServiceApi, "compatibility
         return {
           data: entries,
           meta: { page: 1, pageSize: entries.length, totalCount: entries.length },
-          links: { self: originOf(origins, request) + request.url }
+          links: { self: listLink(origins, "/v3/compatible-vehicles", request.url) }
         }
       })
   }))
