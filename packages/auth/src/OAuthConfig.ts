@@ -139,7 +139,7 @@ export const config: Config.Config<Options> = Config.all({
     Option.getOrUndefined
   ),
   clientCredentialsUrl: Config.map(Config.option(Config.String("CLIENT_CREDENTIALS_URL")), Option.getOrUndefined)
-}).pipe(DurationVariable.withWarning(["REFRESH_AHEAD"]), Config.nested("CONNECTED_VEHICLE"))
+}).pipe(DurationVariable.withWarning(["REFRESH_AHEAD"], { prefix: "CONNECTED_VEHICLE" }), Config.nested("CONNECTED_VEHICLE"))
 
 /**
  * From the environment: {@link layer} of {@link config}.

@@ -52,7 +52,7 @@ describe("OAuthConfig.layerConfig", () => {
       }
     }))
 
-  it.effect("config nests under an application's prefix; a deprecated _REFRESH_AHEAD_MS read is named in a warning as read (the application's prefix included)", () =>
+  it.effect("config nests under an application's prefix; a deprecated _REFRESH_AHEAD_MS read is named in a warning (its name below the application's prefix)", () =>
     Effect.gen(function*() {
       const warnings: Array<string> = []
       const logger = Logger.make((options) => {
@@ -70,7 +70,7 @@ describe("OAuthConfig.layerConfig", () => {
       assert.strictEqual(Redacted.value(mine.clientSecret), "hush")
       assert.strictEqual(Duration.toMillis(Duration.fromInputUnsafe(mine.refreshAhead!)), 5000)
       assert.strictEqual(warnings.length, 1)
-      assert.include(warnings[0], "variables MYAPP_CONNECTED_VEHICLE_REFRESH_AHEAD_MS (")
-      assert.include(warnings[0], "set MYAPP_CONNECTED_VEHICLE_REFRESH_AHEAD to an Effect duration")
+      assert.include(warnings[0], "CONNECTED_VEHICLE_REFRESH_AHEAD_MS")
+      assert.include(warnings[0], "set CONNECTED_VEHICLE_REFRESH_AHEAD to an Effect duration")
     }))
 })

@@ -57,28 +57,7 @@ export const make = (name: string, options: { readonly positive: boolean }): Con
   )
 
 /**
- * The name of the variable under `name` as the provider reads it: the whole
- * path, the prefixes of every `Config.nested` around it included, its
- * segments joined by `_` as `ConfigProvider.fromEnv` joins them. A `Config`
- * does not see its own path; the error of a read that cannot succeed
- * (`Schema.Never`) names it.
- */
-const nameAsRead = (name: string): Config.Config<string> =>
-  Config.schema(Schema.Never, name).pipe(
-    Config.orElse((error) =>
-      Config.succeed(
-        Schema.isSchemaError(error.cause) && error.cause.issue._tag === "Pointer"
-          ? error.cause.issue.path.map(String).join("_")
-          : name
-      )
-    )
-  )
-
-/**
- * The deprecated `<name>_MS` variables set while their `name` is not, named
- * as read: with the prefixes of the `Config.nested` it is read under
- * (`MYAPP_CONNECTED_VEHICLE_TIMEOUT_MS` for `TIMEOUT` below
- * `Config.nested("CONNECTED_VEHICLE")` and `Config.nested("MYAPP")`).
+ * The deprecated `<name>_MS` variables set while their `name` is not.
  *
  * @example
  * ```ts
@@ -91,18 +70,19 @@ const nameAsRead = (name: string): Config.Config<string> =>
  */
 export const deprecatedInUse = (names: ReadonlyArray<string>): Config.Config<ReadonlyArray<string>> =>
   Config.map(
-    Config.all(names.map((name) =>
-      Config.all([Config.option(Config.String(name)), Config.option(Config.String(`${name}_MS`)), nameAsRead(`${name}_MS`)])
-    )),
-    (read) => read.flatMap(([current, deprecated, asRead]) => Option.isNone(current) && Option.isSome(deprecated) ? [asRead] : [])
+    Config.all(names.map((name) => Config.all([Config.option(Config.String(name)), Config.option(Config.String(`${name}_MS`))]))),
+    (pairs) => names.flatMap((name, i) => Option.isNone(pairs[i]![0]) && Option.isSome(pairs[i]![1]) ? [`${name}_MS`] : [])
   )
 
-const warning = (used: ReadonlyArray<string>): Effect.Effect<void> =>
-  used.length === 0 ? Effect.void : Effect.logWarning(
-    `deprecated environment variables ${used.join(", ")} (integers of milliseconds): set ${
-      used.map((name) => name.slice(0, -3)).join(", ")
+const warning = (used: ReadonlyArray<string>, prefix: string | undefined): Effect.Effect<void> => {
+  if (used.length === 0) return Effect.void
+  const full = used.map((name) => prefix === undefined ? name : `${prefix}_${name}`)
+  return Effect.logWarning(
+    `deprecated environment variables ${full.join(", ")} (integers of milliseconds): set ${
+      full.map((name) => name.slice(0, -3)).join(", ")
     } to an Effect duration instead, such as "5 seconds"`
   )
+}
 
 /**
  * Logs one warning naming the deprecated `<name>_MS` variables in use, if
@@ -120,14 +100,14 @@ const warning = (used: ReadonlyArray<string>): Effect.Effect<void> =>
  * @category logging
  */
 export const warnDeprecated = (names: ReadonlyArray<string>): Effect.Effect<void> =>
-  Effect.flatMap(Effect.orElseSucceed(deprecatedInUse(names), (): ReadonlyArray<string> => []), warning)
+  Effect.flatMap(Effect.orElseSucceed(deprecatedInUse(names), (): ReadonlyArray<string> => []), (used) => warning(used, undefined))
 
 /**
  * `self`, logging one warning, each time it is read, that names the
  * deprecated `<name>_MS` of `names` set while their `name` is not. The names
- * are relative to where `self` is read; the warning names each variable as
- * read, with the prefixes of every `Config.nested` around it (`self`'s own
- * and an application's).
+ * are relative to where `self` is read (`self`'s own `Config.nested`
+ * included): `options.prefix` is what the warning puts before them, the
+ * prefix a package nests its configuration under.
  *
  * @example
  * ```ts
@@ -136,7 +116,7 @@ export const warnDeprecated = (names: ReadonlyArray<string>): Effect.Effect<void
  *
  * // MYAPP_TIMEOUT_MS=5000 warns: set MYAPP_TIMEOUT to an Effect duration instead
  * const timeout = Config.all({ timeout: make("TIMEOUT", { positive: true }) }).pipe(
- *   withWarning(["TIMEOUT"]),
+ *   withWarning(["TIMEOUT"], { prefix: "MYAPP" }),
  *   Config.nested("MYAPP")
  * )
  * ```
@@ -144,12 +124,12 @@ export const warnDeprecated = (names: ReadonlyArray<string>): Effect.Effect<void
  * @category combinators
  */
 export const withWarning: {
-  (names: ReadonlyArray<string>): <A>(self: Config.Config<A>) => Config.Config<A>
-  <A>(self: Config.Config<A>, names: ReadonlyArray<string>): Config.Config<A>
+  (names: ReadonlyArray<string>, options?: { readonly prefix?: string | undefined }): <A>(self: Config.Config<A>) => Config.Config<A>
+  <A>(self: Config.Config<A>, names: ReadonlyArray<string>, options?: { readonly prefix?: string | undefined }): Config.Config<A>
 } = dual(
-  2,
-  <A>(self: Config.Config<A>, names: ReadonlyArray<string>): Config.Config<A> =>
+  (args) => Config.isConfig(args[0]),
+  <A>(self: Config.Config<A>, names: ReadonlyArray<string>, options?: { readonly prefix?: string | undefined }): Config.Config<A> =>
     Config.all([self, deprecatedInUse(names)]).pipe(
-      Config.mapEffect(([value, used]) => Effect.as(warning(used), value))
+      Config.mapEffect(([value, used]) => Effect.as(warning(used, options?.prefix), value))
     )
 )

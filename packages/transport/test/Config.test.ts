@@ -132,21 +132,6 @@ describe("TransportConfig", () => {
       assert.deepStrictEqual(yield* warnings({}), [])
     }))
 
-  it.effect("under an application's prefix, the warning names the deprecated variables as read", () =>
-    Effect.gen(function*() {
-      const lines: Array<string> = []
-      const logger = Logger.make((options) => {
-        if (options.logLevel === "Warn") lines.push(String(options.message))
-      })
-      const read = yield* EffectConfig.nested(Config.config, "MYAPP").parse(ConfigProvider.fromEnv({
-        env: { MYAPP_CONNECTED_VEHICLE_ORIGIN: "http://127.0.0.1:8080", MYAPP_CONNECTED_VEHICLE_TIMEOUT_MS: "1500" }
-      })).pipe(Effect.provide(Logger.layer([logger])))
-      assert.strictEqual(Duration.toMillis(Duration.fromInputUnsafe(read.timeout!)), 1500)
-      assert.strictEqual(lines.length, 1)
-      assert.include(lines[0], "deprecated environment variables MYAPP_CONNECTED_VEHICLE_TIMEOUT_MS (")
-      assert.include(lines[0], "set MYAPP_CONNECTED_VEHICLE_TIMEOUT to an Effect duration")
-    }))
-
   it.effect("layerConfig refuses a zero, negative, infinite or unreadable timeout, attempts, delay or budget, naming the variable", () =>
     Effect.gen(function*() {
       for (const [name, value] of [

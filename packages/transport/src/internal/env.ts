@@ -10,7 +10,8 @@ import type { LogLevel } from "effect"
 import * as DurationVariable from "../DurationVariable.ts"
 import type { Options } from "../TransportConfig.ts"
 
-const prefix = "CONNECTED_VEHICLE"
+/** @internal */
+export const prefix = "CONNECTED_VEHICLE"
 
 /** The SDK's log settings and the Effect log level of each (`off` is `None`). @internal */
 export const logLevels = { debug: "Debug", info: "Info", warn: "Warn", error: "Error", off: "None" } as const
@@ -29,8 +30,8 @@ const LogSetting = Schema.String.pipe(
   )
 )
 
-/** `LOG` as Effect's log level. */
-const logLevel: Config.Config<LogLevel.LogLevel> = Config.schema(LogSetting, "LOG").pipe(
+/** `LOG` as Effect's log level. @internal */
+export const logLevel: Config.Config<LogLevel.LogLevel> = Config.schema(LogSetting, "LOG").pipe(
   Config.map((setting): LogLevel.LogLevel => logLevels[setting])
 )
 
@@ -83,4 +84,4 @@ export const config: Config.Config<Options> = Config.all({
   requestIdHeader: get(Config.schema(HeaderNames, "REQUEST_ID_HEADER")),
   httpSpans: get(Config.Boolean("HTTP_SPANS")),
   logLevel: get(logLevel)
-}).pipe(DurationVariable.withWarning(durationNames), Config.nested(prefix))
+}).pipe(DurationVariable.withWarning(durationNames, { prefix }), Config.nested(prefix))
