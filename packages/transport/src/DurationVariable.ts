@@ -77,8 +77,10 @@ export const deprecatedInUse = (names: ReadonlyArray<string>): Config.Config<Rea
 const warning = (used: ReadonlyArray<string>, prefix: string | undefined): Effect.Effect<void> => {
   if (used.length === 0) return Effect.void
   const full = used.map((name) => prefix === undefined ? name : `${prefix}_${name}`)
+  // a `Config` value does not see the prefixes it is read under: the warning says so
+  const under = prefix === undefined ? "" : `; under a prefix of the application's own, such as MYAPP_${full[0]}, with it`
   return Effect.logWarning(
-    `deprecated environment variables ${full.join(", ")} (integers of milliseconds): set ${
+    `deprecated environment variables ${full.join(", ")} (integers of milliseconds${under}): set ${
       full.map((name) => name.slice(0, -3)).join(", ")
     } to an Effect duration instead, such as "5 seconds"`
   )

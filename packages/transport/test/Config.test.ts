@@ -127,6 +127,8 @@ describe("TransportConfig", () => {
       const old = yield* warnings({ CONNECTED_VEHICLE_TIMEOUT_MS: "5000", CONNECTED_VEHICLE_RETRY_MAX_DELAY_MS: "900", CONNECTED_VEHICLE_RETRY_MAX_ELAPSED: "1 minute" })
       assert.strictEqual(old.length, 1)
       assert.include(old[0], "CONNECTED_VEHICLE_TIMEOUT_MS, CONNECTED_VEHICLE_RETRY_MAX_DELAY_MS")
+      // the names as below `CONNECTED_VEHICLE`: the warning says an application's prefix comes before them
+      assert.include(old[0], "under a prefix of the application's own, such as MYAPP_CONNECTED_VEHICLE_TIMEOUT_MS")
       assert.notInclude(old[0], "MAX_ELAPSED")
       assert.deepStrictEqual(yield* warnings({ CONNECTED_VEHICLE_TIMEOUT: "5 seconds", CONNECTED_VEHICLE_TIMEOUT_MS: "5000" }), [])
       assert.deepStrictEqual(yield* warnings({}), [])
