@@ -66,6 +66,10 @@ export interface NodeRequest {
   pause(): unknown
   /** Called once the handler listens, so that a request paused before it (`req.pause()`) is read too. */
   resume(): unknown
+  /** Whether the stream flows (`false` while a `readable` listener holds it): the handler reads it with `read()` then. */
+  readonly readableFlowing?: boolean | null | undefined
+  /** Reads a chunk (and emits it as `data`), for a stream that does not flow. */
+  read?(): unknown
 }
 
 /**
@@ -130,20 +134,21 @@ type Guard = <A extends ReadonlyArray<unknown>>(f: (...args: A) => void) => (...
 const encodingOf = (req: NodeRequest): BufferEncoding =>
   typeof req.readableEncoding === "string" && Buffer.isEncoding(req.readableEncoding) ? req.readableEncoding : "utf8"
 
+/** Encodings whose strings do not give the bytes back (`ascii` drops the high bit): the signature cannot be checked. */
+const lossy = new Set(["ascii"])
+
+/** The length the request declares, if any. */
+const declaredLength = (req: NodeRequest): number | undefined => {
+  const header = req.headers["content-length"]
+  const length = typeof header === "string" && /^\d+$/.test(header) ? Number(header) : Number.NaN
+  return Number.isSafeInteger(length) ? length : undefined
+}
+
 const readStream = (req: NodeRequest, limit: number, guarded: Guard): Promise<Body | Receiver.Reply> =>
   new Promise((resolve) => {
     const chunks: Array<Buffer> = []
     let size = 0
     let settled = false
-    const settle = (result: Body | Receiver.Reply) => {
-      if (settled) return
-      settled = true
-      req.off("data", onData)
-      req.off("end", onEnd)
-      req.off("error", onError)
-      req.off("close", onClose)
-      resolve(result)
-    }
     const onData = guarded((data: Buffer | string) => {
       // a string when something called req.setEncoding: its bytes in that encoding
       const chunk = typeof data === "string" ? Buffer.from(data, encodingOf(req)) : data
@@ -155,15 +160,42 @@ const readStream = (req: NodeRequest, limit: number, guarded: Guard): Promise<Bo
         chunks.push(chunk)
       }
     })
-    const onEnd = guarded(() => settle(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size)))
+    const onEnd = guarded(() => {
+      const declared = declaredLength(req)
+      // fewer bytes than declared: something read part of the body before the handler
+      if (declared !== undefined && size < declared) {
+        return settle(rejection(unreadable("part of the request body was read before the webhook handler: mount the handler before what reads it", true)))
+      }
+      settle(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size))
+    })
     const onError = guarded((error: Error) => settle(rejection(unreadable(error.message))))
     const onClose = guarded(() => settle(rejection(unreadable("the connection closed before the body ended"))))
+    // a stream held by a `readable` listener of someone else does not flow: read here
+    const onReadable = guarded(() => {
+      while (!settled && req.read!() !== null) {
+        // each chunk read is emitted as `data`
+      }
+    })
+    const settle = (result: Body | Receiver.Reply) => {
+      if (settled) return
+      settled = true
+      req.off("data", onData)
+      req.off("end", onEnd)
+      req.off("error", onError)
+      req.off("close", onClose)
+      req.off("readable", onReadable)
+      resolve(result)
+    }
     req.on("data", onData)
     req.on("end", onEnd)
     req.on("error", onError)
     req.on("close", onClose)
     // a "data" listener alone leaves a request paused (req.pause(), by a middleware say) paused
     req.resume()
+    if (req.readableFlowing === false && typeof req.read === "function") {
+      req.on("readable", onReadable)
+      onReadable()
+    }
   })
 
 const readBody = (req: NodeRequest, limit: number, guarded: Guard): Promise<Body | Receiver.Reply> | Body | Receiver.Reply => {
@@ -183,6 +215,9 @@ const readBody = (req: NodeRequest, limit: number, guarded: Guard): Promise<Body
     )
   }
   if (Number(req.headers["content-length"]) > limit) return rejection(tooLarge(limit))
+  if (lossy.has(encodingOf(req))) {
+    return rejection(unreadable(`the request was set to the ${encodingOf(req)} encoding before the webhook handler, which loses bytes of the body: do not call req.setEncoding before it`, true))
+  }
   if (req.destroyed === true) return rejection(unreadable("the connection closed before the body ended"))
   return readStream(req, limit, guarded)
 }

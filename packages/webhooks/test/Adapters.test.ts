@@ -156,4 +156,42 @@ describe("Node adapter", () => {
       assert.strictEqual(consumed.status, 500, consumed.text)
       assert.strictEqual(consumed.json.error._tag, "UnreadableBody")
     }), { timeout: 30_000 })
+
+  it.live("a request held by a readable listener is read; one partly read, or set to a lossy encoding, before the handler is a 500", () =>
+    Effect.gen(function*() {
+      const handler = NodeAdapter.make({ secret, handler: () => Effect.void })
+      yield* Effect.addFinalizer(() => Effect.promise(() => handler.dispose()))
+      const answerOf = (name: string, listener: (req: IncomingMessage, res: ServerResponse) => void, streamed: boolean) =>
+        Effect.gen(function*() {
+          const port = yield* listen(createServer(listener))
+          const body = JSON.stringify(vehicleStateEvent(`evt_${name}_${streamed}`))
+          return yield* Effect.promise(() => fetchTarget(`http://127.0.0.1:${port}/webhooks`)({ ...signed(body), streamed })).pipe(
+            Effect.timeout("5 seconds")
+          )
+        })
+      for (const streamed of [false, true]) {
+        // a middleware's `readable` listener, left in place: the stream does not flow
+        const held = yield* answerOf("held", (req, res) => {
+          req.on("readable", () => undefined)
+          setImmediate(() => handler(req, res))
+        }, streamed)
+        assert.strictEqual(held.status, 200, `held ${streamed}: ${held.text}`)
+        // ascii drops the high bit of every byte: the signature could not be checked
+        const ascii = yield* answerOf("ascii", (req, res) => {
+          req.setEncoding("ascii")
+          handler(req, res)
+        }, streamed)
+        assert.strictEqual(ascii.status, 500, `ascii ${streamed}: ${ascii.text}`)
+        assert.strictEqual(ascii.json.error._tag, "UnreadableBody")
+      }
+      // a middleware that took the first chunk (the whole small body) and handed the request on
+      const partly = yield* answerOf("partly", (req, res) => {
+        req.once("data", () => {
+          req.pause()
+          setImmediate(() => handler(req, res))
+        })
+      }, false)
+      assert.strictEqual(partly.status, 500, partly.text)
+      assert.strictEqual(partly.json.error._tag, "UnreadableBody")
+    }), { timeout: 30_000 })
 })
