@@ -93,6 +93,11 @@ const refreshLifetime = 60 * 86_400_000
 const uselessAt = (token: Token): number =>
   token.refreshToken === undefined ? token.expiresAt : token.refreshExpiresAt ?? token.expiresAt + refreshLifetime
 
+// how long Redis keeps a token of no more use in `millis`: at least 1 ms,
+// at most a year and a day (an expiry Redis can hold, whatever a token says)
+const maxKeep = 366 * 86_400_000
+const keepFor = (millis: number): number => Number.isNaN(millis) ? maxKeep : Math.min(maxKeep, Math.max(1, Math.ceil(millis)))
+
 // the token (expiring in `millis`), and the lease released when it is ours: one atomic step
 const setScript = Redis.script((tokenKey: string, leaseKey: string, json: string, owner: string, millis: number) => [tokenKey, leaseKey, json, owner, millis], {
   numberOfKeys: 2,
@@ -142,7 +147,7 @@ return 0
  * `set` stores a token with an expiry: Redis deletes it once it is of no
  * more use (when its refresh token expires, `refreshExpiresAt`, or 60 days
  * after `expiresAt` when that is unknown; without a refresh token, at
- * `expiresAt`). An option that is not a duration fails `make` with
+ * `expiresAt`), or after a year and a day at most. An option that is not a duration fails `make` with
  * `FleetError` `Configuration` naming it.
  *
  * @example
@@ -240,7 +245,7 @@ export const make = (options?: Options): Effect.Effect<TokenStore["Service"], Fl
       renewal,
       set: (key, token) =>
         Effect.flatMap(Clock.currentTimeMillis, (now) =>
-          call(key, "store token", set(`${prefix}token:${key}`, `${prefix}lease:${key}`, encode(token), owner, Math.max(1, Math.ceil(uselessAt(token) - now))))
+          call(key, "store token", set(`${prefix}token:${key}`, `${prefix}lease:${key}`, encode(token), owner, keepFor(uselessAt(token) - now)))
         ).pipe(Effect.asVoid),
       remove: (key) => call(key, "remove token", redis.send("DEL", `${prefix}token:${key}`)).pipe(Effect.asVoid)
     })

@@ -211,6 +211,14 @@ describe("SharedToken", () => {
       assert.isTrue(application > 50_000 && application <= 60_000, String(application))
       assert.isTrue(userA > 30 * day - 10_000 && userA <= 30 * day, String(userA))
       assert.isTrue(userB > 60 * day && userB <= 60 * day + 60_000, String(userB)) // 60 days (the spec's) after the access token
+      // whatever a token says, an expiry Redis can hold (a year and a day at most): stored, not refused
+      yield* store.set("far", { ...base, expiresAt: now + 1e19, refreshToken: undefined, refreshExpiresAt: undefined })
+      yield* store.set("far-user", { ...base, expiresAt: now + 1e19, refreshToken: Redacted.make("r"), refreshExpiresAt: Infinity })
+      for (const key of ["far", "far-user"]) {
+        const kept = yield* ttl(key)
+        assert.isTrue(kept > 366 * day - 10_000 && kept <= 366 * day, String(kept))
+        assert.isTrue(Option.isSome(yield* store.get(key, { peek: true })))
+      }
       // already useless: gone at once
       yield* store.set("stale", { ...base, expiresAt: now - 1_000, refreshToken: undefined, refreshExpiresAt: undefined })
       yield* Effect.sleep("20 millis")
