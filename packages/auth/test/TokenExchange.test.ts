@@ -10,7 +10,7 @@ import * as OAuthConfig from "@connected-vehicle/auth/OAuthConfig"
 import * as Session from "@connected-vehicle/auth/Session"
 import * as TokenExchange from "@connected-vehicle/auth/TokenExchange"
 import * as TokenStore from "@connected-vehicle/auth/TokenStore"
-import { reasonOf } from "@connected-vehicle/transport/ConnectedVehicleError"
+import { type ConnectedVehicleError, reasonOf } from "@connected-vehicle/transport/ConnectedVehicleError"
 import { Credentials } from "@connected-vehicle/transport/Credentials"
 import * as Transport from "@connected-vehicle/transport/Transport"
 import * as TransportConfig from "@connected-vehicle/transport/TransportConfig"
@@ -53,8 +53,8 @@ describe("TokenExchange: the token endpoint's answers", () => {
         for (let i = 0; i < 3; i++) {
           const exit = yield* Effect.exit(credentials.token)
           assert.isTrue(Exit.isFailure(exit))
-          const failure = Exit.isFailure(exit) ? Cause.squash(exit.cause) : undefined
-          assert.strictEqual(reasonOf(failure as never)._tag, "Credentials")
+          const failure = Exit.isFailure(exit) ? Cause.squash(exit.cause) as ConnectedVehicleError : undefined
+          assert.strictEqual(failure?.reason._tag, "Credentials")
           const text = `${Exit.isFailure(exit) ? Cause.pretty(exit.cause) : ""} ${JSON.stringify(failure)}`
           assert.include(text, "InvalidResponse")
           assert.notInclude(text, secret)

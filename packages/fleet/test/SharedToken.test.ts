@@ -113,7 +113,7 @@ describe("SharedToken", () => {
     Effect.gen(function*() {
       const sim = yield* simulator({ accessTokenLifetime: "8 seconds" })
       // the SDK renews 3.5 s ahead, the store's own window (for `get` alone) is 1 s
-      const options = { prefix: freshPrefix("ahead"), token: { refreshAhead: "1 second" } }
+      const options = { prefix: freshPrefix("ahead"), token: { refreshAhead: "1 second" } } as const
       const sdks = yield* Effect.all(Array.from({ length: 4 }, () => credentialsOf(sim, options, { refreshAhead: "3500 millis" })))
       yield* Effect.forEach(sdks, (sdk) => sdk.token)
       assert.strictEqual((yield* sim.usage).tokenGrants.clientCredentials, 1)
@@ -129,7 +129,7 @@ describe("SharedToken", () => {
   it.live("a renewal that takes longer than the lease keeps it: no second grant", () =>
     Effect.gen(function*() {
       const sim = yield* simulator({ accessTokenLifetime: "4 seconds" })
-      const options = { prefix: freshPrefix("long"), token: { leaseDuration: "300 millis" } }
+      const options = { prefix: freshPrefix("long"), token: { leaseDuration: "300 millis" } } as const
       const [a, b] = yield* Effect.all([credentialsOf(sim, options), credentialsOf(sim, options)])
       yield* a.token
       yield* b.token
