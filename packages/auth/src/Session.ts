@@ -25,15 +25,23 @@ import * as Refused from "./internal/refused.ts"
 import type { Token, TokenStoreError } from "./TokenStore.ts"
 import { TokenStore } from "./TokenStore.ts"
 
-/** A failed call of the credential: a `Credentials` reason whose `cause` is what failed (a token request, the store). */
+/**
+ * A failed call of the credential: a `Credentials` reason whose `cause` is
+ * what failed (a token request, the store); `transient` (retried by the
+ * call's policy) when the store failed.
+ */
 const toCredentialsError = (error: TokenExchange.TokenError | TokenStoreError): ConnectedVehicleError => {
   if (isConnectedVehicleError(error) && error.reason._tag === "Credentials") return error
   const status = isConnectedVehicleError(error) ? error.status : undefined
   const tag = isConnectedVehicleError(error) ? error.reason._tag : error._tag
-  return noCredential(`${tag}: ${error.message}`, { ...(status === undefined ? {} : { status }), cause: error })
+  return noCredential(`${tag}: ${error.message}`, {
+    ...(status === undefined ? {} : { status }),
+    ...(error._tag === "TokenStoreError" ? { transient: true } : {}),
+    cause: error
+  })
 }
 
-const noCredential = (description: string, options?: { readonly status?: number; readonly cause?: unknown }) =>
+const noCredential = (description: string, options?: { readonly status?: number; readonly cause?: unknown; readonly transient?: boolean }) =>
   new ConnectedVehicleError({ reason: new NoCredential({ description, ...options }) })
 
 // The renewal in flight per store instance and key, shared by every layer built
