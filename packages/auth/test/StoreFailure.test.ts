@@ -11,7 +11,7 @@ import * as OAuthConfig from "@connected-vehicle/auth/OAuthConfig"
 import * as Session from "@connected-vehicle/auth/Session"
 import * as TokenStore from "@connected-vehicle/auth/TokenStore"
 import { LegacyApi } from "@connected-vehicle/schema/Api"
-import { Credentials, reasonOf } from "@connected-vehicle/transport/ConnectedVehicleError"
+import { Credentials, isConnectedVehicleError, reasonOf } from "@connected-vehicle/transport/ConnectedVehicleError"
 import * as Transport from "@connected-vehicle/transport/Transport"
 import * as TransportConfig from "@connected-vehicle/transport/TransportConfig"
 
@@ -83,7 +83,7 @@ describe("Session: a token store failure during a call", () => {
       )
       const reason = reasonOf(error)
       assert.instanceOf(reason, Credentials)
-      assert.isTrue(reasonOf(error).isRetryable)
+      assert.isTrue(isConnectedVehicleError(error) && error.isRetryable)
       assert.include(error.message, "TokenStoreError")
       assert.deepStrictEqual(paths, [])
     }))
@@ -99,7 +99,7 @@ describe("Session: a token store failure during a call", () => {
         Effect.flip
       )
       assert.strictEqual(reasonOf(error)._tag, "Credentials")
-      assert.isFalse(reasonOf(error).isRetryable)
+      assert.isTrue(isConnectedVehicleError(error) && !error.isRetryable)
       assert.deepStrictEqual(paths, ["/oauth/token"])
     }))
 })
