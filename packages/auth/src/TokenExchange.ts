@@ -123,7 +123,9 @@ export const exchangeCode = (
   })
 
 /**
- * Exchanges a refresh token for a new token set.
+ * Exchanges a refresh token for a new token set. A `refreshToken` that is
+ * not a `Redacted` string fails with an `InvalidArgument` (`field:
+ * "refreshToken"`) before anything is sent.
  *
  * @example
  * ```ts
@@ -139,7 +141,13 @@ export const refresh = (
   refreshToken: Redacted.Redacted<string>,
   options?: Transport.CallOptions
 ): Effect.Effect<Token, TokenError, Transport.Transport | OAuthConfig> =>
-  grant({ grant_type: "refresh_token", refresh_token: Redacted.value(refreshToken) }, options)
+  Effect.suspend(() => {
+    const value: unknown = Redacted.isRedacted(refreshToken) ? Redacted.value(refreshToken) : undefined
+    if (typeof value !== "string") {
+      return Effect.fail(new InvalidArgument({ field: "refreshToken", message: "refreshToken: Expected a Redacted string" }))
+    }
+    return grant({ grant_type: "refresh_token", refresh_token: value }, options)
+  })
 
 /**
  * An application token (v3, client credentials). The endpoint is not shown by

@@ -10,6 +10,7 @@ import * as OAuthConfig from "@connected-vehicle/auth/OAuthConfig"
 import * as Session from "@connected-vehicle/auth/Session"
 import * as TokenExchange from "@connected-vehicle/auth/TokenExchange"
 import * as TokenStore from "@connected-vehicle/auth/TokenStore"
+import { InvalidArgument } from "@connected-vehicle/schema/InvalidArgument"
 import { type ConnectedVehicleError, reasonOf } from "@connected-vehicle/transport/ConnectedVehicleError"
 import { Credentials } from "@connected-vehicle/transport/Credentials"
 import * as Transport from "@connected-vehicle/transport/Transport"
@@ -82,5 +83,16 @@ describe("TokenExchange: the token endpoint's answers", () => {
           assert.strictEqual(grants(), 2)
         }).pipe(Effect.provide(Layer.provideMerge(Session.layerApplication(), services)))
       }
+    }))
+
+  it.effect("refresh of what is not a Redacted string: an InvalidArgument, nothing sent", () =>
+    Effect.gen(function*() {
+      const { grants, services } = endpoint(valid)
+      for (const refreshToken of [undefined, null, "plain", Redacted.make(42)]) {
+        const error = yield* Effect.flip(TokenExchange.refresh(refreshToken as never)).pipe(Effect.provide(services))
+        assert.instanceOf(error, InvalidArgument)
+        assert.strictEqual((error as InvalidArgument).field, "refreshToken")
+      }
+      assert.strictEqual(grants(), 0)
     }))
 })
