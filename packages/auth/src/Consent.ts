@@ -42,7 +42,8 @@ export interface ConsentOptions {
  * Builds `{auth_url}/oauth/authorize?response_type=code&client_id=...&redirect_uri=...&scope=...`
  * from the contract. Scope is the permissions joined by spaces. Fails with
  * an `InvalidArgument` (`field: "redirectUri"`) when the redirect URI is
- * missing or empty.
+ * missing or empty, and (`field: "authorizationUrl"`) when the
+ * authorization root is not an absolute URL.
  *
  * @example
  * ```ts
@@ -63,6 +64,11 @@ export const consentUrl = (
   options: ConsentOptions
 ): Effect.Effect<string, InvalidArgument> =>
   Effect.suspend(() => {
+    if (typeof authorizationUrl !== "string" || !URL.canParse(authorizationUrl)) {
+      return Effect.fail(
+        new InvalidArgument({ field: "authorizationUrl", message: "authorizationUrl: Expected an absolute URL (the authorization root)" })
+      )
+    }
     const given = readConsent(options)
     if (given instanceof InvalidArgument) return Effect.fail(given)
     const { redirectUri } = given

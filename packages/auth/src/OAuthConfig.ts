@@ -7,6 +7,7 @@
  */
 import { Config, Context, Duration, Effect, Layer, Option } from "effect"
 import type { Redacted } from "effect"
+import { InvalidArgument } from "@connected-vehicle/schema/InvalidArgument"
 import * as ConfigurationError from "@connected-vehicle/transport/ConfigurationError"
 import * as DurationVariable from "@connected-vehicle/transport/DurationVariable"
 
@@ -75,7 +76,10 @@ export interface Options {
 }
 
 /**
- * A layer from options.
+ * A layer from options. As `TransportConfig.layer` does, a `refreshAhead`
+ * or an `expiryMargin` that is not a non-negative, finite `Duration` input
+ * (`"banana"`, `NaN`, `-5000`, `Infinity`) throws an `InvalidArgument`
+ * naming it, when the layer is made.
  *
  * @example
  * ```ts
@@ -92,12 +96,28 @@ export const layer = (options: Options): Layer.Layer<OAuthConfig> =>
     clientId: options.clientId,
     clientSecret: options.clientSecret,
     redirectUri: options.redirectUri,
-    refreshAhead: options.refreshAhead === undefined ? defaultRefreshAhead : Duration.fromInputUnsafe(options.refreshAhead),
-    expiryMargin: options.expiryMargin === undefined ? undefined : Duration.fromInputUnsafe(options.expiryMargin),
+    refreshAhead: durationOf("refreshAhead", options.refreshAhead) ?? defaultRefreshAhead,
+    expiryMargin: durationOf("expiryMargin", options.expiryMargin),
     clientCredentialsUrl: options.clientCredentialsUrl
   })
 
 const defaultRefreshAhead = Duration.seconds(60)
+
+// a non-negative, finite duration, else the `InvalidArgument` naming `field`, thrown
+const durationOf = (field: string, input: Duration.Input | undefined): Duration.Duration | undefined => {
+  if (input === undefined) return undefined
+  let decoded: Option.Option<Duration.Duration> = Option.none()
+  try {
+    // `Duration.fromInput(NaN)` is zero: NaN is refused here
+    if (!Number.isNaN(input)) decoded = Duration.fromInput(input)
+  } catch {
+    // not a duration input
+  }
+  if (Option.isNone(decoded) || !Duration.isFinite(decoded.value) || Duration.toMillis(decoded.value) < 0) {
+    throw new InvalidArgument({ field, message: `${field}: Expected a non-negative, finite duration` })
+  }
+  return decoded.value
+}
 
 /**
  * The OAuth client from the environment, as {@link Options}: the package's

@@ -25,15 +25,23 @@ import * as Refused from "./internal/refused.ts"
 import type { Token, TokenStoreError } from "./TokenStore.ts"
 import { TokenStore } from "./TokenStore.ts"
 
-/** A failed call of the credential: a `Credentials` reason whose `cause` is what failed (a token request, the store). */
+/**
+ * A failed call of the credential: a `Credentials` reason whose `cause` is
+ * what failed (a token request, the store); `transient` (retried by the
+ * call's policy) when the store failed.
+ */
 const toCredentialsError = (error: TokenExchange.TokenError | TokenStoreError): ConnectedVehicleError => {
   if (isConnectedVehicleError(error) && error.reason._tag === "Credentials") return error
   const status = isConnectedVehicleError(error) ? error.status : undefined
   const tag = isConnectedVehicleError(error) ? error.reason._tag : error._tag
-  return noCredential(`${tag}: ${error.message}`, { ...(status === undefined ? {} : { status }), cause: error })
+  return noCredential(`${tag}: ${error.message}`, {
+    ...(status === undefined ? {} : { status }),
+    ...(error._tag === "TokenStoreError" ? { transient: true } : {}),
+    cause: error
+  })
 }
 
-const noCredential = (description: string, options?: { readonly status?: number; readonly cause?: unknown }) =>
+const noCredential = (description: string, options?: { readonly status?: number; readonly cause?: unknown; readonly transient?: boolean }) =>
   new ConnectedVehicleError({ reason: new NoCredential({ description, ...options }) })
 
 // The renewal in flight per store instance and key, shared by every layer built
@@ -175,6 +183,14 @@ const session = <R>(
     const isRefusedRefresh = (current: Option.Option<Token>) => (error: TokenExchange.TokenError | TokenStoreError): error is ConnectedVehicleError =>
       refreshGrant && Option.isSome(current) && current.value.refreshToken !== undefined && Refused.isInvalidGrant(error)
 
+    // `use` with the stored token as the fleet's one renewal of `key` when the
+    // store coordinates renewals between processes (its `renewal`, told
+    // which tokens this session would renew), else with what `get` reads
+    const leased = <A, E>(isStale: typeof stale, use: (current: Option.Option<Token>) => Effect.Effect<A, E, R>) =>
+      store.renewal === undefined
+        ? Effect.flatMap(store.get(key), use)
+        : store.renewal(key, (token, now) => isStale(Option.some(token), now), use)
+
     // one renewal: `background` when no caller waits for it (its failure is logged)
     const renewOnce = (isStale: typeof stale, background: boolean) =>
       Effect.gen(function*() {
@@ -186,17 +202,19 @@ const session = <R>(
           const refusal = Option.isSome(peeked) ? refusalOf(peeked.value) : undefined
           if (refusal !== undefined) return yield* Refused.signInAgain(key, refusal)
         }
-        const current = yield* store.get(key)
-        // another layer or process may have renewed since the caller looked
-        if (Option.isSome(current) && !isStale(current, yield* Clock.currentTimeMillis)) return current.value
-        // once asked, the token endpoint's answer is stored even if the layer
-        // closes meanwhile (a refresh token may be used once: the new one
-        // would be lost)
-        const next = yield* Effect.uninterruptible(
-          Effect.tap(renew(current), (next) => Effect.andThen(store.set(key, next), Effect.sync(() => retryAt.delete(key))))
-        ).pipe(Effect.catchIf(isRefusedRefresh(current), (error) => onRefused(Option.getOrThrow(current), error)))
-        yield* Effect.logDebug("token renewed")
-        return next
+        return yield* leased(isStale, (current) =>
+          Effect.gen(function*() {
+            // another layer or process may have renewed since the caller looked
+            if (Option.isSome(current) && !isStale(current, yield* Clock.currentTimeMillis)) return current.value
+            // once asked, the token endpoint's answer is stored even if the layer
+            // closes meanwhile (a refresh token may be used once: the new one
+            // would be lost)
+            const next = yield* Effect.uninterruptible(
+              Effect.tap(renew(current), (next) => Effect.andThen(store.set(key, next), Effect.sync(() => retryAt.delete(key))))
+            ).pipe(Effect.catchIf(isRefusedRefresh(current), (error) => onRefused(Option.getOrThrow(current), error)))
+            yield* Effect.logDebug("token renewed")
+            return next
+          }))
       }).pipe(
         Effect.mapError(toCredentialsError),
         Effect.tapError((error) =>

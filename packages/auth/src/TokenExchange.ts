@@ -3,7 +3,12 @@
  * authorization-code grant, the refresh-token grant and, for v3
  * applications, the client-credentials grant. Every call sends the Basic
  * credential of `client_id:client_secret`, a form body and the SDK's
- * User-Agent; none is retried unless the caller opts in.
+ * User-Agent; none is retried unless the caller opts in. An answer that
+ * breaks section 4.6 (an empty `access_token`, a `token_type` other than
+ * `Bearer` in any case, an `expires_in` that is not a positive number) is
+ * refused: `ConnectedVehicleError` with an `InvalidResponse` reason, which
+ * quotes no token. An `expires_in` over a year (365 days) is taken as a
+ * year: the token is renewed a year after its grant at the latest.
  *
  * @since 0.1.0
  */
@@ -75,11 +80,16 @@ const grant = (payload: TokenRequest, options?: Transport.CallOptions, url?: str
     return yield* toToken(value)
   })
 
+// the longest access token lifetime taken from a response (one year): a
+// longer one is taken as this, so that every expiry is a date a store can
+// hold (a refused one would lose the rotated refresh token of the grant)
+const maxLifetimeSeconds = 365 * 86_400
+
 const toToken = (response: AppTokenResponse): Effect.Effect<Token> =>
   Effect.map(Clock.currentTimeMillis, (now) => ({
     accessToken: response.access_token,
     issuedAt: now,
-    expiresAt: now + response.expires_in * 1000,
+    expiresAt: now + Math.min(response.expires_in, maxLifetimeSeconds) * 1000,
     refreshToken: response.refresh_token,
     refreshExpiresAt: response.refresh_token === undefined ? undefined : now + TokenLifetimes.refreshSeconds * 1000
   }))
@@ -113,7 +123,9 @@ export const exchangeCode = (
   })
 
 /**
- * Exchanges a refresh token for a new token set.
+ * Exchanges a refresh token for a new token set. A `refreshToken` that is
+ * not a `Redacted` string fails with an `InvalidArgument` (`field:
+ * "refreshToken"`) before anything is sent.
  *
  * @example
  * ```ts
@@ -129,7 +141,13 @@ export const refresh = (
   refreshToken: Redacted.Redacted<string>,
   options?: Transport.CallOptions
 ): Effect.Effect<Token, TokenError, Transport.Transport | OAuthConfig> =>
-  grant({ grant_type: "refresh_token", refresh_token: Redacted.value(refreshToken) }, options)
+  Effect.suspend(() => {
+    const value: unknown = Redacted.isRedacted(refreshToken) ? Redacted.value(refreshToken) : undefined
+    if (typeof value !== "string") {
+      return Effect.fail(new InvalidArgument({ field: "refreshToken", message: "refreshToken: Expected a Redacted string" }))
+    }
+    return grant({ grant_type: "refresh_token", refresh_token: value }, options)
+  })
 
 /**
  * An application token (v3, client credentials). The endpoint is not shown by

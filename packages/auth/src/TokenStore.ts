@@ -93,9 +93,9 @@ export interface GetOptions {
  * characters or lone surrogates (`"user:1234"`, an email address...); a store
  * may refuse another with an `InvalidArgument` (`field: "key"`), as the
  * memory store does. Renewals are coordinated by `Session` per store instance and key, so a
- * store needs no locking of its own within one process; `get`'s
- * {@link GetOptions} tell a store shared between processes whether a
- * renewal may follow.
+ * store needs no locking of its own within one process; a store shared
+ * between processes coordinates them across processes with `renewal` (and
+ * `get`'s {@link GetOptions} tell it whether a renewal may follow).
  *
  * @example
  * ```ts
@@ -111,6 +111,25 @@ export class TokenStore extends Context.Service<TokenStore, {
   readonly get: (key: string, options?: GetOptions) => Effect.Effect<Option.Option<Token>, TokenStoreError | InvalidArgument>
   readonly set: (key: string, token: Token) => Effect.Effect<void, TokenStoreError | InvalidArgument>
   readonly remove: (key: string) => Effect.Effect<void, TokenStoreError | InvalidArgument>
+  /**
+   * Optional, for a store shared between processes: runs `use` (the
+   * `Session`'s renewal of `key`, which stores the new token with `set`)
+   * with the stored token, once no other process renews that key. A stored
+   * token that `isDue` (the `Session`'s own rule: due for renewal, or
+   * rejected by the service) does not flag is handed to `use` at once.
+   * Otherwise the store takes a renewal lease, held while `use` runs
+   * (however long the token request takes) and released after it, or,
+   * while another process holds it, waits for that process's token and
+   * hands it to `use` (which then renews nothing). So one process of the
+   * fleet asks the token endpoint per renewal, and a refresh token is never
+   * sent by two processes at once. Without it, the `Session` reads the
+   * token with `get` (no `peek`) and renews.
+   */
+  readonly renewal?: <A, E, R>(
+    key: string,
+    isDue: (token: Token, now: number) => boolean,
+    use: (current: Option.Option<Token>) => Effect.Effect<A, E, R>
+  ) => Effect.Effect<A, E | TokenStoreError | InvalidArgument, R>
 }>()("@connected-vehicle/auth/TokenStore") {}
 
 /**

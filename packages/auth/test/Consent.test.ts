@@ -38,4 +38,13 @@ describe("Consent URL", () => {
         assert.match(error.message, /^redirectUri: Expected the redirect URI/)
       }
     }))
+
+  it.effect("an authorization root that is not an absolute URL is an InvalidArgument naming it, not a defect", () =>
+    Effect.gen(function*() {
+      for (const root of ["not a url", "", "/relative", 42 as never]) {
+        const error = yield* Effect.flip(Consent.consentUrl(root, "client-1", { redirectUri, permissions: ["read_vin"] }))
+        assert.instanceOf(error, InvalidArgument)
+        assert.strictEqual(error.field, "authorizationUrl")
+      }
+    }))
 })

@@ -1,6 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Config, ConfigProvider, Duration, Effect, Layer, Logger, Redacted } from "effect"
 import * as OAuthConfig from "@connected-vehicle/auth/OAuthConfig"
+import { InvalidArgument } from "@connected-vehicle/schema/InvalidArgument"
 
 const read = (env: Record<string, string>) =>
   Effect.provide(
@@ -72,5 +73,32 @@ describe("OAuthConfig.layerConfig", () => {
       assert.strictEqual(warnings.length, 1)
       assert.include(warnings[0], "CONNECTED_VEHICLE_REFRESH_AHEAD_MS")
       assert.include(warnings[0], "set CONNECTED_VEHICLE_REFRESH_AHEAD to an Effect duration")
+    }))
+})
+
+describe("OAuthConfig.layer", () => {
+  it("a refreshAhead or expiryMargin that is not a non-negative, finite duration throws an InvalidArgument naming it", () => {
+    for (const field of ["refreshAhead", "expiryMargin"] as const) {
+      for (const value of ["banana", Number.NaN, -5000, Infinity, "-1 seconds"]) {
+        let thrown: unknown
+        try {
+          OAuthConfig.layer({ clientId: "id", clientSecret: Redacted.make("s"), [field]: value as never })
+        } catch (error) {
+          thrown = error
+        }
+        assert.instanceOf(thrown, InvalidArgument, `${field} ${String(value)}`)
+        assert.strictEqual((thrown as InvalidArgument).field, field)
+      }
+    }
+  })
+
+  it.effect("valid durations, zero included", () =>
+    Effect.gen(function*() {
+      const config = yield* Effect.provide(
+        Effect.service(OAuthConfig.OAuthConfig),
+        OAuthConfig.layer({ clientId: "id", clientSecret: Redacted.make("s"), refreshAhead: "2 minutes", expiryMargin: 0 })
+      )
+      assert.strictEqual(Duration.toMillis(config.refreshAhead), 120_000)
+      assert.strictEqual(Duration.toMillis(config.expiryMargin!), 0)
     }))
 })

@@ -1,18 +1,19 @@
 /**
  * One application token for the whole fleet: a `TokenStore` of
  * `@connected-vehicle/auth` kept in Redis, with a renewal lease. When the
- * token is due for renewal, the first process to ask takes the lease (a
- * Redis key with an expiry) and its `Session` fetches the new token; the
- * others wait for it and read it. So the token endpoint is asked once per
- * expiry across all processes, not once per process. The waiting is the
- * `Session`'s background renewal: requests go on with the current token
- * while it is valid, in every process. The same holds for users' tokens
- * (v2.0), which are renewed with their refresh token once.
+ * `Session` renews a token (due for renewal, or rejected by the service with
+ * a 401), it does so through the store's `renewal`: the first process takes
+ * the lease (a Redis key with an expiry, extended while its token request
+ * runs) and fetches the new token; the others wait for it and use it. So
+ * the token endpoint is asked once per renewal across all processes, not
+ * once per process, and a user's refresh token (v2.0) is never sent by two
+ * processes at once. The waiting is the `Session`'s background renewal:
+ * requests go on with the current token while it is valid, in every process.
  *
  * @since 0.1.0
  */
 import { randomUUID } from "node:crypto"
-import { Clock, Duration, Effect, Layer, Option, Redacted } from "effect"
+import { Clock, Duration, Effect, Layer, Option, Redacted, type Scope } from "effect"
 import { Redis } from "effect/persistence"
 import { type GetOptions, layerMemory, type Token, TokenStore, TokenStoreError } from "@connected-vehicle/auth/TokenStore"
 import type { FleetError } from "./FleetError.ts"
@@ -36,11 +37,19 @@ export interface Options {
   /** Prefix of the Redis keys (default `"connected-vehicle:"`). */
   readonly prefix?: string | undefined
   /**
-   * When a token is due for renewal: the same as `OAuthConfig.refreshAhead`
-   * (default 60 seconds, its default; capped at half the token's lifetime).
+   * When a token is due for renewal for a caller of `get` without
+   * `{ peek: true }` (default 60 seconds; capped at half the token's
+   * lifetime). The `Session` does not use it: it renews through `renewal`,
+   * which asks the `Session` itself whether a token is due (by
+   * `OAuthConfig.refreshAhead`), so the two cannot disagree.
    */
   readonly refreshAhead?: Duration.Input | undefined
-  /** How long a renewal may take before another process takes over (default 10 seconds). */
+  /**
+   * How long the lease outlives its holder (default 10 seconds): extended
+   * every third of it while the holder's renewal runs, so a renewal may
+   * take longer; a holder that dies leaves it to expire, then another
+   * process takes over.
+   */
   readonly leaseDuration?: Duration.Input | undefined
   /** How often a waiting process looks for the new token (default 50 milliseconds). */
   readonly pollInterval?: Duration.Input | undefined
@@ -84,6 +93,11 @@ const refreshLifetime = 60 * 86_400_000
 const uselessAt = (token: Token): number =>
   token.refreshToken === undefined ? token.expiresAt : token.refreshExpiresAt ?? token.expiresAt + refreshLifetime
 
+// how long Redis keeps a token of no more use in `millis`: at least 1 ms,
+// at most a year and a day (an expiry Redis can hold, whatever a token says)
+const maxKeep = 366 * 86_400_000
+const keepFor = (millis: number): number => Number.isNaN(millis) ? maxKeep : Math.min(maxKeep, Math.max(1, Math.ceil(millis)))
+
 // the token (expiring in `millis`), and the lease released when it is ours: one atomic step
 const setScript = Redis.script((tokenKey: string, leaseKey: string, json: string, owner: string, millis: number) => [tokenKey, leaseKey, json, owner, millis], {
   numberOfKeys: 2,
@@ -96,20 +110,44 @@ return 1
 `
 })
 
+// the lease, while it is ours: extended by `millis` (a renewal still running), or released
+const extendScript = Redis.script((leaseKey: string, owner: string, millis: number) => [leaseKey, owner, millis], {
+  numberOfKeys: 1,
+  lua: `
+if redis.call("GET", KEYS[1]) == ARGV[1] then
+  return redis.call("PEXPIRE", KEYS[1], ARGV[2])
+end
+return 0
+`
+})
+const releaseScript = Redis.script((leaseKey: string, owner: string) => [leaseKey, owner], {
+  numberOfKeys: 1,
+  lua: `
+if redis.call("GET", KEYS[1]) == ARGV[1] then
+  return redis.call("DEL", KEYS[1])
+end
+return 0
+`
+})
+
 /**
  * The store on the `Redis` in context. `get` with `{ peek: true }` (the
  * `Session` handing out a token that is due for renewal but still valid)
- * answers the stored token at once. `get` without it (the read before a
- * renewal) answers the stored token when it is not due for renewal;
- * otherwise it takes the renewal lease (and answers the token, so that the
- * `Session` renews it and `set` stores the new one and frees the lease), or,
- * when another process holds the lease, waits for the new token. After
- * twice the lease duration without one it fails with `TokenStoreError`; a
- * Redis failure is a `TokenStoreError` too.
+ * answers the stored token at once. `renewal` (the `Session`'s renewals)
+ * hands the stored token over at once when the `Session`'s `isDue` does not
+ * flag it; otherwise it takes the renewal lease, extends it every third of
+ * `leaseDuration` while the renewal runs and releases it after (`set`
+ * stores the new token and frees the lease in one step), or, while another
+ * process holds the lease, waits for that process's token (as long as the
+ * lease is held: a holder that dies leaves it to expire). `get` without
+ * `peek` (another caller's read before a renewal) does the same with the
+ * store's own `refreshAhead` window, keeps the lease it takes until `set`
+ * or its expiry, and fails with `TokenStoreError` after twice the lease
+ * duration without a new token. A Redis failure is a `TokenStoreError` too.
  * `set` stores a token with an expiry: Redis deletes it once it is of no
  * more use (when its refresh token expires, `refreshExpiresAt`, or 60 days
  * after `expiresAt` when that is unknown; without a refresh token, at
- * `expiresAt`). An option that is not a duration fails `make` with
+ * `expiresAt`), or after a year and a day at most. An option that is not a duration fails `make` with
  * `FleetError` `Configuration` naming it.
  *
  * @example
@@ -133,6 +171,8 @@ export const make = (options?: Options): Effect.Effect<TokenStore["Service"], Fl
     const timeout = yield* millis("timeout", options?.timeout, "2 seconds")
     const owner = randomUUID()
     const set = redis.eval(setScript)
+    const extend = redis.eval(extendScript)
+    const release = redis.eval(releaseScript)
 
     const call = <A>(key: string, what: string, effect: Effect.Effect<A, Redis.RedisError>) =>
       effect.pipe(
@@ -140,43 +180,72 @@ export const make = (options?: Options): Effect.Effect<TokenStore["Service"], Fl
         Effect.mapError((error) => new TokenStoreError({ key, reason: error.description }))
       )
 
-    // as `Session` decides: the refresh-ahead window, at most half the token's lifetime
-    const usable = (token: Option.Option<Token>, now: number) => {
-      if (Option.isNone(token)) return false
-      const { expiresAt, issuedAt } = token.value
+    // for `get`: as `Session` decides by default, the refresh-ahead window, at most half the token's lifetime
+    const due = (token: Token, now: number) => {
+      const { expiresAt, issuedAt } = token
       const ahead = issuedAt === undefined ? refreshAhead : Math.min(refreshAhead, Math.max(0, expiresAt - issuedAt) / 2)
-      return expiresAt - ahead > now
+      return expiresAt - ahead <= now
     }
 
     const peek = (key: string) => Effect.map(call(key, "read token", redis.send<string | null>("GET", `${prefix}token:${key}`)), decode)
 
-    const get = (key: string, options?: GetOptions): Effect.Effect<Option.Option<Token>, TokenStoreError> =>
-      options?.peek === true ? peek(key) : Effect.gen(function*() {
+    // the stored token once it is not `isDue`, else with the lease taken
+    // (`leased`); while another process holds the lease, waits (at most
+    // `maxWait` milliseconds when given)
+    const acquire = (key: string, isDue: (token: Token, now: number) => boolean, maxWait: number | undefined) =>
+      Effect.gen(function*() {
         const tokenKey = `${prefix}token:${key}`
         const leaseKey = `${prefix}lease:${key}`
-        const deadline = (yield* Clock.currentTimeMillis) + 2 * lease
+        const deadline = maxWait === undefined ? Infinity : (yield* Clock.currentTimeMillis) + maxWait
         while (true) {
           const [text, holder] = yield* call(key, "read token", redis.send<[string | null, string | null]>("MGET", tokenKey, leaseKey))
           const token = decode(text)
           const now = yield* Clock.currentTimeMillis
-          if (usable(token, now) || holder === owner) return token
+          if (Option.isSome(token) && !isDue(token.value, now)) return { token, leased: false }
+          if (holder === owner) return { token, leased: true }
           if (holder === null) {
             const taken = yield* call(key, "take lease", redis.send<string | null>("SET", leaseKey, owner, "NX", "PX", String(lease)))
             // ours: read again (the previous holder may have stored the new token meanwhile)
-            if (taken !== null) return yield* peek(key)
+            if (taken !== null) return { token: yield* peek(key), leased: true }
           }
           if (now >= deadline) {
-            return yield* new TokenStoreError({ key, reason: `no new token after ${2 * lease} ms: another process holds the renewal lease` })
+            return yield* new TokenStoreError({ key, reason: `no new token after ${maxWait} ms: another process holds the renewal lease` })
           }
           yield* Effect.sleep(poll)
         }
       })
 
+    const get = (key: string, options?: GetOptions): Effect.Effect<Option.Option<Token>, TokenStoreError> =>
+      options?.peek === true ? peek(key) : Effect.map(acquire(key, due, 2 * lease), ({ token }) => token)
+
+    // the lease of `key`, ours: extended every third of its duration until the scope closes, then released
+    const keep = (key: string): Effect.Effect<void, never, Scope.Scope> => {
+      const leaseKey = `${prefix}lease:${key}`
+      return Effect.andThen(
+        Effect.addFinalizer(() => Effect.ignore(call(key, "release lease", release(leaseKey, owner)))),
+        Effect.forkScoped(Effect.forever(
+          Effect.andThen(Effect.sleep(Math.max(1, Math.floor(lease / 3))), Effect.ignore(call(key, "extend lease", extend(leaseKey, owner, lease))))
+        ))
+      )
+    }
+
+    const renewal = <A, E, R>(
+      key: string,
+      isDue: (token: Token, now: number) => boolean,
+      use: (current: Option.Option<Token>) => Effect.Effect<A, E, R>
+    ): Effect.Effect<A, E | TokenStoreError, R> =>
+      Effect.scoped(Effect.gen(function*() {
+        const { leased, token } = yield* acquire(key, isDue, undefined)
+        if (leased) yield* keep(key)
+        return yield* use(token)
+      }))
+
     return TokenStore.of({
       get,
+      renewal,
       set: (key, token) =>
         Effect.flatMap(Clock.currentTimeMillis, (now) =>
-          call(key, "store token", set(`${prefix}token:${key}`, `${prefix}lease:${key}`, encode(token), owner, Math.max(1, Math.ceil(uselessAt(token) - now))))
+          call(key, "store token", set(`${prefix}token:${key}`, `${prefix}lease:${key}`, encode(token), owner, keepFor(uselessAt(token) - now)))
         ).pipe(Effect.asVoid),
       remove: (key) => call(key, "remove token", redis.send("DEL", `${prefix}token:${key}`)).pipe(Effect.asVoid)
     })

@@ -9,10 +9,15 @@ import { spawn } from "node:child_process"
 import { join } from "node:path"
 import { Context, Duration, Effect, Exit, Layer, Option, Redacted } from "effect"
 import { Redis } from "effect/persistence"
-import type * as OAuthConfig from "@connected-vehicle/auth/OAuthConfig"
+import * as OAuthConfig from "@connected-vehicle/auth/OAuthConfig"
+import { NodeHttpClient } from "@effect/platform-node"
+import { LegacyApi } from "@connected-vehicle/schema/Api"
+import * as SignIn from "@connected-vehicle/testing/SignIn"
+import * as Transport from "@connected-vehicle/transport/Transport"
+import * as TransportConfig from "@connected-vehicle/transport/TransportConfig"
 import * as Session from "@connected-vehicle/auth/Session"
 import { TokenStore } from "@connected-vehicle/auth/TokenStore"
-import type * as Simulator from "@connected-vehicle/simulator/Simulator"
+import * as Simulator from "@connected-vehicle/simulator/Simulator"
 import { Credentials } from "@connected-vehicle/transport/Credentials"
 import type * as SharedAccess from "@connected-vehicle/fleet/SharedAccess"
 import * as RedisServer from "@connected-vehicle/testing/RedisServer"
@@ -104,6 +109,76 @@ describe("SharedToken", () => {
       }
     }).pipe(Effect.scoped), 60_000)
 
+  it.live("the SDK's refresh-ahead window, whatever the store's: one renewal for all", () =>
+    Effect.gen(function*() {
+      const sim = yield* simulator({ accessTokenLifetime: "8 seconds" })
+      // the SDK renews 3.5 s ahead, the store's own window (for `get` alone) is 1 s
+      const options = { prefix: freshPrefix("ahead"), token: { refreshAhead: "1 second" } } as const
+      const sdks = yield* Effect.all(Array.from({ length: 4 }, () => credentialsOf(sim, options, { refreshAhead: "3500 millis" })))
+      yield* Effect.forEach(sdks, (sdk) => sdk.token)
+      assert.strictEqual((yield* sim.usage).tokenGrants.clientCredentials, 1)
+      yield* Effect.sleep("4700 millis") // due for the SDK, not by the store's window
+      // the token endpoint takes 1 s to answer: every instance asks while the first renews
+      yield* sim.injectFaults({ path: "/oauth/token", faults: [1, 2, 3, 4].map(() => ({ _tag: "Delay", millis: 1_000 }) as const) })
+      yield* Effect.forEach(sdks, (sdk) => sdk.token, { concurrency: "unbounded" })
+      yield* eventually(grants(sim, 2))
+      yield* Effect.sleep("1500 millis")
+      assert.strictEqual((yield* sim.usage).tokenGrants.clientCredentials, 2)
+    }).pipe(Effect.scoped), 30_000)
+
+  it.live("a renewal that takes longer than the lease keeps it: no second grant", () =>
+    Effect.gen(function*() {
+      const sim = yield* simulator({ accessTokenLifetime: "4 seconds" })
+      const options = { prefix: freshPrefix("long"), token: { leaseDuration: "300 millis" } } as const
+      const [a, b] = yield* Effect.all([credentialsOf(sim, options), credentialsOf(sim, options)])
+      yield* a.token
+      yield* b.token
+      yield* Effect.sleep("2200 millis") // due (half of 4 s), handed out until 3 s
+      // the token request takes five lease durations
+      yield* sim.injectFaults({ path: "/oauth/token", faults: [1, 2].map(() => ({ _tag: "Delay", millis: 1_500 }) as const) })
+      yield* a.token
+      yield* Effect.sleep("50 millis")
+      yield* b.token
+      yield* eventually(grants(sim, 2))
+      yield* Effect.sleep("1500 millis")
+      assert.strictEqual((yield* sim.usage).tokenGrants.clientCredentials, 2)
+    }).pipe(Effect.scoped), 30_000)
+
+  it.live("a 401 in two processes: one of them renews the user's token, the other uses it (its refresh token is sent once)", () =>
+    Effect.gen(function*() {
+      const sim = yield* simulator()
+      const prefix = freshPrefix("401")
+      const [userId, vehicles] = sim.data.users.map((u) => [u.id, sim.data.vehiclesOf(u.id)] as const).find(([, v]) => v.length > 0)!
+      // one "process": its own Redis connection, store and transport
+      const processOf = Effect.gen(function*() {
+        const redis = yield* Layer.build(SharedRedis.layer({ url: redisUrl() }))
+        const store = yield* Effect.provideContext(SharedToken.make({ prefix }), redis)
+        return yield* Layer.build(Layer.mergeAll(
+          Transport.layer.pipe(Layer.provide([TransportConfig.layerOrigin(sim.url), NodeHttpClient.layerUndici])),
+          OAuthConfig.layer({ clientId: sim.clientId, clientSecret: sim.clientSecret }),
+          Layer.succeed(TokenStore, store),
+          NodeHttpClient.layerUndici,
+          Layer.succeed(Simulator.Simulator, sim)
+        ))
+      })
+      const a = yield* processOf
+      const b = yield* processOf
+      const code = yield* Effect.provideContext(SignIn.authorizationCode(userId, { scope: "read_odometer" }), a)
+      const token = yield* Effect.provideContext(Session.login(userId, { code, redirectUri: SignIn.redirectUri }), a)
+      // the service no longer accepts the stored access token (revoked); its refresh token is good
+      yield* Context.get(a, TokenStore).set(userId, { ...token, accessToken: Redacted.make("revoked-access-token") })
+      yield* sim.resetLog
+      const odometer = Effect.flatMap(Transport.client(LegacyApi, "legacy"), (legacy) => legacy.odometer({ params: { id: vehicles[0]! } })).pipe(
+        Effect.provide(Session.layerUser(userId))
+      )
+      const exits = yield* Effect.all([Effect.exit(Effect.provideContext(odometer, a)), Effect.exit(Effect.provideContext(odometer, b))], {
+        concurrency: "unbounded"
+      })
+      assert.deepStrictEqual(exits.filter(Exit.isFailure), [])
+      const grants = (yield* sim.requests).filter((entry) => entry.path === "/oauth/token").map((entry) => entry.status)
+      assert.deepStrictEqual(grants, [200])
+    }).pipe(Effect.scoped), 30_000)
+
   it.live("a renewal lease held by a process that died expires: another process takes it", () =>
     Effect.gen(function*() {
       const context = yield* Layer.build(SharedRedis.layer({ url: redisUrl() }))
@@ -136,6 +211,14 @@ describe("SharedToken", () => {
       assert.isTrue(application > 50_000 && application <= 60_000, String(application))
       assert.isTrue(userA > 30 * day - 10_000 && userA <= 30 * day, String(userA))
       assert.isTrue(userB > 60 * day && userB <= 60 * day + 60_000, String(userB)) // 60 days (the spec's) after the access token
+      // whatever a token says, an expiry Redis can hold (a year and a day at most): stored, not refused
+      yield* store.set("far", { ...base, expiresAt: now + 1e19, refreshToken: undefined, refreshExpiresAt: undefined })
+      yield* store.set("far-user", { ...base, expiresAt: now + 1e19, refreshToken: Redacted.make("r"), refreshExpiresAt: Infinity })
+      for (const key of ["far", "far-user"]) {
+        const kept = yield* ttl(key)
+        assert.isTrue(kept > 366 * day - 10_000 && kept <= 366 * day, String(kept))
+        assert.isTrue(Option.isSome(yield* store.get(key, { peek: true })))
+      }
       // already useless: gone at once
       yield* store.set("stale", { ...base, expiresAt: now - 1_000, refreshToken: undefined, refreshExpiresAt: undefined })
       yield* Effect.sleep("20 millis")
@@ -168,7 +251,7 @@ const grants = (sim: Simulator.Simulator["Service"], count: number) =>
   Effect.map(sim.usage, (usage) => usage.tokenGrants.clientCredentials >= count)
 
 /** One instance's application `Credentials` (its own Redis connection and store, as `instance`). */
-const credentialsOf = (sim: Simulator.Simulator["Service"], options: SharedAccess.Options, oauth?: Pick<OAuthConfig.Options, "expiryMargin">) =>
+const credentialsOf = (sim: Simulator.Simulator["Service"], options: SharedAccess.Options, oauth?: Pick<OAuthConfig.Options, "expiryMargin" | "refreshAhead">) =>
   Effect.gen(function*() {
     const sdk = yield* instance(sim, options, undefined, undefined, oauth)
     return Context.get(yield* Effect.provideContext(Layer.build(Session.layerApplication()), sdk), Credentials)

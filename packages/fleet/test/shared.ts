@@ -32,7 +32,7 @@ export const instance = (
   options: SharedAccess.Options,
   url = redisUrl(),
   transport?: Omit<TransportConfig.Options, "roots">,
-  oauth?: Pick<OAuthConfig.Options, "expiryMargin">
+  oauth?: Pick<OAuthConfig.Options, "expiryMargin" | "refreshAhead">
 ) =>
   Effect.gen(function*() {
     const redis = yield* Layer.build(SharedRedis.layer({ url }))

@@ -8,15 +8,20 @@ import { ErrorItem, errorOfStatus, makeEnvelope } from "./ServiceError.ts"
 
 const Secret = Schema.RedactedFromValue(Schema.String)
 
+// section 4.6: a non-empty access token, of type `Bearer` (RFC 6749: case
+// insensitive), with a lifetime in seconds (a positive number: an access
+// token already expired is not a grant)
 const tokenFields = {
-  access_token: Secret,
-  token_type: Schema.String,
-  expires_in: Schema.Finite
+  access_token: Schema.RedactedFromValue(Schema.NonEmptyString),
+  token_type: Schema.String.check(Schema.isPattern(/^[Bb][Ee][Aa][Rr][Ee][Rr]$/u, { expected: "\"Bearer\" (in any case)" })),
+  expires_in: Schema.Finite.check(Schema.isGreaterThan(0))
 }
 
 /**
  * Response of the authorization-code and refresh-token grants. Token values
- * decode straight into `Redacted`.
+ * decode straight into `Redacted`. As section 4.6 has it: a non-empty
+ * `access_token`, `token_type` `Bearer` (in any case, RFC 6749), a positive
+ * `expires_in` (seconds); anything else is refused.
  *
  * @example
  * ```ts

@@ -213,13 +213,17 @@ export class InvalidRequest extends Schema.TaggedError<InvalidRequest>()("Invali
  * when a token request or the token store failed, is that error itself (a
  * `ConnectedVehicleError` of the token request, or a `TokenStoreError`), so
  * that a caller can tell an unreachable token endpoint from a refused
- * client. Never retried by the call (the token request has its own bounds).
+ * client. Retryable only when `transient` (the token store could not be
+ * read or written: a database blip, which the call's retry policy retries
+ * as it retries a network failure); otherwise never retried by the call
+ * (the token request has its own bounds).
  *
  * @example
  * ```ts
  * import { Credentials } from "@connected-vehicle/transport/ConnectedVehicleError"
  *
  * new Credentials({ description: "refresh token expired" })
+ * new Credentials({ description: "TokenStoreError: connection reset", transient: true }).isRetryable // true
  * ```
  * @since 0.2.0
  * @category reasons
@@ -227,10 +231,12 @@ export class InvalidRequest extends Schema.TaggedError<InvalidRequest>()("Invali
 export class Credentials extends Schema.TaggedError<Credentials>()("Credentials", {
   description: Schema.String,
   status: Schema.optionalKey(Schema.Int),
-  cause: Schema.optionalKey(Schema.Unknown)
+  cause: Schema.optionalKey(Schema.Unknown),
+  /** The token store failed (a transient failure): retryable. */
+  transient: Schema.optionalKey(Schema.Boolean)
 }) {
   get isRetryable(): boolean {
-    return false
+    return this.transient === true
   }
   override get message() {
     return `No credential available: ${this.description}`

@@ -382,10 +382,13 @@ describe("OAuth against the simulator (loopback)", () => {
       assert.strictEqual(loginError._tag, "TokenStoreError")
       const callError = yield* flipReason(Effect.gen(function*() {
         const legacy = yield* Transport.client(LegacyApi, "legacy")
-        return yield* legacy.vin({ params: { id: vehicleId } })
+        // (a store failure is transient, so retried by the call's policy: not here)
+        return yield* legacy.vin({ params: { id: vehicleId } }, { maxRetries: 0 })
       }).pipe(Effect.provide(Session.layerUser(userId)), Effect.provideService(TokenStore, broken)))
       assert.strictEqual(callError._tag, "Credentials")
       if (callError._tag === "Credentials") {
+        assert.isTrue(callError.transient)
+        assert.isTrue(callError.isRetryable)
         assert.include(callError.description, "TokenStoreError")
         assert.strictEqual((callError.cause as { readonly _tag: string })._tag, "TokenStoreError")
       }

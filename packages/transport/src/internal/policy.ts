@@ -110,8 +110,9 @@ const shallowCopy = <A>(value: A): A =>
  * The delay before retry `n` (1 for the first) after `error`, `undefined`
  * when it is not retried. The error's reason decides whether it may be
  * retried (`isRetryable`: a 429, a 500, 502, 503 or 504, a connection
- * failure or a timeout; never a `Credentials` reason, whose source has its
- * own bounds, nor an `InvalidArgument`); then a 429 waits its `Retry-After`
+ * failure or a timeout, a `Credentials` reason only when the token store
+ * failed, `transient`: a token request has its own bounds; never an
+ * `InvalidArgument`); then a 429 waits its `Retry-After`
  * when the rate-limit policy says so, and anything else backs off
  * exponentially with "equal jitter" (half fixed, half random, so that delays
  * never collapse to zero), and at least the `Retry-After` its response sent

@@ -1,0 +1,105 @@
+/**
+ * A token store that fails for a moment (a database blip) fails the call's
+ * attempt with a `Credentials` reason that is `transient`: the call's retry
+ * policy tries again, as after a network failure. A failed token request
+ * is not retried by the call.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import { Effect, Layer, Redacted } from "effect"
+import { HttpClient, HttpClientResponse } from "effect/http"
+import * as OAuthConfig from "@connected-vehicle/auth/OAuthConfig"
+import * as Session from "@connected-vehicle/auth/Session"
+import * as TokenStore from "@connected-vehicle/auth/TokenStore"
+import { LegacyApi } from "@connected-vehicle/schema/Api"
+import { Credentials, isConnectedVehicleError, reasonOf } from "@connected-vehicle/transport/ConnectedVehicleError"
+import * as Transport from "@connected-vehicle/transport/Transport"
+import * as TransportConfig from "@connected-vehicle/transport/TransportConfig"
+
+/** A service answering every request `status` (an odometer, or a token endpoint's 503), counting them by path. */
+const service = (status: number) => {
+  const paths: Array<string> = []
+  const client = HttpClient.make((request) =>
+    Effect.sync(() => {
+      paths.push(new URL(request.url).pathname)
+      const body = status === 200 ? { distance: 42 } : { error: "temporarily_unavailable" }
+      return HttpClientResponse.fromWeb(request, new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json" } }))
+    })
+  )
+  const transport = Transport.layer.pipe(Layer.provide([
+    TransportConfig.layerOrigin("http://service.test", { retry: { maxAttempts: 3, initialDelay: "1 millis", maxDelay: "1 millis" } }),
+    Layer.succeed(HttpClient.HttpClient, client)
+  ]))
+  return { paths, transport }
+}
+
+/** The memory store, whose reads fail the first `failures` times. */
+const blinking = (failures: number) =>
+  Effect.map(TokenStore.makeMemory, (store) => {
+    let left = failures
+    return TokenStore.TokenStore.of({
+      ...store,
+      get: (key, options) =>
+        Effect.suspend(() =>
+          left-- > 0 ? Effect.fail(new TokenStore.TokenStoreError({ key, reason: "Socket closed unexpectedly" })) : store.get(key, options)
+        )
+    })
+  })
+
+const odometer = Effect.flatMap(Transport.client(LegacyApi, "legacy"), (legacy) => legacy.odometer({ params: { id: "veh-1" } }))
+
+describe("Session: a token store failure during a call", () => {
+  it.live("is transient: the call is retried and succeeds", () =>
+    Effect.gen(function*() {
+      const { paths, transport } = service(200)
+      const store = yield* blinking(1)
+      const now = Date.now()
+      yield* store.set("user-1", {
+        accessToken: Redacted.make("access"),
+        issuedAt: now,
+        expiresAt: now + 7_200_000,
+        refreshToken: Redacted.make("refresh"),
+        refreshExpiresAt: now + 86_400_000
+      })
+      const result = yield* odometer.pipe(
+        Effect.provide(Session.layerUser("user-1").pipe(
+          Layer.provide([transport, OAuthConfig.layer({ clientId: "app", clientSecret: Redacted.make("secret") }), Layer.succeed(TokenStore.TokenStore, store)])
+        )),
+        Effect.provide(transport)
+      )
+      assert.strictEqual(result.value.distance, 42)
+      assert.deepStrictEqual(paths, ["/v2.0/vehicles/veh-1/odometer"])
+    }))
+
+  it.live("a store failing for longer: the call fails with a retryable Credentials reason naming the store's error", () =>
+    Effect.gen(function*() {
+      const { paths, transport } = service(200)
+      const store = yield* blinking(100)
+      const error = yield* odometer.pipe(
+        Effect.provide(Session.layerApplication().pipe(
+          Layer.provide([transport, OAuthConfig.layer({ clientId: "app", clientSecret: Redacted.make("secret") }), Layer.succeed(TokenStore.TokenStore, store)])
+        )),
+        Effect.provide(transport),
+        Effect.flip
+      )
+      const reason = reasonOf(error)
+      assert.instanceOf(reason, Credentials)
+      assert.isTrue(isConnectedVehicleError(error) && error.isRetryable)
+      assert.include(error.message, "TokenStoreError")
+      assert.deepStrictEqual(paths, [])
+    }))
+
+  it.live("a failed token request is not retried by the call", () =>
+    Effect.gen(function*() {
+      const { paths, transport } = service(503)
+      const error = yield* odometer.pipe(
+        Effect.provide(Session.layerApplication().pipe(
+          Layer.provide([transport, OAuthConfig.layer({ clientId: "app", clientSecret: Redacted.make("secret") }), TokenStore.layerMemory])
+        )),
+        Effect.provide(transport),
+        Effect.flip
+      )
+      assert.strictEqual(reasonOf(error)._tag, "Credentials")
+      assert.isTrue(isConnectedVehicleError(error) && !error.isRetryable)
+      assert.deepStrictEqual(paths, ["/oauth/token"])
+    }))
+})

@@ -1,0 +1,98 @@
+/**
+ * The token endpoint's answers as section 4.6 has them: a 200 that breaks
+ * it is refused with a typed error quoting no token; a lifetime beyond a
+ * year is taken as a year. A token endpoint in memory answering one body.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import { Cause, Effect, Exit, Layer, Redacted } from "effect"
+import { HttpClient, HttpClientResponse } from "effect/http"
+import * as OAuthConfig from "@connected-vehicle/auth/OAuthConfig"
+import * as Session from "@connected-vehicle/auth/Session"
+import * as TokenExchange from "@connected-vehicle/auth/TokenExchange"
+import * as TokenStore from "@connected-vehicle/auth/TokenStore"
+import { InvalidArgument } from "@connected-vehicle/schema/InvalidArgument"
+import { type ConnectedVehicleError, reasonOf } from "@connected-vehicle/transport/ConnectedVehicleError"
+import { Credentials } from "@connected-vehicle/transport/Credentials"
+import * as Transport from "@connected-vehicle/transport/Transport"
+import * as TransportConfig from "@connected-vehicle/transport/TransportConfig"
+
+/** The services of a token endpoint answering `body` with a 200; `grants()` counts its requests. */
+const endpoint = (body: unknown) => {
+  let grants = 0
+  const client = HttpClient.make((request) =>
+    Effect.sync(() => {
+      grants++
+      return HttpClientResponse.fromWeb(request, new Response(JSON.stringify(body), { status: 200, headers: { "content-type": "application/json" } }))
+    })
+  )
+  const services = Layer.mergeAll(
+    Transport.layer.pipe(Layer.provide([TransportConfig.layerOrigin("http://service.test"), Layer.succeed(HttpClient.HttpClient, client)])),
+    OAuthConfig.layer({ clientId: "app", clientSecret: Redacted.make("the-client-secret") }),
+    TokenStore.layerMemory
+  )
+  return { services, grants: () => grants }
+}
+
+const secret = "SECRET-ACCESS-TOKEN"
+const valid = { access_token: secret, token_type: "Bearer", expires_in: 7200 }
+
+describe("TokenExchange: the token endpoint's answers", () => {
+  for (
+    const [label, body] of [
+      ["expires_in 0", { ...valid, expires_in: 0 }],
+      ["expires_in -3600", { ...valid, expires_in: -3600 }],
+      ["token_type mac", { ...valid, token_type: "mac" }],
+      ["an empty access_token", { ...valid, access_token: "" }]
+    ] as const
+  ) {
+    it.effect(`${label}: an InvalidResponse quoting no token, the session fails at each call (one request each)`, () => {
+      const { grants, services } = endpoint(body)
+      return Effect.gen(function*() {
+        const error = yield* Effect.flip(TokenExchange.clientCredentials())
+        assert.strictEqual(reasonOf(error)._tag, "InvalidResponse")
+        const credentials = yield* Effect.service(Credentials)
+        for (let i = 0; i < 3; i++) {
+          const exit = yield* Effect.exit(credentials.token)
+          assert.isTrue(Exit.isFailure(exit))
+          const failure = Exit.isFailure(exit) ? Cause.squash(exit.cause) as ConnectedVehicleError : undefined
+          assert.strictEqual(failure?.reason._tag, "Credentials")
+          const text = `${Exit.isFailure(exit) ? Cause.pretty(exit.cause) : ""} ${JSON.stringify(failure)}`
+          assert.include(text, "InvalidResponse")
+          assert.notInclude(text, secret)
+        }
+        assert.strictEqual(grants(), 4)
+      }).pipe(Effect.provide(Layer.provideMerge(Session.layerApplication(), services)))
+    })
+  }
+
+  it.effect("token_type in any case is Bearer", () =>
+    Effect.gen(function*() {
+      const token = yield* TokenExchange.clientCredentials()
+      assert.strictEqual(Redacted.value(token.accessToken), secret)
+    }).pipe(Effect.provide(endpoint({ ...valid, token_type: "bearer" }).services)))
+
+  it.effect("an expires_in over a year is taken as a year: the token can be stored, and is used until then", () =>
+    Effect.gen(function*() {
+      for (const expiresIn of [1e16, 1e306, 365 * 86_400 + 1]) {
+        const { grants, services } = endpoint({ ...valid, expires_in: expiresIn })
+        yield* Effect.gen(function*() {
+          const token = yield* TokenExchange.clientCredentials()
+          assert.strictEqual(token.expiresAt - token.issuedAt!, 365 * 86_400_000)
+          const credentials = yield* Effect.service(Credentials)
+          for (let i = 0; i < 3; i++) assert.strictEqual(Redacted.value(yield* credentials.token), secret)
+          assert.strictEqual(grants(), 2)
+        }).pipe(Effect.provide(Layer.provideMerge(Session.layerApplication(), services)))
+      }
+    }))
+
+  it.effect("refresh of what is not a Redacted string: an InvalidArgument, nothing sent", () =>
+    Effect.gen(function*() {
+      const { grants, services } = endpoint(valid)
+      for (const refreshToken of [undefined, null, "plain", Redacted.make(42)]) {
+        const error = yield* Effect.flip(TokenExchange.refresh(refreshToken as never)).pipe(Effect.provide(services))
+        assert.instanceOf(error, InvalidArgument)
+        assert.strictEqual((error as InvalidArgument).field, "refreshToken")
+      }
+      assert.strictEqual(grants(), 0)
+    }))
+})
