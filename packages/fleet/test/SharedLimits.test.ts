@@ -119,9 +119,8 @@ describe("SharedLimits", () => {
     Effect.gen(function*() {
       const prefix = freshPrefix("maxhold")
       const redis = yield* Layer.build(SharedRedis.layer({ url: redisUrl() }))
-      const limits = (maxHold?: string) =>
-        Effect.provideContext(SharedLimits.make({ prefix, perVehicle: { limit: 100, window: "1 second" }, perApplication: false, ...(maxHold === undefined ? {} : { maxHold }) }), redis)
-      const [a, b] = yield* Effect.all([limits("1 second"), limits("1 second")])
+      const limits = Effect.provideContext(SharedLimits.make({ prefix, perVehicle: { limit: 100, window: "1 second" }, perApplication: false, maxHold: "1 second" }), redis)
+      const [a, b] = yield* Effect.all([limits, limits])
       const read = (vehicleId: string) => HttpClientRequest.get(`http://service.test/v3/vehicles/${vehicleId}/signals`).pipe(HttpClientRequest.bearerToken("token"))
       const thirtyDays = HttpClient.make((request) =>
         Effect.succeed(HttpClientResponse.fromWeb(request, new Response("slow down", { status: 429, headers: { "retry-after": "2592000" } }))))
