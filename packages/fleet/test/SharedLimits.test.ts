@@ -4,7 +4,7 @@
  * (each its own Redis connection and HttpClient) hammer many vehicles.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Clock, ConfigProvider, Duration, Effect, Exit, Fiber, Layer, Redacted } from "effect"
+import { Clock, ConfigProvider, Duration, Effect, Exit, Fiber, Layer, Option, Redacted } from "effect"
 import { Redis } from "effect/persistence"
 import { HttpClient, HttpClientRequest, HttpClientResponse } from "effect/http"
 import { inject } from "vitest"
@@ -16,6 +16,7 @@ import * as Simulated from "@connected-vehicle/testing/Simulated"
 import * as SharedAccess from "@connected-vehicle/fleet/SharedAccess"
 import * as SharedLimits from "@connected-vehicle/fleet/SharedLimits"
 import * as SharedRedis from "@connected-vehicle/fleet/SharedRedis"
+import { freezableProxy } from "./proxy.ts"
 import { freshPrefix, instance, readSignals, redisUrl, simulator, targets } from "./shared.ts"
 
 const perVehicle = { limit: 4, window: "1 second" } as const
@@ -301,4 +302,21 @@ describe("SharedLimits", () => {
       const error = yield* Layer.build(SharedRedis.layer({ url: Redacted.make("redis://127.0.0.1:1") })).pipe(Effect.scoped, Effect.flip)
       assert.strictEqual(error.reason._tag, "RedisUnavailable")
     }).pipe(Effect.timeout("5 seconds")))
+
+  it.live("Redis accepts the connection and never answers: the layer fails with RedisUnavailable within connectTimeout; a timeout interrupts it", () =>
+    Effect.gen(function*() {
+      const url = new URL(inject("redisUrl"))
+      const proxy = yield* freezableProxy(Number(url.port))
+      proxy.freeze()
+      url.port = String(proxy.port)
+      const build = (connectTimeout: Duration.Input) => Layer.build(SharedRedis.layer({ url: Redacted.make(url.toString()), connectTimeout })).pipe(Effect.scoped)
+      const started = yield* Clock.currentTimeMillis
+      const error = yield* Effect.flip(build("1 second"))
+      assert.strictEqual(error.reason._tag, "RedisUnavailable")
+      assert.include(error.message, "no answer within 1000 ms")
+      assert.isBelow((yield* Clock.currentTimeMillis) - started, 3_000)
+      const interrupted = yield* Effect.timeoutOption(build("1 minute"), "300 millis")
+      assert.isTrue(Option.isNone(interrupted))
+      assert.isBelow((yield* Clock.currentTimeMillis) - started, 5_000)
+    }).pipe(Effect.scoped, Effect.timeout("20 seconds")), 30_000)
 })
