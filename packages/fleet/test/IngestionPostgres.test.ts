@@ -7,7 +7,7 @@ import { NodeHttpServer } from "@effect/platform-node"
 import { spawn } from "node:child_process"
 import { createServer } from "node:http"
 import { join } from "node:path"
-import { Context, Deferred, Effect, Fiber, Layer, Redacted, Ref, Schedule, Schema } from "effect"
+import { Context, Deferred, Effect, Fiber, Layer, Option, Redacted, Ref, Schedule, Schema } from "effect"
 import { SqlClient } from "effect/sql"
 import * as Database from "@connected-vehicle/fleet/Database"
 import { DeadLetters } from "@connected-vehicle/fleet/DeadLetters"
@@ -15,7 +15,8 @@ import * as DurableReceiver from "@connected-vehicle/fleet/DurableReceiver"
 import * as Ingestion from "@connected-vehicle/fleet/Ingestion"
 import { EventQueue, QueuedEvent } from "@connected-vehicle/fleet/EventQueue"
 import * as Worker from "@connected-vehicle/fleet/Worker"
-import { post, secret, stateEvent } from "./fixtures.ts"
+import { delivery, post, secret, stateEvent } from "./fixtures.ts"
+import { freezableProxy } from "./proxy.ts"
 import { freshDatabase } from "./utils.ts"
 
 const fast = { pollInterval: "100 millis", lockRefreshInterval: "500 millis", lockExpiration: "2 seconds" } as const
@@ -169,6 +170,30 @@ describe("ingestion on Postgres", () => {
       assert.strictEqual(yield* Deferred.await(again).pipe(Effect.timeout("15 seconds")), 1)
       assert.deepStrictEqual(yield* Effect.flatMap(Effect.provideContext(DeadLetters, two), (store) => store.list()), [])
     }).pipe(Effect.scoped), 60_000)
+
+  it.live("Postgres stalls (the connection open, no answer): the receiver answers 500 within offerTimeout; 200 again once it answers", () =>
+    Effect.gen(function*() {
+      const url = new URL(Redacted.value(freshDatabase("stall")))
+      const proxy = yield* freezableProxy(Number(url.port))
+      url.port = String(proxy.port)
+      const services = yield* Layer.build(Ingestion.layerPostgres({ url: Redacted.make(url.toString()), maxConnections: 2 }))
+      const receiver = yield* Effect.provideContext(DurableReceiver.make({ secret, offerTimeout: "1 second" }), services)
+      assert.strictEqual((yield* receiver.receive(delivery(stateEvent("evt_1")))).status, 200)
+      proxy.freeze()
+      const started = Date.now()
+      const reply = yield* Effect.timeoutOption(receiver.receive(delivery(stateEvent("evt_2"))), "10 seconds")
+      assert.strictEqual(Option.getOrUndefined(reply)?.status, 500)
+      assert.isBelow(Date.now() - started, 3_000)
+      proxy.thaw()
+      yield* eventually(Effect.map(receiver.receive(delivery(stateEvent("evt_3"))), (r) => r.status === 200), 20_000)
+    }).pipe(Effect.scoped), 60_000)
+
+  it.effect("an offerTimeout that is not a positive duration is a Configuration error naming it", () =>
+    Effect.gen(function*() {
+      const error = yield* Effect.flip(DurableReceiver.make({ secret, offerTimeout: "soon" as never }))
+      assert.strictEqual(error.reason._tag, "Configuration")
+      assert.include(error.message, "offerTimeout")
+    }).pipe(Effect.provide(Ingestion.layerMemory())))
 
   it.live("a completed event is removed once the retention passed (its id is new again); pending and failed ones are kept", () =>
     Effect.gen(function*() {
