@@ -195,6 +195,26 @@ describe("ingestion on Postgres", () => {
       assert.include(error.message, "offerTimeout")
     }).pipe(Effect.provide(Ingestion.layerMemory())))
 
+  it.live("an eventId holding a NUL (no Postgres text keeps it) is refused with 400 MalformedEvent, on Postgres as in memory; never queued", () =>
+    Effect.gen(function*() {
+      const url = freshDatabase("nul")
+      const stores = [["postgres", yield* instance(url)], ["memory", yield* Layer.build(Ingestion.layerMemory())]] as const
+      for (const [label, services] of stores) {
+        const receiver = yield* Effect.provideContext(DurableReceiver.make({ secret }), services)
+        for (let i = 0; i < 2; i++) {
+          const reply = yield* receiver.receive(delivery(stateEvent("evt_\u0000nul")))
+          assert.strictEqual(reply.status, 400, `${label}: ${reply.body}`)
+          assert.strictEqual(reply.error?._tag, "MalformedEvent")
+        }
+        // a NUL in another string of the event is kept (its JSON escapes it)
+        const value = stateEvent("evt_nul_value")
+        ;(value.data.vehicle as { make: string }).make = "REN\u0000AULT"
+        assert.strictEqual((yield* receiver.receive(delivery(value))).status, 200, label)
+      }
+      const rows = yield* query<{ id: string }>(url, "SELECT id FROM effect_queue ORDER BY id")
+      assert.deepStrictEqual(rows.map((row) => row.id), ["evt_nul_value"])
+    }).pipe(Effect.scoped), 60_000)
+
   it.live("a completed event is removed once the retention passed (its id is new again); pending and failed ones are kept", () =>
     Effect.gen(function*() {
       const url = freshDatabase("retention")
