@@ -90,7 +90,7 @@ const answers = (url: URL, timeout: number): Effect.Effect<void, FleetError> => 
     }
     socket.once(tls ? "secureConnect" : "connect", () => socket.write("PING\r\n"))
     socket.once("data", () => end(Effect.void))
-    socket.once("error", (error) => end(Effect.fail(unavailable(`cannot connect to Redis: ${error.message}`))))
+    socket.on("error", (error) => end(Effect.fail(unavailable(`cannot connect to Redis: ${error.message}`))))
     socket.once("close", () => end(Effect.fail(unavailable("cannot connect to Redis: the connection was closed before an answer"))))
     return Effect.sync(() => socket.destroy())
   }).pipe(
