@@ -3,7 +3,8 @@
  * `Receiver` (the same signature verification, `VERIFY` handshake, body
  * limit and answers) whose handler offers each verified event to the
  * `EventQueue`. It answers 200 once the queue has stored the event (on
- * Postgres: committed), and 500 when it could not (the service retries), so
+ * Postgres: committed), and 500 when it could not, or not within
+ * `offerTimeout` (the service retries), so
  * nothing is acknowledged before it is durable. Duplicates are answered 200
  * and stored once, whichever receiver they reach.
  *
@@ -11,10 +12,12 @@
  */
 import { Receiver, SeenEvents } from "@connected-vehicle/webhooks"
 import type { Secret } from "@connected-vehicle/webhooks/Signature"
-import { Effect, Layer } from "effect"
+import type { DeliveredEvent } from "@connected-vehicle/schema/WebhookEvent"
+import { type Duration, Effect, Exit, Fiber, Layer } from "effect"
 import { HttpRouter, type HttpServerRequest, type HttpServerResponse } from "effect/http"
 import { EventQueue } from "./EventQueue.ts"
-import { Configuration, FleetError } from "./FleetError.ts"
+import { Configuration, FleetError, QueueUnavailable } from "./FleetError.ts"
+import { millis } from "./internal/options.ts"
 
 /**
  * What a receiver needs.
@@ -34,6 +37,12 @@ export interface Options {
   readonly secret: Secret
   /** Largest body accepted, in bytes (default 64 KiB). */
   readonly maxBodySize?: number | undefined
+  /**
+   * How long storing an event may take (default 10 seconds): a store that
+   * does not answer by then (a stalled Postgres, a partition) is answered
+   * 500, and the service delivers again.
+   */
+  readonly offerTimeout?: Duration.Input | undefined
 }
 
 /**
@@ -67,8 +76,32 @@ const everyDelivery = SeenEvents.SeenEvents.of({
 })
 
 /**
+ * Offers the event, answering within `timeout` whatever the store does: a
+ * store that stalls (Postgres with its connection open and no answer) is
+ * not waited for, nor is the interruption of its offer (its client may take
+ * seconds to give up), which goes on in the background.
+ */
+const offerWithin = (queue: EventQueue["Service"], event: DeliveredEvent, timeout: number): Effect.Effect<void, FleetError> =>
+  Effect.uninterruptibleMask((restore) =>
+    Effect.flatMap(Effect.forkDetach(queue.offer(event)), (offer) =>
+      restore(Fiber.join(offer)).pipe(
+        Effect.timeoutOrElse({
+          duration: timeout,
+          orElse: () =>
+            Effect.fail(
+              new FleetError({
+                reason: new QueueUnavailable({ description: `the event queue did not store event ${event.eventId} within ${timeout} ms` })
+              })
+            )
+        }),
+        Effect.onExit((exit) => Exit.isSuccess(exit) ? Effect.void : Effect.asVoid(Effect.forkDetach(Fiber.interrupt(offer))))
+      ))
+  )
+
+/**
  * Builds a receiver on the `EventQueue` in context. An empty or invalid
- * secret fails with `FleetError` `Configuration`.
+ * secret, or an `offerTimeout` that is not a positive duration, fails with
+ * `FleetError` `Configuration`.
  *
  * @example
  * ```ts
@@ -87,12 +120,13 @@ const everyDelivery = SeenEvents.SeenEvents.of({
 export const make = (options: Options): Effect.Effect<DurableReceiver, FleetError, EventQueue> =>
   Effect.gen(function*() {
     const queue = yield* EventQueue
+    const timeout = yield* millis("offerTimeout", options.offerTimeout, "10 seconds")
     const receiver = yield* Effect.try({
       try: () =>
         Receiver.make({
           secret: options.secret,
           maxBodySize: options.maxBodySize,
-          handler: (event) => queue.offer(event)
+          handler: (event) => offerWithin(queue, event, timeout)
         }),
       catch: (cause) =>
         new FleetError({ reason: new Configuration({ description: `the webhook secret: ${(cause as Error).message}`, cause }) })

@@ -15,7 +15,7 @@ import type { DeliveredEvent } from "@connected-vehicle/schema/WebhookEvent"
 import { UnknownEvent, VehicleErrorEvent, VehicleStateEvent } from "@connected-vehicle/schema/WebhookEvent"
 import { Clock, Context, Duration, Effect, Layer, Metric, Schedule, Schema } from "effect"
 import { PersistedQueue } from "effect/persistence"
-import { FleetError, QueueUnavailable } from "./FleetError.ts"
+import { Configuration, FleetError, QueueUnavailable } from "./FleetError.ts"
 import { eventLag, eventsOffered, eventsTaken, queueDepth } from "./FleetMetrics.ts"
 import { cleanupIntervalMillis, retentionMillis } from "./internal/retention.ts"
 
@@ -79,7 +79,10 @@ export const QueuedElement = Schema.Union([
 export interface Options {
   /** The queue's name in its store (default `"connected-vehicle-events"`). */
   readonly name?: string | undefined
-  /** Handler runs per event before it becomes a dead letter (default 5). */
+  /**
+   * Handler runs per event before it becomes a dead letter (default 5): a
+   * positive integer, else `make` fails with `FleetError` `Configuration`.
+   */
   readonly maxAttempts?: number | undefined
   /**
    * The delay before retry n (its input is the attempt number; default
@@ -267,10 +270,15 @@ const depthOf = (forgetAfter: number) => {
  * @since 0.1.0
  * @category constructors
  */
-export const make = (options?: Options): Effect.Effect<Service, never, PersistedQueue.PersistedQueueFactory> =>
+export const make = (options?: Options): Effect.Effect<Service, FleetError, PersistedQueue.PersistedQueueFactory> =>
   Effect.gen(function*() {
     const name = options?.name ?? defaultName
-    const maxAttempts = Math.max(1, Math.floor(options?.maxAttempts ?? 5))
+    const maxAttempts = options?.maxAttempts ?? 5
+    if (!Number.isInteger(maxAttempts) || maxAttempts < 1) {
+      return yield* new FleetError({
+        reason: new Configuration({ description: `maxAttempts: expected a positive integer, got ${String(maxAttempts)}` })
+      })
+    }
     const queue = yield* PersistedQueue.make({
       name,
       schema: QueuedElement,
@@ -322,5 +330,5 @@ export const make = (options?: Options): Effect.Effect<Service, never, Persisted
  * @since 0.1.0
  * @category layers
  */
-export const layer = (options?: Options): Layer.Layer<EventQueue, never, PersistedQueue.PersistedQueueFactory> =>
+export const layer = (options?: Options): Layer.Layer<EventQueue, FleetError, PersistedQueue.PersistedQueueFactory> =>
   Layer.effect(EventQueue, make(options))

@@ -133,14 +133,16 @@ export interface Service {
   /**
    * Applies an event once: a second `apply` of the same `eventId` within
    * the `appliedRetention` changes nothing (`applied: false`). Each reading
-   * replaces the stored one only when its `oemUpdatedAt` is later.
+   * replaces the stored one only when its `oemUpdatedAt` is later, or the
+   * same and its `eventId` greater (by UTF-8 bytes): a total order, so
+   * events applied in any order leave the same state.
    */
   readonly apply: (input: Input) => Effect.Effect<Applied, FleetError>
   /**
    * Applies a poll's readings (`eventId` names the poll,
    * `poll:<vehicleId>:<time>`, and is recorded as `SignalState.eventId` of
    * the signals it sets) by the same rule, a reading replacing the stored
-   * one only when its `oemUpdatedAt` is later, which makes applying it again
+   * one only when it is newer, which makes applying it again
    * harmless by itself: no applied-events record (`applied` is always true).
    */
   readonly applyPoll: (input: Input) => Effect.Effect<Applied, FleetError>

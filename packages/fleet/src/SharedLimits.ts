@@ -23,6 +23,7 @@ import { RateLimiter, type Redis } from "effect/persistence"
 import { Connection, ConnectedVehicleError, redactUrl } from "@connected-vehicle/transport/ConnectedVehicleError"
 import * as RetryAfter from "@connected-vehicle/transport/RetryAfter"
 import type { Admit } from "@connected-vehicle/transport/Transport"
+import * as TransportConfig from "@connected-vehicle/transport/TransportConfig"
 import { FleetError } from "./FleetError.ts"
 import * as Admission from "./internal/admission.ts"
 import * as Holds from "./internal/holds.ts"
@@ -79,7 +80,31 @@ export interface Options {
   readonly prefix?: string | undefined
   /** How long Redis may take to answer (default 2 seconds); then `FleetError` `RedisUnavailable`. */
   readonly timeout?: Duration.Input | undefined
+  /**
+   * The longest a 429 holds its key (default {@link defaultMaxHold}, 20
+   * seconds: the transport's default `rateLimit.maxWait`; give yours): a
+   * longer `retry-after` holds this long only, and a hold found longer
+   * (set by a process with a longer cap) is cut to it.
+   */
+  readonly maxHold?: Duration.Input | undefined
 }
+
+/**
+ * The default {@link Options} `maxHold`: 20 seconds, the transport's
+ * default `rateLimit.maxWait` (a call does not wait longer for a 429's
+ * `retry-after` either).
+ *
+ * @example
+ * ```ts
+ * import { Duration } from "effect"
+ * import { defaultMaxHold } from "@connected-vehicle/fleet/SharedLimits"
+ *
+ * console.log(Duration.toSeconds(defaultMaxHold)) // 20
+ * ```
+ * @since 0.2.0
+ * @category models
+ */
+export const defaultMaxHold: Duration.Duration = TransportConfig.defaults.rateLimit.maxWait
 
 /**
  * The default limits: 10 requests per second per vehicle, 100 per second
@@ -132,20 +157,23 @@ export class SharedLimits extends Context.Service<SharedLimits, {
 const makeWith = (
   options: Options | undefined,
   limiter: RateLimiter.RateLimiter,
-  holds: Holds.Holds
+  holds: (maxHold: number) => Effect.Effect<Holds.Holds>
 ): Effect.Effect<SharedLimits["Service"], FleetError> =>
   Effect.gen(function*() {
     const keysFor = Admission.keysOf(
       yield* Admission.policyOf("perVehicle", options?.perVehicle, defaults.perVehicle, options?.margin),
       yield* Admission.policyOf("perApplication", options?.perApplication, defaults.perApplication, options?.margin)
     )
-    return withKeys(keysFor, Admission.make(limiter, holds, yield* timeoutOf(options)), holds)
+    const maxHold = yield* millis("maxHold", options?.maxHold, defaultMaxHold)
+    const held = yield* holds(maxHold)
+    return withKeys(keysFor, Admission.make(limiter, held, yield* timeoutOf(options)), held, maxHold)
   })
 
 const withKeys = (
   keysFor: (request: HttpClientRequest.HttpClientRequest) => ReadonlyArray<Admission.Key> | undefined,
   admitKeys: (keys: ReadonlyArray<Admission.Key>) => Effect.Effect<void, FleetError>,
-  holds: Holds.Holds
+  holds: Holds.Holds,
+  maxHold: number
 ): SharedLimits["Service"] => {
   const admit: Admit = (request) => {
     const keys = keysFor(request)
@@ -160,10 +188,13 @@ const withKeys = (
     Effect.gen(function*() {
       const body = yield* Effect.orElseSucceed(response.text, () => "")
       const now = yield* Clock.currentTimeMillis
-      const wait = Duration.toMillis(RetryAfter.fromHeaders(response.headers, now) ?? Duration.seconds(1))
+      const asked = Duration.toMillis(RetryAfter.fromHeaders(response.headers, now) ?? Duration.seconds(1))
+      const wait = Math.min(asked, maxHold)
       const key = scopeOf(vehicleOf(request), body)
       yield* holds.hold(key, wait)
-      yield* Effect.logDebug("429: requests held").pipe(Effect.annotateLogs({ key, millis: wait }))
+      yield* (asked > maxHold
+        ? Effect.logWarning(`429: retry-after of ${asked} ms held for maxHold, ${maxHold} ms`)
+        : Effect.logDebug("429: requests held")).pipe(Effect.annotateLogs({ key, millis: wait }))
       return HttpClientResponse.fromWeb(request, new Response(body, { status: response.status, headers: response.headers }))
     })
 
@@ -205,8 +236,9 @@ export const make = (options?: Options): Effect.Effect<SharedLimits["Service"], 
     const prefix = options?.prefix ?? "connected-vehicle:"
     const store = yield* RateLimiter.makeStoreRedis({ prefix: `${prefix}limit:` })
     const limiter = yield* Effect.provideService(RateLimiter.make, RateLimiter.RateLimiterStore, store)
-    const holds = yield* Holds.makeRedis(`${prefix}hold:`, yield* timeoutOf(options))
-    return yield* makeWith(options, limiter, holds)
+    const timeout = yield* timeoutOf(options)
+    const redis = yield* Effect.context<Redis.Redis>()
+    return yield* makeWith(options, limiter, (maxHold) => Effect.provideContext(Holds.makeRedis(`${prefix}hold:`, timeout, maxHold), redis))
   })
 
 /**
@@ -224,7 +256,7 @@ export const make = (options?: Options): Effect.Effect<SharedLimits["Service"], 
 export const makeMemory = (options?: Options): Effect.Effect<SharedLimits["Service"], FleetError> =>
   Effect.gen(function*() {
     const limiter = yield* RateLimiter.make.pipe(Effect.provide(RateLimiter.layerStoreMemory))
-    return yield* makeWith(options, limiter, yield* Holds.makeMemory)
+    return yield* makeWith(options, limiter, Holds.makeMemory)
   })
 
 /**

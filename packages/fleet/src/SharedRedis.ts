@@ -8,6 +8,8 @@
  * @since 0.1.0
  */
 import { NodeRedis } from "@effect/platform-node"
+import { connect } from "node:net"
+import { connect as connectTls } from "node:tls"
 import { type Duration, Effect, Layer, Redacted } from "effect"
 import type { Redis } from "effect/persistence"
 import * as FleetConfig from "./FleetConfig.ts"
@@ -29,13 +31,14 @@ import { millis } from "./internal/options.ts"
  */
 export interface Options {
   readonly url: Redacted.Redacted<string>
-  /** How long connecting may take (default 5 seconds). */
+  /** How long connecting, and the server's first answer, may take (default 5 seconds). */
   readonly connectTimeout?: Duration.Input | undefined
 }
 
 /**
  * The `Redis` service on `options.url`, connected when built (an unreachable
- * server fails there, with `FleetError` `RedisUnavailable`; a URL that is
+ * server, or one that does not answer within `connectTimeout`, fails there,
+ * with `FleetError` `RedisUnavailable`; a URL that is
  * not `redis://` or `rediss://` with `Configuration`, whose message and
  * cause hold no part of it; a `connectTimeout` that is not a duration too)
  * and closed with the layer. Commands sent while the connection is down fail
@@ -55,6 +58,7 @@ export const layer = (options: Options): Layer.Layer<Redis.Redis, FleetError> =>
   Layer.effectContext(Effect.gen(function*() {
     const url = yield* checkUrl(options.url)
     const connectTimeout = yield* millis("connectTimeout", options.connectTimeout, "5 seconds")
+    yield* answers(new URL(url), connectTimeout)
     return yield* Layer.build(NodeRedis.layer({
       url,
       disableOfflineQueue: true,
@@ -65,6 +69,37 @@ export const layer = (options: Options): Layer.Layer<Redis.Redis, FleetError> =>
       )
     )
   }))
+
+/**
+ * Whether the server at `url` answers a `PING` within `timeout` (any answer,
+ * `NOAUTH` included): the client's own handshake waits for its answers with
+ * no bound, and its close waits for them too, so a server that accepts the
+ * connection and never answers would hold the layer forever. Interrupting
+ * it closes its socket.
+ */
+const answers = (url: URL, timeout: number): Effect.Effect<void, FleetError> => {
+  const unavailable = (description: string) => new FleetError({ reason: new RedisUnavailable({ description }) })
+  return Effect.callback<void, FleetError>((resume) => {
+    const host = url.hostname.replace(/^\[(.*)\]$/, "$1")
+    const port = url.port === "" ? 6379 : Number(url.port)
+    const tls = url.protocol === "rediss:"
+    const socket = tls ? connectTls({ host, port, servername: host }) : connect({ host, port })
+    const end = (effect: Effect.Effect<void, FleetError>) => {
+      socket.destroy()
+      resume(effect)
+    }
+    socket.once(tls ? "secureConnect" : "connect", () => socket.write("PING\r\n"))
+    socket.once("data", () => end(Effect.void))
+    socket.on("error", (error) => end(Effect.fail(unavailable(`cannot connect to Redis: ${error.message}`))))
+    socket.once("close", () => end(Effect.fail(unavailable("cannot connect to Redis: the connection was closed before an answer"))))
+    return Effect.sync(() => socket.destroy())
+  }).pipe(
+    Effect.timeoutOrElse({
+      duration: timeout,
+      orElse: () => Effect.fail(unavailable(`cannot connect to Redis: no answer within ${timeout} ms`))
+    })
+  )
+}
 
 // a URL that does not parse: Node's error would carry it whole (password included) in its `input`, so none of it is kept
 const checkUrl = (url: Redacted.Redacted<string>): Effect.Effect<string, FleetError> => {

@@ -144,6 +144,33 @@ describe("FleetState (in memory)", () => {
       Layer.provide(ConfigProvider.layer(ConfigProvider.fromEnv({ env: {} })))
     ))))
 
+  it.effect("equal oemUpdatedAt: the greater eventId wins, whatever order the events are applied in", () =>
+    Effect.gen(function*() {
+      const at = "2025-08-26T10:00:00.000Z"
+      const read = (eventId: string, value: number) => ({
+        vehicleId: "veh_1",
+        eventId,
+        readings: [Schema.decodeUnknownSync(FleetState.Reading)({
+          code: odometer, name: "TraveledDistance", group: "Odometer", body: { unit: "km", value }, oemUpdatedAt: at
+        })]
+      })
+      const final = (order: ReadonlyArray<readonly [string, number]>) =>
+        Effect.gen(function*() {
+          const state = yield* FleetState.makeMemory()
+          for (const [eventId, value] of order) yield* state.apply(read(eventId, value))
+          for (const [eventId, value] of order) yield* state.applyPoll(read(`poll:${eventId}`, value + 1))
+          return values(yield* state.latest("veh_1"))
+        })
+      // by bytes: "evt_a" is greater than "evt_B"; "poll:..." than any "evt_..."
+      const events = [["evt_a", 100], ["evt_B", 200]] as const
+      assert.deepStrictEqual(yield* final(events), [[odometer, 101, "poll:evt_a"]])
+      assert.deepStrictEqual(yield* final([...events].reverse()), [[odometer, 101, "poll:evt_a"]])
+      const state = yield* FleetState.makeMemory()
+      yield* state.apply(read("evt_B", 200))
+      assert.deepStrictEqual((yield* state.apply(read("evt_a", 100))).changes.map((c) => c.eventId), ["evt_a"])
+      assert.deepStrictEqual((yield* state.apply(read("evt_A", 300))).changes, [])
+    }))
+
   it.effect("an applied event's id is kept for appliedRetention, then forgotten; a poll records none", () =>
     Effect.gen(function*() {
       const state = yield* FleetState.makeMemory({ appliedRetention: "1 hour" })

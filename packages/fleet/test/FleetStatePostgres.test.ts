@@ -91,6 +91,21 @@ describe("FleetState on Postgres", () => {
       assert.strictEqual(Number(applied[0]!.n), 4)
     }).pipe(Effect.scoped), 60_000)
 
+  it.live("equal oemUpdatedAt: the greater eventId (by bytes, whatever the collation) wins, whatever order the events are applied in", () =>
+    Effect.gen(function*() {
+      const url = freshDatabase("ties")
+      const context = yield* Layer.build(Layer.fresh(FleetState.layerSql().pipe(Layer.provide(Database.layer({ url, maxConnections: 2 })))))
+      const state = Context.get(context, FleetState.FleetState)
+      const at = "2025-08-26T10:00:00.000Z"
+      const apply = (vehicleId: string, eventId: string, value: number) => state.apply({ vehicleId, eventId, readings: [reading(odometer, value, at)] })
+      yield* apply("veh_1", "evt_a", 100)
+      yield* apply("veh_1", "evt_B", 200)
+      yield* apply("veh_2", "evt_B:2", 200)
+      yield* apply("veh_2", "evt_a:2", 100)
+      const rows = yield* query<{ vehicle_id: string; event_id: string }>(url, "SELECT vehicle_id, event_id FROM fleet_signal_state ORDER BY vehicle_id")
+      assert.deepStrictEqual(rows.map((row) => [row.vehicle_id, row.event_id]), [["veh_1", "evt_a"], ["veh_2", "evt_a:2"]])
+    }).pipe(Effect.scoped), 30_000)
+
   it.live("applied events older than appliedRetention are deleted, recent ones kept; a table of an older release gets the index", () =>
     Effect.gen(function*() {
       const url = freshDatabase("retention")

@@ -1,9 +1,10 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Fiber, Layer, Metric, Option, Ref, Schedule } from "effect"
+import { Deferred, Effect, Exit, Fiber, Layer, Metric, Option, Ref, Schedule, Schema } from "effect"
 import { TestClock } from "effect/testing"
-import { DeadLetters } from "@connected-vehicle/fleet/DeadLetters"
+import * as DeadLetters from "@connected-vehicle/fleet/DeadLetters"
+import { DeadLetterStore, FleetError } from "@connected-vehicle/fleet/FleetError"
 import * as DurableReceiver from "@connected-vehicle/fleet/DurableReceiver"
-import { EventQueue } from "@connected-vehicle/fleet/EventQueue"
+import { EventQueue, QueuedEvent } from "@connected-vehicle/fleet/EventQueue"
 import * as FleetMetrics from "@connected-vehicle/fleet/FleetMetrics"
 import * as Ingestion from "@connected-vehicle/fleet/Ingestion"
 import * as Worker from "@connected-vehicle/fleet/Worker"
@@ -78,7 +79,7 @@ describe("Worker (in memory)", () => {
           })
       }))
       yield* receiver.receive(delivery(stateEvent("evt_poison")))
-      const letters = yield* DeadLetters
+      const letters = yield* DeadLetters.DeadLetters
       yield* eventually(Effect.map(letters.list(), (list) => list.length === 1))
       const [letter] = yield* letters.list()
       assert.strictEqual(letter!.eventId, "evt_poison")
@@ -114,9 +115,118 @@ describe("Worker (in memory)", () => {
         yield* receiver.receive(delivery(stateEvent("evt_defect")))
         yield* receiver.receive(delivery(stateEvent("evt_ok")))
         yield* eventually(Effect.map(Ref.get(handled), (ids) => ids.includes("evt_ok")))
-        const letters = yield* DeadLetters
+        const letters = yield* DeadLetters.DeadLetters
         yield* eventually(Effect.map(letters.list(), (list) => list.length === 1))
         assert.include((yield* letters.list())[0]!.cause, "bug")
       }).pipe(Effect.provide(Workers))
     }).pipe(Effect.provide(Layer.fresh(Embedded))))
+
+  it.live("a handler ending in an interruption of its own is a failed attempt: retried, then a dead letter saying so; every worker goes on", () =>
+    Effect.gen(function*() {
+      const receiver = yield* DurableReceiver.make({ secret })
+      const handled = yield* Ref.make<ReadonlyArray<string>>([])
+      const poisonRuns = yield* Ref.make<ReadonlyArray<number>>([])
+      const worker = yield* Effect.forkScoped(Worker.run({
+        concurrency: 4,
+        handler: (event, taken) =>
+          event.eventId === "evt_poison"
+            // joins a child fiber that was interrupted (a lost race, a resource shut down), or interrupts itself
+            ? Effect.andThen(
+              Ref.update(poisonRuns, (runs) => [...runs, taken.attempts]),
+              taken.attempts === 1
+                ? Effect.flatMap(Effect.forkChild(Effect.never), (child) => Effect.andThen(Fiber.interrupt(child), Fiber.join(child)))
+                : Effect.interrupt
+            )
+            : Ref.update(handled, (ids) => [...ids, event.eventId])
+      }))
+      yield* receiver.receive(delivery(stateEvent("evt_poison")))
+      const letters = yield* DeadLetters.DeadLetters
+      yield* eventually(Effect.map(letters.list(), (list) => list.length === 1))
+      for (const id of ["evt_a", "evt_b", "evt_c"]) {
+        assert.strictEqual((yield* receiver.receive(delivery(stateEvent(id)))).status, 200)
+      }
+      yield* eventually(Effect.map(Ref.get(handled), (ids) => ids.length === 3))
+      assert.deepStrictEqual([...(yield* Ref.get(handled))].sort(), ["evt_a", "evt_b", "evt_c"])
+      assert.deepStrictEqual(yield* Ref.get(poisonRuns), [1, 2, 3])
+      const [letter] = yield* letters.list()
+      assert.strictEqual(letter!.attempts, 3)
+      assert.include(letter!.cause, "the handler was interrupted (an interruption of its own, not the worker's shutdown)")
+      assert.isUndefined(worker.pollUnsafe())
+    }).pipe(Effect.scoped, Effect.provide(Layer.fresh(Embedded))))
+
+  it.live("the worker's own interruption releases the event it runs: not an attempt, no dead letter; the next worker takes it", () =>
+    Effect.gen(function*() {
+      const receiver = yield* DurableReceiver.make({ secret })
+      const started = yield* Deferred.make<void>()
+      const first = yield* Effect.forkChild(Worker.run({ handler: () => Effect.andThen(Deferred.succeed(started, undefined), Effect.never) }))
+      yield* receiver.receive(delivery(stateEvent("evt_slow")))
+      yield* Deferred.await(started)
+      yield* Fiber.interrupt(first)
+      assert.isTrue(Exit.hasInterrupts(first.pollUnsafe()!))
+      assert.deepStrictEqual(yield* (yield* DeadLetters.DeadLetters).list(), [])
+      const again = yield* Deferred.make<number>()
+      yield* Effect.forkScoped(Worker.run({ handler: (_event, taken) => Deferred.succeed(again, taken.attempts) }))
+      assert.strictEqual(yield* Deferred.await(again).pipe(Effect.timeout("5 seconds")), 1)
+    }).pipe(Effect.scoped, Effect.provide(Layer.fresh(Embedded))))
+
+  it.effect("a concurrency that is not a positive integer is a Configuration FleetError naming it", () =>
+    Effect.gen(function*() {
+      for (const concurrency of [Number.NaN, 0, -2, 1.5, Infinity]) {
+        const error = yield* Effect.flip(Worker.run({ handler: () => Effect.void, concurrency }))
+        assert.strictEqual(error.reason._tag, "Configuration")
+        assert.include(error.message, `concurrency: expected a positive integer, got ${concurrency}`)
+        const built = yield* Effect.flip(Layer.build(Worker.layer({ handler: () => Effect.void, concurrency })).pipe(Effect.scoped))
+        assert.include(built.message, "concurrency")
+      }
+    }).pipe(Effect.provide(Layer.fresh(Embedded))))
+
+  it.effect("a maxAttempts that is not a positive integer is a Configuration FleetError naming it", () =>
+    Effect.gen(function*() {
+      for (const maxAttempts of [Number.NaN, 0, -1, 2.5, Infinity]) {
+        const error = yield* Effect.flip(Layer.build(Ingestion.layerMemory({ maxAttempts })).pipe(Effect.scoped))
+        assert.strictEqual(error.reason._tag, "Configuration")
+        assert.include(error.message, `maxAttempts: expected a positive integer, got ${maxAttempts}`)
+      }
+    }))
+
+  it.live("a dead letter whose write failed is written with its real cause by the next take, over maxAttempts", () =>
+    Effect.gen(function*() {
+      const store = yield* DeadLetters.makeMemory
+      const failures = yield* Ref.make(1)
+      const flaky = DeadLetters.DeadLetters.of({
+        ...store,
+        add: (letter) =>
+          Effect.flatMap(Ref.getAndUpdate(failures, (n) => n - 1), (left) =>
+            left > 0 ? Effect.fail(new FleetError({ reason: new DeadLetterStore({ description: "the store blinked" }) })) : store.add(letter))
+      })
+      const runs = yield* Ref.make(0)
+      yield* Effect.forkScoped(Worker.run({
+        handler: () => Effect.andThen(Ref.update(runs, (n) => n + 1), Effect.fail(new Error("the vehicle database is down")))
+      }).pipe(Effect.provideService(DeadLetters.DeadLetters, flaky)))
+      yield* (yield* EventQueue).offer(Schema.decodeUnknownSync(QueuedEvent)(stateEvent("evt_poison")))
+      yield* eventually(Effect.map(store.list(), (list) => list.length === 1))
+      const [letter] = yield* store.list()
+      assert.strictEqual(letter!.attempts, 3)
+      assert.include(letter!.cause, "the vehicle database is down")
+      assert.strictEqual(yield* Ref.get(runs), 3)
+    }).pipe(Effect.scoped, Effect.provide(Layer.fresh(Embedded))))
+
+  it.live("a dead letter written already (the event's completion failed) is kept by the next take, over maxAttempts", () =>
+    Effect.gen(function*() {
+      const queue = yield* EventQueue
+      const letters = yield* DeadLetters.DeadLetters
+      const event = Schema.decodeUnknownSync(QueuedEvent)(stateEvent("evt_poison"))
+      yield* queue.offer(event)
+      // the last attempt wrote its letter, then failed to complete the event
+      for (let attempt = 1; attempt <= 3; attempt++) {
+        yield* Effect.exit(queue.take(() => Effect.fail(new Error("the vehicle database is down"))))
+      }
+      yield* letters.add({ event, attempts: 3, cause: "Error: the vehicle database is down" })
+      const runs = yield* Ref.make(0)
+      yield* Effect.forkScoped(Worker.run({ handler: () => Ref.update(runs, (n) => n + 1) }))
+      yield* Effect.sleep("200 millis")
+      const [letter] = yield* letters.list()
+      assert.strictEqual(letter!.cause, "Error: the vehicle database is down")
+      assert.strictEqual(yield* Ref.get(runs), 0)
+    }).pipe(Effect.scoped, Effect.provide(Layer.fresh(Embedded))))
 })

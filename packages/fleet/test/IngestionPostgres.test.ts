@@ -7,7 +7,7 @@ import { NodeHttpServer } from "@effect/platform-node"
 import { spawn } from "node:child_process"
 import { createServer } from "node:http"
 import { join } from "node:path"
-import { Context, Deferred, Effect, Layer, Redacted, Ref, Schedule, Schema } from "effect"
+import { Context, Deferred, Effect, Fiber, Layer, Option, Redacted, Ref, Schedule, Schema } from "effect"
 import { SqlClient } from "effect/sql"
 import * as Database from "@connected-vehicle/fleet/Database"
 import { DeadLetters } from "@connected-vehicle/fleet/DeadLetters"
@@ -15,7 +15,8 @@ import * as DurableReceiver from "@connected-vehicle/fleet/DurableReceiver"
 import * as Ingestion from "@connected-vehicle/fleet/Ingestion"
 import { EventQueue, QueuedEvent } from "@connected-vehicle/fleet/EventQueue"
 import * as Worker from "@connected-vehicle/fleet/Worker"
-import { post, secret, stateEvent } from "./fixtures.ts"
+import { delivery, post, secret, stateEvent } from "./fixtures.ts"
+import { freezableProxy } from "./proxy.ts"
 import { freshDatabase } from "./utils.ts"
 
 const fast = { pollInterval: "100 millis", lockRefreshInterval: "500 millis", lockExpiration: "2 seconds" } as const
@@ -127,6 +128,93 @@ describe("ingestion on Postgres", () => {
       assert.include(letter!.cause, "no outcome")
       assert.strictEqual(yield* Ref.get(runs), 0)
     }).pipe(Effect.scoped), 60_000)
+  it.live("two instances: a handler ending in an interruption of its own is retried, then dead-lettered; both instances' workers go on", () =>
+    Effect.gen(function*() {
+      const url = freshDatabase("interrupted")
+      const options = { maxAttempts: 3, retrySchedule: Schedule.spaced("1 millis") } as const
+      const [one, two] = yield* Effect.all([instance(url, options), instance(url, options)])
+      const handled = yield* Ref.make<ReadonlyArray<string>>([])
+      const handler = (event: { readonly eventId: string }) =>
+        event.eventId === "evt_poison"
+          ? Effect.flatMap(Effect.forkChild(Effect.never), (child) => Effect.andThen(Fiber.interrupt(child), Fiber.join(child)))
+          : Ref.update(handled, (ids) => [...ids, event.eventId])
+      const workers = yield* Effect.forEach([one, two], (services) =>
+        Effect.forkScoped(Effect.provideContext(Worker.run({ handler, concurrency: 2 }), services)))
+      const queue = yield* Effect.provideContext(EventQueue, one)
+      yield* queue.offer(Schema.decodeUnknownSync(QueuedEvent)(stateEvent("evt_poison")))
+      const letters = Effect.flatMap(Effect.provideContext(DeadLetters, two), (store) => store.list())
+      yield* eventually(Effect.map(letters, (list) => list.length === 1))
+      const [letter] = yield* letters
+      assert.strictEqual(letter!.attempts, 3)
+      assert.include(letter!.cause, "the handler was interrupted")
+      for (let i = 0; i < 6; i++) yield* queue.offer(Schema.decodeUnknownSync(QueuedEvent)(stateEvent(`evt_${i}`)))
+      yield* eventually(Effect.map(Ref.get(handled), (ids) => ids.length === 6))
+      assert.deepStrictEqual([...(yield* Ref.get(handled))].sort(), ["evt_0", "evt_1", "evt_2", "evt_3", "evt_4", "evt_5"])
+      assert.deepStrictEqual(workers.map((worker) => worker.pollUnsafe()), [undefined, undefined])
+    }).pipe(Effect.scoped), 60_000)
+
+  it.live("a worker interrupted mid-handler releases its event at once: another instance takes it as attempt 1", () =>
+    Effect.gen(function*() {
+      const url = freshDatabase("released")
+      const [one, two] = yield* Effect.all([instance(url, { lockExpiration: "1 minute" }), instance(url)])
+      const started = yield* Deferred.make<void>()
+      const first = yield* Effect.forkChild(Effect.provideContext(
+        Worker.run({ handler: () => Effect.andThen(Deferred.succeed(started, undefined), Effect.never) }),
+        one
+      ))
+      yield* Effect.provideContext(Effect.flatMap(EventQueue, (queue) => queue.offer(Schema.decodeUnknownSync(QueuedEvent)(stateEvent("evt_slow")))), one)
+      yield* Deferred.await(started).pipe(Effect.timeout("15 seconds"))
+      yield* Fiber.interrupt(first)
+      const again = yield* Deferred.make<number>()
+      yield* Effect.forkScoped(Effect.provideContext(Worker.run({ handler: (_event, taken) => Deferred.succeed(again, taken.attempts) }), two))
+      assert.strictEqual(yield* Deferred.await(again).pipe(Effect.timeout("15 seconds")), 1)
+      assert.deepStrictEqual(yield* Effect.flatMap(Effect.provideContext(DeadLetters, two), (store) => store.list()), [])
+    }).pipe(Effect.scoped), 60_000)
+
+  it.live("Postgres stalls (the connection open, no answer): the receiver answers 500 within offerTimeout; 200 again once it answers", () =>
+    Effect.gen(function*() {
+      const url = new URL(Redacted.value(freshDatabase("stall")))
+      const proxy = yield* freezableProxy(Number(url.port))
+      url.port = String(proxy.port)
+      const services = yield* Layer.build(Ingestion.layerPostgres({ url: Redacted.make(url.toString()), maxConnections: 2 }))
+      const receiver = yield* Effect.provideContext(DurableReceiver.make({ secret, offerTimeout: "1 second" }), services)
+      assert.strictEqual((yield* receiver.receive(delivery(stateEvent("evt_1")))).status, 200)
+      proxy.freeze()
+      const started = Date.now()
+      const reply = yield* Effect.timeoutOption(receiver.receive(delivery(stateEvent("evt_2"))), "10 seconds")
+      assert.strictEqual(Option.getOrUndefined(reply)?.status, 500)
+      assert.isBelow(Date.now() - started, 3_000)
+      proxy.thaw()
+      yield* eventually(Effect.map(receiver.receive(delivery(stateEvent("evt_3"))), (r) => r.status === 200), 20_000)
+    }).pipe(Effect.scoped), 60_000)
+
+  it.effect("an offerTimeout that is not a positive duration is a Configuration error naming it", () =>
+    Effect.gen(function*() {
+      const error = yield* Effect.flip(DurableReceiver.make({ secret, offerTimeout: "soon" as never }))
+      assert.strictEqual(error.reason._tag, "Configuration")
+      assert.include(error.message, "offerTimeout")
+    }).pipe(Effect.provide(Ingestion.layerMemory())))
+
+  it.live("an eventId holding a NUL (no Postgres text keeps it) is refused with 400 MalformedEvent, on Postgres as in memory; never queued", () =>
+    Effect.gen(function*() {
+      const url = freshDatabase("nul")
+      const stores = [["postgres", yield* instance(url)], ["memory", yield* Layer.build(Ingestion.layerMemory())]] as const
+      for (const [label, services] of stores) {
+        const receiver = yield* Effect.provideContext(DurableReceiver.make({ secret }), services)
+        for (let i = 0; i < 2; i++) {
+          const reply = yield* receiver.receive(delivery(stateEvent("evt_\u0000nul")))
+          assert.strictEqual(reply.status, 400, `${label}: ${reply.body}`)
+          assert.strictEqual(reply.error?._tag, "MalformedEvent")
+        }
+        // a NUL in another string of the event is kept (its JSON escapes it)
+        const value = stateEvent("evt_nul_value")
+        ;(value.data.vehicle as { make: string }).make = "REN\u0000AULT"
+        assert.strictEqual((yield* receiver.receive(delivery(value))).status, 200, label)
+      }
+      const rows = yield* query<{ id: string }>(url, "SELECT id FROM effect_queue ORDER BY id")
+      assert.deepStrictEqual(rows.map((row) => row.id), ["evt_nul_value"])
+    }).pipe(Effect.scoped), 60_000)
+
   it.live("a completed event is removed once the retention passed (its id is new again); pending and failed ones are kept", () =>
     Effect.gen(function*() {
       const url = freshDatabase("retention")

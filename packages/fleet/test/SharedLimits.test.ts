@@ -4,7 +4,8 @@
  * (each its own Redis connection and HttpClient) hammer many vehicles.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Clock, ConfigProvider, Effect, Exit, Fiber, Layer, Redacted } from "effect"
+import { Clock, ConfigProvider, Duration, Effect, Exit, Fiber, Layer, Option, Redacted } from "effect"
+import { Redis } from "effect/persistence"
 import { HttpClient, HttpClientRequest, HttpClientResponse } from "effect/http"
 import { inject } from "vitest"
 import { makeEnvelope } from "@connected-vehicle/schema/ServiceError"
@@ -15,6 +16,7 @@ import * as Simulated from "@connected-vehicle/testing/Simulated"
 import * as SharedAccess from "@connected-vehicle/fleet/SharedAccess"
 import * as SharedLimits from "@connected-vehicle/fleet/SharedLimits"
 import * as SharedRedis from "@connected-vehicle/fleet/SharedRedis"
+import { freezableProxy } from "./proxy.ts"
 import { freshPrefix, instance, readSignals, redisUrl, simulator, targets } from "./shared.ts"
 
 const perVehicle = { limit: 4, window: "1 second" } as const
@@ -113,6 +115,46 @@ describe("SharedLimits", () => {
       const sent = (yield* sim.requests).filter((r) => r.path.startsWith(`/v3/vehicles/${held!.vehicleId}/`))
       assert.strictEqual(sent.length, 3)
     }).pipe(Effect.scoped), 30_000)
+
+  it.live("a 429's retry-after is held for maxHold at most, in every instance; a hold found longer is cut to it", () =>
+    Effect.gen(function*() {
+      const prefix = freshPrefix("maxhold")
+      const redis = yield* Layer.build(SharedRedis.layer({ url: redisUrl() }))
+      const limits = Effect.provideContext(SharedLimits.make({ prefix, perVehicle: { limit: 100, window: "1 second" }, perApplication: false, maxHold: "1 second" }), redis)
+      const [a, b] = yield* Effect.all([limits, limits])
+      const read = (vehicleId: string) => HttpClientRequest.get(`http://service.test/v3/vehicles/${vehicleId}/signals`).pipe(HttpClientRequest.bearerToken("token"))
+      const thirtyDays = HttpClient.make((request) =>
+        Effect.succeed(HttpClientResponse.fromWeb(request, new Response("slow down", { status: 429, headers: { "retry-after": "2592000" } }))))
+      assert.strictEqual((yield* a.transformClient(thirtyDays).execute(read("veh_1"))).status, 429)
+      const pttl = (key: string) => Effect.provideContext(Effect.flatMap(Effect.service(Redis.Redis), (r) => r.send<number>("PTTL", `${prefix}hold:${key}`)), redis)
+      const held = yield* pttl("vehicle:veh_1")
+      assert.isAbove(held, 0)
+      assert.isAtMost(held, 1_000)
+      const waited = (admit: SharedLimits.SharedLimits["Service"]["admit"], vehicleId: string) =>
+        Effect.gen(function*() {
+          const start = yield* Clock.currentTimeMillis
+          yield* admit(read(vehicleId))
+          return (yield* Clock.currentTimeMillis) - start
+        })
+      const first = yield* waited(b.admit, "veh_1") // held, by instance a, for 1 s (not 30 days)
+      assert.isAbove(first, 500)
+      assert.isBelow(first, 1_500)
+
+      // a hold set for 30 days (by a process without a cap) is cut to this one's when read
+      yield* Effect.provideContext(Effect.flatMap(Effect.service(Redis.Redis), (r) => r.send("SET", `${prefix}hold:vehicle:veh_2`, "1", "PX", "2592000000")), redis)
+      const second = yield* waited(b.admit, "veh_2")
+      assert.isAbove(second, 500)
+      assert.isBelow(second, 1_500)
+      assert.isAtMost(yield* pttl("vehicle:veh_2"), 0)
+
+      // in memory too; and the default cap is the transport's default rateLimit.maxWait
+      const memory = yield* SharedLimits.makeMemory({ perVehicle: { limit: 100, window: "1 second" }, perApplication: false, maxHold: "1 second" })
+      yield* memory.transformClient(thirtyDays).execute(read("veh_3"))
+      const third = yield* waited(memory.admit, "veh_3")
+      assert.isAbove(third, 500)
+      assert.isBelow(third, 1_500)
+      assert.strictEqual(Duration.toMillis(SharedLimits.defaultMaxHold), 20_000)
+    }).pipe(Effect.scoped, Effect.timeout("20 seconds")), 30_000)
 
   it.live("without an application limit of its own, the service's APPLICATION_RATE_LIMITED holds every instance; no call lost", () =>
     Effect.gen(function*() {
@@ -244,7 +286,9 @@ describe("SharedLimits", () => {
         [{ perApplication: { limit: 5, window: "soon" as never } }, "perApplication.window"],
         [{ perVehicle: { limit: 5, window: "0 seconds" } }, "perVehicle.window"],
         [{ margin: "a bit" as never }, "margin"],
-        [{ timeout: "-1 seconds" as never }, "timeout"]
+        [{ timeout: "-1 seconds" as never }, "timeout"],
+        [{ maxHold: "banana" as never }, "maxHold"],
+        [{ maxHold: Number.NaN }, "maxHold"]
       ] as const
       for (const [options, name] of cases) {
         const error = yield* Effect.flip(SharedLimits.makeMemory(options))
@@ -258,4 +302,21 @@ describe("SharedLimits", () => {
       const error = yield* Layer.build(SharedRedis.layer({ url: Redacted.make("redis://127.0.0.1:1") })).pipe(Effect.scoped, Effect.flip)
       assert.strictEqual(error.reason._tag, "RedisUnavailable")
     }).pipe(Effect.timeout("5 seconds")))
+
+  it.live("Redis accepts the connection and never answers: the layer fails with RedisUnavailable within connectTimeout; a timeout interrupts it", () =>
+    Effect.gen(function*() {
+      const url = new URL(inject("redisUrl"))
+      const proxy = yield* freezableProxy(Number(url.port))
+      proxy.freeze()
+      url.port = String(proxy.port)
+      const build = (connectTimeout: Duration.Input) => Layer.build(SharedRedis.layer({ url: Redacted.make(url.toString()), connectTimeout })).pipe(Effect.scoped)
+      const started = yield* Clock.currentTimeMillis
+      const error = yield* Effect.flip(build("1 second"))
+      assert.strictEqual(error.reason._tag, "RedisUnavailable")
+      assert.include(error.message, "no answer within 1000 ms")
+      assert.isBelow((yield* Clock.currentTimeMillis) - started, 3_000)
+      const interrupted = yield* Effect.timeoutOption(build("1 minute"), "300 millis")
+      assert.isTrue(Option.isNone(interrupted))
+      assert.isBelow((yield* Clock.currentTimeMillis) - started, 5_000)
+    }).pipe(Effect.scoped, Effect.timeout("20 seconds")), 30_000)
 })

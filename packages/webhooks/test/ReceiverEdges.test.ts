@@ -354,6 +354,21 @@ describe("Receiver.receive (no HTTP)", () => {
       assert.strictEqual(calls.length, 1)
     }))
 
+  it.effect("an eventId holding a NUL or a lone surrogate is a MalformedEvent (400), never handled; a paired surrogate is handled", () =>
+    Effect.gen(function*() {
+      const calls: Array<string> = []
+      const receiver = Receiver.make({ secret, handler: (event) => Effect.sync(() => calls.push(event.eventId)) })
+      for (const eventId of ["evt_\u0000nul", "evt_\ud800", "\udc00evt"]) {
+        const reply = yield* receiver.receive(signed(JSON.stringify(vehicleStateEvent(eventId))))
+        assert.strictEqual(reply.status, 400, reply.body)
+        assert.strictEqual(reply.error?._tag, "MalformedEvent")
+        assert.include(reply.body, "the eventId holds a NUL character or a lone surrogate")
+      }
+      const paired = yield* receiver.receive(signed(JSON.stringify(vehicleStateEvent("evt_\ud83d\ude97"))))
+      assert.strictEqual(paired.status, 200, paired.body)
+      assert.deepStrictEqual(calls, ["evt_\ud83d\ude97"])
+    }).pipe(Effect.provide(SeenEvents.layerMemory())))
+
   it.effect("a string body is verified as its UTF-8 bytes", () =>
     Effect.gen(function*() {
       const receiver = Receiver.make({ secret, handler: () => Effect.void })

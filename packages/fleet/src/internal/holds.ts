@@ -3,7 +3,9 @@
  * answered 429 with `retry-after`, read before every request. In Redis a
  * hold is a key with an expiry (`PTTL` is what is left of it, on the Redis
  * server's clock, so the processes' clocks need not agree); in memory, an
- * instant on Effect's `Clock`.
+ * instant on Effect's `Clock`. No hold is ever longer than the cap
+ * (`maxHold`): a longer one is cut to it when set, and when read (one set
+ * by a process with a longer cap).
  */
 import { Clock, Effect } from "effect"
 import { Redis } from "effect/persistence"
@@ -16,13 +18,14 @@ export interface Holds {
   readonly remaining: (keys: ReadonlyArray<string>) => Effect.Effect<number, FleetError>
 }
 
-export const makeMemory: Effect.Effect<Holds> = Effect.sync(() => {
+export const makeMemory = (capMillis: number): Effect.Effect<Holds> => Effect.sync(() => {
   const until = new Map<string, number>()
   return {
     hold: (key, millis) =>
       Effect.flatMap(Clock.currentTimeMillis, (now) =>
         Effect.sync(() => {
-          if ((until.get(key) ?? 0) < now + millis) until.set(key, now + millis)
+          const end = now + Math.min(millis, capMillis)
+          if ((until.get(key) ?? 0) < end) until.set(key, end)
         })),
     remaining: (keys) =>
       Effect.map(Clock.currentTimeMillis, (now) => {
@@ -31,7 +34,7 @@ export const makeMemory: Effect.Effect<Holds> = Effect.sync(() => {
           const end = until.get(key)
           if (end === undefined) continue
           if (end <= now) until.delete(key)
-          else wait = Math.max(wait, end - now)
+          else wait = Math.max(wait, Math.min(end - now, capMillis))
         }
         return wait
       })
@@ -49,12 +52,18 @@ return 1
 `
 })
 
-const remainingScript = Redis.script((...keys: ReadonlyArray<string>) => keys, {
-  numberOfKeys: (...keys) => keys.length,
+// a hold left longer than the cap (set by a process with a longer one) is cut to it
+const remainingScript = Redis.script((capMillis: number, ...keys: ReadonlyArray<string>) => [...keys, capMillis], {
+  numberOfKeys: (_capMillis, ...keys) => keys.length,
   lua: `
+local cap = tonumber(ARGV[1])
 local wait = 0
 for _, key in ipairs(KEYS) do
   local left = redis.call("PTTL", key)
+  if left > cap then
+    redis.call("PEXPIRE", key, cap)
+    left = cap
+  end
   if left > wait then wait = left end
 end
 return wait
@@ -80,13 +89,14 @@ const messageOf = (error: unknown): string => {
   return cause instanceof Error ? cause.message : String(cause)
 }
 
-export const makeRedis = (prefix: string, timeoutMillis: number): Effect.Effect<Holds, never, Redis.Redis> =>
+export const makeRedis = (prefix: string, timeoutMillis: number, capMillis: number): Effect.Effect<Holds, never, Redis.Redis> =>
   Effect.map(Effect.service(Redis.Redis), (redis) => {
     const hold = redis.eval(holdScript)
     const remaining = redis.eval(remainingScript)
+    const cap = Math.max(1, Math.ceil(capMillis))
     return {
-      hold: (key, millis) => hold(prefix + key, Math.max(1, Math.ceil(millis))).pipe(redisCall("hold", timeoutMillis)),
+      hold: (key, millis) => hold(prefix + key, Math.max(1, Math.min(cap, Math.ceil(millis)))).pipe(redisCall("hold", timeoutMillis)),
       remaining: (keys) =>
-        remaining(...keys.map((key) => prefix + key)).pipe(Effect.map(Number), redisCall("read holds", timeoutMillis))
+        remaining(cap, ...keys.map((key) => prefix + key)).pipe(Effect.map(Number), redisCall("read holds", timeoutMillis))
     }
   })

@@ -19,6 +19,16 @@ export const newestByCode = (readings: ReadonlyArray<Reading>): ReadonlyArray<Re
 }
 
 /**
+ * @internal whether a reading of `eventId` replaces `current`: a later
+ * `oemUpdatedAt`, or the same one and a greater `eventId` (by its UTF-8
+ * bytes, as the SQL store compares them), so that events applied in any
+ * order leave the same state
+ */
+export const replaces = (reading: Reading, eventId: string, current: SignalState | undefined): boolean =>
+  current === undefined || DateTime.isGreaterThan(reading.oemUpdatedAt, current.oemUpdatedAt) ||
+  (DateTime.Equivalence(reading.oemUpdatedAt, current.oemUpdatedAt) && Buffer.compare(Buffer.from(eventId), Buffer.from(current.eventId)) > 0)
+
+/**
  * @internal the applied event ids with when they were applied, in that
  * order: those older than `retention` milliseconds are forgotten at the
  * next `record`
@@ -56,7 +66,7 @@ export const makeMemoryState = (changesCapacity: number, retention: number): Eff
         const changed: Array<SignalState> = []
         for (const reading of newestByCode(input.readings)) {
           const current = signals.get(reading.code)
-          if (current !== undefined && !DateTime.isGreaterThan(reading.oemUpdatedAt, current.oemUpdatedAt)) continue
+          if (!replaces(reading, input.eventId, current)) continue
           const state: SignalState = { ...reading, vehicleId: input.vehicleId, eventId: input.eventId, updatedAt }
           signals.set(reading.code, state)
           changed.push(state)

@@ -173,7 +173,8 @@ const upsert = (sql: SqlClient.SqlClient, table: string, { eventId, readings, ve
     body: reading.body,
     oem_updated_at: DateTime.formatIso(reading.oemUpdatedAt)
   })))
-  // the newest by oem_updated_at wins: an older reading leaves the row as it is
+  // the newest by oem_updated_at wins, then the greater event_id (by bytes, whatever the database's collation):
+  // an older reading leaves the row as it is, and events applied in any order leave the same row
   return Effect.map(
     sql<Row>`INSERT INTO ${state} (vehicle_id, code, name, signal_group, body, oem_updated_at, event_id)
       SELECT ${vehicleId}, r.code, r.name, r.signal_group, r.body, r.oem_updated_at, ${eventId}
@@ -182,7 +183,8 @@ const upsert = (sql: SqlClient.SqlClient, table: string, { eventId, readings, ve
       ON CONFLICT (vehicle_id, code) DO UPDATE SET name = EXCLUDED.name, signal_group = EXCLUDED.signal_group,
         body = EXCLUDED.body, oem_updated_at = EXCLUDED.oem_updated_at, event_id = EXCLUDED.event_id,
         updated_at = clock_timestamp()
-      WHERE EXCLUDED.oem_updated_at > ${state}.oem_updated_at
+      WHERE EXCLUDED.oem_updated_at > ${state}.oem_updated_at OR (EXCLUDED.oem_updated_at = ${state}.oem_updated_at
+        AND EXCLUDED.event_id COLLATE "C" > ${state}.event_id COLLATE "C")
       RETURNING ${columns(sql)}`,
     (rows) => rows.map(fromRow)
   )
