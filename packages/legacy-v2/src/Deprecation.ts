@@ -10,7 +10,7 @@
  *
  * @since 0.2.0
  */
-import { Context, DateTime, Effect, Schema } from "effect"
+import { Clock, Context, DateTime, Effect, Schema } from "effect"
 
 /**
  * What a v2.0 response says about its deprecation: when the endpoint was (or
@@ -69,7 +69,7 @@ const parseLink = (value: string): string | undefined => {
  * import { fromHeaders } from "@connected-vehicle/legacy-v2/Deprecation"
  *
  * fromHeaders({
- *   deprecation: "@1764547200",
+ *   deprecation: "@1796083200",
  *   sunset: "Tue, 01 Dec 2026 00:00:00 GMT",
  *   link: "<https://example.com/docs/migrating-to-v3>; rel=\"deprecation\"; type=\"text/html\""
  * })
@@ -239,14 +239,19 @@ export const endpointOf = (method: string, url: string): string | undefined => {
   return `${method} /v2.0/vehicles/{id}${slash === -1 || slash > end ? "" : url.slice(slash, end)}`
 }
 
-const describe = (endpoint: string, deprecation: Deprecation): string => {
+const describe = (endpoint: string, deprecation: Deprecation, now: number): string => {
   const path = endpoint.slice(endpoint.indexOf(" /v2.0") + 6)
   const replacement = replacements[path]
   const date = (d: DateTime.Utc) => DateTime.formatIso(d).slice(0, 10)
+  const sunset = deprecation.sunsetAt
   return [
     `The connected-vehicle v2.0 endpoint ${endpoint} is deprecated`,
     deprecation.deprecatedAt === undefined ? "" : ` (as of ${date(deprecation.deprecatedAt)})`,
-    deprecation.sunsetAt === undefined ? "" : ` and sunsets on ${date(deprecation.sunsetAt)}`,
+    sunset === undefined
+      ? ""
+      : now < DateTime.toEpochMillis(sunset)
+      ? ` and sunsets on ${date(sunset)}`
+      : ` and was sunset on ${date(sunset)} (it may stop answering at any time)`,
     replacement === undefined ? "; move to v3" : `; v3 replacement: ${replacement} of @connected-vehicle/v3`,
     deprecation.link === undefined ? "" : `; see ${deprecation.link}`,
     `. Set ${WARNINGS_ENV}=off to silence this warning.`
@@ -257,7 +262,8 @@ const describe = (endpoint: string, deprecation: Deprecation): string => {
  * Logs the deprecation of `endpoint` at `level`, unless `level` is `off` or
  * the endpoint was already warned about in this process ({@link Warned}).
  * The message names the endpoint (no vehicle id, no query, never a token), the
- * dates, the v3 replacement and the link.
+ * dates, the v3 replacement and the link. The sunset is told by the `Clock`:
+ * "sunsets on <date>" before it, "was sunset on <date>" from that day on.
  *
  * @example
  * ```ts
@@ -274,10 +280,12 @@ export const warnOnce = (endpoint: string, deprecation: Deprecation, level: Warn
   level === "off" ? Effect.void : Effect.flatMap(Effect.service(Warned), (warned) => {
     if (warned.has(endpoint)) return Effect.void
     warned.add(endpoint)
-    const message = describe(endpoint, deprecation)
-    const log = level === "warn" ? Effect.logWarning(message) : level === "info" ? Effect.logInfo(message) : Effect.logDebug(message)
-    return Effect.annotateLogs(log, {
-      endpoint,
-      ...(deprecation.sunsetAt === undefined ? {} : { sunsetAt: DateTime.formatIso(deprecation.sunsetAt) })
+    return Effect.flatMap(Clock.currentTimeMillis, (now) => {
+      const message = describe(endpoint, deprecation, now)
+      const log = level === "warn" ? Effect.logWarning(message) : level === "info" ? Effect.logInfo(message) : Effect.logDebug(message)
+      return Effect.annotateLogs(log, {
+        endpoint,
+        ...(deprecation.sunsetAt === undefined ? {} : { sunsetAt: DateTime.formatIso(deprecation.sunsetAt) })
+      })
     })
   })
