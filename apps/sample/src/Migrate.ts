@@ -1,7 +1,7 @@
 /**
  * `sample migrate check <vehicle>`: each legacy v2.0 read of a vehicle next
  * to its v3 equivalent (`Migration` of `@connected-vehicle/v3`), and whether
- * they agree. v2.0 sunsets on December 1, 2026 (`docs/migrating-to-v3.md`).
+ * they agree. v2.0's sunset date is December 1, 2026 (`docs/migrating-to-v3.md`).
  *
  * @since 0.2.0
  */

@@ -5,7 +5,7 @@
  * list, the batch, and error responses), exposed on results and logged once per
  * process per endpoint.
  *
- * v2.0 sunsets on December 1, 2026: see `docs/migrating-to-v3.md` and
+ * v2.0's sunset date is December 1, 2026: see `docs/migrating-to-v3.md` and
  * `Migration` of `@connected-vehicle/v3`.
  *
  * @since 0.2.0
@@ -25,7 +25,7 @@ import { Clock, Context, DateTime, Effect, Schema } from "effect"
  *
  * const describe = (d: Deprecation) => `sunset ${d.sunsetAt ? DateTime.formatIso(d.sunsetAt) : "unknown"}, see ${d.link}`
  * ```
- * @deprecated Goes away with v2.0 on 2026-12-01 (v3 responses carry no deprecation headers); see `Migration` of `@connected-vehicle/v3`.
+ * @deprecated Goes away with v2.0, whose sunset date is 2026-12-01 (v3 responses carry no deprecation headers); see `Migration` of `@connected-vehicle/v3`.
  * @since 0.2.0
  * @category models
  */
@@ -74,7 +74,7 @@ const parseLink = (value: string): string | undefined => {
  *   link: "<https://example.com/docs/migrating-to-v3>; rel=\"deprecation\"; type=\"text/html\""
  * })
  * ```
- * @deprecated Goes away with v2.0 on 2026-12-01 (v3 responses carry no deprecation headers); see `Migration` of `@connected-vehicle/v3`.
+ * @deprecated Goes away with v2.0, whose sunset date is 2026-12-01 (v3 responses carry no deprecation headers); see `Migration` of `@connected-vehicle/v3`.
  * @since 0.2.0
  * @category parsing
  */
@@ -122,7 +122,7 @@ const read = (deprecation: string | undefined, sunset: string | undefined, link:
  *
  * Schema.is(WarningLevel)("off") // true
  * ```
- * @deprecated Goes away with v2.0 on 2026-12-01 (v3 responses carry no deprecation headers); see `Migration` of `@connected-vehicle/v3`.
+ * @deprecated Goes away with v2.0, whose sunset date is 2026-12-01 (v3 responses carry no deprecation headers); see `Migration` of `@connected-vehicle/v3`.
  * @since 0.2.0
  * @category models
  */
@@ -135,7 +135,7 @@ export const WarningLevel = Schema.Literals(["off", "warn", "info", "debug"])
  *
  * const level: WarningLevel = "warn"
  * ```
- * @deprecated Goes away with v2.0 on 2026-12-01 (v3 responses carry no deprecation headers); see `Migration` of `@connected-vehicle/v3`.
+ * @deprecated Goes away with v2.0, whose sunset date is 2026-12-01 (v3 responses carry no deprecation headers); see `Migration` of `@connected-vehicle/v3`.
  * @since 0.2.0
  * @category models
  */
@@ -153,7 +153,7 @@ export type WarningLevel = typeof WarningLevel.Type
  *
  * const setting = Config.option(Config.String(WARNINGS_ENV))
  * ```
- * @deprecated Goes away with v2.0 on 2026-12-01 (v3 responses carry no deprecation headers); see `Migration` of `@connected-vehicle/v3`.
+ * @deprecated Goes away with v2.0, whose sunset date is 2026-12-01 (v3 responses carry no deprecation headers); see `Migration` of `@connected-vehicle/v3`.
  * @since 0.2.0
  * @category configuration
  */
@@ -172,7 +172,7 @@ export const WARNINGS_ENV = "CONNECTED_VEHICLE_DEPRECATION_WARNINGS"
  *
  * const scoped = <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.provideService(effect, Warned, new Set<string>())
  * ```
- * @deprecated Goes away with v2.0 on 2026-12-01 (v3 responses carry no deprecation headers); see `Migration` of `@connected-vehicle/v3`.
+ * @deprecated Goes away with v2.0, whose sunset date is 2026-12-01 (v3 responses carry no deprecation headers); see `Migration` of `@connected-vehicle/v3`.
  * @since 0.2.0
  * @category references
  */
@@ -193,7 +193,7 @@ export const Warned = Context.Reference<Set<string>>("@connected-vehicle/legacy-
  *
  * replacements["/vehicles/{id}/odometer"] // "Migration.odometer (Signals.get odometer-traveleddistance)"
  * ```
- * @deprecated Goes away with v2.0 on 2026-12-01 (v3 responses carry no deprecation headers); see `Migration` of `@connected-vehicle/v3`.
+ * @deprecated Goes away with v2.0, whose sunset date is 2026-12-01 (v3 responses carry no deprecation headers); see `Migration` of `@connected-vehicle/v3`.
  * @since 0.2.0
  * @category constants
  */
@@ -219,7 +219,7 @@ export const replacements: Readonly<Record<string, string>> = {
  *
  * endpointOf("GET", "http://127.0.0.1:4010/v2.0/vehicles/abc/odometer?x=1") // "GET /v2.0/vehicles/{id}/odometer"
  * ```
- * @deprecated Goes away with v2.0 on 2026-12-01 (v3 responses carry no deprecation headers); see `Migration` of `@connected-vehicle/v3`.
+ * @deprecated Goes away with v2.0, whose sunset date is 2026-12-01 (v3 responses carry no deprecation headers); see `Migration` of `@connected-vehicle/v3`.
  * @since 0.2.0
  * @category utils
  */
@@ -272,7 +272,7 @@ const describe = (endpoint: string, deprecation: Deprecation, now: number): stri
  *
  * const warn = warnOnce("GET /v2.0/vehicles/{id}/vin", { sunsetAt: DateTime.makeUnsafe("2026-12-01T00:00:00Z") }, "warn")
  * ```
- * @deprecated Goes away with v2.0 on 2026-12-01 (v3 responses carry no deprecation headers); see `Migration` of `@connected-vehicle/v3`.
+ * @deprecated Goes away with v2.0, whose sunset date is 2026-12-01 (v3 responses carry no deprecation headers); see `Migration` of `@connected-vehicle/v3`.
  * @since 0.2.0
  * @category logging
  */
