@@ -1,7 +1,7 @@
 /**
  * `sample migrate check <vehicle>`: each legacy v2.0 read of a vehicle next
  * to its v3 equivalent (`Migration` of `@connected-vehicle/v3`), and whether
- * they agree. v2.0 sunsets on December 1, 2026 (`docs/migrating-to-v3.md`).
+ * they agree. v2.0's sunset date is December 1, 2026 (`docs/migrating-to-v3.md`).
  *
  * @since 0.2.0
  */
@@ -16,20 +16,39 @@ import { SampleError } from "./SampleError.ts"
 import { render as renderTable } from "./Table.ts"
 
 /**
- * The deprecation notice the legacy commands print on stderr.
+ * The sunset of `sunset` (an ISO date or date-time) told at `now`
+ * (milliseconds): "sunsets on <sunset>" before it, "was sunset on <sunset>"
+ * from it on (or when `sunset` is no date).
  *
  * @example
  * ```ts
- * import { Console } from "effect"
- * import { notice } from "@connected-vehicle/sample/Migrate"
+ * import { sunsetPhrase } from "@connected-vehicle/sample/Migrate"
  *
- * const warn = Console.error(notice)
+ * sunsetPhrase("2026-12-01", Date.UTC(2026, 10, 27)) // "sunsets on 2026-12-01"
+ * sunsetPhrase("2026-12-01", Date.UTC(2027, 0, 1)) // "was sunset on 2026-12-01"
  * ```
  * @since 0.2.0
- * @category constants
+ * @category utils
  */
-export const notice =
-  "Deprecated: the v2.0 API sunsets on 2026-12-01 (Sunset: Tue, 01 Dec 2026 00:00:00 GMT). Move to v3: docs/migrating-to-v3.md; compare with `sample migrate check <vehicle>`."
+export const sunsetPhrase = (sunset: string, now: number): string =>
+  now < Date.parse(sunset) ? `sunsets on ${sunset}` : `was sunset on ${sunset}`
+
+/**
+ * The deprecation notice the legacy commands print on stderr, told at `now`
+ * (milliseconds, the `Clock`'s): the sunset of 2026-12-01 is to come, or past.
+ *
+ * @example
+ * ```ts
+ * import { Clock, Console, Effect } from "effect"
+ * import { notice } from "@connected-vehicle/sample/Migrate"
+ *
+ * const warn = Effect.flatMap(Clock.currentTimeMillis, (now) => Console.error(notice(now)))
+ * ```
+ * @since 0.2.0
+ * @category utils
+ */
+export const notice = (now: number): string =>
+  `Deprecated: the v2.0 API ${sunsetPhrase("2026-12-01", now)} (Sunset: Tue, 01 Dec 2026 00:00:00 GMT). Move to v3: docs/migrating-to-v3.md; compare with \`sample migrate check <vehicle>\`.`
 
 /**
  * One side of a check: the value, or the error's tag and message.

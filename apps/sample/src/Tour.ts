@@ -32,6 +32,7 @@ import { Webhooks } from "@connected-vehicle/v3/Webhooks"
 import { reasonOf } from "@connected-vehicle/transport/ConnectedVehicleError"
 import * as Authorize from "./Authorize.ts"
 import * as Listen from "./Listen.ts"
+import { sunsetPhrase } from "./Migrate.ts"
 import * as Render from "./Render.ts"
 import { SampleError } from "./SampleError.ts"
 import { heading, keyValues, render } from "./Table.ts"
@@ -277,7 +278,7 @@ const legacyStep = (say: Say, target: Target["Service"]) =>
       link: batch.deprecation?.link ?? null
     }
     yield* say(
-      `\nDeprecated: v2.0 sunsets ${deprecation.sunsetAt ?? "on 2026-12-01"} (the response's Sunset header). ` +
+      `\nDeprecated: v2.0 ${sunsetPhrase(deprecation.sunsetAt ?? "2026-12-01", yield* Clock.currentTimeMillis)} (the response's Sunset header). ` +
         `Move to v3: ${deprecation.link ?? "docs/migrating-to-v3.md"}; compare with \`migrate check ${vehicleId}\`.`
     )
     return { authorization, vehicles: list, vehicleId, entries, deprecation }

@@ -11,6 +11,7 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Redacted } from "effect"
+import * as Migrate from "@connected-vehicle/sample/Migrate"
 import { afterAll } from "vitest"
 import { run, runJson, secretFile, simulators, targetOf, tokenShape } from "./cli.ts"
 
@@ -37,7 +38,9 @@ describe.concurrent("main job (no arguments, embedded simulator)", () => {
     assert.match(result.stdout, /Redirected to: http:\/\/127\.0\.0\.1:\d+\/callback\?code=code_/)
     assert.match(result.stdout, /Access token:\s+<redacted>/)
     assert.match(result.stdout, /\/odometer\s+200\s+ok\s+distance=/)
-    assert.match(result.stdout, /Deprecated: v2\.0 sunsets 2026-12-01T00:00:00\.000Z \(the response's Sunset header\)\. Move to v3: http:\/\/127\.0\.0\.1:\d+\/docs\/migrating-to-v3/)
+    // the tense follows the real clock (hardening.test.ts pins it on both sides of the sunset)
+    assert.include(result.stdout, `Deprecated: v2.0 ${Migrate.sunsetPhrase("2026-12-01T00:00:00.000Z", Date.now())} (the response's Sunset header).`)
+    assert.match(result.stdout, /\(the response's Sunset header\)\. Move to v3: http:\/\/127\.0\.0\.1:\d+\/docs\/migrating-to-v3/)
     assert.include(result.stdout, "FAILED SIGNALS")
     assert.match(result.stdout, /REAUTHENTICATE/)
     const lines = result.stdout.trimEnd().split("\n")
@@ -70,7 +73,7 @@ describe.concurrent("migrate check (embedded simulator)", () => {
   it("each legacy read next to its v3 equivalent, agreeing in imperial; the deprecation notice on stderr", { timeout: LONG }, async () => {
     const vehicles = await runJson(["legacy", "vehicles"])
     assert.strictEqual(vehicles.run.code, 0, vehicles.run.stderr)
-    assert.include(vehicles.run.stderr, "sunsets on 2026-12-01")
+    assert.include(vehicles.run.stderr, `the v2.0 API ${Migrate.sunsetPhrase("2026-12-01", Date.now())} (Sunset: Tue, 01 Dec 2026 00:00:00 GMT)`)
     const vehicleId = vehicles.json.vehicles[0] as string
     const check = await runJson(["migrate", "check", vehicleId, "--unit-system", "imperial"])
     assert.strictEqual(check.run.code, 0, check.run.stderr)

@@ -5,12 +5,12 @@
  * list, the batch, and error responses), exposed on results and logged once per
  * process per endpoint.
  *
- * v2.0 sunsets on December 1, 2026: see `docs/migrating-to-v3.md` and
+ * v2.0's sunset date is December 1, 2026: see `docs/migrating-to-v3.md` and
  * `Migration` of `@connected-vehicle/v3`.
  *
  * @since 0.2.0
  */
-import { Context, DateTime, Effect, Schema } from "effect"
+import { Clock, Context, DateTime, Effect, Schema } from "effect"
 
 /**
  * What a v2.0 response says about its deprecation: when the endpoint was (or
@@ -25,7 +25,7 @@ import { Context, DateTime, Effect, Schema } from "effect"
  *
  * const describe = (d: Deprecation) => `sunset ${d.sunsetAt ? DateTime.formatIso(d.sunsetAt) : "unknown"}, see ${d.link}`
  * ```
- * @deprecated Goes away with v2.0 on 2026-12-01 (v3 responses carry no deprecation headers); see `Migration` of `@connected-vehicle/v3`.
+ * @deprecated Goes away with v2.0, whose sunset date is 2026-12-01 (v3 responses carry no deprecation headers); see `Migration` of `@connected-vehicle/v3`.
  * @since 0.2.0
  * @category models
  */
@@ -69,12 +69,12 @@ const parseLink = (value: string): string | undefined => {
  * import { fromHeaders } from "@connected-vehicle/legacy-v2/Deprecation"
  *
  * fromHeaders({
- *   deprecation: "@1764547200",
+ *   deprecation: "@1796083200",
  *   sunset: "Tue, 01 Dec 2026 00:00:00 GMT",
  *   link: "<https://example.com/docs/migrating-to-v3>; rel=\"deprecation\"; type=\"text/html\""
  * })
  * ```
- * @deprecated Goes away with v2.0 on 2026-12-01 (v3 responses carry no deprecation headers); see `Migration` of `@connected-vehicle/v3`.
+ * @deprecated Goes away with v2.0, whose sunset date is 2026-12-01 (v3 responses carry no deprecation headers); see `Migration` of `@connected-vehicle/v3`.
  * @since 0.2.0
  * @category parsing
  */
@@ -122,7 +122,7 @@ const read = (deprecation: string | undefined, sunset: string | undefined, link:
  *
  * Schema.is(WarningLevel)("off") // true
  * ```
- * @deprecated Goes away with v2.0 on 2026-12-01 (v3 responses carry no deprecation headers); see `Migration` of `@connected-vehicle/v3`.
+ * @deprecated Goes away with v2.0, whose sunset date is 2026-12-01 (v3 responses carry no deprecation headers); see `Migration` of `@connected-vehicle/v3`.
  * @since 0.2.0
  * @category models
  */
@@ -135,7 +135,7 @@ export const WarningLevel = Schema.Literals(["off", "warn", "info", "debug"])
  *
  * const level: WarningLevel = "warn"
  * ```
- * @deprecated Goes away with v2.0 on 2026-12-01 (v3 responses carry no deprecation headers); see `Migration` of `@connected-vehicle/v3`.
+ * @deprecated Goes away with v2.0, whose sunset date is 2026-12-01 (v3 responses carry no deprecation headers); see `Migration` of `@connected-vehicle/v3`.
  * @since 0.2.0
  * @category models
  */
@@ -153,7 +153,7 @@ export type WarningLevel = typeof WarningLevel.Type
  *
  * const setting = Config.option(Config.String(WARNINGS_ENV))
  * ```
- * @deprecated Goes away with v2.0 on 2026-12-01 (v3 responses carry no deprecation headers); see `Migration` of `@connected-vehicle/v3`.
+ * @deprecated Goes away with v2.0, whose sunset date is 2026-12-01 (v3 responses carry no deprecation headers); see `Migration` of `@connected-vehicle/v3`.
  * @since 0.2.0
  * @category configuration
  */
@@ -172,7 +172,7 @@ export const WARNINGS_ENV = "CONNECTED_VEHICLE_DEPRECATION_WARNINGS"
  *
  * const scoped = <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.provideService(effect, Warned, new Set<string>())
  * ```
- * @deprecated Goes away with v2.0 on 2026-12-01 (v3 responses carry no deprecation headers); see `Migration` of `@connected-vehicle/v3`.
+ * @deprecated Goes away with v2.0, whose sunset date is 2026-12-01 (v3 responses carry no deprecation headers); see `Migration` of `@connected-vehicle/v3`.
  * @since 0.2.0
  * @category references
  */
@@ -193,7 +193,7 @@ export const Warned = Context.Reference<Set<string>>("@connected-vehicle/legacy-
  *
  * replacements["/vehicles/{id}/odometer"] // "Migration.odometer (Signals.get odometer-traveleddistance)"
  * ```
- * @deprecated Goes away with v2.0 on 2026-12-01 (v3 responses carry no deprecation headers); see `Migration` of `@connected-vehicle/v3`.
+ * @deprecated Goes away with v2.0, whose sunset date is 2026-12-01 (v3 responses carry no deprecation headers); see `Migration` of `@connected-vehicle/v3`.
  * @since 0.2.0
  * @category constants
  */
@@ -219,7 +219,7 @@ export const replacements: Readonly<Record<string, string>> = {
  *
  * endpointOf("GET", "http://127.0.0.1:4010/v2.0/vehicles/abc/odometer?x=1") // "GET /v2.0/vehicles/{id}/odometer"
  * ```
- * @deprecated Goes away with v2.0 on 2026-12-01 (v3 responses carry no deprecation headers); see `Migration` of `@connected-vehicle/v3`.
+ * @deprecated Goes away with v2.0, whose sunset date is 2026-12-01 (v3 responses carry no deprecation headers); see `Migration` of `@connected-vehicle/v3`.
  * @since 0.2.0
  * @category utils
  */
@@ -239,14 +239,19 @@ export const endpointOf = (method: string, url: string): string | undefined => {
   return `${method} /v2.0/vehicles/{id}${slash === -1 || slash > end ? "" : url.slice(slash, end)}`
 }
 
-const describe = (endpoint: string, deprecation: Deprecation): string => {
+const describe = (endpoint: string, deprecation: Deprecation, now: number): string => {
   const path = endpoint.slice(endpoint.indexOf(" /v2.0") + 6)
   const replacement = replacements[path]
   const date = (d: DateTime.Utc) => DateTime.formatIso(d).slice(0, 10)
+  const sunset = deprecation.sunsetAt
   return [
     `The connected-vehicle v2.0 endpoint ${endpoint} is deprecated`,
     deprecation.deprecatedAt === undefined ? "" : ` (as of ${date(deprecation.deprecatedAt)})`,
-    deprecation.sunsetAt === undefined ? "" : ` and sunsets on ${date(deprecation.sunsetAt)}`,
+    sunset === undefined
+      ? ""
+      : now < DateTime.toEpochMillis(sunset)
+      ? ` and sunsets on ${date(sunset)}`
+      : ` and was sunset on ${date(sunset)} (it may stop answering at any time)`,
     replacement === undefined ? "; move to v3" : `; v3 replacement: ${replacement} of @connected-vehicle/v3`,
     deprecation.link === undefined ? "" : `; see ${deprecation.link}`,
     `. Set ${WARNINGS_ENV}=off to silence this warning.`
@@ -257,7 +262,8 @@ const describe = (endpoint: string, deprecation: Deprecation): string => {
  * Logs the deprecation of `endpoint` at `level`, unless `level` is `off` or
  * the endpoint was already warned about in this process ({@link Warned}).
  * The message names the endpoint (no vehicle id, no query, never a token), the
- * dates, the v3 replacement and the link.
+ * dates, the v3 replacement and the link. The sunset is told by the `Clock`:
+ * "sunsets on <date>" before it, "was sunset on <date>" from that day on.
  *
  * @example
  * ```ts
@@ -266,7 +272,7 @@ const describe = (endpoint: string, deprecation: Deprecation): string => {
  *
  * const warn = warnOnce("GET /v2.0/vehicles/{id}/vin", { sunsetAt: DateTime.makeUnsafe("2026-12-01T00:00:00Z") }, "warn")
  * ```
- * @deprecated Goes away with v2.0 on 2026-12-01 (v3 responses carry no deprecation headers); see `Migration` of `@connected-vehicle/v3`.
+ * @deprecated Goes away with v2.0, whose sunset date is 2026-12-01 (v3 responses carry no deprecation headers); see `Migration` of `@connected-vehicle/v3`.
  * @since 0.2.0
  * @category logging
  */
@@ -274,10 +280,12 @@ export const warnOnce = (endpoint: string, deprecation: Deprecation, level: Warn
   level === "off" ? Effect.void : Effect.flatMap(Effect.service(Warned), (warned) => {
     if (warned.has(endpoint)) return Effect.void
     warned.add(endpoint)
-    const message = describe(endpoint, deprecation)
-    const log = level === "warn" ? Effect.logWarning(message) : level === "info" ? Effect.logInfo(message) : Effect.logDebug(message)
-    return Effect.annotateLogs(log, {
-      endpoint,
-      ...(deprecation.sunsetAt === undefined ? {} : { sunsetAt: DateTime.formatIso(deprecation.sunsetAt) })
+    return Effect.flatMap(Clock.currentTimeMillis, (now) => {
+      const message = describe(endpoint, deprecation, now)
+      const log = level === "warn" ? Effect.logWarning(message) : level === "info" ? Effect.logInfo(message) : Effect.logDebug(message)
+      return Effect.annotateLogs(log, {
+        endpoint,
+        ...(deprecation.sunsetAt === undefined ? {} : { sunsetAt: DateTime.formatIso(deprecation.sunsetAt) })
+      })
     })
   })

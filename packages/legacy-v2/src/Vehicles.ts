@@ -7,7 +7,7 @@
  * body with the response's `sc-data-age` (as a `DateTime.Utc`) and
  * `sc-unit-system`.
  *
- * **Deprecated: v2.0 sunsets on December 1, 2026.** Every response carries
+ * **Deprecated: v2.0's sunset date is December 1, 2026.** Every response carries
  * the `Deprecation`, `Sunset` and `Link rel="deprecation"` headers: they are
  * exposed as `deprecation` on readings, pages and batches, and logged once per
  * process per endpoint (see {@link Options} `deprecationWarnings`). The v3
@@ -48,7 +48,7 @@ import * as UndiciHttpClient from "@connected-vehicle/transport/UndiciHttpClient
  *
  * const imperial: ReadOptions = { unitSystem: "imperial", timeout: "2 seconds", retry: { maxAttempts: 1 } }
  * ```
- * @deprecated v2.0 sunsets on 2026-12-01: use `Migration.ReadOptions` of `@connected-vehicle/v3`.
+ * @deprecated v2.0's sunset date is 2026-12-01: use `Migration.ReadOptions` of `@connected-vehicle/v3`.
  * @since 0.1.0
  * @category models
  */
@@ -72,7 +72,7 @@ export interface ReadOptions extends Transport.CallOptions {
  *   deprecationWarnings: "info"
  * }
  * ```
- * @deprecated v2.0 sunsets on 2026-12-01: use `V3.Options` of `@connected-vehicle/v3`.
+ * @deprecated v2.0's sunset date is 2026-12-01: use `V3.Options` of `@connected-vehicle/v3`.
  * @since 0.1.0
  * @category models
  */
@@ -99,7 +99,7 @@ export interface Options {
  *
  * const secondPage: ListArgs = { limit: 50, offset: 50 }
  * ```
- * @deprecated v2.0 sunsets on 2026-12-01: use `Connections.ListArgs` of `@connected-vehicle/v3`.
+ * @deprecated v2.0's sunset date is 2026-12-01: use `Connections.ListArgs` of `@connected-vehicle/v3`.
  * @since 0.1.0
  * @category models
  */
@@ -115,7 +115,7 @@ export type ListArgs = { readonly [K in keyof typeof LegacyVehiclesQuery.Type]?:
  *
  * const retryable = (error: ReadError) => error._tag === "ConnectedVehicleError" && error.isRetryable
  * ```
- * @deprecated v2.0 sunsets on 2026-12-01: use `Migration.ReadError` of `@connected-vehicle/v3` (the same classes).
+ * @deprecated v2.0's sunset date is 2026-12-01: use `Migration.ReadError` of `@connected-vehicle/v3` (the same classes).
  * @since 0.1.0
  * @category errors
  */
@@ -130,7 +130,7 @@ export type ReadError = InvalidArgument | ConnectedVehicleError
  *
  * const sunset = (page: VehiclePage) => page.deprecation?.sunsetAt
  * ```
- * @deprecated v2.0 sunsets on 2026-12-01: use `Connections.list` of `@connected-vehicle/v3`.
+ * @deprecated v2.0's sunset date is 2026-12-01: use `Connections.list` of `@connected-vehicle/v3`.
  * @since 0.2.0
  * @category models
  */
@@ -146,18 +146,18 @@ type LegacyClient = Transport.GroupClient<typeof LegacyGroup, "legacy">
 // The reads of the service, by the name of their endpoint in the contract's
 // legacy group (every read endpoint of the group, or a type error), with their path.
 const reads = {
-  /** @deprecated v2.0 sunsets on 2026-12-01: use `Migration.odometer` of `@connected-vehicle/v3` (`Signals.get` code `odometer-traveleddistance`). */
+  /** @deprecated v2.0's sunset date is 2026-12-01: use `Migration.odometer` of `@connected-vehicle/v3` (`Signals.get` code `odometer-traveleddistance`). */
   odometer: "/odometer",
-  /** @deprecated v2.0 sunsets on 2026-12-01: use `Migration.location` of `@connected-vehicle/v3` (`Signals.get` code `location-preciselocation`). */
+  /** @deprecated v2.0's sunset date is 2026-12-01: use `Migration.location` of `@connected-vehicle/v3` (`Signals.get` code `location-preciselocation`). */
   location: "/location",
-  /** @deprecated v2.0 sunsets on 2026-12-01: use `Migration.vin` of `@connected-vehicle/v3` (`Signals.get` code `vehicleidentification-vin`). */
+  /** @deprecated v2.0's sunset date is 2026-12-01: use `Migration.vin` of `@connected-vehicle/v3` (`Signals.get` code `vehicleidentification-vin`). */
   vin: "/vin",
-  /** @deprecated v2.0 sunsets on 2026-12-01: use `Migration.engineOil` of `@connected-vehicle/v3` (`Signals.get` code `internalcombustionengine-oillife`). */
+  /** @deprecated v2.0's sunset date is 2026-12-01: use `Migration.engineOil` of `@connected-vehicle/v3` (`Signals.get` code `internalcombustionengine-oillife`). */
   engineOil: "/engine/oil",
-  /** @deprecated v2.0 sunsets on 2026-12-01: use `Migration.tirePressure` of `@connected-vehicle/v3` (`Signals.get` code `wheel-tirepressures`). */
+  /** @deprecated v2.0's sunset date is 2026-12-01: use `Migration.tirePressure` of `@connected-vehicle/v3` (`Signals.get` code `wheel-tirepressures`). */
   tirePressure: "/tires/pressure",
   /**
-   * @deprecated v2.0 sunsets on 2026-12-01 and v3 has no service-records signal, so there is no
+   * @deprecated v2.0's sunset date is 2026-12-01 and v3 has no service-records signal, so there is no
    * `Migration` equivalent in `@connected-vehicle/v3`: export the history before the sunset
    * (see `docs/migrating-to-v3.md`).
    */
@@ -188,7 +188,7 @@ type Reads<T extends Readonly<Record<string, LegacyPath>>> = {
  *   return [odometer.value.distance, Result.isSuccess(batch["/tires/pressure"])]
  * })
  * ```
- * @deprecated v2.0 sunsets on 2026-12-01: use the `Migration` reads of `@connected-vehicle/v3`
+ * @deprecated v2.0's sunset date is 2026-12-01: use the `Migration` reads of `@connected-vehicle/v3`
  * (`Migration.odometer`, ...; `Signals.get` with the signal code) with the application token
  * and the vehicle's user id. See `docs/migrating-to-v3.md`.
  * @since 0.1.0
@@ -198,7 +198,7 @@ export class Vehicles extends Context.Service<Vehicles, Reads<typeof reads> & {
   /**
    * One page of vehicle ids (`limit` 1..50, default 10 on the service; `offset` >= 0).
    *
-   * @deprecated v2.0 sunsets on 2026-12-01: use `Connections.list({ userId })` of `@connected-vehicle/v3`.
+   * @deprecated v2.0's sunset date is 2026-12-01: use `Connections.list({ userId })` of `@connected-vehicle/v3`.
    */
   readonly list: (
     args?: ListArgs,
@@ -207,7 +207,7 @@ export class Vehicles extends Context.Service<Vehicles, Reads<typeof reads> & {
   /**
    * Every vehicle id, `limit` (default 50) per request; the per-call `options` apply to each request.
    *
-   * @deprecated v2.0 sunsets on 2026-12-01: use `Connections.stream({ userId })` of `@connected-vehicle/v3`.
+   * @deprecated v2.0's sunset date is 2026-12-01: use `Connections.stream({ userId })` of `@connected-vehicle/v3`.
    */
   readonly stream: (
     args?: Pick<ListArgs, "limit">,
@@ -218,7 +218,7 @@ export class Vehicles extends Context.Service<Vehicles, Reads<typeof reads> & {
    * per-vehicle request limit. The call fails only when the batch request
    * itself fails; each entry carries its own result.
    *
-   * @deprecated v2.0 sunsets on 2026-12-01: use one `Migration` read per path, or `Signals.list`
+   * @deprecated v2.0's sunset date is 2026-12-01: use one `Migration` read per path, or `Signals.list`
    * (every signal of the vehicle in one request) of `@connected-vehicle/v3`.
    */
   readonly batch: <const P extends LegacyPath>(
@@ -241,7 +241,7 @@ export class Vehicles extends Context.Service<Vehicles, Reads<typeof reads> & {
  *
  * const VehiclesLive = Layer.effect(Vehicles, make({ unitSystem: "imperial" }))
  * ```
- * @deprecated v2.0 sunsets on 2026-12-01: use `Signals.make` of `@connected-vehicle/v3` with `Migration`.
+ * @deprecated v2.0's sunset date is 2026-12-01: use `Signals.make` of `@connected-vehicle/v3` with `Migration`.
  * @since 0.1.0
  * @category constructors
  */
@@ -386,7 +386,7 @@ const batchOf = <const P extends LegacyPath>(
  *
  * const VehiclesLive = Vehicles.layer({ unitSystem: "metric" })
  * ```
- * @deprecated v2.0 sunsets on 2026-12-01: use `V3.layer` of `@connected-vehicle/v3` with `Migration`.
+ * @deprecated v2.0's sunset date is 2026-12-01: use `V3.layer` of `@connected-vehicle/v3` with `Migration`.
  * @since 0.1.0
  * @category layers
  */
@@ -415,7 +415,7 @@ export const layer = (options?: Options): Layer.Layer<Vehicles, never, Transport
  *   return Vehicles.layer({ ...legacy, unitSystem: "imperial" })
  * }))
  * ```
- * @deprecated v2.0 sunsets on 2026-12-01: use `TransportConfig.config` of `@connected-vehicle/transport` with `V3.layer`.
+ * @deprecated v2.0's sunset date is 2026-12-01: use `TransportConfig.config` of `@connected-vehicle/transport` with `V3.layer`.
  * @since 0.2.0
  * @category configuration
  */
@@ -453,7 +453,7 @@ export const config: Config.Config<{ readonly deprecationWarnings: Deprecation.W
  *
  * Effect.runPromise(program.pipe(Effect.provide(Vehicles.layerConfig({ userKey: "user-42" }))))
  * ```
- * @deprecated v2.0 sunsets on 2026-12-01: use `V3.layerConfig` of `@connected-vehicle/v3` (client
+ * @deprecated v2.0's sunset date is 2026-12-01: use `V3.layerConfig` of `@connected-vehicle/v3` (client
  * credentials, no user sign-in) with `Migration`. See `docs/migrating-to-v3.md`.
  * @since 0.1.0
  * @category layers

@@ -1,5 +1,5 @@
 /**
- * The legacy v2.0 client. **Deprecated: v2.0 sunsets on December 1, 2026**;
+ * The legacy v2.0 client. **Deprecated: v2.0's sunset date is December 1, 2026**;
  * move to `@connected-vehicle/v3` (`Migration` returns the same legacy shapes
  * from v3 signals), see `docs/migrating-to-v3.md`.
  *
@@ -15,7 +15,7 @@
  *
  * type OdometerAndVin = Batch.BatchResult<"/odometer" | "/vin">
  * ```
- * @deprecated v2.0 sunsets on 2026-12-01: v3 has no batch; use one `Migration` read per path of `@connected-vehicle/v3`.
+ * @deprecated v2.0's sunset date is 2026-12-01: v3 has no batch; use one `Migration` read per path of `@connected-vehicle/v3`.
  * @since 0.1.0
  * @category modules
  */
@@ -30,7 +30,7 @@ export * as Batch from "./Batch.ts"
  *
  * const deprecation = Deprecation.fromHeaders({ sunset: "Tue, 01 Dec 2026 00:00:00 GMT" })
  * ```
- * @deprecated v2.0 sunsets on 2026-12-01: the deprecation headers go away with v2.0; see `Migration` of `@connected-vehicle/v3`.
+ * @deprecated v2.0's sunset date is 2026-12-01: the deprecation headers go away with v2.0; see `Migration` of `@connected-vehicle/v3`.
  * @since 0.2.0
  * @category modules
  */
@@ -45,7 +45,7 @@ export * as Deprecation from "./Deprecation.ts"
  *
  * const distance = (r: Reading.Reading<Odometer>) => r.value.distance
  * ```
- * @deprecated v2.0 sunsets on 2026-12-01: use `Migration.Reading` of `@connected-vehicle/v3`.
+ * @deprecated v2.0's sunset date is 2026-12-01: use `Migration.Reading` of `@connected-vehicle/v3`.
  * @since 0.1.0
  * @category modules
  */
@@ -59,7 +59,7 @@ export * as Reading from "./Reading.ts"
  *
  * const VehiclesLive = Vehicles.layer({ deprecationWarnings: "off" })
  * ```
- * @deprecated v2.0 sunsets on 2026-12-01: use `Migration` (`Migration.odometer`, ...) and `Signals.get` of `@connected-vehicle/v3`.
+ * @deprecated v2.0's sunset date is 2026-12-01: use `Migration` (`Migration.odometer`, ...) and `Signals.get` of `@connected-vehicle/v3`.
  * @since 0.1.0
  * @category modules
  */

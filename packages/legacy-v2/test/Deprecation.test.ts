@@ -1,6 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
-import { DateTime } from "effect"
-import { endpointOf, fromHeaders } from "../src/Deprecation.ts"
+import { DateTime, Effect, Logger } from "effect"
+import { TestClock } from "effect/testing"
+import { endpointOf, fromHeaders, Warned, warnOnce } from "../src/Deprecation.ts"
 
 const SUNSET = "2026-12-01T00:00:00.000Z"
 
@@ -30,5 +31,40 @@ describe("Deprecation headers", () => {
     assert.strictEqual(endpointOf("GET", "http://h/v2.0/vehicles/abc/odometer#a/b"), "GET /v2.0/vehicles/{id}/odometer")
     assert.strictEqual(endpointOf("GET", "http://h/v2.0/vehicles/?x=1"), "GET /v2.0/vehicles/")
     assert.strictEqual(endpointOf("GET", "http://h/v2.0/vehicles//vin"), "GET /v2.0/vehicles//vin")
+  })
+
+  describe("warnOnce tells the sunset by the Clock, not by the date the suite runs", () => {
+    const deprecation = fromHeaders({ deprecation: "@1796083200", sunset: "Tue, 01 Dec 2026 00:00:00 GMT" })!
+    /** The warning of one endpoint with the clock at `at`. */
+    const warningAt = (at: string) =>
+      Effect.gen(function*() {
+        const lines: Array<string> = []
+        yield* TestClock.setTime(DateTime.toEpochMillis(DateTime.makeUnsafe(at)))
+        yield* warnOnce("GET /v2.0/vehicles/{id}/vin", deprecation, "warn").pipe(
+          Effect.provideService(Warned, new Set<string>()),
+          Effect.provide(Logger.layer([Logger.make((entry) => lines.push(Logger.formatLogFmt.log(entry)))]))
+        )
+        assert.strictEqual(lines.length, 1)
+        return lines[0]!
+      })
+
+    it.effect("before the sunset: sunsets on 2026-12-01", () =>
+      Effect.gen(function*() {
+        for (const at of ["2026-11-27T12:00:00Z", "2026-11-30T23:59:59.999Z"]) {
+          const line = yield* warningAt(at)
+          assert.include(line, "is deprecated (as of 2026-12-01) and sunsets on 2026-12-01")
+          assert.notInclude(line, "was sunset")
+        }
+      }))
+
+    it.effect("from the sunset on: was sunset on 2026-12-01", () =>
+      Effect.gen(function*() {
+        for (const at of ["2026-12-01T00:00:00Z", "2026-12-02T00:00:00Z", "2027-06-01T12:00:00Z", "2030-01-01T00:00:00Z"]) {
+          const line = yield* warningAt(at)
+          assert.include(line, "is deprecated (as of 2026-12-01) and was sunset on 2026-12-01 (it may stop answering at any time)")
+          assert.notInclude(line, "sunsets on")
+          assert.include(line, "sunsetAt=2026-12-01T00:00:00.000Z")
+        }
+      }))
   })
 })

@@ -154,7 +154,7 @@ export const guideResponse = (): HttpServerResponse.HttpServerResponse =>
     [
       "# Migrating from v2.0 to v3",
       "",
-      `v2.0 is deprecated and sunsets on ${new Date(SUNSET_MILLIS).toUTCString()} (RFC 8594 Sunset header).`,
+      `v2.0 is deprecated; its sunset date is ${new Date(SUNSET_MILLIS).toUTCString()} (RFC 8594 Sunset header).`,
       "v3 reads use the application token (client-credentials grant) and the vehicle's user id in sc-user-id.",
       "",
       "| v2.0 read | v3 signal |",

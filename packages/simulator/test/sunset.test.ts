@@ -71,6 +71,8 @@ describe("v2.0 sunset", () => {
       const guide = yield* call("GET", MIGRATION_GUIDE_PATH)
       assert.strictEqual(guide.status, 200)
       assert.include(guide.text, "odometer-traveleddistance")
+      // the same words before and after the sunset (the guide is not told by the clock)
+      assert.include(guide.text, "v2.0 is deprecated; its sunset date is Tue, 01 Dec 2026 00:00:00 GMT")
     }).pipe(Effect.provide(loopback({ seed: 5 }))))
 
   it.effect("/openapi.json marks every /v2.0 operation deprecated and no other", () =>

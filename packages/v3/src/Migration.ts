@@ -1,5 +1,5 @@
 /**
- * The v3 equivalent of each legacy v2.0 read (v2.0 sunsets on December 1,
+ * The v3 equivalent of each legacy v2.0 read (v2.0 has its sunset on December 1,
  * 2026): the same **legacy shape** (`Odometer`, `Location`, `Vin`,
  * `EngineOil`, `TirePressure` of `@connected-vehicle/schema/Legacy`) built from
  * the v3 signal, so that a team swaps one call:

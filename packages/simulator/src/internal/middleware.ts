@@ -53,7 +53,7 @@ const finish = (x: Exchange, response: Response) =>
     let out = drained === "tooLarge" && response.status !== 413 ? tooLargeResponse(x.oauth) : response
     out = withRequestId(out, x.requestId)
     out = HttpServerResponse.setHeader(out, REQUEST_ID_HEADER, x.requestId)
-    // every v2.0 response, errors included: v2.0 sunsets on 2026-12-01
+    // every v2.0 response, errors included: v2.0's sunset date is 2026-12-01
     if (x.legacy) out = HttpServerResponse.setHeaders(out, deprecationHeaders(originFor(x.env.origins, x.path)))
     if (x.path === "/oauth/token") {
       out = HttpServerResponse.setHeaders(out, { "cache-control": "no-store", pragma: "no-cache" })

@@ -44,7 +44,7 @@ export const LegacyVehiclesQuery = Schema.Struct({
  * Legacy v2.0 vehicle data (section 4.7). Responses carry the headers
  * `sc-data-age` and `sc-unit-system`. Every operation is marked deprecated
  * (`OpenApi.Deprecated`, `deprecated: true` in the OpenAPI document): v2.0
- * sunsets on December 1, 2026 (section 9).
+ * has its sunset on December 1, 2026 (section 9).
  *
  * @example
  * ```ts
