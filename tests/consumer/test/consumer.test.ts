@@ -122,7 +122,8 @@ const installs: Record<string, () => ReadonlyArray<string>> = {
   "sdk-alone": () => ["@connected-vehicle/sdk"],
   "webhooks-alone": () => ["@connected-vehicle/webhooks"],
   // unpinned, as a team adding everything at once types it: npm must settle the peers by itself
-  all: () => [...packages.map(({ name }) => name), "effect", "@effect/platform-node", "@types/node@24"]
+  // (@effect/vitest: the optional peer of @connected-vehicle/testing/HttpClientBehaviour, imported below)
+  all: () => [...packages.map(({ name }) => name), "effect", "@effect/platform-node", "@effect/vitest", "@types/node@24"]
 }
 const started = new Map<string, Promise<{ dir: string; result: Run }>>()
 /**
