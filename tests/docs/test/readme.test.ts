@@ -14,8 +14,8 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { type ChildProcess, spawn } from "node:child_process"
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
-import { join, relative } from "node:path"
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { join, normalize, relative, sep } from "node:path"
 import { afterAll, beforeAll } from "vitest"
 import { allBlocks, type Block, repo } from "./Blocks.ts"
 
@@ -122,6 +122,30 @@ describe("README and docs blocks", () => {
       )
       const missing = [...imported].filter((name) => !installed.has(name))
       if (missing.length > 0) problems.push(`${file} imports ${missing.join(", ")} without installing it`)
+    }
+    assert.deepStrictEqual(problems, [])
+  })
+
+  it("a package README's relative links lead to files the package ships (they work in the repository and in the tarball)", () => {
+    const problems: Array<string> = []
+    for (const dir of readdirSync(join(repo, "packages")).sort()) {
+      const root = join(repo, "packages", dir)
+      if (!existsSync(join(root, "README.md"))) continue
+      const files: ReadonlyArray<string> = JSON.parse(readFileSync(join(root, "package.json"), "utf8")).files ?? []
+      const text = readFileSync(join(root, "README.md"), "utf8")
+      for (const [, target] of text.matchAll(/\]\(([^)\s]+)\)/g)) {
+        if (/^[a-z]+:|^#/.test(target!)) continue
+        const path = normalize(target!.split("#")[0]!)
+        const shipped = files.some((entry) => path === entry || path.startsWith(entry + sep))
+        if (!shipped || !existsSync(join(root, path))) problems.push(`packages/${dir}/README.md links ${target}`)
+      }
+      // a shipped copy of a repository doc (scripts/copy-guide.ts) is that doc
+      const docs = join(root, "docs")
+      for (const file of existsSync(docs) ? readdirSync(docs) : []) {
+        if (readFileSync(join(docs, file), "utf8") !== readFileSync(join(repo, "docs", file), "utf8")) {
+          problems.push(`packages/${dir}/docs/${file} differs from docs/${file}`)
+        }
+      }
     }
     assert.deepStrictEqual(problems, [])
   })
