@@ -138,8 +138,12 @@ export class ConnectedVehicleError extends Error {
   }
 }
 
+/** Written out: inferred, the declarations would copy `Error`'s statics (`@types/node`'s V8 ones) into each class. */
+interface ReasonClass<R extends Reason> {
+  new(fields: ErrorFields): ConnectedVehicleError & { readonly reason: R }
+}
 /** A base class per reason: its `reason` is fixed (each is extended once, by `<reason>Error`). */
-const reasonClass = <const R extends Reason>(reason: R) =>
+const reasonClass = <const R extends Reason>(reason: R): ReasonClass<R> =>
   class extends ConnectedVehicleError {
     declare readonly reason: R
     constructor(fields: ErrorFields) {

@@ -1,9 +1,10 @@
 #!/usr/bin/env node
 /**
- * `pnpm simulator`: runs the simulator until stopped.
+ * `connected-vehicle-simulator` (the package's bin; `pnpm simulator` in its
+ * repository): runs the simulator until stopped.
  *
  * Prints `listening on http://HOST:PORT`, then the client id and secret it
- * accepts, and a line of environment variables for `pnpm sample --target`
+ * accepts, and a line of the environment variables the SDK reads
  * (`export CONNECTED_VEHICLE_ORIGIN=... CONNECTED_VEHICLE_CLIENT_ID=...
  * CONNECTED_VEHICLE_CLIENT_SECRET=...`). See the README for every flag.
  * Exit codes: 0 when stopped (SIGINT, SIGTERM), 1 when
@@ -106,7 +107,9 @@ const announce = (
     }
     yield* Console.log(`client id: ${sim.clientId}`)
     yield* Console.log(`client secret: ${Redacted.value(sim.clientSecret)}`)
-    yield* Console.log("for `pnpm sample --target` (paste into a shell, then run `pnpm sample connections`):")
+    yield* Console.log(
+      "the SDK's environment (paste into a shell for an application's `layerConfig`; in the SDK's repository, for `pnpm sample connections`):"
+    )
     yield* Console.log(sampleEnvironment(sim, roots))
     yield* Console.log(`redirect URIs: ${shown.redirectUris.join(" ")}`)
     yield* Console.log(`docs: ${sim.url}/docs (OpenAPI: ${sim.url}/openapi.json)`)
@@ -125,7 +128,7 @@ const count = (name: string, description: string, fallback: number) =>
   Flag.Int(name).pipe(Flag.withDescription(description), Flag.withDefault(fallback), within(0, 10_000_000))
 
 const simulator = Command.make(
-  "simulator",
+  "connected-vehicle-simulator",
   {
     port: port("port", "Port of the single origin (0 = any free port)", 4010),
     host: Flag.String("host").pipe(Flag.withDescription("Address to listen on"), Flag.withDefault("127.0.0.1")),
@@ -260,7 +263,9 @@ const simulator = Command.make(
     })
     return yield* Effect.never
   }, Effect.scoped)
-).pipe(Command.withDescription("Connected-vehicle service simulator"))
+).pipe(Command.withDescription(
+  "Connected-vehicle service simulator (`npx connected-vehicle-simulator` where the package is installed; `pnpm simulator -- FLAGS` in the SDK's repository)"
+))
 
 /** The simulator serves until it is interrupted (SIGINT, SIGTERM): that is a normal stop, exit 0. */
 const teardown: Runtime.Teardown = (exit, onExit) =>

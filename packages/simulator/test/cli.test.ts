@@ -229,3 +229,17 @@ describe("one port per root", () => {
       assert.strictEqual((yield* sim.requests).length, 7)
     }).pipe(Effect.scoped))
 })
+
+describe("the bin names itself as installed: connected-vehicle-simulator", () => {
+  it.live("--version and --help name the installed command, and mention the repository's `pnpm simulator`", () =>
+    Effect.gen(function*() {
+      const version = yield* run(["--version"])
+      assert.strictEqual(version.code, 0, version.stderr)
+      assert.strictEqual(version.stdout.trim(), `connected-vehicle-simulator v${(yield* Effect.promise(() => import("../package.json", { with: { type: "json" } }))).default.version}`)
+      const help = yield* run(["--help"])
+      assert.strictEqual(help.code, 0, help.stderr)
+      assert.match(help.stdout, /USAGE\n\s+connected-vehicle-simulator \[flags\]/)
+      assert.include(help.stdout, "npx connected-vehicle-simulator")
+      assert.include(help.stdout, "pnpm simulator")
+    }), 40_000)
+})

@@ -24,6 +24,8 @@ import { Context, Effect, Layer, Option, Result, Tracer } from "effect"
 import type { Fiber } from "effect"
 import { HttpClient, HttpClientError, Url } from "effect/http"
 import type { HttpClientRequest, HttpClientResponse } from "effect/http"
+// first: on a Node.js too old for undici, a clear error instead of undici's own
+import "./internal/nodeVersion.ts"
 import { Agent } from "undici"
 import type { Dispatcher } from "undici"
 import { Exchange, ExchangeResponse } from "./internal/exchange.ts"

@@ -119,9 +119,11 @@ const project = (name: string) => {
 /** What each scratch project installs. */
 const installs: Record<string, () => ReadonlyArray<string>> = {
   "v3-alone": () => ["@connected-vehicle/v3"],
-  "sdk-alone": () => ["@connected-vehicle/sdk", "@types/node@24"],
+  "sdk-alone": () => ["@connected-vehicle/sdk"],
   "webhooks-alone": () => ["@connected-vehicle/webhooks"],
-  all: () => [...packages.map(({ name }) => name), "effect@4.1.0", "@effect/platform-node@4.1.0", "@types/node@24"]
+  // unpinned, as a team adding everything at once types it: npm must settle the peers by itself
+  // (@effect/vitest: the optional peer of @connected-vehicle/testing/HttpClientBehaviour, imported below)
+  all: () => [...packages.map(({ name }) => name), "effect", "@effect/platform-node", "@effect/vitest", "@types/node@24"]
 }
 const started = new Map<string, Promise<{ dir: string; result: Run }>>()
 /**
@@ -214,6 +216,22 @@ const packed = () =>
   })())
 
 describe("packages as an internal team installs them", () => {
+  it("the manifests share effect and @effect/platform-node as peers, and pin no dependency", () => {
+    for (const { dir, name } of packages) {
+      const manifest = JSON.parse(readFileSync(join(dir, "package.json"), "utf8"))
+      const dependencies: Record<string, string> = manifest.dependencies ?? {}
+      for (const shared of ["effect", "@effect/platform-node"]) {
+        // a copy of its own would be a second one beside the application's
+        assert.notProperty(dependencies, shared, `${name} depends on ${shared} instead of taking it as a peer`)
+        const peer = manifest.peerDependencies?.[shared]
+        if (peer !== undefined) assert.strictEqual(peer, "^4.1.0", `${name}'s peer range for ${shared}`)
+      }
+      for (const [dependency, range] of Object.entries(dependencies)) {
+        assert.match(range, /^(\^|workspace:\^)/, `${name} pins ${dependency} at ${range}`)
+      }
+    }
+  })
+
   it("`pnpm release` builds and publishes every package to the registry", async () => {
     ok(
       await withDistLock(() =>
@@ -276,12 +294,14 @@ describe("packages as an internal team installs them", () => {
     return ok(await run("tsc", ["-p", join(dir, "tsconfig.json")], { cwd: repo }), `tsc on ${fixture}`)
   }
 
-  it("@connected-vehicle/sdk without its optional peers, and without the simulator, imports and type-checks", async () => {
+  it("@connected-vehicle/sdk without its optional peers, the simulator or @types/node, imports and type-checks", async () => {
     const { dir, result } = await installedProject("sdk-alone")
     ok(result, "npm install @connected-vehicle/sdk")
     const installed = readdirSync(join(dir, "node_modules", "@connected-vehicle")).sort()
     assert.notInclude(installed, "simulator")
-    await typeCheck(dir, "without-simulator.ts", { types: ["node"] })
+    // the declarations need no Node types (none are installed, none are loaded)
+    assert.isFalse(readdirSync(join(dir, "node_modules")).includes("@types"))
+    await typeCheck(dir, "without-simulator.ts", { types: [], lib: ["es2023", "dom"] })
     writeFileSync(join(dir, "load.mjs"), "const m = await import('@connected-vehicle/sdk')\nconst c = await import('@connected-vehicle/sdk/Client')\nconsole.log(Object.keys(m).join(','), typeof c.createClient)\n")
     const loaded = ok(await run(process.execPath, ["load.mjs"], { cwd: dir, env: consumerEnv }), "import @connected-vehicle/sdk")
     assert.match(loaded.stdout.trim(), /ConnectedVehicle.* function$/)
@@ -303,6 +323,12 @@ describe("packages as an internal team installs them", () => {
       const all = await installedProject("all")
       dir = all.dir
       ok(all.result, "npm install of every package")
+      // one copy of each, shared by every package
+      for (const shared of ["effect", "@effect/platform-node"]) {
+        const tree = ok(await run("npm", ["ls", shared, "--all", "--parseable"], { cwd: dir, env: consumerEnv }), `npm ls ${shared}`)
+        const copies = new Set(tree.stdout.trim().split("\n").filter((line) => line.endsWith(`node_modules/${shared}`)))
+        assert.strictEqual(copies.size, 1, `not one ${shared} installed:\n${tree.stdout}`)
+      }
       entryPoints = packages.flatMap(({ name }) => {
         const dist = join(dir, "node_modules", name, "dist")
         const modules = readdirSync(dist)

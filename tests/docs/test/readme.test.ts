@@ -14,8 +14,8 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { type ChildProcess, spawn } from "node:child_process"
-import { mkdirSync, rmSync, writeFileSync } from "node:fs"
-import { join, relative } from "node:path"
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { join, normalize, relative, sep } from "node:path"
 import { afterAll, beforeAll } from "vitest"
 import { allBlocks, type Block, repo } from "./Blocks.ts"
 
@@ -99,6 +99,55 @@ describe("README and docs blocks", () => {
     assert.isTrue(sdk.length >= 2 && sdk[0]!.runnable && sdk[1]!.runnable, "the sdk README's first two blocks are runnable")
     const fragments = blocks.filter((block) => block.noCheck)
     assert.isAtMost(fragments.length, 3, fragments.map((block) => `${block.file}:${block.line}`).join(", "))
+  })
+
+  it("a package README's install lines install every package its examples import", () => {
+    // under pnpm (and any strict layout) an application resolves only what it installed itself
+    const problems: Array<string> = []
+    for (const file of new Set(blocks.map((block) => block.file))) {
+      if (!file.startsWith("packages")) continue
+      const installed = new Set(
+        [...readFileSync(join(repo, file), "utf8").replaceAll("\\\n", " ").matchAll(/(?:npm install|pnpm add)\b([^\n`#]*)/g)]
+          .flatMap((match) => match[1]!.trim().split(/\s+/))
+          .filter((word) => word !== "" && !word.startsWith("-") && word !== "\\")
+          .map((spec) => spec.replace(/(.)@[^/]*$/, "$1"))
+      )
+      const imported = new Set(
+        blocks.filter((block) => block.file === file).flatMap((block) =>
+          [...block.code.matchAll(/(?:from|import)\s*\(?\s*"([^".][^"]*)"/g)]
+            .map((match) => match[1]!)
+            .filter((specifier) => !specifier.startsWith("node:"))
+            .map((specifier) => specifier.split("/").slice(0, specifier.startsWith("@") ? 2 : 1).join("/"))
+        )
+      )
+      const missing = [...imported].filter((name) => !installed.has(name))
+      if (missing.length > 0) problems.push(`${file} imports ${missing.join(", ")} without installing it`)
+    }
+    assert.deepStrictEqual(problems, [])
+  })
+
+  it("a package README's relative links lead to files the package ships (they work in the repository and in the tarball)", () => {
+    const problems: Array<string> = []
+    for (const dir of readdirSync(join(repo, "packages")).sort()) {
+      const root = join(repo, "packages", dir)
+      if (!existsSync(join(root, "README.md"))) continue
+      const files: ReadonlyArray<string> = JSON.parse(readFileSync(join(root, "package.json"), "utf8")).files ?? []
+      const text = readFileSync(join(root, "README.md"), "utf8")
+      for (const [, target] of text.matchAll(/\]\(([^)\s]+)\)/g)) {
+        if (/^[a-z]+:|^#/.test(target!)) continue
+        const path = normalize(target!.split("#")[0]!)
+        const shipped = files.some((entry) => path === entry || path.startsWith(entry + sep))
+        if (!shipped || !existsSync(join(root, path))) problems.push(`packages/${dir}/README.md links ${target}`)
+      }
+      // a shipped copy of a repository doc (scripts/copy-guide.ts) is that doc
+      const docs = join(root, "docs")
+      for (const file of existsSync(docs) ? readdirSync(docs) : []) {
+        if (readFileSync(join(docs, file), "utf8") !== readFileSync(join(repo, "docs", file), "utf8")) {
+          problems.push(`packages/${dir}/docs/${file} differs from docs/${file}`)
+        }
+      }
+    }
+    assert.deepStrictEqual(problems, [])
   })
 
   describe.concurrent("runnable blocks run against the simulator", () => {

@@ -4,6 +4,8 @@
  */
 import type { ChildProcess } from "node:child_process"
 import { spawn } from "node:child_process"
+import { readFileSync } from "node:fs"
+import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
 
 /** Where a simulator listens and its demo client: what a client needs of it. */
@@ -17,7 +19,9 @@ export interface Sim extends SimAddress {
   readonly child: ChildProcess
 }
 
-export const simulatorBin = fileURLToPath(import.meta.resolve("@connected-vehicle/simulator/bin"))
+const manifest = fileURLToPath(import.meta.resolve("@connected-vehicle/simulator/package.json"))
+/** The simulator's bin, as its package.json names it (a program, not a module the package exports). */
+export const simulatorBin = join(dirname(manifest), JSON.parse(readFileSync(manifest, "utf8")).bin["connected-vehicle-simulator"])
 
 /**
  * Starts the simulator CLI in its own process and reads its address and client from its output. */
