@@ -7,7 +7,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { spawn } from "node:child_process"
 import { join } from "node:path"
-import { Cause, Context, Duration, Effect, Exit, Layer, Option, Redacted } from "effect"
+import { Cause, Context, Duration, Effect, Exit, Fiber, Layer, Option, Redacted } from "effect"
 import { Redis } from "effect/persistence"
 import * as OAuthConfig from "@connected-vehicle/auth/OAuthConfig"
 import { NodeHttpClient } from "@effect/platform-node"
@@ -19,6 +19,7 @@ import * as Session from "@connected-vehicle/auth/Session"
 import { TokenStore } from "@connected-vehicle/auth/TokenStore"
 import * as Simulator from "@connected-vehicle/simulator/Simulator"
 import { Credentials } from "@connected-vehicle/transport/Credentials"
+import { reasonOf } from "@connected-vehicle/transport/ConnectedVehicleError"
 import type * as SharedAccess from "@connected-vehicle/fleet/SharedAccess"
 import * as RedisServer from "@connected-vehicle/testing/RedisServer"
 import * as SharedRedis from "@connected-vehicle/fleet/SharedRedis"
@@ -141,6 +142,29 @@ describe("SharedToken", () => {
       yield* b.token
       yield* eventually(grants(sim, 2))
       yield* Effect.sleep("1500 millis")
+      assert.strictEqual((yield* sim.usage).tokenGrants.clientCredentials, 2)
+    }).pipe(Effect.scoped), 30_000)
+
+  it.live("a call waiting for another process's renewal waits within its budget (maxElapsed): then a Timeout", () =>
+    Effect.gen(function*() {
+      const sim = yield* simulator({ accessTokenLifetime: "3 seconds" })
+      const options = { prefix: freshPrefix("budget") }
+      const [a, b] = yield* Effect.all([instance(sim, options), instance(sim, options)])
+      const [target] = targets(sim, 1)
+      yield* Effect.provideContext(readSignals(target!), a)
+      yield* Effect.provideContext(readSignals(target!), b)
+      yield* Effect.sleep("3200 millis") // expired in both
+      // A renews, its token request taking 5 s; B's call has a budget of 1 s
+      yield* sim.injectFaults({ path: "/oauth/token", faults: [{ _tag: "Delay", millis: 5_000 }] })
+      const renewing = yield* Effect.forkChild(Effect.exit(Effect.provideContext(readSignals(target!), a)))
+      yield* Effect.sleep("200 millis")
+      const started = Date.now()
+      const error = yield* Effect.flip(Effect.provideContext(readSignals(target!, { maxRetries: 0, retry: { maxElapsed: "1 second" } }), b))
+      const took = Date.now() - started
+      assert.strictEqual(reasonOf(error)._tag, "Timeout")
+      assert.isBelow(took, 3_000)
+      // A still gets its token, for both
+      assert.isTrue(Exit.isSuccess(yield* Fiber.join(renewing)))
       assert.strictEqual((yield* sim.usage).tokenGrants.clientCredentials, 2)
     }).pipe(Effect.scoped), 30_000)
 
