@@ -229,17 +229,20 @@ const acquire = (store: Store, key: string, isDue: (token: Token, now: number) =
  * The lease of `key`, ours: extended every third of its duration until the
  * scope closes or `maxRenewal` has passed (a holder whose renewal hangs lets
  * it expire, and another process takes over), then released. An extension
- * that fails or finds the lease taken over is logged.
+ * that fails is logged; one that finds the lease lost is logged and the last.
  */
 const keep = (store: Store, key: string): Effect.Effect<void, never, Scope.Scope> => {
   const leaseKey = `${store.prefix}lease:${key}`
   const extend = store.redis.eval(extendScript)
   const release = store.redis.eval(releaseScript)
-  const once = Effect.matchEffect(call(store, key, "extend lease", extend(leaseKey, store.owner, store.lease)), {
-    onFailure: (error) => Effect.logWarning("the renewal lease could not be extended: another process may take it over", error),
-    onSuccess: (extended) => extended === 1 ? Effect.void : Effect.logWarning("the renewal lease was lost: another process may renew meanwhile")
-  })
-  const extending = Effect.forever(Effect.andThen(Effect.sleep(Math.max(1, Math.floor(store.lease / 3))), once))
+  // until the lease is found lost (no longer ours: nothing left to extend)
+  const extending: Effect.Effect<void> = Effect.andThen(
+    Effect.sleep(Math.max(1, Math.floor(store.lease / 3))),
+    Effect.matchEffect(call(store, key, "extend lease", extend(leaseKey, store.owner, store.lease)), {
+      onFailure: (error) => Effect.andThen(Effect.logWarning("the renewal lease could not be extended: another process may take it over", error), extending),
+      onSuccess: (extended) => extended === 1 ? extending : Effect.logWarning("the renewal lease was lost: another process may renew meanwhile")
+    })
+  )
   const stop = Effect.logWarning(`the renewal still runs after ${store.maxRenewal} ms (maxRenewal): its lease is no longer extended`)
   return Effect.andThen(
     Effect.addFinalizer(() => Effect.ignore(call(store, key, "release lease", release(leaseKey, store.owner)))),
