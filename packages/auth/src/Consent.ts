@@ -43,7 +43,8 @@ export interface ConsentOptions {
  * from the contract. Scope is the permissions joined by spaces. Fails with
  * an `InvalidArgument` (`field: "redirectUri"`) when the redirect URI is
  * missing or empty, and (`field: "authorizationUrl"`) when the
- * authorization root is not an absolute URL.
+ * authorization root is not an absolute http(s) URL without query or
+ * fragment.
  *
  * @example
  * ```ts
@@ -64,9 +65,12 @@ export const consentUrl = (
   options: ConsentOptions
 ): Effect.Effect<string, InvalidArgument> =>
   Effect.suspend(() => {
-    if (typeof authorizationUrl !== "string" || !URL.canParse(authorizationUrl)) {
+    if (!isRoot(authorizationUrl)) {
       return Effect.fail(
-        new InvalidArgument({ field: "authorizationUrl", message: "authorizationUrl: Expected an absolute URL (the authorization root)" })
+        new InvalidArgument({
+          field: "authorizationUrl",
+          message: "authorizationUrl: Expected an absolute http(s) URL without query or fragment (the authorization root)"
+        })
       )
     }
     const given = readConsent(options)
@@ -91,6 +95,11 @@ export const consentUrl = (
         }
       }))
   })
+
+// an authorization root: an absolute http(s) URL the consent path can be appended to (no query, no fragment)
+const isRoot = (url: unknown): url is string =>
+  typeof url === "string" && URL.canParse(url) && !url.includes("?") && !url.includes("#") &&
+  ["http:", "https:"].includes(new URL(url).protocol)
 
 // what the consent URL takes from its options, checked by `consentUrl`
 // (permissions as strings: the spec's list is an example, and a scope the

@@ -78,8 +78,9 @@ export interface Options {
 /**
  * A layer from options. As `TransportConfig.layer` does, a `refreshAhead`
  * or an `expiryMargin` that is not a non-negative, finite `Duration` input
- * (`"banana"`, `NaN`, `-5000`, `Infinity`) throws an `InvalidArgument`
- * naming it, when the layer is made.
+ * (`"banana"`, `NaN`, `-5000`, `Infinity`, `{ seconds: NaN }`, `[NaN, 0]`,
+ * `{ millis: 5 }`: no such unit) throws an `InvalidArgument` naming it, when
+ * the layer is made.
  *
  * @example
  * ```ts
@@ -103,16 +104,23 @@ export const layer = (options: Options): Layer.Layer<OAuthConfig> =>
 
 const defaultRefreshAhead = Duration.seconds(60)
 
+// the units of a `Duration` object input
+const units = new Set(["weeks", "days", "hours", "minutes", "seconds", "milliseconds", "microseconds", "nanoseconds"])
+
+// the parts of an input that `Duration.fromInput` would read past: a `NaN`
+// or a negative part of a tuple or object (read as zero), a key that is no
+// unit (ignored)
+const badParts = (input: unknown): boolean => {
+  if (typeof input === "number") return Number.isNaN(input)
+  if (typeof input !== "object" || input === null || Duration.isDuration(input)) return false
+  const parts = Array.isArray(input) ? input.map((value) => ["nanoseconds", value] as const) : Object.entries(input)
+  return parts.some(([unit, value]) => !units.has(unit) || (value !== undefined && (typeof value !== "number" || Number.isNaN(value) || value < 0)))
+}
+
 // a non-negative, finite duration, else the `InvalidArgument` naming `field`, thrown
 const durationOf = (field: string, input: Duration.Input | undefined): Duration.Duration | undefined => {
   if (input === undefined) return undefined
-  let decoded: Option.Option<Duration.Duration> = Option.none()
-  try {
-    // `Duration.fromInput(NaN)` is zero: NaN is refused here
-    if (!Number.isNaN(input)) decoded = Duration.fromInput(input)
-  } catch {
-    // not a duration input
-  }
+  const decoded = badParts(input) ? Option.none() : Duration.fromInput(input)
   if (Option.isNone(decoded) || !Duration.isFinite(decoded.value) || Duration.toMillis(decoded.value) < 0) {
     throw new InvalidArgument({ field, message: `${field}: Expected a non-negative, finite duration` })
   }

@@ -28,7 +28,8 @@ import { TokenStore } from "./TokenStore.ts"
 /**
  * A failed call of the credential: a `Credentials` reason whose `cause` is
  * what failed (a token request, the store); `transient` (retried by the
- * call's policy) when the store failed.
+ * call's policy) when the store failed before any token request was sent
+ * (a failure after one is made final by {@link afterRequest} first).
  */
 const toCredentialsError = (error: TokenExchange.TokenError | TokenStoreError): ConnectedVehicleError => {
   if (isConnectedVehicleError(error) && error.reason._tag === "Credentials") return error
@@ -40,6 +41,22 @@ const toCredentialsError = (error: TokenExchange.TokenError | TokenStoreError): 
     cause: error
   })
 }
+
+/**
+ * A failure of the store once a token request may have been sent (in a
+ * `renew` of its own, or storing the granted token): not `transient`, since
+ * the call's retry would renew again and send a refresh token the grant
+ * already used.
+ */
+const afterRequest = (stored: boolean) => (error: TokenExchange.TokenError | TokenStoreError): TokenExchange.TokenError =>
+  error._tag !== "TokenStoreError" ? error : noCredential(
+    stored
+      ? `the token request succeeded, but storing its token failed (not retried: the grant's refresh token is used): TokenStoreError: ${error.message}`
+      : `TokenStoreError: ${error.message}`,
+    { cause: error }
+  )
+const renewFailed = afterRequest(false)
+const notStored = afterRequest(true)
 
 const noCredential = (description: string, options?: { readonly status?: number; readonly cause?: unknown; readonly transient?: boolean }) =>
   new ConnectedVehicleError({ reason: new NoCredential({ description, ...options }) })
@@ -209,8 +226,12 @@ const session = <R>(
             // once asked, the token endpoint's answer is stored even if the layer
             // closes meanwhile (a refresh token may be used once: the new one
             // would be lost)
+            // a store failure from here on is not transient (a token request may have been sent)
             const next = yield* Effect.uninterruptible(
-              Effect.tap(renew(current), (next) => Effect.andThen(store.set(key, next), Effect.sync(() => retryAt.delete(key))))
+              Effect.tap(
+                Effect.mapError(renew(current), renewFailed),
+                (next) => Effect.andThen(Effect.mapError(store.set(key, next), notStored), Effect.sync(() => retryAt.delete(key)))
+              )
             ).pipe(Effect.catchIf(isRefusedRefresh(current), (error) => onRefused(Option.getOrThrow(current), error)))
             yield* Effect.logDebug("token renewed")
             return next

@@ -4,11 +4,12 @@
  * applications, the client-credentials grant. Every call sends the Basic
  * credential of `client_id:client_secret`, a form body and the SDK's
  * User-Agent; none is retried unless the caller opts in. An answer that
- * breaks section 4.6 (an empty `access_token`, a `token_type` other than
- * `Bearer` in any case, an `expires_in` that is not a positive number) is
- * refused: `ConnectedVehicleError` with an `InvalidResponse` reason, which
- * quotes no token. An `expires_in` over a year (365 days) is taken as a
- * year: the token is renewed a year after its grant at the latest.
+ * breaks section 4.6 (an `access_token` empty or only whitespace, a
+ * `token_type` other than `Bearer` in any case, an `expires_in` under one
+ * second) is refused: `ConnectedVehicleError` with an `InvalidResponse`
+ * reason, which quotes no token. An `expires_in` over a year (365 days) is
+ * taken as a year: the token is renewed a year after its grant at the
+ * latest. An empty `refresh_token` is taken as none (never stored nor sent).
  *
  * @since 0.1.0
  */
@@ -85,14 +86,18 @@ const grant = (payload: TokenRequest, options?: Transport.CallOptions, url?: str
 // hold (a refused one would lose the rotated refresh token of the grant)
 const maxLifetimeSeconds = 365 * 86_400
 
+// an empty refresh token is none: a refresh grant then keeps the current one
 const toToken = (response: AppTokenResponse): Effect.Effect<Token> =>
-  Effect.map(Clock.currentTimeMillis, (now) => ({
-    accessToken: response.access_token,
-    issuedAt: now,
-    expiresAt: now + Math.min(response.expires_in, maxLifetimeSeconds) * 1000,
-    refreshToken: response.refresh_token,
-    refreshExpiresAt: response.refresh_token === undefined ? undefined : now + TokenLifetimes.refreshSeconds * 1000
-  }))
+  Effect.map(Clock.currentTimeMillis, (now) => {
+    const refreshToken = response.refresh_token === undefined || Redacted.value(response.refresh_token) === "" ? undefined : response.refresh_token
+    return {
+      accessToken: response.access_token,
+      issuedAt: now,
+      expiresAt: now + Math.min(response.expires_in, maxLifetimeSeconds) * 1000,
+      refreshToken,
+      refreshExpiresAt: refreshToken === undefined ? undefined : now + TokenLifetimes.refreshSeconds * 1000
+    }
+  })
 
 /**
  * Exchanges an authorization code. `redirectUri` must be the one of the
@@ -124,7 +129,7 @@ export const exchangeCode = (
 
 /**
  * Exchanges a refresh token for a new token set. A `refreshToken` that is
- * not a `Redacted` string fails with an `InvalidArgument` (`field:
+ * not a `Redacted` non-empty string fails with an `InvalidArgument` (`field:
  * "refreshToken"`) before anything is sent.
  *
  * @example
@@ -143,8 +148,8 @@ export const refresh = (
 ): Effect.Effect<Token, TokenError, Transport.Transport | OAuthConfig> =>
   Effect.suspend(() => {
     const value: unknown = Redacted.isRedacted(refreshToken) ? Redacted.value(refreshToken) : undefined
-    if (typeof value !== "string") {
-      return Effect.fail(new InvalidArgument({ field: "refreshToken", message: "refreshToken: Expected a Redacted string" }))
+    if (typeof value !== "string" || value === "") {
+      return Effect.fail(new InvalidArgument({ field: "refreshToken", message: "refreshToken: Expected a Redacted non-empty string" }))
     }
     return grant({ grant_type: "refresh_token", refresh_token: value }, options)
   })

@@ -121,9 +121,14 @@ export class TokenStore extends Context.Service<TokenStore, {
    * (however long the token request takes) and released after it, or,
    * while another process holds it, waits for that process's token and
    * hands it to `use` (which then renews nothing). So one process of the
-   * fleet asks the token endpoint per renewal, and a refresh token is never
-   * sent by two processes at once. Without it, the `Session` reads the
-   * token with `get` (no `peek`) and renews.
+   * fleet asks the token endpoint per renewal, and a refresh token is not
+   * sent by two processes at once while the lease holds (a holder that
+   * loses it, cut off from the store, may be followed by another that
+   * sends the same refresh token: its `set` should then not store over the
+   * other's token). A failure of the store here, before `use`, is
+   * `transient` for the call; one inside `use` (storing a granted token)
+   * is not. Without it, the `Session` reads the token with `get` (no
+   * `peek`) and renews.
    */
   readonly renewal?: <A, E, R>(
     key: string,

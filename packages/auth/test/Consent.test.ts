@@ -39,9 +39,22 @@ describe("Consent URL", () => {
       }
     }))
 
-  it.effect("an authorization root that is not an absolute URL is an InvalidArgument naming it, not a defect", () =>
+  it.effect("an authorization root that is not an absolute http(s) URL without query or fragment is an InvalidArgument naming it, not a defect", () =>
     Effect.gen(function*() {
-      for (const root of ["not a url", "", "/relative", 42 as never]) {
+      for (
+        const root of [
+          "not a url",
+          "",
+          "/relative",
+          42 as never,
+          "javascript:alert(1)",
+          "mailto:someone@example.com",
+          "data:text/plain,x",
+          "http://auth.test/?x=1",
+          "http://auth.test/#frag",
+          "http://auth.test/?"
+        ]
+      ) {
         const error = yield* Effect.flip(Consent.consentUrl(root, "client-1", { redirectUri, permissions: ["read_vin"] }))
         assert.instanceOf(error, InvalidArgument)
         assert.strictEqual(error.field, "authorizationUrl")

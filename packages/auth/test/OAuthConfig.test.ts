@@ -79,7 +79,12 @@ describe("OAuthConfig.layerConfig", () => {
 describe("OAuthConfig.layer", () => {
   it("a refreshAhead or expiryMargin that is not a non-negative, finite duration throws an InvalidArgument naming it", () => {
     for (const field of ["refreshAhead", "expiryMargin"] as const) {
-      for (const value of ["banana", Number.NaN, -5000, Infinity, "-1 seconds"]) {
+      for (
+        const value of ["banana", Number.NaN, -5000, Infinity, "-1 seconds", { seconds: Number.NaN }, [Number.NaN, 0], { millis: -1 }, { minutes: -1 }, [
+          -1,
+          0
+        ], { seconds: "5" }]
+      ) {
         let thrown: unknown
         try {
           OAuthConfig.layer({ clientId: "id", clientSecret: Redacted.make("s"), [field]: value as never })
@@ -100,5 +105,11 @@ describe("OAuthConfig.layer", () => {
       )
       assert.strictEqual(Duration.toMillis(config.refreshAhead), 120_000)
       assert.strictEqual(Duration.toMillis(config.expiryMargin!), 0)
+      const objects = yield* Effect.provide(
+        Effect.service(OAuthConfig.OAuthConfig),
+        OAuthConfig.layer({ clientId: "id", clientSecret: Redacted.make("s"), refreshAhead: { minutes: 1, seconds: 30 }, expiryMargin: [2, 0] })
+      )
+      assert.strictEqual(Duration.toMillis(objects.refreshAhead), 90_000)
+      assert.strictEqual(Duration.toMillis(objects.expiryMargin!), 2_000)
     }))
 })

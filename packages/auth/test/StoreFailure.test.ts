@@ -2,7 +2,8 @@
  * A token store that fails for a moment (a database blip) fails the call's
  * attempt with a `Credentials` reason that is `transient`: the call's retry
  * policy tries again, as after a network failure. A failed token request
- * is not retried by the call.
+ * is not retried by the call, nor a grant whose token could not be stored
+ * (a retry would send its used refresh token again).
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer, Redacted } from "effect"
@@ -101,5 +102,108 @@ describe("Session: a token store failure during a call", () => {
       assert.strictEqual(reasonOf(error)._tag, "Credentials")
       assert.isTrue(isConnectedVehicleError(error) && !error.isRetryable)
       assert.deepStrictEqual(paths, ["/oauth/token"])
+    }))
+
+  it.live("a grant whose token cannot be stored is not retried: its refresh token is not sent again, and the error says the grant succeeded", () =>
+    Effect.gen(function*() {
+      const paths: Array<string> = []
+      const client = HttpClient.make((request) =>
+        Effect.sync(() => {
+          const path = new URL(request.url).pathname
+          paths.push(path)
+          const body = path === "/oauth/token"
+            ? { access_token: "access-2", token_type: "Bearer", expires_in: 7200, refresh_token: "refresh-2" }
+            : { distance: 42 }
+          return HttpClientResponse.fromWeb(request, new Response(JSON.stringify(body), { status: 200, headers: { "content-type": "application/json" } }))
+        })
+      )
+      const transport = Transport.layer.pipe(Layer.provide([
+        TransportConfig.layerOrigin("http://service.test", { retry: { maxAttempts: 3, initialDelay: "1 millis", maxDelay: "1 millis" } }),
+        Layer.succeed(HttpClient.HttpClient, client)
+      ]))
+      const memory = yield* TokenStore.makeMemory
+      const now = Date.now()
+      // expired: the call renews it with the refresh token
+      yield* memory.set("user-1", {
+        accessToken: Redacted.make("access-1"),
+        issuedAt: now - 7_200_000,
+        expiresAt: now - 1_000,
+        refreshToken: Redacted.make("refresh-1"),
+        refreshExpiresAt: now + 86_400_000
+      })
+      let failSet = true
+      const store = TokenStore.TokenStore.of({
+        ...memory,
+        set: (key, token) =>
+          Effect.suspend(() => {
+            if (!failSet) return memory.set(key, token)
+            failSet = false
+            return Effect.fail(new TokenStore.TokenStoreError({ key, reason: "Socket closed unexpectedly" }))
+          })
+      })
+      const error = yield* odometer.pipe(
+        Effect.provide(Session.layerUser("user-1").pipe(
+          Layer.provide([transport, OAuthConfig.layer({ clientId: "app", clientSecret: Redacted.make("secret") }), Layer.succeed(TokenStore.TokenStore, store)])
+        )),
+        Effect.provide(transport),
+        Effect.flip
+      )
+      assert.instanceOf(reasonOf(error), Credentials)
+      assert.isTrue(isConnectedVehicleError(error) && !error.isRetryable)
+      assert.include(error.message, "the token request succeeded, but storing its token failed")
+      assert.include(error.message, "Socket closed unexpectedly")
+      assert.deepStrictEqual(paths, ["/oauth/token"])
+    }))
+
+  it.live("a refresh after a 401 whose store read fails for a moment: the call's retry refreshes again, the rejected token is not just sent again", () =>
+    Effect.gen(function*() {
+      const sent: Array<string> = []
+      const client = HttpClient.make((request) =>
+        Effect.sync(() => {
+          const path = new URL(request.url).pathname
+          const authorization = request.headers["authorization"] ?? ""
+          sent.push(path === "/oauth/token" ? path : `${path} ${authorization}`)
+          const [status, body] = path === "/oauth/token"
+            ? [200, { access_token: "access-2", token_type: "Bearer", expires_in: 7200, refresh_token: "refresh-2" }]
+            : authorization === "Bearer access-2"
+            ? [200, { distance: 42 }]
+            : [401, { error: "unauthorized" }]
+          return HttpClientResponse.fromWeb(request, new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json" } }))
+        })
+      )
+      const transport = Transport.layer.pipe(Layer.provide([
+        TransportConfig.layerOrigin("http://service.test", { retry: { maxAttempts: 3, initialDelay: "1 millis", maxDelay: "1 millis" } }),
+        Layer.succeed(HttpClient.HttpClient, client)
+      ]))
+      const memory = yield* TokenStore.makeMemory
+      const now = Date.now()
+      // valid, but revoked: the service answers 401
+      yield* memory.set("user-1", {
+        accessToken: Redacted.make("access-1"),
+        issuedAt: now,
+        expiresAt: now + 7_200_000,
+        refreshToken: Redacted.make("refresh-1"),
+        refreshExpiresAt: now + 86_400_000
+      })
+      // the read before the renewal (no `peek`) fails once
+      let failRead = true
+      const store = TokenStore.TokenStore.of({
+        ...memory,
+        get: (key, options) =>
+          Effect.suspend(() => {
+            if (!failRead || options?.peek === true) return memory.get(key, options)
+            failRead = false
+            return Effect.fail(new TokenStore.TokenStoreError({ key, reason: "Socket closed unexpectedly" }))
+          })
+      })
+      const result = yield* odometer.pipe(
+        Effect.provide(Session.layerUser("user-1").pipe(
+          Layer.provide([transport, OAuthConfig.layer({ clientId: "app", clientSecret: Redacted.make("secret") }), Layer.succeed(TokenStore.TokenStore, store)])
+        )),
+        Effect.provide(transport)
+      )
+      assert.strictEqual(result.value.distance, 42)
+      const read = "/v2.0/vehicles/veh-1/odometer"
+      assert.deepStrictEqual(sent, [`${read} Bearer access-1`, `${read} Bearer access-1`, "/oauth/token", `${read} Bearer access-2`])
     }))
 })

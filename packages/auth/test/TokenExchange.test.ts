@@ -4,7 +4,7 @@
  * year is taken as a year. A token endpoint in memory answering one body.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Cause, Effect, Exit, Layer, Redacted } from "effect"
+import { Cause, Clock, Effect, Exit, Layer, Redacted } from "effect"
 import { HttpClient, HttpClientResponse } from "effect/http"
 import * as OAuthConfig from "@connected-vehicle/auth/OAuthConfig"
 import * as Session from "@connected-vehicle/auth/Session"
@@ -42,7 +42,11 @@ describe("TokenExchange: the token endpoint's answers", () => {
       ["expires_in 0", { ...valid, expires_in: 0 }],
       ["expires_in -3600", { ...valid, expires_in: -3600 }],
       ["token_type mac", { ...valid, token_type: "mac" }],
-      ["an empty access_token", { ...valid, access_token: "" }]
+      ["an empty access_token", { ...valid, access_token: "" }],
+      ["an access_token of whitespace", { ...valid, access_token: " \t" }],
+      ["expires_in 0.001", { ...valid, expires_in: 0.001 }],
+      ["expires_in 5e-324", { ...valid, expires_in: 5e-324 }],
+      ["expires_in 0.999", { ...valid, expires_in: 0.999 }]
     ] as const
   ) {
     it.effect(`${label}: an InvalidResponse quoting no token, the session fails at each call (one request each)`, () => {
@@ -85,14 +89,33 @@ describe("TokenExchange: the token endpoint's answers", () => {
       }
     }))
 
-  it.effect("refresh of what is not a Redacted string: an InvalidArgument, nothing sent", () =>
+  it.effect("refresh of what is not a Redacted non-empty string: an InvalidArgument, nothing sent", () =>
     Effect.gen(function*() {
       const { grants, services } = endpoint(valid)
-      for (const refreshToken of [undefined, null, "plain", Redacted.make(42)]) {
+      for (const refreshToken of [undefined, null, "plain", Redacted.make(42), Redacted.make("")]) {
         const error = yield* Effect.flip(TokenExchange.refresh(refreshToken as never)).pipe(Effect.provide(services))
         assert.instanceOf(error, InvalidArgument)
         assert.strictEqual((error as InvalidArgument).field, "refreshToken")
       }
       assert.strictEqual(grants(), 0)
+    }))
+
+  it.effect("an empty refresh_token is none: not stored, and a refresh keeps the current refresh token", () =>
+    Effect.gen(function*() {
+      const { services } = endpoint({ ...valid, refresh_token: "" })
+      yield* Effect.gen(function*() {
+        const granted = yield* TokenExchange.clientCredentials()
+        assert.isUndefined(granted.refreshToken)
+        assert.isUndefined(granted.refreshExpiresAt)
+        const refreshed = yield* TokenExchange.refresh(Redacted.make("r-1"))
+        assert.isUndefined(refreshed.refreshToken)
+        // a user's session keeps the refresh token it has
+        const store = yield* Effect.service(TokenStore.TokenStore)
+        const now = yield* Clock.currentTimeMillis
+        yield* store.set("user-1", { accessToken: Redacted.make("old"), issuedAt: now - 7_200_000, expiresAt: now - 1_000, refreshToken: Redacted.make("r-1"), refreshExpiresAt: now + 86_400_000 })
+        yield* Effect.flatMap(Effect.service(Credentials), (credentials) => credentials.token).pipe(Effect.provide(Session.layerUser("user-1")))
+        const stored = yield* store.get("user-1")
+        assert.strictEqual(stored._tag === "Some" ? Redacted.value(stored.value.refreshToken!) : undefined, "r-1")
+      }).pipe(Effect.provide(services))
     }))
 })

@@ -6,9 +6,15 @@
  * the lease (a Redis key with an expiry, extended while its token request
  * runs) and fetches the new token; the others wait for it and use it. So
  * the token endpoint is asked once per renewal across all processes, not
- * once per process, and a user's refresh token (v2.0) is never sent by two
- * processes at once. The waiting is the `Session`'s background renewal:
- * requests go on with the current token while it is valid, in every process.
+ * once per process, and a user's refresh token (v2.0) is not sent by two
+ * processes at once while the holder reaches Redis and its renewal ends
+ * within `maxRenewal`. A holder cut off from Redis for longer than
+ * `leaseDuration` (or whose renewal outlasts `maxRenewal`) loses the lease:
+ * another process may then send the same refresh token (the token endpoint
+ * refuses one of the two), and the first holder does not store its token
+ * over one the other stored. The waiting is the `Session`'s background
+ * renewal: requests go on with the current token while it is valid, in
+ * every process; a call that waits is bounded by its budget.
  *
  * @since 0.1.0
  */
@@ -16,7 +22,7 @@ import { randomUUID } from "node:crypto"
 import { Clock, Duration, Effect, Layer, Option, Redacted, type Scope } from "effect"
 import { Redis } from "effect/persistence"
 import { type GetOptions, layerMemory, type Token, TokenStore, TokenStoreError } from "@connected-vehicle/auth/TokenStore"
-import type { FleetError } from "./FleetError.ts"
+import { Configuration, FleetError } from "./FleetError.ts"
 import { redisCall } from "./internal/holds.ts"
 import { millis } from "./internal/options.ts"
 import * as SharedRedis from "./SharedRedis.ts"
@@ -45,15 +51,25 @@ export interface Options {
    */
   readonly refreshAhead?: Duration.Input | undefined
   /**
-   * How long the lease outlives its holder (default 10 seconds): extended
-   * every third of it while the holder's renewal runs, so a renewal may
-   * take longer; a holder that dies leaves it to expire, then another
-   * process takes over.
+   * How long the lease outlives its holder (default 10 seconds; at least
+   * three times `timeout`): extended every third of it while the holder's
+   * renewal runs (for `maxRenewal` at most), so a renewal may take longer;
+   * a holder that dies, hangs or cannot reach Redis leaves it to expire,
+   * then another process takes over.
    */
   readonly leaseDuration?: Duration.Input | undefined
+  /**
+   * How long a holder extends its lease while its renewal runs (default 60
+   * seconds, above the token request's own limits: the transport's 30
+   * second timeout, no retry): a renewal that hangs longer lets the lease
+   * expire (within `leaseDuration`), then another process takes over. A
+   * waiting process gives up (`TokenStoreError`) after this plus twice
+   * `leaseDuration` without a new token.
+   */
+  readonly maxRenewal?: Duration.Input | undefined
   /** How often a waiting process looks for the new token (default 50 milliseconds). */
   readonly pollInterval?: Duration.Input | undefined
-  /** How long Redis may take to answer one command (default 2 seconds). */
+  /** How long Redis may take to answer one command (default 2 seconds; `leaseDuration` is at least three times it). */
   readonly timeout?: Duration.Input | undefined
 }
 
@@ -98,17 +114,40 @@ const uselessAt = (token: Token): number =>
 const maxKeep = 366 * 86_400_000
 const keepFor = (millis: number): number => Number.isNaN(millis) ? maxKeep : Math.min(maxKeep, Math.max(1, Math.ceil(millis)))
 
-// the token (expiring in `millis`), and the lease released when it is ours: one atomic step
-const setScript = Redis.script((tokenKey: string, leaseKey: string, json: string, owner: string, millis: number) => [tokenKey, leaseKey, json, owner, millis], {
-  numberOfKeys: 2,
-  lua: `
-redis.call("SET", KEYS[1], ARGV[1], "PX", ARGV[3])
-if redis.call("GET", KEYS[2]) == ARGV[2] then
-  redis.call("DEL", KEYS[2])
+// the token (expiring in `millis`), and the lease released when it is ours:
+// one atomic step. `guarded` (a renewal's token): stored only while what is
+// stored is still `expected` (what the renewal found when it took the lease;
+// "" for nothing) or nothing: another process that took over a lost lease,
+// or a sign-in, may have stored a newer token meanwhile, which is kept
+// (0 answered); with nothing stored the new token is kept, lease or not
+// (losing a rotated refresh token is worse)
+const setScript = Redis.script(
+  (tokenKey: string, leaseKey: string, json: string, owner: string, millis: number, guarded: string, expected: string) => [
+    tokenKey,
+    leaseKey,
+    json,
+    owner,
+    millis,
+    guarded,
+    expected
+  ],
+  {
+    numberOfKeys: 2,
+    lua: `
+local ours = redis.call("GET", KEYS[2]) == ARGV[2]
+if ARGV[4] == "1" then
+  local now = redis.call("GET", KEYS[1])
+  if now and now ~= ARGV[5] then
+    if ours then redis.call("DEL", KEYS[2]) end
+    return 0
+  end
 end
+redis.call("SET", KEYS[1], ARGV[1], "PX", ARGV[3])
+if ours then redis.call("DEL", KEYS[2]) end
 return 1
 `
-})
+  }
+).withReturnType<number>()
 
 // the lease, while it is ours: extended by `millis` (a renewal still running), or released
 const extendScript = Redis.script((leaseKey: string, owner: string, millis: number) => [leaseKey, owner, millis], {
@@ -119,7 +158,7 @@ if redis.call("GET", KEYS[1]) == ARGV[1] then
 end
 return 0
 `
-})
+}).withReturnType<number>()
 const releaseScript = Redis.script((leaseKey: string, owner: string) => [leaseKey, owner], {
   numberOfKeys: 1,
   lua: `
@@ -130,16 +169,142 @@ return 0
 `
 })
 
+/** What the store's functions share: its options in milliseconds, its Redis, its owner id. */
+interface Store {
+  readonly redis: Redis.Redis["Service"]
+  readonly prefix: string
+  readonly refreshAhead: number
+  readonly lease: number
+  readonly poll: number
+  readonly timeout: number
+  readonly maxRenewal: number
+  /** This store's id as the holder of a lease. */
+  readonly owner: string
+  /** Per key renewed by this store: the stored token's text when its lease was taken (`""`: none). */
+  readonly expected: Map<string, string>
+}
+
+/** A Redis command of `key`: a failure (or no answer within the timeout) is a `TokenStoreError`. */
+const call = <A>(store: Store, key: string, what: string, effect: Effect.Effect<A, Redis.RedisError>) =>
+  effect.pipe(
+    redisCall(what, store.timeout),
+    Effect.mapError((error) => new TokenStoreError({ key, reason: error.description }))
+  )
+
+const read = (store: Store, key: string) => call(store, key, "read token", store.redis.send<string | null>("GET", `${store.prefix}token:${key}`))
+
+/**
+ * The stored token once it is not `isDue`, else with the lease taken
+ * (`leased`; `text`: what was stored when it was taken); while another
+ * process holds the lease, waits, at most `maxWait` milliseconds.
+ */
+const acquire = (store: Store, key: string, isDue: (token: Token, now: number) => boolean, maxWait: number) =>
+  Effect.gen(function*() {
+    const { lease, owner, prefix, redis } = store
+    const tokenKey = `${prefix}token:${key}`
+    const leaseKey = `${prefix}lease:${key}`
+    const deadline = (yield* Clock.currentTimeMillis) + maxWait
+    while (true) {
+      const [text, holder] = yield* call(store, key, "read token", redis.send<[string | null, string | null]>("MGET", tokenKey, leaseKey))
+      const token = decode(text)
+      const now = yield* Clock.currentTimeMillis
+      if (Option.isSome(token) && !isDue(token.value, now)) return { token, text, leased: false }
+      if (holder === owner) return { token, text, leased: true }
+      if (holder === null) {
+        const taken = yield* call(store, key, "take lease", redis.send<string | null>("SET", leaseKey, owner, "NX", "PX", String(lease)))
+        // ours: read again (the previous holder may have stored the new token meanwhile)
+        if (taken !== null) {
+          const text = yield* read(store, key)
+          return { token: decode(text), text, leased: true }
+        }
+      }
+      if (now >= deadline) {
+        return yield* new TokenStoreError({ key, reason: `no new token after ${maxWait} ms: another process holds the renewal lease` })
+      }
+      yield* Effect.sleep(store.poll)
+    }
+  })
+
+/**
+ * The lease of `key`, ours: extended every third of its duration until the
+ * scope closes or `maxRenewal` has passed (a holder whose renewal hangs lets
+ * it expire, and another process takes over), then released. An extension
+ * that fails is logged; one that finds the lease lost is logged and the last.
+ */
+const keep = (store: Store, key: string): Effect.Effect<void, never, Scope.Scope> => {
+  const leaseKey = `${store.prefix}lease:${key}`
+  const extend = store.redis.eval(extendScript)
+  const release = store.redis.eval(releaseScript)
+  // until the lease is found lost (no longer ours: nothing left to extend)
+  const extending: Effect.Effect<void> = Effect.andThen(
+    Effect.sleep(Math.max(1, Math.floor(store.lease / 3))),
+    Effect.matchEffect(call(store, key, "extend lease", extend(leaseKey, store.owner, store.lease)), {
+      onFailure: (error) => Effect.andThen(Effect.logWarning("the renewal lease could not be extended: another process may take it over", error), extending),
+      onSuccess: (extended) => extended === 1 ? extending : Effect.logWarning("the renewal lease was lost: another process may renew meanwhile")
+    })
+  )
+  const stop = Effect.logWarning(`the renewal still runs after ${store.maxRenewal} ms (maxRenewal): its lease is no longer extended`)
+  return Effect.andThen(
+    Effect.addFinalizer(() => Effect.ignore(call(store, key, "release lease", release(leaseKey, store.owner)))),
+    Effect.forkScoped(Effect.raceFirst(extending, Effect.andThen(Effect.sleep(store.maxRenewal), stop)).pipe(Effect.annotateLogs({ key })))
+  )
+}
+
+/** `TokenStore.renewal`: `use` with the stored token, with the lease (see {@link make}). */
+const renewalOf = (store: Store) =>
+<A, E, R>(
+  key: string,
+  isDue: (token: Token, now: number) => boolean,
+  use: (current: Option.Option<Token>) => Effect.Effect<A, E, R>
+): Effect.Effect<A, E | TokenStoreError, R> =>
+  Effect.scoped(Effect.gen(function*() {
+    // a holder extends its lease for `maxRenewal` at most, then it expires within a lease duration
+    const { leased, text, token } = yield* acquire(store, key, isDue, store.maxRenewal + 2 * store.lease)
+    if (leased) {
+      store.expected.set(key, text ?? "")
+      yield* Effect.addFinalizer(() => Effect.sync(() => store.expected.delete(key)))
+      yield* keep(store, key)
+    }
+    return yield* use(token)
+  }))
+
+/** `TokenStore.set`: stored with its expiry; a renewal's token is not stored over a newer one. */
+const setOf = (store: Store) => {
+  const set = store.redis.eval(setScript)
+  return (key: string, token: Token) =>
+    Effect.gen(function*() {
+      const now = yield* Clock.currentTimeMillis
+      const expected = store.expected.get(key)
+      const tokenKey = `${store.prefix}token:${key}`
+      const millis = keepFor(uselessAt(token) - now)
+      const stored = yield* call(
+        store,
+        key,
+        "store token",
+        set(tokenKey, `${store.prefix}lease:${key}`, encode(token), store.owner, millis, expected === undefined ? "0" : "1", expected ?? "")
+      )
+      if (stored === 0) {
+        yield* Effect.logWarning("the renewed token is not stored: another token was stored meanwhile (another process renewed after this one's lease expired, or a sign-in), and is kept").pipe(
+          Effect.annotateLogs({ key })
+        )
+      }
+    })
+}
+
 /**
  * The store on the `Redis` in context. `get` with `{ peek: true }` (the
  * `Session` handing out a token that is due for renewal but still valid)
  * answers the stored token at once. `renewal` (the `Session`'s renewals)
  * hands the stored token over at once when the `Session`'s `isDue` does not
  * flag it; otherwise it takes the renewal lease, extends it every third of
- * `leaseDuration` while the renewal runs and releases it after (`set`
- * stores the new token and frees the lease in one step), or, while another
- * process holds the lease, waits for that process's token (as long as the
- * lease is held: a holder that dies leaves it to expire). `get` without
+ * `leaseDuration` while the renewal runs (for `maxRenewal` at most) and
+ * releases it after (`set` stores the new token and frees the lease in one
+ * step), or, while another process holds the lease, waits for that
+ * process's token (failing with `TokenStoreError` after `maxRenewal` plus
+ * twice `leaseDuration`: a holder that dies or hangs leaves its lease to
+ * expire). A renewal's `set` does not store over a token another process
+ * stored meanwhile (one that took over a lease this process lost); it
+ * stores its token if nothing else was stored, lease or not. `get` without
  * `peek` (another caller's read before a renewal) does the same with the
  * store's own `refreshAhead` window, keeps the lease it takes until `set`
  * or its expiry, and fails with `TokenStoreError` after twice the lease
@@ -147,8 +312,9 @@ return 0
  * `set` stores a token with an expiry: Redis deletes it once it is of no
  * more use (when its refresh token expires, `refreshExpiresAt`, or 60 days
  * after `expiresAt` when that is unknown; without a refresh token, at
- * `expiresAt`), or after a year and a day at most. An option that is not a duration fails `make` with
- * `FleetError` `Configuration` naming it.
+ * `expiresAt`), or after a year and a day at most. An option that is not a
+ * duration, or a `leaseDuration` under three times `timeout`, fails `make`
+ * with `FleetError` `Configuration` naming it.
  *
  * @example
  * ```ts
@@ -163,91 +329,37 @@ return 0
  */
 export const make = (options?: Options): Effect.Effect<TokenStore["Service"], FleetError, Redis.Redis> =>
   Effect.gen(function*() {
-    const redis = yield* Redis.Redis
-    const prefix = options?.prefix ?? "connected-vehicle:"
-    const refreshAhead = yield* millis("refreshAhead", options?.refreshAhead, "60 seconds", "zero allowed")
-    const lease = yield* millis("leaseDuration", options?.leaseDuration, "10 seconds")
-    const poll = yield* millis("pollInterval", options?.pollInterval, "50 millis")
-    const timeout = yield* millis("timeout", options?.timeout, "2 seconds")
-    const owner = randomUUID()
-    const set = redis.eval(setScript)
-    const extend = redis.eval(extendScript)
-    const release = redis.eval(releaseScript)
-
-    const call = <A>(key: string, what: string, effect: Effect.Effect<A, Redis.RedisError>) =>
-      effect.pipe(
-        redisCall(what, timeout),
-        Effect.mapError((error) => new TokenStoreError({ key, reason: error.description }))
-      )
-
+    const store: Store = {
+      redis: yield* Redis.Redis,
+      prefix: options?.prefix ?? "connected-vehicle:",
+      refreshAhead: yield* millis("refreshAhead", options?.refreshAhead, "60 seconds", "zero allowed"),
+      lease: yield* millis("leaseDuration", options?.leaseDuration, "10 seconds"),
+      poll: yield* millis("pollInterval", options?.pollInterval, "50 millis"),
+      timeout: yield* millis("timeout", options?.timeout, "2 seconds"),
+      maxRenewal: yield* millis("maxRenewal", options?.maxRenewal, "60 seconds"),
+      owner: randomUUID(),
+      expected: new Map()
+    }
+    if (store.lease < 3 * store.timeout) {
+      return yield* new FleetError({
+        reason: new Configuration({
+          description: `leaseDuration: expected at least three times timeout (${3 * store.timeout} ms), got ${store.lease} ms: an extension that takes as long as Redis may answer would let the lease expire`
+        })
+      })
+    }
     // for `get`: as `Session` decides by default, the refresh-ahead window, at most half the token's lifetime
     const due = (token: Token, now: number) => {
       const { expiresAt, issuedAt } = token
-      const ahead = issuedAt === undefined ? refreshAhead : Math.min(refreshAhead, Math.max(0, expiresAt - issuedAt) / 2)
+      const ahead = issuedAt === undefined ? store.refreshAhead : Math.min(store.refreshAhead, Math.max(0, expiresAt - issuedAt) / 2)
       return expiresAt - ahead <= now
     }
-
-    const peek = (key: string) => Effect.map(call(key, "read token", redis.send<string | null>("GET", `${prefix}token:${key}`)), decode)
-
-    // the stored token once it is not `isDue`, else with the lease taken
-    // (`leased`); while another process holds the lease, waits (at most
-    // `maxWait` milliseconds when given)
-    const acquire = (key: string, isDue: (token: Token, now: number) => boolean, maxWait: number | undefined) =>
-      Effect.gen(function*() {
-        const tokenKey = `${prefix}token:${key}`
-        const leaseKey = `${prefix}lease:${key}`
-        const deadline = maxWait === undefined ? Infinity : (yield* Clock.currentTimeMillis) + maxWait
-        while (true) {
-          const [text, holder] = yield* call(key, "read token", redis.send<[string | null, string | null]>("MGET", tokenKey, leaseKey))
-          const token = decode(text)
-          const now = yield* Clock.currentTimeMillis
-          if (Option.isSome(token) && !isDue(token.value, now)) return { token, leased: false }
-          if (holder === owner) return { token, leased: true }
-          if (holder === null) {
-            const taken = yield* call(key, "take lease", redis.send<string | null>("SET", leaseKey, owner, "NX", "PX", String(lease)))
-            // ours: read again (the previous holder may have stored the new token meanwhile)
-            if (taken !== null) return { token: yield* peek(key), leased: true }
-          }
-          if (now >= deadline) {
-            return yield* new TokenStoreError({ key, reason: `no new token after ${maxWait} ms: another process holds the renewal lease` })
-          }
-          yield* Effect.sleep(poll)
-        }
-      })
-
     const get = (key: string, options?: GetOptions): Effect.Effect<Option.Option<Token>, TokenStoreError> =>
-      options?.peek === true ? peek(key) : Effect.map(acquire(key, due, 2 * lease), ({ token }) => token)
-
-    // the lease of `key`, ours: extended every third of its duration until the scope closes, then released
-    const keep = (key: string): Effect.Effect<void, never, Scope.Scope> => {
-      const leaseKey = `${prefix}lease:${key}`
-      return Effect.andThen(
-        Effect.addFinalizer(() => Effect.ignore(call(key, "release lease", release(leaseKey, owner)))),
-        Effect.forkScoped(Effect.forever(
-          Effect.andThen(Effect.sleep(Math.max(1, Math.floor(lease / 3))), Effect.ignore(call(key, "extend lease", extend(leaseKey, owner, lease))))
-        ))
-      )
-    }
-
-    const renewal = <A, E, R>(
-      key: string,
-      isDue: (token: Token, now: number) => boolean,
-      use: (current: Option.Option<Token>) => Effect.Effect<A, E, R>
-    ): Effect.Effect<A, E | TokenStoreError, R> =>
-      Effect.scoped(Effect.gen(function*() {
-        const { leased, token } = yield* acquire(key, isDue, undefined)
-        if (leased) yield* keep(key)
-        return yield* use(token)
-      }))
-
+      options?.peek === true ? Effect.map(read(store, key), decode) : Effect.map(acquire(store, key, due, 2 * store.lease), ({ token }) => token)
     return TokenStore.of({
       get,
-      renewal,
-      set: (key, token) =>
-        Effect.flatMap(Clock.currentTimeMillis, (now) =>
-          call(key, "store token", set(`${prefix}token:${key}`, `${prefix}lease:${key}`, encode(token), owner, keepFor(uselessAt(token) - now)))
-        ).pipe(Effect.asVoid),
-      remove: (key) => call(key, "remove token", redis.send("DEL", `${prefix}token:${key}`)).pipe(Effect.asVoid)
+      renewal: renewalOf(store),
+      set: setOf(store),
+      remove: (key) => call(store, key, "remove token", store.redis.send("DEL", `${store.prefix}token:${key}`)).pipe(Effect.asVoid)
     })
   })
 

@@ -7,7 +7,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { spawn } from "node:child_process"
 import { join } from "node:path"
-import { Context, Duration, Effect, Exit, Layer, Option, Redacted } from "effect"
+import { Cause, Context, Duration, Effect, Exit, Fiber, Layer, Option, Redacted } from "effect"
 import { Redis } from "effect/persistence"
 import * as OAuthConfig from "@connected-vehicle/auth/OAuthConfig"
 import { NodeHttpClient } from "@effect/platform-node"
@@ -19,6 +19,7 @@ import * as Session from "@connected-vehicle/auth/Session"
 import { TokenStore } from "@connected-vehicle/auth/TokenStore"
 import * as Simulator from "@connected-vehicle/simulator/Simulator"
 import { Credentials } from "@connected-vehicle/transport/Credentials"
+import { reasonOf } from "@connected-vehicle/transport/ConnectedVehicleError"
 import type * as SharedAccess from "@connected-vehicle/fleet/SharedAccess"
 import * as RedisServer from "@connected-vehicle/testing/RedisServer"
 import * as SharedRedis from "@connected-vehicle/fleet/SharedRedis"
@@ -129,18 +130,41 @@ describe("SharedToken", () => {
   it.live("a renewal that takes longer than the lease keeps it: no second grant", () =>
     Effect.gen(function*() {
       const sim = yield* simulator({ accessTokenLifetime: "4 seconds" })
-      const options = { prefix: freshPrefix("long"), token: { leaseDuration: "300 millis" } } as const
+      const options = { prefix: freshPrefix("long"), token: { leaseDuration: "600 millis", timeout: "200 millis" } } as const
       const [a, b] = yield* Effect.all([credentialsOf(sim, options), credentialsOf(sim, options)])
       yield* a.token
       yield* b.token
       yield* Effect.sleep("2200 millis") // due (half of 4 s), handed out until 3 s
-      // the token request takes five lease durations
+      // the token request takes two and a half lease durations
       yield* sim.injectFaults({ path: "/oauth/token", faults: [1, 2].map(() => ({ _tag: "Delay", millis: 1_500 }) as const) })
       yield* a.token
       yield* Effect.sleep("50 millis")
       yield* b.token
       yield* eventually(grants(sim, 2))
       yield* Effect.sleep("1500 millis")
+      assert.strictEqual((yield* sim.usage).tokenGrants.clientCredentials, 2)
+    }).pipe(Effect.scoped), 30_000)
+
+  it.live("a call waiting for another process's renewal waits within its budget (maxElapsed): then a Timeout", () =>
+    Effect.gen(function*() {
+      const sim = yield* simulator({ accessTokenLifetime: "3 seconds" })
+      const options = { prefix: freshPrefix("budget") }
+      const [a, b] = yield* Effect.all([instance(sim, options), instance(sim, options)])
+      const [target] = targets(sim, 1)
+      yield* Effect.provideContext(readSignals(target!), a)
+      yield* Effect.provideContext(readSignals(target!), b)
+      yield* Effect.sleep("3200 millis") // expired in both
+      // A renews, its token request taking 5 s; B's call has a budget of 1 s
+      yield* sim.injectFaults({ path: "/oauth/token", faults: [{ _tag: "Delay", millis: 5_000 }] })
+      const renewing = yield* Effect.forkChild(Effect.exit(Effect.provideContext(readSignals(target!), a)))
+      yield* Effect.sleep("200 millis")
+      const started = Date.now()
+      const error = yield* Effect.flip(Effect.provideContext(readSignals(target!, { maxRetries: 0, retry: { maxElapsed: "1 second" } }), b))
+      const took = Date.now() - started
+      assert.strictEqual(reasonOf(error)._tag, "Timeout")
+      assert.isBelow(took, 3_000)
+      // A still gets its token, for both
+      assert.isTrue(Exit.isSuccess(yield* Fiber.join(renewing)))
       assert.strictEqual((yield* sim.usage).tokenGrants.clientCredentials, 2)
     }).pipe(Effect.scoped), 30_000)
 
@@ -182,7 +206,7 @@ describe("SharedToken", () => {
   it.live("a renewal lease held by a process that died expires: another process takes it", () =>
     Effect.gen(function*() {
       const context = yield* Layer.build(SharedRedis.layer({ url: redisUrl() }))
-      const options = { prefix: freshPrefix("lease"), leaseDuration: "500 millis" } as const
+      const options = { prefix: freshPrefix("lease"), leaseDuration: "500 millis", timeout: "150 millis" } as const
       const [dead, alive] = yield* Effect.all([SharedToken.make(options), SharedToken.make(options)]).pipe(Effect.provideContext(context))
       // timed from before the lease is taken: its 500 ms start after this, whatever the machine's load
       const started = Date.now()
@@ -233,6 +257,74 @@ describe("SharedToken", () => {
         assert.include(error.message, name)
       }
     }))
+
+  it.effect("a leaseDuration under three times the Redis timeout is a Configuration error naming it", () =>
+    Effect.gen(function*() {
+      const error = yield* Effect.flip(SharedToken.make({ leaseDuration: "1 second", timeout: "400 millis" })).pipe(
+        Effect.provideService(Redis.Redis, undefined as never)
+      )
+      assert.strictEqual(error.reason._tag, "Configuration")
+      assert.include(error.message, "leaseDuration")
+      assert.include(error.message, "1200 ms")
+    }))
+
+  it.live("a holder whose renewal hangs extends its lease for maxRenewal only: then it expires and another process renews", () =>
+    Effect.gen(function*() {
+      const context = yield* Layer.build(SharedRedis.layer({ url: redisUrl() }))
+      const options = { prefix: freshPrefix("hung"), leaseDuration: "600 millis", timeout: "200 millis", maxRenewal: "600 millis" } as const
+      const [hung, other] = yield* Effect.all([SharedToken.make(options), SharedToken.make(options)]).pipe(Effect.provideContext(context))
+      const renewal = (store: TokenStore["Service"], use: Effect.Effect<string>) => store.renewal!("application", () => true, () => use)
+      yield* Effect.forkChild(renewal(hung, Effect.never))
+      yield* Effect.sleep("100 millis")
+      const started = Date.now()
+      // the lease is no longer extended after 600 ms: gone 600 ms later at most
+      const ran = yield* renewal(other, Effect.succeed("renewed")).pipe(Effect.timeoutOption("5 seconds"))
+      assert.deepStrictEqual(ran, Option.some("renewed"))
+      assert.isAtLeast(Date.now() - started, 400)
+    }).pipe(Effect.scoped), 20_000)
+
+  it.live("a process waiting for another's renewal gives up after maxRenewal and twice leaseDuration (TokenStoreError)", () =>
+    Effect.gen(function*() {
+      const context = yield* Layer.build(SharedRedis.layer({ url: redisUrl() }))
+      const prefix = freshPrefix("waiting")
+      const store = yield* Effect.provideContext(
+        SharedToken.make({ prefix, leaseDuration: "300 millis", timeout: "100 millis", maxRenewal: "300 millis" }),
+        context
+      )
+      // a lease some other process keeps extending, and never a token
+      const redis = Context.get(context, Redis.Redis)
+      yield* Effect.forkChild(Effect.forever(Effect.andThen(redis.send("SET", `${prefix}lease:application`, "elsewhere", "PX", "300"), Effect.sleep("100 millis"))))
+      yield* Effect.sleep("50 millis")
+      const exit = yield* store.renewal!("application", () => true, () => Effect.succeed("renewed")).pipe(Effect.exit, Effect.timeoutOption("5 seconds"))
+      assert.isTrue(Option.isSome(exit) && Exit.isFailure(exit.value), "gave up, within 5 s")
+      const error = Option.getOrThrow(exit).pipe((exit) => Exit.isFailure(exit) ? Cause.squash(exit.cause) : undefined)
+      assert.strictEqual((error as { _tag?: string })._tag, "TokenStoreError")
+    }).pipe(Effect.scoped), 20_000)
+
+  it.live("a renewal does not store its token over one another process stored meanwhile; with nothing newer stored it stores it, lease or not", () =>
+    Effect.gen(function*() {
+      const context = yield* Layer.build(SharedRedis.layer({ url: redisUrl() }))
+      const prefix = freshPrefix("newer")
+      const [a, b] = yield* Effect.all([SharedToken.make({ prefix }), SharedToken.make({ prefix })]).pipe(Effect.provideContext(context))
+      const now = Date.now()
+      const tokenOf = (value: string) => ({ accessToken: Redacted.make(value), issuedAt: now, expiresAt: now + 60_000, refreshToken: Redacted.make(`r-${value}`), refreshExpiresAt: undefined })
+      const stored = Effect.map(a.get("user", { peek: true }), (token) => Option.getOrNull(Option.map(token, (t) => Redacted.value(t.accessToken))))
+      yield* a.set("user", tokenOf("old"))
+      // A renews; meanwhile (its lease lost) B took over and stored its token
+      yield* a.renewal!("user", () => true, () =>
+        Effect.andThen(
+          Effect.andThen(Context.get(context, Redis.Redis).send("DEL", `${prefix}lease:user`), b.set("user", tokenOf("from-b"))),
+          a.set("user", tokenOf("from-a"))
+        ))
+      assert.strictEqual(yield* stored, "from-b")
+      // A renews, its lease lost, nothing newer stored: its token is kept
+      yield* a.renewal!("user", () => true, () =>
+        Effect.andThen(Context.get(context, Redis.Redis).send("DEL", `${prefix}lease:user`), a.set("user", tokenOf("from-a-again"))))
+      assert.strictEqual(yield* stored, "from-a-again")
+      // outside a renewal (a sign-in), set stores whatever is there
+      yield* b.set("user", tokenOf("signed-in"))
+      assert.strictEqual(yield* stored, "signed-in")
+    }).pipe(Effect.scoped), 10_000)
 
   it.live("Redis gone: get fails with TokenStoreError, without hanging", () =>
     Effect.gen(function*() {

@@ -8,20 +8,22 @@ import { ErrorItem, errorOfStatus, makeEnvelope } from "./ServiceError.ts"
 
 const Secret = Schema.RedactedFromValue(Schema.String)
 
-// section 4.6: a non-empty access token, of type `Bearer` (RFC 6749: case
-// insensitive), with a lifetime in seconds (a positive number: an access
-// token already expired is not a grant)
+// section 4.6: an access token that is not empty nor only whitespace, of
+// type `Bearer` (RFC 6749: case insensitive), with a lifetime in seconds (at
+// least one second: an access token already expired, or expiring within the
+// second, is not a grant, and would be renewed on every call)
 const tokenFields = {
-  access_token: Schema.RedactedFromValue(Schema.NonEmptyString),
+  access_token: Schema.RedactedFromValue(Schema.String.check(Schema.isPattern(/\S/u, { expected: "a non-blank string" }))),
   token_type: Schema.String.check(Schema.isPattern(/^[Bb][Ee][Aa][Rr][Ee][Rr]$/u, { expected: "\"Bearer\" (in any case)" })),
-  expires_in: Schema.Finite.check(Schema.isGreaterThan(0))
+  expires_in: Schema.Finite.check(Schema.isGreaterThanOrEqualTo(1))
 }
 
 /**
  * Response of the authorization-code and refresh-token grants. Token values
- * decode straight into `Redacted`. As section 4.6 has it: a non-empty
- * `access_token`, `token_type` `Bearer` (in any case, RFC 6749), a positive
- * `expires_in` (seconds); anything else is refused.
+ * decode straight into `Redacted`. As section 4.6 has it: an `access_token`
+ * that is not empty nor only whitespace, `token_type` `Bearer` (in any case,
+ * RFC 6749), an `expires_in` of at least one second; anything else is
+ * refused.
  *
  * @example
  * ```ts

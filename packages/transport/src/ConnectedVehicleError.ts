@@ -214,9 +214,11 @@ export class InvalidRequest extends Schema.TaggedError<InvalidRequest>()("Invali
  * `ConnectedVehicleError` of the token request, or a `TokenStoreError`), so
  * that a caller can tell an unreachable token endpoint from a refused
  * client. Retryable only when `transient` (the token store could not be
- * read or written: a database blip, which the call's retry policy retries
- * as it retries a network failure); otherwise never retried by the call
- * (the token request has its own bounds).
+ * read before any token request was sent: a database blip, which the
+ * call's retry policy retries as it retries a network failure); otherwise
+ * never retried by the call (the token request has its own bounds; a
+ * granted token that could not be stored is not asked for again, as its
+ * refresh token was used).
  *
  * @example
  * ```ts
@@ -232,7 +234,7 @@ export class Credentials extends Schema.TaggedError<Credentials>()("Credentials"
   description: Schema.String,
   status: Schema.optionalKey(Schema.Int),
   cause: Schema.optionalKey(Schema.Unknown),
-  /** The token store failed (a transient failure): retryable. */
+  /** The token store failed before any token request was sent (a transient failure): retryable. */
   transient: Schema.optionalKey(Schema.Boolean)
 }) {
   get isRetryable(): boolean {

@@ -8,7 +8,7 @@ import * as Credentials from "@connected-vehicle/transport/Credentials"
 import * as Transport from "@connected-vehicle/transport/Transport"
 import * as TransportConfig from "@connected-vehicle/transport/TransportConfig"
 import type { Connection, UnexpectedStatus } from "@connected-vehicle/transport/ConnectedVehicleError"
-import { reasonOf } from "@connected-vehicle/transport/ConnectedVehicleError"
+import { ConnectedVehicleError, Credentials as CredentialsReason, reasonOf } from "@connected-vehicle/transport/ConnectedVehicleError"
 import { flipReason, server } from "./utils.ts"
 import * as UndiciHttpClient from "../src/UndiciHttpClient.ts"
 
@@ -266,5 +266,69 @@ describe("secrets echoed by the server", () => {
       assert.deepStrictEqual(leaks(error, "the-client-secret"), [])
       assert.deepStrictEqual(leaks(error, "the-refresh-token"), [])
       assert.include(error.message, "<redacted>")
+    }).pipe(Effect.scoped))
+})
+
+describe("waiting for the credential", () => {
+  const transportWith = (origin: string, credentials: Credentials.Credentials["Service"]) =>
+    Layer.mergeAll(Transport.layer, Layer.succeed(Credentials.Credentials, credentials)).pipe(
+      Layer.provide([TransportConfig.layerOrigin(origin), UndiciHttpClient.layer()])
+    )
+  const callWith = (options: Transport.CallOptions) =>
+    Effect.flatMap(Transport.client(VehicleApi, "signals"), (signals) =>
+      signals.get({ params: { vehicleId: "v-1", signalCode: "odometer" }, headers: { "sc-user-id": "u-1" } }, options))
+
+  it.live("a credential that does not come fails the call with a Timeout once its budget (maxElapsed) is spent", () =>
+    Effect.gen(function*() {
+      const service = yield* server((_, response) => response.end("{}"))
+      const started = Date.now()
+      const error = yield* flipReason(callWith({ timeout: "5 seconds", retry: { maxElapsed: "300 millis" } }).pipe(
+        Effect.provide(transportWith(service.origin, { token: Effect.never, refresh: () => Effect.succeed(false) }))
+      ))
+      assert.strictEqual(error._tag, "Timeout")
+      assert.isBelow(Date.now() - started, 3_000)
+      assert.strictEqual(service.requests.length, 0)
+    }).pipe(Effect.scoped))
+
+  it.live("a refresh after a 401 that does not come fails the call with a Timeout once its budget is spent", () =>
+    Effect.gen(function*() {
+      const service = yield* server((_, response) => {
+        response.writeHead(401, { "content-type": "application/json" })
+        response.end(JSON.stringify({ error: "unauthorized" }))
+      })
+      const started = Date.now()
+      const error = yield* flipReason(callWith({ timeout: "5 seconds", retry: { maxElapsed: "300 millis" } }).pipe(
+        Effect.provide(transportWith(service.origin, { token: Effect.succeed(Redacted.make("the-token")), refresh: () => Effect.never }))
+      ))
+      assert.strictEqual(error._tag, "Timeout")
+      assert.isBelow(Date.now() - started, 3_000)
+      assert.strictEqual(service.requests.length, 1)
+    }).pipe(Effect.scoped))
+
+  it.live("a refresh after a 401 that failed for a moment (transient) is tried again by the call's retry, not counted as the call's refresh", () =>
+    Effect.gen(function*() {
+      let current = "rejected"
+      const service = yield* server((request, response) => {
+        if (request.headers.authorization === "Bearer good") return response.end("{}")
+        response.writeHead(401, { "content-type": "application/json" })
+        response.end(JSON.stringify({ error: "unauthorized" }))
+      })
+      let refreshes = 0
+      const credentials: Credentials.Credentials["Service"] = {
+        token: Effect.sync(() => Redacted.make(current)),
+        refresh: () =>
+          Effect.suspend(() => {
+            if (refreshes++ === 0) {
+              return Effect.fail(new ConnectedVehicleError({ reason: new CredentialsReason({ description: "TokenStoreError: blip", transient: true }) }))
+            }
+            current = "good"
+            return Effect.succeed(true)
+          })
+      }
+      // the 200 reached (its body, "{}", is not a signal: the decode fails after it)
+      const error = yield* flipReason(callWith({ retry: { initialDelay: "1 millis" } }).pipe(Effect.provide(transportWith(service.origin, credentials))))
+      assert.strictEqual(error._tag, "InvalidResponse")
+      assert.strictEqual(refreshes, 2)
+      assert.deepStrictEqual(service.requests.map((r) => r.headers.authorization), ["Bearer rejected", "Bearer rejected", "Bearer good"])
     }).pipe(Effect.scoped))
 })

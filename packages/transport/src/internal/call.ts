@@ -8,8 +8,9 @@
  *    - `retried`: the attempts, retried with `Effect.retry` on the call's
  *      `Schedule` (see `./policy.ts`; `Retry-After`, `maxElapsed`);
  *    - `authenticated`: each attempt with a credential waits for the
- *      transport's `admit` (if any, within the call's budget), reads the
- *      credential and sends it; a 401 refreshes it and replays once per call;
+ *      transport's `admit` (if any), reads the credential (both within what
+ *      is left of the call's budget) and sends it; a 401 refreshes it and
+ *      replays once per call;
  *    - `timed`: each attempt within its timeout (cut to what is left of the
  *      call's budget), logged at debug level;
  *    - `exchange`: the send, the `onResponse` hooks at the response head, a
@@ -242,8 +243,8 @@ const timed = (spec: MethodSpec, call: Call) => (client: Client): Client =>
       call.retryAfter = undefined
       call.response = undefined
       // the first attempt has the whole budget; a later one (or one after a
-      // wait for `admit`) what is left of it
-      const left = n === 1 && spec.admit === undefined ? call.policy.maxElapsedMillis : call.deadline - start
+      // wait for `admit` or the credential) what is left of it
+      const left = n === 1 && spec.admit === undefined && spec.credentials === undefined ? call.policy.maxElapsedMillis : call.deadline - start
       const limit = Math.max(1, Math.min(call.policy.timeoutMillis, left))
       // without `httpSpans`, the transport's requests in the attempt are not traced (`./untraced.ts`)
       const context = config.httpSpans ? fiber.context : attemptContext(fiber.context)
@@ -270,44 +271,54 @@ const timed = (spec: MethodSpec, call: Call) => (client: Client): Client =>
     }))
 
 /**
- * `next` once `admit` let the call's request go (before the credential is
- * read, outside the attempt's timeout), within what is left of the call's
- * budget.
+ * `effect` within what is left of the call's budget: a `Timeout` (of the
+ * budget, `maxElapsed`) once it runs out. Bounds what an attempt waits for
+ * before its own timeout starts: `admit`, the credential (a token store may
+ * wait for another process's renewal), its refresh after a 401.
  */
-const admitted = <A>(spec: MethodSpec, admit: Admit, call: Call, next: Effect.Effect<A, AnyError>): Effect.Effect<A, AnyError> =>
+const withinBudget = <A>(spec: MethodSpec, call: Call, effect: Effect.Effect<A, AnyError>): Effect.Effect<A, AnyError> =>
   Effect.withFiber((fiber) => {
     const left = call.deadline - fiber.getRef(Clock.Clock).currentTimeMillisUnsafe()
     const budget = Duration.millis(call.policy.maxElapsedMillis)
-    return Effect.andThen(
-      Timeout.timeoutOrElse(
-        admit(call.request),
-        Math.max(1, left),
-        () => Effect.fail(fail(new ConnectedVehicleError.Timeout({ method: spec.method, url: urlOf(call), timeout: budget })))
-      ),
-      next
+    return Timeout.timeoutOrElse(
+      effect,
+      Math.max(1, left),
+      () => Effect.fail(fail(new ConnectedVehicleError.Timeout({ method: spec.method, url: urlOf(call), timeout: budget })))
     )
   })
+
+/** Whether `error` is a credential that failed for a moment (the token store: `transient`). */
+const transientCredential = (error: AnyError): boolean =>
+  error._tag === "ConnectedVehicleError" && error.reason._tag === "Credentials" && error.reason.transient === true
 
 /**
  * The client with the call's credential: each attempt (once admitted, with
  * `admit`) sends the current token; a 401 refreshes it and replays (admitted
- * again), once per call. Without credentials, the client itself.
+ * again), once per call (a refresh that failed for a moment, `transient`,
+ * does not count: the call's retry refreshes again). Waiting for `admit`,
+ * the credential and its refresh is bounded by what is left of the call's
+ * budget. Without credentials, the client itself.
  */
 const authenticated = (spec: MethodSpec, call: Call) => (client: Client): Client => {
   const { admit, credentials, log, method } = spec
   if (credentials === undefined) return client
-  const gate = <A>(next: Effect.Effect<A, AnyError>) => admit === undefined ? next : admitted(spec, admit, call, next)
+  const gate = <A>(next: Effect.Effect<A, AnyError>) => admit === undefined ? next : Effect.andThen(withinBudget(spec, call, admit(call.request)), next)
+  const token = withinBudget(spec, call, credentials.token)
   // `HttpClient.transform` without the attempt it would build and not use (each attempt is `client.execute`)
   return HttpClient.makeWith((effect) => Effect.flatMapEager(effect, (request) =>
-    gate(Effect.flatMap(credentials.token, (token) =>
-      Effect.catch(client.execute(withBearer(request, token)), (error): Effect.Effect<HttpClientResponse.HttpClientResponse, AnyError> => {
+    gate(Effect.flatMap(token, (sent) =>
+      Effect.catch(client.execute(withBearer(request, sent)), (error): Effect.Effect<HttpClientResponse.HttpClientResponse, AnyError> => {
         if (call.refreshed || statusOf(error) !== 401 || tagOf(error) === "Credentials") return Effect.fail(error)
         call.refreshed = true
-        return Effect.flatMap(credentials.refresh(token), (refreshed) =>
+        const refresh = Effect.tapError(withinBudget(spec, call, credentials.refresh(sent)), (failure) =>
+          Effect.sync(() => {
+            if (transientCredential(failure)) call.refreshed = false
+          }))
+        return Effect.flatMap(refresh, (refreshed) =>
           refreshed
             ? Effect.andThen(
               log.log("Debug", "replaying after 401 with a refreshed token", { method, url: urlOf(call) }),
-              gate(Effect.flatMap(credentials.token, (next) => client.execute(withBearer(request, next))))
+              gate(Effect.flatMap(token, (next) => client.execute(withBearer(request, next))))
             )
             : Effect.fail(error))
       })))), client.preprocess)
