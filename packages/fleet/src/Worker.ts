@@ -149,8 +149,9 @@ const failed = <E>(
   event: DeliveredEvent,
   taken: Taken,
   cause: Cause.Cause<E>,
-  described: string
+  text: string
 ): Effect.Effect<void, E | FleetError> => {
+  const described = writable(text)
   if (taken.attempts >= maxAttempts) {
     return deadLetters.add({ event, attempts: taken.attempts, cause: described }).pipe(
       Effect.tap(() => Metric.update(deadLettered, 1)),
@@ -166,8 +167,20 @@ const failed = <E>(
   }
   return Metric.update(handlerRetries, 1).pipe(
     Effect.andThen(Effect.logInfo(`webhook event handler failed (attempt ${taken.attempts} of ${maxAttempts})`, cause)),
-    Effect.andThen(Effect.failCause(cause))
+    // the queue writes the cause as the event's last failure: text Postgres can keep
+    Effect.andThen(Effect.failCause(Cause.pretty(cause).includes("\u0000") ? Cause.die(new HandlerFailed(described)) : cause))
   )
+}
+
+/** A handler's failure as text Postgres can keep: a NUL is written `\u0000`. */
+const writable = (text: string): string => text.replaceAll("\u0000", "\\u0000")
+
+/** What the queue gets for a handler's failure whose text holds a NUL: the same text, the NUL escaped. */
+class HandlerFailed extends Error {
+  constructor(described: string) {
+    super(described)
+    this.name = "HandlerFailed"
+  }
 }
 
 /**
