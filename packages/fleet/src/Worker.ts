@@ -4,7 +4,8 @@
  * queue's `retrySchedule`; after `maxAttempts` runs the event moves to the
  * dead letters with its cause. Any number of workers in any number of
  * processes share one queue (on Postgres); an event whose worker died is
- * taken again once its lock expires, so handlers must be idempotent.
+ * taken again once its lock expires, so handlers must be idempotent. Each
+ * run of the handler has a fiber of its own and `handlerTimeout` at most.
  *
  * @since 0.1.0
  */
@@ -215,7 +216,8 @@ const noOutcome = (deadLetters: DeadLetters["Service"], unwritten: Unwritten, ev
  * written to the dead letters (and the event completed), before it a failure
  * is counted and handed back to the queue for a retry. An event whose
  * attempts ran out without an outcome (its workers died) goes to the dead
- * letters without another run.
+ * letters without another run. The handler runs in a fiber of its own, for
+ * `handlerTimeout` at most; options as {@link run} checks them.
  *
  * @example
  * ```ts
@@ -307,8 +309,9 @@ const loopOf = <E, R>(options: Checked<E, R>): Effect.Effect<never, never, R | E
  * Runs `concurrency` take loops until interrupted. A failing handler (one
  * ending in an interruption of its own included) or an unreachable store
  * never stops them (the failure is logged and the loop goes on). A
- * `concurrency` that is not a positive integer fails at once with
- * `FleetError` `Configuration` naming it.
+ * `concurrency` that is not a positive integer, or a `handlerTimeout` that
+ * is not a finite positive duration, fails at once with `FleetError`
+ * `Configuration` naming it.
  *
  * @example
  * ```ts
