@@ -4,16 +4,18 @@
  * queue's `retrySchedule`; after `maxAttempts` runs the event moves to the
  * dead letters with its cause. Any number of workers in any number of
  * processes share one queue (on Postgres); an event whose worker died is
- * taken again once its lock expires, so handlers must be idempotent.
+ * taken again once its lock expires, so handlers must be idempotent. Each
+ * run of the handler has a fiber of its own and `handlerTimeout` at most.
  *
  * @since 0.1.0
  */
 import type { DeliveredEvent } from "@connected-vehicle/schema/WebhookEvent"
-import { Cause, Effect, Exit, Layer, Metric, Option } from "effect"
+import { Cause, type Duration, Effect, Exit, Fiber, Layer, Metric, Option } from "effect"
 import { DeadLetters } from "./DeadLetters.ts"
 import { EventQueue, type Taken } from "./EventQueue.ts"
 import { Configuration, FleetError } from "./FleetError.ts"
 import { deadLettered, eventsHandled, handlerRetries, handlersRunning } from "./FleetMetrics.ts"
+import { millis } from "./internal/options.ts"
 
 /**
  * What a worker runs.
@@ -36,42 +38,86 @@ export interface Options<E, R> {
   readonly handler: (event: DeliveredEvent, taken: Taken) => Effect.Effect<unknown, E, R>
   /** Events handled at once by this worker (default 1). */
   readonly concurrency?: number | undefined
+  /**
+   * How long one run of the handler may take (default 5 minutes): a handler
+   * running longer is interrupted and its attempt failed (retried, or a dead
+   * letter on the last one). A finite positive duration, else `run` fails
+   * with `FleetError` `Configuration` naming it.
+   */
+  readonly handlerTimeout?: Duration.Input | undefined
+}
+
+/** Options checked: the concurrency, and the handler's timeout in milliseconds. */
+interface Checked<E, R> {
+  readonly handler: Options<E, R>["handler"]
+  readonly concurrency: number
+  readonly handlerTimeout: number
 }
 
 /**
- * Fails with this fiber's own interruption when it was interrupted: a
- * `catchCause` that caught it does not end the fiber, entering an
- * interruptible region does.
+ * The handler's run on one taken event, in a fiber of its own (whatever the
+ * handler does to its fiber, interrupting it included, cannot touch the
+ * worker's loop): its exit, or `undefined` when it ran over `timeout` (it is
+ * then interrupted). The worker's own interruption interrupts the handler
+ * and waits for it, then ends this with that interruption (the queue
+ * releases the event); a failure of the handler's cleanup then is logged.
  */
-const interruptionPoint: Effect.Effect<void> = Effect.uninterruptible(Effect.interruptible(Effect.void))
+const runHandler = <A, E, R>(handler: Effect.Effect<A, E, R>, timeout: number): Effect.Effect<Exit.Exit<A, E> | undefined, never, R> =>
+  Effect.uninterruptibleMask((restore) =>
+    Effect.flatMap(Effect.forkChild(handler, { uninterruptible: false }), (fiber) =>
+      restore(Effect.timeoutOption(Fiber.await(fiber), timeout)).pipe(
+        Effect.onInterrupt(() =>
+          Effect.flatMap(Effect.andThen(Fiber.interrupt(fiber), Fiber.await(fiber)), (exit) =>
+            Exit.isFailure(exit) && !Cause.hasInterruptsOnly(exit.cause)
+              ? Effect.logWarning("the worker stopped; the event is released; the handler's cleanup failed", exit.cause)
+              : Effect.void)
+        ),
+        Effect.flatMap(Option.match({
+          onSome: Effect.succeed,
+          onNone: () => Effect.as(Fiber.interrupt(fiber), undefined)
+        }))
+      ))
+  )
 
 /**
- * The handler's run on one taken event: a failure on the last attempt is
+ * The handler's run on one taken event: a failure (an interruption of its
+ * own, or running over `handlerTimeout`, included) on the last attempt is
  * written to the dead letters (and the event completed); before it, it is
- * counted and handed back to the queue for a retry. A handler that ends in
- * an interruption of its own (it joined an interrupted fiber, say) failed
- * too; only the worker's own interruption releases the event untouched.
+ * counted and handed back to the queue for a retry. Only the worker's own
+ * interruption releases the event untouched.
  */
 const attempt = <E, R>(
-  options: Options<E, R>,
+  options: Checked<E, R>,
   maxAttempts: number,
   deadLetters: DeadLetters["Service"],
   unwritten: Unwritten,
   event: DeliveredEvent,
   taken: Taken
 ): Effect.Effect<void, E | FleetError, R> =>
-  Effect.suspend(() => options.handler(event, taken)).pipe(
-    Effect.tap(() => Metric.update(eventsHandled, 1)),
-    Effect.catchCause((cause): Effect.Effect<void, E | FleetError> => {
-      if (!Cause.hasInterruptsOnly(cause)) return failed(maxAttempts, deadLetters, unwritten, event, taken, cause, Cause.pretty(cause))
-      return Effect.andThen(
-        interruptionPoint, // the worker's shutdown: the event is released for another worker
-        failed(maxAttempts, deadLetters, unwritten, event, taken, Cause.die(new HandlerInterrupted()), `${interrupted}\n${Cause.pretty(cause)}`)
-      )
+  runHandler(Effect.suspend(() => options.handler(event, taken)), options.handlerTimeout).pipe(
+    Effect.flatMap((exit): Effect.Effect<void, E | FleetError> => {
+      const fail = (cause: Cause.Cause<E>, described: string) =>
+        failed(maxAttempts, deadLetters, unwritten, event, taken, cause, described)
+      if (exit === undefined) {
+        const error = new HandlerTimedOut(options.handlerTimeout)
+        return fail(Cause.die(error), error.message)
+      }
+      if (Exit.isSuccess(exit)) return Metric.update(eventsHandled, 1)
+      return Cause.hasInterruptsOnly(exit.cause)
+        ? fail(Cause.die(new HandlerInterrupted()), `${interrupted}\n${Cause.pretty(exit.cause)}`)
+        : fail(exit.cause, Cause.pretty(exit.cause))
     }),
     Effect.ensuring(Metric.modify(handlersRunning, -1)),
     (running) => Effect.andThen(Metric.modify(handlersRunning, 1), running)
   )
+
+/** What a handler running over `handlerTimeout` fails with: a failed attempt. */
+class HandlerTimedOut extends Error {
+  constructor(timeout: number) {
+    super(`the handler ran over handlerTimeout (${timeout} ms) and was interrupted`)
+    this.name = "HandlerTimedOut"
+  }
+}
 
 const interrupted = "the handler was interrupted (an interruption of its own, not the worker's shutdown)"
 
@@ -104,8 +150,9 @@ const failed = <E>(
   event: DeliveredEvent,
   taken: Taken,
   cause: Cause.Cause<E>,
-  described: string
+  text: string
 ): Effect.Effect<void, E | FleetError> => {
+  const described = writable(text)
   if (taken.attempts >= maxAttempts) {
     return deadLetters.add({ event, attempts: taken.attempts, cause: described }).pipe(
       Effect.tap(() => Metric.update(deadLettered, 1)),
@@ -121,8 +168,20 @@ const failed = <E>(
   }
   return Metric.update(handlerRetries, 1).pipe(
     Effect.andThen(Effect.logInfo(`webhook event handler failed (attempt ${taken.attempts} of ${maxAttempts})`, cause)),
-    Effect.andThen(Effect.failCause(cause))
+    // the queue writes the cause as the event's last failure: text Postgres can keep
+    Effect.andThen(Effect.failCause(Cause.pretty(cause).includes("\u0000") ? Cause.die(new HandlerFailed(described)) : cause))
   )
+}
+
+/** A handler's failure as text Postgres can keep: a NUL is written `\u0000`. */
+const writable = (text: string): string => text.replaceAll("\u0000", "\\u0000")
+
+/** What the queue gets for a handler's failure whose text holds a NUL: the same text, the NUL escaped. */
+class HandlerFailed extends Error {
+  constructor(described: string) {
+    super(described)
+    this.name = "HandlerFailed"
+  }
 }
 
 /**
@@ -157,7 +216,8 @@ const noOutcome = (deadLetters: DeadLetters["Service"], unwritten: Unwritten, ev
  * written to the dead letters (and the event completed), before it a failure
  * is counted and handed back to the queue for a retry. An event whose
  * attempts ran out without an outcome (its workers died) goes to the dead
- * letters without another run.
+ * letters without another run. The handler runs in a fiber of its own, for
+ * `handlerTimeout` at most; options as {@link run} checks them.
  *
  * @example
  * ```ts
@@ -171,7 +231,9 @@ const noOutcome = (deadLetters: DeadLetters["Service"], unwritten: Unwritten, ev
  */
 export const handleOne = <E, R>(
   options: Options<E, R>
-): Effect.Effect<void, E | FleetError, R | EventQueue | DeadLetters> =>
+): Effect.Effect<void, E | FleetError, R | EventQueue | DeadLetters> => Effect.flatMap(check(options), handleChecked)
+
+const handleChecked = <E, R>(options: Checked<E, R>): Effect.Effect<void, E | FleetError, R | EventQueue | DeadLetters> =>
   Effect.gen(function*() {
     const queue = yield* EventQueue
     const deadLetters = yield* DeadLetters
@@ -195,19 +257,34 @@ const storeFailed = (cause: Cause.Cause<unknown>): boolean =>
     (reason.error.reason._tag === "QueueUnavailable" || reason.error.reason._tag === "DeadLetterStore")
   )
 
-const concurrencyOf = (options: Options<unknown, unknown>): Effect.Effect<number, FleetError> => {
+const check = <E, R>(options: Options<E, R>): Effect.Effect<Checked<E, R>, FleetError> => {
   const concurrency = options.concurrency ?? 1
-  return Number.isInteger(concurrency) && concurrency >= 1 ? Effect.succeed(concurrency) : Effect.fail(
-    new FleetError({ reason: new Configuration({ description: `concurrency: expected a positive integer, got ${String(concurrency)}` }) })
-  )
+  if (!Number.isInteger(concurrency) || concurrency < 1) {
+    return Effect.fail(
+      new FleetError({ reason: new Configuration({ description: `concurrency: expected a positive integer, got ${String(concurrency)}` }) })
+    )
+  }
+  return Effect.map(millis("handlerTimeout", options.handlerTimeout, "5 minutes"), (handlerTimeout) => ({
+    handler: options.handler,
+    concurrency,
+    handlerTimeout
+  }))
 }
+
+/**
+ * Fails with this fiber's own interruption when it was interrupted: a
+ * `catchCause` that caught it does not end the fiber, entering an
+ * interruptible region does. Handlers run in fibers of their own, so only
+ * the worker's shutdown interrupts a loop's fiber.
+ */
+const interruptionPoint: Effect.Effect<void> = Effect.uninterruptible(Effect.interruptible(Effect.void))
 
 /**
  * One take loop: a failing handler or store is logged and the loop goes on;
  * it ends only with the worker's interruption (logged, as any end would be).
  */
-const loopOf = <E, R>(options: Options<E, R>): Effect.Effect<never, never, R | EventQueue | DeadLetters> =>
-  handleOne(options).pipe(
+const loopOf = <E, R>(options: Checked<E, R>): Effect.Effect<never, never, R | EventQueue | DeadLetters> =>
+  handleChecked(options).pipe(
     Effect.catchCause((cause) => {
       if (Cause.hasInterruptsOnly(cause)) {
         // not the worker's interruption (that fails the interruption point): the store's take was interrupted
@@ -232,8 +309,9 @@ const loopOf = <E, R>(options: Options<E, R>): Effect.Effect<never, never, R | E
  * Runs `concurrency` take loops until interrupted. A failing handler (one
  * ending in an interruption of its own included) or an unreachable store
  * never stops them (the failure is logged and the loop goes on). A
- * `concurrency` that is not a positive integer fails at once with
- * `FleetError` `Configuration` naming it.
+ * `concurrency` that is not a positive integer, or a `handlerTimeout` that
+ * is not a finite positive duration, fails at once with `FleetError`
+ * `Configuration` naming it.
  *
  * @example
  * ```ts
@@ -246,10 +324,10 @@ const loopOf = <E, R>(options: Options<E, R>): Effect.Effect<never, never, R | E
  * @category constructors
  */
 export const run = <E, R>(options: Options<E, R>): Effect.Effect<never, FleetError, R | EventQueue | DeadLetters> =>
-  Effect.flatMap(concurrencyOf(options), (concurrency) =>
+  Effect.flatMap(check(options), (checked) =>
     Effect.forEach(
-      Array.from({ length: concurrency }, (_, i) => i),
-      (fiber) => Effect.annotateLogs(loopOf(options), { worker: fiber }),
+      Array.from({ length: checked.concurrency }, (_, i) => i),
+      (fiber) => Effect.annotateLogs(loopOf(checked), { worker: fiber }),
       { concurrency: "unbounded", discard: true }
     ).pipe(Effect.andThen(Effect.never)))
 
@@ -268,4 +346,4 @@ export const run = <E, R>(options: Options<E, R>): Effect.Effect<never, FleetErr
  * @category layers
  */
 export const layer = <E, R>(options: Options<E, R>): Layer.Layer<never, FleetError, R | EventQueue | DeadLetters> =>
-  Layer.effectDiscard(Effect.andThen(concurrencyOf(options), Effect.forkScoped(run(options))))
+  Layer.effectDiscard(Effect.andThen(check(options), Effect.forkScoped(run(options))))

@@ -215,6 +215,31 @@ describe("ingestion on Postgres", () => {
       assert.deepStrictEqual(rows.map((row) => row.id), ["evt_nul_value"])
     }).pipe(Effect.scoped), 60_000)
 
+  it.live("a handler failure whose text holds a NUL (no Postgres text keeps it) is retried, then a listed, replayable dead letter, the NUL escaped", () =>
+    Effect.gen(function*() {
+      const url = freshDatabase("nulcause")
+      const services = yield* instance(url, { maxAttempts: 2, retrySchedule: Schedule.spaced("100 millis") })
+      const receiver = yield* Effect.provideContext(DurableReceiver.make({ secret }), services)
+      assert.strictEqual((yield* receiver.receive(delivery(stateEvent("evt_nul_cause", "veh_\u0000x")))).status, 200)
+      const runs = yield* Ref.make(0)
+      yield* Effect.forkScoped(Effect.provideContext(
+        Worker.run({
+          handler: (event) =>
+            Effect.andThen(Ref.update(runs, (n) => n + 1), Effect.fail(new Error(`unknown vehicle ${(event as { vehicleId: string }).vehicleId}`)))
+        }),
+        services
+      ))
+      const letters = Context.get(services, DeadLetters)
+      yield* eventually(Effect.map(letters.list(), (list) => list.length === 1))
+      const [letter] = yield* letters.list()
+      assert.strictEqual(letter!.attempts, 2)
+      assert.include(letter!.cause, "unknown vehicle veh_\\u0000x")
+      assert.strictEqual(yield* Ref.get(runs), 2)
+      assert.deepStrictEqual(yield* query(url, "SELECT state FROM effect_queue"), [{ state: "completed" }])
+      assert.strictEqual(yield* Effect.provideContext(Ingestion.replay("evt_nul_cause"), services), "evt_nul_cause:replay:1")
+      yield* eventually(Effect.map(Ref.get(runs), (n) => n === 3))
+    }).pipe(Effect.scoped), 60_000)
+
   it.live("a completed event is removed once the retention passed (its id is new again); pending and failed ones are kept", () =>
     Effect.gen(function*() {
       const url = freshDatabase("retention")

@@ -104,7 +104,7 @@ export const makeSqlStore = (table: string): Effect.Effect<Service, FleetError, 
       add: ({ attempts, cause, event }) =>
         Effect.gen(function*() {
           const json = JSON.stringify(yield* encodeEvent(event))
-          yield* sql`INSERT INTO ${t} (event_id, event, attempts, cause) VALUES (${event.eventId}, ${json}, ${attempts}, ${cause})
+          yield* sql`INSERT INTO ${t} (event_id, event, attempts, cause) VALUES (${event.eventId}, ${json}, ${attempts}, ${cause.replaceAll("\u0000", "\\u0000")})
             ON CONFLICT (event_id) DO UPDATE SET event = EXCLUDED.event, attempts = EXCLUDED.attempts,
               cause = EXCLUDED.cause, failed_at = now(), status = 'dead'`
         }).pipe(Effect.mapError(storeError(`add the dead letter of ${event.eventId}`))),
