@@ -8,7 +8,9 @@
  * @since 0.1.0
  */
 import { NodeRedis } from "@effect/platform-node"
-import { type Duration, Effect, Fiber, Layer, Option, Redacted } from "effect"
+import { connect } from "node:net"
+import { connect as connectTls } from "node:tls"
+import { type Duration, Effect, Layer, Redacted } from "effect"
 import type { Redis } from "effect/persistence"
 import * as FleetConfig from "./FleetConfig.ts"
 import { Configuration, FleetError, RedisUnavailable } from "./FleetError.ts"
@@ -29,15 +31,14 @@ import { millis } from "./internal/options.ts"
  */
 export interface Options {
   readonly url: Redacted.Redacted<string>
-  /** How long connecting, the client's handshake included, may take (default 5 seconds). */
+  /** How long connecting, and the server's first answer, may take (default 5 seconds). */
   readonly connectTimeout?: Duration.Input | undefined
 }
 
 /**
  * The `Redis` service on `options.url`, connected when built (an unreachable
- * server, or one whose connection and handshake do not end within
- * `connectTimeout`, fails there, with `FleetError` `RedisUnavailable`; a
- * timeout around the build interrupts it; a URL that is
+ * server, or one that does not answer within `connectTimeout`, fails there,
+ * with `FleetError` `RedisUnavailable`; a URL that is
  * not `redis://` or `rediss://` with `Configuration`, whose message and
  * cause hold no part of it; a `connectTimeout` that is not a duration too)
  * and closed with the layer. Commands sent while the connection is down fail
@@ -57,49 +58,48 @@ export const layer = (options: Options): Layer.Layer<Redis.Redis, FleetError> =>
   Layer.effectContext(Effect.gen(function*() {
     const url = yield* checkUrl(options.url)
     const connectTimeout = yield* millis("connectTimeout", options.connectTimeout, "5 seconds")
-    // destroys the client's sockets: its handshake waits for the server's answers with no bound, and its close
-    // waits for them too; Node keeps one small listener per socket made on the signal (reconnections)
-    const stop = new AbortController()
-    const client = Layer.build(NodeRedis.layer({
+    yield* answers(new URL(url), connectTimeout)
+    return yield* Layer.build(NodeRedis.layer({
       url,
       disableOfflineQueue: true,
-      socket: { connectTimeout: Math.ceil(connectTimeout), signal: stop.signal }
+      socket: { connectTimeout: Math.ceil(connectTimeout) }
     })).pipe(
       Effect.mapError((cause) =>
         new FleetError({ reason: new RedisUnavailable({ description: `cannot connect to Redis: ${String(cause.cause)}`, cause }) })
       )
     )
-    return yield* bounded(client, connectTimeout, () => stop.abort())
   }))
 
 /**
- * `connect` within `timeout`: past it, or when interrupted, `abort` ends
- * the connection, and `connect` is awaited: the client's pending handshake
- * fails then (interrupting it instead would close the client while its
- * handshake is pending, which waits for it for ever); past it, this fails
- * with `RedisUnavailable`.
+ * Whether the server at `url` answers a `PING` within `timeout` (any answer,
+ * `NOAUTH` included): the client's own handshake waits for its answers with
+ * no bound, and its close waits for them too, so a server that accepts the
+ * connection and never answers would hold the layer forever. Interrupting
+ * it closes its socket.
  */
-const bounded = <A, R>(
-  connect: Effect.Effect<A, FleetError, R>,
-  timeout: number,
-  abort: () => void
-): Effect.Effect<A, FleetError, R> =>
-  Effect.uninterruptibleMask((restore) =>
-    Effect.flatMap(Effect.forkChild(connect, { uninterruptible: false }), (fiber) => {
-      const stop = Effect.andThen(Effect.sync(abort), Fiber.await(fiber))
-      return restore(Effect.timeoutOption(Fiber.join(fiber), timeout)).pipe(
-        Effect.onInterrupt(() => stop),
-        Effect.flatMap(Option.match({
-          onSome: Effect.succeed,
-          onNone: () =>
-            Effect.andThen(
-              stop,
-              Effect.fail(new FleetError({ reason: new RedisUnavailable({ description: `cannot connect to Redis: no answer within ${timeout} ms` }) }))
-            )
-        }))
-      )
+const answers = (url: URL, timeout: number): Effect.Effect<void, FleetError> => {
+  const unavailable = (description: string) => new FleetError({ reason: new RedisUnavailable({ description }) })
+  return Effect.callback<void, FleetError>((resume) => {
+    const host = url.hostname.replace(/^\[(.*)\]$/, "$1")
+    const port = url.port === "" ? 6379 : Number(url.port)
+    const tls = url.protocol === "rediss:"
+    const socket = tls ? connectTls({ host, port, servername: host }) : connect({ host, port })
+    const end = (effect: Effect.Effect<void, FleetError>) => {
+      socket.destroy()
+      resume(effect)
+    }
+    socket.once(tls ? "secureConnect" : "connect", () => socket.write("PING\r\n"))
+    socket.once("data", () => end(Effect.void))
+    socket.on("error", (error) => end(Effect.fail(unavailable(`cannot connect to Redis: ${error.message}`))))
+    socket.once("close", () => end(Effect.fail(unavailable("cannot connect to Redis: the connection was closed before an answer"))))
+    return Effect.sync(() => socket.destroy())
+  }).pipe(
+    Effect.timeoutOrElse({
+      duration: timeout,
+      orElse: () => Effect.fail(unavailable(`cannot connect to Redis: no answer within ${timeout} ms`))
     })
   )
+}
 
 // a URL that does not parse: Node's error would carry it whole (password included) in its `input`, so none of it is kept
 const checkUrl = (url: Redacted.Redacted<string>): Effect.Effect<string, FleetError> => {
