@@ -51,7 +51,7 @@ const toCredentialsError = (error: TokenExchange.TokenError | TokenStoreError): 
 const afterRequest = (stored: boolean) => (error: TokenExchange.TokenError | TokenStoreError): TokenExchange.TokenError =>
   error._tag !== "TokenStoreError" ? error : noCredential(
     stored
-      ? `the token request succeeded, but storing its token failed (not retried: the grant's refresh token is used): TokenStoreError: ${error.message}`
+      ? `the token request succeeded, but storing its token failed (not retried: the grant's refresh token is used; the new token is kept in memory for the next call, and stored again): TokenStoreError: ${error.message}`
       : `TokenStoreError: ${error.message}`,
     { cause: error }
   )
@@ -68,6 +68,10 @@ const noCredential = (description: string, options?: { readonly status?: number;
 interface Flights {
   readonly running: Map<string, Deferred.Deferred<Token, ConnectedVehicleError>>
   readonly retryAt: Map<string, number>
+  // a granted token whose `set` failed: used (and its refresh token renewed
+  // from) instead of the older stored one until it is stored, or the store
+  // holds a newer one (bounded as the refusals are: see `internal/refused.ts`)
+  readonly kept: Map<string, Token>
 }
 
 const flights = new WeakMap<TokenStore["Service"], Flights>()
@@ -75,7 +79,7 @@ const flights = new WeakMap<TokenStore["Service"], Flights>()
 const flightsOf = (store: TokenStore["Service"]): Flights => {
   let state = flights.get(store)
   if (state === undefined) {
-    state = { running: new Map(), retryAt: new Map() }
+    state = { running: new Map(), retryAt: new Map(), kept: new Map() }
     flights.set(store, state)
   }
   return state
@@ -86,6 +90,10 @@ const flightsOf = (store: TokenStore["Service"]): Flights => {
 const backgroundRetryMillis = 1_000
 
 const peek = { peek: true } as const
+
+// whether `a` was issued before `b` (by issue time when both have one, else by expiry)
+const older = (a: Token, b: Token): boolean =>
+  a.issuedAt !== undefined && b.issuedAt !== undefined && a.issuedAt !== b.issuedAt ? a.issuedAt < b.issuedAt : a.expiresAt < b.expiresAt
 
 // the failures of renewals that were interrupted (their layer closed while
 // they waited for the store): a caller that waited for one starts another
@@ -138,7 +146,12 @@ const joinOrStart = (
  * still handed out). Renewals run in the `Scope` of the caller of `make`
  * while it is open (the layers' scope: closing the layer waits for a
  * renewal already at the token endpoint to store its token, and interrupts
- * one still waiting for the store), else in detached fibers.
+ * one still waiting for the store), else in detached fibers. A token
+ * granted but not stored (the store's `set` failed: that call fails, not
+ * retried) is kept in memory: later calls use it (and a renewal sends its
+ * refresh token, never the stored one the grant used), each first storing
+ * it again, until it is stored or the store holds a newer token (or none:
+ * a sign-out).
  *
  * @example
  * ```ts
@@ -169,7 +182,7 @@ const session = <R>(
     const phase = phaseOf(Duration.toMillis(config.refreshAhead), config.expiryMargin === undefined ? undefined : Duration.toMillis(config.expiryMargin))
     const services = yield* Effect.context<R>()
     const scope = yield* Effect.serviceOption(Scope.Scope)
-    const { retryAt, running } = flightsOf(store)
+    const { kept, retryAt, running } = flightsOf(store)
     const stale = (token: Option.Option<Token>, now: number) => Option.isNone(token) || phase(token.value, now) !== "fresh"
     const refused = Refused.refusedOf(store)
     // the refusal of the refresh token `token` holds, if any; a refusal of
@@ -186,6 +199,11 @@ const session = <R>(
     // used, never removed nor shadowed) or that refresh token is dead
     const onRefused = (sent: Token, error: ConnectedVehicleError) =>
       Effect.flatMap(Effect.exit(store.get(key, peek)), (read): Effect.Effect<Token, ConnectedVehicleError> => {
+        // the kept token (never stored) was refused: it is dropped
+        if (kept.get(key) === sent) {
+          kept.delete(key)
+          return Effect.fail(Refused.refusedNow(key, error))
+        }
         // the store cannot be read: nothing to compare with, nothing remembered
         if (Exit.isFailure(read)) return Effect.fail(error)
         const now = read.value
@@ -203,14 +221,43 @@ const session = <R>(
     // `use` with the stored token as the fleet's one renewal of `key` when the
     // store coordinates renewals between processes (its `renewal`, told
     // which tokens this session would renew), else with what `get` reads
+    // (a kept token is renewed under the fleet's lease, whatever the store holds)
     const leased = <A, E>(isStale: typeof stale, use: (current: Option.Option<Token>) => Effect.Effect<A, E, R>) =>
       store.renewal === undefined
         ? Effect.flatMap(store.get(key), use)
-        : store.renewal(key, (token, now) => isStale(Option.some(token), now), use)
+        : store.renewal(key, (token, now) => kept.has(key) || isStale(Option.some(token), now), use)
+
+    // the kept token of `key` rather than `stored` while `stored` is older; dropped
+    // once the store holds it, a newer one, or none (a sign-out is not undone)
+    const latest = (stored: Option.Option<Token>): Option.Option<Token> => {
+      const token = kept.get(key)
+      if (token === undefined) return stored
+      if (Option.isSome(stored) && older(stored.value, token)) return Option.some(token)
+      kept.delete(key)
+      return stored
+    }
+
+    // a kept token is stored again first: dropped once stored (or if the
+    // store holds it or a newer one), used from memory while `set` fails
+    const storeKept = Effect.suspend(() => {
+      const token = kept.get(key)
+      if (token === undefined) return Effect.void
+      return Effect.flatMap(Effect.exit(store.get(key, peek)), (read) => {
+        if (Exit.isSuccess(read)) latest(read.value)
+        if (kept.get(key) !== token) return Effect.void
+        return Effect.matchEffect(store.set(key, token), {
+          onFailure: (error) => Effect.logWarning("the renewed token is still not stored: it is used from memory", error),
+          onSuccess: () => Effect.sync(() => kept.get(key) === token && kept.delete(key))
+        })
+      })
+    })
 
     // one renewal: `background` when no caller waits for it (its failure is logged)
     const renewOnce = (isStale: typeof stale, background: boolean) =>
       Effect.gen(function*() {
+        yield* storeKept
+        const held = kept.get(key)
+        if (held !== undefined && !isStale(Option.some(held), yield* Clock.currentTimeMillis)) return held
         // a refresh token the token endpoint refused is not sent again (read
         // with `peek` first: no renewal follows, so no lease of a shared store is taken)
         if (refused.has(key)) {
@@ -219,8 +266,9 @@ const session = <R>(
           const refusal = Option.isSome(peeked) ? refusalOf(peeked.value) : undefined
           if (refusal !== undefined) return yield* Refused.signInAgain(key, refusal)
         }
-        return yield* leased(isStale, (current) =>
+        return yield* leased(isStale, (stored) =>
           Effect.gen(function*() {
+            const current = latest(stored)
             // another layer or process may have renewed since the caller looked
             if (Option.isSome(current) && !isStale(current, yield* Clock.currentTimeMillis)) return current.value
             // once asked, the token endpoint's answer is stored even if the layer
@@ -230,7 +278,14 @@ const session = <R>(
             const next = yield* Effect.uninterruptible(
               Effect.tap(
                 Effect.mapError(renew(current), renewFailed),
-                (next) => Effect.andThen(Effect.mapError(store.set(key, next), notStored), Effect.sync(() => retryAt.delete(key)))
+                (next) =>
+                  Effect.andThen(
+                    Effect.tapError(store.set(key, next), () => Effect.sync(() => Refused.remember(kept, key, next))),
+                    Effect.sync(() => {
+                      retryAt.delete(key)
+                      kept.delete(key)
+                    })
+                  ).pipe(Effect.mapError(notStored))
               )
             ).pipe(Effect.catchIf(isRefusedRefresh(current), (error) => onRefused(Option.getOrThrow(current), error)))
             yield* Effect.logDebug("token renewed")
@@ -272,7 +327,8 @@ const session = <R>(
       onFailure: (error) => Effect.fail(toCredentialsError(error)),
       onSuccess: (current) =>
         Effect.clockWith((clock) => {
-          if (Option.isNone(current)) return renewed
+          // a granted token not stored yet: the renewal's single flight stores it (or renews from it)
+          if (Option.isNone(current) || (kept.size !== 0 && kept.has(key))) return renewed
           // what a store gives back must be what it was given: a token whose
           // access token is not `Redacted` (serialized as a string, say) is the
           // store's fault, said as such rather than renewed on every call

@@ -6,7 +6,7 @@
  * (a retry would send its used refresh token again).
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Layer, Redacted } from "effect"
+import { Effect, Layer, Option, Redacted } from "effect"
 import { HttpClient, HttpClientResponse } from "effect/http"
 import * as OAuthConfig from "@connected-vehicle/auth/OAuthConfig"
 import * as Session from "@connected-vehicle/auth/Session"
@@ -205,5 +205,118 @@ describe("Session: a token store failure during a call", () => {
       assert.strictEqual(result.value.distance, 42)
       const read = "/v2.0/vehicles/veh-1/odometer"
       assert.deepStrictEqual(sent, [`${read} Bearer access-1`, `${read} Bearer access-1`, "/oauth/token", `${read} Bearer access-2`])
+    }))
+
+  it.live("a grant whose token cannot be stored: later calls use it (its refresh token is never sent again) and store it once the store works", () =>
+    Effect.gen(function*() {
+      // the token endpoint rotates refresh tokens; access-2 is rejected once (revoked): then refreshed with refresh-2
+      const sent: Array<string> = []
+      let rejectAccess2 = false
+      const client = HttpClient.make((request) =>
+        Effect.sync(() => {
+          const path = new URL(request.url).pathname
+          if (path === "/oauth/token") {
+            const form = new URLSearchParams(request.body._tag === "Uint8Array" ? new TextDecoder().decode(request.body.body) : "")
+            const used = form.get("refresh_token") ?? ""
+            sent.push(`token ${used}`)
+            const n = Number(used.slice("refresh-".length)) + 1
+            const body = { access_token: `access-${n}`, token_type: "Bearer", expires_in: 7200, refresh_token: `refresh-${n}` }
+            return HttpClientResponse.fromWeb(request, new Response(JSON.stringify(body), { status: 200, headers: { "content-type": "application/json" } }))
+          }
+          const authorization = request.headers["authorization"] ?? ""
+          sent.push(`read ${authorization}`)
+          const rejected = authorization === "Bearer access-1" || (rejectAccess2 && authorization === "Bearer access-2")
+          if (authorization === "Bearer access-2") rejectAccess2 = false
+          const [status, body] = rejected ? [401, { error: "unauthorized" }] : [200, { distance: 42 }]
+          return HttpClientResponse.fromWeb(request, new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json" } }))
+        })
+      )
+      const transport = Transport.layer.pipe(Layer.provide([
+        TransportConfig.layerOrigin("http://service.test", { retry: { maxAttempts: 3, initialDelay: "1 millis", maxDelay: "1 millis" } }),
+        Layer.succeed(HttpClient.HttpClient, client)
+      ]))
+      const memory = yield* TokenStore.makeMemory
+      const now = Date.now()
+      // expired: the first call renews it with refresh-1
+      yield* memory.set("user-1", {
+        accessToken: Redacted.make("access-1"),
+        issuedAt: now - 7_200_000,
+        expiresAt: now - 1_000,
+        refreshToken: Redacted.make("refresh-1"),
+        refreshExpiresAt: now + 86_400_000
+      })
+      let failSets = 0
+      const store = TokenStore.TokenStore.of({
+        ...memory,
+        set: (key, token) =>
+          Effect.suspend(() =>
+            failSets-- > 0 ? Effect.fail(new TokenStore.TokenStoreError({ key, reason: "Socket closed unexpectedly" })) : memory.set(key, token)
+          )
+      })
+      const stored = Effect.map(memory.get("user-1"), (token) => Option.map(token, (token) => Redacted.value(token.accessToken)))
+      const call = odometer.pipe(
+        Effect.provide(Session.layerUser("user-1").pipe(
+          Layer.provide([transport, OAuthConfig.layer({ clientId: "app", clientSecret: Redacted.make("secret") }), Layer.succeed(TokenStore.TokenStore, store)])
+        )),
+        Effect.provide(transport)
+      )
+      const read = "read Bearer"
+      // the grant's set fails, and so does the next call's attempt to store it
+      failSets = 2
+      const error = yield* Effect.flip(call)
+      assert.include(error.message, "the token request succeeded, but storing its token failed")
+      assert.deepStrictEqual(sent, ["token refresh-1"])
+      assert.strictEqual((yield* call).value.distance, 42)
+      assert.deepStrictEqual(sent.slice(1), [`${read} access-2`])
+      assert.deepStrictEqual(yield* stored, Option.some("access-1"))
+      // the store works again: the kept token is stored
+      assert.strictEqual((yield* call).value.distance, 42)
+      assert.deepStrictEqual(sent.slice(2), [`${read} access-2`])
+      assert.deepStrictEqual(yield* stored, Option.some("access-2"))
+
+      // again kept, then rejected (401): the refresh sends the kept token's refresh token, not the stored one
+      yield* memory.set("user-1", {
+        accessToken: Redacted.make("access-1"),
+        issuedAt: now - 7_200_000,
+        expiresAt: now - 1_000,
+        refreshToken: Redacted.make("refresh-1"),
+        refreshExpiresAt: now + 86_400_000
+      })
+      sent.length = 0
+      failSets = 1
+      yield* Effect.flip(call)
+      // the store keeps failing: the refresh after the 401 is granted (with refresh-2), not stored, kept
+      failSets = 100
+      rejectAccess2 = true
+      yield* Effect.flip(call)
+      assert.deepStrictEqual(sent, ["token refresh-1", `${read} access-2`, "token refresh-2"])
+      assert.strictEqual((yield* call).value.distance, 42)
+      assert.deepStrictEqual(sent.slice(3), [`${read} access-3`])
+      assert.deepStrictEqual(yield* stored, Option.some("access-1"))
+      failSets = 0
+      assert.strictEqual((yield* call).value.distance, 42)
+      assert.deepStrictEqual(yield* stored, Option.some("access-3"))
+
+      // another process stored a newer token meanwhile: it is used, the kept one dropped
+      yield* memory.set("user-1", {
+        accessToken: Redacted.make("access-1"),
+        issuedAt: now - 7_200_000,
+        expiresAt: now - 1_000,
+        refreshToken: Redacted.make("refresh-1"),
+        refreshExpiresAt: now + 86_400_000
+      })
+      failSets = 1
+      yield* Effect.flip(call)
+      yield* memory.set("user-1", {
+        accessToken: Redacted.make("access-9"),
+        issuedAt: Date.now() + 1,
+        expiresAt: Date.now() + 7_200_000,
+        refreshToken: Redacted.make("refresh-9"),
+        refreshExpiresAt: now + 86_400_000
+      })
+      sent.length = 0
+      assert.strictEqual((yield* call).value.distance, 42)
+      assert.deepStrictEqual(sent, [`${read} access-9`])
+      assert.deepStrictEqual(yield* stored, Option.some("access-9"))
     }))
 })
