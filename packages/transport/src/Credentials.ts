@@ -11,14 +11,26 @@ import type { ConnectedVehicleError } from "./ConnectedVehicleError.ts"
 /**
  * Source of the bearer token.
  *
- * - `token`: the current access token (refreshing it first when needed).
- * - `refresh(rejected)`: called when the service answered 401 to `rejected`
- *   (at most once per call, retries included); when it returns `true` the
- *   transport replays the request once with `token`.
+ * - `token`: the current access token (refreshing it first when needed),
+ *   read before each attempt.
+ * - `refresh(rejected)`: called when the service answered 401 to `rejected`;
+ *   when it returns `true` the transport replays the request once with
+ *   `token`. A call refreshes once (retries included), unless the refresh
+ *   failed for a moment (a `transient` reason, below): that one does not
+ *   count, and a retry that is answered 401 again refreshes again.
  *
  * Either fails with a `ConnectedVehicleError` whose reason is `Credentials`
- * (its `cause` the token request's error, if any): the call fails with it at
- * once, without retrying.
+ * (its `cause` the token request's error, if any). One that is `transient`
+ * (a token store that failed for a moment) is retried by the call's retry
+ * policy, as a network failure is; any other fails the call at once,
+ * without retrying.
+ *
+ * Each runs in a fiber of its own, bounded by what is left of the call's
+ * budget (`retry.maxElapsed`): past it the call fails with a `Timeout` and
+ * that fiber is interrupted. A `token` or `refresh` that forks fibers of
+ * its own meant to outlive it forks them with `Effect.forkDetach` or
+ * `Effect.forkIn` (a scope of its layer), as `Session` does, not as
+ * children (`Effect.forkChild`), which are interrupted when it ends.
  *
  * @example
  * ```ts
