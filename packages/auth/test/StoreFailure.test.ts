@@ -16,6 +16,29 @@ import { Credentials, isConnectedVehicleError, reasonOf } from "@connected-vehic
 import * as Transport from "@connected-vehicle/transport/Transport"
 import * as TransportConfig from "@connected-vehicle/transport/TransportConfig"
 
+/** A JSON answer to `request`. */
+const json = (request: Parameters<typeof HttpClientResponse.fromWeb>[0], status: number, body: unknown) =>
+  HttpClientResponse.fromWeb(request, new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json" } }))
+
+/** The transport on `client`, three attempts a millisecond apart. */
+const transportOn = (client: HttpClient.HttpClient) =>
+  Transport.layer.pipe(Layer.provide([
+    TransportConfig.layerOrigin("http://service.test", { retry: { maxAttempts: 3, initialDelay: "1 millis", maxDelay: "1 millis" } }),
+    Layer.succeed(HttpClient.HttpClient, client)
+  ]))
+
+/** user-1's token with access-1 / refresh-1, issued `age` milliseconds ago (two hours: expired). */
+const userToken = (age: number): TokenStore.Token => {
+  const now = Date.now()
+  return {
+    accessToken: Redacted.make("access-1"),
+    issuedAt: now - age,
+    expiresAt: now - age + 7_200_000,
+    refreshToken: Redacted.make("refresh-1"),
+    refreshExpiresAt: now + 86_400_000
+  }
+}
+
 /** A service answering every request `status` (an odometer, or a token endpoint's 503), counting them by path. */
 const service = (status: number) => {
   const paths: Array<string> = []
@@ -23,13 +46,10 @@ const service = (status: number) => {
     Effect.sync(() => {
       paths.push(new URL(request.url).pathname)
       const body = status === 200 ? { distance: 42 } : { error: "temporarily_unavailable" }
-      return HttpClientResponse.fromWeb(request, new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json" } }))
+      return json(request, status, body)
     })
   )
-  const transport = Transport.layer.pipe(Layer.provide([
-    TransportConfig.layerOrigin("http://service.test", { retry: { maxAttempts: 3, initialDelay: "1 millis", maxDelay: "1 millis" } }),
-    Layer.succeed(HttpClient.HttpClient, client)
-  ]))
+  const transport = transportOn(client)
   return { paths, transport }
 }
 
@@ -114,23 +134,13 @@ describe("Session: a token store failure during a call", () => {
           const body = path === "/oauth/token"
             ? { access_token: "access-2", token_type: "Bearer", expires_in: 7200, refresh_token: "refresh-2" }
             : { distance: 42 }
-          return HttpClientResponse.fromWeb(request, new Response(JSON.stringify(body), { status: 200, headers: { "content-type": "application/json" } }))
+          return json(request, 200, body)
         })
       )
-      const transport = Transport.layer.pipe(Layer.provide([
-        TransportConfig.layerOrigin("http://service.test", { retry: { maxAttempts: 3, initialDelay: "1 millis", maxDelay: "1 millis" } }),
-        Layer.succeed(HttpClient.HttpClient, client)
-      ]))
+      const transport = transportOn(client)
       const memory = yield* TokenStore.makeMemory
-      const now = Date.now()
       // expired: the call renews it with the refresh token
-      yield* memory.set("user-1", {
-        accessToken: Redacted.make("access-1"),
-        issuedAt: now - 7_200_000,
-        expiresAt: now - 1_000,
-        refreshToken: Redacted.make("refresh-1"),
-        refreshExpiresAt: now + 86_400_000
-      })
+      yield* memory.set("user-1", userToken(7_201_000))
       let failSet = true
       const store = TokenStore.TokenStore.of({
         ...memory,
@@ -168,23 +178,13 @@ describe("Session: a token store failure during a call", () => {
             : authorization === "Bearer access-2"
             ? [200, { distance: 42 }]
             : [401, { error: "unauthorized" }]
-          return HttpClientResponse.fromWeb(request, new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json" } }))
+          return json(request, status, body)
         })
       )
-      const transport = Transport.layer.pipe(Layer.provide([
-        TransportConfig.layerOrigin("http://service.test", { retry: { maxAttempts: 3, initialDelay: "1 millis", maxDelay: "1 millis" } }),
-        Layer.succeed(HttpClient.HttpClient, client)
-      ]))
+      const transport = transportOn(client)
       const memory = yield* TokenStore.makeMemory
-      const now = Date.now()
       // valid, but revoked: the service answers 401
-      yield* memory.set("user-1", {
-        accessToken: Redacted.make("access-1"),
-        issuedAt: now,
-        expiresAt: now + 7_200_000,
-        refreshToken: Redacted.make("refresh-1"),
-        refreshExpiresAt: now + 86_400_000
-      })
+      yield* memory.set("user-1", userToken(0))
       // the read before the renewal (no `peek`) fails once
       let failRead = true
       const store = TokenStore.TokenStore.of({
@@ -221,30 +221,21 @@ describe("Session: a token store failure during a call", () => {
             sent.push(`token ${used}`)
             const n = Number(used.slice("refresh-".length)) + 1
             const body = { access_token: `access-${n}`, token_type: "Bearer", expires_in: 7200, refresh_token: `refresh-${n}` }
-            return HttpClientResponse.fromWeb(request, new Response(JSON.stringify(body), { status: 200, headers: { "content-type": "application/json" } }))
+            return json(request, 200, body)
           }
           const authorization = request.headers["authorization"] ?? ""
           sent.push(`read ${authorization}`)
           const rejected = authorization === "Bearer access-1" || (rejectAccess2 && authorization === "Bearer access-2")
           if (authorization === "Bearer access-2") rejectAccess2 = false
           const [status, body] = rejected ? [401, { error: "unauthorized" }] : [200, { distance: 42 }]
-          return HttpClientResponse.fromWeb(request, new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json" } }))
+          return json(request, status, body)
         })
       )
-      const transport = Transport.layer.pipe(Layer.provide([
-        TransportConfig.layerOrigin("http://service.test", { retry: { maxAttempts: 3, initialDelay: "1 millis", maxDelay: "1 millis" } }),
-        Layer.succeed(HttpClient.HttpClient, client)
-      ]))
+      const transport = transportOn(client)
       const memory = yield* TokenStore.makeMemory
       const now = Date.now()
       // expired: the first call renews it with refresh-1
-      yield* memory.set("user-1", {
-        accessToken: Redacted.make("access-1"),
-        issuedAt: now - 7_200_000,
-        expiresAt: now - 1_000,
-        refreshToken: Redacted.make("refresh-1"),
-        refreshExpiresAt: now + 86_400_000
-      })
+      yield* memory.set("user-1", userToken(7_201_000))
       let failSets = 0
       const store = TokenStore.TokenStore.of({
         ...memory,
@@ -275,13 +266,7 @@ describe("Session: a token store failure during a call", () => {
       assert.deepStrictEqual(yield* stored, Option.some("access-2"))
 
       // again kept, then rejected (401): the refresh sends the kept token's refresh token, not the stored one
-      yield* memory.set("user-1", {
-        accessToken: Redacted.make("access-1"),
-        issuedAt: now - 7_200_000,
-        expiresAt: now - 1_000,
-        refreshToken: Redacted.make("refresh-1"),
-        refreshExpiresAt: now + 86_400_000
-      })
+      yield* memory.set("user-1", userToken(7_201_000))
       sent.length = 0
       failSets = 1
       yield* Effect.flip(call)
@@ -298,13 +283,7 @@ describe("Session: a token store failure during a call", () => {
       assert.deepStrictEqual(yield* stored, Option.some("access-3"))
 
       // another process stored a newer token meanwhile: it is used, the kept one dropped
-      yield* memory.set("user-1", {
-        accessToken: Redacted.make("access-1"),
-        issuedAt: now - 7_200_000,
-        expiresAt: now - 1_000,
-        refreshToken: Redacted.make("refresh-1"),
-        refreshExpiresAt: now + 86_400_000
-      })
+      yield* memory.set("user-1", userToken(7_201_000))
       failSets = 1
       yield* Effect.flip(call)
       yield* memory.set("user-1", {
