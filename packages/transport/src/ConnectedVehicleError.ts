@@ -48,8 +48,10 @@ const responseContext = {
 
 /**
  * The exchange (headers and body) did not finish within the per-attempt
- * timeout. When the headers had arrived (a stalled body), `status`,
- * `requestId` and `retryAfter` are those of the response. Retryable.
+ * timeout, or within what was left of the call's budget (`maxElapsed`):
+ * `timeout` is the one that ran out, as configured. When the headers had
+ * arrived (a stalled body), `status`, `requestId` and `retryAfter` are
+ * those of the response. Retryable.
  *
  * @example
  * ```ts

@@ -1,6 +1,6 @@
 import { inspect } from "node:util"
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Fiber, Layer, Redacted } from "effect"
+import { Duration, Effect, Fiber, Layer, Redacted } from "effect"
 import { FetchHttpClient, HttpClient, HttpClientRequest } from "effect/http"
 import { NodeHttpClient } from "@effect/platform-node"
 import { AuthorizationApi, VehicleApi } from "@connected-vehicle/schema/Api"
@@ -288,6 +288,29 @@ describe("waiting for the credential", () => {
       assert.strictEqual(error._tag, "Timeout")
       assert.isBelow(Date.now() - started, 3_000)
       assert.strictEqual(service.requests.length, 0)
+    }).pipe(Effect.scoped))
+
+  it.live("an attempt that times out after a slow credential read reports the timeout configured, not what was left of it", () =>
+    Effect.gen(function*() {
+      const service = yield* server(() => {}) // never answers
+      const slowToken = Effect.as(Effect.sleep("50 millis"), Redacted.make("the-token"))
+      const error = yield* flipReason(callWith({ timeout: "300 millis", retry: { maxAttempts: 1 } }).pipe(
+        Effect.provide(transportWith(service.origin, { token: slowToken, refresh: () => Effect.succeed(false) }))
+      ))
+      assert.strictEqual(error._tag, "Timeout")
+      assert.strictEqual(error._tag === "Timeout" ? Duration.toMillis(error.timeout) : -1, 300)
+      assert.match(error.message, /within 300 ms/)
+    }).pipe(Effect.scoped))
+
+  it.live("an attempt cut by what is left of the call's budget reports the budget (maxElapsed)", () =>
+    Effect.gen(function*() {
+      const service = yield* server(() => {}) // never answers
+      const slowToken = Effect.as(Effect.sleep("50 millis"), Redacted.make("the-token"))
+      const error = yield* flipReason(callWith({ timeout: "5 seconds", retry: { maxElapsed: "300 millis" } }).pipe(
+        Effect.provide(transportWith(service.origin, { token: slowToken, refresh: () => Effect.succeed(false) }))
+      ))
+      assert.strictEqual(error._tag, "Timeout")
+      assert.strictEqual(error._tag === "Timeout" ? Duration.toMillis(error.timeout) : -1, 300)
     }).pipe(Effect.scoped))
 
   it.live("a refresh after a 401 that does not come fails the call with a Timeout once its budget is spent", () =>

@@ -217,7 +217,7 @@ const respond = (spec: MethodSpec, call: Call, response: HttpClientResponse.Http
  */
 const releaseResponse = (call: Call): Effect.Effect<void> => call.response === undefined ? Effect.void : release(call.response)
 
-/** The `Timeout` of an attempt cut at `limit` milliseconds, with what it saw of the response head. */
+/** The `Timeout` of an attempt, `limit` the milliseconds that ran out, with what it saw of the response head. */
 const timeoutOf = (spec: MethodSpec, call: Call, limit: number): AnyError =>
   fail(
     new ConnectedVehicleError.Timeout({
@@ -246,6 +246,8 @@ const timed = (spec: MethodSpec, call: Call) => (client: Client): Client =>
       // wait for `admit` or the credential) what is left of it
       const left = n === 1 && spec.admit === undefined && spec.credentials === undefined ? call.policy.maxElapsedMillis : call.deadline - start
       const limit = Math.max(1, Math.min(call.policy.timeoutMillis, left))
+      // what ran out: the attempt's timeout, or the call's budget (`maxElapsed`) it was cut to
+      const spent = call.policy.timeoutMillis <= left ? call.policy.timeoutMillis : call.policy.maxElapsedMillis
       // without `httpSpans`, the transport's requests in the attempt are not traced (`./untraced.ts`)
       const context = config.httpSpans ? fiber.context : attemptContext(fiber.context)
       const attempt = Timeout.timeoutIn(
@@ -253,7 +255,7 @@ const timed = (spec: MethodSpec, call: Call) => (client: Client): Client =>
         clock,
         effect,
         limit,
-        () => Effect.andThen(releaseResponse(call), Effect.fail(timeoutOf(spec, call, limit))),
+        () => Effect.andThen(releaseResponse(call), Effect.fail(timeoutOf(spec, call, spent))),
         context,
         () => releaseResponse(call)
       )
