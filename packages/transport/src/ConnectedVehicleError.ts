@@ -217,7 +217,10 @@ export class InvalidRequest extends Schema.TaggedError<InvalidRequest>()("Invali
  * that a caller can tell an unreachable token endpoint from a refused
  * client. Retryable only when `transient` (the token store could not be
  * read before any token request was sent: a database blip, which the
- * call's retry policy retries as it retries a network failure); otherwise
+ * call's retry policy retries as it retries a network failure; or the
+ * credential did not come within the attempt's timeout, or what was left of
+ * the call's budget, while its token request or another process's renewal
+ * ran: the retry waits for it again); otherwise
  * never retried by the call (the token request has its own bounds; a
  * granted token that could not be stored is not asked for again, as its
  * refresh token was used).

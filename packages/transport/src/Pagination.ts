@@ -9,10 +9,17 @@
  * (two with the read-ahead) whatever the total.
  *
  * - v3 lists (page-number paging): the next page is requested when
- *   `links.next` is not null and `pageNumber * pageSize < totalCount`; an
- *   empty page never decides anything.
+ *   `links.next` is not null, `pageNumber * pageSize < totalCount` and the
+ *   page had items (an empty page ends the list).
  * - legacy vehicle list (offset/limit paging): the next offset is
- *   `offset + vehicles.length` while that is below `paging.count` (the total).
+ *   `offset + vehicles.length` while that is below `paging.count` (the total)
+ *   and the page had vehicles.
+ *
+ * A page that is not the one asked for (its `meta.pageNumber`, or its
+ * `paging.offset`, differs: a proxy or cache that drops the query string
+ * answers the first page again and again) fails the stream with an
+ * `InvalidResponse`, before any of its items is emitted: paging never loops
+ * or emits an item twice on such a page.
  *
  * @since 0.1.0
  */
@@ -20,7 +27,9 @@ import { Array as Arr, Cause, Channel, Effect, Fiber, Option, Stream } from "eff
 import type { Pull } from "effect"
 import type { HttpClientResponse } from "effect/http"
 import { InvalidArgument } from "@connected-vehicle/schema/InvalidArgument"
+import { ConnectedVehicleError, InvalidResponse } from "./ConnectedVehicleError.ts"
 import * as Hooks from "./internal/hooks.ts"
+import { withoutCredentials } from "./internal/url.ts"
 import type { CallOptions, Result } from "./Transport.ts"
 
 /**
@@ -98,7 +107,25 @@ export interface NumberedPage<A> {
 }
 
 const hasNext = (page: NumberedPage<unknown>): boolean =>
-  page.links.next !== null && page.meta.pageNumber * page.meta.pageSize < page.meta.totalCount
+  page.data.length > 0 && page.links.next !== null && page.meta.pageNumber * page.meta.pageSize < page.meta.totalCount
+
+/** The `InvalidResponse` of a page that is not the one asked for. */
+const notAsked = (result: Result<unknown>, description: string): ConnectedVehicleError =>
+  new ConnectedVehicleError({
+    reason: new InvalidResponse({
+      method: result.request.method,
+      url: withoutCredentials(result.request.url, result.request.urlParams),
+      status: result.status,
+      ...(result.requestId === undefined ? {} : { requestId: result.requestId }),
+      description
+    })
+  })
+
+/** `result`'s page when it is page `asked`, else the `InvalidResponse` that says so. */
+const numbered = <P extends NumberedPage<unknown>>(asked: number, result: Result<P>): Effect.Effect<P, ConnectedVehicleError> =>
+  result.value.meta.pageNumber === asked
+    ? Effect.succeed(result.value)
+    : Effect.fail(notAsked(result, `page ${asked} was asked for and page ${result.value.meta.pageNumber} came (a proxy or cache that drops the query string?)`))
 
 /**
  * Every page of a v3 list, starting at `startPage` (default 1).
@@ -122,9 +149,12 @@ const hasNext = (page: NumberedPage<unknown>): boolean =>
 export const pages = <P extends NumberedPage<unknown>, E, R>(
   fetch: (page: number) => Effect.Effect<Result<P>, E, R>,
   options?: { readonly startPage?: number | undefined }
-): Stream.Stream<P, E, R> =>
+): Stream.Stream<P, E | ConnectedVehicleError, R> =>
   Stream.paginate(options?.startPage ?? 1, (page: number) =>
-    Effect.map(fetch(page), ({ value }) => [[value], hasNext(value) ? Option.some(page + 1) : Option.none<number>()] as const))
+    Effect.map(
+      Effect.flatMap(fetch(page), (result) => numbered(page, result)),
+      (value) => [[value], hasNext(value) ? Option.some(page + 1) : Option.none<number>()] as const
+    ))
 
 /**
  * What {@link items} gives the request of each page (to be merged into the
@@ -248,13 +278,16 @@ export const readOptions = (options: StreamOptions | undefined): StreamOptions |
 export const items = <A, P extends NumberedPage<A>, E, R>(
   fetch: (page: number, options?: PageCallOptions) => Effect.Effect<Result<P>, E, R>,
   options?: { readonly startPage?: number | undefined; readonly readAhead?: ReadAhead | undefined }
-): Stream.Stream<P["data"][number], E, R> => {
+): Stream.Stream<P["data"][number], E | ConnectedVehicleError, R> => {
   const startPage = options?.startPage ?? 1
   if (options?.readAhead !== 1) {
     return Stream.paginate(startPage, (page: number) =>
-      Effect.map(fetch(page), ({ value }) => [value.data, hasNext(value) ? Option.some(page + 1) : Option.none<number>()] as const))
+      Effect.map(
+        Effect.flatMap(fetch(page), (result) => numbered(page, result)),
+        (value) => [value.data, hasNext(value) ? Option.some(page + 1) : Option.none<number>()] as const
+      ))
   }
-  type Items = Pull.Pull<readonly [A, ...Array<A>], E, void, R>
+  type Items = Pull.Pull<readonly [A, ...Array<A>], E | ConnectedVehicleError, void, R>
   return Stream.fromChannel(Channel.fromTransform((_, scope) =>
     Effect.map(Effect.context<R>(), (context) => {
       let first = true
@@ -290,6 +323,11 @@ export const items = <A, P extends NumberedPage<A>, E, R>(
         waitingFor = 0
         const value = result.value
         const data = value.data as ReadonlyArray<A>
+        if (value.meta.pageNumber !== page) {
+          for (const fiber of started.values()) fiber.interruptUnsafe()
+          started.clear()
+          return Effect.flatMap(numbered(page, result), () => Cause.done())
+        }
         if (!hasNext(value)) {
           // a page requested early that is not there after all
           for (const fiber of started.values()) fiber.interruptUnsafe()
@@ -358,14 +396,18 @@ export interface OffsetPage {
 export const offsetItems = <E, R>(
   fetch: (offset: number, limit: number) => Effect.Effect<Result<OffsetPage>, E, R>,
   options?: { readonly limit?: number | undefined }
-): Stream.Stream<string, E, R> => {
+): Stream.Stream<string, E | ConnectedVehicleError, R> => {
   const limit = options?.limit ?? 50
   return Stream.paginate(0, (offset: number) =>
-    Effect.map(fetch(offset, limit), ({ value }) => {
-      const next = value.paging.offset + value.vehicles.length
-      return [
+    Effect.flatMap(fetch(offset, limit), (result) => {
+      const { value } = result
+      if (value.paging.offset !== offset) {
+        return Effect.fail(notAsked(result, `offset ${offset} was asked for and offset ${value.paging.offset} came (a proxy or cache that drops the query string?)`))
+      }
+      const next = offset + value.vehicles.length
+      return Effect.succeed([
         value.vehicles,
         value.vehicles.length > 0 && next < value.paging.count ? Option.some(next) : Option.none<number>()
-      ] as const
+      ] as const)
     }))
 }

@@ -34,7 +34,7 @@ import * as ConfigurationError from "./ConfigurationError.ts"
  * const program = Effect.gen(function*() {
  *   const legacy = yield* Transport.client(LegacyApi, "legacy")
  *   const result: Transport.Result<{ readonly distance: number }> = yield* legacy.odometer({ params: { id: "v-1" } })
- *   return [result.value.distance, result.status, result.requestId, result.headers["sc-data-age"]]
+ *   return [result.value.distance, result.status, result.requestId, result.headers["sc-data-age"], result.request.url]
  * })
  * ```
  * @since 0.1.0
@@ -42,6 +42,8 @@ import * as ConfigurationError from "./ConfigurationError.ts"
  */
 export interface Result<A> {
   readonly value: A
+  /** The request as the transport built it from the call's arguments (without the credential, before a `transformClient`). */
+  readonly request: HttpClientRequest.HttpClientRequest
   readonly status: number
   /** The request id: the first of `TransportConfig.requestIdHeaders` present (`sc-request-id`, else `x-request-id`, by default). */
   readonly requestId: string | undefined

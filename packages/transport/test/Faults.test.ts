@@ -1,14 +1,16 @@
 import { inspect } from "node:util"
 import { assert, describe, it } from "@effect/vitest"
-import { Duration, Effect, Fiber, Layer, Redacted } from "effect"
+import { Duration, Effect, Fiber, Layer, Redacted, Stream } from "effect"
 import { FetchHttpClient, HttpClient, HttpClientRequest } from "effect/http"
 import { NodeHttpClient } from "@effect/platform-node"
 import { AuthorizationApi, VehicleApi } from "@connected-vehicle/schema/Api"
 import * as Credentials from "@connected-vehicle/transport/Credentials"
+import * as Pagination from "@connected-vehicle/transport/Pagination"
 import * as Transport from "@connected-vehicle/transport/Transport"
 import * as TransportConfig from "@connected-vehicle/transport/TransportConfig"
 import type { Connection, UnexpectedStatus } from "@connected-vehicle/transport/ConnectedVehicleError"
 import { ConnectedVehicleError, Credentials as CredentialsReason, reasonOf } from "@connected-vehicle/transport/ConnectedVehicleError"
+import { signalsPage } from "./signals.ts"
 import { flipReason, server } from "./utils.ts"
 import * as UndiciHttpClient from "../src/UndiciHttpClient.ts"
 
@@ -278,14 +280,31 @@ describe("waiting for the credential", () => {
     Effect.flatMap(Transport.client(VehicleApi, "signals"), (signals) =>
       signals.get({ params: { vehicleId: "v-1", signalCode: "odometer" }, headers: { "sc-user-id": "u-1" } }, options))
 
-  it.live("a credential that does not come fails the call with a Timeout once its budget (maxElapsed) is spent", () =>
+  it.live("a credential that does not come fails the call with a Credentials reason once its budget (maxElapsed) is spent", () =>
     Effect.gen(function*() {
       const service = yield* server((_, response) => response.end("{}"))
       const started = Date.now()
       const error = yield* flipReason(callWith({ timeout: "5 seconds", retry: { maxElapsed: "300 millis" } }).pipe(
         Effect.provide(transportWith(service.origin, { token: Effect.never, refresh: () => Effect.succeed(false) }))
       ))
-      assert.strictEqual(error._tag, "Timeout")
+      assert.strictEqual(error._tag, "Credentials")
+      assert.match(error.message, /did not come within 300 ms \(the call's budget, maxElapsed\)/)
+      assert.isBelow(Date.now() - started, 3_000)
+      assert.strictEqual(service.requests.length, 0)
+    }).pipe(Effect.scoped))
+
+  it.live("a credential that does not come is bounded by the attempt's timeout too, and retried while the budget allows", () =>
+    Effect.gen(function*() {
+      const service = yield* server((_, response) => response.end("{}"))
+      let reads = 0
+      const started = Date.now()
+      const error = yield* flipReason(callWith({ timeout: "200 millis", retry: { maxAttempts: 2, initialDelay: "1 millis", maxElapsed: "20 seconds" } }).pipe(
+        Effect.provide(transportWith(service.origin, { token: Effect.andThen(Effect.sync(() => reads++), Effect.never), refresh: () => Effect.succeed(false) }))
+      ))
+      assert.strictEqual(error._tag, "Credentials")
+      assert.match(error.message, /did not come within 200 ms \(the timeout\)/)
+      assert.strictEqual(error._tag === "Credentials" && error.isRetryable, true)
+      assert.strictEqual(reads, 2)
       assert.isBelow(Date.now() - started, 3_000)
       assert.strictEqual(service.requests.length, 0)
     }).pipe(Effect.scoped))
@@ -313,7 +332,7 @@ describe("waiting for the credential", () => {
       assert.strictEqual(error._tag === "Timeout" ? Duration.toMillis(error.timeout) : -1, 300)
     }).pipe(Effect.scoped))
 
-  it.live("a refresh after a 401 that does not come fails the call with a Timeout once its budget is spent", () =>
+  it.live("a refresh after a 401 that does not come fails the call with a Credentials reason once its budget is spent", () =>
     Effect.gen(function*() {
       const service = yield* server((_, response) => {
         response.writeHead(401, { "content-type": "application/json" })
@@ -323,7 +342,7 @@ describe("waiting for the credential", () => {
       const error = yield* flipReason(callWith({ timeout: "5 seconds", retry: { maxElapsed: "300 millis" } }).pipe(
         Effect.provide(transportWith(service.origin, { token: Effect.succeed(Redacted.make("the-token")), refresh: () => Effect.never }))
       ))
-      assert.strictEqual(error._tag, "Timeout")
+      assert.strictEqual(error._tag, "Credentials")
       assert.isBelow(Date.now() - started, 3_000)
       assert.strictEqual(service.requests.length, 1)
     }).pipe(Effect.scoped))
@@ -353,5 +372,29 @@ describe("waiting for the credential", () => {
       assert.strictEqual(error._tag, "InvalidResponse")
       assert.strictEqual(refreshes, 2)
       assert.deepStrictEqual(service.requests.map((r) => r.headers.authorization), ["Bearer rejected", "Bearer rejected", "Bearer good"])
+    }).pipe(Effect.scoped))
+})
+
+describe("paging over a proxy that drops the query string", () => {
+  it.live("every page request answered with page 1: the stream fails with an InvalidResponse after page 1's items, once", () =>
+    Effect.gen(function*() {
+      const service = yield* server((_, response) => {
+        response.writeHead(200, { "content-type": "application/json" })
+        response.end(JSON.stringify(signalsPage))
+      })
+      for (const readAhead of [0, 1] as const) {
+        const seen: Array<string> = []
+        const error = yield* Effect.flip(Effect.flatMap(Transport.client(VehicleApi, "signals"), (signals) =>
+          Stream.runForEach(
+            Pagination.items((page, options) =>
+              signals.list({ params: { vehicleId: "veh_1" }, query: { page, pageSize: 2 }, headers: { "sc-user-id": "u-1" } }, options), { readAhead }),
+            (signal) => Effect.sync(() => seen.push(signal.attributes.code))
+          )).pipe(Effect.provide(transportOn(service.origin, UndiciHttpClient.layer()))))
+        const reason = reasonOf(error)
+        assert.strictEqual(reason._tag, "InvalidResponse")
+        assert.match(reason.message, /page 2 was asked for and page 1 came/)
+        assert.strictEqual(seen.length, 2)
+      }
+      assert.isAtMost(service.requests.length, 5)
     }).pipe(Effect.scoped))
 })

@@ -1,6 +1,8 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Deferred, Effect, Fiber, Stream } from "effect"
+import { Headers, HttpClientRequest } from "effect/http"
 import type { HttpClientResponse } from "effect/http"
+import { reasonOf } from "@connected-vehicle/transport/ConnectedVehicleError"
 import * as Pagination from "@connected-vehicle/transport/Pagination"
 import type { Result } from "@connected-vehicle/transport/Transport"
 
@@ -19,7 +21,7 @@ const list = (total: number, size: number, slow?: Deferred.Deferred<void>) => {
         meta: { pageNumber: page, pageSize: size, totalCount: total },
         links: { next: page * size < total ? `?page=${page + 1}` : null }
       }
-      const result = { value, status: 200, headers: {} } as unknown as Result<Page>
+      const result: Result<Page> = { value, request: HttpClientRequest.get(`http://127.0.0.1/list?page=${page}`), status: 200, requestId: undefined, headers: Headers.empty }
       return page > 1 && slow !== undefined
         ? Deferred.await(slow).pipe(Effect.as(result), Effect.onInterrupt(() => Effect.sync(() => interrupted.push(page))))
         : Effect.succeed(result)
@@ -175,5 +177,73 @@ describe("Pagination.items", () => {
         assert.deepStrictEqual(yield* Stream.runCollect(Pagination.items(empty.fetch, { readAhead })), [])
         assert.deepStrictEqual(empty.requested, [1])
       }
+    }))
+
+  it.effect("a page that is not the one asked for (a proxy that drops the query) fails the stream with an InvalidResponse, no item emitted twice", () =>
+    Effect.gen(function*() {
+      for (const readAhead of [0, 1] as const) {
+        const { fetch } = list(50, 5)
+        const requested: Array<number> = []
+        // every request answered with page 1, whatever was asked
+        const ignoring = (page: number) => Effect.sync(() => requested.push(page)).pipe(Effect.andThen(fetch(1)))
+        const items: Array<number> = []
+        const reason = reasonOf(yield* Effect.flip(Stream.runForEach(Pagination.items(ignoring, { readAhead }), (n) => Effect.sync(() => items.push(n)))))
+        assert.strictEqual(reason._tag, "InvalidResponse")
+        assert.match(reason.message, /page 2 was asked for and page 1 came/)
+        assert.deepStrictEqual(items, [0, 1, 2, 3, 4])
+        assert.isAtMost(requested.length, 3)
+        const pagesExit = yield* Stream.runCollect(Pagination.pages(ignoring)).pipe(Effect.exit)
+        assert.strictEqual(pagesExit._tag, "Failure")
+      }
+    }))
+
+  it.effect("an empty page ends the list, whatever its totalCount says", () =>
+    Effect.gen(function*() {
+      for (const readAhead of [0, 1] as const) {
+        const requested: Array<number> = []
+        const lying = (page: number): Effect.Effect<Result<Page>> =>
+          Effect.sync(() => {
+            requested.push(page)
+            const value: Page = {
+              data: page === 1 ? [1, 2] : [],
+              meta: { pageNumber: page, pageSize: 2, totalCount: 1_000_000_000 },
+              links: { next: `?page=${page + 1}` }
+            }
+            return { value, request: HttpClientRequest.get(`http://127.0.0.1/list?page=${page}`), status: 200, requestId: undefined, headers: Headers.empty }
+          })
+        assert.deepStrictEqual(yield* Stream.runCollect(Pagination.items(lying, { readAhead })), [1, 2])
+        assert.deepStrictEqual(requested, [1, 2])
+      }
+    }))
+})
+
+describe("Pagination.offsetItems", () => {
+  const vehicles = (total: number, echo?: number) => {
+    const requested: Array<number> = []
+    const fetch = (offset: number, limit: number): Effect.Effect<Result<Pagination.OffsetPage>> =>
+      Effect.sync(() => {
+        requested.push(offset)
+        const ids = Array.from({ length: Math.max(0, Math.min(limit, total - offset)) }, (_, i) => `v${offset + i}`)
+        const value: Pagination.OffsetPage = { paging: { count: total, offset: echo ?? offset }, vehicles: echo === undefined ? ids : ids.slice(0, 0).concat(["v0", "v1"]) }
+        return { value, request: HttpClientRequest.get(`http://127.0.0.1/v2.0/vehicles?offset=${offset}`), status: 200, requestId: "r-1", headers: Headers.empty }
+      })
+    return { fetch, requested }
+  }
+
+  it.effect("reads every vehicle id, limit per request", () =>
+    Effect.gen(function*() {
+      const { fetch, requested } = vehicles(5)
+      assert.deepStrictEqual(yield* Stream.runCollect(Pagination.offsetItems(fetch, { limit: 2 })), ["v0", "v1", "v2", "v3", "v4"])
+      assert.deepStrictEqual(requested, [0, 2, 4])
+    }))
+
+  it.effect("a page at another offset than asked (a proxy that drops the query) fails with an InvalidResponse", () =>
+    Effect.gen(function*() {
+      const { fetch, requested } = vehicles(100, 0)
+      const reason = reasonOf(yield* Effect.flip(Stream.runCollect(Pagination.offsetItems(fetch, { limit: 2 }))))
+      assert.strictEqual(reason._tag, "InvalidResponse")
+      assert.match(reason.message, /offset 2 was asked for and offset 0 came/)
+      assert.match(reason.message, /GET http:\/\/127\.0\.0\.1\/v2\.0\/vehicles\?offset=2/)
+      assert.deepStrictEqual(requested, [0, 2])
     }))
 })

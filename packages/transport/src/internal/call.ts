@@ -275,8 +275,7 @@ const timed = (spec: MethodSpec, call: Call) => (client: Client): Client =>
 /**
  * `effect` within what is left of the call's budget: a `Timeout` (of the
  * budget, `maxElapsed`) once it runs out. Bounds what an attempt waits for
- * before its own timeout starts: `admit`, the credential (a token store may
- * wait for another process's renewal), its refresh after a 401.
+ * `admit` before its own timeout starts.
  */
 const withinBudget = <A>(spec: MethodSpec, call: Call, effect: Effect.Effect<A, AnyError>): Effect.Effect<A, AnyError> =>
   Effect.withFiber((fiber) => {
@@ -289,6 +288,29 @@ const withinBudget = <A>(spec: MethodSpec, call: Call, effect: Effect.Effect<A, 
     )
   })
 
+/**
+ * The wait for the credential (`credentials.token`, or its refresh after a
+ * 401: a token request, or another process's renewal) within the attempt's
+ * timeout, cut to what is left of the call's budget. Once it runs out, a
+ * `Credentials` reason that says so (transient: the call's retry, when its
+ * budget allows, waits again for the same renewal), not a `Timeout` of the
+ * request that was never sent.
+ */
+const credentialWithin = <A>(call: Call, effect: Effect.Effect<A, AnyError>): Effect.Effect<A, AnyError> =>
+  Effect.withFiber((fiber) => {
+    const left = call.deadline - fiber.getRef(Clock.Clock).currentTimeMillisUnsafe()
+    const { maxElapsedMillis, timeoutMillis } = call.policy
+    const limit = Math.max(1, Math.min(timeoutMillis, left))
+    const which = timeoutMillis <= left ? `${timeoutMillis} ms (the timeout)` : `${maxElapsedMillis} ms (the call's budget, maxElapsed)`
+    return Timeout.timeoutOrElse(effect, limit, () =>
+      Effect.fail(fail(
+        new ConnectedVehicleError.Credentials({
+          description: `the credential did not come within ${which}: its token request, or another process's renewal, is still running`,
+          transient: true
+        })
+      )))
+  })
+
 /** Whether `error` is a credential that failed for a moment (the token store: `transient`). */
 const transientCredential = (error: AnyError): boolean =>
   error._tag === "ConnectedVehicleError" && error.reason._tag === "Credentials" && error.reason.transient === true
@@ -297,22 +319,23 @@ const transientCredential = (error: AnyError): boolean =>
  * The client with the call's credential: each attempt (once admitted, with
  * `admit`) sends the current token; a 401 refreshes it and replays (admitted
  * again), once per call (a refresh that failed for a moment, `transient`,
- * does not count: the call's retry refreshes again). Waiting for `admit`,
- * the credential and its refresh is bounded by what is left of the call's
- * budget. Without credentials, the client itself.
+ * does not count: the call's retry refreshes again). Waiting for `admit` is
+ * bounded by what is left of the call's budget; waiting for the credential
+ * and its refresh by the attempt's timeout too (`credentialWithin`).
+ * Without credentials, the client itself.
  */
 const authenticated = (spec: MethodSpec, call: Call) => (client: Client): Client => {
   const { admit, credentials, log, method } = spec
   if (credentials === undefined) return client
   const gate = <A>(next: Effect.Effect<A, AnyError>) => admit === undefined ? next : Effect.andThen(withinBudget(spec, call, admit(call.request)), next)
-  const token = withinBudget(spec, call, credentials.token)
+  const token = credentialWithin(call, credentials.token)
   // `HttpClient.transform` without the attempt it would build and not use (each attempt is `client.execute`)
   return HttpClient.makeWith((effect) => Effect.flatMapEager(effect, (request) =>
     gate(Effect.flatMap(token, (sent) =>
       Effect.catch(client.execute(withBearer(request, sent)), (error): Effect.Effect<HttpClientResponse.HttpClientResponse, AnyError> => {
         if (call.refreshed || statusOf(error) !== 401 || tagOf(error) === "Credentials") return Effect.fail(error)
         call.refreshed = true
-        const refresh = Effect.tapError(withinBudget(spec, call, credentials.refresh(sent)), (failure) =>
+        const refresh = Effect.tapError(credentialWithin(call, credentials.refresh(sent)), (failure) =>
           Effect.sync(() => {
             if (transientCredential(failure)) call.refreshed = false
           }))
@@ -393,11 +416,11 @@ const run = (
     const decoded = spec.decode(response, call.body ?? "")
     // the decoder's `Exit` (a JSON body) is read at once; any other decode is run
     if (Exit.isExit(decoded) && Exit.isSuccess(decoded)) {
-      return Effect.succeed<Result<unknown>>({ value: decoded.value, status, requestId, headers: response.headers })
+      return Effect.succeed<Result<unknown>>({ value: decoded.value, request, status, requestId, headers: response.headers })
     }
     return Effect.matchEffect(decoded, {
       onFailure: (error) => Effect.fail(mapDecodeError(error, contextOf(spec, response, requestId))),
-      onSuccess: (value) => Effect.succeed<Result<unknown>>({ value, status, requestId, headers: response.headers })
+      onSuccess: (value) => Effect.succeed<Result<unknown>>({ value, request, status, requestId, headers: response.headers })
     })
   })
 }

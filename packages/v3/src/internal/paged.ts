@@ -4,6 +4,7 @@
 import { Effect, Stream } from "effect"
 import { InvalidArgument } from "@connected-vehicle/schema/InvalidArgument"
 import * as Pagination from "@connected-vehicle/transport/Pagination"
+import type { ConnectedVehicleError } from "@connected-vehicle/transport/ConnectedVehicleError"
 import type { CallOptions, Result } from "@connected-vehicle/transport/Transport"
 
 /**
@@ -35,7 +36,7 @@ export const paged = <A, V extends { readonly query: Paging }, P extends Paginat
     ...valid,
     query: { ...valid.query, page, pageSize: valid.query.pageSize ?? defaultStreamPageSize }
   })
-  const pages = (args: A, given?: CallOptions): Stream.Stream<P, E | InvalidArgument> => {
+  const pages = (args: A, given?: CallOptions): Stream.Stream<P, E | ConnectedVehicleError | InvalidArgument> => {
     // the options read once: every page's request gets the copy
     const options = Pagination.readOptions(given)
     if (options instanceof InvalidArgument) return Stream.fail(options)
@@ -46,7 +47,7 @@ export const paged = <A, V extends { readonly query: Paging }, P extends Paginat
     list: (args: A, options?: CallOptions): Effect.Effect<P, E | InvalidArgument> =>
       Effect.flatMap(check(args), (valid) => Effect.map(fetch(valid, options), (r) => r.value)),
     pages,
-    stream: (args: A, given?: Pagination.StreamOptions): Stream.Stream<P["data"][number], E | InvalidArgument> => {
+    stream: (args: A, given?: Pagination.StreamOptions): Stream.Stream<P["data"][number], E | ConnectedVehicleError | InvalidArgument> => {
       const options = Pagination.readOptions(given)
       if (options instanceof InvalidArgument) return Stream.fail(options)
       const readAhead: unknown = options?.readAhead
