@@ -170,14 +170,14 @@ const makeWith = (
   })
 
 const withKeys = (
-  keysFor: (request: HttpClientRequest.HttpClientRequest) => ReadonlyArray<Admission.Key> | undefined,
-  admitKeys: (keys: ReadonlyArray<Admission.Key>) => Effect.Effect<void, FleetError>,
+  keysFor: (request: HttpClientRequest.HttpClientRequest) => Admission.Admission | undefined,
+  admitKeys: (admission: Admission.Admission) => Effect.Effect<void, FleetError>,
   holds: Holds.Holds,
   maxHold: number
 ): SharedLimits["Service"] => {
   const admit: Admit = (request) => {
-    const keys = keysFor(request)
-    return keys === undefined ? Effect.void : Effect.mapError(admitKeys(keys), (cause) =>
+    const admission = keysFor(request)
+    return admission === undefined ? Effect.void : Effect.mapError(admitKeys(admission), (cause) =>
       new ConnectedVehicleError({
         reason: new Connection({ method: request.method, url: redactUrl(request.url), description: `request limits: ${cause.message}` })
       }))

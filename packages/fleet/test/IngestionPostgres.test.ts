@@ -105,7 +105,7 @@ describe("ingestion on Postgres", () => {
 
   it.live("an event whose worker process was killed mid-handler is taken again by another worker after the lock expires", () =>
     Effect.gen(function*() {
-      const url = yield* takenByKilledWorker("evt_crash")
+      const { url } = yield* takenByKilledWorker("evt_crash")
       const again = yield* Deferred.make<number>()
       const survivor = yield* instance(url)
       yield* Effect.forkScoped(Effect.provideContext(
@@ -115,9 +115,28 @@ describe("ingestion on Postgres", () => {
       assert.strictEqual(yield* Deferred.await(again).pipe(Effect.timeout("15 seconds")), 2)
     }).pipe(Effect.scoped), 60_000)
 
+  it.live("a worker process stopped with SIGTERM mid-handler: the handler interrupted, the event released uncounted and taken again at once, completed once", () =>
+    Effect.gen(function*() {
+      const { output, url } = yield* takenByKilledWorker("evt_term", "SIGTERM")
+      assert.include(output, "interrupted evt_term")
+      // released by the stopping worker (not left to its lock's expiry): unlocked, its attempt not counted
+      const [row] = yield* query<{ state: string; attempts: number; acquired_by: string | null }>(
+        url,
+        "SELECT state, attempts, acquired_by FROM effect_queue WHERE id = 'evt_term'"
+      )
+      assert.deepStrictEqual({ ...row, attempts: Number(row!.attempts) }, { state: "pending", attempts: 0, acquired_by: null })
+      const runs = yield* Ref.make<ReadonlyArray<number>>([])
+      const survivor = yield* instance(url)
+      yield* Effect.forkScoped(Effect.provideContext(Worker.run({ handler: (_event, taken) => Ref.update(runs, (all) => [...all, taken.attempts]) }), survivor))
+      const state = query<{ state: string }>(url, "SELECT state FROM effect_queue WHERE id = 'evt_term'")
+      yield* eventually(Effect.map(state, (rows) => rows[0]?.state === "completed"), 5_000)
+      yield* Effect.sleep("500 millis")
+      assert.deepStrictEqual(yield* Ref.get(runs), [1])
+    }).pipe(Effect.scoped), 60_000)
+
   it.live("an event whose last attempt had no outcome (its worker died) is a dead letter, without another run", () =>
     Effect.gen(function*() {
-      const url = yield* takenByKilledWorker("evt_crash_loop")
+      const { url } = yield* takenByKilledWorker("evt_crash_loop")
       const runs = yield* Ref.make(0)
       const survivor = yield* instance(url, { maxAttempts: 1 })
       yield* Effect.forkScoped(Effect.provideContext(Worker.run({ handler: () => Ref.update(runs, (n) => n + 1) }), survivor))
@@ -277,9 +296,10 @@ describe("ingestion on Postgres", () => {
 
 /**
  * A fresh database whose event `eventId` was taken (attempt 1) by a worker
- * process that was then killed with SIGKILL mid-handler.
+ * process that was then killed with SIGKILL mid-handler (or stopped with
+ * `signal`); answers it and the child's output after the signal.
  */
-const takenByKilledWorker = (eventId: string) =>
+const takenByKilledWorker = (eventId: string, signal: "SIGKILL" | "SIGTERM" = "SIGKILL") =>
   Effect.gen(function*() {
     const url = freshDatabase("crash")
     const receiverUrl = yield* serve(url)
@@ -291,6 +311,10 @@ const takenByKilledWorker = (eventId: string) =>
     yield* Effect.addFinalizer(() => Effect.sync(() => child.kill("SIGKILL")))
     let output = ""
     child.stderr.on("data", (chunk) => (output += chunk))
+    const exited = Effect.callback<number | null>((resume) => {
+      if (child.exitCode !== null || child.signalCode !== null) return resume(Effect.succeed(child.exitCode))
+      child.once("exit", (code) => resume(Effect.succeed(code)))
+    })
     const taken = yield* Effect.callback<string>((resume) => {
       child.stdout.on("data", (chunk) => {
         output += chunk
@@ -299,6 +323,8 @@ const takenByKilledWorker = (eventId: string) =>
       child.once("exit", (code) => resume(Effect.succeed(`exited ${code}: ${output}`)))
     }).pipe(Effect.timeout("20 seconds"))
     assert.strictEqual(taken, `taken ${eventId} 1`)
-    child.kill("SIGKILL")
-    return url
+    output = ""
+    child.kill(signal)
+    yield* exited.pipe(Effect.timeout("10 seconds"))
+    return { url, output: output.trim() }
   })

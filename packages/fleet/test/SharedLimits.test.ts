@@ -156,6 +156,45 @@ describe("SharedLimits", () => {
       assert.strictEqual(Duration.toMillis(SharedLimits.defaultMaxHold), 20_000)
     }).pipe(Effect.scoped, Effect.timeout("20 seconds")), 30_000)
 
+  it.live("without a per-vehicle limit, a vehicle's 429 holds it in every instance (and the application's hold too), capped by maxHold", () =>
+    Effect.gen(function*() {
+      const read = (vehicleId: string) => HttpClientRequest.get(`http://service.test/v3/vehicles/${vehicleId}/signals`).pipe(HttpClientRequest.bearerToken("token"))
+      const tooMany = (retryAfter: string, code?: string) =>
+        HttpClient.make((request) =>
+          Effect.succeed(HttpClientResponse.fromWeb(request, new Response(
+            code === undefined ? "slow down" : JSON.stringify(makeEnvelope("RATE_LIMIT", "limited", { status: 429, code, title: "Rate Limited" })),
+            { status: 429, headers: { "retry-after": retryAfter } }
+          ))))
+      const waited = (admit: SharedLimits.SharedLimits["Service"]["admit"], vehicleId: string) =>
+        Effect.gen(function*() {
+          const start = yield* Clock.currentTimeMillis
+          yield* admit(read(vehicleId))
+          return (yield* Clock.currentTimeMillis) - start
+        })
+      for (const perApplication of [false, { limit: 100, window: "1 second" }] as const) {
+        const prefix = freshPrefix("novehicle")
+        const redis = yield* Layer.build(SharedRedis.layer({ url: redisUrl() }))
+        const limits = Effect.provideContext(SharedLimits.make({ prefix, perVehicle: false, perApplication, maxHold: "1500 millis" }), redis)
+        const [a, b] = yield* Effect.all([limits, limits])
+        // instance a is told to back off veh_1 for 30 days: every instance holds it, for maxHold
+        assert.strictEqual((yield* a.transformClient(tooMany("2592000")).execute(read("veh_1"))).status, 429)
+        const [other, same, free] = yield* Effect.all([waited(b.admit, "veh_1"), waited(a.admit, "veh_1"), waited(b.admit, "veh_2")], { concurrency: 3 })
+        assert.isAbove(other, 1_000, `instance b, perApplication ${JSON.stringify(perApplication)}`)
+        assert.isBelow(other, 2_500)
+        assert.isAbove(same, 1_000, "instance a")
+        assert.isBelow(free, 500, "another vehicle is not held")
+        // the application's hold, recorded by b, holds a's requests of every vehicle
+        yield* b.transformClient(tooMany("1", "APPLICATION_RATE_LIMITED")).execute(read("veh_3"))
+        assert.isAbove(yield* waited(a.admit, "veh_4"), 600, "application hold")
+      }
+      // in memory too
+      const memory = yield* SharedLimits.makeMemory({ perVehicle: false, perApplication: false, maxHold: "1500 millis" })
+      yield* memory.transformClient(tooMany("2592000")).execute(read("veh_1"))
+      const held = yield* waited(memory.admit, "veh_1")
+      assert.isAbove(held, 1_000)
+      assert.isBelow(held, 2_500)
+    }).pipe(Effect.scoped, Effect.timeout("30 seconds")), 40_000)
+
   it.live("without an application limit of its own, the service's APPLICATION_RATE_LIMITED holds every instance; no call lost", () =>
     Effect.gen(function*() {
       const sim = yield* simulator({ rateLimit: { perApplication: { limit: 3, window: "1 second" } } })

@@ -49,30 +49,40 @@ export const policyOf = (
     return { spacing: (windowMillis + marginMillis) / count, tolerance: marginMillis / 2 }
   })
 
-/**
- * The keys a request consumes from, in the order they are reserved (the
- * application's first), or `undefined` when the service does not meter it.
- */
-export const keysOf = (vehicle: Policy | undefined, application: Policy | undefined) =>
-(request: HttpClientRequest.HttpClientRequest): ReadonlyArray<Key> | undefined => {
-  if (!isMetered(request)) return undefined
-  const keys: Array<Key> = []
-  if (application !== undefined) keys.push({ name: "application", ...application, tokens: 1 })
-  const id = vehicleOf(request)
-  if (id !== undefined && vehicle !== undefined) keys.push({ name: `vehicle:${id}`, ...vehicle, tokens: entriesOf(request) })
-  return keys
+/** What a request waits for: a slot of each of its `keys`, and no hold on any of `holds`. */
+export interface Admission {
+  readonly keys: ReadonlyArray<Key>
+  readonly holds: ReadonlyArray<string>
 }
 
 /**
- * Waits until a request with `keys` may be sent: no hold on its keys (nor on
- * the application's), and a slot of each key, all within their tolerance.
+ * The keys a request consumes from, in the order they are reserved (the
+ * application's first), and the holds it respects: its vehicle's and the
+ * application's, with or without a limit of our own on them (a 429 holds
+ * them all the same); `undefined` when the service does not meter it.
+ */
+export const keysOf = (vehicle: Policy | undefined, application: Policy | undefined) =>
+(request: HttpClientRequest.HttpClientRequest): Admission | undefined => {
+  if (!isMetered(request)) return undefined
+  const keys: Array<Key> = []
+  const holds = ["application"]
+  if (application !== undefined) keys.push({ name: "application", ...application, tokens: 1 })
+  const id = vehicleOf(request)
+  if (id !== undefined) {
+    holds.push(`vehicle:${id}`)
+    if (vehicle !== undefined) keys.push({ name: `vehicle:${id}`, ...vehicle, tokens: entriesOf(request) })
+  }
+  return { keys, holds }
+}
+
+/**
+ * Waits until a request may be sent: no hold on any of its `holds`, and a
+ * slot of each of its `keys`, all within their tolerance.
  */
 export const make = (limiter: RateLimiter.RateLimiter, holds: Holds, timeout: number) => {
   const reserve = reserveWith(limiter, timeout)
-  const admitKeys = (keys: ReadonlyArray<Key>): Effect.Effect<void, FleetError> =>
+  const admitKeys = ({ holds: names, keys }: Admission): Effect.Effect<void, FleetError> =>
     Effect.gen(function*() {
-      // the application's hold is respected even without an application limit of our own
-      const names = [...new Set([...keys.map((key) => key.name), "application"])]
       while (true) {
         const held = yield* holds.remaining(names)
         if (held > 0) {
