@@ -335,9 +335,48 @@ layer(Loopback)("v3 compatibility", (it) => {
       assert.strictEqual(none.status, 200)
       assert.deepStrictEqual(none.json.data, [])
       assert.strictEqual(none.json.meta.totalCount, 0)
-      fails(yield* get("/v3/compatible-vehicles?filter[region]=ASIA"), 400, "VALIDATION")
-      fails(yield* get("/v3/compatible-vehicles?filter[powertrainType]=HYBRID"), 400, "VALIDATION")
       fails(yield* get("/v3/compatible-vehicles/extra"), 404, "RESOURCE_NOT_FOUND")
+    }))
+
+  it.effect("every query is 200 (section 4.5: 200, 404, 500 only); a value outside the allowed ones matches nothing", () =>
+    Effect.gen(function*() {
+      const all = (yield* get("/v3/compatible-vehicles")).json.data as ReadonlyArray<any>
+      const where = (keep: (e: any) => boolean) => all.filter((e) => keep(e.attributes)).map((e) => e.id)
+      const table: ReadonlyArray<readonly [query: string, expected: ReadonlyArray<string>]> = [
+        ["filter[region]=MARS", []],
+        ["filter[region]=ASIA", []],
+        ["filter[powertrainType]=DIESEL", []],
+        ["filter[powertrainType]=HYBRID", []],
+        // only make is case-insensitive (section 4.5); region and powertrain are spelled as listed
+        ["filter[region]=us", []],
+        ["filter[powertrainType]=ev", []],
+        ["filter[make]=fOrD", where((a) => a.make === "Ford")],
+        ["filter[make]=%20Ford%20", where((a) => a.make === "Ford")],
+        // an empty value names nothing, so it matches nothing (omit a filter for everything)
+        ["filter[region]=", []],
+        ["filter[make]=", []],
+        ["filter[powertrainType]=", []],
+        // a list is not a value
+        ["filter[region]=US,CA", []],
+        // a repeated parameter is several filters, all must hold
+        ["filter[region]=US&filter[region]=US", where((a) => a.region === "US")],
+        ["filter[region]=US&filter[region]=CA", []],
+        ["filter[powertrainType]=EV&filter[powertrainType]=BEV", where((a) => a.powertrainType === "BEV")],
+        ["filter[make]=ford&filter[make]=FORD", where((a) => a.make === "Ford")],
+        // other parameters are ignored
+        ["filter[foo]=1", all.map((e) => e.id)],
+        ["page=0&pageSize=-1&region=US", all.map((e) => e.id)],
+        ["filter[region]=EUROPE&filter[color]=red", where((a) => a.region === "EUROPE")]
+      ]
+      for (const [query, expected] of table) {
+        const reply = yield* get(`/v3/compatible-vehicles?${query}`)
+        decodes(CompatibilityPage, reply)
+        assert.deepStrictEqual(reply.json.data.map((e: any) => e.id), expected, query)
+        assert.deepStrictEqual(reply.json.meta, { page: 1, pageSize: expected.length, totalCount: expected.length }, query)
+      }
+      // the contract declares no 400 for the listing, so the OpenAPI document shows none either
+      const openapi = yield* get("/openapi.json")
+      assert.deepStrictEqual(Object.keys(openapi.json.paths["/v3/compatible-vehicles"].get.responses).sort(), ["200", "404", "500"])
     }))
 
   it.effect("openapi.json and the docs page come from the contract", () =>

@@ -4,7 +4,7 @@
  *
  * @internal
  */
-import { CompatibilityQuery, ConnectionsQuery, ServiceApi, SubscriptionsQuery, WebhooksQuery } from "@connected-vehicle/schema/Api"
+import { ConnectionsQuery, ServiceApi, SubscriptionsQuery, WebhooksQuery } from "@connected-vehicle/schema/Api"
 import type { Root } from "../App.ts"
 
 /** @internal */
@@ -49,12 +49,15 @@ export const needsBearer = (path: string) =>
 
 const paging = ["page", "pageSize"]
 
-/** The query keys each list endpoint accepts (from the contract's query schemas). */
+/**
+ * The query keys each list endpoint accepts (from the contract's query
+ * schemas). Not the compatibility listing: it answers 200 to every query
+ * (section 4.5), ignoring other parameters.
+ */
 const listQueryKeys: ReadonlyMap<string, ReadonlyArray<string>> = new Map([
   ["/v3/connections", Object.keys(ConnectionsQuery.fields)],
   ["/v3/subscriptions", Object.keys(SubscriptionsQuery.fields)],
   ["/v3/webhooks", Object.keys(WebhooksQuery.fields)],
-  ["/v3/compatible-vehicles", Object.keys(CompatibilityQuery.fields)],
   ["/v2.0/vehicles", ["limit", "offset"]]
 ])
 
