@@ -93,21 +93,53 @@ export const inRoot = (root: Root) => (path: string): boolean =>
   rootPrefixes[root].some((prefix) => path === prefix || path.startsWith(prefix + "/"))
 
 /** Every route of the application: the contract's endpoints, the OpenAPI document and the docs pages. */
-const methodRoutes: ReadonlyArray<{ readonly method: string; readonly pattern: RegExp }> = [
+const methodRoutes: ReadonlyArray<{
+  readonly method: string
+  readonly pattern: RegExp
+  readonly group: string | undefined
+  readonly endpoint: string | undefined
+}> = [
   ...Object.values(ServiceApi.groups).flatMap((group) =>
-    Object.values(group.endpoints).map((endpoint) => ({ method: endpoint.method, path: endpoint.path }))
+    Object.values(group.endpoints).map((endpoint) => ({
+      method: endpoint.method,
+      path: endpoint.path,
+      group: group.identifier,
+      endpoint: endpoint.identifier
+    }))
   ),
-  { method: "GET", path: "/openapi.json" },
-  { method: "GET", path: "/docs" },
-  { method: "GET", path: "/docs/migrating-to-v3" }
-].map(({ method, path }) => ({
+  { method: "GET", path: "/openapi.json", group: undefined, endpoint: undefined },
+  { method: "GET", path: "/docs", group: undefined, endpoint: undefined },
+  { method: "GET", path: "/docs/migrating-to-v3", group: undefined, endpoint: undefined }
+].map(({ endpoint, group, method, path }) => ({
   method,
+  group,
+  endpoint,
   pattern: new RegExp(
     "^" + path.toLowerCase().split("/").map((segment: string) =>
       segment.startsWith(":") ? "[^/]+" : segment.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")
     ).join("/") + "$"
   )
 }))
+
+/**
+ * The endpoint of the contract a request reaches (a path in `routePath`
+ * form; `HEAD` reaches a `GET`): its group and endpoint identifiers, or
+ * undefined when the router answers it 404 or 405.
+ *
+ * @internal
+ */
+export const routeOf = (
+  method: string,
+  path: string
+): { readonly group: string; readonly endpoint: string } | undefined => {
+  const served = method === "HEAD" ? "GET" : method
+  for (const route of methodRoutes) {
+    if (route.group !== undefined && route.endpoint !== undefined && route.method === served && route.pattern.test(path)) {
+      return { group: route.group, endpoint: route.endpoint }
+    }
+  }
+  return undefined
+}
 
 /**
  * The methods the application serves on a path (in `routePath` form), for the
