@@ -17,7 +17,7 @@ import { HttpApi, OpenApi } from "effect/http-api"
 import { AuthorizeQuery, OAuthGroup } from "./internal/api/authorization.ts"
 import { CompatibilityFilters, CompatibilityGroup, CompatibilityQuery } from "./internal/api/compatibility.ts"
 import { LegacyGroup, LegacyVehiclesQuery } from "./internal/api/legacy.ts"
-import { SubscriptionsGroup, SubscriptionsQuery, WebhooksGroup, WebhooksQuery } from "./internal/api/management.ts"
+import { SubscriptionsGroup, SubscriptionsQuery, WebhooksFilters, WebhooksGroup, WebhooksQuery } from "./internal/api/management.ts"
 import { ConnectionsGroup, ConnectionsQuery, SignalsGroup } from "./internal/api/vehicle.ts"
 
 /**
@@ -82,7 +82,7 @@ export { CompatibilityGroup, ConnectionsGroup, LegacyGroup, OAuthGroup, SignalsG
  * @category schemas
  * @since 0.1.0
  */
-export { AuthorizeQuery, CompatibilityFilters, CompatibilityQuery, ConnectionsQuery, LegacyVehiclesQuery, SubscriptionsQuery, WebhooksQuery }
+export { AuthorizeQuery, CompatibilityFilters, CompatibilityQuery, ConnectionsQuery, LegacyVehiclesQuery, SubscriptionsQuery, WebhooksFilters, WebhooksQuery }
 
 // ---------------------------------------------------------------------------
 // APIs per root, and the whole service on one origin

@@ -4,7 +4,7 @@
  *
  * @internal
  */
-import { ConnectionsQuery, ServiceApi, SubscriptionsQuery, WebhooksQuery } from "@connected-vehicle/schema/Api"
+import { ConnectionsQuery, ServiceApi, SubscriptionsQuery } from "@connected-vehicle/schema/Api"
 import type { Root } from "../App.ts"
 
 /** @internal */
@@ -51,13 +51,12 @@ const paging = ["page", "pageSize"]
 
 /**
  * The query keys each list endpoint accepts (from the contract's query
- * schemas). Not the compatibility listing: it answers 200 to every query
- * (section 4.5), ignoring other parameters.
+ * schemas). Not the compatibility listing nor the webhook list: they
+ * answer 200 to every query (sections 4.5 and 4.4), ignoring other parameters.
  */
 const listQueryKeys: ReadonlyMap<string, ReadonlyArray<string>> = new Map([
   ["/v3/connections", Object.keys(ConnectionsQuery.fields)],
   ["/v3/subscriptions", Object.keys(SubscriptionsQuery.fields)],
-  ["/v3/webhooks", Object.keys(WebhooksQuery.fields)],
   ["/v2.0/vehicles", ["limit", "offset"]]
 ])
 

@@ -7,11 +7,7 @@ import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup } from "effect/http-api"
 import { PowertrainFilter, Region } from "../../Common.ts"
 import { CompatibilityPage } from "../../Compatibility.ts"
-import { NotFoundResponse, ServerErrorResponse } from "./responses.ts"
-
-/** One filter as sent: a value, or several when the parameter is repeated (each must hold). */
-const filterValue = (description: string) =>
-  Schema.optionalKey(Schema.Union([Schema.String, Schema.Array(Schema.String)]).annotate({ description }))
+import { lenientQueryValue, NotFoundResponse, ServerErrorResponse } from "./responses.ts"
 
 /**
  * The query of the listing as the service reads it (section 4.5): any value
@@ -32,9 +28,9 @@ const filterValue = (description: string) =>
  * @since 0.1.0
  */
 export const CompatibilityQuery = Schema.Struct({
-  "filter[region]": filterValue("US, CA or EUROPE (exact spelling); any other value matches nothing"),
-  "filter[make]": filterValue("Manufacturer name, case-insensitive"),
-  "filter[powertrainType]": filterValue(
+  "filter[region]": lenientQueryValue("US, CA or EUROPE (exact spelling); any other value matches nothing"),
+  "filter[make]": lenientQueryValue("Manufacturer name, case-insensitive"),
+  "filter[powertrainType]": lenientQueryValue(
     "ICE, BEV, PHEV, or EV for BEV and PHEV together (exact spelling); any other value matches nothing"
   )
 })
