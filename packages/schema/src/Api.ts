@@ -70,7 +70,10 @@ export { CompatibilityGroup, ConnectionsGroup, LegacyGroup, OAuthGroup, SignalsG
 /**
  * The query schemas of the groups: the JSON:API-style list filters and paging
  * of the v3 lists, the consent query of the authorization server and the
- * legacy vehicle-list paging. Each schema is documented where it is defined.
+ * legacy vehicle-list paging; and, for the two lists that answer every query
+ * with 200 (the compatibility listing and the webhook list), the allowed
+ * values a client checks its arguments with (`CompatibilityFilters`,
+ * `WebhooksFilters`). Each schema is documented where it is defined.
  *
  * @example
  * ```ts
