@@ -15,9 +15,9 @@
  */
 import { HttpApi, OpenApi } from "effect/http-api"
 import { AuthorizeQuery, OAuthGroup } from "./internal/api/authorization.ts"
-import { CompatibilityGroup, CompatibilityQuery } from "./internal/api/compatibility.ts"
+import { CompatibilityFilters, CompatibilityGroup, CompatibilityQuery } from "./internal/api/compatibility.ts"
 import { LegacyGroup, LegacyVehiclesQuery } from "./internal/api/legacy.ts"
-import { SubscriptionsGroup, SubscriptionsQuery, WebhooksGroup, WebhooksQuery } from "./internal/api/management.ts"
+import { SubscriptionsGroup, SubscriptionsQuery, WebhooksFilters, WebhooksGroup, WebhooksQuery } from "./internal/api/management.ts"
 import { ConnectionsGroup, ConnectionsQuery, SignalsGroup } from "./internal/api/vehicle.ts"
 
 /**
@@ -70,7 +70,10 @@ export { CompatibilityGroup, ConnectionsGroup, LegacyGroup, OAuthGroup, SignalsG
 /**
  * The query schemas of the groups: the JSON:API-style list filters and paging
  * of the v3 lists, the consent query of the authorization server and the
- * legacy vehicle-list paging. Each schema is documented where it is defined.
+ * legacy vehicle-list paging; and, for the two lists that answer every query
+ * with 200 (the compatibility listing and the webhook list), the allowed
+ * values a client checks its arguments with (`CompatibilityFilters`,
+ * `WebhooksFilters`). Each schema is documented where it is defined.
  *
  * @example
  * ```ts
@@ -82,7 +85,7 @@ export { CompatibilityGroup, ConnectionsGroup, LegacyGroup, OAuthGroup, SignalsG
  * @category schemas
  * @since 0.1.0
  */
-export { AuthorizeQuery, CompatibilityQuery, ConnectionsQuery, LegacyVehiclesQuery, SubscriptionsQuery, WebhooksQuery }
+export { AuthorizeQuery, CompatibilityFilters, CompatibilityQuery, ConnectionsQuery, LegacyVehiclesQuery, SubscriptionsQuery, WebhooksFilters, WebhooksQuery }
 
 // ---------------------------------------------------------------------------
 // APIs per root, and the whole service on one origin

@@ -1,6 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import { DateTime, Redacted, Schema } from "effect"
-import { CompatibilityQuery, ConnectionsQuery } from "../src/Api.ts"
+import { CompatibilityFilters, CompatibilityQuery, ConnectionsQuery } from "../src/Api.ts"
 import { powertrainsOf, Timestamp } from "../src/Common.ts"
 import { CompatibilityPage } from "../src/Compatibility.ts"
 import { ConnectionResponse, ConnectionsPage } from "../src/Connection.ts"
@@ -123,8 +123,19 @@ describe("malformed variants fail with a readable message", () => {
   })
 
   it("strict request enums reject unknown values", () => {
-    assert.include(failure(CompatibilityQuery, { "filter[region]": "ASIA" }), `"US" | "CA" | "EUROPE"`)
+    assert.include(failure(CompatibilityFilters, { "filter[region]": "ASIA" }), `"US" | "CA" | "EUROPE"`)
     assert.include(failure(ConnectionsQuery, { "filter[mode]": "LIVE" }), `"live" | "simulated"`)
+  })
+})
+
+describe("compatibility query", () => {
+  it("the listing's query takes any value and repeated parameters (section 4.5 answers 200 to every query)", () => {
+    const decodeQuery = Schema.decodeUnknownSync(Schema.toCodecArrayFromSingle(CompatibilityQuery))
+    assert.deepStrictEqual(decodeQuery({ "filter[region]": "MARS", "filter[powertrainType]": "" }), {
+      "filter[region]": "MARS",
+      "filter[powertrainType]": ""
+    })
+    assert.deepStrictEqual(decodeQuery({ "filter[region]": ["US", "CA"] }), { "filter[region]": ["US", "CA"] })
   })
 })
 

@@ -15,6 +15,7 @@ import type { HttpServerResponse } from "effect/http"
 import { HttpApiBuilder, HttpApiScalar } from "effect/http-api"
 import { CurrentGrant, CurrentRequestId, Env, MAX_BATCH_REQUESTS } from "./Env.ts"
 import { HandlersLive } from "./Handlers.ts"
+import * as credential from "./internal/credential.ts"
 import * as faults from "./internal/faults.ts"
 import { duration } from "./internal/options.ts"
 import * as headers from "./internal/headers.ts"
@@ -250,6 +251,9 @@ export const wrap = <R>(
     if (bearer._tag === "Refused") return yield* respond(bearer.response)
     const limited = limits.admitRequest(x.env, x.request.method, x.path, bearer.grant !== undefined)
     if (limited !== undefined) return yield* respond(limits.limitedResponse(limited))
+    // 401, then 403, then 400: the token's kind and permission before the request is read
+    const denied = credential.credentialProblem(x.request.method, x.path, bearer.grant)
+    if (denied !== undefined) return yield* respond(problemResponse(x.oauth, 403, denied))
     const problem = paths.queryProblem(x.request.method, x.path, x.url)
     if (problem !== undefined) return yield* respond(problemResponse(x.oauth, 400, problem))
     middleware.rewriteMode(x)

@@ -129,13 +129,18 @@ export interface ModelEntry {
 export const modelCatalog: ReadonlyArray<ModelEntry> = catalog.modelCatalog
 
 /**
- * Filters the compatibility listing (make is case-insensitive, `EV` is BEV + PHEV).
+ * Filters the compatibility listing as the service does (section 4.5): make
+ * case-insensitive (surrounding spaces ignored), region and powertrain type
+ * spelled exactly, `EV` = BEV + PHEV. A value outside the allowed ones
+ * matches nothing; several values of one filter (a repeated parameter) must
+ * all hold.
  *
  * @example
  * ```ts
  * import { compatibleModels } from "@connected-vehicle/simulator/Data"
  *
  * const usElectric = compatibleModels({ region: "US", powertrainType: "EV" })
+ * const none = compatibleModels({ region: "MARS" }) // []
  * ```
  * @since 0.1.0
  * @category catalog

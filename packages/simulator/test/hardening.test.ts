@@ -202,16 +202,16 @@ layer(Loopback)("query and body limits", (it) => {
   it.effect("unknown or empty list parameters are 400 VALIDATION naming the key", () =>
     Effect.gen(function*() {
       const token = yield* appToken
-      const enabled = yield* call("GET", "/v3/webhooks?filter[enabled]=true", { headers: bearer(token) })
+      const enabled = yield* call("GET", "/v3/subscriptions?filter[enabled]=true", { headers: bearer(token) })
       assert.strictEqual(enabled.status, 400)
       assert.strictEqual(enabled.json.errors[0].type, "VALIDATION")
-      assert.match(enabled.json.errors[0].detail, /filter\[enabled\].*filter\[isEnabled\]/)
-      const foo = yield* call("GET", "/v3/compatible-vehicles?filter[foo]=1")
+      assert.match(enabled.json.errors[0].detail, /filter\[enabled\].*filter\[mode\]/)
+      const foo = yield* call("GET", "/v3/connections?filter[foo]=1", { headers: bearer(token) })
       assert.strictEqual(foo.status, 400)
-      const empty = yield* call("GET", "/v3/compatible-vehicles?filter[make]=")
+      const empty = yield* call("GET", "/v3/connections?filter[userExternalId]=", { headers: bearer(token) })
       assert.strictEqual(empty.status, 400)
-      assert.match(empty.json.errors[0].detail, /filter\[make\] must not be empty/)
-      assert.strictEqual((yield* call("GET", "/v3/webhooks?filter[isEnabled]=true&page=1", { headers: bearer(token) })).status, 200)
+      assert.match(empty.json.errors[0].detail, /filter\[userExternalId\] must not be empty/)
+      assert.strictEqual((yield* call("GET", "/v3/subscriptions?filter[mode]=live&page=1", { headers: bearer(token) })).status, 200)
     }))
 
   it.effect("bodies over 1 MiB are 413; batches take 1..50 paths", () =>

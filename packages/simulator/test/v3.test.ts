@@ -292,8 +292,44 @@ layer(Loopback)("v3 subscriptions and webhooks", (it) => {
       fails(yield* get(`/v3/webhooks/00000000-0000-4000-8000-000000000000`, token), 404, "RESOURCE_NOT_FOUND")
       fails(yield* get(`/v3/webhooks`), 401, "AUTHENTICATION")
       fails(yield* get(`/v3/webhooks`, (yield* userTokens()).access), 403, "AUTHENTICATION")
-      for (const q of ["page=0", "pageSize=0", "pageSize=101", "filter[isEnabled]=yes", "filter[autoSubscribe]=1x"]) {
-        fails(yield* get(`/v3/webhooks?${q}`, token), 400, "VALIDATION")
+    }))
+
+  it.effect("webhooks: every query is 200 (section 4.4: 200, 401, 403, 500); paging clamped, other values match nothing", () =>
+    Effect.gen(function*() {
+      const sim = yield* Simulator
+      const token = yield* appToken
+      const ids = (yield* get("/v3/webhooks?pageSize=100", token)).json.data.map((w: any) => w.id) as ReadonlyArray<string>
+      const where = (keep: (w: (typeof sim.data.webhooks)[number]) => boolean) => ids.filter((id) => keep(sim.data.webhooks.find((w) => w.id === id)!))
+      const table: ReadonlyArray<readonly [query: string, page: number, size: number, expected: ReadonlyArray<string>]> = [
+        // a page or page size outside its range is the nearest bound
+        ["page=0", 1, 10, ids.slice(0, 10)],
+        ["page=-3&pageSize=4", 1, 4, ids.slice(0, 4)],
+        ["pageSize=0", 1, 1, ids.slice(0, 1)],
+        ["pageSize=101", 1, 100, ids],
+        // one that is not one integer is the default
+        ["page=x&pageSize=2.5", 1, 10, ids.slice(0, 10)],
+        ["page=&pageSize=", 1, 10, ids.slice(0, 10)],
+        ["page=2&page=3&pageSize=4", 1, 4, ids.slice(0, 4)],
+        ["page=99&pageSize=4", 99, 4, []],
+        // a boolean filter that is not true or false matches nothing
+        ["filter[isEnabled]=yes&pageSize=100", 1, 100, []],
+        ["filter[autoSubscribe]=1x&pageSize=100", 1, 100, []],
+        ["filter[isEnabled]=&pageSize=100", 1, 100, []],
+        ["filter[isEnabled]=TRUE&pageSize=100", 1, 100, []],
+        // a repeated filter: every value must hold
+        ["filter[isEnabled]=true&filter[isEnabled]=true&pageSize=100", 1, 100, where((w) => w.isEnabled)],
+        ["filter[isEnabled]=true&filter[isEnabled]=false&pageSize=100", 1, 100, []],
+        ["filter[name]=a&filter[name]=e&pageSize=100", 1, 100, where((w) => /a/i.test(w.name) && /e/i.test(w.name))],
+        // an empty partial match is in every name
+        ["filter[name]=&pageSize=100", 1, 100, ids],
+        // other parameters are ignored
+        ["filter[enabled]=true&foo=1&pageSize=100", 1, 100, ids]
+      ]
+      for (const [query, page, size, expected] of table) {
+        const reply = yield* get(`/v3/webhooks?${query}`, token)
+        decodes(WebhooksPage, reply)
+        assert.deepStrictEqual(reply.json.data.map((w: any) => w.id), expected, query)
+        assert.deepStrictEqual([reply.json.meta.pageNumber, reply.json.meta.pageSize], [page, size], query)
       }
     }))
 })
@@ -335,9 +371,48 @@ layer(Loopback)("v3 compatibility", (it) => {
       assert.strictEqual(none.status, 200)
       assert.deepStrictEqual(none.json.data, [])
       assert.strictEqual(none.json.meta.totalCount, 0)
-      fails(yield* get("/v3/compatible-vehicles?filter[region]=ASIA"), 400, "VALIDATION")
-      fails(yield* get("/v3/compatible-vehicles?filter[powertrainType]=HYBRID"), 400, "VALIDATION")
       fails(yield* get("/v3/compatible-vehicles/extra"), 404, "RESOURCE_NOT_FOUND")
+    }))
+
+  it.effect("every query is 200 (section 4.5: 200, 404, 500 only); a value outside the allowed ones matches nothing", () =>
+    Effect.gen(function*() {
+      const all = (yield* get("/v3/compatible-vehicles")).json.data as ReadonlyArray<any>
+      const where = (keep: (e: any) => boolean) => all.filter((e) => keep(e.attributes)).map((e) => e.id)
+      const table: ReadonlyArray<readonly [query: string, expected: ReadonlyArray<string>]> = [
+        ["filter[region]=MARS", []],
+        ["filter[region]=ASIA", []],
+        ["filter[powertrainType]=DIESEL", []],
+        ["filter[powertrainType]=HYBRID", []],
+        // only make is case-insensitive (section 4.5); region and powertrain are spelled as listed
+        ["filter[region]=us", []],
+        ["filter[powertrainType]=ev", []],
+        ["filter[make]=fOrD", where((a) => a.make === "Ford")],
+        ["filter[make]=%20Ford%20", where((a) => a.make === "Ford")],
+        // an empty value names nothing, so it matches nothing (omit a filter for everything)
+        ["filter[region]=", []],
+        ["filter[make]=", []],
+        ["filter[powertrainType]=", []],
+        // a list is not a value
+        ["filter[region]=US,CA", []],
+        // a repeated parameter is several filters, all must hold
+        ["filter[region]=US&filter[region]=US", where((a) => a.region === "US")],
+        ["filter[region]=US&filter[region]=CA", []],
+        ["filter[powertrainType]=EV&filter[powertrainType]=BEV", where((a) => a.powertrainType === "BEV")],
+        ["filter[make]=ford&filter[make]=FORD", where((a) => a.make === "Ford")],
+        // other parameters are ignored
+        ["filter[foo]=1", all.map((e) => e.id)],
+        ["page=0&pageSize=-1&region=US", all.map((e) => e.id)],
+        ["filter[region]=EUROPE&filter[color]=red", where((a) => a.region === "EUROPE")]
+      ]
+      for (const [query, expected] of table) {
+        const reply = yield* get(`/v3/compatible-vehicles?${query}`)
+        decodes(CompatibilityPage, reply)
+        assert.deepStrictEqual(reply.json.data.map((e: any) => e.id), expected, query)
+        assert.deepStrictEqual(reply.json.meta, { page: 1, pageSize: expected.length, totalCount: expected.length }, query)
+      }
+      // the contract declares no 400 for the listing, so the OpenAPI document shows none either
+      const openapi = yield* get("/openapi.json")
+      assert.deepStrictEqual(Object.keys(openapi.json.paths["/v3/compatible-vehicles"].get.responses).sort(), ["200", "404", "500"])
     }))
 
   it.effect("openapi.json and the docs page come from the contract", () =>

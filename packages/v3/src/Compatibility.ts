@@ -12,7 +12,7 @@
  */
 import { Cache, Context, Duration, Effect, Exit, Layer, Option } from "effect"
 import type { HttpClient } from "effect/http"
-import { CompatibilityApi, CompatibilityQuery } from "@connected-vehicle/schema/Api"
+import { CompatibilityApi, CompatibilityFilters } from "@connected-vehicle/schema/Api"
 import type { CompatibilityPage } from "@connected-vehicle/schema/Compatibility"
 import * as Transport from "@connected-vehicle/transport/Transport"
 import type { ConnectedVehicleError } from "@connected-vehicle/transport/ConnectedVehicleError"
@@ -21,9 +21,11 @@ import type { ArgsOf } from "./internal/args.ts"
 import { toQuery } from "./internal/args.ts"
 
 /**
- * Filters of the listing, derived from the contract's `CompatibilityQuery`
+ * Filters of the listing, derived from the contract's `CompatibilityFilters`
  * (`region`, `make` case-insensitive, `powertrainType` where `EV` means BEV
- * and PHEV); omit all of them for everything.
+ * and PHEV); omit all of them for everything. A value outside the allowed
+ * ones is an `InvalidArgument` before any request (the service would answer
+ * it with an empty listing).
  *
  * @example
  * ```ts
@@ -34,7 +36,7 @@ import { toQuery } from "./internal/args.ts"
  * @since 0.1.0
  * @category models
  */
-export type Filters = ArgsOf<typeof CompatibilityQuery.Type>
+export type Filters = ArgsOf<typeof CompatibilityFilters.Type>
 
 /**
  * Options of {@link make}.
@@ -106,7 +108,7 @@ export class Compatibility extends Context.Service<Compatibility, {
  */
 export const defaultTimeToLive: Duration.Duration = Duration.hours(24)
 
-const checkArgs = toQuery(CompatibilityQuery)
+const checkArgs = toQuery(CompatibilityFilters)
 
 /**
  * Builds the service (and its cache) from the transport.
@@ -134,7 +136,7 @@ export const make = (options?: Options): Effect.Effect<Compatibility["Service"],
     )
     const timeToLive = options?.timeToLive ?? defaultTimeToLive
     const fetch = (key: string, callOptions?: Transport.CallOptions) =>
-      Effect.map(client.list({ query: JSON.parse(key) as typeof CompatibilityQuery.Type }, callOptions), (r) => r.value)
+      Effect.map(client.list({ query: JSON.parse(key) as typeof CompatibilityFilters.Type }, callOptions), (r) => r.value)
     const cache = yield* Cache.makeWith(
       (key: string) => fetch(key),
       {
@@ -147,7 +149,7 @@ export const make = (options?: Options): Effect.Effect<Compatibility["Service"],
         Effect.flatMap(checkArgs(args), (query) => {
           const make = query["filter[make]"]?.toLowerCase()
           // one key per filter combination, make compared case-insensitively
-          const key = JSON.stringify({ ...query, ...(make === undefined ? {} : { "filter[make]": make }) }, Object.keys(CompatibilityQuery.fields))
+          const key = JSON.stringify({ ...query, ...(make === undefined ? {} : { "filter[make]": make }) }, Object.keys(CompatibilityFilters.fields))
           if (callOptions === undefined) return Cache.get(cache, key)
           // a fresh listing is served from the cache; otherwise this call's
           // options govern the request, and its result is cached

@@ -5,7 +5,7 @@
  * @since 0.1.0
  */
 import { Context, Effect, Layer } from "effect"
-import { WebhooksQuery, ManagementApi } from "@connected-vehicle/schema/Api"
+import { ManagementApi, WebhooksFilters } from "@connected-vehicle/schema/Api"
 import type { WebhooksGroup } from "@connected-vehicle/schema/Api"
 import type { Credentials } from "@connected-vehicle/transport/Credentials"
 import * as Transport from "@connected-vehicle/transport/Transport"
@@ -15,8 +15,10 @@ import { resource } from "./internal/resource.ts"
 
 /**
  * Arguments of `list`, `pages` and `stream`, derived from the contract's
- * `WebhooksQuery`: each `filter[x]` is the argument `x`; `page` (>= 1) and `pageSize`
- * (1..100). Every field is optional.
+ * `WebhooksFilters`: each `filter[x]` is the argument `x`; `page` (>= 1) and `pageSize`
+ * (1..100). Every field is optional. A value outside these is an
+ * `InvalidArgument` before any request (the service itself answers 200:
+ * a page size over 100 gets pages of 100).
  *
  * @example
  * ```ts
@@ -27,7 +29,7 @@ import { resource } from "./internal/resource.ts"
  * @since 0.1.0
  * @category models
  */
-export type ListArgs = ArgsOf<typeof WebhooksQuery.Type>
+export type ListArgs = ArgsOf<typeof WebhooksFilters.Type>
 
 /**
  * Filters of the webhook list (sent as `filter[name]`, `filter[callbackUri]`,
@@ -46,8 +48,9 @@ export type ListArgs = ArgsOf<typeof WebhooksQuery.Type>
 export type Filters = Omit<ListArgs, "page" | "pageSize">
 
 // The table of the service over the contract's webhooks group: the list's
-// query, and the path parameter of `get`.
-const endpoints = { list: { query: WebhooksQuery }, get: { id: "webhookId" } } as const
+// arguments (checked with the allowed values; the wire query `WebhooksQuery`
+// takes them as they are), and the path parameter of `get`.
+const endpoints = { list: { query: WebhooksFilters }, get: { id: "webhookId" } } as const
 
 /**
  * The webhooks service.

@@ -6,11 +6,12 @@
  * @internal
  */
 import type { Compatibility } from "@connected-vehicle/schema"
-import { powertrainsOf } from "@connected-vehicle/schema/Common"
-import type { PowertrainFilter, PowertrainType, Region } from "@connected-vehicle/schema/Common"
+import { PowertrainFilter, powertrainsOf } from "@connected-vehicle/schema/Common"
+import type { PowertrainType, Region } from "@connected-vehicle/schema/Common"
 import { compatibilityId } from "@connected-vehicle/schema/Compatibility"
 import type { Permission } from "@connected-vehicle/schema/OAuth"
 import { Permission as PermissionSchema } from "@connected-vehicle/schema/OAuth"
+import { Schema } from "effect"
 import type { ModelEntry, SignalDefinition } from "../Data.ts"
 
 const ALL: ReadonlyArray<PowertrainType> = ["ICE", "BEV", "PHEV"]
@@ -111,22 +112,27 @@ export const modelCatalog: ReadonlyArray<ModelEntry> = models.flatMap(([make, mo
   })
 )
 
+type FilterInput = string | ReadonlyArray<string> | undefined
+
+/** Whether every value of a filter holds (no value: it holds). */
+const holds = (input: FilterInput, test: (value: string) => boolean) =>
+  input === undefined || (typeof input === "string" ? test(input) : input.every(test))
+
+const isPowertrainFilter = Schema.is(PowertrainFilter)
+
 /** @internal */
 export const compatibleModels = (filter: {
-  readonly region?: Region | undefined
-  readonly make?: string | undefined
-  readonly powertrainType?: PowertrainFilter | undefined
-}): ReadonlyArray<Compatibility.CompatibilityEntry> => {
-  const make = filter.make?.trim().toLowerCase()
-  const powertrains = filter.powertrainType === undefined ? undefined : powertrainsOf(filter.powertrainType)
-  return modelCatalog
+  readonly region?: FilterInput
+  readonly make?: FilterInput
+  readonly powertrainType?: FilterInput
+}): ReadonlyArray<Compatibility.CompatibilityEntry> =>
+  modelCatalog
     .filter((m) =>
-      (filter.region === undefined || m.region === filter.region) &&
-      (make === undefined || m.make.toLowerCase() === make) &&
-      (powertrains === undefined || powertrains.includes(m.powertrainType))
+      holds(filter.region, (region) => region === m.region) &&
+      holds(filter.make, (make) => make.trim().toLowerCase() === m.make.toLowerCase()) &&
+      holds(filter.powertrainType, (p) => isPowertrainFilter(p) && powertrainsOf(p).includes(m.powertrainType))
     )
     .map((m) => m.entry)
-}
 
 /** @internal */
 export const serviceHistoryMakes: ReadonlyArray<string> = ["Ford", "Lincoln", "Toyota", "Lexus", "Mazda", "Volkswagen"]

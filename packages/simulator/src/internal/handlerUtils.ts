@@ -11,19 +11,17 @@ import type { Dataset, VehicleInfo } from "../Data.ts"
 import type { Origins } from "../Env.ts"
 import { badRequest, forbidden, notFound } from "../Env.ts"
 import type { Grant } from "../State.ts"
+import { APP_TOKEN_ONLY, USER_TOKEN_ONLY } from "./credential.ts"
 import { paginate } from "./render.ts"
 
 export const utc = (millis: number) => DateTime.makeUnsafe(millis) as DateTime.Utc
 
-export const requireApp = (grant: Grant | undefined) =>
-  grant?._tag === "App"
-    ? Effect.void
-    : forbidden("This endpoint takes an application token (client-credentials grant), not a user token.")
+// the middleware refuses the wrong kind of token before the request is read
+// (`credentialProblem`); these keep the handlers safe on their own
+export const requireApp = (grant: Grant | undefined) => grant?._tag === "App" ? Effect.void : forbidden(APP_TOKEN_ONLY)
 
 export const requireUser = (grant: Grant | undefined) =>
-  grant?._tag === "User"
-    ? Effect.succeed(grant)
-    : forbidden("The v2.0 interface takes a user access token from the authorization-code flow.")
+  grant?._tag === "User" ? Effect.succeed(grant) : forbidden(USER_TOKEN_ONLY)
 
 export const uuidShape = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 

@@ -126,6 +126,23 @@ const webhookResource = (origins: Origins, w: CreatedWebhook): Webhook.Webhook =
   }
 }
 
+/** A value of the webhook list's query as decoded (`WebhooksQuery`): of the allowed kind, else as given. */
+type QueryValue = string | boolean | number | ReadonlyArray<string> | undefined
+
+/** The values of a filter as given: none, one, or several (a repeated parameter, each must hold). */
+const valuesOf = (value: QueryValue): ReadonlyArray<string | boolean | number> =>
+  value === undefined ? [] : typeof value === "object" ? value : [value]
+
+/** A boolean filter's value: `true` or `false`, else one that matches nothing. */
+const booleanOf = (value: string | boolean | number) =>
+  value === true || value === "true" ? true : value === false || value === "false" ? false : undefined
+
+/** A paging value of the webhook list: one integer (clamped into [min, max]), else the default (undefined). */
+const pagingValue = (value: QueryValue, min: number, max: number): number | undefined => {
+  const n = typeof value === "number" ? value : typeof value === "string" && /^[+-]?\d+$/.test(value.trim()) ? Number(value) : NaN
+  return Number.isFinite(n) ? Math.min(max, Math.max(min, n)) : undefined
+}
+
 /** @internal */
 export const WebhooksLive = HttpApiBuilder.group(ServiceApi, "webhooks", (handlers) =>
   handlers.handleAll({
@@ -133,21 +150,24 @@ export const WebhooksLive = HttpApiBuilder.group(ServiceApi, "webhooks", (handle
       Effect.gen(function*() {
         const { data, deliveries, origins } = yield* Env
         yield* requireApp(yield* CurrentGrant)
-        const name = query["filter[name]"]?.toLowerCase()
-        const uri = query["filter[callbackUri]"]?.toLowerCase()
+        // section 4.4 lists no 400: every query is answered (see `WebhooksQuery`)
+        const name = query["filter[name]"]
+        const uri = query["filter[callbackUri]"]
         const enabled = query["filter[isEnabled]"]
         const auto = query["filter[autoSubscribe]"]
         // webhooks created through the simulator come first (newest first)
         const all: ReadonlyArray<CreatedWebhook> = [...deliveries.webhooks(), ...data.webhooks]
         const hits = all.flatMap((w, k) =>
-          (name === undefined || w.name.toLowerCase().includes(name)) &&
-            (uri === undefined || w.callbackUri.toLowerCase().includes(uri)) &&
-            (enabled === undefined || w.isEnabled === enabled) &&
-            (auto === undefined || w.autoSubscribe === auto)
+          // name and callback URI: partial, case-insensitive (section 4.4)
+          valuesOf(name).every((part) => w.name.toLowerCase().includes(String(part).toLowerCase())) &&
+            valuesOf(uri).every((part) => w.callbackUri.toLowerCase().includes(String(part).toLowerCase())) &&
+            valuesOf(enabled).every((value) => booleanOf(value) === w.isEnabled) &&
+            valuesOf(auto).every((value) => booleanOf(value) === w.autoSubscribe)
             ? [k]
             : []
         )
-        return orderedPage(origins, "/v3/webhooks", request, hits, query, (k) => webhookResource(origins, all[k]!))
+        const paging = { page: pagingValue(query.page, 1, Number.MAX_SAFE_INTEGER), pageSize: pagingValue(query.pageSize, 1, 100) }
+        return orderedPage(origins, "/v3/webhooks", request, hits, paging, (k) => webhookResource(origins, all[k]!))
       }),
     get: ({ params }) =>
       Effect.gen(function*() {

@@ -4,7 +4,7 @@
  *
  * @internal
  */
-import { CompatibilityQuery, ConnectionsQuery, ServiceApi, SubscriptionsQuery, WebhooksQuery } from "@connected-vehicle/schema/Api"
+import { ConnectionsQuery, ServiceApi, SubscriptionsQuery } from "@connected-vehicle/schema/Api"
 import type { Root } from "../App.ts"
 
 /** @internal */
@@ -49,12 +49,14 @@ export const needsBearer = (path: string) =>
 
 const paging = ["page", "pageSize"]
 
-/** The query keys each list endpoint accepts (from the contract's query schemas). */
+/**
+ * The query keys each list endpoint accepts (from the contract's query
+ * schemas). Not the compatibility listing nor the webhook list: they
+ * answer 200 to every query (sections 4.5 and 4.4), ignoring other parameters.
+ */
 const listQueryKeys: ReadonlyMap<string, ReadonlyArray<string>> = new Map([
   ["/v3/connections", Object.keys(ConnectionsQuery.fields)],
   ["/v3/subscriptions", Object.keys(SubscriptionsQuery.fields)],
-  ["/v3/webhooks", Object.keys(WebhooksQuery.fields)],
-  ["/v3/compatible-vehicles", Object.keys(CompatibilityQuery.fields)],
   ["/v2.0/vehicles", ["limit", "offset"]]
 ])
 
@@ -90,21 +92,53 @@ export const inRoot = (root: Root) => (path: string): boolean =>
   rootPrefixes[root].some((prefix) => path === prefix || path.startsWith(prefix + "/"))
 
 /** Every route of the application: the contract's endpoints, the OpenAPI document and the docs pages. */
-const methodRoutes: ReadonlyArray<{ readonly method: string; readonly pattern: RegExp }> = [
+const methodRoutes: ReadonlyArray<{
+  readonly method: string
+  readonly pattern: RegExp
+  readonly group: string | undefined
+  readonly endpoint: string | undefined
+}> = [
   ...Object.values(ServiceApi.groups).flatMap((group) =>
-    Object.values(group.endpoints).map((endpoint) => ({ method: endpoint.method, path: endpoint.path }))
+    Object.values(group.endpoints).map((endpoint) => ({
+      method: endpoint.method,
+      path: endpoint.path,
+      group: group.identifier,
+      endpoint: endpoint.identifier
+    }))
   ),
-  { method: "GET", path: "/openapi.json" },
-  { method: "GET", path: "/docs" },
-  { method: "GET", path: "/docs/migrating-to-v3" }
-].map(({ method, path }) => ({
+  { method: "GET", path: "/openapi.json", group: undefined, endpoint: undefined },
+  { method: "GET", path: "/docs", group: undefined, endpoint: undefined },
+  { method: "GET", path: "/docs/migrating-to-v3", group: undefined, endpoint: undefined }
+].map(({ endpoint, group, method, path }) => ({
   method,
+  group,
+  endpoint,
   pattern: new RegExp(
     "^" + path.toLowerCase().split("/").map((segment: string) =>
       segment.startsWith(":") ? "[^/]+" : segment.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")
     ).join("/") + "$"
   )
 }))
+
+/**
+ * The endpoint of the contract a request reaches (a path in `routePath`
+ * form; `HEAD` reaches a `GET`): its group and endpoint identifiers, or
+ * undefined when the router answers it 404 or 405.
+ *
+ * @internal
+ */
+export const routeOf = (
+  method: string,
+  path: string
+): { readonly group: string; readonly endpoint: string } | undefined => {
+  const served = method === "HEAD" ? "GET" : method
+  for (const route of methodRoutes) {
+    if (route.group !== undefined && route.endpoint !== undefined && route.method === served && route.pattern.test(path)) {
+      return { group: route.group, endpoint: route.endpoint }
+    }
+  }
+  return undefined
+}
 
 /**
  * The methods the application serves on a path (in `routePath` form), for the

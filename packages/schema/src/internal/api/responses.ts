@@ -180,5 +180,15 @@ export const paging = {
   pageSize: Schema.optionalKey(PageSize)
 }
 
+/**
+ * A query parameter of an endpoint that answers every query with 200 (the
+ * spec lists no 400 for it): `typed` when the value is one (decoded first),
+ * else any string, or several when the parameter is repeated.
+ *
+ * @internal
+ */
+export const lenientQueryValue = <const Typed extends ReadonlyArray<Schema.Top>>(description: string, ...typed: Typed) =>
+  Schema.optionalKey(Schema.Union([...typed, Schema.String, Schema.Array(Schema.String)]).annotate({ description }))
+
 /** @internal */
 export const bearer = { authorization: Schema.optionalKey(Schema.String) }
