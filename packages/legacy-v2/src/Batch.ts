@@ -21,7 +21,7 @@ import { Option, Result, Schema } from "effect"
 import type { BatchItem, BatchResponse, LegacyBody, LegacyPath, UnitSystem } from "@connected-vehicle/schema/Legacy"
 import { LegacyEndpoints } from "@connected-vehicle/schema/Legacy"
 import { ErrorEnvelope } from "@connected-vehicle/schema/ServiceError"
-import { fromEnvelope } from "@connected-vehicle/schema/ServiceReason"
+import { fromEnvelope, fromStatus } from "@connected-vehicle/schema/ServiceReason"
 import * as RetryAfter from "@connected-vehicle/transport/RetryAfter"
 import { requestIdOf } from "@connected-vehicle/transport/TransportConfig"
 import { ConnectedVehicleError, InvalidResponse, MalformedBody } from "@connected-vehicle/transport/ConnectedVehicleError"
@@ -31,10 +31,11 @@ import type { Reading } from "./Reading.ts"
 
 /**
  * The error of one batch entry: a `ConnectedVehicleError` whose reason is
- * the one of its envelope, a body that is not the envelope (`MalformedBody`),
- * or `InvalidResponse`: a success body that does not match its path's
- * schema, or no entry at all for the path (`POST .../batch`, the batch's
- * status).
+ * the one of its envelope, else the one of its status (a 404 is `NotFound`,
+ * a 502 `Upstream`...: `fromStatus` of `@connected-vehicle/schema/ServiceReason`;
+ * `MalformedBody` for a 4xx the service gives no meaning), or
+ * `InvalidResponse`: a success body that does not match its path's schema,
+ * or no entry at all for the path (`POST .../batch`, the batch's status).
  *
  * @example
  * ```ts
@@ -183,14 +184,12 @@ const decodeItem = <P extends LegacyPath>(path: P, item: BatchItem, context: Dec
   }
   if (item.code < 200 || item.code >= 300) {
     const envelope = decodeEnvelope(item.body)
-    if (Option.isNone(envelope)) {
-      return Result.fail(failed(new MalformedBody({ ...http, description: "entry body is not the error envelope" })))
-    }
     const retryAfter = headers["retry-after"]
-    return Result.fail(failed(fromEnvelope(envelope.value, {
-      ...http,
-      retryAfter: retryAfter === undefined ? undefined : RetryAfter.parse(retryAfter, context.now)
-    })))
+    const ctx = { ...http, retryAfter: retryAfter === undefined ? undefined : RetryAfter.parse(retryAfter, context.now) }
+    if (Option.isSome(envelope)) return Result.fail(failed(fromEnvelope(envelope.value, ctx)))
+    // not the envelope: the status decides, as for a response of its own
+    const note = "the entry body is not the error envelope"
+    return Result.fail(failed(fromStatus(ctx, note) ?? new MalformedBody({ ...http, description: note })))
   }
   const schema = LegacyEndpoints[path].schema as Schema.Codec<LegacyBody<P>, unknown>
   const value = Schema.decodeUnknownResult(schema)(item.body)

@@ -10,7 +10,7 @@
 import { Schema } from "effect"
 import type { Duration } from "effect"
 import { ResolutionType } from "./Signal.ts"
-import { ErrorItem, ErrorType } from "./ServiceError.ts"
+import { ErrorItem, errorOfStatus, ErrorType } from "./ServiceError.ts"
 import type { ErrorEnvelope } from "./ServiceError.ts"
 
 /**
@@ -407,10 +407,17 @@ export const fromEnvelope = (envelope: ErrorEnvelope, context: ErrorContext): Se
     ...optional("url", context.url),
     ...optional("retryAfter", context.retryAfter)
   }
-  if (context.status === 429 || first.type === "RATE_LIMIT") return new RateLimit(fields)
-  switch (first.type) {
+  return ofType(fields)
+}
+
+type Fields = Omit<ConstructorParameters<typeof Authentication>[0], "_tag">
+
+/** The reason of `fields` by its type and status (a 429 is `RateLimit` whatever the type). */
+const ofType = (fields: Fields): ServiceReason => {
+  if (fields.status === 429 || fields.type === "RATE_LIMIT") return new RateLimit(fields)
+  switch (fields.type) {
     case "AUTHENTICATION":
-      return context.status === 403 ? new PermissionDenied(fields) : new Authentication(fields)
+      return fields.status === 403 ? new PermissionDenied(fields) : new Authentication(fields)
     case "BILLING":
       return new Billing(fields)
     case "COMPATIBILITY":
@@ -430,4 +437,51 @@ export const fromEnvelope = (envelope: ErrorEnvelope, context: ErrorContext): Se
     default:
       return new Unrecognized(fields)
   }
+}
+
+/**
+ * The reason of an error status whose body is not the envelope (a gateway's
+ * HTML page, an empty or plain-text body, JSON of another shape, a body that
+ * could not be read): the one the service's envelope for that status would
+ * give (`errorOfStatus` of `@connected-vehicle/schema/ServiceError`): a 400
+ * is `Validation`, a 401 `Authentication`, a 402 `Billing`, a 403
+ * `PermissionDenied`, a 404 `NotFound`, a 409 `VehicleState`, a 429
+ * `RateLimit`, a 502 or 504 `Upstream`, any other 5xx `Server`; 405, 408,
+ * 413, 415 and 431 are `Validation`. `detail` says what the body was
+ * (`note`: never the body itself) and `errors` is empty: no envelope came.
+ * `undefined` for a status below 400 and for a 4xx the service gives no
+ * meaning (a 418, a 422...): only an envelope could say what it means.
+ *
+ * @example
+ * ```ts
+ * import { fromStatus } from "@connected-vehicle/schema/ServiceReason"
+ *
+ * const reason = fromStatus({ status: 401 }, "the body is not JSON")
+ * reason?._tag // "Authentication"
+ * reason?.detail // "Unauthorized (no error envelope: the body is not JSON)"
+ * fromStatus({ status: 418 }, "the body is not JSON") // undefined
+ * ```
+ * @since 0.2.0
+ * @category constructors
+ */
+export const fromStatus = (context: ErrorContext, note: string): ServiceReason | undefined => {
+  const { status } = context
+  if (status < 400) return undefined
+  const { code, title, type } = errorOfStatus(status)
+  // `HTTP_<status>`: a status of no meaning to the service (any 5xx is still a server failure)
+  if (status < 500 && code === `HTTP_${status}`) return undefined
+  const detail = `${title} (no error envelope: ${note})`
+  return ofType({
+    message: `${status} ${code}: ${detail}`,
+    status,
+    type,
+    code,
+    title,
+    detail,
+    errors: [],
+    ...(context.requestId === undefined ? {} : { requestId: context.requestId }),
+    ...(context.method === undefined ? {} : { method: context.method }),
+    ...(context.url === undefined ? {} : { url: context.url }),
+    ...(context.retryAfter === undefined ? {} : { retryAfter: context.retryAfter })
+  })
 }

@@ -44,6 +44,11 @@ describe("ClientError", () => {
     assert.strictEqual(ClientError.fromEffectError(answered("SERVER", 503)).retryAfter, 250)
     const malformed = new CallError.MalformedBody({ method: "GET", url: "u", status: 502, description: "not JSON", retryAfter: Duration.seconds(2) })
     assert.strictEqual(ClientError.fromEffectError(failed(malformed)).retryAfter, 2_000)
+    // a delay setTimeout waits as asked: finite, at most 2^31 - 1 ms, whatever the reason was built with
+    for (const delay of [Duration.infinity, Duration.seconds(999_999_999)]) {
+      const huge = fromEnvelope(makeEnvelope("SERVER", "d", { status: 503 }), { status: 503, retryAfter: delay })
+      assert.strictEqual(ClientError.fromEffectError(failed(huge)).retryAfter, 2 ** 31 - 1)
+    }
     const unanswered = fromEnvelope(makeEnvelope("SERVER", "d", { status: 500 }), { status: 500 })
     assert.isUndefined(ClientError.fromEffectError(failed(unanswered)).retryAfter)
   })

@@ -4,7 +4,7 @@ import { HttpClient, HttpClientRequest } from "effect/http"
 import { TestClock } from "effect/testing"
 import { LegacyApi, ManagementApi, VehicleApi } from "@connected-vehicle/schema/Api"
 import { makeEnvelope } from "@connected-vehicle/schema/ServiceError"
-import type { RateLimit } from "@connected-vehicle/schema/ServiceReason"
+import type { Authentication, RateLimit, Upstream } from "@connected-vehicle/schema/ServiceReason"
 import * as Credentials from "@connected-vehicle/transport/Credentials"
 import * as Pagination from "@connected-vehicle/transport/Pagination"
 import * as Transport from "@connected-vehicle/transport/Transport"
@@ -12,7 +12,7 @@ import type { MockResponse, RecordedRequest } from "@connected-vehicle/testing/R
 import { layer as layerRecording, RecordingHttpClient } from "@connected-vehicle/testing/RecordingHttpClient"
 import { layerTest } from "@connected-vehicle/testing/TransportTest"
 import * as TransportConfig from "@connected-vehicle/transport/TransportConfig"
-import type { MalformedBody, Timeout } from "@connected-vehicle/transport/ConnectedVehicleError"
+import type { Timeout } from "@connected-vehicle/transport/ConnectedVehicleError"
 import { reasonOf } from "@connected-vehicle/transport/ConnectedVehicleError"
 
 import pkg from "@connected-vehicle/transport/package.json" with { type: "json" }
@@ -93,7 +93,7 @@ describe("Transport (recording mock)", () => {
       for (const _ of [1, 2, 3]) ids.push((yield* legacy.odometer({ params: { id: "v1" } })).requestId)
       assert.deepStrictEqual(ids, ["sc-1", "x-2", undefined])
       const error = yield* flipReason(legacy.odometer({ params: { id: "v1" } }, { retry: { maxAttempts: 1 } }))
-      assert.strictEqual((error as MalformedBody).requestId, "sc-4")
+      assert.strictEqual((error as Upstream).requestId, "sc-4")
     }).pipe(Effect.provide(mock((_, i) =>
       i === 0
         ? { ...odometer, headers: { "x-request-id": "x-1", "sc-request-id": "sc-1" } }
@@ -108,7 +108,7 @@ describe("Transport (recording mock)", () => {
     Effect.gen(function*() {
       const legacy = yield* Transport.client(LegacyApi, "legacy")
       const error = yield* flipReason(legacy.odometer({ params: { id: "v1" } }, { retry: { maxAttempts: 1 } }))
-      assert.strictEqual((error as MalformedBody).requestId, "c-5")
+      assert.strictEqual((error as Upstream).requestId, "c-5")
     }).pipe(Effect.provide(mock(
       () => ({ status: 502, headers: { "sc-request-id": "sc-5", "x-correlation-id": "c-5" }, text: "bad gateway" }),
       { requestIdHeader: "X-Correlation-Id" }
@@ -443,8 +443,9 @@ describe("Transport (recording mock)", () => {
       const fiber = yield* Effect.forkChild(flipReason(legacy.odometer({ params: { id: "v1" } })))
       yield* TestClock.adjust("1 minute")
       const error = yield* Fiber.join(fiber)
-      assert.strictEqual(error._tag, "MalformedBody")
-      assert.strictEqual((error as MalformedBody).status, 401)
+      // whatever its body: a 401 without the envelope is Authentication
+      assert.strictEqual(error._tag, "Authentication")
+      assert.strictEqual((error as Authentication).status, 401)
       assert.strictEqual(refreshes, 1)
       const seen = yield* requests
       assert.deepStrictEqual(seen.map((r) => Redacted.value(r.authorization!)), ["Bearer t0", "Bearer t1", "Bearer t1"])

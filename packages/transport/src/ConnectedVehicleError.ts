@@ -104,8 +104,15 @@ export class Connection extends Schema.TaggedError<Connection>()("Connection", {
 }
 
 /**
- * A non-2xx response whose body is not the section 7 envelope (not JSON, or
- * JSON of another shape). Retryable when its status is (500, 502, 503, 504).
+ * A 4xx response of a status the service gives no meaning (a 418, a 422...:
+ * not one of `errorOfStatus` of `@connected-vehicle/schema/ServiceError`)
+ * whose body is not the section 7 envelope: empty, not JSON, JSON of
+ * another shape, unreadable or over the client's size limit (`description`
+ * says which; never the body itself). Any other error status without the
+ * envelope is the reason of its status (`fromStatus` of
+ * `@connected-vehicle/schema/ServiceReason`: a 401 `Authentication`, a 404
+ * `NotFound`, a 5xx `Server` or `Upstream`...). Retryable when its status
+ * is (500, 502, 503, 504).
  *
  * @example
  * ```ts

@@ -1,7 +1,9 @@
 /**
  * The `Retry-After` response header (RFC 9110 §10.2.3): delay-seconds (a
  * non-negative integer) or an HTTP date in one of the three formats of
- * §5.6.7. Anything else (`-1`, `1.5`, free text) is ignored.
+ * §5.6.7. Anything else (`-1`, `1.5`, free text) is ignored. A delay over
+ * {@link maxDelay} (2^31 − 1 ms, about 24.8 days: the longest `setTimeout`
+ * waits as asked) is that maximum.
  *
  * @since 0.1.0
  */
@@ -9,9 +11,28 @@ import { DateTime, Duration, Result } from "effect"
 import { Headers } from "effect/http"
 
 /**
+ * The longest delay a `Retry-After` gives: 2^31 − 1 milliseconds (about
+ * 24.8 days), the longest delay `setTimeout` waits as asked (it fires at
+ * once for a longer one). A longer `Retry-After` (`999999999` seconds, a
+ * 400-digit value, a date years ahead) is this maximum.
+ *
+ * @example
+ * ```ts
+ * import { Duration } from "effect"
+ * import { maxDelay, parse } from "@connected-vehicle/transport/RetryAfter"
+ *
+ * Duration.toMillis(maxDelay) // 2147483647
+ * Duration.equals(parse("999999999", 0)!, maxDelay) // true
+ * ```
+ * @since 0.2.0
+ * @category constants
+ */
+export const maxDelay: Duration.Duration = Duration.millis(2 ** 31 - 1)
+
+/**
  * The delay a `Retry-After` value asks for, a `Duration` from `now` (epoch
- * milliseconds); a date in the past gives zero; an invalid value gives
- * `undefined`.
+ * milliseconds), at most {@link maxDelay}; a date in the past gives zero; an
+ * invalid value gives `undefined`.
  *
  * @example
  * ```ts
@@ -21,6 +42,7 @@ import { Headers } from "effect/http"
  * parse("7", 0) // Duration.seconds(7)
  * parse("Thu, 01 Jan 1970 00:02:00 GMT", 0) // Duration.minutes(2), as 120000 millis
  * parse("-1", 0) // undefined
+ * parse("999999999", 0) // maxDelay: 2147483647 millis, not 999999999000
  * const waitMillis = Duration.toMillis(parse("7", 0) ?? Duration.zero) // 7000
  * ```
  * @since 0.1.0
@@ -30,13 +52,15 @@ export const parse = (value: string, now: number): Duration.Duration | undefined
   const parsed = Headers.parseRetryAfter(value)
   if (Result.isFailure(parsed)) return undefined
   const after = parsed.success
-  return after._tag === "Duration"
+  const delay = after._tag === "Duration"
     ? after.duration
     : Duration.millis(Math.max(0, DateTime.toEpochMillis(after.dateTime) - now))
+  return Duration.min(delay, maxDelay)
 }
 
 /**
- * The delay of the `retry-after` header of a response's headers, if any and valid.
+ * The delay of the `retry-after` header of a response's headers, if any and
+ * valid, at most {@link maxDelay}.
  *
  * @example
  * ```ts

@@ -211,7 +211,7 @@ describe("faults every HttpClient must handle the same", () => {
             Layer.provide([TransportConfig.layerOrigin(service.origin, { retry: { maxAttempts: 2, initialDelay: 1, maxDelay: 1 } }), httpClient])
           ))
         ))
-        assert.strictEqual(retried._tag, "MalformedBody")
+        assert.strictEqual(retried._tag, "Server")
         assert.strictEqual(service.requests.length, 3)
       }).pipe(Effect.scoped))
 

@@ -26,6 +26,16 @@ describe("RetryAfter", () => {
     }
   })
 
+  it("a delay over the maximum (2^31 - 1 ms, setTimeout's longest) is that maximum, never Infinity", () => {
+    const max = 2 ** 31 - 1
+    assert.strictEqual(millis(RetryAfter.maxDelay), max)
+    assert.strictEqual(millis(RetryAfter.parse("999999999", now)), max)
+    assert.strictEqual(millis(RetryAfter.parse("9".repeat(400), now)), max)
+    assert.strictEqual(millis(RetryAfter.parse("Fri, 26 Aug 2095 12:00:00 GMT", now)), max)
+    assert.strictEqual(millis(RetryAfter.parse(String(max / 1000 | 0), now)), (max / 1000 | 0) * 1000)
+    assert.strictEqual(millis(RetryAfter.fromHeaders({ "retry-after": "999999999" }, now)), max)
+  })
+
   it("fromHeaders reads the retry-after header", () => {
     assert.strictEqual(millis(RetryAfter.fromHeaders({ "retry-after": "2" }, now)), 2000)
     assert.isUndefined(RetryAfter.fromHeaders({}, now))

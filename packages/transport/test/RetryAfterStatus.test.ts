@@ -9,8 +9,9 @@ import { assert, describe, it } from "@effect/vitest"
 import { Duration, Effect, Layer, Redacted } from "effect"
 import { NodeHttpClient } from "@effect/platform-node"
 import { VehicleApi } from "@connected-vehicle/schema/Api"
+import type { ServiceReason } from "@connected-vehicle/schema/ServiceReason"
 import * as Credentials from "@connected-vehicle/transport/Credentials"
-import type { MalformedBody, OAuth, Timeout } from "@connected-vehicle/transport/ConnectedVehicleError"
+import type { OAuth, Timeout } from "@connected-vehicle/transport/ConnectedVehicleError"
 import * as Transport from "@connected-vehicle/transport/Transport"
 import * as TransportConfig from "@connected-vehicle/transport/TransportConfig"
 import { fast, flipReason, server } from "./utils.ts"
@@ -26,7 +27,7 @@ const getSignal = Effect.flatMap(Transport.client(VehicleApi, "signals"), (signa
   signals.get({ params: { vehicleId: "v-1", signalCode: "odometer" }, headers: { "sc-user-id": "u-1" } }))
 
 describe("Retry-After of any error status", () => {
-  it.live("a 503 without the envelope (MalformedBody) keeps its Retry-After and is retried after it", () =>
+  it.live("a 503 without the envelope (Server) keeps its Retry-After and is retried after it", () =>
     Effect.gen(function*() {
       let n = 0
       const service = yield* server((_, response) => {
@@ -41,9 +42,9 @@ describe("Retry-After of any error status", () => {
       const start = Date.now()
       const error = yield* flipReason(getSignal.pipe(Effect.provide(on(service.origin, { retry: { ...fast.retry, maxAttempts: 2 } }))))
       assert.isAtLeast(Date.now() - start, 1_000)
-      assert.strictEqual(error._tag, "MalformedBody")
-      assert.strictEqual((error as MalformedBody).status, 502)
-      assert.strictEqual(millis((error as MalformedBody).retryAfter), 1_000)
+      assert.strictEqual(error._tag, "Upstream")
+      assert.strictEqual((error as ServiceReason).status, 502)
+      assert.strictEqual(millis((error as ServiceReason).retryAfter), 1_000)
       assert.strictEqual(service.requests.length, 2)
     }).pipe(Effect.scoped), 10_000)
 
@@ -82,7 +83,7 @@ describe("Retry-After of any error status", () => {
         [{ error: "invalid_grant", error_description: "revoked", errors: [] }, "OAuth"],
         [{ error: "invalid_grant", errors: "not a list" }, "OAuth"],
         [envelope, "Validation"],
-        [{ message: "neither" }, "MalformedBody"]
+        [{ message: "neither" }, "Validation"]
       ]
       for (const [body, tag] of bodies) {
         const service = yield* server((_, response) => {

@@ -3,10 +3,11 @@ import { Context, Effect, Exit, Fiber, Layer, Redacted, Tracer } from "effect"
 import { Agent } from "undici"
 import { HttpClient } from "effect/http"
 import { VehicleApi } from "@connected-vehicle/schema/Api"
+import type { ServiceReason } from "@connected-vehicle/schema/ServiceReason"
 import * as Credentials from "@connected-vehicle/transport/Credentials"
 import * as Transport from "@connected-vehicle/transport/Transport"
 import * as TransportConfig from "@connected-vehicle/transport/TransportConfig"
-import type { InvalidResponse, MalformedBody } from "@connected-vehicle/transport/ConnectedVehicleError"
+import type { InvalidResponse } from "@connected-vehicle/transport/ConnectedVehicleError"
 import { reasonOf } from "@connected-vehicle/transport/ConnectedVehicleError"
 import * as UndiciHttpClient from "@connected-vehicle/transport/UndiciHttpClient"
 import { server } from "./utils.ts"
@@ -100,7 +101,7 @@ describe("UndiciHttpClient", () => {
       }).pipe(Effect.scoped))
   }
   for (const status of [404, 503]) {
-    it.live(`through the transport: a ${status} whose body is over the limit is a MalformedBody with its status, retried as its status says`, () =>
+    it.live(`through the transport: a ${status} whose body is over the limit is the reason of its status, retried as its status says`, () =>
       Effect.gen(function*() {
         const s = yield* big(2 * MiB, true, status)
         const transport = Layer.mergeAll(Transport.layer, Credentials.layerStatic(Redacted.make("t"))).pipe(
@@ -113,9 +114,9 @@ describe("UndiciHttpClient", () => {
           Effect.flatMap(Transport.client(VehicleApi, "signals"), (signals) =>
             signals.get({ params: { vehicleId: "v", signalCode: "c" }, headers: { "sc-user-id": "u" } })).pipe(Effect.provide(transport))
         ))
-        assert.strictEqual(error._tag, "MalformedBody")
-        assert.strictEqual((error as MalformedBody).status, status)
-        assert.include((error as MalformedBody).description, `limit of ${MiB} bytes`)
+        assert.strictEqual(error._tag, status === 404 ? "NotFound" : "Server")
+        assert.strictEqual((error as ServiceReason).status, status)
+        assert.include((error as ServiceReason).detail, `limit of ${MiB} bytes`)
         assert.strictEqual(s.requests.length, status === 404 ? 1 : 2)
       }).pipe(Effect.scoped))
   }

@@ -7,6 +7,7 @@
 import { Duration } from "effect"
 import type { ConnectedVehicleError, Reason, ReasonTag } from "@connected-vehicle/transport/ConnectedVehicleError"
 import { isConnectedVehicleError } from "@connected-vehicle/transport/ConnectedVehicleError"
+import { maxDelay } from "@connected-vehicle/transport/RetryAfter"
 import type { ErrorFields } from "../ClientError.ts"
 
 /**
@@ -31,6 +32,17 @@ const isTagged = (u: unknown): u is Tagged =>
 
 const str = (u: unknown): string | undefined => typeof u === "string" ? u : undefined
 
+const maxDelayMillis = Duration.toMillis(maxDelay)
+
+/**
+ * A `retryAfter` in milliseconds for `setTimeout`: a finite number of at
+ * most `RetryAfter.maxDelay` (2^31 − 1), whatever the reason was built with.
+ */
+const millisOf = (delay: Duration.Duration): number => {
+  const millis = Duration.toMillis(delay)
+  return Number.isNaN(millis) ? 0 : Math.max(0, Math.min(maxDelayMillis, millis))
+}
+
 /** The fields a reason of a failed call carries, flattened. */
 const fieldsOf = (error: ConnectedVehicleError, reason: Reason, message: string): ErrorFields => {
   const r = reason as unknown as Readonly<Record<string, unknown>>
@@ -40,7 +52,7 @@ const fieldsOf = (error: ConnectedVehicleError, reason: Reason, message: string)
     status: error.status,
     requestId: error.requestId,
     isRetryable: error.isRetryable,
-    retryAfter: retryAfter === undefined ? undefined : Duration.toMillis(retryAfter),
+    retryAfter: retryAfter === undefined ? undefined : millisOf(retryAfter),
     type: reason._tag === "OAuth" ? "OAUTH" : str(r["type"]),
     code: reason._tag === "OAuth" ? reason.error : str(r["code"]),
     title: str(r["title"]),

@@ -12,7 +12,7 @@ import { fromIssue, Identifier, isIdentifier } from "@connected-vehicle/schema/I
 import * as Json from "@connected-vehicle/schema/Json"
 import { OAuthErrorBody } from "@connected-vehicle/schema/OAuth"
 import { ErrorEnvelope } from "@connected-vehicle/schema/ServiceError"
-import { fromEnvelope, RateLimit } from "@connected-vehicle/schema/ServiceReason"
+import { fromEnvelope, fromStatus, isRetryableStatus, RateLimit } from "@connected-vehicle/schema/ServiceReason"
 import {
   Connection,
   ConnectedVehicleError,
@@ -179,13 +179,38 @@ const jsonOf = (text: string): unknown => {
 }
 
 /**
- * The error of a non-2xx response, decided by its status first: a 429 is a
- * `RateLimit` whatever the body says; other statuses follow the body
- * (envelope, OAuth error, or `MalformedBody`, as is a body over the
- * client's size limit). Each keeps the `Retry-After`
- * delay of `ctx` (read from the head before the body, so that a body that
- * fails to arrive keeps it too). The request's `secrets` (see `./redact.ts`)
- * are taken out of the body first.
+ * The error of a response whose status (400 or more) alone decides it: the
+ * reason the envelope of that status would give (`fromStatus`: a 401 is
+ * `Authentication`, a 5xx `Server`...), `note` (what the body was, never the
+ * body itself) as its detail; for a 4xx the service gives no meaning (a
+ * 418...), a `MalformedBody`.
+ */
+const ofStatus = (ctx: Ctx, note: string): ConnectedVehicleError =>
+  fail(fromStatus(ctx, note) ?? new MalformedBody({ ...ctx, description: note }))
+
+/**
+ * A non-2xx body that could not be read. A retryable status (a 429, a 500,
+ * 502, 503 or 504) whose body was cut is a `Connection` (retried, as the
+ * status would be); any other status, and a body over the client's size
+ * limit, is the error of its status at once ({@link ofStatus}: a 404 is a
+ * `NotFound`, not retried).
+ */
+const unreadable = (e: HttpClientError.HttpClientError, ctx: Ctx): ConnectedVehicleError => {
+  const tooLarge = e.reason._tag === "DecodeError" && e.reason.cause instanceof TooLarge
+  if (!tooLarge && isRetryableStatus(ctx.status)) return fail(new Connection({ ...ctx, description: describe(e.reason, e) }))
+  return ofStatus(ctx, tooLarge ? (e.reason.cause as TooLarge).message : `the body could not be read (${describe(e.reason, e)})`)
+}
+
+/**
+ * The error of a non-2xx response. The section 7 envelope decides it (a
+ * 429 is a `RateLimit` whatever its type), an OAuth body (`error`) is the
+ * authorization server's `OAuth` (a 429 is still a `RateLimit`, with its
+ * `error` as code); any other body (empty, not JSON, JSON of another shape,
+ * unreadable: see {@link unreadable}) leaves it to the status
+ * ({@link ofStatus}). Each keeps the `Retry-After` delay of `ctx` (read
+ * from the head before the body, so that a body that fails to arrive keeps
+ * it too). The request's `secrets` (see `./redact.ts`) are taken out of the
+ * body first.
  *
  * @internal
  */
@@ -195,11 +220,7 @@ export const decodeError = (
   secrets: ReadonlyArray<string>
 ): Effect.Effect<ConnectedVehicleError, ConnectedVehicleError> =>
   Effect.map(
-    Effect.mapError(response.text, (e) =>
-      // over the client's size limit: the status decides (a 404 is not retried); else the connection failed
-      e.reason._tag === "DecodeError" && e.reason.cause instanceof TooLarge
-        ? fail(new MalformedBody({ ...ctx, description: e.reason.cause.message }))
-        : fail(new Connection({ ...ctx, description: describe(e.reason, e) }))),
+    Effect.mapError(response.text, (e) => unreadable(e, ctx)),
     (raw) => {
       // a credential the server echoed never reaches an error
       const text = scrub(raw, secrets)
@@ -218,11 +239,9 @@ export const decodeError = (
           })
         )
       }
-      return fail(
-        new MalformedBody({
-          ...ctx,
-          description: text.trim().startsWith("{") ? "JSON that is not the error envelope" : "not JSON"
-        })
+      return ofStatus(
+        ctx,
+        text.trim() === "" ? "the body is empty" : json === undefined ? "the body is not JSON" : "the body is JSON that is not the error envelope"
       )
     }
   )

@@ -1,0 +1,117 @@
+/**
+ * The Promise client's class of an error status whose body is not the
+ * service's envelope (what a gateway or proxy answers: an empty or
+ * plain-text 401, an HTML 502 or 503, a body cut short) is the class of its
+ * status, and its `retryAfter` is a delay `setTimeout` waits as asked. A
+ * `node:http` server on 127.0.0.1 answers the token request and the call.
+ */
+import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
+import { createServer } from "node:http"
+import type { IncomingMessage, Server, ServerResponse } from "node:http"
+import type { AddressInfo } from "node:net"
+import * as Client from "../src/Client.ts"
+
+let server: Server
+let origin: string
+/** How the next `/v3` requests are answered. */
+let answer: (response: ServerResponse) => void = (response) => response.end()
+/** The `/v3` requests and token requests received. */
+const seen = { calls: 0, tokens: 0 }
+
+beforeAll(async () => {
+  server = createServer((request: IncomingMessage, response: ServerResponse) => {
+    request.resume()
+    if (request.url?.startsWith("/oauth/token")) {
+      seen.tokens++
+      response.writeHead(200, { "content-type": "application/json" })
+      response.end(JSON.stringify({ access_token: `app-${seen.tokens}`, token_type: "Bearer", expires_in: 3600 }))
+      return
+    }
+    seen.calls++
+    answer(response)
+  })
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
+  origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+})
+
+afterAll(async () => {
+  server.closeAllConnections()
+  await new Promise<void>((resolve) => server.close(() => resolve()))
+})
+
+const makeClient = () =>
+  Client.createClient({
+    clientId: "client-id",
+    clientSecret: "client-secret",
+    origin,
+    transport: { retry: { maxAttempts: 3, initialDelay: 1, maxDelay: 1 } }
+  })
+
+/** The error `promise` rejects with, checked to be an instance of `expected`. */
+const rejection = async <E>(promise: Promise<unknown>, expected: abstract new(...args: never) => E): Promise<E> => {
+  const error = await promise.then(() => undefined, (e: unknown) => e)
+  assert.instanceOf(error, expected as unknown as new() => E)
+  return error as E
+}
+
+const answering = (status: number, body: string, headers: Record<string, string> = {}) => {
+  seen.calls = 0
+  answer = (response) => {
+    response.writeHead(status, { "content-type": "text/html", ...headers })
+    response.end(body)
+  }
+}
+
+describe("Promise client: an error status without the envelope", () => {
+  it("a 401 with an empty or plain-text body, after the refresh-and-replay, is an AuthenticationError", async () => {
+    await using client = makeClient()
+    for (const body of ["", "Unauthorized"]) {
+      answering(401, body)
+      const error = await rejection(client.v3.webhooks.list(), Client.AuthenticationError)
+      assert.strictEqual(error.status, 401)
+      assert.strictEqual(error.reason, "Authentication")
+      assert.strictEqual(error.code, "UNAUTHORIZED")
+      assert.isFalse(error.isRetryable)
+      assert.strictEqual(seen.calls, 2, JSON.stringify(body))
+    }
+  })
+
+  it("an HTML 503 is a ServerError and a 502 an UpstreamError, retried, with retryAfter", async () => {
+    await using client = makeClient()
+    answering(503, "<html><h1>503 Service Temporarily Unavailable</h1></html>", { "retry-after": "0" })
+    const unavailable = await rejection(client.v3.webhooks.list(), Client.ServerError)
+    assert.strictEqual(unavailable.status, 503)
+    assert.strictEqual(unavailable.retryAfter, 0)
+    assert.isTrue(unavailable.isRetryable)
+    assert.notInclude(unavailable.message, "<html>")
+    assert.strictEqual(seen.calls, 3)
+    answering(502, "<html><h1>502 Bad Gateway</h1></html>")
+    const badGateway = await rejection(client.v3.webhooks.list(), Client.UpstreamError)
+    assert.strictEqual(badGateway.status, 502)
+    assert.strictEqual(seen.calls, 3)
+  })
+
+  it("a 404 whose body is cut is a NotFoundError at once, not a ConnectionError after retries", async () => {
+    await using client = makeClient()
+    seen.calls = 0
+    answer = (response) => {
+      response.writeHead(404, { "content-type": "application/json", "content-length": "500" })
+      response.write("{\"errors\":")
+      setTimeout(() => response.socket?.destroy(), 20)
+    }
+    const error = await rejection(client.v3.webhooks.list(), Client.NotFoundError)
+    assert.strictEqual(error.status, 404)
+    assert.include(error.detail, "could not be read")
+    assert.strictEqual(seen.calls, 1)
+  })
+
+  it("a huge Retry-After gives a retryAfter setTimeout waits as asked: at most 2^31 - 1 ms, never Infinity", async () => {
+    await using client = makeClient()
+    for (const value of ["999999999", "9".repeat(400)]) {
+      answering(503, "busy", { "retry-after": value })
+      const error = await rejection(client.v3.webhooks.list(), Client.ServerError)
+      assert.strictEqual(error.retryAfter, 2 ** 31 - 1)
+      assert.strictEqual(seen.calls, 1)
+    }
+  })
+})

@@ -1,0 +1,161 @@
+/**
+ * An error status whose body is not the section 7 envelope (a gateway's HTML
+ * page, an empty or plain-text body, JSON of another shape, a body cut short)
+ * is the reason of its status: a 401 `Authentication`, a 404 `NotFound`, a
+ * 5xx `Server` or `Upstream`... (`MalformedBody` only for a 4xx the service
+ * gives no meaning). The status decides the retry: a non-retryable status
+ * whose body is cut fails at once. Small `node:http` servers on 127.0.0.1.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import { Duration, Effect, Layer, Redacted } from "effect"
+import { NodeHttpClient } from "@effect/platform-node"
+import { VehicleApi } from "@connected-vehicle/schema/Api"
+import type { ServiceReason } from "@connected-vehicle/schema/ServiceReason"
+import * as Credentials from "@connected-vehicle/transport/Credentials"
+import type { Connection, MalformedBody } from "@connected-vehicle/transport/ConnectedVehicleError"
+import * as RetryAfter from "@connected-vehicle/transport/RetryAfter"
+import * as Transport from "@connected-vehicle/transport/Transport"
+import * as TransportConfig from "@connected-vehicle/transport/TransportConfig"
+import { flipReason, server } from "./utils.ts"
+
+const on = (origin: string, options?: Omit<TransportConfig.Options, "roots">, credentials = Credentials.layerStatic(Redacted.make("the-token"))) =>
+  Layer.mergeAll(Transport.layer, credentials).pipe(
+    Layer.provide([TransportConfig.layerOrigin(origin, options), NodeHttpClient.layerUndici])
+  )
+
+const getSignal = Effect.flatMap(Transport.client(VehicleApi, "signals"), (signals) =>
+  signals.get({ params: { vehicleId: "v-1", signalCode: "odometer" }, headers: { "sc-user-id": "u-1" } }))
+
+const quick = { retry: { maxAttempts: 3, initialDelay: 1, maxDelay: 1 } }
+
+/** A credential that refreshes every time it is asked (the transport asks once per call). */
+const refreshing = () => {
+  let refreshes = 0
+  const layer = Layer.succeed(Credentials.Credentials, {
+    token: Effect.sync(() => Redacted.make(`token-${refreshes}`)),
+    refresh: () => Effect.sync(() => (++refreshes, true))
+  })
+  return { layer, refreshes: () => refreshes }
+}
+
+describe("an error status without the envelope is the reason of its status", () => {
+  it.live("a 401 with an empty or plain-text body, after the one refresh-and-replay, is Authentication", () =>
+    Effect.gen(function*() {
+      for (const [body, note] of [["", "the body is empty"], ["Unauthorized", "the body is not JSON"]] as const) {
+        const service = yield* server((_, response) => {
+          response.writeHead(401, { "content-type": "text/plain" })
+          response.end(body)
+        })
+        const credentials = refreshing()
+        const error = yield* flipReason(getSignal.pipe(Effect.provide(on(service.origin, quick, credentials.layer))))
+        assert.strictEqual(error._tag, "Authentication", JSON.stringify(body))
+        const reason = error as ServiceReason
+        assert.strictEqual(reason.status, 401)
+        assert.strictEqual(reason.type, "AUTHENTICATION")
+        assert.strictEqual(reason.code, "UNAUTHORIZED")
+        assert.include(reason.detail, note)
+        assert.deepStrictEqual(reason.errors, [])
+        assert.isFalse(reason.isRetryable)
+        assert.strictEqual(credentials.refreshes(), 1)
+        assert.strictEqual(service.requests.length, 2)
+        service.close()
+      }
+    }).pipe(Effect.scoped))
+
+  it.live("each status picks its reason; the detail says what the body was, never the body", () =>
+    Effect.gen(function*() {
+      const cases = [
+        [400, "<html>bad request</html>", "Validation"],
+        [403, "Forbidden by the-token policy", "PermissionDenied"],
+        [404, "{\"message\":\"no route\"}", "NotFound"],
+        [409, "", "VehicleState"],
+        [418, "<html>teapot</html>", "MalformedBody"]
+      ] as const
+      for (const [status, body, tag] of cases) {
+        const service = yield* server((_, response) => {
+          response.writeHead(status, { "content-type": "text/html" })
+          response.end(body)
+        })
+        const error = yield* flipReason(getSignal.pipe(Effect.provide(on(service.origin, quick))))
+        assert.strictEqual(error._tag, tag, `${status}`)
+        assert.strictEqual((error as ServiceReason | MalformedBody).status, status)
+        const text = tag === "MalformedBody" ? (error as MalformedBody).description : (error as ServiceReason).detail
+        if (body !== "") assert.notInclude(text, body)
+        assert.notInclude(error.message, "the-token")
+        assert.strictEqual(service.requests.length, 1, `${status} is not retried`)
+        service.close()
+      }
+    }).pipe(Effect.scoped))
+
+  it.live("a gateway's 502 or 503 HTML page is Upstream or Server, retried, with its Retry-After", () =>
+    Effect.gen(function*() {
+      for (const [status, tag] of [[502, "Upstream"], [503, "Server"]] as const) {
+        const service = yield* server((_, response) => {
+          response.writeHead(status, { "content-type": "text/html", "retry-after": "0" })
+          response.end("<html><body><h1>Bad Gateway</h1></body></html>")
+        })
+        const error = yield* flipReason(getSignal.pipe(Effect.provide(on(service.origin, quick))))
+        assert.strictEqual(error._tag, tag)
+        const reason = error as ServiceReason
+        assert.strictEqual(reason.status, status)
+        assert.isTrue(reason.isRetryable)
+        assert.strictEqual(Duration.toMillis(reason.retryAfter!), 0)
+        assert.include(reason.detail, "not JSON")
+        assert.strictEqual(service.requests.length, 3)
+        service.close()
+      }
+    }).pipe(Effect.scoped))
+
+  it.live("a huge Retry-After is at most RetryAfter.maxDelay, and not waited (over maxWait): the call fails at once", () =>
+    Effect.gen(function*() {
+      for (const value of ["999999999", "9".repeat(400)]) {
+        const service = yield* server((_, response) => {
+          response.writeHead(503, { "content-type": "text/plain", "retry-after": value })
+          response.end("busy")
+        })
+        const error = yield* flipReason(getSignal.pipe(Effect.provide(on(service.origin, quick))))
+        assert.strictEqual(error._tag, "Server")
+        assert.strictEqual(Duration.toMillis((error as ServiceReason).retryAfter!), Duration.toMillis(RetryAfter.maxDelay))
+        assert.strictEqual(Duration.toMillis(RetryAfter.maxDelay), 2 ** 31 - 1)
+        assert.strictEqual(service.requests.length, 1)
+        service.close()
+      }
+    }).pipe(Effect.scoped))
+})
+
+describe("the status decides the retry of an error body cut short", () => {
+  const cut = (status: number) =>
+    server((_, response) => {
+      response.writeHead(status, { "content-type": "application/json", "content-length": "500" })
+      response.write("{\"errors\":")
+      setTimeout(() => response.socket?.destroy(), 20)
+    })
+
+  it.live("a 404 whose body is cut is a NotFound at once (body unreadable noted), not retried", () =>
+    Effect.gen(function*() {
+      const service = yield* cut(404)
+      const error = yield* flipReason(getSignal.pipe(Effect.provide(on(service.origin, quick))))
+      assert.strictEqual(error._tag, "NotFound")
+      assert.strictEqual((error as ServiceReason).status, 404)
+      assert.include((error as ServiceReason).detail, "could not be read")
+      assert.strictEqual(service.requests.length, 1)
+    }).pipe(Effect.scoped))
+
+  it.live("a 418 whose body is cut is a MalformedBody at once, not retried", () =>
+    Effect.gen(function*() {
+      const service = yield* cut(418)
+      const error = yield* flipReason(getSignal.pipe(Effect.provide(on(service.origin, quick))))
+      assert.strictEqual(error._tag, "MalformedBody")
+      assert.include((error as MalformedBody).description, "could not be read")
+      assert.strictEqual(service.requests.length, 1)
+    }).pipe(Effect.scoped))
+
+  it.live("a 503 whose body is cut is a Connection with its status, retried", () =>
+    Effect.gen(function*() {
+      const service = yield* cut(503)
+      const error = yield* flipReason(getSignal.pipe(Effect.provide(on(service.origin, quick))))
+      assert.strictEqual(error._tag, "Connection")
+      assert.strictEqual((error as Connection).status, 503)
+      assert.strictEqual(service.requests.length, 3)
+    }).pipe(Effect.scoped))
+})
