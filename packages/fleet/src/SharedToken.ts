@@ -184,11 +184,11 @@ interface Store {
   readonly expected: Map<string, string>
 }
 
-/** A Redis command of `key`: a failure (or no answer within the timeout) is a `TokenStoreError`. */
+/** A Redis command of `key`: a failure (or no answer within the timeout) is a `transient` `TokenStoreError`. */
 const call = <A>(store: Store, key: string, what: string, effect: Effect.Effect<A, Redis.RedisError>) =>
   effect.pipe(
     redisCall(what, store.timeout),
-    Effect.mapError((error) => new TokenStoreError({ key, reason: error.description }))
+    Effect.mapError((error) => new TokenStoreError({ key, reason: error.description, transient: true }))
   )
 
 const read = (store: Store, key: string) => call(store, key, "read token", store.redis.send<string | null>("GET", `${store.prefix}token:${key}`))
@@ -219,7 +219,7 @@ const acquire = (store: Store, key: string, isDue: (token: Token, now: number) =
         }
       }
       if (now >= deadline) {
-        return yield* new TokenStoreError({ key, reason: `no new token after ${maxWait} ms: another process holds the renewal lease` })
+        return yield* new TokenStoreError({ key, reason: `no new token after ${maxWait} ms: another process holds the renewal lease`, transient: true })
       }
       yield* Effect.sleep(store.poll)
     }
