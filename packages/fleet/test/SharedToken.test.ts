@@ -203,6 +203,38 @@ describe("SharedToken", () => {
       assert.deepStrictEqual(grants, [200])
     }).pipe(Effect.scoped), 30_000)
 
+  it.live("a sign-out while a process renews the user's token: the renewal's token is not stored, the renewing call fails clearly", () =>
+    Effect.gen(function*() {
+      const sim = yield* simulator()
+      const prefix = freshPrefix("signout-session")
+      const [userId, vehicles] = sim.data.users.map((u) => [u.id, sim.data.vehiclesOf(u.id)] as const).find(([, v]) => v.length > 0)!
+      const redis = yield* Layer.build(SharedRedis.layer({ url: redisUrl() }))
+      const store = yield* Effect.provideContext(SharedToken.make({ prefix }), redis)
+      const services = yield* Layer.build(Layer.mergeAll(
+        Transport.layer.pipe(Layer.provide([TransportConfig.layerOrigin(sim.url), NodeHttpClient.layerUndici])),
+        OAuthConfig.layer({ clientId: sim.clientId, clientSecret: sim.clientSecret }),
+        Layer.succeed(TokenStore, store),
+        NodeHttpClient.layerUndici,
+        Layer.succeed(Simulator.Simulator, sim)
+      ))
+      const code = yield* Effect.provideContext(SignIn.authorizationCode(userId, { scope: "read_odometer" }), services)
+      const token = yield* Effect.provideContext(Session.login(userId, { code, redirectUri: SignIn.redirectUri }), services)
+      // revoked: the call's 401 renews it, the token endpoint taking a second; the user signs out meanwhile
+      yield* store.set(userId, { ...token, accessToken: Redacted.make("revoked-access-token") })
+      yield* sim.injectFaults({ path: "/oauth/token", faults: [{ _tag: "Delay", millis: 1_000 }] })
+      const odometer = Effect.flatMap(Transport.client(LegacyApi, "legacy"), (legacy) => legacy.odometer({ params: { id: vehicles[0]! } })).pipe(
+        Effect.provide(Session.layerUser(userId))
+      )
+      const call = yield* Effect.forkChild(Effect.flip(Effect.provideContext(odometer, services)))
+      yield* eventually(Effect.map(Context.get(redis, Redis.Redis).send<string | null>("GET", `${prefix}lease:${userId}`), (holder) => holder !== null))
+      yield* store.remove(userId)
+      const error = yield* Fiber.join(call)
+      assert.strictEqual(reasonOf(error)._tag, "Credentials")
+      assert.include(error.message, "was removed (a sign-out) while it was renewed")
+      assert.isTrue(Option.isNone(yield* store.get(userId, { peek: true })))
+      assert.isTrue(Option.isNone(yield* store.get(userId, { peek: true }).pipe(Effect.delay("200 millis"))))
+    }).pipe(Effect.scoped), 30_000)
+
   it.live("a renewal lease held by a process that died expires: another process takes it", () =>
     Effect.gen(function*() {
       const context = yield* Layer.build(SharedRedis.layer({ url: redisUrl() }))
