@@ -54,10 +54,22 @@ const codeOf = (error: unknown): string =>
     ? (error as { code: string }).code
     : "failed"
 
+// the file system errors that may pass by themselves (too many open files, a busy
+// file): `transient`, retried by the call; any other (a directory, a refused
+// permission, a full disk, a corrupt file) will not
+const passing = new Set(["EAGAIN", "EBUSY", "EINTR", "EMFILE", "ENFILE", "ETIMEDOUT"])
+
+const fileError = (key: string, what: string, path: string, error: unknown) => {
+  const code = codeOf(error)
+  return new TokenStore.TokenStoreError({ key, reason: `cannot ${what} ${path} (${code})`, ...(passing.has(code) ? { transient: true } : {}) })
+}
+
 /**
  * The tokens of the file: none when it does not exist; a file that cannot be
  * read or is not a token file is an error (never overwritten: it may hold
- * other tokens). Reasons carry the path and the error code, never content.
+ * other tokens), not `transient` (a call does not retry it) unless its
+ * error code may pass by itself (`EMFILE`, `EBUSY`...). Reasons carry the
+ * path and the error code, never content.
  */
 const read = (path: string, key: string): Effect.Effect<Record<string, Stored>, TokenStore.TokenStoreError> =>
   Effect.gen(function*() {
@@ -70,7 +82,7 @@ const read = (path: string, key: string): Effect.Effect<Record<string, Stored>, 
           throw error
         }
       },
-      catch: (error) => new TokenStore.TokenStoreError({ key, reason: `cannot read ${path} (${codeOf(error)})` })
+      catch: (error) => fileError(key, "read", path, error)
     })
     if (text === undefined) return {}
     const parsed = yield* Effect.try({ try: () => JSON.parse(text) as unknown, catch: () => undefined }).pipe(
@@ -104,7 +116,7 @@ const write = (path: string, key: string, tokens: Record<string, Stored>) =>
         throw error
       }
     },
-    catch: (error) => new TokenStore.TokenStoreError({ key, reason: `cannot write ${path} (${codeOf(error)})` })
+    catch: (error) => fileError(key, "write", path, error)
   })
 
 /**

@@ -21,6 +21,7 @@ import { ConnectedVehicleError, Credentials as NoCredential, isConnectedVehicleE
 import { OAuthConfig } from "./OAuthConfig.ts"
 import * as TokenExchange from "./TokenExchange.ts"
 import { keyError } from "./internal/key.ts"
+import { phaseOf } from "./internal/phase.ts"
 import * as Refused from "./internal/refused.ts"
 import type { Token, TokenStoreError } from "./TokenStore.ts"
 import { TokenStore } from "./TokenStore.ts"
@@ -29,7 +30,8 @@ import { TokenStore } from "./TokenStore.ts"
  * A failed call of the credential: a `Credentials` reason whose `cause` is
  * what failed (a token request, the store); `transient` (retried by the
  * call's policy) when the store failed before any token request was sent
- * (a failure after one is made final by {@link afterRequest} first).
+ * and its `TokenStoreError` is `transient` (a failure after one is made
+ * final by {@link afterRequest} first).
  */
 const toCredentialsError = (error: TokenExchange.TokenError | TokenStoreError): ConnectedVehicleError => {
   if (isConnectedVehicleError(error) && error.reason._tag === "Credentials") return error
@@ -37,7 +39,7 @@ const toCredentialsError = (error: TokenExchange.TokenError | TokenStoreError): 
   const tag = isConnectedVehicleError(error) ? error.reason._tag : error._tag
   return noCredential(`${tag}: ${error.message}`, {
     ...(status === undefined ? {} : { status }),
-    ...(error._tag === "TokenStoreError" ? { transient: true } : {}),
+    ...(error._tag === "TokenStoreError" && error.transient === true ? { transient: true } : {}),
     cause: error
   })
 }
@@ -91,9 +93,7 @@ const backgroundRetryMillis = 1_000
 
 const peek = { peek: true } as const
 
-// whether `a` was issued before `b` (by issue time when both have one, else by expiry)
-const older = (a: Token, b: Token): boolean =>
-  a.issuedAt !== undefined && b.issuedAt !== undefined && a.issuedAt !== b.issuedAt ? a.issuedAt < b.issuedAt : a.expiresAt < b.expiresAt
+const { older } = Refused
 
 // the failures of renewals that were interrupted (their layer closed while
 // they waited for the store): a caller that waited for one starts another
@@ -151,7 +151,15 @@ const joinOrStart = (
  * retried) is kept in memory: later calls use it (and a renewal sends its
  * refresh token, never the stored one the grant used), each first storing
  * it again, until it is stored or the store holds a newer token (or none:
- * a sign-out).
+ * a sign-out). After storing a renewed token the session reads the store
+ * once more (`peek`): if a sign-out (`remove`) was made meanwhile it holds
+ * none (a store's `renewal` does not store over it), and the renewing call
+ * and every call waiting for it fail with a `Credentials` reason (not
+ * retried) rather than send the signed-out user's token; a token a sign-in
+ * or another process stored meanwhile is used instead of the renewal's. If
+ * the token endpoint refuses the kept token's refresh token, the older
+ * stored token is refused with it (its refresh token was used by the grant
+ * that was kept): sign the user in again.
  *
  * @example
  * ```ts
@@ -199,9 +207,11 @@ const session = <R>(
     // used, never removed nor shadowed) or that refresh token is dead
     const onRefused = (sent: Token, error: ConnectedVehicleError) =>
       Effect.flatMap(Effect.exit(store.get(key, peek)), (read): Effect.Effect<Token, ConnectedVehicleError> => {
-        // the kept token (never stored) was refused: it is dropped
+        // the kept token (never stored) was refused: it is dropped, and so is
+        // every token not newer than it (the stored one it replaced: its grant used that refresh token)
         if (kept.get(key) === sent) {
           kept.delete(key)
+          Refused.remember(refused, key, { refreshToken: sent.refreshToken!, rejected: undefined, cause: error, kept: sent })
           return Effect.fail(Refused.refusedNow(key, error))
         }
         // the store cannot be read: nothing to compare with, nothing remembered
@@ -252,6 +262,22 @@ const session = <R>(
       })
     })
 
+    // what the store holds once the renewal stored `next`: a sign-out (`remove`)
+    // made meanwhile wins (the store kept nothing: `next` is not used either);
+    // a token stored meanwhile by a sign-in or another process is used while valid
+    const settled = (next: Token) =>
+      Effect.flatMap(Effect.exit(store.get(key, peek)), (read): Effect.Effect<Token, ConnectedVehicleError> => {
+        if (Exit.isFailure(read)) return Effect.succeed(next)
+        const now = read.value
+        if (Option.isNone(now)) {
+          return Effect.fail(noCredential(
+            `the token of ${key} was removed (a sign-out) while it was renewed: the renewed token is neither stored nor used; sign in again`
+          ))
+        }
+        if (Refused.sameSecret(now.value.accessToken, next.accessToken)) return Effect.succeed(next)
+        return Effect.map(Clock.currentTimeMillis, (millis) => phase(now.value, millis) !== "expired" ? now.value : next)
+      })
+
     // one renewal: `background` when no caller waits for it (its failure is logged)
     const renewOnce = (isStale: typeof stale, background: boolean) =>
       Effect.gen(function*() {
@@ -289,7 +315,7 @@ const session = <R>(
               )
             ).pipe(Effect.catchIf(isRefusedRefresh(current), (error) => onRefused(Option.getOrThrow(current), error)))
             yield* Effect.logDebug("token renewed")
-            return next
+            return yield* settled(next)
           }))
       }).pipe(
         Effect.mapError(toCredentialsError),
@@ -366,23 +392,6 @@ const session = <R>(
 
     return { token, refresh }
   })
-
-/**
- * Where a token stands at `now`: `fresh`; `due` for renewal (the
- * refresh-ahead window, capped at half the token's lifetime so that a
- * short-lived token is not renewed on every call) but still handed out;
- * `expired`: within the margin (capped at half that window) of its expiry,
- * or past it, or not a token at all.
- */
-// the margin: at most (and by default) half the refresh-ahead window, at least 0
-const phaseOf = (refreshAheadMillis: number, marginMillis: number | undefined) => (token: Token, now: number): "fresh" | "due" | "expired" => {
-  const { expiresAt, issuedAt } = token
-  // what a store handed back that is not a token (no `Redacted` access token) is renewed, never sent
-  if (!Redacted.isRedacted(token.accessToken)) return "expired"
-  const ahead = issuedAt === undefined ? refreshAheadMillis : Math.min(refreshAheadMillis, Math.max(0, expiresAt - issuedAt) / 2)
-  if (expiresAt - ahead > now) return "fresh"
-  return expiresAt - Math.max(0, Math.min(marginMillis ?? ahead / 2, ahead / 2)) > now ? "due" : "expired"
-}
 
 /**
  * A user's session: the token set stored under `key` (put there by

@@ -43,20 +43,28 @@ export interface Token {
 
 /**
  * A store failed to read or write (its database is down...). Never carries a
- * token value.
+ * token value. `transient`: the failure may pass by itself (a connection
+ * refused or reset, a timeout), so that a call of the `Session` that met it
+ * before any token request is retried by the call's retry policy; absent or
+ * `false` (the default, the safe choice when the store cannot tell): it will
+ * not pass by itself (a value that does not decode, a corrupt file, a
+ * refused permission), and the call fails at once.
  *
  * @example
  * ```ts
  * import { TokenStoreError } from "@connected-vehicle/auth/TokenStore"
  *
- * new TokenStoreError({ key: "user-42", reason: "connection refused" })
+ * new TokenStoreError({ key: "user-42", reason: "connection refused", transient: true })
+ * new TokenStoreError({ key: "user-42", reason: "the stored value is not a token" })
  * ```
  * @since 0.1.0
  * @category errors
  */
 export class TokenStoreError extends Schema.TaggedError<TokenStoreError>()("TokenStoreError", {
   key: Schema.String,
-  reason: Schema.String
+  reason: Schema.String,
+  /** The failure may pass by itself: retried by the call (since 0.2.0). */
+  transient: Schema.optionalKey(Schema.Boolean)
 }) {
   override get message() {
     return `Token store failed for ${this.key}: ${this.reason}`
@@ -125,10 +133,15 @@ export class TokenStore extends Context.Service<TokenStore, {
    * sent by two processes at once while the lease holds (a holder that
    * loses it, cut off from the store, may be followed by another that
    * sends the same refresh token: its `set` should then not store over the
-   * other's token). A failure of the store here, before `use`, is
-   * `transient` for the call; one inside `use` (storing a granted token)
-   * is not. Without it, the `Session` reads the token with `get` (no
-   * `peek`) and renews.
+   * other's token). A `remove` of `key` once the renewal has started wins:
+   * the renewal's `set` (inside `use`) then stores nothing, so a sign-out
+   * is never undone by a renewal that was running (the `Session` then
+   * fails the renewing call: sign the user in again); a `set` outside a
+   * renewal (`Session.login`) always stores. A failure of the store here,
+   * before `use`, is retried by the call when the `TokenStoreError` is
+   * `transient`; one inside `use` (storing a granted token) never is.
+   * Without it, the `Session` reads the token with `get` (no `peek`) and
+   * renews.
    */
   readonly renewal?: <A, E, R>(
     key: string,
@@ -156,10 +169,20 @@ export class TokenStore extends Context.Service<TokenStore, {
  */
 export const checkKey: (key: unknown) => InvalidArgument | undefined = keyError
 
+// the renewal running in this fiber: its store, key and the entry it started from
+const Renewing = Context.Reference<{ readonly store: object; readonly key: string; readonly from: Token | undefined } | undefined>(
+  "@connected-vehicle/auth/TokenStore/Renewing",
+  { defaultValue: () => undefined }
+)
+
 /**
  * An in-memory store. A key that is not a store key (see {@link TokenStore}:
  * `null`, `42`, `""`, a string over 1024 characters...) is an
- * `InvalidArgument` (`field: "key"`), checked when the method is called.
+ * `InvalidArgument` (`field: "key"`), checked when the method is called. Its
+ * `renewal` runs `use` with the token held (one process: no lease); the
+ * renewal's `set` stores only while the key still holds the token the
+ * renewal started from, so a `remove` (a sign-out) or a `set` outside the
+ * renewal (a sign-in) made meanwhile wins.
  *
  * @example
  * ```ts
@@ -173,16 +196,32 @@ export const checkKey: (key: unknown) => InvalidArgument | undefined = keyError
  */
 export const makeMemory: Effect.Effect<TokenStore["Service"]> = Effect.sync(() => {
   const tokens = new Map<string, Token>()
+  const self = {}
   // the key is checked once, when the method is called (a `Session` builds
   // its `get` once and runs it on every call)
   const checked = <A>(key: unknown, effect: Effect.Effect<A>): Effect.Effect<A, InvalidArgument> => {
     const error = keyError(key)
     return error === undefined ? effect : Effect.fail(error)
   }
+  const set = (key: string, token: Token) =>
+    Effect.flatMap(Effect.service(Renewing), (renewing) =>
+      Effect.sync(() => {
+        // a renewal's token is not stored over a sign-out or a sign-in made since it started
+        if (renewing !== undefined && renewing.store === self && renewing.key === key && tokens.get(key) !== renewing.from) return
+        tokens.set(key, token)
+      }))
   return {
     get: (key) => checked(key, Effect.sync(() => Option.fromNullishOr(tokens.get(key)))),
-    set: (key, token) => checked(key, Effect.sync(() => void tokens.set(key, token))),
-    remove: (key) => checked(key, Effect.sync(() => void tokens.delete(key)))
+    set: (key, token) => checked(key, set(key, token)),
+    remove: (key) => checked(key, Effect.sync(() => void tokens.delete(key))),
+    renewal: (key, _isDue, use) => {
+      const error = keyError(key)
+      if (error !== undefined) return Effect.fail(error)
+      return Effect.suspend(() => {
+        const from = tokens.get(key)
+        return Effect.provideService(use(Option.fromNullishOr(from)), Renewing, { store: self, key, from })
+      })
+    }
   }
 })
 

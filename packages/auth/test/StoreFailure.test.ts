@@ -53,16 +53,15 @@ const service = (status: number) => {
   return { paths, transport }
 }
 
-/** The memory store, whose reads fail the first `failures` times. */
-const blinking = (failures: number) =>
+/** The memory store, whose reads fail the first `failures` times (`transient`: a connection reset, else a value that does not decode). */
+const blinking = (failures: number, transient = true) =>
   Effect.map(TokenStore.makeMemory, (store) => {
     let left = failures
+    const reason = transient ? "Socket closed unexpectedly" : "the stored value is not a token"
     return TokenStore.TokenStore.of({
       ...store,
       get: (key, options) =>
-        Effect.suspend(() =>
-          left-- > 0 ? Effect.fail(new TokenStore.TokenStoreError({ key, reason: "Socket closed unexpectedly" })) : store.get(key, options)
-        )
+        Effect.suspend(() => left-- > 0 ? Effect.fail(new TokenStore.TokenStoreError({ key, reason, transient })) : store.get(key, options))
     })
   })
 
@@ -106,6 +105,26 @@ describe("Session: a token store failure during a call", () => {
       assert.instanceOf(reason, Credentials)
       assert.isTrue(isConnectedVehicleError(error) && error.isRetryable)
       assert.include(error.message, "TokenStoreError")
+      assert.deepStrictEqual(paths, [])
+    }))
+
+  it.live("a store failure that is not transient (a value that does not decode) is not retried: the call fails at once", () =>
+    Effect.gen(function*() {
+      const { paths, transport } = service(200)
+      const store = yield* blinking(1, false)
+      let reads = 0
+      const counting = TokenStore.TokenStore.of({ ...store, get: (key, options) => Effect.andThen(Effect.sync(() => reads++), store.get(key, options)) })
+      const error = yield* odometer.pipe(
+        Effect.provide(Session.layerApplication().pipe(
+          Layer.provide([transport, OAuthConfig.layer({ clientId: "app", clientSecret: Redacted.make("secret") }), Layer.succeed(TokenStore.TokenStore, counting)])
+        )),
+        Effect.provide(transport),
+        Effect.flip
+      )
+      assert.instanceOf(reasonOf(error), Credentials)
+      assert.isTrue(isConnectedVehicleError(error) && !error.isRetryable)
+      assert.include(error.message, "the stored value is not a token")
+      assert.strictEqual(reads, 1)
       assert.deepStrictEqual(paths, [])
     }))
 
@@ -185,15 +204,15 @@ describe("Session: a token store failure during a call", () => {
       const memory = yield* TokenStore.makeMemory
       // valid, but revoked: the service answers 401
       yield* memory.set("user-1", userToken(0))
-      // the read before the renewal (no `peek`) fails once
+      // the renewal's read of the store fails once
       let failRead = true
       const store = TokenStore.TokenStore.of({
         ...memory,
-        get: (key, options) =>
+        renewal: (key, isDue, use) =>
           Effect.suspend(() => {
-            if (!failRead || options?.peek === true) return memory.get(key, options)
+            if (!failRead) return memory.renewal!(key, isDue, use)
             failRead = false
-            return Effect.fail(new TokenStore.TokenStoreError({ key, reason: "Socket closed unexpectedly" }))
+            return Effect.fail(new TokenStore.TokenStoreError({ key, reason: "Socket closed unexpectedly", transient: true }))
           })
       })
       const result = yield* odometer.pipe(

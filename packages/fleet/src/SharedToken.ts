@@ -19,7 +19,7 @@
  * @since 0.1.0
  */
 import { randomUUID } from "node:crypto"
-import { Clock, Duration, Effect, Layer, Option, Redacted, type Scope } from "effect"
+import { Clock, Context, Duration, Effect, Layer, Option, Redacted, type Scope } from "effect"
 import { Redis } from "effect/persistence"
 import { type GetOptions, layerMemory, type Token, TokenStore, TokenStoreError } from "@connected-vehicle/auth/TokenStore"
 import { Configuration, FleetError } from "./FleetError.ts"
@@ -118,9 +118,9 @@ const keepFor = (millis: number): number => Number.isNaN(millis) ? maxKeep : Mat
 // one atomic step. `guarded` (a renewal's token): stored only while what is
 // stored is still `expected` (what the renewal found when it took the lease;
 // "" for nothing) or nothing: another process that took over a lost lease,
-// or a sign-in, may have stored a newer token meanwhile, which is kept
-// (0 answered); with nothing stored the new token is kept, lease or not
-// (losing a rotated refresh token is worse)
+// a sign-in, or a sign-out (its removal marker) may have changed it
+// meanwhile, and wins (0 answered); with nothing stored (the key expired in
+// Redis) the new token is kept, lease or not (losing a rotated refresh token is worse)
 const setScript = Redis.script(
   (tokenKey: string, leaseKey: string, json: string, owner: string, millis: number, guarded: string, expected: string) => [
     tokenKey,
@@ -180,15 +180,27 @@ interface Store {
   readonly maxRenewal: number
   /** This store's id as the holder of a lease. */
   readonly owner: string
-  /** Per key renewed by this store: the stored token's text when its lease was taken (`""`: none). */
-  readonly expected: Map<string, string>
 }
 
-/** A Redis command of `key`: a failure (or no answer within the timeout) is a `TokenStoreError`. */
+// the renewal running in this fiber (its `use`): its store, key, and the
+// stored token's text when its lease was taken (`""`: none). Only its `set`
+// is guarded: a sign-in in another fiber, even while the renewal releases
+// its lease, stores whatever is there
+const Renewing = Context.Reference<{ readonly store: Store; readonly key: string; readonly expected: string } | undefined>(
+  "@connected-vehicle/fleet/SharedToken/Renewing",
+  { defaultValue: () => undefined }
+)
+
+// what `remove` leaves in place of the token: no token to a reader, and
+// never the text a renewal started from (each marker is unique), so that a
+// renewal running at a sign-out does not store its token over it
+const removalMarker = () => JSON.stringify({ removed: randomUUID() })
+
+/** A Redis command of `key`: a failure (or no answer within the timeout) is a `transient` `TokenStoreError`. */
 const call = <A>(store: Store, key: string, what: string, effect: Effect.Effect<A, Redis.RedisError>) =>
   effect.pipe(
     redisCall(what, store.timeout),
-    Effect.mapError((error) => new TokenStoreError({ key, reason: error.description }))
+    Effect.mapError((error) => new TokenStoreError({ key, reason: error.description, transient: true }))
   )
 
 const read = (store: Store, key: string) => call(store, key, "read token", store.redis.send<string | null>("GET", `${store.prefix}token:${key}`))
@@ -219,7 +231,7 @@ const acquire = (store: Store, key: string, isDue: (token: Token, now: number) =
         }
       }
       if (now >= deadline) {
-        return yield* new TokenStoreError({ key, reason: `no new token after ${maxWait} ms: another process holds the renewal lease` })
+        return yield* new TokenStoreError({ key, reason: `no new token after ${maxWait} ms: another process holds the renewal lease`, transient: true })
       }
       yield* Effect.sleep(store.poll)
     }
@@ -260,12 +272,9 @@ const renewalOf = (store: Store) =>
   Effect.scoped(Effect.gen(function*() {
     // a holder extends its lease for `maxRenewal` at most, then it expires within a lease duration
     const { leased, text, token } = yield* acquire(store, key, isDue, store.maxRenewal + 2 * store.lease)
-    if (leased) {
-      store.expected.set(key, text ?? "")
-      yield* Effect.addFinalizer(() => Effect.sync(() => store.expected.delete(key)))
-      yield* keep(store, key)
-    }
-    return yield* use(token)
+    if (!leased) return yield* use(token)
+    yield* keep(store, key)
+    return yield* Effect.provideService(use(token), Renewing, { store, key, expected: text ?? "" })
   }))
 
 /** `TokenStore.set`: stored with its expiry; a renewal's token is not stored over a newer one. */
@@ -274,7 +283,8 @@ const setOf = (store: Store) => {
   return (key: string, token: Token) =>
     Effect.gen(function*() {
       const now = yield* Clock.currentTimeMillis
-      const expected = store.expected.get(key)
+      const renewing = yield* Renewing
+      const expected = renewing !== undefined && renewing.store === store && renewing.key === key ? renewing.expected : undefined
       const tokenKey = `${store.prefix}token:${key}`
       const millis = keepFor(uselessAt(token) - now)
       const stored = yield* call(
@@ -284,7 +294,7 @@ const setOf = (store: Store) => {
         set(tokenKey, `${store.prefix}lease:${key}`, encode(token), store.owner, millis, expected === undefined ? "0" : "1", expected ?? "")
       )
       if (stored === 0) {
-        yield* Effect.logWarning("the renewed token is not stored: another token was stored meanwhile (another process renewed after this one's lease expired, or a sign-in), and is kept").pipe(
+        yield* Effect.logWarning("the renewed token is not stored: the stored token changed meanwhile (another process renewed after this one's lease expired, a sign-in, or a sign-out), and is kept").pipe(
           Effect.annotateLogs({ key })
         )
       }
@@ -303,12 +313,21 @@ const setOf = (store: Store) => {
  * process's token (failing with `TokenStoreError` after `maxRenewal` plus
  * twice `leaseDuration`: a holder that dies or hangs leaves its lease to
  * expire). A renewal's `set` does not store over a token another process
- * stored meanwhile (one that took over a lease this process lost); it
- * stores its token if nothing else was stored, lease or not. `get` without
+ * stored meanwhile (one that took over a lease this process lost, or a
+ * sign-in), nor over a sign-out made since the renewal took its lease:
+ * `remove` leaves a removal marker in place of the token (read as no
+ * token; kept for `maxRenewal` plus twice `leaseDuration`), which the
+ * renewal's store step finds changed; it stores its token if nothing at
+ * all is stored (the key expired in Redis), lease or not. Only the `set`
+ * of the renewal's own fiber (its `use`) is guarded: a sign-in in another
+ * fiber of the process, even while the renewal releases its lease, stores
+ * whatever is there. A Redis failure or timeout is a `transient`
+ * `TokenStoreError` (retried by the call), as is giving up on another
+ * process's renewal; a stored value that is not a token reads as none. `get` without
  * `peek` (another caller's read before a renewal) does the same with the
  * store's own `refreshAhead` window, keeps the lease it takes until `set`
  * or its expiry, and fails with `TokenStoreError` after twice the lease
- * duration without a new token. A Redis failure is a `TokenStoreError` too.
+ * duration without a new token.
  * `set` stores a token with an expiry: Redis deletes it once it is of no
  * more use (when its refresh token expires, `refreshExpiresAt`, or 60 days
  * after `expiresAt` when that is unknown; without a refresh token, at
@@ -337,8 +356,7 @@ export const make = (options?: Options): Effect.Effect<TokenStore["Service"], Fl
       poll: yield* millis("pollInterval", options?.pollInterval, "50 millis"),
       timeout: yield* millis("timeout", options?.timeout, "2 seconds"),
       maxRenewal: yield* millis("maxRenewal", options?.maxRenewal, "60 seconds"),
-      owner: randomUUID(),
-      expected: new Map()
+      owner: randomUUID()
     }
     if (store.lease < 3 * store.timeout) {
       return yield* new FleetError({
@@ -359,7 +377,10 @@ export const make = (options?: Options): Effect.Effect<TokenStore["Service"], Fl
       get,
       renewal: renewalOf(store),
       set: setOf(store),
-      remove: (key) => call(store, key, "remove token", store.redis.send("DEL", `${store.prefix}token:${key}`)).pipe(Effect.asVoid)
+      // the removal marker outlives any renewal that may still store (maxRenewal, twice the lease)
+      remove: (key) =>
+        call(store, key, "remove token", store.redis.send("SET", `${store.prefix}token:${key}`, removalMarker(), "PX", String(store.maxRenewal + 2 * store.lease)))
+          .pipe(Effect.asVoid)
     })
   })
 

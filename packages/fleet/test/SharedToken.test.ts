@@ -7,7 +7,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { spawn } from "node:child_process"
 import { join } from "node:path"
-import { Cause, Context, Duration, Effect, Exit, Fiber, Layer, Option, Redacted } from "effect"
+import { Cause, Context, Deferred, Duration, Effect, Exit, Fiber, Layer, Option, Redacted } from "effect"
 import { Redis } from "effect/persistence"
 import * as OAuthConfig from "@connected-vehicle/auth/OAuthConfig"
 import { NodeHttpClient } from "@effect/platform-node"
@@ -204,6 +204,38 @@ describe("SharedToken", () => {
       assert.deepStrictEqual(grants, [200])
     }).pipe(Effect.scoped), 30_000)
 
+  it.live("a sign-out while a process renews the user's token: the renewal's token is not stored, the renewing call fails clearly", () =>
+    Effect.gen(function*() {
+      const sim = yield* simulator()
+      const prefix = freshPrefix("signout-session")
+      const [userId, vehicles] = sim.data.users.map((u) => [u.id, sim.data.vehiclesOf(u.id)] as const).find(([, v]) => v.length > 0)!
+      const redis = yield* Layer.build(SharedRedis.layer({ url: redisUrl() }))
+      const store = yield* Effect.provideContext(SharedToken.make({ prefix }), redis)
+      const services = yield* Layer.build(Layer.mergeAll(
+        Transport.layer.pipe(Layer.provide([TransportConfig.layerOrigin(sim.url), NodeHttpClient.layerUndici])),
+        OAuthConfig.layer({ clientId: sim.clientId, clientSecret: sim.clientSecret }),
+        Layer.succeed(TokenStore, store),
+        NodeHttpClient.layerUndici,
+        Layer.succeed(Simulator.Simulator, sim)
+      ))
+      const code = yield* Effect.provideContext(SignIn.authorizationCode(userId, { scope: "read_odometer" }), services)
+      const token = yield* Effect.provideContext(Session.login(userId, { code, redirectUri: SignIn.redirectUri }), services)
+      // revoked: the call's 401 renews it, the token endpoint taking a second; the user signs out meanwhile
+      yield* store.set(userId, { ...token, accessToken: Redacted.make("revoked-access-token") })
+      yield* sim.injectFaults({ path: "/oauth/token", faults: [{ _tag: "Delay", millis: 1_000 }] })
+      const odometer = Effect.flatMap(Transport.client(LegacyApi, "legacy"), (legacy) => legacy.odometer({ params: { id: vehicles[0]! } })).pipe(
+        Effect.provide(Session.layerUser(userId))
+      )
+      const call = yield* Effect.forkChild(Effect.flip(Effect.provideContext(odometer, services)))
+      yield* eventually(Effect.map(Context.get(redis, Redis.Redis).send<string | null>("GET", `${prefix}lease:${userId}`), (holder) => holder !== null))
+      yield* store.remove(userId)
+      const error = yield* Fiber.join(call)
+      assert.strictEqual(reasonOf(error)._tag, "Credentials")
+      assert.include(error.message, "was removed (a sign-out) while it was renewed")
+      assert.isTrue(Option.isNone(yield* store.get(userId, { peek: true })))
+      assert.isTrue(Option.isNone(yield* store.get(userId, { peek: true }).pipe(Effect.delay("200 millis"))))
+    }).pipe(Effect.scoped), 30_000)
+
   it.live("a renewal lease held by a process that died expires: another process takes it", () =>
     Effect.gen(function*() {
       const context = yield* Layer.build(SharedRedis.layer({ url: redisUrl() }))
@@ -327,6 +359,46 @@ describe("SharedToken", () => {
       assert.strictEqual(yield* stored, "signed-in")
     }).pipe(Effect.scoped), 10_000)
 
+  it.live("a sign-out (remove) during a renewal wins, in this process or another: the renewal's token is not stored", () =>
+    Effect.gen(function*() {
+      const context = yield* Layer.build(SharedRedis.layer({ url: redisUrl() }))
+      const prefix = freshPrefix("signout")
+      const [a, b] = yield* Effect.all([SharedToken.make({ prefix }), SharedToken.make({ prefix })]).pipe(Effect.provideContext(context))
+      const now = Date.now()
+      const tokenOf = (value: string) => ({ accessToken: Redacted.make(value), issuedAt: now, expiresAt: now + 60_000, refreshToken: Redacted.make(`r-${value}`), refreshExpiresAt: undefined })
+      const stored = Effect.map(a.get("user", { peek: true }), (token) => Option.getOrNull(Option.map(token, (t) => Redacted.value(t.accessToken))))
+      for (const signOut of [a, b]) {
+        yield* a.set("user", tokenOf("old"))
+        yield* a.renewal!("user", () => true, () => Effect.andThen(signOut.remove("user"), a.set("user", tokenOf("renewed"))))
+        assert.strictEqual(yield* stored, null)
+        // the lease is released all the same
+        assert.isNull(yield* Context.get(context, Redis.Redis).send<string | null>("GET", `${prefix}lease:user`))
+      }
+      // removed before the renewal started: its token is stored (an application token fetched anew)
+      yield* a.renewal!("user", () => true, () => a.set("user", tokenOf("fetched")))
+      assert.strictEqual(yield* stored, "fetched")
+    }).pipe(Effect.scoped), 10_000)
+
+  it.live("a sign-in (set) in the renewing process while the renewal releases its lease is stored", () =>
+    Effect.gen(function*() {
+      const context = yield* Layer.build(SharedRedis.layer({ url: redisUrl() }))
+      const prefix = freshPrefix("release")
+      const store = yield* Effect.provideContext(SharedToken.make({ prefix }), context)
+      const now = Date.now()
+      const tokenOf = (value: string) => ({ accessToken: Redacted.make(value), issuedAt: now, expiresAt: now + 60_000, refreshToken: Redacted.make(`r-${value}`), refreshExpiresAt: undefined })
+      const stored = Effect.map(store.get("user", { peek: true }), (token) => Option.getOrNull(Option.map(token, (t) => Redacted.value(t.accessToken))))
+      for (let i = 0; i < 5; i++) {
+        yield* store.set("user", tokenOf("old"))
+        const renewed = yield* Deferred.make<void>()
+        const renewing = yield* Effect.forkChild(store.renewal!("user", () => true, () => Effect.andThen(store.set("user", tokenOf("renewed")), Deferred.succeed(renewed, undefined))))
+        // the renewal has stored its token and now releases its lease: a sign-in meanwhile
+        yield* Deferred.await(renewed)
+        yield* store.set("user", tokenOf(`signed-in-${i}`))
+        yield* Fiber.join(renewing)
+        assert.strictEqual(yield* stored, `signed-in-${i}`)
+      }
+    }).pipe(Effect.scoped), 10_000)
+
   it.live("Redis gone: get fails with TokenStoreError, without hanging", () =>
     Effect.gen(function*() {
       const server = yield* Effect.promise(() => RedisServer.start())
@@ -335,6 +407,8 @@ describe("SharedToken", () => {
       yield* Effect.promise(() => server.stop())
       const error = yield* Effect.flip(store.get("application"))
       assert.strictEqual(error._tag, "TokenStoreError")
+      // a Redis that cannot be reached may be back soon: transient (the call's retry policy tries again)
+      assert.isTrue(error._tag === "TokenStoreError" && error.transient === true)
       assert.strictEqual(TokenStore.key, "@connected-vehicle/auth/TokenStore")
     }).pipe(Effect.scoped, Effect.timeout("10 seconds")), 20_000)
 })

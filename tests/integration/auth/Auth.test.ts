@@ -372,9 +372,9 @@ describe("OAuth against the simulator (loopback)", () => {
       const { userId, vehicleId } = yield* userWithVehicle
       const code = yield* authorize(userId)
       const broken = TokenStore.of({
-        get: (key) => Effect.fail(new TokenStoreError({ key, reason: "database unavailable" })),
-        set: (key) => Effect.fail(new TokenStoreError({ key, reason: "database unavailable" })),
-        remove: (key) => Effect.fail(new TokenStoreError({ key, reason: "database unavailable" }))
+        get: (key) => Effect.fail(new TokenStoreError({ key, reason: "database unavailable", transient: true })),
+        set: (key) => Effect.fail(new TokenStoreError({ key, reason: "database unavailable", transient: true })),
+        remove: (key) => Effect.fail(new TokenStoreError({ key, reason: "database unavailable", transient: true }))
       })
       const loginError = yield* flipReason(Session.login(userId, { code, redirectUri })).pipe(
         Effect.provideService(TokenStore, broken)
@@ -382,7 +382,7 @@ describe("OAuth against the simulator (loopback)", () => {
       assert.strictEqual(loginError._tag, "TokenStoreError")
       const callError = yield* flipReason(Effect.gen(function*() {
         const legacy = yield* Transport.client(LegacyApi, "legacy")
-        // (a store failure is transient, so retried by the call's policy: not here)
+        // (a transient store failure is retried by the call's policy: not here)
         return yield* legacy.vin({ params: { id: vehicleId } }, { maxRetries: 0 })
       }).pipe(Effect.provide(Session.layerUser(userId)), Effect.provideService(TokenStore, broken)))
       assert.strictEqual(callError._tag, "Credentials")

@@ -52,8 +52,10 @@ const otherProcess = (stored: (next: Token, now: number) => Token) =>
     const memory = yield* TokenStore
     const services = yield* Effect.context<Transport.Transport | OAuthConfig>()
     let theirs: Token | undefined
+    // a store without `renewal` (the session reads it with `get` before renewing)
+    const { renewal: _renewal, ...plain } = memory
     const shared: TokenStore["Service"] = {
-      ...memory,
+      ...plain,
       get: (key, options) =>
         Effect.tap(memory.get(key, options), (current) =>
           options?.peek === true || theirs !== undefined || Option.isNone(current) ? Effect.void : Effect.gen(function*() {

@@ -27,7 +27,21 @@ export interface Refused {
   readonly rejected: Redacted.Redacted<string> | undefined
   /** the token endpoint's `invalid_grant` (an `OAuth` reason): the cause of every error given for it */
   readonly cause: ConnectedVehicleError
+  /**
+   * A granted token never stored (the session's kept token) whose refresh
+   * token was refused: every token not newer than it is refused as well
+   * (the stored one it replaced: its refresh token was used by that grant).
+   */
+  readonly kept?: Token | undefined
 }
+
+/**
+ * Whether `a` was issued before `b` (by issue time when both have one, else by expiry).
+ *
+ * @internal
+ */
+export const older = (a: Token, b: Token): boolean =>
+  a.issuedAt !== undefined && b.issuedAt !== undefined && a.issuedAt !== b.issuedAt ? a.issuedAt < b.issuedAt : a.expiresAt < b.expiresAt
 
 const byStore = new WeakMap<TokenStore["Service"], Map<string, Refused>>()
 
@@ -98,11 +112,12 @@ export const sameSecret = (value: unknown, secret: Redacted.Redacted<string>): b
 }
 
 /**
- * Whether `token` holds the refused refresh token.
+ * Whether `token` holds the refused refresh token (or is not newer than the refused kept token).
  *
  * @internal
  */
-export const holds = (token: Token, refused: Refused): boolean => sameSecret(token.refreshToken, refused.refreshToken)
+export const holds = (token: Token, refused: Refused): boolean =>
+  sameSecret(token.refreshToken, refused.refreshToken) || (refused.kept !== undefined && !older(refused.kept, token))
 
 /**
  * Whether the service already rejected the access token of `token`.

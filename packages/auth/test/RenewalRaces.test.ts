@@ -1,0 +1,168 @@
+/**
+ * What happens to the store while a renewal runs: a sign-out (`remove`)
+ * made meanwhile wins over the renewal's token (the memory store; the
+ * shared store of `@connected-vehicle/fleet` is tested on Redis in its own
+ * package); and a refusal of the kept token's refresh token (a granted
+ * token whose `set` failed) also refuses the older stored one, whose
+ * refresh token its grant used.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import { Deferred, Effect, Fiber, Layer, Option, Redacted } from "effect"
+import { HttpClient, HttpClientResponse } from "effect/http"
+import * as OAuthConfig from "@connected-vehicle/auth/OAuthConfig"
+import * as Session from "@connected-vehicle/auth/Session"
+import * as TokenStore from "@connected-vehicle/auth/TokenStore"
+import { LegacyApi } from "@connected-vehicle/schema/Api"
+import { Credentials, isConnectedVehicleError, reasonOf } from "@connected-vehicle/transport/ConnectedVehicleError"
+import * as Transport from "@connected-vehicle/transport/Transport"
+import * as TransportConfig from "@connected-vehicle/transport/TransportConfig"
+
+const json = (request: Parameters<typeof HttpClientResponse.fromWeb>[0], status: number, body: unknown) =>
+  HttpClientResponse.fromWeb(request, new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json" } }))
+
+/** user-1's token with access-1 / refresh-1, expired (issued over two hours ago). */
+const expired = (): TokenStore.Token => {
+  const now = Date.now()
+  return {
+    accessToken: Redacted.make("access-1"),
+    issuedAt: now - 7_201_000,
+    expiresAt: now - 1_000,
+    refreshToken: Redacted.make("refresh-1"),
+    refreshExpiresAt: now + 86_400_000
+  }
+}
+
+/**
+ * A service and token endpoint in memory: refresh-n is granted access-(n+1)
+ * / refresh-(n+1) once `gate` is open, except those in `refused`
+ * (`invalid_grant`); `rejected` access tokens are answered 401. `sent`
+ * lists what was sent.
+ */
+const service = (gate: Deferred.Deferred<void>, refused: ReadonlySet<string>, rejected: ReadonlySet<string>) => {
+  const sent: Array<string> = []
+  const client = HttpClient.make((request) =>
+    Effect.gen(function*() {
+      const path = new URL(request.url).pathname
+      if (path === "/oauth/token") {
+        const form = new URLSearchParams(request.body._tag === "Uint8Array" ? new TextDecoder().decode(request.body.body) : "")
+        const used = form.get("refresh_token") ?? ""
+        sent.push(`token ${used}`)
+        if (refused.has(used)) return json(request, 400, { error: "invalid_grant" })
+        yield* Deferred.await(gate)
+        const n = Number(used.slice("refresh-".length)) + 1
+        return json(request, 200, { access_token: `access-${n}`, token_type: "Bearer", expires_in: 7200, refresh_token: `refresh-${n}` })
+      }
+      const authorization = (request.headers["authorization"] ?? "").slice("Bearer ".length)
+      sent.push(`read ${authorization}`)
+      return rejected.has(authorization) ? json(request, 401, { error: "unauthorized" }) : json(request, 200, { distance: 42 })
+    })
+  )
+  const transport = Transport.layer.pipe(Layer.provide([
+    TransportConfig.layerOrigin("http://service.test", { retry: { maxAttempts: 3, initialDelay: "1 millis", maxDelay: "1 millis" } }),
+    Layer.succeed(HttpClient.HttpClient, client)
+  ]))
+  return { sent, transport }
+}
+
+const odometer = Effect.flatMap(Transport.client(LegacyApi, "legacy"), (legacy) => legacy.odometer({ params: { id: "veh-1" } }))
+
+const callWith = (transport: Layer.Layer<Transport.Transport>, store: TokenStore.TokenStore["Service"]) =>
+  odometer.pipe(
+    Effect.provide(Session.layerUser("user-1").pipe(
+      Layer.provide([transport, OAuthConfig.layer({ clientId: "app", clientSecret: Redacted.make("secret") }), Layer.succeed(TokenStore.TokenStore, store)])
+    )),
+    Effect.provide(transport)
+  )
+
+const accessOf = (store: TokenStore.TokenStore["Service"]) =>
+  Effect.map(store.get("user-1"), Option.map((token) => Redacted.value(token.accessToken)))
+
+describe("Session: the store during a renewal", () => {
+  it.live("a sign-out (remove) while the renewal waits for the token endpoint wins: nothing stored, the call fails clearly", () =>
+    Effect.gen(function*() {
+      const gate = yield* Deferred.make<void>()
+      const { sent, transport } = service(gate, new Set(), new Set())
+      const store = yield* TokenStore.makeMemory
+      yield* store.set("user-1", expired())
+      const call = yield* Effect.forkChild(callWith(transport, store))
+      while (!sent.includes("token refresh-1")) yield* Effect.sleep(1)
+      yield* store.remove("user-1")
+      yield* Deferred.succeed(gate, undefined)
+      const error = yield* Effect.flip(Fiber.join(call))
+      assert.instanceOf(reasonOf(error), Credentials)
+      assert.isTrue(isConnectedVehicleError(error) && !error.isRetryable)
+      assert.include(error.message, "was removed (a sign-out) while it was renewed")
+      assert.deepStrictEqual(yield* accessOf(store), Option.none())
+      // the renewed token was not used for the call either
+      assert.deepStrictEqual(sent, ["token refresh-1"])
+      // later calls: no token stored
+      const later = yield* Effect.flip(callWith(transport, store))
+      assert.include(later.message, "no token stored for user-1")
+      assert.deepStrictEqual(sent, ["token refresh-1"])
+    }))
+
+  it.live("a sign-in (set outside the renewal) while the renewal runs wins: its token is stored and used", () =>
+    Effect.gen(function*() {
+      const gate = yield* Deferred.make<void>()
+      const { sent, transport } = service(gate, new Set(), new Set())
+      const store = yield* TokenStore.makeMemory
+      yield* store.set("user-1", expired())
+      const call = yield* Effect.forkChild(callWith(transport, store))
+      while (!sent.includes("token refresh-1")) yield* Effect.sleep(1)
+      const now = Date.now()
+      yield* store.set("user-1", {
+        accessToken: Redacted.make("access-9"),
+        issuedAt: now,
+        expiresAt: now + 7_200_000,
+        refreshToken: Redacted.make("refresh-9"),
+        refreshExpiresAt: now + 86_400_000
+      })
+      yield* Deferred.succeed(gate, undefined)
+      assert.strictEqual((yield* Fiber.join(call)).value.distance, 42)
+      assert.deepStrictEqual(yield* accessOf(store), Option.some("access-9"))
+      assert.deepStrictEqual(sent, ["token refresh-1", "read access-9"])
+    }))
+
+  it.live("the kept token's refresh token refused (invalid_grant): the stored token's refresh token is not sent again", () =>
+    Effect.gen(function*() {
+      const gate = yield* Deferred.make<void>()
+      yield* Deferred.succeed(gate, undefined)
+      // refresh-2 (the kept token's) is revoked, access-2 rejected
+      const { sent, transport } = service(gate, new Set(["refresh-2"]), new Set(["access-2"]))
+      const memory = yield* TokenStore.makeMemory
+      yield* memory.set("user-1", expired())
+      let failSets = 0
+      const store = TokenStore.TokenStore.of({
+        ...memory,
+        set: (key, token) =>
+          Effect.suspend(() =>
+            failSets-- > 0 ? Effect.fail(new TokenStore.TokenStoreError({ key, reason: "Socket closed unexpectedly", transient: true })) : memory.set(key, token)
+          )
+      })
+      // granted with refresh-1, not stored: access-2 / refresh-2 kept
+      failSets = 100
+      const first = yield* Effect.flip(callWith(transport, store))
+      assert.include(first.message, "the token request succeeded, but storing its token failed")
+      // access-2 rejected, refresh-2 refused: sign in again
+      const second = yield* Effect.flip(callWith(transport, store))
+      assert.include(second.message, "was refused")
+      assert.deepStrictEqual(sent, ["token refresh-1", "read access-2", "token refresh-2"])
+      // refresh-1 (stored, used by the grant of the kept token) is not sent: sign in again, no request
+      failSets = 0
+      const third = yield* Effect.flip(callWith(transport, store))
+      assert.instanceOf(reasonOf(third), Credentials)
+      assert.include(third.message, "sign the user in again")
+      assert.deepStrictEqual(sent, ["token refresh-1", "read access-2", "token refresh-2"])
+      // a sign-in stores a newer token: used at once
+      const now = Date.now()
+      yield* memory.set("user-1", {
+        accessToken: Redacted.make("access-9"),
+        issuedAt: now + 1,
+        expiresAt: now + 7_200_000,
+        refreshToken: Redacted.make("refresh-9"),
+        refreshExpiresAt: now + 86_400_000
+      })
+      assert.strictEqual((yield* callWith(transport, store)).value.distance, 42)
+      assert.deepStrictEqual(sent.slice(3), ["read access-9"])
+    }))
+})
