@@ -53,8 +53,7 @@ export interface Options {
  * layer lives, and so is one silent for `connectTimeout`, its handshake
  * included: not for blocking commands (`BLPOP`) longer than that. Commands
  * sent while the connection is down fail at once (no offline queue) instead
- * of waiting for it to come back. Closing waits for the answers of commands
- * in flight for `connectTimeout` at most, then drops the connection.
+ * of waiting for it to come back.
  *
  * @example
  * ```ts
@@ -91,28 +90,8 @@ export const layer = (options: Options): Layer.Layer<Redis.Redis, FleetError> =>
     reconnect.built = true
     const { client } = Context.get(context, NodeRedis.NodeRedis)
     if (!client.isOpen) return yield* unavailable("cannot connect to Redis: the connection was lost as it opened")
-    // runs before the client's own close, which waits for the answers of commands in flight (a PING, say) for ever
-    yield* Effect.addFinalizer(() => closeWithin(client, connectTimeout))
     return context
   }))
-
-/**
- * Closes `client` (in-flight commands answered first), destroying it when
- * that takes over `timeout`: a stalled server never answers them, and a
- * close whose socket was then dropped never ends.
- */
-const closeWithin = (client: NodeRedis.NodeRedis["Service"]["client"], timeout: number): Effect.Effect<void> =>
-  Effect.callback<void>((resume) => {
-    const timer = setTimeout(() => {
-      client.destroy()
-      resume(Effect.void)
-    }, timeout)
-    const closed = () => {
-      clearTimeout(timer)
-      resume(Effect.void)
-    }
-    client.close().then(closed, closed)
-  })
 
 const unavailable = (description: string, cause?: unknown) =>
   new FleetError({ reason: new RedisUnavailable(cause === undefined ? { description } : { description, cause }) })
