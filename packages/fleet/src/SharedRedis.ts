@@ -10,8 +10,7 @@
 import { NodeRedis } from "@effect/platform-node"
 import { connect } from "node:net"
 import { connect as connectTls } from "node:tls"
-import { SocketTimeoutError } from "redis"
-import { Context, type Duration, Effect, Layer, Redacted } from "effect"
+import { type Duration, Effect, Layer, Redacted } from "effect"
 import type { Redis } from "effect/persistence"
 import * as FleetConfig from "./FleetConfig.ts"
 import { Configuration, FleetError, RedisUnavailable } from "./FleetError.ts"
@@ -32,28 +31,18 @@ import { millis } from "./internal/options.ts"
  */
 export interface Options {
   readonly url: Redacted.Redacted<string>
-  /**
-   * How long connecting, and each answer of the handshake, may take; and how
-   * long a connection may then stay silent before it is dropped and made
-   * again (default 5 seconds). An idle connection sends a `PING` every third
-   * of it, so it is not silent while the server answers.
-   */
+  /** How long connecting, and the server's first answer, may take (default 5 seconds). */
   readonly connectTimeout?: Duration.Input | undefined
 }
 
 /**
  * The `Redis` service on `options.url`, connected when built (an unreachable
- * server, or one that does not answer within `connectTimeout`, also one that
- * answers a first `PING` and then stalls the client's handshake, fails there,
+ * server, or one that does not answer within `connectTimeout`, fails there,
  * with `FleetError` `RedisUnavailable`; a URL that is
  * not `redis://` or `rediss://` with `Configuration`, whose message and
  * cause hold no part of it; a `connectTimeout` that is not a duration too)
- * and closed with the layer. Once built, a lost connection is made again
- * (after 100 ms, then longer, up to 2 seconds apart) for as long as the
- * layer lives, and so is one silent for `connectTimeout`, its handshake
- * included: not for blocking commands (`BLPOP`) longer than that. Commands
- * sent while the connection is down fail at once (no offline queue) instead
- * of waiting for it to come back.
+ * and closed with the layer. Commands sent while the connection is down fail
+ * at once (no offline queue) instead of waiting for it to come back.
  *
  * @example
  * ```ts
@@ -68,52 +57,29 @@ export interface Options {
 export const layer = (options: Options): Layer.Layer<Redis.Redis, FleetError> =>
   Layer.effectContext(Effect.gen(function*() {
     const url = yield* checkUrl(options.url)
-    const connectTimeout = Math.ceil(yield* millis("connectTimeout", options.connectTimeout, "5 seconds"))
+    const connectTimeout = yield* millis("connectTimeout", options.connectTimeout, "5 seconds")
     yield* answers(new URL(url), connectTimeout)
-    const reconnect = { built: false }
-    const context = yield* Layer.build(NodeRedis.layer({
+    return yield* Layer.build(NodeRedis.layer({
       url,
       disableOfflineQueue: true,
-      // a connection silent for connectTimeout (its handshake stalled, say) is destroyed; PINGs keep an idle one busy
-      pingInterval: Math.max(1, Math.floor(connectTimeout / 3)),
-      socket: {
-        connectTimeout,
-        socketTimeout: connectTimeout,
-        reconnectStrategy: (retries, cause) => reconnect.built ? backoff(retries) : giveUp(cause, connectTimeout)
-      }
+      socket: { connectTimeout: Math.ceil(connectTimeout) }
     })).pipe(
-      // bounded by the socket's timeout; an interruption would close the client in its handshake, which waits for it for ever
-      Effect.uninterruptible,
-      Effect.mapError((cause) => unavailable(`cannot connect to Redis: ${messageOf(cause.cause)}`, cause))
+      Effect.mapError((cause) =>
+        new FleetError({ reason: new RedisUnavailable({ description: `cannot connect to Redis: ${String(cause.cause)}`, cause }) })
+      )
     )
-    // at once: a connection lost before this gave up (the client is closed), one lost after reconnects
-    reconnect.built = true
-    const { client } = Context.get(context, NodeRedis.NodeRedis)
-    if (!client.isOpen) return yield* unavailable("cannot connect to Redis: the connection was lost as it opened")
-    return context
   }))
-
-const unavailable = (description: string, cause?: unknown) =>
-  new FleetError({ reason: new RedisUnavailable(cause === undefined ? { description } : { description, cause }) })
-
-const messageOf = (cause: unknown) => cause instanceof Error ? cause.message : String(cause)
-
-// before the layer is built: the first failure fails it; a silent server as `no answer`
-const giveUp = (cause: Error, timeout: number) =>
-  cause instanceof SocketTimeoutError ? new Error(`no answer within ${timeout} ms`) : cause
-
-// once built: exponential from 100 ms to 2 s, with up to 200 ms of jitter, for as long as the layer lives
-const backoff = (retries: number) => Math.min(2 ** retries * 50, 2_000) + Math.floor(Math.random() * 200)
 
 /**
  * Whether the server at `url` answers a `PING` within `timeout` (any answer,
- * `NOAUTH` included), before the client connects: a server that accepts the
- * connection and never answers fails here, and a timeout around the layer
- * interrupts this wait (it closes its socket), which it cannot do in the
- * client's handshake (bounded by the client's socket timeout instead).
+ * `NOAUTH` included): the client's own handshake waits for its answers with
+ * no bound, and its close waits for them too, so a server that accepts the
+ * connection and never answers would hold the layer forever. Interrupting
+ * it closes its socket.
  */
-const answers = (url: URL, timeout: number): Effect.Effect<void, FleetError> =>
-  Effect.callback<void, FleetError>((resume) => {
+const answers = (url: URL, timeout: number): Effect.Effect<void, FleetError> => {
+  const unavailable = (description: string) => new FleetError({ reason: new RedisUnavailable({ description }) })
+  return Effect.callback<void, FleetError>((resume) => {
     const host = url.hostname.replace(/^\[(.*)\]$/, "$1")
     const port = url.port === "" ? 6379 : Number(url.port)
     const tls = url.protocol === "rediss:"
@@ -133,6 +99,7 @@ const answers = (url: URL, timeout: number): Effect.Effect<void, FleetError> =>
       orElse: () => Effect.fail(unavailable(`cannot connect to Redis: no answer within ${timeout} ms`))
     })
   )
+}
 
 // a URL that does not parse: Node's error would carry it whole (password included) in its `input`, so none of it is kept
 const checkUrl = (url: Redacted.Redacted<string>): Effect.Effect<string, FleetError> => {

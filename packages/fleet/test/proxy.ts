@@ -6,33 +6,24 @@
 import { connect, createServer, type Socket } from "node:net"
 import { Effect } from "effect"
 
-/** The proxy: its port, `freeze`/`thaw`, `drop` (ends every connection), `accepted` (connections so far); closed with the scope. */
+/** The proxy: its port, and `freeze`/`thaw`; closed with the scope. */
 export interface FreezableProxy {
   readonly port: number
   readonly freeze: () => void
   readonly thaw: () => void
-  readonly drop: () => void
-  readonly accepted: () => number
 }
 
 export const freezableProxy = (targetPort: number) =>
   Effect.acquireRelease(
     Effect.callback<FreezableProxy & { readonly close: () => void }>((resume) => {
       let frozen = false
-      let accepted = 0
-      const pairs = new Set<[Socket, Socket]>()
-      const held = new Set<Socket>()
+      const pairs: Array<[Socket, Socket]> = []
+      const held: Array<Socket> = []
       const server = createServer((client) => {
-        accepted++
         client.on("error", () => {})
-        if (frozen) {
-          held.add(client) // accepted, never answered
-          return void client.once("close", () => held.delete(client))
-        }
+        if (frozen) return void held.push(client) // accepted, never answered
         const upstream = connect(targetPort, "127.0.0.1")
-        const pair: [Socket, Socket] = [client, upstream]
-        pairs.add(pair)
-        client.once("close", () => pairs.delete(pair))
+        pairs.push([client, upstream])
         client.pipe(upstream)
         upstream.pipe(client)
         client.on("error", () => upstream.destroy())
@@ -55,14 +46,6 @@ export const freezableProxy = (targetPort: number) =>
               b.resume()
             }
           },
-          drop: () => {
-            for (const socket of held) socket.destroy()
-            for (const [a, b] of pairs) {
-              a.destroy()
-              b.destroy()
-            }
-          },
-          accepted: () => accepted,
           close: () => {
             for (const socket of held) socket.destroy()
             for (const [a, b] of pairs) {
