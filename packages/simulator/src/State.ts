@@ -12,7 +12,7 @@ import { randomBytes } from "node:crypto"
 import { prng } from "./Data.ts"
 import * as records from "./internal/stateRecords.ts"
 import { type CodeRecord, entryOf, type LoggedHeaders, type LogSlot, type RefreshRecord, setCapped, trimOldest, type UsedCode, type UserGrant } from "./internal/stateRecords.ts"
-import { FaultQueue } from "./internal/faultQueue.ts"
+import { FaultQueue, type PathGlob } from "./internal/faultQueue.ts"
 
 /**
  * An injected fault (see the README for the control header that spells them).
@@ -368,7 +368,7 @@ export class State {
   }
 
   /** Over HTTP (`POST /_simulator/faults`): `false`, nothing kept, once {@link FAULT_RULE_LIMIT} rules are pending. */
-  injectRuns(path: string | RegExp | undefined, method: string | undefined, runs: ReadonlyArray<{ readonly fault: Fault; readonly times: number }>): boolean {
+  injectRuns(path: string | PathGlob | undefined, method: string | undefined, runs: ReadonlyArray<{ readonly fault: Fault; readonly times: number }>): boolean {
     return this.faults.inject(path, method, runs, FAULT_RULE_LIMIT)
   }
 

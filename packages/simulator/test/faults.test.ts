@@ -206,3 +206,37 @@ describe("request log and reset", () => {
       assert.strictEqual(elsewhere._tag, "HttpClientError")
     }).pipe(Effect.provide(layerTest())))
 })
+
+describe("POST /_simulator/faults: pathPattern is a glob matched in linear time", () => {
+  it.live("* stays in a segment, ** crosses them, the whole path is matched; a regular expression is a 400", () =>
+    Effect.gen(function*() {
+      const token = yield* appToken
+      const get = (path: string) => Effect.map(call("GET", path, { headers: bearer(token) }), (reply) => reply.status)
+      const script = (pathPattern: string) => call("POST", "/_simulator/faults", { json: { pathPattern, faults: ["status=502"] } })
+      assert.strictEqual((yield* script("/v3/vehicles/*/odometer")).status, 201)
+      assert.strictEqual(yield* get("/v3/vehicles/a/b/odometer"), 404) // * does not cross a "/"
+      assert.strictEqual(yield* get("/v3/vehicles/nope/odometer"), 502)
+      assert.strictEqual((yield* script("/V3/**")).status, 201) // compared with the lower-case path
+      assert.strictEqual(yield* get("/v3/webhooks"), 502)
+      assert.strictEqual(yield* get("/v3/webhooks"), 200)
+      for (const regex of ["^/v3/vehicles/", "/v3/(a+)+", "/v3/vehicles/.*/odometer", "v3/webhooks", "/x".repeat(200)]) {
+        const refused = yield* script(regex)
+        assert.strictEqual(refused.status, 400, regex)
+        assert.isTrue(isEnvelope(refused.json), refused.text)
+        assert.strictEqual(refused.json.errors[0].type, "VALIDATION")
+        assert.include(refused.json.errors[0].detail, "pathPattern", refused.text)
+      }
+    }).pipe(Effect.provide(Loopback())))
+
+  it.live("a pending pattern with many stars costs time linear in a long path", () =>
+    Effect.gen(function*() {
+      const token = yield* appToken
+      const pattern = `/${"**a".repeat(40)}**b`
+      assert.strictEqual((yield* call("POST", "/_simulator/faults", { json: { pathPattern: pattern, faults: ["status=502"] } })).status, 201)
+      const start = Date.now()
+      const reply = yield* call("GET", `/${"a".repeat(4000)}`, { headers: bearer(token) })
+      assert.strictEqual(reply.status, 404)
+      assert.isBelow(Date.now() - start, 2000)
+      assert.strictEqual((yield* call("GET", `/${"a".repeat(50)}b`, { headers: bearer(token) })).status, 502)
+    }).pipe(Effect.provide(Loopback())))
+})

@@ -12,6 +12,7 @@ import type { Env } from "../Env.ts"
 import { envelope } from "../Env.ts"
 import type { Fault } from "../State.ts"
 import { FAULT_RULE_LIMIT } from "../State.ts"
+import { pathGlob } from "./faultQueue.ts"
 import { parseFaultHeader } from "./faults.ts"
 import { envelopeResponse } from "./responses.ts"
 import type { Usage } from "./usage.ts"
@@ -75,14 +76,8 @@ export const control = (
               runs.push({ fault: parsed.fault, times: parsed.times ?? 1 })
               queued += parsed.times ?? 1
             }
-            let pattern: RegExp | undefined
-            if (body.pathPattern !== undefined) {
-              try {
-                pattern = new RegExp(body.pathPattern)
-              } catch {
-                return bad(`pathPattern is not a regular expression: ${JSON.stringify(body.pathPattern)}`)
-              }
-            }
+            const pattern = body.pathPattern === undefined ? undefined : pathGlob(body.pathPattern)
+            if (typeof pattern === "string") return bad(pattern)
             if (!state.injectRuns(pattern ?? body.path, body.method, runs)) {
               return Effect.succeed(envelopeResponse(
                 409,
