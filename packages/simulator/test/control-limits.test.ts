@@ -98,7 +98,7 @@ describe("control limits", () => {
     Effect.gen(function*() {
       const sim = yield* Simulator
       const vehicleId = sim.data.vehicleIds[0]!
-      const code = sim.data.vehicle(vehicleId).signalCodes[0]!
+      const code = sim.data.vehicle(vehicleId)!.signalCodes[0]!
       const body = (chars: number) => {
         const shell = { unit: "km", value: 1, pad: "" }
         return { ...shell, pad: "p".repeat(chars - JSON.stringify(shell).length) }
@@ -110,7 +110,7 @@ describe("control limits", () => {
       let set = 0
       let refusal: { readonly status: number; readonly detail: string } | undefined
       outer: for (const id of sim.data.vehicleIds) {
-        for (const c of sim.data.vehicle(id).signalCodes) {
+        for (const c of sim.data.vehicle(id)!.signalCodes) {
           const reply = yield* Effect.match(sim.setSignal(id, c, body(16_384)), { onFailure: (e) => e, onSuccess: () => undefined })
           if (reply !== undefined) {
             refusal = reply
