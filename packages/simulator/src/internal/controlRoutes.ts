@@ -49,8 +49,15 @@ export const control = (
   const bad = (detail: string) => Effect.succeed(envelopeResponse(400, envelope(400, detail)))
   const route = `${request.method} ${path}`
   switch (route) {
-    case "GET /_simulator/requests":
-      return Effect.succeed(HttpServerResponse.jsonUnsafe({ requests: state.requests() }))
+    case "GET /_simulator/requests": {
+      const q = request.url.indexOf("?")
+      const query = new URLSearchParams(q === -1 ? "" : request.url.slice(q + 1))
+      const limit = query.get("limit")
+      if ([...query.keys()].some((key) => key !== "limit") || (limit !== null && !/^[1-9]\d{0,8}$/.test(limit))) {
+        return bad(`The only query parameter is limit, the newest entries to answer: a whole number of at least 1`)
+      }
+      return Effect.succeed(HttpServerResponse.jsonUnsafe({ requests: state.requests(limit === null ? undefined : Number(limit)) }))
+    }
     case "DELETE /_simulator/requests":
       return Effect.sync(() => {
         state.resetLog()
