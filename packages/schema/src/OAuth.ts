@@ -133,7 +133,9 @@ export const TokenRequest = Schema.Union([
 export type TokenRequest = typeof TokenRequest.Type
 
 /**
- * RFC 6749 error codes of the token endpoint.
+ * RFC 6749 error codes (sections 4.1.2.1 and 5.2) of `/oauth/*`: what the
+ * `error` member of an {@link OAuthErrorBody} names (`temporarily_unavailable`
+ * answers a 429 or 503).
  *
  * @example
  * ```ts
@@ -154,7 +156,8 @@ export const OAuthErrorCode = Schema.Literals([
   "invalid_scope",
   "access_denied",
   "unsupported_response_type",
-  "server_error"
+  "server_error",
+  "temporarily_unavailable"
 ])
 
 /**

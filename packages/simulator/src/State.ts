@@ -11,8 +11,9 @@ import type { Permission } from "@connected-vehicle/schema/OAuth"
 import { randomBytes } from "node:crypto"
 import { prng } from "./Data.ts"
 import * as records from "./internal/stateRecords.ts"
-import { type CodeRecord, entryOf, type LoggedHeaders, type LogSlot, type RefreshRecord, setCapped, trimOldest, type UsedCode, type UserGrant } from "./internal/stateRecords.ts"
-import { FaultQueue } from "./internal/faultQueue.ts"
+import { type CodeRecord, type RefreshRecord, setCapped, trimOldest, type UsedCode, type UserGrant } from "./internal/stateRecords.ts"
+import { type LoggedHeaders, RequestLog } from "./internal/requestLog.ts"
+import { FaultQueue, type PathGlob } from "./internal/faultQueue.ts"
 
 /**
  * An injected fault (see the README for the control header that spells them).
@@ -36,6 +37,11 @@ export type Fault =
 /**
  * One logged request. The `authorization` header value is `<redacted>`;
  * `status` is 0 while the request is in flight and for a dropped connection.
+ * An entry is bounded: the URL is cut after 1,024 characters, the headers
+ * kept are the first 16 and their names and values 1,024 characters in all
+ * (the value that goes over is cut; the authorization counts as its
+ * `<redacted>`); a cut ends in `...[<n> more characters]`, and such an entry
+ * has `truncated: true`.
  *
  * @example
  * ```ts
@@ -54,6 +60,8 @@ export interface RequestLogEntry {
   readonly status: number
   /** The `x-request-id` the response carried (echoed or generated). */
   readonly requestId: string
+  /** Present when the URL or the headers were cut to the log's bounds (see the README). */
+  readonly truncated?: true
 }
 
 /**
@@ -254,9 +262,7 @@ export class State {
   private expired = new Set<string>()
   private lastSweep = -Infinity
   private requestCounter = 0
-  /** A ring of at most LOG_LIMIT slots; `logged` counts the requests since the last reset. */
-  private log: Array<LogSlot> = []
-  private logged = 0
+  private readonly log: RequestLog
   private random: () => number
   private resetHooks: Array<() => void> = []
   private readonly codeLimit: number
@@ -279,6 +285,7 @@ export class State {
     this.failureRate = options.failureRate
     this.accessSeconds = options.accessSeconds ?? TokenLifetimes.accessSeconds
     this.random = prng(options.seed ^ 0x5a5a5a5a)
+    this.log = new RequestLog(LOG_LIMIT, options.seed)
   }
 
   reset(): void {
@@ -303,15 +310,12 @@ export class State {
 
   /**
    * Logs a request (status 0 until the response sets it). The slot keeps the
-   * request's own URL and headers: the path, query and redacted headers are
-   * made when the log is read, not on every request.
+   * request's own URL and headers, or a copy cut to the log's bounds (see the
+   * README): the path, query and redacted headers are made when the log is
+   * read, not on every request.
    */
   record(method: string, url: string, headers: LoggedHeaders, requestId: string): { status: number } {
-    const slot: LogSlot = { method, url, headers, requestId, status: 0, reusable: false }
-    if (this.log.length < LOG_LIMIT) this.log.push(slot)
-    else this.log[this.logged % LOG_LIMIT] = slot
-    this.logged++
-    return slot
+    return this.log.record(method, url, headers, requestId)
   }
 
   /**
@@ -320,20 +324,7 @@ export class State {
    * ({@link State.nextRequestNumber}).
    */
   recordAnswered(method: string, url: string, headers: LoggedHeaders, requestId: string | number, status: number): void {
-    const at = this.logged % LOG_LIMIT
-    const slot = this.log.length < LOG_LIMIT ? undefined : this.log[at]
-    if (slot !== undefined && slot.reusable) {
-      slot.method = method
-      slot.url = url
-      slot.headers = headers
-      slot.requestId = requestId
-      slot.status = status
-    } else {
-      const fresh: LogSlot = { method, url, headers, requestId, status, reusable: true }
-      if (this.log.length < LOG_LIMIT) this.log.push(fresh)
-      else this.log[at] = fresh
-    }
-    this.logged++
+    this.log.recordAnswered(method, url, headers, requestId, status)
   }
 
   /** A request id: `req-<seed>-<n>`, n counting from 1 since the last reset. */
@@ -346,18 +337,13 @@ export class State {
     return ++this.requestCounter
   }
 
-  /** The logged requests, oldest first. */
-  requests(): ReadonlyArray<RequestLogEntry> {
-    const n = this.log.length
-    const oldest = n < LOG_LIMIT ? 0 : this.logged % LOG_LIMIT
-    const out: Array<RequestLogEntry> = []
-    for (let i = 0; i < n; i++) out.push(entryOf(this.seed, this.log[(oldest + i) % n]!))
-    return out
+  /** The logged requests, oldest first: all, or the newest `newest`. */
+  requests(newest?: number): ReadonlyArray<RequestLogEntry> {
+    return this.log.entries(newest)
   }
 
   resetLog(): void {
-    this.log = []
-    this.logged = 0
+    this.log.reset()
   }
 
   // -- faults ---------------------------------------------------------------
@@ -368,7 +354,7 @@ export class State {
   }
 
   /** Over HTTP (`POST /_simulator/faults`): `false`, nothing kept, once {@link FAULT_RULE_LIMIT} rules are pending. */
-  injectRuns(path: string | RegExp | undefined, method: string | undefined, runs: ReadonlyArray<{ readonly fault: Fault; readonly times: number }>): boolean {
+  injectRuns(path: string | PathGlob | undefined, method: string | undefined, runs: ReadonlyArray<{ readonly fault: Fault; readonly times: number }>): boolean {
     return this.faults.inject(path, method, runs, FAULT_RULE_LIMIT)
   }
 

@@ -72,6 +72,63 @@ describe("control limits", () => {
       refused(yield* call("POST", `/_simulator/vehicles/${vehicleId}/errors`, { json: {} }), "resolve one")
     }).pipe(Effect.provide(Small)))
 
+  it.effect("each field of an injected error, and a webhook's callbacks and secret, have a length limit: a 400 VALIDATION", () =>
+    Effect.gen(function*() {
+      const sim = yield* Simulator
+      const path = `/_simulator/vehicles/${sim.data.vehicleIds[0]!}/errors`
+      const limits = { type: 100, code: 100, resolution: 100, description: 1_000, suggestedUserMessage: 1_000 }
+      for (const [field, limit] of Object.entries(limits)) {
+        const over = yield* call("POST", path, { json: { [field]: "x".repeat(limit + 1) } })
+        assert.strictEqual(over.status, 400, `${field}: ${over.text}`)
+        assert.isTrue(isEnvelope(over.json), over.text)
+        assert.strictEqual(over.json.errors[0].type, "VALIDATION")
+        assert.include(over.json.errors[0].detail, `${field} is at most ${limit} characters, got ${limit + 1}`)
+      }
+      const atLimits = yield* call("POST", path, { json: { type: "x".repeat(100), description: "d".repeat(1_000), suggestedUserMessage: "m".repeat(1_000) } })
+      assert.strictEqual(atLimits.status, 201, atLimits.text)
+      const long = `http://127.0.0.1:9/${"a".repeat(2_048)}`
+      for (const body of [{ callbackUri: long }, { errorCallbackUri: long }, { secret: "s".repeat(1_025) }]) {
+        const refused = yield* call("POST", "/_simulator/webhooks", { json: { ...webhookBody("long"), ...body } })
+        assert.strictEqual(refused.status, 400, refused.text)
+        assert.include(refused.json.errors[0].detail, "at most")
+      }
+    }).pipe(Effect.provide(Small)))
+
+  it.effect("a signal body is at most 16,384 characters of JSON, all of them at most 4 Mi: a 400, then a 409; a reset makes room", () =>
+    Effect.gen(function*() {
+      const sim = yield* Simulator
+      const vehicleId = sim.data.vehicleIds[0]!
+      const code = sim.data.vehicle(vehicleId)!.signalCodes[0]!
+      const body = (chars: number) => {
+        const shell = { unit: "km", value: 1, pad: "" }
+        return { ...shell, pad: "p".repeat(chars - JSON.stringify(shell).length) }
+      }
+      const big = yield* call("POST", `/_simulator/vehicles/${vehicleId}/signals/${code}`, { json: body(16_385) })
+      assert.strictEqual(big.status, 400, big.text)
+      assert.strictEqual(big.json.errors[0].type, "VALIDATION")
+      assert.include(big.json.errors[0].detail, "at most 16384 characters of JSON, got 16385")
+      let set = 0
+      let refusal: { readonly status: number; readonly detail: string } | undefined
+      outer: for (const id of sim.data.vehicleIds) {
+        for (const c of sim.data.vehicle(id)!.signalCodes) {
+          const reply = yield* Effect.match(sim.setSignal(id, c, body(16_384)), { onFailure: (e) => e, onSuccess: () => undefined })
+          if (reply !== undefined) {
+            refusal = reply
+            break outer
+          }
+          set++
+        }
+      }
+      assert.strictEqual(set, Math.floor(4_194_304 / 16_384))
+      assert.strictEqual(refusal?.status, 409)
+      assert.include(refusal?.detail, "POST /_simulator/reset")
+      // a body set again replaces its old one's characters
+      yield* sim.setSignal(vehicleId, code, body(100))
+      yield* sim.setSignal(vehicleId, code, body(16_384))
+      yield* sim.reset
+      assert.strictEqual((yield* call("POST", `/_simulator/vehicles/${vehicleId}/signals/${code}`, { json: body(16_384) })).status, 200)
+    }).pipe(Effect.provide(Small)))
+
   it.effect("the defaults: 1,000 webhooks, 10,000 open errors (in process)", () =>
     Effect.gen(function*() {
       assert.strictEqual(WEBHOOK_LIMIT, 1_000)

@@ -171,6 +171,54 @@ describe("request log and reset", () => {
     assert.deepStrictEqual(state.requests().map((entry) => entry.requestId), ["again"])
   })
 
+  it("an entry keeps at most 1,024 characters of URL, 16 headers and 1,024 characters of them, cut with a marker", () => {
+    const state = new State({ now: () => 0, seed: 1, failureRate: 0 })
+    const big: Record<string, string> = { authorization: "Bearer t", host: "h" }
+    for (let i = 0; i < 100; i++) big[`x-h${i}`] = "v".repeat(10)
+    const long = { authorization: `Bearer ${"t".repeat(16_000)}`, "x-big": "b".repeat(16_000), host: "h" }
+    state.record("GET", `/v3/webhooks?q=${"q".repeat(20_000)}`, long, "a").status = 200
+    state.recordAnswered("GET", "/v3/webhooks", big, "b", 200)
+    state.record("GET", "/v3/webhooks?x=1", { host: "h" }, "c")
+    const [first, second, third] = state.requests()
+    assert.strictEqual(first!.path + "?" + first!.query, `/v3/webhooks?q=${"q".repeat(1_024 - 15)}...[${20_015 - 1_024} more characters]`)
+    assert.deepStrictEqual(Object.keys(first!.headers), ["authorization", "x-big"])
+    assert.strictEqual(first!.headers["authorization"], "<redacted>")
+    // the authorization is kept as "<redacted>" (10 characters): the rest of the 1,024 go to the next
+    assert.strictEqual(first!.headers["x-big"], `${"b".repeat(1_024 - 13 - 10 - 5)}...[${16_000 - 996} more characters]`)
+    assert.strictEqual(first!.truncated, true)
+    assert.strictEqual(Object.keys(second!.headers).length, 16)
+    assert.strictEqual(second!.truncated, true)
+    assert.deepStrictEqual(third, { method: "GET", path: "/v3/webhooks", query: "x=1", headers: { host: "h" }, status: 0, requestId: "c" })
+    const size = JSON.stringify(state.requests()).length
+    assert.isBelow(size, 3 * (1_100 + 1_100))
+    // a long authorization alone is kept as "<redacted>": nothing a read shows was cut
+    state.resetLog()
+    state.record("GET", "/v3/webhooks", { authorization: `Bearer ${"j".repeat(4_000)}` }, "d")
+    assert.deepStrictEqual(state.requests()[0]!.headers, { authorization: "<redacted>" })
+    assert.isUndefined(state.requests()[0]!.truncated)
+  })
+
+  it.live("a client's big headers and URLs keep the log read small", () =>
+    Effect.gen(function*() {
+      const sim = yield* Simulator
+      for (let i = 0; i < 50; i++) {
+        yield* call("GET", `/v3/compatible-vehicles?i=${i}&pad=${"p".repeat(8_000)}`, { headers: { "x-pad": "x".repeat(8_000) } })
+      }
+      const log = yield* call("GET", "/_simulator/requests")
+      assert.strictEqual(log.json.requests.length, 50)
+      assert.isBelow(log.text.length, 50 * 4_000)
+      assert.isTrue(log.json.requests.every((entry: { readonly truncated?: true }) => entry.truncated === true))
+      assert.isBelow(JSON.stringify(yield* sim.requests).length, 50 * 4_000)
+      // ?limit=N: the newest N
+      const newest = yield* call("GET", "/_simulator/requests?limit=2")
+      assert.deepStrictEqual(newest.json.requests.map((entry: { readonly query: string }) => entry.query.slice(0, 4)), ["i=48", "i=49"])
+      for (const query of ["limit=0", "limit=x", "limit=-1", "page=2"]) {
+        const refused = yield* call("GET", `/_simulator/requests?${query}`)
+        assert.strictEqual(refused.status, 400, query)
+        assert.isTrue(isEnvelope(refused.json), refused.text)
+      }
+    }).pipe(Effect.provide(Loopback())))
+
   it.live("logs requests with the authorization redacted; resetLog and reset", () =>
     Effect.gen(function*() {
       const sim = yield* Simulator
@@ -205,4 +253,38 @@ describe("request log and reset", () => {
       const elsewhere = yield* client.get("http://example.com/").pipe(Effect.scoped, Effect.flip)
       assert.strictEqual(elsewhere._tag, "HttpClientError")
     }).pipe(Effect.provide(layerTest())))
+})
+
+describe("POST /_simulator/faults: pathPattern is a glob matched in linear time", () => {
+  it.live("* stays in a segment, ** crosses them, the whole path is matched; a regular expression is a 400", () =>
+    Effect.gen(function*() {
+      const token = yield* appToken
+      const get = (path: string) => Effect.map(call("GET", path, { headers: bearer(token) }), (reply) => reply.status)
+      const script = (pathPattern: string) => call("POST", "/_simulator/faults", { json: { pathPattern, faults: ["status=502"] } })
+      assert.strictEqual((yield* script("/v3/vehicles/*/odometer")).status, 201)
+      assert.strictEqual(yield* get("/v3/vehicles/a/b/odometer"), 404) // * does not cross a "/"
+      assert.strictEqual(yield* get("/v3/vehicles/nope/odometer"), 502)
+      assert.strictEqual((yield* script("/V3/**")).status, 201) // compared with the lower-case path
+      assert.strictEqual(yield* get("/v3/webhooks"), 502)
+      assert.strictEqual(yield* get("/v3/webhooks"), 200)
+      for (const regex of ["^/v3/vehicles/", "/v3/(a+)+", "/v3/vehicles/.*/odometer", "v3/webhooks", "/x".repeat(200)]) {
+        const refused = yield* script(regex)
+        assert.strictEqual(refused.status, 400, regex)
+        assert.isTrue(isEnvelope(refused.json), refused.text)
+        assert.strictEqual(refused.json.errors[0].type, "VALIDATION")
+        assert.include(refused.json.errors[0].detail, "pathPattern", refused.text)
+      }
+    }).pipe(Effect.provide(Loopback())))
+
+  it.live("a pending pattern with many stars costs time linear in a long path", () =>
+    Effect.gen(function*() {
+      const token = yield* appToken
+      const pattern = `/${"**a".repeat(40)}**b`
+      assert.strictEqual((yield* call("POST", "/_simulator/faults", { json: { pathPattern: pattern, faults: ["status=502"] } })).status, 201)
+      const start = Date.now()
+      const reply = yield* call("GET", `/${"a".repeat(4000)}`, { headers: bearer(token) })
+      assert.strictEqual(reply.status, 404)
+      assert.isBelow(Date.now() - start, 2000)
+      assert.strictEqual((yield* call("GET", `/${"a".repeat(50)}b`, { headers: bearer(token) })).status, 502)
+    }).pipe(Effect.provide(Loopback())))
 })

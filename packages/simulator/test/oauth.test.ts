@@ -127,6 +127,30 @@ describe("authorization errors", () => {
       assert.strictEqual(garbage.status, 401)
     }).pipe(Effect.provide(Loopback)))
 
+  it.effect("a Basic credential that is not strict base64 (RFC 4648 standard alphabet, padded) is 401 invalid_client", () =>
+    Effect.gen(function*() {
+      const form = { grant_type: "client_credentials" }
+      const good = Buffer.from("demo-client-id:demo-client-secret").toString("base64")
+      assert.strictEqual((yield* call("POST", "/oauth/token", { form, headers: { authorization: `Basic ${good}` } })).status, 200)
+      const padded = Buffer.from("demo-client-id:x").toString("base64") // "…eA=="
+      const urlSafe = Buffer.from([0x69, 0x64, 0x3a, 0xfb, 0xff, 0xfe]).toString("base64url") // "aWQ6-__-"
+      assert.isTrue(padded.endsWith("==") && /[-_]/.test(urlSafe))
+      const malformed = [
+        `!!${good}`, // characters outside the alphabet, which a lax decoder skips
+        `${good}===`, // extra padding
+        `${good}=`,
+        padded.slice(0, -2), // missing padding
+        `${padded.slice(0, -3)}B==`, // non-zero bits after the last byte
+        urlSafe // base64url alphabet
+      ]
+      for (const credential of malformed) {
+        const reply = yield* call("POST", "/oauth/token", { form, headers: { authorization: `Basic ${credential}` } })
+        assert.strictEqual(reply.status, 401, credential)
+        assert.strictEqual(reply.json.error, "invalid_client", credential)
+        assert.include(reply.json.error_description, "base64", credential)
+      }
+    }).pipe(Effect.provide(Loopback)))
+
   it.effect("a token request without a User-Agent (absent or empty) is 400 invalid_request (section 4.6)", () =>
     Effect.gen(function*() {
       const sim = yield* Simulator

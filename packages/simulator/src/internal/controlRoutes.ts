@@ -12,6 +12,7 @@ import type { Env } from "../Env.ts"
 import { envelope } from "../Env.ts"
 import type { Fault } from "../State.ts"
 import { FAULT_RULE_LIMIT } from "../State.ts"
+import { pathGlob } from "./faultQueue.ts"
 import { parseFaultHeader } from "./faults.ts"
 import { envelopeResponse } from "./responses.ts"
 import type { Usage } from "./usage.ts"
@@ -48,8 +49,15 @@ export const control = (
   const bad = (detail: string) => Effect.succeed(envelopeResponse(400, envelope(400, detail)))
   const route = `${request.method} ${path}`
   switch (route) {
-    case "GET /_simulator/requests":
-      return Effect.succeed(HttpServerResponse.jsonUnsafe({ requests: state.requests() }))
+    case "GET /_simulator/requests": {
+      const q = request.url.indexOf("?")
+      const query = new URLSearchParams(q === -1 ? "" : request.url.slice(q + 1))
+      const limit = query.get("limit")
+      if ([...query.keys()].some((key) => key !== "limit") || (limit !== null && !/^[1-9]\d{0,8}$/.test(limit))) {
+        return bad(`The only query parameter is limit, the newest entries to answer: a whole number of at least 1`)
+      }
+      return Effect.succeed(HttpServerResponse.jsonUnsafe({ requests: state.requests(limit === null ? undefined : Number(limit)) }))
+    }
     case "DELETE /_simulator/requests":
       return Effect.sync(() => {
         state.resetLog()
@@ -75,14 +83,8 @@ export const control = (
               runs.push({ fault: parsed.fault, times: parsed.times ?? 1 })
               queued += parsed.times ?? 1
             }
-            let pattern: RegExp | undefined
-            if (body.pathPattern !== undefined) {
-              try {
-                pattern = new RegExp(body.pathPattern)
-              } catch {
-                return bad(`pathPattern is not a regular expression: ${JSON.stringify(body.pathPattern)}`)
-              }
-            }
+            const pattern = body.pathPattern === undefined ? undefined : pathGlob(body.pathPattern)
+            if (typeof pattern === "string") return bad(pattern)
             if (!state.injectRuns(pattern ?? body.path, body.method, runs)) {
               return Effect.succeed(envelopeResponse(
                 409,

@@ -23,7 +23,15 @@ import type {
 import type { Engine, SubscriptionRecord, WebhookRecord } from "./deliveryEngine.ts"
 import { deliverable, iso, newId, ref } from "./deliveryEngine.ts"
 import { sendError, sendFirstDeliveries, sendState, verify } from "./deliveryEvents.ts"
-import { fail, WebhookControlError } from "./deliveryPolicy.ts"
+import {
+  CALLBACK_URI_LIMIT,
+  ERROR_FIELD_LIMITS,
+  fail,
+  SECRET_LIMIT,
+  SIGNAL_BODIES_LIMIT,
+  SIGNAL_BODY_LIMIT,
+  WebhookControlError
+} from "./deliveryPolicy.ts"
 
 const catalog = new Map(signalCatalog.map((s) => [s.code, s]))
 
@@ -41,6 +49,7 @@ const signalsOf = (field: string, codes: ReadonlyArray<string>, atLeastOne: bool
 }
 
 const callbackOf = (field: string, uri: string) => {
+  if (uri.length > CALLBACK_URI_LIMIT) return fail(400, `${field} is at most ${CALLBACK_URI_LIMIT} characters, got ${uri.length}`)
   let url: URL
   try {
     url = new URL(uri)
@@ -98,6 +107,7 @@ export const createWebhook = (engine: Engine, input: WebhookInput) =>
       ? input.secret
       : Redacted.make(input.secret, { label: "webhook secret" })
     if (Redacted.value(key) === "") return yield* fail(400, "secret must not be empty")
+    if (Redacted.value(key).length > SECRET_LIMIT) return yield* fail(400, `secret is at most ${SECRET_LIMIT} characters`)
     if (engine.webhooks.length >= engine.webhookLimit) {
       return yield* fail(
         409,
@@ -203,16 +213,29 @@ export const setSignal = (engine: Engine, vehicleId: string, code: string, body:
     if (nestedDeeper(body, MAX_SIGNAL_BODY_DEPTH)) {
       return yield* fail(400, `The body of a signal nests objects and arrays at most ${MAX_SIGNAL_BODY_DEPTH} levels deep`)
     }
+    const key = `${v.index} ${definition.code}`
+    const size = JSON.stringify(body).length
+    if (size > SIGNAL_BODY_LIMIT) {
+      return yield* fail(400, `The body of a signal is at most ${SIGNAL_BODY_LIMIT} characters of JSON, got ${size}`)
+    }
+    const total = engine.signalChars - (engine.signalSizes.get(key) ?? 0) + size
+    if (total > SIGNAL_BODIES_LIMIT) {
+      return yield* fail(
+        409,
+        `The signal bodies set would take ${total} characters of JSON, over the simulator's ${SIGNAL_BODIES_LIMIT}; POST /_simulator/reset forgets them`
+      )
+    }
     const invalid = (error: { readonly message: string }) =>
       new WebhookControlError({ status: 400, detail: `Invalid signal body: ${error.message}` })
     const decoded = yield* Effect.mapError(decodeBody(body), invalid)
     // the REST endpoints serve it too: it must be a v3 signal body (`value`, when present, a finite number)
     const wire = yield* Effect.mapError(encodeWire(body), invalid)
-    const key = `${v.index} ${definition.code}`
     const at = engine.now()
     const previous = engine.overrides.get(key)?.body ?? signalBody(definition.code, readings(engine.seed, v, at), v)
     const changed = JSON.stringify(previous) !== JSON.stringify(decoded)
     engine.overrides.set(key, { body: decoded, wire, at })
+    engine.signalSizes.set(key, size)
+    engine.signalChars = total
     engine.readingsVersion++
     if (!changed) return { changed, eventIds: [] }
     const eventIds: Array<string> = []
@@ -229,6 +252,12 @@ export const setSignal = (engine: Engine, vehicleId: string, code: string, body:
 export const injectVehicleError = (engine: Engine, vehicleId: string, input: VehicleErrorInput) =>
   Effect.gen(function*() {
     const v = yield* vehicleOf(engine, vehicleId)
+    for (const field of Object.keys(ERROR_FIELD_LIMITS) as Array<keyof typeof ERROR_FIELD_LIMITS>) {
+      const value = input[field]
+      if (value !== undefined && value.length > ERROR_FIELD_LIMITS[field]) {
+        return yield* fail(400, `${field} is at most ${ERROR_FIELD_LIMITS[field]} characters, got ${value.length}`)
+      }
+    }
     const signals = input.signals === undefined ? undefined : yield* signalsOf("signals", input.signals, false)
     if (engine.errors.size >= engine.errorLimit) {
       return yield* fail(

@@ -73,6 +73,9 @@ export interface Engine {
   webhooks: Array<WebhookRecord>
   subscriptions: Array<SubscriptionRecord>
   overrides: Map<string, Reading>
+  /** The JSON length of each signal body set through the control routes, and their sum (bounded by `SIGNAL_BODIES_LIMIT`). */
+  signalSizes: Map<string, number>
+  signalChars: number
   readingsVersion: number
   errors: Map<string, InjectedError>
   log: Array<DeliveryLogEntry>
@@ -110,6 +113,8 @@ export const makeEngine = (options: {
       webhooks: [],
       subscriptions: [],
       overrides: new Map(),
+      signalSizes: new Map(),
+      signalChars: 0,
       readingsVersion: 0,
       errors: new Map(),
       log: [],
@@ -127,6 +132,8 @@ export const resetEngine = (engine: Engine): void => {
   engine.webhooks = []
   engine.subscriptions = []
   engine.overrides = new Map()
+  engine.signalSizes = new Map()
+  engine.signalChars = 0
   engine.errors = new Map()
   engine.log = []
   engine.logged = 0

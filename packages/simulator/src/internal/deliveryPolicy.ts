@@ -40,6 +40,25 @@ export const WEBHOOK_LIMIT = 1_000
 /** @internal */
 export const VEHICLE_ERROR_LIMIT = 10_000
 
+/** The longest text of each field of an injected vehicle error, in characters (a longer one is a 400). */
+export const ERROR_FIELD_LIMITS = {
+  type: 100,
+  code: 100,
+  resolution: 100,
+  description: 1_000,
+  suggestedUserMessage: 1_000
+} as const
+
+/** The longest `callbackUri` or `errorCallbackUri` of a created webhook, and its `secret`, in characters. */
+export const CALLBACK_URI_LIMIT = 2_048
+export const SECRET_LIMIT = 1_024
+
+/** The largest signal body set through the control routes, in characters of its JSON (a larger one is a 400). */
+export const SIGNAL_BODY_LIMIT = 16_384
+
+/** The characters of JSON of all the signal bodies set through the control routes (one more past it is a 409). */
+export const SIGNAL_BODIES_LIMIT = 4_194_304
+
 /** @internal */
 export class WebhookControlError extends Schema.TaggedError<WebhookControlError>()("WebhookControlError", {
   status: Schema.Int,

@@ -46,10 +46,18 @@ const consentingUser = (data: Dataset, request: HttpServerRequest.HttpServerRequ
 const sameSecret = (given: string, expected: string) =>
   timingSafeEqual(createHash("sha256").update(given).digest(), createHash("sha256").update(expected).digest())
 
+/**
+ * The client id and secret of a Basic credential; `"base64"` when it is not
+ * strict base64 (RFC 4648 section 4: standard alphabet, the padding, zero
+ * bits after the last byte: what re-encoding the bytes gives back), which a
+ * lax decoder would quietly repair or skip.
+ */
 const basicCredential = (authorization: string) => {
   const match = /^basic\s+(\S+)\s*$/i.exec(authorization)
   if (match === null) return undefined
-  const decoded = Buffer.from(match[1]!, "base64").toString("utf8")
+  const bytes = Buffer.from(match[1]!, "base64")
+  if (bytes.toString("base64") !== match[1]) return "base64" as const
+  const decoded = bytes.toString("utf8")
   const colon = decoded.indexOf(":")
   return colon === -1 ? undefined : { id: decoded.slice(0, colon), secret: decoded.slice(colon + 1) }
 }
@@ -134,6 +142,11 @@ export const OAuthLive = HttpApiBuilder.group(ServiceApi, "oauth", (handlers) =>
           return yield* oauthError("invalid_request", "User-Agent header is required")
         }
         const credential = basicCredential(headers.authorization)
+        if (credential === "base64") {
+          return yield* oauthUnauthorized(
+            "The Basic credential is not base64 (RFC 4648: the standard alphabet A-Z a-z 0-9 + /, padded with = to a multiple of 4)"
+          )
+        }
         if (credential === undefined) {
           return yield* oauthUnauthorized("Authorization must be Basic base64(client_id:client_secret)")
         }

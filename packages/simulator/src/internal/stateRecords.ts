@@ -6,7 +6,7 @@
  */
 import type { Mode } from "@connected-vehicle/schema/Common"
 import type { Permission } from "@connected-vehicle/schema/OAuth"
-import type { Grant, RequestLogEntry } from "../State.ts"
+import type { Grant } from "../State.ts"
 
 /** `req-<seed>-<n>`: the request id the simulator generates (see `State.generatedRequestId`). */
 export const generatedRequestId = (seed: number, n: number): string => `req-${seed}-${n}`
@@ -58,43 +58,3 @@ export interface UsedCode {
   readonly family: number
   readonly expiresAt: number
 }
-
-/**
- * Request headers as logged: Node's own record (a repeated header is an
- * array, joined with ", " when the log is read) or the application's.
- */
-export type LoggedHeaders = Readonly<Record<string, string | ReadonlyArray<string> | undefined>>
-
-/**
- * A log slot: what the request carried, split and redacted when read. A
- * generated request id is kept as its number (`req-<seed>-<n>` when read).
- * The slot of a request logged once answered (`reusable`) is rewritten in
- * place when the ring comes round to it: no new object per request.
- */
-export interface LogSlot {
-  method: string
-  url: string
-  headers: LoggedHeaders
-  requestId: string | number
-  status: number
-  readonly reusable: boolean
-}
-
-export const entryOf = (seed: number, slot: LogSlot): RequestLogEntry => {
-  const q = slot.url.indexOf("?")
-  const headers: Record<string, string> = {}
-  for (const key in slot.headers) {
-    const value = slot.headers[key]
-    if (value === undefined) continue
-    headers[key] = key === "authorization" ? "<redacted>" : typeof value === "string" ? value : value.join(", ")
-  }
-  return {
-    method: slot.method,
-    path: q === -1 ? slot.url : slot.url.slice(0, q),
-    query: q === -1 ? "" : slot.url.slice(q + 1),
-    headers,
-    status: slot.status,
-    requestId: typeof slot.requestId === "number" ? generatedRequestId(seed, slot.requestId) : slot.requestId
-  }
-}
-
