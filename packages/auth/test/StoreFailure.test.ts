@@ -128,7 +128,7 @@ describe("Session: a token store failure during a call", () => {
       assert.deepStrictEqual(paths, [])
     }))
 
-  it.live("a failed token request is not retried by the call", () =>
+  it.live("a failed token request is retried with the call when it may be sent again: a client-credentials 503 once per attempt, with its status", () =>
     Effect.gen(function*() {
       const { paths, transport } = service(503)
       const error = yield* odometer.pipe(
@@ -138,9 +138,32 @@ describe("Session: a token store failure during a call", () => {
         Effect.provide(transport),
         Effect.flip
       )
-      assert.strictEqual(reasonOf(error)._tag, "Credentials")
-      assert.isTrue(isConnectedVehicleError(error) && !error.isRetryable)
-      assert.deepStrictEqual(paths, ["/oauth/token"])
+      const reason = reasonOf(error)
+      assert.strictEqual(reason._tag, "Credentials")
+      assert.strictEqual(reason._tag === "Credentials" ? reason.status : undefined, 503)
+      assert.isTrue(isConnectedVehicleError(error) && error.isRetryable)
+      // maxAttempts 3: one token request per attempt, never the odometer
+      assert.deepStrictEqual(paths, ["/oauth/token", "/oauth/token", "/oauth/token"])
+    }))
+
+  it.live("a refresh-token request is sent again only after an answer that says it was not processed (429, 503): a 500 may have used the refresh token", () =>
+    Effect.gen(function*() {
+      for (const [status, requests] of [[500, 1], [503, 3]] as const) {
+        const { paths, transport } = service(status)
+        const memory = yield* TokenStore.makeMemory
+        // expired: the call renews it with the refresh token
+        yield* memory.set("user-1", userToken(7_201_000))
+        const error = yield* odometer.pipe(
+          Effect.provide(Session.layerUser("user-1").pipe(
+            Layer.provide([transport, OAuthConfig.layer({ clientId: "app", clientSecret: Redacted.make("secret") }), Layer.succeed(TokenStore.TokenStore, memory)])
+          )),
+          Effect.provide(transport),
+          Effect.flip
+        )
+        assert.strictEqual(reasonOf(error)._tag, "Credentials")
+        assert.strictEqual(isConnectedVehicleError(error) && error.isRetryable, status === 503)
+        assert.deepStrictEqual(paths, Array(requests).fill("/oauth/token"), `status ${status}`)
+      }
     }))
 
   it.live("a grant whose token cannot be stored is not retried: its refresh token is not sent again, and the error says the grant succeeded", () =>
@@ -223,7 +246,8 @@ describe("Session: a token store failure during a call", () => {
       )
       assert.strictEqual(result.value.distance, 42)
       const read = "/v2.0/vehicles/veh-1/odometer"
-      assert.deepStrictEqual(sent, [`${read} Bearer access-1`, `${read} Bearer access-1`, "/oauth/token", `${read} Bearer access-2`])
+      // the retry refreshes again without sending the refused token once more
+      assert.deepStrictEqual(sent, [`${read} Bearer access-1`, "/oauth/token", `${read} Bearer access-2`])
     }))
 
   it.live("a grant whose token cannot be stored: later calls use it (its refresh token is never sent again) and store it once the store works", () =>

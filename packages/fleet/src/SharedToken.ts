@@ -14,7 +14,8 @@
  * refuses one of the two), and the first holder does not store its token
  * over one the other stored. The waiting is the `Session`'s background
  * renewal: requests go on with the current token while it is valid, in
- * every process; a call that waits is bounded by its budget.
+ * every process; a call that waits is bounded by its attempt's timeout and
+ * its budget (a `Credentials` reason, retried while the budget allows).
  *
  * @since 0.1.0
  */

@@ -82,6 +82,12 @@ export interface UserToken {
  * database or a secret store shared by several processes. Or an Effect
  * `Layer<TokenStore>`. Default: in memory.
  *
+ * A rejection fails the call with a `CredentialsError` (its message is not
+ * kept: it might quote a token). It is retried by the call's retries only
+ * when the rejected value says it may pass by itself with `transient: true`
+ * (a connection blip of the database); anything else (a corrupt value, a
+ * refused access) fails the call at once.
+ *
  * @example
  * ```ts
  * import type { Token } from "@connected-vehicle/auth/TokenStore"
@@ -93,6 +99,7 @@ export interface UserToken {
  *   set: async (key, token) => void tokens.set(key, token),
  *   remove: async (key) => void tokens.delete(key)
  * }
+ * const blip = Object.assign(new Error("connection reset"), { transient: true }) // retried by the call
  * ```
  * @since 0.1.0
  * @category options

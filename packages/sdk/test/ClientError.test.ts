@@ -83,6 +83,10 @@ describe("ClientError", () => {
     assert.instanceOf(ClientError.fromEffectError(wrongSecret), ClientError.AuthenticationError)
     const failing = noCredential(failed(new CallError.MalformedBody({ method: "POST", url: "u", status: 500, description: "not JSON" })))
     assert.instanceOf(ClientError.fromEffectError(failing), ClientError.ServerError)
+    // retryable as the call saw it: a request the call may send again (transient), or not
+    assert.isFalse(ClientError.fromEffectError(failing).isRetryable)
+    const again = failed(new CallError.Credentials({ description: "token request failed", status: 503, transient: true, cause: failed(new CallError.MalformedBody({ method: "POST", url: "u", status: 503, description: "not JSON" })) }))
+    assert.isTrue(ClientError.fromEffectError(again).isRetryable)
     const grant = noCredential(failed(new CallError.OAuth({ method: "POST", url: "u", status: 400, error: "invalid_grant" })))
     const refusedGrant = ClientError.fromEffectError(grant)
     assert.instanceOf(refusedGrant, ClientError.CredentialsError)

@@ -222,15 +222,17 @@ export class InvalidRequest extends Schema.TaggedError<InvalidRequest>()("Invali
  * when a token request or the token store failed, is that error itself (a
  * `ConnectedVehicleError` of the token request, or a `TokenStoreError`), so
  * that a caller can tell an unreachable token endpoint from a refused
- * client. Retryable only when `transient` (the token store could not be
- * read before any token request was sent: a database blip, which the
- * call's retry policy retries as it retries a network failure; or the
- * credential did not come within the attempt's timeout, or what was left of
- * the call's budget, while its token request or another process's renewal
- * ran: the retry waits for it again); otherwise
- * never retried by the call (the token request has its own bounds; a
- * granted token that could not be stored is not asked for again, as its
- * refresh token was used).
+ * client. Retryable only when `transient`: the token store could not be
+ * read before any token request was sent (a database blip, which the
+ * call's retry policy retries as it retries a network failure); the token
+ * request failed in a way that may pass and may be sent again (no answer, a
+ * timeout, a 5xx or a 429 of a client-credentials request; a 429 or 503 of a
+ * refresh-token request, whose refresh token a lost answer may have used),
+ * with its `status` and `retryAfter`; or the credential did not come within
+ * the attempt's timeout, or what was left of the call's budget, while its
+ * token request or another process's renewal ran (the retry waits for it
+ * again). Otherwise never retried by the call (a granted token that could
+ * not be stored is not asked for again, as its refresh token was used).
  *
  * @example
  * ```ts
@@ -245,8 +247,12 @@ export class InvalidRequest extends Schema.TaggedError<InvalidRequest>()("Invali
 export class Credentials extends Schema.TaggedError<Credentials>()("Credentials", {
   description: Schema.String,
   status: Schema.optionalKey(Schema.Int),
+  /** The `Retry-After` of the failed token request's answer, when it sent one. */
+  retryAfter,
+  /** The limit the wait for the credential ran out at (the attempt's timeout, or the call's budget), when that is what failed. */
+  timeout: Schema.optionalKey(Schema.Duration),
   cause: Schema.optionalKey(Schema.Unknown),
-  /** The token store failed before any token request was sent (a transient failure): retryable. */
+  /** The failure may pass, and what failed may be asked again (see above): retryable. */
   transient: Schema.optionalKey(Schema.Boolean)
 }) {
   get isRetryable(): boolean {

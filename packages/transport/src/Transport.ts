@@ -42,7 +42,7 @@ import * as ConfigurationError from "./ConfigurationError.ts"
  */
 export interface Result<A> {
   readonly value: A
-  /** The request as the transport built it from the call's arguments (without the credential, before a `transformClient`). */
+  /** The request as the transport built it from the call's arguments (before a `transformClient`), without a credential, an `authorization` header or a body. */
   readonly request: HttpClientRequest.HttpClientRequest
   readonly status: number
   /** The request id: the first of `TransportConfig.requestIdHeaders` present (`sc-request-id`, else `x-request-id`, by default). */

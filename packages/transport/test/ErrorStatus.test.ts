@@ -12,7 +12,7 @@ import { NodeHttpClient } from "@effect/platform-node"
 import { VehicleApi } from "@connected-vehicle/schema/Api"
 import type { ServiceReason } from "@connected-vehicle/schema/ServiceReason"
 import * as Credentials from "@connected-vehicle/transport/Credentials"
-import type { Connection, MalformedBody } from "@connected-vehicle/transport/ConnectedVehicleError"
+import type { MalformedBody } from "@connected-vehicle/transport/ConnectedVehicleError"
 import * as RetryAfter from "@connected-vehicle/transport/RetryAfter"
 import * as Transport from "@connected-vehicle/transport/Transport"
 import * as TransportConfig from "@connected-vehicle/transport/TransportConfig"
@@ -150,12 +150,16 @@ describe("the status decides the retry of an error body cut short", () => {
       assert.strictEqual(service.requests.length, 1)
     }).pipe(Effect.scoped))
 
-  it.live("a 503 whose body is cut is a Connection with its status, retried", () =>
+  it.live("a 503 whose body is cut is a Server with its status, retried; a cut 429 a RateLimit", () =>
     Effect.gen(function*() {
       const service = yield* cut(503)
       const error = yield* flipReason(getSignal.pipe(Effect.provide(on(service.origin, quick))))
-      assert.strictEqual(error._tag, "Connection")
-      assert.strictEqual((error as Connection).status, 503)
+      assert.strictEqual(error._tag, "Server")
+      assert.strictEqual(error._tag === "Server" ? error.status : undefined, 503)
       assert.strictEqual(service.requests.length, 3)
+      const limited = yield* cut(429)
+      const rateLimit = yield* flipReason(getSignal.pipe(Effect.provide(on(limited.origin, quick))))
+      assert.strictEqual(rateLimit._tag, "RateLimit")
+      assert.strictEqual(limited.requests.length, 1)
     }).pipe(Effect.scoped))
 })

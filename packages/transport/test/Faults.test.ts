@@ -3,7 +3,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { Duration, Effect, Fiber, Layer, Redacted, Stream } from "effect"
 import { FetchHttpClient, HttpClient, HttpClientRequest } from "effect/http"
 import { NodeHttpClient } from "@effect/platform-node"
-import { AuthorizationApi, VehicleApi } from "@connected-vehicle/schema/Api"
+import { AuthorizationApi, LegacyApi, VehicleApi } from "@connected-vehicle/schema/Api"
 import * as Credentials from "@connected-vehicle/transport/Credentials"
 import * as Pagination from "@connected-vehicle/transport/Pagination"
 import * as Transport from "@connected-vehicle/transport/Transport"
@@ -271,6 +271,29 @@ describe("secrets echoed by the server", () => {
     }).pipe(Effect.scoped))
 })
 
+describe("a token request's result", () => {
+  it.live("shows its request without the Basic credential or the form (code, refresh token)", () =>
+    Effect.gen(function*() {
+      const service = yield* server((_, response) => {
+        response.writeHead(200, { "content-type": "application/json" })
+        response.end(JSON.stringify({ access_token: "a-1", token_type: "Bearer", expires_in: 7200, refresh_token: "r-2" }))
+      })
+      const result = yield* Effect.flatMap(Transport.publicClient(AuthorizationApi, "oauth"), (oauth) =>
+        oauth.token({
+          headers: { authorization: `Basic ${Buffer.from("the-client:the-client-secret").toString("base64")}` },
+          payload: { grant_type: "refresh_token", refresh_token: "the-refresh-token" }
+        })).pipe(Effect.provide(transportOn(service.origin, UndiciHttpClient.layer())))
+      const shown = result.request
+      assert.strictEqual(shown.method, "POST")
+      assert.strictEqual(shown.body._tag, "Empty")
+      assert.isUndefined(shown.headers["authorization"])
+      for (const text of [inspect(shown, { depth: 10 }), JSON.stringify(shown)]) {
+        assert.notInclude(text, "the-refresh-token")
+        assert.notInclude(text, Buffer.from("the-client:the-client-secret").toString("base64"))
+      }
+    }).pipe(Effect.scoped))
+})
+
 describe("waiting for the credential", () => {
   const transportWith = (origin: string, credentials: Credentials.Credentials["Service"]) =>
     Layer.mergeAll(Transport.layer, Layer.succeed(Credentials.Credentials, credentials)).pipe(
@@ -371,7 +394,8 @@ describe("waiting for the credential", () => {
       const error = yield* flipReason(callWith({ retry: { initialDelay: "1 millis" } }).pipe(Effect.provide(transportWith(service.origin, credentials))))
       assert.strictEqual(error._tag, "InvalidResponse")
       assert.strictEqual(refreshes, 2)
-      assert.deepStrictEqual(service.requests.map((r) => r.headers.authorization), ["Bearer rejected", "Bearer rejected", "Bearer good"])
+      // the retry refreshes again without sending the refused token once more
+      assert.deepStrictEqual(service.requests.map((r) => r.headers.authorization), ["Bearer rejected", "Bearer good"])
     }).pipe(Effect.scoped))
 })
 
@@ -396,5 +420,53 @@ describe("paging over a proxy that drops the query string", () => {
         assert.strictEqual(seen.length, 2)
       }
       assert.isAtMost(service.requests.length, 5)
+    }).pipe(Effect.scoped))
+})
+
+describe("a credential slower than the attempt's timeout", () => {
+  const transportWith = (origin: string, credentials: Credentials.Credentials["Service"]) =>
+    Layer.mergeAll(Transport.layer, Layer.succeed(Credentials.Credentials, credentials)).pipe(
+      Layer.provide([TransportConfig.layerOrigin(origin), UndiciHttpClient.layer()])
+    )
+
+  it.live("a POST (legacy batch) is retried when its credential did not come in time: nothing was sent", () =>
+    Effect.gen(function*() {
+      const service = yield* server((_, response) => {
+        response.writeHead(200, { "content-type": "application/json" })
+        response.end(JSON.stringify({ responses: [{ path: "/odometer", code: 200, body: { distance: 1 }, headers: {} }] }))
+      })
+      let reads = 0
+      const token = Effect.suspend(() => reads++ === 0 ? Effect.as(Effect.sleep("400 millis"), Redacted.make("t")) : Effect.succeed(Redacted.make("t")))
+      const result = yield* Effect.flatMap(Transport.client(LegacyApi, "legacy"), (legacy) =>
+        legacy.batch({ params: { id: "v-1" }, payload: { requests: [{ path: "/odometer" }] } }, { timeout: "150 millis", retry: { maxAttempts: 3, initialDelay: "1 millis", maxElapsed: "10 seconds" } })
+      ).pipe(Effect.provide(transportWith(service.origin, { token, refresh: () => Effect.succeed(false) })))
+      assert.strictEqual(result.status, 200)
+      assert.strictEqual(reads, 2)
+      assert.strictEqual(service.requests.length, 1)
+    }).pipe(Effect.scoped))
+
+  it.live("after a 401, a refresh slower than the timeout: the retry waits for it again, the refused token is not sent again", () =>
+    Effect.gen(function*() {
+      let current = "old"
+      const service = yield* server((request, response) => {
+        if (request.headers.authorization === "Bearer new") {
+          response.writeHead(200, { "content-type": "application/json" })
+          return response.end(JSON.stringify({ distance: 1 }))
+        }
+        response.writeHead(401, { "content-type": "application/json" })
+        response.end(JSON.stringify({ error: "unauthorized" }))
+      })
+      // one renewal, taking 500 ms, shared by every refresh (a single flight)
+      let renewal: Fiber.Fiber<void> | undefined
+      const refresh = () =>
+        Effect.suspend(() => {
+          renewal ??= Effect.runFork(Effect.andThen(Effect.sleep("500 millis"), Effect.sync(() => { current = "new" })))
+          return Effect.as(Fiber.join(renewal), true)
+        })
+      const result = yield* Effect.flatMap(Transport.client(LegacyApi, "legacy"), (legacy) =>
+        legacy.odometer({ params: { id: "v-1" } }, { timeout: "200 millis", retry: { maxAttempts: 5, initialDelay: "1 millis", maxElapsed: "10 seconds" } })
+      ).pipe(Effect.provide(transportWith(service.origin, { token: Effect.sync(() => Redacted.make(current)), refresh })))
+      assert.strictEqual(result.value.distance, 1)
+      assert.deepStrictEqual(service.requests.map((r) => r.headers.authorization), ["Bearer old", "Bearer new"])
     }).pipe(Effect.scoped))
 })

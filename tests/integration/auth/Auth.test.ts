@@ -419,7 +419,7 @@ describe("OAuth against the simulator (loopback)", () => {
       assert.strictEqual(log.filter((e) => e.path.endsWith("/signals") && e.status === 200).length, 200)
     }).pipe(Effect.provide(loopback())))
 
-  it.live("a failing token endpoint is asked once per call: the call's retries do not multiply token requests", () =>
+  it.live("a failing token endpoint is asked once per attempt of a call: the call's retries send one token request each, not more", () =>
     Effect.gen(function*() {
       const sim = yield* Simulator
       const { userId, vehicleId } = yield* userWithVehicle
@@ -430,7 +430,22 @@ describe("OAuth against the simulator (loopback)", () => {
       )
       assert.strictEqual(error._tag, "Credentials")
       const log = yield* sim.requests
-      assert.strictEqual(log.filter((e) => e.path === "/oauth/token").length, 1)
+      assert.strictEqual(log.filter((e) => e.path === "/oauth/token").length, 3)
       assert.strictEqual(log.filter((e) => e.path.endsWith("/signals")).length, 0)
+    }).pipe(Effect.provide(loopback({ retry: { maxAttempts: 3, initialDelay: 1, maxDelay: 2 } }))))
+
+  it.live("a token endpoint that fails for a moment (503 once) does not fail the calls waiting for it: they are retried", () =>
+    Effect.gen(function*() {
+      const sim = yield* Simulator
+      const { userId, vehicleId } = yield* userWithVehicle
+      yield* sim.injectFaults({ path: "/oauth/token", faults: [{ _tag: "Status", status: 503 }] })
+      yield* Effect.gen(function*() {
+        const signals = yield* Transport.client(VehicleApi, "signals")
+        const list = () => signals.list({ params: { vehicleId }, headers: { "sc-user-id": userId } })
+        yield* Effect.all(Array.from({ length: 50 }, list), { concurrency: "unbounded" })
+      }).pipe(Effect.provide(Session.layerApplication()))
+      const log = yield* sim.requests
+      assert.deepStrictEqual(log.filter((e) => e.path === "/oauth/token").map((e) => e.status), [503, 200])
+      assert.strictEqual(log.filter((e) => e.path.endsWith("/signals") && e.status === 200).length, 50)
     }).pipe(Effect.provide(loopback({ retry: { initialDelay: 1, maxDelay: 2 } }))))
 })

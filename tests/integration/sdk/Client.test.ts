@@ -114,6 +114,33 @@ describe("Client", () => {
     await expectError(client.legacy.list(), Client.CredentialsError)
   }, 60_000)
 
+  it("an AsyncTokenStore's rejection is retried by the call only when it says transient: true", async () => {
+    const userId = busiestUser(sim.data)
+    const vehicleId = sim.data.vehiclesOf(userId)[0]!
+    const target = { vehicleId, userId: sim.data.connectionOf(vehicleId)!.userId }
+    const storeOf = (failure: () => unknown) => {
+      const tokens = new Map<string, Parameters<Client.AsyncTokenStore["set"]>[1]>()
+      let gets = 0
+      const store: Client.AsyncTokenStore = {
+        get: async (key) => {
+          if (gets++ === 0) throw failure()
+          return tokens.get(key)
+        },
+        set: async (key, token) => void tokens.set(key, token),
+        remove: async (key) => void tokens.delete(key)
+      }
+      return { store, gets: () => gets }
+    }
+    const blip = storeOf(() => Object.assign(new Error("connection reset"), { transient: true }))
+    await using retried = makeClient({ tokenStore: blip.store })
+    assert.isTrue((await retried.v3.signals.list({ ...target, pageSize: 1 })).data.length >= 0)
+    assert.isAtLeast(blip.gets(), 2)
+    const corrupt = storeOf(() => new Error("the stored value does not decode"))
+    await using failing = makeClient({ tokenStore: corrupt.store })
+    await expectError(failing.v3.signals.list({ ...target, pageSize: 1 }), Client.CredentialsError)
+    assert.strictEqual(corrupt.gets(), 1)
+  }, 60_000)
+
   it("for await pages through every connection, subscription and vehicle; a break stops the requests", async () => {
     await using client = makeClient()
     const ids = (await collect(client.v3.connections.iterate({ pageSize: 7 }))).map((c) => c.id)

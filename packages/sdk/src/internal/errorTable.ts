@@ -66,18 +66,24 @@ const fieldsOf = (error: ConnectedVehicleError, reason: Reason, message: string)
 }
 
 /**
- * A credential that could not be had because its token request failed is
+ * A credential that did not come within the call's timeout (or budget) is a
+ * `Timeout`. One that could not be had because its token request failed is
  * reported as what happened to that request (unreachable, stalled, a 401 or
  * `invalid_client`, a 429, a 5xx); other refusals (`invalid_grant`: sign in
  * again) and a failing token store stay `Credentials`. The client error's
- * `cause` stays the `Credentials` error.
+ * `cause` stays the `Credentials` error, and its `isRetryable` is the
+ * `Credentials` reason's (whether the call could send the request again).
  */
 const fromCredentials = (error: ConnectedVehicleError, fields: ErrorFields): Classified => {
+  // the call's wait for its token ran out (the token request, or another process's renewal, still running)
+  const waited = error.reason._tag === "Credentials" ? error.reason.timeout : undefined
+  if (waited !== undefined) return { reason: "Timeout", fields: { ...fields, timeout: Duration.toMillis(waited) } }
   const request = error.reason._tag === "Credentials" ? error.reason.cause : undefined
   if (!isConnectedVehicleError(request)) return { reason: "Credentials", fields }
   const inner = fieldsOf(request, request.reason, `The token request failed: ${request.message}`)
   const status = request.status
-  const withCause = { ...inner, cause: error }
+  // retryable as the call saw it (`transient`): a refresh-token request that a 500 may have used is not
+  const withCause = { ...inner, isRetryable: error.isRetryable, cause: error }
   switch (request.reason._tag) {
     case "Connection":
     case "Timeout":

@@ -133,12 +133,27 @@ const settingsUnchecked = (options: ClientOptions): Settings => {
   return { layer, userKey, redirectUri: options.redirectUri, unitSystem: options.unitSystem }
 }
 
+/** Whether a store's thrown value says it may pass by itself (`transient: true`, read without throwing). */
+const isTransient = (error: unknown): boolean => {
+  try {
+    return typeof error === "object" && error !== null && (error as { readonly transient?: unknown }).transient === true
+  } catch {
+    return false
+  }
+}
+
 const tokenStoreLayer = (store: AsyncTokenStore): Layer.Layer<TokenStore.TokenStore> => {
   const attempt = <A>(key: string, f: () => Promise<A>) =>
     Effect.tryPromise({
       try: f,
-      // the store's own error message is not kept: it might quote a token
-      catch: (error) => new TokenStore.TokenStoreError({ key, reason: error instanceof Error ? error.name : "the store failed" })
+      // the store's own error message is not kept: it might quote a token; an
+      // error that says it is `transient` (a connection blip) is retried by the call
+      catch: (error) =>
+        new TokenStore.TokenStoreError({
+          key,
+          reason: error instanceof Error ? error.name : "the store failed",
+          ...(isTransient(error) ? { transient: true } : {})
+        })
     })
   return Layer.succeed(TokenStore.TokenStore, {
     get: (key) => Effect.map(attempt(key, () => store.get(key)), Option.fromNullishOr),

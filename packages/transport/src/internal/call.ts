@@ -21,7 +21,7 @@
  * @internal
  */
 import { Clock, Context, Duration, Effect, Exit, Fiber, Option, Redacted, Tracer } from "effect"
-import { HttpClient, HttpClientRequest, HttpTraceContext } from "effect/http"
+import { HttpBody, HttpClient, HttpClientRequest, HttpTraceContext } from "effect/http"
 import type { HttpClientResponse } from "effect/http"
 import { InvalidArgument } from "@connected-vehicle/schema/InvalidArgument"
 import type { Credentials } from "../Credentials.ts"
@@ -94,6 +94,8 @@ interface Call {
   readonly deadline: number
   readonly hooks: Hook | undefined
   refreshed: boolean
+  /** The token a 401 refused, and that 401, once the call refreshed it. */
+  rejected: { readonly token: Redacted.Redacted<string>; readonly error: AnyError } | undefined
   attempts: number
   url: string | undefined
   /** What the current attempt saw of the response head, for a failure that comes after it. */
@@ -301,11 +303,14 @@ const credentialWithin = <A>(call: Call, effect: Effect.Effect<A, AnyError>): Ef
     const left = call.deadline - fiber.getRef(Clock.Clock).currentTimeMillisUnsafe()
     const { maxElapsedMillis, timeoutMillis } = call.policy
     const limit = Math.max(1, Math.min(timeoutMillis, left))
-    const which = timeoutMillis <= left ? `${timeoutMillis} ms (the timeout)` : `${maxElapsedMillis} ms (the call's budget, maxElapsed)`
+    const byTimeout = timeoutMillis <= left
+    const spent = byTimeout ? timeoutMillis : maxElapsedMillis
+    const which = byTimeout ? `${spent} ms (the timeout)` : `${spent} ms (the call's budget, maxElapsed)`
     return Timeout.timeoutOrElse(effect, limit, () =>
       Effect.fail(fail(
         new ConnectedVehicleError.Credentials({
           description: `the credential did not come within ${which}: its token request, or another process's renewal, is still running`,
+          timeout: Duration.millis(spent),
           transient: true
         })
       )))
@@ -329,24 +334,34 @@ const authenticated = (spec: MethodSpec, call: Call) => (client: Client): Client
   if (credentials === undefined) return client
   const gate = <A>(next: Effect.Effect<A, AnyError>) => admit === undefined ? next : Effect.andThen(withinBudget(spec, call, admit(call.request)), next)
   const token = credentialWithin(call, credentials.token)
+  // the 401 of `sent`: its refresh, then the request replayed with the new token (once per call)
+  const refreshed = (request: HttpClientRequest.HttpClientRequest, sent: Redacted.Redacted<string>, error: AnyError) => {
+    call.refreshed = true
+    call.rejected = { token: sent, error }
+    const refresh = Effect.tapError(credentialWithin(call, credentials.refresh(sent)), (failure) =>
+      Effect.sync(() => {
+        if (transientCredential(failure)) call.refreshed = false
+      }))
+    return Effect.flatMap(refresh, (renewed) =>
+      renewed
+        ? Effect.andThen(
+          log.log("Debug", "replaying after 401 with a refreshed token", { method, url: urlOf(call) }),
+          gate(Effect.flatMap(token, (next) => client.execute(withBearer(request, next))))
+        )
+        : Effect.fail(error))
+  }
   // `HttpClient.transform` without the attempt it would build and not use (each attempt is `client.execute`)
   return HttpClient.makeWith((effect) => Effect.flatMapEager(effect, (request) =>
-    gate(Effect.flatMap(token, (sent) =>
-      Effect.catch(client.execute(withBearer(request, sent)), (error): Effect.Effect<HttpClientResponse.HttpClientResponse, AnyError> => {
-        if (call.refreshed || statusOf(error) !== 401 || tagOf(error) === "Credentials") return Effect.fail(error)
-        call.refreshed = true
-        const refresh = Effect.tapError(credentialWithin(call, credentials.refresh(sent)), (failure) =>
-          Effect.sync(() => {
-            if (transientCredential(failure)) call.refreshed = false
-          }))
-        return Effect.flatMap(refresh, (refreshed) =>
-          refreshed
-            ? Effect.andThen(
-              log.log("Debug", "replaying after 401 with a refreshed token", { method, url: urlOf(call) }),
-              gate(Effect.flatMap(token, (next) => client.execute(withBearer(request, next))))
-            )
-            : Effect.fail(error))
-      })))), client.preprocess)
+    gate(Effect.flatMap(token, (sent): Effect.Effect<HttpClientResponse.HttpClientResponse, AnyError> => {
+      // a retry after a refresh that ran out of time: the token the service refused is not sent
+      // again while its renewal runs, the refresh is waited for again instead
+      const rejected = call.rejected
+      if (rejected !== undefined && !call.refreshed && Redacted.value(rejected.token) === Redacted.value(sent)) {
+        return refreshed(request, sent, rejected.error)
+      }
+      return Effect.catch(client.execute(withBearer(request, sent)), (error) =>
+        call.refreshed || statusOf(error) !== 401 || tagOf(error) === "Credentials" ? Effect.fail(error) : refreshed(request, sent, error))
+    }))), client.preprocess)
 }
 
 /**
@@ -397,6 +412,7 @@ const run = (
     deadline,
     hooks,
     refreshed: false,
+    rejected: undefined,
     attempts: 0,
     url: undefined,
     status: undefined,
@@ -406,6 +422,11 @@ const run = (
     response: undefined
   }
   const client = retried(spec, call, span)(authenticated(spec, call)(timed(spec, call)(exchange(spec, call)(spec.httpClient))))
+  // the request a result shows: without a body or an `authorization` header (a token request's
+  // form carries a code or a refresh token, its header the Basic credential)
+  const shown = request.body._tag === "Empty" && request.headers["authorization"] === undefined
+    ? request
+    : HttpClientRequest.removeHeader(HttpClientRequest.setBody(request, HttpBody.empty), "authorization")
   return Effect.flatMap(client.execute(request), (response) => {
     const status = response.status
     const requestId = call.requestId
@@ -416,11 +437,11 @@ const run = (
     const decoded = spec.decode(response, call.body ?? "")
     // the decoder's `Exit` (a JSON body) is read at once; any other decode is run
     if (Exit.isExit(decoded) && Exit.isSuccess(decoded)) {
-      return Effect.succeed<Result<unknown>>({ value: decoded.value, request, status, requestId, headers: response.headers })
+      return Effect.succeed<Result<unknown>>({ value: decoded.value, request: shown, status, requestId, headers: response.headers })
     }
     return Effect.matchEffect(decoded, {
       onFailure: (error) => Effect.fail(mapDecodeError(error, contextOf(spec, response, requestId))),
-      onSuccess: (value) => Effect.succeed<Result<unknown>>({ value, request, status, requestId, headers: response.headers })
+      onSuccess: (value) => Effect.succeed<Result<unknown>>({ value, request: shown, status, requestId, headers: response.headers })
     })
   })
 }

@@ -117,7 +117,8 @@ const shallowCopy = <A>(value: A): A =>
  * exponentially with "equal jitter" (half fixed, half random, so that delays
  * never collapse to zero), and at least the `Retry-After` its response sent
  * (not retried when that is over `maxWait`).
- * A request that is not idempotent is retried only when the policy allows it.
+ * A request that is not idempotent is retried only when the policy allows it,
+ * or when what failed is its credential (nothing was processed).
  * The call's budget bounds every wait (see {@link schedule}).
  *
  * @internal
@@ -128,8 +129,10 @@ export const delayOf = (
   error: AnyError,
   n: number
 ): Effect.Effect<number | undefined> => {
-  if (!idempotent && !policy.retryNonIdempotent) return Effect.succeed(undefined)
   if (error._tag !== "ConnectedVehicleError" || !error.isRetryable) return Effect.succeed(undefined)
+  // a request that is not idempotent is sent again only when the policy allows it, or when the
+  // attempt failed for want of its credential (the request was not sent, or was refused with a 401)
+  if (!idempotent && !policy.retryNonIdempotent && error.reason._tag !== "Credentials") return Effect.succeed(undefined)
   const after = error.retryAfter === undefined ? undefined : Duration.toMillis(error.retryAfter)
   if (error.status === 429) {
     const { maxWaitMillis, wait } = policy

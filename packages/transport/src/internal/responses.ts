@@ -12,7 +12,7 @@ import { fromIssue, Identifier, isIdentifier } from "@connected-vehicle/schema/I
 import * as Json from "@connected-vehicle/schema/Json"
 import { OAuthErrorBody } from "@connected-vehicle/schema/OAuth"
 import { ErrorEnvelope } from "@connected-vehicle/schema/ServiceError"
-import { fromEnvelope, fromStatus, isRetryableStatus, RateLimit } from "@connected-vehicle/schema/ServiceReason"
+import { fromEnvelope, fromStatus, RateLimit } from "@connected-vehicle/schema/ServiceReason"
 import {
   Connection,
   ConnectedVehicleError,
@@ -189,15 +189,14 @@ const ofStatus = (ctx: Ctx, note: string): ConnectedVehicleError =>
   fail(fromStatus(ctx, note) ?? new MalformedBody({ ...ctx, description: note }))
 
 /**
- * A non-2xx body that could not be read. A retryable status (a 429, a 500,
- * 502, 503 or 504) whose body was cut is a `Connection` (retried, as the
- * status would be); any other status, and a body over the client's size
- * limit, is the error of its status at once ({@link ofStatus}: a 404 is a
- * `NotFound`, not retried).
+ * A non-2xx body that could not be read (cut short, or over the client's
+ * size limit): the error of its status ({@link ofStatus}), which decides the
+ * retry as the status does: a 404 is a `NotFound` at once, a 429 a
+ * `RateLimit` (waited for only as the rate-limit policy says), a 503 a
+ * `Server`, retried.
  */
 const unreadable = (e: HttpClientError.HttpClientError, ctx: Ctx): ConnectedVehicleError => {
   const tooLarge = e.reason._tag === "DecodeError" && e.reason.cause instanceof TooLarge
-  if (!tooLarge && isRetryableStatus(ctx.status)) return fail(new Connection({ ...ctx, description: describe(e.reason, e) }))
   return ofStatus(ctx, tooLarge ? (e.reason.cause as TooLarge).message : `the body could not be read (${describe(e.reason, e)})`)
 }
 
