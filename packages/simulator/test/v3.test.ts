@@ -306,6 +306,10 @@ layer(Loopback)("v3 subscriptions and webhooks", (it) => {
         ["page=-3&pageSize=4", 1, 4, ids.slice(0, 4)],
         ["pageSize=0", 1, 1, ids.slice(0, 1)],
         ["pageSize=101", 1, 100, ids],
+        // a number as JavaScript reads it: an exponent or a ".0" is the integer it spells
+        ["pageSize=1e3", 1, 100, ids],
+        ["pageSize=-1e1", 1, 1, ids.slice(0, 1)],
+        ["pageSize=.3e1", 1, 3, ids.slice(0, 3)],
         // one that is not one integer is the default
         ["page=x&pageSize=2.5", 1, 10, ids.slice(0, 10)],
         ["page=&pageSize=", 1, 10, ids.slice(0, 10)],
@@ -413,6 +417,11 @@ layer(Loopback)("v3 compatibility", (it) => {
       // the contract declares no 400 for the listing, so the OpenAPI document shows none either
       const openapi = yield* get("/openapi.json")
       assert.deepStrictEqual(Object.keys(openapi.json.paths["/v3/compatible-vehicles"].get.responses).sort(), ["200", "404", "500"])
+      // and it still names the allowed values of section 4.5
+      const parameters: ReadonlyArray<{ readonly name: string }> = openapi.json.paths["/v3/compatible-vehicles"].get.parameters
+      const schemaText = (name: string) => JSON.stringify(parameters.find((p) => p.name === name))
+      for (const value of ["US", "CA", "EUROPE"]) assert.include(schemaText("filter[region]"), `"${value}"`)
+      for (const value of ["ICE", "BEV", "PHEV", "EV"]) assert.include(schemaText("filter[powertrainType]"), `"${value}"`)
     }))
 
   it.effect("openapi.json and the docs page come from the contract", () =>

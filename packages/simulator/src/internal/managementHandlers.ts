@@ -137,10 +137,14 @@ const valuesOf = (value: QueryValue): ReadonlyArray<string | boolean | number> =
 const booleanOf = (value: string | boolean | number) =>
   value === true || value === "true" ? true : value === false || value === "false" ? false : undefined
 
-/** A paging value of the webhook list: one integer (clamped into [min, max]), else the default (undefined). */
+/**
+ * A paging value of the webhook list: one number that is an integer as
+ * JavaScript reads it (`10`, `1e3`, `3.0`; clamped into [min, max]), else
+ * the default (undefined).
+ */
 const pagingValue = (value: QueryValue, min: number, max: number): number | undefined => {
-  const n = typeof value === "number" ? value : typeof value === "string" && /^[+-]?\d+$/.test(value.trim()) ? Number(value) : NaN
-  return Number.isFinite(n) ? Math.min(max, Math.max(min, n)) : undefined
+  const n = typeof value === "number" ? value : typeof value === "string" && value.trim() !== "" ? Number(value) : NaN
+  return Number.isInteger(n) ? Math.min(max, Math.max(min, n)) : undefined
 }
 
 /** @internal */

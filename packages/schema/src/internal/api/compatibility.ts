@@ -28,10 +28,11 @@ import { lenientQueryValue, NotFoundResponse, ServerErrorResponse } from "./resp
  * @since 0.1.0
  */
 export const CompatibilityQuery = Schema.Struct({
-  "filter[region]": lenientQueryValue("US, CA or EUROPE (exact spelling); any other value matches nothing"),
+  "filter[region]": lenientQueryValue("US, CA or EUROPE (exact spelling); any other value matches nothing", Region),
   "filter[make]": lenientQueryValue("Manufacturer name, case-insensitive"),
   "filter[powertrainType]": lenientQueryValue(
-    "ICE, BEV, PHEV, or EV for BEV and PHEV together (exact spelling); any other value matches nothing"
+    "ICE, BEV, PHEV, or EV for BEV and PHEV together (exact spelling); any other value matches nothing",
+    PowertrainFilter
   )
 })
 
