@@ -19,6 +19,12 @@ const transportOn = (origin: string, httpClient: Layer.Layer<HttpClient.HttpClie
     Layer.provide([TransportConfig.layerOrigin(origin, { retry: { maxAttempts: 1 } }), httpClient])
   )
 
+/** The transport with `credentials`, on the default configuration of `origin`. */
+const transportWith = (origin: string, credentials: Credentials.Credentials["Service"]) =>
+  Layer.mergeAll(Transport.layer, Layer.succeed(Credentials.Credentials, credentials)).pipe(
+    Layer.provide([TransportConfig.layerOrigin(origin), UndiciHttpClient.layer()])
+  )
+
 const getSignal = (vehicleId: string) =>
   Effect.flatMap(Transport.client(VehicleApi, "signals"), (signals) =>
     signals.get({ params: { vehicleId, signalCode: "odometer" }, headers: { "sc-user-id": "u-1" } }))
@@ -295,10 +301,6 @@ describe("a token request's result", () => {
 })
 
 describe("waiting for the credential", () => {
-  const transportWith = (origin: string, credentials: Credentials.Credentials["Service"]) =>
-    Layer.mergeAll(Transport.layer, Layer.succeed(Credentials.Credentials, credentials)).pipe(
-      Layer.provide([TransportConfig.layerOrigin(origin), UndiciHttpClient.layer()])
-    )
   const callWith = (options: Transport.CallOptions) =>
     Effect.flatMap(Transport.client(VehicleApi, "signals"), (signals) =>
       signals.get({ params: { vehicleId: "v-1", signalCode: "odometer" }, headers: { "sc-user-id": "u-1" } }, options))
@@ -424,11 +426,6 @@ describe("paging over a proxy that drops the query string", () => {
 })
 
 describe("a credential slower than the attempt's timeout", () => {
-  const transportWith = (origin: string, credentials: Credentials.Credentials["Service"]) =>
-    Layer.mergeAll(Transport.layer, Layer.succeed(Credentials.Credentials, credentials)).pipe(
-      Layer.provide([TransportConfig.layerOrigin(origin), UndiciHttpClient.layer()])
-    )
-
   it.live("a POST (legacy batch) is retried when its credential did not come in time: nothing was sent", () =>
     Effect.gen(function*() {
       const service = yield* server((_, response) => {
