@@ -29,36 +29,25 @@ import { TokenStore } from "./TokenStore.ts"
 /**
  * A failed call of the credential: a `Credentials` reason whose `cause` is
  * what failed (a token request, the store), with its `status` and
- * `retryAfter`. `transient` (retried by the call's policy) when the store
+ * `retryAfter`; `transient` (retried by the call's policy) when the store
  * failed before any token request was sent and its `TokenStoreError` is
  * `transient` (a failure after one is made final by {@link afterRequest}
- * first), or when the token request failed in a way that may pass and may be
- * sent again ({@link mayRepeat}).
+ * first). A failed token request is not: `TokenExchange` sent it again
+ * already where that is safe, and the renewal is shared by every call
+ * waiting for it (a call's retry would send it once per call).
  */
-const toCredentialsError = (error: TokenExchange.TokenError | TokenStoreError, refreshGrant = false): ConnectedVehicleError => {
+const toCredentialsError = (error: TokenExchange.TokenError | TokenStoreError): ConnectedVehicleError => {
   if (isConnectedVehicleError(error) && error.reason._tag === "Credentials") return error
   const status = isConnectedVehicleError(error) ? error.status : undefined
   const retryAfter = isConnectedVehicleError(error) ? error.retryAfter : undefined
   const tag = isConnectedVehicleError(error) ? error.reason._tag : error._tag
-  const transient = error._tag === "TokenStoreError" ? error.transient === true : mayRepeat(error, refreshGrant)
   return noCredential(`${tag}: ${error.message}`, {
     ...(status === undefined ? {} : { status }),
     ...(retryAfter === undefined ? {} : { retryAfter }),
-    ...(transient ? { transient: true } : {}),
+    ...(error._tag === "TokenStoreError" && error.transient === true ? { transient: true } : {}),
     cause: error
   })
 }
-
-/**
- * Whether a failed token request may be sent again by the call's retry: a
- * failure that may pass (`isRetryable`: no answer, a timeout, a 5xx, a 429).
- * A client-credentials request is safe to repeat. A refresh-token request is
- * repeated only after an answer that says it was not processed (429, 503):
- * after a lost answer or a 500 the service may have used the refresh token
- * (rotated it), and sending it again would be refused (`invalid_grant`).
- */
-const mayRepeat = (error: TokenExchange.TokenError, refreshGrant: boolean): boolean =>
-  isConnectedVehicleError(error) && error.isRetryable && (!refreshGrant || error.status === 429 || error.status === 503)
 
 /**
  * A failure of the store once a token request may have been sent (in a
@@ -337,7 +326,7 @@ const session = <R>(
             return yield* settled(next)
           }))
       }).pipe(
-        Effect.mapError((error) => toCredentialsError(error, refreshGrant)),
+        Effect.mapError(toCredentialsError),
         Effect.tapError((error) =>
           Effect.andThen(
             Effect.clockWith((clock) => Effect.sync(() => Refused.remember(retryAt, key, clock.currentTimeMillisUnsafe() + backgroundRetryMillis))),

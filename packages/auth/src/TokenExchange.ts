@@ -3,7 +3,14 @@
  * authorization-code grant, the refresh-token grant and, for v3
  * applications, the client-credentials grant. Every call sends the Basic
  * credential of `client_id:client_secret`, a form body and the SDK's
- * User-Agent; none is retried unless the caller opts in. An answer that
+ * User-Agent. A failure that may pass is retried (`maxRetries` of the
+ * call's options, default 2, each after at least its `Retry-After`, never
+ * one over 10 seconds) only where sending the request again is safe: a
+ * client-credentials request after no answer, a timeout, a 5xx or a 429; a
+ * code or refresh-token request only after a 429 or a 503 (a lost answer
+ * or a 500 may have used the code or the rotating refresh token). The
+ * transport never retries a token request itself (whatever
+ * `retryNonIdempotent` says). An answer that
  * breaks section 4.6 (an `access_token` empty or only whitespace, a
  * `token_type` other than `Bearer` in any case, an `expires_in` under one
  * second) is refused: `ConnectedVehicleError` with an `InvalidResponse`
@@ -13,7 +20,7 @@
  *
  * @since 0.1.0
  */
-import { Clock, Effect, Redacted } from "effect"
+import { Clock, Duration, Effect, Redacted } from "effect"
 import { HttpClient, HttpClientRequest } from "effect/http"
 import { AuthorizationApi } from "@connected-vehicle/schema/Api"
 import type { AppTokenResponse, TokenRequest } from "@connected-vehicle/schema/OAuth"
@@ -71,15 +78,48 @@ const grant = (payload: TokenRequest, options?: Transport.CallOptions, url?: str
   Effect.gen(function*() {
     const config = yield* OAuthConfig
     const oauth = yield* Transport.publicClient(AuthorizationApi, "oauth").pipe(atUrl(url))
-    const { value } = yield* oauth.token(
+    const once = oauth.token(
       {
         headers: { authorization: Redacted.value(basicCredential(config.clientId, config.clientSecret)) },
         payload
       },
-      options
+      // sent again only by `repeated`, which knows the grant
+      { ...options, maxRetries: 0 }
     )
+    const retries = typeof options?.maxRetries === "number" && Number.isInteger(options.maxRetries) && options.maxRetries >= 0
+      ? options.maxRetries
+      : defaultRetries
+    const { value } = yield* repeated(once, payload.grant_type === "client_credentials", retries)
     return yield* toToken(value)
   })
+
+const defaultRetries = 2
+// the longest `Retry-After` the grant waits itself (a longer one is the caller's to schedule)
+const maxRetryAfterMillis = 10_000
+
+/**
+ * Whether a failed token request may be sent again: a failure that may pass
+ * (`isRetryable`), and for a code or refresh-token grant only an answer that
+ * says the request was not processed (429, 503).
+ */
+const mayRepeat = (error: TokenError, clientCredentials: boolean): error is ConnectedVehicleError =>
+  error._tag === "ConnectedVehicleError" && error.isRetryable && (clientCredentials || error.status === 429 || error.status === 503)
+
+/** `once`, sent again up to `retries` times while its failure {@link mayRepeat}, each after at least its `Retry-After`. */
+const repeated = <A, R>(
+  once: Effect.Effect<A, TokenError, R>,
+  clientCredentials: boolean,
+  retries: number,
+  n = 0
+): Effect.Effect<A, TokenError, R> =>
+  Effect.catchIf(
+    once,
+    (error) => n < retries && mayRepeat(error, clientCredentials) && retryAfterMillis(error) <= maxRetryAfterMillis,
+    (error) => Effect.andThen(Effect.sleep(Math.max(retryAfterMillis(error), 250 * 2 ** n)), repeated(once, clientCredentials, retries, n + 1))
+  )
+
+const retryAfterMillis = (error: TokenError): number =>
+  error._tag === "ConnectedVehicleError" && error.retryAfter !== undefined ? Duration.toMillis(error.retryAfter) : 0
 
 // the longest access token lifetime taken from a response (one year): a
 // longer one is taken as this, so that every expiry is a date a store can

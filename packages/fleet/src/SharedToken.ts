@@ -15,7 +15,7 @@
  * over one the other stored. The waiting is the `Session`'s background
  * renewal: requests go on with the current token while it is valid, in
  * every process; a call that waits is bounded by its attempt's timeout and
- * its budget (a `Credentials` reason, retried while the budget allows).
+ * its budget (past them, a `Credentials` reason with that `timeout`).
  *
  * @since 0.1.0
  */

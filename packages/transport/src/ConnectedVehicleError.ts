@@ -222,17 +222,17 @@ export class InvalidRequest extends Schema.TaggedError<InvalidRequest>()("Invali
  * when a token request or the token store failed, is that error itself (a
  * `ConnectedVehicleError` of the token request, or a `TokenStoreError`), so
  * that a caller can tell an unreachable token endpoint from a refused
- * client. Retryable only when `transient`: the token store could not be
- * read before any token request was sent (a database blip, which the
- * call's retry policy retries as it retries a network failure); the token
- * request failed in a way that may pass and may be sent again (no answer, a
- * timeout, a 5xx or a 429 of a client-credentials request; a 429 or 503 of a
- * refresh-token request, whose refresh token a lost answer may have used),
- * with its `status` and `retryAfter`; or the credential did not come within
- * the attempt's timeout, or what was left of the call's budget, while its
- * token request or another process's renewal ran (the retry waits for it
- * again). Otherwise never retried by the call (a granted token that could
- * not be stored is not asked for again, as its refresh token was used).
+ * client; `status` and `retryAfter` are the token request's, when it was
+ * answered; `timeout` the limit the call's wait for the credential ran out
+ * at (the attempt's timeout, or what was left of the call's budget), when
+ * that is what failed. Retryable only when `transient`: the token store
+ * could not be read before any token request was sent (a database blip,
+ * which the call's retry policy retries as it retries a network failure).
+ * Otherwise never retried by the call: a token request has its own retries
+ * where sending it again is safe (`@connected-vehicle/auth`'s
+ * `TokenExchange`), and a call's retry would start another renewal, sending
+ * its refresh token again; a granted token that could not be stored is not
+ * asked for again, as its refresh token was used.
  *
  * @example
  * ```ts
@@ -252,7 +252,7 @@ export class Credentials extends Schema.TaggedError<Credentials>()("Credentials"
   /** The limit the wait for the credential ran out at (the attempt's timeout, or the call's budget), when that is what failed. */
   timeout: Schema.optionalKey(Schema.Duration),
   cause: Schema.optionalKey(Schema.Unknown),
-  /** The failure may pass, and what failed may be asked again (see above): retryable. */
+  /** The token store failed for a moment before any token request was sent: retryable. */
   transient: Schema.optionalKey(Schema.Boolean)
 }) {
   get isRetryable(): boolean {

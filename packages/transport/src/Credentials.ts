@@ -21,18 +21,17 @@ import type { ConnectedVehicleError } from "./ConnectedVehicleError.ts"
  *
  * Either fails with a `ConnectedVehicleError` whose reason is `Credentials`
  * (its `cause` the token request's error, if any). One that is `transient`
- * (a token store that failed for a moment, a token request that may be sent
- * again) is retried by the call's retry policy, as a network failure is; any
- * other fails the call at once, without retrying.
+ * (a token store that failed for a moment) is retried by the call's retry
+ * policy, as a network failure is; any other fails the call at once,
+ * without retrying.
  *
  * Each runs in a fiber of its own, bounded by the attempt's timeout cut to
- * what is left of the call's budget (`retry.maxElapsed`): past it the
- * attempt fails with a `transient` `Credentials` reason whose `timeout` is
- * the limit that ran out, and that fiber is interrupted; the call's retry
- * calls it again. So a `refresh` must be safe to interrupt and to call
- * again while an earlier call's token request runs (a single flight that
- * the later call joins, as `Session`'s): one that sends a rotating refresh
- * token anew on each call would send it twice. A `token` or `refresh` that forks fibers of
+ * what is left of the call's budget (`retry.maxElapsed`): past it the call
+ * fails with a `Credentials` reason whose `timeout` is the limit that ran
+ * out, and that fiber is interrupted. So a `refresh` must be safe to
+ * interrupt: a token request it started goes on in a fiber of its own
+ * (a single flight that later calls join, as `Session`'s), or a rotating
+ * refresh token may be lost. A `token` or `refresh` that forks fibers of
  * its own meant to outlive it forks them with `Effect.forkDetach` or
  * `Effect.forkIn` (a scope of its layer), as `Session` does, not as
  * children (`Effect.forkChild`), which are interrupted when it ends.

@@ -294,9 +294,10 @@ const withinBudget = <A>(spec: MethodSpec, call: Call, effect: Effect.Effect<A, 
  * The wait for the credential (`credentials.token`, or its refresh after a
  * 401: a token request, or another process's renewal) within the attempt's
  * timeout, cut to what is left of the call's budget. Once it runs out, a
- * `Credentials` reason that says so (transient: the call's retry, when its
- * budget allows, waits again for the same renewal), not a `Timeout` of the
- * request that was never sent.
+ * `Credentials` reason that says so, with that `timeout`, not a `Timeout` of
+ * the request that was never sent. Not retried: the renewal it waited for
+ * has bounds of its own, and a retry after it failed would start another,
+ * sending its refresh token again.
  */
 const credentialWithin = <A>(call: Call, effect: Effect.Effect<A, AnyError>): Effect.Effect<A, AnyError> =>
   Effect.withFiber((fiber) => {
@@ -310,8 +311,7 @@ const credentialWithin = <A>(call: Call, effect: Effect.Effect<A, AnyError>): Ef
       Effect.fail(fail(
         new ConnectedVehicleError.Credentials({
           description: `the credential did not come within ${which}: its token request, or another process's renewal, is still running`,
-          timeout: Duration.millis(spent),
-          transient: true
+          timeout: Duration.millis(spent)
         })
       )))
   })
