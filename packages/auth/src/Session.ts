@@ -20,6 +20,7 @@ import type * as Transport from "@connected-vehicle/transport/Transport"
 import { ConnectedVehicleError, Credentials as NoCredential, isConnectedVehicleError } from "@connected-vehicle/transport/ConnectedVehicleError"
 import { OAuthConfig } from "./OAuthConfig.ts"
 import * as TokenExchange from "./TokenExchange.ts"
+import { flightsOf, joinOrStart, wasInterrupted } from "./internal/flight.ts"
 import { keyError } from "./internal/key.ts"
 import { phaseOf } from "./internal/phase.ts"
 import * as Refused from "./internal/refused.ts"
@@ -82,30 +83,6 @@ const noCredential = (
 ) =>
   new ConnectedVehicleError({ reason: new NoCredential({ description, ...options }) })
 
-// The renewal in flight per store instance and key, shared by every layer built
-// on that store: whoever needs it while it runs awaits its outcome (success or
-// failure) instead of asking the token endpoint again; and when a renewal that
-// failed may be started again in the background.
-interface Flights {
-  readonly running: Map<string, Deferred.Deferred<Token, ConnectedVehicleError>>
-  readonly retryAt: Map<string, number>
-  // a granted token whose `set` failed: used (and its refresh token renewed
-  // from) instead of the older stored one until it is stored, or the store
-  // holds a newer one (bounded as the refusals are: see `internal/refused.ts`)
-  readonly kept: Map<string, Token>
-}
-
-const flights = new WeakMap<TokenStore["Service"], Flights>()
-
-const flightsOf = (store: TokenStore["Service"]): Flights => {
-  let state = flights.get(store)
-  if (state === undefined) {
-    state = { running: new Map(), retryAt: new Map(), kept: new Map() }
-    flights.set(store, state)
-  }
-  return state
-}
-
 // a failed renewal is started again in the background after this long (a
 // caller that finds the token expired starts one at once)
 const backgroundRetryMillis = 1_000
@@ -113,44 +90,6 @@ const backgroundRetryMillis = 1_000
 const peek = { peek: true } as const
 
 const { older } = Refused
-
-// the failures of renewals that were interrupted (their layer closed while
-// they waited for the store): a caller that waited for one starts another
-const interrupted = new WeakSet<ConnectedVehicleError>()
-
-/**
- * The renewal of `key` in flight, else `run` started as it in its own fiber,
- * so that a caller that is interrupted stops waiting while the others still
- * get the outcome: in `scope` while it is open (a `Credentials` used after
- * its layer closed renews in a detached fiber). The look-up, the
- * registration and the fork are one uninterruptible step (a renewal
- * registered is always started). Its outcome completes the deferred it
- * returns.
- */
-const joinOrStart = (
-  running: Flights["running"],
-  key: string,
-  run: Effect.Effect<Token, ConnectedVehicleError>,
-  scope: Option.Option<Scope.Scope>
-): Effect.Effect<Deferred.Deferred<Token, ConnectedVehicleError>> =>
-  Effect.uninterruptible(Effect.suspend(() => {
-    const inFlight = running.get(key)
-    if (inFlight !== undefined) return Effect.succeed(inFlight)
-    const deferred = Deferred.makeUnsafe<Token, ConnectedVehicleError>()
-    running.set(key, deferred)
-    const done = (exit: Exit.Exit<Token, ConnectedVehicleError>) => {
-      if (running.get(key) === deferred) running.delete(key)
-      if (!Exit.hasInterrupts(exit)) return Deferred.doneUnsafe(deferred, exit)
-      const error = noCredential(`the renewal of ${key} was interrupted (its layer was closed)`)
-      interrupted.add(error)
-      Deferred.doneUnsafe(deferred, Exit.fail(error))
-    }
-    const fiber = Option.isSome(scope) && scope.value.state._tag !== "Closed" ? Effect.forkIn(run, scope.value) : Effect.forkDetach(run)
-    return Effect.map(fiber, (fiber) => {
-      fiber.addObserver(done)
-      return deferred
-    })
-  }))
 
 /**
  * Builds `Credentials` from a store key and a way to obtain a new token from
@@ -169,13 +108,21 @@ const joinOrStart = (
  * granted but not stored (the store's `set` failed: that call fails, not
  * retried) is kept in memory: later calls use it (and a renewal sends its
  * refresh token, never the stored one the grant used), each first storing
- * it again, until it is stored or the store holds a newer token (or none:
- * a sign-out). After storing a renewed token the session reads the store
- * once more (`peek`): if a sign-out (`remove`) was made meanwhile it holds
- * none (a store's `renewal` does not store over it), and the renewing call
- * and every call waiting for it fail with a `Credentials` reason (not
- * retried) rather than send the signed-out user's token; a token a sign-in
- * or another process stored meanwhile is used instead of the renewal's. If
+ * it again (inside the store's `renewal` when it has one, so that a
+ * sign-out made meanwhile wins), until it is stored or the store holds a
+ * newer token (or none: a sign-out). After storing a renewed token the
+ * session reads the store once more (`peek`). If it holds none and the
+ * store has a `renewal` (which does not store over a sign-out), a sign-out
+ * (`remove`) was made meanwhile: the renewing call and every call waiting
+ * for it fail with a `Credentials` reason (not retried) rather than send the
+ * signed-out user's token. A store without `renewal` cannot tell a sign-out
+ * from a read that lags behind its own write: the renewed token is used. A
+ * valid token another than the renewal's is used instead of it only when it
+ * is newer (issue time, else expiry), or was stored since the renewal
+ * started (a sign-in) and is not one it would renew; an older one is a
+ * lagging read, never used (its refresh token is not sent again). If that
+ * read fails, the renewed token is used (a sign-out made meanwhile is seen
+ * by the next call, which finds no token). If
  * the token endpoint refuses the kept token's refresh token, the older
  * stored token is refused with it (its refresh token was used by the grant
  * that was kept): sign the user in again.
@@ -266,35 +213,48 @@ const session = <R>(
       return stored
     }
 
-    // a kept token is stored again first: dropped once stored (or if the
-    // store holds it or a newer one), used from memory while `set` fails
+    // a kept token is stored again first, inside the store's `renewal` when it
+    // has one (its `set` then does not store over a sign-out or a sign-in made
+    // meanwhile): dropped once stored (or if the store holds it, a newer one,
+    // or none), used from memory while the store fails
     const storeKept = Effect.suspend(() => {
       const token = kept.get(key)
       if (token === undefined) return Effect.void
-      return Effect.flatMap(Effect.exit(store.get(key, peek)), (read) => {
-        if (Exit.isSuccess(read)) latest(read.value)
+      const restore = (stored: Option.Option<Token>) => {
+        latest(stored)
         if (kept.get(key) !== token) return Effect.void
-        return Effect.matchEffect(store.set(key, token), {
-          onFailure: (error) => Effect.logWarning("the renewed token is still not stored: it is used from memory", error),
-          onSuccess: () => Effect.sync(() => kept.get(key) === token && kept.delete(key))
-        })
-      })
+        return Effect.andThen(store.set(key, token), Effect.sync(() => kept.get(key) === token && kept.delete(key)))
+      }
+      return Effect.catch(
+        store.renewal === undefined ? Effect.flatMap(store.get(key, peek), restore) : store.renewal(key, () => true, restore),
+        (error) => Effect.logWarning("the renewed token is still not stored: it is used from memory", error)
+      )
     })
 
-    // what the store holds once the renewal stored `next`: a sign-out (`remove`)
-    // made meanwhile wins (the store kept nothing: `next` is not used either);
-    // a token stored meanwhile by a sign-in or another process is used while valid
-    const settled = (next: Token) =>
+    // what the store holds once the renewal stored `next` (renewed from
+    // `from`): a token stored by a sign-in or another process is used while
+    // valid if it is newer than `next`, or was stored since the renewal
+    // started and is not one it would renew; any other is a read that lags
+    // behind the store's writes (the token renewed from, say), never used.
+    // Nothing stored: a sign-out made meanwhile when the store coordinates
+    // renewals (its `renewal` stored nothing over it: `next` is not used
+    // either), else a lagging read. Unreadable: `next` is used (a sign-out
+    // made meanwhile is seen by the next call, which finds no token)
+    const settled = (next: Token, from: Option.Option<Token>, isStale: typeof stale) =>
       Effect.flatMap(Effect.exit(store.get(key, peek)), (read): Effect.Effect<Token, ConnectedVehicleError> => {
         if (Exit.isFailure(read)) return Effect.succeed(next)
-        const now = read.value
-        if (Option.isNone(now)) {
-          return Effect.fail(noCredential(
+        if (Option.isNone(read.value)) {
+          return store.renewal === undefined ? Effect.succeed(next) : Effect.fail(noCredential(
             `the token of ${key} was removed (a sign-out) while it was renewed: the renewed token is neither stored nor used; sign in again`
           ))
         }
-        if (Refused.sameSecret(now.value.accessToken, next.accessToken)) return Effect.succeed(next)
-        return Effect.map(Clock.currentTimeMillis, (millis) => phase(now.value, millis) !== "expired" ? now.value : next)
+        const stored = read.value.value
+        if (Refused.sameSecret(stored.accessToken, next.accessToken)) return Effect.succeed(next)
+        return Effect.map(Clock.currentTimeMillis, (millis) => {
+          if (phase(stored, millis) === "expired") return next
+          const since = Option.isSome(from) && older(from.value, stored) && !isStale(Option.some(stored), millis)
+          return older(next, stored) || since ? stored : next
+        })
       })
 
     // one renewal: `background` when no caller waits for it (its failure is logged)
@@ -334,7 +294,7 @@ const session = <R>(
               )
             ).pipe(Effect.catchIf(isRefusedRefresh(current), (error) => onRefused(Option.getOrThrow(current), error)))
             yield* Effect.logDebug("token renewed")
-            return yield* settled(next)
+            return yield* settled(next, current, isStale)
           }))
       }).pipe(
         Effect.mapError((error) => toCredentialsError(error, refreshGrant)),
@@ -354,7 +314,7 @@ const session = <R>(
     const renewal = (isStale: typeof stale): Effect.Effect<Token, ConnectedVehicleError> =>
       Effect.catchIf(
         Effect.flatMap(start(isStale, false), Deferred.await),
-        (error: ConnectedVehicleError) => interrupted.has(error),
+        wasInterrupted,
         () => renewal(isStale)
       )
 
