@@ -6,8 +6,9 @@
  * @internal
  */
 import { Deferred, Effect, Exit, Option, type Scope } from "effect"
-import { ConnectedVehicleError, Credentials } from "@connected-vehicle/transport/ConnectedVehicleError"
+import type { ConnectedVehicleError } from "@connected-vehicle/transport/ConnectedVehicleError"
 import type { Token, TokenStore } from "../TokenStore.ts"
+import { noCredential } from "./failure.ts"
 
 /**
  * The session state of a store, by key.
@@ -79,9 +80,7 @@ export const joinOrStart = (
     const done = (exit: Exit.Exit<Token, ConnectedVehicleError>) => {
       if (running.get(key) === deferred) running.delete(key)
       if (!Exit.hasInterrupts(exit)) return Deferred.doneUnsafe(deferred, exit)
-      const error = new ConnectedVehicleError({
-        reason: new Credentials({ description: `the renewal of ${key} was interrupted (its layer was closed)` })
-      })
+      const error = noCredential(`the renewal of ${key} was interrupted (its layer was closed)`)
       interrupted.add(error)
       Deferred.doneUnsafe(deferred, Exit.fail(error))
     }
