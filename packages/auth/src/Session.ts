@@ -14,132 +14,20 @@
  *
  * @since 0.1.0
  */
-import { Clock, Deferred, Duration, Effect, Exit, Layer, Option, Redacted, Scope } from "effect"
+import { Clock, Deferred, Duration, Effect, Layer, Option, Redacted, Scope } from "effect"
 import { Credentials } from "@connected-vehicle/transport/Credentials"
 import type * as Transport from "@connected-vehicle/transport/Transport"
-import { ConnectedVehicleError, Credentials as NoCredential, isConnectedVehicleError } from "@connected-vehicle/transport/ConnectedVehicleError"
+import type { ConnectedVehicleError } from "@connected-vehicle/transport/ConnectedVehicleError"
 import { OAuthConfig } from "./OAuthConfig.ts"
 import * as TokenExchange from "./TokenExchange.ts"
+import { noCredential, toCredentialsError } from "./internal/failure.ts"
+import { flightsOf, joinOrStart, wasInterrupted } from "./internal/flight.ts"
 import { keyError } from "./internal/key.ts"
 import { phaseOf } from "./internal/phase.ts"
 import * as Refused from "./internal/refused.ts"
+import * as Renewal from "./internal/renewal.ts"
 import type { Token, TokenStoreError } from "./TokenStore.ts"
 import { TokenStore } from "./TokenStore.ts"
-
-/**
- * A failed call of the credential: a `Credentials` reason whose `cause` is
- * what failed (a token request, the store), with its `status` and
- * `retryAfter`; `transient` (retried by the call's policy) when the store
- * failed before any token request was sent and its `TokenStoreError` is
- * `transient` (a failure after one is made final by {@link afterRequest}
- * first). A failed token request is not: `TokenExchange` sent it again
- * already where that is safe, and the renewal is shared by every call
- * waiting for it (a call's retry would send it once per call).
- */
-const toCredentialsError = (error: TokenExchange.TokenError | TokenStoreError): ConnectedVehicleError => {
-  if (isConnectedVehicleError(error) && error.reason._tag === "Credentials") return error
-  const status = isConnectedVehicleError(error) ? error.status : undefined
-  const retryAfter = isConnectedVehicleError(error) ? error.retryAfter : undefined
-  const tag = isConnectedVehicleError(error) ? error.reason._tag : error._tag
-  return noCredential(`${tag}: ${error.message}`, {
-    ...(status === undefined ? {} : { status }),
-    ...(retryAfter === undefined ? {} : { retryAfter }),
-    ...(error._tag === "TokenStoreError" && error.transient === true ? { transient: true } : {}),
-    cause: error
-  })
-}
-
-/**
- * A failure of the store once a token request may have been sent (in a
- * `renew` of its own, or storing the granted token): not `transient`, since
- * the call's retry would renew again and send a refresh token the grant
- * already used.
- */
-const afterRequest = (stored: boolean) => (error: TokenExchange.TokenError | TokenStoreError): TokenExchange.TokenError =>
-  error._tag !== "TokenStoreError" ? error : noCredential(
-    stored
-      ? `the token request succeeded, but storing its token failed (not retried: the grant's refresh token is used; the new token is kept in memory for the next call, and stored again): TokenStoreError: ${error.message}`
-      : `TokenStoreError: ${error.message}`,
-    { cause: error }
-  )
-const renewFailed = afterRequest(false)
-const notStored = afterRequest(true)
-
-const noCredential = (
-  description: string,
-  options?: { readonly status?: number; readonly retryAfter?: Duration.Duration; readonly cause?: unknown; readonly transient?: boolean }
-) =>
-  new ConnectedVehicleError({ reason: new NoCredential({ description, ...options }) })
-
-// The renewal in flight per store instance and key, shared by every layer built
-// on that store: whoever needs it while it runs awaits its outcome (success or
-// failure) instead of asking the token endpoint again; and when a renewal that
-// failed may be started again in the background.
-interface Flights {
-  readonly running: Map<string, Deferred.Deferred<Token, ConnectedVehicleError>>
-  readonly retryAt: Map<string, number>
-  // a granted token whose `set` failed: used (and its refresh token renewed
-  // from) instead of the older stored one until it is stored, or the store
-  // holds a newer one (bounded as the refusals are: see `internal/refused.ts`)
-  readonly kept: Map<string, Token>
-}
-
-const flights = new WeakMap<TokenStore["Service"], Flights>()
-
-const flightsOf = (store: TokenStore["Service"]): Flights => {
-  let state = flights.get(store)
-  if (state === undefined) {
-    state = { running: new Map(), retryAt: new Map(), kept: new Map() }
-    flights.set(store, state)
-  }
-  return state
-}
-
-// a failed renewal is started again in the background after this long (a
-// caller that finds the token expired starts one at once)
-const backgroundRetryMillis = 1_000
-
-const peek = { peek: true } as const
-
-const { older } = Refused
-
-// the failures of renewals that were interrupted (their layer closed while
-// they waited for the store): a caller that waited for one starts another
-const interrupted = new WeakSet<ConnectedVehicleError>()
-
-/**
- * The renewal of `key` in flight, else `run` started as it in its own fiber,
- * so that a caller that is interrupted stops waiting while the others still
- * get the outcome: in `scope` while it is open (a `Credentials` used after
- * its layer closed renews in a detached fiber). The look-up, the
- * registration and the fork are one uninterruptible step (a renewal
- * registered is always started). Its outcome completes the deferred it
- * returns.
- */
-const joinOrStart = (
-  running: Flights["running"],
-  key: string,
-  run: Effect.Effect<Token, ConnectedVehicleError>,
-  scope: Option.Option<Scope.Scope>
-): Effect.Effect<Deferred.Deferred<Token, ConnectedVehicleError>> =>
-  Effect.uninterruptible(Effect.suspend(() => {
-    const inFlight = running.get(key)
-    if (inFlight !== undefined) return Effect.succeed(inFlight)
-    const deferred = Deferred.makeUnsafe<Token, ConnectedVehicleError>()
-    running.set(key, deferred)
-    const done = (exit: Exit.Exit<Token, ConnectedVehicleError>) => {
-      if (running.get(key) === deferred) running.delete(key)
-      if (!Exit.hasInterrupts(exit)) return Deferred.doneUnsafe(deferred, exit)
-      const error = noCredential(`the renewal of ${key} was interrupted (its layer was closed)`)
-      interrupted.add(error)
-      Deferred.doneUnsafe(deferred, Exit.fail(error))
-    }
-    const fiber = Option.isSome(scope) && scope.value.state._tag !== "Closed" ? Effect.forkIn(run, scope.value) : Effect.forkDetach(run)
-    return Effect.map(fiber, (fiber) => {
-      fiber.addObserver(done)
-      return deferred
-    })
-  }))
 
 /**
  * Builds `Credentials` from a store key and a way to obtain a new token from
@@ -158,13 +46,21 @@ const joinOrStart = (
  * granted but not stored (the store's `set` failed: that call fails, not
  * retried) is kept in memory: later calls use it (and a renewal sends its
  * refresh token, never the stored one the grant used), each first storing
- * it again, until it is stored or the store holds a newer token (or none:
- * a sign-out). After storing a renewed token the session reads the store
- * once more (`peek`): if a sign-out (`remove`) was made meanwhile it holds
- * none (a store's `renewal` does not store over it), and the renewing call
- * and every call waiting for it fail with a `Credentials` reason (not
- * retried) rather than send the signed-out user's token; a token a sign-in
- * or another process stored meanwhile is used instead of the renewal's. If
+ * it again (inside the store's `renewal` when it has one, so that a
+ * sign-out made meanwhile wins), until it is stored or the store holds a
+ * newer token (or none: a sign-out). After storing a renewed token the
+ * session reads the store once more (`peek`). If it holds none and the
+ * store has a `renewal` (which does not store over a sign-out), a sign-out
+ * (`remove`) was made meanwhile: the renewing call and every call waiting
+ * for it fail with a `Credentials` reason (not retried) rather than send the
+ * signed-out user's token. A store without `renewal` cannot tell a sign-out
+ * from a read that lags behind its own write: the renewed token is used. A
+ * valid token another than the renewal's is used instead of it only when it
+ * is newer (issue time, else expiry), or was stored since the renewal
+ * started (a sign-in) and is not one it would renew; an older one is a
+ * lagging read, never used (its refresh token is not sent again). If that
+ * read fails, the renewed token is used (a sign-out made meanwhile is seen
+ * by the next call, which finds no token). If
  * the token endpoint refuses the kept token's refresh token, the older
  * stored token is refused with it (its refresh token was used by the grant
  * that was kept): sign the user in again.
@@ -195,211 +91,84 @@ const session = <R>(
   Effect.gen(function*() {
     const store = yield* TokenStore
     const config = yield* OAuthConfig
-    const phase = phaseOf(Duration.toMillis(config.refreshAhead), config.expiryMargin === undefined ? undefined : Duration.toMillis(config.expiryMargin))
-    const services = yield* Effect.context<R>()
+    const state: Renewal.State<R> = {
+      key,
+      store,
+      renew,
+      refreshGrant,
+      phase: phaseOf(Duration.toMillis(config.refreshAhead), config.expiryMargin === undefined ? undefined : Duration.toMillis(config.expiryMargin)),
+      flights: flightsOf(store),
+      refused: Refused.refusedOf(store),
+      services: yield* Effect.context<R>()
+    }
     const scope = yield* Effect.serviceOption(Scope.Scope)
-    const { kept, retryAt, running } = flightsOf(store)
-    const stale = (token: Option.Option<Token>, now: number) => Option.isNone(token) || phase(token.value, now) !== "fresh"
-    const refused = Refused.refusedOf(store)
-    // the refusal of the refresh token `token` holds, if any; a refusal of
-    // another token is forgotten (a new token was stored since)
-    const refusalOf = (token: Token) => {
-      const entry = refused.get(key)
-      if (entry === undefined || Refused.holds(token, entry)) return entry
-      refused.delete(key)
-      return undefined
-    }
-
-    // the token endpoint refused the refresh token of `sent`: what the store
-    // holds now tells whether another process renewed meanwhile (its token is
-    // used, never removed nor shadowed) or that refresh token is dead
-    const onRefused = (sent: Token, error: ConnectedVehicleError) =>
-      Effect.flatMap(Effect.exit(store.get(key, peek)), (read): Effect.Effect<Token, ConnectedVehicleError> => {
-        // the kept token (never stored) was refused: it is dropped, and so is
-        // every token not newer than it (the stored one it replaced: its grant used that refresh token)
-        if (kept.get(key) === sent) {
-          kept.delete(key)
-          Refused.remember(refused, key, { refreshToken: sent.refreshToken!, rejected: undefined, cause: error, kept: sent })
-          return Effect.fail(Refused.refusedNow(key, error))
-        }
-        // the store cannot be read: nothing to compare with, nothing remembered
-        if (Exit.isFailure(read)) return Effect.fail(error)
-        const now = read.value
-        if (Option.isSome(now) && Refused.sameSecret(now.value.refreshToken, sent.refreshToken!)) {
-          Refused.remember(refused, key, { refreshToken: sent.refreshToken!, rejected: undefined, cause: error })
-          return Effect.fail(Refused.refusedNow(key, error))
-        }
-        // another process stored a token meanwhile: used while it is valid (due for renewal or not)
-        return Effect.flatMap(Clock.currentTimeMillis, (millis) =>
-          Option.isSome(now) && phase(now.value, millis) !== "expired" ? Effect.succeed(now.value) : Effect.fail(error))
-      })
-    const isRefusedRefresh = (current: Option.Option<Token>) => (error: TokenExchange.TokenError | TokenStoreError): error is ConnectedVehicleError =>
-      refreshGrant && Option.isSome(current) && current.value.refreshToken !== undefined && Refused.isInvalidGrant(error)
-
-    // `use` with the stored token as the fleet's one renewal of `key` when the
-    // store coordinates renewals between processes (its `renewal`, told
-    // which tokens this session would renew), else with what `get` reads
-    // (a kept token is renewed under the fleet's lease, whatever the store holds)
-    const leased = <A, E>(isStale: typeof stale, use: (current: Option.Option<Token>) => Effect.Effect<A, E, R>) =>
-      store.renewal === undefined
-        ? Effect.flatMap(store.get(key), use)
-        : store.renewal(key, (token, now) => kept.has(key) || isStale(Option.some(token), now), use)
-
-    // the kept token of `key` rather than `stored` while `stored` is older; dropped
-    // once the store holds it, a newer one, or none (a sign-out is not undone)
-    const latest = (stored: Option.Option<Token>): Option.Option<Token> => {
-      const token = kept.get(key)
-      if (token === undefined) return stored
-      if (Option.isSome(stored) && older(stored.value, token)) return Option.some(token)
-      kept.delete(key)
-      return stored
-    }
-
-    // a kept token is stored again first: dropped once stored (or if the
-    // store holds it or a newer one), used from memory while `set` fails
-    const storeKept = Effect.suspend(() => {
-      const token = kept.get(key)
-      if (token === undefined) return Effect.void
-      return Effect.flatMap(Effect.exit(store.get(key, peek)), (read) => {
-        if (Exit.isSuccess(read)) latest(read.value)
-        if (kept.get(key) !== token) return Effect.void
-        return Effect.matchEffect(store.set(key, token), {
-          onFailure: (error) => Effect.logWarning("the renewed token is still not stored: it is used from memory", error),
-          onSuccess: () => Effect.sync(() => kept.get(key) === token && kept.delete(key))
-        })
-      })
-    })
-
-    // what the store holds once the renewal stored `next`: a sign-out (`remove`)
-    // made meanwhile wins (the store kept nothing: `next` is not used either);
-    // a token stored meanwhile by a sign-in or another process is used while valid
-    const settled = (next: Token) =>
-      Effect.flatMap(Effect.exit(store.get(key, peek)), (read): Effect.Effect<Token, ConnectedVehicleError> => {
-        if (Exit.isFailure(read)) return Effect.succeed(next)
-        const now = read.value
-        if (Option.isNone(now)) {
-          return Effect.fail(noCredential(
-            `the token of ${key} was removed (a sign-out) while it was renewed: the renewed token is neither stored nor used; sign in again`
-          ))
-        }
-        if (Refused.sameSecret(now.value.accessToken, next.accessToken)) return Effect.succeed(next)
-        return Effect.map(Clock.currentTimeMillis, (millis) => phase(now.value, millis) !== "expired" ? now.value : next)
-      })
-
-    // one renewal: `background` when no caller waits for it (its failure is logged)
-    const renewOnce = (isStale: typeof stale, background: boolean) =>
-      Effect.gen(function*() {
-        yield* storeKept
-        const held = kept.get(key)
-        if (held !== undefined && !isStale(Option.some(held), yield* Clock.currentTimeMillis)) return held
-        // a refresh token the token endpoint refused is not sent again (read
-        // with `peek` first: no renewal follows, so no lease of a shared store is taken)
-        if (refused.has(key)) {
-          const peeked = yield* store.get(key, peek)
-          if (Option.isNone(peeked)) refused.delete(key)
-          const refusal = Option.isSome(peeked) ? refusalOf(peeked.value) : undefined
-          if (refusal !== undefined) return yield* Refused.signInAgain(key, refusal)
-        }
-        return yield* leased(isStale, (stored) =>
-          Effect.gen(function*() {
-            const current = latest(stored)
-            // another layer or process may have renewed since the caller looked
-            if (Option.isSome(current) && !isStale(current, yield* Clock.currentTimeMillis)) return current.value
-            // once asked, the token endpoint's answer is stored even if the layer
-            // closes meanwhile (a refresh token may be used once: the new one
-            // would be lost)
-            // a store failure from here on is not transient (a token request may have been sent)
-            const next = yield* Effect.uninterruptible(
-              Effect.tap(
-                Effect.mapError(renew(current), renewFailed),
-                (next) =>
-                  Effect.andThen(
-                    Effect.tapError(store.set(key, next), () => Effect.sync(() => Refused.remember(kept, key, next))),
-                    Effect.sync(() => {
-                      retryAt.delete(key)
-                      kept.delete(key)
-                    })
-                  ).pipe(Effect.mapError(notStored))
-              )
-            ).pipe(Effect.catchIf(isRefusedRefresh(current), (error) => onRefused(Option.getOrThrow(current), error)))
-            yield* Effect.logDebug("token renewed")
-            return yield* settled(next)
-          }))
-      }).pipe(
-        Effect.mapError(toCredentialsError),
-        Effect.tapError((error) =>
-          Effect.andThen(
-            Effect.clockWith((clock) => Effect.sync(() => Refused.remember(retryAt, key, clock.currentTimeMillisUnsafe() + backgroundRetryMillis))),
-            background ? Effect.logWarning("token renewal failed: the current token is used until it expires", error) : Effect.void
-          )
-        ),
-        Effect.annotateLogs({ key }),
-        Effect.provideContext(services),
-        Effect.withSpan("connected-vehicle.auth.renew", { attributes: { key, background } })
-      )
-    const start = (isStale: typeof stale, background: boolean) => joinOrStart(running, key, renewOnce(isStale, background), scope)
-
+    const { retryAt, running } = state.flights
+    const start = (isStale: Renewal.IsStale, background: boolean) => joinOrStart(running, key, Renewal.renewOnce(state, isStale, background), scope)
     // the renewal in flight, else a new one; one interrupted (its layer closed) is started again
-    const renewal = (isStale: typeof stale): Effect.Effect<Token, ConnectedVehicleError> =>
-      Effect.catchIf(
-        Effect.flatMap(start(isStale, false), Deferred.await),
-        (error: ConnectedVehicleError) => interrupted.has(error),
-        () => renewal(isStale)
-      )
-
+    const renewal = (isStale: Renewal.IsStale): Effect.Effect<Token, ConnectedVehicleError> =>
+      Effect.catchIf(Effect.flatMap(start(isStale, false), Deferred.await), wasInterrupted, () => renewal(isStale))
+    const stale = (token: Option.Option<Token>, now: number) => Option.isNone(token) || state.phase(token.value, now) !== "fresh"
     // stale-while-revalidate: a renewal in the background, unless one runs or
     // the last one failed less than a second ago
     const revalidate = (now: number) =>
       Effect.suspend(() => running.has(key) || now < (retryAt.get(key) ?? 0) ? Effect.void : Effect.asVoid(start(stale, true)))
-
-    // on every call: a chain, not a generator (no generator object per call)
-    const renewed = Effect.map(renewal(stale), (next) => next.accessToken)
-    const malformed = Effect.fail(noCredential(
-      `the token store gave back a token of ${key} whose accessToken is not a Redacted value: a store must return what it was given (rebuild Redacted values when it reads serialized tokens)`
-    ))
-    const token = Effect.matchEffect(store.get(key, peek), {
-      onFailure: (error) => Effect.fail(toCredentialsError(error)),
-      onSuccess: (current) =>
-        Effect.clockWith((clock) => {
-          // a granted token not stored yet: the renewal's single flight stores it (or renews from it)
-          if (Option.isNone(current) || (kept.size !== 0 && kept.has(key))) return renewed
-          // what a store gives back must be what it was given: a token whose
-          // access token is not `Redacted` (serialized as a string, say) is the
-          // store's fault, said as such rather than renewed on every call
-          if (!Redacted.isRedacted(current.value.accessToken)) return malformed
-          const now = clock.currentTimeMillisUnsafe()
-          const state = phase(current.value, now)
-          const accessToken = Effect.succeed(current.value.accessToken)
-          // its refresh token refused: no renewal; the access token serves
-          // until it expires or the service rejects it, then sign in again
-          const refusal = refused.size === 0 ? undefined : refusalOf(current.value)
-          if (refusal !== undefined) {
-            return state === "expired" || Refused.rejects(current.value, refusal) ? Effect.fail(Refused.signInAgain(key, refusal)) : accessToken
-          }
-          if (state === "expired") return renewed
-          return state === "fresh" ? accessToken : Effect.andThen(revalidate(now), accessToken)
-        })
-    })
-
-    const refresh = (rejected: Redacted.Redacted<string>) => {
-      const isRejected = (t: Option.Option<Token>) =>
-        Option.isNone(t) || !Redacted.isRedacted(t.value.accessToken) || Redacted.value(t.value.accessToken) === Redacted.value(rejected)
-      // a renewal that was running for another reason may hand back the rejected token: renew once more
-      return renewal(isRejected).pipe(
-        Effect.flatMap((next) => isRejected(Option.some(next)) ? renewal(isRejected) : Effect.succeed(next)),
-        // its refresh token refused: the rejected access token is not sent again either
-        Effect.tapError((error) =>
-          Effect.sync(() => {
-            const entry = refused.get(key)
-            if (entry !== undefined && Refused.isSignInAgain(error)) Refused.remember(refused, key, { ...entry, rejected })
-          })
-        ),
-        Effect.as(true)
-      )
-    }
-
-    return { token, refresh }
+    return { token: tokenOf(state, Effect.map(renewal(stale), (next) => next.accessToken), revalidate), refresh: refreshOf(state, renewal) }
   })
+
+// `Credentials.token` (on every call: a chain, not a generator, so no generator object per call)
+const tokenOf = <R>(
+  state: Renewal.State<R>,
+  renewed: Effect.Effect<Redacted.Redacted<string>, ConnectedVehicleError>,
+  revalidate: (now: number) => Effect.Effect<void>
+): Effect.Effect<Redacted.Redacted<string>, ConnectedVehicleError> => {
+  const { flights: { kept }, key, phase, refused, store } = state
+  const malformed = Effect.fail(noCredential(
+    `the token store gave back a token of ${key} whose accessToken is not a Redacted value: a store must return what it was given (rebuild Redacted values when it reads serialized tokens)`
+  ))
+  return Effect.matchEffect(store.get(key, Renewal.peek), {
+    onFailure: (error) => Effect.fail(toCredentialsError(error)),
+    onSuccess: (current) =>
+      Effect.clockWith((clock) => {
+        // a granted token not stored yet: the renewal's single flight stores it (or renews from it)
+        if (Option.isNone(current) || (kept.size !== 0 && kept.has(key))) return renewed
+        // what a store gives back must be what it was given: a token whose
+        // access token is not `Redacted` (serialized as a string, say) is the
+        // store's fault, said as such rather than renewed on every call
+        if (!Redacted.isRedacted(current.value.accessToken)) return malformed
+        const now = clock.currentTimeMillisUnsafe()
+        const phaseNow = phase(current.value, now)
+        const accessToken = Effect.succeed(current.value.accessToken)
+        // its refresh token refused: no renewal; the access token serves
+        // until it expires or the service rejects it, then sign in again
+        const refusal = refused.size === 0 ? undefined : Renewal.refusalOf(state, current.value)
+        if (refusal !== undefined) {
+          return phaseNow === "expired" || Refused.rejects(current.value, refusal) ? Effect.fail(Refused.signInAgain(key, refusal)) : accessToken
+        }
+        if (phaseNow === "expired") return renewed
+        return phaseNow === "fresh" ? accessToken : Effect.andThen(revalidate(now), accessToken)
+      })
+  })
+}
+
+// `Credentials.refresh`: the service rejected the access token `rejected`
+const refreshOf = <R>(state: Renewal.State<R>, renewal: (isStale: Renewal.IsStale) => Effect.Effect<Token, ConnectedVehicleError>) =>
+(rejected: Redacted.Redacted<string>) => {
+  const { key, refused } = state
+  const isRejected = (t: Option.Option<Token>) =>
+    Option.isNone(t) || !Redacted.isRedacted(t.value.accessToken) || Redacted.value(t.value.accessToken) === Redacted.value(rejected)
+  // a renewal that was running for another reason may hand back the rejected token: renew once more
+  return renewal(isRejected).pipe(
+    Effect.flatMap((next) => isRejected(Option.some(next)) ? renewal(isRejected) : Effect.succeed(next)),
+    // its refresh token refused: the rejected access token is not sent again either
+    Effect.tapError((error) =>
+      Effect.sync(() => {
+        const entry = refused.get(key)
+        if (entry !== undefined && Refused.isSignInAgain(error)) Refused.remember(refused, key, { ...entry, rejected })
+      })
+    ),
+    Effect.as(true)
+  )
+}
 
 /**
  * A user's session: the token set stored under `key` (put there by

@@ -140,8 +140,15 @@ export class TokenStore extends Context.Service<TokenStore, {
    * renewal (`Session.login`) always stores. A failure of the store here,
    * before `use`, is retried by the call when the `TokenStoreError` is
    * `transient`; one inside `use` (storing a granted token) never is.
-   * Without it, the `Session` reads the token with `get` (no `peek`) and
-   * renews.
+   * The `Session` reads the store (`get` with `peek`) after storing a
+   * renewed token and takes nothing stored for a sign-out: a store with
+   * `renewal` must read its own writes. Without it, the `Session` reads the
+   * token with `get` (no `peek`) and renews; its `set` cannot tell a
+   * renewal's write from a sign-in's, so a renewal running at a sign-out
+   * stores its token again (implement `renewal` to keep a sign-out). A store
+   * built by spreading {@link makeMemory} (`{ ...memory, get }`) keeps the
+   * memory store's `renewal`, which reads the memory store's tokens, not
+   * the custom `get`: override `renewal` as well, or leave it out.
    */
   readonly renewal?: <A, E, R>(
     key: string,

@@ -35,21 +35,23 @@ const expired = (): TokenStore.Token => {
 /**
  * A service and token endpoint in memory: refresh-n is granted access-(n+1)
  * / refresh-(n+1) once `gate` is open, except those in `refused`
- * (`invalid_grant`); `rejected` access tokens are answered 401. `sent`
- * lists what was sent.
+ * (`invalid_grant`), and, when `rotating`, one already used; `rejected`
+ * access tokens are answered 401. `sent` lists what was sent.
  */
-const service = (gate: Deferred.Deferred<void>, refused: ReadonlySet<string>, rejected: ReadonlySet<string>) => {
+const service = (gate: Deferred.Deferred<void>, refused: ReadonlySet<string>, rejected: ReadonlySet<string>, rotating = false) => {
   const sent: Array<string> = []
+  const used = new Set<string>()
   const client = HttpClient.make((request) =>
     Effect.gen(function*() {
       const path = new URL(request.url).pathname
       if (path === "/oauth/token") {
         const form = new URLSearchParams(request.body._tag === "Uint8Array" ? new TextDecoder().decode(request.body.body) : "")
-        const used = form.get("refresh_token") ?? ""
-        sent.push(`token ${used}`)
-        if (refused.has(used)) return json(request, 400, { error: "invalid_grant" })
+        const refreshToken = form.get("refresh_token") ?? ""
+        sent.push(`token ${refreshToken}`)
+        if (refused.has(refreshToken) || used.has(refreshToken)) return json(request, 400, { error: "invalid_grant" })
+        if (rotating) used.add(refreshToken)
         yield* Deferred.await(gate)
-        const n = Number(used.slice("refresh-".length)) + 1
+        const n = Number(refreshToken.slice("refresh-".length)) + 1
         return json(request, 200, { access_token: `access-${n}`, token_type: "Bearer", expires_in: 7200, refresh_token: `refresh-${n}` })
       }
       const authorization = (request.headers["authorization"] ?? "").slice("Bearer ".length)
@@ -73,6 +75,39 @@ const callWith = (transport: Layer.Layer<Transport.Transport>, store: TokenStore
     )),
     Effect.provide(transport)
   )
+
+const applicationWith = (transport: Layer.Layer<Transport.Transport>, store: TokenStore.TokenStore["Service"]) =>
+  odometer.pipe(
+    Effect.provide(Session.layerApplication().pipe(
+      Layer.provide([transport, OAuthConfig.layer({ clientId: "app", clientSecret: Redacted.make("secret") }), Layer.succeed(TokenStore.TokenStore, store)])
+    )),
+    Effect.provide(transport)
+  )
+
+/**
+ * A store without read-your-writes and without `renewal` (a read replica, a
+ * write-behind cache): after each `set`, the next `lag` reads still give
+ * what was stored before it.
+ */
+const lagging = (lag: number) =>
+  Effect.map(TokenStore.makeMemory, (memory) => {
+    let stale: Option.Option<TokenStore.Token> = Option.none()
+    let left = 0
+    const store = TokenStore.TokenStore.of({
+      get: (key, options) => Effect.suspend(() => left-- > 0 ? Effect.succeed(stale) : memory.get(key, options)),
+      set: (key, token) =>
+        Effect.flatMap(memory.get(key), (before) =>
+          Effect.andThen(
+            memory.set(key, token),
+            Effect.sync(() => {
+              stale = before
+              left = lag
+            })
+          )),
+      remove: (key) => memory.remove(key)
+    })
+    return { memory, store }
+  })
 
 const accessOf = (store: TokenStore.TokenStore["Service"]) =>
   Effect.map(store.get("user-1"), Option.map((token) => Redacted.value(token.accessToken)))
@@ -121,6 +156,69 @@ describe("Session: the store during a renewal", () => {
       assert.strictEqual((yield* Fiber.join(call)).value.distance, 42)
       assert.deepStrictEqual(yield* accessOf(store), Option.some("access-9"))
       assert.deepStrictEqual(sent, ["token refresh-1", "read access-9"])
+    }))
+
+  it.live("a store without read-your-writes: a stale read after storing the renewed token is not used (its refresh token is sent once)", () =>
+    Effect.gen(function*() {
+      const gate = yield* Deferred.make<void>()
+      yield* Deferred.succeed(gate, undefined)
+      // access-1 is valid but rejected (revoked): the 401 renews it; a refresh token is used once
+      const { sent, transport } = service(gate, new Set(), new Set(["access-1"]), true)
+      const { memory, store } = yield* lagging(2)
+      const now = Date.now()
+      yield* memory.set("user-1", { ...expired(), issuedAt: now, expiresAt: now + 7_200_000 })
+      // the renewal's re-read gives access-1 (stale): access-2 is used, refresh-1 not sent again; the
+      // call's replay reads the store too, which still gives access-1 (a store must read its own
+      // writes for the replay to carry the new token)
+      const error = yield* Effect.flip(callWith(transport, store))
+      assert.isTrue(isConnectedVehicleError(error) && error.status === 401)
+      assert.deepStrictEqual(sent, ["read access-1", "token refresh-1", "read access-1"])
+      assert.deepStrictEqual(yield* accessOf(memory), Option.some("access-2"))
+      // the store caught up: access-2, no token request
+      assert.strictEqual((yield* callWith(transport, store)).value.distance, 42)
+      assert.deepStrictEqual(sent.slice(3), ["read access-2"])
+    }))
+
+  it.live("a store without read-your-writes: a read that finds nothing after storing is not a sign-out (an application's first token)", () =>
+    Effect.gen(function*() {
+      const gate = yield* Deferred.make<void>()
+      yield* Deferred.succeed(gate, undefined)
+      const { sent, transport } = service(gate, new Set(), new Set())
+      const { memory, store } = yield* lagging(1)
+      assert.strictEqual((yield* applicationWith(transport, store)).value.distance, 42)
+      assert.deepStrictEqual(sent, ["token ", "read access-1"])
+      assert.isTrue(Option.isSome(yield* memory.get("application")))
+    }))
+
+  it.live("a sign-out while the kept token is stored again wins: the kept token is not stored over it", () =>
+    Effect.gen(function*() {
+      const gate = yield* Deferred.make<void>()
+      yield* Deferred.succeed(gate, undefined)
+      const { sent, transport } = service(gate, new Set(), new Set())
+      const memory = yield* TokenStore.makeMemory
+      yield* memory.set("user-1", expired())
+      let failSets = 1
+      let signOutBeforeSet = false
+      const store = TokenStore.TokenStore.of({
+        ...memory,
+        set: (key, token) =>
+          Effect.suspend(() => {
+            if (failSets-- > 0) return Effect.fail(new TokenStore.TokenStoreError({ key, reason: "Socket closed unexpectedly", transient: true }))
+            if (!signOutBeforeSet) return memory.set(key, token)
+            // the user signs out between the session's read and its set
+            signOutBeforeSet = false
+            return Effect.andThen(memory.remove(key), memory.set(key, token))
+          })
+      })
+      // granted with refresh-1, not stored: access-2 / refresh-2 kept
+      const first = yield* Effect.flip(callWith(transport, store))
+      assert.include(first.message, "the token request succeeded, but storing its token failed")
+      // the next call stores the kept token again: the sign-out made meanwhile wins
+      signOutBeforeSet = true
+      const second = yield* Effect.flip(callWith(transport, store))
+      assert.instanceOf(reasonOf(second), Credentials)
+      assert.deepStrictEqual(yield* accessOf(memory), Option.none())
+      assert.deepStrictEqual(sent, ["token refresh-1"])
     }))
 
   it.live("the kept token's refresh token refused (invalid_grant): the stored token's refresh token is not sent again", () =>

@@ -118,10 +118,13 @@ const keepFor = (millis: number): number => Number.isNaN(millis) ? maxKeep : Mat
 // the token (expiring in `millis`), and the lease released when it is ours:
 // one atomic step. `guarded` (a renewal's token): stored only while what is
 // stored is still `expected` (what the renewal found when it took the lease;
-// "" for nothing) or nothing: another process that took over a lost lease,
-// a sign-in, or a sign-out (its removal marker) may have changed it
-// meanwhile, and wins (0 answered); with nothing stored (the key expired in
-// Redis) the new token is kept, lease or not (losing a rotated refresh token is worse)
+// "" for nothing): another process that took over a lost lease, a sign-in,
+// or a sign-out (its removal marker) may have changed it meanwhile, and wins
+// (0 answered). Nothing stored where the renewal found a token: stored
+// while the lease is still ours (the token expired in Redis: a lease held
+// is at most maxRenewal + leaseDuration old, so a sign-out made since the
+// renewal took it would still hold its marker), not once it is lost (the
+// marker of a sign-out may have expired)
 const setScript = Redis.script(
   (tokenKey: string, leaseKey: string, json: string, owner: string, millis: number, guarded: string, expected: string) => [
     tokenKey,
@@ -138,7 +141,7 @@ const setScript = Redis.script(
 local ours = redis.call("GET", KEYS[2]) == ARGV[2]
 if ARGV[4] == "1" then
   local now = redis.call("GET", KEYS[1])
-  if now and now ~= ARGV[5] then
+  if (now and now ~= ARGV[5]) or (not now and ARGV[5] ~= "" and not ours) then
     if ours then redis.call("DEL", KEYS[2]) end
     return 0
   end
@@ -318,8 +321,13 @@ const setOf = (store: Store) => {
  * sign-in), nor over a sign-out made since the renewal took its lease:
  * `remove` leaves a removal marker in place of the token (read as no
  * token; kept for `maxRenewal` plus twice `leaseDuration`), which the
- * renewal's store step finds changed; it stores its token if nothing at
- * all is stored (the key expired in Redis), lease or not. Only the `set`
+ * renewal's store step finds changed. Where the renewal found a token and
+ * nothing at all is stored, it stores its token only while its lease is
+ * still its own (the token expired in Redis meanwhile: a lease is held for
+ * at most `maxRenewal` plus one `leaseDuration`, so a sign-out made since
+ * would still hold its marker), never after losing it (a marker may have
+ * expired: the sign-out wins, its token is lost); a renewal that found
+ * nothing stores over nothing. Only the `set`
  * of the renewal's own fiber (its `use`) is guarded: a sign-in in another
  * fiber of the process, even while the renewal releases its lease, stores
  * whatever is there. A Redis failure or timeout is a `transient`
@@ -378,7 +386,8 @@ export const make = (options?: Options): Effect.Effect<TokenStore["Service"], Fl
       get,
       renewal: renewalOf(store),
       set: setOf(store),
-      // the removal marker outlives any renewal that may still store (maxRenewal, twice the lease)
+      // the removal marker outlives any lease a renewal may still hold (maxRenewal, then one lease
+      // duration): a renewal that stores later finds nothing where it found a token, and stores nothing
       remove: (key) =>
         call(store, key, "remove token", store.redis.send("SET", `${store.prefix}token:${key}`, removalMarker(), "PX", String(store.maxRenewal + 2 * store.lease)))
           .pipe(Effect.asVoid)

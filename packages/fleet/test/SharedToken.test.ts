@@ -379,6 +379,31 @@ describe("SharedToken", () => {
       assert.strictEqual(yield* stored, "fetched")
     }).pipe(Effect.scoped), 10_000)
 
+  it.live("a renewal that outlasts the removal marker does not store its token over the sign-out; one whose token expired in Redis meanwhile, its lease held, does", () =>
+    Effect.gen(function*() {
+      const context = yield* Layer.build(SharedRedis.layer({ url: redisUrl() }))
+      const prefix = freshPrefix("marker-expired")
+      const store = yield* Effect.provideContext(SharedToken.make({ prefix, leaseDuration: "300 millis", timeout: "100 millis", maxRenewal: "200 millis" }), context)
+      const now = Date.now()
+      const tokenOf = (value: string, expiresIn = 60_000) => ({
+        accessToken: Redacted.make(value),
+        issuedAt: now,
+        expiresAt: Date.now() + expiresIn,
+        refreshToken: undefined,
+        refreshExpiresAt: undefined
+      })
+      const stored = Effect.map(store.get("user", { peek: true }), (token) => Option.getOrNull(Option.map(token, (t) => Redacted.value(t.accessToken))))
+      yield* store.set("user", tokenOf("old"))
+      // the marker lasts maxRenewal + 2 × leaseDuration (800 ms): the renewal stores after it expired
+      yield* store.renewal!("user", () => true, () => Effect.andThen(Effect.andThen(store.remove("user"), Effect.sleep("1200 millis")), store.set("user", tokenOf("renewed"))))
+      assert.strictEqual(yield* stored, null)
+      // the stored token expires in Redis (no refresh token: at its expiry) while the renewal holds its lease: stored
+      const long = yield* Effect.provideContext(SharedToken.make({ prefix, maxRenewal: "5 seconds" }), context)
+      yield* long.set("app", tokenOf("expiring", 200))
+      yield* long.renewal!("app", () => true, () => Effect.andThen(Effect.sleep("400 millis"), long.set("app", tokenOf("fetched"))))
+      assert.strictEqual(Option.getOrNull(Option.map(yield* long.get("app", { peek: true }), (t) => Redacted.value(t.accessToken))), "fetched")
+    }).pipe(Effect.scoped), 10_000)
+
   it.live("a sign-in (set) in the renewing process while the renewal releases its lease is stored", () =>
     Effect.gen(function*() {
       const context = yield* Layer.build(SharedRedis.layer({ url: redisUrl() }))

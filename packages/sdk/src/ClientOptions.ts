@@ -88,6 +88,11 @@ export interface UserToken {
  * (a connection blip of the database); anything else (a corrupt value, a
  * refused access) fails the call at once.
  *
+ * It has no `renewal` (see `TokenStore` of `@connected-vehicle/auth`): a
+ * sign-out (`remove`) made while a renewal of the key runs is undone by the
+ * renewal's `set`. Pass an Effect `Layer<TokenStore>` whose store
+ * implements `renewal` for a sign-out to win.
+ *
  * @example
  * ```ts
  * import type { Token } from "@connected-vehicle/auth/TokenStore"

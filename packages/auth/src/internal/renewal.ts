@@ -1,0 +1,224 @@
+/**
+ * One renewal of a `Session`'s token: the store's `renewal` (or a read),
+ * the token request, storing its token, and what the store holds after.
+ *
+ * @internal
+ */
+import { Clock, type Context, Effect, Exit, Option } from "effect"
+import type { ConnectedVehicleError } from "@connected-vehicle/transport/ConnectedVehicleError"
+import type * as TokenExchange from "../TokenExchange.ts"
+import type { Token, TokenStore, TokenStoreError } from "../TokenStore.ts"
+import { noCredential, notStored, renewFailed, toCredentialsError } from "./failure.ts"
+import type { Flights } from "./flight.ts"
+import * as Refused from "./refused.ts"
+
+/**
+ * Whether a token (none: `Option.none()`) is one to renew at `now`.
+ *
+ * @internal
+ */
+export type IsStale = (token: Option.Option<Token>, now: number) => boolean
+
+/**
+ * What a `Session` of `key` renews with.
+ *
+ * @internal
+ */
+export interface State<R> {
+  readonly key: string
+  readonly store: TokenStore["Service"]
+  readonly renew: (current: Option.Option<Token>) => Effect.Effect<Token, TokenExchange.TokenError | TokenStoreError, R>
+  /** `renew` sends the current token's refresh token: an `invalid_grant` means it is dead (see `refused.ts`) */
+  readonly refreshGrant: boolean
+  readonly phase: (token: Token, now: number) => "fresh" | "due" | "expired"
+  readonly flights: Flights
+  readonly refused: Map<string, Refused.Refused>
+  readonly services: Context.Context<R>
+}
+
+/**
+ * A read of what is stored now (no renewal follows).
+ *
+ * @internal
+ */
+export const peek = { peek: true } as const
+
+// a failed renewal is started again in the background after this long (a
+// caller that finds the token expired starts one at once)
+const backgroundRetryMillis = 1_000
+
+/**
+ * The refusal of the refresh token of `token`, if one holds; a refusal of
+ * another token is forgotten (a new token was stored since).
+ *
+ * @internal
+ */
+export const refusalOf = <R>({ key, refused }: State<R>, token: Token): Refused.Refused | undefined => {
+  const entry = refused.get(key)
+  if (entry === undefined || Refused.holds(token, entry)) return entry
+  refused.delete(key)
+  return undefined
+}
+
+// the kept token of `key` rather than `stored` while `stored` is older; dropped
+// once the store holds it, a newer one, or none (a sign-out is not undone)
+const latest = <R>({ flights: { kept }, key }: State<R>, stored: Option.Option<Token>): Option.Option<Token> => {
+  const token = kept.get(key)
+  if (token === undefined) return stored
+  if (Option.isSome(stored) && Refused.older(stored.value, token)) return Option.some(token)
+  kept.delete(key)
+  return stored
+}
+
+// the token endpoint refused the refresh token of `sent`: what the store
+// holds now tells whether another process renewed meanwhile (its token is
+// used, never removed nor shadowed) or that refresh token is dead
+const onRefused = <R>(state: State<R>, sent: Token, error: ConnectedVehicleError) => {
+  const { flights: { kept }, key, refused, store } = state
+  return Effect.flatMap(Effect.exit(store.get(key, peek)), (read): Effect.Effect<Token, ConnectedVehicleError> => {
+    // the kept token (never stored) was refused: it is dropped, and so is
+    // every token not newer than it (the stored one it replaced: its grant used that refresh token)
+    if (kept.get(key) === sent) {
+      kept.delete(key)
+      Refused.remember(refused, key, { refreshToken: sent.refreshToken!, rejected: undefined, cause: error, kept: sent })
+      return Effect.fail(Refused.refusedNow(key, error))
+    }
+    // the store cannot be read: nothing to compare with, nothing remembered
+    if (Exit.isFailure(read)) return Effect.fail(error)
+    const now = read.value
+    if (Option.isSome(now) && Refused.sameSecret(now.value.refreshToken, sent.refreshToken!)) {
+      Refused.remember(refused, key, { refreshToken: sent.refreshToken!, rejected: undefined, cause: error })
+      return Effect.fail(Refused.refusedNow(key, error))
+    }
+    // another process stored a token meanwhile: used while it is valid (due for renewal or not)
+    return Effect.flatMap(Clock.currentTimeMillis, (millis) =>
+      Option.isSome(now) && state.phase(now.value, millis) !== "expired" ? Effect.succeed(now.value) : Effect.fail(error))
+  })
+}
+
+// `use` with the stored token as the fleet's one renewal of `key` when the
+// store coordinates renewals between processes (its `renewal`, told
+// which tokens this session would renew), else with what `get` reads
+// (a kept token is renewed under the fleet's lease, whatever the store holds)
+const leased = <A, E, R>(
+  { flights: { kept }, key, store }: State<R>,
+  isStale: IsStale,
+  use: (current: Option.Option<Token>) => Effect.Effect<A, E, R>
+) =>
+  store.renewal === undefined
+    ? Effect.flatMap(store.get(key), use)
+    : store.renewal(key, (token, now) => kept.has(key) || isStale(Option.some(token), now), use)
+
+// a kept token is stored again first, inside the store's `renewal` when it
+// has one (its `set` then does not store over a sign-out or a sign-in made
+// meanwhile): dropped once stored (or if the store holds it, a newer one,
+// or none), used from memory while the store fails
+const storeKept = <R>(state: State<R>) =>
+  Effect.suspend(() => {
+    const { flights: { kept }, key, store } = state
+    const token = kept.get(key)
+    if (token === undefined) return Effect.void
+    const restore = (stored: Option.Option<Token>) => {
+      latest(state, stored)
+      if (kept.get(key) !== token) return Effect.void
+      return Effect.andThen(store.set(key, token), Effect.sync(() => kept.get(key) === token && kept.delete(key)))
+    }
+    return Effect.catch(
+      store.renewal === undefined ? Effect.flatMap(store.get(key, peek), restore) : store.renewal(key, () => true, restore),
+      (error) => Effect.logWarning("the renewed token is still not stored: it is used from memory", error)
+    )
+  })
+
+// what the store holds once the renewal stored `next` (renewed from
+// `from`): a token stored by a sign-in or another process is used while
+// valid if it is newer than `next`, or was stored since the renewal
+// started and is not one it would renew; any other is a read that lags
+// behind the store's writes (the token renewed from, say), never used.
+// Nothing stored: a sign-out made meanwhile when the store coordinates
+// renewals (its `renewal` stored nothing over it: `next` is not used
+// either), else a lagging read. Unreadable: `next` is used (a sign-out
+// made meanwhile is seen by the next call, which finds no token)
+const settled = <R>({ key, phase, store }: State<R>, next: Token, from: Option.Option<Token>, isStale: IsStale) =>
+  Effect.flatMap(Effect.exit(store.get(key, peek)), (read): Effect.Effect<Token, ConnectedVehicleError> => {
+    if (Exit.isFailure(read)) return Effect.succeed(next)
+    if (Option.isNone(read.value)) {
+      return store.renewal === undefined ? Effect.succeed(next) : Effect.fail(noCredential(
+        `the token of ${key} was removed (a sign-out) while it was renewed: the renewed token is neither stored nor used; sign in again`
+      ))
+    }
+    const stored = read.value.value
+    if (Refused.sameSecret(stored.accessToken, next.accessToken)) return Effect.succeed(next)
+    return Effect.map(Clock.currentTimeMillis, (millis) => {
+      if (phase(stored, millis) === "expired") return next
+      const since = Option.isSome(from) && Refused.older(from.value, stored) && !isStale(Option.some(stored), millis)
+      return Refused.older(next, stored) || since ? stored : next
+    })
+  })
+
+// the token request from `current`, its token stored: once asked, the token
+// endpoint's answer is stored even if the layer closes meanwhile (a refresh
+// token may be used once: the new one would be lost); a store failure from
+// here on is not transient (a token request may have been sent)
+const grant = <R>(state: State<R>, current: Option.Option<Token>) => {
+  const { flights: { kept, retryAt }, key, refreshGrant, store } = state
+  return Effect.uninterruptible(
+    Effect.tap(
+      Effect.mapError(state.renew(current), renewFailed),
+      (next) =>
+        Effect.andThen(
+          Effect.tapError(store.set(key, next), () => Effect.sync(() => Refused.remember(kept, key, next))),
+          Effect.sync(() => {
+            retryAt.delete(key)
+            kept.delete(key)
+          })
+        ).pipe(Effect.mapError(notStored))
+    )
+  ).pipe(Effect.catchIf(
+    (error): error is ConnectedVehicleError =>
+      refreshGrant && Option.isSome(current) && current.value.refreshToken !== undefined && Refused.isInvalidGrant(error),
+    (error) => onRefused(state, Option.getOrThrow(current), error)
+  ))
+}
+
+/**
+ * One renewal of the token of `state.key`: `background` when no caller
+ * waits for it (its failure is logged).
+ *
+ * @internal
+ */
+export const renewOnce = <R>(state: State<R>, isStale: IsStale, background: boolean): Effect.Effect<Token, ConnectedVehicleError> => {
+  const { flights: { kept, retryAt }, key, refused, store } = state
+  return Effect.gen(function*() {
+    yield* storeKept(state)
+    const held = kept.get(key)
+    if (held !== undefined && !isStale(Option.some(held), yield* Clock.currentTimeMillis)) return held
+    // a refresh token the token endpoint refused is not sent again (read
+    // with `peek` first: no renewal follows, so no lease of a shared store is taken)
+    if (refused.has(key)) {
+      const peeked = yield* store.get(key, peek)
+      if (Option.isNone(peeked)) refused.delete(key)
+      const refusal = Option.isSome(peeked) ? refusalOf(state, peeked.value) : undefined
+      if (refusal !== undefined) return yield* Refused.signInAgain(key, refusal)
+    }
+    return yield* leased(state, isStale, (stored) =>
+      Effect.gen(function*() {
+        const current = latest(state, stored)
+        // another layer or process may have renewed since the caller looked
+        if (Option.isSome(current) && !isStale(current, yield* Clock.currentTimeMillis)) return current.value
+        const next = yield* grant(state, current)
+        yield* Effect.logDebug("token renewed")
+        return yield* settled(state, next, current, isStale)
+      }))
+  }).pipe(
+    Effect.mapError(toCredentialsError),
+    Effect.tapError((error) =>
+      Effect.andThen(
+        Effect.clockWith((clock) => Effect.sync(() => Refused.remember(retryAt, key, clock.currentTimeMillisUnsafe() + backgroundRetryMillis))),
+        background ? Effect.logWarning("token renewal failed: the current token is used until it expires", error) : Effect.void
+      )
+    ),
+    Effect.annotateLogs({ key }),
+    Effect.provideContext(state.services),
+    Effect.withSpan("connected-vehicle.auth.renew", { attributes: { key, background } })
+  )
+}
