@@ -274,6 +274,19 @@ describe("POST /_simulator/faults: pathPattern is a glob matched in linear time"
         assert.strictEqual(refused.json.errors[0].type, "VALIDATION")
         assert.include(refused.json.errors[0].detail, "pathPattern", refused.text)
       }
+      // a glob no normalised path can match takes no slot: it is refused, saying why
+      for (const [never, why] of [["/v3/webhooks/", "trailing"], ["/v3//webhooks", "repeated"], ["/v3/a%20b", "percent-decoded"]]) {
+        const refused = yield* script(never!)
+        assert.strictEqual(refused.status, 400, never)
+        assert.strictEqual(refused.json.errors[0].type, "VALIDATION")
+        assert.include(refused.json.errors[0].detail, why!, refused.text)
+      }
+      // a "." is literal, unless it starts a segment as ".*" (a regular expression's "anything")
+      assert.strictEqual((yield* script("/v3/webhooks.*")).status, 201)
+      assert.strictEqual((yield* script("/v3/*.*")).status, 201)
+      assert.strictEqual(yield* get("/v3/webhooks"), 200)
+      assert.strictEqual(yield* get("/v3/webhooks.json"), 502)
+      assert.strictEqual(yield* get("/v3/connections.x"), 502)
     }).pipe(Effect.provide(Loopback())))
 
   it.live("a pending pattern with many stars costs time linear in a long path", () =>
