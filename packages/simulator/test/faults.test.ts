@@ -171,6 +171,24 @@ describe("request log and reset", () => {
     assert.deepStrictEqual(state.requests().map((entry) => entry.requestId), ["again"])
   })
 
+  it("every header that carries a credential is logged as <redacted>, within the bounds or cut to them", () => {
+    const state = new State({ now: () => 0, seed: 1, failureRate: 0 })
+    const secrets = {
+      authorization: "Bearer a",
+      "proxy-authorization": "Basic b",
+      cookie: "session=c",
+      "set-cookie": ["d=1", "e=2"],
+      "x-api-key": "k"
+    }
+    const redacted = Object.fromEntries(Object.keys(secrets).map((key) => [key, "<redacted>"]))
+    state.record("GET", "/v3/webhooks", { ...secrets, host: "h" }, "small")
+    state.record("GET", "/v3/webhooks", { ...secrets, host: "h", "x-big": "b".repeat(2_000) }, "big")
+    const [small, big] = state.requests()
+    assert.deepStrictEqual(small!.headers, { ...redacted, host: "h" })
+    assert.deepStrictEqual({ ...big!.headers, "x-big": "" }, { ...redacted, host: "h", "x-big": "" })
+    assert.strictEqual(big!.truncated, true)
+  })
+
   it("an entry keeps at most 1,024 characters of URL, 16 headers and 1,024 characters of them, cut with a marker", () => {
     const state = new State({ now: () => 0, seed: 1, failureRate: 0 })
     const big: Record<string, string> = { authorization: "Bearer t", host: "h" }
