@@ -145,7 +145,11 @@ export class Simulator extends Context.Service<Simulator, {
   readonly resetLog: Effect.Effect<void>
   /** State (codes, tokens, fault script, random faults) and log back to the seed. */
   readonly reset: Effect.Effect<void>
-  /** The next matching requests get these faults, one each, in order. */
+  /**
+   * The next matching requests get these faults, one each, in order. `path`
+   * (a string: the path or a prefix at a `/`; a RegExp: tested) is compared
+   * with the normalised path, `routePath` (of `@connected-vehicle/simulator/App`) of the URL.
+   */
   readonly injectFaults: (options: {
     readonly path?: string | RegExp
     readonly method?: string
