@@ -67,7 +67,10 @@ describe("pathPattern globs", () => {
       ["/files/*.*", "/files/a/b.txt", false],
       ["/", "/", true],
       ["/*", "/", true],
-      ["/**", "/", true]
+      ["/**", "/", true],
+      ["/a\u0000*", "/a\u0000b", true],
+      ["/a\u0000*", "/ab", false],
+      ["/100%", "/100%", true]
     ]
     for (const [pattern, path, expected] of cases) assert.strictEqual(globMatches(glob(pattern), path), expected, `${pattern} on ${path}`)
   })

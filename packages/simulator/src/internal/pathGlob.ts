@@ -1,7 +1,7 @@
 /**
  * The `pathPattern` globs of `POST /_simulator/faults`: parsed and checked
- * once, matched against a request path (in `routePath` form) with no
- * backtracking, following only the glob positions still live.
+ * once, matched against a request path (in `routePath` form) segment by
+ * segment with no backtracking.
  *
  * @internal
  */
@@ -54,12 +54,15 @@ const refusal = (pattern: string): string | undefined => {
 }
 
 const chunkOf = (tokens: ReadonlyArray<number>): Chunk => {
-  const star = tokens.indexOf(STAR)
-  return {
-    tokens,
-    lead: String.fromCharCode(...(star === -1 ? tokens : tokens.slice(0, star))),
-    segments: String.fromCharCode(...tokens.map((token) => token === STAR ? 0 : token)).split("/").map((part) => part.split("\u0000"))
+  const segments: Array<Array<string>> = [[""]]
+  for (const token of tokens) {
+    const pieces = segments[segments.length - 1]!
+    if (token === SLASH) segments.push([""])
+    else if (token === STAR) pieces.push("")
+    else pieces[pieces.length - 1] += String.fromCharCode(token)
   }
+  const star = tokens.indexOf(STAR)
+  return { tokens, lead: String.fromCharCode(...(star === -1 ? tokens : tokens.slice(0, star))), segments }
 }
 
 /**
@@ -222,10 +225,11 @@ const earliest = (chunk: Chunk, path: string, from: number, to: number): number 
 
 /**
  * Whether `glob` matches the whole `path`, in time linear in the path's
- * length (times the live positions of one piece, at most its length), with
- * no backtracking: the first piece from the start and the last from the end
- * (stopping as soon as no position is live), the ones in between each at its
- * earliest, found with `indexOf`.
+ * length (times at most a piece's length), with no backtracking: a glob
+ * without `**` segment by segment; else the first piece from the start and
+ * the last from the end, segment by segment (stopping at the first segment
+ * that does not match), and the ones in between each at its earliest, found
+ * with `indexOf` and followed through the positions still live.
  */
 export const globMatches = (glob: PathGlob, path: string): boolean => {
   const { chunks } = glob
