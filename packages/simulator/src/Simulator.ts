@@ -145,7 +145,7 @@ export class Simulator extends Context.Service<Simulator, {
   readonly resetLog: Effect.Effect<void>
   /** State (codes, tokens, fault script, random faults) and log back to the seed. */
   readonly reset: Effect.Effect<void>
-  /** The next matching requests get these faults, one each, in order. */
+  /** The next matching requests get these faults, one each, in order; `path` is matched on the URL's `App.routePath`. */
   readonly injectFaults: (options: {
     readonly path?: string | RegExp
     readonly method?: string

@@ -35,11 +35,13 @@ export type Fault =
   | { readonly _tag: "MalformedJson" }
 
 /**
- * One logged request. The `authorization` header value is `<redacted>`;
+ * One logged request. The values of the headers that carry a credential
+ * (`authorization`, `proxy-authorization`, `cookie`, `set-cookie`,
+ * `x-api-key`) are `<redacted>`;
  * `status` is 0 while the request is in flight and for a dropped connection.
  * An entry is bounded: the URL is cut after 1,024 characters, the headers
  * kept are the first 16 and their names and values 1,024 characters in all
- * (the value that goes over is cut; the authorization counts as its
+ * (the value that goes over is cut; a redacted value counts as its
  * `<redacted>`); a cut ends in `...[<n> more characters]`, and such an entry
  * has `truncated: true`.
  *

@@ -92,6 +92,14 @@ describe("control limits", () => {
         assert.strictEqual(refused.status, 400, refused.text)
         assert.include(refused.json.errors[0].detail, "at most")
       }
+      // the limit holds for the URL as kept (percent-encoded), not only as given
+      const emoji = `http://h/${"\u{1F600}".repeat(1_019)}`
+      assert.isAtMost(emoji.length, 2_048)
+      for (const body of [{ callbackUri: emoji }, { errorCallbackUri: emoji }]) {
+        const refused = yield* call("POST", "/_simulator/webhooks", { json: { ...webhookBody("encoded"), ...body } })
+        assert.strictEqual(refused.status, 400, refused.text.slice(0, 200))
+        assert.include(refused.json.errors[0].detail, "at most 2048 characters percent-encoded, got 12237")
+      }
     }).pipe(Effect.provide(Small)))
 
   it.effect("a signal body is at most 16,384 characters of JSON, all of them at most 4 Mi: a 400, then a 409; a reset makes room", () =>

@@ -171,6 +171,24 @@ describe("request log and reset", () => {
     assert.deepStrictEqual(state.requests().map((entry) => entry.requestId), ["again"])
   })
 
+  it("every header that carries a credential is logged as <redacted>, within the bounds or cut to them", () => {
+    const state = new State({ now: () => 0, seed: 1, failureRate: 0 })
+    const secrets = {
+      authorization: "Bearer a",
+      "proxy-authorization": "Basic b",
+      cookie: "session=c",
+      "set-cookie": ["d=1", "e=2"],
+      "x-api-key": "k"
+    }
+    const redacted = Object.fromEntries(Object.keys(secrets).map((key) => [key, "<redacted>"]))
+    state.record("GET", "/v3/webhooks", { ...secrets, host: "h" }, "small")
+    state.record("GET", "/v3/webhooks", { ...secrets, host: "h", "x-big": "b".repeat(2_000) }, "big")
+    const [small, big] = state.requests()
+    assert.deepStrictEqual(small!.headers, { ...redacted, host: "h" })
+    assert.deepStrictEqual({ ...big!.headers, "x-big": "" }, { ...redacted, host: "h", "x-big": "" })
+    assert.strictEqual(big!.truncated, true)
+  })
+
   it("an entry keeps at most 1,024 characters of URL, 16 headers and 1,024 characters of them, cut with a marker", () => {
     const state = new State({ now: () => 0, seed: 1, failureRate: 0 })
     const big: Record<string, string> = { authorization: "Bearer t", host: "h" }
@@ -274,6 +292,19 @@ describe("POST /_simulator/faults: pathPattern is a glob matched in linear time"
         assert.strictEqual(refused.json.errors[0].type, "VALIDATION")
         assert.include(refused.json.errors[0].detail, "pathPattern", refused.text)
       }
+      // a glob no normalised path can match takes no slot: it is refused, saying why
+      for (const [never, why] of [["/v3/webhooks/", "trailing"], ["/v3//webhooks", "repeated"], ["/v3/a%20b", "percent-decoded"]]) {
+        const refused = yield* script(never!)
+        assert.strictEqual(refused.status, 400, never)
+        assert.strictEqual(refused.json.errors[0].type, "VALIDATION")
+        assert.include(refused.json.errors[0].detail, why!, refused.text)
+      }
+      // a "." is literal, unless it starts a segment as ".*" (a regular expression's "anything")
+      assert.strictEqual((yield* script("/v3/webhooks.*")).status, 201)
+      assert.strictEqual((yield* script("/v3/*.*")).status, 201)
+      assert.strictEqual(yield* get("/v3/webhooks"), 200)
+      assert.strictEqual(yield* get("/v3/webhooks.json"), 502)
+      assert.strictEqual(yield* get("/v3/connections.x"), 502)
     }).pipe(Effect.provide(Loopback())))
 
   it.live("a pending pattern with many stars costs time linear in a long path", () =>

@@ -6,89 +6,15 @@
  * @internal
  */
 import type { Fault } from "../State.ts"
+import { globMatches, type PathGlob } from "./pathGlob.ts"
 import { setCapped } from "./stateRecords.ts"
+
+export type { PathGlob } from "./pathGlob.ts"
 
 /** One fault of a rule and how many more requests get it. */
 export interface FaultRun {
   readonly fault: Fault
   remaining: number
-}
-
-/** The longest `pathPattern` of `POST /_simulator/faults`, in characters. */
-export const PATH_GLOB_LIMIT = 256
-
-const STAR = -1
-const GLOBSTAR = -2
-
-/**
- * A `pathPattern` of `POST /_simulator/faults`: a glob over the whole path,
- * `*` any characters but `/`, `**` any characters; the other characters
- * literal (the char codes in `tokens`, a star as `STAR` or `GLOBSTAR`).
- */
-export interface PathGlob {
-  readonly _tag: "PathGlob"
-  readonly tokens: ReadonlyArray<number>
-}
-
-/**
- * The glob of a `pathPattern`, or why it is refused: longer than
- * {@link PATH_GLOB_LIMIT}, not starting with `/`, or with a character of a
- * regular expression (the syntax it had before) that a path does not carry.
- */
-export const pathGlob = (pattern: string): PathGlob | string => {
-  if (pattern.length > PATH_GLOB_LIMIT) return `pathPattern is at most ${PATH_GLOB_LIMIT} characters, got ${pattern.length}`
-  const special = /[\\^$()[\]{}+?|]|\.\*/.exec(pattern)
-  if (!pattern.startsWith("/") || special !== null) {
-    return `pathPattern is a glob over the whole path, starting with "/" ("*" any characters but "/", "**" any characters, e.g. "/v3/vehicles/*/signals/**"), not a regular expression: ${
-      JSON.stringify(pattern.slice(0, 80))
-    }`
-  }
-  const tokens: Array<number> = []
-  const lower = pattern.toLowerCase()
-  for (let i = 0; i < lower.length; i++) {
-    if (lower[i] !== "*") tokens.push(lower.charCodeAt(i))
-    else if (lower[i + 1] !== "*") tokens.push(STAR)
-    else {
-      tokens.push(GLOBSTAR)
-      while (lower[i + 1] === "*") i++
-    }
-  }
-  return { _tag: "PathGlob", tokens }
-}
-
-/** Adds the states a star lets through without a character (it may match none). */
-const skipStars = (tokens: ReadonlyArray<number>, states: Uint8Array) => {
-  for (let i = 0; i < tokens.length; i++) if (states[i] === 1 && tokens[i]! < 0) states[i + 1] = 1
-}
-
-/**
- * Whether `glob` matches the whole `path`: the states of the glob a prefix of
- * the path can reach, one character at a time, so in time linear in the
- * path's length (times the glob's), whatever both are: no backtracking.
- */
-export const globMatches = (glob: PathGlob, path: string): boolean => {
-  const { tokens } = glob
-  let states = new Uint8Array(tokens.length + 1)
-  let next = new Uint8Array(tokens.length + 1)
-  states[0] = 1
-  skipStars(tokens, states)
-  for (let k = 0; k < path.length; k++) {
-    const c = path.charCodeAt(k)
-    next.fill(0)
-    let alive = false
-    for (let i = 0; i < tokens.length; i++) {
-      if (states[i] === 0) continue
-      const token = tokens[i]!
-      if (token === GLOBSTAR || (token === STAR && c !== 47)) next[i] = 1
-      else if (token === c) next[i + 1] = 1
-      else continue
-      alive = true
-    }
-    if (!alive) return false
-    skipStars(tokens, next)
-    ;[states, next] = [next, states]
-  }
-  return states[tokens.length] === 1
 }
 
 /** Scripted faults for the requests a path and method match: `runs` in order, from `next`. */
@@ -108,6 +34,13 @@ export const pathMatches = (pattern: string | RegExp | PathGlob, path: string): 
   if (typeof pattern !== "string") return globMatches(pattern, path)
   const base = pattern.endsWith("/") ? pattern.slice(0, -1) : pattern
   return path === pattern || path === base || path.startsWith(base + "/")
+}
+
+const matchesOnce = (globs: Map<string, boolean>, pattern: string | RegExp | PathGlob, path: string): boolean => {
+  if (typeof pattern === "string" || pattern instanceof RegExp) return pathMatches(pattern, path)
+  let matched = globs.get(pattern.source)
+  if (matched === undefined) globs.set(pattern.source, matched = globMatches(pattern, path))
+  return matched
 }
 
 /** @internal */
@@ -167,12 +100,17 @@ export class FaultQueue {
     return this.rules.length > 0
   }
 
-  /** The next scripted fault for a request, consumed. */
+  /**
+   * The next scripted fault for a request, consumed. The rules with the same
+   * glob (up to 10,000 over HTTP) are matched against the path once.
+   */
   next(method: string, path: string): Fault | undefined {
+    const upper = method.toUpperCase()
+    const globs = new Map<string, boolean>()
     for (let i = 0; i < this.rules.length; i++) {
       const rule = this.rules[i]!
-      if (rule.method !== undefined && rule.method !== method.toUpperCase()) continue
-      if (rule.path !== undefined && !pathMatches(rule.path, path)) continue
+      if (rule.method !== undefined && rule.method !== upper) continue
+      if (rule.path !== undefined && !matchesOnce(globs, rule.path, path)) continue
       const run = rule.runs[rule.next]!
       if (--run.remaining <= 0 && ++rule.next === rule.runs.length) this.rules.splice(i, 1)
       return run.fault

@@ -43,6 +43,12 @@ interface LogSlot {
 
 const valueOf = (value: string | ReadonlyArray<string>) => typeof value === "string" ? value : value.join(", ")
 
+/** The headers that carry a credential: logged as `<redacted>`. */
+const REDACTED_HEADERS: ReadonlySet<string> = new Set(["authorization", "proxy-authorization", "cookie", "set-cookie", "x-api-key"])
+
+const shown = (key: string, value: string | ReadonlyArray<string>) =>
+  REDACTED_HEADERS.has(key.toLowerCase()) ? "<redacted>" : valueOf(value)
+
 /** Whether a request's URL and headers are within the bounds, so kept as they are (no copy). */
 const withinBounds = (url: string, headers: LoggedHeaders): boolean => {
   if (url.length > LOG_URL_CHARS) return false
@@ -70,7 +76,7 @@ const cut = (text: string, keep: number) => {
 
 /**
  * A copy of a request's URL and headers within the bounds (see
- * {@link LOG_URL_CHARS}); the authorization is kept as `<redacted>` (what a
+ * {@link LOG_URL_CHARS}); a credential ({@link REDACTED_HEADERS}) is kept as `<redacted>` (what a
  * read shows), and `truncated` says whether anything a read shows was cut.
  */
 const bounded = (url: string, headers: LoggedHeaders) => {
@@ -81,7 +87,7 @@ const bounded = (url: string, headers: LoggedHeaders) => {
   for (const key in headers) {
     const value = headers[key]
     if (value === undefined) continue
-    const text = key === "authorization" ? "<redacted>" : valueOf(value)
+    const text = shown(key, value)
     if (count === LOG_HEADER_COUNT || key.length + Math.min(text.length, 1) > left) {
       truncated = true
       break
@@ -105,7 +111,7 @@ const entryOf = (seed: number, slot: LogSlot): RequestLogEntry => {
     for (const key in record) {
       const value = record[key]
       if (value === undefined) continue
-      headers[key] = key === "authorization" ? "<redacted>" : valueOf(value)
+      headers[key] = shown(key, value)
     }
   }
   return {
