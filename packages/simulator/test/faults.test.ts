@@ -25,6 +25,9 @@ for (const [name, makeLayer] of kinds) {
         assert.deepStrictEqual([first.status, second.status, third.status], [500, 500, 200])
         assert.isTrue(isEnvelope(first.json))
         assert.strictEqual(first.json.errors[0].type, "SERVER")
+        // a path is compared as the simulator routes it: lower-case
+        yield* sim.injectFaults({ path: "/V3/Webhooks", faults: [{ _tag: "Status", status: 500 }] })
+        assert.strictEqual((yield* call("GET", "/v3/webhooks", { headers: bearer(token) })).status, 500)
       }).pipe(Effect.provide(makeLayer())))
 
     it.live("429 with Retry-After, only on the matching method and path", () =>

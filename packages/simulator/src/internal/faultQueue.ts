@@ -75,7 +75,9 @@ export class FaultQueue {
   ): boolean {
     if (runs.length === 0) return true
     if (this.rules.length >= limit) return false
-    this.rules.push({ path, method: method?.toUpperCase(), runs: runs.map((run) => ({ fault: run.fault, remaining: run.times })), next: 0 })
+    // a path is compared with the request's routed path, which is lower-case
+    const routed = typeof path === "string" ? path.toLowerCase() : path
+    this.rules.push({ path: routed, method: method?.toUpperCase(), runs: runs.map((run) => ({ fault: run.fault, remaining: run.times })), next: 0 })
     return true
   }
 
