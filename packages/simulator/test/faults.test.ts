@@ -302,6 +302,9 @@ describe("POST /_simulator/faults: pathPattern is a glob matched in linear time"
         assert.strictEqual(refused.json.errors[0].type, "VALIDATION")
         assert.include(refused.json.errors[0].detail, why!, refused.text)
       }
+      // a reserved character's encoding stays encoded in a normalised path: such a pattern may match
+      assert.strictEqual((yield* script("/v3/vehicles/a%2fb/**")).status, 201)
+      assert.strictEqual(yield* get("/v3/vehicles/a%2Fb/odometer"), 502)
       // a "." is literal, unless it starts a segment as ".*" (a regular expression's "anything")
       assert.strictEqual((yield* script("/v3/webhooks.*")).status, 201)
       assert.strictEqual((yield* script("/v3/*.*")).status, 201)

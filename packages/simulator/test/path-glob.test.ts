@@ -91,8 +91,8 @@ describe("pathPattern globs", () => {
       for (const path of [long, `/${"a".repeat(16_000)}`]) if (queue.next("GET", path) === undefined) missed++
     })
     assert.strictEqual(missed, 2)
-    // some 50 ms on an idle machine; some 50 s when every glob stepped through every character
-    assert.isBelow(millis, 1_000)
+    // some 50 ms on an idle machine (560 ms on a loaded one); some 50 s when every glob stepped through every character
+    assert.isBelow(millis, 5_000)
     // and the rules still match what they should
     assert.deepStrictEqual(queue.next("GET", `/${"ab".repeat(5_000)}b7`), fault)
     assert.deepStrictEqual(queue.next("GET", "/v3/vehicles/x/odometer"), fault)

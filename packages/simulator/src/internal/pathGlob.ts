@@ -37,6 +37,19 @@ interface Chunk {
 const usage =
   `pathPattern is a glob over the whole path, starting with "/" ("*" any characters but "/", "**" any characters, e.g. "/v3/vehicles/*/signals/**")`
 
+/**
+ * `text` as `decodeURI` reads it (as a request path is normalised): a
+ * reserved character's encoding (`%2f`, `%3f`...) stays, and so does text
+ * that does not decode.
+ */
+const decodedOf = (text: string): string => {
+  try {
+    return decodeURI(text)
+  } catch {
+    return text
+  }
+}
+
 /** Why a (lower-case) pattern is refused, or undefined. */
 const refusal = (pattern: string): string | undefined => {
   if (pattern.length > PATH_GLOB_LIMIT) return `pathPattern is at most ${PATH_GLOB_LIMIT} characters, got ${pattern.length}`
@@ -47,7 +60,7 @@ const refusal = (pattern: string): string | undefined => {
   if (pattern.includes("//") || (pattern.length > 1 && pattern.endsWith("/"))) {
     return `${usage}; it can never match ${quoted}: a path is matched without repeated or trailing "/"`
   }
-  if (/%[0-9a-f]{2}/i.test(pattern)) {
+  if (decodedOf(pattern) !== pattern) {
     return `${usage}; it can never match ${quoted}: a path is matched percent-decoded (write the character itself)`
   }
   return undefined
@@ -224,12 +237,13 @@ const earliest = (chunk: Chunk, path: string, from: number, to: number): number 
 }
 
 /**
- * Whether `glob` matches the whole `path`, in time linear in the path's
- * length (times at most a piece's length), with no backtracking: a glob
+ * Whether `glob` matches the whole `path`, with no backtracking: a glob
  * without `**` segment by segment; else the first piece from the start and
  * the last from the end, segment by segment (stopping at the first segment
  * that does not match), and the ones in between each at its earliest, found
- * with `indexOf` and followed through the positions still live.
+ * with `indexOf` and followed through the positions still live. Linear in
+ * the path's length, times at most the length of a piece between `**`s
+ * that holds a `*` (its live positions).
  */
 export const globMatches = (glob: PathGlob, path: string): boolean => {
   const { chunks } = glob
