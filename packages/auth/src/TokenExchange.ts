@@ -4,13 +4,17 @@
  * applications, the client-credentials grant. Every call sends the Basic
  * credential of `client_id:client_secret`, a form body and the SDK's
  * User-Agent. A failure that may pass is retried (`maxRetries` of the
- * call's options, default 2, each after at least its `Retry-After`, never
- * one over 10 seconds) only where sending the request again is safe: a
- * client-credentials request after no answer, a timeout, a 5xx or a 429; a
- * code or refresh-token request only after a 429 or a 503 (a lost answer
- * or a 500 may have used the code or the rotating refresh token). The
- * transport never retries a token request itself (whatever
- * `retryNonIdempotent` says). An answer that
+ * call's options, 0 to 10, default 2; the other retry options do not apply;
+ * each after at least its `Retry-After`, never one over 10 seconds, and
+ * none later than 15 seconds after the first request) only where sending
+ * the request again is safe: a client-credentials request after a refused
+ * or reset connection, a 5xx or a 429 (not after a timeout, which took a
+ * whole timeout already); a code or refresh-token request only after a 429
+ * or a 503 (a lost answer or a 500 may have used the code or the rotating
+ * refresh token; a proxy that answers 503 after forwarding the request
+ * would defeat this). The transport never retries a token request itself
+ * (whatever `retryNonIdempotent` says). Under `TestClock`, the waits
+ * between retries pass only as the test clock is adjusted. An answer that
  * breaks section 4.6 (an `access_token` empty or only whitespace, a
  * `token_type` other than `Bearer` in any case, an `expires_in` under one
  * second) is refused: `ConnectedVehicleError` with an `InvalidResponse`
@@ -78,6 +82,10 @@ const grant = (payload: TokenRequest, options?: Transport.CallOptions, url?: str
   Effect.gen(function*() {
     const config = yield* OAuthConfig
     const oauth = yield* Transport.publicClient(AuthorizationApi, "oauth").pipe(atUrl(url))
+    const given: unknown = options?.maxRetries
+    if (given !== undefined && !(typeof given === "number" && Number.isSafeInteger(given) && given >= 0 && given <= maxRetries)) {
+      return yield* new InvalidArgument({ field: "maxRetries", message: `maxRetries: Expected an integer between 0 and ${maxRetries}, got ${String(given)}` })
+    }
     const once = oauth.token(
       {
         headers: { authorization: Redacted.value(basicCredential(config.clientId, config.clientSecret)) },
@@ -86,37 +94,51 @@ const grant = (payload: TokenRequest, options?: Transport.CallOptions, url?: str
       // sent again only by `repeated`, which knows the grant
       { ...options, maxRetries: 0 }
     )
-    const retries = typeof options?.maxRetries === "number" && Number.isInteger(options.maxRetries) && options.maxRetries >= 0
-      ? options.maxRetries
-      : defaultRetries
-    const { value } = yield* repeated(once, payload.grant_type === "client_credentials", retries)
+    const start = yield* Clock.currentTimeMillis
+    const { value } = yield* repeated(once, payload.grant_type === "client_credentials", given ?? defaultRetries, start)
     return yield* toToken(value)
   })
 
 const defaultRetries = 2
+const maxRetries = 10
 // the longest `Retry-After` the grant waits itself (a longer one is the caller's to schedule)
 const maxRetryAfterMillis = 10_000
+// no retry starts later than this after the grant's first request (a renewal holds a shared lease)
+const retryWindowMillis = 15_000
 
 /**
  * Whether a failed token request may be sent again: a failure that may pass
- * (`isRetryable`), and for a code or refresh-token grant only an answer that
- * says the request was not processed (429, 503).
+ * (`isRetryable`) and came soon (not a `Timeout`, which already took a whole
+ * timeout), and for a code or refresh-token grant only an answer that says
+ * the request was not processed (429, 503).
  */
 const mayRepeat = (error: TokenError, clientCredentials: boolean): error is ConnectedVehicleError =>
-  error._tag === "ConnectedVehicleError" && error.isRetryable && (clientCredentials || error.status === 429 || error.status === 503)
+  error._tag === "ConnectedVehicleError" && error.isRetryable && error.reason._tag !== "Timeout" &&
+  (clientCredentials || error.status === 429 || error.status === 503)
 
-/** `once`, sent again up to `retries` times while its failure {@link mayRepeat}, each after at least its `Retry-After`. */
+/**
+ * `once`, sent again up to `retries` times while its failure
+ * {@link mayRepeat}, each after at least its `Retry-After` (exponential from
+ * 250 ms, at most 4 s), none starting later than `retryWindowMillis` after
+ * `start`. The wait is interruptible: a renewal whose layer closes ends there
+ * (no request is in flight then).
+ */
 const repeated = <A, R>(
   once: Effect.Effect<A, TokenError, R>,
   clientCredentials: boolean,
   retries: number,
+  start: number,
   n = 0
 ): Effect.Effect<A, TokenError, R> =>
-  Effect.catchIf(
-    once,
-    (error) => n < retries && mayRepeat(error, clientCredentials) && retryAfterMillis(error) <= maxRetryAfterMillis,
-    (error) => Effect.andThen(Effect.sleep(Math.max(retryAfterMillis(error), 250 * 2 ** n)), repeated(once, clientCredentials, retries, n + 1))
-  )
+  Effect.catch(once, (error) =>
+    Effect.flatMap(Clock.currentTimeMillis, (now) => {
+      const wait = Math.max(retryAfterMillis(error), Math.min(4_000, 250 * 2 ** n))
+      const again = n < retries && mayRepeat(error, clientCredentials) && retryAfterMillis(error) <= maxRetryAfterMillis &&
+        now + wait - start <= retryWindowMillis
+      return again
+        ? Effect.andThen(Effect.interruptible(Effect.sleep(wait)), repeated(once, clientCredentials, retries, start, n + 1))
+        : Effect.fail(error)
+    }))
 
 const retryAfterMillis = (error: TokenError): number =>
   error._tag === "ConnectedVehicleError" && error.retryAfter !== undefined ? Duration.toMillis(error.retryAfter) : 0

@@ -21,6 +21,11 @@ export interface Flights {
   /** when a renewal that failed may be started again in the background */
   readonly retryAt: Map<string, number>
   /**
+   * a renewal whose token request was answered with a `Retry-After`: its
+   * failure, given to every renewal asked for before that time (no request)
+   */
+  readonly held: Map<string, { readonly until: number; readonly error: ConnectedVehicleError }>
+  /**
    * a granted token whose `set` failed: used (and its refresh token renewed
    * from) instead of the older stored one until it is stored, or the store
    * holds a newer one (bounded as the refusals are: see `refused.ts`)
@@ -38,7 +43,7 @@ const flights = new WeakMap<TokenStore["Service"], Flights>()
 export const flightsOf = (store: TokenStore["Service"]): Flights => {
   let state = flights.get(store)
   if (state === undefined) {
-    state = { running: new Map(), retryAt: new Map(), kept: new Map() }
+    state = { running: new Map(), retryAt: new Map(), held: new Map(), kept: new Map() }
     flights.set(store, state)
   }
   return state

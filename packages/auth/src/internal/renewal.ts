@@ -4,7 +4,7 @@
  *
  * @internal
  */
-import { Clock, type Context, Effect, Exit, Option } from "effect"
+import { Clock, type Context, Duration, Effect, Exit, Option } from "effect"
 import type { ConnectedVehicleError } from "@connected-vehicle/transport/ConnectedVehicleError"
 import type * as TokenExchange from "../TokenExchange.ts"
 import type { Token, TokenStore, TokenStoreError } from "../TokenStore.ts"
@@ -210,10 +210,19 @@ export const renewOnce = <R>(state: State<R>, isStale: IsStale, background: bool
         return yield* settled(state, next, current, isStale)
       }))
   }).pipe(
+    Effect.tap(() => Effect.sync(() => state.flights.held.delete(key))),
     Effect.mapError(toCredentialsError),
     Effect.tapError((error) =>
       Effect.andThen(
-        Effect.clockWith((clock) => Effect.sync(() => Refused.remember(retryAt, key, clock.currentTimeMillisUnsafe() + backgroundRetryMillis))),
+        Effect.clockWith((clock) =>
+          Effect.sync(() => {
+            const now = clock.currentTimeMillisUnsafe()
+            Refused.remember(retryAt, key, now + backgroundRetryMillis)
+            // the token endpoint asked for a wait: no renewal asks it again before then
+            const wait = error.retryAfter === undefined ? 0 : Duration.toMillis(error.retryAfter)
+            if (wait > 0) Refused.remember(state.flights.held, key, { until: now + wait, error })
+          })
+        ),
         background ? Effect.logWarning("token renewal failed: the current token is used until it expires", error) : Effect.void
       )
     ),

@@ -1,0 +1,98 @@
+/**
+ * The token grant's own retries: where sending a token request again is safe,
+ * bounded, interruptible between requests, and a `Retry-After` held for every
+ * renewal of the key until it ends.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import { Effect, Exit, Fiber, Layer, Redacted, Scope } from "effect"
+import { HttpClient, HttpClientResponse } from "effect/http"
+import { LegacyApi } from "@connected-vehicle/schema/Api"
+import * as OAuthConfig from "@connected-vehicle/auth/OAuthConfig"
+import * as Session from "@connected-vehicle/auth/Session"
+import * as TokenExchange from "@connected-vehicle/auth/TokenExchange"
+import * as TokenStore from "@connected-vehicle/auth/TokenStore"
+import * as Transport from "@connected-vehicle/transport/Transport"
+import * as TransportConfig from "@connected-vehicle/transport/TransportConfig"
+
+/** A token endpoint answering `status` (with `retryAfter` seconds, if given) and an odometer; the token requests' forms. */
+const endpoint = (status: number, retryAfter?: number) => {
+  const forms: Array<string> = []
+  const client = HttpClient.make((request) =>
+    Effect.sync(() => {
+      const path = new URL(request.url).pathname
+      if (path === "/oauth/token") {
+        forms.push(request.body._tag === "Uint8Array" ? new TextDecoder().decode(request.body.body) : request.body._tag)
+        const headers: Record<string, string> = { "content-type": "application/json" }
+        if (retryAfter !== undefined) headers["retry-after"] = String(retryAfter)
+        return HttpClientResponse.fromWeb(request, new Response(JSON.stringify({ error: "temporarily_unavailable" }), { status, headers }))
+      }
+      return HttpClientResponse.fromWeb(request, new Response(JSON.stringify({ distance: 42 }), { status: 200, headers: { "content-type": "application/json" } }))
+    })
+  )
+  const transport = Transport.layer.pipe(Layer.provide([
+    TransportConfig.layerOrigin("http://service.test", { retry: { maxAttempts: 3, initialDelay: "1 millis", maxDelay: "1 millis", retryNonIdempotent: true } }),
+    Layer.succeed(HttpClient.HttpClient, client)
+  ]))
+  return { forms, transport }
+}
+
+const oauth = OAuthConfig.layer({ clientId: "app", clientSecret: Redacted.make("secret") })
+
+const expiredUser = (): TokenStore.Token => {
+  const now = Date.now()
+  return {
+    accessToken: Redacted.make("access-1"),
+    issuedAt: now - 7_201_000,
+    expiresAt: now - 1_000,
+    refreshToken: Redacted.make("refresh-1"),
+    refreshExpiresAt: now + 86_400_000
+  }
+}
+
+const odometer = Effect.flatMap(Transport.client(LegacyApi, "legacy"), (legacy) => legacy.odometer({ params: { id: "veh-1" } }))
+
+describe("TokenExchange: the grant's own retries", () => {
+  it.live("a maxRetries that is not an integer from 0 to 10 is an InvalidArgument, nothing sent", () =>
+    Effect.gen(function*() {
+      const { forms, transport } = endpoint(503)
+      for (const maxRetries of [-1, 1.5, Number.NaN, 11, 2 ** 53]) {
+        const error = yield* Effect.flip(TokenExchange.clientCredentials(undefined, { maxRetries }).pipe(
+          Effect.provide([transport, oauth])
+        ))
+        assert.strictEqual(error._tag, "InvalidArgument", String(maxRetries))
+      }
+      assert.deepStrictEqual(forms, [])
+    }))
+
+  it.live("a refresh token answered 503 with a Retry-After is not asked again by any renewal of the key before it ends", () =>
+    Effect.gen(function*() {
+      const { forms, transport } = endpoint(503, 60)
+      const memory = yield* TokenStore.makeMemory
+      yield* memory.set("user-1", expiredUser())
+      const credentials = Session.layerUser("user-1").pipe(Layer.provide([transport, oauth, Layer.succeed(TokenStore.TokenStore, memory)]))
+      for (let i = 0; i < 10; i++) {
+        const exit = yield* Effect.exit(odometer.pipe(Effect.provide(credentials), Effect.provide(transport)))
+        assert.isTrue(Exit.isFailure(exit))
+      }
+      // one request: its Retry-After (60 s) is over the grant's own wait, and held for the next renewals
+      assert.deepStrictEqual(forms.length, 1)
+      assert.include(forms[0], "refresh_token=refresh-1")
+    }))
+
+  it.live("a closing layer does not wait out the wait between two token requests", () =>
+    Effect.gen(function*() {
+      const { forms, transport } = endpoint(503, 5)
+      const scope = yield* Scope.make()
+      const context = yield* Layer.buildWithScope(
+        Layer.mergeAll(transport, Session.layerApplication().pipe(Layer.provide([transport, oauth, TokenStore.layerMemory]))),
+        scope
+      )
+      const call = yield* Effect.forkChild(Effect.exit(odometer.pipe(Effect.provideContext(context), Effect.timeout("200 millis"))))
+      yield* Fiber.join(call)
+      // the first request was answered; the grant waits 5 s before the next: closing does not
+      const started = Date.now()
+      yield* Scope.close(scope, Exit.void)
+      assert.isBelow(Date.now() - started, 2_000)
+      assert.strictEqual(forms.length, 1)
+    }))
+})
