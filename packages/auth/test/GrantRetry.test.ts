@@ -13,6 +13,7 @@ import * as TokenExchange from "@connected-vehicle/auth/TokenExchange"
 import * as TokenStore from "@connected-vehicle/auth/TokenStore"
 import * as Transport from "@connected-vehicle/transport/Transport"
 import * as TransportConfig from "@connected-vehicle/transport/TransportConfig"
+import { expired } from "./tokens.ts"
 
 /** A token endpoint answering `status` (with `retryAfter` seconds, if given) and an odometer; the token requests' forms. */
 const endpoint = (status: number, retryAfter?: number) => {
@@ -38,17 +39,6 @@ const endpoint = (status: number, retryAfter?: number) => {
 
 const oauth = OAuthConfig.layer({ clientId: "app", clientSecret: Redacted.make("secret") })
 
-const expiredUser = (): TokenStore.Token => {
-  const now = Date.now()
-  return {
-    accessToken: Redacted.make("access-1"),
-    issuedAt: now - 7_201_000,
-    expiresAt: now - 1_000,
-    refreshToken: Redacted.make("refresh-1"),
-    refreshExpiresAt: now + 86_400_000
-  }
-}
-
 const odometer = Effect.flatMap(Transport.client(LegacyApi, "legacy"), (legacy) => legacy.odometer({ params: { id: "veh-1" } }))
 
 describe("TokenExchange: the grant's own retries", () => {
@@ -68,7 +58,7 @@ describe("TokenExchange: the grant's own retries", () => {
     Effect.gen(function*() {
       const { forms, transport } = endpoint(503, 60)
       const memory = yield* TokenStore.makeMemory
-      yield* memory.set("user-1", expiredUser())
+      yield* memory.set("user-1", expired())
       const credentials = Session.layerUser("user-1").pipe(Layer.provide([transport, oauth, Layer.succeed(TokenStore.TokenStore, memory)]))
       for (let i = 0; i < 10; i++) {
         const exit = yield* Effect.exit(odometer.pipe(Effect.provide(credentials), Effect.provide(transport)))

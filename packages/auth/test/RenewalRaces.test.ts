@@ -16,21 +16,11 @@ import { LegacyApi } from "@connected-vehicle/schema/Api"
 import { Credentials, isConnectedVehicleError, reasonOf } from "@connected-vehicle/transport/ConnectedVehicleError"
 import * as Transport from "@connected-vehicle/transport/Transport"
 import * as TransportConfig from "@connected-vehicle/transport/TransportConfig"
+import { expired, userToken } from "./tokens.ts"
 
 const json = (request: Parameters<typeof HttpClientResponse.fromWeb>[0], status: number, body: unknown) =>
   HttpClientResponse.fromWeb(request, new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json" } }))
 
-/** user-1's token with access-1 / refresh-1, expired (issued over two hours ago). */
-const expired = (): TokenStore.Token => {
-  const now = Date.now()
-  return {
-    accessToken: Redacted.make("access-1"),
-    issuedAt: now - 7_201_000,
-    expiresAt: now - 1_000,
-    refreshToken: Redacted.make("refresh-1"),
-    refreshExpiresAt: now + 86_400_000
-  }
-}
 
 /**
  * A service and token endpoint in memory: refresh-n is granted access-(n+1)
@@ -144,14 +134,7 @@ describe("Session: the store during a renewal", () => {
       yield* store.set("user-1", expired())
       const call = yield* Effect.forkChild(callWith(transport, store))
       while (!sent.includes("token refresh-1")) yield* Effect.sleep(1)
-      const now = Date.now()
-      yield* store.set("user-1", {
-        accessToken: Redacted.make("access-9"),
-        issuedAt: now,
-        expiresAt: now + 7_200_000,
-        refreshToken: Redacted.make("refresh-9"),
-        refreshExpiresAt: now + 86_400_000
-      })
+      yield* store.set("user-1", userToken(0, "access-9", "refresh-9"))
       yield* Deferred.succeed(gate, undefined)
       assert.strictEqual((yield* Fiber.join(call)).value.distance, 42)
       assert.deepStrictEqual(yield* accessOf(store), Option.some("access-9"))

@@ -15,6 +15,7 @@ import { LegacyApi } from "@connected-vehicle/schema/Api"
 import { Credentials, isConnectedVehicleError, reasonOf } from "@connected-vehicle/transport/ConnectedVehicleError"
 import * as Transport from "@connected-vehicle/transport/Transport"
 import * as TransportConfig from "@connected-vehicle/transport/TransportConfig"
+import { userToken } from "./tokens.ts"
 
 /** A JSON answer to `request`. */
 const json = (request: Parameters<typeof HttpClientResponse.fromWeb>[0], status: number, body: unknown) =>
@@ -27,17 +28,6 @@ const transportOn = (client: HttpClient.HttpClient, retryNonIdempotent = false) 
     Layer.succeed(HttpClient.HttpClient, client)
   ]))
 
-/** user-1's token with access-1 / refresh-1, issued `age` milliseconds ago (two hours: expired). */
-const userToken = (age: number): TokenStore.Token => {
-  const now = Date.now()
-  return {
-    accessToken: Redacted.make("access-1"),
-    issuedAt: now - age,
-    expiresAt: now - age + 7_200_000,
-    refreshToken: Redacted.make("refresh-1"),
-    refreshExpiresAt: now + 86_400_000
-  }
-}
 
 /** A service answering every request `status` (an odometer, or a token endpoint's 503), counting them by path. */
 const service = (status: number, retryNonIdempotent = false) => {
@@ -72,14 +62,7 @@ describe("Session: a token store failure during a call", () => {
     Effect.gen(function*() {
       const { paths, transport } = service(200)
       const store = yield* blinking(1)
-      const now = Date.now()
-      yield* store.set("user-1", {
-        accessToken: Redacted.make("access"),
-        issuedAt: now,
-        expiresAt: now + 7_200_000,
-        refreshToken: Redacted.make("refresh"),
-        refreshExpiresAt: now + 86_400_000
-      })
+      yield* store.set("user-1", userToken(0, "access", "refresh"))
       const result = yield* odometer.pipe(
         Effect.provide(Session.layerUser("user-1").pipe(
           Layer.provide([transport, OAuthConfig.layer({ clientId: "app", clientSecret: Redacted.make("secret") }), Layer.succeed(TokenStore.TokenStore, store)])
