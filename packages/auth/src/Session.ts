@@ -104,17 +104,9 @@ const session = <R>(
     const scope = yield* Effect.serviceOption(Scope.Scope)
     const { retryAt, running } = state.flights
     const start = (isStale: Renewal.IsStale, background: boolean) => joinOrStart(running, key, Renewal.renewOnce(state, isStale, background), scope)
-    // the renewal in flight, else a new one (unless the token endpoint asked for a wait that is
-    // not over: its failure again); one interrupted (its layer closed) is started again
+    // the renewal in flight, else a new one; one interrupted (its layer closed) is started again
     const renewal = (isStale: Renewal.IsStale): Effect.Effect<Token, ConnectedVehicleError> =>
-      Effect.clockWith((clock) => {
-        const held = state.flights.held.get(key)
-        if (held !== undefined && !running.has(key)) {
-          if (clock.currentTimeMillisUnsafe() < held.until) return Effect.fail(held.error)
-          state.flights.held.delete(key)
-        }
-        return Effect.catchIf(Effect.flatMap(start(isStale, false), Deferred.await), wasInterrupted, () => renewal(isStale))
-      })
+      Effect.catchIf(Effect.flatMap(start(isStale, false), Deferred.await), wasInterrupted, () => renewal(isStale))
     const stale = (token: Option.Option<Token>, now: number) => Option.isNone(token) || state.phase(token.value, now) !== "fresh"
     // stale-while-revalidate: a renewal in the background, unless one runs or
     // the last one failed less than a second ago
@@ -280,8 +272,9 @@ export const login = (
     const store = yield* TokenStore
     const token = yield* TokenExchange.exchangeCode(input)
     yield* store.set(key, token)
-    // a refusal of the key's former refresh token is over
+    // a refusal of the key's former refresh token is over, and so is a wait the token endpoint asked for
     Refused.forget(store, key)
+    flightsOf(store).held.delete(key)
     return token
   })
 }

@@ -13,7 +13,7 @@ import * as TokenExchange from "@connected-vehicle/auth/TokenExchange"
 import * as TokenStore from "@connected-vehicle/auth/TokenStore"
 import * as Transport from "@connected-vehicle/transport/Transport"
 import * as TransportConfig from "@connected-vehicle/transport/TransportConfig"
-import { expired } from "./tokens.ts"
+import { expired, userToken } from "./tokens.ts"
 
 /** A token endpoint answering `status` (with `retryAfter` seconds, if given) and an odometer; the token requests' forms. */
 const endpoint = (status: number, retryAfter?: number) => {
@@ -85,4 +85,43 @@ describe("TokenExchange: the grant's own retries", () => {
       assert.isBelow(Date.now() - started, 2_000)
       assert.strictEqual(forms.length, 1)
     }))
+
+  it.live("the hold holds background renewals too, and ends with a sign-in (Session.login)", () =>
+    Effect.gen(function*() {
+      let refreshes = 0
+      let accepted = "access-1"
+      const client = HttpClient.make((request) =>
+        Effect.sync(() => {
+          const path = new URL(request.url).pathname
+          const json = (status: number, body: unknown, headers: Record<string, string> = {}) =>
+            HttpClientResponse.fromWeb(request, new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json", ...headers } }))
+          if (path !== "/oauth/token") return request.headers["authorization"] === `Bearer ${accepted}` ? json(200, { distance: 42 }) : json(401, { error: "unauthorized" })
+          const form = request.body._tag === "Uint8Array" ? new TextDecoder().decode(request.body.body) : ""
+          if (form.includes("grant_type=authorization_code")) {
+            return json(200, { access_token: "access-2", token_type: "Bearer", expires_in: 7200, refresh_token: "refresh-2" })
+          }
+          refreshes++
+          return json(429, { error: "slow_down" }, { "retry-after": "60" })
+        })
+      )
+      const transport = Transport.layer.pipe(Layer.provide([TransportConfig.layerOrigin("http://service.test"), Layer.succeed(HttpClient.HttpClient, client)]))
+      const memory = yield* TokenStore.makeMemory
+      // due for renewal (45 s left), still valid: each call renews in the background
+      yield* memory.set("user-1", userToken(7_155_000))
+      // one session for every call (its background renewals run in its scope)
+      const context = yield* Layer.build(Layer.mergeAll(transport, Session.layerUser("user-1").pipe(Layer.provide([transport, oauth, Layer.succeed(TokenStore.TokenStore, memory)]))))
+      for (let i = 0; i < 3; i++) {
+        assert.strictEqual((yield* odometer.pipe(Effect.provideContext(context))).value.distance, 42)
+        yield* Effect.sleep("1100 millis")
+      }
+      // one request, then the 60 s asked for held every background renewal of the key
+      assert.strictEqual(refreshes, 1)
+      yield* Session.login("user-1", { code: "the-code", redirectUri: "https://app.example/callback" }).pipe(
+        Effect.provide([transport, oauth, Layer.succeed(TokenStore.TokenStore, memory)])
+      )
+      // the new token refused (401): its refresh is sent, not held by the former token's wait
+      accepted = "access-3"
+      yield* Effect.exit(odometer.pipe(Effect.provideContext(context)))
+      assert.strictEqual(refreshes, 2)
+    }).pipe(Effect.scoped), 20_000)
 })

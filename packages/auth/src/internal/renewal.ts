@@ -180,6 +180,17 @@ const grant = <R>(state: State<R>, current: Option.Option<Token>) => {
   ))
 }
 
+/** The failure of a renewal held by a `Retry-After` (`held`): no request was sent, what is left of the wait. */
+const heldError = (held: { readonly until: number; readonly error: ConnectedVehicleError }, now: number): ConnectedVehicleError =>
+  noCredential(
+    `no token request sent: the token endpoint asked to wait (Retry-After) until ${new Date(held.until).toISOString()}; its answer was ${held.error.message}`,
+    {
+      ...(held.error.status === undefined ? {} : { status: held.error.status }),
+      retryAfter: Duration.millis(held.until - now),
+      cause: held.error
+    }
+  )
+
 /**
  * One renewal of the token of `state.key`: `background` when no caller
  * waits for it (its failure is logged).
@@ -204,7 +215,14 @@ export const renewOnce = <R>(state: State<R>, isStale: IsStale, background: bool
       Effect.gen(function*() {
         const current = latest(state, stored)
         // another layer or process may have renewed since the caller looked
-        if (Option.isSome(current) && !isStale(current, yield* Clock.currentTimeMillis)) return current.value
+        const now = yield* Clock.currentTimeMillis
+        if (Option.isSome(current) && !isStale(current, now)) return current.value
+        // the token endpoint asked for a wait (`Retry-After`) that is not over: no request before it ends
+        const held = state.flights.held.get(state.key)
+        if (held !== undefined) {
+          if (now < held.until) return yield* Effect.fail(heldError(held, now))
+          state.flights.held.delete(state.key)
+        }
         const next = yield* grant(state, current)
         yield* Effect.logDebug("token renewed")
         return yield* settled(state, next, current, isStale)
@@ -219,7 +237,7 @@ export const renewOnce = <R>(state: State<R>, isStale: IsStale, background: bool
             const now = clock.currentTimeMillisUnsafe()
             Refused.remember(retryAt, key, now + backgroundRetryMillis)
             // the token endpoint asked for a wait: no renewal asks it again before then
-            const wait = error.retryAfter === undefined ? 0 : Duration.toMillis(error.retryAfter)
+            const wait = error.retryAfter === undefined || state.flights.held.has(key) ? 0 : Duration.toMillis(error.retryAfter)
             if (wait > 0) Refused.remember(state.flights.held, key, { until: now + wait, error })
           })
         ),
