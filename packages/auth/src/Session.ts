@@ -274,7 +274,9 @@ export const login = (
     yield* store.set(key, token)
     // a refusal of the key's former refresh token is over, and so is a wait the token endpoint asked for
     Refused.forget(store, key)
-    flightsOf(store).held.delete(key)
+    const flights = flightsOf(store)
+    flights.held.delete(key)
+    Refused.remember(flights.signIns, key, (flights.signIns.get(key) ?? 0) + 1)
     return token
   })
 }

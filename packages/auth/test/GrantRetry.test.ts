@@ -4,7 +4,7 @@
  * renewal of the key until it ends.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Exit, Fiber, Layer, Redacted, Scope } from "effect"
+import { Duration, Effect, Exit, Fiber, Layer, Redacted, Scope } from "effect"
 import { HttpClient, HttpClientResponse } from "effect/http"
 import { LegacyApi } from "@connected-vehicle/schema/Api"
 import * as OAuthConfig from "@connected-vehicle/auth/OAuthConfig"
@@ -60,10 +60,14 @@ describe("TokenExchange: the grant's own retries", () => {
       const memory = yield* TokenStore.makeMemory
       yield* memory.set("user-1", expired())
       const credentials = Session.layerUser("user-1").pipe(Layer.provide([transport, oauth, Layer.succeed(TokenStore.TokenStore, memory)]))
-      for (let i = 0; i < 10; i++) {
-        const exit = yield* Effect.exit(odometer.pipe(Effect.provide(credentials), Effect.provide(transport)))
-        assert.isTrue(Exit.isFailure(exit))
-      }
+      const errors: Array<unknown> = []
+      for (let i = 0; i < 10; i++) errors.push(yield* Effect.flip(odometer.pipe(Effect.provide(credentials), Effect.provide(transport))))
+      // the held ones say that no request was sent, with what is left of the wait
+      const held = errors[9] as { readonly message: string; readonly status?: number; readonly retryAfter?: Duration.Duration }
+      assert.include(held.message, "no token request sent")
+      assert.strictEqual(held.message.split("no token request sent").length, 2, "said once, not nested in every later one")
+      assert.strictEqual(held.status, 503)
+      assert.isTrue(held.retryAfter !== undefined && Duration.toMillis(held.retryAfter) <= 60_000 && Duration.toMillis(held.retryAfter) > 50_000)
       // one request: its Retry-After (60 s) is over the grant's own wait, and held for the next renewals
       assert.deepStrictEqual(forms.length, 1)
       assert.include(forms[0], "refresh_token=refresh-1")

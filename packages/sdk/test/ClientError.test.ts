@@ -87,6 +87,12 @@ describe("ClientError", () => {
     assert.isFalse(ClientError.fromEffectError(failing).isRetryable)
     const again = failed(new CallError.Credentials({ description: "token request failed", status: 503, transient: true, cause: failed(new CallError.MalformedBody({ method: "POST", url: "u", status: 503, description: "not JSON" })) }))
     assert.isTrue(ClientError.fromEffectError(again).isRetryable)
+    // held by a Retry-After (no request sent): its status's class, its own message and what is left of the wait
+    const answered = noCredential(failed(new CallError.OAuth({ method: "POST", url: "u", status: 429, error: "slow_down", retryAfter: Duration.seconds(60) })))
+    const held = ClientError.fromEffectError(failed(new CallError.Credentials({ description: "no token request sent: wait", status: 429, retryAfter: Duration.seconds(40), cause: answered })))
+    assert.instanceOf(held, ClientError.RateLimitError)
+    assert.strictEqual(held.retryAfter, 40_000)
+    assert.include(held.message, "no token request sent")
     const grant = noCredential(failed(new CallError.OAuth({ method: "POST", url: "u", status: 400, error: "invalid_grant" })))
     const refusedGrant = ClientError.fromEffectError(grant)
     assert.instanceOf(refusedGrant, ClientError.CredentialsError)

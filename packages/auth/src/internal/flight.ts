@@ -25,6 +25,8 @@ export interface Flights {
    * failure, given to every renewal asked for before that time (no request)
    */
   readonly held: Map<string, { readonly until: number; readonly error: ConnectedVehicleError }>
+  /** how many sign-ins (`login`) stored a token for the key (a renewal's `Retry-After` from before one is not held) */
+  readonly signIns: Map<string, number>
   /**
    * a granted token whose `set` failed: used (and its refresh token renewed
    * from) instead of the older stored one until it is stored, or the store
@@ -43,7 +45,7 @@ const flights = new WeakMap<TokenStore["Service"], Flights>()
 export const flightsOf = (store: TokenStore["Service"]): Flights => {
   let state = flights.get(store)
   if (state === undefined) {
-    state = { running: new Map(), retryAt: new Map(), held: new Map(), kept: new Map() }
+    state = { running: new Map(), retryAt: new Map(), held: new Map(), signIns: new Map(), kept: new Map() }
     flights.set(store, state)
   }
   return state

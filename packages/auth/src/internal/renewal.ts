@@ -180,9 +180,12 @@ const grant = <R>(state: State<R>, current: Option.Option<Token>) => {
   ))
 }
 
+// the failures of renewals held by a `Retry-After` (no request sent)
+const heldErrors = new WeakSet<ConnectedVehicleError>()
+
 /** The failure of a renewal held by a `Retry-After` (`held`): no request was sent, what is left of the wait. */
-const heldError = (held: { readonly until: number; readonly error: ConnectedVehicleError }, now: number): ConnectedVehicleError =>
-  noCredential(
+const heldError = (held: { readonly until: number; readonly error: ConnectedVehicleError }, now: number): ConnectedVehicleError => {
+  const error = noCredential(
     `no token request sent: the token endpoint asked to wait (Retry-After) until ${new Date(held.until).toISOString()}; its answer was ${held.error.message}`,
     {
       ...(held.error.status === undefined ? {} : { status: held.error.status }),
@@ -190,6 +193,9 @@ const heldError = (held: { readonly until: number; readonly error: ConnectedVehi
       cause: held.error
     }
   )
+  heldErrors.add(error)
+  return error
+}
 
 /**
  * One renewal of the token of `state.key`: `background` when no caller
@@ -199,6 +205,8 @@ const heldError = (held: { readonly until: number; readonly error: ConnectedVehi
  */
 export const renewOnce = <R>(state: State<R>, isStale: IsStale, background: boolean): Effect.Effect<Token, ConnectedVehicleError> => {
   const { flights: { kept, retryAt }, key, refused, store } = state
+  // a sign-in (`login`) during this renewal makes its `Retry-After` the former token's, not the key's
+  const signIns = state.flights.signIns.get(key) ?? 0
   return Effect.gen(function*() {
     yield* storeKept(state)
     const held = kept.get(key)
@@ -217,9 +225,10 @@ export const renewOnce = <R>(state: State<R>, isStale: IsStale, background: bool
         // another layer or process may have renewed since the caller looked
         const now = yield* Clock.currentTimeMillis
         if (Option.isSome(current) && !isStale(current, now)) return current.value
-        // the token endpoint asked for a wait (`Retry-After`) that is not over: no request before it ends
+        // the token endpoint asked for a wait (`Retry-After`) that is not over: no request before it
+        // ends (a user session without a token sends none: its own error says so)
         const held = state.flights.held.get(state.key)
-        if (held !== undefined) {
+        if (held !== undefined && (!state.refreshGrant || Option.isSome(current))) {
           if (now < held.until) return yield* Effect.fail(heldError(held, now))
           state.flights.held.delete(state.key)
         }
@@ -235,9 +244,12 @@ export const renewOnce = <R>(state: State<R>, isStale: IsStale, background: bool
         Effect.clockWith((clock) =>
           Effect.sync(() => {
             const now = clock.currentTimeMillisUnsafe()
-            Refused.remember(retryAt, key, now + backgroundRetryMillis)
+            // held: no background renewal before the wait ends (nor a warning a second)
+            const heldUntil = heldErrors.has(error) ? state.flights.held.get(key)?.until : undefined
+            Refused.remember(retryAt, key, Math.max(now + backgroundRetryMillis, heldUntil ?? 0))
             // the token endpoint asked for a wait: no renewal asks it again before then
-            const wait = error.retryAfter === undefined || state.flights.held.has(key) ? 0 : Duration.toMillis(error.retryAfter)
+            if (heldErrors.has(error) || error.retryAfter === undefined || (state.flights.signIns.get(key) ?? 0) !== signIns) return
+            const wait = Duration.toMillis(error.retryAfter)
             if (wait > 0) Refused.remember(state.flights.held, key, { until: now + wait, error })
           })
         ),

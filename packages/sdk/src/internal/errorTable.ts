@@ -80,6 +80,11 @@ const fromCredentials = (error: ConnectedVehicleError, fields: ErrorFields): Cla
   if (waited !== undefined) return { reason: "Timeout", fields: { ...fields, timeout: Duration.toMillis(waited) } }
   const request = error.reason._tag === "Credentials" ? error.reason.cause : undefined
   if (!isConnectedVehicleError(request)) return { reason: "Credentials", fields }
+  // no request sent (a wait the token endpoint asked for holds it): its status's class, with this error's fields
+  if (request.reason._tag === "Credentials") {
+    const status = error.status
+    return status === 429 ? { reason: "RateLimit", fields } : status !== undefined && status >= 500 ? { reason: "Server", fields } : { reason: "Credentials", fields }
+  }
   const inner = fieldsOf(request, request.reason, `The token request failed: ${request.message}`)
   const status = request.status
   // retryable as the call saw it (`transient`): a refresh-token request that a 500 may have used is not
