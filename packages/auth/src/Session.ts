@@ -276,6 +276,7 @@ export const login = (
     Refused.forget(store, key)
     const flights = flightsOf(store)
     flights.held.delete(key)
+    flights.retryAt.delete(key)
     Refused.remember(flights.signIns, key, (flights.signIns.get(key) ?? 0) + 1)
     return token
   })

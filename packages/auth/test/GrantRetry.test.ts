@@ -128,4 +128,40 @@ describe("TokenExchange: the grant's own retries", () => {
       yield* Effect.exit(odometer.pipe(Effect.provideContext(context)))
       assert.strictEqual(refreshes, 2)
     }).pipe(Effect.scoped), 20_000)
+
+  it.live("the hold holds a session built before a sign-in, and a sign-in lets background renewals start again", () =>
+    Effect.gen(function*() {
+      let refreshes = 0
+      let answer = 429
+      const client = HttpClient.make((request) =>
+        Effect.sync(() => {
+          const path = new URL(request.url).pathname
+          const json = (status: number, body: unknown, headers: Record<string, string> = {}) =>
+            HttpClientResponse.fromWeb(request, new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json", ...headers } }))
+          if (path !== "/oauth/token") return json(200, { distance: 42 })
+          const form = request.body._tag === "Uint8Array" ? new TextDecoder().decode(request.body.body) : ""
+          if (form.includes("grant_type=authorization_code")) {
+            return json(200, { access_token: "access-2", token_type: "Bearer", expires_in: 7200, refresh_token: "refresh-2" })
+          }
+          refreshes++
+          return answer === 429 ? json(429, { error: "slow_down" }, { "retry-after": "60" }) : json(200, { access_token: `access-r${refreshes}`, token_type: "Bearer", expires_in: 7200, refresh_token: "refresh-3" })
+        })
+      )
+      const transport = Transport.layer.pipe(Layer.provide([TransportConfig.layerOrigin("http://service.test"), Layer.succeed(HttpClient.HttpClient, client)]))
+      const memory = yield* TokenStore.makeMemory
+      const stores = Layer.mergeAll(transport, oauth, Layer.succeed(TokenStore.TokenStore, memory))
+      const context = yield* Layer.build(Layer.mergeAll(transport, Session.layerUser("user-1").pipe(Layer.provide(stores))))
+      // signed in after the session was built, then the token expired: the 429's wait holds every later call
+      yield* Session.login("user-1", { code: "the-code", redirectUri: "https://app.example/callback" }).pipe(Effect.provide(stores))
+      yield* memory.set("user-1", expired())
+      for (let i = 0; i < 4; i++) yield* Effect.exit(odometer.pipe(Effect.provideContext(context)))
+      assert.strictEqual(refreshes, 1)
+      // a sign-in ends the wait: its token, once due, is renewed in the background again
+      answer = 200
+      yield* Session.login("user-1", { code: "the-code", redirectUri: "https://app.example/callback" }).pipe(Effect.provide(stores))
+      yield* memory.set("user-1", userToken(7_155_000, "access-2", "refresh-2"))
+      yield* odometer.pipe(Effect.provideContext(context))
+      yield* Effect.sleep("300 millis")
+      assert.strictEqual(refreshes, 2)
+    }).pipe(Effect.scoped), 20_000)
 })

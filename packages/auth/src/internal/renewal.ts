@@ -206,8 +206,10 @@ const heldError = (held: { readonly until: number; readonly error: ConnectedVehi
 export const renewOnce = <R>(state: State<R>, isStale: IsStale, background: boolean): Effect.Effect<Token, ConnectedVehicleError> => {
   const { flights: { kept, retryAt }, key, refused, store } = state
   // a sign-in (`login`) during this renewal makes its `Retry-After` the former token's, not the key's
-  const signIns = state.flights.signIns.get(key) ?? 0
+  // (counted when the renewal runs: the effect is built once, with its layer)
+  let signIns = 0
   return Effect.gen(function*() {
+    signIns = state.flights.signIns.get(key) ?? 0
     yield* storeKept(state)
     const held = kept.get(key)
     if (held !== undefined && !isStale(Option.some(held), yield* Clock.currentTimeMillis)) return held

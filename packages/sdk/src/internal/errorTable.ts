@@ -83,7 +83,13 @@ const fromCredentials = (error: ConnectedVehicleError, fields: ErrorFields): Cla
   // no request sent (a wait the token endpoint asked for holds it): its status's class, with this error's fields
   if (request.reason._tag === "Credentials") {
     const status = error.status
-    return status === 429 ? { reason: "RateLimit", fields } : status !== undefined && status >= 500 ? { reason: "Server", fields } : { reason: "Credentials", fields }
+    return status === 429
+      ? { reason: "RateLimit", fields }
+      : status === 401
+      ? { reason: "Authentication", fields }
+      : status !== undefined && status >= 500
+      ? { reason: "Server", fields }
+      : { reason: "Credentials", fields }
   }
   const inner = fieldsOf(request, request.reason, `The token request failed: ${request.message}`)
   const status = request.status
