@@ -27,7 +27,7 @@ import { InvalidArgument } from "@connected-vehicle/schema/InvalidArgument"
 import type { Credentials } from "../Credentials.ts"
 import { requestIdOf, type TransportConfig } from "../TransportConfig.ts"
 import * as ConnectedVehicleError from "../ConnectedVehicleError.ts"
-import { attemptContext } from "./untraced.ts"
+import { attemptContext, propagates } from "./untraced.ts"
 import { withoutCredentials } from "./url.ts"
 import type { Hook } from "./hooks.ts"
 import * as Hooks from "./hooks.ts"
@@ -36,7 +36,7 @@ import * as Timeout from "./timeout.ts"
 import { secretsOf } from "./redact.ts"
 import type { Policy } from "./policy.ts"
 import * as CallPolicy from "./policy.ts"
-import type { Given } from "./request.ts"
+import { type Given, withBearer } from "./request.ts"
 import type { Admit, CallOptions, Result } from "../Transport.ts"
 import type { AnyError, Ctx } from "./responses.ts"
 import {
@@ -48,6 +48,7 @@ import {
   mapBuildError,
   mapDecodeError,
   mapSendError,
+  locationOf,
   retryAfterOf,
   statusOf,
   tagOf
@@ -489,27 +490,4 @@ export const make = (spec: MethodSpec): Method => {
         Effect.withParentSpan(start(clock, span, propagate && propagates(span) ? span : undefined), span, { captureStackTrace: false }))
     })
   }
-}
-
-
-/**
- * Whether a span's trace context may be sent: a span of this process, not
- * one that says otherwise (the no-op spans of a fiber whose tracing is off
- * carry `DisablePropagation`, and ids that are not a trace context).
- */
-const propagates = (span: Tracer.AnySpan): span is Tracer.Span =>
-  span._tag === "Span" && !Context.get(span.annotations, Tracer.DisablePropagation)
-
-/** The request with the call's credential, unless it carries an `authorization` of its own (the token endpoint's). */
-const withBearer = (
-  request: HttpClientRequest.HttpClientRequest,
-  token: Redacted.Redacted<string> | undefined
-): HttpClientRequest.HttpClientRequest =>
-  token !== undefined && request.headers["authorization"] === undefined
-    ? HttpClientRequest.setHeader(request, "authorization", `Bearer ${Redacted.value(token)}`)
-    : request
-
-const locationOf = (response: HttpClientResponse.HttpClientResponse): { readonly location?: string } => {
-  const location = response.headers["location"]
-  return location === undefined || location === "" ? {} : { location: withoutCredentials(location) }
 }

@@ -1,7 +1,7 @@
 /**
  * @internal
  */
-import { Context, Effect, Option, Schema, SchemaAST } from "effect"
+import { Context, Effect, Option, Redacted, Schema, SchemaAST } from "effect"
 import { Headers, HttpBody, HttpClientRequest, UrlParams } from "effect/http"
 import type { HttpApiEndpoint } from "effect/http-api"
 import { HttpApi, HttpApiSchema } from "effect/http-api"
@@ -243,3 +243,17 @@ const compilePath = (path: string, schema: Schema.Top | undefined): ((params: Re
  * @internal
  */
 export const fixedHeaders = (userAgent: string) => ({ accept: "application/json", "user-agent": userAgent }) as const
+
+/**
+ * The request with the call's credential, unless it carries an
+ * `authorization` of its own (the token endpoint's).
+ *
+ * @internal
+ */
+export const withBearer = (
+  request: HttpClientRequest.HttpClientRequest,
+  token: Redacted.Redacted<string> | undefined
+): HttpClientRequest.HttpClientRequest =>
+  token !== undefined && request.headers["authorization"] === undefined
+    ? HttpClientRequest.setHeader(request, "authorization", `Bearer ${Redacted.value(token)}`)
+    : request

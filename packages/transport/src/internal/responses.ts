@@ -26,6 +26,7 @@ import type { Reason } from "../ConnectedVehicleError.ts"
 import * as RetryAfter from "../RetryAfter.ts"
 import { TooLarge } from "./exchange.ts"
 import { scrub } from "./redact.ts"
+import { withoutCredentials } from "./url.ts"
 
 /** @internal */
 export type AnyError = ConnectedVehicleError | InvalidArgument
@@ -270,4 +271,14 @@ const rateLimit = (ctx: Ctx, oauth: Option.Option<OAuthErrorBody>): RateLimit =>
     resolution: "RETRY_LATER",
     errors: []
   })
+}
+
+/**
+ * The `location` of a response, without credentials, when it sent one.
+ *
+ * @internal
+ */
+export const locationOf = (response: HttpClientResponse.HttpClientResponse): { readonly location?: string } => {
+  const location = response.headers["location"]
+  return location === undefined || location === "" ? {} : { location: withoutCredentials(location) }
 }

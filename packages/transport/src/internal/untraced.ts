@@ -17,7 +17,7 @@
  *
  * @internal
  */
-import { Context, Effect, Exit } from "effect"
+import { Context, Effect, Exit, Tracer } from "effect"
 import { constTrue } from "effect/Function"
 import { HttpClient } from "effect/http"
 import type { HttpClientError, HttpClientRequest } from "effect/http"
@@ -65,3 +65,13 @@ export const untraced = (
       }))
       : Effect.provideService(base.postprocess(request), HttpClient.TracerDisabledWhen, constTrue)
   )
+
+/**
+ * Whether a span's trace context may be sent: a span of this process, not
+ * one that says otherwise (the no-op spans of a fiber whose tracing is off
+ * carry `DisablePropagation`, and ids that are not a trace context).
+ *
+ * @internal
+ */
+export const propagates = (span: Tracer.AnySpan): span is Tracer.Span =>
+  span._tag === "Span" && !Context.get(span.annotations, Tracer.DisablePropagation)
