@@ -102,17 +102,23 @@ const lagging = (lag: number) =>
 const accessOf = (store: TokenStore.TokenStore["Service"]) =>
   Effect.map(store.get("user-1"), Option.map((token) => Redacted.value(token.accessToken)))
 
+/** A call whose renewal (with refresh-1, of the expired token stored) is at the token endpoint, held there until `release`. */
+const renewalHeld = Effect.gen(function*() {
+  const gate = yield* Deferred.make<void>()
+  const { sent, transport } = service(gate, new Set(), new Set())
+  const store = yield* TokenStore.makeMemory
+  yield* store.set("user-1", expired())
+  const call = yield* Effect.forkChild(callWith(transport, store))
+  while (!sent.includes("token refresh-1")) yield* Effect.sleep(1)
+  return { call, release: Deferred.succeed(gate, undefined), sent, store, transport }
+})
+
 describe("Session: the store during a renewal", () => {
   it.live("a sign-out (remove) while the renewal waits for the token endpoint wins: nothing stored, the call fails clearly", () =>
     Effect.gen(function*() {
-      const gate = yield* Deferred.make<void>()
-      const { sent, transport } = service(gate, new Set(), new Set())
-      const store = yield* TokenStore.makeMemory
-      yield* store.set("user-1", expired())
-      const call = yield* Effect.forkChild(callWith(transport, store))
-      while (!sent.includes("token refresh-1")) yield* Effect.sleep(1)
+      const { call, release, sent, store, transport } = yield* renewalHeld
       yield* store.remove("user-1")
-      yield* Deferred.succeed(gate, undefined)
+      yield* release
       const error = yield* Effect.flip(Fiber.join(call))
       assert.instanceOf(reasonOf(error), Credentials)
       assert.isTrue(isConnectedVehicleError(error) && !error.isRetryable)
@@ -128,14 +134,9 @@ describe("Session: the store during a renewal", () => {
 
   it.live("a sign-in (set outside the renewal) while the renewal runs wins: its token is stored and used", () =>
     Effect.gen(function*() {
-      const gate = yield* Deferred.make<void>()
-      const { sent, transport } = service(gate, new Set(), new Set())
-      const store = yield* TokenStore.makeMemory
-      yield* store.set("user-1", expired())
-      const call = yield* Effect.forkChild(callWith(transport, store))
-      while (!sent.includes("token refresh-1")) yield* Effect.sleep(1)
+      const { call, release, sent, store } = yield* renewalHeld
       yield* store.set("user-1", userToken(0, "access-9", "refresh-9"))
-      yield* Deferred.succeed(gate, undefined)
+      yield* release
       assert.strictEqual((yield* Fiber.join(call)).value.distance, 42)
       assert.deepStrictEqual(yield* accessOf(store), Option.some("access-9"))
       assert.deepStrictEqual(sent, ["token refresh-1", "read access-9"])
