@@ -57,18 +57,28 @@ const blinking = (failures: number, transient = true) =>
 
 const odometer = Effect.flatMap(Transport.client(LegacyApi, "legacy"), (legacy) => legacy.odometer({ params: { id: "veh-1" } }))
 
+/** The odometer read with `session` on `transport`, its tokens in `store`. */
+const odometerWith = (
+  session: ReturnType<typeof Session.layerApplication>,
+  transport: Layer.Layer<Transport.Transport>,
+  store: Layer.Layer<TokenStore.TokenStore>
+) =>
+  odometer.pipe(
+    Effect.provide(session.pipe(Layer.provide([
+      transport,
+      OAuthConfig.layer({ clientId: "app", clientSecret: Redacted.make("secret") }),
+      store
+    ]))),
+    Effect.provide(transport)
+  )
+
 describe("Session: a token store failure during a call", () => {
   it.live("is transient: the call is retried and succeeds", () =>
     Effect.gen(function*() {
       const { paths, transport } = service(200)
       const store = yield* blinking(1)
       yield* store.set("user-1", userToken(0, "access", "refresh"))
-      const result = yield* odometer.pipe(
-        Effect.provide(Session.layerUser("user-1").pipe(
-          Layer.provide([transport, OAuthConfig.layer({ clientId: "app", clientSecret: Redacted.make("secret") }), Layer.succeed(TokenStore.TokenStore, store)])
-        )),
-        Effect.provide(transport)
-      )
+      const result = yield* odometerWith(Session.layerUser("user-1"), transport, Layer.succeed(TokenStore.TokenStore, store))
       assert.strictEqual(result.value.distance, 42)
       assert.deepStrictEqual(paths, ["/v2.0/vehicles/veh-1/odometer"])
     }))
@@ -77,13 +87,7 @@ describe("Session: a token store failure during a call", () => {
     Effect.gen(function*() {
       const { paths, transport } = service(200)
       const store = yield* blinking(100)
-      const error = yield* odometer.pipe(
-        Effect.provide(Session.layerApplication().pipe(
-          Layer.provide([transport, OAuthConfig.layer({ clientId: "app", clientSecret: Redacted.make("secret") }), Layer.succeed(TokenStore.TokenStore, store)])
-        )),
-        Effect.provide(transport),
-        Effect.flip
-      )
+      const error = yield* Effect.flip(odometerWith(Session.layerApplication(), transport, Layer.succeed(TokenStore.TokenStore, store)))
       const reason = reasonOf(error)
       assert.instanceOf(reason, Credentials)
       assert.isTrue(isConnectedVehicleError(error) && error.isRetryable)
@@ -97,13 +101,7 @@ describe("Session: a token store failure during a call", () => {
       const store = yield* blinking(1, false)
       let reads = 0
       const counting = TokenStore.TokenStore.of({ ...store, get: (key, options) => Effect.andThen(Effect.sync(() => reads++), store.get(key, options)) })
-      const error = yield* odometer.pipe(
-        Effect.provide(Session.layerApplication().pipe(
-          Layer.provide([transport, OAuthConfig.layer({ clientId: "app", clientSecret: Redacted.make("secret") }), Layer.succeed(TokenStore.TokenStore, counting)])
-        )),
-        Effect.provide(transport),
-        Effect.flip
-      )
+      const error = yield* Effect.flip(odometerWith(Session.layerApplication(), transport, Layer.succeed(TokenStore.TokenStore, counting)))
       assert.instanceOf(reasonOf(error), Credentials)
       assert.isTrue(isConnectedVehicleError(error) && !error.isRetryable)
       assert.include(error.message, "the stored value is not a token")
@@ -114,13 +112,7 @@ describe("Session: a token store failure during a call", () => {
   it.live("a failed token request is sent again by the grant where that is safe (a client-credentials 503, twice more), not by the call", () =>
     Effect.gen(function*() {
       const { paths, transport } = service(503)
-      const error = yield* odometer.pipe(
-        Effect.provide(Session.layerApplication().pipe(
-          Layer.provide([transport, OAuthConfig.layer({ clientId: "app", clientSecret: Redacted.make("secret") }), TokenStore.layerMemory])
-        )),
-        Effect.provide(transport),
-        Effect.flip
-      )
+      const error = yield* Effect.flip(odometerWith(Session.layerApplication(), transport, TokenStore.layerMemory))
       const reason = reasonOf(error)
       assert.strictEqual(reason._tag, "Credentials")
       assert.strictEqual(reason._tag === "Credentials" ? reason.status : undefined, 503)
@@ -137,13 +129,7 @@ describe("Session: a token store failure during a call", () => {
         const memory = yield* TokenStore.makeMemory
         // expired: the call renews it with the refresh token
         yield* memory.set("user-1", userToken(7_201_000))
-        const error = yield* odometer.pipe(
-          Effect.provide(Session.layerUser("user-1").pipe(
-            Layer.provide([transport, OAuthConfig.layer({ clientId: "app", clientSecret: Redacted.make("secret") }), Layer.succeed(TokenStore.TokenStore, memory)])
-          )),
-          Effect.provide(transport),
-          Effect.flip
-        )
+        const error = yield* Effect.flip(odometerWith(Session.layerUser("user-1"), transport, Layer.succeed(TokenStore.TokenStore, memory)))
         assert.strictEqual(reasonOf(error)._tag, "Credentials")
         assert.isFalse(isConnectedVehicleError(error) && error.isRetryable)
         assert.deepStrictEqual(paths, Array(requests).fill("/oauth/token"), `status ${status}`)
@@ -177,13 +163,7 @@ describe("Session: a token store failure during a call", () => {
             return Effect.fail(new TokenStore.TokenStoreError({ key, reason: "Socket closed unexpectedly" }))
           })
       })
-      const error = yield* odometer.pipe(
-        Effect.provide(Session.layerUser("user-1").pipe(
-          Layer.provide([transport, OAuthConfig.layer({ clientId: "app", clientSecret: Redacted.make("secret") }), Layer.succeed(TokenStore.TokenStore, store)])
-        )),
-        Effect.provide(transport),
-        Effect.flip
-      )
+      const error = yield* Effect.flip(odometerWith(Session.layerUser("user-1"), transport, Layer.succeed(TokenStore.TokenStore, store)))
       assert.instanceOf(reasonOf(error), Credentials)
       assert.isTrue(isConnectedVehicleError(error) && !error.isRetryable)
       assert.include(error.message, "the token request succeeded, but storing its token failed")
@@ -222,12 +202,7 @@ describe("Session: a token store failure during a call", () => {
             return Effect.fail(new TokenStore.TokenStoreError({ key, reason: "Socket closed unexpectedly", transient: true }))
           })
       })
-      const result = yield* odometer.pipe(
-        Effect.provide(Session.layerUser("user-1").pipe(
-          Layer.provide([transport, OAuthConfig.layer({ clientId: "app", clientSecret: Redacted.make("secret") }), Layer.succeed(TokenStore.TokenStore, store)])
-        )),
-        Effect.provide(transport)
-      )
+      const result = yield* odometerWith(Session.layerUser("user-1"), transport, Layer.succeed(TokenStore.TokenStore, store))
       assert.strictEqual(result.value.distance, 42)
       const read = "/v2.0/vehicles/veh-1/odometer"
       // the retry refreshes again without sending the refused token once more
@@ -272,12 +247,7 @@ describe("Session: a token store failure during a call", () => {
           )
       })
       const stored = Effect.map(memory.get("user-1"), (token) => Option.map(token, (token) => Redacted.value(token.accessToken)))
-      const call = odometer.pipe(
-        Effect.provide(Session.layerUser("user-1").pipe(
-          Layer.provide([transport, OAuthConfig.layer({ clientId: "app", clientSecret: Redacted.make("secret") }), Layer.succeed(TokenStore.TokenStore, store)])
-        )),
-        Effect.provide(transport)
-      )
+      const call = odometerWith(Session.layerUser("user-1"), transport, Layer.succeed(TokenStore.TokenStore, store))
       const read = "read Bearer"
       // the grant's set fails, and so does the next call's attempt to store it
       failSets = 2
