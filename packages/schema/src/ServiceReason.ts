@@ -49,21 +49,24 @@ export const ServiceErrorFields = {
 
 /**
  * Whether an answer with this status is worth another attempt: a 429 (the
- * transport's rate-limit policy decides how long to wait) and a 500, 502,
- * 503 or 504, whatever the body says.
+ * transport's rate-limit policy decides how long to wait), a 408 (the
+ * request did not arrive in time: a proxy's or a load balancer's, as the
+ * service lists none) and a 500, 502, 503 or 504, whatever the body says
+ * (the statuses of Effect's `HttpClient.isTransientResponse`).
  *
  * @example
  * ```ts
  * import { isRetryableStatus } from "@connected-vehicle/schema/ServiceReason"
  *
  * isRetryableStatus(503) // true
+ * isRetryableStatus(408) // true
  * isRetryableStatus(404) // false
  * ```
  * @since 0.2.0
  * @category predicates
  */
 export const isRetryableStatus = (status: number | undefined): boolean =>
-  status === 429 || status === 500 || status === 502 || status === 503 || status === 504
+  status === 429 || status === 408 || status === 500 || status === 502 || status === 503 || status === 504
 
 /**
  * `AUTHENTICATION` with a 401: the token is missing, invalid or expired.

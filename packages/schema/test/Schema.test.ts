@@ -204,12 +204,12 @@ describe("error envelope to reasons", () => {
     assert.strictEqual(rateLimited.type, "SERVER")
   })
 
-  it("isRetryable: a 429, and a 500, 502, 503 or 504 whatever the type", () => {
+  it("isRetryable: a 429, a 408, and a 500, 502, 503 or 504 whatever the type", () => {
     const of = (type: (typeof ServiceError.ErrorTypeValues)[number], status: number) =>
       ServiceReason.fromEnvelope(ServiceError.makeEnvelope(type, "x", { status }), { status }).isRetryable
     assert.deepStrictEqual(
-      [of("SERVER", 500), of("SERVER", 501), of("UPSTREAM", 502), of("VALIDATION", 503), of("VALIDATION", 400), of("RATE_LIMIT", 429)],
-      [true, false, true, true, false, true]
+      [of("SERVER", 500), of("SERVER", 501), of("UPSTREAM", 502), of("VALIDATION", 503), of("VALIDATION", 400), of("RATE_LIMIT", 429), of("VALIDATION", 408)],
+      [true, false, true, true, false, true, true]
     )
   })
 

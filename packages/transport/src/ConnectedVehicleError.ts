@@ -112,7 +112,7 @@ export class Connection extends Schema.TaggedError<Connection>()("Connection", {
  * envelope is the reason of its status (`fromStatus` of
  * `@connected-vehicle/schema/ServiceReason`: a 401 `Authentication`, a 404
  * `NotFound`, a 5xx `Server` or `Upstream`...). Retryable when its status
- * is (500, 502, 503, 504).
+ * is (408, 500, 502, 503, 504).
  *
  * @example
  * ```ts

@@ -46,8 +46,9 @@ export interface Roots {
 }
 
 /**
- * Retry of 500, 502, 503 and 504 responses (decided by the status, whatever
- * the body says) and of transport failures (connection reset, timeout).
+ * Retry of 408, 500, 502, 503 and 504 responses (decided by the status,
+ * whatever the body says), of 429 responses (see the rate-limit policy) and
+ * of transport failures (connection reset, timeout).
  * Other statuses are never retried.
  *
  * @example

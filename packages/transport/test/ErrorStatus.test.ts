@@ -16,6 +16,7 @@ import type { MalformedBody } from "@connected-vehicle/transport/ConnectedVehicl
 import * as RetryAfter from "@connected-vehicle/transport/RetryAfter"
 import * as Transport from "@connected-vehicle/transport/Transport"
 import * as TransportConfig from "@connected-vehicle/transport/TransportConfig"
+import { signalResponse } from "./signals.ts"
 import { flipReason, server } from "./utils.ts"
 
 const on = (origin: string, options?: Omit<TransportConfig.Options, "roots">, credentials = Credentials.layerStatic(Redacted.make("the-token"))) =>
@@ -104,6 +105,32 @@ describe("an error status without the envelope is the reason of its status", () 
         assert.strictEqual(service.requests.length, 3)
         service.close()
       }
+    }).pipe(Effect.scoped))
+
+  it.live("a proxy's 408 is Validation and retryable (Effect's transient statuses): a GET is sent again", () =>
+    Effect.gen(function*() {
+      let calls = 0
+      const service = yield* server((_, response) => {
+        if (++calls === 1) {
+          response.writeHead(408, { "content-type": "text/plain", connection: "close" })
+          return response.end("Request Timeout")
+        }
+        response.writeHead(200, { "content-type": "application/json" })
+        response.end(JSON.stringify(signalResponse))
+      })
+      const result = yield* getSignal.pipe(Effect.provide(on(service.origin, quick)))
+      assert.strictEqual(result.status, 200)
+      assert.strictEqual(service.requests.length, 2)
+      service.close()
+      const always = yield* server((_, response) => {
+        response.writeHead(408, { "content-type": "text/plain" })
+        response.end("Request Timeout")
+      })
+      const error = yield* flipReason(getSignal.pipe(Effect.provide(on(always.origin, quick))))
+      assert.strictEqual(error._tag, "Validation")
+      assert.strictEqual((error as ServiceReason).status, 408)
+      assert.isTrue(error.isRetryable)
+      assert.strictEqual(always.requests.length, 3)
     }).pipe(Effect.scoped))
 
   it.live("a huge Retry-After is at most RetryAfter.maxDelay, and not waited (over maxWait): the call fails at once", () =>

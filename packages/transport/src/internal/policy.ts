@@ -109,7 +109,7 @@ const shallowCopy = <A>(value: A): A =>
 /**
  * The delay before retry `n` (1 for the first) after `error`, `undefined`
  * when it is not retried. The error's reason decides whether it may be
- * retried (`isRetryable`: a 429, a 500, 502, 503 or 504, a connection
+ * retried (`isRetryable`: a 429, a 408, a 500, 502, 503 or 504, a connection
  * failure or a timeout, a `Credentials` reason only when the token store
  * failed before a token request, `transient`: a token request has its own retries; never an
  * `InvalidArgument`); then a 429 waits its `Retry-After`
