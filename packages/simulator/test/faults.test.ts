@@ -313,6 +313,38 @@ describe("POST /_simulator/faults: pathPattern is a glob matched in linear time"
       assert.strictEqual(yield* get("/v3/connections.x"), 502)
     }).pipe(Effect.provide(Loopback())))
 
+  it.live("a path no request can match, path with pathPattern, or a method that is not a token: 400, no slot taken", () =>
+    Effect.gen(function*() {
+      const token = yield* appToken
+      const get = (path: string) => Effect.map(call("GET", path, { headers: bearer(token) }), (reply) => reply.status)
+      const script = (json: Record<string, unknown>) => call("POST", "/_simulator/faults", { json: { faults: ["status=500"], ...json } })
+      const refusals: ReadonlyArray<readonly [Record<string, unknown>, string]> = [
+        [{ path: "v3/webhooks" }, "can never match"],
+        [{ path: "/v3/webhooks?page=2" }, "can never match"],
+        [{ path: "https://x/v3/webhooks" }, "can never match"],
+        [{ path: "/v3/webhooks/" }, "can never match"],
+        [{ path: "/v3//webhooks" }, "can never match"],
+        [{ path: "/v3/a%20b" }, "percent-encoding"],
+        [{ path: "/x".repeat(200) }, "at most"],
+        [{ path: "/v3/webhooks", pathPattern: "/v3/connections" }, "not both"],
+        [{ path: "/v3/webhooks", method: "GET POST" }, "method"],
+        [{ path: "/v3/webhooks", method: "" }, "method"]
+      ]
+      for (const [json, why] of refusals) {
+        const refused = yield* script(json)
+        assert.strictEqual(refused.status, 400, JSON.stringify(json))
+        assert.isTrue(isEnvelope(refused.json), refused.text)
+        assert.strictEqual(refused.json.errors[0].type, "VALIDATION")
+        assert.include(refused.json.errors[0].detail, why, refused.text)
+      }
+      // nothing was queued: the next request is answered
+      assert.strictEqual(yield* get("/v3/webhooks"), 200)
+      // a path (any case) and a method token are taken, matched as a prefix at a "/"
+      assert.strictEqual((yield* script({ path: "/V3/Webhooks", method: "get" })).status, 201)
+      assert.strictEqual(yield* get("/v3/webhooks"), 500)
+      assert.strictEqual(yield* get("/v3/webhooks"), 200)
+    }).pipe(Effect.provide(Loopback())))
+
   it.live("a pending pattern with many stars costs time linear in a long path", () =>
     Effect.gen(function*() {
       const token = yield* appToken

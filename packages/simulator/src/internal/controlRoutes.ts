@@ -12,7 +12,7 @@ import type { Env } from "../Env.ts"
 import { envelope } from "../Env.ts"
 import type { Fault } from "../State.ts"
 import { FAULT_RULE_LIMIT } from "../State.ts"
-import { pathGlob } from "./pathGlob.ts"
+import { pathGlob, pathRefusal } from "./pathGlob.ts"
 import { parseFaultHeader } from "./faults.ts"
 import { envelopeResponse } from "./responses.ts"
 import type { Usage } from "./usage.ts"
@@ -82,6 +82,14 @@ export const control = (
               if (typeof parsed === "string") return bad(`Invalid fault ${JSON.stringify(text)}: ${parsed}`)
               runs.push({ fault: parsed.fault, times: parsed.times ?? 1 })
               queued += parsed.times ?? 1
+            }
+            if (body.path !== undefined && body.pathPattern !== undefined) {
+              return bad(`Give either path (a path or its prefix) or pathPattern (a glob), not both`)
+            }
+            const refused = body.path === undefined ? undefined : pathRefusal(body.path)
+            if (refused !== undefined) return bad(refused)
+            if (body.method !== undefined && !/^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,32}$/.test(body.method)) {
+              return bad(`method is an HTTP method (a token, e.g. "GET"), got ${JSON.stringify(body.method.slice(0, 40))}`)
             }
             const pattern = body.pathPattern === undefined ? undefined : pathGlob(body.pathPattern)
             if (typeof pattern === "string") return bad(pattern)
