@@ -9,11 +9,13 @@
  * (two with the read-ahead) whatever the total.
  *
  * - v3 lists (page-number paging): the next page is requested when
- *   `links.next` is not null, `pageNumber * pageSize < totalCount` and the
- *   page had items (an empty page ends the list).
+ *   `links.next` is not null and `pageNumber * pageSize < totalCount`; an
+ *   empty page ends the list when it says none follow, and fails it with an
+ *   `InvalidResponse` when it says more do (ending would drop them unseen,
+ *   going on could loop).
  * - legacy vehicle list (offset/limit paging): the next offset is
- *   `offset + vehicles.length` while that is below `paging.count` (the total)
- *   and the page had vehicles.
+ *   `offset + vehicles.length` while that is below `paging.count` (the total);
+ *   an empty page below `paging.count` fails the stream likewise.
  *
  * A page that is not the one asked for (its `meta.pageNumber`, or its
  * `paging.offset`, differs: a proxy or cache that drops the query string
@@ -121,11 +123,26 @@ const notAsked = (result: Result<unknown>, description: string): ConnectedVehicl
     })
   })
 
-/** `result`'s page when it is page `asked`, else the `InvalidResponse` that says so. */
-const numbered = <P extends NumberedPage<unknown>>(asked: number, result: Result<P>): Effect.Effect<P, ConnectedVehicleError> =>
-  result.value.meta.pageNumber === asked
-    ? Effect.succeed(result.value)
-    : Effect.fail(notAsked(result, `page ${asked} was asked for and page ${result.value.meta.pageNumber} came (a proxy or cache that drops the query string?)`))
+/**
+ * `result`'s page when it is page `asked`, else the `InvalidResponse` that
+ * says so; so too for an empty page that says more items follow (its
+ * `links.next` set and `pageNumber × pageSize` below its `totalCount`):
+ * ending there would drop those items without a word, going on could loop.
+ */
+const numbered = <P extends NumberedPage<unknown>>(asked: number, result: Result<P>): Effect.Effect<P, ConnectedVehicleError> => {
+  const refused = refusalOf(asked, result.value)
+  return refused === undefined ? Effect.succeed(result.value) : Effect.fail(notAsked(result, refused))
+}
+
+/** Why `page` is refused as page `asked` (see {@link numbered}), or `undefined`. */
+const refusalOf = (asked: number, page: NumberedPage<unknown>): string | undefined => {
+  const { data, links, meta } = page
+  if (meta.pageNumber !== asked) return `page ${asked} was asked for and page ${meta.pageNumber} came (a proxy or cache that drops the query string?)`
+  if (data.length === 0 && links.next !== null && meta.pageNumber * meta.pageSize < meta.totalCount) {
+    return `page ${asked} is empty, yet its totalCount (${meta.totalCount}) and links.next say more items follow`
+  }
+  return undefined
+}
 
 /**
  * Every page of a v3 list, starting at `startPage` (default 1).
@@ -323,7 +340,7 @@ export const items = <A, P extends NumberedPage<A>, E, R>(
         waitingFor = 0
         const value = result.value
         const data = value.data as ReadonlyArray<A>
-        if (value.meta.pageNumber !== page) {
+        if (refusalOf(page, value) !== undefined) {
           for (const fiber of started.values()) fiber.interruptUnsafe()
           started.clear()
           return Effect.flatMap(numbered(page, result), () => Cause.done())
@@ -403,6 +420,9 @@ export const offsetItems = <E, R>(
       const { value } = result
       if (value.paging.offset !== offset) {
         return Effect.fail(notAsked(result, `offset ${offset} was asked for and offset ${value.paging.offset} came (a proxy or cache that drops the query string?)`))
+      }
+      if (value.vehicles.length === 0 && offset < value.paging.count) {
+        return Effect.fail(notAsked(result, `offset ${offset} came empty, yet its paging.count (${value.paging.count}) says more vehicles follow`))
       }
       const next = offset + value.vehicles.length
       return Effect.succeed([

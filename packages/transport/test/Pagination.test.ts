@@ -197,22 +197,35 @@ describe("Pagination.items", () => {
       }
     }))
 
-  it.effect("an empty page ends the list, whatever its totalCount says", () =>
+  it.effect("an empty page that says more items follow fails the list with an InvalidResponse (no silent end, no loop)", () =>
     Effect.gen(function*() {
       for (const readAhead of [0, 1] as const) {
-        const requested: Array<number> = []
-        const lying = (page: number): Effect.Effect<Result<Page>> =>
-          Effect.sync(() => {
-            requested.push(page)
-            const value: Page = {
-              data: page === 1 ? [1, 2] : [],
-              meta: { pageNumber: page, pageSize: 2, totalCount: 1_000_000_000 },
-              links: { next: `?page=${page + 1}` }
-            }
-            return { value, request: HttpClientRequest.get(`http://127.0.0.1/list?page=${page}`), status: 200, requestId: undefined, headers: Headers.empty }
-          })
-        assert.deepStrictEqual(yield* Stream.runCollect(Pagination.items(lying, { readAhead })), [1, 2])
-        assert.deepStrictEqual(requested, [1, 2])
+        for (const [next, total, fails] of [["?page=3", 1_000_000_000, true], [null, 1_000_000_000, false], ["?page=3", 2, false]] as const) {
+          const requested: Array<number> = []
+          const lying = (page: number): Effect.Effect<Result<Page>> =>
+            Effect.sync(() => {
+              requested.push(page)
+              const value: Page = {
+                data: page === 1 ? [1, 2] : [],
+                meta: { pageNumber: page, pageSize: 2, totalCount: page === 1 ? 1_000_000_000 : total },
+                links: { next: page === 1 ? "?page=2" : next }
+              }
+              return { value, request: HttpClientRequest.get(`http://127.0.0.1/list?page=${page}`), status: 200, requestId: undefined, headers: Headers.empty }
+            })
+          const items: Array<number> = []
+          const run = Stream.runForEach(Pagination.items(lying, { readAhead }), (n) => Effect.sync(() => items.push(n)))
+          if (!fails) {
+            yield* run
+            assert.deepStrictEqual(items, [1, 2])
+            assert.deepStrictEqual(requested, [1, 2])
+            continue
+          }
+          const reason = reasonOf(yield* Effect.flip(run))
+          assert.deepStrictEqual(items, [1, 2])
+          assert.deepStrictEqual(requested, [1, 2])
+          assert.strictEqual(reason._tag, "InvalidResponse")
+          assert.match(reason.message, /page 2 is empty, yet its totalCount \(1000000000\) and links.next say more items follow/)
+        }
       }
     }))
 })
@@ -235,6 +248,22 @@ describe("Pagination.offsetItems", () => {
       const { fetch, requested } = vehicles(5)
       assert.deepStrictEqual(yield* Stream.runCollect(Pagination.offsetItems(fetch, { limit: 2 })), ["v0", "v1", "v2", "v3", "v4"])
       assert.deepStrictEqual(requested, [0, 2, 4])
+    }))
+
+  it.effect("an empty page below paging.count fails with an InvalidResponse; an empty last page ends", () =>
+    Effect.gen(function*() {
+      const answer = (count: number) => (offset: number): Effect.Effect<Result<Pagination.OffsetPage>> =>
+        Effect.succeed({
+          value: { paging: { count, offset }, vehicles: offset === 0 ? ["v0", "v1"] : [] },
+          request: HttpClientRequest.get(`http://127.0.0.1/v2.0/vehicles?offset=${offset}`),
+          status: 200,
+          requestId: "r-1",
+          headers: Headers.empty
+        })
+      const reason = reasonOf(yield* Effect.flip(Stream.runCollect(Pagination.offsetItems(answer(10), { limit: 2 }))))
+      assert.strictEqual(reason._tag, "InvalidResponse")
+      assert.match(reason.message, /offset 2 came empty, yet its paging.count \(10\) says more vehicles follow/)
+      assert.deepStrictEqual(yield* Stream.runCollect(Pagination.offsetItems(answer(2), { limit: 2 })), ["v0", "v1"])
     }))
 
   it.effect("a page at another offset than asked (a proxy that drops the query) fails with an InvalidResponse", () =>
