@@ -19,6 +19,8 @@ describe("per-call options", () => {
   it.live("timeout of one call: a stalled connection list ends in Timeout at that timeout", () =>
     Effect.gen(function*() {
       const sim = yield* Simulator.Simulator
+      // the application token first: the 300 ms below are the request's, not the token request's too
+      yield* (yield* Webhooks).list()
       yield* sim.injectFaults({ path: "/v3/connections", faults: [{ _tag: "StallBody" }] })
       const error = yield* flipReason((yield* Connections).list({ pageSize: 5 }, { timeout: 300, retry: { maxAttempts: 1 } }))
       assert.strictEqual(error._tag, "Timeout")
