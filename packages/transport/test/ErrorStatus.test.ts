@@ -133,6 +133,23 @@ describe("an error status without the envelope is the reason of its status", () 
       assert.strictEqual(always.requests.length, 3)
     }).pipe(Effect.scoped))
 
+  it.live("a 429 without the envelope says what its body was, as every other status does", () =>
+    Effect.gen(function*() {
+      const cases = [["<html>slow down</html>", "the body is not JSON"], ["", "the body is empty"], ["{}", "the body is JSON that is not the error envelope"]] as const
+      for (const [body, note] of cases) {
+        const service = yield* server((_, response) => {
+          response.writeHead(429, { "content-type": "text/html", "retry-after": "0" })
+          response.end(body)
+        })
+        const error = yield* flipReason(getSignal.pipe(Effect.provide(on(service.origin, { retry: { maxAttempts: 1 } }))))
+        assert.strictEqual(error._tag, "RateLimit")
+        const reason = error as ServiceReason
+        assert.strictEqual(reason.detail, `Too Many Requests (no error envelope: ${note})`)
+        assert.strictEqual(reason.code, "RATE_LIMITED")
+        service.close()
+      }
+    }).pipe(Effect.scoped))
+
   it.live("a huge Retry-After is at most RetryAfter.maxDelay, and not waited (over maxWait): the call fails at once", () =>
     Effect.gen(function*() {
       for (const value of ["999999999", "9".repeat(400)]) {

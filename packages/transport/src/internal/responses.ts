@@ -229,7 +229,8 @@ export const decodeError = (
       const oauth = decodeOAuth(json)
       const envelope = Option.isSome(oauth) ? Option.none() : decodeEnvelope(json)
       if (Option.isSome(envelope)) return fail(fromEnvelope(envelope.value, ctx))
-      if (ctx.status === 429) return fail(rateLimit(ctx, oauth))
+      const note = text.trim() === "" ? "the body is empty" : json === undefined ? "the body is not JSON" : "the body is JSON that is not the error envelope"
+      if (ctx.status === 429) return fail(rateLimit(ctx, oauth, Option.isSome(oauth) ? "the body is an OAuth error" : note))
       if (Option.isSome(oauth)) {
         return fail(
           new OAuth({
@@ -239,10 +240,7 @@ export const decodeError = (
           })
         )
       }
-      return ofStatus(
-        ctx,
-        text.trim() === "" ? "the body is empty" : json === undefined ? "the body is not JSON" : "the body is JSON that is not the error envelope"
-      )
+      return ofStatus(ctx, note)
     }
   )
 
@@ -255,12 +253,16 @@ export const decodeError = (
 export const retryAfterOf = (response: HttpClientResponse.HttpClientResponse): Effect.Effect<Duration.Duration | undefined> =>
   Effect.map(Clock.currentTimeMillis, (now) => RetryAfter.fromHeaders(response.headers, now))
 
-/** A 429 without an envelope: its OAuth body's error, else the standard one. */
-const rateLimit = (ctx: Ctx, oauth: Option.Option<OAuthErrorBody>): RateLimit => {
+/**
+ * A 429 without an envelope: its OAuth body's error, else the standard one,
+ * the detail saying what the body was (`note`) unless the OAuth body has its
+ * own description.
+ */
+const rateLimit = (ctx: Ctx, oauth: Option.Option<OAuthErrorBody>, note: string): RateLimit => {
   const code = Option.isSome(oauth) ? oauth.value.error : "RATE_LIMITED"
   const detail = Option.isSome(oauth) && oauth.value.error_description !== undefined
     ? oauth.value.error_description
-    : "Too many requests"
+    : `Too Many Requests (no error envelope: ${note})`
   return new RateLimit({
     ...ctx,
     message: `${ctx.status} ${code}: ${detail}`,
