@@ -129,7 +129,7 @@ describe("an error status without the envelope is the reason of its status", () 
       const error = yield* flipReason(getSignal.pipe(Effect.provide(on(always.origin, quick))))
       assert.strictEqual(error._tag, "Validation")
       assert.strictEqual((error as ServiceReason).status, 408)
-      assert.isTrue(error.isRetryable)
+      assert.isTrue((error as ServiceReason).isRetryable)
       assert.strictEqual(always.requests.length, 3)
     }).pipe(Effect.scoped))
 
