@@ -400,7 +400,7 @@ export interface V3Client extends ResourceClients<typeof V3.resources> {
  * @category models
  */
 export interface LegacyClient extends PromiseClient<Omit<Vehicles.Vehicles["Service"], "stream" | "batch">> {
-  /** The consent URL to send the user to (`permissions`, `state`, `mode`; `redirectUri` defaults to the client's). */
+  /** The consent URL to send the user to (`permissions`: at least one of section 5.3, required; `state`, `mode`; `redirectUri` defaults to the client's). */
   readonly authorizationUrl: (
     options: Omit<Consent.ConsentOptions, "redirectUri"> & { readonly redirectUri?: string | undefined }
   ) => Promise<string>
