@@ -32,6 +32,11 @@ import { OAuthConfig } from "./OAuthConfig.ts"
 export interface ConsentOptions {
   /** Must equal the `redirect_uri` of the later code exchange. */
   readonly redirectUri: string
+  /**
+   * The permissions asked for (`scope`): at least one, each of section 5.3
+   * (`read_odometer`, ..., `read_battery`). Required: omitted, empty or with
+   * another value, an `InvalidArgument` (`field: "permissions"`).
+   */
   readonly permissions: ReadonlyArray<Permission>
   /** Opaque value echoed back on the redirect (CSRF protection). */
   readonly state?: string | undefined
@@ -42,7 +47,10 @@ export interface ConsentOptions {
  * Builds `{auth_url}/oauth/authorize?response_type=code&client_id=...&redirect_uri=...&scope=...`
  * from the contract. Scope is the permissions joined by spaces. Fails with
  * an `InvalidArgument` (`field: "redirectUri"`) when the redirect URI is
- * missing or empty, and (`field: "authorizationUrl"`) when the
+ * missing or empty, (`field: "permissions"`) when the permissions are
+ * missing, empty (no `scope`: the simulator grants every permission) or
+ * include one that section 5.3 does not list (the consent would be refused
+ * with `invalid_scope`), and (`field: "authorizationUrl"`) when the
  * authorization root is not an absolute http(s) URL without query or
  * fragment.
  *
@@ -89,7 +97,7 @@ export const consentUrl = (
           response_type: "code",
           client_id: clientId,
           redirect_uri: redirectUri,
-          ...(valid.permissions.length === 0 ? {} : { scope: valid.permissions.join(" ") }),
+          scope: valid.permissions.join(" "),
           ...(valid.state === undefined ? {} : { state: valid.state }),
           ...(valid.mode === undefined ? {} : { mode: valid.mode })
         }
@@ -101,11 +109,14 @@ const isRoot = (url: unknown): url is string =>
   typeof url === "string" && URL.canParse(url) && !url.includes("?") && !url.includes("#") &&
   ["http:", "https:"].includes(new URL(url).protocol)
 
-// what the consent URL takes from its options, checked by `consentUrl`
-// (permissions as strings: the spec's list is an example, and a scope the
-// service adds is passed on, as before, rather than refused until a release)
+// what the consent URL takes from its options, checked by `consentUrl`:
+// permissions of section 5.3 only (a consent with another scope is refused
+// with `invalid_scope`), at least one (the simulator takes an empty scope
+// for every permission: no consent asks for more than it names)
 const ConsentFields = Schema.Struct({
-  permissions: Schema.Array(Schema.String),
+  permissions: Schema.Array(Permission).check(
+    Schema.isMinLength(1, { expected: "at least one permission (an empty scope would ask for every permission)" })
+  ),
   state: Schema.optional(Schema.String),
   mode: Schema.optional(Mode)
 })

@@ -39,6 +39,28 @@ describe("Consent URL", () => {
       }
     }))
 
+  it.effect("permissions outside section 5.3, none or an empty list are an InvalidArgument naming permissions", () =>
+    Effect.gen(function*() {
+      const cases: ReadonlyArray<readonly [unknown, RegExp]> = [
+        [["read_foo"], /^permissions\.0: Expected "read_odometer" \| .*, got "read_foo"$/],
+        [["read_vin", "read_fuel"], /^permissions\.1: /],
+        [[], /^permissions: Expected at least one permission/],
+        [undefined, /^permissions: /],
+        ["read_vin", /^permissions: /]
+      ]
+      for (const [permissions, message] of cases) {
+        const options = { redirectUri, permissions } as unknown as Consent.ConsentOptions
+        const error = yield* Effect.flip(Consent.consentUrl("http://127.0.0.1:9", "client-1", options))
+        assert.instanceOf(error, InvalidArgument)
+        assert.strictEqual(error.field, "permissions", JSON.stringify(permissions))
+        assert.match(error.message, message)
+      }
+      // every permission of section 5.3 is one
+      const all = ["read_odometer", "read_location", "read_vin", "read_engine_oil", "read_tires", "read_service_history", "read_vehicle_info", "read_battery"] as const
+      const url = new URL(yield* Consent.consentUrl("http://127.0.0.1:9", "client-1", { redirectUri, permissions: all }))
+      assert.strictEqual(url.searchParams.get("scope"), all.join(" "))
+    }))
+
   it.effect("an authorization root that is not an absolute http(s) URL without query or fragment is an InvalidArgument naming it, not a defect", () =>
     Effect.gen(function*() {
       for (

@@ -16,6 +16,7 @@
  */
 import type { Context, DateTime, Effect, Stream } from "effect"
 import type * as Consent from "@connected-vehicle/auth/Consent"
+import type { Deprecation } from "@connected-vehicle/legacy-v2/Deprecation"
 import type * as LegacyReading from "@connected-vehicle/legacy-v2/Reading"
 import type * as Vehicles from "@connected-vehicle/legacy-v2/Vehicles"
 import type { LegacyBody, LegacyPath } from "@connected-vehicle/schema/Legacy"
@@ -141,18 +142,25 @@ export type BatchEntry<A> =
   | { readonly ok: false; readonly error: ConnectedVehicleError }
 
 /**
- * The result of a batch: one {@link BatchEntry} per requested path, typed by it.
+ * The result of a batch: one {@link BatchEntry} per requested path, typed by
+ * it, and `deprecation`, the `Deprecation` / `Sunset` / `Link` headers of the
+ * batch response (as a reading's: `deprecatedAt` and `sunsetAt` are `Date`s,
+ * each field present only when its header was sent), when it sent any. Not
+ * enumerable: `Object.keys` and `Object.entries` give the requested paths only.
  *
  * @example
  * ```ts
  * import type { BatchResult } from "@connected-vehicle/sdk/Client"
  *
  * const distance = (r: BatchResult<"/odometer">) => r["/odometer"].ok ? r["/odometer"].reading.value.distance : undefined
+ * const sunset = (r: BatchResult<"/odometer">) => r.deprecation?.sunsetAt?.toISOString() ?? "not announced"
  * ```
  * @since 0.1.0
  * @category models
  */
-export type BatchResult<P extends LegacyPath> = { readonly [K in P]: BatchEntry<LegacyBody<K>> }
+export type BatchResult<P extends LegacyPath> =
+  & { readonly [K in P]: BatchEntry<LegacyBody<K>> }
+  & { readonly deprecation?: Plain<Deprecation> }
 
 /**
  * A paged v3 list: one page, every page, every item.
@@ -392,7 +400,7 @@ export interface V3Client extends ResourceClients<typeof V3.resources> {
  * @category models
  */
 export interface LegacyClient extends PromiseClient<Omit<Vehicles.Vehicles["Service"], "stream" | "batch">> {
-  /** The consent URL to send the user to (`permissions`, `state`, `mode`; `redirectUri` defaults to the client's). */
+  /** The consent URL to send the user to (`permissions`: at least one of section 5.3, required; `state`, `mode`; `redirectUri` defaults to the client's). */
   readonly authorizationUrl: (
     options: Omit<Consent.ConsentOptions, "redirectUri"> & { readonly redirectUri?: string | undefined }
   ) => Promise<string>

@@ -17,8 +17,9 @@
  * @since 0.1.0
  */
 import { Cause, Option } from "effect"
+import type { ErrorItem } from "@connected-vehicle/schema/ServiceError"
 import { classify } from "./internal/errorTable.ts"
-import type { ClientReason } from "./internal/errorTable.ts"
+import type { ClientErrorFields, ClientReason } from "./internal/errorTable.ts"
 
 /**
  * Fields of a {@link ConnectedVehicleError}.
@@ -32,26 +33,7 @@ import type { ClientReason } from "./internal/errorTable.ts"
  * @since 0.1.0
  * @category models
  */
-export interface ErrorFields {
-  readonly message: string
-  readonly status?: number | undefined
-  readonly requestId?: string | undefined
-  readonly isRetryable?: boolean | undefined
-  /** The `Retry-After` of an error response (a 429, a 503...), in milliseconds (the unit of `setTimeout`). */
-  readonly retryAfter?: number | undefined
-  readonly type?: string | undefined
-  readonly code?: string | undefined
-  readonly title?: string | undefined
-  readonly detail?: string | undefined
-  readonly resolution?: string | undefined
-  readonly suggestedUserMessage?: string | undefined
-  readonly location?: string | undefined
-  /** The per-attempt timeout that ran out (`Timeout`), in milliseconds. */
-  readonly timeout?: number | undefined
-  readonly field?: string | undefined
-  readonly vehicleId?: string | undefined
-  readonly cause?: unknown
-}
+export type ErrorFields = ClientErrorFields
 
 /**
  * The reason of a client error: a reason of the Effect SDK's
@@ -105,6 +87,10 @@ export class ConnectedVehicleError extends Error {
   /** `resolution.type` of the envelope (`RETRY_LATER`, `REAUTHENTICATE`, ...). */
   readonly resolution: string | undefined
   readonly suggestedUserMessage: string | undefined
+  /** `links.about` of the envelope, the documentation of the error, when the service sent it. */
+  readonly about: string | undefined
+  /** Every item of the service's error envelope, as sent (the first gives `type`, `code`...), when an envelope came. */
+  readonly errors: ReadonlyArray<ErrorItem> | undefined
   /** Where a refused redirect pointed (`UnexpectedStatus`). */
   readonly location: string | undefined
   /** The per-attempt timeout that ran out (`Timeout`), in milliseconds. */
@@ -127,6 +113,8 @@ export class ConnectedVehicleError extends Error {
     this.detail = fields.detail
     this.resolution = fields.resolution
     this.suggestedUserMessage = fields.suggestedUserMessage
+    this.about = fields.about
+    this.errors = fields.errors
     this.location = fields.location
     this.timeout = fields.timeout
     this.field = fields.field

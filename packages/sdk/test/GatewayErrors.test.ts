@@ -2,13 +2,15 @@
  * The Promise client's class of an error status whose body is not the
  * service's envelope (what a gateway or proxy answers: an empty or
  * plain-text 401, an HTML 502 or 503, a body cut short) is the class of its
- * status, and its `retryAfter` is a delay `setTimeout` waits as asked. A
+ * status, and its `retryAfter` is a delay `setTimeout` waits as asked; an
+ * envelope's `links.about` and items are the error's `about` and `errors`. A
  * `node:http` server on 127.0.0.1 answers the token request and the call.
  */
 import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
 import { createServer } from "node:http"
 import type { IncomingMessage, Server, ServerResponse } from "node:http"
 import type { AddressInfo } from "node:net"
+import type { ErrorItem } from "@connected-vehicle/schema/ServiceError"
 import * as Client from "../src/Client.ts"
 
 let server: Server
@@ -113,5 +115,40 @@ describe("Promise client: an error status without the envelope", () => {
       assert.strictEqual(error.retryAfter, 2 ** 31 - 1)
       assert.strictEqual(seen.calls, 1)
     }
+  })
+})
+
+describe("Promise client: the error envelope", () => {
+  it("its links.about and its items are the error's about and errors, only when the service sent them", async () => {
+    await using client = makeClient()
+    const item = (detail: string, extra: Partial<ErrorItem> = {}): ErrorItem => ({
+      status: "404",
+      type: "RESOURCE_NOT_FOUND",
+      code: "NOT_FOUND",
+      title: "Not Found",
+      detail,
+      ...extra
+    })
+    const first = item("No such webhook", {
+      links: { about: "https://docs.example/errors/not-found" },
+      meta: { debug: { requestId: "req-9" } }
+    })
+    const envelope = { errors: [first, item("second")] }
+    answering(404, JSON.stringify(envelope), { "content-type": "application/json" })
+    const error = await rejection(client.v3.webhooks.get("wh_1"), Client.NotFoundError)
+    assert.strictEqual(error.about, "https://docs.example/errors/not-found")
+    assert.deepStrictEqual(error.errors, envelope.errors)
+    assert.strictEqual(error.requestId, "req-9")
+
+    answering(404, JSON.stringify({ errors: [item("No such webhook")] }), { "content-type": "application/json" })
+    const plain = await rejection(client.v3.webhooks.get("wh_1"), Client.NotFoundError)
+    assert.isUndefined(plain.about)
+    assert.deepStrictEqual(plain.errors, [item("No such webhook")])
+
+    // no envelope: neither
+    answering(404, "<html>Not Found</html>")
+    const gateway = await rejection(client.v3.webhooks.get("wh_1"), Client.NotFoundError)
+    assert.isUndefined(gateway.about)
+    assert.isUndefined(gateway.errors)
   })
 })

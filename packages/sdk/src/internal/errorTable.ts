@@ -8,7 +8,39 @@ import { Duration } from "effect"
 import type { ConnectedVehicleError, Reason, ReasonTag } from "@connected-vehicle/transport/ConnectedVehicleError"
 import { isConnectedVehicleError } from "@connected-vehicle/transport/ConnectedVehicleError"
 import { maxDelay } from "@connected-vehicle/transport/RetryAfter"
-import type { ErrorFields } from "../ClientError.ts"
+import type { ErrorItem } from "@connected-vehicle/schema/ServiceError"
+
+/**
+ * The fields of a client error (`ErrorFields` of `ClientError`): each is
+ * present when known; `about` and `errors` only when the service sent an
+ * error envelope (its own text: never a token or secret).
+ *
+ * @internal
+ */
+export interface ClientErrorFields {
+  readonly message: string
+  readonly status?: number | undefined
+  readonly requestId?: string | undefined
+  readonly isRetryable?: boolean | undefined
+  /** The `Retry-After` of an error response (a 429, a 503...), in milliseconds (the unit of `setTimeout`). */
+  readonly retryAfter?: number | undefined
+  readonly type?: string | undefined
+  readonly code?: string | undefined
+  readonly title?: string | undefined
+  readonly detail?: string | undefined
+  readonly resolution?: string | undefined
+  readonly suggestedUserMessage?: string | undefined
+  /** `links.about` of the envelope's first item: the documentation of the error. */
+  readonly about?: string | undefined
+  /** Every item of the service's error envelope, as sent (only when an envelope came). */
+  readonly errors?: ReadonlyArray<ErrorItem> | undefined
+  readonly location?: string | undefined
+  /** The per-attempt timeout that ran out (`Timeout`), in milliseconds. */
+  readonly timeout?: number | undefined
+  readonly field?: string | undefined
+  readonly vehicleId?: string | undefined
+  readonly cause?: unknown
+}
 
 /**
  * The reason of a client error: the reason of a failed call, or one of the
@@ -21,7 +53,7 @@ export type ClientReason = ReasonTag | "InvalidArgument" | "NotConnected" | "Abo
 /** @internal */
 export interface Classified {
   readonly reason: ClientReason
-  readonly fields: ErrorFields
+  readonly fields: ClientErrorFields
 }
 
 type Tagged = { readonly _tag: string; readonly message: string } & Readonly<Record<string, unknown>>
@@ -44,7 +76,7 @@ const millisOf = (delay: Duration.Duration): number => {
 }
 
 /** The fields a reason of a failed call carries, flattened. */
-const fieldsOf = (error: ConnectedVehicleError, reason: Reason, message: string): ErrorFields => {
+const fieldsOf = (error: ConnectedVehicleError, reason: Reason, message: string): ClientErrorFields => {
   const r = reason as unknown as Readonly<Record<string, unknown>>
   const retryAfter = error.retryAfter
   return {
@@ -59,6 +91,9 @@ const fieldsOf = (error: ConnectedVehicleError, reason: Reason, message: string)
     detail: reason._tag === "OAuth" ? reason.errorDescription : str(r["detail"]),
     resolution: str(r["resolution"]),
     suggestedUserMessage: str(r["suggestedUserMessage"]),
+    about: str(r["about"]),
+    // the envelope's items: none when no envelope came (a gateway's body: `fromStatus`)
+    errors: Array.isArray(r["errors"]) && r["errors"].length > 0 ? r["errors"] as ReadonlyArray<ErrorItem> : undefined,
     location: str(r["location"]),
     timeout: reason._tag === "Timeout" ? Duration.toMillis(reason.timeout) : undefined,
     cause: error
@@ -74,7 +109,7 @@ const fieldsOf = (error: ConnectedVehicleError, reason: Reason, message: string)
  * `cause` stays the `Credentials` error, and its `isRetryable` is the
  * `Credentials` reason's (whether the call could send the request again).
  */
-const fromCredentials = (error: ConnectedVehicleError, fields: ErrorFields): Classified => {
+const fromCredentials = (error: ConnectedVehicleError, fields: ClientErrorFields): Classified => {
   // the call's wait for its token ran out (the token request, or another process's renewal, still running)
   const waited = error.reason._tag === "Credentials" ? error.reason.timeout : undefined
   if (waited !== undefined) return { reason: "Timeout", fields: { ...fields, timeout: Duration.toMillis(waited) } }

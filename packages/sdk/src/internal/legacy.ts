@@ -11,6 +11,7 @@ import * as TokenStore from "@connected-vehicle/auth/TokenStore"
 import type * as Batch from "@connected-vehicle/legacy-v2/Batch"
 import type * as LegacyReading from "@connected-vehicle/legacy-v2/Reading"
 import * as Vehicles from "@connected-vehicle/legacy-v2/Vehicles"
+import { LegacyEndpoints } from "@connected-vehicle/schema/Legacy"
 import type { LegacyPath } from "@connected-vehicle/schema/Legacy"
 import type * as Transport from "@connected-vehicle/transport/Transport"
 import type { BatchEntry, BatchResult, LegacyClient, Reading } from "../Client.ts"
@@ -27,12 +28,23 @@ import type { Runner } from "./runner.ts"
 const readOptions = (co: Transport.CallOptions | undefined, given: GivenOptions): Vehicles.ReadOptions | undefined =>
   given.unitSystem === undefined ? co : { ...co, unitSystem: given.unitSystem as ReadOptions["unitSystem"] }
 
+/**
+ * The Promise result of a batch: one entry per requested path (the keys of
+ * the Effect result that are legacy paths), and the batch's deprecation
+ * headers, `Date`s, as `deprecation`, a field of its own that is not
+ * enumerable, so that walking the entries (`Object.entries`, `for…in`) finds
+ * the entries only.
+ */
 const toBatchResult = <P extends LegacyPath>(result: Batch.BatchResult<P>): BatchResult<P> => {
   const out: Record<string, BatchEntry<unknown>> = {}
   for (const [path, entry] of Object.entries(result) as Array<[string, Batch.Entry<LegacyPath>]>) {
+    if (!Object.hasOwn(LegacyEndpoints, path)) continue
     out[path] = Result.isSuccess(entry)
       ? { ok: true, reading: plain(entry.success) as Reading<unknown> }
       : { ok: false, error: fromEffectError(entry.failure) }
+  }
+  if (result.deprecation !== undefined) {
+    Object.defineProperty(out, "deprecation", { value: plain(result.deprecation), enumerable: false })
   }
   return out as BatchResult<P>
 }
