@@ -160,7 +160,7 @@ export const make = (
     if (given instanceof InvalidArgument) return yield* Effect.fail(given)
     const redirectUri = given.redirectUri ?? oauth.redirectUri
     if (redirectUri === undefined) {
-      return yield* missingRedirectUri("none was given or configured (CONNECTED_VEHICLE_REDIRECT_URI)")
+      return yield* missingRedirectUri("none was given, nor configured (the client's redirectUri option, or CONNECTED_VEHICLE_REDIRECT_URI for layerConfig)")
     }
     return yield* consentUrl(transport.roots.authorization, oauth.clientId, { ...given, redirectUri } as ConsentOptions)
   })
