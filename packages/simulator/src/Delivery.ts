@@ -212,8 +212,11 @@ export interface Queued {
  * One delivery attempt. `status` is the receiver's HTTP status (null when
  * there was none: `error` says why); `latencyMillis` is measured on the wall
  * clock; `outcome` is `delivered`, `retrying` (a failure, another attempt
- * follows), `dropped` (the last attempt failed, or the body was over 50 KB),
- * `verified` or `unverified` (a `VERIFY`).
+ * follows), `dropped` (the last attempt failed, the body was over 50 KB, or
+ * the webhook was disabled or its new callback not verified when the attempt
+ * was due: nothing sent, `error` `not sent: ...`), `verified` or `unverified`
+ * (a `VERIFY`). `url` is where the attempt went: the webhook's callback as it
+ * was then.
  *
  * @example
  * ```ts

@@ -152,6 +152,8 @@ export const updateWebhook = (engine: Engine, webhookId: string, patch: WebhookP
     w.callbackUri = callbackUri
     w.errorCallbackUri = errorCallbackUri
     w.isEnabled = patch.isEnabled ?? w.isEnabled
+    // from now on, until its VERIFY is answered, no attempt goes to the new callback
+    if (changed) w.verification = "pending"
     if (changed) yield* verify(engine, w)
     else if (enabled) yield* sendFirstDeliveries(engine, w)
     return viewOf(w)

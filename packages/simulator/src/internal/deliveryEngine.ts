@@ -201,14 +201,15 @@ export interface AttemptMeta {
 }
 
 /**
- * How an event is delivered: the webhook and URL of each attempt (1-based),
- * the offsets of the retries from the first attempt, and for a burst
+ * How an event is delivered: the webhook of each attempt (1-based), the
+ * offsets of the retries from the first attempt, and for a burst
  * (`internal/burstRun`) a lost acknowledgement (a 2xx logged as `retrying`,
  * so the event is sent again), a wrapper of each attempt (a concurrency
- * permit) and the outcome of each attempt.
+ * permit) and the outcome of each attempt. The URL is the webhook's callback
+ * (`errorCallbackUri` for a `VEHICLE_ERROR`, when set) as it is at the attempt.
  */
 export interface DeliveryPlan {
-  readonly target: (attempt: number) => { readonly w: WebhookRecord; readonly url: string }
+  readonly target: (attempt: number) => WebhookRecord
   readonly retryOffsets: ReadonlyArray<number>
   readonly lostAck?: ((attempt: number) => boolean) | undefined
   readonly around?: (<A>(effect: Effect.Effect<A>) => Effect.Effect<A>) | undefined
@@ -217,15 +218,30 @@ export interface DeliveryPlan {
   readonly live?: (() => boolean) | undefined
 }
 
-/** Delivers an event with the retry schedule; `build` makes the event of one attempt. */
+/** Delivers an event to a webhook with the retry schedule; `build` makes the event of one attempt. */
 export const deliver = (
   engine: Engine,
   w: WebhookRecord,
-  url: string,
   eventId: string,
   eventType: "VEHICLE_STATE" | "VEHICLE_ERROR",
   build: (meta: AttemptMeta) => DeliveredEvent
-) => deliverWith(engine, { target: () => ({ w, url }), retryOffsets: RETRY_OFFSETS_MILLIS }, eventId, eventType, build)
+) => deliverWith(engine, { target: () => w, retryOffsets: RETRY_OFFSETS_MILLIS }, eventId, eventType, build)
+
+/** Where an event of this type goes now: the error callback of a `VEHICLE_ERROR` when the webhook has one, else its callback. */
+export const callbackOf = (w: WebhookRecord, eventType: "VEHICLE_STATE" | "VEHICLE_ERROR") =>
+  eventType === "VEHICLE_ERROR" && w.errorCallbackUri !== "" ? w.errorCallbackUri : w.callbackUri
+
+/**
+ * Why the webhook can get no event now (disabled, or its callback not
+ * verified: a new one is verified again), or undefined. Looked at before
+ * every attempt, retries included.
+ */
+export const notDeliverable = (w: WebhookRecord): string | undefined =>
+  !w.isEnabled
+    ? "the webhook is disabled"
+    : w.verification !== "succeeded"
+    ? `the webhook's callback is not verified (verification ${w.verification})`
+    : undefined
 
 /** Delivers an event as `plan` says; `build` makes the event of one attempt. */
 export const deliverWith = (
@@ -248,11 +264,18 @@ export const deliverWith = (
     const attempts = plan.retryOffsets.length + 1
     for (let n = 1; n <= attempts; n++) {
       if (!live()) return
-      const { url, w } = plan.target(n)
+      // the webhook as it is now: it may have been disabled or re-pointed since the last attempt
+      const w = plan.target(n)
+      const url = callbackOf(w, eventType)
       const deliveryId = newId("dlv")
       const at = now()
-      const body = encoder.encode(encodeEvent(build({ deliveryId, deliveredAt: utc(at), w }) as WebhookEvent))
       const base = { eventId, eventType, webhookId: w.id, deliveryId, attempt: n, url, at: iso(at) }
+      const refused = notDeliverable(w)
+      if (refused !== undefined) {
+        log({ ...base, status: null, error: `not sent: ${refused}`, latencyMillis: 0, outcome: "dropped" })
+        return
+      }
+      const body = encoder.encode(encodeEvent(build({ deliveryId, deliveredAt: utc(at), w }) as WebhookEvent))
       if (body.byteLength > MAX_EVENT_BYTES) {
         log({ ...base, status: null, error: `the event is ${body.byteLength} bytes, over ${MAX_EVENT_BYTES}`, latencyMillis: 0, outcome: "dropped" })
         return
@@ -281,6 +304,6 @@ export const deliverWith = (
 export const fork = (engine: Engine, effect: Effect.Effect<void>) =>
   Effect.asVoid(Effect.forkIn(Effect.provideContext(effect, engine.context), engine.scope))
 
-export const deliverable = (w: WebhookRecord) => w.isEnabled && w.verification === "succeeded"
+export const deliverable = (w: WebhookRecord) => notDeliverable(w) === undefined
 
 export const ref = (s: SignalDefinition) => ({ code: s.code, name: s.name, group: s.group })

@@ -142,7 +142,7 @@ export const sendState = (engine: Engine, w: WebhookRecord, s: SubscriptionRecor
     return Effect.as(
       fork(
         engine,
-        deliver(engine, w, w.callbackUri, eventId, "VEHICLE_STATE", ({ deliveredAt, deliveryId }) => ({
+        deliver(engine, w, eventId, "VEHICLE_STATE", ({ deliveredAt, deliveryId }) => ({
           eventId,
           eventType: "VEHICLE_STATE",
           vehicleId,
@@ -176,11 +176,10 @@ export const sendError = (engine: Engine, vehicleIndex: number, entry: VehicleEr
     return Effect.forEach(targets, ({ s, w }) => {
       const { user, vehicle, vehicleId } = vehicleEventBase(engine, v, s.userIndex)
       const eventId = newId("evt")
-      const url = w.errorCallbackUri === "" ? w.callbackUri : w.errorCallbackUri
       return Effect.as(
         fork(
           engine,
-          deliver(engine, w, url, eventId, "VEHICLE_ERROR", ({ deliveredAt, deliveryId }) => ({
+          deliver(engine, w, eventId, "VEHICLE_ERROR", ({ deliveredAt, deliveryId }) => ({
             eventId,
             eventType: "VEHICLE_ERROR",
             vehicleId,
