@@ -96,7 +96,9 @@ export const EVENT_VERSION = policy.EVENT_VERSION
 export const RETRY_DELAYS: ReadonlyArray<Duration.Duration> = policy.RETRY_DELAYS
 
 /**
- * How long a receiver has to answer an attempt (a `VERIFY` included).
+ * How long a receiver has to answer an attempt (a `VERIFY` included): a
+ * delivery's status line (a 2xx is a success however slow the rest of the
+ * answer), a `VERIFY`'s 200 and its body.
  *
  * @example
  * ```ts
@@ -210,8 +212,9 @@ export interface Queued {
 
 /**
  * One delivery attempt. `status` is the receiver's HTTP status (null when
- * there was none: `error` says why); `latencyMillis` is measured on the wall
- * clock; `outcome` is `delivered`, `retrying` (a failure, another attempt
+ * no status line came: `error` says why); `latencyMillis` is measured on the
+ * wall clock, until the answer is decided (its status line; for a `VERIFY`'s
+ * 200, its body); `outcome` is `delivered`, `retrying` (a failure, another attempt
  * follows), `dropped` (the last attempt failed, the body was over 50 KB, or
  * the webhook was disabled or its new callback not verified when the attempt
  * was due: nothing sent, `error` `not sent: ...`), `verified` or `unverified`

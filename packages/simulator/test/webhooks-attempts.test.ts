@@ -206,3 +206,52 @@ describe("each retry looks at the webhook as it is now", () => {
       assert.deepStrictEqual(r.hits.filter((h) => h.eventId === eventId).map((h) => h.path), ["/fail-errors", "/errors"])
     }).pipe(Effect.provide(Loopback)))
 })
+
+describe("an attempt is decided by the status line", () => {
+  it.effect("a 2xx whose body never ends is a success at once (the socket is released); a 503 is logged with its status", () =>
+    Effect.gen(function*() {
+      const r = yield* receiver
+      const ok = yield* subscribedOn(r.url, { callback: "/slow-ok" })
+      const failing = yield* subscribedOn(r.url, { callback: "/slow-fail" })
+      yield* waitFor("both events received", () => r.hits.length === 2)
+      yield* pause
+      // without an answer by now, the 15 s limit ends the attempts
+      yield* TestClock.adjust(Duration.seconds(15))
+
+      const [delivered] = yield* attempts(ok.eventId, 1)
+      assert.strictEqual(delivered!.status, 200)
+      assert.isNull(delivered!.error)
+      assert.strictEqual(delivered!.outcome, "delivered")
+      assert.isBelow(delivered!.latencyMillis, 5_000)
+
+      const [refused] = yield* attempts(failing.eventId, 1)
+      assert.strictEqual(refused!.status, 503)
+      assert.strictEqual(refused!.error, "HTTP 503")
+      assert.strictEqual(refused!.outcome, "retrying")
+
+      // the simulator closed both connections although the bodies never ended
+      yield* waitFor("the receiver's connections closed", () => r.open() === 0)
+    }).pipe(Effect.provide(Loopback)))
+
+  it.effect("a VERIFY is decided by a non-200 status line, and reads at most 64 KiB of a 200's body", () =>
+    Effect.gen(function*() {
+      const sim = yield* Simulator
+      const r = yield* receiver
+      // on the wall clock: the test clock does not move, so a VERIFY waiting for a body would never end
+      const promptly = <A, E>(effect: Effect.Effect<A, E>) =>
+        Effect.raceFirst(effect, Effect.andThen(wallSleep(3_000), Effect.die(new Error("the VERIFY is still waiting"))))
+      const webhook = (path: string) =>
+        promptly(sim.createWebhook({ name: path, callbackUri: `${r.url}${path}`, triggers: ["odometer-traveleddistance"], data: [] }))
+      const notFound = yield* webhook("/verify-404-slow")
+      const endless = yield* webhook("/verify-endless")
+      assert.strictEqual(notFound.verification, "failed")
+      assert.strictEqual(endless.verification, "failed")
+      const log = (yield* sim.deliveries).filter((e) => e.eventType === "VERIFY")
+      const entryOf = (id: string) => log.find((e) => e.webhookId === id)!
+      assert.strictEqual(entryOf(notFound.id).status, 404)
+      assert.strictEqual(entryOf(notFound.id).error, "HTTP 404")
+      assert.strictEqual(entryOf(endless.id).status, 200)
+      assert.strictEqual(entryOf(endless.id).error, "the answer is not {\"challenge\": \"<hex>\"}")
+      yield* waitFor("the receiver's connections closed", () => r.open() === 0)
+    }).pipe(Effect.provide(Loopback)))
+})

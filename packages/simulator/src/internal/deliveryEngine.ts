@@ -170,11 +170,16 @@ export const clearLog = (engine: Engine): void => {
 /** Milliseconds on the wall clock (latency is a measurement, not simulated time). */
 const wallMillis = () => performance.now()
 
-/** One attempt: POST, measured and logged. */
+/**
+ * One attempt: POST, measured (until the answer is decided). `readBody` says
+ * from the status whether the answer's body is wanted (a `VERIFY`'s 200); a
+ * delivery is decided by its status line alone.
+ */
 export const attempt = (
   url: string,
   body: Uint8Array,
-  key: Redacted.Redacted<string>
+  key: Redacted.Redacted<string>,
+  readBody: (status: number) => boolean = () => false
 ) =>
   Effect.gen(function*() {
     const started = wallMillis()
@@ -182,7 +187,7 @@ export const attempt = (
       "content-type": "application/json",
       "sc-signature": hmacHex(body, key),
       "user-agent": USER_AGENT
-    }).pipe(
+    }, readBody).pipe(
       Effect.timeoutOption(ATTEMPT_TIMEOUT),
       Effect.map(Option.match({
         onNone: () => ({ _tag: "Failure" as const, reason: `no answer within ${Duration.toSeconds(ATTEMPT_TIMEOUT)} s` }),

@@ -59,7 +59,8 @@ const handshake = (engine: Engine, w: WebhookRecord): Effect.Effect<void> =>
       data: { challenge },
       meta: { version: EVENT_VERSION, webhookId: w.id, webhookName: w.name, deliveryId, deliveredAt: utc(at) }
     }))
-    const { latencyMillis, result } = yield* attempt(url, body, w.secret)
+    // only a 200 can verify: its body is read (at most 64 KiB), any other status decides alone
+    const { latencyMillis, result } = yield* attempt(url, body, w.secret, (status) => status === 200)
     const error = verifyError(result, challenge, w)
     // a callback changed meanwhile: that handshake decides
     if (w.callbackUri !== url) return
