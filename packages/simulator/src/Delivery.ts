@@ -403,7 +403,9 @@ export const VEHICLE_ERROR_LIMIT = policy.VEHICLE_ERROR_LIMIT
  * in the current scope (the simulator's), with the current context: under
  * `TestClock` the retry schedule follows `TestClock.adjust`. `limits` bounds
  * the created webhooks and the open vehicle errors (default
- * {@link WEBHOOK_LIMIT} and {@link VEHICLE_ERROR_LIMIT}).
+ * {@link WEBHOOK_LIMIT} and {@link VEHICLE_ERROR_LIMIT}). A `secret` that is
+ * not 1 to 1,024 characters is a defect (an `InvalidArgument` naming
+ * `secret`): every webhook created without its own would be refused.
  *
  * @example
  * ```ts

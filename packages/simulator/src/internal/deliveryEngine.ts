@@ -8,6 +8,7 @@
  */
 import type { DeliveredEvent, VehicleErrorEntry, WebhookEvent } from "@connected-vehicle/schema/WebhookEvent"
 import { WebhookEventFromJson } from "@connected-vehicle/schema/WebhookEvent"
+import { InvalidArgument } from "@connected-vehicle/schema/InvalidArgument"
 import { Clock, DateTime, Duration, Effect, Option, Redacted, Schema } from "effect"
 import type { Context, Scope } from "effect"
 import { randomUUID } from "node:crypto"
@@ -20,6 +21,7 @@ import {
   DELIVERY_LOG_LIMIT,
   MAX_EVENT_BYTES,
   RETRY_OFFSETS_MILLIS,
+  secretIssue,
   USER_AGENT,
   VEHICLE_ERROR_LIMIT,
   WEBHOOK_LIMIT
@@ -98,6 +100,9 @@ export const makeEngine = (options: {
     const secret = Redacted.isRedacted(options.secret)
       ? options.secret
       : Redacted.make(options.secret ?? DEFAULT_WEBHOOK_SECRET, { label: "webhook secret" })
+    // every webhook created without its own secret would be refused
+    const issue = secretIssue(Redacted.value(secret))
+    if (issue !== undefined) return yield* Effect.die(new InvalidArgument({ field: "secret", message: `secret ${issue}` }))
     const scope = yield* Effect.scope
     const context = yield* Effect.context<never>() as Effect.Effect<Context.Context<never>>
     const clock = yield* Clock.Clock
