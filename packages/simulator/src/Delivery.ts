@@ -214,8 +214,8 @@ export interface Queued {
  * One delivery attempt. `status` is the receiver's HTTP status (null when
  * no status line came: `error` says why); `latencyMillis` is measured on the
  * wall clock, until the answer is decided (its status line; for a `VERIFY`'s
- * 200, its body); `outcome` is `delivered`, `retrying` (a failure, another attempt
- * follows), `dropped` (the last attempt failed, the body was over 50 KB, or
+ * 200, its body); `outcome` is `delivered`, `retrying` (a failure, another
+ * attempt follows), `dropped` (the last attempt failed, the body was over 50 KB, or
  * the webhook was disabled or its new callback not verified when the attempt
  * was due: nothing sent, `error` `not sent: ...`), `verified` or `unverified`
  * (a `VERIFY`). `url` is where the attempt went: the webhook's callback as it

@@ -9,8 +9,8 @@
  * CONNECTED_VEHICLE_CLIENT_SECRET=...`). See the README for every flag.
  * Exit codes: 0 when stopped (SIGINT, SIGTERM), 1 when
  * it cannot start (one `error: ...` line on stderr: an address it cannot
- * listen on, a secret file it cannot read, an empty webhook secret), 2 for a usage error (the help and
- * the error on the terminal).
+ * listen on, a secret file it cannot read, an empty webhook secret), 2 for a
+ * usage error (the help and the error on the terminal).
  *
  * @since 0.1.0
  */
