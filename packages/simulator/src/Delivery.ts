@@ -96,7 +96,9 @@ export const EVENT_VERSION = policy.EVENT_VERSION
 export const RETRY_DELAYS: ReadonlyArray<Duration.Duration> = policy.RETRY_DELAYS
 
 /**
- * How long a receiver has to answer an attempt (a `VERIFY` included).
+ * How long a receiver has to answer an attempt (a `VERIFY` included): a
+ * delivery's status line (a 2xx is a success however slow the rest of the
+ * answer), a `VERIFY`'s 200 and its body.
  *
  * @example
  * ```ts
@@ -210,10 +212,14 @@ export interface Queued {
 
 /**
  * One delivery attempt. `status` is the receiver's HTTP status (null when
- * there was none: `error` says why); `latencyMillis` is measured on the wall
- * clock; `outcome` is `delivered`, `retrying` (a failure, another attempt
- * follows), `dropped` (the last attempt failed, or the body was over 50 KB),
- * `verified` or `unverified` (a `VERIFY`).
+ * no status line came: `error` says why); `latencyMillis` is measured on the
+ * wall clock, until the answer is decided (its status line; for a `VERIFY`'s
+ * 200, its body); `outcome` is `delivered`, `retrying` (a failure, another
+ * attempt follows), `dropped` (the last attempt failed, the body was over 50 KB, or
+ * the webhook was disabled or its new callback not verified when the attempt
+ * was due: nothing sent, `error` `not sent: ...`), `verified` or `unverified`
+ * (a `VERIFY`). `url` is where the attempt went: the webhook's callback as it
+ * was then.
  *
  * @example
  * ```ts
@@ -397,7 +403,9 @@ export const VEHICLE_ERROR_LIMIT = policy.VEHICLE_ERROR_LIMIT
  * in the current scope (the simulator's), with the current context: under
  * `TestClock` the retry schedule follows `TestClock.adjust`. `limits` bounds
  * the created webhooks and the open vehicle errors (default
- * {@link WEBHOOK_LIMIT} and {@link VEHICLE_ERROR_LIMIT}).
+ * {@link WEBHOOK_LIMIT} and {@link VEHICLE_ERROR_LIMIT}). A `secret` that is
+ * not 1 to 1,024 characters is a defect (an `InvalidArgument` naming
+ * `secret`): every webhook created without its own would be refused.
  *
  * @example
  * ```ts

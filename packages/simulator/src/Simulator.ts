@@ -376,7 +376,7 @@ const roots = ["vehicle", "management", "compatibility", "authorization", "legac
 export const layer = (
   options?: SimulatorOptions & { readonly port?: number; readonly host?: string }
 ): Layer.Layer<Simulator> => {
-  const durations = Options.durations(options)
+  const durations = Options.checked(options)
   return Layer.effect(
     Simulator,
     Effect.gen(function*() {
@@ -429,7 +429,7 @@ export class SimulatorRoots extends Context.Service<SimulatorRoots, Readonly<Rec
 export const layerRoots = (
   options?: SimulatorOptions & { readonly host?: string; readonly ports?: Partial<Record<Root, number>> }
 ): Layer.Layer<Simulator | SimulatorRoots> => {
-  const durations = Options.durations(options)
+  const durations = Options.checked(options)
   return Layer.effectContext(
     Effect.gen(function*() {
       const { fastPath, makeHandler, origins, service, state } = yield* setup(options, durations)
@@ -470,7 +470,7 @@ export const layerRoots = (
 export const layerTest = (
   options?: SimulatorOptions
 ): Layer.Layer<Simulator | HttpClient.HttpClient> => {
-  const durations = Options.durations(options)
+  const durations = Options.checked(options)
   return Layer.effectContext(Effect.gen(function*() {
     const { handler, service } = yield* setup(options, durations)
     const context = yield* Effect.context<never>()

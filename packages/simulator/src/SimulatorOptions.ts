@@ -10,8 +10,9 @@ import type { RetireLegacy } from "./Sunset.ts"
 
 /**
  * Options of a simulator run. A duration (`latency`, `headersTimeout`,
- * `requestTimeout`) that is not a non-negative, finite `Duration` input makes
- * the layer constructor throw an `InvalidArgument` naming it.
+ * `requestTimeout`) that is not a non-negative, finite `Duration` input, or a
+ * `webhookSecret` that is not 1 to 1,024 characters, makes the layer
+ * constructor throw an `InvalidArgument` naming it.
  *
  * @example
  * ```ts
@@ -70,8 +71,9 @@ export interface SimulatorOptions {
   /**
    * The webhook secret (the application's management token in the real
    * service): the key of every delivery's `SC-Signature` and of the `VERIFY`
-   * challenge (default `Delivery.DEFAULT_WEBHOOK_SECRET`). A webhook created
-   * with its own `secret` uses that one.
+   * challenge (default `Delivery.DEFAULT_WEBHOOK_SECRET`): 1 to 1,024
+   * characters, as a webhook's own `secret`, which a webhook created with one
+   * uses instead.
    */
   readonly webhookSecret?: Redacted.Redacted<string> | string
   /**

@@ -9,8 +9,8 @@
  * CONNECTED_VEHICLE_CLIENT_SECRET=...`). See the README for every flag.
  * Exit codes: 0 when stopped (SIGINT, SIGTERM), 1 when
  * it cannot start (one `error: ...` line on stderr: an address it cannot
- * listen on, a secret file it cannot read), 2 for a usage error (the help and
- * the error on the terminal).
+ * listen on, a secret file it cannot read, an empty webhook secret), 2 for a
+ * usage error (the help and the error on the terminal).
  *
  * @since 0.1.0
  */
@@ -20,6 +20,7 @@ import { CliError, Command, Flag } from "effect/cli"
 import { createRequire } from "node:module"
 import { DEFAULT_WEBHOOK_SECRET } from "./Delivery.ts"
 import { hostPort } from "./internal/address.ts"
+import { secretIssue } from "./internal/deliveryPolicy.ts"
 import {
   DEFAULT_CLIENT_ID,
   DEFAULT_CLIENT_SECRET,
@@ -89,6 +90,27 @@ const sampleEnvironment = (
   ]
   return `export ${variables.map(([name, value]) => `${name}=${shellWord(value)}`).join(" ")}`
 }
+
+/**
+ * The webhook secret: the file's content (trimmed), else the environment's
+ * `CONNECTED_VEHICLE_WEBHOOK_SECRET` (the bin's one variable), else none (the
+ * default). One that cannot be read, is empty or too long is one `error:`
+ * line naming where it came from (never the secret).
+ */
+const readWebhookSecret = (secretFile: Option.Option<string>) =>
+  Effect.gen(function*() {
+    const secret = Option.isSome(secretFile)
+      ? Option.some(Redacted.make(
+        (yield* (yield* FileSystem.FileSystem).readFileString(secretFile.value).pipe(
+          Effect.catch((error) => report(`cannot read --webhook-secret-file ${secretFile.value}: ${codeOf(error)}`))
+        )).trim()
+      ))
+      : yield* Config.nested(Config.option(Config.Redacted("WEBHOOK_SECRET")), "CONNECTED_VEHICLE")
+    const issue = Option.isSome(secret) ? secretIssue(Redacted.value(secret.value)) : undefined
+    if (issue === undefined) return secret
+    const source = Option.isSome(secretFile) ? `--webhook-secret-file ${secretFile.value}` : "CONNECTED_VEHICLE_WEBHOOK_SECRET"
+    return yield* report(`the webhook secret of ${source} ${issue}`)
+  })
 
 /** What the simulator prints once it listens (see the README). */
 const announce = (
@@ -203,14 +225,7 @@ const simulator = Command.make(
         2
       )
     }
-    const secretFile = flags.webhookSecretFile
-    const webhookSecret = Option.isSome(secretFile)
-      ? Option.some(Redacted.make(
-        (yield* (yield* FileSystem.FileSystem).readFileString(secretFile.value).pipe(
-          Effect.catch((error) => report(`cannot read --webhook-secret-file ${secretFile.value}: ${codeOf(error)}`))
-        )).trim()
-      ))
-      : yield* Config.nested(Config.option(Config.Redacted("WEBHOOK_SECRET")), "CONNECTED_VEHICLE") // the bin's one variable
+    const webhookSecret = yield* readWebhookSecret(flags.webhookSecretFile)
     const options = {
       ...(Option.isSome(webhookSecret) ? { webhookSecret: webhookSecret.value } : {}),
       seed: flags.seed,

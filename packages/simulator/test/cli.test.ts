@@ -1,8 +1,11 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Context, Effect, Layer } from "effect"
 import { spawn } from "node:child_process"
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { createServer } from "node:net"
 import type { AddressInfo } from "node:net"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { layerRoots, Simulator, SimulatorRoots } from "../src/Simulator.ts"
 import { openRaw } from "./raw.ts"
@@ -150,6 +153,26 @@ describe("pnpm simulator: errors are one line on stderr", () => {
       assert.strictEqual(result.stderr, "error: cannot read --webhook-secret-file /nonexistent/secret: ENOENT\n")
       assert.strictEqual(result.stdout, "")
     }), 40_000)
+
+  it.live("an empty or too long webhook secret file is one `error:` line, exit 1 (the secret is never printed)", () =>
+    Effect.gen(function*() {
+      const dir = mkdtempSync(join(tmpdir(), "simulator-secret-"))
+      const empty = join(dir, "empty")
+      const long = join(dir, "long")
+      writeFileSync(empty, " \n")
+      writeFileSync(long, "k".repeat(1025))
+      try {
+        const fromFile = yield* run(["--port", "0", "--webhook-secret-file", empty])
+        assert.strictEqual(fromFile.code, 1, fromFile.stderr)
+        assert.strictEqual(fromFile.stderr, `error: the webhook secret of --webhook-secret-file ${empty} must not be empty\n`)
+        assert.strictEqual(fromFile.stdout, "")
+        const tooLong = yield* run(["--port", "0", "--webhook-secret-file", long])
+        assert.strictEqual(tooLong.code, 1, tooLong.stderr)
+        assert.strictEqual(tooLong.stderr, `error: the webhook secret of --webhook-secret-file ${long} is at most 1024 characters, got 1025\n`)
+      } finally {
+        rmSync(dir, { recursive: true, force: true })
+      }
+    }), 60_000)
 
   it.live("a usage error exits 2: an unknown flag, a bad value, a headers timeout over the request timeout", () =>
     Effect.gen(function*() {

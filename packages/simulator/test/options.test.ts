@@ -1,6 +1,8 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Duration } from "effect"
+import { Cause, Duration, Effect, Exit, Redacted } from "effect"
 import { InvalidArgument } from "@connected-vehicle/schema/InvalidArgument"
+import { makeDataset } from "../src/Data.ts"
+import * as Delivery from "../src/Delivery.ts"
 import { DEFAULT_HEADERS_TIMEOUT, DEFAULT_REQUEST_TIMEOUT, layer, layerRoots, layerTest } from "../src/Simulator.ts"
 import { timeoutOptions } from "../src/internal/listen.ts"
 import { durations } from "../src/internal/options.ts"
@@ -14,7 +16,7 @@ const thrown = (f: () => unknown): unknown => {
   return undefined
 }
 
-describe("duration options", () => {
+describe("options checked by the layer constructors", () => {
   it("a duration that is negative, not finite or not a duration is an InvalidArgument naming it, from every layer", () => {
     const cases = [
       [{ latency: -1 }, "latency"],
@@ -30,6 +32,27 @@ describe("duration options", () => {
       }
     }
   })
+
+  it("a webhookSecret that is empty or over 1,024 characters is an InvalidArgument naming it, from every layer", () => {
+    for (const webhookSecret of ["", Redacted.make(""), "k".repeat(1025)]) {
+      for (const make of [layer, layerRoots, layerTest]) {
+        const error = thrown(() => make({ webhookSecret }))
+        assert.instanceOf(error, InvalidArgument)
+        assert.strictEqual((error as InvalidArgument).field, "webhookSecret")
+      }
+    }
+    assert.isUndefined(thrown(() => layer({ webhookSecret: "k".repeat(1024) })))
+  })
+
+  it.effect("Delivery.make with an empty secret is a defect naming it", () =>
+    Effect.gen(function*() {
+      const data = makeDataset({ seed: 1, vehicles: 1, users: 1, webhooks: 0, connections: 1 })
+      const exit = yield* Effect.exit(Effect.scoped(Delivery.make({ data, secret: "" })))
+      assert.isTrue(Exit.isFailure(exit))
+      const defect = Exit.isFailure(exit) ? Cause.squash(exit.cause) : undefined
+      assert.instanceOf(defect, InvalidArgument)
+      assert.strictEqual((defect as InvalidArgument).field, "secret")
+    }))
 
   it("defaults are 10 s and 30 s; any Duration input is read, a number as milliseconds", () => {
     assert.deepStrictEqual(timeoutOptions(durations(undefined)), { headersTimeout: 10_000, requestTimeout: 30_000, connectionsCheckingInterval: 1_000 })

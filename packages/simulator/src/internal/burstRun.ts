@@ -84,10 +84,7 @@ const deliverOne = (engine: Engine, running: Running, k: number, permits: Semaph
   const event = p.events[p.order[k]!]!
   const lost = unit(p.seed, k, 0x1057) < p.lostAckRatio
   return deliverWith(engine, {
-    target: (n) => {
-      const w = p.webhooks[(event.slot + (p.failover ? n - 1 : 0)) % p.webhooks.length]!
-      return { w, url: w.callbackUri }
-    },
+    target: (n) => p.webhooks[(event.slot + (p.failover ? n - 1 : 0)) % p.webhooks.length]!,
     retryOffsets: p.retryOffsets,
     lostAck: (n) => n === 1 && lost,
     around: Semaphore.withPermit(permits),

@@ -27,7 +27,7 @@ import {
   CALLBACK_URI_LIMIT,
   ERROR_FIELD_LIMITS,
   fail,
-  SECRET_LIMIT,
+  secretIssue,
   SIGNAL_BODIES_LIMIT,
   SIGNAL_BODY_LIMIT,
   WebhookControlError
@@ -109,8 +109,8 @@ export const createWebhook = (engine: Engine, input: WebhookInput) =>
       : Redacted.isRedacted(input.secret)
       ? input.secret
       : Redacted.make(input.secret, { label: "webhook secret" })
-    if (Redacted.value(key) === "") return yield* fail(400, "secret must not be empty")
-    if (Redacted.value(key).length > SECRET_LIMIT) return yield* fail(400, `secret is at most ${SECRET_LIMIT} characters`)
+    const issue = secretIssue(Redacted.value(key))
+    if (issue !== undefined) return yield* fail(400, `secret ${issue}`)
     if (engine.webhooks.length >= engine.webhookLimit) {
       return yield* fail(
         409,
@@ -152,6 +152,8 @@ export const updateWebhook = (engine: Engine, webhookId: string, patch: WebhookP
     w.callbackUri = callbackUri
     w.errorCallbackUri = errorCallbackUri
     w.isEnabled = patch.isEnabled ?? w.isEnabled
+    // from now on, until its VERIFY is answered, no attempt goes to the new callback
+    if (changed) w.verification = "pending"
     if (changed) yield* verify(engine, w)
     else if (enabled) yield* sendFirstDeliveries(engine, w)
     return viewOf(w)

@@ -8,6 +8,7 @@
  */
 import type { DeliveredEvent, VehicleErrorEntry, WebhookEvent } from "@connected-vehicle/schema/WebhookEvent"
 import { WebhookEventFromJson } from "@connected-vehicle/schema/WebhookEvent"
+import { InvalidArgument } from "@connected-vehicle/schema/InvalidArgument"
 import { Clock, DateTime, Duration, Effect, Option, Redacted, Schema } from "effect"
 import type { Context, Scope } from "effect"
 import { randomUUID } from "node:crypto"
@@ -20,6 +21,7 @@ import {
   DELIVERY_LOG_LIMIT,
   MAX_EVENT_BYTES,
   RETRY_OFFSETS_MILLIS,
+  secretIssue,
   USER_AGENT,
   VEHICLE_ERROR_LIMIT,
   WEBHOOK_LIMIT
@@ -98,6 +100,9 @@ export const makeEngine = (options: {
     const secret = Redacted.isRedacted(options.secret)
       ? options.secret
       : Redacted.make(options.secret ?? DEFAULT_WEBHOOK_SECRET, { label: "webhook secret" })
+    // every webhook created without its own secret would be refused
+    const issue = secretIssue(Redacted.value(secret))
+    if (issue !== undefined) return yield* Effect.die(new InvalidArgument({ field: "secret", message: `secret ${issue}` }))
     const scope = yield* Effect.scope
     const context = yield* Effect.context<never>() as Effect.Effect<Context.Context<never>>
     const clock = yield* Clock.Clock
@@ -170,11 +175,16 @@ export const clearLog = (engine: Engine): void => {
 /** Milliseconds on the wall clock (latency is a measurement, not simulated time). */
 const wallMillis = () => performance.now()
 
-/** One attempt: POST, measured and logged. */
+/**
+ * One attempt: POST, measured (until the answer is decided). `readBody` says
+ * from the status whether the answer's body is wanted (a `VERIFY`'s 200); a
+ * delivery is decided by its status line alone.
+ */
 export const attempt = (
   url: string,
   body: Uint8Array,
-  key: Redacted.Redacted<string>
+  key: Redacted.Redacted<string>,
+  readBody: (status: number) => boolean = () => false
 ) =>
   Effect.gen(function*() {
     const started = wallMillis()
@@ -182,7 +192,7 @@ export const attempt = (
       "content-type": "application/json",
       "sc-signature": hmacHex(body, key),
       "user-agent": USER_AGENT
-    }).pipe(
+    }, readBody).pipe(
       Effect.timeoutOption(ATTEMPT_TIMEOUT),
       Effect.map(Option.match({
         onNone: () => ({ _tag: "Failure" as const, reason: `no answer within ${Duration.toSeconds(ATTEMPT_TIMEOUT)} s` }),
@@ -201,14 +211,15 @@ export interface AttemptMeta {
 }
 
 /**
- * How an event is delivered: the webhook and URL of each attempt (1-based),
- * the offsets of the retries from the first attempt, and for a burst
+ * How an event is delivered: the webhook of each attempt (1-based), the
+ * offsets of the retries from the first attempt, and for a burst
  * (`internal/burstRun`) a lost acknowledgement (a 2xx logged as `retrying`,
  * so the event is sent again), a wrapper of each attempt (a concurrency
- * permit) and the outcome of each attempt.
+ * permit) and the outcome of each attempt. The URL is the webhook's callback
+ * (`errorCallbackUri` for a `VEHICLE_ERROR`, when set) as it is at the attempt.
  */
 export interface DeliveryPlan {
-  readonly target: (attempt: number) => { readonly w: WebhookRecord; readonly url: string }
+  readonly target: (attempt: number) => WebhookRecord
   readonly retryOffsets: ReadonlyArray<number>
   readonly lostAck?: ((attempt: number) => boolean) | undefined
   readonly around?: (<A>(effect: Effect.Effect<A>) => Effect.Effect<A>) | undefined
@@ -217,15 +228,30 @@ export interface DeliveryPlan {
   readonly live?: (() => boolean) | undefined
 }
 
-/** Delivers an event with the retry schedule; `build` makes the event of one attempt. */
+/** Delivers an event to a webhook with the retry schedule; `build` makes the event of one attempt. */
 export const deliver = (
   engine: Engine,
   w: WebhookRecord,
-  url: string,
   eventId: string,
   eventType: "VEHICLE_STATE" | "VEHICLE_ERROR",
   build: (meta: AttemptMeta) => DeliveredEvent
-) => deliverWith(engine, { target: () => ({ w, url }), retryOffsets: RETRY_OFFSETS_MILLIS }, eventId, eventType, build)
+) => deliverWith(engine, { target: () => w, retryOffsets: RETRY_OFFSETS_MILLIS }, eventId, eventType, build)
+
+/** Where an event of this type goes now: the error callback of a `VEHICLE_ERROR` when the webhook has one, else its callback. */
+export const callbackOf = (w: WebhookRecord, eventType: "VEHICLE_STATE" | "VEHICLE_ERROR") =>
+  eventType === "VEHICLE_ERROR" && w.errorCallbackUri !== "" ? w.errorCallbackUri : w.callbackUri
+
+/**
+ * Why the webhook can get no event now (disabled, or its callback not
+ * verified: a new one is verified again), or undefined. Looked at before
+ * every attempt, retries included.
+ */
+export const notDeliverable = (w: WebhookRecord): string | undefined =>
+  !w.isEnabled
+    ? "the webhook is disabled"
+    : w.verification !== "succeeded"
+    ? `the webhook's callback is not verified (verification ${w.verification})`
+    : undefined
 
 /** Delivers an event as `plan` says; `build` makes the event of one attempt. */
 export const deliverWith = (
@@ -248,11 +274,18 @@ export const deliverWith = (
     const attempts = plan.retryOffsets.length + 1
     for (let n = 1; n <= attempts; n++) {
       if (!live()) return
-      const { url, w } = plan.target(n)
+      // the webhook as it is now: it may have been disabled or re-pointed since the last attempt
+      const w = plan.target(n)
+      const url = callbackOf(w, eventType)
       const deliveryId = newId("dlv")
       const at = now()
-      const body = encoder.encode(encodeEvent(build({ deliveryId, deliveredAt: utc(at), w }) as WebhookEvent))
       const base = { eventId, eventType, webhookId: w.id, deliveryId, attempt: n, url, at: iso(at) }
+      const refused = notDeliverable(w)
+      if (refused !== undefined) {
+        log({ ...base, status: null, error: `not sent: ${refused}`, latencyMillis: 0, outcome: "dropped" })
+        return
+      }
+      const body = encoder.encode(encodeEvent(build({ deliveryId, deliveredAt: utc(at), w }) as WebhookEvent))
       if (body.byteLength > MAX_EVENT_BYTES) {
         log({ ...base, status: null, error: `the event is ${body.byteLength} bytes, over ${MAX_EVENT_BYTES}`, latencyMillis: 0, outcome: "dropped" })
         return
@@ -281,6 +314,6 @@ export const deliverWith = (
 export const fork = (engine: Engine, effect: Effect.Effect<void>) =>
   Effect.asVoid(Effect.forkIn(Effect.provideContext(effect, engine.context), engine.scope))
 
-export const deliverable = (w: WebhookRecord) => w.isEnabled && w.verification === "succeeded"
+export const deliverable = (w: WebhookRecord) => notDeliverable(w) === undefined
 
 export const ref = (s: SignalDefinition) => ({ code: s.code, name: s.name, group: s.group })

@@ -59,7 +59,8 @@ const handshake = (engine: Engine, w: WebhookRecord): Effect.Effect<void> =>
       data: { challenge },
       meta: { version: EVENT_VERSION, webhookId: w.id, webhookName: w.name, deliveryId, deliveredAt: utc(at) }
     }))
-    const { latencyMillis, result } = yield* attempt(url, body, w.secret)
+    // only a 200 can verify: its body is read (at most 64 KiB), any other status decides alone
+    const { latencyMillis, result } = yield* attempt(url, body, w.secret, (status) => status === 200)
     const error = verifyError(result, challenge, w)
     // a callback changed meanwhile: that handshake decides
     if (w.callbackUri !== url) return
@@ -142,7 +143,7 @@ export const sendState = (engine: Engine, w: WebhookRecord, s: SubscriptionRecor
     return Effect.as(
       fork(
         engine,
-        deliver(engine, w, w.callbackUri, eventId, "VEHICLE_STATE", ({ deliveredAt, deliveryId }) => ({
+        deliver(engine, w, eventId, "VEHICLE_STATE", ({ deliveredAt, deliveryId }) => ({
           eventId,
           eventType: "VEHICLE_STATE",
           vehicleId,
@@ -176,11 +177,10 @@ export const sendError = (engine: Engine, vehicleIndex: number, entry: VehicleEr
     return Effect.forEach(targets, ({ s, w }) => {
       const { user, vehicle, vehicleId } = vehicleEventBase(engine, v, s.userIndex)
       const eventId = newId("evt")
-      const url = w.errorCallbackUri === "" ? w.callbackUri : w.errorCallbackUri
       return Effect.as(
         fork(
           engine,
-          deliver(engine, w, url, eventId, "VEHICLE_ERROR", ({ deliveredAt, deliveryId }) => ({
+          deliver(engine, w, eventId, "VEHICLE_ERROR", ({ deliveredAt, deliveryId }) => ({
             eventId,
             eventType: "VEHICLE_ERROR",
             vehicleId,

@@ -53,6 +53,18 @@ export const ERROR_FIELD_LIMITS = {
 export const CALLBACK_URI_LIMIT = 2_048
 export const SECRET_LIMIT = 1_024
 
+/**
+ * What is wrong with a webhook secret (the simulator's or a webhook's own),
+ * to follow its name, or undefined: it is 1 to {@link SECRET_LIMIT}
+ * characters. Never quotes the secret.
+ */
+export const secretIssue = (secret: string): string | undefined =>
+  secret === ""
+    ? "must not be empty"
+    : secret.length > SECRET_LIMIT
+    ? `is at most ${SECRET_LIMIT} characters, got ${secret.length}`
+    : undefined
+
 /** The largest signal body set through the control routes, in characters of its JSON (a larger one is a 400). */
 export const SIGNAL_BODY_LIMIT = 16_384
 

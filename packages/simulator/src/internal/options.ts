@@ -1,10 +1,12 @@
 /**
- * Checks of the simulator's duration options.
+ * Checks of the simulator's options that the layer constructors make before
+ * building anything: the durations and the webhook secret.
  *
  * @internal
  */
-import { Duration, Option } from "effect"
+import { Duration, Option, Redacted } from "effect"
 import { InvalidArgument } from "@connected-vehicle/schema/InvalidArgument"
+import { secretIssue } from "./deliveryPolicy.ts"
 
 /** @internal */
 export const DEFAULT_HEADERS_TIMEOUT: Duration.Duration = Duration.seconds(10)
@@ -48,3 +50,28 @@ export const durations = (options: {
   headersTimeout: duration("headersTimeout", options?.headersTimeout, DEFAULT_HEADERS_TIMEOUT),
   requestTimeout: duration("requestTimeout", options?.requestTimeout, DEFAULT_REQUEST_TIMEOUT)
 })
+
+/**
+ * The `webhookSecret` option, checked: absent (the default), or 1 to 1,024
+ * characters (`Delivery.make`'s rule, the one of a webhook's own `secret`);
+ * anything else throws an `InvalidArgument` naming `webhookSecret` (never
+ * quoting the secret).
+ */
+export const webhookSecret = (input: Redacted.Redacted<string> | string | undefined): void => {
+  if (input === undefined) return
+  const value: unknown = Redacted.isRedacted(input) ? Redacted.value(input) : input
+  const issue = typeof value === "string" ? secretIssue(value) : "must be a string"
+  if (issue !== undefined) throw new InvalidArgument({ field: "webhookSecret", message: `webhookSecret ${issue}` })
+}
+
+/** The options checked (see `SimulatorOptions`): their durations; throws an `InvalidArgument` naming the first bad one. */
+export const checked = (options: {
+  readonly latency?: Duration.Input | undefined
+  readonly headersTimeout?: Duration.Input | undefined
+  readonly requestTimeout?: Duration.Input | undefined
+  readonly webhookSecret?: Redacted.Redacted<string> | string | undefined
+} | undefined): Durations => {
+  const checkedDurations = durations(options)
+  webhookSecret(options?.webhookSecret)
+  return checkedDurations
+}

@@ -1,9 +1,11 @@
 /**
  * One webhook delivery attempt over HTTP(S): `POST` of the body on a fresh
  * connection (no keep-alive pool: a receiver that stops never holds a socket of
- * the simulator), the status and at most 64 KiB of the answer. Interrupting
- * the effect (the 15 s limit, the simulator's scope closing) destroys the
- * request.
+ * the simulator), the status and, when the caller reads it, at most 64 KiB of
+ * the answer. The connection is closed as soon as the answer is decided (the
+ * status line, or the body read): a receiver that is slow to finish its body
+ * holds no socket of the simulator. Interrupting the effect (the 15 s limit,
+ * the simulator's scope closing) destroys the request.
  *
  * @internal
  */
@@ -30,37 +32,45 @@ export class PostFailure {
 
 const ANSWER_LIMIT = 64 * 1024
 
-/** POSTs `body` to `url` with `headers`. */
+/**
+ * POSTs `body` to `url` with `headers`. `readBody` says, from the status,
+ * whether the answer's body is wanted: if not, the answer is the status line
+ * (`body` empty) and the rest is not read; if so, the body up to its end or
+ * its first 64 KiB.
+ */
 export const post = (
   url: URL,
   body: Uint8Array,
-  headers: Readonly<Record<string, string>>
+  headers: Readonly<Record<string, string>>,
+  readBody: (status: number) => boolean
 ): Effect.Effect<Answer, PostFailure> =>
   Effect.callback<Answer, PostFailure>((resume) => {
     let settled = false
+    let request: ReturnType<typeof httpRequest> | undefined
     const settle = (effect: Effect.Effect<Answer, PostFailure>) => {
       if (settled) return
       settled = true
+      // the answer is decided: release the socket (a body still coming is not read)
+      request?.destroy()
       resume(effect)
     }
     const onResponse = (response: IncomingMessage) => {
-      const chunks: Array<Buffer> = []
-      let size = 0
-      response.on("data", (chunk: Buffer) => {
-        if (size < ANSWER_LIMIT) chunks.push(chunk)
-        size += chunk.length
-      })
-      response.on("end", () =>
-        settle(Effect.succeed({
-          status: response.statusCode ?? 0,
-          contentType: response.headers["content-type"],
-          body: Buffer.concat(chunks).subarray(0, ANSWER_LIMIT).toString("utf8")
-        })))
+      const status = response.statusCode ?? 0
+      const answer = (text: string) => Effect.succeed({ status, contentType: response.headers["content-type"], body: text })
       response.on("error", (error: NodeJS.ErrnoException) => settle(Effect.fail(new PostFailure(error.code ?? error.message))))
       response.on("aborted", () => settle(Effect.fail(new PostFailure("the answer was cut off"))))
+      if (!readBody(status)) return settle(answer(""))
+      const chunks: Array<Buffer> = []
+      let size = 0
+      const done = () => settle(answer(Buffer.concat(chunks).subarray(0, ANSWER_LIMIT).toString("utf8")))
+      response.on("data", (chunk: Buffer) => {
+        chunks.push(chunk)
+        size += chunk.length
+        if (size >= ANSWER_LIMIT) done()
+      })
+      response.on("end", done)
     }
     const send = url.protocol === "https:" ? httpsRequest : httpRequest
-    let request: ReturnType<typeof httpRequest>
     try {
       request = send(url, {
         method: "POST",
@@ -76,6 +86,6 @@ export const post = (
     request.end(body)
     return Effect.sync(() => {
       settled = true
-      request.destroy()
+      request?.destroy()
     })
   })
