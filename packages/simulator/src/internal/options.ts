@@ -1,10 +1,11 @@
 /**
- * Checks of the simulator's duration options.
+ * Checks of the simulator's duration and date options.
  *
  * @internal
  */
-import { Duration, Option } from "effect"
+import { DateTime, Duration, Option } from "effect"
 import { InvalidArgument } from "@connected-vehicle/schema/InvalidArgument"
+import type { RetireLegacy } from "../Sunset.ts"
 
 /** @internal */
 export const DEFAULT_HEADERS_TIMEOUT: Duration.Duration = Duration.seconds(10)
@@ -48,3 +49,53 @@ export const durations = (options: {
   headersTimeout: duration("headersTimeout", options?.headersTimeout, DEFAULT_HEADERS_TIMEOUT),
   requestTimeout: duration("requestTimeout", options?.requestTimeout, DEFAULT_REQUEST_TIMEOUT)
 })
+
+/**
+ * The v2.0 removal date (`legacySunset`) in epoch milliseconds, or undefined
+ * (none, the default); a value that is not a date throws an
+ * `InvalidArgument` naming it, and so does `retireLegacy: "afterSunset"`
+ * without one.
+ */
+export const legacySunset = (
+  input: DateTime.DateTime | Date | number | string | undefined,
+  retire: RetireLegacy | undefined
+): number | undefined => {
+  if (input === undefined) {
+    if (retire === "afterSunset") {
+      throw new InvalidArgument({
+        field: "retireLegacy",
+        message: "retireLegacy: \"afterSunset\" needs legacySunset, the removal date (the spec gives none)"
+      })
+    }
+    return undefined
+  }
+  let decoded: Option.Option<DateTime.DateTime> = Option.none()
+  if (DateTime.isDateTime(input) || input instanceof Date || typeof input === "number" || typeof input === "string") {
+    try {
+      decoded = DateTime.make(input)
+    } catch {
+      // not a date
+    }
+  }
+  if (Option.isNone(decoded)) {
+    throw new InvalidArgument({
+      field: "legacySunset",
+      message: "legacySunset: Expected a date (a DateTime, a Date, epoch milliseconds or an ISO 8601 string)"
+    })
+  }
+  return DateTime.toEpochMillis(decoded.value)
+}
+
+/** The checked options: the durations and the v2.0 removal date. */
+export interface Checked extends Durations {
+  readonly legacySunset: number | undefined
+}
+
+/** The checked options; throws an `InvalidArgument` naming the first that is not valid. */
+export const checked = (options: {
+  readonly latency?: Duration.Input | undefined
+  readonly headersTimeout?: Duration.Input | undefined
+  readonly requestTimeout?: Duration.Input | undefined
+  readonly legacySunset?: DateTime.DateTime | Date | number | string | undefined
+  readonly retireLegacy?: RetireLegacy | undefined
+} | undefined): Checked => ({ ...durations(options), legacySunset: legacySunset(options?.legacySunset, options?.retireLegacy) })
