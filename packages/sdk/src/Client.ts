@@ -16,6 +16,7 @@
  */
 import type { Context, DateTime, Effect, Stream } from "effect"
 import type * as Consent from "@connected-vehicle/auth/Consent"
+import type { Deprecation } from "@connected-vehicle/legacy-v2/Deprecation"
 import type * as LegacyReading from "@connected-vehicle/legacy-v2/Reading"
 import type * as Vehicles from "@connected-vehicle/legacy-v2/Vehicles"
 import type { LegacyBody, LegacyPath } from "@connected-vehicle/schema/Legacy"
@@ -141,18 +142,24 @@ export type BatchEntry<A> =
   | { readonly ok: false; readonly error: ConnectedVehicleError }
 
 /**
- * The result of a batch: one {@link BatchEntry} per requested path, typed by it.
+ * The result of a batch: one {@link BatchEntry} per requested path, typed by
+ * it, and `deprecation`, the deprecation headers of the batch response when it
+ * sent any (`deprecatedAt`, `sunsetAt` only when a `Sunset` header came, and
+ * `link`, as `Date`s and a string).
  *
  * @example
  * ```ts
  * import type { BatchResult } from "@connected-vehicle/sdk/Client"
  *
  * const distance = (r: BatchResult<"/odometer">) => r["/odometer"].ok ? r["/odometer"].reading.value.distance : undefined
+ * const removal = (r: BatchResult<"/odometer">) => r.deprecation?.sunsetAt ?? "not announced"
  * ```
  * @since 0.1.0
  * @category models
  */
-export type BatchResult<P extends LegacyPath> = { readonly [K in P]: BatchEntry<LegacyBody<K>> }
+export type BatchResult<P extends LegacyPath> =
+  & { readonly [K in P]: BatchEntry<LegacyBody<K>> }
+  & { readonly deprecation?: Plain<Deprecation> }
 
 /**
  * A paged v3 list: one page, every page, every item.

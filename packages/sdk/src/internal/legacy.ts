@@ -27,13 +27,17 @@ import type { Runner } from "./runner.ts"
 const readOptions = (co: Transport.CallOptions | undefined, given: GivenOptions): Vehicles.ReadOptions | undefined =>
   given.unitSystem === undefined ? co : { ...co, unitSystem: given.unitSystem as ReadOptions["unitSystem"] }
 
+/** The Promise client's batch result: each entry as `{ ok, reading | error }`, and the batch's `deprecation` (its `Date`s). */
 const toBatchResult = <P extends LegacyPath>(result: Batch.BatchResult<P>): BatchResult<P> => {
-  const out: Record<string, BatchEntry<unknown>> = {}
+  const out: Record<string, unknown> = {}
   for (const [path, entry] of Object.entries(result) as Array<[string, Batch.Entry<LegacyPath>]>) {
+    // `deprecation` is the batch response's, not an entry
+    if (path === "deprecation") continue
     out[path] = Result.isSuccess(entry)
-      ? { ok: true, reading: plain(entry.success) as Reading<unknown> }
-      : { ok: false, error: fromEffectError(entry.failure) }
+      ? { ok: true, reading: plain(entry.success) as Reading<unknown> } satisfies BatchEntry<unknown>
+      : { ok: false, error: fromEffectError(entry.failure) } satisfies BatchEntry<unknown>
   }
+  if (result.deprecation !== undefined) out.deprecation = plain(result.deprecation)
   return out as BatchResult<P>
 }
 
