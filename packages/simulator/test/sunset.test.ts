@@ -7,6 +7,7 @@ import { layer, layerRoots, layerTest, Simulator } from "../src/Simulator.ts"
 import type { SimulatorOptions } from "../src/Simulator.ts"
 import { DEPRECATION_MILLIS, MIGRATION_GUIDE_PATH } from "../src/Sunset.ts"
 import { appToken, bearer, call, isEnvelope, userTokens } from "./helpers.ts"
+import { openRaw, rawRequest } from "./raw.ts"
 import type { Reply } from "./helpers.ts"
 
 const loopback = (options: SimulatorOptions = {}) => Layer.mergeAll(layer({ ...options, port: 0 }), FetchHttpClient.layer)
@@ -197,6 +198,23 @@ describe("v2.0 deprecation", () => {
       assert.strictEqual(read.status, 200)
       yield* assertDeprecated(read, "after the deprecation date")
     }).pipe(Effect.provide(loopback({ seed: 5 }))))
+
+  it.live("legacySunset: the answers of the parser's rejections (431) under a deprecated /v2.0 path carry Sunset too, not the list's", () =>
+    Effect.gen(function*() {
+      const sim = yield* Simulator
+      for (const [path, sunset] of [["/v2.0/vehicles/00000000-0000-0000-0000-000000000000/vin", REMOVAL_HTTP_DATE], ["/v2.0/vehicles", undefined]] as const) {
+        const response = yield* Effect.promise(async () => {
+          const connection = await openRaw(sim.url)
+          connection.send(rawRequest("GET", path, { "x-big": "a".repeat(20 * 1024) }))
+          const answer = await connection.next()
+          await connection.closed
+          return answer
+        })
+        assert.strictEqual(response.status, 431, path)
+        assert.strictEqual(response.headers["sunset"], sunset, path)
+        assert.strictEqual(response.headers["deprecation"], sunset === undefined ? undefined : "@1796083200", path)
+      }
+    }).pipe(Effect.provide(loopback({ seed: 5, legacySunset: REMOVAL }))))
 
   it("legacySunset that is not a date, or afterSunset without it, is an InvalidArgument naming it, from every layer", () => {
     const cases = [
