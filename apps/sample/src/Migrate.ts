@@ -1,7 +1,8 @@
 /**
  * `sample migrate check <vehicle>`: each legacy v2.0 read of a vehicle next
  * to its v3 equivalent (`Migration` of `@connected-vehicle/v3`), and whether
- * they agree. v2.0's sunset date is December 1, 2026 (`docs/migrating-to-v3.md`).
+ * they agree. v2.0 is deprecated as of December 1, 2026 (spec section 9, which
+ * gives no removal date; `docs/migrating-to-v3.md`).
  *
  * @since 0.2.0
  */
@@ -16,7 +17,8 @@ import { SampleError } from "./SampleError.ts"
 import { render as renderTable } from "./Table.ts"
 
 /**
- * The sunset of `sunset` (an ISO date or date-time) told at `now`
+ * A sunset (a removal date, from a response's `Sunset` header: the spec
+ * gives none) `sunset` (an ISO date or date-time) told at `now`
  * (milliseconds): "sunsets on <sunset>" before it, "was sunset on <sunset>"
  * from it on (or when `sunset` is no date).
  *
@@ -24,8 +26,8 @@ import { render as renderTable } from "./Table.ts"
  * ```ts
  * import { sunsetPhrase } from "@connected-vehicle/sample/Migrate"
  *
- * sunsetPhrase("2026-12-01", Date.UTC(2026, 10, 27)) // "sunsets on 2026-12-01"
- * sunsetPhrase("2026-12-01", Date.UTC(2027, 0, 1)) // "was sunset on 2026-12-01"
+ * sunsetPhrase("2027-06-01", Date.UTC(2026, 10, 27)) // "sunsets on 2027-06-01"
+ * sunsetPhrase("2027-06-01", Date.UTC(2027, 6, 1)) // "was sunset on 2027-06-01"
  * ```
  * @since 0.2.0
  * @category utils
@@ -34,21 +36,44 @@ export const sunsetPhrase = (sunset: string, now: number): string =>
   now < Date.parse(sunset) ? `sunsets on ${sunset}` : `was sunset on ${sunset}`
 
 /**
- * The deprecation notice the legacy commands print on stderr, told at `now`
- * (milliseconds, the `Clock`'s): the sunset of 2026-12-01 is to come, or past.
+ * What a response's deprecation says (ISO dates or date-times, `null` when its
+ * header was absent), told at `now` (milliseconds): "is deprecated as of
+ * <deprecatedAt>", then "and sunsets on <sunset>" / "and was sunset on
+ * <sunset>" when a `Sunset` header named one, else "; no removal date is
+ * announced".
  *
  * @example
  * ```ts
- * import { Clock, Console, Effect } from "effect"
- * import { notice } from "@connected-vehicle/sample/Migrate"
+ * import { deprecationPhrase } from "@connected-vehicle/sample/Migrate"
  *
- * const warn = Effect.flatMap(Clock.currentTimeMillis, (now) => Console.error(notice(now)))
+ * deprecationPhrase("2026-12-01", null, Date.UTC(2026, 10, 27)) // "is deprecated as of 2026-12-01; no removal date is announced"
+ * deprecationPhrase("2026-12-01", "2027-06-01", Date.UTC(2026, 10, 27)) // "is deprecated as of 2026-12-01 and sunsets on 2027-06-01"
  * ```
  * @since 0.2.0
  * @category utils
  */
-export const notice = (now: number): string =>
-  `Deprecated: the v2.0 API ${sunsetPhrase("2026-12-01", now)} (Sunset: Tue, 01 Dec 2026 00:00:00 GMT). Move to v3: docs/migrating-to-v3.md; compare with \`sample migrate check <vehicle>\`.`
+export const deprecationPhrase = (deprecatedAt: string | null, sunsetAt: string | null, now: number): string =>
+  `is deprecated${deprecatedAt === null ? "" : ` as of ${deprecatedAt}`}${
+    sunsetAt === null ? "; no removal date is announced" : ` and ${sunsetPhrase(sunsetAt, now)}`
+  }`
+
+/**
+ * The deprecation notice the legacy commands print on stderr: v2.0 is
+ * deprecated as of December 1, 2026 (spec section 9, which gives no removal
+ * date; the vehicle list is not deprecated).
+ *
+ * @example
+ * ```ts
+ * import { Console } from "effect"
+ * import { notice } from "@connected-vehicle/sample/Migrate"
+ *
+ * const warn = Console.error(notice())
+ * ```
+ * @since 0.2.0
+ * @category utils
+ */
+export const notice = (): string =>
+  "Deprecated: the v2.0 API is deprecated as of 2026-12-01 (spec section 9; no removal date is announced; the vehicle list is not deprecated). Move to v3: docs/migrating-to-v3.md; compare with `sample migrate check <vehicle>`."
 
 /**
  * One side of a check: the value, or the error's tag and message.

@@ -32,7 +32,7 @@ import { Webhooks } from "@connected-vehicle/v3/Webhooks"
 import { reasonOf } from "@connected-vehicle/transport/ConnectedVehicleError"
 import * as Authorize from "./Authorize.ts"
 import * as Listen from "./Listen.ts"
-import { sunsetPhrase } from "./Migrate.ts"
+import { deprecationPhrase } from "./Migrate.ts"
 import * as Render from "./Render.ts"
 import { SampleError } from "./SampleError.ts"
 import { heading, keyValues, render } from "./Table.ts"
@@ -273,12 +273,15 @@ const legacyStep = (say: Say, target: Target["Service"]) =>
     const entries = batchEntries(batch, tourPaths)
     yield* say(heading(`3. Legacy reads of ${vehicleId} in one batch (POST /v2.0/vehicles/{id}/batch)`))
     yield* say(renderBatch(entries))
+    const isoOf = (date: DateTime.Utc | undefined) => date === undefined ? null : DateTime.formatIso(date)
     const deprecation = {
-      sunsetAt: batch.deprecation?.sunsetAt === undefined ? null : DateTime.formatIso(batch.deprecation.sunsetAt),
+      deprecatedAt: isoOf(batch.deprecation?.deprecatedAt),
+      sunsetAt: isoOf(batch.deprecation?.sunsetAt),
       link: batch.deprecation?.link ?? null
     }
+    const phrase = deprecationPhrase(deprecation.deprecatedAt?.slice(0, 10) ?? null, deprecation.sunsetAt?.slice(0, 10) ?? null, yield* Clock.currentTimeMillis)
     yield* say(
-      `\nDeprecated: v2.0 ${sunsetPhrase(deprecation.sunsetAt ?? "2026-12-01", yield* Clock.currentTimeMillis)} (the response's Sunset header). ` +
+      `\nDeprecated: v2.0 ${phrase} (the response's deprecation headers). ` +
         `Move to v3: ${deprecation.link ?? "docs/migrating-to-v3.md"}; compare with \`migrate check ${vehicleId}\`.`
     )
     return { authorization, vehicles: list, vehicleId, entries, deprecation }

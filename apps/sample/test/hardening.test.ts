@@ -184,19 +184,21 @@ describe.concurrent("16: migrate check says what it could not compare", () => {
     assert.include(malformed.stderr, "Unknown vehicle nope")
   })
 
-  it("the deprecation notice tells the sunset by the time given, not by the date the suite runs", () => {
-    for (const now of [Date.UTC(2026, 10, 27, 12), Date.UTC(2026, 11, 1) - 1]) {
-      assert.strictEqual(
-        Migrate.notice(now),
-        "Deprecated: the v2.0 API sunsets on 2026-12-01 (Sunset: Tue, 01 Dec 2026 00:00:00 GMT). Move to v3: docs/migrating-to-v3.md; compare with `sample migrate check <vehicle>`."
-      )
+  it("the deprecation notice: deprecated as of 2026-12-01, no removal date; a sunset only when a header names one, told by the time given", () => {
+    assert.strictEqual(
+      Migrate.notice(),
+      "Deprecated: the v2.0 API is deprecated as of 2026-12-01 (spec section 9; no removal date is announced; the vehicle list is not deprecated). Move to v3: docs/migrating-to-v3.md; compare with `sample migrate check <vehicle>`."
+    )
+    assert.notInclude(Migrate.notice(), "sunset")
+    for (const now of [Date.UTC(2026, 10, 27, 12), Date.UTC(2027, 5, 1)]) {
+      assert.strictEqual(Migrate.deprecationPhrase("2026-12-01", null, now), "is deprecated as of 2026-12-01; no removal date is announced")
     }
-    for (const now of [Date.UTC(2026, 11, 1), Date.UTC(2026, 11, 2), Date.UTC(2027, 5, 1), Date.UTC(2030, 0, 1)]) {
-      assert.include(Migrate.notice(now), "Deprecated: the v2.0 API was sunset on 2026-12-01 (Sunset: Tue, 01 Dec 2026 00:00:00 GMT). Move to v3")
-    }
-    const header = "2026-12-01T00:00:00.000Z"
-    assert.strictEqual(Migrate.sunsetPhrase(header, Date.UTC(2026, 10, 30, 23, 59, 59, 999)), `sunsets on ${header}`)
-    assert.strictEqual(Migrate.sunsetPhrase(header, Date.UTC(2026, 11, 1)), `was sunset on ${header}`)
+    assert.strictEqual(Migrate.deprecationPhrase("2026-12-01", "2027-06-01", Date.UTC(2027, 4, 31)), "is deprecated as of 2026-12-01 and sunsets on 2027-06-01")
+    assert.strictEqual(Migrate.deprecationPhrase("2026-12-01", "2027-06-01", Date.UTC(2027, 5, 1)), "is deprecated as of 2026-12-01 and was sunset on 2027-06-01")
+    assert.strictEqual(Migrate.deprecationPhrase(null, null, 0), "is deprecated; no removal date is announced")
+    const header = "2027-06-01T00:00:00.000Z"
+    assert.strictEqual(Migrate.sunsetPhrase(header, Date.UTC(2027, 4, 31, 23, 59, 59, 999)), `sunsets on ${header}`)
+    assert.strictEqual(Migrate.sunsetPhrase(header, Date.UTC(2027, 5, 1)), `was sunset on ${header}`)
   })
 
   it("whyNotCompared names the side that failed", () => {

@@ -43,7 +43,7 @@ import type { Reading } from "./Reading.ts"
  *
  * const isInvalid = (error: EntryError): boolean => error.reason._tag === "InvalidResponse"
  * ```
- * @deprecated v2.0's sunset date is 2026-12-01: use `Migration.ReadError` of `@connected-vehicle/v3`.
+ * @deprecated v2.0 is deprecated as of 2026-12-01: use `Migration.ReadError` of `@connected-vehicle/v3`.
  * @since 0.1.0
  * @category errors
  */
@@ -59,7 +59,7 @@ export type EntryError = ConnectedVehicleError
  *
  * const vin = (entry: Entry<"/vin">) => Result.isSuccess(entry) ? entry.success.value.vin : undefined
  * ```
- * @deprecated v2.0's sunset date is 2026-12-01: use one `Migration` read per path of `@connected-vehicle/v3`.
+ * @deprecated v2.0 is deprecated as of 2026-12-01: use one `Migration` read per path of `@connected-vehicle/v3`.
  * @since 0.1.0
  * @category models
  */
@@ -76,7 +76,7 @@ export type Entry<P extends LegacyPath> = Result.Result<Reading<LegacyBody<P>>, 
  * const distance = (r: BatchResult<"/odometer" | "/vin">) =>
  *   Result.isSuccess(r["/odometer"]) ? r["/odometer"].success.value.distance : undefined
  * ```
- * @deprecated v2.0's sunset date is 2026-12-01: use one `Migration` read per path (or `Signals.list`) of `@connected-vehicle/v3`.
+ * @deprecated v2.0 is deprecated as of 2026-12-01: use one `Migration` read per path (or `Signals.list`) of `@connected-vehicle/v3`.
  * @since 0.1.0
  * @category models
  */
@@ -102,7 +102,7 @@ export type BatchResult<P extends LegacyPath> =
  *   response: { status: 200, requestId: "req_1" }
  * }
  * ```
- * @deprecated v2.0's sunset date is 2026-12-01: v3 has no batch (see `Migration` of `@connected-vehicle/v3`).
+ * @deprecated v2.0 is deprecated as of 2026-12-01: v3 has no batch (see `Migration` of `@connected-vehicle/v3`).
  * @since 0.1.0
  * @category models
  */
@@ -137,7 +137,7 @@ export interface DecodeContext {
  * )
  * result["/vin"]._tag // "Failure": a ConnectedVehicleError, reason InvalidResponse (no entry for /vin)
  * ```
- * @deprecated v2.0's sunset date is 2026-12-01: v3 has no batch (see `Migration` of `@connected-vehicle/v3`).
+ * @deprecated v2.0 is deprecated as of 2026-12-01: v3 has no batch (see `Migration` of `@connected-vehicle/v3`).
  * @since 0.1.0
  * @category decoding
  */

@@ -3,10 +3,11 @@
  * `Deprecation` (RFC 9745), `Sunset` (RFC 8594) and `Link rel="deprecation"`
  * response headers, read from every v2.0 response (single reads, the vehicle
  * list, the batch, and error responses), exposed on results and logged once per
- * process per endpoint.
+ * process per endpoint, from what each response carries.
  *
- * v2.0's sunset date is December 1, 2026: see `docs/migrating-to-v3.md` and
- * `Migration` of `@connected-vehicle/v3`.
+ * v2.0 is deprecated as of December 1, 2026 (spec section 9, which gives no
+ * removal date; the vehicle list is not deprecated): see
+ * `docs/migrating-to-v3.md` and `Migration` of `@connected-vehicle/v3`.
  *
  * @since 0.2.0
  */
@@ -14,8 +15,9 @@ import { Clock, Context, DateTime, Effect, Schema } from "effect"
 
 /**
  * What a v2.0 response says about its deprecation: when the endpoint was (or
- * will be) deprecated (`Deprecation`), when it stops answering (`Sunset`), and
- * the documentation of the deprecation (`Link: <…>; rel="deprecation"`). Each
+ * will be) deprecated (`Deprecation`), when it stops answering (`Sunset`, sent
+ * only once a removal date is announced: spec section 9 gives none), and the
+ * documentation of the deprecation (`Link: <…>; rel="deprecation"`). Each
  * field is present only when its header was sent and well-formed.
  *
  * @example
@@ -23,9 +25,9 @@ import { Clock, Context, DateTime, Effect, Schema } from "effect"
  * import { DateTime } from "effect"
  * import type { Deprecation } from "@connected-vehicle/legacy-v2/Deprecation"
  *
- * const describe = (d: Deprecation) => `sunset ${d.sunsetAt ? DateTime.formatIso(d.sunsetAt) : "unknown"}, see ${d.link}`
+ * const describe = (d: Deprecation) => `removal ${d.sunsetAt ? DateTime.formatIso(d.sunsetAt) : "not announced"}, see ${d.link}`
  * ```
- * @deprecated Goes away with v2.0, whose sunset date is 2026-12-01 (v3 responses carry no deprecation headers); see `Migration` of `@connected-vehicle/v3`.
+ * @deprecated Goes away with v2.0, deprecated as of 2026-12-01 (v3 responses carry no deprecation headers); see `Migration` of `@connected-vehicle/v3`.
  * @since 0.2.0
  * @category models
  */
@@ -70,11 +72,10 @@ const parseLink = (value: string): string | undefined => {
  *
  * fromHeaders({
  *   deprecation: "@1796083200",
- *   sunset: "Tue, 01 Dec 2026 00:00:00 GMT",
  *   link: "<https://example.com/docs/migrating-to-v3>; rel=\"deprecation\"; type=\"text/html\""
  * })
  * ```
- * @deprecated Goes away with v2.0, whose sunset date is 2026-12-01 (v3 responses carry no deprecation headers); see `Migration` of `@connected-vehicle/v3`.
+ * @deprecated Goes away with v2.0, deprecated as of 2026-12-01 (v3 responses carry no deprecation headers); see `Migration` of `@connected-vehicle/v3`.
  * @since 0.2.0
  * @category parsing
  */
@@ -122,7 +123,7 @@ const read = (deprecation: string | undefined, sunset: string | undefined, link:
  *
  * Schema.is(WarningLevel)("off") // true
  * ```
- * @deprecated Goes away with v2.0, whose sunset date is 2026-12-01 (v3 responses carry no deprecation headers); see `Migration` of `@connected-vehicle/v3`.
+ * @deprecated Goes away with v2.0, deprecated as of 2026-12-01 (v3 responses carry no deprecation headers); see `Migration` of `@connected-vehicle/v3`.
  * @since 0.2.0
  * @category models
  */
@@ -135,7 +136,7 @@ export const WarningLevel = Schema.Literals(["off", "warn", "info", "debug"])
  *
  * const level: WarningLevel = "warn"
  * ```
- * @deprecated Goes away with v2.0, whose sunset date is 2026-12-01 (v3 responses carry no deprecation headers); see `Migration` of `@connected-vehicle/v3`.
+ * @deprecated Goes away with v2.0, deprecated as of 2026-12-01 (v3 responses carry no deprecation headers); see `Migration` of `@connected-vehicle/v3`.
  * @since 0.2.0
  * @category models
  */
@@ -153,7 +154,7 @@ export type WarningLevel = typeof WarningLevel.Type
  *
  * const setting = Config.option(Config.String(WARNINGS_ENV))
  * ```
- * @deprecated Goes away with v2.0, whose sunset date is 2026-12-01 (v3 responses carry no deprecation headers); see `Migration` of `@connected-vehicle/v3`.
+ * @deprecated Goes away with v2.0, deprecated as of 2026-12-01 (v3 responses carry no deprecation headers); see `Migration` of `@connected-vehicle/v3`.
  * @since 0.2.0
  * @category configuration
  */
@@ -172,7 +173,7 @@ export const WARNINGS_ENV = "CONNECTED_VEHICLE_DEPRECATION_WARNINGS"
  *
  * const scoped = <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.provideService(effect, Warned, new Set<string>())
  * ```
- * @deprecated Goes away with v2.0, whose sunset date is 2026-12-01 (v3 responses carry no deprecation headers); see `Migration` of `@connected-vehicle/v3`.
+ * @deprecated Goes away with v2.0, deprecated as of 2026-12-01 (v3 responses carry no deprecation headers); see `Migration` of `@connected-vehicle/v3`.
  * @since 0.2.0
  * @category references
  */
@@ -193,7 +194,7 @@ export const Warned = Context.Reference<Set<string>>("@connected-vehicle/legacy-
  *
  * replacements["/vehicles/{id}/odometer"] // "Migration.odometer (Signals.get odometer-traveleddistance)"
  * ```
- * @deprecated Goes away with v2.0, whose sunset date is 2026-12-01 (v3 responses carry no deprecation headers); see `Migration` of `@connected-vehicle/v3`.
+ * @deprecated Goes away with v2.0, deprecated as of 2026-12-01 (v3 responses carry no deprecation headers); see `Migration` of `@connected-vehicle/v3`.
  * @since 0.2.0
  * @category constants
  */
@@ -219,7 +220,7 @@ export const replacements: Readonly<Record<string, string>> = {
  *
  * endpointOf("GET", "http://127.0.0.1:4010/v2.0/vehicles/abc/odometer?x=1") // "GET /v2.0/vehicles/{id}/odometer"
  * ```
- * @deprecated Goes away with v2.0, whose sunset date is 2026-12-01 (v3 responses carry no deprecation headers); see `Migration` of `@connected-vehicle/v3`.
+ * @deprecated Goes away with v2.0, deprecated as of 2026-12-01 (v3 responses carry no deprecation headers); see `Migration` of `@connected-vehicle/v3`.
  * @since 0.2.0
  * @category utils
  */
@@ -246,7 +247,7 @@ const describe = (endpoint: string, deprecation: Deprecation, now: number): stri
   const sunset = deprecation.sunsetAt
   return [
     `The connected-vehicle v2.0 endpoint ${endpoint} is deprecated`,
-    deprecation.deprecatedAt === undefined ? "" : ` (as of ${date(deprecation.deprecatedAt)})`,
+    deprecation.deprecatedAt === undefined ? "" : ` as of ${date(deprecation.deprecatedAt)}`,
     sunset === undefined
       ? ""
       : now < DateTime.toEpochMillis(sunset)
@@ -261,18 +262,20 @@ const describe = (endpoint: string, deprecation: Deprecation, now: number): stri
 /**
  * Logs the deprecation of `endpoint` at `level`, unless `level` is `off` or
  * the endpoint was already warned about in this process ({@link Warned}).
- * The message names the endpoint (no vehicle id, no query, never a token), the
- * dates, the v3 replacement and the link. The sunset is told by the `Clock`:
- * "sunsets on <date>" before it, "was sunset on <date>" from that day on.
+ * The message names the endpoint (no vehicle id, no query, never a token),
+ * "deprecated as of <date>" (`deprecatedAt`), the v3 replacement and the
+ * link. A sunset is named only when the response carried one (`sunsetAt`),
+ * told by the `Clock`: "sunsets on <date>" before it, "was sunset on <date>"
+ * from that day on.
  *
  * @example
  * ```ts
  * import { DateTime } from "effect"
  * import { warnOnce } from "@connected-vehicle/legacy-v2/Deprecation"
  *
- * const warn = warnOnce("GET /v2.0/vehicles/{id}/vin", { sunsetAt: DateTime.makeUnsafe("2026-12-01T00:00:00Z") }, "warn")
+ * const warn = warnOnce("GET /v2.0/vehicles/{id}/vin", { deprecatedAt: DateTime.makeUnsafe("2026-12-01T00:00:00Z") }, "warn")
  * ```
- * @deprecated Goes away with v2.0, whose sunset date is 2026-12-01 (v3 responses carry no deprecation headers); see `Migration` of `@connected-vehicle/v3`.
+ * @deprecated Goes away with v2.0, deprecated as of 2026-12-01 (v3 responses carry no deprecation headers); see `Migration` of `@connected-vehicle/v3`.
  * @since 0.2.0
  * @category logging
  */

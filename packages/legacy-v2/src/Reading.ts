@@ -17,8 +17,9 @@ import type { Deprecation } from "./Deprecation.ts"
  *   system when the service sent none);
  * - `requestId`: the request id response header, when present;
  * - `deprecation`: the `Deprecation` / `Sunset` / `Link rel="deprecation"`
- *   headers of the response, when it sent any (every v2.0 response does:
- *   v2.0's sunset date is December 1, 2026).
+ *   headers of the response, when it sent any (the reads and the batch are
+ *   deprecated as of December 1, 2026; `sunsetAt` only once a removal date is
+ *   announced).
  *
  * @example
  * ```ts
@@ -29,7 +30,7 @@ import type { Deprecation } from "./Deprecation.ts"
  * const describe = (r: Reading<Odometer>) =>
  *   `${r.value.distance} ${r.unitSystem === "metric" ? "km" : "mi"} as of ${r.dataAge ? DateTime.formatIso(r.dataAge) : "unknown"}`
  * ```
- * @deprecated v2.0's sunset date is 2026-12-01: the v3 reads of `Migration` in
+ * @deprecated v2.0 is deprecated as of 2026-12-01: the v3 reads of `Migration` in
  * `@connected-vehicle/v3` return the same value (`Migration.Reading`), see
  * `docs/migrating-to-v3.md`.
  * @since 0.1.0

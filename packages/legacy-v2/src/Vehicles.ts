@@ -7,12 +7,12 @@
  * body with the response's `sc-data-age` (as a `DateTime.Utc`) and
  * `sc-unit-system`.
  *
- * **Deprecated: v2.0's sunset date is December 1, 2026.** Every response carries
- * the `Deprecation`, `Sunset` and `Link rel="deprecation"` headers: they are
- * exposed as `deprecation` on readings, pages and batches, and logged once per
- * process per endpoint (see {@link Options} `deprecationWarnings`). The v3
- * replacement of each read is `Migration` of `@connected-vehicle/v3`, which
- * returns the same legacy shape from v3 signals; see `docs/migrating-to-v3.md`.
+ * **The reads and the batch are deprecated as of December 1, 2026** (spec section 9; the
+ * vehicle list is not). The `Deprecation`, `Sunset` and `Link rel="deprecation"` headers a
+ * response carries are exposed as `deprecation` on readings, pages and batches, and logged
+ * once per process per endpoint (see {@link Options} `deprecationWarnings`). The v3
+ * replacement of each read is `Migration` of `@connected-vehicle/v3` (the same legacy shape
+ * from v3 signals); see `docs/migrating-to-v3.md`.
  *
  * @since 0.1.0
  */
@@ -48,7 +48,7 @@ import * as UndiciHttpClient from "@connected-vehicle/transport/UndiciHttpClient
  *
  * const imperial: ReadOptions = { unitSystem: "imperial", timeout: "2 seconds", retry: { maxAttempts: 1 } }
  * ```
- * @deprecated v2.0's sunset date is 2026-12-01: use `Migration.ReadOptions` of `@connected-vehicle/v3`.
+ * @deprecated v2.0 is deprecated as of 2026-12-01: use `Migration.ReadOptions` of `@connected-vehicle/v3`.
  * @since 0.1.0
  * @category models
  */
@@ -58,7 +58,7 @@ export interface ReadOptions extends Transport.CallOptions {
 }
 
 /**
- * Options of {@link make} and {@link layer}.
+ * Options of {@link make} and {@link layer}. The v3 equivalent is `V3.Options` of `@connected-vehicle/v3`.
  *
  * @example
  * ```ts
@@ -72,7 +72,6 @@ export interface ReadOptions extends Transport.CallOptions {
  *   deprecationWarnings: "info"
  * }
  * ```
- * @deprecated v2.0's sunset date is 2026-12-01: use `V3.Options` of `@connected-vehicle/v3`.
  * @since 0.1.0
  * @category models
  */
@@ -91,7 +90,8 @@ export interface Options {
 
 /**
  * Arguments of `list`, derived from the contract's `LegacyVehiclesQuery`:
- * `limit` (1..50, default 10 on the service) and `offset` (>= 0).
+ * `limit` (1..50, default 10 on the service) and `offset` (>= 0). Not deprecated
+ * (spec section 9.3); the v3 equivalent is `Connections.ListArgs`.
  *
  * @example
  * ```ts
@@ -99,7 +99,6 @@ export interface Options {
  *
  * const secondPage: ListArgs = { limit: 50, offset: 50 }
  * ```
- * @deprecated v2.0's sunset date is 2026-12-01: use `Connections.ListArgs` of `@connected-vehicle/v3`.
  * @since 0.1.0
  * @category models
  */
@@ -115,22 +114,22 @@ export type ListArgs = { readonly [K in keyof typeof LegacyVehiclesQuery.Type]?:
  *
  * const retryable = (error: ReadError) => error._tag === "ConnectedVehicleError" && error.isRetryable
  * ```
- * @deprecated v2.0's sunset date is 2026-12-01: use `Migration.ReadError` of `@connected-vehicle/v3` (the same classes).
+ * @deprecated v2.0 is deprecated as of 2026-12-01: use `Migration.ReadError` of `@connected-vehicle/v3` (the same classes).
  * @since 0.1.0
  * @category errors
  */
 export type ReadError = InvalidArgument | ConnectedVehicleError
 
 /**
- * One page of the vehicle list, with the deprecation headers of its response.
+ * One page of the vehicle list, with the deprecation headers of its response (if any:
+ * the list is not deprecated, spec section 9.3). The v3 equivalent is `Connections.list`.
  *
  * @example
  * ```ts
  * import type { VehiclePage } from "@connected-vehicle/legacy-v2/Vehicles"
  *
- * const sunset = (page: VehiclePage) => page.deprecation?.sunsetAt
+ * const deprecated = (page: VehiclePage) => page.deprecation !== undefined
  * ```
- * @deprecated v2.0's sunset date is 2026-12-01: use `Connections.list` of `@connected-vehicle/v3`.
  * @since 0.2.0
  * @category models
  */
@@ -146,19 +145,19 @@ type LegacyClient = Transport.GroupClient<typeof LegacyGroup, "legacy">
 // The reads of the service, by the name of their endpoint in the contract's
 // legacy group (every read endpoint of the group, or a type error), with their path.
 const reads = {
-  /** @deprecated v2.0's sunset date is 2026-12-01: use `Migration.odometer` of `@connected-vehicle/v3` (`Signals.get` code `odometer-traveleddistance`). */
+  /** @deprecated v2.0 is deprecated as of 2026-12-01: use `Migration.odometer` of `@connected-vehicle/v3` (`Signals.get` code `odometer-traveleddistance`). */
   odometer: "/odometer",
-  /** @deprecated v2.0's sunset date is 2026-12-01: use `Migration.location` of `@connected-vehicle/v3` (`Signals.get` code `location-preciselocation`). */
+  /** @deprecated v2.0 is deprecated as of 2026-12-01: use `Migration.location` of `@connected-vehicle/v3` (`Signals.get` code `location-preciselocation`). */
   location: "/location",
-  /** @deprecated v2.0's sunset date is 2026-12-01: use `Migration.vin` of `@connected-vehicle/v3` (`Signals.get` code `vehicleidentification-vin`). */
+  /** @deprecated v2.0 is deprecated as of 2026-12-01: use `Migration.vin` of `@connected-vehicle/v3` (`Signals.get` code `vehicleidentification-vin`). */
   vin: "/vin",
-  /** @deprecated v2.0's sunset date is 2026-12-01: use `Migration.engineOil` of `@connected-vehicle/v3` (`Signals.get` code `internalcombustionengine-oillife`). */
+  /** @deprecated v2.0 is deprecated as of 2026-12-01: use `Migration.engineOil` of `@connected-vehicle/v3` (`Signals.get` code `internalcombustionengine-oillife`). */
   engineOil: "/engine/oil",
-  /** @deprecated v2.0's sunset date is 2026-12-01: use `Migration.tirePressure` of `@connected-vehicle/v3` (`Signals.get` code `wheel-tirepressures`). */
+  /** @deprecated v2.0 is deprecated as of 2026-12-01: use `Migration.tirePressure` of `@connected-vehicle/v3` (`Signals.get` code `wheel-tirepressures`). */
   tirePressure: "/tires/pressure",
   /**
-   * @deprecated v2.0's sunset date is 2026-12-01 and v3 has no service-records signal, so there is no
-   * `Migration` equivalent in `@connected-vehicle/v3`: export the history before the sunset
+   * @deprecated v2.0 is deprecated as of 2026-12-01 and v3 has no service-records signal, so there is no
+   * `Migration` equivalent in `@connected-vehicle/v3`: export the history while v2.0 answers
    * (see `docs/migrating-to-v3.md`).
    */
   serviceHistory: "/service/history"
@@ -173,7 +172,9 @@ type Reads<T extends Readonly<Record<string, LegacyPath>>> = {
  * The legacy vehicle-data service: `list` and `stream` (the vehicle list),
  * one read per read endpoint of the contract's legacy group (`odometer`,
  * `location`, `vin`, `engineOil`, `tirePressure`, `serviceHistory`; the
- * table `Vehicles.reads`), and `batch`.
+ * table `Vehicles.reads`), and `batch`. The reads and `batch` are deprecated as
+ * of 2026-12-01 (spec section 9; use the `Migration` reads of `@connected-vehicle/v3`,
+ * `docs/migrating-to-v3.md`); `list` and `stream` are not (section 9.3).
  *
  * @example
  * ```ts
@@ -188,9 +189,6 @@ type Reads<T extends Readonly<Record<string, LegacyPath>>> = {
  *   return [odometer.value.distance, Result.isSuccess(batch["/tires/pressure"])]
  * })
  * ```
- * @deprecated v2.0's sunset date is 2026-12-01: use the `Migration` reads of `@connected-vehicle/v3`
- * (`Migration.odometer`, ...; `Signals.get` with the signal code) with the application token
- * and the vehicle's user id. See `docs/migrating-to-v3.md`.
  * @since 0.1.0
  * @category services
  */
@@ -198,7 +196,7 @@ export class Vehicles extends Context.Service<Vehicles, Reads<typeof reads> & {
   /**
    * One page of vehicle ids (`limit` 1..50, default 10 on the service; `offset` >= 0).
    *
-   * @deprecated v2.0's sunset date is 2026-12-01: use `Connections.list({ userId })` of `@connected-vehicle/v3`.
+   * Not deprecated (spec section 9.3); the v3 equivalent is `Connections.list({ userId })` of `@connected-vehicle/v3`.
    */
   readonly list: (
     args?: ListArgs,
@@ -207,7 +205,7 @@ export class Vehicles extends Context.Service<Vehicles, Reads<typeof reads> & {
   /**
    * Every vehicle id, `limit` (default 50) per request; the per-call `options` apply to each request.
    *
-   * @deprecated v2.0's sunset date is 2026-12-01: use `Connections.stream({ userId })` of `@connected-vehicle/v3`.
+   * Not deprecated (spec section 9.3); the v3 equivalent is `Connections.stream({ userId })` of `@connected-vehicle/v3`.
    */
   readonly stream: (
     args?: Pick<ListArgs, "limit">,
@@ -218,7 +216,7 @@ export class Vehicles extends Context.Service<Vehicles, Reads<typeof reads> & {
    * per-vehicle request limit. The call fails only when the batch request
    * itself fails; each entry carries its own result.
    *
-   * @deprecated v2.0's sunset date is 2026-12-01: use one `Migration` read per path, or `Signals.list`
+   * @deprecated v2.0 is deprecated as of 2026-12-01: use one `Migration` read per path, or `Signals.list`
    * (every signal of the vehicle in one request) of `@connected-vehicle/v3`.
    */
   readonly batch: <const P extends LegacyPath>(
@@ -232,7 +230,7 @@ export class Vehicles extends Context.Service<Vehicles, Reads<typeof reads> & {
 }
 
 /**
- * Builds the service from the transport and the user's credential.
+ * Builds the service from the transport and the user's credential (v3: `Signals.make` with `Migration`).
  *
  * @example
  * ```ts
@@ -241,7 +239,6 @@ export class Vehicles extends Context.Service<Vehicles, Reads<typeof reads> & {
  *
  * const VehiclesLive = Layer.effect(Vehicles, make({ unitSystem: "imperial" }))
  * ```
- * @deprecated v2.0's sunset date is 2026-12-01: use `Signals.make` of `@connected-vehicle/v3` with `Migration`.
  * @since 0.1.0
  * @category constructors
  */
@@ -378,7 +375,7 @@ const batchOf = <const P extends LegacyPath>(
 }
 
 /**
- * The service on the transport and the user's credential.
+ * The service on the transport and the user's credential (v3: `V3.layer` with `Migration`).
  *
  * @example
  * ```ts
@@ -386,7 +383,6 @@ const batchOf = <const P extends LegacyPath>(
  *
  * const VehiclesLive = Vehicles.layer({ unitSystem: "metric" })
  * ```
- * @deprecated v2.0's sunset date is 2026-12-01: use `V3.layer` of `@connected-vehicle/v3` with `Migration`.
  * @since 0.1.0
  * @category layers
  */
@@ -402,7 +398,8 @@ export const layer = (options?: Options): Layer.Layer<Vehicles, never, Transport
  * `debug`; default `warn`). Another value is a `ConfigError` naming the
  * variable. {@link layerConfig} reads it; compose it with the application's
  * own settings to read them at once, or nest it further
- * (`Config.nested(config, "MYAPP")`).
+ * (`Config.nested(config, "MYAPP")`). The v3 equivalent is `TransportConfig.config`
+ * of `@connected-vehicle/transport` with `V3.layer`.
  *
  * @example
  * ```ts
@@ -415,7 +412,6 @@ export const layer = (options?: Options): Layer.Layer<Vehicles, never, Transport
  *   return Vehicles.layer({ ...legacy, unitSystem: "imperial" })
  * }))
  * ```
- * @deprecated v2.0's sunset date is 2026-12-01: use `TransportConfig.config` of `@connected-vehicle/transport` with `V3.layer`.
  * @since 0.2.0
  * @category configuration
  */
@@ -437,7 +433,9 @@ export const config: Config.Config<{ readonly deprecationWarnings: Deprecation.W
  *
  * The layer also provides the token store, the OAuth configuration and the
  * transport, so that the application can run `Session.login(userKey, ...)`
- * after the consent redirect; tokens are then refreshed as needed.
+ * after the consent redirect; tokens are then refreshed as needed. The v3
+ * equivalent is `V3.layerConfig` of `@connected-vehicle/v3` (client credentials,
+ * no user sign-in) with `Migration`; see `docs/migrating-to-v3.md`.
  *
  * @example
  * ```ts
@@ -453,8 +451,6 @@ export const config: Config.Config<{ readonly deprecationWarnings: Deprecation.W
  *
  * Effect.runPromise(program.pipe(Effect.provide(Vehicles.layerConfig({ userKey: "user-42" }))))
  * ```
- * @deprecated v2.0's sunset date is 2026-12-01: use `V3.layerConfig` of `@connected-vehicle/v3` (client
- * credentials, no user sign-in) with `Migration`. See `docs/migrating-to-v3.md`.
  * @since 0.1.0
  * @category layers
  */

@@ -1,5 +1,6 @@
 /**
- * The legacy v2.0 client. **Deprecated: v2.0's sunset date is December 1, 2026**;
+ * The legacy v2.0 client. **v2.0 is deprecated as of December 1, 2026** (spec
+ * section 9; the vehicle list is not deprecated and may be used meanwhile):
  * move to `@connected-vehicle/v3` (`Migration` returns the same legacy shapes
  * from v3 signals), see `docs/migrating-to-v3.md`.
  *
@@ -15,7 +16,7 @@
  *
  * type OdometerAndVin = Batch.BatchResult<"/odometer" | "/vin">
  * ```
- * @deprecated v2.0's sunset date is 2026-12-01: v3 has no batch; use one `Migration` read per path of `@connected-vehicle/v3`.
+ * @deprecated v2.0 is deprecated as of 2026-12-01: v3 has no batch; use one `Migration` read per path of `@connected-vehicle/v3`.
  * @since 0.1.0
  * @category modules
  */
@@ -28,9 +29,9 @@ export * as Batch from "./Batch.ts"
  * ```ts
  * import { Deprecation } from "@connected-vehicle/legacy-v2"
  *
- * const deprecation = Deprecation.fromHeaders({ sunset: "Tue, 01 Dec 2026 00:00:00 GMT" })
+ * const deprecation = Deprecation.fromHeaders({ deprecation: "@1796083200" })
  * ```
- * @deprecated v2.0's sunset date is 2026-12-01: the deprecation headers go away with v2.0; see `Migration` of `@connected-vehicle/v3`.
+ * @deprecated v2.0 is deprecated as of 2026-12-01: the deprecation headers go away with v2.0; see `Migration` of `@connected-vehicle/v3`.
  * @since 0.2.0
  * @category modules
  */
@@ -45,13 +46,15 @@ export * as Deprecation from "./Deprecation.ts"
  *
  * const distance = (r: Reading.Reading<Odometer>) => r.value.distance
  * ```
- * @deprecated v2.0's sunset date is 2026-12-01: use `Migration.Reading` of `@connected-vehicle/v3`.
+ * @deprecated v2.0 is deprecated as of 2026-12-01: use `Migration.Reading` of `@connected-vehicle/v3`.
  * @since 0.1.0
  * @category modules
  */
 export * as Reading from "./Reading.ts"
 /**
  * The legacy vehicle-data service: the vehicle list, each read and the batch.
+ * The reads and the batch are deprecated as of 2026-12-01 (use `Migration` of
+ * `@connected-vehicle/v3`); the vehicle list is not (spec section 9.3).
  *
  * @example
  * ```ts
@@ -59,7 +62,6 @@ export * as Reading from "./Reading.ts"
  *
  * const VehiclesLive = Vehicles.layer({ deprecationWarnings: "off" })
  * ```
- * @deprecated v2.0's sunset date is 2026-12-01: use `Migration` (`Migration.odometer`, ...) and `Signals.get` of `@connected-vehicle/v3`.
  * @since 0.1.0
  * @category modules
  */

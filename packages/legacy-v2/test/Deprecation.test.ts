@@ -33,10 +33,11 @@ describe("Deprecation headers", () => {
     assert.strictEqual(endpointOf("GET", "http://h/v2.0/vehicles//vin"), "GET /v2.0/vehicles//vin")
   })
 
-  describe("warnOnce tells the sunset by the Clock, not by the date the suite runs", () => {
-    const deprecation = fromHeaders({ deprecation: "@1796083200", sunset: "Tue, 01 Dec 2026 00:00:00 GMT" })!
+  describe("warnOnce: deprecated as of the Deprecation date; a sunset only when the response carried one, told by the Clock", () => {
+    const deprecated = fromHeaders({ deprecation: "@1796083200", link: "<https://example.com/docs/migrating-to-v3>; rel=\"deprecation\"" })!
+    const withSunset = fromHeaders({ deprecation: "@1796083200", sunset: "Tue, 01 Jun 2027 00:00:00 GMT" })!
     /** The warning of one endpoint with the clock at `at`. */
-    const warningAt = (at: string) =>
+    const warningAt = (at: string, deprecation = withSunset) =>
       Effect.gen(function*() {
         const lines: Array<string> = []
         yield* TestClock.setTime(DateTime.toEpochMillis(DateTime.makeUnsafe(at)))
@@ -48,22 +49,33 @@ describe("Deprecation headers", () => {
         return lines[0]!
       })
 
-    it.effect("before the sunset: sunsets on 2026-12-01", () =>
+    it.effect("no Sunset header (v2.0 as the spec gives it): deprecated as of 2026-12-01, no sunset named, before and after", () =>
       Effect.gen(function*() {
-        for (const at of ["2026-11-27T12:00:00Z", "2026-11-30T23:59:59.999Z"]) {
+        assert.isUndefined(deprecated.sunsetAt)
+        for (const at of ["2026-11-27T12:00:00Z", "2026-12-01T00:00:00Z", "2030-01-01T00:00:00Z"]) {
+          const line = yield* warningAt(at, deprecated)
+          assert.include(line, "The connected-vehicle v2.0 endpoint GET /v2.0/vehicles/{id}/vin is deprecated as of 2026-12-01; v3 replacement: Migration.vin")
+          assert.include(line, "see https://example.com/docs/migrating-to-v3")
+          assert.notInclude(line, "sunset")
+        }
+      }))
+
+    it.effect("before a Sunset date: sunsets on it", () =>
+      Effect.gen(function*() {
+        for (const at of ["2026-11-27T12:00:00Z", "2027-05-31T23:59:59.999Z"]) {
           const line = yield* warningAt(at)
-          assert.include(line, "is deprecated (as of 2026-12-01) and sunsets on 2026-12-01")
+          assert.include(line, "is deprecated as of 2026-12-01 and sunsets on 2027-06-01")
           assert.notInclude(line, "was sunset")
         }
       }))
 
-    it.effect("from the sunset on: was sunset on 2026-12-01", () =>
+    it.effect("from a Sunset date on: was sunset on it", () =>
       Effect.gen(function*() {
-        for (const at of ["2026-12-01T00:00:00Z", "2026-12-02T00:00:00Z", "2027-06-01T12:00:00Z", "2030-01-01T00:00:00Z"]) {
+        for (const at of ["2027-06-01T00:00:00Z", "2030-01-01T00:00:00Z"]) {
           const line = yield* warningAt(at)
-          assert.include(line, "is deprecated (as of 2026-12-01) and was sunset on 2026-12-01 (it may stop answering at any time)")
+          assert.include(line, "is deprecated as of 2026-12-01 and was sunset on 2027-06-01 (it may stop answering at any time)")
           assert.notInclude(line, "sunsets on")
-          assert.include(line, "sunsetAt=2026-12-01T00:00:00.000Z")
+          assert.include(line, "sunsetAt=2027-06-01T00:00:00.000Z")
         }
       }))
   })

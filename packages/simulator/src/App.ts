@@ -224,7 +224,7 @@ export const wrap = <R>(
     /** Added to every request (a `Duration` input; default 0). */
     readonly latency?: Duration.Input | undefined
     readonly allow?: ((path: string) => boolean) | undefined
-    /** v2.0 answers 410 Gone (see `Sunset`). */
+    /** The deprecated v2.0 endpoints answer 410 Gone (see `Sunset`). */
     readonly retireLegacy?: RetireLegacy | undefined
   }
 ): Effect.Effect<
@@ -302,7 +302,7 @@ export const RoutesLive = Layer.mergeAll(
  * import { makeApp } from "@connected-vehicle/simulator/App"
  *
  * const program = Effect.scoped(Effect.gen(function*() {
- *   const app = yield* makeApp({ latency: "10 millis", retireLegacy: "afterSunset" })
+ *   const app = yield* makeApp({ latency: "10 millis", retireLegacy: true })
  * }))
  * ```
  * @since 0.1.0

@@ -80,6 +80,12 @@ export class Env extends Context.Service<Env, {
    * `permissions` (`SimulatorOptions.enforcePermissions`, default true).
    */
   readonly enforcePermissions: boolean
+  /**
+   * The removal date of the deprecated v2.0 endpoints, in epoch milliseconds
+   * (`SimulatorOptions.legacySunset`): their `Sunset` header. Undefined (the
+   * default): none is announced, as in the spec.
+   */
+  readonly legacySunset?: number | undefined
 }>()("@connected-vehicle/simulator/Env") {}
 
 /**

@@ -232,7 +232,7 @@ export const DEFAULT_CLIENT_SECRET = "demo-client-secret"
 export const TEST_ORIGIN = "http://simulator.test"
 
 /** Builds the dataset, the state and the wrapped application in the current scope. */
-const setup = Effect.fnUntraced(function*(options: SimulatorOptions | undefined, durations: Options.Durations) {
+const setup = Effect.fnUntraced(function*(options: SimulatorOptions | undefined, checked: Options.Checked) {
   const clock = yield* Clock.Clock
   const seed = options?.seed ?? 42
   const data = makeDataset({
@@ -280,9 +280,10 @@ const setup = Effect.fnUntraced(function*(options: SimulatorOptions | undefined,
     origins,
     deliveries,
     usage,
-    enforcePermissions: options?.enforcePermissions ?? true
+    enforcePermissions: options?.enforcePermissions ?? true,
+    legacySunset: checked.legacySunset
   })
-  const { latency } = durations
+  const { latency } = checked
   const makeHandler = (allow?: (path: string) => boolean) =>
     Effect.map(
       makeApp({ latency, allow, retireLegacy: options?.retireLegacy }),
@@ -319,7 +320,7 @@ const setup = Effect.fnUntraced(function*(options: SimulatorOptions | undefined,
       resetUsage: Effect.sync(() => usage.reset()),
       setRateLimits: (rateLimit) => setRateLimits(usage, rateLimit)
     })
-  return { handler, makeHandler, fastPath, service, origins, state }
+  return { env, handler, makeHandler, fastPath, service, origins }
 })
 
 /**
@@ -376,12 +377,12 @@ const roots = ["vehicle", "management", "compatibility", "authorization", "legac
 export const layer = (
   options?: SimulatorOptions & { readonly port?: number; readonly host?: string }
 ): Layer.Layer<Simulator> => {
-  const durations = Options.checked(options)
+  const checked = Options.checked(options)
   return Layer.effect(
     Simulator,
     Effect.gen(function*() {
-      const { fastPath, handler, origins, service, state } = yield* setup(options, durations)
-      const { node, url } = yield* Listen.listen(handler, fastPath(), state, origins, Listen.timeoutOptions(durations), options?.host ?? "127.0.0.1", options?.port ?? 0)
+      const { env, fastPath, handler, origins, service } = yield* setup(options, checked)
+      const { node, url } = yield* Listen.listen(handler, fastPath(), env, Listen.timeoutOptions(checked), options?.host ?? "127.0.0.1", options?.port ?? 0)
       for (const root of roots) origins[root] = url
       return service(url, [node])
     }).pipe(Effect.orDie)
@@ -429,15 +430,15 @@ export class SimulatorRoots extends Context.Service<SimulatorRoots, Readonly<Rec
 export const layerRoots = (
   options?: SimulatorOptions & { readonly host?: string; readonly ports?: Partial<Record<Root, number>> }
 ): Layer.Layer<Simulator | SimulatorRoots> => {
-  const durations = Options.checked(options)
+  const checked = Options.checked(options)
   return Layer.effectContext(
     Effect.gen(function*() {
-      const { fastPath, makeHandler, origins, service, state } = yield* setup(options, durations)
+      const { env, fastPath, makeHandler, origins, service } = yield* setup(options, checked)
       const host = options?.host ?? "127.0.0.1"
       const urls = {} as Record<Root, string>
       const servers: Array<Server> = []
       for (const root of roots) {
-        const { node, url } = yield* Listen.listen(yield* makeHandler(inRoot(root)), fastPath(inRoot(root)), state, origins, Listen.timeoutOptions(durations), host, options?.ports?.[root] ?? 0)
+        const { node, url } = yield* Listen.listen(yield* makeHandler(inRoot(root)), fastPath(inRoot(root)), env, Listen.timeoutOptions(checked), host, options?.ports?.[root] ?? 0)
         urls[root] = url
         origins[root] = url
         servers.push(node)
@@ -470,9 +471,9 @@ export const layerRoots = (
 export const layerTest = (
   options?: SimulatorOptions
 ): Layer.Layer<Simulator | HttpClient.HttpClient> => {
-  const durations = Options.checked(options)
+  const checked = Options.checked(options)
   return Layer.effectContext(Effect.gen(function*() {
-    const { handler, service } = yield* setup(options, durations)
+    const { handler, service } = yield* setup(options, checked)
     const context = yield* Effect.context<never>()
     const web = HttpEffect.toWebHandlerWith(context)(handler as any) as (request: Request) => Promise<Response>
     const fetchSimulator: typeof globalThis.fetch = async (input, init) => {

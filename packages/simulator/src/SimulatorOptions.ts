@@ -3,7 +3,7 @@
  *
  * @since 0.1.0
  */
-import type { Duration, Redacted } from "effect"
+import type { DateTime, Duration, Redacted } from "effect"
 import type { ControlLimits } from "./DeliveryModels.ts"
 import type * as RateLimit from "./RateLimit.ts"
 import type { RetireLegacy } from "./Sunset.ts"
@@ -11,8 +11,9 @@ import type { RetireLegacy } from "./Sunset.ts"
 /**
  * Options of a simulator run. A duration (`latency`, `headersTimeout`,
  * `requestTimeout`) that is not a non-negative, finite `Duration` input, or a
- * `webhookSecret` that is not 1 to 1,024 characters, makes the layer
- * constructor throw an `InvalidArgument` naming it.
+ * `legacySunset` that is not a date, or a `webhookSecret` that is not 1 to
+ * 1,024 characters, makes the layer constructor throw an `InvalidArgument`
+ * naming it.
  *
  * @example
  * ```ts
@@ -62,10 +63,23 @@ export interface SimulatorOptions {
   /** Latency added to every request (a `Duration` input; default 0; a number is milliseconds). */
   readonly latency?: Duration.Input
   /**
-   * Rehearse the v2.0 sunset: `true` answers every `/v2.0` request `410 Gone`
-   * (section 7 envelope); `"afterSunset"` does so once the simulator's `Clock`
-   * reaches 2026-12-01 (`Sunset.SUNSET_MILLIS`). Default `false`: v2.0
-   * answers, with its `Deprecation` / `Sunset` / `Link` headers.
+   * A removal (sunset) date of the deprecated v2.0 endpoints: a `DateTime`,
+   * a `Date`, epoch milliseconds or an ISO 8601 string (anything else makes
+   * the layer constructor throw an `InvalidArgument` naming it). The spec
+   * gives none (section 9: v2.0 is announced for deprecation on December 1,
+   * 2026), so by default there is none: the deprecated responses carry
+   * `Deprecation` and `Link` but no `Sunset`. Given, they carry `Sunset`
+   * (RFC 8594) with this date too, and `retireLegacy: "afterSunset"` retires
+   * them from it.
+   */
+  readonly legacySunset?: DateTime.DateTime | Date | number | string
+  /**
+   * Rehearse the removal of v2.0: `true` answers every deprecated `/v2.0`
+   * request `410 Gone` (section 7 envelope); `"afterSunset"` does so once
+   * the simulator's `Clock` reaches `legacySunset` (which it needs). The
+   * legacy vehicle list (`GET /v2.0/vehicles`, not deprecated: section 9.3)
+   * keeps answering in every mode. Default `false`: v2.0 answers, with its
+   * deprecation headers.
    */
   readonly retireLegacy?: RetireLegacy
   /**

@@ -180,12 +180,18 @@ const simulator = Command.make(
       Flag.withDefault(0),
       within(0, 600_000)
     ),
+    v2Sunset: Flag.Date("v2-sunset").pipe(
+      Flag.withDescription(
+        "A removal date of the deprecated v2.0 endpoints (ISO 8601, e.g. 2027-06-01): their responses carry a Sunset header with it (the spec gives none: default none)"
+      ),
+      Flag.optional
+    ),
     retireV2: Flag.Boolean("retire-v2").pipe(
-      Flag.withDescription("Rehearse the v2.0 sunset: answer every /v2.0 request 410 Gone"),
+      Flag.withDescription("Rehearse the removal of v2.0: answer every deprecated /v2.0 request 410 Gone (the vehicle list keeps answering)"),
       Flag.withDefault(false)
     ),
     retireV2AfterSunset: Flag.Boolean("retire-v2-after-sunset").pipe(
-      Flag.withDescription("Answer /v2.0 with 410 Gone once the clock reaches the sunset (2026-12-01T00:00:00Z)"),
+      Flag.withDescription("Answer the deprecated /v2.0 requests 410 Gone once the clock reaches --v2-sunset (which it needs)"),
       Flag.withDefault(false)
     ),
     ignorePermissions: Flag.Boolean("ignore-permissions").pipe(
@@ -225,6 +231,9 @@ const simulator = Command.make(
         2
       )
     }
+    if (flags.retireV2AfterSunset && Option.isNone(flags.v2Sunset)) {
+      return yield* report("--retire-v2-after-sunset needs --v2-sunset, the removal date (the spec gives none)", 2)
+    }
     const webhookSecret = yield* readWebhookSecret(flags.webhookSecretFile)
     const options = {
       ...(Option.isSome(webhookSecret) ? { webhookSecret: webhookSecret.value } : {}),
@@ -238,6 +247,7 @@ const simulator = Command.make(
       ...(flags.redirectUris.length > 0 ? { redirectUris: flags.redirectUris } : {}),
       failureRate: flags.failureRate,
       latency: flags.latency,
+      ...(Option.isSome(flags.v2Sunset) ? { legacySunset: flags.v2Sunset.value } : {}),
       retireLegacy: flags.retireV2 ? true : flags.retireV2AfterSunset ? "afterSunset" as const : false,
       enforcePermissions: !flags.ignorePermissions,
       headersTimeout: flags.headersTimeout,

@@ -174,7 +174,7 @@ describe("pnpm simulator: errors are one line on stderr", () => {
       }
     }), 60_000)
 
-  it.live("a usage error exits 2: an unknown flag, a bad value, a headers timeout over the request timeout", () =>
+  it.live("a usage error exits 2: an unknown flag, a bad value, a headers timeout over the request timeout, --retire-v2-after-sunset without --v2-sunset", () =>
     Effect.gen(function*() {
       const unknown = yield* run(["--bogus"])
       assert.strictEqual(unknown.code, 2)
@@ -186,6 +186,49 @@ describe("pnpm simulator: errors are one line on stderr", () => {
       assert.strictEqual(timeouts.code, 2)
       assert.strictEqual(timeouts.stderr, "error: --headers-timeout (5000 ms) must not exceed --request-timeout (100 ms)\n")
       assert.notInclude(unknown.stderr + bad.stderr, "    at ")
+      const retire = yield* run(["--port", "0", "--retire-v2-after-sunset"])
+      assert.strictEqual(retire.code, 2)
+      assert.strictEqual(retire.stderr, "error: --retire-v2-after-sunset needs --v2-sunset, the removal date (the spec gives none)\n")
+      const date = yield* run(["--port", "0", "--v2-sunset", "someday"])
+      assert.strictEqual(date.code, 2)
+      assert.include(date.stderr, "--v2-sunset")
+    }), 60_000)
+
+  it.live("--v2-sunset: the deprecated /v2.0 answers carry Sunset with that date; the vehicle list none; without it no Sunset", () =>
+    Effect.gen(function*() {
+      /** The deprecation headers of a read's and of the list's 401 (no token) on a CLI started with `args`. */
+      const headersOf = (args: ReadonlyArray<string>) =>
+        Effect.promise(() =>
+          new Promise<{ readonly read: Headers; readonly list: Headers }>((resolve, reject) => {
+            const child = spawn(process.execPath, [bin, "--port", "0", ...args], { stdio: ["ignore", "pipe", "pipe"] })
+            let stdout = ""
+            const timer = setTimeout(() => {
+              child.kill("SIGKILL")
+              reject(new Error(`not serving: ${stdout}`))
+            }, 30_000)
+            let asked = false
+            child.stdout.on("data", (chunk: Buffer) => {
+              stdout += chunk.toString()
+              if (asked || !stdout.includes("docs:")) return
+              asked = true
+              const url = /listening on (\S+)/.exec(stdout)![1]!
+              Promise.all([fetch(`${url}/v2.0/vehicles/00000000-0000-0000-0000-000000000000/odometer`), fetch(`${url}/v2.0/vehicles`)])
+                .then(([read, list]) => {
+                  child.kill("SIGTERM")
+                  clearTimeout(timer)
+                  resolve({ read: read.headers, list: list.headers })
+                }, reject)
+            })
+          })
+        )
+      const configured = yield* headersOf(["--v2-sunset", "2027-06-01"])
+      assert.strictEqual(configured.read.get("deprecation"), "@1796083200")
+      assert.strictEqual(configured.read.get("sunset"), "Tue, 01 Jun 2027 00:00:00 GMT")
+      assert.isNull(configured.list.get("deprecation"))
+      assert.isNull(configured.list.get("sunset"))
+      const plain = yield* headersOf([])
+      assert.strictEqual(plain.read.get("deprecation"), "@1796083200")
+      assert.isNull(plain.read.get("sunset"))
     }), 60_000)
 
   it.live("--headers-timeout: a head that never ends gets 408 with the envelope", () =>

@@ -1,6 +1,6 @@
 /**
- * The v3 equivalent of each legacy v2.0 read (v2.0 has its sunset on December 1,
- * 2026): the same **legacy shape** (`Odometer`, `Location`, `Vin`,
+ * The v3 equivalent of each legacy v2.0 read (v2.0 is deprecated as of December
+ * 1, 2026): the same **legacy shape** (`Odometer`, `Location`, `Vin`,
  * `EngineOil`, `TirePressure` of `@connected-vehicle/schema/Legacy`) built from
  * the v3 signal, so that a team swaps one call:
  *

@@ -47,7 +47,7 @@ describe("Vehicles.layerConfig", () => {
 
   it.live("runs on the in-memory simulator", () => Effect.asVoid(tour).pipe(Effect.provide(layerTest())))
 
-  /** The levels of the deprecation warnings of two list calls, the legacy layer from `env` and `options`. */
+  /** The levels of the deprecation warnings of two odometer reads (the list warns of nothing), the legacy layer from `env` and `options`. */
   const warningLevels = (env: Record<string, string>, options: { readonly deprecationWarnings?: WarningLevel } = {}) =>
     Effect.gen(function*() {
       const sim = yield* Simulator.Simulator
@@ -72,8 +72,9 @@ describe("Vehicles.layerConfig", () => {
       yield* Effect.gen(function*() {
         yield* Session.login(userId, { code, redirectUri })
         const vehicles = yield* Vehicles.Vehicles
-        yield* vehicles.list()
-        yield* vehicles.list()
+        const id = (yield* vehicles.list()).vehicles[0]!
+        yield* vehicles.odometer(id)
+        yield* vehicles.odometer(id)
       }).pipe(
         Effect.provide(Vehicles.layerConfig({ userKey: userId, ...options })),
         Effect.provide(ConfigProvider.layer(provider)),

@@ -7,7 +7,9 @@ import type { WarningLevel } from "@connected-vehicle/legacy-v2/Deprecation"
 import { Vehicles } from "@connected-vehicle/legacy-v2/Vehicles"
 import { flipReason, layerLoopback } from "./utils.ts"
 
-const SUNSET = "2026-12-01T00:00:00.000Z"
+const DEPRECATED = "2026-12-01T00:00:00.000Z"
+/** A removal date given to the simulator (the spec gives none). */
+const REMOVAL = "2099-06-01T00:00:00.000Z"
 
 /** Every log line (level and text), and the bearer tokens the client sent. */
 const capture = () => {
@@ -35,61 +37,84 @@ const capture = () => {
 
 const withEnv = (env: Record<string, string>) => Effect.provide(ConfigProvider.layer(ConfigProvider.fromEnv({ env })))
 
-describe("Deprecation headers", () => {
-  it.live("every read, the list and the batch (and its entries) expose the response's deprecation", () =>
-    Effect.gen(function*() {
-      const sim = yield* Simulator.Simulator
-      const vehicles = yield* Vehicles
-      const page = yield* vehicles.list()
-      const id = page.vehicles[0]!
-      const link = `${sim.url}/docs/migrating-to-v3`
-      const check = (d: { readonly deprecatedAt?: DateTime.Utc; readonly sunsetAt?: DateTime.Utc; readonly link?: string } | undefined) => {
-        assert.isDefined(d)
-        assert.strictEqual(DateTime.formatIso(d!.deprecatedAt!), SUNSET)
-        assert.strictEqual(DateTime.formatIso(d!.sunsetAt!), SUNSET)
-        assert.strictEqual(d!.link, link)
+/** Every read and the batch (and its entries) expose the response's deprecation, the list none. */
+const exposed = (sunset: string | undefined) =>
+  Effect.gen(function*() {
+    const sim = yield* Simulator.Simulator
+    const vehicles = yield* Vehicles
+    const page = yield* vehicles.list()
+    assert.isUndefined(page.deprecation, "the vehicle list is not deprecated (spec section 9.3)")
+    const id = page.vehicles[0]!
+    const link = `${sim.url}/docs/migrating-to-v3`
+    const check = (d: { readonly deprecatedAt?: DateTime.Utc; readonly sunsetAt?: DateTime.Utc; readonly link?: string } | undefined) => {
+      assert.isDefined(d)
+      assert.strictEqual(DateTime.formatIso(d!.deprecatedAt!), DEPRECATED)
+      assert.strictEqual(d!.sunsetAt === undefined ? undefined : DateTime.formatIso(d!.sunsetAt), sunset)
+      assert.strictEqual(d!.link, link)
+    }
+    check((yield* vehicles.odometer(id)).deprecation)
+    check((yield* vehicles.location(id)).deprecation)
+    check((yield* vehicles.vin(id)).deprecation)
+    check((yield* vehicles.engineOil(id)).deprecation)
+    check((yield* vehicles.tirePressure(id, { unitSystem: "imperial" })).deprecation)
+    const batch = yield* vehicles.batch(id, ["/odometer", "/vin"])
+    check(batch.deprecation)
+    assert.isTrue(Result.isSuccess(batch["/odometer"]))
+    if (Result.isSuccess(batch["/odometer"])) check(batch["/odometer"].success.deprecation)
+  })
+
+/** The deprecation warnings of a tour of the endpoints: reads, batches, the list, a 404. */
+const warningsOfTour = (c: ReturnType<typeof capture>) =>
+  Effect.gen(function*() {
+    const vehicles = yield* Vehicles
+    const ids = yield* Stream.runCollect(vehicles.stream({ limit: 2 }))
+    for (let i = 0; i < 3; i++) {
+      for (const id of ids) {
+        yield* vehicles.odometer(id)
+        yield* vehicles.vin(id, { unitSystem: "imperial" })
+        yield* vehicles.batch(id, ["/odometer", "/location"])
       }
-      check(page.deprecation)
-      check((yield* vehicles.odometer(id)).deprecation)
-      check((yield* vehicles.location(id)).deprecation)
-      check((yield* vehicles.vin(id)).deprecation)
-      check((yield* vehicles.engineOil(id)).deprecation)
-      check((yield* vehicles.tirePressure(id, { unitSystem: "imperial" })).deprecation)
-      const batch = yield* vehicles.batch(id, ["/odometer", "/vin"])
-      check(batch.deprecation)
-      assert.isTrue(Result.isSuccess(batch["/odometer"]))
-      if (Result.isSuccess(batch["/odometer"])) check(batch["/odometer"].success.deprecation)
-    }).pipe(Effect.provide(layerLoopback({ deprecationWarnings: "off" }))))
+      yield* vehicles.list({ limit: 1 })
+      // an error response warns too (its own endpoint), once
+      const error = yield* flipReason(vehicles.engineOil("no-such-vehicle"))
+      assert.strictEqual(error._tag, "NotFound")
+    }
+    const warnings = c.warnings()
+    const endpoints = warnings.map((w) => /endpoint=("[^"]*"|\S+)/.exec(w.text)?.[1]?.replace(/"/g, ""))
+    // not the vehicle list: it is not deprecated (spec section 9.3)
+    assert.deepStrictEqual([...endpoints].sort(), [
+      "GET /v2.0/vehicles/{id}/engine/oil",
+      "GET /v2.0/vehicles/{id}/odometer",
+      "GET /v2.0/vehicles/{id}/vin",
+      "POST /v2.0/vehicles/{id}/batch"
+    ])
+    return { ids, warnings }
+  })
+
+describe("Deprecation headers", () => {
+  it.live("every read and the batch (and its entries) expose the response's deprecation, without a sunset; the list none", () =>
+    exposed(undefined).pipe(Effect.provide(layerLoopback({ deprecationWarnings: "off" }))))
+
+  it.live("with a removal date configured in the simulator (Sunset header): sunsetAt too", () =>
+    exposed(REMOVAL).pipe(Effect.provide(layerLoopback({ deprecationWarnings: "off", simulator: { legacySunset: REMOVAL } }))))
+
+  it.live("with a Sunset header: the warning names the sunset", () => {
+    const c = capture()
+    return Effect.gen(function*() {
+      const { warnings } = yield* warningsOfTour(c)
+      for (const w of warnings) assert.include(w.text, "is deprecated as of 2026-12-01 and sunsets on 2099-06-01; v3 replacement")
+    }).pipe(Effect.provide(layerLoopback({ simulator: { legacySunset: REMOVAL } })), c.around)
+  })
 
   it.live("one warning per endpoint per process, not per call, from successes and errors alike, never with a token", () => {
     const c = capture()
     return Effect.gen(function*() {
-      const vehicles = yield* Vehicles
-      const ids = yield* Stream.runCollect(vehicles.stream({ limit: 2 }))
-      for (let i = 0; i < 3; i++) {
-        for (const id of ids) {
-          yield* vehicles.odometer(id)
-          yield* vehicles.vin(id, { unitSystem: "imperial" })
-          yield* vehicles.batch(id, ["/odometer", "/location"])
-        }
-        yield* vehicles.list({ limit: 1 })
-        // an error response warns too (its own endpoint), once
-        const error = yield* flipReason(vehicles.engineOil("no-such-vehicle"))
-        assert.strictEqual(error._tag, "NotFound")
-      }
-      const warnings = c.warnings()
-      const endpoints = warnings.map((w) => /endpoint=("[^"]*"|\S+)/.exec(w.text)?.[1]?.replace(/"/g, ""))
-      assert.deepStrictEqual([...endpoints].sort(), [
-        "GET /v2.0/vehicles",
-        "GET /v2.0/vehicles/{id}/engine/oil",
-        "GET /v2.0/vehicles/{id}/odometer",
-        "GET /v2.0/vehicles/{id}/vin",
-        "POST /v2.0/vehicles/{id}/batch"
-      ])
+      const { ids, warnings } = yield* warningsOfTour(c)
       for (const w of warnings) {
         assert.strictEqual(w.level, "Warn")
-        // the tense follows the real clock here (Deprecation.test.ts of legacy-v2 pins it on both sides)
-        assert.include(w.text, Date.now() < Date.parse(SUNSET) ? "sunsets on 2026-12-01" : "was sunset on 2026-12-01")
+        // no Sunset header (the spec gives no removal date): no sunset named
+        assert.include(w.text, "is deprecated as of 2026-12-01; v3 replacement")
+        assert.notInclude(w.text, "sunset")
         assert.include(w.text, "CONNECTED_VEHICLE_DEPRECATION_WARNINGS=off")
       }
       assert.include(warnings.find((w) => w.text.includes("/odometer"))!.text, "Migration.odometer")
@@ -110,8 +135,9 @@ describe("Deprecation headers", () => {
       const c = capture()
       return Effect.gen(function*() {
         const vehicles = yield* Vehicles
-        yield* vehicles.list()
-        yield* vehicles.list()
+        const id = (yield* vehicles.list()).vehicles[0]!
+        yield* vehicles.vin(id)
+        yield* vehicles.vin(id)
         assert.deepStrictEqual(c.warnings().map((w) => w.level), expected)
       }).pipe(Effect.provide(layerLoopback(options)), withEnv({ CONNECTED_VEHICLE_DEPRECATION_WARNINGS: "off" }), c.around)
     })

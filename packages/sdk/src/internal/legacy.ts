@@ -36,12 +36,12 @@ const readOptions = (co: Transport.CallOptions | undefined, given: GivenOptions)
  * the entries only.
  */
 const toBatchResult = <P extends LegacyPath>(result: Batch.BatchResult<P>): BatchResult<P> => {
-  const out: Record<string, BatchEntry<unknown>> = {}
+  const out: Record<string, unknown> = {}
   for (const [path, entry] of Object.entries(result) as Array<[string, Batch.Entry<LegacyPath>]>) {
     if (!Object.hasOwn(LegacyEndpoints, path)) continue
     out[path] = Result.isSuccess(entry)
-      ? { ok: true, reading: plain(entry.success) as Reading<unknown> }
-      : { ok: false, error: fromEffectError(entry.failure) }
+      ? { ok: true, reading: plain(entry.success) as Reading<unknown> } satisfies BatchEntry<unknown>
+      : { ok: false, error: fromEffectError(entry.failure) } satisfies BatchEntry<unknown>
   }
   if (result.deprecation !== undefined) {
     Object.defineProperty(out, "deprecation", { value: plain(result.deprecation), enumerable: false })

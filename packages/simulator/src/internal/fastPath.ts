@@ -135,11 +135,11 @@ interface Fast {
   deprecation: { readonly origin: string; readonly headers: ReadonlyArray<string> } | undefined
 }
 
-/** The v2.0 deprecation headers, built once per origin (the origin is known once the server listens). */
+/** The deprecation headers of the legacy reads, built once per origin (the origin is known once the server listens). */
 const deprecationOf = (fast: Fast, path: string) => {
   const origin = originFor(fast.env.origins, path)
   if (fast.deprecation === undefined || fast.deprecation.origin !== origin) {
-    fast.deprecation = { origin, headers: Object.entries(deprecationHeaders(origin)).flat() }
+    fast.deprecation = { origin, headers: Object.entries(deprecationHeaders(origin, fast.env.legacySunset)).flat() }
   }
   return fast.deprecation.headers
 }
@@ -264,7 +264,7 @@ const legacy = (
   const { retireLegacy } = fast.options
   const headers = request.headers
   const now = state.now()
-  if (isRetired(retireLegacy, now)) return false
+  if (isRetired(retireLegacy, now, fast.env.legacySunset)) return false
   const unitSystem = headers["sc-unit-system"]
   if (unitSystem !== undefined && unitSystem !== "metric" && unitSystem !== "imperial") return false
   const grant = grantOf(fast, headers.authorization)

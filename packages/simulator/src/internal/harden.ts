@@ -12,7 +12,7 @@ import { makeOAuthErrorBody } from "@connected-vehicle/schema/OAuth"
 import type { Origins } from "../Env.ts"
 import { envelope, originFor } from "../Env.ts"
 import type { State } from "../State.ts"
-import { deprecationHeaders, isLegacyPath } from "../Sunset.ts"
+import { deprecationHeaders, isDeprecatedPath } from "../Sunset.ts"
 import { REQUEST_ID_HEADER, requestIdFor } from "./headers.ts"
 import { routePath } from "./paths.ts"
 import { isOAuthPath, oauthErrorOfStatus } from "./responses.ts"
@@ -68,10 +68,15 @@ const endRaw = (
   socket.once("close", () => clearTimeout(timer))
 }
 
-/** The `Deprecation` / `Sunset` / `Link` header lines of a `/v2.0` answer written by hand. */
-const deprecationLines = (origins: Origins, path: string): string => {
+/**
+ * The `Deprecation` / `Link` (and, with a removal date, `Sunset`) header lines
+ * of an answer written by hand: none unless `path` is a deprecated v2.0 path
+ * (not the vehicle list), or is not known.
+ */
+const deprecationLines = (origins: Origins, path: string | undefined, sunset: number | undefined): string => {
+  if (path === undefined || !isDeprecatedPath(path)) return ""
   let lines = ""
-  for (const [name, value] of Object.entries(deprecationHeaders(originFor(origins, path)))) lines += `${name}: ${value}\r\n`
+  for (const [name, value] of Object.entries(deprecationHeaders(originFor(origins, path), sunset))) lines += `${name}: ${value}\r\n`
   return lines
 }
 
@@ -225,10 +230,10 @@ const headerRecord = (headers: IncomingHttpHeaders): Record<string, string> => {
  * - Requests Node's HTTP parser rejects (bad bytes in the request line or the
  *   headers, oversized headers, a head or request that takes too long) never
  *   reach the application: they are answered here (400, 431, 408; with the
- *   v2.0 deprecation headers when the request is seen to be under `/v2.0`)
+ *   deprecation headers when the request is seen to be under a deprecated `/v2.0` path)
  *   and the connection closes.
  */
-export const harden = (server: Server, state: State, origins: Origins): void => {
+export const harden = (server: Server, state: State, origins: Origins, legacySunset: number | undefined): void => {
   const connections = follow(server)
   server.removeAllListeners("upgrade")
   server.on("upgrade", (request: IncomingMessage, socket: Duplex, head: Buffer) => {
@@ -243,7 +248,7 @@ export const harden = (server: Server, state: State, origins: Origins): void => 
       "Bad Request",
       "An Upgrade request with a body is not supported",
       requestId,
-      isLegacyPath(path) ? deprecationLines(origins, path) : "",
+      deprecationLines(origins, path, legacySunset),
       { path, method: request.method }
     )
   })
@@ -282,7 +287,7 @@ export const harden = (server: Server, state: State, origins: Origins): void => 
         status === 431 ? "Request Header Fields Too Large" : status === 408 ? "Request Timeout" : "Bad Request",
         status === 431 ? "Request headers are too large" : status === 408 ? "The request took too long" : "The request is not valid HTTP",
         requestId,
-        path !== undefined && isLegacyPath(path) ? deprecationLines(origins, path) : "",
+        deprecationLines(origins, path, legacySunset),
         { path, method: request?.method }
       )
     }

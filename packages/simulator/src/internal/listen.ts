@@ -67,8 +67,7 @@ const withFastPath = (node: Server, fast: FastPath.FastPath) =>
 export const listen = Effect.fnUntraced(function*(
   handler: Effect.Effect<HttpServerResponse.HttpServerResponse, never, HttpServerRequest.HttpServerRequest | Scope.Scope>,
   fast: FastPath.FastPath,
-  state: State,
-  origins: Origins,
+  env: { readonly state: State; readonly origins: Origins; readonly legacySunset?: number | undefined },
   timeouts: ReturnType<typeof timeoutOptions>,
   host: string,
   port: number
@@ -78,7 +77,7 @@ export const listen = Effect.fnUntraced(function*(
   const server = yield* NodeHttpServer.make(() => node, { port, host, gracefulShutdownTimeout: 0 })
   yield* server.serve(handler)
   yield* withFastPath(node, fast)
-  harden(node, state, origins)
+  harden(node, env.state, env.origins, env.legacySunset)
   const address = server.address
   const url = `http://${hostPort(host, address._tag === "UnixPathAddress" ? 0 : address.port)}`
   return { url, node }

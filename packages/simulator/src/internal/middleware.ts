@@ -13,7 +13,7 @@ import type { HttpServerRequest } from "effect/http"
 import type { Env } from "../Env.ts"
 import { envelope, originFor } from "../Env.ts"
 import type { Fault, Grant } from "../State.ts"
-import { deprecationHeaders, guideResponse, isLegacyPath, isRetired, MIGRATION_GUIDE_PATH, retiredResponse } from "../Sunset.ts"
+import { deprecationHeaders, guideResponse, isDeprecatedPath, isRetired, MIGRATION_GUIDE_PATH, retiredResponse } from "../Sunset.ts"
 import type { RetireLegacy } from "../Sunset.ts"
 import { control, isLoopback } from "./controlRoutes.ts"
 import { drainBody } from "./drain.ts"
@@ -31,7 +31,8 @@ export interface Exchange {
   request: HttpServerRequest.HttpServerRequest
   readonly url: string
   readonly path: string
-  readonly legacy: boolean
+  /** Under `/v2.0` and not the vehicle list (`Sunset.isDeprecatedPath`). */
+  readonly deprecated: boolean
   readonly headers: HttpServerRequest.HttpServerRequest["headers"]
   readonly requestId: string
   readonly oauth: boolean
@@ -41,10 +42,10 @@ export interface Exchange {
 export const exchangeOf = (env: Env["Service"], request: HttpServerRequest.HttpServerRequest): Exchange => {
   const url = request.url
   const path = routePath(url)
-  const legacy = isLegacyPath(path)
+  const deprecated = isDeprecatedPath(path)
   const headers = request.headers
   const requestId = requestIdFor(headers[REQUEST_ID_HEADER], env.state)
-  return { env, request, url, path, legacy, headers, requestId, oauth: isOAuthPath(path) }
+  return { env, request, url, path, deprecated, headers, requestId, oauth: isOAuthPath(path) }
 }
 
 /** Every answer: the request body drained, the request id, the v2.0 and OAuth headers. */
@@ -53,8 +54,10 @@ const finish = (x: Exchange, response: Response) =>
     let out = drained === "tooLarge" && response.status !== 413 ? tooLargeResponse(x.oauth) : response
     out = withRequestId(out, x.requestId)
     out = HttpServerResponse.setHeader(out, REQUEST_ID_HEADER, x.requestId)
-    // every v2.0 response, errors included: v2.0's sunset date is 2026-12-01
-    if (x.legacy) out = HttpServerResponse.setHeaders(out, deprecationHeaders(originFor(x.env.origins, x.path)))
+    // every deprecated v2.0 response, errors included (not the vehicle list's): deprecated as of 2026-12-01
+    if (x.deprecated) {
+      out = HttpServerResponse.setHeaders(out, deprecationHeaders(originFor(x.env.origins, x.path), x.env.legacySunset))
+    }
     if (x.path === "/oauth/token") {
       out = HttpServerResponse.setHeaders(out, { "cache-control": "no-store", pragma: "no-cache" })
       if (out.status === 401) out = HttpServerResponse.setHeader(out, "www-authenticate", "Basic realm=\"oauth\"")
@@ -92,7 +95,7 @@ export const responder = (x: Exchange) => {
     })
 }
 
-/** The answer to a request refused before any latency or fault: no Host, an Expect, the guide, another root, a retired v2.0, a body too large. */
+/** The answer to a request refused before any latency or fault: no Host, an Expect, the guide, another root, a retired v2.0 endpoint, a body too large. */
 export const earlyAnswer = (
   x: Exchange,
   options: { readonly allow?: ((path: string) => boolean) | undefined; readonly retireLegacy?: RetireLegacy | undefined }
@@ -108,11 +111,12 @@ export const earlyAnswer = (
   if (expect !== undefined && version !== "1.0" && !/^\s*100-continue\s*$/i.test(expect)) {
     return problemResponse(x.oauth, 417, `Unsupported expectation ${JSON.stringify(expect)}; only 100-continue is served`)
   }
-  if (path === MIGRATION_GUIDE_PATH && request.method === "GET") return guideResponse()
+  const sunset = x.env.legacySunset
+  if (path === MIGRATION_GUIDE_PATH && request.method === "GET") return guideResponse(sunset)
   if (options.allow !== undefined && !options.allow(path)) {
     return problemResponse(x.oauth, 404, `No endpoint ${request.method} ${path} on this root`)
   }
-  if (x.legacy && isRetired(options.retireLegacy, x.env.state.now())) return retiredResponse(originFor(x.env.origins, path))
+  if (x.deprecated && isRetired(options.retireLegacy, x.env.state.now(), sunset)) return retiredResponse(originFor(x.env.origins, path), sunset)
   const length = headers["content-length"]
   if (length !== undefined && Number(length) > MAX_BODY_BYTES) return tooLargeResponse(x.oauth)
   return undefined

@@ -1,11 +1,13 @@
 /**
  * Checks of the simulator's options that the layer constructors make before
- * building anything: the durations and the webhook secret.
+ * building anything: the durations, the v2.0 removal date and the webhook
+ * secret.
  *
  * @internal
  */
-import { Duration, Option, Redacted } from "effect"
+import { DateTime, Duration, Option, Redacted } from "effect"
 import { InvalidArgument } from "@connected-vehicle/schema/InvalidArgument"
+import type { RetireLegacy } from "../Sunset.ts"
 import { secretIssue } from "./deliveryPolicy.ts"
 
 /** @internal */
@@ -64,14 +66,58 @@ export const webhookSecret = (input: Redacted.Redacted<string> | string | undefi
   if (issue !== undefined) throw new InvalidArgument({ field: "webhookSecret", message: `webhookSecret ${issue}` })
 }
 
-/** The options checked (see `SimulatorOptions`): their durations; throws an `InvalidArgument` naming the first bad one. */
+/**
+ * The v2.0 removal date (`legacySunset`) in epoch milliseconds, or undefined
+ * (none, the default); a value that is not a date throws an
+ * `InvalidArgument` naming it, and so does `retireLegacy: "afterSunset"`
+ * without one.
+ */
+export const legacySunset = (
+  input: DateTime.DateTime | Date | number | string | undefined,
+  retire: RetireLegacy | undefined
+): number | undefined => {
+  if (input === undefined) {
+    if (retire === "afterSunset") {
+      throw new InvalidArgument({
+        field: "retireLegacy",
+        message: "retireLegacy: \"afterSunset\" needs legacySunset, the removal date (the spec gives none)"
+      })
+    }
+    return undefined
+  }
+  let decoded: Option.Option<DateTime.DateTime> = Option.none()
+  if (DateTime.isDateTime(input) || input instanceof Date || typeof input === "number" || typeof input === "string") {
+    try {
+      decoded = DateTime.make(input)
+    } catch {
+      // not a date
+    }
+  }
+  if (Option.isNone(decoded)) {
+    throw new InvalidArgument({
+      field: "legacySunset",
+      message: "legacySunset: Expected a date (a DateTime, a Date, epoch milliseconds or an ISO 8601 string)"
+    })
+  }
+  return DateTime.toEpochMillis(decoded.value)
+}
+
+/** The checked options: the durations and the v2.0 removal date. */
+export interface Checked extends Durations {
+  readonly legacySunset: number | undefined
+}
+
+/** The checked options (see `SimulatorOptions`); throws an `InvalidArgument` naming the first that is not valid. */
 export const checked = (options: {
   readonly latency?: Duration.Input | undefined
   readonly headersTimeout?: Duration.Input | undefined
   readonly requestTimeout?: Duration.Input | undefined
+  readonly legacySunset?: DateTime.DateTime | Date | number | string | undefined
+  readonly retireLegacy?: RetireLegacy | undefined
   readonly webhookSecret?: Redacted.Redacted<string> | string | undefined
-} | undefined): Durations => {
+} | undefined): Checked => {
   const checkedDurations = durations(options)
+  const sunset = legacySunset(options?.legacySunset, options?.retireLegacy)
   webhookSecret(options?.webhookSecret)
-  return checkedDurations
+  return { ...checkedDurations, legacySunset: sunset }
 }

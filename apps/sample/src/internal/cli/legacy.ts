@@ -1,5 +1,5 @@
 /** `legacy`: the deprecated v2.0 reads with the user's token. */
-import { Clock, Console, Effect } from "effect"
+import { Console, Effect } from "effect"
 import { Command, Flag } from "effect/cli"
 import type { LegacyPath, UnitSystem } from "@connected-vehicle/schema/Legacy"
 import type * as Vehicles from "@connected-vehicle/legacy-v2/Vehicles"
@@ -13,8 +13,8 @@ export const withUser = <A, E>(
 ) =>
   withSdk((flags, M) =>
     Effect.gen(function*() {
-      // the v2.0 sunset (2026-12-01): said once per command, on stderr (stdout holds the output)
-      yield* Console.error(M.Migrate.notice(yield* Clock.currentTimeMillis))
+      // v2.0 is deprecated as of 2026-12-01: said once per command, on stderr (stdout holds the output)
+      yield* Console.error(M.Migrate.notice())
       yield* M.Sdk.ensureUser
       return yield* body(flags, yield* M.Vehicles.Vehicles, M)
     })
@@ -76,7 +76,7 @@ const legacyBatch = Command.make("batch", {
 
 export const legacy = Command.make("legacy").pipe(
   Command.withDescription(
-    "DEPRECATED (v2.0 sunset: 2026-12-01; see docs/migrating-to-v3.md and `migrate check`). Legacy v2.0 reads with the user's token (embedded simulator: consent flow run automatically; remote: run `login` first)"
+    "DEPRECATED (v2.0 is deprecated as of 2026-12-01; see docs/migrating-to-v3.md and `migrate check`). Legacy v2.0 reads with the user's token (embedded simulator: consent flow run automatically; remote: run `login` first)"
   ),
   Command.withSubcommands([
     legacyVehicles,

@@ -40,6 +40,6 @@ const migrateCheck = Command.make("check", {
   )
 
 export const migrate = Command.make("migrate").pipe(
-  Command.withDescription("Moving from v2.0 (sunset 2026-12-01) to v3: see docs/migrating-to-v3.md"),
+  Command.withDescription("Moving from v2.0 (deprecated as of 2026-12-01) to v3: see docs/migrating-to-v3.md"),
   Command.withSubcommands([migrateCheck])
 )

@@ -19,7 +19,7 @@ const legacyRead = <const Name extends string, const Path extends `/${string}`, 
     headers: { ...bearer, "sc-unit-system": Schema.optionalKey(UnitSystem) },
     success,
     error: [...commonErrors, ConflictResponse]
-  })
+  }).annotate(OpenApi.Deprecated, true)
 
 /**
  * Legacy vehicle-list paging (section 4.7): `limit` 1..50 (default 10 on the
@@ -42,9 +42,11 @@ export const LegacyVehiclesQuery = Schema.Struct({
 
 /**
  * Legacy v2.0 vehicle data (section 4.7). Responses carry the headers
- * `sc-data-age` and `sc-unit-system`. Every operation is marked deprecated
- * (`OpenApi.Deprecated`, `deprecated: true` in the OpenAPI document): v2.0
- * has its sunset on December 1, 2026 (section 9).
+ * `sc-data-age` and `sc-unit-system`. The reads and the batch are marked
+ * deprecated (`OpenApi.Deprecated`, `deprecated: true` in the OpenAPI
+ * document): v2.0 is deprecated as of December 1, 2026 (section 9.2; the
+ * spec gives no removal date). The vehicle list is not (section 9.3: it may
+ * be used while the move to v3 is completed).
  *
  * @example
  * ```ts
@@ -75,5 +77,5 @@ export class LegacyGroup extends HttpApiGroup.make("legacy").add(
     payload: BatchRequest,
     success: BatchResponse,
     error: commonErrors
-  })
-).annotateEndpoints(OpenApi.Deprecated, true) {}
+  }).annotate(OpenApi.Deprecated, true)
+) {}
