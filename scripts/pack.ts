@@ -22,7 +22,7 @@ for (const dir of readdirSync(join(root, "packages")).sort()) {
   const manifest = JSON.parse(readFileSync(join(root, "packages", dir, "package.json"), "utf8"))
   if (manifest.private === true) continue
   const left = stale(join(root, "packages", dir))
-  if (left.length > 0) throw new Error(`packages/${dir}/dist holds modules without a source in src/ (${left.join(", ")}): run pnpm run build again`)
+  if (left.length > 0) throw new Error(`packages/${dir}/dist holds modules without a source in src/ (${left.join(", ")}): delete it and run pnpm run build`)
   execFileSync("pnpm", ["pack", "--pack-destination", destination], { cwd: join(root, "packages", dir), stdio: "inherit" })
 }
 console.log(`packed into ${destination}: ${readdirSync(destination).filter((file) => file.endsWith(".tgz")).join(", ")}`)

@@ -142,25 +142,43 @@ export type BatchEntry<A> =
   | { readonly ok: false; readonly error: ConnectedVehicleError }
 
 /**
- * The result of a batch: one {@link BatchEntry} per requested path, typed by
- * it, and `deprecation`, the `Deprecation` / `Sunset` / `Link` headers of the
- * batch response (as a reading's: `deprecatedAt` and `sunsetAt` are `Date`s,
- * each field present only when its header was sent), when it sent any. Not
- * enumerable: `Object.keys` and `Object.entries` give the requested paths only.
+ * The key of a batch result's deprecation info ({@link BatchResult}): a
+ * symbol, so that walking the entries (`Object.keys`, `Object.values`,
+ * `Object.entries`, `JSON.stringify`) finds the entries only, in the types
+ * as at run time.
  *
  * @example
  * ```ts
- * import type { BatchResult } from "@connected-vehicle/sdk/Client"
+ * import { BatchDeprecation, type BatchResult } from "@connected-vehicle/sdk/Client"
+ *
+ * const since = (r: BatchResult<"/odometer">) => r[BatchDeprecation]?.deprecatedAt?.toISOString()
+ * ```
+ * @since 0.2.0
+ * @category symbols
+ */
+export const BatchDeprecation: unique symbol = Symbol.for("@connected-vehicle/sdk/Client/BatchDeprecation")
+
+/**
+ * The result of a batch: one {@link BatchEntry} per requested path, typed by
+ * it, and under the {@link BatchDeprecation} key the `Deprecation` / `Sunset`
+ * / `Link` headers of the batch response (as a reading's `deprecation`:
+ * `deprecatedAt` and `sunsetAt` are `Date`s, each field present only when its
+ * header was sent), when it sent any.
+ *
+ * @example
+ * ```ts
+ * import { BatchDeprecation, type BatchResult } from "@connected-vehicle/sdk/Client"
  *
  * const distance = (r: BatchResult<"/odometer">) => r["/odometer"].ok ? r["/odometer"].reading.value.distance : undefined
- * const sunset = (r: BatchResult<"/odometer">) => r.deprecation?.sunsetAt?.toISOString() ?? "not announced"
+ * const failed = (r: BatchResult<"/odometer" | "/vin">) => Object.values(r).filter((entry) => !entry.ok).length
+ * const sunset = (r: BatchResult<"/odometer">) => r[BatchDeprecation]?.sunsetAt?.toISOString() ?? "not announced"
  * ```
  * @since 0.1.0
  * @category models
  */
 export type BatchResult<P extends LegacyPath> =
   & { readonly [K in P]: BatchEntry<LegacyBody<K>> }
-  & { readonly deprecation?: Plain<Deprecation> }
+  & { readonly [BatchDeprecation]?: Plain<Deprecation> }
 
 /**
  * A paged v3 list: one page, every page, every item.

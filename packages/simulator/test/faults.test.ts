@@ -321,6 +321,7 @@ describe("POST /_simulator/faults: pathPattern is a glob matched in linear time"
       const refusals: ReadonlyArray<readonly [Record<string, unknown>, string]> = [
         [{ path: "v3/webhooks" }, "can never match"],
         [{ path: "/v3/webhooks?page=2" }, "can never match"],
+        [{ path: "/v3/webhooks;v=1" }, "can never match"],
         [{ path: "https://x/v3/webhooks" }, "can never match"],
         [{ path: "/v3/webhooks/" }, "can never match"],
         [{ path: "/v3//webhooks" }, "can never match"],

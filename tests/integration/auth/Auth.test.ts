@@ -32,6 +32,7 @@ describe("Consent URL", () => {
       assert.instanceOf(error, InvalidArgument)
       assert.strictEqual(error.field, "redirectUri")
       assert.include(error.message, "CONNECTED_VEHICLE_REDIRECT_URI")
+      assert.include(error.message, "the client's redirectUri option")
     }).pipe(Effect.provide(loopback())))
 })
 

@@ -1,9 +1,10 @@
 /**
  * The Promise client's batch over loopback (see `loopback.ts`): one entry per
- * requested path, and the batch response's deprecation headers as
- * `deprecation` (`Date`s), a field that walking the entries does not find.
+ * requested path, and the batch response's deprecation headers under
+ * `BatchDeprecation` (`Date`s), a key that walking the entries does not find.
  */
 import { assert, describe, it } from "@effect/vitest"
+import { BatchDeprecation } from "@connected-vehicle/sdk/Client"
 import { consentCode, makeClient, sim, useLoopback } from "./loopback.ts"
 import { busiestUser } from "@connected-vehicle/testing/Simulated"
 
@@ -19,11 +20,11 @@ describe("Client legacy.batch", () => {
     const batch = await client.legacy.batch(vehicleId, ["/vin", "/odometer"])
     // walking the entries finds the requested paths, each an entry
     assert.deepStrictEqual(Object.keys(batch).sort(), ["/odometer", "/vin"])
-    for (const entry of Object.values(batch) as Array<{ readonly ok?: unknown }>) assert.isTrue(entry.ok, JSON.stringify(entry))
+    for (const entry of Object.values(batch)) assert.isTrue(entry.ok, JSON.stringify(entry))
     assert.deepStrictEqual(Object.keys(JSON.parse(JSON.stringify(batch))).sort(), ["/odometer", "/vin"])
 
     // the v2.0 deprecation headers the simulator sends, as a single read gives them
-    const deprecation = batch.deprecation
+    const deprecation = batch[BatchDeprecation]
     assert.isDefined(deprecation)
     assert.instanceOf(deprecation!.deprecatedAt, Date)
     // a sunset date is not always announced: a Date when it is

@@ -3,7 +3,7 @@
  * warning (to the `logger` option) says "deprecated as of" the `Deprecation`
  * date and names a sunset only when the response carried a `Sunset` header;
  * the vehicle list is not deprecated (no warning, no `deprecation`); a
- * batch's `deprecation` is the response's, not an entry.
+ * batch's deprecation (`BatchDeprecation`) is the response's, not an entry.
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, ManagedRuntime, Redacted } from "effect"
@@ -33,11 +33,11 @@ describe("v2.0 deprecation in the Promise client", () => {
     assert.strictEqual(vin.deprecation!.deprecatedAt!.toISOString(), "2026-12-01T00:00:00.000Z")
     assert.isUndefined(vin.deprecation!.sunsetAt)
     const batch = await client.legacy.batch(vehicleId, ["/vin", "/location"])
-    assert.deepStrictEqual(Object.keys(batch).sort(), ["/location", "/vin", "deprecation"])
+    assert.deepStrictEqual(Object.keys(batch).sort(), ["/location", "/vin"])
     assert.isTrue(batch["/vin"].ok && batch["/location"].ok)
-    assert.strictEqual(batch.deprecation?.deprecatedAt?.toISOString(), "2026-12-01T00:00:00.000Z")
-    assert.isUndefined(batch.deprecation?.sunsetAt)
-    assert.strictEqual(batch.deprecation?.link, `${sim.url}/docs/migrating-to-v3`)
+    assert.strictEqual(batch[Client.BatchDeprecation]?.deprecatedAt?.toISOString(), "2026-12-01T00:00:00.000Z")
+    assert.isUndefined(batch[Client.BatchDeprecation]?.sunsetAt)
+    assert.strictEqual(batch[Client.BatchDeprecation]?.link, `${sim.url}/docs/migrating-to-v3`)
 
     const warnings = warningsOf(entries)
     assert.deepStrictEqual(warnings.map((w) => w.annotations["endpoint"]).sort(), [

@@ -14,7 +14,7 @@ import * as Vehicles from "@connected-vehicle/legacy-v2/Vehicles"
 import { LegacyEndpoints } from "@connected-vehicle/schema/Legacy"
 import type { LegacyPath } from "@connected-vehicle/schema/Legacy"
 import type * as Transport from "@connected-vehicle/transport/Transport"
-import type { BatchEntry, BatchResult, LegacyClient, Reading } from "../Client.ts"
+import { BatchDeprecation, type BatchEntry, type BatchResult, type LegacyClient, type Reading } from "../Client.ts"
 import type { ReadOptions } from "../ClientOptions.ts"
 import { fromEffectError, InvalidArgumentError } from "../ClientError.ts"
 import type { Settings } from "./layer.ts"
@@ -31,21 +31,18 @@ const readOptions = (co: Transport.CallOptions | undefined, given: GivenOptions)
 /**
  * The Promise result of a batch: one entry per requested path (the keys of
  * the Effect result that are legacy paths), and the batch's deprecation
- * headers, `Date`s, as `deprecation`, a field of its own that is not
- * enumerable, so that walking the entries (`Object.entries`, `for…in`) finds
- * the entries only.
+ * headers, `Date`s, under the `BatchDeprecation` symbol, so that walking the
+ * entries finds the entries only.
  */
 const toBatchResult = <P extends LegacyPath>(result: Batch.BatchResult<P>): BatchResult<P> => {
-  const out: Record<string, unknown> = {}
+  const out: Record<string | symbol, unknown> = {}
   for (const [path, entry] of Object.entries(result) as Array<[string, Batch.Entry<LegacyPath>]>) {
     if (!Object.hasOwn(LegacyEndpoints, path)) continue
     out[path] = Result.isSuccess(entry)
       ? { ok: true, reading: plain(entry.success) as Reading<unknown> } satisfies BatchEntry<unknown>
       : { ok: false, error: fromEffectError(entry.failure) } satisfies BatchEntry<unknown>
   }
-  if (result.deprecation !== undefined) {
-    Object.defineProperty(out, "deprecation", { value: plain(result.deprecation), enumerable: false })
-  }
+  if (result.deprecation !== undefined) out[BatchDeprecation] = plain(result.deprecation)
   return out as BatchResult<P>
 }
 

@@ -70,14 +70,14 @@ const refusal = (pattern: string): string | undefined => {
  * Why a fault rule's literal `path` (matched exactly, or as a prefix at a
  * `/` boundary, against the normalised lower-case path) is refused, or
  * undefined: one no request path can match (not starting with `/`, a query,
- * a fragment or a scheme, a repeated or trailing `/`, a percent-encoding the
+ * a fragment, `;` parameters (the path is cut there) or a scheme, a repeated or trailing `/`, a percent-encoding the
  * path's decoding would decode), or longer than {@link PATH_GLOB_LIMIT}.
  */
 export const pathRefusal = (path: string): string | undefined => {
   const what = `path is matched against the request's path (percent-decoded, without query, repeated or trailing "/"), exactly or as a prefix at a "/": e.g. "/v3/connections"`
   if (path.length > PATH_GLOB_LIMIT) return `path is at most ${PATH_GLOB_LIMIT} characters, got ${path.length}`
   const quoted = JSON.stringify(path.slice(0, 80))
-  if (!path.startsWith("/") || path.includes("?") || path.includes("#")) return `${what}; it can never match ${quoted}`
+  if (!path.startsWith("/") || path.includes("?") || path.includes("#") || path.includes(";")) return `${what}; it can never match ${quoted}`
   if (path.includes("//") || (path.length > 1 && path.endsWith("/"))) return `${what}; it can never match ${quoted}`
   if (decodedOf(path) !== path) return `${what}; it can never match ${quoted}: write the character itself, not its percent-encoding`
   return undefined
