@@ -278,6 +278,8 @@ describe("decoder.decodeUnknownExit (the transport's body decoder) against Effec
         }),
         [{}, { b: {} }, { b: { a: "y", c: 1 } }, { b: { c: "1" } }]
       ],
+      // a struct decoded by the loop (an own `__proto__`, no generated code)
+      [Schema.Struct({ __proto__: Schema.optionalKey(Schema.String), n: Schema.Number.pipe(Schema.withDecodingDefaultKey(Effect.succeed(7))) }), [{}, JSON.parse(`{"__proto__":"p"}`), { n: 1 }]],
       [Schema.Struct({ o: Schema.optionalKey(Schema.Number).pipe(Schema.decodeTo(Schema.optionalKey(Schema.Number), { decode: SchemaGetter.transformOptional((o) => Option.filter(o, (n) => n > 0)), encode: SchemaGetter.passthrough() })) }), [{}, { o: 1 }, { o: -1 }]],
       [Schema.Struct({ r: Schema.optionalKey(Schema.Number).pipe(Schema.decodeTo(Schema.Number, { decode: SchemaGetter.transformOptional((o) => Option.isNone(o) ? Option.some(0) : Option.filter(o, (n) => n > 0)), encode: SchemaGetter.required() })) }), [{}, { r: 1 }, { r: -1 }]]
     ]
