@@ -95,7 +95,8 @@ export const connections = (items: ReadonlyArray<ConnectionListItem>): string =>
 
 const valueOf = (signal: Signal) => {
   const { unit, value, ...rest } = signal.attributes.body
-  if (value !== undefined) return value
+  // any JSON value: an array or an object as its JSON text
+  if (value !== undefined) return typeof value === "object" && value !== null ? JSON.stringify(value) : value
   const keys = Object.keys(rest)
   return keys.length === 0 ? undefined : JSON.stringify(rest)
 }

@@ -3,7 +3,7 @@
  *
  * @since 0.1.0
  */
-import { Schema } from "effect"
+import { Effect, Schema } from "effect"
 import { openEnum, SelfLinks, Timestamp } from "./Common.ts"
 import { Page, PageMeta } from "./Pagination.ts"
 import { IncludedVehicle } from "./Vehicle.ts"
@@ -106,22 +106,75 @@ export const SignalError = Schema.Struct({
 export type SignalError = typeof SignalError.Type
 
 /**
- * Signal body: `unit` and `value` in the spec's sample; other members are kept as they are.
+ * Signal body: `unit` and `value` in the spec's sample; other members are kept
+ * as they are. The spec shows no body beyond that sample (section 2.1), so
+ * `value` is any JSON value, kept as sent: a number in the sample, a string
+ * for a VIN, a boolean for a lock state, `null`. Read a number with
+ * {@link numericValue}.
  *
  * @example
  * ```ts
  * import { Schema } from "effect"
  * import { SignalBody } from "@connected-vehicle/schema/Signal"
  *
- * const isSignalBody = Schema.is(SignalBody)
+ * Schema.decodeUnknownSync(SignalBody)({ value: "1HGCM82633A004352" }) // { value: "1HGCM82633A004352" }
  * ```
  * @category schemas
  * @since 0.1.0
  */
 export const SignalBody = Schema.StructWithRest(
-  Schema.Struct({ unit: Schema.optionalKey(Schema.String), value: Schema.optionalKey(Schema.Finite) }),
+  Schema.Struct({ unit: Schema.optionalKey(Schema.String), value: Schema.optionalKey(Schema.Json) }),
   [Schema.Record(Schema.String, Schema.Unknown)]
 )
+
+/**
+ * @example
+ * ```ts
+ * import type { SignalBody } from "@connected-vehicle/schema/Signal"
+ *
+ * const unitOf = (body: SignalBody): string | undefined => body.unit
+ * ```
+ * @category models
+ * @since 0.2.0
+ */
+export type SignalBody = typeof SignalBody.Type
+
+/**
+ * The body's `value` when it is a number (a finite one: JSON has no other),
+ * else `undefined` (no `value`, or a string, boolean, `null`, array or
+ * object).
+ *
+ * @example
+ * ```ts
+ * import { numericValue } from "@connected-vehicle/schema/Signal"
+ *
+ * numericValue({ unit: "volts", value: 240 }) // 240
+ * numericValue({ unit: "volts", value: null }) // undefined
+ * numericValue({ value: "1HGCM82633A004352" }) // undefined
+ * ```
+ * @category accessors
+ * @since 0.2.0
+ */
+export const numericValue = (body: SignalBody): number | undefined =>
+  typeof body.value === "number" && Number.isFinite(body.value) ? body.value : undefined
+
+/**
+ * `attributes.body` of a signal: {@link SignalBody}, `{}` when the service
+ * sends none (a signal whose status is `ERROR` or `UNAVAILABLE` may carry no
+ * body; the spec shows none). Encodes the body it holds, `{}` included.
+ *
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import { SignalAttributesBody } from "@connected-vehicle/schema/Signal"
+ *
+ * const Attributes = Schema.Struct({ body: SignalAttributesBody })
+ * Schema.decodeUnknownSync(Attributes)({}) // { body: {} }
+ * ```
+ * @category schemas
+ * @since 0.2.0
+ */
+export const SignalAttributesBody = SignalBody.pipe(Schema.withDecodingDefaultKey(Effect.succeed({})))
 
 /**
  * A signal resource.
@@ -147,7 +200,7 @@ export const Signal = Schema.Struct({
       value: SignalStatusValue,
       error: Schema.optionalKey(SignalError)
     }),
-    body: SignalBody
+    body: SignalAttributesBody
   }),
   meta: Schema.Struct({
     retrievedAt: Timestamp,

@@ -23,7 +23,9 @@ import { OrderedPageMeta, Page } from "./Pagination.ts"
 export const SignalRef = Schema.Struct({ group: Schema.String, name: Schema.String, code: Schema.String })
 
 /**
- * A webhook of the application.
+ * A webhook of the application. `attributes.errorCallbackUri` may be absent
+ * or `null` (a webhook created without an error callback); a string is kept
+ * as sent (an empty one too).
  *
  * @example
  * ```ts
@@ -43,7 +45,7 @@ export const Webhook = Schema.Struct({
     triggers: Schema.Array(SignalRef),
     data: Schema.Array(SignalRef),
     callbackUri: Schema.String,
-    errorCallbackUri: Schema.String,
+    errorCallbackUri: Schema.optionalKey(Schema.NullOr(Schema.String)),
     isEnabled: Schema.Boolean,
     autoSubscribe: Schema.Boolean
   }),

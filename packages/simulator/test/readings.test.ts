@@ -97,11 +97,16 @@ layer(Loopback)("readings set through the control surface", (it) => {
         { distance: 1000 }
       )
 
-      // a body the v3 REST endpoints could not serve is refused
-      const bad = yield* call("POST", `/_simulator/vehicles/${vehicleId}/signals/odometer-traveleddistance`, {
+      // any JSON value is a v3 signal body's value (section 2.1 shows only the sample's number): served as set
+      const text = yield* call("POST", `/_simulator/vehicles/${vehicleId}/signals/odometer-traveleddistance`, {
         json: { unit: "km", value: "far" }
       })
-      assert.strictEqual(bad.status, 400, bad.text)
+      assert.strictEqual(text.status, 200, text.text)
+      const served = yield* call("GET", `/v3/vehicles/${vehicleId}/signals/odometer-traveleddistance`, { headers: v3 })
+      assert.deepStrictEqual(served.json.data.attributes.body, { unit: "km", value: "far" })
+      // a body the v3 REST endpoints could not serve (no JSON value) is refused
+      const bad = yield* Effect.flip(sim.setSignal(vehicleId, "odometer-traveleddistance", { unit: "km", value: Number.NaN }))
+      assert.strictEqual(bad.status, 400, bad.detail)
 
       // reset: the seeded readings again
       assert.strictEqual((yield* call("POST", "/_simulator/reset")).status, 204)

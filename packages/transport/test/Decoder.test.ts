@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { DateTime, Effect, Exit, Schema, SchemaGetter } from "effect"
+import { DateTime, Effect, Exit, Option, Schema, SchemaGetter, SchemaIssue } from "effect"
 import { DecodeString, Timestamp } from "@connected-vehicle/schema/Common"
 import { CompatibilityPage } from "@connected-vehicle/schema/Compatibility"
 import { ConnectionResponse, ConnectionsPage } from "@connected-vehicle/schema/Connection"
@@ -197,7 +197,7 @@ describe("decoder.decodeUnknownExit (the transport's body decoder) against Effec
     agree(Timestamp, "10000-01-01T00:00:00.000Z")
   })
 
-  it("leaves to Effect's decoder what it does not cover: suspensions, overlapping unions of transformed members, defaults", () => {
+  it("leaves to Effect's decoder what it does not cover: suspensions, overlapping unions of transformed members", () => {
     interface Tree {
       readonly value: number
       readonly children: ReadonlyArray<Tree>
@@ -211,9 +211,82 @@ describe("decoder.decodeUnknownExit (the transport's body decoder) against Effec
     const Overlapping = Schema.Union([Timestamp, Schema.String])
     agree(Overlapping, "2025-08-26T10:00:00.000Z")
     agree(Overlapping, "not a date")
-    const Defaulted = Schema.Struct({ n: Schema.Number.pipe(Schema.withDecodingDefault(Effect.succeed(7))) })
-    agree(Defaulted, {})
-    agree(Defaulted, { n: 3 })
+  })
+
+  /** Reads of `data` of the input: 1 when the fast path decoded it, more when Effect's decoder read it again. */
+  const readsOfData = (schema: Schema.Top, input: object) => {
+    let calls = 0
+    const counted = new Proxy(input, { get: (target, key) => (key === "data" && calls++, Reflect.get(target, key)) })
+    assert.isTrue(Exit.isSuccess(decodeUnknownExit(schema)(counted)))
+    return calls
+  }
+
+  it("decodes the open fields of the service on the fast path: any JSON value of a signal body, a signal without a body, a webhook without an error callback", () => {
+    const json = JSON.parse(JSON.stringify(signalResponse))
+    for (const value of ["1HGCM82633A004352", true, false, null, 0, -1.5, [1, "a", null, { b: [true] }], { lat: 1, n: { m: [] } }, {}, []]) {
+      const input = mutate(json, ["data", "attributes", "body", "value"], value) as object
+      agree(SignalResponse, input)
+      assert.strictEqual(readsOfData(SignalResponse, input), 1, JSON.stringify(value))
+    }
+    // what is not a JSON value fails as in Effect's decoder
+    for (const value of [Number.NaN, Number.POSITIVE_INFINITY, new Date(0), [Number.NaN], { a: undefined }]) {
+      agree(SignalResponse, mutate(json, ["data", "attributes", "body", "value"], value))
+    }
+    const withoutBody = mutate(json, ["data", "attributes", "body"], undefined) as object
+    agree(SignalResponse, withoutBody)
+    assert.strictEqual(readsOfData(SignalResponse, withoutBody), 1)
+    const page = { data: [withoutBody, json].map((r) => (r as { data: unknown }).data), meta: { pageNumber: 1, pageSize: 2, totalCount: 2 }, links: { self: "s", first: "f", prev: null, next: null, last: "l" }, included: json.included }
+    agree(SignalsPage, page)
+    const decoded = decodeUnknownExit(SignalsPage)(page)
+    assert.isTrue(Exit.isSuccess(decoded) && decoded.value.data[0]!.attributes.body !== decoded.value.data[1]!.attributes.body)
+    agree(SignalResponse, mutate(json, ["data", "attributes", "body"], null))
+    const webhook = {
+      data: {
+        id: "wh_1",
+        type: "webhook",
+        attributes: { name: "n", triggers: [], data: [], callbackUri: "https://x", isEnabled: true, autoSubscribe: false },
+        meta: { createdAt: "2025-08-26T10:00:00.000Z" },
+        links: { self: "x" }
+      }
+    }
+    for (const errorCallbackUri of [undefined, null, "", "https://x/errors", 1]) {
+      const input = errorCallbackUri === undefined ? webhook : mutate(webhook, ["data", "attributes", "errorCallbackUri"], errorCallbackUri) as object
+      agree(WebhookResponse, input)
+      if (errorCallbackUri !== 1) assert.strictEqual(readsOfData(WebhookResponse, input), 1)
+    }
+    agree(Schema.MutableJson, [1, { a: "b" }])
+    agree(Schema.Struct({ j: Schema.Json.pipe(Schema.check(Schema.makeFilter((u) => u !== 3))) }), { j: 3 })
+  })
+
+  it("compiles decoding defaults and optional getters that answer at once, with Effect's results", () => {
+    const cases: ReadonlyArray<readonly [Schema.Top, ReadonlyArray<object>]> = [
+      [Schema.Struct({ n: Schema.Number.pipe(Schema.withDecodingDefault(Effect.succeed(7))) }), [{}, { n: 3 }, { n: undefined }, { n: "3" }]],
+      [Schema.Struct({ n: Schema.Number.pipe(Schema.withDecodingDefaultKey(Effect.succeed(7))) }), [{}, { n: 3 }, { n: undefined }]],
+      [Schema.Struct({ n: Schema.Number.pipe(Schema.withDecodingDefaultKey(Effect.succeed(7), { encodingStrategy: "omit" })) }), [{}, { n: 3 }]],
+      [Schema.Struct({ t: Timestamp.pipe(Schema.withDecodingDefaultTypeKey(Effect.succeed(DateTime.makeUnsafe(0)))) }), [{}, { t: "2025-08-26T10:00:00.000Z" }, { t: "x" }]],
+      [Schema.Struct({ t: Timestamp.pipe(Schema.withDecodingDefaultType(Effect.succeed(DateTime.makeUnsafe(0)))) }), [{}, { t: undefined }, { t: "2025-08-26T10:00:00.000Z" }]],
+      // a default that is checked, or a check that fails it
+      [Schema.Struct({ n: Schema.Number.check(Schema.isGreaterThan(0)).pipe(Schema.withDecodingDefaultKey(Effect.succeed(-1))) }), [{}, { n: 1 }]],
+      // an effect that is no exit yet (Effect's decoder runs it), a default that fails
+      [Schema.Struct({ n: Schema.Number.pipe(Schema.withDecodingDefaultKey(Effect.sync(() => 5))) }), [{}, { n: 1 }]],
+      [Schema.Struct({ n: Schema.Number.pipe(Schema.withDecodingDefaultKey(Effect.fail(new Schema.SchemaError(new SchemaIssue.InvalidValue({ message: "no default" }))))) }), [{}, { n: 1 }]],
+      // a default struct whose members have defaults, and an absent key an optional getter keeps absent
+      [
+        Schema.Struct({
+          b: Schema.Struct({ a: Schema.String.pipe(Schema.withDecodingDefaultKey(Effect.succeed("x"))), c: Schema.optionalKey(Schema.Number) })
+            .pipe(Schema.withDecodingDefaultKey(Effect.succeed({})))
+        }),
+        [{}, { b: {} }, { b: { a: "y", c: 1 } }, { b: { c: "1" } }]
+      ],
+      // a struct decoded by the loop (an own `__proto__`, no generated code)
+      [Schema.Struct({ __proto__: Schema.optionalKey(Schema.String), n: Schema.Number.pipe(Schema.withDecodingDefaultKey(Effect.succeed(7))) }), [{}, JSON.parse(`{"__proto__":"p"}`), { n: 1 }]],
+      [Schema.Struct({ o: Schema.optionalKey(Schema.Number).pipe(Schema.decodeTo(Schema.optionalKey(Schema.Number), { decode: SchemaGetter.transformOptional((o) => Option.filter(o, (n) => n > 0)), encode: SchemaGetter.passthrough() })) }), [{}, { o: 1 }, { o: -1 }]],
+      [Schema.Struct({ r: Schema.optionalKey(Schema.Number).pipe(Schema.decodeTo(Schema.Number, { decode: SchemaGetter.transformOptional((o) => Option.isNone(o) ? Option.some(0) : Option.filter(o, (n) => n > 0)), encode: SchemaGetter.required() })) }), [{}, { r: 1 }, { r: -1 }]]
+    ]
+    for (const [schema, inputs] of cases) for (const input of inputs) agree(schema, input)
+    // on the fast path: the input read once
+    const Page = Schema.Struct({ data: Schema.Struct({ n: Schema.Number.pipe(Schema.withDecodingDefaultKey(Effect.succeed(7))) }) })
+    assert.strictEqual(readsOfData(Page, { data: {} }), 1)
   })
 
   it("decodes the JSON codec of a schema in one pass (each rest member checked as a JSON value by Effect's decoder of that declaration)", () => {

@@ -45,7 +45,7 @@ import type { LegacyBody, LegacyPath, UnitSystem } from "@connected-vehicle/sche
 import { InvalidArgument, validate } from "@connected-vehicle/schema/InvalidArgument"
 import { ErrorEnvelope, statusOfType } from "@connected-vehicle/schema/ServiceError"
 import { fromEnvelope, VehicleState } from "@connected-vehicle/schema/ServiceReason"
-import type { Signal } from "@connected-vehicle/schema/Signal"
+import { numericValue, type Signal, type SignalBody } from "@connected-vehicle/schema/Signal"
 import type * as Transport from "@connected-vehicle/transport/Transport"
 import { ConnectedVehicleError, InvalidResponse } from "@connected-vehicle/transport/ConnectedVehicleError"
 import { Connections } from "./Connections.ts"
@@ -235,11 +235,11 @@ const round = (value: number, digits: number): number => {
 const finite = (u: unknown): number | undefined => typeof u === "number" && Number.isFinite(u) ? u : undefined
 
 /** The legacy candidate of a signal body, or why there is none. */
-const convert = (path: MigratedPath, body: Readonly<Record<string, unknown>>, unitSystem: UnitSystem): unknown | string => {
+const convert = (path: MigratedPath, body: SignalBody, unitSystem: UnitSystem): unknown | string => {
   const unit = typeof body["unit"] === "string" ? body["unit"].toLowerCase() : undefined
   switch (path) {
     case "/odometer": {
-      const value = finite(body["value"])
+      const value = numericValue(body)
       const factor = unit === undefined ? undefined : distanceUnits[unit]
       if (value === undefined) return "odometer-traveleddistance has no numeric value"
       if (factor === undefined) return `odometer-traveleddistance has an unknown unit ${JSON.stringify(body["unit"])}`
@@ -251,7 +251,7 @@ const convert = (path: MigratedPath, body: Readonly<Record<string, unknown>>, un
     case "/vin":
       return { vin: body["vin"] ?? body["value"] }
     case "/engine/oil": {
-      const value = finite(body["value"])
+      const value = numericValue(body)
       if (value === undefined) return "internalcombustionengine-oillife has no numeric value"
       if (unit !== undefined && unit !== "percent" && unit !== "%") {
         return `internalcombustionengine-oillife has an unknown unit ${JSON.stringify(body["unit"])}`

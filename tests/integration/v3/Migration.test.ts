@@ -172,6 +172,31 @@ describe("Migration", () => {
       assert.strictEqual(compared, 6)
     }).pipe(Effect.provide(layerLoopback())), { timeout: 60_000 })
 
+  it.effect("a VIN sent as the body's value: signals.list keeps it, Migration.vin and the legacy read give it; a value that is no number fails the odometer", () =>
+    Effect.gen(function*() {
+      const sim = yield* Simulator.Simulator
+      const userId = busiestUser(sim)
+      const vehicleId = sim.data.vehiclesOf(userId).find((id) =>
+        sim.data.signalStatus(id, Migration.signalCodes["/vin"]) === "SUCCESS" &&
+        sim.data.signalStatus(id, Migration.signalCodes["/odometer"]) === "SUCCESS"
+      )
+      assert.isDefined(vehicleId, "a vehicle of the busiest user with a VIN and an odometer")
+      const target = { vehicleId: vehicleId!, userId }
+      yield* sim.setSignal(vehicleId!, "vehicleidentification-vin", { value: "1HGCM82633A004352" })
+      yield* sim.setSignal(vehicleId!, "odometer-traveleddistance", { unit: "km", value: null })
+      const page = yield* (yield* Signals).list({ ...target, pageSize: 100 })
+      const valueOf = (code: string) => page.data.find((s) => s.attributes.code === code)?.attributes.body.value
+      assert.strictEqual(valueOf("vehicleidentification-vin"), "1HGCM82633A004352")
+      assert.isNull(valueOf("odometer-traveleddistance"))
+      const legacy = yield* legacyClientFor(userId)
+      const old = yield* legacy.vin({ params: { id: vehicleId! } })
+      assert.deepStrictEqual((yield* Migration.vin(target)).value, old.value)
+      assert.deepStrictEqual(old.value, { vin: "1HGCM82633A004352" })
+      const odometer = yield* flipReason(Migration.odometer(target))
+      assert.strictEqual(odometer._tag, "InvalidResponse")
+      assert.include(odometer.message, "odometer-traveleddistance has no numeric value")
+    }).pipe(Effect.provide(layerLoopback())), { timeout: 60_000 })
+
   it.effect("a per-signal ERROR is the service error class of its type, UNAVAILABLE a VehicleStateError", () =>
     Effect.gen(function*() {
       const sim = yield* Simulator.Simulator

@@ -233,7 +233,7 @@ export const setSignal = (engine: Engine, vehicleId: string, code: string, body:
     const invalid = (error: { readonly message: string }) =>
       new WebhookControlError({ status: 400, detail: `Invalid signal body: ${error.message}` })
     const decoded = yield* Effect.mapError(decodeBody(body), invalid)
-    // the REST endpoints serve it too: it must be a v3 signal body (`value`, when present, a finite number)
+    // the REST endpoints serve it too: it must be a v3 signal body (`value`, when present, a JSON value)
     const wire = yield* Effect.mapError(encodeWire(body), invalid)
     const at = engine.now()
     const previous = engine.overrides.get(key)?.body ?? signalBody(definition.code, readings(engine.seed, v, at), v)

@@ -77,8 +77,11 @@ export const legacyBodyOfReading = (
       if (!finite(latitude) || !finite(longitude) || Math.abs(latitude) > 90 || Math.abs(longitude) > 180) return undefined
       return { latitude, longitude }
     }
-    case "/vin":
-      return typeof body["vin"] === "string" ? { vin: body["vin"] } : undefined
+    case "/vin": {
+      // `vin`, else a string `value` (what the migrated read takes too)
+      const vin = body["vin"] ?? body["value"]
+      return typeof vin === "string" ? { vin } : undefined
+    }
     case "/engine/oil": {
       const percent = body["value"]
       if (!finite(percent) || (body["unit"] !== undefined && body["unit"] !== "percent") || percent < 0 || percent > 100) {

@@ -5,8 +5,10 @@
  *
  * @internal
  */
-import { Exit, Schema, SchemaAST } from "effect"
+import { Exit, Option, Schema, SchemaAST } from "effect"
 import * as Common from "@connected-vehicle/schema/Common"
+import { absent, type Compiled, type Fast, inlined, invalid } from "./decoderNode.ts"
+import { objects } from "./decoderStruct.ts"
 
 /**
  * `Schema.decodeUnknownExit(schema)`, with a fast path compiled once from the
@@ -15,9 +17,10 @@ import * as Common from "@connected-vehicle/schema/Common"
  * value as Effect's decoder (same keys in the same order, same
  * transformations and checks). Any value the fast path does not accept, and
  * any part of a schema it does not cover (suspensions, declarations with type
- * parameters, effectful or optional transformations, `oneOf` unions,
- * overlapping unions of transformed members), goes to Effect's decoder, so
- * failures, their messages and their paths are Effect's own.
+ * parameters, effectful transformations, optional ones that do not answer at
+ * once, `oneOf` unions, overlapping unions of transformed members), goes to
+ * Effect's decoder, so failures, their messages and their paths are Effect's
+ * own.
  *
  * Meant for what `JSON.parse` returns (the response bodies of the service);
  * any other input is decoded too, with the same result.
@@ -43,29 +46,7 @@ export const decodeUnknownExit = <S extends Schema.Top>(
   }
 }
 
-/** What a fast decoder returns for a value it does not accept. */
-const invalid: unique symbol = Symbol("@connected-vehicle/transport/decoder/invalid")
-
-type Fast = (input: unknown) => unknown
-
-interface Compiled {
-  readonly fast: Fast
-  /**
-   * Compiled here, not handed to Effect's decoder: an absent key stays absent
-   * through it (only `Transform` and `Passthrough` links), and its output does
-   * not depend on which union member Effect would try first.
-   */
-  readonly native: boolean
-  /** The runtime types it can accept (`undefined`: any). */
-  readonly accepts: ReadonlySet<string> | undefined
-  /** It returns its input unchanged whenever it accepts it (no encoding, leaves and unions of them). */
-  readonly identity: boolean
-}
-
 const cache = new WeakMap<SchemaAST.AST, Compiled>()
-
-/** The check of a plain leaf as an expression of `v`, for generated code. */
-const inlined = new WeakMap<Compiled, string>()
 
 const compile = (ast: SchemaAST.AST): Compiled => {
   let compiled = cache.get(ast)
@@ -167,7 +148,7 @@ const compileBase = (ast: SchemaAST.AST): Compiled | undefined => {
     case "Any":
       return { fast: (input) => input, native: true, accepts: undefined, identity: true }
     case "Objects":
-      return objects(ast)
+      return objects(ast, compile)
     case "Arrays":
       return arrays(ast)
     case "Union":
@@ -205,58 +186,127 @@ const withChecks = (base: Compiled, ast: SchemaAST.AST): Compiled => {
   }
 }
 
+interface Step {
+  readonly parse: Fast
+  /** `to`'s value of an absent key (`absent` when it stays absent) */
+  readonly missing: (() => unknown) | undefined
+  readonly transform: ((u: unknown) => unknown) | undefined
+  /** an optional getter: an `Option` in, an `Option` (or `invalid`) out */
+  readonly optional: ((o: Option.Option<unknown>) => unknown) | undefined
+}
+
 /**
- * The encoded side first (the last link's `to`), then each link's decoding
- * toward the node, as Effect's interpreter runs them; only synchronous
- * `Transform` and `Passthrough` getters.
+ * The getter of a link as a {@link Step}: synchronous `Transform` and
+ * `Passthrough` getters, and optional ones (`TransformOptional`, and
+ * `TransformOptionalEffect` when its effect is already an exit: a decoding
+ * default of `Effect.succeed`); `undefined` for any other.
  */
-const withEncoding = (local: Compiled, links: SchemaAST.Encoding): Compiled | undefined => {
-  const steps: Array<{ readonly transform: ((u: unknown) => unknown) | undefined; readonly parse: Fast }> = []
-  let native = local.native
-  // what the input must be: the encoded side, the last link's `to`
-  let accepts: ReadonlySet<string> | undefined
-  for (let i = links.length - 1; i >= 0; i--) {
-    const transformation = links[i]!.transformation
-    if (transformation._tag !== "Transformation") return undefined
-    const getter = transformation.decode
-    if (getter._tag !== "Transform" && getter._tag !== "Passthrough") return undefined
-    const to = compile(links[i]!.to)
-    if (i === links.length - 1) accepts = to.accepts
-    native &&= to.native
-    steps.push({ transform: getter._tag === "Transform" ? getter.transform : undefined, parse: to.fast })
-  }
-  const last = local.fast
-  return {
-    fast: (input) => {
-      let value: unknown = input
-      for (let i = 0; i < steps.length; i++) {
-        const step = steps[i]!
-        value = step.parse(value)
-        if (value === invalid) return invalid
-        if (step.transform !== undefined) value = step.transform(value)
+const step = (link: SchemaAST.Link): Step | undefined => {
+  const transformation = link.transformation
+  if (transformation._tag !== "Transformation") return undefined
+  const getter = transformation.decode
+  const to = compile(link.to)
+  const base = { parse: to.fast, missing: to.missing, transform: undefined, optional: undefined }
+  switch (getter._tag) {
+    case "Passthrough":
+      return base
+    case "Transform":
+      return { ...base, transform: getter.transform }
+    case "TransformOptional":
+      return { ...base, optional: getter.transform }
+    case "TransformOptionalEffect": {
+      const options: SchemaAST.ParseOptions = {}
+      return {
+        ...base,
+        optional: (o) => {
+          const result = getter.transform(o, options)
+          return Exit.isExit(result) && Exit.isSuccess(result) ? result.value : invalid
+        }
       }
-      return last(value)
-    },
-    native,
-    accepts,
-    identity: false
+    }
+    default:
+      return undefined
   }
 }
+
+/**
+ * The encoded side first (the last link's `to`), then each link's decoding
+ * toward the node, as Effect's interpreter runs them. A present value that an
+ * optional getter makes absent goes to Effect's decoder; an absent key runs
+ * the same steps from nothing (`missing`) when a getter can make a value of it.
+ */
+const withEncoding = (local: Compiled, links: SchemaAST.Encoding): Compiled | undefined => {
+  const steps: Array<Step> = []
+  let native = local.native
+  for (let i = links.length - 1; i >= 0; i--) {
+    const next = step(links[i]!)
+    if (next === undefined) return undefined
+    native &&= compile(links[i]!.to).native
+    steps.push(next)
+  }
+  // what the input must be: the encoded side, the last link's `to`
+  const accepts = compile(links[links.length - 1]!.to).accepts
+  const last = local.fast
+  const fast: Fast = (input) => {
+    let value: unknown = input
+    for (let i = 0; i < steps.length; i++) {
+      const step = steps[i]!
+      value = step.parse(value)
+      if (value === invalid) return invalid
+      if (step.transform !== undefined) value = step.transform(value)
+      else if (step.optional !== undefined) {
+        const option = step.optional(Option.some(value))
+        if (option === invalid || Option.isNone(option as Option.Option<unknown>)) return invalid
+        value = (option as Option.Some<unknown>).value
+      }
+    }
+    return last(value)
+  }
+  const makesValues = steps.some((step) => step.optional !== undefined || step.missing !== undefined)
+  return { fast, native, accepts, identity: false, missing: makesValues ? missingOf(steps, last) : undefined }
+}
+
+/** The steps of {@link withEncoding} for an absent key: it stays absent until a getter (or a `to`) gives a value. */
+const missingOf = (steps: ReadonlyArray<Step>, last: Fast) => (): unknown => {
+  let value: unknown = absent
+  for (let i = 0; i < steps.length; i++) {
+    const step = steps[i]!
+    if (value !== absent) value = step.parse(value)
+    else if (step.missing !== undefined) value = step.missing()
+    if (value === invalid) return invalid
+    if (step.optional !== undefined) {
+      const option = step.optional(value === absent ? Option.none() : Option.some(value))
+      if (option === invalid) return invalid
+      value = Option.isSome(option as Option.Option<unknown>) ? (option as Option.Some<unknown>).value : absent
+    } else if (value !== absent && step.transform !== undefined) value = step.transform(value)
+  }
+  return value === absent ? absent : last(value)
+}
+
+/** `Schema.Json`'s parser, which its copies share (`optionalKey`, annotations, `Schema.MutableJson`). */
+const jsonRun = (Schema.Json.ast as SchemaAST.Declaration).run
+
+/** A JSON value that is no array or object: `Schema.Json` takes it as it is. */
+const isJsonPrimitive = (u: unknown) =>
+  u === null || typeof u === "string" || typeof u === "boolean" || (typeof u === "number" && Number.isFinite(u))
 
 /**
  * A declaration without type parameters (`DateTime.Utc`, for one): its own
  * parser (`SchemaAST.Declaration.run`), when it answers at once with a
  * value. A success holding a symbol is a marker of Effect's own (`Schema.Json`
  * answers "the input, unchanged" so): Effect's decoder of the declaration
- * gives the value then.
+ * gives the value then, but for `Schema.Json` and a JSON primitive (the
+ * input, as Effect's decoder gives it).
  */
 const declaration = (ast: SchemaAST.Declaration): Compiled | undefined => {
   if (ast.typeParameters.length !== 0) return undefined
   let run: ReturnType<SchemaAST.Declaration["run"]> | undefined
   const general = delegate(ast).fast
   const options: SchemaAST.ParseOptions = {}
+  const json = ast.run === jsonRun
   return {
     fast: (input) => {
+      if (json && isJsonPrimitive(input)) return input
       const result = (run ??= ast.run(ast.typeParameters))(input, ast, options)
       // an effect that is not an exit yet: Effect's decoder decides
       if (!Exit.isExit(result) || !Exit.isSuccess(result)) return invalid
@@ -265,109 +315,6 @@ const declaration = (ast: SchemaAST.Declaration): Compiled | undefined => {
     native: true,
     accepts: undefined,
     identity: false
-  }
-}
-
-const assign = (out: Record<string, unknown>, key: string, value: unknown) => {
-  if (key === "__proto__") Object.defineProperty(out, key, { value, writable: true, enumerable: true, configurable: true })
-  else out[key] = value
-}
-
-/** A struct (declared keys, `key in input` as Effect reads them) with at most one string-keyed rest record. */
-const objects = (ast: SchemaAST.Objects): Compiled | undefined => {
-  if (ast.propertySignatures.length === 0 && ast.indexSignatures.length === 0) return undefined
-  const properties: Array<{ readonly name: string; readonly optional: boolean; readonly type: Compiled }> = []
-  for (const property of ast.propertySignatures) {
-    if (typeof property.name !== "string") return undefined
-    properties.push({ name: property.name, optional: SchemaAST.isOptional(property.type), type: compile(property.type) })
-  }
-  if (ast.indexSignatures.length > 1) return undefined
-  const index = ast.indexSignatures[0]
-  // Effect reads `Object.keys` for exactly this parameter
-  if (index !== undefined && index.parameter !== SchemaAST.string) return undefined
-  const rest = index === undefined ? undefined : compile(index.type)
-  const declared = new Set(properties.map((property) => property.name))
-  return {
-    fast: generated(properties, rest, declared) ?? ((input) => {
-      if (typeof input !== "object" || input === null || Array.isArray(input)) return invalid
-      const record = input as Record<string, unknown>
-      const out: Record<string, unknown> = {}
-      for (let i = 0; i < properties.length; i++) {
-        const property = properties[i]!
-        const name = property.name
-        if (!(name === "__proto__" ? Object.hasOwn(record, name) : name in record)) {
-          // absent: left out when optional and nothing would make a value of it
-          if (property.optional && property.type.native) continue
-          return invalid
-        }
-        const value = property.type.fast(record[name])
-        if (value === invalid) return invalid
-        assign(out, name, value)
-      }
-      return rest === undefined ? out : withRest(record, out, rest.fast, declared)
-    }),
-    native: true,
-    accepts: new Set(["object"]),
-    identity: false
-  }
-}
-
-/**
- * The members of a rest record: every key of `Object.keys` is checked by the
- * record's schema (a declared one too, as Effect does: its value must also be
- * one of the record's); the keys not declared are added, in their order.
- */
-const withRest = (record: Record<string, unknown>, out: Record<string, unknown>, rest: Fast, declared: ReadonlySet<string>) => {
-  const keys = Object.keys(record)
-  for (let i = 0; i < keys.length; i++) {
-    const key = keys[i]!
-    const value = rest(record[key])
-    if (value === invalid) return invalid
-    if (!declared.has(key)) assign(out, key, value)
-  }
-  return out
-}
-
-/**
- * The struct's decoder as code of its own (`new Function`), so that every
- * property is read by its constant name and plain leaves are checked inline:
- * one shared loop over the properties of every struct turns megamorphic.
- * `undefined` where code cannot be generated (a runtime that forbids it, or a
- * `__proto__` property): the loop above does it.
- */
-const generated = (
-  properties: ReadonlyArray<{ readonly name: string; readonly optional: boolean; readonly type: Compiled }>,
-  rest: Compiled | undefined,
-  declared: ReadonlySet<string>
-): Fast | undefined => {
-  if (declared.has("__proto__")) return undefined
-  const lines: Array<string> = [
-    "return function(input) {",
-    "if (typeof input !== \"object\" || input === null || Array.isArray(input)) return invalid",
-    "const out = {}",
-    "let v"
-  ]
-  properties.forEach((property, i) => {
-    const key = JSON.stringify(property.name)
-    const absent = property.optional && property.type.native ? "" : " else return invalid"
-    const inline = inlined.get(property.type)
-    lines.push(
-      inline === undefined
-        ? `if (${key} in input) { v = fasts[${i}](input[${key}]); if (v === invalid) return invalid; out[${key}] = v }${absent}`
-        : `if (${key} in input) { v = input[${key}]; if (!(${inline})) return invalid; out[${key}] = v }${absent}`
-    )
-  })
-  lines.push(rest === undefined ? "return out" : "return withRest(input, out, rest, declared)", "}")
-  try {
-    return new Function("invalid", "fasts", "rest", "declared", "withRest", lines.join("\n"))(
-      invalid,
-      properties.map((property) => property.type.fast),
-      rest?.fast,
-      declared,
-      withRest
-    ) as Fast
-  } catch {
-    return undefined
   }
 }
 

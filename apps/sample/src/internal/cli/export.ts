@@ -1,5 +1,5 @@
 /** `export connections` and `export signals`: a list streamed to a file. */
-import { DateTime, Effect, Option, Stream } from "effect"
+import { DateTime, Effect, Option, type Schema, Stream } from "effect"
 import { Command, Flag } from "effect/cli"
 import type { ConnectionListItem } from "@connected-vehicle/schema/Connection"
 import type { Signal } from "@connected-vehicle/schema/Signal"
@@ -56,6 +56,9 @@ const connectionColumns: Export.CsvColumns<ConnectionListItem> = {
   ]
 }
 
+/** A signal's `value` (any JSON value) as a CSV field: an array or an object as its JSON text. */
+const jsonCell = (value: Schema.Json | undefined) => typeof value === "object" && value !== null ? JSON.stringify(value) : value
+
 const signalColumns = (vehicleId: string): Export.CsvColumns<Signal> => ({
   headers: ["vehicleId", "code", "name", "group", "status", "value", "unit", "errorType", "errorCode", "resolution", "retrievedAt"],
   row: (s) => [
@@ -64,7 +67,7 @@ const signalColumns = (vehicleId: string): Export.CsvColumns<Signal> => ({
     s.attributes.name,
     s.attributes.group,
     s.attributes.status.value,
-    s.attributes.body.value,
+    jsonCell(s.attributes.body.value),
     s.attributes.body.unit,
     s.attributes.status.error?.type,
     s.attributes.status.error?.code,
