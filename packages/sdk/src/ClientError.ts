@@ -99,6 +99,9 @@ export class ConnectedVehicleError extends Error {
   readonly field: string | undefined
   /** The vehicle without a connection (`NotConnected`). */
   readonly vehicleId: string | undefined
+  /** The method and the URL (without user info) of the request that failed, when one was sent. */
+  readonly method: string | undefined
+  readonly url: string | undefined
 
   constructor(fields: ErrorFields, reason: Reason = "Unknown") {
     super(fields.message, fields.cause === undefined ? undefined : { cause: fields.cause })
@@ -119,6 +122,13 @@ export class ConnectedVehicleError extends Error {
     this.timeout = fields.timeout
     this.field = fields.field
     this.vehicleId = fields.vehicleId
+    this.method = fields.method
+    this.url = fields.url
+  }
+
+  /** Its name, message and fields (never its `cause`), for `JSON.stringify` and loggers. */
+  toJSON(): Record<string, unknown> {
+    return { name: this.name, message: this.message, ...this }
   }
 
   override get name(): string {

@@ -39,6 +39,9 @@ export interface ClientErrorFields {
   readonly timeout?: number | undefined
   readonly field?: string | undefined
   readonly vehicleId?: string | undefined
+  /** The method and the URL (without user info) of the request that failed, when one was sent. */
+  readonly method?: string | undefined
+  readonly url?: string | undefined
   readonly cause?: unknown
 }
 
@@ -96,6 +99,8 @@ const fieldsOf = (error: ConnectedVehicleError, reason: Reason, message: string)
     errors: Array.isArray(r["errors"]) && r["errors"].length > 0 ? r["errors"] as ReadonlyArray<ErrorItem> : undefined,
     location: str(r["location"]),
     timeout: reason._tag === "Timeout" ? Duration.toMillis(reason.timeout) : undefined,
+    method: str(r["method"]),
+    url: str(r["url"]),
     cause: error
   }
 }
