@@ -456,16 +456,17 @@ export const toHttpResponse = (reply: Reply): HttpServerResponse.HttpServerRespo
 
 /**
  * The receiver as an `effect/http` application, to serve
- * (`HttpServer.serve`) or mount on a route of an `HttpRouter`. It needs the
- * `SeenEvents` store and a {@link HandlerScope}.
+ * (`HttpServer.serve`) or mount on a route of an `HttpRouter` (every method:
+ * it answers anything but a `POST` 405 itself). It needs the `SeenEvents`
+ * store and a {@link HandlerScope}.
  *
  * @example
  * ```ts
- * import { Effect, Layer, Redacted } from "effect"
+ * import { Effect, Redacted } from "effect"
  * import { HttpRouter } from "effect/http"
  * import * as Receiver from "@connected-vehicle/webhooks/Receiver"
  *
- * const Webhooks = HttpRouter.add("POST", "/webhooks", Receiver.toHttpEffect({
+ * const Webhooks = HttpRouter.add("*", "/webhooks", Receiver.toHttpEffect({
  *   secret: Redacted.make("management-token"), // or a plain string
  *   handler: (event) => Effect.log(event.eventType)
  * }))
