@@ -13,7 +13,7 @@
 import { Receiver, SeenEvents } from "@connected-vehicle/webhooks"
 import type { Secret } from "@connected-vehicle/webhooks/Signature"
 import type { DeliveredEvent } from "@connected-vehicle/schema/WebhookEvent"
-import { type Duration, Effect, Exit, Fiber, Layer } from "effect"
+import { type Duration, Effect, Exit, Fiber, Layer, type Scope } from "effect"
 import { HttpRouter, type HttpServerRequest, type HttpServerResponse } from "effect/http"
 import { EventQueue } from "./EventQueue.ts"
 import { Configuration, FleetError, QueueUnavailable } from "./FleetError.ts"
@@ -101,7 +101,10 @@ const offerWithin = (queue: EventQueue["Service"], event: DeliveredEvent, timeou
 /**
  * Builds a receiver on the `EventQueue` in context. An empty or invalid
  * secret, or an `offerTimeout` that is not a positive duration, fails with
- * `FleetError` `Configuration`.
+ * `FleetError` `Configuration`. Each event's offer runs in the scope of
+ * `make` (the webhooks `Receiver.HandlerScope`): a sender that disconnects
+ * does not interrupt it, and closing that scope interrupts the offers still
+ * running.
  *
  * @example
  * ```ts
@@ -117,9 +120,10 @@ const offerWithin = (queue: EventQueue["Service"], event: DeliveredEvent, timeou
  * @since 0.1.0
  * @category constructors
  */
-export const make = (options: Options): Effect.Effect<DurableReceiver, FleetError, EventQueue> =>
+export const make = (options: Options): Effect.Effect<DurableReceiver, FleetError, EventQueue | Scope.Scope> =>
   Effect.gen(function*() {
     const queue = yield* EventQueue
+    const handlers = yield* Effect.scope
     const timeout = yield* millis("offerTimeout", options.offerTimeout, "10 seconds")
     const receiver = yield* Effect.try({
       try: () =>
@@ -131,10 +135,15 @@ export const make = (options: Options): Effect.Effect<DurableReceiver, FleetErro
       catch: (cause) =>
         new FleetError({ reason: new Configuration({ description: `the webhook secret: ${(cause as Error).message}`, cause }) })
     })
+    const provide = <A, R>(effect: Effect.Effect<A, never, R>) =>
+      effect.pipe(
+        Effect.provideService(SeenEvents.SeenEvents, everyDelivery),
+        Effect.provideService(Receiver.HandlerScope, handlers)
+      )
     return {
       maxBodySize: receiver.maxBodySize,
-      receive: (delivery) => Effect.provideService(receiver.receive(delivery), SeenEvents.SeenEvents, everyDelivery),
-      httpEffect: Effect.provideService(receiver.httpEffect, SeenEvents.SeenEvents, everyDelivery)
+      receive: (delivery) => provide(receiver.receive(delivery)),
+      httpEffect: provide(receiver.httpEffect)
     }
   })
 

@@ -25,21 +25,19 @@ import type { DeliveredEvent, VerifyEvent, WebhookEvent as WebhookEventType } fr
 import type { InvalidArgument } from "@connected-vehicle/schema/InvalidArgument"
 import { parse } from "@connected-vehicle/schema/Json"
 import { WebhookEvent } from "@connected-vehicle/schema/WebhookEvent"
-import { Duration, Effect, Exit, Result, Schema, Stream } from "effect"
+import { Context, Effect, Layer, Result, Schema, type Scope, Stream } from "effect"
 import { HttpServerRequest, HttpServerResponse } from "effect/http"
-import { randomUUID } from "node:crypto"
 import {
   BodyTooLarge,
-  EventInFlight,
-  HandlerFailed,
   MalformedEvent,
   MethodNotAllowed,
   type ReceiverError,
   statusOf,
   UnreadableBody
 } from "./ReceiverError.ts"
-import { type Claim, SeenEvents, type SeenEventsError } from "./SeenEvents.ts"
+import type { SeenEvents } from "./SeenEvents.ts"
 import { challengeResponse, makeSecret, type Secret, SignatureHeader, verifyResult } from "./Signature.ts"
+import { handle } from "./internal/handle.ts"
 import { byteCount, invalidByteCount, isByteCount } from "./internal/options.ts"
 
 /**
@@ -171,15 +169,74 @@ export interface Reply {
  */
 export interface Receiver<R> {
   readonly maxBodySize: number
-  /** Verifies, decodes and handles one delivery; never fails. */
-  readonly receive: (delivery: Delivery) => Effect.Effect<Reply, never, R | SeenEvents>
+  /**
+   * Verifies, decodes and handles one delivery; never fails. The handler runs
+   * in a fiber of the {@link HandlerScope}, which outlives a delivery whose
+   * sender went away (`effect/http`'s client abort).
+   */
+  readonly receive: (delivery: Delivery) => Effect.Effect<Reply, never, R | SeenEvents | HandlerScope>
   /** The HTTP application: reads the request's body and answers it. */
   readonly httpEffect: Effect.Effect<
     HttpServerResponse.HttpServerResponse,
     never,
-    HttpServerRequest.HttpServerRequest | R | SeenEvents
+    HttpServerRequest.HttpServerRequest | R | SeenEvents | HandlerScope
   >
 }
+
+/**
+ * The scope a receiver runs its handlers in. Each event's claim, handler and
+ * completion (or release) run in a fiber forked into this scope and joined
+ * by the delivery. A sender that disconnects (stops waiting for the answer,
+ * as the simulator does after 15 seconds) does not interrupt the handler,
+ * whose event the retry then finds handled (`duplicate`) or in flight (409),
+ * as with the Node and Web adapters; any other interruption of the delivery
+ * (the server shutting down, a timeout around `receive`) interrupts it.
+ * Closing the scope interrupts the handlers still running; an interrupted
+ * handler's mark is released (within 10 seconds), so that the retry runs it
+ * again. A fiber leaves the scope as it ends. {@link layerHandlerScope}
+ * provides one that closes with its layer; the adapters have their own,
+ * closed by `dispose`.
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import * as Receiver from "@connected-vehicle/webhooks/Receiver"
+ * import { SeenEvents } from "@connected-vehicle/webhooks"
+ *
+ * const receiver = Receiver.make({ secret: "management-token", handler: () => Effect.void })
+ * // the handlers run in the scope of this program: closed (interrupting them) as it ends
+ * const program = Effect.gen(function*() {
+ *   const scope = yield* Effect.scope
+ *   return yield* receiver.receive({ body: "{}", signature: undefined }).pipe(
+ *     Effect.provideService(Receiver.HandlerScope, scope),
+ *     Effect.provide(SeenEvents.layerMemory())
+ *   )
+ * }).pipe(Effect.scoped)
+ * ```
+ * @category services
+ * @since 0.2.0
+ */
+export class HandlerScope extends Context.Service<HandlerScope, Scope.Scope>()(
+  "@connected-vehicle/webhooks/Receiver/HandlerScope"
+) {}
+
+/**
+ * The {@link HandlerScope} of a layer: the layer's own scope, so releasing
+ * the layer (the application shutting down) interrupts the handlers still
+ * running and releases their events' marks.
+ *
+ * @example
+ * ```ts
+ * import { Layer } from "effect"
+ * import * as Receiver from "@connected-vehicle/webhooks/Receiver"
+ * import { SeenEvents } from "@connected-vehicle/webhooks"
+ *
+ * const ReceiverLive = Layer.merge(Receiver.layerHandlerScope, SeenEvents.layerMemory())
+ * ```
+ * @category layers
+ * @since 0.2.0
+ */
+export const layerHandlerScope: Layer.Layer<HandlerScope> = Layer.effect(HandlerScope, Effect.scope)
 
 const jsonHeaders = { "content-type": "application/json" } as const
 
@@ -287,7 +344,8 @@ export const readLimited = <E>(
 
 /**
  * Builds a receiver. Its effects need the `SeenEvents` store (for example
- * `SeenEvents.layerMemory()`) and whatever the handler needs. Throws
+ * `SeenEvents.layerMemory()`), a {@link HandlerScope} (for example
+ * {@link layerHandlerScope}) and whatever the handler needs. Throws
  * `InvalidArgument` (`field: "secret"`) when the secret is empty or not a
  * string, and (`field: "maxBodySize"`) when `maxBodySize` is given but is not
  * a positive whole number, so a misconfigured receiver fails at start-up
@@ -311,8 +369,8 @@ export const make = <E, R>(options: Options<E, R>): Receiver<R> => {
   const maxBodySize = byteCount("maxBodySize", options.maxBodySize, defaultMaxBodySize)
   const { handler } = options
 
-  const receive = (delivery: Delivery): Effect.Effect<Reply, never, R | SeenEvents> =>
-    Effect.suspend((): Effect.Effect<Reply, ReceiverError, R | SeenEvents> => {
+  const receive = (delivery: Delivery): Effect.Effect<Reply, never, R | SeenEvents | HandlerScope> =>
+    Effect.suspend((): Effect.Effect<Reply, ReceiverError, R | SeenEvents | HandlerScope> => {
       if (byteLength(delivery.body) > maxBodySize) {
         return Effect.fail(new BodyTooLarge({ limit: maxBodySize }))
       }
@@ -332,7 +390,7 @@ export const make = <E, R>(options: Options<E, R>): Receiver<R> => {
       if (unstorable.test(event.eventId)) {
         return Effect.fail(new MalformedEvent({ description: "the eventId holds a NUL character or a lone surrogate, which no text store keeps" }))
       }
-      return handle(handler, event)
+      return HandlerScope.use((scope) => handle(handler, event, scope))
     }).pipe(
       Effect.catch((error) =>
         Effect.as(
@@ -364,59 +422,6 @@ const challenge = (event: VerifyEvent, secret: Secret): Reply => ({
   outcome: "challenge",
   event
 })
-
-const handled = (event: DeliveredEvent, outcome: "handled" | "duplicate"): Reply => ({
-  status: 200,
-  headers: jsonHeaders,
-  body: outcome === "handled" ? "{\"status\":\"handled\"}" : "{\"status\":\"duplicate\"}",
-  outcome,
-  event
-})
-
-/** How long the completion or release of a claim may take. */
-const settleTimeout = Duration.seconds(10)
-
-/**
- * A verified event: claimed in the `SeenEvents` store (a duplicate is
- * answered as handled, one in flight elsewhere refused), then given to the
- * handler; the claim is completed on success and released on failure.
- */
-const handle = <E, R>(handler: Options<E, R>["handler"], event: DeliveredEvent) =>
-  Effect.gen(function*() {
-    const store = yield* SeenEvents
-    // this delivery's claim: a release by a delivery whose mark expired leaves it
-    const owner = randomUUID()
-    // once the claim is made, only the handler can be interrupted until the
-    // claim is completed or released (each within `settleTimeout`: a store
-    // that hangs does not hold an interruption forever); the claim itself
-    // stays interruptible (a store that hangs)
-    const settle = (effect: Effect.Effect<void, SeenEventsError>) =>
-      effect.pipe(
-        Effect.timeoutOrElse({ duration: settleTimeout, orElse: () => Effect.logWarning("the seen-events store did not answer in time") }),
-        Effect.catch((error) => Effect.logWarning(error.message))
-      )
-    const settled = (claim: Claim, restore: <A, E2, R2>(effect: Effect.Effect<A, E2, R2>) => Effect.Effect<A, E2, R2>) => {
-      if (claim === "duplicate") return Effect.as(Effect.logDebug("webhook event already handled"), handled(event, "duplicate"))
-      if (claim === "in-flight") return Effect.fail(new EventInFlight({ eventId: event.eventId }))
-      return restore(Effect.suspend(() => handler(event))).pipe(
-        Effect.onExit((exit) => settle(Exit.isSuccess(exit) ? store.complete(event.eventId, owner) : store.release(event.eventId, owner))),
-        // a failure, a defect or an interruption of the handler
-        Effect.matchCauseEffect({
-          onSuccess: () => Effect.succeed(handled(event, "handled")),
-          onFailure: (cause) =>
-            Effect.logWarning("webhook handler failed", cause).pipe(
-              Effect.andThen(Effect.fail(new HandlerFailed({ eventId: event.eventId, eventType: event.eventType })))
-            )
-        })
-      )
-    }
-    return yield* Effect.uninterruptibleMask((restore) =>
-      Effect.flatMap(
-        restore(store.claim(event.eventId, owner)),
-        (claim): Effect.Effect<Reply, EventInFlight | HandlerFailed, R> => settled(claim, restore)
-      )
-    )
-  }).pipe(Effect.annotateLogs({ eventId: event.eventId, eventType: event.eventType }))
 
 const readRequest = (
   request: HttpServerRequest.HttpServerRequest,
@@ -451,15 +456,17 @@ export const toHttpResponse = (reply: Reply): HttpServerResponse.HttpServerRespo
 
 /**
  * The receiver as an `effect/http` application, to serve
- * (`HttpServer.serve`) or mount on a route of an `HttpRouter`.
+ * (`HttpServer.serve`) or mount on a route of an `HttpRouter` (every method:
+ * it answers anything but a `POST` 405 itself). It needs the `SeenEvents`
+ * store and a {@link HandlerScope}.
  *
  * @example
  * ```ts
- * import { Effect, Layer, Redacted } from "effect"
+ * import { Effect, Redacted } from "effect"
  * import { HttpRouter } from "effect/http"
  * import * as Receiver from "@connected-vehicle/webhooks/Receiver"
  *
- * const Webhooks = HttpRouter.add("POST", "/webhooks", Receiver.toHttpEffect({
+ * const Webhooks = HttpRouter.add("*", "/webhooks", Receiver.toHttpEffect({
  *   secret: Redacted.make("management-token"), // or a plain string
  *   handler: (event) => Effect.log(event.eventType)
  * }))
@@ -469,5 +476,8 @@ export const toHttpResponse = (reply: Reply): HttpServerResponse.HttpServerRespo
  */
 export const toHttpEffect = <E, R>(
   options: Options<E, R>
-): Effect.Effect<HttpServerResponse.HttpServerResponse, never, HttpServerRequest.HttpServerRequest | R | SeenEvents> =>
-  make(options).httpEffect
+): Effect.Effect<
+  HttpServerResponse.HttpServerResponse,
+  never,
+  HttpServerRequest.HttpServerRequest | R | SeenEvents | HandlerScope
+> => make(options).httpEffect

@@ -16,6 +16,7 @@
  */
 import { Clock, Context, Duration, Effect, Layer, Option, Schema, Semaphore } from "effect"
 import { KeyValueStore } from "effect/persistence"
+import { createHash } from "node:crypto"
 import { count, millis } from "./internal/options.ts"
 
 /**
@@ -266,9 +267,39 @@ export interface KeyValueStoreOptions {
    * it above the handler's longest run. A positive, finite duration.
    */
   readonly inFlightTimeout?: Duration.Input | undefined
-  /** Prefix of the store's keys (default `"webhooks/seen/"`). */
+  /**
+   * Prefix of the store's keys (default `"webhooks/seen/"`); each key is the
+   * prefix and the event's {@link keyOf} (at most 128 characters). A file
+   * system store makes a key a file name (URI-encoded, at most 255 bytes):
+   * keep the prefix short there.
+   */
   readonly prefix?: string | undefined
 }
+
+/** Ids kept as they are: short, and of characters a file name or URI keeps as they are. */
+const plainId = /^[A-Za-z0-9_.~-]{1,128}$/
+
+/**
+ * The part of a `KeyValueStore` key that names an event: the `eventId`
+ * itself when it is at most 128 characters of `A-Z a-z 0-9 _ . ~ -` (the
+ * service's ids, UUIDs, are), otherwise `sha256:` and the 64 lowercase hex
+ * digits of the SHA-256 of its UTF-8 bytes. So every `eventId` a receiver
+ * accepts (up to 256 characters, any text) fits every backend, the file
+ * system's 255-byte file names included, and a hashed key (with its `:`)
+ * is never a plain id.
+ *
+ * @example
+ * ```ts
+ * import { keyOf } from "@connected-vehicle/webhooks/SeenEvents"
+ *
+ * keyOf("0f8fad5b-d9cb-469f-a165-70867728950e") // "0f8fad5b-d9cb-469f-a165-70867728950e"
+ * keyOf("€".repeat(30)) // "sha256:" followed by 64 hex digits
+ * ```
+ * @category utils
+ * @since 0.2.0
+ */
+export const keyOf = (eventId: string): string =>
+  plainId.test(eventId) ? eventId : `sha256:${createHash("sha256").update(eventId, "utf8").digest("hex")}`
 
 const Mark = Schema.fromJsonString(Schema.Struct({
   state: Schema.Literals(["in-flight", "done"]),
@@ -281,7 +312,8 @@ const encodeMark = Schema.encodeSync(Mark)
 /**
  * A store persisted in Effect's `KeyValueStore` (a file system, SQL or any
  * other backend of `effect/persistence`), so duplicates are recognised
- * across restarts. One entry per event, removed lazily once expired. Claims
+ * across restarts. One entry per event (its key: the prefix and
+ * {@link keyOf} the `eventId`), removed lazily once expired. Claims
  * are atomic within one process; processes sharing one backend may both run
  * the handler of an event delivered to each at the same instant. Throws an
  * `InvalidArgument` naming the option when `ttl` or `inFlightTimeout` is
@@ -291,6 +323,7 @@ const encodeMark = Schema.encodeSync(Mark)
  * ```ts
  * import { Effect } from "effect"
  * import { KeyValueStore } from "effect/persistence"
+import { createHash } from "node:crypto"
  * import { makeKeyValueStore } from "@connected-vehicle/webhooks/SeenEvents"
  *
  * const store = makeKeyValueStore({ ttl: "24 hours" }).pipe(Effect.provide(KeyValueStore.layerMemory))
@@ -313,7 +346,7 @@ export const makeKeyValueStore = (
       Effect.map(kv.get(key), (text) => text === undefined ? undefined : Option.getOrUndefined(decodeMark(text)))
     return SeenEvents.of({
       claim: (eventId, owner) => {
-        const key = prefix + eventId
+        const key = prefix + keyOf(eventId)
         return lock.withPermit(Effect.gen(function*() {
           const now = yield* Clock.currentTimeMillis
           const mark = yield* read(key)
@@ -328,10 +361,10 @@ export const makeKeyValueStore = (
       complete: (eventId) =>
         lock.withPermit(Effect.flatMap(
           Clock.currentTimeMillis,
-          (now) => kv.set(prefix + eventId, encodeMark({ state: "done", expiresAt: now + ttl }))
+          (now) => kv.set(prefix + keyOf(eventId), encodeMark({ state: "done", expiresAt: now + ttl }))
         )).pipe(Effect.mapError(failed("complete", eventId))),
       release: (eventId, owner) => {
-        const key = prefix + eventId
+        const key = prefix + keyOf(eventId)
         return lock.withPermit(Effect.gen(function*() {
           const mark = yield* read(key)
           if (mark?.state === "in-flight" && (owner === undefined || mark.owner === undefined || mark.owner === owner)) yield* kv.remove(key)
@@ -348,6 +381,7 @@ export const makeKeyValueStore = (
  * ```ts
  * import { Layer } from "effect"
  * import { KeyValueStore } from "effect/persistence"
+import { createHash } from "node:crypto"
  * import { layerKeyValueStore } from "@connected-vehicle/webhooks/SeenEvents"
  *
  * const SeenEventsLive = layerKeyValueStore().pipe(Layer.provide(KeyValueStore.layerMemory))

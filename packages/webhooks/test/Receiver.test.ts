@@ -3,11 +3,15 @@
  * NodeHttpServer, the Node adapter on a plain `http.createServer`) and the
  * Web adapter called directly: the same deliveries, the same answers.
  */
+import { NodeHttpServer } from "@effect/platform-node"
 import { assert, describe, it } from "@effect/vitest"
-import { DateTime, Effect, Fiber } from "effect"
+import { DateTime, Effect, Fiber, Layer, Logger } from "effect"
+import { HttpRouter } from "effect/http"
 import { createHash } from "node:crypto"
+import { createServer } from "node:http"
 import { inspect } from "node:util"
 import * as Receiver from "../src/Receiver.ts"
+import * as SeenEvents from "../src/SeenEvents.ts"
 import { sign } from "../src/Signature.ts"
 import { otherSecret, prettyEscaped, secret, secretText, signed, vehicleErrorEvent, vehicleStateEvent, verifyEvent } from "./samples.ts"
 import { capture, expectedChallenge, type Options, recorder, type Send, targets } from "./utils.ts"
@@ -246,3 +250,35 @@ for (const [name, makeTarget] of targets) {
       }), { timeout: 30_000 })
   })
 }
+
+describe("on an HttpRouter route for every method, as in the README", () => {
+  it.live("a GET is answered 405 with Allow: POST by the receiver; a signed POST is handled", () =>
+    Effect.gen(function*() {
+      const server = createServer()
+      yield* Layer.build(
+        HttpRouter.serve(HttpRouter.add("*", "/webhooks", Receiver.toHttpEffect({ secret, handler: () => Effect.void })), {
+          disableLogger: true,
+          disableListenLog: true
+        }).pipe(
+          Layer.provide([
+            SeenEvents.layerMemory(),
+            Receiver.layerHandlerScope,
+            NodeHttpServer.layer(() => server, { port: 0, host: "127.0.0.1", gracefulShutdownTimeout: 0 }),
+            Logger.layer([])
+          ])
+        )
+      ).pipe(Effect.orDie)
+      const address = server.address()
+      const url = `http://127.0.0.1:${typeof address === "object" && address !== null ? address.port : 0}/webhooks`
+      const get = yield* Effect.promise(() => fetch(url))
+      assert.strictEqual(get.status, 405)
+      assert.strictEqual(get.headers.get("allow"), "POST")
+      assert.strictEqual((JSON.parse(yield* Effect.promise(() => get.text())) as any).error._tag, "MethodNotAllowed")
+      const delivery = signed(JSON.stringify(vehicleStateEvent("evt_routed")))
+      const post = yield* Effect.promise(() =>
+        fetch(url, { method: "POST", headers: { "sc-signature": delivery.signature }, body: delivery.body })
+      )
+      assert.strictEqual(post.status, 200)
+      assert.strictEqual(yield* Effect.promise(() => post.text()), "{\"status\":\"handled\"}")
+    }))
+})

@@ -19,6 +19,9 @@ import * as WebAdapter from "../src/WebAdapter.ts"
 import { prettyEscaped, secret, signed, vehicleStateEvent, verifyEvent } from "./samples.ts"
 import { fetchTarget, listen } from "./utils.ts"
 
+/** The handlers' scope of a test: its own, closed as the test ends. */
+const withHandlers = Effect.provide(Receiver.layerHandlerScope)
+
 describe("an empty or missing secret", () => {
   it("every make throws an InvalidArgument naming the secret at construction (no receiver answering 500 to every delivery)", () => {
     const handler = () => Effect.void
@@ -160,7 +163,7 @@ describe("Receiver.receive (no HTTP)", () => {
       assert.strictEqual((yield* Fiber.join(b)).status, 200)
       assert.strictEqual((yield* receiver.receive(delivery)).outcome, "duplicate")
       assert.strictEqual(runs, 2)
-    }).pipe(Effect.provide(SeenEvents.layerKeyValueStore().pipe(Layer.provide(KeyValueStore.layerMemory)))))
+    }).pipe(withHandlers, Effect.provide(SeenEvents.layerKeyValueStore().pipe(Layer.provide(KeyValueStore.layerMemory)))))
 
   it.effect("a handler ending by interruption is HandlerFailed (500); the receiving fiber interrupted from outside is interrupted; both release the claim", () =>
     Effect.gen(function*() {
@@ -188,7 +191,7 @@ describe("Receiver.receive (no HTTP)", () => {
       yield* Effect.yieldNow
       while (runs < 3) yield* Effect.yieldNow
       yield* Fiber.interrupt(third)
-    }).pipe(Effect.provide(SeenEvents.layerMemory())))
+    }).pipe(withHandlers, Effect.provide(SeenEvents.layerMemory())))
 
   it.effect("a store wrapped for the previous interface (its release drops the owner): a failed delivery's retry runs the handler", () =>
     Effect.gen(function*() {
@@ -202,7 +205,7 @@ describe("Receiver.receive (no HTTP)", () => {
       const retry = yield* receiver.receive(delivery)
       assert.strictEqual(retry.status, 200, retry.body)
       assert.strictEqual(runs, 2)
-    }).pipe(Effect.provide(Layer.effect(
+    }).pipe(withHandlers, Effect.provide(Layer.effect(
       SeenEvents.SeenEvents,
       Effect.map(SeenEvents.makeMemory(), (inner) =>
         // the claim passed on whole, the release written with one parameter
@@ -228,7 +231,7 @@ describe("Receiver.receive (no HTTP)", () => {
         yield* TestClock.adjust("1 second")
         assert.strictEqual((yield* Fiber.join(fiber)).status, status)
       }
-    }))
+    }).pipe(withHandlers))
 
   it.effect("a store wrapper that claims without the owner (written for the previous interface): a failed delivery's retry runs the handler", () =>
     Effect.gen(function*() {
@@ -242,7 +245,7 @@ describe("Receiver.receive (no HTTP)", () => {
       assert.strictEqual((yield* receive).status, 500)
       assert.deepStrictEqual([(yield* receive).status, (yield* receive).status], [200, 200])
       assert.strictEqual(runs, 2)
-    }))
+    }).pipe(withHandlers))
 
   it.live("a receive whose claim hangs (a store's backend hung) can still be interrupted, and timed out", () =>
     Effect.gen(function*() {
@@ -258,7 +261,7 @@ describe("Receiver.receive (no HTTP)", () => {
       assert.isTrue(Option.isSome(interrupted), "Fiber.interrupt returned")
       const timedOut = yield* receive.pipe(Effect.timeoutOption("50 millis"), Effect.timeoutOption("2 seconds"))
       assert.deepStrictEqual(timedOut, Option.some(Option.none()))
-    }))
+    }).pipe(withHandlers))
 
   it.live("an interrupted claim's release leaves another delivery's claim (anonymous, by a wrapper for the previous interface) in place", () =>
     Effect.gen(function*() {
@@ -293,7 +296,7 @@ describe("Receiver.receive (no HTTP)", () => {
       assert.strictEqual(most, 1)
       yield* Deferred.succeed(gate, undefined)
       assert.strictEqual((yield* Fiber.join(first)).status, 200)
-    }))
+    }).pipe(withHandlers))
 
   it.effect("a failing seen-events store is 503, and the handler does not run", () =>
     Effect.gen(function*() {
@@ -316,7 +319,7 @@ describe("Receiver.receive (no HTTP)", () => {
       )
       assert.strictEqual(verify.status, 200)
       assert.strictEqual(verify.outcome, "challenge")
-    }))
+    }).pipe(withHandlers))
 
   it.effect("an event with an empty eventId is a MalformedEvent (400), never handled nor taken for a duplicate", () =>
     Effect.gen(function*() {
@@ -329,7 +332,7 @@ describe("Receiver.receive (no HTTP)", () => {
         assert.include(reply.body, "the eventId is empty")
       }
       assert.strictEqual(calls.length, 0)
-    }).pipe(Effect.provide(SeenEvents.layerMemory())))
+    }).pipe(withHandlers, Effect.provide(SeenEvents.layerMemory())))
 
   it.effect("an eventId longer than maxEventIdLength is a MalformedEvent (400), not kept; one of that length is handled", () =>
     Effect.gen(function*() {
@@ -352,7 +355,7 @@ describe("Receiver.receive (no HTTP)", () => {
       assert.strictEqual(ok.status, 200, ok.body)
       assert.deepStrictEqual(claimed, [longest])
       assert.strictEqual(calls.length, 1)
-    }))
+    }).pipe(withHandlers))
 
   it.effect("an eventId holding a NUL or a lone surrogate is a MalformedEvent (400), never handled; a paired surrogate is handled", () =>
     Effect.gen(function*() {
@@ -367,7 +370,7 @@ describe("Receiver.receive (no HTTP)", () => {
       const paired = yield* receiver.receive(signed(JSON.stringify(vehicleStateEvent("evt_\ud83d\ude97"))))
       assert.strictEqual(paired.status, 200, paired.body)
       assert.deepStrictEqual(calls, ["evt_\ud83d\ude97"])
-    }).pipe(Effect.provide(SeenEvents.layerMemory())))
+    }).pipe(withHandlers, Effect.provide(SeenEvents.layerMemory())))
 
   it.effect("a string body is verified as its UTF-8 bytes", () =>
     Effect.gen(function*() {
@@ -376,7 +379,7 @@ describe("Receiver.receive (no HTTP)", () => {
       const fromText = yield* receiver.receive({ body, signature: sign(new TextEncoder().encode(body), secret) })
       assert.strictEqual(fromText.status, 200)
       assert.strictEqual(fromText.outcome, "handled")
-    }).pipe(Effect.provide(SeenEvents.layerMemory())))
+    }).pipe(withHandlers, Effect.provide(SeenEvents.layerMemory())))
 
   it("decodeBody keeps a signal body's escaped keys whatever bodies were parsed before", () => {
     const withKey = (key: string) => {

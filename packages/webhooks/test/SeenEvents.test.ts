@@ -1,8 +1,14 @@
+import { NodeFileSystem, NodePath } from "@effect/platform-node"
 import { assert, describe, it } from "@effect/vitest"
-import { Duration, Effect } from "effect"
+import { Duration, Effect, Layer } from "effect"
 import { KeyValueStore } from "effect/persistence"
 import { TestClock } from "effect/testing"
+import { mkdtempSync, readdirSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import * as Receiver from "../src/Receiver.ts"
 import * as SeenEvents from "../src/SeenEvents.ts"
+import { secret, signed, vehicleStateEvent } from "./samples.ts"
 
 const lifecycle = (store: SeenEvents.SeenEventsStore, ttl: Duration.Duration) =>
   Effect.gen(function*() {
@@ -142,4 +148,48 @@ describe("SeenEvents", () => {
       assert.strictEqual(error.operation, "claim")
       assert.strictEqual(error.eventId, "evt_1")
     }))
+
+  it.live("KeyValueStore on the file system: every eventId a receiver accepts is handled once, then a duplicate; a service id keeps its key", () =>
+    Effect.gen(function*() {
+      const dir = mkdtempSync(join(tmpdir(), "webhooks-seen-"))
+      yield* Effect.addFinalizer(() => Effect.sync(() => rmSync(dir, { recursive: true, force: true })))
+      const uuid = "0f8fad5b-d9cb-469f-a165-70867728950e"
+      const ids = [
+        uuid,
+        "a".repeat(128),
+        "a".repeat(129),
+        "a".repeat(238),
+        "a".repeat(Receiver.maxEventIdLength),
+        "€".repeat(30),
+        "€".repeat(Receiver.maxEventIdLength),
+        "evt/1:2 3?",
+        `sha256:${"0".repeat(64)}`
+      ]
+      const handled: Array<string> = []
+      const receiver = Receiver.make({ secret, handler: (event) => Effect.sync(() => handled.push(event.eventId)) })
+      const store = SeenEvents.layerKeyValueStore().pipe(
+        Layer.provide(KeyValueStore.layerFileSystem(dir)),
+        Layer.provide([NodeFileSystem.layer, NodePath.layer])
+      )
+      for (const id of ids) {
+        const delivery = signed(JSON.stringify(vehicleStateEvent(id)))
+        const first = yield* receiver.receive(delivery).pipe(Effect.provide(store))
+        assert.strictEqual(first.status, 200, `${id.length} characters: ${first.body}`)
+        // a new store on the same directory (a restart) finds it handled
+        const retry = yield* receiver.receive(delivery).pipe(Effect.provide(store))
+        assert.strictEqual(retry.body, "{\"status\":\"duplicate\"}", `${id.length} characters`)
+      }
+      assert.deepStrictEqual(handled, ids)
+      const files = readdirSync(dir)
+      assert.strictEqual(files.length, ids.length)
+      // the service's ids (and every short plain id) are kept under the key they always had
+      assert.include(files, encodeURIComponent(`webhooks/seen/${uuid}`))
+      assert.include(files, encodeURIComponent(`webhooks/seen/${"a".repeat(128)}`))
+      assert.strictEqual(SeenEvents.keyOf(uuid), uuid)
+      assert.match(SeenEvents.keyOf("a".repeat(129)), /^sha256:[0-9a-f]{64}$/)
+      // an id written as a hashed key is hashed too: no plain id is ever taken for a hashed one
+      assert.match(SeenEvents.keyOf(`sha256:${"0".repeat(64)}`), /^sha256:[0-9a-f]{64}$/)
+      assert.notStrictEqual(SeenEvents.keyOf(`sha256:${"0".repeat(64)}`), `sha256:${"0".repeat(64)}`)
+      for (const file of files) assert.isAtMost(Buffer.byteLength(file), 255, file)
+    }).pipe(Effect.provide(Receiver.layerHandlerScope)))
 })

@@ -123,8 +123,10 @@ export const targets: ReadonlyArray<readonly [string, (options: Options, logs: L
       Effect.gen(function*() {
         const store = yield* SeenEvents.makeMemory()
         const server = yield* NodeHttpServer.make(() => createServer(), { port: 0, host: "127.0.0.1", gracefulShutdownTimeout: 0 })
+        const handlers = yield* Effect.scope
         yield* server.serve(Receiver.toHttpEffect(options)).pipe(
           Effect.provideService(SeenEvents.SeenEvents, store),
+          Effect.provideService(Receiver.HandlerScope, handlers),
           Effect.provide(logs)
         )
         const port = server.address._tag === "UnixPathAddress" ? 0 : server.address.port

@@ -27,7 +27,8 @@ export interface Running<R> {
 export const start = <E, R, LE>(options: AdapterOptions<E, R, LE>): Running<R> => {
   const receiver = Receiver.make(options)
   const layer = Layer.merge(
-    options.seenEvents ?? SeenEvents.layerMemory(),
+    // the handlers' scope closes first (on dispose), releasing their marks into the store still open
+    Receiver.layerHandlerScope.pipe(Layer.provideMerge(options.seenEvents ?? SeenEvents.layerMemory())),
     (options.layer ?? Layer.empty) as Layer.Layer<R, LE>
   )
   const runtime = ManagedRuntime.make(layer)
