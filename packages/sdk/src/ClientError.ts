@@ -128,7 +128,7 @@ export class ConnectedVehicleError extends Error {
 
   /** Its name, message and fields (never its `cause`), for `JSON.stringify` and loggers. */
   toJSON(): Record<string, unknown> {
-    return { name: this.name, message: this.message, ...this }
+    return { name: this.name, message: this.message, ...Object.fromEntries(Object.entries(this)) }
   }
 
   override get name(): string {
