@@ -37,7 +37,11 @@ import { TokenStore } from "./TokenStore.ts"
  * or one past that point, waits for the renewal. Renewals are single flight
  * per store and key, across every `Credentials` built on the same
  * `TokenStore`; one outcome (token or error) is shared by all the callers
- * waiting for it. A background renewal that fails is logged (warning) and
+ * waiting for it. A caller told when its wait ends (`Credentials.tokenBy`,
+ * `refreshBy`: the transport's attempt timeout) fails at once, with the token
+ * endpoint's answer and what is left of the wait as `retryAfter`, when the
+ * renewal's grant waits (that answer's `Retry-After`, or a backoff) until
+ * then or later; the renewal goes on for the other callers. A background renewal that fails is logged (warning) and
  * started again by a later call (at most once a second while the token is
  * still handed out). Renewals run in the `Scope` of the caller of `make`
  * while it is open (the layers' scope: closing the layer waits for a

@@ -3,9 +3,11 @@
  * callers whose wait for the credential ends before it fail as soon as it
  * starts (or as they join it), with that answer; the others keep waiting and
  * get the token; one renewal, no token request for a caller that gave up.
+ * On the `TestClock` (set to now): "at once" is with no time passed.
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Duration, Effect, Fiber, Layer, Redacted } from "effect"
+import { TestClock } from "effect/testing"
 import { HttpClient, HttpClientResponse } from "effect/http"
 import { LegacyApi } from "@connected-vehicle/schema/Api"
 import * as OAuthConfig from "@connected-vehicle/auth/OAuthConfig"
@@ -55,56 +57,56 @@ const sessionWith = (transport: Layer.Layer<Transport.Transport>, token: TokenSt
     return yield* Layer.build(Layer.mergeAll(transport, Session.layerUser("user-1").pipe(Layer.provide([transport, oauth, Layer.succeed(TokenStore.TokenStore, memory)]))))
   })
 
-/** A caller's failure: the token endpoint's 429, what is left of its wait, no timeout. */
-const assertLate = (error: unknown) => {
+/** A caller's failure: the token endpoint's 429, `left` milliseconds of its wait, no timeout. */
+const assertLate = (error: unknown, left: number) => {
   if (!isConnectedVehicleError(error) || error.reason._tag !== "Credentials") return assert.fail(`not a Credentials reason: ${String(error)}`)
   assert.isUndefined(error.reason.timeout)
   assert.strictEqual(error.status, 429)
   assert.isFalse(error.isRetryable)
-  const left = error.retryAfter === undefined ? -1 : Duration.toMillis(error.retryAfter)
-  assert.isTrue(left > 0 && left <= 1_000, String(left))
+  assert.strictEqual(error.retryAfter === undefined ? -1 : Duration.toMillis(error.retryAfter), left)
   assert.isTrue(isConnectedVehicleError(error.reason.cause) && error.reason.cause.reason._tag === "RateLimit")
   assert.include(error.message, "429 slow_down")
 }
 
 describe("Session: a renewal that sleeps out the token endpoint's Retry-After", () => {
-  it.live("fails the callers that cannot wait at once, joining ones too, and goes on for the others: one flight, two token requests", () =>
+  it.effect("fails the callers that cannot wait at once, joining ones too, and goes on for the others: one flight, two token requests", () =>
     Effect.gen(function*() {
+      yield* TestClock.setTime(Date.now())
       const { sent, transport } = service("none")
       const context = yield* sessionWith(transport, expired())
-      const started = Date.now()
       const long = yield* Effect.forkChild(odometer("5 seconds").pipe(Effect.provideContext(context)))
-      const short = yield* Effect.flip(odometer("300 millis").pipe(Effect.provideContext(context)))
-      assertLate(short)
-      assert.isBelow(Date.now() - started, 250)
+      const short = yield* Effect.forkChild(Effect.flip(odometer("300 millis").pipe(Effect.provideContext(context))))
+      yield* TestClock.adjust("1 millis")
+      // not after its 300 ms: at once, with the token endpoint's 429 and what is left of its wait
+      const failed = short.pollUnsafe()
+      if (failed === undefined) return assert.fail("the short call still waits")
+      assertLate(yield* Fiber.join(short), 1000)
       // a caller that joins the renewal during its wait fails at once too, without a request
-      yield* Effect.sleep("100 millis")
-      const joined = Date.now()
-      assertLate(yield* Effect.flip(odometer("300 millis").pipe(Effect.provideContext(context))))
-      assert.isBelow(Date.now() - joined, 150)
+      yield* TestClock.adjust("100 millis")
+      assertLate(yield* Effect.flip(odometer("300 millis").pipe(Effect.provideContext(context))), 899)
       assert.deepStrictEqual(sent, ["token refresh-1"])
+      assert.isUndefined(long.pollUnsafe())
       // the renewal's next request, once the wait is over, serves the caller that could wait
+      yield* TestClock.adjust("900 millis")
       assert.strictEqual((yield* Fiber.join(long)).value.distance, 42)
-      assert.isAtLeast(Date.now() - started, 900)
       assert.deepStrictEqual(sent, ["token refresh-1", "token refresh-1", "read access-2"])
       // and the calls after it
       assert.strictEqual((yield* odometer("300 millis").pipe(Effect.provideContext(context))).value.distance, 42)
       assert.deepStrictEqual(sent, ["token refresh-1", "token refresh-1", "read access-2", "read access-2"])
-    }).pipe(Effect.scoped), 10_000)
+    }).pipe(Effect.scoped))
 
-  it.live("a 401's refresh (refreshBy) fails at once too when it cannot wait, and replays with the new token when it can", () =>
+  it.effect("a 401's refresh (refreshBy) fails at once too when it cannot wait, and replays with the new token when it can", () =>
     Effect.gen(function*() {
+      yield* TestClock.setTime(Date.now())
       const { sent, transport } = service("access-1")
       const context = yield* sessionWith(transport, userToken(0))
+      // the long call's 401 renews first (answered 429): the short one's refresh joins that renewal
       const long = yield* Effect.forkChild(odometer("5 seconds").pipe(Effect.provideContext(context)))
-      // the long call's 401 renews first: the short one's refresh joins that renewal
-      while (!sent.includes("token refresh-1")) yield* Effect.sleep(1)
-      const started = Date.now()
-      const short = yield* Effect.flip(odometer("300 millis").pipe(Effect.provideContext(context)))
-      assertLate(short)
-      assert.isBelow(Date.now() - started, 250)
+      for (let i = 0; i < 100 && !sent.includes("token refresh-1"); i++) yield* Effect.yieldNow
+      assert.deepStrictEqual(sent, ["read access-1", "token refresh-1"])
+      assertLate(yield* Effect.flip(odometer("300 millis").pipe(Effect.provideContext(context))), 1000)
+      yield* TestClock.adjust("1 second")
       assert.strictEqual((yield* Fiber.join(long)).value.distance, 42)
-      assert.deepStrictEqual(sent.filter((s) => s.startsWith("token")), ["token refresh-1", "token refresh-1"])
-      assert.strictEqual(sent.at(-1), "read access-2")
-    }).pipe(Effect.scoped), 10_000)
+      assert.deepStrictEqual(sent, ["read access-1", "token refresh-1", "read access-1", "token refresh-1", "read access-2"])
+    }).pipe(Effect.scoped))
 })

@@ -90,9 +90,9 @@ describe("a token endpoint's Retry-After longer than a call's timeout", () => {
     await new Promise((resolve) => setTimeout(resolve, 1_000))
     const joined = await settled(client.v3.webhooks.list({}), Date.now())
     assert.instanceOf(joined.error, Client.RateLimitError)
-    assert.isBelow(joined.after, 500)
+    assert.isBelow(joined.after, 1_500)
     const left = (joined.error as Client.RateLimitError).retryAfter
-    assert.isTrue(left !== undefined && left < 9_500 && left > 7_000, String(left))
+    assert.isTrue(left !== undefined && left < 9_500 && left > 6_000, String(left))
     // the renewal went on: one more token request, after the wait, for the call that could wait
     const long = await waiting
     assert.isUndefined(long.error)
@@ -101,9 +101,9 @@ describe("a token endpoint's Retry-After longer than a call's timeout", () => {
     assert.deepStrictEqual(seen.bearers, ["Bearer app-2"])
   }, 20_000)
 
-  it("Promise client, 503 + Retry-After 2: the 1 s call fails at once with a ServerError, the 10 s call gets the token", async () => {
-    answering(503, 2)
-    await using client = Client.createClient({ clientId: "client-id", clientSecret: "client-secret", origin, timeout: 1_000 })
+  it("Promise client, 503 + Retry-After 3: the 2 s call fails at once with a ServerError, the 10 s call gets the token", async () => {
+    answering(503, 3)
+    await using client = Client.createClient({ clientId: "client-id", clientSecret: "client-secret", origin, timeout: 2_000 })
     const started = Date.now()
     const [short, long] = await Promise.all([
       settled(client.v3.webhooks.list({}), started),
@@ -111,38 +111,38 @@ describe("a token endpoint's Retry-After longer than a call's timeout", () => {
     ])
     assert.instanceOf(short.error, Client.ServerError)
     const error = short.error as Client.ServerError
-    assert.isBelow(short.after, 900)
+    assert.isBelow(short.after, 1_500)
     assert.strictEqual(error.status, 503)
-    assert.isTrue(error.retryAfter !== undefined && error.retryAfter > 1_000 && error.retryAfter <= 2_000, String(error.retryAfter))
+    assert.isTrue(error.retryAfter !== undefined && error.retryAfter > 1_500 && error.retryAfter <= 3_000, String(error.retryAfter))
     assert.isUndefined(long.error)
     assert.strictEqual(seen.tokens, 2)
   }, 20_000)
 
-  it.live("Effect layer, 429 + Retry-After 2: the 1 s call fails at once (Credentials: status 429, retryAfter, the RateLimit as cause), the 10 s call gets the token", () =>
+  it.live("Effect layer, 429 + Retry-After 3: the 2 s call fails at once (Credentials: status 429, retryAfter, the RateLimit as cause), the 10 s call gets the token", () =>
     Effect.gen(function*() {
-      answering(429, 2)
+      answering(429, 3)
       const webhooks = yield* Webhooks
       const started = Date.now()
       const long = yield* Effect.forkChild(webhooks.list({}, { timeout: "10 seconds" }))
       const error = yield* Effect.flip(webhooks.list({}))
-      assert.isBelow(Date.now() - started, 900)
+      assert.isBelow(Date.now() - started, 1_500)
       assert.isTrue(isConnectedVehicleError(error))
       if (!isConnectedVehicleError(error) || error.reason._tag !== "Credentials") return assert.fail(`not a Credentials reason: ${String(error)}`)
       assert.isUndefined(error.reason.timeout)
       assert.strictEqual(error.status, 429)
       assert.isFalse(error.isRetryable)
       const left = error.retryAfter === undefined ? 0 : Duration.toMillis(error.retryAfter)
-      assert.isTrue(left > 1_000 && left <= 2_000, String(left))
+      assert.isTrue(left > 1_500 && left <= 3_000, String(left))
       const cause = error.reason.cause
       assert.isTrue(isConnectedVehicleError(cause) && cause.reason._tag === "RateLimit")
       // the renewal goes on for the call that can wait
       yield* Fiber.join(long)
-      assert.isAtLeast(Date.now() - started, 1_500)
+      assert.isAtLeast(Date.now() - started, 2_500)
       assert.strictEqual(seen.tokens, 2)
       assert.deepStrictEqual(seen.bearers, ["Bearer app-2"])
     }).pipe(
       Effect.provide(ConnectedVehicle.layer({
-        transport: { roots: TransportConfig.rootsFromOrigin(origin), timeout: "1 second" },
+        transport: { roots: TransportConfig.rootsFromOrigin(origin), timeout: "2 seconds" },
         oauth: { clientId: "client-id", clientSecret: Redacted.make("client-secret") }
       }))
     ), 20_000)
