@@ -14,14 +14,14 @@
  *
  * @since 0.1.0
  */
-import { Clock, Deferred, Duration, Effect, Layer, Option, Redacted, Scope } from "effect"
+import { Clock, Duration, Effect, Layer, Option, Redacted, Scope } from "effect"
 import { Credentials } from "@connected-vehicle/transport/Credentials"
 import type * as Transport from "@connected-vehicle/transport/Transport"
 import type { ConnectedVehicleError } from "@connected-vehicle/transport/ConnectedVehicleError"
 import { OAuthConfig } from "./OAuthConfig.ts"
 import * as TokenExchange from "./TokenExchange.ts"
 import { noCredential, toCredentialsError } from "./internal/failure.ts"
-import { flightsOf, joinOrStart, wasInterrupted } from "./internal/flight.ts"
+import { flightsOf, joinOrStart, outcomeBy, wasInterrupted } from "./internal/flight.ts"
 import { keyError } from "./internal/key.ts"
 import { phaseOf } from "./internal/phase.ts"
 import * as Refused from "./internal/refused.ts"
@@ -37,7 +37,11 @@ import { TokenStore } from "./TokenStore.ts"
  * or one past that point, waits for the renewal. Renewals are single flight
  * per store and key, across every `Credentials` built on the same
  * `TokenStore`; one outcome (token or error) is shared by all the callers
- * waiting for it. A background renewal that fails is logged (warning) and
+ * waiting for it. A caller told when its wait ends (`Credentials.tokenBy`,
+ * `refreshBy`: the transport's attempt timeout) fails at once, with the token
+ * endpoint's answer and what is left of the wait as `retryAfter`, when the
+ * renewal's grant waits (that answer's `Retry-After`, or a backoff) until
+ * then or later; the renewal goes on for the other callers. A background renewal that fails is logged (warning) and
  * started again by a later call (at most once a second while the token is
  * still handed out). Renewals run in the `Scope` of the caller of `make`
  * while it is open (the layers' scope: closing the layer waits for a
@@ -103,34 +107,41 @@ const session = <R>(
     }
     const scope = yield* Effect.serviceOption(Scope.Scope)
     const { retryAt, running } = state.flights
-    const start = (isStale: Renewal.IsStale, background: boolean) => joinOrStart(running, key, Renewal.renewOnce(state, isStale, background), scope)
-    // the renewal in flight, else a new one; one interrupted (its layer closed) is started again
-    const renewal = (isStale: Renewal.IsStale): Effect.Effect<Token, ConnectedVehicleError> =>
-      Effect.catchIf(Effect.flatMap(start(isStale, false), Deferred.await), wasInterrupted, () => renewal(isStale))
+    const start = (isStale: Renewal.IsStale, background: boolean) => joinOrStart(running, key, (tell) => Renewal.renewOnce(state, isStale, background, tell), scope)
+    // the renewal in flight, else a new one; one interrupted (its layer closed) is started again.
+    // A caller with a `deadline` fails once the renewal's grant waits past it (`outcomeBy`)
+    const renewal = (isStale: Renewal.IsStale, deadline?: number): Effect.Effect<Token, ConnectedVehicleError> =>
+      Effect.catchIf(Effect.flatMap(start(isStale, false), (flight) => outcomeBy(flight, deadline)), wasInterrupted, () => renewal(isStale, deadline))
     const stale = (token: Option.Option<Token>, now: number) => Option.isNone(token) || state.phase(token.value, now) !== "fresh"
     // stale-while-revalidate: a renewal in the background, unless one runs or
     // the last one failed less than a second ago
     const revalidate = (now: number) =>
       Effect.suspend(() => running.has(key) || now < (retryAt.get(key) ?? 0) ? Effect.void : Effect.asVoid(start(stale, true)))
-    return { token: tokenOf(state, Effect.map(renewal(stale), (next) => next.accessToken), revalidate), refresh: refreshOf(state, renewal) }
+    const renewed = (deadline: number | undefined) => Effect.map(renewal(stale, deadline), (next) => next.accessToken)
+    const tokenBy = tokenOf(state, renewed, revalidate)
+    const refreshBy = refreshOf(state, renewal)
+    return { token: tokenBy(undefined), refresh: (rejected) => refreshBy(rejected), tokenBy, refreshBy }
   })
 
-// `Credentials.token` (on every call: a chain, not a generator, so no generator object per call)
+// `Credentials.tokenBy` (on every call: a chain, not a generator, so no generator
+// object per call); `Credentials.token` is its effect without a deadline, built once
 const tokenOf = <R>(
   state: Renewal.State<R>,
-  renewed: Effect.Effect<Redacted.Redacted<string>, ConnectedVehicleError>,
+  renewed: (deadline: number | undefined) => Effect.Effect<Redacted.Redacted<string>, ConnectedVehicleError>,
   revalidate: (now: number) => Effect.Effect<void>
-): Effect.Effect<Redacted.Redacted<string>, ConnectedVehicleError> => {
+) => {
   const { flights: { kept }, key, phase, refused, store } = state
   const malformed = Effect.fail(noCredential(
     `the token store gave back a token of ${key} whose accessToken is not a Redacted value: a store must return what it was given (rebuild Redacted values when it reads serialized tokens)`
   ))
-  return Effect.matchEffect(store.get(key, Renewal.peek), {
-    onFailure: (error) => Effect.fail(toCredentialsError(error)),
+  const read = store.get(key, Renewal.peek)
+  const failed = (error: TokenExchange.TokenError | TokenStoreError) => Effect.fail(toCredentialsError(error))
+  return (deadline: number | undefined): Effect.Effect<Redacted.Redacted<string>, ConnectedVehicleError> => Effect.matchEffect(read, {
+    onFailure: failed,
     onSuccess: (current) =>
       Effect.clockWith((clock) => {
         // a granted token not stored yet: the renewal's single flight stores it (or renews from it)
-        if (Option.isNone(current) || (kept.size !== 0 && kept.has(key))) return renewed
+        if (Option.isNone(current) || (kept.size !== 0 && kept.has(key))) return renewed(deadline)
         // what a store gives back must be what it was given: a token whose
         // access token is not `Redacted` (serialized as a string, say) is the
         // store's fault, said as such rather than renewed on every call
@@ -144,21 +155,24 @@ const tokenOf = <R>(
         if (refusal !== undefined) {
           return phaseNow === "expired" || Refused.rejects(current.value, refusal) ? Effect.fail(Refused.signInAgain(key, refusal)) : accessToken
         }
-        if (phaseNow === "expired") return renewed
+        if (phaseNow === "expired") return renewed(deadline)
         return phaseNow === "fresh" ? accessToken : Effect.andThen(revalidate(now), accessToken)
       })
   })
 }
 
-// `Credentials.refresh`: the service rejected the access token `rejected`
-const refreshOf = <R>(state: Renewal.State<R>, renewal: (isStale: Renewal.IsStale) => Effect.Effect<Token, ConnectedVehicleError>) =>
-(rejected: Redacted.Redacted<string>) => {
+// `Credentials.refreshBy`: the service rejected the access token `rejected`
+const refreshOf = <R>(
+  state: Renewal.State<R>,
+  renewal: (isStale: Renewal.IsStale, deadline?: number) => Effect.Effect<Token, ConnectedVehicleError>
+) =>
+(rejected: Redacted.Redacted<string>, deadline?: number) => {
   const { key, refused } = state
   const isRejected = (t: Option.Option<Token>) =>
     Option.isNone(t) || !Redacted.isRedacted(t.value.accessToken) || Redacted.value(t.value.accessToken) === Redacted.value(rejected)
   // a renewal that was running for another reason may hand back the rejected token: renew once more
-  return renewal(isRejected).pipe(
-    Effect.flatMap((next) => isRejected(Option.some(next)) ? renewal(isRejected) : Effect.succeed(next)),
+  return renewal(isRejected, deadline).pipe(
+    Effect.flatMap((next) => isRejected(Option.some(next)) ? renewal(isRejected, deadline) : Effect.succeed(next)),
     // its refresh token refused: the rejected access token is not sent again either
     Effect.tapError((error) =>
       Effect.sync(() => {

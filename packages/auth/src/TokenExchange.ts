@@ -34,6 +34,7 @@ import * as Transport from "@connected-vehicle/transport/Transport"
 import type { ConnectedVehicleError } from "@connected-vehicle/transport/ConnectedVehicleError"
 import { OAuthConfig } from "./OAuthConfig.ts"
 import type { Token } from "./TokenStore.ts"
+import { waiting } from "./internal/wait.ts"
 
 /**
  * Errors of the token endpoint: a failed call (an `OAuth` reason for a
@@ -121,7 +122,8 @@ const mayRepeat = (error: TokenError, clientCredentials: boolean): error is Conn
  * {@link mayRepeat}, each after at least its `Retry-After` (exponential from
  * 250 ms, at most 4 s), none starting later than `retryWindowMillis` after
  * `start`. The wait is interruptible: a renewal whose layer closes ends there
- * (no request is in flight then).
+ * (no request is in flight then); it is told to the renewal that runs the
+ * grant (`waiting`), whose callers that cannot wait that long fail at once.
  */
 const repeated = <A, R>(
   once: Effect.Effect<A, TokenError, R>,
@@ -136,7 +138,7 @@ const repeated = <A, R>(
       const again = n < retries && mayRepeat(error, clientCredentials) && retryAfterMillis(error) <= maxRetryAfterMillis &&
         now + wait - start <= retryWindowMillis
       return again
-        ? Effect.andThen(Effect.interruptible(Effect.sleep(wait)), repeated(once, clientCredentials, retries, start, n + 1))
+        ? Effect.andThen(waiting(now + wait, error, Effect.interruptible(Effect.sleep(wait))), repeated(once, clientCredentials, retries, start, n + 1))
         : Effect.fail(error)
     }))
 

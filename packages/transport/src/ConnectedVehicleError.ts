@@ -223,7 +223,8 @@ export class InvalidRequest extends Schema.TaggedError<InvalidRequest>()("Invali
  * `ConnectedVehicleError` of the token request, or a `TokenStoreError`), so
  * that a caller can tell an unreachable token endpoint from a refused
  * client; `status` and `retryAfter` are the token request's, when it was
- * answered; `timeout` the limit the call's wait for the credential ran out
+ * answered (`retryAfter` what is left of it when the renewal waits it out
+ * past the call's wait for the credential); `timeout` the limit the call's wait for the credential ran out
  * at (the attempt's timeout, or what was left of the call's budget), when
  * that is what failed. Retryable only when `transient`: the token store
  * could not be read before any token request was sent (a database blip,
@@ -247,7 +248,10 @@ export class InvalidRequest extends Schema.TaggedError<InvalidRequest>()("Invali
 export class Credentials extends Schema.TaggedError<Credentials>()("Credentials", {
   description: Schema.String,
   status: Schema.optionalKey(Schema.Int),
-  /** The `Retry-After` of the failed token request's answer, when it sent one. */
+  /**
+   * The `Retry-After` of the failed token request's answer, when it sent
+   * one; what is left of it when a renewal waits it out past the call's wait.
+   */
   retryAfter,
   /** The limit the wait for the credential ran out at (the attempt's timeout, or the call's budget), when that is what failed. */
   timeout: Schema.optionalKey(Schema.Duration),

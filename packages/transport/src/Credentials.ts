@@ -18,8 +18,14 @@ import type { ConnectedVehicleError } from "./ConnectedVehicleError.ts"
  *   `token`. A call refreshes once (retries included), unless the refresh
  *   failed for a moment (a `transient` reason, below): that one does not
  *   count, and a retry that is answered 401 again refreshes again.
+ * - `tokenBy(deadline)` / `refreshBy(rejected, deadline)` (optional, used
+ *   instead when given): the same, told the instant the attempt's wait for
+ *   the credential runs out, so that one known to come later fails at once
+ *   with why (`Session`'s renewal sleeping out the token endpoint's
+ *   `Retry-After`: that answer's `status`, and what is left of the wait as
+ *   `retryAfter`), not with the timeout.
  *
- * Either fails with a `ConnectedVehicleError` whose reason is `Credentials`
+ * Each fails with a `ConnectedVehicleError` whose reason is `Credentials`
  * (its `cause` the token request's error, if any). One that is `transient`
  * (a token store that failed for a moment) is retried by the call's retry
  * policy, as a network failure is; any other fails the call at once,
@@ -35,6 +41,7 @@ import type { ConnectedVehicleError } from "./ConnectedVehicleError.ts"
  * its own meant to outlive it forks them with `Effect.forkDetach` or
  * `Effect.forkIn` (a scope of its layer), as `Session` does, not as
  * children (`Effect.forkChild`), which are interrupted when it ends.
+
  *
  * @example
  * ```ts
@@ -49,6 +56,20 @@ import type { ConnectedVehicleError } from "./ConnectedVehicleError.ts"
 export class Credentials extends Context.Service<Credentials, {
   readonly token: Effect.Effect<Redacted.Redacted<string>, ConnectedVehicleError>
   readonly refresh: (rejected: Redacted.Redacted<string>) => Effect.Effect<boolean, ConnectedVehicleError>
+  /**
+   * `token` for an attempt that needs it by `deadline` (an instant of the
+   * fiber's `Clock`, as `Clock.currentTimeMillis`: when its wait for the
+   * credential runs out). Optional: the transport calls it, when given,
+   * instead of `token`, and bounds it the same way. An implementation that
+   * knows its credential comes after `deadline` (a renewal sleeping out the
+   * token endpoint's `Retry-After` past it) fails at once with why (a
+   * `Credentials` reason with that token request's `status`, a `retryAfter`
+   * of what is left of the wait, and its error as `cause`), rather than
+   * keeping the call waiting for a timeout that says less.
+   */
+  readonly tokenBy?: ((deadline: number) => Effect.Effect<Redacted.Redacted<string>, ConnectedVehicleError>) | undefined
+  /** `refresh`, for an attempt that needs the credential by `deadline` (as `tokenBy`). Optional. */
+  readonly refreshBy?: ((rejected: Redacted.Redacted<string>, deadline: number) => Effect.Effect<boolean, ConnectedVehicleError>) | undefined
 }>()("@connected-vehicle/transport/Credentials") {}
 
 /**

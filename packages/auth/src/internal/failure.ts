@@ -4,10 +4,11 @@
  *
  * @internal
  */
-import type { Duration } from "effect"
+import { Duration } from "effect"
 import { ConnectedVehicleError, Credentials as NoCredential, isConnectedVehicleError } from "@connected-vehicle/transport/ConnectedVehicleError"
 import type * as TokenExchange from "../TokenExchange.ts"
 import type { TokenStoreError } from "../TokenStore.ts"
+import type { GrantWait } from "./wait.ts"
 
 /**
  * A failed call of the credential: a `Credentials` reason whose `cause` is
@@ -34,6 +35,27 @@ export const toCredentialsError = (error: TokenExchange.TokenError | TokenStoreE
     cause: error
   })
 }
+
+/**
+ * The failure of a caller of a renewal whose grant waits (the token
+ * endpoint's `Retry-After`, or a backoff) until after the caller's
+ * deadline: the token request's failure the grant waits after, as
+ * {@link toCredentialsError} gives it (its `status`, the error as `cause`),
+ * with what is left of the wait (at `now`) as `retryAfter`. Not `transient`:
+ * the renewal goes on for the callers that can wait, and a retry would wait
+ * for it too.
+ *
+ * @internal
+ */
+export const lateError = ({ error, until }: GrantWait, now: number): ConnectedVehicleError =>
+  noCredential(
+    `${error.reason._tag}: ${error.message}: the renewal waits until ${new Date(until).toISOString()} before it asks again, after this call's wait for its token ends (it goes on for the calls that can wait)`,
+    {
+      ...(error.status === undefined ? {} : { status: error.status }),
+      retryAfter: Duration.millis(Math.max(0, until - now)),
+      cause: error
+    }
+  )
 
 /**
  * A failure of the store once a token request may have been sent (in a

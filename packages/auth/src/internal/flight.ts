@@ -5,10 +5,24 @@
  *
  * @internal
  */
-import { Deferred, Effect, Exit, Option, type Scope } from "effect"
+import { Clock, Deferred, Effect, Exit, Option, type Scope } from "effect"
 import type { ConnectedVehicleError } from "@connected-vehicle/transport/ConnectedVehicleError"
 import type { Token, TokenStore } from "../TokenStore.ts"
-import { noCredential } from "./failure.ts"
+import { lateError, noCredential } from "./failure.ts"
+import type { GrantWait } from "./wait.ts"
+
+/**
+ * A renewal in flight: its outcome, and the wait its grant is in between two
+ * token requests (`wait`, told by the grant: see `wait.ts`), if any.
+ *
+ * @internal
+ */
+export interface Flight {
+  readonly outcome: Deferred.Deferred<Token, ConnectedVehicleError>
+  wait: GrantWait | undefined
+  /** completed, and replaced, whenever `wait` changes */
+  changed: Deferred.Deferred<void>
+}
 
 /**
  * The session state of a store, by key.
@@ -17,7 +31,7 @@ import { noCredential } from "./failure.ts"
  */
 export interface Flights {
   /** the renewal in flight */
-  readonly running: Map<string, Deferred.Deferred<Token, ConnectedVehicleError>>
+  readonly running: Map<string, Flight>
   /** when a renewal that failed may be started again in the background */
   readonly retryAt: Map<string, number>
   /**
@@ -63,37 +77,68 @@ const interrupted = new WeakSet<ConnectedVehicleError>()
 export const wasInterrupted = (error: ConnectedVehicleError): boolean => interrupted.has(error)
 
 /**
- * The renewal of `key` in flight, else `run` started as it in its own fiber,
+ * The renewal of `key` in flight, else `run` started as it in its own fiber
+ * (told how to tell the flight its grant's waits: see `wait.ts`),
  * so that a caller that is interrupted stops waiting while the others still
  * get the outcome: in `scope` while it is open (a `Credentials` used after
  * its layer closed renews in a detached fiber). The look-up, the
  * registration and the fork are one uninterruptible step (a renewal
- * registered is always started). Its outcome completes the deferred it
- * returns.
+ * registered is always started). Its outcome completes the flight's
+ * `outcome`; the waits of its grant are its `wait`.
  *
  * @internal
  */
 export const joinOrStart = (
   running: Flights["running"],
   key: string,
-  run: Effect.Effect<Token, ConnectedVehicleError>,
+  run: (tell: (wait: GrantWait | undefined) => void) => Effect.Effect<Token, ConnectedVehicleError>,
   scope: Option.Option<Scope.Scope>
-): Effect.Effect<Deferred.Deferred<Token, ConnectedVehicleError>> =>
+): Effect.Effect<Flight> =>
   Effect.uninterruptible(Effect.suspend(() => {
     const inFlight = running.get(key)
     if (inFlight !== undefined) return Effect.succeed(inFlight)
-    const deferred = Deferred.makeUnsafe<Token, ConnectedVehicleError>()
-    running.set(key, deferred)
+    const flight: Flight = { outcome: Deferred.makeUnsafe(), wait: undefined, changed: Deferred.makeUnsafe() }
+    running.set(key, flight)
     const done = (exit: Exit.Exit<Token, ConnectedVehicleError>) => {
-      if (running.get(key) === deferred) running.delete(key)
-      if (!Exit.hasInterrupts(exit)) return Deferred.doneUnsafe(deferred, exit)
+      if (running.get(key) === flight) running.delete(key)
+      if (!Exit.hasInterrupts(exit)) return Deferred.doneUnsafe(flight.outcome, exit)
       const error = noCredential(`the renewal of ${key} was interrupted (its layer was closed)`)
       interrupted.add(error)
-      Deferred.doneUnsafe(deferred, Exit.fail(error))
+      Deferred.doneUnsafe(flight.outcome, Exit.fail(error))
     }
-    const fiber = Option.isSome(scope) && scope.value.state._tag !== "Closed" ? Effect.forkIn(run, scope.value) : Effect.forkDetach(run)
+    const told = run((wait) => {
+      const changed = flight.changed
+      flight.wait = wait
+      flight.changed = Deferred.makeUnsafe()
+      Deferred.doneUnsafe(changed, Exit.void)
+    })
+    const fiber = Option.isSome(scope) && scope.value.state._tag !== "Closed" ? Effect.forkIn(told, scope.value) : Effect.forkDetach(told)
     return Effect.map(fiber, (fiber) => {
       fiber.addObserver(done)
-      return deferred
+      return flight
     })
   }))
+
+/**
+ * Fails once the grant of `flight` waits until `deadline` or later (at
+ * once if it does already): what is left of that wait, with the token
+ * endpoint's failure it waits after. Never succeeds.
+ */
+const lateBy = (flight: Flight, deadline: number): Effect.Effect<never, ConnectedVehicleError> =>
+  Effect.suspend(() => {
+    const { changed, wait } = flight
+    if (wait !== undefined && wait.until >= deadline) return Effect.flatMap(Clock.currentTimeMillis, (now) => Effect.fail(lateError(wait, now)))
+    return Effect.flatMap(Deferred.await(changed), () => lateBy(flight, deadline))
+  })
+
+/**
+ * The outcome of `flight` for a caller that needs it by `deadline` (an
+ * instant of the fiber's `Clock`; none: whenever it comes). A caller whose
+ * deadline comes before the grant's wait ends fails then with that wait
+ * (see {@link lateBy}), as soon as the grant starts it; the renewal goes on
+ * for the others (no second token request: it is still the one in flight).
+ *
+ * @internal
+ */
+export const outcomeBy = (flight: Flight, deadline: number | undefined): Effect.Effect<Token, ConnectedVehicleError> =>
+  deadline === undefined ? Deferred.await(flight.outcome) : Effect.raceFirst(Deferred.await(flight.outcome), lateBy(flight, deadline))

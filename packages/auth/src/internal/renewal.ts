@@ -11,6 +11,7 @@ import type { Token, TokenStore, TokenStoreError } from "../TokenStore.ts"
 import { noCredential, notStored, renewFailed, toCredentialsError } from "./failure.ts"
 import type { Flights } from "./flight.ts"
 import * as Refused from "./refused.ts"
+import { type GrantWait, GrantWaits } from "./wait.ts"
 
 /**
  * Whether a token (none: `Option.none()`) is one to renew at `now`.
@@ -199,11 +200,17 @@ const heldError = (held: { readonly until: number; readonly error: ConnectedVehi
 
 /**
  * One renewal of the token of `state.key`: `background` when no caller
- * waits for it (its failure is logged).
+ * waits for it (its failure is logged); `tell` is told the waits of its
+ * grant (see `wait.ts`).
  *
  * @internal
  */
-export const renewOnce = <R>(state: State<R>, isStale: IsStale, background: boolean): Effect.Effect<Token, ConnectedVehicleError> => {
+export const renewOnce = <R>(
+  state: State<R>,
+  isStale: IsStale,
+  background: boolean,
+  tell: (wait: GrantWait | undefined) => void
+): Effect.Effect<Token, ConnectedVehicleError> => {
   const { flights: { kept, retryAt }, key, refused, store } = state
   // a sign-in (`login`) during this renewal makes its `Retry-After` the former token's, not the key's
   // (counted when the renewal runs: the effect is built once, with its layer)
@@ -259,6 +266,8 @@ export const renewOnce = <R>(state: State<R>, isStale: IsStale, background: bool
       )
     ),
     Effect.annotateLogs({ key }),
+    // inside the session's services, so that it wins over another renewal's they hold (a session built in one)
+    Effect.provideService(GrantWaits, tell),
     Effect.provideContext(state.services),
     Effect.withSpan("connected-vehicle.auth.renew", { attributes: { key, background } })
   )

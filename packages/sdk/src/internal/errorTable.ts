@@ -133,8 +133,9 @@ const fromCredentials = (error: ConnectedVehicleError, fields: ClientErrorFields
   }
   const inner = fieldsOf(request, request.reason, `The token request failed: ${request.message}`)
   const status = request.status
-  // retryable as the call saw it (`transient`): a refresh-token request that a 500 may have used is not
-  const withCause = { ...inner, isRetryable: error.isRetryable, cause: error }
+  // retryable as the call saw it (`transient`): a refresh-token request that a 500 may have used is not;
+  // `retryAfter` as the call saw it: what is left of the renewal's wait, when it failed for that
+  const withCause = { ...inner, isRetryable: error.isRetryable, retryAfter: fields.retryAfter ?? inner.retryAfter, cause: error }
   switch (request.reason._tag) {
     case "Connection":
     case "Timeout":

@@ -294,21 +294,24 @@ const withinBudget = <A>(spec: MethodSpec, call: Call, effect: Effect.Effect<A, 
 /**
  * The wait for the credential (`credentials.token`, or its refresh after a
  * 401: a token request, or another process's renewal) within the attempt's
- * timeout, cut to what is left of the call's budget. Once it runs out, a
- * `Credentials` reason that says so, with that `timeout`, not a `Timeout` of
- * the request that was never sent. Not retried: the renewal it waited for
- * has bounds of its own, and a retry after it failed would start another,
- * sending its refresh token again.
+ * timeout, cut to what is left of the call's budget; `effect` is told the
+ * instant that wait ends (`tokenBy`), so that a credential known to come
+ * later fails at once with why. Once it runs out, a `Credentials` reason
+ * that says so, with that `timeout`, not a `Timeout` of the request that
+ * was never sent. Not retried: the renewal it waited for has bounds of its
+ * own, and a retry after it failed would start another, sending its
+ * refresh token again.
  */
-const credentialWithin = <A>(call: Call, effect: Effect.Effect<A, AnyError>): Effect.Effect<A, AnyError> =>
+const credentialWithin = <A>(call: Call, effect: (deadline: number) => Effect.Effect<A, AnyError>): Effect.Effect<A, AnyError> =>
   Effect.withFiber((fiber) => {
-    const left = call.deadline - fiber.getRef(Clock.Clock).currentTimeMillisUnsafe()
+    const now = fiber.getRef(Clock.Clock).currentTimeMillisUnsafe()
+    const left = call.deadline - now
     const { maxElapsedMillis, timeoutMillis } = call.policy
     const limit = Math.max(1, Math.min(timeoutMillis, left))
     const byTimeout = timeoutMillis <= left
     const spent = byTimeout ? timeoutMillis : maxElapsedMillis
     const which = byTimeout ? `${spent} ms (the timeout)` : `${spent} ms (the call's budget, maxElapsed)`
-    return Timeout.timeoutOrElse(effect, limit, () =>
+    return Timeout.timeoutOrElse(effect(now + limit), limit, () =>
       Effect.fail(fail(
         new ConnectedVehicleError.Credentials({
           description: `the credential did not come within ${which}: its token request, or another process's renewal, is still running`,
@@ -334,12 +337,14 @@ const authenticated = (spec: MethodSpec, call: Call) => (client: Client): Client
   const { admit, credentials, log, method } = spec
   if (credentials === undefined) return client
   const gate = <A>(next: Effect.Effect<A, AnyError>) => admit === undefined ? next : Effect.andThen(withinBudget(spec, call, admit(call.request)), next)
-  const token = credentialWithin(call, credentials.token)
+  const { tokenBy, refreshBy } = credentials
+  const token = credentialWithin(call, tokenBy === undefined ? () => credentials.token : (deadline) => credentials.tokenBy!(deadline))
   // the 401 of `sent`: its refresh, then the request replayed with the new token (once per call)
   const refreshed = (request: HttpClientRequest.HttpClientRequest, sent: Redacted.Redacted<string>, error: AnyError) => {
     call.refreshed = true
     call.rejected = { token: sent, error }
-    const refresh = Effect.tapError(credentialWithin(call, credentials.refresh(sent)), (failure) =>
+    const renew = refreshBy === undefined ? () => credentials.refresh(sent) : (deadline: number) => credentials.refreshBy!(sent, deadline)
+    const refresh = Effect.tapError(credentialWithin(call, renew), (failure) =>
       Effect.sync(() => {
         if (transientCredential(failure)) call.refreshed = false
       }))
