@@ -3,7 +3,7 @@
 // `.tsbuild/` stay), so that the build, and what `pnpm pack` and turbo's cache
 // take of it, holds only what `src/` compiles to now, never the output of a
 // module since moved or deleted. Run in a package by its `build` script; with
-// `--all`, from the root, for every package before `turbo run build` (a cache
+// `--all`, from the root, for every package and app before `turbo run build` (a cache
 // hit restores its outputs over whatever `dist/` held: emptied first, it holds
 // exactly them).
 import { readdirSync, rmSync } from "node:fs"
@@ -15,8 +15,10 @@ const clean = (dir: string) => {
 }
 
 if (process.argv.includes("--all")) {
-  const packages = join(import.meta.dirname, "..", "packages")
-  for (const dir of readdirSync(packages)) clean(join(packages, dir))
+  for (const group of ["packages", "apps"]) {
+    const root = join(import.meta.dirname, "..", group)
+    for (const dir of readdirSync(root)) clean(join(root, dir))
+  }
 } else {
   clean(".")
 }

@@ -192,7 +192,7 @@ describe("pnpm simulator: errors are one line on stderr", () => {
       const date = yield* run(["--port", "0", "--v2-sunset", "someday"])
       assert.strictEqual(date.code, 2)
       assert.include(date.stderr, "--v2-sunset")
-    }), 60_000)
+    }), 180_000)
 
   it.live("--v2-sunset: the deprecated /v2.0 answers carry Sunset with that date; the vehicle list none; without it no Sunset", () =>
     Effect.gen(function*() {

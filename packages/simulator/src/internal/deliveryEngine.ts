@@ -273,24 +273,30 @@ export const deliverWith = (
     const firstAt = now()
     const attempts = plan.retryOffsets.length + 1
     for (let n = 1; n <= attempts; n++) {
-      if (!live()) return
-      // the webhook as it is now: it may have been disabled or re-pointed since the last attempt
-      const w = plan.target(n)
-      const url = callbackOf(w, eventType)
-      const deliveryId = newId("dlv")
-      const at = now()
-      const base = { eventId, eventType, webhookId: w.id, deliveryId, attempt: n, url, at: iso(at) }
-      const refused = notDeliverable(w)
-      if (refused !== undefined) {
-        log({ ...base, status: null, error: `not sent: ${refused}`, latencyMillis: 0, outcome: "dropped" })
-        return
-      }
-      const body = encoder.encode(encodeEvent(build({ deliveryId, deliveredAt: utc(at), w }) as WebhookEvent))
-      if (body.byteLength > MAX_EVENT_BYTES) {
-        log({ ...base, status: null, error: `the event is ${body.byteLength} bytes, over ${MAX_EVENT_BYTES}`, latencyMillis: 0, outcome: "dropped" })
-        return
-      }
-      const { latencyMillis, result } = yield* around(attempt(url, body, w.secret))
+      // the decision and the send under `around` (a burst's permit): an attempt
+      // queued behind others looks at the run and the webhook when its turn comes
+      const sent = yield* around(Effect.suspend(() => {
+        if (!live()) return Effect.succeed(undefined)
+        // the webhook as it is now: it may have been disabled or re-pointed since the last attempt
+        const w = plan.target(n)
+        const url = callbackOf(w, eventType)
+        const deliveryId = newId("dlv")
+        const at = now()
+        const base = { eventId, eventType, webhookId: w.id, deliveryId, attempt: n, url, at: iso(at) }
+        const refused = notDeliverable(w)
+        if (refused !== undefined) {
+          log({ ...base, status: null, error: `not sent: ${refused}`, latencyMillis: 0, outcome: "dropped" })
+          return Effect.succeed(undefined)
+        }
+        const body = encoder.encode(encodeEvent(build({ deliveryId, deliveredAt: utc(at), w }) as WebhookEvent))
+        if (body.byteLength > MAX_EVENT_BYTES) {
+          log({ ...base, status: null, error: `the event is ${body.byteLength} bytes, over ${MAX_EVENT_BYTES}`, latencyMillis: 0, outcome: "dropped" })
+          return Effect.succeed(undefined)
+        }
+        return Effect.map(attempt(url, body, w.secret), (answer) => ({ ...answer, base }))
+      }))
+      if (sent === undefined) return
+      const { base, latencyMillis, result } = sent
       if (engine.generation !== started) return
       const last = n === attempts
       const answered = result._tag === "Answer" && result.answer.status >= 200 && result.answer.status < 300
