@@ -74,8 +74,12 @@ describe.concurrent("migrate check (embedded simulator)", () => {
   it("each legacy read next to its v3 equivalent, agreeing in imperial; the deprecation notice on stderr", { timeout: LONG }, async () => {
     const vehicles = await runJson(["legacy", "vehicles"])
     assert.strictEqual(vehicles.run.code, 0, vehicles.run.stderr)
-    assert.include(vehicles.run.stderr, Migrate.notice())
+    // the vehicle list is not deprecated (spec section 9.3): no notice for it
+    assert.notInclude(vehicles.run.stderr, Migrate.notice())
     const vehicleId = vehicles.json.vehicles[0] as string
+    const odometer = await runJson(["legacy", "odometer", vehicleId])
+    assert.strictEqual(odometer.run.code, 0, odometer.run.stderr)
+    assert.include(odometer.run.stderr, Migrate.notice())
     const check = await runJson(["migrate", "check", vehicleId, "--unit-system", "imperial"])
     assert.strictEqual(check.run.code, 0, check.run.stderr)
     assert.include(check.run.stderr, "docs/migrating-to-v3.md")

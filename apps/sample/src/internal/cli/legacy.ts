@@ -9,12 +9,14 @@ import type { Lazy, Shared } from "./shared.ts"
 import { optionals, output, vehicleArgument, withSdk } from "./shared.ts"
 
 export const withUser = <A, E>(
-  body: (flags: Shared, vehicles: Vehicles.Vehicles["Service"], M: Lazy) => Effect.Effect<A, E, Sdk.Services>
+  body: (flags: Shared, vehicles: Vehicles.Vehicles["Service"], M: Lazy) => Effect.Effect<A, E, Sdk.Services>,
+  deprecated = true
 ) =>
   withSdk((flags, M) =>
     Effect.gen(function*() {
-      // v2.0 is deprecated as of 2026-12-01: said once per command, on stderr (stdout holds the output)
-      yield* Console.error(M.Migrate.notice())
+      // the v2.0 reads and batch are deprecated as of 2026-12-01: said once per command, on stderr
+      // (stdout holds the output); not for the vehicle list, which is not (spec section 9.3)
+      if (deprecated) yield* Console.error(M.Migrate.notice())
       yield* M.Sdk.ensureUser
       return yield* body(flags, yield* M.Vehicles.Vehicles, M)
     })
@@ -53,8 +55,7 @@ const legacyVehicles = Command.make("vehicles", {
       const list = yield* vehicles.list(optionals(input))
       yield* output(flags.json, list, () =>
         `${list.vehicles.join("\n")}\n\n${list.vehicles.length} of ${list.paging.count} vehicles (offset ${list.paging.offset})`)
-    })
-  )).pipe(Command.withDescription("Vehicle ids the user connected (legacy list)"))
+    }), false)).pipe(Command.withDescription("Vehicle ids the user connected (legacy list, not deprecated)"))
 
 const batchPaths: ReadonlyArray<LegacyPath> = ["/odometer", "/location", "/vin", "/engine/oil", "/tires/pressure"]
 
