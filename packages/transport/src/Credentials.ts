@@ -41,7 +41,6 @@ import type { ConnectedVehicleError } from "./ConnectedVehicleError.ts"
  * its own meant to outlive it forks them with `Effect.forkDetach` or
  * `Effect.forkIn` (a scope of its layer), as `Session` does, not as
  * children (`Effect.forkChild`), which are interrupted when it ends.
-
  *
  * @example
  * ```ts

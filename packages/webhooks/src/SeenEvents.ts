@@ -323,7 +323,6 @@ const encodeMark = Schema.encodeSync(Mark)
  * ```ts
  * import { Effect } from "effect"
  * import { KeyValueStore } from "effect/persistence"
-import { createHash } from "node:crypto"
  * import { makeKeyValueStore } from "@connected-vehicle/webhooks/SeenEvents"
  *
  * const store = makeKeyValueStore({ ttl: "24 hours" }).pipe(Effect.provide(KeyValueStore.layerMemory))
@@ -381,7 +380,6 @@ export const makeKeyValueStore = (
  * ```ts
  * import { Layer } from "effect"
  * import { KeyValueStore } from "effect/persistence"
-import { createHash } from "node:crypto"
  * import { layerKeyValueStore } from "@connected-vehicle/webhooks/SeenEvents"
  *
  * const SeenEventsLive = layerKeyValueStore().pipe(Layer.provide(KeyValueStore.layerMemory))
