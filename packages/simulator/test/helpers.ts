@@ -95,3 +95,14 @@ export const userTokens = (options: { readonly scope?: string; readonly userId?:
 
 export const bearer = (token: string) => ({ authorization: `Bearer ${token}` })
 
+/** Waits (on the wall clock: a test clock does not move) until `check` holds; a defect after `timeoutMillis`. */
+export const waitFor = <A>(what: string, check: () => A | undefined | false, timeoutMillis = 30_000) =>
+  Effect.gen(function*() {
+    const deadline = Date.now() + timeoutMillis
+    while (true) {
+      const value = check()
+      if (value !== undefined && value !== false) return value
+      if (Date.now() > deadline) return yield* Effect.die(new Error(`timed out waiting for ${what}`))
+      yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 10)))
+    }
+  })

@@ -13,18 +13,7 @@ import type { IncomingMessage, ServerResponse } from "node:http"
 import type { DeliveryLogEntry } from "../src/Delivery.ts"
 import { DEFAULT_WEBHOOK_SECRET } from "../src/Delivery.ts"
 import { layer, Simulator } from "../src/Simulator.ts"
-
-/** Waits (on the wall clock: the test clock does not move) until `check` holds. */
-const waitFor = <A>(what: string, check: () => A | undefined | false, timeoutMillis = 10_000) =>
-  Effect.gen(function*() {
-    const deadline = Date.now() + timeoutMillis
-    while (true) {
-      const value = check()
-      if (value !== undefined && value !== false) return value
-      if (Date.now() > deadline) return yield* Effect.die(new Error(`timed out waiting for ${what}`))
-      yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 10)))
-    }
-  })
+import { waitFor } from "./helpers.ts"
 
 const wallSleep = (millis: number) => Effect.promise(() => new Promise((resolve) => setTimeout(resolve, millis)))
 

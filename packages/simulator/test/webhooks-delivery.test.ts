@@ -18,7 +18,7 @@ import * as NodeAdapter from "@connected-vehicle/webhooks/NodeAdapter"
 import { verify } from "@connected-vehicle/webhooks/Signature"
 import type { DeliveryLogEntry } from "../src/Delivery.ts"
 import { layer as simulatorLayer, Simulator } from "../src/Simulator.ts"
-import { appToken, bearer, call } from "./helpers.ts"
+import { appToken, bearer, call, waitFor } from "./helpers.ts"
 
 const secretText = "mgmt-token-sim-3e9b1c7a5d2f4086b1e3"
 const secret = Redacted.make(secretText)
@@ -29,17 +29,6 @@ const Loopback = (options: { readonly webhookSecret?: string } = {}) =>
     FetchHttpClient.layer
   )
 
-/** Waits (on the wall clock: the test clock does not move) until `check` holds. */
-const waitFor = <A>(what: string, check: () => A | undefined, timeoutMillis = 30_000) =>
-  Effect.gen(function*() {
-    const deadline = Date.now() + timeoutMillis
-    while (true) {
-      const value = check()
-      if (value !== undefined && value !== false) return value
-      if (Date.now() > deadline) return yield* Effect.die(new Error(`timed out waiting for ${what}`))
-      yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 10)))
-    }
-  })
 
 /** A real-time pause, to see that nothing more happens. */
 const settle = Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 200)))
