@@ -142,10 +142,8 @@ export type BatchEntry<A> =
   | { readonly ok: false; readonly error: ConnectedVehicleError }
 
 /**
- * The key of a batch result's deprecation info ({@link BatchResult}): a
- * symbol, so that walking the entries (`Object.keys`, `Object.values`,
- * `Object.entries`, `JSON.stringify`) finds the entries only, in the types
- * as at run time.
+ * The key of a batch result's deprecation info ({@link BatchResult}): a symbol,
+ * so that walking the entries finds them only, in the types as at run time.
  *
  * @example
  * ```ts
@@ -160,10 +158,8 @@ export const BatchDeprecation: unique symbol = Symbol.for("@connected-vehicle/sd
 
 /**
  * The result of a batch: one {@link BatchEntry} per requested path, typed by
- * it, and under the {@link BatchDeprecation} key the `Deprecation` / `Sunset`
- * / `Link` headers of the batch response (as a reading's `deprecation`:
- * `deprecatedAt` and `sunsetAt` are `Date`s, each field present only when its
- * header was sent), when it sent any.
+ * it, and under {@link BatchDeprecation} the batch response's deprecation
+ * headers, as a reading's `deprecation`, when it sent any.
  *
  * @example
  * ```ts
