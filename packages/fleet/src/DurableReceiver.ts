@@ -114,7 +114,7 @@ const offerWithin = (queue: EventQueue["Service"], event: DeliveredEvent, timeou
  *
  * const Webhooks = Layer.unwrap(Effect.map(
  *   DurableReceiver.make({ secret: Redacted.make(process.env.WEBHOOK_SECRET ?? "") }),
- *   (receiver) => HttpRouter.add("POST", "/webhooks", receiver.httpEffect)
+ *   (receiver) => HttpRouter.add("*", "/webhooks", receiver.httpEffect)
  * ))
  * ```
  * @since 0.1.0
@@ -148,8 +148,9 @@ export const make = (options: Options): Effect.Effect<DurableReceiver, FleetErro
   })
 
 /**
- * The receiver as a `POST` route of an `effect/http` `HttpRouter` (default
- * path `/webhooks`).
+ * The receiver as a route of an `effect/http` `HttpRouter` (default path
+ * `/webhooks`) for every method: a delivery is a `POST`, anything else is
+ * answered 405 with `Allow: POST` by the receiver itself.
  *
  * @example
  * ```ts
@@ -171,4 +172,4 @@ export const make = (options: Options): Effect.Effect<DurableReceiver, FleetErro
 export const layerRoute = (
   options: Options & { readonly path?: `/${string}` | undefined }
 ): Layer.Layer<never, FleetError, HttpRouter.HttpRouter | EventQueue> =>
-  Layer.unwrap(Effect.map(make(options), (receiver) => HttpRouter.add("POST", options.path ?? "/webhooks", receiver.httpEffect)))
+  Layer.unwrap(Effect.map(make(options), (receiver) => HttpRouter.add("*", options.path ?? "/webhooks", receiver.httpEffect)))

@@ -1,5 +1,8 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Deferred, Effect, Exit, Fiber, Layer, Metric, Option, Ref, Schedule, Schema } from "effect"
+import { NodeHttpServer } from "@effect/platform-node"
+import { createServer } from "node:http"
+import { HttpRouter, HttpServer } from "effect/http"
+import { Context, Deferred, Effect, Exit, Fiber, Layer, Metric, Option, Ref, Schedule, Schema } from "effect"
 import { TestClock } from "effect/testing"
 import * as DeadLetters from "@connected-vehicle/fleet/DeadLetters"
 import { DeadLetterStore, FleetError } from "@connected-vehicle/fleet/FleetError"
@@ -10,7 +13,7 @@ import * as Ingestion from "@connected-vehicle/fleet/Ingestion"
 import * as Worker from "@connected-vehicle/fleet/Worker"
 import { Signature } from "@connected-vehicle/webhooks"
 import { Redacted } from "effect"
-import { delivery, secret, stateEvent, verifyEvent } from "./fixtures.ts"
+import { delivery, post, secret, stateEvent, verifyEvent } from "./fixtures.ts"
 
 const Embedded = Ingestion.layerMemory({ maxAttempts: 3, retrySchedule: Schedule.spaced("10 millis") })
 
@@ -54,6 +57,28 @@ describe("DurableReceiver (in memory)", () => {
       yield* TestClock.adjust("1 second")
       assert.isTrue(Option.isNone(yield* Fiber.join(taken)))
     }).pipe(Effect.provide(Embedded)))
+
+  it.live("layerRoute over loopback: a delivery is stored; any other method is 405 with Allow: POST, never the router's 404", () =>
+    Effect.gen(function*() {
+      const services = yield* Layer.build(
+        HttpRouter.serve(DurableReceiver.layerRoute({ secret, path: "/hooks" }), { disableListenLog: true }).pipe(
+          Layer.provideMerge(Embedded),
+          Layer.provideMerge(NodeHttpServer.layer(createServer, { port: 0, host: "127.0.0.1", gracefulShutdownTimeout: 0 }))
+        )
+      )
+      const address = Context.get(services, HttpServer.HttpServer).address
+      const url = `http://127.0.0.1:${"port" in address ? address.port : 0}/hooks`
+      const stored = yield* Effect.promise(() => post(url, stateEvent("evt_route")))
+      assert.strictEqual(stored.status, 200)
+      const queue = Context.get(services, EventQueue)
+      assert.strictEqual(yield* queue.take((event) => Effect.succeed(event.eventId)), "evt_route")
+      for (const method of ["GET", "PUT", "DELETE", "PATCH"]) {
+        const answer = yield* Effect.promise(() => fetch(url, { method }))
+        assert.strictEqual(answer.status, 405, method)
+        assert.strictEqual(answer.headers.get("allow"), "POST", method)
+        yield* Effect.promise(() => answer.arrayBuffer())
+      }
+    }).pipe(Effect.scoped))
 
   it.effect("an empty secret is a Configuration FleetError", () =>
     Effect.gen(function*() {
