@@ -46,7 +46,9 @@ import { TokenStore } from "./TokenStore.ts"
  * still handed out). Renewals run in the `Scope` of the caller of `make`
  * while it is open (the layers' scope: closing the layer waits for a
  * renewal already at the token endpoint to store its token, and interrupts
- * one still waiting for the store), else in detached fibers. A token
+ * one still waiting for the store, or sleeping out the token endpoint's
+ * `Retry-After`: the next renewal of the key sleeps out the rest of that
+ * wait before it asks), else in detached fibers. A token
  * granted but not stored (the store's `set` failed: that call fails, not
  * retried) is kept in memory: later calls use it (and a renewal sends its
  * refresh token, never the stored one the grant used), each first storing

@@ -36,9 +36,11 @@ export interface Flights {
   readonly retryAt: Map<string, number>
   /**
    * a renewal whose token request was answered with a `Retry-After`: its
-   * failure, given to every renewal asked for before that time (no request)
+   * failure, given to every renewal asked for before that time (no request);
+   * `resume` when the renewal was interrupted while its grant slept out that
+   * wait to ask again: the next renewal waits out the rest, then asks
    */
-  readonly held: Map<string, { readonly until: number; readonly error: ConnectedVehicleError }>
+  readonly held: Map<string, { readonly until: number; readonly error: ConnectedVehicleError; readonly resume?: boolean }>
   /** how many sign-ins (`login`) stored a token for the key (a renewal's `Retry-After` from before one is not held) */
   readonly signIns: Map<string, number>
   /**

@@ -11,7 +11,7 @@ import type { Token, TokenStore, TokenStoreError } from "../TokenStore.ts"
 import { noCredential, notStored, renewFailed, toCredentialsError } from "./failure.ts"
 import type { Flights } from "./flight.ts"
 import * as Refused from "./refused.ts"
-import { type GrantWait, GrantWaits } from "./wait.ts"
+import { type GrantWait, GrantWaits, waiting } from "./wait.ts"
 
 /**
  * Whether a token (none: `Option.none()`) is one to renew at `now`.
@@ -198,6 +198,35 @@ const heldError = (held: { readonly until: number; readonly error: ConnectedVehi
   return error
 }
 
+// the token endpoint asked for a wait (`Retry-After`) that is not over: no
+// request before it ends (a user session without a token sends none: its own
+// error says so). A renewal fails at once (no request), unless the wait is the
+// one a grant was sleeping out to ask again when its renewal was interrupted
+// (`resume`): the rest of it is waited out first, told to the callers as the
+// grant's own waits are (those who cannot wait that long fail at once: `wait.ts`)
+const heldUntil = <R>(state: State<R>, current: Option.Option<Token>, now: number): Effect.Effect<void, ConnectedVehicleError> => {
+  const { flights: { held }, key, refreshGrant } = state
+  const hold = held.get(key)
+  if (hold === undefined || (refreshGrant && Option.isNone(current))) return Effect.void
+  const over = Effect.sync(() => held.get(key) === hold && held.delete(key))
+  if (now >= hold.until) return Effect.asVoid(over)
+  if (hold.resume !== true) return Effect.fail(heldError(hold, now))
+  return Effect.asVoid(Effect.andThen(waiting(hold.until, hold.error, Effect.interruptible(Effect.sleep(hold.until - now))), over))
+}
+
+// a renewal interrupted (its layer closed) while its grant slept out the token
+// endpoint's `Retry-After` (`wait`, the last wait it told) to ask again: the
+// rest of that wait is held for the next renewal of the key (`resume`), so that
+// no token request is sent before it ends (unless a sign-in was made since)
+const holdInterrupted = <R>({ flights, key }: State<R>, wait: GrantWait | undefined, signIns: number) =>
+  Effect.clockWith((clock) =>
+    Effect.sync(() => {
+      if (wait === undefined || wait.error.retryAfter === undefined || Duration.toMillis(wait.error.retryAfter) <= 0) return
+      if (clock.currentTimeMillisUnsafe() >= wait.until || (flights.signIns.get(key) ?? 0) !== signIns) return
+      Refused.remember(flights.held, key, { until: wait.until, error: wait.error, resume: true })
+    })
+  )
+
 /**
  * One renewal of the token of `state.key`: `background` when no caller
  * waits for it (its failure is logged); `tell` is told the waits of its
@@ -215,6 +244,12 @@ export const renewOnce = <R>(
   // a sign-in (`login`) during this renewal makes its `Retry-After` the former token's, not the key's
   // (counted when the renewal runs: the effect is built once, with its layer)
   let signIns = 0
+  // the last wait of its grant told (kept when it ends: an interruption ends it first)
+  let told: GrantWait | undefined
+  const telling = (wait: GrantWait | undefined) => {
+    if (wait !== undefined) told = wait
+    tell(wait)
+  }
   return Effect.gen(function*() {
     signIns = state.flights.signIns.get(key) ?? 0
     yield* storeKept(state)
@@ -234,13 +269,7 @@ export const renewOnce = <R>(
         // another layer or process may have renewed since the caller looked
         const now = yield* Clock.currentTimeMillis
         if (Option.isSome(current) && !isStale(current, now)) return current.value
-        // the token endpoint asked for a wait (`Retry-After`) that is not over: no request before it
-        // ends (a user session without a token sends none: its own error says so)
-        const held = state.flights.held.get(state.key)
-        if (held !== undefined && (!state.refreshGrant || Option.isSome(current))) {
-          if (now < held.until) return yield* Effect.fail(heldError(held, now))
-          state.flights.held.delete(state.key)
-        }
+        yield* heldUntil(state, current, now)
         const next = yield* grant(state, current)
         yield* Effect.logDebug("token renewed")
         return yield* settled(state, next, current, isStale)
@@ -265,9 +294,10 @@ export const renewOnce = <R>(
         background ? Effect.logWarning("token renewal failed: the current token is used until it expires", error) : Effect.void
       )
     ),
+    Effect.onInterrupt(() => holdInterrupted(state, told, signIns)),
     Effect.annotateLogs({ key }),
     // inside the session's services, so that it wins over another renewal's they hold (a session built in one)
-    Effect.provideService(GrantWaits, tell),
+    Effect.provideService(GrantWaits, telling),
     Effect.provideContext(state.services),
     Effect.withSpan("connected-vehicle.auth.renew", { attributes: { key, background } })
   )
