@@ -7,6 +7,7 @@
  * whose body is cut fails at once. Small `node:http` servers on 127.0.0.1.
  */
 import { assert, describe, it } from "@effect/vitest"
+import { gzipSync } from "node:zlib"
 import { Duration, Effect, Layer, Redacted } from "effect"
 import { NodeHttpClient } from "@effect/platform-node"
 import { VehicleApi } from "@connected-vehicle/schema/Api"
@@ -162,6 +163,23 @@ describe("an error status without the envelope is the reason of its status", () 
         assert.strictEqual(Duration.toMillis((error as ServiceReason).retryAfter!), Duration.toMillis(RetryAfter.maxDelay))
         assert.strictEqual(Duration.toMillis(RetryAfter.maxDelay), 2 ** 31 - 1)
         assert.strictEqual(service.requests.length, 1)
+        service.close()
+      }
+    }).pipe(Effect.scoped))
+})
+
+describe("a body that came compressed (the SDK asks for no content-encoding)", () => {
+  it.live("a gzip 200 is an InvalidResponse and a gzip 503 a Server whose detail names the encoding", () =>
+    Effect.gen(function*() {
+      for (const [status, tag] of [[200, "InvalidResponse"], [503, "Server"]] as const) {
+        const service = yield* server((_, response) => {
+          response.writeHead(status, { "content-type": "application/json", "content-encoding": "gzip" })
+          response.end(gzipSync(JSON.stringify(status === 200 ? signalResponse : { statusCode: 503 })))
+        })
+        const error = yield* flipReason(getSignal.pipe(Effect.provide(on(service.origin, { retry: { maxAttempts: 1 } }))))
+        assert.strictEqual(error._tag, tag)
+        const text = "description" in error ? String(error.description) : (error as ServiceReason).detail
+        assert.include(text, "the body is not JSON (it came with content-encoding: gzip, which the SDK neither asks for nor decodes)")
         service.close()
       }
     }).pipe(Effect.scoped))

@@ -20,6 +20,7 @@ import * as BodyDecoder from "./decoder.ts"
 import type { Hook } from "./hooks.ts"
 import * as SdkLog from "./log.ts"
 import { fixedHeaders, makeBuilder } from "./request.ts"
+import { notJson } from "./responses.ts"
 import { untraced } from "./untraced.ts"
 
 /**
@@ -155,7 +156,7 @@ const makeDecoder = (api: HttpApi.HttpApi<string, HttpApiGroup.Constraint>, grou
       } catch (cause) {
         return Effect.fail(
           new HttpClientError.HttpClientError({
-            reason: new HttpClientError.DecodeError({ request: response.request, response, description: "the body is not JSON", cause })
+            reason: new HttpClientError.DecodeError({ request: response.request, response, description: notJson(response), cause })
           })
         )
       }

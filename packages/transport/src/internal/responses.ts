@@ -171,6 +171,20 @@ const decodeOAuth = Schema.decodeUnknownOption(Schema.Struct({
 }))
 
 /** The JSON value of a body, if it is JSON. */
+/**
+ * "the body is not JSON", naming a `Content-Encoding` the response came with
+ * (the SDK asks for none and decodes none: a proxy that compresses anyway
+ * is what went wrong).
+ *
+ * @internal
+ */
+export const notJson = (response: HttpClientResponse.HttpClientResponse): string => {
+  const encoding = response.headers["content-encoding"]?.trim()
+  return encoding === undefined || encoding === "" || encoding.toLowerCase() === "identity"
+    ? "the body is not JSON"
+    : `the body is not JSON (it came with content-encoding: ${encoding.slice(0, 40)}, which the SDK neither asks for nor decodes)`
+}
+
 const jsonOf = (text: string): unknown => {
   try {
     return Json.parse(text)
@@ -229,7 +243,7 @@ export const decodeError = (
       const oauth = decodeOAuth(json)
       const envelope = Option.isSome(oauth) ? Option.none() : decodeEnvelope(json)
       if (Option.isSome(envelope)) return fail(fromEnvelope(envelope.value, ctx))
-      const note = text.trim() === "" ? "the body is empty" : json === undefined ? "the body is not JSON" : "the body is JSON that is not the error envelope"
+      const note = text.trim() === "" ? "the body is empty" : json === undefined ? notJson(response) : "the body is JSON that is not the error envelope"
       if (ctx.status === 429) return fail(rateLimit(ctx, oauth, Option.isSome(oauth) ? "the body is an OAuth error" : note))
       if (Option.isSome(oauth)) {
         return fail(
