@@ -3,7 +3,7 @@
  *
  * @since 0.1.0
  */
-import { Effect, Schema } from "effect"
+import { Option, Schema, SchemaGetter } from "effect"
 import { openEnum, SelfLinks, Timestamp } from "./Common.ts"
 import { Page, PageMeta } from "./Pagination.ts"
 import { IncludedVehicle } from "./Vehicle.ts"
@@ -110,7 +110,9 @@ export type SignalError = typeof SignalError.Type
  * as they are. The spec shows no body beyond that sample (section 2.1), so
  * `value` is any JSON value, kept as sent: a number in the sample, a string
  * for a VIN, a boolean for a lock state, `null`. Read a number with
- * {@link numericValue}.
+ * {@link numericValue}. `unit` is a string or `null` (a unitless reading may
+ * carry `"unit": null`), kept as sent: typed `string | null` when present, so
+ * a body encodes back to what was received.
  *
  * @example
  * ```ts
@@ -123,7 +125,7 @@ export type SignalError = typeof SignalError.Type
  * @since 0.1.0
  */
 export const SignalBody = Schema.StructWithRest(
-  Schema.Struct({ unit: Schema.optionalKey(Schema.String), value: Schema.optionalKey(Schema.Json) }),
+  Schema.Struct({ unit: Schema.optionalKey(Schema.NullOr(Schema.String)), value: Schema.optionalKey(Schema.Json) }),
   [Schema.Record(Schema.String, Schema.Unknown)]
 )
 
@@ -132,7 +134,7 @@ export const SignalBody = Schema.StructWithRest(
  * ```ts
  * import type { SignalBody } from "@connected-vehicle/schema/Signal"
  *
- * const unitOf = (body: SignalBody): string | undefined => body.unit
+ * const unitOf = (body: SignalBody): string => body.unit ?? ""
  * ```
  * @category models
  * @since 0.2.0
@@ -160,8 +162,9 @@ export const numericValue = (body: SignalBody): number | undefined =>
 
 /**
  * `attributes.body` of a signal: {@link SignalBody}, `{}` when the service
- * sends none (a signal whose status is `ERROR` or `UNAVAILABLE` may carry no
- * body; the spec shows none). Encodes the body it holds, `{}` included.
+ * sends none or sends `null` (a signal whose status is `ERROR` or
+ * `UNAVAILABLE` may carry no body; the spec shows none). Encodes the body it
+ * holds, `{}` included.
  *
  * @example
  * ```ts
@@ -170,11 +173,17 @@ export const numericValue = (body: SignalBody): number | undefined =>
  *
  * const Attributes = Schema.Struct({ body: SignalAttributesBody })
  * Schema.decodeUnknownSync(Attributes)({}) // { body: {} }
+ * Schema.decodeUnknownSync(Attributes)({ body: null }) // { body: {} }
  * ```
  * @category schemas
  * @since 0.2.0
  */
-export const SignalAttributesBody = SignalBody.pipe(Schema.withDecodingDefaultKey(Effect.succeed({})))
+export const SignalAttributesBody = Schema.optionalKey(Schema.NullOr(SignalBody)).pipe(
+  Schema.decodeTo(SignalBody, {
+    decode: SchemaGetter.transformOptional((o) => Option.some(Option.isSome(o) && o.value !== null ? o.value : {})),
+    encode: SchemaGetter.passthroughSubtype()
+  })
+)
 
 /**
  * A signal resource.

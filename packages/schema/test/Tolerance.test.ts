@@ -129,8 +129,8 @@ describe("signal without a body (a failed signal)", () => {
     assert.notStrictEqual(decoded.data[0]!.attributes.body, decoded.data[1]!.attributes.body)
   })
 
-  it("a body that is not an object still fails", () => {
-    for (const body of [null, "x", 1, [1]]) {
+  it("a body that is not an object (nor null) still fails", () => {
+    for (const body of ["x", 1, [1], true]) {
       assert.isTrue(Schema.decodeUnknownExit(SignalResponse)({ ...Samples.signalResponse, data: signalWith({ body }) })._tag === "Failure")
     }
   })
@@ -141,6 +141,35 @@ describe("signal without a body (a failed signal)", () => {
     const encoded: (typeof SignalResponse.Encoded)["data"]["attributes"]["body"] = undefined
     assert.deepStrictEqual(body, {})
     assert.isUndefined(encoded)
+  })
+})
+
+describe("a null body, a null unit", () => {
+  it("a null body decodes as an absent one (`{}`), in a page with other signals, and encodes as `{}`", () => {
+    const nullBody = signalWith({ code: "tractionbattery-range", status: { value: "UNAVAILABLE" }, body: null })
+    const decoded = Schema.decodeUnknownSync(SignalsPage)(pageOf(nullBody, Samples.successSignal, nullBody))
+    assert.deepStrictEqual(decoded.data.map((signal) => signal.attributes.body), [{}, { unit: "volts", value: 240 }, {}])
+    assert.notStrictEqual(decoded.data[0]!.attributes.body, decoded.data[2]!.attributes.body)
+    const { encoded } = wire(SignalResponse, { ...Samples.signalResponse, data: nullBody })
+    assert.deepStrictEqual((encoded as { data: { attributes: Record<string, unknown> } }).data.attributes["body"], {})
+  })
+
+  it("a null unit decodes as sent (`null`) and re-encodes to the same JSON", () => {
+    const page = pageOf(signalWith({ code: "c0", body: { unit: null, value: 3 } }), signalWith({ code: "c1", body: { unit: null } }))
+    const { decoded, encoded } = wire(SignalsPage, page)
+    assert.deepStrictEqual(decoded.data.map((signal) => signal.attributes.body), [{ unit: null, value: 3 }, { unit: null }])
+    assert.deepStrictEqual(encoded, page)
+    assert.deepStrictEqual(Schema.decodeUnknownSync(SignalBody)({ unit: null, value: true }), { unit: null, value: true })
+    // a unit of another type still fails
+    for (const unit of [1, true, {}, []]) assert.isTrue(Schema.decodeUnknownExit(SignalBody)({ unit, value: 1 })._tag === "Failure")
+  })
+
+  it("types: the unit is a string or null when present", () => {
+    const body: SignalBody = Schema.decodeUnknownSync(SignalBody)({ unit: null, value: 1 })
+    const unit: string | null | undefined = body.unit
+    const label: string = body.unit ?? "-"
+    assert.isNull(unit)
+    assert.strictEqual(label, "-")
   })
 })
 

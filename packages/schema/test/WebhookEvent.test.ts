@@ -119,6 +119,20 @@ describe("WebhookEvent", () => {
     }
   })
 
+  it("a signal read with a null body decodes with `body: {}`; a null unit is kept as sent", () => {
+    const [charging, soc, location] = vehicleState.data.signals
+    const signals = [{ ...charging, body: null }, { ...soc, body: { unit: null, value: 81 } }, location]
+    const sample = { ...vehicleState, data: { ...vehicleState.data, signals } }
+    const event = decodeJson(JSON.stringify(sample))
+    if (event.eventType !== "VEHICLE_STATE") return assert.fail(event.eventType)
+    const bodies = event.data.signals.map((signal) => isFailedSignal(signal) ? undefined : signal.body)
+    assert.deepStrictEqual(bodies, [{}, { unit: null, value: 81 }, undefined])
+    const encoded = JSON.parse(Schema.encodeSync(WebhookEventFromJson)(event))
+    assert.deepStrictEqual(encoded.data.signals.map((signal: { body?: unknown }) => signal.body), [{}, { unit: null, value: 81 }, undefined])
+    // a body of another type still fails
+    assert.include(failure(JSON.stringify({ ...sample, data: { ...sample.data, signals: [{ ...charging, body: "x" }] } })), "body")
+  })
+
   it("the first delivery's trigger has a code alone", () => {
     const first = { ...vehicleState, data: { ...vehicleState.data, triggers: [{ code: "FIRST_DELIVERY" }] } }
     const event = decode(first) as typeof VehicleStateEvent.Type

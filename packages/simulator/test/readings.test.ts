@@ -135,6 +135,24 @@ layer(Loopback)("readings set through the control surface", (it) => {
       yield* sim.reset
     }))
 
+  it.effect("a reading with a null unit is served as set, and the page round-trips through the schema's encoder", () =>
+    Effect.gen(function*() {
+      const sim = yield* Simulator
+      const vehicleId = sim.data.vehicleIds[3]!
+      const userId = sim.data.connectionOf(vehicleId)!.userId
+      const v3 = { ...bearer(yield* appToken), "sc-user-id": userId }
+      const set = yield* call("POST", `/_simulator/vehicles/${vehicleId}/signals/odometer-traveleddistance`, {
+        json: { unit: null, value: 3 }
+      })
+      assert.strictEqual(set.status, 200, set.text)
+      const page = yield* call("GET", `/v3/vehicles/${vehicleId}/signals?pageSize=100`, { headers: v3 })
+      assert.strictEqual(page.status, 200, page.text)
+      assert.strictEqual(page.text, encoderBytes(page.text))
+      const odometer = (page.json.data as Array<any>).find((s) => s.id === "odometer-traveleddistance")
+      assert.deepStrictEqual(odometer.attributes.body, { unit: null, value: 3 })
+      yield* sim.reset
+    }))
+
   it.effect("a signal body nested too deep is a 400 envelope (never a 500) and changes nothing", () =>
     Effect.gen(function*() {
       const sim = yield* Simulator

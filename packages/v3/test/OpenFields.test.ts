@@ -1,9 +1,10 @@
 /**
  * Fields the spec leaves open, over a real loopback connection: a signal's
  * `body.value` of any JSON kind, a failed signal without a body, a webhook
- * without an error callback decode (they failed the whole page with an
- * `InvalidResponse`), and a migrated read that needs a number still fails
- * with its `InvalidResponse` when the value is not one.
+ * without an error callback, a `null` body and a `null` unit decode (they
+ * failed the whole page with an `InvalidResponse`), and a migrated read that
+ * needs a number still fails with its `InvalidResponse` when the value is not
+ * one.
  */
 import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
 import { Effect, Layer, Redacted, type Schema, Stream } from "effect"
@@ -17,7 +18,7 @@ import * as Migration from "../src/Migration.ts"
 import { Signals, partition } from "../src/Signals.ts"
 import * as V3 from "../src/V3.ts"
 import { Webhooks } from "../src/Webhooks.ts"
-import { startCanned, userId, vehicleId, vin } from "./canned.ts"
+import { nullsVehicleId, startCanned, userId, vehicleId, vin } from "./canned.ts"
 
 let server: Awaited<ReturnType<typeof startCanned>>
 beforeAll(async () => {
@@ -54,6 +55,27 @@ describe("v3 services: fields the spec leaves open", () => {
       assert.strictEqual(one.data.attributes.body.value, vin)
       const unavailableOne = yield* signals.get({ ...target, code: "tractionbattery-range" })
       assert.deepStrictEqual(unavailableOne.data.attributes.body, {})
+    }).pipe(Effect.provide(live())))
+
+  it.effect("signals.list and get: a null body decodes as {} and a null unit as sent, without failing the page", () =>
+    Effect.gen(function*() {
+      const signals = yield* Signals
+      const nulls = { vehicleId: nullsVehicleId, userId }
+      const page = yield* signals.list(nulls)
+      assert.deepStrictEqual(page.data.map((s) => [s.attributes.code, s.attributes.body]), [
+        ["tractionbattery-range", {}],
+        ["closure-islocked", { unit: null, value: true }],
+        ["charge-voltage", { unit: "volts", value: 240 }],
+        ["odometer-traveleddistance", {}]
+      ])
+      const units: ReadonlyArray<string | null | undefined> = page.data.map((s) => s.attributes.body.unit)
+      assert.deepStrictEqual(units, [undefined, null, "volts", undefined])
+      assert.deepStrictEqual((yield* signals.get({ ...nulls, code: "tractionbattery-range" })).data.attributes.body, {})
+      assert.deepStrictEqual((yield* signals.get({ ...nulls, code: "closure-islocked" })).data.attributes.body, { unit: null, value: true })
+      // a read that needs a number: the body's own InvalidResponse, not a failed decode of the response
+      const odometer = reasonOf(yield* Effect.flip(Migration.odometer(nulls)))
+      assert.strictEqual(odometer._tag, "InvalidResponse")
+      assert.include(odometer.message, "odometer-traveleddistance has no numeric value")
     }).pipe(Effect.provide(live())))
 
   it.effect("Migration.vin reads a VIN sent as the body's value; a read that needs a number fails with its InvalidResponse", () =>

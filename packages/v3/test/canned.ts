@@ -46,6 +46,17 @@ export const signals = [
   signal("tractionbattery-stateofcharge", success, { unit: "percent", value: 81 })
 ]
 
+/** A vehicle whose signals carry a `null` body or a `null` unit. */
+export const nullsVehicleId = "5a7d51cb-2c44-4a8e-9a52-0c0d0f6a2b11"
+
+/** Signals with a `null` body (a failed one and a read one) and with a `null` unit. */
+export const nullSignals = [
+  signal("tractionbattery-range", { value: "UNAVAILABLE" }, null),
+  signal("closure-islocked", success, { unit: null, value: true }),
+  signal("charge-voltage", success, { unit: "volts", value: 240 }),
+  signal("odometer-traveleddistance", success, null)
+]
+
 const webhook = (id: string, errorCallbackUri: unknown) => ({
   id,
   type: "webhook",
@@ -80,6 +91,13 @@ const routes: Record<string, unknown> = {
     included: { vehicle }
   },
   ...Object.fromEntries(signals.map((s) => [`/v3/vehicles/${vehicleId}/signals/${s.id}`, { data: s, included: { vehicle } }])),
+  [`/v3/vehicles/${nullsVehicleId}/signals`]: {
+    data: nullSignals,
+    meta: { pageNumber: 1, pageSize: 10, totalCount: nullSignals.length },
+    links,
+    included: { vehicle }
+  },
+  ...Object.fromEntries(nullSignals.map((s) => [`/v3/vehicles/${nullsVehicleId}/signals/${s.id}`, { data: s, included: { vehicle } }])),
   "/v3/webhooks": {
     data: webhooks,
     meta: { pageNumber: 1, pageSize: 10, totalCount: webhooks.length, orderBy: "createdAt", orderDirection: "DESC" },

@@ -10,6 +10,7 @@ import { HttpRouter } from "effect/http"
 import { createHash } from "node:crypto"
 import { createServer } from "node:http"
 import { inspect } from "node:util"
+import { isFailedSignal } from "@connected-vehicle/schema/WebhookEvent"
 import * as Receiver from "../src/Receiver.ts"
 import * as SeenEvents from "../src/SeenEvents.ts"
 import { sign } from "../src/Signature.ts"
@@ -75,6 +76,20 @@ for (const [name, makeTarget] of targets) {
           "location-preciselocation"
         ])
         assert.isTrue(DateTime.isDateTime(event.meta.deliveredAt))
+      }), { timeout: 30_000 })
+
+    it.live("a VEHICLE_STATE whose signal reads have a null body or a null unit reaches the handler (body {}, unit null)", () =>
+      Effect.gen(function*() {
+        const { calls, deliver } = yield* setup()
+        const sample = vehicleStateEvent("evt_nulls")
+        const [charging, soc, location] = sample.data.signals
+        const signals = [{ ...charging, body: null }, { ...soc, body: { unit: null, value: 81 } }, location]
+        const answer = yield* deliver(signed(JSON.stringify({ ...sample, data: { ...sample.data, signals } })))
+        assert.strictEqual(answer.status, 200, answer.text)
+        assert.deepStrictEqual(answer.json, { status: "handled" })
+        const event = calls[0]!
+        if (event?.eventType !== "VEHICLE_STATE") return assert.fail(String(event?.eventType))
+        assert.deepStrictEqual(event.data.signals.map((s) => isFailedSignal(s) ? s.status.value : s.body), [{}, { unit: null, value: 81 }, "ERROR"])
       }), { timeout: 30_000 })
 
     it.live("a pretty-printed body with \\u00e9 escapes verifies and decodes", () =>

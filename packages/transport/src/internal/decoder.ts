@@ -7,7 +7,8 @@
  */
 import { Exit, Option, Schema, SchemaAST } from "effect"
 import * as Common from "@connected-vehicle/schema/Common"
-import { absent, type Compiled, type Fast, inlined, invalid } from "./decoderNode.ts"
+import { absent, type Compiled, type Fast, inlined, invalid, runtimeType } from "./decoderNode.ts"
+import { decodedOnce } from "./decoderOnce.ts"
 import { objects } from "./decoderStruct.ts"
 
 /**
@@ -71,14 +72,13 @@ const delegate = (ast: SchemaAST.AST): Compiled => {
   }
 }
 
-const runtimeType = (u: unknown): string => u === null ? "null" : Array.isArray(u) ? "array" : typeof u
-
 const leaf = (accepts: string, test: (u: unknown) => boolean, inline?: string): Compiled => {
   const compiled: Compiled = {
     fast: (input) => test(input) ? input : invalid,
     native: true,
     accepts: new Set([accepts]),
-    identity: true
+    identity: true,
+    stable: true
   }
   if (inline !== undefined) inlined.set(compiled, inline)
   return compiled
@@ -96,7 +96,7 @@ const compileNode = (ast: SchemaAST.AST): Compiled | undefined => {
   const base = compileBase(ast)
   if (base === undefined) return undefined
   const checked = ast.checks === undefined ? base : withChecks(base, ast)
-  return ast.encoding === undefined ? checked : withEncoding(checked, ast.encoding)
+  return ast.encoding === undefined ? checked : withEncoding(checked, ast)
 }
 
 /**
@@ -146,7 +146,7 @@ const compileBase = (ast: SchemaAST.AST): Compiled | undefined => {
     }
     case "Unknown":
     case "Any":
-      return { fast: (input) => input, native: true, accepts: undefined, identity: true }
+      return { fast: (input) => input, native: true, accepts: undefined, identity: true, stable: true }
     case "Objects":
       return objects(ast, compile)
     case "Arrays":
@@ -234,8 +234,12 @@ const step = (link: SchemaAST.Link): Step | undefined => {
  * toward the node, as Effect's interpreter runs them. A present value that an
  * optional getter makes absent goes to Effect's decoder; an absent key runs
  * the same steps from nothing (`missing`) when a getter can make a value of it.
+ * A present value the link's `to` decodes as the node itself does, and that
+ * its getter gives back unchanged, is the node's value already: it is not
+ * decoded again ({@link decodedOnce}: what Effect's second pass would give).
  */
-const withEncoding = (local: Compiled, links: SchemaAST.Encoding): Compiled | undefined => {
+const withEncoding = (local: Compiled, ast: SchemaAST.AST): Compiled | undefined => {
+  const links = ast.encoding!
   const steps: Array<Step> = []
   let native = local.native
   for (let i = links.length - 1; i >= 0; i--) {
@@ -247,11 +251,13 @@ const withEncoding = (local: Compiled, links: SchemaAST.Encoding): Compiled | un
   // what the input must be: the encoded side, the last link's `to`
   const accepts = compile(links[links.length - 1]!.to).accepts
   const last = local.fast
+  const once = links.length === 1 ? decodedOnce(ast, links[0]!, local, compile) : undefined
   const fast: Fast = (input) => {
     let value: unknown = input
+    let parsed: unknown = invalid
     for (let i = 0; i < steps.length; i++) {
       const step = steps[i]!
-      value = step.parse(value)
+      value = parsed = step.parse(value)
       if (value === invalid) return invalid
       if (step.transform !== undefined) value = step.transform(value)
       else if (step.optional !== undefined) {
@@ -260,7 +266,7 @@ const withEncoding = (local: Compiled, links: SchemaAST.Encoding): Compiled | un
         value = (option as Option.Some<unknown>).value
       }
     }
-    return last(value)
+    return value === parsed && once !== undefined && once(input) ? value : last(value)
   }
   const makesValues = steps.some((step) => step.optional !== undefined || step.missing !== undefined)
   return { fast, native, accepts, identity: false, missing: makesValues ? missingOf(steps, last) : undefined }
@@ -314,7 +320,9 @@ const declaration = (ast: SchemaAST.Declaration): Compiled | undefined => {
     },
     native: true,
     accepts: undefined,
-    identity: false
+    identity: false,
+    // `Schema.Json` gives a JSON value back as it is
+    stable: json
   }
 }
 
@@ -335,7 +343,8 @@ const arrays = (ast: SchemaAST.Arrays): Compiled | undefined => {
     },
     native: true,
     accepts: new Set(["array"]),
-    identity: false
+    identity: false,
+    stable: compile(ast.rest[0]!).stable
   }
 }
 
@@ -371,6 +380,8 @@ const union = (ast: SchemaAST.Union): Compiled | undefined => {
     },
     native: true,
     accepts: members.some((member) => member.accepts === undefined) ? undefined : accepts,
-    identity
+    identity,
+    // at most one member accepts a value (or each gives it back): its own output too
+    stable: members.every((member) => member.stable === true)
   }
 }

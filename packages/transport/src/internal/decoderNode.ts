@@ -31,7 +31,15 @@ export interface Compiled {
   readonly accepts: ReadonlySet<string> | undefined
   /** It returns its input unchanged whenever it accepts it (no encoding, leaves and unions of them). */
   readonly identity: boolean
+  /**
+   * It decodes what it gave to an equal value (no encoding anywhere below:
+   * leaves, `Schema.Json`, structs, arrays and unions of such nodes).
+   */
+  readonly stable?: boolean | undefined
 }
+
+/** The runtime type of a value, as {@link Compiled.accepts} names it. */
+export const runtimeType = (u: unknown): string => u === null ? "null" : Array.isArray(u) ? "array" : typeof u
 
 /** The check of a plain leaf as an expression of `v`, for generated code. */
 export const inlined = new WeakMap<Compiled, string>()

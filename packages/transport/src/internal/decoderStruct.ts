@@ -65,7 +65,8 @@ export const objects = (ast: SchemaAST.Objects, compile: (ast: SchemaAST.AST) =>
     }),
     native: true,
     accepts: new Set(["object"]),
-    identity: false
+    identity: false,
+    stable: properties.every((property) => property.type.stable === true) && (rest === undefined || rest.stable === true)
   }
 }
 

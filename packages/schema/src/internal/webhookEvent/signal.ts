@@ -4,7 +4,7 @@
  *
  * @internal
  */
-import { Schema } from "effect"
+import { Schema, SchemaGetter } from "effect"
 import { Timestamp } from "../../Common.ts"
 import { SignalRef } from "../../Webhook.ts"
 
@@ -14,7 +14,7 @@ import { SignalRef } from "../../Webhook.ts"
  *
  * @example
  * ```ts
- * import { Schema } from "effect"
+ * import { Schema, SchemaGetter } from "effect"
  * import { SignalReadMeta } from "@connected-vehicle/schema/WebhookEvent"
  *
  * const isSignalReadMeta = Schema.is(SignalReadMeta)
@@ -28,14 +28,15 @@ export const SignalReadMeta = Schema.Struct({
 }).annotate({ identifier: "SignalReadMeta" })
 
 /**
- * `body` of a signal read: its members as sent (`unit` when present). Unlike
- * the REST signal body, `value` is not always a number here (`IsCharging`
- * carries a boolean, a location carries `latitude`/`longitude`), so the
- * members stay `unknown` to the schema.
+ * `body` of a signal read: its members as sent (`unit` when present: a string
+ * or `null`, as in the REST signal body). Unlike the REST signal body, `value`
+ * is not always a number here (`IsCharging` carries a boolean, a location
+ * carries `latitude`/`longitude`), so the members stay `unknown` to the
+ * schema. A reading whose `body` is `null` decodes with `body: {}`.
  *
  * @example
  * ```ts
- * import { Schema } from "effect"
+ * import { Schema, SchemaGetter } from "effect"
  * import { EventSignalBody } from "@connected-vehicle/schema/WebhookEvent"
  *
  * const isEventSignalBody = Schema.is(EventSignalBody)
@@ -44,16 +45,17 @@ export const SignalReadMeta = Schema.Struct({
  * @since 0.2.0
  */
 export const EventSignalBody = Schema.StructWithRest(
-  Schema.Struct({ unit: Schema.optionalKey(Schema.String) }),
+  Schema.Struct({ unit: Schema.optionalKey(Schema.NullOr(Schema.String)) }),
   [Schema.Record(Schema.String, Schema.Unknown)]
 ).annotate({ identifier: "EventSignalBody" })
 
 /**
- * A signal of `VEHICLE_STATE` that was read: `body` and `meta`.
+ * A signal of `VEHICLE_STATE` that was read: `body` (`{}` when sent as
+ * `null`) and `meta`.
  *
  * @example
  * ```ts
- * import { Schema } from "effect"
+ * import { Schema, SchemaGetter } from "effect"
  * import { SignalReading } from "@connected-vehicle/schema/WebhookEvent"
  *
  * Schema.decodeUnknownSync(SignalReading)({
@@ -67,14 +69,17 @@ export const EventSignalBody = Schema.StructWithRest(
  */
 export const SignalReading = Schema.Struct({
   ...SignalRef.fields,
-  body: EventSignalBody,
+  body: Schema.NullOr(EventSignalBody).pipe(Schema.decodeTo(EventSignalBody, {
+    decode: SchemaGetter.transform((body) => body ?? {}),
+    encode: SchemaGetter.passthroughSubtype()
+  })),
   meta: SignalReadMeta
 }).annotate({ identifier: "SignalReading" })
 
 /**
  * @example
  * ```ts
- * import { Schema } from "effect"
+ * import { Schema, SchemaGetter } from "effect"
  * import { SignalReading } from "@connected-vehicle/schema/WebhookEvent"
  *
  * const isSignalReading: (u: unknown) => u is SignalReading = Schema.is(SignalReading)
@@ -89,7 +94,7 @@ export type SignalReading = typeof SignalReading.Type
  *
  * @example
  * ```ts
- * import { Schema } from "effect"
+ * import { Schema, SchemaGetter } from "effect"
  * import { SignalFailure } from "@connected-vehicle/schema/WebhookEvent"
  *
  * const isSignalFailure = Schema.is(SignalFailure)
@@ -107,7 +112,7 @@ export const SignalFailure = Schema.Struct({ code: Schema.String, type: Schema.S
  *
  * @example
  * ```ts
- * import { Schema } from "effect"
+ * import { Schema, SchemaGetter } from "effect"
  * import { FailedSignal } from "@connected-vehicle/schema/WebhookEvent"
  *
  * Schema.decodeUnknownSync(FailedSignal)({
@@ -127,7 +132,7 @@ export const FailedSignal = Schema.Struct({
 /**
  * @example
  * ```ts
- * import { Schema } from "effect"
+ * import { Schema, SchemaGetter } from "effect"
  * import { FailedSignal } from "@connected-vehicle/schema/WebhookEvent"
  *
  * const isFailedSignal: (u: unknown) => u is FailedSignal = Schema.is(FailedSignal)
@@ -143,7 +148,7 @@ export type FailedSignal = typeof FailedSignal.Type
  *
  * @example
  * ```ts
- * import { Schema } from "effect"
+ * import { Schema, SchemaGetter } from "effect"
  * import { EventSignal } from "@connected-vehicle/schema/WebhookEvent"
  *
  * const isEventSignal = Schema.is(EventSignal)
@@ -156,7 +161,7 @@ export const EventSignal = Schema.Union([FailedSignal, SignalReading]).annotate(
 /**
  * @example
  * ```ts
- * import { Schema } from "effect"
+ * import { Schema, SchemaGetter } from "effect"
  * import { EventSignal } from "@connected-vehicle/schema/WebhookEvent"
  *
  * const isEventSignal: (u: unknown) => u is EventSignal = Schema.is(EventSignal)
