@@ -14,7 +14,7 @@ import { SignalRef } from "../../Webhook.ts"
  *
  * @example
  * ```ts
- * import { Schema, SchemaGetter } from "effect"
+ * import { Schema } from "effect"
  * import { SignalReadMeta } from "@connected-vehicle/schema/WebhookEvent"
  *
  * const isSignalReadMeta = Schema.is(SignalReadMeta)
@@ -36,7 +36,7 @@ export const SignalReadMeta = Schema.Struct({
  *
  * @example
  * ```ts
- * import { Schema, SchemaGetter } from "effect"
+ * import { Schema } from "effect"
  * import { EventSignalBody } from "@connected-vehicle/schema/WebhookEvent"
  *
  * const isEventSignalBody = Schema.is(EventSignalBody)
@@ -55,7 +55,7 @@ export const EventSignalBody = Schema.StructWithRest(
  *
  * @example
  * ```ts
- * import { Schema, SchemaGetter } from "effect"
+ * import { Schema } from "effect"
  * import { SignalReading } from "@connected-vehicle/schema/WebhookEvent"
  *
  * Schema.decodeUnknownSync(SignalReading)({
@@ -79,7 +79,7 @@ export const SignalReading = Schema.Struct({
 /**
  * @example
  * ```ts
- * import { Schema, SchemaGetter } from "effect"
+ * import { Schema } from "effect"
  * import { SignalReading } from "@connected-vehicle/schema/WebhookEvent"
  *
  * const isSignalReading: (u: unknown) => u is SignalReading = Schema.is(SignalReading)
@@ -94,7 +94,7 @@ export type SignalReading = typeof SignalReading.Type
  *
  * @example
  * ```ts
- * import { Schema, SchemaGetter } from "effect"
+ * import { Schema } from "effect"
  * import { SignalFailure } from "@connected-vehicle/schema/WebhookEvent"
  *
  * const isSignalFailure = Schema.is(SignalFailure)
@@ -112,7 +112,7 @@ export const SignalFailure = Schema.Struct({ code: Schema.String, type: Schema.S
  *
  * @example
  * ```ts
- * import { Schema, SchemaGetter } from "effect"
+ * import { Schema } from "effect"
  * import { FailedSignal } from "@connected-vehicle/schema/WebhookEvent"
  *
  * Schema.decodeUnknownSync(FailedSignal)({
@@ -132,7 +132,7 @@ export const FailedSignal = Schema.Struct({
 /**
  * @example
  * ```ts
- * import { Schema, SchemaGetter } from "effect"
+ * import { Schema } from "effect"
  * import { FailedSignal } from "@connected-vehicle/schema/WebhookEvent"
  *
  * const isFailedSignal: (u: unknown) => u is FailedSignal = Schema.is(FailedSignal)
@@ -148,7 +148,7 @@ export type FailedSignal = typeof FailedSignal.Type
  *
  * @example
  * ```ts
- * import { Schema, SchemaGetter } from "effect"
+ * import { Schema } from "effect"
  * import { EventSignal } from "@connected-vehicle/schema/WebhookEvent"
  *
  * const isEventSignal = Schema.is(EventSignal)
@@ -161,7 +161,7 @@ export const EventSignal = Schema.Union([FailedSignal, SignalReading]).annotate(
 /**
  * @example
  * ```ts
- * import { Schema, SchemaGetter } from "effect"
+ * import { Schema } from "effect"
  * import { EventSignal } from "@connected-vehicle/schema/WebhookEvent"
  *
  * const isEventSignal: (u: unknown) => u is EventSignal = Schema.is(EventSignal)
