@@ -5,7 +5,7 @@
  * body. The retry schedule runs on `TestClock`; the HTTP is real.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Duration, Effect } from "effect"
+import { Duration, Effect, Fiber } from "effect"
 import { TestClock } from "effect/testing"
 import { createHmac } from "node:crypto"
 import { createServer } from "node:http"
@@ -27,7 +27,8 @@ interface Hit {
 
 /**
  * A receiver on 127.0.0.1:0. `VERIFY`: the right challenge answer, except on
- * `/unverifiable` (a wrong one), `/verify-404-slow` (404 and a body that never
+ * `/unverifiable` (a wrong one), `/verify-nonascii` (64 characters, one of
+ * them not ASCII), `/verify-slow` (the right one after 1 s), `/verify-404-slow` (404 and a body that never
  * ends) and `/verify-endless` (200 and over 64 KiB of a body that never ends).
  * Other events: `/fail*` answers 500, `/slow-ok` and
  * `/slow-fail` send their status line (200, 503) and part of a body that never
@@ -51,6 +52,16 @@ const receiver = Effect.acquireRelease(
         if (event.eventType === "VERIFY" && path === "/verify-endless") {
           res.writeHead(200, { "content-type": "application/json", "content-length": String(1024 * 1024) })
           res.write(`{"challenge": "${"0".repeat(80 * 1024)}`) // past 64 KiB, and never ends
+          return
+        }
+        if (event.eventType === "VERIFY" && path === "/verify-nonascii") {
+          // 64 characters, more bytes
+          res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ challenge: "é".padEnd(64, "0") }))
+          return
+        }
+        if (event.eventType === "VERIFY" && path === "/verify-slow") {
+          const challenge = createHmac("sha256", DEFAULT_WEBHOOK_SECRET).update(event.data.challenge!).digest("hex")
+          setTimeout(() => res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ challenge })), 1_000)
           return
         }
         if (event.eventType === "VERIFY") {
@@ -242,5 +253,31 @@ describe("an attempt is decided by the status line", () => {
       assert.strictEqual(entryOf(endless.id).status, 200)
       assert.strictEqual(entryOf(endless.id).error, "the answer is not {\"challenge\": \"<hex>\"}")
       yield* waitFor("the receiver's connections closed", () => r.open() === 0)
+    }).pipe(Effect.provide(Loopback)))
+
+  it.effect("a VERIFY answer of 64 characters that are not all ASCII fails the VERIFY (logged unverified), the webhook is created", () =>
+    Effect.gen(function*() {
+      const sim = yield* Simulator
+      const r = yield* receiver
+      const webhook = yield* sim.createWebhook({ name: "nonascii", callbackUri: `${r.url}/verify-nonascii`, triggers: ["odometer-traveleddistance"], data: [] })
+      assert.strictEqual(webhook.verification, "failed")
+      const entry = (yield* sim.deliveries).find((e) => e.eventType === "VERIFY" && e.webhookId === webhook.id)!
+      assert.strictEqual(entry.outcome, "unverified")
+      assert.strictEqual(entry.error, "the challenge answer is not HMAC-SHA256(webhook secret, challenge)")
+    }).pipe(Effect.provide(Loopback)))
+
+  it.effect("a reset while a VERIFY waits for its answer: the handshake's end is not logged, nothing is delivered after it", () =>
+    Effect.gen(function*() {
+      const sim = yield* Simulator
+      const r = yield* receiver
+      const created = yield* Effect.forkChild(
+        sim.createWebhook({ name: "slow", callbackUri: `${r.url}/verify-slow`, triggers: ["odometer-traveleddistance"], data: [] })
+      )
+      yield* wallSleep(300)
+      yield* sim.reset
+      yield* Fiber.join(created)
+      yield* pause
+      assert.deepStrictEqual(yield* sim.deliveries, [])
+      assert.deepStrictEqual(r.hits, [])
     }).pipe(Effect.provide(Loopback)))
 })

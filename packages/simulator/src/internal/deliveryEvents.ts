@@ -48,6 +48,8 @@ const verifyError = (
 const handshake = (engine: Engine, w: WebhookRecord): Effect.Effect<void> =>
   Effect.gen(function*() {
     w.verification = "pending"
+    // a reset meanwhile forgets the webhook: its handshake ends unlogged
+    const generation = engine.generation
     const challenge = randomBytes(16).toString("hex")
     const eventId = newId("evt")
     const deliveryId = newId("dlv")
@@ -62,8 +64,8 @@ const handshake = (engine: Engine, w: WebhookRecord): Effect.Effect<void> =>
     // only a 200 can verify: its body is read (at most 64 KiB), any other status decides alone
     const { latencyMillis, result } = yield* attempt(url, body, w.secret, (status) => status === 200)
     const error = verifyError(result, challenge, w)
-    // a callback changed meanwhile: that handshake decides
-    if (w.callbackUri !== url) return
+    // a callback changed meanwhile: that handshake decides; a reset: nothing more
+    if (w.callbackUri !== url || engine.generation !== generation) return
     w.verification = error === null ? "succeeded" : "failed"
     record(engine, {
       eventId,

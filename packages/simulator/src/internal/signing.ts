@@ -12,8 +12,14 @@ import { createHmac, timingSafeEqual } from "node:crypto"
 export const hmacHex = (message: Uint8Array | string, secret: Redacted.Redacted<string>): string =>
   createHmac("sha256", Redacted.value(secret)).update(message).digest("hex")
 
-/** Whether `answer` is the expected hex challenge answer (constant time). */
+/**
+ * Whether `answer` is the expected hex challenge answer (constant time). Any
+ * other value is `false`, one of the same length in characters but not in
+ * bytes (non-ASCII) included.
+ */
 export const sameHex = (expected: string, answer: unknown): boolean => {
   if (typeof answer !== "string" || answer.length !== expected.length) return false
-  return timingSafeEqual(Buffer.from(expected, "utf8"), Buffer.from(answer, "utf8"))
+  const a = Buffer.from(expected, "utf8")
+  const b = Buffer.from(answer, "utf8")
+  return a.length === b.length && timingSafeEqual(a, b)
 }
