@@ -18,6 +18,7 @@ import { PersistedQueue } from "effect/persistence"
 import { Configuration, FleetError, QueueUnavailable } from "./FleetError.ts"
 import { eventLag, eventsOffered, eventsTaken, queueDepth } from "./FleetMetrics.ts"
 import { cleanupIntervalMillis, retentionMillis } from "./internal/retention.ts"
+import { queueIdOf } from "./internal/queueId.ts"
 
 /**
  * The events a queue holds: every delivered kind (`VEHICLE_STATE`,
@@ -150,8 +151,9 @@ export interface Service {
   readonly name: string
   readonly maxAttempts: number
   /**
-   * Stores the event under `id` (default its `eventId`) with the time of its
-   * receipt, in a span `fleet.EventQueue.offer`; succeeds once the store has
+   * Stores the event under `id` (default its `eventId`; one over 255
+   * characters, which a SQL store cannot keep, as `sha256:<hex>` of it) with
+   * the time of its receipt, in a span `fleet.EventQueue.offer`; succeeds once the store has
    * it (on SQL: committed). An `id` already stored is a no-op.
    */
   readonly offer: (event: DeliveredEvent, options?: { readonly id?: string | undefined }) => Effect.Effect<void, FleetError>
@@ -291,7 +293,7 @@ export const make = (options?: Options): Effect.Effect<Service, FleetError, Pers
       name,
       maxAttempts,
       offer: (event, offerOptions) => {
-        const id = offerOptions?.id ?? event.eventId
+        const id = queueIdOf(offerOptions?.id ?? event.eventId)
         return Effect.flatMap(Clock.currentTimeMillis, (receivedAt) =>
           queue.offer({ event, receivedAt }, { id }).pipe(
             Effect.mapError(queueError(`store event ${event.eventId}`)),

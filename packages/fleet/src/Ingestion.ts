@@ -18,6 +18,7 @@ import * as EventQueue from "./EventQueue.ts"
 import * as FleetConfig from "./FleetConfig.ts"
 import { DatabaseUnavailable, DeadLetterNotFound, FleetError } from "./FleetError.ts"
 import { cleanupIntervalMillis, retentionMillis } from "./internal/retention.ts"
+import { queueIdOf } from "./internal/queueId.ts"
 
 /**
  * What ingestion provides: the queue and the dead letters.
@@ -179,7 +180,7 @@ export const layerConfig = (options?: SqlOptions): Layer.Layer<Services, FleetEr
 /**
  * Offers a dead letter's event to the queue again (a fresh set of attempts)
  * and marks the letter replayed; answers the queue id of the replay
- * (`<eventId>:replay:<n>`). Replaying twice at once, or again after a
+ * (`<eventId>:replay:<n>`, or `sha256:<hex>` of it when over 255 characters). Replaying twice at once, or again after a
  * failure between the two steps, stores the replay once.
  * `DeadLetterNotFound` when no letter of `eventId` awaits a replay.
  *
@@ -205,7 +206,7 @@ export const replay = (eventId: string): Effect.Effect<string, FleetError, Servi
     if (Option.isNone(letter)) {
       return yield* new FleetError({ reason: new DeadLetterNotFound({ eventId }) })
     }
-    const id = `${eventId}:replay:${letter.value.replays + 1}`
+    const id = queueIdOf(`${eventId}:replay:${letter.value.replays + 1}`)
     yield* queue.offer(letter.value.event, { id })
     yield* deadLetters.markReplayed(eventId)
     return id

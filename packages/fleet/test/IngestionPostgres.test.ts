@@ -103,6 +103,35 @@ describe("ingestion on Postgres", () => {
       assert.deepStrictEqual(rows.map((row) => [row.status, Number(row.replays)]), [["replayed", 1]])
     }).pipe(Effect.scoped), 60_000)
 
+  it.live("an eventId of 256 characters (the longest a receiver takes) is stored once, handled with its id, dead-lettered and replayed", () =>
+    Effect.gen(function*() {
+      const url = freshDatabase("longid")
+      const receiverUrl = yield* serve(url)
+      const eventId = `evt_${"é".repeat(100)}${"x".repeat(152)}`
+      assert.strictEqual(eventId.length, 256)
+      const answers = yield* Effect.promise(() => Promise.all([post(receiverUrl, stateEvent(eventId)), post(receiverUrl, stateEvent(eventId))]))
+      assert.deepStrictEqual(answers.map((answer) => answer.status), [200, 200])
+      const rows = yield* query<{ id: string }>(url, "SELECT id FROM effect_queue")
+      assert.deepStrictEqual(rows.map((row) => row.id.startsWith("sha256:") && row.id.length === 71), [true])
+      const healthy = yield* Ref.make(false)
+      const handled = yield* Deferred.make<string>()
+      const worker = yield* instance(url, { maxAttempts: 1 })
+      yield* Effect.forkScoped(Effect.provideContext(
+        Worker.run({
+          handler: (event) =>
+            Effect.flatMap(Ref.get(healthy), (ok) => ok ? Deferred.succeed(handled, event.eventId) : Effect.fail(new Error("not yet")))
+        }),
+        worker
+      ))
+      const letters = Effect.flatMap(Effect.provideContext(DeadLetters, worker), (store) => store.list())
+      yield* eventually(Effect.map(letters, (list) => list.length === 1))
+      assert.strictEqual((yield* letters)[0]!.eventId, eventId)
+      yield* Ref.set(healthy, true)
+      const id = yield* Effect.provideContext(Ingestion.replay(eventId), worker)
+      assert.match(id, /^sha256:[0-9a-f]{64}$/)
+      assert.strictEqual(yield* Deferred.await(handled).pipe(Effect.timeout("10 seconds")), eventId)
+    }).pipe(Effect.scoped), 60_000)
+
   it.live("an event whose worker process was killed mid-handler is taken again by another worker after the lock expires", () =>
     Effect.gen(function*() {
       const { url } = yield* takenByKilledWorker("evt_crash")
