@@ -292,12 +292,16 @@ describe.concurrent("bad arguments: a clear message and exit code 2 (with --json
   })
 
   it("--target must be an http(s) URL; compat needs no client credential", async () => {
-    const [bad, compat] = await Promise.all([
+    const [bad, fragment, compat] = await Promise.all([
       run(["webhooks", "--target", "notaurl"]),
+      run(["compat", "--make", "kia", "--target", `${sim.url}/#x`]),
       runJson(["compat", "--region", "US", "--target", sim.url])
     ])
     assert.strictEqual(bad.code, 2)
     assert.include(bad.stderr, "--target must be an http:// or https:// URL")
+    // every path would go elsewhere (after the "#", nothing of it is sent)
+    assert.strictEqual(fragment.code, 2)
+    assert.include(fragment.stderr, "(Expected a URL without a query or fragment)")
     assert.strictEqual(compat.run.code, 0)
     assert.isTrue(compat.json.data.length > 0)
   })

@@ -28,6 +28,18 @@ const readOnce = <T extends object>(target: T, key: string, value: unknown): T =
 }
 
 describe("createClient options", () => {
+  it("an origin or a root with a query or a fragment is refused (every path would be sent elsewhere); the URL is not quoted", () => {
+    for (const origin of ["http://127.0.0.1:9/?x=1", "http://127.0.0.1:9/#frag", "http://127.0.0.1:9/api?", "http://127.0.0.1:9/api#"]) {
+      const error = refused({ ...base, origin })
+      assert.strictEqual(error.field, "origin", origin)
+      assert.strictEqual(error.message, "origin: Expected a URL without a query or fragment")
+    }
+    const roots = { base: "http://h/v3", management: "http://h/v3", compatibility: "http://h/v3", authorization: "http://h", legacy: "http://h?token=s3cret" }
+    const error = refused({ clientId: "app", clientSecret: "secret", roots })
+    assert.strictEqual(error.field, "roots.legacy")
+    assert.notInclude(error.message, "s3cret")
+  })
+
   it("a field of the transport option is named with its path; the client's own with its name", () => {
     const nested = refused({ ...base, transport: { timeout: 0 } })
     assert.strictEqual(nested.field, "transport.timeout")

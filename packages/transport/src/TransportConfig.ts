@@ -10,7 +10,7 @@ import type { LogLevel } from "effect"
 import { fromConfigError } from "./ConfigurationError.ts"
 import type { ConfigurationError } from "./ConfigurationError.ts"
 import * as env from "./internal/env.ts"
-import { check, duration, flag, headerNames, logLevel, unset, userAgent } from "./internal/options.ts"
+import { check, duration, flag, headerNames, logLevel, rootIssue as issueOfRoot, roots, unset, userAgent } from "./internal/options.ts"
 import { sdkVersion } from "./internal/version.ts"
 
 /**
@@ -244,7 +244,9 @@ export const defaults = {
 } as const
 
 /**
- * Builds the configuration from options. A duration that is not a positive
+ * Builds the configuration from options. A root that is not an absolute
+ * `http:` or `https:` URL without credentials, query or fragment
+ * ({@link rootIssue}), a duration that is not a positive
  * (a delay: non-negative), finite `Duration` input, `maxAttempts` that is not
  * an integer >= 1, a `factor` below 1, a `requestIdHeader` that is not a
  * header name or a list of them, an empty `userAgent` (or one with control
@@ -261,7 +263,7 @@ export const defaults = {
  * @category constructors
  */
 export const make = (options: Options): TransportConfig["Service"] => ({
-  roots: options.roots,
+  roots: roots(options.roots),
   userAgent: userAgent(options.userAgent, defaults.userAgent),
   timeout: duration("timeout", options.timeout, defaults.timeout, true),
   retry: retryPolicy(defaults.retry, options.retry),
@@ -337,6 +339,24 @@ export const rateLimitPolicy = (base: RateLimitPolicy, options: RateLimitOptions
     wait: flag("rateLimit.wait", options.wait, base.wait),
     maxWait: duration("rateLimit.maxWait", options.maxWait, base.maxWait, false)
   }
+
+/**
+ * Why `url` cannot be a root (or an origin): not an absolute `http:` or
+ * `https:` URL, or one with a user name, a password, a query or a fragment
+ * (every path is appended to a root: after a `?` or a `#` it would not be
+ * the path sent); `undefined` when it can. The message never quotes the URL.
+ *
+ * @example
+ * ```ts
+ * import { rootIssue } from "@connected-vehicle/transport/TransportConfig"
+ *
+ * rootIssue("https://api.example.com/v3") // undefined
+ * rootIssue("http://127.0.0.1:8080/?x=1") // "Expected a URL without a query or fragment"
+ * ```
+ * @since 0.2.0
+ * @category utils
+ */
+export const rootIssue: (url: unknown) => string | undefined = issueOfRoot
 
 /**
  * The roots of a server that serves the whole service on one origin (the

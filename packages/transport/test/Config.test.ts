@@ -7,6 +7,33 @@ const layerFromEnv = (env: Record<string, string>) =>
   Config.layerConfig.pipe(Layer.provide(ConfigProvider.layer(ConfigProvider.fromEnv({ env }))))
 
 describe("TransportConfig", () => {
+  it.effect("an origin or a root with a query or a fragment is a ConfigurationError naming it (a root that is set is never replaced by the origin); make throws an InvalidArgument", () =>
+    Effect.gen(function*() {
+      for (
+        const [env, name] of [
+          [{ CONNECTED_VEHICLE_ORIGIN: "http://127.0.0.1:8080/?x=1" }, "ORIGIN"],
+          [{ CONNECTED_VEHICLE_ORIGIN: "http://127.0.0.1:8080/#x" }, "ORIGIN"],
+          [{ CONNECTED_VEHICLE_ORIGIN: "http://127.0.0.1:8080", CONNECTED_VEHICLE_BASE_URL: "http://127.0.0.1:8080/v3?" }, "BASE_URL"],
+          [{ CONNECTED_VEHICLE_ORIGIN: "ftp://127.0.0.1" }, "ORIGIN"]
+        ] as const
+      ) {
+        const error = yield* Effect.flip(Effect.provide(Effect.service(TransportConfig), layerFromEnv(env)))
+        assert.strictEqual(error._tag, "ConfigurationError")
+        assert.include(error.message, name, JSON.stringify(env))
+      }
+      const roots = { ...Config.rootsFromOrigin("http://127.0.0.1:8080"), authorization: "http://u:pw@127.0.0.1:8080" }
+      const thrown = (() => {
+        try {
+          Config.make({ roots })
+        } catch (error) {
+          return error as { readonly field: string; readonly message: string }
+        }
+      })()
+      assert.strictEqual(thrown?.field, "roots.authorization")
+      assert.notInclude(thrown!.message, "pw")
+      assert.isUndefined(Config.rootIssue("https://api.example.com/v3"))
+    }))
+
   it.effect("layerConfig derives the five roots from CONNECTED_VEHICLE_ORIGIN, each overridable", () =>
     Effect.gen(function*() {
       const config = yield* TransportConfig

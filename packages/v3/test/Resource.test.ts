@@ -62,6 +62,30 @@ describe("resource", () => {
       assert.strictEqual(requests.length, sent)
     }))
 
+  it.effect("an identifier sent in a header with a character above U+00FF is an InvalidArgument naming it, nothing sent; in a path it is sent", () =>
+    Effect.gen(function*() {
+      const { client, requests } = fake(5)
+      const signals = resource(client, {
+        list: { query: PagingQuery, route: { vehicleId: "params.vehicleId", userId: "headers.sc-user-id" } },
+        get: { route: { vehicleId: "params.vehicleId", userId: "headers.sc-user-id", code: "params.signalCode" } }
+      })
+      for (const userId of ["😀", "user\u0100"]) {
+        const errors = [
+          yield* Effect.flip(signals.list({ vehicleId: "veh_1", userId })),
+          yield* Effect.flip(signals.get({ vehicleId: "veh_1", userId, code: "odometer" }))
+        ]
+        for (const error of errors) {
+          assert.instanceOf(error, InvalidArgument)
+          assert.strictEqual((error as InvalidArgument).field, "userId")
+          assert.include((error as InvalidArgument).message, "it is sent in the sc-user-id header")
+        }
+      }
+      assert.deepStrictEqual(requests, [])
+      // Latin-1 in a header, anything in a path
+      yield* signals.get({ vehicleId: "véhicule_😀", userId: "usér", code: "odometer" })
+      assert.strictEqual(requests.length, 1)
+    }))
+
   it.effect("one identifier argument fills the path parameter `id` names", () =>
     Effect.gen(function*() {
       const { client, requests } = fake(0)

@@ -162,15 +162,10 @@ const checkSettings = (options: ClientOptions): InvalidArgumentError | undefined
   return keyIssue === undefined ? undefined : invalid("userKey", keyIssue.message.replace(/^key: /, ""))
 }
 
-/** An absolute `http:` or `https:` URL without credentials (the URL is not quoted: it might hold some). */
+/** An absolute `http:` or `https:` URL without credentials, query or fragment (`TransportConfig.rootIssue`; the URL is not quoted: it might hold credentials). */
 const httpUrl = (field: string, u: unknown): string | InvalidArgumentError => {
-  if (typeof u !== "string" || !URL.canParse(u)) return invalid(field, "Expected an absolute http(s) URL")
-  const url = new URL(u)
-  if (url.protocol !== "http:" && url.protocol !== "https:") {
-    return invalid(field, `Expected an http: or https: URL, not ${url.protocol}`)
-  }
-  if (url.username !== "" || url.password !== "") return invalid(field, "Expected a URL without user name or password")
-  return u
+  const issue = TransportConfig.rootIssue(u)
+  return issue === undefined ? u as string : invalid(field, issue)
 }
 
 /**

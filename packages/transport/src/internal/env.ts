@@ -9,6 +9,7 @@ import { Config, Option, Schema, SchemaTransformation } from "effect"
 import type { LogLevel } from "effect"
 import * as DurationVariable from "../DurationVariable.ts"
 import type { Options } from "../TransportConfig.ts"
+import { rootIssue } from "./options.ts"
 
 /** @internal */
 export const prefix = "CONNECTED_VEHICLE"
@@ -35,11 +36,16 @@ export const logLevel: Config.Config<LogLevel.LogLevel> = Config.schema(LogSetti
   Config.map((setting): LogLevel.LogLevel => logLevels[setting])
 )
 
-/** The root under `name`, else `ORIGIN` followed by `suffix`. */
+/** A root (or the origin): `rootIssue` decides (its message never quotes the URL). */
+const RootUrl = Schema.String.check(Schema.makeFilter((s: string) => rootIssue(s) ?? true))
+
+/** The root under `name` when it is set (an invalid one fails), else `ORIGIN` followed by `suffix`. */
 const root = (name: string, suffix: string) =>
-  Config.String(name).pipe(
-    Config.orElse(() => Config.String("ORIGIN").pipe(Config.map((o) => o.replace(/\/+$/, "") + suffix)))
-  )
+  Config.option(Config.String(name)).pipe(Config.flatMap((given) =>
+    Option.isSome(given)
+      ? Config.schema(RootUrl, name)
+      : Config.schema(RootUrl, "ORIGIN").pipe(Config.map((o) => o.replace(/\/+$/, "") + suffix))
+  ))
 
 /** Comma-separated header names, at least one. */
 const HeaderNames = Schema.String.pipe(

@@ -84,3 +84,32 @@ export const logLevel = (value: LogLevel.LogLevel | undefined): LogLevel.LogLeve
   throw new InvalidArgument({ field: "logLevel", message: `logLevel: Expected one of ${LogLevel.values.join(", ")}` })
 }
 
+
+/**
+ * Why `u` cannot be a root: an absolute `http:` or `https:` URL without a
+ * user name, a password, a query or a fragment (every path is appended to
+ * it: after a `?` or a `#` it would be sent as part of the query or not at
+ * all); `undefined` when it can. The URL itself is never quoted (it might
+ * hold credentials).
+ */
+export const rootIssue = (u: unknown): string | undefined => {
+  if (typeof u !== "string" || !URL.canParse(u)) return "Expected an absolute http(s) URL"
+  const url = new URL(u)
+  if (url.protocol !== "http:" && url.protocol !== "https:") return `Expected an http: or https: URL, not ${url.protocol}`
+  if (url.username !== "" || url.password !== "") return "Expected a URL without user name or password"
+  // `new URL("http://h/api?").search` is "": the text decides
+  if (u.includes("?") || u.includes("#")) return "Expected a URL without a query or fragment"
+  return undefined
+}
+
+const rootNames = ["base", "management", "compatibility", "authorization", "legacy"] as const
+
+/** The roots, each checked ({@link rootIssue}), else an `InvalidArgument` naming `roots.<name>` is thrown. */
+export const roots = <R extends Readonly<Record<(typeof rootNames)[number], string>>>(given: R): R => {
+  if (typeof given !== "object" || given === null) throw new InvalidArgument({ field: "roots", message: "roots: Expected the five roots" })
+  for (const name of rootNames) {
+    const issue = rootIssue(given[name])
+    if (issue !== undefined) throw new InvalidArgument({ field: `roots.${name}`, message: `roots.${name}: ${issue}` })
+  }
+  return given
+}

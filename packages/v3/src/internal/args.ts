@@ -68,19 +68,42 @@ export const toQuery = <S extends Schema.Struct<Schema.Struct.Fields>>(schema: S
 
 /**
  * Checks identifiers sent in a path or a header with `Identifier` (non-empty,
- * no control character, no `/`, not `.` or `..`), and returns them: each
- * read once from `args` into a copy (never read again).
+ * no control character, no `/`, not `.` or `..`), those sent in a header
+ * (`headers`: the argument's header name) also for characters a header can
+ * carry (up to U+00FF), and returns them: each read once from `args` into a
+ * copy (never read again).
  *
  * @internal
  */
 export const identifiers = <const K extends string>(
   args: unknown,
-  keys: ReadonlyArray<K>
+  keys: ReadonlyArray<K>,
+  headers: Readonly<Record<string, string>> = {}
 ): Effect.Effect<{ readonly [P in K]: string }, InvalidArgument> =>
   Effect.suspend(() => {
-    const ids = readIdentifiers(args, keys)
+    const ids = readIdentifiers(args, keys, headers)
     return Effect.isEffect(ids) ? ids : Effect.succeed(ids)
   })
+
+/**
+ * The first character of `s` a header cannot carry (above U+00FF: an HTTP
+ * client refuses such a header value), if any.
+ */
+const beyondLatin1 = (s: string): string | undefined => {
+  for (let i = 0; i < s.length; i++) {
+    if (s.charCodeAt(i) > 0xff) return String.fromCodePoint(s.codePointAt(i)!)
+  }
+  return undefined
+}
+
+/** The `InvalidArgument` of an identifier sent in `header` that a header cannot carry, if it is one. */
+const headerIssue = (field: string, header: string, value: string): InvalidArgument | undefined => {
+  const c = beyondLatin1(value)
+  return c === undefined ? undefined : new InvalidArgument({
+    field,
+    message: `${field}: Expected characters up to U+00FF (it is sent in the ${header} header), got ${JSON.stringify(value)} (${JSON.stringify(c)})`
+  })
+}
 
 /**
  * {@link identifiers} read now: the valid copy itself (the common case, no
@@ -90,7 +113,8 @@ export const identifiers = <const K extends string>(
  */
 export const readIdentifiers = <const K extends string>(
   args: unknown,
-  keys: ReadonlyArray<K>
+  keys: ReadonlyArray<K>,
+  headers: Readonly<Record<string, string>> = {}
 ): { readonly [P in K]: string } | Effect.Effect<{ readonly [P in K]: string }, InvalidArgument> => {
   const ids: Record<string, unknown> = {}
   try {
@@ -102,8 +126,15 @@ export const readIdentifiers = <const K extends string>(
   }
   const valid = ids as { readonly [P in K]: string }
   // the common case, all valid, without running the schema (`isIdentifier` is `Identifier`'s rule)
-  if (keys.every((key) => isIdentifier(ids[key]))) return valid
-  return Effect.forEach(keys, (key) => validate(Identifier, ids[key], { field: key })).pipe(Effect.as(valid))
+  if (!keys.every((key) => isIdentifier(ids[key]))) {
+    return Effect.forEach(keys, (key) => validate(Identifier, ids[key], { field: key })).pipe(Effect.as(valid))
+  }
+  for (const key of keys) {
+    const header = headers[key]
+    const issue = header === undefined ? undefined : headerIssue(key, header, ids[key] as string)
+    if (issue !== undefined) return Effect.fail(issue)
+  }
+  return valid
 }
 
 /**

@@ -116,7 +116,7 @@ export const resource = <C extends Client, const T extends Endpoints<C>>(
   const check = listKeys.length === 0
     ? (args: unknown) => Effect.map(checkQuery(args), (query) => ({ query }))
     : (args: unknown) =>
-      Effect.flatMap(identifiers(args, listKeys), (ids) =>
+      Effect.flatMap(identifiers(args, listKeys, listRoute.headers), (ids) =>
         Effect.map(checkQuery(args), (query) => ({ query, ...listRoute.request(ids) })))
   const { list, pages, stream } = paged(check, client.list as PageFetch)
   const calls: Record<string, unknown> = {}
@@ -151,7 +151,7 @@ const call = (fetch: Fetch, endpoint: AnyCall) => {
   const send = (ids: Readonly<Record<string, string>>, options: CallOptions | undefined) => Effect.map(fetch(route.request(ids), options), valueOf)
   return (args: unknown, options?: CallOptions) =>
     Effect.suspend(() => {
-      const ids = readIdentifiers(args, route.keys)
+      const ids = readIdentifiers(args, route.keys, route.headers)
       return Effect.isEffect(ids) ? Effect.flatMap(ids, (valid) => send(valid, options)) : send(ids, options)
     })
 }
@@ -167,6 +167,8 @@ const compile = (route: AnyRoute) => {
   })
   return {
     keys: entries.map((entry) => entry.arg),
+    /** the header each argument sent in one is sent in */
+    headers: Object.fromEntries(entries.filter((entry) => entry.part === "headers").map((entry) => [entry.arg, entry.name])),
     request: (ids: Readonly<Record<string, string>>) => {
       const parts: { params?: Record<string, string>; headers?: Record<string, string> } = {}
       for (const { arg, name, part } of entries) (parts[part] ??= {})[name] = ids[arg]!

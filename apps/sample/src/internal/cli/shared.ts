@@ -6,6 +6,7 @@
 import { Console, Effect, FileSystem, Layer, Option, Redacted, Schema } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
 import { ModeValues } from "@connected-vehicle/schema/Common"
+import { rootIssue } from "@connected-vehicle/transport/TransportConfig"
 import * as env from "../env.ts"
 import * as Report from "../../Report.ts"
 import { SampleError } from "../../SampleError.ts"
@@ -34,11 +35,15 @@ export const shared = {
     Flag.withFallbackConfig(env.origin),
     Flag.mapTryCatch(
       (value) => {
-        const url = new URL(value)
-        if (url.protocol !== "http:" && url.protocol !== "https:") throw new Error(url.protocol)
+        // the transport's rule for a root: http(s), no credentials, no query or fragment
+        const issue = rootIssue(value)
+        if (issue !== undefined) throw new Error(issue)
         return value
       },
-      () => "--target must be an http:// or https:// URL, e.g. http://127.0.0.1:8080"
+      (error) =>
+        `--target must be an http:// or https:// URL without credentials, query or fragment, e.g. http://127.0.0.1:8080 (${
+          (error as Error).message
+        })`
     ),
     Flag.optional
   ),
