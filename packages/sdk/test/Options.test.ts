@@ -40,6 +40,12 @@ describe("createClient options", () => {
     assert.notInclude(error.message, "s3cret")
   })
 
+  it("a tokenStore that is neither a Layer nor an object with get, set and remove functions is refused when the client is created", () => {
+    for (const tokenStore of [{}, { get: () => undefined }, 42, "store", null]) {
+      assert.strictEqual(refused({ ...base, tokenStore }).field, "tokenStore", JSON.stringify(tokenStore))
+    }
+  })
+
   it("a field of the transport option is named with its path; the client's own with its name", () => {
     const nested = refused({ ...base, transport: { timeout: 0 } })
     assert.strictEqual(nested.field, "transport.timeout")

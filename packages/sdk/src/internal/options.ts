@@ -3,7 +3,7 @@
  * options and a user's token. A bad value is an `InvalidArgumentError` naming
  * the field (never quoting a secret or a URL, which might hold one).
  */
-import { ConfigProvider, Duration, Effect, Exit, Option, Redacted } from "effect"
+import { ConfigProvider, Duration, Effect, Exit, Layer, Option, Redacted } from "effect"
 import type { LogLevel } from "effect"
 import * as TokenStore from "@connected-vehicle/auth/TokenStore"
 import type { WarningLevel } from "@connected-vehicle/legacy-v2/Deprecation"
@@ -153,7 +153,10 @@ export const checkClientOptions = (options: ClientOptions): InvalidArgumentError
 
 /** The options of the consent flow and the legacy reads: `redirectUri`, `unitSystem`, `userKey`. */
 const checkSettings = (options: ClientOptions): InvalidArgumentError | undefined => {
-  const { redirectUri, unitSystem, userKey } = options
+  const { redirectUri, tokenStore, unitSystem, userKey } = options
+  if (tokenStore !== undefined && !Layer.isLayer(tokenStore) && !isAsyncTokenStore(tokenStore)) {
+    return invalid("tokenStore", "Expected a Layer of TokenStore, or an object with get, set and remove functions")
+  }
   if (redirectUri !== undefined && (typeof redirectUri !== "string" || !URL.canParse(redirectUri))) {
     return invalid("redirectUri", "Expected an absolute URL")
   }
@@ -161,6 +164,9 @@ const checkSettings = (options: ClientOptions): InvalidArgumentError | undefined
   const keyIssue = userKey === undefined ? undefined : TokenStore.checkKey(userKey)
   return keyIssue === undefined ? undefined : invalid("userKey", keyIssue.message.replace(/^key: /, ""))
 }
+
+const isAsyncTokenStore = (u: unknown): boolean =>
+  typeof u === "object" && u !== null && ["get", "set", "remove"].every((name) => typeof (u as Record<string, unknown>)[name] === "function")
 
 /** An absolute `http:` or `https:` URL without credentials, query or fragment (`TransportConfig.rootIssue`; the URL is not quoted: it might hold credentials). */
 const httpUrl = (field: string, u: unknown): string | InvalidArgumentError => {
