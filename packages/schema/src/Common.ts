@@ -67,6 +67,27 @@ const utcOfMillis = (millis: number): DateTime.Utc => {
 export const DecodeString = "@connected-vehicle/schema/DecodeString"
 
 /**
+ * The annotation (`true`) of a schema whose decoding gives a present value
+ * back as it is, unchanged and not mutated (its getter only supplies a value
+ * for an absent or `null` one: `SignalAttributesBody`): a decoder of JSON
+ * bodies may skip the second walk Effect's decoder makes over what that
+ * getter gave (the transport's does, its results checked against Effect's
+ * decoder by property tests). Only the schema's author can say so: a getter
+ * that mutates its input must not carry it.
+ *
+ * @example
+ * ```ts
+ * import { PresentUnchanged } from "@connected-vehicle/schema/Common"
+ * import { SignalAttributesBody } from "@connected-vehicle/schema/Signal"
+ *
+ * SignalAttributesBody.ast.annotations?.[PresentUnchanged] // true
+ * ```
+ * @category annotations
+ * @since 0.2.0
+ */
+export const PresentUnchanged = "@connected-vehicle/schema/PresentUnchanged"
+
+/**
  * The value of the {@link DecodeString} annotation.
  *
  * @example

@@ -4,7 +4,7 @@
  * @since 0.1.0
  */
 import { Option, Schema, SchemaGetter } from "effect"
-import { openEnum, SelfLinks, Timestamp } from "./Common.ts"
+import { openEnum, PresentUnchanged, SelfLinks, Timestamp } from "./Common.ts"
 import { Page, PageMeta } from "./Pagination.ts"
 import { IncludedVehicle } from "./Vehicle.ts"
 
@@ -183,7 +183,7 @@ export const SignalAttributesBody = Schema.optionalKey(Schema.NullOr(SignalBody)
     decode: SchemaGetter.transformOptional((o) => Option.some(Option.isSome(o) && o.value !== null ? o.value : {})),
     encode: SchemaGetter.passthroughSubtype()
   })
-)
+).annotate({ [PresentUnchanged]: true })
 
 /**
  * A signal resource.

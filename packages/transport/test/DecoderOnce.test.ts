@@ -6,7 +6,7 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { DateTime, Effect, Exit, Option, Schema, SchemaGetter } from "effect"
-import { Timestamp } from "@connected-vehicle/schema/Common"
+import { PresentUnchanged, Timestamp } from "@connected-vehicle/schema/Common"
 import { SignalAttributesBody, SignalBody, SignalResponse, SignalsPage } from "@connected-vehicle/schema/Signal"
 import { WebhookEvent } from "@connected-vehicle/schema/WebhookEvent"
 import { decodeUnknownExit } from "../src/internal/decoder.ts"
@@ -41,12 +41,12 @@ const counted = () => {
   return { Body, counter }
 }
 
-/** `null` and an absent key as `{}`, as `SignalAttributesBody` does. */
+/** `null` and an absent key as `{}`, as `SignalAttributesBody` does (its getter gives a present value back: `PresentUnchanged`). */
 const nullAsEmpty = <S extends Schema.Codec<object, object>>(body: S) =>
   Schema.optionalKey(Schema.NullOr(body)).pipe(Schema.decodeTo(body, {
     decode: SchemaGetter.transformOptional((o: Option.Option<S["Type"] | null>) => Option.some(Option.isSome(o) && o.value !== null ? o.value : {})),
     encode: SchemaGetter.passthroughSubtype()
-  }))
+  })).annotate({ [PresentUnchanged]: true })
 
 describe("decoder.decodeUnknownExit: a signal body absent, null or present", () => {
   it.prop(
@@ -115,7 +115,7 @@ describe("decoder.decodeUnknownExit: a decoding whose encoded side is the node i
 
   it("a decoding default (withDecodingDefaultKey) and a null default: each check of a present value runs once, with Effect's results", () => {
     for (const make of [
-      (Body: Schema.Codec<object, object>) => Body.pipe(Schema.withDecodingDefaultKey(Effect.succeed({}))),
+      (Body: Schema.Codec<object, object>) => Body.pipe(Schema.withDecodingDefaultKey(Effect.succeed({}))).annotate({ [PresentUnchanged]: true }),
       (Body: Schema.Codec<object, object>) => nullAsEmpty(Body)
     ]) {
       const { Body, counter } = counted()
@@ -130,6 +130,21 @@ describe("decoder.decodeUnknownExit: a decoding whose encoded side is the node i
         agree(Outer, input)
       }
     }
+  })
+
+  it("a getter that changes its input in place and gives it back: the value is decoded again (without PresentUnchanged), as Effect does", () => {
+    const Body = Schema.Struct({ unit: Schema.optionalKey(Schema.NullOr(Schema.String)) })
+    const Mutating = Schema.NullOr(Body).pipe(Schema.decodeTo(Body, {
+      decode: SchemaGetter.transform((b: { unit?: unknown } | null) => {
+        if (b === null) return {}
+        b.unit = 42
+        return b as never
+      }),
+      encode: SchemaGetter.passthroughSubtype()
+    }))
+    const Outer = Schema.Struct({ body: Mutating })
+    assert.isTrue(Exit.isFailure(decodeUnknownExit(Outer)({ body: { unit: "km" } })))
+    agree(Outer, { body: { unit: "km" } })
   })
 
   it.prop(

@@ -10,6 +10,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { gzipSync } from "node:zlib"
 import { Duration, Effect, Layer, Redacted } from "effect"
 import { NodeHttpClient } from "@effect/platform-node"
+import { FetchHttpClient } from "effect/http"
 import { VehicleApi } from "@connected-vehicle/schema/Api"
 import type { ServiceReason } from "@connected-vehicle/schema/ServiceReason"
 import * as Credentials from "@connected-vehicle/transport/Credentials"
@@ -179,9 +180,25 @@ describe("a body that came compressed (the SDK asks for no content-encoding)", (
         const error = yield* flipReason(getSignal.pipe(Effect.provide(on(service.origin, { retry: { maxAttempts: 1 } }))))
         assert.strictEqual(error._tag, tag)
         const text = "description" in error ? String(error.description) : (error as ServiceReason).detail
-        assert.include(text, "the body is not JSON (it came with content-encoding: gzip, which the SDK neither asks for nor decodes)")
+        assert.include(text, "the body is not JSON (it came with content-encoding: gzip, still encoded: the SDK asks for no encoding and decodes none)")
         service.close()
       }
+    }).pipe(Effect.scoped))
+
+  it.live("a body a client decoded (fetch asks for gzip and decodes it) is not said to be still encoded", () =>
+    Effect.gen(function*() {
+      const service = yield* server((_, response) => {
+        response.writeHead(502, { "content-type": "text/html", "content-encoding": "gzip" })
+        response.end(gzipSync("<html><body>Bad Gateway</body></html>"))
+      })
+      const layer = Layer.mergeAll(Transport.layer, Credentials.layerStatic(Redacted.make("the-token"))).pipe(
+        Layer.provide([TransportConfig.layerOrigin(service.origin, { retry: { maxAttempts: 1 } }), FetchHttpClient.layer])
+      )
+      const error = yield* flipReason(getSignal.pipe(Effect.provide(layer)))
+      assert.strictEqual(error._tag, "Upstream")
+      assert.include((error as ServiceReason).detail, "the body is not JSON")
+      assert.notInclude((error as ServiceReason).detail, "content-encoding")
+      service.close()
     }).pipe(Effect.scoped))
 })
 

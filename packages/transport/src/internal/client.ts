@@ -156,7 +156,7 @@ const makeDecoder = (api: HttpApi.HttpApi<string, HttpApiGroup.Constraint>, grou
       } catch (cause) {
         return Effect.fail(
           new HttpClientError.HttpClientError({
-            reason: new HttpClientError.DecodeError({ request: response.request, response, description: notJson(response), cause })
+            reason: new HttpClientError.DecodeError({ request: response.request, response, description: notJson(response, text), cause })
           })
         )
       }

@@ -5,6 +5,7 @@
  * @internal
  */
 import { SchemaAST } from "effect"
+import * as Common from "@connected-vehicle/schema/Common"
 import { type Compiled, runtimeType } from "./decoderNode.ts"
 
 const sameChecks = (a: SchemaAST.Checks | undefined, b: SchemaAST.Checks | undefined) =>
@@ -70,7 +71,8 @@ export const sameShape = (a: SchemaAST.AST, b: SchemaAST.AST, top = false): bool
 }
 
 /**
- * For a node with one link whose encoded side (`to`) decodes a present value
+ * For a node annotated `PresentUnchanged` (the schema package's) with one
+ * link whose encoded side (`to`) decodes a present value
  * as the node itself does (the same node, or a union with it as a member that
  * alone accepts the value's runtime type), and whose own decoding gives back
  * a value it decoded (`stable`): the runtime types of a present value for
@@ -85,7 +87,8 @@ export const decodedOnce = (
   local: Compiled,
   compile: (ast: SchemaAST.AST) => Compiled
 ): ((input: unknown) => boolean) | undefined => {
-  if (local.stable !== true) return undefined
+  // only a schema whose author says its getter gives a present value back unmutated
+  if (local.stable !== true || ast.annotations?.[Common.PresentUnchanged] !== true) return undefined
   const to = link.to
   if (sameShape(to, ast, true)) return () => true
   if (to._tag !== "Union" || to.encoding !== undefined || to.checks !== undefined || to.options?.mode === "oneOf") return undefined

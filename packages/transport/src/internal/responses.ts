@@ -171,18 +171,23 @@ const decodeOAuth = Schema.decodeUnknownOption(Schema.Struct({
 }))
 
 /** The JSON value of a body, if it is JSON. */
+/** Bytes no text body starts with (control characters, or what UTF-8 decoding replaced): a compressed body. */
+// eslint-disable-next-line no-control-regex
+const binary = /[\u0000-\u0008\u000e-\u001f\ufffd]/
+
 /**
- * "the body is not JSON", naming a `Content-Encoding` the response came with
- * (the SDK asks for none and decodes none: a proxy that compresses anyway
- * is what went wrong).
+ * "the body is not JSON", naming the `Content-Encoding` the response came
+ * with when the body `text` is still encoded (binary from its first bytes:
+ * the SDK's clients ask for no encoding and decode none, so a proxy
+ * compressed it anyway; a client that decodes it, `fetch`, gives text).
  *
  * @internal
  */
-export const notJson = (response: HttpClientResponse.HttpClientResponse): string => {
+export const notJson = (response: HttpClientResponse.HttpClientResponse, text: string): string => {
   const encoding = response.headers["content-encoding"]?.trim()
-  return encoding === undefined || encoding === "" || encoding.toLowerCase() === "identity"
+  return encoding === undefined || encoding === "" || encoding.toLowerCase() === "identity" || !binary.test(text.slice(0, 16))
     ? "the body is not JSON"
-    : `the body is not JSON (it came with content-encoding: ${encoding.slice(0, 40)}, which the SDK neither asks for nor decodes)`
+    : `the body is not JSON (it came with content-encoding: ${encoding.slice(0, 40)}, still encoded: the SDK asks for no encoding and decodes none)`
 }
 
 const jsonOf = (text: string): unknown => {
@@ -243,7 +248,7 @@ export const decodeError = (
       const oauth = decodeOAuth(json)
       const envelope = Option.isSome(oauth) ? Option.none() : decodeEnvelope(json)
       if (Option.isSome(envelope)) return fail(fromEnvelope(envelope.value, ctx))
-      const note = text.trim() === "" ? "the body is empty" : json === undefined ? notJson(response) : "the body is JSON that is not the error envelope"
+      const note = text.trim() === "" ? "the body is empty" : json === undefined ? notJson(response, text) : "the body is JSON that is not the error envelope"
       if (ctx.status === 429) return fail(rateLimit(ctx, oauth, Option.isSome(oauth) ? "the body is an OAuth error" : note))
       if (Option.isSome(oauth)) {
         return fail(

@@ -5,7 +5,7 @@
  * @internal
  */
 import { Schema, SchemaGetter } from "effect"
-import { Timestamp } from "../../Common.ts"
+import { PresentUnchanged, Timestamp } from "../../Common.ts"
 import { SignalRef } from "../../Webhook.ts"
 
 /**
@@ -72,7 +72,7 @@ export const SignalReading = Schema.Struct({
   body: Schema.NullOr(EventSignalBody).pipe(Schema.decodeTo(EventSignalBody, {
     decode: SchemaGetter.transform((body) => body ?? {}),
     encode: SchemaGetter.passthroughSubtype()
-  })),
+  })).annotate({ [PresentUnchanged]: true }),
   meta: SignalReadMeta
 }).annotate({ identifier: "SignalReading" })
 
