@@ -268,10 +268,12 @@ export interface KeyValueStoreOptions {
    */
   readonly inFlightTimeout?: Duration.Input | undefined
   /**
-   * Prefix of the store's keys (default `"webhooks/seen/"`); each key is the
-   * prefix and the event's {@link keyOf} (at most 128 characters). A file
-   * system store makes a key a file name (URI-encoded, at most 255 bytes):
-   * keep the prefix short there.
+   * Prefix of the store's keys (default `"webhooks/seen/"`): an in-flight
+   * mark's key is the prefix and the event's {@link keyOf} (at most 128
+   * characters), a handled one's the prefix, its window's end (digits), `/`
+   * and {@link keyOf}. The keys under the prefix belong to the store (expired
+   * ones are removed). A file system store makes a key a file name
+   * (URI-encoded, at most 255 bytes): keep the prefix short there.
    */
   readonly prefix?: string | undefined
 }

@@ -98,7 +98,7 @@ describe("SeenEvents.makeKeyValueStore storage", () => {
       const web = WebAdapter.make({ secret, handler, seenEvents })
       yield* Effect.addFinalizer(() => Effect.promise(() => Promise.all([node.dispose(), web.dispose()])))
       const toNode = fetchTarget(`http://127.0.0.1:${yield* listen(createServer(node))}/webhooks`)
-      const toWeb = (send: { body: string; signature: string }) => web(new Request("http://receiver.test/webhooks", requestInit(send))).then(answerOf)
+      const toWeb = (send: ReturnType<typeof signed>) => web(new Request("http://receiver.test/webhooks", requestInit(send))).then(answerOf)
       for (let i = 0; i < 5; i++) {
         const delivery = signed(JSON.stringify(vehicleStateEvent(`evt_two_${i}`)))
         const answers = yield* Effect.promise(() => Promise.all([toNode(delivery), toWeb(delivery)]))
