@@ -15,7 +15,7 @@ import type { DeliveredEvent } from "@connected-vehicle/schema/WebhookEvent"
 import { isFailedSignal, WebhookEvent } from "@connected-vehicle/schema/WebhookEvent"
 import type { Simulator } from "@connected-vehicle/simulator/Simulator"
 import * as NodeAdapter from "@connected-vehicle/webhooks/NodeAdapter"
-import { Console, DateTime, Effect, FileSystem, Logger, Option, Redacted, Schema } from "effect"
+import { Cause, Console, DateTime, Effect, FileSystem, Logger, Option, Redacted, Schema } from "effect"
 import type { Scope } from "effect"
 import { createServer } from "node:http"
 import type { Server } from "node:http"
@@ -23,6 +23,7 @@ import * as Render from "./Render.ts"
 import * as SampleConfig from "./SampleConfig.ts"
 import { SampleError } from "./SampleError.ts"
 import { render } from "./Table.ts"
+import { stdoutLines } from "./internal/stdout.ts"
 
 /**
  * The environment variable holding the webhook secret (the application's
@@ -103,6 +104,27 @@ export const rowOf = (event: DeliveredEvent, receivedAt: Date): EventRow => {
   }
 }
 
+const named: Record<string, string> = { "\n": "\\n", "\r": "\\r", "\t": "\\t" }
+
+/**
+ * A field of a row as it can be shown on one line of a terminal: every C0
+ * and C1 control character and DEL (an escape sequence, a line break, a
+ * carriage return an event could carry) written as an escape, `\n`, `\r`,
+ * `\t` or `\u001b`, so a row is one line that sets no color nor moves the
+ * cursor.
+ *
+ * @example
+ * ```ts
+ * import { printable } from "@connected-vehicle/sample/Listen"
+ *
+ * printable("ASLEEP\u001b[31m\nFAKE ROW") // "ASLEEP\\u001b[31m\\nFAKE ROW"
+ * ```
+ * @since 0.1.0
+ * @category rendering
+ */
+export const printable = (text: string): string =>
+  text.replace(/[\u0000-\u001f\u007f-\u009f]/g, (c) => named[c] ?? `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`)
+
 const widths = { receivedAt: 24, eventType: 13, eventId: 36, vehicleId: 36 } as const
 
 /**
@@ -144,12 +166,13 @@ export const header = (): string =>
  */
 export const line = (row: EventRow): string =>
   [
-    row.receivedAt.padEnd(widths.receivedAt),
-    row.eventType.padEnd(widths.eventType),
-    row.eventId.padEnd(widths.eventId),
-    row.vehicleId.padEnd(widths.vehicleId),
-    row.detail
+    printable(row.receivedAt).padEnd(widths.receivedAt),
+    printable(row.eventType).padEnd(widths.eventType),
+    printable(row.eventId).padEnd(widths.eventId),
+    printable(row.vehicleId).padEnd(widths.vehicleId),
+    printable(row.detail)
   ].join("  ").trimEnd()
+
 
 const encodeEvent = Schema.encodeSync(WebhookEvent)
 
@@ -169,15 +192,21 @@ const encodeEvent = Schema.encodeSync(WebhookEvent)
  */
 export const jsonLine = (event: DeliveredEvent): string => JSON.stringify(encodeEvent(event))
 
-/** Log lines of the receiver (rejected deliveries) on stderr, never stdout. */
+/**
+ * Log lines of the receiver (rejected deliveries) on stderr, never stdout;
+ * a cause as its errors' messages (no stack trace).
+ */
 const stderrLogger = Logger.make((options) => {
-  process.stderr.write(`${Logger.formatLogFmt.log(options)}\n`)
+  const causes = Cause.prettyErrors(options.cause).map((error) => `${error.name}: ${error.message}`)
+  const text = Logger.formatLogFmt.log({ ...options, cause: Cause.empty })
+  process.stderr.write(`${text}${causes.length === 0 ? "" : ` cause=${JSON.stringify(causes.join("; "))}`}\n`)
 })
 
 /**
  * Starts a receiver on `host:port` (port 0: any free port) for the scope:
  * every path accepts deliveries; `onEvent` runs once per verified event
- * (`VERIFY` is answered by the receiver). Its URL is returned.
+ * (`VERIFY` is answered by the receiver; an event whose `onEvent` fails is
+ * answered 500, so the service retries it). Its URL is returned.
  *
  * @example
  * ```ts
@@ -196,7 +225,7 @@ export const serve = (options: {
   readonly port: number
   readonly host?: string | undefined
   readonly secret: Redacted.Redacted<string>
-  readonly onEvent: (event: DeliveredEvent) => Effect.Effect<void>
+  readonly onEvent: (event: DeliveredEvent) => Effect.Effect<void, SampleError>
 }): Effect.Effect<{ readonly url: string }, SampleError, Scope.Scope> =>
   Effect.gen(function*() {
     const host = options.host ?? "127.0.0.1"
@@ -221,8 +250,14 @@ export const serve = (options: {
       }),
       () =>
         Effect.promise(async () => {
-          server.closeAllConnections()
-          await new Promise((resolve) => server.close(resolve))
+          // the deliveries being answered get their answer (a second at most), then every connection is closed
+          const closed = new Promise((resolve) => server.close(resolve))
+          const idle = setInterval(() => server.closeIdleConnections(), 20)
+          server.closeIdleConnections()
+          const cut = setTimeout(() => server.closeAllConnections(), 1000)
+          await closed
+          clearInterval(idle)
+          clearTimeout(cut)
           await handler.dispose()
         })
     )
@@ -232,7 +267,12 @@ export const serve = (options: {
 /**
  * `webhooks listen`: serves until interrupted (Ctrl-C), printing each
  * verified event on stdout (a table row, or a JSON line with `json`); the
- * listening address and rejected deliveries go to stderr.
+ * listening address and rejected deliveries go to stderr. An event is
+ * acknowledged (200) once its line is written: when stdout is closed (the
+ * reader of a pipe went away, `| head -n 1`), the event is answered 500 (the
+ * service retries it), the receiver stops and the command ends, successfully
+ * for a closed pipe (`EPIPE`), with a `SampleError` for any other write
+ * error.
  *
  * @example
  * ```ts
@@ -249,18 +289,20 @@ export const run = (options: {
   readonly host?: string | undefined
   readonly secret: Redacted.Redacted<string>
   readonly json: boolean
-}): Effect.Effect<never, SampleError> =>
+}): Effect.Effect<void, SampleError> =>
   Effect.scoped(Effect.gen(function*() {
+    const stdout = yield* stdoutLines
     const { url } = yield* serve({
       ...options,
-      onEvent: (event) =>
-        Effect.suspend(() =>
-          Console.log(options.json ? jsonLine(event) : line(rowOf(event, new Date())))
-        )
+      onEvent: (event) => Effect.suspend(() => stdout.write(options.json ? jsonLine(event) : line(rowOf(event, new Date()))))
     })
     yield* Console.error(`Listening for webhook deliveries on ${url}/ (any path; Ctrl-C to stop)`)
-    if (!options.json) yield* Console.log(header())
-    return yield* Effect.never
+    if (!options.json) yield* Effect.ignore(stdout.write(header()))
+    const error = yield* stdout.ended
+    if (error.code !== "EPIPE") {
+      return yield* new SampleError({ reason: `Cannot write to stdout: ${error.code ?? error.message}` })
+    }
+    yield* Console.error("stdout was closed: stopped listening (the events not printed were answered 500, so the service retries them)")
   }))
 
 // ---------------------------------------------------------------------------

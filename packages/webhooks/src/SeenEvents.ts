@@ -268,10 +268,12 @@ export interface KeyValueStoreOptions {
    */
   readonly inFlightTimeout?: Duration.Input | undefined
   /**
-   * Prefix of the store's keys (default `"webhooks/seen/"`); each key is the
-   * prefix and the event's {@link keyOf} (at most 128 characters). A file
-   * system store makes a key a file name (URI-encoded, at most 255 bytes):
-   * keep the prefix short there.
+   * Prefix of the store's keys (default `"webhooks/seen/"`): an in-flight
+   * mark's key is the prefix and the event's {@link keyOf} (at most 128
+   * characters), a handled one's the prefix, its window's end (digits), `/`
+   * and {@link keyOf}. The keys under the prefix belong to the store (expired
+   * ones are removed). A file system store makes a key a file name
+   * (URI-encoded, at most 255 bytes): keep the prefix short there.
    */
   readonly prefix?: string | undefined
 }
@@ -309,13 +311,60 @@ const Mark = Schema.fromJsonString(Schema.Struct({
 const decodeMark = Schema.decodeUnknownOption(Mark)
 const encodeMark = Schema.encodeSync(Mark)
 
+/** The rest of a handled mark's key after the prefix: the end of its window (epoch milliseconds), `/`, the event's key. */
+const windowed = /^(\d{1,16})\/./
+
+const readMark = (kv: KeyValueStore.KeyValueStore) => (key: string) =>
+  Effect.map(kv.get(key), (text) => text === undefined ? undefined : Option.getOrUndefined(decodeMark(text)))
+
+/**
+ * Removes the windows that ended and the expired marks under the prefix
+ * (in-flight ones, and handled ones of earlier versions), and notes the
+ * windows still open. Best effort: a failure is logged.
+ */
+const sweep = (
+  store: {
+    readonly kv: KeyValueStore.KeyValueStore
+    readonly prefix: string
+    readonly lock: Semaphore.Semaphore
+    readonly known: Set<number>
+  },
+  now: number
+) =>
+  Effect.gen(function*() {
+    const { kv, known, lock, prefix } = store
+    const read = readMark(kv)
+    for (const key of yield* kv.keys) {
+      if (!key.startsWith(prefix)) continue
+      const rest = key.slice(prefix.length)
+      const window = windowed.exec(rest)
+      if (window !== null) {
+        const end = Number(window[1])
+        if (end <= now) yield* kv.remove(key)
+        else known.add(end)
+      } else if (!rest.includes("/")) {
+        yield* lock.withPermit(Effect.flatMap(read(key), (mark) => mark !== undefined && mark.expiresAt <= now ? kv.remove(key) : Effect.void))
+      }
+    }
+  }).pipe(Effect.ignore({ log: "Warn", message: "The seen-events store could not remove expired marks" }))
+
 /**
  * A store persisted in Effect's `KeyValueStore` (a file system, SQL or any
  * other backend of `effect/persistence`), so duplicates are recognised
- * across restarts. One entry per event (its key: the prefix and
- * {@link keyOf} the `eventId`), removed lazily once expired. Claims
- * are atomic within one process; processes sharing one backend may both run
- * the handler of an event delivered to each at the same instant. Throws an
+ * across restarts. An event being handled has one entry, the prefix and
+ * {@link keyOf} the `eventId`; a handled one is kept under the prefix, the
+ * end of its expiry's window (epoch milliseconds, windows of half the TTL),
+ * `/` and {@link keyOf}, so a claim reads about three keys, and a window
+ * whose end passed holds expired marks only: at most once per half TTL a
+ * claim lists the backend's keys (`KeyValueStore.keys`) and removes those
+ * windows and the expired in-flight marks, so the store keeps the events of
+ * the last TTL or two, never more (the keys under the prefix are the
+ * store's). Handled marks written by earlier versions (under the prefix and
+ * {@link keyOf}) are still read, and removed once expired. Claims are
+ * atomic within one store instance: an adapter given a layer builds its
+ * own, so adapters sharing a backend share one built store
+ * (`Layer.succeed`); processes sharing a backend may both run the handler
+ * of an event delivered to each at the same instant. Throws an
  * `InvalidArgument` naming the option when `ttl` or `inFlightTimeout` is
  * given but is not a positive, finite duration, when called.
  *
@@ -336,32 +385,64 @@ export const makeKeyValueStore = (
   const ttl = millis("ttl", options?.ttl, defaultTtl)
   const inFlightTimeout = millis("inFlightTimeout", options?.inFlightTimeout, Duration.seconds(60))
   const prefix = options?.prefix ?? "webhooks/seen/"
+  const width = Math.max(1, Math.ceil(ttl / 2))
+  /** The end of the window holding marks that expire at `expiresAt` (after it). */
+  const endOf = (expiresAt: number) => (Math.floor(expiresAt / width) + 1) * width
   return Effect.gen(function*() {
     const kv = yield* KeyValueStore.KeyValueStore
     const lock = Semaphore.makeUnsafe(1)
+    // windows found by a sweep or written: those of other options (a restart with
+    // another TTL) or other processes are read too, until they end
+    const known = new Set<number>()
+    let nextSweep = 0
     const failed = (operation: SeenEventsError["operation"], eventId: string) => (cause: unknown) =>
       new SeenEventsError({ operation, eventId, cause })
-    const read = (key: string) =>
-      Effect.map(kv.get(key), (text) => text === undefined ? undefined : Option.getOrUndefined(decodeMark(text)))
+    const read = readMark(kv)
+    const windowsAt = (now: number) => {
+      const ends = new Set<number>()
+      for (let end = endOf(now); end <= endOf(now + ttl); end += width) ends.add(end)
+      for (const end of known) end > now ? ends.add(end) : known.delete(end)
+      return ends
+    }
+    const handled = (eventId: string, now: number) =>
+      Effect.gen(function*() {
+        for (const end of windowsAt(now)) {
+          const mark = yield* read(`${prefix}${end}/${keyOf(eventId)}`)
+          if (mark?.state === "done" && mark.expiresAt > now) return true
+        }
+        return false
+      })
+    const maybeSweep = Effect.flatMap(Clock.currentTimeMillis, (now) => {
+      if (now < nextSweep) return Effect.void
+      nextSweep = now + width
+      return sweep({ kv, prefix, lock, known }, now)
+    })
     return SeenEvents.of({
       claim: (eventId, owner) => {
         const key = prefix + keyOf(eventId)
-        return lock.withPermit(Effect.gen(function*() {
-          const now = yield* Clock.currentTimeMillis
-          const mark = yield* read(key)
-          if (mark !== undefined && mark.expiresAt > now) {
-            return mark.state === "done" ? "duplicate" as const : "in-flight" as const
-          }
-          const expiresAt = now + inFlightTimeout
-          yield* kv.set(key, encodeMark(owner === undefined ? { state: "in-flight", expiresAt } : { state: "in-flight", expiresAt, owner }))
-          return "claimed" as const
-        })).pipe(Effect.mapError(failed("claim", eventId)))
+        return Effect.andThen(
+          maybeSweep,
+          lock.withPermit(Effect.gen(function*() {
+            const now = yield* Clock.currentTimeMillis
+            if (yield* handled(eventId, now)) return "duplicate" as const
+            const mark = yield* read(key)
+            if (mark !== undefined && mark.expiresAt > now) {
+              return mark.state === "done" ? "duplicate" as const : "in-flight" as const
+            }
+            const expiresAt = now + inFlightTimeout
+            yield* kv.set(key, encodeMark(owner === undefined ? { state: "in-flight", expiresAt } : { state: "in-flight", expiresAt, owner }))
+            return "claimed" as const
+          }))
+        ).pipe(Effect.mapError(failed("claim", eventId)))
       },
       complete: (eventId) =>
-        lock.withPermit(Effect.flatMap(
-          Clock.currentTimeMillis,
-          (now) => kv.set(prefix + keyOf(eventId), encodeMark({ state: "done", expiresAt: now + ttl }))
-        )).pipe(Effect.mapError(failed("complete", eventId))),
+        lock.withPermit(Effect.gen(function*() {
+          const expiresAt = (yield* Clock.currentTimeMillis) + ttl
+          const end = endOf(expiresAt)
+          known.add(end)
+          yield* kv.set(`${prefix}${end}/${keyOf(eventId)}`, encodeMark({ state: "done", expiresAt }))
+          yield* kv.remove(prefix + keyOf(eventId))
+        })).pipe(Effect.mapError(failed("complete", eventId))),
       release: (eventId, owner) => {
         const key = prefix + keyOf(eventId)
         return lock.withPermit(Effect.gen(function*() {
