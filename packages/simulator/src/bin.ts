@@ -9,17 +9,20 @@
  * CONNECTED_VEHICLE_CLIENT_SECRET=...`). See the README for every flag.
  * Exit codes: 0 when stopped (SIGINT, SIGTERM), 1 when
  * it cannot start (one `error: ...` line on stderr: an address it cannot
- * listen on, a secret file it cannot read, an empty webhook secret), 2 for a
- * usage error (the help and the error on the terminal).
+ * listen on or resolve, a secret file it cannot read or that is not a
+ * regular file, an empty or too long webhook secret), 2 for a usage error
+ * (the help and the error on the terminal; one `error:` line for a value it
+ * cannot use: an empty credential or host, a redirect URI that is not an
+ * absolute http(s) URI, a port flag of the other mode).
  *
  * @since 0.1.0
  */
 import { NodeRuntime, NodeServices } from "@effect/platform-node"
-import { Cause, Config, Console, Context, Duration, Effect, Exit, FileSystem, Layer, Option, Redacted, Runtime, Schema } from "effect"
+import { Cause, Config, Console, Context, Duration, Effect, Exit, Layer, Option, Record, Redacted, Runtime, Schema } from "effect"
 import { CliError, Command, Flag } from "effect/cli"
 import { createRequire } from "node:module"
 import { DEFAULT_WEBHOOK_SECRET } from "./Delivery.ts"
-import { hostPort } from "./internal/address.ts"
+import { codeOf, listenFailure, readSecretFile, usageIssue } from "./internal/cliInput.ts"
 import { secretIssue } from "./internal/deliveryPolicy.ts"
 import {
   DEFAULT_CLIENT_ID,
@@ -44,23 +47,6 @@ class Reported {
 
 /** One `error: ...` line on stderr, then the exit code (1: cannot start, 2: usage). */
 const report = (line: string, exitCode = 1) => Effect.andThen(Console.error(`error: ${line}`), Effect.fail(new Reported(exitCode)))
-
-/** The error, or one of its causes, that carries a field (Node's system errors carry `code`, `syscall`, `address`, `port`). */
-const findCause = (error: unknown, has: (e: Record<string, unknown>) => boolean): Record<string, unknown> | undefined => {
-  let current = error
-  for (let depth = 0; depth < 8 && typeof current === "object" && current !== null; depth++) {
-    const record = current as Record<string, unknown>
-    if (has(record)) return record
-    current = record.cause
-  }
-  return undefined
-}
-
-/** The system error code (`ENOENT`, `EADDRNOTAVAIL`, ...) of an error or its causes, else its message. */
-const codeOf = (error: unknown): string => {
-  const code = findCause(error, (e) => typeof e.code === "string")?.code
-  return typeof code === "string" ? code : error instanceof Error && error.message !== "" ? error.message : String(error)
-}
 
 /** A word for a POSIX shell: as is when it is safe, else single-quoted. */
 const shellWord = (value: string): string => /^[\w@%+=:,./-]+$/.test(value) ? value : `'${value.replaceAll("'", "'\\''")}'`
@@ -94,23 +80,28 @@ const sampleEnvironment = (
 /**
  * The webhook secret: the file's content (trimmed), else the environment's
  * `CONNECTED_VEHICLE_WEBHOOK_SECRET` (the bin's one variable), else none (the
- * default). One that cannot be read, is empty or too long is one `error:`
- * line naming where it came from (never the secret).
+ * default). A file that cannot be read, is not a regular file or is larger
+ * than a secret can be (`SECRET_FILE_BYTES`: it is not read further), and a
+ * secret that is empty or too long, is one `error:` line naming where it came
+ * from (never the secret).
  */
 const readWebhookSecret = (secretFile: Option.Option<string>) =>
   Effect.gen(function*() {
     const secret = Option.isSome(secretFile)
-      ? Option.some(Redacted.make(
-        (yield* (yield* FileSystem.FileSystem).readFileString(secretFile.value).pipe(
-          Effect.catch((error) => report(`cannot read --webhook-secret-file ${secretFile.value}: ${codeOf(error)}`))
-        )).trim()
-      ))
+      ? Option.some(Redacted.make(yield* fromFile(secretFile.value)))
       : yield* Config.nested(Config.option(Config.Redacted("WEBHOOK_SECRET")), "CONNECTED_VEHICLE")
     const issue = Option.isSome(secret) ? secretIssue(Redacted.value(secret.value)) : undefined
     if (issue === undefined) return secret
     const source = Option.isSome(secretFile) ? `--webhook-secret-file ${secretFile.value}` : "CONNECTED_VEHICLE_WEBHOOK_SECRET"
     return yield* report(`the webhook secret of ${source} ${issue}`)
   })
+
+/** The secret of `--webhook-secret-file`, or its `error:` line (exit 1). */
+const fromFile = (path: string) =>
+  readSecretFile(path).pipe(
+    Effect.catch((error) => report(`cannot read --webhook-secret-file ${path}: ${codeOf(error)}`)),
+    Effect.flatMap((read) => "issue" in read ? report(read.issue) : Effect.succeed(read.secret))
+  )
 
 /** What the simulator prints once it listens (see the README). */
 const announce = (
@@ -143,8 +134,9 @@ const announce = (
 const within = (minimum: number, maximum: number) =>
   Flag.withSchema(Schema.Number.check(Schema.isBetween({ minimum, maximum })))
 
-const port = (name: string, description: string, fallback: number) =>
-  Flag.Int(name).pipe(Flag.withDescription(description), Flag.withDefault(fallback), within(0, 65535))
+/** A port flag; absent is `None`, so that one given where it is not used is a usage error. */
+const port = (name: string, description: string) =>
+  Flag.Int(name).pipe(Flag.withDescription(description), within(0, 65535), Flag.optional)
 
 const count = (name: string, description: string, fallback: number) =>
   Flag.Int(name).pipe(Flag.withDescription(description), Flag.withDefault(fallback), within(0, 10_000_000))
@@ -152,7 +144,7 @@ const count = (name: string, description: string, fallback: number) =>
 const simulator = Command.make(
   "connected-vehicle-simulator",
   {
-    port: port("port", "Port of the single origin (0 = any free port)", 4010),
+    port: port("port", "Port of the single origin (0 = any free port; default 4010)"),
     host: Flag.String("host").pipe(Flag.withDescription("Address to listen on"), Flag.withDefault("127.0.0.1")),
     seed: Flag.Int("seed").pipe(Flag.withDescription("Seed of the dataset"), Flag.withDefault(42)),
     vehicles: count("vehicles", "Number of vehicles", 50),
@@ -218,23 +210,33 @@ const simulator = Command.make(
       Flag.withDescription("Serve each root (vehicle, management, compatibility, authorization, legacy) on its own port"),
       Flag.withDefault(false)
     ),
-    vehiclePort: port("vehicle-port", "With --split-ports: port of {base_url}", 0),
-    managementPort: port("management-port", "With --split-ports: port of {management_url}", 0),
-    compatPort: port("compat-port", "With --split-ports: port of {compat_url}", 0),
-    authPort: port("auth-port", "With --split-ports: port of {auth_url}", 0),
-    legacyPort: port("legacy-port", "With --split-ports: port of {legacy_url}", 0)
+    vehiclePort: port("vehicle-port", "With --split-ports: port of {base_url} (default 0: any free port)"),
+    managementPort: port("management-port", "With --split-ports: port of {management_url} (default 0: any free port)"),
+    compatPort: port("compat-port", "With --split-ports: port of {compat_url} (default 0: any free port)"),
+    authPort: port("auth-port", "With --split-ports: port of {auth_url} (default 0: any free port)"),
+    legacyPort: port("legacy-port", "With --split-ports: port of {legacy_url} (default 0: any free port)")
   },
   Effect.fnUntraced(function*(flags) {
-    if (flags.requestTimeout > 0 && flags.headersTimeout > flags.requestTimeout) {
-      return yield* report(
-        `--headers-timeout (${flags.headersTimeout} ms) must not exceed --request-timeout (${flags.requestTimeout} ms)`,
-        2
-      )
+    const ports = {
+      vehicle: flags.vehiclePort,
+      management: flags.managementPort,
+      compatibility: flags.compatPort,
+      authorization: flags.authPort,
+      legacy: flags.legacyPort
     }
-    if (flags.retireV2AfterSunset && Option.isNone(flags.v2Sunset)) {
-      return yield* report("--retire-v2-after-sunset needs --v2-sunset, the removal date (the spec gives none)", 2)
-    }
+    const issue = usageIssue({
+      ...flags,
+      rootPorts: {
+        "vehicle-port": ports.vehicle,
+        "management-port": ports.management,
+        "compat-port": ports.compatibility,
+        "auth-port": ports.authorization,
+        "legacy-port": ports.legacy
+      }
+    })
+    if (issue !== undefined) return yield* report(issue, 2)
     const webhookSecret = yield* readWebhookSecret(flags.webhookSecretFile)
+    const origin = Option.getOrElse(flags.port, () => 4010)
     const options = {
       ...(Option.isSome(webhookSecret) ? { webhookSecret: webhookSecret.value } : {}),
       seed: flags.seed,
@@ -258,23 +260,14 @@ const simulator = Command.make(
       flags.splitPorts
         ? layerRoots({
           ...options,
-          ports: {
-            vehicle: flags.vehiclePort,
-            management: flags.managementPort,
-            compatibility: flags.compatPort,
-            authorization: flags.authPort,
-            legacy: flags.legacyPort
-          }
+          ports: Record.map(ports, Option.getOrElse(() => 0))
         })
-        : Layer.merge(layer({ ...options, port: flags.port }), Layer.succeed(SimulatorRoots)(undefined as never))
+        : Layer.merge(layer({ ...options, port: origin }), Layer.succeed(SimulatorRoots)(undefined as never))
     ).pipe(
-      // The layers die when a server cannot listen (a `ServeError` whose cause is Node's listen error).
+      // The layers die when a server cannot listen (a `ServeError` whose cause is Node's system error).
       Effect.catchDefect((defect) => {
-        const listen = findCause(defect, (e) => e.syscall === "listen")
-        if (listen === undefined) return Effect.die(defect)
-        const host = typeof listen.address === "string" ? listen.address : flags.host
-        const port = typeof listen.port === "number" ? listen.port : flags.splitPorts ? 0 : flags.port
-        return report(`cannot listen on ${hostPort(host, port)}: ${codeOf(listen)}`)
+        const failure = listenFailure(defect, flags.host, flags.splitPorts ? Option.getOrElse(ports.vehicle, () => 0) : origin)
+        return failure === undefined ? Effect.die(defect) : report(failure)
       })
     )
     const sim = Context.get(context, Simulator)

@@ -1,7 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Context, Effect, Layer } from "effect"
-import { spawn } from "node:child_process"
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
+import { execFileSync, spawn } from "node:child_process"
+import { mkdtempSync, rmSync, truncateSync, writeFileSync } from "node:fs"
 import { createServer } from "node:net"
 import type { AddressInfo } from "node:net"
 import { tmpdir } from "node:os"
@@ -12,8 +12,8 @@ import { openRaw } from "./raw.ts"
 
 const bin = fileURLToPath(new URL("../src/bin.ts", import.meta.url))
 
-/** Runs the CLI to its end (killed after 30 s): exit code, stdout, stderr. */
-const run = (args: ReadonlyArray<string>) =>
+/** Runs the CLI to its end (killed after `killAfter` ms, 30 s by default): exit code, stdout, stderr. */
+const run = (args: ReadonlyArray<string>, killAfter = 30_000) =>
   Effect.promise(() =>
     new Promise<{ readonly code: number | null; readonly stdout: string; readonly stderr: string }>((resolve) => {
       const child = spawn(process.execPath, [bin, ...args], { stdio: ["ignore", "pipe", "pipe"] })
@@ -21,7 +21,7 @@ const run = (args: ReadonlyArray<string>) =>
       let stderr = ""
       child.stdout.on("data", (chunk: Buffer) => stdout += chunk.toString())
       child.stderr.on("data", (chunk: Buffer) => stderr += chunk.toString())
-      const timer = setTimeout(() => child.kill("SIGKILL"), 30_000)
+      const timer = setTimeout(() => child.kill("SIGKILL"), killAfter)
       child.on("close", (code) => {
         clearTimeout(timer)
         resolve({ code, stdout, stderr })
@@ -173,6 +173,83 @@ describe("pnpm simulator: errors are one line on stderr", () => {
         rmSync(dir, { recursive: true, force: true })
       }
     }), 60_000)
+
+  it.live("a webhook secret file that is not a regular file, or larger than a secret can be, is refused unread: one `error:` line, exit 1", () =>
+    Effect.gen(function*() {
+      const dir = mkdtempSync(join(tmpdir(), "simulator-secret-"))
+      const fifo = join(dir, "fifo")
+      const huge = join(dir, "huge")
+      const spaced = join(dir, "spaced")
+      execFileSync("mkfifo", [fifo])
+      writeFileSync(huge, "")
+      truncateSync(huge, 64 * 1024 * 1024)
+      // the largest a secret can be (1,024 characters of 3 bytes), with whitespace around it: accepted
+      writeFileSync(spaced, `${" ".repeat(500)}${"\u20ac".repeat(1_024)}\n${"\n".repeat(500)}`)
+      try {
+        // without the bound, a pipe is waited on (and /dev/zero read) without end: killed after 15 s
+        const pipe = yield* run(["--port", "0", "--webhook-secret-file", fifo], 15_000)
+        assert.strictEqual(pipe.code, 1, pipe.stderr)
+        assert.strictEqual(pipe.stderr, `error: cannot read --webhook-secret-file ${fifo}: not a regular file (a named pipe)\n`)
+        assert.strictEqual(pipe.stdout, "")
+        const large = yield* run(["--port", "0", "--webhook-secret-file", huge], 15_000)
+        assert.strictEqual(large.code, 1, large.stderr)
+        assert.strictEqual(
+          large.stderr,
+          `error: the webhook secret of --webhook-secret-file ${huge} is at most 1024 characters: the file is over 4096 bytes\n`
+        )
+        const zero = yield* run(["--port", "0", "--webhook-secret-file", "/dev/zero"], 15_000)
+        assert.strictEqual(zero.code, 1, zero.stderr)
+        assert.strictEqual(zero.stderr, "error: cannot read --webhook-secret-file /dev/zero: not a regular file (a character device)\n")
+        const largest = yield* stopWith(["--port", "0", "--webhook-secret-file", spaced], "SIGTERM")
+        assert.strictEqual(largest.code, 0, largest.stdout)
+        assert.include(largest.stdout, "webhook secret: from --webhook-secret-file")
+      } finally {
+        rmSync(dir, { recursive: true, force: true })
+      }
+    }), 120_000)
+
+  it.live("a host that is no address: `error: cannot listen on HOST:PORT: CODE`, exit 1", () =>
+    Effect.gen(function*() {
+      for (const [host, shown] of [["999.1.1.1", "999.1.1.1"], ["::zz", "[::zz]"]] as const) {
+        const result = yield* run(["--port", "0", "--host", host])
+        assert.strictEqual(result.code, 1, result.stderr)
+        assert.match(result.stderr, new RegExp(`^error: cannot listen on ${shown.replace(/[.[\]]/g, "\\$&")}:0: E[A-Z_]+\n$`))
+        assert.strictEqual(result.stdout, "")
+      }
+    }), 60_000)
+
+  it.live("a value it cannot use is a usage error: one `error:` line, exit 2, nothing served", () =>
+    Effect.gen(function*() {
+      const redirect = (uri: string) =>
+        `error: --redirect-uri ${JSON.stringify(uri)} is not an absolute http or https URI (scheme://host[:port|:*][/path], without user information or fragment)`
+      const table: ReadonlyArray<readonly [ReadonlyArray<string>, string]> = [
+        [["--client-secret", ""], "error: --client-secret must not be empty"],
+        [["--client-id", ""], "error: --client-id must not be empty"],
+        [["--host", ""], "error: --host must not be empty (an address to listen on, such as 127.0.0.1, ::1 or 0.0.0.0)"],
+        [["--redirect-uri", "javascript:alert(1)"], redirect("javascript:alert(1)")],
+        [["--redirect-uri", "https://app.example/cb", "--redirect-uri", ""], redirect("")],
+        [["--redirect-uri", "http://user@127.0.0.1:*"], redirect("http://user@127.0.0.1:*")],
+        [["--redirect-uri", "https://app.example/cb#top"], redirect("https://app.example/cb#top")],
+        [["--vehicle-port", "5"], "error: --vehicle-port needs --split-ports (without it one origin listens on --port)"],
+        [
+          ["--split-ports", "--port", "5"],
+          "error: --port is the single origin's: with --split-ports the roots listen on --vehicle-port, --management-port, --compat-port, --auth-port and --legacy-port"
+        ]
+      ]
+      for (const [args, line] of table) {
+        // without the check the simulator serves: killed after 15 s
+        const result = yield* run(args[0] === "--split-ports" ? args : ["--port", "0", ...args], 15_000)
+        assert.strictEqual(result.code, 2, `${args.join(" ")}: ${result.stderr}`)
+        assert.strictEqual(result.stderr, `${line}\n`)
+        assert.strictEqual(result.stdout, "")
+      }
+      const accepted = yield* stopWith(
+        ["--split-ports", "--vehicle-port", "0", "--redirect-uri", "http://[::1]:*/cb", "--redirect-uri", "https://partner.example"],
+        "SIGTERM"
+      )
+      assert.strictEqual(accepted.code, 0, accepted.stdout)
+      assert.include(accepted.stdout, "\nredirect URIs: http://[::1]:*/cb https://partner.example\n")
+    }), 240_000)
 
   it.live("a usage error exits 2: an unknown flag, a bad value, a headers timeout over the request timeout, --retire-v2-after-sunset without --v2-sunset", () =>
     Effect.gen(function*() {

@@ -1,7 +1,7 @@
 /**
  * The request log of a simulator's `State`: a ring of the last requests,
  * each kept within a bounded size (URL, header count and characters), split
- * and redacted when read.
+ * and redacted (credential headers and query parameters) when read.
  *
  * @internal
  */
@@ -48,6 +48,41 @@ const REDACTED_HEADERS: ReadonlySet<string> = new Set(["authorization", "proxy-a
 
 const shown = (key: string, value: string | ReadonlyArray<string>) =>
   REDACTED_HEADERS.has(key.toLowerCase()) ? "<redacted>" : valueOf(value)
+
+/**
+ * The query parameters that carry a credential (`access_token`,
+ * `client_secret`, `refresh_token`, `code`, `password`, `code_verifier`,
+ * `client_assertion`, ...): the same names the transport's redaction takes
+ * out of the SDK's errors. Tested on the name as decoded.
+ */
+const SECRET_PARAMETER = /secret|token|password|passwd|verifier|assertion|^code$/i
+
+/** The marker of a cut URL (see {@link cut}), kept when the value it ends is redacted. */
+const CUT_MARKER = /\.\.\.\[\d+ more characters\]$/
+
+const decodedName = (name: string): string => {
+  try {
+    return decodeURIComponent(name.replaceAll("+", " "))
+  } catch {
+    return name
+  }
+}
+
+/**
+ * A logged query with the value of each credential parameter
+ * ({@link SECRET_PARAMETER}) as `<redacted>`: the names, the other parameters
+ * and their order are kept as sent.
+ */
+export const redactQuery = (query: string): string => {
+  let redacted = false
+  const parts = query.split("&").map((part) => {
+    const eq = part.indexOf("=")
+    if (eq === -1 || !SECRET_PARAMETER.test(decodedName(part.slice(0, eq)))) return part
+    redacted = true
+    return `${part.slice(0, eq)}=<redacted>${CUT_MARKER.exec(part.slice(eq + 1))?.[0] ?? ""}`
+  })
+  return redacted ? parts.join("&") : query
+}
 
 /** Whether a request's URL and headers are within the bounds, so kept as they are (no copy). */
 const withinBounds = (url: string, headers: LoggedHeaders): boolean => {
@@ -117,7 +152,7 @@ const entryOf = (seed: number, slot: LogSlot): RequestLogEntry => {
   return {
     method: slot.method,
     path: q === -1 ? slot.url : slot.url.slice(0, q),
-    query: q === -1 ? "" : slot.url.slice(q + 1),
+    query: q === -1 ? "" : redactQuery(slot.url.slice(q + 1)),
     headers,
     status: slot.status,
     requestId: typeof slot.requestId === "number" ? generatedRequestId(seed, slot.requestId) : slot.requestId,
