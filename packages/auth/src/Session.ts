@@ -69,7 +69,12 @@ import { TokenStore } from "./TokenStore.ts"
  * by the next call, which finds no token). If
  * the token endpoint refuses the kept token's refresh token, the older
  * stored token is refused with it (its refresh token was used by the grant
- * that was kept): sign the user in again.
+ * that was kept): sign the user in again. A 401 renews a token once: when
+ * the token endpoint gives the rejected token back, the call fails with
+ * its 401 (no replay), and so do later 401s for it, without a token
+ * request. A refusal of the client by the token endpoint
+ * (`invalid_client`, `unauthorized_client`, a 401) fails every renewal of
+ * the key for 10 seconds without a request.
  *
  * @example
  * ```ts
@@ -85,14 +90,16 @@ import { TokenStore } from "./TokenStore.ts"
 export const make = <R>(
   key: string,
   renew: (current: Option.Option<Token>) => Effect.Effect<Token, TokenExchange.TokenError | TokenStoreError, R>
-): Effect.Effect<Credentials["Service"], never, TokenStore | OAuthConfig | R> => session(key, renew, false)
+): Effect.Effect<Credentials["Service"], never, TokenStore | OAuthConfig | R> => session(key, renew, false, false)
 
 // `refreshGrant`: `renew` sends the current token's refresh token, so that an
-// `invalid_grant` means that refresh token is dead (see `internal/refused.ts`)
+// `invalid_grant` means that refresh token is dead (see `internal/refused.ts`);
+// `interruptible`: `renew` may be interrupted (client credentials: nothing is lost)
 const session = <R>(
   key: string,
   renew: (current: Option.Option<Token>) => Effect.Effect<Token, TokenExchange.TokenError | TokenStoreError, R>,
-  refreshGrant: boolean
+  refreshGrant: boolean,
+  interruptible: boolean
 ): Effect.Effect<Credentials["Service"], never, TokenStore | OAuthConfig | R> =>
   Effect.gen(function*() {
     const store = yield* TokenStore
@@ -102,6 +109,7 @@ const session = <R>(
       store,
       renew,
       refreshGrant,
+      interruptible,
       phase: phaseOf(Duration.toMillis(config.refreshAhead), config.expiryMargin === undefined ? undefined : Duration.toMillis(config.expiryMargin)),
       flights: flightsOf(store),
       refused: Refused.refusedOf(store),
@@ -169,12 +177,22 @@ const refreshOf = <R>(
   renewal: (isStale: Renewal.IsStale, deadline?: number) => Effect.Effect<Token, ConnectedVehicleError>
 ) =>
 (rejected: Redacted.Redacted<string>, deadline?: number) => {
-  const { key, refused } = state
+  const { flights: { reissued }, key, refused } = state
   const isRejected = (t: Option.Option<Token>) =>
     Option.isNone(t) || !Redacted.isRedacted(t.value.accessToken) || Redacted.value(t.value.accessToken) === Redacted.value(rejected)
-  // a renewal that was running for another reason may hand back the rejected token: renew once more
-  return renewal(isRejected, deadline).pipe(
-    Effect.flatMap((next) => isRejected(Option.some(next)) ? renewal(isRejected, deadline) : Effect.succeed(next)),
+  // the token endpoint gave the rejected token again when it was renewed for a 401: not renewed again
+  const wasReissued = () => {
+    const token = reissued.get(key)
+    return token !== undefined && Refused.sameSecret(token, rejected)
+  }
+  const toRenew = (t: Option.Option<Token>) => isRejected(t) && !wasReissued()
+  // a renewal that was running for another reason may hand back the rejected token: renew once more,
+  // unless the token endpoint gave it again; a renewal that ends with the rejected token is no
+  // reason to replay (the call fails with its 401)
+  return renewal(toRenew, deadline).pipe(
+    Effect.flatMap((next) =>
+      !isRejected(Option.some(next)) || wasReissued() ? Effect.succeed(next) : renewal(toRenew, deadline)
+    ),
     // its refresh token refused: the rejected access token is not sent again either
     Effect.tapError((error) =>
       Effect.sync(() => {
@@ -182,7 +200,7 @@ const refreshOf = <R>(
         if (entry !== undefined && Refused.isSignInAgain(error)) Refused.remember(refused, key, { ...entry, rejected })
       })
     ),
-    Effect.as(true)
+    Effect.map((next) => !isRejected(Option.some(next)))
   )
 }
 
@@ -196,7 +214,11 @@ const refreshOf = <R>(
  * (`invalid_grant`: revoked, or used by a rotation whose answer was lost),
  * until a new token is stored under `key` (by {@link login}, or by another
  * process): that refresh token is not sent again. If the store holds another
- * refresh token by then (another process renewed), that token is used.
+ * refresh token by then (another process renewed), that token is used. The
+ * same holds once a refresh request failed after it may have used the
+ * refresh token (a 5xx other than 503, a lost answer, a timeout): that call
+ * gets the failure, later renewals a `Credentials` reason (sign in again,
+ * that failure as `cause`) without a request.
  *
  * @example
  * ```ts
@@ -224,14 +246,16 @@ export const layerUser = (key: string): Layer.Layer<Credentials, never, TokenSto
         }
         const next = yield* TokenExchange.refresh(refreshToken)
         return next.refreshToken === undefined ? { ...next, refreshToken, refreshExpiresAt } : next
-      }), true)
+      }), true, false)
   )
 
 /**
  * The application's v3 session: a client-credentials token stored under
  * `key` (default `"application"`), fetched again before it expires, from
  * `tokenUrl` (default `OAuthConfig.clientCredentialsUrl`, else
- * `{auth_url}/oauth/token`).
+ * `{auth_url}/oauth/token`). Closing the layer interrupts a renewal in
+ * flight and aborts its token request (a client-credentials token can be
+ * asked for again; a user session's layer waits for it instead).
  *
  * @example
  * ```ts
@@ -252,9 +276,11 @@ export const layerApplication = (
 ): Layer.Layer<Credentials, never, TokenStore | OAuthConfig | Transport.Transport> =>
   Layer.effect(
     Credentials,
-    make(
+    session(
       options?.key ?? "application",
-      () => TokenExchange.clientCredentials({ scope: options?.scope, tokenUrl: options?.tokenUrl })
+      () => TokenExchange.clientCredentials({ scope: options?.scope, tokenUrl: options?.tokenUrl }),
+      false,
+      true
     )
   )
 
@@ -292,6 +318,7 @@ export const login = (
     Refused.forget(store, key)
     const flights = flightsOf(store)
     flights.held.delete(key)
+    flights.clientRefused.delete(key)
     flights.retryAt.delete(key)
     Refused.remember(flights.signIns, key, (flights.signIns.get(key) ?? 0) + 1)
     return token

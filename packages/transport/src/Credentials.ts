@@ -15,7 +15,8 @@ import type { ConnectedVehicleError } from "./ConnectedVehicleError.ts"
  *   read before each attempt.
  * - `refresh(rejected)`: called when the service answered 401 to `rejected`;
  *   when it returns `true` the transport replays the request once with
- *   `token`. A call refreshes once (retries included), unless the refresh
+ *   `token` (unless `token` gives `rejected` back: the call then fails
+ *   with the 401, the rejected token not sent again). A call refreshes once (retries included), unless the refresh
  *   failed for a moment (a `transient` reason, below): that one does not
  *   count, and a retry that is answered 401 again refreshes again.
  * - `tokenBy(deadline)` / `refreshBy(rejected, deadline)` (optional, used

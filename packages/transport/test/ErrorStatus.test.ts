@@ -65,6 +65,24 @@ describe("an error status without the envelope is the reason of its status", () 
       }
     }).pipe(Effect.scoped))
 
+  it.live("a refresh that hands back the rejected token: the 401 is the call's, the request not replayed with it", () =>
+    Effect.gen(function*() {
+      const service = yield* server((_, response) => {
+        response.writeHead(401, { "content-type": "text/plain" })
+        response.end("Unauthorized")
+      })
+      let refreshes = 0
+      const same = Layer.succeed(Credentials.Credentials, {
+        token: Effect.succeed(Redacted.make("the-token")),
+        refresh: () => Effect.sync(() => (++refreshes, true))
+      })
+      const error = yield* flipReason(getSignal.pipe(Effect.provide(on(service.origin, quick, same))))
+      assert.strictEqual(error._tag, "Authentication")
+      assert.strictEqual(refreshes, 1)
+      assert.strictEqual(service.requests.length, 1, "the rejected token was sent again")
+      service.close()
+    }).pipe(Effect.scoped))
+
   it.live("each status picks its reason; the detail says what the body was, never the body", () =>
     Effect.gen(function*() {
       const cases = [

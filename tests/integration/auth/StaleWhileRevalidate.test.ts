@@ -12,7 +12,7 @@ import { TokenStore } from "@connected-vehicle/auth/TokenStore"
 import { Simulator } from "@connected-vehicle/simulator/Simulator"
 import { Credentials } from "@connected-vehicle/transport/Credentials"
 import { reasonOf } from "@connected-vehicle/transport/ConnectedVehicleError"
-import { eventually, loopback, promptly } from "./utils.ts"
+import { authorize, eventually, loopback, promptly, redirectUri, userWithVehicle } from "./utils.ts"
 
 const tokenRequests = Effect.map(Effect.service(Simulator), (sim) => sim.requests).pipe(
   Effect.flatten,
@@ -107,20 +107,41 @@ describe("Session: stale-while-revalidate", () => {
     }).pipe(Effect.provide(Layer.merge(loopback(), capture)))
   })
 
-  it.effect("closing the layer lets a renewal already at the token endpoint finish and store its token", () =>
+  it.effect("closing a user's layer lets a refresh already at the token endpoint finish and store its token", () =>
     Effect.gen(function*() {
+      const sim = yield* Simulator
+      const store = yield* TokenStore
+      const { userId } = yield* userWithVehicle
+      const token = yield* Session.login(userId, { code: yield* authorize(userId), redirectUri })
+      const first = Redacted.value(token.accessToken)
+      yield* sim.resetLog
+      yield* sim.injectFaults({ path: "/oauth/token", faults: [{ _tag: "Delay", millis: 1_000 }] })
+      yield* Effect.gen(function*() {
+        yield* TestClock.adjust("7150 seconds")
+        assert.deepStrictEqual(yield* promptly(readers(1)), [first])
+        yield* eventually(Effect.map(tokenRequests, (statuses) => statuses.length > 0), "the renewal at the token endpoint")
+        // the token endpoint answers while the layer closes
+        yield* Effect.forkDetach(Effect.andThen(TestClock.withLive(Effect.sleep("50 millis")), TestClock.adjust("1 second")))
+      }).pipe(Effect.provide(Session.layerUser(userId)))
+      // the layer is closed: its renewal was not cut off, the new token is stored (a refresh token is used once)
+      const now = yield* store.get(userId)
+      assert.notStrictEqual(Redacted.value(Option.getOrThrow(now).accessToken), first)
+      assert.deepStrictEqual(yield* tokenRequests, [200])
+    }).pipe(Effect.provide(loopback())))
+
+  it.effect("closing the application's layer interrupts a renewal at the token endpoint (a token can be asked for again)", () =>
+    Effect.gen(function*() {
+      // the token endpoint never answers (the test clock stands still): the layer's close does not wait for it
       const first = yield* withSlowRenewal((first) =>
         Effect.gen(function*() {
           yield* TestClock.adjust("7150 seconds")
           assert.deepStrictEqual(yield* promptly(readers(1)), [first])
           yield* eventually(Effect.map(tokenRequests, (statuses) => statuses.length > 0), "the renewal at the token endpoint")
-          // the token endpoint answers while the layer closes
-          yield* Effect.forkDetach(Effect.andThen(TestClock.withLive(Effect.sleep("50 millis")), TestClock.adjust("1 second")))
           return first
         })
       )
-      // the layer is closed: its renewal was not cut off, the new token is stored (a refresh token is used once)
-      assert.notStrictEqual(yield* stored, first)
-      assert.deepStrictEqual(yield* tokenRequests, [200])
+      assert.strictEqual(yield* stored, first)
+      // the simulator's answer, to no one (its server closes once it is over)
+      yield* TestClock.adjust("1 second")
     }).pipe(Effect.provide(loopback())))
 })

@@ -5,7 +5,7 @@
  *
  * @internal
  */
-import { Clock, Deferred, Effect, Exit, Option, type Scope } from "effect"
+import { Clock, Deferred, Effect, Exit, Option, type Redacted, type Scope } from "effect"
 import type { ConnectedVehicleError } from "@connected-vehicle/transport/ConnectedVehicleError"
 import type { Token, TokenStore } from "../TokenStore.ts"
 import { lateError, noCredential } from "./failure.ts"
@@ -41,6 +41,19 @@ export interface Flights {
    * wait to ask again: the next renewal waits out the rest, then asks
    */
   readonly held: Map<string, { readonly until: number; readonly error: ConnectedVehicleError; readonly resume?: boolean }>
+  /**
+   * the token endpoint refused the client itself (`invalid_client`,
+   * `unauthorized_client`, or a 401) at a renewal of the key: that refusal,
+   * given to every renewal of the key asked for before `until` (no request;
+   * see `renewal.ts`)
+   */
+  readonly clientRefused: Map<string, { readonly until: number; readonly error: ConnectedVehicleError }>
+  /**
+   * an access token the service rejected (401) that the renewal it caused
+   * got again from the token endpoint: a 401 for it is the caller's (no
+   * other token request for it, no replay with it)
+   */
+  readonly reissued: Map<string, Redacted.Redacted<string>>
   /** how many sign-ins (`login`) stored a token for the key (a renewal's `Retry-After` from before one is not held) */
   readonly signIns: Map<string, number>
   /**
@@ -61,7 +74,15 @@ const flights = new WeakMap<TokenStore["Service"], Flights>()
 export const flightsOf = (store: TokenStore["Service"]): Flights => {
   let state = flights.get(store)
   if (state === undefined) {
-    state = { running: new Map(), retryAt: new Map(), held: new Map(), signIns: new Map(), kept: new Map() }
+    state = {
+      running: new Map(),
+      retryAt: new Map(),
+      held: new Map(),
+      clientRefused: new Map(),
+      reissued: new Map(),
+      signIns: new Map(),
+      kept: new Map()
+    }
     flights.set(store, state)
   }
   return state

@@ -33,6 +33,13 @@ export interface Refused {
    * (the stored one it replaced: its refresh token was used by that grant).
    */
   readonly kept?: Token | undefined
+  /**
+   * The refresh token was not refused but may have been used: its token
+   * request failed after it may have reached the token endpoint (a 5xx but
+   * a 503, a lost answer, a reset connection, a timeout), and a rotating
+   * refresh token is used once. `cause` is the error that request's renewal gave.
+   */
+  readonly spent?: boolean | undefined
 }
 
 /**
@@ -97,6 +104,26 @@ export const refusedOf = (store: TokenStore["Service"]): Map<string, Refused> =>
 export const isInvalidGrant = (error: unknown): error is ConnectedVehicleError =>
   isConnectedVehicleError(error) && error.reason._tag === "OAuth" && error.reason.error === "invalid_grant"
 
+// a connection that was never made (the request was not sent)
+const notConnected = /\b(connect E(CONNREFUSED|HOSTUNREACH|NETUNREACH)|getaddrinfo|E(NOTFOUND|AI_AGAIN)\b)/
+
+/**
+ * Whether the failed token request `error` may have reached the token
+ * endpoint and used the refresh token it sent: no answer (a timeout, a
+ * connection reset or cut: not one that was never made), a 5xx other than
+ * a 503 (a 503 and a 429 say the request was not processed), a 2xx that
+ * breaks section 4.6. An answer 3xx or 4xx (an `invalid_client`, say) did
+ * not use it; an `invalid_grant` is a refusal (see {@link isInvalidGrant}).
+ *
+ * @internal
+ */
+export const mayHaveUsed = (error: unknown): error is ConnectedVehicleError => {
+  if (!isConnectedVehicleError(error)) return false
+  const { reason, status } = error
+  if (status !== undefined) return status !== 503 && (status >= 500 || status < 300)
+  return reason._tag === "Timeout" || (reason._tag === "Connection" && !notConnected.test(reason.description))
+}
+
 /**
  * Whether `value` (what a store gave back) is the secret `secret`.
  *
@@ -156,6 +183,10 @@ export const refusedNow = (key: string, cause: ConnectedVehicleError): Connected
     cause
   })
 
+// the message of the token request's error under a renewal's `Credentials` error
+const firstMessage = (error: ConnectedVehicleError): string =>
+  error.reason._tag === "Credentials" && isConnectedVehicleError(error.reason.cause) ? error.reason.cause.message : error.message
+
 /**
  * The error of a later call, before any request: no new token was stored since the refusal.
  *
@@ -163,6 +194,8 @@ export const refusedNow = (key: string, cause: ConnectedVehicleError): Connected
  */
 export const signInAgain = (key: string, refused: Refused): ConnectedVehicleError =>
   signIn(
-    `the refresh token of ${key} was refused (invalid_grant) and no new token was stored since: ${hint}`,
+    refused.spent === true
+      ? `the refresh token of ${key} may have been used by a token request that failed (${firstMessage(refused.cause)}) and no new token was stored since: it is not sent again (a rotating refresh token is used once): ${hint}`
+      : `the refresh token of ${key} was refused (invalid_grant) and no new token was stored since: ${hint}`,
     { cause: refused.cause }
   )

@@ -4,8 +4,8 @@
  *
  * @internal
  */
-import { Clock, type Context, Duration, Effect, Exit, Option } from "effect"
-import type { ConnectedVehicleError } from "@connected-vehicle/transport/ConnectedVehicleError"
+import { Clock, type Context, Duration, Effect, Exit, Option, Tracer } from "effect"
+import { type ConnectedVehicleError, isConnectedVehicleError } from "@connected-vehicle/transport/ConnectedVehicleError"
 import type * as TokenExchange from "../TokenExchange.ts"
 import type { Token, TokenStore, TokenStoreError } from "../TokenStore.ts"
 import { noCredential, notStored, renewFailed, toCredentialsError } from "./failure.ts"
@@ -31,6 +31,12 @@ export interface State<R> {
   readonly renew: (current: Option.Option<Token>) => Effect.Effect<Token, TokenExchange.TokenError | TokenStoreError, R>
   /** `renew` sends the current token's refresh token: an `invalid_grant` means it is dead (see `refused.ts`) */
   readonly refreshGrant: boolean
+  /**
+   * the token request may be interrupted (its layer closing aborts it): a
+   * grant whose answer can be asked for again (client credentials), not one
+   * that uses a code or a rotating refresh token
+   */
+  readonly interruptible: boolean
   readonly phase: (token: Token, now: number) => "fresh" | "due" | "expired"
   readonly flights: Flights
   readonly refused: Map<string, Refused.Refused>
@@ -156,33 +162,82 @@ const settled = <R>({ key, phase, store }: State<R>, next: Token, from: Option.O
     })
   })
 
+// the refresh token of `sent` may have been used by a token request that
+// failed (`Refused.mayHaveUsed`): remembered as a refusal is (`spent`), so
+// that no renewal sends it again until a new token is stored for the key;
+// the caller gets that failure, as the later ones get it as `cause`
+const spend = <R>({ flights: { kept }, key, refused }: State<R>, sent: Token, error: ConnectedVehicleError) => {
+  const failure = toCredentialsError(error)
+  const wasKept = kept.get(key) === sent
+  if (wasKept) kept.delete(key)
+  Refused.remember(refused, key, { refreshToken: sent.refreshToken!, rejected: undefined, cause: failure, spent: true, ...(wasKept ? { kept: sent } : {}) })
+  return Effect.fail(failure)
+}
+
+/**
+ * How long a refusal of the client by the token endpoint (see
+ * `clientRefused` of `Flights`) is given to the renewals of its key
+ * without a token request.
+ *
+ * @internal
+ */
+export const clientRefusedMillis = 10_000
+
+// a refusal of the client itself: its credentials (`invalid_client`, or any
+// 401 of the token endpoint) or its right to the grant (`unauthorized_client`)
+const refusesClient = (error: unknown): error is ConnectedVehicleError =>
+  isConnectedVehicleError(error) && (error.status === 401 ||
+    (error.reason._tag === "OAuth" && (error.reason.error === "invalid_client" || error.reason.error === "unauthorized_client")))
+
 // the token request from `current`, its token stored: once asked, the token
 // endpoint's answer is stored even if the layer closes meanwhile (a refresh
-// token may be used once: the new one would be lost); a store failure from
-// here on is not transient (a token request may have been sent)
+// token may be used once: the new one would be lost), unless the grant is
+// `interruptible` (client credentials: the request is aborted); a store
+// failure from here on is not transient (a token request may have been sent)
 const grant = <R>(state: State<R>, current: Option.Option<Token>) => {
-  const { flights: { kept, retryAt }, key, refreshGrant, store } = state
-  return Effect.uninterruptible(
-    Effect.tap(
-      Effect.mapError(state.renew(current), renewFailed),
-      (next) =>
-        Effect.andThen(
-          Effect.tapError(store.set(key, next), () => Effect.sync(() => Refused.remember(kept, key, next))),
+  const { flights: { clientRefused, kept, reissued, retryAt }, interruptible, key, phase, refreshGrant, store } = state
+  const sent = Option.isSome(current) && refreshGrant && current.value.refreshToken !== undefined ? current.value : undefined
+  // the token endpoint gave again the access token of a token renewed before it was due (the service rejected it)
+  const reissue = (next: Token, now: number) => {
+    if (Option.isSome(current) && phase(current.value, now) === "fresh" && Refused.sameSecret(next.accessToken, current.value.accessToken)) {
+      Refused.remember(reissued, key, next.accessToken)
+    } else reissued.delete(key)
+  }
+  const granted = Effect.tap(
+    Effect.mapError(state.renew(current), renewFailed),
+    (next) =>
+      Effect.andThen(
+        Effect.tapError(store.set(key, next), () => Effect.sync(() => Refused.remember(kept, key, next))),
+        Effect.clockWith((clock) =>
           Effect.sync(() => {
             retryAt.delete(key)
             kept.delete(key)
+            reissue(next, clock.currentTimeMillisUnsafe())
           })
-        ).pipe(Effect.mapError(notStored))
-    )
-  ).pipe(Effect.catchIf(
-    (error): error is ConnectedVehicleError =>
-      refreshGrant && Option.isSome(current) && current.value.refreshToken !== undefined && Refused.isInvalidGrant(error),
-    (error) => onRefused(state, Option.getOrThrow(current), error)
-  ))
+        )
+      ).pipe(Effect.mapError(notStored))
+  )
+  return (interruptible ? granted : Effect.uninterruptible(granted)).pipe(
+    Effect.catchIf(
+      (error): error is ConnectedVehicleError => sent !== undefined && Refused.isInvalidGrant(error),
+      (error) => onRefused(state, sent!, error)
+    ),
+    Effect.catchIf(
+      (error): error is ConnectedVehicleError => sent !== undefined && Refused.mayHaveUsed(error),
+      (error) => spend(state, sent!, error)
+    ),
+    // shared by the renewals of the key for a while (the error given is the one remembered)
+    Effect.catchIf(refusesClient, (error) =>
+      Effect.clockWith((clock) => {
+        const failure = toCredentialsError(error)
+        Refused.remember(clientRefused, key, { until: clock.currentTimeMillisUnsafe() + clientRefusedMillis, error: failure })
+        return Effect.fail(failure)
+      }))
+  )
 }
 
-// the failures of renewals held by a `Retry-After` (no request sent)
-const heldErrors = new WeakSet<ConnectedVehicleError>()
+// the failures of renewals held (no request sent), and until when
+const heldErrors = new WeakMap<ConnectedVehicleError, number>()
 
 /** The failure of a renewal held by a `Retry-After` (`held`): no request was sent, what is left of the wait. */
 const heldError = (held: { readonly until: number; readonly error: ConnectedVehicleError }, now: number): ConnectedVehicleError => {
@@ -194,8 +249,24 @@ const heldError = (held: { readonly until: number; readonly error: ConnectedVehi
       cause: held.error
     }
   )
-  heldErrors.add(error)
+  heldErrors.set(error, held.until)
   return error
+}
+
+// the token endpoint refused the client (`refusesClient`) less than
+// `clientRefusedMillis` ago: the renewal fails at once with that refusal, no
+// request (a user session without a token sends none: its own error says so)
+const refusedUntil = <R>(state: State<R>, current: Option.Option<Token>, now: number): Effect.Effect<void, ConnectedVehicleError> => {
+  const { flights: { clientRefused }, key } = state
+  const refusal = clientRefused.get(key)
+  if (refusal === undefined || (state.refreshGrant && Option.isNone(current))) return Effect.void
+  if (now >= refusal.until) return Effect.sync(() => clientRefused.get(key) === refusal && clientRefused.delete(key))
+  const error = noCredential(
+    `no token request sent: the token endpoint refused the client less than ${clientRefusedMillis / 1000} s ago (${refusal.error.message}); no token request for ${key} before ${new Date(refusal.until).toISOString()}`,
+    { ...(refusal.error.status === undefined ? {} : { status: refusal.error.status }), cause: refusal.error }
+  )
+  heldErrors.set(error, refusal.until)
+  return Effect.fail(error)
 }
 
 // the token endpoint asked for a wait (`Retry-After`) that is not over: no
@@ -225,6 +296,16 @@ const holdInterrupted = <R>({ flights, key }: State<R>, wait: GrantWait | undefi
       if (clock.currentTimeMillisUnsafe() >= wait.until || (flights.signIns.get(key) ?? 0) !== signIns) return
       Refused.remember(flights.held, key, { until: wait.until, error: wait.error, resume: true })
     })
+  )
+
+// the renewal's span, unless the tracer is Effect's default one (no backend):
+// none then, as the transport's calls make none, so that the token request
+// carries the caller's trace context, if any, else none
+const traced = (key: string, background: boolean) => <A, E>(renewal: Effect.Effect<A, E>) =>
+  Effect.withFiber((fiber) =>
+    fiber.getRef(Tracer.Tracer) === Tracer.nativeTracer
+      ? renewal
+      : Effect.withSpan(renewal, "connected-vehicle.auth.renew", { attributes: { key, background } })
   )
 
 /**
@@ -270,23 +351,30 @@ export const renewOnce = <R>(
         const now = yield* Clock.currentTimeMillis
         if (Option.isSome(current) && !isStale(current, now)) return current.value
         yield* heldUntil(state, current, now)
+        yield* refusedUntil(state, current, now)
         const next = yield* grant(state, current)
         yield* Effect.logDebug("token renewed")
         return yield* settled(state, next, current, isStale)
       }))
   }).pipe(
-    Effect.tap(() => Effect.sync(() => state.flights.held.delete(key))),
+    Effect.tap(() =>
+      Effect.sync(() => {
+        state.flights.held.delete(key)
+        state.flights.clientRefused.delete(key)
+      })
+    ),
     Effect.mapError(toCredentialsError),
     Effect.tapError((error) =>
       Effect.andThen(
         Effect.clockWith((clock) =>
           Effect.sync(() => {
             const now = clock.currentTimeMillisUnsafe()
-            // held: no background renewal before the wait ends (nor a warning a second)
-            const heldUntil = heldErrors.has(error) ? state.flights.held.get(key)?.until : undefined
-            Refused.remember(retryAt, key, Math.max(now + backgroundRetryMillis, heldUntil ?? 0))
+            // held, or the client refused: no background renewal before that ends (nor a warning a second)
+            const heldUntil = heldErrors.get(error)
+            const refused = state.flights.clientRefused.get(key)?.until ?? 0
+            Refused.remember(retryAt, key, Math.max(now + backgroundRetryMillis, heldUntil ?? 0, refused))
             // the token endpoint asked for a wait: no renewal asks it again before then
-            if (heldErrors.has(error) || error.retryAfter === undefined || (state.flights.signIns.get(key) ?? 0) !== signIns) return
+            if (heldUntil !== undefined || error.retryAfter === undefined || (state.flights.signIns.get(key) ?? 0) !== signIns) return
             const wait = Duration.toMillis(error.retryAfter)
             if (wait > 0) Refused.remember(state.flights.held, key, { until: now + wait, error })
           })
@@ -299,6 +387,6 @@ export const renewOnce = <R>(
     // inside the session's services, so that it wins over another renewal's they hold (a session built in one)
     Effect.provideService(GrantWaits, telling),
     Effect.provideContext(state.services),
-    Effect.withSpan("connected-vehicle.auth.renew", { attributes: { key, background } })
+    traced(key, background)
   )
 }

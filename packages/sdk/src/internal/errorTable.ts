@@ -123,9 +123,12 @@ const fromCredentials = (error: ConnectedVehicleError, fields: ClientErrorFields
   // no request sent (a wait the token endpoint asked for holds it): its status's class, with this error's fields
   if (request.reason._tag === "Credentials") {
     const status = error.status
+    const first = request.reason.cause
+    // the token endpoint's refusal of the client (`invalid_client`, 400 or 401) given again
+    const clientRefused = isConnectedVehicleError(first) && first.reason._tag === "OAuth" && first.reason.error === "invalid_client"
     return status === 429
       ? { reason: "RateLimit", fields }
-      : status === 401
+      : status === 401 || clientRefused
       ? { reason: "Authentication", fields }
       : status !== undefined && status >= 500
       ? { reason: "Server", fields }
@@ -141,7 +144,7 @@ const fromCredentials = (error: ConnectedVehicleError, fields: ClientErrorFields
     case "Timeout":
       return { reason: request.reason._tag, fields: { ...withCause, status: undefined } }
   }
-  if (inner.code === "invalid_client" || status === 401) return { reason: "Authentication", fields: { ...withCause, status: 401 } }
+  if (inner.code === "invalid_client" || status === 401) return { reason: "Authentication", fields: withCause }
   if (status === 429) return { reason: "RateLimit", fields: withCause }
   if (status !== undefined && status >= 500) return { reason: "Server", fields: withCause }
   return { reason: "Credentials", fields: { ...fields, code: inner.code } }

@@ -348,13 +348,13 @@ const authenticated = (spec: MethodSpec, call: Call) => (client: Client): Client
       Effect.sync(() => {
         if (transientCredential(failure)) call.refreshed = false
       }))
-    return Effect.flatMap(refresh, (renewed) =>
-      renewed
-        ? Effect.andThen(
-          log.log("Debug", "replaying after 401 with a refreshed token", { method, url: urlOf(call) }),
-          gate(Effect.flatMap(token, (next) => client.execute(withBearer(request, next))))
-        )
-        : Effect.fail(error))
+    // the refused token again (the token endpoint gave it back): the 401 is the call's, no replay
+    const replay = (next: Redacted.Redacted<string>) =>
+      Redacted.value(next) === Redacted.value(sent) ? Effect.fail(error) : Effect.andThen(
+        log.log("Debug", "replaying after 401 with a refreshed token", { method, url: urlOf(call) }),
+        client.execute(withBearer(request, next))
+      )
+    return Effect.flatMap(refresh, (renewed) => renewed ? gate(Effect.flatMap(token, replay)) : Effect.fail(error))
   }
   // `HttpClient.transform` without the attempt it would build and not use (each attempt is `client.execute`)
   return HttpClient.makeWith((effect) => Effect.flatMapEager(effect, (request) =>
