@@ -275,15 +275,31 @@ const refusedUntil = <R>(state: State<R>, current: Option.Option<Token>, now: nu
 // one a grant was sleeping out to ask again when its renewal was interrupted
 // (`resume`): the rest of it is waited out first, told to the callers as the
 // grant's own waits are (those who cannot wait that long fail at once: `wait.ts`)
-const heldUntil = <R>(state: State<R>, current: Option.Option<Token>, now: number): Effect.Effect<void, ConnectedVehicleError> => {
+// (`true` when a sign-in, `login`, ended that wait: its token is the one to use)
+const heldUntil = <R>(state: State<R>, current: Option.Option<Token>, now: number): Effect.Effect<boolean, ConnectedVehicleError> => {
   const { flights: { held }, key, refreshGrant } = state
   const hold = held.get(key)
-  if (hold === undefined || (refreshGrant && Option.isNone(current))) return Effect.void
-  const over = Effect.sync(() => held.get(key) === hold && held.delete(key))
-  if (now >= hold.until) return Effect.asVoid(over)
+  if (hold === undefined || (refreshGrant && Option.isNone(current))) return Effect.succeed(false)
+  const over = Effect.sync(() => (held.get(key) === hold && held.delete(key), false))
+  if (now >= hold.until) return over
   if (hold.resume !== true) return Effect.fail(heldError(hold, now))
-  return Effect.asVoid(Effect.andThen(waiting(hold.until, hold.error, Effect.interruptible(Effect.sleep(hold.until - now))), over))
+  return Effect.flatMap(
+    waiting(hold.until, hold.error, Effect.interruptible(sleepOut(held, key, hold))),
+    (signedIn) => signedIn ? Effect.succeed(true) : over
+  )
 }
+
+// the rest of a held wait, in steps of at most 100 ms: a sign-in (`login`
+// removes the hold) ends it (`true`)
+const sleepOut = (held: Flights["held"], key: string, hold: Hold): Effect.Effect<boolean> =>
+  Effect.flatMap(Clock.currentTimeMillis, (now) =>
+    held.get(key) !== hold
+      ? Effect.succeed(true)
+      : now >= hold.until
+      ? Effect.succeed(false)
+      : Effect.andThen(Effect.sleep(Math.min(100, hold.until - now)), Effect.suspend(() => sleepOut(held, key, hold))))
+
+type Hold = Flights["held"] extends Map<string, infer H> ? H : never
 
 // a renewal interrupted (its layer closed) while its grant slept out the token
 // endpoint's `Retry-After` (`wait`, the last wait it told) to ask again: the
@@ -350,7 +366,11 @@ export const renewOnce = <R>(
         // another layer or process may have renewed since the caller looked
         const now = yield* Clock.currentTimeMillis
         if (Option.isSome(current) && !isStale(current, now)) return current.value
-        yield* heldUntil(state, current, now)
+        if (yield* heldUntil(state, current, now)) {
+          // a sign-in ended the wait: its token, not a grant of the refresh token from before it
+          const signedIn = latest(state, yield* state.store.get(key, peek))
+          if (Option.isSome(signedIn)) return signedIn.value
+        }
         yield* refusedUntil(state, current, now)
         const next = yield* grant(state, current)
         yield* Effect.logDebug("token renewed")
