@@ -8,13 +8,9 @@
  * is the token endpoint (its requests counted, with their times) and the
  * service; refresh-token and client-credentials grants.
  */
-import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
-import { Duration, Effect, Exit, Fiber, Layer, Redacted, Scope } from "effect"
-import { createServer } from "node:http"
-import type { IncomingMessage, Server, ServerResponse } from "node:http"
-import type { AddressInfo } from "node:net"
-import { LegacyApi } from "@connected-vehicle/schema/Api"
-import * as OAuthConfig from "@connected-vehicle/auth/OAuthConfig"
+import { assert, describe, it } from "@effect/vitest"
+import { Duration, Effect, Exit, Fiber, Layer, Scope } from "effect"
+import type * as OAuthConfig from "@connected-vehicle/auth/OAuthConfig"
 import * as Session from "@connected-vehicle/auth/Session"
 import * as TokenStore from "@connected-vehicle/auth/TokenStore"
 import { isConnectedVehicleError } from "@connected-vehicle/transport/ConnectedVehicleError"
@@ -22,48 +18,21 @@ import type { Credentials } from "@connected-vehicle/transport/Credentials"
 import * as Transport from "@connected-vehicle/transport/Transport"
 import * as TransportConfig from "@connected-vehicle/transport/TransportConfig"
 import * as UndiciHttpClient from "@connected-vehicle/transport/UndiciHttpClient"
+import { json, oauth, odometer, tokenEndpoint } from "./loopback.ts"
 import { expired } from "./tokens.ts"
 
-let server: Server
-let origin: string
 /** The token requests received: when, and their grant type. */
 let tokens: Array<{ readonly at: number; readonly grant: string | null }> = []
 /** The status of the first token request's answer (with `Retry-After: 1`); the next ones grant a token. */
 let first = 429
 
-beforeAll(async () => {
-  server = createServer((request: IncomingMessage, response: ServerResponse) => {
-    const chunks: Array<Buffer> = []
-    request.on("data", (chunk: Buffer) => chunks.push(chunk))
-    request.on("end", () => {
-      if (request.url?.startsWith("/oauth/token")) {
-        tokens.push({ at: Date.now(), grant: new URLSearchParams(Buffer.concat(chunks).toString("utf8")).get("grant_type") })
-        if (tokens.length === 1) {
-          response.writeHead(first, { "content-type": "application/json", "retry-after": "1" })
-          response.end(JSON.stringify({ error: first === 429 ? "slow_down" : "temporarily_unavailable" }))
-          return
-        }
-        response.writeHead(200, { "content-type": "application/json" })
-        response.end(JSON.stringify({ access_token: `access-${tokens.length}`, token_type: "Bearer", expires_in: 7200, refresh_token: "refresh-2" }))
-        return
-      }
-      response.writeHead(200, { "content-type": "application/json" })
-      response.end(JSON.stringify({ distance: 42 }))
-    })
-  })
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
-  origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
-})
-
-afterAll(async () => {
-  server.closeAllConnections()
-  await new Promise<void>((resolve) => server.close(() => resolve()))
-})
-
-const oauth = OAuthConfig.layer({ clientId: "app", clientSecret: Redacted.make("secret") })
-
-const odometer = (timeout: Duration.Input) =>
-  Effect.flatMap(Transport.client(LegacyApi, "legacy"), (legacy) => legacy.odometer({ params: { id: "veh-1" } }, { timeout }))
+const endpoint = tokenEndpoint((_, response, body) => {
+  tokens.push({ at: Date.now(), grant: new URLSearchParams(body.toString("utf8")).get("grant_type") })
+  if (tokens.length === 1) {
+    return json(response, first, { error: first === 429 ? "slow_down" : "temporarily_unavailable" }, { "retry-after": "1" })
+  }
+  json(response, 200, { access_token: `access-${tokens.length}`, token_type: "Bearer", expires_in: 7200, refresh_token: "refresh-2" })
+}, (_, response) => json(response, 200, { distance: 42 }))
 
 /** Until `done` (or 3 s), polling every 10 ms. */
 const until = (done: () => boolean) =>
@@ -82,7 +51,7 @@ const setup = (answer: number, credentials: Layer.Layer<Credentials, never, Toke
     first = answer
     const memory = yield* TokenStore.makeMemory
     yield* memory.set("user-1", expired())
-    const transport = Transport.layer.pipe(Layer.provide([TransportConfig.layerOrigin(origin), UndiciHttpClient.layer()]))
+    const transport = Transport.layer.pipe(Layer.provide([TransportConfig.layerOrigin(endpoint.origin()), UndiciHttpClient.layer()]))
     const layer = Layer.mergeAll(transport, credentials.pipe(Layer.provide([transport, oauth, Layer.succeed(TokenStore.TokenStore, memory)])))
     const build = (scope: Scope.Scope) => Layer.buildWithScope(layer, scope)
     // the renewal started by a call of a layer built in `closing` (answered `first`), its wait begun

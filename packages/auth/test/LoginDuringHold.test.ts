@@ -1,72 +1,52 @@
-import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
+/**
+ * A sign-in (`login`) during the rest of a token endpoint's `Retry-After`
+ * that a closed layer left held: the renewal sleeping it out ends, its
+ * calls get the signed-in token, and the refresh token from before the
+ * sign-in is never sent. A `node:http` server on 127.0.0.1.
+ */
+import { assert, describe, it } from "@effect/vitest"
 import { Effect, Exit, Fiber, Layer, Redacted, Scope } from "effect"
-import { createServer } from "node:http"
-import type { Server } from "node:http"
-import type { AddressInfo } from "node:net"
-import { LegacyApi } from "@connected-vehicle/schema/Api"
-import * as OAuthConfig from "@connected-vehicle/auth/OAuthConfig"
 import * as Session from "@connected-vehicle/auth/Session"
 import * as TokenStore from "@connected-vehicle/auth/TokenStore"
 import * as Transport from "@connected-vehicle/transport/Transport"
 import * as TransportConfig from "@connected-vehicle/transport/TransportConfig"
 import * as UndiciHttpClient from "@connected-vehicle/transport/UndiciHttpClient"
+import { json, oauth, odometer, tokenEndpoint } from "./loopback.ts"
 import { expired } from "./tokens.ts"
 
-let server: Server
-let origin: string
 const tokens: Array<{ at: number; grant: string | null; refresh: string | null }> = []
 const bearers: Array<string | undefined> = []
 const t0 = Date.now()
-/*
- * The token endpoint answers its first request 429 with `Retry-After: 2`,
- * then grants; the API echoes the bearer it was sent.
- */
-beforeAll(async () => {
-  server = createServer((request, response) => {
-    const chunks: Array<Buffer> = []
-    request.on("data", (c: Buffer) => chunks.push(c))
-    request.on("end", () => {
-      if (request.url?.startsWith("/oauth/token")) {
-        const p = new URLSearchParams(Buffer.concat(chunks).toString("utf8"))
-        tokens.push({ at: Date.now() - t0, grant: p.get("grant_type"), refresh: p.get("refresh_token") })
-        if (tokens.length === 1) {
-          response.writeHead(429, { "content-type": "application/json", "retry-after": "2" })
-          return response.end(JSON.stringify({ error: "slow_down" }))
-        }
-        response.writeHead(200, { "content-type": "application/json" })
-        return response.end(JSON.stringify({ access_token: `access-${tokens.length}`, token_type: "Bearer", expires_in: 7200, refresh_token: `refresh-${tokens.length}` }))
-      }
-      bearers.push(request.headers.authorization)
-      response.writeHead(200, { "content-type": "application/json" })
-      response.end(JSON.stringify({ distance: 42 }))
-    })
-  })
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r))
-  origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+// the token endpoint answers its first request 429 with `Retry-After: 2`, then grants; the API notes the bearer it was sent
+const endpoint = tokenEndpoint((_, response, body) => {
+  const form = new URLSearchParams(body.toString("utf8"))
+  tokens.push({ at: Date.now() - t0, grant: form.get("grant_type"), refresh: form.get("refresh_token") })
+  if (tokens.length === 1) return json(response, 429, { error: "slow_down" }, { "retry-after": "2" })
+  json(response, 200, { access_token: `access-${tokens.length}`, token_type: "Bearer", expires_in: 7200, refresh_token: `refresh-${tokens.length}` })
+}, (request, response) => {
+  bearers.push(request.headers.authorization)
+  json(response, 200, { distance: 42 })
 })
-afterAll(async () => { server.closeAllConnections(); await new Promise<void>((r) => server.close(() => r())) })
-
-const oauth = OAuthConfig.layer({ clientId: "app", clientSecret: Redacted.make("secret") })
-const odometer = Effect.flatMap(Transport.client(LegacyApi, "legacy"), (legacy) => legacy.odometer({ params: { id: "veh-1" } }, { timeout: "5 seconds" }))
+const read = odometer("5 seconds")
 
 describe("a sign-in during the rest of a Retry-After wait a closed layer left held", () => {
   it.live("ends the wait: the waiting call gets the signed-in token, the refresh token from before it is never sent", () =>
     Effect.gen(function*() {
       const memory = yield* TokenStore.makeMemory
       yield* memory.set("user-1", expired())
-      const transport = Transport.layer.pipe(Layer.provide([TransportConfig.layerOrigin(origin), UndiciHttpClient.layer()]))
+      const transport = Transport.layer.pipe(Layer.provide([TransportConfig.layerOrigin(endpoint.origin()), UndiciHttpClient.layer()]))
       const store = Layer.succeed(TokenStore.TokenStore, memory)
       const layer = Layer.mergeAll(transport, Session.layerUser("user-1").pipe(Layer.provide([transport, oauth, store])))
       const closing = yield* Scope.make()
       const a = yield* Layer.buildWithScope(layer, closing)
-      const first = yield* Effect.forkChild(Effect.exit(odometer.pipe(Effect.provideContext(a))))
+      const first = yield* Effect.forkChild(Effect.exit(read.pipe(Effect.provideContext(a))))
       while (tokens.length < 1) yield* Effect.sleep("10 millis")
       yield* Effect.sleep("100 millis")
       yield* Fiber.interrupt(first)
       yield* Scope.close(closing, Exit.void)
       // a new layer's call: sleeps out the rest of the held wait
       const b = yield* Layer.buildWithScope(layer, yield* Effect.scope)
-      const waiting = yield* Effect.forkChild(odometer.pipe(Effect.provideContext(b)))
+      const waiting = yield* Effect.forkChild(read.pipe(Effect.provideContext(b)))
       yield* Effect.sleep("300 millis")
       // the user signs in again meanwhile ("a sign-in (login) ends it")
       const signedIn = yield* Session.login("user-1", { code: "c", redirectUri: "https://app.example/cb" }).pipe(

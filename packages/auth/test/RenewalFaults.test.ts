@@ -9,13 +9,10 @@
  * all the calls that were refused; the token request carries no trace
  * context with Effect's default tracer and no caller span.
  */
-import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
-import { Effect, Exit, Fiber, Layer, Redacted, Scope } from "effect"
-import { createServer } from "node:http"
-import type { IncomingHttpHeaders, IncomingMessage, Server, ServerResponse } from "node:http"
-import type { AddressInfo } from "node:net"
-import { LegacyApi } from "@connected-vehicle/schema/Api"
-import * as OAuthConfig from "@connected-vehicle/auth/OAuthConfig"
+import { assert, describe, it } from "@effect/vitest"
+import { Effect, Exit, Fiber, Layer, Scope } from "effect"
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from "node:http"
+import type * as OAuthConfig from "@connected-vehicle/auth/OAuthConfig"
 import * as Session from "@connected-vehicle/auth/Session"
 import * as TokenStore from "@connected-vehicle/auth/TokenStore"
 import { isConnectedVehicleError } from "@connected-vehicle/transport/ConnectedVehicleError"
@@ -23,12 +20,11 @@ import type { Credentials } from "@connected-vehicle/transport/Credentials"
 import * as Transport from "@connected-vehicle/transport/Transport"
 import * as TransportConfig from "@connected-vehicle/transport/TransportConfig"
 import * as UndiciHttpClient from "@connected-vehicle/transport/UndiciHttpClient"
+import { json, oauth, odometer as readOdometer, tokenEndpoint } from "./loopback.ts"
 import { userToken } from "./tokens.ts"
 
 type Answer = (request: IncomingMessage, response: ServerResponse, n: number) => void
 
-let server: Server
-let origin: string
 /** The token requests: their form, headers, and whether the client went away before an answer. */
 let tokens: Array<{ readonly form: URLSearchParams; readonly headers: IncomingHttpHeaders; aborted: boolean }> = []
 /** The service's requests: their bearer. */
@@ -36,38 +32,17 @@ let bearers: Array<string | undefined> = []
 let tokenAnswer: Answer = () => {}
 let apiAnswer: Answer = () => {}
 
-const json = (response: ServerResponse, status: number, body: unknown) => {
-  response.writeHead(status, { "content-type": "application/json" })
-  response.end(JSON.stringify(body))
-}
-
-beforeAll(async () => {
-  server = createServer((request, response) => {
-    const chunks: Array<Buffer> = []
-    request.on("data", (chunk: Buffer) => chunks.push(chunk))
-    request.on("end", () => {
-      if (request.url?.startsWith("/oauth/token")) {
-        const entry = { form: new URLSearchParams(Buffer.concat(chunks).toString("utf8")), headers: request.headers, aborted: false }
-        tokens.push(entry)
-        response.on("close", () => entry.aborted = !response.writableFinished)
-        return tokenAnswer(request, response, tokens.length)
-      }
-      bearers.push(request.headers.authorization)
-      apiAnswer(request, response, bearers.length)
-    })
-  })
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
-  origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+const endpoint = tokenEndpoint((request, response, body) => {
+  const entry = { form: new URLSearchParams(body.toString("utf8")), headers: request.headers, aborted: false }
+  tokens.push(entry)
+  response.on("close", () => entry.aborted = !response.writableFinished)
+  tokenAnswer(request, response, tokens.length)
+}, (request, response) => {
+  bearers.push(request.headers.authorization)
+  apiAnswer(request, response, bearers.length)
 })
 
-afterAll(async () => {
-  server.closeAllConnections()
-  await new Promise<void>((resolve) => server.close(() => resolve()))
-})
-
-const oauth = OAuthConfig.layer({ clientId: "app", clientSecret: Redacted.make("secret") })
-
-const odometer = Effect.flatMap(Transport.client(LegacyApi, "legacy"), (legacy) => legacy.odometer({ params: { id: "veh-1" } }))
+const odometer = readOdometer()
 
 /** Until `done` (or 3 s), polling every 10 ms. */
 const until = (done: () => boolean) =>
@@ -89,7 +64,7 @@ const setup = (
     apiAnswer = answers.api
     const memory = yield* TokenStore.makeMemory
     if (token !== undefined) yield* memory.set("user-1", token)
-    const transport = Transport.layer.pipe(Layer.provide([TransportConfig.layerOrigin(origin), UndiciHttpClient.layer()]))
+    const transport = Transport.layer.pipe(Layer.provide([TransportConfig.layerOrigin(endpoint.origin()), UndiciHttpClient.layer()]))
     const layer = Layer.mergeAll(transport, credentials.pipe(Layer.provide([transport, oauth, Layer.succeed(TokenStore.TokenStore, memory)])))
     return { memory, layer }
   })
