@@ -71,8 +71,8 @@ import { TokenStore } from "./TokenStore.ts"
  * stored token is refused with it (its refresh token was used by the grant
  * that was kept): sign the user in again. A 401 renews a token once: when
  * the token endpoint gives the rejected token back, the call fails with
- * its 401 (no replay), and so do later 401s for it, without a token
- * request. A refusal of the client by the token endpoint
+ * its 401 (no replay), and so do later 401s for it for 10 seconds, without
+ * a token request (then a 401 renews it again). A refusal of the client by the token endpoint
  * (`invalid_client`, `unauthorized_client`, a 401) fails every renewal of
  * the key for 10 seconds without a request.
  *
@@ -180,18 +180,21 @@ const refreshOf = <R>(
   const { flights: { reissued }, key, refused } = state
   const isRejected = (t: Option.Option<Token>) =>
     Option.isNone(t) || !Redacted.isRedacted(t.value.accessToken) || Redacted.value(t.value.accessToken) === Redacted.value(rejected)
-  // the token endpoint gave the rejected token again when it was renewed for a 401: not renewed again
-  const wasReissued = () => {
-    const token = reissued.get(key)
-    return token !== undefined && Refused.sameSecret(token, rejected)
+  // the token endpoint gave the rejected token again when it was renewed for a 401 (less than
+  // `clientRefusedMillis` ago): not renewed again before then
+  const wasReissued = (now: number) => {
+    const entry = reissued.get(key)
+    return entry !== undefined && now < entry.until && Refused.sameSecret(entry.token, rejected)
   }
-  const toRenew = (t: Option.Option<Token>) => isRejected(t) && !wasReissued()
+  const toRenew: Renewal.IsStale = (t, now) => isRejected(t) && !wasReissued(now)
   // a renewal that was running for another reason may hand back the rejected token: renew once more,
   // unless the token endpoint gave it again; a renewal that ends with the rejected token is no
   // reason to replay (the call fails with its 401)
   return renewal(toRenew, deadline).pipe(
     Effect.flatMap((next) =>
-      !isRejected(Option.some(next)) || wasReissued() ? Effect.succeed(next) : renewal(toRenew, deadline)
+      Effect.clockWith((clock) =>
+        !isRejected(Option.some(next)) || wasReissued(clock.currentTimeMillisUnsafe()) ? Effect.succeed(next) : renewal(toRenew, deadline)
+      )
     ),
     // its refresh token refused: the rejected access token is not sent again either
     Effect.tapError((error) =>

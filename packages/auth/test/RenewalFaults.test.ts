@@ -11,6 +11,7 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Exit, Fiber, Layer, Scope } from "effect"
+import { TestClock } from "effect/testing"
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from "node:http"
 import type * as OAuthConfig from "@connected-vehicle/auth/OAuthConfig"
 import * as Session from "@connected-vehicle/auth/Session"
@@ -21,7 +22,7 @@ import * as Transport from "@connected-vehicle/transport/Transport"
 import * as TransportConfig from "@connected-vehicle/transport/TransportConfig"
 import * as UndiciHttpClient from "@connected-vehicle/transport/UndiciHttpClient"
 import { json, oauth, odometer as readOdometer, tokenEndpoint } from "./loopback.ts"
-import { userToken } from "./tokens.ts"
+import { expired, userToken } from "./tokens.ts"
 
 type Answer = (request: IncomingMessage, response: ServerResponse, n: number) => void
 
@@ -146,6 +147,25 @@ describe("Session: a refresh-token request that may have used its refresh token"
   }
 })
 
+describe("Session: a refresh-token request that was never sent", () => {
+  it.live("a TLS handshake that fails (https: on a plain HTTP port) sent nothing: the next renewal sends the refresh token again", () =>
+    Effect.gen(function*() {
+      tokens = []
+      const memory = yield* TokenStore.makeMemory
+      yield* memory.set("user-1", expired())
+      const tls = endpoint.origin().replace(/^http:/, "https:")
+      const transport = Transport.layer.pipe(Layer.provide([TransportConfig.layerOrigin(tls), UndiciHttpClient.layer()]))
+      const layer = Layer.mergeAll(transport, Session.layerUser("user-1").pipe(Layer.provide([transport, oauth, Layer.succeed(TokenStore.TokenStore, memory)])))
+      const context = yield* Layer.build(layer)
+      for (let i = 0; i < 2; i++) {
+        const error = errorOf(yield* Effect.exit(odometer.pipe(Effect.provideContext(context))))
+        assert.notInclude(error.message, "may have been used", `call ${i + 1}`)
+        assert.notInclude(error.message, "sign the user in again", `call ${i + 1}`)
+      }
+      assert.strictEqual(tokens.length, 0)
+    }).pipe(Effect.scoped), 15_000)
+})
+
 describe("Session: a client-credentials grant while the service keeps answering 401", () => {
   const granted = (_: IncomingMessage, response: ServerResponse) =>
     json(response, 200, { access_token: "app-1", token_type: "Bearer", expires_in: 3600 })
@@ -162,6 +182,21 @@ describe("Session: a client-credentials grant while the service keeps answering 
       // a later call: the same
       assert.strictEqual(errorOf(yield* Effect.exit(odometer.pipe(Effect.provideContext(context)))).status, 401)
       assert.deepStrictEqual([tokens.length, bearers.length], [2, 6])
+    }).pipe(Effect.scoped), 15_000)
+
+  it.effect("the rejected token given back is not asked for again for 10 s only: then a 401 renews it, and a new token serves", () =>
+    Effect.gen(function*() {
+      const answer = (request: IncomingMessage, response: ServerResponse, n: number) =>
+        n <= 2 ? granted(request, response) : json(response, 200, { access_token: "app-2", token_type: "Bearer", expires_in: 3600 })
+      const { layer } = yield* setup(Session.layerApplication({ key: "user-1" }), undefined, { token: answer, api: service(["Bearer app-1"]) })
+      const context = yield* Layer.build(layer)
+      assert.strictEqual(errorOf(yield* Effect.exit(odometer.pipe(Effect.provideContext(context)))).status, 401)
+      assert.strictEqual(errorOf(yield* Effect.exit(odometer.pipe(Effect.provideContext(context)))).status, 401)
+      assert.strictEqual(tokens.length, 2)
+      yield* TestClock.adjust("11 seconds")
+      assert.strictEqual((yield* odometer.pipe(Effect.provideContext(context))).value.distance, 42)
+      assert.strictEqual(tokens.length, 3)
+      assert.strictEqual(bearers.at(-1), "Bearer app-2")
     }).pipe(Effect.scoped), 15_000)
 
   it.live("the token endpoint refuses the client (invalid_client): one token request, its refusal shared", () =>

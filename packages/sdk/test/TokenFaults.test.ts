@@ -97,5 +97,10 @@ describe("a token endpoint refusing the client", () => {
     assert.instanceOf(error, ClientError.AuthenticationError)
     assert.strictEqual((error as ClientError.AuthenticationError).status, 400)
     assert.strictEqual((error as ClientError.AuthenticationError).code, "invalid_client")
+    // a call of the next 10 s (no token request: the refusal shared) gets the same code and type
+    const again = await client.v3.webhooks.list({}).then(() => undefined, (error: unknown) => error)
+    assert.instanceOf(again, ClientError.AuthenticationError)
+    assert.strictEqual((again as ClientError.AuthenticationError).code, "invalid_client")
+    assert.strictEqual((again as ClientError.AuthenticationError).type, (error as ClientError.AuthenticationError).type)
   })
 })

@@ -50,10 +50,11 @@ export interface Flights {
   readonly clientRefused: Map<string, { readonly until: number; readonly error: ConnectedVehicleError }>
   /**
    * an access token the service rejected (401) that the renewal it caused
-   * got again from the token endpoint: a 401 for it is the caller's (no
-   * other token request for it, no replay with it)
+   * got again from the token endpoint: until `until`, a 401 for it is the
+   * caller's (no other token request for it, no replay with it); after it,
+   * a 401 renews it again
    */
-  readonly reissued: Map<string, Redacted.Redacted<string>>
+  readonly reissued: Map<string, { readonly token: Redacted.Redacted<string>; readonly until: number }>
   /** how many sign-ins (`login`) stored a token for the key (a renewal's `Retry-After` from before one is not held) */
   readonly signIns: Map<string, number>
   /**

@@ -104,13 +104,18 @@ export const refusedOf = (store: TokenStore["Service"]): Map<string, Refused> =>
 export const isInvalidGrant = (error: unknown): error is ConnectedVehicleError =>
   isConnectedVehicleError(error) && error.reason._tag === "OAuth" && error.reason.error === "invalid_grant"
 
-// a connection that was never made (the request was not sent)
-const notConnected = /\b(connect E(CONNREFUSED|HOSTUNREACH|NETUNREACH)|getaddrinfo|E(NOTFOUND|AI_AGAIN)\b)/
+// a connection that was never made, or whose TLS handshake failed (the request
+// was not sent): refused, unreachable, no address, undici's connect timeout,
+// a certificate or TLS/SSL failure (an \`https:\` URL on a plain HTTP server)
+const notConnected =
+  /\bconnect E(CONNREFUSED|HOSTUNREACH|NETUNREACH|ADDRNOTAVAIL|ACCES|NETDOWN|PERM)\b|getaddrinfo|\bE(NOTFOUND|AI_AGAIN|PROTO)\b|Connect Timeout|certificate|self[- ]signed|\b(SSL|TLS)\b|ssl3?_|wrong version number|packet length too long/i
 
 /**
  * Whether the failed token request `error` may have reached the token
  * endpoint and used the refresh token it sent: no answer (a timeout, a
- * connection reset or cut: not one that was never made), a 5xx other than
+ * connection reset or cut: not one that was never made, nor one whose TLS
+ * handshake failed; a timeout counts, as it may have come once the request
+ * was sent), a 5xx other than
  * a 503 (a 503 and a 429 say the request was not processed), a 2xx that
  * breaks section 4.6. An answer 3xx or 4xx (an `invalid_client`, say) did
  * not use it; an `invalid_grant` is a refusal (see {@link isInvalidGrant}).

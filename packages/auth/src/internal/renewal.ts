@@ -200,7 +200,7 @@ const grant = <R>(state: State<R>, current: Option.Option<Token>) => {
   // the token endpoint gave again the access token of a token renewed before it was due (the service rejected it)
   const reissue = (next: Token, now: number) => {
     if (Option.isSome(current) && phase(current.value, now) === "fresh" && Refused.sameSecret(next.accessToken, current.value.accessToken)) {
-      Refused.remember(reissued, key, next.accessToken)
+      Refused.remember(reissued, key, { token: next.accessToken, until: now + clientRefusedMillis })
     } else reissued.delete(key)
   }
   const granted = Effect.tap(

@@ -124,15 +124,17 @@ const fromCredentials = (error: ConnectedVehicleError, fields: ClientErrorFields
   if (request.reason._tag === "Credentials") {
     const status = error.status
     const first = request.reason.cause
-    // the token endpoint's refusal of the client (`invalid_client`, 400 or 401) given again
-    const clientRefused = isConnectedVehicleError(first) && first.reason._tag === "OAuth" && first.reason.error === "invalid_client"
+    // the token endpoint's refusal of the client (`invalid_client`, 400 or 401) given again: its code and type too
+    const oauth = isConnectedVehicleError(first) && first.reason._tag === "OAuth" ? fieldsOf(first, first.reason, first.message) : undefined
+    const clientRefused = oauth?.code === "invalid_client"
+    const given = oauth === undefined ? fields : { ...fields, code: oauth.code, type: oauth.type }
     return status === 429
       ? { reason: "RateLimit", fields }
       : status === 401 || clientRefused
-      ? { reason: "Authentication", fields }
+      ? { reason: "Authentication", fields: given }
       : status !== undefined && status >= 500
       ? { reason: "Server", fields }
-      : { reason: "Credentials", fields }
+      : { reason: "Credentials", fields: given }
   }
   const inner = fieldsOf(request, request.reason, `The token request failed: ${request.message}`)
   const status = request.status
