@@ -359,7 +359,8 @@ const roots = ["vehicle", "management", "compatibility", "authorization", "legac
 
 /**
  * The simulator listening on loopback (`port` 0, the default, picks a free port;
- * `host` defaults to 127.0.0.1). The server closes with the layer's scope.
+ * `host` defaults to 127.0.0.1; one with an IPv6 zone id, `fe80::1%eth0`, which
+ * no URL can carry, throws an `InvalidArgument`). The server closes with the layer's scope.
  *
  * @example
  * ```ts

@@ -38,8 +38,11 @@ export type Fault =
  * One logged request. The values of the headers that carry a credential
  * (`authorization`, `proxy-authorization`, `cookie`, `set-cookie`,
  * `x-api-key`) are `<redacted>`, and so are those of the query parameters
- * whose name holds `secret`, `token`, `password`, `passwd`, `verifier` or
- * `assertion`, or is `code` (`access_token=<redacted>`: the names are kept);
+ * (separated by `&` or `;`) whose name holds `secret`, `token`, `password`,
+ * `passwd`, `verifier`, `signature`, `credential`, `assertion` or `api_key`
+ * (`api-key`, `apikey`), or is `code`, `key`, `sig`, `state`, `auth`,
+ * `authorization` or `session`, whatever its case
+ * (`access_token=<redacted>`: the names are kept);
  * `status` is 0 while the request is in flight and for a dropped connection.
  * An entry is bounded: the URL is cut after 1,024 characters, the headers
  * kept are the first 16 and their names and values 1,024 characters in all

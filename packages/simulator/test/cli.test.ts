@@ -226,6 +226,11 @@ describe("pnpm simulator: errors are one line on stderr", () => {
         [["--client-secret", ""], "error: --client-secret must not be empty"],
         [["--client-id", ""], "error: --client-id must not be empty"],
         [["--host", ""], "error: --host must not be empty (an address to listen on, such as 127.0.0.1, ::1 or 0.0.0.0)"],
+        [
+          ["--host", "::1%nope"],
+          "error: --host ::1%nope has an IPv6 zone id (%nope), which a URL cannot carry " +
+          "(Node's URL and fetch refuse http://[fe80::1%25eth0]/, so no client could use the simulator's URL): give the address without it, or ::"
+        ],
         [["--redirect-uri", "javascript:alert(1)"], redirect("javascript:alert(1)")],
         [["--redirect-uri", "https://app.example/cb", "--redirect-uri", ""], redirect("")],
         [["--redirect-uri", "http://user@127.0.0.1:*"], redirect("http://user@127.0.0.1:*")],

@@ -1,9 +1,9 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Cause, Duration, Effect, Exit, Redacted } from "effect"
+import { Cause, Context, Duration, Effect, Exit, Layer, Redacted } from "effect"
 import { InvalidArgument } from "@connected-vehicle/schema/InvalidArgument"
 import { makeDataset } from "../src/Data.ts"
 import * as Delivery from "../src/Delivery.ts"
-import { DEFAULT_HEADERS_TIMEOUT, DEFAULT_REQUEST_TIMEOUT, layer, layerRoots, layerTest } from "../src/Simulator.ts"
+import { DEFAULT_HEADERS_TIMEOUT, DEFAULT_REQUEST_TIMEOUT, layer, layerRoots, layerTest, Simulator } from "../src/Simulator.ts"
 import { timeoutOptions } from "../src/internal/listen.ts"
 import { durations } from "../src/internal/options.ts"
 
@@ -43,6 +43,19 @@ describe("options checked by the layer constructors", () => {
     }
     assert.isUndefined(thrown(() => layer({ webhookSecret: "k".repeat(1024) })))
   })
+
+  it.live("a host with an IPv6 zone id (no URL can carry it) is an InvalidArgument naming host, from layer and layerRoots; ::1 serves at http://[::1]:port", () =>
+    Effect.gen(function*() {
+      for (const make of [layer, layerRoots]) {
+        const error = thrown(() => make({ host: "::1%lo" }))
+        assert.instanceOf(error, InvalidArgument)
+        assert.strictEqual((error as InvalidArgument).field, "host")
+        assert.include((error as InvalidArgument).message, "%lo")
+      }
+      const url = yield* Effect.scoped(Layer.build(layer({ host: "::1" })).pipe(Effect.map((context) => Context.get(context, Simulator).url)))
+      assert.match(url, /^http:\/\/\[::1\]:\d+$/)
+      assert.strictEqual(new URL(url).hostname, "[::1]")
+    }))
 
   it.effect("Delivery.make with an empty secret is a defect naming it", () =>
     Effect.gen(function*() {

@@ -14,9 +14,10 @@
  *
  * @since 0.1.0
  */
-import { Clock, Context, Duration, Effect, Layer, Option, Schema, Semaphore } from "effect"
+import { Clock, Context, Duration, Effect, Layer, Schema, Semaphore } from "effect"
 import { KeyValueStore } from "effect/persistence"
 import { createHash } from "node:crypto"
+import { type Background, encodeMark, readMark, sweeper } from "./internal/marks.ts"
 import { count, millis } from "./internal/options.ts"
 
 /**
@@ -303,50 +304,6 @@ const plainId = /^[A-Za-z0-9_.~-]{1,128}$/
 export const keyOf = (eventId: string): string =>
   plainId.test(eventId) ? eventId : `sha256:${createHash("sha256").update(eventId, "utf8").digest("hex")}`
 
-const Mark = Schema.fromJsonString(Schema.Struct({
-  state: Schema.Literals(["in-flight", "done"]),
-  expiresAt: Schema.Finite,
-  owner: Schema.optionalKey(Schema.String)
-}))
-const decodeMark = Schema.decodeUnknownOption(Mark)
-const encodeMark = Schema.encodeSync(Mark)
-
-/** The rest of a handled mark's key after the prefix: the end of its window (epoch milliseconds), `/`, the event's key. */
-const windowed = /^(\d{1,16})\/./
-
-const readMark = (kv: KeyValueStore.KeyValueStore) => (key: string) =>
-  Effect.map(kv.get(key), (text) => text === undefined ? undefined : Option.getOrUndefined(decodeMark(text)))
-
-/**
- * Removes the windows that ended and the expired marks under the prefix
- * (in-flight ones, and handled ones of earlier versions), and notes the
- * windows still open. Best effort: a failure is logged.
- */
-const sweep = (
-  store: {
-    readonly kv: KeyValueStore.KeyValueStore
-    readonly prefix: string
-    readonly lock: Semaphore.Semaphore
-    readonly known: Set<number>
-  },
-  now: number
-) =>
-  Effect.gen(function*() {
-    const { kv, known, lock, prefix } = store
-    const read = readMark(kv)
-    for (const key of yield* kv.keys) {
-      if (!key.startsWith(prefix)) continue
-      const rest = key.slice(prefix.length)
-      const window = windowed.exec(rest)
-      if (window !== null) {
-        const end = Number(window[1])
-        if (end <= now) yield* kv.remove(key)
-        else known.add(end)
-      } else if (!rest.includes("/")) {
-        yield* lock.withPermit(Effect.flatMap(read(key), (mark) => mark !== undefined && mark.expiresAt <= now ? kv.remove(key) : Effect.void))
-      }
-    }
-  }).pipe(Effect.ignore({ log: "Warn", message: "The seen-events store could not remove expired marks" }))
 
 /**
  * A store persisted in Effect's `KeyValueStore` (a file system, SQL or any
@@ -355,11 +312,18 @@ const sweep = (
  * {@link keyOf} the `eventId`; a handled one is kept under the prefix, the
  * end of its expiry's window (epoch milliseconds, windows of half the TTL),
  * `/` and {@link keyOf}, so a claim reads about three keys, and a window
- * whose end passed holds expired marks only: at most once per half TTL a
- * claim lists the backend's keys (`KeyValueStore.keys`) and removes those
- * windows and the expired in-flight marks, so the store keeps the events of
- * the last TTL or two, never more (the keys under the prefix are the
- * store's). Handled marks written by earlier versions (under the prefix and
+ * whose end passed holds expired marks only. A sweep lists every key of
+ * the backend (`KeyValueStore.keys` has no prefix, so its cost grows with
+ * everything the backend holds: give the store a backend or namespace of
+ * its own), notes the windows still open (those of other options are read
+ * too) and removes those that ended and the expired in-flight marks, 8 at a
+ * time, so the store keeps the events of the last TTL or two, never more
+ * (the keys under the prefix are the store's). Building the store waits for
+ * one listing (its removals run in the background); after that, at most
+ * once per half TTL a claim starts a sweep in the background, never two at
+ * once, and no claim waits for one. This constructor runs the background
+ * work detached (it ends after one sweep; a failure is logged);
+ * {@link layerKeyValueStore} runs it in the layer's scope. Handled marks written by earlier versions (under the prefix and
  * {@link keyOf}) are still read, and removed once expired. Claims are
  * atomic within one store instance: an adapter given a layer builds its
  * own, so adapters sharing a backend share one built store
@@ -381,81 +345,83 @@ const sweep = (
  */
 export const makeKeyValueStore = (
   options?: KeyValueStoreOptions
-): Effect.Effect<SeenEventsStore, never, KeyValueStore.KeyValueStore> => {
+): Effect.Effect<SeenEventsStore, never, KeyValueStore.KeyValueStore> => keyValueStore(options)((run) => Effect.forkDetach(run))
+
+/** Checks the options when called; the store, given where its sweeps run. */
+const keyValueStore = (options: KeyValueStoreOptions | undefined) => {
   const ttl = millis("ttl", options?.ttl, defaultTtl)
   const inFlightTimeout = millis("inFlightTimeout", options?.inFlightTimeout, Duration.seconds(60))
   const prefix = options?.prefix ?? "webhooks/seen/"
   const width = Math.max(1, Math.ceil(ttl / 2))
   /** The end of the window holding marks that expire at `expiresAt` (after it). */
   const endOf = (expiresAt: number) => (Math.floor(expiresAt / width) + 1) * width
-  return Effect.gen(function*() {
-    const kv = yield* KeyValueStore.KeyValueStore
-    const lock = Semaphore.makeUnsafe(1)
-    // windows found by a sweep or written: those of other options (a restart with
-    // another TTL) or other processes are read too, until they end
-    const known = new Set<number>()
-    let nextSweep = 0
-    const failed = (operation: SeenEventsError["operation"], eventId: string) => (cause: unknown) =>
-      new SeenEventsError({ operation, eventId, cause })
-    const read = readMark(kv)
-    const windowsAt = (now: number) => {
-      const ends = new Set<number>()
-      for (let end = endOf(now); end <= endOf(now + ttl); end += width) ends.add(end)
-      for (const end of known) end > now ? ends.add(end) : known.delete(end)
-      return ends
-    }
-    const handled = (eventId: string, now: number) =>
-      Effect.gen(function*() {
-        for (const end of windowsAt(now)) {
-          const mark = yield* read(`${prefix}${end}/${keyOf(eventId)}`)
-          if (mark?.state === "done" && mark.expiresAt > now) return true
-        }
-        return false
-      })
-    const maybeSweep = Effect.flatMap(Clock.currentTimeMillis, (now) => {
-      if (now < nextSweep) return Effect.void
-      nextSweep = now + width
-      return sweep({ kv, prefix, lock, known }, now)
-    })
-    return SeenEvents.of({
-      claim: (eventId, owner) => {
-        const key = prefix + keyOf(eventId)
-        return Effect.andThen(
-          maybeSweep,
-          lock.withPermit(Effect.gen(function*() {
-            const now = yield* Clock.currentTimeMillis
-            if (yield* handled(eventId, now)) return "duplicate" as const
-            const mark = yield* read(key)
-            if (mark !== undefined && mark.expiresAt > now) {
-              return mark.state === "done" ? "duplicate" as const : "in-flight" as const
-            }
-            const expiresAt = now + inFlightTimeout
-            yield* kv.set(key, encodeMark(owner === undefined ? { state: "in-flight", expiresAt } : { state: "in-flight", expiresAt, owner }))
-            return "claimed" as const
-          }))
-        ).pipe(Effect.mapError(failed("claim", eventId)))
-      },
-      complete: (eventId) =>
-        lock.withPermit(Effect.gen(function*() {
-          const expiresAt = (yield* Clock.currentTimeMillis) + ttl
-          const end = endOf(expiresAt)
-          known.add(end)
-          yield* kv.set(`${prefix}${end}/${keyOf(eventId)}`, encodeMark({ state: "done", expiresAt }))
-          yield* kv.remove(prefix + keyOf(eventId))
-        })).pipe(Effect.mapError(failed("complete", eventId))),
-      release: (eventId, owner) => {
-        const key = prefix + keyOf(eventId)
-        return lock.withPermit(Effect.gen(function*() {
-          const mark = yield* read(key)
-          if (mark?.state === "in-flight" && (owner === undefined || mark.owner === undefined || mark.owner === owner)) yield* kv.remove(key)
-        })).pipe(Effect.mapError(failed("release", eventId)))
+  return (background: Background): Effect.Effect<SeenEventsStore, never, KeyValueStore.KeyValueStore> =>
+    Effect.gen(function*() {
+      const kv = yield* KeyValueStore.KeyValueStore
+      const lock = Semaphore.makeUnsafe(1)
+      // windows found by a sweep or written: those of other options (a restart with
+      // another TTL) or other processes are read too, until they end
+      const known = new Set<number>()
+      const failed = (operation: SeenEventsError["operation"], eventId: string) => (cause: unknown) =>
+        new SeenEventsError({ operation, eventId, cause })
+      const read = readMark(kv)
+      const windowsAt = (now: number) => {
+        const ends = new Set<number>()
+        for (let end = endOf(now); end <= endOf(now + ttl); end += width) ends.add(end)
+        for (const end of known) end > now ? ends.add(end) : known.delete(end)
+        return ends
       }
+      const handled = (eventId: string, now: number) =>
+        Effect.gen(function*() {
+          for (const end of windowsAt(now)) {
+            const mark = yield* read(`${prefix}${end}/${keyOf(eventId)}`)
+            if (mark?.state === "done" && mark.expiresAt > now) return true
+          }
+          return false
+        })
+      const sweeps = sweeper({ kv, prefix, lock, known }, width, background)
+      yield* sweeps.first
+      return SeenEvents.of({
+        claim: (eventId, owner) => {
+          const key = prefix + keyOf(eventId)
+          return Effect.andThen(
+            sweeps.maybe,
+            lock.withPermit(Effect.gen(function*() {
+              const now = yield* Clock.currentTimeMillis
+              if (yield* handled(eventId, now)) return "duplicate" as const
+              const mark = yield* read(key)
+              if (mark !== undefined && mark.expiresAt > now) {
+                return mark.state === "done" ? "duplicate" as const : "in-flight" as const
+              }
+              const expiresAt = now + inFlightTimeout
+              yield* kv.set(key, encodeMark(owner === undefined ? { state: "in-flight", expiresAt } : { state: "in-flight", expiresAt, owner }))
+              return "claimed" as const
+            }))
+          ).pipe(Effect.mapError(failed("claim", eventId)))
+        },
+        complete: (eventId) =>
+          lock.withPermit(Effect.gen(function*() {
+            const expiresAt = (yield* Clock.currentTimeMillis) + ttl
+            const end = endOf(expiresAt)
+            known.add(end)
+            yield* kv.set(`${prefix}${end}/${keyOf(eventId)}`, encodeMark({ state: "done", expiresAt }))
+            yield* kv.remove(prefix + keyOf(eventId))
+          })).pipe(Effect.mapError(failed("complete", eventId))),
+        release: (eventId, owner) => {
+          const key = prefix + keyOf(eventId)
+          return lock.withPermit(Effect.gen(function*() {
+            const mark = yield* read(key)
+            if (mark?.state === "in-flight" && (owner === undefined || mark.owner === undefined || mark.owner === owner)) yield* kv.remove(key)
+          })).pipe(Effect.mapError(failed("release", eventId)))
+        }
+      })
     })
-  })
 }
 
 /**
- * The `KeyValueStore`-backed store as a layer.
+ * The `KeyValueStore`-backed store as a layer: {@link makeKeyValueStore},
+ * whose background sweeps run in the layer's scope (one still running when
+ * the layer is released is interrupted).
  *
  * @example
  * ```ts
@@ -470,4 +436,7 @@ export const makeKeyValueStore = (
  */
 export const layerKeyValueStore = (
   options?: KeyValueStoreOptions
-): Layer.Layer<SeenEvents, never, KeyValueStore.KeyValueStore> => Layer.effect(SeenEvents, makeKeyValueStore(options))
+): Layer.Layer<SeenEvents, never, KeyValueStore.KeyValueStore> => {
+  const make = keyValueStore(options)
+  return Layer.effect(SeenEvents, Effect.flatMap(Effect.scope, (scope) => make((run) => Effect.forkIn(run, scope))))
+}

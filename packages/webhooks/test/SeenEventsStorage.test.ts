@@ -17,7 +17,7 @@ import * as NodeAdapter from "../src/NodeAdapter.ts"
 import * as SeenEvents from "../src/SeenEvents.ts"
 import * as WebAdapter from "../src/WebAdapter.ts"
 import { secret, signed, vehicleStateEvent } from "./samples.ts"
-import { answerOf, fetchTarget, listen, requestInit } from "./utils.ts"
+import { answerOf, eventually, fetchTarget, listen, requestInit } from "./utils.ts"
 
 const fileSystem = (dir: string) =>
   KeyValueStore.layerFileSystem(dir).pipe(Layer.provide([NodeFileSystem.layer, NodePath.layer]), Layer.orDie)
@@ -56,6 +56,8 @@ describe("SeenEvents.makeKeyValueStore storage", () => {
       // once quiet for a TTL, the next claim leaves its own mark only
       yield* TestClock.adjust("1 second")
       assert.strictEqual(yield* restarted.claim("evt_new"), "claimed")
+      // (the sweep runs in the background)
+      yield* eventually("the sweep removed the others", () => readdirSync(dir).length === 1)
       assert.deepStrictEqual(readdirSync(dir), [encodeURIComponent("s/evt_new")])
     }).pipe(Effect.scoped))
 
@@ -70,7 +72,9 @@ describe("SeenEvents.makeKeyValueStore storage", () => {
       assert.strictEqual(yield* store.claim("evt_older"), "duplicate")
       yield* TestClock.adjust("12 hours")
       assert.strictEqual(yield* store.claim("evt_old"), "claimed")
-      assert.deepStrictEqual([...(yield* kv.keys)].sort(), ["other/evt_old", "webhooks/seen/evt_old"])
+      const keys = () => Effect.runSync(kv.keys)
+      yield* eventually("the sweep removed the expired mark", () => keys().length === 2)
+      assert.deepStrictEqual([...keys()].sort(), ["other/evt_old", "webhooks/seen/evt_old"])
     }).pipe(Effect.provide(KeyValueStore.layerMemory)))
 
   it.effect("a store made with another TTL on the same backend (a restart with new options) finds the events handled before", () =>

@@ -148,3 +148,13 @@ export const targets: ReadonlyArray<readonly [string, (options: Options, logs: L
   ]
 
 export const expectedChallenge = (challenge: string) => createHmac("sha256", secretText).update(challenge).digest("hex")
+
+/** Waits `ms` of real time (whatever the test's clock). */
+export const pause = (ms: number) => Effect.promise(() => new Promise<void>((resolve) => setTimeout(resolve, ms)))
+
+/** Waits (real time) until `check` holds, for at most 5 seconds: for the work a store does in the background. */
+export const eventually = (what: string, check: () => boolean) =>
+  Effect.gen(function*() {
+    for (let i = 0; i < 500 && !check(); i++) yield* pause(10)
+    if (!check()) return yield* Effect.die(new Error(`not within 5 seconds: ${what}`))
+  })

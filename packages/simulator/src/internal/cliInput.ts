@@ -7,7 +7,7 @@
  */
 import { Effect, FileSystem, Option } from "effect"
 import { redirectUriAllowed } from "../Env.ts"
-import { hostPort } from "./address.ts"
+import { hostPort, zoneIdOf } from "./address.ts"
 import { SECRET_LIMIT } from "./deliveryPolicy.ts"
 
 /**
@@ -124,6 +124,11 @@ export interface CheckedFlags {
  */
 export const usageIssue = (flags: CheckedFlags): string | undefined => {
   if (flags.host === "") return "--host must not be empty (an address to listen on, such as 127.0.0.1, ::1 or 0.0.0.0)"
+  const zone = zoneIdOf(flags.host)
+  if (zone !== undefined) {
+    return `--host ${flags.host} has an IPv6 zone id (${zone}), which a URL cannot carry ` +
+      "(Node's URL and fetch refuse http://[fe80::1%25eth0]/, so no client could use the simulator's URL): give the address without it, or ::"
+  }
   if (flags.clientId === "") return "--client-id must not be empty"
   if (flags.clientSecret === "") return "--client-secret must not be empty"
   const unusable = flags.redirectUris.find((uri) => !redirectUriUsable(uri))

@@ -7,6 +7,7 @@
  */
 import { DateTime, Duration, Option, Redacted } from "effect"
 import { InvalidArgument } from "@connected-vehicle/schema/InvalidArgument"
+import { checkedHost } from "./address.ts"
 import type { RetireLegacy } from "../Sunset.ts"
 import { secretIssue } from "./deliveryPolicy.ts"
 
@@ -107,7 +108,7 @@ export interface Checked extends Durations {
   readonly legacySunset: number | undefined
 }
 
-/** The checked options (see `SimulatorOptions`); throws an `InvalidArgument` naming the first that is not valid. */
+/** The checked options (see `SimulatorOptions`, and the host: no zone id); throws an `InvalidArgument` naming the first that is not valid. */
 export const checked = (options: {
   readonly latency?: Duration.Input | undefined
   readonly headersTimeout?: Duration.Input | undefined
@@ -115,7 +116,9 @@ export const checked = (options: {
   readonly legacySunset?: DateTime.DateTime | Date | number | string | undefined
   readonly retireLegacy?: RetireLegacy | undefined
   readonly webhookSecret?: Redacted.Redacted<string> | string | undefined
+  readonly host?: string | undefined
 } | undefined): Checked => {
+  checkedHost(options?.host)
   const checkedDurations = durations(options)
   const sunset = legacySunset(options?.legacySunset, options?.retireLegacy)
   webhookSecret(options?.webhookSecret)

@@ -50,12 +50,15 @@ const shown = (key: string, value: string | ReadonlyArray<string>) =>
   REDACTED_HEADERS.has(key.toLowerCase()) ? "<redacted>" : valueOf(value)
 
 /**
- * The query parameters that carry a credential (`access_token`,
- * `client_secret`, `refresh_token`, `code`, `password`, `code_verifier`,
- * `client_assertion`, ...): the same names the transport's redaction takes
- * out of the SDK's errors. Tested on the name as decoded.
+ * The query parameters that carry a credential: those whose name holds
+ * `token`, `secret`, `password`, `passwd`, `verifier`, `signature`,
+ * `credential`, `assertion` or `api_key` (`api-key`, `apikey`), or is `code`,
+ * `key`, `sig`, `state`, `auth`, `authorization` or `session`: the names the
+ * transport's redaction takes out of the URLs in the SDK's errors (a copy:
+ * the simulator does not depend on the transport). Tested on the name as
+ * decoded, whatever its case.
  */
-const SECRET_PARAMETER = /secret|token|password|passwd|verifier|assertion|^code$/i
+const SECRET_PARAMETER = /token|secret|password|passwd|verifier|signature|credential|assertion|api[-_]?key|^(?:code|key|sig|state|auth|authorization|session)$/i
 
 /** The marker of a cut URL (see {@link cut}), kept when the value it ends is redacted. */
 const CUT_MARKER = /\.\.\.\[\d+ more characters\]$/
@@ -70,18 +73,20 @@ const decodedName = (name: string): string => {
 
 /**
  * A logged query with the value of each credential parameter
- * ({@link SECRET_PARAMETER}) as `<redacted>`: the names, the other parameters
- * and their order are kept as sent.
+ * ({@link SECRET_PARAMETER}) as `<redacted>`: parameters are separated by
+ * `&` or `;`, and the names, the separators, the other parameters and their
+ * order are kept as sent.
  */
 export const redactQuery = (query: string): string => {
   let redacted = false
-  const parts = query.split("&").map((part) => {
+  // the parameters at even indexes, each separator after the one before it
+  const parts = query.split(/([&;])/).map((part, index) => {
     const eq = part.indexOf("=")
-    if (eq === -1 || !SECRET_PARAMETER.test(decodedName(part.slice(0, eq)))) return part
+    if (index % 2 === 1 || eq === -1 || !SECRET_PARAMETER.test(decodedName(part.slice(0, eq)))) return part
     redacted = true
     return `${part.slice(0, eq)}=<redacted>${CUT_MARKER.exec(part.slice(eq + 1))?.[0] ?? ""}`
   })
-  return redacted ? parts.join("&") : query
+  return redacted ? parts.join("") : query
 }
 
 /** Whether a request's URL and headers are within the bounds, so kept as they are (no copy). */
