@@ -308,10 +308,11 @@ for (const [clientName, httpClient] of clients) {
         assert.isTrue(page.value.data.length > 0)
         assert.deepStrictEqual(rejected, ["stale-token"])
         assert.deepStrictEqual((yield* logged(path)).map((e) => e.status), [401, 200])
-        // refused twice: one refresh, then the 401 is the call's error
+        // refused twice (the refreshed token refused too): one refresh, then the 401 is the call's error
+        let refreshed = Redacted.make("stale-token")
         const twice = yield* flipReason(list.pipe(Effect.provideService(Credentials.Credentials, {
-          token: Effect.succeed(Redacted.make("stale-token")),
-          refresh: () => Effect.succeed(true)
+          token: Effect.sync(() => refreshed),
+          refresh: () => Effect.sync(() => (refreshed = Redacted.make("another-stale-token"), true))
         })))
         assert.strictEqual(twice._tag, "Authentication")
         assert.deepStrictEqual((yield* logged(path)).map((e) => e.status), [401, 200, 401, 401])
