@@ -241,13 +241,18 @@ describe("pnpm simulator: errors are one line on stderr", () => {
           "error: --port is the single origin's: with --split-ports the roots listen on --vehicle-port, --management-port, --compat-port, --auth-port and --legacy-port"
         ]
       ]
-      for (const [args, line] of table) {
-        // without the check the simulator serves: killed after 15 s
-        const result = yield* run(args[0] === "--split-ports" ? args : ["--port", "0", ...args], 15_000)
+      // three at a time (each a process of its own); without the check the simulator serves: killed after 15 s
+      const results = yield* Effect.forEach(
+        table,
+        ([args]) => run(args[0] === "--split-ports" ? args : ["--port", "0", ...args], 15_000),
+        { concurrency: 3 }
+      )
+      results.forEach((result, i) => {
+        const [args, line] = table[i]!
         assert.strictEqual(result.code, 2, `${args.join(" ")}: ${result.stderr}`)
         assert.strictEqual(result.stderr, `${line}\n`)
         assert.strictEqual(result.stdout, "")
-      }
+      })
       const accepted = yield* stopWith(
         ["--split-ports", "--vehicle-port", "0", "--redirect-uri", "http://[::1]:*/cb", "--redirect-uri", "https://partner.example"],
         "SIGTERM"
