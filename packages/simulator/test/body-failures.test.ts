@@ -28,6 +28,7 @@ const answeredAndLogged = (body: { readonly headers: Record<string, string>; rea
     assert.isTrue(isEnvelope(json), response.body)
     const requestId = response.headers["x-request-id"]
     assert.strictEqual(json.errors[0].meta.debug.requestId, requestId)
+    assert.strictEqual(response.headers["sc-request-id"], requestId)
     // the application's own handler may still be running (its answer is never sent): it must not change the entry
     yield* Effect.sleep("300 millis")
     const logged = (yield* sim.requests).filter((entry) => entry.path === BATCH)

@@ -59,6 +59,12 @@ const get = (origin: string, path: string, headers: Record<string, string>) =>
     })
   )
 
+/** The value of `name` in a raw header list (names as sent, compared in lower case). */
+const headerOf = (raw: ReadonlyArray<string>, name: string): string | undefined => {
+  for (let i = 0; i < raw.length; i += 2) if (raw[i]!.toLowerCase() === name) return raw[i + 1]
+  return undefined
+}
+
 /** The plain request (fast path) and the same through the full application: equal answers. */
 const sameAnswer = (origin: string, path: string, headers: Record<string, string>, status = 200) =>
   Effect.gen(function*() {
@@ -69,6 +75,9 @@ const sameAnswer = (origin: string, path: string, headers: Record<string, string
     assert.isFalse(full.fast, `${path}: the full application`)
     assert.deepStrictEqual(fast.headers, full.headers, path)
     assert.strictEqual(fast.body, full.body, path)
+    // the request id under both names
+    assert.strictEqual(headerOf(fast.headers, "x-request-id"), "trace-fast", path)
+    assert.strictEqual(headerOf(fast.headers, "sc-request-id"), "trace-fast", path)
     return fast
   })
 

@@ -29,7 +29,7 @@ import type { Env } from "../Env.ts"
 import { originFor } from "../Env.ts"
 import type { RetireLegacy } from "../Sunset.ts"
 import { deprecationHeaders, isRetired } from "../Sunset.ts"
-import { FAULT_HEADER, isUsableRequestId, REQUEST_ID_HEADER } from "./headers.ts"
+import { FAULT_HEADER, isUsableRequestId, REQUEST_ID_HEADER, SC_REQUEST_ID_HEADER } from "./headers.ts"
 import { fastCharge } from "./limits.ts"
 import { heldPermissions, legacyRead, legacyReads, missingPermission, PageMemo, signalsPageText, signalText } from "./render.ts"
 import * as RouteMatch from "./routeMatch.ts"
@@ -164,7 +164,9 @@ const ownedVehicle = (fast: Fast, id: string, userIndex: number) => {
 }
 
 const answer = (before: ReadonlyArray<string>, body: Buffer, after: ReadonlyArray<string>): Answer => {
-  const headers = [...before, "content-type", "application/json", "content-length", String(body.length), REQUEST_ID_HEADER, "", ...after]
+  const headers = [
+    ...before, "content-type", "application/json", "content-length", String(body.length), REQUEST_ID_HEADER, "", SC_REQUEST_ID_HEADER, "", ...after
+  ]
   return { headers, idSlot: before.length + 5, body }
 }
 
@@ -185,6 +187,7 @@ const send = (fast: Fast, request: IncomingMessage, response: ServerResponse, ur
   const requestId = own ? incoming : generatedRequestId(state.seed, number)
   const list = out.headers.slice()
   list[out.idSlot] = requestId
+  list[out.idSlot + 2] = requestId
   response.writeHead(200, list)
   response.end(out.body)
   state.recordAnswered(

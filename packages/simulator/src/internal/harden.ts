@@ -13,7 +13,7 @@ import type { Origins } from "../Env.ts"
 import { envelope, originFor } from "../Env.ts"
 import type { State } from "../State.ts"
 import { deprecationHeaders, isDeprecatedPath } from "../Sunset.ts"
-import { REQUEST_ID_HEADER, requestIdFor } from "./headers.ts"
+import { REQUEST_ID_HEADER, requestIdFor, SC_REQUEST_ID_HEADER } from "./headers.ts"
 import { routePath } from "./paths.ts"
 import { isOAuthPath, oauthErrorOfStatus } from "./responses.ts"
 
@@ -61,7 +61,7 @@ const endRaw = (
   if (!socket.listeners("error").includes(ignoreError)) socket.on("error", ignoreError)
   socket.end(
     `HTTP/1.1 ${status} ${reason}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n` +
-      `${REQUEST_ID_HEADER}: ${requestId}\r\n${headers}connection: close\r\n\r\n${request?.method === "HEAD" ? "" : body}`
+      `${REQUEST_ID_HEADER}: ${requestId}\r\n${SC_REQUEST_ID_HEADER}: ${requestId}\r\n${headers}connection: close\r\n\r\n${request?.method === "HEAD" ? "" : body}`
   )
   const timer = setTimeout(() => socket.destroy(), CLOSE_GRACE_MILLIS)
   timer.unref()

@@ -16,6 +16,14 @@ export const FAULT_KEY_HEADER = "x-simulator-fault-key"
 /** @internal */
 export const REQUEST_ID_HEADER = "x-request-id"
 
+/**
+ * The request id again, under the name the service this one resembles uses
+ * (its official SDK reads it): every answer carries both, the same value.
+ *
+ * @internal
+ */
+export const SC_REQUEST_ID_HEADER = "sc-request-id"
+
 /** @internal */
 export const MAX_BODY_BYTES = 1024 * 1024
 

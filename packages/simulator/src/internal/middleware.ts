@@ -19,7 +19,7 @@ import { control, isLoopback } from "./controlRoutes.ts"
 import { drainBody } from "./drain.ts"
 import { trackAnswer } from "./harden.ts"
 import { dropConnection, faultStatusResponse, parseFaultHeader, stalled } from "./faults.ts"
-import { FAULT_HEADER, FAULT_KEY_HEADER, MAX_BODY_BYTES, REQUEST_ID_HEADER, requestIdFor } from "./headers.ts"
+import { FAULT_HEADER, FAULT_KEY_HEADER, MAX_BODY_BYTES, REQUEST_ID_HEADER, requestIdFor, SC_REQUEST_ID_HEADER } from "./headers.ts"
 import { routePath } from "./paths.ts"
 import { envelopeResponse, failureResponse, isOAuthPath, problemResponse, tooLargeResponse, withRequestId } from "./responses.ts"
 
@@ -53,7 +53,7 @@ const finish = (x: Exchange, response: Response) =>
   Effect.map(drainBody(x.request, response.status), (drained) => {
     let out = drained === "tooLarge" && response.status !== 413 ? tooLargeResponse(x.oauth) : response
     out = withRequestId(out, x.requestId)
-    out = HttpServerResponse.setHeader(out, REQUEST_ID_HEADER, x.requestId)
+    out = HttpServerResponse.setHeaders(out, { [REQUEST_ID_HEADER]: x.requestId, [SC_REQUEST_ID_HEADER]: x.requestId })
     // every deprecated v2.0 response, errors included (not the vehicle list's): deprecated as of 2026-12-01
     if (x.deprecated) {
       out = HttpServerResponse.setHeaders(out, deprecationHeaders(originFor(x.env.origins, x.path), x.env.legacySunset))
