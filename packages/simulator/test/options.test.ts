@@ -44,6 +44,26 @@ describe("options checked by the layer constructors", () => {
     assert.isUndefined(thrown(() => layer({ webhookSecret: "k".repeat(1024) })))
   })
 
+  it("an empty client id or secret, a redirect URI the server could never match: an InvalidArgument naming it, from every layer (as the CLI refuses them)", () => {
+    const cases = [
+      [{ clientId: "" }, "clientId"],
+      [{ clientSecret: "" }, "clientSecret"],
+      [{ redirectUris: ["javascript:alert(1)"] }, "redirectUris"],
+      [{ redirectUris: ["https://app.example/cb", ""] }, "redirectUris"],
+      [{ redirectUris: ["http://user@127.0.0.1:*"] }, "redirectUris"],
+      [{ redirectUris: ["https://app.example/cb#top"] }, "redirectUris"]
+    ] as const
+    for (const [options, field] of cases) {
+      for (const make of [layer, layerRoots, layerTest]) {
+        const error = thrown(() => make(options))
+        assert.instanceOf(error, InvalidArgument, JSON.stringify(options))
+        assert.strictEqual((error as InvalidArgument).field, field)
+      }
+    }
+    assert.notInclude(String((thrown(() => layer({ clientSecret: "" })) as InvalidArgument).message), "demo")
+    assert.isUndefined(thrown(() => layer({ clientId: "app", clientSecret: "s", redirectUris: ["http://[::1]:*/cb", "https://partner.example"] })))
+  })
+
   it.live("a host with an IPv6 zone id (no URL can carry it) is an InvalidArgument naming host, from layer and layerRoots; ::1 serves at http://[::1]:port", () =>
     Effect.gen(function*() {
       for (const make of [layer, layerRoots]) {

@@ -6,7 +6,7 @@
  * @internal
  */
 import { Effect, FileSystem, Option } from "effect"
-import { redirectUriAllowed } from "../Env.ts"
+import { redirectUriUsable } from "./redirectUris.ts"
 import { hostPort, zoneIdOf } from "./address.ts"
 import { SECRET_LIMIT } from "./deliveryPolicy.ts"
 
@@ -91,16 +91,6 @@ export const readSecretFile = (path: string) =>
     return { secret: new TextDecoder().decode(Buffer.concat(chunks)).trim() } as const
   }).pipe(Effect.scoped)
 
-/** The `:*` (any port) of a registered redirect URI's authority. */
-const ANY_PORT = /^(https?:\/\/(?:\[[^\]]*\]|[^/:?#]*)):\*(?=$|\/)/i
-
-/**
- * Whether a registered redirect URI can match any `redirect_uri` (see
- * `redirectUriAllowed`): an absolute `http` or `https` URI, without user
- * information or fragment, port `*` meaning any. It matches itself then (its
- * `:*` as a port).
- */
-const redirectUriUsable = (entry: string): boolean => redirectUriAllowed([entry], entry.replace(ANY_PORT, "$1:1"))
 
 /** The flags the checks below read. */
 export interface CheckedFlags {

@@ -10,6 +10,7 @@ import { InvalidArgument } from "@connected-vehicle/schema/InvalidArgument"
 import { checkedHost } from "./address.ts"
 import type { RetireLegacy } from "../Sunset.ts"
 import { secretIssue } from "./deliveryPolicy.ts"
+import { redirectUriUsable } from "./redirectUris.ts"
 
 /** @internal */
 export const DEFAULT_HEADERS_TIMEOUT: Duration.Duration = Duration.seconds(10)
@@ -108,8 +109,39 @@ export interface Checked extends Durations {
   readonly legacySunset: number | undefined
 }
 
+/**
+ * The client the authorization server accepts: a `clientId` and a
+ * `clientSecret` that are non-empty strings, `redirectUris` that it can
+ * match (absolute `http` or `https`, no user information or fragment: what
+ * the CLI refuses too); else an `InvalidArgument` naming the option (never
+ * quoting the secret).
+ */
+const client = (options: {
+  readonly clientId?: string | undefined
+  readonly clientSecret?: string | undefined
+  readonly redirectUris?: ReadonlyArray<string> | undefined
+} | undefined): void => {
+  for (const field of ["clientId", "clientSecret"] as const) {
+    const value: unknown = options?.[field]
+    if (value !== undefined && (typeof value !== "string" || value === "")) {
+      throw new InvalidArgument({ field, message: `${field}: Expected a non-empty string` })
+    }
+  }
+  const uris: unknown = options?.redirectUris
+  if (uris === undefined) return
+  const unusable = Array.isArray(uris) ? uris.find((uri) => typeof uri !== "string" || !redirectUriUsable(uri)) : uris
+  if (Array.isArray(uris) && unusable === undefined) return
+  throw new InvalidArgument({
+    field: "redirectUris",
+    message: `redirectUris: Expected absolute http or https URIs (scheme://host[:port|:*][/path], without user information or fragment), got ${JSON.stringify(unusable)}`
+  })
+}
+
 /** The checked options (see `SimulatorOptions`, and the host: no zone id); throws an `InvalidArgument` naming the first that is not valid. */
 export const checked = (options: {
+  readonly clientId?: string | undefined
+  readonly clientSecret?: string | undefined
+  readonly redirectUris?: ReadonlyArray<string> | undefined
   readonly latency?: Duration.Input | undefined
   readonly headersTimeout?: Duration.Input | undefined
   readonly requestTimeout?: Duration.Input | undefined
@@ -119,6 +151,7 @@ export const checked = (options: {
   readonly host?: string | undefined
 } | undefined): Checked => {
   checkedHost(options?.host)
+  client(options)
   const checkedDurations = durations(options)
   const sunset = legacySunset(options?.legacySunset, options?.retireLegacy)
   webhookSecret(options?.webhookSecret)
