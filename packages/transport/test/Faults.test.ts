@@ -195,6 +195,19 @@ describe("faults every HttpClient must handle the same", () => {
         assert.include(service.requests[0]!.url, "a%F0%9F%9A%97b")
       }).pipe(Effect.scoped))
 
+    it.live(`${name}: a query value with a lone surrogate is an InvalidArgument naming it, and nothing is sent`, () =>
+      Effect.gen(function*() {
+        const service = yield* server((_, response) => response.end("{}"))
+        const list = (userId: string) =>
+          Effect.flatMap(Transport.client(VehicleApi, "connections"), (connections) => connections.list({ query: { "filter[userId]": userId } }))
+        for (const userId of ["a\ud800b", "\udc00"]) {
+          const error = yield* flipReason(list(userId).pipe(Effect.provide(transportOn(service.origin, httpClient))))
+          assert.strictEqual(error._tag, "InvalidArgument")
+          assert.include(error.message, "filter[userId]: Expected well-formed Unicode")
+        }
+        assert.strictEqual(service.requests.length, 0)
+      }).pipe(Effect.scoped))
+
     it.live(`${name}: a 200 whose body is cut after the head is a Connection, and retried`, () =>
       Effect.gen(function*() {
         let n = 0

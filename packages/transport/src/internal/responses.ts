@@ -7,8 +7,7 @@
 import { Cause, Clock, Duration, Effect, Option, Schema } from "effect"
 import { isFailure } from "effect/Result"
 import type { HttpClientError, HttpClientResponse } from "effect/http"
-import type { InvalidArgument } from "@connected-vehicle/schema/InvalidArgument"
-import { fromIssue, Identifier, isIdentifier } from "@connected-vehicle/schema/InvalidArgument"
+import { fromIssue, Identifier, InvalidArgument, isIdentifier } from "@connected-vehicle/schema/InvalidArgument"
 import * as Json from "@connected-vehicle/schema/Json"
 import { OAuthErrorBody } from "@connected-vehicle/schema/OAuth"
 import { ErrorEnvelope } from "@connected-vehicle/schema/ServiceError"
@@ -79,19 +78,39 @@ const decodeIdentifier = Schema.decodeUnknownResult(Identifier, { reportInput: t
  * dot segments, a `/` sent as `%2F` is turned back into a separator by some
  * proxies, a control character or a lone surrogate has no place in an id. A
  * non-string is left to the params schema (also an `InvalidArgument`).
+ * A query value (a string, or each of a list) must be well-formed Unicode:
+ * a lone surrogate has no UTF-8 form (the URL would carry U+FFFD instead,
+ * another value than the one given).
  *
  * @internal
  */
 export const checkParams = (request: unknown): InvalidArgument | undefined => {
-  const params = typeof request === "object" && request !== null && "params" in request
-    ? (request as { readonly params: unknown }).params
-    : undefined
-  if (typeof params !== "object" || params === null) return undefined
-  for (const key in params) {
-    const value = (params as Record<string, unknown>)[key]
-    if (typeof value === "string" && !isIdentifier(value)) {
-      const result = decodeIdentifier(value)
-      if (isFailure(result)) return fromIssue(result.failure.issue, { field: key })
+  if (typeof request !== "object" || request === null) return undefined
+  const params = "params" in request ? (request as { readonly params: unknown }).params : undefined
+  if (typeof params === "object" && params !== null) {
+    for (const key in params) {
+      const value = (params as Record<string, unknown>)[key]
+      if (typeof value === "string" && !isIdentifier(value)) {
+        const result = decodeIdentifier(value)
+        if (isFailure(result)) return fromIssue(result.failure.issue, { field: key })
+      }
+    }
+  }
+  const query = "query" in request ? (request as { readonly query: unknown }).query : undefined
+  return typeof query === "object" && query !== null ? checkQuery(query as Record<string, unknown>) : undefined
+}
+
+// a high surrogate not followed by a low one, or a low one not after a high one
+const loneSurrogate = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/
+
+const checkQuery = (query: Record<string, unknown>): InvalidArgument | undefined => {
+  for (const key in query) {
+    const value = query[key]
+    const values = Array.isArray(value) ? value : [value]
+    for (const v of values) {
+      if (typeof v === "string" && loneSurrogate.test(v)) {
+        return new InvalidArgument({ field: key, message: `${key}: Expected well-formed Unicode (a lone surrogate cannot be sent)` })
+      }
     }
   }
   return undefined
