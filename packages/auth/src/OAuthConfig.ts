@@ -5,7 +5,7 @@
  *
  * @since 0.1.0
  */
-import { Config, Context, Duration, Effect, Layer, Option } from "effect"
+import { Config, Context, Duration, Effect, Layer, Option, Schema } from "effect"
 import type { Redacted } from "effect"
 import { InvalidArgument } from "@connected-vehicle/schema/InvalidArgument"
 import * as ConfigurationError from "@connected-vehicle/transport/ConfigurationError"
@@ -80,7 +80,9 @@ export interface Options {
  * or an `expiryMargin` that is not a non-negative, finite `Duration` input
  * (`"banana"`, `NaN`, `-5000`, `Infinity`, `{ seconds: NaN }`, `[NaN, 0]`,
  * `{ millis: 5 }`: no such unit) throws an `InvalidArgument` naming it, when
- * the layer is made.
+ * the layer is made; so does a `clientId` that is empty or holds a colon (the
+ * Basic credential joins the id and the secret with one) or a control
+ * character. `layerConfig` reads `CONNECTED_VEHICLE_CLIENT_ID` by the same rule.
  *
  * @example
  * ```ts
@@ -94,7 +96,7 @@ export interface Options {
  */
 export const layer = (options: Options): Layer.Layer<OAuthConfig> =>
   Layer.succeed(OAuthConfig, {
-    clientId: options.clientId,
+    clientId: checkedClientId(options.clientId),
     clientSecret: options.clientSecret,
     redirectUri: options.redirectUri,
     refreshAhead: durationOf("refreshAhead", options.refreshAhead) ?? defaultRefreshAhead,
@@ -103,6 +105,38 @@ export const layer = (options: Options): Layer.Layer<OAuthConfig> =>
   })
 
 const defaultRefreshAhead = Duration.seconds(60)
+
+/**
+ * Why a client id cannot be sent (the Basic credential is the Base64 of
+ * `<id>:<secret>`, joined by one colon: section 5 of the spec), `undefined`
+ * when it can: a non-empty string without a colon or a control character.
+ *
+ * @example
+ * ```ts
+ * import { clientIdIssue } from "@connected-vehicle/auth/OAuthConfig"
+ *
+ * clientIdIssue("demo-client-id") // undefined
+ * clientIdIssue("team:app") // "Expected no \":\" (...)"
+ * ```
+ * @since 0.2.0
+ * @category utils
+ */
+export const clientIdIssue = (id: unknown): string | undefined =>
+  typeof id !== "string" || id === ""
+    ? "Expected a non-empty string"
+    : id.includes(":")
+    ? "Expected no \":\" (the Basic credential joins the id and the secret with one colon: a colon in the id would split it elsewhere)"
+    : /[\u0000-\u001f\u007f]/.test(id)
+    ? "Expected no control character"
+    : undefined
+
+const checkedClientId = (id: string): string => {
+  const issue = clientIdIssue(id)
+  if (issue !== undefined) throw new InvalidArgument({ field: "clientId", message: `clientId: ${issue}` })
+  return id
+}
+
+const ClientId = Schema.String.check(Schema.makeFilter((id: string) => clientIdIssue(id) ?? true))
 
 // the units of a `Duration` object input
 const units = new Set(["weeks", "days", "hours", "minutes", "seconds", "milliseconds", "microseconds", "nanoseconds"])
@@ -158,7 +192,7 @@ const durationOf = (field: string, input: Duration.Input | undefined): Duration.
  * @category configuration
  */
 export const config: Config.Config<Options> = Config.all({
-  clientId: Config.String("CLIENT_ID"),
+  clientId: Config.schema(ClientId, "CLIENT_ID"),
   clientSecret: Config.Redacted("CLIENT_SECRET"),
   redirectUri: Config.map(Config.option(Config.String("REDIRECT_URI")), Option.getOrUndefined),
   refreshAhead: DurationVariable.make("REFRESH_AHEAD", { positive: false }),

@@ -97,6 +97,24 @@ describe("OAuthConfig.layer", () => {
     }
   })
 
+  it.effect("a client id that is empty or holds a colon or a control character: an InvalidArgument from layer, a ConfigurationError from layerConfig", () =>
+    Effect.gen(function*() {
+      for (const clientId of ["", "team:app", "app\n"]) {
+        let thrown: unknown
+        try {
+          OAuthConfig.layer({ clientId, clientSecret: Redacted.make("s") })
+        } catch (error) {
+          thrown = error
+        }
+        assert.instanceOf(thrown, InvalidArgument, JSON.stringify(clientId))
+        assert.strictEqual((thrown as InvalidArgument).field, "clientId")
+        const error = yield* Effect.flip(read({ CONNECTED_VEHICLE_CLIENT_ID: clientId }))
+        assert.strictEqual(error._tag, "ConfigurationError", JSON.stringify(clientId))
+        assert.include(error.message, "CONNECTED_VEHICLE_CLIENT_ID")
+      }
+      assert.isUndefined(OAuthConfig.clientIdIssue("demo-client-id"))
+    }))
+
   it.effect("valid durations, zero included", () =>
     Effect.gen(function*() {
       const config = yield* Effect.provide(

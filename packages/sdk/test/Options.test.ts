@@ -40,6 +40,12 @@ describe("createClient options", () => {
     assert.notInclude(error.message, "s3cret")
   })
 
+  it("a clientId holding a colon (the Basic credential joins id and secret with one) is refused when the client is created", () => {
+    const error = refused({ ...base, clientId: "team:app" })
+    assert.strictEqual(error.field, "clientId")
+    assert.include(error.message, "colon")
+  })
+
   it("a tokenStore that is neither a Layer nor an object with get, set and remove functions is refused when the client is created", () => {
     for (const tokenStore of [{}, { get: () => undefined }, 42, "store", null]) {
       assert.strictEqual(refused({ ...base, tokenStore }).field, "tokenStore", JSON.stringify(tokenStore))

@@ -5,6 +5,7 @@
  */
 import { ConfigProvider, Duration, Effect, Exit, Layer, Option, Redacted } from "effect"
 import type { LogLevel } from "effect"
+import * as OAuthConfig from "@connected-vehicle/auth/OAuthConfig"
 import * as TokenStore from "@connected-vehicle/auth/TokenStore"
 import type { WarningLevel } from "@connected-vehicle/legacy-v2/Deprecation"
 import * as Vehicles from "@connected-vehicle/legacy-v2/Vehicles"
@@ -130,7 +131,8 @@ export const toToken = (input: UserToken, now: number): TokenStore.Token | Inval
  */
 export const checkClientOptions = (options: ClientOptions): InvalidArgumentError | TransportConfig.Roots => {
   if (typeof options !== "object" || options === null) return invalid("options", "Expected an object")
-  if (typeof options.clientId !== "string" || options.clientId.length === 0) return invalid("clientId", "Expected a non-empty string")
+  const clientIdIssue = OAuthConfig.clientIdIssue(options.clientId)
+  if (clientIdIssue !== undefined) return invalid("clientId", clientIdIssue)
   const secret = options.clientSecret
   if (!(Redacted.isRedacted(secret) || (typeof secret === "string" && secret.length > 0))) {
     return invalid("clientSecret", "Expected a non-empty string")
