@@ -12,25 +12,16 @@ import { assert, describe, it } from "@effect/vitest"
 import { Schema } from "effect"
 import { line, printable, rowOf } from "../src/Listen.ts"
 import { start } from "./cli.ts"
+import { handMeta } from "./events.ts"
 
 const secret = "sample-listen-pipe-token-51c0"
-
-const meta = {
-  version: "4.0",
-  webhookId: "wh_hand",
-  webhookName: "By hand",
-  deliveryId: "dlv_hand",
-  deliveredAt: 1756202400000,
-  signalCount: 0,
-  mode: "LIVE"
-}
 
 const errorEvent = (eventId: string, code: string) => ({
   eventId,
   eventType: "VEHICLE_ERROR",
   vehicleId: "veh_hand\u009b2J",
   data: { errors: [{ type: "COMPATIBILITY", code, state: "ERROR", signals: [] }] },
-  meta
+  meta: handMeta
 })
 
 const decode = Schema.decodeUnknownSync(WebhookEvent)

@@ -11,6 +11,7 @@ import { Redacted } from "effect"
 import { afterAll } from "vitest"
 import { parseJson, run, secretFile, simulators, start } from "./cli.ts"
 import type { Started } from "./cli.ts"
+import { handMeta } from "./events.ts"
 
 const LONG = 180_000
 const secretText = "sample-listen-token-8c2e61f04b"
@@ -61,15 +62,7 @@ const stateEvent = (eventId: string) => ({
     triggers: [{ code: "charge-ischarging", name: "IsCharging", group: "Charge" }],
     signals: []
   },
-  meta: {
-    version: "4.0",
-    webhookId: "wh_hand",
-    webhookName: "By hand",
-    deliveryId: "dlv_hand",
-    deliveredAt: 1756202400000,
-    signalCount: 0,
-    mode: "LIVE"
-  }
+  meta: handMeta
 })
 
 const deliver = (url: string, body: string, signature: string) =>
