@@ -9,10 +9,9 @@
  * milliseconds, the unit of `setTimeout`) when known, and the Effect error it
  * was built from as `cause`.
  *
- * A failed token request is reported as what happened to it (unreachable:
- * `ConnectionError` or `TimeoutError`; a wrong client secret:
- * `AuthenticationError`; 429: `RateLimitError`; 5xx: `ServerError`), other
- * refusals (`invalid_grant`) as `CredentialsError`. No error carries a secret.
+ * A failed token request is reported as what happened to it (unreachable: `ConnectionError` or
+ * `TimeoutError`; a wrong client secret: `AuthenticationError`; 429: `RateLimitError`; 5xx:
+ * `ServerError`), other refusals (`invalid_grant`) as `CredentialsError`. No error carries a secret.
  *
  * @since 0.1.0
  */
@@ -102,6 +101,8 @@ export class ConnectedVehicleError extends Error {
   /** The method and the URL (without user info) of the request that failed, when one was sent. */
   readonly method: string | undefined
   readonly url: string | undefined
+  /** `false` when nothing of the request was written (`Connection`: a connection never made); else `undefined`. */
+  readonly sent: boolean | undefined
 
   constructor(fields: ErrorFields, reason: Reason = "Unknown") {
     super(fields.message, fields.cause === undefined ? undefined : { cause: fields.cause })
@@ -124,6 +125,7 @@ export class ConnectedVehicleError extends Error {
     this.vehicleId = fields.vehicleId
     this.method = fields.method
     this.url = fields.url
+    this.sent = fields.sent
   }
 
   /** Its name, message and fields (never its `cause`), for `JSON.stringify` and loggers. */
@@ -306,11 +308,11 @@ export class UnrecognizedError extends reasonClass("Unrecognized") {}
 export class TimeoutError extends reasonClass("Timeout") {}
 
 /**
- * The connection failed (refused, reset, dropped), once the retries are spent.
+ * The connection failed (refused, reset, dropped), once the retries are spent; `sent: false` when nothing of the request was written.
  * @example
  * ```ts
  * import { ConnectionError } from "@connected-vehicle/sdk/ClientError"
- * const isConnection = (error: unknown) => error instanceof ConnectionError
+ * const safeToSendAgain = (error: unknown) => error instanceof ConnectionError && error.sent === false
  * ```
  * @since 0.2.0
  * @category errors

@@ -79,13 +79,18 @@ export class Timeout extends Schema.TaggedError<Timeout>()("Timeout", {
 /**
  * The connection failed (refused, reset, dropped mid-body). When it failed
  * while reading the body, `status`, `requestId` and `retryAfter` are those
- * of the response. Retryable.
+ * of the response. `sent` is `false` when nothing of the request was
+ * written (the connection was never made, or its TLS handshake failed: see
+ * `@connected-vehicle/transport/RequestNotSent`), absent when it may have
+ * reached the service. Retryable (a request that is not idempotent only
+ * when `sent` is `false`, or when the retry policy allows it).
  *
  * @example
  * ```ts
  * import type { Connection } from "@connected-vehicle/transport/ConnectedVehicleError"
  *
  * const why = (reason: Connection) => reason.description
+ * const safeToSendAgain = (reason: Connection) => reason.sent === false
  * ```
  * @since 0.2.0
  * @category reasons
@@ -93,7 +98,8 @@ export class Timeout extends Schema.TaggedError<Timeout>()("Timeout", {
 export class Connection extends Schema.TaggedError<Connection>()("Connection", {
   ...context,
   ...headersSeen,
-  description: Schema.String
+  description: Schema.String,
+  sent: Schema.optionalKey(Schema.Boolean)
 }) {
   get isRetryable(): boolean {
     return true

@@ -14,6 +14,10 @@
  * the exchange is aborted by interruption itself, and its body is read
  * whole), at about 14 µs less per request.
  *
+ * A request that failed before any of it was written (its connection never
+ * made, its TLS handshake failed) fails with a `TransportError` whose cause
+ * is a `RequestNotSent` (`@connected-vehicle/transport/RequestNotSent`).
+ *
  * It sends requests whose body is empty, bytes or a string (every request of
  * the SDK); a streamed or multipart body is an `EncodeError`. It follows no
  * redirect and does not upgrade connections.
@@ -29,6 +33,7 @@ import "./internal/nodeVersion.ts"
 import { Agent } from "undici"
 import type { Dispatcher } from "undici"
 import { Exchange, ExchangeResponse } from "./internal/exchange.ts"
+import { RequestNotSent } from "./RequestNotSent.ts"
 import { type Target, targetOf } from "./internal/target.ts"
 
 /**
@@ -141,7 +146,12 @@ export const make = (dispatcher: Dispatcher, options?: Options): HttpClient.Http
         (cause) =>
           resume(Effect.fail(
             new HttpClientError.HttpClientError({
-              reason: new HttpClientError.TransportError({ request, cause, description: cause.message })
+              reason: new HttpClientError.TransportError({
+                request,
+                // before undici's `onRequestStart` (the request on a connected socket), nothing was written
+                cause: exchange.controller === undefined ? new RequestNotSent(cause) : cause,
+                description: cause.message
+              })
             })
           ))
       )

@@ -30,6 +30,19 @@ export * as Credentials from "./Credentials.ts"
  */
 export * as Pagination from "./Pagination.ts"
 /**
+ * What an `HttpClient` says of a request of which nothing was written.
+ *
+ * @example
+ * ```ts
+ * import { RequestNotSent } from "@connected-vehicle/transport"
+ *
+ * const unsent = RequestNotSent.isNotSent(new RequestNotSent.RequestNotSent(new Error("connect ECONNREFUSED"))) // true
+ * ```
+ * @since 0.2.0
+ * @category modules
+ */
+export * as RequestNotSent from "./RequestNotSent.ts"
+/**
  * The `Retry-After` response header.
  *
  * @example

@@ -104,17 +104,12 @@ export const refusedOf = (store: TokenStore["Service"]): Map<string, Refused> =>
 export const isInvalidGrant = (error: unknown): error is ConnectedVehicleError =>
   isConnectedVehicleError(error) && error.reason._tag === "OAuth" && error.reason.error === "invalid_grant"
 
-// a connection that was never made, or whose TLS handshake failed (the request
-// was not sent): refused, unreachable, no address, undici's connect timeout,
-// a certificate or TLS/SSL failure (an \`https:\` URL on a plain HTTP server)
-const notConnected =
-  /\bconnect E(CONNREFUSED|HOSTUNREACH|NETUNREACH|ADDRNOTAVAIL|ACCES|NETDOWN|PERM)\b|getaddrinfo|\bE(NOTFOUND|AI_AGAIN|PROTO)\b|Connect Timeout|certificate|self[- ]signed|\b(SSL|TLS)\b|ssl3?_|wrong version number|packet length too long/i
-
 /**
  * Whether the failed token request `error` may have reached the token
  * endpoint and used the refresh token it sent: no answer (a timeout, a
- * connection reset or cut: not one that was never made, nor one whose TLS
- * handshake failed; a timeout counts, as it may have come once the request
+ * connection reset or cut: not one the transport knows was never sent,
+ * `sent: false`, as a connection never made or a TLS handshake that failed;
+ * a timeout counts, as it may have come once the request
  * was sent), a 5xx other than
  * a 503 (a 503 and a 429 say the request was not processed), a 2xx that
  * breaks section 4.6. An answer 3xx or 4xx (an `invalid_client`, say) did
@@ -126,7 +121,7 @@ export const mayHaveUsed = (error: unknown): error is ConnectedVehicleError => {
   if (!isConnectedVehicleError(error)) return false
   const { reason, status } = error
   if (status !== undefined) return status !== 503 && (status >= 500 || status < 300)
-  return reason._tag === "Timeout" || (reason._tag === "Connection" && !notConnected.test(reason.description))
+  return reason._tag === "Timeout" || (reason._tag === "Connection" && reason.sent !== false)
 }
 
 /**

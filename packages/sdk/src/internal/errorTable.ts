@@ -42,6 +42,8 @@ export interface ClientErrorFields {
   /** The method and the URL (without user info) of the request that failed, when one was sent. */
   readonly method?: string | undefined
   readonly url?: string | undefined
+  /** `false` when nothing of the request was written (`Connection`). */
+  readonly sent?: boolean | undefined
   readonly cause?: unknown
 }
 
@@ -101,6 +103,7 @@ const fieldsOf = (error: ConnectedVehicleError, reason: Reason, message: string)
     timeout: reason._tag === "Timeout" ? Duration.toMillis(reason.timeout) : undefined,
     method: str(r["method"]),
     url: str(r["url"]),
+    sent: reason._tag === "Connection" ? reason.sent : undefined,
     cause: error
   }
 }

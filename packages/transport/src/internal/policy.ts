@@ -10,6 +10,7 @@ import type { CallOptions } from "../Transport.ts"
 import type { RateLimitPolicy, RetryPolicy, TransportConfig } from "../TransportConfig.ts"
 import { rateLimitPolicy, retryPolicy } from "../TransportConfig.ts"
 import { duration, unset } from "./options.ts"
+import type { Reason } from "../ConnectedVehicleError.ts"
 import type { AnyError } from "./responses.ts"
 
 
@@ -106,6 +107,10 @@ export const resolve = (
 const shallowCopy = <A>(value: A): A =>
   typeof value === "object" && value !== null && !Array.isArray(value) ? { ...value } : value
 
+/** Whether nothing of the request was processed: its credential failed, or nothing of it was written. */
+const notSent = (reason: Reason): boolean =>
+  reason._tag === "Credentials" || (reason._tag === "Connection" && reason.sent === false)
+
 /**
  * The delay before retry `n` (1 for the first) after `error`, `undefined`
  * when it is not retried. The error's reason decides whether it may be
@@ -118,7 +123,8 @@ const shallowCopy = <A>(value: A): A =>
  * never collapse to zero), and at least the `Retry-After` its response sent
  * (not retried when that is over `maxWait`).
  * A request that is not idempotent is retried only when the policy allows it,
- * or when what failed is its credential (nothing was processed).
+ * or when what failed is its credential, or its connection before any of it
+ * was written (`sent: false`): nothing was processed.
  * The call's budget bounds every wait (see {@link schedule}).
  *
  * @internal
@@ -131,8 +137,9 @@ export const delayOf = (
 ): Effect.Effect<number | undefined> => {
   if (error._tag !== "ConnectedVehicleError" || !error.isRetryable) return Effect.succeed(undefined)
   // a request that is not idempotent is sent again only when the policy allows it, or when the
-  // attempt failed for want of its credential (the request was not sent, or was refused with a 401)
-  if (!idempotent && !policy.retryNonIdempotent && error.reason._tag !== "Credentials") return Effect.succeed(undefined)
+  // attempt failed for want of its credential (the request was not sent, or was refused with a 401),
+  // or before any of it was written (a connection never made)
+  if (!idempotent && !policy.retryNonIdempotent && !notSent(error.reason)) return Effect.succeed(undefined)
   const after = error.retryAfter === undefined ? undefined : Duration.toMillis(error.retryAfter)
   if (error.status === 429) {
     const { maxWaitMillis, wait } = policy

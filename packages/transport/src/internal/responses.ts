@@ -24,6 +24,7 @@ import {
 import type { Reason } from "../ConnectedVehicleError.ts"
 import * as RetryAfter from "../RetryAfter.ts"
 import { TooLarge } from "./exchange.ts"
+import { isNotSent } from "../RequestNotSent.ts"
 import { scrub } from "./redact.ts"
 import { withoutCredentials } from "./url.ts"
 
@@ -147,7 +148,7 @@ export const mapSendError = (error: HttpClientError.HttpClientError, method: str
   if (reason._tag === "InvalidUrlError" || reason._tag === "EncodeError") {
     return fail(new InvalidRequest({ method, path, description: describe(reason, error) }))
   }
-  return fail(new Connection({ method, url, description: describe(reason, error) }))
+  return fail(new Connection({ method, url, description: describe(reason, error), ...(isNotSent(reason.cause) ? { sent: false } : {}) }))
 }
 
 /**

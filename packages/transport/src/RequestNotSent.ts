@@ -1,0 +1,99 @@
+/**
+ * What an `HttpClient` says of a send failure that came before any byte of
+ * the request was written: the connection was never made (refused,
+ * unreachable, no address, a connect timeout) or its TLS handshake failed.
+ * The transport's `Connection` reason of such a failure says `sent: false`,
+ * so the caller knows nothing reached the service: a request that is not
+ * idempotent (a POST, a token request) is retried like a GET, and a refresh
+ * token it carried is known unused.
+ *
+ * An `HttpClient` tells the transport by giving a {@link RequestNotSent} as
+ * the `cause` of its `TransportError`; `UndiciHttpClient` does (it knows
+ * whether the request reached a socket). For any other client (Effect's
+ * `FetchHttpClient`, `NodeHttpClient`), the transport reads the Node.js
+ * error codes along the cause's chain ({@link isNotSent}).
+ *
+ * @since 0.2.0
+ */
+
+/**
+ * The cause of a `TransportError` for a request of which nothing was
+ * written; `cause` is the client's own error, whose message it keeps.
+ *
+ * @example
+ * ```ts
+ * import { HttpClientError, HttpClientRequest } from "effect/http"
+ * import { RequestNotSent } from "@connected-vehicle/transport/RequestNotSent"
+ *
+ * const refused = (request: HttpClientRequest.HttpClientRequest, cause: Error) =>
+ *   new HttpClientError.HttpClientError({
+ *     reason: new HttpClientError.TransportError({ request, cause: new RequestNotSent(cause), description: cause.message })
+ *   })
+ * ```
+ * @since 0.2.0
+ * @category models
+ */
+export class RequestNotSent extends Error {
+  override readonly name = "RequestNotSent"
+  constructor(cause: unknown) {
+    super(cause instanceof Error ? cause.message : String(cause), { cause })
+  }
+}
+
+// Node.js codes of a connection that was never made: a refused or
+// unreachable address, a failed DNS lookup, undici's connect timeout
+const connectCodes = new Set([
+  "ECONNREFUSED",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+  "EADDRNOTAVAIL",
+  "ENETDOWN",
+  "ENOTFOUND",
+  "EAI_AGAIN",
+  "EAI_FAIL",
+  "EAI_NONAME",
+  "UND_ERR_CONNECT_TIMEOUT"
+])
+
+// OpenSSL's and Node's codes of a TLS handshake that failed (a certificate
+// refused, a server that does not speak TLS): only those that cannot come
+// once the request is on its way
+const handshakeCodes =
+  /^(CERT_\w+|UNABLE_TO_\w+|DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT_IN_CHAIN|ERR_TLS_CERT_ALTNAME_INVALID|ERR_SSL_WRONG_VERSION_NUMBER|ERR_SSL_PACKET_LENGTH_TOO_LONG|ERR_SSL_UNSUPPORTED_PROTOCOL|ERR_SSL_\w*HANDSHAKE_FAILURE|ERR_SSL_TLSV1_ALERT_(PROTOCOL_VERSION|UNKNOWN_CA))$/
+
+const notSentError = (error: object): boolean => {
+  if (error instanceof RequestNotSent) return true
+  const { code, syscall } = error as { readonly code?: unknown; readonly syscall?: unknown }
+  if (typeof code !== "string") return false
+  // a failed `connect` or lookup, whatever its code (EACCES, EPERM...)
+  return connectCodes.has(code) || syscall === "connect" || syscall === "getaddrinfo" || handshakeCodes.test(code)
+}
+
+/**
+ * Whether the cause of a send failure says that nothing of the request was
+ * written: a {@link RequestNotSent} along its `cause` chain, or a Node.js
+ * error of a connection that was never made (a refused, unreachable or
+ * unknown address, a connect timeout) or of a TLS handshake that failed.
+ * Anything else may have reached the service.
+ *
+ * @example
+ * ```ts
+ * import { isNotSent } from "@connected-vehicle/transport/RequestNotSent"
+ *
+ * isNotSent(Object.assign(new Error("connect ECONNREFUSED 127.0.0.1:1"), { code: "ECONNREFUSED", syscall: "connect" })) // true
+ * isNotSent(Object.assign(new Error("read ECONNRESET"), { code: "ECONNRESET", syscall: "read" })) // false
+ * ```
+ * @since 0.2.0
+ * @category guards
+ */
+export const isNotSent = (cause: unknown): boolean => {
+  // a bounded walk: a cause chain may loop
+  for (let i = 0, error = cause; i < 8 && typeof error === "object" && error !== null; i++) {
+    if (notSentError(error)) return true
+    // an `AggregateError` of every address tried (Node's "happy eyeballs"): not sent when none was
+    const errors = (error as { readonly errors?: unknown }).errors
+    if (Array.isArray(errors) && errors.length > 0 && errors.every((e) => typeof e === "object" && e !== null && notSentError(e))) return true
+    error = (error as { readonly cause?: unknown }).cause
+  }
+  return false
+}

@@ -1,0 +1,133 @@
+/**
+ * Whether a failed request was sent: a connection never made, or a TLS
+ * handshake that failed, is a `Connection` reason with `sent: false` on every
+ * `HttpClient` (`UndiciHttpClient` knows it, the others are read from Node's
+ * error codes), and a request that is not idempotent is retried after it; a
+ * connection reset once the request arrived may have reached the service.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import { Effect, Layer, Redacted } from "effect"
+import { FetchHttpClient, HttpClient } from "effect/http"
+import { NodeHttpClient } from "@effect/platform-node"
+import { LegacyApi, VehicleApi } from "@connected-vehicle/schema/Api"
+import * as Credentials from "@connected-vehicle/transport/Credentials"
+import * as Transport from "@connected-vehicle/transport/Transport"
+import * as TransportConfig from "@connected-vehicle/transport/TransportConfig"
+import type { Connection } from "@connected-vehicle/transport/ConnectedVehicleError"
+import { isNotSent, RequestNotSent } from "@connected-vehicle/transport/RequestNotSent"
+import * as UndiciHttpClient from "@connected-vehicle/transport/UndiciHttpClient"
+import { flipReason, server } from "./utils.ts"
+
+const clients = [
+  ["UndiciHttpClient.layer()", UndiciHttpClient.layer()],
+  ["NodeHttpClient.layerUndici", NodeHttpClient.layerUndici],
+  ["FetchHttpClient", FetchHttpClient.layer]
+] as const
+
+/** The transport on `origin` over `httpClient`, whose requests are counted in `sent`. */
+const transportOn = (origin: string, httpClient: Layer.Layer<HttpClient.HttpClient>, sent: Array<string>, maxAttempts = 1) =>
+  Layer.mergeAll(Transport.layer, Credentials.layerStatic(Redacted.make("the-token"))).pipe(
+    Layer.provide([
+      TransportConfig.layerOrigin(origin, { retry: { maxAttempts, initialDelay: "1 millis", maxDelay: "5 millis" } }),
+      Layer.effect(HttpClient.HttpClient, Effect.map(Effect.service(HttpClient.HttpClient), HttpClient.tapRequest((request) => Effect.sync(() => sent.push(request.method))))).pipe(
+        Layer.provide(httpClient)
+      )
+    ])
+  )
+
+const getSignal = Effect.flatMap(Transport.client(VehicleApi, "signals"), (signals) =>
+  signals.get({ params: { vehicleId: "v-1", signalCode: "odometer" }, headers: { "sc-user-id": "u-1" } }))
+
+const batch = Effect.flatMap(Transport.client(LegacyApi, "legacy"), (legacy) =>
+  legacy.batch({ params: { id: "v-1" }, payload: { requests: [{ path: "/odometer" }] } }))
+
+/** An origin where nothing listens: a server's, closed. */
+const closedOrigin = Effect.map(server(() => {}), (s) => {
+  s.close()
+  return s.origin
+})
+
+describe("a request of which nothing was sent", () => {
+  for (const [name, httpClient] of clients) {
+    it.live(`${name}: a refused connection is a Connection with sent: false; a POST is retried after it`, () =>
+      Effect.gen(function*() {
+        const origin = yield* closedOrigin
+        const sent: Array<string> = []
+        const error = yield* flipReason(getSignal.pipe(Effect.provide(transportOn(origin, httpClient, sent))))
+        assert.strictEqual(error._tag, "Connection")
+        assert.strictEqual((error as Connection).sent, false)
+        // a POST (not idempotent) is retried: nothing of it reached the service
+        const posted: Array<string> = []
+        const failed = yield* flipReason(batch.pipe(Effect.provide(transportOn(origin, httpClient, posted, 3))))
+        assert.strictEqual((failed as Connection).sent, false)
+        assert.deepStrictEqual(posted, ["POST", "POST", "POST"])
+      }).pipe(Effect.scoped))
+
+    it.live(`${name}: a TLS handshake that fails (https: on a plain HTTP port) is a Connection with sent: false`, () =>
+      Effect.gen(function*() {
+        const plain = yield* server((_, response) => response.end("{}"))
+        const error = yield* flipReason(getSignal.pipe(Effect.provide(transportOn(plain.origin.replace(/^http:/, "https:"), httpClient, []))))
+        assert.strictEqual(error._tag, "Connection")
+        assert.strictEqual((error as Connection).sent, false)
+        assert.strictEqual(plain.requests.length, 0)
+      }).pipe(Effect.scoped))
+
+    it.live(`${name}: a connection reset once the request arrived may have reached the service: no sent, and a POST is not retried`, () =>
+      Effect.gen(function*() {
+        const service = yield* server((request) => request.socket.resetAndDestroy())
+        const error = yield* flipReason(getSignal.pipe(Effect.provide(transportOn(service.origin, httpClient, []))))
+        assert.strictEqual(error._tag, "Connection")
+        assert.isUndefined((error as Connection).sent)
+        const posted: Array<string> = []
+        const failed = yield* flipReason(batch.pipe(Effect.provide(transportOn(service.origin, httpClient, posted, 3))))
+        assert.strictEqual(failed._tag, "Connection")
+        assert.isUndefined((failed as Connection).sent)
+        assert.deepStrictEqual(posted, ["POST"])
+      }).pipe(Effect.scoped))
+  }
+})
+
+describe("UndiciHttpClient", () => {
+  it.live("gives a RequestNotSent cause to a request that never reached a socket, the undici error to one that did", () =>
+    Effect.gen(function*() {
+      const origin = yield* closedOrigin
+      const service = yield* server((request) => request.socket.resetAndDestroy())
+      const causeOf = (url: string) =>
+        Effect.flip(Effect.flatMap(Effect.service(HttpClient.HttpClient), (client) => client.get(url))).pipe(
+          Effect.map((error) => (error.reason as { readonly cause?: unknown }).cause),
+          Effect.provide(UndiciHttpClient.layer())
+        )
+      const refused = yield* causeOf(`${origin}/x`)
+      assert.instanceOf(refused, RequestNotSent)
+      assert.include((refused as RequestNotSent).message, "ECONNREFUSED")
+      assert.strictEqual(((refused as RequestNotSent).cause as { readonly code?: string }).code, "ECONNREFUSED")
+      const reset = yield* causeOf(`${service.origin}/x`)
+      assert.notInstanceOf(reset, RequestNotSent)
+      assert.isFalse(isNotSent(reset))
+    }).pipe(Effect.scoped))
+})
+
+describe("isNotSent", () => {
+  it("reads the codes of a connection never made or a handshake that failed, along the cause chain", () => {
+    const coded = (code: string, syscall?: string) => Object.assign(new Error(code), { code, ...(syscall ? { syscall } : {}) })
+    assert.isTrue(isNotSent(new RequestNotSent(new Error("x"))))
+    assert.isTrue(isNotSent(new TypeError("fetch failed", { cause: coded("ECONNREFUSED", "connect") })))
+    assert.isTrue(isNotSent(coded("EACCES", "connect")))
+    assert.isTrue(isNotSent(coded("ENOTFOUND", "getaddrinfo")))
+    assert.isTrue(isNotSent(coded("UND_ERR_CONNECT_TIMEOUT")))
+    assert.isTrue(isNotSent(coded("ERR_SSL_WRONG_VERSION_NUMBER")))
+    assert.isTrue(isNotSent(coded("DEPTH_ZERO_SELF_SIGNED_CERT")))
+    assert.isTrue(isNotSent(new AggregateError([coded("ECONNREFUSED", "connect"), coded("ENETUNREACH", "connect")])))
+    // may have been sent
+    assert.isFalse(isNotSent(coded("ECONNRESET", "read")))
+    assert.isFalse(isNotSent(coded("EPIPE", "write")))
+    assert.isFalse(isNotSent(coded("ERR_SSL_DECRYPTION_FAILED_OR_BAD_RECORD_MAC")))
+    assert.isFalse(isNotSent(new AggregateError([coded("ECONNREFUSED", "connect"), coded("ECONNRESET", "read")])))
+    assert.isFalse(isNotSent(new Error("connect ECONNREFUSED 127.0.0.1:1")))
+    assert.isFalse(isNotSent(undefined))
+    // a cause chain that loops ends
+    const a: Error & { cause?: unknown } = new Error("a")
+    a.cause = a
+    assert.isFalse(isNotSent(a))
+  })
+})
