@@ -91,6 +91,7 @@ export const consentUrl = (
           : `got ${typeof redirectUri === "string" || redirectUri === null ? JSON.stringify(redirectUri) : `a ${typeof redirectUri}`}`
       ))
     }
+    if (!redirectUri.isWellFormed()) return Effect.fail(new InvalidArgument({ field: "redirectUri", message: `redirectUri: ${illFormed}` }))
     return Effect.map(validate(ConsentFields, { permissions: given.permissions, state: given.state, mode: given.mode }), (valid) =>
       HttpApiClient.urlBuilder(AuthorizationApi, { baseUrl: authorizationUrl }).oauth.authorize({
         query: {
@@ -109,6 +110,9 @@ const isRoot = (url: unknown): url is string =>
   typeof url === "string" && URL.canParse(url) && !url.includes("?") && !url.includes("#") &&
   ["http:", "https:"].includes(new URL(url).protocol)
 
+// a lone surrogate has no UTF-8 form: the URL would carry U+FFFD, another value than the one given
+const illFormed = "Expected well-formed Unicode (a lone surrogate cannot be sent)"
+
 // what the consent URL takes from its options, checked by `consentUrl`:
 // permissions of section 5.3 only (a consent with another scope is refused
 // with `invalid_scope`), at least one (the simulator takes an empty scope
@@ -117,7 +121,7 @@ const ConsentFields = Schema.Struct({
   permissions: Schema.Array(Permission).check(
     Schema.isMinLength(1, { expected: "at least one permission (an empty scope would ask for every permission)" })
   ),
-  state: Schema.optional(Schema.String),
+  state: Schema.optional(Schema.String.check(Schema.makeFilter((s: string) => s.isWellFormed() || illFormed))),
   mode: Schema.optional(Mode)
 })
 

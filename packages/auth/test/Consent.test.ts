@@ -39,6 +39,20 @@ describe("Consent URL", () => {
       }
     }))
 
+  it.effect("a state or redirect URI with a lone surrogate is an InvalidArgument naming it (the URL would carry U+FFFD)", () =>
+    Effect.gen(function*() {
+      const state = yield* Effect.flip(Consent.consentUrl("http://127.0.0.1:9", "c", { redirectUri, permissions: ["read_vin"], state: "a\ud800b" }))
+      assert.instanceOf(state, InvalidArgument)
+      assert.strictEqual(state.field, "state")
+      assert.include(state.message, "well-formed Unicode")
+      const uri = yield* Effect.flip(Consent.consentUrl("http://127.0.0.1:9", "c", { redirectUri: "https://app.example/\udc00", permissions: ["read_vin"] }))
+      assert.instanceOf(uri, InvalidArgument)
+      assert.strictEqual(uri.field, "redirectUri")
+      // a surrogate pair (an emoji) is sent as it is
+      const url = new URL(yield* Consent.consentUrl("http://127.0.0.1:9", "c", { redirectUri, permissions: ["read_vin"], state: "a\ud83d\ude00" }))
+      assert.strictEqual(url.searchParams.get("state"), "a\ud83d\ude00")
+    }))
+
   it.effect("permissions outside section 5.3, none or an empty list are an InvalidArgument naming permissions", () =>
     Effect.gen(function*() {
       const cases: ReadonlyArray<readonly [unknown, RegExp]> = [

@@ -109,6 +109,19 @@ export * as OAuth from "./OAuth.ts"
  */
 export * as Pagination from "./Pagination.ts"
 /**
+ * The query parameters that may carry a credential, which no error or log shows.
+ *
+ * @example
+ * ```ts
+ * import { Redaction } from "@connected-vehicle/schema"
+ *
+ * Redaction.isCredentialParameter("client_secret") // true
+ * ```
+ * @category modules
+ * @since 0.2.0
+ */
+export * as Redaction from "./Redaction.ts"
+/**
  * The error envelope of section 7.
  *
  * @example

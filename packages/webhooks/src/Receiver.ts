@@ -57,8 +57,8 @@ import { byteCount, invalidByteCount, isByteCount } from "./internal/options.ts"
  */
 export const maxEventIdLength = 256
 
-/** A NUL, or a surrogate that is not half of a pair. */
-const unstorable = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/
+/** Whether `id` holds a NUL, or a surrogate that is not half of a pair. */
+const unstorable = (id: string): boolean => id.includes("\u0000") || !id.isWellFormed()
 
 /**
  * The default body limit: 64 KiB (the service sends at most 50 KB).
@@ -387,7 +387,7 @@ export const make = <E, R>(options: Options<E, R>): Receiver<R> => {
         return Effect.fail(new MalformedEvent({ description: `the eventId is longer than ${maxEventIdLength} characters` }))
       }
       // kept as text: Postgres refuses a NUL, and UTF-8 has no lone surrogate (two such ids would be kept as one)
-      if (unstorable.test(event.eventId)) {
+      if (unstorable(event.eventId)) {
         return Effect.fail(new MalformedEvent({ description: "the eventId holds a NUL character or a lone surrogate, which no text store keeps" }))
       }
       return HandlerScope.use((scope) => handle(handler, event, scope))

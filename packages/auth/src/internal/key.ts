@@ -15,9 +15,6 @@ export const maxKeyLength = 1024
 // eslint-disable-next-line no-control-regex
 const controlCharacters = /[\u0000-\u001f\u007f]/
 
-// a UTF-16 surrogate without its pair: no UTF-8 form, so no database or file can hold it
-const loneSurrogate = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/
-
 const issueOf = (key: unknown): string | undefined =>
   typeof key !== "string"
     ? `Expected a string, got ${key === null ? "null" : typeof key}`
@@ -27,7 +24,8 @@ const issueOf = (key: unknown): string | undefined =>
     ? `Expected at most ${maxKeyLength} characters, got ${key.length}`
     : controlCharacters.test(key)
     ? "Expected a string without control characters"
-    : loneSurrogate.test(key)
+    // a UTF-16 surrogate without its pair: no UTF-8 form, so no database or file can hold it
+    : !key.isWellFormed()
     ? "Expected well-formed Unicode (a lone surrogate has no UTF-8 form)"
     : undefined
 

@@ -7,6 +7,7 @@
  */
 import type { RequestLogEntry } from "../State.ts"
 import { generatedRequestId } from "./stateRecords.ts"
+import { isCredentialParameter } from "@connected-vehicle/schema/Redaction"
 
 /** A logged URL keeps at most this many characters; the rest is cut, with a marker. */
 export const LOG_URL_CHARS = 1_024
@@ -49,17 +50,6 @@ const REDACTED_HEADERS: ReadonlySet<string> = new Set(["authorization", "proxy-a
 const shown = (key: string, value: string | ReadonlyArray<string>) =>
   REDACTED_HEADERS.has(key.toLowerCase()) ? "<redacted>" : valueOf(value)
 
-/**
- * The query parameters that carry a credential: those whose name holds
- * `token`, `secret`, `password`, `passwd`, `verifier`, `signature`,
- * `credential`, `assertion` or `api_key` (`api-key`, `apikey`), or is `code`,
- * `key`, `sig`, `state`, `auth`, `authorization` or `session`: the names the
- * transport's redaction takes out of the URLs in the SDK's errors (a copy:
- * the simulator does not depend on the transport). Tested on the name as
- * decoded, whatever its case.
- */
-const SECRET_PARAMETER = /token|secret|password|passwd|verifier|signature|credential|assertion|api[-_]?key|^(?:code|key|sig|state|auth|authorization|session)$/i
-
 /** The marker of a cut URL (see {@link cut}), kept when the value it ends is redacted. */
 const CUT_MARKER = /\.\.\.\[\d+ more characters\]$/
 
@@ -73,7 +63,8 @@ const decodedName = (name: string): string => {
 
 /**
  * A logged query with the value of each credential parameter
- * ({@link SECRET_PARAMETER}) as `<redacted>`: parameters are separated by
+ * (`isCredentialParameter` of `@connected-vehicle/schema/Redaction`, the
+ * transport's rule, tested on the decoded name) as `<redacted>`: parameters are separated by
  * `&` or `;`, and the names, the separators, the other parameters and their
  * order are kept as sent.
  */
@@ -82,7 +73,7 @@ export const redactQuery = (query: string): string => {
   // the parameters at even indexes, each separator after the one before it
   const parts = query.split(/([&;])/).map((part, index) => {
     const eq = part.indexOf("=")
-    if (index % 2 === 1 || eq === -1 || !SECRET_PARAMETER.test(decodedName(part.slice(0, eq)))) return part
+    if (index % 2 === 1 || eq === -1 || !isCredentialParameter(decodedName(part.slice(0, eq)))) return part
     redacted = true
     return `${part.slice(0, eq)}=<redacted>${CUT_MARKER.exec(part.slice(eq + 1))?.[0] ?? ""}`
   })

@@ -101,15 +101,12 @@ export const checkParams = (request: unknown): InvalidArgument | undefined => {
   return typeof query === "object" && query !== null ? checkQuery(query as Record<string, unknown>) : undefined
 }
 
-// a high surrogate not followed by a low one, or a low one not after a high one
-const loneSurrogate = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/
-
 const checkQuery = (query: Record<string, unknown>): InvalidArgument | undefined => {
   for (const key in query) {
     const value = query[key]
     const values = Array.isArray(value) ? value : [value]
     for (const v of values) {
-      if (typeof v === "string" && loneSurrogate.test(v)) {
+      if (typeof v === "string" && !v.isWellFormed()) {
         return new InvalidArgument({ field: key, message: `${key}: Expected well-formed Unicode (a lone surrogate cannot be sent)` })
       }
     }

@@ -4,9 +4,7 @@
  * @internal
  */
 import type { UrlParams } from "effect/http"
-
-// names of parameters whose value may be a credential
-const secretName = /token|secret|password|passwd|verifier|signature|credential|assertion|api[-_]?key|^(?:code|key|sig|state|auth|authorization|session)$/i
+import { isCredentialParameter } from "@connected-vehicle/schema/Redaction"
 
 /** `a=1&b=2` with the value of each credential-like name replaced with `<redacted>`. */
 const redactParams = (params: string): string =>
@@ -19,7 +17,7 @@ const redactParams = (params: string): string =>
     } catch {
       // keep the raw name
     }
-    return eq !== -1 && secretName.test(decoded) ? `${name}=<redacted>` : pair
+    return eq !== -1 && isCredentialParameter(decoded) ? `${name}=<redacted>` : pair
   }).join("&")
 
 /**
