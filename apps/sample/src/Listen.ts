@@ -106,12 +106,22 @@ export const rowOf = (event: DeliveredEvent, receivedAt: Date): EventRow => {
 
 const named: Record<string, string> = { "\n": "\\n", "\r": "\\r", "\t": "\\t" }
 
+const unicodeEscape = (c: string): string => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`
+
+// what a terminal acts on besides C0 controls (JSON keeps those escaped): C1
+// controls and DEL (U+009B starts an escape sequence on some terminals), the
+// bidirectional formatting characters that reorder what a line shows, and
+// the line and paragraph separators
+const terminalActive = /[\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g
+
 /**
  * A field of a row as it can be shown on one line of a terminal: every C0
  * and C1 control character and DEL (an escape sequence, a line break, a
- * carriage return an event could carry) written as an escape, `\n`, `\r`,
- * `\t` or `\u001b`, so a row is one line that sets no color nor moves the
- * cursor.
+ * carriage return an event could carry), every bidirectional formatting
+ * character (which would reorder the row as shown) and the line and
+ * paragraph separators written as an escape, `\n`, `\r`, `\t` or
+ * `\u001b`, so a row is one line that sets no color, moves no cursor and
+ * shows its text in order.
  *
  * @example
  * ```ts
@@ -123,7 +133,7 @@ const named: Record<string, string> = { "\n": "\\n", "\r": "\\r", "\t": "\\t" }
  * @category rendering
  */
 export const printable = (text: string): string =>
-  text.replace(/[\u0000-\u001f\u007f-\u009f]/g, (c) => named[c] ?? `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`)
+  text.replace(/[\u0000-\u001f]/g, (c) => named[c] ?? unicodeEscape(c)).replace(terminalActive, unicodeEscape)
 
 const widths = { receivedAt: 24, eventType: 13, eventId: 36, vehicleId: 36 } as const
 
@@ -178,7 +188,10 @@ const encodeEvent = Schema.encodeSync(WebhookEvent)
 
 /**
  * An event as one line of JSON: the event in its wire form (as the service
- * sent it, `deliveredAt` as an ISO string).
+ * sent it, `deliveredAt` as an ISO string), with the characters a terminal
+ * acts on that `JSON.stringify` leaves as they are (C1 controls, DEL,
+ * bidirectional formatting, line and paragraph separators) written as
+ * `\uXXXX` escapes: the same JSON value, shown safely.
  *
  * @example
  * ```ts
@@ -190,7 +203,7 @@ const encodeEvent = Schema.encodeSync(WebhookEvent)
  * @since 0.1.0
  * @category rendering
  */
-export const jsonLine = (event: DeliveredEvent): string => JSON.stringify(encodeEvent(event))
+export const jsonLine = (event: DeliveredEvent): string => JSON.stringify(encodeEvent(event)).replace(terminalActive, unicodeEscape)
 
 /**
  * Log lines of the receiver (rejected deliveries) on stderr, never stdout;

@@ -10,7 +10,7 @@ import { WebhookEvent } from "@connected-vehicle/schema/WebhookEvent"
 import * as Signature from "@connected-vehicle/webhooks/Signature"
 import { assert, describe, it } from "@effect/vitest"
 import { Schema } from "effect"
-import { line, printable, rowOf } from "../src/Listen.ts"
+import { jsonLine, line, printable, rowOf } from "../src/Listen.ts"
 import { start } from "./cli.ts"
 import { handMeta } from "./events.ts"
 
@@ -35,6 +35,20 @@ describe("webhooks listen output", () => {
     assert.include(text, "evt_ctl\\u007f")
     assert.include(text, "veh_hand\\u009b2J")
     assert.strictEqual(printable("é ✓ plain"), "é ✓ plain")
+  })
+
+  it("bidirectional formatting characters and line separators are escaped in a row and in a JSON line; the JSON value is the same", () => {
+    const sneaky = "ASLEEP\u202eDEVIRD\u2066x\u2069\u200f\u2028y\u0085"
+    const event = decode(errorEvent("evt_bidi\u061c", sneaky)) as DeliveredEvent
+    const active = /[\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/
+    const row = line(rowOf(event, new Date(0)))
+    assert.notMatch(row, active)
+    assert.include(row, "ASLEEP\\u202eDEVIRD\\u2066x\\u2069\\u200f\\u2028y\\u0085")
+    const json = jsonLine(event)
+    assert.notMatch(json, active)
+    assert.notMatch(json, /[\u0000-\u001f]/)
+    assert.deepStrictEqual(JSON.parse(json), JSON.parse(JSON.stringify(Schema.encodeSync(WebhookEvent)(event))))
+    assert.strictEqual((JSON.parse(json) as { data: { errors: Array<{ code: string }> } }).data.errors[0]!.code, sneaky)
   })
 
   it("with stdout closed (a pipe's reader went away), the next event is answered 500 and the command ends: exit 0, no stack", async () => {
