@@ -95,6 +95,36 @@ describe("Session: a renewal that sleeps out the token endpoint's Retry-After", 
       assert.deepStrictEqual(sent, ["token refresh-1", "token refresh-1", "read access-2", "read access-2"])
     }).pipe(Effect.scoped))
 
+  it.effect("stops in its wait once no caller waits for it: no token request nobody asked for, the rest of the wait held for the next renewal", () =>
+    Effect.gen(function*() {
+      yield* TestClock.setTime(Date.now())
+      const { sent, transport } = service("none")
+      const context = yield* sessionWith(transport, expired())
+      // the only caller cannot wait 1 s: it fails at once, and nothing waits for the renewal any more
+      assertLate(yield* Effect.flip(odometer("300 millis").pipe(Effect.provideContext(context))), 1000)
+      yield* TestClock.adjust("500 millis")
+      // a caller that can wait: no request before the wait asked for ends, then one
+      const later = yield* Effect.forkChild(odometer("5 seconds").pipe(Effect.provideContext(context)))
+      yield* TestClock.adjust("499 millis")
+      assert.deepStrictEqual(sent, ["token refresh-1"])
+      yield* TestClock.adjust("1 millis")
+      assert.strictEqual((yield* Fiber.join(later)).value.distance, 42)
+      assert.deepStrictEqual(sent, ["token refresh-1", "token refresh-1", "read access-2"])
+    }).pipe(Effect.scoped))
+
+  it.effect("stopped in its wait with no caller, it sends nothing when the wait ends", () =>
+    Effect.gen(function*() {
+      yield* TestClock.setTime(Date.now())
+      const { sent, transport } = service("none")
+      const context = yield* sessionWith(transport, expired())
+      assertLate(yield* Effect.flip(odometer("300 millis").pipe(Effect.provideContext(context))), 1000)
+      yield* TestClock.adjust("5 seconds")
+      assert.deepStrictEqual(sent, ["token refresh-1"])
+      // the next call asks at once (the wait is over)
+      assert.strictEqual((yield* odometer("300 millis").pipe(Effect.provideContext(context))).value.distance, 42)
+      assert.deepStrictEqual(sent, ["token refresh-1", "token refresh-1", "read access-2"])
+    }).pipe(Effect.scoped))
+
   it.effect("a 401's refresh (refreshBy) fails at once too when it cannot wait, and replays with the new token when it can", () =>
     Effect.gen(function*() {
       yield* TestClock.setTime(Date.now())

@@ -5,7 +5,7 @@
  *
  * @internal
  */
-import { Clock, Deferred, Effect, Exit, Option, type Redacted, type Scope } from "effect"
+import { Clock, Deferred, Effect, Exit, type Fiber, Option, type Redacted, type Scope } from "effect"
 import type { ConnectedVehicleError } from "@connected-vehicle/transport/ConnectedVehicleError"
 import type { Token, TokenStore } from "../TokenStore.ts"
 import { lateError, noCredential } from "./failure.ts"
@@ -22,6 +22,21 @@ export interface Flight {
   wait: GrantWait | undefined
   /** completed, and replaced, whenever `wait` changes */
   changed: Deferred.Deferred<void>
+  /** the callers awaiting its outcome, and whether any did (see {@link outcomeBy}) */
+  waiters: number
+  awaited: boolean
+  fiber: Fiber.Fiber<Token, ConnectedVehicleError> | undefined
+}
+
+/**
+ * Stops the renewal of `flight` when its grant waits between two token
+ * requests and every caller that awaited it has gone (each failed at once:
+ * none could wait that long): no token request is sent that nobody waits
+ * for, and no timer keeps the process alive. The rest of a `Retry-After`
+ * wait is held for the next renewal of the key (see `renewal.ts`).
+ */
+const stopIfUnawaited = (flight: Flight): void => {
+  if (flight.waiters === 0 && flight.awaited && flight.wait !== undefined) flight.fiber?.interruptUnsafe()
 }
 
 /**
@@ -121,12 +136,12 @@ export const joinOrStart = (
   Effect.uninterruptible(Effect.suspend(() => {
     const inFlight = running.get(key)
     if (inFlight !== undefined) return Effect.succeed(inFlight)
-    const flight: Flight = { outcome: Deferred.makeUnsafe(), wait: undefined, changed: Deferred.makeUnsafe() }
+    const flight: Flight = { outcome: Deferred.makeUnsafe(), wait: undefined, changed: Deferred.makeUnsafe(), waiters: 0, awaited: false, fiber: undefined }
     running.set(key, flight)
     const done = (exit: Exit.Exit<Token, ConnectedVehicleError>) => {
       if (running.get(key) === flight) running.delete(key)
       if (!Exit.hasInterrupts(exit)) return Deferred.doneUnsafe(flight.outcome, exit)
-      const error = noCredential(`the renewal of ${key} was interrupted (its layer was closed)`)
+      const error = noCredential(`the renewal of ${key} was interrupted (its layer was closed, or no caller waited for it any more)`)
       interrupted.add(error)
       Deferred.doneUnsafe(flight.outcome, Exit.fail(error))
     }
@@ -135,9 +150,11 @@ export const joinOrStart = (
       flight.wait = wait
       flight.changed = Deferred.makeUnsafe()
       Deferred.doneUnsafe(changed, Exit.void)
+      stopIfUnawaited(flight)
     })
     const fiber = Option.isSome(scope) && scope.value.state._tag !== "Closed" ? Effect.forkIn(told, scope.value) : Effect.forkDetach(told)
     return Effect.map(fiber, (fiber) => {
+      flight.fiber = fiber
       fiber.addObserver(done)
       return flight
     })
@@ -160,9 +177,21 @@ const lateBy = (flight: Flight, deadline: number): Effect.Effect<never, Connecte
  * instant of the fiber's `Clock`; none: whenever it comes). A caller whose
  * deadline comes before the grant's wait ends fails then with that wait
  * (see {@link lateBy}), as soon as the grant starts it; the renewal goes on
- * for the others (no second token request: it is still the one in flight).
+ * for the others (no second token request: it is still the one in flight),
+ * and stops in that wait once none is left ({@link stopIfUnawaited}).
  *
  * @internal
  */
 export const outcomeBy = (flight: Flight, deadline: number | undefined): Effect.Effect<Token, ConnectedVehicleError> =>
-  deadline === undefined ? Deferred.await(flight.outcome) : Effect.raceFirst(Deferred.await(flight.outcome), lateBy(flight, deadline))
+  Effect.suspend(() => {
+    flight.waiters++
+    flight.awaited = true
+    const outcome = deadline === undefined ? Deferred.await(flight.outcome) : Effect.raceFirst(Deferred.await(flight.outcome), lateBy(flight, deadline))
+    return Effect.ensuring(
+      outcome,
+      Effect.sync(() => {
+        flight.waiters--
+        stopIfUnawaited(flight)
+      })
+    )
+  })
