@@ -16,15 +16,16 @@
 import { HttpApi, OpenApi } from "effect/http-api"
 import { AuthorizeQuery, OAuthGroup } from "./internal/api/authorization.ts"
 import { CompatibilityFilters, CompatibilityGroup, CompatibilityQuery } from "./internal/api/compatibility.ts"
+import { declareRetryAfter, openObjects } from "./internal/api/document.ts"
 import { LegacyGroup, LegacyVehiclesQuery } from "./internal/api/legacy.ts"
 import { SubscriptionsGroup, SubscriptionsQuery, WebhooksFilters, WebhooksGroup, WebhooksQuery } from "./internal/api/management.ts"
 import { ConnectionsGroup, ConnectionsQuery, SignalsGroup } from "./internal/api/vehicle.ts"
 
 /**
  * The error responses: the section 7 envelope, one class per status (400, 401,
- * 403, 404, 409, 429, 500) so that a server can tell which status to send and
- * a client which body to expect; and the OAuth-style errors of the
- * authorization server (400, 401). Each class is documented where it is
+ * 403, 404, 409, 415, 429, 500) so that a server can tell which status to send
+ * and a client which body to expect; and the OAuth-style errors of the
+ * authorization server (400, 401, 415). Each class is documented where it is
  * defined.
  *
  * @example
@@ -43,9 +44,11 @@ export {
   NotFoundResponse,
   OAuthBadRequest,
   OAuthUnauthorized,
+  OAuthUnsupportedMediaType,
   RateLimitedResponse,
   ServerErrorResponse,
-  UnauthorizedResponse
+  UnauthorizedResponse,
+  UnsupportedMediaTypeResponse
 } from "./internal/api/responses.ts"
 
 /**
@@ -137,7 +140,28 @@ export const declareSecurity = (spec: Record<string, any>): Record<string, any> 
   }
 }
 
-const security = OpenApi.annotations({ transform: declareSecurity })
+/**
+ * The whole OpenAPI document as the contract gives it: the credentials
+ * ({@link declareSecurity}), `Retry-After` on every 429, and every object
+ * open (no `additionalProperties: false`: the service may add fields to a
+ * response, and ignores unknown fields of a request body). Each API of this
+ * module carries it as its `OpenApi.Transform`; it changes only the
+ * generated document.
+ *
+ * @example
+ * ```ts
+ * import { HttpApi, OpenApi } from "effect/http-api"
+ * import { completeDocument, SignalsGroup } from "@connected-vehicle/schema/Api"
+ *
+ * const api = HttpApi.make("signals").add(SignalsGroup).annotateMerge(OpenApi.annotations({ transform: completeDocument }))
+ * ```
+ * @category utils
+ * @since 0.2.0
+ */
+export const completeDocument = (spec: Record<string, any>): Record<string, any> =>
+  openObjects(declareRetryAfter(declareSecurity(spec)))
+
+const security = OpenApi.annotations({ transform: completeDocument })
 
 /**
  * `{base_url}`: signals and connections.

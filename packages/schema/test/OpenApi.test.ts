@@ -1,10 +1,24 @@
 import { assert, describe, it } from "@effect/vitest"
+import { Result, Schema } from "effect"
 import { OpenApi } from "effect/http-api"
-import { ServiceApi } from "../src/Api.ts"
+import { ConnectionsQuery, LegacyVehiclesQuery, ServiceApi, SubscriptionsQuery } from "../src/Api.ts"
+
+const spec = OpenApi.fromApi(ServiceApi) as any
+
+const parameter = (path: string, name: string) =>
+  spec.paths[path].get.parameters.find((p: { readonly name: string }) => p.name === name).schema
+
+const headersOf = (path: string, method: string, status: string): ReadonlyArray<string> =>
+  Object.keys(spec.paths[path][method].responses[status].headers ?? {}).sort()
+
+/** What decoding gives (the value, or the message of the failure). */
+const decoded = (schema: Schema.Top, input: unknown) => {
+  const result = Schema.decodeUnknownResult(schema as Schema.Codec<unknown, unknown>)(input)
+  return Result.isSuccess(result) ? result.success : String(result.failure)
+}
 
 describe("OpenAPI document of the contract", () => {
   it("marks the v2.0 reads and batch deprecated (section 9.2), not the vehicle list (9.3) nor any v3 operation", () => {
-    const spec = OpenApi.fromApi(ServiceApi)
     const deprecated: Array<string> = []
     for (const [path, item] of Object.entries(spec.paths)) {
       for (const method of ["get", "post", "put", "patch", "delete"] as const) {
@@ -22,5 +36,68 @@ describe("OpenAPI document of the contract", () => {
       "POST /v2.0/vehicles/{id}/batch"
     ])
     assert.isDefined(spec.paths["/v2.0/vehicles"]?.get, "the vehicle list is in the document")
+  })
+
+  it("declares the limits and defaults of the paging parameters (sections 4.2-4.4, 4.7, 8)", () => {
+    const max = Number.MAX_SAFE_INTEGER
+    for (const path of ["/v3/connections", "/v3/subscriptions", "/v3/vehicles/{vehicleId}/signals"]) {
+      const page = parameter(path, "page")
+      const pageSize = parameter(path, "pageSize")
+      assert.deepStrictEqual([page.minimum, page.maximum, page.default], [1, max, "1"], path)
+      assert.deepStrictEqual([pageSize.minimum, pageSize.maximum, pageSize.default], [1, 100, "10"], path)
+      assert.isString(page.description)
+      assert.isString(page.pattern)
+    }
+    const limit = parameter("/v2.0/vehicles", "limit")
+    const offset = parameter("/v2.0/vehicles", "offset")
+    assert.deepStrictEqual([limit.minimum, limit.maximum, limit.default], [1, 50, "10"])
+    assert.deepStrictEqual([offset.minimum, offset.maximum, offset.default], [0, max, "0"])
+  })
+
+  it("the documented paging decodes a query as the query schemas do", () => {
+    const inputs = [{}, { page: "2" }, { page: "0" }, { page: "x" }, { page: "1.5" }, { pageSize: "1e1" }, { pageSize: "101" }, { page: ["1", "2"] }]
+    const cases = [
+      ["connections", "list", ConnectionsQuery, inputs],
+      ["subscriptions", "list", SubscriptionsQuery, inputs],
+      ["legacy", "vehicles", LegacyVehiclesQuery, [{}, { limit: "50" }, { limit: "51" }, { offset: "-1" }, { offset: "x" }, { limit: ["1", "2"] }]]
+    ] as const
+    for (const [group, endpoint, query, given] of cases) {
+      const sent = (ServiceApi.groups as any)[group].endpoints[endpoint].query
+      for (const input of given) {
+        assert.deepStrictEqual(decoded(sent, input), decoded(Schema.toCodecStringTree(query), input), `${group}.${endpoint} ${JSON.stringify(input)}`)
+      }
+    }
+  })
+
+  it("leaves every object open: the service may add response fields and ignores unknown request fields", () => {
+    assert.notInclude(JSON.stringify(spec), "\"additionalProperties\":false")
+    assert.isUndefined(spec.components.schemas["Odometer"].additionalProperties)
+    assert.strictEqual(spec.components.schemas["Odometer"].type, "object")
+  })
+
+  it("declares the response headers the service sets", () => {
+    let limited = 0
+    for (const [path, item] of Object.entries<Record<string, any>>(spec.paths)) {
+      for (const [method, operation] of Object.entries<any>(item)) {
+        if (operation.responses["429"] === undefined) continue
+        limited++
+        assert.include(headersOf(path, method, "429"), "retry-after", `${method} ${path}`)
+      }
+    }
+    assert.isAbove(limited, 10)
+    assert.deepStrictEqual(headersOf("/v2.0/vehicles/{id}/vin", "get", "200"), ["deprecation", "link", "sc-data-age", "sc-unit-system", "sunset"])
+    assert.deepStrictEqual(headersOf("/v2.0/vehicles/{id}/vin", "get", "403"), ["deprecation", "link", "sunset"])
+    assert.deepStrictEqual(headersOf("/v2.0/vehicles/{id}/batch", "post", "200"), ["deprecation", "link", "sunset"])
+    assert.deepStrictEqual(headersOf("/v2.0/vehicles", "get", "200"), [])
+    assert.deepStrictEqual(headersOf("/oauth/authorize", "get", "302"), ["location"])
+    assert.isTrue(spec.paths["/oauth/authorize"].get.responses["302"].headers.location.required)
+  })
+
+  it("declares 415 on the POST endpoints, and the consent's mode=test and login_hint", () => {
+    assert.property(spec.paths["/oauth/token"].post.responses, "415")
+    assert.property(spec.paths["/v2.0/vehicles/{id}/batch"].post.responses, "415")
+    const consent = spec.paths["/oauth/authorize"].get.parameters
+    assert.deepStrictEqual(consent.find((p: { readonly name: string }) => p.name === "mode").schema.enum, ["live", "simulated", "test"])
+    assert.strictEqual(consent.find((p: { readonly name: string }) => p.name === "login_hint").required, false)
   })
 })

@@ -256,7 +256,6 @@ export const wrap = <R>(
     if (denied !== undefined) return yield* respond(problemResponse(x.oauth, 403, denied))
     const problem = paths.queryProblem(x.request.method, x.path, x.url)
     if (problem !== undefined) return yield* respond(problemResponse(x.oauth, 400, problem))
-    middleware.rewriteMode(x)
     const request = x.request
     const response = yield* routed.pipe(
       Effect.provideService(CurrentGrant, bearer.grant),

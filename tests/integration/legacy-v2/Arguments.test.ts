@@ -22,6 +22,11 @@ describe("legacy arguments", () => {
       const batch = yield* invalid(vehicles.batch(vehicleId, empty))
       assert.strictEqual(batch.field, "paths")
       assert.strictEqual(batch.message, "paths: Expected at least one path, got []")
+      // an unknown path is named by its place in the list
+      const unknown = ["/vin", "/nope"] as unknown as readonly [LegacyPath]
+      const entry = yield* invalid(vehicles.batch(vehicleId, unknown))
+      assert.strictEqual(entry.field, "paths[1]")
+      assert.match(entry.message, /^paths\[1\]: Expected /)
       assert.strictEqual((yield* invalid(vehicles.odometer(""))).field, "vehicleId")
       assert.strictEqual((yield* invalid(vehicles.vin("veh\r\n1"))).field, "vehicleId")
       assert.strictEqual((yield* invalid(vehicles.batch("", ["/vin"]))).field, "vehicleId")

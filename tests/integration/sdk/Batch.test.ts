@@ -5,6 +5,8 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { BatchDeprecation } from "@connected-vehicle/sdk/Client"
+import { InvalidArgumentError } from "@connected-vehicle/sdk/ClientError"
+import type { LegacyPath } from "@connected-vehicle/schema/Legacy"
 import { consentCode, makeClient, sim, useLoopback } from "./loopback.ts"
 import { busiestUser } from "@connected-vehicle/testing/Simulated"
 
@@ -32,4 +34,16 @@ describe("Client legacy.batch", () => {
     assert.isString(deprecation!.link)
     assert.deepStrictEqual(deprecation, (await client.legacy.vin(vehicleId)).deprecation)
   }, 60_000)
+
+  it("names an unknown path by its place in the list (paths[0]), nothing sent", async () => {
+    await using client = makeClient({ logLevel: "off" })
+    const vehicleId = sim.data.vehiclesOf(busiestUser(sim.data))[0]!
+    const error = await client.legacy.batch(vehicleId, ["/nope" as LegacyPath]).then(
+      () => assert.fail("expected an InvalidArgumentError"),
+      (error: unknown) => error
+    )
+    assert.instanceOf(error, InvalidArgumentError)
+    assert.strictEqual((error as InvalidArgumentError).field, "paths[0]")
+    assert.match((error as InvalidArgumentError).message, /^paths\[0\]: Expected /)
+  })
 })

@@ -118,5 +118,7 @@ export const checkPaths = <P extends LegacyPath>(
     } catch {
       return Effect.fail(unreadable("paths"))
     }
-    return Effect.map(validate(Paths, copy, { field: "paths" }), (valid) => [...new Set(valid)] as unknown as readonly [P, ...Array<P>])
+    // an entry is named by its index in the list: paths[0]
+    const rename = (index: string) => `paths[${index}]`
+    return Effect.map(validate(Paths, copy, { field: "paths", rename }), (valid) => [...new Set(valid)] as unknown as readonly [P, ...Array<P>])
   })

@@ -25,10 +25,10 @@ import { envelopeResponse, failureResponse, isOAuthPath, problemResponse, tooLar
 
 type Response = HttpServerResponse.HttpServerResponse
 
-/** One request as the middleware sees it; `request` changes once, when `mode=test` is rewritten. */
+/** One request as the middleware sees it. */
 export interface Exchange {
   readonly env: Env["Service"]
-  request: HttpServerRequest.HttpServerRequest
+  readonly request: HttpServerRequest.HttpServerRequest
   readonly url: string
   readonly path: string
   /** Under `/v2.0` and not the vehicle list (`Sunset.isDeprecatedPath`). */
@@ -185,15 +185,4 @@ export const bearerGrant = (
     ))
   }
   return { _tag: "Granted", grant: resolved }
-}
-
-/** `mode=test` (the real service's spelling) of `/oauth/authorize` is an alias of `simulated`. */
-export const rewriteMode = (x: Exchange): void => {
-  const q = x.url.indexOf("?")
-  if (x.path !== "/oauth/authorize" || q === -1) return
-  const search = new URLSearchParams(x.url.slice(q + 1))
-  if (search.get("mode") === "test") {
-    search.set("mode", "simulated")
-    x.request = x.request.modify({ url: `${x.url.slice(0, q)}?${search.toString()}` })
-  }
 }

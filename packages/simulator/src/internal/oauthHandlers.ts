@@ -8,7 +8,6 @@ import { ServiceApi } from "@connected-vehicle/schema/Api"
 import { Permission } from "@connected-vehicle/schema/OAuth"
 import type { TokenRequest } from "@connected-vehicle/schema/OAuth"
 import { Effect, Redacted, Schema } from "effect"
-import type { HttpServerRequest } from "effect/http"
 import { HttpServerResponse } from "effect/http"
 import { HttpApiBuilder } from "effect/http-api"
 import { createHash, timingSafeEqual } from "node:crypto"
@@ -34,10 +33,8 @@ const withParams = (uri: string, params: Record<string, string | undefined>) => 
 }
 
 /** The user a consent is given for: `login_hint` (user id or external id), else the first user. */
-const consentingUser = (data: Dataset, request: HttpServerRequest.HttpServerRequest) => {
-  const q = request.url.indexOf("?")
-  const hint = q === -1 ? null : new URLSearchParams(request.url.slice(q + 1)).get("login_hint")
-  if (hint === null || hint === "") return 0
+const consentingUser = (data: Dataset, hint: string | undefined) => {
+  if (hint === undefined || hint === "") return 0
   const byId = data.userIndex(hint.toLowerCase())
   return byId !== -1 ? byId : data.users.findIndex((u) => u.externalId === hint)
 }
@@ -104,7 +101,7 @@ const grantTokens = (state: State, payload: TokenRequest) =>
 /** @internal */
 export const OAuthLive = HttpApiBuilder.group(ServiceApi, "oauth", (handlers) =>
   handlers.handleAll({
-    authorize: ({ query, request }) =>
+    authorize: ({ query }) =>
       Effect.gen(function*() {
         const { clientId, data, redirectUris, state } = yield* Env
         if (query.client_id !== clientId) return yield* oauthError("unauthorized_client", "Unknown client_id")
@@ -115,7 +112,7 @@ export const OAuthLive = HttpApiBuilder.group(ServiceApi, "oauth", (handlers) =>
             "redirect_uri is not registered for this client (registered: " + redirectUris.join(", ") + ")"
           )
         }
-        const userIndex = consentingUser(data, request)
+        const userIndex = consentingUser(data, query.login_hint)
         if (userIndex === -1) return yield* oauthError("invalid_request", "login_hint names no user")
         const { scopes, unknown } = parseScopes(query.scope)
         if (unknown.length > 0) {
@@ -128,7 +125,8 @@ export const OAuthLive = HttpApiBuilder.group(ServiceApi, "oauth", (handlers) =>
         const code = state.issueCode({
           userIndex,
           scopes,
-          mode: query.mode ?? "live",
+          // `test` is the service's own spelling of `simulated`
+          mode: query.mode === "test" ? "simulated" : query.mode ?? "live",
           redirectUri: query.redirect_uri
         })
         return HttpServerResponse.redirect(withParams(query.redirect_uri, { code, state: query.state }))

@@ -4,7 +4,7 @@
  *
  * @internal
  */
-import { ConnectionsQuery, ServiceApi, SubscriptionsQuery } from "@connected-vehicle/schema/Api"
+import { AuthorizeQuery, ConnectionsQuery, LegacyVehiclesQuery, ServiceApi, SubscriptionsQuery } from "@connected-vehicle/schema/Api"
 import type { Root } from "../App.ts"
 
 /** @internal */
@@ -57,23 +57,33 @@ const paging = ["page", "pageSize"]
 const listQueryKeys: ReadonlyMap<string, ReadonlyArray<string>> = new Map([
   ["/v3/connections", Object.keys(ConnectionsQuery.fields)],
   ["/v3/subscriptions", Object.keys(SubscriptionsQuery.fields)],
-  ["/v2.0/vehicles", ["limit", "offset"]]
+  ["/v2.0/vehicles", Object.keys(LegacyVehiclesQuery.fields)]
 ])
 
 const signalsList = /^\/v3\/vehicles\/[^/]+\/signals$/
 
-/** A list request with an unknown or empty query parameter: the 400 detail, else undefined. */
+const authorizeKeys = Object.keys(AuthorizeQuery.fields)
+
+/**
+ * A list request with an unknown, empty or repeated query parameter, or a
+ * consent request with a repeated one: the 400 detail, else undefined.
+ */
 export const queryProblem = (method: string, path: string, url: string): string | undefined => {
   if (method !== "GET") return undefined
   const q = url.indexOf("?")
   if (q === -1) return undefined
-  const allowed = listQueryKeys.get(path) ?? (signalsList.test(path) ? paging : undefined)
-  if (allowed === undefined) return undefined
+  const list = listQueryKeys.get(path) ?? (signalsList.test(path) ? paging : undefined)
+  const single = list ?? (path === "/oauth/authorize" ? authorizeKeys : undefined)
+  if (single === undefined) return undefined
+  const seen = new Set<string>()
   for (const [key, value] of new URLSearchParams(url.slice(q + 1))) {
-    if (!allowed.includes(key)) {
-      return `Unknown query parameter ${JSON.stringify(key)}; this list accepts ${allowed.join(", ")}`
+    if (list !== undefined && !list.includes(key)) {
+      return `Unknown query parameter ${JSON.stringify(key)}; this list accepts ${list.join(", ")}`
     }
-    if (value === "") return `Query parameter ${key} must not be empty`
+    if (list !== undefined && value === "") return `Query parameter ${key} must not be empty`
+    if (!single.includes(key)) continue
+    if (seen.has(key)) return `Query parameter ${key} is repeated; send it once`
+    seen.add(key)
   }
   return undefined
 }

@@ -56,6 +56,9 @@ const grantFields: Readonly<Record<string, ReadonlyArray<string>>> = {
 /** RFC 6749 5.2: what is wrong with a token request body. */
 const tokenRequestProblem = (params: UrlParams.UrlParams) => {
   const accepted = Object.keys(grantFields).join(", ")
+  // RFC 6749 3.2: a parameter must not be sent more than once
+  const repeated = repeatedKey(params, ["grant_type", ...new Set(Object.values(grantFields).flat())])
+  if (repeated !== undefined) return oauthResponse(400, "invalid_request", `${repeated} is repeated; send it once`)
   const grant = Option.getOrUndefined(UrlParams.getFirst(params, "grant_type"))
   if (grant === undefined || grant === "") {
     return oauthResponse(400, "invalid_request", `grant_type is required; accepted: ${accepted}`)
@@ -70,6 +73,26 @@ const tokenRequestProblem = (params: UrlParams.UrlParams) => {
     "invalid_request",
     missing.length > 0 ? `grant_type=${grant} requires ${missing.join(" and ")}` : `Invalid token request for grant_type=${grant}`
   )
+}
+
+/** The first of `keys` that `params` holds more than once. */
+const repeatedKey = (params: Iterable<readonly [string, unknown]>, keys: ReadonlyArray<string>): string | undefined => {
+  const seen = new Set<string>()
+  for (const [key] of params) {
+    if (!keys.includes(key)) continue
+    if (seen.has(key)) return key
+    seen.add(key)
+  }
+  return undefined
+}
+
+/** RFC 6749 4.1.2.1: a consent query of another `response_type` (no redirect: see the README). */
+const authorizeProblem = (url: string, detail: string) => {
+  const q = url.indexOf("?")
+  const responseType = q === -1 ? null : new URLSearchParams(url.slice(q + 1)).get("response_type")
+  return responseType !== null && responseType !== "" && responseType !== "code"
+    ? oauthResponse(400, "unsupported_response_type", `Unsupported response_type ${JSON.stringify(responseType)}; accepted: code`)
+    : oauthResponse(400, "invalid_request", detail)
 }
 
 /** The answer to a `Payload` schema error: a batch without paths gets its own detail. */
@@ -125,6 +148,7 @@ export const failureResponse = (
         Effect.orElseSucceed(() => oauthResponse(400, "invalid_request", detail))
       )
     }
+    if (error.kind === "Query" && path === "/oauth/authorize") return Effect.succeed(authorizeProblem(request.url, detail))
     if (error.kind === "Headers" && path === "/oauth/token") {
       return Effect.succeed(oauthResponse(401, "invalid_client", "Authorization header with the Basic client credential is required"))
     }
@@ -149,7 +173,7 @@ export const normalise = (response: HttpServerResponse.HttpServerResponse, path:
   const type = response.headers["content-type"] ?? (response.body._tag === "Uint8Array" ? response.body.contentType : undefined)
   if (type !== undefined && type.startsWith("application/json")) return response
   const detail = response.status === 415
-    ? "Unsupported content type"
+    ? `Unsupported content type; ${method} ${path} takes ${path === "/oauth/token" ? "application/x-www-form-urlencoded" : "application/json"}`
     : response.status === 405
     ? `Method ${method} is not allowed on ${path}`
     : `Request failed with status ${response.status}`

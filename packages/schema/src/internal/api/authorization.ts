@@ -5,13 +5,16 @@
  * @internal
  */
 import { Schema } from "effect"
-import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema } from "effect/http-api"
-import { Mode } from "../../Common.ts"
+import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
+import { ModeValues } from "../../Common.ts"
 import { AppTokenResponse, TokenRequest, TokenResponse } from "../../OAuth.ts"
-import { OAuthBadRequest, OAuthUnauthorized } from "./responses.ts"
+import { responseHeaders } from "./document.ts"
+import { OAuthBadRequest, OAuthUnauthorized, OAuthUnsupportedMediaType } from "./responses.ts"
 
 /**
- * Consent query (response_type=code).
+ * Consent query (response_type=code). `mode` takes `test` too, the
+ * service's own spelling of `simulated`; `login_hint` names the user who
+ * signs in (the simulator consents on their behalf at once).
  *
  * @example
  * ```ts
@@ -29,7 +32,14 @@ export const AuthorizeQuery = Schema.Struct({
   redirect_uri: Schema.String,
   scope: Schema.optionalKey(Schema.String),
   state: Schema.optionalKey(Schema.String),
-  mode: Schema.optionalKey(Mode)
+  mode: Schema.optionalKey(
+    Schema.Literals([...ModeValues, "test"]).annotate({
+      description: "live (default) or simulated; test is the service's own spelling of simulated"
+    })
+  ),
+  login_hint: Schema.optionalKey(
+    Schema.String.annotate({ description: "The user who signs in (user id or external id)" })
+  )
 })
 
 /**
@@ -51,11 +61,16 @@ export class OAuthGroup extends HttpApiGroup.make("oauth").add(
     query: AuthorizeQuery,
     success: HttpApiSchema.Empty(302),
     error: OAuthBadRequest
-  }),
+  }).annotate(
+    OpenApi.Transform,
+    responseHeaders({
+      "302": { location: { description: "redirect_uri with code and state, or with error=invalid_scope", required: true } }
+    })
+  ),
   HttpApiEndpoint.post("token", "/oauth/token", {
     headers: { authorization: Schema.String },
     payload: TokenRequest.pipe(HttpApiSchema.asFormUrlEncoded()),
     success: [TokenResponse, AppTokenResponse],
-    error: [OAuthBadRequest, OAuthUnauthorized]
+    error: [OAuthBadRequest, OAuthUnauthorized, OAuthUnsupportedMediaType]
   })
 ) {}

@@ -7,7 +7,17 @@
 import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
 import { BatchRequest, BatchResponse, EngineOil, Location, Odometer, ServiceHistory, TirePressure, UnitSystem, VehicleList, Vin } from "../../Legacy.ts"
-import { bearer, commonErrors, ConflictResponse } from "./responses.ts"
+import { deprecationHeaders, queryInteger, responseHeaders } from "./document.ts"
+import { bearer, commonErrors, ConflictResponse, UnsupportedMediaTypeResponse } from "./responses.ts"
+
+// the headers the service sets on a read (the batch carries them per entry, in its body)
+const readHeaders = responseHeaders({
+  "*": deprecationHeaders,
+  "200": {
+    "sc-data-age": { description: "ISO 8601 time of the vehicle's last report, when known" },
+    "sc-unit-system": { description: "metric or imperial: the unit system of the body", required: true }
+  }
+})
 
 const legacyRead = <const Name extends string, const Path extends `/${string}`, S extends Schema.Top>(
   name: Name,
@@ -19,7 +29,7 @@ const legacyRead = <const Name extends string, const Path extends `/${string}`, 
     headers: { ...bearer, "sc-unit-system": Schema.optionalKey(UnitSystem) },
     success,
     error: [...commonErrors, ConflictResponse]
-  }).annotate(OpenApi.Deprecated, true)
+  }).annotate(OpenApi.Deprecated, true).annotate(OpenApi.Transform, readHeaders)
 
 /**
  * Legacy vehicle-list paging (section 4.7): `limit` 1..50 (default 10 on the
@@ -40,9 +50,17 @@ export const LegacyVehiclesQuery = Schema.Struct({
   offset: Schema.optionalKey(Schema.Int.check(Schema.isGreaterThanOrEqualTo(0)))
 })
 
+// as the endpoint sends it: the same decoding, the limits and defaults in the OpenAPI parameters (sections 4.7, 8)
+const vehiclesQuery = LegacyVehiclesQuery.mapFields((fields) => ({
+  limit: Schema.optionalKey(queryInteger(fields.limit.schema, { description: "Number of vehicle ids, an integer 1..50", default: 10 })),
+  offset: Schema.optionalKey(queryInteger(fields.offset.schema, { description: "Index of the first vehicle id, an integer >= 0", default: 0 }))
+}))
+
 /**
- * Legacy v2.0 vehicle data (section 4.7). Responses carry the headers
- * `sc-data-age` and `sc-unit-system`. The reads and the batch are marked
+ * Legacy v2.0 vehicle data (section 4.7). The reads answer with the headers
+ * `sc-data-age` and `sc-unit-system`, the reads and the batch with
+ * `Deprecation` and `Link` (and `Sunset` once a removal date is announced),
+ * declared in the OpenAPI document. The reads and the batch are marked
  * deprecated (`OpenApi.Deprecated`, `deprecated: true` in the OpenAPI
  * document): v2.0 is deprecated as of December 1, 2026 (section 9.2; the
  * spec gives no removal date). The vehicle list is not (section 9.3: it may
@@ -60,7 +78,7 @@ export const LegacyVehiclesQuery = Schema.Struct({
  */
 export class LegacyGroup extends HttpApiGroup.make("legacy").add(
   HttpApiEndpoint.get("vehicles", "/v2.0/vehicles", {
-    query: LegacyVehiclesQuery,
+    query: vehiclesQuery,
     headers: bearer,
     success: VehicleList,
     error: commonErrors
@@ -76,6 +94,6 @@ export class LegacyGroup extends HttpApiGroup.make("legacy").add(
     headers: { ...bearer, "sc-unit-system": Schema.optionalKey(UnitSystem) },
     payload: BatchRequest,
     success: BatchResponse,
-    error: commonErrors
-  }).annotate(OpenApi.Deprecated, true)
+    error: [...commonErrors, UnsupportedMediaTypeResponse]
+  }).annotate(OpenApi.Deprecated, true).annotate(OpenApi.Transform, responseHeaders({ "*": deprecationHeaders }))
 ) {}

@@ -17,6 +17,7 @@ import {
   ForbiddenResponse,
   lenientQueryValue,
   paging,
+  queryPaging,
   RateLimitedResponse,
   ServerErrorResponse,
   UnauthorizedResponse
@@ -58,7 +59,7 @@ export const SubscriptionsQuery = Schema.Struct({
  */
 export class SubscriptionsGroup extends HttpApiGroup.make("subscriptions").add(
   HttpApiEndpoint.get("list", "/subscriptions", {
-    query: SubscriptionsQuery,
+    query: SubscriptionsQuery.mapFields((fields) => ({ ...fields, ...queryPaging })),
     headers: bearer,
     success: SubscriptionsPage,
     // section 4.3: 200, 400, 401, 403, 500 (429: the simulator's request limits)

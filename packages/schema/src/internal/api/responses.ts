@@ -10,6 +10,7 @@ import { Schema } from "effect"
 import { OAuthErrorBody } from "../../OAuth.ts"
 import { PageNumber, PageSize } from "../../Pagination.ts"
 import { ErrorEnvelope } from "../../ServiceError.ts"
+import { queryInteger } from "./document.ts"
 
 /**
  * 400 with the error envelope.
@@ -114,6 +115,24 @@ export class RateLimitedResponse extends Schema.Class<RateLimitedResponse>("Rate
 ) {}
 
 /**
+ * 415 with the error envelope: a body of another content type than the
+ * endpoint's (`UNSUPPORTED_MEDIA_TYPE`, status not shown by the spec).
+ *
+ * @example
+ * ```ts
+ * import { UnsupportedMediaTypeResponse } from "@connected-vehicle/schema/Api"
+ *
+ * const isUnsupportedMediaTypeResponse = (u: unknown): u is UnsupportedMediaTypeResponse => u instanceof UnsupportedMediaTypeResponse
+ * ```
+ * @category responses
+ * @since 0.2.0
+ */
+export class UnsupportedMediaTypeResponse extends Schema.Class<UnsupportedMediaTypeResponse>("UnsupportedMediaTypeResponse")(
+  ErrorEnvelope.fields,
+  { httpApiStatus: 415 }
+) {}
+
+/**
  * 500 with the error envelope.
  *
  * @example
@@ -164,6 +183,24 @@ export class OAuthUnauthorized extends Schema.Class<OAuthUnauthorized>("OAuthUna
   { httpApiStatus: 401 }
 ) {}
 
+/**
+ * OAuth-style error of the authorization server, 415: a token request whose
+ * body is not `application/x-www-form-urlencoded` (`invalid_request`).
+ *
+ * @example
+ * ```ts
+ * import { OAuthUnsupportedMediaType } from "@connected-vehicle/schema/Api"
+ *
+ * const isOAuthUnsupportedMediaType = (u: unknown): u is OAuthUnsupportedMediaType => u instanceof OAuthUnsupportedMediaType
+ * ```
+ * @category responses
+ * @since 0.2.0
+ */
+export class OAuthUnsupportedMediaType extends Schema.Class<OAuthUnsupportedMediaType>("OAuthUnsupportedMediaType")(
+  OAuthErrorBody.fields,
+  { httpApiStatus: 415 }
+) {}
+
 /** @internal */
 export const commonErrors = [
   BadRequestResponse,
@@ -178,6 +215,17 @@ export const commonErrors = [
 export const paging = {
   page: Schema.optionalKey(PageNumber),
   pageSize: Schema.optionalKey(PageSize)
+}
+
+/**
+ * {@link paging} as an endpoint's query sends it: the same decoding, and the
+ * limits and defaults in the OpenAPI parameters (section 8).
+ *
+ * @internal
+ */
+export const queryPaging = {
+  page: Schema.optionalKey(queryInteger(PageNumber, { description: "Page number, an integer >= 1", default: 1 })),
+  pageSize: Schema.optionalKey(queryInteger(PageSize, { description: "Page size, an integer 1..100", default: 10 }))
 }
 
 /**

@@ -8,7 +8,7 @@ import { HttpApiEndpoint, HttpApiGroup } from "effect/http-api"
 import { Mode } from "../../Common.ts"
 import { ConnectionResponse, ConnectionsPage } from "../../Connection.ts"
 import { SignalResponse, SignalsPage } from "../../Signal.ts"
-import { bearer, commonErrors, paging } from "./responses.ts"
+import { bearer, commonErrors, paging, queryPaging } from "./responses.ts"
 
 /**
  * Signals (section 4.1). `sc-user-id` is required.
@@ -26,7 +26,7 @@ import { bearer, commonErrors, paging } from "./responses.ts"
 export class SignalsGroup extends HttpApiGroup.make("signals").add(
   HttpApiEndpoint.get("list", "/vehicles/:vehicleId/signals", {
     params: { vehicleId: Schema.String },
-    query: paging,
+    query: queryPaging,
     headers: { ...bearer, "sc-user-id": Schema.String },
     success: SignalsPage,
     error: commonErrors
@@ -75,7 +75,7 @@ export const ConnectionsQuery = Schema.Struct({
  */
 export class ConnectionsGroup extends HttpApiGroup.make("connections").add(
   HttpApiEndpoint.get("list", "/connections", {
-    query: ConnectionsQuery,
+    query: ConnectionsQuery.mapFields((fields) => ({ ...fields, ...queryPaging })),
     headers: bearer,
     success: ConnectionsPage,
     error: commonErrors
