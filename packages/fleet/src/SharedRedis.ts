@@ -10,11 +10,11 @@
 import { NodeRedis } from "@effect/platform-node"
 import { connect } from "node:net"
 import { connect as connectTls } from "node:tls"
-import { type Duration, Effect, Layer, Redacted } from "effect"
+import { Context, type Duration, Effect, Layer, Redacted } from "effect"
 import type { Redis } from "effect/persistence"
 import * as FleetConfig from "./FleetConfig.ts"
 import { Configuration, FleetError, RedisUnavailable } from "./FleetError.ts"
-import { millis } from "./internal/options.ts"
+import { count, millis } from "./internal/options.ts"
 
 /**
  * Options of {@link layer}.
@@ -24,25 +24,72 @@ import { millis } from "./internal/options.ts"
  * import { Redacted } from "effect"
  * import type { Options } from "@connected-vehicle/fleet/SharedRedis"
  *
- * const options: Options = { url: Redacted.make("redis://cache.internal:6379"), connectTimeout: "2 seconds" }
+ * const options: Options = { url: Redacted.make("redis://cache.internal:6379"), connectTimeout: "2 seconds", maxPending: 5_000 }
  * ```
  * @since 0.1.0
  * @category models
  */
 export interface Options {
   readonly url: Redacted.Redacted<string>
-  /** How long connecting, and the server's first answer, may take (default 5 seconds). */
+  /**
+   * How long connecting, and the server's first answer, may take (default 5
+   * seconds); closing the layer waits that long at most for the answers
+   * still owed.
+   */
   readonly connectTimeout?: Duration.Input | undefined
+  /**
+   * How many commands may be owed an answer at once (default
+   * {@link defaultMaxPending}, at least {@link minMaxPending}: connecting
+   * takes up to a dozen); one more fails at once. A command whose caller
+   * stopped waiting (its `timeout`) is owed its answer until Redis gives it
+   * or the connection is closed: this bounds what a stalled Redis keeps in
+   * memory.
+   *
+   * @since 0.1.0
+   */
+  readonly maxPending?: number | undefined
 }
+
+/**
+ * The default of `maxPending`: 10,000 commands owed an answer at once.
+ *
+ * @example
+ * ```ts
+ * import * as SharedRedis from "@connected-vehicle/fleet/SharedRedis"
+ *
+ * const twice = SharedRedis.defaultMaxPending * 2
+ * ```
+ * @since 0.1.0
+ * @category constants
+ */
+export const defaultMaxPending = 10_000
+
+/**
+ * The least `maxPending`: 100 (the handshake of a connection sends up to a
+ * dozen commands at once).
+ *
+ * @example
+ * ```ts
+ * import * as SharedRedis from "@connected-vehicle/fleet/SharedRedis"
+ *
+ * const maxPending = Math.max(SharedRedis.minMaxPending, 50)
+ * ```
+ * @since 0.1.0
+ * @category constants
+ */
+export const minMaxPending = 100
 
 /**
  * The `Redis` service on `options.url`, connected when built (an unreachable
  * server, or one that does not answer within `connectTimeout`, fails there,
  * with `FleetError` `RedisUnavailable`; a URL that is
  * not `redis://` or `rediss://` with `Configuration`, whose message and
- * cause hold no part of it; a `connectTimeout` that is not a duration too)
- * and closed with the layer. Commands sent while the connection is down fail
- * at once (no offline queue) instead of waiting for it to come back.
+ * cause hold no part of it; a `connectTimeout` that is not a duration, or a
+ * `maxPending` that is not an integer of at least 100, too) and closed with the
+ * layer. Commands sent while the connection is down, or while `maxPending`
+ * are owed an answer, fail at once (no offline queue) instead of waiting.
+ * Closing waits for the answers owed for `connectTimeout` at most, then
+ * drops the connection (a stalled Redis never gives them).
  *
  * @example
  * ```ts
@@ -58,17 +105,47 @@ export const layer = (options: Options): Layer.Layer<Redis.Redis, FleetError> =>
   Layer.effectContext(Effect.gen(function*() {
     const url = yield* checkUrl(options.url)
     const connectTimeout = yield* millis("connectTimeout", options.connectTimeout, "5 seconds")
+    const maxPending = yield* count("maxPending", options.maxPending, defaultMaxPending, minMaxPending)
     yield* answers(new URL(url), connectTimeout)
-    return yield* Layer.build(NodeRedis.layer({
+    const context = yield* Layer.build(NodeRedis.layer({
       url,
       disableOfflineQueue: true,
+      commandsQueueMaxLength: maxPending,
       socket: { connectTimeout: Math.ceil(connectTimeout) }
     })).pipe(
       Effect.mapError((cause) =>
         new FleetError({ reason: new RedisUnavailable({ description: `cannot connect to Redis: ${String(cause.cause)}`, cause }) })
       )
     )
+    // runs before NodeRedis' own close, which waits for every answer owed: for ever on a stalled Redis
+    yield* Effect.addFinalizer(() => closeWithin(Context.get(context, NodeRedis.NodeRedis).client, connectTimeout))
+    return context
   }))
+
+/**
+ * Closes `client` once the answers it is owed arrive, destroying it (the
+ * commands still owed rejected) when that takes over `timeout`, or when
+ * interrupted. Its timer ends with it.
+ */
+const closeWithin = (client: NodeRedis.NodeRedis["Service"]["client"], timeout: number): Effect.Effect<void> =>
+  Effect.callback<void>((resume) => {
+    let timer: ReturnType<typeof setTimeout> | undefined = setTimeout(() => {
+      client.destroy()
+      end()
+    }, timeout)
+    const end = () => {
+      clearTimeout(timer)
+      timer = undefined
+      resume(Effect.void)
+    }
+    // a client already closed (its reconnections given up) rejects: nothing is owed then
+    client.close().then(end, end)
+    return Effect.sync(() => {
+      if (timer === undefined) return
+      clearTimeout(timer)
+      client.destroy()
+    })
+  })
 
 /**
  * Whether the server at `url` answers a `PING` within `timeout` (any answer,

@@ -13,6 +13,7 @@ import { Vehicles } from "@connected-vehicle/legacy-v2/Vehicles"
 import { Simulator } from "@connected-vehicle/simulator/Simulator"
 import * as RedisServer from "@connected-vehicle/testing/RedisServer"
 import * as Simulated from "@connected-vehicle/testing/Simulated"
+import { isFleetError } from "@connected-vehicle/fleet/FleetError"
 import * as SharedAccess from "@connected-vehicle/fleet/SharedAccess"
 import * as SharedLimits from "@connected-vehicle/fleet/SharedLimits"
 import * as SharedRedis from "@connected-vehicle/fleet/SharedRedis"
@@ -251,6 +252,20 @@ describe("SharedLimits", () => {
       const error = yield* Effect.flip(Effect.provideContext(readSignals(target!, { maxRetries: 0 }), sdk))
       assert.strictEqual(error._tag, "ConnectedVehicleError")
       assert.include(error.message, "Redis")
+    }).pipe(Effect.scoped, Effect.timeout("20 seconds")), 30_000)
+
+  it.live("Redis refuses the limiter's write (a read-only replica after a failover): the error names Redis' answer, its FleetError the cause", () =>
+    Effect.gen(function*() {
+      const server = yield* Effect.acquireRelease(Effect.promise(() => RedisServer.start()), (server) => Effect.promise(() => server.stop()))
+      const redis = yield* Layer.build(SharedRedis.layer({ url: Redacted.make(server.url) }))
+      const limits = yield* Effect.provideContext(SharedLimits.make({ prefix: freshPrefix("readonly") }), redis)
+      // a replica of a primary it never reaches: reads answered, writes refused with READONLY
+      yield* Effect.provideContext(Effect.flatMap(Effect.service(Redis.Redis), (r) => r.send("REPLICAOF", "127.0.0.1", "1")), redis)
+      const error = yield* Effect.flip(limits.admit(HttpClientRequest.get("http://service.test/v3/vehicles/veh_1/signals")))
+      assert.strictEqual(error.reason._tag, "Connection")
+      assert.include(error.message, "READONLY")
+      const cause = error.reason._tag === "Connection" ? error.reason.cause : undefined
+      assert.isTrue(isFleetError(cause) && cause.reason._tag === "RedisUnavailable")
     }).pipe(Effect.scoped, Effect.timeout("20 seconds")), 30_000)
 
   it.live("a backlog of the application: requests of free vehicles wait for the application's slots only, none thrown away", () =>

@@ -99,7 +99,9 @@ export class Connection extends Schema.TaggedError<Connection>()("Connection", {
   ...context,
   ...headersSeen,
   description: Schema.String,
-  sent: Schema.optionalKey(Schema.Boolean)
+  sent: Schema.optionalKey(Schema.Boolean),
+  /** What failed, when the request was stopped before the HTTP client (an `admit` step's own error: `@connected-vehicle/fleet`'s `FleetError`, say). */
+  cause: Schema.optionalKey(Schema.Unknown)
 }) {
   get isRetryable(): boolean {
     return true
@@ -385,7 +387,7 @@ export type ReasonTag = Reason["_tag"]
 export class ConnectedVehicleError extends Schema.TaggedError<ConnectedVehicleError>()("ConnectedVehicleError", {
   reason: Reason
 }) {
-  /** The reason itself (its own `cause`, for a `Credentials` reason, is the token request's error). */
+  /** The reason itself (its own `cause`, for a `Credentials` reason, is the token request's error; for a `Connection` reason, an `admit` step's error). */
   override get cause(): Reason {
     return this.reason
   }

@@ -84,9 +84,32 @@ export const redisCall = <A>(what: string, timeoutMillis: number) => <E>(effect:
     )
   )
 
-const messageOf = (error: unknown): string => {
-  const cause = typeof error === "object" && error !== null && "cause" in error ? error.cause : error
-  return cause instanceof Error ? cause.message : String(cause)
+/**
+ * Redis' own words: the message of the deepest `Error` down `error`'s
+ * causes that has one, or a string cause; an error without a `cause` is
+ * followed through its `reason` (a `RateLimiterError` says only which
+ * command failed, its reason's cause what Redis answered: `READONLY`,
+ * `OOM`...). At most `maxDepth` steps down (a cycle ends there too).
+ */
+const messageOf = (error: unknown, maxDepth = 8): string => {
+  let message = error instanceof Error ? error.message : String(error)
+  let current = error
+  for (let depth = 0; depth < maxDepth; depth++) {
+    const next = below(current)
+    if (next === undefined) break
+    if (!(next instanceof Error)) return typeof next === "string" && next !== "" ? next : message
+    if (next.message !== "") message = next.message
+    current = next
+  }
+  return message
+}
+
+const below = (error: unknown): unknown => {
+  if (typeof error !== "object" || error === null) return undefined
+  const cause = "cause" in error ? error.cause : undefined
+  if (cause !== undefined && cause !== null) return cause
+  const reason = "reason" in error ? error.reason : undefined
+  return reason instanceof Error ? reason : undefined
 }
 
 export const makeRedis = (prefix: string, timeoutMillis: number, capMillis: number): Effect.Effect<Holds, never, Redis.Redis> =>

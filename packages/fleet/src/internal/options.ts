@@ -28,3 +28,11 @@ export const millis = (
     })
   )
 }
+
+/** The option `name` (`fallback` when absent): an integer, `min` at least. */
+export const count = (name: string, input: number | undefined, fallback: number, min = 1): Effect.Effect<number, FleetError> => {
+  const value = input ?? fallback
+  return Number.isSafeInteger(value) && value >= min ? Effect.succeed(value) : Effect.fail(
+    new FleetError({ reason: new Configuration({ description: `${name}: expected an integer of at least ${min}, got ${String(input)}` }) })
+  )
+}
