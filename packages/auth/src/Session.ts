@@ -22,6 +22,7 @@ import { OAuthConfig } from "./OAuthConfig.ts"
 import * as TokenExchange from "./TokenExchange.ts"
 import { noCredential, toCredentialsError } from "./internal/failure.ts"
 import { flightsOf, joinOrStart, outcomeBy, wasInterrupted } from "./internal/flight.ts"
+import { isLocal } from "./internal/localRenewal.ts"
 import { keyError } from "./internal/key.ts"
 import { phaseOf } from "./internal/phase.ts"
 import * as Refused from "./internal/refused.ts"
@@ -117,7 +118,7 @@ const session = <R>(
     }
     const scope = yield* Effect.serviceOption(Scope.Scope)
     const { retryAt, running } = state.flights
-    const start = (isStale: Renewal.IsStale, background: boolean) => joinOrStart(running, key, (tell) => Renewal.renewOnce(state, isStale, background, tell), scope)
+    const start = (isStale: Renewal.IsStale, background: boolean) => joinOrStart(running, key, (tell) => Renewal.renewOnce(state, isStale, background, tell), scope, isLocal(store.renewal))
     // the renewal in flight, else a new one; one interrupted (its layer closed) is started again.
     // A caller with a `deadline` fails once the renewal's grant waits past it (`outcomeBy`)
     const renewal = (isStale: Renewal.IsStale, deadline?: number): Effect.Effect<Token, ConnectedVehicleError> =>

@@ -9,6 +9,7 @@ import { Context, Effect, Layer, Option, Schema } from "effect"
 import type { Redacted } from "effect"
 import type { InvalidArgument } from "@connected-vehicle/schema/InvalidArgument"
 import { keyError } from "./internal/key.ts"
+import { markLocal } from "./internal/localRenewal.ts"
 
 /**
  * A token set with absolute instants (epoch milliseconds, from Effect's
@@ -221,14 +222,14 @@ export const makeMemory: Effect.Effect<TokenStore["Service"]> = Effect.sync(() =
     get: (key) => checked(key, Effect.sync(() => Option.fromNullishOr(tokens.get(key)))),
     set: (key, token) => checked(key, set(key, token)),
     remove: (key) => checked(key, Effect.sync(() => void tokens.delete(key))),
-    renewal: (key, _isDue, use) => {
+    renewal: markLocal<NonNullable<TokenStore["Service"]["renewal"]>>((key, _isDue, use) => {
       const error = keyError(key)
       if (error !== undefined) return Effect.fail(error)
       return Effect.suspend(() => {
         const from = tokens.get(key)
         return Effect.provideService(use(Option.fromNullishOr(from)), Renewing, { store: self, key, from })
       })
-    }
+    })
   }
 })
 

@@ -6,7 +6,7 @@
  * On the `TestClock` (set to now): "at once" is with no time passed.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Duration, Effect, Fiber, Layer, Redacted } from "effect"
+import { Duration, Effect, Fiber, Layer, Redacted, Semaphore } from "effect"
 import { TestClock } from "effect/testing"
 import { HttpClient, HttpClientResponse } from "effect/http"
 import { LegacyApi } from "@connected-vehicle/schema/Api"
@@ -122,6 +122,38 @@ describe("Session: a renewal that sleeps out the token endpoint's Retry-After", 
       assert.deepStrictEqual(sent, ["token refresh-1"])
       // the next call asks at once (the wait is over)
       assert.strictEqual((yield* odometer("300 millis").pipe(Effect.provideContext(context))).value.distance, 42)
+      assert.deepStrictEqual(sent, ["token refresh-1", "token refresh-1", "read access-2"])
+    }).pipe(Effect.scoped))
+
+  it.effect("a renewal that holds a store's lease across processes sleeps out its Retry-After even with no caller left: no process asks before it ends", () =>
+    Effect.gen(function*() {
+      yield* TestClock.setTime(Date.now())
+      const { sent, transport } = service("none")
+      const memory = yield* TokenStore.makeMemory
+      yield* memory.set("user-1", expired())
+      // two processes: a store instance each over the same tokens, one renewal lease between them (as the fleet's)
+      const lease = yield* Semaphore.make(1)
+      const processStore = (): TokenStore.TokenStore["Service"] => ({
+        get: memory.get,
+        set: memory.set,
+        remove: memory.remove,
+        renewal: (key, _isDue, use) => Semaphore.withPermits(lease, 1)(Effect.flatMap(memory.get(key, { peek: true }), use))
+      })
+      const oauth = OAuthConfig.layer({ clientId: "app", clientSecret: Redacted.make("secret") })
+      const processContext = () =>
+        Layer.build(Layer.mergeAll(transport, Session.layerUser("user-1").pipe(Layer.provide([transport, oauth, Layer.succeed(TokenStore.TokenStore, processStore())]))))
+      const [a, b] = [yield* processContext(), yield* processContext()]
+      const callerA = yield* Effect.forkChild(odometer("5 seconds").pipe(Effect.provideContext(a)))
+      yield* TestClock.adjust("1 millis")
+      const callerB = yield* Effect.forkChild(odometer("5 seconds").pipe(Effect.provideContext(b)))
+      yield* TestClock.adjust("99 millis")
+      assert.deepStrictEqual(sent, ["token refresh-1"])
+      // A's only caller goes: A's renewal keeps the lease through the wait, B asks once it is over
+      yield* Fiber.interrupt(callerA)
+      yield* TestClock.adjust("899 millis")
+      assert.deepStrictEqual(sent, ["token refresh-1"])
+      yield* TestClock.adjust("1 millis")
+      assert.strictEqual((yield* Fiber.join(callerB)).value.distance, 42)
       assert.deepStrictEqual(sent, ["token refresh-1", "token refresh-1", "read access-2"])
     }).pipe(Effect.scoped))
 

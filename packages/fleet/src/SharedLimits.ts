@@ -179,7 +179,7 @@ const withKeys = (
     const admission = keysFor(request)
     return admission === undefined ? Effect.void : Effect.mapError(admitKeys(admission), (cause) =>
       new ConnectedVehicleError({
-        reason: new Connection({ method: request.method, url: redactUrl(request.url), description: `request limits: ${cause.message}`, cause })
+        reason: new Connection({ method: request.method, url: redactUrl(request.url), description: `request limits: ${cause.message}`, sent: false, cause })
       }))
   }
 

@@ -264,6 +264,8 @@ describe("SharedLimits", () => {
       const error = yield* Effect.flip(limits.admit(HttpClientRequest.get("http://service.test/v3/vehicles/veh_1/signals")))
       assert.strictEqual(error.reason._tag, "Connection")
       assert.include(error.message, "READONLY")
+      // refused before it was sent: nothing of the request reached the service
+      assert.isTrue(error.reason._tag === "Connection" && error.reason.sent === false)
       const cause = error.reason._tag === "Connection" ? error.reason.cause : undefined
       assert.isTrue(isFleetError(cause) && cause.reason._tag === "RedisUnavailable")
     }).pipe(Effect.scoped, Effect.timeout("20 seconds")), 30_000)

@@ -101,7 +101,7 @@ export class ConnectedVehicleError extends Error {
   /** The method and the URL (without user info) of the request that failed, when one was sent. */
   readonly method: string | undefined
   readonly url: string | undefined
-  /** `false` when nothing of the request was written (`Connection`: a connection never made); else `undefined`. */
+  /** `false` when no attempt wrote anything of the request (`Connection`: a connection never made); else `undefined`. */
   readonly sent: boolean | undefined
 
   constructor(fields: ErrorFields, reason: Reason = "Unknown") {

@@ -79,10 +79,10 @@ export class Timeout extends Schema.TaggedError<Timeout>()("Timeout", {
 /**
  * The connection failed (refused, reset, dropped mid-body). When it failed
  * while reading the body, `status`, `requestId` and `retryAfter` are those
- * of the response. `sent` is `false` when nothing of the request was
- * written (the connection was never made, or its TLS handshake failed: see
- * `@connected-vehicle/transport/RequestNotSent`), absent when it may have
- * reached the service. Retryable (a request that is not idempotent only
+ * of the response. `sent` is `false` when no attempt of the call wrote
+ * anything of the request (the connection was never made, or its TLS
+ * handshake failed: see `@connected-vehicle/transport/RequestNotSent`),
+ * absent when one may have reached the service. Retryable (a request that is not idempotent only
  * when `sent` is `false`, or when the retry policy allows it).
  *
  * @example

@@ -40,41 +40,34 @@ export class RequestNotSent extends Error {
   }
 }
 
-// Node.js codes of a connection that was never made: a refused or
-// unreachable address, a failed DNS lookup, undici's connect timeout
-const connectCodes = new Set([
-  "ECONNREFUSED",
-  "EHOSTUNREACH",
-  "ENETUNREACH",
-  "EADDRNOTAVAIL",
-  "ENETDOWN",
-  "ENOTFOUND",
-  "EAI_AGAIN",
-  "EAI_FAIL",
-  "EAI_NONAME",
-  "UND_ERR_CONNECT_TIMEOUT"
-])
+// codes that only a connection never made can have: a failed DNS lookup,
+// undici's connect timeout (an unreachable address, `EHOSTUNREACH`, can come
+// from a connection in use too: it counts only from `connect`)
+const connectCodes = new Set(["ENOTFOUND", "EAI_AGAIN", "EAI_FAIL", "EAI_NONAME", "UND_ERR_CONNECT_TIMEOUT"])
 
-// OpenSSL's and Node's codes of a TLS handshake that failed (a certificate
-// refused, a server that does not speak TLS): only those that cannot come
-// once the request is on its way
+// OpenSSL's and Node's codes of a TLS handshake that failed: a certificate
+// refused, an alert only a handshake sends. Not a record the client cannot
+// read (`wrong version number`, `packet length too long`: a server that does
+// not speak TLS, but also bytes injected into a connection in use)
 const handshakeCodes =
-  /^(CERT_\w+|UNABLE_TO_\w+|DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT_IN_CHAIN|ERR_TLS_CERT_ALTNAME_INVALID|ERR_SSL_WRONG_VERSION_NUMBER|ERR_SSL_PACKET_LENGTH_TOO_LONG|ERR_SSL_UNSUPPORTED_PROTOCOL|ERR_SSL_\w*HANDSHAKE_FAILURE|ERR_SSL_TLSV1_ALERT_(PROTOCOL_VERSION|UNKNOWN_CA))$/
+  /^(CERT_\w+|UNABLE_TO_\w+|DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT_IN_CHAIN|ERR_TLS_CERT_ALTNAME_INVALID|ERR_SSL_UNSUPPORTED_PROTOCOL|ERR_SSL_\w*HANDSHAKE_FAILURE|ERR_SSL_TLSV1_ALERT_(PROTOCOL_VERSION|UNKNOWN_CA))$/
 
 const notSentError = (error: object): boolean => {
   if (error instanceof RequestNotSent) return true
   const { code, syscall } = error as { readonly code?: unknown; readonly syscall?: unknown }
   if (typeof code !== "string") return false
-  // a failed `connect` or lookup, whatever its code (EACCES, EPERM...)
-  return connectCodes.has(code) || syscall === "connect" || syscall === "getaddrinfo" || handshakeCodes.test(code)
+  // a failed `connect` or lookup, whatever its code (ECONNREFUSED, EHOSTUNREACH, EACCES...)
+  return syscall === "connect" || syscall === "getaddrinfo" || connectCodes.has(code) || handshakeCodes.test(code)
 }
 
 /**
  * Whether the cause of a send failure says that nothing of the request was
  * written: a {@link RequestNotSent} along its `cause` chain, or a Node.js
- * error of a connection that was never made (a refused, unreachable or
- * unknown address, a connect timeout) or of a TLS handshake that failed.
- * Anything else may have reached the service.
+ * error of a connection that was never made (a failed `connect`: refused,
+ * unreachable; an unknown name, a connect timeout) or of a TLS handshake
+ * that failed on a certificate. Anything else may have reached the service
+ * (a client that cannot tell a server that does not speak TLS from bytes
+ * injected later says `sent` only through {@link RequestNotSent}).
  *
  * @example
  * ```ts
@@ -82,6 +75,7 @@ const notSentError = (error: object): boolean => {
  *
  * isNotSent(Object.assign(new Error("connect ECONNREFUSED 127.0.0.1:1"), { code: "ECONNREFUSED", syscall: "connect" })) // true
  * isNotSent(Object.assign(new Error("read ECONNRESET"), { code: "ECONNRESET", syscall: "read" })) // false
+ * isNotSent(Object.assign(new Error("read EHOSTUNREACH"), { code: "EHOSTUNREACH", syscall: "read" })) // false
  * ```
  * @since 0.2.0
  * @category guards

@@ -25,6 +25,8 @@ export interface Flight {
   /** the callers awaiting its outcome, and whether any did (see {@link outcomeBy}) */
   waiters: number
   awaited: boolean
+  /** whether it may be stopped when none awaits it (not while it holds another process's lease: see {@link joinOrStart}) */
+  readonly stoppable: boolean
   fiber: Fiber.Fiber<Token, ConnectedVehicleError> | undefined
 }
 
@@ -36,7 +38,7 @@ export interface Flight {
  * wait is held for the next renewal of the key (see `renewal.ts`).
  */
 const stopIfUnawaited = (flight: Flight): void => {
-  if (flight.waiters === 0 && flight.awaited && flight.wait !== undefined) flight.fiber?.interruptUnsafe()
+  if (flight.stoppable && flight.waiters === 0 && flight.awaited && flight.wait !== undefined) flight.fiber?.interruptUnsafe()
 }
 
 /**
@@ -123,7 +125,11 @@ export const wasInterrupted = (error: ConnectedVehicleError): boolean => interru
  * its layer closed renews in a detached fiber). The look-up, the
  * registration and the fork are one uninterruptible step (a renewal
  * registered is always started). Its outcome completes the flight's
- * `outcome`; the waits of its grant are its `wait`.
+ * `outcome`; the waits of its grant are its `wait`. Not `stoppable` when
+ * its store coordinates renewals across processes (`renewal`): its lease
+ * keeps the other processes from asking the token endpoint during a
+ * `Retry-After` it sleeps out, and the hold of the rest of that wait is this
+ * process's only.
  *
  * @internal
  */
@@ -131,12 +137,13 @@ export const joinOrStart = (
   running: Flights["running"],
   key: string,
   run: (tell: (wait: GrantWait | undefined) => void) => Effect.Effect<Token, ConnectedVehicleError>,
-  scope: Option.Option<Scope.Scope>
+  scope: Option.Option<Scope.Scope>,
+  stoppable: boolean
 ): Effect.Effect<Flight> =>
   Effect.uninterruptible(Effect.suspend(() => {
     const inFlight = running.get(key)
     if (inFlight !== undefined) return Effect.succeed(inFlight)
-    const flight: Flight = { outcome: Deferred.makeUnsafe(), wait: undefined, changed: Deferred.makeUnsafe(), waiters: 0, awaited: false, fiber: undefined }
+    const flight: Flight = { outcome: Deferred.makeUnsafe(), wait: undefined, changed: Deferred.makeUnsafe(), waiters: 0, awaited: false, stoppable, fiber: undefined }
     running.set(key, flight)
     const done = (exit: Exit.Exit<Token, ConnectedVehicleError>) => {
       if (running.get(key) === flight) running.delete(key)

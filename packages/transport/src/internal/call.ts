@@ -48,6 +48,7 @@ import {
   mapBuildError,
   mapDecodeError,
   mapSendError,
+  mayHaveReached,
   locationOf,
   retryAfterOf,
   statusOf,
@@ -107,6 +108,8 @@ interface Call {
   body: string | undefined
   /** The current attempt's response once its head came, released if the attempt is interrupted. */
   response: HttpClientResponse.HttpClientResponse | undefined
+  /** Whether an attempt retried may have reached the service: no later failure says `sent: false`. */
+  mayHaveSent: boolean
 }
 
 /** The `HttpClient` of a call's middleware: its failures are the call's typed errors. */
@@ -132,7 +135,8 @@ const exchange = (spec: MethodSpec, call: Call) => (client: HttpClient.HttpClien
       Effect.flatMapEager(request, (request) =>
         Effect.matchEffect(client.execute(request), {
           onFailure: (error) => {
-            const failed = Effect.fail(mapSendError(error, spec.method, spec.path, withoutCredentials(error.request.url, error.request.urlParams)))
+            const url = withoutCredentials(error.request.url, error.request.urlParams)
+            const failed = Effect.fail(mapSendError(error, spec.method, spec.path, url, call.mayHaveSent))
             // a response handed on in the client's failure (a `transformClient`'s
             // `filterStatusOk`, say) is not read by anyone: released
             const response = "response" in error.reason ? error.reason.response : undefined
@@ -146,26 +150,15 @@ const exchange = (spec: MethodSpec, call: Call) => (client: HttpClient.HttpClien
     (request) => Effect.succeed(request)
   )
 
-/**
- * `next` after what the hooks returned (nothing to wait for when that is
- * `Effect.void`). An attempt interrupted meanwhile (its timeout, say)
- * releases the response's body itself (`timed`).
- */
+/** `next` after what the hooks returned (none to wait for: `Effect.void`); an attempt interrupted meanwhile releases the body (`timed`). */
 const afterHooks = <A, E>(hooked: Effect.Effect<void>, next: Effect.Effect<A, E>): Effect.Effect<A, E> =>
   hooked === Effect.void ? next : Effect.andThen(hooked, next)
 
-/**
- * Releases a response whose body will not be read: a read started and
- * interrupted at once, which ends the exchange on any client (a body still
- * arriving is aborted, its connection released).
- */
+/** Releases a response whose body will not be read: a read started and interrupted at once ends the exchange on any client. */
 const release = (response: HttpClientResponse.HttpClientResponse): Effect.Effect<void> =>
   Effect.flatMap(Effect.forkChild(response.text, { startImmediately: true }), Fiber.interrupt)
 
-/**
- * `client` with each exchange wrapped by `f` (`HttpClient.transform` without
- * its per-request `flatMap`, for middleware that does not read the request).
- */
+/** `client` with each exchange wrapped by `f` (`HttpClient.transform` without its per-request `flatMap`). */
 const around = (client: Client, f: (effect: Effect.Effect<HttpClientResponse.HttpClientResponse, AnyError>) => Effect.Effect<HttpClientResponse.HttpClientResponse, AnyError>): Client =>
   HttpClient.makeWith((request) => f(client.postprocess(request)), client.preprocess)
 
@@ -390,6 +383,7 @@ const retried = (spec: MethodSpec, call: Call, span: Tracer.Span | undefined) =>
           return Effect.fail(error)
         }),
         CallPolicy.schedule(call.policy, idempotent, call.deadline, (error, n, delayMillis) => {
+          call.mayHaveSent ||= mayHaveReached(error)
           span?.attribute("retry.count", n)
           return log.log("Debug", "retrying", { method, url: urlOf(call), attempt: n, delayMillis, error: tagOf(error) })
         })
@@ -425,7 +419,8 @@ const run = (
     requestId: undefined,
     retryAfter: undefined,
     body: undefined,
-    response: undefined
+    response: undefined,
+    mayHaveSent: false
   }
   const client = retried(spec, call, span)(authenticated(spec, call)(timed(spec, call)(exchange(spec, call)(spec.httpClient))))
   // the request a result shows: without a body or an `authorization` header (a token request's

@@ -139,14 +139,32 @@ export const mapBuildError = (error: unknown, method: string, path: string): Any
   return fail(new InvalidRequest({ method, path, description: describe(reason, error) }))
 }
 
-/** @internal */
-export const mapSendError = (error: HttpClientError.HttpClientError, method: string, path: string, url: string): ConnectedVehicleError => {
+/**
+ * A send failure: `sent: false` when nothing of the request was written
+ * (`isNotSent`), unless an earlier attempt of the call may have reached the
+ * service (`mayHaveSent`).
+ *
+ * @internal
+ */
+export const mapSendError = (error: HttpClientError.HttpClientError, method: string, path: string, url: string, mayHaveSent: boolean): ConnectedVehicleError => {
   const reason = error.reason
   if (reason._tag === "InvalidUrlError" || reason._tag === "EncodeError") {
     return fail(new InvalidRequest({ method, path, description: describe(reason, error) }))
   }
-  return fail(new Connection({ method, url, description: describe(reason, error), ...(isNotSent(reason.cause) ? { sent: false } : {}) }))
+  const unsent = !mayHaveSent && isNotSent(reason.cause)
+  return fail(new Connection({ method, url, description: describe(reason, error), ...(unsent ? { sent: false } : {}) }))
 }
+
+/**
+ * Whether the request of a failed attempt may have reached the service: any
+ * failure after the send began (a response, a timeout, a connection that
+ * failed but `sent: false`); not a credential or an argument refused before.
+ *
+ * @internal
+ */
+export const mayHaveReached = (error: AnyError): boolean =>
+  error._tag === "ConnectedVehicleError" && error.reason._tag !== "Credentials" && error.reason._tag !== "InvalidRequest" &&
+  !(error.reason._tag === "Connection" && error.reason.sent === false)
 
 /**
  * A 2xx body that could not be read: the connection failed while it arrived
