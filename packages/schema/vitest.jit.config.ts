@@ -8,6 +8,9 @@ export default defineProject({
   test: {
     name: "schema (JIT)",
     include: ["test/**/*.test.ts"],
-    setupFiles: ["./test/jit.setup.ts"]
+    setupFiles: ["./test/jit.setup.ts"],
+    // one worker runs several files (the JIT installed once per worker: its own, never
+    // shared with the interpreter's project); effect is loaded once per worker
+    isolate: false
   }
 })

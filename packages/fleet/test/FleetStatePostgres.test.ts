@@ -2,7 +2,10 @@
  * The fleet state on the project's real Postgres (see `globalSetup.ts`):
  * the SQL tables on their own, a simulator burst delivered over loopback
  * HTTP to a durable receiver and applied by the vehicle entities of one
- * runner, and two runners sharing the shards, one of them stopping.
+ * runner, and two runners sharing the shards, one of them stopping. Each
+ * test has a database of its own; the three marked `concurrent` (a burst,
+ * runners stopping or killed: mostly waiting for deliveries and shard locks)
+ * run at once.
  */
 import { assert, describe, it } from "@effect/vitest"
 import { NodeHttpServer } from "@effect/platform-node"
@@ -29,6 +32,9 @@ const odometer = "odometer-traveleddistance"
 const charge = "tractionbattery-stateofcharge"
 
 const fast = fastSharding
+
+/** Runs alongside the adjacent tests marked so (see above). */
+const concurrent = true
 
 /** A runner on Postgres at `url` (its own pool and port), built into the test's scope. */
 const runner = (url: Redacted.Redacted<string>, options?: FleetCluster.Options) =>
@@ -220,7 +226,7 @@ describe("FleetState on Postgres", () => {
         signIn: false,
         simulator: { seed: 5, vehicles: 40, connections: 40, users: 8, webhookSecret: secret }
       }))
-    ), 90_000)
+    ), { timeout: 90_000, concurrent })
 
   it.live("two runners share the shards; when one stops, the other takes its shards and its vehicles", () =>
     Effect.gen(function*() {
@@ -267,27 +273,7 @@ describe("FleetState on Postgres", () => {
         assert.deepStrictEqual([signal!.body.value, signal!.eventId], [2, `evt_2_${vehicleId}`])
       }
       assert.isTrue(vehicles.every((vehicleId) => seen.b.has(`${vehicleId}:2`)))
-    }).pipe(Effect.scoped, Effect.provide(NoPolls)), 90_000)
-
-  it.live("an idle vehicle is polled again and again (the next poll a persisted message delivered at its time)", () =>
-    Effect.gen(function*() {
-      const url = freshDatabase("polls")
-      const sim = yield* Simulator
-      const fleet = yield* runner(url, { pollInterval: "600 millis", pollSignals: [odometer] })
-      const vehicleId = sim.data.vehicleIds[0]!
-      const odometerOf = Effect.map(Effect.provideContext(FleetState.latest(vehicleId), fleet), (signals) => signals[0])
-      const pollsBefore = (yield* Metric.value(FleetMetrics.vehiclePolls)).count
-      yield* sim.setSignal(vehicleId, odometer, { unit: "km", value: 10 })
-      yield* Effect.provideContext(VehicleEntity.track({ vehicleId, userId: sim.data.connectionOf(vehicleId)!.userId }), fleet)
-      yield* eventually(Effect.map(odometerOf, (signal) => signal?.body.value === 10))
-      yield* sim.setSignal(vehicleId, odometer, { unit: "km", value: 20 })
-      yield* eventually(Effect.map(odometerOf, (signal) => signal?.body.value === 20))
-      assert.isAtLeast((yield* Metric.value(FleetMetrics.vehiclePolls)).count - pollsBefore, 2)
-      assert.match((yield* odometerOf)!.eventId, new RegExp(`^poll:${vehicleId}:`))
-      // a poll's readings need no applied-events row (newest wins is idempotent by itself)
-      const rows = yield* query<{ n: string }>(url, "SELECT count(*) AS n FROM fleet_applied_events")
-      assert.strictEqual(Number(rows[0]!.n), 0)
-    }).pipe(Effect.scoped, Effect.provide(Simulated.layer({ loopback: true, signIn: false }))), 60_000)
+    }).pipe(Effect.scoped, Effect.provide(NoPolls)), { timeout: 90_000, concurrent })
 
   it.live("a runner process killed with SIGKILL: its shards move to the survivor, every event is applied once", () =>
     Effect.gen(function*() {
@@ -338,5 +324,25 @@ describe("FleetState on Postgres", () => {
         rows.map((row) => [row.vehicle_id, Number(row.value), row.event_id]),
         vehicles.map((vehicleId) => [vehicleId, 5, `evt_5_${vehicleId}`]).sort((a, b) => String(a[0]).localeCompare(String(b[0])))
       )
-    }).pipe(Effect.scoped, Effect.provide(NoPolls)), 90_000)
+    }).pipe(Effect.scoped, Effect.provide(NoPolls)), { timeout: 90_000, concurrent })
+
+  it.live("an idle vehicle is polled again and again (the next poll a persisted message delivered at its time)", () =>
+    Effect.gen(function*() {
+      const url = freshDatabase("polls")
+      const sim = yield* Simulator
+      const fleet = yield* runner(url, { pollInterval: "600 millis", pollSignals: [odometer] })
+      const vehicleId = sim.data.vehicleIds[0]!
+      const odometerOf = Effect.map(Effect.provideContext(FleetState.latest(vehicleId), fleet), (signals) => signals[0])
+      const pollsBefore = (yield* Metric.value(FleetMetrics.vehiclePolls)).count
+      yield* sim.setSignal(vehicleId, odometer, { unit: "km", value: 10 })
+      yield* Effect.provideContext(VehicleEntity.track({ vehicleId, userId: sim.data.connectionOf(vehicleId)!.userId }), fleet)
+      yield* eventually(Effect.map(odometerOf, (signal) => signal?.body.value === 10))
+      yield* sim.setSignal(vehicleId, odometer, { unit: "km", value: 20 })
+      yield* eventually(Effect.map(odometerOf, (signal) => signal?.body.value === 20))
+      assert.isAtLeast((yield* Metric.value(FleetMetrics.vehiclePolls)).count - pollsBefore, 2)
+      assert.match((yield* odometerOf)!.eventId, new RegExp(`^poll:${vehicleId}:`))
+      // a poll's readings need no applied-events row (newest wins is idempotent by itself)
+      const rows = yield* query<{ n: string }>(url, "SELECT count(*) AS n FROM fleet_applied_events")
+      assert.strictEqual(Number(rows[0]!.n), 0)
+    }).pipe(Effect.scoped, Effect.provide(Simulated.layer({ loopback: true, signIn: false }))), 60_000)
 })

@@ -1,6 +1,8 @@
 /**
  * Durable ingestion on the project's real Postgres (see `globalSetup.ts`),
- * over real loopback HTTP: each test has a database of its own.
+ * over real loopback HTTP: each test has a database of its own. The tests
+ * marked `concurrent` (mostly waiting: for a killed worker's lock to expire,
+ * for the retention to pass) run at once.
  */
 import { assert, describe, it } from "@effect/vitest"
 import { NodeHttpServer } from "@effect/platform-node"
@@ -20,6 +22,9 @@ import { freezableProxy } from "./proxy.ts"
 import { freshDatabase } from "./utils.ts"
 
 const fast = { pollInterval: "100 millis", lockRefreshInterval: "500 millis", lockExpiration: "2 seconds" } as const
+
+/** Runs alongside the adjacent tests marked so (see above). */
+const concurrent = true
 
 /** One instance of a deployment: its own pool and ingestion services, built into the test's scope. */
 const instance = (url: Redacted.Redacted<string>, options?: Ingestion.SqlOptions) =>
@@ -142,7 +147,7 @@ describe("ingestion on Postgres", () => {
         survivor
       ))
       assert.strictEqual(yield* Deferred.await(again).pipe(Effect.timeout("15 seconds")), 2)
-    }).pipe(Effect.scoped), 60_000)
+    }).pipe(Effect.scoped), { timeout: 60_000, concurrent })
 
   it.live("a worker process stopped with SIGTERM mid-handler: the handler interrupted, the event released uncounted and taken again at once, completed once", () =>
     Effect.gen(function*() {
@@ -161,7 +166,7 @@ describe("ingestion on Postgres", () => {
       yield* eventually(Effect.map(state, (rows) => rows[0]?.state === "completed"), 5_000)
       yield* Effect.sleep("500 millis")
       assert.deepStrictEqual(yield* Ref.get(runs), [1])
-    }).pipe(Effect.scoped), 60_000)
+    }).pipe(Effect.scoped), { timeout: 60_000, concurrent })
 
   it.live("an event whose last attempt had no outcome (its worker died) is a dead letter, without another run", () =>
     Effect.gen(function*() {
@@ -175,7 +180,41 @@ describe("ingestion on Postgres", () => {
       assert.strictEqual(letter!.attempts, 1)
       assert.include(letter!.cause, "no outcome")
       assert.strictEqual(yield* Ref.get(runs), 0)
-    }).pipe(Effect.scoped), 60_000)
+    }).pipe(Effect.scoped), { timeout: 60_000, concurrent })
+
+  it.live("a completed event is removed once the retention passed (its id is new again); pending and failed ones are kept", () =>
+    Effect.gen(function*() {
+      const url = freshDatabase("retention")
+      const states = query<{ id: string; state: string }>(url, "SELECT id, state FROM effect_queue ORDER BY id").pipe(
+        Effect.map((rows) => Object.fromEntries(rows.map((row) => [row.id, row.state])))
+      )
+      // one store attempt (maxAttempts 1, and the store's slack of 2): evt_fail ends `failed` after 3 takes
+      const queueOf = (options: Ingestion.SqlOptions) => Effect.map(instance(url, options), Context.get(EventQueue))
+      const queue = yield* queueOf({ retention: "3 seconds", maxAttempts: 1, retrySchedule: Schedule.spaced("1 millis") })
+      const held = yield* queueOf({ name: "held" })
+      const event = (id: string) => Schema.decodeUnknownSync(QueuedEvent)(stateEvent(id))
+      yield* Effect.all([queue.offer(event("evt_done")), queue.offer(event("evt_fail")), held.offer(event("evt_pending"))])
+      yield* Effect.forkScoped(Effect.forever(Effect.ignore(
+        queue.take((event) => event.eventId === "evt_fail" ? Effect.fail(new Error("refused")) : Effect.void)
+      )))
+      yield* eventually(Effect.map(states, (all) => all["evt_done"] === "completed"))
+      const completedAt = Date.now()
+      // within the retention the same id is stored once: offered again, the completed row stays as it is
+      yield* queue.offer(event("evt_done"))
+      assert.strictEqual((yield* states)["evt_done"], "completed")
+      yield* eventually(Effect.map(states, (all) => all["evt_fail"] === "failed" && !("evt_done" in all)), 20_000)
+      assert.isAtLeast(Date.now() - completedAt, 2_000)
+      assert.deepStrictEqual(yield* states, { evt_fail: "failed", evt_pending: "pending" })
+
+      // however old, a pending or failed event is kept (the cleanup runs every second here)
+      yield* query(url, "UPDATE effect_queue SET updated_at = now() - interval '1 day', created_at = now() - interval '1 day'")
+      yield* Effect.sleep("2500 millis")
+      assert.deepStrictEqual(yield* states, { evt_fail: "failed", evt_pending: "pending" })
+
+      // after the retention the id is new: offered again, it is stored (and taken) again
+      yield* queue.offer(event("evt_done"))
+      yield* eventually(Effect.map(states, (all) => all["evt_done"] === "completed"))
+    }).pipe(Effect.scoped), { timeout: 60_000, concurrent })
   it.live("two instances: a handler ending in an interruption of its own is retried, then dead-lettered; both instances' workers go on", () =>
     Effect.gen(function*() {
       const url = freshDatabase("interrupted")
@@ -286,40 +325,6 @@ describe("ingestion on Postgres", () => {
       assert.deepStrictEqual(yield* query(url, "SELECT state FROM effect_queue"), [{ state: "completed" }])
       assert.strictEqual(yield* Effect.provideContext(Ingestion.replay("evt_nul_cause"), services), "evt_nul_cause:replay:1")
       yield* eventually(Effect.map(Ref.get(runs), (n) => n === 3))
-    }).pipe(Effect.scoped), 60_000)
-
-  it.live("a completed event is removed once the retention passed (its id is new again); pending and failed ones are kept", () =>
-    Effect.gen(function*() {
-      const url = freshDatabase("retention")
-      const states = query<{ id: string; state: string }>(url, "SELECT id, state FROM effect_queue ORDER BY id").pipe(
-        Effect.map((rows) => Object.fromEntries(rows.map((row) => [row.id, row.state])))
-      )
-      // one store attempt (maxAttempts 1, and the store's slack of 2): evt_fail ends `failed` after 3 takes
-      const queueOf = (options: Ingestion.SqlOptions) => Effect.map(instance(url, options), Context.get(EventQueue))
-      const queue = yield* queueOf({ retention: "3 seconds", maxAttempts: 1, retrySchedule: Schedule.spaced("1 millis") })
-      const held = yield* queueOf({ name: "held" })
-      const event = (id: string) => Schema.decodeUnknownSync(QueuedEvent)(stateEvent(id))
-      yield* Effect.all([queue.offer(event("evt_done")), queue.offer(event("evt_fail")), held.offer(event("evt_pending"))])
-      yield* Effect.forkScoped(Effect.forever(Effect.ignore(
-        queue.take((event) => event.eventId === "evt_fail" ? Effect.fail(new Error("refused")) : Effect.void)
-      )))
-      yield* eventually(Effect.map(states, (all) => all["evt_done"] === "completed"))
-      const completedAt = Date.now()
-      // within the retention the same id is stored once: offered again, the completed row stays as it is
-      yield* queue.offer(event("evt_done"))
-      assert.strictEqual((yield* states)["evt_done"], "completed")
-      yield* eventually(Effect.map(states, (all) => all["evt_fail"] === "failed" && !("evt_done" in all)), 20_000)
-      assert.isAtLeast(Date.now() - completedAt, 2_000)
-      assert.deepStrictEqual(yield* states, { evt_fail: "failed", evt_pending: "pending" })
-
-      // however old, a pending or failed event is kept (the cleanup runs every second here)
-      yield* query(url, "UPDATE effect_queue SET updated_at = now() - interval '1 day', created_at = now() - interval '1 day'")
-      yield* Effect.sleep("2500 millis")
-      assert.deepStrictEqual(yield* states, { evt_fail: "failed", evt_pending: "pending" })
-
-      // after the retention the id is new: offered again, it is stored (and taken) again
-      yield* queue.offer(event("evt_done"))
-      yield* eventually(Effect.map(states, (all) => all["evt_done"] === "completed"))
     }).pipe(Effect.scoped), 60_000)
 })
 

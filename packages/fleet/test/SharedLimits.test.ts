@@ -2,6 +2,11 @@
  * Shared request limits on the project's real Redis, against the simulator
  * over loopback HTTP with its limits switched on: independent SDK instances
  * (each its own Redis connection and HttpClient) hammer many vehicles.
+ *
+ * The first tests (`concurrent`: a simulator or limiter and a key prefix of
+ * their own, light work, most of their time spent waiting for a window or a
+ * hold to pass) run at once; the application backlog (1,800 admits in 10 s,
+ * in this process) and the tests after it run one at a time.
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Clock, ConfigProvider, Duration, Effect, Exit, Fiber, Layer, Option, Redacted } from "effect"
@@ -22,6 +27,8 @@ import { freshPrefix, instance, readSignals, redisUrl, simulator, targets } from
 
 const perVehicle = { limit: 4, window: "1 second" } as const
 const perApplication = { limit: 60, window: "1 second" } as const
+/** Runs alongside the adjacent tests marked so (see above). */
+const concurrent = true
 
 describe("SharedLimits", () => {
   it.live("three instances on one Redis: no vehicle over its limit, the application under its own, no 429", () =>
@@ -52,7 +59,7 @@ describe("SharedLimits", () => {
       // 15 reads of a vehicle spread at 4 per 1.3 s take about 4.5 s
       assert.isAtLeast(elapsed, 3_000)
       console.log(`150 reads, 10 vehicles, 3 instances: ${elapsed} ms; max per vehicle window ${Math.max(...usage.vehicles.map((v) => v.maxInWindow))}, application ${usage.application.maxInWindow}`)
-    }).pipe(Effect.scoped), 60_000)
+    }).pipe(Effect.scoped), { timeout: 60_000, concurrent })
 
   it.live("a backlog on one vehicle: each attempt waits for its slot before its token, outside its timeout: no Timeout, no 401, the limit kept", () =>
     Effect.gen(function*() {
@@ -82,7 +89,7 @@ describe("SharedLimits", () => {
       assert.isAtLeast(elapsed, 5_000)
       assert.isAtLeast(usage.tokenGrants.clientCredentials, 2)
       console.log(`backlog of 12 calls on one vehicle, 2 instances: ${elapsed} ms, ${usage.tokenGrants.clientCredentials} token grants, max in a window ${vehicle!.maxInWindow}`)
-    }).pipe(Effect.scoped), 60_000)
+    }).pipe(Effect.scoped), { timeout: 60_000, concurrent })
 
   it.live("a 429 makes every instance wait its retry-after for that vehicle; the call that got it succeeds after (the transport's retry)", () =>
     Effect.gen(function*() {
@@ -115,7 +122,7 @@ describe("SharedLimits", () => {
       // the 429 was answered once, and sent again once: by the transport, not by the limits as well
       const sent = (yield* sim.requests).filter((r) => r.path.startsWith(`/v3/vehicles/${held!.vehicleId}/`))
       assert.strictEqual(sent.length, 3)
-    }).pipe(Effect.scoped), 30_000)
+    }).pipe(Effect.scoped), { timeout: 30_000, concurrent })
 
   it.live("a 429's retry-after is held for maxHold at most, in every instance; a hold found longer is cut to it", () =>
     Effect.gen(function*() {
@@ -155,7 +162,7 @@ describe("SharedLimits", () => {
       assert.isAbove(third, 500)
       assert.isBelow(third, 1_500)
       assert.strictEqual(Duration.toMillis(SharedLimits.defaultMaxHold), 20_000)
-    }).pipe(Effect.scoped, Effect.timeout("20 seconds")), 30_000)
+    }).pipe(Effect.scoped, Effect.timeout("20 seconds")), { timeout: 30_000, concurrent })
 
   it.live("without a per-vehicle limit, a vehicle's 429 holds it in every instance (and the application's hold too), capped by maxHold", () =>
     Effect.gen(function*() {
@@ -194,7 +201,7 @@ describe("SharedLimits", () => {
       const held = yield* waited(memory.admit, "veh_1")
       assert.isAbove(held, 1_000)
       assert.isBelow(held, 2_500)
-    }).pipe(Effect.scoped, Effect.timeout("30 seconds")), 40_000)
+    }).pipe(Effect.scoped, Effect.timeout("30 seconds")), { timeout: 40_000, concurrent })
 
   it.live("without an application limit of its own, the service's APPLICATION_RATE_LIMITED holds every instance; no call lost", () =>
     Effect.gen(function*() {
@@ -208,7 +215,7 @@ describe("SharedLimits", () => {
       const usage = yield* sim.usage
       assert.strictEqual(usage.application.accepted, 12)
       assert.isAbove(usage.application.limited, 0) // the service refused some; they were sent again after its retry-after
-    }).pipe(Effect.scoped), 30_000)
+    }).pipe(Effect.scoped), { timeout: 30_000, concurrent })
 
   it.live("a 429 is passed on once, unchanged, its hold recorded: the error envelope's code names the application, any other body the vehicle", () =>
     Effect.gen(function*() {
@@ -239,7 +246,7 @@ describe("SharedLimits", () => {
         if (holds === "application") assert.isAtLeast(waited, 1_500, body)
         else assert.isBelow(waited, 1_000, body)
       }
-    }), 30_000)
+    }), { timeout: 30_000, concurrent })
 
   it.live("Redis gone: a call fails with a typed error (a transport failure), without hanging", () =>
     Effect.gen(function*() {
@@ -252,7 +259,7 @@ describe("SharedLimits", () => {
       const error = yield* Effect.flip(Effect.provideContext(readSignals(target!, { maxRetries: 0 }), sdk))
       assert.strictEqual(error._tag, "ConnectedVehicleError")
       assert.include(error.message, "Redis")
-    }).pipe(Effect.scoped, Effect.timeout("20 seconds")), 30_000)
+    }).pipe(Effect.scoped, Effect.timeout("20 seconds")), { timeout: 30_000, concurrent })
 
   it.live("Redis refuses the limiter's write (a read-only replica after a failover): the error names Redis' answer, its FleetError the cause", () =>
     Effect.gen(function*() {

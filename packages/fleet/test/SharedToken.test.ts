@@ -3,6 +3,12 @@
  * independent SDK instances, then three child processes, against the
  * simulator over loopback HTTP (tokens that expire within the test, its
  * limits switched on); the simulator counts the token grants.
+ *
+ * The first tests (`concurrent`) have a simulator, a key prefix and Redis
+ * connections of their own and the store's default Redis timeout (2 s): they
+ * run at once, most of their time spent waiting for tokens to come due or
+ * expire. The tests that follow, with Redis timeouts of a few hundred
+ * milliseconds, run one at a time.
  */
 import { assert, describe, it } from "@effect/vitest"
 import { spawn } from "node:child_process"
@@ -27,6 +33,9 @@ import * as SharedToken from "@connected-vehicle/fleet/SharedToken"
 import { freshPrefix, instance, readSignals, redisUrl, simulator, targets } from "./shared.ts"
 import { eventually } from "./stateFixtures.ts"
 
+/** Runs alongside the adjacent tests marked so (see above). */
+const concurrent = true
+
 describe("SharedToken", () => {
   it.live("four instances starting at once get one token; when it is due, one renewal for all", () =>
     Effect.gen(function*() {
@@ -47,7 +56,7 @@ describe("SharedToken", () => {
       yield* eventually(grants(sim, 2))
       yield* Effect.sleep("300 millis")
       assert.strictEqual((yield* sim.usage).tokenGrants.clientCredentials, 2)
-    }).pipe(Effect.scoped), 30_000)
+    }).pipe(Effect.scoped), { timeout: 30_000, concurrent })
 
   it.live("while one instance renews (holding the lease), the other's readers get the current token at once; one grant", () =>
     Effect.gen(function*() {
@@ -76,7 +85,7 @@ describe("SharedToken", () => {
       yield* eventually(Effect.map(Effect.all([read(a), read(b)]), (reads) => reads.every((r) => r.token !== first)))
       yield* Effect.sleep("300 millis")
       assert.strictEqual((yield* sim.usage).tokenGrants.clientCredentials, 2)
-    }).pipe(Effect.scoped), 30_000)
+    }).pipe(Effect.scoped), { timeout: 30_000, concurrent })
 
   it.live("three processes: one token per expiry across them, no vehicle over its limit", () =>
     Effect.gen(function*() {
@@ -108,7 +117,7 @@ describe("SharedToken", () => {
         assert.isAtMost(vehicle.maxInWindow, 4, vehicle.vehicleId)
         assert.strictEqual(vehicle.limited, 0, vehicle.vehicleId)
       }
-    }).pipe(Effect.scoped), 60_000)
+    }).pipe(Effect.scoped), { timeout: 60_000, concurrent })
 
   it.live("the SDK's refresh-ahead window, whatever the store's: one renewal for all", () =>
     Effect.gen(function*() {
@@ -125,25 +134,7 @@ describe("SharedToken", () => {
       yield* eventually(grants(sim, 2))
       yield* Effect.sleep("1500 millis")
       assert.strictEqual((yield* sim.usage).tokenGrants.clientCredentials, 2)
-    }).pipe(Effect.scoped), 30_000)
-
-  it.live("a renewal that takes longer than the lease keeps it: no second grant", () =>
-    Effect.gen(function*() {
-      const sim = yield* simulator({ accessTokenLifetime: "4 seconds" })
-      const options = { prefix: freshPrefix("long"), token: { leaseDuration: "600 millis", timeout: "200 millis" } } as const
-      const [a, b] = yield* Effect.all([credentialsOf(sim, options), credentialsOf(sim, options)])
-      yield* a.token
-      yield* b.token
-      yield* Effect.sleep("2200 millis") // due (half of 4 s), handed out until 3 s
-      // the token request takes two and a half lease durations
-      yield* sim.injectFaults({ path: "/oauth/token", faults: [1, 2].map(() => ({ _tag: "Delay", millis: 1_500 }) as const) })
-      yield* a.token
-      yield* Effect.sleep("50 millis")
-      yield* b.token
-      yield* eventually(grants(sim, 2))
-      yield* Effect.sleep("1500 millis")
-      assert.strictEqual((yield* sim.usage).tokenGrants.clientCredentials, 2)
-    }).pipe(Effect.scoped), 30_000)
+    }).pipe(Effect.scoped), { timeout: 30_000, concurrent })
 
   it.live("a call waiting for another process's renewal waits within its budget (maxElapsed): then a Credentials reason that says so", () =>
     Effect.gen(function*() {
@@ -167,7 +158,7 @@ describe("SharedToken", () => {
       // A still gets its token, for both
       assert.isTrue(Exit.isSuccess(yield* Fiber.join(renewing)))
       assert.strictEqual((yield* sim.usage).tokenGrants.clientCredentials, 2)
-    }).pipe(Effect.scoped), 30_000)
+    }).pipe(Effect.scoped), { timeout: 30_000, concurrent })
 
   it.live("a 401 in two processes: one of them renews the user's token, the other uses it (its refresh token is sent once)", () =>
     Effect.gen(function*() {
@@ -202,7 +193,7 @@ describe("SharedToken", () => {
       assert.deepStrictEqual(exits.filter(Exit.isFailure), [])
       const grants = (yield* sim.requests).filter((entry) => entry.path === "/oauth/token").map((entry) => entry.status)
       assert.deepStrictEqual(grants, [200])
-    }).pipe(Effect.scoped), 30_000)
+    }).pipe(Effect.scoped), { timeout: 30_000, concurrent })
 
   it.live("a sign-out while a process renews the user's token: the renewal's token is not stored, the renewing call fails clearly", () =>
     Effect.gen(function*() {
@@ -234,6 +225,24 @@ describe("SharedToken", () => {
       assert.include(error.message, "was removed (a sign-out) while it was renewed")
       assert.isTrue(Option.isNone(yield* store.get(userId, { peek: true })))
       assert.isTrue(Option.isNone(yield* store.get(userId, { peek: true }).pipe(Effect.delay("200 millis"))))
+    }).pipe(Effect.scoped), { timeout: 30_000, concurrent })
+
+  it.live("a renewal that takes longer than the lease keeps it: no second grant", () =>
+    Effect.gen(function*() {
+      const sim = yield* simulator({ accessTokenLifetime: "4 seconds" })
+      const options = { prefix: freshPrefix("long"), token: { leaseDuration: "600 millis", timeout: "200 millis" } } as const
+      const [a, b] = yield* Effect.all([credentialsOf(sim, options), credentialsOf(sim, options)])
+      yield* a.token
+      yield* b.token
+      yield* Effect.sleep("2200 millis") // due (half of 4 s), handed out until 3 s
+      // the token request takes two and a half lease durations
+      yield* sim.injectFaults({ path: "/oauth/token", faults: [1, 2].map(() => ({ _tag: "Delay", millis: 1_500 }) as const) })
+      yield* a.token
+      yield* Effect.sleep("50 millis")
+      yield* b.token
+      yield* eventually(grants(sim, 2))
+      yield* Effect.sleep("1500 millis")
+      assert.strictEqual((yield* sim.usage).tokenGrants.clientCredentials, 2)
     }).pipe(Effect.scoped), 30_000)
 
   it.live("a renewal lease held by a process that died expires: another process takes it", () =>

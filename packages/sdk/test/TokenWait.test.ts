@@ -5,9 +5,10 @@
  * endpoint's answer (status, what is left of the wait); a call with time
  * enough gets the token once it is over; one renewal, two token requests in
  * all. A `node:http` server on 127.0.0.1 is the token endpoint and the
- * service, through the Effect layer and the Promise client.
+ * service, through the Effect layer and the Promise client: each test has a
+ * server of its own, and they run at once.
  */
-import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
+import { assert, describe, it } from "@effect/vitest"
 import { Duration, Effect, Fiber, Redacted } from "effect"
 import { createServer } from "node:http"
 import type { IncomingMessage, Server, ServerResponse } from "node:http"
@@ -18,28 +19,28 @@ import { Webhooks } from "@connected-vehicle/v3/Webhooks"
 import * as Client from "../src/Client.ts"
 import * as ConnectedVehicle from "../src/ConnectedVehicle.ts"
 
-let server: Server
-let origin: string
-/** The first token request's answer: its status and `Retry-After` (seconds); the next ones grant a token. */
-let first = { status: 429, retryAfter: 10 }
-/** The token requests and the service's calls received (with their bearer). */
-const seen = { tokens: 0, bearers: [] as Array<string | undefined> }
-
-const page = () =>
-  JSON.stringify({
-    data: [],
-    meta: { pageNumber: 1, pageSize: 10, totalCount: 0, orderBy: "createdAt", orderDirection: "DESC" },
-    links: { self: `${origin}/v3/webhooks?page=1`, first: `${origin}/v3/webhooks?page=1`, prev: null, next: null, last: `${origin}/v3/webhooks?page=1` }
-  })
-
-beforeAll(async () => {
-  server = createServer((request: IncomingMessage, response: ServerResponse) => {
+/**
+ * A token endpoint and service on 127.0.0.1 of its own (each test has one, so
+ * that the tests run at once): the first token request is answered `status`
+ * with `Retry-After: retryAfter` (seconds), the next ones grant a token; what
+ * it received, the token requests and the service's calls (with their bearer).
+ */
+const tokenEndpoint = async (status: number, retryAfter: number) => {
+  const seen = { tokens: 0, bearers: [] as Array<string | undefined> }
+  let origin = ""
+  const page = () =>
+    JSON.stringify({
+      data: [],
+      meta: { pageNumber: 1, pageSize: 10, totalCount: 0, orderBy: "createdAt", orderDirection: "DESC" },
+      links: { self: `${origin}/v3/webhooks?page=1`, first: `${origin}/v3/webhooks?page=1`, prev: null, next: null, last: `${origin}/v3/webhooks?page=1` }
+    })
+  const server: Server = createServer((request: IncomingMessage, response: ServerResponse) => {
     request.resume()
     if (request.url?.startsWith("/oauth/token")) {
       seen.tokens++
       if (seen.tokens === 1) {
-        response.writeHead(first.status, { "content-type": "application/json", "retry-after": String(first.retryAfter) })
-        response.end(JSON.stringify({ error: first.status === 429 ? "slow_down" : "temporarily_unavailable" }))
+        response.writeHead(status, { "content-type": "application/json", "retry-after": String(retryAfter) })
+        response.end(JSON.stringify({ error: status === 429 ? "slow_down" : "temporarily_unavailable" }))
         return
       }
       response.writeHead(200, { "content-type": "application/json" })
@@ -52,17 +53,14 @@ beforeAll(async () => {
   })
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
   origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
-})
-
-afterAll(async () => {
-  server.closeAllConnections()
-  await new Promise<void>((resolve) => server.close(() => resolve()))
-})
-
-const answering = (status: number, retryAfter: number) => {
-  first = { status, retryAfter }
-  seen.tokens = 0
-  seen.bearers = []
+  return {
+    origin,
+    seen,
+    [Symbol.asyncDispose]: async () => {
+      server.closeAllConnections()
+      await new Promise<void>((resolve) => server.close(() => resolve()))
+    }
+  }
 }
 
 /** What `promise` settled with, and when (milliseconds after `started`). */
@@ -72,9 +70,10 @@ const settled = <A>(promise: Promise<A>, started: number) =>
     (error: unknown) => ({ value: undefined, error, after: Date.now() - started })
   )
 
-describe("a token endpoint's Retry-After longer than a call's timeout", () => {
+describe.concurrent("a token endpoint's Retry-After longer than a call's timeout", () => {
   it("Promise client, 429 + Retry-After 10: the 3 s call fails at once with a RateLimitError, the 30 s call gets the token after the wait", async () => {
-    answering(429, 10)
+    await using endpoint = await tokenEndpoint(429, 10)
+    const { origin, seen } = endpoint
     await using client = Client.createClient({ clientId: "client-id", clientSecret: "client-secret", origin, timeout: 3_000 })
     const started = Date.now()
     const waiting = settled(client.v3.webhooks.list({}, { timeout: 30_000 }), started)
@@ -102,7 +101,8 @@ describe("a token endpoint's Retry-After longer than a call's timeout", () => {
   }, 20_000)
 
   it("Promise client, 503 + Retry-After 3: the 2 s call fails at once with a ServerError, the 10 s call gets the token", async () => {
-    answering(503, 3)
+    await using endpoint = await tokenEndpoint(503, 3)
+    const { origin, seen } = endpoint
     await using client = Client.createClient({ clientId: "client-id", clientSecret: "client-secret", origin, timeout: 2_000 })
     const started = Date.now()
     const [short, long] = await Promise.all([
@@ -120,30 +120,35 @@ describe("a token endpoint's Retry-After longer than a call's timeout", () => {
 
   it.live("Effect layer, 429 + Retry-After 3: the 2 s call fails at once (Credentials: status 429, retryAfter, the RateLimit as cause), the 10 s call gets the token", () =>
     Effect.gen(function*() {
-      answering(429, 3)
-      const webhooks = yield* Webhooks
-      const started = Date.now()
-      const long = yield* Effect.forkChild(webhooks.list({}, { timeout: "10 seconds" }))
-      const error = yield* Effect.flip(webhooks.list({}))
-      assert.isBelow(Date.now() - started, 1_500)
-      assert.isTrue(isConnectedVehicleError(error))
-      if (!isConnectedVehicleError(error) || error.reason._tag !== "Credentials") return assert.fail(`not a Credentials reason: ${String(error)}`)
-      assert.isUndefined(error.reason.timeout)
-      assert.strictEqual(error.status, 429)
-      assert.isFalse(error.isRetryable)
-      const left = error.retryAfter === undefined ? 0 : Duration.toMillis(error.retryAfter)
-      assert.isTrue(left > 1_500 && left <= 3_000, String(left))
-      const cause = error.reason.cause
-      assert.isTrue(isConnectedVehicleError(cause) && cause.reason._tag === "RateLimit")
-      // the renewal goes on for the call that can wait
-      yield* Fiber.join(long)
-      assert.isAtLeast(Date.now() - started, 2_500)
-      assert.strictEqual(seen.tokens, 2)
-      assert.deepStrictEqual(seen.bearers, ["Bearer app-2"])
-    }).pipe(
-      Effect.provide(ConnectedVehicle.layer({
-        transport: { roots: TransportConfig.rootsFromOrigin(origin), timeout: "2 seconds" },
-        oauth: { clientId: "client-id", clientSecret: Redacted.make("client-secret") }
-      }))
-    ), 20_000)
+      const { origin, seen } = yield* Effect.acquireRelease(
+        Effect.promise(() => tokenEndpoint(429, 3)),
+        (endpoint) => Effect.promise(() => endpoint[Symbol.asyncDispose]())
+      )
+      yield* Effect.gen(function*() {
+        const webhooks = yield* Webhooks
+        const started = Date.now()
+        const long = yield* Effect.forkChild(webhooks.list({}, { timeout: "10 seconds" }))
+        const error = yield* Effect.flip(webhooks.list({}))
+        assert.isBelow(Date.now() - started, 1_500)
+        assert.isTrue(isConnectedVehicleError(error))
+        if (!isConnectedVehicleError(error) || error.reason._tag !== "Credentials") return assert.fail(`not a Credentials reason: ${String(error)}`)
+        assert.isUndefined(error.reason.timeout)
+        assert.strictEqual(error.status, 429)
+        assert.isFalse(error.isRetryable)
+        const left = error.retryAfter === undefined ? 0 : Duration.toMillis(error.retryAfter)
+        assert.isTrue(left > 1_500 && left <= 3_000, String(left))
+        const cause = error.reason.cause
+        assert.isTrue(isConnectedVehicleError(cause) && cause.reason._tag === "RateLimit")
+        // the renewal goes on for the call that can wait
+        yield* Fiber.join(long)
+        assert.isAtLeast(Date.now() - started, 2_500)
+        assert.strictEqual(seen.tokens, 2)
+        assert.deepStrictEqual(seen.bearers, ["Bearer app-2"])
+      }).pipe(
+        Effect.provide(ConnectedVehicle.layer({
+          transport: { roots: TransportConfig.rootsFromOrigin(origin), timeout: "2 seconds" },
+          oauth: { clientId: "client-id", clientSecret: Redacted.make("client-secret") }
+        }))
+      )
+    }).pipe(Effect.scoped), 20_000)
 })

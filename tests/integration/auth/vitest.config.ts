@@ -3,6 +3,9 @@ import { defineProject } from "vitest/config"
 export default defineProject({
   test: {
     name: "auth (simulator)",
-    include: ["*.test.ts"]
+    include: ["*.test.ts"],
+    // one worker runs several files: effect, the packages and the simulator are
+    // loaded once per worker, not once per file
+    isolate: false
   }
 })

@@ -94,7 +94,8 @@ interface Call {
 
 const fast = { timeout: 15_000, retry: { initialDelay: 5, maxDelay: 20, maxAttempts: 3 } }
 
-// on every HttpClient the SDK ships or documents
+// on every HttpClient the SDK ships or documents: one simulator each, so the
+// three run at once (each round waits for its stalled body's 2 s timeout)
 const clients = [
   ["UndiciHttpClient.layer()", UndiciHttpClient.layer()],
   ["NodeHttpClient.layerUndici", NodeHttpClient.layerUndici],
@@ -104,7 +105,7 @@ const clients = [
   ]
 ] as const
 
-describe.each(clients)("one transport, many concurrent calls (%s)", (_, httpClient) => {
+describe.concurrent.each(clients)("one transport, many concurrent calls (%s)", (_, httpClient) => {
   it.live("every result and every error belongs to its own request", () =>
     Effect.gen(function*() {
       const sim = yield* Simulator
