@@ -32,6 +32,7 @@ import { Webhooks } from "@connected-vehicle/v3/Webhooks"
 import { reasonOf } from "@connected-vehicle/transport/ConnectedVehicleError"
 import * as Authorize from "./Authorize.ts"
 import * as Listen from "./Listen.ts"
+import * as TourDelivery from "./TourDelivery.ts"
 import { deprecationPhrase } from "./Migrate.ts"
 import * as Render from "./Render.ts"
 import { SampleError } from "./SampleError.ts"
@@ -335,7 +336,7 @@ const deliveryStep = (
 ) =>
   Effect.gen(function*() {
     yield* say(heading("6. A webhook delivery: the embedded simulator to a receiver in this process"))
-    const delivery = target.simulator === undefined ? undefined : yield* Listen.tourDelivery(target.simulator, {
+    const delivery = target.simulator === undefined ? undefined : yield* TourDelivery.tourDelivery(target.simulator, {
       vehicleId: v3.vehicleId,
       userId: v3.userId,
       data: v3.signalItems.slice(0, 3).map((s) => s.attributes.code)
@@ -343,7 +344,7 @@ const deliveryStep = (
     yield* say(
       delivery === undefined
         ? "Skipped: only the embedded simulator delivers to a local receiver (see `webhooks listen`)."
-        : Listen.renderTourDelivery(delivery)
+        : TourDelivery.renderTourDelivery(delivery)
     )
     return delivery
   })

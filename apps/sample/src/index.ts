@@ -174,3 +174,17 @@ export * as Target from "./Target.ts"
  * @category modules
  */
 export * as TokenFile from "./TokenFile.ts"
+/**
+ * The tour's last step: one event of the embedded simulator delivered to a
+ * receiver in this process.
+ *
+ * @example
+ * ```ts
+ * import { TourDelivery } from "@connected-vehicle/sample"
+ *
+ * const show = (delivery: TourDelivery.TourDelivery) => console.log(TourDelivery.renderTourDelivery(delivery))
+ * ```
+ * @since 0.1.0
+ * @category modules
+ */
+export * as TourDelivery from "./TourDelivery.ts"
