@@ -11,6 +11,7 @@ import { FetchHttpClient, HttpClient } from "effect/http"
 import { NodeHttpClient } from "@effect/platform-node"
 import { LegacyApi, VehicleApi } from "@connected-vehicle/schema/Api"
 import * as Credentials from "@connected-vehicle/transport/Credentials"
+import { ConnectedVehicleError, Connection as ConnectionReason } from "@connected-vehicle/transport/ConnectedVehicleError"
 import * as Transport from "@connected-vehicle/transport/Transport"
 import * as TransportConfig from "@connected-vehicle/transport/TransportConfig"
 import type { Connection } from "@connected-vehicle/transport/ConnectedVehicleError"
@@ -108,6 +109,56 @@ describe("a call of several attempts", () => {
         assert.strictEqual(service.requests.length, 1)
       }).pipe(Effect.scoped))
   }
+})
+
+describe("a call whose earlier attempt may have reached the service", () => {
+  const batchOn = (layer: Layer.Layer<Transport.Transport | Credentials.Credentials>) => flipReason(batch.pipe(Effect.provide(layer)))
+
+  it.live("an attempt that timed out, then an admit step that fails with sent: false: the call's error does not say sent: false", () =>
+    Effect.gen(function*() {
+      const service = yield* server(() => {})
+      let admits = 0
+      const admit = (request: { readonly method: string; readonly url: string }) =>
+        Effect.suspend(() =>
+          ++admits === 1 ? Effect.void : Effect.fail(
+            new ConnectedVehicleError({ reason: new ConnectionReason({ method: request.method, url: request.url, description: "request limits: down", sent: false }) })
+          ))
+      const layer = Layer.mergeAll(Transport.layerWith({ admit }), Credentials.layerStatic(Redacted.make("t"))).pipe(Layer.provide([
+        TransportConfig.layerOrigin(service.origin, { timeout: "200 millis", retry: { maxAttempts: 2, initialDelay: "1 millis", maxDelay: "5 millis", retryNonIdempotent: true } }),
+        UndiciHttpClient.layer()
+      ]))
+      const error = yield* batchOn(layer)
+      assert.strictEqual(error._tag, "Connection")
+      assert.isUndefined((error as Connection).sent)
+      assert.deepStrictEqual([service.requests.length, admits], [1, 2])
+    }).pipe(Effect.scoped))
+
+  it.live("a 401, then its replay refused: the call's error does not say sent: false", () =>
+    Effect.gen(function*() {
+      const service = yield* server((_, response) => {
+        response.writeHead(401, { "content-type": "application/json" })
+        response.end("{}")
+      })
+      let current = "token-1"
+      const credentials = Layer.succeed(Credentials.Credentials, {
+        token: Effect.sync(() => Redacted.make(current)),
+        refresh: () =>
+          Effect.sync(() => {
+            current = "token-2"
+            service.close()
+            return true
+          })
+      })
+      const layer = Layer.mergeAll(Transport.layer, credentials).pipe(Layer.provide([
+        TransportConfig.layerOrigin(service.origin, { retry: { maxAttempts: 1 } }),
+        UndiciHttpClient.layer()
+      ]))
+      const error = yield* batchOn(layer)
+      assert.strictEqual(error._tag, "Connection")
+      assert.include((error as Connection).description, "ECONNREFUSED")
+      assert.isUndefined((error as Connection).sent)
+      assert.strictEqual(service.requests.length, 1)
+    }).pipe(Effect.scoped))
 })
 
 describe("UndiciHttpClient", () => {

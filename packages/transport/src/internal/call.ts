@@ -49,6 +49,7 @@ import {
   mapDecodeError,
   mapSendError,
   mayHaveReached,
+  sentByNone,
   locationOf,
   retryAfterOf,
   statusOf,
@@ -108,7 +109,7 @@ interface Call {
   body: string | undefined
   /** The current attempt's response once its head came, released if the attempt is interrupted. */
   response: HttpClientResponse.HttpClientResponse | undefined
-  /** Whether an attempt retried may have reached the service: no later failure says `sent: false`. */
+  /** Whether an attempt may have reached the service (a response head, a timeout, a retried failure): the call then never says `sent: false`. */
   mayHaveSent: boolean
 }
 
@@ -136,7 +137,7 @@ const exchange = (spec: MethodSpec, call: Call) => (client: HttpClient.HttpClien
         Effect.matchEffect(client.execute(request), {
           onFailure: (error) => {
             const url = withoutCredentials(error.request.url, error.request.urlParams)
-            const failed = Effect.fail(mapSendError(error, spec.method, spec.path, url, call.mayHaveSent))
+            const failed = Effect.fail(mapSendError(error, spec.method, spec.path, url))
             // a response handed on in the client's failure (a `transformClient`'s
             // `filterStatusOk`, say) is not read by anyone: released
             const response = "response" in error.reason ? error.reason.response : undefined
@@ -175,6 +176,7 @@ const respond = (spec: MethodSpec, call: Call, response: HttpClientResponse.Http
   const status = response.status
   const requestId = requestIdOf(response.headers, spec.config.requestIdHeaders)
   call.status = status
+  call.mayHaveSent = true
   call.requestId = requestId
   if (status >= 400) {
     // the `Retry-After` of any error status, read from the head (kept by a `Timeout` of a stalled body too)
@@ -214,8 +216,9 @@ const respond = (spec: MethodSpec, call: Call, response: HttpClientResponse.Http
 const releaseResponse = (call: Call): Effect.Effect<void> => call.response === undefined ? Effect.void : release(call.response)
 
 /** The `Timeout` of an attempt, `limit` the milliseconds that ran out, with what it saw of the response head. */
-const timeoutOf = (spec: MethodSpec, call: Call, limit: number): AnyError =>
-  fail(
+const timeoutOf = (spec: MethodSpec, call: Call, limit: number): AnyError => {
+  call.mayHaveSent = true
+  return fail(
     new ConnectedVehicleError.Timeout({
       method: spec.method,
       url: urlOf(call),
@@ -225,6 +228,7 @@ const timeoutOf = (spec: MethodSpec, call: Call, limit: number): AnyError =>
       ...(call.retryAfter === undefined ? {} : { retryAfter: call.retryAfter })
     })
   )
+}
 
 /** The client of an attempt within its timeout (cut to what is left of the call's budget), logged at debug level. */
 const timed = (spec: MethodSpec, call: Call) => (client: Client): Client =>
@@ -428,7 +432,8 @@ const run = (
   const shown = request.body._tag === "Empty" && request.headers["authorization"] === undefined
     ? request
     : HttpClientRequest.removeHeader(HttpClientRequest.setBody(request, HttpBody.empty), "authorization")
-  return Effect.flatMap(client.execute(request), (response) => {
+  // `sent: false` only when no attempt may have reached the service (a response, a timeout, a retried failure)
+  return Effect.flatMap(Effect.mapError(client.execute(request), (error) => sentByNone(error, call.mayHaveSent)), (response) => {
     const status = response.status
     const requestId = call.requestId
     if (span !== undefined) {

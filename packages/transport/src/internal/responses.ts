@@ -141,18 +141,30 @@ export const mapBuildError = (error: unknown, method: string, path: string): Any
 
 /**
  * A send failure: `sent: false` when nothing of the request was written
- * (`isNotSent`), unless an earlier attempt of the call may have reached the
- * service (`mayHaveSent`).
+ * (`isNotSent`: this attempt's; see {@link sentByNone} for the call's).
  *
  * @internal
  */
-export const mapSendError = (error: HttpClientError.HttpClientError, method: string, path: string, url: string, mayHaveSent: boolean): ConnectedVehicleError => {
+export const mapSendError = (error: HttpClientError.HttpClientError, method: string, path: string, url: string): ConnectedVehicleError => {
   const reason = error.reason
   if (reason._tag === "InvalidUrlError" || reason._tag === "EncodeError") {
     return fail(new InvalidRequest({ method, path, description: describe(reason, error) }))
   }
-  const unsent = !mayHaveSent && isNotSent(reason.cause)
-  return fail(new Connection({ method, url, description: describe(reason, error), ...(unsent ? { sent: false } : {}) }))
+  return fail(new Connection({ method, url, description: describe(reason, error), ...(isNotSent(reason.cause) ? { sent: false } : {}) }))
+}
+
+/**
+ * The call's failure once an earlier attempt may have reached the service
+ * (`mayHaveSent`): a `Connection` of the last attempt loses its `sent: false`
+ * (whatever made it: the send, an `admit` step), which speaks for the whole
+ * call.
+ *
+ * @internal
+ */
+export const sentByNone = (error: AnyError, mayHaveSent: boolean): AnyError => {
+  if (!mayHaveSent || error._tag !== "ConnectedVehicleError" || error.reason._tag !== "Connection" || error.reason.sent !== false) return error
+  const { sent: _, ...fields } = error.reason
+  return fail(new Connection(fields))
 }
 
 /**
