@@ -40,6 +40,30 @@ export class RequestNotSent extends Error {
   }
 }
 
+/**
+ * The cause of a `TransportError` for a request that may have been written,
+ * whatever the client's own error says (a dispatcher that retried on a new
+ * connection after the request was written, and whose retry could not
+ * connect); `cause` is the client's own error, whose message it keeps.
+ * {@link isNotSent} stops at it.
+ *
+ * @example
+ * ```ts
+ * import { isNotSent, RequestMaybeSent } from "@connected-vehicle/transport/RequestNotSent"
+ *
+ * const refused = Object.assign(new Error("connect ECONNREFUSED 127.0.0.1:1"), { code: "ECONNREFUSED", syscall: "connect" })
+ * isNotSent(new RequestMaybeSent(refused)) // false
+ * ```
+ * @since 0.2.0
+ * @category models
+ */
+export class RequestMaybeSent extends Error {
+  override readonly name = "RequestMaybeSent"
+  constructor(cause: unknown) {
+    super(cause instanceof Error ? cause.message : String(cause), { cause })
+  }
+}
+
 // codes that only a connection never made can have: a failed DNS lookup,
 // undici's connect timeout (an unreachable address, `EHOSTUNREACH`, can come
 // from a connection in use too: it counts only from `connect`)
@@ -62,7 +86,8 @@ const notSentError = (error: object): boolean => {
 
 /**
  * Whether the cause of a send failure says that nothing of the request was
- * written: a {@link RequestNotSent} along its `cause` chain, or a Node.js
+ * written: a {@link RequestNotSent} along its `cause` chain (before any
+ * {@link RequestMaybeSent}), or a Node.js
  * error of a connection that was never made (a failed `connect`: refused,
  * unreachable; an unknown name, a connect timeout) or of a TLS handshake
  * that failed on a certificate. Anything else may have reached the service
@@ -83,6 +108,7 @@ const notSentError = (error: object): boolean => {
 export const isNotSent = (cause: unknown): boolean => {
   // a bounded walk: a cause chain may loop
   for (let i = 0, error = cause; i < 8 && typeof error === "object" && error !== null; i++) {
+    if (error instanceof RequestMaybeSent) return false
     if (notSentError(error)) return true
     // an `AggregateError` of every address tried (Node's "happy eyeballs"): not sent when none was
     const errors = (error as { readonly errors?: unknown }).errors

@@ -16,7 +16,9 @@
  *
  * A request that failed before any of it was written (its connection never
  * made, its TLS handshake failed) fails with a `TransportError` whose cause
- * is a `RequestNotSent` (`@connected-vehicle/transport/RequestNotSent`).
+ * is a `RequestNotSent` (`@connected-vehicle/transport/RequestNotSent`); one
+ * after undici started it whose error names a connection never made (a
+ * dispatcher that retried on a new connection) has a `RequestMaybeSent`.
  *
  * It sends requests whose body is empty, bytes or a string (every request of
  * the SDK); a streamed or multipart body is an `EncodeError`. It follows no
@@ -33,7 +35,7 @@ import "./internal/nodeVersion.ts"
 import { Agent } from "undici"
 import type { Dispatcher } from "undici"
 import { Exchange, ExchangeResponse } from "./internal/exchange.ts"
-import { RequestNotSent } from "./RequestNotSent.ts"
+import { isNotSent, RequestMaybeSent, RequestNotSent } from "./RequestNotSent.ts"
 import { type Target, targetOf } from "./internal/target.ts"
 
 /**
@@ -148,8 +150,9 @@ export const make = (dispatcher: Dispatcher, options?: Options): HttpClient.Http
             new HttpClientError.HttpClientError({
               reason: new HttpClientError.TransportError({
                 request,
-                // before undici's `onRequestStart` (the request on a connected socket), nothing was written
-                cause: exchange.controller === undefined ? new RequestNotSent(cause) : cause,
+                // before undici's `onRequestStart` (the request on a connected socket), nothing was written;
+                // after it, the request may have been, whatever the error (a retry interceptor's failed reconnect)
+                cause: exchange.controller === undefined ? new RequestNotSent(cause) : isNotSent(cause) ? new RequestMaybeSent(cause) : cause,
                 description: cause.message
               })
             })

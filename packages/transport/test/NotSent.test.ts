@@ -15,7 +15,8 @@ import { ConnectedVehicleError, Connection as ConnectionReason } from "@connecte
 import * as Transport from "@connected-vehicle/transport/Transport"
 import * as TransportConfig from "@connected-vehicle/transport/TransportConfig"
 import type { Connection } from "@connected-vehicle/transport/ConnectedVehicleError"
-import { isNotSent, RequestNotSent } from "@connected-vehicle/transport/RequestNotSent"
+import { isNotSent, RequestMaybeSent, RequestNotSent } from "@connected-vehicle/transport/RequestNotSent"
+import { Agent, interceptors } from "undici"
 import * as UndiciHttpClient from "@connected-vehicle/transport/UndiciHttpClient"
 import { flipReason, server } from "./utils.ts"
 
@@ -204,6 +205,29 @@ describe("UndiciHttpClient", () => {
     }).pipe(Effect.scoped))
 })
 
+describe("UndiciHttpClient on a dispatcher that retries itself", () => {
+  it.live("its retry refused after the first request was written: may have been sent (a RequestMaybeSent cause), the POST not sent again", () =>
+    Effect.gen(function*() {
+      // the first POST arrives whole, then its connection is reset and the service goes away
+      const service = yield* server((request) => {
+        request.on("end", () => {
+          service.close()
+          request.socket.resetAndDestroy()
+        })
+        request.resume()
+      })
+      const dispatcher = new Agent().compose(interceptors.retry({ maxRetries: 1, minTimeout: 10, methods: ["POST"] }))
+      const posted: Array<string> = []
+      const httpClient = Layer.succeed(HttpClient.HttpClient, UndiciHttpClient.make(dispatcher))
+      const error = yield* flipReason(batch.pipe(Effect.provide(transportOn(service.origin, httpClient, posted, 3))))
+      assert.strictEqual(error._tag, "Connection")
+      assert.isUndefined((error as Connection).sent)
+      assert.deepStrictEqual(posted, ["POST"])
+      assert.strictEqual(service.requests.length, 1)
+      yield* Effect.promise(() => dispatcher.close())
+    }).pipe(Effect.scoped))
+})
+
 describe("isNotSent", () => {
   it("reads the codes of a connection never made or a handshake that failed, along the cause chain", () => {
     const coded = (code: string, syscall?: string) => Object.assign(new Error(code), { code, ...(syscall ? { syscall } : {}) })
@@ -227,6 +251,8 @@ describe("isNotSent", () => {
     assert.isFalse(isNotSent(new AggregateError([coded("ECONNREFUSED", "connect"), coded("ECONNRESET", "read")])))
     assert.isFalse(isNotSent(new Error("connect ECONNREFUSED 127.0.0.1:1")))
     assert.isFalse(isNotSent(undefined))
+    // a client that knows the request may have been written says so, whatever the error below
+    assert.isFalse(isNotSent(new RequestMaybeSent(coded("ECONNREFUSED", "connect"))))
     // a cause chain that loops ends
     const a: Error & { cause?: unknown } = new Error("a")
     a.cause = a
