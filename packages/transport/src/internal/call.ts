@@ -379,7 +379,8 @@ const retried = (spec: MethodSpec, call: Call, span: Tracer.Span | undefined) =>
   return around(client, (effect) =>
     Effect.catch(effect, (first) => {
       let replay: AnyError | undefined = first
-      return Effect.retry(
+      // the call's failure: `sent: false` only when no attempt may have reached the service (failures only: no step on a success)
+      return Effect.mapError(Effect.retry(
         Effect.suspend(() => {
           if (replay === undefined) return effect
           const error = replay
@@ -391,7 +392,7 @@ const retried = (spec: MethodSpec, call: Call, span: Tracer.Span | undefined) =>
           span?.attribute("retry.count", n)
           return log.log("Debug", "retrying", { method, url: urlOf(call), attempt: n, delayMillis, error: tagOf(error) })
         })
-      )
+      ), (error) => sentByNone(error, call.mayHaveSent))
     }))
 }
 
@@ -432,8 +433,7 @@ const run = (
   const shown = request.body._tag === "Empty" && request.headers["authorization"] === undefined
     ? request
     : HttpClientRequest.removeHeader(HttpClientRequest.setBody(request, HttpBody.empty), "authorization")
-  // `sent: false` only when no attempt may have reached the service (a response, a timeout, a retried failure)
-  return Effect.flatMap(Effect.mapError(client.execute(request), (error) => sentByNone(error, call.mayHaveSent)), (response) => {
+  return Effect.flatMap(client.execute(request), (response) => {
     const status = response.status
     const requestId = call.requestId
     if (span !== undefined) {
