@@ -45,7 +45,30 @@ export class OAuthConfig extends Context.Service<OAuthConfig, {
    * means `{auth_url}/oauth/token`, where the simulator serves it.
    */
   readonly clientCredentialsUrl: string | undefined
+  /**
+   * How long a refusal by the token endpoint is given to the renewals of
+   * its key without a token request (not shown by the spec): a refusal of
+   * the client itself (`invalid_client`, `unauthorized_client`, a 401), and
+   * an access token the service rejected that a renewal got back again.
+   * `undefined` means {@link defaultRefusalWindow}.
+   */
+  readonly refusalWindow?: Duration.Duration | undefined
 }>()("@connected-vehicle/auth/OAuthConfig") {}
+
+/**
+ * The default {@link OAuthConfig} `refusalWindow`: 10 seconds.
+ *
+ * @example
+ * ```ts
+ * import { Duration } from "effect"
+ * import { defaultRefusalWindow } from "@connected-vehicle/auth/OAuthConfig"
+ *
+ * Duration.toSeconds(defaultRefusalWindow) // 10
+ * ```
+ * @since 0.3.0
+ * @category constants
+ */
+export const defaultRefusalWindow: Duration.Duration = Duration.seconds(10)
 
 /**
  * Options of {@link layer}; see {@link OAuthConfig} for each field.
@@ -73,11 +96,13 @@ export interface Options {
   /** A `Duration` input (default half the refresh-ahead window). */
   readonly expiryMargin?: Duration.Input | undefined
   readonly clientCredentialsUrl?: string | undefined
+  /** A `Duration` input (default {@link defaultRefusalWindow}, 10 seconds). */
+  readonly refusalWindow?: Duration.Input | undefined
 }
 
 /**
- * A layer from options. As `TransportConfig.layer` does, a `refreshAhead`
- * or an `expiryMargin` that is not a non-negative, finite `Duration` input
+ * A layer from options. As `TransportConfig.layer` does, a `refreshAhead`,
+ * an `expiryMargin` or a `refusalWindow` that is not a non-negative, finite `Duration` input
  * (`"banana"`, `NaN`, `-5000`, `Infinity`, `{ seconds: NaN }`, `[NaN, 0]`,
  * `{ millis: 5 }`: no such unit) throws an `InvalidArgument` naming it, when
  * the layer is made; so does a `clientId` that is empty or holds a colon (the
@@ -101,7 +126,8 @@ export const layer = (options: Options): Layer.Layer<OAuthConfig> =>
     redirectUri: options.redirectUri,
     refreshAhead: durationOf("refreshAhead", options.refreshAhead) ?? defaultRefreshAhead,
     expiryMargin: durationOf("expiryMargin", options.expiryMargin),
-    clientCredentialsUrl: options.clientCredentialsUrl
+    clientCredentialsUrl: options.clientCredentialsUrl,
+    refusalWindow: durationOf("refusalWindow", options.refusalWindow)
   })
 
 const defaultRefreshAhead = Duration.seconds(60)
@@ -178,6 +204,7 @@ const durationOf = (field: string, input: Duration.Input | undefined): Duration.
  * | `CONNECTED_VEHICLE_REFRESH_AHEAD` | renew a token this long before it expires (an Effect duration; the deprecated `_REFRESH_AHEAD_MS`, milliseconds, is read when it is not set) | `60 seconds` |
  * | `CONNECTED_VEHICLE_EXPIRY_MARGIN` | hand out a token due for renewal until this long before it expires (an Effect duration; at most half the refresh-ahead window) | half the refresh-ahead window |
  * | `CONNECTED_VEHICLE_CLIENT_CREDENTIALS_URL` | the client-credentials token endpoint | `{auth_url}/oauth/token` |
+ * | `CONNECTED_VEHICLE_REFUSAL_WINDOW` | how long a refusal by the token endpoint (of the client, or of a token it gave back) holds without a token request (an Effect duration) | `10 seconds` |
  *
  * @example
  * ```ts
@@ -200,7 +227,11 @@ export const config: Config.Config<Options> = Config.all({
     Config.option(Config.schema(DurationVariable.FiniteDuration({ positive: false }), "EXPIRY_MARGIN")),
     Option.getOrUndefined
   ),
-  clientCredentialsUrl: Config.map(Config.option(Config.String("CLIENT_CREDENTIALS_URL")), Option.getOrUndefined)
+  clientCredentialsUrl: Config.map(Config.option(Config.String("CLIENT_CREDENTIALS_URL")), Option.getOrUndefined),
+  refusalWindow: Config.map(
+    Config.option(Config.schema(DurationVariable.FiniteDuration({ positive: false }), "REFUSAL_WINDOW")),
+    Option.getOrUndefined
+  )
 }).pipe(DurationVariable.withWarning(["REFRESH_AHEAD"], { prefix: "CONNECTED_VEHICLE" }), Config.nested("CONNECTED_VEHICLE"))
 
 /**

@@ -18,7 +18,7 @@ import { Clock, Duration, Effect, Layer, Option, Redacted, Scope } from "effect"
 import { Credentials } from "@connected-vehicle/transport/Credentials"
 import type * as Transport from "@connected-vehicle/transport/Transport"
 import type { ConnectedVehicleError } from "@connected-vehicle/transport/ConnectedVehicleError"
-import { OAuthConfig } from "./OAuthConfig.ts"
+import { defaultRefusalWindow, OAuthConfig } from "./OAuthConfig.ts"
 import * as TokenExchange from "./TokenExchange.ts"
 import { noCredential, toCredentialsError } from "./internal/failure.ts"
 import { flightsOf, joinOrStart, outcomeBy, wasInterrupted } from "./internal/flight.ts"
@@ -112,6 +112,7 @@ const session = <R>(
       refreshGrant,
       interruptible,
       phase: phaseOf(Duration.toMillis(config.refreshAhead), config.expiryMargin === undefined ? undefined : Duration.toMillis(config.expiryMargin)),
+      refusalMillis: Duration.toMillis(config.refusalWindow ?? defaultRefusalWindow),
       flights: flightsOf(store),
       refused: Refused.refusedOf(store),
       services: yield* Effect.context<R>()
@@ -182,7 +183,7 @@ const refreshOf = <R>(
   const isRejected = (t: Option.Option<Token>) =>
     Option.isNone(t) || !Redacted.isRedacted(t.value.accessToken) || Redacted.value(t.value.accessToken) === Redacted.value(rejected)
   // the token endpoint gave the rejected token again when it was renewed for a 401 (less than
-  // `clientRefusedMillis` ago): not renewed again before then
+  // `refusalMillis` ago): not renewed again before then
   const wasReissued = (now: number) => {
     const entry = reissued.get(key)
     return entry !== undefined && now < entry.until && Refused.sameSecret(entry.token, rejected)

@@ -36,6 +36,21 @@ describe("OAuthConfig.layerConfig", () => {
       assert.include(error.message, "CONNECTED_VEHICLE_EXPIRY_MARGIN")
     }))
 
+  it.effect("CONNECTED_VEHICLE_REFUSAL_WINDOW is a duration, else unset (10 seconds); an invalid one a ConfigurationError naming it", () =>
+    Effect.gen(function*() {
+      const window = (env: Record<string, string>) =>
+        Effect.map(read(env), (config) => config.refusalWindow === undefined ? undefined : Duration.toMillis(config.refusalWindow))
+      assert.strictEqual(yield* window({}), undefined)
+      assert.strictEqual(Duration.toMillis(OAuthConfig.defaultRefusalWindow), 10_000)
+      assert.strictEqual(yield* window({ CONNECTED_VEHICLE_REFUSAL_WINDOW: "1 minute" }), 60_000)
+      assert.strictEqual(yield* window({ CONNECTED_VEHICLE_REFUSAL_WINDOW: "0 millis" }), 0)
+      for (const value of ["soon", "-1 seconds", "Infinity"]) {
+        const error = yield* Effect.flip(read({ CONNECTED_VEHICLE_REFUSAL_WINDOW: value }))
+        assert.strictEqual(error._tag, "ConfigurationError", value)
+        assert.include(error.message, "CONNECTED_VEHICLE_REFUSAL_WINDOW", value)
+      }
+    }))
+
   it.effect("an invalid refresh-ahead is a ConfigurationError naming the variable", () =>
     Effect.gen(function*() {
       for (
@@ -77,8 +92,8 @@ describe("OAuthConfig.layerConfig", () => {
 })
 
 describe("OAuthConfig.layer", () => {
-  it("a refreshAhead or expiryMargin that is not a non-negative, finite duration throws an InvalidArgument naming it", () => {
-    for (const field of ["refreshAhead", "expiryMargin"] as const) {
+  it("a refreshAhead, expiryMargin or refusalWindow that is not a non-negative, finite duration throws an InvalidArgument naming it", () => {
+    for (const field of ["refreshAhead", "expiryMargin", "refusalWindow"] as const) {
       for (
         const value of ["banana", Number.NaN, -5000, Infinity, "-1 seconds", { seconds: Number.NaN }, [Number.NaN, 0], { millis: -1 }, { minutes: -1 }, [
           -1,

@@ -10,10 +10,10 @@
  * context with Effect's default tracer and no caller span.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Exit, Fiber, Layer, Scope } from "effect"
+import { Effect, Exit, Fiber, Layer, Redacted, Scope } from "effect"
 import { TestClock } from "effect/testing"
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from "node:http"
-import type * as OAuthConfig from "@connected-vehicle/auth/OAuthConfig"
+import * as OAuthConfig from "@connected-vehicle/auth/OAuthConfig"
 import * as Session from "@connected-vehicle/auth/Session"
 import * as TokenStore from "@connected-vehicle/auth/TokenStore"
 import { isConnectedVehicleError } from "@connected-vehicle/transport/ConnectedVehicleError"
@@ -56,7 +56,8 @@ const until = (done: () => boolean) =>
 const setup = (
   credentials: Layer.Layer<Credentials, never, TokenStore.TokenStore | OAuthConfig.OAuthConfig | Transport.Transport>,
   token: TokenStore.Token | undefined,
-  answers: { readonly token: Answer; readonly api: Answer }
+  answers: { readonly token: Answer; readonly api: Answer },
+  config: Layer.Layer<OAuthConfig.OAuthConfig> = oauth
 ) =>
   Effect.gen(function*() {
     tokens = []
@@ -66,7 +67,7 @@ const setup = (
     const memory = yield* TokenStore.makeMemory
     if (token !== undefined) yield* memory.set("user-1", token)
     const transport = Transport.layer.pipe(Layer.provide([TransportConfig.layerOrigin(endpoint.origin()), UndiciHttpClient.layer()]))
-    const layer = Layer.mergeAll(transport, credentials.pipe(Layer.provide([transport, oauth, Layer.succeed(TokenStore.TokenStore, memory)])))
+    const layer = Layer.mergeAll(transport, credentials.pipe(Layer.provide([transport, config, Layer.succeed(TokenStore.TokenStore, memory)])))
     return { memory, layer }
   })
 
@@ -194,6 +195,40 @@ describe("Session: a client-credentials grant while the service keeps answering 
       assert.strictEqual(errorOf(yield* Effect.exit(odometer.pipe(Effect.provideContext(context)))).status, 401)
       assert.strictEqual(tokens.length, 2)
       yield* TestClock.adjust("11 seconds")
+      assert.strictEqual((yield* odometer.pipe(Effect.provideContext(context))).value.distance, 42)
+      assert.strictEqual(tokens.length, 3)
+      assert.strictEqual(bearers.at(-1), "Bearer app-2")
+    }).pipe(Effect.scoped), 15_000)
+
+  it.effect("with a refusalWindow of 2 s, the rejected token given back is asked for again after 2 s", () =>
+    Effect.gen(function*() {
+      const answer = (request: IncomingMessage, response: ServerResponse, n: number) =>
+        n <= 2 ? granted(request, response) : json(response, 200, { access_token: "app-2", token_type: "Bearer", expires_in: 3600 })
+      const config = OAuthConfig.layer({ clientId: "app", clientSecret: Redacted.make("secret"), refusalWindow: "2 seconds" })
+      const { layer } = yield* setup(Session.layerApplication({ key: "user-1" }), undefined, { token: answer, api: service(["Bearer app-1"]) }, config)
+      const context = yield* Layer.build(layer)
+      assert.strictEqual(errorOf(yield* Effect.exit(odometer.pipe(Effect.provideContext(context)))).status, 401)
+      yield* TestClock.adjust("1500 millis")
+      assert.strictEqual(errorOf(yield* Effect.exit(odometer.pipe(Effect.provideContext(context)))).status, 401)
+      assert.strictEqual(tokens.length, 2)
+      yield* TestClock.adjust("1 second")
+      assert.strictEqual((yield* odometer.pipe(Effect.provideContext(context))).value.distance, 42)
+      assert.strictEqual(tokens.length, 3)
+    }).pipe(Effect.scoped), 15_000)
+
+  it.effect("with a refusalWindow of 2 s, a refusal of the client holds for 2 s, then a renewal asks again", () =>
+    Effect.gen(function*() {
+      const answer = (request: IncomingMessage, response: ServerResponse, n: number) =>
+        n === 1 ? granted(request, response) : n === 2 ? json(response, 401, { error: "invalid_client" }) : json(response, 200, { access_token: "app-2", token_type: "Bearer", expires_in: 3600 })
+      const config = OAuthConfig.layer({ clientId: "app", clientSecret: Redacted.make("secret"), refusalWindow: "2 seconds" })
+      const { layer } = yield* setup(Session.layerApplication({ key: "user-1" }), undefined, { token: answer, api: service(["Bearer app-1"]) }, config)
+      const context = yield* Layer.build(layer)
+      assert.strictEqual(errorOf(yield* Effect.exit(odometer.pipe(Effect.provideContext(context)))).status, 401)
+      yield* TestClock.adjust("1500 millis")
+      const held = errorOf(yield* Effect.exit(odometer.pipe(Effect.provideContext(context))))
+      assert.include(held.message, "no token request sent: the token endpoint refused the client less than 2s ago")
+      assert.strictEqual(tokens.length, 2)
+      yield* TestClock.adjust("1 second")
       assert.strictEqual((yield* odometer.pipe(Effect.provideContext(context))).value.distance, 42)
       assert.strictEqual(tokens.length, 3)
       assert.strictEqual(bearers.at(-1), "Bearer app-2")

@@ -38,6 +38,8 @@ export interface State<R> {
    */
   readonly interruptible: boolean
   readonly phase: (token: Token, now: number) => "fresh" | "due" | "expired"
+  /** how long a refusal (`clientRefused`, `reissued`) holds, in milliseconds (`OAuthConfig.refusalWindow`) */
+  readonly refusalMillis: number
   readonly flights: Flights
   readonly refused: Map<string, Refused.Refused>
   readonly services: Context.Context<R>
@@ -174,15 +176,6 @@ const spend = <R>({ flights: { kept }, key, refused }: State<R>, sent: Token, er
   return Effect.fail(failure)
 }
 
-/**
- * How long a refusal of the client by the token endpoint (see
- * `clientRefused` of `Flights`) is given to the renewals of its key
- * without a token request.
- *
- * @internal
- */
-export const clientRefusedMillis = 10_000
-
 // a refusal of the client itself: its credentials (`invalid_client`, or any
 // 401 of the token endpoint) or its right to the grant (`unauthorized_client`)
 const refusesClient = (error: unknown): error is ConnectedVehicleError =>
@@ -200,7 +193,7 @@ const grant = <R>(state: State<R>, current: Option.Option<Token>) => {
   // the token endpoint gave again the access token of a token renewed before it was due (the service rejected it)
   const reissue = (next: Token, now: number) => {
     if (Option.isSome(current) && phase(current.value, now) === "fresh" && Refused.sameSecret(next.accessToken, current.value.accessToken)) {
-      Refused.remember(reissued, key, { token: next.accessToken, until: now + clientRefusedMillis })
+      Refused.remember(reissued, key, { token: next.accessToken, until: now + state.refusalMillis })
     } else reissued.delete(key)
   }
   const granted = Effect.tap(
@@ -230,7 +223,7 @@ const grant = <R>(state: State<R>, current: Option.Option<Token>) => {
     Effect.catchIf(refusesClient, (error) =>
       Effect.clockWith((clock) => {
         const failure = toCredentialsError(error)
-        Refused.remember(clientRefused, key, { until: clock.currentTimeMillisUnsafe() + clientRefusedMillis, error: failure })
+        Refused.remember(clientRefused, key, { until: clock.currentTimeMillisUnsafe() + state.refusalMillis, error: failure })
         return Effect.fail(failure)
       }))
   )
@@ -254,7 +247,7 @@ const heldError = (held: { readonly until: number; readonly error: ConnectedVehi
 }
 
 // the token endpoint refused the client (`refusesClient`) less than
-// `clientRefusedMillis` ago: the renewal fails at once with that refusal, no
+// `refusalMillis` ago: the renewal fails at once with that refusal, no
 // request (a user session without a token sends none: its own error says so)
 const refusedUntil = <R>(state: State<R>, current: Option.Option<Token>, now: number): Effect.Effect<void, ConnectedVehicleError> => {
   const { flights: { clientRefused }, key } = state
@@ -262,7 +255,7 @@ const refusedUntil = <R>(state: State<R>, current: Option.Option<Token>, now: nu
   if (refusal === undefined || (state.refreshGrant && Option.isNone(current))) return Effect.void
   if (now >= refusal.until) return Effect.sync(() => clientRefused.get(key) === refusal && clientRefused.delete(key))
   const error = noCredential(
-    `no token request sent: the token endpoint refused the client less than ${clientRefusedMillis / 1000} s ago (${refusal.error.message}); no token request for ${key} before ${new Date(refusal.until).toISOString()}`,
+    `no token request sent: the token endpoint refused the client less than ${Duration.format(Duration.millis(state.refusalMillis))} ago (${refusal.error.message}); no token request for ${key} before ${new Date(refusal.until).toISOString()}`,
     { ...(refusal.error.status === undefined ? {} : { status: refusal.error.status }), cause: refusal.error }
   )
   heldErrors.set(error, refusal.until)
