@@ -13,6 +13,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { Effect, Exit, Fiber, Layer, Redacted, Scope } from "effect"
 import { TestClock } from "effect/testing"
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from "node:http"
+import { type AddressInfo, createServer } from "node:net"
 import * as OAuthConfig from "@connected-vehicle/auth/OAuthConfig"
 import * as Session from "@connected-vehicle/auth/Session"
 import * as TokenStore from "@connected-vehicle/auth/TokenStore"
@@ -164,6 +165,37 @@ describe("Session: a refresh-token request that was never sent", () => {
         assert.notInclude(error.message, "sign the user in again", `call ${i + 1}`)
       }
       assert.strictEqual(tokens.length, 0)
+    }).pipe(Effect.scoped), 15_000)
+})
+
+describe("Session: a refresh-token request that timed out while connecting", () => {
+  it.live("a TLS handshake that never ends sent nothing: the Timeout says sent: false, the next renewal sends the refresh token again", () =>
+    Effect.gen(function*() {
+      const connections: Array<Buffer> = []
+      const silent = createServer((socket) => {
+        socket.on("data", (chunk: Buffer) => connections.push(chunk))
+        socket.on("error", () => {})
+      })
+      yield* Effect.acquireRelease(
+        Effect.callback<void>((resume) => void silent.listen(0, "127.0.0.1", () => resume(Effect.void))),
+        () => Effect.sync(() => silent.close())
+      )
+      const tls = `https://127.0.0.1:${(silent.address() as AddressInfo).port}`
+      const memory = yield* TokenStore.makeMemory
+      yield* memory.set("user-1", expired())
+      const transport = Transport.layer.pipe(Layer.provide([TransportConfig.layerOrigin(tls, { timeout: "300 millis" }), UndiciHttpClient.layer()]))
+      const layer = Layer.mergeAll(transport, Session.layerUser("user-1").pipe(Layer.provide([transport, oauth, Layer.succeed(TokenStore.TokenStore, memory)])))
+      const context = yield* Layer.build(layer)
+      for (let i = 0; i < 2; i++) {
+        // the call waits longer than its token request's timeout
+        const error = errorOf(yield* Effect.exit(readOdometer("3 seconds").pipe(Effect.provideContext(context))))
+        assert.notInclude(error.message, "may have been used", `call ${i + 1}`)
+        assert.notInclude(error.message, "sign the user in again", `call ${i + 1}`)
+        const cause = error.reason._tag === "Credentials" ? error.reason.cause : undefined
+        assert.isTrue(isConnectedVehicleError(cause) && cause.reason._tag === "Timeout" && cause.reason.sent === false, `call ${i + 1}: ${String(cause)}`)
+      }
+      // nothing but TLS records (ClientHello): no refresh token on the wire
+      assert.isTrue(connections.length > 0 && connections.every((chunk) => chunk[0] === 0x16))
     }).pipe(Effect.scoped), 15_000)
 })
 

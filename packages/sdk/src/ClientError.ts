@@ -101,7 +101,7 @@ export class ConnectedVehicleError extends Error {
   /** The method and the URL (without user info) of the request that failed, when one was sent. */
   readonly method: string | undefined
   readonly url: string | undefined
-  /** `false` when no attempt wrote anything of the request (`Connection`: a connection never made); else `undefined`. */
+  /** `false` when no attempt wrote anything of the request (`Connection`: a connection never made; `Timeout`: one that ran out while connecting); else `undefined`. */
   readonly sent: boolean | undefined
 
   constructor(fields: ErrorFields, reason: Reason = "Unknown") {
@@ -296,11 +296,13 @@ export class VehicleStateError extends reasonClass("VehicleState") {}
 export class UnrecognizedError extends reasonClass("Unrecognized") {}
 
 /**
- * No complete response within the timeout (per attempt), once the retries are spent; `timeout` in milliseconds.
+ * No complete response within the timeout (per attempt), once the retries are spent; `timeout` in milliseconds;
+ * `sent: false` when nothing of the request was written (the time ran out while connecting).
  * @example
  * ```ts
  * import { TimeoutError } from "@connected-vehicle/sdk/ClientError"
  * const isTimeout = (error: unknown) => error instanceof TimeoutError
+ * const safeToSendAgain = (error: unknown) => error instanceof TimeoutError && error.sent === false
  * ```
  * @since 0.2.0
  * @category errors

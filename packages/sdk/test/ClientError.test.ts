@@ -59,6 +59,9 @@ describe("ClientError", () => {
     assert.instanceOf(timeout, ClientError.TimeoutError)
     assert.strictEqual(timeout.timeout, 5)
     assert.isTrue(timeout.isRetryable)
+    assert.isUndefined(timeout.sent)
+    // one that ran out while connecting: nothing was written
+    assert.isFalse(of(failed(new CallError.Timeout({ method: "GET", url: "u", timeout: Duration.millis(5), sent: false }))).sent)
     assert.instanceOf(of(failed(new CallError.Connection({ method: "GET", url: "u", description: "reset" }))), ClientError.ConnectionError)
     assert.instanceOf(of(failed(new CallError.InvalidResponse({ method: "GET", url: "u", status: 200, description: "x" }))), ClientError.InvalidResponseError)
     const redirect = of(failed(new CallError.UnexpectedStatus({ method: "GET", url: "u", status: 302, location: "https://elsewhere" })))

@@ -51,7 +51,13 @@ const responseContext = {
  * timeout, or within what was left of the call's budget (`maxElapsed`):
  * `timeout` is the one that ran out, as configured. When the headers had
  * arrived (a stalled body), `status`, `requestId` and `retryAfter` are
- * those of the response. Retryable.
+ * those of the response. `sent` is `false` when no attempt of the call
+ * wrote anything of the request (it ran out while the connection or its TLS
+ * handshake was still being made, as the `HttpClient` tells through
+ * `@connected-vehicle/transport/RequestNotSent`, or while waiting for the
+ * transport's `admit`), absent when one may have reached the service.
+ * Retryable (a request that is not idempotent only when `sent` is `false`,
+ * or when the retry policy allows it).
  *
  * @example
  * ```ts
@@ -59,6 +65,7 @@ const responseContext = {
  * import type { Timeout } from "@connected-vehicle/transport/ConnectedVehicleError"
  *
  * const after = (reason: Timeout) => Duration.toMillis(reason.timeout)
+ * const safeToSendAgain = (reason: Timeout) => reason.sent === false
  * ```
  * @since 0.2.0
  * @category reasons
@@ -66,7 +73,8 @@ const responseContext = {
 export class Timeout extends Schema.TaggedError<Timeout>()("Timeout", {
   ...context,
   ...headersSeen,
-  timeout: Schema.Duration
+  timeout: Schema.Duration,
+  sent: Schema.optionalKey(Schema.Boolean)
 }) {
   get isRetryable(): boolean {
     return true

@@ -11,10 +11,15 @@
  * the `cause` of its `TransportError`; `UndiciHttpClient` does (it knows
  * whether the request reached a socket). For any other client (Effect's
  * `FetchHttpClient`, `NodeHttpClient`), the transport reads the Node.js
- * error codes along the cause's chain ({@link isNotSent}).
+ * error codes along the cause's chain ({@link isNotSent}). An exchange
+ * interrupted before it wrote anything (the transport's attempt timeout ran
+ * out while connecting) is told with {@link markNotSent}: that attempt's
+ * `Timeout` says `sent: false`.
  *
  * @since 0.2.0
  */
+
+import type { HttpClientRequest } from "effect/http"
 
 /**
  * The cause of a `TransportError` for a request of which nothing was
@@ -117,3 +122,51 @@ export const isNotSent = (cause: unknown): boolean => {
   }
   return false
 }
+
+// the requests whose exchange was interrupted before any of it was written
+const interruptedUnsent = new WeakSet<HttpClientRequest.HttpClientRequest>()
+
+/**
+ * Notes that the exchange of `request` (the very request the client was
+ * given) was interrupted before anything of it was written: an `HttpClient`
+ * calls it from its interruption's finalizer. The transport's `Timeout` of
+ * an attempt whose request is marked says `sent: false` (unless another
+ * attempt of the call may have reached the service); without a mark, a
+ * timed-out attempt may have sent its request.
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import type { HttpClientRequest } from "effect/http"
+ * import { markNotSent } from "@connected-vehicle/transport/RequestNotSent"
+ *
+ * // the finalizer of an exchange that knows whether it started writing
+ * const onInterrupt = (request: HttpClientRequest.HttpClientRequest, started: () => boolean) =>
+ *   Effect.sync(() => {
+ *     if (!started()) markNotSent(request)
+ *   })
+ * ```
+ * @since 0.3.0
+ * @category marks
+ */
+export const markNotSent = (request: HttpClientRequest.HttpClientRequest): void => {
+  interruptedUnsent.add(request)
+}
+
+/**
+ * Whether the exchange of `request` was interrupted before anything of it
+ * was written ({@link markNotSent}).
+ *
+ * @example
+ * ```ts
+ * import { HttpClientRequest } from "effect/http"
+ * import { isMarkedNotSent, markNotSent } from "@connected-vehicle/transport/RequestNotSent"
+ *
+ * const request = HttpClientRequest.get("http://127.0.0.1:8080/v3/vehicles")
+ * markNotSent(request)
+ * isMarkedNotSent(request) // true
+ * ```
+ * @since 0.3.0
+ * @category marks
+ */
+export const isMarkedNotSent = (request: HttpClientRequest.HttpClientRequest): boolean => interruptedUnsent.has(request)

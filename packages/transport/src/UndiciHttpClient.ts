@@ -35,7 +35,7 @@ import "./internal/nodeVersion.ts"
 import { Agent } from "undici"
 import type { Dispatcher } from "undici"
 import { Exchange, ExchangeResponse } from "./internal/exchange.ts"
-import { isNotSent, RequestMaybeSent, RequestNotSent } from "./RequestNotSent.ts"
+import { isNotSent, markNotSent, RequestMaybeSent, RequestNotSent } from "./RequestNotSent.ts"
 import { type Target, targetOf } from "./internal/target.ts"
 
 /**
@@ -131,7 +131,13 @@ export const MaxResponseBytes = Context.Reference<number | undefined>(
  */
 export const make = (dispatcher: Dispatcher, options?: Options): HttpClient.HttpClient => {
   const configured = options?.maxResponseBytes ?? defaultMaxResponseBytes
-  const send = (request: HttpClientRequest.HttpClientRequest, target: Target, fiber: Fiber.Fiber<unknown, unknown>) => {
+  // `given`: the request the client was given, when Effect's client span sends another (with its trace context)
+  const send = (
+    request: HttpClientRequest.HttpClientRequest,
+    target: Target,
+    fiber: Fiber.Fiber<unknown, unknown>,
+    given: HttpClientRequest.HttpClientRequest = request
+  ) => {
     const body = bodyOf(request)
     if (body === undefined) {
       return Effect.fail(
@@ -163,18 +169,23 @@ export const make = (dispatcher: Dispatcher, options?: Options): HttpClient.Http
       } catch (cause) {
         exchange.onResponseError(undefined as never, cause instanceof Error ? cause : new Error(String(cause)))
       }
-      // interrupted: the exchange is aborted (its signal is not needed)
-      return Effect.sync(() => exchange.abort())
+      // interrupted: the exchange is aborted (its signal is not needed); before undici's
+      // `onRequestStart`, nothing of the request was written
+      return Effect.sync(() => {
+        if (exchange.controller === undefined) markNotSent(given)
+        exchange.abort()
+      })
     })
   }
   // with tracing: Effect's own client span around the same exchange
-  const traced = HttpClient.make((request, url, _signal, fiber) => send(request, fromUrl(url), fiber))
+  const traced = (given: HttpClientRequest.HttpClientRequest) =>
+    HttpClient.make((request, url, _signal, fiber) => send(request, fromUrl(url), fiber, given)).execute(given)
   return HttpClient.makeWith(
     (effect) =>
       Effect.flatMapEager(effect, (request) =>
         Effect.withFiber((fiber) => {
           if (!fiber.getRef(Tracer.DisablePropagation) && !fiber.getRef(HttpClient.TracerDisabledWhen)(request)) {
-            return traced.execute(request)
+            return traced(request)
           }
           // the URL parsed only when its string does not already say where it goes
           const target = targetOf(request.url, request.urlParams, request.hash)

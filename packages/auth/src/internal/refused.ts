@@ -108,9 +108,8 @@ export const isInvalidGrant = (error: unknown): error is ConnectedVehicleError =
  * Whether the failed token request `error` may have reached the token
  * endpoint and used the refresh token it sent: no answer (a timeout, a
  * connection reset or cut: not one the transport knows was never sent,
- * `sent: false`, as a connection never made or a TLS handshake that failed;
- * a timeout counts, as it may have come once the request
- * was sent), a 5xx other than
+ * `sent: false`, as a connection never made, a TLS handshake that failed,
+ * or a timeout that ran out while connecting), a 5xx other than
  * a 503 (a 503 and a 429 say the request was not processed), a 2xx that
  * breaks section 4.6. An answer 3xx or 4xx (an `invalid_client`, say) did
  * not use it; an `invalid_grant` is a refusal (see {@link isInvalidGrant}).
@@ -121,7 +120,7 @@ export const mayHaveUsed = (error: unknown): error is ConnectedVehicleError => {
   if (!isConnectedVehicleError(error)) return false
   const { reason, status } = error
   if (status !== undefined) return status !== 503 && (status >= 500 || status < 300)
-  return reason._tag === "Timeout" || (reason._tag === "Connection" && reason.sent !== false)
+  return (reason._tag === "Timeout" || reason._tag === "Connection") && reason.sent !== false
 }
 
 /**

@@ -103,7 +103,7 @@ const fieldsOf = (error: ConnectedVehicleError, reason: Reason, message: string)
     timeout: reason._tag === "Timeout" ? Duration.toMillis(reason.timeout) : undefined,
     method: str(r["method"]),
     url: str(r["url"]),
-    sent: reason._tag === "Connection" ? reason.sent : undefined,
+    sent: reason._tag === "Connection" || reason._tag === "Timeout" ? reason.sent : undefined,
     cause: error
   }
 }

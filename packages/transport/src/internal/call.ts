@@ -27,6 +27,7 @@ import { InvalidArgument } from "@connected-vehicle/schema/InvalidArgument"
 import type { Credentials } from "../Credentials.ts"
 import { requestIdOf, type TransportConfig } from "../TransportConfig.ts"
 import * as ConnectedVehicleError from "../ConnectedVehicleError.ts"
+import { isMarkedNotSent } from "../RequestNotSent.ts"
 import { attemptContext, propagates } from "./untraced.ts"
 import { withoutCredentials } from "./url.ts"
 import type { Hook } from "./hooks.ts"
@@ -109,6 +110,11 @@ interface Call {
   body: string | undefined
   /** The current attempt's response once its head came, released if the attempt is interrupted. */
   response: HttpClientResponse.HttpClientResponse | undefined
+  /**
+   * The request the current attempt hands to the client (marked by it if interrupted before writing any:
+   * `RequestNotSent.markNotSent`), set by each attempt's exchange (when its effect is built, with a request at hand).
+   */
+  sending: HttpClientRequest.HttpClientRequest | undefined
   /** Whether an attempt may have reached the service (a response head, a timeout, a retried failure): the call then never says `sent: false`. */
   mayHaveSent: boolean
 }
@@ -133,8 +139,9 @@ const exchange = (spec: MethodSpec, call: Call) => (client: HttpClient.HttpClien
   // the whole of `client.execute` (its own request steps included) inside, its failures typed
   HttpClient.makeWith<AnyError, never, AnyError, never>(
     (request) =>
-      Effect.flatMapEager(request, (request) =>
-        Effect.matchEffect(client.execute(request), {
+      Effect.flatMapEager(request, (request) => {
+        call.sending = request
+        return Effect.matchEffect(client.execute(request), {
           onFailure: (error) => {
             const url = withoutCredentials(error.request.url, error.request.urlParams)
             const failed = Effect.fail(mapSendError(error, spec.method, spec.path, url))
@@ -147,7 +154,8 @@ const exchange = (spec: MethodSpec, call: Call) => (client: HttpClient.HttpClien
             call.response = response
             return call.hooks === undefined ? respond(spec, call, response) : afterHooks(call.hooks(response), respond(spec, call, response))
           }
-        })),
+        })
+      }),
     (request) => Effect.succeed(request)
   )
 
@@ -215,9 +223,14 @@ const respond = (spec: MethodSpec, call: Call, response: HttpClientResponse.Http
  */
 const releaseResponse = (call: Call): Effect.Effect<void> => call.response === undefined ? Effect.void : release(call.response)
 
-/** The `Timeout` of an attempt, `limit` the milliseconds that ran out, with what it saw of the response head. */
+/**
+ * The `Timeout` of an attempt, `limit` the milliseconds that ran out, with
+ * what it saw of the response head; `sent: false` when the client was
+ * interrupted before it wrote any of the request (it marked it so).
+ */
 const timeoutOf = (spec: MethodSpec, call: Call, limit: number): AnyError => {
-  call.mayHaveSent = true
+  const unsent = call.status === undefined && call.sending !== undefined && isMarkedNotSent(call.sending)
+  if (!unsent) call.mayHaveSent = true
   return fail(
     new ConnectedVehicleError.Timeout({
       method: spec.method,
@@ -225,7 +238,8 @@ const timeoutOf = (spec: MethodSpec, call: Call, limit: number): AnyError => {
       timeout: Duration.millis(limit),
       ...(call.status === undefined ? {} : { status: call.status }),
       ...(call.requestId ? { requestId: call.requestId } : {}),
-      ...(call.retryAfter === undefined ? {} : { retryAfter: call.retryAfter })
+      ...(call.retryAfter === undefined ? {} : { retryAfter: call.retryAfter }),
+      ...(unsent ? { sent: false } : {})
     })
   )
 }
@@ -284,7 +298,8 @@ const withinBudget = <A>(spec: MethodSpec, call: Call, effect: Effect.Effect<A, 
     return Timeout.timeoutOrElse(
       effect,
       Math.max(1, left),
-      () => Effect.fail(fail(new ConnectedVehicleError.Timeout({ method: spec.method, url: urlOf(call), timeout: budget })))
+      // nothing of the request sent yet
+      () => Effect.fail(fail(new ConnectedVehicleError.Timeout({ method: spec.method, url: urlOf(call), timeout: budget, sent: false })))
     )
   })
 
@@ -425,6 +440,7 @@ const run = (
     retryAfter: undefined,
     body: undefined,
     response: undefined,
+    sending: undefined,
     mayHaveSent: false
   }
   const client = retried(spec, call, span)(authenticated(spec, call)(timed(spec, call)(exchange(spec, call)(spec.httpClient))))

@@ -109,7 +109,7 @@ const shallowCopy = <A>(value: A): A =>
 
 /** Whether nothing of the request was processed: its credential failed, or nothing of it was written. */
 const notSent = (reason: Reason): boolean =>
-  reason._tag === "Credentials" || (reason._tag === "Connection" && reason.sent === false)
+  reason._tag === "Credentials" || ((reason._tag === "Connection" || reason._tag === "Timeout") && reason.sent === false)
 
 /**
  * The delay before retry `n` (1 for the first) after `error`, `undefined`
@@ -123,8 +123,8 @@ const notSent = (reason: Reason): boolean =>
  * never collapse to zero), and at least the `Retry-After` its response sent
  * (not retried when that is over `maxWait`).
  * A request that is not idempotent is retried only when the policy allows it,
- * or when what failed is its credential, or its connection before any of it
- * was written (`sent: false`): nothing was processed.
+ * or when what failed is its credential, or its connection (or its timeout)
+ * before any of it was written (`sent: false`): nothing was processed.
  * The call's budget bounds every wait (see {@link schedule}).
  *
  * @internal
@@ -138,7 +138,7 @@ export const delayOf = (
   if (error._tag !== "ConnectedVehicleError" || !error.isRetryable) return Effect.succeed(undefined)
   // a request that is not idempotent is sent again only when the policy allows it, or when the
   // attempt failed for want of its credential (the request was not sent, or was refused with a 401),
-  // or before any of it was written (a connection never made)
+  // or before any of it was written (a connection never made, or one that ran out of time)
   if (!idempotent && !policy.retryNonIdempotent && !notSent(error.reason)) return Effect.succeed(undefined)
   const after = error.retryAfter === undefined ? undefined : Duration.toMillis(error.retryAfter)
   if (error.status === 429) {

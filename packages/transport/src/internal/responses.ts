@@ -19,6 +19,7 @@ import {
   InvalidResponse,
   MalformedBody,
   OAuth,
+  Timeout,
   UnexpectedStatus
 } from "../ConnectedVehicleError.ts"
 import type { Reason } from "../ConnectedVehicleError.ts"
@@ -155,28 +156,37 @@ export const mapSendError = (error: HttpClientError.HttpClientError, method: str
 
 /**
  * The call's failure once an earlier attempt may have reached the service
- * (`mayHaveSent`): a `Connection` of the last attempt loses its `sent: false`
- * (whatever made it: the send, an `admit` step), which speaks for the whole
- * call.
+ * (`mayHaveSent`): a `Connection` or a `Timeout` of the last attempt loses
+ * its `sent: false` (whatever made it: the send, an `admit` step, a connect
+ * that ran out of time), which speaks for the whole call.
  *
  * @internal
  */
 export const sentByNone = (error: AnyError, mayHaveSent: boolean): AnyError => {
-  if (!mayHaveSent || error._tag !== "ConnectedVehicleError" || error.reason._tag !== "Connection" || error.reason.sent !== false) return error
-  const { sent: _, ...fields } = error.reason
-  return fail(new Connection(fields))
+  if (!mayHaveSent || error._tag !== "ConnectedVehicleError") return error
+  const reason = error.reason
+  if (reason._tag === "Connection" && reason.sent === false) {
+    const { sent: _, ...fields } = reason
+    return fail(new Connection(fields))
+  }
+  if (reason._tag === "Timeout" && reason.sent === false) {
+    const { sent: _, ...fields } = reason
+    return fail(new Timeout(fields))
+  }
+  return error
 }
 
 /**
  * Whether the request of a failed attempt may have reached the service: any
  * failure after the send began (a response, a timeout, a connection that
- * failed but `sent: false`); not a credential or an argument refused before.
+ * failed), but not one that says `sent: false`, nor a credential or an
+ * argument refused before.
  *
  * @internal
  */
 export const mayHaveReached = (error: AnyError): boolean =>
   error._tag === "ConnectedVehicleError" && error.reason._tag !== "Credentials" && error.reason._tag !== "InvalidRequest" &&
-  !(error.reason._tag === "Connection" && error.reason.sent === false)
+  !((error.reason._tag === "Connection" || error.reason._tag === "Timeout") && error.reason.sent === false)
 
 /**
  * A 2xx body that could not be read: the connection failed while it arrived
