@@ -20,6 +20,7 @@
  */
 
 import type { HttpClientRequest } from "effect/http"
+import * as NotSent from "./internal/notSent.ts"
 
 /**
  * The cause of a `TransportError` for a request of which nothing was
@@ -123,16 +124,15 @@ export const isNotSent = (cause: unknown): boolean => {
   return false
 }
 
-// the requests whose exchange was interrupted before any of it was written
-const interruptedUnsent = new WeakSet<HttpClientRequest.HttpClientRequest>()
-
 /**
  * Notes that the exchange of `request` (the very request the client was
  * given) was interrupted before anything of it was written: an `HttpClient`
  * calls it from its interruption's finalizer. The transport's `Timeout` of
  * an attempt whose request is marked says `sent: false` (unless another
  * attempt of the call may have reached the service); without a mark, a
- * timed-out attempt may have sent its request.
+ * timed-out attempt may have sent its request. A mark speaks for one
+ * exchange: the transport clears it whenever it hands the request to the
+ * client again.
  *
  * @example
  * ```ts
@@ -149,9 +149,7 @@ const interruptedUnsent = new WeakSet<HttpClientRequest.HttpClientRequest>()
  * @since 0.3.0
  * @category marks
  */
-export const markNotSent = (request: HttpClientRequest.HttpClientRequest): void => {
-  interruptedUnsent.add(request)
-}
+export const markNotSent: (request: HttpClientRequest.HttpClientRequest) => void = NotSent.mark
 
 /**
  * Whether the exchange of `request` was interrupted before anything of it
@@ -169,4 +167,4 @@ export const markNotSent = (request: HttpClientRequest.HttpClientRequest): void 
  * @since 0.3.0
  * @category marks
  */
-export const isMarkedNotSent = (request: HttpClientRequest.HttpClientRequest): boolean => interruptedUnsent.has(request)
+export const isMarkedNotSent: (request: HttpClientRequest.HttpClientRequest) => boolean = NotSent.isMarked

@@ -152,6 +152,33 @@ describe("UndiciHttpClient interrupted", () => {
   })
 })
 
+describe("a request without a credential of the call's (the same object on every attempt)", () => {
+  it.live("an attempt that timed out before writing, then one that wrote and timed out: the call may have been sent", () =>
+    Effect.gen(function*() {
+      // the first exchange never starts on a socket, the second does (and never ends)
+      let n = 0
+      const dispatcher = {
+        dispatch(_options: Dispatcher.DispatchOptions, handler: Dispatcher.DispatchHandler) {
+          if (++n > 1) handler.onRequestStart?.({ abort() {}, pause() {}, resume() {}, aborted: false, paused: false, reason: null } as never, {})
+          return true
+        }
+      } as unknown as Dispatcher
+      const given: Array<HttpClientRequest.HttpClientRequest> = []
+      const client = HttpClient.tapRequest(UndiciHttpClient.make(dispatcher), (request) => Effect.sync(() => given.push(request)))
+      const layer = Transport.layer.pipe(Layer.provide([
+        TransportConfig.layerOrigin("http://127.0.0.1:1", { timeout: "200 millis", retry: { maxAttempts: 2, initialDelay: "1 millis", maxDelay: "5 millis" } }),
+        Layer.succeed(HttpClient.HttpClient, client)
+      ]))
+      const publicGet = Effect.flatMap(Transport.publicClient(VehicleApi, "signals"), (signals) =>
+        signals.get({ params: { vehicleId: "v-1", signalCode: "odometer" }, headers: { "sc-user-id": "u-1" } }))
+      const error = yield* flipReason(publicGet.pipe(Effect.provide(layer)))
+      assert.strictEqual(error._tag, "Timeout")
+      assert.strictEqual(given.length, 2)
+      assert.strictEqual(given[0], given[1], "the same request object on both attempts")
+      assert.isUndefined((error as Timeout).sent)
+    }))
+})
+
 describe("a wait for admit that outlasts the call's budget", () => {
   it.live("is a Timeout with sent: false: nothing was sent", () =>
     Effect.gen(function*() {

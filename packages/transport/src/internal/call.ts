@@ -27,7 +27,7 @@ import { InvalidArgument } from "@connected-vehicle/schema/InvalidArgument"
 import type { Credentials } from "../Credentials.ts"
 import { requestIdOf, type TransportConfig } from "../TransportConfig.ts"
 import * as ConnectedVehicleError from "../ConnectedVehicleError.ts"
-import { isMarkedNotSent } from "../RequestNotSent.ts"
+import * as NotSent from "./notSent.ts"
 import { attemptContext, propagates } from "./untraced.ts"
 import { withoutCredentials } from "./url.ts"
 import type { Hook } from "./hooks.ts"
@@ -112,7 +112,8 @@ interface Call {
   response: HttpClientResponse.HttpClientResponse | undefined
   /**
    * The request the current attempt hands to the client (marked by it if interrupted before writing any:
-   * `RequestNotSent.markNotSent`), set by each attempt's exchange (when its effect is built, with a request at hand).
+   * `RequestNotSent.markNotSent`), set by the exchange when the attempt's effect is built (with a request at hand:
+   * before the attempt starts, once for all of them when they send the same request).
    */
   sending: HttpClientRequest.HttpClientRequest | undefined
   /** Whether an attempt may have reached the service (a response head, a timeout, a retried failure): the call then never says `sent: false`. */
@@ -229,7 +230,7 @@ const releaseResponse = (call: Call): Effect.Effect<void> => call.response === u
  * interrupted before it wrote any of the request (it marked it so).
  */
 const timeoutOf = (spec: MethodSpec, call: Call, limit: number): AnyError => {
-  const unsent = call.status === undefined && call.sending !== undefined && isMarkedNotSent(call.sending)
+  const unsent = call.status === undefined && call.sending !== undefined && NotSent.isMarked(call.sending)
   if (!unsent) call.mayHaveSent = true
   return fail(
     new ConnectedVehicleError.Timeout({
@@ -256,6 +257,9 @@ const timed = (spec: MethodSpec, call: Call) => (client: Client): Client =>
       call.requestId = undefined
       call.retryAfter = undefined
       call.response = undefined
+      // a mark of an earlier attempt's exchange is not this one's (a request without a credential of the
+      // call's is the same object on every attempt: the attempts' effect is built once, `sending` set then)
+      if (call.sending !== undefined) NotSent.clear(call.sending)
       // the first attempt has the whole budget; a later one (or one after a
       // wait for `admit` or the credential) what is left of it
       const left = n === 1 && spec.admit === undefined && spec.credentials === undefined ? call.policy.maxElapsedMillis : call.deadline - start
