@@ -11,7 +11,7 @@ import { FetchHttpClient, HttpClient } from "effect/http"
 import { NodeHttpClient } from "@effect/platform-node"
 import { LegacyApi, VehicleApi } from "@connected-vehicle/schema/Api"
 import * as Credentials from "@connected-vehicle/transport/Credentials"
-import { ConnectedVehicleError, Connection as ConnectionReason } from "@connected-vehicle/transport/ConnectedVehicleError"
+import { ConnectedVehicleError, Connection as ConnectionReason, Credentials as CredentialsReason } from "@connected-vehicle/transport/ConnectedVehicleError"
 import * as Transport from "@connected-vehicle/transport/Transport"
 import * as TransportConfig from "@connected-vehicle/transport/TransportConfig"
 import type { Connection } from "@connected-vehicle/transport/ConnectedVehicleError"
@@ -122,7 +122,9 @@ describe("a call whose earlier attempt may have reached the service", () => {
       const admit = (request: { readonly method: string; readonly url: string }) =>
         Effect.suspend(() =>
           ++admits === 1 ? Effect.void : Effect.fail(
-            new ConnectedVehicleError({ reason: new ConnectionReason({ method: request.method, url: request.url, description: "request limits: down", sent: false }) })
+            new ConnectedVehicleError({
+              reason: new ConnectionReason({ method: request.method, url: request.url, description: "request limits: down", sent: false, cause: new Error("request limits down") })
+            })
           ))
       const layer = Layer.mergeAll(Transport.layerWith({ admit }), Credentials.layerStatic(Redacted.make("t"))).pipe(Layer.provide([
         TransportConfig.layerOrigin(service.origin, { timeout: "200 millis", retry: { maxAttempts: 2, initialDelay: "1 millis", maxDelay: "5 millis", retryNonIdempotent: true } }),
@@ -131,6 +133,8 @@ describe("a call whose earlier attempt may have reached the service", () => {
       const error = yield* batchOn(layer)
       assert.strictEqual(error._tag, "Connection")
       assert.isUndefined((error as Connection).sent)
+      // the admit step's own error kept as the cause
+      assert.strictEqual(((error as Connection).cause as Error).message, "request limits down")
       assert.deepStrictEqual([service.requests.length, admits], [1, 2])
     }).pipe(Effect.scoped))
 
@@ -158,6 +162,42 @@ describe("a call whose earlier attempt may have reached the service", () => {
       assert.strictEqual(error._tag, "Connection")
       assert.include((error as Connection).description, "ECONNREFUSED")
       assert.isUndefined((error as Connection).sent)
+      assert.strictEqual(service.requests.length, 1)
+    }).pipe(Effect.scoped))
+})
+
+describe("a call whose credential could not be had", () => {
+  const credentialsFailure = (description: string) =>
+    new ConnectedVehicleError({ reason: new CredentialsReason({ description, cause: new ConnectedVehicleError({ reason: new ConnectionReason({ method: "POST", url: "http://auth/oauth/token", description: "refused", sent: false }) }) }) })
+
+  it.live("at once: the Credentials reason says sent: false (the call's request was never written)", () =>
+    Effect.gen(function*() {
+      const service = yield* server((_, response) => response.end("{}"))
+      const credentials = Layer.succeed(Credentials.Credentials, { token: Effect.fail(credentialsFailure("token request refused")), refresh: () => Effect.succeed(false) })
+      const layer = Layer.mergeAll(Transport.layer, credentials).pipe(Layer.provide([TransportConfig.layerOrigin(service.origin), UndiciHttpClient.layer()]))
+      const error = yield* flipReason(batch.pipe(Effect.provide(layer)))
+      assert.strictEqual(error._tag, "Credentials")
+      assert.strictEqual((error as CredentialsReason).sent, false)
+      // the token request's error kept as the cause
+      const cause = (error as CredentialsReason).cause
+      assert.isTrue(cause instanceof ConnectedVehicleError && cause.reason._tag === "Connection")
+      assert.strictEqual(service.requests.length, 0)
+    }).pipe(Effect.scoped))
+
+  it.live("after a 401 (its refresh failed): the Credentials reason does not say sent: false", () =>
+    Effect.gen(function*() {
+      const service = yield* server((_, response) => {
+        response.writeHead(401, { "content-type": "application/json" })
+        response.end("{}")
+      })
+      const credentials = Layer.succeed(Credentials.Credentials, {
+        token: Effect.succeed(Redacted.make("token-1")),
+        refresh: () => Effect.fail(credentialsFailure("refresh refused"))
+      })
+      const layer = Layer.mergeAll(Transport.layer, credentials).pipe(Layer.provide([TransportConfig.layerOrigin(service.origin), UndiciHttpClient.layer()]))
+      const error = yield* flipReason(batch.pipe(Effect.provide(layer)))
+      assert.strictEqual(error._tag, "Credentials")
+      assert.isUndefined((error as CredentialsReason).sent)
       assert.strictEqual(service.requests.length, 1)
     }).pipe(Effect.scoped))
 })

@@ -18,6 +18,7 @@ import {
   InvalidRequest,
   InvalidResponse,
   MalformedBody,
+  Credentials,
   OAuth,
   Timeout,
   UnexpectedStatus
@@ -155,26 +156,35 @@ export const mapSendError = (error: HttpClientError.HttpClientError, method: str
 }
 
 /**
- * The call's failure once an earlier attempt may have reached the service
- * (`mayHaveSent`): a `Connection` or a `Timeout` of the last attempt loses
- * its `sent: false` (whatever made it: the send, an `admit` step, a connect
- * that ran out of time), which speaks for the whole call.
+ * The call's failure, with whether any attempt may have reached the service
+ * (`mayHaveSent`): once one may have, a `Connection` or a `Timeout` of the
+ * last attempt loses its `sent: false` (whatever made it: the send, an
+ * `admit` step, a connect that ran out of time), which speaks for the whole
+ * call; while none may have, a `Credentials` reason (the call's credential
+ * could not be had) says `sent: false` for the call's own request.
  *
  * @internal
  */
 export const sentByNone = (error: AnyError, mayHaveSent: boolean): AnyError => {
-  if (!mayHaveSent || error._tag !== "ConnectedVehicleError") return error
+  if (error._tag !== "ConnectedVehicleError") return error
   const reason = error.reason
+  if (!mayHaveSent) {
+    return reason._tag === "Credentials" && reason.sent === undefined ? fail(new Credentials({ ...fieldsOf(reason), sent: false })) : error
+  }
   if (reason._tag === "Connection" && reason.sent === false) {
-    const { sent: _, ...fields } = reason
+    const { sent: _, ...fields } = fieldsOf(reason)
     return fail(new Connection(fields))
   }
   if (reason._tag === "Timeout" && reason.sent === false) {
-    const { sent: _, ...fields } = reason
+    const { sent: _, ...fields } = fieldsOf(reason)
     return fail(new Timeout(fields))
   }
   return error
 }
+
+/** A reason's fields, its `cause` included (an `Error`'s own `cause` is not enumerable: a spread loses it). */
+const fieldsOf = <R extends { readonly cause?: unknown }>(reason: R): R =>
+  reason.cause === undefined ? { ...reason } : { ...reason, cause: reason.cause }
 
 /**
  * Whether the request of a failed attempt may have reached the service: any
