@@ -71,6 +71,24 @@ export class OAuthConfig extends Context.Service<OAuthConfig, {
 export const defaultRefusalWindow: Duration.Duration = Duration.seconds(10)
 
 /**
+ * The longest {@link OAuthConfig} `refusalWindow`: one day (a longer one is
+ * an `InvalidArgument`, or a `ConfigurationError` from the environment).
+ *
+ * @example
+ * ```ts
+ * import { Duration } from "effect"
+ * import { maxRefusalWindow } from "@connected-vehicle/auth/OAuthConfig"
+ *
+ * Duration.toHours(maxRefusalWindow) // 24
+ * ```
+ * @since 0.3.0
+ * @category constants
+ */
+export const maxRefusalWindow: Duration.Duration = Duration.days(1)
+
+const withinRefusalMax = (window: Duration.Duration): boolean => Duration.toMillis(window) <= Duration.toMillis(maxRefusalWindow)
+
+/**
  * Options of {@link layer}; see {@link OAuthConfig} for each field.
  *
  * @example
@@ -96,7 +114,7 @@ export interface Options {
   /** A `Duration` input (default half the refresh-ahead window). */
   readonly expiryMargin?: Duration.Input | undefined
   readonly clientCredentialsUrl?: string | undefined
-  /** A `Duration` input (default {@link defaultRefusalWindow}, 10 seconds). */
+  /** A `Duration` input, at most {@link maxRefusalWindow} (default {@link defaultRefusalWindow}, 10 seconds). */
   readonly refusalWindow?: Duration.Input | undefined
 }
 
@@ -127,10 +145,19 @@ export const layer = (options: Options): Layer.Layer<OAuthConfig> =>
     refreshAhead: durationOf("refreshAhead", options.refreshAhead) ?? defaultRefreshAhead,
     expiryMargin: durationOf("expiryMargin", options.expiryMargin),
     clientCredentialsUrl: options.clientCredentialsUrl,
-    refusalWindow: durationOf("refusalWindow", options.refusalWindow)
+    refusalWindow: refusalWindowOf(options.refusalWindow)
   })
 
 const defaultRefreshAhead = Duration.seconds(60)
+
+// a refusal window: a non-negative duration of at most a day, else the `InvalidArgument` naming it, thrown
+const refusalWindowOf = (input: Duration.Input | undefined): Duration.Duration | undefined => {
+  const window = durationOf("refusalWindow", input)
+  if (window !== undefined && !withinRefusalMax(window)) {
+    throw new InvalidArgument({ field: "refusalWindow", message: "refusalWindow: Expected at most 1 day" })
+  }
+  return window
+}
 
 /**
  * Why a client id cannot be sent (the Basic credential is the Base64 of
@@ -204,7 +231,7 @@ const durationOf = (field: string, input: Duration.Input | undefined): Duration.
  * | `CONNECTED_VEHICLE_REFRESH_AHEAD` | renew a token this long before it expires (an Effect duration; the deprecated `_REFRESH_AHEAD_MS`, milliseconds, is read when it is not set) | `60 seconds` |
  * | `CONNECTED_VEHICLE_EXPIRY_MARGIN` | hand out a token due for renewal until this long before it expires (an Effect duration; at most half the refresh-ahead window) | half the refresh-ahead window |
  * | `CONNECTED_VEHICLE_CLIENT_CREDENTIALS_URL` | the client-credentials token endpoint | `{auth_url}/oauth/token` |
- * | `CONNECTED_VEHICLE_REFUSAL_WINDOW` | how long a refusal by the token endpoint (of the client, or of a token it gave back) holds without a token request (an Effect duration) | `10 seconds` |
+ * | `CONNECTED_VEHICLE_REFUSAL_WINDOW` | how long a refusal by the token endpoint (of the client, or of a token it gave back) holds without a token request (an Effect duration, at most `1 day`; `0 seconds`: none) | `10 seconds` |
  *
  * @example
  * ```ts
@@ -229,7 +256,10 @@ export const config: Config.Config<Options> = Config.all({
   ),
   clientCredentialsUrl: Config.map(Config.option(Config.String("CLIENT_CREDENTIALS_URL")), Option.getOrUndefined),
   refusalWindow: Config.map(
-    Config.option(Config.schema(DurationVariable.FiniteDuration({ positive: false }), "REFUSAL_WINDOW")),
+    Config.option(Config.schema(
+      DurationVariable.FiniteDuration({ positive: false }).check(Schema.makeFilter(withinRefusalMax, { expected: "a duration of at most 1 day" })),
+      "REFUSAL_WINDOW"
+    )),
     Option.getOrUndefined
   )
 }).pipe(DurationVariable.withWarning(["REFRESH_AHEAD"], { prefix: "CONNECTED_VEHICLE" }), Config.nested("CONNECTED_VEHICLE"))

@@ -44,7 +44,8 @@ describe("OAuthConfig.layerConfig", () => {
       assert.strictEqual(Duration.toMillis(OAuthConfig.defaultRefusalWindow), 10_000)
       assert.strictEqual(yield* window({ CONNECTED_VEHICLE_REFUSAL_WINDOW: "1 minute" }), 60_000)
       assert.strictEqual(yield* window({ CONNECTED_VEHICLE_REFUSAL_WINDOW: "0 millis" }), 0)
-      for (const value of ["soon", "-1 seconds", "Infinity"]) {
+      assert.strictEqual(yield* window({ CONNECTED_VEHICLE_REFUSAL_WINDOW: "1 day" }), 86_400_000)
+      for (const value of ["soon", "-1 seconds", "Infinity", "25 hours", "100000000 days"]) {
         const error = yield* Effect.flip(read({ CONNECTED_VEHICLE_REFUSAL_WINDOW: value }))
         assert.strictEqual(error._tag, "ConfigurationError", value)
         assert.include(error.message, "CONNECTED_VEHICLE_REFUSAL_WINDOW", value)
@@ -110,6 +111,20 @@ describe("OAuthConfig.layer", () => {
         assert.strictEqual((thrown as InvalidArgument).field, field)
       }
     }
+  })
+
+  it("a refusalWindow over a day throws an InvalidArgument naming it", () => {
+    for (const value of ["25 hours", "100000000 days", Number.MAX_SAFE_INTEGER] as const) {
+      let thrown: unknown
+      try {
+        OAuthConfig.layer({ clientId: "id", clientSecret: Redacted.make("s"), refusalWindow: value })
+      } catch (error) {
+        thrown = error
+      }
+      assert.instanceOf(thrown, InvalidArgument, String(value))
+      assert.strictEqual((thrown as InvalidArgument).field, "refusalWindow")
+    }
+    OAuthConfig.layer({ clientId: "id", clientSecret: Redacted.make("s"), refusalWindow: "1 day" })
   })
 
   it.effect("a client id that is empty or holds a colon or a control character: an InvalidArgument from layer, a ConfigurationError from layerConfig", () =>
