@@ -131,8 +131,12 @@ export const isNotSent = (cause: unknown): boolean => {
  * an attempt whose request is marked says `sent: false` (unless another
  * attempt of the call may have reached the service); without a mark, a
  * timed-out attempt may have sent its request. A mark speaks for one
- * exchange: the transport clears it whenever it hands the request to the
- * client again.
+ * attempt: the transport clears it whenever it hands the request to the
+ * client again; and a request that an exchange started writing (as an
+ * `UndiciHttpClient` notes with {@link markStarted}, a retry of the same
+ * request within one attempt included) is never marked. The transport knows
+ * only the request it handed over: a `transformClient` that replaces it
+ * (`HttpClient.mapRequest`) makes such a timeout count as possibly sent.
  *
  * @example
  * ```ts
@@ -150,6 +154,26 @@ export const isNotSent = (cause: unknown): boolean => {
  * @category marks
  */
 export const markNotSent: (request: HttpClientRequest.HttpClientRequest) => void = NotSent.mark
+
+/**
+ * Notes that an exchange of `request` started writing it (an
+ * `HttpClient` calls it as it starts): {@link markNotSent} no longer marks
+ * it, whatever later exchanges of the same request do.
+ *
+ * @example
+ * ```ts
+ * import { HttpClientRequest } from "effect/http"
+ * import { isMarkedNotSent, markNotSent, markStarted } from "@connected-vehicle/transport/RequestNotSent"
+ *
+ * const request = HttpClientRequest.post("http://127.0.0.1:8080/v2.0/vehicles/v-1/batch")
+ * markStarted(request)
+ * markNotSent(request)
+ * isMarkedNotSent(request) // false
+ * ```
+ * @since 0.3.0
+ * @category marks
+ */
+export const markStarted: (request: HttpClientRequest.HttpClientRequest) => void = NotSent.start
 
 /**
  * Whether the exchange of `request` was interrupted before anything of it

@@ -162,7 +162,8 @@ export const make = (dispatcher: Dispatcher, options?: Options): HttpClient.Http
                 description: cause.message
               })
             })
-          ))
+          )),
+        given
       )
       try {
         dispatcher.dispatch({ origin: target.origin, path: target.path, method: request.method as Dispatcher.HttpMethod, headers: request.headers, body }, exchange)

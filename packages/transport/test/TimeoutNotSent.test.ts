@@ -179,6 +179,35 @@ describe("a request without a credential of the call's (the same object on every
     }))
 })
 
+describe("a request sent again within one attempt (a transformClient's own retry)", () => {
+  it.live("written once, then its retry never started: the Timeout may have been sent, the POST not sent again", () =>
+    Effect.gen(function*() {
+      // the first exchange is written, then its connection fails; the second never starts on a socket
+      let n = 0
+      const dispatcher = {
+        dispatch(_options: Dispatcher.DispatchOptions, handler: Dispatcher.DispatchHandler) {
+          if (++n === 1) {
+            const controller = { abort() {}, pause() {}, resume() {}, aborted: false, paused: false, reason: null } as never
+            handler.onRequestStart?.(controller, {})
+            setTimeout(() => handler.onResponseError?.(controller, Object.assign(new Error("read ECONNRESET"), { code: "ECONNRESET", syscall: "read" })), 5)
+          }
+          return true
+        }
+      } as unknown as Dispatcher
+      const layer = Layer.mergeAll(Transport.layerWith({ transformClient: HttpClient.retryTransient({ times: 1 }) }), Credentials.layerStatic(Redacted.make("t"))).pipe(
+        Layer.provide([
+          TransportConfig.layerOrigin("http://127.0.0.1:1", { timeout: "300 millis", retry: { maxAttempts: 3, initialDelay: "1 millis", maxDelay: "5 millis" } }),
+          Layer.succeed(HttpClient.HttpClient, UndiciHttpClient.make(dispatcher))
+        ])
+      )
+      const error = yield* flipReason(batch.pipe(Effect.provide(layer)))
+      assert.strictEqual(error._tag, "Timeout")
+      assert.isUndefined((error as Timeout).sent)
+      // the transformClient's retry, and no attempt of the transport's after it
+      assert.strictEqual(n, 2)
+    }))
+})
+
 describe("a wait for admit that outlasts the call's budget", () => {
   it.live("is a Timeout with sent: false: nothing was sent", () =>
     Effect.gen(function*() {

@@ -11,6 +11,7 @@ import type { HttpClientRequest } from "effect/http"
 import type { Socket } from "effect/socket"
 import { pipeArguments } from "effect/Pipeable"
 import type { Dispatcher } from "undici"
+import * as NotSent from "./notSent.ts"
 
 type RawHeaders = Record<string, string | Array<string> | undefined>
 
@@ -55,13 +56,23 @@ export class Exchange implements Dispatcher.DispatchHandler {
   waiters: Array<() => void> = []
   readonly limit: number
 
-  constructor(limit: number, onHead: (status: number, headers: RawHeaders) => void, onFail: (error: Error) => void) {
+  /** The request the client was given: noted as started when undici starts it on a connected socket (nothing of it written before). */
+  readonly given: HttpClientRequest.HttpClientRequest | undefined
+
+  constructor(
+    limit: number,
+    onHead: (status: number, headers: RawHeaders) => void,
+    onFail: (error: Error) => void,
+    given?: HttpClientRequest.HttpClientRequest
+  ) {
     this.limit = limit
+    this.given = given
     this.onHead = onHead
     this.onFail = onFail
   }
   onRequestStart(controller: Dispatcher.DispatchController) {
     this.controller = controller
+    if (this.given !== undefined) NotSent.start(this.given)
     if (this.aborted) controller.abort(interrupted)
   }
   onResponseStart(_: Dispatcher.DispatchController, statusCode: number, headers: Record<string, string | Array<string> | undefined>) {
