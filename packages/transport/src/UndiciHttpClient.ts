@@ -32,7 +32,7 @@ import { HttpClient, HttpClientError, Url } from "effect/http"
 import type { HttpClientRequest, HttpClientResponse } from "effect/http"
 // first: on a Node.js too old for undici, a clear error instead of undici's own
 import "./internal/nodeVersion.ts"
-import { Agent } from "undici"
+import { Agent, errors } from "undici"
 import type { Dispatcher } from "undici"
 import { Exchange, ExchangeResponse } from "./internal/exchange.ts"
 import { isNotSent, markNotSent, RequestMaybeSent, RequestNotSent } from "./RequestNotSent.ts"
@@ -153,15 +153,19 @@ export const make = (dispatcher: Dispatcher, options?: Options): HttpClient.Http
         (status, headers) => resume(Effect.succeed(new ExchangeResponse(request, target.href, status, headers, exchange))),
         (cause) =>
           resume(Effect.fail(
-            new HttpClientError.HttpClientError({
-              reason: new HttpClientError.TransportError({
-                request,
-                // before undici's `onRequestStart` (the request on a connected socket), nothing was written;
-                // after it, the request may have been, whatever the error (a retry interceptor's failed reconnect)
-                cause: exchange.controller === undefined ? new RequestNotSent(cause) : isNotSent(cause) ? new RequestMaybeSent(cause) : cause,
-                description: cause.message
+            // a request undici refuses to build (a header value it cannot send): nothing sent, and
+            // sending it again cannot help (an `InvalidRequest` to the transport, not a connection failure)
+            exchange.controller === undefined && isInvalidArgument(cause)
+              ? new HttpClientError.HttpClientError({ reason: new HttpClientError.EncodeError({ request, description: cause.message, cause }) })
+              : new HttpClientError.HttpClientError({
+                reason: new HttpClientError.TransportError({
+                  request,
+                  // before undici's `onRequestStart` (the request on a connected socket), nothing was written;
+                  // after it, the request may have been, whatever the error (a retry interceptor's failed reconnect)
+                  cause: exchange.controller === undefined ? new RequestNotSent(cause) : isNotSent(cause) ? new RequestMaybeSent(cause) : cause,
+                  description: cause.message
+                })
               })
-            })
           )),
         given
       )
@@ -236,6 +240,10 @@ const layerWith = (options: Options | undefined): Layer.Layer<HttpClient.HttpCli
   )
 
 const defaultLayer = layerWith(undefined)
+
+// undici's refusal of a request's options (its documented error code: a dispatcher of another copy of undici too)
+const isInvalidArgument = (cause: Error): boolean =>
+  cause instanceof errors.InvalidArgumentError || (cause as { readonly code?: unknown }).code === "UND_ERR_INVALID_ARG"
 
 const fromUrl = (url: URL): Target => ({ href: url.href, origin: url.origin, path: url.pathname + url.search })
 
