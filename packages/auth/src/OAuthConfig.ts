@@ -65,7 +65,7 @@ export class OAuthConfig extends Context.Service<OAuthConfig, {
  *
  * Duration.toSeconds(defaultRefusalWindow) // 10
  * ```
- * @since 0.3.0
+ * @since 0.2.0
  * @category constants
  */
 export const defaultRefusalWindow: Duration.Duration = Duration.seconds(10)
@@ -81,7 +81,7 @@ export const defaultRefusalWindow: Duration.Duration = Duration.seconds(10)
  *
  * Duration.toHours(maxRefusalWindow) // 24
  * ```
- * @since 0.3.0
+ * @since 0.2.0
  * @category constants
  */
 export const maxRefusalWindow: Duration.Duration = Duration.days(1)

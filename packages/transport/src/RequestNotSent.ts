@@ -150,7 +150,7 @@ export const isNotSent = (cause: unknown): boolean => {
  *     if (!started()) markNotSent(request)
  *   })
  * ```
- * @since 0.3.0
+ * @since 0.2.0
  * @category marks
  */
 export const markNotSent: (request: HttpClientRequest.HttpClientRequest) => void = NotSent.mark
@@ -170,7 +170,7 @@ export const markNotSent: (request: HttpClientRequest.HttpClientRequest) => void
  * markNotSent(request)
  * isMarkedNotSent(request) // false
  * ```
- * @since 0.3.0
+ * @since 0.2.0
  * @category marks
  */
 export const markStarted: (request: HttpClientRequest.HttpClientRequest) => void = NotSent.start
@@ -188,7 +188,7 @@ export const markStarted: (request: HttpClientRequest.HttpClientRequest) => void
  * markNotSent(request)
  * isMarkedNotSent(request) // true
  * ```
- * @since 0.3.0
+ * @since 0.2.0
  * @category marks
  */
 export const isMarkedNotSent: (request: HttpClientRequest.HttpClientRequest) => boolean = NotSent.isMarked
