@@ -242,10 +242,10 @@ export class InvalidRequest extends Schema.TaggedError<InvalidRequest>()("Invali
  * answered (`retryAfter` what is left of it when the renewal waits it out
  * past the call's wait for the credential); `timeout` the limit the call's wait for the credential ran out
  * at (the attempt's timeout, or what was left of the call's budget), when
- * that is what failed; `sent` is `false` when no attempt of the call wrote
- * anything of the call's own request (absent when one may have reached the
- * service: a 401 before the refresh that failed, say), whatever the token
- * request did (its own `sent` is in `cause`). Retryable only when `transient`: the token store
+ * that is what failed; `callSent` is `true` when an attempt of the call may
+ * have written the call's own request before its credential failed (a 401
+ * answered it, then its refresh failed), absent when none did, whatever the
+ * token request did (its own `sent` is in `cause`). Retryable only when `transient`: the token store
  * could not be read before any token request was sent (a database blip,
  * which the call's retry policy retries as it retries a network failure).
  * Otherwise never retried by the call: a token request has its own retries
@@ -277,8 +277,8 @@ export class Credentials extends Schema.TaggedError<Credentials>()("Credentials"
   cause: Schema.optionalKey(Schema.Unknown),
   /** The token store failed for a moment before any token request was sent: retryable. */
   transient: Schema.optionalKey(Schema.Boolean),
-  /** `false` when no attempt of the call wrote anything of the call's request (set by the transport on the call's failure). */
-  sent: Schema.optionalKey(Schema.Boolean)
+  /** `true` when an attempt of the call may have written the call's own request (set by the transport on the call's failure). */
+  callSent: Schema.optionalKey(Schema.Literal(true))
 }) {
   get isRetryable(): boolean {
     return this.transient === true

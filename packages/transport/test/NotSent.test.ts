@@ -170,21 +170,21 @@ describe("a call whose credential could not be had", () => {
   const credentialsFailure = (description: string) =>
     new ConnectedVehicleError({ reason: new CredentialsReason({ description, cause: new ConnectedVehicleError({ reason: new ConnectionReason({ method: "POST", url: "http://auth/oauth/token", description: "refused", sent: false }) }) }) })
 
-  it.live("at once: the Credentials reason says sent: false (the call's request was never written)", () =>
+  it.live("at once: the Credentials reason is the credential's own failure (the call's request was never written)", () =>
     Effect.gen(function*() {
       const service = yield* server((_, response) => response.end("{}"))
       const credentials = Layer.succeed(Credentials.Credentials, { token: Effect.fail(credentialsFailure("token request refused")), refresh: () => Effect.succeed(false) })
       const layer = Layer.mergeAll(Transport.layer, credentials).pipe(Layer.provide([TransportConfig.layerOrigin(service.origin), UndiciHttpClient.layer()]))
       const error = yield* flipReason(batch.pipe(Effect.provide(layer)))
       assert.strictEqual(error._tag, "Credentials")
-      assert.strictEqual((error as CredentialsReason).sent, false)
+      assert.isUndefined((error as CredentialsReason).callSent)
       // the token request's error kept as the cause
       const cause = (error as CredentialsReason).cause
       assert.isTrue(cause instanceof ConnectedVehicleError && cause.reason._tag === "Connection")
       assert.strictEqual(service.requests.length, 0)
     }).pipe(Effect.scoped))
 
-  it.live("after a 401 (its refresh failed): the Credentials reason does not say sent: false", () =>
+  it.live("after a 401 (its refresh failed): the Credentials reason says callSent: true, its cause kept", () =>
     Effect.gen(function*() {
       const service = yield* server((_, response) => {
         response.writeHead(401, { "content-type": "application/json" })
@@ -197,7 +197,8 @@ describe("a call whose credential could not be had", () => {
       const layer = Layer.mergeAll(Transport.layer, credentials).pipe(Layer.provide([TransportConfig.layerOrigin(service.origin), UndiciHttpClient.layer()]))
       const error = yield* flipReason(batch.pipe(Effect.provide(layer)))
       assert.strictEqual(error._tag, "Credentials")
-      assert.isUndefined((error as CredentialsReason).sent)
+      assert.isTrue((error as CredentialsReason).callSent)
+      assert.instanceOf((error as CredentialsReason).cause, ConnectedVehicleError)
       assert.strictEqual(service.requests.length, 1)
     }).pipe(Effect.scoped))
 })

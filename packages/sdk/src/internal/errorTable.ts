@@ -143,8 +143,8 @@ const fromCredentials = (error: ConnectedVehicleError, fields: ClientErrorFields
   const status = request.status
   // retryable as the call saw it (`transient`): a refresh-token request that a 500 may have used is not;
   // `retryAfter` as the call saw it: what is left of the renewal's wait, when it failed for that
-  // `sent` as the call saw it: whether the call's own request was written, not the token request
-  const sent = error.reason._tag === "Credentials" ? error.reason.sent : undefined
+  // `sent: false` only when neither the token request nor the call's own request was written
+  const sent = error.reason._tag === "Credentials" && error.reason.callSent === true ? undefined : inner.sent
   const withCause = { ...inner, isRetryable: error.isRetryable, retryAfter: fields.retryAfter ?? inner.retryAfter, sent, cause: error }
   switch (request.reason._tag) {
     case "Connection":

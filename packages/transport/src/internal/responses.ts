@@ -156,21 +156,19 @@ export const mapSendError = (error: HttpClientError.HttpClientError, method: str
 }
 
 /**
- * The call's failure, with whether any attempt may have reached the service
- * (`mayHaveSent`): once one may have, a `Connection` or a `Timeout` of the
- * last attempt loses its `sent: false` (whatever made it: the send, an
- * `admit` step, a connect that ran out of time), which speaks for the whole
- * call; while none may have, a `Credentials` reason (the call's credential
- * could not be had) says `sent: false` for the call's own request.
+ * The call's failure, once an attempt may have reached the service
+ * (`mayHaveSent`): a `Connection` or a `Timeout` of the last attempt loses
+ * its `sent: false` (whatever made it: the send, an `admit` step, a connect
+ * that ran out of time), which speaks for the whole call, and a
+ * `Credentials` reason (the call's credential could not be had after that)
+ * says `callSent: true`. Otherwise the failure is the very error it was.
  *
  * @internal
  */
 export const sentByNone = (error: AnyError, mayHaveSent: boolean): AnyError => {
-  if (error._tag !== "ConnectedVehicleError") return error
+  if (!mayHaveSent || error._tag !== "ConnectedVehicleError") return error
   const reason = error.reason
-  if (!mayHaveSent) {
-    return reason._tag === "Credentials" && reason.sent === undefined ? fail(new Credentials({ ...fieldsOf(reason), sent: false })) : error
-  }
+  if (reason._tag === "Credentials" && reason.callSent === undefined) return fail(new Credentials({ ...fieldsOf(reason), callSent: true }))
   if (reason._tag === "Connection" && reason.sent === false) {
     const { sent: _, ...fields } = fieldsOf(reason)
     return fail(new Connection(fields))
