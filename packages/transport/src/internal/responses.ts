@@ -26,7 +26,7 @@ import type { Reason } from "../ConnectedVehicleError.ts"
 import * as RetryAfter from "../RetryAfter.ts"
 import { TooLarge } from "./exchange.ts"
 import { isNotSent } from "../RequestNotSent.ts"
-import { scrub } from "./redact.ts"
+import { scrubber } from "./redact.ts"
 import { withoutCredentials } from "./url.ts"
 
 /** @internal */
@@ -286,7 +286,8 @@ const unreadable = (e: HttpClientError.HttpClientError, ctx: Ctx): ConnectedVehi
  * ({@link ofStatus}). Each keeps the `Retry-After` delay of `ctx` (read
  * from the head before the body, so that a body that fails to arrive keeps
  * it too). The request's `secrets` (see `./redact.ts`) are taken out of the
- * body first.
+ * body in every form a server may echo them in, and out of each string of
+ * its JSON once decoded.
  *
  * @internal
  */
@@ -298,9 +299,10 @@ export const decodeError = (
   Effect.map(
     Effect.mapError(response.text, (e) => unreadable(e, ctx)),
     (raw) => {
-      // a credential the server echoed never reaches an error
-      const text = scrub(raw, secrets)
-      const json = jsonOf(text)
+      // a credential the server echoed, in any form, never reaches an error
+      const scrub = scrubber(secrets)
+      const text = scrub.text(raw)
+      const json = scrub.json(jsonOf(text), text)
       // an OAuth body (`error`), with the section 7 `errors` or not, is the authorization server's
       const oauth = decodeOAuth(json)
       const envelope = Option.isSome(oauth) ? Option.none() : decodeEnvelope(json)
