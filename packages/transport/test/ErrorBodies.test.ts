@@ -1,17 +1,23 @@
 /**
  * Error bodies over a real loopback server: a secret the server echoes
- * escaped or percent-encoded is redacted like one echoed as sent.
+ * escaped or percent-encoded is redacted like one echoed as sent, and an
+ * OAuth body (`{ error, error_description }`) is the `OAuth` reason only on
+ * the authorization server's endpoints (elsewhere the envelope, then the
+ * status, decides).
  */
 import { inspect } from "node:util"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer, Logger, Redacted, References } from "effect"
-import { AuthorizationApi, VehicleApi } from "@connected-vehicle/schema/Api"
+import { AuthorizationApi, LegacyApi, VehicleApi } from "@connected-vehicle/schema/Api"
+import type { InvalidArgument } from "@connected-vehicle/schema/InvalidArgument"
+import type { ServiceReason } from "@connected-vehicle/schema/ServiceReason"
+import type { ConnectedVehicleError, OAuth } from "@connected-vehicle/transport/ConnectedVehicleError"
 import { reasonOf } from "@connected-vehicle/transport/ConnectedVehicleError"
 import * as Credentials from "@connected-vehicle/transport/Credentials"
 import * as Transport from "@connected-vehicle/transport/Transport"
 import * as TransportConfig from "@connected-vehicle/transport/TransportConfig"
 import * as UndiciHttpClient from "../src/UndiciHttpClient.ts"
-import { server } from "./utils.ts"
+import { flipReason, server } from "./utils.ts"
 
 const bearer = "tok/en+value=="
 const refreshToken = "rt/ab+cd=="
@@ -48,6 +54,9 @@ const token = Effect.flatMap(Transport.publicClient(AuthorizationApi, "oauth"), 
 
 const getSignal = Effect.flatMap(Transport.client(VehicleApi, "signals"), (signals) =>
   signals.get({ params: { vehicleId: "v-1", signalCode: "odometer" }, headers: { "sc-user-id": "u-1" } }))
+
+const getOdometer = Effect.flatMap(Transport.client(LegacyApi, "legacy"), (legacy) =>
+  legacy.odometer({ params: { id: "v-1" } }))
 
 /** Every form of `secret` that would show it: as sent, percent-encoded (either case), form-encoded, JSON-escaped with `\/`. */
 const formsOf = (secret: string) => [
@@ -106,3 +115,48 @@ describe("secrets echoed escaped or encoded", () => {
     }).pipe(Effect.scoped))
 })
 
+describe("an OAuth body is read only from the authorization server", () => {
+  const cases: ReadonlyArray<readonly [number, unknown, string]> = [
+    [401, { error: "invalid_token" }, "Authentication"],
+    [404, { status: 404, error: "Not Found", path: "/v3/vehicles" }, "NotFound"],
+    [502, { error: "bad gateway" }, "Upstream"],
+    [400, { error: "invalid_grant", error_description: "revoked" }, "Validation"]
+  ]
+  const calls: ReadonlyArray<readonly [string, Effect.Effect<unknown, ConnectedVehicleError | InvalidArgument, Transport.Transport | Credentials.Credentials>]> = [
+    ["v3", getSignal],
+    ["v2.0", getOdometer]
+  ]
+  for (const [endpoint, call] of calls) {
+    it.live(`${endpoint}: a gateway's JSON { error } is the status's reason, never OAuth`, () =>
+      Effect.gen(function*() {
+        for (const [status, body, tag] of cases) {
+          const service = yield* answering(status, () => JSON.stringify(body))
+          const error = yield* flipReason(call.pipe(Effect.provide(on(service.origin, []))))
+          assert.strictEqual(error._tag, tag, JSON.stringify(body))
+          assert.strictEqual((error as ServiceReason).status, status)
+          service.close()
+        }
+      }).pipe(Effect.scoped))
+  }
+
+  it.live("v3: the envelope decides a body that also has an error", () =>
+    Effect.gen(function*() {
+      const envelope = { errors: [{ status: "404", type: "RESOURCE_NOT_FOUND", code: "NOT_FOUND", title: "Not Found", detail: "no such vehicle" }] }
+      const service = yield* answering(404, () => JSON.stringify({ error: "invalid_grant", ...envelope }))
+      const error = yield* flipReason(getSignal.pipe(Effect.provide(on(service.origin, []))))
+      assert.strictEqual(error._tag, "NotFound")
+      assert.strictEqual((error as ServiceReason).detail, "no such vehicle")
+    }).pipe(Effect.scoped))
+
+  it.live("the token endpoint: the same bodies are OAuth errors", () =>
+    Effect.gen(function*() {
+      for (const [status, body] of cases) {
+        const service = yield* answering(status, () => JSON.stringify(body))
+        const error = yield* flipReason(token.pipe(Effect.provide(on(service.origin, []))))
+        assert.strictEqual(error._tag, "OAuth", JSON.stringify(body))
+        assert.strictEqual((error as OAuth).error, (body as { error: string }).error)
+        assert.strictEqual((error as OAuth).status, status)
+        service.close()
+      }
+    }).pipe(Effect.scoped))
+})
