@@ -1,9 +1,10 @@
 /**
  * The Promise client's class of an error status whose body is not the
  * service's envelope (what a gateway or proxy answers: an empty or
- * plain-text 401, an HTML 502 or 503, a body cut short) is the class of its
- * status, and its `retryAfter` is a delay `setTimeout` waits as asked; an
- * envelope's `links.about` and items are the error's `about` and `errors`. A
+ * plain-text 401, an HTML 502 or 503, a body cut short, a JSON `{ error }`
+ * that is not the authorization server's) is the class of its status, and
+ * its `retryAfter` is a delay `setTimeout` waits as asked; an envelope's
+ * `links.about` and items are the error's `about` and `errors`. A
  * `node:http` server on 127.0.0.1 answers the token request and the call.
  */
 import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
@@ -91,6 +92,23 @@ describe("Promise client: an error status without the envelope", () => {
     const badGateway = await rejection(client.v3.webhooks.list(), Client.UpstreamError)
     assert.strictEqual(badGateway.status, 502)
     assert.strictEqual(seen.calls, 3)
+  })
+
+  it("a gateway's JSON with an error member is the class of its status, never an OAuthError", async () => {
+    await using client = makeClient()
+    const json = { "content-type": "application/json" }
+    answering(401, JSON.stringify({ error: "invalid_token" }), json)
+    const unauthorized = await rejection(client.v3.webhooks.list(), Client.AuthenticationError)
+    assert.strictEqual(unauthorized.code, "UNAUTHORIZED")
+    assert.strictEqual(seen.calls, 2)
+    answering(404, JSON.stringify({ timestamp: "2026-01-01T00:00:00Z", status: 404, error: "Not Found", path: "/v3/webhooks/wh_1" }), json)
+    const notFound = await rejection(client.v3.webhooks.get("wh_1"), Client.NotFoundError)
+    assert.strictEqual(notFound.status, 404)
+    assert.strictEqual(notFound.reason, "NotFound")
+    answering(502, JSON.stringify({ error: "bad gateway" }), json)
+    const badGateway = await rejection(client.v3.webhooks.list(), Client.UpstreamError)
+    assert.strictEqual(badGateway.status, 502)
+    assert.isTrue(badGateway.isRetryable)
   })
 
   it("a 404 whose body is cut is a NotFoundError at once, not a ConnectionError after retries", async () => {

@@ -8,7 +8,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Duration, Effect, Layer, Redacted } from "effect"
 import { NodeHttpClient } from "@effect/platform-node"
-import { VehicleApi } from "@connected-vehicle/schema/Api"
+import { AuthorizationApi, VehicleApi } from "@connected-vehicle/schema/Api"
 import type { ServiceReason } from "@connected-vehicle/schema/ServiceReason"
 import * as Credentials from "@connected-vehicle/transport/Credentials"
 import type { OAuth, Timeout } from "@connected-vehicle/transport/ConnectedVehicleError"
@@ -74,7 +74,7 @@ describe("Retry-After of any error status", () => {
       assert.strictEqual(service.requests.length, 1)
     }).pipe(Effect.scoped))
 
-  it.live("an OAuth error body is the OAuth reason, with or without an errors member of any shape; the envelope alone is the envelope's", () =>
+  it.live("an OAuth error body is the token endpoint's OAuth reason, with or without an errors member of any shape; the envelope alone is the envelope's", () =>
     Effect.gen(function*() {
       const envelope = { errors: [{ status: "400", type: "VALIDATION", code: "BAD_REQUEST", title: "Bad Request", detail: "bad" }] }
       const bodies: ReadonlyArray<readonly [unknown, string]> = [
@@ -85,14 +85,19 @@ describe("Retry-After of any error status", () => {
         [envelope, "Validation"],
         [{ message: "neither" }, "Validation"]
       ]
+      const token = Effect.flatMap(Transport.publicClient(AuthorizationApi, "oauth"), (oauth) =>
+        oauth.token({ headers: { authorization: "Basic Yzpz" }, payload: { grant_type: "refresh_token", refresh_token: "r-1" } }))
       for (const [body, tag] of bodies) {
         const service = yield* server((_, response) => {
           response.writeHead(400, { "content-type": "application/json" })
           response.end(JSON.stringify(body))
         })
-        const error = yield* flipReason(getSignal.pipe(Effect.provide(on(service.origin, { retry: { maxAttempts: 1 } }))))
+        const layer = on(service.origin, { retry: { maxAttempts: 1 } })
+        const error = yield* flipReason(token.pipe(Effect.provide(layer)))
         assert.strictEqual(error._tag, tag, JSON.stringify(body))
         if (tag === "OAuth") assert.strictEqual((error as OAuth).error, "invalid_grant")
+        // the service's endpoints read no OAuth body: the envelope, else the status
+        assert.strictEqual((yield* flipReason(getSignal.pipe(Effect.provide(layer))))._tag, "Validation", JSON.stringify(body))
         service.close()
       }
     }).pipe(Effect.scoped))

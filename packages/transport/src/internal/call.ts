@@ -89,6 +89,8 @@ export interface MethodSpec extends Decoder {
   readonly baseUrl: string
   readonly build: Builder
   readonly onResponse: Hook | undefined
+  /** An endpoint of the authorization server: an OAuth error body (RFC 6749) is its `OAuth` reason. */
+  readonly authorizationServer: boolean
 }
 
 /** The state of one call. */
@@ -192,7 +194,7 @@ const respond = (spec: MethodSpec, call: Call, response: HttpClientResponse.Http
     return Effect.flatMap(retryAfterOf(response), (retryAfter) => {
       call.retryAfter = retryAfter
       const ctx = contextOf(spec, response, requestId)
-      return Effect.flatMap(decodeError(response, retryAfter === undefined ? ctx : { ...ctx, retryAfter }, secretsOf(response.request)), Effect.fail)
+      return Effect.flatMap(decodeError(response, retryAfter === undefined ? ctx : { ...ctx, retryAfter }, { secrets: secretsOf(response.request), authorizationServer: spec.authorizationServer }), Effect.fail)
     })
   }
   // the service never redirects: a redirect is not followed, whatever the client

@@ -53,6 +53,14 @@ const rootOfApi: Record<string, keyof Roots> = {
   legacy: "legacy"
 }
 
+/**
+ * Whether the endpoints of `group` of the API `api` are the authorization
+ * server's (`AuthorizationApi`, or its `oauth` group within another API such
+ * as `ServiceApi`): their error bodies are RFC 6749's `{ error,
+ * error_description }`, not the section 7 envelope.
+ */
+const isAuthorizationServer = (api: string, group: string): boolean => rootOfApi[api] === "authorization" || group === "oauth"
+
 /** @internal */
 export interface Spec {
   readonly config: TransportConfig["Service"]
@@ -78,6 +86,7 @@ export const make = (
     const log = SdkLog.make(config.logLevel)
     const baseUrl = config.roots[spec.root ?? rootOfApi[api.identifier] ?? "base"].replace(/\/+$/, "")
     const fixed = fixedHeaders(config.userAgent)
+    const authorizationServer = isAuthorizationServer(api.identifier, group)
     const endpoints: Array<{ readonly endpoint: HttpApiEndpoint.Top; readonly build: Call.Builder }> = []
     HttpApi.reflect(api as any, {
       predicate: ({ group: g }) => g.identifier === group,
@@ -100,7 +109,8 @@ export const make = (
         baseUrl,
         build,
         ...makeDecoder(api, group, endpoint.identifier),
-        onResponse: spec.onResponse
+        onResponse: spec.onResponse,
+        authorizationServer
       })
     }
     return out

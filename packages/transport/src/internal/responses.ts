@@ -27,7 +27,7 @@ import type { Reason } from "../ConnectedVehicleError.ts"
 import * as RetryAfter from "../RetryAfter.ts"
 import { TooLarge } from "./exchange.ts"
 import { isNotSent } from "../RequestNotSent.ts"
-import { scrub } from "./redact.ts"
+import { scrubber } from "./redact.ts"
 import { withoutCredentials } from "./url.ts"
 
 /** @internal */
@@ -229,7 +229,8 @@ export const mapDecodeError = (error: unknown, ctx: Ctx): ConnectedVehicleError 
 
 const decodeEnvelope = Schema.decodeUnknownOption(ErrorEnvelope)
 // an authorization server's body is an OAuth error by its `error` (and
-// `error_description`), whatever else it carries (an `errors` of another shape too)
+// `error_description`), whatever else it carries (an `errors` of another shape too);
+// read only from the authorization server's endpoints (a gateway's `{"error":...}` is not one)
 const decodeOAuth = Schema.decodeUnknownOption(Schema.Struct({
   error: OAuthErrorBody.fields.error,
   error_description: OAuthErrorBody.fields.error_description
@@ -286,31 +287,46 @@ const unreadable = (e: HttpClientError.HttpClientError, ctx: Ctx): ConnectedVehi
 }
 
 /**
- * The error of a non-2xx response. The section 7 envelope decides it (a
- * 429 is a `RateLimit` whatever its type), an OAuth body (`error`) is the
- * authorization server's `OAuth` (a 429 is still a `RateLimit`, with its
- * `error` as code); any other body (empty, not JSON, JSON of another shape,
- * unreadable: see {@link unreadable}) leaves it to the status
- * ({@link ofStatus}). Each keeps the `Retry-After` delay of `ctx` (read
- * from the head before the body, so that a body that fails to arrive keeps
- * it too). The request's `secrets` (see `./redact.ts`) are taken out of the
- * body first.
+ * What decides the error of a non-2xx response besides its body: the
+ * request's `secrets` (see `./redact.ts`), taken out of the body, and
+ * whether the request was one of the authorization server's endpoints
+ * (`authorizationServer`), whose error bodies are RFC 6749's.
+ *
+ * @internal
+ */
+export interface ErrorSource {
+  readonly secrets: ReadonlyArray<string>
+  readonly authorizationServer: boolean
+}
+
+/**
+ * The error of a non-2xx response. On the authorization server's endpoints
+ * an OAuth body (`error`) is its `OAuth` reason, whatever else it carries (a
+ * 429 is still a `RateLimit`, with its `error` as code); elsewhere the
+ * section 7 envelope decides it (a 429 is a `RateLimit` whatever its type).
+ * Any other body (empty, not JSON, JSON of another shape, an `error` of a
+ * gateway's on the service's endpoints, unreadable: see {@link unreadable})
+ * leaves it to the status ({@link ofStatus}). Each keeps the `Retry-After`
+ * delay of `ctx` (read from the head before the body, so that a body that
+ * fails to arrive keeps it too). The request's secrets are taken out of the
+ * body in every form a server may echo them in, and out of each string of
+ * its JSON once decoded.
  *
  * @internal
  */
 export const decodeError = (
   response: HttpClientResponse.HttpClientResponse,
   ctx: Ctx,
-  secrets: ReadonlyArray<string>
+  source: ErrorSource
 ): Effect.Effect<ConnectedVehicleError, ConnectedVehicleError> =>
   Effect.map(
     Effect.mapError(response.text, (e) => unreadable(e, ctx)),
     (raw) => {
-      // a credential the server echoed never reaches an error
-      const text = scrub(raw, secrets)
-      const json = jsonOf(text)
-      // an OAuth body (`error`), with the section 7 `errors` or not, is the authorization server's
-      const oauth = decodeOAuth(json)
+      // a credential the server echoed, in any form, never reaches an error
+      const scrub = scrubber(source.secrets)
+      const text = scrub.text(raw)
+      const json = scrub.json(jsonOf(text), text)
+      const oauth = source.authorizationServer ? decodeOAuth(json) : Option.none()
       const envelope = Option.isSome(oauth) ? Option.none() : decodeEnvelope(json)
       if (Option.isSome(envelope)) return fail(fromEnvelope(envelope.value, ctx))
       const note = text.trim() === "" ? "the body is empty" : json === undefined ? notJson(response, text) : "the body is JSON that is not the error envelope"

@@ -1,0 +1,162 @@
+/**
+ * Error bodies over a real loopback server: a secret the server echoes
+ * escaped or percent-encoded is redacted like one echoed as sent, and an
+ * OAuth body (`{ error, error_description }`) is the `OAuth` reason only on
+ * the authorization server's endpoints (elsewhere the envelope, then the
+ * status, decides).
+ */
+import { inspect } from "node:util"
+import { assert, describe, it } from "@effect/vitest"
+import { Effect, Layer, Logger, Redacted, References } from "effect"
+import { AuthorizationApi, LegacyApi, VehicleApi } from "@connected-vehicle/schema/Api"
+import type { InvalidArgument } from "@connected-vehicle/schema/InvalidArgument"
+import type { ServiceReason } from "@connected-vehicle/schema/ServiceReason"
+import type { ConnectedVehicleError, OAuth } from "@connected-vehicle/transport/ConnectedVehicleError"
+import { reasonOf } from "@connected-vehicle/transport/ConnectedVehicleError"
+import * as Credentials from "@connected-vehicle/transport/Credentials"
+import * as Transport from "@connected-vehicle/transport/Transport"
+import * as TransportConfig from "@connected-vehicle/transport/TransportConfig"
+import * as UndiciHttpClient from "../src/UndiciHttpClient.ts"
+import { flipReason, server } from "./utils.ts"
+
+const bearer = "tok/en+value=="
+const refreshToken = "rt/ab+cd=="
+const clientSecret = "s3cr/et+key"
+
+/** The transport with the bearer `bearer`, one attempt per call, its debug lines in `lines`. */
+const on = (origin: string, lines: Array<string>) =>
+  Layer.mergeAll(
+    Layer.mergeAll(Transport.layer, Credentials.layerStatic(Redacted.make(bearer))).pipe(
+      Layer.provide([TransportConfig.layerOrigin(origin, { retry: { maxAttempts: 1 } }), UndiciHttpClient.layer()])
+    ),
+    Logger.layer([Logger.make((options) => {
+      lines.push(inspect([options.message, options.fiber.getRef(References.CurrentLogAnnotations)], { depth: 10 }))
+    })]),
+    Layer.succeed(References.MinimumLogLevel, "Debug")
+  )
+
+/** A server that answers every request with `status` and the JSON text `body(request body)`. */
+const answering = (status: number, body: (requestBody: string) => string) =>
+  server((request, response) => {
+    let text = ""
+    request.on("data", (chunk) => text += chunk)
+    request.on("end", () => {
+      response.writeHead(status, { "content-type": "application/json" })
+      response.end(body(text))
+    })
+  })
+
+const token = Effect.flatMap(Transport.publicClient(AuthorizationApi, "oauth"), (oauth) =>
+  oauth.token({
+    headers: { authorization: `Basic ${Buffer.from(`the-client:${clientSecret}`).toString("base64")}` },
+    payload: { grant_type: "refresh_token", refresh_token: refreshToken }
+  }))
+
+const getSignal = Effect.flatMap(Transport.client(VehicleApi, "signals"), (signals) =>
+  signals.get({ params: { vehicleId: "v-1", signalCode: "odometer" }, headers: { "sc-user-id": "u-1" } }))
+
+const getOdometer = Effect.flatMap(Transport.client(LegacyApi, "legacy"), (legacy) =>
+  legacy.odometer({ params: { id: "v-1" } }))
+
+/** Every form of `secret` that would show it: as sent, percent-encoded (either case), form-encoded, JSON-escaped with `\/`. */
+const formsOf = (secret: string) => [
+  secret,
+  encodeURIComponent(secret),
+  encodeURIComponent(secret).replace(/%[0-9A-F]{2}/g, (s) => s.toLowerCase()),
+  new URLSearchParams({ s: secret }).toString().slice(2),
+  secret.replaceAll("/", "\\/")
+]
+
+/** The forms of `secrets` that `error` (its message, `String`, `inspect`, `JSON.stringify`) or the log `lines` show. */
+const leaks = (error: unknown, lines: ReadonlyArray<string>, secrets: ReadonlyArray<string>) => {
+  const texts = [String(error), (error as Error).message, inspect(error, { depth: 10 }), JSON.stringify(error), ...lines]
+  return secrets.flatMap(formsOf).filter((form) => texts.some((text) => text.includes(form)))
+}
+
+/** `\uXXXX` for every character of `text`. */
+const uEscaped = (text: string) => [...text].map((c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`).join("")
+
+describe("secrets echoed escaped or encoded", () => {
+  const oauthBodies: ReadonlyArray<readonly [string, (requestBody: string) => string]> = [
+    // a token endpoint that quotes the raw (form-encoded) request body
+    ["the form body quoted", (body) => JSON.stringify({ error: "invalid_grant", error_description: `bad request: ${body}` })],
+    ["PHP-style \\/ escapes", () => `{"error":"invalid_grant","error_description":"refresh token ${refreshToken.replaceAll("/", "\\/")} of ${clientSecret.replaceAll("/", "\\/")} revoked"}`],
+    ["\\u escapes of every character", () => `{"error":"invalid_grant","error_description":"refresh token ${uEscaped(refreshToken)} of ${uEscaped(clientSecret)} revoked"}`],
+    ["lower-case percent-encoding", () => JSON.stringify({ error: "invalid_grant", error_description: `refresh_token=${formsOf(refreshToken)[2]}` })],
+    ["encodeURIComponent", () => JSON.stringify({ error: "invalid_grant", error_description: `for ${encodeURIComponent(clientSecret)}` })]
+  ]
+  for (const [name, body] of oauthBodies) {
+    it.live(`token endpoint, ${name}: the OAuth reason, its description redacted`, () =>
+      Effect.gen(function*() {
+        const service = yield* answering(400, body)
+        const lines: Array<string> = []
+        const error = yield* Effect.flip(token.pipe(Effect.provide(on(service.origin, lines))))
+        assert.strictEqual(reasonOf(error)._tag, "OAuth")
+        assert.deepStrictEqual(leaks(error, lines, [refreshToken, clientSecret]), [])
+        assert.include(error.message, "<redacted>")
+        assert.isNotEmpty(lines)
+      }).pipe(Effect.scoped))
+  }
+
+  it.live("a bearer token echoed escaped in an envelope's detail, title and meta is redacted in every field", () =>
+    Effect.gen(function*() {
+      const echoed = [bearer.replaceAll("/", "\\/"), uEscaped(bearer), encodeURIComponent(bearer)]
+      const service = yield* answering(
+        401,
+        () =>
+          `{"errors":[{"status":"401","type":"AUTHENTICATION","code":"UNAUTHORIZED","title":"Unauthorized ${echoed[1]}",` +
+          `"detail":"token ${echoed[0]} is not valid (${echoed[2]})","meta":{"debug":{"origin":"${echoed[1]}"}}}]}`
+      )
+      const lines: Array<string> = []
+      const error = yield* Effect.flip(getSignal.pipe(Effect.provide(on(service.origin, lines))))
+      assert.strictEqual(reasonOf(error)._tag, "Authentication")
+      assert.deepStrictEqual(leaks(error, lines, [bearer]), [])
+      assert.include(error.message, "<redacted>")
+    }).pipe(Effect.scoped))
+})
+
+describe("an OAuth body is read only from the authorization server", () => {
+  const cases: ReadonlyArray<readonly [number, unknown, string]> = [
+    [401, { error: "invalid_token" }, "Authentication"],
+    [404, { status: 404, error: "Not Found", path: "/v3/vehicles" }, "NotFound"],
+    [502, { error: "bad gateway" }, "Upstream"],
+    [400, { error: "invalid_grant", error_description: "revoked" }, "Validation"]
+  ]
+  const calls: ReadonlyArray<readonly [string, Effect.Effect<unknown, ConnectedVehicleError | InvalidArgument, Transport.Transport | Credentials.Credentials>]> = [
+    ["v3", getSignal],
+    ["v2.0", getOdometer]
+  ]
+  for (const [endpoint, call] of calls) {
+    it.live(`${endpoint}: a gateway's JSON { error } is the status's reason, never OAuth`, () =>
+      Effect.gen(function*() {
+        for (const [status, body, tag] of cases) {
+          const service = yield* answering(status, () => JSON.stringify(body))
+          const error = yield* flipReason(call.pipe(Effect.provide(on(service.origin, []))))
+          assert.strictEqual(error._tag, tag, JSON.stringify(body))
+          assert.strictEqual((error as ServiceReason).status, status)
+          service.close()
+        }
+      }).pipe(Effect.scoped))
+  }
+
+  it.live("v3: the envelope decides a body that also has an error", () =>
+    Effect.gen(function*() {
+      const envelope = { errors: [{ status: "404", type: "RESOURCE_NOT_FOUND", code: "NOT_FOUND", title: "Not Found", detail: "no such vehicle" }] }
+      const service = yield* answering(404, () => JSON.stringify({ error: "invalid_grant", ...envelope }))
+      const error = yield* flipReason(getSignal.pipe(Effect.provide(on(service.origin, []))))
+      assert.strictEqual(error._tag, "NotFound")
+      assert.strictEqual((error as ServiceReason).detail, "no such vehicle")
+    }).pipe(Effect.scoped))
+
+  it.live("the token endpoint: the same bodies are OAuth errors", () =>
+    Effect.gen(function*() {
+      for (const [status, body] of cases) {
+        const service = yield* answering(status, () => JSON.stringify(body))
+        const error = yield* flipReason(token.pipe(Effect.provide(on(service.origin, []))))
+        assert.strictEqual(error._tag, "OAuth", JSON.stringify(body))
+        assert.strictEqual((error as OAuth).error, (body as { error: string }).error)
+        assert.strictEqual((error as OAuth).status, status)
+        service.close()
+      }
+    }).pipe(Effect.scoped))
+})
