@@ -7,7 +7,7 @@
  *    outermost first:
  *    - `retried`: the attempts, retried with `Effect.retry` on the call's
  *      `Schedule` (see `./policy.ts`; `Retry-After`, `maxElapsed`);
- *    - `authenticated`: each attempt with a credential waits for the
+ *    - `authenticated` (`./authenticated.ts`): each attempt with a credential waits for the
  *      transport's `admit` (if any), reads the credential (both within what
  *      is left of the call's budget) and sends it; a 401 refreshes it and
  *      replays once per call;
@@ -20,12 +20,11 @@
  *
  * @internal
  */
-import { Clock, Context, Duration, Effect, Exit, Fiber, Option, Redacted, Tracer } from "effect"
+import { Clock, Context, Duration, Effect, Exit, Fiber, Option, Tracer } from "effect"
 import { HttpBody, HttpClient, HttpClientRequest, HttpTraceContext } from "effect/http"
 import type { HttpClientResponse } from "effect/http"
 import { InvalidArgument } from "@connected-vehicle/schema/InvalidArgument"
-import type { Credentials } from "../Credentials.ts"
-import { requestIdOf, type TransportConfig } from "../TransportConfig.ts"
+import { requestIdOf } from "../TransportConfig.ts"
 import * as ConnectedVehicleError from "../ConnectedVehicleError.ts"
 import * as NotSent from "./notSent.ts"
 import { attemptContext, propagates } from "./untraced.ts"
@@ -37,9 +36,13 @@ import * as Timeout from "./timeout.ts"
 import { secretsOf } from "./redact.ts"
 import type { Policy } from "./policy.ts"
 import * as CallPolicy from "./policy.ts"
-import { type Given, withBearer } from "./request.ts"
-import type { Admit, CallOptions, Result } from "../Transport.ts"
+import type { Given } from "./request.ts"
+import type { Result } from "../Transport.ts"
 import type { AnyError, Ctx } from "./responses.ts"
+
+export type { Builder, Decoder, Method, MethodSpec } from "./callState.ts"
+import { authenticated } from "./authenticated.ts"
+import { type Call, type Client, type Method, type MethodSpec, urlOf } from "./callState.ts"
 import {
   checkParams,
   decodeError,
@@ -53,84 +56,9 @@ import {
   sentByNone,
   locationOf,
   retryAfterOf,
-  statusOf,
   tagOf
 } from "./responses.ts"
 
-/**
- * A request builder: the request with its absolute URL, or the effect that
- * encodes it.
- *
- * @internal
- */
-export type Builder = (given: Given) => HttpClientRequest.HttpClientRequest | Effect.Effect<HttpClientRequest.HttpClientRequest, unknown>
-
-/**
- * An endpoint's success decoder.
- *
- * @internal
- */
-export interface Decoder {
-  /** The success of a 2xx `response` whose body, already read, is `text`. */
-  readonly decode: (response: HttpClientResponse.HttpClientResponse, text: string) => Effect.Effect<unknown, unknown>
-}
-
-/** @internal */
-export interface MethodSpec extends Decoder {
-  readonly config: TransportConfig["Service"]
-  readonly httpClient: HttpClient.HttpClient
-  readonly admit: Admit | undefined
-  readonly credentials: Credentials["Service"] | undefined
-  readonly log: SdkLog.SdkLog
-  readonly spanName: string
-  readonly method: string
-  readonly path: string
-  /** The root, without a trailing slash. */
-  readonly baseUrl: string
-  readonly build: Builder
-  readonly onResponse: Hook | undefined
-  /** An endpoint of the authorization server: an OAuth error body (RFC 6749) is its `OAuth` reason. */
-  readonly authorizationServer: boolean
-}
-
-/** The state of one call. */
-interface Call {
-  readonly request: HttpClientRequest.HttpClientRequest
-  readonly policy: Policy
-  readonly deadline: number
-  readonly hooks: Hook | undefined
-  refreshed: boolean
-  /** The token a 401 refused, and that 401, once the call refreshed it. */
-  rejected: { readonly token: Redacted.Redacted<string>; readonly error: AnyError } | undefined
-  attempts: number
-  url: string | undefined
-  /** What the current attempt saw of the response head, for a failure that comes after it. */
-  status: number | undefined
-  requestId: string | undefined
-  retryAfter: Duration.Duration | undefined
-  /** The body of the 2xx the exchange read, for the decode. */
-  body: string | undefined
-  /** The current attempt's response once its head came, released if the attempt is interrupted. */
-  response: HttpClientResponse.HttpClientResponse | undefined
-  /**
-   * The request the current attempt hands to the client (marked by it if interrupted before writing any:
-   * `RequestNotSent.markNotSent`), set by the exchange when the attempt's effect is built (with a request at hand:
-   * before the attempt starts, once for all of them when they send the same request).
-   */
-  sending: HttpClientRequest.HttpClientRequest | undefined
-  /** Whether an attempt may have reached the service (a response head, a timeout, a retried failure): the call then never says `sent: false`. */
-  mayHaveSent: boolean
-}
-
-/** The `HttpClient` of a call's middleware: its failures are the call's typed errors. */
-type Client = HttpClient.HttpClient.With<AnyError>
-
-/** @internal */
-export type Method = (input: unknown, options?: CallOptions) => Effect.Effect<Result<unknown>, AnyError>
-
-
-/** The request's URL without credentials, once per call (for logs and errors). */
-const urlOf = (call: Call): string => call.url ??= withoutCredentials(call.request.url, call.request.urlParams)
 
 /**
  * The client of an attempt's exchange: a send failure becomes its typed
@@ -291,102 +219,6 @@ const timed = (spec: MethodSpec, call: Call) => (client: Client): Client =>
           ...(Exit.isSuccess(exit) ? {} : { error: failureOf(exit.cause) })
         }))
     }))
-
-/**
- * `effect` within what is left of the call's budget: a `Timeout` (of the
- * budget, `maxElapsed`) once it runs out. Bounds what an attempt waits for
- * `admit` before its own timeout starts.
- */
-const withinBudget = <A>(spec: MethodSpec, call: Call, effect: Effect.Effect<A, AnyError>): Effect.Effect<A, AnyError> =>
-  Effect.withFiber((fiber) => {
-    const left = call.deadline - fiber.getRef(Clock.Clock).currentTimeMillisUnsafe()
-    const budget = Duration.millis(call.policy.maxElapsedMillis)
-    return Timeout.timeoutOrElse(
-      effect,
-      Math.max(1, left),
-      // nothing of the request sent yet
-      () => Effect.fail(fail(new ConnectedVehicleError.Timeout({ method: spec.method, url: urlOf(call), timeout: budget, sent: false })))
-    )
-  })
-
-/**
- * The wait for the credential (`credentials.token`, or its refresh after a
- * 401: a token request, or another process's renewal) within the attempt's
- * timeout, cut to what is left of the call's budget; `effect` is told the
- * instant that wait ends (`tokenBy`), so that a credential known to come
- * later fails at once with why. Once it runs out, a `Credentials` reason
- * that says so, with that `timeout`, not a `Timeout` of the request that
- * was never sent. Not retried: the renewal it waited for has bounds of its
- * own, and a retry after it failed would start another, sending its
- * refresh token again.
- */
-const credentialWithin = <A>(call: Call, effect: (deadline: number) => Effect.Effect<A, AnyError>): Effect.Effect<A, AnyError> =>
-  Effect.withFiber((fiber) => {
-    const now = fiber.getRef(Clock.Clock).currentTimeMillisUnsafe()
-    const left = call.deadline - now
-    const { maxElapsedMillis, timeoutMillis } = call.policy
-    const limit = Math.max(1, Math.min(timeoutMillis, left))
-    const byTimeout = timeoutMillis <= left
-    const spent = byTimeout ? timeoutMillis : maxElapsedMillis
-    const which = byTimeout ? `${spent} ms (the timeout)` : `${spent} ms (the call's budget, maxElapsed)`
-    return Timeout.timeoutOrElse(effect(now + limit), limit, () =>
-      Effect.fail(fail(
-        new ConnectedVehicleError.Credentials({
-          description: `the credential did not come within ${which}: its token request, or another process's renewal, is still running`,
-          timeout: Duration.millis(spent)
-        })
-      )))
-  })
-
-/** Whether `error` is a credential that failed for a moment (the token store: `transient`). */
-const transientCredential = (error: AnyError): boolean =>
-  error._tag === "ConnectedVehicleError" && error.reason._tag === "Credentials" && error.reason.transient === true
-
-/**
- * The client with the call's credential: each attempt (once admitted, with
- * `admit`) sends the current token; a 401 refreshes it and replays (admitted
- * again), once per call (a refresh that failed for a moment, `transient`,
- * does not count: the call's retry refreshes again). Waiting for `admit` is
- * bounded by what is left of the call's budget; waiting for the credential
- * and its refresh by the attempt's timeout too (`credentialWithin`).
- * Without credentials, the client itself.
- */
-const authenticated = (spec: MethodSpec, call: Call) => (client: Client): Client => {
-  const { admit, credentials, log, method } = spec
-  if (credentials === undefined) return client
-  const gate = <A>(next: Effect.Effect<A, AnyError>) => admit === undefined ? next : Effect.andThen(withinBudget(spec, call, admit(call.request)), next)
-  const { tokenBy, refreshBy } = credentials
-  const token = credentialWithin(call, tokenBy === undefined ? () => credentials.token : (deadline) => credentials.tokenBy!(deadline))
-  // the 401 of `sent`: its refresh, then the request replayed with the new token (once per call)
-  const refreshed = (request: HttpClientRequest.HttpClientRequest, sent: Redacted.Redacted<string>, error: AnyError) => {
-    call.refreshed = true
-    call.rejected = { token: sent, error }
-    const renew = refreshBy === undefined ? () => credentials.refresh(sent) : (deadline: number) => credentials.refreshBy!(sent, deadline)
-    const refresh = Effect.tapError(credentialWithin(call, renew), (failure) =>
-      Effect.sync(() => {
-        if (transientCredential(failure)) call.refreshed = false
-      }))
-    // the refused token again (the token endpoint gave it back): the 401 is the call's, no replay
-    const replay = (next: Redacted.Redacted<string>) =>
-      Redacted.value(next) === Redacted.value(sent) ? Effect.fail(error) : Effect.andThen(
-        log.log("Debug", "replaying after 401 with a refreshed token", { method, url: urlOf(call) }),
-        client.execute(withBearer(request, next))
-      )
-    return Effect.flatMap(refresh, (renewed) => renewed ? gate(Effect.flatMap(token, replay)) : Effect.fail(error))
-  }
-  // `HttpClient.transform` without the attempt it would build and not use (each attempt is `client.execute`)
-  return HttpClient.makeWith((effect) => Effect.flatMapEager(effect, (request) =>
-    gate(Effect.flatMap(token, (sent): Effect.Effect<HttpClientResponse.HttpClientResponse, AnyError> => {
-      // a retry after a refresh that ran out of time: the token the service refused is not sent
-      // again while its renewal runs, the refresh is waited for again instead
-      const rejected = call.rejected
-      if (rejected !== undefined && !call.refreshed && Redacted.value(rejected.token) === Redacted.value(sent)) {
-        return refreshed(request, sent, rejected.error)
-      }
-      return Effect.catch(client.execute(withBearer(request, sent)), (error) =>
-        call.refreshed || statusOf(error) !== 401 || tagOf(error) === "Credentials" ? Effect.fail(error) : refreshed(request, sent, error))
-    }))), client.preprocess)
-}
 
 /**
  * The client of a call's attempts, retried on its schedule. The schedule is
