@@ -9,9 +9,9 @@
  * milliseconds, the unit of `setTimeout`) when known, and the Effect error it
  * was built from as `cause`.
  *
- * A failed token request is reported as what happened to it (unreachable: `ConnectionError` or
- * `TimeoutError`; a wrong client secret: `AuthenticationError`; 429: `RateLimitError`; 5xx:
- * `ServerError`), other refusals (`invalid_grant`) as `CredentialsError`. No error carries a secret.
+ * A failed token request is reported as what happened to it (unreachable: `ConnectionError` or `TimeoutError`;
+ * a wrong client secret: `AuthenticationError`; 429: `RateLimitError`; 5xx: `ServerError`), other refusals
+ * (`invalid_grant`) as `CredentialsError`; its `sent` is the call's own request's. No error carries a secret.
  *
  * @since 0.1.0
  */
@@ -296,12 +296,10 @@ export class VehicleStateError extends reasonClass("VehicleState") {}
 export class UnrecognizedError extends reasonClass("Unrecognized") {}
 
 /**
- * No complete response within the timeout (per attempt), once the retries are spent; `timeout` in milliseconds;
- * `sent: false` when nothing of the request was written (the time ran out while connecting).
+ * No complete response within the timeout (per attempt), retries spent; `timeout` in milliseconds; `sent: false` when it ran out while connecting.
  * @example
  * ```ts
  * import { TimeoutError } from "@connected-vehicle/sdk/ClientError"
- * const isTimeout = (error: unknown) => error instanceof TimeoutError
  * const safeToSendAgain = (error: unknown) => error instanceof TimeoutError && error.sent === false
  * ```
  * @since 0.2.0
