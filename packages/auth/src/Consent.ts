@@ -47,7 +47,8 @@ export interface ConsentOptions {
  * Builds `{auth_url}/oauth/authorize?response_type=code&client_id=...&redirect_uri=...&scope=...`
  * from the contract. Scope is the permissions joined by spaces. Fails with
  * an `InvalidArgument` (`field: "redirectUri"`) when the redirect URI is
- * missing or empty, (`field: "permissions"`) when the permissions are
+ * missing, empty or not an absolute URI without a fragment
+ * ({@link redirectUriIssue}), (`field: "permissions"`) when the permissions are
  * missing, empty (no `scope`: the simulator grants every permission) or
  * include one that section 5.3 does not list (the consent would be refused
  * with `invalid_scope`), and (`field: "authorizationUrl"`) when the
@@ -91,7 +92,8 @@ export const consentUrl = (
           : `got ${typeof redirectUri === "string" || redirectUri === null ? JSON.stringify(redirectUri) : `a ${typeof redirectUri}`}`
       ))
     }
-    if (!redirectUri.isWellFormed()) return Effect.fail(new InvalidArgument({ field: "redirectUri", message: `redirectUri: ${illFormed}` }))
+    const issue = redirectUriIssue(redirectUri)
+    if (issue !== undefined) return Effect.fail(new InvalidArgument({ field: "redirectUri", message: `redirectUri: ${issue}` }))
     return Effect.map(validate(ConsentFields, { permissions: given.permissions, state: given.state, mode: given.mode }), (valid) =>
       HttpApiClient.urlBuilder(AuthorizationApi, { baseUrl: authorizationUrl }).oauth.authorize({
         query: {
@@ -112,6 +114,42 @@ const isRoot = (url: unknown): url is string =>
 
 // a lone surrogate has no UTF-8 form: the URL would carry U+FFFD, another value than the one given
 const illFormed = "Expected well-formed Unicode (a lone surrogate cannot be sent)"
+
+// a URI scheme (RFC 3986 section 3.1) at the start: what makes a URI absolute
+const scheme = /^[A-Za-z][A-Za-z0-9+.-]*:/
+
+// a control character (C0, DEL, C1) or any white space: a URL parser takes
+// some off or turns them into other characters, so the URI compared at the
+// code exchange would not be the one given
+const notInUri = /[\p{Cc}\s]/u
+
+/**
+ * Why `u` cannot be the redirect URI of the consent flow, `undefined` when it
+ * can: RFC 6749 section 3.1.2 has it an absolute URI (with a scheme:
+ * `https://app.example/callback`, `com.example.app:/callback`) without a
+ * fragment; also without white space or a control character, and
+ * well-formed Unicode (what the URL parser would change is not the URI
+ * given). The one rule of the consent URL (`consentUrl`, `make`), the code
+ * exchange (`TokenExchange.exchangeCode`, `Session.login`) and the SDK
+ * client's `redirectUri` option. The URI is not quoted.
+ *
+ * @example
+ * ```ts
+ * import { redirectUriIssue } from "@connected-vehicle/auth/Consent"
+ *
+ * redirectUriIssue("https://app.example/callback") // undefined
+ * redirectUriIssue("../callback") // "Expected an absolute URL (RFC 6749 section 3.1.2: with a scheme, as in https://app.example/callback)"
+ * ```
+ * @since 0.3.0
+ * @category validation
+ */
+export const redirectUriIssue = (u: unknown): string | undefined => {
+  if (typeof u !== "string" || u.length === 0) return "Expected an absolute URL (a non-empty string)"
+  if (!u.isWellFormed()) return illFormed
+  if (notInUri.test(u)) return "Expected an absolute URL without white space or control characters"
+  if (!scheme.test(u) || !URL.canParse(u)) return "Expected an absolute URL (RFC 6749 section 3.1.2: with a scheme, as in https://app.example/callback)"
+  return u.includes("#") ? "Expected an absolute URL without a fragment (RFC 6749 section 3.1.2)" : undefined
+}
 
 // what the consent URL takes from its options, checked by `consentUrl`:
 // permissions of section 5.3 only (a consent with another scope is refused

@@ -15,7 +15,10 @@
  * would defeat this). The transport never retries a token request itself
  * (whatever `retryNonIdempotent` says). Under `TestClock`, the waits
  * between retries pass only as the test clock is adjusted. An answer that
- * breaks section 4.6 (an `access_token` empty or only whitespace, a
+ * breaks section 4.6 (an `access_token` that cannot be sent as it is in
+ * the `Authorization` header: empty, with a leading or trailing space or
+ * tab, or with a character other than a tab, U+0020-U+007E and
+ * U+0080-U+00FF; a
  * `token_type` other than `Bearer` in any case, an `expires_in` under one
  * second) is refused: `ConnectedVehicleError` with an `InvalidResponse`
  * reason, which quotes no token. An `expires_in` over a year (365 days) is
@@ -32,6 +35,7 @@ import { TokenLifetimes } from "@connected-vehicle/schema/OAuth"
 import { InvalidArgument } from "@connected-vehicle/schema/InvalidArgument"
 import * as Transport from "@connected-vehicle/transport/Transport"
 import type { ConnectedVehicleError } from "@connected-vehicle/transport/ConnectedVehicleError"
+import { redirectUriIssue } from "./Consent.ts"
 import { OAuthConfig } from "./OAuthConfig.ts"
 import type { Token } from "./TokenStore.ts"
 import { waiting } from "./internal/wait.ts"
@@ -163,9 +167,25 @@ const toToken = (response: AppTokenResponse): Effect.Effect<Token> =>
     }
   })
 
+// a code is sent as given: a lone surrogate has no UTF-8 form (U+FFFD would
+// go instead); the redirect URI follows the consent's rule
+const codeIssue = (code: unknown, redirectUri: unknown): InvalidArgument | undefined => {
+  if (typeof code !== "string" || code.length === 0) {
+    return new InvalidArgument({ field: "code", message: "code: Expected the non-empty code of the consent redirect" })
+  }
+  if (!code.isWellFormed()) {
+    return new InvalidArgument({ field: "code", message: "code: Expected well-formed Unicode (a lone surrogate cannot be sent)" })
+  }
+  const issue = redirectUriIssue(redirectUri)
+  return issue === undefined ? undefined : new InvalidArgument({ field: "redirectUri", message: `redirectUri: ${issue}` })
+}
+
 /**
  * Exchanges an authorization code. `redirectUri` must be the one of the
- * consent URL.
+ * consent URL. A `code` that is not a non-empty string of well-formed
+ * Unicode, or a `redirectUri` that is not an absolute URI without a fragment
+ * (`Consent.redirectUriIssue`), is an `InvalidArgument` naming it, before
+ * anything is sent.
  *
  * @example
  * ```ts
@@ -181,14 +201,15 @@ export const exchangeCode = (
   options?: Transport.CallOptions
 ): Effect.Effect<Token, TokenError, Transport.Transport | OAuthConfig> =>
   Effect.suspend(() => {
-    let payload: TokenRequest
+    let payload: TokenRequest & { readonly grant_type: "authorization_code" }
     try {
       payload = { grant_type: "authorization_code", code: input.code, redirect_uri: input.redirectUri }
     } catch {
       // not an object (`null`, `undefined`), or a getter or a Proxy that throws
       return Effect.fail(new InvalidArgument({ field: "arguments", message: "arguments: Expected an object with code and redirectUri" }))
     }
-    return grant(payload, options)
+    const invalid = codeIssue(payload.code, payload.redirect_uri)
+    return invalid === undefined ? grant(payload, options) : Effect.fail(invalid)
   })
 
 /**

@@ -53,6 +53,21 @@ describe("Consent URL", () => {
       assert.strictEqual(url.searchParams.get("state"), "a\ud83d\ude00")
     }))
 
+  it.effect("a redirect URI that is not an absolute URI without a fragment (RFC 6749 3.1.2) is an InvalidArgument naming it: the rule of redirectUriIssue", () =>
+    Effect.gen(function*() {
+      for (const given of ["../x", "a\u0000b", " ", "\u0085", "/cb", "app.example/cb", " https://app.example/cb", "https://app.example/c b", "https://app.example/cb#x"]) {
+        const error = yield* Effect.flip(Consent.consentUrl("http://127.0.0.1:9", "c", { redirectUri: given, permissions: ["read_vin"] }))
+        assert.instanceOf(error, InvalidArgument, JSON.stringify(given))
+        assert.strictEqual(error.field, "redirectUri")
+        assert.strictEqual(error.message, `redirectUri: ${Consent.redirectUriIssue(given)}`)
+      }
+      for (const given of ["https://app.example/cb?x=1", "com.example.app:/callback", "myapp://callback", "http://127.0.0.1:8080/cb"]) {
+        assert.isUndefined(Consent.redirectUriIssue(given), given)
+        const url = new URL(yield* Consent.consentUrl("http://127.0.0.1:9", "c", { redirectUri: given, permissions: ["read_vin"] }))
+        assert.strictEqual(url.searchParams.get("redirect_uri"), given)
+      }
+    }))
+
   it.effect("permissions outside section 5.3, none or an empty list are an InvalidArgument naming permissions", () =>
     Effect.gen(function*() {
       const cases: ReadonlyArray<readonly [unknown, RegExp]> = [

@@ -44,6 +44,11 @@ describe("TokenExchange: the token endpoint's answers", () => {
       ["token_type mac", { ...valid, token_type: "mac" }],
       ["an empty access_token", { ...valid, access_token: "" }],
       ["an access_token of whitespace", { ...valid, access_token: " \t" }],
+      ["an access_token a header cannot carry (above U+00FF)", { ...valid, access_token: `${secret}\u2713` }],
+      ["an access_token with a CR LF", { ...valid, access_token: `${secret}\r\nx-evil: 1` }],
+      ["an access_token with a control character", { ...valid, access_token: `${secret}\u0001` }],
+      ["an access_token with a leading space", { ...valid, access_token: ` ${secret}` }],
+      ["an access_token with a trailing tab", { ...valid, access_token: `${secret}\t` }],
       ["expires_in 0.001", { ...valid, expires_in: 0.001 }],
       ["expires_in 5e-324", { ...valid, expires_in: 5e-324 }],
       ["expires_in 0.999", { ...valid, expires_in: 0.999 }]
@@ -87,6 +92,38 @@ describe("TokenExchange: the token endpoint's answers", () => {
           assert.strictEqual(grants(), 2)
         }).pipe(Effect.provide(Layer.provideMerge(Session.layerApplication(), services)))
       }
+    }))
+
+  it.effect("an access_token a header carries as it is (Latin-1, an inner space) is granted", () =>
+    Effect.gen(function*() {
+      const token = yield* TokenExchange.clientCredentials()
+      assert.strictEqual(Redacted.value(token.accessToken), "to k\u00e9n")
+    }).pipe(Effect.provide(endpoint({ ...valid, access_token: "to k\u00e9n" }).services)))
+
+  it.effect("exchangeCode of a code with a lone surrogate, or a redirect URI that is not absolute or has a fragment: an InvalidArgument naming it, nothing sent", () =>
+    Effect.gen(function*() {
+      const { grants, services } = endpoint({ ...valid, refresh_token: "r" })
+      const redirectUri = "https://app.example/cb"
+      const cases: ReadonlyArray<readonly [{ readonly code: string; readonly redirectUri: string }, string]> = [
+        [{ code: "ab\ud800cd", redirectUri }, "code"],
+        [{ code: "\udc00", redirectUri }, "code"],
+        [{ code: "", redirectUri }, "code"],
+        [{ code: "abc", redirectUri: "../cb" }, "redirectUri"],
+        [{ code: "abc", redirectUri: "a\u0000b" }, "redirectUri"],
+        [{ code: "abc", redirectUri: " " }, "redirectUri"],
+        [{ code: "abc", redirectUri: "\u0085" }, "redirectUri"],
+        [{ code: "abc", redirectUri: "https://app.example/cb#x" }, "redirectUri"]
+      ]
+      for (const [input, field] of cases) {
+        const error = yield* Effect.flip(TokenExchange.exchangeCode(input)).pipe(Effect.provide(services))
+        assert.instanceOf(error, InvalidArgument, JSON.stringify(input))
+        assert.strictEqual((error as InvalidArgument).field, field, JSON.stringify(input))
+      }
+      const login = yield* Effect.flip(Session.login("user-1", { code: "ab\ud800cd", redirectUri })).pipe(Effect.provide(services))
+      assert.strictEqual((login as InvalidArgument).field, "code")
+      assert.strictEqual(grants(), 0)
+      yield* TokenExchange.exchangeCode({ code: "ab\ud83d\ude00cd", redirectUri: "com.example.app:/cb" }).pipe(Effect.provide(services))
+      assert.strictEqual(grants(), 1)
     }))
 
   it.effect("refresh of what is not a Redacted non-empty string: an InvalidArgument, nothing sent", () =>

@@ -106,6 +106,97 @@ export const Identifier = Schema.String.check(
  */
 export const isIdentifier = (u: unknown): u is string => typeof u === "string" && identifierIssue(u) === undefined
 
+/**
+ * Why `s` cannot be sent as the value of an HTTP header as it is, `undefined`
+ * when it can: a character other than a tab, U+0020-U+007E and
+ * U+0080-U+00FF (RFC 9110 field content; an HTTP client refuses any other,
+ * or sends other bytes). With `exact` (a credential, an identifier: the
+ * value that arrives must be the one given), also an empty value and one with
+ * a leading or trailing space or tab (the receiver takes them off). The value
+ * is never quoted (it may be a secret): the one rule of every header value
+ * the SDK is given (a `User-Agent`, an access token).
+ *
+ * @example
+ * ```ts
+ * import { headerValueIssue } from "@connected-vehicle/schema/InvalidArgument"
+ *
+ * headerValueIssue("sdk/1.0") // undefined
+ * headerValueIssue("sdk\u2713") // "Expected only a tab, U+0020-U+007E and U+0080-U+00FF (a header value)"
+ * headerValueIssue(" token", true) // "Expected no leading or trailing space or tab (a header value)"
+ * ```
+ * @category validation
+ * @since 0.2.0
+ */
+export const headerValueIssue = (s: string, exact = false): string | undefined => {
+  if (exact && s.length === 0) return "Expected a non-empty string"
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i)
+    if (c !== 0x09 && (c < 0x20 || c === 0x7f || c > 0xff)) return "Expected only a tab, U+0020-U+007E and U+0080-U+00FF (a header value)"
+  }
+  return exact && (isBlank(s.charCodeAt(0)) || isBlank(s.charCodeAt(s.length - 1)))
+    ? "Expected no leading or trailing space or tab (a header value)"
+    : undefined
+}
+
+const isBlank = (c: number) => c === 0x20 || c === 0x09
+
+/**
+ * Why `s`, an {@link Identifier}, cannot be sent as it is in a header: an
+ * empty or blank value, a leading or trailing space (taken off by the
+ * receiver), a `,` (read as a list: a repeated header) or a character outside
+ * printable ASCII (U+0020-U+007E: another byte sequence than the one given).
+ */
+const headerIdentifierIssue = (s: string): string | undefined => {
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i)
+    if (c < 0x20 || c > 0x7e) return "Expected only printable ASCII (U+0020-U+007E) in a header"
+    if (c === 0x2c) return "Expected no \",\" in a header (a comma separates repeated values)"
+  }
+  return headerValueIssue(s, true) === undefined ? undefined : "Expected a non-blank value without leading or trailing spaces in a header"
+}
+
+/**
+ * An {@link Identifier} sent in a header (the `sc-user-id` of the signal
+ * reads): also printable ASCII only (U+0020-U+007E), without a `,` (a
+ * receiver reads a list: a repeated header), not blank and without a leading
+ * or trailing space (a receiver takes them off). Each arrives as the value
+ * given.
+ *
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import { HeaderIdentifier } from "@connected-vehicle/schema/InvalidArgument"
+ *
+ * Schema.is(HeaderIdentifier)("usr_1") // true
+ * Schema.is(HeaderIdentifier)(" usr_1") // false
+ * Schema.is(HeaderIdentifier)("u1, u2") // false
+ * Schema.is(HeaderIdentifier)("usér") // false
+ * ```
+ * @category schemas
+ * @since 0.2.0
+ */
+export const HeaderIdentifier = Identifier.check(
+  Schema.makeFilter((s: string) => {
+    const issue = headerIdentifierIssue(s)
+    return issue === undefined ? true : `${issue}, got ${JSON.stringify(s)}`
+  }, { expected: "an identifier a header carries as it is (printable ASCII, no \",\", no leading or trailing space)" })
+)
+
+/**
+ * What {@link HeaderIdentifier} accepts, as a plain predicate (no schema run).
+ *
+ * @example
+ * ```ts
+ * import { isHeaderIdentifier } from "@connected-vehicle/schema/InvalidArgument"
+ *
+ * isHeaderIdentifier("usr_1") // true
+ * isHeaderIdentifier("  usr_1  ") // false
+ * ```
+ * @category guards
+ * @since 0.2.0
+ */
+export const isHeaderIdentifier = (u: unknown): u is string => isIdentifier(u) && headerIdentifierIssue(u) === undefined
+
 const formatter = SchemaIssue.makeFormatterStandardSchemaV1()
 
 /**

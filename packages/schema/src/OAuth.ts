@@ -4,16 +4,25 @@
  * @since 0.1.0
  */
 import { Schema } from "effect"
+import { headerValueIssue } from "./InvalidArgument.ts"
 import { ErrorItem, errorOfStatus, makeEnvelope } from "./ServiceError.ts"
 
 const Secret = Schema.RedactedFromValue(Schema.String)
 
-// section 4.6: an access token that is not empty nor only whitespace, of
+// section 4.6: an access token that can be sent as it is (in the
+// `Authorization` header: not empty, only a tab, U+0020-U+007E and
+// U+0080-U+00FF, no leading or trailing space or tab), of
 // type `Bearer` (RFC 6749: case insensitive), with a lifetime in seconds (at
 // least one second: an access token already expired, or expiring within the
 // second, is not a grant, and would be renewed on every call)
 const tokenFields = {
-  access_token: Schema.RedactedFromValue(Schema.String.check(Schema.isPattern(/\S/u, { expected: "a non-blank string" }))),
+  access_token: Schema.RedactedFromValue(Schema.String.check(
+    Schema.makeFilter((s: string) => headerValueIssue(s, true) ?? true, {
+      expected: "a token a header carries as it is",
+      // (for generated values only: `headerValueIssue` decides)
+      arbitraryConstraint: { patterns: [{ source: "^[\\x21-\\x7e\\x80-\\xff](?:[\\t\\x20-\\x7e\\x80-\\xff]*[\\x21-\\x7e\\x80-\\xff])?$", flags: "" }] }
+    })
+  )),
   token_type: Schema.String.check(Schema.isPattern(/^[Bb][Ee][Aa][Rr][Ee][Rr]$/u, { expected: "\"Bearer\" (in any case)" })),
   expires_in: Schema.Finite.check(Schema.isGreaterThanOrEqualTo(1))
 }
@@ -21,7 +30,8 @@ const tokenFields = {
 /**
  * Response of the authorization-code and refresh-token grants. Token values
  * decode straight into `Redacted`. As section 4.6 has it: an `access_token`
- * that is not empty nor only whitespace, `token_type` `Bearer` (in any case,
+ * that can be sent as it is in a header (not empty, only a tab,
+ * U+0020-U+007E and U+0080-U+00FF, no leading or trailing space or tab), `token_type` `Bearer` (in any case,
  * RFC 6749), an `expires_in` of at least one second; anything else is
  * refused.
  *

@@ -1,8 +1,9 @@
 /**
  * What the SDK and the simulator never show of a request: the query
- * parameters that may carry a credential. The transport takes their values
- * out of the URLs in its errors and log lines, the simulator out of its
- * request log: one rule for both.
+ * parameters and the headers that may carry a credential. The transport
+ * takes their values out of the URLs in its errors and log lines, the
+ * simulator out of its request log: one rule for both, and for a header name
+ * as for a parameter name.
  *
  * @since 0.2.0
  */
@@ -28,3 +29,28 @@ const credentialName = /token|secret|password|passwd|verifier|signature|credenti
  * @category predicates
  */
 export const isCredentialParameter = (name: string): boolean => credentialName.test(name)
+
+// what a header name adds to a parameter name's rule: the standard credential
+// headers, and `auth` or `session` as a word of the name (`x-auth`, `x-session-id`)
+const credentialHeader = /authorization|cookie|(?:^|[-_])(?:auth|session)(?:$|[-_])/i
+
+/**
+ * Whether a header of this name may carry a credential: the rule of
+ * {@link isCredentialParameter} (`x-auth-token`, `x-access-token`,
+ * `api-key`, `x-api-key`, `x-client-secret`, ...), and also a name that holds
+ * `authorization` (`proxy-authorization`) or `cookie` (`set-cookie`), or
+ * holds `auth` or `session` as a word (`x-auth`, `x-session-id`), whatever
+ * its case.
+ *
+ * @example
+ * ```ts
+ * import { isCredentialHeader } from "@connected-vehicle/schema/Redaction"
+ *
+ * isCredentialHeader("x-auth-token") // true
+ * isCredentialHeader("proxy-authorization") // true
+ * isCredentialHeader("sc-user-id") // false
+ * ```
+ * @since 0.2.0
+ * @category predicates
+ */
+export const isCredentialHeader = (name: string): boolean => credentialName.test(name) || credentialHeader.test(name)

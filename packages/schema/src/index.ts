@@ -109,7 +109,7 @@ export * as OAuth from "./OAuth.ts"
  */
 export * as Pagination from "./Pagination.ts"
 /**
- * The query parameters that may carry a credential, which no error or log shows.
+ * The query parameters and headers that may carry a credential, which no error or log shows.
  *
  * @example
  * ```ts

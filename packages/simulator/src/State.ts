@@ -35,14 +35,17 @@ export type Fault =
   | { readonly _tag: "MalformedJson" }
 
 /**
- * One logged request. The values of the headers that carry a credential
- * (`authorization`, `proxy-authorization`, `cookie`, `set-cookie`,
- * `x-api-key`) are `<redacted>`, and so are those of the query parameters
- * (separated by `&` or `;`) whose name holds `secret`, `token`, `password`,
- * `passwd`, `verifier`, `signature`, `credential`, `assertion` or `api_key`
- * (`api-key`, `apikey`), or is `code`, `key`, `sig`, `state`, `auth`,
- * `authorization` or `session`, whatever its case
- * (`access_token=<redacted>`: the names are kept);
+ * One logged request. The values of the query parameters (separated by `&`
+ * or `;`) and of the headers that may carry a credential are `<redacted>`
+ * (the names are kept: `access_token=<redacted>`): those whose name holds
+ * `secret`, `token`, `password`, `passwd`, `verifier`, `signature`,
+ * `credential`, `assertion` or `api_key` (`api-key`, `apikey`), or is `code`,
+ * `key`, `sig`, `state`, `auth`, `authorization` or `session`, whatever its
+ * case (`isCredentialParameter` of `@connected-vehicle/schema/Redaction`);
+ * of a header also a name that holds `authorization` or `cookie`, or `auth`
+ * or `session` as a word (`isCredentialHeader`: `authorization`,
+ * `proxy-authorization`, `cookie`, `set-cookie`, `x-api-key`, `api-key`,
+ * `x-auth-token`, `x-client-secret`, ...);
  * `status` is 0 while the request is in flight and for a dropped connection.
  * An entry is bounded: the URL is cut after 1,024 characters, the headers
  * kept are the first 16 and their names and values 1,024 characters in all

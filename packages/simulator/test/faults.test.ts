@@ -240,6 +240,26 @@ describe("request log and reset", () => {
       }
     }).pipe(Effect.provide(Loopback())))
 
+  it.live("GET /_simulator/requests: a header whose name may carry a credential is <redacted> (the rule of query names), the others are kept", () =>
+    Effect.gen(function*() {
+      const secrets = {
+        "x-auth-token": "SECRET-1",
+        "x-access-token": "SECRET-2",
+        "api-key": "SECRET-3",
+        "x-client-secret": "SECRET-4",
+        "x-session-id": "SECRET-5",
+        "x-auth": "SECRET-6",
+        "proxy-authorization": "Basic SECRET-7"
+      }
+      yield* call("GET", "/v3/compatible-vehicles", { headers: { ...secrets, "sc-user-id": "usr_1", "x-trace": "t" } })
+      const log = yield* call("GET", "/_simulator/requests")
+      const headers = log.json.requests[0].headers as Record<string, string>
+      for (const name of Object.keys(secrets)) assert.strictEqual(headers[name], "<redacted>", name)
+      assert.strictEqual(headers["sc-user-id"], "usr_1")
+      assert.strictEqual(headers["x-trace"], "t")
+      for (const value of Object.values(secrets)) assert.notInclude(log.text, value)
+    }).pipe(Effect.provide(Loopback())))
+
   it.live("logs requests with the authorization redacted; resetLog and reset", () =>
     Effect.gen(function*() {
       const sim = yield* Simulator

@@ -249,8 +249,9 @@ export const defaults = {
  * ({@link rootIssue}), a duration that is not a positive
  * (a delay: non-negative), finite `Duration` input, `maxAttempts` that is not
  * an integer >= 1, a `factor` below 1, a `requestIdHeader` that is not a
- * header name or a list of them, an empty `userAgent` (or one with control
- * characters), an `httpSpans` that is not a boolean or a `logLevel` that is
+ * header name or a list of them, a `userAgent` that is blank or that a header
+ * cannot carry as it is (a character other than a tab, U+0020-U+007E and
+ * U+0080-U+00FF), an `httpSpans` that is not a boolean or a `logLevel` that is
  * not one of Effect's throws an `InvalidArgument` naming it.
  *
  * @example

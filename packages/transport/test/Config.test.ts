@@ -200,6 +200,30 @@ describe("TransportConfig", () => {
       }
     }))
 
+  it.effect("a userAgent a header cannot carry as it is (a character above U+00FF, a control character) or a blank one is refused: make throws an InvalidArgument naming it, layerConfig fails with a ConfigurationError", () =>
+    Effect.gen(function*() {
+      const roots = Config.rootsFromOrigin("http://127.0.0.1:8080")
+      for (const userAgent of ["sdk\u2713", "sdk\u0100", "a\r\nx-injected: 1", "a\u007f", " "]) {
+        const thrown = (() => {
+          try {
+            Config.make({ roots, userAgent })
+          } catch (error) {
+            return error as { readonly _tag: string; readonly field: string }
+          }
+        })()
+        assert.strictEqual(thrown?._tag, "InvalidArgument", JSON.stringify(userAgent))
+        assert.strictEqual(thrown?.field, "userAgent")
+        const error = yield* Effect.flip(Effect.provide(
+          Effect.service(TransportConfig),
+          layerFromEnv({ CONNECTED_VEHICLE_ORIGIN: "http://127.0.0.1:8080", CONNECTED_VEHICLE_USER_AGENT: userAgent })
+        ))
+        assert.strictEqual(error._tag, "ConfigurationError", JSON.stringify(userAgent))
+        assert.include(error.message, "USER_AGENT")
+      }
+      // a tab and Latin-1 are header characters
+      assert.strictEqual(Config.make({ roots, userAgent: "fleet/1.0\t(caf\u00e9)" }).userAgent, "fleet/1.0\t(caf\u00e9)")
+    }))
+
   it("requestIdOf reads the first header present; make takes one header or a list", () => {
     const roots = Config.rootsFromOrigin("http://127.0.0.1:8080")
     const both = { "sc-request-id": "sc-1", "x-request-id": "x-1" }

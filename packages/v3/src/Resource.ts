@@ -76,7 +76,8 @@ export type GetParameters<Get> = [Get] extends [string] ? [id: Get, options?: Ca
 
 /**
  * The identifying arguments of a call, each a string sent in the path or in
- * a header (checked as an `Identifier` before any request).
+ * a header (checked as an `Identifier` before any request; one sent in a
+ * header also as a `HeaderIdentifier`).
  *
  * @example
  * ```ts

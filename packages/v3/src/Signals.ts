@@ -19,7 +19,10 @@ import { resource } from "./internal/resource.ts"
 
 /**
  * Identifies the vehicle and the user a signal request is made for. Both
- * must be non-empty and free of control characters.
+ * are identifiers (`Identifier` of the schema: non-empty, no control
+ * character, no `/`, not `.` or `..`); `userId`, sent in the `sc-user-id`
+ * header, is also a `HeaderIdentifier` (printable ASCII, no `,`, not blank,
+ * no leading or trailing space).
  *
  * @example
  * ```ts

@@ -5,10 +5,12 @@
  */
 import { ConfigProvider, Duration, Effect, Exit, Layer, Option, Redacted } from "effect"
 import type { LogLevel } from "effect"
+import * as Consent from "@connected-vehicle/auth/Consent"
 import * as OAuthConfig from "@connected-vehicle/auth/OAuthConfig"
 import * as TokenStore from "@connected-vehicle/auth/TokenStore"
 import type { WarningLevel } from "@connected-vehicle/legacy-v2/Deprecation"
 import * as Vehicles from "@connected-vehicle/legacy-v2/Vehicles"
+import { headerValueIssue } from "@connected-vehicle/schema/InvalidArgument"
 import { TokenLifetimes } from "@connected-vehicle/schema/OAuth"
 import type * as Transport from "@connected-vehicle/transport/Transport"
 import * as TransportConfig from "@connected-vehicle/transport/TransportConfig"
@@ -108,6 +110,9 @@ export const toToken = (input: UserToken, now: number): TokenStore.Token | Inval
   const accessToken = nonEmpty(given.accessToken)
   const refreshToken = nonEmpty(given.refreshToken)
   if (accessToken === undefined) return invalid("accessToken", "Expected a non-empty string")
+  // sent as it is in the `Authorization` header (never quoted: a secret)
+  const headerIssue = headerValueIssue(given.accessToken, true)
+  if (headerIssue !== undefined) return invalid("accessToken", headerIssue)
   if (given.refreshToken !== undefined && refreshToken === undefined) return invalid("refreshToken", "Expected a non-empty string")
   const expiresAt = given.expiresAt !== undefined
     ? epochMillis("expiresAt", given.expiresAt)
@@ -159,9 +164,8 @@ const checkSettings = (options: ClientOptions): InvalidArgumentError | undefined
   if (tokenStore !== undefined && !Layer.isLayer(tokenStore) && !isAsyncTokenStore(tokenStore)) {
     return invalid("tokenStore", "Expected a Layer of TokenStore, or an object with get, set and remove functions")
   }
-  if (redirectUri !== undefined && (typeof redirectUri !== "string" || !URL.canParse(redirectUri))) {
-    return invalid("redirectUri", "Expected an absolute URL")
-  }
+  const redirectIssue = redirectUri === undefined ? undefined : Consent.redirectUriIssue(redirectUri)
+  if (redirectIssue !== undefined) return invalid("redirectUri", redirectIssue)
   if (unitSystem !== undefined && unitSystem !== "metric" && unitSystem !== "imperial") return invalid("unitSystem", "Expected metric or imperial")
   const keyIssue = userKey === undefined ? undefined : TokenStore.checkKey(userKey)
   return keyIssue === undefined ? undefined : invalid("userKey", keyIssue.message.replace(/^key: /, ""))

@@ -7,7 +7,7 @@
  */
 import type { RequestLogEntry } from "../State.ts"
 import { generatedRequestId } from "./stateRecords.ts"
-import { isCredentialParameter } from "@connected-vehicle/schema/Redaction"
+import { isCredentialHeader, isCredentialParameter } from "@connected-vehicle/schema/Redaction"
 
 /** A logged URL keeps at most this many characters; the rest is cut, with a marker. */
 export const LOG_URL_CHARS = 1_024
@@ -44,11 +44,8 @@ interface LogSlot {
 
 const valueOf = (value: string | ReadonlyArray<string>) => typeof value === "string" ? value : value.join(", ")
 
-/** The headers that carry a credential: logged as `<redacted>`. */
-const REDACTED_HEADERS: ReadonlySet<string> = new Set(["authorization", "proxy-authorization", "cookie", "set-cookie", "x-api-key"])
-
-const shown = (key: string, value: string | ReadonlyArray<string>) =>
-  REDACTED_HEADERS.has(key.toLowerCase()) ? "<redacted>" : valueOf(value)
+/** A header that may carry a credential (`isCredentialHeader` of `@connected-vehicle/schema/Redaction`) is logged as `<redacted>`. */
+const shown = (key: string, value: string | ReadonlyArray<string>) => isCredentialHeader(key) ? "<redacted>" : valueOf(value)
 
 /** The marker of a cut URL (see {@link cut}), kept when the value it ends is redacted. */
 const CUT_MARKER = /\.\.\.\[\d+ more characters\]$/
@@ -107,7 +104,7 @@ const cut = (text: string, keep: number) => {
 
 /**
  * A copy of a request's URL and headers within the bounds (see
- * {@link LOG_URL_CHARS}); a credential ({@link REDACTED_HEADERS}) is kept as `<redacted>` (what a
+ * {@link LOG_URL_CHARS}); a credential (`isCredentialHeader`) is kept as `<redacted>` (what a
  * read shows), and `truncated` says whether anything a read shows was cut.
  */
 const bounded = (url: string, headers: LoggedHeaders) => {

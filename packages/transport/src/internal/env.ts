@@ -9,7 +9,7 @@ import { Config, Option, Schema, SchemaTransformation } from "effect"
 import type { LogLevel } from "effect"
 import * as DurationVariable from "../DurationVariable.ts"
 import type { Options } from "../TransportConfig.ts"
-import { rootIssue } from "./options.ts"
+import { rootIssue, userAgentIssue } from "./options.ts"
 
 /** @internal */
 export const prefix = "CONNECTED_VEHICLE"
@@ -47,6 +47,9 @@ const root = (name: string, suffix: string) =>
       : Config.schema(RootUrl, "ORIGIN").pipe(Config.map((o) => o.replace(/\/+$/, "") + suffix))
   ))
 
+/** The `User-Agent`: `userAgentIssue` decides. */
+const UserAgent = Schema.String.check(Schema.makeFilter((s: string) => userAgentIssue(s) ?? true))
+
 /** Comma-separated header names, at least one. */
 const HeaderNames = Schema.String.pipe(
   Schema.decodeTo(
@@ -73,7 +76,7 @@ export const config: Config.Config<Options> = Config.all({
     authorization: root("AUTH_URL", ""),
     legacy: root("LEGACY_URL", "")
   }),
-  userAgent: get(Config.NonEmptyString("USER_AGENT")),
+  userAgent: get(Config.schema(UserAgent, "USER_AGENT")),
   timeout: duration("TIMEOUT", true),
   retry: Config.all({
     maxAttempts: get(Config.schema(Schema.Int.check(Schema.isGreaterThan(0)), "MAX_ATTEMPTS")),

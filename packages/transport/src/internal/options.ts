@@ -4,7 +4,7 @@
  * @internal
  */
 import { Duration, LogLevel, Option } from "effect"
-import { InvalidArgument } from "@connected-vehicle/schema/InvalidArgument"
+import { headerValueIssue, InvalidArgument } from "@connected-vehicle/schema/InvalidArgument"
 
 /**
  * A duration option: `fallback` when it is `undefined`; a `Duration` input
@@ -65,16 +65,20 @@ export const headerNames = (option: string | ReadonlyArray<string> | undefined, 
   return names.length === 0 ? fallback : [...new Set(names)]
 }
 
-// eslint-disable-next-line no-control-regex
-// (a tab is allowed in a header value)
-const controlCharacters = /[\u0000-\u0008\u000a-\u001f\u007f]/
+/**
+ * Why `value` cannot be the `User-Agent`, `undefined` when it can: a
+ * non-blank header value (`headerValueIssue` of the schema: only a tab,
+ * U+0020-U+007E and U+0080-U+00FF). The rule of the option and of
+ * `CONNECTED_VEHICLE_USER_AGENT`.
+ */
+export const userAgentIssue = (value: unknown): string | undefined =>
+  typeof value !== "string" || value.trim().length === 0 ? "Expected a non-empty string" : headerValueIssue(value)
 
-/** The `User-Agent` option: `fallback` when it is `undefined`, else a non-empty header value (an `InvalidArgument` naming it is thrown). */
+/** The `User-Agent` option: `fallback` when it is `undefined`, else it must pass {@link userAgentIssue} (an `InvalidArgument` naming it is thrown). */
 export const userAgent = (value: string | undefined, fallback: string): string => {
   if (value === undefined) return fallback
-  if (typeof value !== "string" || value.trim().length === 0 || controlCharacters.test(value)) {
-    throw new InvalidArgument({ field: "userAgent", message: "userAgent: Expected a non-empty string without control characters" })
-  }
+  const issue = userAgentIssue(value)
+  if (issue !== undefined) throw new InvalidArgument({ field: "userAgent", message: `userAgent: ${issue}` })
   return value
 }
 

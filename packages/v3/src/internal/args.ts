@@ -1,9 +1,9 @@
 /**
  * @internal
  */
-import { Effect, Layer, Schema } from "effect"
+import { Effect, Layer, Result, Schema } from "effect"
 import type { HttpClient } from "effect/http"
-import { Identifier, InvalidArgument, isIdentifier, validate } from "@connected-vehicle/schema/InvalidArgument"
+import { fromIssue, HeaderIdentifier, Identifier, InvalidArgument, isHeaderIdentifier, isIdentifier, validate } from "@connected-vehicle/schema/InvalidArgument"
 import * as Pagination from "@connected-vehicle/transport/Pagination"
 import * as Transport from "@connected-vehicle/transport/Transport"
 
@@ -69,8 +69,9 @@ export const toQuery = <S extends Schema.Struct<Schema.Struct.Fields>>(schema: S
 /**
  * Checks identifiers sent in a path or a header with `Identifier` (non-empty,
  * no control character, no `/`, not `.` or `..`), those sent in a header
- * (`headers`: the argument's header name) also for characters a header can
- * carry (up to U+00FF), and returns them: each read once from `args` into a
+ * (`headers`: the argument's header name) also with `HeaderIdentifier`
+ * (printable ASCII, no `,`, not blank, no leading or trailing space: the
+ * value arrives as given), and returns them: each read once from `args` into a
  * copy (never read again).
  *
  * @internal
@@ -85,25 +86,16 @@ export const identifiers = <const K extends string>(
     return Effect.isEffect(ids) ? ids : Effect.succeed(ids)
   })
 
-/**
- * The first character of `s` a header cannot carry (above U+00FF: an HTTP
- * client refuses such a header value), if any.
- */
-const beyondLatin1 = (s: string): string | undefined => {
-  for (let i = 0; i < s.length; i++) {
-    if (s.charCodeAt(i) > 0xff) return String.fromCodePoint(s.codePointAt(i)!)
-  }
-  return undefined
+/** The `InvalidArgument` of an identifier sent in `header` that a header cannot carry as it is (`HeaderIdentifier`), if it is one. */
+const headerIssue = (field: string, header: string, value: string): InvalidArgument | undefined => {
+  if (isHeaderIdentifier(value)) return undefined
+  const result = decodeHeaderIdentifier(value)
+  if (Result.isSuccess(result)) return undefined
+  const error = fromIssue(result.failure.issue, { field })
+  return new InvalidArgument({ field, message: `${error.message} (it is sent in the ${header} header)` })
 }
 
-/** The `InvalidArgument` of an identifier sent in `header` that a header cannot carry, if it is one. */
-const headerIssue = (field: string, header: string, value: string): InvalidArgument | undefined => {
-  const c = beyondLatin1(value)
-  return c === undefined ? undefined : new InvalidArgument({
-    field,
-    message: `${field}: Expected characters up to U+00FF (it is sent in the ${header} header), got ${JSON.stringify(value)} (${JSON.stringify(c)})`
-  })
-}
+const decodeHeaderIdentifier = Schema.decodeUnknownResult(HeaderIdentifier, { reportInput: true })
 
 /**
  * {@link identifiers} read now: the valid copy itself (the common case, no
