@@ -19,7 +19,9 @@ import type { Scope } from "effect"
 import { createServer } from "node:http"
 import type { Server } from "node:http"
 import * as SampleConfig from "./SampleConfig.ts"
+import { printable, printableJson } from "./Printable.ts"
 import { SampleError } from "./SampleError.ts"
+import { readSecretFile } from "./internal/secretFile.ts"
 import { stdoutLines } from "./internal/stdout.ts"
 
 /**
@@ -101,37 +103,6 @@ export const rowOf = (event: DeliveredEvent, receivedAt: Date): EventRow => {
   }
 }
 
-const named: Record<string, string> = { "\n": "\\n", "\r": "\\r", "\t": "\\t" }
-
-const unicodeEscape = (c: string): string => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`
-
-// what a terminal acts on besides C0 controls (JSON keeps those escaped): C1
-// controls and DEL (U+009B starts an escape sequence on some terminals), the
-// bidirectional formatting characters that reorder what a line shows, and
-// the line and paragraph separators
-const terminalActive = /[\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g
-
-/**
- * A field of a row as it can be shown on one line of a terminal: every C0
- * and C1 control character and DEL (an escape sequence, a line break, a
- * carriage return an event could carry), every bidirectional formatting
- * character (which would reorder the row as shown) and the line and
- * paragraph separators written as an escape, `\n`, `\r`, `\t` or
- * `\u001b`, so a row is one line that sets no color, moves no cursor and
- * shows its text in order.
- *
- * @example
- * ```ts
- * import { printable } from "@connected-vehicle/sample/Listen"
- *
- * printable("ASLEEP\u001b[31m\nFAKE ROW") // "ASLEEP\\u001b[31m\\nFAKE ROW"
- * ```
- * @since 0.1.0
- * @category rendering
- */
-export const printable = (text: string): string =>
-  text.replace(/[\u0000-\u001f]/g, (c) => named[c] ?? unicodeEscape(c)).replace(terminalActive, unicodeEscape)
-
 const widths = { receivedAt: 24, eventType: 13, eventId: 36, vehicleId: 36 } as const
 
 /**
@@ -200,7 +171,7 @@ const encodeEvent = Schema.encodeSync(WebhookEvent)
  * @since 0.1.0
  * @category rendering
  */
-export const jsonLine = (event: DeliveredEvent): string => JSON.stringify(encodeEvent(event)).replace(terminalActive, unicodeEscape)
+export const jsonLine = (event: DeliveredEvent): string => printableJson(JSON.stringify(encodeEvent(event)))
 
 /**
  * Log lines of the receiver (rejected deliveries) on stderr, never stdout;
@@ -321,7 +292,9 @@ export const run = (options: {
 
 /**
  * The webhook secret from `--secret-file` (trimmed) or
- * {@link SECRET_VARIABLE}; a usage error when neither gives one.
+ * {@link SECRET_VARIABLE}; a usage error when neither gives one, or when the
+ * file cannot be read, is not a regular file (a device such as `/dev/zero`,
+ * a named pipe: never opened) or is larger than 64 KiB (not read further).
  *
  * @example
  * ```ts
@@ -339,10 +312,7 @@ export const secretOf = (
   Effect.gen(function*() {
     let text: string | undefined
     if (Option.isSome(file)) {
-      const fs = yield* FileSystem.FileSystem
-      text = yield* fs.readFileString(file.value).pipe(
-        Effect.mapError(() => new SampleError({ reason: `Cannot read the webhook secret file ${file.value}`, usage: true }))
-      )
+      text = yield* readSecretFile(file.value, "the webhook secret file")
     } else {
       const { webhookSecret } = yield* SampleConfig.config.pipe(
         Effect.mapError(() => new SampleError({ reason: `${SECRET_VARIABLE} cannot be read`, usage: true }))

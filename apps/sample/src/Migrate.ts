@@ -14,6 +14,7 @@ import type { Connections } from "@connected-vehicle/v3/Connections"
 import type { Signals } from "@connected-vehicle/v3/Signals"
 import { reasonOf } from "@connected-vehicle/transport/ConnectedVehicleError"
 import { SampleError } from "./SampleError.ts"
+import { printable } from "./Printable.ts"
 import { render as renderTable } from "./Table.ts"
 
 /**
@@ -356,15 +357,15 @@ export const render = (report: Report): string => {
     { header: "AGREE", cell: (c: Check) => c.agree === null ? (c.v3 === null ? "n/a" : "-") : c.agree ? "yes" : "NO" }
   ])
   return [
-    `Vehicle ${report.vehicleId}, user ${report.userId}, ${report.unitSystem}`,
+    `Vehicle ${printable(report.vehicleId)}, user ${printable(report.userId)}, ${report.unitSystem}`,
     "",
     rows,
     "",
     `${report.agreeing} of ${report.compared} compared reads agree`,
     ...(report.notCompared.length === 0 ? [] : [
       `Not compared (${report.notCompared.length}):`,
-      ...report.notCompared.map((n) => `  ${n.path}: ${n.reason}`)
+      ...report.notCompared.map((n) => `  ${n.path}: ${printable(n.reason)}`)
     ]),
-    ...(report.hint === null ? [] : [report.hint])
+    ...(report.hint === null ? [] : [printable(report.hint)])
   ].join("\n")
 }

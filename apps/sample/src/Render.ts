@@ -12,6 +12,7 @@ import type { Signal } from "@connected-vehicle/schema/Signal"
 import type { Subscription } from "@connected-vehicle/schema/Subscription"
 import type { Webhook } from "@connected-vehicle/schema/Webhook"
 import * as Signals from "@connected-vehicle/v3/Signals"
+import { printable } from "./Printable.ts"
 import { keyValues, render } from "./Table.ts"
 
 const date = (d: DateTime.DateTime) => DateTime.formatIso(d).slice(0, 10)
@@ -120,7 +121,7 @@ export const signals = (items: ReadonlyArray<Signal>): string => {
   const out: Array<string> = []
   for (const group of groups) {
     const rows = parts.succeeded.filter((s) => s.attributes.group === group)
-    out.push(`[${group}]`)
+    out.push(`[${printable(group)}]`)
     out.push(render(rows, [
       { header: "CODE", cell: (s) => s.attributes.code },
       { header: "NAME", cell: (s) => s.attributes.name },

@@ -11,6 +11,7 @@
 import { Duration, Runtime } from "effect"
 import { isFleetError } from "@connected-vehicle/fleet/FleetError"
 import { isConnectedVehicleError, reasonOf } from "@connected-vehicle/transport/ConnectedVehicleError"
+import { printable } from "./Printable.ts"
 
 const fields = [
   "status",
@@ -109,7 +110,10 @@ export const causeOf = (error: unknown): string | undefined => {
 }
 
 /**
- * The error as text for stderr.
+ * The error as text for stderr: one line per field, each value (the
+ * service's code, title, detail, message for the user, a cause...) shown
+ * through `Printable.printable`, so a control character in it is an escape
+ * (`\u001b`), never a color, a cursor move or a fake line.
  *
  * @example
  * ```ts
@@ -124,7 +128,10 @@ export const render = (error: unknown): string => {
   const { tag, ...rest } = describe(error)
   const entries = Object.entries(rest)
   const width = Math.max(0, ...entries.map(([key]) => key.length))
-  return [`Error: ${tag}`, ...entries.map(([key, value]) => `  ${(key + ":").padEnd(width + 1)} ${value}`)].join("\n")
+  return [
+    `Error: ${printable(tag)}`,
+    ...entries.map(([key, value]) => `  ${(key + ":").padEnd(width + 1)} ${printable(String(value))}`)
+  ].join("\n")
 }
 
 /**

@@ -1,9 +1,12 @@
 /**
  * Plain-text tables: left-aligned text, right-aligned numbers, one header
- * line and a rule, widths taken from the widest cell of each column.
+ * line and a rule, widths taken from the widest cell of each column. Every
+ * cell and value is shown through `Printable.printable` (a control character
+ * of the service's text is an escape such as `\u001b`, never acted on).
  *
  * @since 0.1.0
  */
+import { printable } from "./Printable.ts"
 
 /**
  * A column: its header, how to read a cell from a row, and its alignment
@@ -30,10 +33,11 @@ export interface Column<A> {
 }
 
 const text = (value: string | number | boolean | null | undefined): string =>
-  value === null || value === undefined ? "-" : String(value)
+  value === null || value === undefined ? "-" : printable(String(value))
 
 /**
- * Renders rows as an aligned table (no trailing spaces).
+ * Renders rows as an aligned table (no trailing spaces); each cell on one
+ * line, its control characters escaped (see `Printable.printable`).
  *
  * @example
  * ```ts
@@ -70,7 +74,8 @@ export const render = <A>(rows: ReadonlyArray<A>, columns: ReadonlyArray<Column<
 }
 
 /**
- * Renders `key: value` lines with the keys padded to one width.
+ * Renders `key: value` lines with the keys padded to one width; each value
+ * on one line, its control characters escaped (see `Printable.printable`).
  *
  * @example
  * ```ts

@@ -35,6 +35,7 @@ import * as Listen from "./Listen.ts"
 import * as TourDelivery from "./TourDelivery.ts"
 import { deprecationPhrase } from "./Migrate.ts"
 import * as Render from "./Render.ts"
+import { printable, printableJson } from "./Printable.ts"
 import { SampleError } from "./SampleError.ts"
 import { heading, keyValues, render } from "./Table.ts"
 import { Target } from "./Target.ts"
@@ -217,7 +218,7 @@ export const run = (json: boolean) =>
     }
     yield* Console.log(
       json
-        ? JSON.stringify({ summary, ...documentOf(compatibility, legacy, v3, management, delivery) }, null, 2)
+        ? printableJson(JSON.stringify({ summary, ...documentOf(compatibility, legacy, v3, management, delivery) }, null, 2))
         : `\nOK: ${summary.compatibilityEntries} compatibility entries, ${summary.legacyReadsOk}/${summary.legacyReads} legacy reads, ` +
           `${summary.connections} connections, ${summary.signals} signals (${summary.failedSignals} failed), ` +
           `${summary.webhooks} webhooks, ${summary.subscriptions} subscriptions, ${summary.webhookEvents} webhook event received ` +
@@ -240,7 +241,7 @@ const compatibilityStep = (say: Say) =>
     yield* say(heading("1. Compatibility listing (GET /v3/compatible-vehicles, no credential)"))
     yield* say(`${listing.data.length} make/model/powertrain/region entries, ${makes.length} makes\n`)
     yield* say(Render.compatibilityCounts(listing.data))
-    yield* say(`\nEntries for ${make ?? "(none)"}:\n${Render.compatibilityEntries(ofMake.data)}`)
+    yield* say(`\nEntries for ${make === undefined ? "(none)" : printable(make)}:\n${Render.compatibilityEntries(ofMake.data)}`)
     return { listing, make, ofMake }
   })
 
@@ -267,12 +268,12 @@ const legacyStep = (say: Say, target: Target["Service"]) =>
     ]))
     const vehicles = yield* Vehicles.Vehicles
     const list = yield* vehicles.list({ limit: 10 })
-    yield* say(`\nVehicles of the user (GET /v2.0/vehicles): ${list.paging.count}\n${list.vehicles.map((v) => `  ${v}`).join("\n")}`)
+    yield* say(`\nVehicles of the user (GET /v2.0/vehicles): ${list.paging.count}\n${list.vehicles.map((v) => `  ${printable(v)}`).join("\n")}`)
     const vehicleId = list.vehicles[0]
     if (vehicleId === undefined) return yield* new SampleError({ reason: "The user has no vehicle to read" })
     const batch = yield* vehicles.batch(vehicleId, tourPaths)
     const entries = batchEntries(batch, tourPaths)
-    yield* say(heading(`3. Legacy reads of ${vehicleId} in one batch (POST /v2.0/vehicles/{id}/batch)`))
+    yield* say(heading(`3. Legacy reads of ${printable(vehicleId)} in one batch (POST /v2.0/vehicles/{id}/batch)`))
     yield* say(renderBatch(entries))
     const isoOf = (date: DateTime.Utc | undefined) => date === undefined ? null : DateTime.formatIso(date)
     const deprecation = {
@@ -283,7 +284,7 @@ const legacyStep = (say: Say, target: Target["Service"]) =>
     const phrase = deprecationPhrase(deprecation.deprecatedAt?.slice(0, 10) ?? null, deprecation.sunsetAt?.slice(0, 10) ?? null, yield* Clock.currentTimeMillis)
     yield* say(
       `\nDeprecated: v2.0 ${phrase} (the response's deprecation headers). ` +
-        `Move to v3: ${deprecation.link ?? "docs/migrating-to-v3.md"}; compare with \`migrate check ${vehicleId}\`.`
+        `Move to v3: ${printable(deprecation.link ?? "docs/migrating-to-v3.md")}; compare with \`migrate check ${printable(vehicleId)}\`.`
     )
     return { authorization, vehicles: list, vehicleId, entries, deprecation }
   })
@@ -308,7 +309,7 @@ const v3Step = (say: Say, target: Target["Service"]) =>
     const vehicleId = chosen.relationships.vehicle.data.id
     const userId = chosen.relationships.user.data.id
     const signalItems = yield* Stream_collect(yield* Signals, vehicleId, userId)
-    yield* say(`\nSignals of ${vehicleId} on behalf of user ${userId} (sc-user-id):\n`)
+    yield* say(`\nSignals of ${printable(vehicleId)} on behalf of user ${printable(userId)} (sc-user-id):\n`)
     yield* say(Render.signals(signalItems))
     return { appToken, connectionPage, vehicleId, userId, signalItems }
   })

@@ -56,6 +56,20 @@ export * as Fleet from "./Fleet.ts"
  */
 export * as Listen from "./Listen.ts"
 /**
+ * Text from the service as the CLI shows it: the characters a terminal acts
+ * on written as escapes (`\u001b`, `\n`).
+ *
+ * @example
+ * ```ts
+ * import { Printable } from "@connected-vehicle/sample"
+ *
+ * Printable.printable("ASLEEP\u001b[31m") // "ASLEEP\\u001b[31m"
+ * ```
+ * @since 0.2.0
+ * @category modules
+ */
+export * as Printable from "./Printable.ts"
+/**
  * A progress bar on stderr for streamed exports.
  *
  * @example

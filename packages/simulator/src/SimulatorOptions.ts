@@ -64,8 +64,9 @@ export interface SimulatorOptions {
   readonly latency?: Duration.Input
   /**
    * A removal (sunset) date of the deprecated v2.0 endpoints: a `DateTime`,
-   * a `Date`, epoch milliseconds or an ISO 8601 string (anything else makes
-   * the layer constructor throw an `InvalidArgument` naming it). The spec
+   * a `Date`, epoch milliseconds or an ISO 8601 string whose fields exist
+   * (anything else, `"2027-02-30"` included, makes the layer constructor
+   * throw an `InvalidArgument` naming it). The spec
    * gives none (section 9: v2.0 is announced for deprecation on December 1,
    * 2026), so by default there is none: the deprecated responses carry
    * `Deprecation` and `Link` but no `Sunset`. Given, they carry `Sunset`

@@ -11,9 +11,12 @@
  * it cannot start (one `error: ...` line on stderr: an address it cannot
  * listen on or resolve, a secret file it cannot read or that is not a
  * regular file, an empty or too long webhook secret), 2 for a usage error
- * (the help and the error on the terminal; one `error:` line for a value it
- * cannot use: an empty credential or host, a redirect URI that is not an
- * absolute http(s) URI, a port flag of the other mode).
+ * (the help and the error on the terminal, `--v2-sunset 2027-02-30` included:
+ * a day that does not exist; one `error:` line for a value it cannot use: an
+ * empty credential or host, a client id or redirect URI holding a control
+ * character, a redirect URI that is not an absolute http(s) URI, a port flag
+ * of the other mode). A flag's value is printed with the characters a
+ * terminal acts on escaped (`\u001b`).
  *
  * @since 0.1.0
  */
@@ -22,7 +25,7 @@ import { Cause, Config, Console, Context, Duration, Effect, Exit, Layer, Option,
 import { CliError, Command, Flag } from "effect/cli"
 import { createRequire } from "node:module"
 import { DEFAULT_WEBHOOK_SECRET } from "./Delivery.ts"
-import { codeOf, listenFailure, readSecretFile, usageIssue } from "./internal/cliInput.ts"
+import { codeOf, listenFailure, readSecretFile, shellWord, shown, sunsetDate, usageIssue } from "./internal/cliInput.ts"
 import { secretIssue } from "./internal/deliveryPolicy.ts"
 import {
   DEFAULT_CLIENT_ID,
@@ -47,9 +50,6 @@ class Reported {
 
 /** One `error: ...` line on stderr, then the exit code (1: cannot start, 2: usage). */
 const report = (line: string, exitCode = 1) => Effect.andThen(Console.error(`error: ${line}`), Effect.fail(new Reported(exitCode)))
-
-/** A word for a POSIX shell: as is when it is safe, else single-quoted. */
-const shellWord = (value: string): string => /^[\w@%+=:,./-]+$/.test(value) ? value : `'${value.replaceAll("'", "'\\''")}'`
 
 /**
  * One `export` line of the variables `pnpm sample` reads (the origin, or the
@@ -92,25 +92,29 @@ const readWebhookSecret = (secretFile: Option.Option<string>) =>
       : yield* Config.nested(Config.option(Config.Redacted("WEBHOOK_SECRET")), "CONNECTED_VEHICLE")
     const issue = Option.isSome(secret) ? secretIssue(Redacted.value(secret.value)) : undefined
     if (issue === undefined) return secret
-    const source = Option.isSome(secretFile) ? `--webhook-secret-file ${secretFile.value}` : "CONNECTED_VEHICLE_WEBHOOK_SECRET"
+    const source = Option.isSome(secretFile) ? `--webhook-secret-file ${shown(secretFile.value)}` : "CONNECTED_VEHICLE_WEBHOOK_SECRET"
     return yield* report(`the webhook secret of ${source} ${issue}`)
   })
 
 /** The secret of `--webhook-secret-file`, or its `error:` line (exit 1). */
 const fromFile = (path: string) =>
   readSecretFile(path).pipe(
-    Effect.catch((error) => report(`cannot read --webhook-secret-file ${path}: ${codeOf(error)}`)),
+    Effect.catch((error) => report(`cannot read --webhook-secret-file ${shown(path)}: ${codeOf(error)}`)),
     Effect.flatMap((read) => "issue" in read ? report(read.issue) : Effect.succeed(read.secret))
   )
 
-/** What the simulator prints once it listens (see the README). */
+/**
+ * What the simulator prints once it listens (see the README); a flag's value
+ * (the client secret, a path) with a character a terminal acts on is shown
+ * escaped (`\u001b`), in the `export` line as a `printf` word that sets it.
+ */
 const announce = (
   sim: Simulator["Service"],
   roots: SimulatorRoots["Service"] | undefined,
-  shown: { readonly redirectUris: ReadonlyArray<string>; readonly webhookSecret: string }
+  printed: { readonly redirectUris: ReadonlyArray<string>; readonly webhookSecret: string }
 ) =>
   Effect.gen(function*() {
-    yield* Console.log(`listening on ${sim.url}`)
+    yield* Console.log(`listening on ${shown(sim.url)}`)
     if (roots !== undefined) {
       yield* Console.log(`base_url: ${roots.vehicle}/v3`)
       yield* Console.log(`management_url: ${roots.management}/v3`)
@@ -118,16 +122,16 @@ const announce = (
       yield* Console.log(`auth_url: ${roots.authorization}`)
       yield* Console.log(`legacy_url: ${roots.legacy}`)
     }
-    yield* Console.log(`client id: ${sim.clientId}`)
-    yield* Console.log(`client secret: ${Redacted.value(sim.clientSecret)}`)
+    yield* Console.log(`client id: ${shown(sim.clientId)}`)
+    yield* Console.log(`client secret: ${shown(Redacted.value(sim.clientSecret))}`)
     yield* Console.log(
       "the SDK's environment (paste into a shell for an application's `layerConfig`; in the SDK's repository, for `pnpm sample connections`):"
     )
     yield* Console.log(sampleEnvironment(sim, roots))
-    yield* Console.log(`redirect URIs: ${shown.redirectUris.join(" ")}`)
-    yield* Console.log(`docs: ${sim.url}/docs (OpenAPI: ${sim.url}/openapi.json)`)
+    yield* Console.log(`redirect URIs: ${shown(printed.redirectUris.join(" "))}`)
+    yield* Console.log(`docs: ${shown(sim.url)}/docs (OpenAPI: ${shown(sim.url)}/openapi.json)`)
     yield* Console.log(
-      `webhook secret: ${shown.webhookSecret} (control routes: POST /_simulator/webhooks, GET /_simulator/deliveries)`
+      `webhook secret: ${printed.webhookSecret} (control routes: POST /_simulator/webhooks, GET /_simulator/deliveries)`
     )
   })
 
@@ -172,10 +176,11 @@ const simulator = Command.make(
       Flag.withDefault(0),
       within(0, 600_000)
     ),
-    v2Sunset: Flag.Date("v2-sunset").pipe(
+    v2Sunset: Flag.String("v2-sunset").pipe(
       Flag.withDescription(
-        "A removal date of the deprecated v2.0 endpoints (ISO 8601, e.g. 2027-06-01): their responses carry a Sunset header with it (the spec gives none: default none)"
+        "A removal date of the deprecated v2.0 endpoints (ISO 8601, e.g. 2027-06-01; a day that exists): their responses carry a Sunset header with it (the spec gives none: default none)"
       ),
+      Flag.mapTryCatch(sunsetDate, (error) => (error as Error).message),
       Flag.optional
     ),
     retireV2: Flag.Boolean("retire-v2").pipe(

@@ -220,6 +220,8 @@ describe("pnpm simulator: errors are one line on stderr", () => {
 
   it.live("a value it cannot use is a usage error: one `error:` line, exit 2, nothing served", () =>
     Effect.gen(function*() {
+      const uncontrolled =
+        "must not hold a control character (C0, C1, DEL), a bidirectional formatting character or a line separator"
       const redirect = (uri: string) =>
         `error: --redirect-uri ${JSON.stringify(uri)} is not an absolute http or https URI (scheme://host[:port|:*][/path], without user information or fragment)`
       const table: ReadonlyArray<readonly [ReadonlyArray<string>, string]> = [
@@ -235,6 +237,11 @@ describe("pnpm simulator: errors are one line on stderr", () => {
         [["--redirect-uri", "https://app.example/cb", "--redirect-uri", ""], redirect("")],
         [["--redirect-uri", "http://user@127.0.0.1:*"], redirect("http://user@127.0.0.1:*")],
         [["--redirect-uri", "https://app.example/cb#top"], redirect("https://app.example/cb#top")],
+        // control characters in what is printed and sent: refused, and shown escaped in the error
+        [["--client-id", "id\u001b[31m"], `error: --client-id "id\\u001b[31m" ${uncontrolled}`],
+        [["--redirect-uri", "https://app.example/\u001b]0;x\u0007"], `error: --redirect-uri "https://app.example/\\u001b]0;x\\u0007" ${uncontrolled}`],
+        [["--redirect-uri", "https://app.example/cb\u202e"], `error: --redirect-uri "https://app.example/cb\\u202e" ${uncontrolled}`],
+        [["--redirect-uri", "https://app.example/\u009b2J"], `error: --redirect-uri "https://app.example/\\u009b2J" ${uncontrolled}`],
         [["--vehicle-port", "5"], "error: --vehicle-port needs --split-ports (without it one origin listens on --port)"],
         [
           ["--split-ports", "--port", "5"],
@@ -279,6 +286,13 @@ describe("pnpm simulator: errors are one line on stderr", () => {
       const date = yield* run(["--port", "0", "--v2-sunset", "someday"])
       assert.strictEqual(date.code, 2)
       assert.include(date.stderr, "--v2-sunset")
+      // a day that does not exist is no date (not 2 March): without the check the simulator serves, killed after 15 s
+      for (const day of ["2027-02-30", "2027-04-31", "2027-06-01T24:00:00Z"]) {
+        const noDay = yield* run(["--port", "0", "--v2-sunset", day], 15_000)
+        assert.strictEqual(noDay.code, 2, `${day}: ${noDay.stderr}`)
+        assert.include(noDay.stderr, `Invalid value for flag --v2-sunset: "${day}". Expected: an ISO 8601 date that exists`)
+        assert.notInclude(noDay.stdout, "listening on")
+      }
     }), 180_000)
 
   it.live("--v2-sunset: the deprecated /v2.0 answers carry Sunset with that date; the vehicle list none; without it no Sunset", () =>
@@ -353,6 +367,27 @@ describe("pnpm simulator: errors are one line on stderr", () => {
         })
       })
     ), 40_000)
+})
+
+describe("pnpm simulator: flag values are printed escaped", () => {
+  it.live("a client secret and a webhook secret file's path with escape sequences: shown escaped; the export line sets the secret exactly", () =>
+    Effect.gen(function*() {
+      const secret = "s\u001b[31m%\\'x\u202e\u009b2J\ny"
+      const served = yield* stopWith(["--port", "0", "--client-secret", secret], "SIGTERM")
+      assert.strictEqual(served.code, 0, served.stdout)
+      assert.notMatch(served.stdout, /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202a-\u202e]/)
+      assert.include(served.stdout, "\nclient secret: s\\u001b[31m%\\'x\\u202e\\u009b2J\\ny\n")
+      const line = served.stdout.split("\n").find((l) => l.startsWith("export "))!
+      const value = execFileSync("sh", ["-c", `${line}\nprintf '%s' "$CONNECTED_VEHICLE_CLIENT_SECRET"`], {
+        encoding: "utf8",
+        env: { PATH: process.env["PATH"] ?? "" }
+      })
+      assert.strictEqual(value, secret)
+      const path = "/nonexistent/\u001b]0;owned\u0007"
+      const missing = yield* run(["--port", "0", "--webhook-secret-file", path])
+      assert.strictEqual(missing.code, 1, missing.stderr)
+      assert.strictEqual(missing.stderr, "error: cannot read --webhook-secret-file /nonexistent/\\u001b]0;owned\\u0007: ENOENT\n")
+    }), 60_000)
 })
 
 describe("one port per root", () => {

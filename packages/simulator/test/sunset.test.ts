@@ -219,6 +219,10 @@ describe("v2.0 deprecation", () => {
   it("legacySunset that is not a date, or afterSunset without it, is an InvalidArgument naming it, from every layer", () => {
     const cases = [
       [{ legacySunset: "soon" }, "legacySunset"],
+      // ISO 8601 fields that do not exist: not the day Date rolls them over to (2 March, 1 July)
+      [{ legacySunset: "2027-02-30" }, "legacySunset"],
+      [{ legacySunset: "2027-06-31T00:00:00Z" }, "legacySunset"],
+      [{ legacySunset: "2027-06-01T24:00:00Z" }, "legacySunset"],
       [{ legacySunset: Number.NaN }, "legacySunset"],
       [{ legacySunset: new Date("nope") }, "legacySunset"],
       [{ retireLegacy: "afterSunset" }, "retireLegacy"]

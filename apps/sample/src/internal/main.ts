@@ -12,6 +12,7 @@ import { CliError, CliOutput, Command, TerminalCapabilities } from "effect/cli"
 import type { HelpDoc } from "effect/cli"
 import { createRequire } from "node:module"
 import { cli } from "../Cli.ts"
+import { printableJson } from "../Printable.ts"
 import * as Report from "../Report.ts"
 import { argsOf } from "./invocation.ts"
 
@@ -61,7 +62,7 @@ const presenter: CliOutput.Presenter = {
       if (json) {
         const message = errors.map((e) => e.message).join("; ")
         const list = errors.map((e) => ({ tag: e._tag, message: e.message }))
-        yield* Console.log(JSON.stringify({ error: { tag: "CliError", command, message, errors: list } }, null, 2))
+        yield* Console.log(printableJson(JSON.stringify({ error: { tag: "CliError", command, message, errors: list } }, null, 2)))
       }
     })
 }
@@ -76,7 +77,7 @@ const program = Command.runWith(cli, { version })(args).pipe(
       if (CliError.isCliError(error)) return yield* Effect.fail(new Report.Reported(2))
       if (Cause.hasInterruptsOnly(cause)) return yield* Effect.failCause(cause)
       yield* Console.error(Report.render(error))
-      if (json) yield* Console.log(JSON.stringify({ error: Report.describe(error) }, null, 2))
+      if (json) yield* Console.log(printableJson(JSON.stringify({ error: Report.describe(error) }, null, 2)))
       return yield* Effect.fail(new Report.Reported(1))
     })
   ),

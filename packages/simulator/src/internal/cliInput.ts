@@ -9,6 +9,54 @@ import { Effect, FileSystem, Option } from "effect"
 import { redirectUriUsable } from "./redirectUris.ts"
 import { hostPort, zoneIdOf } from "./address.ts"
 import { SECRET_LIMIT } from "./deliveryPolicy.ts"
+import { isoDate } from "./isoDate.ts"
+
+// what a terminal acts on: C0 and C1 controls, DEL (an escape sequence, a line
+// break), the bidirectional formatting characters (which reorder a line as
+// shown) and the line and paragraph separators
+const terminalActive = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g
+
+const named: Readonly<Record<string, string>> = { "\n": "\\n", "\r": "\\r", "\t": "\\t" }
+
+/** Whether a text holds a character a terminal acts on (see {@link shown}). */
+export const hasTerminalActive = (text: string): boolean => text.search(terminalActive) !== -1
+
+/**
+ * A value as the bin prints it: every character a terminal acts on written as
+ * an escape (`\n`, `\u001b`), so a flag's value cannot set a color, move the
+ * cursor or print a fake line.
+ */
+export const shown = (text: string): string =>
+  text.replace(terminalActive, (c) => named[c] ?? `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`)
+
+/**
+ * A value as a word of a POSIX shell, as the `export` line prints it: as is
+ * when it is safe, else single-quoted; one that holds a character a terminal
+ * acts on is `"$(printf '...')"`, those characters (and `\`, `%`) as octal
+ * escapes of their UTF-8 bytes, so the line shows none of them and sets the
+ * value exactly (but for a trailing line break, which a command substitution
+ * drops).
+ */
+export const shellWord = (value: string): string => {
+  if (/^[\w@%+=:,./-]+$/.test(value)) return value
+  if (!hasTerminalActive(value)) return `'${value.replaceAll("'", "'\\''")}'`
+  const octal = (text: string) => [...new TextEncoder().encode(text)].map((byte) => `\\${byte.toString(8).padStart(3, "0")}`).join("")
+  const format = value.replace(/[\\%]/g, octal).replace(terminalActive, octal).replaceAll("'", "'\\''")
+  return `"$(printf '${format}')"`
+}
+
+/**
+ * The date of `--v2-sunset`: an ISO 8601 date or date and time whose fields
+ * exist (`2027-02-30` is no day, not 2 March); else it throws (a value that
+ * does not parse: a usage error, exit 2).
+ */
+export const sunsetDate = (text: string): Date => {
+  const date = isoDate(text)
+  if (date === undefined) {
+    throw new Error("an ISO 8601 date that exists, e.g. 2027-06-01 or 2027-06-01T00:00:00Z")
+  }
+  return date
+}
 
 /**
  * The most bytes read of `--webhook-secret-file`: a secret of
@@ -46,7 +94,7 @@ export const listenFailure = (defect: unknown, host: string, port: number): stri
   if (system === undefined) return undefined
   const at = typeof system.address === "string" ? system.address : host
   const on = typeof system.port === "number" ? system.port : port
-  return `cannot listen on ${hostPort(at, on)}: ${system.code as string}`
+  return `cannot listen on ${shown(hostPort(at, on))}: ${system.code as string}`
 }
 
 const kinds: Readonly<Record<FileSystem.File.Type, string>> = {
@@ -72,7 +120,7 @@ export const readSecretFile = (path: string) =>
     const fs = yield* FileSystem.FileSystem
     const info = yield* fs.stat(path)
     if (info.type !== "File") {
-      return { issue: `cannot read --webhook-secret-file ${path}: not a regular file (${kinds[info.type]})` } as const
+      return { issue: `cannot read --webhook-secret-file ${shown(path)}: not a regular file (${kinds[info.type]})` } as const
     }
     const file = yield* fs.open(path, { flag: "r" })
     const chunks: Array<Uint8Array> = []
@@ -85,7 +133,7 @@ export const readSecretFile = (path: string) =>
     }
     if (total > SECRET_FILE_BYTES) {
       return {
-        issue: `the webhook secret of --webhook-secret-file ${path} is at most ${SECRET_LIMIT} characters: the file is over ${SECRET_FILE_BYTES} bytes`
+        issue: `the webhook secret of --webhook-secret-file ${shown(path)} is at most ${SECRET_LIMIT} characters: the file is over ${SECRET_FILE_BYTES} bytes`
       } as const
     }
     return { secret: new TextDecoder().decode(Buffer.concat(chunks)).trim() } as const
@@ -108,6 +156,9 @@ export interface CheckedFlags {
   readonly rootPorts: Readonly<Record<string, Option.Option<number>>>
 }
 
+const uncontrolled =
+  "must not hold a control character (C0, C1, DEL), a bidirectional formatting character or a line separator"
+
 /**
  * The first value the simulator cannot use, as its `error:` line (a usage
  * error, exit 2), or `undefined`.
@@ -116,11 +167,14 @@ export const usageIssue = (flags: CheckedFlags): string | undefined => {
   if (flags.host === "") return "--host must not be empty (an address to listen on, such as 127.0.0.1, ::1 or 0.0.0.0)"
   const zone = zoneIdOf(flags.host)
   if (zone !== undefined) {
-    return `--host ${flags.host} has an IPv6 zone id (${zone}), which a URL cannot carry ` +
+    return `--host ${shown(flags.host)} has an IPv6 zone id (${shown(zone)}), which a URL cannot carry ` +
       "(Node's URL and fetch refuse http://[fe80::1%25eth0]/, so no client could use the simulator's URL): give the address without it, or ::"
   }
   if (flags.clientId === "") return "--client-id must not be empty"
   if (flags.clientSecret === "") return "--client-secret must not be empty"
+  if (hasTerminalActive(flags.clientId)) return `--client-id "${shown(flags.clientId)}" ${uncontrolled}`
+  const controlled = flags.redirectUris.find(hasTerminalActive)
+  if (controlled !== undefined) return `--redirect-uri "${shown(controlled)}" ${uncontrolled}`
   const unusable = flags.redirectUris.find((uri) => !redirectUriUsable(uri))
   if (unusable !== undefined) {
     return `--redirect-uri ${JSON.stringify(unusable)} is not an absolute http or https URI ` +

@@ -10,6 +10,7 @@ import { InvalidArgument } from "@connected-vehicle/schema/InvalidArgument"
 import { checkedHost } from "./address.ts"
 import type { RetireLegacy } from "../Sunset.ts"
 import { secretIssue } from "./deliveryPolicy.ts"
+import { isoDate, looksIsoDate } from "./isoDate.ts"
 import { redirectUriUsable } from "./redirectUris.ts"
 
 /** @internal */
@@ -88,7 +89,10 @@ export const legacySunset = (
     return undefined
   }
   let decoded: Option.Option<DateTime.DateTime> = Option.none()
-  if (DateTime.isDateTime(input) || input instanceof Date || typeof input === "number" || typeof input === "string") {
+  // an ISO 8601 string whose fields do not exist (2027-02-30) is no date, not the day `Date` rolls it over to
+  if (typeof input === "string" && looksIsoDate(input) && isoDate(input) === undefined) {
+    decoded = Option.none()
+  } else if (DateTime.isDateTime(input) || input instanceof Date || typeof input === "number" || typeof input === "string") {
     try {
       decoded = DateTime.make(input)
     } catch {

@@ -4,6 +4,7 @@ import { Command, Flag } from "effect/cli"
 import type { LegacyPath, UnitSystem } from "@connected-vehicle/schema/Legacy"
 import type * as Vehicles from "@connected-vehicle/legacy-v2/Vehicles"
 import type * as Sdk from "../../Sdk.ts"
+import { printable } from "../../Printable.ts"
 import { keyValues } from "../../Table.ts"
 import type { Lazy, Shared } from "./shared.ts"
 import { optionals, output, vehicleArgument, withSdk } from "./shared.ts"
@@ -54,7 +55,7 @@ const legacyVehicles = Command.make("vehicles", {
     Effect.gen(function*() {
       const list = yield* vehicles.list(optionals(input))
       yield* output(flags.json, list, () =>
-        `${list.vehicles.join("\n")}\n\n${list.vehicles.length} of ${list.paging.count} vehicles (offset ${list.paging.offset})`)
+        `${list.vehicles.map(printable).join("\n")}\n\n${list.vehicles.length} of ${list.paging.count} vehicles (offset ${list.paging.offset})`)
     }), false)).pipe(Command.withDescription("Vehicle ids the user connected (legacy list, not deprecated)"))
 
 const batchPaths: ReadonlyArray<LegacyPath> = ["/odometer", "/location", "/vin", "/engine/oil", "/tires/pressure"]
@@ -83,7 +84,7 @@ export const legacy = Command.make("legacy").pipe(
     legacyVehicles,
     legacyRead("odometer", "Last known odometer (km, or miles for imperial)", (v, id) => v.odometer(id), (x, u) => `${x.distance} ${u.distance}`),
     legacyRead("location", "Last known location", (v, id) => v.location(id), (x) => `${x.latitude}, ${x.longitude}`),
-    legacyRead("vin", "Vehicle identification number", (v, id) => v.vin(id), (x) => x.vin),
+    legacyRead("vin", "Vehicle identification number", (v, id) => v.vin(id), (x) => printable(x.vin)),
     legacyRead("oil", "Engine oil life remaining", (v, id) => v.engineOil(id), (x) => `${Math.round(x.lifeRemaining * 100)}% oil life remaining`),
     legacyRead("tires", "Tire pressure (kPa, or psi for imperial)", (v, id) => v.tirePressure(id), (x, u) =>
       keyValues([

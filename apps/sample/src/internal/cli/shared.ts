@@ -3,13 +3,14 @@
  * command that holds them, the lazily loaded SDK, running a body with the
  * SDK's layers and reporting its failure, and the common flags.
  */
-import { Console, Effect, FileSystem, Layer, Option, Redacted, Schema } from "effect"
+import { Console, Effect, Layer, Option, Redacted, Schema } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
 import { ModeValues } from "@connected-vehicle/schema/Common"
 import { rootIssue } from "@connected-vehicle/transport/TransportConfig"
 import * as env from "../env.ts"
+import { readSecretFile } from "../secretFile.ts"
+import { printableJson } from "../../Printable.ts"
 import * as Report from "../../Report.ts"
-import { SampleError } from "../../SampleError.ts"
 
 /**
  * The SDK and everything the handlers need, loaded when a handler runs:
@@ -77,15 +78,15 @@ export type Shared = Command.Command.Config.Infer<typeof shared>
 export const withSdk = <A, E, R>(body: (flags: Shared, M: Lazy) => Effect.Effect<A, E, R>) =>
   Effect.flatMap(root, (flags) => Effect.flatMap(lazy, (M) => runWith(M, flags, (flags) => body(flags, M))))
 
-/** The client secret: `--client-secret-file`, else `CONNECTED_VEHICLE_CLIENT_SECRET`. */
+/**
+ * The client secret: `--client-secret-file` (a regular file, at most 64 KiB,
+ * trimmed), else `CONNECTED_VEHICLE_CLIENT_SECRET`.
+ */
 const clientSecretOf = (flags: Shared) =>
   Effect.gen(function*() {
     if (Option.isNone(flags.clientSecretFile)) return yield* env.clientSecret
     const file = flags.clientSecretFile.value
-    const fs = yield* FileSystem.FileSystem
-    const text = yield* fs.readFileString(file).pipe(
-      Effect.mapError(() => new SampleError({ reason: `Cannot read the client secret file ${file}`, usage: true }))
-    )
+    const text = yield* readSecretFile(file, "the client secret file")
     return Option.some(Redacted.make(text.trim()))
   })
 
@@ -97,7 +98,7 @@ export const report = (json: boolean) => (error: unknown) =>
     // already reported by the command itself
     if (error instanceof Report.Reported) return yield* Effect.fail(error)
     yield* Console.error(Report.render(error))
-    if (json) yield* Console.log(JSON.stringify({ error: Report.describe(error) }, null, 2))
+    if (json) yield* Console.log(printableJson(JSON.stringify({ error: Report.describe(error) }, null, 2)))
     return yield* Effect.fail(new Report.Reported(Report.exitCodeOf(error)))
   })
 
@@ -117,10 +118,11 @@ export const runWith = <A, E, R>(M: Lazy, flags: Shared, body: (flags: Shared) =
   )
 
 /**
- * Prints `value` as JSON with `--json`, else the human rendering.
+ * Prints `value` as JSON with `--json` (the characters a terminal acts on
+ * escaped: the same JSON value), else the human rendering.
  */
 export const output = (json: boolean, value: unknown, human: () => string) =>
-  Console.log(json ? JSON.stringify(value, null, 2) : human())
+  Console.log(json ? printableJson(JSON.stringify(value, null, 2)) : human())
 
 export const optionalValue = <A>(option: Option.Option<A>) => Option.getOrUndefined(option)
 

@@ -1,6 +1,7 @@
 /** `signals`: every signal of a vehicle, or one. */
 import { Effect, Option, Stream } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
+import { printable } from "../../Printable.ts"
 import type { Lazy } from "./shared.ts"
 import { output, withSdk } from "./shared.ts"
 
@@ -30,7 +31,7 @@ export const signals = Command.make("signals", {
       const all = yield* allSignals(M, input.vehicle, input.user)
       const v = all.vehicle.attributes
       yield* output(flags.json, all, () =>
-        `Vehicle ${all.vehicle.id}: ${v.make} ${v.model} ${v.year} (${v.powertrainType}, ${v.mode})\n\n${
+        `Vehicle ${printable(`${all.vehicle.id}: ${v.make} ${v.model} ${v.year} (${v.powertrainType}, ${v.mode})`)}\n\n${
           M.Render.signals(all.data)
         }`)
     })
