@@ -35,6 +35,7 @@ import { TokenLifetimes } from "@connected-vehicle/schema/OAuth"
 import { InvalidArgument } from "@connected-vehicle/schema/InvalidArgument"
 import * as Transport from "@connected-vehicle/transport/Transport"
 import type { ConnectedVehicleError } from "@connected-vehicle/transport/ConnectedVehicleError"
+import { maybeSent, sentNothing } from "@connected-vehicle/transport/RequestNotSent"
 import { redirectUriIssue } from "./Consent.ts"
 import { OAuthConfig } from "./OAuthConfig.ts"
 import type { Token } from "./TokenStore.ts"
@@ -128,23 +129,31 @@ const mayRepeat = (error: TokenError, clientCredentials: boolean): error is Conn
  * `start`. The wait is interruptible: a renewal whose layer closes ends there
  * (no request is in flight then); it is told to the renewal that runs the
  * grant (`waiting`), whose callers that cannot wait that long fail at once.
+ * Once a request may have reached the token endpoint (`reached`), the last
+ * failure does not say `sent: false` (`maybeSent`).
  */
 const repeated = <A, R>(
   once: Effect.Effect<A, TokenError, R>,
   clientCredentials: boolean,
   retries: number,
   start: number,
-  n = 0
+  n = 0,
+  reached = false
 ): Effect.Effect<A, TokenError, R> =>
   Effect.catch(once, (error) =>
     Effect.flatMap(Clock.currentTimeMillis, (now) => {
       const wait = Math.max(retryAfterMillis(error), Math.min(4_000, 250 * 2 ** n))
       const again = n < retries && mayRepeat(error, clientCredentials) && retryAfterMillis(error) <= maxRetryAfterMillis &&
         now + wait - start <= retryWindowMillis
-      return again
-        ? Effect.andThen(waiting(now + wait, error, Effect.interruptible(Effect.sleep(wait))), repeated(once, clientCredentials, retries, start, n + 1))
-        : Effect.fail(error)
+      if (again) {
+        const next = repeated(once, clientCredentials, retries, start, n + 1, reached || mayHaveReached(error))
+        return Effect.andThen(waiting(now + wait, error, Effect.interruptible(Effect.sleep(wait))), next)
+      }
+      return Effect.fail(reached && error._tag === "ConnectedVehicleError" ? maybeSent(error) : error)
     }))
+
+/** Whether a failed token request may have reached the token endpoint: an answer, or a failure not known to have sent nothing. */
+const mayHaveReached = (error: TokenError): boolean => error._tag === "ConnectedVehicleError" && !sentNothing(error)
 
 const retryAfterMillis = (error: TokenError): number =>
   error._tag === "ConnectedVehicleError" && error.retryAfter !== undefined ? Duration.toMillis(error.retryAfter) : 0

@@ -11,7 +11,7 @@
  *
  * A failed token request is reported as what happened to it (unreachable: `ConnectionError` or `TimeoutError`;
  * a wrong client secret: `AuthenticationError`; 429: `RateLimitError`; 5xx: `ServerError`), other refusals
- * (`invalid_grant`) as `CredentialsError`; its `sent` is the call's own request's. No error carries a secret.
+ * (`invalid_grant`) as `CredentialsError`; `sent: false` when neither it nor the call's request was written. No secret shown.
  *
  * @since 0.1.0
  */

@@ -61,4 +61,32 @@ describe("the Promise client's sent, for an error of the token request", () => {
     assert.instanceOf(error, ClientError.ConnectionError)
     assert.strictEqual((error as ClientError.ConnectionError).sent, false)
   }, 15_000)
+
+  it("a token request answered 503, then repeated by the grant and refused: not sent: false (the first reached the token endpoint)", async () => {
+    const sockets = new Set<Socket>()
+    let tokenRequests = 0
+    const server = createServer((request, response) => {
+      request.resume()
+      tokenRequests++
+      response.writeHead(503, { "content-type": "application/json", "retry-after": "0", connection: "close" })
+      response.end("{}", () => {
+        server.close()
+        for (const socket of sockets) socket.destroy()
+      })
+    })
+    server.on("connection", (socket) => {
+      sockets.add(socket)
+      socket.once("close", () => sockets.delete(socket))
+    })
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
+    try {
+      await using client = Client.createClient({ clientId: "app", clientSecret: "secret", origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}` })
+      const error = await client.v3.webhooks.list({}, { maxRetries: 0 }).then(() => assert.fail("succeeded"), (e: unknown) => e)
+      assert.instanceOf(error, ClientError.ConnectionError)
+      assert.isUndefined((error as ClientError.ConnectionError).sent)
+      assert.strictEqual(tokenRequests, 1)
+    } finally {
+      server.close()
+    }
+  }, 15_000)
 })

@@ -20,6 +20,7 @@
  */
 
 import type { HttpClientRequest } from "effect/http"
+import { ConnectedVehicleError, Connection, Timeout } from "./ConnectedVehicleError.ts"
 import * as NotSent from "./internal/notSent.ts"
 
 /**
@@ -192,3 +193,51 @@ export const markStarted: (request: HttpClientRequest.HttpClientRequest) => void
  * @category marks
  */
 export const isMarkedNotSent: (request: HttpClientRequest.HttpClientRequest) => boolean = NotSent.isMarked
+
+/**
+ * The error of a request that may have been sent after all: a `Connection`
+ * or `Timeout` reason loses its `sent: false` (its other fields, its `cause`
+ * included, kept); any other error as it is. For a caller that sent the
+ * request again itself, once an earlier attempt may have reached the
+ * service (the transport does it for its own retries).
+ *
+ * @example
+ * ```ts
+ * import { ConnectedVehicleError, Connection } from "@connected-vehicle/transport/ConnectedVehicleError"
+ * import { maybeSent } from "@connected-vehicle/transport/RequestNotSent"
+ *
+ * const refused = new ConnectedVehicleError({ reason: new Connection({ method: "POST", url: "u", description: "refused", sent: false }) })
+ * maybeSent(refused).reason // Connection without sent
+ * ```
+ * @since 0.2.0
+ * @category utils
+ */
+export const maybeSent = (error: ConnectedVehicleError): ConnectedVehicleError => {
+  const reason = error.reason
+  if ((reason._tag !== "Connection" && reason._tag !== "Timeout") || reason.sent !== false) return error
+  // an `Error`'s own `cause` is not enumerable: a spread loses it
+  const { sent: _, ...fields } = reason.cause === undefined ? { ...reason } : { ...reason, cause: reason.cause }
+  return new ConnectedVehicleError({ reason: reason._tag === "Connection" ? new Connection(fields as Connection) : new Timeout(fields as Timeout) })
+}
+
+/**
+ * Whether a failed request is known to have sent nothing: its credential
+ * could not be had (`Credentials`), it could not be built (`InvalidRequest`),
+ * or its `Connection` or `Timeout` says `sent: false`. Anything else may
+ * have reached the service.
+ *
+ * @example
+ * ```ts
+ * import { ConnectedVehicleError, Credentials } from "@connected-vehicle/transport/ConnectedVehicleError"
+ * import { sentNothing } from "@connected-vehicle/transport/RequestNotSent"
+ *
+ * sentNothing(new ConnectedVehicleError({ reason: new Credentials({ description: "no token" }) })) // true
+ * ```
+ * @since 0.2.0
+ * @category guards
+ */
+export const sentNothing = (error: ConnectedVehicleError): boolean => {
+  const reason = error.reason
+  return reason._tag === "Credentials" || reason._tag === "InvalidRequest" ||
+    ((reason._tag === "Connection" || reason._tag === "Timeout") && reason.sent === false)
+}

@@ -46,11 +46,14 @@ const answering = (status: number, body: (requestBody: string) => string) =>
     })
   })
 
-const token = Effect.flatMap(Transport.publicClient(AuthorizationApi, "oauth"), (oauth) =>
-  oauth.token({
-    headers: { authorization: `Basic ${Buffer.from(`the-client:${clientSecret}`).toString("base64")}` },
-    payload: { grant_type: "refresh_token", refresh_token: refreshToken }
-  }))
+const tokenWith = (refresh: string) =>
+  Effect.flatMap(Transport.publicClient(AuthorizationApi, "oauth"), (oauth) =>
+    oauth.token({
+      headers: { authorization: `Basic ${Buffer.from(`the-client:${clientSecret}`).toString("base64")}` },
+      payload: { grant_type: "refresh_token", refresh_token: refresh }
+    }))
+
+const token = tokenWith(refreshToken)
 
 const getSignal = Effect.flatMap(Transport.client(VehicleApi, "signals"), (signals) =>
   signals.get({ params: { vehicleId: "v-1", signalCode: "odometer" }, headers: { "sc-user-id": "u-1" } }))
@@ -58,13 +61,27 @@ const getSignal = Effect.flatMap(Transport.client(VehicleApi, "signals"), (signa
 const getOdometer = Effect.flatMap(Transport.client(LegacyApi, "legacy"), (legacy) =>
   legacy.odometer({ params: { id: "v-1" } }))
 
-/** Every form of `secret` that would show it: as sent, percent-encoded (either case), form-encoded, JSON-escaped with `\/`. */
+/** Percent-encoding of every character RFC 3986 reserves (PHP's `rawurlencode`: `!*'()` too). */
+const strict = (text: string) => encodeURIComponent(text).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`)
+
+/** HTML-escaped. */
+const html = (text: string) => text.replaceAll("&", "&amp;").replaceAll("<", "&lt;").replaceAll(">", "&gt;").replaceAll("\"", "&quot;")
+
+/**
+ * Every form of `secret` that would show it: as sent, percent-encoded (either case, mixed, strict,
+ * keeping `/` as Python's `quote` does, twice), form-encoded, JSON-escaped with `\/`, HTML-escaped.
+ */
 const formsOf = (secret: string) => [
   secret,
   encodeURIComponent(secret),
   encodeURIComponent(secret).replace(/%[0-9A-F]{2}/g, (s) => s.toLowerCase()),
+  encodeURIComponent(secret).replace(/%[0-9A-F]{2}/g, (s, i: number) => i % 2 === 0 ? s.toLowerCase() : s),
+  strict(secret),
+  encodeURIComponent(secret).replaceAll("%2F", "/"),
+  encodeURIComponent(encodeURIComponent(secret)),
   new URLSearchParams({ s: secret }).toString().slice(2),
-  secret.replaceAll("/", "\\/")
+  secret.replaceAll("/", "\\/"),
+  html(secret)
 ]
 
 /** The forms of `secrets` that `error` (its message, `String`, `inspect`, `JSON.stringify`) or the log `lines` show. */
@@ -85,6 +102,49 @@ describe("secrets echoed escaped or encoded", () => {
     ["lower-case percent-encoding", () => JSON.stringify({ error: "invalid_grant", error_description: `refresh_token=${formsOf(refreshToken)[2]}` })],
     ["encodeURIComponent", () => JSON.stringify({ error: "invalid_grant", error_description: `for ${encodeURIComponent(clientSecret)}` })]
   ]
+  // each form a server may echo a secret in, for secrets with the characters that form changes
+  const echoed: ReadonlyArray<readonly [string, string, number]> = [
+    ["mixed-case percent-encoding", "rt/ab+cd==", 3],
+    ["RFC 3986 strict (rawurlencode)", "rt!ab*cd(1)", 4],
+    ["Python's quote (keeps /)", "rt/ab+cd==", 5],
+    ["percent-encoded twice", "rt/ab+cd==", 6],
+    ["HTML-escaped", "rt&ab<cd>ef", 9]
+  ]
+  for (const [name, secret, form] of echoed) {
+    it.live(`token endpoint, a refresh token echoed ${name}: redacted`, () =>
+      Effect.gen(function*() {
+        const shown = formsOf(secret)[form]!
+        assert.notStrictEqual(shown, secret)
+        const service = yield* answering(400, () => JSON.stringify({ error: "invalid_grant", error_description: `refresh_token ${shown} revoked` }))
+        const lines: Array<string> = []
+        const error = yield* Effect.flip(tokenWith(secret).pipe(Effect.provide(on(service.origin, lines))))
+        assert.strictEqual(reasonOf(error)._tag, "OAuth")
+        assert.deepStrictEqual(leaks(error, lines, [secret]), [])
+        assert.include(error.message, "<redacted>")
+      }).pipe(Effect.scoped))
+  }
+
+  it.live("a secret the body holds as a JSON number: the body is still read as JSON (its OAuth error kept)", () =>
+    Effect.gen(function*() {
+      const service = yield* answering(400, () => `{"error":"invalid_grant","error_description":"expired","code":123456789}`)
+      const error = yield* Effect.flip(tokenWith("123456789").pipe(Effect.provide(on(service.origin, []))))
+      assert.strictEqual(reasonOf(error)._tag, "OAuth")
+      assert.strictEqual((reasonOf(error) as OAuth).error, "invalid_grant")
+    }).pipe(Effect.scoped))
+
+  it.live("a refused redirect whose Location carries the bearer (encoded): the location redacted", () =>
+    Effect.gen(function*() {
+      const service = yield* server((_, response) => {
+        response.writeHead(302, { location: `https://sso.example/continue?t=${encodeURIComponent(bearer)}&next=/v3/x` })
+        response.end()
+      })
+      const error = yield* Effect.flip(getSignal.pipe(Effect.provide(on(service.origin, []))))
+      const reason = reasonOf(error) as { readonly _tag: string; readonly location?: string }
+      assert.strictEqual(reason._tag, "UnexpectedStatus")
+      assert.include(reason.location, "https://sso.example/continue?t=<redacted>")
+      assert.deepStrictEqual(leaks(error, [], [bearer]), [])
+    }).pipe(Effect.scoped))
+
   for (const [name, body] of oauthBodies) {
     it.live(`token endpoint, ${name}: the OAuth reason, its description redacted`, () =>
       Effect.gen(function*() {

@@ -55,22 +55,40 @@ export const secretsOf = (request: HttpClientRequest.HttpClientRequest): Readonl
   return out.filter((secret) => secret.length >= 6)
 }
 
-/** Percent-encoding with lower-case hex digits (`%2f`), as some servers write it. */
-const lowerHex = (text: string): string => text.replace(/%[0-9A-F]{2}/g, (escape) => escape.toLowerCase())
+/** The numeric HTML entities (decimal, hex) a server may write a character of a secret as. */
+const numericEntity = /&#(?:(\d{1,7})|[xX]([0-9a-fA-F]{1,6}));/g
 
-/**
- * The forms a server may echo `secret` in: as sent; percent-encoded
- * (`encodeURIComponent`) and form-encoded (`+` for a space), each with upper-
- * or lower-case hex digits; JSON-escaped, also with `\/` (PHP's default).
- */
-const formsOf = (secret: string): ReadonlyArray<string> => {
-  const uri = encodeURIComponent(secret)
-  const form = new URLSearchParams([["", secret]]).toString().slice(1)
-  const json = JSON.stringify(secret).slice(1, -1)
-  return [secret, uri, lowerHex(uri), form, lowerHex(form), json, json.replaceAll("/", "\\/")]
+/** HTML entities read: the named ones of the characters HTML escapes (`&amp;` last), then the numeric ones. */
+const decodeEntities = (text: string): string => {
+  if (!text.includes("&")) return text
+  const named = text.replaceAll("&lt;", "<").replaceAll("&gt;", ">").replaceAll("&quot;", "\"").replaceAll("&apos;", "'").replaceAll("&amp;", "&")
+  return !named.includes("&#") ? named : named.replace(numericEntity, (whole, decimal: string | undefined, hex: string | undefined) => {
+    const code = decimal !== undefined ? Number(decimal) : Number.parseInt(hex!, 16)
+    return code <= 0x10ffff ? String.fromCodePoint(code) : whole
+  })
 }
 
-const special = /[\\^$.*+?()[\]{}|/-]/g
+/** A run of percent-encoded bytes, hex digits of either case. */
+const escapes = /(?:%[0-9a-fA-F]{2})+/g
+
+/** One round of percent-decoding (a run that is not UTF-8 is kept as it is). */
+const percentDecode = (text: string): string =>
+  !text.includes("%") ? text : text.replace(escapes, (run) => {
+    try {
+      return decodeURIComponent(run)
+    } catch {
+      return run
+    }
+  })
+
+/**
+ * A text in the one form every spelling of a secret comes to: HTML entities
+ * read, percent-encoding (hex digits of either case, every character or some,
+ * once or twice) read, `+` as a space (form encoding). The same for the
+ * secrets and the text, so that a secret is found whatever a server did to
+ * it; a JSON string's escapes (`\u002f`, `\/`) are read by parsing the body.
+ */
+const normalize = (text: string): string => percentDecode(percentDecode(decodeEntities(text))).replaceAll("+", " ")
 
 /**
  * What takes a request's secrets out of server text.
@@ -78,32 +96,42 @@ const special = /[\\^$.*+?()[\]{}|/-]/g
  * @internal
  */
 export interface Scrubber {
-  /** `text` with every form of each secret replaced by `<redacted>`. */
+  /**
+   * `text` itself when it holds no secret in any spelling; else its
+   * normalized form (entities and percent-encoding read) with each secret
+   * replaced by `<redacted>`.
+   */
   readonly text: (text: string) => string
   /**
-   * `json`, the value of the (scrubbed) `text`, with every string in it
-   * (value or key) scrubbed once decoded: an escape (`\u002f`...) can spell
-   * a secret that no form of it spells. Changed in place; a text without a
-   * backslash decodes to the strings it spells, already scrubbed.
+   * `json`, a body's value as parsed (before any scrubbing of its text),
+   * with every string in it (value or key) scrubbed: its escapes (`\u002f`,
+   * `\/`...) decoded, so that any spelling of a secret is caught. Changed in
+   * place.
    */
-  readonly json: (json: unknown, text: string) => unknown
+  readonly json: (json: unknown) => unknown
 }
 
 const none: Scrubber = { text: (text) => text, json: (json) => json }
 
 /**
- * The scrubber of `secrets`: one pass of one pattern over a text (every form
- * of every secret, longest first, so that a part never leaves the rest of a
- * longer one), linear in its length; a JSON value's strings each once.
+ * The scrubber of `secrets`: a text is normalized once (linear in its
+ * length) and searched for each normalized secret (`includes`, longest
+ * first, so that a part never leaves the rest of a longer one); a JSON
+ * value's strings each once.
  *
  * @internal
  */
 export const scrubber = (secrets: ReadonlyArray<string>): Scrubber => {
   if (secrets.length === 0) return none
-  const forms = [...new Set(secrets.flatMap(formsOf))].sort((a, b) => b.length - a.length)
-  const pattern = new RegExp(forms.map((form) => form.replace(special, "\\$&")).join("|"), "g")
-  const text = (value: string) => value.replace(pattern, "<redacted>")
-  return { text, json: (json, source) => source.includes("\\") ? scrubStrings(json, text) : json }
+  const keys = [...new Set(secrets.map(normalize))].filter((key) => key.length > 0).sort((a, b) => b.length - a.length)
+  const text = (value: string) => {
+    const normal = normalize(value)
+    if (!keys.some((key) => normal.includes(key))) return value
+    let out = normal
+    for (const key of keys) out = out.replaceAll(key, "<redacted>")
+    return out
+  }
+  return { text, json: (json) => scrubStrings(json, text) }
 }
 
 /** Every string of a JSON value (values and keys) through `scrub`, in place, without recursion (any depth). */

@@ -20,14 +20,13 @@ import {
   MalformedBody,
   Credentials,
   OAuth,
-  Timeout,
   UnexpectedStatus
 } from "../ConnectedVehicleError.ts"
 import type { Reason } from "../ConnectedVehicleError.ts"
 import * as RetryAfter from "../RetryAfter.ts"
 import { TooLarge } from "./exchange.ts"
-import { isNotSent } from "../RequestNotSent.ts"
-import { scrubber } from "./redact.ts"
+import { isNotSent, maybeSent, sentNothing } from "../RequestNotSent.ts"
+import { scrubber, secretsOf } from "./redact.ts"
 import { withoutCredentials } from "./url.ts"
 
 /** @internal */
@@ -169,20 +168,11 @@ export const sentByNone = (error: AnyError, mayHaveSent: boolean): AnyError => {
   if (!mayHaveSent || error._tag !== "ConnectedVehicleError") return error
   const reason = error.reason
   if (reason._tag === "Credentials" && reason.callSent === undefined) return fail(new Credentials({ ...fieldsOf(reason), callSent: true }))
-  if (reason._tag === "Connection" && reason.sent === false) {
-    const { sent: _, ...fields } = fieldsOf(reason)
-    return fail(new Connection(fields))
-  }
-  if (reason._tag === "Timeout" && reason.sent === false) {
-    const { sent: _, ...fields } = fieldsOf(reason)
-    return fail(new Timeout(fields))
-  }
-  return error
+  return maybeSent(error)
 }
 
 /** A reason's fields, its `cause` included (an `Error`'s own `cause` is not enumerable: a spread loses it). */
-const fieldsOf = <R extends { readonly cause?: unknown }>(reason: R): R =>
-  reason.cause === undefined ? { ...reason } : { ...reason, cause: reason.cause }
+const fieldsOf = <R extends { readonly cause?: unknown }>(reason: R): R => reason.cause === undefined ? { ...reason } : { ...reason, cause: reason.cause }
 
 /**
  * Whether the request of a failed attempt may have reached the service: any
@@ -192,9 +182,7 @@ const fieldsOf = <R extends { readonly cause?: unknown }>(reason: R): R =>
  *
  * @internal
  */
-export const mayHaveReached = (error: AnyError): boolean =>
-  error._tag === "ConnectedVehicleError" && error.reason._tag !== "Credentials" && error.reason._tag !== "InvalidRequest" &&
-  !((error.reason._tag === "Connection" || error.reason._tag === "Timeout") && error.reason.sent === false)
+export const mayHaveReached = (error: AnyError): boolean => error._tag === "ConnectedVehicleError" && !sentNothing(error)
 
 /**
  * A 2xx body that could not be read: the connection failed while it arrived
@@ -321,11 +309,11 @@ export const decodeError = (
 ): Effect.Effect<ConnectedVehicleError, ConnectedVehicleError> =>
   Effect.map(
     Effect.mapError(response.text, (e) => unreadable(e, ctx)),
-    (raw) => {
-      // a credential the server echoed, in any form, never reaches an error
-      const scrub = scrubber(source.secrets)
-      const text = scrub.text(raw)
-      const json = scrub.json(jsonOf(text), text)
+    (text) => {
+      // a credential the server echoed, in any form, never reaches an error: the body is parsed as it
+      // came (scrubbing its text first could break its JSON), then every string of it scrubbed; nothing
+      // else of the body is shown
+      const json = scrubber(source.secrets).json(jsonOf(text))
       const oauth = source.authorizationServer ? decodeOAuth(json) : Option.none()
       const envelope = Option.isSome(oauth) ? Option.none() : decodeEnvelope(json)
       if (Option.isSome(envelope)) return fail(fromEnvelope(envelope.value, ctx))
@@ -382,5 +370,6 @@ const rateLimit = (ctx: Ctx, oauth: Option.Option<OAuthErrorBody>, note: string)
  */
 export const locationOf = (response: HttpClientResponse.HttpClientResponse): { readonly location?: string } => {
   const location = response.headers["location"]
-  return location === undefined || location === "" ? {} : { location: withoutCredentials(location) }
+  // the request's own secrets out of it too, in any form (a redirect that carries the bearer on)
+  return location === undefined || location === "" ? {} : { location: scrubber(secretsOf(response.request)).text(withoutCredentials(location)) }
 }
