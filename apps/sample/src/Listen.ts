@@ -21,7 +21,7 @@ import type { Server } from "node:http"
 import * as SampleConfig from "./SampleConfig.ts"
 import { printable, printableJson } from "./Printable.ts"
 import { SampleError } from "./SampleError.ts"
-import { readSecretFile } from "./internal/secretFile.ts"
+import { readSecretFile } from "./internal/secretInput.ts"
 import { stdoutLines } from "./internal/stdout.ts"
 
 /**

@@ -25,8 +25,9 @@ import { Cause, Config, Console, Context, Duration, Effect, Exit, Layer, Option,
 import { CliError, Command, Flag } from "effect/cli"
 import { createRequire } from "node:module"
 import { DEFAULT_WEBHOOK_SECRET } from "./Delivery.ts"
-import { codeOf, listenFailure, readSecretFile, shellWord, shown, sunsetDate, usageIssue } from "./internal/cliInput.ts"
-import { secretIssue } from "./internal/deliveryPolicy.ts"
+import { listenFailure, shellWord, shown, sunsetDate, usageIssue } from "./internal/cliInput.ts"
+import { SECRET_LIMIT, secretIssue } from "./internal/deliveryPolicy.ts"
+import * as SecretFile from "./SecretFile.ts"
 import {
   DEFAULT_CLIENT_ID,
   DEFAULT_CLIENT_SECRET,
@@ -96,11 +97,32 @@ const readWebhookSecret = (secretFile: Option.Option<string>) =>
     return yield* report(`the webhook secret of ${source} ${issue}`)
   })
 
-/** The secret of `--webhook-secret-file`, or its `error:` line (exit 1). */
+/**
+ * The most bytes read of `--webhook-secret-file`: a secret of
+ * `SECRET_LIMIT` characters (UTF-16 code units: at most 3 bytes each in
+ * UTF-8) and 1,024 bytes of whitespace around it (trimmed). A larger file is
+ * refused without reading the rest.
+ */
+const SECRET_FILE_BYTES = SECRET_LIMIT * 3 + 1_024
+
+/** The `error:` line of a `--webhook-secret-file` refused (never its content). */
+const secretFileIssue = (path: string, reason: SecretFile.Reason): string => {
+  const flag = `--webhook-secret-file ${shown(path)}`
+  switch (reason._tag) {
+    case "NotARegularFile":
+      return `cannot read ${flag}: ${reason.message}`
+    case "TooLarge":
+      return `the webhook secret of ${flag} is at most ${SECRET_LIMIT} characters: the file is over ${reason.maxBytes} bytes`
+    case "Unreadable":
+      return `cannot read ${flag}: ${reason.code}`
+  }
+}
+
+/** The secret of `--webhook-secret-file` (trimmed), or its `error:` line (exit 1). */
 const fromFile = (path: string) =>
-  readSecretFile(path).pipe(
-    Effect.catch((error) => report(`cannot read --webhook-secret-file ${shown(path)}: ${codeOf(error)}`)),
-    Effect.flatMap((read) => "issue" in read ? report(read.issue) : Effect.succeed(read.secret))
+  SecretFile.read(path, { maxBytes: SECRET_FILE_BYTES }).pipe(
+    Effect.map((text) => text.trim()),
+    Effect.catchTag("SecretFileError", (error) => report(secretFileIssue(path, error.reason)))
   )
 
 /**

@@ -1,14 +1,13 @@
 /**
  * What the bin (`connected-vehicle-simulator`) checks before it starts: the
- * flags' values it cannot use (a usage error), the webhook secret file, read
- * within its bounds, and the address it cannot listen on.
+ * flags' values it cannot use (a usage error) and the address it cannot
+ * listen on.
  *
  * @internal
  */
-import { Effect, FileSystem, Option } from "effect"
+import { Option } from "effect"
 import { redirectUriUsable } from "./redirectUris.ts"
 import { hostPort, zoneIdOf } from "./address.ts"
-import { SECRET_LIMIT } from "./deliveryPolicy.ts"
 import { isoDate } from "./isoDate.ts"
 
 // what a terminal acts on: C0 and C1 controls, DEL (an escape sequence, a line
@@ -58,14 +57,6 @@ export const sunsetDate = (text: string): Date => {
   return date
 }
 
-/**
- * The most bytes read of `--webhook-secret-file`: a secret of
- * {@link SECRET_LIMIT} characters (UTF-16 code units: at most 3 bytes each in
- * UTF-8) and 1,024 bytes of whitespace around it (trimmed). A larger file is
- * refused without reading the rest.
- */
-export const SECRET_FILE_BYTES = SECRET_LIMIT * 3 + 1_024
-
 /** The error, or one of its causes, that carries a field (Node's system errors carry `code`, `syscall`, `address`, `port`). */
 export const findCause = (error: unknown, has: (e: Record<string, unknown>) => boolean): Record<string, unknown> | undefined => {
   let current = error
@@ -75,12 +66,6 @@ export const findCause = (error: unknown, has: (e: Record<string, unknown>) => b
     current = record.cause
   }
   return undefined
-}
-
-/** The system error code (`ENOENT`, `EADDRNOTAVAIL`, ...) of an error or its causes, else its message. */
-export const codeOf = (error: unknown): string => {
-  const code = findCause(error, (e) => typeof e.code === "string")?.code
-  return typeof code === "string" ? code : error instanceof Error && error.message !== "" ? error.message : String(error)
 }
 
 /**
@@ -96,49 +81,6 @@ export const listenFailure = (defect: unknown, host: string, port: number): stri
   const on = typeof system.port === "number" ? system.port : port
   return `cannot listen on ${shown(hostPort(at, on))}: ${system.code as string}`
 }
-
-const kinds: Readonly<Record<FileSystem.File.Type, string>> = {
-  File: "a file",
-  Directory: "a directory",
-  SymbolicLink: "a symbolic link",
-  BlockDevice: "a block device",
-  CharacterDevice: "a character device",
-  FIFO: "a named pipe",
-  Socket: "a socket",
-  Unknown: "of an unknown type"
-}
-
-/**
- * The webhook secret file's content, trimmed, read within
- * {@link SECRET_FILE_BYTES}; or the `error:` line of one that is not a
- * regular file (a device, a pipe: never opened, so neither read without end
- * nor waited on) or is larger. A file that cannot be read fails with the
- * platform's error.
- */
-export const readSecretFile = (path: string) =>
-  Effect.gen(function*() {
-    const fs = yield* FileSystem.FileSystem
-    const info = yield* fs.stat(path)
-    if (info.type !== "File") {
-      return { issue: `cannot read --webhook-secret-file ${shown(path)}: not a regular file (${kinds[info.type]})` } as const
-    }
-    const file = yield* fs.open(path, { flag: "r" })
-    const chunks: Array<Uint8Array> = []
-    let total = 0
-    while (total <= SECRET_FILE_BYTES) {
-      const chunk = yield* file.readAlloc(SECRET_FILE_BYTES + 1 - total)
-      if (Option.isNone(chunk) || chunk.value.length === 0) break
-      chunks.push(chunk.value)
-      total += chunk.value.length
-    }
-    if (total > SECRET_FILE_BYTES) {
-      return {
-        issue: `the webhook secret of --webhook-secret-file ${shown(path)} is at most ${SECRET_LIMIT} characters: the file is over ${SECRET_FILE_BYTES} bytes`
-      } as const
-    }
-    return { secret: new TextDecoder().decode(Buffer.concat(chunks)).trim() } as const
-  }).pipe(Effect.scoped)
-
 
 /** The flags the checks below read. */
 export interface CheckedFlags {

@@ -8,7 +8,7 @@ import { Argument, Command, Flag } from "effect/cli"
 import { ModeValues } from "@connected-vehicle/schema/Common"
 import { rootIssue } from "@connected-vehicle/transport/TransportConfig"
 import * as env from "../env.ts"
-import { readSecretFile } from "../secretFile.ts"
+import { readSecretFile } from "../secretInput.ts"
 import { printableJson } from "../../Printable.ts"
 import * as Report from "../../Report.ts"
 
