@@ -7,26 +7,19 @@
  * `node:http` server on 127.0.0.1 is the token endpoint and the service.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { createServer } from "node:http"
+import { createServer, type ServerResponse } from "node:http"
 import type { AddressInfo, Socket } from "node:net"
 import * as Client from "../src/Client.ts"
 import * as ClientError from "../src/ClientError.ts"
 
-/** A server that grants a token, answers the service's requests 401 and closes itself after the first. */
-const closingOn401 = async () => {
+/** A server that answers with `answer`, then stops listening and drops its connections (`close` after the first answer whose `closing` it calls). */
+const serving = async (answer: (url: string, response: ServerResponse, closing: () => void) => void) => {
   const sockets = new Set<Socket>()
   const seen: Array<string> = []
   const server = createServer((request, response) => {
     request.resume()
     seen.push(`${request.method} ${request.url}`)
-    if (request.url?.startsWith("/oauth/token")) {
-      response.writeHead(200, { "content-type": "application/json" })
-      response.end(JSON.stringify({ access_token: "app-1", token_type: "Bearer", expires_in: 3600 }))
-      return
-    }
-    response.writeHead(401, { "content-type": "application/json", connection: "close" })
-    response.end("{}", () => {
-      // gone: the renewal the 401 starts cannot connect
+    answer(request.url ?? "", response, () => {
       server.close()
       for (const socket of sockets) socket.destroy()
     })
@@ -38,6 +31,19 @@ const closingOn401 = async () => {
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
   return { origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, seen, close: () => server.close() }
 }
+
+/** A server that grants a token, answers the service's requests 401 and closes itself after the first. */
+const closingOn401 = () =>
+  serving((url, response, closing) => {
+    if (url.startsWith("/oauth/token")) {
+      response.writeHead(200, { "content-type": "application/json" })
+      response.end(JSON.stringify({ access_token: "app-1", token_type: "Bearer", expires_in: 3600 }))
+      return
+    }
+    response.writeHead(401, { "content-type": "application/json", connection: "close" })
+    // gone: the renewal the 401 starts cannot connect
+    response.end("{}", closing)
+  })
 
 describe("the Promise client's sent, for an error of the token request", () => {
   it("a call answered 401 whose renewal could not connect: not sent: false (the call's request was written)", async () => {
@@ -63,30 +69,18 @@ describe("the Promise client's sent, for an error of the token request", () => {
   }, 15_000)
 
   it("a token request answered 503, then repeated by the grant and refused: not sent: false (the first reached the token endpoint)", async () => {
-    const sockets = new Set<Socket>()
-    let tokenRequests = 0
-    const server = createServer((request, response) => {
-      request.resume()
-      tokenRequests++
+    const service = await serving((_, response, closing) => {
       response.writeHead(503, { "content-type": "application/json", "retry-after": "0", connection: "close" })
-      response.end("{}", () => {
-        server.close()
-        for (const socket of sockets) socket.destroy()
-      })
+      response.end("{}", closing)
     })
-    server.on("connection", (socket) => {
-      sockets.add(socket)
-      socket.once("close", () => sockets.delete(socket))
-    })
-    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
     try {
-      await using client = Client.createClient({ clientId: "app", clientSecret: "secret", origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}` })
+      await using client = Client.createClient({ clientId: "app", clientSecret: "secret", origin: service.origin })
       const error = await client.v3.webhooks.list({}, { maxRetries: 0 }).then(() => assert.fail("succeeded"), (e: unknown) => e)
       assert.instanceOf(error, ClientError.ConnectionError)
       assert.isUndefined((error as ClientError.ConnectionError).sent)
-      assert.strictEqual(tokenRequests, 1)
+      assert.strictEqual(service.seen.length, 1)
     } finally {
-      server.close()
+      service.close()
     }
   }, 15_000)
 })
