@@ -180,7 +180,8 @@ export const jsonLine = (event: DeliveredEvent): string => printableJson(JSON.st
 const stderrLogger = Logger.make((options) => {
   const causes = Cause.prettyErrors(options.cause).map((error) => `${error.name}: ${error.message}`)
   const text = Logger.formatLogFmt.log({ ...options, cause: Cause.empty })
-  process.stderr.write(`${text}${causes.length === 0 ? "" : ` cause=${JSON.stringify(causes.join("; "))}`}\n`)
+  // the message may quote the delivery (a body that is not JSON): shown escaped, as every line of the sample
+  process.stderr.write(`${printable(`${text}${causes.length === 0 ? "" : ` cause=${JSON.stringify(causes.join("; "))}`}`)}\n`)
 })
 
 /**

@@ -52,6 +52,18 @@ describe("webhooks listen output", () => {
     assert.strictEqual((JSON.parse(json) as { data: { errors: Array<{ code: string }> } }).data.errors[0]!.code, sneaky)
   })
 
+  it("a signed delivery that is not JSON: the rejection on stderr quotes it escaped (no raw C1 or bidi character)", async () => {
+    const started = await start(["webhooks", "listen", "--port", "0"], { env: { CONNECTED_VEHICLE_WEBHOOK_SECRET: secret } })
+    const [, url] = await started.stderrMatch(/Listening for webhook deliveries on (http:\/\/127\.0\.0\.1:\d+)\//)
+    const body = "nope \u009b31mC1RED \u202eevil"
+    const response = await fetch(`${url}/webhooks`, { method: "POST", headers: { "sc-signature": Signature.sign(body, secret) }, body })
+    assert.strictEqual(response.status, 400)
+    const [rejected] = await started.stderrMatch(/webhook delivery rejected[^\n]*/)
+    assert.notMatch(rejected!, /[\u007f-\u009f\u202a-\u202e]/)
+    assert.include(rejected!, "\\u009b")
+    started.child.kill()
+  }, 60_000)
+
   it("with stdout closed (a pipe's reader went away), the next event is answered 500 and the command ends: exit 0, no stack", async () => {
     const started = await start(["webhooks", "listen", "--port", "0", "--json"], { env: { CONNECTED_VEHICLE_WEBHOOK_SECRET: secret } })
     const [, url] = await started.stderrMatch(/Listening for webhook deliveries on (http:\/\/127\.0\.0\.1:\d+)\//)

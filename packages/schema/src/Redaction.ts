@@ -31,16 +31,19 @@ const credentialName = /token|secret|password|passwd|verifier|signature|credenti
 export const isCredentialParameter = (name: string): boolean => credentialName.test(name)
 
 // what a header name adds to a parameter name's rule: the standard credential
-// headers, and `auth` or `session` as a word of the name (`x-auth`, `x-session-id`)
-const credentialHeader = /authorization|cookie|(?:^|[-_])(?:auth|session)(?:$|[-_])/i
+// headers (`authorization`, `authentication`, `cookie`, `dpop`), `auth` or a
+// session id as a word of the name (`x-auth`, `x-session-id`, `sessionid`),
+// and a name ending in `key` (`x-access-key`, `ocp-apim-subscription-key`)
+const credentialHeader = /authorization|authentication|cookie|(?:^|[-_])(?:auth|session|sessionid)(?:$|[-_])|session[-_]?id|(?:^|[-_])key$|^dpop$/i
 
 /**
  * Whether a header of this name may carry a credential: the rule of
  * {@link isCredentialParameter} (`x-auth-token`, `x-access-token`,
  * `api-key`, `x-api-key`, `x-client-secret`, ...), and also a name that holds
- * `authorization` (`proxy-authorization`) or `cookie` (`set-cookie`), or
- * holds `auth` or `session` as a word (`x-auth`, `x-session-id`), whatever
- * its case.
+ * `authorization` (`proxy-authorization`), `authentication` or `cookie`
+ * (`set-cookie`), holds `auth` or a session id as a word (`x-auth`,
+ * `x-session-id`, `sessionid`), ends in `key` as a word (`x-access-key`,
+ * `ocp-apim-subscription-key`), or is `dpop`, whatever its case.
  *
  * @example
  * ```ts

@@ -249,7 +249,12 @@ describe("request log and reset", () => {
         "x-client-secret": "SECRET-4",
         "x-session-id": "SECRET-5",
         "x-auth": "SECRET-6",
-        "proxy-authorization": "Basic SECRET-7"
+        "proxy-authorization": "Basic SECRET-7",
+        "x-access-key": "SECRET-8",
+        "ocp-apim-subscription-key": "SECRET-9",
+        "sessionid": "SECRET-10",
+        "dpop": "SECRET-11",
+        "authentication": "SECRET-12"
       }
       yield* call("GET", "/v3/compatible-vehicles", { headers: { ...secrets, "sc-user-id": "usr_1", "x-trace": "t" } })
       const log = yield* call("GET", "/_simulator/requests")

@@ -222,9 +222,10 @@ export const maybeSent = (error: ConnectedVehicleError): ConnectedVehicleError =
 
 /**
  * Whether a failed request is known to have sent nothing: its credential
- * could not be had (`Credentials`), it could not be built (`InvalidRequest`),
- * or its `Connection` or `Timeout` says `sent: false`. Anything else may
- * have reached the service.
+ * could not be had (`Credentials`, unless an earlier attempt of the call may
+ * have reached the service: `callSent`), it could not be built
+ * (`InvalidRequest`), or its `Connection` or `Timeout` says `sent: false`.
+ * Anything else may have reached the service.
  *
  * @example
  * ```ts
@@ -238,6 +239,6 @@ export const maybeSent = (error: ConnectedVehicleError): ConnectedVehicleError =
  */
 export const sentNothing = (error: ConnectedVehicleError): boolean => {
   const reason = error.reason
-  return reason._tag === "Credentials" || reason._tag === "InvalidRequest" ||
+  return (reason._tag === "Credentials" && reason.callSent !== true) || reason._tag === "InvalidRequest" ||
     ((reason._tag === "Connection" || reason._tag === "Timeout") && reason.sent === false)
 }

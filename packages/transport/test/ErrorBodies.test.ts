@@ -17,6 +17,7 @@ import * as Credentials from "@connected-vehicle/transport/Credentials"
 import * as Transport from "@connected-vehicle/transport/Transport"
 import * as TransportConfig from "@connected-vehicle/transport/TransportConfig"
 import * as UndiciHttpClient from "../src/UndiciHttpClient.ts"
+import { scrubber } from "../src/internal/redact.ts"
 import { flipReason, server } from "./utils.ts"
 
 const bearer = "tok/en+value=="
@@ -104,11 +105,14 @@ describe("secrets echoed escaped or encoded", () => {
   ]
   // each form a server may echo a secret in, for secrets with the characters that form changes
   const echoed: ReadonlyArray<readonly [string, string, number]> = [
-    ["mixed-case percent-encoding", "rt/ab+cd==", 3],
     ["RFC 3986 strict (rawurlencode)", "rt!ab*cd(1)", 4],
     ["Python's quote (keeps /)", "rt/ab+cd==", 5],
     ["percent-encoded twice", "rt/ab+cd==", 6],
-    ["HTML-escaped", "rt&ab<cd>ef", 9]
+    ["HTML-escaped", "rt&ab<cd>ef", 9],
+    // secrets that hold what an encoding writes (RFC 6749 allows `%` and `&` in them)
+    ["encodeURIComponent, a secret holding %25xx", "rt-%2541bc-9f8e7d", 1],
+    ["percent-encoded twice, a secret holding %4F", "rt-%4Fbc-9f8e7d", 6],
+    ["HTML-escaped, a secret holding &amp;", "rt-&amp;-9f8e7d", 9]
   ]
   for (const [name, secret, form] of echoed) {
     it.live(`token endpoint, a refresh token echoed ${name}: redacted`, () =>
@@ -123,6 +127,12 @@ describe("secrets echoed escaped or encoded", () => {
         assert.include(error.message, "<redacted>")
       }).pipe(Effect.scoped))
   }
+
+  it("two secrets that share characters are both hidden whole; a text without a secret is kept as it is", () => {
+    const scrub = scrubber(["abcdefgh1234", "1234ijklmnop", "++++++"])
+    assert.strictEqual(scrub.text("x abcdefgh1234ijklmnop y"), "x <redacted> y")
+    assert.strictEqual(scrub.text("100%41 and %2B kept?"), "100%41 and %2B kept?")
+  })
 
   it.live("a secret the body holds as a JSON number: the body is still read as JSON (its OAuth error kept)", () =>
     Effect.gen(function*() {

@@ -15,7 +15,7 @@ import { ConnectedVehicleError, Connection as ConnectionReason, Credentials as C
 import * as Transport from "@connected-vehicle/transport/Transport"
 import * as TransportConfig from "@connected-vehicle/transport/TransportConfig"
 import type { Connection } from "@connected-vehicle/transport/ConnectedVehicleError"
-import { isNotSent, RequestMaybeSent, RequestNotSent } from "@connected-vehicle/transport/RequestNotSent"
+import { isNotSent, RequestMaybeSent, RequestNotSent, sentNothing } from "@connected-vehicle/transport/RequestNotSent"
 import { Agent, interceptors } from "undici"
 import * as UndiciHttpClient from "@connected-vehicle/transport/UndiciHttpClient"
 import { flipReason, server } from "./utils.ts"
@@ -198,6 +198,9 @@ describe("a call whose credential could not be had", () => {
       const error = yield* flipReason(batch.pipe(Effect.provide(layer)))
       assert.strictEqual(error._tag, "Credentials")
       assert.isTrue((error as CredentialsReason).callSent)
+      // the call's request reached the service: not a failure that sent nothing
+      assert.isFalse(sentNothing(new ConnectedVehicleError({ reason: error as CredentialsReason })))
+      assert.isTrue(sentNothing(new ConnectedVehicleError({ reason: new CredentialsReason({ description: "no token" }) })))
       assert.instanceOf((error as CredentialsReason).cause, ConnectedVehicleError)
       assert.strictEqual(service.requests.length, 1)
     }).pipe(Effect.scoped))

@@ -55,40 +55,43 @@ export const secretsOf = (request: HttpClientRequest.HttpClientRequest): Readonl
   return out.filter((secret) => secret.length >= 6)
 }
 
-/** The numeric HTML entities (decimal, hex) a server may write a character of a secret as. */
-const numericEntity = /&#(?:(\d{1,7})|[xX]([0-9a-fA-F]{1,6}));/g
+/** Percent-encoding with lower-case hex digits (`%2f`), as some servers write it. */
+const lowerHex = (text: string): string => text.replace(/%[0-9A-F]{2}/g, (escape) => escape.toLowerCase())
 
-/** HTML entities read: the named ones of the characters HTML escapes (`&amp;` last), then the numeric ones. */
-const decodeEntities = (text: string): string => {
-  if (!text.includes("&")) return text
-  const named = text.replaceAll("&lt;", "<").replaceAll("&gt;", ">").replaceAll("&quot;", "\"").replaceAll("&apos;", "'").replaceAll("&amp;", "&")
-  return !named.includes("&#") ? named : named.replace(numericEntity, (whole, decimal: string | undefined, hex: string | undefined) => {
-    const code = decimal !== undefined ? Number(decimal) : Number.parseInt(hex!, 16)
-    return code <= 0x10ffff ? String.fromCodePoint(code) : whole
-  })
+/** Percent-encoding of every character but the unreserved ones of RFC 3986 (PHP's `rawurlencode`). */
+const strict = (text: string): string => encodeURIComponent(text).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`)
+
+/** HTML-escaped: `&`, `<`, `>`, `"` and `'` (as `&#39;` or `&#x27;`). */
+const htmlEscaped = (text: string): ReadonlyArray<string> => {
+  const escaped = text.replaceAll("&", "&amp;").replaceAll("<", "&lt;").replaceAll(">", "&gt;").replaceAll("\"", "&quot;")
+  return [escaped.replaceAll("'", "&#39;"), escaped.replaceAll("'", "&#x27;")]
 }
 
-/** A run of percent-encoded bytes, hex digits of either case. */
-const escapes = /(?:%[0-9a-fA-F]{2})+/g
-
-/** One round of percent-decoding (a run that is not UTF-8 is kept as it is). */
-const percentDecode = (text: string): string =>
-  !text.includes("%") ? text : text.replace(escapes, (run) => {
-    try {
-      return decodeURIComponent(run)
-    } catch {
-      return run
-    }
-  })
-
 /**
- * A text in the one form every spelling of a secret comes to: HTML entities
- * read, percent-encoding (hex digits of either case, every character or some,
- * once or twice) read, `+` as a space (form encoding). The same for the
- * secrets and the text, so that a secret is found whatever a server did to
- * it; a JSON string's escapes (`\u002f`, `\/`) are read by parsing the body.
+ * The spellings a server may echo `secret` in: as sent; percent-encoded the
+ * ways servers and libraries do it (`encodeURIComponent`, `encodeURI`,
+ * RFC 3986 strict as PHP's `rawurlencode`, keeping `/` as Python's `quote`,
+ * form-encoded with `+` for a space as `URLSearchParams` and PHP's
+ * `urlencode`), each with upper- or lower-case hex digits, once or twice;
+ * HTML-escaped; with `\/` (PHP's JSON). A JSON string's escapes (`\u002f`)
+ * are read by parsing the body first.
  */
-const normalize = (text: string): string => percentDecode(percentDecode(decodeEntities(text))).replaceAll("+", " ")
+const formsOf = (secret: string): ReadonlyArray<string> => {
+  const form = new URLSearchParams([["", secret]]).toString().slice(1)
+  const encoded = [
+    encodeURIComponent(secret),
+    encodeURI(secret),
+    strict(secret),
+    strict(secret).replaceAll("%2F", "/"),
+    form,
+    form.replaceAll("*", "%2A")
+  ]
+  const percent = encoded.flatMap((e) => [e, lowerHex(e)])
+  const twice = percent.filter((e) => e.includes("%")).map((e) => e.replaceAll("%", "%25"))
+  return [secret, ...percent, ...twice, ...htmlEscaped(secret), secret.replaceAll("/", "\\/")]
+}
+
+const special = /[\\^$.*+?()[\]{}|/-]/g
 
 /**
  * What takes a request's secrets out of server text.
@@ -96,16 +99,12 @@ const normalize = (text: string): string => percentDecode(percentDecode(decodeEn
  * @internal
  */
 export interface Scrubber {
-  /**
-   * `text` itself when it holds no secret in any spelling; else its
-   * normalized form (entities and percent-encoding read) with each secret
-   * replaced by `<redacted>`.
-   */
+  /** `text` with every spelling of each secret replaced by `<redacted>` (overlapping ones as one); itself when it holds none. */
   readonly text: (text: string) => string
   /**
    * `json`, a body's value as parsed (before any scrubbing of its text),
    * with every string in it (value or key) scrubbed: its escapes (`\u002f`,
-   * `\/`...) decoded, so that any spelling of a secret is caught. Changed in
+   * `\/`...) read, so that any spelling of a secret is caught. Changed in
    * place.
    */
   readonly json: (json: unknown) => unknown
@@ -114,24 +113,38 @@ export interface Scrubber {
 const none: Scrubber = { text: (text) => text, json: (json) => json }
 
 /**
- * The scrubber of `secrets`: a text is normalized once (linear in its
- * length) and searched for each normalized secret (`includes`, longest
- * first, so that a part never leaves the rest of a longer one); a JSON
- * value's strings each once.
+ * The scrubber of `secrets`: a text is tested once against one pattern of
+ * every spelling of every secret (literals: a linear pass), and only a text
+ * that holds one is cut, at every occurrence of every spelling, overlapping
+ * ones merged (two secrets that share characters are both hidden whole).
  *
  * @internal
  */
 export const scrubber = (secrets: ReadonlyArray<string>): Scrubber => {
   if (secrets.length === 0) return none
-  const keys = [...new Set(secrets.map(normalize))].filter((key) => key.length > 0).sort((a, b) => b.length - a.length)
-  const text = (value: string) => {
-    const normal = normalize(value)
-    if (!keys.some((key) => normal.includes(key))) return value
-    let out = normal
-    for (const key of keys) out = out.replaceAll(key, "<redacted>")
-    return out
-  }
+  const forms = [...new Set(secrets.flatMap(formsOf))].sort((a, b) => b.length - a.length)
+  const holds = new RegExp(forms.map((form) => form.replace(special, "\\$&")).join("|"))
+  const text = (value: string) => holds.test(value) ? redacted(value, forms) : value
   return { text, json: (json) => scrubStrings(json, text) }
+}
+
+/** `text` with every occurrence of every form replaced by `<redacted>`, overlapping or adjacent ones merged into one. */
+const redacted = (text: string, forms: ReadonlyArray<string>): string => {
+  const spans: Array<readonly [number, number]> = []
+  for (const form of forms) {
+    for (let at = text.indexOf(form); at !== -1; at = text.indexOf(form, at + 1)) spans.push([at, at + form.length])
+  }
+  spans.sort((a, b) => a[0] - b[0])
+  let out = ""
+  let from = 0
+  for (let k = 0; k < spans.length;) {
+    const start = spans[k]![0]
+    let end = spans[k]![1]
+    for (k++; k < spans.length && spans[k]![0] <= end; k++) end = Math.max(end, spans[k]![1])
+    out += `${text.slice(from, start)}<redacted>`
+    from = end
+  }
+  return out + text.slice(from)
 }
 
 /** Every string of a JSON value (values and keys) through `scrub`, in place, without recursion (any depth). */
