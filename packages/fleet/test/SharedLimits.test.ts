@@ -295,7 +295,8 @@ describe("SharedLimits", () => {
       waits.sort((a, b) => a - b)
       const median = waits[waits.length >> 1]!
       console.log(`application backlog: admit waits median ${median} ms, p90 ${waits[Math.floor(waits.length * 0.9)]} ms, max ${waits.at(-1)} ms`)
-      assert.isAtMost(median, 1_500)
+      // about 0.4 s expected; the defect it guards against waited 3.5 s (the margin is for a loaded machine: real time)
+      assert.isAtMost(median, 2_500)
     }), 60_000)
 
   it.live("in memory: a legacy batch counts each entry against its vehicle", () =>
