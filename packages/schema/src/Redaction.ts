@@ -33,8 +33,9 @@ export const isCredentialParameter = (name: string): boolean => credentialName.t
 // what a header name adds to a parameter name's rule: the standard credential
 // headers (`authorization`, `authentication`, `cookie`, `dpop`), `auth` or a
 // session id as a word of the name (`x-auth`, `x-session-id`, `sessionid`),
-// and a name ending in `key` (`x-access-key`, `ocp-apim-subscription-key`)
-const credentialHeader = /authorization|authentication|cookie|(?:^|[-_])(?:auth|session|sessionid)(?:$|[-_])|session[-_]?id|(?:^|[-_])key$|^dpop$/i
+// and a name ending in an access, subscription, private, functions or auth key
+// (`x-access-key`, `ocp-apim-subscription-key`; not `idempotency-key`)
+const credentialHeader = /authorization|authentication|cookie|(?:^|[-_])(?:auth|session|sessionid)(?:$|[-_])|session[-_]?id|(?:access|subscription|private|functions|auth)[-_]?key$|^dpop$/i
 
 /**
  * Whether a header of this name may carry a credential: the rule of
@@ -42,8 +43,9 @@ const credentialHeader = /authorization|authentication|cookie|(?:^|[-_])(?:auth|
  * `api-key`, `x-api-key`, `x-client-secret`, ...), and also a name that holds
  * `authorization` (`proxy-authorization`), `authentication` or `cookie`
  * (`set-cookie`), holds `auth` or a session id as a word (`x-auth`,
- * `x-session-id`, `sessionid`), ends in `key` as a word (`x-access-key`,
- * `ocp-apim-subscription-key`), or is `dpop`, whatever its case.
+ * `x-session-id`, `sessionid`), ends in an access, subscription, private,
+ * functions or auth key (`x-access-key`, `ocp-apim-subscription-key`; not
+ * `idempotency-key`), or is `dpop`, whatever its case.
  *
  * @example
  * ```ts

@@ -17,7 +17,8 @@ import * as Credentials from "@connected-vehicle/transport/Credentials"
 import * as Transport from "@connected-vehicle/transport/Transport"
 import * as TransportConfig from "@connected-vehicle/transport/TransportConfig"
 import * as UndiciHttpClient from "../src/UndiciHttpClient.ts"
-import { scrubber } from "../src/internal/redact.ts"
+import { HttpClientRequest } from "effect/http"
+import { scrubber, secretsOf } from "../src/internal/redact.ts"
 import { flipReason, server } from "./utils.ts"
 
 const bearer = "tok/en+value=="
@@ -105,6 +106,7 @@ describe("secrets echoed escaped or encoded", () => {
   ]
   // each form a server may echo a secret in, for secrets with the characters that form changes
   const echoed: ReadonlyArray<readonly [string, string, number]> = [
+    ["mixed-case percent-encoding", "rt/ab+cd==", 3],
     ["RFC 3986 strict (rawurlencode)", "rt!ab*cd(1)", 4],
     ["Python's quote (keeps /)", "rt/ab+cd==", 5],
     ["percent-encoded twice", "rt/ab+cd==", 6],
@@ -127,6 +129,34 @@ describe("secrets echoed escaped or encoded", () => {
         assert.include(error.message, "<redacted>")
       }).pipe(Effect.scoped))
   }
+
+  it("a credential header of another name than authorization (a gateway's key) is one of the request's secrets", () => {
+    const request = HttpClientRequest.setHeaders(HttpClientRequest.get("http://127.0.0.1:1/v3/vehicles"), {
+      "ocp-apim-subscription-key": "gw-KEY-0123456789abcdef",
+      "idempotency-key": "not-a-secret-0001"
+    })
+    assert.deepStrictEqual(secretsOf(request), ["gw-KEY-0123456789abcdef"])
+    assert.strictEqual(scrubber(secretsOf(request)).text("key gw-KEY-0123456789abcdef refused"), "key <redacted> refused")
+  })
+
+  it("the spellings of encoders and escapers servers use: each redacted", () => {
+    const cases: ReadonlyArray<readonly [string, string, string]> = [
+      ["Go url.PathEscape (keeps + and =)", "tok/en+value==", "tok%2Fen+value=="],
+      ["JS escape() (keeps + and /)", "tok/en+value==", "tok/en+value%3D%3D"],
+      ["Go QueryEscape / quote_plus / CGI.escape, a space", "my pass~word", "my+pass~word"],
+      [".NET WebUtility.UrlEncode", "ab~cd!ef", "ab%7Ecd!ef"],
+      ["Handlebars (= as &#x3D;)", "tok/en+value==", "tok/en+value&#x3D;&#x3D;"],
+      ["Go html/template (+ as &#43;)", "tok/en+value==", "tok/en&#43;value=="],
+      ["PHP htmlspecialchars ENT_QUOTES (&#039;)", "pa'ss-word", "pa&#039;ss-word"],
+      ["a URL's re-encoding of quotes and braces", "rt\"ab'cd{e}f", "https://x.example/cb?next=rt%22ab%27cd{e}f"],
+      ["a run with a byte that is not UTF-8", "tok/en+value==", "q=%FF%2F%2Btok%2Fen+value%3D%3D"]
+    ]
+    for (const [name, secret, shown] of cases) {
+      const text = scrubber([secret]).text(`detail: ${shown} end`)
+      assert.include(text, "<redacted>", name)
+      assert.notInclude(text, secret, name)
+    }
+  })
 
   it("two secrets that share characters are both hidden whole; a text without a secret is kept as it is", () => {
     const scrub = scrubber(["abcdefgh1234", "1234ijklmnop", "++++++"])

@@ -6,6 +6,7 @@
  * @internal
  */
 import type { HttpClientRequest } from "effect/http"
+import { isCredentialHeader } from "@connected-vehicle/schema/Redaction"
 
 const secretField = /secret|token|password|passwd|verifier|assertion|^code$/i
 
@@ -50,48 +51,67 @@ export const secretsOf = (request: HttpClientRequest.HttpClientRequest): Readonl
     out.push(value)
     if (scheme === "basic") out.push(...basicParts(value))
   }
+  // a credential header of another name (a gateway's key a `transformClient` adds, a cookie)
+  for (const name in request.headers) {
+    if (name !== "authorization" && isCredentialHeader(name)) out.push(request.headers[name]!)
+  }
   if (request.body._tag !== "Empty") out.push(...formSecrets(request))
   // too short to be a credential, and replacing it would garble the text
   return out.filter((secret) => secret.length >= 6)
 }
 
-/** Percent-encoding with lower-case hex digits (`%2f`), as some servers write it. */
-const lowerHex = (text: string): string => text.replace(/%[0-9A-F]{2}/g, (escape) => escape.toLowerCase())
+/** The numeric HTML entities (decimal, hex) a server may write a character of a secret as. */
+const numericEntity = /&#(?:(\d{1,7})|[xX]([0-9a-fA-F]{1,6}));/g
 
-/** Percent-encoding of every character but the unreserved ones of RFC 3986 (PHP's `rawurlencode`). */
-const strict = (text: string): string => encodeURIComponent(text).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`)
-
-/** HTML-escaped: `&`, `<`, `>`, `"` and `'` (as `&#39;` or `&#x27;`). */
-const htmlEscaped = (text: string): ReadonlyArray<string> => {
-  const escaped = text.replaceAll("&", "&amp;").replaceAll("<", "&lt;").replaceAll(">", "&gt;").replaceAll("\"", "&quot;")
-  return [escaped.replaceAll("'", "&#39;"), escaped.replaceAll("'", "&#x27;")]
+/** HTML entities read: the named ones of the characters HTML escapes (`&amp;` last), then the numeric ones. */
+const decodeEntities = (text: string): string => {
+  if (!text.includes("&")) return text
+  const named = text.replaceAll("&lt;", "<").replaceAll("&gt;", ">").replaceAll("&quot;", "\"").replaceAll("&apos;", "'").replaceAll("&amp;", "&")
+  return !named.includes("&#") ? named : named.replace(numericEntity, (whole, decimal: string | undefined, hex: string | undefined) => {
+    const code = decimal !== undefined ? Number(decimal) : Number.parseInt(hex!, 16)
+    return code <= 0x10ffff ? String.fromCodePoint(code) : whole
+  })
 }
+
+/** A run of percent-encoded bytes, hex digits of either case. */
+const escapes = /(?:%[0-9a-fA-F]{2})+/g
+
+/** One round of percent-decoding (in a run that is not UTF-8, the ASCII bytes only). */
+const percentDecode = (text: string): string =>
+  !text.includes("%") ? text : text.replace(escapes, (run) => {
+    try {
+      return decodeURIComponent(run)
+    } catch {
+      return run.replace(/%([0-7][0-9a-fA-F])/g, (_, hex: string) => String.fromCharCode(Number.parseInt(hex, 16)))
+    }
+  })
 
 /**
- * The spellings a server may echo `secret` in: as sent; percent-encoded the
- * ways servers and libraries do it (`encodeURIComponent`, `encodeURI`,
- * RFC 3986 strict as PHP's `rawurlencode`, keeping `/` as Python's `quote`,
- * form-encoded with `+` for a space as `URLSearchParams` and PHP's
- * `urlencode`), each with upper- or lower-case hex digits, once or twice;
- * HTML-escaped; with `\/` (PHP's JSON). A JSON string's escapes (`\u002f`)
- * are read by parsing the body first.
+ * A text in the one form every spelling of a secret comes to: HTML entities
+ * read (named and numeric), percent-encoding read twice (hex digits of either
+ * case, every character or only some: whatever subset an encoder escapes),
+ * `\/` as `/`, `+` as a space (form encoding). A JSON string's escapes
+ * (`\u002f`) are read by parsing the body first.
  */
-const formsOf = (secret: string): ReadonlyArray<string> => {
-  const form = new URLSearchParams([["", secret]]).toString().slice(1)
-  const encoded = [
-    encodeURIComponent(secret),
-    encodeURI(secret),
-    strict(secret),
-    strict(secret).replaceAll("%2F", "/"),
-    form,
-    form.replaceAll("*", "%2A")
-  ]
-  const percent = encoded.flatMap((e) => [e, lowerHex(e)])
-  const twice = percent.filter((e) => e.includes("%")).map((e) => e.replaceAll("%", "%25"))
-  return [secret, ...percent, ...twice, ...htmlEscaped(secret), secret.replaceAll("/", "\\/")]
-}
+const normalize = (text: string): string =>
+  percentDecode(percentDecode(decodeEntities(text))).replaceAll("\\/", "/").replaceAll("+", " ")
 
-const special = /[\\^$.*+?()[\]{}|/-]/g
+/** HTML-escaped: `&`, `<`, `>`, `"` and `'`. */
+const htmlEscaped = (text: string): string =>
+  text.replaceAll("&", "&amp;").replaceAll("<", "&lt;").replaceAll(">", "&gt;").replaceAll("\"", "&quot;").replaceAll("'", "&#39;")
+
+/**
+ * What `secret` comes to once normalized, in each way a server may have
+ * written it: as it is, percent-encoded once or twice, HTML-escaped (a secret
+ * holding `%` or `&` normalizes differently in each). Keys too weak to tell
+ * a secret from ordinary text (under 6 characters other than spaces) are
+ * left out.
+ */
+const keysOf = (secret: string): ReadonlyArray<string> => {
+  const once = encodeURIComponent(secret)
+  return [secret, once, once.replaceAll("%", "%25"), htmlEscaped(secret)].map(normalize)
+    .filter((key) => key.replaceAll(" ", "").length >= 6)
+}
 
 /**
  * What takes a request's secrets out of server text.
@@ -99,7 +119,11 @@ const special = /[\\^$.*+?()[\]{}|/-]/g
  * @internal
  */
 export interface Scrubber {
-  /** `text` with every spelling of each secret replaced by `<redacted>` (overlapping ones as one); itself when it holds none. */
+  /**
+   * `text` itself when it holds no secret in any spelling; else its
+   * normalized form (entities and percent-encoding read) with each secret
+   * replaced by `<redacted>`, overlapping ones as one.
+   */
   readonly text: (text: string) => string
   /**
    * `json`, a body's value as parsed (before any scrubbing of its text),
@@ -113,22 +137,28 @@ export interface Scrubber {
 const none: Scrubber = { text: (text) => text, json: (json) => json }
 
 /**
- * The scrubber of `secrets`: a text is tested once against one pattern of
- * every spelling of every secret (literals: a linear pass), and only a text
- * that holds one is cut, at every occurrence of every spelling, overlapping
- * ones merged (two secrets that share characters are both hidden whole).
+ * The scrubber of `secrets`: a text is normalized once (linear in its
+ * length, see {@link normalize}) and searched for each secret's keys
+ * (`includes`); only a text that holds one is cut, at every occurrence of
+ * every key, overlapping ones merged.
  *
  * @internal
  */
 export const scrubber = (secrets: ReadonlyArray<string>): Scrubber => {
   if (secrets.length === 0) return none
-  const forms = [...new Set(secrets.flatMap(formsOf))].sort((a, b) => b.length - a.length)
-  const holds = new RegExp(forms.map((form) => form.replace(special, "\\$&")).join("|"))
-  const text = (value: string) => holds.test(value) ? redacted(value, forms) : value
+  const keys = [...new Set(secrets.flatMap(keysOf))].sort((a, b) => b.length - a.length)
+  if (keys.length === 0) return none
+  // normalizing never lengthens a text: one shorter than every key holds none
+  const shortest = keys.at(-1)!.length
+  const text = (value: string) => {
+    if (value.length < shortest) return value
+    const normal = normalize(value)
+    return keys.some((key) => normal.includes(key)) ? redacted(normal, keys) : value
+  }
   return { text, json: (json) => scrubStrings(json, text) }
 }
 
-/** `text` with every occurrence of every form replaced by `<redacted>`, overlapping or adjacent ones merged into one. */
+/** `text` with every occurrence of every key replaced by `<redacted>`, overlapping or adjacent ones merged into one. */
 const redacted = (text: string, forms: ReadonlyArray<string>): string => {
   const spans: Array<readonly [number, number]> = []
   for (const form of forms) {
