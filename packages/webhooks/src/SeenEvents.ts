@@ -279,16 +279,20 @@ export interface KeyValueStoreOptions {
   readonly prefix?: string | undefined
 }
 
-/** Ids kept as they are: short, and of characters a file name or URI keeps as they are. */
-const plainId = /^[A-Za-z0-9_.~-]{1,128}$/
+/**
+ * Ids kept as they are: short, of characters a file name or URI keeps as
+ * they are, and not dots only (`.` and `..` name no file).
+ */
+const plainId = /^(?!\.+$)[A-Za-z0-9_.~-]{1,128}$/
 
 /**
  * The part of a `KeyValueStore` key that names an event: the `eventId`
- * itself when it is at most 128 characters of `A-Z a-z 0-9 _ . ~ -` (the
- * service's ids, UUIDs, are), otherwise `sha256:` and the 64 lowercase hex
- * digits of the SHA-256 of its UTF-8 bytes. So every `eventId` a receiver
- * accepts (up to 256 characters, any text) fits every backend, the file
- * system's 255-byte file names included, and a hashed key (with its `:`)
+ * itself when it is at most 128 characters of `A-Z a-z 0-9 _ . ~ -`, not
+ * dots only (the service's ids, UUIDs, are), otherwise `sha256:` and the 64
+ * lowercase hex digits of the SHA-256 of its UTF-8 bytes. So every `eventId`
+ * a receiver accepts (up to 256 characters, any text) fits every backend,
+ * the file system's 255-byte file names included (with any prefix, the
+ * empty one too: `.` and `..` are hashed), and a hashed key (with its `:`)
  * is never a plain id.
  *
  * @example
@@ -297,6 +301,7 @@ const plainId = /^[A-Za-z0-9_.~-]{1,128}$/
  *
  * keyOf("0f8fad5b-d9cb-469f-a165-70867728950e") // "0f8fad5b-d9cb-469f-a165-70867728950e"
  * keyOf("€".repeat(30)) // "sha256:" followed by 64 hex digits
+ * keyOf("..") // "sha256:" followed by 64 hex digits
  * ```
  * @category utils
  * @since 0.2.0

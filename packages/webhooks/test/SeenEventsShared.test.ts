@@ -2,15 +2,16 @@
  * The `KeyValueStore` store shared by processes on one backend: an event
  * handled by one is a duplicate for every other, whatever their `ttl` (a
  * rolling deploy that changes it), until the handling process's `ttl` ends,
- * on memory and on the file system, also after their sweeps and over
- * loopback.
+ * on memory and on the file system, also after their sweeps; and every
+ * `eventId` fits the file system with an empty prefix (ids of dots only
+ * included).
  */
 import { NodeFileSystem, NodePath } from "@effect/platform-node"
 import { assert, describe, it } from "@effect/vitest"
 import { type Duration, Effect, Layer, ManagedRuntime } from "effect"
 import { KeyValueStore } from "effect/persistence"
 import { TestClock } from "effect/testing"
-import { mkdtempSync, rmSync } from "node:fs"
+import { mkdtempSync, readdirSync, rmSync } from "node:fs"
 import { createServer } from "node:http"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -127,5 +128,23 @@ describe("SeenEvents.makeKeyValueStore shared by processes with different TTLs",
         assert.deepStrictEqual([retry.status, retry.json], [200, { status: "duplicate" }], `evt_deploy_${i}`)
       }
       assert.strictEqual(runs, 10)
+    }).pipe(Effect.scoped))
+
+  it.effect("on the file system with an empty prefix: ids of dots only are handled once, then duplicates (after a restart too)", () =>
+    Effect.gen(function*() {
+      const dir = yield* temporaryDirectory
+      const ids = [".", "..", "...", ".a", "a."]
+      const store = yield* SeenEvents.makeKeyValueStore({ prefix: "" }).pipe(Effect.provide(fileSystem(dir)))
+      for (const id of ids) {
+        assert.strictEqual(yield* store.claim(id, "A"), "claimed", id)
+        assert.strictEqual(yield* store.claim(id, "B"), "in-flight", id)
+        yield* store.complete(id, "A")
+        assert.strictEqual(yield* store.claim(id, "C"), "duplicate", id)
+      }
+      const restarted = yield* SeenEvents.makeKeyValueStore({ prefix: "" }).pipe(Effect.provide(fileSystem(dir)))
+      for (const id of ids) assert.strictEqual(yield* restarted.claim(id, "D"), "duplicate", id)
+      assert.strictEqual(readdirSync(dir).length, ids.length)
+      for (const id of [".", "..", "..."]) assert.match(SeenEvents.keyOf(id), /^sha256:[0-9a-f]{64}$/)
+      for (const id of [".a", "a.", "a..b"]) assert.strictEqual(SeenEvents.keyOf(id), id)
     }).pipe(Effect.scoped))
 })
