@@ -269,26 +269,30 @@ export interface KeyValueStoreOptions {
    */
   readonly inFlightTimeout?: Duration.Input | undefined
   /**
-   * Prefix of the store's keys (default `"webhooks/seen/"`): an in-flight
-   * mark's key is the prefix and the event's {@link keyOf} (at most 128
-   * characters), a handled one's the prefix, its window's end (digits), `/`
-   * and {@link keyOf}. The keys under the prefix belong to the store (expired
-   * ones are removed). A file system store makes a key a file name
-   * (URI-encoded, at most 255 bytes): keep the prefix short there.
+   * Prefix of the store's keys (default `"webhooks/seen/"`): an event's mark
+   * (in flight or handled) is kept under the prefix and the event's
+   * {@link keyOf} (at most 128 characters). The keys under the prefix belong
+   * to the store (expired ones are removed). A file system store makes a key
+   * a file name (URI-encoded, at most 255 bytes): keep the prefix short
+   * there.
    */
   readonly prefix?: string | undefined
 }
 
-/** Ids kept as they are: short, and of characters a file name or URI keeps as they are. */
-const plainId = /^[A-Za-z0-9_.~-]{1,128}$/
+/**
+ * Ids kept as they are: short, of characters a file name or URI keeps as
+ * they are, and not dots only (`.` and `..` name no file).
+ */
+const plainId = /^(?!\.+$)[A-Za-z0-9_.~-]{1,128}$/
 
 /**
  * The part of a `KeyValueStore` key that names an event: the `eventId`
- * itself when it is at most 128 characters of `A-Z a-z 0-9 _ . ~ -` (the
- * service's ids, UUIDs, are), otherwise `sha256:` and the 64 lowercase hex
- * digits of the SHA-256 of its UTF-8 bytes. So every `eventId` a receiver
- * accepts (up to 256 characters, any text) fits every backend, the file
- * system's 255-byte file names included, and a hashed key (with its `:`)
+ * itself when it is at most 128 characters of `A-Z a-z 0-9 _ . ~ -`, not
+ * dots only (the service's ids, UUIDs, are), otherwise `sha256:` and the 64
+ * lowercase hex digits of the SHA-256 of its UTF-8 bytes. So every `eventId`
+ * a receiver accepts (up to 256 characters, any text) fits every backend,
+ * the file system's 255-byte file names included (with any prefix, the
+ * empty one too: `.` and `..` are hashed), and a hashed key (with its `:`)
  * is never a plain id.
  *
  * @example
@@ -297,6 +301,7 @@ const plainId = /^[A-Za-z0-9_.~-]{1,128}$/
  *
  * keyOf("0f8fad5b-d9cb-469f-a165-70867728950e") // "0f8fad5b-d9cb-469f-a165-70867728950e"
  * keyOf("€".repeat(30)) // "sha256:" followed by 64 hex digits
+ * keyOf("..") // "sha256:" followed by 64 hex digits
  * ```
  * @category utils
  * @since 0.2.0
@@ -308,27 +313,31 @@ export const keyOf = (eventId: string): string =>
 /**
  * A store persisted in Effect's `KeyValueStore` (a file system, SQL or any
  * other backend of `effect/persistence`), so duplicates are recognised
- * across restarts. An event being handled has one entry, the prefix and
- * {@link keyOf} the `eventId`; a handled one is kept under the prefix, the
- * end of its expiry's window (epoch milliseconds, windows of half the TTL),
- * `/` and {@link keyOf}, so a claim reads about three keys, and a window
- * whose end passed holds expired marks only. A sweep lists every key of
- * the backend (`KeyValueStore.keys` has no prefix, so its cost grows with
- * everything the backend holds: give the store a backend or namespace of
- * its own), notes the windows still open (those of other options are read
- * too) and removes those that ended and the expired in-flight marks, 8 at a
- * time, so the store keeps the events of the last TTL or two, never more
- * (the keys under the prefix are the store's). Building the store waits for
- * one listing (its removals run in the background); after that, at most
- * once per half TTL a claim starts a sweep in the background, never two at
- * once, and no claim waits for one. This constructor runs the background
+ * across restarts and by every process on the backend. An event has one
+ * entry, the prefix and {@link keyOf} the `eventId`: its in-flight mark
+ * while it is handled, then its handled mark, which holds when it expires
+ * (the `ttl` of the store that completed it). So an event handled by one
+ * process is a duplicate for every process on the backend, whatever their
+ * own `ttl` (a deploy that changes it), until that `ttl` passed. A sweep
+ * lists every key of the backend (`KeyValueStore.keys` has no prefix, so its
+ * cost grows with everything the backend holds: give the store a backend or
+ * namespace of its own), reads the marks under the prefix and removes the
+ * expired ones, 8 at a time, so the backend keeps the events of about the
+ * last TTL and a half (the longest of the stores on it), never more (the
+ * keys under the prefix are the store's). Building the store waits for one
+ * listing (its reads and removals run in the background); after that, at
+ * most once per half TTL a claim starts a sweep in the background, never two
+ * at once, and no claim waits for one. This constructor runs the background
  * work detached (it ends after one sweep; a failure is logged);
- * {@link layerKeyValueStore} runs it in the layer's scope. Handled marks written by earlier versions (under the prefix and
- * {@link keyOf}) are still read, and removed once expired. Claims are
- * atomic within one store instance: an adapter given a layer builds its
- * own, so adapters sharing a backend share one built store
- * (`Layer.succeed`); processes sharing a backend may both run the handler
- * of an event delivered to each at the same instant. Throws an
+ * {@link layerKeyValueStore} runs it in the layer's scope. Handled marks
+ * written by earlier versions are still read: under the prefix and
+ * {@link keyOf}, and under the prefix, the end of a time window (epoch
+ * milliseconds), `/` and {@link keyOf} (a claim reads the windows of its own
+ * TTL and those a sweep found, about three keys); a sweep removes them once
+ * expired. Claims are atomic within one store instance: an adapter given a
+ * layer builds its own, so adapters sharing a backend share one built store
+ * (`Layer.succeed`); processes sharing a backend may both run the handler of
+ * an event delivered to each at the same instant. Throws an
  * `InvalidArgument` naming the option when `ttl` or `inFlightTimeout` is
  * given but is not a positive, finite duration, when called.
  *
@@ -353,59 +362,39 @@ const keyValueStore = (options: KeyValueStoreOptions | undefined) => {
   const inFlightTimeout = millis("inFlightTimeout", options?.inFlightTimeout, Duration.seconds(60))
   const prefix = options?.prefix ?? "webhooks/seen/"
   const width = Math.max(1, Math.ceil(ttl / 2))
-  /** The end of the window holding marks that expire at `expiresAt` (after it). */
-  const endOf = (expiresAt: number) => (Math.floor(expiresAt / width) + 1) * width
   return (background: Background): Effect.Effect<SeenEventsStore, never, KeyValueStore.KeyValueStore> =>
     Effect.gen(function*() {
       const kv = yield* KeyValueStore.KeyValueStore
       const lock = Semaphore.makeUnsafe(1)
-      // windows found by a sweep or written: those of other options (a restart with
-      // another TTL) or other processes are read too, until they end
+      // the windows of earlier versions' handled marks found by a sweep (of
+      // other options too), read until they end
       const known = new Set<number>()
       const failed = (operation: SeenEventsError["operation"], eventId: string) => (cause: unknown) =>
         new SeenEventsError({ operation, eventId, cause })
       const read = readMark(kv)
-      const windowsAt = (now: number) => {
-        const ends = new Set<number>()
-        for (let end = endOf(now); end <= endOf(now + ttl); end += width) ends.add(end)
-        for (const end of known) end > now ? ends.add(end) : known.delete(end)
-        return ends
-      }
-      const handled = (eventId: string, now: number) =>
-        Effect.gen(function*() {
-          for (const end of windowsAt(now)) {
-            const mark = yield* read(`${prefix}${end}/${keyOf(eventId)}`)
-            if (mark?.state === "done" && mark.expiresAt > now) return true
-          }
-          return false
-        })
+      const handledBefore = windowedMarks(read, prefix, ttl, width, known)
       const sweeps = sweeper({ kv, prefix, lock, known }, width, background)
       yield* sweeps.first
-      return SeenEvents.of({
-        claim: (eventId, owner) => {
+      const claim = (eventId: string, owner: string | undefined) =>
+        Effect.gen(function*() {
           const key = prefix + keyOf(eventId)
-          return Effect.andThen(
-            sweeps.maybe,
-            lock.withPermit(Effect.gen(function*() {
-              const now = yield* Clock.currentTimeMillis
-              if (yield* handled(eventId, now)) return "duplicate" as const
-              const mark = yield* read(key)
-              if (mark !== undefined && mark.expiresAt > now) {
-                return mark.state === "done" ? "duplicate" as const : "in-flight" as const
-              }
-              const expiresAt = now + inFlightTimeout
-              yield* kv.set(key, encodeMark(owner === undefined ? { state: "in-flight", expiresAt } : { state: "in-flight", expiresAt, owner }))
-              return "claimed" as const
-            }))
-          ).pipe(Effect.mapError(failed("claim", eventId)))
-        },
+          const now = yield* Clock.currentTimeMillis
+          const mark = yield* read(key)
+          const live = mark !== undefined && mark.expiresAt > now
+          if (live && mark.state === "done") return "duplicate" as const
+          if (yield* handledBefore(eventId, now)) return "duplicate" as const
+          if (live) return "in-flight" as const
+          const expiresAt = now + inFlightTimeout
+          yield* kv.set(key, encodeMark(owner === undefined ? { state: "in-flight", expiresAt } : { state: "in-flight", expiresAt, owner }))
+          return "claimed" as const
+        })
+      return SeenEvents.of({
+        claim: (eventId, owner) =>
+          Effect.andThen(sweeps.maybe, lock.withPermit(claim(eventId, owner))).pipe(Effect.mapError(failed("claim", eventId))),
         complete: (eventId) =>
           lock.withPermit(Effect.gen(function*() {
             const expiresAt = (yield* Clock.currentTimeMillis) + ttl
-            const end = endOf(expiresAt)
-            known.add(end)
-            yield* kv.set(`${prefix}${end}/${keyOf(eventId)}`, encodeMark({ state: "done", expiresAt }))
-            yield* kv.remove(prefix + keyOf(eventId))
+            yield* kv.set(prefix + keyOf(eventId), encodeMark({ state: "done", expiresAt }))
           })).pipe(Effect.mapError(failed("complete", eventId))),
         release: (eventId, owner) => {
           const key = prefix + keyOf(eventId)
@@ -415,6 +404,31 @@ const keyValueStore = (options: KeyValueStoreOptions | undefined) => {
           })).pipe(Effect.mapError(failed("release", eventId)))
         }
       })
+    })
+}
+
+/**
+ * Whether an earlier version's handled mark of the event, in a time window
+ * of half its TTL, holds at `now`: those of this TTL's windows still open
+ * (another process of an earlier version may be writing them) and of the
+ * windows a sweep found.
+ */
+const windowedMarks = (read: ReturnType<typeof readMark>, prefix: string, ttl: number, width: number, known: Set<number>) => {
+  /** The end of the window holding marks that expire at `expiresAt` (after it). */
+  const endOf = (expiresAt: number) => (Math.floor(expiresAt / width) + 1) * width
+  const windowsAt = (now: number) => {
+    const ends = new Set<number>()
+    for (let end = endOf(now); end <= endOf(now + ttl); end += width) ends.add(end)
+    for (const end of known) end > now ? ends.add(end) : known.delete(end)
+    return ends
+  }
+  return (eventId: string, now: number) =>
+    Effect.gen(function*() {
+      for (const end of windowsAt(now)) {
+        const mark = yield* read(`${prefix}${end}/${keyOf(eventId)}`)
+        if (mark?.state === "done" && mark.expiresAt > now) return true
+      }
+      return false
     })
 }
 

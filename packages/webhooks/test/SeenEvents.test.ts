@@ -149,7 +149,7 @@ describe("SeenEvents", () => {
       assert.strictEqual(error.eventId, "evt_1")
     }))
 
-  it.live("KeyValueStore on the file system: every eventId a receiver accepts is handled once, then a duplicate; a service id keeps its key after the window", () =>
+  it.live("KeyValueStore on the file system: every eventId a receiver accepts is handled once, then a duplicate; a service id is its key", () =>
     Effect.gen(function*() {
       const dir = mkdtempSync(join(tmpdir(), "webhooks-seen-"))
       yield* Effect.addFinalizer(() => Effect.sync(() => rmSync(dir, { recursive: true, force: true })))
@@ -182,11 +182,11 @@ describe("SeenEvents", () => {
       assert.deepStrictEqual(handled, ids)
       const files = readdirSync(dir)
       assert.strictEqual(files.length, ids.length)
-      // a handled event is kept under the prefix, its window's end, "/" and keyOf (the service's ids, and every short plain id, as they are)
+      // a handled event is kept under the prefix and keyOf (the service's ids, and every short plain id, as they are)
       const names = files.map((file) => decodeURIComponent(file))
-      for (const name of names) assert.match(name, /^webhooks\/seen\/\d+\/./)
-      assert.isTrue(names.some((name) => name.endsWith(`/${uuid}`)))
-      assert.isTrue(names.some((name) => name.endsWith(`/${"a".repeat(128)}`)))
+      for (const name of names) assert.match(name, /^webhooks\/seen\/[^/]+$/)
+      assert.include(names, `webhooks/seen/${uuid}`)
+      assert.include(names, `webhooks/seen/${"a".repeat(128)}`)
       assert.strictEqual(SeenEvents.keyOf(uuid), uuid)
       assert.match(SeenEvents.keyOf("a".repeat(129)), /^sha256:[0-9a-f]{64}$/)
       // an id written as a hashed key is hashed too: no plain id is ever taken for a hashed one

@@ -67,8 +67,7 @@ describe("SeenEvents.makeKeyValueStore sweep", () => {
       assert.strictEqual(yield* promptly(store.claim("evt_1", "C")), "duplicate")
       yield* backend.open
       yield* eventually("the sweep removed the expired marks", () => backend.entries.size === 2)
-      const kept = [...backend.entries.keys()].map((key) => key.replace(/^webhooks\/seen\/\d+\//, "webhooks/seen/<end>/"))
-      assert.sameMembers(kept, ["other/1000/evt_old", "webhooks/seen/<end>/evt_1"])
+      assert.sameMembers([...backend.entries.keys()], ["other/1000/evt_old", "webhooks/seen/evt_1"])
       assert.strictEqual(yield* store.claim("evt_1", "D"), "duplicate")
       assert.isAbove(backend.stats.mostRemoving, 1)
       assert.isAtMost(backend.stats.mostRemoving, 8)

@@ -15,7 +15,7 @@ const Mark = Schema.fromJsonString(Schema.Struct({
 const decodeMark = Schema.decodeUnknownOption(Mark)
 export const encodeMark = Schema.encodeSync(Mark)
 
-/** The rest of a handled mark's key after the prefix: the end of its window (epoch milliseconds), `/`, the event's key. */
+/** The rest of an earlier version's handled mark's key after the prefix: the end of its window (epoch milliseconds), `/`, the event's key. */
 const windowed = /^(\d{1,16})\/./
 
 export const readMark = (kv: KeyValueStore.KeyValueStore) => (key: string) =>
@@ -33,14 +33,17 @@ interface Store {
 
 /**
  * Lists the backend's keys (all of them: `KeyValueStore.keys` has no
- * prefix), notes the windows under the prefix still open, and gives the
- * removal of the windows that ended and of the expired marks (in-flight
- * ones, and handled ones of earlier versions), `sweepConcurrency` at a time.
+ * prefix), notes the windows (of earlier versions) under the prefix still
+ * open, and gives the removal of the windows that ended and of the expired
+ * marks, `sweepConcurrency` at a time. A mark is read without the lock (most
+ * are live), and read again under it before its removal (a claim may have
+ * replaced it meanwhile).
  */
 const list = (store: Store, now: number) =>
   Effect.map(store.kv.keys, (keys) => {
     const { kv, known, lock, prefix } = store
     const read = readMark(kv)
+    const expired = (key: string) => Effect.map(read(key), (mark) => mark !== undefined && mark.expiresAt <= now)
     const removals: Array<Effect.Effect<void, KeyValueStore.KeyValueStoreError>> = []
     for (const key of keys) {
       if (!key.startsWith(prefix)) continue
@@ -51,7 +54,8 @@ const list = (store: Store, now: number) =>
         if (end <= now) removals.push(kv.remove(key))
         else known.add(end)
       } else if (!rest.includes("/")) {
-        removals.push(lock.withPermit(Effect.flatMap(read(key), (mark) => mark !== undefined && mark.expiresAt <= now ? kv.remove(key) : Effect.void)))
+        const remove = lock.withPermit(Effect.flatMap(expired(key), (still) => still ? kv.remove(key) : Effect.void))
+        removals.push(Effect.flatMap(expired(key), (was) => was ? remove : Effect.void))
       }
     }
     return Effect.forEach(removals, (remove) => remove, { concurrency: sweepConcurrency, discard: true })
@@ -62,11 +66,11 @@ export type Background = (sweep: Effect.Effect<void>) => Effect.Effect<unknown>
 
 /**
  * The sweeps of a store, at most one per `width` milliseconds and never two
- * at once. `first` lists the backend (so the windows of other options are
- * read from the first claim on) and removes the expired keys in the
- * background; `maybe`, run by every claim, starts a whole sweep in the
- * background when one is due: a claim never waits for it. Best effort: a
- * failure is logged.
+ * at once. `first` lists the backend (so the windows of earlier versions'
+ * marks, of other options too, are read from the first claim on) and removes
+ * the expired keys in the background; `maybe`, run by every claim, starts a
+ * whole sweep in the background when one is due: a claim never waits for it.
+ * Best effort: a failure is logged.
  */
 export const sweeper = (store: Store, width: number, background: Background) => {
   let nextSweep = 0
