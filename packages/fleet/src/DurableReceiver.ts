@@ -11,7 +11,7 @@
  * @since 0.1.0
  */
 import { Receiver, SeenEvents } from "@connected-vehicle/webhooks"
-import type { Secret } from "@connected-vehicle/webhooks/Signature"
+import type { Secrets } from "@connected-vehicle/webhooks/Signature"
 import type { DeliveredEvent } from "@connected-vehicle/schema/WebhookEvent"
 import { type Duration, Effect, Exit, Fiber, Layer, type Scope } from "effect"
 import { HttpRouter, type HttpServerRequest, type HttpServerResponse } from "effect/http"
@@ -33,8 +33,13 @@ import { millis } from "./internal/options.ts"
  * @category models
  */
 export interface Options {
-  /** The webhook secret (the application's management token): a string or a `Redacted<string>`. */
-  readonly secret: Secret
+  /**
+   * The webhook secret (the application's management token): a string or a
+   * `Redacted<string>`, or, while it is rotated, a non-empty array of them,
+   * the current one first (a delivery signed with any of them is verified,
+   * a `VERIFY` is answered with the first).
+   */
+  readonly secret: Secrets
   /** Largest body accepted, in bytes (default 64 KiB). */
   readonly maxBodySize?: number | undefined
   /**
@@ -100,7 +105,7 @@ const offerWithin = (queue: EventQueue["Service"], event: DeliveredEvent, timeou
 
 /**
  * Builds a receiver on the `EventQueue` in context. An empty or invalid
- * secret, or an `offerTimeout` that is not a positive duration, fails with
+ * secret (or an empty array of them), or an `offerTimeout` that is not a positive duration, fails with
  * `FleetError` `Configuration`. Each event's offer runs in the scope of
  * `make` (the webhooks `Receiver.HandlerScope`): a sender that disconnects
  * does not interrupt it, and closing that scope interrupts the offers still
@@ -116,6 +121,8 @@ const offerWithin = (queue: EventQueue["Service"], event: DeliveredEvent, timeou
  *   DurableReceiver.make({ secret: Redacted.make(process.env.WEBHOOK_SECRET ?? "") }),
  *   (receiver) => HttpRouter.add("*", "/webhooks", receiver.httpEffect)
  * ))
+ * // while the secret is rotated: the new one first, the old one still accepted
+ * const rotating = DurableReceiver.make({ secret: [Redacted.make("new-token"), Redacted.make("old-token")] })
  * ```
  * @since 0.1.0
  * @category constructors

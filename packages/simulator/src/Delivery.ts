@@ -265,7 +265,7 @@ export interface Deliveries {
   readonly secret: Redacted.Redacted<string>
   /** Creates a webhook and waits for its `VERIFY` handshake (at most 15 s). */
   readonly createWebhook: (input: WebhookInput) => Effect.Effect<WebhookView, WebhookControlError>
-  /** Changes a created webhook; a new `callbackUri` is verified again (awaited). */
+  /** Changes a created webhook; a new `callbackUri` is verified again (awaited), a new `secret` signs its next attempts (retries included). */
   readonly updateWebhook: (webhookId: string, patch: WebhookPatch) => Effect.Effect<WebhookView, WebhookControlError>
   /** Subscribes a connected vehicle to a created webhook; sends its `FIRST_DELIVERY`. */
   readonly subscribe: (input: SubscriptionInput) => Effect.Effect<SubscriptionView, WebhookControlError>
@@ -456,7 +456,9 @@ export const make = (options: {
  * the others), or undefined for another path:
  *
  * - `POST /_simulator/webhooks` `{name, callbackUri, errorCallbackUri?, triggers, data, isEnabled?, autoSubscribe?, secret?}` → 201, after the `VERIFY`;
- * - `POST /_simulator/webhooks/:id` `{name?, callbackUri?, errorCallbackUri?, isEnabled?}` → 200;
+ * - `POST /_simulator/webhooks/:id` `{name?, callbackUri?, errorCallbackUri?, isEnabled?, secret?}` → 200 (a new
+ *   `secret` signs the webhook's next attempts, retries of earlier events included); on both webhook
+ *   routes a member the route does not take is a 400 naming it;
  * - `POST /_simulator/subscriptions` `{webhookId, userId, vehicleId}` → 201;
  * - `POST /_simulator/vehicles/:id/signals/:code` with the signal's new body → 200 `{changed, eventIds}`;
  * - `POST /_simulator/vehicles/:id/errors` `{type?, code?, description?, suggestedUserMessage?, resolution?, signals?}` → 201 `{errorId, eventIds}`;

@@ -38,7 +38,9 @@ export interface WebhookInput {
 }
 
 /**
- * Changes to a created webhook; a new `callbackUri` is verified again.
+ * Changes to a created webhook; a new `callbackUri` is verified again. A new
+ * `secret` (1 to 1,024 characters) signs the webhook's next attempts, the
+ * retries of earlier events included; its verification is not repeated.
  *
  * @example
  * ```ts
@@ -55,6 +57,8 @@ export interface WebhookPatch {
   /** `null` removes it (errors then go to `callbackUri`). */
   readonly errorCallbackUri?: string | null | undefined
   readonly isEnabled?: boolean | undefined
+  /** The webhook's new secret: what rotating it at the service does. */
+  readonly secret?: Redacted.Redacted<string> | string | undefined
 }
 
 /**

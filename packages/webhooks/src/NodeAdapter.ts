@@ -239,7 +239,8 @@ const write = (res: NodeResponse, reply: Receiver.Reply): void => {
 /**
  * Builds a Node request handler running the receiver's Effect through a
  * runtime built from the given layers. `secret` is a string or a
- * `Redacted<string>`; an empty (or unset) one throws an `InvalidArgument` (`field: "secret"`) here,
+ * `Redacted<string>`, or a non-empty array of them while it is rotated (the
+ * current one first); an empty (or unset) one throws an `InvalidArgument` (`field: "secret"`) here,
  * before any delivery.
  *
  * @example

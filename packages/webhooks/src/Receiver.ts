@@ -25,7 +25,7 @@ import type { DeliveredEvent, VerifyEvent, WebhookEvent as WebhookEventType } fr
 import type { InvalidArgument } from "@connected-vehicle/schema/InvalidArgument"
 import { parse } from "@connected-vehicle/schema/Json"
 import { WebhookEvent } from "@connected-vehicle/schema/WebhookEvent"
-import { Context, Effect, Layer, Result, Schema, type Scope, Stream } from "effect"
+import { Context, Effect, Layer, type Redacted, Result, Schema, type Scope, Stream } from "effect"
 import { HttpServerRequest, HttpServerResponse } from "effect/http"
 import {
   BodyTooLarge,
@@ -36,7 +36,7 @@ import {
   UnreadableBody
 } from "./ReceiverError.ts"
 import type { SeenEvents } from "./SeenEvents.ts"
-import { challengeResponse, makeSecret, type Secret, SignatureHeader, verifyResult } from "./Signature.ts"
+import { challengeResponse, makeSecrets, type Secrets, SignatureHeader, verifyResult } from "./Signature.ts"
 import { handle } from "./internal/handle.ts"
 import { byteCount, invalidByteCount, isByteCount } from "./internal/options.ts"
 
@@ -94,9 +94,12 @@ export interface Options<E, R> {
   /**
    * The webhook secret: the application's management token, which keys the
    * signatures. A string (wrapped in `Redacted` at once) or a
-   * `Redacted<string>`; an empty one makes `make` throw an `InvalidArgument` (`field: "secret"`).
+   * `Redacted<string>`, or, while it is rotated, a non-empty array of them,
+   * the current one first (`[next, previous]`): a delivery signed with any
+   * of them is verified, a `VERIFY` is answered with the first. An empty
+   * one (or array) makes `make` throw an `InvalidArgument` (`field: "secret"`).
    */
-  readonly secret: Secret
+  readonly secret: Secrets
   /**
    * Runs for each verified event but `VERIFY` (`VEHICLE_STATE`, `VEHICLE_ERROR`
    * and kinds this SDK does not know, as `UnknownEvent`), once per `eventId`
@@ -347,7 +350,7 @@ export const readLimited = <E>(
  * `SeenEvents.layerMemory()`), a {@link HandlerScope} (for example
  * {@link layerHandlerScope}) and whatever the handler needs. Throws
  * `InvalidArgument` (`field: "secret"`) when the secret is empty or not a
- * string, and (`field: "maxBodySize"`) when `maxBodySize` is given but is not
+ * string (or an array of secrets is empty or holds such a one), and (`field: "maxBodySize"`) when `maxBodySize` is given but is not
  * a positive whole number, so a misconfigured receiver fails at start-up
  * rather than answering every delivery with an error.
  *
@@ -360,12 +363,14 @@ export const readLimited = <E>(
  *   secret: Redacted.make(process.env.WEBHOOK_SECRET ?? ""),
  *   handler: (event) => Effect.log(`${event.eventType} ${event.eventId}`)
  * })
+ * // while the secret is rotated: the new one first, the old one still accepted
+ * const rotating = Receiver.make({ secret: ["new-management-token", "management-token"], handler: () => Effect.void })
  * ```
  * @category constructors
  * @since 0.1.0
  */
 export const make = <E, R>(options: Options<E, R>): Receiver<R> => {
-  const secret = makeSecret(options.secret)
+  const secrets = makeSecrets(options.secret)
   const maxBodySize = byteCount("maxBodySize", options.maxBodySize, defaultMaxBodySize)
   const { handler } = options
 
@@ -374,12 +379,12 @@ export const make = <E, R>(options: Options<E, R>): Receiver<R> => {
       if (byteLength(delivery.body) > maxBodySize) {
         return Effect.fail(new BodyTooLarge({ limit: maxBodySize }))
       }
-      const verified = verifyResult(delivery.body, delivery.signature, secret)
+      const verified = verifyResult(delivery.body, delivery.signature, secrets)
       if (Result.isFailure(verified)) return Effect.fail(verified.failure)
       const decoded = decodeBody(delivery.body)
       if (Result.isFailure(decoded)) return Effect.fail(decoded.failure)
       const event = decoded.success
-      if (event.eventType === "VERIFY") return Effect.succeed(challenge(event, secret))
+      if (event.eventType === "VERIFY") return Effect.succeed(challenge(event, secrets[0]))
       // the idempotency key: with an empty one, every later event would be taken for a duplicate and dropped
       if (event.eventId === "") return Effect.fail(new MalformedEvent({ description: "the eventId is empty" }))
       // the idempotency key is kept (in memory, or in a shared store) for a day: bounded
@@ -414,8 +419,8 @@ export const make = <E, R>(options: Options<E, R>): Receiver<R> => {
   return { maxBodySize, receive, httpEffect }
 }
 
-/** The answer to a `VERIFY`: the challenge signed with the secret. */
-const challenge = (event: VerifyEvent, secret: Secret): Reply => ({
+/** The answer to a `VERIFY`: the challenge signed with the (current) secret. */
+const challenge = (event: VerifyEvent, secret: Redacted.Redacted<string>): Reply => ({
   status: 200,
   headers: jsonHeaders,
   body: JSON.stringify({ challenge: challengeResponse(event.data.challenge, secret) }),

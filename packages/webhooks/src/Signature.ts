@@ -9,8 +9,12 @@
  * (the simulator, a test) can sign with the same code the receiver verifies
  * with.
  *
+ * A receiver verifies with one secret, or with several while the secret is
+ * rotated ({@link Secrets}): a delivery is verified when its signature
+ * matches any of them, each compared in constant time, every one compared.
+ *
  * A secret that cannot key a signature (empty, or not a string: an unset
- * environment variable, `Redacted.make(undefined)`) is an `InvalidArgument`
+ * environment variable, `Redacted.make(undefined)`; an empty array of them) is an `InvalidArgument`
  * with `field: "secret"`, the one argument error of the SDK: thrown by
  * `Receiver.make`, `NodeAdapter.make`, `WebAdapter.make`, {@link sign} and
  * {@link challengeResponse}; the failure of {@link verify} and
@@ -22,6 +26,7 @@
 import { createHmac, timingSafeEqual } from "node:crypto"
 import { Effect, Redacted, Result, Schema } from "effect"
 import { InvalidArgument } from "@connected-vehicle/schema/InvalidArgument"
+import type { NonEmptyReadonlyArray } from "effect/Array"
 
 /**
  * The header carrying the signature (HTTP header names are case-insensitive;
@@ -151,9 +156,33 @@ export type SignatureError = MissingSignature | MalformedSignature | InvalidSign
  */
 export type Secret = string | Redacted.Redacted<string>
 
+/**
+ * The webhook secrets a receiver verifies with: one {@link Secret}, or a
+ * non-empty array of them while the secret is rotated, the current one
+ * first (`[next, previous]`). A delivery is verified when its signature
+ * matches any of them; a `VERIFY` challenge is answered with the first.
+ *
+ * @example
+ * ```ts
+ * import { Redacted } from "effect"
+ * import type { Secrets } from "@connected-vehicle/webhooks/Signature"
+ *
+ * const one: Secrets = Redacted.make("management-token")
+ * const rotating: Secrets = [Redacted.make("new-management-token"), Redacted.make("management-token")]
+ * ```
+ * @category models
+ * @since 0.2.0
+ */
+export type Secrets = Secret | ReadonlyArray<Secret>
+
 /** Why the secret cannot key a signature, as the SDK's argument error (never with the secret's value). */
-const invalidSecret = (why: string): InvalidArgument =>
-  new InvalidArgument({ field: "secret", message: `secret: Expected the webhook secret, a non-empty string or Redacted<string>; ${why}` })
+const invalidSecret = (why: string, at?: string): InvalidArgument =>
+  new InvalidArgument({
+    field: "secret",
+    message: at === undefined
+      ? `secret: Expected the webhook secret, a non-empty string or Redacted<string>; ${why}`
+      : `secret${at}: Expected the webhook secret, a non-empty string or Redacted<string> (or a non-empty array of them); ${why}`
+  })
 
 /**
  * The secret as a `Redacted<string>`, checked (a non-empty string), or why
@@ -170,7 +199,10 @@ const invalidSecret = (why: string): InvalidArgument =>
  * @category constructors
  * @since 0.2.0
  */
-export const secretResult = (secret: Secret): Result.Result<Redacted.Redacted<string>, InvalidArgument> => {
+export const secretResult = (secret: Secret): Result.Result<Redacted.Redacted<string>, InvalidArgument> => checked(secret, undefined)
+
+/** `at`: the index of the secret in an array of them (`"[1]"`), undefined for a secret on its own. */
+const checked = (secret: Secret, at: string | undefined): Result.Result<Redacted.Redacted<string>, InvalidArgument> => {
   let value: unknown = secret
   let wrapped: Redacted.Redacted<string> | undefined
   if (Redacted.isRedacted(secret)) {
@@ -179,14 +211,46 @@ export const secretResult = (secret: Secret): Result.Result<Redacted.Redacted<st
       wrapped = secret
     } catch {
       // a Redacted whose value was wiped (Redacted.wipeUnsafe)
-      return Result.fail(invalidSecret("its Redacted value was wiped"))
+      return Result.fail(invalidSecret("its Redacted value was wiped", at))
     }
   }
   if (typeof value !== "string") {
-    return Result.fail(invalidSecret(`got ${value === null ? "null" : typeof value}`))
+    return Result.fail(invalidSecret(`got ${value === null ? "null" : Array.isArray(value) ? "an array" : typeof value}`, at))
   }
-  if (value.length === 0) return Result.fail(invalidSecret("got an empty string"))
+  if (value.length === 0) return Result.fail(invalidSecret("got an empty string", at))
   return Result.succeed(wrapped ?? Redacted.make(value))
+}
+
+/**
+ * The secrets as a non-empty array of `Redacted<string>`, each checked (one
+ * secret is an array of one), or why they cannot key signatures: an
+ * `InvalidArgument` (`field: "secret"`) for an empty array, or naming the
+ * index of the first bad secret (`secret[1]: ...`). Never throws.
+ *
+ * @example
+ * ```ts
+ * import { Result } from "effect"
+ * import { secretsResult } from "@connected-vehicle/webhooks/Signature"
+ *
+ * Result.isSuccess(secretsResult(["new-token", "old-token"])) // true
+ * Result.isFailure(secretsResult([])) // true
+ * ```
+ * @category constructors
+ * @since 0.2.0
+ */
+export const secretsResult = (
+  secrets: Secrets
+): Result.Result<NonEmptyReadonlyArray<Redacted.Redacted<string>>, InvalidArgument> => {
+  if (!Array.isArray(secrets)) return Result.map(checked(secrets as Secret, undefined), (secret) => [secret] as const)
+  const list = secrets as ReadonlyArray<Secret>
+  if (list.length === 0) return Result.fail(invalidSecret("got an empty array", ""))
+  const out: Array<Redacted.Redacted<string>> = []
+  for (let i = 0; i < list.length; i++) {
+    const result = checked(list[i]!, `[${i}]`)
+    if (Result.isFailure(result)) return Result.fail(result.failure)
+    out.push(result.success)
+  }
+  return Result.succeed(out as unknown as NonEmptyReadonlyArray<Redacted.Redacted<string>>)
 }
 
 /**
@@ -204,6 +268,25 @@ export const secretResult = (secret: Secret): Result.Result<Redacted.Redacted<st
  */
 export const makeSecret = (secret: Secret): Redacted.Redacted<string> => {
   const result = secretResult(secret)
+  if (Result.isFailure(result)) throw result.failure
+  return result.success
+}
+
+/**
+ * The secrets, checked, as a non-empty array of `Redacted<string>`; throws
+ * the `InvalidArgument` of {@link secretsResult}. What the receivers' `make` run first.
+ *
+ * @example
+ * ```ts
+ * import { makeSecrets } from "@connected-vehicle/webhooks/Signature"
+ *
+ * const [current] = makeSecrets(["new-token", "old-token"]) // the first answers VERIFY challenges
+ * ```
+ * @category constructors
+ * @since 0.2.0
+ */
+export const makeSecrets = (secrets: Secrets): NonEmptyReadonlyArray<Redacted.Redacted<string>> => {
+  const result = secretsResult(secrets)
   if (Result.isFailure(result)) throw result.failure
   return result.success
 }
@@ -255,8 +338,9 @@ export const challengeResponse = (challenge: string, secret: Secret): string =>
 const lowercaseHex64 = /^[0-9a-f]{64}$/
 
 /**
- * Checks a signature, synchronously, as a `Result`; never throws, whatever
- * it is given: an `InvalidArgument` (`field: "secret"`) for an empty or non-string secret,
+ * Checks a signature, synchronously, as a `Result`, against one secret or
+ * any of several ({@link Secrets}); never throws, whatever
+ * it is given: an `InvalidArgument` (`field: "secret"`) for an empty or non-string secret (or an empty array),
  * `UnsupportedBody` for a body that is not bytes or a string.
  *
  * @example
@@ -273,9 +357,9 @@ const lowercaseHex64 = /^[0-9a-f]{64}$/
 export const verifyResult = (
   rawBody: Uint8Array | string,
   signatureHeader: string | null | undefined,
-  secret: Secret
+  secret: Secrets
 ): Result.Result<void, SignatureError> => {
-  const key = secretResult(secret)
+  const key = secretsResult(secret)
   if (Result.isFailure(key)) return Result.fail(key.failure)
   if (typeof rawBody !== "string" && !(rawBody instanceof Uint8Array)) {
     // (reaches here only from untyped callers: a parsed JSON body, undefined)
@@ -288,7 +372,7 @@ export const verifyResult = (
 const checkSignature = (
   rawBody: Uint8Array | string,
   signatureHeader: string | null | undefined,
-  secret: Redacted.Redacted<string>
+  secrets: NonEmptyReadonlyArray<Redacted.Redacted<string>>
 ): Result.Result<void, MissingSignature | MalformedSignature | InvalidSignature> => {
   if (signatureHeader === null || signatureHeader === undefined || signatureHeader === "") {
     return Result.fail(new MissingSignature())
@@ -297,14 +381,20 @@ const checkSignature = (
     // (a non-string reaches here only from untyped callers)
     return Result.fail(new MalformedSignature({ length: typeof signatureHeader === "string" ? signatureHeader.length : 0 }))
   }
-  const expected = hmac(rawBody, secret)
   const received = Buffer.from(signatureHeader, "hex")
-  // both are 32 bytes here: the pattern above fixed the length
-  return timingSafeEqual(expected, received) ? Result.void : Result.fail(new InvalidSignature())
+  let matched = false
+  for (const secret of secrets) {
+    // every secret is compared (no early exit), each in constant time: the time
+    // taken tells neither whether nor which one matched; both are 32 bytes here
+    const equal = timingSafeEqual(hmac(rawBody, secret), received)
+    matched = matched || equal
+  }
+  return matched ? Result.void : Result.fail(new InvalidSignature())
 }
 
 /**
- * Verifies a delivery's signature over the exact body bytes received: fails
+ * Verifies a delivery's signature over the exact body bytes received, with
+ * one secret or any of several ({@link Secrets}): fails
  * with `MissingSignature`, `MalformedSignature` or `InvalidSignature` (and
  * `InvalidArgument` / `UnsupportedBody` for a bad secret or body); never
  * throws or dies.
@@ -325,7 +415,7 @@ const checkSignature = (
 export const verify = (
   rawBody: Uint8Array | string,
   signatureHeader: string | null | undefined,
-  secret: Secret
+  secret: Secrets
 ): Effect.Effect<void, SignatureError> => Effect.suspend(() => Effect.fromResult(verifyResult(rawBody, signatureHeader, secret)))
 
 /**
@@ -345,5 +435,5 @@ export const verify = (
 export const isValid = (
   rawBody: Uint8Array | string,
   signatureHeader: string | null | undefined,
-  secret: Secret
+  secret: Secrets
 ): boolean => Result.isSuccess(verifyResult(rawBody, signatureHeader, secret))

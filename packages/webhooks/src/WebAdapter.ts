@@ -86,7 +86,8 @@ const toResponse = (reply: Receiver.Reply): Response =>
 
 /**
  * Builds a Fetch API handler running the receiver's Effect through a runtime
- * built from the given layers. `secret` is a string or a `Redacted<string>`;
+ * built from the given layers. `secret` is a string or a `Redacted<string>`,
+ * or a non-empty array of them while it is rotated (the current one first);
  * an empty (or unset) one throws an `InvalidArgument` (`field: "secret"`) here, before any delivery.
  *
  * @example

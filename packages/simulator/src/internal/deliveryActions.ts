@@ -65,6 +65,13 @@ const callbackOf = (field: string, uri: string) => {
   return Effect.succeed(url.href)
 }
 
+/** A webhook's own secret, checked (never quoted). */
+const secretOf = (secret: Redacted.Redacted<string> | string) => {
+  const key = Redacted.isRedacted(secret) ? secret : Redacted.make(secret, { label: "webhook secret" })
+  const issue = secretIssue(Redacted.value(key))
+  return issue === undefined ? Effect.succeed(key) : fail(400, `secret ${issue}`)
+}
+
 const nameOf = (name: string) =>
   name.trim() === "" || name.length > 200 ? fail(400, "name must be 1 to 200 characters") : Effect.succeed(name)
 
@@ -104,13 +111,7 @@ export const createWebhook = (engine: Engine, input: WebhookInput) =>
       : yield* callbackOf("errorCallbackUri", input.errorCallbackUri)
     const triggers = yield* signalsOf("triggers", input.triggers, true)
     const dataSignals = yield* signalsOf("data", input.data, false)
-    const key = input.secret === undefined
-      ? engine.secret
-      : Redacted.isRedacted(input.secret)
-      ? input.secret
-      : Redacted.make(input.secret, { label: "webhook secret" })
-    const issue = secretIssue(Redacted.value(key))
-    if (issue !== undefined) return yield* fail(400, `secret ${issue}`)
+    const key = yield* secretOf(input.secret ?? engine.secret)
     if (engine.webhooks.length >= engine.webhookLimit) {
       return yield* fail(
         409,
@@ -135,7 +136,7 @@ export const createWebhook = (engine: Engine, input: WebhookInput) =>
     return viewOf(w)
   })
 
-/** Changes a created webhook; a new `callbackUri` is verified again (awaited). */
+/** Changes a created webhook; a new `callbackUri` is verified again (awaited), a new `secret` signs the next attempts. */
 export const updateWebhook = (engine: Engine, webhookId: string, patch: WebhookPatch) =>
   Effect.gen(function*() {
     const w = yield* findWebhook(engine, webhookId)
@@ -146,12 +147,15 @@ export const updateWebhook = (engine: Engine, webhookId: string, patch: WebhookP
       : patch.errorCallbackUri === null || patch.errorCallbackUri === ""
       ? ""
       : yield* callbackOf("errorCallbackUri", patch.errorCallbackUri)
+    const secret = patch.secret === undefined ? w.secret : yield* secretOf(patch.secret)
     const changed = callbackUri !== w.callbackUri
     const enabled = patch.isEnabled === true && !w.isEnabled
     w.name = name
     w.callbackUri = callbackUri
     w.errorCallbackUri = errorCallbackUri
     w.isEnabled = patch.isEnabled ?? w.isEnabled
+    // the next attempts, retries of earlier events included, are signed with it
+    w.secret = secret
     // from now on, until its VERIFY is answered, no attempt goes to the new callback
     if (changed) w.verification = "pending"
     if (changed) yield* verify(engine, w)

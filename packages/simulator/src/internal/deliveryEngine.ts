@@ -41,7 +41,8 @@ export interface WebhookRecord {
   triggers: ReadonlyArray<SignalDefinition>
   data: ReadonlyArray<SignalDefinition>
   createdAt: number
-  readonly secret: Redacted.Redacted<string>
+  /** Read at each attempt: a new one (`updateWebhook`) signs the retries of earlier events too. */
+  secret: Redacted.Redacted<string>
   verification: WebhookView["verification"]
 }
 

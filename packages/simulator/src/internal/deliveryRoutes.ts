@@ -27,7 +27,8 @@ const PatchBody = Schema.Struct({
   name: Schema.optionalKey(Schema.String),
   callbackUri: Schema.optionalKey(Schema.String),
   errorCallbackUri: Schema.optionalKey(Schema.NullOr(Schema.String)),
-  isEnabled: Schema.optionalKey(Schema.Boolean)
+  isEnabled: Schema.optionalKey(Schema.Boolean),
+  secret: Schema.optionalKey(Schema.String)
 })
 
 const SubscriptionBody = Schema.Struct({ webhookId: Schema.String, userId: Schema.String, vehicleId: Schema.String })
@@ -44,16 +45,21 @@ const ErrorBody = Schema.Struct({
 const json = (body: unknown, status = 200) => HttpServerResponse.jsonUnsafe(body, { status })
 const problem = (status: number, detail: string) => HttpServerResponse.jsonUnsafe(envelope(status, detail), { status })
 
-/** The request body decoded with `schema`; the 400 detail never quotes a `secret` member (the burst routes use it too). */
+/**
+ * The request body decoded with `schema`; the 400 detail never quotes a
+ * `secret` member (the burst routes use it too). With `exact`, a member the
+ * schema does not take is a 400 naming it (every issue is listed), rather than dropped.
+ */
 export const bodyOf = <S extends Schema.Top>(
   request: HttpServerRequest.HttpServerRequest,
   schema: S,
-  expected: string
+  expected: string,
+  exact = false
 ) =>
   request.json.pipe(
     Effect.mapError(() => new WebhookControlError({ status: 400, detail: `The body must be JSON: ${expected}` })),
     Effect.flatMap((body) =>
-      Schema.decodeUnknownEffect(schema)(body).pipe(
+      Schema.decodeUnknownEffect(schema)(body, exact ? { onExcessProperty: "error", errors: "all" } : undefined).pipe(
         Effect.mapError((error) => {
           const secret = (body as { readonly secret?: unknown } | null)?.secret
           let message = error.message
@@ -91,7 +97,12 @@ export const control = (
   if (path === "/_simulator/webhooks" && method === "POST") {
     return answer(
       Effect.flatMap(
-        bodyOf(request, WebhookBody, "{name, callbackUri, errorCallbackUri?, triggers: [codes], data: [codes], isEnabled?, autoSubscribe?, secret?}"),
+        bodyOf(
+          request,
+          WebhookBody,
+          "{name, callbackUri, errorCallbackUri?, triggers: [codes], data: [codes], isEnabled?, autoSubscribe?, secret?}",
+          true
+        ),
         (body) =>
           engine.createWebhook({
             ...body,
@@ -106,8 +117,12 @@ export const control = (
   if (match !== null && method === "POST") {
     const id = match[1]!
     return answer(Effect.flatMap(
-      bodyOf(request, PatchBody, "{name?, callbackUri?, errorCallbackUri?, isEnabled?}"),
-      (patch) => engine.updateWebhook(id, patch)
+      bodyOf(request, PatchBody, "{name?, callbackUri?, errorCallbackUri?, isEnabled?, secret?}", true),
+      (patch) =>
+        engine.updateWebhook(id, {
+          ...patch,
+          secret: patch.secret === undefined ? undefined : Redacted.make(patch.secret, { label: "webhook secret" })
+        })
     ))
   }
   if (path === "/_simulator/subscriptions" && method === "POST") {
