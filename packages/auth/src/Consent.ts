@@ -140,7 +140,7 @@ const notInUri = /[\p{Cc}\s]/u
  * redirectUriIssue("https://app.example/callback") // undefined
  * redirectUriIssue("../callback") // "Expected an absolute URL (RFC 6749 section 3.1.2: with a scheme, as in https://app.example/callback)"
  * ```
- * @since 0.3.0
+ * @since 0.2.0
  * @category validation
  */
 export const redirectUriIssue = (u: unknown): string | undefined => {
