@@ -5,4 +5,4 @@
  *
  * @internal
  */
-export const simulatorVersion: string = "0.1.0"
+export const simulatorVersion: string = "0.2.0"
