@@ -139,6 +139,24 @@ describe("secrets echoed escaped or encoded", () => {
     assert.strictEqual(scrubber(secretsOf(request)).text("key gw-KEY-0123456789abcdef refused"), "key <redacted> refused")
   })
 
+  it("a secret HTML-escaped twice, or HTML-escaped then percent- or form-encoded: redacted", () => {
+    const secret = "rt-Tr0ub&dor3!-9f8e"
+    const scrub = scrubber([secret])
+    for (const shown of [html(html(secret)), encodeURIComponent(html(secret)), new URLSearchParams({ a: html(secret) }).toString().slice(2)]) {
+      assert.strictEqual(scrub.text(`refresh_token ${shown} revoked`), "refresh_token <redacted> revoked", shown)
+    }
+  })
+
+  it("a credential header's credential after its scheme, and each cookie's value, are secrets too", () => {
+    const request = HttpClientRequest.setHeaders(HttpClientRequest.get("http://127.0.0.1:1/v3/vehicles"), {
+      cookie: "theme=dark; session=9f8e7d6c5b4a39281706",
+      "proxy-authorization": "Bearer gw-Tok-0123456789",
+      "x-auth": "Token k-0123456789ab"
+    })
+    const text = scrubber(secretsOf(request)).text("session 9f8e7d6c5b4a39281706 expired; token gw-Tok-0123456789 expired; key k-0123456789ab unknown; theme dark")
+    assert.strictEqual(text, "session <redacted> expired; token <redacted> expired; key <redacted> unknown; theme dark")
+  })
+
   it("the spellings of encoders and escapers servers use: each redacted", () => {
     const cases: ReadonlyArray<readonly [string, string, string]> = [
       ["Go url.PathEscape (keeps + and =)", "tok/en+value==", "tok%2Fen+value=="],

@@ -51,9 +51,20 @@ export const secretsOf = (request: HttpClientRequest.HttpClientRequest): Readonl
     out.push(value)
     if (scheme === "basic") out.push(...basicParts(value))
   }
-  // a credential header of another name (a gateway's key a `transformClient` adds, a cookie)
+  // a credential header of another name (a gateway's key a `transformClient` adds, a cookie): its
+  // value, the credential after a scheme (`Bearer ...`), each cookie's value
   for (const name in request.headers) {
-    if (name !== "authorization" && isCredentialHeader(name)) out.push(request.headers[name]!)
+    if (name === "authorization" || !isCredentialHeader(name)) continue
+    const value = request.headers[name]!
+    out.push(value)
+    const space = value.indexOf(" ")
+    if (space !== -1 && !value.includes("=")) out.push(value.slice(space + 1).trim())
+    if (name === "cookie" || value.includes("=")) {
+      for (const pair of value.split(";")) {
+        const equals = pair.indexOf("=")
+        if (equals !== -1) out.push(pair.slice(equals + 1).trim())
+      }
+    }
   }
   if (request.body._tag !== "Empty") out.push(...formSecrets(request))
   // too short to be a credential, and replacing it would garble the text
@@ -88,13 +99,22 @@ const percentDecode = (text: string): string =>
 
 /**
  * A text in the one form every spelling of a secret comes to: HTML entities
- * read (named and numeric), percent-encoding read twice (hex digits of either
- * case, every character or only some: whatever subset an encoder escapes),
+ * (named and numeric) and percent-encoding (hex digits of either case, every
+ * character or only some: whatever subset an encoder escapes) read, in turn,
+ * until nothing changes (three rounds at most),
  * `\/` as `/`, `+` as a space (form encoding). A JSON string's escapes
  * (`\u002f`) are read by parsing the body first.
  */
-const normalize = (text: string): string =>
-  percentDecode(percentDecode(decodeEntities(text))).replaceAll("\\/", "/").replaceAll("+", " ")
+const normalize = (text: string): string => {
+  // entities and percent-encoding in any order (a text HTML-escaped, then percent-encoded, or escaped twice), three rounds at most
+  let out = text
+  for (let round = 0; round < 3; round++) {
+    const next = percentDecode(decodeEntities(out))
+    if (next === out) break
+    out = next
+  }
+  return out.replaceAll("\\/", "/").replaceAll("+", " ")
+}
 
 /** HTML-escaped: `&`, `<`, `>`, `"` and `'`. */
 const htmlEscaped = (text: string): string =>

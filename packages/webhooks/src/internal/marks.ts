@@ -24,6 +24,18 @@ export const readMark = (kv: KeyValueStore.KeyValueStore) => (key: string) =>
 /** How many expired keys a sweep removes at once. */
 const sweepConcurrency = 8
 
+/**
+ * How long after its expiry a mark is left for a sweep to remove (at most a
+ * tenth of the store's TTL): past the service's retries of an event (minutes),
+ * so that no claim of another process replaces a mark between a sweep's last
+ * read of it and its removal (the backend has no compare-and-delete; the
+ * lock is one process's). An expired mark claims as none whether or not it
+ * is still there.
+ *
+ * @internal
+ */
+export const sweepGraceMillis = 10 * 60_000
+
 interface Store {
   readonly kv: KeyValueStore.KeyValueStore
   readonly prefix: string
@@ -35,15 +47,17 @@ interface Store {
  * Lists the backend's keys (all of them: `KeyValueStore.keys` has no
  * prefix), notes the windows (of earlier versions) under the prefix still
  * open, and gives the removal of the windows that ended and of the expired
- * marks, `sweepConcurrency` at a time. A mark is read without the lock (most
- * are live), and read again under it before its removal (a claim may have
- * replaced it meanwhile).
+ * marks, `sweepConcurrency` at a time, once `grace` past their expiry
+ * ({@link sweepGraceMillis}). A mark is read without the lock (most are live), and read
+ * again under it before its removal (a claim of this process may have
+ * replaced it meanwhile; one of another process, long after the event's
+ * last retry, cannot).
  */
-const list = (store: Store, now: number) =>
+const list = (store: Store, now: number, grace: number) =>
   Effect.map(store.kv.keys, (keys) => {
     const { kv, known, lock, prefix } = store
     const read = readMark(kv)
-    const expired = (key: string) => Effect.map(read(key), (mark) => mark !== undefined && mark.expiresAt <= now)
+    const expired = (key: string) => Effect.map(read(key), (mark) => mark !== undefined && mark.expiresAt + grace <= now)
     const removals: Array<Effect.Effect<void, KeyValueStore.KeyValueStoreError>> = []
     for (const key of keys) {
       if (!key.startsWith(prefix)) continue
@@ -86,7 +100,7 @@ export const sweeper = (store: Store, width: number, background: Background) => 
     )
   const first = Effect.flatMap(Clock.currentTimeMillis, (now) => {
     begin(now)
-    return list(store, now).pipe(
+    return list(store, now, Math.min(sweepGraceMillis, width / 5)).pipe(
       Effect.flatMap((removal) => background(finish(removal))),
       Effect.catchCause((cause) => finish(Effect.failCause(cause)))
     )
@@ -94,7 +108,7 @@ export const sweeper = (store: Store, width: number, background: Background) => 
   const maybe = Effect.flatMap(Clock.currentTimeMillis, (now) => {
     if (running || now < nextSweep) return Effect.void
     begin(now)
-    return background(finish(Effect.flatten(list(store, now))))
+    return background(finish(Effect.flatten(list(store, now, Math.min(sweepGraceMillis, width / 5)))))
   })
   return { first, maybe }
 }
