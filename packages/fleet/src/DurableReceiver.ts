@@ -37,7 +37,7 @@ export interface Options {
    * The webhook secret (the application's management token): a string or a
    * `Redacted<string>`, or, while it is rotated, a non-empty array of them,
    * the current one first (a delivery signed with any of them is verified,
-   * a `VERIFY` is answered with the first).
+   * a `VERIFY` is answered with the one that signed it).
    */
   readonly secret: Secrets
   /** Largest body accepted, in bytes (default 64 KiB). */

@@ -38,7 +38,7 @@ describe("DurableReceiver: secret rotation", () => {
       const stored: Array<string> = []
       yield* Effect.forkScoped(Effect.forever(queue.take((event) => Effect.sync(() => stored.push(event.eventId)))))
 
-      // created with the new secret: the VERIFY, answered with the first, succeeds
+      // created with the new secret: the VERIFY, answered with the secret that signed it, succeeds
       const webhook = yield* sim.createWebhook({
         name: "fleet", callbackUri: `http://127.0.0.1:${port}/webhooks`, triggers: [odometer], data: [], secret: newSecret
       })

@@ -129,7 +129,7 @@ describe("webhook secret rotation over loopback", () => {
       const retry = yield* attempt(recv.seen, retried, 2)
       assert.strictEqual(retry.status, 200)
       assert.isTrue(isValid(retry.body, retry.signature, newSecret))
-      // a VERIFY (a new callback) is answered with the first secret, the new one the service now holds
+      // a VERIFY (a new callback) is answered with the secret that signed it, the new one the service now holds
       const moved = yield* call("POST", `/_simulator/webhooks/${webhookId}`, { json: { callbackUri: `${recv.url}/moved` } })
       assert.strictEqual(moved.json.verification, "succeeded", moved.text)
 

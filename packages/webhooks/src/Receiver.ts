@@ -36,7 +36,7 @@ import {
   UnreadableBody
 } from "./ReceiverError.ts"
 import type { SeenEvents } from "./SeenEvents.ts"
-import { challengeResponse, makeSecrets, type Secrets, SignatureHeader, verifyResult } from "./Signature.ts"
+import { challengeResponse, isValid, makeSecrets, type Secrets, SignatureHeader, verifyResult } from "./Signature.ts"
 import { handle } from "./internal/handle.ts"
 import { byteCount, invalidByteCount, isByteCount } from "./internal/options.ts"
 
@@ -96,7 +96,7 @@ export interface Options<E, R> {
    * signatures. A string (wrapped in `Redacted` at once) or a
    * `Redacted<string>`, or, while it is rotated, a non-empty array of them,
    * the current one first (`[next, previous]`): a delivery signed with any
-   * of them is verified, a `VERIFY` is answered with the first. An empty
+   * of them is verified, a `VERIFY` is answered with the one that signed it. An empty
    * one (or array) makes `make` throw an `InvalidArgument` (`field: "secret"`).
    */
   readonly secret: Secrets
@@ -369,6 +369,17 @@ export const readLimited = <E>(
  * @category constructors
  * @since 0.1.0
  */
+/**
+ * The secret a verified delivery was signed with: the first of the secrets
+ * whose signature it carries (every one checked: only a sender that holds a
+ * valid signature learns which), so that a `VERIFY` signed with the previous
+ * secret during a rotation is answered with it (the service still holds it).
+ */
+const signedWith = (delivery: Delivery, secrets: ReturnType<typeof makeSecrets>) => {
+  const valid = secrets.map((secret) => isValid(delivery.body, delivery.signature, secret))
+  return secrets[Math.max(0, valid.indexOf(true))]!
+}
+
 export const make = <E, R>(options: Options<E, R>): Receiver<R> => {
   const secrets = makeSecrets(options.secret)
   const maxBodySize = byteCount("maxBodySize", options.maxBodySize, defaultMaxBodySize)
@@ -384,7 +395,7 @@ export const make = <E, R>(options: Options<E, R>): Receiver<R> => {
       const decoded = decodeBody(delivery.body)
       if (Result.isFailure(decoded)) return Effect.fail(decoded.failure)
       const event = decoded.success
-      if (event.eventType === "VERIFY") return Effect.succeed(challenge(event, secrets[0]))
+      if (event.eventType === "VERIFY") return Effect.succeed(challenge(event, signedWith(delivery, secrets)))
       // the idempotency key: with an empty one, every later event would be taken for a duplicate and dropped
       if (event.eventId === "") return Effect.fail(new MalformedEvent({ description: "the eventId is empty" }))
       // the idempotency key is kept (in memory, or in a shared store) for a day: bounded

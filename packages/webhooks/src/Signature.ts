@@ -160,7 +160,7 @@ export type Secret = string | Redacted.Redacted<string>
  * The webhook secrets a receiver verifies with: one {@link Secret}, or a
  * non-empty array of them while the secret is rotated, the current one
  * first (`[next, previous]`). A delivery is verified when its signature
- * matches any of them; a `VERIFY` challenge is answered with the first.
+ * matches any of them; a receiver answers a `VERIFY` challenge with the one that signed it.
  *
  * @example
  * ```ts
