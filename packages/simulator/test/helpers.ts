@@ -5,6 +5,7 @@
 import { ErrorEnvelope } from "@connected-vehicle/schema/ServiceError"
 import { OAuthErrorBody } from "@connected-vehicle/schema/OAuth"
 import { Effect, Redacted, Schema } from "effect"
+import type { Server } from "node:http"
 import { FetchHttpClient, HttpClient, HttpClientRequest } from "effect/http"
 import { Simulator } from "../src/Simulator.ts"
 
@@ -106,3 +107,23 @@ export const waitFor = <A>(what: string, check: () => A | undefined | false, tim
       yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 10)))
     }
   })
+
+/**
+ * `server` listening on 127.0.0.1 (any free port) for the scope: its port; on
+ * close, its connections dropped, then `onClose` (the receivers' `dispose`).
+ */
+export const listening = (server: Server, onClose: () => Promise<unknown>) =>
+  Effect.acquireRelease(
+    Effect.callback<number>((resume) => {
+      server.listen(0, "127.0.0.1", () => {
+        const address = server.address()
+        resume(Effect.succeed(typeof address === "object" && address !== null ? address.port : 0))
+      })
+    }),
+    () =>
+      Effect.promise(async () => {
+        server.closeAllConnections()
+        await new Promise((resolve) => server.close(resolve))
+        await onClose()
+      })
+  )

@@ -18,7 +18,7 @@ import * as NodeAdapter from "@connected-vehicle/webhooks/NodeAdapter"
 import { verify } from "@connected-vehicle/webhooks/Signature"
 import type { DeliveryLogEntry } from "../src/Delivery.ts"
 import { layer as simulatorLayer, Simulator } from "../src/Simulator.ts"
-import { appToken, bearer, call, waitFor } from "./helpers.ts"
+import { appToken, bearer, call, listening, waitFor } from "./helpers.ts"
 
 const secretText = "mgmt-token-sim-3e9b1c7a5d2f4086b1e3"
 const secret = Redacted.make(secretText)
@@ -75,21 +75,10 @@ const receiver = (key: Redacted.Redacted<string> = secret) =>
         ;(req.url === "/errors" ? errorHooks : hooks)(req, res)
       })
     })
-    const port = yield* Effect.acquireRelease(
-      Effect.callback<number>((resume) => {
-        server.listen(0, "127.0.0.1", () => {
-          const address = server.address()
-          resume(Effect.succeed(typeof address === "object" && address !== null ? address.port : 0))
-        })
-      }),
-      () =>
-        Effect.promise(async () => {
-          server.closeAllConnections()
-          await new Promise((resolve) => server.close(resolve))
-          await hooks.dispose()
-          await errorHooks.dispose()
-        })
-    )
+    const port = yield* listening(server, async () => {
+      await hooks.dispose()
+      await errorHooks.dispose()
+    })
     return { url: `http://127.0.0.1:${port}`, handled, errors, seen, gate }
   })
 

@@ -16,7 +16,7 @@ import * as NodeAdapter from "@connected-vehicle/webhooks/NodeAdapter"
 import type { Secrets } from "@connected-vehicle/webhooks/Signature"
 import { isValid } from "@connected-vehicle/webhooks/Signature"
 import { layer as simulatorLayer, Simulator } from "../src/Simulator.ts"
-import { call, isEnvelope, waitFor } from "./helpers.ts"
+import { call, isEnvelope, listening, waitFor } from "./helpers.ts"
 
 const oldSecret = "rotation-old-4b1f0c9e7d"
 const newSecret = "rotation-new-93a6e2d815"
@@ -63,20 +63,9 @@ const receiver = Effect.gen(function*() {
       current!(req, res)
     })
   })
-  const port = yield* Effect.acquireRelease(
-    Effect.callback<number>((resume) => {
-      server.listen(0, "127.0.0.1", () => {
-        const address = server.address()
-        resume(Effect.succeed(typeof address === "object" && address !== null ? address.port : 0))
-      })
-    }),
-    () =>
-      Effect.promise(async () => {
-        server.closeAllConnections()
-        await new Promise((resolve) => server.close(resolve))
-        await Promise.all(deployed.map((handler) => handler.dispose()))
-      })
-  )
+  const port = yield* listening(server, async () => {
+    await Promise.all(deployed.map((handler) => handler.dispose()))
+  })
   return { url: `http://127.0.0.1:${port}`, handled, seen, gate, deploy }
 })
 
