@@ -6,39 +6,23 @@
  * `node:http` server on 127.0.0.1 answers the token request and the call.
  */
 import { inspect } from "node:util"
-import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
-import { createServer } from "node:http"
-import type { IncomingMessage, Server, ServerResponse } from "node:http"
-import type { AddressInfo } from "node:net"
+import { assert, describe, it } from "@effect/vitest"
+import type { ServerResponse } from "node:http"
 import * as Client from "../src/Client.ts"
+import { serveFile } from "./loopback.ts"
 
 const clientSecret = "client/secret+x=="
 const accessToken = "at/1+token=="
 
-let server: Server
-let origin: string
 /** How the token endpoint answers, given the form body it received. */
 let tokenAnswer: (body: string, response: ServerResponse) => void
 /** How the `/v3` requests are answered. */
 let callAnswer: (response: ServerResponse) => void = (response) => response.end()
 
-beforeAll(async () => {
-  server = createServer((request: IncomingMessage, response: ServerResponse) => {
-    let body = ""
-    request.on("data", (chunk) => body += chunk)
-    request.on("end", () => request.url?.startsWith("/oauth/token") ? tokenAnswer(body, response) : callAnswer(response))
-  })
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
-  origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
-})
-
-afterAll(async () => {
-  server.closeAllConnections()
-  await new Promise<void>((resolve) => server.close(() => resolve()))
-})
+const server = serveFile((request, response, body) => request.url?.startsWith("/oauth/token") ? tokenAnswer(body, response) : callAnswer(response))
 
 const makeClient = () =>
-  Client.createClient({ clientId: "client-id", clientSecret, origin, transport: { retry: { maxAttempts: 1 } } })
+  Client.createClient({ clientId: "client-id", clientSecret, origin: server.origin(), transport: { retry: { maxAttempts: 1 } } })
 
 /** `\uXXXX` for every character of `text`. */
 const uEscaped = (text: string) => [...text].map((c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`).join("")

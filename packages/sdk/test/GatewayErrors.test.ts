@@ -7,46 +7,33 @@
  * `links.about` and items are the error's `about` and `errors`. A
  * `node:http` server on 127.0.0.1 answers the token request and the call.
  */
-import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
-import { createServer } from "node:http"
-import type { IncomingMessage, Server, ServerResponse } from "node:http"
-import type { AddressInfo } from "node:net"
+import { assert, describe, it } from "@effect/vitest"
+import type { ServerResponse } from "node:http"
 import type { ErrorItem } from "@connected-vehicle/schema/ServiceError"
 import * as Client from "../src/Client.ts"
+import { serveFile } from "./loopback.ts"
 
-let server: Server
-let origin: string
 /** How the next `/v3` requests are answered. */
 let answer: (response: ServerResponse) => void = (response) => response.end()
 /** The `/v3` requests and token requests received. */
 const seen = { calls: 0, tokens: 0 }
 
-beforeAll(async () => {
-  server = createServer((request: IncomingMessage, response: ServerResponse) => {
-    request.resume()
-    if (request.url?.startsWith("/oauth/token")) {
-      seen.tokens++
-      response.writeHead(200, { "content-type": "application/json" })
-      response.end(JSON.stringify({ access_token: `app-${seen.tokens}`, token_type: "Bearer", expires_in: 3600 }))
-      return
-    }
-    seen.calls++
-    answer(response)
-  })
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
-  origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
-})
-
-afterAll(async () => {
-  server.closeAllConnections()
-  await new Promise<void>((resolve) => server.close(() => resolve()))
+const server = serveFile((request, response) => {
+  if (request.url?.startsWith("/oauth/token")) {
+    seen.tokens++
+    response.writeHead(200, { "content-type": "application/json" })
+    response.end(JSON.stringify({ access_token: `app-${seen.tokens}`, token_type: "Bearer", expires_in: 3600 }))
+    return
+  }
+  seen.calls++
+  answer(response)
 })
 
 const makeClient = () =>
   Client.createClient({
     clientId: "client-id",
     clientSecret: "client-secret",
-    origin,
+    origin: server.origin(),
     transport: { retry: { maxAttempts: 3, initialDelay: 1, maxDelay: 1 } }
   })
 
@@ -175,13 +162,13 @@ describe("Promise client: the error envelope", () => {
     answering(503, "<html>down</html>", { "retry-after": "0" })
     const error = await rejection(client.v3.webhooks.get("wh_1"), Client.ServerError)
     assert.strictEqual(error.method, "GET")
-    assert.strictEqual(error.url, `${origin}/v3/webhooks/wh_1`)
+    assert.strictEqual(error.url, `${server.origin()}/v3/webhooks/wh_1`)
     const json = JSON.parse(JSON.stringify(error))
     assert.strictEqual(json.name, "ServerError")
     assert.strictEqual(json.message, error.message)
     assert.strictEqual(json.reason, "Server")
     assert.strictEqual(json.status, 503)
-    assert.strictEqual(json.url, `${origin}/v3/webhooks/wh_1`)
+    assert.strictEqual(json.url, `${server.origin()}/v3/webhooks/wh_1`)
     assert.notProperty(json, "cause")
     assert.notInclude(JSON.stringify(error), "app-")
   })
