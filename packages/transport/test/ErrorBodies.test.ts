@@ -147,6 +147,24 @@ describe("secrets echoed escaped or encoded", () => {
     }
   })
 
+  it("a cookie named as no credential, and a scheme's credential with base64 padding or a Basic password", () => {
+    const cookies = HttpClientRequest.setHeaders(HttpClientRequest.get("http://127.0.0.1:1/v3/vehicles"), {
+      cookie: "session=9f8e7d6c5b4a39281706; consent=accepted; theme=system; device=mobile"
+    })
+    assert.strictEqual(
+      scrubber(secretsOf(cookies)).text("command accepted; the system will notify the mobile app (session 9f8e7d6c5b4a39281706)"),
+      "command accepted; the system will notify the mobile app (session <redacted>)"
+    )
+    const schemes = HttpClientRequest.setHeaders(HttpClientRequest.get("http://127.0.0.1:1/v3/vehicles"), {
+      "proxy-authorization": "Bearer gw0123456789abcdefXYZ==",
+      "x-auth": `Basic ${Buffer.from("user:s3cret-password").toString("base64")}`
+    })
+    assert.strictEqual(
+      scrubber(secretsOf(schemes)).text("token gw0123456789abcdefXYZ== rejected; password s3cret-password"),
+      "token <redacted> rejected; password <redacted>"
+    )
+  })
+
   it("a credential header's credential after its scheme, and each cookie's value, are secrets too", () => {
     const request = HttpClientRequest.setHeaders(HttpClientRequest.get("http://127.0.0.1:1/v3/vehicles"), {
       cookie: "theme=dark; session=9f8e7d6c5b4a39281706",

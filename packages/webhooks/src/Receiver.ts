@@ -346,6 +346,17 @@ export const readLimited = <E>(
   })
 
 /**
+ * The secret a verified delivery was signed with: the first of the secrets
+ * whose signature it carries (every one checked: only a sender that holds a
+ * valid signature learns which), so that a `VERIFY` signed with the previous
+ * secret during a rotation is answered with it (the service still holds it).
+ */
+const signedWith = (delivery: Delivery, secrets: ReturnType<typeof makeSecrets>) => {
+  const valid = secrets.map((secret) => isValid(delivery.body, delivery.signature, secret))
+  return secrets[Math.max(0, valid.indexOf(true))]!
+}
+
+/**
  * Builds a receiver. Its effects need the `SeenEvents` store (for example
  * `SeenEvents.layerMemory()`), a {@link HandlerScope} (for example
  * {@link layerHandlerScope}) and whatever the handler needs. Throws
@@ -369,17 +380,6 @@ export const readLimited = <E>(
  * @category constructors
  * @since 0.1.0
  */
-/**
- * The secret a verified delivery was signed with: the first of the secrets
- * whose signature it carries (every one checked: only a sender that holds a
- * valid signature learns which), so that a `VERIFY` signed with the previous
- * secret during a rotation is answered with it (the service still holds it).
- */
-const signedWith = (delivery: Delivery, secrets: ReturnType<typeof makeSecrets>) => {
-  const valid = secrets.map((secret) => isValid(delivery.body, delivery.signature, secret))
-  return secrets[Math.max(0, valid.indexOf(true))]!
-}
-
 export const make = <E, R>(options: Options<E, R>): Receiver<R> => {
   const secrets = makeSecrets(options.secret)
   const maxBodySize = byteCount("maxBodySize", options.maxBodySize, defaultMaxBodySize)
@@ -430,7 +430,7 @@ export const make = <E, R>(options: Options<E, R>): Receiver<R> => {
   return { maxBodySize, receive, httpEffect }
 }
 
-/** The answer to a `VERIFY`: the challenge signed with the (current) secret. */
+/** The answer to a `VERIFY`: the challenge signed with the secret that signed the VERIFY. */
 const challenge = (event: VerifyEvent, secret: Redacted.Redacted<string>): Reply => ({
   status: 200,
   headers: jsonHeaders,

@@ -322,9 +322,12 @@ export const keyOf = (eventId: string): string =>
  * lists every key of the backend (`KeyValueStore.keys` has no prefix, so its
  * cost grows with everything the backend holds: give the store a backend or
  * namespace of its own), reads the marks under the prefix and removes the
- * expired ones, 8 at a time, so the backend keeps the events of about the
- * last TTL and a half (the longest of the stores on it), never more (the
- * keys under the prefix are the store's). Building the store waits for one
+ * ones expired a grace ago (a tenth of the TTL, at most 10 minutes: so that
+ * no other process's claim of an event it retries lands between a sweep's
+ * read and its removal; with a TTL of 40 minutes or more, the grace outlasts
+ * the service's retries), 8 at a time, so the backend keeps the events of
+ * about the last TTL and a half and that grace (the longest of the stores on
+ * it; the keys under the prefix are the store's). Building the store waits for one
  * listing (its reads and removals run in the background); after that, at
  * most once per half TTL a claim starts a sweep in the background, never two
  * at once, and no claim waits for one. This constructor runs the background

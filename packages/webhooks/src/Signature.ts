@@ -280,7 +280,7 @@ export const makeSecret = (secret: Secret): Redacted.Redacted<string> => {
  * ```ts
  * import { makeSecrets } from "@connected-vehicle/webhooks/Signature"
  *
- * const [current] = makeSecrets(["new-token", "old-token"]) // the first answers VERIFY challenges
+ * const [current] = makeSecrets(["new-token", "old-token"]) // a VERIFY is answered with the one that signed it
  * ```
  * @category constructors
  * @since 0.2.0

@@ -6,11 +6,14 @@
  * @internal
  */
 import type { HttpClientRequest } from "effect/http"
-import { isCredentialHeader } from "@connected-vehicle/schema/Redaction"
+import { isCredentialHeader, isCredentialParameter } from "@connected-vehicle/schema/Redaction"
 
 const secretField = /secret|token|password|passwd|verifier|assertion|^code$/i
 
 const decoder = new TextDecoder()
+
+/** A header value of a scheme and one credential (`Bearer <token>`, `Basic <base64>`). */
+const withScheme = /^([A-Za-z][\w-]*)\s+(\S+)$/
 
 /** The Basic credential's parts, or `undefined`. */
 const basicParts = (encoded: string): ReadonlyArray<string> => {
@@ -43,27 +46,24 @@ const formSecrets = (request: HttpClientRequest.HttpClientRequest): ReadonlyArra
  */
 export const secretsOf = (request: HttpClientRequest.HttpClientRequest): ReadonlyArray<string> => {
   const out: Array<string> = []
-  const authorization = request.headers["authorization"]
-  if (authorization !== undefined) {
-    const space = authorization.indexOf(" ")
-    const scheme = space === -1 ? "" : authorization.slice(0, space).toLowerCase()
-    const value = space === -1 ? authorization : authorization.slice(space + 1).trim()
-    out.push(value)
-    if (scheme === "basic") out.push(...basicParts(value))
-  }
-  // a credential header of another name (a gateway's key a `transformClient` adds, a cookie): its
-  // value, the credential after a scheme (`Bearer ...`), each cookie's value
+  // every credential header (`authorization`, a gateway's key a `transformClient` adds, a cookie): its
+  // value, the credential after a scheme (`Bearer ...`, and a Basic credential's parts), the values of
+  // the cookies named as credentials (`session`, `*token*`...: not `theme=system`)
   for (const name in request.headers) {
-    if (name === "authorization" || !isCredentialHeader(name)) continue
+    if (!isCredentialHeader(name)) continue
     const value = request.headers[name]!
     out.push(value)
-    const space = value.indexOf(" ")
-    if (space !== -1 && !value.includes("=")) out.push(value.slice(space + 1).trim())
-    if (name === "cookie" || value.includes("=")) {
+    if (name === "cookie") {
       for (const pair of value.split(";")) {
         const equals = pair.indexOf("=")
-        if (equals !== -1) out.push(pair.slice(equals + 1).trim())
+        if (equals !== -1 && isCredentialParameter(pair.slice(0, equals).trim())) out.push(pair.slice(equals + 1).trim())
       }
+      continue
+    }
+    const scheme = withScheme.exec(value)
+    if (scheme !== null) {
+      out.push(scheme[2]!)
+      if (scheme[1]!.toLowerCase() === "basic") out.push(...basicParts(scheme[2]!))
     }
   }
   if (request.body._tag !== "Empty") out.push(...formSecrets(request))

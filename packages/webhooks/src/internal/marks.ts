@@ -26,11 +26,11 @@ const sweepConcurrency = 8
 
 /**
  * How long after its expiry a mark is left for a sweep to remove (at most a
- * tenth of the store's TTL): past the service's retries of an event (minutes),
- * so that no claim of another process replaces a mark between a sweep's last
- * read of it and its removal (the backend has no compare-and-delete; the
- * lock is one process's). An expired mark claims as none whether or not it
- * is still there.
+ * tenth of the store's TTL): past the service's retries of an event (minutes:
+ * with a TTL of 40 minutes or more), so that no claim of another process
+ * replaces a mark between a sweep's last read of it and its removal (the
+ * backend has no compare-and-delete; the lock is one process's). An expired
+ * mark claims as none whether or not it is still there.
  *
  * @internal
  */
