@@ -1,8 +1,9 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Exit, Fiber } from "effect"
+import { Effect, Exit, Fiber, Schema } from "effect"
 import type { Scheduler } from "effect"
-import { HttpClientRequest } from "effect/http"
-import { Exchange, ExchangeResponse } from "../src/internal/exchange.ts"
+import { Headers, HttpClientRequest } from "effect/http"
+import { Exchange, ExchangeResponse, headersOf } from "../src/internal/exchange.ts"
+import { seeded } from "./seed.ts"
 
 const noController = undefined as never
 
@@ -109,4 +110,21 @@ describe("Exchange", () => {
     assert.deepStrictEqual({ ...repeated.headers }, { "x-a": "1, 2", "set-cookie": "a=1, b=2", "x-b": "3" })
     assert.strictEqual(repeated.cookies.cookies["b"]?.value, "2")
   })
+
+  const Name = Schema.Literals(["content-type", "x-request-id", "set-cookie", "Content-Type", "X-A", "x-a", "\u00c4-x", "\u00e4-x", "k", "K", ""])
+  const Value = Schema.Union([Schema.String, Schema.Array(Schema.String), Schema.Undefined])
+  it.prop(
+    "headers: what Headers.fromInput makes of the same record",
+    { entries: Schema.Array(Schema.Tuple([Name, Value])).check(Schema.isMaxLength(8)) },
+    ({ entries }) => {
+      const raw: Record<string, string | Array<string> | undefined> = {}
+      for (const [name, value] of entries) raw[name] = value as string | Array<string> | undefined
+      const copy = JSON.stringify(raw)
+      const made = headersOf(raw)
+      assert.isTrue(Headers.isHeaders(made))
+      assert.deepStrictEqual(Object.entries(made), Object.entries(Headers.fromInput(raw)))
+      assert.strictEqual(JSON.stringify(raw), copy)
+    },
+    { arbitrary: seeded({ runs: 500 }) }
+  )
 })

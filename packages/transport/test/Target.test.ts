@@ -55,6 +55,19 @@ describe("targetOf (a request's URL without the URL parser)", () => {
     assert.isDefined(agree("http://127.0.0.1:4010/x", UrlParams.fromInput([["k", Redacted.make("v")]])))
   })
 
+  it("checks each origin it has not just read (the last one read is remembered), whatever came before", () => {
+    const sequence = [
+      "http://a.example:4010/x", "http://a.example:4010/y/z", "http://A.example:4010/x", "http://a.example:4010/x",
+      "http://a.example:80/x", "https://a.example:4010/x", "http://a.example:4010/a b", "http://a.example:4010/x",
+      "http://a.exampl:4010/x", "http://a.exampl:4010/x", "http://a.examplee:4010/x", "http://127.0.0.1:4010/x", "http://127.1:4010/x",
+      "http://127.0.0.1:4010/v3"
+    ]
+    const plain = sequence.map((url) => agree(url) !== undefined)
+    assert.deepStrictEqual(plain, [true, true, false, true, false, true, false, true, true, true, true, true, false, true])
+    assert.strictEqual(targetOf("http://127.0.0.1:4010/v3", UrlParams.empty, Option.none())?.origin, "http://127.0.0.1:4010")
+    assert.strictEqual(targetOf("http://127.0.0.2:4010/v3", UrlParams.empty, Option.none())?.origin, "http://127.0.0.2:4010")
+  })
+
   it("leaves to the parser what it would change or refuse", () => {
     for (
       const url of [

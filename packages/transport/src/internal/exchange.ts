@@ -138,8 +138,30 @@ export class Exchange implements Dispatcher.DispatchHandler {
   }
 }
 
-/** `Headers` of undici's header record, a copy (`Headers.fromInput` joins a repeated header with ", "). */
-const headersOf = (raw: RawHeaders): Headers.Headers => Headers.fromInput(raw)
+/**
+ * `Headers` of undici's header record, a copy, as `Headers.fromInput` makes
+ * it (names in lowercase, a repeated header joined with ", ", `undefined`
+ * left out), without its array of entries and a new string per name: undici
+ * gives the names in lowercase already.
+ */
+export const headersOf = (raw: RawHeaders): Headers.Headers => {
+  const out: Record<string, string> = Headers.fromRecordUnsafe({})
+  for (const name in raw) {
+    const value = raw[name]
+    if (value === undefined) continue
+    out[isLowerCase(name) ? name : name.toLowerCase()] = typeof value === "string" ? value : value.join(", ")
+  }
+  return out as Headers.Headers
+}
+
+/** Whether `name` has no uppercase ASCII letter and nothing else `toLowerCase` could change (beyond ASCII). */
+const isLowerCase = (name: string): boolean => {
+  for (let i = 0; i < name.length; i++) {
+    const c = name.charCodeAt(i)
+    if ((c >= 65 && c <= 90) || c > 127) return false
+  }
+  return true
+}
 
 /** The bytes in an `ArrayBuffer` of their own (a chunk may be a view of a shared pool). */
 const copyOf = (bytes: Uint8Array): ArrayBuffer => {

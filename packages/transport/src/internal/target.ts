@@ -25,6 +25,9 @@ export interface Target {
   readonly path: string
 }
 
+/** The origin of the last URL whose authority was found plain (`scheme://authority`, no slash). */
+let lastOrigin: string | undefined = undefined
+
 /**
  * The target of a request's URL, parameters and fragment, or `undefined`
  * when only the URL parser can tell.
@@ -36,7 +39,14 @@ export const targetOf = (url: string, params: UrlParams.UrlParams, hash: Option.
   const start = url.startsWith("http://") ? 7 : url.startsWith("https://") ? 8 : 0
   if (start === 0) return undefined
   const slash = url.indexOf("/", start)
-  if (slash === -1 || !plainAuthority(url, start, slash, start === 8 ? 443 : 80) || !plainPath(url, slash)) return undefined
+  if (slash === -1) return undefined
+  // the origin of the last URL read again (a client sends to one or a few): its check is not repeated
+  const known = lastOrigin !== undefined && slash === lastOrigin.length && url.startsWith(lastOrigin)
+  if (!known) {
+    if (!plainAuthority(url, start, slash, start === 8 ? 443 : 80)) return undefined
+    lastOrigin = url.slice(0, slash)
+  }
+  if (!plainPath(url, slash)) return undefined
   let search = ""
   if (params.params.length > 0) {
     try {
@@ -46,7 +56,7 @@ export const targetOf = (url: string, params: UrlParams.UrlParams, hash: Option.
       return undefined
     }
   }
-  return { href: url + search, origin: url.slice(0, slash), path: url.slice(slash) + search }
+  return { href: url + search, origin: lastOrigin!, path: url.slice(slash) + search }
 }
 
 /** `host[:port]` between `start` and `end`: plain labels or a canonical IPv4 address, a port other than the default. */
