@@ -4,14 +4,14 @@
  *
  * `HttpClient.TracerDisabledWhen` is a predicate of the request: an attempt's
  * fiber is forked with one that is true for the requests the transport's
- * own client sends (marked as they pass it) and otherwise asks the
+ * own client sends in that attempt (noted as they pass it) and otherwise asks the
  * predicate the caller had, so that whatever else runs in the attempt (a
  * `transformClient`, an `onResponse` hook sending requests of its own) is
  * traced as it would be anywhere else (so is a request the given client
  * builds itself from the marked one, a redirect followed by
  * `HttpClient.followRedirects` around it: the transport asks for a client
  * that follows none). The transport's client, finding that
- * predicate in place, only marks its request; elsewhere (its client used
+ * predicate in place, only notes its request; elsewhere (its client used
  * outside a call) it provides `constTrue` around the request, as
  * `HttpClient.withTracerDisabledWhen` would.
  *
@@ -24,32 +24,43 @@ import type { HttpClientError, HttpClientRequest } from "effect/http"
 
 type Predicate = (request: HttpClientRequest.HttpClientRequest) => boolean
 
-/** The requests the transport's client sent within an attempt. */
-const marked = new WeakSet<HttpClientRequest.HttpClientRequest>()
-/** The attempt predicate of each caller predicate (one per predicate, not one per attempt). */
-const byCaller = new WeakMap<Predicate, Predicate>()
-const attemptPredicates = new WeakSet<Predicate>()
+/** The requests the transport's client sent within one attempt (most attempts send one). */
+interface Sent {
+  first: HttpClientRequest.HttpClientRequest | undefined
+  more: Set<HttpClientRequest.HttpClientRequest> | undefined
+}
+
+/** The key of an attempt predicate's record (module-private: no other function has it). */
+const sentKey = Symbol("@connected-vehicle/transport/untraced/sent")
+
+type AttemptPredicate = Predicate & { readonly [sentKey]: Sent }
+
+const sentOf = (predicate: Predicate): Sent | undefined => (predicate as Partial<AttemptPredicate>)[sentKey]
 
 /**
- * The context of an attempt's fiber: the caller's, with the predicate above.
+ * The context of an attempt's fiber: the caller's, with the predicate above
+ * (inside an attempt already, a call made by a hook, say: that attempt's).
  *
  * @internal
  */
 export const attemptContext = (context: Context.Context<never>): Context.Context<never> => {
   const caller = Context.get(context, HttpClient.TracerDisabledWhen)
-  if (attemptPredicates.has(caller)) return context
-  let predicate = byCaller.get(caller)
-  if (predicate === undefined) {
-    predicate = (request) => marked.has(request) || caller(request)
-    byCaller.set(caller, predicate)
-    attemptPredicates.add(predicate)
-  }
+  if (sentOf(caller) !== undefined) return context
+  const sent: Sent = { first: undefined, more: undefined }
+  const predicate = ((request) =>
+    request === sent.first || (sent.more !== undefined && sent.more.has(request)) || caller(request)) as Predicate & { [sentKey]: Sent }
+  predicate[sentKey] = sent
   return Context.add(context, HttpClient.TracerDisabledWhen, predicate)
 }
 
+const note = (sent: Sent, request: HttpClientRequest.HttpClientRequest): void => {
+  if (sent.first === undefined) sent.first = request
+  else if (sent.first !== request) (sent.more ??= new Set()).add(request)
+}
+
 /**
- * `base.postprocess` of a request without the client's span: marked within
- * an attempt, else with `constTrue` provided around it.
+ * `base.postprocess` of a request without the client's span: noted as the
+ * attempt's within an attempt, else with `constTrue` provided around it.
  *
  * @internal
  */
@@ -57,14 +68,15 @@ export const untraced = (
   base: HttpClient.HttpClient,
   request: Effect.Effect<HttpClientRequest.HttpClientRequest, HttpClientError.HttpClientError>
 ) =>
-  Effect.withFiber((fiber) =>
-    attemptPredicates.has(fiber.getRef(HttpClient.TracerDisabledWhen))
+  Effect.withFiber((fiber) => {
+    const sent = sentOf(fiber.getRef(HttpClient.TracerDisabledWhen))
+    return sent !== undefined
       ? base.postprocess(Effect.flatMapEager(request, (request) => {
-        marked.add(request)
+        note(sent, request)
         return Exit.succeed(request)
       }))
       : Effect.provideService(base.postprocess(request), HttpClient.TracerDisabledWhen, constTrue)
-  )
+  })
 
 /**
  * Whether a span's trace context may be sent: a span of this process, not

@@ -7,6 +7,11 @@
  * - the same inside `Effect.runPromise` (the cost of entering a fiber);
  * - a bare `HttpClient` of `UndiciHttpClient.layer()` (`UndiciHttpClient` on Node,
  *   no span), prebuilt request, `response.json`;
+ * - the reference: the same call through a pipeline of Effect's own HTTP
+ *   modules on that client, as the Effect documentation composes one
+ *   (`HttpClient.mapRequest` with the bearer token, `filterStatusOk`,
+ *   `retryTransient`, `Effect.timeout` per request, `schemaBodyJson` of the
+ *   contract's `SignalResponse`);
  * - the transport's typed client (`Transport.client(VehicleApi, "signals").get`)
  *   on that client with a static credential;
  * - the SDK's `Signals.get` on `ConnectedVehicle.layer` (token store, session);
@@ -15,11 +20,12 @@
  *
  *   node sdk/bench/layers.ts   (from tests/integration)
  */
-import { Effect, Layer, ManagedRuntime, Option, Redacted, Scope } from "effect"
-import { HttpClient, HttpClientRequest } from "effect/http"
+import { Duration, Effect, Layer, ManagedRuntime, Option, Redacted, Schedule, Scope } from "effect"
+import { HttpClient, HttpClientRequest, HttpClientResponse } from "effect/http"
 import { request } from "undici"
 import * as TokenStore from "@connected-vehicle/auth/TokenStore"
 import { VehicleApi } from "@connected-vehicle/schema/Api"
+import { SignalResponse } from "@connected-vehicle/schema/Signal"
 import * as Credentials from "@connected-vehicle/transport/Credentials"
 import * as Transport from "@connected-vehicle/transport/Transport"
 import * as TransportConfig from "@connected-vehicle/transport/TransportConfig"
@@ -63,6 +69,16 @@ try {
   const promiseClient = createClient({ clientId: "demo-client-id", clientSecret: "demo-client-secret", origin: url })
   await promiseClient.v3.connections.list({ pageSize: 1 })
   const prebuilt = HttpClientRequest.get(signalUrl, { headers })
+  const reference = (await http(Effect.service(HttpClient.HttpClient))).pipe(
+    HttpClient.mapRequest(HttpClientRequest.bearerToken(token)),
+    HttpClient.filterStatusOk,
+    HttpClient.retryTransient({ schedule: Schedule.exponential(100), times: 3 }),
+    HttpClient.transformResponse(Effect.timeout(Duration.seconds(30)))
+  )
+  const referenceCall = Effect.flatMap(
+    reference.get(signalUrl, { headers: { "sc-user-id": userId, accept: "application/json" } }),
+    HttpClientResponse.schemaBodyJson(SignalResponse)
+  ).pipe(Effect.provideService(HttpClient.TracerDisabledWhen, () => true))
   const raw = async () => {
     const response = await request(signalUrl, { headers })
     return JSON.parse(await response.body.text())
@@ -76,6 +92,7 @@ try {
           Effect.provideService(HttpClient.TracerDisabledWhen, () => true)
         )
       )],
+    ["Effect's own modules (reference)", () => Effect.runPromise(referenceCall)],
     ["transport client.get", () => transport(client.get({ params: { vehicleId, signalCode: code }, headers: { "sc-user-id": userId } }))],
     ["SDK Signals.get", () => run(Effect.flatMap(Effect.service(Signals), (s) => s.get({ vehicleId, userId, code })))],
     ["Promise client signals.get", () => promiseClient.v3.signals.get({ vehicleId, userId, code })]
@@ -92,7 +109,7 @@ try {
   const base = median(times[0]!)
   variants.forEach(([name], k) => {
     const m = median(times[k]!)
-    console.log(`${name.padEnd(30)} ${(m * 1000).toFixed(0).padStart(5)} µs  ${(m / base).toFixed(3)}x`)
+    console.log(`${name.padEnd(38)} ${(m * 1000).toFixed(0).padStart(5)} µs  ${(m / base).toFixed(3)}x`)
   })
   await promiseClient.close()
   await runtime.dispose()
