@@ -2,8 +2,8 @@
  * The Promise client's errors never show a secret the server echoed, in
  * whatever form it echoed it: the client secret quoted JSON-escaped (`\/`,
  * `\uXXXX`) or form-encoded by a token endpoint that refuses the client,
- * the access token escaped in an envelope of a `/v3` endpoint. A
- * `node:http` server on 127.0.0.1 answers the token request and the call.
+ * the access token escaped in an envelope of a `/v3` endpoint, either
+ * echoed in the request-id header (`x-request-id`). A `node:http` server on 127.0.0.1 answers the token request and the call.
  */
 import { inspect } from "node:util"
 import { assert, describe, it } from "@effect/vitest"
@@ -19,7 +19,13 @@ let tokenAnswer: (body: string, response: ServerResponse) => void
 /** How the `/v3` requests are answered. */
 let callAnswer: (response: ServerResponse) => void = (response) => response.end()
 
-const server = serveFile((request, response, body) => request.url?.startsWith("/oauth/token") ? tokenAnswer(body, response) : callAnswer(response))
+/** The `authorization` header of the last request (a server may echo it in a response header). */
+let authorization = ""
+
+const server = serveFile((request, response, body) => {
+  authorization = request.headers.authorization ?? ""
+  return request.url?.startsWith("/oauth/token") ? tokenAnswer(body, response) : callAnswer(response)
+})
 
 const makeClient = () =>
   Client.createClient({ clientId: "client-id", clientSecret, origin: server.origin(), transport: { retry: { maxAttempts: 1 } } })
@@ -73,5 +79,58 @@ describe("Promise client: secrets echoed escaped or encoded", () => {
     assert.instanceOf(error, Client.NotFoundError)
     assert.deepStrictEqual(leaks(error, accessToken), [])
     assert.include((error as Client.NotFoundError).detail, "<redacted>")
+  })
+})
+
+describe("Promise client: secrets echoed in the request-id header", () => {
+  const basic = `Basic ${Buffer.from(`client-id:${clientSecret}`).toString("base64")}`
+  const secrets = [clientSecret, basic.slice(6), accessToken]
+  /** The secrets the error or a log line shows, in any of the forms `leaks` looks for. */
+  const shown = (error: unknown, lines: ReadonlyArray<unknown>) => [
+    ...secrets.flatMap((secret) => leaks(error, secret)),
+    ...secrets.filter((secret) => lines.some((line) => inspect(line, { depth: 10 }).includes(secret) || JSON.stringify(line).includes(secret)))
+  ]
+  const withLog = () => {
+    const lines: Array<Client.LogEntry> = []
+    const client = Client.createClient({
+      clientId: "client-id",
+      clientSecret,
+      origin: server.origin(),
+      transport: { retry: { maxAttempts: 1 } },
+      logLevel: "debug",
+      logger: (entry) => lines.push(entry)
+    })
+    return { client, lines }
+  }
+
+  it("a token endpoint that refuses the client and echoes its Basic credential as x-request-id: neither the error nor the log shows it", async () => {
+    tokenAnswer = (_, response) => {
+      response.writeHead(401, { "content-type": "application/json", "x-request-id": authorization })
+      response.end(JSON.stringify({ error: "invalid_client" }))
+    }
+    const { client, lines } = withLog()
+    await using _ = client
+    const error = await client.v3.webhooks.list().then(() => undefined, (e: unknown) => e)
+    assert.instanceOf(error, Client.AuthenticationError)
+    assert.isTrue(lines.some((line) => line.message === "http attempt" && line.annotations["requestId"] === "<redacted>"))
+    assert.deepStrictEqual(shown(error, lines), [])
+  })
+
+  it("a /v3 endpoint that echoes the bearer token as x-request-id (and the token endpoint the Basic credential): a NotFoundError and log lines without either", async () => {
+    tokenAnswer = (_, response) => {
+      response.writeHead(200, { "content-type": "application/json", "x-request-id": `echo ${authorization}` })
+      response.end(JSON.stringify({ access_token: accessToken, token_type: "Bearer", expires_in: 3600 }))
+    }
+    callAnswer = (response) => {
+      response.writeHead(404, { "content-type": "application/json", "x-request-id": `echo ${authorization}` })
+      response.end(JSON.stringify({ errors: [{ status: "404", type: "RESOURCE_NOT_FOUND", code: "NOT_FOUND", title: "Not Found", detail: "nope" }] }))
+    }
+    const { client, lines } = withLog()
+    await using _ = client
+    const error = await client.v3.webhooks.get("wh_1").then(() => undefined, (e: unknown) => e)
+    assert.instanceOf(error, Client.NotFoundError)
+    assert.strictEqual((error as Client.NotFoundError).requestId, "echo <redacted>")
+    assert.strictEqual(lines.filter((line) => line.message === "http attempt" && line.annotations["requestId"] === "echo <redacted>").length, 2)
+    assert.deepStrictEqual(shown(error, lines), [])
   })
 })

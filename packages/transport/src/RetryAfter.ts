@@ -1,7 +1,9 @@
 /**
  * The `Retry-After` response header (RFC 9110 §10.2.3): delay-seconds (a
  * non-negative integer) or an HTTP date in one of the three formats of
- * §5.6.7. Anything else (`-1`, `1.5`, free text) is ignored. A delay over
+ * §5.6.7. Anything else (`-1`, `1.5`, free text) is ignored. An HTTP date
+ * is measured from the response's `Date`, when it has a valid one
+ * ({@link fromHeaders}). A delay over
  * {@link maxDelay} (2^31 − 1 ms, about 24.8 days: the longest `setTimeout`
  * waits as asked) is that maximum.
  *
@@ -59,19 +61,62 @@ export const parse = (value: string, now: number): Duration.Duration | undefined
 }
 
 /**
+ * The values of a `retry-after` header sent more than once (joined with
+ * ", " in `Headers`): split at each comma, a day name (`Sat`, `Sunday`) kept
+ * with the date it starts (an HTTP date has a comma of its own).
+ */
+const valuesOf = (header: string): ReadonlyArray<string> => {
+  if (!header.includes(",")) return [header]
+  const parts = header.split(",")
+  const out: Array<string> = []
+  for (let i = 0; i < parts.length; i++) {
+    const part = parts[i]!.trim()
+    if (dayName.test(part) && i + 1 < parts.length) out.push(`${part}, ${parts[++i]!.trim()}`)
+    else out.push(part)
+  }
+  return out
+}
+
+// the day name an IMF-fixdate (`Sat`) or an RFC 850 date (`Saturday`) starts with
+const dayName = /^(?:mon|tue|wed|thu|fri|sat|sun)[a-z]*$/i
+
+/** The epoch milliseconds of a response's `Date` (an HTTP date), if it sent a valid one. */
+const dateOf = (value: string | undefined): number | undefined => {
+  if (value === undefined) return undefined
+  const parsed = Headers.parseHttpDate(value)
+  return Result.isSuccess(parsed) ? DateTime.toEpochMillis(parsed.success) : undefined
+}
+
+/**
  * The delay of the `retry-after` header of a response's headers, if any and
- * valid, at most {@link maxDelay}.
+ * valid, at most {@link maxDelay}. An HTTP date is measured from the
+ * response's own `Date` when it sent a valid one (the server's clock: a
+ * local clock that is off does not change the wait), else from `now`. A
+ * header sent more than once (its values joined with ", ") gives the
+ * longest valid delay among its values.
  *
  * @example
  * ```ts
  * import { fromHeaders } from "@connected-vehicle/transport/RetryAfter"
  *
  * fromHeaders({ "retry-after": "2" }, Date.now()) // Duration.seconds(2)
+ * fromHeaders({ "retry-after": "2, 3" }, Date.now()) // Duration.seconds(3)
+ * fromHeaders({
+ *   "retry-after": "Sat, 28 Nov 2026 05:00:30 GMT",
+ *   date: "Sat, 28 Nov 2026 05:00:00 GMT"
+ * }, 0) // Duration.seconds(30), whatever `now`
  * ```
  * @since 0.1.0
  * @category parsing
  */
 export const fromHeaders = (headers: Readonly<Record<string, string | undefined>>, now: number): Duration.Duration | undefined => {
-  const value = headers["retry-after"]
-  return value === undefined ? undefined : parse(value, now)
+  const header = headers["retry-after"]
+  if (header === undefined) return undefined
+  const from = dateOf(headers["date"]) ?? now
+  let longest: Duration.Duration | undefined = undefined
+  for (const value of valuesOf(header)) {
+    const delay = parse(value, from)
+    if (delay !== undefined && (longest === undefined || Duration.isGreaterThan(delay, longest))) longest = delay
+  }
+  return longest
 }

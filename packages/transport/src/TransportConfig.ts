@@ -276,7 +276,8 @@ export const make = (options: Options): TransportConfig["Service"] => ({
 
 /**
  * The request id of a response: the value of the first of `names` (see
- * `requestIdHeaders`) that is present and not empty.
+ * `requestIdHeaders`) that is present and not empty; of a header sent more
+ * than once (joined with ", " in `Headers`), its first non-empty value.
  *
  * @example
  * ```ts
@@ -284,6 +285,7 @@ export const make = (options: Options): TransportConfig["Service"] => ({
  *
  * requestIdOf({ "x-request-id": "r-1", "sc-request-id": "sc-1" }, defaults.requestIdHeaders) // "sc-1"
  * requestIdOf({ "x-request-id": "r-1" }, defaults.requestIdHeaders) // "r-1"
+ * requestIdOf({ "x-request-id": "a1, b2" }, defaults.requestIdHeaders) // "a1"
  * ```
  * @since 0.1.0
  * @category utils
@@ -294,7 +296,10 @@ export const requestIdOf = (
 ): string | undefined => {
   for (let i = 0; i < names.length; i++) {
     const value = headers[names[i]!]
-    if (value !== undefined && value !== "") return value
+    if (value === undefined || value === "") continue
+    if (!value.includes(",")) return value
+    const first = value.split(",").map((part) => part.trim()).find((part) => part !== "")
+    if (first !== undefined) return first
   }
   return undefined
 }

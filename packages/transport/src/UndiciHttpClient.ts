@@ -33,6 +33,7 @@ import type { HttpClientRequest, HttpClientResponse } from "effect/http"
 // first: on a Node.js too old for undici, a clear error instead of undici's own
 import "./internal/nodeVersion.ts"
 import { Agent, errors } from "undici"
+import { InvalidArgument } from "@connected-vehicle/schema/InvalidArgument"
 import type { Dispatcher } from "undici"
 import { Exchange, ExchangeResponse } from "./internal/exchange.ts"
 import { isNotSent, markNotSent, RequestMaybeSent, RequestNotSent } from "./RequestNotSent.ts"
@@ -52,16 +53,17 @@ import { type Target, targetOf } from "./internal/target.ts"
  */
 export interface Options {
   /**
-   * The largest response body accepted, in bytes (default
-   * {@link defaultMaxResponseBytes}); a larger one is cut off as it
+   * The largest response body accepted, in bytes, an integer of at least 1
+   * (default {@link defaultMaxResponseBytes}); a larger one is cut off as it
    * arrives, its connection released, and reading it fails with a
    * `DecodeError` naming the limit. {@link MaxResponseBytes} overrides it
    * for the effects it is provided to.
    */
   readonly maxResponseBytes?: number | undefined
   /**
-   * Connections per origin of the dispatcher {@link layer} creates (default
-   * {@link defaultConnections}); more concurrent requests wait for one.
+   * Connections per origin of the dispatcher {@link layer} creates, an
+   * integer of at least 1 (default {@link defaultConnections}); more
+   * concurrent requests wait for one.
    */
   readonly connections?: number | undefined
 }
@@ -97,7 +99,10 @@ export const defaultConnections = 64
 
 /**
  * The response size limit of the requests sent in an effect, overriding the
- * client's `maxResponseBytes` (e.g. for one call).
+ * client's `maxResponseBytes` (e.g. for one call): an integer of at least 1
+ * (any other value fails each request, before sending it, with an
+ * `EncodeError` whose cause is an `InvalidArgument` naming
+ * `MaxResponseBytes`: the transport's `InvalidRequest`).
  *
  * @example
  * ```ts
@@ -117,7 +122,8 @@ export const MaxResponseBytes = Context.Reference<number | undefined>(
 
 /**
  * The client on a dispatcher (an undici `Agent`, `Pool`, `Client`, or a
- * dispatcher with interceptors).
+ * dispatcher with interceptors). An invalid option (see {@link Options})
+ * throws an `InvalidArgument` naming it.
  *
  * @example
  * ```ts
@@ -130,7 +136,7 @@ export const MaxResponseBytes = Context.Reference<number | undefined>(
  * @category constructors
  */
 export const make = (dispatcher: Dispatcher, options?: Options): HttpClient.HttpClient => {
-  const configured = options?.maxResponseBytes ?? defaultMaxResponseBytes
+  const configured = count("maxResponseBytes", options?.maxResponseBytes, defaultMaxResponseBytes)
   // `given`: the request the client was given, when Effect's client span sends another (with its trace context)
   const send = (
     request: HttpClientRequest.HttpClientRequest,
@@ -146,7 +152,10 @@ export const make = (dispatcher: Dispatcher, options?: Options): HttpClient.Http
         })
       )
     }
-    const limit = fiber.getRef(MaxResponseBytes) ?? configured
+    const limit = limitOf(fiber.getRef(MaxResponseBytes), configured)
+    if (limit instanceof InvalidArgument) {
+      return Effect.fail(new HttpClientError.HttpClientError({ reason: new HttpClientError.EncodeError({ request, description: limit.message, cause: limit }) }))
+    }
     return Effect.callback<HttpClientResponse.HttpClientResponse, HttpClientError.HttpClientError>((resume) => {
       const exchange: Exchange = new Exchange(
         limit,
@@ -208,7 +217,8 @@ export const make = (dispatcher: Dispatcher, options?: Options): HttpClient.Http
  * The client on a dispatcher of its own (an undici `Agent` with
  * `connections` per origin), closed with the layer. Without options it is
  * the same layer at every call, so that the layers built together (the
- * SDK's convenience layers side by side, say) share one dispatcher.
+ * SDK's convenience layers side by side, say) share one dispatcher. An
+ * invalid option (see {@link Options}) throws an `InvalidArgument` naming it.
  *
  * @example
  * ```ts
@@ -224,22 +234,41 @@ export const make = (dispatcher: Dispatcher, options?: Options): HttpClient.Http
  * @since 0.1.0
  * @category layers
  */
-export const layer = (options?: Options): Layer.Layer<HttpClient.HttpClient> =>
-  options === undefined ? defaultLayer : layerWith(options)
+export const layer = (options?: Options): Layer.Layer<HttpClient.HttpClient> => {
+  if (options === undefined) return defaultLayer
+  count("maxResponseBytes", options.maxResponseBytes, defaultMaxResponseBytes)
+  return layerWith(options, count("connections", options.connections, defaultConnections))
+}
 
-const layerWith = (options: Options | undefined): Layer.Layer<HttpClient.HttpClient> =>
+const layerWith = (options: Options | undefined, connections: number): Layer.Layer<HttpClient.HttpClient> =>
   Layer.effect(
     HttpClient.HttpClient,
     Effect.map(
       Effect.acquireRelease(
-        Effect.sync(() => new Agent({ connections: options?.connections ?? defaultConnections })),
+        Effect.sync(() => new Agent({ connections })),
         (agent) => Effect.promise(() => agent.destroy())
       ),
       (agent) => make(agent, options)
     )
   )
 
-const defaultLayer = layerWith(undefined)
+const defaultLayer = layerWith(undefined, defaultConnections)
+
+const isCount = (value: unknown): value is number => typeof value === "number" && Number.isSafeInteger(value) && value >= 1
+
+/** An option of {@link Options}: `fallback` when it is `undefined`, else an integer of at least 1 (an `InvalidArgument` naming `field` is thrown). */
+const count = (field: string, value: number | undefined, fallback: number): number => {
+  if (value === undefined) return fallback
+  if (!isCount(value)) throw new InvalidArgument({ field, message: `${field}: Expected an integer of at least 1, got ${String(value)}` })
+  return value
+}
+
+/** The limit of a request: {@link MaxResponseBytes} when it is set (an integer of at least 1, else an `InvalidArgument` naming it), else `configured`. */
+const limitOf = (given: number | undefined, configured: number): number | InvalidArgument =>
+  given === undefined ? configured : isCount(given) ? given : new InvalidArgument({
+    field: "MaxResponseBytes",
+    message: `MaxResponseBytes: Expected an integer of at least 1, got ${String(given)}`
+  })
 
 // undici's refusal of a request's options (its documented error code: a dispatcher of another copy of undici too)
 const isInvalidArgument = (cause: Error): boolean =>

@@ -11,13 +11,14 @@ import { gzipSync } from "node:zlib"
 import { Duration, Effect, Layer, Redacted } from "effect"
 import { NodeHttpClient } from "@effect/platform-node"
 import { FetchHttpClient } from "effect/http"
-import { VehicleApi } from "@connected-vehicle/schema/Api"
+import { AuthorizationApi, VehicleApi } from "@connected-vehicle/schema/Api"
 import type { ServiceReason } from "@connected-vehicle/schema/ServiceReason"
 import * as Credentials from "@connected-vehicle/transport/Credentials"
-import type { MalformedBody } from "@connected-vehicle/transport/ConnectedVehicleError"
+import type { InvalidResponse, MalformedBody } from "@connected-vehicle/transport/ConnectedVehicleError"
 import * as RetryAfter from "@connected-vehicle/transport/RetryAfter"
 import * as Transport from "@connected-vehicle/transport/Transport"
 import * as TransportConfig from "@connected-vehicle/transport/TransportConfig"
+import * as UndiciHttpClient from "@connected-vehicle/transport/UndiciHttpClient"
 import { signalResponse } from "./signals.ts"
 import { flipReason, server } from "./utils.ts"
 
@@ -30,6 +31,15 @@ const getSignal = Effect.flatMap(Transport.client(VehicleApi, "signals"), (signa
   signals.get({ params: { vehicleId: "v-1", signalCode: "odometer" }, headers: { "sc-user-id": "u-1" } }))
 
 const quick = { retry: { maxAttempts: 3, initialDelay: 1, maxDelay: 1 } }
+
+const token = Effect.flatMap(Transport.publicClient(AuthorizationApi, "oauth"), (oauth) =>
+  oauth.token({ headers: { authorization: "Basic Yzpz" }, payload: { grant_type: "client_credentials" } }))
+
+/** The transport on the SDK's undici client instead of Effect's. */
+const onUndici = (origin: string) =>
+  Layer.mergeAll(Transport.layer, Credentials.layerStatic(Redacted.make("the-token"))).pipe(
+    Layer.provide([TransportConfig.layerOrigin(origin, { retry: { maxAttempts: 1 } }), UndiciHttpClient.layer({ connections: 2 })])
+  )
 
 /** A credential that refreshes every time it is asked (the transport asks once per call). */
 const refreshing = () => {
@@ -198,7 +208,7 @@ describe("a body that came compressed (the SDK asks for no content-encoding)", (
         const error = yield* flipReason(getSignal.pipe(Effect.provide(on(service.origin, { retry: { maxAttempts: 1 } }))))
         assert.strictEqual(error._tag, tag)
         const text = "description" in error ? String(error.description) : (error as ServiceReason).detail
-        assert.include(text, "the body is not JSON (it came with content-encoding: gzip, still encoded: the SDK asks for no encoding and decodes none)")
+        assert.include(text, "the body is not JSON (it came with content-encoding: gzip, still encoded: the SDK asks for none, accept-encoding: identity, and decodes none)")
         service.close()
       }
     }).pipe(Effect.scoped))
@@ -217,6 +227,39 @@ describe("a body that came compressed (the SDK asks for no content-encoding)", (
       assert.include((error as ServiceReason).detail, "the body is not JSON")
       assert.notInclude((error as ServiceReason).detail, "content-encoding")
       service.close()
+    }).pipe(Effect.scoped))
+})
+
+describe("content codings: the SDK asks for identity", () => {
+  it.live("every request, a call's and a token request's, on either client, says accept-encoding: identity", () =>
+    Effect.gen(function*() {
+      const service = yield* server((_, response) => {
+        response.writeHead(404, { "content-type": "text/plain" })
+        response.end("no")
+      })
+      for (const layer of [on(service.origin, { retry: { maxAttempts: 1 } }), onUndici(service.origin)]) {
+        yield* Effect.flip(getSignal.pipe(Effect.provide(layer)))
+        yield* Effect.flip(token.pipe(Effect.provide(layer)))
+      }
+      assert.deepStrictEqual(service.requests.map((request) => request.headers["accept-encoding"]), ["identity", "identity", "identity", "identity"])
+    }).pipe(Effect.scoped))
+
+  it.live("a token endpoint's 200 that is not JSON: 'the body is not JSON' (naming a content-encoding still in place), not the schema's message", () =>
+    Effect.gen(function*() {
+      for (const gzip of [false, true]) {
+        const service = yield* server((_, response) => {
+          response.writeHead(200, { "content-type": "application/json", ...(gzip ? { "content-encoding": "gzip" } : {}) })
+          response.end(gzip ? gzipSync(JSON.stringify({ access_token: "a-token", token_type: "Bearer", expires_in: 60 })) : "<html>ok</html>")
+        })
+        for (const layer of [on(service.origin, { retry: { maxAttempts: 1 } }), onUndici(service.origin)]) {
+          const error = yield* flipReason(token.pipe(Effect.provide(layer)))
+          assert.strictEqual(error._tag, "InvalidResponse")
+          const description = (error as InvalidResponse).description
+          assert.include(description, gzip ? "the body is not JSON (it came with content-encoding: gzip, still encoded" : "the body is not JSON")
+          assert.notInclude(description, "Expected a valid JSON string")
+        }
+        service.close()
+      }
     }).pipe(Effect.scoped))
 })
 

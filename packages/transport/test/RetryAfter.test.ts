@@ -40,4 +40,31 @@ describe("RetryAfter", () => {
     assert.strictEqual(millis(RetryAfter.fromHeaders({ "retry-after": "2" }, now)), 2000)
     assert.isUndefined(RetryAfter.fromHeaders({}, now))
   })
+
+  it("fromHeaders measures an HTTP date from the response's Date (the server's clock), the local clock only without a valid one", () => {
+    const date = "Tue, 26 Aug 2025 14:00:00 GMT" // the server's clock, 2 h ahead of `now`
+    assert.strictEqual(millis(RetryAfter.fromHeaders({ "retry-after": "Tue, 26 Aug 2025 14:00:30 GMT", date }, now)), 30_000)
+    // its clock 2 h behind
+    assert.strictEqual(millis(RetryAfter.fromHeaders({ "retry-after": "Tue, 26 Aug 2025 10:00:30 GMT", date: "Tue, 26 Aug 2025 10:00:00 GMT" }, now)), 30_000)
+    // a date before the response's: no wait
+    assert.strictEqual(millis(RetryAfter.fromHeaders({ "retry-after": "Tue, 26 Aug 2025 13:59:00 GMT", date }, now)), 0)
+    // delay-seconds are not changed by it
+    assert.strictEqual(millis(RetryAfter.fromHeaders({ "retry-after": "5", date }, now)), 5_000)
+    // no valid Date: from now
+    for (const invalid of [undefined, "", "yesterday", "5"]) {
+      const headers = invalid === undefined ? { "retry-after": "Tue, 26 Aug 2025 12:00:30 GMT" } : { "retry-after": "Tue, 26 Aug 2025 12:00:30 GMT", date: invalid }
+      assert.strictEqual(millis(RetryAfter.fromHeaders(headers, now)), 30_000, String(invalid))
+    }
+  })
+
+  it("fromHeaders of a header sent more than once (joined with \", \"): the longest valid delay among its values", () => {
+    assert.strictEqual(millis(RetryAfter.fromHeaders({ "retry-after": "2, 3" }, now)), 3_000)
+    assert.strictEqual(millis(RetryAfter.fromHeaders({ "retry-after": "3,2" }, now)), 3_000)
+    assert.strictEqual(millis(RetryAfter.fromHeaders({ "retry-after": "Tue, 26 Aug 2025 12:00:30 GMT, 5" }, now)), 30_000)
+    assert.strictEqual(millis(RetryAfter.fromHeaders({ "retry-after": "5, Tue, 26 Aug 2025 12:00:30 GMT" }, now)), 30_000)
+    assert.strictEqual(millis(RetryAfter.fromHeaders({ "retry-after": "Tuesday, 26-Aug-25 12:01:00 GMT, Tue Aug 26 12:00:05 2025, 7" }, now)), 60_000)
+    assert.strictEqual(millis(RetryAfter.fromHeaders({ "retry-after": "soon, 4, -1" }, now)), 4_000)
+    assert.isUndefined(RetryAfter.fromHeaders({ "retry-after": "soon, -1" }, now))
+  })
 })
+

@@ -102,3 +102,61 @@ describe("Retry-After of any error status", () => {
       }
     }).pipe(Effect.scoped))
 })
+
+describe("Retry-After on the server's clock, repeated headers", () => {
+  /** A 503 whose `Date` is the server's clock, `skew` ms off the local one, asking for a retry 1 s later by date. */
+  const skewed = (skew: number) => (response: import("node:http").ServerResponse) => {
+    const serverNow = Math.floor((Date.now() + skew) / 1000) * 1000
+    response.writeHead(503, { "content-type": "text/plain", date: new Date(serverNow).toUTCString(), "retry-after": new Date(serverNow + 1_000).toUTCString() })
+    response.end("busy")
+  }
+
+  it.live("an HTTP-date Retry-After is measured from the response's Date: a server clock 2 h ahead or behind still means 1 s, waited", () =>
+    Effect.gen(function*() {
+      for (const skew of [2 * 3600_000, -2 * 3600_000]) {
+        const service = yield* server((_, response) => skewed(skew)(response))
+        const start = Date.now()
+        const error = yield* flipReason(getSignal.pipe(Effect.provide(on(service.origin, { retry: { ...fast.retry, maxAttempts: 2 } }))))
+        const elapsed = Date.now() - start
+        assert.strictEqual(error._tag, "Server")
+        assert.strictEqual(millis((error as ServiceReason).retryAfter), 1_000, String(skew))
+        assert.strictEqual(service.requests.length, 2)
+        assert.isAtLeast(elapsed, 1_000)
+        assert.isBelow(elapsed, 5_000)
+        service.close()
+      }
+    }).pipe(Effect.scoped), 20_000)
+
+  it.live("the token endpoint's Retry-After is read the same way (its server's Date)", () =>
+    Effect.gen(function*() {
+      const service = yield* server((_, response) => skewed(2 * 3600_000)(response))
+      const token = Effect.flatMap(Transport.publicClient(AuthorizationApi, "oauth"), (oauth) =>
+        oauth.token({ headers: { authorization: "Basic Yzpz" }, payload: { grant_type: "client_credentials" } }))
+      const error = yield* flipReason(token.pipe(Effect.provide(on(service.origin, { retry: { maxAttempts: 1 } }))))
+      assert.strictEqual(millis((error as ServiceReason).retryAfter), 1_000)
+    }).pipe(Effect.scoped))
+
+  it.live("a Retry-After sent twice gives the longest valid wait; a request id sent twice its first value", () =>
+    Effect.gen(function*() {
+      const cases: ReadonlyArray<readonly [ReadonlyArray<string>, number]> = [
+        [["1", "2"], 2_000],
+        [["2", "soon"], 2_000],
+        [[new Date(Date.now() + 60_000).toUTCString(), "1"], 60_000]
+      ]
+      for (const [values, expected] of cases) {
+        const service = yield* server((_, response) => {
+          response.setHeader("retry-after", [...values])
+          response.setHeader("x-request-id", ["a1", "b2"])
+          response.writeHead(503, { "content-type": "text/plain" })
+          response.end("busy")
+        })
+        const error = (yield* flipReason(getSignal.pipe(Effect.provide(on(service.origin, { retry: { maxAttempts: 1 } }))))) as ServiceReason
+        assert.strictEqual(error._tag, "Server")
+        // a date is measured to the second
+        assert.approximately(millis(error.retryAfter)!, expected, 1_000, values.join(" | "))
+        assert.strictEqual(error.requestId, "a1")
+        service.close()
+      }
+    }).pipe(Effect.scoped))
+})
+

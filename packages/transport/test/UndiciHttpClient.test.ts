@@ -1,5 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Context, Effect, Exit, Fiber, Layer, Redacted, Tracer } from "effect"
+import { InvalidArgument } from "@connected-vehicle/schema/InvalidArgument"
 import { Agent } from "undici"
 import { HttpClient } from "effect/http"
 import { VehicleApi } from "@connected-vehicle/schema/Api"
@@ -29,6 +30,20 @@ const big = (size: number, declared: boolean, status = 200) =>
     }
     write()
   })
+
+/** A signal read through the transport on `client`, its failure's reason. */
+const signalError = (origin: string, client: Layer.Layer<HttpClient.HttpClient>, options?: Omit<TransportConfig.Options, "roots">) =>
+  Effect.map(
+    Effect.flip(
+      Effect.flatMap(Transport.client(VehicleApi, "signals"), (signals) =>
+        signals.get({ params: { vehicleId: "v", signalCode: "c" }, headers: { "sc-user-id": "u" } })).pipe(
+          Effect.provide(Layer.mergeAll(Transport.layer, Credentials.layerStatic(Redacted.make("t"))).pipe(
+            Layer.provide([TransportConfig.layerOrigin(origin, options), client])
+          ))
+        )
+    ),
+    reasonOf
+  )
 
 const read = (url: string) =>
   Effect.flatMap(HttpClient.HttpClient, (client) => Effect.flatMap(client.get(url), (response) => response.text))
@@ -198,5 +213,69 @@ describe("UndiciHttpClient", () => {
         assert.deepStrictEqual(yield* (error.reason as { readonly response: { readonly json: Effect.Effect<unknown, unknown> } }).response.json, { a: 1 })
       }
     }).pipe(Effect.scoped))
-})
 
+  it.live("a body that is not UTF-8 (Latin-1 'Teslä'): a 200 is an InvalidResponse saying so, not retried; a 500 still a Server, retried", () =>
+    Effect.gen(function*() {
+      for (const status of [200, 500]) {
+        const s = yield* server((_, response) => {
+          response.writeHead(status, { "content-type": "application/json" })
+          response.end(Buffer.from(JSON.stringify({ errors: [], make: "Teslä" }), "latin1"))
+        })
+        const error = yield* signalError(s.origin, UndiciHttpClient.layer({ connections: 2 }), { retry: { maxAttempts: 2, initialDelay: "1 millis" } })
+        if (status === 200) {
+          assert.strictEqual(error._tag, "InvalidResponse")
+          assert.include((error as InvalidResponse).description, "not UTF-8")
+          assert.strictEqual(s.requests.length, 1)
+        } else {
+          assert.strictEqual(error._tag, "Server")
+          assert.strictEqual((error as ServiceReason).status, 500)
+          assert.include((error as ServiceReason).detail, "not UTF-8")
+          assert.notInclude(JSON.stringify(error), "\ufffd")
+          assert.notInclude(JSON.stringify(error), "\uFFFD")
+          assert.strictEqual(s.requests.length, 2)
+        }
+      }
+      // the client itself: the text fails with a DecodeError, not U+FFFD
+      const s = yield* server((_, response) => response.end(Buffer.from("Teslä", "latin1")))
+      const failure = yield* Effect.flip(read(`${s.origin}/latin1`).pipe(Effect.provide(UndiciHttpClient.layer({ connections: 2 }))))
+      assert.strictEqual(failure.reason._tag, "DecodeError")
+    }).pipe(Effect.scoped))
+
+  it("maxResponseBytes and connections must be integers of at least 1: make and layer throw an InvalidArgument naming the option", () => {
+    const agent = new Agent()
+    for (const value of [Number.NaN, -1, 0, 1.5, Number.POSITIVE_INFINITY, "1000" as unknown as number]) {
+      for (const [field, build] of [
+        ["maxResponseBytes", () => UndiciHttpClient.make(agent, { maxResponseBytes: value })],
+        ["maxResponseBytes", () => UndiciHttpClient.layer({ maxResponseBytes: value })],
+        ["connections", () => UndiciHttpClient.layer({ connections: value })]
+      ] as const) {
+        let thrown: unknown
+        try {
+          build()
+        } catch (e) {
+          thrown = e
+        }
+        assert.instanceOf(thrown, InvalidArgument, `${field} ${String(value)}`)
+        assert.strictEqual((thrown as InvalidArgument).field, field)
+        assert.include((thrown as InvalidArgument).message, `${field}: Expected an integer of at least 1`)
+      }
+    }
+    UndiciHttpClient.make(agent, { maxResponseBytes: 1, connections: 1 })
+    UndiciHttpClient.layer({ maxResponseBytes: 1, connections: 1 })
+    void agent.close()
+  })
+
+  it.live("an invalid MaxResponseBytes fails the request before it is sent, naming MaxResponseBytes", () =>
+    Effect.gen(function*() {
+      const s = yield* server((_, response) => response.end("{}"))
+      for (const value of [Number.NaN, -1, 0]) {
+        const error = yield* Effect.flip(
+          read(`${s.origin}/x`).pipe(Effect.provideService(UndiciHttpClient.MaxResponseBytes, value), Effect.provide(UndiciHttpClient.layer({ connections: 2 })))
+        )
+        assert.strictEqual(error.reason._tag, "EncodeError")
+        assert.instanceOf(error.reason.cause, InvalidArgument)
+        assert.include(error.message, "MaxResponseBytes: Expected an integer of at least 1")
+      }
+      assert.strictEqual(s.requests.length, 0)
+    }).pipe(Effect.scoped))
+})

@@ -24,7 +24,6 @@ import { Clock, Context, Duration, Effect, Exit, Fiber, Option, Tracer } from "e
 import { HttpBody, HttpClient, HttpClientRequest, HttpTraceContext } from "effect/http"
 import type { HttpClientResponse } from "effect/http"
 import { InvalidArgument } from "@connected-vehicle/schema/InvalidArgument"
-import { requestIdOf } from "../TransportConfig.ts"
 import * as ConnectedVehicleError from "../ConnectedVehicleError.ts"
 import * as NotSent from "./notSent.ts"
 import { attemptContext, propagates } from "./untraced.ts"
@@ -55,6 +54,7 @@ import {
   mayHaveReached,
   sentByNone,
   locationOf,
+  requestIdIn,
   retryAfterOf,
   tagOf
 } from "./responses.ts"
@@ -113,7 +113,7 @@ const contextOf = (spec: MethodSpec, response: HttpClientResponse.HttpClientResp
 /** A response: the error of a non-2xx, else the response once its body is read. */
 const respond = (spec: MethodSpec, call: Call, response: HttpClientResponse.HttpClientResponse): Effect.Effect<HttpClientResponse.HttpClientResponse, AnyError> => {
   const status = response.status
-  const requestId = requestIdOf(response.headers, spec.config.requestIdHeaders)
+  const requestId = requestIdIn(response, spec.config.requestIdHeaders)
   call.status = status
   call.mayHaveSent = true
   call.requestId = requestId

@@ -5,8 +5,7 @@
  *
  * @internal
  */
-import { Effect, Exit, SchemaAST } from "effect"
-import type { Schema } from "effect"
+import { Effect, Exit, Schema, SchemaAST } from "effect"
 import { HttpClient, HttpClientError, HttpClientRequest } from "effect/http"
 import type { HttpClientResponse } from "effect/http"
 import type { HttpApiEndpoint, HttpApiGroup } from "effect/http-api"
@@ -25,7 +24,7 @@ import { untraced } from "./untraced.ts"
 
 /**
  * The transport's own `HttpClient` over the one it is given: the fixed
- * headers (accept, User-Agent) on every request, and the client's span per
+ * headers (accept, accept-encoding, User-Agent) on every request, and the client's span per
  * attempt only with `httpSpans` (each call has its span): without it, its
  * requests untraced (`./untraced.ts`) and the fixed headers, as one step.
  *
@@ -34,7 +33,8 @@ import { untraced } from "./untraced.ts"
 export const pipeline = (base: HttpClient.HttpClient, config: TransportConfig["Service"]): HttpClient.HttpClient => {
   const fixed = fixedHeaders(config.userAgent)
   const withFixed = (request: HttpClientRequest.HttpClientRequest) =>
-    request.headers["accept"] === fixed.accept && request.headers["user-agent"] === fixed["user-agent"]
+    request.headers["accept"] === fixed.accept && request.headers["user-agent"] === fixed["user-agent"] &&
+      request.headers["accept-encoding"] === fixed["accept-encoding"]
       ? request
       : HttpClientRequest.setHeaders(request, fixed)
   return config.httpSpans
@@ -154,7 +154,7 @@ const makeDecoder = (api: HttpApi.HttpApi<string, HttpApiGroup.Constraint>, grou
       if (SchemaAST.isObjects(encoded) || SchemaAST.isArrays(encoded)) schema = candidate
     }
   })
-  if (schema === undefined) return { decode: (response) => general(response) }
+  if (schema === undefined) return { decode: (response, text) => Effect.mapError(general(response), (error) => notJsonError(response, text, error)) }
   const decodeBody = BodyDecoder.decodeUnknownExit(schema)
   return {
     decode: (response, text) => {
@@ -164,13 +164,30 @@ const makeDecoder = (api: HttpApi.HttpApi<string, HttpApiGroup.Constraint>, grou
         // every object key as the body spells it (V8's JSON.parse can misread escaped keys)
         json = Json.parse(text)
       } catch (cause) {
-        return Effect.fail(
-          new HttpClientError.HttpClientError({
-            reason: new HttpClientError.DecodeError({ request: response.request, response, description: notJson(response, text), cause })
-          })
-        )
+        return Effect.fail(notJsonFailure(response, text, cause))
       }
       return decodeBody(json)
     }
+  }
+}
+
+const notJsonFailure = (response: HttpClientResponse.HttpClientResponse, text: string, cause: unknown) =>
+  new HttpClientError.HttpClientError({
+    reason: new HttpClientError.DecodeError({ request: response.request, response, description: notJson(response, text), cause })
+  })
+
+/**
+ * A failure of `HttpApiClient.decodeResponse` (the token endpoint's union,
+ * say) on a 200 with a JSON content type whose body is not JSON: the same
+ * failure as the decoder above gives ({@link notJson}: naming a
+ * `content-encoding` the body is still in), not the schema's message.
+ */
+const notJsonError = (response: HttpClientResponse.HttpClientResponse, text: string, error: unknown): unknown => {
+  if (!Schema.isSchemaError(error) || response.status !== 200 || !isJson(response.headers["content-type"])) return error
+  try {
+    Json.parse(text)
+    return error
+  } catch (cause) {
+    return notJsonFailure(response, text, cause)
   }
 }

@@ -15,7 +15,8 @@ import * as NotSent from "./notSent.ts"
 
 type RawHeaders = Record<string, string | Array<string> | undefined>
 
-const decoder = new TextDecoder()
+// fatal: a body that is not UTF-8 (JSON is, RFC 8259) fails its read instead of becoming U+FFFD
+const decoder = new TextDecoder("utf-8", { fatal: true })
 
 /** Why an exchange was aborted by its own side. */
 const interrupted = new Error("The request was interrupted")
@@ -30,6 +31,17 @@ export class TooLarge extends Error {
   constructor(limit: number) {
     super(`The response body is larger than the limit of ${limit} bytes`)
     this.limit = limit
+  }
+}
+
+/**
+ * The body of a response that is not UTF-8.
+ *
+ * @internal
+ */
+export class NotUtf8 extends Error {
+  constructor(cause: unknown) {
+    super("The response body is not UTF-8", { cause })
   }
 }
 
@@ -253,8 +265,17 @@ export class ExchangeResponse extends Inspectable.Class implements HttpClientRes
     if (this.cachedText !== undefined) return Exit.succeed(this.cachedText)
     // a body that has fully arrived (the common case: the head is handed on
     // once the chunk that carried it is read) is decoded once, here
-    if (this.exchange.done) return Exit.succeed(this.cachedText = decoder.decode(this.exchange.bytes()))
-    return Effect.map(this.bytes, (bytes) => this.cachedText ??= decoder.decode(bytes))
+    if (this.exchange.done) return this.decoded(this.exchange.bytes())
+    return Effect.flatMap(this.bytes, (bytes) => this.cachedText !== undefined ? Exit.succeed(this.cachedText) : this.decoded(bytes))
+  }
+  /** The body's text, kept; a body that is not UTF-8 a `DecodeError` ({@link NotUtf8}). */
+  private decoded(bytes: Uint8Array): Exit.Exit<string, HttpClientError.HttpClientError> {
+    try {
+      return Exit.succeed(this.cachedText = decoder.decode(bytes))
+    } catch (cause) {
+      const error = new NotUtf8(cause)
+      return Exit.fail(this.decodeError(error.message, error))
+    }
   }
   get json(): Effect.Effect<any, HttpClientError.HttpClientError> {
     return Effect.flatMap(this.text, (text) => {

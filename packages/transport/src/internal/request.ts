@@ -22,7 +22,7 @@ export interface Given {
 
 /**
  * Builds an endpoint's request directly from its contract, with
- * `fixedHeaders` (accept, User-Agent) already set: the path template
+ * `fixedHeaders` (accept, accept-encoding, User-Agent) already set: the path template
  * compiled once into a function of the encoded params (`encodeURIComponent`
  * per segment), then the payload (see `./payload.ts`), headers and query,
  * encoded with the endpoint's schemas in the order and with the results of
@@ -238,11 +238,14 @@ const compilePath = (path: string, schema: Schema.Top | undefined): ((params: Re
 }
 
 /**
- * The headers every request of the transport carries.
+ * The headers every request of the transport carries: `accept-encoding:
+ * identity` too, since a request without it accepts any content coding (RFC
+ * 9110 §12.5.3) and the transport's clients decode none.
  *
  * @internal
  */
-export const fixedHeaders = (userAgent: string) => ({ accept: "application/json", "user-agent": userAgent }) as const
+export const fixedHeaders = (userAgent: string) =>
+  ({ accept: "application/json", "accept-encoding": "identity", "user-agent": userAgent }) as const
 
 /**
  * The request with the call's credential, unless it carries an

@@ -24,7 +24,8 @@ import {
 } from "../ConnectedVehicleError.ts"
 import type { Reason } from "../ConnectedVehicleError.ts"
 import * as RetryAfter from "../RetryAfter.ts"
-import { TooLarge } from "./exchange.ts"
+import { requestIdOf } from "../TransportConfig.ts"
+import { NotUtf8, TooLarge } from "./exchange.ts"
 import { isNotSent, maybeSent, sentNothing } from "../RequestNotSent.ts"
 import { scrubber, secretsOf } from "./redact.ts"
 import { withoutCredentials } from "./url.ts"
@@ -185,19 +186,31 @@ const fieldsOf = <R extends { readonly cause?: unknown }>(reason: R): R => reaso
 export const mayHaveReached = (error: AnyError): boolean => error._tag === "ConnectedVehicleError" && !sentNothing(error)
 
 /**
+ * What a body that arrived but is refused was (over the size limit, not
+ * UTF-8: still in the `Content-Encoding` it came with, if any, see
+ * {@link notJson}), if it is one.
+ */
+const refusedBody = (error: HttpClientError.HttpClientError): string | undefined => {
+  const reason = error.reason
+  if (reason._tag !== "DecodeError") return undefined
+  if (reason.cause instanceof TooLarge) return reason.cause.message
+  if (!(reason.cause instanceof NotUtf8)) return undefined
+  const encoding = reason.response === undefined ? undefined : encodingOf(reason.response)
+  return encoding === undefined ? reason.cause.message : stillEncoded(encoding)
+}
+
+/**
  * A 2xx body that could not be read: the connection failed while it arrived
  * (a `Connection`, retried), whatever the client calls it (Effect's fetch and
  * Node clients report a cut body as a `DecodeError`), unless it is over the
- * client's size limit (an `InvalidResponse`, not retried).
+ * client's size limit or not UTF-8 (an `InvalidResponse`, not retried).
  *
  * @internal
  */
 export const mapBodyReadError = (error: HttpClientError.HttpClientError, ctx: Ctx): ConnectedVehicleError => {
-  const reason = error.reason
-  if (reason._tag === "DecodeError" && reason.cause instanceof TooLarge) {
-    return fail(new InvalidResponse({ ...ctx, description: reason.cause.message }))
-  }
-  return fail(new Connection({ ...ctx, description: describe(reason, error) }))
+  const refused = refusedBody(error)
+  if (refused !== undefined) return fail(new InvalidResponse({ ...ctx, description: refused }))
+  return fail(new Connection({ ...ctx, description: describe(error.reason, error) }))
 }
 
 /** @internal */
@@ -224,24 +237,30 @@ const decodeOAuth = Schema.decodeUnknownOption(Schema.Struct({
   error_description: OAuthErrorBody.fields.error_description
 }))
 
-/** The JSON value of a body, if it is JSON. */
 /** Bytes no text body starts with (control characters, or what UTF-8 decoding replaced): a compressed body. */
 // eslint-disable-next-line no-control-regex
 const binary = /[\u0000-\u0008\u000e-\u001f\ufffd]/
 
+/** The `Content-Encoding` of a response, unless none or `identity`. */
+const encodingOf = (response: HttpClientResponse.HttpClientResponse): string | undefined => {
+  const encoding = response.headers["content-encoding"]?.trim()
+  return encoding === undefined || encoding === "" || encoding.toLowerCase() === "identity" ? undefined : encoding
+}
+
+const stillEncoded = (encoding: string) =>
+  `the body is not JSON (it came with content-encoding: ${encoding.slice(0, 40)}, still encoded: the SDK asks for none, accept-encoding: identity, and decodes none)`
+
 /**
  * "the body is not JSON", naming the `Content-Encoding` the response came
  * with when the body `text` is still encoded (binary from its first bytes:
- * the SDK's clients ask for no encoding and decode none, so a proxy
- * compressed it anyway; a client that decodes it, `fetch`, gives text).
+ * the SDK asks for none, `accept-encoding: identity`, and its clients decode
+ * none, so a proxy compressed it anyway; a client that decodes it, `fetch`, gives text).
  *
  * @internal
  */
 export const notJson = (response: HttpClientResponse.HttpClientResponse, text: string): string => {
-  const encoding = response.headers["content-encoding"]?.trim()
-  return encoding === undefined || encoding === "" || encoding.toLowerCase() === "identity" || !binary.test(text.slice(0, 16))
-    ? "the body is not JSON"
-    : `the body is not JSON (it came with content-encoding: ${encoding.slice(0, 40)}, still encoded: the SDK asks for no encoding and decodes none)`
+  const encoding = encodingOf(response)
+  return encoding === undefined || !binary.test(text.slice(0, 16)) ? "the body is not JSON" : stillEncoded(encoding)
 }
 
 const jsonOf = (text: string): unknown => {
@@ -263,15 +282,15 @@ const ofStatus = (ctx: Ctx, note: string): ConnectedVehicleError =>
   fail(fromStatus(ctx, note) ?? new MalformedBody({ ...ctx, description: note }))
 
 /**
- * A non-2xx body that could not be read (cut short, or over the client's
- * size limit): the error of its status ({@link ofStatus}), which decides the
- * retry as the status does: a 404 is a `NotFound` at once, a 429 a
- * `RateLimit` (waited for only as the rate-limit policy says), a 503 a
+ * A non-2xx body that could not be read (cut short, over the client's size
+ * limit, not UTF-8): the error of its status ({@link ofStatus}), which
+ * decides the retry as the status does: a 404 is a `NotFound` at once, a 429
+ * a `RateLimit` (waited for only as the rate-limit policy says), a 503 a
  * `Server`, retried.
  */
 const unreadable = (e: HttpClientError.HttpClientError, ctx: Ctx): ConnectedVehicleError => {
-  const tooLarge = e.reason._tag === "DecodeError" && e.reason.cause instanceof TooLarge
-  return ofStatus(ctx, tooLarge ? (e.reason.cause as TooLarge).message : `the body could not be read (${describe(e.reason, e)})`)
+  const refused = refusedBody(e)
+  return ofStatus(ctx, refused ?? `the body could not be read (${describe(e.reason, e)})`)
 }
 
 /**
@@ -372,4 +391,17 @@ export const locationOf = (response: HttpClientResponse.HttpClientResponse): { r
   const location = response.headers["location"]
   // the request's own secrets out of it too, in any form (a redirect that carries the bearer on)
   return location === undefined || location === "" ? {} : { location: scrubber(secretsOf(response.request)).text(withoutCredentials(location)) }
+}
+
+/**
+ * The request id of a response (the first of `names` present, its first
+ * value: see `requestIdOf`), without the request's secrets in any form (a
+ * server that echoes the `authorization` header into `x-request-id`): it
+ * reaches every error, the attempt's log line and the call's result.
+ *
+ * @internal
+ */
+export const requestIdIn = (response: HttpClientResponse.HttpClientResponse, names: ReadonlyArray<string>): string | undefined => {
+  const requestId = requestIdOf(response.headers, names)
+  return requestId === undefined ? undefined : scrubber(secretsOf(response.request)).text(requestId)
 }
