@@ -25,7 +25,7 @@ import { ConnectionsGroup, ConnectionsQuery, SignalsGroup } from "./internal/api
  * The error responses: the section 7 envelope, one class per status (400, 401,
  * 403, 404, 409, 415, 429, 500) so that a server can tell which status to send
  * and a client which body to expect; and the OAuth-style errors of the
- * authorization server (400, 401, 415). Each class is documented where it is
+ * authorization server (400, 401, 415, 500). Each class is documented where it is
  * defined.
  *
  * @example
@@ -43,6 +43,7 @@ export {
   ForbiddenResponse,
   NotFoundResponse,
   OAuthBadRequest,
+  OAuthServerError,
   OAuthUnauthorized,
   OAuthUnsupportedMediaType,
   RateLimitedResponse,

@@ -93,6 +93,21 @@ describe("OpenAPI document of the contract", () => {
     assert.isTrue(spec.paths["/oauth/authorize"].get.responses["302"].headers.location.required)
   })
 
+  it("declares 500 (the OAuth body) on the authorization server's endpoints (fault injection, --failure-rate)", () => {
+    const statuses = (path: string, method: string) => Object.keys(spec.paths[path][method].responses).sort()
+    assert.deepStrictEqual(statuses("/oauth/token", "post"), ["200", "400", "401", "415", "500"])
+    assert.deepStrictEqual(statuses("/oauth/authorize", "get"), ["302", "400", "500"])
+    for (const [path, method] of [["/oauth/token", "post"], ["/oauth/authorize", "get"]] as const) {
+      const schema = JSON.stringify(spec.paths[path][method].responses["500"].content["application/json"].schema)
+      const body = JSON.stringify(spec.paths[path][method].responses["400"].content["application/json"].schema)
+      assert.include(schema, "OAuthServerError", `${method} ${path}`)
+      assert.notInclude(body, "OAuthServerError", `${method} ${path}`)
+    }
+    const server = spec.components.schemas["OAuthServerErrorEncoded"]
+    assert.deepStrictEqual(server.required, spec.components.schemas["OAuthBadRequestEncoded"].required)
+    assert.include(server.required, "error")
+  })
+
   it("declares 415 on the POST endpoints, and the consent's mode=test and login_hint", () => {
     assert.property(spec.paths["/oauth/token"].post.responses, "415")
     assert.property(spec.paths["/v2.0/vehicles/{id}/batch"].post.responses, "415")

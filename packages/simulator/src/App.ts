@@ -254,7 +254,7 @@ export const wrap = <R>(
     // 401, then 403, then 400: the token's kind and permission before the request is read
     const denied = credential.credentialProblem(x.request.method, x.path, bearer.grant)
     if (denied !== undefined) return yield* respond(problemResponse(x.oauth, 403, denied))
-    const problem = paths.queryProblem(x.request.method, x.path, x.url)
+    const problem = paths.pathProblem(x.url) ?? paths.queryProblem(x.request.method, x.path, x.url)
     if (problem !== undefined) return yield* respond(problemResponse(x.oauth, 400, problem))
     const request = x.request
     const response = yield* routed.pipe(
@@ -313,7 +313,11 @@ export const makeApp = (options: {
   readonly retireLegacy?: RetireLegacy | undefined
 }) =>
   Effect.gen(function*() {
-    const routed = yield* HttpRouter.toHttpEffect(RoutesLive)
+    // find-my-way refuses a path parameter over 100 characters (a 404 no handler answers);
+    // the request line is bounded by Node's header limit (431) instead, so every id reaches its handler
+    const routed = yield* HttpRouter.toHttpEffect(RoutesLive).pipe(
+      Effect.provideService(HttpRouter.RouterConfig, { maxParamLength: Number.MAX_SAFE_INTEGER })
+    )
     return wrap(routed, options)
   })
 

@@ -11,7 +11,7 @@ import type { RetireLegacy } from "./Sunset.ts"
 /**
  * Options of a simulator run. A duration (`latency`, `headersTimeout`,
  * `requestTimeout`) that is not a non-negative, finite `Duration` input, or a
- * `legacySunset` that is not a date, or a `webhookSecret` that is not 1 to
+ * `legacySunset` that is not a date or is before the v2.0 deprecation date, or a `webhookSecret` that is not 1 to
  * 1,024 characters, makes the layer constructor throw an `InvalidArgument`
  * naming it.
  *
@@ -64,9 +64,11 @@ export interface SimulatorOptions {
   readonly latency?: Duration.Input
   /**
    * A removal (sunset) date of the deprecated v2.0 endpoints: a `DateTime`,
-   * a `Date`, epoch milliseconds or an ISO 8601 string whose fields exist
-   * (anything else, `"2027-02-30"` included, makes the layer constructor
-   * throw an `InvalidArgument` naming it). The spec
+   * a `Date`, epoch milliseconds or an ISO 8601 string whose fields exist,
+   * not before the deprecation date 2026-12-01 (RFC 9745: `Sunset` is not
+   * earlier than `Deprecation`); anything else, `"2027-02-30"` or
+   * `"2026-06-01"` included, makes the layer constructor throw an
+   * `InvalidArgument` naming it. The spec
    * gives none (section 9: v2.0 is announced for deprecation on December 1,
    * 2026), so by default there is none: the deprecated responses carry
    * `Deprecation` and `Link` but no `Sunset`. Given, they carry `Sunset`

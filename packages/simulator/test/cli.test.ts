@@ -268,7 +268,7 @@ describe("pnpm simulator: errors are one line on stderr", () => {
       assert.include(accepted.stdout, "\nredirect URIs: http://[::1]:*/cb https://partner.example\n")
     }), 240_000)
 
-  it.live("a usage error exits 2: an unknown flag, a bad value, a headers timeout over the request timeout, --retire-v2-after-sunset without --v2-sunset", () =>
+  it.live("a usage error exits 2: an unknown flag, a bad value, a headers timeout over the request timeout, --retire-v2-after-sunset without --v2-sunset, a --v2-sunset before the deprecation date", () =>
     Effect.gen(function*() {
       const unknown = yield* run(["--bogus"])
       assert.strictEqual(unknown.code, 2)
@@ -293,6 +293,12 @@ describe("pnpm simulator: errors are one line on stderr", () => {
         assert.include(noDay.stderr, `Invalid value for flag --v2-sunset: "${day}". Expected: an ISO 8601 date that exists`)
         assert.notInclude(noDay.stdout, "listening on")
       }
+      // a removal before the deprecation date (RFC 9745: Sunset is not before Deprecation)
+      const early = yield* run(["--port", "0", "--v2-sunset", "2026-06-01"], 15_000)
+      assert.strictEqual(early.code, 2, early.stderr)
+      assert.include(early.stderr, `Invalid value for flag --v2-sunset: "2026-06-01". Expected: a removal date not earlier than the v2.0 deprecation date, 2026-12-01`)
+      assert.include(early.stderr, "got 2026-06-01T00:00:00.000Z")
+      assert.notInclude(early.stdout, "listening on")
     }), 180_000)
 
   it.live("--v2-sunset: the deprecated /v2.0 answers carry Sunset with that date; the vehicle list none; without it no Sunset", () =>

@@ -246,6 +246,22 @@ describe("authorization errors", () => {
       assert.strictEqual(badHint.status, 400)
     }).pipe(Effect.provide(Loopback)))
 
+  it.effect("an empty or blank scope asks for nothing: error=invalid_scope, no code (absent: every permission)", () =>
+    Effect.gen(function*() {
+      const sim = yield* Simulator
+      for (const scope of ["", " ", "  \t", ",", " , "]) {
+        const reply = yield* call("GET", `/oauth/authorize?${consentQuery(sim.clientId, { scope })}`)
+        assert.strictEqual(reply.status, 302, `${JSON.stringify(scope)}: ${reply.text}`)
+        const location = new URL(reply.headers["location"]!)
+        assert.strictEqual(location.searchParams.get("error"), "invalid_scope", JSON.stringify(scope))
+        assert.strictEqual(location.searchParams.get("error_description"), "The scope is empty; name at least one permission")
+        assert.strictEqual(location.searchParams.get("state"), "s")
+        assert.isNull(location.searchParams.get("code"), JSON.stringify(scope))
+      }
+      const absent = yield* call("GET", `/oauth/authorize?${consentQuery(sim.clientId)}`)
+      assert.isNotNull(new URL(absent.headers["location"]!).searchParams.get("code"))
+    }).pipe(Effect.provide(Loopback)))
+
   it.effect("login_hint picks the consenting user", () =>
     Effect.gen(function*() {
       const sim = yield* Simulator

@@ -100,6 +100,8 @@ const probesOf = Effect.gen(function*() {
     options: { headers: authorization === undefined ? {} : { authorization }, form }
   })
   const authorize = (query: string): Probe => ({ method: "GET", path: `/oauth/authorize?${query}` })
+  /** The probe with an injected 500 (fault injection, as `--failure-rate` gives it). */
+  const faulted = (probe: Probe): Probe => ({ ...probe, options: { ...probe.options, headers: { ...probe.options?.headers, ...fault500 } } })
   const client = `client_id=${sim.clientId}&response_type=code&redirect_uri=${encodeURIComponent("https://app.example/cb")}`
   const v3Probes: Record<string, ReadonlyArray<Probe>> = {
     "signals.list": [
@@ -147,13 +149,20 @@ const probesOf = Effect.gen(function*() {
       { method: "GET", path: "/v3/compatible-vehicles", options: { headers: { ...bearer(user) } } },
       { method: "GET", path: "/v3/compatible-vehicles", options: { headers: fault500 } }
     ],
-    "oauth.authorize": [authorize(client), authorize("client_id=nobody&response_type=code"), authorize(`${client}&scope=fly`)],
+    "oauth.authorize": [
+      authorize(client),
+      authorize("client_id=nobody&response_type=code"),
+      authorize(`${client}&scope=fly`),
+      authorize(`${client}&scope=`),
+      faulted(authorize(client))
+    ],
     "oauth.token": [
       token({ grant_type: "client_credentials" }, yield* basic),
       token({ grant_type: "client_credentials" }),
       token({ grant_type: "client_credentials" }, "Basic " + Buffer.from("x:y").toString("base64")),
       token({ grant_type: "authorization_code", code: "nope", redirect_uri: "https://app.example/cb" }, yield* basic),
-      token({ grant_type: "teleport" }, yield* basic)
+      token({ grant_type: "teleport" }, yield* basic),
+      faulted(token({ grant_type: "client_credentials" }, yield* basic))
     ],
     "legacy.vehicles": [
       { method: "GET", path: "/v2.0/vehicles", options: { headers: bearer(user) } },

@@ -216,7 +216,7 @@ describe("v2.0 deprecation", () => {
       }
     }).pipe(Effect.provide(loopback({ seed: 5, legacySunset: REMOVAL }))))
 
-  it("legacySunset that is not a date, or afterSunset without it, is an InvalidArgument naming it, from every layer", () => {
+  it("legacySunset that is not a date or is before the deprecation date, or afterSunset without it, is an InvalidArgument naming it, from every layer", () => {
     const cases = [
       [{ legacySunset: "soon" }, "legacySunset"],
       // ISO 8601 fields that do not exist: not the day Date rolls them over to (2 March, 1 July)
@@ -225,6 +225,10 @@ describe("v2.0 deprecation", () => {
       [{ legacySunset: "2027-06-01T24:00:00Z" }, "legacySunset"],
       [{ legacySunset: Number.NaN }, "legacySunset"],
       [{ legacySunset: new Date("nope") }, "legacySunset"],
+      // before the deprecation date (RFC 9745: Sunset is not before Deprecation)
+      [{ legacySunset: "2026-06-01" }, "legacySunset"],
+      [{ legacySunset: DEPRECATION_MILLIS - 1 }, "legacySunset"],
+      [{ legacySunset: new Date("2026-11-30T23:59:59Z") }, "legacySunset"],
       [{ retireLegacy: "afterSunset" }, "retireLegacy"]
     ] as const
     for (const [options, field] of cases) {
@@ -239,5 +243,15 @@ describe("v2.0 deprecation", () => {
         assert.strictEqual((error as InvalidArgument).field, field)
       }
     }
+    // the deprecation date itself is a removal date
+    assert.doesNotThrow(() => layer({ legacySunset: DEPRECATION_MILLIS }))
+    let early: unknown = undefined
+    try {
+      layer({ legacySunset: "2026-06-01" })
+    } catch (e) {
+      early = e
+    }
+    assert.include((early as InvalidArgument).message, "not earlier than the v2.0 deprecation date, 2026-12-01")
+    assert.include((early as InvalidArgument).message, "2026-06-01T00:00:00.000Z")
   })
 })

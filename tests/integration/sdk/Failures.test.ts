@@ -214,6 +214,18 @@ describe("Client failures", () => {
     }
   }, 60_000)
 
+  it("an id over 100 characters is the endpoint's NotFoundError (a v3 get, a legacy read), not a 405", async () => {
+    await using client = makeClient({ maxRetries: 0 })
+    const id = "a".repeat(150)
+    const connection = await expectError(client.v3.connections.get(id), Client.NotFoundError)
+    assert.deepStrictEqual([connection.status, connection.type, connection.code], [404, "RESOURCE_NOT_FOUND", "NOT_FOUND"])
+    assert.include(connection.message, `No connection with id ${id}`)
+    await client.legacy.login({ code: await consentCode(busiestUser(sim.data)) })
+    const read = await expectError(client.legacy.odometer(id), Client.NotFoundError)
+    assert.deepStrictEqual([read.status, read.code], [404, "NOT_FOUND"])
+    assert.include(read.message, id)
+  })
+
   it("CONNECTED_VEHICLE_LOG=debug prints the http attempt lines to stderr, without a secret; logLevel and logger options", async () => {
     const printed = (spy: { readonly mock: { readonly calls: ReadonlyArray<ReadonlyArray<unknown>> } }) =>
       spy.mock.calls.map((args) => util.format(...args))

@@ -9,6 +9,7 @@ import { Option } from "effect"
 import { redirectUriUsable } from "./redirectUris.ts"
 import { hostPort, zoneIdOf } from "./address.ts"
 import { isoDate } from "./isoDate.ts"
+import { sunsetIssue } from "./options.ts"
 
 // what a terminal acts on: C0 and C1 controls, DEL (an escape sequence, a line
 // break), the bidirectional formatting characters (which reorder a line as
@@ -46,14 +47,16 @@ export const shellWord = (value: string): string => {
 
 /**
  * The date of `--v2-sunset`: an ISO 8601 date or date and time whose fields
- * exist (`2027-02-30` is no day, not 2 March); else it throws (a value that
- * does not parse: a usage error, exit 2).
+ * exist (`2027-02-30` is no day, not 2 March), not before the deprecation
+ * date; else it throws (a value that does not parse: a usage error, exit 2).
  */
 export const sunsetDate = (text: string): Date => {
   const date = isoDate(text)
   if (date === undefined) {
     throw new Error("an ISO 8601 date that exists, e.g. 2027-06-01 or 2027-06-01T00:00:00Z")
   }
+  const issue = sunsetIssue(date.getTime())
+  if (issue !== undefined) throw new Error(issue)
   return date
 }
 

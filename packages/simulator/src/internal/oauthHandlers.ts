@@ -16,14 +16,15 @@ import { allPermissions } from "../Data.ts"
 import { Env, oauthError, oauthUnauthorized, redirectUriAllowed } from "../Env.ts"
 import type { State } from "../State.ts"
 
-const parseScopes = (scope: string | undefined) => {
-  if (scope === undefined || scope.trim() === "") return { scopes: new Set(allPermissions), unknown: [] }
+/** The permissions a consent asks for (absent: all), or the `invalid_scope` description of its scope. */
+const parseScopes = (scope: string | undefined): { readonly scopes: Set<Permission> } | { readonly invalid: string } => {
+  if (scope === undefined) return { scopes: new Set(allPermissions) }
   const words = scope.split(/[\s,]+/).filter((w) => w !== "")
+  // an empty scope asks for nothing: not a consent to every permission
+  if (words.length === 0) return { invalid: "The scope is empty; name at least one permission" }
   const isPermission = Schema.is(Permission)
-  return {
-    scopes: new Set(words.filter(isPermission)),
-    unknown: words.filter((w) => !isPermission(w))
-  }
+  const unknown = words.filter((w) => !isPermission(w))
+  return unknown.length > 0 ? { invalid: `Unknown permission: ${unknown.join(" ")}` } : { scopes: new Set(words.filter(isPermission)) }
 }
 
 const withParams = (uri: string, params: Record<string, string | undefined>) => {
@@ -114,17 +115,17 @@ export const OAuthLive = HttpApiBuilder.group(ServiceApi, "oauth", (handlers) =>
         }
         const userIndex = consentingUser(data, query.login_hint)
         if (userIndex === -1) return yield* oauthError("invalid_request", "login_hint names no user")
-        const { scopes, unknown } = parseScopes(query.scope)
-        if (unknown.length > 0) {
+        const scope = parseScopes(query.scope)
+        if ("invalid" in scope) {
           return HttpServerResponse.redirect(withParams(query.redirect_uri, {
             error: "invalid_scope",
-            error_description: `Unknown permission: ${unknown.join(" ")}`,
+            error_description: scope.invalid,
             state: query.state
           }))
         }
         const code = state.issueCode({
           userIndex,
-          scopes,
+          scopes: scope.scopes,
           // `test` is the service's own spelling of `simulated`
           mode: query.mode === "test" ? "simulated" : query.mode ?? "live",
           redirectUri: query.redirect_uri

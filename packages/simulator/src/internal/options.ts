@@ -9,6 +9,7 @@ import { DateTime, Duration, Option, Redacted } from "effect"
 import { InvalidArgument } from "@connected-vehicle/schema/InvalidArgument"
 import { checkedHost } from "./address.ts"
 import type { RetireLegacy } from "../Sunset.ts"
+import { DEPRECATION_MILLIS } from "../Sunset.ts"
 import { secretIssue } from "./deliveryPolicy.ts"
 import { isoDate, looksIsoDate } from "./isoDate.ts"
 import { redirectUriUsable } from "./redirectUris.ts"
@@ -70,10 +71,21 @@ export const webhookSecret = (input: Redacted.Redacted<string> | string | undefi
 }
 
 /**
+ * Why a v2.0 removal date cannot be used, or undefined: one before the
+ * deprecation date (RFC 9745 section 3: `Sunset` is not earlier than
+ * `Deprecation`).
+ */
+export const sunsetIssue = (millis: number): string | undefined =>
+  millis < DEPRECATION_MILLIS
+    ? `a removal date not earlier than the v2.0 deprecation date, ${new Date(DEPRECATION_MILLIS).toISOString().slice(0, 10)} ` +
+      `(RFC 9745: Sunset is not before Deprecation); got ${new Date(millis).toISOString()}`
+    : undefined
+
+/**
  * The v2.0 removal date (`legacySunset`) in epoch milliseconds, or undefined
  * (none, the default); a value that is not a date throws an
- * `InvalidArgument` naming it, and so does `retireLegacy: "afterSunset"`
- * without one.
+ * `InvalidArgument` naming it, and so does one before the deprecation date
+ * ({@link sunsetIssue}) and `retireLegacy: "afterSunset"` without one.
  */
 export const legacySunset = (
   input: DateTime.DateTime | Date | number | string | undefined,
@@ -105,7 +117,10 @@ export const legacySunset = (
       message: "legacySunset: Expected a date (a DateTime, a Date, epoch milliseconds or an ISO 8601 string)"
     })
   }
-  return DateTime.toEpochMillis(decoded.value)
+  const millis = DateTime.toEpochMillis(decoded.value)
+  const issue = sunsetIssue(millis)
+  if (issue !== undefined) throw new InvalidArgument({ field: "legacySunset", message: `legacySunset: Expected ${issue}` })
+  return millis
 }
 
 /** The checked options: the durations and the v2.0 removal date. */

@@ -7,22 +7,45 @@
 import { AuthorizeQuery, ConnectionsQuery, LegacyVehiclesQuery, ServiceApi, SubscriptionsQuery } from "@connected-vehicle/schema/Api"
 import type { Root } from "../App.ts"
 
-/** @internal */
-export const routePath = (url: string): string => {
+/** The path of a request target as the router reads it: without an origin, cut at `?`, `;` or `#` (find-my-way's rule). */
+const rawPath = (url: string): string => {
   let path = url
   if (path.charCodeAt(0) !== 47) path = path.replace(/^https?:\/\/[^/]*/i, "")
   const cut = path.search(/[?;#]/)
-  if (cut !== -1) path = path.slice(0, cut)
+  return cut === -1 ? path : path.slice(0, cut)
+}
+
+/** @internal */
+export const routePath = (url: string): string => {
+  let path = rawPath(url)
   if (path.includes("%")) {
     try {
       path = decodeURI(path)
     } catch {
-      // The router cannot match it either (404).
+      // A malformed percent-encoding: kept as sent (`pathProblem` answers it 400).
     }
   }
   if (path.includes("//")) path = path.replace(/\/\/+/g, "/")
   if (path.length > 1 && path.endsWith("/")) path = path.slice(0, -1)
   return path.toLowerCase()
+}
+
+/**
+ * The 400 detail of a request whose path holds a malformed percent-encoding
+ * (RFC 3986 section 2.1: `%` and two hexadecimal digits, of UTF-8), which no
+ * route can match; else undefined.
+ *
+ * @internal
+ */
+export const pathProblem = (url: string): string | undefined => {
+  const path = rawPath(url)
+  if (!path.includes("%")) return undefined
+  try {
+    decodeURI(path)
+    return undefined
+  } catch {
+    return "The request path holds a malformed percent-encoding (% and two hexadecimal digits of UTF-8 bytes)"
+  }
 }
 
 /**

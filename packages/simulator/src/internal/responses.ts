@@ -119,9 +119,9 @@ export const failureResponse = (
   const tooLarge = () => Effect.succeed(tooLargeResponse(oauth))
   if (HttpServerError.isHttpServerError(error)) {
     if (error.reason._tag === "RouteNotFound") {
-      // a path that exists under other methods: 405 with Allow
+      // a path that exists under other methods: 405 with Allow (never one that lists the request's own method)
       const allowed = allowedMethods(path)
-      if (allowed.length > 0) {
+      if (allowed.length > 0 && !allowed.includes(request.method)) {
         return Effect.succeed(HttpServerResponse.setHeader(
           problemResponse(oauth, 405, `Method ${request.method} is not allowed on ${path}; allowed: ${allowed.join(", ")}`),
           "allow",

@@ -9,7 +9,7 @@ import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/ht
 import { ModeValues } from "../../Common.ts"
 import { AppTokenResponse, TokenRequest, TokenResponse } from "../../OAuth.ts"
 import { responseHeaders } from "./document.ts"
-import { OAuthBadRequest, OAuthUnauthorized, OAuthUnsupportedMediaType } from "./responses.ts"
+import { OAuthBadRequest, OAuthServerError, OAuthUnauthorized, OAuthUnsupportedMediaType } from "./responses.ts"
 
 /**
  * Consent query (response_type=code). `mode` takes `test` too, the
@@ -60,7 +60,7 @@ export class OAuthGroup extends HttpApiGroup.make("oauth").add(
   HttpApiEndpoint.get("authorize", "/oauth/authorize", {
     query: AuthorizeQuery,
     success: HttpApiSchema.Empty(302),
-    error: OAuthBadRequest
+    error: [OAuthBadRequest, OAuthServerError]
   }).annotate(
     OpenApi.Transform,
     responseHeaders({
@@ -71,6 +71,6 @@ export class OAuthGroup extends HttpApiGroup.make("oauth").add(
     headers: { authorization: Schema.String },
     payload: TokenRequest.pipe(HttpApiSchema.asFormUrlEncoded()),
     success: [TokenResponse, AppTokenResponse],
-    error: [OAuthBadRequest, OAuthUnauthorized, OAuthUnsupportedMediaType]
+    error: [OAuthBadRequest, OAuthUnauthorized, OAuthUnsupportedMediaType, OAuthServerError]
   })
 ) {}

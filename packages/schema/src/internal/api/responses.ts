@@ -201,6 +201,24 @@ export class OAuthUnsupportedMediaType extends Schema.Class<OAuthUnsupportedMedi
   { httpApiStatus: 415 }
 ) {}
 
+/**
+ * OAuth-style error of the authorization server, 500: an unexpected failure
+ * (`server_error`, RFC 6749 section 4.1.2.1).
+ *
+ * @example
+ * ```ts
+ * import { OAuthServerError } from "@connected-vehicle/schema/Api"
+ *
+ * const isOAuthServerError = (u: unknown): u is OAuthServerError => u instanceof OAuthServerError
+ * ```
+ * @category responses
+ * @since 0.3.0
+ */
+export class OAuthServerError extends Schema.Class<OAuthServerError>("OAuthServerError")(
+  OAuthErrorBody.fields,
+  { httpApiStatus: 500 }
+) {}
+
 /** @internal */
 export const commonErrors = [
   BadRequestResponse,
