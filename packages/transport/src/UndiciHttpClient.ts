@@ -53,8 +53,8 @@ import { type Target, targetOf } from "./internal/target.ts"
  */
 export interface Options {
   /**
-   * The largest response body accepted, in bytes, an integer of at least 1
-   * (default {@link defaultMaxResponseBytes}); a larger one is cut off as it
+   * The largest response body accepted, in bytes, an integer of at least 1,
+   * or `Infinity` for no limit (default {@link defaultMaxResponseBytes}); a larger one is cut off as it
    * arrives, its connection released, and reading it fails with a
    * `DecodeError` naming the limit. {@link MaxResponseBytes} overrides it
    * for the effects it is provided to.
@@ -100,7 +100,7 @@ export const defaultConnections = 64
 /**
  * The response size limit of the requests sent in an effect, overriding the
  * client's `maxResponseBytes` (e.g. for one call): an integer of at least 1
- * (any other value fails each request, before sending it, with an
+ * or `Infinity` (any other value fails each request, before sending it, with an
  * `EncodeError` whose cause is an `InvalidArgument` naming
  * `MaxResponseBytes`: the transport's `InvalidRequest`).
  *
@@ -136,7 +136,7 @@ export const MaxResponseBytes = Context.Reference<number | undefined>(
  * @category constructors
  */
 export const make = (dispatcher: Dispatcher, options?: Options): HttpClient.HttpClient => {
-  const configured = count("maxResponseBytes", options?.maxResponseBytes, defaultMaxResponseBytes)
+  const configured = count("maxResponseBytes", options?.maxResponseBytes, defaultMaxResponseBytes, true)
   // `given`: the request the client was given, when Effect's client span sends another (with its trace context)
   const send = (
     request: HttpClientRequest.HttpClientRequest,
@@ -236,7 +236,7 @@ export const make = (dispatcher: Dispatcher, options?: Options): HttpClient.Http
  */
 export const layer = (options?: Options): Layer.Layer<HttpClient.HttpClient> => {
   if (options === undefined) return defaultLayer
-  count("maxResponseBytes", options.maxResponseBytes, defaultMaxResponseBytes)
+  count("maxResponseBytes", options.maxResponseBytes, defaultMaxResponseBytes, true)
   return layerWith(options, count("connections", options.connections, defaultConnections))
 }
 
@@ -257,17 +257,19 @@ const defaultLayer = layerWith(undefined, defaultConnections)
 const isCount = (value: unknown): value is number => typeof value === "number" && Number.isSafeInteger(value) && value >= 1
 
 /** An option of {@link Options}: `fallback` when it is `undefined`, else an integer of at least 1 (an `InvalidArgument` naming `field` is thrown). */
-const count = (field: string, value: number | undefined, fallback: number): number => {
+const count = (field: string, value: number | undefined, fallback: number, infinite = false): number => {
   if (value === undefined) return fallback
-  if (!isCount(value)) throw new InvalidArgument({ field, message: `${field}: Expected an integer of at least 1, got ${String(value)}` })
+  if (!(isCount(value) || (infinite && value === Infinity))) {
+    throw new InvalidArgument({ field, message: `${field}: Expected an integer of at least 1${infinite ? " or Infinity (no limit)" : ""}, got ${String(value)}` })
+  }
   return value
 }
 
 /** The limit of a request: {@link MaxResponseBytes} when it is set (an integer of at least 1, else an `InvalidArgument` naming it), else `configured`. */
 const limitOf = (given: number | undefined, configured: number): number | InvalidArgument =>
-  given === undefined ? configured : isCount(given) ? given : new InvalidArgument({
+  given === undefined ? configured : isCount(given) || given === Infinity ? given : new InvalidArgument({
     field: "MaxResponseBytes",
-    message: `MaxResponseBytes: Expected an integer of at least 1, got ${String(given)}`
+    message: `MaxResponseBytes: Expected an integer of at least 1 or Infinity (no limit), got ${String(given)}`
   })
 
 // undici's refusal of a request's options (its documented error code: a dispatcher of another copy of undici too)

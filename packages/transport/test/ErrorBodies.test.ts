@@ -18,7 +18,7 @@ import * as Transport from "@connected-vehicle/transport/Transport"
 import * as TransportConfig from "@connected-vehicle/transport/TransportConfig"
 import * as UndiciHttpClient from "../src/UndiciHttpClient.ts"
 import { HttpClientRequest } from "effect/http"
-import { scrubber, secretsOf } from "../src/internal/redact.ts"
+import { scrubber, scrubText, secretsOf } from "../src/internal/redact.ts"
 import { flipReason, server } from "./utils.ts"
 
 const bearer = "tok/en+value=="
@@ -191,6 +191,10 @@ describe("secrets echoed escaped or encoded", () => {
       const text = scrubber([secret]).text(`detail: ${shown} end`)
       assert.include(text, "<redacted>", name)
       assert.notInclude(text, secret, name)
+      // the request id's scrub (every response) gives what the scrubber gives, with or without a secret in the text
+      for (const given of [`detail: ${shown} end`, shown, `req-${name.length}`, "short", ""]) {
+        assert.strictEqual(scrubText([secret, `Bearer ${secret}`], given), scrubber([secret, `Bearer ${secret}`]).text(given), `${name}: ${given}`)
+      }
     }
   })
 

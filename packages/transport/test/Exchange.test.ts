@@ -111,6 +111,17 @@ describe("Exchange", () => {
     assert.strictEqual(repeated.cookies.cookies["b"]?.value, "2")
   })
 
+  it("headers: the record's own names only (as Headers.fromInput), whatever Object.prototype has", () => {
+    const proto = Object.prototype as Record<string, unknown>
+    proto["polluted"] = "p"
+    try {
+      assert.deepStrictEqual(Object.entries(headersOf({ a: "1" })), Object.entries(Headers.fromInput({ a: "1" })))
+      assert.deepStrictEqual(Object.keys(headersOf({ a: "1" })), ["a"])
+    } finally {
+      delete proto["polluted"]
+    }
+  })
+
   const Name = Schema.Literals(["content-type", "x-request-id", "set-cookie", "Content-Type", "X-A", "x-a", "\u00c4-x", "\u00e4-x", "k", "K", ""])
   const Value = Schema.Union([Schema.String, Schema.Array(Schema.String), Schema.Undefined])
   it.prop(

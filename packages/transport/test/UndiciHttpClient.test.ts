@@ -82,6 +82,9 @@ describe("UndiciHttpClient", () => {
       const s = yield* big(2 * MiB, false)
       const layer = UndiciHttpClient.layer({ maxResponseBytes: MiB })
       const text = yield* read(`${s.origin}/big`).pipe(Effect.provideService(UndiciHttpClient.MaxResponseBytes, 4 * MiB), Effect.provide(layer))
+      // no limit at all
+      const unlimited = yield* read(`${s.origin}/big`).pipe(Effect.provideService(UndiciHttpClient.MaxResponseBytes, Number.POSITIVE_INFINITY), Effect.provide(layer))
+      assert.strictEqual(unlimited.length, text.length)
       assert.isAtLeast(text.length, 2 * MiB)
       const exit = yield* Effect.exit(read(`${s.origin}/big`).pipe(Effect.provide(layer)))
       assert.isTrue(Exit.isFailure(exit))
@@ -241,14 +244,16 @@ describe("UndiciHttpClient", () => {
       assert.strictEqual(failure.reason._tag, "DecodeError")
     }).pipe(Effect.scoped))
 
-  it("maxResponseBytes and connections must be integers of at least 1: make and layer throw an InvalidArgument naming the option", () => {
+  it("maxResponseBytes (or Infinity) and connections must be integers of at least 1: make and layer throw an InvalidArgument naming the option", () => {
     const agent = new Agent()
-    for (const value of [Number.NaN, -1, 0, 1.5, Number.POSITIVE_INFINITY, "1000" as unknown as number]) {
+    for (const value of [Number.NaN, -1, 0, 1.5, Number.POSITIVE_INFINITY, Number.NEGATIVE_INFINITY, "1000" as unknown as number]) {
       for (const [field, build] of [
         ["maxResponseBytes", () => UndiciHttpClient.make(agent, { maxResponseBytes: value })],
         ["maxResponseBytes", () => UndiciHttpClient.layer({ maxResponseBytes: value })],
         ["connections", () => UndiciHttpClient.layer({ connections: value })]
       ] as const) {
+        // no limit: Infinity
+        if (field === "maxResponseBytes" && value === Number.POSITIVE_INFINITY) continue
         let thrown: unknown
         try {
           build()
@@ -262,6 +267,8 @@ describe("UndiciHttpClient", () => {
     }
     UndiciHttpClient.make(agent, { maxResponseBytes: 1, connections: 1 })
     UndiciHttpClient.layer({ maxResponseBytes: 1, connections: 1 })
+    UndiciHttpClient.make(agent, { maxResponseBytes: Number.POSITIVE_INFINITY })
+    UndiciHttpClient.layer({ maxResponseBytes: Number.POSITIVE_INFINITY })
     void agent.close()
   })
 

@@ -158,7 +158,8 @@ export class Exchange implements Dispatcher.DispatchHandler {
  */
 export const headersOf = (raw: RawHeaders): Headers.Headers => {
   const out: Record<string, string> = Headers.fromRecordUnsafe({})
-  for (const name in raw) {
+  // its own names only (`for...in` would take inherited ones too)
+  for (const name of Object.keys(raw)) {
     const value = raw[name]
     if (value === undefined) continue
     out[isLowerCase(name) ? name : name.toLowerCase()] = typeof value === "string" ? value : value.join(", ")

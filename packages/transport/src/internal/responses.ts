@@ -27,7 +27,7 @@ import * as RetryAfter from "../RetryAfter.ts"
 import { requestIdOf } from "../TransportConfig.ts"
 import { NotUtf8, TooLarge } from "./exchange.ts"
 import { isNotSent, maybeSent, sentNothing } from "../RequestNotSent.ts"
-import { scrubber, secretsOf } from "./redact.ts"
+import { scrubber, scrubText, secretsOf } from "./redact.ts"
 import { withoutCredentials } from "./url.ts"
 
 /** @internal */
@@ -403,5 +403,5 @@ export const locationOf = (response: HttpClientResponse.HttpClientResponse): { r
  */
 export const requestIdIn = (response: HttpClientResponse.HttpClientResponse, names: ReadonlyArray<string>): string | undefined => {
   const requestId = requestIdOf(response.headers, names)
-  return requestId === undefined ? undefined : scrubber(secretsOf(response.request)).text(requestId)
+  return requestId === undefined ? undefined : scrubText(secretsOf(response.request), requestId)
 }

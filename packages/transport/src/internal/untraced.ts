@@ -24,10 +24,10 @@ import type { HttpClientError, HttpClientRequest } from "effect/http"
 
 type Predicate = (request: HttpClientRequest.HttpClientRequest) => boolean
 
-/** The requests the transport's client sent within one attempt (most attempts send one). */
+/** The requests the transport's client sent within one attempt (most attempts send one; the others held weakly). */
 interface Sent {
   first: HttpClientRequest.HttpClientRequest | undefined
-  more: Set<HttpClientRequest.HttpClientRequest> | undefined
+  more: WeakSet<HttpClientRequest.HttpClientRequest> | undefined
 }
 
 /** The key of an attempt predicate's record (module-private: no other function has it). */
@@ -38,14 +38,15 @@ type AttemptPredicate = Predicate & { readonly [sentKey]: Sent }
 const sentOf = (predicate: Predicate): Sent | undefined => (predicate as Partial<AttemptPredicate>)[sentKey]
 
 /**
- * The context of an attempt's fiber: the caller's, with the predicate above
- * (inside an attempt already, a call made by a hook, say: that attempt's).
+ * The context of an attempt's fiber: the caller's, with the predicate above,
+ * a record of its own for each attempt (inside another attempt, a call made
+ * by a hook or by a fiber it forked: that attempt's predicate asked after
+ * its own requests), so that a record lives no longer than its attempt.
  *
  * @internal
  */
 export const attemptContext = (context: Context.Context<never>): Context.Context<never> => {
   const caller = Context.get(context, HttpClient.TracerDisabledWhen)
-  if (sentOf(caller) !== undefined) return context
   const sent: Sent = { first: undefined, more: undefined }
   const predicate = ((request) =>
     request === sent.first || (sent.more !== undefined && sent.more.has(request)) || caller(request)) as Predicate & { [sentKey]: Sent }
@@ -55,7 +56,7 @@ export const attemptContext = (context: Context.Context<never>): Context.Context
 
 const note = (sent: Sent, request: HttpClientRequest.HttpClientRequest): void => {
   if (sent.first === undefined) sent.first = request
-  else if (sent.first !== request) (sent.more ??= new Set()).add(request)
+  else if (sent.first !== request) (sent.more ??= new WeakSet()).add(request)
 }
 
 /**
