@@ -115,8 +115,14 @@ export interface DecodeContext {
    * (the transport's `requestIdHeaders`: `sc-request-id`, else `x-request-id`).
    */
   readonly requestIdHeader: string | ReadonlyArray<string>
-  /** Current time in milliseconds, for an HTTP-date `retry-after`. */
+  /** Current time in milliseconds, for an HTTP-date `retry-after` (when no `Date` tells the server's time). */
   readonly now: number
+  /**
+   * The `Date` header of the batch response: an entry's HTTP-date
+   * `retry-after` is measured from it (the server's clock), unless the entry
+   * has a `date` of its own; without a valid one, from {@link DecodeContext.now}.
+   */
+  readonly date?: string | undefined
   /** The deprecation headers of the batch response. */
   readonly deprecation?: Deprecation | undefined
   /** The status (default 200) and request id of the batch response, for the error of a missing entry. */
@@ -184,8 +190,9 @@ const decodeItem = <P extends LegacyPath>(path: P, item: BatchItem, context: Dec
   }
   if (item.code < 200 || item.code >= 300) {
     const envelope = decodeEnvelope(item.body)
-    const retryAfter = headers["retry-after"]
-    const ctx = { ...http, retryAfter: retryAfter === undefined ? undefined : RetryAfter.parse(retryAfter, context.now) }
+    // as for a response of its own: repeated values give the longest wait, a date measured from the server's `Date`
+    const retryAfter = RetryAfter.fromHeaders({ "retry-after": headers["retry-after"], date: headers["date"] ?? context.date }, context.now)
+    const ctx = { ...http, retryAfter }
     if (Option.isSome(envelope)) return Result.fail(failed(fromEnvelope(envelope.value, ctx)))
     // not the envelope: the status decides, as for a response of its own
     const note = "the entry body is not the error envelope"

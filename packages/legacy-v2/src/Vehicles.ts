@@ -368,6 +368,7 @@ const batchOf = <const P extends LegacyPath>(
       unitSystem,
       requestIdHeader: shared.requestIdHeaders,
       now: yield* Clock.currentTimeMillis,
+      date: response.headers["date"],
       deprecation: Deprecation.fromHeaders(response.headers),
       response: { status: response.status, requestId: response.requestId }
     })

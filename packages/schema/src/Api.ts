@@ -14,6 +14,7 @@
  * @since 0.1.0
  */
 import { HttpApi, OpenApi } from "effect/http-api"
+import { EmbedsResponses } from "./internal/api/annotations.ts"
 import { AuthorizeQuery, OAuthGroup } from "./internal/api/authorization.ts"
 import { CompatibilityFilters, CompatibilityGroup, CompatibilityQuery } from "./internal/api/compatibility.ts"
 import { declareRetryAfter, openObjects } from "./internal/api/document.ts"
@@ -90,6 +91,27 @@ export { CompatibilityGroup, ConnectionsGroup, LegacyGroup, OAuthGroup, SignalsG
  * @since 0.1.0
  */
 export { AuthorizeQuery, CompatibilityFilters, CompatibilityQuery, ConnectionsQuery, LegacyVehiclesQuery, SubscriptionsQuery, WebhooksFilters, WebhooksQuery }
+
+/**
+ * The annotations of the contract's endpoints for the clients that call them:
+ * `EmbedsResponses` (`true`) marks an endpoint whose success body embeds the
+ * responses to the request itself (the legacy batch), which a client scrubs
+ * of the request's credentials as it does an error body. Documented where it
+ * is defined.
+ *
+ * @example
+ * ```ts
+ * import { Context } from "effect"
+ * import { HttpApiEndpoint } from "effect/http-api"
+ * import { EmbedsResponses } from "@connected-vehicle/schema/Api"
+ *
+ * const endpoint = HttpApiEndpoint.post("batch", "/batch").annotate(EmbedsResponses, true)
+ * Context.getOrUndefined(endpoint.annotations, EmbedsResponses) // true
+ * ```
+ * @category annotations
+ * @since 0.3.0
+ */
+export { EmbedsResponses }
 
 // ---------------------------------------------------------------------------
 // APIs per root, and the whole service on one origin

@@ -5,11 +5,12 @@
  *
  * @internal
  */
-import { Effect, Exit, Schema, SchemaAST } from "effect"
+import { Context, Effect, Exit, Schema, SchemaAST } from "effect"
 import { HttpClient, HttpClientError, HttpClientRequest } from "effect/http"
 import type { HttpClientResponse } from "effect/http"
 import type { HttpApiEndpoint, HttpApiGroup } from "effect/http-api"
 import { HttpApi, HttpApiClient, HttpApiSchema } from "effect/http-api"
+import { EmbedsResponses } from "@connected-vehicle/schema/Api"
 import * as Json from "@connected-vehicle/schema/Json"
 import type { Credentials } from "../Credentials.ts"
 import type { Admit } from "../Transport.ts"
@@ -19,6 +20,7 @@ import * as BodyDecoder from "./decoder.ts"
 import type { Hook } from "./hooks.ts"
 import * as SdkLog from "./log.ts"
 import { fixedHeaders, makeBuilder } from "./request.ts"
+import { scrubber, secretsOf } from "./redact.ts"
 import { notJson } from "./responses.ts"
 import { untraced } from "./untraced.ts"
 
@@ -135,14 +137,22 @@ const isJson = (contentType: string | undefined): boolean => {
  * through `HttpApiClient.decodeResponse`, which reads the body again (every
  * `HttpClient` the project ships or documents keeps it once read; the
  * behaviour suite checks it).
+ *
+ * An endpoint the contract annotates `EmbedsResponses` (the legacy batch:
+ * its body holds the responses to the request, headers and bodies as the
+ * server wrote them) has its 200 parsed as JSON whatever its content type,
+ * and scrubbed of the request's secrets (`./redact.ts`, as an error body)
+ * before it is decoded; no other endpoint pays for it.
  */
 const makeDecoder = (api: HttpApi.HttpApi<string, HttpApiGroup.Constraint>, group: string, endpoint: string): Call.Decoder => {
   const general = HttpApiClient.decodeResponse(api as any, { group, endpoint } as any) as (response: HttpClientResponse.HttpClientResponse) => Effect.Effect<unknown, unknown>
   let schema: Schema.Top | undefined
+  let embeds = false
   HttpApi.reflect(api as any, {
     predicate: ({ endpoint: e, group: g }) => g.identifier === group && e.identifier === endpoint,
     onGroup() {},
-    onEndpoint({ successes }) {
+    onEndpoint({ mergedAnnotations, successes }) {
+      embeds = Context.getOrUndefined(mergedAnnotations, EmbedsResponses) === true
       const only = successes.get(200)
       if (successes.size !== 1 || only === undefined || only.length !== 1) return
       const candidate = only[0]
@@ -158,7 +168,7 @@ const makeDecoder = (api: HttpApi.HttpApi<string, HttpApiGroup.Constraint>, grou
   const decodeBody = BodyDecoder.decodeUnknownExit(schema)
   return {
     decode: (response, text) => {
-      if (response.status !== 200 || !isJson(response.headers["content-type"])) return general(response)
+      if (response.status !== 200 || !(embeds || isJson(response.headers["content-type"]))) return general(response)
       let json: unknown
       try {
         // every object key as the body spells it (V8's JSON.parse can misread escaped keys)
@@ -166,7 +176,8 @@ const makeDecoder = (api: HttpApi.HttpApi<string, HttpApiGroup.Constraint>, grou
       } catch (cause) {
         return Effect.fail(notJsonFailure(response, text, cause))
       }
-      return decodeBody(json)
+      // the responses it embeds show none of the request's secrets (the request as sent, credentials included)
+      return decodeBody(embeds ? scrubber(secretsOf(response.request)).json(json) : json)
     }
   }
 }

@@ -7,6 +7,7 @@
 import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
 import { BatchRequest, BatchResponse, EngineOil, Location, Odometer, ServiceHistory, TirePressure, UnitSystem, VehicleList, Vin } from "../../Legacy.ts"
+import { EmbedsResponses } from "./annotations.ts"
 import { deprecationHeaders, queryInteger, responseHeaders } from "./document.ts"
 import { bearer, commonErrors, ConflictResponse, UnsupportedMediaTypeResponse } from "./responses.ts"
 
@@ -64,7 +65,9 @@ const vehiclesQuery = LegacyVehiclesQuery.mapFields((fields) => ({
  * deprecated (`OpenApi.Deprecated`, `deprecated: true` in the OpenAPI
  * document): v2.0 is deprecated as of December 1, 2026 (section 9.2; the
  * spec gives no removal date). The vehicle list is not (section 9.3: it may
- * be used while the move to v3 is completed).
+ * be used while the move to v3 is completed). The batch is annotated
+ * `EmbedsResponses`: its entries are responses to the request, which a client
+ * scrubs of the request's credentials as it does an error body.
  *
  * @example
  * ```ts
@@ -96,4 +99,6 @@ export class LegacyGroup extends HttpApiGroup.make("legacy").add(
     success: BatchResponse,
     error: [...commonErrors, UnsupportedMediaTypeResponse]
   }).annotate(OpenApi.Deprecated, true).annotate(OpenApi.Transform, responseHeaders({ "*": deprecationHeaders }))
+    // its entries are responses to this request (headers, bodies as the server wrote them)
+    .annotate(EmbedsResponses, true)
 ) {}
