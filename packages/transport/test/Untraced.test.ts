@@ -1,13 +1,13 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Context, Effect } from "effect"
 import { HttpClient, HttpClientRequest } from "effect/http"
-import type { HttpClientResponse } from "effect/http"
+import type { HttpClientError, HttpClientResponse } from "effect/http"
 import { attemptContext, untraced } from "../src/internal/untraced.ts"
 
 /** A client that answers nothing: what `untraced` hands the request to (its `postprocess`). */
-const base = HttpClient.makeWith(
+const base: HttpClient.HttpClient = HttpClient.makeWith<HttpClientError.HttpClientError, never, HttpClientError.HttpClientError, never>(
   (request) => Effect.map(request, () => ({}) as HttpClientResponse.HttpClientResponse),
-  Effect.succeed as HttpClient.HttpClient.Preprocess<never, never>
+  Effect.succeed
 )
 
 /** Sends `request` through `untraced` in a fiber with `context`. */
