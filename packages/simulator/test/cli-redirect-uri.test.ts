@@ -82,7 +82,7 @@ describe("--redirect-uri with an app's scheme", () => {
             body: new URLSearchParams({ grant_type: "authorization_code", code, redirect_uri: redirectUri })
           })
         const token = await exchange("myapp://callback")
-        const body = await token.json()
+        const body = (await token.json()) as { readonly token_type?: string; readonly refresh_token?: string }
         assert.strictEqual(token.status, 200, JSON.stringify(body))
         assert.strictEqual(body.token_type, "Bearer")
         assert.isString(body.refresh_token)
@@ -90,7 +90,7 @@ describe("--redirect-uri with an app's scheme", () => {
         for (const other of ["myapp://callback/other", "myapp://other", "../callback", "/callback"]) {
           const refused = await authorize(url, other)
           assert.strictEqual(refused.status, 400, other)
-          assert.include((await refused.json()).error_description, "redirect_uri is not registered", other)
+          assert.include(((await refused.json()) as { readonly error_description: string }).error_description, "redirect_uri is not registered", other)
         }
       })
       assert.strictEqual(ended.code, 0, ended.stderr)
