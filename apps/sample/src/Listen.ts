@@ -14,6 +14,7 @@
 import type { DeliveredEvent } from "@connected-vehicle/schema/WebhookEvent"
 import { isFailedSignal, WebhookEvent } from "@connected-vehicle/schema/WebhookEvent"
 import * as NodeAdapter from "@connected-vehicle/webhooks/NodeAdapter"
+import type { Secrets } from "@connected-vehicle/webhooks/Signature"
 import { Cause, Console, Effect, FileSystem, Logger, Option, Redacted, Schema } from "effect"
 import type { Scope } from "effect"
 import { createServer } from "node:http"
@@ -186,7 +187,8 @@ const stderrLogger = Logger.make((options) => {
 
 /**
  * Starts a receiver on `host:port` (port 0: any free port) for the scope:
- * every path accepts deliveries; `onEvent` runs once per verified event
+ * every path accepts deliveries signed with `secret` (one, or several while
+ * it is rotated: `[current, previous]`, see {@link secretsOf}); `onEvent` runs once per verified event
  * (`VERIFY` is answered by the receiver; an event whose `onEvent` fails is
  * answered 500, so the service retries it). Its URL is returned.
  *
@@ -206,7 +208,7 @@ const stderrLogger = Logger.make((options) => {
 export const serve = (options: {
   readonly port: number
   readonly host?: string | undefined
-  readonly secret: Redacted.Redacted<string>
+  readonly secret: Secrets
   readonly onEvent: (event: DeliveredEvent) => Effect.Effect<void, SampleError>
 }): Effect.Effect<{ readonly url: string }, SampleError, Scope.Scope> =>
   Effect.gen(function*() {
@@ -269,7 +271,7 @@ export const serve = (options: {
 export const run = (options: {
   readonly port: number
   readonly host?: string | undefined
-  readonly secret: Redacted.Redacted<string>
+  readonly secret: Secrets
   readonly json: boolean
 }): Effect.Effect<void, SampleError> =>
   Effect.scoped(Effect.gen(function*() {
@@ -331,3 +333,27 @@ export const secretOf = (
     }
     return Redacted.make(secret, { label: "webhook secret" })
   })
+
+/**
+ * The webhook secrets of `webhooks listen`: one per `--secret-file` (each
+ * read and trimmed as {@link secretOf} does, the first the current one), so a
+ * receiver accepts deliveries signed with any of them while the secret is
+ * rotated (`--secret-file new --secret-file old`); with no file, the one of
+ * {@link SECRET_VARIABLE}. One secret is answered as itself, several as the
+ * array the webhooks package's receivers take.
+ *
+ * @example
+ * ```ts
+ * import { secretsOf } from "@connected-vehicle/sample/Listen"
+ *
+ * const rotating = secretsOf(["./webhook-secret.new", "./webhook-secret"])
+ * ```
+ * @since 0.3.0
+ * @category configuration
+ */
+export const secretsOf = (
+  files: ReadonlyArray<string>
+): Effect.Effect<Secrets, SampleError, FileSystem.FileSystem> =>
+  files.length <= 1
+    ? secretOf(Option.fromUndefinedOr(files[0]))
+    : Effect.forEach(files, (file) => secretOf(Option.some(file)))

@@ -138,6 +138,39 @@ describe.concurrent("webhooks listen", () => {
     assert.strictEqual(result.stdout.match(/evt_by_hand/g)?.length, 1)
   })
 
+  it("--secret-file new --secret-file old: deliveries signed with either are printed, one with a third secret is a 401", {
+    timeout: LONG
+  }, async () => {
+    const oldText = "sample-rotation-old-61d0a7c3"
+    const newText = "sample-rotation-new-f29b4e85"
+    const { runtime, sim } = await startSimulator({ webhookSecret: oldText })
+    const listener = await listen(["--json", "--secret-file", secretFile(newText), "--secret-file", secretFile(oldText)])
+    const vehicleId = sim.data.vehicleIds[2]!
+    const { userId } = sim.data.connectionOf(vehicleId)!
+    // the service still signs with the old secret: its VERIFY and FIRST_DELIVERY are accepted
+    const webhook = await runtime.runPromise(sim.createWebhook({
+      name: "Listen rotation",
+      callbackUri: `${listener.url}/webhooks`,
+      triggers: ["odometer-traveleddistance"],
+      data: []
+    }))
+    assert.strictEqual(webhook.verification, "succeeded")
+    await runtime.runPromise(sim.subscribe({ webhookId: webhook.id, userId, vehicleId }))
+    await listener.stdoutMatch(/"FIRST_DELIVERY"/)
+    // rotated at the service: the next event is signed with the new secret
+    await runtime.runPromise(sim.updateWebhook(webhook.id, { secret: Redacted.make(newText) }))
+    const change = await runtime.runPromise(sim.setSignal(vehicleId, "odometer-traveleddistance", { unit: "km", value: 77 }))
+    await listener.stdoutMatch(new RegExp(`"${change.eventIds[0]!}"`))
+
+    const body = JSON.stringify(stateEvent("evt_third_key"))
+    const third = await deliver(listener.url, body, Signature.sign(body, Redacted.make("sample-rotation-third-0c5e")))
+    assert.strictEqual(third.status, 401, third.text)
+    const result = await stop(listener.started)
+    assert.strictEqual(result.stdout.trimEnd().split("\n").length, 2, result.stdout)
+    assert.notInclude(result.stdout, "evt_third_key")
+    assert.notInclude(result.stdout + result.stderr, newText)
+  })
+
   it("no secret, or a --secret flag, is a usage error (exit 2)", { timeout: LONG }, async () => {
     const none = await run(["webhooks", "listen", "--port", "0"])
     assert.strictEqual(none.code, 2, none.stderr)

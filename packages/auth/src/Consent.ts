@@ -8,6 +8,7 @@ import { HttpApiClient } from "effect/http-api"
 import { AuthorizationApi } from "@connected-vehicle/schema/Api"
 import { Mode } from "@connected-vehicle/schema/Common"
 import { InvalidArgument, validate } from "@connected-vehicle/schema/InvalidArgument"
+import * as OAuth from "@connected-vehicle/schema/OAuth"
 import { Permission } from "@connected-vehicle/schema/OAuth"
 import { TransportConfig } from "@connected-vehicle/transport/TransportConfig"
 import { OAuthConfig } from "./OAuthConfig.ts"
@@ -115,23 +116,17 @@ const isRoot = (url: unknown): url is string =>
 // a lone surrogate has no UTF-8 form: the URL would carry U+FFFD, another value than the one given
 const illFormed = "Expected well-formed Unicode (a lone surrogate cannot be sent)"
 
-// a URI scheme (RFC 3986 section 3.1) at the start: what makes a URI absolute
-const scheme = /^[A-Za-z][A-Za-z0-9+.-]*:/
-
-// a control character (C0, DEL, C1) or any white space: a URL parser takes
-// some off or turns them into other characters, so the URI compared at the
-// code exchange would not be the one given
-const notInUri = /[\p{Cc}\s]/u
-
 /**
  * Why `u` cannot be the redirect URI of the consent flow, `undefined` when it
  * can: RFC 6749 section 3.1.2 has it an absolute URI (with a scheme:
- * `https://app.example/callback`, `com.example.app:/callback`) without a
- * fragment; also without white space or a control character, and
- * well-formed Unicode (what the URL parser would change is not the URI
- * given). The one rule of the consent URL (`consentUrl`, `make`), the code
- * exchange (`TokenExchange.exchangeCode`, `Session.login`) and the SDK
- * client's `redirectUri` option. The URI is not quoted.
+ * `https://app.example/callback`, `com.example.app:/callback`,
+ * `myapp://callback`) without a fragment; also without white space or a
+ * control character, and well-formed Unicode (what the URL parser would
+ * change is not the URI given). The one rule of the consent URL
+ * (`consentUrl`, `make`), the code exchange (`TokenExchange.exchangeCode`,
+ * `Session.login`), the SDK client's `redirectUri` option and the
+ * simulator's registered redirect URIs: `OAuth.redirectUriIssue` of
+ * `@connected-vehicle/schema`. The URI is not quoted.
  *
  * @example
  * ```ts
@@ -143,13 +138,7 @@ const notInUri = /[\p{Cc}\s]/u
  * @since 0.2.0
  * @category validation
  */
-export const redirectUriIssue = (u: unknown): string | undefined => {
-  if (typeof u !== "string" || u.length === 0) return "Expected an absolute URL (a non-empty string)"
-  if (!u.isWellFormed()) return illFormed
-  if (notInUri.test(u)) return "Expected an absolute URL without white space or control characters"
-  if (!scheme.test(u) || !URL.canParse(u)) return "Expected an absolute URL (RFC 6749 section 3.1.2: with a scheme, as in https://app.example/callback)"
-  return u.includes("#") ? "Expected an absolute URL without a fragment (RFC 6749 section 3.1.2)" : undefined
-}
+export const redirectUriIssue: (u: unknown) => string | undefined = OAuth.redirectUriIssue
 
 // what the consent URL takes from its options, checked by `consentUrl`:
 // permissions of section 5.3 only (a consent with another scope is refused

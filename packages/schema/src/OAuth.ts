@@ -278,3 +278,44 @@ export const TokenLifetimes = {
   accessSeconds: 7200,
   refreshSeconds: 60 * 24 * 60 * 60
 } as const
+
+// a lone surrogate has no UTF-8 form: the URL would carry U+FFFD, another value than the one given
+const illFormed = "Expected well-formed Unicode (a lone surrogate cannot be sent)"
+
+// a URI scheme (RFC 3986 section 3.1) at the start: what makes a URI absolute
+const scheme = /^[A-Za-z][A-Za-z0-9+.-]*:/
+
+// a control character (C0, DEL, C1) or any white space: a URL parser takes
+// some off or turns them into other characters, so the URI compared at the
+// code exchange would not be the one given
+const notInUri = /[\p{Cc}\s]/u
+
+/**
+ * Why `u` cannot be the redirect URI of the consent flow, `undefined` when it
+ * can: RFC 6749 section 3.1.2 has it an absolute URI (with a scheme:
+ * `https://app.example/callback`, `com.example.app:/callback`) without a
+ * fragment; also without white space or a control character, and
+ * well-formed Unicode (what the URL parser would change is not the URI
+ * given). The one rule of the SDK (`Consent.redirectUriIssue` of
+ * `@connected-vehicle/auth`: the consent URL, the code exchange, the client's
+ * `redirectUri` option) and of the simulator's registered redirect URIs and
+ * consent. The URI is not quoted.
+ *
+ * @example
+ * ```ts
+ * import { redirectUriIssue } from "@connected-vehicle/schema/OAuth"
+ *
+ * redirectUriIssue("https://app.example/callback") // undefined
+ * redirectUriIssue("myapp://callback") // undefined
+ * redirectUriIssue("../callback") // "Expected an absolute URL (RFC 6749 section 3.1.2: with a scheme, as in https://app.example/callback)"
+ * ```
+ * @since 0.3.0
+ * @category validation
+ */
+export const redirectUriIssue = (u: unknown): string | undefined => {
+  if (typeof u !== "string" || u.length === 0) return "Expected an absolute URL (a non-empty string)"
+  if (!u.isWellFormed()) return illFormed
+  if (notInUri.test(u)) return "Expected an absolute URL without white space or control characters"
+  if (!scheme.test(u) || !URL.canParse(u)) return "Expected an absolute URL (RFC 6749 section 3.1.2: with a scheme, as in https://app.example/callback)"
+  return u.includes("#") ? "Expected an absolute URL without a fragment (RFC 6749 section 3.1.2)" : undefined
+}

@@ -457,13 +457,15 @@ export const make = (options: {
  *
  * - `POST /_simulator/webhooks` `{name, callbackUri, errorCallbackUri?, triggers, data, isEnabled?, autoSubscribe?, secret?}` → 201, after the `VERIFY`;
  * - `POST /_simulator/webhooks/:id` `{name?, callbackUri?, errorCallbackUri?, isEnabled?, secret?}` → 200 (a new
- *   `secret` signs the webhook's next attempts, retries of earlier events included); on both webhook
- *   routes a member the route does not take is a 400 naming it;
+ *   `secret` signs the webhook's next attempts, retries of earlier events included);
  * - `POST /_simulator/subscriptions` `{webhookId, userId, vehicleId}` → 201;
  * - `POST /_simulator/vehicles/:id/signals/:code` with the signal's new body → 200 `{changed, eventIds}`;
  * - `POST /_simulator/vehicles/:id/errors` `{type?, code?, description?, suggestedUserMessage?, resolution?, signals?}` → 201 `{errorId, eventIds}`;
  * - `DELETE /_simulator/vehicles/:id/errors/:errorId` → 200 `{eventIds}`;
  * - `GET /_simulator/deliveries` → `{deliveries}`; `DELETE` clears the log (204).
+ *
+ * A member a JSON body's route does not take (all but the signal's body) is a
+ * 400 naming it, nothing created or changed.
  *
  * @example
  * ```ts

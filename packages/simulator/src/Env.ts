@@ -13,7 +13,7 @@ import {
   OAuthUnauthorized,
   UnauthorizedResponse
 } from "@connected-vehicle/schema/Api"
-import { makeOAuthErrorBody } from "@connected-vehicle/schema/OAuth"
+import { makeOAuthErrorBody, redirectUriIssue } from "@connected-vehicle/schema/OAuth"
 import type { ErrorEnvelope } from "@connected-vehicle/schema/ServiceError"
 import { errorOfStatus, makeEnvelope } from "@connected-vehicle/schema/ServiceError"
 import { Context, Effect } from "effect"
@@ -136,13 +136,16 @@ export const DEFAULT_REDIRECT_URIS: ReadonlyArray<string> = [
 ]
 
 /**
- * Whether `uri` matches one of the `registered` redirect URIs. A registered
- * entry is `scheme://host[:port]` (any path) or a full URI (exact path);
- * port `*` matches any port. Scheme and host compare case-insensitively, the
- * port after defaults are filled in, the path exactly; the query of `uri` is
- * free (RFC 6749 section 3.1.2 allows one). A URI with a fragment or user
- * information never matches, nor does anything that is not an absolute
- * `http`/`https` URI.
+ * Whether `uri` matches one of the `registered` redirect URIs. A `uri` the
+ * SDK refuses (`redirectUriIssue` of `@connected-vehicle/schema/OAuth`: not
+ * absolute, with white space, a control character or a fragment) never
+ * matches. An `http`/`https` entry is `scheme://host[:port]` (any path) or a
+ * full URI (exact path); port `*` matches any port. Scheme and host compare
+ * case-insensitively, the port after defaults are filled in, the path
+ * exactly; the query of `uri` is free (RFC 6749 section 3.1.2 allows one);
+ * a URI with user information never matches. A URI of another scheme (an
+ * app's, `myapp://callback` or `com.example.app:/callback`, RFC 8252
+ * section 7.1) matches an entry equal to it.
  *
  * @example
  * ```ts
@@ -150,11 +153,14 @@ export const DEFAULT_REDIRECT_URIS: ReadonlyArray<string> = [
  *
  * redirectUriAllowed(["http://127.0.0.1:*"], "http://127.0.0.1:53100/callback") // true
  * redirectUriAllowed(["http://127.0.0.1:*"], "vbscript:msgbox(1)") // false
+ * redirectUriAllowed(["myapp://callback"], "myapp://callback") // true
  * ```
  * @since 0.1.0
  * @category utils
  */
 export const redirectUriAllowed = (registered: ReadonlyArray<string>, uri: string): boolean => {
+  if (redirectUriIssue(uri) !== undefined) return false
+  if (!/^https?:/i.test(uri)) return registered.includes(uri)
   const target = parseRedirect(uri)
   if (target === undefined || target.hash !== "" || /#/.test(uri)) return false
   for (const entry of registered) {

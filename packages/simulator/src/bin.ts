@@ -14,7 +14,8 @@
  * (the help and the error on the terminal, `--v2-sunset 2027-02-30` included:
  * a day that does not exist; one `error:` line for a value it cannot use: an
  * empty credential or host, a client id or redirect URI holding a control
- * character, a redirect URI that is not an absolute http(s) URI, a port flag
+ * character, a redirect URI the SDK refuses (`redirectUriIssue`: relative,
+ * with white space or a fragment) or an http(s) one with user information, a port flag
  * of the other mode). A flag's value is printed with the characters a
  * terminal acts on escaped (`\u001b`).
  *
@@ -184,7 +185,7 @@ const simulator = Command.make(
     ),
     redirectUris: Flag.String("redirect-uri").pipe(
       Flag.withDescription(
-        "A redirect URI registered for the client (repeatable; replaces the default loopback http://127.0.0.1:*, http://localhost:*, http://[::1]:* and https://app.example). scheme://host[:port|:*] allows any path"
+        "A redirect URI registered for the client (repeatable; replaces the default loopback http://127.0.0.1:*, http://localhost:*, http://[::1]:* and https://app.example). http(s)://host[:port|:*] allows any path; an app's URI (myapp://callback) is matched exactly"
       ),
       Flag.atLeast(0)
     ),

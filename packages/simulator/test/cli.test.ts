@@ -222,8 +222,8 @@ describe("pnpm simulator: errors are one line on stderr", () => {
     Effect.gen(function*() {
       const uncontrolled =
         "must not hold a control character (C0, C1, DEL), a bidirectional formatting character or a line separator"
-      const redirect = (uri: string) =>
-        `error: --redirect-uri ${JSON.stringify(uri)} is not an absolute http or https URI (scheme://host[:port|:*][/path], without user information or fragment)`
+      const redirect = (uri: string, why: string) => `error: --redirect-uri ${JSON.stringify(uri)} can match no redirect_uri: ${why}`
+      const relative = "Expected an absolute URL (RFC 6749 section 3.1.2: with a scheme, as in https://app.example/callback)"
       const table: ReadonlyArray<readonly [ReadonlyArray<string>, string]> = [
         [["--client-secret", ""], "error: --client-secret must not be empty"],
         [["--client-id", ""], "error: --client-id must not be empty"],
@@ -233,10 +233,16 @@ describe("pnpm simulator: errors are one line on stderr", () => {
           "error: --host ::1%nope has an IPv6 zone id (%nope), which a URL cannot carry " +
           "(Node's URL and fetch refuse http://[fe80::1%25eth0]/, so no client could use the simulator's URL): give the address without it, or ::"
         ],
-        [["--redirect-uri", "javascript:alert(1)"], redirect("javascript:alert(1)")],
-        [["--redirect-uri", "https://app.example/cb", "--redirect-uri", ""], redirect("")],
-        [["--redirect-uri", "http://user@127.0.0.1:*"], redirect("http://user@127.0.0.1:*")],
-        [["--redirect-uri", "https://app.example/cb#top"], redirect("https://app.example/cb#top")],
+        [["--redirect-uri", "../callback"], redirect("../callback", relative)],
+        [["--redirect-uri", "https://app.example/cb", "--redirect-uri", ""], redirect("", "Expected an absolute URL (a non-empty string)")],
+        [
+          ["--redirect-uri", "http://user@127.0.0.1:*"],
+          redirect("http://user@127.0.0.1:*", "Expected an http or https URI as scheme://host[:port|:*][/path], without user information")
+        ],
+        [
+          ["--redirect-uri", "https://app.example/cb#top"],
+          redirect("https://app.example/cb#top", "Expected an absolute URL without a fragment (RFC 6749 section 3.1.2)")
+        ],
         // control characters in what is printed and sent: refused, and shown escaped in the error
         [["--client-id", "id\u001b[31m"], `error: --client-id "id\\u001b[31m" ${uncontrolled}`],
         [["--redirect-uri", "https://app.example/\u001b]0;x\u0007"], `error: --redirect-uri "https://app.example/\\u001b]0;x\\u0007" ${uncontrolled}`],
@@ -261,11 +267,11 @@ describe("pnpm simulator: errors are one line on stderr", () => {
         assert.strictEqual(result.stdout, "")
       })
       const accepted = yield* stopWith(
-        ["--split-ports", "--vehicle-port", "0", "--redirect-uri", "http://[::1]:*/cb", "--redirect-uri", "https://partner.example"],
+        ["--split-ports", "--vehicle-port", "0", "--redirect-uri", "http://[::1]:*/cb", "--redirect-uri", "https://partner.example", "--redirect-uri", "myapp://callback"],
         "SIGTERM"
       )
       assert.strictEqual(accepted.code, 0, accepted.stdout)
-      assert.include(accepted.stdout, "\nredirect URIs: http://[::1]:*/cb https://partner.example\n")
+      assert.include(accepted.stdout, "\nredirect URIs: http://[::1]:*/cb https://partner.example myapp://callback\n")
     }), 240_000)
 
   it.live("a usage error exits 2: an unknown flag, a bad value, a headers timeout over the request timeout, --retire-v2-after-sunset without --v2-sunset, a --v2-sunset before the deprecation date", () =>

@@ -48,7 +48,8 @@ describe("options checked by the layer constructors", () => {
     const cases = [
       [{ clientId: "" }, "clientId"],
       [{ clientSecret: "" }, "clientSecret"],
-      [{ redirectUris: ["javascript:alert(1)"] }, "redirectUris"],
+      [{ redirectUris: ["../callback"] }, "redirectUris"],
+      [{ redirectUris: ["myapp://call back"] }, "redirectUris"],
       [{ redirectUris: ["https://app.example/cb", ""] }, "redirectUris"],
       [{ redirectUris: ["http://user@127.0.0.1:*"] }, "redirectUris"],
       [{ redirectUris: ["https://app.example/cb#top"] }, "redirectUris"]
@@ -61,7 +62,7 @@ describe("options checked by the layer constructors", () => {
       }
     }
     assert.notInclude(String((thrown(() => layer({ clientSecret: "" })) as InvalidArgument).message), "demo")
-    assert.isUndefined(thrown(() => layer({ clientId: "app", clientSecret: "s", redirectUris: ["http://[::1]:*/cb", "https://partner.example"] })))
+    assert.isUndefined(thrown(() => layer({ clientId: "app", clientSecret: "s", redirectUris: ["http://[::1]:*/cb", "https://partner.example", "myapp://callback"] })))
   })
 
   it.live("a host with an IPv6 zone id (no URL can carry it) is an InvalidArgument naming host, from layer and layerRoots; ::1 serves at http://[::1]:port", () =>

@@ -6,7 +6,7 @@
  * @internal
  */
 import { Option } from "effect"
-import { redirectUriUsable } from "./redirectUris.ts"
+import { redirectUriRefusal } from "./redirectUris.ts"
 import { hostPort, zoneIdOf } from "./address.ts"
 import { isoDate } from "./isoDate.ts"
 import { sunsetIssue } from "./options.ts"
@@ -120,10 +120,9 @@ export const usageIssue = (flags: CheckedFlags): string | undefined => {
   if (hasTerminalActive(flags.clientId)) return `--client-id "${shown(flags.clientId)}" ${uncontrolled}`
   const controlled = flags.redirectUris.find(hasTerminalActive)
   if (controlled !== undefined) return `--redirect-uri "${shown(controlled)}" ${uncontrolled}`
-  const unusable = flags.redirectUris.find((uri) => !redirectUriUsable(uri))
-  if (unusable !== undefined) {
-    return `--redirect-uri ${JSON.stringify(unusable)} is not an absolute http or https URI ` +
-      "(scheme://host[:port|:*][/path], without user information or fragment)"
+  for (const uri of flags.redirectUris) {
+    const refusal = redirectUriRefusal(uri)
+    if (refusal !== undefined) return `--redirect-uri ${JSON.stringify(uri)} can match no redirect_uri: ${refusal}`
   }
   if (flags.requestTimeout > 0 && flags.headersTimeout > flags.requestTimeout) {
     return `--headers-timeout (${flags.headersTimeout} ms) must not exceed --request-timeout (${flags.requestTimeout} ms)`

@@ -12,6 +12,7 @@ import type { Env } from "../Env.ts"
 import { envelope } from "../Env.ts"
 import type { Fault } from "../State.ts"
 import { FAULT_RULE_LIMIT } from "../State.ts"
+import { exactly } from "./deliveryRoutes.ts"
 import { pathGlob, pathRefusal } from "./pathGlob.ts"
 import { parseFaultHeader } from "./faults.ts"
 import { envelopeResponse } from "./responses.ts"
@@ -70,7 +71,7 @@ export const control = (
       })
     case "POST /_simulator/faults":
       return request.json.pipe(
-        Effect.flatMap(Schema.decodeUnknownEffect(ControlFaults)),
+        Effect.flatMap((body) => Schema.decodeUnknownEffect(ControlFaults)(body, exactly)),
         Effect.matchEffect({
           onFailure: (error) =>
             bad(`Expected {"faults": ["status=500", ...], "path"?, "pathPattern"?, "method"?}: ${String((error as any)?.message ?? error)}`),

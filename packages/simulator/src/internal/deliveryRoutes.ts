@@ -46,20 +46,25 @@ const json = (body: unknown, status = 200) => HttpServerResponse.jsonUnsafe(body
 const problem = (status: number, detail: string) => HttpServerResponse.jsonUnsafe(envelope(status, detail), { status })
 
 /**
- * The request body decoded with `schema`; the 400 detail never quotes a
- * `secret` member (the burst routes use it too). With `exact`, a member the
- * schema does not take is a 400 naming it (every issue is listed), rather than dropped.
+ * How every control route decodes its JSON body: a member the schema does not
+ * take is an issue naming it (rather than dropped), and every issue is listed.
+ */
+export const exactly = { onExcessProperty: "error", errors: "all" } as const
+
+/**
+ * The request body decoded with `schema` ({@link exactly}: a member the schema
+ * does not take is a 400 naming it); the 400 detail never quotes a `secret`
+ * member (the burst routes use it too).
  */
 export const bodyOf = <S extends Schema.Top>(
   request: HttpServerRequest.HttpServerRequest,
   schema: S,
-  expected: string,
-  exact = false
+  expected: string
 ) =>
   request.json.pipe(
     Effect.mapError(() => new WebhookControlError({ status: 400, detail: `The body must be JSON: ${expected}` })),
     Effect.flatMap((body) =>
-      Schema.decodeUnknownEffect(schema)(body, exact ? { onExcessProperty: "error", errors: "all" } : undefined).pipe(
+      Schema.decodeUnknownEffect(schema)(body, exactly).pipe(
         Effect.mapError((error) => {
           const secret = (body as { readonly secret?: unknown } | null)?.secret
           let message = error.message
@@ -100,8 +105,7 @@ export const control = (
         bodyOf(
           request,
           WebhookBody,
-          "{name, callbackUri, errorCallbackUri?, triggers: [codes], data: [codes], isEnabled?, autoSubscribe?, secret?}",
-          true
+          "{name, callbackUri, errorCallbackUri?, triggers: [codes], data: [codes], isEnabled?, autoSubscribe?, secret?}"
         ),
         (body) =>
           engine.createWebhook({
@@ -117,7 +121,7 @@ export const control = (
   if (match !== null && method === "POST") {
     const id = match[1]!
     return answer(Effect.flatMap(
-      bodyOf(request, PatchBody, "{name?, callbackUri?, errorCallbackUri?, isEnabled?, secret?}", true),
+      bodyOf(request, PatchBody, "{name?, callbackUri?, errorCallbackUri?, isEnabled?, secret?}"),
       (patch) =>
         engine.updateWebhook(id, {
           ...patch,

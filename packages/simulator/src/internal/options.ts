@@ -131,9 +131,9 @@ export interface Checked extends Durations {
 /**
  * The client the authorization server accepts: a `clientId` and a
  * `clientSecret` that are non-empty strings, `redirectUris` that it can
- * match (absolute `http` or `https`, no user information or fragment: what
- * the CLI refuses too); else an `InvalidArgument` naming the option (never
- * quoting the secret).
+ * match (`redirectUriUsable`: the SDK's rule, and for `http` or `https` no
+ * user information: what the CLI refuses too); else an `InvalidArgument`
+ * naming the option (never quoting the secret).
  */
 const client = (options: {
   readonly clientId?: string | undefined
@@ -152,7 +152,7 @@ const client = (options: {
   if (Array.isArray(uris) && unusable === undefined) return
   throw new InvalidArgument({
     field: "redirectUris",
-    message: `redirectUris: Expected absolute http or https URIs (scheme://host[:port|:*][/path], without user information or fragment), got ${JSON.stringify(unusable)}`
+    message: `redirectUris: Expected absolute URIs without white space, control characters or fragment (http or https as scheme://host[:port|:*][/path], without user information; another scheme, such as myapp://callback, matched exactly), got ${JSON.stringify(unusable)}`
   })
 }
 

@@ -12,6 +12,7 @@ import type { HttpServerRequest } from "effect/http"
 import { envelope } from "../Env.ts"
 import { RateLimitConfigError, resolveLimits } from "../RateLimit.ts"
 import type { WindowLimit } from "../RateLimit.ts"
+import { exactly } from "./deliveryRoutes.ts"
 import { envelopeResponse } from "./responses.ts"
 import type { Usage } from "./usage.ts"
 
@@ -33,7 +34,7 @@ const putLimits = (usage: Usage, request: HttpServerRequest.HttpServerRequest) =
     Effect.mapError(() => new RateLimitConfigError({ detail: `The body must be JSON: ${expected}` })),
     Effect.flatMap((body) =>
       Effect.mapError(
-        Schema.decodeUnknownEffect(LimitsBody)(body),
+        Schema.decodeUnknownEffect(LimitsBody)(body, exactly),
         (error) => new RateLimitConfigError({ detail: `Expected ${expected}: ${error.message}` })
       )
     ),

@@ -7,17 +7,17 @@ import { optionals, output, page, pageSize, portFlag, report, root, withSdk } fr
 const webhooksListen = Command.make("listen", {
   port: portFlag("Port to listen on, 0 to 65535 (0: any free port, printed on stderr)", 4020),
   host: Flag.String("host").pipe(Flag.withDescription("Address to listen on"), Flag.withDefault("127.0.0.1")),
-  secretFile: Flag.String("secret-file").pipe(
+  secretFiles: Flag.String("secret-file").pipe(
     Flag.withDescription(
-      "File holding the webhook secret (the application's management token; or env CONNECTED_VEHICLE_WEBHOOK_SECRET); there is no --secret flag: a secret on the command line shows in ps and the shell history"
+      "File holding the webhook secret (the application's management token; or env CONNECTED_VEHICLE_WEBHOOK_SECRET); repeat it while the secret is rotated, the current one first: a delivery signed with any of them is accepted. There is no --secret flag: a secret on the command line shows in ps and the shell history"
     ),
-    Flag.optional
+    Flag.atLeast(0)
   )
 }, (input) =>
   Effect.flatMap(root, (flags) =>
     Effect.promise(() => import("../../Listen.ts")).pipe(
       Effect.flatMap((Listen) =>
-        Effect.flatMap(Listen.secretOf(input.secretFile), (secret) =>
+        Effect.flatMap(Listen.secretsOf(input.secretFiles), (secret) =>
           Listen.run({ port: input.port, host: input.host, secret, json: flags.json }))
       ),
       Effect.catch(report(flags.json))
