@@ -285,6 +285,10 @@ const illFormed = "Expected well-formed Unicode (a lone surrogate cannot be sent
 // a URI scheme (RFC 3986 section 3.1) at the start: what makes a URI absolute
 const scheme = /^[A-Za-z][A-Za-z0-9+.-]*:/
 
+// schemes that run or embed content in the browser rather than reach an
+// application: an authorization server must not send a code to them
+const unsafeScheme = /^(?:javascript|vbscript|data|file|blob|about):/i
+
 // a control character (C0, DEL, C1) or any white space: a URL parser takes
 // some off or turns them into other characters, so the URI compared at the
 // code exchange would not be the one given
@@ -294,8 +298,9 @@ const notInUri = /[\p{Cc}\s]/u
  * Why `u` cannot be the redirect URI of the consent flow, `undefined` when it
  * can: RFC 6749 section 3.1.2 has it an absolute URI (with a scheme:
  * `https://app.example/callback`, `com.example.app:/callback`) without a
- * fragment; also without white space or a control character, and
- * well-formed Unicode (what the URL parser would change is not the URI
+ * fragment; also without white space or a control character, not of a
+ * scheme a browser runs or embeds (`javascript:`, `vbscript:`, `data:`,
+ * `file:`, `blob:`, `about:`), and well-formed Unicode (what the URL parser would change is not the URI
  * given). The one rule of the SDK (`Consent.redirectUriIssue` of
  * `@connected-vehicle/auth`: the consent URL, the code exchange, the client's
  * `redirectUri` option) and of the simulator's registered redirect URIs and
@@ -317,5 +322,6 @@ export const redirectUriIssue = (u: unknown): string | undefined => {
   if (!u.isWellFormed()) return illFormed
   if (notInUri.test(u)) return "Expected an absolute URL without white space or control characters"
   if (!scheme.test(u) || !URL.canParse(u)) return "Expected an absolute URL (RFC 6749 section 3.1.2: with a scheme, as in https://app.example/callback)"
+  if (unsafeScheme.test(u)) return "Expected a URL an application receives, not a javascript:, vbscript:, data:, file:, blob: or about: URL"
   return u.includes("#") ? "Expected an absolute URL without a fragment (RFC 6749 section 3.1.2)" : undefined
 }
