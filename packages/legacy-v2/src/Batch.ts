@@ -18,6 +18,7 @@
  * @since 0.1.0
  */
 import { Option, Result, Schema } from "effect"
+import { Headers } from "effect/http"
 import type { BatchItem, BatchResponse, LegacyBody, LegacyPath, UnitSystem } from "@connected-vehicle/schema/Legacy"
 import { LegacyEndpoints } from "@connected-vehicle/schema/Legacy"
 import { ErrorEnvelope } from "@connected-vehicle/schema/ServiceError"
@@ -120,7 +121,7 @@ export interface DecodeContext {
   /**
    * The `Date` header of the batch response: an entry's HTTP-date
    * `retry-after` is measured from it (the server's clock), unless the entry
-   * has a `date` of its own; without a valid one, from {@link DecodeContext.now}.
+   * has a valid `date` of its own (an HTTP date); without a valid one, from {@link DecodeContext.now}.
    */
   readonly date?: string | undefined
   /** The deprecation headers of the batch response. */
@@ -179,8 +180,19 @@ const missing = (path: LegacyPath, context: DecodeContext) => {
   )
 }
 
+/** An entry's headers with their names in lowercase (a response's own are matched whatever their case). */
+const lowerCased = (headers: Readonly<Record<string, string | undefined>>): Readonly<Record<string, string | undefined>> => {
+  const out: Record<string, string | undefined> = {}
+  for (const name of Object.keys(headers)) out[name.toLowerCase()] = headers[name]
+  return out
+}
+
+/** An entry's own `date` when it is an HTTP date, else the batch response's. */
+const dateOf = (entry: string | undefined, batch: string | undefined): string | undefined =>
+  entry !== undefined && Result.isSuccess(Headers.parseHttpDate(entry)) ? entry : batch
+
 const decodeItem = <P extends LegacyPath>(path: P, item: BatchItem, context: DecodeContext): Entry<P> => {
-  const headers = item.headers as Readonly<Record<string, string | undefined>>
+  const headers = lowerCased(item.headers as Readonly<Record<string, string | undefined>>)
   const requestId = requestIdOf(headers, typeof context.requestIdHeader === "string" ? [context.requestIdHeader] : context.requestIdHeader)
   const http = {
     method: "GET",
@@ -191,7 +203,7 @@ const decodeItem = <P extends LegacyPath>(path: P, item: BatchItem, context: Dec
   if (item.code < 200 || item.code >= 300) {
     const envelope = decodeEnvelope(item.body)
     // as for a response of its own: repeated values give the longest wait, a date measured from the server's `Date`
-    const retryAfter = RetryAfter.fromHeaders({ "retry-after": headers["retry-after"], date: headers["date"] ?? context.date }, context.now)
+    const retryAfter = RetryAfter.fromHeaders({ "retry-after": headers["retry-after"], date: dateOf(headers["date"], context.date) }, context.now)
     const ctx = { ...http, retryAfter }
     if (Option.isSome(envelope)) return Result.fail(failed(fromEnvelope(envelope.value, ctx)))
     // not the envelope: the status decides, as for a response of its own

@@ -102,11 +102,18 @@ describe("legacy batch entries over a connection", () => {
     }))
 
   /** The `retryAfter` of the `/odometer` entry, a 429 with `retry-after`, in a batch answered with `headers`. */
-  const waitOf = (retryAfter: string, headers?: Record<string, string>) =>
+  const waitOf = (retryAfter: string, headers?: Record<string, string>, entryHeaders: Record<string, string> = {}) =>
     Effect.gen(function*() {
       answer = () => ({
         ...(headers === undefined ? {} : { headers }),
-        body: { responses: [{ path: "/odometer", code: 429, body: makeEnvelope("RATE_LIMIT", "slow down"), headers: { "retry-after": retryAfter } }] }
+        body: {
+          responses: [{
+            path: "/odometer",
+            code: 429,
+            body: makeEnvelope("RATE_LIMIT", "slow down"),
+            headers: Object.keys(entryHeaders).some((name) => name.toLowerCase() === "retry-after") ? entryHeaders : { "retry-after": retryAfter, ...entryHeaders }
+          }]
+        }
       })
       const entry = (yield* batch(["/odometer"]))["/odometer"]
       const reason = Result.isFailure(entry) ? entry.failure.reason : undefined
@@ -123,5 +130,14 @@ describe("legacy batch entries over a connection", () => {
       // the server's clock an hour behind the local one: the wait is 30 seconds, not zero
       const serverNow = Math.floor(Date.now() / 1000) * 1000 - 3_600_000
       assert.strictEqual(yield* waitOf(new Date(serverNow + 30_000).toUTCString(), { date: new Date(serverNow).toUTCString() }), 30_000)
+      // an entry's own date that is not an HTTP date: the batch's is used
+      for (const date of ["garbage", ""]) {
+        assert.strictEqual(yield* waitOf(new Date(serverNow + 30_000).toUTCString(), { date: new Date(serverNow).toUTCString() }, { date }), 30_000, date)
+      }
+    }))
+
+  it.live("an entry's header names in any case: read as a response's own are", () =>
+    Effect.gen(function*() {
+      assert.strictEqual(yield* waitOf("", undefined, { "Retry-After": "30" }), 30_000)
     }))
 })

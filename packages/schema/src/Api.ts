@@ -96,8 +96,10 @@ export { AuthorizeQuery, CompatibilityFilters, CompatibilityQuery, ConnectionsQu
  * The annotations of the contract's endpoints for the clients that call them:
  * `EmbedsResponses` (`true`) marks an endpoint whose success body embeds the
  * responses to the request itself (the legacy batch), which a client scrubs
- * of the request's credentials as it does an error body. Documented where it
- * is defined.
+ * of the request's credentials as it does an error body. The transport honours
+ * it on an endpoint whose only success is a 200 with a JSON object or array
+ * body, and refuses to build a client of an endpoint marked otherwise.
+ * Documented where it is defined.
  *
  * @example
  * ```ts

@@ -53,8 +53,9 @@ export interface Options {
   /**
    * The response size limit the client enforces, in bytes: a body of that
    * size is read, one byte more fails to read with a `DecodeError` naming
-   * the limit and its connection is released. Without it the client is
-   * expected to have no limit: a 1 MiB body is read whole.
+   * the limit and its connection is released. Without it (or with
+   * `Infinity`) the client is expected to have no limit: a 1 MiB body is
+   * read whole.
    */
   readonly maxResponseBytes?: number | undefined
 }

@@ -6,8 +6,8 @@
  * it. Over a real loopback server.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Layer, Redacted, Schema } from "effect"
-import { HttpApi, HttpApiEndpoint, HttpApiGroup } from "effect/http-api"
+import { Cause, Effect, Exit, Layer, Redacted, Schema } from "effect"
+import { HttpApi, HttpApiEndpoint, HttpApiGroup, HttpApiSchema } from "effect/http-api"
 import { EmbedsResponses } from "@connected-vehicle/schema/Api"
 import * as Credentials from "@connected-vehicle/transport/Credentials"
 import * as Transport from "@connected-vehicle/transport/Transport"
@@ -59,4 +59,14 @@ describe("EmbedsResponses", () => {
         assert.strictEqual(value.responses[0]!.headers["x-request-id"], `echo Bearer ${token}`)
       }).pipe(Effect.provide(layer(service.origin)))
     }).pipe(Effect.scoped))
+
+  it.effect("an endpoint marked whose success the transport does not read itself (two successes): its client is refused, saying why", () =>
+    Effect.gen(function*() {
+      class Two extends HttpApiGroup.make("two").add(
+        HttpApiEndpoint.post("two", "/two", { success: [Echo, Schema.Struct({ other: Schema.String }).pipe(HttpApiSchema.status(202))] }).annotate(EmbedsResponses, true)
+      ) {}
+      const exit = yield* Effect.exit(Transport.client(HttpApi.make("two").add(Two), "two").pipe(Effect.provide(layer("http://127.0.0.1:9"))))
+      assert.isTrue(Exit.isFailure(exit))
+      assert.include(Cause.pretty((exit as Exit.Failure<unknown, unknown>).cause), "two.two: EmbedsResponses is honoured on an endpoint whose only success is a 200")
+    }))
 })

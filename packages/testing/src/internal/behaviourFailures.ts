@@ -159,7 +159,8 @@ const concurrentFailures = (layer: Layer.Layer<HttpClient.HttpClient>): void =>
 
 /** @internal */
 export const responseLimit = (layer: Layer.Layer<HttpClient.HttpClient>, maxResponseBytes: number | undefined): void => {
-  if (maxResponseBytes === undefined) {
+  // no limit (none given, or `Infinity`): a large body is read whole
+  if (maxResponseBytes === undefined || maxResponseBytes === Number.POSITIVE_INFINITY) {
     it.live("no response size limit (the client documents none): a 1 MiB body is read whole", () =>
       Effect.gen(function*() {
         const size = 1024 * 1024

@@ -164,6 +164,13 @@ const makeDecoder = (api: HttpApi.HttpApi<string, HttpApiGroup.Constraint>, grou
       if (SchemaAST.isObjects(encoded) || SchemaAST.isArrays(encoded)) schema = candidate
     }
   })
+  // the scrub of embedded responses is done on the one JSON success it reads itself: an endpoint
+  // the contract marks otherwise could not keep its promise (a contract's mistake, said when the client is built)
+  if (schema === undefined && embeds) {
+    throw new Error(
+      `${group}.${endpoint}: EmbedsResponses is honoured on an endpoint whose only success is a 200 with a JSON object or array body (no headers schema), not on this one`
+    )
+  }
   if (schema === undefined) return { decode: (response, text) => Effect.mapError(general(response), (error) => notJsonError(response, text, error)) }
   const decodeBody = BodyDecoder.decodeUnknownExit(schema)
   return {
