@@ -37,7 +37,10 @@ export interface DeadLetter {
 /**
  * The dead-letter store's operations. `list` and `get` see the letters
  * awaiting a replay; a replayed letter comes back (its `replays` counted) if
- * the event fails again.
+ * the event fails again. Nothing is ever deleted: a replayed letter is kept
+ * (in memory for the life of the process; on SQL a row whose `status` is
+ * `replayed`), so the store only grows (see the package README for removing
+ * old ones).
  *
  * @example
  * ```ts

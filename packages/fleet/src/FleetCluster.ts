@@ -90,6 +90,16 @@ const memoryCluster = (options: Options | undefined) =>
     Layer.provide(ShardingConfig.layer(options?.shardingConfig))
   )
 
+/** `error`'s message and those of its causes (a socket server's `Open` says little: its Node.js error, `EADDRINUSE`, says why). */
+const messagesOf = (error: unknown): string => {
+  const messages: Array<string> = []
+  for (let next = error, depth = 0; next instanceof Error && depth < 5; next = next.cause, depth++) {
+    const code = "code" in next && typeof next.code === "string" && !next.message.includes(next.code) ? ` (${next.code})` : ""
+    if (!messages.some((m) => m.includes(next.message))) messages.push(`${next.message}${code}`)
+  }
+  return messages.length === 0 ? String(error) : messages.join(": ")
+}
+
 // the runner's address always set here: effect/cluster would otherwise read HOST and PORT (often the HTTP server's)
 // the processed messages' cleanup forked once the cluster's layer created (migrated) its tables
 const sqlCluster = (options: Options | undefined) => {
@@ -104,7 +114,7 @@ const sqlCluster = (options: Options | undefined) => {
       return new FleetError({
         reason: cause._tag === "ConfigError"
           ? Configuration.fromConfigError(cause, context)
-          : new Cluster({ description: `${context}: ${cause.message}`, cause })
+          : new Cluster({ description: `${context} on ${address.host}:${address.port}: ${messagesOf(cause)}`, cause })
       })
     }))
     yield* ClusterRetention.fork(retention)

@@ -15,7 +15,7 @@
  *
  * @since 0.1.0
  */
-import { Config, Duration, Effect, Option, type Redacted, Schema } from "effect"
+import { Config, Duration, Effect, Option, Redacted, Schema } from "effect"
 import { Configuration, FleetError } from "./FleetError.ts"
 import { defaultAppliedRetention, defaultClusterRetention, defaultRetention } from "./internal/retention.ts"
 
@@ -121,11 +121,14 @@ export const config: Config.Config<FleetConfig> = Config.all({
 })))
 
 /**
- * {@link config} read: an invalid value, `FLEET_STORAGE=memory` with
- * `DATABASE_URL` or `REDIS_URL` set, or a `FLEET_APPLIED_RETENTION` shorter
- * than `FLEET_QUEUE_RETENTION` (a duplicate the queue stores again would be
- * applied again) is a `FleetError` `Configuration` naming the variable
- * (never a URL's value).
+ * {@link config} read: an invalid value (a retention or
+ * `FLEET_POLL_INTERVAL` that is not a positive duration, finite for the
+ * interval; a `DATABASE_URL` that is not a `postgres://` or `postgresql://`
+ * URL, a `REDIS_URL` not a `redis://` or `rediss://` one), `FLEET_STORAGE=memory`
+ * with `DATABASE_URL` or `REDIS_URL` set, or a `FLEET_APPLIED_RETENTION`
+ * shorter than `FLEET_QUEUE_RETENTION` (a duplicate the queue stores again
+ * would be applied again) is a `FleetError` `Configuration` naming the
+ * variables (never a URL's value).
  *
  * @example
  * ```ts
@@ -147,6 +150,10 @@ export const read: Effect.Effect<FleetConfig, FleetError> = config.pipe(
     if (settings.memory && set.length > 0) {
       return Effect.fail(configuration(`FLEET_STORAGE=memory, but ${set.join(" and ")} set as well: unset one`, ["FLEET_STORAGE", ...set]))
     }
+    const invalid = invalidValues(settings)
+    if (invalid.length > 0) {
+      return Effect.fail(configuration(invalid.map(([variable, problem]) => `${variable}: ${problem}`).join("; "), invalid.map(([variable]) => variable)))
+    }
     return Duration.isLessThan(settings.appliedRetention, settings.queueRetention)
       ? Effect.fail(configuration(
         `FLEET_APPLIED_RETENTION (${Duration.format(settings.appliedRetention)}) is shorter than FLEET_QUEUE_RETENTION ` +
@@ -156,6 +163,32 @@ export const read: Effect.Effect<FleetConfig, FleetError> = config.pipe(
       : Effect.succeed(settings)
   })
 )
+
+/** A URL that parses, of one of `schemes` (its value never said). */
+const urlOf = (url: Option.Option<Redacted.Redacted<string>>, schemes: ReadonlyArray<string>): string | undefined => {
+  if (Option.isNone(url)) return undefined
+  const value = Redacted.value(url.value)
+  return URL.canParse(value) && schemes.includes(new URL(value).protocol) ? undefined : `expected a ${schemes.map((s) => `${s}//`).join(" or ")} URL`
+}
+
+/** A duration that is positive (and finite, unless `infinite` allows it). */
+const positive = (duration: Duration.Duration, infinite: boolean): string | undefined =>
+  Duration.toMillis(duration) > 0 && (infinite || Duration.isFinite(duration))
+    ? undefined
+    : `expected a positive${infinite ? "" : ", finite"} duration, got ${Duration.format(duration)}`
+
+/** The variables whose value cannot be used, each with why. */
+const invalidValues = (settings: FleetConfig): ReadonlyArray<readonly [string, string]> => {
+  const problems: ReadonlyArray<readonly [string, string | undefined]> = [
+    ["DATABASE_URL", urlOf(settings.databaseUrl, ["postgres:", "postgresql:"])],
+    ["REDIS_URL", urlOf(settings.redisUrl, ["redis:", "rediss:"])],
+    ["FLEET_QUEUE_RETENTION", positive(settings.queueRetention, true)],
+    ["FLEET_APPLIED_RETENTION", positive(settings.appliedRetention, true)],
+    ["FLEET_CLUSTER_RETENTION", positive(settings.clusterRetention, true)],
+    ["FLEET_POLL_INTERVAL", positive(settings.pollInterval, false)]
+  ]
+  return problems.flatMap(([variable, problem]) => problem === undefined ? [] : [[variable, problem] as const])
+}
 
 const configuration = (description: string, variables: ReadonlyArray<string>) =>
   new FleetError({ reason: new Configuration({ description, variables }) })

@@ -186,13 +186,23 @@ export const layerConfig = (options?: SqlOptions): Layer.Layer<Services, FleetEr
  *
  * @example
  * ```ts
- * import { Effect } from "effect"
+ * import { DateTime, Effect } from "effect"
  * import { DeadLetters } from "@connected-vehicle/fleet/DeadLetters"
  * import * as Ingestion from "@connected-vehicle/fleet/Ingestion"
  *
+ * // every letter awaiting a replay when it starts, 100 at a time (`list` answers at most its
+ * // `limit`, default 100, oldest failure first); one whose replay fails again meanwhile comes
+ * // back with a later `failedAt`: it waits for the next run
  * const replayAll = Effect.gen(function*() {
- *   const letters = yield* (yield* DeadLetters).list()
- *   return yield* Effect.forEach(letters, (letter) => Ingestion.replay(letter.eventId))
+ *   const letters = yield* DeadLetters
+ *   const started = yield* DateTime.now
+ *   const ids: Array<string> = []
+ *   while (true) {
+ *     const page = yield* letters.list({ limit: 100 })
+ *     const due = page.filter((letter) => DateTime.isLessThanOrEqualTo(letter.failedAt, started))
+ *     if (due.length === 0) return ids
+ *     for (const letter of due) ids.push(yield* Ingestion.replay(letter.eventId))
+ *   }
  * })
  * ```
  * @since 0.1.0

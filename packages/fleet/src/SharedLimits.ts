@@ -72,8 +72,8 @@ export interface Options {
   /**
    * Added to each window (default a fifth of it): half of it is how late a
    * request may be sent after its slot (while it waits for its other key,
-   * or for its token when a renewal is under way), half is for the time
-   * requests take to arrive.
+   * and reads its token again: at most 25 ms; a wait for the token comes
+   * before the slots), half is for the time requests take to arrive.
    */
   readonly margin?: Duration.Input | undefined
   /** Prefix of the Redis keys (default `"connected-vehicle:"`). */

@@ -5,6 +5,7 @@
  * when it changes), and the cleanup itself on a running runner.
  */
 import { assert, describe, it } from "@effect/vitest"
+import { createServer } from "node:net"
 import { Effect, Layer, Redacted, Schema } from "effect"
 import { MachineId, Snowflake } from "effect/cluster"
 import * as FleetCluster from "@connected-vehicle/fleet/FleetCluster"
@@ -152,5 +153,25 @@ describe("the cluster's message retention on Postgres", () => {
       const error = yield* Effect.flip(runner(url, { clusterRetention: "-1 hours" as never }))
       assert.strictEqual(error.reason._tag, "Configuration")
       assert.include(error.message, "clusterRetention")
+    }).pipe(Effect.scoped, Effect.provide(Simulated.layer({ signIn: false }))), 60_000)
+
+  it.live("a runner whose port is taken fails with a Cluster error naming its address and the socket's error (EADDRINUSE)", () =>
+    Effect.gen(function*() {
+      const url = freshDatabase("cluster_port_taken")
+      // a server of this test holds the port until the test ends
+      const port = yield* Effect.acquireRelease(
+        Effect.callback<{ port: number; close: () => void }>((resume) => {
+          const server = createServer()
+          server.listen(0, "127.0.0.1", () =>
+            resume(Effect.succeed({ port: (server.address() as { port: number }).port, close: () => server.close() })))
+        }),
+        (taken) => Effect.sync(taken.close)
+      )
+      const error = yield* Effect.flip(Layer.build(Layer.fresh(FleetCluster.layerPostgres({
+        url, maxConnections: 2, runnerAddress: { host: "127.0.0.1", port: port.port }, shardingConfig: fastSharding
+      }))))
+      assert.strictEqual(error.reason._tag, "Cluster")
+      assert.include(error.message, `the cluster runner could not start on 127.0.0.1:${port.port}`)
+      assert.include(error.message, "EADDRINUSE")
     }).pipe(Effect.scoped, Effect.provide(Simulated.layer({ signIn: false }))), 60_000)
 })

@@ -108,6 +108,39 @@ describe("FleetConfig", () => {
       assert.include(typo.message, "FLEET_APPLIED_RETENTION")
     }))
 
+  it.effect("a retention or poll interval that is not positive, or a URL of another scheme, is a Configuration error naming the variables", () =>
+    Effect.gen(function*() {
+      for (
+        const [env, variables] of [
+          [{ FLEET_QUEUE_RETENTION: "-5 seconds" }, ["FLEET_QUEUE_RETENTION"]],
+          [{ FLEET_POLL_INTERVAL: "0 millis" }, ["FLEET_POLL_INTERVAL"]],
+          [{ FLEET_POLL_INTERVAL: "Infinity" }, ["FLEET_POLL_INTERVAL"]],
+          [{ FLEET_CLUSTER_RETENTION: "0 seconds" }, ["FLEET_CLUSTER_RETENTION"]],
+          [{ FLEET_STORAGE: "memory", FLEET_CLUSTER_RETENTION: "0 seconds" }, ["FLEET_CLUSTER_RETENTION"]],
+          [{ FLEET_APPLIED_RETENTION: "-1 days", FLEET_QUEUE_RETENTION: "-2 days" }, ["FLEET_QUEUE_RETENTION", "FLEET_APPLIED_RETENTION"]],
+          [{ DATABASE_URL: "mysql://fleet:s3cret@db.internal/fleet" }, ["DATABASE_URL"]],
+          [{ DATABASE_URL: "postgres://fleet:s3cret@[db", REDIS_URL: "http://:s3cret@cache.internal" }, ["DATABASE_URL", "REDIS_URL"]]
+        ] as const
+      ) {
+        const error = yield* refused(env)
+        const label = JSON.stringify(env)
+        assert.strictEqual(error.reason._tag, "Configuration", label)
+        assert.deepStrictEqual(error.reason._tag === "Configuration" ? error.reason.variables : undefined, variables, label)
+        for (const variable of variables) assert.include(error.message, variable, label)
+        assert.notInclude(JSON.stringify(error), "s3cret", label)
+        assert.notInclude(String(error), "s3cret", label)
+      }
+      // an infinite retention keeps everything (as the options in code); the schemes of the README pass
+      const kept = yield* FleetConfig.read.pipe(withEnv({
+        FLEET_CLUSTER_RETENTION: "Infinity",
+        FLEET_APPLIED_RETENTION: "Infinity",
+        DATABASE_URL: "postgresql://fleet@db.internal/fleet",
+        REDIS_URL: "rediss://cache.internal:6380"
+      }))
+      assert.isFalse(Duration.isFinite(kept.clusterRetention))
+      assert.isTrue(Option.isSome(kept.databaseUrl))
+    }))
+
   it.effect("a layerConfig falling back to memory logs one warning naming what is in memory; FLEET_STORAGE=memory silences it", () =>
     Effect.gen(function*() {
       const build = <A, E>(layer: Layer.Layer<A, E>, env: Record<string, string>) =>

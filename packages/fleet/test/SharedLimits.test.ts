@@ -61,7 +61,7 @@ describe("SharedLimits", () => {
       console.log(`150 reads, 10 vehicles, 3 instances: ${elapsed} ms; max per vehicle window ${Math.max(...usage.vehicles.map((v) => v.maxInWindow))}, application ${usage.application.maxInWindow}`)
     }).pipe(Effect.scoped), { timeout: 60_000, concurrent })
 
-  it.live("a backlog on one vehicle: each attempt waits for its slot before its token, outside its timeout: no Timeout, no 401, the limit kept", () =>
+  it.live("a backlog on one vehicle: each attempt sends a token read again after its slot, outside its timeout: no Timeout, no 401, the limit kept", () =>
     Effect.gen(function*() {
       // tokens live 2 s; 2 requests a second per vehicle: 12 calls at once take about 7 s, far beyond the 400 ms timeout and a token's life
       const perVehicle = { limit: 2, window: "1 second" } as const
@@ -89,6 +89,23 @@ describe("SharedLimits", () => {
       assert.isAtLeast(elapsed, 5_000)
       assert.isAtLeast(usage.tokenGrants.clientCredentials, 2)
       console.log(`backlog of 12 calls on one vehicle, 2 instances: ${elapsed} ms, ${usage.tokenGrants.clientCredentials} token grants, max in a window ${vehicle!.maxInWindow}`)
+    }).pipe(Effect.scoped), { timeout: 60_000, concurrent })
+
+  it.live("a slow token endpoint: the calls that waited for the token take their slots after it came, no burst: no 429, the limit kept", () =>
+    Effect.gen(function*() {
+      const sim = yield* simulator({ rateLimit: { perVehicle, perApplication } })
+      // the token request is answered after 1.5 s: 10 calls of one vehicle wait for it
+      yield* sim.injectFaults({ path: "/oauth/token", faults: [{ _tag: "Delay", millis: 1_500 }] })
+      const options = { prefix: freshPrefix("slowtoken"), perVehicle, perApplication, margin: "300 millis" } as const
+      const sdk = yield* instance(sim, options)
+      const [target] = targets(sim, 1)
+      const exits = yield* Effect.all(Array.from({ length: 10 }, () => Effect.exit(Effect.provideContext(readSignals(target!), sdk))), { concurrency: "unbounded" })
+      assert.deepStrictEqual(exits.filter(Exit.isFailure), [])
+      const [vehicle] = (yield* sim.usage).vehicles
+      // before: the slots taken while the token was awaited, then every request sent at once when it came
+      assert.strictEqual(vehicle!.limited, 0)
+      assert.strictEqual(vehicle!.accepted, 10)
+      assert.isAtMost(vehicle!.maxInWindow, perVehicle.limit)
     }).pipe(Effect.scoped), { timeout: 60_000, concurrent })
 
   it.live("a 429 makes every instance wait its retry-after for that vehicle; the call that got it succeeds after (the transport's retry)", () =>

@@ -70,7 +70,7 @@ export interface Options {
   readonly httpClient?: Layer.Layer<HttpClient.HttpClient> | undefined
   /** Transforms the transport's HTTP client, for every call of every service. */
   readonly transformClient?: ((client: HttpClient.HttpClient) => HttpClient.HttpClient) | undefined
-  /** Waits before each attempt of every authenticated call, before its token is read (`Transport.Options` `admit`). */
+  /** Waits before each attempt of every authenticated call, after its token is read: it is sent at once after it (`Transport.Options` `admit`). */
   readonly admit?: Transport.Admit | undefined
 }
 

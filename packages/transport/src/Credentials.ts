@@ -12,7 +12,9 @@ import type { ConnectedVehicleError } from "./ConnectedVehicleError.ts"
  * Source of the bearer token.
  *
  * - `token`: the current access token (refreshing it first when needed),
- *   read before each attempt.
+ *   read before each attempt; with the transport's `admit`, read once more
+ *   after the wait for it, and used when it comes within 25 ms (else the
+ *   token read before is sent, and that read interrupted).
  * - `refresh(rejected)`: called when the service answered 401 to `rejected`;
  *   when it returns `true` the transport replays the request once with
  *   `token` (unless `token` gives `rejected` back: the call then fails

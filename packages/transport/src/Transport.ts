@@ -237,11 +237,15 @@ export interface Options {
   /**
    * Runs before each attempt of a call with a credential ({@link client}:
    * retries and the replay after a 401 included; not {@link publicClient}'s),
-   * with the call's request, before the credential is read and outside the
-   * attempt's timeout: a wait for a slot of a shared rate limit neither eats
-   * into the attempt's timeout nor outlives the token it sends. The wait is
-   * bounded by what is left of the call's budget (`retry.maxElapsed`), then
-   * the call fails with `Timeout`; a failure of `admit` is the call's error.
+   * with the call's request, after the credential is read and outside the
+   * attempt's timeout: the request is sent as soon as `admit` returns (a
+   * slot of a shared rate limit is used when it is taken, however long the
+   * token took), with the credential read again if it comes at once (25 ms:
+   * a token renewed during the wait), else the one read before; the wait
+   * does not eat into the attempt's timeout. The
+   * wait is bounded by what is left of the call's budget (`retry.maxElapsed`),
+   * then the call fails with `Timeout`; a failure of `admit` is the call's
+   * error.
    */
   readonly admit?: Admit | undefined
 }

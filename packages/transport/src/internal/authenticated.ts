@@ -1,8 +1,8 @@
 /**
- * The call's credential: each attempt (once admitted) sends the current
- * token; a 401 refreshes it and replays once per call. The waits for
- * `admit` and for the credential are bounded by the call's budget and the
- * attempt's timeout.
+ * The call's credential: each attempt reads the current token, is admitted
+ * and sends it at once; a 401 refreshes it and replays once per call. The
+ * waits for the credential and for `admit` are bounded by the attempt's
+ * timeout and the call's budget.
  *
  * @internal
  */
@@ -67,23 +67,45 @@ const transientCredential = (error: AnyError): boolean =>
   error._tag === "ConnectedVehicleError" && error.reason._tag === "Credentials" && error.reason.transient === true
 
 /**
- * The client with the call's credential: each attempt (once admitted, with
- * `admit`) sends the current token; a 401 refreshes it and replays (admitted
- * again), once per call (a refresh that failed for a moment, `transient`,
- * does not count: the call's retry refreshes again). Waiting for `admit` is
- * bounded by what is left of the call's budget; waiting for the credential
- * and its refresh by the attempt's timeout too (`credentialWithin`).
- * Without credentials, the client itself.
+ * How long an admitted attempt waits for its token read again (a store's
+ * read, not a renewal): past it, the token read before the wait is sent.
+ */
+const rereadMillis = 25
+
+/**
+ * The client with the call's credential: each attempt reads the current
+ * token, waits for `admit` and sends the request at once (so a request goes
+ * when its slot is taken, however long the token took), with the token read
+ * again when that comes at once (`rereadMillis`: one renewed during a long
+ * wait), else the one read before. A 401 refreshes the token and replays
+ * (read, then admitted again), once per call (a refresh that failed for a
+ * moment, `transient`, does not count: the call's retry refreshes again).
+ * Waiting for `admit` is bounded by what is left of the call's budget;
+ * waiting for the credential and its refresh by the attempt's timeout too
+ * (`credentialWithin`). Without credentials, the client itself.
  *
  * @internal
  */
 export const authenticated = (spec: MethodSpec, call: Call) => (client: Client): Client => {
   const { admit, credentials, log, method } = spec
   if (credentials === undefined) return client
-  const gate = <A>(next: Effect.Effect<A, AnyError>) => admit === undefined ? next : Effect.andThen(withinBudget(spec, call, admit(call.request)), next)
   const { tokenBy, refreshBy } = credentials
   const token = credentialWithin(call, tokenBy === undefined ? () => credentials.token : (deadline) => credentials.tokenBy!(deadline))
-  // the 401 of `sent`: its refresh, then the request replayed with the new token (once per call)
+  // the token again, when it comes within `rereadMillis` (a renewal under way, a failure, or the
+  // token the service rejected: `read`)
+  const reread = (read: Redacted.Redacted<string>) =>
+    Effect.withFiber((fiber) => {
+      const deadline = fiber.getRef(Clock.Clock).currentTimeMillisUnsafe() + rereadMillis
+      const again = Effect.map(
+        Effect.orElseSucceed(tokenBy === undefined ? credentials.token : credentials.tokenBy!(deadline), () => read),
+        (next) => call.rejected !== undefined && Redacted.value(next) === Redacted.value(call.rejected.token) ? read : next
+      )
+      return Timeout.timeoutOrElse(again, rereadMillis, () => Effect.succeed(read))
+    })
+  // `send` with the token `read`, once admitted: sent at once after the wait, with the token read again if it comes at once
+  const admitted = <A>(read: Redacted.Redacted<string>, send: (token: Redacted.Redacted<string>) => Effect.Effect<A, AnyError>): Effect.Effect<A, AnyError> =>
+    admit === undefined ? send(read) : Effect.andThen(withinBudget(spec, call, admit(call.request)), Effect.flatMap(reread(read), send))
+  // the 401 of `sent`: its refresh, then the request replayed with the new token, admitted after it is read (once per call)
   const refreshed = (request: HttpClientRequest.HttpClientRequest, sent: Redacted.Redacted<string>, error: AnyError) => {
     call.refreshed = true
     call.rejected = { token: sent, error }
@@ -94,22 +116,24 @@ export const authenticated = (spec: MethodSpec, call: Call) => (client: Client):
       }))
     // the refused token again (the token endpoint gave it back): the 401 is the call's, no replay
     const replay = (next: Redacted.Redacted<string>) =>
-      Redacted.value(next) === Redacted.value(sent) ? Effect.fail(error) : Effect.andThen(
-        log.log("Debug", "replaying after 401 with a refreshed token", { method, url: urlOf(call) }),
-        client.execute(withBearer(request, next))
-      )
-    return Effect.flatMap(refresh, (renewed) => renewed ? gate(Effect.flatMap(token, replay)) : Effect.fail(error))
+      Redacted.value(next) === Redacted.value(sent) ? Effect.fail(error) : admitted(next, (current) =>
+        Effect.andThen(
+          log.log("Debug", "replaying after 401 with a refreshed token", { method, url: urlOf(call) }),
+          client.execute(withBearer(request, current))
+        ))
+    return Effect.flatMap(refresh, (renewed) => renewed ? Effect.flatMap(token, replay) : Effect.fail(error))
   }
   // `HttpClient.transform` without the attempt it would build and not use (each attempt is `client.execute`)
   return HttpClient.makeWith((effect) => Effect.flatMapEager(effect, (request) =>
-    gate(Effect.flatMap(token, (sent): Effect.Effect<HttpClientResponse.HttpClientResponse, AnyError> => {
+    Effect.flatMap(token, (read): Effect.Effect<HttpClientResponse.HttpClientResponse, AnyError> => {
       // a retry after a refresh that ran out of time: the token the service refused is not sent
       // again while its renewal runs, the refresh is waited for again instead
       const rejected = call.rejected
-      if (rejected !== undefined && !call.refreshed && Redacted.value(rejected.token) === Redacted.value(sent)) {
-        return refreshed(request, sent, rejected.error)
+      if (rejected !== undefined && !call.refreshed && Redacted.value(rejected.token) === Redacted.value(read)) {
+        return refreshed(request, read, rejected.error)
       }
-      return Effect.catch(client.execute(withBearer(request, sent)), (error) =>
-        call.refreshed || statusOf(error) !== 401 || tagOf(error) === "Credentials" ? Effect.fail(error) : refreshed(request, sent, error))
-    }))), client.preprocess)
+      return admitted(read, (sent) =>
+        Effect.catch(client.execute(withBearer(request, sent)), (error) =>
+          call.refreshed || statusOf(error) !== 401 || tagOf(error) === "Credentials" ? Effect.fail(error) : refreshed(request, sent, error)))
+    })), client.preprocess)
 }

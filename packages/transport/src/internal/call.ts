@@ -7,10 +7,11 @@
  *    outermost first:
  *    - `retried`: the attempts, retried with `Effect.retry` on the call's
  *      `Schedule` (see `./policy.ts`; `Retry-After`, `maxElapsed`);
- *    - `authenticated` (`./authenticated.ts`): each attempt with a credential waits for the
- *      transport's `admit` (if any), reads the credential (both within what
- *      is left of the call's budget) and sends it; a 401 refreshes it and
- *      replays once per call;
+ *    - `authenticated` (`./authenticated.ts`): each attempt with a credential reads
+ *      the credential, then waits for the transport's `admit` (if any; both
+ *      within what is left of the call's budget) and sends it at once (read
+ *      again if that comes at once); a 401 refreshes it and replays once
+ *      per call;
  *    - `timed`: each attempt within its timeout (cut to what is left of the
  *      call's budget), logged at debug level;
  *    - `exchange`: the send, the `onResponse` hooks at the response head, a
