@@ -55,7 +55,7 @@ describe("Consent URL", () => {
 
   it.effect("a redirect URI that is not an absolute URI without a fragment (RFC 6749 3.1.2) is an InvalidArgument naming it: the rule of redirectUriIssue", () =>
     Effect.gen(function*() {
-      for (const given of ["../x", "a\u0000b", " ", "\u0085", "/cb", "app.example/cb", " https://app.example/cb", "https://app.example/c b", "https://app.example/cb#x", "javascript:alert(1)", "JavaScript://x/%0Aalert(1)", "data:text/html,x", "file:///etc/passwd", "vbscript:x", "blob:https://a.example/x", "about:blank"]) {
+      for (const given of ["../x", "a\u0000b", " ", "\u0085", "/cb", "app.example/cb", " https://app.example/cb", "https://app.example/c b", "https://app.example/cb#x", "javascript:alert(1)", "JavaScript://x/%0Aalert(1)", "data:text/html,x", "file:///etc/passwd", "vbscript:x", "blob:https://a.example/x", "about:blank", "filesystem:https://app.example/temporary/x", "view-source:https://app.example/cb"]) {
         const error = yield* Effect.flip(Consent.consentUrl("http://127.0.0.1:9", "c", { redirectUri: given, permissions: ["read_vin"] }))
         assert.instanceOf(error, InvalidArgument, JSON.stringify(given))
         assert.strictEqual(error.field, "redirectUri")

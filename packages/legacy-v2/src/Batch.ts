@@ -193,7 +193,7 @@ const dateOf = (entry: string | undefined, batch: string | undefined): string | 
 
 const decodeItem = <P extends LegacyPath>(path: P, item: BatchItem, context: DecodeContext): Entry<P> => {
   const headers = lowerCased(item.headers as Readonly<Record<string, string | undefined>>)
-  const requestId = requestIdOf(headers, typeof context.requestIdHeader === "string" ? [context.requestIdHeader] : context.requestIdHeader)
+  const requestId = requestIdOf(headers, (typeof context.requestIdHeader === "string" ? [context.requestIdHeader] : context.requestIdHeader).map((name) => name.toLowerCase()))
   const http = {
     method: "GET",
     url: context.vehicleUrl + path,

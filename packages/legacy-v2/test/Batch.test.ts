@@ -12,6 +12,19 @@ const context = {
 }
 
 describe("Batch.decode", () => {
+  it("finds an entry's request id whatever the case of its header's name and of the configured one", () => {
+    for (const requestIdHeader of ["X-Request-Id", "x-request-id", ["SC-Request-Id", "X-REQUEST-ID"]] as const) {
+      for (const name of ["X-Request-Id", "x-request-id"]) {
+        const result = decode({ responses: [{ path: "/odometer", code: 200, body: { distance: 1 }, headers: { [name]: "req-42" } }] }, ["/odometer"], {
+          ...context,
+          requestIdHeader
+        })
+        const odometer = result["/odometer"]
+        assert.strictEqual(Result.isSuccess(odometer) ? odometer.success.requestId : undefined, "req-42", `${String(requestIdHeader)} ${name}`)
+      }
+    }
+  })
+
   it("builds each entry from its own code, body and headers", () => {
     const result = decode(
       {

@@ -287,7 +287,7 @@ const scheme = /^[A-Za-z][A-Za-z0-9+.-]*:/
 
 // schemes that run or embed content in the browser rather than reach an
 // application: an authorization server must not send a code to them
-const unsafeScheme = /^(?:javascript|vbscript|data|file|blob|about):/i
+const unsafeScheme = /^(?:javascript|vbscript|data|file|blob|about|filesystem|view-source):/i
 
 // a control character (C0, DEL, C1) or any white space: a URL parser takes
 // some off or turns them into other characters, so the URI compared at the
@@ -300,7 +300,7 @@ const notInUri = /[\p{Cc}\s]/u
  * `https://app.example/callback`, `com.example.app:/callback`) without a
  * fragment; also without white space or a control character, not of a
  * scheme a browser runs or embeds (`javascript:`, `vbscript:`, `data:`,
- * `file:`, `blob:`, `about:`), and well-formed Unicode (what the URL parser would change is not the URI
+ * `file:`, `blob:`, `about:`, `filesystem:`, `view-source:`), and well-formed Unicode (what the URL parser would change is not the URI
  * given). The one rule of the SDK (`Consent.redirectUriIssue` of
  * `@connected-vehicle/auth`: the consent URL, the code exchange, the client's
  * `redirectUri` option) and of the simulator's registered redirect URIs and
@@ -322,6 +322,6 @@ export const redirectUriIssue = (u: unknown): string | undefined => {
   if (!u.isWellFormed()) return illFormed
   if (notInUri.test(u)) return "Expected an absolute URL without white space or control characters"
   if (!scheme.test(u) || !URL.canParse(u)) return "Expected an absolute URL (RFC 6749 section 3.1.2: with a scheme, as in https://app.example/callback)"
-  if (unsafeScheme.test(u)) return "Expected a URL an application receives, not a javascript:, vbscript:, data:, file:, blob: or about: URL"
+  if (unsafeScheme.test(u)) return "Expected a URL an application receives, not a javascript:, vbscript:, data:, file:, blob:, about:, filesystem: or view-source: URL"
   return u.includes("#") ? "Expected an absolute URL without a fragment (RFC 6749 section 3.1.2)" : undefined
 }

@@ -13,8 +13,12 @@ import type { ConnectedVehicleError } from "./ConnectedVehicleError.ts"
  *
  * - `token`: the current access token (refreshing it first when needed),
  *   read before each attempt; with the transport's `admit`, read once more
- *   after the wait for it, and used when it comes within 25 ms (else the
- *   token read before is sent, and that read interrupted).
+ *   after the wait for it (within what is left of the call's budget), and
+ *   used when it comes within 25 ms (else the token read before is sent,
+ *   and that read interrupted); a failure of that read for a moment
+ *   (`transient`) or for later (`retryAfter`, `timeout`) sends the token
+ *   read before too, any other fails the attempt (a user signed out
+ *   meanwhile: nothing is sent).
  * - `refresh(rejected)`: called when the service answered 401 to `rejected`;
  *   when it returns `true` the transport replays the request once with
  *   `token` (unless `token` gives `rejected` back: the call then fails
@@ -37,7 +41,7 @@ import type { ConnectedVehicleError } from "./ConnectedVehicleError.ts"
  * Each runs in a fiber of its own, bounded by the attempt's timeout cut to
  * what is left of the call's budget (`retry.maxElapsed`): past it the call
  * fails with a `Credentials` reason whose `timeout` is the limit that ran
- * out, and that fiber is interrupted. So a `refresh` must be safe to
+ * out, and that fiber is interrupted. So a `token` and a `refresh` must be safe to
  * interrupt: a token request it started goes on in a fiber of its own
  * (a single flight that later calls join, as `Session`'s), or a rotating
  * refresh token may be lost. A `token` or `refresh` that forks fibers of

@@ -62,6 +62,15 @@ const credentialWithin = <A>(call: Call, effect: (deadline: number) => Effect.Ef
       )))
   })
 
+/**
+ * Whether a credential read again after `admit` failed only for now: for a
+ * moment (`transient`), or because the renewal it waits for comes after its
+ * deadline (`retryAfter`): the token read before the wait serves.
+ */
+const forLater = (error: AnyError): boolean =>
+  error._tag === "ConnectedVehicleError" && error.reason._tag === "Credentials" &&
+  (error.reason.transient === true || error.reason.retryAfter !== undefined || error.reason.timeout !== undefined)
+
 /** Whether `error` is a credential that failed for a moment (the token store: `transient`). */
 const transientCredential = (error: AnyError): boolean =>
   error._tag === "ConnectedVehicleError" && error.reason._tag === "Credentials" && error.reason.transient === true
@@ -91,16 +100,23 @@ export const authenticated = (spec: MethodSpec, call: Call) => (client: Client):
   if (credentials === undefined) return client
   const { tokenBy, refreshBy } = credentials
   const token = credentialWithin(call, tokenBy === undefined ? () => credentials.token : (deadline) => credentials.tokenBy!(deadline))
-  // the token again, when it comes within `rereadMillis` (a renewal under way, a failure, or the
-  // token the service rejected: `read`)
+  // the token again, when it comes within `rereadMillis` (cut to what is left of the call's budget);
+  // a renewal under way, one that failed for a moment or would come too late, or the token the service
+  // rejected: `read`. Any other failure is the attempt's (the user signed out during the wait: nothing sent)
   const reread = (read: Redacted.Redacted<string>) =>
     Effect.withFiber((fiber) => {
-      const deadline = fiber.getRef(Clock.Clock).currentTimeMillisUnsafe() + rereadMillis
+      const now = fiber.getRef(Clock.Clock).currentTimeMillisUnsafe()
+      const left = call.deadline - now
+      if (left <= 0) {
+        const budget = Duration.millis(call.policy.maxElapsedMillis)
+        return Effect.fail(fail(new ConnectedVehicleError.Timeout({ method: spec.method, url: urlOf(call), timeout: budget, sent: false })))
+      }
+      const limit = Math.min(rereadMillis, left)
       const again = Effect.map(
-        Effect.orElseSucceed(tokenBy === undefined ? credentials.token : credentials.tokenBy!(deadline), () => read),
+        Effect.catchIf(tokenBy === undefined ? credentials.token : credentials.tokenBy!(now + limit), forLater, () => Effect.succeed(read)),
         (next) => call.rejected !== undefined && Redacted.value(next) === Redacted.value(call.rejected.token) ? read : next
       )
-      return Timeout.timeoutOrElse(again, rereadMillis, () => Effect.succeed(read))
+      return Timeout.timeoutOrElse(again, limit, () => Effect.succeed(read))
     })
   // `send` with the token `read`, once admitted: sent at once after the wait, with the token read again if it comes at once
   const admitted = <A>(read: Redacted.Redacted<string>, send: (token: Redacted.Redacted<string>) => Effect.Effect<A, AnyError>): Effect.Effect<A, AnyError> =>
