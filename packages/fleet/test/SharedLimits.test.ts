@@ -63,11 +63,12 @@ describe("SharedLimits", () => {
 
   it.live("a backlog on one vehicle: each attempt sends a token read again after its slot, outside its timeout: no Timeout, no 401, the limit kept", () =>
     Effect.gen(function*() {
-      // tokens live 2 s; 2 requests a second per vehicle: 12 calls at once take about 7 s, far beyond the 400 ms timeout and a token's life
+      // tokens live 2 s; 2 requests a second per vehicle: 12 calls at once take about 7 s, far beyond the 1 s timeout and a token's life
+      // (the timeout also bounds each wait for a token renewal: 400 ms failed a call under a loaded CI machine)
       const perVehicle = { limit: 2, window: "1 second" } as const
       const sim = yield* simulator({ rateLimit: { perVehicle, perApplication }, accessTokenLifetime: "2 seconds" })
       const options = { prefix: freshPrefix("backlog"), perVehicle, perApplication, margin: "300 millis" } as const
-      const transport = { timeout: 400, retry: { maxElapsed: "30 seconds" } } as const
+      const transport = { timeout: 1_000, retry: { maxElapsed: "30 seconds" } } as const
       const instances = yield* Effect.all([instance(sim, options, redisUrl(), transport), instance(sim, options, redisUrl(), transport)])
       const [target] = targets(sim, 1)
       const calls = instances.flatMap((sdk) => Array.from({ length: 6 }, () => Effect.provideContext(readSignals(target!, { maxRetries: 0 }), sdk)))
