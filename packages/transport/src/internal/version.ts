@@ -6,4 +6,4 @@
  *
  * @internal
  */
-export const sdkVersion: string = "0.2.2"
+export const sdkVersion: string = "0.2.3"
