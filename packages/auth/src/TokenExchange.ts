@@ -3,17 +3,20 @@
  * authorization-code grant, the refresh-token grant and, for v3
  * applications, the client-credentials grant. Every call sends the Basic
  * credential of `client_id:client_secret`, a form body and the SDK's
- * User-Agent. A failure that may pass is retried (`maxRetries` of the
- * call's options, 0 to 10, default 2; the other retry options do not apply;
- * each after at least its `Retry-After`, never one over 10 seconds, and
- * none later than 15 seconds after the first request) only where sending
- * the request again is safe: a client-credentials request after a refused
- * or reset connection, a 5xx or a 429 (not after a timeout, which took a
- * whole timeout already); a code or refresh-token request only after a 429
- * or a 503 (a lost answer or a 500 may have used the code or the rotating
- * refresh token; a proxy that answers 503 after forwarding the request
- * would defeat this). The transport never retries a token request itself
- * (whatever `retryNonIdempotent` says). Under `TestClock`, the waits
+ * User-Agent. A failure that may pass is retried by the transport's retry
+ * policy (its one retry loop, with its backoff and the call's budget,
+ * `retry.maxElapsed`), narrowed by the grant: at most `maxRetries` times (of
+ * the call's options, 0 to 10, default 2), each after at least its
+ * `Retry-After` (a 429's too; one over 10 seconds is not waited for, nor a
+ * 429 without one), none later than 15 seconds after the first request, and
+ * only where sending the request again is safe: a client-credentials request
+ * after a refused or reset connection, a 5xx or a 429 (not after a timeout,
+ * which took a whole timeout already); a code or refresh-token request only
+ * after a 429 or a 503 (a lost answer or a 500 may have used the code or the
+ * rotating refresh token; a proxy that answers 503 after forwarding the
+ * request would defeat this). The options' `rateLimit`, `retryWhile`,
+ * `retryWait` and `retry.retryNonIdempotent` are the grant's. The waits
+ * between its requests are interruptible. Under `TestClock`, the waits
  * between retries pass only as the test clock is adjusted. An answer that
  * breaks section 4.6 (an `access_token` that cannot be sent as it is in
  * the `Authorization` header: empty, with a leading or trailing space or
@@ -35,7 +38,6 @@ import { TokenLifetimes } from "@connected-vehicle/schema/OAuth"
 import { InvalidArgument } from "@connected-vehicle/schema/InvalidArgument"
 import * as Transport from "@connected-vehicle/transport/Transport"
 import type { ConnectedVehicleError } from "@connected-vehicle/transport/ConnectedVehicleError"
-import { maybeSent, sentNothing } from "@connected-vehicle/transport/RequestNotSent"
 import { redirectUriIssue } from "./Consent.ts"
 import { OAuthConfig } from "./OAuthConfig.ts"
 import type { Token } from "./TokenStore.ts"
@@ -92,25 +94,51 @@ const grant = (payload: TokenRequest, options?: Transport.CallOptions, url?: str
     if (given !== undefined && !(typeof given === "number" && Number.isSafeInteger(given) && given >= 0 && given <= maxRetries)) {
       return yield* new InvalidArgument({ field: "maxRetries", message: `maxRetries: Expected an integer between 0 and ${maxRetries}, got ${String(given)}` })
     }
-    const once = oauth.token(
+    const { value } = yield* oauth.token(
       {
         headers: { authorization: Redacted.value(basicCredential(config.clientId, config.clientSecret)) },
         payload
       },
-      // sent again only by `repeated`, which knows the grant
-      { ...options, maxRetries: 0 }
+      grantOptions(options, given ?? defaultRetries, payload.grant_type === "client_credentials")
     )
-    const start = yield* Clock.currentTimeMillis
-    const { value } = yield* repeated(once, payload.grant_type === "client_credentials", given ?? defaultRetries, start)
     return yield* toToken(value)
   })
 
 const defaultRetries = 2
 const maxRetries = 10
 // the longest `Retry-After` the grant waits itself (a longer one is the caller's to schedule)
-const maxRetryAfterMillis = 10_000
+const maxRetryAfter = Duration.seconds(10)
 // no retry starts later than this after the grant's first request (a renewal holds a shared lease)
 const retryWindowMillis = 15_000
+
+/**
+ * The call options of a grant's token request: the caller's, with the
+ * grant's own retry policy for the transport's retries (its one retry loop):
+ * `retries` retries, of a failure that {@link mayRepeat} (a POST: sent again
+ * only as the grant says), each after at least its `Retry-After` (a 429's
+ * too, never one over {@link maxRetryAfter}), none starting later than
+ * {@link retryWindowMillis} after the request; the backoff and the call's
+ * budget are the transport's. Each wait is told to the renewal that runs the
+ * grant (`waiting`, whose callers that cannot wait that long fail at once)
+ * and is interruptible: a renewal whose layer closes ends there (no request
+ * is in flight then), even a refresh grant's, which is otherwise not.
+ */
+const grantOptions = (options: Transport.CallOptions | undefined, retries: number, clientCredentials: boolean): Transport.CallOptions => ({
+  ...options,
+  maxRetries: retries,
+  retry: sentAgain(options?.retry),
+  rateLimit: { wait: true, maxWait: maxRetryAfter },
+  retryWhile: ({ delay, elapsed, error }) =>
+    mayRepeat(error, clientCredentials) && Duration.toMillis(elapsed) + Duration.toMillis(delay) <= retryWindowMillis,
+  retryWait: (wait, { delay, error }) =>
+    Effect.flatMap(Clock.currentTimeMillis, (now) => waiting(now + Duration.toMillis(delay), error, Effect.interruptible(wait)))
+})
+
+// the caller's retry options, a POST retried (as `mayRepeat` says); what is not an object is left for the transport to refuse
+const sentAgain = (retry: Transport.CallOptions["retry"]): Transport.CallOptions["retry"] =>
+  retry === undefined ? { retryNonIdempotent: true }
+  : typeof retry === "object" && retry !== null && !Array.isArray(retry) ? { ...retry, retryNonIdempotent: true }
+  : retry
 
 /**
  * Whether a failed token request may be sent again: a failure that may pass
@@ -118,45 +146,8 @@ const retryWindowMillis = 15_000
  * timeout), and for a code or refresh-token grant only an answer that says
  * the request was not processed (429, 503).
  */
-const mayRepeat = (error: TokenError, clientCredentials: boolean): error is ConnectedVehicleError =>
-  error._tag === "ConnectedVehicleError" && error.isRetryable && error.reason._tag !== "Timeout" &&
-  (clientCredentials || error.status === 429 || error.status === 503)
-
-/**
- * `once`, sent again up to `retries` times while its failure
- * {@link mayRepeat}, each after at least its `Retry-After` (exponential from
- * 250 ms, at most 4 s), none starting later than `retryWindowMillis` after
- * `start`. The wait is interruptible: a renewal whose layer closes ends there
- * (no request is in flight then); it is told to the renewal that runs the
- * grant (`waiting`), whose callers that cannot wait that long fail at once.
- * Once a request may have reached the token endpoint (`reached`), the last
- * failure does not say `sent: false` (`maybeSent`).
- */
-const repeated = <A, R>(
-  once: Effect.Effect<A, TokenError, R>,
-  clientCredentials: boolean,
-  retries: number,
-  start: number,
-  n = 0,
-  reached = false
-): Effect.Effect<A, TokenError, R> =>
-  Effect.catch(once, (error) =>
-    Effect.flatMap(Clock.currentTimeMillis, (now) => {
-      const wait = Math.max(retryAfterMillis(error), Math.min(4_000, 250 * 2 ** n))
-      const again = n < retries && mayRepeat(error, clientCredentials) && retryAfterMillis(error) <= maxRetryAfterMillis &&
-        now + wait - start <= retryWindowMillis
-      if (again) {
-        const next = repeated(once, clientCredentials, retries, start, n + 1, reached || mayHaveReached(error))
-        return Effect.andThen(waiting(now + wait, error, Effect.interruptible(Effect.sleep(wait))), next)
-      }
-      return Effect.fail(reached && error._tag === "ConnectedVehicleError" ? maybeSent(error) : error)
-    }))
-
-/** Whether a failed token request may have reached the token endpoint: an answer, or a failure not known to have sent nothing. */
-const mayHaveReached = (error: TokenError): boolean => error._tag === "ConnectedVehicleError" && !sentNothing(error)
-
-const retryAfterMillis = (error: TokenError): number =>
-  error._tag === "ConnectedVehicleError" && error.retryAfter !== undefined ? Duration.toMillis(error.retryAfter) : 0
+const mayRepeat = (error: ConnectedVehicleError, clientCredentials: boolean): boolean =>
+  error.isRetryable && error.reason._tag !== "Timeout" && (clientCredentials || error.status === 429 || error.status === 503)
 
 // the longest access token lifetime taken from a response (one year): a
 // longer one is taken as this, so that every expiry is a date a store can

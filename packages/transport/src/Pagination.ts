@@ -220,8 +220,8 @@ const shallowCopy = <A>(value: A): A =>
 /**
  * The caller's options of a stream read once, for a stream that passes them
  * to the request of every page: a copy of their fields (`timeout`,
- * `maxRetries`, `onResponse`, `readAhead`, and copies of `retry` and
- * `rateLimit`), so that a getter is not read again at each page; the
+ * `maxRetries`, `onResponse`, `retryWhile`, `retryWait`, `readAhead`, and
+ * copies of `retry` and `rateLimit`), so that a getter is not read again at each page; the
  * `InvalidArgument` naming `options` of options that cannot be read (a
  * getter or a Proxy that throws). `undefined` and what is not an object are
  * returned as they are (the transport refuses the latter at the first page).
@@ -239,13 +239,15 @@ export const readOptions = (options: StreamOptions | undefined): StreamOptions |
   try {
     // inside the `try`: `Array.isArray` throws on a revoked Proxy
     if (typeof options !== "object" || options === null || Array.isArray(options)) return options
-    const { maxRetries, onResponse, readAhead, timeout } = options
+    const { maxRetries, onResponse, readAhead, retryWait, retryWhile, timeout } = options
     const copy: StreamOptions = {
       timeout,
       maxRetries,
       retry: shallowCopy(options.retry),
       rateLimit: shallowCopy(options.rateLimit),
       onResponse,
+      ...(retryWhile === undefined ? {} : { retryWhile }),
+      ...(retryWait === undefined ? {} : { retryWait }),
       readAhead
     }
     return copy

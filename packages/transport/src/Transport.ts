@@ -19,6 +19,7 @@ import type { RateLimitOptions, RetryOptions, Roots } from "./TransportConfig.ts
 import * as TransportConfigModule from "./TransportConfig.ts"
 import { TransportConfig } from "./TransportConfig.ts"
 import type { ConnectedVehicleError } from "./ConnectedVehicleError.ts"
+import type * as Retry from "./Retry.ts"
 import * as Client from "./internal/client.ts"
 import * as ConfigurationError from "./ConfigurationError.ts"
 
@@ -54,12 +55,13 @@ export interface Result<A> {
 /**
  * Per-call overrides of the configured policies: the same names as the
  * Promise client's options (`timeout`, `maxRetries`), plus `retry` and
- * `rateLimit` for the rest of the policies.
+ * `rateLimit` for the rest of the policies, and `retryWhile` / `retryWait`
+ * for a call's own say over its retries (see `Retry`).
  *
  * A `timeout` that is not a positive, finite duration, or a `maxRetries` that
  * is not an integer >= 0, or a `retry` / `rateLimit` override that is not
- * valid, fails the call with `InvalidArgument` naming it before anything is
- * sent.
+ * valid, or a hook that is not a function, fails the call with
+ * `InvalidArgument` naming it before anything is sent.
  *
  * @example
  * ```ts
@@ -84,6 +86,10 @@ export interface CallOptions {
    * failure, defect or throw of it is ignored.
    */
   readonly onResponse?: ((response: HttpClientResponse.HttpClientResponse) => Effect.Effect<void>) | undefined
+  /** Whether each retry the policy would make is made (`Retry.While`); default: every one. */
+  readonly retryWhile?: Retry.While | undefined
+  /** Runs each wait between two attempts (`Retry.Wait`); default: the wait itself. */
+  readonly retryWait?: Retry.Wait | undefined
 }
 
 /**

@@ -43,6 +43,20 @@ export * as Pagination from "./Pagination.ts"
  */
 export * as RequestNotSent from "./RequestNotSent.ts"
 /**
+ * What a call's own retry options (`retryWhile`, `retryWait`) are told of
+ * each retry of its policy.
+ *
+ * @example
+ * ```ts
+ * import type { Retry } from "@connected-vehicle/transport"
+ *
+ * const first: Retry.While = (retry) => retry.attempt === 1
+ * ```
+ * @since 0.3.0
+ * @category modules
+ */
+export * as Retry from "./Retry.ts"
+/**
  * The `Retry-After` response header.
  *
  * @example

@@ -7,10 +7,11 @@
 import { Cause, Duration, Effect, Random, Schedule } from "effect"
 import { InvalidArgument } from "@connected-vehicle/schema/InvalidArgument"
 import type { CallOptions } from "../Transport.ts"
+import type * as Retry from "../Retry.ts"
 import type { RateLimitPolicy, RetryPolicy, TransportConfig } from "../TransportConfig.ts"
 import { rateLimitPolicy, retryPolicy } from "../TransportConfig.ts"
 import { duration, unset } from "./options.ts"
-import type { Reason } from "../ConnectedVehicleError.ts"
+import type { ConnectedVehicleError, Reason } from "../ConnectedVehicleError.ts"
 import type { AnyError } from "./responses.ts"
 
 
@@ -29,6 +30,9 @@ export interface Policy {
   readonly retryNonIdempotent: boolean
   readonly wait: boolean
   readonly maxWaitMillis: number
+  /** The call's own say over its retries (`CallOptions`), if any. */
+  readonly retryWhile?: Retry.While | undefined
+  readonly retryWait?: Retry.Wait | undefined
 }
 
 const millisOf = (duration: Duration.Duration): number => Math.ceil(Duration.toMillis(duration))
@@ -74,6 +78,8 @@ export const resolve = (
     unset("options", options)
     given = {
       onResponse: options.onResponse,
+      retryWhile: options.retryWhile,
+      retryWait: options.retryWait,
       timeout: options.timeout,
       retry: shallowCopy(options.retry),
       maxRetries: options.maxRetries,
@@ -85,9 +91,9 @@ export const resolve = (
       : new InvalidArgument({ field: "options", message: "options: Expected an object whose fields can be read" })
   }
   try {
-    const onResponse: unknown = given.onResponse
-    if (onResponse !== undefined && typeof onResponse !== "function") {
-      return new InvalidArgument({ field: "onResponse", message: "onResponse: Expected a function" })
+    for (const field of ["onResponse", "retryWhile", "retryWait"] as const) {
+      const hook: unknown = given[field]
+      if (hook !== undefined && typeof hook !== "function") return new InvalidArgument({ field, message: `${field}: Expected a function` })
     }
     const timeout = duration("timeout", given.timeout, config.timeout, true)
     const retry = retryPolicy(config.retry, given.retry)
@@ -95,7 +101,12 @@ export const resolve = (
     if (maxRetries !== undefined && (typeof maxRetries !== "number" || !Number.isSafeInteger(maxRetries) || maxRetries < 0)) {
       return new InvalidArgument({ field: "maxRetries", message: "maxRetries: Expected an integer >= 0" })
     }
-    const policy = fromConfig(timeout, retry, rateLimitPolicy(config.rateLimit, given.rateLimit))
+    const { retryWait, retryWhile } = given
+    const policy: Policy = {
+      ...fromConfig(timeout, retry, rateLimitPolicy(config.rateLimit, given.rateLimit)),
+      ...(retryWhile === undefined ? {} : { retryWhile }),
+      ...(retryWait === undefined ? {} : { retryWait })
+    }
     return maxRetries === undefined ? policy : { ...policy, maxAttempts: maxRetries + 1 }
   } catch (error) {
     if (error instanceof InvalidArgument) return error
@@ -167,8 +178,9 @@ export const minAttemptMillis = (policy: Policy): number =>
  * The retry `Schedule` of a call: {@link delayOf} for each failure, at most
  * `maxAttempts` attempts in all, and no wait that would leave the next attempt
  * less than {@link minAttemptMillis} before the call's `deadline` (the
- * `maxElapsed` budget). `onRetry` runs before
- * each wait.
+ * `maxElapsed` budget), nor one the call's `retryWhile` refuses. `onRetry`
+ * runs before each wait; a call's `retryWait` runs the wait (in the step,
+ * the schedule's own delay then zero).
  *
  * @internal
  */
@@ -181,8 +193,43 @@ export const schedule = (
   Schedule.fromStepWithMetadata(Effect.succeed((meta: Schedule.InputMetadata<AnyError>) => {
     const n = meta.attempt
     if (n >= policy.maxAttempts) return Cause.done(n)
-    return Effect.flatMap(delayOf(policy, idempotent, meta.input, n), (delay) =>
-      delay === undefined || meta.now + delay + minAttemptMillis(policy) > deadline
-        ? Cause.done(n)
-        : Effect.as(onRetry(meta.input, n, delay), [n, Duration.millis(delay)] as [number, Duration.Duration]))
+    return Effect.flatMap(delayOf(policy, idempotent, meta.input, n), (delay) => {
+      if (delay === undefined || meta.now + delay + minAttemptMillis(policy) > deadline) return Cause.done(n)
+      const { retryWait, retryWhile } = policy
+      if (retryWhile === undefined && retryWait === undefined) {
+        return Effect.as(onRetry(meta.input, n, delay), [n, Duration.millis(delay)] as [number, Duration.Duration])
+      }
+      // `delayOf` chose a retry: the failure is a `ConnectedVehicleError`
+      const retry: Retry.Retry = {
+        error: meta.input as ConnectedVehicleError,
+        attempt: n,
+        delay: Duration.millis(delay),
+        elapsed: Duration.millis(Math.max(0, meta.now - (deadline - policy.maxElapsedMillis)))
+      }
+      if (retryWhile !== undefined && !allows(retryWhile, retry)) return Cause.done(n)
+      const told = onRetry(meta.input, n, delay)
+      if (retryWait === undefined) return Effect.as(told, [n, retry.delay] as [number, Duration.Duration])
+      return Effect.andThen(told, Effect.as(waitOf(retryWait, retry), [n, Duration.zero] as [number, Duration.Duration]))
+    })
   }))
+
+/** What the call's `retryWhile` says of `retry` (a throw, or anything but `true`: no retry). */
+const allows = (retryWhile: Retry.While, retry: Retry.Retry): boolean => {
+  try {
+    return retryWhile(retry) === true
+  } catch {
+    return false
+  }
+}
+
+/** The wait before `retry` as the call's `retryWait` runs it (a throw, or what is not an `Effect`: the wait itself). */
+const waitOf = (retryWait: Retry.Wait, retry: Retry.Retry): Effect.Effect<void> => {
+  const wait = Effect.sleep(retry.delay)
+  let effect: unknown
+  try {
+    effect = retryWait(wait, retry)
+  } catch {
+    return wait
+  }
+  return Effect.isEffect(effect) ? effect as Effect.Effect<void> : wait
+}
