@@ -63,9 +63,11 @@ import {
 
 /**
  * The client of an attempt's exchange: a send failure becomes its typed
- * error; at the response head the `onResponse` hooks run; a non-2xx becomes
- * its typed error (its body read), and a 2xx's body is read, so that a body
- * cut short fails the attempt (and is retried) rather than the decode.
+ * error (a failure that carries the response, a `transformClient`'s
+ * `StatusCodeError`, is that response); at the response head the
+ * `onResponse` hooks run; a non-2xx becomes its typed error (its body read),
+ * and a 2xx's body is read, so that a body cut short fails the attempt (and
+ * is retried) rather than the decode.
  */
 const exchange = (spec: MethodSpec, call: Call) => (client: HttpClient.HttpClient): Client =>
   // the whole of `client.execute` (its own request steps included) inside, its failures typed
@@ -73,8 +75,15 @@ const exchange = (spec: MethodSpec, call: Call) => (client: HttpClient.HttpClien
     (request) =>
       Effect.flatMapEager(request, (request) => {
         call.sending = request
+        const received = (response: HttpClientResponse.HttpClientResponse) => {
+          call.response = response
+          return call.hooks === undefined ? respond(spec, call, response) : afterHooks(call.hooks(response), respond(spec, call, response))
+        }
         return Effect.matchEffect(client.execute(request), {
           onFailure: (error) => {
+            // a response a `transformClient` failed with (`HttpClient.filterStatusOk`'s `StatusCodeError`) is that
+            // response: its hooks run, its status decides (a 404 a `NotFound`, retried only if transient)
+            if (error.reason._tag === "StatusCodeError") return received(error.reason.response)
             const url = withoutCredentials(error.request.url, error.request.urlParams)
             const failed = Effect.fail(mapSendError(error, spec.method, spec.path, url))
             // a response handed on in the client's failure (a `transformClient`'s
@@ -82,10 +91,7 @@ const exchange = (spec: MethodSpec, call: Call) => (client: HttpClient.HttpClien
             const response = "response" in error.reason ? error.reason.response : undefined
             return response === undefined ? failed : Effect.andThen(release(response), failed)
           },
-          onSuccess: (response) => {
-            call.response = response
-            return call.hooks === undefined ? respond(spec, call, response) : afterHooks(call.hooks(response), respond(spec, call, response))
-          }
+          onSuccess: received
         })
       }),
     (request) => Effect.succeed(request)
