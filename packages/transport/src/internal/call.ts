@@ -16,8 +16,9 @@
  *      call's budget), logged at debug level;
  *    - `exchange`: the send, the `onResponse` hooks at the response head, a
  *      non-2xx into its typed error, a 2xx's body read;
- * 3. the success is decoded from that body; the result carries the status,
- *    the request id and the headers.
+ * 3. a 2xx the endpoint does not declare is an `UnexpectedStatus`; any
+ *    other success is decoded from that body; the result carries the
+ *    status, the request id and the headers.
  *
  * @internal
  */
@@ -301,6 +302,8 @@ const run = (
       span.attribute("http.response.status_code", status)
       if (requestId !== undefined) span.attribute("request.id", requestId)
     }
+    // a 2xx the contract does not declare for the endpoint (a 202 or a 206 where only a 200 is): not decoded
+    if (!spec.declared.has(status)) return Effect.fail(fail(new ConnectedVehicleError.UnexpectedStatus(contextOf(spec, response, requestId))))
     const decoded = spec.decode(response, call.body ?? "")
     // the decoder's `Exit` (a JSON body) is read at once; any other decode is run
     if (Exit.isExit(decoded) && Exit.isSuccess(decoded)) {

@@ -222,7 +222,8 @@ export const mapDecodeError = (error: unknown, ctx: Ctx): ConnectedVehicleError 
   if (reason?._tag === "TransportError") {
     return fail(new Connection({ ...ctx, description: describe(reason, error) }))
   }
-  if (reason?._tag === "DecodeError" && reason.description !== "undeclared status code") {
+  // an undeclared status never reaches the decoder (the call refuses it first, from the contract)
+  if (reason?._tag === "DecodeError") {
     return fail(new InvalidResponse({ ...ctx, description: reason.description ?? "the body is not JSON" }))
   }
   return fail(new UnexpectedStatus(ctx))
