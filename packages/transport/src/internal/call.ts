@@ -54,7 +54,10 @@ import {
   mapDecodeError,
   mapSendError,
   mayHaveReached,
+  mayNotBeUtf8,
+  notUtf8Error,
   sentByNone,
+  strictText,
   locationOf,
   requestIdIn,
   retryAfterOf,
@@ -139,21 +142,29 @@ const respond = (spec: MethodSpec, call: Call, response: HttpClientResponse.Http
     // its body is not read: released, whatever the client
     return Effect.andThen(release(response), Effect.fail(refused))
   }
-  // the body is kept by the response (`text` reads it once), for the decode after the attempts
-  const text = response.text
-  // a body already read (an `Exit`) without an effect step
-  if (Exit.isExit(text) && Exit.isSuccess(text as Exit.Exit<string, unknown>)) {
-    call.body = (text as Exit.Success<string, unknown>).value
-    return Exit.succeed(response)
-  }
-  return Effect.matchEffect(text, {
-    onFailure: (error) => Effect.fail(mapBodyReadError(error, contextOf(spec, response, requestId))),
+  // the body's text, kept by the response (a decoder that reads it again gets the same), for the decode after
+  // the attempts; strict UTF-8 on every client: a text with U+FFFD, or a text the client failed to decode, is
+  // decided by its bytes (see `bodyText`)
+  return Effect.matchEffect(response.text, {
+    onFailure: (error) => error.reason._tag === "DecodeError" ? fromBytes(call, response, requestId, spec) : Effect.fail(mapBodyReadError(error, contextOf(spec, response, requestId))),
     onSuccess: (text) => {
+      if (mayNotBeUtf8(text)) return fromBytes(call, response, requestId, spec)
       call.body = text
       return Effect.succeed(response)
     }
   })
 }
+
+/** A 2xx body read from its bytes ({@link respond}): an `InvalidResponse` when they are not UTF-8. */
+const fromBytes = (call: Call, response: HttpClientResponse.HttpClientResponse, requestId: string | undefined, spec: MethodSpec) =>
+  Effect.matchEffect(strictText(response), {
+    onFailure: (error) => Effect.fail(mapBodyReadError(error, contextOf(spec, response, requestId))),
+    onSuccess: (text) => {
+      if (text === undefined) return Effect.fail(notUtf8Error(response, contextOf(spec, response, requestId)))
+      call.body = text
+      return Effect.succeed(response)
+    }
+  })
 
 /**
  * The current attempt's response released, if its head came: an attempt
@@ -165,7 +176,9 @@ const releaseResponse = (call: Call): Effect.Effect<void> => call.response === u
 /**
  * The `Timeout` of an attempt, `limit` the milliseconds that ran out, with
  * what it saw of the response head; `sent: false` when the client was
- * interrupted before it wrote any of the request (it marked it so).
+ * interrupted before it wrote any of the request (it marked it so with the
+ * public `RequestNotSent.markNotSent`, which any client may call; without a
+ * mark, the attempt may have sent it).
  */
 const timeoutOf = (spec: MethodSpec, call: Call, limit: number): AnyError => {
   const unsent = call.status === undefined && call.sending !== undefined && NotSent.isMarked(call.sending)
