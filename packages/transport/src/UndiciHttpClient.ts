@@ -56,7 +56,8 @@ export interface Options {
    * The largest response body accepted, in bytes, an integer of at least 1,
    * or `Infinity` for no limit (default {@link defaultMaxResponseBytes}); a larger one is cut off as it
    * arrives, its connection released, and reading it fails with a
-   * `DecodeError` naming the limit. {@link MaxResponseBytes} overrides it
+   * `DecodeError` naming the limit, whose cause is a `ResponseTooLarge`
+   * (`@connected-vehicle/transport/ResponseTooLarge`). {@link MaxResponseBytes} overrides it
    * for the effects it is provided to.
    */
   readonly maxResponseBytes?: number | undefined
