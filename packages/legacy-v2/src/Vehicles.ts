@@ -30,6 +30,7 @@ import { UnitSystem } from "@connected-vehicle/schema/Legacy"
 import type { Credentials } from "@connected-vehicle/transport/Credentials"
 import * as Pagination from "@connected-vehicle/transport/Pagination"
 import * as Transport from "@connected-vehicle/transport/Transport"
+import { Keyword } from "@connected-vehicle/transport/Setting"
 import { type ConnectedVehicleError, redactUrl } from "@connected-vehicle/transport/ConnectedVehicleError"
 import * as Batch from "./Batch.ts"
 import * as Deprecation from "./Deprecation.ts"
@@ -396,7 +397,7 @@ export const layer = (options?: Options): Layer.Layer<Vehicles, never, Transport
  * `deprecationWarnings` from `DEPRECATION_WARNINGS` below
  * `Config.nested("CONNECTED_VEHICLE")`, that is
  * `CONNECTED_VEHICLE_DEPRECATION_WARNINGS` (`off`, `warn`, `info` or
- * `debug`; default `warn`). Another value is a `ConfigError` naming the
+ * `debug`, in any case, as `CONNECTED_VEHICLE_LOG`; default `warn`). Another value is a `ConfigError` naming the
  * variable. {@link layerConfig} reads it; compose it with the application's
  * own settings to read them at once, or nest it further
  * (`Config.nested(config, "MYAPP")`). The v3 equivalent is `TransportConfig.config`
@@ -417,7 +418,7 @@ export const layer = (options?: Options): Layer.Layer<Vehicles, never, Transport
  * @category configuration
  */
 export const config: Config.Config<{ readonly deprecationWarnings: Deprecation.WarningLevel }> = Config.all({
-  deprecationWarnings: Config.schema(Deprecation.WarningLevel, "DEPRECATION_WARNINGS").pipe(Config.withDefault("warn" as const))
+  deprecationWarnings: Config.schema(Keyword(Deprecation.WarningLevel.literals), "DEPRECATION_WARNINGS").pipe(Config.withDefault("warn" as const))
 }).pipe(Config.nested("CONNECTED_VEHICLE"))
 
 /**

@@ -53,8 +53,8 @@ import { type Target, targetOf } from "./internal/target.ts"
  */
 export interface Options {
   /**
-   * The largest response body accepted, in bytes, an integer of at least 1,
-   * or `Infinity` for no limit (default {@link defaultMaxResponseBytes}); a larger one is cut off as it
+   * The largest response body accepted, in bytes, a safe integer of at least
+   * 1, or `Infinity` for no limit (default {@link defaultMaxResponseBytes}); a larger one is cut off as it
    * arrives, its connection released, and reading it fails with a
    * `DecodeError` naming the limit, whose cause is a `ResponseTooLarge`
    * (`@connected-vehicle/transport/ResponseTooLarge`). {@link MaxResponseBytes} overrides it
@@ -62,9 +62,10 @@ export interface Options {
    */
   readonly maxResponseBytes?: number | undefined
   /**
-   * Connections per origin of the dispatcher {@link layer} creates, an
+   * Connections per origin of the dispatcher {@link layer} creates, a safe
    * integer of at least 1 (default {@link defaultConnections}); more
-   * concurrent requests wait for one.
+   * concurrent requests wait for one. {@link make} checks it by the same
+   * rule, but the dispatcher it is given keeps its own limit.
    */
   readonly connections?: number | undefined
 }
@@ -100,8 +101,8 @@ export const defaultConnections = 64
 
 /**
  * The response size limit of the requests sent in an effect, overriding the
- * client's `maxResponseBytes` (e.g. for one call): an integer of at least 1
- * or `Infinity` (any other value fails each request, before sending it, with an
+ * client's `maxResponseBytes` (e.g. for one call): a safe integer of at
+ * least 1 or `Infinity` (any other value fails each request, before sending it, with an
  * `EncodeError` whose cause is an `InvalidArgument` naming
  * `MaxResponseBytes`: the transport's `InvalidRequest`).
  *
@@ -124,7 +125,8 @@ export const MaxResponseBytes = Context.Reference<number | undefined>(
 /**
  * The client on a dispatcher (an undici `Agent`, `Pool`, `Client`, or a
  * dispatcher with interceptors). An invalid option (see {@link Options})
- * throws an `InvalidArgument` naming it.
+ * throws an `InvalidArgument` naming it, `connections` included, although
+ * the dispatcher keeps its own connection limit (set it on the dispatcher).
  *
  * @example
  * ```ts
@@ -138,6 +140,8 @@ export const MaxResponseBytes = Context.Reference<number | undefined>(
  */
 export const make = (dispatcher: Dispatcher, options?: Options): HttpClient.HttpClient => {
   const configured = count("maxResponseBytes", options?.maxResponseBytes, defaultMaxResponseBytes, true)
+  // the dispatcher's own limit applies: checked only, as `layer` checks it
+  count("connections", options?.connections, defaultConnections)
   // `given`: the request the client was given, when Effect's client span sends another (with its trace context)
   const send = (
     request: HttpClientRequest.HttpClientRequest,
@@ -257,21 +261,33 @@ const defaultLayer = layerWith(undefined, defaultConnections)
 
 const isCount = (value: unknown): value is number => typeof value === "number" && Number.isSafeInteger(value) && value >= 1
 
-/** An option of {@link Options}: `fallback` when it is `undefined`, else an integer of at least 1 (an `InvalidArgument` naming `field` is thrown). */
+// what was given, as a message shows it: a number as it is, a string quoted (cut short), else its kind
+const shown = (value: unknown): string => {
+  if (typeof value === "string") return JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}...` : value)
+  if (typeof value === "number" || typeof value === "boolean" || value === null) return String(value)
+  if (typeof value === "bigint") return `${value}n (a bigint)`
+  return Array.isArray(value) ? "an array" : typeof value === "object" ? "an object" : `a ${typeof value}`
+}
+
+// the `InvalidArgument` of a count that is not a safe integer of at least 1 (or `Infinity`, where allowed)
+const notACount = (field: string, value: unknown, infinite: boolean): InvalidArgument =>
+  new InvalidArgument({
+    field,
+    message: `${field}: Expected a safe integer from 1 to ${Number.MAX_SAFE_INTEGER} (Number.MAX_SAFE_INTEGER)${
+      infinite ? " or Infinity (no limit)" : ""
+    }, got ${shown(value)}`
+  })
+
+/** An option of {@link Options}: `fallback` when it is `undefined`, else a safe integer of at least 1 (an `InvalidArgument` naming `field` is thrown). */
 const count = (field: string, value: number | undefined, fallback: number, infinite = false): number => {
   if (value === undefined) return fallback
-  if (!(isCount(value) || (infinite && value === Infinity))) {
-    throw new InvalidArgument({ field, message: `${field}: Expected an integer of at least 1${infinite ? " or Infinity (no limit)" : ""}, got ${String(value)}` })
-  }
+  if (!(isCount(value) || (infinite && value === Infinity))) throw notACount(field, value, infinite)
   return value
 }
 
-/** The limit of a request: {@link MaxResponseBytes} when it is set (an integer of at least 1, else an `InvalidArgument` naming it), else `configured`. */
+/** The limit of a request: {@link MaxResponseBytes} when it is set (a safe integer of at least 1, else an `InvalidArgument` naming it), else `configured`. */
 const limitOf = (given: number | undefined, configured: number): number | InvalidArgument =>
-  given === undefined ? configured : isCount(given) || given === Infinity ? given : new InvalidArgument({
-    field: "MaxResponseBytes",
-    message: `MaxResponseBytes: Expected an integer of at least 1 or Infinity (no limit), got ${String(given)}`
-  })
+  given === undefined ? configured : isCount(given) || given === Infinity ? given : notACount("MaxResponseBytes", given, true)
 
 // undici's refusal of a request's options (its documented error code: a dispatcher of another copy of undici too)
 const isInvalidArgument = (cause: Error): boolean =>

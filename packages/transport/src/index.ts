@@ -149,3 +149,17 @@ export * as ConfigurationError from "./ConfigurationError.ts"
  * @category modules
  */
 export * as DurationVariable from "./DurationVariable.ts"
+
+/**
+ * Keyword settings read from the environment, in any case (`Keyword`).
+ *
+ * @example
+ * ```ts
+ * import { Setting } from "@connected-vehicle/transport"
+ *
+ * const mode = Setting.Keyword(["fast", "safe"])
+ * ```
+ * @since 0.2.4
+ * @category modules
+ */
+export * as Setting from "./Setting.ts"

@@ -244,12 +244,13 @@ describe("UndiciHttpClient", () => {
       assert.strictEqual(failure.reason._tag, "DecodeError")
     }).pipe(Effect.scoped))
 
-  it("maxResponseBytes (or Infinity) and connections must be integers of at least 1: make and layer throw an InvalidArgument naming the option", () => {
+  it("maxResponseBytes (or Infinity) and connections must be safe integers of at least 1: make and layer throw an InvalidArgument naming the option", () => {
     const agent = new Agent()
-    for (const value of [Number.NaN, -1, 0, 1.5, Number.POSITIVE_INFINITY, Number.NEGATIVE_INFINITY, "1000" as unknown as number]) {
+    for (const value of [Number.NaN, -1, 0, 1.5, 2 ** 60, Number.POSITIVE_INFINITY, Number.NEGATIVE_INFINITY, "1000" as unknown as number]) {
       for (const [field, build] of [
         ["maxResponseBytes", () => UndiciHttpClient.make(agent, { maxResponseBytes: value })],
         ["maxResponseBytes", () => UndiciHttpClient.layer({ maxResponseBytes: value })],
+        ["connections", () => UndiciHttpClient.make(agent, { connections: value })],
         ["connections", () => UndiciHttpClient.layer({ connections: value })]
       ] as const) {
         // no limit: Infinity
@@ -262,14 +263,35 @@ describe("UndiciHttpClient", () => {
         }
         assert.instanceOf(thrown, InvalidArgument, `${field} ${String(value)}`)
         assert.strictEqual((thrown as InvalidArgument).field, field)
-        assert.include((thrown as InvalidArgument).message, `${field}: Expected an integer of at least 1`)
+        assert.include((thrown as InvalidArgument).message, `${field}: Expected a safe integer from 1 to 9007199254740991`)
       }
     }
     UndiciHttpClient.make(agent, { maxResponseBytes: 1, connections: 1 })
+    UndiciHttpClient.make(agent, { maxResponseBytes: Number.MAX_SAFE_INTEGER, connections: Number.MAX_SAFE_INTEGER })
     UndiciHttpClient.layer({ maxResponseBytes: 1, connections: 1 })
     UndiciHttpClient.make(agent, { maxResponseBytes: Number.POSITIVE_INFINITY })
     UndiciHttpClient.layer({ maxResponseBytes: Number.POSITIVE_INFINITY })
     void agent.close()
+  })
+
+  it("the message shows the value given by its type: a string quoted, a number as it is, another value by its kind", () => {
+    const messageOf = (options: object): string => {
+      try {
+        UndiciHttpClient.layer(options as UndiciHttpClient.Options)
+      } catch (e) {
+        assert.instanceOf(e, InvalidArgument)
+        return (e as InvalidArgument).message
+      }
+      throw new Error("accepted")
+    }
+    assert.match(messageOf({ maxResponseBytes: "10" }), /, got "10"$/)
+    assert.match(messageOf({ connections: "64" }), /, got "64"$/)
+    assert.match(messageOf({ maxResponseBytes: 10.5 }), /, got 10\.5$/)
+    assert.match(messageOf({ maxResponseBytes: 2 ** 60 }), /safe integer .*, got 1152921504606847000$/)
+    assert.match(messageOf({ connections: 10n }), /, got 10n \(a bigint\)$/)
+    assert.match(messageOf({ connections: [8] }), /, got an array$/)
+    assert.match(messageOf({ connections: null }), /, got null$/)
+    assert.match(messageOf({ connections: "x".repeat(100) }), /, got "x{40}\.\.\."$/)
   })
 
   it.live("an invalid MaxResponseBytes fails the request before it is sent, naming MaxResponseBytes", () =>
@@ -281,7 +303,7 @@ describe("UndiciHttpClient", () => {
         )
         assert.strictEqual(error.reason._tag, "EncodeError")
         assert.instanceOf(error.reason.cause, InvalidArgument)
-        assert.include(error.message, "MaxResponseBytes: Expected an integer of at least 1")
+        assert.include(error.message, "MaxResponseBytes: Expected a safe integer from 1 to 9007199254740991")
       }
       assert.strictEqual(s.requests.length, 0)
     }).pipe(Effect.scoped))
