@@ -4,7 +4,7 @@
  * it ignored (`CONNECTED_VEHICLE_LOG=Warn`,
  * `CONNECTED_VEHICLE_DEPRECATION_WARNINGS=OFF`).
  *
- * @since 0.2.4
+ * @since 0.3.0
  */
 import { Schema, SchemaTransformation } from "effect"
 
@@ -23,7 +23,7 @@ import { Schema, SchemaTransformation } from "effect"
  * Schema.decodeUnknownSync(Keyword(["on", "off"]))(" OFF ") // "off"
  * const mode = Config.schema(Keyword(["fast", "safe"]), "MYAPP_MODE")
  * ```
- * @since 0.2.4
+ * @since 0.3.0
  * @category schemas
  */
 export const Keyword = <const Words extends ReadonlyArray<string>>(keywords: Words) =>

@@ -159,7 +159,7 @@ export * as DurationVariable from "./DurationVariable.ts"
  *
  * const mode = Setting.Keyword(["fast", "safe"])
  * ```
- * @since 0.2.4
+ * @since 0.3.0
  * @category modules
  */
 export * as Setting from "./Setting.ts"
