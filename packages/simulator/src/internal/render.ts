@@ -292,22 +292,6 @@ export type LegacyItem = {
 }
 
 /**
- * The legacy read endpoints of the contract (`LegacyGroup`), by name, and the
- * read (`LegacyEndpoints`) each answers: the handlers and the fast path are
- * built from it.
- *
- * @internal
- */
-export const legacyReads = {
-  odometer: "/odometer",
-  location: "/location",
-  vin: "/vin",
-  engineOil: "/engine/oil",
-  tirePressure: "/tires/pressure",
-  serviceHistory: "/service/history"
-} as const satisfies Record<string, LegacyPath>
-
-/**
  * Answers one legacy read for a vehicle the user owns (used by the single
  * endpoints, the batch and the fast path): 403 unless both the token's
  * scopes and (when `enforce`) the vehicle's connection hold its permission. A reading set through the control
