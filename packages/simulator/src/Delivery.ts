@@ -265,7 +265,7 @@ export interface Deliveries {
   readonly secret: Redacted.Redacted<string>
   /** Creates a webhook and waits for its `VERIFY` handshake (at most 15 s). */
   readonly createWebhook: (input: WebhookInput) => Effect.Effect<WebhookView, WebhookControlError>
-  /** Changes a created webhook; a new `callbackUri` is verified again (awaited), a new `secret` signs its next attempts (retries included). */
+  /** Changes a created webhook; a new `callbackUri` (or the same one, while not verified) is verified again (awaited), a new `secret` signs its next attempts (retries included). */
   readonly updateWebhook: (webhookId: string, patch: WebhookPatch) => Effect.Effect<WebhookView, WebhookControlError>
   /** Subscribes a connected vehicle to a created webhook; sends its `FIRST_DELIVERY`. */
   readonly subscribe: (input: SubscriptionInput) => Effect.Effect<SubscriptionView, WebhookControlError>

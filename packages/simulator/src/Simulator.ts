@@ -158,7 +158,7 @@ export class Simulator extends Context.Service<Simulator, {
   readonly webhookSecret: Redacted.Redacted<string>
   /** Creates a webhook (listed by `GET /v3/webhooks`) and waits for its `VERIFY` handshake. */
   readonly createWebhook: Delivery.Deliveries["createWebhook"]
-  /** Changes a created webhook; a new callback is verified again, a new `secret` signs its next attempts (retries included). */
+  /** Changes a created webhook; a new callback (or the same one, while not verified) is verified again, a new `secret` signs its next attempts (retries included). */
   readonly updateWebhook: Delivery.Deliveries["updateWebhook"]
   /** Subscribes a connected vehicle to a created webhook (listed by `GET /v3/subscriptions`); sends `FIRST_DELIVERY`. */
   readonly subscribe: Delivery.Deliveries["subscribe"]

@@ -44,6 +44,8 @@ export interface WebhookRecord {
   /** Read at each attempt: a new one (`updateWebhook`) signs the retries of earlier events too. */
   secret: Redacted.Redacted<string>
   verification: WebhookView["verification"]
+  /** `VERIFY` handshakes started: only the last one started decides `verification`. */
+  handshakes: number
 }
 
 /** A subscription created through the control surface. */

@@ -8,7 +8,7 @@
  */
 import type { Trigger, VehicleErrorEntry } from "@connected-vehicle/schema/WebhookEvent"
 import { Effect, Fiber } from "effect"
-import type { DateTime } from "effect"
+import type { DateTime, Redacted } from "effect"
 import { randomBytes } from "node:crypto"
 import type { VehicleInfo } from "../Data.ts"
 import { readings, signalBody, signalStatus } from "../Data.ts"
@@ -29,7 +29,7 @@ export const verify = (engine: Engine, w: WebhookRecord) =>
 const verifyError = (
   result: Effect.Success<ReturnType<typeof attempt>>["result"],
   challenge: string,
-  w: WebhookRecord
+  key: Redacted.Redacted<string>
 ): string | null => {
   if (result._tag === "Failure") return result.reason
   if (result.answer.status !== 200) return `HTTP ${result.answer.status}`
@@ -39,7 +39,7 @@ const verifyError = (
   } catch {
     answer = undefined
   }
-  if (sameHex(hmacHex(challenge, w.secret), answer)) return null
+  if (sameHex(hmacHex(challenge, key), answer)) return null
   return answer === undefined
     ? "the answer is not {\"challenge\": \"<hex>\"}"
     : "the challenge answer is not HMAC-SHA256(webhook secret, challenge)"
@@ -50,6 +50,10 @@ const handshake = (engine: Engine, w: WebhookRecord): Effect.Effect<void> =>
     w.verification = "pending"
     // a reset meanwhile forgets the webhook: its handshake ends unlogged
     const generation = engine.generation
+    // a later handshake (a new callback, or the same one verified again) decides instead of this one
+    const round = ++w.handshakes
+    // the key that signs the challenge checks its answer: a rotation meanwhile signs the next attempts only
+    const key = w.secret
     const challenge = randomBytes(16).toString("hex")
     const eventId = newId("evt")
     const deliveryId = newId("dlv")
@@ -62,10 +66,10 @@ const handshake = (engine: Engine, w: WebhookRecord): Effect.Effect<void> =>
       meta: { version: EVENT_VERSION, webhookId: w.id, webhookName: w.name, deliveryId, deliveredAt: utc(at) }
     }))
     // only a 200 can verify: its body is read (at most 64 KiB), any other status decides alone
-    const { latencyMillis, result } = yield* attempt(url, body, w.secret, (status) => status === 200)
-    const error = verifyError(result, challenge, w)
-    // a callback changed meanwhile: that handshake decides; a reset: nothing more
-    if (w.callbackUri !== url || engine.generation !== generation) return
+    const { latencyMillis, result } = yield* attempt(url, body, key, (status) => status === 200)
+    const error = verifyError(result, challenge, key)
+    // another handshake started meanwhile: that one decides; a reset: nothing more
+    if (w.handshakes !== round || engine.generation !== generation) return
     w.verification = error === null ? "succeeded" : "failed"
     record(engine, {
       eventId,
