@@ -260,9 +260,11 @@ const setup = Effect.fnUntraced(function*(options: SimulatorOptions | undefined,
     legacy: TEST_ORIGIN
   }
   const redirectUris = [...(options?.redirectUris ?? DEFAULT_REDIRECT_URIS)]
+  const enforcePermissions = options?.enforcePermissions ?? true
   const deliveries = yield* Delivery.make({
     data,
     secret: options?.webhookSecret,
+    enforcePermissions,
     limits: {
       webhooks: yield* countLimitOf("controlLimits.webhooks", options?.controlLimits?.webhooks),
       vehicleErrors: yield* countLimitOf("controlLimits.vehicleErrors", options?.controlLimits?.vehicleErrors)
@@ -280,7 +282,7 @@ const setup = Effect.fnUntraced(function*(options: SimulatorOptions | undefined,
     origins,
     deliveries,
     usage,
-    enforcePermissions: options?.enforcePermissions ?? true,
+    enforcePermissions,
     legacySunset: checked.legacySunset
   })
   const { latency } = checked

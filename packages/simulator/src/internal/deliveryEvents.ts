@@ -10,11 +10,12 @@ import type { Trigger, VehicleErrorEntry } from "@connected-vehicle/schema/Webho
 import { Effect, Fiber } from "effect"
 import type { DateTime, Redacted } from "effect"
 import { randomBytes } from "node:crypto"
-import type { VehicleInfo } from "../Data.ts"
+import type { SignalDefinition, VehicleInfo } from "../Data.ts"
 import { readings, signalBody, signalStatus } from "../Data.ts"
 import type { Engine, SubscriptionRecord, WebhookRecord } from "./deliveryEngine.ts"
 import { attempt, deliver, deliverable, encodeEvent, encoder, fork, iso, newId, record, ref, utc } from "./deliveryEngine.ts"
 import { EVENT_VERSION } from "./deliveryPolicy.ts"
+import { forbiddenStatus, heldPermissions } from "./render.ts"
 import { hmacHex, sameHex } from "./signing.ts"
 
 /**
@@ -110,6 +111,15 @@ export const vehicleEventMeta = (
   mode: v.mode === "simulated" ? "SIMULATED" as const : "LIVE" as const
 })
 
+/**
+ * The status of a signal the vehicle's connection may not read (the REST
+ * reads' rule: `ERROR` / `FORBIDDEN`, no body), or `undefined` when it may.
+ */
+export const forbiddenIn = (engine: Engine, v: VehicleInfo, definition: SignalDefinition) => {
+  const status = forbiddenStatus(heldPermissions(engine.data, engine.enforcePermissions, v), v, definition)
+  return status === undefined ? undefined : { value: status.value, error: { code: status.error.code, type: status.error.type } }
+}
+
 /** Every data signal of the webhook for the vehicle, read now. */
 const signalsFor = (engine: Engine, w: WebhookRecord, v: VehicleInfo, at: number) => {
   const { seed } = engine
@@ -119,6 +129,9 @@ const signalsFor = (engine: Engine, w: WebhookRecord, v: VehicleInfo, at: number
     if (k === -1) {
       return { ...ref(definition), status: { value: "ERROR" as const, error: { code: "SIGNAL_NOT_SUPPORTED", type: "COMPATIBILITY" } } }
     }
+    // whatever was set: the REST reads answer it 403 (a list: FORBIDDEN), so does the event
+    const forbidden = forbiddenIn(engine, v, definition)
+    if (forbidden !== undefined) return { ...ref(definition), status: forbidden }
     const override = engine.overrides.get(`${v.index} ${definition.code}`)
     if (override !== undefined) {
       return { ...ref(definition), body: override.body, meta: { oemUpdatedAt: utc(override.at), fetchedAt: utc(at) } }
