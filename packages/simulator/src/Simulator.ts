@@ -158,7 +158,7 @@ export class Simulator extends Context.Service<Simulator, {
   readonly webhookSecret: Redacted.Redacted<string>
   /** Creates a webhook (listed by `GET /v3/webhooks`) and waits for its `VERIFY` handshake. */
   readonly createWebhook: Delivery.Deliveries["createWebhook"]
-  /** Changes a created webhook; a new callback is verified again, a new `secret` signs its next attempts (retries included). */
+  /** Changes a created webhook; a new callback (or the same one, while not verified) is verified again, a new `secret` signs its next attempts (retries included). */
   readonly updateWebhook: Delivery.Deliveries["updateWebhook"]
   /** Subscribes a connected vehicle to a created webhook (listed by `GET /v3/subscriptions`); sends `FIRST_DELIVERY`. */
   readonly subscribe: Delivery.Deliveries["subscribe"]
@@ -260,9 +260,11 @@ const setup = Effect.fnUntraced(function*(options: SimulatorOptions | undefined,
     legacy: TEST_ORIGIN
   }
   const redirectUris = [...(options?.redirectUris ?? DEFAULT_REDIRECT_URIS)]
+  const enforcePermissions = options?.enforcePermissions ?? true
   const deliveries = yield* Delivery.make({
     data,
     secret: options?.webhookSecret,
+    enforcePermissions,
     limits: {
       webhooks: yield* countLimitOf("controlLimits.webhooks", options?.controlLimits?.webhooks),
       vehicleErrors: yield* countLimitOf("controlLimits.vehicleErrors", options?.controlLimits?.vehicleErrors)
@@ -280,7 +282,7 @@ const setup = Effect.fnUntraced(function*(options: SimulatorOptions | undefined,
     origins,
     deliveries,
     usage,
-    enforcePermissions: options?.enforcePermissions ?? true,
+    enforcePermissions,
     legacySunset: checked.legacySunset
   })
   const { latency } = checked

@@ -53,7 +53,9 @@ export interface SimulatorOptions {
    * `true`, as the service does): a v3 signal whose capability permission
    * the connection lacks is a `403` (the signals list reports it as a
    * per-signal `ERROR`), and a legacy read (or batch entry) needs its
-   * permission both in the token's scopes and in the connection. `false`
+   * permission both in the token's scopes and in the connection. Webhook
+   * events (state events, `FIRST_DELIVERY`, bursts) carry such a signal as
+   * the signals list shows it: `ERROR` / `FORBIDDEN`, no body. `false`
    * lets every connection read every signal (the token's scopes are still
    * checked).
    */

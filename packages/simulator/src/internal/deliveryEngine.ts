@@ -44,6 +44,8 @@ export interface WebhookRecord {
   /** Read at each attempt: a new one (`updateWebhook`) signs the retries of earlier events too. */
   secret: Redacted.Redacted<string>
   verification: WebhookView["verification"]
+  /** `VERIFY` handshakes started: only the last one started decides `verification`. */
+  handshakes: number
 }
 
 /** A subscription created through the control surface. */
@@ -73,6 +75,8 @@ export interface Engine {
   /** At most this many created webhooks, and open vehicle errors (`Delivery.make`'s `limits`). */
   readonly webhookLimit: number
   readonly errorLimit: number
+  /** Whether the connections' permissions are enforced: a signal one may not read is `FORBIDDEN` in events, as in the REST reads. */
+  readonly enforcePermissions: boolean
   webhooks: Array<WebhookRecord>
   subscriptions: Array<SubscriptionRecord>
   overrides: Map<string, Reading>
@@ -95,6 +99,7 @@ export const makeEngine = (options: {
   readonly data: Dataset
   readonly secret?: Redacted.Redacted<string> | string | undefined
   readonly limits?: ControlLimits | undefined
+  readonly enforcePermissions?: boolean | undefined
 }): Effect.Effect<Engine, never, Scope.Scope> =>
   Effect.gen(function*() {
     const { data } = options
@@ -116,6 +121,7 @@ export const makeEngine = (options: {
       now: () => clock.currentTimeMillisUnsafe(),
       webhookLimit: options.limits?.webhooks ?? WEBHOOK_LIMIT,
       errorLimit: options.limits?.vehicleErrors ?? VEHICLE_ERROR_LIMIT,
+      enforcePermissions: options.enforcePermissions ?? true,
       webhooks: [],
       subscriptions: [],
       overrides: new Map(),
