@@ -212,7 +212,7 @@ export interface Queued {
 
 /**
  * One delivery attempt. `status` is the receiver's HTTP status (null when
- * no status line came: `error` says why); `latencyMillis` is measured on the
+ * no status line came: `error` says why); `latency` is measured on the
  * wall clock, until the answer is decided (its status line; for a `VERIFY`'s
  * 200, its body); `outcome` is `delivered`, `retrying` (a failure, another
  * attempt follows), `dropped` (the last attempt failed, the body was over 50 KB, or
@@ -241,7 +241,7 @@ export interface DeliveryLogEntry {
   readonly at: string
   readonly status: number | null
   readonly error: string | null
-  readonly latencyMillis: number
+  readonly latency: Duration.Duration
   readonly outcome: "delivered" | "retrying" | "dropped" | "verified" | "unverified"
 }
 

@@ -109,7 +109,8 @@ export const DEFAULT_COUNT_WINDOW: Duration.Duration = Duration.seconds(1)
  * Requests counted for one vehicle or for the application: `accepted` (served),
  * `limited` (answered 429, whichever limit refused it), and the most accepted
  * in any one window
- * (`windowMillis` long), to assert that a limit was never exceeded.
+ * (`UsageSnapshot.vehicleWindow` or `applicationWindow` long), to assert that
+ * a limit was never exceeded.
  *
  * @example
  * ```ts
@@ -162,20 +163,21 @@ export interface TokenGrants {
 }
 
 /**
- * A limit as configured, its window in milliseconds.
+ * A limit as configured, its window a `Duration` (whole milliseconds).
  *
  * @example
  * ```ts
+ * import { Duration } from "effect"
  * import type { ResolvedLimit } from "@connected-vehicle/simulator/RateLimit"
  *
- * const perSecond = (l: ResolvedLimit) => (l.limit * 1000) / l.windowMillis
+ * const perSecond = (l: ResolvedLimit) => l.limit / Duration.toSeconds(l.window)
  * ```
  * @since 0.2.0
  * @category models
  */
 export interface ResolvedLimit {
   readonly limit: number
-  readonly windowMillis: number
+  readonly window: Duration.Duration
 }
 
 /**
@@ -198,9 +200,9 @@ export interface UsageSnapshot {
     readonly perApplication: ResolvedLimit | null
   }
   /** The window of the vehicles' `maxInWindow`. */
-  readonly vehicleWindowMillis: number
+  readonly vehicleWindow: Duration.Duration
   /** The window of the application's `maxInWindow`. */
-  readonly applicationWindowMillis: number
+  readonly applicationWindow: Duration.Duration
   readonly vehicles: ReadonlyArray<VehicleUsage>
   readonly application: Counted
   readonly tokenGrants: TokenGrants
@@ -245,11 +247,11 @@ const resolve = (name: string, input: WindowLimit | undefined): ResolvedLimit | 
       detail: `${name}.window must be a finite duration of at least 1 ms (e.g. "1 second" or 1000), got ${JSON.stringify(String(input.window))}`
     })
   }
-  return { limit: input.limit, windowMillis: Math.floor(millis) }
+  return { limit: input.limit, window: Duration.millis(Math.floor(millis)) }
 }
 
 /**
- * Checks rate-limit options: each limit with its window in milliseconds, or
+ * Checks rate-limit options: each limit with its window as a `Duration`, or
  * the error naming what is wrong.
  *
  * @example
@@ -257,7 +259,7 @@ const resolve = (name: string, input: WindowLimit | undefined): ResolvedLimit | 
  * import { resolveLimits } from "@connected-vehicle/simulator/RateLimit"
  *
  * resolveLimits({ perVehicle: { limit: 5, window: "2 seconds" } })
- * // { perVehicle: { limit: 5, windowMillis: 2000 }, perApplication: null }
+ * // { perVehicle: { limit: 5, window: Duration.millis(2000) }, perApplication: null }
  * ```
  * @since 0.2.0
  * @category constructors

@@ -7,11 +7,11 @@
  * application limit, the token grants, and the control routes.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Exit, Layer } from "effect"
+import { Duration, Effect, Exit, Layer } from "effect"
 import { FetchHttpClient } from "effect/http"
 import { TestClock } from "effect/testing"
 import { request, ServerResponse } from "node:http"
-import { APPLICATION_RATE_LIMITED, RateLimitConfigError, VEHICLE_RATE_LIMITED } from "../src/RateLimit.ts"
+import { APPLICATION_RATE_LIMITED, DEFAULT_COUNT_WINDOW, RateLimitConfigError, VEHICLE_RATE_LIMITED } from "../src/RateLimit.ts"
 import type { RateLimitOptions, UsageSnapshot } from "../src/RateLimit.ts"
 import { layer as simulatorLayer, Simulator } from "../src/Simulator.ts"
 import { appToken, basic, bearer, call, isEnvelope, userTokens } from "./helpers.ts"
@@ -100,7 +100,9 @@ describe("request limits", () => {
       assert.deepStrictEqual(usageOf(usage, a!), { vehicleId: a!, accepted: 4, limited: 2, maxInWindow: 3 })
       assert.deepStrictEqual(usageOf(usage, b!), { vehicleId: b!, accepted: 1, limited: 0, maxInWindow: 1 })
       assert.deepStrictEqual(usage.application, { accepted: 5, limited: 2, maxInWindow: 3 })
-      assert.deepStrictEqual(usage.limits, { perVehicle: { limit: 3, windowMillis: 10_000 }, perApplication: null })
+      assert.strictEqual(usage.limits.perVehicle?.limit, 3)
+      assert.isTrue(Duration.equals(usage.limits.perVehicle!.window, Duration.seconds(10)))
+      assert.isNull(usage.limits.perApplication)
     }).pipe(Effect.provide(Loopback({ perVehicle: { limit: 3, window: "10 seconds" } }))))
 
   it.effect("legacy: a read on the fast path counts one, a batch one per entry (refused whole)", () =>
@@ -174,7 +176,8 @@ describe("request limits", () => {
       assert.deepStrictEqual(usage.tokenGrants, { total: 4, authorizationCode: 1, refreshToken: 1, clientCredentials: 2 })
       assert.strictEqual(usage.tokenRequests, 5)
       assert.deepStrictEqual(usage.vehicles, [{ vehicleId, accepted: 8, limited: 0, maxInWindow: 7 }])
-      assert.strictEqual(usage.vehicleWindowMillis, 1000)
+      assert.isTrue(Duration.equals(usage.vehicleWindow, Duration.seconds(1)))
+      assert.isTrue(Duration.equals(usage.applicationWindow, DEFAULT_COUNT_WINDOW))
       yield* sim.resetUsage
       const after = yield* sim.usage
       assert.deepStrictEqual([after.vehicles, after.tokenGrants.total, after.tokenRequests], [[], 0, 0])
@@ -214,6 +217,9 @@ describe("request limits", () => {
       assertLimited(yield* get(sim.url, `/v3/vehicles/${vehicleId}/signals`, headers), VEHICLE_RATE_LIMITED, "30")
       const usage = yield* call("GET", "/_simulator/usage")
       assert.deepStrictEqual(usage.json.vehicles, [{ vehicleId, accepted: 1, limited: 1, maxInWindow: 1 }])
+      // JSON has no duration: the windows are numbers of milliseconds there, named so
+      assert.deepStrictEqual(usage.json.limits, { perVehicle: { limit: 1, windowMillis: 30_000 }, perApplication: null })
+      assert.deepStrictEqual([usage.json.vehicleWindowMillis, usage.json.applicationWindowMillis], [30_000, 1_000])
       assert.strictEqual(usage.json.tokenGrants.clientCredentials, 1)
       assert.strictEqual((yield* call("DELETE", "/_simulator/usage")).status, 204)
       assert.deepStrictEqual((yield* call("GET", "/_simulator/usage")).json.vehicles, [])

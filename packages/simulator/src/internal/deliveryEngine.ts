@@ -85,7 +85,7 @@ export interface Engine {
   signalChars: number
   readingsVersion: number
   errors: Map<string, InjectedError>
-  log: Array<DeliveryLogEntry>
+  log: Array<AttemptRecord>
   logged: number
   /** Bumped by reset: deliveries of an older generation stop before their next attempt. */
   generation: number
@@ -159,8 +159,15 @@ export const encoder = new TextEncoder()
 
 export const newId = (prefix: string) => `${prefix}_${randomUUID().replaceAll("-", "")}`
 
+/**
+ * An attempt as the engine logs it: a `DeliveryLogEntry` with its latency in
+ * milliseconds (measured on `performance.now()`), made a `Duration` when
+ * the log is read.
+ */
+export type AttemptRecord = Omit<DeliveryLogEntry, "latency"> & { readonly latencyMillis: number }
+
 /** Adds an attempt to the log (a ring of the last {@link DELIVERY_LOG_LIMIT}). */
-export const record = (engine: Engine, entry: DeliveryLogEntry) => {
+export const record = (engine: Engine, entry: AttemptRecord) => {
   if (engine.log.length < DELIVERY_LOG_LIMIT) engine.log.push(entry)
   else engine.log[engine.logged % DELIVERY_LOG_LIMIT] = entry
   engine.logged++
@@ -171,7 +178,10 @@ export const loggedEntries = (engine: Engine): ReadonlyArray<DeliveryLogEntry> =
   const { log } = engine
   const n = log.length
   const oldest = n < DELIVERY_LOG_LIMIT ? 0 : engine.logged % DELIVERY_LOG_LIMIT
-  return Array.from({ length: n }, (_, i) => log[(oldest + i) % n]!)
+  return Array.from({ length: n }, (_, i) => {
+    const { latencyMillis, outcome, ...rest } = log[(oldest + i) % n]!
+    return { ...rest, latency: Duration.millis(latencyMillis), outcome }
+  })
 }
 
 export const clearLog = (engine: Engine): void => {
@@ -230,7 +240,7 @@ export interface DeliveryPlan {
   readonly retryOffsets: ReadonlyArray<number>
   readonly lostAck?: ((attempt: number) => boolean) | undefined
   readonly around?: (<A>(effect: Effect.Effect<A>) => Effect.Effect<A>) | undefined
-  readonly onAttempt?: ((entry: DeliveryLogEntry) => void) | undefined
+  readonly onAttempt?: ((entry: AttemptRecord) => void) | undefined
   /** Checked before each attempt: false stops the delivery (a cancelled burst). */
   readonly live?: (() => boolean) | undefined
 }
@@ -271,7 +281,7 @@ export const deliverWith = (
   const started = engine.generation
   const { now } = engine
   const live = () => engine.generation === started && (plan.live === undefined || plan.live())
-  const log = (entry: DeliveryLogEntry) => {
+  const log = (entry: AttemptRecord) => {
     record(engine, entry)
     plan.onAttempt?.(entry)
   }

@@ -9,9 +9,8 @@ import { DateTime, Duration, Option, Redacted } from "effect"
 import { InvalidArgument } from "@connected-vehicle/schema/InvalidArgument"
 import { checkedHost } from "./address.ts"
 import type { RetireLegacy } from "../Sunset.ts"
-import { DEPRECATION_MILLIS } from "../Sunset.ts"
 import { secretIssue } from "./deliveryPolicy.ts"
-import { isoDate, looksIsoDate } from "./isoDate.ts"
+import { DEPRECATION_EPOCH, epochOf } from "./sunset.ts"
 import { redirectUriUsable } from "./redirectUris.ts"
 
 /** @internal */
@@ -76,8 +75,8 @@ export const webhookSecret = (input: Redacted.Redacted<string> | string | undefi
  * `Deprecation`).
  */
 export const sunsetIssue = (millis: number): string | undefined =>
-  millis < DEPRECATION_MILLIS
-    ? `a removal date not earlier than the v2.0 deprecation date, ${new Date(DEPRECATION_MILLIS).toISOString().slice(0, 10)} ` +
+  millis < DEPRECATION_EPOCH
+    ? `a removal date not earlier than the v2.0 deprecation date, ${new Date(DEPRECATION_EPOCH).toISOString().slice(0, 10)} ` +
       `(RFC 9745: Sunset is not before Deprecation); got ${new Date(millis).toISOString()}`
     : undefined
 
@@ -100,24 +99,9 @@ export const legacySunset = (
     }
     return undefined
   }
-  let decoded: Option.Option<DateTime.DateTime> = Option.none()
-  // an ISO 8601 string whose fields do not exist (2027-02-30) is no date, not the day `Date` rolls it over to
-  if (typeof input === "string" && looksIsoDate(input) && isoDate(input) === undefined) {
-    decoded = Option.none()
-  } else if (DateTime.isDateTime(input) || input instanceof Date || typeof input === "number" || typeof input === "string") {
-    try {
-      decoded = DateTime.make(input)
-    } catch {
-      // not a date
-    }
-  }
-  if (Option.isNone(decoded)) {
-    throw new InvalidArgument({
-      field: "legacySunset",
-      message: "legacySunset: Expected a date (a DateTime, a Date, epoch milliseconds or an ISO 8601 string)"
-    })
-  }
-  const millis = DateTime.toEpochMillis(decoded.value)
+  // the option's forms only: a DateTime, a Date, epoch milliseconds or an ISO 8601 string
+  const known = DateTime.isDateTime(input) || input instanceof Date || typeof input === "number" || typeof input === "string"
+  const millis = epochOf("legacySunset", known ? input : Number.NaN)
   const issue = sunsetIssue(millis)
   if (issue !== undefined) throw new InvalidArgument({ field: "legacySunset", message: `legacySunset: Expected ${issue}` })
   return millis
