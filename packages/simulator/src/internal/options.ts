@@ -10,7 +10,7 @@ import { InvalidArgument } from "@connected-vehicle/schema/InvalidArgument"
 import { checkedHost } from "./address.ts"
 import type { RetireLegacy } from "../Sunset.ts"
 import { secretIssue } from "./deliveryPolicy.ts"
-import { DEPRECATION_EPOCH, epochOf } from "./sunset.ts"
+import { DEPRECATION_EPOCH, epochOf, SUNSET_LIMIT } from "./sunset.ts"
 import { redirectUriUsable } from "./redirectUris.ts"
 
 /** @internal */
@@ -72,12 +72,15 @@ export const webhookSecret = (input: Redacted.Redacted<string> | string | undefi
 /**
  * Why a v2.0 removal date cannot be used, or undefined: one before the
  * deprecation date (RFC 9745 section 3: `Sunset` is not earlier than
- * `Deprecation`).
+ * `Deprecation`), or one at or after 10000-01-01 (the `Sunset` header is an
+ * IMF-fixdate, RFC 8594: a 4-digit year).
  */
 export const sunsetIssue = (millis: number): string | undefined =>
   millis < DEPRECATION_EPOCH
     ? `a removal date not earlier than the v2.0 deprecation date, ${new Date(DEPRECATION_EPOCH).toISOString().slice(0, 10)} ` +
       `(RFC 9745: Sunset is not before Deprecation); got ${new Date(millis).toISOString()}`
+    : millis >= SUNSET_LIMIT
+    ? `a removal date before 10000-01-01 (the Sunset header is an IMF-fixdate, a 4-digit year); got ${new Date(millis).toISOString()}`
     : undefined
 
 /**
