@@ -9,6 +9,8 @@ import { DateTime, Duration, Option, Redacted } from "effect"
 import { InvalidArgument } from "@connected-vehicle/schema/InvalidArgument"
 import { checkedHost } from "./address.ts"
 import type { RetireLegacy } from "../Sunset.ts"
+import type { RateLimitOptions } from "../RateLimit.ts"
+import { RateLimitConfigError, resolveLimits } from "../RateLimit.ts"
 import { secretIssue } from "./deliveryPolicy.ts"
 import { DEPRECATION_EPOCH, epochOf, SUNSET_LIMIT } from "./sunset.ts"
 import { redirectUriUsable } from "./redirectUris.ts"
@@ -110,6 +112,21 @@ export const legacySunset = (
   return millis
 }
 
+/**
+ * The `rateLimit` option, checked (`RateLimit.resolveLimits`: a limit a
+ * positive integer, a window from 1 ms to `RateLimit.MAX_WINDOW`); else an
+ * `InvalidArgument` naming `rateLimit.perVehicle` or `rateLimit.perApplication`.
+ */
+export const rateLimit = (input: RateLimitOptions | undefined): void => {
+  if (input === undefined) return
+  for (const kind of ["perVehicle", "perApplication"] as const) {
+    const resolved = resolveLimits({ [kind]: input?.[kind] })
+    if (resolved instanceof RateLimitConfigError) {
+      throw new InvalidArgument({ field: `rateLimit.${kind}`, message: `rateLimit.${resolved.detail}` })
+    }
+  }
+}
+
 /** The checked options: the durations and the v2.0 removal date. */
 export interface Checked extends Durations {
   readonly legacySunset: number | undefined
@@ -154,6 +171,7 @@ export const checked = (options: {
   readonly legacySunset?: DateTime.DateTime | Date | number | string | undefined
   readonly retireLegacy?: RetireLegacy | undefined
   readonly webhookSecret?: Redacted.Redacted<string> | string | undefined
+  readonly rateLimit?: RateLimitOptions | undefined
   readonly host?: string | undefined
 } | undefined): Checked => {
   checkedHost(options?.host)
@@ -161,5 +179,6 @@ export const checked = (options: {
   const checkedDurations = durations(options)
   const sunset = legacySunset(options?.legacySunset, options?.retireLegacy)
   webhookSecret(options?.webhookSecret)
+  rateLimit(options?.rateLimit)
   return { ...checkedDurations, legacySunset: sunset }
 }
