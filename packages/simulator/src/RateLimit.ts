@@ -31,7 +31,7 @@ import { Duration, Schema } from "effect"
 export interface WindowLimit {
   /** Requests allowed per window (a positive integer). */
   readonly limit: number
-  /** The window's length (at least 1 ms). */
+  /** The window's length (at least 1 ms, at most {@link MAX_WINDOW}, a day). */
   readonly window: Duration.Input
 }
 
@@ -104,6 +104,25 @@ export const APPLICATION_RATE_LIMITED = "APPLICATION_RATE_LIMITED"
  * @category constants
  */
 export const DEFAULT_COUNT_WINDOW: Duration.Duration = Duration.seconds(1)
+
+/**
+ * The longest window of a limit: a day (so a `retry-after` is at most 86400
+ * seconds). A longer one is refused (`RateLimitConfigError`, a 400 from
+ * `PUT /_simulator/rate-limits`, an `InvalidArgument` from the layers).
+ *
+ * @example
+ * ```ts
+ * import { Duration } from "effect"
+ * import { MAX_WINDOW } from "@connected-vehicle/simulator/RateLimit"
+ *
+ * Duration.toMillis(MAX_WINDOW) // 86400000
+ * ```
+ * @since 0.2.2
+ * @category constants
+ */
+export const MAX_WINDOW: Duration.Duration = Duration.days(1)
+
+const MAX_WINDOW_MILLIS = Duration.toMillis(MAX_WINDOW)
 
 /**
  * Requests counted for one vehicle or for the application: `accepted` (served),
@@ -212,7 +231,8 @@ export interface UsageSnapshot {
 
 /**
  * Rate-limit options the simulator refuses (a limit that is not a positive
- * integer, a window shorter than 1 ms or not a duration).
+ * integer, a window shorter than 1 ms, longer than {@link MAX_WINDOW} or not
+ * a duration).
  *
  * @example
  * ```ts
@@ -242,9 +262,9 @@ const resolve = (name: string, input: WindowLimit | undefined): ResolvedLimit | 
   } catch {
     millis = Number.NaN
   }
-  if (!Number.isFinite(millis) || millis < 1) {
+  if (!Number.isFinite(millis) || millis < 1 || millis > MAX_WINDOW_MILLIS) {
     return new RateLimitConfigError({
-      detail: `${name}.window must be a finite duration of at least 1 ms (e.g. "1 second" or 1000), got ${JSON.stringify(String(input.window))}`
+      detail: `${name}.window must be a duration of at least 1 ms and at most a day, ${MAX_WINDOW_MILLIS} ms (e.g. "1 second" or 1000), got ${JSON.stringify(String(input.window))}`
     })
   }
   return { limit: input.limit, window: Duration.millis(Math.floor(millis)) }

@@ -112,8 +112,8 @@ export const isDeprecatedPath = (path: string): boolean => path !== VEHICLE_LIST
  * The deprecation headers of a deprecated v2.0 response: `Deprecation` and
  * `Link` (on `origin`), and `Sunset` when a removal date (`sunset`: a
  * `DateTime`, a `Date`, epoch milliseconds or an ISO 8601 string) is
- * configured. A `sunset` that is not a date throws an `InvalidArgument`
- * naming it.
+ * configured. A `sunset` that is not a date, or is at or after 10000-01-01
+ * (an IMF-fixdate has a 4-digit year), throws an `InvalidArgument` naming it.
  *
  * @example
  * ```ts
@@ -131,13 +131,14 @@ export const deprecationHeaders = (
 ): Readonly<Record<string, string>> => internal.deprecationHeaders(origin, epochOrUndefined(sunset))
 
 const epochOrUndefined = (sunset: DateTime.DateTime.Input | undefined): number | undefined =>
-  sunset === undefined ? undefined : internal.epochOf("sunset", sunset)
+  sunset === undefined ? undefined : internal.sunsetEpochOf("sunset", sunset)
 
 /**
  * Whether the deprecated v2.0 is retired at `now` under `mode`
  * (`"afterSunset"` needs the removal date, `sunset`). Both are dates (a
  * `DateTime`, a `Date`, epoch milliseconds or an ISO 8601 string); one that is
- * not throws an `InvalidArgument` naming it.
+ * not, or a `sunset` at or after 10000-01-01, throws an `InvalidArgument`
+ * naming it.
  *
  * @example
  * ```ts

@@ -202,7 +202,7 @@ const simulator = Command.make(
     ),
     v2Sunset: Flag.String("v2-sunset").pipe(
       Flag.withDescription(
-        "A removal date of the deprecated v2.0 endpoints (ISO 8601, e.g. 2027-06-01; a day that exists, not before the deprecation date 2026-12-01): their responses carry a Sunset header with it (the spec gives none: default none)"
+        "A removal date of the deprecated v2.0 endpoints (ISO 8601, e.g. 2027-06-01; a day that exists, not before the deprecation date 2026-12-01, before 10000-01-01): their responses carry a Sunset header with it (the spec gives none: default none)"
       ),
       Flag.mapTryCatch(sunsetDate, (error) => (error as Error).message),
       Flag.optional

@@ -11,9 +11,17 @@ import { Duration, Effect, Exit, Layer } from "effect"
 import { FetchHttpClient } from "effect/http"
 import { TestClock } from "effect/testing"
 import { request, ServerResponse } from "node:http"
-import { APPLICATION_RATE_LIMITED, DEFAULT_COUNT_WINDOW, RateLimitConfigError, VEHICLE_RATE_LIMITED } from "../src/RateLimit.ts"
+import {
+  APPLICATION_RATE_LIMITED,
+  DEFAULT_COUNT_WINDOW,
+  MAX_WINDOW,
+  RateLimitConfigError,
+  VEHICLE_RATE_LIMITED
+} from "../src/RateLimit.ts"
+import { InvalidArgument } from "@connected-vehicle/schema/InvalidArgument"
 import type { RateLimitOptions, UsageSnapshot } from "../src/RateLimit.ts"
 import { layer as simulatorLayer, Simulator } from "../src/Simulator.ts"
+import { retryAfterValue } from "../src/internal/limits.ts"
 import { appToken, basic, bearer, call, isEnvelope, userTokens } from "./helpers.ts"
 
 let lastWriteHeadRaw = false
@@ -235,5 +243,46 @@ describe("request limits", () => {
       assert.isTrue(Exit.isFailure(exit))
       const error = Exit.isFailure(exit) ? exit.cause.reasons[0] : undefined
       assert.isTrue(error?._tag === "Fail" && error.error instanceof RateLimitConfigError)
+    }).pipe(Effect.provide(Loopback())))
+
+  it.effect("a window is at most a day: longer is a 400 naming it (an InvalidArgument in-process); retry-after whole seconds", () =>
+    Effect.gen(function*() {
+      const sim = yield* Simulator
+      const put = (json: unknown) => call("PUT", "/_simulator/rate-limits", { json })
+      for (const window of [1e300, Duration.toMillis(MAX_WINDOW) + 1, "2 days"]) {
+        const refused = yield* put({ perApplication: { limit: 1, window } })
+        assert.strictEqual(refused.status, 400, String(window))
+        assert.include(refused.json.errors[0].detail, "perApplication.window", String(window))
+        assert.include(refused.json.errors[0].detail, "at most a day", String(window))
+      }
+      assert.deepStrictEqual((yield* call("GET", "/_simulator/rate-limits")).json.limits, { perVehicle: null, perApplication: null })
+      const exit = yield* Effect.exit(sim.setRateLimits({ perVehicle: { limit: 1, window: 1e300 } }))
+      assert.isTrue(Exit.isFailure(exit))
+      // the longest window: a 429 says when it ends in whole decimal seconds
+      const set = yield* put({ perApplication: { limit: 1, window: "1 day" } })
+      assert.deepStrictEqual(set.json.limits.perApplication, { limit: 1, windowMillis: 86_400_000 })
+      const token = yield* appToken
+      const vehicleId = sim.data.vehicleIds[0]!
+      const headers = { ...bearer(token), "sc-user-id": sim.data.connectionOf(vehicleId)!.userId }
+      yield* TestClock.adjust("1 hour")
+      assert.strictEqual((yield* get(sim.url, `/v3/vehicles/${vehicleId}/signals`, headers)).status, 200)
+      assertLimited(yield* get(sim.url, `/v3/vehicles/${vehicleId}/signals`, headers), APPLICATION_RATE_LIMITED, "82800")
+      for (const [options, field] of [
+        [{ perApplication: { limit: 1, window: 1e300 } }, "rateLimit.perApplication"],
+        [{ perVehicle: { limit: 1, window: "25 hours" } }, "rateLimit.perVehicle"],
+        [{ perVehicle: { limit: 0, window: "1 second" } }, "rateLimit.perVehicle"]
+      ] as const) {
+        let error: unknown = undefined
+        try {
+          simulatorLayer({ rateLimit: options })
+        } catch (e) {
+          error = e
+        }
+        assert.instanceOf(error, InvalidArgument, field)
+        assert.strictEqual((error as InvalidArgument).field, field)
+      }
+      assert.doesNotThrow(() => simulatorLayer({ rateLimit: { perVehicle: { limit: 1, window: MAX_WINDOW } } }))
+      // whatever the seconds, delta-seconds: digits only
+      assert.deepStrictEqual([1e297, 0.2, 29.5, Number.NaN].map(retryAfterValue), ["86400", "1", "30", "86400"])
     }).pipe(Effect.provide(Loopback())))
 })

@@ -231,6 +231,12 @@ describe("v2.0 deprecation", () => {
       [{ legacySunset: "2026-06-01" }, "legacySunset"],
       [{ legacySunset: DEPRECATION_EPOCH - 1 }, "legacySunset"],
       [{ legacySunset: new Date("2026-11-30T23:59:59Z") }, "legacySunset"],
+      // at or after 10000-01-01: the Sunset header is an IMF-fixdate, a 4-digit year
+      [{ legacySunset: "99999" }, "legacySunset"],
+      [{ legacySunset: "10000-01-01" }, "legacySunset"],
+      [{ legacySunset: 8.64e15 }, "legacySunset"],
+      [{ legacySunset: Date.UTC(10000, 0, 1) }, "legacySunset"],
+      [{ legacySunset: new Date("9999-12-31T23:00:00-05:00") }, "legacySunset"],
       [{ retireLegacy: "afterSunset" }, "retireLegacy"]
     ] as const
     for (const [options, field] of cases) {
@@ -255,7 +261,25 @@ describe("v2.0 deprecation", () => {
     }
     assert.include((early as InvalidArgument).message, "not earlier than the v2.0 deprecation date, 2026-12-01")
     assert.include((early as InvalidArgument).message, "2026-06-01T00:00:00.000Z")
+    // the last instant an IMF-fixdate writes is a removal date
+    assert.doesNotThrow(() => layer({ legacySunset: Date.UTC(10000, 0, 1) - 1 }))
+    let late: unknown = undefined
+    try {
+      layer({ legacySunset: "99999" })
+    } catch (e) {
+      late = e
+    }
+    assert.include((late as InvalidArgument).message, "before 10000-01-01")
   })
+
+  it.effect("legacySunset: the last year an IMF-fixdate writes is served as Sunset", () =>
+    Effect.gen(function*() {
+      const { vehicles } = yield* owner
+      const sim = yield* Simulator
+      const { access } = yield* userTokens({ userId: sim.data.connectionOf(vehicles[0]!.id)!.userId })
+      const reply = yield* call("GET", `/v2.0/vehicles/${vehicles[0]!.id}/vin`, { headers: bearer(access) })
+      yield* assertDeprecated(reply, "odometer", "Fri, 31 Dec 9999 00:00:00 GMT")
+    }).pipe(Effect.provide(loopback({ seed: 5, legacySunset: "9999-12-31" }))))
 
   it("the Sunset utilities take dates (a DateTime, a Date, epoch milliseconds, an ISO 8601 string); anything else is an InvalidArgument naming it", () => {
     assert.strictEqual(DateTime.formatIso(DEPRECATION_DATE), "2026-12-01T00:00:00.000Z")
@@ -275,7 +299,11 @@ describe("v2.0 deprecation", () => {
       [() => deprecationHeaders("http://127.0.0.1:4010", "2027-02-30"), "sunset"],
       [() => retiredResponse("http://127.0.0.1:4010", Number.NaN), "sunset"],
       [() => guideResponse(new Date("nope")), "sunset"],
-      [() => isRetired("afterSunset", "soon", REMOVAL), "now"]
+      [() => isRetired("afterSunset", "soon", REMOVAL), "now"],
+      [() => deprecationHeaders("http://127.0.0.1:4010", "99999"), "sunset"],
+      [() => retiredResponse("http://127.0.0.1:4010", 8.64e15), "sunset"],
+      [() => guideResponse("10000-01-01"), "sunset"],
+      [() => isRetired("afterSunset", REMOVAL, Date.UTC(10000, 0, 1)), "sunset"]
     ] as const) {
       let error: unknown = undefined
       try {

@@ -126,7 +126,8 @@ export const MaxResponseBytes = Context.Reference<number | undefined>(
  * The client on a dispatcher (an undici `Agent`, `Pool`, `Client`, or a
  * dispatcher with interceptors). An invalid option (see {@link Options})
  * throws an `InvalidArgument` naming it, `connections` included, although
- * the dispatcher keeps its own connection limit (set it on the dispatcher).
+ * the dispatcher keeps its own connection limit (set it on the dispatcher);
+ * options that are not an object (nor `undefined`) one naming `options`.
  *
  * @example
  * ```ts
@@ -138,7 +139,8 @@ export const MaxResponseBytes = Context.Reference<number | undefined>(
  * @since 0.1.0
  * @category constructors
  */
-export const make = (dispatcher: Dispatcher, options?: Options): HttpClient.HttpClient => {
+export const make = (dispatcher: Dispatcher, given?: Options): HttpClient.HttpClient => {
+  const options = optionsOf(given)
   const configured = count("maxResponseBytes", options?.maxResponseBytes, defaultMaxResponseBytes, true)
   // the dispatcher's own limit applies: checked only, as `layer` checks it
   count("connections", options?.connections, defaultConnections)
@@ -223,7 +225,8 @@ export const make = (dispatcher: Dispatcher, options?: Options): HttpClient.Http
  * `connections` per origin), closed with the layer. Without options it is
  * the same layer at every call, so that the layers built together (the
  * SDK's convenience layers side by side, say) share one dispatcher. An
- * invalid option (see {@link Options}) throws an `InvalidArgument` naming it.
+ * invalid option (see {@link Options}) throws an `InvalidArgument` naming it,
+ * and options that are not an object (nor `undefined`) one naming `options`.
  *
  * @example
  * ```ts
@@ -239,7 +242,8 @@ export const make = (dispatcher: Dispatcher, options?: Options): HttpClient.Http
  * @since 0.1.0
  * @category layers
  */
-export const layer = (options?: Options): Layer.Layer<HttpClient.HttpClient> => {
+export const layer = (given?: Options): Layer.Layer<HttpClient.HttpClient> => {
+  const options = optionsOf(given)
   if (options === undefined) return defaultLayer
   count("maxResponseBytes", options.maxResponseBytes, defaultMaxResponseBytes, true)
   return layerWith(options, count("connections", options.connections, defaultConnections))
@@ -277,6 +281,17 @@ const notACount = (field: string, value: unknown, infinite: boolean): InvalidArg
       infinite ? " or Infinity (no limit)" : ""
     }, got ${shown(value)}`
   })
+
+/** The options as given from JavaScript: `undefined` or an object (not an array), else an `InvalidArgument` naming `options` is thrown. */
+const optionsOf = (given: unknown): Options | undefined => {
+  if (given === undefined || (typeof given === "object" && given !== null && !Array.isArray(given))) {
+    return given as Options | undefined
+  }
+  throw new InvalidArgument({
+    field: "options",
+    message: `options: Expected an object ({ maxResponseBytes?, connections? }) or undefined, got ${shown(given)}`
+  })
+}
 
 /** An option of {@link Options}: `fallback` when it is `undefined`, else a safe integer of at least 1 (an `InvalidArgument` naming `field` is thrown). */
 const count = (field: string, value: number | undefined, fallback: number, infinite = false): number => {

@@ -294,6 +294,42 @@ describe("UndiciHttpClient", () => {
     assert.match(messageOf({ connections: "x".repeat(100) }), /, got "x{40}\.\.\."$/)
   })
 
+  it("options from JavaScript: a value that is not an object is an InvalidArgument naming options; an option is described, never converted", () => {
+    const agent = new Agent()
+    const thrownBy = (build: () => unknown): InvalidArgument => {
+      try {
+        build()
+      } catch (e) {
+        assert.instanceOf(e, InvalidArgument)
+        return e as InvalidArgument
+      }
+      throw new Error("accepted")
+    }
+    for (const [given, shown] of [[null, "null"], [5, "5"], ["x", "\"x\""], [[], "an array"], [true, "true"], [() => 1, "a function"]] as const) {
+      for (const build of [() => UndiciHttpClient.layer(given as never), () => UndiciHttpClient.make(agent, given as never)]) {
+        const error = thrownBy(build)
+        assert.strictEqual(error.field, "options", String(given))
+        assert.match(error.message, new RegExp(`^options: Expected an object .*, got ${shown.replace(/[()[\]]/g, "\\$&")}$`))
+      }
+    }
+    const hostile = [Object.create(null), { toString: () => { throw new Error("boom") } }, { [Symbol.toPrimitive]: () => { throw new Error("boom") } }]
+    for (const value of hostile) {
+      for (const [field, build] of [
+        ["maxResponseBytes", () => UndiciHttpClient.layer({ maxResponseBytes: value })],
+        ["connections", () => UndiciHttpClient.make(agent, { connections: value })]
+      ] as const) {
+        const error = thrownBy(build)
+        assert.strictEqual(error.field, field)
+        assert.match(error.message, /, got an object$/)
+      }
+    }
+    // undefined is no options; an object of options, a class instance too
+    UndiciHttpClient.layer(undefined)
+    UndiciHttpClient.make(agent, undefined)
+    UndiciHttpClient.make(agent, new (class { readonly connections = 2 })())
+    void agent.close()
+  })
+
   it.live("an invalid MaxResponseBytes fails the request before it is sent, naming MaxResponseBytes", () =>
     Effect.gen(function*() {
       const s = yield* server((_, response) => response.end("{}"))

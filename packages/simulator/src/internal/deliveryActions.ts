@@ -59,6 +59,8 @@ const callbackOf = (field: string, uri: string) => {
   if ((url.protocol !== "http:" && url.protocol !== "https:") || url.username !== "" || url.password !== "") {
     return fail(400, `${field} must be an absolute http or https URL without credentials`)
   }
+  // a fragment is never sent: `#` (even an empty fragment) would only make two callbacks of one URL
+  if (url.href.includes("#")) return fail(400, `${field} must not have a fragment (#...)`)
   if (url.href.length > CALLBACK_URI_LIMIT) {
     return fail(400, `${field} is at most ${CALLBACK_URI_LIMIT} characters percent-encoded, got ${url.href.length}`)
   }

@@ -28,6 +28,7 @@ import {
 } from "./deliveryPolicy.ts"
 import type { Running } from "./burstRun.ts"
 import { post } from "./post.ts"
+import { DELIVERY_HEADER } from "./headers.ts"
 import { hmacHex } from "./signing.ts"
 
 /** A webhook created through the control surface. */
@@ -208,7 +209,8 @@ export const attempt = (
     const answer = yield* post(new URL(url), body, {
       "content-type": "application/json",
       "sc-signature": hmacHex(body, key),
-      "user-agent": USER_AGENT
+      "user-agent": USER_AGENT,
+      [DELIVERY_HEADER]: "1"
     }, readBody).pipe(
       Effect.timeoutOption(ATTEMPT_TIMEOUT),
       Effect.map(Option.match({

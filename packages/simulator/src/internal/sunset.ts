@@ -15,6 +15,23 @@ import { isoDate, looksIsoDate } from "./isoDate.ts"
 /** The deprecation date of v2.0 (section 9.2) in epoch milliseconds: 2026-12-01T00:00:00Z. */
 export const DEPRECATION_EPOCH = Date.UTC(2026, 11, 1)
 
+/** 10000-01-01T00:00:00Z: the first instant an IMF-fixdate (a 4-digit year), so a `Sunset` header, cannot write. */
+export const SUNSET_LIMIT = Date.UTC(10000, 0, 1)
+
+/**
+ * The removal date of a `Sunset` header in epoch milliseconds: a date input
+ * as {@link epochOf} takes it, before 10000-01-01 ({@link SUNSET_LIMIT});
+ * else an `InvalidArgument` naming `field`.
+ */
+export const sunsetEpochOf = (field: string, input: DateTime.DateTime.Input): number => {
+  const millis = epochOf(field, input)
+  if (millis < SUNSET_LIMIT) return millis
+  throw new InvalidArgument({
+    field,
+    message: `${field}: Expected a date before 10000-01-01 (the Sunset header is an IMF-fixdate, a 4-digit year); got ${new Date(millis).toISOString()}`
+  })
+}
+
 /** The path of the migration summary the `Link` header points to. */
 export const MIGRATION_GUIDE_PATH = "/docs/migrating-to-v3"
 
