@@ -84,7 +84,7 @@ export const FAULT_KEY_HEADER = headers.FAULT_KEY_HEADER
  *
  * const fromSimulator = (headers: Record<string, string | undefined>) => headers[DELIVERY_HEADER] !== undefined
  * ```
- * @since 0.2.2
+ * @since 0.3.0
  * @category constants
  */
 export const DELIVERY_HEADER = headers.DELIVERY_HEADER

@@ -117,7 +117,7 @@ export const DEFAULT_COUNT_WINDOW: Duration.Duration = Duration.seconds(1)
  *
  * Duration.toMillis(MAX_WINDOW) // 86400000
  * ```
- * @since 0.2.2
+ * @since 0.3.0
  * @category constants
  */
 export const MAX_WINDOW: Duration.Duration = Duration.days(1)
