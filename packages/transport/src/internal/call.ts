@@ -160,12 +160,12 @@ const respond = (spec: MethodSpec, call: Call, response: HttpClientResponse.Http
     return Effect.andThen(release(response), Effect.fail(refused))
   }
   // the body's text, kept by the response (a decoder that reads it again gets the same), for the decode after
-  // the attempts; strict UTF-8 on every client: a text with U+FFFD, or a text the client failed to decode, is
-  // decided by its bytes (see `bodyText`)
+  // the attempts; strict UTF-8 on every client: a text with U+FFFD (unless the client marked it strict), or a
+  // text the client failed to decode, is decided by its bytes (see `bodyText`)
   return Effect.matchEffect(response.text, {
     onFailure: (error) => error.reason._tag === "DecodeError" ? fromBytes(call, response, requestId, spec) : Effect.fail(mapBodyReadError(error, contextOf(spec, response, requestId))),
     onSuccess: (text) => {
-      if (mayNotBeUtf8(text)) return fromBytes(call, response, requestId, spec)
+      if (mayNotBeUtf8(response, text)) return fromBytes(call, response, requestId, spec)
       call.body = text
       return Effect.succeed(response)
     }
