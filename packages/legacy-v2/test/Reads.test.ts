@@ -15,6 +15,9 @@ import { Vehicles } from "../src/Vehicles.ts"
 type Name = keyof typeof LegacyReads
 type Same<A, B> = [A] extends [B] ? [B] extends [A] ? true : false : false
 
+/** `true` only when no member of the union is `false` (a union holding one `true` is not enough). */
+type Every<U extends boolean> = false extends U ? false : true
+
 /** The value of a read of the service. */
 type ValueOf<K extends Name> = Vehicles["Service"][K] extends (...args: any) => Effect.Effect<Reading<infer A>, any> ? A : never
 
@@ -24,7 +27,7 @@ type ContractBody<K extends Name> = HttpApiEndpoint.Success<
 >["Type"]
 
 // every read: the type of its value is what the contract decodes
-const typedByTheContract: { readonly [K in Name]: Same<ValueOf<K>, ContractBody<K>> }[Name] = true
+const typedByTheContract: Every<{ readonly [K in Name]: Same<ValueOf<K>, ContractBody<K>> }[Name]> = true
 
 describe("Vehicles.reads", () => {
   it("has one read per entry of LegacyReads, by name, with its path", () => {

@@ -18,18 +18,25 @@ type ContractEndpoint<K extends string> = HttpApiEndpoint.WithIdentifier<HttpApi
 
 type Same<A, B> = [A] extends [B] ? [B] extends [A] ? true : false : false
 
+/** `true` only when every check is `true` (not an intersection: `true & false` is `never`, lost in a union). */
+type All<T extends ReadonlyArray<boolean>> = T extends ReadonlyArray<true> ? true : false
+
+/** `true` only when no member of the union is `false` (a union holding one `true` is not enough). */
+type Every<U extends boolean> = false extends U ? false : true
+
 /**
  * Whether the contract and `LegacyEndpoints` give read `K` its table entry's
  * path and schema (the contract's success: the schema as a JSON codec).
  */
-type FromTheTable<K extends Name> =
-  & Same<HttpApiEndpoint.Success<ContractEndpoint<K>>, Schema.toCodecJson<Reads[K]["schema"]>>
-  & Same<ContractEndpoint<K>["path"], `/v2.0/vehicles/:id${Reads[K]["path"]}`>
-  & Same<(typeof LegacyEndpoints)[Reads[K]["path"]]["schema"], Reads[K]["schema"]>
-  & Same<(typeof LegacyEndpoints)[Reads[K]["path"]]["permission"], Reads[K]["permission"]>
+type FromTheTable<K extends Name> = All<[
+  Same<HttpApiEndpoint.Success<ContractEndpoint<K>>, Schema.toCodecJson<Reads[K]["schema"]>>,
+  Same<ContractEndpoint<K>["path"], `/v2.0/vehicles/:id${Reads[K]["path"]}`>,
+  Same<(typeof LegacyEndpoints)[Reads[K]["path"]]["schema"], Reads[K]["schema"]>,
+  Same<(typeof LegacyEndpoints)[Reads[K]["path"]]["permission"], Reads[K]["permission"]>
+]>
 
 // every read of the table, at the type level: `true` only if each one agrees
-const everyRead: { readonly [K in Name]: FromTheTable<K> }[Name] = true
+const everyRead: Every<{ readonly [K in Name]: FromTheTable<K> }[Name]> = true
 // the contract has no other read: its GET endpoints with a vehicle are the table's names
 const noOtherRead: Same<
   Exclude<HttpApiEndpoint.Identifier<HttpApiGroup.Endpoints<typeof LegacyGroup>>, "vehicles" | "batch">,

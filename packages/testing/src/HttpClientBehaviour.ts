@@ -11,9 +11,11 @@
  * outcome), interruption releasing the connection, the response size limit,
  * and redirects; and, through the transport on the client, the same outcome
  * whatever the client: a body that is not UTF-8 (a 2xx an `InvalidResponse`
- * saying so, an error status the reason of its status), a 2xx body over the
+ * saying so, an error status the reason of its status), a valid one that
+ * holds U+FFFD (decoded to it), a 2xx body over the
  * client's size limit (an `InvalidResponse` naming it) and a refused
- * connection (a `Connection` with `sent: false`).
+ * connection (a `Connection` with `sent: false`); and a body read as text,
+ * then as bytes (`arrayBuffer`), the same both ways.
  *
  * {@link suiteInProcess}: a client answered in the same process, with no
  * server and no socket (the in-memory simulator client of

@@ -57,10 +57,17 @@ export type While = (retry: Retry) => boolean
 /**
  * Runs a wait between two attempts of a call (`retryWait`): given the wait
  * (a sleep of `delay` on the fiber's `Clock`) and the retry it comes before,
- * the effect to run in its place, to tell someone of it or to let it be
- * interrupted inside an uninterruptible region (`Effect.interruptible(wait)`:
- * nothing is in flight during a wait). A throw of the function, or a result
- * that is not an `Effect`, runs the wait itself.
+ * the effect to run in its place, to tell someone of it. The effect runs in
+ * a fiber of its own, interruptible (nothing is in flight during a wait):
+ * interrupting the call interrupts it, even inside an uninterruptible region
+ * (a part of it made `Effect.uninterruptible` runs to its end first). A
+ * throw of the function, a result that is not an `Effect`, or an effect that
+ * fails or dies runs the wait itself (as the failures of an `onResponse` hook
+ * are ignored); an interruption of its own interrupts the call. The call's
+ * budget (`retry.maxElapsed`) bounds it: the effect is interrupted once too
+ * little of the budget is left for an attempt, and a wait that ends then, or
+ * later, ends the call with the failure the retry followed (nothing more is
+ * sent).
  *
  * @example
  * ```ts

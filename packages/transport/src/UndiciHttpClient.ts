@@ -37,6 +37,7 @@ import { InvalidArgument } from "@connected-vehicle/schema/InvalidArgument"
 import type { Dispatcher } from "undici"
 import { Exchange, ExchangeResponse } from "./internal/exchange.ts"
 import { isNotSent, markNotSent, RequestMaybeSent, RequestNotSent } from "./RequestNotSent.ts"
+import { markStrictUtf8 } from "./StrictUtf8.ts"
 import { type Target, targetOf } from "./internal/target.ts"
 
 /**
@@ -198,9 +199,13 @@ export const make = (dispatcher: Dispatcher, given?: Options): HttpClient.HttpCl
       })
     })
   }
-  // with tracing: Effect's own client span around the same exchange
+  // with tracing: Effect's own client span around the same exchange (the response it wraps it in reads the
+  // exchange's, strict UTF-8 too: marked so)
   const traced = (given: HttpClientRequest.HttpClientRequest) =>
-    HttpClient.make((request, url, _signal, fiber) => send(request, fromUrl(url), fiber, given)).execute(given)
+    Effect.map(HttpClient.make((request, url, _signal, fiber) => send(request, fromUrl(url), fiber, given)).execute(given), (response) => {
+      markStrictUtf8(response)
+      return response
+    })
   return HttpClient.makeWith(
     (effect) =>
       Effect.flatMapEager(effect, (request) =>

@@ -70,6 +70,21 @@ export * as Retry from "./Retry.ts"
  */
 export * as ResponseTooLarge from "./ResponseTooLarge.ts"
 /**
+ * What an `HttpClient` says of its responses' text: decoded as strict UTF-8.
+ *
+ * @example
+ * ```ts
+ * import { HttpClientRequest, HttpClientResponse } from "effect/http"
+ * import { StrictUtf8 } from "@connected-vehicle/transport"
+ *
+ * const response = HttpClientResponse.fromWeb(HttpClientRequest.get("http://127.0.0.1:8080/v3/vehicles"), new Response("{}"))
+ * StrictUtf8.markStrictUtf8(response)
+ * ```
+ * @since 0.3.0
+ * @category modules
+ */
+export * as StrictUtf8 from "./StrictUtf8.ts"
+/**
  * The `Retry-After` response header.
  *
  * @example

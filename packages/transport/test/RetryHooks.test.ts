@@ -70,4 +70,33 @@ describe("CallOptions: retryWhile and retryWait", () => {
       const copy = Pagination.readOptions({ retryWhile, retryWait })
       assert.isTrue(copy !== undefined && !(copy instanceof Error) && copy.retryWhile === retryWhile && copy.retryWait === retryWait)
     }).pipe(Effect.scoped))
+  it.live("the call's budget bounds retryWait: a wait past it ends the call with the failure it followed, nothing more sent", () =>
+    Effect.gen(function*() {
+      const { origin, requests } = yield* unavailable
+      const retry = { maxAttempts: 3, initialDelay: 1, maxDelay: 1, maxElapsed: "1 second" } as const
+      for (const retryWait of [(wait) => Effect.andThen(wait, Effect.sleep("1500 millis")), () => Effect.never] as Array<Retry.Wait>) {
+        requests.length = 0
+        const started = Date.now()
+        const error = yield* Effect.flip(list({ retryWait }).pipe(Effect.provide(on(origin, retry)), Effect.timeout("5 seconds")))
+        assert.isTrue(error._tag === "ConnectedVehicleError", "the call ended with its own error")
+        if (error._tag !== "ConnectedVehicleError") continue
+        assert.strictEqual(error.reason._tag, "Server")
+        assert.strictEqual(error.status, 503)
+        assert.strictEqual(requests.length, 1)
+        assert.isBelow(Date.now() - started, 1_200)
+      }
+    }).pipe(Effect.scoped))
+
+  it.live("a retryWait that fails or dies is ignored: the wait itself is run, the retries go on", () =>
+    Effect.gen(function*() {
+      const { origin, requests } = yield* unavailable
+      const retry = { maxAttempts: 3, initialDelay: "5 millis", maxDelay: "5 millis" } as const
+      const failing = [() => Effect.fail("boom") as unknown as Effect.Effect<void>, () => Effect.die(new Error("boom"))] as Array<Retry.Wait>
+      for (const retryWait of failing) {
+        requests.length = 0
+        const error = yield* Effect.flip(list({ retryWait }).pipe(Effect.provide(on(origin, retry))))
+        assert.strictEqual(error._tag === "ConnectedVehicleError" ? error.status : error, 503)
+        assert.strictEqual(requests.length, 3)
+      }
+    }).pipe(Effect.scoped))
 })

@@ -36,6 +36,15 @@ const filtered = (origin: string, httpClient: Layer.Layer<HttpClient.HttpClient>
     Credentials.layerStatic(Redacted.make("the-token"))
   )
 
+const refusing200 = (origin: string, httpClient: Layer.Layer<HttpClient.HttpClient>) =>
+  Layer.mergeAll(
+    Transport.layerFrom(TransportConfig.layerOrigin(origin, { retry: { maxAttempts: 3, initialDelay: 1, maxDelay: 1 } }), {
+      httpClient,
+      transformClient: (client) => HttpClient.filterStatus(client, (status) => status !== 200)
+    }),
+    Credentials.layerStatic(Redacted.make("the-token"))
+  )
+
 const vin = (onResponse?: (response: HttpClientResponse.HttpClientResponse) => Effect.Effect<void>) =>
   Effect.flatMap(Transport.client(LegacyApi, "legacy"), (legacy) =>
     legacy.vin({ params: { id: "v1" } }, onResponse === undefined ? undefined : { onResponse }))
@@ -69,6 +78,18 @@ describe("a transformClient's StatusCodeError is the response it carries", () =>
         assert.strictEqual((error as ServiceReason).requestId, "req-500")
         assert.strictEqual(service.requests.length, 3)
         assert.deepStrictEqual(seen, [500, 500, 500])
+      }).pipe(Effect.scoped))
+    it.live(`${name}: a 2xx the transformClient refuses is an UnexpectedStatus with its status, not a success, sent once`, () =>
+      Effect.gen(function*() {
+        const service = yield* server((_, response) => {
+          response.writeHead(200, { "content-type": "application/json", "x-request-id": "req-200" })
+          response.end(JSON.stringify({ id: "v1", vin: "1HGCM82633A004352" }))
+        })
+        const error = yield* flipReason(vin().pipe(Effect.provide(refusing200(service.origin, httpClient))))
+        assert.strictEqual(error._tag, "UnexpectedStatus")
+        assert.strictEqual((error as { readonly status?: number }).status, 200)
+        assert.strictEqual((error as { readonly requestId?: string }).requestId, "req-200")
+        assert.strictEqual(service.requests.length, 1)
       }).pipe(Effect.scoped))
   }
 })

@@ -1,13 +1,14 @@
 /**
  * The cases of the behaviour suite that go through the transport: what a
- * call makes of a body that is not UTF-8, of a body over the client's size
- * limit, and of a request that was never sent, the same on every client.
+ * call makes of a body that is not UTF-8, of a valid one that holds U+FFFD,
+ * of a body over the client's size limit, and of a request that was never
+ * sent, the same on every client; and a body read as text, then as bytes.
  *
  * @internal
  */
 import { assert, it } from "@effect/vitest"
 import { Effect, Layer, Redacted } from "effect"
-import type { HttpClient } from "effect/http"
+import { HttpClient } from "effect/http"
 import { LegacyApi } from "@connected-vehicle/schema/Api"
 import type { ServiceReason } from "@connected-vehicle/schema/ServiceReason"
 import type { Connection, InvalidResponse } from "@connected-vehicle/transport/ConnectedVehicleError"
@@ -17,16 +18,23 @@ import * as Transport from "@connected-vehicle/transport/Transport"
 import * as TransportConfig from "@connected-vehicle/transport/TransportConfig"
 import * as Server from "./server.ts"
 
-/** The failure's reason of `legacy.vin` through the transport on `layer` (two attempts at most). */
+/** The transport on `layer` (two attempts at most) with a static credential. */
+const vinLayer = (origin: string, layer: Layer.Layer<HttpClient.HttpClient>) =>
+  Layer.mergeAll(
+    Transport.layerFrom(TransportConfig.layerOrigin(origin, { retry: { maxAttempts: 2, initialDelay: 1, maxDelay: 1 } }), { httpClient: layer }),
+    Credentials.layerStatic(Redacted.make("the-token"))
+  )
+
+/** The failure's reason of `legacy.vin` through the transport on `layer`. */
 const vinError = (origin: string, layer: Layer.Layer<HttpClient.HttpClient>) =>
   Effect.flatMap(Transport.client(LegacyApi, "legacy"), (legacy) => legacy.vin({ params: { id: "v1" } })).pipe(
     Effect.flip,
     Effect.map(reasonOf),
-    Effect.provide(Layer.mergeAll(
-      Transport.layerFrom(TransportConfig.layerOrigin(origin, { retry: { maxAttempts: 2, initialDelay: 1, maxDelay: 1 } }), { httpClient: layer }),
-      Credentials.layerStatic(Redacted.make("the-token"))
-    ))
+    Effect.provide(vinLayer(origin, layer))
   )
+
+/** A string that holds U+FFFD itself (valid UTF-8: EF BF BD). */
+const withReplacement = "AB\ufffdC"
 
 /** `{"vin":"AB\xff\xfeC"}`: JSON whose string holds two bytes that are not UTF-8. */
 const notUtf8 = Buffer.concat([Buffer.from("{\"vin\":\"AB"), Buffer.from([0xff, 0xfe]), Buffer.from("C\"}")])
@@ -59,6 +67,32 @@ export const transportOutcomes = (layer: Layer.Layer<HttpClient.HttpClient>, max
       assert.notInclude(JSON.stringify(error), "\ufffd")
       assert.strictEqual(server.received.length, 2)
     }).pipe(Effect.scoped))
+
+  it.live("through the transport, a valid UTF-8 2xx body that holds U+FFFD: decoded to it, sent once", () =>
+    Effect.gen(function*() {
+      const server = yield* Server.make((_, __, response) => {
+        response.writeHead(200, { "content-type": "application/json" })
+        response.end(Buffer.from(JSON.stringify({ vin: withReplacement }), "utf8"))
+      })
+      const result = yield* Effect.flatMap(Transport.client(LegacyApi, "legacy"), (legacy) => legacy.vin({ params: { id: "v1" } })).pipe(
+        Effect.provide(vinLayer(server.origin, layer))
+      )
+      assert.strictEqual(result.value.vin, withReplacement)
+      assert.strictEqual(server.received.length, 1)
+    }).pipe(Effect.scoped))
+
+  it.live("a body read as text, then as bytes (arrayBuffer): the same body both ways", () =>
+    Effect.gen(function*() {
+      const body = Buffer.from(JSON.stringify({ vin: withReplacement }), "utf8")
+      const server = yield* Server.make((_, __, response) => {
+        response.writeHead(200, { "content-type": "application/json" })
+        response.end(body)
+      })
+      const client = yield* HttpClient.HttpClient
+      const response = yield* client.get(`${server.origin}/a`)
+      assert.strictEqual(yield* response.text, body.toString("utf8"))
+      assert.deepStrictEqual(Buffer.from(yield* response.arrayBuffer), body)
+    }).pipe(Effect.scoped, Effect.provide(layer)))
 
   if (maxResponseBytes !== undefined && maxResponseBytes !== Number.POSITIVE_INFINITY) {
     it.live("through the transport, a 2xx body over the client's size limit: an InvalidResponse naming the limit, sent once", () =>

@@ -67,7 +67,7 @@ import {
 
 /**
  * The client of an attempt's exchange: a send failure becomes its typed
- * error (a failure that carries the response, a `transformClient`'s
+ * error (a failure that carries a non-2xx response, a `transformClient`'s
  * `StatusCodeError`, is that response); at the response head the
  * `onResponse` hooks run; a non-2xx becomes its typed error (its body read),
  * and a 2xx's body is read, so that a body cut short fails the attempt (and
@@ -86,8 +86,12 @@ const exchange = (spec: MethodSpec, call: Call) => (client: HttpClient.HttpClien
         return Effect.matchEffect(client.execute(request), {
           onFailure: (error) => {
             // a response a `transformClient` failed with (`HttpClient.filterStatusOk`'s `StatusCodeError`) is that
-            // response: its hooks run, its status decides (a 404 a `NotFound`, retried only if transient)
-            if (error.reason._tag === "StatusCodeError") return received(error.reason.response)
+            // response when its status is not 2xx: its hooks run, its status decides (a 404 a `NotFound`, retried
+            // only if transient); a 2xx it refused is its refusal ({@link refused2xx})
+            if (error.reason._tag === "StatusCodeError") {
+              const response = error.reason.response
+              return response.status >= 200 && response.status < 300 ? refused2xx(spec, call, response) : received(response)
+            }
             const url = withoutCredentials(error.request.url, error.request.urlParams)
             const failed = Effect.fail(mapSendError(error, spec.method, spec.path, url))
             // a response handed on in the client's failure (a `transformClient`'s
@@ -100,6 +104,19 @@ const exchange = (spec: MethodSpec, call: Call) => (client: HttpClient.HttpClien
       }),
     (request) => Effect.succeed(request)
   )
+
+/**
+ * A 2xx a `transformClient` refused (`HttpClient.filterStatus`): not the
+ * call's success, an `UnexpectedStatus` with that status (not retried), its
+ * body released.
+ */
+const refused2xx = (spec: MethodSpec, call: Call, response: HttpClientResponse.HttpClientResponse): Effect.Effect<never, AnyError> => {
+  const requestId = requestIdIn(response, spec.config.requestIdHeaders)
+  call.status = response.status
+  call.mayHaveSent = true
+  call.requestId = requestId
+  return Effect.andThen(release(response), Effect.fail(fail(new ConnectedVehicleError.UnexpectedStatus(contextOf(spec, response, requestId)))))
+}
 
 /** `next` after what the hooks returned (none to wait for: `Effect.void`); an attempt interrupted meanwhile releases the body (`timed`). */
 const afterHooks = <A, E>(hooked: Effect.Effect<void>, next: Effect.Effect<A, E>): Effect.Effect<A, E> =>
@@ -143,12 +160,12 @@ const respond = (spec: MethodSpec, call: Call, response: HttpClientResponse.Http
     return Effect.andThen(release(response), Effect.fail(refused))
   }
   // the body's text, kept by the response (a decoder that reads it again gets the same), for the decode after
-  // the attempts; strict UTF-8 on every client: a text with U+FFFD, or a text the client failed to decode, is
-  // decided by its bytes (see `bodyText`)
+  // the attempts; strict UTF-8 on every client: a text with U+FFFD (unless the client marked it strict), or a
+  // text the client failed to decode, is decided by its bytes (see `bodyText`)
   return Effect.matchEffect(response.text, {
     onFailure: (error) => error.reason._tag === "DecodeError" ? fromBytes(call, response, requestId, spec) : Effect.fail(mapBodyReadError(error, contextOf(spec, response, requestId))),
     onSuccess: (text) => {
-      if (mayNotBeUtf8(text)) return fromBytes(call, response, requestId, spec)
+      if (mayNotBeUtf8(response, text)) return fromBytes(call, response, requestId, spec)
       call.body = text
       return Effect.succeed(response)
     }

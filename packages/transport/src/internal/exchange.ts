@@ -13,6 +13,7 @@ import { pipeArguments } from "effect/Pipeable"
 import type { Dispatcher } from "undici"
 import * as NotSent from "./notSent.ts"
 import { ResponseTooLarge } from "../ResponseTooLarge.ts"
+import { markStrictUtf8 } from "../StrictUtf8.ts"
 
 type RawHeaders = Record<string, string | Array<string> | undefined>
 
@@ -45,6 +46,8 @@ export class Exchange implements Dispatcher.DispatchHandler {
   done = false
   error: Error | undefined = undefined
   chunks: Array<Uint8Array> = []
+  /** Whether the one chunk kept is a buffer of the exchange's own (the body's bytes joined, or copied: {@link buffer}). */
+  owned = false
   size = 0
   onHead: ((status: number, headers: RawHeaders) => void) | undefined
   onFail: ((error: Error) => void) | undefined
@@ -130,6 +133,21 @@ export class Exchange implements Dispatcher.DispatchHandler {
       offset += chunk.length
     }
     this.chunks = [out]
+    this.owned = true
+    return out
+  }
+  /**
+   * The body (fully arrived) in an `ArrayBuffer` of its own: the one
+   * {@link bytes} made of several chunks, else a copy of the one chunk (a
+   * view of undici's) that the exchange keeps in its place: one copy of the
+   * body at most, made only when asked for.
+   */
+  buffer(): ArrayBuffer {
+    const bytes = this.bytes()
+    if (this.owned) return bytes.buffer as ArrayBuffer
+    const out = copyOf(bytes)
+    this.chunks = [new Uint8Array(out)]
+    this.owned = true
     return out
   }
 }
@@ -184,7 +202,6 @@ export class ExchangeResponse extends Inspectable.Class implements HttpClientRes
   readonly source: RawHeaders
   private cachedHeaders: Headers.Headers | undefined = undefined
   private cachedText: string | undefined = undefined
-  private cachedBuffer: ArrayBuffer | undefined = undefined
 
   constructor(request: HttpClientRequest.HttpClientRequest, url: string, status: number, source: RawHeaders, exchange: Exchange) {
     super()
@@ -193,6 +210,8 @@ export class ExchangeResponse extends Inspectable.Class implements HttpClientRes
     this.status = status
     this.source = source
     this.exchange = exchange
+    // its `text` is strict UTF-8 (`decoder`): the transport takes a U+FFFD in it as the body's own
+    markStrictUtf8(this)
   }
   pipe() {
     // eslint-disable-next-line prefer-rest-params
@@ -244,12 +263,11 @@ export class ExchangeResponse extends Inspectable.Class implements HttpClientRes
       })
     )
   }
-  /** The body's bytes in a buffer of their own, kept (as Effect's clients keep theirs). */
+  /** The body's bytes in a buffer of their own, the same on every read (as Effect's clients keep theirs), the only copy kept ({@link Exchange.buffer}). */
   get arrayBuffer(): Effect.Effect<ArrayBuffer, HttpClientError.HttpClientError> {
-    if (this.cachedBuffer !== undefined) return Exit.succeed(this.cachedBuffer)
-    // a body that has fully arrived (the common case, see `text`): copied once, here
-    if (this.exchange.done) return Exit.succeed(this.cachedBuffer = copyOf(this.exchange.bytes()))
-    return Effect.map(this.bytes, (bytes) => this.cachedBuffer ??= copyOf(bytes))
+    // a body that has fully arrived (the common case, see `text`): at once
+    if (this.exchange.done) return Exit.succeed(this.exchange.buffer())
+    return Effect.map(this.bytes, () => this.exchange.buffer())
   }
   get text(): Effect.Effect<string, HttpClientError.HttpClientError> {
     if (this.cachedText !== undefined) return Exit.succeed(this.cachedText)

@@ -4,7 +4,7 @@
  *
  * @internal
  */
-import { Cause, Duration, Effect, Random, Schedule } from "effect"
+import { Cause, Clock, Duration, Effect, Exit, Fiber, Random, Schedule } from "effect"
 import { InvalidArgument } from "@connected-vehicle/schema/InvalidArgument"
 import type { CallOptions } from "../Transport.ts"
 import type * as Retry from "../Retry.ts"
@@ -180,7 +180,7 @@ export const minAttemptMillis = (policy: Policy): number =>
  * less than {@link minAttemptMillis} before the call's `deadline` (the
  * `maxElapsed` budget), nor one the call's `retryWhile` refuses. `onRetry`
  * runs before each wait; a call's `retryWait` runs the wait (in the step,
- * the schedule's own delay then zero).
+ * the schedule's own delay then zero), within the budget ({@link waitWithin}).
  *
  * @internal
  */
@@ -209,7 +209,8 @@ export const schedule = (
       if (retryWhile !== undefined && !allows(retryWhile, retry)) return Cause.done(n)
       const told = onRetry(meta.input, n, delay)
       if (retryWait === undefined) return Effect.as(told, [n, retry.delay] as [number, Duration.Duration])
-      return Effect.andThen(told, Effect.as(waitOf(retryWait, retry), [n, Duration.zero] as [number, Duration.Duration]))
+      const waited = waitWithin(waitOf(retryWait, retry), deadline - minAttemptMillis(policy))
+      return Effect.andThen(told, Effect.flatMap(waited, (inTime) => inTime ? Effect.succeed([n, Duration.zero] as [number, Duration.Duration]) : Cause.done(n)))
     })
   }))
 
@@ -222,7 +223,38 @@ const allows = (retryWhile: Retry.While, retry: Retry.Retry): boolean => {
   }
 }
 
-/** The wait before `retry` as the call's `retryWait` runs it (a throw, or what is not an `Effect`: the wait itself). */
+/**
+ * Whether `wait` (a call's `retryWait`) ended by `latest` (the last moment,
+ * on the fiber's `Clock`, an attempt may start with enough of the call's
+ * budget left). It runs in a fiber of its own, interruptible (nothing is in
+ * flight during a wait): interrupted at `latest`, or when the call is (even
+ * an uninterruptible one). A wait cut there, or that ends later, is `false`:
+ * the retries end, the call fails with the failure the retry followed. An
+ * interruption of its own interrupts the call.
+ *
+ * @internal
+ */
+export const waitWithin = (wait: Effect.Effect<void>, latest: number): Effect.Effect<boolean> =>
+  Effect.flatMap(Clock.currentTimeMillis, (now) => {
+    if (now >= latest) return Effect.succeed(false)
+    let cut = false
+    return Effect.flatMap(Effect.forkChild(wait, { startImmediately: true }), (waiting) =>
+      Effect.flatMap(Effect.forkChild(Effect.andThen(Effect.sleep(Duration.millis(latest - now)), Effect.suspend(() => (cut = true, Fiber.interrupt(waiting))))), (timer) =>
+        Effect.flatMap(
+          Effect.ensuring(Effect.interruptible(Fiber.await(waiting)), Effect.andThen(Fiber.interrupt(timer), Fiber.interrupt(waiting))),
+          (exit) => {
+            if (cut) return Effect.succeed(false)
+            if (Exit.isFailure(exit)) return Effect.failCause(exit.cause as Cause.Cause<never>)
+            return Effect.map(Clock.currentTimeMillis, (end) => end <= latest)
+          }
+        )))
+  })
+
+/**
+ * The wait before `retry` as the call's `retryWait` runs it: a throw, what is
+ * not an `Effect`, or an effect that fails or dies runs the wait itself
+ * (an interruption stays one).
+ */
 const waitOf = (retryWait: Retry.Wait, retry: Retry.Retry): Effect.Effect<void> => {
   const wait = Effect.sleep(retry.delay)
   let effect: unknown
@@ -231,5 +263,6 @@ const waitOf = (retryWait: Retry.Wait, retry: Retry.Retry): Effect.Effect<void> 
   } catch {
     return wait
   }
-  return Effect.isEffect(effect) ? effect as Effect.Effect<void> : wait
+  if (!Effect.isEffect(effect)) return wait
+  return Effect.catchCause(effect as Effect.Effect<void>, (cause) => Cause.hasInterrupts(cause) ? Effect.failCause(cause) : wait)
 }

@@ -26,6 +26,7 @@ import type { Reason } from "../ConnectedVehicleError.ts"
 import * as RetryAfter from "../RetryAfter.ts"
 import { requestIdOf } from "../TransportConfig.ts"
 import { tooLargeIn } from "../ResponseTooLarge.ts"
+import { isMarkedStrictUtf8 } from "../StrictUtf8.ts"
 import { isNotSent, maybeSent, sentNothing } from "../RequestNotSent.ts"
 import { scrubber, scrubText, secretsOf } from "./redact.ts"
 import { withoutCredentials } from "./url.ts"
@@ -191,11 +192,14 @@ const utf8 = new TextDecoder("utf-8", { fatal: true })
 /**
  * Whether a body's text, as a client decoded it, may hide bytes that are not
  * UTF-8: it holds U+FFFD, what Effect's clients put in their place (a body
- * may also hold U+FFFD itself: its bytes decide, {@link strictText}).
+ * may also hold U+FFFD itself: its bytes decide, {@link strictText}), and
+ * the client did not mark the response as decoded strictly
+ * (`StrictUtf8.markStrictUtf8`: its U+FFFD is the body's own).
  *
  * @internal
  */
-export const mayNotBeUtf8 = (text: string): boolean => text.includes("\ufffd")
+export const mayNotBeUtf8 = (response: HttpClientResponse.HttpClientResponse, text: string): boolean =>
+  text.includes("\ufffd") && !isMarkedStrictUtf8(response)
 
 /**
  * The text of a response's body decoded by the transport from its bytes
@@ -216,7 +220,8 @@ export const strictText = (response: HttpClientResponse.HttpClientResponse): Eff
 /**
  * The text of a response's body by the transport's rule, the same on every
  * client: strict UTF-8 (`undefined` when it is not). The client's `text` is
- * taken as it is unless it holds U+FFFD or the client failed to decode it
+ * taken as it is unless it holds U+FFFD (and the client did not mark it
+ * strict, {@link mayNotBeUtf8}) or the client failed to decode it
  * (a `DecodeError`: a client as strict as the transport); then the bytes
  * decide ({@link strictText}).
  *
@@ -225,7 +230,7 @@ export const strictText = (response: HttpClientResponse.HttpClientResponse): Eff
 export const bodyText = (response: HttpClientResponse.HttpClientResponse): Effect.Effect<string | undefined, HttpClientError.HttpClientError> =>
   Effect.matchEffect(response.text, {
     onFailure: (error) => error.reason._tag === "DecodeError" ? strictText(response) : Effect.fail(error),
-    onSuccess: (text) => mayNotBeUtf8(text) ? strictText(response) : Effect.succeed(text)
+    onSuccess: (text) => mayNotBeUtf8(response, text) ? strictText(response) : Effect.succeed(text)
   })
 
 /**
