@@ -8,7 +8,7 @@
  */
 import { Effect, Result } from "effect"
 import type { LegacyPath, UnitSystem } from "@connected-vehicle/schema/Legacy"
-import type { Vehicles } from "@connected-vehicle/legacy-v2/Vehicles"
+import { Vehicles } from "@connected-vehicle/legacy-v2/Vehicles"
 import * as Migration from "@connected-vehicle/v3/Migration"
 import type { Connections } from "@connected-vehicle/v3/Connections"
 import type { Signals } from "@connected-vehicle/v3/Signals"
@@ -224,8 +224,6 @@ const unknownVehicle = (vehicleId: string, error: { readonly _tag: string; reado
     usage: true
   })
 
-const paths: ReadonlyArray<LegacyPath> = ["/odometer", "/location", "/vin", "/engine/oil", "/tires/pressure", "/service/history"]
-
 /** The legacy rounding of a converted unit: how far the two sides may be apart. */
 const tolerance = (path: LegacyPath, unitSystem: UnitSystem): number =>
   path === "/odometer" && unitSystem === "imperial" ? 0.005
@@ -294,34 +292,22 @@ export const check = (
         (error) => Effect.fail(unknownVehicle(vehicleId, error))
       )
     ))
-    const legacyRead = (path: LegacyPath) => {
-      const read = { unitSystem }
-      switch (path) {
-        case "/odometer":
-          return vehicles.odometer(vehicleId, read)
-        case "/location":
-          return vehicles.location(vehicleId, read)
-        case "/vin":
-          return vehicles.vin(vehicleId, read)
-        case "/engine/oil":
-          return vehicles.engineOil(vehicleId, read)
-        case "/tires/pressure":
-          return vehicles.tirePressure(vehicleId, read)
-        case "/service/history":
-          return vehicles.serviceHistory(vehicleId, read)
-      }
-    }
     const checks: Array<Check> = []
-    for (const path of paths) {
-      const legacy = outcome(yield* Effect.result(Effect.map(legacyRead(path), (r: { readonly value: unknown }) => r.value)))
-      if (path === "/service/history") {
+    // every legacy read of the service (`Vehicles.reads`, the contract's read endpoints), in their order
+    for (const [name, path] of Object.entries(Vehicles.reads) as Array<[keyof typeof Vehicles.reads, LegacyPath]>) {
+      const read: Effect.Effect<{ readonly value: unknown }, Migration.ReadError> = vehicles[name](vehicleId, { unitSystem })
+      const legacy = outcome(yield* Effect.result(Effect.map(read, (r) => r.value)))
+      const signal = Migration.signalCodes[path]
+      if (signal === undefined) {
         checks.push({ path, signal: null, legacy, v3: null, agree: null })
         continue
       }
-      const v3 = outcome(yield* Effect.result(Effect.map(Migration.read(path, { vehicleId, userId }, { unitSystem }), (r) => r.value)))
+      // a read with a signal code is one `Migration` converts
+      const migrated = Migration.read(path as Migration.MigratedPath, { vehicleId, userId }, { unitSystem })
+      const v3 = outcome(yield* Effect.result(Effect.map(migrated, (r) => r.value)))
       checks.push({
         path,
-        signal: Migration.signalCodes[path],
+        signal,
         legacy,
         v3,
         agree: legacy.ok && v3.ok ? agree(path, unitSystem, legacy.value, v3.value) : null

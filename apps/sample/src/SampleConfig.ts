@@ -1,9 +1,10 @@
 /**
  * The sample's own environment, read through one Effect `Config` value (so
  * that a `ConfigProvider` of your own, in a test for instance, sets it): where
- * the tokens are kept, the webhook secret and how the CLI was started. The
- * SDK's variables (roots, policies, client credentials) are read by the
- * transport's and the auth's `Config`.
+ * the tokens are kept, the webhook secret, how the CLI was started, and the
+ * fallbacks of its `--target`, `--client-id` and `--client-secret-file`
+ * flags. The SDK's layers read the SDK's variables (roots, policies, client
+ * credentials) through the transport's and the auth's `Config`.
  *
  * @since 0.1.0
  */
@@ -18,6 +19,12 @@ import * as env from "./internal/env.ts"
  * - `webhookSecret`: `CONNECTED_VEHICLE_WEBHOOK_SECRET`, the secret of `webhooks listen` (kept `Redacted`)
  * - `userDirectory`: the directory the user ran `pnpm sample` in (`INIT_CWD`, read only when
  *   the package manager started the sample's `start` script: `npm_package_name`, `npm_lifecycle_event`)
+ * - `origin`: `CONNECTED_VEHICLE_ORIGIN`, the target without `--target`
+ * - `clientId`: `CONNECTED_VEHICLE_CLIENT_ID`, the client id without `--client-id`
+ * - `clientSecret`: `CONNECTED_VEHICLE_CLIENT_SECRET`, the client secret without
+ *   `--client-secret-file` (kept `Redacted`)
+ * - `separateRoots`: whether any of the per-root variables (`CONNECTED_VEHICLE_BASE_URL`, ...,
+ *   `Target.perRootVariables`) is set: a deployment with separate roots, without `--target`
  *
  * @example
  * ```ts
@@ -34,6 +41,10 @@ export interface SampleConfig {
   readonly configHome: Option.Option<string>
   readonly webhookSecret: Option.Option<Redacted.Redacted<string>>
   readonly userDirectory: Option.Option<string>
+  readonly origin: Option.Option<string>
+  readonly clientId: Option.Option<string>
+  readonly clientSecret: Option.Option<Redacted.Redacted<string>>
+  readonly separateRoots: boolean
 }
 
 /**

@@ -174,7 +174,7 @@ const remoteOf = (options: Options) =>
       const config = TransportConfig.make({ ...policies, roots: TransportConfig.rootsFromOrigin(options.target.value) })
       return { label: options.target.value, config }
     }
-    if (!(yield* env.anyPerRootVariable)) return undefined
+    if (!(yield* env.config).separateRoots) return undefined
     const config = yield* Effect.provide(Effect.service(TransportConfig.TransportConfig), TransportConfig.layerConfig)
     return { label: "the roots of CONNECTED_VEHICLE_*_URL", config }
   })

@@ -10,10 +10,10 @@ import * as OAuthConfig from "@connected-vehicle/auth/OAuthConfig"
 import * as FleetConfig from "@connected-vehicle/fleet/FleetConfig"
 import * as Vehicles from "@connected-vehicle/legacy-v2/Vehicles"
 import * as ConnectedVehicle from "@connected-vehicle/sdk/ConnectedVehicle"
+import * as SimulatorConfig from "@connected-vehicle/simulator/SimulatorConfig"
 import * as TransportConfig from "@connected-vehicle/transport/TransportConfig"
 import { readdirSync, readFileSync } from "node:fs"
 import * as SampleConfig from "../src/SampleConfig.ts"
-import * as env from "../src/internal/env.ts"
 
 /** The names of the first column of the README's "Configuration" table (`_X` is `CONNECTED_VEHICLE_X`). */
 const documented = (): ReadonlyArray<string> => {
@@ -26,18 +26,15 @@ const documented = (): ReadonlyArray<string> => {
   })
 }
 
-/** Every `Config` value that reads the environment: the packages' and the sample CLI's fallbacks. */
+/** Every `Config` value that reads the environment: the packages' one each (the sample's holds its CLI's fallbacks too). */
 const everything = Config.all([
   TransportConfig.config,
   OAuthConfig.config,
   Vehicles.config,
   ConnectedVehicle.config,
   FleetConfig.config,
-  SampleConfig.config,
-  env.origin,
-  env.clientId,
-  env.clientSecret,
-  env.anyPerRootVariable
+  SimulatorConfig.config,
+  SampleConfig.config
 ])
 
 /** The names `everything` looks up in `provider` (the path's segments joined by `_`, as `fromEnv` joins them). */

@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { ConfigProvider, Effect, Option, Redacted } from "effect"
+import { Config, ConfigProvider, Effect, Option, Redacted } from "effect"
 import * as NodeServices from "@effect/platform-node/NodeServices"
 import * as Listen from "@connected-vehicle/sample/Listen"
 import * as SampleConfig from "@connected-vehicle/sample/SampleConfig"
@@ -41,4 +41,27 @@ describe("SampleConfig", () => {
       const missing = yield* Effect.flip(Listen.secretOf(Option.none()).pipe(withEnv({})))
       assert.isTrue(missing.usage)
     }).pipe(Effect.provide(NodeServices.layer)))
+
+  it.effect("the fallbacks of --target, --client-id and --client-secret-file and the per-root variables are in the one Config value", () =>
+    Effect.gen(function*() {
+      const read = (env: Record<string, string>) => SampleConfig.config.pipe(withEnv(env))
+      const set = yield* read({
+        CONNECTED_VEHICLE_ORIGIN: "http://127.0.0.1:8080",
+        CONNECTED_VEHICLE_CLIENT_ID: "my-app",
+        CONNECTED_VEHICLE_CLIENT_SECRET: "s3cret",
+        CONNECTED_VEHICLE_LEGACY_URL: "https://legacy.example.com"
+      })
+      assert.deepStrictEqual([set.origin, set.clientId], [Option.some("http://127.0.0.1:8080"), Option.some("my-app")])
+      assert.strictEqual(Redacted.value(Option.getOrThrow(set.clientSecret)), "s3cret")
+      assert.notInclude(JSON.stringify(set), "s3cret")
+      assert.isTrue(set.separateRoots)
+      const unset = yield* read({})
+      assert.deepStrictEqual(
+        [unset.origin, unset.clientId, unset.clientSecret, unset.separateRoots],
+        [Option.none(), Option.none(), Option.none(), false]
+      )
+      // a prefix of your own nests every name, the CLI's fallbacks included
+      const nested = yield* Config.nested(SampleConfig.config, "MYAPP").pipe(withEnv({ MYAPP_CONNECTED_VEHICLE_ORIGIN: "https://api.example.com" }))
+      assert.deepStrictEqual(nested.origin, Option.some("https://api.example.com"))
+    }))
 })

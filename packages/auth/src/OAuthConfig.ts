@@ -8,8 +8,10 @@
 import { Config, Context, Duration, Effect, Layer, Option, Schema } from "effect"
 import type { Redacted } from "effect"
 import { InvalidArgument } from "@connected-vehicle/schema/InvalidArgument"
+import { redirectUriIssue } from "@connected-vehicle/schema/OAuth"
 import * as ConfigurationError from "@connected-vehicle/transport/ConfigurationError"
 import * as DurationVariable from "@connected-vehicle/transport/DurationVariable"
+import { rootIssue } from "@connected-vehicle/transport/TransportConfig"
 
 /**
  * @example
@@ -125,7 +127,12 @@ export interface Options {
  * `{ millis: 5 }`: no such unit) throws an `InvalidArgument` naming it, when
  * the layer is made; so does a `clientId` that is empty or holds a colon (the
  * Basic credential joins the id and the secret with one) or a control
- * character. `layerConfig` reads `CONNECTED_VEHICLE_CLIENT_ID` by the same rule.
+ * character, a `redirectUri` that `Consent.redirectUriIssue` refuses, or a
+ * `clientCredentialsUrl` that is not an absolute `http:` or `https:` URL
+ * without a user name, a password or a fragment (the rule of the transport's
+ * roots, `TransportConfig.rootIssue`, a query allowed). `layerConfig` reads
+ * `CONNECTED_VEHICLE_CLIENT_ID`, `_REDIRECT_URI` and `_CLIENT_CREDENTIALS_URL`
+ * by the same rules.
  *
  * @example
  * ```ts
@@ -141,10 +148,10 @@ export const layer = (options: Options): Layer.Layer<OAuthConfig> =>
   Layer.succeed(OAuthConfig, {
     clientId: checkedClientId(options.clientId),
     clientSecret: options.clientSecret,
-    redirectUri: options.redirectUri,
+    redirectUri: checked("redirectUri", options.redirectUri, redirectUriIssue),
     refreshAhead: durationOf("refreshAhead", options.refreshAhead) ?? defaultRefreshAhead,
     expiryMargin: durationOf("expiryMargin", options.expiryMargin),
-    clientCredentialsUrl: options.clientCredentialsUrl,
+    clientCredentialsUrl: checked("clientCredentialsUrl", options.clientCredentialsUrl, tokenUrlIssue),
     refusalWindow: refusalWindowOf(options.refusalWindow)
   })
 
@@ -190,6 +197,28 @@ const checkedClientId = (id: string): string => {
 }
 
 const ClientId = Schema.String.check(Schema.makeFilter((id: string) => clientIdIssue(id) ?? true))
+
+// why `u` cannot be the client-credentials endpoint: the rule of the
+// transport's roots (an absolute http(s) URL without a user name, a password
+// or a fragment; the URL is never quoted), a query allowed (RFC 6749 section
+// 3.2: the token endpoint may have one; nothing is appended to this URL)
+const tokenUrlIssue = (u: unknown): string | undefined =>
+  typeof u !== "string"
+    ? rootIssue(u)
+    : u.includes("#")
+    ? "Expected a URL without a fragment"
+    : rootIssue(u.replace(/\?[\s\S]*$/, ""))
+
+// `value` when it is unset or `issueOf` finds nothing, else the `InvalidArgument` naming `field`, thrown
+const checked = (field: string, value: string | undefined, issueOf: (u: unknown) => string | undefined): string | undefined => {
+  const issue = value === undefined ? undefined : issueOf(value)
+  if (issue !== undefined) throw new InvalidArgument({ field, message: `${field}: ${issue}` })
+  return value
+}
+
+// an optional variable that `issueOf` checks
+const checkedVariable = (name: string, issueOf: (u: unknown) => string | undefined): Config.Config<string | undefined> =>
+  Config.map(Config.option(Config.schema(Schema.String.check(Schema.makeFilter((s: string) => issueOf(s) ?? true)), name)), Option.getOrUndefined)
 
 // the units of a `Duration` object input
 const units = new Set(["weeks", "days", "hours", "minutes", "seconds", "milliseconds", "microseconds", "nanoseconds"])
@@ -248,13 +277,13 @@ const durationOf = (field: string, input: Duration.Input | undefined): Duration.
 export const config: Config.Config<Options> = Config.all({
   clientId: Config.schema(ClientId, "CLIENT_ID"),
   clientSecret: Config.Redacted("CLIENT_SECRET"),
-  redirectUri: Config.map(Config.option(Config.String("REDIRECT_URI")), Option.getOrUndefined),
+  redirectUri: checkedVariable("REDIRECT_URI", redirectUriIssue),
   refreshAhead: DurationVariable.make("REFRESH_AHEAD", { positive: false }),
   expiryMargin: Config.map(
     Config.option(Config.schema(DurationVariable.FiniteDuration({ positive: false }), "EXPIRY_MARGIN")),
     Option.getOrUndefined
   ),
-  clientCredentialsUrl: Config.map(Config.option(Config.String("CLIENT_CREDENTIALS_URL")), Option.getOrUndefined),
+  clientCredentialsUrl: checkedVariable("CLIENT_CREDENTIALS_URL", tokenUrlIssue),
   refusalWindow: Config.map(
     Config.option(Config.schema(
       DurationVariable.FiniteDuration({ positive: false }).check(Schema.makeFilter(withinRefusalMax, { expected: "a duration of at most 1 day" })),

@@ -92,6 +92,70 @@ describe("OAuthConfig.layerConfig", () => {
     }))
 })
 
+const thrownBy = (f: () => unknown): unknown => {
+  try {
+    f()
+  } catch (error) {
+    return error
+  }
+  return undefined
+}
+
+describe("OAuthConfig URLs", () => {
+  const badTokenUrls = ["ftp://x/token", "not a url", "/oauth/token", "https://user:pw@auth.example/token", "https://auth.example/token#f", ""]
+  const badRedirectUris = ["javascript:alert(1)", "../callback", "https://app.example/cb#f", "data:text/html,x", ""]
+
+  it.effect("an invalid CONNECTED_VEHICLE_CLIENT_CREDENTIALS_URL or _REDIRECT_URI: a ConfigError from config, a ConfigurationError from layerConfig, naming the variable", () =>
+    Effect.gen(function*() {
+      // (an empty variable is an unset one)
+      const cases = [
+        ...badTokenUrls.map((value) => ["CONNECTED_VEHICLE_CLIENT_CREDENTIALS_URL", value] as const),
+        ...badRedirectUris.map((value) => ["CONNECTED_VEHICLE_REDIRECT_URI", value] as const)
+      ].filter(([, value]) => value !== "")
+      for (const [name, value] of cases) {
+        const env = { CONNECTED_VEHICLE_CLIENT_ID: "app", CONNECTED_VEHICLE_CLIENT_SECRET: "secret", [name]: value }
+        const configError = yield* Effect.flip(OAuthConfig.config.parse(ConfigProvider.fromEnv({ env })))
+        assert.strictEqual(configError._tag, "ConfigError", `${name}=${value}`)
+        assert.include(String(configError), name.replace(/^CONNECTED_VEHICLE_/, ""), `${name}=${value}`)
+        const error = yield* Effect.flip(read({ [name]: value }))
+        assert.strictEqual(error._tag, "ConfigurationError", `${name}=${value}`)
+        assert.include(error.message, name, `${name}=${value}`)
+      }
+    }))
+
+  it.effect("a valid CONNECTED_VEHICLE_CLIENT_CREDENTIALS_URL (a query allowed) and _REDIRECT_URI are read as they are", () =>
+    Effect.gen(function*() {
+      const config = yield* read({
+        CONNECTED_VEHICLE_CLIENT_CREDENTIALS_URL: "https://auth.example/oauth2/token?p=signin",
+        CONNECTED_VEHICLE_REDIRECT_URI: "com.example.app:/callback"
+      })
+      assert.strictEqual(config.clientCredentialsUrl, "https://auth.example/oauth2/token?p=signin")
+      assert.strictEqual(config.redirectUri, "com.example.app:/callback")
+      const unset = yield* read({})
+      assert.isUndefined(unset.clientCredentialsUrl)
+      assert.isUndefined(unset.redirectUri)
+    }))
+
+  it("layer: an invalid clientCredentialsUrl or redirectUri throws an InvalidArgument naming it, which never quotes the URL", () => {
+    const cases = [
+      ...badTokenUrls.map((value) => ["clientCredentialsUrl", value] as const),
+      ...badRedirectUris.map((value) => ["redirectUri", value] as const)
+    ]
+    for (const [field, value] of cases) {
+      const thrown = thrownBy(() => OAuthConfig.layer({ clientId: "id", clientSecret: Redacted.make("s"), [field]: value }))
+      assert.instanceOf(thrown, InvalidArgument, `${field} ${value}`)
+      assert.strictEqual((thrown as InvalidArgument).field, field)
+      if (value !== "") assert.notInclude((thrown as InvalidArgument).message, value)
+    }
+    OAuthConfig.layer({
+      clientId: "id",
+      clientSecret: Redacted.make("s"),
+      clientCredentialsUrl: "http://127.0.0.1:4010/oauth/token?x=1",
+      redirectUri: "https://app.example/cb"
+    })
+  })
+})
+
 describe("OAuthConfig.layer", () => {
   it("a refreshAhead, expiryMargin or refusalWindow that is not a non-negative, finite duration throws an InvalidArgument naming it", () => {
     for (const field of ["refreshAhead", "expiryMargin", "refusalWindow"] as const) {

@@ -23,13 +23,13 @@ import * as OAuthConfig from "@connected-vehicle/auth/OAuthConfig"
 import * as Session from "@connected-vehicle/auth/Session"
 import * as TokenStore from "@connected-vehicle/auth/TokenStore"
 import { LegacyApi, LegacyVehiclesQuery } from "@connected-vehicle/schema/Api"
-import type { LegacyGroup } from "@connected-vehicle/schema/Api"
 import { InvalidArgument, isIdentifier } from "@connected-vehicle/schema/InvalidArgument"
 import type { BatchResponse, LegacyBody, LegacyPath, VehicleList } from "@connected-vehicle/schema/Legacy"
-import { UnitSystem } from "@connected-vehicle/schema/Legacy"
+import { LegacyReads, UnitSystem } from "@connected-vehicle/schema/Legacy"
 import type { Credentials } from "@connected-vehicle/transport/Credentials"
 import * as Pagination from "@connected-vehicle/transport/Pagination"
 import * as Transport from "@connected-vehicle/transport/Transport"
+import { Keyword } from "@connected-vehicle/transport/Setting"
 import { type ConnectedVehicleError, redactUrl } from "@connected-vehicle/transport/ConnectedVehicleError"
 import * as Batch from "./Batch.ts"
 import * as Deprecation from "./Deprecation.ts"
@@ -135,33 +135,16 @@ export type ReadError = InvalidArgument | ConnectedVehicleError
  */
 export type VehiclePage = VehicleList & { readonly deprecation?: Deprecation.Deprecation }
 
-/** The read endpoints of the contract's legacy group: one vehicle (`id`) and a unit system, no payload. */
-type ReadEndpoint = {
-  [K in keyof LegacyClient]: LegacyClient[K] extends ReadCall<infer _A> ? K : never
-}[keyof LegacyClient]
-
-type LegacyClient = Transport.GroupClient<typeof LegacyGroup, "legacy">
+type Table = typeof LegacyReads
 
 // The reads of the service, by the name of their endpoint in the contract's
-// legacy group (every read endpoint of the group, or a type error), with their path.
-const reads = {
-  /** @deprecated v2.0 is deprecated as of 2026-12-01: use `Migration.odometer` of `@connected-vehicle/v3` (`Signals.get` code `odometer-traveleddistance`). */
-  odometer: "/odometer",
-  /** @deprecated v2.0 is deprecated as of 2026-12-01: use `Migration.location` of `@connected-vehicle/v3` (`Signals.get` code `location-preciselocation`). */
-  location: "/location",
-  /** @deprecated v2.0 is deprecated as of 2026-12-01: use `Migration.vin` of `@connected-vehicle/v3` (`Signals.get` code `vehicleidentification-vin`). */
-  vin: "/vin",
-  /** @deprecated v2.0 is deprecated as of 2026-12-01: use `Migration.engineOil` of `@connected-vehicle/v3` (`Signals.get` code `internalcombustionengine-oillife`). */
-  engineOil: "/engine/oil",
-  /** @deprecated v2.0 is deprecated as of 2026-12-01: use `Migration.tirePressure` of `@connected-vehicle/v3` (`Signals.get` code `wheel-tirepressures`). */
-  tirePressure: "/tires/pressure",
-  /**
-   * @deprecated v2.0 is deprecated as of 2026-12-01 and v3 has no service-records signal, so there is no
-   * `Migration` equivalent in `@connected-vehicle/v3`: export the history while v2.0 answers
-   * (see `docs/migrating-to-v3.md`).
-   */
-  serviceHistory: "/service/history"
-} as const satisfies { readonly [K in ReadEndpoint]: LegacyPath }
+// legacy group, with their path: both from `LegacyReads`, the table the
+// contract's read endpoints are built from.
+const reads = Object.fromEntries(Object.entries(LegacyReads).map(([name, read]) => [name, read.path])) as {
+  readonly [K in keyof Table]: Table[K]["path"]
+}
+
+type ReadName = keyof typeof reads
 
 /** One read per entry of the table: the vehicle, the options, the endpoint's body as a `Reading`. */
 type Reads<T extends Readonly<Record<string, LegacyPath>>> = {
@@ -171,8 +154,9 @@ type Reads<T extends Readonly<Record<string, LegacyPath>>> = {
 /**
  * The legacy vehicle-data service: `list` and `stream` (the vehicle list),
  * one read per read endpoint of the contract's legacy group (`odometer`,
- * `location`, `vin`, `engineOil`, `tirePressure`, `serviceHistory`; the
- * table `Vehicles.reads`), and `batch`. The reads and `batch` are deprecated as
+ * `location`, `vin`, `engineOil`, `tirePressure`, `serviceHistory`: the
+ * entries of `LegacyReads` of `@connected-vehicle/schema/Legacy`, by name,
+ * `Vehicles.reads`), and `batch`. The reads and `batch` are deprecated as
  * of 2026-12-01 (spec section 9; use the `Migration` reads of `@connected-vehicle/v3`,
  * `docs/migrating-to-v3.md`); `list` and `stream` are not (section 9.3).
  *
@@ -225,7 +209,7 @@ export class Vehicles extends Context.Service<Vehicles, Reads<typeof reads> & {
     options?: ReadOptions
   ) => Effect.Effect<Batch.BatchResult<P>, ReadError>
 }>()("@connected-vehicle/legacy-v2/Vehicles") {
-  /** The reads of the service: each read endpoint of the contract's legacy group, by name, and its path. */
+  /** The reads of the service: each read endpoint of the contract's legacy group (`LegacyReads`), by name, and its path. */
   static readonly reads = reads
 }
 
@@ -284,7 +268,7 @@ export const make = (options?: Options): Effect.Effect<Vehicles["Service"], neve
         ))
       },
       ...(Object.fromEntries(
-        Object.entries(reads).map(([name, path]) => [name, read(path, client[name as ReadEndpoint] as ReadCall<unknown>)])
+        Object.entries(reads).map(([name, path]) => [name, read(path, client[name as ReadName] as ReadCall<unknown>)])
       ) as Reads<typeof reads>),
       batch: (vehicleId, paths, readOptions) => batchOf(shared, client.batch, vehicleId, paths, readOptions)
     })
@@ -396,7 +380,7 @@ export const layer = (options?: Options): Layer.Layer<Vehicles, never, Transport
  * `deprecationWarnings` from `DEPRECATION_WARNINGS` below
  * `Config.nested("CONNECTED_VEHICLE")`, that is
  * `CONNECTED_VEHICLE_DEPRECATION_WARNINGS` (`off`, `warn`, `info` or
- * `debug`; default `warn`). Another value is a `ConfigError` naming the
+ * `debug`, in any case, as `CONNECTED_VEHICLE_LOG`; default `warn`). Another value is a `ConfigError` naming the
  * variable. {@link layerConfig} reads it; compose it with the application's
  * own settings to read them at once, or nest it further
  * (`Config.nested(config, "MYAPP")`). The v3 equivalent is `TransportConfig.config`
@@ -417,7 +401,7 @@ export const layer = (options?: Options): Layer.Layer<Vehicles, never, Transport
  * @category configuration
  */
 export const config: Config.Config<{ readonly deprecationWarnings: Deprecation.WarningLevel }> = Config.all({
-  deprecationWarnings: Config.schema(Deprecation.WarningLevel, "DEPRECATION_WARNINGS").pipe(Config.withDefault("warn" as const))
+  deprecationWarnings: Config.schema(Keyword(Deprecation.WarningLevel.literals), "DEPRECATION_WARNINGS").pipe(Config.withDefault("warn" as const))
 }).pipe(Config.nested("CONNECTED_VEHICLE"))
 
 /**

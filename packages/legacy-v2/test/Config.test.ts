@@ -44,4 +44,14 @@ describe("Vehicles.config", () => {
       })))
       assert.include(fromConfigError(error).message, "at CONNECTED_VEHICLE_DEPRECATION_WARNINGS")
     }))
+
+  it.effect("the level is read in any case, white space around it ignored, as CONNECTED_VEHICLE_LOG", () =>
+    Effect.gen(function*() {
+      for (const [given, level] of [["OFF", "off"], ["Warn", "warn"], [" INFO ", "info"], ["dEbUg", "debug"]] as const) {
+        assert.deepStrictEqual(yield* read({ CONNECTED_VEHICLE_DEPRECATION_WARNINGS: given }), Exit.succeed({ deprecationWarnings: level }), given)
+      }
+      const invalid = yield* read({ CONNECTED_VEHICLE_DEPRECATION_WARNINGS: "OFFF" })
+      assert.isTrue(Exit.isFailure(invalid))
+      assert.include(String(invalid), `["CONNECTED_VEHICLE"]["DEPRECATION_WARNINGS"]`)
+    }))
 })

@@ -288,8 +288,53 @@ export const UnitSystem = Schema.Literals(["metric", "imperial"])
 export type UnitSystem = typeof UnitSystem.Type
 
 /**
+ * The legacy v2.0 reads (section 4.7), by the name of their endpoint in the
+ * contract: the path of each below `/v2.0/vehicles/{id}`, the schema of its
+ * body and the permission it needs. This table is the one description of the
+ * reads: the contract's read endpoints (`LegacyGroup` of `Api`, in this
+ * order), {@link LegacyEndpoints}, the reads of `Vehicles`
+ * (`@connected-vehicle/legacy-v2`) and the simulator's handlers are built
+ * from it, so a name, a path and a schema cannot disagree between them.
+ *
+ * @example
+ * ```ts
+ * import { LegacyReads } from "@connected-vehicle/schema/Legacy"
+ *
+ * const names = Object.keys(LegacyReads) // ["odometer", "location", "vin", "engineOil", "tirePressure", "serviceHistory"]
+ * const path = LegacyReads.tirePressure.path // "/tires/pressure"
+ * ```
+ * @category constants
+ * @since 0.4.0
+ */
+export const LegacyReads = {
+  /** @deprecated v2.0 is deprecated as of 2026-12-01: use `Migration.odometer` of `@connected-vehicle/v3` (`Signals.get` code `odometer-traveleddistance`). */
+  odometer: { path: "/odometer", schema: Odometer, permission: "read_odometer" },
+  /** @deprecated v2.0 is deprecated as of 2026-12-01: use `Migration.location` of `@connected-vehicle/v3` (`Signals.get` code `location-preciselocation`). */
+  location: { path: "/location", schema: Location, permission: "read_location" },
+  /** @deprecated v2.0 is deprecated as of 2026-12-01: use `Migration.vin` of `@connected-vehicle/v3` (`Signals.get` code `vehicleidentification-vin`). */
+  vin: { path: "/vin", schema: Vin, permission: "read_vin" },
+  /** @deprecated v2.0 is deprecated as of 2026-12-01: use `Migration.engineOil` of `@connected-vehicle/v3` (`Signals.get` code `internalcombustionengine-oillife`). */
+  engineOil: { path: "/engine/oil", schema: EngineOil, permission: "read_engine_oil" },
+  /** @deprecated v2.0 is deprecated as of 2026-12-01: use `Migration.tirePressure` of `@connected-vehicle/v3` (`Signals.get` code `wheel-tirepressures`). */
+  tirePressure: { path: "/tires/pressure", schema: TirePressure, permission: "read_tires" },
+  /**
+   * @deprecated v2.0 is deprecated as of 2026-12-01 and v3 has no service-records signal, so there is no
+   * `Migration` equivalent in `@connected-vehicle/v3`: export the history while v2.0 answers
+   * (see `docs/migrating-to-v3.md`).
+   */
+  serviceHistory: { path: "/service/history", schema: ServiceHistory, permission: "read_service_history" }
+} as const satisfies Readonly<Record<string, { readonly path: `/${string}`; readonly schema: Schema.Top; readonly permission: string }>>
+
+type Reads = typeof LegacyReads
+
+// the table by path: each entry's schema and permission
+type ByPath = {
+  readonly [K in keyof Reads as Reads[K]["path"]]: { readonly schema: Reads[K]["schema"]; readonly permission: Reads[K]["permission"] }
+}
+
+/**
  * The legacy read endpoints, by their path below `/v2.0/vehicles/{id}`, with the
- * schema of their body and the permission they need.
+ * schema of their body and the permission they need: {@link LegacyReads} by path.
  *
  * @example
  * ```ts
@@ -300,14 +345,9 @@ export type UnitSystem = typeof UnitSystem.Type
  * @category constants
  * @since 0.1.0
  */
-export const LegacyEndpoints = {
-  "/odometer": { schema: Odometer, permission: "read_odometer" },
-  "/location": { schema: Location, permission: "read_location" },
-  "/vin": { schema: Vin, permission: "read_vin" },
-  "/engine/oil": { schema: EngineOil, permission: "read_engine_oil" },
-  "/tires/pressure": { schema: TirePressure, permission: "read_tires" },
-  "/service/history": { schema: ServiceHistory, permission: "read_service_history" }
-} as const
+export const LegacyEndpoints: ByPath = Object.fromEntries(
+  Object.values(LegacyReads).map(({ path, permission, schema }) => [path, { schema, permission }])
+) as ByPath
 
 /**
  * A path the batch endpoint answers.
@@ -353,91 +393,11 @@ export const LegacyPath = Schema.Literals(
 export type LegacyBody<P extends LegacyPath> = (typeof LegacyEndpoints)[P]["schema"]["Type"]
 
 /**
- * `POST /v2.0/vehicles/{id}/batch` request body.
- *
- * @example
- * ```ts
- * import type { BatchRequest } from "@connected-vehicle/schema/Legacy"
- *
- * const body: BatchRequest = { requests: [{ path: "/odometer" }, { path: "/vin" }] }
- * ```
- * @category schemas
- * @since 0.1.0
- */
-export const BatchRequest = Schema.Struct({
-  requests: Schema.NonEmptyArray(Schema.Struct({ path: Schema.String }))
-}).annotate({ identifier: "BatchRequest" })
-
-/**
- * @example
- * ```ts
- * import { Schema } from "effect"
- * import { BatchRequest } from "@connected-vehicle/schema/Legacy"
- *
- * const isBatchRequest: (u: unknown) => u is BatchRequest = Schema.is(BatchRequest)
- * ```
- * @category models
- * @since 0.1.0
- */
-export type BatchRequest = typeof BatchRequest.Type
-
-/**
- * Headers of a batch item (and of every legacy read response).
- *
- * @example
- * ```ts
- * import { Schema } from "effect"
- * import { BatchItemHeaders } from "@connected-vehicle/schema/Legacy"
- *
- * const isBatchItemHeaders = Schema.is(BatchItemHeaders)
- * ```
- * @category schemas
- * @since 0.1.0
- */
-export const BatchItemHeaders = Schema.StructWithRest(
-  Schema.Struct({
-    "sc-data-age": Schema.optionalKey(Schema.String),
-    "sc-unit-system": Schema.optionalKey(Schema.String)
-  }),
-  [Schema.Record(Schema.String, Schema.String)]
-)
-
-/**
- * One answered sub-request. Its `body` is decoded separately, by its `path`
- * ({@link decodeBatchBody}), so that one malformed entry never fails the others.
- *
- * @example
- * ```ts
- * import { Schema } from "effect"
- * import { BatchItem } from "@connected-vehicle/schema/Legacy"
- *
- * const isBatchItem = Schema.is(BatchItem)
- * ```
- * @category schemas
- * @since 0.1.0
- */
-export const BatchItem = Schema.Struct({
-  path: Schema.String,
-  body: Schema.Unknown,
-  code: Schema.Int,
-  headers: BatchItemHeaders
-}).annotate({ identifier: "BatchItem" })
-
-/**
- * @example
- * ```ts
- * import { Schema } from "effect"
- * import { BatchItem } from "@connected-vehicle/schema/Legacy"
- *
- * const isBatchItem: (u: unknown) => u is BatchItem = Schema.is(BatchItem)
- * ```
- * @category models
- * @since 0.1.0
- */
-export type BatchItem = typeof BatchItem.Type
-
-/**
- * `POST /v2.0/vehicles/{id}/batch` response.
+ * The shapes of `POST /v2.0/vehicles/{id}/batch`: its request body
+ * (`BatchRequest`), its response (`BatchResponse`), an answered sub-request
+ * (`BatchItem`) and its headers (`BatchItemHeaders`). Each schema (and its type
+ * of the same name) is documented where it is defined; an entry's body is
+ * decoded by its path ({@link decodeBatchBody}).
  *
  * @example
  * ```ts
@@ -449,22 +409,7 @@ export type BatchItem = typeof BatchItem.Type
  * @category schemas
  * @since 0.1.0
  */
-export const BatchResponse = Schema.Struct({
-  responses: Schema.Array(BatchItem)
-}).annotate({ identifier: "BatchResponse" })
-
-/**
- * @example
- * ```ts
- * import { Schema } from "effect"
- * import { BatchResponse } from "@connected-vehicle/schema/Legacy"
- *
- * const isBatchResponse: (u: unknown) => u is BatchResponse = Schema.is(BatchResponse)
- * ```
- * @category models
- * @since 0.1.0
- */
-export type BatchResponse = typeof BatchResponse.Type
+export { BatchItem, BatchItemHeaders, BatchRequest, BatchResponse } from "./internal/legacyBatch.ts"
 
 /**
  * Decodes a batch item's body with the schema of its path.

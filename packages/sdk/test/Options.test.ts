@@ -124,6 +124,23 @@ describe("createClient options", () => {
     }
   })
 
+  it("CONNECTED_VEHICLE_DEPRECATION_WARNINGS is read in any case, as CONNECTED_VEHICLE_LOG; another word is refused naming it", () => {
+    const saved = process.env["CONNECTED_VEHICLE_DEPRECATION_WARNINGS"]
+    try {
+      for (const given of ["OFF", "Warn", " info ", "DEBUG"]) {
+        process.env["CONNECTED_VEHICLE_DEPRECATION_WARNINGS"] = given
+        void createClient(base).close()
+      }
+      process.env["CONNECTED_VEHICLE_DEPRECATION_WARNINGS"] = "loud"
+      const error = refused(base)
+      assert.strictEqual(error.field, "CONNECTED_VEHICLE_DEPRECATION_WARNINGS")
+      assert.include(error.message, "any case")
+    } finally {
+      if (saved === undefined) delete process.env["CONNECTED_VEHICLE_DEPRECATION_WARNINGS"]
+      else process.env["CONNECTED_VEHICLE_DEPRECATION_WARNINGS"] = saved
+    }
+  })
+
   it("each option is read once: a getter that throws on its second read is not reached again", async () => {
     const options = readOnce(readOnce(readOnce({ ...base }, "clientId", "app"), "origin", "http://127.0.0.1:9"), "transport", {
       timeout: "2 seconds"

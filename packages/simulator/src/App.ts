@@ -72,6 +72,24 @@ export const FAULT_HEADER = headers.FAULT_HEADER
 export const FAULT_KEY_HEADER = headers.FAULT_KEY_HEADER
 
 /**
+ * The header every webhook delivery of the simulator carries (value `1`). The
+ * control routes (`/_simulator/...`) answer a request with it `403`, changing
+ * nothing: a webhook whose callback names them
+ * (`http://localhost:<port>/_simulator/reset`, however the host is written)
+ * fails its `VERIFY` instead of resetting the simulator.
+ *
+ * @example
+ * ```ts
+ * import { DELIVERY_HEADER } from "@connected-vehicle/simulator/App"
+ *
+ * const fromSimulator = (headers: Record<string, string | undefined>) => headers[DELIVERY_HEADER] !== undefined
+ * ```
+ * @since 0.3.0
+ * @category constants
+ */
+export const DELIVERY_HEADER = headers.DELIVERY_HEADER
+
+/**
  * The request id header: echoed when the request carries a usable one
  * (1..128 visible ASCII characters), else generated (`req-<seed>-<n>`).
  *

@@ -15,7 +15,10 @@
  * are what reorders them. The newest value of each (vehicle, signal) also
  * becomes the reading the v3 and v2.0 endpoints serve (as if set with
  * `setSignal`, without events), so polling agrees with the events; poison
- * events (`oemUpdatedAt` after every other) are left out of both.
+ * events (`oemUpdatedAt` after every other) are left out of both. A signal
+ * the vehicle's connection may not read (when permissions are enforced) is
+ * carried as the REST reads show it, `ERROR` / `FORBIDDEN` without a body,
+ * and its values are left out of the ground truth and of the readings.
  *
  * A vehicle's events go to one of the burst's webhooks (vehicle `k` of the
  * burst to webhook `k mod W`), as if subscribed: a burst creates no
@@ -199,7 +202,9 @@ export interface BurstValue {
 }
 
 /**
- * A distinct event of a burst, as generated.
+ * A distinct event of a burst, as generated: `signals` are the values it
+ * carries (a signal its vehicle's connection may not read is delivered
+ * `FORBIDDEN`, without a value, and is not listed).
  *
  * @example
  * ```ts

@@ -212,7 +212,7 @@ export interface Queued {
 
 /**
  * One delivery attempt. `status` is the receiver's HTTP status (null when
- * no status line came: `error` says why); `latencyMillis` is measured on the
+ * no status line came: `error` says why); `latency` is measured on the
  * wall clock, until the answer is decided (its status line; for a `VERIFY`'s
  * 200, its body); `outcome` is `delivered`, `retrying` (a failure, another
  * attempt follows), `dropped` (the last attempt failed, the body was over 50 KB, or
@@ -241,7 +241,7 @@ export interface DeliveryLogEntry {
   readonly at: string
   readonly status: number | null
   readonly error: string | null
-  readonly latencyMillis: number
+  readonly latency: Duration.Duration
   readonly outcome: "delivered" | "retrying" | "dropped" | "verified" | "unverified"
 }
 
@@ -265,7 +265,7 @@ export interface Deliveries {
   readonly secret: Redacted.Redacted<string>
   /** Creates a webhook and waits for its `VERIFY` handshake (at most 15 s). */
   readonly createWebhook: (input: WebhookInput) => Effect.Effect<WebhookView, WebhookControlError>
-  /** Changes a created webhook; a new `callbackUri` is verified again (awaited), a new `secret` signs its next attempts (retries included). */
+  /** Changes a created webhook; a new `callbackUri` (or the same one, while not verified) is verified again (awaited), a new `secret` signs its next attempts (retries included). */
   readonly updateWebhook: (webhookId: string, patch: WebhookPatch) => Effect.Effect<WebhookView, WebhookControlError>
   /** Subscribes a connected vehicle to a created webhook; sends its `FIRST_DELIVERY`. */
   readonly subscribe: (input: SubscriptionInput) => Effect.Effect<SubscriptionView, WebhookControlError>
@@ -403,7 +403,10 @@ export const VEHICLE_ERROR_LIMIT = policy.VEHICLE_ERROR_LIMIT
  * in the current scope (the simulator's), with the current context: under
  * `TestClock` the retry schedule follows `TestClock.adjust`. `limits` bounds
  * the created webhooks and the open vehicle errors (default
- * {@link WEBHOOK_LIMIT} and {@link VEHICLE_ERROR_LIMIT}). A `secret` that is
+ * {@link WEBHOOK_LIMIT} and {@link VEHICLE_ERROR_LIMIT}). With
+ * `enforcePermissions` (default true, as `SimulatorOptions.enforcePermissions`)
+ * a signal the vehicle's connection may not read is carried in events as the
+ * REST reads show it: `ERROR` / `FORBIDDEN`, no body. A `secret` that is
  * not 1 to 1,024 characters is a defect (an `InvalidArgument` naming
  * `secret`): every webhook created without its own would be refused.
  *
@@ -424,6 +427,7 @@ export const make = (options: {
   readonly data: Dataset
   readonly secret?: Redacted.Redacted<string> | string | undefined
   readonly limits?: ControlLimits | undefined
+  readonly enforcePermissions?: boolean | undefined
 }): Effect.Effect<Deliveries, never, Scope.Scope> =>
   Effect.map(makeEngine(options), (engine): Deliveries => ({
     secret: engine.secret,

@@ -38,9 +38,12 @@ export interface WebhookInput {
 }
 
 /**
- * Changes to a created webhook; a new `callbackUri` is verified again. A new
- * `secret` (1 to 1,024 characters) signs the webhook's next attempts, the
- * retries of earlier events included; its verification is not repeated.
+ * Changes to a created webhook; a new `callbackUri` is verified again, and so
+ * is the same one named again while the webhook's verification is not
+ * `succeeded` (a receiver fixed after a failed `VERIFY`). A new `secret` (1 to
+ * 1,024 characters) signs the webhook's next attempts, the retries of earlier
+ * events included; its verification is not repeated (a `VERIFY` waiting for
+ * its answer is checked with the secret that signed it).
  *
  * @example
  * ```ts

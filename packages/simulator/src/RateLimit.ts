@@ -31,7 +31,7 @@ import { Duration, Schema } from "effect"
 export interface WindowLimit {
   /** Requests allowed per window (a positive integer). */
   readonly limit: number
-  /** The window's length (at least 1 ms). */
+  /** The window's length (at least 1 ms, at most {@link MAX_WINDOW}, a day). */
   readonly window: Duration.Input
 }
 
@@ -106,10 +106,30 @@ export const APPLICATION_RATE_LIMITED = "APPLICATION_RATE_LIMITED"
 export const DEFAULT_COUNT_WINDOW: Duration.Duration = Duration.seconds(1)
 
 /**
+ * The longest window of a limit: a day (so a `retry-after` is at most 86400
+ * seconds). A longer one is refused (`RateLimitConfigError`, a 400 from
+ * `PUT /_simulator/rate-limits`, an `InvalidArgument` from the layers).
+ *
+ * @example
+ * ```ts
+ * import { Duration } from "effect"
+ * import { MAX_WINDOW } from "@connected-vehicle/simulator/RateLimit"
+ *
+ * Duration.toMillis(MAX_WINDOW) // 86400000
+ * ```
+ * @since 0.3.0
+ * @category constants
+ */
+export const MAX_WINDOW: Duration.Duration = Duration.days(1)
+
+const MAX_WINDOW_MILLIS = Duration.toMillis(MAX_WINDOW)
+
+/**
  * Requests counted for one vehicle or for the application: `accepted` (served),
  * `limited` (answered 429, whichever limit refused it), and the most accepted
  * in any one window
- * (`windowMillis` long), to assert that a limit was never exceeded.
+ * (`UsageSnapshot.vehicleWindow` or `applicationWindow` long), to assert that
+ * a limit was never exceeded.
  *
  * @example
  * ```ts
@@ -162,20 +182,21 @@ export interface TokenGrants {
 }
 
 /**
- * A limit as configured, its window in milliseconds.
+ * A limit as configured, its window a `Duration` (whole milliseconds).
  *
  * @example
  * ```ts
+ * import { Duration } from "effect"
  * import type { ResolvedLimit } from "@connected-vehicle/simulator/RateLimit"
  *
- * const perSecond = (l: ResolvedLimit) => (l.limit * 1000) / l.windowMillis
+ * const perSecond = (l: ResolvedLimit) => l.limit / Duration.toSeconds(l.window)
  * ```
  * @since 0.2.0
  * @category models
  */
 export interface ResolvedLimit {
   readonly limit: number
-  readonly windowMillis: number
+  readonly window: Duration.Duration
 }
 
 /**
@@ -198,9 +219,9 @@ export interface UsageSnapshot {
     readonly perApplication: ResolvedLimit | null
   }
   /** The window of the vehicles' `maxInWindow`. */
-  readonly vehicleWindowMillis: number
+  readonly vehicleWindow: Duration.Duration
   /** The window of the application's `maxInWindow`. */
-  readonly applicationWindowMillis: number
+  readonly applicationWindow: Duration.Duration
   readonly vehicles: ReadonlyArray<VehicleUsage>
   readonly application: Counted
   readonly tokenGrants: TokenGrants
@@ -210,7 +231,8 @@ export interface UsageSnapshot {
 
 /**
  * Rate-limit options the simulator refuses (a limit that is not a positive
- * integer, a window shorter than 1 ms or not a duration).
+ * integer, a window shorter than 1 ms, longer than {@link MAX_WINDOW} or not
+ * a duration).
  *
  * @example
  * ```ts
@@ -240,16 +262,16 @@ const resolve = (name: string, input: WindowLimit | undefined): ResolvedLimit | 
   } catch {
     millis = Number.NaN
   }
-  if (!Number.isFinite(millis) || millis < 1) {
+  if (!Number.isFinite(millis) || millis < 1 || millis > MAX_WINDOW_MILLIS) {
     return new RateLimitConfigError({
-      detail: `${name}.window must be a finite duration of at least 1 ms (e.g. "1 second" or 1000), got ${JSON.stringify(String(input.window))}`
+      detail: `${name}.window must be a duration of at least 1 ms and at most a day, ${MAX_WINDOW_MILLIS} ms (e.g. "1 second" or 1000), got ${JSON.stringify(String(input.window))}`
     })
   }
-  return { limit: input.limit, windowMillis: Math.floor(millis) }
+  return { limit: input.limit, window: Duration.millis(Math.floor(millis)) }
 }
 
 /**
- * Checks rate-limit options: each limit with its window in milliseconds, or
+ * Checks rate-limit options: each limit with its window as a `Duration`, or
  * the error naming what is wrong.
  *
  * @example
@@ -257,7 +279,7 @@ const resolve = (name: string, input: WindowLimit | undefined): ResolvedLimit | 
  * import { resolveLimits } from "@connected-vehicle/simulator/RateLimit"
  *
  * resolveLimits({ perVehicle: { limit: 5, window: "2 seconds" } })
- * // { perVehicle: { limit: 5, windowMillis: 2000 }, perApplication: null }
+ * // { perVehicle: { limit: 5, window: Duration.millis(2000) }, perApplication: null }
  * ```
  * @since 0.2.0
  * @category constructors

@@ -5,23 +5,21 @@
  *
  * @since 0.1.0
  */
-import { Clock, Context, Duration, Effect, Layer, Redacted } from "effect"
+import { Clock, Context, Duration, Effect, Layer } from "effect"
+import type { Redacted } from "effect"
 import { FetchHttpClient, HttpClient, HttpClientRequest, HttpEffect } from "effect/http"
 import type { Server } from "node:http"
 import { DROP_MARKER, inRoot, makeApp } from "./App.ts"
 import type { Root } from "./App.ts"
-import { makeDataset } from "./Data.ts"
 import * as Delivery from "./Delivery.ts"
 import { DEFAULT_REDIRECT_URIS, Env } from "./Env.ts"
 import type { Origins } from "./Env.ts"
 import * as FastPath from "./internal/fastPath.ts"
 import * as Listen from "./internal/listen.ts"
 import * as Options from "./internal/options.ts"
-import { makeData } from "./internal/simulatorData.ts"
-import { accessSecondsOf, countLimitOf, makeUsage, setRateLimits } from "./internal/usage.ts"
+import * as Setup from "./internal/setup.ts"
 import * as RateLimit from "./RateLimit.ts"
 import type { Fault, RequestLogEntry } from "./State.ts"
-import { State } from "./State.ts"
 import type { SimulatorData } from "./SimulatorData.ts"
 import type { SimulatorOptions } from "./SimulatorOptions.ts"
 
@@ -158,7 +156,7 @@ export class Simulator extends Context.Service<Simulator, {
   readonly webhookSecret: Redacted.Redacted<string>
   /** Creates a webhook (listed by `GET /v3/webhooks`) and waits for its `VERIFY` handshake. */
   readonly createWebhook: Delivery.Deliveries["createWebhook"]
-  /** Changes a created webhook; a new callback is verified again, a new `secret` signs its next attempts (retries included). */
+  /** Changes a created webhook; a new callback (or the same one, while not verified) is verified again, a new `secret` signs its next attempts (retries included). */
   readonly updateWebhook: Delivery.Deliveries["updateWebhook"]
   /** Subscribes a connected vehicle to a created webhook (listed by `GET /v3/subscriptions`); sends `FIRST_DELIVERY`. */
   readonly subscribe: Delivery.Deliveries["subscribe"]
@@ -234,24 +232,10 @@ export const TEST_ORIGIN = "http://simulator.test"
 /** Builds the dataset, the state and the wrapped application in the current scope. */
 const setup = Effect.fnUntraced(function*(options: SimulatorOptions | undefined, checked: Options.Checked) {
   const clock = yield* Clock.Clock
-  const seed = options?.seed ?? 42
-  const data = makeDataset({
-    seed,
-    vehicles: options?.vehicles ?? 50,
-    users: options?.users ?? 20,
-    webhooks: options?.webhooks ?? 8,
-    connections: options?.connections ?? 40
-  })
-  const state = new State({
-    now: () => clock.currentTimeMillisUnsafe(),
-    seed,
-    failureRate: Math.min(1, Math.max(0, options?.failureRate ?? 0)),
-    accessSeconds: yield* accessSecondsOf(options?.accessTokenLifetime),
-    codeLimit: yield* countLimitOf("grantLimits.codes", options?.grantLimits?.codes),
-    tokenLimit: yield* countLimitOf("grantLimits.tokens", options?.grantLimits?.tokens)
-  })
-  const clientId = options?.clientId ?? DEFAULT_CLIENT_ID
-  const clientSecret = options?.clientSecret ?? DEFAULT_CLIENT_SECRET
+  const now = () => clock.currentTimeMillisUnsafe()
+  const data = Setup.datasetOf(options)
+  const state = yield* Setup.makeState(options, now)
+  const { deliveries, usage } = yield* Setup.makeEngines(options, data, state, now)
   const origins: Origins = {
     vehicle: TEST_ORIGIN,
     management: TEST_ORIGIN,
@@ -259,24 +243,12 @@ const setup = Effect.fnUntraced(function*(options: SimulatorOptions | undefined,
     authorization: TEST_ORIGIN,
     legacy: TEST_ORIGIN
   }
-  const redirectUris = [...(options?.redirectUris ?? DEFAULT_REDIRECT_URIS)]
-  const deliveries = yield* Delivery.make({
-    data,
-    secret: options?.webhookSecret,
-    limits: {
-      webhooks: yield* countLimitOf("controlLimits.webhooks", options?.controlLimits?.webhooks),
-      vehicleErrors: yield* countLimitOf("controlLimits.vehicleErrors", options?.controlLimits?.vehicleErrors)
-    }
-  })
-  state.onReset(deliveries.reset)
-  const usage = yield* makeUsage(() => clock.currentTimeMillisUnsafe(), data, options?.rateLimit)
-  state.onReset(() => usage.reset())
   const env = Env.of({
     data,
     state,
-    clientId,
-    clientSecret,
-    redirectUris,
+    clientId: options?.clientId ?? DEFAULT_CLIENT_ID,
+    clientSecret: options?.clientSecret ?? DEFAULT_CLIENT_SECRET,
+    redirectUris: [...(options?.redirectUris ?? DEFAULT_REDIRECT_URIS)],
     origins,
     deliveries,
     usage,
@@ -292,34 +264,7 @@ const setup = Effect.fnUntraced(function*(options: SimulatorOptions | undefined,
   const handler = yield* makeHandler()
   const fastPath = (allow?: (path: string) => boolean) =>
     FastPath.make(env, { latencyMillis: Duration.toMillis(latency), allow, retireLegacy: options?.retireLegacy })
-  const service = (url: string, servers: ReadonlyArray<Server> = []) =>
-    Simulator.of({
-      url,
-      clientId,
-      clientSecret: Redacted.make(clientSecret),
-      requests: Effect.sync(() => state.requests()),
-      resetLog: Effect.sync(() => state.resetLog()),
-      reset: Effect.sync(() => state.reset()),
-      injectFaults: (rule) => Effect.sync(() => state.inject(rule)),
-      data: makeData(data, env.enforcePermissions),
-      connections: Effect.promise(() => Promise.all(servers.map(Listen.openConnections)).then((counts) => counts.reduce((a, b) => a + b, 0))),
-      webhookSecret: deliveries.secret,
-      createWebhook: deliveries.createWebhook,
-      updateWebhook: deliveries.updateWebhook,
-      subscribe: deliveries.subscribe,
-      setSignal: deliveries.setSignal,
-      injectVehicleError: deliveries.injectVehicleError,
-      resolveVehicleError: deliveries.resolveVehicleError,
-      deliveries: deliveries.deliveries,
-      startBurst: deliveries.startBurst,
-      burst: deliveries.burst,
-      awaitBurst: deliveries.awaitBurst,
-      cancelBurst: deliveries.cancelBurst,
-      burstTruth: deliveries.burstTruth,
-      usage: Effect.sync(() => usage.snapshot()),
-      resetUsage: Effect.sync(() => usage.reset()),
-      setRateLimits: (rateLimit) => setRateLimits(usage, rateLimit)
-    })
+  const service = (url: string, servers: ReadonlyArray<Server> = []) => Simulator.of(Setup.serviceOf(env)(url, servers))
   return { env, handler, makeHandler, fastPath, service, origins }
 })
 

@@ -53,7 +53,9 @@ export interface SimulatorOptions {
    * `true`, as the service does): a v3 signal whose capability permission
    * the connection lacks is a `403` (the signals list reports it as a
    * per-signal `ERROR`), and a legacy read (or batch entry) needs its
-   * permission both in the token's scopes and in the connection. `false`
+   * permission both in the token's scopes and in the connection. Webhook
+   * events (state events, `FIRST_DELIVERY`, bursts) carry such a signal as
+   * the signals list shows it: `ERROR` / `FORBIDDEN`, no body. `false`
    * lets every connection read every signal (the token's scopes are still
    * checked).
    */
@@ -66,8 +68,9 @@ export interface SimulatorOptions {
    * A removal (sunset) date of the deprecated v2.0 endpoints: a `DateTime`,
    * a `Date`, epoch milliseconds or an ISO 8601 string whose fields exist,
    * not before the deprecation date 2026-12-01 (RFC 9745: `Sunset` is not
-   * earlier than `Deprecation`); anything else, `"2027-02-30"` or
-   * `"2026-06-01"` included, makes the layer constructor throw an
+   * earlier than `Deprecation`) and before 10000-01-01 (`Sunset` is an
+   * IMF-fixdate, a 4-digit year); anything else, `"2027-02-30"`,
+   * `"2026-06-01"` or `"99999"` included, makes the layer constructor throw an
    * `InvalidArgument` naming it. The spec
    * gives none (section 9: v2.0 is announced for deprecation on December 1,
    * 2026), so by default there is none: the deprecated responses carry

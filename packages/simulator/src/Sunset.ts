@@ -11,23 +11,25 @@
  *
  * @since 0.2.0
  */
-import { HttpServerResponse } from "effect/http"
-import { envelope } from "./Env.ts"
+import { DateTime } from "effect"
+import type { HttpServerResponse } from "effect/http"
+import * as internal from "./internal/sunset.ts"
 
 /**
- * The deprecation date of v2.0 (section 9.2): 2026-12-01T00:00:00Z, in
- * milliseconds. The spec gives no removal (sunset) date.
+ * The deprecation date of v2.0 (section 9.2): 2026-12-01T00:00:00Z. The spec
+ * gives no removal (sunset) date.
  *
  * @example
  * ```ts
- * import { DEPRECATION_MILLIS } from "@connected-vehicle/simulator/Sunset"
+ * import { DateTime } from "effect"
+ * import { DEPRECATION_DATE } from "@connected-vehicle/simulator/Sunset"
  *
- * const deprecated = Date.now() >= DEPRECATION_MILLIS
+ * DateTime.formatIso(DEPRECATION_DATE) // "2026-12-01T00:00:00.000Z"
  * ```
- * @since 0.2.0
+ * @since 0.3.0
  * @category constants
  */
-export const DEPRECATION_MILLIS = Date.UTC(2026, 11, 1)
+export const DEPRECATION_DATE: DateTime.Utc = DateTime.makeUnsafe(internal.DEPRECATION_EPOCH)
 
 /**
  * The path of the legacy vehicle list, which is not deprecated (section 9.3:
@@ -56,7 +58,7 @@ export const VEHICLE_LIST_PATH = "/v2.0/vehicles"
  * @since 0.2.0
  * @category constants
  */
-export const MIGRATION_GUIDE_PATH = "/docs/migrating-to-v3"
+export const MIGRATION_GUIDE_PATH: typeof internal.MIGRATION_GUIDE_PATH = internal.MIGRATION_GUIDE_PATH
 
 /**
  * When the deprecated v2.0 endpoints answer `410 Gone`: `false` (never, the
@@ -108,120 +110,87 @@ export const isDeprecatedPath = (path: string): boolean => path !== VEHICLE_LIST
 
 /**
  * The deprecation headers of a deprecated v2.0 response: `Deprecation` and
- * `Link` (on `origin`), and `Sunset` when a removal date (`sunsetMillis`) is
- * configured.
+ * `Link` (on `origin`), and `Sunset` when a removal date (`sunset`: a
+ * `DateTime`, a `Date`, epoch milliseconds or an ISO 8601 string) is
+ * configured. A `sunset` that is not a date, or is at or after 10000-01-01
+ * (an IMF-fixdate has a 4-digit year), throws an `InvalidArgument` naming it.
  *
  * @example
  * ```ts
  * import { deprecationHeaders } from "@connected-vehicle/simulator/Sunset"
  *
  * deprecationHeaders("http://127.0.0.1:4010").deprecation // "@1796083200"
- * deprecationHeaders("http://127.0.0.1:4010", Date.UTC(2027, 5, 1)).sunset // "Tue, 01 Jun 2027 00:00:00 GMT"
+ * deprecationHeaders("http://127.0.0.1:4010", "2027-06-01").sunset // "Tue, 01 Jun 2027 00:00:00 GMT"
  * ```
  * @since 0.2.0
  * @category utils
  */
-export const deprecationHeaders = (origin: string, sunsetMillis?: number | undefined): Readonly<Record<string, string>> => {
-  // built once per origin and sunset (a simulator has one, or one per root): every deprecated response carries them
-  const key = sunsetMillis === undefined ? origin : `${origin} ${sunsetMillis}`
-  let headers = deprecationByOrigin.get(key)
-  if (headers === undefined) {
-    headers = Object.freeze({
-      deprecation: `@${DEPRECATION_MILLIS / 1000}`,
-      ...(sunsetMillis === undefined ? {} : { sunset: new Date(sunsetMillis).toUTCString() }),
-      link: `<${origin}${MIGRATION_GUIDE_PATH}>; rel="deprecation"; type="text/markdown"`
-    })
-    if (deprecationByOrigin.size >= 64) deprecationByOrigin.clear()
-    deprecationByOrigin.set(key, headers)
-  }
-  return headers
-}
+export const deprecationHeaders = (
+  origin: string,
+  sunset?: DateTime.DateTime.Input | undefined
+): Readonly<Record<string, string>> => internal.deprecationHeaders(origin, epochOrUndefined(sunset))
 
-const deprecationByOrigin = new Map<string, Readonly<Record<string, string>>>()
+const epochOrUndefined = (sunset: DateTime.DateTime.Input | undefined): number | undefined =>
+  sunset === undefined ? undefined : internal.sunsetEpochOf("sunset", sunset)
 
 /**
  * Whether the deprecated v2.0 is retired at `now` under `mode`
- * (`"afterSunset"` needs the removal date, `sunsetMillis`).
+ * (`"afterSunset"` needs the removal date, `sunset`). Both are dates (a
+ * `DateTime`, a `Date`, epoch milliseconds or an ISO 8601 string); one that is
+ * not, or a `sunset` at or after 10000-01-01, throws an `InvalidArgument`
+ * naming it.
  *
  * @example
  * ```ts
+ * import { DateTime } from "effect"
  * import { isRetired } from "@connected-vehicle/simulator/Sunset"
  *
- * isRetired("afterSunset", Date.UTC(2027, 5, 1), Date.UTC(2027, 5, 1)) // true
+ * isRetired("afterSunset", DateTime.makeUnsafe("2027-06-01"), "2027-06-01") // true
+ * isRetired("afterSunset", new Date("2027-05-31T23:59:59Z"), "2027-06-01") // false
  * ```
  * @since 0.2.0
  * @category utils
  */
-export const isRetired = (mode: RetireLegacy | undefined, now: number, sunsetMillis?: number | undefined): boolean =>
-  mode === true || (mode === "afterSunset" && sunsetMillis !== undefined && now >= sunsetMillis)
-
-const day = (millis: number) => new Date(millis).toISOString().slice(0, 10)
+export const isRetired = (
+  mode: RetireLegacy | undefined,
+  now: DateTime.DateTime.Input,
+  sunset?: DateTime.DateTime.Input | undefined
+): boolean => internal.isRetired(mode, internal.epochOf("now", now), epochOrUndefined(sunset))
 
 /**
  * The answer of a retired v2.0 endpoint: `410 Gone` with the section 7
  * envelope (type `VALIDATION`, code `GONE`); it names the removal date when
- * one is configured (`sunsetMillis`).
+ * one is configured (`sunset`, a date as {@link isRetired} takes it).
  *
  * @example
  * ```ts
  * import { retiredResponse } from "@connected-vehicle/simulator/Sunset"
  *
  * retiredResponse("http://127.0.0.1:4010").status // 410
+ * retiredResponse("http://127.0.0.1:4010", new Date("2027-06-01")).status // 410, "was retired on 2027-06-01"
  * ```
  * @since 0.2.0
  * @category handlers
  */
-export const retiredResponse = (origin: string, sunsetMillis?: number | undefined): HttpServerResponse.HttpServerResponse =>
-  HttpServerResponse.jsonUnsafe(
-    envelope(
-      410,
-      `The v2.0 interface (deprecated as of ${day(DEPRECATION_MILLIS)}) ${
-        sunsetMillis === undefined ? "is retired" : `was retired on ${day(sunsetMillis)}`
-      }; use v3 (see ${origin}${MIGRATION_GUIDE_PATH})`,
-      { code: "GONE", title: "Gone" }
-    ),
-    { status: 410 }
-  )
+export const retiredResponse = (
+  origin: string,
+  sunset?: DateTime.DateTime.Input | undefined
+): HttpServerResponse.HttpServerResponse => internal.retiredResponse(origin, epochOrUndefined(sunset))
 
 /**
  * `GET /docs/migrating-to-v3`: the v2.0 → v3 table and dates (the full guide
  * is `docs/migrating-to-v3.md` of the SDK); the removal date only when one
- * is configured (`sunsetMillis`).
+ * is configured (`sunset`, a date as {@link isRetired} takes it).
  *
  * @example
  * ```ts
  * import { guideResponse } from "@connected-vehicle/simulator/Sunset"
  *
  * const response = guideResponse() // text/markdown summary of the migration
+ * const withRemoval = guideResponse("2027-06-01") // names the sunset date too
  * ```
  * @since 0.2.0
  * @category handlers
  */
-export const guideResponse = (sunsetMillis?: number | undefined): HttpServerResponse.HttpServerResponse =>
-  HttpServerResponse.text(
-    [
-      "# Migrating from v2.0 to v3",
-      "",
-      `v2.0 is deprecated as of ${new Date(DEPRECATION_MILLIS).toUTCString()} (RFC 9745 Deprecation header); ${
-        sunsetMillis === undefined
-          ? "no removal (sunset) date is announced."
-          : `its sunset date is ${new Date(sunsetMillis).toUTCString()} (RFC 8594 Sunset header).`
-      }`,
-      "The legacy vehicle list (GET /v2.0/vehicles) is not deprecated: it may be used while the move to v3 is completed.",
-      "v3 reads use the application token (client-credentials grant) and the vehicle's user id in sc-user-id.",
-      "",
-      "| v2.0 read | v3 signal |",
-      "| --- | --- |",
-      "| /odometer | odometer-traveleddistance (unit in the body) |",
-      "| /location | location-preciselocation |",
-      "| /vin | vehicleidentification-vin |",
-      "| /engine/oil | internalcombustionengine-oillife (percent) |",
-      "| /tires/pressure | wheel-tirepressures (kPa) |",
-      "| /service/history | none |",
-      "| /vehicles (not deprecated) | GET /v3/connections?filter[userId]= |",
-      "",
-      "SDK: Migration of @connected-vehicle/v3; guide: docs/migrating-to-v3.md.",
-      ""
-    ].join("\n"),
-    { contentType: "text/markdown; charset=utf-8" }
-  )
+export const guideResponse = (sunset?: DateTime.DateTime.Input | undefined): HttpServerResponse.HttpServerResponse =>
+  internal.guideResponse(epochOrUndefined(sunset))

@@ -22,13 +22,14 @@
  * @since 0.1.0
  */
 import { NodeRuntime, NodeServices } from "@effect/platform-node"
-import { Cause, Config, Console, Context, Duration, Effect, Exit, Layer, Option, Record, Redacted, Runtime, Schema } from "effect"
+import { Cause, Console, Context, Duration, Effect, Exit, Layer, Option, Record, Redacted, Runtime, Schema } from "effect"
 import { CliError, Command, Flag } from "effect/cli"
 import { createRequire } from "node:module"
 import { DEFAULT_WEBHOOK_SECRET } from "./Delivery.ts"
 import { listenFailure, shellWord, shown, sunsetDate, usageIssue } from "./internal/cliInput.ts"
 import { SECRET_LIMIT, secretIssue } from "./internal/deliveryPolicy.ts"
 import * as SecretFile from "./SecretFile.ts"
+import * as SimulatorConfig from "./SimulatorConfig.ts"
 import {
   DEFAULT_CLIENT_ID,
   DEFAULT_CLIENT_SECRET,
@@ -81,7 +82,7 @@ const sampleEnvironment = (
 
 /**
  * The webhook secret: the file's content (trimmed), else the environment's
- * `CONNECTED_VEHICLE_WEBHOOK_SECRET` (the bin's one variable), else none (the
+ * `CONNECTED_VEHICLE_WEBHOOK_SECRET` (`SimulatorConfig.config`, the bin's one variable), else none (the
  * default). A file that cannot be read, is not a regular file or is larger
  * than a secret can be (`SECRET_FILE_BYTES`: it is not read further), and a
  * secret that is empty or too long, is one `error:` line naming where it came
@@ -91,7 +92,7 @@ const readWebhookSecret = (secretFile: Option.Option<string>) =>
   Effect.gen(function*() {
     const secret = Option.isSome(secretFile)
       ? Option.some(Redacted.make(yield* fromFile(secretFile.value)))
-      : yield* Config.nested(Config.option(Config.Redacted("WEBHOOK_SECRET")), "CONNECTED_VEHICLE")
+      : (yield* SimulatorConfig.config).webhookSecret
     const issue = Option.isSome(secret) ? secretIssue(Redacted.value(secret.value)) : undefined
     if (issue === undefined) return secret
     const source = Option.isSome(secretFile) ? `--webhook-secret-file ${shown(secretFile.value)}` : "CONNECTED_VEHICLE_WEBHOOK_SECRET"
@@ -201,7 +202,7 @@ const simulator = Command.make(
     ),
     v2Sunset: Flag.String("v2-sunset").pipe(
       Flag.withDescription(
-        "A removal date of the deprecated v2.0 endpoints (ISO 8601, e.g. 2027-06-01; a day that exists, not before the deprecation date 2026-12-01): their responses carry a Sunset header with it (the spec gives none: default none)"
+        "A removal date of the deprecated v2.0 endpoints (ISO 8601, e.g. 2027-06-01; a day that exists, not before the deprecation date 2026-12-01, before 10000-01-01): their responses carry a Sunset header with it (the spec gives none: default none)"
       ),
       Flag.mapTryCatch(sunsetDate, (error) => (error as Error).message),
       Flag.optional

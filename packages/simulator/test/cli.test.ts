@@ -305,6 +305,11 @@ describe("pnpm simulator: errors are one line on stderr", () => {
       assert.include(early.stderr, `Invalid value for flag --v2-sunset: "2026-06-01". Expected: a removal date not earlier than the v2.0 deprecation date, 2026-12-01`)
       assert.include(early.stderr, "got 2026-06-01T00:00:00.000Z")
       assert.notInclude(early.stdout, "listening on")
+      // one in year 10000 (UTC) has no IMF-fixdate: the in-process option's rule
+      const late = yield* run(["--port", "0", "--v2-sunset", "9999-12-31T23:00:00-05:00"], 15_000)
+      assert.strictEqual(late.code, 2, late.stderr)
+      assert.include(late.stderr, "Expected: a removal date before 10000-01-01")
+      assert.notInclude(late.stdout, "listening on")
     }), 180_000)
 
   it.live("--v2-sunset: the deprecated /v2.0 answers carry Sunset with that date; the vehicle list none; without it no Sunset", () =>

@@ -233,7 +233,8 @@ describe("request log and reset", () => {
       // ?limit=N: the newest N
       const newest = yield* call("GET", "/_simulator/requests?limit=2")
       assert.deepStrictEqual(newest.json.requests.map((entry: { readonly query: string }) => entry.query.slice(0, 4)), ["i=48", "i=49"])
-      for (const query of ["limit=0", "limit=x", "limit=-1", "page=2"]) {
+      // limit repeated, even with one value: a 400, not the first one read
+      for (const query of ["limit=0", "limit=x", "limit=-1", "page=2", "limit=1&limit=2", "limit=2&limit=2"]) {
         const refused = yield* call("GET", `/_simulator/requests?${query}`)
         assert.strictEqual(refused.status, 400, query)
         assert.isTrue(isEnvelope(refused.json), refused.text)

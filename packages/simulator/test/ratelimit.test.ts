@@ -7,13 +7,21 @@
  * application limit, the token grants, and the control routes.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Exit, Layer } from "effect"
+import { Duration, Effect, Exit, Layer } from "effect"
 import { FetchHttpClient } from "effect/http"
 import { TestClock } from "effect/testing"
 import { request, ServerResponse } from "node:http"
-import { APPLICATION_RATE_LIMITED, RateLimitConfigError, VEHICLE_RATE_LIMITED } from "../src/RateLimit.ts"
+import {
+  APPLICATION_RATE_LIMITED,
+  DEFAULT_COUNT_WINDOW,
+  MAX_WINDOW,
+  RateLimitConfigError,
+  VEHICLE_RATE_LIMITED
+} from "../src/RateLimit.ts"
+import { InvalidArgument } from "@connected-vehicle/schema/InvalidArgument"
 import type { RateLimitOptions, UsageSnapshot } from "../src/RateLimit.ts"
 import { layer as simulatorLayer, Simulator } from "../src/Simulator.ts"
+import { retryAfterValue } from "../src/internal/limits.ts"
 import { appToken, basic, bearer, call, isEnvelope, userTokens } from "./helpers.ts"
 
 let lastWriteHeadRaw = false
@@ -100,7 +108,9 @@ describe("request limits", () => {
       assert.deepStrictEqual(usageOf(usage, a!), { vehicleId: a!, accepted: 4, limited: 2, maxInWindow: 3 })
       assert.deepStrictEqual(usageOf(usage, b!), { vehicleId: b!, accepted: 1, limited: 0, maxInWindow: 1 })
       assert.deepStrictEqual(usage.application, { accepted: 5, limited: 2, maxInWindow: 3 })
-      assert.deepStrictEqual(usage.limits, { perVehicle: { limit: 3, windowMillis: 10_000 }, perApplication: null })
+      assert.strictEqual(usage.limits.perVehicle?.limit, 3)
+      assert.isTrue(Duration.equals(usage.limits.perVehicle!.window, Duration.seconds(10)))
+      assert.isNull(usage.limits.perApplication)
     }).pipe(Effect.provide(Loopback({ perVehicle: { limit: 3, window: "10 seconds" } }))))
 
   it.effect("legacy: a read on the fast path counts one, a batch one per entry (refused whole)", () =>
@@ -174,7 +184,8 @@ describe("request limits", () => {
       assert.deepStrictEqual(usage.tokenGrants, { total: 4, authorizationCode: 1, refreshToken: 1, clientCredentials: 2 })
       assert.strictEqual(usage.tokenRequests, 5)
       assert.deepStrictEqual(usage.vehicles, [{ vehicleId, accepted: 8, limited: 0, maxInWindow: 7 }])
-      assert.strictEqual(usage.vehicleWindowMillis, 1000)
+      assert.isTrue(Duration.equals(usage.vehicleWindow, Duration.seconds(1)))
+      assert.isTrue(Duration.equals(usage.applicationWindow, DEFAULT_COUNT_WINDOW))
       yield* sim.resetUsage
       const after = yield* sim.usage
       assert.deepStrictEqual([after.vehicles, after.tokenGrants.total, after.tokenRequests], [[], 0, 0])
@@ -214,6 +225,9 @@ describe("request limits", () => {
       assertLimited(yield* get(sim.url, `/v3/vehicles/${vehicleId}/signals`, headers), VEHICLE_RATE_LIMITED, "30")
       const usage = yield* call("GET", "/_simulator/usage")
       assert.deepStrictEqual(usage.json.vehicles, [{ vehicleId, accepted: 1, limited: 1, maxInWindow: 1 }])
+      // JSON has no duration: the windows are numbers of milliseconds there, named so
+      assert.deepStrictEqual(usage.json.limits, { perVehicle: { limit: 1, windowMillis: 30_000 }, perApplication: null })
+      assert.deepStrictEqual([usage.json.vehicleWindowMillis, usage.json.applicationWindowMillis], [30_000, 1_000])
       assert.strictEqual(usage.json.tokenGrants.clientCredentials, 1)
       assert.strictEqual((yield* call("DELETE", "/_simulator/usage")).status, 204)
       assert.deepStrictEqual((yield* call("GET", "/_simulator/usage")).json.vehicles, [])
@@ -229,5 +243,46 @@ describe("request limits", () => {
       assert.isTrue(Exit.isFailure(exit))
       const error = Exit.isFailure(exit) ? exit.cause.reasons[0] : undefined
       assert.isTrue(error?._tag === "Fail" && error.error instanceof RateLimitConfigError)
+    }).pipe(Effect.provide(Loopback())))
+
+  it.effect("a window is at most a day: longer is a 400 naming it (an InvalidArgument in-process); retry-after whole seconds", () =>
+    Effect.gen(function*() {
+      const sim = yield* Simulator
+      const put = (json: unknown) => call("PUT", "/_simulator/rate-limits", { json })
+      for (const window of [1e300, Duration.toMillis(MAX_WINDOW) + 1, "2 days"]) {
+        const refused = yield* put({ perApplication: { limit: 1, window } })
+        assert.strictEqual(refused.status, 400, String(window))
+        assert.include(refused.json.errors[0].detail, "perApplication.window", String(window))
+        assert.include(refused.json.errors[0].detail, "at most a day", String(window))
+      }
+      assert.deepStrictEqual((yield* call("GET", "/_simulator/rate-limits")).json.limits, { perVehicle: null, perApplication: null })
+      const exit = yield* Effect.exit(sim.setRateLimits({ perVehicle: { limit: 1, window: 1e300 } }))
+      assert.isTrue(Exit.isFailure(exit))
+      // the longest window: a 429 says when it ends in whole decimal seconds
+      const set = yield* put({ perApplication: { limit: 1, window: "1 day" } })
+      assert.deepStrictEqual(set.json.limits.perApplication, { limit: 1, windowMillis: 86_400_000 })
+      const token = yield* appToken
+      const vehicleId = sim.data.vehicleIds[0]!
+      const headers = { ...bearer(token), "sc-user-id": sim.data.connectionOf(vehicleId)!.userId }
+      yield* TestClock.adjust("1 hour")
+      assert.strictEqual((yield* get(sim.url, `/v3/vehicles/${vehicleId}/signals`, headers)).status, 200)
+      assertLimited(yield* get(sim.url, `/v3/vehicles/${vehicleId}/signals`, headers), APPLICATION_RATE_LIMITED, "82800")
+      for (const [options, field] of [
+        [{ perApplication: { limit: 1, window: 1e300 } }, "rateLimit.perApplication"],
+        [{ perVehicle: { limit: 1, window: "25 hours" } }, "rateLimit.perVehicle"],
+        [{ perVehicle: { limit: 0, window: "1 second" } }, "rateLimit.perVehicle"]
+      ] as const) {
+        let error: unknown = undefined
+        try {
+          simulatorLayer({ rateLimit: options })
+        } catch (e) {
+          error = e
+        }
+        assert.instanceOf(error, InvalidArgument, field)
+        assert.strictEqual((error as InvalidArgument).field, field)
+      }
+      assert.doesNotThrow(() => simulatorLayer({ rateLimit: { perVehicle: { limit: 1, window: MAX_WINDOW } } }))
+      // whatever the seconds, delta-seconds: digits only
+      assert.deepStrictEqual([1e297, 0.2, 29.5, Number.NaN].map(retryAfterValue), ["86400", "1", "30", "86400"])
     }).pipe(Effect.provide(Loopback())))
 })

@@ -1,16 +1,18 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Layer } from "effect"
+import { DateTime, Effect, Layer } from "effect"
 import { FetchHttpClient } from "effect/http"
 import { TestClock } from "effect/testing"
 import { InvalidArgument } from "@connected-vehicle/schema/InvalidArgument"
 import { layer, layerRoots, layerTest, Simulator } from "../src/Simulator.ts"
 import type { SimulatorOptions } from "../src/Simulator.ts"
-import { DEPRECATION_MILLIS, MIGRATION_GUIDE_PATH } from "../src/Sunset.ts"
+import { DEPRECATION_DATE, deprecationHeaders, guideResponse, isRetired, MIGRATION_GUIDE_PATH, retiredResponse } from "../src/Sunset.ts"
 import { appToken, bearer, call, isEnvelope, userTokens } from "./helpers.ts"
 import { openRaw, rawRequest } from "./raw.ts"
 import type { Reply } from "./helpers.ts"
 
 const loopback = (options: SimulatorOptions = {}) => Layer.mergeAll(layer({ ...options, port: 0 }), FetchHttpClient.layer)
+
+const DEPRECATION_EPOCH = DateTime.toEpochMillis(DEPRECATION_DATE)
 
 /** A removal date given to the simulator (the spec gives none). */
 const REMOVAL = "2027-06-01T00:00:00Z"
@@ -191,7 +193,7 @@ describe("v2.0 deprecation", () => {
 
   it.effect("the deprecation date does not retire anything", () =>
     Effect.gen(function*() {
-      yield* TestClock.setTime(DEPRECATION_MILLIS + 86_400_000)
+      yield* TestClock.setTime(DEPRECATION_EPOCH + 86_400_000)
       const { user, vehicles } = yield* owner
       const { access } = yield* userTokens({ userId: user.id })
       const read = yield* call("GET", `/v2.0/vehicles/${vehicles[0]!.id}/vin`, { headers: bearer(access) })
@@ -227,8 +229,14 @@ describe("v2.0 deprecation", () => {
       [{ legacySunset: new Date("nope") }, "legacySunset"],
       // before the deprecation date (RFC 9745: Sunset is not before Deprecation)
       [{ legacySunset: "2026-06-01" }, "legacySunset"],
-      [{ legacySunset: DEPRECATION_MILLIS - 1 }, "legacySunset"],
+      [{ legacySunset: DEPRECATION_EPOCH - 1 }, "legacySunset"],
       [{ legacySunset: new Date("2026-11-30T23:59:59Z") }, "legacySunset"],
+      // at or after 10000-01-01: the Sunset header is an IMF-fixdate, a 4-digit year
+      [{ legacySunset: "99999" }, "legacySunset"],
+      [{ legacySunset: "10000-01-01" }, "legacySunset"],
+      [{ legacySunset: 8.64e15 }, "legacySunset"],
+      [{ legacySunset: Date.UTC(10000, 0, 1) }, "legacySunset"],
+      [{ legacySunset: new Date("9999-12-31T23:00:00-05:00") }, "legacySunset"],
       [{ retireLegacy: "afterSunset" }, "retireLegacy"]
     ] as const
     for (const [options, field] of cases) {
@@ -244,7 +252,7 @@ describe("v2.0 deprecation", () => {
       }
     }
     // the deprecation date itself is a removal date
-    assert.doesNotThrow(() => layer({ legacySunset: DEPRECATION_MILLIS }))
+    assert.doesNotThrow(() => layer({ legacySunset: DEPRECATION_EPOCH }))
     let early: unknown = undefined
     try {
       layer({ legacySunset: "2026-06-01" })
@@ -253,5 +261,58 @@ describe("v2.0 deprecation", () => {
     }
     assert.include((early as InvalidArgument).message, "not earlier than the v2.0 deprecation date, 2026-12-01")
     assert.include((early as InvalidArgument).message, "2026-06-01T00:00:00.000Z")
+    // the last instant an IMF-fixdate writes is a removal date
+    assert.doesNotThrow(() => layer({ legacySunset: Date.UTC(10000, 0, 1) - 1 }))
+    let late: unknown = undefined
+    try {
+      layer({ legacySunset: "99999" })
+    } catch (e) {
+      late = e
+    }
+    assert.include((late as InvalidArgument).message, "before 10000-01-01")
+  })
+
+  it.effect("legacySunset: the last year an IMF-fixdate writes is served as Sunset", () =>
+    Effect.gen(function*() {
+      const { vehicles } = yield* owner
+      const sim = yield* Simulator
+      const { access } = yield* userTokens({ userId: sim.data.connectionOf(vehicles[0]!.id)!.userId })
+      const reply = yield* call("GET", `/v2.0/vehicles/${vehicles[0]!.id}/vin`, { headers: bearer(access) })
+      yield* assertDeprecated(reply, "odometer", "Fri, 31 Dec 9999 00:00:00 GMT")
+    }).pipe(Effect.provide(loopback({ seed: 5, legacySunset: "9999-12-31" }))))
+
+  it("the Sunset utilities take dates (a DateTime, a Date, epoch milliseconds, an ISO 8601 string); anything else is an InvalidArgument naming it", () => {
+    assert.strictEqual(DateTime.formatIso(DEPRECATION_DATE), "2026-12-01T00:00:00.000Z")
+    for (const sunset of [REMOVAL, new Date(REMOVAL), DateTime.makeUnsafe(REMOVAL), Date.parse(REMOVAL)]) {
+      const headers = deprecationHeaders("http://127.0.0.1:4010", sunset)
+      assert.strictEqual(headers["sunset"], REMOVAL_HTTP_DATE)
+      assert.strictEqual(headers["deprecation"], "@1796083200")
+      assert.isTrue(isRetired("afterSunset", DateTime.makeUnsafe(REMOVAL), sunset))
+      assert.isFalse(isRetired("afterSunset", new Date("2027-05-31T23:59:59Z"), sunset))
+      assert.strictEqual(retiredResponse("http://127.0.0.1:4010", sunset).status, 410)
+      assert.strictEqual(guideResponse(sunset).status, 200)
+    }
+    assert.isUndefined(deprecationHeaders("http://127.0.0.1:4010")["sunset"])
+    assert.isFalse(isRetired("afterSunset", REMOVAL))
+    assert.isTrue(isRetired(true, DEPRECATION_DATE))
+    for (const [call, field] of [
+      [() => deprecationHeaders("http://127.0.0.1:4010", "2027-02-30"), "sunset"],
+      [() => retiredResponse("http://127.0.0.1:4010", Number.NaN), "sunset"],
+      [() => guideResponse(new Date("nope")), "sunset"],
+      [() => isRetired("afterSunset", "soon", REMOVAL), "now"],
+      [() => deprecationHeaders("http://127.0.0.1:4010", "99999"), "sunset"],
+      [() => retiredResponse("http://127.0.0.1:4010", 8.64e15), "sunset"],
+      [() => guideResponse("10000-01-01"), "sunset"],
+      [() => isRetired("afterSunset", REMOVAL, Date.UTC(10000, 0, 1)), "sunset"]
+    ] as const) {
+      let error: unknown = undefined
+      try {
+        call()
+      } catch (e) {
+        error = e
+      }
+      assert.instanceOf(error, InvalidArgument)
+      assert.strictEqual((error as InvalidArgument).field, field)
+    }
   })
 })

@@ -9,7 +9,11 @@
  * request served), a body cut after the head, a stalled body, many requests
  * at once of which some are cut, stalled or never answered (each its own
  * outcome), interruption releasing the connection, the response size limit,
- * and redirects.
+ * and redirects; and, through the transport on the client, the same outcome
+ * whatever the client: a body that is not UTF-8 (a 2xx an `InvalidResponse`
+ * saying so, an error status the reason of its status), a 2xx body over the
+ * client's size limit (an `InvalidResponse` naming it) and a refused
+ * connection (a `Connection` with `sent: false`).
  *
  * {@link suiteInProcess}: a client answered in the same process, with no
  * server and no socket (the in-memory simulator client of
@@ -31,6 +35,7 @@ import { HttpClientRequest } from "effect/http"
 import type { HttpClient } from "effect/http"
 import { failures, responseLimit, withClient } from "./internal/behaviourFailures.ts"
 import * as InProcess from "./internal/behaviourInProcess.ts"
+import { transportOutcomes } from "./internal/behaviourTransport.ts"
 import * as Server from "./internal/server.ts"
 
 /**
@@ -79,6 +84,7 @@ export const suite = (name: string, layer: Layer.Layer<HttpClient.HttpClient>, o
     failures(layer)
     responseLimit(layer, options?.maxResponseBytes)
     redirects(layer, options)
+    transportOutcomes(layer, options?.maxResponseBytes)
   })
 }
 

@@ -181,8 +181,10 @@ export class UnexpectedStatus extends Schema.TaggedError<UnexpectedStatus>()("Un
 }
 
 /**
- * A successful response whose body does not match the endpoint's schema
- * (including malformed JSON). Not retryable.
+ * A successful response whose body the endpoint cannot use: not UTF-8, over
+ * the client's size limit, not JSON, or not matching the endpoint's schema.
+ * `description` says which: the first three are written "the body is ...",
+ * the last is the schema's message. Not retryable.
  *
  * @example
  * ```ts
@@ -201,7 +203,10 @@ export class InvalidResponse extends Schema.TaggedError<InvalidResponse>()("Inva
     return false
   }
   override get message() {
-    return `Response body of ${this.method} ${this.url} (${this.status}) does not match its schema: ${this.description}`
+    // a body refused before the schema (not UTF-8, too large, not JSON) says so, not that it does not match
+    return this.description.startsWith("the body ")
+      ? `Response body of ${this.method} ${this.url} (${this.status}) refused: ${this.description}`
+      : `Response body of ${this.method} ${this.url} (${this.status}) does not match its schema: ${this.description}`
   }
 }
 

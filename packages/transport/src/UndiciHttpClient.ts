@@ -53,17 +53,19 @@ import { type Target, targetOf } from "./internal/target.ts"
  */
 export interface Options {
   /**
-   * The largest response body accepted, in bytes, an integer of at least 1,
-   * or `Infinity` for no limit (default {@link defaultMaxResponseBytes}); a larger one is cut off as it
+   * The largest response body accepted, in bytes, a safe integer of at least
+   * 1, or `Infinity` for no limit (default {@link defaultMaxResponseBytes}); a larger one is cut off as it
    * arrives, its connection released, and reading it fails with a
-   * `DecodeError` naming the limit. {@link MaxResponseBytes} overrides it
+   * `DecodeError` naming the limit, whose cause is a `ResponseTooLarge`
+   * (`@connected-vehicle/transport/ResponseTooLarge`). {@link MaxResponseBytes} overrides it
    * for the effects it is provided to.
    */
   readonly maxResponseBytes?: number | undefined
   /**
-   * Connections per origin of the dispatcher {@link layer} creates, an
+   * Connections per origin of the dispatcher {@link layer} creates, a safe
    * integer of at least 1 (default {@link defaultConnections}); more
-   * concurrent requests wait for one.
+   * concurrent requests wait for one. {@link make} checks it by the same
+   * rule, but the dispatcher it is given keeps its own limit.
    */
   readonly connections?: number | undefined
 }
@@ -99,8 +101,8 @@ export const defaultConnections = 64
 
 /**
  * The response size limit of the requests sent in an effect, overriding the
- * client's `maxResponseBytes` (e.g. for one call): an integer of at least 1
- * or `Infinity` (any other value fails each request, before sending it, with an
+ * client's `maxResponseBytes` (e.g. for one call): a safe integer of at
+ * least 1 or `Infinity` (any other value fails each request, before sending it, with an
  * `EncodeError` whose cause is an `InvalidArgument` naming
  * `MaxResponseBytes`: the transport's `InvalidRequest`).
  *
@@ -123,7 +125,9 @@ export const MaxResponseBytes = Context.Reference<number | undefined>(
 /**
  * The client on a dispatcher (an undici `Agent`, `Pool`, `Client`, or a
  * dispatcher with interceptors). An invalid option (see {@link Options})
- * throws an `InvalidArgument` naming it.
+ * throws an `InvalidArgument` naming it, `connections` included, although
+ * the dispatcher keeps its own connection limit (set it on the dispatcher);
+ * options that are not an object (nor `undefined`) one naming `options`.
  *
  * @example
  * ```ts
@@ -135,8 +139,11 @@ export const MaxResponseBytes = Context.Reference<number | undefined>(
  * @since 0.1.0
  * @category constructors
  */
-export const make = (dispatcher: Dispatcher, options?: Options): HttpClient.HttpClient => {
+export const make = (dispatcher: Dispatcher, given?: Options): HttpClient.HttpClient => {
+  const options = optionsOf(given)
   const configured = count("maxResponseBytes", options?.maxResponseBytes, defaultMaxResponseBytes, true)
+  // the dispatcher's own limit applies: checked only, as `layer` checks it
+  count("connections", options?.connections, defaultConnections)
   // `given`: the request the client was given, when Effect's client span sends another (with its trace context)
   const send = (
     request: HttpClientRequest.HttpClientRequest,
@@ -218,7 +225,8 @@ export const make = (dispatcher: Dispatcher, options?: Options): HttpClient.Http
  * `connections` per origin), closed with the layer. Without options it is
  * the same layer at every call, so that the layers built together (the
  * SDK's convenience layers side by side, say) share one dispatcher. An
- * invalid option (see {@link Options}) throws an `InvalidArgument` naming it.
+ * invalid option (see {@link Options}) throws an `InvalidArgument` naming it,
+ * and options that are not an object (nor `undefined`) one naming `options`.
  *
  * @example
  * ```ts
@@ -234,7 +242,8 @@ export const make = (dispatcher: Dispatcher, options?: Options): HttpClient.Http
  * @since 0.1.0
  * @category layers
  */
-export const layer = (options?: Options): Layer.Layer<HttpClient.HttpClient> => {
+export const layer = (given?: Options): Layer.Layer<HttpClient.HttpClient> => {
+  const options = optionsOf(given)
   if (options === undefined) return defaultLayer
   count("maxResponseBytes", options.maxResponseBytes, defaultMaxResponseBytes, true)
   return layerWith(options, count("connections", options.connections, defaultConnections))
@@ -256,21 +265,44 @@ const defaultLayer = layerWith(undefined, defaultConnections)
 
 const isCount = (value: unknown): value is number => typeof value === "number" && Number.isSafeInteger(value) && value >= 1
 
-/** An option of {@link Options}: `fallback` when it is `undefined`, else an integer of at least 1 (an `InvalidArgument` naming `field` is thrown). */
+// what was given, as a message shows it: a number as it is, a string quoted (cut short), else its kind
+const shown = (value: unknown): string => {
+  if (typeof value === "string") return JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}...` : value)
+  if (typeof value === "number" || typeof value === "boolean" || value === null) return String(value)
+  if (typeof value === "bigint") return `${value}n (a bigint)`
+  return Array.isArray(value) ? "an array" : typeof value === "object" ? "an object" : `a ${typeof value}`
+}
+
+// the `InvalidArgument` of a count that is not a safe integer of at least 1 (or `Infinity`, where allowed)
+const notACount = (field: string, value: unknown, infinite: boolean): InvalidArgument =>
+  new InvalidArgument({
+    field,
+    message: `${field}: Expected a safe integer from 1 to ${Number.MAX_SAFE_INTEGER} (Number.MAX_SAFE_INTEGER)${
+      infinite ? " or Infinity (no limit)" : ""
+    }, got ${shown(value)}`
+  })
+
+/** The options as given from JavaScript: `undefined` or an object (not an array), else an `InvalidArgument` naming `options` is thrown. */
+const optionsOf = (given: unknown): Options | undefined => {
+  if (given === undefined || (typeof given === "object" && given !== null && !Array.isArray(given))) {
+    return given as Options | undefined
+  }
+  throw new InvalidArgument({
+    field: "options",
+    message: `options: Expected an object ({ maxResponseBytes?, connections? }) or undefined, got ${shown(given)}`
+  })
+}
+
+/** An option of {@link Options}: `fallback` when it is `undefined`, else a safe integer of at least 1 (an `InvalidArgument` naming `field` is thrown). */
 const count = (field: string, value: number | undefined, fallback: number, infinite = false): number => {
   if (value === undefined) return fallback
-  if (!(isCount(value) || (infinite && value === Infinity))) {
-    throw new InvalidArgument({ field, message: `${field}: Expected an integer of at least 1${infinite ? " or Infinity (no limit)" : ""}, got ${String(value)}` })
-  }
+  if (!(isCount(value) || (infinite && value === Infinity))) throw notACount(field, value, infinite)
   return value
 }
 
-/** The limit of a request: {@link MaxResponseBytes} when it is set (an integer of at least 1, else an `InvalidArgument` naming it), else `configured`. */
+/** The limit of a request: {@link MaxResponseBytes} when it is set (a safe integer of at least 1, else an `InvalidArgument` naming it), else `configured`. */
 const limitOf = (given: number | undefined, configured: number): number | InvalidArgument =>
-  given === undefined ? configured : isCount(given) || given === Infinity ? given : new InvalidArgument({
-    field: "MaxResponseBytes",
-    message: `MaxResponseBytes: Expected an integer of at least 1 or Infinity (no limit), got ${String(given)}`
-  })
+  given === undefined ? configured : isCount(given) || given === Infinity ? given : notACount("MaxResponseBytes", given, true)
 
 // undici's refusal of a request's options (its documented error code: a dispatcher of another copy of undici too)
 const isInvalidArgument = (cause: Error): boolean =>

@@ -57,6 +57,19 @@ export * as RequestNotSent from "./RequestNotSent.ts"
  */
 export * as Retry from "./Retry.ts"
 /**
+ * What an `HttpClient` says of a response body over its size limit.
+ *
+ * @example
+ * ```ts
+ * import { ResponseTooLarge } from "@connected-vehicle/transport"
+ *
+ * const limit = ResponseTooLarge.tooLargeIn(new ResponseTooLarge.ResponseTooLarge(1024))?.limit // 1024
+ * ```
+ * @since 0.3.0
+ * @category modules
+ */
+export * as ResponseTooLarge from "./ResponseTooLarge.ts"
+/**
  * The `Retry-After` response header.
  *
  * @example
@@ -136,3 +149,17 @@ export * as ConfigurationError from "./ConfigurationError.ts"
  * @category modules
  */
 export * as DurationVariable from "./DurationVariable.ts"
+
+/**
+ * Keyword settings read from the environment, in any case (`Keyword`).
+ *
+ * @example
+ * ```ts
+ * import { Setting } from "@connected-vehicle/transport"
+ *
+ * const mode = Setting.Keyword(["fast", "safe"])
+ * ```
+ * @since 0.3.0
+ * @category modules
+ */
+export * as Setting from "./Setting.ts"

@@ -244,12 +244,13 @@ describe("UndiciHttpClient", () => {
       assert.strictEqual(failure.reason._tag, "DecodeError")
     }).pipe(Effect.scoped))
 
-  it("maxResponseBytes (or Infinity) and connections must be integers of at least 1: make and layer throw an InvalidArgument naming the option", () => {
+  it("maxResponseBytes (or Infinity) and connections must be safe integers of at least 1: make and layer throw an InvalidArgument naming the option", () => {
     const agent = new Agent()
-    for (const value of [Number.NaN, -1, 0, 1.5, Number.POSITIVE_INFINITY, Number.NEGATIVE_INFINITY, "1000" as unknown as number]) {
+    for (const value of [Number.NaN, -1, 0, 1.5, 2 ** 60, Number.POSITIVE_INFINITY, Number.NEGATIVE_INFINITY, "1000" as unknown as number]) {
       for (const [field, build] of [
         ["maxResponseBytes", () => UndiciHttpClient.make(agent, { maxResponseBytes: value })],
         ["maxResponseBytes", () => UndiciHttpClient.layer({ maxResponseBytes: value })],
+        ["connections", () => UndiciHttpClient.make(agent, { connections: value })],
         ["connections", () => UndiciHttpClient.layer({ connections: value })]
       ] as const) {
         // no limit: Infinity
@@ -262,13 +263,70 @@ describe("UndiciHttpClient", () => {
         }
         assert.instanceOf(thrown, InvalidArgument, `${field} ${String(value)}`)
         assert.strictEqual((thrown as InvalidArgument).field, field)
-        assert.include((thrown as InvalidArgument).message, `${field}: Expected an integer of at least 1`)
+        assert.include((thrown as InvalidArgument).message, `${field}: Expected a safe integer from 1 to 9007199254740991`)
       }
     }
     UndiciHttpClient.make(agent, { maxResponseBytes: 1, connections: 1 })
+    UndiciHttpClient.make(agent, { maxResponseBytes: Number.MAX_SAFE_INTEGER, connections: Number.MAX_SAFE_INTEGER })
     UndiciHttpClient.layer({ maxResponseBytes: 1, connections: 1 })
     UndiciHttpClient.make(agent, { maxResponseBytes: Number.POSITIVE_INFINITY })
     UndiciHttpClient.layer({ maxResponseBytes: Number.POSITIVE_INFINITY })
+    void agent.close()
+  })
+
+  it("the message shows the value given by its type: a string quoted, a number as it is, another value by its kind", () => {
+    const messageOf = (options: object): string => {
+      try {
+        UndiciHttpClient.layer(options as UndiciHttpClient.Options)
+      } catch (e) {
+        assert.instanceOf(e, InvalidArgument)
+        return (e as InvalidArgument).message
+      }
+      throw new Error("accepted")
+    }
+    assert.match(messageOf({ maxResponseBytes: "10" }), /, got "10"$/)
+    assert.match(messageOf({ connections: "64" }), /, got "64"$/)
+    assert.match(messageOf({ maxResponseBytes: 10.5 }), /, got 10\.5$/)
+    assert.match(messageOf({ maxResponseBytes: 2 ** 60 }), /safe integer .*, got 1152921504606847000$/)
+    assert.match(messageOf({ connections: 10n }), /, got 10n \(a bigint\)$/)
+    assert.match(messageOf({ connections: [8] }), /, got an array$/)
+    assert.match(messageOf({ connections: null }), /, got null$/)
+    assert.match(messageOf({ connections: "x".repeat(100) }), /, got "x{40}\.\.\."$/)
+  })
+
+  it("options from JavaScript: a value that is not an object is an InvalidArgument naming options; an option is described, never converted", () => {
+    const agent = new Agent()
+    const thrownBy = (build: () => unknown): InvalidArgument => {
+      try {
+        build()
+      } catch (e) {
+        assert.instanceOf(e, InvalidArgument)
+        return e as InvalidArgument
+      }
+      throw new Error("accepted")
+    }
+    for (const [given, shown] of [[null, "null"], [5, "5"], ["x", "\"x\""], [[], "an array"], [true, "true"], [() => 1, "a function"]] as const) {
+      for (const build of [() => UndiciHttpClient.layer(given as never), () => UndiciHttpClient.make(agent, given as never)]) {
+        const error = thrownBy(build)
+        assert.strictEqual(error.field, "options", String(given))
+        assert.match(error.message, new RegExp(`^options: Expected an object .*, got ${shown.replace(/[()[\]]/g, "\\$&")}$`))
+      }
+    }
+    const hostile = [Object.create(null), { toString: () => { throw new Error("boom") } }, { [Symbol.toPrimitive]: () => { throw new Error("boom") } }]
+    for (const value of hostile) {
+      for (const [field, build] of [
+        ["maxResponseBytes", () => UndiciHttpClient.layer({ maxResponseBytes: value })],
+        ["connections", () => UndiciHttpClient.make(agent, { connections: value })]
+      ] as const) {
+        const error = thrownBy(build)
+        assert.strictEqual(error.field, field)
+        assert.match(error.message, /, got an object$/)
+      }
+    }
+    // undefined is no options; an object of options, a class instance too
+    UndiciHttpClient.layer(undefined)
+    UndiciHttpClient.make(agent, undefined)
+    UndiciHttpClient.make(agent, new (class { readonly connections = 2 })())
     void agent.close()
   })
 
@@ -281,7 +339,7 @@ describe("UndiciHttpClient", () => {
         )
         assert.strictEqual(error.reason._tag, "EncodeError")
         assert.instanceOf(error.reason.cause, InvalidArgument)
-        assert.include(error.message, "MaxResponseBytes: Expected an integer of at least 1")
+        assert.include(error.message, "MaxResponseBytes: Expected a safe integer from 1 to 9007199254740991")
       }
       assert.strictEqual(s.requests.length, 0)
     }).pipe(Effect.scoped))

@@ -245,5 +245,5 @@ export const deprecationWarningsOf = (): WarningLevel | InvalidArgumentError => 
   )
   return Exit.isSuccess(fromEnv)
     ? fromEnv.value.deprecationWarnings
-    : invalid("CONNECTED_VEHICLE_DEPRECATION_WARNINGS", "Expected off, warn, info or debug")
+    : invalid("CONNECTED_VEHICLE_DEPRECATION_WARNINGS", "Expected off, warn, info or debug (any case)")
 }

@@ -12,6 +12,7 @@ import type { BurstEvent, BurstInput, BurstValue, GroundTruth } from "../Burst.t
 import { BURST_SIGNALS, DEFAULT_BURST_SIGNALS, MAX_BURST_EVENTS, MAX_POISON_EVENTS } from "../Burst.ts"
 import type { Engine, WebhookRecord } from "./deliveryEngine.ts"
 import { deliverable, iso } from "./deliveryEngine.ts"
+import { forbiddenIn } from "./deliveryEvents.ts"
 import { fail, RETRY_OFFSETS_MILLIS } from "./deliveryPolicy.ts"
 
 /** Unit and range of the value of each burst signal. */
@@ -26,11 +27,16 @@ const ranges: Record<string, readonly [unit: string, low: number, high: number]>
   "internalcombustionengine-oillife": ["percent", 0, 100]
 }
 
-/** A signal value of a planned event: `at` is its `oemUpdatedAt`. */
+/**
+ * A signal value of a planned event: `at` is its `oemUpdatedAt`; `forbidden`
+ * the status the event carries instead when the vehicle's connection may not
+ * read the signal (as the REST reads show it).
+ */
 export interface PlannedValue {
   readonly definition: SignalDefinition
   readonly body: { readonly unit: string; readonly value: number }
   readonly at: number
+  readonly forbidden: ReturnType<typeof forbiddenIn>
 }
 
 /** A distinct event of a burst; `slot` is its vehicle's position among the burst's vehicles. */
@@ -129,13 +135,19 @@ const poisonOf = (ids: ReadonlyArray<string> | undefined) => {
 }
 
 /** The signal values of one event: a non-empty seeded subset of the signals the vehicle has. */
-const valuesOf = (random: () => number, supported: ReadonlyArray<SignalDefinition>, at: number): Array<PlannedValue> => {
+const valuesOf = (
+  random: () => number,
+  supported: ReadonlyArray<SignalDefinition>,
+  at: number,
+  forbidden: (definition: SignalDefinition) => PlannedValue["forbidden"]
+): Array<PlannedValue> => {
   let chosen = supported.filter(() => random() < 0.5)
   if (chosen.length === 0) chosen = [supported[Math.floor(random() * supported.length)]!]
   return chosen.map((definition) => {
     const [unit, low, high] = ranges[definition.code]!
     // + 0: a negative value rounded to zero is 0, not -0 (which JSON cannot carry)
-    return { definition, body: { unit, value: Math.round((low + random() * (high - low)) * 10) / 10 + 0 }, at }
+    const body = { unit, value: Math.round((low + random() * (high - low)) * 10) / 10 + 0 }
+    return { definition, body, at, forbidden: forbidden(definition) }
   })
 }
 
@@ -184,7 +196,9 @@ export const plan = (engine: Engine, input: BurstInput, burstNumber: number) =>
     const planned: Array<PlannedEvent> = []
     const make = (eventId: string, at: number, isPoison: boolean) => {
       const slot = Math.floor(random() * vehicleCount)
-      planned.push({ eventId, vehicle: vehicles[slot]!, slot, poison: isPoison, values: valuesOf(random, supported[slot]!, at) })
+      const vehicle = vehicles[slot]!
+      const values = valuesOf(random, supported[slot]!, at, (definition) => forbiddenIn(engine, vehicle, definition))
+      planned.push({ eventId, vehicle, slot, poison: isPoison, values })
     }
     for (let i = 0; i < events; i++) {
       const eventId = `evt_burst${burstNumber}_${seed >>> 0}_${i}`
@@ -220,12 +234,15 @@ export const plan = (engine: Engine, input: BurstInput, burstNumber: number) =>
 
 const valueView = (value: PlannedValue): BurstValue => ({ code: value.definition.code, body: value.body, oemUpdatedAt: iso(value.at) })
 
-/** The newest value of each (vehicle, signal) over the events that are not poison, by dataset order then code. */
+/** The values of an event its vehicle's connection may read (the others are delivered `FORBIDDEN`, without them). */
+const readable = (event: PlannedEvent) => event.values.filter((value) => value.forbidden === undefined)
+
+/** The newest readable value of each (vehicle, signal) over the events that are not poison, by dataset order then code. */
 export const newest = (plan: Plan) => {
   const latest = new Map<string, { readonly event: PlannedEvent; readonly value: PlannedValue }>()
   for (const event of plan.events) {
     if (event.poison) continue
-    for (const value of event.values) {
+    for (const value of readable(event)) {
       const key = `${event.vehicle.index} ${value.definition.code}`
       const known = latest.get(key)
       if (known === undefined || known.value.at < value.at) latest.set(key, { event, value })
@@ -243,7 +260,7 @@ export const groundTruth = (plan: Plan): GroundTruth => ({
     eventId: event.eventId,
     vehicleId: event.vehicle.id,
     poison: event.poison,
-    signals: event.values.map(valueView)
+    signals: readable(event).map(valueView)
   })),
   latest: newest(plan).map(({ event, value }) => ({ vehicleId: event.vehicle.id, eventId: event.eventId, ...valueView(value) })),
   poisonEventIds: plan.events.filter((e) => e.poison).map((e) => e.eventId)

@@ -64,11 +64,11 @@ const settle = (running: Running, count: number) => {
 const eventOf = (engine: Engine, event: PlannedEvent, meta: AttemptMeta): DeliveredEvent => {
   const v = event.vehicle
   const { user, vehicle, vehicleId } = vehicleEventBase(engine, v, engine.data.connectionUser[v.index]!)
-  const signals = event.values.map((value) => ({
-    ...ref(value.definition),
-    body: value.body,
-    meta: { oemUpdatedAt: utc(value.at), fetchedAt: meta.deliveredAt }
-  }))
+  const signals = event.values.map((value) =>
+    value.forbidden !== undefined
+      ? { ...ref(value.definition), status: value.forbidden }
+      : { ...ref(value.definition), body: value.body, meta: { oemUpdatedAt: utc(value.at), fetchedAt: meta.deliveredAt } }
+  )
   return {
     eventId: event.eventId,
     eventType: "VEHICLE_STATE",

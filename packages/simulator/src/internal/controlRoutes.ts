@@ -54,8 +54,9 @@ export const control = (
       const q = request.url.indexOf("?")
       const query = new URLSearchParams(q === -1 ? "" : request.url.slice(q + 1))
       const limit = query.get("limit")
-      if ([...query.keys()].some((key) => key !== "limit") || (limit !== null && !/^[1-9]\d{0,8}$/.test(limit))) {
-        return bad(`The only query parameter is limit, the newest entries to answer: a whole number of at least 1`)
+      const once = query.getAll("limit").length <= 1
+      if ([...query.keys()].some((key) => key !== "limit") || !once || (limit !== null && !/^[1-9]\d{0,8}$/.test(limit))) {
+        return bad(`The only query parameter is limit, once, the newest entries to answer: a whole number of at least 1`)
       }
       return Effect.succeed(HttpServerResponse.jsonUnsafe({ requests: state.requests(limit === null ? undefined : Number(limit)) }))
     }

@@ -9,10 +9,9 @@
  *
  * @internal
  */
-import { LegacyEndpoints } from "@connected-vehicle/schema/Legacy"
+import { LegacyReads } from "@connected-vehicle/schema/Legacy"
 import type { Grant } from "../State.ts"
 import { routeOf } from "./paths.ts"
-import { legacyReads } from "./render.ts"
 
 /** The 403 detail of a user token on v3 (section 5.2: v3 takes client-credentials tokens). */
 export const APP_TOKEN_ONLY = "This endpoint takes an application token (client-credentials grant), not a user token."
@@ -34,7 +33,7 @@ export const credentialProblem = (method: string, path: string, grant: Grant | u
   if (route === undefined) return undefined
   if (route.group !== "legacy") return grant._tag === "App" ? undefined : APP_TOKEN_ONLY
   if (grant._tag !== "User") return USER_TOKEN_ONLY
-  if (!Object.hasOwn(legacyReads, route.endpoint)) return undefined
-  const permission = LegacyEndpoints[legacyReads[route.endpoint as keyof typeof legacyReads]].permission
+  if (!Object.hasOwn(LegacyReads, route.endpoint)) return undefined
+  const permission = LegacyReads[route.endpoint as keyof typeof LegacyReads].permission
   return grant.scopes.has(permission) ? undefined : lacksPermission(permission)
 }

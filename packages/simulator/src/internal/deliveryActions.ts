@@ -59,6 +59,8 @@ const callbackOf = (field: string, uri: string) => {
   if ((url.protocol !== "http:" && url.protocol !== "https:") || url.username !== "" || url.password !== "") {
     return fail(400, `${field} must be an absolute http or https URL without credentials`)
   }
+  // a fragment is never sent: `#` (even an empty fragment) would only make two callbacks of one URL
+  if (url.href.includes("#")) return fail(400, `${field} must not have a fragment (#...)`)
   if (url.href.length > CALLBACK_URI_LIMIT) {
     return fail(400, `${field} is at most ${CALLBACK_URI_LIMIT} characters percent-encoded, got ${url.href.length}`)
   }
@@ -129,14 +131,19 @@ export const createWebhook = (engine: Engine, input: WebhookInput) =>
       data: dataSignals,
       createdAt: engine.now(),
       secret: key,
-      verification: "pending"
+      verification: "pending",
+      handshakes: 0
     }
     engine.webhooks.unshift(w)
     yield* verify(engine, w)
     return viewOf(w)
   })
 
-/** Changes a created webhook; a new `callbackUri` is verified again (awaited), a new `secret` signs the next attempts. */
+/**
+ * Changes a created webhook; a new `callbackUri`, or the same one of a webhook
+ * whose verification has not succeeded, is verified again (awaited), a new
+ * `secret` signs the next attempts.
+ */
 export const updateWebhook = (engine: Engine, webhookId: string, patch: WebhookPatch) =>
   Effect.gen(function*() {
     const w = yield* findWebhook(engine, webhookId)
@@ -148,7 +155,8 @@ export const updateWebhook = (engine: Engine, webhookId: string, patch: WebhookP
       ? ""
       : yield* callbackOf("errorCallbackUri", patch.errorCallbackUri)
     const secret = patch.secret === undefined ? w.secret : yield* secretOf(patch.secret)
-    const changed = callbackUri !== w.callbackUri
+    // a callback named again while its verification has not succeeded (failed, or still pending) is verified again
+    const changed = callbackUri !== w.callbackUri || (patch.callbackUri !== undefined && w.verification !== "succeeded")
     const enabled = patch.isEnabled === true && !w.isEnabled
     w.name = name
     w.callbackUri = callbackUri

@@ -28,6 +28,7 @@ import {
 } from "./deliveryPolicy.ts"
 import type { Running } from "./burstRun.ts"
 import { post } from "./post.ts"
+import { DELIVERY_HEADER } from "./headers.ts"
 import { hmacHex } from "./signing.ts"
 
 /** A webhook created through the control surface. */
@@ -44,6 +45,8 @@ export interface WebhookRecord {
   /** Read at each attempt: a new one (`updateWebhook`) signs the retries of earlier events too. */
   secret: Redacted.Redacted<string>
   verification: WebhookView["verification"]
+  /** `VERIFY` handshakes started: only the last one started decides `verification`. */
+  handshakes: number
 }
 
 /** A subscription created through the control surface. */
@@ -73,6 +76,8 @@ export interface Engine {
   /** At most this many created webhooks, and open vehicle errors (`Delivery.make`'s `limits`). */
   readonly webhookLimit: number
   readonly errorLimit: number
+  /** Whether the connections' permissions are enforced: a signal one may not read is `FORBIDDEN` in events, as in the REST reads. */
+  readonly enforcePermissions: boolean
   webhooks: Array<WebhookRecord>
   subscriptions: Array<SubscriptionRecord>
   overrides: Map<string, Reading>
@@ -81,7 +86,7 @@ export interface Engine {
   signalChars: number
   readingsVersion: number
   errors: Map<string, InjectedError>
-  log: Array<DeliveryLogEntry>
+  log: Array<AttemptRecord>
   logged: number
   /** Bumped by reset: deliveries of an older generation stop before their next attempt. */
   generation: number
@@ -95,6 +100,7 @@ export const makeEngine = (options: {
   readonly data: Dataset
   readonly secret?: Redacted.Redacted<string> | string | undefined
   readonly limits?: ControlLimits | undefined
+  readonly enforcePermissions?: boolean | undefined
 }): Effect.Effect<Engine, never, Scope.Scope> =>
   Effect.gen(function*() {
     const { data } = options
@@ -116,6 +122,7 @@ export const makeEngine = (options: {
       now: () => clock.currentTimeMillisUnsafe(),
       webhookLimit: options.limits?.webhooks ?? WEBHOOK_LIMIT,
       errorLimit: options.limits?.vehicleErrors ?? VEHICLE_ERROR_LIMIT,
+      enforcePermissions: options.enforcePermissions ?? true,
       webhooks: [],
       subscriptions: [],
       overrides: new Map(),
@@ -153,8 +160,15 @@ export const encoder = new TextEncoder()
 
 export const newId = (prefix: string) => `${prefix}_${randomUUID().replaceAll("-", "")}`
 
+/**
+ * An attempt as the engine logs it: a `DeliveryLogEntry` with its latency in
+ * milliseconds (measured on `performance.now()`), made a `Duration` when
+ * the log is read.
+ */
+export type AttemptRecord = Omit<DeliveryLogEntry, "latency"> & { readonly latencyMillis: number }
+
 /** Adds an attempt to the log (a ring of the last {@link DELIVERY_LOG_LIMIT}). */
-export const record = (engine: Engine, entry: DeliveryLogEntry) => {
+export const record = (engine: Engine, entry: AttemptRecord) => {
   if (engine.log.length < DELIVERY_LOG_LIMIT) engine.log.push(entry)
   else engine.log[engine.logged % DELIVERY_LOG_LIMIT] = entry
   engine.logged++
@@ -165,7 +179,10 @@ export const loggedEntries = (engine: Engine): ReadonlyArray<DeliveryLogEntry> =
   const { log } = engine
   const n = log.length
   const oldest = n < DELIVERY_LOG_LIMIT ? 0 : engine.logged % DELIVERY_LOG_LIMIT
-  return Array.from({ length: n }, (_, i) => log[(oldest + i) % n]!)
+  return Array.from({ length: n }, (_, i) => {
+    const { latencyMillis, outcome, ...rest } = log[(oldest + i) % n]!
+    return { ...rest, latency: Duration.millis(latencyMillis), outcome }
+  })
 }
 
 export const clearLog = (engine: Engine): void => {
@@ -192,7 +209,8 @@ export const attempt = (
     const answer = yield* post(new URL(url), body, {
       "content-type": "application/json",
       "sc-signature": hmacHex(body, key),
-      "user-agent": USER_AGENT
+      "user-agent": USER_AGENT,
+      [DELIVERY_HEADER]: "1"
     }, readBody).pipe(
       Effect.timeoutOption(ATTEMPT_TIMEOUT),
       Effect.map(Option.match({
@@ -224,7 +242,7 @@ export interface DeliveryPlan {
   readonly retryOffsets: ReadonlyArray<number>
   readonly lostAck?: ((attempt: number) => boolean) | undefined
   readonly around?: (<A>(effect: Effect.Effect<A>) => Effect.Effect<A>) | undefined
-  readonly onAttempt?: ((entry: DeliveryLogEntry) => void) | undefined
+  readonly onAttempt?: ((entry: AttemptRecord) => void) | undefined
   /** Checked before each attempt: false stops the delivery (a cancelled burst). */
   readonly live?: (() => boolean) | undefined
 }
@@ -265,7 +283,7 @@ export const deliverWith = (
   const started = engine.generation
   const { now } = engine
   const live = () => engine.generation === started && (plan.live === undefined || plan.live())
-  const log = (entry: DeliveryLogEntry) => {
+  const log = (entry: AttemptRecord) => {
     record(engine, entry)
     plan.onAttempt?.(entry)
   }

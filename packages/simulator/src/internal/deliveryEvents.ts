@@ -8,13 +8,14 @@
  */
 import type { Trigger, VehicleErrorEntry } from "@connected-vehicle/schema/WebhookEvent"
 import { Effect, Fiber } from "effect"
-import type { DateTime } from "effect"
+import type { DateTime, Redacted } from "effect"
 import { randomBytes } from "node:crypto"
-import type { VehicleInfo } from "../Data.ts"
+import type { SignalDefinition, VehicleInfo } from "../Data.ts"
 import { readings, signalBody, signalStatus } from "../Data.ts"
 import type { Engine, SubscriptionRecord, WebhookRecord } from "./deliveryEngine.ts"
 import { attempt, deliver, deliverable, encodeEvent, encoder, fork, iso, newId, record, ref, utc } from "./deliveryEngine.ts"
 import { EVENT_VERSION } from "./deliveryPolicy.ts"
+import { forbiddenStatus, heldPermissions } from "./render.ts"
 import { hmacHex, sameHex } from "./signing.ts"
 
 /**
@@ -29,7 +30,7 @@ export const verify = (engine: Engine, w: WebhookRecord) =>
 const verifyError = (
   result: Effect.Success<ReturnType<typeof attempt>>["result"],
   challenge: string,
-  w: WebhookRecord
+  key: Redacted.Redacted<string>
 ): string | null => {
   if (result._tag === "Failure") return result.reason
   if (result.answer.status !== 200) return `HTTP ${result.answer.status}`
@@ -39,7 +40,7 @@ const verifyError = (
   } catch {
     answer = undefined
   }
-  if (sameHex(hmacHex(challenge, w.secret), answer)) return null
+  if (sameHex(hmacHex(challenge, key), answer)) return null
   return answer === undefined
     ? "the answer is not {\"challenge\": \"<hex>\"}"
     : "the challenge answer is not HMAC-SHA256(webhook secret, challenge)"
@@ -50,6 +51,10 @@ const handshake = (engine: Engine, w: WebhookRecord): Effect.Effect<void> =>
     w.verification = "pending"
     // a reset meanwhile forgets the webhook: its handshake ends unlogged
     const generation = engine.generation
+    // a later handshake (a new callback, or the same one verified again) decides instead of this one
+    const round = ++w.handshakes
+    // the key that signs the challenge checks its answer: a rotation meanwhile signs the next attempts only
+    const key = w.secret
     const challenge = randomBytes(16).toString("hex")
     const eventId = newId("evt")
     const deliveryId = newId("dlv")
@@ -62,10 +67,10 @@ const handshake = (engine: Engine, w: WebhookRecord): Effect.Effect<void> =>
       meta: { version: EVENT_VERSION, webhookId: w.id, webhookName: w.name, deliveryId, deliveredAt: utc(at) }
     }))
     // only a 200 can verify: its body is read (at most 64 KiB), any other status decides alone
-    const { latencyMillis, result } = yield* attempt(url, body, w.secret, (status) => status === 200)
-    const error = verifyError(result, challenge, w)
-    // a callback changed meanwhile: that handshake decides; a reset: nothing more
-    if (w.callbackUri !== url || engine.generation !== generation) return
+    const { latencyMillis, result } = yield* attempt(url, body, key, (status) => status === 200)
+    const error = verifyError(result, challenge, key)
+    // another handshake started meanwhile: that one decides; a reset: nothing more
+    if (w.handshakes !== round || engine.generation !== generation) return
     w.verification = error === null ? "succeeded" : "failed"
     record(engine, {
       eventId,
@@ -106,6 +111,15 @@ export const vehicleEventMeta = (
   mode: v.mode === "simulated" ? "SIMULATED" as const : "LIVE" as const
 })
 
+/**
+ * The status of a signal the vehicle's connection may not read (the REST
+ * reads' rule: `ERROR` / `FORBIDDEN`, no body), or `undefined` when it may.
+ */
+export const forbiddenIn = (engine: Engine, v: VehicleInfo, definition: SignalDefinition) => {
+  const status = forbiddenStatus(heldPermissions(engine.data, engine.enforcePermissions, v), v, definition)
+  return status === undefined ? undefined : { value: status.value, error: { code: status.error.code, type: status.error.type } }
+}
+
 /** Every data signal of the webhook for the vehicle, read now. */
 const signalsFor = (engine: Engine, w: WebhookRecord, v: VehicleInfo, at: number) => {
   const { seed } = engine
@@ -115,6 +129,9 @@ const signalsFor = (engine: Engine, w: WebhookRecord, v: VehicleInfo, at: number
     if (k === -1) {
       return { ...ref(definition), status: { value: "ERROR" as const, error: { code: "SIGNAL_NOT_SUPPORTED", type: "COMPATIBILITY" } } }
     }
+    // whatever was set: the REST reads answer it 403 (a list: FORBIDDEN), so does the event
+    const forbidden = forbiddenIn(engine, v, definition)
+    if (forbidden !== undefined) return { ...ref(definition), status: forbidden }
     const override = engine.overrides.get(`${v.index} ${definition.code}`)
     if (override !== undefined) {
       return { ...ref(definition), body: override.body, meta: { oemUpdatedAt: utc(override.at), fetchedAt: utc(at) } }

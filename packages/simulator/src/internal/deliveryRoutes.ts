@@ -5,10 +5,10 @@
  *
  * @internal
  */
-import { Effect, Redacted, Schema } from "effect"
+import { Duration, Effect, Redacted, Schema } from "effect"
 import { HttpServerResponse } from "effect/http"
 import type { HttpServerRequest } from "effect/http"
-import type { Deliveries } from "../Delivery.ts"
+import type { Deliveries, DeliveryLogEntry } from "../Delivery.ts"
 import { envelope } from "../Env.ts"
 import { WebhookControlError } from "./deliveryPolicy.ts"
 
@@ -43,6 +43,13 @@ const ErrorBody = Schema.Struct({
 })
 
 const json = (body: unknown, status = 200) => HttpServerResponse.jsonUnsafe(body, { status })
+
+/** An attempt in the JSON of `GET /_simulator/deliveries`: JSON has no duration, the latency is `latencyMillis`. */
+const entryJson = ({ latency, outcome, ...rest }: DeliveryLogEntry) => ({
+  ...rest,
+  latencyMillis: Duration.toMillis(latency),
+  outcome
+})
 const problem = (status: number, detail: string) => HttpServerResponse.jsonUnsafe(envelope(status, detail), { status })
 
 /**
@@ -156,7 +163,7 @@ export const control = (
     return answer(engine.resolveVehicleError(match[1]!, match[2]!))
   }
   if (path === "/_simulator/deliveries") {
-    if (method === "GET") return Effect.map(engine.deliveries, (deliveries) => json({ deliveries }))
+    if (method === "GET") return Effect.map(engine.deliveries, (deliveries) => json({ deliveries: deliveries.map(entryJson) }))
     if (method === "DELETE") return Effect.as(engine.clearDeliveries, HttpServerResponse.empty({ status: 204 }))
   }
   return undefined

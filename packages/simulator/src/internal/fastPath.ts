@@ -22,16 +22,16 @@
  */
 import type { IncomingMessage, ServerResponse } from "node:http"
 import { ServiceApi } from "@connected-vehicle/schema/Api"
-import { LegacyEndpoints } from "@connected-vehicle/schema/Legacy"
+import { LegacyEndpoints, LegacyReads } from "@connected-vehicle/schema/Legacy"
 import type { LegacyPath } from "@connected-vehicle/schema/Legacy"
 import type { Permission } from "@connected-vehicle/schema/OAuth"
 import type { Env } from "../Env.ts"
 import { originFor } from "../Env.ts"
 import type { RetireLegacy } from "../Sunset.ts"
-import { deprecationHeaders, isRetired } from "../Sunset.ts"
+import { deprecationHeaders, isRetired } from "./sunset.ts"
 import { FAULT_HEADER, isUsableRequestId, REQUEST_ID_HEADER, SC_REQUEST_ID_HEADER } from "./headers.ts"
 import { fastCharge } from "./limits.ts"
-import { heldPermissions, legacyRead, legacyReads, missingPermission, PageMemo, signalsPageText, signalText } from "./render.ts"
+import { heldPermissions, legacyRead, missingPermission, PageMemo, signalsPageText, signalText } from "./render.ts"
 import * as RouteMatch from "./routeMatch.ts"
 import { generatedRequestId } from "../State.ts"
 
@@ -43,16 +43,16 @@ import { generatedRequestId } from "../State.ts"
  */
 export type Route =
   | { readonly group: "signals"; readonly endpoint: "list" | "get"; readonly path: string }
-  | { readonly group: "legacy"; readonly endpoint: keyof typeof legacyReads; readonly read: LegacyPath; readonly path: string }
+  | { readonly group: "legacy"; readonly endpoint: keyof typeof LegacyReads; readonly read: LegacyPath; readonly path: string }
 
 /** @internal */
 export const routes: ReadonlyArray<Route> = [
   { group: "signals", endpoint: "list", path: ServiceApi.groups.signals.endpoints.list.path },
   { group: "signals", endpoint: "get", path: ServiceApi.groups.signals.endpoints.get.path },
-  ...(Object.keys(legacyReads) as Array<keyof typeof legacyReads>).map((endpoint): Route => ({
+  ...(Object.keys(LegacyReads) as Array<keyof typeof LegacyReads>).map((endpoint): Route => ({
     group: "legacy",
     endpoint,
-    read: legacyReads[endpoint],
+    read: LegacyReads[endpoint].path,
     path: ServiceApi.groups.legacy.endpoints[endpoint].path
   }))
 ]

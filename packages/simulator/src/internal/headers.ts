@@ -24,6 +24,16 @@ export const REQUEST_ID_HEADER = "x-request-id"
  */
 export const SC_REQUEST_ID_HEADER = "sc-request-id"
 
+/**
+ * The header every webhook delivery of the simulator carries (value `1`): the
+ * control routes refuse a request with it, so a callback pointed at them
+ * (`http://127.0.0.1:<port>/_simulator/reset`, however the host is written)
+ * changes nothing.
+ *
+ * @internal
+ */
+export const DELIVERY_HEADER = "x-simulator-delivery"
+
 /** @internal */
 export const MAX_BODY_BYTES = 1024 * 1024
 

@@ -5,6 +5,7 @@
  * @internal
  */
 import { ServiceApi } from "@connected-vehicle/schema/Api"
+import { LegacyReads } from "@connected-vehicle/schema/Legacy"
 import type { LegacyPath } from "@connected-vehicle/schema/Legacy"
 import type { ErrorEnvelope } from "@connected-vehicle/schema/ServiceError"
 import { Effect, Record } from "effect"
@@ -16,7 +17,7 @@ import type { Grant } from "../State.ts"
 import { requireUser } from "./handlerUtils.ts"
 import { limitedResponse } from "./limits.ts"
 import { batchEntryPath } from "./paths.ts"
-import { legacyRead, legacyReads } from "./render.ts"
+import { legacyRead } from "./render.ts"
 
 const unitSystemOf = (value: string | undefined) => value === "imperial" ? "imperial" : "metric"
 
@@ -64,7 +65,8 @@ export const LegacyLive = HttpApiBuilder.group(ServiceApi, "legacy", (handlers) 
         for (let k = offset; k < Math.min(owned.length, offset + limit); k++) vehicles.push(data.vehicle(owned[k]!).id)
         return { paging: { count: owned.length, offset }, vehicles }
       }),
-    ...Record.map(legacyReads, legacyHandler),
+    // one handler per read of the table the contract's read endpoints are built from
+    ...Record.map(LegacyReads, (read) => legacyHandler(read.path)),
     batch: ({ headers, params, payload }) =>
       Effect.gen(function*() {
         const { data, deliveries, enforcePermissions, state, usage } = yield* Env

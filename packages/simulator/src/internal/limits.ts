@@ -6,9 +6,11 @@
  *
  * @internal
  */
+import { Duration } from "effect"
 import type { HttpServerResponse } from "effect/http"
 import type { Env } from "../Env.ts"
 import { envelope } from "../Env.ts"
+import { MAX_WINDOW } from "../RateLimit.ts"
 import { envelopeResponse } from "./responses.ts"
 import type { Charge, Limited } from "./usage.ts"
 
@@ -24,12 +26,18 @@ export const vehicleOfPath = (env: Env["Service"], path: string): number => {
   return match === null ? -1 : env.data.vehicleIndex(match[1]!)
 }
 
+const MAX_RETRY_SECONDS = Duration.toSeconds(MAX_WINDOW)
+
+/** `Retry-After` delta-seconds (RFC 9110 section 10.2.3): a whole number from 1 to a window's longest, in decimal digits. */
+export const retryAfterValue = (seconds: number): string =>
+  Number.isFinite(seconds) ? String(Math.min(MAX_RETRY_SECONDS, Math.max(1, Math.ceil(seconds)))) : String(MAX_RETRY_SECONDS)
+
 /** The 429 of a refused request: the envelope (type `RATE_LIMIT`) and `retry-after`. */
 export const limitedResponse = (limited: Limited): HttpServerResponse.HttpServerResponse =>
   envelopeResponse(
     429,
     envelope(429, limited.detail, { code: limited.code, resolution: "RETRY_LATER" }),
-    { "retry-after": String(limited.retryAfterSeconds) }
+    { "retry-after": retryAfterValue(limited.retryAfterSeconds) }
   )
 
 /**

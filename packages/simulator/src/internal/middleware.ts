@@ -13,13 +13,14 @@ import type { HttpServerRequest } from "effect/http"
 import type { Env } from "../Env.ts"
 import { envelope, originFor } from "../Env.ts"
 import type { Fault, Grant } from "../State.ts"
-import { deprecationHeaders, guideResponse, isDeprecatedPath, isRetired, MIGRATION_GUIDE_PATH, retiredResponse } from "../Sunset.ts"
+import { isDeprecatedPath } from "../Sunset.ts"
+import { deprecationHeaders, guideResponse, isRetired, MIGRATION_GUIDE_PATH, retiredResponse } from "./sunset.ts"
 import type { RetireLegacy } from "../Sunset.ts"
 import { control, isLoopback } from "./controlRoutes.ts"
 import { drainBody } from "./drain.ts"
 import { trackAnswer } from "./harden.ts"
 import { dropConnection, faultStatusResponse, parseFaultHeader, stalled } from "./faults.ts"
-import { FAULT_HEADER, FAULT_KEY_HEADER, MAX_BODY_BYTES, REQUEST_ID_HEADER, requestIdFor, SC_REQUEST_ID_HEADER } from "./headers.ts"
+import { DELIVERY_HEADER, FAULT_HEADER, FAULT_KEY_HEADER, MAX_BODY_BYTES, REQUEST_ID_HEADER, requestIdFor, SC_REQUEST_ID_HEADER } from "./headers.ts"
 import { routePath } from "./paths.ts"
 import { envelopeResponse, failureResponse, isOAuthPath, problemResponse, tooLargeResponse, withRequestId } from "./responses.ts"
 
@@ -68,11 +69,19 @@ const finish = (x: Exchange, response: Response) =>
 /** Whether a path is a control route (`/_simulator`). */
 export const isControlPath = (path: string) => path === "/_simulator" || path.startsWith("/_simulator/")
 
-/** The answer of a control route (404 to a peer that is not loopback); not logged. */
+/**
+ * The answer of a control route (404 to a peer that is not loopback, 403 to
+ * a webhook delivery of a simulator: a callback pointed here changes nothing);
+ * not logged.
+ */
 export const controlAnswer = (x: Exchange): Effect.Effect<Response> => {
   const { deliveries, state, usage } = x.env
   if (!isLoopback(x.request.peerAddress)) {
     return finish(x, envelopeResponse(404, envelope(404, `No endpoint ${x.request.method} ${x.path}`)))
+  }
+  if (x.headers[DELIVERY_HEADER] !== undefined) {
+    const detail = `The simulator's webhook deliveries (${DELIVERY_HEADER}) never reach its control routes: a webhook's callback is a receiver, not ${x.path}`
+    return finish(x, envelopeResponse(403, envelope(403, detail)))
   }
   return control(state, x.request, x.path, deliveries, usage).pipe(
     // an unexpected failure of a control route is the 500 envelope too, never the platform's empty 500

@@ -9,9 +9,10 @@ import { DateTime, Duration, Option, Redacted } from "effect"
 import { InvalidArgument } from "@connected-vehicle/schema/InvalidArgument"
 import { checkedHost } from "./address.ts"
 import type { RetireLegacy } from "../Sunset.ts"
-import { DEPRECATION_MILLIS } from "../Sunset.ts"
+import type { RateLimitOptions } from "../RateLimit.ts"
+import { RateLimitConfigError, resolveLimits } from "../RateLimit.ts"
 import { secretIssue } from "./deliveryPolicy.ts"
-import { isoDate, looksIsoDate } from "./isoDate.ts"
+import { DEPRECATION_EPOCH, epochOf, SUNSET_LIMIT } from "./sunset.ts"
 import { redirectUriUsable } from "./redirectUris.ts"
 
 /** @internal */
@@ -73,12 +74,15 @@ export const webhookSecret = (input: Redacted.Redacted<string> | string | undefi
 /**
  * Why a v2.0 removal date cannot be used, or undefined: one before the
  * deprecation date (RFC 9745 section 3: `Sunset` is not earlier than
- * `Deprecation`).
+ * `Deprecation`), or one at or after 10000-01-01 (the `Sunset` header is an
+ * IMF-fixdate, RFC 8594: a 4-digit year).
  */
 export const sunsetIssue = (millis: number): string | undefined =>
-  millis < DEPRECATION_MILLIS
-    ? `a removal date not earlier than the v2.0 deprecation date, ${new Date(DEPRECATION_MILLIS).toISOString().slice(0, 10)} ` +
+  millis < DEPRECATION_EPOCH
+    ? `a removal date not earlier than the v2.0 deprecation date, ${new Date(DEPRECATION_EPOCH).toISOString().slice(0, 10)} ` +
       `(RFC 9745: Sunset is not before Deprecation); got ${new Date(millis).toISOString()}`
+    : millis >= SUNSET_LIMIT
+    ? `a removal date before 10000-01-01 (the Sunset header is an IMF-fixdate, a 4-digit year); got ${new Date(millis).toISOString()}`
     : undefined
 
 /**
@@ -100,27 +104,27 @@ export const legacySunset = (
     }
     return undefined
   }
-  let decoded: Option.Option<DateTime.DateTime> = Option.none()
-  // an ISO 8601 string whose fields do not exist (2027-02-30) is no date, not the day `Date` rolls it over to
-  if (typeof input === "string" && looksIsoDate(input) && isoDate(input) === undefined) {
-    decoded = Option.none()
-  } else if (DateTime.isDateTime(input) || input instanceof Date || typeof input === "number" || typeof input === "string") {
-    try {
-      decoded = DateTime.make(input)
-    } catch {
-      // not a date
-    }
-  }
-  if (Option.isNone(decoded)) {
-    throw new InvalidArgument({
-      field: "legacySunset",
-      message: "legacySunset: Expected a date (a DateTime, a Date, epoch milliseconds or an ISO 8601 string)"
-    })
-  }
-  const millis = DateTime.toEpochMillis(decoded.value)
+  // the option's forms only: a DateTime, a Date, epoch milliseconds or an ISO 8601 string
+  const known = DateTime.isDateTime(input) || input instanceof Date || typeof input === "number" || typeof input === "string"
+  const millis = epochOf("legacySunset", known ? input : Number.NaN)
   const issue = sunsetIssue(millis)
   if (issue !== undefined) throw new InvalidArgument({ field: "legacySunset", message: `legacySunset: Expected ${issue}` })
   return millis
+}
+
+/**
+ * The `rateLimit` option, checked (`RateLimit.resolveLimits`: a limit a
+ * positive integer, a window from 1 ms to `RateLimit.MAX_WINDOW`); else an
+ * `InvalidArgument` naming `rateLimit.perVehicle` or `rateLimit.perApplication`.
+ */
+export const rateLimit = (input: RateLimitOptions | undefined): void => {
+  if (input === undefined) return
+  for (const kind of ["perVehicle", "perApplication"] as const) {
+    const resolved = resolveLimits({ [kind]: input?.[kind] })
+    if (resolved instanceof RateLimitConfigError) {
+      throw new InvalidArgument({ field: `rateLimit.${kind}`, message: `rateLimit.${resolved.detail}` })
+    }
+  }
 }
 
 /** The checked options: the durations and the v2.0 removal date. */
@@ -167,6 +171,7 @@ export const checked = (options: {
   readonly legacySunset?: DateTime.DateTime | Date | number | string | undefined
   readonly retireLegacy?: RetireLegacy | undefined
   readonly webhookSecret?: Redacted.Redacted<string> | string | undefined
+  readonly rateLimit?: RateLimitOptions | undefined
   readonly host?: string | undefined
 } | undefined): Checked => {
   checkedHost(options?.host)
@@ -174,5 +179,6 @@ export const checked = (options: {
   const checkedDurations = durations(options)
   const sunset = legacySunset(options?.legacySunset, options?.retireLegacy)
   webhookSecret(options?.webhookSecret)
+  rateLimit(options?.rateLimit)
   return { ...checkedDurations, legacySunset: sunset }
 }

@@ -3,9 +3,11 @@
  * connection (no keep-alive pool: a receiver that stops never holds a socket of
  * the simulator), the status and, when the caller reads it, at most 64 KiB of
  * the answer. The connection is closed as soon as the answer is decided (the
- * status line, or the body read): a receiver that is slow to finish its body
- * holds no socket of the simulator. Interrupting the effect (the 15 s limit,
- * the simulator's scope closing) destroys the request.
+ * response head, or the body read): a receiver that is slow to finish its body
+ * holds no socket of the simulator. An unsolicited `101 Switching Protocols`
+ * is decided by its head too (status 101, a failure for the caller), its
+ * socket destroyed. Interrupting the effect (the 15 s limit, the simulator's
+ * scope closing) destroys the request.
  *
  * @internal
  */
@@ -13,6 +15,7 @@ import { Effect } from "effect"
 import { request as httpRequest } from "node:http"
 import type { IncomingMessage } from "node:http"
 import { request as httpsRequest } from "node:https"
+import type { Socket } from "node:net"
 
 /** The answer of the receiver. */
 export interface Answer {
@@ -34,7 +37,7 @@ const ANSWER_LIMIT = 64 * 1024
 
 /**
  * POSTs `body` to `url` with `headers`. `readBody` says, from the status,
- * whether the answer's body is wanted: if not, the answer is the status line
+ * whether the answer's body is wanted: if not, the answer is the response head
  * (`body` empty) and the rest is not read; if so, the body up to its end or
  * its first 64 KiB.
  */
@@ -81,6 +84,12 @@ export const post = (
       settle(Effect.fail(new PostFailure(error instanceof Error ? error.message : String(error))))
       return
     }
+    // a 101 (an upgrade no one asked for) has no answer to read: the socket is handed
+    // over, so it is destroyed here and the attempt settles at once with that status
+    request.on("upgrade", (response: IncomingMessage, socket: Socket) => {
+      socket.destroy()
+      settle(Effect.succeed({ status: response.statusCode ?? 101, contentType: response.headers["content-type"], body: "" }))
+    })
     request.on("error", (error: NodeJS.ErrnoException) =>
       settle(Effect.fail(new PostFailure(error.code === undefined ? error.message : `${error.code} (${error.message})`))))
     request.end(body)

@@ -11,7 +11,7 @@ import { LegacyEndpoints } from "@connected-vehicle/schema/Legacy"
 import type { LegacyPath } from "@connected-vehicle/schema/Legacy"
 import type { Permission } from "@connected-vehicle/schema/OAuth"
 import type { PageLinks } from "@connected-vehicle/schema/Pagination"
-import type { Dataset, VehicleInfo } from "../Data.ts"
+import type { Dataset, SignalDefinition, VehicleInfo } from "../Data.ts"
 import { legacyBody, legacyBodyOfReading, legacySignalCode, readings, serviceHistory, signalBody, signalStatus, supportsServiceHistory } from "../Data.ts"
 import type { Deliveries, Reading } from "../Delivery.ts"
 import type { Origins } from "../Env.ts"
@@ -134,16 +134,34 @@ export const missingPermission = (
     : `The connection of vehicle ${v.id} lacks the permission ${permission}`
 
 /** The per-signal error of a signal whose permission the connection lacks (section 7, last paragraph). */
-const forbiddenSignal = (detail: string): typeof Signal.Signal.Encoded["attributes"]["status"] => ({
-  value: "ERROR",
+const forbiddenSignal = (detail: string) => ({
+  value: "ERROR" as const,
   error: {
     type: "AUTHENTICATION",
     code: "FORBIDDEN",
     title: "Forbidden",
     detail,
-    resolution: { type: "REAUTHENTICATE" }
+    resolution: { type: "REAUTHENTICATE" as const }
   }
 })
+
+/**
+ * The status of a signal of vehicle `v` its connection may not read (`held`,
+ * see {@link heldPermissions}): `ERROR` with the `FORBIDDEN` error, whose
+ * detail names the permission; `undefined` when it may read it. The REST
+ * reads and the webhook events (`internal/deliveryEvents`, `internal/burstPlan`)
+ * both show a signal through it, so polling agrees with the events.
+ *
+ * @internal
+ */
+export const forbiddenStatus = (
+  held: ReadonlyArray<Permission> | undefined,
+  v: VehicleInfo,
+  definition: SignalDefinition
+): ReturnType<typeof forbiddenSignal> | undefined => {
+  const denied = missingPermission(held, v, definition.permission)
+  return denied === undefined ? undefined : forbiddenSignal(`${denied}, which signal ${definition.code} requires`)
+}
 
 /**
  * A signal in its wire (encoded) form. The signals handlers answer with these
@@ -174,9 +192,9 @@ const signalJson = (
   let body: typeof Signal.Signal.Encoded["attributes"]["body"]
   let oem: number
   let ingested: number
-  const denied = missingPermission(held, v, definition.permission)
+  const denied = forbiddenStatus(held, v, definition)
   if (denied !== undefined) {
-    status = forbiddenSignal(`${denied}, which signal ${definition.code} requires`)
+    status = denied
     body = {}
     oem = r.updatedAt
     ingested = Math.min(now, oem + 1500 + (v.index % 7) * 100)
@@ -290,22 +308,6 @@ export type LegacyItem = {
   readonly body: unknown
   readonly headers: Readonly<Record<string, string>>
 }
-
-/**
- * The legacy read endpoints of the contract (`LegacyGroup`), by name, and the
- * read (`LegacyEndpoints`) each answers: the handlers and the fast path are
- * built from it.
- *
- * @internal
- */
-export const legacyReads = {
-  odometer: "/odometer",
-  location: "/location",
-  vin: "/vin",
-  engineOil: "/engine/oil",
-  tirePressure: "/tires/pressure",
-  serviceHistory: "/service/history"
-} as const satisfies Record<string, LegacyPath>
 
 /**
  * Answers one legacy read for a vehicle the user owns (used by the single

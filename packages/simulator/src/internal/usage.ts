@@ -66,11 +66,31 @@ const grantKeys = {
   client_credentials: "clientCredentials"
 } as const
 
+/** A limit with its window in milliseconds (the form the counters use). */
+interface MillisLimit {
+  readonly limit: number
+  readonly windowMillis: number
+}
+
+interface MillisLimits {
+  readonly perVehicle: MillisLimit | null
+  readonly perApplication: MillisLimit | null
+}
+
+const millisLimit = (limit: ResolvedLimit | null): MillisLimit | null =>
+  limit === null ? null : { limit: limit.limit, windowMillis: Duration.toMillis(limit.window) }
+
+const millisLimits = (limits: UsageSnapshot["limits"]): MillisLimits => ({
+  perVehicle: millisLimit(limits.perVehicle),
+  perApplication: millisLimit(limits.perApplication)
+})
+
 /** The limits and counters of one simulator. */
 export class Usage {
   private readonly now: () => number
   private readonly data: Dataset
-  private limits: UsageSnapshot["limits"] = { perVehicle: null, perApplication: null }
+  private resolved: UsageSnapshot["limits"]
+  private limits: MillisLimits
   private vehicles = new Map<number, Counter>()
   private application = new Counter()
   private grants = { authorizationCode: 0, refreshToken: 0, clientCredentials: 0 }
@@ -79,18 +99,20 @@ export class Usage {
   constructor(now: () => number, data: Dataset, limits: UsageSnapshot["limits"]) {
     this.now = now
     this.data = data
-    this.limits = limits
+    this.resolved = limits
+    this.limits = millisLimits(limits)
   }
 
   /** Replaces the limits; every window starts afresh. */
   setLimits(limits: UsageSnapshot["limits"]): void {
-    this.limits = limits
+    this.resolved = limits
+    this.limits = millisLimits(limits)
     for (const counter of this.vehicles.values()) counter.windowStart = Number.NEGATIVE_INFINITY
     this.application.windowStart = Number.NEGATIVE_INFINITY
   }
 
   currentLimits(): UsageSnapshot["limits"] {
-    return this.limits
+    return this.resolved
   }
 
   private vehicleWindow() {
@@ -181,9 +203,9 @@ export class Usage {
       ...this.grants
     }
     return {
-      limits: this.limits,
-      vehicleWindowMillis: this.vehicleWindow(),
-      applicationWindowMillis: this.applicationWindow(),
+      limits: this.resolved,
+      vehicleWindow: Duration.millis(this.vehicleWindow()),
+      applicationWindow: Duration.millis(this.applicationWindow()),
       vehicles,
       application: this.application.view(),
       tokenGrants,
@@ -202,7 +224,7 @@ export class Usage {
 
 const refusal = (
   code: Limited["code"],
-  limit: ResolvedLimit,
+  limit: MillisLimit,
   counter: Counter,
   now: number,
   vehicleId?: string,

@@ -5,13 +5,12 @@
  *
  * @internal
  */
-import { Effect, Schema } from "effect"
-import type { Duration } from "effect"
+import { Duration, Effect, Schema } from "effect"
 import { HttpServerResponse } from "effect/http"
 import type { HttpServerRequest } from "effect/http"
 import { envelope } from "../Env.ts"
 import { RateLimitConfigError, resolveLimits } from "../RateLimit.ts"
-import type { WindowLimit } from "../RateLimit.ts"
+import type { ResolvedLimit, UsageSnapshot, WindowLimit } from "../RateLimit.ts"
 import { exactly } from "./deliveryRoutes.ts"
 import { envelopeResponse } from "./responses.ts"
 import type { Usage } from "./usage.ts"
@@ -25,6 +24,27 @@ const Limit = Schema.Struct({
 const LimitsBody = Schema.Struct({
   perVehicle: Schema.optionalKey(Schema.NullOr(Limit)),
   perApplication: Schema.optionalKey(Schema.NullOr(Limit))
+})
+
+/**
+ * The JSON of the control routes: JSON has no duration, so each window is a
+ * number of milliseconds, its name saying so (`windowMillis`,
+ * `vehicleWindowMillis`, `applicationWindowMillis`); a `PUT` takes such a
+ * number back as `window`.
+ */
+const limitJson = (limit: ResolvedLimit | null) =>
+  limit === null ? null : { limit: limit.limit, windowMillis: Duration.toMillis(limit.window) }
+
+const limitsJson = (limits: UsageSnapshot["limits"]) => ({
+  perVehicle: limitJson(limits.perVehicle),
+  perApplication: limitJson(limits.perApplication)
+})
+
+const snapshotJson = ({ applicationWindow, limits, vehicleWindow, ...counters }: UsageSnapshot) => ({
+  limits: limitsJson(limits),
+  vehicleWindowMillis: Duration.toMillis(vehicleWindow),
+  applicationWindowMillis: Duration.toMillis(applicationWindow),
+  ...counters
 })
 
 const expected = "{perVehicle?: {limit, window}, perApplication?: {limit, window}} (window in ms or e.g. \"1 second\")"
@@ -45,7 +65,7 @@ const putLimits = (usage: Usage, request: HttpServerRequest.HttpServerRequest) =
       const resolved = resolveLimits({ perVehicle: limitOf(body.perVehicle), perApplication: limitOf(body.perApplication) })
       if (resolved instanceof RateLimitConfigError) return Effect.fail(resolved)
       usage.setLimits(resolved)
-      return Effect.succeed(HttpServerResponse.jsonUnsafe({ limits: resolved }))
+      return Effect.succeed(HttpServerResponse.jsonUnsafe({ limits: limitsJson(resolved) }))
     }),
     Effect.catch((error) => Effect.succeed(envelopeResponse(400, envelope(400, error.detail))))
   )
@@ -58,14 +78,14 @@ export const control = (
 ): Effect.Effect<HttpServerResponse.HttpServerResponse> | undefined => {
   switch (`${request.method} ${path}`) {
     case "GET /_simulator/usage":
-      return Effect.sync(() => HttpServerResponse.jsonUnsafe(usage.snapshot()))
+      return Effect.sync(() => HttpServerResponse.jsonUnsafe(snapshotJson(usage.snapshot())))
     case "DELETE /_simulator/usage":
       return Effect.sync(() => {
         usage.reset()
         return HttpServerResponse.empty({ status: 204 })
       })
     case "GET /_simulator/rate-limits":
-      return Effect.sync(() => HttpServerResponse.jsonUnsafe({ limits: usage.currentLimits() }))
+      return Effect.sync(() => HttpServerResponse.jsonUnsafe({ limits: limitsJson(usage.currentLimits()) }))
     case "PUT /_simulator/rate-limits":
       return putLimits(usage, request)
     default:

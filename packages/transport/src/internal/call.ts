@@ -16,8 +16,9 @@
  *      call's budget), logged at debug level;
  *    - `exchange`: the send, the `onResponse` hooks at the response head, a
  *      non-2xx into its typed error, a 2xx's body read;
- * 3. the success is decoded from that body; the result carries the status,
- *    the request id and the headers.
+ * 3. a 2xx the endpoint does not declare is an `UnexpectedStatus`; any
+ *    other success is decoded from that body; the result carries the
+ *    status, the request id and the headers.
  *
  * @internal
  */
@@ -53,7 +54,10 @@ import {
   mapDecodeError,
   mapSendError,
   mayHaveReached,
+  mayNotBeUtf8,
+  notUtf8Error,
   sentByNone,
+  strictText,
   locationOf,
   requestIdIn,
   retryAfterOf,
@@ -63,9 +67,11 @@ import {
 
 /**
  * The client of an attempt's exchange: a send failure becomes its typed
- * error; at the response head the `onResponse` hooks run; a non-2xx becomes
- * its typed error (its body read), and a 2xx's body is read, so that a body
- * cut short fails the attempt (and is retried) rather than the decode.
+ * error (a failure that carries the response, a `transformClient`'s
+ * `StatusCodeError`, is that response); at the response head the
+ * `onResponse` hooks run; a non-2xx becomes its typed error (its body read),
+ * and a 2xx's body is read, so that a body cut short fails the attempt (and
+ * is retried) rather than the decode.
  */
 const exchange = (spec: MethodSpec, call: Call) => (client: HttpClient.HttpClient): Client =>
   // the whole of `client.execute` (its own request steps included) inside, its failures typed
@@ -73,8 +79,15 @@ const exchange = (spec: MethodSpec, call: Call) => (client: HttpClient.HttpClien
     (request) =>
       Effect.flatMapEager(request, (request) => {
         call.sending = request
+        const received = (response: HttpClientResponse.HttpClientResponse) => {
+          call.response = response
+          return call.hooks === undefined ? respond(spec, call, response) : afterHooks(call.hooks(response), respond(spec, call, response))
+        }
         return Effect.matchEffect(client.execute(request), {
           onFailure: (error) => {
+            // a response a `transformClient` failed with (`HttpClient.filterStatusOk`'s `StatusCodeError`) is that
+            // response: its hooks run, its status decides (a 404 a `NotFound`, retried only if transient)
+            if (error.reason._tag === "StatusCodeError") return received(error.reason.response)
             const url = withoutCredentials(error.request.url, error.request.urlParams)
             const failed = Effect.fail(mapSendError(error, spec.method, spec.path, url))
             // a response handed on in the client's failure (a `transformClient`'s
@@ -82,10 +95,7 @@ const exchange = (spec: MethodSpec, call: Call) => (client: HttpClient.HttpClien
             const response = "response" in error.reason ? error.reason.response : undefined
             return response === undefined ? failed : Effect.andThen(release(response), failed)
           },
-          onSuccess: (response) => {
-            call.response = response
-            return call.hooks === undefined ? respond(spec, call, response) : afterHooks(call.hooks(response), respond(spec, call, response))
-          }
+          onSuccess: received
         })
       }),
     (request) => Effect.succeed(request)
@@ -132,21 +142,29 @@ const respond = (spec: MethodSpec, call: Call, response: HttpClientResponse.Http
     // its body is not read: released, whatever the client
     return Effect.andThen(release(response), Effect.fail(refused))
   }
-  // the body is kept by the response (`text` reads it once), for the decode after the attempts
-  const text = response.text
-  // a body already read (an `Exit`) without an effect step
-  if (Exit.isExit(text) && Exit.isSuccess(text as Exit.Exit<string, unknown>)) {
-    call.body = (text as Exit.Success<string, unknown>).value
-    return Exit.succeed(response)
-  }
-  return Effect.matchEffect(text, {
-    onFailure: (error) => Effect.fail(mapBodyReadError(error, contextOf(spec, response, requestId))),
+  // the body's text, kept by the response (a decoder that reads it again gets the same), for the decode after
+  // the attempts; strict UTF-8 on every client: a text with U+FFFD, or a text the client failed to decode, is
+  // decided by its bytes (see `bodyText`)
+  return Effect.matchEffect(response.text, {
+    onFailure: (error) => error.reason._tag === "DecodeError" ? fromBytes(call, response, requestId, spec) : Effect.fail(mapBodyReadError(error, contextOf(spec, response, requestId))),
     onSuccess: (text) => {
+      if (mayNotBeUtf8(text)) return fromBytes(call, response, requestId, spec)
       call.body = text
       return Effect.succeed(response)
     }
   })
 }
+
+/** A 2xx body read from its bytes ({@link respond}): an `InvalidResponse` when they are not UTF-8. */
+const fromBytes = (call: Call, response: HttpClientResponse.HttpClientResponse, requestId: string | undefined, spec: MethodSpec) =>
+  Effect.matchEffect(strictText(response), {
+    onFailure: (error) => Effect.fail(mapBodyReadError(error, contextOf(spec, response, requestId))),
+    onSuccess: (text) => {
+      if (text === undefined) return Effect.fail(notUtf8Error(response, contextOf(spec, response, requestId)))
+      call.body = text
+      return Effect.succeed(response)
+    }
+  })
 
 /**
  * The current attempt's response released, if its head came: an attempt
@@ -158,7 +176,9 @@ const releaseResponse = (call: Call): Effect.Effect<void> => call.response === u
 /**
  * The `Timeout` of an attempt, `limit` the milliseconds that ran out, with
  * what it saw of the response head; `sent: false` when the client was
- * interrupted before it wrote any of the request (it marked it so).
+ * interrupted before it wrote any of the request (it marked it so with the
+ * public `RequestNotSent.markNotSent`, which any client may call; without a
+ * mark, the attempt may have sent it).
  */
 const timeoutOf = (spec: MethodSpec, call: Call, limit: number): AnyError => {
   const unsent = call.status === undefined && call.sending !== undefined && NotSent.isMarked(call.sending)
@@ -295,6 +315,8 @@ const run = (
       span.attribute("http.response.status_code", status)
       if (requestId !== undefined) span.attribute("request.id", requestId)
     }
+    // a 2xx the contract does not declare for the endpoint (a 202 or a 206 where only a 200 is): not decoded
+    if (!spec.declared.has(status)) return Effect.fail(fail(new ConnectedVehicleError.UnexpectedStatus(contextOf(spec, response, requestId))))
     const decoded = spec.decode(response, call.body ?? "")
     // the decoder's `Exit` (a JSON body) is read at once; any other decode is run
     if (Exit.isExit(decoded) && Exit.isSuccess(decoded)) {

@@ -30,6 +30,8 @@ export type Builder = (given: Given) => HttpClientRequest.HttpClientRequest | Ef
  * @internal
  */
 export interface Decoder {
+  /** The statuses the contract declares for the endpoint (its successes' and its errors'), from its declaration. */
+  readonly declared: ReadonlySet<number>
   /** The success of a 2xx `response` whose body, already read, is `text`. */
   readonly decode: (response: HttpClientResponse.HttpClientResponse, text: string) => Effect.Effect<unknown, unknown>
 }

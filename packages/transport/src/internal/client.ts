@@ -127,7 +127,9 @@ const isJson = (contentType: string | undefined): boolean => {
 }
 
 /**
- * The success decoder of an endpoint. When the contract declares one body
+ * The success decoder of an endpoint, with the statuses the contract
+ * declares for it (a 2xx outside them is an `UnexpectedStatus` before any
+ * decode). When the contract declares one body
  * for 200 that encodes to an object or an array (every endpoint but the
  * authorize redirect, the token union and the legacy readings with their
  * headers), a 200 with a JSON content type (its body already read by the
@@ -148,10 +150,14 @@ const makeDecoder = (api: HttpApi.HttpApi<string, HttpApiGroup.Constraint>, grou
   const general = HttpApiClient.decodeResponse(api as any, { group, endpoint } as any) as (response: HttpClientResponse.HttpClientResponse) => Effect.Effect<unknown, unknown>
   let schema: Schema.Top | undefined
   let embeds = false
+  const declared = new Set<number>()
   HttpApi.reflect(api as any, {
     predicate: ({ endpoint: e, group: g }) => g.identifier === group && e.identifier === endpoint,
     onGroup() {},
-    onEndpoint({ mergedAnnotations, successes }) {
+    onEndpoint({ errors, mergedAnnotations, successes }) {
+      // what the contract declares (no streamed or upgraded response: the service has none), never Effect's messages
+      for (const status of successes.keys()) declared.add(status)
+      for (const status of errors.keys()) declared.add(status)
       embeds = Context.getOrUndefined(mergedAnnotations, EmbedsResponses) === true
       const only = successes.get(200)
       if (successes.size !== 1 || only === undefined || only.length !== 1) return
@@ -171,9 +177,10 @@ const makeDecoder = (api: HttpApi.HttpApi<string, HttpApiGroup.Constraint>, grou
       `${group}.${endpoint}: EmbedsResponses is honoured on an endpoint whose only success is a 200 with a JSON object or array body (no headers schema), not on this one`
     )
   }
-  if (schema === undefined) return { decode: (response, text) => Effect.mapError(general(response), (error) => notJsonError(response, text, error)) }
+  if (schema === undefined) return { declared, decode: (response, text) => Effect.mapError(general(response), (error) => notJsonError(response, text, error)) }
   const decodeBody = BodyDecoder.decodeUnknownExit(schema)
   return {
+    declared,
     decode: (response, text) => {
       if (response.status !== 200 || !(embeds || isJson(response.headers["content-type"]))) return general(response)
       let json: unknown

@@ -8,6 +8,7 @@
 import { Config, Option, Schema, SchemaTransformation } from "effect"
 import type { LogLevel } from "effect"
 import * as DurationVariable from "../DurationVariable.ts"
+import { Keyword } from "../Setting.ts"
 import type { Options } from "../TransportConfig.ts"
 import { rootIssue, userAgentIssue } from "./options.ts"
 
@@ -20,16 +21,7 @@ export const logLevels = { debug: "Debug", info: "Info", warn: "Warn", error: "E
 type Setting = keyof typeof logLevels
 
 /** `debug`, `info`, `warn`, `error` or `off` (any case). */
-const LogSetting = Schema.String.pipe(
-  Schema.decodeTo(
-    Schema.Literals(Object.keys(logLevels) as Array<Setting>),
-    SchemaTransformation.transform<Setting, string>({
-      // the literals check what this gives
-      decode: (s) => s.trim().toLowerCase() as Setting,
-      encode: (s) => s
-    })
-  )
-)
+const LogSetting = Keyword(Object.keys(logLevels) as Array<Setting>)
 
 /** `LOG` as Effect's log level. @internal */
 export const logLevel: Config.Config<LogLevel.LogLevel> = Config.schema(LogSetting, "LOG").pipe(

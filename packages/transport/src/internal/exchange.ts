@@ -12,6 +12,7 @@ import type { Socket } from "effect/socket"
 import { pipeArguments } from "effect/Pipeable"
 import type { Dispatcher } from "undici"
 import * as NotSent from "./notSent.ts"
+import { ResponseTooLarge } from "../ResponseTooLarge.ts"
 
 type RawHeaders = Record<string, string | Array<string> | undefined>
 
@@ -21,25 +22,8 @@ const decoder = new TextDecoder("utf-8", { fatal: true })
 /** Why an exchange was aborted by its own side. */
 const interrupted = new Error("The request was interrupted")
 
-/**
- * The body of a response bigger than the client's limit.
- *
- * @internal
- */
-export class TooLarge extends Error {
-  readonly limit: number
-  constructor(limit: number) {
-    super(`The response body is larger than the limit of ${limit} bytes`)
-    this.limit = limit
-  }
-}
-
-/**
- * The body of a response that is not UTF-8.
- *
- * @internal
- */
-export class NotUtf8 extends Error {
+/** The body of a response that is not UTF-8 (the client's own `text`: the transport decodes the bytes itself). */
+class NotUtf8 extends Error {
   constructor(cause: unknown) {
     super("The response body is not UTF-8", { cause })
   }
@@ -51,7 +35,7 @@ export class NotUtf8 extends Error {
  * as an API's small bodies do, has fully arrived by then, and the reader
  * takes it without waiting); the body is collected as it arrives, up to
  * `limit` bytes (past it, or with a declared length past it, the exchange is
- * aborted and its body fails with {@link TooLarge}), for whoever reads it.
+ * aborted and its body fails with a `ResponseTooLarge`), for whoever reads it.
  *
  * @internal
  */
@@ -93,13 +77,13 @@ export class Exchange implements Dispatcher.DispatchHandler {
     this.onHead = undefined
     this.onFail = undefined
     // a declared length over the limit: the head is the response, reading its body fails
-    if (Number(headers["content-length"]) > this.limit) this.fail(new TooLarge(this.limit))
+    if (Number(headers["content-length"]) > this.limit) this.fail(new ResponseTooLarge(this.limit))
     // after the rest of the chunk (a failure of the body meanwhile is the body's, as later)
     if (onHead !== undefined) queueMicrotask(() => onHead(statusCode, headers))
   }
   onResponseData(_: Dispatcher.DispatchController, chunk: Uint8Array) {
     this.size += chunk.length
-    if (this.size > this.limit) return this.fail(new TooLarge(this.limit))
+    if (this.size > this.limit) return this.fail(new ResponseTooLarge(this.limit))
     this.chunks.push(chunk)
   }
   onResponseEnd() {
@@ -200,6 +184,7 @@ export class ExchangeResponse extends Inspectable.Class implements HttpClientRes
   readonly source: RawHeaders
   private cachedHeaders: Headers.Headers | undefined = undefined
   private cachedText: string | undefined = undefined
+  private cachedBuffer: ArrayBuffer | undefined = undefined
 
   constructor(request: HttpClientRequest.HttpClientRequest, url: string, status: number, source: RawHeaders, exchange: Exchange) {
     super()
@@ -230,7 +215,7 @@ export class ExchangeResponse extends Inspectable.Class implements HttpClientRes
   }
   private settled(): Effect.Effect<Uint8Array, HttpClientError.HttpClientError> | undefined {
     const error = this.exchange.error
-    if (error instanceof TooLarge) return Effect.fail(this.decodeError(error.message, error))
+    if (error instanceof ResponseTooLarge) return Effect.fail(this.decodeError(error.message, error))
     if (error !== undefined) {
       return Effect.fail(
         new HttpClientError.HttpClientError({
@@ -259,8 +244,12 @@ export class ExchangeResponse extends Inspectable.Class implements HttpClientRes
       })
     )
   }
+  /** The body's bytes in a buffer of their own, kept (as Effect's clients keep theirs). */
   get arrayBuffer(): Effect.Effect<ArrayBuffer, HttpClientError.HttpClientError> {
-    return Effect.map(this.bytes, copyOf)
+    if (this.cachedBuffer !== undefined) return Exit.succeed(this.cachedBuffer)
+    // a body that has fully arrived (the common case, see `text`): copied once, here
+    if (this.exchange.done) return Exit.succeed(this.cachedBuffer = copyOf(this.exchange.bytes()))
+    return Effect.map(this.bytes, (bytes) => this.cachedBuffer ??= copyOf(bytes))
   }
   get text(): Effect.Effect<string, HttpClientError.HttpClientError> {
     if (this.cachedText !== undefined) return Exit.succeed(this.cachedText)

@@ -25,7 +25,7 @@ import {
 import type { Reason } from "../ConnectedVehicleError.ts"
 import * as RetryAfter from "../RetryAfter.ts"
 import { requestIdOf } from "../TransportConfig.ts"
-import { NotUtf8, TooLarge } from "./exchange.ts"
+import { tooLargeIn } from "../ResponseTooLarge.ts"
 import { isNotSent, maybeSent, sentNothing } from "../RequestNotSent.ts"
 import { scrubber, scrubText, secretsOf } from "./redact.ts"
 import { withoutCredentials } from "./url.ts"
@@ -185,30 +185,85 @@ const fieldsOf = <R extends { readonly cause?: unknown }>(reason: R): R => reaso
  */
 export const mayHaveReached = (error: AnyError): boolean => error._tag === "ConnectedVehicleError" && !sentNothing(error)
 
+// fatal: a body that is not UTF-8 (JSON is, RFC 8259) is refused instead of read with U+FFFD in its place
+const utf8 = new TextDecoder("utf-8", { fatal: true })
+
 /**
- * What a body that arrived but is refused was (over the size limit, not
- * UTF-8: still in the `Content-Encoding` it came with, if any, see
- * {@link notJson}), if it is one.
+ * Whether a body's text, as a client decoded it, may hide bytes that are not
+ * UTF-8: it holds U+FFFD, what Effect's clients put in their place (a body
+ * may also hold U+FFFD itself: its bytes decide, {@link strictText}).
+ *
+ * @internal
  */
-const refusedBody = (error: HttpClientError.HttpClientError): string | undefined => {
-  const reason = error.reason
-  if (reason._tag !== "DecodeError") return undefined
-  if (reason.cause instanceof TooLarge) return reason.cause.message
-  if (!(reason.cause instanceof NotUtf8)) return undefined
-  const encoding = reason.response === undefined ? undefined : encodingOf(reason.response)
-  return encoding === undefined ? reason.cause.message : stillEncoded(encoding)
+export const mayNotBeUtf8 = (text: string): boolean => text.includes("\ufffd")
+
+/**
+ * The text of a response's body decoded by the transport from its bytes
+ * (`arrayBuffer`, kept by the response once read), `undefined` when they are
+ * not UTF-8.
+ *
+ * @internal
+ */
+export const strictText = (response: HttpClientResponse.HttpClientResponse): Effect.Effect<string | undefined, HttpClientError.HttpClientError> =>
+  Effect.map(response.arrayBuffer, (bytes) => {
+    try {
+      return utf8.decode(bytes)
+    } catch {
+      return undefined
+    }
+  })
+
+/**
+ * The text of a response's body by the transport's rule, the same on every
+ * client: strict UTF-8 (`undefined` when it is not). The client's `text` is
+ * taken as it is unless it holds U+FFFD or the client failed to decode it
+ * (a `DecodeError`: a client as strict as the transport); then the bytes
+ * decide ({@link strictText}).
+ *
+ * @internal
+ */
+export const bodyText = (response: HttpClientResponse.HttpClientResponse): Effect.Effect<string | undefined, HttpClientError.HttpClientError> =>
+  Effect.matchEffect(response.text, {
+    onFailure: (error) => error.reason._tag === "DecodeError" ? strictText(response) : Effect.fail(error),
+    onSuccess: (text) => mayNotBeUtf8(text) ? strictText(response) : Effect.succeed(text)
+  })
+
+/**
+ * What a body that is not UTF-8 is: still in the `Content-Encoding` it came
+ * with, if any (see {@link notJson}), else just that.
+ *
+ * @internal
+ */
+export const notUtf8 = (response: HttpClientResponse.HttpClientResponse): string => {
+  const encoding = encodingOf(response)
+  return encoding === undefined ? "the body is not UTF-8" : stillEncoded(encoding)
+}
+
+/**
+ * A 2xx body that is not UTF-8: an `InvalidResponse` saying so (not retried).
+ *
+ * @internal
+ */
+export const notUtf8Error = (response: HttpClientResponse.HttpClientResponse, ctx: Ctx): ConnectedVehicleError =>
+  fail(new InvalidResponse({ ...ctx, description: notUtf8(response) }))
+
+/** A body the client refused as over its size limit (a `ResponseTooLarge` along the cause of its read's failure), if it is one. */
+const tooLarge = (error: HttpClientError.HttpClientError): string | undefined => {
+  const refused = tooLargeIn(error.reason.cause)
+  return refused === undefined ? undefined : `the body is larger than the client's limit of ${refused.limit} bytes`
 }
 
 /**
  * A 2xx body that could not be read: the connection failed while it arrived
  * (a `Connection`, retried), whatever the client calls it (Effect's fetch and
- * Node clients report a cut body as a `DecodeError`), unless it is over the
- * client's size limit or not UTF-8 (an `InvalidResponse`, not retried).
+ * Node clients report a cut body as a `DecodeError`), unless the client
+ * refused it as over its size limit (`ResponseTooLarge`: an
+ * `InvalidResponse`, not retried).
  *
  * @internal
  */
 export const mapBodyReadError = (error: HttpClientError.HttpClientError, ctx: Ctx): ConnectedVehicleError => {
-  const refused = refusedBody(error)
+  const refused = tooLarge(error)
   if (refused !== undefined) return fail(new InvalidResponse({ ...ctx, description: refused }))
   return fail(new Connection({ ...ctx, description: describe(error.reason, error) }))
 }
@@ -222,7 +277,8 @@ export const mapDecodeError = (error: unknown, ctx: Ctx): ConnectedVehicleError 
   if (reason?._tag === "TransportError") {
     return fail(new Connection({ ...ctx, description: describe(reason, error) }))
   }
-  if (reason?._tag === "DecodeError" && reason.description !== "undeclared status code") {
+  // an undeclared status never reaches the decoder (the call refuses it first, from the contract)
+  if (reason?._tag === "DecodeError") {
     return fail(new InvalidResponse({ ...ctx, description: reason.description ?? "the body is not JSON" }))
   }
   return fail(new UnexpectedStatus(ctx))
@@ -283,15 +339,13 @@ const ofStatus = (ctx: Ctx, note: string): ConnectedVehicleError =>
 
 /**
  * A non-2xx body that could not be read (cut short, over the client's size
- * limit, not UTF-8): the error of its status ({@link ofStatus}), which
+ * limit): the error of its status ({@link ofStatus}), which
  * decides the retry as the status does: a 404 is a `NotFound` at once, a 429
  * a `RateLimit` (waited for only as the rate-limit policy says), a 503 a
  * `Server`, retried.
  */
-const unreadable = (e: HttpClientError.HttpClientError, ctx: Ctx): ConnectedVehicleError => {
-  const refused = refusedBody(e)
-  return ofStatus(ctx, refused ?? `the body could not be read (${describe(e.reason, e)})`)
-}
+const unreadable = (e: HttpClientError.HttpClientError, ctx: Ctx): ConnectedVehicleError =>
+  ofStatus(ctx, tooLarge(e) ?? `the body could not be read (${describe(e.reason, e)})`)
 
 /**
  * What decides the error of a non-2xx response besides its body: the
@@ -311,7 +365,7 @@ export interface ErrorSource {
  * an OAuth body (`error`) is its `OAuth` reason, whatever else it carries (a
  * 429 is still a `RateLimit`, with its `error` as code); elsewhere the
  * section 7 envelope decides it (a 429 is a `RateLimit` whatever its type).
- * Any other body (empty, not JSON, JSON of another shape, an `error` of a
+ * Any other body (empty, not UTF-8, not JSON, JSON of another shape, an `error` of a
  * gateway's on the service's endpoints, unreadable: see {@link unreadable})
  * leaves it to the status ({@link ofStatus}). Each keeps the `Retry-After`
  * delay of `ctx` (read from the head before the body, so that a body that
@@ -327,8 +381,9 @@ export const decodeError = (
   source: ErrorSource
 ): Effect.Effect<ConnectedVehicleError, ConnectedVehicleError> =>
   Effect.map(
-    Effect.mapError(response.text, (e) => unreadable(e, ctx)),
+    Effect.mapError(bodyText(response), (e) => unreadable(e, ctx)),
     (text) => {
+      if (text === undefined) return ofStatus(ctx, notUtf8(response))
       // a credential the server echoed, in any form, never reaches an error: the body is parsed as it
       // came (scrubbing its text first could break its JSON), then every string of it scrubbed; nothing
       // else of the body is shown

@@ -4,10 +4,11 @@
  * SDK's layers and reporting its failure, and the common flags.
  */
 import { Console, Effect, Layer, Option, Redacted, Schema } from "effect"
-import { Argument, Command, Flag } from "effect/cli"
+import { Argument, CliError, Command, Flag } from "effect/cli"
 import { ModeValues } from "@connected-vehicle/schema/Common"
 import { rootIssue } from "@connected-vehicle/transport/TransportConfig"
 import * as env from "../env.ts"
+import type { SampleConfig } from "../../SampleConfig.ts"
 import { readSecretFile } from "../secretInput.ts"
 import { printableJson } from "../../Printable.ts"
 import * as Report from "../../Report.ts"
@@ -24,6 +25,31 @@ export const lazy: Effect.Effect<Lazy> = Effect.promise(() => import("../sdk.ts"
 // Shared flags
 // ---------------------------------------------------------------------------
 
+/**
+ * A flag's value, else its fallback in the environment (`SampleConfig.config`,
+ * read only when the flag is absent); a `ConfigError` is the flag's invalid value.
+ */
+const orEnvironment = <A>(option: string, fallback: (settings: SampleConfig) => Option.Option<A>) =>
+  Flag.mapEffect((value: Option.Option<A>) =>
+    Option.isSome(value) ? Effect.succeed(value) : env.config.pipe(
+      Effect.map(fallback),
+      Effect.mapError((error) => new CliError.InvalidValue({ option, value: "config", expected: error.message, kind: "flag" }))
+    )
+  )
+
+/** The transport's rule for a root: http(s), no credentials, no query or fragment. */
+const checkedTarget = (value: string): Effect.Effect<string, CliError.CliError> => {
+  const issue = rootIssue(value)
+  return issue === undefined ? Effect.succeed(value) : Effect.fail(
+    new CliError.InvalidValue({
+      option: "target",
+      value,
+      expected: `--target must be an http:// or https:// URL without credentials, query or fragment, e.g. http://127.0.0.1:8080 (${issue})`,
+      kind: "flag"
+    })
+  )
+}
+
 export const shared = {
   json: Flag.Boolean("json").pipe(
     Flag.withDescription("Print machine-readable JSON on stdout instead of tables"),
@@ -33,25 +59,14 @@ export const shared = {
     Flag.withDescription(
       "Origin (http or https URL) of another simulator or deployment serving every root (env CONNECTED_VEHICLE_ORIGIN); default: the embedded simulator"
     ),
-    Flag.withFallbackConfig(env.origin),
-    Flag.mapTryCatch(
-      (value) => {
-        // the transport's rule for a root: http(s), no credentials, no query or fragment
-        const issue = rootIssue(value)
-        if (issue !== undefined) throw new Error(issue)
-        return value
-      },
-      (error) =>
-        `--target must be an http:// or https:// URL without credentials, query or fragment, e.g. http://127.0.0.1:8080 (${
-          (error as Error).message
-        })`
-    ),
-    Flag.optional
+    Flag.optional,
+    orEnvironment("target", (settings) => settings.origin),
+    Flag.mapEffect((value) => Option.isSome(value) ? Effect.asSome(checkedTarget(value.value)) : Effect.succeedNone)
   ),
   clientId: Flag.String("client-id").pipe(
     Flag.withDescription("Application client id for a remote target (env CONNECTED_VEHICLE_CLIENT_ID)"),
-    Flag.withFallbackConfig(env.clientId),
-    Flag.optional
+    Flag.optional,
+    orEnvironment("client-id", (settings) => settings.clientId)
   ),
   clientSecretFile: Flag.String("client-secret-file").pipe(
     Flag.withDescription(
@@ -84,7 +99,7 @@ export const withSdk = <A, E, R>(body: (flags: Shared, M: Lazy) => Effect.Effect
  */
 const clientSecretOf = (flags: Shared) =>
   Effect.gen(function*() {
-    if (Option.isNone(flags.clientSecretFile)) return yield* env.clientSecret
+    if (Option.isNone(flags.clientSecretFile)) return (yield* env.config).clientSecret
     const file = flags.clientSecretFile.value
     const text = yield* readSecretFile(file, "the client secret file")
     return Option.some(Redacted.make(text.trim()))

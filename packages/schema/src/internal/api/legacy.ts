@@ -6,7 +6,7 @@
  */
 import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
-import { BatchRequest, BatchResponse, EngineOil, Location, Odometer, ServiceHistory, TirePressure, UnitSystem, VehicleList, Vin } from "../../Legacy.ts"
+import { BatchRequest, BatchResponse, LegacyReads, UnitSystem, VehicleList } from "../../Legacy.ts"
 import { EmbedsResponses } from "./annotations.ts"
 import { deprecationHeaders, queryInteger, responseHeaders } from "./document.ts"
 import { bearer, commonErrors, ConflictResponse, UnsupportedMediaTypeResponse } from "./responses.ts"
@@ -31,6 +31,18 @@ const legacyRead = <const Name extends string, const Path extends `/${string}`, 
     success,
     error: [...commonErrors, ConflictResponse]
   }).annotate(OpenApi.Deprecated, true).annotate(OpenApi.Transform, readHeaders)
+
+type Reads = typeof LegacyReads
+
+// the endpoint of each read of the table: its name, its path, its schema
+type ReadEndpoint = {
+  [K in keyof Reads]: ReturnType<typeof legacyRead<K, Reads[K]["path"], Reads[K]["schema"]>>
+}[keyof Reads]
+
+// one endpoint per entry of `LegacyReads`, in its order (the only description of a read)
+const readEndpoints = Object.entries(LegacyReads).map(([name, read]) =>
+  legacyRead(name, read.path, read.schema)
+) as ReadonlyArray<HttpApiEndpoint.Constraint> as readonly [ReadEndpoint, ...Array<ReadEndpoint>]
 
 /**
  * Legacy vehicle-list paging (section 4.7): `limit` 1..50 (default 10 on the
@@ -58,7 +70,9 @@ const vehiclesQuery = LegacyVehiclesQuery.mapFields((fields) => ({
 }))
 
 /**
- * Legacy v2.0 vehicle data (section 4.7). The reads answer with the headers
+ * Legacy v2.0 vehicle data (section 4.7): the vehicle list, one read per entry
+ * of `LegacyReads` of `Legacy` (its name, path and schema, in its order) and
+ * the batch. The reads answer with the headers
  * `sc-data-age` and `sc-unit-system`, the reads and the batch with
  * `Deprecation` and `Link` (and `Sunset` once a removal date is announced),
  * declared in the OpenAPI document. The reads and the batch are marked
@@ -86,12 +100,7 @@ export class LegacyGroup extends HttpApiGroup.make("legacy").add(
     success: VehicleList,
     error: commonErrors
   }),
-  legacyRead("odometer", "/odometer", Odometer),
-  legacyRead("location", "/location", Location),
-  legacyRead("vin", "/vin", Vin),
-  legacyRead("engineOil", "/engine/oil", EngineOil),
-  legacyRead("tirePressure", "/tires/pressure", TirePressure),
-  legacyRead("serviceHistory", "/service/history", ServiceHistory),
+  ...readEndpoints,
   HttpApiEndpoint.post("batch", "/v2.0/vehicles/:id/batch", {
     params: { id: Schema.String },
     headers: { ...bearer, "sc-unit-system": Schema.optionalKey(UnitSystem) },

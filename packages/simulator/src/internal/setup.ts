@@ -1,0 +1,98 @@
+/**
+ * The parts `Simulator`'s layers build a simulator from: the dataset, the
+ * state, the delivery engine and the usage counters, and the service over
+ * them.
+ *
+ * @internal
+ */
+import { Effect, Redacted } from "effect"
+import type { Server } from "node:http"
+import { makeDataset } from "../Data.ts"
+import type { Dataset } from "../Data.ts"
+import * as Delivery from "../Delivery.ts"
+import type { Env } from "../Env.ts"
+import type { Simulator } from "../Simulator.ts"
+import type { SimulatorOptions } from "../SimulatorOptions.ts"
+import { State } from "../State.ts"
+import * as Listen from "./listen.ts"
+import { makeData } from "./simulatorData.ts"
+import { accessSecondsOf, countLimitOf, makeUsage, setRateLimits } from "./usage.ts"
+
+/** The seeded dataset of the options (seed 42, 50 vehicles, 20 users, 8 webhooks, 40 connections by default). */
+export const datasetOf = (options: SimulatorOptions | undefined): Dataset =>
+  makeDataset({
+    seed: options?.seed ?? 42,
+    vehicles: options?.vehicles ?? 50,
+    users: options?.users ?? 20,
+    webhooks: options?.webhooks ?? 8,
+    connections: options?.connections ?? 40
+  })
+
+/** The state of the options on the clock `now` (a defect names a count or lifetime that is not valid). */
+export const makeState = Effect.fnUntraced(function*(options: SimulatorOptions | undefined, now: () => number) {
+  return new State({
+    now,
+    seed: options?.seed ?? 42,
+    failureRate: Math.min(1, Math.max(0, options?.failureRate ?? 0)),
+    accessSeconds: yield* accessSecondsOf(options?.accessTokenLifetime),
+    codeLimit: yield* countLimitOf("grantLimits.codes", options?.grantLimits?.codes),
+    tokenLimit: yield* countLimitOf("grantLimits.tokens", options?.grantLimits?.tokens)
+  })
+})
+
+/**
+ * The delivery engine and the usage counters of the options, in the current
+ * scope; both go back to the seed with the state (`State.reset`).
+ */
+export const makeEngines = Effect.fnUntraced(function*(
+  options: SimulatorOptions | undefined,
+  data: Dataset,
+  state: State,
+  now: () => number
+) {
+  const deliveries = yield* Delivery.make({
+    data,
+    secret: options?.webhookSecret,
+    enforcePermissions: options?.enforcePermissions ?? true,
+    limits: {
+      webhooks: yield* countLimitOf("controlLimits.webhooks", options?.controlLimits?.webhooks),
+      vehicleErrors: yield* countLimitOf("controlLimits.vehicleErrors", options?.controlLimits?.vehicleErrors)
+    }
+  })
+  state.onReset(deliveries.reset)
+  const usage = yield* makeUsage(now, data, options?.rateLimit)
+  state.onReset(() => usage.reset())
+  return { deliveries, usage }
+})
+
+/** The simulator's service at `url` over its environment (`servers`: the sockets whose connections it counts). */
+export const serviceOf = (env: Env["Service"]) => (url: string, servers: ReadonlyArray<Server> = []): Simulator["Service"] => {
+  const { deliveries, state, usage } = env
+  return {
+    url,
+    clientId: env.clientId,
+    clientSecret: Redacted.make(env.clientSecret),
+    requests: Effect.sync(() => state.requests()),
+    resetLog: Effect.sync(() => state.resetLog()),
+    reset: Effect.sync(() => state.reset()),
+    injectFaults: (rule) => Effect.sync(() => state.inject(rule)),
+    data: makeData(env.data, env.enforcePermissions),
+    connections: Effect.promise(() => Promise.all(servers.map(Listen.openConnections)).then((counts) => counts.reduce((a, b) => a + b, 0))),
+    webhookSecret: deliveries.secret,
+    createWebhook: deliveries.createWebhook,
+    updateWebhook: deliveries.updateWebhook,
+    subscribe: deliveries.subscribe,
+    setSignal: deliveries.setSignal,
+    injectVehicleError: deliveries.injectVehicleError,
+    resolveVehicleError: deliveries.resolveVehicleError,
+    deliveries: deliveries.deliveries,
+    startBurst: deliveries.startBurst,
+    burst: deliveries.burst,
+    awaitBurst: deliveries.awaitBurst,
+    cancelBurst: deliveries.cancelBurst,
+    burstTruth: deliveries.burstTruth,
+    usage: Effect.sync(() => usage.snapshot()),
+    resetUsage: Effect.sync(() => usage.reset()),
+    setRateLimits: (rateLimit) => setRateLimits(usage, rateLimit)
+  }
+}
