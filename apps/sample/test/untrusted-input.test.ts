@@ -28,8 +28,12 @@ describe.concurrent("secret files: regular files of a bounded size only", () => 
   execFileSync("mkfifo", [fifo])
   const large = join(dir, "large")
   writeFileSync(large, "a".repeat(64 * 1024 + 1))
+  const binary = join(dir, "binary")
+  writeFileSync(binary, Buffer.from([0x9f, 0x92, 0x96, 0xff, 0x00, 0x1b, 0x41, 0x0a]))
+  const escaped = join(dir, "escaped")
+  writeFileSync(escaped, "\u001b]0;secret-token\u0007\n")
 
-  it("webhooks listen --secret-file: a device, a named pipe, a directory, a large file: exit 2 at once, one reason line", {
+  it("webhooks listen --secret-file: a device, a named pipe, a directory, a large file, one not text: exit 2 at once, one reason line", {
     timeout: LONG
   }, async () => {
     const cases = [
@@ -37,7 +41,9 @@ describe.concurrent("secret files: regular files of a bounded size only", () => 
       [fifo, "not a regular file (a named pipe)"],
       [dir, "not a regular file (a directory)"],
       [large, "larger than 65536 bytes"],
-      [join(dir, "missing"), "ENOENT"]
+      [join(dir, "missing"), "ENOENT"],
+      [binary, "not UTF-8 text"],
+      [escaped, "holds a control character"]
     ] as const
     const results = await Promise.all(cases.map(([file]) => run(["webhooks", "listen", "--port", "0", "--secret-file", file])))
     results.forEach((result, i) => {
@@ -46,6 +52,7 @@ describe.concurrent("secret files: regular files of a bounded size only", () => 
       assert.include(result.stderr, `reason: Cannot read the webhook secret file ${file}: ${why}`)
       assert.notInclude(result.stderr, "Listening")
       assert.strictEqual(result.stdout, "")
+      assert.notInclude(result.stderr, "secret-token")
     })
   })
 

@@ -17,6 +17,7 @@
  */
 import { Config, Duration, Effect, Option, Redacted, Schema } from "effect"
 import { Configuration, FleetError } from "./FleetError.ts"
+import { durationIssue, MIN_POLL_INTERVAL, MIN_RETENTION } from "./internal/options.ts"
 import { defaultAppliedRetention, defaultClusterRetention, defaultRetention } from "./internal/retention.ts"
 
 /**
@@ -25,7 +26,8 @@ import { defaultAppliedRetention, defaultClusterRetention, defaultRetention } fr
  * - `databaseUrl`: `DATABASE_URL`, a `postgres://` URL kept `Redacted`; `None`: in memory
  * - `redisUrl`: `REDIS_URL`, a `redis://` or `rediss://` URL kept `Redacted`; `None`: in memory
  * - `memory`: `FLEET_STORAGE=memory`: in memory on purpose (no warning; a URL set as well is a `Configuration` error)
- * - `queueRetention`: `FLEET_QUEUE_RETENTION`, a duration (default 1 hour): how long the event
+ * - `queueRetention`: `FLEET_QUEUE_RETENTION`, a duration (default 1 hour, at least 1 second,
+ *   `Infinity` keeps everything; so are the two retentions below): how long the event
  *   queue keeps a finished event, and so how long the same `eventId` delivered again is stored
  *   once (`EventQueue.Options.retention`)
  * - `appliedRetention`: `FLEET_APPLIED_RETENTION`, a duration (default 7 days), at least
@@ -34,7 +36,9 @@ import { defaultAppliedRetention, defaultClusterRetention, defaultRetention } fr
  * - `clusterRetention`: `FLEET_CLUSTER_RETENTION`, a duration (default 1 hour): how long
  *   the cluster keeps a processed message and its reply on Postgres
  *   (`FleetCluster.Options.clusterRetention`)
- * - `pollInterval`: `FLEET_POLL_INTERVAL`, a duration (default 15 minutes)
+ * - `pollInterval`: `FLEET_POLL_INTERVAL`, a finite duration of at least 1 second (default 15 minutes):
+ *   a vehicle entity polls when no event arrived for this long (`VehicleEntity.Options.pollInterval`,
+ *   which has the same floor)
  * - `pollSignals`: `FLEET_POLL_SIGNALS`, signal codes, comma-separated (default none: no polling)
  * - `runnerAddress`: `FLEET_RUNNER_HOST` and `FLEET_RUNNER_PORT`, this runner's address
  *   (`undefined` when neither is set: `localhost:34431`; `effect/cluster`'s own `HOST` and `PORT`
@@ -121,9 +125,8 @@ export const config: Config.Config<FleetConfig> = Config.all({
 })))
 
 /**
- * {@link config} read: an invalid value (a retention or
- * `FLEET_POLL_INTERVAL` that is not a positive duration, finite for the
- * interval; a `DATABASE_URL` that is not a `postgres://` or `postgresql://`
+ * {@link config} read: an invalid value (a retention under 1 second, or a
+ * `FLEET_POLL_INTERVAL` under 1 second or infinite; a `DATABASE_URL` that is not a `postgres://` or `postgresql://`
  * URL, a `REDIS_URL` not a `redis://` or `rediss://` one), `FLEET_STORAGE=memory`
  * with `DATABASE_URL` or `REDIS_URL` set, or a `FLEET_APPLIED_RETENTION`
  * shorter than `FLEET_QUEUE_RETENTION` (a duplicate the queue stores again
@@ -171,21 +174,16 @@ const urlOf = (url: Option.Option<Redacted.Redacted<string>>, schemes: ReadonlyA
   return URL.canParse(value) && schemes.includes(new URL(value).protocol) ? undefined : `expected a ${schemes.map((s) => `${s}//`).join(" or ")} URL`
 }
 
-/** A duration that is positive (and finite, unless `infinite` allows it). */
-const positive = (duration: Duration.Duration, infinite: boolean): string | undefined =>
-  Duration.toMillis(duration) > 0 && (infinite || Duration.isFinite(duration))
-    ? undefined
-    : `expected a positive${infinite ? "" : ", finite"} duration, got ${Duration.format(duration)}`
-
 /** The variables whose value cannot be used, each with why. */
 const invalidValues = (settings: FleetConfig): ReadonlyArray<readonly [string, string]> => {
   const problems: ReadonlyArray<readonly [string, string | undefined]> = [
     ["DATABASE_URL", urlOf(settings.databaseUrl, ["postgres:", "postgresql:"])],
     ["REDIS_URL", urlOf(settings.redisUrl, ["redis:", "rediss:"])],
-    ["FLEET_QUEUE_RETENTION", positive(settings.queueRetention, true)],
-    ["FLEET_APPLIED_RETENTION", positive(settings.appliedRetention, true)],
-    ["FLEET_CLUSTER_RETENTION", positive(settings.clusterRetention, true)],
-    ["FLEET_POLL_INTERVAL", positive(settings.pollInterval, false)]
+    // the floors of the options given in code (`VehicleEntity`, the stores' retentions): one rule
+    ["FLEET_QUEUE_RETENTION", durationIssue(settings.queueRetention, MIN_RETENTION, true)],
+    ["FLEET_APPLIED_RETENTION", durationIssue(settings.appliedRetention, MIN_RETENTION, true)],
+    ["FLEET_CLUSTER_RETENTION", durationIssue(settings.clusterRetention, MIN_RETENTION, true)],
+    ["FLEET_POLL_INTERVAL", durationIssue(settings.pollInterval, MIN_POLL_INTERVAL, false)]
   ]
   return problems.flatMap(([variable, problem]) => problem === undefined ? [] : [[variable, problem] as const])
 }

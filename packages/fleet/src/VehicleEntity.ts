@@ -16,7 +16,7 @@ import { Rpc } from "effect/rpc"
 import { FleetError } from "./FleetError.ts"
 import { FleetState, Reading } from "./FleetState.ts"
 import { eventsAlreadyApplied, eventsApplied } from "./FleetMetrics.ts"
-import { millis } from "./internal/options.ts"
+import { atLeast, millis, MIN_POLL_INTERVAL } from "./internal/options.ts"
 import { makeHandlers, PollPayload } from "./internal/vehicle.ts"
 
 /**
@@ -102,8 +102,10 @@ export interface Options {
 /**
  * Registers the entity with the cluster (`Sharding`) of this runner: its
  * handlers write to the `FleetState` and poll through `Signals`. A
- * `pollInterval` or `maxIdleTime` that is not a positive duration fails it
- * with `FleetError` `Configuration` naming the option.
+ * `pollInterval` that is not a finite duration of at least 1 second (the
+ * floor `FLEET_POLL_INTERVAL` has too), or a `maxIdleTime` that is not a
+ * positive duration, fails it with `FleetError` `Configuration` naming the
+ * option.
  *
  * @example
  * ```ts
@@ -116,7 +118,7 @@ export interface Options {
  */
 export const layer = (options?: Options): Layer.Layer<never, FleetError, Sharding.Sharding | FleetState | Signals> =>
   Layer.unwrap(Effect.gen(function*() {
-    const pollInterval = yield* millis("pollInterval", options?.pollInterval, Duration.minutes(15))
+    const pollInterval = yield* atLeast("pollInterval", options?.pollInterval, Duration.minutes(15), MIN_POLL_INTERVAL)
     // unset: the cluster's own (`ShardingConfig`'s `entityMaxIdleTime`)
     const maxIdleTime = options?.maxIdleTime === undefined ? undefined : Duration.millis(yield* millis("maxIdleTime", options.maxIdleTime, options.maxIdleTime))
     return Vehicle.toLayer(

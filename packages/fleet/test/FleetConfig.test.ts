@@ -5,6 +5,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Config, ConfigProvider, Duration, Effect, Layer, Logger, Option, Redacted, References } from "effect"
 import * as FleetConfig from "@connected-vehicle/fleet/FleetConfig"
+import * as FleetState from "@connected-vehicle/fleet/FleetState"
 import * as Ingestion from "@connected-vehicle/fleet/Ingestion"
 import * as SharedLimits from "@connected-vehicle/fleet/SharedLimits"
 import * as SharedRedis from "@connected-vehicle/fleet/SharedRedis"
@@ -139,6 +140,27 @@ describe("FleetConfig", () => {
       }))
       assert.isFalse(Duration.isFinite(kept.clusterRetention))
       assert.isTrue(Option.isSome(kept.databaseUrl))
+    }))
+
+  it.effect("a poll interval or a retention under 1 second is a Configuration error, from the environment and in code alike", () =>
+    Effect.gen(function*() {
+      for (const [variable, value] of [["FLEET_POLL_INTERVAL", "1 nanos"], ["FLEET_POLL_INTERVAL", "999 millis"], ["FLEET_QUEUE_RETENTION", "1 nanos"], ["FLEET_APPLIED_RETENTION", "500 millis"], ["FLEET_CLUSTER_RETENTION", "1 micros"]] as const) {
+        const error = yield* refused({ [variable]: value })
+        assert.strictEqual(error.reason._tag, "Configuration", `${variable}=${value}`)
+        assert.deepStrictEqual(error.reason._tag === "Configuration" ? error.reason.variables : undefined, [variable])
+        assert.include(error.message, "at least 1s", `${variable}=${value}`)
+      }
+      const floors = yield* FleetConfig.read.pipe(withEnv({ FLEET_POLL_INTERVAL: "1 second", FLEET_QUEUE_RETENTION: "1 second", FLEET_CLUSTER_RETENTION: "1 second" }))
+      assert.strictEqual(Duration.toMillis(floors.pollInterval), 1_000)
+      // the same floor for the retentions given in code
+      for (const retention of ["1 nanos", "999 millis"] as const) {
+        const error = yield* Effect.flip(Layer.build(Ingestion.layerMemory({ retention })).pipe(Effect.scoped))
+        assert.strictEqual(error.reason._tag, "Configuration")
+        assert.include(error.message, "retention: expected a finite duration of at least 1s")
+        const applied = yield* Effect.flip(FleetState.makeMemory({ appliedRetention: retention }))
+        assert.include(applied.message, "appliedRetention: expected a finite duration of at least 1s")
+      }
+      yield* Layer.build(Ingestion.layerMemory({ retention: "1 second" })).pipe(Effect.scoped)
     }))
 
   it.effect("a layerConfig falling back to memory logs one warning naming what is in memory; FLEET_STORAGE=memory silences it", () =>

@@ -84,7 +84,7 @@ describe("FleetState (in memory)", () => {
       const polls = Effect.map(Metric.value(FleetMetrics.vehiclePolls), (m) => m.count)
       const before = yield* polls
 
-      // an event every 100 ms for 1.2 s: never 400 ms without one, no poll
+      // an event every 100 ms for 1.2 s: never 1 s without one, no poll
       for (let i = 0; i < 12; i++) {
         const at = new Date(Date.UTC(2025, 7, 26, 10, i)).toISOString()
         const event = readingEvent(`evt_busy_${i}`, busy!, [{ code: odometer, value: 1000 + i, at }], userOf(busy!))
@@ -105,7 +105,7 @@ describe("FleetState (in memory)", () => {
       yield* VehicleEntity.track({ vehicleId: quiet!, userId: userOf(quiet!) })
       yield* eventually(Effect.map(FleetState.latest(quiet!), (signals) => signals[0]?.body.value === 777))
       assert.deepStrictEqual((yield* FleetState.latest(quiet!)).map((signal) => signal.code), [odometer])
-    }).pipe(Effect.scoped, Effect.provide(embedded({ pollInterval: "400 millis", pollSignals: [odometer] }))))
+    }).pipe(Effect.scoped, Effect.provide(embedded({ pollInterval: "1 second", pollSignals: [odometer] }))))
 
   it.effect("FleetCluster.layerConfig: a bad FLEET_POLL_INTERVAL fails the layer with a Configuration FleetError, before anything starts", () =>
     Effect.gen(function*() {
@@ -116,7 +116,15 @@ describe("FleetState (in memory)", () => {
       ))
       assert.strictEqual(error.reason._tag, "Configuration")
       // the same from code: an option that is not a duration, named
-      for (const [options, name] of [[{ pollInterval: "soon" as never }, "pollInterval"], [{ maxIdleTime: "-1 minutes" as never }, "maxIdleTime"]] as const) {
+      for (
+        const [options, name] of [
+          [{ pollInterval: "soon" as never }, "pollInterval"],
+          [{ maxIdleTime: "-1 minutes" as never }, "maxIdleTime"],
+          // under the floor FLEET_POLL_INTERVAL has too (1 second): each poll would schedule the next at once
+          [{ pollInterval: "1 nanos" }, "pollInterval: expected a finite duration of at least 1s"],
+          [{ pollInterval: "999 millis" }, "pollInterval: expected a finite duration of at least 1s"]
+        ] as const
+      ) {
         const invalid = yield* Effect.flip(Layer.build(FleetCluster.layerMemory(options)).pipe(
           Effect.provide(Simulated.layer({ signIn: false })),
           Effect.scoped

@@ -330,7 +330,7 @@ describe("FleetState on Postgres", () => {
     Effect.gen(function*() {
       const url = freshDatabase("polls")
       const sim = yield* Simulator
-      const fleet = yield* runner(url, { pollInterval: "600 millis", pollSignals: [odometer] })
+      const fleet = yield* runner(url, { pollInterval: "1 second", pollSignals: [odometer] })
       const vehicleId = sim.data.vehicleIds[0]!
       const odometerOf = Effect.map(Effect.provideContext(FleetState.latest(vehicleId), fleet), (signals) => signals[0])
       const pollsBefore = (yield* Metric.value(FleetMetrics.vehiclePolls)).count

@@ -289,6 +289,16 @@ const scheme = /^[A-Za-z][A-Za-z0-9+.-]*:/
 // application: an authorization server must not send a code to them
 const unsafeScheme = /^(?:javascript|vbscript|data|file|blob|about|filesystem|view-source):/i
 
+// the authority of a URI with one (`scheme://authority/...`), up to the path, query or fragment (a
+// backslash ends it too, which a URL parser reads as a slash in http and https)
+const authority = /^[A-Za-z][A-Za-z0-9+.-]*:\/\/([^/?#\\]*)/
+
+/** Whether `u` (which parses) has user information: what the parser finds, or an `@` in the authority it would read past. */
+const hasUserInfo = (u: string): boolean => {
+  const url = new URL(u)
+  return url.username !== "" || url.password !== "" || (authority.exec(u)?.[1] ?? "").includes("@")
+}
+
 // a control character (C0, DEL, C1) or any white space: a URL parser takes
 // some off or turns them into other characters, so the URI compared at the
 // code exchange would not be the one given
@@ -298,7 +308,9 @@ const notInUri = /[\p{Cc}\s]/u
  * Why `u` cannot be the redirect URI of the consent flow, `undefined` when it
  * can: RFC 6749 section 3.1.2 has it an absolute URI (with a scheme:
  * `https://app.example/callback`, `com.example.app:/callback`) without a
- * fragment; also without white space or a control character, not of a
+ * fragment; also without white space, a control character or user
+ * information (`https://user:password@app.example/cb`: the consent URL would
+ * carry the password, and the simulator never matches one), not of a
  * scheme a browser runs or embeds (`javascript:`, `vbscript:`, `data:`,
  * `file:`, `blob:`, `about:`, `filesystem:`, `view-source:`), and well-formed Unicode (what the URL parser would change is not the URI
  * given). The one rule of the SDK (`Consent.redirectUriIssue` of
@@ -323,5 +335,6 @@ export const redirectUriIssue = (u: unknown): string | undefined => {
   if (notInUri.test(u)) return "Expected an absolute URL without white space or control characters"
   if (!scheme.test(u) || !URL.canParse(u)) return "Expected an absolute URL (RFC 6749 section 3.1.2: with a scheme, as in https://app.example/callback)"
   if (unsafeScheme.test(u)) return "Expected a URL an application receives, not a javascript:, vbscript:, data:, file:, blob:, about:, filesystem: or view-source: URL"
+  if (hasUserInfo(u)) return "Expected an absolute URL without user information (user:password@ before the host would be sent along)"
   return u.includes("#") ? "Expected an absolute URL without a fragment (RFC 6749 section 3.1.2)" : undefined
 }

@@ -40,7 +40,9 @@ export const PageLinks = Schema.Struct({
 export type PageLinks = typeof PageLinks.Type
 
 /**
- * `meta` of the signals list.
+ * `meta` of the signals list: `pageNumber` and `pageSize` at least 1 (pages
+ * count from 1), `totalCount` at least 0; another value is no page a client
+ * can follow (an `InvalidResponse`).
  *
  * @example
  * ```ts
@@ -53,9 +55,9 @@ export type PageLinks = typeof PageLinks.Type
  * @since 0.1.0
  */
 export const PageMeta = Schema.Struct({
-  pageNumber: Schema.Int,
-  pageSize: Schema.Int,
-  totalCount: Schema.Int
+  pageNumber: Schema.Int.check(Schema.isGreaterThanOrEqualTo(1)),
+  pageSize: Schema.Int.check(Schema.isGreaterThanOrEqualTo(1)),
+  totalCount: Schema.Int.check(Schema.isGreaterThanOrEqualTo(0))
 })
 
 /**
@@ -104,7 +106,8 @@ export const OrderedPageMeta = Schema.Struct({
 export type OrderedPageMeta = typeof OrderedPageMeta.Type
 
 /**
- * `meta` of the compatibility list (`page` is always 1, `totalCount` equals `pageSize`).
+ * `meta` of the compatibility list (`page` is always 1, `totalCount` equals
+ * `pageSize`): `page` at least 1, `pageSize` and `totalCount` at least 0.
  *
  * @example
  * ```ts
@@ -117,9 +120,10 @@ export type OrderedPageMeta = typeof OrderedPageMeta.Type
  * @since 0.1.0
  */
 export const CompatibilityMeta = Schema.Struct({
-  page: Schema.Int,
-  pageSize: Schema.Int,
-  totalCount: Schema.Int
+  page: Schema.Int.check(Schema.isGreaterThanOrEqualTo(1)),
+  // 0 when nothing matches: the whole list is one page
+  pageSize: Schema.Int.check(Schema.isGreaterThanOrEqualTo(0)),
+  totalCount: Schema.Int.check(Schema.isGreaterThanOrEqualTo(0))
 })
 
 /**

@@ -20,4 +20,16 @@ describe("legacy.authorizationUrl", () => {
     const url = new URL(await client.legacy.authorizationUrl({ permissions: ["read_battery", "read_vehicle_info"] }))
     assert.strictEqual(url.searchParams.get("scope"), "read_battery read_vehicle_info")
   })
+
+  it("a redirect URI with user information is an InvalidArgumentError naming redirectUri: the consent URL never carries the password", async () => {
+    const withUser = "https://user:pa55word@app.example/callback"
+    await using client = createClient(options)
+    const error = await client.legacy.authorizationUrl({ permissions: ["read_vin"], redirectUri: withUser }).then(() => undefined, (e: unknown) => e)
+    assert.instanceOf(error, InvalidArgumentError)
+    assert.strictEqual((error as InvalidArgumentError).field, "redirectUri")
+    assert.match((error as InvalidArgumentError).message, /^redirectUri: Expected an absolute URL without user information/)
+    assert.notInclude((error as InvalidArgumentError).message, "pa55word")
+    // the client's own redirectUri: refused when the client is made
+    assert.throws(() => createClient({ ...options, redirectUri: withUser }), InvalidArgumentError, /^redirectUri: Expected an absolute URL without user information/)
+  })
 })

@@ -86,22 +86,29 @@ export class TooLarge extends Schema.TaggedError<TooLarge>()("TooLarge", {
  * The file could not be looked at, opened or read: `code` is the system's
  * error code (`ENOENT`, `EACCES`, `EISDIR`...), else the platform error's
  * reason (`NotFound`, `PermissionDenied`...); `cause` is the platform error.
+ * A file read whole that is no secret's text has the code `EILSEQ` (an
+ * illegal byte sequence) and a `detail` saying why: `"not UTF-8 text"` (a
+ * binary file, another encoding), or `"holds a control character"` (NUL,
+ * ESC...: any but the white space around the text, which a reader trims).
  *
  * @example
  * ```ts
  * import { Unreadable } from "@connected-vehicle/simulator/SecretFile"
  *
  * new Unreadable({ code: "ENOENT" }).message // "cannot be read: ENOENT"
+ * new Unreadable({ code: "EILSEQ", detail: "not UTF-8 text" }).message // "cannot be read: EILSEQ (not UTF-8 text)"
  * ```
  * @since 0.2.0
  * @category reasons
  */
 export class Unreadable extends Schema.TaggedError<Unreadable>()("Unreadable", {
   code: Schema.String,
+  /** Why the text is refused (`code` `EILSEQ`), never quoting it. */
+  detail: Schema.optionalKey(Schema.String),
   cause: Schema.optionalKey(Schema.Unknown)
 }) {
   override get message() {
-    return `cannot be read: ${this.code}`
+    return `cannot be read: ${this.code}${this.detail === undefined ? "" : ` (${this.detail})`}`
   }
 }
 
@@ -196,6 +203,20 @@ const readUpTo = (file: FileSystem.File, limit: number) =>
     return { chunks, total }
   })
 
+// a control character (C0, DEL, C1): none is part of a secret, and a NUL or an ESC would reach a header, a log or a terminal
+const control = /\p{Cc}/u
+
+/** The bytes as text: strict UTF-8 (no U+FFFD for a byte that is not), no control character inside the white space around it. */
+const textOf = (bytes: Uint8Array): string | { readonly detail: string } => {
+  let text: string
+  try {
+    text = new TextDecoder("utf-8", { fatal: true }).decode(bytes)
+  } catch {
+    return { detail: "not UTF-8 text" }
+  }
+  return control.test(text.trim()) ? { detail: "holds a control character" } : text
+}
+
 /**
  * The text (UTF-8, as it is: not trimmed) of a secret file of at most
  * `maxBytes` bytes (default {@link DEFAULT_MAX_BYTES}). The path is looked at
@@ -203,7 +224,9 @@ const readUpTo = (file: FileSystem.File, limit: number) =>
  * fails with {@link NotARegularFile} unopened; once open, the file is looked
  * at again, and at most `maxBytes + 1` bytes are read: a larger file fails
  * with {@link TooLarge}. A file that cannot be looked at, opened or read
- * fails with {@link Unreadable}. A `maxBytes` that is not a positive integer
+ * fails with {@link Unreadable}, as does one that is not UTF-8 text or holds a
+ * control character other than the white space around the text (code
+ * `EILSEQ`, its `detail` saying which). A `maxBytes` that is not a positive integer
  * is a defect (an `InvalidArgument` naming `maxBytes`).
  *
  * @example
@@ -239,7 +262,8 @@ export const read = (
     if (opened.type !== "File") return yield* fail(new NotARegularFile({ kind: opened.type }))
     const { chunks, total } = yield* readUpTo(file, maxBytes + 1)
     if (total > maxBytes) return yield* fail(new TooLarge({ maxBytes }))
-    return new TextDecoder().decode(Buffer.concat(chunks))
+    const text = textOf(Buffer.concat(chunks))
+    return typeof text === "string" ? text : yield* fail(new Unreadable({ code: "EILSEQ", detail: text.detail }))
   }).pipe(
     Effect.scoped,
     Effect.catchTag("PlatformError", (error) => fail(new Unreadable({ code: codeOf(error), cause: error })))

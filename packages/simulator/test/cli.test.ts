@@ -237,7 +237,7 @@ describe("pnpm simulator: errors are one line on stderr", () => {
         [["--redirect-uri", "https://app.example/cb", "--redirect-uri", ""], redirect("", "Expected an absolute URL (a non-empty string)")],
         [
           ["--redirect-uri", "http://user@127.0.0.1:*"],
-          redirect("http://user@127.0.0.1:*", "Expected an http or https URI as scheme://host[:port|:*][/path], without user information")
+          redirect("http://user@127.0.0.1:*", "Expected an absolute URL without user information (user:password@ before the host would be sent along)")
         ],
         [
           ["--redirect-uri", "https://app.example/cb#top"],

@@ -94,6 +94,19 @@ layer(Loopback)("requests that break a rule", (it) => {
       assert.strictEqual(token.status, 400, token.text)
       assert.strictEqual(token.json.error, "invalid_request")
       assert.strictEqual(token.json.error_description, "grant_type is repeated; send it once")
+      // every parameter is named, `scope` as much as a grant's own, whether the body decodes or not
+      for (
+        const [body, name] of [
+          ["grant_type=client_credentials&scope=read_vin&scope=read_odometer", "scope"],
+          ["grant_type=refresh_token&refresh_token=a&refresh_token=b", "refresh_token"],
+          ["grant_type=client_credentials&state=a&state=a", "state"]
+        ] as const
+      ) {
+        const repeated = yield* call("POST", "/oauth/token", { headers, body, contentType: "application/x-www-form-urlencoded" })
+        assert.strictEqual(repeated.status, 400, repeated.text)
+        assert.strictEqual(repeated.json.error, "invalid_request")
+        assert.strictEqual(repeated.json.error_description, `${name} is repeated; send it once`)
+      }
       const consent = yield* call(
         "GET",
         `/oauth/authorize?response_type=code&client_id=${sim.clientId}&client_id=${sim.clientId}&redirect_uri=https://app.example/cb`
@@ -101,6 +114,33 @@ layer(Loopback)("requests that break a rule", (it) => {
       assert.strictEqual(consent.status, 400, consent.text)
       assert.strictEqual(consent.json.error, "invalid_request")
       assert.strictEqual(consent.json.error_description, "Query parameter client_id is repeated; send it once")
+    }))
+
+  it.effect("client_id or client_secret in the token request's body besides the Basic credential is 400 invalid_request (RFC 6749 2.3: one method)", () =>
+    Effect.gen(function*() {
+      const sim = yield* Simulator
+      const headers = { authorization: yield* basic }
+      for (
+        const [form, named] of [
+          [{ grant_type: "client_credentials", client_id: "other" }, "client_id"],
+          [{ grant_type: "client_credentials", client_id: sim.clientId }, "client_id"],
+          [{ grant_type: "client_credentials", client_id: sim.clientId, client_secret: "guess" }, "client_id and client_secret"],
+          [{ grant_type: "refresh_token", refresh_token: "rt", client_secret: "guess" }, "client_secret"]
+        ] as const
+      ) {
+        const reply = yield* call("POST", "/oauth/token", { headers, form })
+        assert.strictEqual(reply.status, 400, reply.text)
+        assert.strictEqual(reply.json.error, "invalid_request")
+        assert.strictEqual(
+          reply.json.error_description,
+          `The client authenticates with the Basic credential; ${named} in the body as well is a second method (RFC 6749 section 2.3: use one)`
+        )
+        assert.notInclude(reply.text, "guess")
+        assert.notInclude(reply.text, "access_token")
+      }
+      // the Basic credential alone: a token
+      const alone = yield* call("POST", "/oauth/token", { headers, form: { grant_type: "client_credentials" } })
+      assert.strictEqual(alone.status, 200, alone.text)
     }))
 
   it.effect("another response_type is 400 unsupported_response_type, without a redirect (RFC 6749 4.1.2.1)", () =>

@@ -142,6 +142,34 @@ describe("SecretFile.read", () => {
       )
     }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)))
 
+  it.effect("bytes that are not UTF-8 text, or hold a control character: Unreadable EILSEQ saying why, never quoting them", () =>
+    Effect.gen(function*() {
+      const dir = yield* tempDir
+      const cases = [
+        ["binary", Buffer.from([0x9f, 0x92, 0x96, 0xff, 0xfe, 0x41, 0x42, 0x43]), "not UTF-8 text"],
+        ["latin1", Buffer.from("s\u00e9cret-token\n", "latin1"), "not UTF-8 text"],
+        ["nul", Buffer.from("secret\u0000token\n"), "holds a control character"],
+        ["esc", Buffer.from("\u001b[31msecret-token\n"), "holds a control character"],
+        ["c1", Buffer.from("secret\u0085token"), "holds a control character"],
+        ["trailing-nul", Buffer.from("secret-token\u0000"), "holds a control character"]
+      ] as const
+      for (const [name, bytes, detail] of cases) {
+        const path = join(dir, name)
+        writeFileSync(path, bytes)
+        const reason = yield* reasonOf(path)
+        assert.instanceOf(reason, SecretFile.Unreadable, name)
+        assert.strictEqual(reason.code, "EILSEQ", name)
+        assert.strictEqual((reason as SecretFile.Unreadable).detail, detail, name)
+        const message = new SecretFile.SecretFileError({ path, reason }).message
+        assert.strictEqual(message, `the secret file ${JSON.stringify(path)} cannot be read: EILSEQ (${detail})`)
+        assert.notInclude(message, "secret-token")
+      }
+      // white space around the text (a trailing newline, CRLF, tabs) is the reader's to trim: the text as it is
+      const spaced = join(dir, "spaced")
+      writeFileSync(spaced, "\t caf\u00e9-secret \r\n")
+      assert.strictEqual(yield* SecretFile.read(spaced), "\t caf\u00e9-secret \r\n")
+    }).pipe(Effect.scoped, Effect.provide(NodeServices.layer)))
+
   it.effect("a maxBytes that is not a positive integer is a defect naming maxBytes", () =>
     Effect.gen(function*() {
       for (const maxBytes of [0, -1, 1.5, Number.NaN]) {

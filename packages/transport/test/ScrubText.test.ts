@@ -9,7 +9,19 @@ import { scrubber, scrubText } from "../src/internal/redact.ts"
 
 const secrets = [
   "tok_0123456789abcdef", "Bearer tok_0123456789abcdef", "rt-AbC.dEf~123", "a b c d e f", "ab cd e", "p%2Fss%2Fword", "%41%42%43%44%45",
-  "x&amp;y-secret", "s3cr3t+value/==", "tok\\/slash-1", "quote\"d'secret", "<tag>secret", "caf\u00e9-secret", "emoji\ud83d\ude00-secret"
+  "x&amp;y-secret", "s3cr3t+value/==", "tok\\/slash-1", "quote\"d'secret", "<tag>secret", "caf\u00e9-secret", "emoji\ud83d\ude00-secret",
+  // an escape a neighbour completes: ending in `%4` or `\\`, starting with a hex digit
+  "s3cr3t-t0ken-value%4", "1abcdef-token-123456", "tok-secret\\", "Fabc-token%"
+]
+
+/** Text around a secret that completes an escape with its first or last characters. */
+const neighbours = (spelled: string): Array<string> => [
+  `echo: ${spelled}41`,
+  `id=%4${spelled}`,
+  `id=%${spelled}`,
+  `${spelled}/x`,
+  `&#${spelled};`,
+  `%25${spelled}%2541`
 ]
 
 const spellings = (secret: string): Array<string> => {
@@ -26,7 +38,7 @@ const spellings = (secret: string): Array<string> => {
 }
 
 const texts = (secret: string): Array<string> =>
-  spellings(secret).flatMap((spelled) => [spelled, `req-${spelled}`, `echo ${spelled} end`, `${spelled}${spelled}`]).concat([
+  spellings(secret).flatMap((spelled) => [spelled, `req-${spelled}`, `echo ${spelled} end`, `${spelled}${spelled}`, ...neighbours(spelled)]).concat([
     "req-42-6", "3f2a9c1e-1111-4222-8333-444455556666", "short", "", "100%41 and %2B kept?", "a&b<c>d\"e'f+g\\/h", "tok_0123456789abcde"
   ])
 
@@ -43,5 +55,18 @@ describe("scrubText", () => {
       }
     }
     assert.isAbove(compared, 5_000)
+  })
+
+  it("a secret next to an escape it completes (a `%X` or a `\\` before it or after it) is found as it is, and redacted", () => {
+    assert.strictEqual(scrubText(["s3cr3t-t0ken-value%4"], "echo: s3cr3t-t0ken-value%41"), "echo: <redacted>1")
+    assert.strictEqual(scrubText(["1abcdef-token-123456"], "id=%41abcdef-token-123456"), "id=%4<redacted>")
+    assert.strictEqual(scrubText(["tok-secret\\"], "x tok-secret\\/y"), "x <redacted>/y")
+    for (const secret of ["s3cr3t-t0ken-value%4", "1abcdef-token-123456", "tok-secret\\", "Fabc-token%"]) {
+      for (const text of neighbours(secret)) {
+        const scrubbed = scrubText([secret], text)
+        assert.include(scrubbed, "<redacted>", `${secret} in ${text}`)
+        assert.notInclude(scrubbed, secret, `${secret} in ${text}`)
+      }
+    }
   })
 })

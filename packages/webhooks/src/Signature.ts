@@ -185,8 +185,9 @@ const invalidSecret = (why: string, at?: string): InvalidArgument =>
   })
 
 /**
- * The secret as a `Redacted<string>`, checked (a non-empty string), or why
- * it cannot key a signature (an `InvalidArgument`, `field: "secret"`).
+ * The secret as a `Redacted<string>`, checked (a non-empty string of
+ * well-formed Unicode: a lone surrogate has no UTF-8 form), or why it cannot
+ * key a signature (an `InvalidArgument`, `field: "secret"`).
  * Never throws.
  *
  * @example
@@ -218,6 +219,8 @@ const checked = (secret: Secret, at: string | undefined): Result.Result<Redacted
     return Result.fail(invalidSecret(`got ${value === null ? "null" : Array.isArray(value) ? "an array" : typeof value}`, at))
   }
   if (value.length === 0) return Result.fail(invalidSecret("got an empty string", at))
+  // a lone surrogate has no UTF-8 form: the HMAC would be keyed with U+FFFD, another secret than the one given
+  if (!value.isWellFormed()) return Result.fail(invalidSecret("got a string that is not well-formed Unicode (a lone surrogate)", at))
   return Result.succeed(wrapped ?? Redacted.make(value))
 }
 
@@ -255,7 +258,8 @@ export const secretsResult = (
 
 /**
  * The secret as a `Redacted<string>`, checked; throws an `InvalidArgument`
- * (`field: "secret"`) when it is empty or not a string. What the receivers' `make` run first.
+ * (`field: "secret"`) when it is empty, not a string, or not well-formed
+ * Unicode (a lone surrogate). What the receivers' `make` run first.
  *
  * @example
  * ```ts

@@ -6,27 +6,52 @@
  *
  * @since 0.1.0
  */
+import { Duration } from "effect"
 import type * as Receiver from "./Receiver.ts"
 import { rejection } from "./Receiver.ts"
 import { MethodNotAllowed } from "./ReceiverError.ts"
+import { millis } from "./internal/options.ts"
 import { type AdapterOptions, start, tooLarge, unreadable } from "./internal/runtime.ts"
 
 /**
+ * How long {@link make} waits for a request's whole body by default: 30
+ * seconds, for a body of at most `maxBodySize` (64 KiB by default). A body
+ * that has not arrived by then (a sender that stalled, a stream that never
+ * ends) is answered 400 `UnreadableBody`, its stream cancelled, rather than
+ * held open without end.
+ *
+ * @example
+ * ```ts
+ * import { Duration } from "effect"
+ * import { defaultBodyTimeout } from "@connected-vehicle/webhooks/WebAdapter"
+ *
+ * Duration.toSeconds(defaultBodyTimeout) // 30
+ * ```
+ * @category constants
+ * @since 0.2.0
+ */
+export const defaultBodyTimeout: Duration.Duration = Duration.seconds(30)
+
+/**
  * Options of {@link make}: the receiver's options, plus `layer` for the
- * handler's services and `seenEvents` for the idempotency store (in memory by
- * default).
+ * handler's services, `seenEvents` for the idempotency store (in memory by
+ * default) and `bodyTimeout`, how long the whole body may take to arrive (a
+ * positive, finite duration; default {@link defaultBodyTimeout}, 30 seconds).
  *
  * @example
  * ```ts
  * import { Effect } from "effect"
  * import type { Options } from "@connected-vehicle/webhooks/WebAdapter"
  *
- * const options: Options<never, never, never> = { secret: "management-token", handler: () => Effect.void }
+ * const options: Options<never, never, never> = { secret: "management-token", handler: () => Effect.void, bodyTimeout: "10 seconds" }
  * ```
  * @category models
  * @since 0.1.0
  */
-export type Options<E, R, LE> = AdapterOptions<E, R, LE>
+export type Options<E, R, LE> = AdapterOptions<E, R, LE> & {
+  /** How long the whole body may take to arrive (default 30 seconds): then 400 `UnreadableBody`. */
+  readonly bodyTimeout?: Duration.Input | undefined
+}
 
 /**
  * A Fetch API handler; `dispose` releases the layers.
@@ -48,7 +73,7 @@ export interface WebHandler<R = never> {
   readonly dispose: () => Promise<void>
 }
 
-const readBody = async (request: Request, limit: number): Promise<Uint8Array | Receiver.Reply> => {
+const readBody = async (request: Request, limit: number, timeout: number): Promise<Uint8Array | Receiver.Reply> => {
   if (request.method !== "POST") return rejection(new MethodNotAllowed({ method: request.method }))
   if (Number(request.headers.get("content-length")) > limit) return rejection(tooLarge(limit))
   if (request.body === null) return new Uint8Array(0)
@@ -57,9 +82,19 @@ const readBody = async (request: Request, limit: number): Promise<Uint8Array | R
   const reader = request.body.getReader()
   const chunks: Array<Uint8Array> = []
   let size = 0
+  // the whole body within `timeout`: a stream that stalls is given up on (the Node adapter has its server's timeouts)
+  let timer: ReturnType<typeof setTimeout> | undefined
+  const expired = new Promise<"expired">((resolve) => {
+    timer = setTimeout(() => resolve("expired"), timeout)
+  })
   try {
     for (;;) {
-      const { done, value } = await reader.read()
+      const next = await Promise.race([reader.read(), expired])
+      if (next === "expired") {
+        reader.cancel().catch(() => undefined)
+        return rejection(unreadable(`the body did not arrive within ${Duration.format(Duration.millis(timeout))}`))
+      }
+      const { done, value } = next
       if (done) break
       size += value.byteLength
       if (size > limit) {
@@ -70,6 +105,8 @@ const readBody = async (request: Request, limit: number): Promise<Uint8Array | R
     }
   } catch (error) {
     return rejection(unreadable(error instanceof Error ? error.message : String(error)))
+  } finally {
+    clearTimeout(timer)
   }
   if (chunks.length === 1) return chunks[0]!
   const body = new Uint8Array(size)
@@ -88,7 +125,9 @@ const toResponse = (reply: Receiver.Reply): Response =>
  * Builds a Fetch API handler running the receiver's Effect through a runtime
  * built from the given layers. `secret` is a string or a `Redacted<string>`,
  * or a non-empty array of them while it is rotated (the current one first);
- * an empty (or unset) one throws an `InvalidArgument` (`field: "secret"`) here, before any delivery.
+ * an empty (or unset) one throws an `InvalidArgument` (`field: "secret"`) here, before any delivery,
+ * as does a `bodyTimeout` that is not a positive, finite duration (`field: "bodyTimeout"`). A body
+ * that has not arrived within `bodyTimeout` (default 30 seconds) is answered 400 `UnreadableBody`.
  *
  * @example
  * ```ts
@@ -105,11 +144,12 @@ const toResponse = (reply: Receiver.Reply): Response =>
  * @since 0.1.0
  */
 export const make = <E, R = never, LE = never>(options: Options<E, R, LE>): WebHandler<R> => {
+  const bodyTimeout = millis("bodyTimeout", options.bodyTimeout, defaultBodyTimeout)
   const running = start(options)
   const limit = running.receiver.maxBodySize
   const handler = async (request: Request): Promise<Response> => {
     try {
-      const body = await readBody(request, limit)
+      const body = await readBody(request, limit, bodyTimeout)
       return toResponse(
         body instanceof Uint8Array ? await running.run({ body, signature: request.headers.get("sc-signature") }) : body
       )

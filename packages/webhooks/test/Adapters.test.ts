@@ -5,7 +5,7 @@
  * never an uncaught exception that ends the process).
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Effect } from "effect"
+import { Duration, Effect } from "effect"
 import { EventEmitter } from "node:events"
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
 import * as NodeAdapter from "../src/NodeAdapter.ts"
@@ -32,6 +32,53 @@ describe("Web adapter", () => {
       const answer: any = yield* Effect.promise(() => response.json())
       assert.strictEqual(answer.error._tag, "UnreadableBody")
     }))
+
+  it.live("a body that stalls is answered 400 UnreadableBody once bodyTimeout passed, its stream cancelled, the handler never run", () =>
+    Effect.gen(function*() {
+      let handled = 0
+      const handler = WebAdapter.make({ secret, handler: () => Effect.sync(() => handled++), bodyTimeout: "300 millis" })
+      yield* Effect.addFinalizer(() => Effect.promise(() => handler.dispose()))
+      const body = JSON.stringify(vehicleStateEvent("evt_stalled"))
+      let cancelled = false
+      // the first half of the body, then nothing: neither more bytes nor an end
+      const stalled = new ReadableStream<Uint8Array>({
+        start(controller) {
+          controller.enqueue(new TextEncoder().encode(body.slice(0, 20)))
+        },
+        cancel() {
+          cancelled = true
+        }
+      })
+      const request = new Request("http://receiver.test/webhooks", {
+        method: "POST",
+        body: stalled,
+        headers: { "sc-signature": sign(body, secret) },
+        duplex: "half"
+      } as RequestInit)
+      const started = Date.now()
+      const response = yield* Effect.promise(() => handler(request)).pipe(Effect.timeout("5 seconds"))
+      assert.isAtLeast(Date.now() - started, 250)
+      assert.strictEqual(response.status, 400)
+      const answer: any = yield* Effect.promise(() => response.json())
+      assert.strictEqual(answer.error._tag, "UnreadableBody")
+      assert.include(answer.error.message, "did not arrive within 300ms")
+      assert.isTrue(cancelled)
+      assert.strictEqual(handled, 0)
+      // a body that arrives in time is handled as ever
+      const inTime = JSON.stringify(vehicleStateEvent("evt_in_time"))
+      const ok = yield* Effect.promise(() =>
+        handler(new Request("http://receiver.test/webhooks", { method: "POST", body: inTime, headers: { "sc-signature": sign(inTime, secret) } }))
+      )
+      assert.strictEqual(ok.status, 200)
+      assert.strictEqual(handled, 1)
+    }))
+
+  it("bodyTimeout: 30 seconds by default; one that is not a positive, finite duration throws an InvalidArgument naming it", () => {
+    assert.strictEqual(Duration.toMillis(WebAdapter.defaultBodyTimeout), 30_000)
+    for (const bodyTimeout of [0, -1, Number.NaN, "soon", Duration.infinity]) {
+      assert.throws(() => WebAdapter.make({ secret, handler: () => Effect.void, bodyTimeout: bodyTimeout as Duration.Input }), /^bodyTimeout: Expected a positive, finite duration/)
+    }
+  })
 })
 
 /** A request the handler can be given without a server: an emitter of the body's events. */

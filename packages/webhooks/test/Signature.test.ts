@@ -3,7 +3,7 @@ import { Effect, Redacted, Result, Schema } from "effect"
 import { createHmac } from "node:crypto"
 import { inspect } from "node:util"
 import { InvalidArgument } from "@connected-vehicle/schema/InvalidArgument"
-import { challengeResponse, isValid, makeSecret, secretResult, sign, verify, verifyResult } from "../src/Signature.ts"
+import { challengeResponse, isValid, makeSecret, secretResult, secretsResult, sign, verify, verifyResult } from "../src/Signature.ts"
 import { otherSecret, prettyEscaped, secret, secretText, vehicleStateEvent } from "./samples.ts"
 import { seeded } from "./seed.ts"
 
@@ -12,10 +12,12 @@ const tagOf = (body: Uint8Array | string, header: string | null | undefined, key
   return Result.isSuccess(result) ? "ok" : result.failure._tag
 }
 
-// Two strings are one HMAC key when their UTF-8 bytes are equal (lone
-// surrogates become U+FFFD) up to trailing zero bytes (short keys are padded).
+// Two strings are one HMAC key when their UTF-8 bytes are equal up to
+// trailing zero bytes (short keys are padded).
 const sameKey = (a: string, b: string) =>
   Buffer.from(a, "utf8").toString("hex").replace(/(00)+$/, "") === Buffer.from(b, "utf8").toString("hex").replace(/(00)+$/, "")
+
+const WellFormed = Schema.NonEmptyString.check(Schema.makeFilter((s: string) => s.isWellFormed()))
 
 describe("Signature", () => {
   const compact = JSON.stringify(vehicleStateEvent())
@@ -123,8 +125,9 @@ describe("Signature", () => {
     {
       body: Schema.Uint8Array,
       text: Schema.String,
-      key: Schema.NonEmptyString,
-      other: Schema.NonEmptyString,
+      // a secret with a lone surrogate is refused (it has no UTF-8 form)
+      key: WellFormed,
+      other: WellFormed,
       index: Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: 1_000_000 }))
     },
     ({ body, index, key, other, text }) => {
@@ -161,7 +164,7 @@ describe("Signature", () => {
       assert.notInclude(String(wrapped), secretText)
     }))
 
-  it.effect("an empty or non-string secret, or a body that is not bytes, is a typed failure, never a throw or a defect", () =>
+  it.effect("an empty, non-string or ill-formed (lone surrogate) secret, or a body that is not bytes, is a typed failure, never a throw or a defect", () =>
     Effect.gen(function*() {
       const signature = sign(compact, secret)
       const badSecrets: ReadonlyArray<unknown> = [
@@ -190,6 +193,19 @@ describe("Signature", () => {
         assert.throws(() => makeSecret(key), InvalidArgument, /^secret: /)
         assert.throws(() => sign(compact, key), InvalidArgument, /^secret: /)
       }
+      // a lone surrogate has no UTF-8 form: it would key the HMAC as U+FFFD, another secret
+      for (const illFormed of ["\ud800abc-secret", Redacted.make("abc-secret\udfff"), ["fine-secret", "\udc00abc-secret"]] as const) {
+        const result = secretsResult(illFormed)
+        assert.isTrue(Result.isFailure(result), String(illFormed))
+        if (Result.isFailure(result)) {
+          assert.strictEqual(result.failure.field, "secret")
+          assert.match(result.failure.message, /^secret(\[1\])?: .*not well-formed Unicode/)
+          assert.notInclude(result.failure.message, "abc-secret")
+        }
+      }
+      assert.throws(() => makeSecret("\ud800abc"), InvalidArgument, /^secret: .*not well-formed Unicode/)
+      assert.throws(() => sign(compact, "\ud800abc"), InvalidArgument, /^secret: /)
+      assert.isFalse(isValid(compact, sign(compact, "\ufffdabc"), "\ud800abc"))
       const wiped = Redacted.make(secretText)
       Redacted.wipeUnsafe(wiped)
       assert.strictEqual(tagOf(compact, signature, wiped), "InvalidArgument")

@@ -17,7 +17,8 @@ const why = (reason: SecretFile.Reason): string => {
     case "TooLarge":
       return `larger than ${reason.maxBytes} bytes, which no secret is`
     case "Unreadable":
-      return reason.code
+      // EILSEQ: "not UTF-8 text", "holds a control character"
+      return reason.detail ?? reason.code
   }
 }
 
@@ -25,7 +26,9 @@ const why = (reason: SecretFile.Reason): string => {
  * The text of a secret file (not trimmed). Every failure is a usage error
  * (exit 2) naming the flag's description and the file, never its content:
  * `Cannot read the webhook secret file /dev/zero: not a regular file (a
- * character device)`.
+ * character device)`; a file that is not UTF-8 text, or holds a control
+ * character (NUL, ESC...) other than the white space around the text, is one
+ * too (`...: not UTF-8 text`).
  */
 export const readSecretFile = (path: string, what: string): Effect.Effect<string, SampleError, FileSystem.FileSystem> =>
   SecretFile.read(path).pipe(

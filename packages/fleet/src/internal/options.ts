@@ -6,6 +6,50 @@ import { Duration, Effect, Option } from "effect"
 import { Configuration, FleetError } from "../FleetError.ts"
 
 /**
+ * The shortest interval between a vehicle entity's polls (`pollInterval`,
+ * `FLEET_POLL_INTERVAL`): 1 second. Each poll reads the service and schedules
+ * the next; a shorter interval (`1 nanos`) would poll without pause.
+ */
+export const MIN_POLL_INTERVAL: Duration.Duration = Duration.seconds(1)
+
+/**
+ * The shortest retention (the queue's `retention`, `appliedRetention`,
+ * `clusterRetention` and their `FLEET_*_RETENTION`): 1 second. A shorter one
+ * forgets an event's id before a duplicate of it can be told apart, and its
+ * cleanup runs every second anyway.
+ */
+export const MIN_RETENTION: Duration.Duration = Duration.seconds(1)
+
+/**
+ * What is wrong with a duration that must be at least `min`, finite unless
+ * `infinite` allows `Infinity`; undefined when nothing is. The one rule of a
+ * floor, for the environment (`FleetConfig`) and for the options given in code.
+ */
+export const durationIssue = (duration: Duration.Duration, min: Duration.Duration, infinite: boolean): string | undefined =>
+  Duration.isGreaterThanOrEqualTo(duration, min) && (infinite || Duration.isFinite(duration))
+    ? undefined
+    : `expected a ${infinite ? "" : "finite "}duration of at least ${Duration.format(min)}${infinite ? " (or Infinity)" : ""}, got ${
+      Duration.format(duration)
+    }`
+
+/**
+ * The milliseconds of the duration option `name` (`fallback` when absent),
+ * at least `min` and finite: see {@link durationIssue}.
+ */
+export const atLeast = (
+  name: string,
+  input: Duration.Input | undefined,
+  fallback: Duration.Input,
+  min: Duration.Duration
+): Effect.Effect<number, FleetError> => {
+  const duration = Duration.fromInput(input ?? fallback)
+  const issue = Option.isSome(duration) ? durationIssue(duration.value, min, false) : `expected a duration, got ${String(input)}`
+  return issue === undefined
+    ? Effect.succeed(Duration.toMillis(Option.getOrThrow(duration)))
+    : Effect.fail(new FleetError({ reason: new Configuration({ description: `${name}: ${issue}` }) }))
+}
+
+/**
  * The milliseconds of the duration option `name` (`fallback` when absent):
  * finite, and positive (or zero when `zero` says so).
  */

@@ -6,7 +6,7 @@
  */
 import { Duration, Effect, Option, Schedule, type Scope } from "effect"
 import type { FleetError } from "../FleetError.ts"
-import { millis } from "./options.ts"
+import { atLeast, MIN_RETENTION } from "./options.ts"
 
 /** The queue's retention when none is given: 1 hour. */
 export const defaultRetention: Duration.Duration = Duration.hours(1)
@@ -16,8 +16,8 @@ export const defaultAppliedRetention: Duration.Duration = Duration.days(7)
 
 /**
  * The retention in milliseconds, `Infinity` for an infinite one (kept
- * forever, no cleanup); anything else not finite and positive is a
- * `Configuration` error naming the option `name`.
+ * forever, no cleanup); anything else under {@link MIN_RETENTION} (1 second)
+ * is a `Configuration` error naming the option `name`.
  */
 export const retentionMillis = (
   input: Duration.Input | undefined,
@@ -27,7 +27,7 @@ export const retentionMillis = (
   const parsed = Duration.fromInput(input ?? fallback)
   return Option.isSome(parsed) && Duration.isFinite(parsed.value) === false && Duration.toMillis(parsed.value) > 0
     ? Effect.succeed(Infinity)
-    : millis(name, input, fallback)
+    : atLeast(name, input, fallback, MIN_RETENTION)
 }
 
 /** How often the cleanup runs: a quarter of the retention, from 1 second to 15 minutes. */

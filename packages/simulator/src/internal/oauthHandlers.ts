@@ -8,13 +8,15 @@ import { ServiceApi } from "@connected-vehicle/schema/Api"
 import { Permission } from "@connected-vehicle/schema/OAuth"
 import type { TokenRequest } from "@connected-vehicle/schema/OAuth"
 import { Effect, Redacted, Schema } from "effect"
-import { HttpServerResponse } from "effect/http"
+import { HttpServerResponse, UrlParams } from "effect/http"
+import type { HttpServerRequest } from "effect/http"
 import { HttpApiBuilder } from "effect/http-api"
 import { createHash, timingSafeEqual } from "node:crypto"
 import type { Dataset } from "../Data.ts"
 import { allPermissions } from "../Data.ts"
 import { Env, oauthError, oauthUnauthorized, redirectUriAllowed } from "../Env.ts"
 import type { State } from "../State.ts"
+import { repeatedKey } from "./responses.ts"
 
 /** The permissions a consent asks for (absent: all), or the `invalid_scope` description of its scope. */
 const parseScopes = (scope: string | undefined): { readonly scopes: Set<Permission> } | { readonly invalid: string } => {
@@ -59,6 +61,23 @@ const basicCredential = (authorization: string) => {
   const colon = decoded.indexOf(":")
   return colon === -1 ? undefined : { id: decoded.slice(0, colon), secret: decoded.slice(colon + 1) }
 }
+
+/**
+ * What is wrong with a token request's form body that decoded, or undefined:
+ * a parameter sent twice (RFC 6749 section 3.2), or the client's credentials
+ * in the body besides the Basic one the endpoint requires (section 2.3: a
+ * client uses one authentication method; `client_id` of another client is
+ * never read as the one authenticated).
+ */
+const bodyRefusal = (request: HttpServerRequest.HttpServerRequest) =>
+  Effect.map(Effect.orElseSucceed(request.urlParamsBody, () => UrlParams.empty), (params): string | undefined => {
+    const repeated = repeatedKey(params)
+    if (repeated !== undefined) return `${repeated} is repeated; send it once`
+    const inBody = ["client_id", "client_secret"].filter((key) => params.params.some(([name]) => name === key))
+    return inBody.length === 0 ? undefined : `The client authenticates with the Basic credential; ${
+      inBody.join(" and ")
+    } in the body as well is a second method (RFC 6749 section 2.3: use one)`
+  })
 
 /** The answer of a user token grant: access and refresh token. */
 const userTokens = (tokens: { readonly accessToken: string; readonly refreshToken: string }, expires_in: number) => ({
@@ -140,6 +159,8 @@ export const OAuthLive = HttpApiBuilder.group(ServiceApi, "oauth", (handlers) =>
         if (userAgent === undefined || userAgent.trim() === "") {
           return yield* oauthError("invalid_request", "User-Agent header is required")
         }
+        const refusal = yield* bodyRefusal(request)
+        if (refusal !== undefined) return yield* oauthError("invalid_request", refusal)
         const credential = basicCredential(headers.authorization)
         if (credential === "base64") {
           return yield* oauthUnauthorized(

@@ -56,8 +56,8 @@ const grantFields: Readonly<Record<string, ReadonlyArray<string>>> = {
 /** RFC 6749 5.2: what is wrong with a token request body. */
 const tokenRequestProblem = (params: UrlParams.UrlParams) => {
   const accepted = Object.keys(grantFields).join(", ")
-  // RFC 6749 3.2: a parameter must not be sent more than once
-  const repeated = repeatedKey(params, ["grant_type", ...new Set(Object.values(grantFields).flat())])
+  // RFC 6749 3.2: a parameter must not be sent more than once (`scope` and the others as much as the grant's own)
+  const repeated = repeatedKey(params)
   if (repeated !== undefined) return oauthResponse(400, "invalid_request", `${repeated} is repeated; send it once`)
   const grant = Option.getOrUndefined(UrlParams.getFirst(params, "grant_type"))
   if (grant === undefined || grant === "") {
@@ -75,11 +75,10 @@ const tokenRequestProblem = (params: UrlParams.UrlParams) => {
   )
 }
 
-/** The first of `keys` that `params` holds more than once. */
-const repeatedKey = (params: Iterable<readonly [string, unknown]>, keys: ReadonlyArray<string>): string | undefined => {
+/** The first key that `params` holds more than once (RFC 6749 section 3.2: none may be). */
+export const repeatedKey = (params: Iterable<readonly [string, unknown]>): string | undefined => {
   const seen = new Set<string>()
   for (const [key] of params) {
-    if (!keys.includes(key)) continue
     if (seen.has(key)) return key
     seen.add(key)
   }

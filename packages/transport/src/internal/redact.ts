@@ -127,11 +127,16 @@ const htmlEscaped = (text: string): string =>
  * a secret from ordinary text (under 6 characters other than spaces) are
  * left out.
  */
-const keysOf = (secret: string): ReadonlyArray<string> => {
+const keysOf = (secret: string): ReadonlyArray<string> => spellingsOf(secret).map(normalize).filter(strong)
+
+/** The ways a server may have written `secret`, as written: as it is, percent-encoded once or twice, HTML-escaped. */
+const spellingsOf = (secret: string): ReadonlyArray<string> => {
   const once = encodeURIComponent(secret)
-  return [secret, once, once.replaceAll("%", "%25"), htmlEscaped(secret)].map(normalize)
-    .filter((key) => key.replaceAll(" ", "").length >= 6)
+  return [secret, once, once.replaceAll("%", "%25"), htmlEscaped(secret)]
 }
+
+/** A key that tells a secret from ordinary text: 6 characters or more other than spaces. */
+const strong = (key: string): boolean => key.replaceAll(" ", "").length >= 6
 
 /** A character of an escape or an encoding `normalize` reads (or `htmlEscaped` writes). */
 const escaping = /[%&\\+<>"']/
@@ -175,10 +180,11 @@ export interface Scrubber {
 const none: Scrubber = { text: (text) => text, json: (json) => json }
 
 /**
- * The scrubber of `secrets`: a text is normalized once (linear in its
- * length, see {@link normalize}) and searched for each secret's keys
- * (`includes`); only a text that holds one is cut, at every occurrence of
- * every key, overlapping ones merged.
+ * The scrubber of `secrets`: a text is searched for each secret's spellings
+ * as written (cut there first), then normalized once (linear in its length,
+ * see {@link normalize}) and searched for each secret's keys (`includes`);
+ * only a text that holds one is cut, at every occurrence of every key,
+ * overlapping ones merged.
  *
  * @internal
  */
@@ -186,12 +192,17 @@ export const scrubber = (secrets: ReadonlyArray<string>): Scrubber => {
   if (secrets.length === 0) return none
   const keys = [...new Set(secrets.flatMap(keysOf))].sort((a, b) => b.length - a.length)
   if (keys.length === 0) return none
+  // the spellings as written: normalizing a whole text reads an escape that a secret's neighbour
+  // completes (`<secret>%4` before `1`, `...%` + `41<secret>`, a `\` before `/`), so that the
+  // secret is no longer in it; found as it is first, each is cut before the text is normalized
+  const raw = [...new Set(secrets.flatMap(spellingsOf).filter(strong))].sort((a, b) => b.length - a.length)
   // normalizing never lengthens a text: one shorter than every key holds none
   const shortest = keys.at(-1)!.length
   const text = (value: string) => {
     if (value.length < shortest) return value
-    const normal = normalize(value)
-    return keys.some((key) => normal.includes(key)) ? redacted(normal, keys) : value
+    const cut = raw.some((spelling) => value.includes(spelling)) ? redacted(value, raw) : value
+    const normal = normalize(cut)
+    return cut !== value || keys.some((key) => normal.includes(key)) ? redacted(normal, keys) : value
   }
   return { text, json: (json) => scrubStrings(json, text) }
 }
