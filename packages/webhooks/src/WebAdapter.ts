@@ -28,7 +28,7 @@ import { type AdapterOptions, start, tooLarge, unreadable } from "./internal/run
  * Duration.toSeconds(defaultBodyTimeout) // 30
  * ```
  * @category constants
- * @since 0.2.0
+ * @since 0.3.0
  */
 export const defaultBodyTimeout: Duration.Duration = Duration.seconds(30)
 
