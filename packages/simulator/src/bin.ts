@@ -116,7 +116,7 @@ const secretFileIssue = (path: string, reason: SecretFile.Reason): string => {
     case "TooLarge":
       return `the webhook secret of ${flag} is at most ${SECRET_LIMIT} characters: the file is over ${reason.maxBytes} bytes`
     case "Unreadable":
-      return `cannot read ${flag}: ${reason.code}`
+      return `cannot read ${flag}: ${reason.detail ?? reason.code}`
   }
 }
 

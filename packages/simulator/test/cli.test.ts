@@ -154,13 +154,15 @@ describe("pnpm simulator: errors are one line on stderr", () => {
       assert.strictEqual(result.stdout, "")
     }), 40_000)
 
-  it.live("an empty or too long webhook secret file is one `error:` line, exit 1 (the secret is never printed)", () =>
+  it.live("an empty, too long or binary webhook secret file is one `error:` line, exit 1 (the secret is never printed)", () =>
     Effect.gen(function*() {
       const dir = mkdtempSync(join(tmpdir(), "simulator-secret-"))
       const empty = join(dir, "empty")
       const long = join(dir, "long")
+      const binary = join(dir, "binary")
       writeFileSync(empty, " \n")
       writeFileSync(long, "k".repeat(1025))
+      writeFileSync(binary, Uint8Array.of(0x6b, 0xff, 0xfe, 0x00, 0x6b))
       try {
         const fromFile = yield* run(["--port", "0", "--webhook-secret-file", empty])
         assert.strictEqual(fromFile.code, 1, fromFile.stderr)
@@ -169,6 +171,10 @@ describe("pnpm simulator: errors are one line on stderr", () => {
         const tooLong = yield* run(["--port", "0", "--webhook-secret-file", long])
         assert.strictEqual(tooLong.code, 1, tooLong.stderr)
         assert.strictEqual(tooLong.stderr, `error: the webhook secret of --webhook-secret-file ${long} is at most 1024 characters, got 1025\n`)
+        // bytes that are not UTF-8 text: said so, not an errno code
+        const notText = yield* run(["--port", "0", "--webhook-secret-file", binary])
+        assert.strictEqual(notText.code, 1, notText.stderr)
+        assert.strictEqual(notText.stderr, `error: cannot read --webhook-secret-file ${binary}: not UTF-8 text\n`)
       } finally {
         rmSync(dir, { recursive: true, force: true })
       }

@@ -166,11 +166,13 @@ describe("webhook secret rotation over loopback", () => {
       const typo = yield* update({ name: "Renamed", secret: newSecret, isEnabld: false })
       refused(typo, "isEnabld")
       assert.notInclude(typo.text, newSecret)
-      for (const json of [{ secret: "" }, { secret: "s".repeat(1_025) }, { secret: 5 }]) {
+      // a lone surrogate would sign as U+FFFD: no receiver could hold the secret as given
+      for (const json of [{ secret: "" }, { secret: "s".repeat(1_025) }, { secret: 5 }, { secret: "\ud800abc-secret" }]) {
         const reply = yield* update(json)
         assert.strictEqual(reply.status, 400, reply.text)
         assert.include(reply.json.errors[0].detail, "secret")
         assert.notInclude(reply.text, "s".repeat(1_025))
+        assert.notInclude(reply.text, "abc-secret")
       }
       // nothing was changed: the name, and the secret (a delivery still verifies with the simulator's)
       const unchanged = yield* update({})

@@ -63,6 +63,8 @@ export const secretIssue = (secret: string): string | undefined =>
     ? "must not be empty"
     : secret.length > SECRET_LIMIT
     ? `is at most ${SECRET_LIMIT} characters, got ${secret.length}`
+    : !secret.isWellFormed()
+    ? "must be well-formed Unicode text (it holds a lone surrogate)"
     : undefined
 
 /** The largest signal body set through the control routes, in characters of its JSON (a larger one is a 400). */
