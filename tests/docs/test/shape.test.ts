@@ -31,16 +31,24 @@ const sourceFiles = (): ReadonlyArray<string> =>
 const isInternal = (file: string) => file.split(/[\\/]/).includes("internal")
 
 // a top-level export that declares or re-exports something (not `export default`, which the packages do not use)
-const exportLine = /^export\s+(?:declare\s+)?(?:const|let|function\*?|async\s+function|class|abstract\s+class|interface|type|enum|namespace|\*\s+as|\{|type\s+\{)/
+const exportLine = /^export\s+(?:declare\s+)?(?:const|let|function\*?|async\s+function|class|abstract\s+class|interface|type|enum|namespace|\*|\{|type\s+\{)/
 
-/** The JSDoc block that ends right before line `index` (blank lines not allowed between), if any. */
+/**
+ * The JSDoc block that ends right before line `index` (line comments may
+ * stand between; blank lines, code or a plain block comment may not), if any.
+ */
 const docBefore = (lines: ReadonlyArray<string>, index: number): string | undefined => {
   let end = index - 1
-  // decorators and overload-free comments are not used; a line comment between is allowed
   while (end >= 0 && lines[end]!.trim().startsWith("//")) end--
   if (end < 0 || !lines[end]!.trim().endsWith("*/")) return undefined
+  // back to the block's opening, over its own lines only (each a `*` line, or the opening itself)
   let start = end
-  while (start >= 0 && !lines[start]!.trim().startsWith("/**")) start--
+  while (start >= 0) {
+    const line = lines[start]!.trim()
+    if (line.startsWith("/**")) break
+    if (line.startsWith("/*") || !(line.startsWith("*") || start === end)) return undefined
+    start--
+  }
   return start < 0 ? undefined : lines.slice(start, end + 1).join("\n")
 }
 
@@ -104,12 +112,19 @@ describe("the shape of the source", () => {
       "export function f(a: string): string",
       "export function f(a: number): number",
       "export function f(a: unknown) { return a }",
-      "export function g(): void {}"
+      "export function g(): void {}",
+      "/* not JSDoc */",
+      "export const afterPlain = 4",
+      "/** @since 0.1.0 @category models @example h */",
+      "const hidden = 5",
+      "export const afterCode = hidden"
     ].join("\n")
     assert.deepStrictEqual(undocumented(join(repo, "x.ts"), text), [
       "x.ts:11: missing @category, @example",
       "x.ts:12: missing @since, @category, @example",
-      "x.ts:17: missing @since, @category, @example"
+      "x.ts:17: missing @since, @category, @example",
+      "x.ts:19: missing @since, @category, @example",
+      "x.ts:22: missing @since, @category, @example"
     ])
   })
 })
