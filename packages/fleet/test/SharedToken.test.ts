@@ -39,7 +39,9 @@ const concurrent = true
 describe("SharedToken", () => {
   it.live("four instances starting at once get one token; when it is due, one renewal for all", () =>
     Effect.gen(function*() {
-      const sim = yield* simulator({ accessTokenLifetime: "4 seconds" })
+      // 10 s: the start of four instances and their first reads take well under the 5 s before it is
+      // due, even on a loaded machine (with 4 s, a start slower than 2 s saw the renewal already)
+      const sim = yield* simulator({ accessTokenLifetime: "10 seconds" })
       const options = { prefix: freshPrefix("token") }
       const instances = yield* Effect.all(Array.from({ length: 4 }, () => instance(sim, options)), { concurrency: "unbounded" })
       const [target] = targets(sim, 1)
@@ -49,9 +51,9 @@ describe("SharedToken", () => {
       )
       assert.deepStrictEqual((yield* readAll).filter(Exit.isFailure), [])
       assert.strictEqual((yield* sim.usage).tokenGrants.clientCredentials, 1)
-      // due after half its lifetime (refresh-ahead capped at half of 4 s): renewed once for all
+      // due after half its lifetime (refresh-ahead capped at half of 10 s): renewed once for all
       // (in the background while it is still handed out)
-      yield* Effect.sleep("2200 millis")
+      yield* Effect.sleep("5200 millis")
       assert.deepStrictEqual((yield* readAll).filter(Exit.isFailure), [])
       yield* eventually(grants(sim, 2))
       yield* Effect.sleep("300 millis")
