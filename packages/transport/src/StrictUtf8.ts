@@ -13,12 +13,34 @@
  */
 import type { HttpClientResponse } from "effect/http"
 
+/**
+ * The mark of a strict response as a property: a response class whose
+ * `text` is always strict UTF-8 declares `[StrictUtf8.symbol]` as `true`
+ * (on its prototype: nothing per response), so that each response is
+ * {@link isMarkedStrictUtf8} without a {@link markStrictUtf8} call.
+ *
+ * @example
+ * ```ts
+ * import { symbol } from "@connected-vehicle/transport/StrictUtf8"
+ *
+ * class StrictResponse {
+ *   get [symbol](): true {
+ *     return true
+ *   }
+ * }
+ * ```
+ * @since 0.3.0
+ * @category marks
+ */
+export const symbol: unique symbol = Symbol.for("@connected-vehicle/transport/StrictUtf8")
+
 const marked = new WeakSet<HttpClientResponse.HttpClientResponse>()
 
 /**
  * Notes that the `text` of `response` decodes its body as strict UTF-8 (a
  * body that is not UTF-8 fails it with a `DecodeError`): an `HttpClient`
- * calls it for each response it makes.
+ * calls it for each response it makes (or its response class declares
+ * {@link symbol}).
  *
  * @example
  * ```ts
@@ -55,4 +77,5 @@ export const markStrictUtf8 = (response: HttpClientResponse.HttpClientResponse):
  * @since 0.3.0
  * @category marks
  */
-export const isMarkedStrictUtf8 = (response: HttpClientResponse.HttpClientResponse): boolean => marked.has(response)
+export const isMarkedStrictUtf8 = (response: HttpClientResponse.HttpClientResponse): boolean =>
+  (response as { readonly [symbol]?: unknown })[symbol] === true || marked.has(response)

@@ -10,7 +10,7 @@ import { Effect, Layer, Redacted } from "effect"
 import { HttpClient, HttpClientRequest, HttpClientResponse } from "effect/http"
 import { LegacyApi } from "@connected-vehicle/schema/Api"
 import * as Credentials from "@connected-vehicle/transport/Credentials"
-import { isMarkedStrictUtf8, markStrictUtf8 } from "@connected-vehicle/transport/StrictUtf8"
+import { isMarkedStrictUtf8, markStrictUtf8, symbol } from "@connected-vehicle/transport/StrictUtf8"
 import * as Transport from "@connected-vehicle/transport/Transport"
 import * as TransportConfig from "@connected-vehicle/transport/TransportConfig"
 import * as UndiciHttpClient from "@connected-vehicle/transport/UndiciHttpClient"
@@ -49,6 +49,15 @@ describe("StrictUtf8", () => {
     assert.isFalse(isMarkedStrictUtf8(response))
     markStrictUtf8(response)
     assert.isTrue(isMarkedStrictUtf8(response))
+  })
+
+  it("marks every response of a class that declares the symbol (nothing per response)", () => {
+    const base = HttpClientResponse.fromWeb(HttpClientRequest.get("http://127.0.0.1:1/x"), new Response("{}"))
+    const strict = Object.create(base, { [symbol]: { value: true } }) as typeof base
+    const notTrue = Object.create(base, { [symbol]: { value: "yes" } }) as typeof base
+    assert.isTrue(isMarkedStrictUtf8(strict))
+    assert.isFalse(isMarkedStrictUtf8(notTrue))
+    assert.isFalse(isMarkedStrictUtf8(base))
   })
 
   it.live("UndiciHttpClient: a 2xx or an error body holding U+FFFD is decoded once, its bytes not read again", () =>

@@ -162,7 +162,16 @@ const respond = (spec: MethodSpec, call: Call, response: HttpClientResponse.Http
   // the body's text, kept by the response (a decoder that reads it again gets the same), for the decode after
   // the attempts; strict UTF-8 on every client: a text with U+FFFD (unless the client marked it strict), or a
   // text the client failed to decode, is decided by its bytes (see `bodyText`)
-  return Effect.matchEffect(response.text, {
+  const text = response.text
+  // a text already read (an effect that is already its `Exit`, as any client may return): taken without a step
+  if (Exit.isExit(text)) {
+    const read = text as Exit.Exit<string, unknown>
+    if (Exit.isSuccess(read) && !mayNotBeUtf8(response, read.value)) {
+      call.body = read.value
+      return Exit.succeed(response)
+    }
+  }
+  return Effect.matchEffect(text, {
     onFailure: (error) => error.reason._tag === "DecodeError" ? fromBytes(call, response, requestId, spec) : Effect.fail(mapBodyReadError(error, contextOf(spec, response, requestId))),
     onSuccess: (text) => {
       if (mayNotBeUtf8(response, text)) return fromBytes(call, response, requestId, spec)

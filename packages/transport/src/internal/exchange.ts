@@ -13,7 +13,7 @@ import { pipeArguments } from "effect/Pipeable"
 import type { Dispatcher } from "undici"
 import * as NotSent from "./notSent.ts"
 import { ResponseTooLarge } from "../ResponseTooLarge.ts"
-import { markStrictUtf8 } from "../StrictUtf8.ts"
+import * as StrictUtf8 from "../StrictUtf8.ts"
 
 type RawHeaders = Record<string, string | Array<string> | undefined>
 
@@ -210,8 +210,10 @@ export class ExchangeResponse extends Inspectable.Class implements HttpClientRes
     this.status = status
     this.source = source
     this.exchange = exchange
-    // its `text` is strict UTF-8 (`decoder`): the transport takes a U+FFFD in it as the body's own
-    markStrictUtf8(this)
+  }
+  /** Its `text` is strict UTF-8 (`decoder`): the transport takes a U+FFFD in it as the body's own. */
+  get [StrictUtf8.symbol](): true {
+    return true
   }
   pipe() {
     // eslint-disable-next-line prefer-rest-params
