@@ -114,7 +114,8 @@ export const legacySunset = (
 
 /**
  * The `rateLimit` option, checked (`RateLimit.resolveLimits`: a limit a
- * positive integer, a window from 1 ms to `RateLimit.MAX_WINDOW`); else an
+ * positive integer, a window of whole milliseconds from 1 ms to
+ * `RateLimit.MAX_WINDOW`); else an
  * `InvalidArgument` naming `rateLimit.perVehicle` or `rateLimit.perApplication`.
  */
 export const rateLimit = (input: RateLimitOptions | undefined): void => {
