@@ -95,5 +95,8 @@ describe("options checked by the layer constructors", () => {
     const read = timeoutOptions(durations({ headersTimeout: 300, requestTimeout: "1 second" }))
     assert.deepStrictEqual(read, { headersTimeout: 300, requestTimeout: 1_000, connectionsCheckingInterval: 75 })
     assert.strictEqual(Duration.toMillis(durations({ latency: Duration.millis(20) }).latency), 20)
+    // Node counts whole milliseconds: a part of one rounds up, never down to 0 (no limit)
+    const tiny = timeoutOptions(durations({ headersTimeout: "500 micros", requestTimeout: "1500 micros" }))
+    assert.deepStrictEqual([tiny.headersTimeout, tiny.requestTimeout], [1, 2])
   })
 })
