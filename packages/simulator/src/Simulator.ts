@@ -234,7 +234,7 @@ const setup = Effect.fnUntraced(function*(options: SimulatorOptions | undefined,
   const clock = yield* Clock.Clock
   const now = () => clock.currentTimeMillisUnsafe()
   const data = Setup.datasetOf(options)
-  const state = yield* Setup.makeState(options, now)
+  const state = yield* Setup.makeState(options, checked.accessSeconds, now)
   const { deliveries, usage } = yield* Setup.makeEngines(options, data, state, now)
   const origins: Origins = {
     vehicle: TEST_ORIGIN,

@@ -33,6 +33,51 @@ describe("options checked by the layer constructors", () => {
     }
   })
 
+  it("the numbers have the CLI's bounds: an InvalidArgument naming the option, from every layer (no RangeError, clamp or minutes-long build)", () => {
+    const cases = [
+      [{ seed: Number.NaN }, "seed"],
+      [{ seed: 1.5 }, "seed"],
+      [{ vehicles: -1 }, "vehicles"],
+      [{ users: 2.5 }, "users"],
+      [{ webhooks: Number.POSITIVE_INFINITY }, "webhooks"],
+      [{ connections: 1e9 }, "connections"],
+      [{ failureRate: 2 }, "failureRate"],
+      [{ failureRate: -0.1 }, "failureRate"],
+      [{ failureRate: Number.NaN }, "failureRate"],
+      [{ accessTokenLifetime: "500 millis" }, "accessTokenLifetime"],
+      [{ accessTokenLifetime: -5 }, "accessTokenLifetime"],
+      [{ accessTokenLifetime: "soon" as Duration.Input }, "accessTokenLifetime"]
+    ] as const
+    for (const [options, field] of cases) {
+      for (const make of [layer, layerRoots, layerTest]) {
+        const error = thrown(() => make(options))
+        assert.instanceOf(error, InvalidArgument, JSON.stringify(options))
+        assert.strictEqual((error as InvalidArgument).field, field)
+        assert.include((error as InvalidArgument).message, field)
+      }
+    }
+    for (const port of [70_000, -1, 1.5]) {
+      const error = thrown(() => layer({ port }))
+      assert.instanceOf(error, InvalidArgument, String(port))
+      assert.strictEqual((error as InvalidArgument).field, "port")
+    }
+    const rootPort = thrown(() => layerRoots({ ports: { legacy: 65_536 } }))
+    assert.instanceOf(rootPort, InvalidArgument)
+    assert.strictEqual((rootPort as InvalidArgument).field, "ports.legacy")
+    assert.isUndefined(thrown(() => layer({ seed: -3, vehicles: 0, connections: 10_000_000, failureRate: 1, port: 65_535, accessTokenLifetime: "2 minutes" })))
+  })
+
+  it("a renamed *Millis option given from JavaScript is an InvalidArgument naming its new name, from every layer", () => {
+    for (const [old, renamed] of [["latencyMillis", "latency"], ["headersTimeoutMillis", "headersTimeout"], ["requestTimeoutMillis", "requestTimeout"]]) {
+      for (const make of [layer, layerRoots, layerTest]) {
+        const error = thrown(() => make({ [old!]: 20 } as never))
+        assert.instanceOf(error, InvalidArgument, old)
+        assert.strictEqual((error as InvalidArgument).field, old)
+        assert.include((error as InvalidArgument).message, `${old} was renamed ${renamed}`)
+      }
+    }
+  })
+
   it("a webhookSecret that is empty or over 1,024 characters is an InvalidArgument naming it, from every layer", () => {
     for (const webhookSecret of ["", Redacted.make(""), "k".repeat(1025)]) {
       for (const make of [layer, layerRoots, layerTest]) {
