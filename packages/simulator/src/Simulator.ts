@@ -160,7 +160,7 @@ export class Simulator extends Context.Service<Simulator, {
   readonly updateWebhook: Delivery.Deliveries["updateWebhook"]
   /** Subscribes a connected vehicle to a created webhook (listed by `GET /v3/subscriptions`); sends `FIRST_DELIVERY`. */
   readonly subscribe: Delivery.Deliveries["subscribe"]
-  /** Sets a signal's body on a vehicle: a `VEHICLE_STATE` to each subscribed webhook it triggers. */
+  /** Sets a signal's body on a vehicle: a `VEHICLE_STATE` to each subscribed webhook it triggers (none when the connection may not read it). */
   readonly setSignal: Delivery.Deliveries["setSignal"]
   /** Injects an error on a vehicle: a `VEHICLE_ERROR` to each subscribed webhook. */
   readonly injectVehicleError: Delivery.Deliveries["injectVehicleError"]
