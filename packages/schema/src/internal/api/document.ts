@@ -124,3 +124,21 @@ const mapOperations = (spec: Json, f: (operation: Json) => Json): Json => {
   }
   return { ...spec, paths }
 }
+
+/**
+ * The servers of the document path by path (OpenAPI 3.1 path-level
+ * `servers`): `serverOf` gives the origin that serves a path (`undefined`:
+ * the document's own, unchanged). For a service whose roots are on several
+ * origins, so that a client generated from the document (or a try-it
+ * button) sends each operation to its root.
+ *
+ * @internal
+ */
+export const pathServers = (serverOf: (path: string) => string | undefined) => (spec: Json): Json => {
+  const paths: Json = {}
+  for (const [path, item] of Object.entries<Json>(spec.paths ?? {})) {
+    const url = serverOf(path)
+    paths[path] = url === undefined ? item : { ...item, servers: [{ url }] }
+  }
+  return { ...spec, paths }
+}
