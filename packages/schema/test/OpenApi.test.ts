@@ -125,4 +125,14 @@ describe("OpenAPI document of the contract", () => {
     assert.notProperty(spec.paths["/oauth/token"], "servers")
     assert.notProperty(split, "servers")
   })
+
+  it("POST /oauth/token declares the User-Agent the spec requires (section 4.6) as a required header; a caller of the contract need not pass it", () => {
+    const parameters: ReadonlyArray<any> = spec.paths["/oauth/token"].post.parameters
+    const userAgent = parameters.find((p) => p.in === "header" && p.name === "user-agent")
+    assert.isDefined(userAgent)
+    assert.strictEqual(userAgent.required, true)
+    assert.include(userAgent.description, "User-Agent value is required")
+    const headers = ServiceApi.groups.oauth.endpoints.token.headers!
+    assert.isTrue(Schema.is(headers as Schema.Top)({ authorization: "Basic aWQ6c2VjcmV0" }))
+  })
 })

@@ -71,6 +71,21 @@ export const responseHeaders = (byStatus: Readonly<Record<string, Readonly<Recor
 }
 
 /**
+ * An `OpenApi.Transform` of one operation that marks its request header
+ * `name` (lower case) required, with `description`: for a header a caller
+ * of the contract need not pass because its HTTP client sets it (the
+ * schema keeps it optional), which the service requires.
+ *
+ * @internal
+ */
+export const requiredHeader = (name: string, description: string) => (operation: Json): Json => ({
+  ...operation,
+  parameters: (operation.parameters ?? []).map((parameter: Json) =>
+    parameter.in === "header" && String(parameter.name).toLowerCase() === name ? { ...parameter, required: true, description } : parameter
+  )
+})
+
+/**
  * The deprecation headers of a deprecated v2.0 response (every status).
  *
  * @internal
