@@ -6,6 +6,7 @@ import * as Delivery from "../src/Delivery.ts"
 import { DEFAULT_HEADERS_TIMEOUT, DEFAULT_REQUEST_TIMEOUT, layer, layerRoots, layerTest, Simulator } from "../src/Simulator.ts"
 import { timeoutOptions } from "../src/internal/listen.ts"
 import { durations } from "../src/internal/options.ts"
+import { openRaw } from "./raw.ts"
 
 const thrown = (f: () => unknown): unknown => {
   try {
@@ -144,4 +145,15 @@ describe("options checked by the layer constructors", () => {
     const tiny = timeoutOptions(durations({ headersTimeout: "500 micros", requestTimeout: "1500 micros" }))
     assert.deepStrictEqual([tiny.headersTimeout, tiny.requestTimeout], [1, 2])
   })
+
+  it.live("over loopback, a sub-millisecond timeout is a limit, not none: \"500 micros\" rounds up to 1 ms and a head that never ends gets 408", () =>
+    Effect.gen(function*() {
+      const sim = Context.get(yield* Layer.build(layer({ headersTimeout: "500 micros", requestTimeout: "500 micros" })), Simulator)
+      const connection = yield* Effect.promise(() => openRaw(sim.url))
+      connection.send("GET /v3/connections HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ")
+      const response = yield* Effect.promise(() => connection.next(5_000))
+      assert.strictEqual(response.status, 408, response.body)
+      assert.strictEqual(JSON.parse(response.body).errors[0].code, "REQUEST_TIMEOUT")
+      yield* Effect.promise(() => connection.closed)
+    }).pipe(Effect.scoped))
 })
