@@ -185,6 +185,9 @@ export const Warned = Context.Reference<Set<string>>("@connected-vehicle/legacy-
   }
 })
 
+// the replacement of an endpoint v3 does not replace (the service history)
+const NO_V3_EQUIVALENT = "no v3 equivalent (see docs/migrating-to-v3.md)"
+
 /**
  * The v3 replacement of each v2.0 endpoint, by its path below `/v2.0`.
  *
@@ -205,7 +208,7 @@ export const replacements: Readonly<Record<string, string>> = {
   "/vehicles/{id}/vin": "Migration.vin (Signals.get vehicleidentification-vin)",
   "/vehicles/{id}/engine/oil": "Migration.engineOil (Signals.get internalcombustionengine-oillife)",
   "/vehicles/{id}/tires/pressure": "Migration.tirePressure (Signals.get wheel-tirepressures)",
-  "/vehicles/{id}/service/history": "no v3 equivalent (see docs/migrating-to-v3.md)",
+  "/vehicles/{id}/service/history": NO_V3_EQUIVALENT,
   "/vehicles/{id}/batch": "one Migration read per path, or Signals.list"
 }
 
@@ -253,7 +256,11 @@ const describe = (endpoint: string, deprecation: Deprecation, now: number): stri
       : now < DateTime.toEpochMillis(sunset)
       ? ` and sunsets on ${date(sunset)}`
       : ` and was sunset on ${date(sunset)} (it may stop answering at any time)`,
-    replacement === undefined ? "; move to v3" : `; v3 replacement: ${replacement} of @connected-vehicle/v3`,
+    replacement === undefined
+      ? "; move to v3"
+      : replacement === NO_V3_EQUIVALENT
+      ? "; it has no v3 equivalent: export the data you need while v2.0 answers (see docs/migrating-to-v3.md)"
+      : `; v3 replacement: ${replacement} of @connected-vehicle/v3`,
     deprecation.link === undefined ? "" : `; see ${deprecation.link}`,
     `. Set ${WARNINGS_ENV}=off to silence this warning.`
   ].join("")
@@ -263,8 +270,8 @@ const describe = (endpoint: string, deprecation: Deprecation, now: number): stri
  * Logs the deprecation of `endpoint` at `level`, unless `level` is `off` or
  * the endpoint was already warned about in this process ({@link Warned}).
  * The message names the endpoint (no vehicle id, no query, never a token),
- * "deprecated as of <date>" (`deprecatedAt`), the v3 replacement and the
- * link. A sunset is named only when the response carried one (`sunsetAt`),
+ * "deprecated as of <date>" (`deprecatedAt`), the v3 replacement (or that it
+ * has none: the service history) and the link. A sunset is named only when the response carried one (`sunsetAt`),
  * told by the `Clock`: "sunsets on <date>" before it, "was sunset on <date>"
  * from that day on.
  *

@@ -60,6 +60,19 @@ describe("Deprecation headers", () => {
         }
       }))
 
+    it.effect("an endpoint without a v3 equivalent (the service history) says so, naming no replacement of @connected-vehicle/v3", () =>
+      Effect.gen(function*() {
+        const lines: Array<string> = []
+        yield* warnOnce("GET /v2.0/vehicles/{id}/service/history", deprecated, "warn").pipe(
+          Effect.provideService(Warned, new Set<string>()),
+          Effect.provide(Logger.layer([Logger.make((entry) => lines.push(Logger.formatLogFmt.log(entry)))]))
+        )
+        assert.strictEqual(lines.length, 1)
+        assert.include(lines[0]!, "is deprecated as of 2026-12-01; it has no v3 equivalent: export the data you need while v2.0 answers (see docs/migrating-to-v3.md)")
+        assert.notInclude(lines[0]!, "v3 replacement")
+        assert.notInclude(lines[0]!, "of @connected-vehicle/v3")
+      }))
+
     it.effect("before a Sunset date: sunsets on it", () =>
       Effect.gen(function*() {
         for (const at of ["2026-11-27T12:00:00Z", "2027-05-31T23:59:59.999Z"]) {

@@ -17,7 +17,7 @@ import { HttpApi, OpenApi } from "effect/http-api"
 import { EmbedsResponses } from "./internal/api/annotations.ts"
 import { AuthorizeQuery, OAuthGroup } from "./internal/api/authorization.ts"
 import { CompatibilityFilters, CompatibilityGroup, CompatibilityQuery } from "./internal/api/compatibility.ts"
-import { declareRetryAfter, openObjects } from "./internal/api/document.ts"
+import { declareRetryAfter, openObjects, pathServers } from "./internal/api/document.ts"
 import { LegacyGroup, LegacyVehiclesQuery } from "./internal/api/legacy.ts"
 import { SubscriptionsGroup, SubscriptionsQuery, WebhooksFilters, WebhooksGroup, WebhooksQuery } from "./internal/api/management.ts"
 import { ConnectionsGroup, ConnectionsQuery, SignalsGroup } from "./internal/api/vehicle.ts"
@@ -187,6 +187,30 @@ export const completeDocument = (spec: Record<string, any>): Record<string, any>
   openObjects(declareRetryAfter(declareSecurity(spec)))
 
 const security = OpenApi.annotations({ transform: completeDocument })
+
+/**
+ * Sets the server of each path of an OpenAPI document (OpenAPI 3.1
+ * path-level `servers`): `serverOf` gives the origin serving a path, such as
+ * `/v3/webhooks` or `/oauth/token` (`undefined` leaves the path on the
+ * document's servers). For the service with its roots on separate origins
+ * (`{base_url}`, `{management_url}`, `{auth_url}`...), so that a client
+ * generated from the document, or a try-it button, sends each operation to
+ * its root; with one origin, there is nothing to set.
+ *
+ * @example
+ * ```ts
+ * import { OpenApi } from "effect/http-api"
+ * import { completeDocument, ServiceApi, withPathServers } from "@connected-vehicle/schema/Api"
+ *
+ * const split = withPathServers((path) => path.startsWith("/oauth") ? "https://auth.example" : "https://api.example")
+ * const api = ServiceApi.annotateMerge(OpenApi.annotations({ transform: (spec) => split(completeDocument(spec)) }))
+ * ```
+ * @category utils
+ * @since 0.4.0
+ */
+export const withPathServers: (
+  serverOf: (path: string) => string | undefined
+) => (spec: Record<string, any>) => Record<string, any> = pathServers
 
 /**
  * `{base_url}`: signals and connections.

@@ -1,7 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Result, Schema } from "effect"
 import { OpenApi } from "effect/http-api"
-import { ConnectionsQuery, LegacyVehiclesQuery, ServiceApi, SubscriptionsQuery } from "../src/Api.ts"
+import { ConnectionsQuery, LegacyVehiclesQuery, ServiceApi, SubscriptionsQuery, withPathServers } from "../src/Api.ts"
 
 const spec = OpenApi.fromApi(ServiceApi) as any
 
@@ -114,5 +114,25 @@ describe("OpenAPI document of the contract", () => {
     const consent = spec.paths["/oauth/authorize"].get.parameters
     assert.deepStrictEqual(consent.find((p: { readonly name: string }) => p.name === "mode").schema.enum, ["live", "simulated", "test"])
     assert.strictEqual(consent.find((p: { readonly name: string }) => p.name === "login_hint").required, false)
+  })
+
+  it("withPathServers sets each path's servers (OpenAPI 3.1 path level), leaves the others and the operations as they are", () => {
+    const split = withPathServers((path) => path.startsWith("/oauth") ? "https://auth.example" : path.startsWith("/v3/webhooks") ? "https://manage.example" : undefined)(spec)
+    assert.deepStrictEqual(split.paths["/oauth/token"].servers, [{ url: "https://auth.example" }])
+    assert.deepStrictEqual(split.paths["/v3/webhooks"].servers, [{ url: "https://manage.example" }])
+    assert.notProperty(split.paths["/v3/connections"], "servers")
+    assert.deepStrictEqual(split.paths["/oauth/token"].post, spec.paths["/oauth/token"].post)
+    assert.notProperty(spec.paths["/oauth/token"], "servers")
+    assert.notProperty(split, "servers")
+  })
+
+  it("POST /oauth/token declares the User-Agent the spec requires (section 4.6) as a required header; a caller of the contract need not pass it", () => {
+    const parameters: ReadonlyArray<any> = spec.paths["/oauth/token"].post.parameters
+    const userAgent = parameters.find((p) => p.in === "header" && p.name === "user-agent")
+    assert.isDefined(userAgent)
+    assert.strictEqual(userAgent.required, true)
+    assert.include(userAgent.description, "User-Agent value is required")
+    const headers = ServiceApi.groups.oauth.endpoints.token.headers!
+    assert.isTrue(Schema.is(headers as Schema.Top)({ authorization: "Basic aWQ6c2VjcmV0" }))
   })
 })

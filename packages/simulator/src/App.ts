@@ -7,12 +7,12 @@
  *
  * @since 0.1.0
  */
-import { ServiceApi } from "@connected-vehicle/schema/Api"
+import { completeDocument, ServiceApi, withPathServers } from "@connected-vehicle/schema/Api"
 import { ByteSize, Cause, Duration, Effect, Layer } from "effect"
 import type { Scope } from "effect"
 import { HttpIncomingMessage, HttpRouter, HttpServer, HttpServerRequest } from "effect/http"
 import type { HttpServerResponse } from "effect/http"
-import { HttpApiBuilder, HttpApiScalar } from "effect/http-api"
+import { HttpApiBuilder, HttpApiScalar, OpenApi } from "effect/http-api"
 import { CurrentGrant, CurrentRequestId, Env, MAX_BATCH_REQUESTS } from "./Env.ts"
 import { HandlersLive } from "./Handlers.ts"
 import * as credential from "./internal/credential.ts"
@@ -310,8 +310,31 @@ export const RoutesLive = Layer.mergeAll(
   Layer.provide(HttpServer.layerServices)
 )
 
+/** The routes with the roots on separate origins: each path of the document names its root's (`servers`). */
+const routesOnOrigins = (origins: Readonly<Record<Root, string>>) => {
+  const serverOf = (path: string) => {
+    const root = rootNames.find((root) => paths.inRoot(root)(path))
+    return root === undefined ? undefined : origins[root]
+  }
+  const api = ServiceApi.annotateMerge(OpenApi.annotations({
+    transform: (spec) => withPathServers(serverOf)(completeDocument(spec))
+  }))
+  return Layer.mergeAll(
+    HttpApiBuilder.layer(api, { openapiPath: "/openapi.json" }),
+    HttpApiScalar.layer(api, { path: "/docs" })
+  ).pipe(
+    Layer.provide(HandlersLive),
+    Layer.provide(HttpServer.layerServices)
+  )
+}
+
+const rootNames: ReadonlyArray<Root> = ["vehicle", "management", "compatibility", "authorization", "legacy"]
+
 /**
- * Builds the wrapped application in the current scope.
+ * Builds the wrapped application in the current scope. `origins`, for the
+ * roots on separate origins: `/openapi.json` and `/docs` name each path's
+ * root origin (OpenAPI 3.1 path-level `servers`, since 0.3.0); without it
+ * the document names none (one origin serves every path).
  *
  * @example
  * ```ts
@@ -320,6 +343,15 @@ export const RoutesLive = Layer.mergeAll(
  *
  * const program = Effect.scoped(Effect.gen(function*() {
  *   const app = yield* makeApp({ latency: "10 millis", retireLegacy: true })
+ *   const onRoots = yield* makeApp({
+ *     origins: {
+ *       vehicle: "http://127.0.0.1:4011",
+ *       management: "http://127.0.0.1:4012",
+ *       compatibility: "http://127.0.0.1:4013",
+ *       authorization: "http://127.0.0.1:4014",
+ *       legacy: "http://127.0.0.1:4015"
+ *     }
+ *   })
  * }))
  * ```
  * @since 0.1.0
@@ -329,11 +361,13 @@ export const makeApp = (options: {
   readonly latency?: Duration.Input | undefined
   readonly allow?: ((path: string) => boolean) | undefined
   readonly retireLegacy?: RetireLegacy | undefined
+  readonly origins?: Readonly<Record<Root, string>> | undefined
 }) =>
   Effect.gen(function*() {
     // find-my-way refuses a path parameter over 100 characters (a 404 no handler answers);
     // the request line is bounded by Node's header limit (431) instead, so every id reaches its handler
-    const routed = yield* HttpRouter.toHttpEffect(RoutesLive).pipe(
+    const routes = options.origins === undefined ? RoutesLive : routesOnOrigins(options.origins)
+    const routed = yield* HttpRouter.toHttpEffect(routes).pipe(
       Effect.provideService(HttpRouter.RouterConfig, { maxParamLength: Number.MAX_SAFE_INTEGER })
     )
     return wrap(routed, options)

@@ -272,7 +272,9 @@ export interface Deliveries {
   /**
    * Sets the body of a signal of a vehicle (its reading in the following
    * events); when it differs from the previous one, every subscribed webhook
-   * that has the signal among its triggers gets a `VEHICLE_STATE`.
+   * that has the signal among its triggers gets a `VEHICLE_STATE`, unless the
+   * vehicle's connection may not read the signal (then none: `eventIds` is
+   * empty).
    */
   readonly setSignal: (
     vehicleId: string,

@@ -31,7 +31,7 @@ import { Duration, Schema } from "effect"
 export interface WindowLimit {
   /** Requests allowed per window (a positive integer). */
   readonly limit: number
-  /** The window's length (at least 1 ms, at most {@link MAX_WINDOW}, a day). */
+  /** The window's length (whole milliseconds, at least 1 ms, at most {@link MAX_WINDOW}, a day). */
   readonly window: Duration.Input
 }
 
@@ -231,8 +231,8 @@ export interface UsageSnapshot {
 
 /**
  * Rate-limit options the simulator refuses (a limit that is not a positive
- * integer, a window shorter than 1 ms, longer than {@link MAX_WINDOW} or not
- * a duration).
+ * integer, a window shorter than 1 ms, longer than {@link MAX_WINDOW}, not
+ * whole milliseconds, `"1.5 millis"`, or not a duration).
  *
  * @example
  * ```ts
@@ -262,12 +262,12 @@ const resolve = (name: string, input: WindowLimit | undefined): ResolvedLimit | 
   } catch {
     millis = Number.NaN
   }
-  if (!Number.isFinite(millis) || millis < 1 || millis > MAX_WINDOW_MILLIS) {
+  if (!Number.isInteger(millis) || millis < 1 || millis > MAX_WINDOW_MILLIS) {
     return new RateLimitConfigError({
-      detail: `${name}.window must be a duration of at least 1 ms and at most a day, ${MAX_WINDOW_MILLIS} ms (e.g. "1 second" or 1000), got ${JSON.stringify(String(input.window))}`
+      detail: `${name}.window must be a duration of whole milliseconds, at least 1 ms and at most a day, ${MAX_WINDOW_MILLIS} ms (e.g. "1 second" or 1000), got ${JSON.stringify(String(input.window))}`
     })
   }
-  return { limit: input.limit, window: Duration.millis(Math.floor(millis)) }
+  return { limit: input.limit, window: Duration.millis(millis) }
 }
 
 /**

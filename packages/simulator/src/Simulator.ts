@@ -5,7 +5,7 @@
  *
  * @since 0.1.0
  */
-import { Clock, Context, Duration, Effect, Layer } from "effect"
+import { Clock, Context, Deferred, Duration, Effect, Layer } from "effect"
 import type { Redacted } from "effect"
 import { FetchHttpClient, HttpClient, HttpClientRequest, HttpEffect } from "effect/http"
 import type { Server } from "node:http"
@@ -160,7 +160,7 @@ export class Simulator extends Context.Service<Simulator, {
   readonly updateWebhook: Delivery.Deliveries["updateWebhook"]
   /** Subscribes a connected vehicle to a created webhook (listed by `GET /v3/subscriptions`); sends `FIRST_DELIVERY`. */
   readonly subscribe: Delivery.Deliveries["subscribe"]
-  /** Sets a signal's body on a vehicle: a `VEHICLE_STATE` to each subscribed webhook it triggers. */
+  /** Sets a signal's body on a vehicle: a `VEHICLE_STATE` to each subscribed webhook it triggers (none when the connection may not read it). */
   readonly setSignal: Delivery.Deliveries["setSignal"]
   /** Injects an error on a vehicle: a `VEHICLE_ERROR` to each subscribed webhook. */
   readonly injectVehicleError: Delivery.Deliveries["injectVehicleError"]
@@ -234,7 +234,7 @@ const setup = Effect.fnUntraced(function*(options: SimulatorOptions | undefined,
   const clock = yield* Clock.Clock
   const now = () => clock.currentTimeMillisUnsafe()
   const data = Setup.datasetOf(options)
-  const state = yield* Setup.makeState(options, now)
+  const state = yield* Setup.makeState(options, checked.accessSeconds, now)
   const { deliveries, usage } = yield* Setup.makeEngines(options, data, state, now)
   const origins: Origins = {
     vehicle: TEST_ORIGIN,
@@ -256,9 +256,9 @@ const setup = Effect.fnUntraced(function*(options: SimulatorOptions | undefined,
     legacySunset: checked.legacySunset
   })
   const { latency } = checked
-  const makeHandler = (allow?: (path: string) => boolean) =>
+  const makeHandler = (allow?: (path: string) => boolean, rootOrigins?: Readonly<Record<Root, string>>) =>
     Effect.map(
-      makeApp({ latency, allow, retireLegacy: options?.retireLegacy }),
+      makeApp({ latency, allow, retireLegacy: options?.retireLegacy, origins: rootOrigins }),
       (app) => app.pipe(Effect.provideService(Env, env))
     )
   const handler = yield* makeHandler()
@@ -356,8 +356,8 @@ export class SimulatorRoots extends Context.Service<SimulatorRoots, Readonly<Rec
 
 /**
  * The roots of the spec on separate ports (one shared state): each port serves
- * only its root's paths (plus `/openapi.json` and `/docs`) and answers 404 for
- * the others. `Simulator.url` is the vehicle root's origin. Ports default to 0
+ * only its root's paths (plus `/openapi.json` and `/docs`, where each path
+ * names its root's origin in `servers`) and answers 404 for the others. `Simulator.url` is the vehicle root's origin. Ports default to 0
  * (free ports).
  *
  * @example
@@ -383,12 +383,16 @@ export const layerRoots = (
       const host = options?.host ?? "127.0.0.1"
       const urls = {} as Record<Root, string>
       const servers: Array<Server> = []
+      // each root's application names every root's origin in its document: built once all listen (requests wait)
+      const apps = {} as Record<Root, Deferred.Deferred<Effect.Success<ReturnType<typeof makeHandler>>>>
       for (const root of roots) {
-        const { node, url } = yield* Listen.listen(yield* makeHandler(inRoot(root)), fastPath(inRoot(root)), env, Listen.timeoutOptions(checked), host, options?.ports?.[root] ?? 0)
+        const app = apps[root] = yield* Deferred.make<Effect.Success<ReturnType<typeof makeHandler>>>()
+        const { node, url } = yield* Listen.listen(Effect.flatten(Deferred.await(app)), fastPath(inRoot(root)), env, Listen.timeoutOptions(checked), host, options?.ports?.[root] ?? 0)
         urls[root] = url
         origins[root] = url
         servers.push(node)
       }
+      for (const root of roots) yield* Deferred.succeed(apps[root], yield* makeHandler(inRoot(root), urls))
       return Context.make(Simulator, service(urls.vehicle, servers)).pipe(Context.add(SimulatorRoots, urls))
     }).pipe(Effect.orDie)
   )

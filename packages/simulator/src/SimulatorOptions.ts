@@ -10,10 +10,15 @@ import type { RetireLegacy } from "./Sunset.ts"
 
 /**
  * Options of a simulator run. A duration (`latency`, `headersTimeout`,
- * `requestTimeout`) that is not a non-negative, finite `Duration` input, or a
+ * `requestTimeout`) that is not a non-negative, finite `Duration` input, an
+ * `accessTokenLifetime` that is not whole seconds of at least 1, a `seed`
+ * that is not a whole number, a count (`vehicles`, `users`, `webhooks`,
+ * `connections`) that is not a whole number from 0 to 10,000,000, a
+ * `failureRate` outside 0..1 (the CLI's bounds), a
  * `legacySunset` that is not a date or is before the v2.0 deprecation date, or a `webhookSecret` that is not 1 to
  * 1,024 characters, makes the layer constructor throw an `InvalidArgument`
- * naming it.
+ * naming it; so does a renamed option (`latencyMillis`,
+ * `headersTimeoutMillis`, `requestTimeoutMillis`), naming its new name.
  *
  * @example
  * ```ts
@@ -27,15 +32,15 @@ import type { RetireLegacy } from "./Sunset.ts"
  * @category models
  */
 export interface SimulatorOptions {
-  /** Seed of the dataset (default 42). */
+  /** Seed of the dataset (a whole number; default 42). */
   readonly seed?: number
-  /** Number of vehicles (default 50; at least `connections`). */
+  /** Number of vehicles (0 to 10,000,000; default 50; raised to at least `connections`). */
   readonly vehicles?: number
-  /** Number of users (default 20). */
+  /** Number of users (0 to 10,000,000; default 20). */
   readonly users?: number
-  /** Number of webhooks (default 8). */
+  /** Number of webhooks (0 to 10,000,000; default 8). */
   readonly webhooks?: number
-  /** Number of connections, one per vehicle (default 40). */
+  /** Number of connections, one per vehicle (0 to 10,000,000; default 40). */
   readonly connections?: number
   /** Client id accepted by the authorization server (default `demo-client-id`). */
   readonly clientId?: string

@@ -160,22 +160,27 @@ export const isRetired = (
 /**
  * The answer of a retired v2.0 endpoint: `410 Gone` with the section 7
  * envelope (type `VALIDATION`, code `GONE`); it names the removal date when
- * one is configured (`sunset`, a date as {@link isRetired} takes it).
+ * one is configured (`sunset`, a date as {@link isRetired} takes it): "was
+ * retired on" that date once `now` (a date too; default the current time)
+ * reached it, else a removal rehearsal with the announced date.
  *
  * @example
  * ```ts
  * import { retiredResponse } from "@connected-vehicle/simulator/Sunset"
  *
  * retiredResponse("http://127.0.0.1:4010").status // 410
- * retiredResponse("http://127.0.0.1:4010", new Date("2027-06-01")).status // 410, "was retired on 2027-06-01"
+ * retiredResponse("http://127.0.0.1:4010", "2027-06-01", "2027-07-01") // 410, "was retired on 2027-06-01"
+ * retiredResponse("http://127.0.0.1:4010", "2027-06-01", "2027-01-15") // 410, a rehearsal: "the announced removal date is 2027-06-01"
  * ```
  * @since 0.2.0
  * @category handlers
  */
 export const retiredResponse = (
   origin: string,
-  sunset?: DateTime.DateTime.Input | undefined
-): HttpServerResponse.HttpServerResponse => internal.retiredResponse(origin, epochOrUndefined(sunset))
+  sunset?: DateTime.DateTime.Input | undefined,
+  now?: DateTime.DateTime.Input | undefined
+): HttpServerResponse.HttpServerResponse =>
+  internal.retiredResponse(origin, epochOrUndefined(sunset), now === undefined ? Date.now() : internal.epochOf("now", now))
 
 /**
  * `GET /docs/migrating-to-v3`: the v2.0 → v3 table and dates (the full guide

@@ -28,6 +28,7 @@ import { createRequire } from "node:module"
 import { DEFAULT_WEBHOOK_SECRET } from "./Delivery.ts"
 import { listenFailure, shellWord, shown, sunsetDate, usageIssue } from "./internal/cliInput.ts"
 import { SECRET_LIMIT, secretIssue } from "./internal/deliveryPolicy.ts"
+import { COUNT_MAX, PORT_MAX } from "./internal/options.ts"
 import * as SecretFile from "./SecretFile.ts"
 import * as SimulatorConfig from "./SimulatorConfig.ts"
 import {
@@ -164,10 +165,10 @@ const within = (minimum: number, maximum: number) =>
 
 /** A port flag; absent is `None`, so that one given where it is not used is a usage error. */
 const port = (name: string, description: string) =>
-  Flag.Int(name).pipe(Flag.withDescription(description), within(0, 65535), Flag.optional)
+  Flag.Int(name).pipe(Flag.withDescription(description), within(0, PORT_MAX), Flag.optional)
 
 const count = (name: string, description: string, fallback: number) =>
-  Flag.Int(name).pipe(Flag.withDescription(description), Flag.withDefault(fallback), within(0, 10_000_000))
+  Flag.Int(name).pipe(Flag.withDescription(description), Flag.withDefault(fallback), within(0, COUNT_MAX))
 
 const simulator = Command.make(
   "connected-vehicle-simulator",

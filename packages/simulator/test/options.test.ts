@@ -6,6 +6,7 @@ import * as Delivery from "../src/Delivery.ts"
 import { DEFAULT_HEADERS_TIMEOUT, DEFAULT_REQUEST_TIMEOUT, layer, layerRoots, layerTest, Simulator } from "../src/Simulator.ts"
 import { timeoutOptions } from "../src/internal/listen.ts"
 import { durations } from "../src/internal/options.ts"
+import { openRaw } from "./raw.ts"
 
 const thrown = (f: () => unknown): unknown => {
   try {
@@ -29,6 +30,51 @@ describe("options checked by the layer constructors", () => {
         const error = thrown(() => make(options))
         assert.instanceOf(error, InvalidArgument)
         assert.strictEqual((error as InvalidArgument).field, field)
+      }
+    }
+  })
+
+  it("the numbers have the CLI's bounds: an InvalidArgument naming the option, from every layer (no RangeError, clamp or minutes-long build)", () => {
+    const cases = [
+      [{ seed: Number.NaN }, "seed"],
+      [{ seed: 1.5 }, "seed"],
+      [{ vehicles: -1 }, "vehicles"],
+      [{ users: 2.5 }, "users"],
+      [{ webhooks: Number.POSITIVE_INFINITY }, "webhooks"],
+      [{ connections: 1e9 }, "connections"],
+      [{ failureRate: 2 }, "failureRate"],
+      [{ failureRate: -0.1 }, "failureRate"],
+      [{ failureRate: Number.NaN }, "failureRate"],
+      [{ accessTokenLifetime: "500 millis" }, "accessTokenLifetime"],
+      [{ accessTokenLifetime: -5 }, "accessTokenLifetime"],
+      [{ accessTokenLifetime: "soon" as Duration.Input }, "accessTokenLifetime"]
+    ] as const
+    for (const [options, field] of cases) {
+      for (const make of [layer, layerRoots, layerTest]) {
+        const error = thrown(() => make(options))
+        assert.instanceOf(error, InvalidArgument, JSON.stringify(options))
+        assert.strictEqual((error as InvalidArgument).field, field)
+        assert.include((error as InvalidArgument).message, field)
+      }
+    }
+    for (const port of [70_000, -1, 1.5]) {
+      const error = thrown(() => layer({ port }))
+      assert.instanceOf(error, InvalidArgument, String(port))
+      assert.strictEqual((error as InvalidArgument).field, "port")
+    }
+    const rootPort = thrown(() => layerRoots({ ports: { legacy: 65_536 } }))
+    assert.instanceOf(rootPort, InvalidArgument)
+    assert.strictEqual((rootPort as InvalidArgument).field, "ports.legacy")
+    assert.isUndefined(thrown(() => layer({ seed: -3, vehicles: 0, connections: 10_000_000, failureRate: 1, port: 65_535, accessTokenLifetime: "2 minutes" })))
+  })
+
+  it("a renamed *Millis option given from JavaScript is an InvalidArgument naming its new name, from every layer", () => {
+    for (const [old, renamed] of [["latencyMillis", "latency"], ["headersTimeoutMillis", "headersTimeout"], ["requestTimeoutMillis", "requestTimeout"]]) {
+      for (const make of [layer, layerRoots, layerTest]) {
+        const error = thrown(() => make({ [old!]: 20 } as never))
+        assert.instanceOf(error, InvalidArgument, old)
+        assert.strictEqual((error as InvalidArgument).field, old)
+        assert.include((error as InvalidArgument).message, `${old} was renamed ${renamed}`)
       }
     }
   })
@@ -95,5 +141,19 @@ describe("options checked by the layer constructors", () => {
     const read = timeoutOptions(durations({ headersTimeout: 300, requestTimeout: "1 second" }))
     assert.deepStrictEqual(read, { headersTimeout: 300, requestTimeout: 1_000, connectionsCheckingInterval: 75 })
     assert.strictEqual(Duration.toMillis(durations({ latency: Duration.millis(20) }).latency), 20)
+    // Node counts whole milliseconds: a part of one rounds up, never down to 0 (no limit)
+    const tiny = timeoutOptions(durations({ headersTimeout: "500 micros", requestTimeout: "1500 micros" }))
+    assert.deepStrictEqual([tiny.headersTimeout, tiny.requestTimeout], [1, 2])
   })
+
+  it.live("over loopback, a sub-millisecond timeout is a limit, not none: \"500 micros\" rounds up to 1 ms and a head that never ends gets 408", () =>
+    Effect.gen(function*() {
+      const sim = Context.get(yield* Layer.build(layer({ headersTimeout: "500 micros", requestTimeout: "500 micros" })), Simulator)
+      const connection = yield* Effect.promise(() => openRaw(sim.url))
+      connection.send("GET /v3/connections HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ")
+      const response = yield* Effect.promise(() => connection.next(5_000))
+      assert.strictEqual(response.status, 408, response.body)
+      assert.strictEqual(JSON.parse(response.body).errors[0].code, "REQUEST_TIMEOUT")
+      yield* Effect.promise(() => connection.closed)
+    }).pipe(Effect.scoped))
 })

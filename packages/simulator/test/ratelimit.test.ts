@@ -207,8 +207,7 @@ describe("request limits", () => {
       assert.strictEqual(expired.status, 401)
       yield* appToken
       assert.strictEqual((yield* sim.usage).tokenGrants.clientCredentials, 2)
-      const bad = yield* Effect.exit(Effect.scoped(Layer.build(simulatorLayer({ accessTokenLifetime: "1500 millis" }))))
-      assert.isTrue(Exit.isFailure(bad))
+      assert.throws(() => simulatorLayer({ accessTokenLifetime: "1500 millis" }), InvalidArgument)
     }).pipe(Effect.provide(Layer.mergeAll(simulatorLayer({ seed: 5, accessTokenLifetime: "30 seconds" }), FetchHttpClient.layer))))
 
   it.effect("control routes: PUT/GET rate-limits, GET/DELETE usage; bad limits are refused", () =>
@@ -284,5 +283,29 @@ describe("request limits", () => {
       assert.doesNotThrow(() => simulatorLayer({ rateLimit: { perVehicle: { limit: 1, window: MAX_WINDOW } } }))
       // whatever the seconds, delta-seconds: digits only
       assert.deepStrictEqual([1e297, 0.2, 29.5, Number.NaN].map(retryAfterValue), ["86400", "1", "30", "86400"])
+    }).pipe(Effect.provide(Loopback())))
+  it.effect("a window is whole milliseconds: 1.5 or \"1.5 millis\" is a 400, a RateLimitConfigError, an InvalidArgument (never floored)", () =>
+    Effect.gen(function*() {
+      const sim = yield* Simulator
+      for (const window of [1.5, "1.5 millis", "1500 micros"] as const) {
+        const refused = yield* call("PUT", "/_simulator/rate-limits", { json: { perVehicle: { limit: 1, window } } })
+        assert.strictEqual(refused.status, 400, String(window))
+        assert.include(refused.json.errors[0].detail, "perVehicle.window", String(window))
+        assert.include(refused.json.errors[0].detail, "whole milliseconds", String(window))
+        const exit = yield* Effect.exit(sim.setRateLimits({ perApplication: { limit: 1, window } }))
+        const reason = Exit.isFailure(exit) ? exit.cause.reasons[0] : undefined
+        assert.isTrue(reason?._tag === "Fail" && reason.error instanceof RateLimitConfigError, String(window))
+        let error: unknown = undefined
+        try {
+          simulatorLayer({ rateLimit: { perVehicle: { limit: 1, window } } })
+        } catch (e) {
+          error = e
+        }
+        assert.instanceOf(error, InvalidArgument, String(window))
+        assert.strictEqual((error as InvalidArgument).field, "rateLimit.perVehicle")
+      }
+      assert.deepStrictEqual((yield* call("GET", "/_simulator/rate-limits")).json.limits, { perVehicle: null, perApplication: null })
+      const set = yield* call("PUT", "/_simulator/rate-limits", { json: { perVehicle: { limit: 1, window: "2000 micros" } } })
+      assert.deepStrictEqual(set.json.limits.perVehicle, { limit: 1, windowMillis: 2 })
     }).pipe(Effect.provide(Loopback())))
 })

@@ -1,6 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import { DateTime, Effect, Layer } from "effect"
-import { FetchHttpClient } from "effect/http"
+import { FetchHttpClient, HttpServerResponse } from "effect/http"
 import { TestClock } from "effect/testing"
 import { InvalidArgument } from "@connected-vehicle/schema/InvalidArgument"
 import { layer, layerRoots, layerTest, Simulator } from "../src/Simulator.ts"
@@ -190,6 +190,27 @@ describe("v2.0 deprecation", () => {
       yield* assertDeprecated(gone, "after the sunset", REMOVAL_HTTP_DATE)
       assert.strictEqual((yield* call("GET", "/v2.0/vehicles", { headers: bearer(access) })).status, 200)
     }).pipe(Effect.provide(loopback({ seed: 5, legacySunset: REMOVAL, retireLegacy: "afterSunset" }))))
+
+  it.effect("retireLegacy: true before legacySunset is a rehearsal (no past tense for a future date); after it, \"was retired on\"", () =>
+    Effect.gen(function*() {
+      yield* TestClock.setTime(Date.parse(REMOVAL) - 86_400_000)
+      const { user, vehicles } = yield* owner
+      const { access } = yield* userTokens({ userId: user.id })
+      const odometer = `/v2.0/vehicles/${vehicles[0]!.id}/odometer`
+      const rehearsal = yield* call("GET", odometer, { headers: bearer(access) })
+      assert.strictEqual(rehearsal.status, 410, rehearsal.text)
+      const detail: string = rehearsal.json.errors[0].detail
+      assert.notInclude(detail, "was retired")
+      assert.include(detail, "is answered 410 in a removal rehearsal (--retire-v2 / retireLegacy); the announced removal date is 2027-06-01")
+      yield* TestClock.adjust("1 day")
+      const gone = yield* call("GET", odometer, { headers: bearer(access) })
+      assert.include(gone.json.errors[0].detail, "was retired on 2027-06-01")
+      // the public helper: the same wording at its `now`
+      const helper = (now: string) =>
+        Effect.promise(() => HttpServerResponse.toWeb(retiredResponse("http://127.0.0.1:4010", REMOVAL, now)).json() as Promise<any>)
+      assert.include((yield* helper("2027-01-15")).errors[0].detail, "the announced removal date is 2027-06-01")
+      assert.include((yield* helper("2027-07-01")).errors[0].detail, "was retired on 2027-06-01")
+    }).pipe(Effect.provide(loopback({ seed: 5, legacySunset: REMOVAL, retireLegacy: true }))))
 
   it.effect("the deprecation date does not retire anything", () =>
     Effect.gen(function*() {

@@ -13,6 +13,7 @@ import { FetchHttpClient } from "effect/http"
 import { createHmac } from "node:crypto"
 import { createServer } from "node:http"
 import type { IncomingMessage, ServerResponse } from "node:http"
+import { signalCatalog } from "../src/Data.ts"
 import { DEFAULT_WEBHOOK_SECRET } from "../src/Delivery.ts"
 import { layer, Simulator } from "../src/Simulator.ts"
 import type { SimulatorOptions } from "../src/Simulator.ts"
@@ -26,6 +27,7 @@ const decode = Schema.decodeUnknownSync(WebhookEventFromJson)
 const location = "location-preciselocation"
 const odometer = "odometer-traveleddistance"
 const battery = "tractionbattery-stateofcharge"
+const fuel = "internalcombustionengine-fuellevel"
 
 /** A receiver on 127.0.0.1:0: answers each VERIFY, records every other event (decoded). */
 const receiver = Effect.gen(function*() {
@@ -94,6 +96,24 @@ describe("webhook events and the connection's permissions", () => {
       assert.deepStrictEqual((signalOf(state, odometer) as any).body, { unit: "km", value: 20_100 })
     }).pipe(Effect.provide(Enforced)))
 
+  it.effect("a trigger on a signal the connection may not read fires nothing: no event, the value still stored", () =>
+    Effect.gen(function*() {
+      const sim = yield* Simulator
+      const r = yield* receiver
+      const v = yield* lacking("read_location")
+      const webhook = yield* sim.createWebhook({ name: "hidden", callbackUri: r.url, triggers: [location, odometer], data: [odometer] })
+      const { firstDeliveryEventId } = yield* sim.subscribe({ webhookId: webhook.id, userId: v.userId, vehicleId: v.vehicleId })
+      yield* waitFor("FIRST_DELIVERY", () => r.events.find((e) => e.eventId === firstDeliveryEventId), 5_000)
+      const hidden = yield* sim.setSignal(v.vehicleId, location, { latitude: 48.1, longitude: 11.6, heading: 0, direction: "N" })
+      assert.isTrue(hidden.changed)
+      assert.deepStrictEqual(hidden.eventIds, [])
+      const { eventIds: [stateId] } = yield* sim.setSignal(v.vehicleId, odometer, { unit: "km", value: 30_000 })
+      const state = yield* waitFor("VEHICLE_STATE", () => r.events.find((e) => e.eventId === stateId), 5_000)
+      // only the readable trigger fired: the events received are FIRST_DELIVERY and that one
+      assert.deepStrictEqual(r.events.map((e) => e.eventId), [firstDeliveryEventId, stateId])
+      assert.deepStrictEqual((state as VehicleStateEvent).data.triggers.map((t) => t.code), [odometer])
+    }).pipe(Effect.provide(Enforced)))
+
   it.effect("enforcePermissions: false: the event carries the value, as REST answers it", () =>
     Effect.gen(function*() {
       const { first, rest, state } = yield* stateEvents
@@ -114,6 +134,10 @@ describe("webhook events and the connection's permissions", () => {
       let forbidden = 0
       let carried = 0
       for (const event of r.events as ReadonlyArray<VehicleStateEvent>) {
+        // only what the connection may read triggers, and something always does
+        const triggers = event.data.triggers.map((t) => t.code)
+        assert.isAbove(triggers.length, 0, event.eventId)
+        assert.isTrue(!triggers.includes(battery) || readsBattery(event.vehicleId), `${event.eventId} ${triggers.join()}`)
         for (const signal of event.data.signals) {
           const denied = signal.code === battery && !readsBattery(event.vehicleId)
           assert.strictEqual(isFailedSignal(signal), denied, `${event.vehicleId} ${signal.code}`)
@@ -127,6 +151,24 @@ describe("webhook events and the connection's permissions", () => {
       const truth = yield* sim.burstTruth
       for (const value of [...truth.latest, ...truth.events.flatMap((e) => e.signals.map((s) => ({ ...s, vehicleId: e.vehicleId })))]) {
         assert.isTrue(value.code !== battery || readsBattery(value.vehicleId), `${value.vehicleId} ${value.code}`)
+      }
+      // a burst of signals some connections may not read: a vehicle whose connection may read neither gets no event
+      const reads = (vehicleId: string, code: string) =>
+        sim.data.connectionOf(vehicleId)!.permissions.includes(signalCatalog.find((s) => s.code === code)!.permission)
+      const codes = [battery, fuel]
+      const before = r.events.length
+      yield* sim.startBurst({ events: 200, vehicles: 80, ratePerSecond: 100_000, seed: 2, signals: codes })
+      assert.strictEqual((yield* sim.awaitBurst).delivered, 200)
+      const events = r.events.slice(before) as ReadonlyArray<VehicleStateEvent>
+      assert.strictEqual(events.length, 200)
+      const has = (id: string, code: string) => sim.data.vehicle(id)!.signalCodes.includes(code)
+      const blind = sim.data.vehicleIds.slice(0, 80).filter((id) => !codes.some((code) => has(id, code) && reads(id, code)))
+      assert.isAbove(blind.length, 0)
+      for (const event of events) {
+        assert.notInclude(blind, event.vehicleId)
+        const triggers = event.data.triggers.map((t) => t.code)
+        assert.isAbove(triggers.length, 0, event.eventId)
+        for (const code of triggers) assert.isTrue(reads(event.vehicleId, code), `${event.eventId} ${code}`)
       }
     }).pipe(Effect.provide(Enforced)))
 })

@@ -263,6 +263,24 @@ describe("content codings: the SDK asks for identity", () => {
     }).pipe(Effect.scoped))
 })
 
+describe("a 200 that is not JSON, whatever its content type", () => {
+  it.live("a text/html 200 (a gateway's page) says once that the body is not JSON, naming the content type: the token endpoint's union and a plain read", () =>
+    Effect.gen(function*() {
+      const service = yield* server((_, response) => {
+        response.writeHead(200, { "content-type": "text/html; charset=utf-8" })
+        response.end("<html>sign in to the gateway</html>")
+      })
+      for (const layer of [on(service.origin, { retry: { maxAttempts: 1 } }), onUndici(service.origin)]) {
+        for (const error of [yield* flipReason(token.pipe(Effect.provide(layer))), yield* flipReason(getSignal.pipe(Effect.provide(layer)))]) {
+          assert.strictEqual(error._tag, "InvalidResponse")
+          assert.strictEqual((error as InvalidResponse).description, "the body is not JSON (content-type: \"text/html; charset=utf-8\")")
+          assert.include(error.message, "refused: the body is not JSON")
+          assert.notInclude(error.message, "Expected a valid JSON string")
+        }
+      }
+    }).pipe(Effect.scoped))
+})
+
 describe("the status decides the retry of an error body cut short", () => {
   const cut = (status: number) =>
     server((_, response) => {

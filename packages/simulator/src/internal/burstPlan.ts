@@ -134,15 +134,24 @@ const poisonOf = (ids: ReadonlyArray<string> | undefined) => {
   return Effect.succeed(list)
 }
 
-/** The signal values of one event: a non-empty seeded subset of the signals the vehicle has. */
+/**
+ * The signal values of one event: a non-empty seeded subset of the signals
+ * the vehicle has, at least one of them one its connection may read (`readable`,
+ * not empty: what triggers the event).
+ */
 const valuesOf = (
   random: () => number,
   supported: ReadonlyArray<SignalDefinition>,
+  readable: ReadonlyArray<SignalDefinition>,
   at: number,
   forbidden: (definition: SignalDefinition) => PlannedValue["forbidden"]
 ): Array<PlannedValue> => {
   let chosen = supported.filter(() => random() < 0.5)
   if (chosen.length === 0) chosen = [supported[Math.floor(random() * supported.length)]!]
+  if (!chosen.some((definition) => readable.includes(definition))) {
+    const added = readable[Math.floor(random() * readable.length)]!
+    chosen = supported.filter((definition) => definition === added || chosen.includes(definition))
+  }
   return chosen.map((definition) => {
     const [unit, low, high] = ranges[definition.code]!
     // + 0: a negative value rounded to zero is 0, not -0 (which JSON cannot carry)
@@ -189,15 +198,22 @@ export const plan = (engine: Engine, input: BurstInput, burstNumber: number) =>
     const supported = vehicles.map((v) => signals.filter((s) => v.model.signals.some((m) => m.code === s.code)))
     const missing = supported.findIndex((list) => list.length === 0)
     if (missing !== -1) return yield* fail(400, `Vehicle ${vehicles[missing]!.id} (${vehicles[missing]!.model.model}) has none of the burst's signals`)
+    // an event is triggered by a value its connection may read: vehicles that may read none get no event
+    const readable = vehicles.map((v, k) => supported[k]!.filter((s) => forbiddenIn(engine, v, s) === undefined))
+    const slots = vehicles.flatMap((_, k) => readable[k]!.length > 0 ? [k] : [])
+    if (slots.length === 0) {
+      return yield* fail(400, "The connections of the burst's vehicles may read none of its signals (their permissions): no event could be triggered")
+    }
     const poisonIds = new Set(poison)
     const random = prng(seed ^ (0x6b75 + burstNumber))
     const startedAt = engine.now()
     const origin = startedAt - events - poison.length
     const planned: Array<PlannedEvent> = []
     const make = (eventId: string, at: number, isPoison: boolean) => {
-      const slot = Math.floor(random() * vehicleCount)
+      // every vehicle eligible (the usual case): the same draw as the vehicle's position
+      const slot = slots[Math.floor(random() * slots.length)]!
       const vehicle = vehicles[slot]!
-      const values = valuesOf(random, supported[slot]!, at, (definition) => forbiddenIn(engine, vehicle, definition))
+      const values = valuesOf(random, supported[slot]!, readable[slot]!, at, (definition) => forbiddenIn(engine, vehicle, definition))
       planned.push({ eventId, vehicle, slot, poison: isPoison, values })
     }
     for (let i = 0; i < events; i++) {

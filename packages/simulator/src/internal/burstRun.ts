@@ -69,11 +69,13 @@ const eventOf = (engine: Engine, event: PlannedEvent, meta: AttemptMeta): Delive
       ? { ...ref(value.definition), status: value.forbidden }
       : { ...ref(value.definition), body: value.body, meta: { oemUpdatedAt: utc(value.at), fetchedAt: meta.deliveredAt } }
   )
+  // only what the connection may read triggers (the plan gives every event at least one such value)
+  const triggers = event.values.filter((value) => value.forbidden === undefined).map((value) => ref(value.definition))
   return {
     eventId: event.eventId,
     eventType: "VEHICLE_STATE",
     vehicleId,
-    data: { user, vehicle, triggers: event.values.map((value) => ref(value.definition)), signals },
+    data: { user, vehicle, triggers, signals },
     meta: vehicleEventMeta(meta.w, v, meta.deliveryId, meta.deliveredAt, signals.length)
   }
 }

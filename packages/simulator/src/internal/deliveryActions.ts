@@ -22,7 +22,7 @@ import type {
 } from "../DeliveryModels.ts"
 import type { Engine, SubscriptionRecord, WebhookRecord } from "./deliveryEngine.ts"
 import { deliverable, iso, newId, ref } from "./deliveryEngine.ts"
-import { sendError, sendFirstDeliveries, sendState, verify } from "./deliveryEvents.ts"
+import { forbiddenIn, sendError, sendFirstDeliveries, sendState, verify } from "./deliveryEvents.ts"
 import {
   CALLBACK_URI_LIMIT,
   ERROR_FIELD_LIMITS,
@@ -217,7 +217,12 @@ const nestedDeeper = (value: unknown, levels: number): boolean =>
 const decodeBody = Schema.decodeUnknownEffect(EventSignalBody)
 const encodeWire = (body: unknown) => Effect.flatMap(Schema.decodeUnknownEffect(SignalBody)(body), Schema.encodeEffect(SignalBody))
 
-/** Sets the body of a signal of a vehicle; a change sends a `VEHICLE_STATE` to each webhook it triggers. */
+/**
+ * Sets the body of a signal of a vehicle; a change sends a `VEHICLE_STATE` to
+ * each webhook it triggers, unless the vehicle's connection may not read the
+ * signal (then no event: the app would learn that a signal it may not read
+ * changed).
+ */
 export const setSignal = (engine: Engine, vehicleId: string, code: string, body: unknown) =>
   Effect.gen(function*() {
     const v = yield* vehicleOf(engine, vehicleId)
@@ -254,7 +259,8 @@ export const setSignal = (engine: Engine, vehicleId: string, code: string, body:
     engine.signalSizes.set(key, size)
     engine.signalChars = total
     engine.readingsVersion++
-    if (!changed) return { changed, eventIds: [] }
+    // a signal the connection may not read triggers nothing: the app would learn it changed
+    if (!changed || forbiddenIn(engine, v, definition) !== undefined) return { changed, eventIds: [] }
     const eventIds: Array<string> = []
     for (const s of engine.subscriptions) {
       if (s.vehicleIndex !== v.index) continue

@@ -25,11 +25,13 @@ import type { Durations } from "./options.ts"
  * `connectionsCheckingInterval`: a quarter of the shorter timeout, between
  * 25 ms and 1 s (Node's default, 30 s, would let a slow client hold a
  * connection up to 30 s past its timeout). 0 turns a timeout off; the head's
- * is capped by the request's.
+ * is capped by the request's; a timeout that is not whole milliseconds rounds
+ * up (`"500 micros"` is 1 ms, never 0, no limit).
  */
 export const timeoutOptions = (durations: Durations) => {
-  const requestTimeout = Math.floor(Duration.toMillis(durations.requestTimeout))
-  let headersTimeout = Math.floor(Duration.toMillis(durations.headersTimeout))
+  // Node counts whole milliseconds: a part of one rounds up (0 would be no limit)
+  const requestTimeout = Math.ceil(Duration.toMillis(durations.requestTimeout))
+  let headersTimeout = Math.ceil(Duration.toMillis(durations.headersTimeout))
   if (requestTimeout > 0 && (headersTimeout === 0 || headersTimeout > requestTimeout)) headersTimeout = requestTimeout
   const shortest = Math.min(...[headersTimeout, requestTimeout].filter((t) => t > 0), 4_000)
   return { headersTimeout, requestTimeout, connectionsCheckingInterval: Math.max(25, Math.min(1_000, Math.floor(shortest / 4))) }

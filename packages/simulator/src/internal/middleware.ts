@@ -125,7 +125,8 @@ export const earlyAnswer = (
   if (options.allow !== undefined && !options.allow(path)) {
     return problemResponse(x.oauth, 404, `No endpoint ${request.method} ${path} on this root`)
   }
-  if (x.deprecated && isRetired(options.retireLegacy, x.env.state.now(), sunset)) return retiredResponse(originFor(x.env.origins, path), sunset)
+  const now = x.env.state.now()
+  if (x.deprecated && isRetired(options.retireLegacy, now, sunset)) return retiredResponse(originFor(x.env.origins, path), sunset, now)
   const length = headers["content-length"]
   if (length !== undefined && Number(length) > MAX_BODY_BYTES) return tooLargeResponse(x.oauth)
   return undefined

@@ -1,7 +1,7 @@
 /**
  * Checks of the simulator's options that the layer constructors make before
- * building anything: the durations, the v2.0 removal date and the webhook
- * secret.
+ * building anything: the numbers (with the CLI's bounds), the durations, the
+ * v2.0 removal date and the webhook secret.
  *
  * @internal
  */
@@ -114,7 +114,8 @@ export const legacySunset = (
 
 /**
  * The `rateLimit` option, checked (`RateLimit.resolveLimits`: a limit a
- * positive integer, a window from 1 ms to `RateLimit.MAX_WINDOW`); else an
+ * positive integer, a window of whole milliseconds from 1 ms to
+ * `RateLimit.MAX_WINDOW`); else an
  * `InvalidArgument` naming `rateLimit.perVehicle` or `rateLimit.perApplication`.
  */
 export const rateLimit = (input: RateLimitOptions | undefined): void => {
@@ -127,9 +128,76 @@ export const rateLimit = (input: RateLimitOptions | undefined): void => {
   }
 }
 
-/** The checked options: the durations and the v2.0 removal date. */
+/** The largest dataset count (`vehicles`, `users`, `webhooks`, `connections`): the CLI's bound too. */
+export const COUNT_MAX = 10_000_000
+
+/** The largest port: the CLI's bound too. */
+export const PORT_MAX = 65_535
+
+const invalid = (field: string, expected: string, input: unknown) =>
+  new InvalidArgument({ field, message: `${field}: Expected ${expected}, got ${typeof input === "string" ? JSON.stringify(input) : String(input)}` })
+
+/** A whole number from `minimum` to `maximum`, or `undefined` (the default); else an `InvalidArgument` naming `field`. */
+export const integerWithin = (field: string, input: unknown, minimum: number, maximum: number): void => {
+  if (input === undefined) return
+  if (typeof input !== "number" || !Number.isSafeInteger(input) || input < minimum || input > maximum) {
+    throw invalid(field, `a whole number from ${minimum.toLocaleString("en-US")} to ${maximum.toLocaleString("en-US")}`, input)
+  }
+}
+
+/** The options renamed to `Duration` inputs: a JavaScript caller that still gives one is told its new name. */
+const RENAMED: ReadonlyArray<readonly [string, string]> = [
+  ["latencyMillis", "latency"],
+  ["headersTimeoutMillis", "headersTimeout"],
+  ["requestTimeoutMillis", "requestTimeout"]
+]
+
+/**
+ * The numbers of the options, with the CLI's bounds: `seed` a whole number,
+ * the dataset counts 0 to {@link COUNT_MAX}, `failureRate` 0 to 1, `port`
+ * and each of `ports` 0 to {@link PORT_MAX}; and none of the renamed
+ * `*Millis` options. Else an `InvalidArgument` naming the option.
+ */
+export const numbers = (options: Readonly<Record<string, unknown>> | undefined): void => {
+  if (options === undefined) return
+  for (const [old, renamed] of RENAMED) {
+    if (options[old] !== undefined) {
+      throw new InvalidArgument({ field: old, message: `${old} was renamed ${renamed} (a Duration input; a number is milliseconds)` })
+    }
+  }
+  integerWithin("seed", options.seed, Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER)
+  for (const field of ["vehicles", "users", "webhooks", "connections"]) integerWithin(field, options[field], 0, COUNT_MAX)
+  const rate = options.failureRate
+  if (rate !== undefined && (typeof rate !== "number" || !(rate >= 0 && rate <= 1))) throw invalid("failureRate", "a share from 0 to 1", rate)
+  integerWithin("port", options.port, 0, PORT_MAX)
+  const ports = options.ports
+  if (ports === undefined) return
+  if (typeof ports !== "object" || ports === null) throw invalid("ports", "an object of ports by root", ports)
+  for (const [root, port] of Object.entries(ports)) integerWithin(`ports.${root}`, port, 0, PORT_MAX)
+}
+
+/**
+ * The `accessTokenLifetime` option in whole seconds of at least 1, or
+ * `undefined` (the spec's 7200 s); else an `InvalidArgument` naming it.
+ */
+export const accessTokenLifetime = (input: Duration.Input | undefined): number | undefined => {
+  if (input === undefined) return undefined
+  let seconds = Number.NaN
+  try {
+    seconds = Duration.toSeconds(duration("accessTokenLifetime", input, Duration.zero))
+  } catch {
+    // reported below
+  }
+  if (!Number.isSafeInteger(seconds) || seconds < 1) {
+    throw invalid("accessTokenLifetime", "whole seconds, at least 1 (e.g. \"30 seconds\")", input)
+  }
+  return seconds
+}
+
+/** The checked options: the durations, the v2.0 removal date and the access tokens' lifetime in seconds. */
 export interface Checked extends Durations {
   readonly legacySunset: number | undefined
+  readonly accessSeconds: number | undefined
 }
 
 /**
@@ -160,7 +228,7 @@ const client = (options: {
   })
 }
 
-/** The checked options (see `SimulatorOptions`, and the host: no zone id); throws an `InvalidArgument` naming the first that is not valid. */
+/** The checked options (see `SimulatorOptions`, the host: no zone id, and the ports); throws an `InvalidArgument` naming the first that is not valid. */
 export const checked = (options: {
   readonly clientId?: string | undefined
   readonly clientSecret?: string | undefined
@@ -172,13 +240,16 @@ export const checked = (options: {
   readonly retireLegacy?: RetireLegacy | undefined
   readonly webhookSecret?: Redacted.Redacted<string> | string | undefined
   readonly rateLimit?: RateLimitOptions | undefined
+  readonly accessTokenLifetime?: Duration.Input | undefined
   readonly host?: string | undefined
 } | undefined): Checked => {
   checkedHost(options?.host)
   client(options)
+  numbers(options as Readonly<Record<string, unknown>> | undefined)
   const checkedDurations = durations(options)
+  const accessSeconds = accessTokenLifetime(options?.accessTokenLifetime)
   const sunset = legacySunset(options?.legacySunset, options?.retireLegacy)
   webhookSecret(options?.webhookSecret)
   rateLimit(options?.rateLimit)
-  return { ...checkedDurations, legacySunset: sunset }
+  return { ...checkedDurations, legacySunset: sunset, accessSeconds }
 }

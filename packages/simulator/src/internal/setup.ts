@@ -16,7 +16,7 @@ import type { SimulatorOptions } from "../SimulatorOptions.ts"
 import { State } from "../State.ts"
 import * as Listen from "./listen.ts"
 import { makeData } from "./simulatorData.ts"
-import { accessSecondsOf, countLimitOf, makeUsage, setRateLimits } from "./usage.ts"
+import { countLimitOf, makeUsage, setRateLimits } from "./usage.ts"
 
 /** The seeded dataset of the options (seed 42, 50 vehicles, 20 users, 8 webhooks, 40 connections by default). */
 export const datasetOf = (options: SimulatorOptions | undefined): Dataset =>
@@ -28,13 +28,20 @@ export const datasetOf = (options: SimulatorOptions | undefined): Dataset =>
     connections: options?.connections ?? 40
   })
 
-/** The state of the options on the clock `now` (a defect names a count or lifetime that is not valid). */
-export const makeState = Effect.fnUntraced(function*(options: SimulatorOptions | undefined, now: () => number) {
+/**
+ * The state of the options on the clock `now` (`accessSeconds`: the checked
+ * `accessTokenLifetime`; a defect names a grant limit that is not valid).
+ */
+export const makeState = Effect.fnUntraced(function*(
+  options: SimulatorOptions | undefined,
+  accessSeconds: number | undefined,
+  now: () => number
+) {
   return new State({
     now,
     seed: options?.seed ?? 42,
-    failureRate: Math.min(1, Math.max(0, options?.failureRate ?? 0)),
-    accessSeconds: yield* accessSecondsOf(options?.accessTokenLifetime),
+    failureRate: options?.failureRate ?? 0,
+    accessSeconds,
     codeLimit: yield* countLimitOf("grantLimits.codes", options?.grantLimits?.codes),
     tokenLimit: yield* countLimitOf("grantLimits.tokens", options?.grantLimits?.tokens)
   })

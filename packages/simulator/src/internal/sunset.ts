@@ -85,14 +85,23 @@ export const isRetired = (mode: boolean | "afterSunset" | undefined, now: number
 
 const day = (millis: number) => new Date(millis).toISOString().slice(0, 10)
 
-/** `410 Gone` of a retired v2.0 endpoint, naming the removal date when one is configured. */
-export const retiredResponse = (origin: string, sunset: number | undefined): HttpServerResponse.HttpServerResponse =>
+/** How a retired v2.0 is described at `now`: past tense once the removal date passed, a rehearsal before it. */
+const retiredState = (sunset: number | undefined, now: number) =>
+  sunset === undefined
+    ? "is retired"
+    : now >= sunset
+    ? `was retired on ${day(sunset)}`
+    : `is answered 410 in a removal rehearsal (--retire-v2 / retireLegacy); the announced removal date is ${day(sunset)}`
+
+/**
+ * `410 Gone` of a retired v2.0 endpoint at `now` (epoch milliseconds), naming
+ * the removal date when one is configured.
+ */
+export const retiredResponse = (origin: string, sunset: number | undefined, now: number): HttpServerResponse.HttpServerResponse =>
   HttpServerResponse.jsonUnsafe(
     envelope(
       410,
-      `The v2.0 interface (deprecated as of ${day(DEPRECATION_EPOCH)}) ${
-        sunset === undefined ? "is retired" : `was retired on ${day(sunset)}`
-      }; use v3 (see ${origin}${MIGRATION_GUIDE_PATH})`,
+      `The v2.0 interface (deprecated as of ${day(DEPRECATION_EPOCH)}) ${retiredState(sunset, now)}; use v3 (see ${origin}${MIGRATION_GUIDE_PATH})`,
       { code: "GONE", title: "Gone" }
     ),
     { status: 410 }

@@ -5,7 +5,7 @@
  *
  * @internal
  */
-import { Duration, Effect, Option } from "effect"
+import { Duration, Effect } from "effect"
 import type { Dataset } from "../Data.ts"
 import type { Counted, RateLimitOptions, ResolvedLimit, TokenGrants, UsageSnapshot } from "../RateLimit.ts"
 import {
@@ -252,16 +252,6 @@ export const setRateLimits = (usage: Usage, options: RateLimitOptions): Effect.E
   Effect.suspend(() => {
     const limits = resolveLimits(options)
     return limits instanceof RateLimitConfigError ? Effect.fail(limits) : Effect.sync(() => usage.setLimits(limits))
-  })
-
-/** The `accessTokenLifetime` option in whole seconds (undefined: the spec's), or a defect naming a bad one. */
-export const accessSecondsOf = (input: Duration.Input | undefined): Effect.Effect<number | undefined> =>
-  Effect.suspend(() => {
-    if (input === undefined) return Effect.succeed(undefined)
-    const seconds = Option.map(Duration.fromInput(input), Duration.toSeconds)
-    return Option.isSome(seconds) && Number.isSafeInteger(seconds.value) && seconds.value >= 1
-      ? Effect.succeed(seconds.value)
-      : Effect.die(new Error(`accessTokenLifetime must be whole seconds, at least 1 (e.g. "30 seconds"), got ${String(input)}`))
   })
 
 /**

@@ -177,12 +177,14 @@ const makeDecoder = (api: HttpApi.HttpApi<string, HttpApiGroup.Constraint>, grou
       `${group}.${endpoint}: EmbedsResponses is honoured on an endpoint whose only success is a 200 with a JSON object or array body (no headers schema), not on this one`
     )
   }
-  if (schema === undefined) return { declared, decode: (response, text) => Effect.mapError(general(response), (error) => notJsonError(response, text, error)) }
+  const generalOrNotJson = (response: HttpClientResponse.HttpClientResponse, text: string) =>
+    Effect.mapError(general(response), (error) => notJsonError(response, text, error))
+  if (schema === undefined) return { declared, decode: generalOrNotJson }
   const decodeBody = BodyDecoder.decodeUnknownExit(schema)
   return {
     declared,
     decode: (response, text) => {
-      if (response.status !== 200 || !(embeds || isJson(response.headers["content-type"]))) return general(response)
+      if (response.status !== 200 || !(embeds || isJson(response.headers["content-type"]))) return generalOrNotJson(response, text)
       let json: unknown
       try {
         // every object key as the body spells it (V8's JSON.parse can misread escaped keys)
@@ -196,23 +198,34 @@ const makeDecoder = (api: HttpApi.HttpApi<string, HttpApiGroup.Constraint>, grou
   }
 }
 
-const notJsonFailure = (response: HttpClientResponse.HttpClientResponse, text: string, cause: unknown) =>
+const notJsonFailure = (response: HttpClientResponse.HttpClientResponse, text: string, cause: unknown, description = notJson(response, text)) =>
   new HttpClientError.HttpClientError({
-    reason: new HttpClientError.DecodeError({ request: response.request, response, description: notJson(response, text), cause })
+    reason: new HttpClientError.DecodeError({ request: response.request, response, description, cause })
   })
+
+/** A form-encoded media type: a body `HttpApiClient.decodeResponse` reads as a form, not as JSON. */
+const isForm = (contentType: string | undefined): boolean =>
+  contentType !== undefined && contentType.split(";")[0]!.trim().toLowerCase() === "application/x-www-form-urlencoded"
 
 /**
  * A failure of `HttpApiClient.decodeResponse` (the token endpoint's union,
- * say) on a 200 with a JSON content type whose body is not JSON: the same
- * failure as the decoder above gives ({@link notJson}: naming a
- * `content-encoding` the body is still in), not the schema's message.
+ * say) on a 200 whose body is not JSON (but for a form-encoded one): the
+ * same failure as the decoder above gives, said once ({@link notJson}:
+ * naming a `content-encoding` the body is still in; and the content type
+ * when it is not JSON, a gateway's `text/html` page), not the schema's
+ * message (once per member of a union).
  */
 const notJsonError = (response: HttpClientResponse.HttpClientResponse, text: string, error: unknown): unknown => {
-  if (!Schema.isSchemaError(error) || response.status !== 200 || !isJson(response.headers["content-type"])) return error
+  const contentType = response.headers["content-type"]
+  if (!Schema.isSchemaError(error) || response.status !== 200 || isForm(contentType)) return error
   try {
     Json.parse(text)
     return error
   } catch (cause) {
-    return notJsonFailure(response, text, cause)
+    const description = notJson(response, text)
+    const typed = contentType === undefined || isJson(contentType) || description !== "the body is not JSON"
+      ? description
+      : `${description} (content-type: ${JSON.stringify(contentType.slice(0, 80))})`
+    return notJsonFailure(response, text, cause, typed)
   }
 }

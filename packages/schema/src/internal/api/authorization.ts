@@ -8,7 +8,7 @@ import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import { ModeValues } from "../../Common.ts"
 import { AppTokenResponse, TokenRequest, TokenResponse } from "../../OAuth.ts"
-import { responseHeaders } from "./document.ts"
+import { requiredHeader, responseHeaders } from "./document.ts"
 import { OAuthBadRequest, OAuthServerError, OAuthUnauthorized, OAuthUnsupportedMediaType } from "./responses.ts"
 
 /**
@@ -42,6 +42,9 @@ export const AuthorizeQuery = Schema.Struct({
   )
 })
 
+const USER_AGENT_DESCRIPTION =
+  "Section 4.6: a User-Agent value is required (normally set by the HTTP client; without one the token endpoint answers 400 invalid_request)"
+
 /**
  * Consent step and token endpoint (sections 4.6 and 5). The client-credentials
  * grant shares `POST /oauth/token` (its endpoint is not shown by the spec).
@@ -68,9 +71,11 @@ export class OAuthGroup extends HttpApiGroup.make("oauth").add(
     })
   ),
   HttpApiEndpoint.post("token", "/oauth/token", {
-    headers: { authorization: Schema.String },
+    // section 4.6: a User-Agent value is required, normally set by the HTTP client (the
+    // transport sets one on every request): optional for a caller of the contract, required in the document
+    headers: { authorization: Schema.String, "user-agent": Schema.optionalKey(Schema.String) },
     payload: TokenRequest.pipe(HttpApiSchema.asFormUrlEncoded()),
     success: [TokenResponse, AppTokenResponse],
     error: [OAuthBadRequest, OAuthUnauthorized, OAuthUnsupportedMediaType, OAuthServerError]
-  })
+  }).annotate(OpenApi.Transform, requiredHeader("user-agent", USER_AGENT_DESCRIPTION))
 ) {}

@@ -71,6 +71,21 @@ export const responseHeaders = (byStatus: Readonly<Record<string, Readonly<Recor
 }
 
 /**
+ * An `OpenApi.Transform` of one operation that marks its request header
+ * `name` (lower case) required, with `description`: for a header a caller
+ * of the contract need not pass because its HTTP client sets it (the
+ * schema keeps it optional), which the service requires.
+ *
+ * @internal
+ */
+export const requiredHeader = (name: string, description: string) => (operation: Json): Json => ({
+  ...operation,
+  parameters: (operation.parameters ?? []).map((parameter: Json) =>
+    parameter.in === "header" && String(parameter.name).toLowerCase() === name ? { ...parameter, required: true, description } : parameter
+  )
+})
+
+/**
  * The deprecation headers of a deprecated v2.0 response (every status).
  *
  * @internal
@@ -121,6 +136,24 @@ const mapOperations = (spec: Json, f: (operation: Json) => Json): Json => {
     paths[path] = Object.fromEntries(
       Object.entries(item).map(([method, operation]) => [method, methods.includes(method) ? f(operation) : operation])
     )
+  }
+  return { ...spec, paths }
+}
+
+/**
+ * The servers of the document path by path (OpenAPI 3.1 path-level
+ * `servers`): `serverOf` gives the origin that serves a path (`undefined`:
+ * the document's own, unchanged). For a service whose roots are on several
+ * origins, so that a client generated from the document (or a try-it
+ * button) sends each operation to its root.
+ *
+ * @internal
+ */
+export const pathServers = (serverOf: (path: string) => string | undefined) => (spec: Json): Json => {
+  const paths: Json = {}
+  for (const [path, item] of Object.entries<Json>(spec.paths ?? {})) {
+    const url = serverOf(path)
+    paths[path] = url === undefined ? item : { ...item, servers: [{ url }] }
   }
   return { ...spec, paths }
 }
