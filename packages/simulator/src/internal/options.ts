@@ -145,6 +145,13 @@ export const integerWithin = (field: string, input: unknown, minimum: number, ma
   }
 }
 
+/** The count limits of `group` (`grantLimits`, `controlLimits`): each a whole number of at least 1, or unset. */
+const limits = (group: string, input: unknown, fields: ReadonlyArray<string>): void => {
+  if (input === undefined) return
+  if (typeof input !== "object" || input === null) throw invalid(group, `an object of ${fields.join(" and ")}`, input)
+  for (const field of fields) integerWithin(`${group}.${field}`, (input as Readonly<Record<string, unknown>>)[field], 1, Number.MAX_SAFE_INTEGER)
+}
+
 /** The options renamed to `Duration` inputs: a JavaScript caller that still gives one is told its new name. */
 const RENAMED: ReadonlyArray<readonly [string, string]> = [
   ["latencyMillis", "latency"],
@@ -155,7 +162,8 @@ const RENAMED: ReadonlyArray<readonly [string, string]> = [
 /**
  * The numbers of the options, with the CLI's bounds: `seed` a whole number,
  * the dataset counts 0 to {@link COUNT_MAX}, `failureRate` 0 to 1, `port`
- * and each of `ports` 0 to {@link PORT_MAX}; and none of the renamed
+ * and each of `ports` 0 to {@link PORT_MAX}, the `grantLimits` and
+ * `controlLimits` counts at least 1; and none of the renamed
  * `*Millis` options. Else an `InvalidArgument` naming the option.
  */
 export const numbers = (options: Readonly<Record<string, unknown>> | undefined): void => {
@@ -166,6 +174,8 @@ export const numbers = (options: Readonly<Record<string, unknown>> | undefined):
     }
   }
   integerWithin("seed", options.seed, Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER)
+  limits("grantLimits", options.grantLimits, ["codes", "tokens"])
+  limits("controlLimits", options.controlLimits, ["webhooks", "vehicleErrors"])
   for (const field of ["vehicles", "users", "webhooks", "connections"]) integerWithin(field, options[field], 0, COUNT_MAX)
   const rate = options.failureRate
   if (rate !== undefined && (typeof rate !== "number" || !(rate >= 0 && rate <= 1))) throw invalid("failureRate", "a share from 0 to 1", rate)
