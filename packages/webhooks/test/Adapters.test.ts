@@ -92,7 +92,7 @@ describe("Web adapter", () => {
 
   it("bodyTimeout over 2^31 - 1 ms (a timer Node fires at once) throws an InvalidArgument naming it and the limit", () => {
     for (const bodyTimeout of ["30 days", 2 ** 31, Duration.days(25), Number.MAX_VALUE]) {
-      const error = thrownBy(() => WebAdapter.make({ secret, handler: () => Effect.void, bodyTimeout }))
+      const error = thrownBy(() => WebAdapter.make({ secret, handler: () => Effect.void, bodyTimeout: bodyTimeout as Duration.Input }))
       assert.instanceOf(error, InvalidArgument, String(bodyTimeout))
       assert.strictEqual((error as InvalidArgument).field, "bodyTimeout")
       assert.match((error as InvalidArgument).message, /^bodyTimeout: Expected a positive, finite duration of at most 24d 20h 31m 23s 647ms; got /)
