@@ -255,7 +255,7 @@ const describe = (endpoint: string, deprecation: Deprecation, now: number): stri
       : ` and was sunset on ${date(sunset)} (it may stop answering at any time)`,
     replacement === undefined ? "; move to v3" : `; v3 replacement: ${replacement} of @connected-vehicle/v3`,
     deprecation.link === undefined ? "" : `; see ${deprecation.link}`,
-    `. Set ${WARNINGS_ENV}=off to silence this warning.`
+    `. To silence this warning, give the option deprecationWarnings: "off" to Vehicles.layer (legacy: { deprecationWarnings: "off" } to ConnectedVehicle.layer), or set ${WARNINGS_ENV}=off for Vehicles.layerConfig, ConnectedVehicle.layerConfig or createClient (which read it).`
   ].join("")
 }
 
