@@ -262,7 +262,7 @@ const describe = (endpoint: string, deprecation: Deprecation, now: number): stri
       ? "; it has no v3 equivalent: export the data you need while v2.0 answers (see docs/migrating-to-v3.md)"
       : `; v3 replacement: ${replacement} of @connected-vehicle/v3`,
     deprecation.link === undefined ? "" : `; see ${deprecation.link}`,
-    `. Set ${WARNINGS_ENV}=off to silence this warning.`
+    `. To silence this warning, give the option deprecationWarnings: "off" to Vehicles.layer (legacy: { deprecationWarnings: "off" } to ConnectedVehicle.layer), or set ${WARNINGS_ENV}=off for Vehicles.layerConfig, ConnectedVehicle.layerConfig or createClient (which read it).`
   ].join("")
 }
 

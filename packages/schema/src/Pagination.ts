@@ -40,9 +40,11 @@ export const PageLinks = Schema.Struct({
 export type PageLinks = typeof PageLinks.Type
 
 /**
- * `meta` of the signals list: `pageNumber` and `pageSize` at least 1 (pages
- * count from 1), `totalCount` at least 0; another value is no page a client
- * can follow (an `InvalidResponse`).
+ * `meta` of the signals list: `pageNumber` at least 1 (pages count from 1),
+ * `pageSize` and `totalCount` at least 0 (the spec bounds the page size a
+ * request asks for, 1 to 100, not the one a response reports: an empty page
+ * may report 0); another value is no page a client can follow (an
+ * `InvalidResponse`).
  *
  * @example
  * ```ts
@@ -56,7 +58,7 @@ export type PageLinks = typeof PageLinks.Type
  */
 export const PageMeta = Schema.Struct({
   pageNumber: Schema.Int.check(Schema.isGreaterThanOrEqualTo(1)),
-  pageSize: Schema.Int.check(Schema.isGreaterThanOrEqualTo(1)),
+  pageSize: Schema.Int.check(Schema.isGreaterThanOrEqualTo(0)),
   totalCount: Schema.Int.check(Schema.isGreaterThanOrEqualTo(0))
 })
 

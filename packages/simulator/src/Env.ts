@@ -19,6 +19,7 @@ import { errorOfStatus, makeEnvelope } from "@connected-vehicle/schema/ServiceEr
 import { Context, Effect } from "effect"
 import type { Dataset } from "./Data.ts"
 import type { Deliveries } from "./Delivery.ts"
+import { describable } from "./internal/oauthText.ts"
 import type { Usage } from "./internal/usage.ts"
 import type { Grant, State } from "./State.ts"
 
@@ -351,7 +352,9 @@ export const incompatible = (detail: string) => Effect.fail(new ConflictResponse
 
 /**
  * Fails an `/oauth` handler with a 400 OAuth error body (RFC 6749 section
- * 5.2, with the section 7 `errors` too: `makeOAuthErrorBody`).
+ * 5.2, with the section 7 `errors` too: `makeOAuthErrorBody`); a character
+ * of the description outside the section's set (printable ASCII but `"` and
+ * `\`) is percent-encoded.
  *
  * @example
  * ```ts
@@ -363,10 +366,12 @@ export const incompatible = (detail: string) => Effect.fail(new ConflictResponse
  * @category errors
  */
 export const oauthError = (error: string, description: string) =>
-  Effect.fail(new OAuthBadRequest(makeOAuthErrorBody(400, error, description)))
+  Effect.fail(new OAuthBadRequest(makeOAuthErrorBody(400, error, describable(description))))
 
 /**
- * Fails an `/oauth` handler with a 401 `invalid_client` OAuth error body.
+ * Fails an `/oauth` handler with a 401 `invalid_client` OAuth error body,
+ * its description kept to RFC 6749 section 5.2's characters as
+ * {@link oauthError}'s.
  *
  * @example
  * ```ts
@@ -378,4 +383,4 @@ export const oauthError = (error: string, description: string) =>
  * @category errors
  */
 export const oauthUnauthorized = (description: string) =>
-  Effect.fail(new OAuthUnauthorized(makeOAuthErrorBody(401, "invalid_client", description)))
+  Effect.fail(new OAuthUnauthorized(makeOAuthErrorBody(401, "invalid_client", describable(description))))

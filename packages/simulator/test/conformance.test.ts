@@ -116,28 +116,32 @@ layer(Loopback)("requests that break a rule", (it) => {
       assert.strictEqual(consent.json.error_description, "Query parameter client_id is repeated; send it once")
     }))
 
-  it.effect("client_id or client_secret in the token request's body besides the Basic credential is 400 invalid_request (RFC 6749 2.3: one method)", () =>
+  it.effect("client_secret in the token request's body besides the Basic credential, or another client's client_id, is 400 invalid_request (RFC 6749 2.3: one method)", () =>
     Effect.gen(function*() {
       const sim = yield* Simulator
       const headers = { authorization: yield* basic }
+      const secondMethod =
+        "The client authenticates with the Basic credential; client_secret in the body as well is a second method (RFC 6749 section 2.3: use one)"
+      const otherClient = "client_id in the body is not the Basic credential's client; send the same one, or none (RFC 6749 section 3.2.1)"
       for (
-        const [form, named] of [
-          [{ grant_type: "client_credentials", client_id: "other" }, "client_id"],
-          [{ grant_type: "client_credentials", client_id: sim.clientId }, "client_id"],
-          [{ grant_type: "client_credentials", client_id: sim.clientId, client_secret: "guess" }, "client_id and client_secret"],
-          [{ grant_type: "refresh_token", refresh_token: "rt", client_secret: "guess" }, "client_secret"]
+        const [form, expected] of [
+          [{ grant_type: "client_credentials", client_id: "other" }, otherClient],
+          [{ grant_type: "client_credentials", client_id: sim.clientId, client_secret: "guess" }, secondMethod],
+          [{ grant_type: "client_credentials", client_id: "other", client_secret: "guess" }, secondMethod],
+          [{ grant_type: "refresh_token", refresh_token: "rt", client_secret: "guess" }, secondMethod]
         ] as const
       ) {
         const reply = yield* call("POST", "/oauth/token", { headers, form })
         assert.strictEqual(reply.status, 400, reply.text)
         assert.strictEqual(reply.json.error, "invalid_request")
-        assert.strictEqual(
-          reply.json.error_description,
-          `The client authenticates with the Basic credential; ${named} in the body as well is a second method (RFC 6749 section 2.3: use one)`
-        )
+        assert.strictEqual(reply.json.error_description, expected)
         assert.notInclude(reply.text, "guess")
         assert.notInclude(reply.text, "access_token")
       }
+      // the client's own client_id beside its Basic credential (RFC 6749 3.2.1 lets it send one): a token
+      const own = yield* call("POST", "/oauth/token", { headers, form: { grant_type: "client_credentials", client_id: sim.clientId } })
+      assert.strictEqual(own.status, 200, own.text)
+      assert.isString(own.json.access_token)
       // the Basic credential alone: a token
       const alone = yield* call("POST", "/oauth/token", { headers, form: { grant_type: "client_credentials" } })
       assert.strictEqual(alone.status, 200, alone.text)
@@ -151,7 +155,7 @@ layer(Loopback)("requests that break a rule", (it) => {
       assert.strictEqual(reply.status, 400, reply.text)
       assert.isUndefined(reply.headers["location"])
       assert.strictEqual(reply.json.error, "unsupported_response_type")
-      assert.strictEqual(reply.json.error_description, "Unsupported response_type \"token\"; accepted: code")
+      assert.strictEqual(reply.json.error_description, "Unsupported response_type 'token'; accepted: code")
       // a missing one is a malformed request
       query.delete("response_type")
       assert.strictEqual((yield* call("GET", `/oauth/authorize?${query}`)).json.error, "invalid_request")

@@ -137,6 +137,11 @@ describe("legacy v2.0", () => {
         } else {
           const envelope = Schema.decodeUnknownSync(ErrorEnvelope)(item.body)
           assert.strictEqual(envelope.errors[0].status, String(item.code))
+          // an error response's headers (the official SDK reads a body without a JSON content type as text: "Unknown error")
+          assert.strictEqual(item.headers["content-type"], "application/json", item.path)
+          assert.strictEqual(item.headers["sc-request-id"], reply.headers["sc-request-id"], item.path)
+          assert.strictEqual(item.headers["x-request-id"], reply.headers["x-request-id"], item.path)
+          assert.strictEqual(envelope.errors[0].meta?.debug?.requestId, reply.headers["x-request-id"], item.path)
         }
       }
       const odometer = yield* call("GET", `/v2.0/vehicles/${unsupported.id}/odometer`, { headers: { ...bearer(tokens.access), "sc-unit-system": "imperial" } })

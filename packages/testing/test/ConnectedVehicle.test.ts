@@ -84,4 +84,36 @@ describe("ConnectedVehicle", () => {
       assert.strictEqual(result.userId, userId)
       assert.strictEqual((yield* RequestLog.matching(/^\/oauth\/token$/)).length, 2, "one code exchange, one application token")
     }).pipe(Effect.provide(Simulator.layer({ port: 0 }))))
+
+  it.live("a failed batch entry of the simulator (its headers an error response's) decodes as the entry's own error, with the batch's request id", () =>
+    Effect.gen(function*() {
+      const sim = yield* Simulator.Simulator
+      const userId = Simulated.busiestUser(sim.data)
+      const code = yield* SignIn.authorizationCode(userId, { scope: "read_vin" }).pipe(Effect.provide(FetchHttpClient.layer))
+      const env = ConfigProvider.fromEnv({
+        env: {
+          CONNECTED_VEHICLE_ORIGIN: sim.url,
+          CONNECTED_VEHICLE_CLIENT_ID: sim.clientId,
+          CONNECTED_VEHICLE_CLIENT_SECRET: Redacted.value(sim.clientSecret),
+          CONNECTED_VEHICLE_DEPRECATION_WARNINGS: "off"
+        }
+      })
+      const batch = yield* Effect.gen(function*() {
+        yield* Session.login("user-7", { code, redirectUri: SignIn.redirectUri })
+        return yield* (yield* Vehicles).batch(sim.data.vehiclesOf(userId)[0]!, ["/vin", "/odometer"])
+      }).pipe(
+        Effect.provide(ConnectedVehicle.layerConfig({ userKey: "user-7" })),
+        Effect.provide(ConfigProvider.layer(env))
+      )
+      assert.isTrue(Result.isSuccess(batch["/vin"]))
+      const odometer = batch["/odometer"]
+      assert.isTrue(Result.isFailure(odometer))
+      if (Result.isFailure(odometer)) {
+        const reason = reasonOf(odometer.failure)
+        assert.strictEqual(reason._tag, "PermissionDenied")
+        const [logged] = yield* RequestLog.matching(/\/batch$/)
+        assert.isString((reason as { readonly requestId?: string }).requestId)
+        assert.strictEqual((reason as { readonly requestId?: string }).requestId, logged?.requestId)
+      }
+    }).pipe(Effect.provide(Simulator.layer({ port: 0 }))))
 })

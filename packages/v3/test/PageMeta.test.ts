@@ -1,8 +1,10 @@
 /**
  * Page metadata the spec's lists cannot have (section 2.7: pages count from
  * 1, a count is never negative), over a real loopback connection: a 200 with
- * `totalCount: -5`, `pageNumber: 0` or `pageSize: 0` is an `InvalidResponse`,
- * not a page returned as it is (whose iteration would stop quietly).
+ * `totalCount: -5`, `pageNumber: 0` or a negative `pageSize` is an
+ * `InvalidResponse`, not a page returned as it is (whose iteration would stop
+ * quietly); an empty list reporting `pageSize: 0` is a page (the spec bounds
+ * the page size a request asks for, not the one a response reports).
  */
 import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
 import { Effect, Layer, Redacted, Stream } from "effect"
@@ -45,14 +47,15 @@ const live = () =>
   )
 
 describe("v3 page metadata", () => {
-  it.effect("a 200 with a negative totalCount, or a page number or size under 1, is an InvalidResponse", () =>
+  it.effect("a 200 with a negative totalCount or pageSize, or a page number under 1, is an InvalidResponse", () =>
     Effect.gen(function*() {
       const webhooks = yield* Webhooks
       for (
         const bad of [
           { pageNumber: 1, pageSize: 10, totalCount: -5 },
           { pageNumber: 0, pageSize: 10, totalCount: 0 },
-          { pageNumber: 1, pageSize: 0, totalCount: 0 },
+          { pageNumber: 1, pageSize: -1, totalCount: 0 },
+          { pageNumber: 1, pageSize: 2.5, totalCount: 0 },
           { pageNumber: -1, pageSize: -10, totalCount: 3 }
         ]
       ) {
@@ -66,5 +69,16 @@ describe("v3 page metadata", () => {
       meta = { pageNumber: 1, pageSize: 10, totalCount: 0 }
       const empty = yield* webhooks.list()
       assert.deepStrictEqual(empty.meta, { pageNumber: 1, pageSize: 10, totalCount: 0, orderBy: "createdAt", orderDirection: "DESC" })
+    }).pipe(Effect.provide(live())))
+
+  it.effect("an empty list reporting pageSize 0 (the count of its items) is a page: list returns it, a stream ends empty", () =>
+    Effect.gen(function*() {
+      const webhooks = yield* Webhooks
+      meta = { pageNumber: 1, pageSize: 0, totalCount: 0 }
+      const empty = yield* webhooks.list()
+      assert.deepStrictEqual(empty.data, [])
+      assert.deepStrictEqual(empty.meta, { pageNumber: 1, pageSize: 0, totalCount: 0, orderBy: "createdAt", orderDirection: "DESC" })
+      assert.strictEqual((yield* Stream.runCollect(webhooks.stream())).length, 0)
+      assert.strictEqual((yield* Stream.runCollect(webhooks.pages())).length, 1)
     }).pipe(Effect.provide(live())))
 })

@@ -18,7 +18,7 @@ import { Clock, Context, Duration, Effect, Layer, Schema, Semaphore } from "effe
 import { KeyValueStore } from "effect/persistence"
 import { createHash } from "node:crypto"
 import { type Background, encodeMark, readMark, sweeper } from "./internal/marks.ts"
-import { count, millis } from "./internal/options.ts"
+import { count, maxStoreMillis, millis } from "./internal/options.ts"
 
 /**
  * What {@link SeenEventsStore.claim} found: `claimed` (run the handler),
@@ -147,7 +147,7 @@ export const defaultTtl: Duration.Duration = Duration.hours(24)
  * @since 0.1.0
  */
 export interface MemoryOptions {
-  /** How long a handled event stays a duplicate (default {@link defaultTtl}): a positive, finite duration. */
+  /** How long a handled event stays a duplicate (default {@link defaultTtl}): a positive duration of at most 100 years (36500 days). */
   readonly ttl?: Duration.Input | undefined
   /**
    * At most this many handled events are remembered, the oldest forgotten
@@ -165,7 +165,7 @@ type MemoryEntry =
  * An in-memory store (per process) on Effect's `Clock`: expired entries are
  * dropped as new events arrive. Throws an `InvalidArgument` naming the option
  * when `ttl` or `maxEntries` is given but is not what it means (`NaN`, zero,
- * `Infinity`, not a duration), when called.
+ * `Infinity`, not a duration, over 100 years), when called.
  *
  * @example
  * ```ts
@@ -181,7 +181,7 @@ type MemoryEntry =
  * @since 0.1.0
  */
 export const makeMemory = (options?: MemoryOptions): Effect.Effect<SeenEventsStore> => {
-  const ttl = millis("ttl", options?.ttl, defaultTtl)
+  const ttl = millis("ttl", options?.ttl, defaultTtl, maxStoreMillis)
   const maxEntries = count("maxEntries", options?.maxEntries, 100_000)
   return Effect.sync(() => {
     // Handled entries are (re)inserted when completed, so the map's order is
@@ -258,14 +258,15 @@ export const layerMemory = (options?: MemoryOptions): Layer.Layer<SeenEvents> =>
  * @since 0.1.0
  */
 export interface KeyValueStoreOptions {
-  /** How long a handled event stays a duplicate (default {@link defaultTtl}): a positive, finite duration. */
+  /** How long a handled event stays a duplicate (default {@link defaultTtl}): a positive duration of at most 100 years (36500 days). */
   readonly ttl?: Duration.Input | undefined
   /**
    * How long an in-flight mark holds when it is never completed nor released
    * (the process died while handling): default 60 seconds, so the service's
    * next retry can run the handler. A handler running longer than this can
    * run twice (a retry after the mark expired runs it again meanwhile): keep
-   * it above the handler's longest run. A positive, finite duration.
+   * it above the handler's longest run. A positive duration of at most 100
+   * years (36500 days).
    */
   readonly inFlightTimeout?: Duration.Input | undefined
   /**
@@ -342,7 +343,8 @@ export const keyOf = (eventId: string): string =>
  * (`Layer.succeed`); processes sharing a backend may both run the handler of
  * an event delivered to each at the same instant. Throws an
  * `InvalidArgument` naming the option when `ttl` or `inFlightTimeout` is
- * given but is not a positive, finite duration, when called.
+ * given but is not a positive duration of at most 100 years (36500 days),
+ * when called.
  *
  * @example
  * ```ts
@@ -361,8 +363,8 @@ export const makeKeyValueStore = (
 
 /** Checks the options when called; the store, given where its sweeps run. */
 const keyValueStore = (options: KeyValueStoreOptions | undefined) => {
-  const ttl = millis("ttl", options?.ttl, defaultTtl)
-  const inFlightTimeout = millis("inFlightTimeout", options?.inFlightTimeout, Duration.seconds(60))
+  const ttl = millis("ttl", options?.ttl, defaultTtl, maxStoreMillis)
+  const inFlightTimeout = millis("inFlightTimeout", options?.inFlightTimeout, Duration.seconds(60), maxStoreMillis)
   const prefix = options?.prefix ?? "webhooks/seen/"
   const width = Math.max(1, Math.ceil(ttl / 2))
   return (background: Background): Effect.Effect<SeenEventsStore, never, KeyValueStore.KeyValueStore> =>

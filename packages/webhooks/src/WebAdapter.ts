@@ -10,7 +10,7 @@ import { Duration } from "effect"
 import type * as Receiver from "./Receiver.ts"
 import { rejection } from "./Receiver.ts"
 import { MethodNotAllowed } from "./ReceiverError.ts"
-import { millis } from "./internal/options.ts"
+import { maxTimerMillis, millis } from "./internal/options.ts"
 import { type AdapterOptions, start, tooLarge, unreadable } from "./internal/runtime.ts"
 
 /**
@@ -36,7 +36,9 @@ export const defaultBodyTimeout: Duration.Duration = Duration.seconds(30)
  * Options of {@link make}: the receiver's options, plus `layer` for the
  * handler's services, `seenEvents` for the idempotency store (in memory by
  * default) and `bodyTimeout`, how long the whole body may take to arrive (a
- * positive, finite duration; default {@link defaultBodyTimeout}, 30 seconds).
+ * positive duration of at most 2^31 - 1 milliseconds, about 24.8 days, the
+ * longest timer delay Node keeps; default {@link defaultBodyTimeout}, 30
+ * seconds).
  *
  * @example
  * ```ts
@@ -49,7 +51,7 @@ export const defaultBodyTimeout: Duration.Duration = Duration.seconds(30)
  * @since 0.1.0
  */
 export type Options<E, R, LE> = AdapterOptions<E, R, LE> & {
-  /** How long the whole body may take to arrive (default 30 seconds): then 400 `UnreadableBody`. */
+  /** How long the whole body may take to arrive (default 30 seconds, at most 2^31 - 1 ms, about 24.8 days): then 400 `UnreadableBody`. */
   readonly bodyTimeout?: Duration.Input | undefined
 }
 
@@ -126,7 +128,8 @@ const toResponse = (reply: Receiver.Reply): Response =>
  * built from the given layers. `secret` is a string or a `Redacted<string>`,
  * or a non-empty array of them while it is rotated (the current one first);
  * an empty (or unset) one throws an `InvalidArgument` (`field: "secret"`) here, before any delivery,
- * as does a `bodyTimeout` that is not a positive, finite duration (`field: "bodyTimeout"`). A body
+ * as does a `bodyTimeout` that is not a positive duration of at most 2^31 - 1 milliseconds
+ * (about 24.8 days, the longest timer delay Node keeps; `field: "bodyTimeout"`). A body
  * that has not arrived within `bodyTimeout` (default 30 seconds) is answered 400 `UnreadableBody`.
  *
  * @example
@@ -144,7 +147,7 @@ const toResponse = (reply: Receiver.Reply): Response =>
  * @since 0.1.0
  */
 export const make = <E, R = never, LE = never>(options: Options<E, R, LE>): WebHandler<R> => {
-  const bodyTimeout = millis("bodyTimeout", options.bodyTimeout, defaultBodyTimeout)
+  const bodyTimeout = millis("bodyTimeout", options.bodyTimeout, defaultBodyTimeout, maxTimerMillis)
   const running = start(options)
   const limit = running.receiver.maxBodySize
   const handler = async (request: Request): Promise<Response> => {

@@ -4,6 +4,7 @@
  * was set, and a failure inside a Node listener (answered 500 and logged,
  * never an uncaught exception that ends the process).
  */
+import { InvalidArgument } from "@connected-vehicle/schema/InvalidArgument"
 import { assert, describe, it } from "@effect/vitest"
 import { Duration, Effect } from "effect"
 import { EventEmitter } from "node:events"
@@ -14,6 +15,15 @@ import { sign } from "../src/Signature.ts"
 import * as WebAdapter from "../src/WebAdapter.ts"
 import { secret, signed, vehicleStateEvent } from "./samples.ts"
 import { capture, fetchTarget, listen } from "./utils.ts"
+
+const thrownBy = (f: () => unknown): unknown => {
+  try {
+    f()
+  } catch (error) {
+    return error
+  }
+  return undefined
+}
 
 describe("Web adapter", () => {
   it.live("a body the framework already read is 500 UnreadableBody (a configuration error), as for the Node adapter", () =>
@@ -79,6 +89,42 @@ describe("Web adapter", () => {
       assert.throws(() => WebAdapter.make({ secret, handler: () => Effect.void, bodyTimeout: bodyTimeout as Duration.Input }), /^bodyTimeout: Expected a positive, finite duration/)
     }
   })
+
+  it("bodyTimeout over 2^31 - 1 ms (a timer Node fires at once) throws an InvalidArgument naming it and the limit", () => {
+    for (const bodyTimeout of ["30 days", 2 ** 31, Duration.days(25), Number.MAX_VALUE]) {
+      const error = thrownBy(() => WebAdapter.make({ secret, handler: () => Effect.void, bodyTimeout: bodyTimeout as Duration.Input }))
+      assert.instanceOf(error, InvalidArgument, String(bodyTimeout))
+      assert.strictEqual((error as InvalidArgument).field, "bodyTimeout")
+      assert.match((error as InvalidArgument).message, /^bodyTimeout: Expected a positive, finite duration of at most 24d 20h 31m 23s 647ms; got /)
+    }
+  })
+
+  it.live("bodyTimeout of 2^31 - 1 ms or 24 days is taken: a body arriving after 100 ms is handled", () =>
+    Effect.gen(function*() {
+      for (const bodyTimeout of [2 ** 31 - 1, "24 days"] as const) {
+        let handled = 0
+        const handler = WebAdapter.make({ secret, handler: () => Effect.sync(() => handled++), bodyTimeout })
+        yield* Effect.addFinalizer(() => Effect.promise(() => handler.dispose()))
+        const body = JSON.stringify(vehicleStateEvent(`evt_slow_${String(bodyTimeout).length}`))
+        const slow = new ReadableStream<Uint8Array>({
+          start(controller) {
+            setTimeout(() => {
+              controller.enqueue(new TextEncoder().encode(body))
+              controller.close()
+            }, 100)
+          }
+        })
+        const request = new Request("http://receiver.test/webhooks", {
+          method: "POST",
+          body: slow,
+          headers: { "sc-signature": sign(body, secret) },
+          duplex: "half"
+        } as RequestInit)
+        const response = yield* Effect.promise(() => handler(request))
+        assert.strictEqual(response.status, 200, String(bodyTimeout))
+        assert.strictEqual(handled, 1)
+      }
+    }))
 })
 
 /** A request the handler can be given without a server: an emitter of the body's events. */

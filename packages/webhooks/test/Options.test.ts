@@ -91,6 +91,30 @@ describe("SeenEvents options", () => {
     }
   })
 
+  it("ttl and inFlightTimeout over 100 years throw an InvalidArgument naming them and the limit (a store's expiry stays exact)", () => {
+    const tooLong: ReadonlyArray<unknown> = ["36501 days", Number.MAX_VALUE, 2 ** 53]
+    for (const ttl of tooLong) {
+      for (const make of [memory({ ttl }), kv({ ttl }), ...layers({ ttl })]) {
+        const error = thrown(make)
+        assertInvalid(error, "ttl", `ttl ${inspect(ttl)}`)
+        assert.match((error as InvalidArgument).message, /^ttl: Expected a positive, finite duration of at most 36500d; got /)
+      }
+    }
+    for (const inFlightTimeout of tooLong) {
+      for (const make of [kv({ inFlightTimeout }), layers({ inFlightTimeout })[1]!]) {
+        assertInvalid(thrown(make), "inFlightTimeout", `inFlightTimeout ${inspect(inFlightTimeout)}`)
+      }
+    }
+  })
+
+  it.effect("a KeyValueStore store with a ttl of 100 years recognises a duplicate", () =>
+    Effect.gen(function*() {
+      const store = yield* SeenEvents.makeKeyValueStore({ ttl: "36500 days", inFlightTimeout: "36500 days" })
+      assert.strictEqual(yield* store.claim("evt_century"), "claimed")
+      yield* store.complete("evt_century")
+      assert.strictEqual(yield* store.claim("evt_century"), "duplicate")
+    }).pipe(Effect.provide(KeyValueStore.layerMemory)))
+
   it("maxEntries: NaN is refused (it turned deduplication off); a fraction is rounded down (SeenEvents.test.ts)", () => {
     assert.instanceOf(thrown(memory({ maxEntries: Number.NaN })), InvalidArgument)
   })

@@ -15,9 +15,11 @@ import type { Dataset } from "../Data.ts"
 import { badRequest, CurrentGrant, CurrentRequestId, Env, forbidden, incompatible, MAX_BATCH_REQUESTS, notFound } from "../Env.ts"
 import type { Grant } from "../State.ts"
 import { requireUser } from "./handlerUtils.ts"
+import { REQUEST_ID_HEADER, SC_REQUEST_ID_HEADER } from "./headers.ts"
 import { limitedResponse } from "./limits.ts"
 import { batchEntryPath } from "./paths.ts"
 import { legacyRead } from "./render.ts"
+import type { LegacyItem } from "./render.ts"
 
 const unitSystemOf = (value: string | undefined) => value === "imperial" ? "imperial" : "metric"
 
@@ -44,6 +46,19 @@ const legacyHandler = (path: LegacyPath) =>
     if (item.code === 409) return yield* incompatible(detailOf(item.body))
     return HttpServerResponse.jsonUnsafe(item.body, { headers: item.headers })
   })
+
+/**
+ * A failed batch entry: its envelope with the request id in `meta.debug`,
+ * and the headers of an error response (a JSON body, the request id under
+ * both names), which a client decoding the entry as a response reads (the
+ * official SDK takes a body without `content-type: application/json` for
+ * text).
+ */
+const failedEntry = (item: LegacyItem, requestId: string): LegacyItem => ({
+  ...item,
+  body: withDebug(item.body as ErrorEnvelope, requestId),
+  headers: { ...item.headers, "content-type": "application/json", [REQUEST_ID_HEADER]: requestId, [SC_REQUEST_ID_HEADER]: requestId }
+})
 
 const withDebug = (body: ErrorEnvelope, requestId: string): ErrorEnvelope => ({
   errors: body.errors.map((item) => ({ ...item, meta: { debug: { ...item.meta?.debug, requestId } } })) as any
@@ -94,7 +109,7 @@ export const LegacyLive = HttpApiBuilder.group(ServiceApi, "legacy", (handlers) 
         return {
           responses: payload.requests.map(({ path }) => {
             const item = legacyRead(data, deliveries, grant, enforcePermissions, v, batchEntryPath(path), unitSystem, now)
-            return { path, ...(item.code >= 400 ? { ...item, body: withDebug(item.body as ErrorEnvelope, requestId) } : item) }
+            return { path, ...(item.code >= 400 ? failedEntry(item, requestId) : item) }
           })
         }
       })

@@ -16,6 +16,7 @@ import type { Dataset } from "../Data.ts"
 import { allPermissions } from "../Data.ts"
 import { Env, oauthError, oauthUnauthorized, redirectUriAllowed } from "../Env.ts"
 import type { State } from "../State.ts"
+import { describable, parameterName, quoted } from "./oauthText.ts"
 import { repeatedKey } from "./responses.ts"
 
 /** The permissions a consent asks for (absent: all), or the `invalid_scope` description of its scope. */
@@ -26,7 +27,9 @@ const parseScopes = (scope: string | undefined): { readonly scopes: Set<Permissi
   if (words.length === 0) return { invalid: "The scope is empty; name at least one permission" }
   const isPermission = Schema.is(Permission)
   const unknown = words.filter((w) => !isPermission(w))
-  return unknown.length > 0 ? { invalid: `Unknown permission: ${unknown.join(" ")}` } : { scopes: new Set(words.filter(isPermission)) }
+  return unknown.length > 0
+    ? { invalid: `Unknown permission: ${unknown.slice(0, 5).map(quoted).join(" ")}${unknown.length > 5 ? " ..." : ""}` }
+    : { scopes: new Set(words.filter(isPermission)) }
 }
 
 const withParams = (uri: string, params: Record<string, string | undefined>) => {
@@ -64,19 +67,23 @@ const basicCredential = (authorization: string) => {
 
 /**
  * What is wrong with a token request's form body that decoded, or undefined:
- * a parameter sent twice (RFC 6749 section 3.2), or the client's credentials
- * in the body besides the Basic one the endpoint requires (section 2.3: a
- * client uses one authentication method; `client_id` of another client is
- * never read as the one authenticated).
+ * a parameter sent twice (RFC 6749 section 3.2), a `client_secret` in the
+ * body besides the Basic credential the endpoint requires (section 2.3: a
+ * client uses one authentication method), or a `client_id` other than the
+ * Basic credential's (`basicId`; section 3.2.1 lets a client send its own:
+ * another client's is never read as the one authenticated).
  */
-const bodyRefusal = (request: HttpServerRequest.HttpServerRequest) =>
+const bodyRefusal = (request: HttpServerRequest.HttpServerRequest, basicId: string | undefined) =>
   Effect.map(Effect.orElseSucceed(request.urlParamsBody, () => UrlParams.empty), (params): string | undefined => {
     const repeated = repeatedKey(params)
-    if (repeated !== undefined) return `${repeated} is repeated; send it once`
-    const inBody = ["client_id", "client_secret"].filter((key) => params.params.some(([name]) => name === key))
-    return inBody.length === 0 ? undefined : `The client authenticates with the Basic credential; ${
-      inBody.join(" and ")
-    } in the body as well is a second method (RFC 6749 section 2.3: use one)`
+    if (repeated !== undefined) return `${parameterName(repeated)} is repeated; send it once`
+    if (params.params.some(([name]) => name === "client_secret")) {
+      return "The client authenticates with the Basic credential; client_secret in the body as well is a second method (RFC 6749 section 2.3: use one)"
+    }
+    const clientId = params.params.find(([name]) => name === "client_id")
+    return clientId === undefined || basicId === undefined || clientId[1] === basicId
+      ? undefined
+      : "client_id in the body is not the Basic credential's client; send the same one, or none (RFC 6749 section 3.2.1)"
   })
 
 /** The answer of a user token grant: access and refresh token. */
@@ -138,7 +145,7 @@ export const OAuthLive = HttpApiBuilder.group(ServiceApi, "oauth", (handlers) =>
         if ("invalid" in scope) {
           return HttpServerResponse.redirect(withParams(query.redirect_uri, {
             error: "invalid_scope",
-            error_description: scope.invalid,
+            error_description: describable(scope.invalid),
             state: query.state
           }))
         }
@@ -159,9 +166,9 @@ export const OAuthLive = HttpApiBuilder.group(ServiceApi, "oauth", (handlers) =>
         if (userAgent === undefined || userAgent.trim() === "") {
           return yield* oauthError("invalid_request", "User-Agent header is required")
         }
-        const refusal = yield* bodyRefusal(request)
-        if (refusal !== undefined) return yield* oauthError("invalid_request", refusal)
         const credential = basicCredential(headers.authorization)
+        const refusal = yield* bodyRefusal(request, typeof credential === "object" ? credential.id : undefined)
+        if (refusal !== undefined) return yield* oauthError("invalid_request", refusal)
         if (credential === "base64") {
           return yield* oauthUnauthorized(
             "The Basic credential is not base64 (RFC 4648: the standard alphabet A-Z a-z 0-9 + /, padded with = to a multiple of 4)"

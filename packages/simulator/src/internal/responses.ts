@@ -13,6 +13,7 @@ import type { HttpServerRequest } from "effect/http"
 import { HttpApiError } from "effect/http-api"
 import { envelope } from "../Env.ts"
 import { MAX_BODY_BYTES } from "./headers.ts"
+import { describable, parameterName, quoted } from "./oauthText.ts"
 import { allowedMethods } from "./paths.ts"
 
 export const jsonHeaders = { "content-type": "application/json" }
@@ -20,8 +21,12 @@ export const jsonHeaders = { "content-type": "application/json" }
 export const envelopeResponse = (status: number, body: ErrorEnvelope, headers?: Record<string, string>) =>
   HttpServerResponse.jsonUnsafe(body, { status, headers: { ...headers } })
 
+/** An OAuth error body (its description kept to RFC 6749 section 5.2's characters: see {@link describable}). */
 export const oauthResponse = (status: number, error: string, description: string, headers?: Record<string, string>) =>
-  HttpServerResponse.jsonUnsafe(makeOAuthErrorBody(status, error, description), headers === undefined ? { status } : { status, headers })
+  HttpServerResponse.jsonUnsafe(
+    makeOAuthErrorBody(status, error, describable(description)),
+    headers === undefined ? { status } : { status, headers }
+  )
 
 /** The OAuth error of a status the simulator answers for its own reasons (not a grant's refusal). */
 export const oauthErrorOfStatus = (status: number): string => status >= 500 ? "server_error" : "invalid_request"
@@ -58,14 +63,14 @@ const tokenRequestProblem = (params: UrlParams.UrlParams) => {
   const accepted = Object.keys(grantFields).join(", ")
   // RFC 6749 3.2: a parameter must not be sent more than once (`scope` and the others as much as the grant's own)
   const repeated = repeatedKey(params)
-  if (repeated !== undefined) return oauthResponse(400, "invalid_request", `${repeated} is repeated; send it once`)
+  if (repeated !== undefined) return oauthResponse(400, "invalid_request", `${parameterName(repeated)} is repeated; send it once`)
   const grant = Option.getOrUndefined(UrlParams.getFirst(params, "grant_type"))
   if (grant === undefined || grant === "") {
     return oauthResponse(400, "invalid_request", `grant_type is required; accepted: ${accepted}`)
   }
   const fields = grantFields[grant]
   if (fields === undefined || !Object.hasOwn(grantFields, grant)) {
-    return oauthResponse(400, "unsupported_grant_type", `Unsupported grant_type ${JSON.stringify(grant)}; accepted: ${accepted}`)
+    return oauthResponse(400, "unsupported_grant_type", `Unsupported grant_type ${quoted(grant)}; accepted: ${accepted}`)
   }
   const missing = fields.filter((f) => (Option.getOrUndefined(UrlParams.getFirst(params, f)) ?? "") === "")
   return oauthResponse(
@@ -90,7 +95,7 @@ const authorizeProblem = (url: string, detail: string) => {
   const q = url.indexOf("?")
   const responseType = q === -1 ? null : new URLSearchParams(url.slice(q + 1)).get("response_type")
   return responseType !== null && responseType !== "" && responseType !== "code"
-    ? oauthResponse(400, "unsupported_response_type", `Unsupported response_type ${JSON.stringify(responseType)}; accepted: code`)
+    ? oauthResponse(400, "unsupported_response_type", `Unsupported response_type ${quoted(responseType)}; accepted: code`)
     : oauthResponse(400, "invalid_request", detail)
 }
 

@@ -7,6 +7,7 @@
  */
 import type { HttpClientRequest } from "effect/http"
 import { isCredentialHeader, isCredentialParameter } from "@connected-vehicle/schema/Redaction"
+import { normalize, normalizeTraced } from "./normalize.ts"
 
 const secretField = /secret|token|password|passwd|verifier|assertion|^code$/i
 
@@ -69,51 +70,6 @@ export const secretsOf = (request: HttpClientRequest.HttpClientRequest): Readonl
   if (request.body._tag !== "Empty") out.push(...formSecrets(request))
   // too short to be a credential, and replacing it would garble the text
   return out.filter((secret) => secret.length >= 6)
-}
-
-/** The numeric HTML entities (decimal, hex) a server may write a character of a secret as. */
-const numericEntity = /&#(?:(\d{1,7})|[xX]([0-9a-fA-F]{1,6}));/g
-
-/** HTML entities read: the named ones of the characters HTML escapes (`&amp;` last), then the numeric ones. */
-const decodeEntities = (text: string): string => {
-  if (!text.includes("&")) return text
-  const named = text.replaceAll("&lt;", "<").replaceAll("&gt;", ">").replaceAll("&quot;", "\"").replaceAll("&apos;", "'").replaceAll("&amp;", "&")
-  return !named.includes("&#") ? named : named.replace(numericEntity, (whole, decimal: string | undefined, hex: string | undefined) => {
-    const code = decimal !== undefined ? Number(decimal) : Number.parseInt(hex!, 16)
-    return code <= 0x10ffff ? String.fromCodePoint(code) : whole
-  })
-}
-
-/** A run of percent-encoded bytes, hex digits of either case. */
-const escapes = /(?:%[0-9a-fA-F]{2})+/g
-
-/** One round of percent-decoding (in a run that is not UTF-8, the ASCII bytes only). */
-const percentDecode = (text: string): string =>
-  !text.includes("%") ? text : text.replace(escapes, (run) => {
-    try {
-      return decodeURIComponent(run)
-    } catch {
-      return run.replace(/%([0-7][0-9a-fA-F])/g, (_, hex: string) => String.fromCharCode(Number.parseInt(hex, 16)))
-    }
-  })
-
-/**
- * A text in the one form every spelling of a secret comes to: HTML entities
- * (named and numeric) and percent-encoding (hex digits of either case, every
- * character or only some: whatever subset an encoder escapes) read, in turn,
- * until nothing changes (three rounds at most),
- * `\/` as `/`, `+` as a space (form encoding). A JSON string's escapes
- * (`\u002f`) are read by parsing the body first.
- */
-const normalize = (text: string): string => {
-  // entities and percent-encoding in any order (a text HTML-escaped, then percent-encoded, or escaped twice), three rounds at most
-  let out = text
-  for (let round = 0; round < 3; round++) {
-    const next = percentDecode(decodeEntities(out))
-    if (next === out) break
-    out = next
-  }
-  return out.replaceAll("\\/", "/").replaceAll("+", " ")
 }
 
 /** HTML-escaped: `&`, `<`, `>`, `"` and `'`. */
@@ -180,11 +136,15 @@ export interface Scrubber {
 const none: Scrubber = { text: (text) => text, json: (json) => json }
 
 /**
- * The scrubber of `secrets`: a text is searched for each secret's spellings
- * as written (cut there first), then normalized once (linear in its length,
- * see {@link normalize}) and searched for each secret's keys (`includes`);
- * only a text that holds one is cut, at every occurrence of every key,
- * overlapping ones merged.
+ * The scrubber of `secrets`: a text is normalized (linear in its length, see
+ * {@link normalize}) and searched for each secret's keys (`includes`), and
+ * searched for each secret's spellings as written (normalizing a whole text
+ * reads an escape that a secret's neighbour completes, `<secret>%4` before
+ * `1`, so that the secret is no longer in its normal form). Only a text that
+ * holds one is cut, at the union of both: every spelling as written and,
+ * traced back to the text, every key in its normal form (so a secret
+ * overlapping another one found as written is hidden whole), then
+ * normalized.
  *
  * @internal
  */
@@ -192,27 +152,36 @@ export const scrubber = (secrets: ReadonlyArray<string>): Scrubber => {
   if (secrets.length === 0) return none
   const keys = [...new Set(secrets.flatMap(keysOf))].sort((a, b) => b.length - a.length)
   if (keys.length === 0) return none
-  // the spellings as written: normalizing a whole text reads an escape that a secret's neighbour
-  // completes (`<secret>%4` before `1`, `...%` + `41<secret>`, a `\` before `/`), so that the
-  // secret is no longer in it; found as it is first, each is cut before the text is normalized
   const raw = [...new Set(secrets.flatMap(spellingsOf).filter(strong))].sort((a, b) => b.length - a.length)
-  // normalizing never lengthens a text: one shorter than every key holds none
-  const shortest = keys.at(-1)!.length
+  // normalizing never lengthens a text: one shorter than every key and every spelling holds none
+  const shortest = Math.min(keys.at(-1)!.length, raw.at(-1)!.length)
   const text = (value: string) => {
     if (value.length < shortest) return value
-    const cut = raw.some((spelling) => value.includes(spelling)) ? redacted(value, raw) : value
-    const normal = normalize(cut)
-    return cut !== value || keys.some((key) => normal.includes(key)) ? redacted(normal, keys) : value
+    if (!raw.some((spelling) => value.includes(spelling))) {
+      const normal = normalize(value)
+      return keys.some((key) => normal.includes(key)) ? redacted(normal, spansOf(normal, keys)) : value
+    }
+    // a spelling as written: cut it and every key of the normal form, traced back to the text
+    const traced = normalizeTraced(value)
+    const spans = spansOf(value, raw)
+    for (const [start, end] of spansOf(traced.text, keys)) spans.push([traced.from[start]!, traced.to[end - 1]!])
+    const normal = normalize(redacted(value, spans))
+    return redacted(normal, spansOf(normal, keys))
   }
   return { text, json: (json) => scrubStrings(json, text) }
 }
 
-/** `text` with every occurrence of every key replaced by `<redacted>`, overlapping or adjacent ones merged into one. */
-const redacted = (text: string, forms: ReadonlyArray<string>): string => {
+/** Where each of `forms` occurs in `text`: `[start, end)`, overlapping ones included. */
+const spansOf = (text: string, forms: ReadonlyArray<string>): Array<readonly [number, number]> => {
   const spans: Array<readonly [number, number]> = []
   for (const form of forms) {
     for (let at = text.indexOf(form); at !== -1; at = text.indexOf(form, at + 1)) spans.push([at, at + form.length])
   }
+  return spans
+}
+
+/** `text` with each span replaced by `<redacted>`, overlapping or adjacent ones merged into one. */
+const redacted = (text: string, spans: Array<readonly [number, number]>): string => {
   spans.sort((a, b) => a[0] - b[0])
   let out = ""
   let from = 0

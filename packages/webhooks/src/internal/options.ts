@@ -38,8 +38,25 @@ export const count = (field: string, value: unknown, fallback: number): number =
   return Math.floor(value)
 }
 
-/** A duration in milliseconds: `fallback` when `undefined`, else a positive, finite `Duration` input, or an `InvalidArgument` is thrown. */
-export const millis = (field: string, input: unknown, fallback: Duration.Duration): number => {
+/**
+ * The longest timer delay Node and browsers keep: 2^31 - 1 milliseconds
+ * (about 24.8 days); a longer one fires at once (after 1 ms).
+ */
+export const maxTimerMillis = 2 ** 31 - 1
+
+/**
+ * The longest span a store keeps an event: 100 years, so that the time an
+ * event's mark expires (now plus it) stays an exact whole number of
+ * milliseconds and its time windows a handful.
+ */
+export const maxStoreMillis = Duration.toMillis(Duration.days(36_500))
+
+/**
+ * A duration in milliseconds: `fallback` when `undefined`, else a positive,
+ * finite `Duration` input of at most `max` milliseconds, or an
+ * `InvalidArgument` is thrown.
+ */
+export const millis = (field: string, input: unknown, fallback: Duration.Duration, max: number): number => {
   if (input === undefined) return Duration.toMillis(fallback)
   let decoded: Option.Option<Duration.Duration> = Option.none()
   try {
@@ -51,6 +68,8 @@ export const millis = (field: string, input: unknown, fallback: Duration.Duratio
   const ms = Option.isSome(decoded) && !(typeof input === "number" && Number.isNaN(input))
     ? Duration.toMillis(decoded.value)
     : Number.NaN
-  if (!Number.isFinite(ms) || ms <= 0) throw invalid(field, "a positive, finite duration", input)
+  if (!Number.isFinite(ms) || ms <= 0 || ms > max) {
+    throw invalid(field, `a positive, finite duration of at most ${Duration.format(Duration.millis(max))}`, input)
+  }
   return ms
 }
