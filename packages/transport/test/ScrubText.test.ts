@@ -89,6 +89,29 @@ describe("scrubText", () => {
     assert.strictEqual(scrubText(pair, "echo tok_0123456789abcdef%2fXYZ%2fSECRETPART end"), "echo <redacted> end")
   })
 
+  it("in a large text, only the neighbourhood of a secret found as written is traced: the overlap is still hidden, the rest kept", () => {
+    const pair = ["tok_0123456789abcdef", "abcdef/XYZ/SECRETPART"]
+    const filler = "a&amp;b%41c ".repeat(200_000)
+    const text = `${filler}echo tok_0123456789abcdef%2fXYZ%2fSECRETPART end${filler}`
+    const out = scrubber(pair).text(text)
+    assert.notInclude(out, "SECRETPART")
+    assert.notInclude(out, "0123456789abcdef")
+    assert.include(out, "echo <redacted> end")
+    // the text around it normalized as any text is
+    assert.isTrue(out.startsWith("a&bAc a&bAc "))
+  })
+
+  it("a text echoing a secret past the tracing budget: every echo still hidden (windows past the budget cut whole)", () => {
+    const pair = ["tok_0123456789abcdef", "abcdef/XYZ/SECRETPART"]
+    const echo = "tok_0123456789abcdef%2fXYZ%2fSECRETPART "
+    const text = echo.repeat(40_000)
+    const out = scrubber(pair).text(text)
+    assert.notInclude(out, "SECRETPART")
+    assert.notInclude(out, "XYZ")
+    assert.notInclude(out, "0123456789")
+    assert.include(out, "<redacted>")
+  })
+
   it("random texts of the secrets' pieces and escapes: the scrubber gives what the reference gives", () => {
     // a deterministic generator: the same cases every run
     let seed = 0x5eed

@@ -142,8 +142,8 @@ const none: Scrubber = { text: (text) => text, json: (json) => json }
  * reads an escape that a secret's neighbour completes, `<secret>%4` before
  * `1`, so that the secret is no longer in its normal form). Only a text that
  * holds one is cut, at the union of both: every spelling as written and,
- * traced back to the text, every key in its normal form (so a secret
- * overlapping another one found as written is hidden whole), then
+ * traced back to the text, every key in its normal form near one (so a
+ * secret overlapping another one found as written is hidden whole), then
  * normalized.
  *
  * @internal
@@ -161,14 +161,48 @@ export const scrubber = (secrets: ReadonlyArray<string>): Scrubber => {
       const normal = normalize(value)
       return keys.some((key) => normal.includes(key)) ? redacted(normal, spansOf(normal, keys)) : value
     }
-    // a spelling as written: cut it and every key of the normal form, traced back to the text
-    const traced = normalizeTraced(value)
+    // a spelling as written: cut it and every key of the normal form around it, traced back to the text
     const spans = spansOf(value, raw)
-    for (const [start, end] of spansOf(traced.text, keys)) spans.push([traced.from[start]!, traced.to[end - 1]!])
+    let budget = TRACE_BUDGET
+    for (const [start, end] of windowsOf(spans, reach, value.length)) {
+      budget -= end - start
+      // past the budget (a text echoing a secret very many times): the window is cut whole, never less
+      if (budget < 0) {
+        spans.push([start, end])
+        continue
+      }
+      const traced = normalizeTraced(value.slice(start, end))
+      for (const [s, e] of spansOf(traced.text, keys)) spans.push([start + traced.from[s]!, start + traced.to[e - 1]!])
+    }
     const normal = normalize(redacted(value, spans))
     return redacted(normal, spansOf(normal, keys))
   }
+  // how far around a spelling found as written a key overlapping it may be written (its characters
+  // escaped, up to three rounds: `%25252541` for `A`)
+  const reach = 16 * keys[0]!.length + 64
   return { text, json: (json) => scrubStrings(json, text) }
+}
+
+/**
+ * The most characters of a text traced back ({@link scrubber}: the windows
+ * around the secrets found as written); a text past it has its further
+ * windows cut whole (more than the secret, never less), so that a hostile
+ * text echoing a secret many times costs time in proportion to its length.
+ */
+const TRACE_BUDGET = 1 << 20
+
+/** The windows of `text` (of `length`) within `reach` of each span, merged, in order. */
+const windowsOf = (spans: ReadonlyArray<readonly [number, number]>, reach: number, length: number): Array<readonly [number, number]> => {
+  const sorted = [...spans].sort((a, b) => a[0] - b[0])
+  const out: Array<[number, number]> = []
+  for (const [start, end] of sorted) {
+    const from = Math.max(0, start - reach)
+    const to = Math.min(length, end + reach)
+    const last = out.at(-1)
+    if (last !== undefined && from <= last[1]) last[1] = Math.max(last[1], to)
+    else out.push([from, to])
+  }
+  return out
 }
 
 /** Where each of `forms` occurs in `text`: `[start, end)`, overlapping ones included. */
