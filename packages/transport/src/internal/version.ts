@@ -6,4 +6,4 @@
  *
  * @internal
  */
-export const sdkVersion: string = "0.2.3"
+export const sdkVersion: string = "0.3.0"
