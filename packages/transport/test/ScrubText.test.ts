@@ -101,15 +101,22 @@ describe("scrubText", () => {
     assert.isTrue(out.startsWith("a&bAc a&bAc "))
   })
 
-  it("a text echoing a secret past the tracing budget: every echo still hidden (windows past the budget cut whole)", () => {
+  it("a text echoing a secret past the tracing budget is withheld whole (no cut inside it can split a secret spelled otherwise)", () => {
     const pair = ["tok_0123456789abcdef", "abcdef/XYZ/SECRETPART"]
-    const echo = "tok_0123456789abcdef%2fXYZ%2fSECRETPART "
-    const text = echo.repeat(40_000)
-    const out = scrubber(pair).text(text)
-    assert.notInclude(out, "SECRETPART")
-    assert.notInclude(out, "XYZ")
-    assert.notInclude(out, "0123456789")
-    assert.include(out, "<redacted>")
+    assert.strictEqual(scrubber(pair).text("tok_0123456789abcdef%2fXYZ%2fSECRETPART ".repeat(40_000)), "<redacted>")
+    // echoes as written past the budget, then the token spelled every other character escaped, right
+    // past the last window's edge: a cut at that edge would have left the token's tail
+    const token = "tok_SECRETSECRETSECRET_0123456789abcdef"
+    const odd = [...token].map((c, i) => i % 2 ? `%${c.charCodeAt(0).toString(16).toUpperCase()}` : c).join("")
+    const reach = 16 * `Bearer ${token}`.length + 64
+    const text = Array.from({ length: 900 }, () => token + "y".repeat(1_200)).join("") + token + "y".repeat(reach - 10) + odd + " end"
+    assert.strictEqual(scrubber([token, `Bearer ${token}`]).text(text), "<redacted>")
+    // within the budget the same shape is cut where the secrets are, the rest kept
+    const within = Array.from({ length: 100 }, () => token + "y".repeat(1_200)).join("") + token + "y".repeat(reach - 10) + odd + " end"
+    const out = scrubber([token, `Bearer ${token}`]).text(within)
+    assert.notInclude(out, "SECRETSECRET")
+    assert.notInclude(out, "0123456789abcdef")
+    assert.isTrue(out.endsWith("<redacted> end"))
   })
 
   it("random texts of the secrets' pieces and escapes: the scrubber gives what the reference gives", () => {

@@ -79,17 +79,20 @@ describe("a transformClient's StatusCodeError is the response it carries", () =>
         assert.strictEqual(service.requests.length, 3)
         assert.deepStrictEqual(seen, [500, 500, 500])
       }).pipe(Effect.scoped))
-    it.live(`${name}: a 2xx the transformClient refuses is an UnexpectedStatus with its status, not a success, sent once`, () =>
+    it.live(`${name}: a 2xx the transformClient refuses is an UnexpectedStatus with its status, not a success, sent once; onResponse sees it`, () =>
       Effect.gen(function*() {
         const service = yield* server((_, response) => {
           response.writeHead(200, { "content-type": "application/json", "x-request-id": "req-200" })
           response.end(JSON.stringify({ id: "v1", vin: "1HGCM82633A004352" }))
         })
-        const error = yield* flipReason(vin().pipe(Effect.provide(refusing200(service.origin, httpClient))))
+        const seen: Array<number> = []
+        const error = yield* flipReason(vin((response) => Effect.sync(() => seen.push(response.status))).pipe(Effect.provide(refusing200(service.origin, httpClient))))
         assert.strictEqual(error._tag, "UnexpectedStatus")
         assert.strictEqual((error as { readonly status?: number }).status, 200)
         assert.strictEqual((error as { readonly requestId?: string }).requestId, "req-200")
         assert.strictEqual(service.requests.length, 1)
+        // a response like any other: the onResponse hook saw it
+        assert.deepStrictEqual(seen, [200])
       }).pipe(Effect.scoped))
   }
 })

@@ -16,9 +16,9 @@
  *      call's budget), logged at debug level;
  *    - `exchange`: the send, the `onResponse` hooks at the response head, a
  *      non-2xx into its typed error, a 2xx's body read;
- * 3. a 2xx the endpoint does not declare is an `UnexpectedStatus`; any
- *    other success is decoded from that body; the result carries the
- *    status, the request id and the headers.
+ * 3. the success is decoded from that body (a 2xx the endpoint does not
+ *    declare is an `UnexpectedStatus` at its head, its body not read); the
+ *    result carries the status, the request id and the headers.
  *
  * @internal
  */
@@ -90,7 +90,9 @@ const exchange = (spec: MethodSpec, call: Call) => (client: HttpClient.HttpClien
             // only if transient); a 2xx it refused is its refusal ({@link refused2xx})
             if (error.reason._tag === "StatusCodeError") {
               const response = error.reason.response
-              return response.status >= 200 && response.status < 300 ? refused2xx(spec, call, response) : received(response)
+              if (response.status < 200 || response.status >= 300) return received(response)
+              call.response = response
+              return call.hooks === undefined ? refused2xx(spec, call, response) : afterHooks(call.hooks(response), refused2xx(spec, call, response))
             }
             const url = withoutCredentials(error.request.url, error.request.urlParams)
             const failed = Effect.fail(mapSendError(error, spec.method, spec.path, url))
@@ -106,9 +108,11 @@ const exchange = (spec: MethodSpec, call: Call) => (client: HttpClient.HttpClien
   )
 
 /**
- * A 2xx a `transformClient` refused (`HttpClient.filterStatus`): not the
- * call's success, an `UnexpectedStatus` with that status (not retried), its
- * body released.
+ * A 2xx the call cannot take, whose body is not read: one a
+ * `transformClient` refused (`HttpClient.filterStatus`; its hooks ran), or
+ * one the contract does not declare for the endpoint (a 202 where only a 200
+ * is): an `UnexpectedStatus` with that status (not retried), its body
+ * released.
  */
 const refused2xx = (spec: MethodSpec, call: Call, response: HttpClientResponse.HttpClientResponse): Effect.Effect<never, AnyError> => {
   const requestId = requestIdIn(response, spec.config.requestIdHeaders)
@@ -153,6 +157,8 @@ const respond = (spec: MethodSpec, call: Call, response: HttpClientResponse.Http
       return Effect.flatMap(decodeError(response, retryAfter === undefined ? ctx : { ...ctx, retryAfter }, { secrets: secretsOf(response.request), authorizationServer: spec.authorizationServer }), Effect.fail)
     })
   }
+  // a 2xx the contract does not declare for the endpoint: known at the head, its body not read
+  if (status < 300 && !spec.declared.has(status)) return refused2xx(spec, call, response)
   // the service never redirects: a redirect is not followed, whatever the client
   if (status >= 300) {
     const refused = fail(new ConnectedVehicleError.UnexpectedStatus({ ...contextOf(spec, response, requestId), ...locationOf(response) }))
@@ -341,8 +347,6 @@ const run = (
       span.attribute("http.response.status_code", status)
       if (requestId !== undefined) span.attribute("request.id", requestId)
     }
-    // a 2xx the contract does not declare for the endpoint (a 202 or a 206 where only a 200 is): not decoded
-    if (!spec.declared.has(status)) return Effect.fail(fail(new ConnectedVehicleError.UnexpectedStatus(contextOf(spec, response, requestId))))
     const decoded = spec.decode(response, call.body ?? "")
     // the decoder's `Exit` (a JSON body) is read at once; any other decode is run
     if (Exit.isExit(decoded) && Exit.isSuccess(decoded)) {

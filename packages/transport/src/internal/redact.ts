@@ -163,14 +163,11 @@ export const scrubber = (secrets: ReadonlyArray<string>): Scrubber => {
     }
     // a spelling as written: cut it and every key of the normal form around it, traced back to the text
     const spans = spansOf(value, raw)
-    let budget = TRACE_BUDGET
-    for (const [start, end] of windowsOf(spans, reach, value.length)) {
-      budget -= end - start
-      // past the budget (a text echoing a secret very many times): the window is cut whole, never less
-      if (budget < 0) {
-        spans.push([start, end])
-        continue
-      }
+    const windows = windowsOf(spans, reach, value.length)
+    // past the budget (a text echoing a secret very many times): the whole text is withheld (any cut
+    // inside it could split a secret spelled otherwise around it)
+    if (windows.reduce((sum, [start, end]) => sum + end - start, 0) > TRACE_BUDGET) return "<redacted>"
+    for (const [start, end] of windows) {
       const traced = normalizeTraced(value.slice(start, end))
       for (const [s, e] of spansOf(traced.text, keys)) spans.push([start + traced.from[s]!, start + traced.to[e - 1]!])
     }
@@ -185,9 +182,9 @@ export const scrubber = (secrets: ReadonlyArray<string>): Scrubber => {
 
 /**
  * The most characters of a text traced back ({@link scrubber}: the windows
- * around the secrets found as written); a text past it has its further
- * windows cut whole (more than the secret, never less), so that a hostile
- * text echoing a secret many times costs time in proportion to its length.
+ * around the secrets found as written); a text past it is withheld whole
+ * (`<redacted>`: more than the secret, never less), so that a hostile text
+ * echoing a secret many times costs time in proportion to its length.
  */
 const TRACE_BUDGET = 1 << 20
 
