@@ -89,31 +89,37 @@ describe("scrubText", () => {
     assert.strictEqual(scrubText(pair, "echo tok_0123456789abcdef%2fXYZ%2fSECRETPART end"), "echo <redacted> end")
   })
 
-  it("in a large text, only the neighbourhood of a secret found as written is traced: the overlap is still hidden, the rest kept", () => {
+  it("a secret overlapping one found as written is hidden whatever the length of its spelling, or a multi-byte run around it", () => {
     const pair = ["tok_0123456789abcdef", "abcdef/XYZ/SECRETPART"]
-    const filler = "a&amp;b%41c ".repeat(200_000)
-    const text = `${filler}echo tok_0123456789abcdef%2fXYZ%2fSECRETPART end${filler}`
-    const out = scrubber(pair).text(text)
-    assert.notInclude(out, "SECRETPART")
-    assert.notInclude(out, "0123456789abcdef")
-    assert.include(out, "echo <redacted> end")
-    // the text around it normalized as any text is
-    assert.isTrue(out.startsWith("a&bAc a&bAc "))
+    // each character a numeric entity, percent-encoded: 30 characters for one
+    const wide = (c: string) => [...`&#x${c.charCodeAt(0).toString(16).padStart(6, "0")};`].map((x) => `%${x.charCodeAt(0).toString(16)}`).join("")
+    const spelled = `echo tok_0123456789abcdef${[..."/XYZ/SECRETPART"].map(wide).join("")} end`
+    assert.strictEqual(scrubber(pair).text(spelled), referenceScrub(pair, spelled))
+    assert.notInclude(scrubber(pair).text(spelled), "SECRETPART")
+    const accented = ["tok_abcdef0123", "abcdef0123SECRETPART\u00e9"]
+    const run = `tok_abcdef0123SECRETPART%c3%a9%e2%82%ac${"%c3%a9".repeat(200)}`
+    assert.notInclude(scrubber(accented).text(run), "SECRETPART")
+    assert.strictEqual(scrubber(accented).text(run), referenceScrub(accented, run))
   })
 
-  it("a text echoing a secret past the tracing budget is withheld whole (no cut inside it can split a secret spelled otherwise)", () => {
+  it("a text over 256 KiB that holds a secret as written is withheld whole (never a cut that could split another spelling)", () => {
     const pair = ["tok_0123456789abcdef", "abcdef/XYZ/SECRETPART"]
-    assert.strictEqual(scrubber(pair).text("tok_0123456789abcdef%2fXYZ%2fSECRETPART ".repeat(40_000)), "<redacted>")
-    // echoes as written past the budget, then the token spelled every other character escaped, right
-    // past the last window's edge: a cut at that edge would have left the token's tail
+    assert.strictEqual(scrubber(pair).text(`${"a&amp;b%41c ".repeat(100_000)}echo tok_0123456789abcdef%2fXYZ%2fSECRETPART end`), "<redacted>")
+    const token = "tok_0123456789abcdef"
+    assert.strictEqual(scrubber([token]).text(`${`${token} `.repeat(60_000)}${"x".repeat(375)}tok_0123456789&#97;bcdef end`), "<redacted>")
+    // a text with no secret as written is normalized and cut where its keys are, whatever its length
+    const long = `${"x".repeat(2_000_000)} tok_0123456789&#97;bcdef end`
+    assert.isTrue(scrubber([token]).text(long).endsWith(" <redacted> end"))
+  })
+
+  it("a text echoing a secret, the same spelled otherwise beside it: hidden under the budget, withheld whole past it", () => {
     const token = "tok_SECRETSECRETSECRET_0123456789abcdef"
     const odd = [...token].map((c, i) => i % 2 ? `%${c.charCodeAt(0).toString(16).toUpperCase()}` : c).join("")
-    const reach = 16 * `Bearer ${token}`.length + 64
-    const text = Array.from({ length: 900 }, () => token + "y".repeat(1_200)).join("") + token + "y".repeat(reach - 10) + odd + " end"
-    assert.strictEqual(scrubber([token, `Bearer ${token}`]).text(text), "<redacted>")
-    // within the budget the same shape is cut where the secrets are, the rest kept
-    const within = Array.from({ length: 100 }, () => token + "y".repeat(1_200)).join("") + token + "y".repeat(reach - 10) + odd + " end"
-    const out = scrubber([token, `Bearer ${token}`]).text(within)
+    const secrets = [token, `Bearer ${token}`]
+    const past = Array.from({ length: 900 }, () => token + "y".repeat(1_200)).join("") + token + "y".repeat(1_000) + odd + " end"
+    assert.strictEqual(scrubber(secrets).text(past), "<redacted>")
+    const within = Array.from({ length: 100 }, () => token + "y".repeat(1_200)).join("") + token + "y".repeat(1_000) + odd + " end"
+    const out = scrubber(secrets).text(within)
     assert.notInclude(out, "SECRETSECRET")
     assert.notInclude(out, "0123456789abcdef")
     assert.isTrue(out.endsWith("<redacted> end"))

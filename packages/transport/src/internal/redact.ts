@@ -142,9 +142,9 @@ const none: Scrubber = { text: (text) => text, json: (json) => json }
  * reads an escape that a secret's neighbour completes, `<secret>%4` before
  * `1`, so that the secret is no longer in its normal form). Only a text that
  * holds one is cut, at the union of both: every spelling as written and,
- * traced back to the text, every key in its normal form near one (so a
- * secret overlapping another one found as written is hidden whole), then
- * normalized.
+ * traced back to the text, every key in its normal form (so a secret
+ * overlapping another one found as written is hidden whole), then
+ * normalized; such a text over 256 KiB is withheld whole.
  *
  * @internal
  */
@@ -161,46 +161,26 @@ export const scrubber = (secrets: ReadonlyArray<string>): Scrubber => {
       const normal = normalize(value)
       return keys.some((key) => normal.includes(key)) ? redacted(normal, spansOf(normal, keys)) : value
     }
-    // a spelling as written: cut it and every key of the normal form around it, traced back to the text
+    // a spelling as written: cut it and every key of the normal form, traced back to the text; a text
+    // past the budget is withheld whole (tracing it costs too much, and a cut inside it could split a
+    // secret spelled otherwise beside one found as written)
+    if (value.length > TRACE_BUDGET) return "<redacted>"
+    const traced = normalizeTraced(value)
     const spans = spansOf(value, raw)
-    const windows = windowsOf(spans, reach, value.length)
-    // past the budget (a text echoing a secret very many times): the whole text is withheld (any cut
-    // inside it could split a secret spelled otherwise around it)
-    if (windows.reduce((sum, [start, end]) => sum + end - start, 0) > TRACE_BUDGET) return "<redacted>"
-    for (const [start, end] of windows) {
-      const traced = normalizeTraced(value.slice(start, end))
-      for (const [s, e] of spansOf(traced.text, keys)) spans.push([start + traced.from[s]!, start + traced.to[e - 1]!])
-    }
+    for (const [start, end] of spansOf(traced.text, keys)) spans.push([traced.from[start]!, traced.to[end - 1]!])
     const normal = normalize(redacted(value, spans))
     return redacted(normal, spansOf(normal, keys))
   }
-  // how far around a spelling found as written a key overlapping it may be written (its characters
-  // escaped, up to three rounds: `%25252541` for `A`)
-  const reach = 16 * keys[0]!.length + 64
   return { text, json: (json) => scrubStrings(json, text) }
 }
 
 /**
- * The most characters of a text traced back ({@link scrubber}: the windows
- * around the secrets found as written); a text past it is withheld whole
- * (`<redacted>`: more than the secret, never less), so that a hostile text
- * echoing a secret many times costs time in proportion to its length.
+ * The longest text the scrubber traces back ({@link scrubber}: one that
+ * holds a secret as written: 256 KiB); a longer one is withheld whole (`<redacted>`:
+ * more than the secret, never less), so that a hostile body echoing a
+ * secret costs time in proportion to a bounded length.
  */
-const TRACE_BUDGET = 1 << 20
-
-/** The windows of `text` (of `length`) within `reach` of each span, merged, in order. */
-const windowsOf = (spans: ReadonlyArray<readonly [number, number]>, reach: number, length: number): Array<readonly [number, number]> => {
-  const sorted = [...spans].sort((a, b) => a[0] - b[0])
-  const out: Array<[number, number]> = []
-  for (const [start, end] of sorted) {
-    const from = Math.max(0, start - reach)
-    const to = Math.min(length, end + reach)
-    const last = out.at(-1)
-    if (last !== undefined && from <= last[1]) last[1] = Math.max(last[1], to)
-    else out.push([from, to])
-  }
-  return out
-}
+const TRACE_BUDGET = 1 << 18
 
 /** Where each of `forms` occurs in `text`: `[start, end)`, overlapping ones included. */
 const spansOf = (text: string, forms: ReadonlyArray<string>): Array<readonly [number, number]> => {
