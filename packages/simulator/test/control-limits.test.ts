@@ -11,7 +11,7 @@ import { Effect, Layer } from "effect"
 import { FetchHttpClient } from "effect/http"
 import { VEHICLE_ERROR_LIMIT, WEBHOOK_LIMIT } from "../src/Delivery.ts"
 import { layer as simulatorLayer, Simulator } from "../src/Simulator.ts"
-import { call, isEnvelope } from "./helpers.ts"
+import { call, isEnvelope, thrown } from "./helpers.ts"
 
 /** A callback nobody listens on: the `VERIFY` fails at once, the webhook is created all the same. */
 const webhookBody = (name: string) => ({
@@ -152,15 +152,9 @@ describe("control limits", () => {
 
   it("controlLimits that are not whole numbers of at least 1 are refused when the layer is made: an InvalidArgument naming the field", () => {
     for (const controlLimits of [...[{ webhooks: 0 }, { vehicleErrors: 2.5 }, { vehicleErrors: Number.POSITIVE_INFINITY }], null, 5] as const) {
-      const thrown = (() => {
-        try {
-          simulatorLayer({ controlLimits: controlLimits as never })
-        } catch (error) {
-          return error
-        }
-      })()
-      assert.instanceOf(thrown, InvalidArgument, JSON.stringify(controlLimits))
-      assert.match((thrown as InvalidArgument).field, /^controlLimits/)
+      const error = thrown(() => simulatorLayer({ controlLimits: controlLimits as never }))
+      assert.instanceOf(error, InvalidArgument, JSON.stringify(controlLimits))
+      assert.match((error as InvalidArgument).field, /^controlLimits/)
     }
   })
 })

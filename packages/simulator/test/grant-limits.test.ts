@@ -10,6 +10,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { allPermissions } from "../src/Data.ts"
 import { layer as simulatorLayer } from "../src/Simulator.ts"
 import { CODE_LIMIT, FAULT_KEY_LIMIT, State, TOKEN_LIMIT, TOMBSTONE_LIMIT, USED_CODE_LIMIT } from "../src/State.ts"
+import { thrown } from "./helpers.ts"
 
 const grant = { userIndex: 0, scopes: new Set(allPermissions), mode: "live" as const, redirectUri: "http://127.0.0.1:9/cb" }
 
@@ -90,15 +91,9 @@ describe("live grants are bounded", () => {
 
   it("grantLimits that are not whole numbers of at least 1 are refused when the layer is made: an InvalidArgument naming the field", () => {
     for (const grantLimits of [...[{ codes: 0 }, { tokens: 1.5 }, { tokens: Number.NaN }], null, 5] as const) {
-      const thrown = (() => {
-        try {
-          simulatorLayer({ grantLimits: grantLimits as never })
-        } catch (error) {
-          return error
-        }
-      })()
-      assert.instanceOf(thrown, InvalidArgument, JSON.stringify(grantLimits))
-      assert.match((thrown as InvalidArgument).field, /^grantLimits/)
+      const error = thrown(() => simulatorLayer({ grantLimits: grantLimits as never }))
+      assert.instanceOf(error, InvalidArgument, JSON.stringify(grantLimits))
+      assert.match((error as InvalidArgument).field, /^grantLimits/)
     }
   })
 })

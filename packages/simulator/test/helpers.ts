@@ -127,3 +127,13 @@ export const listening = (server: Server, onClose: () => Promise<unknown>) =>
         await onClose()
       })
   )
+
+/** What `f` threw, if anything (a layer constructor's `InvalidArgument`, say). */
+export const thrown = (f: () => unknown): unknown => {
+  try {
+    f()
+  } catch (error) {
+    return error
+  }
+  return undefined
+}

@@ -6,16 +6,9 @@ import * as Delivery from "../src/Delivery.ts"
 import { DEFAULT_HEADERS_TIMEOUT, DEFAULT_REQUEST_TIMEOUT, layer, layerRoots, layerTest, Simulator } from "../src/Simulator.ts"
 import { timeoutOptions } from "../src/internal/listen.ts"
 import { durations } from "../src/internal/options.ts"
+import { thrown } from "./helpers.ts"
 import { openRaw } from "./raw.ts"
 
-const thrown = (f: () => unknown): unknown => {
-  try {
-    f()
-  } catch (error) {
-    return error
-  }
-  return undefined
-}
 
 describe("options checked by the layer constructors", () => {
   it("a duration that is negative, not finite or not a duration is an InvalidArgument naming it, from every layer", () => {

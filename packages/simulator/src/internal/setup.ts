@@ -16,7 +16,7 @@ import type { SimulatorOptions } from "../SimulatorOptions.ts"
 import { State } from "../State.ts"
 import * as Listen from "./listen.ts"
 import { makeData } from "./simulatorData.ts"
-import { countLimitOf, makeUsage, setRateLimits } from "./usage.ts"
+import { makeUsage, setRateLimits } from "./usage.ts"
 
 /** The seeded dataset of the options (seed 42, 50 vehicles, 20 users, 8 webhooks, 40 connections by default). */
 export const datasetOf = (options: SimulatorOptions | undefined): Dataset =>
@@ -42,8 +42,8 @@ export const makeState = Effect.fnUntraced(function*(
     seed: options?.seed ?? 42,
     failureRate: options?.failureRate ?? 0,
     accessSeconds,
-    codeLimit: yield* countLimitOf("grantLimits.codes", options?.grantLimits?.codes),
-    tokenLimit: yield* countLimitOf("grantLimits.tokens", options?.grantLimits?.tokens)
+    codeLimit: options?.grantLimits?.codes,
+    tokenLimit: options?.grantLimits?.tokens
   })
 })
 
@@ -62,8 +62,8 @@ export const makeEngines = Effect.fnUntraced(function*(
     secret: options?.webhookSecret,
     enforcePermissions: options?.enforcePermissions ?? true,
     limits: {
-      webhooks: yield* countLimitOf("controlLimits.webhooks", options?.controlLimits?.webhooks),
-      vehicleErrors: yield* countLimitOf("controlLimits.vehicleErrors", options?.controlLimits?.vehicleErrors)
+      webhooks: options?.controlLimits?.webhooks,
+      vehicleErrors: options?.controlLimits?.vehicleErrors
     }
   })
   state.onReset(deliveries.reset)

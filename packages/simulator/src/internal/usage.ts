@@ -253,17 +253,3 @@ export const setRateLimits = (usage: Usage, options: RateLimitOptions): Effect.E
     const limits = resolveLimits(options)
     return limits instanceof RateLimitConfigError ? Effect.fail(limits) : Effect.sync(() => usage.setLimits(limits))
   })
-
-/**
- * A count limit of the options (`grantLimits.codes`, `controlLimits.webhooks`,
- * ... named `name`), checked: a whole number of at least 1, or `undefined`
- * (the default).
- *
- * @internal
- */
-export const countLimitOf = (name: string, input: number | undefined): Effect.Effect<number | undefined> =>
-  Effect.suspend(() =>
-    input === undefined || (Number.isSafeInteger(input) && input >= 1)
-      ? Effect.succeed(input)
-      : Effect.die(new Error(`${name} must be a whole number of at least 1, got ${String(input)}`))
-  )
