@@ -299,6 +299,24 @@ const hasUserInfo = (u: string): boolean => {
   return url.username !== "" || url.password !== "" || (authority.exec(u)?.[1] ?? "").includes("@")
 }
 
+// an http or https URI a URL parser reads as another: without `//`
+// (`https:app.example/cb` is `https://app.example/cb`), with a backslash
+// (read as a slash), or with a dot segment in its path (`/a/../cb`,
+// `/%2e/cb`: taken out), so the URI compared at the code exchange would not
+// be the one given
+const webScheme = /^https?:/i
+const webAuthority = /^https?:\/\//i
+const dotSegment = /\/(?:\.|%2e){1,2}(?=[/?#]|$)/i
+
+/** Why an http or https URI `u` is read as another, or undefined when it is read as given (or of another scheme). */
+const reReadIssue = (u: string): string | undefined => {
+  if (!webScheme.test(u)) return undefined
+  if (!webAuthority.test(u)) return "Expected an http or https URL as scheme://host[:port][/path] (a URL parser reads it otherwise)"
+  if (u.includes("\\")) return "Expected an http or https URL without a backslash (a URL parser reads it as a slash)"
+  const path = u.replace(/^https?:\/\/[^/?#]*/i, "").split(/[?#]/, 1)[0]!
+  return dotSegment.test(path) ? "Expected an http or https URL without a dot segment in its path (/./ or /../: a URL parser takes them out)" : undefined
+}
+
 // a control character (C0, DEL, C1) or any white space: a URL parser takes
 // some off or turns them into other characters, so the URI compared at the
 // code exchange would not be the one given
@@ -312,8 +330,9 @@ const notInUri = /[\p{Cc}\s]/u
  * information (`https://user:password@app.example/cb`: the consent URL would
  * carry the password, and the simulator never matches one), not of a
  * scheme a browser runs or embeds (`javascript:`, `vbscript:`, `data:`,
- * `file:`, `blob:`, `about:`, `filesystem:`, `view-source:`), and well-formed Unicode (what the URL parser would change is not the URI
- * given). The one rule of the SDK (`Consent.redirectUriIssue` of
+ * `file:`, `blob:`, `about:`, `filesystem:`, `view-source:`), and well-formed Unicode; an `http` or `https` URI
+ * is `scheme://authority...` without a backslash or a dot segment (`/../`) in its path
+ * (what the URL parser would change is not the URI given). The one rule of the SDK (`Consent.redirectUriIssue` of
  * `@connected-vehicle/auth`: the consent URL, the code exchange, the client's
  * `redirectUri` option) and of the simulator's registered redirect URIs and
  * consent. The URI is not quoted.
@@ -336,5 +355,7 @@ export const redirectUriIssue = (u: unknown): string | undefined => {
   if (!scheme.test(u) || !URL.canParse(u)) return "Expected an absolute URL (RFC 6749 section 3.1.2: with a scheme, as in https://app.example/callback)"
   if (unsafeScheme.test(u)) return "Expected a URL an application receives, not a javascript:, vbscript:, data:, file:, blob:, about:, filesystem: or view-source: URL"
   if (hasUserInfo(u)) return "Expected an absolute URL without user information (user:password@ before the host would be sent along)"
+  const reRead = reReadIssue(u)
+  if (reRead !== undefined) return reRead
   return u.includes("#") ? "Expected an absolute URL without a fragment (RFC 6749 section 3.1.2)" : undefined
 }

@@ -30,4 +30,27 @@ describe("redirectUriIssue", () => {
       assert.isUndefined(redirectUriIssue(given), given)
     }
   })
+
+  it("an http or https URI a URL parser reads as another (no //, a backslash, a dot segment) is refused", () => {
+    const cases: ReadonlyArray<readonly [string, string]> = [
+      ["https:app.example/cb", "scheme://host"],
+      ["HTTP:/127.0.0.1:8080/cb", "scheme://host"],
+      ["https://app.example\\cb", "backslash"],
+      ["https://app.example/a/../cb", "dot segment"],
+      ["https://app.example/./cb", "dot segment"],
+      ["https://app.example/a/%2E%2e/cb", "dot segment"],
+      ["http://127.0.0.1:8080/cb/..?x=1", "dot segment"]
+    ]
+    for (const [given, says] of cases) {
+      assert.include(redirectUriIssue(given), says, given)
+      // the parser does read each as another URI than the one given
+      assert.notStrictEqual(new URL(given).href, given, given)
+    }
+  })
+
+  it("dots that are no segment, in a query, or in a URI of another scheme are kept", () => {
+    for (const given of ["https://app.example/a..b/.well/cb...", "https://app.example/cb?next=/../x", "https://app.example", "myapp:/a/../cb", "com.example.app:/callback"]) {
+      assert.isUndefined(redirectUriIssue(given), given)
+    }
+  })
 })
