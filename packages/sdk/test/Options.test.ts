@@ -166,4 +166,27 @@ describe("createClient options", () => {
       await client.close()
     }
   })
+
+  it("an option the client does not have (a misspelt one from JS) is refused, named, when the client is created", () => {
+    const error = refused({ ...base, maxRetry: 3 })
+    assert.strictEqual(error.field, "maxRetry")
+    assert.include(error.message, "unknown option (expected one of clientId, clientSecret,")
+  })
+
+  it("a call option the call does not have is refused before anything is sent; a token gives expiresAt or expiresIn, not both", async () => {
+    const client = createClient(base)
+    try {
+      const list = client.v3.connections.list as (args: object, options: object) => Promise<unknown>
+      const error = await list({}, { timout: "1 second" }).then(() => undefined, (e: unknown) => e)
+      assert.instanceOf(error, InvalidArgumentError)
+      assert.strictEqual((error as InvalidArgumentError).field, "timout")
+      assert.strictEqual((error as InvalidArgumentError).message, "timout: unknown option (expected one of timeout, maxRetries, signal, unitSystem)")
+      const both = await client.legacy.setUserToken({ accessToken: "access", expiresAt: Date.now() + 60_000, expiresIn: 60 }).then(() => undefined, (e: unknown) => e)
+      assert.instanceOf(both, InvalidArgumentError)
+      assert.strictEqual((both as InvalidArgumentError).field, "expiresIn")
+    } finally {
+      await client.close()
+    }
+  })
 })
+

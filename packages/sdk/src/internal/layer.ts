@@ -80,6 +80,14 @@ const optionKeys = Object.keys(
 /** The caller's options read once (the `transport` and `roots` objects one level down), else an `InvalidArgumentError`. */
 const readOptions = (options: ClientOptions): ClientOptions => {
   if (typeof options !== "object" || options === null) throw invalid("options", "Expected an object")
+  let unknownKey: string | undefined
+  try {
+    unknownKey = Object.keys(options).find((key) => !optionKeys.includes(key))
+  } catch {
+    throw unreadable("options")
+  }
+  // a misspelt option would be ignored (`{ orign: ... }` on the default origin)
+  if (unknownKey !== undefined) throw invalid(unknownKey, `unknown option (expected one of ${optionKeys.join(", ")})`)
   try {
     const read: Record<string, unknown> = {}
     for (const key of optionKeys) read[key] = (options as Readonly<Record<string, unknown>>)[key]

@@ -60,6 +60,9 @@ export interface GivenOptions {
   readonly unitSystem: unknown
 }
 
+// the fields of `RequestOptions` and `ReadOptions`
+const callOptionKeys: ReadonlySet<string> = new Set(["timeout", "maxRetries", "signal", "unitSystem"])
+
 const none: GivenOptions = { callOptions: undefined, signal: undefined, unitSystem: undefined }
 
 /**
@@ -73,12 +76,16 @@ export const toCallOptions = (options: RequestOptions | undefined): GivenOptions
   if (options === undefined) return none
   if (typeof options !== "object" || options === null) return invalid("options", "Expected an object")
   let maxRetries: unknown, signal: unknown, timeout: unknown, unitSystem: unknown
+  let unknownKey: string | undefined
   try {
+    unknownKey = Object.keys(options).find((key) => !callOptionKeys.has(key))
     ;({ maxRetries, signal, timeout, unitSystem } = options as RequestOptions & { readonly unitSystem?: unknown })
   } catch {
     // a getter or a Proxy that throws
     return unreadable("options")
   }
+  // a misspelt option would be sent without it (`{ timout: "1 second" }`)
+  if (unknownKey !== undefined) return invalid(unknownKey, "unknown option (expected one of timeout, maxRetries, signal, unitSystem)")
   if (signal !== undefined && !(signal instanceof AbortSignal)) return invalid("signal", "Expected an AbortSignal")
   const callOptions = timeout === undefined && maxRetries === undefined ? undefined : { timeout, maxRetries } as Transport.CallOptions
   return { callOptions, signal: signal as AbortSignal | undefined, unitSystem }
@@ -114,6 +121,7 @@ export const toToken = (input: UserToken, now: number): TokenStore.Token | Inval
   const headerIssue = headerValueIssue(given.accessToken, true)
   if (headerIssue !== undefined) return invalid("accessToken", headerIssue)
   if (given.refreshToken !== undefined && refreshToken === undefined) return invalid("refreshToken", "Expected a non-empty string")
+  if (given.expiresAt !== undefined && given.expiresIn !== undefined) return invalid("expiresIn", "Expected expiresAt or expiresIn, not both")
   const expiresAt = given.expiresAt !== undefined
     ? epochMillis("expiresAt", given.expiresAt)
     : given.expiresIn === undefined
