@@ -282,7 +282,7 @@ export const wrap = <R>(
       Effect.provideService(HttpIncomingMessage.MaxBodySize, ByteSize.bytes(MAX_BODY_BYTES)),
       Effect.map((response) => normalise(response, x.path, request.method)),
       Effect.catchCause((cause) =>
-        Cause.hasInterruptsOnly(cause) ? Effect.failCause(cause) : failureResponse(cause, request, x.path)
+        Cause.hasInterruptsOnly(cause) ? Effect.failCause(cause) : failureResponse(cause, request, x.path, x.env)
       )
     ) as Effect.Effect<HttpServerResponse.HttpServerResponse>
     return yield* respond(fault?._tag === "MalformedJson" ? faults.truncate(response) : response)

@@ -127,7 +127,7 @@ const MAX_WINDOW_MILLIS = Duration.toMillis(MAX_WINDOW)
 /**
  * Requests counted for one vehicle or for the application: `accepted` (served),
  * `limited` (answered 429, whichever limit refused it), and the most accepted
- * in any one window
+ * in any one window since the limits were last changed or the counters reset
  * (`UsageSnapshot.vehicleWindow` or `applicationWindow` long), to assert that
  * a limit was never exceeded.
  *

@@ -270,7 +270,8 @@ const setup = Effect.fnUntraced(function*(options: SimulatorOptions | undefined,
 
 /**
  * Default of {@link SimulatorOptions.headersTimeout}: a request's head
- * (request line and headers) must arrive within 10 s of its first byte.
+ * (request line and headers) must arrive within 10 s of its first byte (or
+ * the `requestTimeout`, when that is shorter).
  *
  * @example
  * ```ts
@@ -323,7 +324,7 @@ const roots = ["vehicle", "management", "compatibility", "authorization", "legac
 export const layer = (
   options?: SimulatorOptions & { readonly port?: number; readonly host?: string }
 ): Layer.Layer<Simulator> => {
-  const checked = Options.checked(options)
+  const checked = Options.checked(options, "Simulator.layer", ["port", "host"])
   return Layer.effect(
     Simulator,
     Effect.gen(function*() {
@@ -376,7 +377,7 @@ export class SimulatorRoots extends Context.Service<SimulatorRoots, Readonly<Rec
 export const layerRoots = (
   options?: SimulatorOptions & { readonly host?: string; readonly ports?: Partial<Record<Root, number>> }
 ): Layer.Layer<Simulator | SimulatorRoots> => {
-  const checked = Options.checked(options)
+  const checked = Options.checked(options, "Simulator.layerRoots", ["host", "ports"])
   return Layer.effectContext(
     Effect.gen(function*() {
       const { env, fastPath, makeHandler, origins, service } = yield* setup(options, checked)
@@ -421,7 +422,7 @@ export const layerRoots = (
 export const layerTest = (
   options?: SimulatorOptions
 ): Layer.Layer<Simulator | HttpClient.HttpClient> => {
-  const checked = Options.checked(options)
+  const checked = Options.checked(options, "Simulator.layerTest", [])
   return Layer.effectContext(Effect.gen(function*() {
     const { handler, service } = yield* setup(options, checked)
     const context = yield* Effect.context<never>()

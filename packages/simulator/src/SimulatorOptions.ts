@@ -17,7 +17,10 @@ import type { RetireLegacy } from "./Sunset.ts"
  * `failureRate` outside 0..1 (the CLI's bounds), a
  * `legacySunset` that is not a date or is before the v2.0 deprecation date, or a `webhookSecret` that is not 1 to
  * 1,024 characters, makes the layer constructor throw an `InvalidArgument`
- * naming it; so does a renamed option (`latencyMillis`,
+ * naming it; so does a `headersTimeout` over a `requestTimeout` that is not
+ * 0 (the CLI's rule), a key the constructor does not take (a misspelt one
+ * from JavaScript, such as `headerTimeout`, or another constructor's `port`,
+ * `ports` or `host`), and a renamed option (`latencyMillis`,
  * `headersTimeoutMillis`, `requestTimeoutMillis`), naming its new name.
  *
  * @example
@@ -105,8 +108,9 @@ export interface SimulatorOptions {
    * Loopback servers: a request's head (request line and headers) must
    * arrive within this `Duration` of its first byte, else `408` with
    * the envelope and the connection closes (default
-   * {@link DEFAULT_HEADERS_TIMEOUT}, 10 s; 0 = only the request
-   * timeout; at most `requestTimeout`).
+   * {@link DEFAULT_HEADERS_TIMEOUT}, 10 s, at most `requestTimeout`; 0 =
+   * only the request timeout). One over a `requestTimeout` that is not 0
+   * makes the layer constructor throw an `InvalidArgument` naming it.
    */
   readonly headersTimeout?: Duration.Input
   /**

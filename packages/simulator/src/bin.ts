@@ -227,9 +227,13 @@ const simulator = Command.make(
       Flag.optional
     ),
     headersTimeout: Flag.Int("headers-timeout").pipe(
-      Flag.withDescription("Milliseconds a request's head may take from its first byte, else 408 (0 = only --request-timeout)"),
-      Flag.withDefault(Duration.toMillis(DEFAULT_HEADERS_TIMEOUT)),
-      within(0, 3_600_000)
+      Flag.withDescription(
+        `Milliseconds a request's head may take from its first byte, else 408 (default ${
+          Duration.toMillis(DEFAULT_HEADERS_TIMEOUT)
+        }, at most --request-timeout; 0 = only --request-timeout)`
+      ),
+      within(0, 3_600_000),
+      Flag.optional
     ),
     requestTimeout: Flag.Int("request-timeout").pipe(
       Flag.withDescription("Milliseconds a whole request (head and body) may take from its first byte, else 408 (0 = no limit)"),
@@ -282,7 +286,7 @@ const simulator = Command.make(
       ...(Option.isSome(flags.v2Sunset) ? { legacySunset: flags.v2Sunset.value } : {}),
       retireLegacy: flags.retireV2 ? true : flags.retireV2AfterSunset ? "afterSunset" as const : false,
       enforcePermissions: !flags.ignorePermissions,
-      headersTimeout: flags.headersTimeout,
+      ...(Option.isSome(flags.headersTimeout) ? { headersTimeout: flags.headersTimeout.value } : {}),
       requestTimeout: flags.requestTimeout,
       host: flags.host
     }

@@ -1,6 +1,7 @@
 /**
  * What a request that breaks a rule is told (over loopback): a body of another
- * content type, a repeated parameter, another `response_type`; and what
+ * content type, a repeated parameter, another `response_type` (redirected,
+ * with the error: see consent-errors.test.ts); and what
  * `/openapi.json` declares of the paging limits, the response headers and
  * open objects.
  */
@@ -147,18 +148,20 @@ layer(Loopback)("requests that break a rule", (it) => {
       assert.strictEqual(alone.status, 200, alone.text)
     }))
 
-  it.effect("another response_type is 400 unsupported_response_type, without a redirect (RFC 6749 4.1.2.1)", () =>
+  it.effect("another response_type is redirected with error=unsupported_response_type and the state (RFC 6749 4.1.2.1)", () =>
     Effect.gen(function*() {
       const sim = yield* Simulator
       const query = new URLSearchParams({ response_type: "token", client_id: sim.clientId, redirect_uri: "https://app.example/cb", state: "s" })
       const reply = yield* call("GET", `/oauth/authorize?${query}`)
-      assert.strictEqual(reply.status, 400, reply.text)
-      assert.isUndefined(reply.headers["location"])
-      assert.strictEqual(reply.json.error, "unsupported_response_type")
-      assert.strictEqual(reply.json.error_description, "Unsupported response_type 'token'; accepted: code")
+      assert.strictEqual(reply.status, 302, reply.text)
+      const location = new URL(reply.headers["location"]!).searchParams
+      assert.strictEqual(location.get("error"), "unsupported_response_type")
+      assert.strictEqual(location.get("error_description"), "Unsupported response_type 'token'; accepted: code")
+      assert.strictEqual(location.get("state"), "s")
       // a missing one is a malformed request
       query.delete("response_type")
-      assert.strictEqual((yield* call("GET", `/oauth/authorize?${query}`)).json.error, "invalid_request")
+      const missing = yield* call("GET", `/oauth/authorize?${query}`)
+      assert.strictEqual(new URL(missing.headers["location"]!).searchParams.get("error"), "invalid_request")
     }))
 })
 

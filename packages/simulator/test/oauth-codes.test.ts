@@ -47,10 +47,13 @@ describe("OAuth error codes", () => {
         call("GET", `/oauth/authorize?${new URLSearchParams({ response_type: "code", state: "s", ...query })}`)
       check(yield* consent({ client_id: "nope", redirect_uri: "https://app.example/callback" }), "unknown client id")
       check(yield* consent({ client_id: sim.clientId, redirect_uri: "https://elsewhere.example/" }), "unregistered redirect")
-      check(yield* consent({ client_id: sim.clientId, redirect_uri: "https://app.example/callback", login_hint: "nobody" }), "unknown user")
-      const scoped = yield* consent({ client_id: sim.clientId, redirect_uri: "https://app.example/callback", scope: "fly" })
-      const redirected = new URL(scoped.headers["location"]!).searchParams.get("error")
-      assert.isTrue(isCode(redirected), `redirect error ${redirected}`)
+      // the errors a consent redirects (RFC 6749 4.1.2.1)
+      for (const query of [{ login_hint: "nobody" }, { scope: "fly" }, { response_type: "token" }, { mode: "parked" }]) {
+        const scoped = yield* consent({ client_id: sim.clientId, redirect_uri: "https://app.example/callback", ...query })
+        const redirected = new URL(scoped.headers["location"]!).searchParams.get("error")
+        assert.isTrue(isCode(redirected), `redirect error ${redirected}`)
+        sent.add(redirected!)
+      }
       assert.isTrue(sent.has("temporarily_unavailable"), [...sent].join(", "))
     }).pipe(Effect.provide(Layer.mergeAll(layer(), FetchHttpClient.layer))))
 })

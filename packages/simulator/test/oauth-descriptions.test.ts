@@ -70,9 +70,10 @@ layer(Loopback)("OAuth error descriptions", (it) => {
         "GET",
         `/oauth/authorize?${new URLSearchParams({ response_type: "to\"ken\n", client_id: sim.clientId, redirect_uri: "https://app.example/cb" })}`
       )
-      assert.strictEqual(responseType.status, 400, responseType.text)
-      assertDescription(responseType.json.error_description, "response_type")
-      assert.strictEqual(responseType.json.error_description, "Unsupported response_type 'to%22ken%0A'; accepted: code")
+      assert.strictEqual(responseType.status, 302, responseType.text)
+      const typeDescription = new URL(responseType.headers["location"]!).searchParams.get("error_description")
+      assertDescription(typeDescription, "response_type")
+      assert.strictEqual(typeDescription, "Unsupported response_type 'to%22ken%0A'; accepted: code")
       const scope = yield* call(
         "GET",
         `/oauth/authorize?${new URLSearchParams({

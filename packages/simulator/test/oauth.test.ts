@@ -232,9 +232,10 @@ describe("authorization errors", () => {
       const badClient = yield* call("GET", `/oauth/authorize?${consentQuery("someone-else")}`)
       assert.strictEqual(badClient.status, 400)
       assert.strictEqual(badClient.json.error, "unauthorized_client")
+      // once the client and its redirect URI are known, an error is redirected (RFC 6749 4.1.2.1)
       const badType = yield* call("GET", `/oauth/authorize?${consentQuery(sim.clientId, { response_type: "token" })}`)
-      assert.strictEqual(badType.status, 400)
-      assert.isTrue(isOAuthBody(badType.json))
+      assert.strictEqual(badType.status, 302)
+      assert.strictEqual(new URL(badType.headers["location"]!).searchParams.get("error"), "unsupported_response_type")
       const badUri = yield* call("GET", `/oauth/authorize?${consentQuery(sim.clientId, { redirect_uri: "not a uri" })}`)
       assert.strictEqual(badUri.json.error, "invalid_request")
       const badScope = yield* call("GET", `/oauth/authorize?${consentQuery(sim.clientId, { scope: "read_odometer fly_car" })}`)
@@ -243,7 +244,9 @@ describe("authorization errors", () => {
       assert.strictEqual(location.searchParams.get("error"), "invalid_scope")
       assert.strictEqual(location.searchParams.get("state"), "s")
       const badHint = yield* call("GET", `/oauth/authorize?${consentQuery(sim.clientId, { login_hint: "nobody" })}`)
-      assert.strictEqual(badHint.status, 400)
+      assert.strictEqual(badHint.status, 302)
+      const hintLocation = new URL(badHint.headers["location"]!)
+      assert.deepStrictEqual([hintLocation.searchParams.get("error"), hintLocation.searchParams.get("code")], ["invalid_request", null])
     }).pipe(Effect.provide(Loopback)))
 
   it.effect("an empty or blank scope asks for nothing: error=invalid_scope, no code (absent: every permission)", () =>

@@ -1,10 +1,11 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Cause, Context, Duration, Effect, Exit, Layer, Redacted } from "effect"
+import { Cause, Context, Duration, Effect, Exit, Layer, Option, Redacted } from "effect"
 import { InvalidArgument } from "@connected-vehicle/schema/InvalidArgument"
 import { makeDataset } from "../src/Data.ts"
 import * as Delivery from "../src/Delivery.ts"
 import { DEFAULT_HEADERS_TIMEOUT, DEFAULT_REQUEST_TIMEOUT, layer, layerRoots, layerTest, Simulator } from "../src/Simulator.ts"
 import { timeoutOptions } from "../src/internal/listen.ts"
+import { usageIssue } from "../src/internal/cliInput.ts"
 import { durations } from "../src/internal/options.ts"
 import { thrown } from "./helpers.ts"
 import { openRaw } from "./raw.ts"
@@ -70,6 +71,67 @@ describe("options checked by the layer constructors", () => {
         assert.include((error as InvalidArgument).message, `${old} was renamed ${renamed}`)
       }
     }
+  })
+
+  it("an unknown or misspelt key (a JavaScript caller's) is an InvalidArgument naming it and the option meant, from every layer; each takes its own keys", () => {
+    const cases = [
+      [{ headerTimeout: "1 second" }, "headerTimeout", "did you mean headersTimeout?"],
+      [{ Seed: 3 }, "Seed", "did you mean seed?"],
+      [{ ratelimit: {} }, "ratelimit", "did you mean rateLimit?"],
+      [{ verbose: true }, "verbose", undefined],
+      [{ verbose: undefined }, "verbose", undefined]
+    ] as const
+    for (const [options, field, meant] of cases) {
+      for (const [make, name] of [[layer, "Simulator.layer"], [layerRoots, "Simulator.layerRoots"], [layerTest, "Simulator.layerTest"]] as const) {
+        const error = thrown(() => make(options as never))
+        assert.instanceOf(error, InvalidArgument, `${name} ${field}`)
+        assert.strictEqual((error as InvalidArgument).field, field)
+        assert.include((error as InvalidArgument).message, `${field}: not an option of ${name}`)
+        if (meant !== undefined) assert.include((error as InvalidArgument).message, meant)
+        else assert.notInclude((error as InvalidArgument).message, "did you mean")
+      }
+    }
+    // port is layer's, ports layerRoots', host both listening layers'; the in-memory layer takes none of them
+    assert.strictEqual((thrown(() => layer({ port: 0, headerTimeout: "1 second" } as never)) as InvalidArgument).field, "headerTimeout")
+    assert.strictEqual((thrown(() => layerRoots({ port: 0 } as never)) as InvalidArgument).field, "port")
+    assert.include((thrown(() => layerRoots({ port: 0 } as never)) as InvalidArgument).message, "did you mean ports?")
+    assert.strictEqual((thrown(() => layer({ ports: {} } as never)) as InvalidArgument).field, "ports")
+    assert.strictEqual((thrown(() => layerTest({ host: "127.0.0.1" } as never)) as InvalidArgument).field, "host")
+    const strange = thrown(() => layer({ ["a\u001b[31m" + "x".repeat(100)]: 1 } as never)) as InvalidArgument
+    assert.match(strange.message, /^"a\\u001b\[31mx+": not an option of Simulator\.layer$/)
+    assert.isUndefined(thrown(() => layer({ port: 0, host: "127.0.0.1", seed: 1, headersTimeout: "1 second" })))
+    assert.isUndefined(thrown(() => layerRoots({ ports: { legacy: 0 }, host: "127.0.0.1", rateLimit: {} })))
+  })
+
+  it("a headersTimeout over the requestTimeout is an InvalidArgument naming headersTimeout, from every layer (the CLI's rule); the default is capped", () => {
+    for (const options of [{ headersTimeout: "5 seconds", requestTimeout: 100 }, { headersTimeout: "3 millis", requestTimeout: "1500 micros" }] as const) {
+      for (const make of [layer, layerRoots, layerTest]) {
+        const error = thrown(() => make(options))
+        assert.instanceOf(error, InvalidArgument, JSON.stringify(options))
+        assert.strictEqual((error as InvalidArgument).field, "headersTimeout")
+      }
+    }
+    assert.strictEqual(
+      (thrown(() => layer({ headersTimeout: "5 seconds", requestTimeout: 100 })) as InvalidArgument).message,
+      "headersTimeout: Expected at most requestTimeout (100 ms; 0 turns it off), got 5000 ms"
+    )
+    // equal, off or a request timeout off: taken
+    for (const options of [{ headersTimeout: 100, requestTimeout: 100 }, { headersTimeout: 0, requestTimeout: 100 }, { headersTimeout: "1 hour", requestTimeout: 0 }] as const) {
+      assert.isUndefined(thrown(() => layer(options)), JSON.stringify(options))
+    }
+    // the default head timeout (10 s) is at most a shorter request timeout: not an error, not over it
+    assert.deepStrictEqual(timeoutOptions(durations({ requestTimeout: "5 seconds" })), { headersTimeout: 5_000, requestTimeout: 5_000, connectionsCheckingInterval: 1_000 })
+    assert.deepStrictEqual(timeoutOptions(durations({ requestTimeout: 0 })), { headersTimeout: 10_000, requestTimeout: 0, connectionsCheckingInterval: 1_000 })
+    // the CLI applies the same rule to its flags
+    const flags = {
+      host: "127.0.0.1", clientId: "c", clientSecret: "s", redirectUris: [], retireV2AfterSunset: false,
+      v2Sunset: Option.none(), splitPorts: false, port: Option.none(), rootPorts: {}
+    }
+    assert.strictEqual(
+      usageIssue({ ...flags, headersTimeout: Option.some(5_000), requestTimeout: 100 }),
+      "--headers-timeout (5000 ms) must not exceed --request-timeout (100 ms)"
+    )
+    assert.isUndefined(usageIssue({ ...flags, headersTimeout: Option.none(), requestTimeout: 100 }))
   })
 
   it("a webhookSecret that is empty or over 1,024 characters is an InvalidArgument naming it, from every layer", () => {

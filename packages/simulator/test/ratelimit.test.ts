@@ -244,6 +244,33 @@ describe("request limits", () => {
       assert.isTrue(error?._tag === "Fail" && error.error instanceof RateLimitConfigError)
     }).pipe(Effect.provide(Loopback())))
 
+  it.effect("changing the limits starts every window afresh: maxInWindow counts the new windows only", () =>
+    Effect.gen(function*() {
+      const sim = yield* Simulator
+      const vehicleId = sim.data.vehicleIds[0]!
+      const headers = bearer((yield* userTokens({ userId: sim.data.connectionOf(vehicleId)!.userId })).access)
+      const odometer = () => get(sim.url, `/v2.0/vehicles/${vehicleId}/odometer`, headers)
+      const six = yield* Effect.all(Array.from({ length: 6 }, odometer), { concurrency: "unbounded" })
+      assert.deepStrictEqual(six.map((r) => r.status), [200, 200, 200, 200, 200, 200])
+      const before = (yield* call("GET", "/_simulator/usage")).json
+      assert.deepStrictEqual(before.vehicles, [{ vehicleId, accepted: 6, limited: 0, maxInWindow: 6 }])
+      const set = yield* call("PUT", "/_simulator/rate-limits", { json: { perVehicle: { limit: 3, window: "1 hour" } } })
+      assert.strictEqual(set.status, 200)
+      assert.strictEqual((yield* odometer()).status, 200)
+      const after = (yield* call("GET", "/_simulator/usage")).json
+      // the totals stay; the most in one window is of the windows since the change (never above the limit unrefused)
+      assert.deepStrictEqual(after.vehicles, [{ vehicleId, accepted: 7, limited: 0, maxInWindow: 1 }])
+      assert.deepStrictEqual(after.application, { accepted: 7, limited: 0, maxInWindow: 1 })
+      // the new window holds 3: two more, then a 429
+      assert.strictEqual((yield* odometer()).status, 200)
+      assert.strictEqual((yield* odometer()).status, 200)
+      assertLimited(yield* odometer(), VEHICLE_RATE_LIMITED, "3600")
+      assert.deepStrictEqual(usageOf(yield* sim.usage, vehicleId), { vehicleId, accepted: 9, limited: 1, maxInWindow: 3 })
+      // the in-process setter starts afresh too
+      yield* sim.setRateLimits({})
+      assert.deepStrictEqual((yield* sim.usage).application, { accepted: 9, limited: 1, maxInWindow: 0 })
+    }).pipe(Effect.provide(Loopback())))
+
   it.effect("a window is at most a day: longer is a 400 naming it (an InvalidArgument in-process); retry-after whole seconds", () =>
     Effect.gen(function*() {
       const sim = yield* Simulator

@@ -9,7 +9,7 @@ import { Option } from "effect"
 import { redirectUriRefusal } from "./redirectUris.ts"
 import { hostPort, zoneIdOf } from "./address.ts"
 import { isoDate } from "./isoDate.ts"
-import { sunsetIssue } from "./options.ts"
+import { headersTimeoutMillis, sunsetIssue } from "./options.ts"
 
 // what a terminal acts on: C0 and C1 controls, DEL (an escape sequence, a line
 // break), the bidirectional formatting characters (which reorder a line as
@@ -91,7 +91,8 @@ export interface CheckedFlags {
   readonly clientId: string
   readonly clientSecret: string
   readonly redirectUris: ReadonlyArray<string>
-  readonly headersTimeout: number
+  /** `--headers-timeout` when given (else the layers' default: at most `--request-timeout`). */
+  readonly headersTimeout: Option.Option<number>
   readonly requestTimeout: number
   readonly retireV2AfterSunset: boolean
   readonly v2Sunset: Option.Option<unknown>
@@ -124,8 +125,10 @@ export const usageIssue = (flags: CheckedFlags): string | undefined => {
     const refusal = redirectUriRefusal(uri)
     if (refusal !== undefined) return `--redirect-uri ${JSON.stringify(uri)} can match no redirect_uri: ${refusal}`
   }
-  if (flags.requestTimeout > 0 && flags.headersTimeout > flags.requestTimeout) {
-    return `--headers-timeout (${flags.headersTimeout} ms) must not exceed --request-timeout (${flags.requestTimeout} ms)`
+  // the layers' rule (`headersTimeoutMillis`): a head timeout given is at most the request timeout
+  const headersTimeout = Option.getOrUndefined(flags.headersTimeout)
+  if (headersTimeoutMillis(headersTimeout, flags.requestTimeout) === "exceeds") {
+    return `--headers-timeout (${headersTimeout} ms) must not exceed --request-timeout (${flags.requestTimeout} ms)`
   }
   if (flags.retireV2AfterSunset && Option.isNone(flags.v2Sunset)) {
     return "--retire-v2-after-sunset needs --v2-sunset, the removal date (the spec gives none)"

@@ -6,7 +6,7 @@
  * @internal
  */
 import { NodeHttpServer } from "@effect/platform-node"
-import { Duration, Effect } from "effect"
+import { Effect } from "effect"
 import type { Scope } from "effect"
 import type { HttpServerRequest, HttpServerResponse } from "effect/http"
 import { createServer } from "node:http"
@@ -17,22 +17,23 @@ import { hostPort } from "./address.ts"
 import type * as FastPath from "./fastPath.ts"
 import { harden } from "./harden.ts"
 import type { Durations } from "./options.ts"
+import { wholeMillis } from "./options.ts"
 
 /**
- * Node's server options for the request timeouts. A request whose head or
+ * Node's server options for the request timeouts (checked: the head's is at
+ * most the request's, `options.headersTimeoutMillis`). A request whose head or
  * whole self has not arrived in time is answered 408 by the client-error
  * path (`harden`). Node checks the connections every
  * `connectionsCheckingInterval`: a quarter of the shorter timeout, between
  * 25 ms and 1 s (Node's default, 30 s, would let a slow client hold a
- * connection up to 30 s past its timeout). 0 turns a timeout off; the head's
- * is capped by the request's; a timeout that is not whole milliseconds rounds
+ * connection up to 30 s past its timeout). 0 turns a timeout off (the head's
+ * is then the request's); a timeout that is not whole milliseconds rounds
  * up (`"500 micros"` is 1 ms, never 0, no limit).
  */
 export const timeoutOptions = (durations: Durations) => {
-  // Node counts whole milliseconds: a part of one rounds up (0 would be no limit)
-  const requestTimeout = Math.ceil(Duration.toMillis(durations.requestTimeout))
-  let headersTimeout = Math.ceil(Duration.toMillis(durations.headersTimeout))
-  if (requestTimeout > 0 && (headersTimeout === 0 || headersTimeout > requestTimeout)) headersTimeout = requestTimeout
+  const requestTimeout = wholeMillis(durations.requestTimeout)
+  let headersTimeout = wholeMillis(durations.headersTimeout)
+  if (requestTimeout > 0 && headersTimeout === 0) headersTimeout = requestTimeout
   const shortest = Math.min(...[headersTimeout, requestTimeout].filter((t) => t > 0), 4_000)
   return { headersTimeout, requestTimeout, connectionsCheckingInterval: Math.max(25, Math.min(1_000, Math.floor(shortest / 4))) }
 }

@@ -85,7 +85,7 @@ export const controlAnswer = (x: Exchange): Effect.Effect<Response> => {
   }
   return control(state, x.request, x.path, deliveries, usage).pipe(
     // an unexpected failure of a control route is the 500 envelope too, never the platform's empty 500
-    Effect.catchCause((cause) => Cause.hasInterruptsOnly(cause) ? Effect.failCause(cause) : failureResponse(cause, x.request, x.path)),
+    Effect.catchCause((cause) => Cause.hasInterruptsOnly(cause) ? Effect.failCause(cause) : failureResponse(cause, x.request, x.path, x.env)),
     Effect.flatMap((response) => finish(x, response))
   )
 }

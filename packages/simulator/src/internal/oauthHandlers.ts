@@ -14,9 +14,10 @@ import { HttpApiBuilder } from "effect/http-api"
 import { createHash, timingSafeEqual } from "node:crypto"
 import type { Dataset } from "../Data.ts"
 import { allPermissions } from "../Data.ts"
-import { Env, oauthError, oauthUnauthorized, redirectUriAllowed } from "../Env.ts"
+import { Env, oauthError, oauthUnauthorized } from "../Env.ts"
 import type { State } from "../State.ts"
-import { describable, parameterName, quoted } from "./oauthText.ts"
+import { consentTarget, errorRedirect, queryOf, repeatedParameter, withParams } from "./consent.ts"
+import { parameterName, quoted } from "./oauthText.ts"
 import { repeatedKey } from "./responses.ts"
 
 /** The permissions a consent asks for (absent: all), or the `invalid_scope` description of its scope. */
@@ -30,12 +31,6 @@ const parseScopes = (scope: string | undefined): { readonly scopes: Set<Permissi
   return unknown.length > 0
     ? { invalid: `Unknown permission: ${unknown.slice(0, 5).map(quoted).join(" ")}${unknown.length > 5 ? " ..." : ""}` }
     : { scopes: new Set(words.filter(isPermission)) }
-}
-
-const withParams = (uri: string, params: Record<string, string | undefined>) => {
-  const url = new URL(uri)
-  for (const [key, value] of Object.entries(params)) if (value !== undefined) url.searchParams.set(key, value)
-  return url.toString()
 }
 
 /** The user a consent is given for: `login_hint` (user id or external id), else the first user. */
@@ -128,28 +123,21 @@ const grantTokens = (state: State, payload: TokenRequest) =>
 /** @internal */
 export const OAuthLive = HttpApiBuilder.group(ServiceApi, "oauth", (handlers) =>
   handlers.handleAll({
-    authorize: ({ query }) =>
+    authorize: ({ query, request }) =>
       Effect.gen(function*() {
-        const { clientId, data, redirectUris, state } = yield* Env
-        if (query.client_id !== clientId) return yield* oauthError("unauthorized_client", "Unknown client_id")
-        // RFC 6749 4.1.2.1: never redirect to a URI the client has not registered.
-        if (!redirectUriAllowed(redirectUris, query.redirect_uri)) {
-          return yield* oauthError(
-            "invalid_request",
-            "redirect_uri is not registered for this client (registered: " + redirectUris.join(", ") + ")"
-          )
-        }
-        const userIndex = consentingUser(data, query.login_hint)
-        if (userIndex === -1) return yield* oauthError("invalid_request", "login_hint names no user")
+        const env = yield* Env
+        const params = queryOf(request.url)
+        // RFC 6749 4.1.2.1: an unknown client or a redirect URI not registered is told here, never redirected to
+        const target = consentTarget(params, env)
+        if (target._tag === "Refused") return yield* oauthError(target.error, target.description)
+        // every other error goes to the redirect URI, with the state
+        const repeated = repeatedParameter(params)
+        if (repeated !== undefined) return errorRedirect(target, "invalid_request", repeated)
+        const userIndex = consentingUser(env.data, query.login_hint)
+        if (userIndex === -1) return errorRedirect(target, "invalid_request", "login_hint names no user")
         const scope = parseScopes(query.scope)
-        if ("invalid" in scope) {
-          return HttpServerResponse.redirect(withParams(query.redirect_uri, {
-            error: "invalid_scope",
-            error_description: describable(scope.invalid),
-            state: query.state
-          }))
-        }
-        const code = state.issueCode({
+        if ("invalid" in scope) return errorRedirect(target, "invalid_scope", scope.invalid)
+        const code = env.state.issueCode({
           userIndex,
           scopes: scope.scopes,
           // `test` is the service's own spelling of `simulated`

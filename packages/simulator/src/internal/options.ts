@@ -13,6 +13,8 @@ import type { RateLimitOptions } from "../RateLimit.ts"
 import { RateLimitConfigError, resolveLimits } from "../RateLimit.ts"
 import { secretIssue } from "./deliveryPolicy.ts"
 import { DEPRECATION_EPOCH, epochOf, SUNSET_LIMIT } from "./sunset.ts"
+import { knownKeys } from "./optionKeys.ts"
+import type { OwnKey } from "./optionKeys.ts"
 import { redirectUriUsable } from "./redirectUris.ts"
 
 /** @internal */
@@ -47,16 +49,47 @@ export interface Durations {
   readonly requestTimeout: Duration.Duration
 }
 
-/** The durations of the options, checked; throws an `InvalidArgument` naming the first that is not a duration. */
+/** A timeout in Node's unit, whole milliseconds: a part of one rounds up (0 would be no limit). */
+export const wholeMillis = (timeout: Duration.Duration): number => Math.ceil(Duration.toMillis(timeout))
+
+/**
+ * The rule of the two request timeouts, the layers' and the CLI's, in whole
+ * milliseconds (0 turns one off): a head timeout that is `given` must not
+ * exceed the request timeout when that is on (`"exceeds"`); one not given is
+ * {@link DEFAULT_HEADERS_TIMEOUT}, at most the request timeout. The head
+ * timeout to use, or `"exceeds"`.
+ */
+export const headersTimeoutMillis = (given: number | undefined, requestMillis: number): number | "exceeds" => {
+  if (given === undefined) {
+    const fallback = wholeMillis(DEFAULT_HEADERS_TIMEOUT)
+    return requestMillis > 0 ? Math.min(fallback, requestMillis) : fallback
+  }
+  return requestMillis > 0 && given > requestMillis ? "exceeds" : given
+}
+
+/**
+ * The durations of the options, checked; throws an `InvalidArgument` naming
+ * the first that is not a duration, and `headersTimeout` when it exceeds
+ * `requestTimeout` ({@link headersTimeoutMillis}).
+ */
 export const durations = (options: {
   readonly latency?: Duration.Input | undefined
   readonly headersTimeout?: Duration.Input | undefined
   readonly requestTimeout?: Duration.Input | undefined
-} | undefined): Durations => ({
-  latency: duration("latency", options?.latency, Duration.zero),
-  headersTimeout: duration("headersTimeout", options?.headersTimeout, DEFAULT_HEADERS_TIMEOUT),
-  requestTimeout: duration("requestTimeout", options?.requestTimeout, DEFAULT_REQUEST_TIMEOUT)
-})
+} | undefined): Durations => {
+  const latency = duration("latency", options?.latency, Duration.zero)
+  const given = options?.headersTimeout === undefined ? undefined : duration("headersTimeout", options.headersTimeout, Duration.zero)
+  const requestTimeout = duration("requestTimeout", options?.requestTimeout, DEFAULT_REQUEST_TIMEOUT)
+  const requestMillis = wholeMillis(requestTimeout)
+  const headers = headersTimeoutMillis(given === undefined ? undefined : wholeMillis(given), requestMillis)
+  if (headers === "exceeds") {
+    throw new InvalidArgument({
+      field: "headersTimeout",
+      message: `headersTimeout: Expected at most requestTimeout (${requestMillis} ms; 0 turns it off), got ${wholeMillis(given!)} ms`
+    })
+  }
+  return { latency, headersTimeout: given ?? Duration.millis(headers), requestTimeout }
+}
 
 /**
  * The `webhookSecret` option, checked: absent (the default), or 1 to 1,024
@@ -152,27 +185,15 @@ const limits = (group: string, input: unknown, fields: ReadonlyArray<string>): v
   for (const field of fields) integerWithin(`${group}.${field}`, (input as Readonly<Record<string, unknown>>)[field], 1, Number.MAX_SAFE_INTEGER)
 }
 
-/** The options renamed to `Duration` inputs: a JavaScript caller that still gives one is told its new name. */
-const RENAMED: ReadonlyArray<readonly [string, string]> = [
-  ["latencyMillis", "latency"],
-  ["headersTimeoutMillis", "headersTimeout"],
-  ["requestTimeoutMillis", "requestTimeout"]
-]
-
 /**
  * The numbers of the options, with the CLI's bounds: `seed` a whole number,
  * the dataset counts 0 to {@link COUNT_MAX}, `failureRate` 0 to 1, `port`
  * and each of `ports` 0 to {@link PORT_MAX}, the `grantLimits` and
- * `controlLimits` counts at least 1; and none of the renamed
- * `*Millis` options. Else an `InvalidArgument` naming the option.
+ * `controlLimits` counts at least 1. Else an `InvalidArgument` naming the
+ * option.
  */
 export const numbers = (options: Readonly<Record<string, unknown>> | undefined): void => {
   if (options === undefined) return
-  for (const [old, renamed] of RENAMED) {
-    if (options[old] !== undefined) {
-      throw new InvalidArgument({ field: old, message: `${old} was renamed ${renamed} (a Duration input; a number is milliseconds)` })
-    }
-  }
   integerWithin("seed", options.seed, Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER)
   limits("grantLimits", options.grantLimits, ["codes", "tokens"])
   limits("controlLimits", options.controlLimits, ["webhooks", "vehicleErrors"])
@@ -238,7 +259,12 @@ const client = (options: {
   })
 }
 
-/** The checked options (see `SimulatorOptions`, the host: no zone id, and the ports); throws an `InvalidArgument` naming the first that is not valid. */
+/**
+ * The checked options of `constructor` (see `SimulatorOptions`, and its
+ * `own` keys: the host, no zone id, and the ports); throws an
+ * `InvalidArgument` naming the first key it does not take or the first
+ * option that is not valid.
+ */
 export const checked = (options: {
   readonly clientId?: string | undefined
   readonly clientSecret?: string | undefined
@@ -252,7 +278,8 @@ export const checked = (options: {
   readonly rateLimit?: RateLimitOptions | undefined
   readonly accessTokenLifetime?: Duration.Input | undefined
   readonly host?: string | undefined
-} | undefined): Checked => {
+} | undefined, constructor: string, own: ReadonlyArray<OwnKey>): Checked => {
+  knownKeys(options, constructor, own)
   checkedHost(options?.host)
   client(options)
   numbers(options as Readonly<Record<string, unknown>> | undefined)

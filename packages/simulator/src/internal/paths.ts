@@ -4,7 +4,7 @@
  *
  * @internal
  */
-import { AuthorizeQuery, ConnectionsQuery, LegacyVehiclesQuery, ServiceApi, SubscriptionsQuery } from "@connected-vehicle/schema/Api"
+import { ConnectionsQuery, LegacyVehiclesQuery, ServiceApi, SubscriptionsQuery } from "@connected-vehicle/schema/Api"
 import type { Root } from "../App.ts"
 
 /** The path of a request target as the router reads it: without an origin, cut at `?`, `;` or `#` (find-my-way's rule). */
@@ -85,26 +85,20 @@ const listQueryKeys: ReadonlyMap<string, ReadonlyArray<string>> = new Map([
 
 const signalsList = /^\/v3\/vehicles\/[^/]+\/signals$/
 
-const authorizeKeys = Object.keys(AuthorizeQuery.fields)
-
 /**
- * A list request with an unknown, empty or repeated query parameter, or a
- * consent request with a repeated one: the 400 detail, else undefined.
+ * A list request with an unknown, empty or repeated query parameter: the 400
+ * detail, else undefined (a consent's repeated one: see `consent.ts`).
  */
 export const queryProblem = (method: string, path: string, url: string): string | undefined => {
   if (method !== "GET") return undefined
   const q = url.indexOf("?")
   if (q === -1) return undefined
   const list = listQueryKeys.get(path) ?? (signalsList.test(path) ? paging : undefined)
-  const single = list ?? (path === "/oauth/authorize" ? authorizeKeys : undefined)
-  if (single === undefined) return undefined
+  if (list === undefined) return undefined
   const seen = new Set<string>()
   for (const [key, value] of new URLSearchParams(url.slice(q + 1))) {
-    if (list !== undefined && !list.includes(key)) {
-      return `Unknown query parameter ${JSON.stringify(key)}; this list accepts ${list.join(", ")}`
-    }
-    if (list !== undefined && value === "") return `Query parameter ${key} must not be empty`
-    if (!single.includes(key)) continue
+    if (!list.includes(key)) return `Unknown query parameter ${JSON.stringify(key)}; this list accepts ${list.join(", ")}`
+    if (value === "") return `Query parameter ${key} must not be empty`
     if (seen.has(key)) return `Query parameter ${key} is repeated; send it once`
     seen.add(key)
   }

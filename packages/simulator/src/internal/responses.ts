@@ -12,6 +12,8 @@ import { HttpServerError, HttpServerResponse, UrlParams } from "effect/http"
 import type { HttpServerRequest } from "effect/http"
 import { HttpApiError } from "effect/http-api"
 import { envelope } from "../Env.ts"
+import type { ConsentClient } from "./consent.ts"
+import { consentTarget, errorRedirect, queryError, queryOf } from "./consent.ts"
 import { MAX_BODY_BYTES } from "./headers.ts"
 import { describable, parameterName, quoted } from "./oauthText.ts"
 import { allowedMethods } from "./paths.ts"
@@ -90,13 +92,17 @@ export const repeatedKey = (params: Iterable<readonly [string, unknown]>): strin
   return undefined
 }
 
-/** RFC 6749 4.1.2.1: a consent query of another `response_type` (no redirect: see the README). */
-const authorizeProblem = (url: string, detail: string) => {
-  const q = url.indexOf("?")
-  const responseType = q === -1 ? null : new URLSearchParams(url.slice(q + 1)).get("response_type")
-  return responseType !== null && responseType !== "" && responseType !== "code"
-    ? oauthResponse(400, "unsupported_response_type", `Unsupported response_type ${quoted(responseType)}; accepted: code`)
-    : oauthResponse(400, "invalid_request", detail)
+/**
+ * RFC 6749 4.1.2.1: the answer to a consent query the contract refused: a 400
+ * when its client or redirect URI is not known valid, else the redirect with
+ * the error.
+ */
+const authorizeProblem = (url: string, detail: string, client: ConsentClient) => {
+  const params = queryOf(url)
+  const target = consentTarget(params, client)
+  if (target._tag === "Refused") return oauthResponse(400, target.error, target.description)
+  const { description, error } = queryError(params, detail)
+  return errorRedirect(target, error, description)
 }
 
 /** The answer to a `Payload` schema error: a batch without paths gets its own detail. */
@@ -112,11 +118,15 @@ const payloadProblem = (request: HttpServerRequest.HttpServerRequest, detail: st
     Effect.orElseSucceed(() => envelopeResponse(400, envelope(400, detail)))
   )
 
-/** The response of a failed request: envelope, or OAuth body under /oauth. */
+/**
+ * The response of a failed request: envelope, or OAuth body under /oauth (a
+ * consent's error redirected once `client` says its target is known valid).
+ */
 export const failureResponse = (
   cause: Cause.Cause<unknown>,
   request: HttpServerRequest.HttpServerRequest,
-  path: string
+  path: string,
+  client: ConsentClient
 ): Effect.Effect<HttpServerResponse.HttpServerResponse> => {
   const error = Cause.squash(cause)
   const oauth = isOAuthPath(path)
@@ -152,7 +162,7 @@ export const failureResponse = (
         Effect.orElseSucceed(() => oauthResponse(400, "invalid_request", detail))
       )
     }
-    if (error.kind === "Query" && path === "/oauth/authorize") return Effect.succeed(authorizeProblem(request.url, detail))
+    if (error.kind === "Query" && path === "/oauth/authorize") return Effect.succeed(authorizeProblem(request.url, detail, client))
     if (error.kind === "Headers" && path === "/oauth/token") {
       return Effect.succeed(oauthResponse(401, "invalid_client", "Authorization header with the Basic client credential is required"))
     }

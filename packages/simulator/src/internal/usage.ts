@@ -26,6 +26,13 @@ class Counter {
   windowStart = Number.NEGATIVE_INFINITY
   inWindow = 0
 
+  /** Starts afresh: no current window, and `maxInWindow` measures the windows from now on. */
+  restart(): void {
+    this.windowStart = Number.NEGATIVE_INFINITY
+    this.inWindow = 0
+    this.maxInWindow = 0
+  }
+
   /** Moves to the window of `now`. */
   roll(now: number, windowMillis: number): void {
     const start = Math.floor(now / windowMillis) * windowMillis
@@ -103,12 +110,15 @@ export class Usage {
     this.limits = millisLimits(limits)
   }
 
-  /** Replaces the limits; every window starts afresh. */
+  /**
+   * Replaces the limits; every window starts afresh (empty, and `maxInWindow`
+   * back to 0: it measures the windows of the new limits only). The totals stay.
+   */
   setLimits(limits: UsageSnapshot["limits"]): void {
     this.resolved = limits
     this.limits = millisLimits(limits)
-    for (const counter of this.vehicles.values()) counter.windowStart = Number.NEGATIVE_INFINITY
-    this.application.windowStart = Number.NEGATIVE_INFINITY
+    for (const counter of this.vehicles.values()) counter.restart()
+    this.application.restart()
   }
 
   currentLimits(): UsageSnapshot["limits"] {
