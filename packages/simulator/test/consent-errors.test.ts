@@ -82,4 +82,23 @@ layer(Loopback)("consent errors (RFC 6749 4.1.2.1)", (it) => {
         else assert.match(reply.json.error_description, /^redirect_uri is not registered for this client/, query)
       }
     }))
+
+  it.effect("a redirect_uri no client can register is refused with the rule's reason, not as unregistered", () =>
+    Effect.gen(function*() {
+      const sim = yield* Simulator
+      const cases = [
+        ["http://127.0.0.1:1/cb#frag", "without a fragment"],
+        ["JaVaScRiPt:alert(1)", "not a javascript:"],
+        ["https:app.example/cb", "scheme://host"]
+      ] as const
+      for (const [given, reason] of cases) {
+        const reply = yield* call("GET", `/oauth/authorize?response_type=code&client_id=${sim.clientId}&redirect_uri=${encodeURIComponent(given)}&state=s`)
+        assert.strictEqual(reply.status, 400, given)
+        assert.isUndefined(reply.headers["location"], given)
+        assert.strictEqual(reply.json.error, "invalid_request", given)
+        assert.match(reply.json.error_description, /^redirect_uri can be no redirect URI: Expected /, given)
+        assert.include(reply.json.error_description, reason, given)
+      }
+    }))
 })
+

@@ -8,6 +8,7 @@
  * @internal
  */
 import { AuthorizeQuery } from "@connected-vehicle/schema/Api"
+import { redirectUriIssue } from "@connected-vehicle/schema/OAuth"
 import { HttpServerResponse } from "effect/http"
 import { redirectUriAllowed } from "../Env.ts"
 import { describable, quoted } from "./oauthText.ts"
@@ -35,7 +36,8 @@ export const queryOf = (url: string): URLSearchParams => {
 
 /**
  * The target of a consent's errors: `Refused` when `client_id` or
- * `redirect_uri` is missing, repeated, not the client's or not registered
+ * `redirect_uri` is missing, repeated, not the client's, not a redirect URI
+ * at all (`redirectUriIssue`: said why) or not registered
  * (the cases RFC 6749 section 4.1.2.1 keeps from the redirect), else the
  * redirect URI with the `state` the request sent (once; a repeated `state`
  * is not echoed).
@@ -48,6 +50,9 @@ export const consentTarget = (params: URLSearchParams, client: ConsentClient): C
   const uris = params.getAll("redirect_uri")
   if (uris.length === 0) return refused("invalid_request", "redirect_uri is required")
   if (uris.length > 1) return refused("invalid_request", repeated("redirect_uri"))
+  // a URI no client can register (the SDK's one rule) says why, not that this client did not
+  const issue = redirectUriIssue(uris[0]!)
+  if (issue !== undefined) return refused("invalid_request", `redirect_uri can be no redirect URI: ${issue}`)
   if (!redirectUriAllowed(client.redirectUris, uris[0]!)) {
     return refused(
       "invalid_request",

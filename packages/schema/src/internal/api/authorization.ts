@@ -67,7 +67,7 @@ export class OAuthGroup extends HttpApiGroup.make("oauth").add(
   }).annotate(
     OpenApi.Transform,
     responseHeaders({
-      "302": { location: { description: "redirect_uri with code and state, or with error=invalid_scope", required: true } }
+      "302": { location: { description: "redirect_uri with code and state, or with error, error_description and state (RFC 6749 section 4.1.2.1)", required: true } }
     })
   ),
   HttpApiEndpoint.post("token", "/oauth/token", {
