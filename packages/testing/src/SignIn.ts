@@ -67,8 +67,14 @@ export const authorizationCode = (
       Effect.provideService(FetchHttpClient.RequestInit, { redirect: "manual" }),
       Effect.orDie
     )
-    const code = new URL(response.headers["location"] ?? "", origin).searchParams.get("code")
-    if (code === null) return yield* Effect.die(`the simulator refused consent for ${userId}: ${response.status}`)
+    const answer = new URL(response.headers["location"] ?? "", origin).searchParams
+    const code = answer.get("code")
+    if (code === null) {
+      // a redirect with an OAuth error says which (RFC 6749 section 4.1.2.1); a 400 its status
+      const error = answer.get("error")
+      const why = error === null ? `${response.status}` : `${response.status} ${error}: ${answer.get("error_description") ?? ""}`
+      return yield* Effect.die(`the simulator refused consent for ${userId}: ${why}`)
+    }
     return code
   })
 

@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Redacted } from "effect"
+import { Cause, Effect, Exit, Redacted } from "effect"
 import { FetchHttpClient } from "effect/http"
 import { CompatibilityApi } from "@connected-vehicle/schema/Api"
 import { Simulator } from "@connected-vehicle/simulator/Simulator"
@@ -37,6 +37,8 @@ describe("Loopback", () => {
   it.live("SignIn.authorizationCode dies when the simulator refuses the consent", () =>
     Effect.gen(function*() {
       const exit = yield* Effect.exit(SignIn.authorizationCode("no-such-user"))
-      assert.isTrue(exit._tag === "Failure")
+      assert.isTrue(Exit.isFailure(exit))
+      // the redirect's OAuth error is said, not only its status
+      if (Exit.isFailure(exit)) assert.match(String(Cause.squash(exit.cause)), /refused consent for no-such-user: 302 \w+: \S/)
     }).pipe(Effect.provide(Loopback.layer())))
 })
