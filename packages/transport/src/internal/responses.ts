@@ -374,9 +374,9 @@ export interface ErrorSource {
  * gateway's on the service's endpoints, unreadable: see {@link unreadable})
  * leaves it to the status ({@link ofStatus}). Each keeps the `Retry-After`
  * delay of `ctx` (read from the head before the body, so that a body that
- * fails to arrive keeps it too). The request's secrets are taken out of the
- * body in every form a server may echo them in, and out of each string of
- * its JSON once decoded.
+ * fails to arrive keeps it too). The request's secrets are taken out of
+ * each string the error keeps of the body (the envelope's, the OAuth
+ * error's, once decoded), in every form a server may echo them in.
  *
  * @internal
  */
@@ -390,11 +390,13 @@ export const decodeError = (
     (text) => {
       if (text === undefined) return ofStatus(ctx, notUtf8(response))
       // a credential the server echoed, in any form, never reaches an error: the body is parsed as it
-      // came (scrubbing its text first could break its JSON), then every string of it scrubbed; nothing
-      // else of the body is shown
-      const json = scrubber(source.secrets).json(jsonOf(text))
-      const oauth = source.authorizationServer ? decodeOAuth(json) : Option.none()
-      const envelope = Option.isSome(oauth) ? Option.none() : decodeEnvelope(json)
+      // came (scrubbing its text first could break its JSON) and decoded, then every string of what the
+      // error keeps of it (the envelope's items, the OAuth error) scrubbed; nothing else of the body is
+      // kept, so nothing else of it is scrubbed (a body of many strings echoing a secret costs nothing more)
+      const json = jsonOf(text)
+      const scrub = scrubber(source.secrets)
+      const oauth = Option.map(source.authorizationServer ? decodeOAuth(json) : Option.none(), (body) => scrub.json(body) as typeof body)
+      const envelope = Option.isSome(oauth) ? Option.none() : Option.map(decodeEnvelope(json), (body) => scrub.json(body) as typeof body)
       if (Option.isSome(envelope)) return fail(fromEnvelope(envelope.value, ctx))
       const note = text.trim() === "" ? "the body is empty" : json === undefined ? notJson(response, text) : "the body is JSON that is not the error envelope"
       if (ctx.status === 429) return fail(rateLimit(ctx, oauth, Option.isSome(oauth) ? "the body is an OAuth error" : note))
