@@ -445,14 +445,21 @@ const rateLimit = (ctx: Ctx, oauth: Option.Option<OAuthErrorBody>, note: string)
 }
 
 /**
- * The `location` of a response, without credentials, when it sent one.
+ * The `location` of a response, without credentials, when it sent one: the
+ * request's own secrets out of it too, in any form (a redirect that carries
+ * the bearer on), from the header as it came (a URL parser rewrites it: a
+ * `\/` becomes `//`, a host is lower-cased, so that a secret would no longer
+ * be found in it), then its user info removed and credential-like
+ * parameters redacted, then once more (what the parser decoded).
  *
  * @internal
  */
 export const locationOf = (response: HttpClientResponse.HttpClientResponse): { readonly location?: string } => {
   const location = response.headers["location"]
-  // the request's own secrets out of it too, in any form (a redirect that carries the bearer on)
-  return location === undefined || location === "" ? {} : { location: scrubber(secretsOf(response.request)).text(withoutCredentials(location)) }
+  if (location === undefined || location === "") return {}
+  const scrub = scrubber(secretsOf(response.request))
+  // `<redacted>` as the parser percent-encodes it in a path, a query or a fragment, read back
+  return { location: scrub.text(withoutCredentials(scrub.text(location)).replace(/%3Credacted%3E/gi, "<redacted>")) }
 }
 
 /**
