@@ -21,6 +21,7 @@
  */
 import { Duration, Predicate, Schema } from "effect"
 import { isRetryableStatus, ServiceReason } from "@connected-vehicle/schema/ServiceReason"
+import { escapeControls } from "./internal/controls.ts"
 import { withoutCredentials } from "./internal/url.ts"
 
 const context = {
@@ -425,8 +426,15 @@ export class ConnectedVehicleError extends Schema.TaggedError<ConnectedVehicleEr
   get requestId(): string | undefined {
     return "requestId" in this.reason ? this.reason.requestId : undefined
   }
+  /**
+   * The reason's message, every character a terminal acts on in it (C0 and
+   * C1 controls, DEL, bidirectional formatting: a server's text may hold
+   * them) written as an escape (`\u001b`, `\n`), so that a message logged to
+   * a terminal sets no color and reorders nothing; the reason's fields keep
+   * the text as the server sent it.
+   */
   override get message(): string {
-    return this.reason.message
+    return escapeControls(this.reason.message)
   }
 }
 

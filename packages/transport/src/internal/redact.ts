@@ -128,7 +128,10 @@ export interface Scrubber {
    * `json`, a body's value as parsed (before any scrubbing of its text),
    * with every string in it (value or key) scrubbed: its escapes (`\u002f`,
    * `\/`...) read, so that any spelling of a secret is caught. Changed in
-   * place.
+   * place. Its strings share one budget of tracing ({@link TRACE_BUDGET}):
+   * past it, a string that holds a secret as written is withheld whole, so
+   * that a body echoing a secret in many strings costs time in proportion
+   * to its length.
    */
   readonly json: (json: unknown) => unknown
 }
@@ -144,7 +147,8 @@ const none: Scrubber = { text: (text) => text, json: (json) => json }
  * holds one is cut, at the union of both: every spelling as written and,
  * traced back to the text, every key in its normal form (so a secret
  * overlapping another one found as written is hidden whole), then
- * normalized; such a text over 256 KiB is withheld whole.
+ * normalized; such a text over 256 KiB is withheld whole, and so is one
+ * of a body's strings past the body's budget (`json`).
  *
  * @internal
  */
@@ -155,7 +159,7 @@ export const scrubber = (secrets: ReadonlyArray<string>): Scrubber => {
   const raw = [...new Set(secrets.flatMap(spellingsOf).filter(strong))].sort((a, b) => b.length - a.length)
   // normalizing never lengthens a text: one shorter than every key and every spelling holds none
   const shortest = Math.min(keys.at(-1)!.length, raw.at(-1)!.length)
-  const text = (value: string) => {
+  const text = (value: string, budget?: Budget) => {
     if (value.length < shortest) return value
     if (!raw.some((spelling) => value.includes(spelling))) {
       const normal = normalize(value)
@@ -164,19 +168,51 @@ export const scrubber = (secrets: ReadonlyArray<string>): Scrubber => {
     // a spelling as written: cut it and every key of the normal form, traced back to the text; a text
     // past the budget is withheld whole (tracing it costs too much, and a cut inside it could split a
     // secret spelled otherwise beside one found as written)
-    if (value.length > TRACE_BUDGET) return "<redacted>"
+    if (value.length > TRACE_BUDGET || !spend(budget, value.length)) return "<redacted>"
     const traced = normalizeTraced(value)
     const spans = spansOf(value, raw)
     for (const [start, end] of spansOf(traced.text, keys)) spans.push([traced.from[start]!, traced.to[end - 1]!])
     const normal = normalize(redacted(value, spans))
     return redacted(normal, spansOf(normal, keys))
   }
-  return { text, json: (json) => scrubStrings(json, text) }
+  return {
+    text: (value) => text(value),
+    json: (json) => {
+      const budget: Budget = { left: TRACE_BUDGET }
+      return scrubStrings(json, (value) => text(value, budget))
+    }
+  }
+}
+
+/** What is left of the tracing a body's strings share ({@link TRACE_BUDGET}). */
+interface Budget {
+  left: number
 }
 
 /**
+ * Whether a text of `length` may be traced within `budget` (none: a text
+ * alone, bounded by its length), taking its cost from it: its length, plus
+ * {@link TRACE_COST} for the text itself.
+ */
+const spend = (budget: Budget | undefined, length: number): boolean => {
+  if (budget === undefined) return true
+  const cost = length + TRACE_COST
+  if (cost > budget.left) return false
+  budget.left -= cost
+  return true
+}
+
+/**
+ * The cost of tracing a text besides its characters (its setting up: some
+ * microseconds, as much as some dozens of characters), so that many short
+ * strings that each hold a secret spend a body's budget as one long text would.
+ */
+const TRACE_COST = 64
+
+/**
  * The longest text the scrubber traces back ({@link scrubber}: one that
- * holds a secret as written: 256 KiB); a longer one is withheld whole (`<redacted>`:
+ * holds a secret as written: 256 KiB), and the budget of tracing a body's
+ * strings share (`json`); a longer one, or one past the budget, is withheld whole (`<redacted>`:
  * more than the secret, never less), so that a hostile body echoing a
  * secret costs time in proportion to a bounded length.
  */
@@ -206,7 +242,11 @@ const redacted = (text: string, spans: Array<readonly [number, number]>): string
   return out + text.slice(from)
 }
 
-/** Every string of a JSON value (values and keys) through `scrub`, in place, without recursion (any depth). */
+/**
+ * Every string of a JSON value (values and keys) through `scrub`, in place,
+ * without recursion (any depth), in the order the body writes them (the
+ * first of an envelope's items, which an error shows, before the others).
+ */
 const scrubStrings = (json: unknown, scrub: (text: string) => string): unknown => {
   if (typeof json === "string") return scrub(json)
   const pending: Array<unknown> = [json]
@@ -215,16 +255,18 @@ const scrubStrings = (json: unknown, scrub: (text: string) => string): unknown =
     if (typeof node !== "object" || node === null) continue
     const record = node as Record<string, unknown>
     const keyed = !Array.isArray(node)
+    const inner: Array<unknown> = []
     for (const key of Object.keys(record)) {
       const value = record[key]
       if (typeof value === "string") record[key] = scrub(value)
-      else if (typeof value === "object" && value !== null) pending.push(value)
+      else if (typeof value === "object" && value !== null) inner.push(value)
       const scrubbed = keyed ? scrub(key) : key
       if (scrubbed !== key) {
         Object.defineProperty(record, scrubbed, { value: record[key], enumerable: true, writable: true, configurable: true })
         delete record[key]
       }
     }
+    for (let k = inner.length - 1; k >= 0; k--) pending.push(inner[k])
   }
   return json
 }

@@ -374,9 +374,9 @@ export interface ErrorSource {
  * gateway's on the service's endpoints, unreadable: see {@link unreadable})
  * leaves it to the status ({@link ofStatus}). Each keeps the `Retry-After`
  * delay of `ctx` (read from the head before the body, so that a body that
- * fails to arrive keeps it too). The request's secrets are taken out of the
- * body in every form a server may echo them in, and out of each string of
- * its JSON once decoded.
+ * fails to arrive keeps it too). The request's secrets are taken out of
+ * each string the error keeps of the body (the envelope's, the OAuth
+ * error's, once decoded), in every form a server may echo them in.
  *
  * @internal
  */
@@ -390,11 +390,13 @@ export const decodeError = (
     (text) => {
       if (text === undefined) return ofStatus(ctx, notUtf8(response))
       // a credential the server echoed, in any form, never reaches an error: the body is parsed as it
-      // came (scrubbing its text first could break its JSON), then every string of it scrubbed; nothing
-      // else of the body is shown
-      const json = scrubber(source.secrets).json(jsonOf(text))
-      const oauth = source.authorizationServer ? decodeOAuth(json) : Option.none()
-      const envelope = Option.isSome(oauth) ? Option.none() : decodeEnvelope(json)
+      // came (scrubbing its text first could break its JSON) and decoded, then every string of what the
+      // error keeps of it (the envelope's items, the OAuth error) scrubbed; nothing else of the body is
+      // kept, so nothing else of it is scrubbed (a body of many strings echoing a secret costs nothing more)
+      const json = jsonOf(text)
+      const scrub = scrubber(source.secrets)
+      const oauth = Option.map(source.authorizationServer ? decodeOAuth(json) : Option.none(), (body) => scrub.json(body) as typeof body)
+      const envelope = Option.isSome(oauth) ? Option.none() : Option.map(decodeEnvelope(json), (body) => scrub.json(body) as typeof body)
       if (Option.isSome(envelope)) return fail(fromEnvelope(envelope.value, ctx))
       const note = text.trim() === "" ? "the body is empty" : json === undefined ? notJson(response, text) : "the body is JSON that is not the error envelope"
       if (ctx.status === 429) return fail(rateLimit(ctx, oauth, Option.isSome(oauth) ? "the body is an OAuth error" : note))
@@ -443,14 +445,21 @@ const rateLimit = (ctx: Ctx, oauth: Option.Option<OAuthErrorBody>, note: string)
 }
 
 /**
- * The `location` of a response, without credentials, when it sent one.
+ * The `location` of a response, without credentials, when it sent one: the
+ * request's own secrets out of it too, in any form (a redirect that carries
+ * the bearer on), from the header as it came (a URL parser rewrites it: a
+ * `\/` becomes `//`, a host is lower-cased, so that a secret would no longer
+ * be found in it), then its user info removed and credential-like
+ * parameters redacted, then once more (what the parser decoded).
  *
  * @internal
  */
 export const locationOf = (response: HttpClientResponse.HttpClientResponse): { readonly location?: string } => {
   const location = response.headers["location"]
-  // the request's own secrets out of it too, in any form (a redirect that carries the bearer on)
-  return location === undefined || location === "" ? {} : { location: scrubber(secretsOf(response.request)).text(withoutCredentials(location)) }
+  if (location === undefined || location === "") return {}
+  const scrub = scrubber(secretsOf(response.request))
+  // `<redacted>` as the parser percent-encodes it in a path, a query or a fragment, read back
+  return { location: scrub.text(withoutCredentials(scrub.text(location)).replace(/%3Credacted%3E/gi, "<redacted>")) }
 }
 
 /**
