@@ -160,6 +160,26 @@ const RENAMED: ReadonlyArray<readonly [string, string]> = [
 ]
 
 /**
+ * Refuses a field of `input` renamed to a `Duration` input (`renamed`, pairs
+ * of old and new names) with an `InvalidArgument` naming the new name;
+ * `prefix` is put before both names (`faults[0].`).
+ */
+export const refuseRenamed = (
+  input: Readonly<Record<string, unknown>>,
+  renamed: ReadonlyArray<readonly [string, string]>,
+  prefix = ""
+): void => {
+  for (const [old, name] of renamed) {
+    if (input[old] !== undefined) {
+      throw new InvalidArgument({
+        field: `${prefix}${old}`,
+        message: `${prefix}${old} was renamed ${prefix}${name} (a Duration input; a number is milliseconds)`
+      })
+    }
+  }
+}
+
+/**
  * The numbers of the options, with the CLI's bounds: `seed` a whole number,
  * the dataset counts 0 to {@link COUNT_MAX}, `failureRate` 0 to 1, `port`
  * and each of `ports` 0 to {@link PORT_MAX}, the `grantLimits` and
@@ -168,11 +188,7 @@ const RENAMED: ReadonlyArray<readonly [string, string]> = [
  */
 export const numbers = (options: Readonly<Record<string, unknown>> | undefined): void => {
   if (options === undefined) return
-  for (const [old, renamed] of RENAMED) {
-    if (options[old] !== undefined) {
-      throw new InvalidArgument({ field: old, message: `${old} was renamed ${renamed} (a Duration input; a number is milliseconds)` })
-    }
-  }
+  refuseRenamed(options, RENAMED)
   integerWithin("seed", options.seed, Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER)
   limits("grantLimits", options.grantLimits, ["codes", "tokens"])
   limits("controlLimits", options.controlLimits, ["webhooks", "vehicleErrors"])
