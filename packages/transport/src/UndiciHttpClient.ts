@@ -145,60 +145,7 @@ export const make = (dispatcher: Dispatcher, given?: Options): HttpClient.HttpCl
   const configured = count("maxResponseBytes", options?.maxResponseBytes, defaultMaxResponseBytes, true)
   // the dispatcher's own limit applies: checked only, as `layer` checks it
   count("connections", options?.connections, defaultConnections)
-  // `given`: the request the client was given, when Effect's client span sends another (with its trace context)
-  const send = (
-    request: HttpClientRequest.HttpClientRequest,
-    target: Target,
-    fiber: Fiber.Fiber<unknown, unknown>,
-    given: HttpClientRequest.HttpClientRequest = request
-  ) => {
-    const body = bodyOf(request)
-    if (body === undefined) {
-      return Effect.fail(
-        new HttpClientError.HttpClientError({
-          reason: new HttpClientError.EncodeError({ request, description: `a ${request.body._tag} body is not supported by this client` })
-        })
-      )
-    }
-    const limit = limitOf(fiber.getRef(MaxResponseBytes), configured)
-    if (limit instanceof InvalidArgument) {
-      return Effect.fail(new HttpClientError.HttpClientError({ reason: new HttpClientError.EncodeError({ request, description: limit.message, cause: limit }) }))
-    }
-    return Effect.callback<HttpClientResponse.HttpClientResponse, HttpClientError.HttpClientError>((resume) => {
-      const exchange: Exchange = new Exchange(
-        limit,
-        (status, headers) => resume(Effect.succeed(new ExchangeResponse(request, target.href, status, headers, exchange))),
-        (cause) =>
-          resume(Effect.fail(
-            // a request undici refuses to build (a header value it cannot send): nothing sent, and
-            // sending it again cannot help (an `InvalidRequest` to the transport, not a connection failure)
-            exchange.controller === undefined && isInvalidArgument(cause)
-              ? new HttpClientError.HttpClientError({ reason: new HttpClientError.EncodeError({ request, description: cause.message, cause }) })
-              : new HttpClientError.HttpClientError({
-                reason: new HttpClientError.TransportError({
-                  request,
-                  // before undici's `onRequestStart` (the request on a connected socket), nothing was written;
-                  // after it, the request may have been, whatever the error (a retry interceptor's failed reconnect)
-                  cause: exchange.controller === undefined ? new RequestNotSent(cause) : isNotSent(cause) ? new RequestMaybeSent(cause) : cause,
-                  description: cause.message
-                })
-              })
-          )),
-        given
-      )
-      try {
-        dispatcher.dispatch({ origin: target.origin, path: target.path, method: request.method as Dispatcher.HttpMethod, headers: request.headers, body }, exchange)
-      } catch (cause) {
-        exchange.onResponseError(undefined as never, cause instanceof Error ? cause : new Error(String(cause)))
-      }
-      // interrupted: the exchange is aborted (its signal is not needed); before undici's
-      // `onRequestStart`, nothing of the request was written
-      return Effect.sync(() => {
-        if (exchange.controller === undefined) markNotSent(given)
-        exchange.abort()
-      })
-    })
-  }
+  const send = sendWith(dispatcher, configured)
   // with tracing: Effect's own client span around the same exchange (the response it wraps it in reads the
   // exchange's, strict UTF-8 too: marked so)
   const traced = (given: HttpClientRequest.HttpClientRequest) =>
@@ -267,6 +214,78 @@ const layerWith = (options: Options | undefined, connections: number): Layer.Lay
   )
 
 const defaultLayer = layerWith(undefined, defaultConnections)
+
+/**
+ * The request's exchange on `dispatcher`, its size limit the fiber's
+ * {@link MaxResponseBytes} or `configured`; `given`: the request the client
+ * was given, when Effect's client span sends another (with its trace context).
+ */
+const sendWith = (dispatcher: Dispatcher, configured: number) =>
+(
+  request: HttpClientRequest.HttpClientRequest,
+  target: Target,
+  fiber: Fiber.Fiber<unknown, unknown>,
+  given: HttpClientRequest.HttpClientRequest = request
+): Effect.Effect<HttpClientResponse.HttpClientResponse, HttpClientError.HttpClientError> => {
+  const body = bodyOf(request)
+  if (body === undefined) {
+    return Effect.fail(
+      new HttpClientError.HttpClientError({
+        reason: new HttpClientError.EncodeError({ request, description: `a ${request.body._tag} body is not supported by this client` })
+      })
+    )
+  }
+  const limit = limitOf(fiber.getRef(MaxResponseBytes), configured)
+  if (limit instanceof InvalidArgument) {
+    return Effect.fail(new HttpClientError.HttpClientError({ reason: new HttpClientError.EncodeError({ request, description: limit.message, cause: limit }) }))
+  }
+  return exchangeOn(dispatcher, request, target, body, limit, given)
+}
+
+/** One `dispatch` of the request, answered when its head arrives; interrupted, the exchange is aborted. */
+const exchangeOn = (
+  dispatcher: Dispatcher,
+  request: HttpClientRequest.HttpClientRequest,
+  target: Target,
+  body: string | Uint8Array | null,
+  limit: number,
+  given: HttpClientRequest.HttpClientRequest
+) =>
+  Effect.callback<HttpClientResponse.HttpClientResponse, HttpClientError.HttpClientError>((resume) => {
+    const exchange: Exchange = new Exchange(
+      limit,
+      (status, headers) => resume(Effect.succeed(new ExchangeResponse(request, target.href, status, headers, exchange))),
+      (cause) => resume(Effect.fail(failureOf(request, exchange, cause))),
+      given
+    )
+    try {
+      dispatcher.dispatch({ origin: target.origin, path: target.path, method: request.method as Dispatcher.HttpMethod, headers: request.headers, body }, exchange)
+    } catch (cause) {
+      exchange.onResponseError(undefined as never, cause instanceof Error ? cause : new Error(String(cause)))
+    }
+    // interrupted: the exchange is aborted (its signal is not needed); before undici's
+    // `onRequestStart`, nothing of the request was written
+    return Effect.sync(() => {
+      if (exchange.controller === undefined) markNotSent(given)
+      exchange.abort()
+    })
+  })
+
+/** The error of an exchange that failed before its head. */
+const failureOf = (request: HttpClientRequest.HttpClientRequest, exchange: Exchange, cause: Error): HttpClientError.HttpClientError =>
+  // a request undici refuses to build (a header value it cannot send): nothing sent, and
+  // sending it again cannot help (an `InvalidRequest` to the transport, not a connection failure)
+  exchange.controller === undefined && isInvalidArgument(cause)
+    ? new HttpClientError.HttpClientError({ reason: new HttpClientError.EncodeError({ request, description: cause.message, cause }) })
+    : new HttpClientError.HttpClientError({
+      reason: new HttpClientError.TransportError({
+        request,
+        // before undici's `onRequestStart` (the request on a connected socket), nothing was written;
+        // after it, the request may have been, whatever the error (a retry interceptor's failed reconnect)
+        cause: exchange.controller === undefined ? new RequestNotSent(cause) : isNotSent(cause) ? new RequestMaybeSent(cause) : cause,
+        description: cause.message
+      })
+    })
 
 const isCount = (value: unknown): value is number => typeof value === "number" && Number.isSafeInteger(value) && value >= 1
 
