@@ -2,10 +2,12 @@
  * An `HttpClient` on undici's `Dispatcher` (Node): one `dispatch` per
  * request with a handler, the body collected as it arrives (an API's JSON
  * bodies: nothing is streamed) and read once, up to a size limit enforced
- * while it arrives, with a per-origin connection limit. Built only from
- * Effect's public constructors (`HttpClient.makeWith`, `HttpClient.make`,
- * the `HttpClientResponse` interface), beside `FetchHttpClient` and
- * `NodeHttpClient.layerUndici`: the transport treats it like any other
+ * while it arrives, with a per-origin connection limit. Built on Effect's
+ * public API only: the client from `HttpClient.makeWith` and
+ * `HttpClient.make`, its response an implementation of Effect's public
+ * `HttpClientResponse` interface (a class of its own carrying the exported
+ * `TypeId`s; no private internals). Beside `FetchHttpClient` and
+ * `NodeHttpClient.layerUndici`, the transport treats it like any other
  * `HttpClient`. Where tracing is on for a request (neither
  * `HttpClient.TracerDisabledWhen` nor `Tracer.DisablePropagation` says
  * otherwise), the exchange runs inside `HttpClient.make`, which gives it
