@@ -126,8 +126,16 @@ export const MaxResponseBytes = Context.Reference<number | undefined>(
 )
 
 /**
- * The client on a dispatcher (an undici `Agent`, `Pool`, `Client`, or a
- * dispatcher with interceptors). An invalid option (see {@link Options})
+ * The client on a dispatcher (an undici `Agent`, `Pool`, `Client`, or one
+ * composed with interceptors that neither retry nor follow redirects, such as
+ * `interceptors.dns()`). Do not give it a dispatcher that retries
+ * (`interceptors.retry()`, a `RetryAgent`): the transport retries, and
+ * undici's retries under its loop retry a refused connection until the
+ * attempt's timeout (a `Timeout` instead of a `Connection` with
+ * `sent: false`) and a 429 or 5xx before the transport sees it (past its
+ * retry count, `Retry-After` and the call's budget). Nor one that follows
+ * redirects (`interceptors.redirect()`): this client follows none, so that a
+ * 3xx never takes the credentials elsewhere. An invalid option (see {@link Options})
  * throws an `InvalidArgument` naming it, `connections` included, although
  * the dispatcher keeps its own connection limit (set it on the dispatcher);
  * options that are not an object (nor `undefined`) one naming `options`.
