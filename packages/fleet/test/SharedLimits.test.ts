@@ -101,7 +101,7 @@ describe("SharedLimits", () => {
     Effect.gen(function*() {
       const sim = yield* simulator({ rateLimit: { perVehicle, perApplication } })
       // the token request is answered after 1.5 s: 10 calls of one vehicle wait for it
-      yield* sim.injectFaults({ path: "/oauth/token", faults: [{ _tag: "Delay", millis: 1_500 }] })
+      yield* sim.injectFaults({ path: "/oauth/token", faults: [{ _tag: "Delay", delay: "1500 millis" }] })
       const options = { prefix: freshPrefix("slowtoken"), perVehicle, perApplication, margin: "300 millis" } as const
       const sdk = yield* instance(sim, options)
       const [target] = targets(sim, 1)

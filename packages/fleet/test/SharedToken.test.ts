@@ -75,7 +75,7 @@ describe("SharedToken", () => {
       assert.strictEqual((yield* read(b)).token, first)
       // due after 5 s (half of 10 s)
       yield* Effect.sleep("5200 millis")
-      yield* sim.injectFaults({ path: "/oauth/token", faults: [{ _tag: "Delay", millis: 2_500 }] })
+      yield* sim.injectFaults({ path: "/oauth/token", faults: [{ _tag: "Delay", delay: "2500 millis" }] })
       const fromA = yield* read(a) // starts the renewal in the background: a takes the lease
       yield* eventually(Effect.map(lease, (holder) => holder !== null))
       const fromB = yield* Effect.all(Array.from({ length: 20 }, () => read(b)), { concurrency: "unbounded" })
@@ -131,7 +131,7 @@ describe("SharedToken", () => {
       assert.strictEqual((yield* sim.usage).tokenGrants.clientCredentials, 1)
       yield* Effect.sleep("4700 millis") // due for the SDK, not by the store's window
       // the token endpoint takes 1 s to answer: every instance asks while the first renews
-      yield* sim.injectFaults({ path: "/oauth/token", faults: [1, 2, 3, 4].map(() => ({ _tag: "Delay", millis: 1_000 }) as const) })
+      yield* sim.injectFaults({ path: "/oauth/token", faults: [1, 2, 3, 4].map(() => ({ _tag: "Delay", delay: "1000 millis" }) as const) })
       yield* Effect.forEach(sdks, (sdk) => sdk.token, { concurrency: "unbounded" })
       yield* eventually(grants(sim, 2))
       yield* Effect.sleep("1500 millis")
@@ -148,7 +148,7 @@ describe("SharedToken", () => {
       yield* Effect.provideContext(readSignals(target!), b)
       yield* Effect.sleep("3200 millis") // expired in both
       // A renews, its token request taking 5 s; B's call has a budget of 1 s
-      yield* sim.injectFaults({ path: "/oauth/token", faults: [{ _tag: "Delay", millis: 5_000 }] })
+      yield* sim.injectFaults({ path: "/oauth/token", faults: [{ _tag: "Delay", delay: "5000 millis" }] })
       const renewing = yield* Effect.forkChild(Effect.exit(Effect.provideContext(readSignals(target!), a)))
       yield* Effect.sleep("200 millis")
       const started = Date.now()
@@ -215,7 +215,7 @@ describe("SharedToken", () => {
       const token = yield* Effect.provideContext(Session.login(userId, { code, redirectUri: SignIn.redirectUri }), services)
       // revoked: the call's 401 renews it, the token endpoint taking a second; the user signs out meanwhile
       yield* store.set(userId, { ...token, accessToken: Redacted.make("revoked-access-token") })
-      yield* sim.injectFaults({ path: "/oauth/token", faults: [{ _tag: "Delay", millis: 1_000 }] })
+      yield* sim.injectFaults({ path: "/oauth/token", faults: [{ _tag: "Delay", delay: "1000 millis" }] })
       const odometer = Effect.flatMap(Transport.client(LegacyApi, "legacy"), (legacy) => legacy.odometer({ params: { id: vehicles[0]! } })).pipe(
         Effect.provide(Session.layerUser(userId))
       )
@@ -238,7 +238,7 @@ describe("SharedToken", () => {
       yield* b.token
       yield* Effect.sleep("2200 millis") // due (half of 4 s), handed out until 3 s
       // the token request takes two and a half lease durations
-      yield* sim.injectFaults({ path: "/oauth/token", faults: [1, 2].map(() => ({ _tag: "Delay", millis: 1_500 }) as const) })
+      yield* sim.injectFaults({ path: "/oauth/token", faults: [1, 2].map(() => ({ _tag: "Delay", delay: "1500 millis" }) as const) })
       yield* a.token
       yield* Effect.sleep("50 millis")
       yield* b.token

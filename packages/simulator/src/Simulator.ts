@@ -143,7 +143,10 @@ export class Simulator extends Context.Service<Simulator, {
   readonly resetLog: Effect.Effect<void>
   /** State (codes, tokens, fault script, random faults) and log back to the seed. */
   readonly reset: Effect.Effect<void>
-  /** The next matching requests get these faults, one each, in order; `path` is matched on the URL's `App.routePath`. */
+  /**
+   * The next matching requests get these faults, one each, in order; `path` is matched on the URL's `App.routePath`.
+   * A `Delay` whose `delay` is not a non-negative, finite `Duration` input, or that gives the renamed `millis`, dies with an `InvalidArgument` naming it.
+   */
   readonly injectFaults: (options: {
     readonly path?: string | RegExp
     readonly method?: string

@@ -17,19 +17,21 @@ import { FaultQueue, type PathGlob } from "./internal/faultQueue.ts"
 
 /**
  * An injected fault (see the README for the control header that spells them).
+ * A `Delay`'s `delay` is a non-negative, finite `Duration` input (a number is
+ * milliseconds); `Simulator.injectFaults` dies with an `InvalidArgument` otherwise.
  *
  * @example
  * ```ts
  * import type { Fault } from "@connected-vehicle/simulator/State"
  *
- * const faults: ReadonlyArray<Fault> = [{ _tag: "Status", status: 503, retryAfter: "2" }, { _tag: "Drop" }]
+ * const faults: ReadonlyArray<Fault> = [{ _tag: "Status", status: 503, retryAfter: "2" }, { _tag: "Delay", delay: "1 second" }]
  * ```
  * @since 0.1.0
  * @category models
  */
 export type Fault =
   | { readonly _tag: "Status"; readonly status: number; readonly retryAfter?: string }
-  | { readonly _tag: "Delay"; readonly millis: number }
+  | { readonly _tag: "Delay"; readonly delay: Duration.Input }
   | { readonly _tag: "StallBody" }
   | { readonly _tag: "Drop" }
   | { readonly _tag: "MalformedJson" }

@@ -1,5 +1,8 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Layer, Stream } from "effect"
+import { Cause, Duration, Effect, Exit, Layer, Stream } from "effect"
+import { InvalidArgument } from "@connected-vehicle/schema/InvalidArgument"
+import { parseFaultHeader } from "../src/App.ts"
+import type { Fault } from "../src/Simulator.ts"
 import { FetchHttpClient, HttpClient, HttpClientRequest } from "effect/http"
 import { layer, layerTest, Simulator } from "../src/Simulator.ts"
 import { LOG_LIMIT, State } from "../src/State.ts"
@@ -47,7 +50,7 @@ for (const [name, makeLayer] of kinds) {
     it.live("delay answers normally, later", () =>
       Effect.gen(function*() {
         const sim = yield* Simulator
-        yield* sim.injectFaults({ faults: [{ _tag: "Delay", millis: 150 }] })
+        yield* sim.injectFaults({ faults: [{ _tag: "Delay", delay: "150 millis" }] })
         const start = Date.now()
         const reply = yield* call("GET", "/v3/compatible-vehicles")
         assert.strictEqual(reply.status, 200)
@@ -94,6 +97,43 @@ for (const [name, makeLayer] of kinds) {
       }).pipe(Effect.provide(makeLayer())))
   })
 }
+
+describe("a Delay fault's delay is a Duration input", () => {
+  /** The defect of injecting `faults` in process, if any. */
+  const injected = (faults: ReadonlyArray<Fault>) =>
+    Effect.gen(function*() {
+      const sim = yield* Simulator
+      const exit = yield* Effect.exit(sim.injectFaults({ faults }))
+      return Exit.isFailure(exit) ? Cause.squash(exit.cause) : undefined
+    }).pipe(Effect.provide(layerTest()))
+
+  it.effect("the renamed millis, given from JavaScript, dies with an InvalidArgument naming delay", () =>
+    Effect.gen(function*() {
+      const error = yield* injected([{ _tag: "Drop" }, { _tag: "Delay", millis: 150 } as unknown as Fault])
+      assert.instanceOf(error, InvalidArgument)
+      assert.strictEqual((error as InvalidArgument).field, "faults[1].millis")
+      assert.include((error as InvalidArgument).message, "faults[1].millis was renamed faults[1].delay")
+    }))
+
+  it.effect("a delay that is negative, not finite, not a duration or absent dies with an InvalidArgument naming it", () =>
+    Effect.gen(function*() {
+      for (const delay of [-1, Number.NaN, "Infinity", "soon", undefined]) {
+        const error = yield* injected([{ _tag: "Delay", delay } as Fault])
+        assert.instanceOf(error, InvalidArgument, String(delay))
+        assert.strictEqual((error as InvalidArgument).field, "faults[0].delay")
+      }
+      assert.isUndefined(yield* injected([{ _tag: "Delay", delay: Duration.seconds(1) }, { _tag: "Delay", delay: 0 }]))
+    }))
+
+  it.live("over HTTP a delay stays milliseconds (delay=N in the header syntax)", () =>
+    Effect.gen(function*() {
+      assert.deepStrictEqual(parseFaultHeader("delay=250"), { fault: { _tag: "Delay", delay: Duration.millis(250) }, times: undefined })
+      assert.strictEqual((yield* call("POST", "/_simulator/faults", { json: { faults: ["delay=120"] } })).status, 201)
+      const start = Date.now()
+      assert.strictEqual((yield* call("GET", "/v3/compatible-vehicles")).status, 200)
+      assert.isAtLeast(Date.now() - start, 110)
+    }).pipe(Effect.provide(Loopback())))
+})
 
 describe("control header", () => {
   it.live("spells every fault", () =>

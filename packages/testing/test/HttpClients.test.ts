@@ -1,6 +1,9 @@
+import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import { FetchHttpClient, HttpClient } from "effect/http"
 import { NodeHttpClient } from "@effect/platform-node"
+import { Agent, interceptors } from "undici"
+import type { Dispatcher } from "undici"
 import * as Simulator from "@connected-vehicle/simulator/Simulator"
 import * as UndiciHttpClient from "@connected-vehicle/transport/UndiciHttpClient"
 import { suite, suiteInProcess } from "@connected-vehicle/testing/HttpClientBehaviour"
@@ -21,7 +24,28 @@ suite(
   ).pipe(Layer.provide(UndiciHttpClient.layer())),
   { maxResponseBytes: UndiciHttpClient.defaultMaxResponseBytes }
 )
+// a dispatcher with interceptors that do not retry (undici's dns, and one adding a header): UndiciHttpClient.make
+let intercepted = 0
+const tagged: Dispatcher.DispatcherComposeInterceptor = (dispatch) => (options, handler) => {
+  intercepted++
+  return dispatch({ ...options, headers: { ...(options.headers as Record<string, string>), "x-intercepted": "1" } }, handler)
+}
+suite(
+  "UndiciHttpClient.make, a dispatcher with non-retrying interceptors",
+  Layer.effect(
+    HttpClient.HttpClient,
+    Effect.map(
+      Effect.acquireRelease(Effect.sync(() => new Agent().compose(interceptors.dns(), tagged)), (agent) => Effect.promise(() => agent.destroy())),
+      (agent) => UndiciHttpClient.make(agent)
+    )
+  ),
+  { maxResponseBytes: UndiciHttpClient.defaultMaxResponseBytes }
+)
+describe("UndiciHttpClient.make, a dispatcher with non-retrying interceptors", () => {
+  it("its interceptors saw the suite's requests", () => assert.isAbove(intercepted, 30))
+})
 suite("NodeHttpClient.layerUndici", NodeHttpClient.layerUndici)
+suite("NodeHttpClient.layerNodeHttp", NodeHttpClient.layerNodeHttp)
 suite(
   "FetchHttpClient, redirect: manual",
   FetchHttpClient.layer.pipe(Layer.provide(Layer.succeed(FetchHttpClient.RequestInit, { redirect: "manual" })))

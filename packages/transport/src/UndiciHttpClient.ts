@@ -2,10 +2,12 @@
  * An `HttpClient` on undici's `Dispatcher` (Node): one `dispatch` per
  * request with a handler, the body collected as it arrives (an API's JSON
  * bodies: nothing is streamed) and read once, up to a size limit enforced
- * while it arrives, with a per-origin connection limit. Built only from
- * Effect's public constructors (`HttpClient.makeWith`, `HttpClient.make`,
- * the `HttpClientResponse` interface), beside `FetchHttpClient` and
- * `NodeHttpClient.layerUndici`: the transport treats it like any other
+ * while it arrives, with a per-origin connection limit. Built on Effect's
+ * public API only: the client from `HttpClient.makeWith` and
+ * `HttpClient.make`, its response an implementation of Effect's public
+ * `HttpClientResponse` interface (a class of its own carrying the exported
+ * `TypeId`s; no private internals). Beside `FetchHttpClient` and
+ * `NodeHttpClient.layerUndici`, the transport treats it like any other
  * `HttpClient`. Where tracing is on for a request (neither
  * `HttpClient.TracerDisabledWhen` nor `Tracer.DisablePropagation` says
  * otherwise), the exchange runs inside `HttpClient.make`, which gives it
@@ -124,8 +126,16 @@ export const MaxResponseBytes = Context.Reference<number | undefined>(
 )
 
 /**
- * The client on a dispatcher (an undici `Agent`, `Pool`, `Client`, or a
- * dispatcher with interceptors). An invalid option (see {@link Options})
+ * The client on a dispatcher (an undici `Agent`, `Pool`, `Client`, or one
+ * composed with interceptors that neither retry nor follow redirects, such as
+ * `interceptors.dns()`). Do not give it a dispatcher that retries
+ * (`interceptors.retry()`, a `RetryAgent`): the transport retries, and
+ * undici's retries under its loop retry a refused connection until the
+ * attempt's timeout (a `Timeout` instead of a `Connection` with
+ * `sent: false`) and a 429 or 5xx before the transport sees it (past its
+ * retry count, `Retry-After` and the call's budget). Nor one that follows
+ * redirects (`interceptors.redirect()`): this client follows none, so that a
+ * 3xx never takes the credentials elsewhere. An invalid option (see {@link Options})
  * throws an `InvalidArgument` naming it, `connections` included, although
  * the dispatcher keeps its own connection limit (set it on the dispatcher);
  * options that are not an object (nor `undefined`) one naming `options`.
@@ -145,60 +155,7 @@ export const make = (dispatcher: Dispatcher, given?: Options): HttpClient.HttpCl
   const configured = count("maxResponseBytes", options?.maxResponseBytes, defaultMaxResponseBytes, true)
   // the dispatcher's own limit applies: checked only, as `layer` checks it
   count("connections", options?.connections, defaultConnections)
-  // `given`: the request the client was given, when Effect's client span sends another (with its trace context)
-  const send = (
-    request: HttpClientRequest.HttpClientRequest,
-    target: Target,
-    fiber: Fiber.Fiber<unknown, unknown>,
-    given: HttpClientRequest.HttpClientRequest = request
-  ) => {
-    const body = bodyOf(request)
-    if (body === undefined) {
-      return Effect.fail(
-        new HttpClientError.HttpClientError({
-          reason: new HttpClientError.EncodeError({ request, description: `a ${request.body._tag} body is not supported by this client` })
-        })
-      )
-    }
-    const limit = limitOf(fiber.getRef(MaxResponseBytes), configured)
-    if (limit instanceof InvalidArgument) {
-      return Effect.fail(new HttpClientError.HttpClientError({ reason: new HttpClientError.EncodeError({ request, description: limit.message, cause: limit }) }))
-    }
-    return Effect.callback<HttpClientResponse.HttpClientResponse, HttpClientError.HttpClientError>((resume) => {
-      const exchange: Exchange = new Exchange(
-        limit,
-        (status, headers) => resume(Effect.succeed(new ExchangeResponse(request, target.href, status, headers, exchange))),
-        (cause) =>
-          resume(Effect.fail(
-            // a request undici refuses to build (a header value it cannot send): nothing sent, and
-            // sending it again cannot help (an `InvalidRequest` to the transport, not a connection failure)
-            exchange.controller === undefined && isInvalidArgument(cause)
-              ? new HttpClientError.HttpClientError({ reason: new HttpClientError.EncodeError({ request, description: cause.message, cause }) })
-              : new HttpClientError.HttpClientError({
-                reason: new HttpClientError.TransportError({
-                  request,
-                  // before undici's `onRequestStart` (the request on a connected socket), nothing was written;
-                  // after it, the request may have been, whatever the error (a retry interceptor's failed reconnect)
-                  cause: exchange.controller === undefined ? new RequestNotSent(cause) : isNotSent(cause) ? new RequestMaybeSent(cause) : cause,
-                  description: cause.message
-                })
-              })
-          )),
-        given
-      )
-      try {
-        dispatcher.dispatch({ origin: target.origin, path: target.path, method: request.method as Dispatcher.HttpMethod, headers: request.headers, body }, exchange)
-      } catch (cause) {
-        exchange.onResponseError(undefined as never, cause instanceof Error ? cause : new Error(String(cause)))
-      }
-      // interrupted: the exchange is aborted (its signal is not needed); before undici's
-      // `onRequestStart`, nothing of the request was written
-      return Effect.sync(() => {
-        if (exchange.controller === undefined) markNotSent(given)
-        exchange.abort()
-      })
-    })
-  }
+  const send = sendWith(dispatcher, configured)
   // with tracing: Effect's own client span around the same exchange (the response it wraps it in reads the
   // exchange's, strict UTF-8 too: marked so)
   const traced = (given: HttpClientRequest.HttpClientRequest) =>
@@ -267,6 +224,78 @@ const layerWith = (options: Options | undefined, connections: number): Layer.Lay
   )
 
 const defaultLayer = layerWith(undefined, defaultConnections)
+
+/**
+ * The request's exchange on `dispatcher`, its size limit the fiber's
+ * {@link MaxResponseBytes} or `configured`; `given`: the request the client
+ * was given, when Effect's client span sends another (with its trace context).
+ */
+const sendWith = (dispatcher: Dispatcher, configured: number) =>
+(
+  request: HttpClientRequest.HttpClientRequest,
+  target: Target,
+  fiber: Fiber.Fiber<unknown, unknown>,
+  given: HttpClientRequest.HttpClientRequest = request
+): Effect.Effect<HttpClientResponse.HttpClientResponse, HttpClientError.HttpClientError> => {
+  const body = bodyOf(request)
+  if (body === undefined) {
+    return Effect.fail(
+      new HttpClientError.HttpClientError({
+        reason: new HttpClientError.EncodeError({ request, description: `a ${request.body._tag} body is not supported by this client` })
+      })
+    )
+  }
+  const limit = limitOf(fiber.getRef(MaxResponseBytes), configured)
+  if (limit instanceof InvalidArgument) {
+    return Effect.fail(new HttpClientError.HttpClientError({ reason: new HttpClientError.EncodeError({ request, description: limit.message, cause: limit }) }))
+  }
+  return exchangeOn(dispatcher, request, target, body, limit, given)
+}
+
+/** One `dispatch` of the request, answered when its head arrives; interrupted, the exchange is aborted. */
+const exchangeOn = (
+  dispatcher: Dispatcher,
+  request: HttpClientRequest.HttpClientRequest,
+  target: Target,
+  body: string | Uint8Array | null,
+  limit: number,
+  given: HttpClientRequest.HttpClientRequest
+) =>
+  Effect.callback<HttpClientResponse.HttpClientResponse, HttpClientError.HttpClientError>((resume) => {
+    const exchange: Exchange = new Exchange(
+      limit,
+      (status, headers) => resume(Effect.succeed(new ExchangeResponse(request, target.href, status, headers, exchange))),
+      (cause) => resume(Effect.fail(failureOf(request, exchange, cause))),
+      given
+    )
+    try {
+      dispatcher.dispatch({ origin: target.origin, path: target.path, method: request.method as Dispatcher.HttpMethod, headers: request.headers, body }, exchange)
+    } catch (cause) {
+      exchange.onResponseError(undefined as never, cause instanceof Error ? cause : new Error(String(cause)))
+    }
+    // interrupted: the exchange is aborted (its signal is not needed); before undici's
+    // `onRequestStart`, nothing of the request was written
+    return Effect.sync(() => {
+      if (exchange.controller === undefined) markNotSent(given)
+      exchange.abort()
+    })
+  })
+
+/** The error of an exchange that failed before its head. */
+const failureOf = (request: HttpClientRequest.HttpClientRequest, exchange: Exchange, cause: Error): HttpClientError.HttpClientError =>
+  // a request undici refuses to build (a header value it cannot send): nothing sent, and
+  // sending it again cannot help (an `InvalidRequest` to the transport, not a connection failure)
+  exchange.controller === undefined && isInvalidArgument(cause)
+    ? new HttpClientError.HttpClientError({ reason: new HttpClientError.EncodeError({ request, description: cause.message, cause }) })
+    : new HttpClientError.HttpClientError({
+      reason: new HttpClientError.TransportError({
+        request,
+        // before undici's `onRequestStart` (the request on a connected socket), nothing was written;
+        // after it, the request may have been, whatever the error (a retry interceptor's failed reconnect)
+        cause: exchange.controller === undefined ? new RequestNotSent(cause) : isNotSent(cause) ? new RequestMaybeSent(cause) : cause,
+        description: cause.message
+      })
+    })
 
 const isCount = (value: unknown): value is number => typeof value === "number" && Number.isSafeInteger(value) && value >= 1
 

@@ -40,16 +40,17 @@
 import type { DateTime } from "effect"
 import { Effect, Option, Result, Schema } from "effect"
 import type { Legacy } from "@connected-vehicle/schema"
-import { LegacyEndpoints, UnitSystem as UnitSystemSchema } from "@connected-vehicle/schema/Legacy"
+import { LegacyEndpoints, LegacyReads, UnitSystem as UnitSystemSchema } from "@connected-vehicle/schema/Legacy"
 import type { LegacyBody, LegacyPath, UnitSystem } from "@connected-vehicle/schema/Legacy"
 import { InvalidArgument, validate } from "@connected-vehicle/schema/InvalidArgument"
 import { ErrorEnvelope, statusOfType } from "@connected-vehicle/schema/ServiceError"
 import { fromEnvelope, VehicleState } from "@connected-vehicle/schema/ServiceReason"
-import { numericValue, type Signal, type SignalBody } from "@connected-vehicle/schema/Signal"
+import type { Signal } from "@connected-vehicle/schema/Signal"
 import type * as Transport from "@connected-vehicle/transport/Transport"
 import { ConnectedVehicleError, InvalidResponse } from "@connected-vehicle/transport/ConnectedVehicleError"
 import { Connections } from "./Connections.ts"
 import { identifier, readInput } from "./internal/args.ts"
+import { converters } from "./internal/migrationConvert.ts"
 import { Signals } from "./Signals.ts"
 
 /**
@@ -209,70 +210,6 @@ export const userIdOf = (
     return first.attributes.user.id
   })
 
-const KM_PER_MILE = 1.609344
-const KPA_PER_PSI = 6.894757
-const KPA_PER_BAR = 100
-
-const distanceUnits: Readonly<Record<string, number>> = { km: 1, kilometers: 1, kilometer: 1, mi: KM_PER_MILE, miles: KM_PER_MILE, mile: KM_PER_MILE }
-const pressureUnits: Readonly<Record<string, number>> = { kpa: 1, psi: KPA_PER_PSI, bar: KPA_PER_BAR }
-
-const positions = {
-  frontLeft: ["frontLeft", "front_left"],
-  frontRight: ["frontRight", "front_right"],
-  backLeft: ["backLeft", "rearLeft", "back_left", "rear_left"],
-  backRight: ["backRight", "rearRight", "back_right", "rear_right"]
-} as const
-
-/**
- * Rounds as the legacy API does (`Math.round(x * 10^digits) / 10^digits`):
- * the same double as its answer for the same datum.
- */
-const round = (value: number, digits: number): number => {
-  const f = 10 ** digits
-  return Math.round(value * f) / f
-}
-
-const finite = (u: unknown): number | undefined => typeof u === "number" && Number.isFinite(u) ? u : undefined
-
-/** The legacy candidate of a signal body, or why there is none. */
-const convert = (path: MigratedPath, body: SignalBody, unitSystem: UnitSystem): unknown | string => {
-  const unit = typeof body["unit"] === "string" ? body["unit"].toLowerCase() : undefined
-  switch (path) {
-    case "/odometer": {
-      const value = numericValue(body)
-      const factor = unit === undefined ? undefined : distanceUnits[unit]
-      if (value === undefined) return "odometer-traveleddistance has no numeric value"
-      if (factor === undefined) return `odometer-traveleddistance has an unknown unit ${JSON.stringify(body["unit"])}`
-      const km = value * factor
-      return { distance: round(unitSystem === "imperial" ? km / KM_PER_MILE : km, 2) }
-    }
-    case "/location":
-      return { latitude: body["latitude"], longitude: body["longitude"] }
-    case "/vin":
-      return { vin: body["vin"] ?? body["value"] }
-    case "/engine/oil": {
-      const value = numericValue(body)
-      if (value === undefined) return "internalcombustionengine-oillife has no numeric value"
-      if (unit !== undefined && unit !== "percent" && unit !== "%") {
-        return `internalcombustionengine-oillife has an unknown unit ${JSON.stringify(body["unit"])}`
-      }
-      return { lifeRemaining: round(value / 100, 3) }
-    }
-    case "/tires/pressure": {
-      const factor = pressureUnits[unit ?? "kpa"]
-      if (factor === undefined) return `wheel-tirepressures has an unknown unit ${JSON.stringify(body["unit"])}`
-      const out: Record<string, unknown> = {}
-      for (const [legacy, names] of Object.entries(positions)) {
-        const value = names.map((name) => finite(body[name])).find((v) => v !== undefined)
-        if (value === undefined) return `wheel-tirepressures has no numeric ${legacy}`
-        const kpa = value * factor
-        out[legacy] = round(unitSystem === "imperial" ? kpa / KPA_PER_PSI : kpa, 1)
-      }
-      return out
-    }
-  }
-}
-
 const decodeEnvelope = Schema.decodeUnknownOption(ErrorEnvelope)
 
 /** The error of a signal whose status is not SUCCESS. */
@@ -367,7 +304,7 @@ export const read = <P extends MigratedPath>(
     }
     const signal = response.data
     if (signal.attributes.status.value !== "SUCCESS") return yield* Effect.fail(statusError(signal))
-    const candidate = convert(path, signal.attributes.body, unitSystem)
+    const candidate = converters[path](signal.attributes.body, unitSystem)
     const schema = LegacyEndpoints[path].schema as unknown as Schema.Codec<LegacyBody<P>, unknown>
     const fail = (description: string) =>
       Effect.fail(new ConnectedVehicleError({ reason: new InvalidResponse({ method: "GET", url: signal.links.self, status: 200, description }) }))
@@ -376,6 +313,40 @@ export const read = <P extends MigratedPath>(
     if (Result.isFailure(value)) return yield* fail(`${code} does not convert to the legacy ${path} shape: ${value.failure.message}`)
     return { value: value.success, dataAge: signal.meta.oemUpdatedAt, unitSystem, signal }
   })
+
+type LegacyTable = typeof LegacyReads
+
+/** The name in `LegacyReads` of each read whose path is a {@link MigratedPath}. */
+type MigratedName = { readonly [K in keyof LegacyTable]: LegacyTable[K]["path"] extends MigratedPath ? K : never }[keyof LegacyTable]
+
+/** The type of {@link reads}: a migrated read per {@link MigratedName}. */
+type MigratedReads = {
+  readonly [K in MigratedName]: (
+    target: Target,
+    options?: ReadOptions
+  ) => Effect.Effect<Reading<LegacyBody<Extract<LegacyTable[K]["path"], MigratedPath>>>, ReadError, Signals | Connections>
+}
+
+/**
+ * Every migrated read by the name of the legacy read it replaces (its name
+ * in `LegacyReads` of `@connected-vehicle/schema/Legacy`), built from that
+ * table: every legacy read with a v3 signal ({@link signalCodes}), in its
+ * order. The Promise client (`@connected-vehicle/sdk`) derives
+ * `client.v3.migration` from it.
+ *
+ * @example
+ * ```ts
+ * import { Migration } from "@connected-vehicle/v3"
+ * const names = Object.keys(Migration.reads) // ["odometer", "location", "vin", "engineOil", "tirePressure"]
+ * ```
+ * @since 0.2.0
+ * @category reads
+ */
+export const reads: MigratedReads = Object.fromEntries(
+  Object.entries(LegacyReads).flatMap(([name, { path }]) =>
+    signalCodes[path] === undefined ? [] : [[name, (target: Target, options?: ReadOptions) => read(path as MigratedPath, target, options)]]
+  )
+) as MigratedReads
 
 /**
  * Replaces the legacy `vehicles.odometer(vehicleId, { unitSystem })`:
@@ -395,10 +366,10 @@ export const read = <P extends MigratedPath>(
  * @since 0.2.0
  * @category reads
  */
-export const odometer = (
+export const odometer: (
   target: Target,
   options?: ReadOptions
-): Effect.Effect<Reading<Legacy.Odometer>, ReadError, Signals | Connections> => read("/odometer", target, options)
+) => Effect.Effect<Reading<Legacy.Odometer>, ReadError, Signals | Connections> = reads.odometer
 
 /**
  * Replaces the legacy `vehicles.location(vehicleId)`: `location-preciselocation`
@@ -413,10 +384,10 @@ export const odometer = (
  * @since 0.2.0
  * @category reads
  */
-export const location = (
+export const location: (
   target: Target,
   options?: ReadOptions
-): Effect.Effect<Reading<Legacy.Location>, ReadError, Signals | Connections> => read("/location", target, options)
+) => Effect.Effect<Reading<Legacy.Location>, ReadError, Signals | Connections> = reads.location
 
 /**
  * Replaces the legacy `vehicles.vin(vehicleId)`: `vehicleidentification-vin` as `{ vin }`.
@@ -430,10 +401,10 @@ export const location = (
  * @since 0.2.0
  * @category reads
  */
-export const vin = (
+export const vin: (
   target: Target,
   options?: ReadOptions
-): Effect.Effect<Reading<Legacy.Vin>, ReadError, Signals | Connections> => read("/vin", target, options)
+) => Effect.Effect<Reading<Legacy.Vin>, ReadError, Signals | Connections> = reads.vin
 
 /**
  * Replaces the legacy `vehicles.engineOil(vehicleId)`:
@@ -449,10 +420,10 @@ export const vin = (
  * @since 0.2.0
  * @category reads
  */
-export const engineOil = (
+export const engineOil: (
   target: Target,
   options?: ReadOptions
-): Effect.Effect<Reading<Legacy.EngineOil>, ReadError, Signals | Connections> => read("/engine/oil", target, options)
+) => Effect.Effect<Reading<Legacy.EngineOil>, ReadError, Signals | Connections> = reads.engineOil
 
 /**
  * Replaces the legacy `vehicles.tirePressure(vehicleId, { unitSystem })`:
@@ -468,32 +439,7 @@ export const engineOil = (
  * @since 0.2.0
  * @category reads
  */
-export const tirePressure = (
+export const tirePressure: (
   target: Target,
   options?: ReadOptions
-): Effect.Effect<Reading<Legacy.TirePressure>, ReadError, Signals | Connections> => read("/tires/pressure", target, options)
-
-/**
- * Every migrated read by the name of the legacy read it replaces; the
- * Promise client (`@connected-vehicle/sdk`) derives `client.v3.migration` from it.
- *
- * @example
- * ```ts
- * import { Migration } from "@connected-vehicle/v3"
- * const names = Object.keys(Migration.reads) // ["odometer", "location", "vin", "engineOil", "tirePressure"]
- * ```
- * @since 0.2.0
- * @category reads
- */
-export const reads = {
-  /** `odometer-traveleddistance` as `{ distance }` in km (metric) or miles (imperial). */
-  odometer,
-  /** `location-preciselocation` as `{ latitude, longitude }`. */
-  location,
-  /** `vehicleidentification-vin` as `{ vin }`. */
-  vin,
-  /** `internalcombustionengine-oillife` as `{ lifeRemaining }` (0..1); 1 for a vehicle without one (BEV). */
-  engineOil,
-  /** `wheel-tirepressures` as `{ frontLeft, frontRight, backLeft, backRight }` in kPa (metric) or psi (imperial). */
-  tirePressure
-} as const
+) => Effect.Effect<Reading<Legacy.TirePressure>, ReadError, Signals | Connections> = reads.tirePressure

@@ -34,7 +34,7 @@ const withSlowRenewal = <A, E, R>(test: (first: string) => Effect.Effect<A, E, R
     const sim = yield* Simulator
     const [first] = yield* readers(1)
     yield* sim.resetLog
-    yield* sim.injectFaults({ path: "/oauth/token", faults: [{ _tag: "Delay", millis: 1_000 }] })
+    yield* sim.injectFaults({ path: "/oauth/token", faults: [{ _tag: "Delay", delay: "1000 millis" }] })
     return yield* test(first!)
   }).pipe(Effect.provide(Session.layerApplication()))
 
@@ -115,7 +115,7 @@ describe("Session: stale-while-revalidate", () => {
       const token = yield* Session.login(userId, { code: yield* authorize(userId), redirectUri })
       const first = Redacted.value(token.accessToken)
       yield* sim.resetLog
-      yield* sim.injectFaults({ path: "/oauth/token", faults: [{ _tag: "Delay", millis: 1_000 }] })
+      yield* sim.injectFaults({ path: "/oauth/token", faults: [{ _tag: "Delay", delay: "1000 millis" }] })
       yield* Effect.gen(function*() {
         yield* TestClock.adjust("7150 seconds")
         assert.deepStrictEqual(yield* promptly(readers(1)), [first])

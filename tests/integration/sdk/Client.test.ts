@@ -169,7 +169,7 @@ describe("Client", () => {
     await client.v3.webhooks.list() // the token and a warm connection
     // answered after 5 s, far longer than the abort takes; the simulator's handler ends then, and with it the
     // wait of the simulator's shutdown after the file's tests (a handler is not stopped by the client's close)
-    await inject("/v3/webhooks", [{ _tag: "Delay", millis: 5_000 }])
+    await inject("/v3/webhooks", [{ _tag: "Delay", delay: "5000 millis" }])
     const controller = new AbortController()
     const call = client.v3.webhooks.list({ pageSize: 17 }, { signal: controller.signal })
     // in flight: the proxy has forwarded the request
@@ -185,7 +185,7 @@ describe("Client", () => {
     assert.strictEqual((await requests()).length, sentBefore)
 
     // a for-await loop too
-    await inject("/v3/connections", [{ _tag: "Delay", millis: 5_000 }])
+    await inject("/v3/connections", [{ _tag: "Delay", delay: "5000 millis" }])
     const loop = new AbortController()
     const iteration = collect(client.v3.connections.iterate({ pageSize: 29 }, { signal: loop.signal }))
     const loopCarrier = await carrying(/GET \/v3\/connections\?[^ ]*pageSize=29[& ]/)
@@ -197,7 +197,7 @@ describe("Client", () => {
   it("close() rejects the calls in flight with AbortError and later calls too", async () => {
     const client = makeClient()
     await client.v3.webhooks.list()
-    await inject("/v3/webhooks", [{ _tag: "Delay", millis: 5_000 }])
+    await inject("/v3/webhooks", [{ _tag: "Delay", delay: "5000 millis" }])
     const call = client.v3.webhooks.list({ pageSize: 19 })
     await carrying(/GET \/v3\/webhooks\?pageSize=19 /)
     const rejected = expectError(call, Client.AbortError)

@@ -174,7 +174,7 @@ describe("Client failures", () => {
     {
       // answered after 3 s, ten times the call's timeout (and the simulator's shutdown after the file's tests
       // waits for that handler: a longer delay only makes it wait longer)
-      await inject("/oauth/token", [{ _tag: "Delay", millis: 3_000 }])
+      await inject("/oauth/token", [{ _tag: "Delay", delay: "3000 millis" }])
       await using stalled = makeClient({ timeout: 300 })
       const error = await expectError(stalled.v3.connections.list({}, { maxRetries: 0 }), Client.TimeoutError)
       assert.strictEqual(error.reason, "Timeout")

@@ -12,7 +12,7 @@ const loopback = (options?: Parameters<typeof loopbackOn>[0]) => loopbackOn(opti
 describe("the default client (UndiciHttpClient.layer()) on Node", () => {
   it.live("no response head in time is a RequestTimeout without status, and the next attempt succeeds", () =>
     Effect.gen(function*() {
-      yield* inject(COMPAT, [{ _tag: "Delay", millis: 1_500 }])
+      yield* inject(COMPAT, [{ _tag: "Delay", delay: "1500 millis" }])
       const error = yield* flipReason(compat)
       assert.strictEqual(error._tag, "Timeout")
       assert.strictEqual(Duration.toMillis((error as Timeout).timeout), 300)

@@ -4,13 +4,15 @@
  *
  * @internal
  */
-import { Effect, Stream } from "effect"
+import { Duration, Effect, Stream } from "effect"
+import { InvalidArgument } from "@connected-vehicle/schema/InvalidArgument"
 import { HttpServerResponse } from "effect/http"
 import type { HttpServerRequest } from "effect/http"
 import type { ParsedFault } from "../App.ts"
 import { envelope } from "../Env.ts"
 import type { Fault } from "../State.ts"
 import { DROP_MARKER } from "./headers.ts"
+import { duration, refuseRenamed } from "./options.ts"
 import { envelopeResponse, isOAuthPath, jsonHeaders, oauthResponse } from "./responses.ts"
 
 const httpDate = /^(Mon|Tue|Wed|Thu|Fri|Sat|Sun), \d{2} (Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) \d{4} \d{2}:\d{2}:\d{2} GMT$/
@@ -36,7 +38,7 @@ const namedFault = (head: string, key: string, arg: string | undefined): Fault |
       if (arg === undefined || !Number.isFinite(millis) || millis < 0 || millis > 600_000) {
         return "delay must be 0..600000 milliseconds"
       }
-      return { _tag: "Delay", millis }
+      return { _tag: "Delay", delay: Duration.millis(millis) }
     }
     case "stall":
     case "stall-body":
@@ -52,6 +54,29 @@ const namedFault = (head: string, key: string, arg: string | undefined): Fault |
       return `unknown fault ${JSON.stringify(head)}`
   }
 }
+
+/** The fields of a fault renamed to `Duration` inputs. */
+const RENAMED: Readonly<Record<Fault["_tag"], ReadonlyArray<readonly [string, string]>>> = {
+  Delay: [["millis", "delay"]],
+  Status: [],
+  StallBody: [],
+  Drop: [],
+  MalformedJson: []
+}
+
+/**
+ * The faults of `Simulator.injectFaults`, a `Delay`'s `delay` decoded; a
+ * renamed field (a `Delay`'s `millis`) or a `delay` that is not a
+ * non-negative, finite `Duration` input throws an `InvalidArgument` naming it.
+ */
+export const checkedFaults = (faults: ReadonlyArray<Fault>): ReadonlyArray<Fault> =>
+  faults.map((fault, i) => {
+    refuseRenamed(fault as unknown as Readonly<Record<string, unknown>>, RENAMED[fault._tag] ?? [], `faults[${i}].`)
+    if (fault._tag !== "Delay") return fault
+    const field = `faults[${i}].delay`
+    if (fault.delay === undefined) throw new InvalidArgument({ field, message: `${field}: Expected a non-negative, finite duration` })
+    return { _tag: "Delay", delay: duration(field, fault.delay, Duration.zero) }
+  })
 
 /** @internal */
 export const parseFaultHeader = (value: string): ParsedFault | string => {

@@ -7,7 +7,7 @@
  *
  * @internal
  */
-import { Cause, Duration, Effect } from "effect"
+import { Cause, Effect } from "effect"
 import { HttpServerResponse } from "effect/http"
 import type { HttpServerRequest } from "effect/http"
 import type { Env } from "../Env.ts"
@@ -161,7 +161,7 @@ export const applyFault = (
     case "StallBody":
       return respond(stalled(200))
     case "Delay":
-      return Effect.as(Effect.sleep(Duration.millis(fault.millis)), undefined)
+      return Effect.as(Effect.sleep(fault.delay), undefined)
     case "MalformedJson":
       return Effect.succeed(undefined)
   }

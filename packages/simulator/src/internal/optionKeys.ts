@@ -42,6 +42,16 @@ const RENAMED: Readonly<Record<string, string>> = {
   requestTimeoutMillis: "requestTimeout"
 }
 
+/**
+ * The error of a field renamed to a `Duration` input (`old` to `name`, both
+ * after `prefix`, as in `faults[0].`): its new name said.
+ */
+export const renamedField = (old: string, name: string, prefix = ""): InvalidArgument =>
+  new InvalidArgument({
+    field: `${prefix}${old}`,
+    message: `${prefix}${old} was renamed ${prefix}${name} (a Duration input; a number is milliseconds)`
+  })
+
 /** The edit distance of two keys, at most `limit + 1` (insertions, deletions, substitutions). */
 const distance = (a: string, b: string, limit: number): number => {
   if (Math.abs(a.length - b.length) > limit) return limit + 1
@@ -77,9 +87,7 @@ export const knownKeys = (options: unknown, constructor: string, own: ReadonlyAr
   for (const key of Object.keys(options)) {
     if (Object.hasOwn(OPTIONS, key) || (own as ReadonlyArray<string>).includes(key)) continue
     const renamed = Object.hasOwn(RENAMED, key) ? RENAMED[key] : undefined
-    if (renamed !== undefined) {
-      throw new InvalidArgument({ field: key, message: `${key} was renamed ${renamed} (a Duration input; a number is milliseconds)` })
-    }
+    if (renamed !== undefined) throw renamedField(key, renamed)
     const meant = nearest(key, [...Object.keys(OPTIONS), ...own])
     throw new InvalidArgument({
       field: key,

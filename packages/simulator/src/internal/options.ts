@@ -13,7 +13,7 @@ import type { RateLimitOptions } from "../RateLimit.ts"
 import { RateLimitConfigError, resolveLimits } from "../RateLimit.ts"
 import { secretIssue } from "./deliveryPolicy.ts"
 import { DEPRECATION_EPOCH, epochOf, SUNSET_LIMIT } from "./sunset.ts"
-import { knownKeys } from "./optionKeys.ts"
+import { knownKeys, renamedField } from "./optionKeys.ts"
 import type { OwnKey } from "./optionKeys.ts"
 import { redirectUriUsable } from "./redirectUris.ts"
 
@@ -183,6 +183,21 @@ const limits = (group: string, input: unknown, fields: ReadonlyArray<string>): v
   if (input === undefined) return
   if (typeof input !== "object" || input === null) throw invalid(group, `an object of ${fields.join(" and ")}`, input)
   for (const field of fields) integerWithin(`${group}.${field}`, (input as Readonly<Record<string, unknown>>)[field], 1, Number.MAX_SAFE_INTEGER)
+}
+
+/**
+ * Refuses a field of `input` renamed to a `Duration` input (`renamed`, pairs
+ * of old and new names) with an `InvalidArgument` naming the new name;
+ * `prefix` is put before both names (`faults[0].`).
+ */
+export const refuseRenamed = (
+  input: Readonly<Record<string, unknown>>,
+  renamed: ReadonlyArray<readonly [string, string]>,
+  prefix = ""
+): void => {
+  for (const [old, name] of renamed) {
+    if (input[old] !== undefined) throw renamedField(old, name, prefix)
+  }
 }
 
 /**

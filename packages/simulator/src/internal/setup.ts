@@ -14,6 +14,7 @@ import type { Env } from "../Env.ts"
 import type { Simulator } from "../Simulator.ts"
 import type { SimulatorOptions } from "../SimulatorOptions.ts"
 import { State } from "../State.ts"
+import { checkedFaults } from "./faults.ts"
 import * as Listen from "./listen.ts"
 import { makeData } from "./simulatorData.ts"
 import { makeUsage, setRateLimits } from "./usage.ts"
@@ -82,7 +83,7 @@ export const serviceOf = (env: Env["Service"]) => (url: string, servers: Readonl
     requests: Effect.sync(() => state.requests()),
     resetLog: Effect.sync(() => state.resetLog()),
     reset: Effect.sync(() => state.reset()),
-    injectFaults: (rule) => Effect.sync(() => state.inject(rule)),
+    injectFaults: (rule) => Effect.sync(() => state.inject({ ...rule, faults: checkedFaults(rule.faults) })),
     data: makeData(env.data, env.enforcePermissions),
     connections: Effect.promise(() => Promise.all(servers.map(Listen.openConnections)).then((counts) => counts.reduce((a, b) => a + b, 0))),
     webhookSecret: deliveries.secret,
