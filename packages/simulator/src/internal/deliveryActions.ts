@@ -59,6 +59,8 @@ const callbackOf = (field: string, uri: string) => {
   if ((url.protocol !== "http:" && url.protocol !== "https:") || url.username !== "" || url.password !== "") {
     return fail(400, `${field} must be an absolute http or https URL without credentials`)
   }
+  // Node's http.request takes port 0 for "the scheme's default": the attempts would go to port 80 or 443
+  if (url.port === "0") return fail(400, `${field} must not name port 0 (no receiver listens there): give the receiver's port`)
   // a fragment is never sent: `#` (even an empty fragment) would only make two callbacks of one URL
   if (url.href.includes("#")) return fail(400, `${field} must not have a fragment (#...)`)
   if (url.href.length > CALLBACK_URI_LIMIT) {
