@@ -134,7 +134,9 @@ export const createWebhook = (engine: Engine, input: WebhookInput) =>
       createdAt: engine.now(),
       secret: key,
       verification: "pending",
-      handshakes: 0
+      handshakes: 0,
+      deleted: false,
+      waiting: new Set()
     }
     engine.webhooks.unshift(w)
     yield* verify(engine, w)
@@ -171,6 +173,21 @@ export const updateWebhook = (engine: Engine, webhookId: string, patch: WebhookP
     if (changed) yield* verify(engine, w)
     else if (enabled) yield* sendFirstDeliveries(engine, w)
     return viewOf(w)
+  })
+
+/**
+ * Deletes a created webhook and its subscriptions: the attempts of its
+ * deliveries still due (retries waiting, or queued) are not sent, each logged
+ * `dropped` ("not sent: the webhook was deleted"); those waiting for a retry
+ * are logged at once.
+ */
+export const deleteWebhook = (engine: Engine, webhookId: string) =>
+  Effect.gen(function*() {
+    const w = yield* findWebhook(engine, webhookId)
+    w.deleted = true
+    engine.webhooks = engine.webhooks.filter((other) => other !== w)
+    engine.subscriptions = engine.subscriptions.filter((s) => s.webhookId !== w.id)
+    for (const drop of [...w.waiting]) drop()
   })
 
 /** Subscribes a connected vehicle to a created webhook; sends its `FIRST_DELIVERY`. */
