@@ -200,6 +200,20 @@ describe.concurrent("webhooks listen", () => {
     assert.notInclude(controlled.stderr, "tok")
   })
 
+  it("an empty or blank --host is a usage error (exit 2), the simulator CLI's message: nothing listens", { timeout: LONG }, async () => {
+    for (const host of ["", "  "]) {
+      const started = await start(["webhooks", "listen", "--port", "0", "--host", host], {
+        env: { CONNECTED_VEHICLE_WEBHOOK_SECRET: secretText }
+      })
+      // a listener (on every interface, `http://:PORT/`) is stopped: the assertion below then fails
+      void started.stderrMatch(/Listening for webhook deliveries/).then(() => started.child.kill("SIGTERM"), () => undefined)
+      const result = await started.done
+      assert.strictEqual(result.code, 2, result.stderr)
+      assert.include(result.stderr, "--host must not be empty (an address to listen on, such as 127.0.0.1, ::1 or 0.0.0.0)")
+      assert.notInclude(result.stderr, "Listening")
+    }
+  })
+
   it("no secret, or a --secret flag, is a usage error (exit 2)", { timeout: LONG }, async () => {
     const none = await run(["webhooks", "listen", "--port", "0"])
     assert.strictEqual(none.code, 2, none.stderr)
