@@ -15,7 +15,8 @@ import type { DeliveredEvent } from "@connected-vehicle/schema/WebhookEvent"
 import { isFailedSignal, WebhookEvent } from "@connected-vehicle/schema/WebhookEvent"
 import * as NodeAdapter from "@connected-vehicle/webhooks/NodeAdapter"
 import type { Secrets } from "@connected-vehicle/webhooks/Signature"
-import { Cause, Console, Effect, FileSystem, Logger, Option, Redacted, Schema } from "effect"
+import * as SecretFile from "@connected-vehicle/simulator/SecretFile"
+import { Cause, Console, Effect, FileSystem, Logger, Option, Redacted, Result, Schema } from "effect"
 import type { Scope } from "effect"
 import { createServer } from "node:http"
 import type { Server } from "node:http"
@@ -294,10 +295,13 @@ export const run = (options: {
 // ---------------------------------------------------------------------------
 
 /**
- * The webhook secret from `--secret-file` (trimmed) or
- * {@link SECRET_VARIABLE}; a usage error when neither gives one, or when the
- * file cannot be read, is not a regular file (a device such as `/dev/zero`,
- * a named pipe: never opened) or is larger than 64 KiB (not read further).
+ * The webhook secret from `--secret-file` or {@link SECRET_VARIABLE}, read as
+ * the simulator reads its own (`SecretFile.secretText` of
+ * `@connected-vehicle/simulator`: without the white space around it); a usage
+ * error when neither gives one, when the text is not UTF-8 or holds a control
+ * character, or when the file cannot be read, is not a regular file (a
+ * device such as `/dev/zero`, a named pipe: never opened) or is larger than
+ * 64 KiB (not read further).
  *
  * @example
  * ```ts
@@ -322,7 +326,12 @@ export const secretOf = (
       )
       text = Option.isSome(webhookSecret) ? Redacted.value(webhookSecret.value) : undefined
     }
-    const secret = text?.trim() ?? ""
+    const checked = SecretFile.secretText(text ?? "")
+    if (Result.isFailure(checked)) {
+      // a file's text was checked as it was read: only the variable's can be refused here
+      return yield* new SampleError({ reason: `${SECRET_VARIABLE} ${checked.failure}`, usage: true })
+    }
+    const secret = checked.success
     if (secret === "") {
       return yield* new SampleError({
         reason: Option.isSome(file)

@@ -7,7 +7,9 @@
  */
 import * as Signature from "@connected-vehicle/webhooks/Signature"
 import { assert, describe, it } from "@effect/vitest"
-import { Redacted } from "effect"
+import { Simulator } from "@connected-vehicle/simulator/Simulator"
+import * as SimulatorConfig from "@connected-vehicle/simulator/SimulatorConfig"
+import { ConfigProvider, Effect, Layer, ManagedRuntime, Redacted } from "effect"
 import { afterAll } from "vitest"
 import { parseJson, run, secretFile, simulators, start } from "./cli.ts"
 import type { Started } from "./cli.ts"
@@ -169,6 +171,47 @@ describe.concurrent("webhooks listen", () => {
     assert.strictEqual(result.stdout.trimEnd().split("\n").length, 2, result.stdout)
     assert.notInclude(result.stdout, "evt_third_key")
     assert.notInclude(result.stdout + result.stderr, newText)
+  })
+
+  it("a secret with white space around it: the simulator and the listener, each reading the variable, agree (the VERIFY succeeds)", {
+    timeout: LONG
+  }, async () => {
+    const spaced = "sample-spaced-token-5d1 \n"
+    const env = ConfigProvider.layer(ConfigProvider.fromEnv({ env: { CONNECTED_VEHICLE_WEBHOOK_SECRET: spaced } }))
+    const runtime = ManagedRuntime.make(Layer.provide(SimulatorConfig.layerConfig({ port: 0 }), env))
+    try {
+      const sim = await runtime.runPromise(Effect.service(Simulator))
+      const listener = await listen([], { CONNECTED_VEHICLE_WEBHOOK_SECRET: spaced })
+      const webhook = await runtime.runPromise(sim.createWebhook({
+        name: "Spaced secret",
+        callbackUri: `${listener.url}/webhooks`,
+        triggers: ["odometer-traveleddistance"],
+        data: []
+      }))
+      assert.strictEqual(webhook.verification, "succeeded")
+      await stop(listener.started)
+    } finally {
+      await runtime.dispose()
+    }
+    // a control character in the variable: a usage error naming it, never quoting it
+    const controlled = await run(["webhooks", "listen", "--port", "0"], { env: { CONNECTED_VEHICLE_WEBHOOK_SECRET: "tok\u001b[2J123" } })
+    assert.strictEqual(controlled.code, 2, controlled.stderr)
+    assert.include(controlled.stderr, "CONNECTED_VEHICLE_WEBHOOK_SECRET holds a control character")
+    assert.notInclude(controlled.stderr, "tok")
+  })
+
+  it("an empty or blank --host is a usage error (exit 2), the simulator CLI's message: nothing listens", { timeout: LONG }, async () => {
+    for (const host of ["", "  "]) {
+      const started = await start(["webhooks", "listen", "--port", "0", "--host", host], {
+        env: { CONNECTED_VEHICLE_WEBHOOK_SECRET: secretText }
+      })
+      // a listener (on every interface, `http://:PORT/`) is stopped: the assertion below then fails
+      void started.stderrMatch(/Listening for webhook deliveries/).then(() => started.child.kill("SIGTERM"), () => undefined)
+      const result = await started.done
+      assert.strictEqual(result.code, 2, result.stderr)
+      assert.include(result.stderr, "--host must not be empty (an address to listen on, such as 127.0.0.1, ::1 or 0.0.0.0)")
+      assert.notInclude(result.stderr, "Listening")
+    }
   })
 
   it("no secret, or a --secret flag, is a usage error (exit 2)", { timeout: LONG }, async () => {

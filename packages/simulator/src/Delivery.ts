@@ -216,8 +216,8 @@ export interface Queued {
  * wall clock, until the answer is decided (its status line; for a `VERIFY`'s
  * 200, its body); `outcome` is `delivered`, `retrying` (a failure, another
  * attempt follows), `dropped` (the last attempt failed, the body was over 50 KB, or
- * the webhook was disabled or its new callback not verified when the attempt
- * was due: nothing sent, `error` `not sent: ...`), `verified` or `unverified`
+ * the webhook was disabled, deleted or its new callback not verified when the
+ * attempt was due: nothing sent, `error` `not sent: ...`), `verified` or `unverified`
  * (a `VERIFY`). `url` is where the attempt went: the webhook's callback as it
  * was then.
  *
@@ -267,6 +267,8 @@ export interface Deliveries {
   readonly createWebhook: (input: WebhookInput) => Effect.Effect<WebhookView, WebhookControlError>
   /** Changes a created webhook; a new `callbackUri` (or the same one, while not verified) is verified again (awaited), a new `secret` signs its next attempts (retries included). */
   readonly updateWebhook: (webhookId: string, patch: WebhookPatch) => Effect.Effect<WebhookView, WebhookControlError>
+  /** Deletes a created webhook and its subscriptions; its attempts still due are logged `dropped`, never sent (404: no such webhook). */
+  readonly deleteWebhook: (webhookId: string) => Effect.Effect<void, WebhookControlError>
   /** Subscribes a connected vehicle to a created webhook; sends its `FIRST_DELIVERY`. */
   readonly subscribe: (input: SubscriptionInput) => Effect.Effect<SubscriptionView, WebhookControlError>
   /**
@@ -435,6 +437,7 @@ export const make = (options: {
     secret: engine.secret,
     createWebhook: (input) => actions.createWebhook(engine, input),
     updateWebhook: (webhookId, patch) => actions.updateWebhook(engine, webhookId, patch),
+    deleteWebhook: (webhookId) => actions.deleteWebhook(engine, webhookId),
     subscribe: (input) => actions.subscribe(engine, input),
     setSignal: (vehicleId, code, body) => actions.setSignal(engine, vehicleId, code, body),
     injectVehicleError: (vehicleId, input) => actions.injectVehicleError(engine, vehicleId, input),
@@ -464,6 +467,7 @@ export const make = (options: {
  * - `POST /_simulator/webhooks` `{name, callbackUri, errorCallbackUri?, triggers, data, isEnabled?, autoSubscribe?, secret?}` → 201, after the `VERIFY`;
  * - `POST /_simulator/webhooks/:id` `{name?, callbackUri?, errorCallbackUri?, isEnabled?, secret?}` → 200 (a new
  *   `secret` signs the webhook's next attempts, retries of earlier events included);
+ * - `DELETE /_simulator/webhooks/:id` → 204 (see {@link Deliveries.deleteWebhook});
  * - `POST /_simulator/subscriptions` `{webhookId, userId, vehicleId}` → 201;
  * - `POST /_simulator/vehicles/:id/signals/:code` with the signal's new body → 200 `{changed, eventIds}`;
  * - `POST /_simulator/vehicles/:id/errors` `{type?, code?, description?, suggestedUserMessage?, resolution?, signals?}` → 201 `{errorId, eventIds}`;

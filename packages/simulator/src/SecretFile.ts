@@ -5,12 +5,14 @@
  * it is opened, so a device such as `/dev/zero`, a named pipe, a directory
  * or a socket is never opened: neither read without end nor waited on. Every
  * failure is one {@link SecretFileError} whose `reason` says why; no message
- * holds the file's content.
+ * holds the file's content. {@link secretText} is the rule of a secret given
+ * as text (a file's, or a variable's of the environment): trimmed, no control
+ * character.
  *
  * @since 0.2.0
  */
 import { InvalidArgument } from "@connected-vehicle/schema/InvalidArgument"
-import { Effect, FileSystem, Option, Schema } from "effect"
+import { Effect, FileSystem, Option, Result, Schema } from "effect"
 import type { PlatformError } from "effect"
 
 /**
@@ -206,7 +208,35 @@ const readUpTo = (file: FileSystem.File, limit: number) =>
 // a control character (C0, DEL, C1): none is part of a secret, and a NUL or an ESC would reach a header, a log or a terminal
 const control = /\p{Cc}/u
 
-/** The bytes as text: strict UTF-8 (no U+FFFD for a byte that is not), no control character inside the white space around it. */
+/**
+ * A secret given as text, from a variable of the environment or a secret
+ * file (the text {@link read} answers): the text without the white space
+ * around it, or why it is no secret, never quoting it: `"not UTF-8 text"` (a
+ * lone surrogate, which UTF-8 cannot encode) or `"holds a control character"`
+ * (NUL, ESC, DEL...: any but the white space around the text). The one rule
+ * of the simulator's CLI and `SimulatorConfig.layerConfig`, and of the
+ * sample's `webhooks listen`, for `CONNECTED_VEHICLE_WEBHOOK_SECRET` and the
+ * secret files alike. An empty text (white space only) is a success, `""`:
+ * whether a secret is needed is the caller's to say.
+ *
+ * @example
+ * ```ts
+ * import { Result } from "effect"
+ * import { secretText } from "@connected-vehicle/simulator/SecretFile"
+ *
+ * secretText("tok-123 \n") // Result.succeed("tok-123")
+ * Result.isFailure(secretText("tok\u001b123")) // true: "holds a control character"
+ * ```
+ * @since 0.4.0
+ * @category reading
+ */
+export const secretText = (text: string): Result.Result<string, "not UTF-8 text" | "holds a control character"> => {
+  const trimmed = text.trim()
+  if (!trimmed.isWellFormed()) return Result.fail("not UTF-8 text")
+  return control.test(trimmed) ? Result.fail("holds a control character") : Result.succeed(trimmed)
+}
+
+/** The bytes as text: strict UTF-8 (no U+FFFD for a byte that is not), then {@link secretText}'s refusals. */
 const textOf = (bytes: Uint8Array): string | { readonly detail: string } => {
   let text: string
   try {
@@ -214,7 +244,8 @@ const textOf = (bytes: Uint8Array): string | { readonly detail: string } => {
   } catch {
     return { detail: "not UTF-8 text" }
   }
-  return control.test(text.trim()) ? { detail: "holds a control character" } : text
+  const checked = secretText(text)
+  return Result.isFailure(checked) ? { detail: checked.failure } : text
 }
 
 /**

@@ -161,6 +161,8 @@ export class Simulator extends Context.Service<Simulator, {
   readonly createWebhook: Delivery.Deliveries["createWebhook"]
   /** Changes a created webhook; a new callback (or the same one, while not verified) is verified again, a new `secret` signs its next attempts (retries included). */
   readonly updateWebhook: Delivery.Deliveries["updateWebhook"]
+  /** Deletes a created webhook and its subscriptions; its attempts still due are logged `dropped`, never sent. */
+  readonly deleteWebhook: Delivery.Deliveries["deleteWebhook"]
   /** Subscribes a connected vehicle to a created webhook (listed by `GET /v3/subscriptions`); sends `FIRST_DELIVERY`. */
   readonly subscribe: Delivery.Deliveries["subscribe"]
   /** Sets a signal's body on a vehicle: a `VEHICLE_STATE` to each subscribed webhook it triggers (none when the connection may not read it). */

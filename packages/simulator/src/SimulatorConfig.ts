@@ -7,9 +7,10 @@
  *
  * @since 0.3.0
  */
-import { Config, Effect, Layer, Option, Redacted } from "effect"
+import { Config, Effect, Layer, Option, Redacted, Result } from "effect"
 import { InvalidArgument } from "@connected-vehicle/schema/InvalidArgument"
 import { secretIssue } from "./internal/deliveryPolicy.ts"
+import { secretText } from "./SecretFile.ts"
 import { layer } from "./Simulator.ts"
 import type { Simulator } from "./Simulator.ts"
 import type { SimulatorOptions } from "./SimulatorOptions.ts"
@@ -18,7 +19,8 @@ import type { SimulatorOptions } from "./SimulatorOptions.ts"
  * The settings of the environment.
  *
  * - `webhookSecret`: `CONNECTED_VEHICLE_WEBHOOK_SECRET`, the secret that signs
- *   webhook deliveries (kept `Redacted`; `SimulatorOptions.webhookSecret`)
+ *   webhook deliveries (kept `Redacted`, as written; `SimulatorOptions.webhookSecret`):
+ *   {@link layerConfig} and the CLI read it with `SecretFile.secretText`
  *
  * @example
  * ```ts
@@ -56,9 +58,11 @@ export const config: Config.Config<SimulatorConfig> = Config.all({
 
 /**
  * `Simulator.layer` with the settings of {@link config}: the webhook secret of
- * the environment unless `options` give one (an empty variable is none). A
- * secret of the environment longer than 1,024 characters is an `InvalidArgument`
- * naming the variable (never quoting the secret); the options are checked
+ * the environment unless `options` give one (an empty variable is none), read
+ * as the CLI and the sample read it (`SecretFile.secretText`: without the
+ * white space around it). A secret of the environment that holds a control
+ * character, is white space only or is longer than 1,024 characters is an
+ * `InvalidArgument` naming the variable (never quoting the secret); the options are checked
  * as `Simulator.layer` checks them (an `InvalidArgument` too).
  *
  * @example
@@ -80,12 +84,15 @@ export const layerConfig = (
 ): Layer.Layer<Simulator, Config.ConfigError | InvalidArgument> =>
   Layer.unwrap(Effect.flatMap(config, ({ webhookSecret }) =>
     Effect.suspend(() => {
-      const fromEnvironment = options?.webhookSecret === undefined ? Option.getOrUndefined(webhookSecret) : undefined
-      const issue = fromEnvironment === undefined ? undefined : secretIssue(Redacted.value(fromEnvironment))
+      const given = options?.webhookSecret === undefined ? Option.getOrUndefined(webhookSecret) : undefined
+      // the CLI's rule (`SecretFile.secretText`): trimmed; not UTF-8 text or a control character refused
+      const text = given === undefined ? undefined : secretText(Redacted.value(given))
+      const issue = text === undefined ? undefined : Result.isFailure(text) ? text.failure : secretIssue(text.success)
       if (issue !== undefined) {
         const field = "CONNECTED_VEHICLE_WEBHOOK_SECRET"
         return Effect.fail(new InvalidArgument({ field, message: `${field} ${issue}` }))
       }
+      const fromEnvironment = text === undefined || Result.isFailure(text) ? undefined : Redacted.make(text.success)
       try {
         return Effect.succeed(layer(fromEnvironment === undefined ? options : { ...options, webhookSecret: fromEnvironment }))
       } catch (error) {

@@ -22,7 +22,7 @@
  * @since 0.1.0
  */
 import { NodeRuntime, NodeServices } from "@effect/platform-node"
-import { Cause, Console, Context, Duration, Effect, Exit, Layer, Option, Record, Redacted, Runtime, Schema } from "effect"
+import { Cause, Console, Context, Duration, Effect, Exit, Layer, Option, Record, Redacted, Result, Runtime, Schema } from "effect"
 import { CliError, Command, Flag } from "effect/cli"
 import { createRequire } from "node:module"
 import { DEFAULT_WEBHOOK_SECRET } from "./Delivery.ts"
@@ -82,22 +82,27 @@ const sampleEnvironment = (
 }
 
 /**
- * The webhook secret: the file's content (trimmed), else the environment's
- * `CONNECTED_VEHICLE_WEBHOOK_SECRET` (`SimulatorConfig.config`, the bin's one variable), else none (the
- * default). A file that cannot be read, is not a regular file or is larger
- * than a secret can be (`SECRET_FILE_BYTES`: it is not read further), and a
- * secret that is empty or too long, is one `error:` line naming where it came
- * from (never the secret).
+ * The webhook secret: the file's content, else the environment's
+ * `CONNECTED_VEHICLE_WEBHOOK_SECRET` (`SimulatorConfig.config`, the bin's one
+ * variable), either read by `SecretFile.secretText` (trimmed; not UTF-8 text
+ * or holding a control character: refused), else none (the default). A file
+ * that cannot be read, is not a regular file or is larger than a secret can
+ * be (`SECRET_FILE_BYTES`: it is not read further), and a secret that is
+ * refused, empty or too long, is one `error:` line naming where it came from
+ * (never the secret).
  */
 const readWebhookSecret = (secretFile: Option.Option<string>) =>
   Effect.gen(function*() {
-    const secret = Option.isSome(secretFile)
-      ? Option.some(Redacted.make(yield* fromFile(secretFile.value)))
-      : (yield* SimulatorConfig.config).webhookSecret
-    const issue = Option.isSome(secret) ? secretIssue(Redacted.value(secret.value)) : undefined
-    if (issue === undefined) return secret
+    const text = Option.isSome(secretFile)
+      ? Option.some(yield* fromFile(secretFile.value))
+      : Option.map((yield* SimulatorConfig.config).webhookSecret, Redacted.value)
+    if (Option.isNone(text)) return Option.none<Redacted.Redacted<string>>()
     const source = Option.isSome(secretFile) ? `--webhook-secret-file ${shown(secretFile.value)}` : "CONNECTED_VEHICLE_WEBHOOK_SECRET"
-    return yield* report(`the webhook secret of ${source} ${issue}`)
+    const secret = SecretFile.secretText(text.value)
+    if (Result.isFailure(secret)) return yield* report(`the webhook secret of ${source} ${secret.failure}`)
+    const issue = secretIssue(secret.success)
+    if (issue !== undefined) return yield* report(`the webhook secret of ${source} ${issue}`)
+    return Option.some(Redacted.make(secret.success))
   })
 
 /**
@@ -121,10 +126,9 @@ const secretFileIssue = (path: string, reason: SecretFile.Reason): string => {
   }
 }
 
-/** The secret of `--webhook-secret-file` (trimmed), or its `error:` line (exit 1). */
+/** The text of `--webhook-secret-file` (not trimmed), or its `error:` line (exit 1). */
 const fromFile = (path: string) =>
   SecretFile.read(path, { maxBytes: SECRET_FILE_BYTES }).pipe(
-    Effect.map((text) => text.trim()),
     Effect.catchTag("SecretFileError", (error) => report(secretFileIssue(path, error.reason)))
   )
 

@@ -59,6 +59,8 @@ const callbackOf = (field: string, uri: string) => {
   if ((url.protocol !== "http:" && url.protocol !== "https:") || url.username !== "" || url.password !== "") {
     return fail(400, `${field} must be an absolute http or https URL without credentials`)
   }
+  // Node's http.request takes port 0 for "the scheme's default": the attempts would go to port 80 or 443
+  if (url.port === "0") return fail(400, `${field} must not name port 0 (no receiver listens there): give the receiver's port`)
   // a fragment is never sent: `#` (even an empty fragment) would only make two callbacks of one URL
   if (url.href.includes("#")) return fail(400, `${field} must not have a fragment (#...)`)
   if (url.href.length > CALLBACK_URI_LIMIT) {
@@ -132,7 +134,9 @@ export const createWebhook = (engine: Engine, input: WebhookInput) =>
       createdAt: engine.now(),
       secret: key,
       verification: "pending",
-      handshakes: 0
+      handshakes: 0,
+      deleted: false,
+      waiting: new Set()
     }
     engine.webhooks.unshift(w)
     yield* verify(engine, w)
@@ -169,6 +173,21 @@ export const updateWebhook = (engine: Engine, webhookId: string, patch: WebhookP
     if (changed) yield* verify(engine, w)
     else if (enabled) yield* sendFirstDeliveries(engine, w)
     return viewOf(w)
+  })
+
+/**
+ * Deletes a created webhook and its subscriptions: the attempts of its
+ * deliveries still due (retries waiting, or queued) are not sent, each logged
+ * `dropped` ("not sent: the webhook was deleted"); those waiting for a retry
+ * are logged at once.
+ */
+export const deleteWebhook = (engine: Engine, webhookId: string) =>
+  Effect.gen(function*() {
+    const w = yield* findWebhook(engine, webhookId)
+    w.deleted = true
+    engine.webhooks = engine.webhooks.filter((other) => other !== w)
+    engine.subscriptions = engine.subscriptions.filter((s) => s.webhookId !== w.id)
+    for (const drop of [...w.waiting]) drop()
   })
 
 /** Subscribes a connected vehicle to a created webhook; sends its `FIRST_DELIVERY`. */

@@ -9,7 +9,7 @@
 import type { DeliveredEvent, VehicleErrorEntry, WebhookEvent } from "@connected-vehicle/schema/WebhookEvent"
 import { WebhookEventFromJson } from "@connected-vehicle/schema/WebhookEvent"
 import { InvalidArgument } from "@connected-vehicle/schema/InvalidArgument"
-import { Clock, DateTime, Duration, Effect, Option, Redacted, Schema } from "effect"
+import { Clock, DateTime, Deferred, Duration, Effect, Exit, Option, Redacted, Schema } from "effect"
 import type { Context, Scope } from "effect"
 import { randomUUID } from "node:crypto"
 import type { Dataset, SignalDefinition } from "../Data.ts"
@@ -47,6 +47,10 @@ export interface WebhookRecord {
   verification: WebhookView["verification"]
   /** `VERIFY` handshakes started: only the last one started decides `verification`. */
   handshakes: number
+  /** Set when it is deleted (`deleteWebhook`): an attempt still due is dropped, never sent. */
+  deleted: boolean
+  /** The deliveries waiting for their next attempt to it: each logs that attempt dropped and ends (`deleteWebhook`). */
+  readonly waiting: Set<() => void>
 }
 
 /** A subscription created through the control surface. */
@@ -266,7 +270,9 @@ export const callbackOf = (w: WebhookRecord, eventType: "VEHICLE_STATE" | "VEHIC
  * every attempt, retries included.
  */
 export const notDeliverable = (w: WebhookRecord): string | undefined =>
-  !w.isEnabled
+  w.deleted
+    ? "the webhook was deleted"
+    : !w.isEnabled
     ? "the webhook is disabled"
     : w.verification !== "succeeded"
     ? `the webhook's callback is not verified (verification ${w.verification})`
@@ -329,11 +335,57 @@ export const deliverWith = (
         outcome: ok ? "delivered" : last ? "dropped" : "retrying"
       })
       if (ok || last) return
+      // a webhook deleted meanwhile: the next attempt is logged dropped at once (at the loop's top)
+      const next = plan.target(n + 1)
+      if (next.deleted) continue
       // fixed offsets from the first attempt (+25, +75, +175 s): a slow failure does not push them back
-      yield* Effect.sleep(Duration.millis(Math.max(0, firstAt + plan.retryOffsets[n - 1]! - now())))
+      const wait = Effect.sleep(Duration.millis(Math.max(0, firstAt + plan.retryOffsets[n - 1]! - now())))
+      if (yield* untilDeleted(next, wait, () => live() && log(droppedAttempt(engine, next, eventId, eventType, n + 1)))) return
     }
   })
 }
+
+/** The log entry of an attempt not sent because its webhook was deleted. */
+const droppedAttempt = (
+  engine: Engine,
+  w: WebhookRecord,
+  eventId: string,
+  eventType: "VEHICLE_STATE" | "VEHICLE_ERROR",
+  attempt: number
+): AttemptRecord => ({
+  eventId,
+  eventType,
+  webhookId: w.id,
+  deliveryId: newId("dlv"),
+  attempt,
+  url: callbackOf(w, eventType),
+  at: iso(engine.now()),
+  status: null,
+  error: "not sent: the webhook was deleted",
+  latencyMillis: 0,
+  outcome: "dropped"
+})
+
+/**
+ * Runs `wait` (the pause before the next attempt to `w`) unless `w` is
+ * deleted meanwhile: then `drop` runs at once (in the deletion, so its log
+ * entry is there when the deletion returns) and the answer is true.
+ */
+const untilDeleted = (w: WebhookRecord, wait: Effect.Effect<void>, drop: () => unknown) =>
+  Effect.suspend(() => {
+    let dropped = false
+    const woken = Deferred.makeUnsafe<void>()
+    const wake = () => {
+      dropped = true
+      drop()
+      Deferred.doneUnsafe(woken, Exit.void)
+    }
+    w.waiting.add(wake)
+    return Effect.raceFirst(wait, Deferred.await(woken)).pipe(
+      Effect.ensuring(Effect.sync(() => w.waiting.delete(wake))),
+      Effect.map(() => dropped)
+    )
+  })
 
 /** Runs an effect in a fiber of the engine's scope, with the engine's context. */
 export const fork = (engine: Engine, effect: Effect.Effect<void>) =>

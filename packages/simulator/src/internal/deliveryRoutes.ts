@@ -99,6 +99,25 @@ const vehicleErrors = /^\/_simulator\/vehicles\/([^/]+)\/errors$/
 const vehicleError = /^\/_simulator\/vehicles\/([^/]+)\/errors\/([^/]+)$/
 const webhookPath = /^\/_simulator\/webhooks\/([^/]+)$/
 
+/** The methods each delivery control path takes: another method is a 405 with `Allow`. */
+const methodsOf: ReadonlyArray<readonly [RegExp, string]> = [
+  [/^\/_simulator\/webhooks$/, "POST"],
+  [webhookPath, "POST, DELETE"],
+  [/^\/_simulator\/subscriptions$/, "POST"],
+  [vehicleSignal, "POST"],
+  [vehicleErrors, "POST"],
+  [vehicleError, "DELETE"],
+  [/^\/_simulator\/deliveries$/, "GET, DELETE"]
+]
+
+/** The 405 of a delivery control path asked with a method it does not take, or undefined for another path. */
+const notAllowed = (method: string, path: string) => {
+  const allow = methodsOf.find(([pattern]) => pattern.test(path))?.[1]
+  if (allow === undefined) return undefined
+  const detail = `Method ${method} is not allowed on ${path}; allowed: ${allow}`
+  return Effect.succeed(HttpServerResponse.setHeader(problem(405, detail), "allow", allow))
+}
+
 /** The control routes of deliveries, or undefined for another path (see `Delivery.control`). */
 export const control = (
   engine: Deliveries,
@@ -136,6 +155,7 @@ export const control = (
         })
     ))
   }
+  if (match !== null && method === "DELETE") return answer(engine.deleteWebhook(match[1]!))
   if (path === "/_simulator/subscriptions" && method === "POST") {
     return answer(Effect.flatMap(bodyOf(request, SubscriptionBody, "{webhookId, userId, vehicleId}"), engine.subscribe), 201)
   }
@@ -166,5 +186,5 @@ export const control = (
     if (method === "GET") return Effect.map(engine.deliveries, (deliveries) => json({ deliveries: deliveries.map(entryJson) }))
     if (method === "DELETE") return Effect.as(engine.clearDeliveries, HttpServerResponse.empty({ status: 204 }))
   }
-  return undefined
+  return notAllowed(method, path)
 }

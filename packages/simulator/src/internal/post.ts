@@ -74,9 +74,16 @@ export const post = (
       response.on("end", done)
     }
     const send = url.protocol === "https:" ? httpsRequest : httpRequest
+    // the port passed as the URL names it: Node would take a port 0 for the scheme's default (80, 443)
+    const port = url.port === "" ? (url.protocol === "https:" ? 443 : 80) : Number(url.port)
+    if (port === 0) {
+      settle(Effect.fail(new PostFailure("the URL names port 0, where no receiver listens: nothing was sent")))
+      return
+    }
     try {
       request = send(url, {
         method: "POST",
+        port,
         agent: false,
         headers: { ...headers, "content-length": String(body.byteLength), connection: "close" }
       }, onResponse)

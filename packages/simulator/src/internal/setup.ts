@@ -89,6 +89,7 @@ export const serviceOf = (env: Env["Service"]) => (url: string, servers: Readonl
     webhookSecret: deliveries.secret,
     createWebhook: deliveries.createWebhook,
     updateWebhook: deliveries.updateWebhook,
+    deleteWebhook: deliveries.deleteWebhook,
     subscribe: deliveries.subscribe,
     setSignal: deliveries.setSignal,
     injectVehicleError: deliveries.injectVehicleError,

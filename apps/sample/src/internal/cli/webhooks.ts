@@ -1,7 +1,17 @@
 /** `webhooks` and `webhooks listen`. */
 import { Effect } from "effect"
 import { Command, Flag } from "effect/cli"
+import { SampleError } from "../../SampleError.ts"
 import { optionals, output, page, pageSize, portFlag, report, root, withSdk } from "./shared.ts"
+
+/**
+ * An empty or blank `--host` is refused (the simulator CLI's message): Node
+ * would listen on every interface, and the printed URL would have no host.
+ */
+const hostRefusal = (host: string) =>
+  host.trim() === ""
+    ? new SampleError({ reason: "--host must not be empty (an address to listen on, such as 127.0.0.1, ::1 or 0.0.0.0)", usage: true })
+    : undefined
 
 /** `webhooks listen` (the receiver is loaded only when the command runs). */
 const webhooksListen = Command.make("listen", {
@@ -15,7 +25,10 @@ const webhooksListen = Command.make("listen", {
   )
 }, (input) =>
   Effect.flatMap(root, (flags) =>
-    Effect.promise(() => import("../../Listen.ts")).pipe(
+    Effect.suspend(() => {
+      const refused = hostRefusal(input.host)
+      return refused === undefined ? Effect.promise(() => import("../../Listen.ts")) : Effect.fail(refused)
+    }).pipe(
       Effect.flatMap((Listen) =>
         Effect.flatMap(Listen.secretsOf(input.secretFiles), (secret) =>
           Listen.run({ port: input.port, host: input.host, secret, json: flags.json }))
