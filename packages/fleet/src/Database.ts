@@ -9,6 +9,7 @@ import { PgClient } from "@effect/sql-pg"
 import { Effect, type Layer, Redacted } from "effect"
 import type { SqlClient } from "effect/sql"
 import { Configuration, DatabaseUnavailable, FleetError } from "./FleetError.ts"
+import { urlIssue } from "./internal/urls.ts"
 
 /**
  * Options of {@link layer}.
@@ -33,8 +34,9 @@ export interface Options {
  * The `SqlClient` (and `PgClient`) on Postgres: a pool, closed with the
  * layer. It runs one query when built, so an unreachable server or a wrong
  * database fails there, with `FleetError` `DatabaseUnavailable`; a URL that
- * is not `postgres://` or `postgresql://` fails with `Configuration`, whose
- * message and cause hold no part of it.
+ * does not parse (a reserved character not percent-encoded in the password,
+ * a port out of 1-65535), or is not `postgres://` or `postgresql://`, fails
+ * with `Configuration` saying which, whose message and cause hold no part of it.
  *
  * @example
  * ```ts
@@ -62,12 +64,9 @@ export const layer = (options: Options): Layer.Layer<SqlClient.SqlClient | PgCli
     )
   ))
 
-// a URL that does not parse: Node's error would carry it whole (password included) in its `input`, so none of it is kept
 const checkUrl = (url: Redacted.Redacted<string>): Effect.Effect<void, FleetError> => {
-  const value = Redacted.value(url)
-  return URL.canParse(value) && /^postgres(?:ql)?:$/.test(new URL(value).protocol) ? Effect.void : Effect.fail(
-    new FleetError({
-      reason: new Configuration({ description: "the Postgres URL (DATABASE_URL, or the url option) is not a postgres:// or postgresql:// URL" })
-    })
+  const issue = urlIssue(Redacted.value(url), ["postgres:", "postgresql:"])
+  return issue === undefined ? Effect.void : Effect.fail(
+    new FleetError({ reason: new Configuration({ description: `the Postgres URL (DATABASE_URL, or the url option) ${issue}` }) })
   )
 }

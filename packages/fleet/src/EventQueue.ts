@@ -83,6 +83,10 @@ export interface Options {
   /**
    * Handler runs per event before it becomes a dead letter (default 5): a
    * positive integer, else `make` fails with `FleetError` `Configuration`.
+   * A run counts when it failed, or when it had no outcome (its worker
+   * died) while the event ran alone; a run with no outcome beside other
+   * events does not (the event then runs alone), but no event is taken
+   * more than twice `maxAttempts` times.
    */
   readonly maxAttempts?: number | undefined
   /**
@@ -200,7 +204,11 @@ const defaultRetrySchedule: Schedule.Schedule<any, number> = Schedule.min([
   Schedule.spaced("5 minutes")
 ])
 
-/** Takes beyond `maxAttempts` left to the store: an attempt lost to a dead worker, or a dead letter not written. */
+/**
+ * Takes left to the store beyond twice `maxAttempts` (the most a worker
+ * takes an event: attempts with no outcome beside other events do not
+ * count toward `maxAttempts`): a dead letter not written.
+ */
 const storeSlack = 2
 
 const queueError = (operation: string) => (cause: unknown) =>
@@ -284,7 +292,7 @@ export const make = (options?: Options): Effect.Effect<Service, FleetError, Pers
     const queue = yield* PersistedQueue.make({
       name,
       schema: QueuedElement,
-      maxAttempts: maxAttempts + storeSlack,
+      maxAttempts: 2 * maxAttempts + storeSlack,
       retrySchedule: options?.retrySchedule ?? defaultRetrySchedule
     })
     const retention = yield* Effect.orElseSucceed(retentionMillis(options?.retention), () => Infinity)

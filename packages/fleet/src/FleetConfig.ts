@@ -15,9 +15,11 @@
  *
  * @since 0.1.0
  */
+import { isIdentifier } from "@connected-vehicle/schema/InvalidArgument"
 import { Config, Duration, Effect, Option, Redacted, Schema } from "effect"
 import { Configuration, FleetError } from "./FleetError.ts"
 import { durationIssue, MIN_POLL_INTERVAL, MIN_RETENTION } from "./internal/options.ts"
+import { urlIssue } from "./internal/urls.ts"
 import { defaultAppliedRetention, defaultClusterRetention, defaultRetention } from "./internal/retention.ts"
 
 /**
@@ -39,8 +41,8 @@ import { defaultAppliedRetention, defaultClusterRetention, defaultRetention } fr
  * - `pollInterval`: `FLEET_POLL_INTERVAL`, a finite duration of at least 1 second (default 15 minutes):
  *   a vehicle entity polls when no event arrived for this long (`VehicleEntity.Options.pollInterval`,
  *   which has the same floor)
- * - `pollSignals`: `FLEET_POLL_SIGNALS`, signal codes, comma-separated (default none: no polling)
- * - `runnerAddress`: `FLEET_RUNNER_HOST` and `FLEET_RUNNER_PORT`, this runner's address
+ * - `pollSignals`: `FLEET_POLL_SIGNALS`, signal codes, comma-separated, each trimmed (default none: no polling)
+ * - `runnerAddress`: `FLEET_RUNNER_HOST` (trimmed) and `FLEET_RUNNER_PORT`, this runner's address
  *   (`undefined` when neither is set: `localhost:34431`; `effect/cluster`'s own `HOST` and `PORT`
  *   are not read, `PORT` being often the HTTP server's)
  *
@@ -110,7 +112,7 @@ export const config: Config.Config<FleetConfig> = Config.all({
     clusterRetention: Config.Duration("CLUSTER_RETENTION").pipe(Config.withDefault(defaultClusterRetention)),
     pollInterval: Config.Duration("POLL_INTERVAL").pipe(Config.withDefault(Duration.minutes(15))),
     pollSignals: Config.Array(Schema.String, "POLL_SIGNALS").pipe(Config.withDefault([])),
-    host: Config.option(Config.NonEmptyString("RUNNER_HOST")),
+    host: Config.option(Config.String("RUNNER_HOST")),
     port: Config.option(Config.Port("RUNNER_PORT"))
   }).pipe(Config.nested("FLEET"))
 }).pipe(Config.map(({ fleet: { host, port, storage, ...fleet }, ...urls }): FleetConfig => ({
@@ -119,15 +121,18 @@ export const config: Config.Config<FleetConfig> = Config.all({
   memory: Option.isSome(storage),
   pollSignals: fleet.pollSignals.map((code) => code.trim()).filter((code) => code.length > 0),
   runnerAddress: Option.isNone(host) && Option.isNone(port) ? undefined : {
-    host: Option.getOrElse(host, () => defaultRunnerAddress.host),
+    host: Option.match(host, { onNone: () => defaultRunnerAddress.host, onSome: (value) => value.trim() }),
     port: Option.getOrElse(port, () => defaultRunnerAddress.port)
   }
 })))
 
 /**
  * {@link config} read: an invalid value (a retention under 1 second, or a
- * `FLEET_POLL_INTERVAL` under 1 second or infinite; a `DATABASE_URL` that is not a `postgres://` or `postgresql://`
- * URL, a `REDIS_URL` not a `redis://` or `rediss://` one), `FLEET_STORAGE=memory`
+ * `FLEET_POLL_INTERVAL` under 1 second or infinite; a `DATABASE_URL` that
+ * does not parse as a URL or is not a `postgres://` or `postgresql://` one, a
+ * `REDIS_URL` likewise not a `redis://` or `rediss://` one; a
+ * `FLEET_POLL_SIGNALS` code that is not a signal code; a `FLEET_RUNNER_HOST`
+ * blank or holding white space or a control character), `FLEET_STORAGE=memory`
  * with `DATABASE_URL` or `REDIS_URL` set, or a `FLEET_APPLIED_RETENTION`
  * shorter than `FLEET_QUEUE_RETENTION` (a duplicate the queue stores again
  * would be applied again) is a `FleetError` `Configuration` naming the
@@ -168,10 +173,38 @@ export const read: Effect.Effect<FleetConfig, FleetError> = config.pipe(
 )
 
 /** A URL that parses, of one of `schemes` (its value never said). */
-const urlOf = (url: Option.Option<Redacted.Redacted<string>>, schemes: ReadonlyArray<string>): string | undefined => {
-  if (Option.isNone(url)) return undefined
-  const value = Redacted.value(url.value)
-  return URL.canParse(value) && schemes.includes(new URL(value).protocol) ? undefined : `expected a ${schemes.map((s) => `${s}//`).join(" or ")} URL`
+const urlOf = (url: Option.Option<Redacted.Redacted<string>>, schemes: ReadonlyArray<string>): string | undefined =>
+  Option.isNone(url) ? undefined : urlIssue(Redacted.value(url.value), schemes)
+
+/** `text` quoted, its control characters (C0, DEL, C1) escaped: safe in a log line. */
+const quoted = (text: string): string =>
+  JSON.stringify(text).replace(/[\u007f-\u009f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`)
+
+/** Whether `text` holds white space or a control character (C0, DEL, C1). */
+const hasSpaceOrControl = (text: string): boolean => {
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i)
+    if (c <= 0x20 || (c >= 0x7f && c <= 0xa0)) return true
+  }
+  return /\s/.test(text)
+}
+
+/** A runner's host (trimmed when read): a name or an address, without white space or control characters. */
+const hostIssue = (settings: FleetConfig): string | undefined => {
+  const host = settings.runnerAddress?.host
+  if (host === undefined) return undefined
+  if (host.length === 0) return "expected a host name or address, got a blank value"
+  return hasSpaceOrControl(host)
+    ? `expected a host name or address without white space or control characters, got ${quoted(host)}`
+    : undefined
+}
+
+/** The codes of `FLEET_POLL_SIGNALS` that are not signal codes (the contract's `Identifier` rule, as a request path sends them). */
+const signalsIssue = (settings: FleetConfig): string | undefined => {
+  const invalid = settings.pollSignals.filter((code) => !isIdentifier(code))
+  return invalid.length === 0 ? undefined : `expected signal codes (non-empty, no control character, no "/", not "." or ".."), got ${
+    invalid.map(quoted).join(", ")
+  }`
 }
 
 /** The variables whose value cannot be used, each with why. */
@@ -183,7 +216,9 @@ const invalidValues = (settings: FleetConfig): ReadonlyArray<readonly [string, s
     ["FLEET_QUEUE_RETENTION", durationIssue(settings.queueRetention, MIN_RETENTION, true)],
     ["FLEET_APPLIED_RETENTION", durationIssue(settings.appliedRetention, MIN_RETENTION, true)],
     ["FLEET_CLUSTER_RETENTION", durationIssue(settings.clusterRetention, MIN_RETENTION, true)],
-    ["FLEET_POLL_INTERVAL", durationIssue(settings.pollInterval, MIN_POLL_INTERVAL, false)]
+    ["FLEET_POLL_INTERVAL", durationIssue(settings.pollInterval, MIN_POLL_INTERVAL, false)],
+    ["FLEET_POLL_SIGNALS", signalsIssue(settings)],
+    ["FLEET_RUNNER_HOST", hostIssue(settings)]
   ]
   return problems.flatMap(([variable, problem]) => problem === undefined ? [] : [[variable, problem] as const])
 }

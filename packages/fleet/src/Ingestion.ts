@@ -17,6 +17,7 @@ import * as DeadLetters from "./DeadLetters.ts"
 import * as EventQueue from "./EventQueue.ts"
 import * as FleetConfig from "./FleetConfig.ts"
 import { DatabaseUnavailable, DeadLetterNotFound, FleetError } from "./FleetError.ts"
+import { makeSqlMarks, register } from "./internal/attemptMarks.ts"
 import { cleanupIntervalMillis, retentionMillis } from "./internal/retention.ts"
 import { queueIdOf } from "./internal/queueId.ts"
 
@@ -61,6 +62,12 @@ export interface SqlOptions extends EventQueue.Options {
   readonly queueTable?: string | undefined
   /** The dead letters' table (default `fleet_dead_letters`). */
   readonly deadLetterTable?: string | undefined
+  /**
+   * The table of the marks of events' past attempts (default
+   * `fleet_attempts`): which failed, which ran alone; read by retries only,
+   * and removed when the event finishes.
+   */
+  readonly attemptTable?: string | undefined
 }
 
 /**
@@ -132,7 +139,11 @@ const sqlStore = (options: SqlOptions | undefined) =>
  */
 export const layerSql = (options?: SqlOptions): Layer.Layer<Services, FleetError, SqlClient.SqlClient> =>
   Layer.merge(
-    EventQueue.layer(options).pipe(Layer.provide(factory(sqlStore(options), options))),
+    Layer.effect(
+      EventQueue.EventQueue,
+      Effect.tap(EventQueue.make(options), (queue) =>
+        Effect.map(makeSqlMarks(options?.attemptTable ?? "fleet_attempts", queue.name), (marks) => register(queue, marks)))
+    ).pipe(Layer.provide(factory(sqlStore(options), options))),
     DeadLetters.layerSql({ table: options?.deadLetterTable })
   )
 

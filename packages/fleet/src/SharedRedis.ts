@@ -15,6 +15,7 @@ import type { Redis } from "effect/persistence"
 import * as FleetConfig from "./FleetConfig.ts"
 import { Configuration, FleetError, RedisUnavailable } from "./FleetError.ts"
 import { count, millis } from "./internal/options.ts"
+import { urlIssue } from "./internal/urls.ts"
 
 /**
  * Options of {@link layer}.
@@ -82,9 +83,9 @@ export const minMaxPending = 100
 /**
  * The `Redis` service on `options.url`, connected when built (an unreachable
  * server, or one that does not answer within `connectTimeout`, fails there,
- * with `FleetError` `RedisUnavailable`; a URL that is
- * not `redis://` or `rediss://` with `Configuration`, whose message and
- * cause hold no part of it; a `connectTimeout` that is not a duration, or a
+ * with `FleetError` `RedisUnavailable`; a URL that does not parse, or is
+ * not `redis://` or `rediss://`, with `Configuration` saying which, whose
+ * message and cause hold no part of it; a `connectTimeout` that is not a duration, or a
  * `maxPending` that is not an integer of at least 100, too) and closed with the
  * layer. Commands sent while the connection is down, or while `maxPending`
  * are owed an answer, fail at once (no offline queue) instead of waiting.
@@ -178,14 +179,11 @@ const answers = (url: URL, timeout: number): Effect.Effect<void, FleetError> => 
   )
 }
 
-// a URL that does not parse: Node's error would carry it whole (password included) in its `input`, so none of it is kept
 const checkUrl = (url: Redacted.Redacted<string>): Effect.Effect<string, FleetError> => {
   const value = Redacted.value(url)
-  const valid = URL.canParse(value) && /^rediss?:$/.test(new URL(value).protocol)
-  return valid ? Effect.succeed(value) : Effect.fail(
-    new FleetError({
-      reason: new Configuration({ description: "the Redis URL (REDIS_URL, or the url option) is not a redis:// or rediss:// URL" })
-    })
+  const issue = urlIssue(value, ["redis:", "rediss:"])
+  return issue === undefined ? Effect.succeed(value) : Effect.fail(
+    new FleetError({ reason: new Configuration({ description: `the Redis URL (REDIS_URL, or the url option) ${issue}` }) })
   )
 }
 

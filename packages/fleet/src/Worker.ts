@@ -7,6 +7,13 @@
  * taken again once its lock expires, so handlers must be idempotent. Each
  * run of the handler has a fiber of its own and `handlerTimeout` at most.
  *
+ * An event whose previous attempt had no outcome (its worker died, or lost
+ * its lock: it may be what crashed its process) is a suspect: the workers of
+ * its queue in this process run it alone (no other handler of theirs runs
+ * meanwhile), and only an attempt with no outcome made alone counts toward
+ * `maxAttempts`, so a poison event takes no event beside it to the dead
+ * letters. No event is taken more than twice `maxAttempts` times.
+ *
  * @since 0.1.0
  */
 import type { DeliveredEvent } from "@connected-vehicle/schema/WebhookEvent"
@@ -15,7 +22,9 @@ import { DeadLetters } from "./DeadLetters.ts"
 import { EventQueue, type Taken } from "./EventQueue.ts"
 import { Configuration, FleetError } from "./FleetError.ts"
 import { deadLettered, eventsHandled, handlerRetries, handlersRunning } from "./FleetMetrics.ts"
+import { type Marks, marksOf, review } from "./internal/attemptMarks.ts"
 import { millis } from "./internal/options.ts"
+import { type Gate, gatedTake, gateOf, solo, type Ticket } from "./internal/solo.ts"
 
 /**
  * What a worker runs.
@@ -79,30 +88,48 @@ const runHandler = <A, E, R>(handler: Effect.Effect<A, E, R>, timeout: number): 
       ))
   )
 
+/** What handling one queue's events needs: the options, the stores, the marks of past attempts, this process's gate. */
+interface Context<E, R> {
+  readonly options: Checked<E, R>
+  readonly maxAttempts: number
+  readonly deadLetters: DeadLetters["Service"]
+  readonly unwritten: Unwritten
+  readonly marks: Marks
+  readonly gate: Gate
+}
+
+/** A store write whose failure only costs precision (an attempt read as one without outcome): logged, not failed. */
+const bestEffort = (write: Effect.Effect<void, FleetError>): Effect.Effect<void> =>
+  Effect.catch(write, (error) => Effect.logWarning("the marks of an event's attempts could not be written", error))
+
 /**
- * The handler's run on one taken event: a failure (an interruption of its
- * own, or running over `handlerTimeout`, included) on the last attempt is
- * written to the dead letters (and the event completed); before it, it is
- * counted and handed back to the queue for a retry. Only the worker's own
+ * The handler's run on one taken event, the `counted`-th attempt toward
+ * `maxAttempts`: a failure (an interruption of its own, or running over
+ * `handlerTimeout`, included) is marked; on the last attempt it is written
+ * to the dead letters (and the event completed), before it, it is counted
+ * and handed back to the queue for a retry. Only the worker's own
  * interruption releases the event untouched.
  */
 const attempt = <E, R>(
-  options: Checked<E, R>,
-  maxAttempts: number,
-  deadLetters: DeadLetters["Service"],
-  unwritten: Unwritten,
+  context: Context<E, R>,
   event: DeliveredEvent,
-  taken: Taken
+  taken: Taken,
+  counted: number
 ): Effect.Effect<void, E | FleetError, R> =>
-  runHandler(Effect.suspend(() => options.handler(event, taken)), options.handlerTimeout).pipe(
+  runHandler(Effect.suspend(() => context.options.handler(event, taken)), context.options.handlerTimeout).pipe(
     Effect.flatMap((exit): Effect.Effect<void, E | FleetError> => {
       const fail = (cause: Cause.Cause<E>, described: string) =>
-        failed(maxAttempts, deadLetters, unwritten, event, taken, cause, described)
+        Effect.andThen(
+          bestEffort(context.marks.mark(taken.id, taken.attempts, "failed")),
+          failed(context, event, taken, counted, cause, described)
+        )
       if (exit === undefined) {
-        const error = new HandlerTimedOut(options.handlerTimeout)
+        const error = new HandlerTimedOut(context.options.handlerTimeout)
         return fail(Cause.die(error), error.message)
       }
-      if (Exit.isSuccess(exit)) return Metric.update(eventsHandled, 1)
+      if (Exit.isSuccess(exit)) {
+        return Effect.andThen(Metric.update(eventsHandled, 1), taken.attempts > 1 ? bestEffort(context.marks.clear(taken.id)) : Effect.void)
+      }
       return Cause.hasInterruptsOnly(exit.cause)
         ? fail(Cause.die(new HandlerInterrupted()), `${interrupted}\n${Cause.pretty(exit.cause)}`)
         : fail(exit.cause, Cause.pretty(exit.cause))
@@ -143,19 +170,19 @@ const unwrittenOf = (deadLetters: DeadLetters["Service"]): Unwritten => {
   return unwritten
 }
 
-const failed = <E>(
-  maxAttempts: number,
-  deadLetters: DeadLetters["Service"],
-  unwritten: Unwritten,
+const failed = <E, R>(
+  { deadLetters, marks, maxAttempts, unwritten }: Context<unknown, R>,
   event: DeliveredEvent,
   taken: Taken,
+  counted: number,
   cause: Cause.Cause<E>,
   text: string
 ): Effect.Effect<void, E | FleetError> => {
   const described = writable(text)
-  if (taken.attempts >= maxAttempts) {
+  if (counted >= maxAttempts) {
     return deadLetters.add({ event, attempts: taken.attempts, cause: described }).pipe(
       Effect.tap(() => Metric.update(deadLettered, 1)),
+      Effect.tap(() => bestEffort(marks.clear(taken.id))),
       Effect.tap(() => Effect.logWarning("webhook event moved to the dead letters", cause)),
       Effect.tapError(() =>
         Effect.sync(() => {
@@ -167,7 +194,7 @@ const failed = <E>(
     )
   }
   return Metric.update(handlerRetries, 1).pipe(
-    Effect.andThen(Effect.logInfo(`webhook event handler failed (attempt ${taken.attempts} of ${maxAttempts})`, cause)),
+    Effect.andThen(Effect.logInfo(`webhook event handler failed (attempt ${counted} of ${maxAttempts}${counted === taken.attempts ? "" : `, taken ${taken.attempts} times`})`, cause)),
     // the queue writes the cause as the event's last failure: text Postgres can keep
     Effect.andThen(Effect.failCause(Cause.pretty(cause).includes("\u0000") ? Cause.die(new HandlerFailed(described)) : cause))
   )
@@ -185,39 +212,74 @@ class HandlerFailed extends Error {
 }
 
 /**
- * An event taken more than `maxAttempts` times: its last runs ended without
- * an outcome (their worker died, or lost its lock, as with a poison event
- * that crashes its process), or its dead letter was not written, or the
+ * An event whose attempts ran out before this take: its last attempts had
+ * no outcome while it ran alone (as a poison event that crashes its process
+ * does), or it was taken as often as any event may be (`cap`: beside other
+ * events, its workers died), or its dead letter was not written, or the
  * event not completed after it. It goes to the dead letters without running
  * the handler again, with its real cause when it is known (a letter written
  * already is kept; a cause this process failed to write is written now).
  */
-const noOutcome = (deadLetters: DeadLetters["Service"], unwritten: Unwritten, event: DeliveredEvent, taken: Taken) =>
+const settle = <R>(
+  { deadLetters, marks, maxAttempts, unwritten }: Context<unknown, R>,
+  event: DeliveredEvent,
+  taken: Taken,
+  past: ReturnType<typeof review>,
+  cap: number
+) =>
   Effect.gen(function*() {
     const known = unwritten.get(taken.id)
     if (known === undefined && Option.isSome(yield* deadLetters.get(event.eventId))) return // written; its completion failed
-    yield* deadLetters.add(known === undefined
-      ? {
-        event,
-        attempts: taken.attempts - 1,
-        cause: `no outcome: the worker running attempt ${taken.attempts - 1} stopped before the handler ended (it died, or lost its lock)`
-      }
-      : { event, ...known })
+    const last = taken.attempts - 1
+    const cause = known?.cause ?? (past.counted < maxAttempts
+      ? `no outcome: taken ${last} times, the most an event is (${cap}: twice maxAttempts), ${past.counted} of them counted ` +
+        `(failed, or died alone); the others stopped before the handler ended while other events ran beside it ` +
+        `(their worker died, or lost its lock)`
+      : past.lastHadOutcome
+      ? `the handler failed attempt ${last}, its last; its cause was not kept (the process running it could not write its dead letter)`
+      : `no outcome, alone: the worker running attempt ${last} stopped before the handler ended while the event ran alone ` +
+        `(it died, or lost its lock); ${past.aloneDeaths} of its attempts ended so`)
+    yield* deadLetters.add({ event, attempts: known?.attempts ?? last, cause })
     unwritten.delete(taken.id)
+    yield* bestEffort(marks.clear(taken.id))
     yield* Metric.update(deadLettered, 1)
     yield* Effect.logWarning(known === undefined
-      ? "webhook event moved to the dead letters: its last attempt had no outcome"
+      ? `webhook event moved to the dead letters: ${cause}`
       : "webhook event moved to the dead letters (its letter could not be written at its last attempt)")
   })
+
+/**
+ * One taken event: its first attempt runs at once; a retry reads the marks
+ * of its past attempts: when they used up `maxAttempts` (or the event was
+ * taken twice that often) it is settled without a run, when the last one had
+ * no outcome it runs alone (marked so first), else at once.
+ */
+const handleTaken = <E, R>(context: Context<E, R>, event: DeliveredEvent, taken: Taken, ticket: Ticket) => {
+  if (taken.attempts === 1) return attempt(context, event, taken, 1)
+  return Effect.flatMap(context.marks.read(taken.id), (history): Effect.Effect<void, E | FleetError, R> => {
+    const past = review(history, taken.attempts)
+    const cap = 2 * context.maxAttempts
+    if (past.counted >= context.maxAttempts || taken.attempts > cap) return settle(context, event, taken, past, cap)
+    if (past.lastHadOutcome) return attempt(context, event, taken, past.counted + 1)
+    return solo(
+      context.gate,
+      ticket,
+      Effect.andThen(bestEffort(context.marks.mark(taken.id, taken.attempts, "alone")), attempt(context, event, taken, past.counted + 1))
+    )
+  })
+}
 
 /**
  * One event: take it, run the handler (in a span `fleet.Worker.handle`, with
  * the event's id and type and the attempt); on the last attempt a failure is
  * written to the dead letters (and the event completed), before it a failure
  * is counted and handed back to the queue for a retry. An event whose
- * attempts ran out without an outcome (its workers died) goes to the dead
- * letters without another run. The handler runs in a fiber of its own, for
- * `handlerTimeout` at most; options as {@link run} checks them.
+ * previous attempt had no outcome runs alone among this process's workers
+ * of the queue (see the module); one whose attempts ran out without an
+ * outcome (it died alone `maxAttempts` times, or was taken twice
+ * `maxAttempts` times) goes to the dead letters without another run. The
+ * handler runs in a fiber of its own, for `handlerTimeout` at most; options
+ * as {@link run} checks them.
  *
  * @example
  * ```ts
@@ -237,17 +299,25 @@ const handleChecked = <E, R>(options: Checked<E, R>): Effect.Effect<void, E | Fl
   Effect.gen(function*() {
     const queue = yield* EventQueue
     const deadLetters = yield* DeadLetters
-    const unwritten = unwrittenOf(deadLetters)
-    yield* queue.take((event, taken) =>
-      (taken.attempts > queue.maxAttempts
-        ? noOutcome(deadLetters, unwritten, event, taken)
-        : attempt(options, queue.maxAttempts, deadLetters, unwritten, event, taken)).pipe(
+    const context: Context<E, R> = {
+      options,
+      maxAttempts: queue.maxAttempts,
+      deadLetters,
+      unwritten: unwrittenOf(deadLetters),
+      marks: marksOf(queue),
+      gate: gateOf(queue)
+    }
+    const exit = yield* gatedTake(context.gate, (enter, ticket) =>
+      queue.take((event, taken) =>
+        Effect.andThen(enter, handleTaken(context, event, taken, ticket)).pipe(
           Effect.annotateLogs({ eventId: event.eventId, attempt: taken.attempts }),
           Effect.withSpan("fleet.Worker.handle", {
             attributes: { "fleet.event_id": event.eventId, "fleet.event_type": event.eventType, "fleet.attempt": taken.attempts }
           })
         )
-    )
+      ))
+    // `undefined`: the take stepped aside for a suspect (its event, if any, released uncounted)
+    if (exit !== undefined) return yield* exit
   })
 
 /** A store that failed (unreachable, say): a pause before the next take, not a hot loop. */

@@ -142,6 +142,58 @@ describe("FleetConfig", () => {
       assert.isTrue(Option.isSome(kept.databaseUrl))
     }))
 
+  it.effect("a URL that does not parse says so (percent-encoding, the port's range), never quoting it; another scheme says which it expects", () =>
+    Effect.gen(function*() {
+      for (
+        const [variable, url] of [
+          ["DATABASE_URL", "postgres://app:p#s3cret@db.internal:5432/fleet"],
+          ["DATABASE_URL", "postgres://app:s3cret@db.internal:65536/fleet"],
+          ["REDIS_URL", "redis://:s3cret@cache.internal:notaport"]
+        ] as const
+      ) {
+        const error = yield* refused({ [variable]: url })
+        assert.include(error.message, `${variable}: does not parse as a URL (percent-encode the reserved characters`, url)
+        assert.include(error.message, "a port is 1-65535", url)
+        assert.notInclude(error.message, "expected a", url)
+        assert.notInclude(JSON.stringify(error), "s3cret", url)
+      }
+      const scheme = yield* refused({ DATABASE_URL: "mysql://app:s3cret@db.internal/fleet" })
+      assert.include(scheme.message, "DATABASE_URL: expected a postgres:// or postgresql:// URL")
+      assert.notInclude(scheme.message, "does not parse")
+      // the url options of the layers: the same two messages
+      const direct = yield* Effect.flip(Layer.build(SharedRedis.layer({ url: Redacted.make("redis://:s3cret@cache.internal:65536") })).pipe(Effect.scoped))
+      assert.include(direct.message, "does not parse as a URL")
+      assert.notInclude(JSON.stringify(direct), "s3cret")
+    }))
+
+  it.effect("FLEET_RUNNER_HOST is trimmed; blank, or holding white space or a control character, is a Configuration error naming it", () =>
+    Effect.gen(function*() {
+      for (const host of ["  ", "\t", "a b\u001b", "runner\u0000.internal", "run ner", "runner\u0085"]) {
+        const error = yield* refused({ FLEET_RUNNER_HOST: host })
+        assert.strictEqual(error.reason._tag, "Configuration", JSON.stringify(host))
+        assert.deepStrictEqual(error.reason._tag === "Configuration" ? error.reason.variables : undefined, ["FLEET_RUNNER_HOST"])
+        assert.include(error.message, "FLEET_RUNNER_HOST: expected a host name or address", JSON.stringify(host))
+        assert.notMatch(error.message, /[\u0000-\u001f\u007f-\u009f]/, JSON.stringify(host))
+      }
+      const trimmed = yield* FleetConfig.read.pipe(withEnv({ FLEET_RUNNER_HOST: " runner-1.internal ", FLEET_RUNNER_PORT: "34500" }))
+      assert.deepStrictEqual(trimmed.runnerAddress, { host: "runner-1.internal", port: 34500 })
+      const address = yield* FleetConfig.read.pipe(withEnv({ FLEET_RUNNER_HOST: "10.0.0.7" }))
+      assert.deepStrictEqual(address.runnerAddress, { host: "10.0.0.7", port: 34431 })
+    }))
+
+  it.effect("a FLEET_POLL_SIGNALS code that is not a signal code is a Configuration error naming the variable and the code, escaped", () =>
+    Effect.gen(function*() {
+      const error = yield* refused({ FLEET_POLL_SIGNALS: "odometer-traveleddistance, \u001b[31m ,charge/voltage,..,charge-voltage" })
+      assert.strictEqual(error.reason._tag, "Configuration")
+      assert.deepStrictEqual(error.reason._tag === "Configuration" ? error.reason.variables : undefined, ["FLEET_POLL_SIGNALS"])
+      assert.include(error.message, "FLEET_POLL_SIGNALS: expected signal codes")
+      assert.include(error.message, String.raw`"\u001b[31m", "charge/voltage", ".."`)
+      assert.notInclude(error.message, "\u001b")
+      assert.notInclude(error.message, "odometer-traveleddistance")
+      const codes = yield* FleetConfig.read.pipe(withEnv({ FLEET_POLL_SIGNALS: " charge-voltage ,, odometer-traveleddistance" }))
+      assert.deepStrictEqual(codes.pollSignals, ["charge-voltage", "odometer-traveleddistance"])
+    }))
+
   it.effect("a poll interval or a retention under 1 second is a Configuration error, from the environment and in code alike", () =>
     Effect.gen(function*() {
       for (const [variable, value] of [["FLEET_POLL_INTERVAL", "1 nanos"], ["FLEET_POLL_INTERVAL", "999 millis"], ["FLEET_QUEUE_RETENTION", "1 nanos"], ["FLEET_APPLIED_RETENTION", "500 millis"], ["FLEET_CLUSTER_RETENTION", "1 micros"]] as const) {

@@ -13,6 +13,7 @@ import * as Ingestion from "@connected-vehicle/fleet/Ingestion"
 import * as Worker from "@connected-vehicle/fleet/Worker"
 import { Signature } from "@connected-vehicle/webhooks"
 import { Redacted } from "effect"
+import { marksOf } from "../src/internal/attemptMarks.ts"
 import { delivery, post, secret, stateEvent, verifyEvent } from "./fixtures.ts"
 
 const Embedded = Ingestion.layerMemory({ maxAttempts: 3, retrySchedule: Schedule.spaced("10 millis") })
@@ -242,9 +243,10 @@ describe("Worker (in memory)", () => {
       const letters = yield* DeadLetters.DeadLetters
       const event = Schema.decodeUnknownSync(QueuedEvent)(stateEvent("evt_poison"))
       yield* queue.offer(event)
-      // the last attempt wrote its letter, then failed to complete the event
+      // the last attempt wrote its letter, then failed to complete the event (each failure marked, as a worker marks it)
       for (let attempt = 1; attempt <= 3; attempt++) {
         yield* Effect.exit(queue.take(() => Effect.fail(new Error("the vehicle database is down"))))
+        yield* marksOf(queue).mark("evt_poison", attempt, "failed")
       }
       yield* letters.add({ event, attempts: 3, cause: "Error: the vehicle database is down" })
       const runs = yield* Ref.make(0)
@@ -254,4 +256,48 @@ describe("Worker (in memory)", () => {
       assert.strictEqual(letter!.cause, "Error: the vehicle database is down")
       assert.strictEqual(yield* Ref.get(runs), 0)
     }).pipe(Effect.scoped, Effect.provide(Layer.fresh(Embedded))))
+  it.live("an event whose previous attempt had no outcome runs alone: the handlers running end first, none starts beside it", () =>
+    Effect.gen(function*() {
+      const queue = yield* EventQueue
+      yield* queue.offer(Schema.decodeUnknownSync(QueuedEvent)(stateEvent("p_1")))
+      // attempt 1 of p_1 ends with nothing marked: to the worker, an attempt with no outcome (as when its worker died)
+      yield* Effect.exit(queue.take(() => Effect.fail(new Error("lost"))))
+      for (const id of ["p_2", "p_3", "p_4"]) yield* queue.offer(Schema.decodeUnknownSync(QueuedEvent)(stateEvent(id)))
+      const running = new Set<string>()
+      const overlaps: Array<string> = []
+      const runs: Array<string> = []
+      yield* Effect.forkScoped(Worker.run({
+        concurrency: 4,
+        handler: (event, taken) =>
+          Effect.sync(() => {
+            if (running.size > 0 && (event.eventId === "p_1" || running.has("p_1"))) overlaps.push(`${event.eventId} beside ${[...running]}`)
+            running.add(event.eventId)
+            runs.push(`${event.eventId}#${taken.attempts}`)
+          }).pipe(Effect.andThen(Effect.sleep("50 millis")), Effect.ensuring(Effect.sync(() => running.delete(event.eventId))))
+      }))
+      yield* eventually(Effect.sync(() => runs.length === 4))
+      yield* Effect.sleep("100 millis")
+      assert.deepStrictEqual(overlaps, [])
+      assert.deepStrictEqual([...runs].sort(), ["p_1#2", "p_2#1", "p_3#1", "p_4#1"])
+      assert.deepStrictEqual(yield* (yield* DeadLetters.DeadLetters).list(), [])
+    }).pipe(Effect.scoped, Effect.provide(Layer.fresh(Embedded))))
+  it.live("an event taken twice maxAttempts times, its attempts without outcome beside other events, is a dead letter saying so, without a run", () =>
+    Effect.gen(function*() {
+      const queue = yield* EventQueue
+      yield* queue.offer(Schema.decodeUnknownSync(QueuedEvent)(stateEvent("evt_unlucky")))
+      // two attempts that end with nothing marked: to the worker, no outcome, not alone (as when a neighbour crashed the process)
+      for (let attempt = 1; attempt <= 2; attempt++) {
+        yield* Effect.exit(queue.take(() => Effect.fail(new Error("lost"))))
+        yield* Effect.sleep("20 millis")
+      }
+      const runs = yield* Ref.make(0)
+      yield* Effect.forkScoped(Worker.run({ handler: () => Ref.update(runs, (n) => n + 1) }))
+      const letters = yield* DeadLetters.DeadLetters
+      yield* eventually(Effect.map(letters.list(), (list) => list.length === 1))
+      const [letter] = yield* letters.list()
+      assert.strictEqual(letter!.attempts, 2)
+      assert.include(letter!.cause, "no outcome: taken 2 times, the most an event is (2: twice maxAttempts), 0 of them counted")
+      assert.include(letter!.cause, "while other events ran beside it")
+      assert.strictEqual(yield* Ref.get(runs), 0)
+    }).pipe(Effect.scoped, Effect.provide(Layer.fresh(Ingestion.layerMemory({ maxAttempts: 1, retrySchedule: Schedule.spaced("10 millis") })))))
 })

@@ -168,18 +168,25 @@ describe("ingestion on Postgres", () => {
       assert.deepStrictEqual(yield* Ref.get(runs), [1])
     }).pipe(Effect.scoped), { timeout: 60_000, concurrent })
 
-  it.live("an event whose last attempt had no outcome (its worker died) is a dead letter, without another run", () =>
+  it.live("an event whose last attempt had no outcome (its worker died) runs again alone; that attempt did not count (maxAttempts 1)", () =>
     Effect.gen(function*() {
       const { url } = yield* takenByKilledWorker("evt_crash_loop")
-      const runs = yield* Ref.make(0)
+      const runs = yield* Ref.make<ReadonlyArray<number | string>>([])
       const survivor = yield* instance(url, { maxAttempts: 1 })
-      yield* Effect.forkScoped(Effect.provideContext(Worker.run({ handler: () => Ref.update(runs, (n) => n + 1) }), survivor))
-      const letters = Effect.flatMap(Effect.provideContext(DeadLetters, survivor), (store) => store.list())
-      yield* eventually(Effect.map(letters, (list) => list.length === 1))
-      const [letter] = yield* letters
-      assert.strictEqual(letter!.attempts, 1)
-      assert.include(letter!.cause, "no outcome")
-      assert.strictEqual(yield* Ref.get(runs), 0)
+      const marks = query<{ attempt: number; mark: string }>(url, "SELECT attempt, mark FROM fleet_attempts")
+      yield* Effect.forkScoped(Effect.provideContext(
+        Worker.run({
+          handler: (_event, taken) =>
+            Effect.andThen(marks, (rows) => Ref.update(runs, (all) => [...all, taken.attempts, ...rows.map((row) => `${row.attempt} ${row.mark}`)]))
+        }),
+        survivor
+      ))
+      const state = query<{ state: string }>(url, "SELECT state FROM effect_queue WHERE id = 'evt_crash_loop'")
+      yield* eventually(Effect.map(state, (rows) => rows[0]?.state === "completed"))
+      // marked alone before its run; the marks removed once it was handled
+      assert.deepStrictEqual(yield* Ref.get(runs), [2, "2 alone"])
+      assert.deepStrictEqual(yield* marks, [])
+      assert.deepStrictEqual(yield* Effect.flatMap(Effect.provideContext(DeadLetters, survivor), (store) => store.list()), [])
     }).pipe(Effect.scoped), { timeout: 60_000, concurrent })
 
   it.live("a completed event is removed once the retention passed (its id is new again); pending and failed ones are kept", () =>
