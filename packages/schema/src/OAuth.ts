@@ -308,11 +308,29 @@ const webScheme = /^https?:/i
 const webAuthority = /^https?:\/\//i
 const dotSegment = /\/(?:\.|%2e){1,2}(?=[/?#]|$)/i
 
+/**
+ * Whether the URL parser keeps the host of the http or https URI `u` as
+ * written, but for case (RFC 3986: a host is case-insensitive) and the
+ * ASCII form of an internationalized name (the same name): an empty host
+ * (`http:///127.0.0.1/cb`), an IPv4 address written otherwise
+ * (`http://2130706433/cb`), a percent-encoded or trailing-dot host is read as
+ * another.
+ */
+const hostAsWritten = (u: string): boolean => {
+  const written = /^https?:\/\/([^/?#]*)/i.exec(u)![1]!.replace(/:\d*$/, "")
+  // eslint-disable-next-line no-control-regex
+  if (/[^\u0000-\u007f]/.test(written)) return true
+  return written.toLowerCase() === new URL(u).hostname
+}
+
 /** Why an http or https URI `u` is read as another, or undefined when it is read as given (or of another scheme). */
 const reReadIssue = (u: string): string | undefined => {
   if (!webScheme.test(u)) return undefined
   if (!webAuthority.test(u)) return "Expected an http or https URL as scheme://host[:port][/path] (a URL parser reads it otherwise)"
-  if (u.includes("\\")) return "Expected an http or https URL without a backslash (a URL parser reads it as a slash)"
+  if (u.includes("\\")) return "Expected an http or https URL without a backslash (not a URI character; a URL parser reads one before the query as a slash)"
+  if (!hostAsWritten(u)) {
+    return "Expected an http or https URL whose host a URL parser keeps as written (not empty, no IPv4 address in another form than a.b.c.d, no percent-encoding, no trailing dot)"
+  }
   const path = u.replace(/^https?:\/\/[^/?#]*/i, "").split(/[?#]/, 1)[0]!
   return dotSegment.test(path) ? "Expected an http or https URL without a dot segment in its path (/./ or /../: a URL parser takes them out)" : undefined
 }
@@ -331,7 +349,8 @@ const notInUri = /[\p{Cc}\s]/u
  * carry the password, and the simulator never matches one), not of a
  * scheme a browser runs or embeds (`javascript:`, `vbscript:`, `data:`,
  * `file:`, `blob:`, `about:`, `filesystem:`, `view-source:`), and well-formed Unicode; an `http` or `https` URI
- * is `scheme://authority...` without a backslash or a dot segment (`/../`) in its path
+ * is `scheme://host...` with a host the URL parser keeps as written (not empty, no IPv4
+ * address written otherwise than `a.b.c.d`), without a backslash or a dot segment (`/../`) in its path
  * (what the URL parser would change is not the URI given). The one rule of the SDK (`Consent.redirectUriIssue` of
  * `@connected-vehicle/auth`: the consent URL, the code exchange, the client's
  * `redirectUri` option) and of the simulator's registered redirect URIs and

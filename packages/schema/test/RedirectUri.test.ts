@@ -39,7 +39,13 @@ describe("redirectUriIssue", () => {
       ["https://app.example/a/../cb", "dot segment"],
       ["https://app.example/./cb", "dot segment"],
       ["https://app.example/a/%2E%2e/cb", "dot segment"],
-      ["http://127.0.0.1:8080/cb/..?x=1", "dot segment"]
+      ["http://127.0.0.1:8080/cb/..?x=1", "dot segment"],
+      ["http:///127.0.0.1:8080/cb", "keeps as written"],
+      ["https:///app.example/cb", "keeps as written"],
+      ["http://2130706433:8080/cb", "keeps as written"],
+      ["http://0x7f.1/cb", "keeps as written"],
+      ["http://%41pp.example/cb", "keeps as written"],
+      ["http://127.0.0.1./cb", "keeps as written"]
     ]
     for (const [given, says] of cases) {
       assert.include(redirectUriIssue(given), says, given)
@@ -48,8 +54,8 @@ describe("redirectUriIssue", () => {
     }
   })
 
-  it("dots that are no segment, in a query, or in a URI of another scheme are kept", () => {
-    for (const given of ["https://app.example/a..b/.well/cb...", "https://app.example/cb?next=/../x", "https://app.example", "myapp:/a/../cb", "com.example.app:/callback"]) {
+  it("dots that are no segment, in a query, or in a URI of another scheme, and a host in another case or an internationalized one are kept", () => {
+    for (const given of ["https://app.example/a..b/.well/cb...", "https://app.example/cb?next=/../x", "https://app.example", "myapp:/a/../cb", "com.example.app:/callback", "HTTPS://App.Example:443/cb", "https://bücher.example/cb", "http://[::1]:8080/cb", "http://localhost:1/cb"]) {
       assert.isUndefined(redirectUriIssue(given), given)
     }
   })
