@@ -112,6 +112,16 @@ describe("a redirect's location is scrubbed as the server wrote it", () => {
         assert.notMatch(error.message, /secret/i)
       }).pipe(Effect.scoped))
   }
+
+  it.live("user information holding an escaped @ beside a secret host: removed whole", () =>
+    Effect.gen(function*() {
+      const bearer = "Tok3nABCdef123"
+      const service = yield* answering(302, "", { location: `https://user:p%40ssw0rd@${bearer}.evil.example/cb` })
+      const error = yield* Effect.flip(getSignal.pipe(Effect.provide(layer(service.origin, bearer))))
+      const reason = reasonOf(error) as UnexpectedStatus
+      assert.notMatch(reason.location!, /ssw0rd|user|tok3n/i)
+      assert.include(reason.location, "<redacted>")
+    }).pipe(Effect.scoped))
 })
 
 describe("control characters a server sends", () => {

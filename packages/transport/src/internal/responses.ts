@@ -458,8 +458,11 @@ export const locationOf = (response: HttpClientResponse.HttpClientResponse): { r
   const location = response.headers["location"]
   if (location === undefined || location === "") return {}
   const scrub = scrubber(secretsOf(response.request))
+  // its user information out first, as written (the scrub reads `%40` as `@`, and a parser may fail on
+  // what it leaves: the user information would then be cut at the wrong `@`)
+  const written = location.replace(/^([A-Za-z][A-Za-z0-9+.-]*:\/\/)[^/?#]*@/, "$1")
   // `<redacted>` as the parser percent-encodes it in a path, a query or a fragment, read back
-  return { location: scrub.text(withoutCredentials(scrub.text(location)).replace(/%3Credacted%3E/gi, "<redacted>")) }
+  return { location: scrub.text(withoutCredentials(scrub.text(written)).replace(/%3Credacted%3E/gi, "<redacted>")) }
 }
 
 /**

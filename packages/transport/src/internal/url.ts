@@ -65,6 +65,7 @@ const withoutUserInfo = (url: string, urlParams?: UrlParams.UrlParams): string =
     }
     return u.toString()
   } catch {
-    return url.replace(/\/\/[^@/]*@/, "//")
+    // the whole user information: up to the authority's last `@` (a password may hold one)
+    return url.replace(/\/\/[^/?#]*@/, "//")
   }
 }
