@@ -184,6 +184,15 @@ describe("createClient options", () => {
       const both = await client.legacy.setUserToken({ accessToken: "access", expiresAt: Date.now() + 60_000, expiresIn: 60 }).then(() => undefined, (e: unknown) => e)
       assert.instanceOf(both, InvalidArgumentError)
       assert.strictEqual((both as InvalidArgumentError).field, "expiresIn")
+      const misspelt = { accessToken: "access", expires_in: 60 } as unknown as { readonly accessToken: string }
+      const field = await client.legacy.setUserToken(misspelt).then(() => undefined, (e: unknown) => e)
+      assert.instanceOf(field, InvalidArgumentError)
+      assert.strictEqual((field as InvalidArgumentError).field, "expires_in")
+      // a key that is no plain name is shown as a JSON string, cut: no control character in the message
+      const odd = await list({}, { ["\u001b[31m" + "x".repeat(100)]: 1 }).then(() => undefined, (e: unknown) => e)
+      assert.instanceOf(odd, InvalidArgumentError)
+      assert.notMatch((odd as InvalidArgumentError).message, /\u001b/)
+      assert.isBelow((odd as InvalidArgumentError).message.length, 200)
     } finally {
       await client.close()
     }

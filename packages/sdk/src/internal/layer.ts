@@ -12,7 +12,7 @@ import * as TransportConfig from "@connected-vehicle/transport/TransportConfig"
 import type { AsyncTokenStore, ClientOptions, LogEntry } from "../ClientOptions.ts"
 import { InvalidArgumentError } from "../ClientError.ts"
 import * as ConnectedVehicle from "../ConnectedVehicle.ts"
-import { attemptsOf, checkClientOptions, deprecationWarningsOf, invalid, logLevelOf, millisOf, throwIfInvalid, unreadable } from "./options.ts"
+import { attemptsOf, checkClientOptions, deprecationWarningsOf, invalid, logLevelOf, millisOf, throwIfInvalid, unknownKeyOf, unreadable } from "./options.ts"
 
 /**
  * What a client is made of: its layer, and the options its methods read.
@@ -80,14 +80,14 @@ const optionKeys = Object.keys(
 /** The caller's options read once (the `transport` and `roots` objects one level down), else an `InvalidArgumentError`. */
 const readOptions = (options: ClientOptions): ClientOptions => {
   if (typeof options !== "object" || options === null) throw invalid("options", "Expected an object")
-  let unknownKey: string | undefined
+  let unknown: InvalidArgumentError | undefined
   try {
-    unknownKey = Object.keys(options).find((key) => !optionKeys.includes(key))
+    // a misspelt option would be ignored (`{ orign: ... }` on the default origin)
+    unknown = unknownKeyOf(options, optionKeys)
   } catch {
     throw unreadable("options")
   }
-  // a misspelt option would be ignored (`{ orign: ... }` on the default origin)
-  if (unknownKey !== undefined) throw invalid(unknownKey, `unknown option (expected one of ${optionKeys.join(", ")})`)
+  if (unknown !== undefined) throw unknown
   try {
     const read: Record<string, unknown> = {}
     for (const key of optionKeys) read[key] = (options as Readonly<Record<string, unknown>>)[key]

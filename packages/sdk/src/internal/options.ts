@@ -28,6 +28,27 @@ export const invalid = (field: string, message: string) =>
  */
 export const unreadable = (field: string) => invalid(field, "Expected an object whose fields can be read")
 
+/**
+ * A key of the caller's as a message shows it: as it is when plain, else as
+ * a JSON string cut after 40 characters (no control character reaches the
+ * message).
+ *
+ * @internal
+ */
+export const shownKey = (key: string): string => /^[A-Za-z0-9_$]{1,40}$/.test(key) ? key : JSON.stringify(key.slice(0, 40))
+
+/**
+ * The `InvalidArgumentError` of the first key of `input` that `known` does
+ * not hold (a misspelt option from JavaScript), else undefined; throws what
+ * reading the keys throws.
+ *
+ * @internal
+ */
+export const unknownKeyOf = (input: object, known: ReadonlyArray<string>): InvalidArgumentError | undefined => {
+  const key = Object.keys(input).find((k) => !known.includes(k))
+  return key === undefined ? undefined : invalid(shownKey(key), `unknown option (expected one of ${known.join(", ")})`)
+}
+
 /** @internal */
 export const throwIfInvalid = <A>(a: A | InvalidArgumentError): A => {
   if (a instanceof InvalidArgumentError) throw a
@@ -61,7 +82,10 @@ export interface GivenOptions {
 }
 
 // the fields of `RequestOptions` and `ReadOptions`
-const callOptionKeys: ReadonlySet<string> = new Set(["timeout", "maxRetries", "signal", "unitSystem"])
+const callOptionKeys: ReadonlyArray<string> = ["timeout", "maxRetries", "signal", "unitSystem"]
+
+// the fields of `UserToken`
+const tokenKeys: ReadonlyArray<string> = ["accessToken", "refreshToken", "expiresAt", "expiresIn", "refreshExpiresAt"]
 
 const none: GivenOptions = { callOptions: undefined, signal: undefined, unitSystem: undefined }
 
@@ -76,16 +100,16 @@ export const toCallOptions = (options: RequestOptions | undefined): GivenOptions
   if (options === undefined) return none
   if (typeof options !== "object" || options === null) return invalid("options", "Expected an object")
   let maxRetries: unknown, signal: unknown, timeout: unknown, unitSystem: unknown
-  let unknownKey: string | undefined
+  let unknown: InvalidArgumentError | undefined
   try {
-    unknownKey = Object.keys(options).find((key) => !callOptionKeys.has(key))
+    // a misspelt option would be sent without it (`{ timout: "1 second" }`)
+    unknown = unknownKeyOf(options, callOptionKeys)
     ;({ maxRetries, signal, timeout, unitSystem } = options as RequestOptions & { readonly unitSystem?: unknown })
   } catch {
     // a getter or a Proxy that throws
     return unreadable("options")
   }
-  // a misspelt option would be sent without it (`{ timout: "1 second" }`)
-  if (unknownKey !== undefined) return invalid(unknownKey, "unknown option (expected one of timeout, maxRetries, signal, unitSystem)")
+  if (unknown !== undefined) return unknown
   if (signal !== undefined && !(signal instanceof AbortSignal)) return invalid("signal", "Expected an AbortSignal")
   const callOptions = timeout === undefined && maxRetries === undefined ? undefined : { timeout, maxRetries } as Transport.CallOptions
   return { callOptions, signal: signal as AbortSignal | undefined, unitSystem }
@@ -107,13 +131,17 @@ const nonEmpty = (u: unknown): Redacted.Redacted<string> | undefined =>
 export const toToken = (input: UserToken, now: number): TokenStore.Token | InvalidArgumentError => {
   if (typeof input !== "object" || input === null) return invalid("token", "Expected an object")
   let given: UserToken
+  let unknown: InvalidArgumentError | undefined
   try {
+    // a misspelt field would be ignored (`expires_in` gave the default lifetime)
+    unknown = unknownKeyOf(input, tokenKeys)
     const { accessToken, expiresAt, expiresIn, refreshExpiresAt, refreshToken } = input
     given = { accessToken, expiresAt, expiresIn, refreshExpiresAt, refreshToken } as UserToken
   } catch {
     // a getter or a Proxy that throws
     return unreadable("token")
   }
+  if (unknown !== undefined) return unknown
   const accessToken = nonEmpty(given.accessToken)
   const refreshToken = nonEmpty(given.refreshToken)
   if (accessToken === undefined) return invalid("accessToken", "Expected a non-empty string")
