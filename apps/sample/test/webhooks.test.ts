@@ -211,7 +211,14 @@ describe.concurrent("webhooks listen", () => {
       assert.strictEqual(result.code, 2, result.stderr)
       assert.include(result.stderr, "--host must not be empty (an address to listen on, such as 127.0.0.1, ::1 or 0.0.0.0)")
       assert.notInclude(result.stderr, "Listening")
+      // a wrong flag value as every other: the command's help named
+      assert.include(result.stderr, "webhooks listen --help")
     }
+    const json = await run(["webhooks", "listen", "--port", "0", "--host", "", "--json"], { env: { CONNECTED_VEHICLE_WEBHOOK_SECRET: secretText } })
+    assert.strictEqual(json.code, 2, json.stderr)
+    const error = (JSON.parse(json.stdout) as { readonly error: { readonly tag: string; readonly errors: ReadonlyArray<{ readonly tag: string }> } }).error
+    assert.strictEqual(error.tag, "CliError")
+    assert.strictEqual(error.errors[0]?.tag, "InvalidValue")
   })
 
   it("no secret, or a --secret flag, is a usage error (exit 2)", { timeout: LONG }, async () => {

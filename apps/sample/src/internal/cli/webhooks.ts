@@ -1,22 +1,29 @@
 /** `webhooks` and `webhooks listen`. */
 import { Effect } from "effect"
 import { Command, Flag } from "effect/cli"
-import { SampleError } from "../../SampleError.ts"
 import { optionals, output, page, pageSize, portFlag, report, root, withSdk } from "./shared.ts"
 
 /**
- * An empty or blank `--host` is refused (the simulator CLI's message): Node
- * would listen on every interface, and the printed URL would have no host.
+ * An empty or blank `--host` is a wrong flag value (the simulator CLI's
+ * message): Node would listen on every interface, and the printed URL would
+ * have no host.
  */
-const hostRefusal = (host: string) =>
-  host.trim() === ""
-    ? new SampleError({ reason: "--host must not be empty (an address to listen on, such as 127.0.0.1, ::1 or 0.0.0.0)", usage: true })
-    : undefined
+const hostFlag = Flag.String("host").pipe(
+  Flag.withDescription("Address to listen on"),
+  Flag.withDefault("127.0.0.1"),
+  Flag.mapTryCatch(
+    (host) => {
+      if (host.trim() === "") throw new Error("blank")
+      return host
+    },
+    () => "--host must not be empty (an address to listen on, such as 127.0.0.1, ::1 or 0.0.0.0)"
+  )
+)
 
 /** `webhooks listen` (the receiver is loaded only when the command runs). */
 const webhooksListen = Command.make("listen", {
   port: portFlag("Port to listen on, 0 to 65535 (0: any free port, printed on stderr)", 4020),
-  host: Flag.String("host").pipe(Flag.withDescription("Address to listen on"), Flag.withDefault("127.0.0.1")),
+  host: hostFlag,
   secretFiles: Flag.String("secret-file").pipe(
     Flag.withDescription(
       "File holding the webhook secret (the application's management token; or env CONNECTED_VEHICLE_WEBHOOK_SECRET); repeat it while the secret is rotated, the current one first: a delivery signed with any of them is accepted. There is no --secret flag: a secret on the command line shows in ps and the shell history"
@@ -25,10 +32,7 @@ const webhooksListen = Command.make("listen", {
   )
 }, (input) =>
   Effect.flatMap(root, (flags) =>
-    Effect.suspend(() => {
-      const refused = hostRefusal(input.host)
-      return refused === undefined ? Effect.promise(() => import("../../Listen.ts")) : Effect.fail(refused)
-    }).pipe(
+    Effect.promise(() => import("../../Listen.ts")).pipe(
       Effect.flatMap((Listen) =>
         Effect.flatMap(Listen.secretsOf(input.secretFiles), (secret) =>
           Listen.run({ port: input.port, host: input.host, secret, json: flags.json }))
