@@ -4,16 +4,17 @@
  * repository): runs the simulator until stopped.
  *
  * Prints `listening on http://HOST:PORT`, then the client id and secret it
- * accepts, and a line of the environment variables the SDK reads
+ * accepts (a secret from `--client-secret-file`: only where it came from),
+ * and a line of the environment variables the SDK reads
  * (`export CONNECTED_VEHICLE_ORIGIN=... CONNECTED_VEHICLE_CLIENT_ID=...
  * CONNECTED_VEHICLE_CLIENT_SECRET=...`). See the README for every flag.
  * Exit codes: 0 when stopped (SIGINT, SIGTERM), 1 when
  * it cannot start (one `error: ...` line on stderr: an address it cannot
  * listen on or resolve, a secret file it cannot read or that is not a
- * regular file, an empty or too long webhook secret), 2 for a usage error
+ * regular file, an empty or too long secret), 2 for a usage error
  * (the help and the error on the terminal, `--v2-sunset 2027-02-30` included:
  * a day that does not exist; one `error:` line for a value it cannot use: an
- * empty credential or host, a client id or redirect URI holding a control
+ * empty credential or host, `--client-secret` with `--client-secret-file`, a client id or redirect URI holding a control
  * character, a redirect URI the SDK refuses (`redirectUriIssue`: relative,
  * with white space or a fragment) or an http(s) one with user information, a port flag
  * of the other mode). A flag's value is printed with the characters a
