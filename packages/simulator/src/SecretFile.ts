@@ -215,8 +215,9 @@ const control = /\p{Cc}/u
  * lone surrogate, which UTF-8 cannot encode) or `"holds a control character"`
  * (NUL, ESC, DEL...: any but the white space around the text). The one rule
  * of the simulator's CLI and `SimulatorConfig.layerConfig`, and of the
- * sample's `webhooks listen`, for `CONNECTED_VEHICLE_WEBHOOK_SECRET` and the
- * secret files alike. An empty text (white space only) is a success, `""`:
+ * sample's CLI, for `CONNECTED_VEHICLE_WEBHOOK_SECRET`,
+ * `CONNECTED_VEHICLE_CLIENT_SECRET` (the sample's) and the secret files
+ * (`--webhook-secret-file`, `--client-secret-file`, `--secret-file`) alike. An empty text (white space only) is a success, `""`:
  * whether a secret is needed is the caller's to say.
  *
  * @example

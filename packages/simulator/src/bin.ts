@@ -4,16 +4,17 @@
  * repository): runs the simulator until stopped.
  *
  * Prints `listening on http://HOST:PORT`, then the client id and secret it
- * accepts, and a line of the environment variables the SDK reads
+ * accepts (a secret from `--client-secret-file`: only where it came from),
+ * and a line of the environment variables the SDK reads
  * (`export CONNECTED_VEHICLE_ORIGIN=... CONNECTED_VEHICLE_CLIENT_ID=...
  * CONNECTED_VEHICLE_CLIENT_SECRET=...`). See the README for every flag.
  * Exit codes: 0 when stopped (SIGINT, SIGTERM), 1 when
  * it cannot start (one `error: ...` line on stderr: an address it cannot
  * listen on or resolve, a secret file it cannot read or that is not a
- * regular file, an empty or too long webhook secret), 2 for a usage error
+ * regular file, an empty or too long secret), 2 for a usage error
  * (the help and the error on the terminal, `--v2-sunset 2027-02-30` included:
  * a day that does not exist; one `error:` line for a value it cannot use: an
- * empty credential or host, a client id or redirect URI holding a control
+ * empty credential or host, `--client-secret` with `--client-secret-file`, a client id or redirect URI holding a control
  * character, a redirect URI the SDK refuses (`redirectUriIssue`: relative,
  * with white space or a fragment) or an http(s) one with user information, a port flag
  * of the other mode). A flag's value is printed with the characters a
@@ -25,6 +26,7 @@ import { NodeRuntime, NodeServices } from "@effect/platform-node"
 import { Cause, Console, Context, Duration, Effect, Exit, Layer, Option, Record, Redacted, Result, Runtime, Schema } from "effect"
 import { CliError, Command, Flag } from "effect/cli"
 import { createRequire } from "node:module"
+import { resolve as resolvePath } from "node:path"
 import { DEFAULT_WEBHOOK_SECRET } from "./Delivery.ts"
 import { listenFailure, shellWord, shown, sunsetDate, usageIssue } from "./internal/cliInput.ts"
 import { SECRET_LIMIT, secretIssue } from "./internal/deliveryPolicy.ts"
@@ -62,7 +64,8 @@ const report = (line: string, exitCode = 1) => Effect.andThen(Console.error(`err
  */
 const sampleEnvironment = (
   sim: Simulator["Service"],
-  roots: SimulatorRoots["Service"] | undefined
+  roots: SimulatorRoots["Service"] | undefined,
+  clientSecretFile: string | undefined
 ): string => {
   const where: ReadonlyArray<readonly [string, string]> = roots === undefined
     ? [["CONNECTED_VEHICLE_ORIGIN", sim.url]]
@@ -76,9 +79,12 @@ const sampleEnvironment = (
   const variables = [
     ...where,
     ["CONNECTED_VEHICLE_CLIENT_ID", sim.clientId],
-    ["CONNECTED_VEHICLE_CLIENT_SECRET", Redacted.value(sim.clientSecret)]
   ]
-  return `export ${variables.map(([name, value]) => `${name}=${shellWord(value)}`).join(" ")}`
+  // a secret from a file is never printed: the line reads the file instead
+  const secret = clientSecretFile === undefined
+    ? shellWord(Redacted.value(sim.clientSecret))
+    : `"$(cat -- ${shellWord(resolvePath(clientSecretFile))})"`
+  return `export ${[...variables.map(([name, value]) => `${name}=${shellWord(value)}`), `CONNECTED_VEHICLE_CLIENT_SECRET=${secret}`].join(" ")}`
 }
 
 /**
@@ -94,10 +100,10 @@ const sampleEnvironment = (
 const readWebhookSecret = (secretFile: Option.Option<string>) =>
   Effect.gen(function*() {
     const text = Option.isSome(secretFile)
-      ? Option.some(yield* fromFile(secretFile.value))
+      ? Option.some(yield* fromFile(WEBHOOK, secretFile.value))
       : Option.map((yield* SimulatorConfig.config).webhookSecret, Redacted.value)
     if (Option.isNone(text)) return Option.none<Redacted.Redacted<string>>()
-    const source = Option.isSome(secretFile) ? `--webhook-secret-file ${shown(secretFile.value)}` : "CONNECTED_VEHICLE_WEBHOOK_SECRET"
+    const source = Option.isSome(secretFile) ? `${WEBHOOK.flag} ${shown(secretFile.value)}` : "CONNECTED_VEHICLE_WEBHOOK_SECRET"
     const secret = SecretFile.secretText(text.value)
     if (Result.isFailure(secret)) return yield* report(`the webhook secret of ${source} ${secret.failure}`)
     const issue = secretIssue(secret.success)
@@ -113,24 +119,64 @@ const readWebhookSecret = (secretFile: Option.Option<string>) =>
  */
 const SECRET_FILE_BYTES = SECRET_LIMIT * 3 + 1_024
 
-/** The `error:` line of a `--webhook-secret-file` refused (never its content). */
-const secretFileIssue = (path: string, reason: SecretFile.Reason): string => {
-  const flag = `--webhook-secret-file ${shown(path)}`
+/** A flag naming a secret file: what its secret is, the most bytes read, and what a larger file is. */
+interface SecretFileFlag {
+  readonly flag: string
+  readonly what: string
+  readonly maxBytes: number
+  readonly tooLarge: string
+}
+
+const WEBHOOK: SecretFileFlag = {
+  flag: "--webhook-secret-file",
+  what: "webhook secret",
+  maxBytes: SECRET_FILE_BYTES,
+  tooLarge: `is at most ${SECRET_LIMIT} characters`
+}
+
+/** `--client-secret-file`: at most `SecretFile.DEFAULT_MAX_BYTES` (64 KiB) read, as the sample reads its own. */
+const CLIENT: SecretFileFlag = {
+  flag: "--client-secret-file",
+  what: "client secret",
+  maxBytes: SecretFile.DEFAULT_MAX_BYTES,
+  tooLarge: "is too long"
+}
+
+/** The `error:` line of a secret file refused (never its content). */
+const secretFileIssue = (spec: SecretFileFlag, path: string, reason: SecretFile.Reason): string => {
+  const flag = `${spec.flag} ${shown(path)}`
   switch (reason._tag) {
     case "NotARegularFile":
       return `cannot read ${flag}: ${reason.message}`
     case "TooLarge":
-      return `the webhook secret of ${flag} is at most ${SECRET_LIMIT} characters: the file is over ${reason.maxBytes} bytes`
+      return `the ${spec.what} of ${flag} ${spec.tooLarge}: the file is over ${reason.maxBytes} bytes`
     case "Unreadable":
       return `cannot read ${flag}: ${reason.detail ?? reason.code}`
   }
 }
 
-/** The text of `--webhook-secret-file` (not trimmed), or its `error:` line (exit 1). */
-const fromFile = (path: string) =>
-  SecretFile.read(path, { maxBytes: SECRET_FILE_BYTES }).pipe(
-    Effect.catchTag("SecretFileError", (error) => report(secretFileIssue(path, error.reason)))
+/** The text of a secret file (not trimmed), or its `error:` line (exit 1). */
+const fromFile = (spec: SecretFileFlag, path: string) =>
+  SecretFile.read(path, { maxBytes: spec.maxBytes }).pipe(
+    Effect.catchTag("SecretFileError", (error) => report(secretFileIssue(spec, path, error.reason)))
   )
+
+/**
+ * The client secret: `--client-secret-file`'s content read by
+ * `SecretFile.secretText` (trimmed; not UTF-8 text or holding a control
+ * character: refused; empty: refused), else `--client-secret`, else
+ * `DEFAULT_CLIENT_SECRET`. A file's secret is never printed (`file` says
+ * where it came from).
+ */
+const readClientSecret = (given: Option.Option<string>, secretFile: Option.Option<string>) =>
+  Effect.gen(function*() {
+    if (Option.isNone(secretFile)) return { secret: Option.getOrElse(given, () => DEFAULT_CLIENT_SECRET), file: undefined }
+    const source = `${CLIENT.flag} ${shown(secretFile.value)}`
+    const checked = SecretFile.secretText(yield* fromFile(CLIENT, secretFile.value))
+    if (Result.isFailure(checked)) return yield* report(`the client secret of ${source} ${checked.failure}`)
+    if (checked.success === "") return yield* report(`the client secret of ${source} must not be empty`)
+    return { secret: checked.success, file: secretFile.value }
+  })
 
 /**
  * What the simulator prints once it listens (see the README); a flag's value
@@ -140,7 +186,12 @@ const fromFile = (path: string) =>
 const announce = (
   sim: Simulator["Service"],
   roots: SimulatorRoots["Service"] | undefined,
-  printed: { readonly redirectUris: ReadonlyArray<string>; readonly webhookSecret: string }
+  printed: {
+    readonly redirectUris: ReadonlyArray<string>
+    readonly webhookSecret: string
+    /** The `--client-secret-file` the secret came from (then never printed). */
+    readonly clientSecretFile: string | undefined
+  }
 ) =>
   Effect.gen(function*() {
     yield* Console.log(`listening on ${shown(sim.url)}`)
@@ -152,11 +203,17 @@ const announce = (
       yield* Console.log(`legacy_url: ${roots.legacy}`)
     }
     yield* Console.log(`client id: ${shown(sim.clientId)}`)
-    yield* Console.log(`client secret: ${shown(Redacted.value(sim.clientSecret))}`)
+    yield* Console.log(
+      `client secret: ${
+        printed.clientSecretFile === undefined
+          ? shown(Redacted.value(sim.clientSecret))
+          : `from --client-secret-file ${shown(printed.clientSecretFile)}`
+      }`
+    )
     yield* Console.log(
       "the SDK's environment (paste into a shell for an application's `layerConfig`; in the SDK's repository, for `pnpm sample connections`):"
     )
-    yield* Console.log(sampleEnvironment(sim, roots))
+    yield* Console.log(sampleEnvironment(sim, roots, printed.clientSecretFile))
     yield* Console.log(`redirect URIs: ${shown(printed.redirectUris.join(" "))}`)
     yield* Console.log(`docs: ${shown(sim.url)}/docs (OpenAPI: ${shown(sim.url)}/openapi.json)`)
     yield* Console.log(
@@ -186,8 +243,16 @@ const simulator = Command.make(
     connections: count("connections", "Number of connections (one per vehicle)", 40),
     clientId: Flag.String("client-id").pipe(Flag.withDescription("Client id accepted"), Flag.withDefault(DEFAULT_CLIENT_ID)),
     clientSecret: Flag.String("client-secret").pipe(
-      Flag.withDescription("Client secret accepted"),
-      Flag.withDefault(DEFAULT_CLIENT_SECRET)
+      Flag.withDescription(
+        `Client secret accepted (default ${DEFAULT_CLIENT_SECRET}); printed, and shown in ps and the shell history: for a real secret use --client-secret-file`
+      ),
+      Flag.optional
+    ),
+    clientSecretFile: Flag.String("client-secret-file").pipe(
+      Flag.withDescription(
+        "File holding the client secret accepted (a regular file, at most 64 KiB; trimmed, no control character); never printed. Not with --client-secret"
+      ),
+      Flag.optional
     ),
     redirectUris: Flag.String("redirect-uri").pipe(
       Flag.withDescription(
@@ -274,6 +339,7 @@ const simulator = Command.make(
     })
     if (issue !== undefined) return yield* report(issue, 2)
     const webhookSecret = yield* readWebhookSecret(flags.webhookSecretFile)
+    const clientSecret = yield* readClientSecret(flags.clientSecret, flags.clientSecretFile)
     const origin = Option.getOrElse(flags.port, () => 4010)
     const options = {
       ...(Option.isSome(webhookSecret) ? { webhookSecret: webhookSecret.value } : {}),
@@ -283,7 +349,7 @@ const simulator = Command.make(
       webhooks: flags.webhooks,
       connections: flags.connections,
       clientId: flags.clientId,
-      clientSecret: flags.clientSecret,
+      clientSecret: clientSecret.secret,
       ...(flags.redirectUris.length > 0 ? { redirectUris: flags.redirectUris } : {}),
       failureRate: flags.failureRate,
       latency: flags.latency,
@@ -311,6 +377,7 @@ const simulator = Command.make(
     const sim = Context.get(context, Simulator)
     yield* announce(sim, flags.splitPorts ? Context.get(context, SimulatorRoots) : undefined, {
       redirectUris: flags.redirectUris.length > 0 ? flags.redirectUris : DEFAULT_REDIRECT_URIS,
+      clientSecretFile: clientSecret.file,
       webhookSecret: Option.isSome(flags.webhookSecretFile)
         ? "from --webhook-secret-file"
         : Option.isSome(webhookSecret)

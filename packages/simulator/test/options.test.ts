@@ -124,7 +124,7 @@ describe("options checked by the layer constructors", () => {
     assert.deepStrictEqual(timeoutOptions(durations({ requestTimeout: 0 })), { headersTimeout: 10_000, requestTimeout: 0, connectionsCheckingInterval: 1_000 })
     // the CLI applies the same rule to its flags
     const flags = {
-      host: "127.0.0.1", clientId: "c", clientSecret: "s", redirectUris: [], retireV2AfterSunset: false,
+      host: "127.0.0.1", clientId: "c", clientSecret: Option.some("s"), clientSecretFile: Option.none(), redirectUris: [], retireV2AfterSunset: false,
       v2Sunset: Option.none(), splitPorts: false, port: Option.none(), rootPorts: {}
     }
     assert.strictEqual(

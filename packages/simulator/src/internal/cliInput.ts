@@ -89,7 +89,8 @@ export const listenFailure = (defect: unknown, host: string, port: number): stri
 export interface CheckedFlags {
   readonly host: string
   readonly clientId: string
-  readonly clientSecret: string
+  readonly clientSecret: Option.Option<string>
+  readonly clientSecretFile: Option.Option<string>
   readonly redirectUris: ReadonlyArray<string>
   /** `--headers-timeout` when given (else the layers' default: at most `--request-timeout`). */
   readonly headersTimeout: Option.Option<number>
@@ -117,7 +118,10 @@ export const usageIssue = (flags: CheckedFlags): string | undefined => {
       "(Node's URL and fetch refuse http://[fe80::1%25eth0]/, so no client could use the simulator's URL): give the address without it, or ::"
   }
   if (flags.clientId === "") return "--client-id must not be empty"
-  if (flags.clientSecret === "") return "--client-secret must not be empty"
+  if (Option.isSome(flags.clientSecret) && Option.isSome(flags.clientSecretFile)) {
+    return "--client-secret and --client-secret-file both give the client secret: give one (--client-secret-file keeps it out of ps and the shell history)"
+  }
+  if (Option.getOrUndefined(flags.clientSecret) === "") return "--client-secret must not be empty"
   if (hasTerminalActive(flags.clientId)) return `--client-id "${shown(flags.clientId)}" ${uncontrolled}`
   const controlled = flags.redirectUris.find(hasTerminalActive)
   if (controlled !== undefined) return `--redirect-uri "${shown(controlled)}" ${uncontrolled}`

@@ -14,7 +14,9 @@ import type { Fault } from "../State.ts"
 import { FAULT_RULE_LIMIT } from "../State.ts"
 import { exactly } from "./deliveryRoutes.ts"
 import { pathGlob, pathRefusal } from "./pathGlob.ts"
+import { cutDetail } from "./controlBody.ts"
 import { parseFaultHeader } from "./faults.ts"
+import { quoted } from "./oauthText.ts"
 import { envelopeResponse } from "./responses.ts"
 import type { Usage } from "./usage.ts"
 import * as burstRoutes from "./burstRoutes.ts"
@@ -30,7 +32,7 @@ const ControlFaults = Schema.Struct({
   path: Schema.optionalKey(Schema.String),
   pathPattern: Schema.optionalKey(Schema.String),
   method: Schema.optionalKey(Schema.String),
-  faults: Schema.NonEmptyArray(Schema.String)
+  faults: Schema.Array(Schema.String)
 })
 
 /**
@@ -75,13 +77,15 @@ export const control = (
         Effect.flatMap((body) => Schema.decodeUnknownEffect(ControlFaults)(body, exactly)),
         Effect.matchEffect({
           onFailure: (error) =>
-            bad(`Expected {"faults": ["status=500", ...], "path"?, "pathPattern"?, "method"?}: ${String((error as any)?.message ?? error)}`),
+            bad(`Expected {"faults": ["status=500", ...], "path"?, "pathPattern"?, "method"?}: ${cutDetail(String((error as any)?.message ?? error))}`),
           onSuccess: (body) => {
+            if (body.faults.length === 0) return bad(`faults: give at least one fault, e.g. ["status=500"]`)
             const runs: Array<{ readonly fault: Fault; readonly times: number }> = []
             let queued = 0
-            for (const text of body.faults) {
+            for (const [i, text] of body.faults.entries()) {
               const parsed = parseFaultHeader(text)
-              if (typeof parsed === "string") return bad(`Invalid fault ${JSON.stringify(text)}: ${parsed}`)
+              // the reason shows the value the request sent cut short (`oauthText.quoted`)
+              if (typeof parsed === "string") return bad(`Invalid fault faults[${i}] ${quoted(text)}: ${parsed}`)
               runs.push({ fault: parsed.fault, times: parsed.times ?? 1 })
               queued += parsed.times ?? 1
             }
@@ -91,7 +95,7 @@ export const control = (
             const refused = body.path === undefined ? undefined : pathRefusal(body.path)
             if (refused !== undefined) return bad(refused)
             if (body.method !== undefined && !/^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,32}$/.test(body.method)) {
-              return bad(`method is an HTTP method (a token, e.g. "GET"), got ${JSON.stringify(body.method.slice(0, 40))}`)
+              return bad(`method is an HTTP method (a token, e.g. "GET"), got ${quoted(body.method)}`)
             }
             const pattern = body.pathPattern === undefined ? undefined : pathGlob(body.pathPattern)
             if (typeof pattern === "string") return bad(pattern)

@@ -10,6 +10,7 @@ import { HttpServerResponse } from "effect/http"
 import type { HttpServerRequest } from "effect/http"
 import type { Deliveries, DeliveryLogEntry } from "../Delivery.ts"
 import { envelope } from "../Env.ts"
+import { cutDetail } from "./controlBody.ts"
 import { WebhookControlError } from "./deliveryPolicy.ts"
 
 const WebhookBody = Schema.Struct({
@@ -61,7 +62,7 @@ export const exactly = { onExcessProperty: "error", errors: "all" } as const
 /**
  * The request body decoded with `schema` ({@link exactly}: a member the schema
  * does not take is a 400 naming it); the 400 detail never quotes a `secret`
- * member (the burst routes use it too).
+ * member, and is cut short (`controlBody.cutDetail`; the burst routes use it too).
  */
 export const bodyOf = <S extends Schema.Top>(
   request: HttpServerRequest.HttpServerRequest,
@@ -77,7 +78,7 @@ export const bodyOf = <S extends Schema.Top>(
           let message = error.message
           if (typeof secret === "string" && secret !== "") message = message.replaceAll(secret, "<redacted>")
           if (typeof secret === "string" && secret !== "" && message.includes(JSON.stringify(secret))) message = "invalid"
-          return new WebhookControlError({ status: 400, detail: `Expected ${expected}: ${message}` })
+          return new WebhookControlError({ status: 400, detail: `Expected ${expected}: ${cutDetail(message)}` })
         })
       )
     )

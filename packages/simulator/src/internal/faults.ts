@@ -12,6 +12,7 @@ import type { ParsedFault } from "../App.ts"
 import { envelope } from "../Env.ts"
 import type { Fault } from "../State.ts"
 import { DROP_MARKER } from "./headers.ts"
+import { quoted } from "./oauthText.ts"
 import { duration, refuseRenamed } from "./options.ts"
 import { envelopeResponse, isOAuthPath, jsonHeaders, oauthResponse } from "./responses.ts"
 
@@ -20,12 +21,12 @@ const httpDate = /^(Mon|Tue|Wed|Thu|Fri|Sat|Sun), \d{2} (Jan|Feb|Mar|Apr|May|Jun
 /** A `status=N` fault, with its `retry-after` option (taken out of `options`). */
 const statusFault = (status: string, options: Map<string, string>): Fault | string => {
   const n = Number(status)
-  if (!Number.isInteger(n) || n < 400 || n > 599) return `status must be 400..599, got ${status}`
+  if (!Number.isInteger(n) || n < 400 || n > 599) return `status must be 400..599, got ${quoted(status)}`
   const retryAfter = options.get("retry-after")
   options.delete("retry-after")
   if (retryAfter === undefined) return { _tag: "Status", status: n }
   if (!/^\d{1,9}$/.test(retryAfter) && !(httpDate.test(retryAfter) && !Number.isNaN(Date.parse(retryAfter)))) {
-    return `retry-after must be delta-seconds or an HTTP-date, got ${JSON.stringify(retryAfter)}`
+    return `retry-after must be delta-seconds or an HTTP-date, got ${quoted(retryAfter)}`
   }
   return { _tag: "Status", status: n, retryAfter }
 }
@@ -51,7 +52,7 @@ const namedFault = (head: string, key: string, arg: string | undefined): Fault |
     case "malformedjson":
       return { _tag: "MalformedJson" }
     default:
-      return `unknown fault ${JSON.stringify(head)}`
+      return `unknown fault ${quoted(head)}`
   }
 }
 
@@ -78,15 +79,26 @@ export const checkedFaults = (faults: ReadonlyArray<Fault>): ReadonlyArray<Fault
     return { _tag: "Delay", delay: duration(field, fault.delay, Duration.zero) }
   })
 
-/** @internal */
+/**
+ * A fault in the header syntax parsed, or why it is not one. A value the
+ * request sent is shown as an OAuth `error_description` shows one
+ * (`oauthText.quoted`: its first 40 characters), so a long value is never
+ * echoed whole.
+ *
+ * @internal
+ */
 export const parseFaultHeader = (value: string): ParsedFault | string => {
-  const parts = value.split(/;|,(?! \d)/).map((p) => p.trim()).filter((p) => p !== "")
-  const [head, ...rest] = parts
-  if (head === undefined) return "empty fault"
+  const parts = value.split(/;|,(?! \d)/).map((p) => p.trim())
+  if (parts.every((p) => p === "")) return "empty fault"
+  const empty = parts.findIndex((p) => p === "")
+  if (empty !== -1) {
+    return `segment ${empty + 1} is empty: a fault is its name, then key=value options, separated by ";" (e.g. status=503;retry-after=2)`
+  }
+  const [head, ...rest] = parts as [string, ...Array<string>]
   const options = new Map<string, string>()
   for (const part of rest) {
     const eq = part.indexOf("=")
-    if (eq === -1) return `expected key=value, got ${JSON.stringify(part)}`
+    if (eq === -1) return `expected key=value, got ${quoted(part)}`
     options.set(part.slice(0, eq).trim().toLowerCase(), part.slice(eq + 1).trim())
   }
   let times: number | undefined
@@ -101,7 +113,7 @@ export const parseFaultHeader = (value: string): ParsedFault | string => {
   const fault = status !== undefined ? statusFault(status, options) : namedFault(head, key, arg)
   if (typeof fault === "string") return fault
   const [unknown] = options.keys()
-  if (unknown !== undefined) return `unknown option ${JSON.stringify(unknown)}`
+  if (unknown !== undefined) return `unknown option ${quoted(unknown)}`
   return { fault, times }
 }
 

@@ -7,8 +7,8 @@
  *
  * @internal
  */
-import { Cause, Effect } from "effect"
-import { HttpServerResponse } from "effect/http"
+import { ByteSize, Cause, Effect } from "effect"
+import { HttpIncomingMessage, HttpServerResponse } from "effect/http"
 import type { HttpServerRequest } from "effect/http"
 import type { Env } from "../Env.ts"
 import { envelope, originFor } from "../Env.ts"
@@ -16,6 +16,7 @@ import type { Fault, Grant } from "../State.ts"
 import { isDeprecatedPath } from "../Sunset.ts"
 import { deprecationHeaders, guideResponse, isRetired, MIGRATION_GUIDE_PATH, retiredResponse } from "./sunset.ts"
 import type { RetireLegacy } from "../Sunset.ts"
+import { bodyRefusal, readBody } from "./controlBody.ts"
 import { control, isLoopback } from "./controlRoutes.ts"
 import { drainBody } from "./drain.ts"
 import { trackAnswer } from "./harden.ts"
@@ -83,7 +84,12 @@ export const controlAnswer = (x: Exchange): Effect.Effect<Response> => {
     const detail = `The simulator's webhook deliveries (${DELIVERY_HEADER}) never reach its control routes: a webhook's callback is a receiver, not ${x.path}`
     return finish(x, envelopeResponse(403, envelope(403, detail)))
   }
-  return control(state, x.request, x.path, deliveries, usage).pipe(
+  // a body as the service's routes take theirs: at most 1 MiB (413, nothing past it read), JSON where JSON is read (415)
+  const refused = bodyRefusal(x.request, x.path)
+  if (refused !== undefined) return finish(x, refused)
+  return readBody(x.request, x.path).pipe(
+    Effect.flatMap((tooLarge) => tooLarge === undefined ? control(state, x.request, x.path, deliveries, usage) : Effect.succeed(tooLarge)),
+    Effect.provideService(HttpIncomingMessage.MaxBodySize, ByteSize.bytes(MAX_BODY_BYTES)),
     // an unexpected failure of a control route is the 500 envelope too, never the platform's empty 500
     Effect.catchCause((cause) => Cause.hasInterruptsOnly(cause) ? Effect.failCause(cause) : failureResponse(cause, x.request, x.path, x.env)),
     Effect.flatMap((response) => finish(x, response))

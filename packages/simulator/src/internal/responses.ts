@@ -173,7 +173,7 @@ export const failureResponse = (
 }
 
 /** Whether a failure (or its cause chain) is a body over {@link MAX_BODY_BYTES}. */
-const isBodyTooLarge = (error: unknown): boolean => {
+export const isBodyTooLarge = (error: unknown): boolean => {
   for (let e: any = error, depth = 0; e !== undefined && e !== null && depth < 6; e = e.cause, depth++) {
     if (e.reason === "BodyTooLarge" || e._tag === "BodyTooLargeError" || e.name === "BodyTooLargeError") return true
     if (typeof e.message === "string" && /too large|exceed/i.test(e.message)) return true
@@ -181,13 +181,17 @@ const isBodyTooLarge = (error: unknown): boolean => {
   return false
 }
 
+/** The detail of a 415: the content type the route takes (the token endpoint a form, every other route JSON). */
+export const unsupportedContentType = (method: string, path: string): string =>
+  `Unsupported content type; ${method} ${path} takes ${path === "/oauth/token" ? "application/x-www-form-urlencoded" : "application/json"}`
+
 /** A non-2xx response that is not JSON (framework defaults such as 415) gets the spec's body. */
 export const normalise = (response: HttpServerResponse.HttpServerResponse, path: string, method: string) => {
   if (response.status < 400) return response
   const type = response.headers["content-type"] ?? (response.body._tag === "Uint8Array" ? response.body.contentType : undefined)
   if (type !== undefined && type.startsWith("application/json")) return response
   const detail = response.status === 415
-    ? `Unsupported content type; ${method} ${path} takes ${path === "/oauth/token" ? "application/x-www-form-urlencoded" : "application/json"}`
+    ? unsupportedContentType(method, path)
     : response.status === 405
     ? `Method ${method} is not allowed on ${path}`
     : `Request failed with status ${response.status}`

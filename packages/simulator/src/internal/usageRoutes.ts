@@ -11,6 +11,7 @@ import type { HttpServerRequest } from "effect/http"
 import { envelope } from "../Env.ts"
 import { RateLimitConfigError, resolveLimits } from "../RateLimit.ts"
 import type { ResolvedLimit, UsageSnapshot, WindowLimit } from "../RateLimit.ts"
+import { cutDetail } from "./controlBody.ts"
 import { exactly } from "./deliveryRoutes.ts"
 import { envelopeResponse } from "./responses.ts"
 import type { Usage } from "./usage.ts"
@@ -55,7 +56,7 @@ const putLimits = (usage: Usage, request: HttpServerRequest.HttpServerRequest) =
     Effect.flatMap((body) =>
       Effect.mapError(
         Schema.decodeUnknownEffect(LimitsBody)(body, exactly),
-        (error) => new RateLimitConfigError({ detail: `Expected ${expected}: ${error.message}` })
+        (error) => new RateLimitConfigError({ detail: `Expected ${expected}: ${cutDetail(error.message)}` })
       )
     ),
     Effect.flatMap((body) => {

@@ -3,7 +3,8 @@
  * command that holds them, the lazily loaded SDK, running a body with the
  * SDK's layers and reporting its failure, and the common flags.
  */
-import { Console, Effect, Layer, Option, Redacted, Schema } from "effect"
+import * as SecretFile from "@connected-vehicle/simulator/SecretFile"
+import { Console, Effect, Layer, Option, Redacted, Result, Schema } from "effect"
 import { Argument, CliError, Command, Flag } from "effect/cli"
 import { ModeValues } from "@connected-vehicle/schema/Common"
 import { rootIssue } from "@connected-vehicle/transport/TransportConfig"
@@ -12,6 +13,7 @@ import type { SampleConfig } from "../../SampleConfig.ts"
 import { readSecretFile } from "../secretInput.ts"
 import { printableJson } from "../../Printable.ts"
 import * as Report from "../../Report.ts"
+import { SampleError } from "../../SampleError.ts"
 
 /**
  * The SDK and everything the handlers need, loaded when a handler runs:
@@ -93,16 +95,32 @@ export type Shared = Command.Command.Config.Infer<typeof shared>
 export const withSdk = <A, E, R>(body: (flags: Shared, M: Lazy) => Effect.Effect<A, E, R>) =>
   Effect.flatMap(root, (flags) => Effect.flatMap(lazy, (M) => runWith(M, flags, (flags) => body(flags, M))))
 
+const CLIENT_SECRET_VARIABLE = "CONNECTED_VEHICLE_CLIENT_SECRET"
+
 /**
- * The client secret: `--client-secret-file` (a regular file, at most 64 KiB,
- * trimmed), else `CONNECTED_VEHICLE_CLIENT_SECRET`.
+ * The client secret: `--client-secret-file` (a regular file, at most 64 KiB),
+ * else `CONNECTED_VEHICLE_CLIENT_SECRET`, either read as the webhook secret
+ * and the simulator's secrets are (`SecretFile.secretText`: without the white
+ * space around it; not UTF-8 text or holding a control character: a usage
+ * error naming the file or the variable, never the secret). An empty file is a
+ * usage error; an empty variable is unset.
  */
 const clientSecretOf = (flags: Shared) =>
   Effect.gen(function*() {
-    if (Option.isNone(flags.clientSecretFile)) return (yield* env.config).clientSecret
-    const file = flags.clientSecretFile.value
-    const text = yield* readSecretFile(file, "the client secret file")
-    return Option.some(Redacted.make(text.trim()))
+    const file = Option.getOrUndefined(flags.clientSecretFile)
+    const text = file === undefined
+      ? Option.map((yield* env.config).clientSecret, Redacted.value)
+      : Option.some(yield* readSecretFile(file, "the client secret file"))
+    if (Option.isNone(text)) return Option.none<Redacted.Redacted<string>>()
+    const checked = SecretFile.secretText(text.value)
+    if (Result.isFailure(checked)) {
+      // a file's text was checked as it was read: only the variable's can be refused here
+      const source = file === undefined ? CLIENT_SECRET_VARIABLE : `The client secret file ${file}`
+      return yield* new SampleError({ reason: `${source} ${checked.failure}`, usage: true })
+    }
+    if (checked.success !== "") return Option.some(Redacted.make(checked.success))
+    if (file === undefined) return Option.none<Redacted.Redacted<string>>()
+    return yield* new SampleError({ reason: `The client secret file ${file} is empty`, usage: true })
   })
 
 const sdkLayer = (M: Lazy, flags: Shared) =>
