@@ -21,7 +21,7 @@
  */
 import { Duration, Predicate, Schema } from "effect"
 import { isRetryableStatus, ServiceReason } from "@connected-vehicle/schema/ServiceReason"
-import { escapeControls } from "./internal/controls.ts"
+import { boundedMessage } from "./internal/controls.ts"
 import { withoutCredentials } from "./internal/url.ts"
 
 const context = {
@@ -430,11 +430,14 @@ export class ConnectedVehicleError extends Schema.TaggedError<ConnectedVehicleEr
    * The reason's message, every character a terminal acts on in it (C0 and
    * C1 controls, DEL, bidirectional formatting: a server's text may hold
    * them) written as an escape (`\u001b`, `\n`), so that a message logged to
-   * a terminal sets no color and reorders nothing; the reason's fields keep
-   * the text as the server sent it.
+   * a terminal sets no color and reorders nothing; cut to 2,048 characters
+   * (never inside an escape or a surrogate pair), then `… (N more
+   * characters)`, so that a server's long `detail` makes no long log line.
+   * The reason's fields keep the whole text as the server sent it (its
+   * secrets taken out).
    */
   override get message(): string {
-    return escapeControls(this.reason.message)
+    return boundedMessage(this.reason.message)
   }
 }
 

@@ -52,9 +52,9 @@ const refreshing = () => {
 }
 
 describe("an error status without the envelope is the reason of its status", () => {
-  it.live("a 401 with an empty or plain-text body, after the one refresh-and-replay, is Authentication", () =>
+  it.live("a 401 with an empty, blank (white space only) or plain-text body, after the one refresh-and-replay, is Authentication", () =>
     Effect.gen(function*() {
-      for (const [body, note] of [["", "the body is empty"], ["Unauthorized", "the body is not JSON"]] as const) {
+      for (const [body, note] of [["", "the body is empty"], [" \r\n\t".repeat(1_250), "the body is blank"], ["Unauthorized", "the body is not JSON"]] as const) {
         const service = yield* server((_, response) => {
           response.writeHead(401, { "content-type": "text/plain" })
           response.end(body)
@@ -165,7 +165,12 @@ describe("an error status without the envelope is the reason of its status", () 
 
   it.live("a 429 without the envelope says what its body was, as every other status does", () =>
     Effect.gen(function*() {
-      const cases = [["<html>slow down</html>", "the body is not JSON"], ["", "the body is empty"], ["{}", "the body is JSON that is not the error envelope"]] as const
+      const cases = [
+        ["<html>slow down</html>", "the body is not JSON"],
+        ["", "the body is empty"],
+        [" ".repeat(5_000), "the body is blank"],
+        ["{}", "the body is JSON that is not the error envelope"]
+      ] as const
       for (const [body, note] of cases) {
         const service = yield* server((_, response) => {
           response.writeHead(429, { "content-type": "text/html", "retry-after": "0" })

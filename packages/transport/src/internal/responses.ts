@@ -398,7 +398,7 @@ export const decodeError = (
       const oauth = Option.map(source.authorizationServer ? decodeOAuth(json) : Option.none(), (body) => scrub.json(body) as typeof body)
       const envelope = Option.isSome(oauth) ? Option.none() : Option.map(decodeEnvelope(json), (body) => scrub.json(body) as typeof body)
       if (Option.isSome(envelope)) return fail(fromEnvelope(envelope.value, ctx))
-      const note = text.trim() === "" ? "the body is empty" : json === undefined ? notJson(response, text) : "the body is JSON that is not the error envelope"
+      const note = text === "" ? "the body is empty" : text.trim() === "" ? "the body is blank" : json === undefined ? notJson(response, text) : "the body is JSON that is not the error envelope"
       if (ctx.status === 429) return fail(rateLimit(ctx, oauth, Option.isSome(oauth) ? "the body is an OAuth error" : note))
       if (Option.isSome(oauth)) {
         return fail(

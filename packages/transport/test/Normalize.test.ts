@@ -1,0 +1,64 @@
+/**
+ * The normal form's forward scans (`src/internal/normalize.ts`) against the
+ * naive reference written apart from them (`scrubReference.ts`): the same
+ * text, each character traced to the same part of the original, for random
+ * texts of escapes, entities and their pieces (the seed printed, replayed
+ * with `FC_SEED`), texts longer than a scan's chunk with lone surrogates
+ * across it, and texts of millions of escapes.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import { Schema } from "effect"
+import { normalize, normalizeTraced } from "../src/internal/normalize.ts"
+import { referenceNormalize } from "./scrubReference.ts"
+import { seeded } from "./seed.ts"
+
+/** `text`'s normal form and tracing agree with the reference's. */
+const agree = (text: string) => {
+  const reference = referenceNormalize(text)
+  const expected = reference.map((unit) => unit.c).join("")
+  assert.strictEqual(normalize(text), expected, JSON.stringify(text))
+  const traced = normalizeTraced(text)
+  assert.strictEqual(traced.text, expected, JSON.stringify(text))
+  assert.deepStrictEqual(Array.from(traced.from), reference.map((unit) => unit.lo), `from of ${JSON.stringify(text)}`)
+  assert.deepStrictEqual(Array.from(traced.to), reference.map((unit) => unit.hi), `to of ${JSON.stringify(text)}`)
+}
+
+/** Escapes, entities, their pieces, and what completes them or stops them. */
+const Piece = Schema.Literals([
+  "&", "#", "x", "X", ";", "&amp;", "&lt;", "&gt;", "&quot;", "&apos;", "&#", "&#x", "&#X", "amp;", "lt;", "1", "0", "9", "41", "3b", "7f",
+  "10ffff", "110000", "1114111", "1114112", "12345678", "F", "a", "%", "%2", "%25", "%26", "%23", "%3B", "%41", "%c3", "%a9", "%C3%A9",
+  "%e2%82%ac", "%f0%9f%98%80", "%ed%a0%80", "%c0%80", "%e0%80%80", "%f4%90%80%80", "%80", "%ff", "%5C", "%2F", "%2B", "&#43;", "&#92;",
+  "&#x26;", "&#38;", "&#37;", "\\", "/", "\\/", "+", " ", "\u00e9", "\ud83d", "\ude00", "\ud83d\ude00", "\u0000"
+])
+
+describe("normalize", () => {
+  it.prop(
+    "the scans give the reference's normal form and tracing, on texts of escapes, entities and their pieces",
+    { pieces: Schema.Array(Piece).check(Schema.isMaxLength(24)) },
+    ({ pieces }) => agree(pieces.join("")),
+    { arbitrary: seeded({ runs: 3_000 }) }
+  )
+
+  it.prop(
+    "the same on pieces mixed with any text",
+    { pieces: Schema.Array(Schema.Union([Piece, Schema.String])).check(Schema.isMaxLength(12)) },
+    ({ pieces }) => agree(pieces.join("")),
+    { arbitrary: seeded({ runs: 1_000 }) }
+  )
+
+  it("texts longer than a scan's chunk: lone surrogates and pairs across its edges are kept as they are", () => {
+    for (const filler of ["a", "&#65;", "%41", "&#xd83d;", "%f0%9f%98%80"]) {
+      for (const at of [4_094, 4_095, 4_096, 8_191]) {
+        const text = `${filler.repeat(at)}\ud83d${filler}\ude00&#x1F600;\ud83d\ude00%2B${filler.repeat(50)}\ud83d`
+        agree(text)
+      }
+    }
+  })
+
+  it("a text of millions of escapes is read whole (a forward scan: nothing built for each escape)", () => {
+    const entities = "&#x25;".repeat(2_790_000)
+    assert.strictEqual(normalize(entities), "%".repeat(2_790_000))
+    assert.strictEqual(normalize("%2541".repeat(300_000)), "A".repeat(300_000))
+    assert.strictEqual(normalize("&amp;#x41;+\\/".repeat(300_000)), "A /".repeat(300_000))
+  })
+})
