@@ -28,7 +28,9 @@ const Piece = Schema.Literals([
   "&", "#", "x", "X", ";", "&amp;", "&lt;", "&gt;", "&quot;", "&apos;", "&#", "&#x", "&#X", "amp;", "lt;", "1", "0", "9", "41", "3b", "7f",
   "10ffff", "110000", "1114111", "1114112", "12345678", "F", "a", "%", "%2", "%25", "%26", "%23", "%3B", "%41", "%c3", "%a9", "%C3%A9",
   "%e2%82%ac", "%f0%9f%98%80", "%ed%a0%80", "%c0%80", "%e0%80%80", "%f4%90%80%80", "%80", "%ff", "%5C", "%2F", "%2B", "&#43;", "&#92;",
-  "&#x26;", "&#38;", "&#37;", "\\", "/", "\\/", "+", " ", "\u00e9", "\ud83d", "\ude00", "\ud83d\ude00", "\u0000"
+  "&#x26;", "&#38;", "&#37;", "\\", "/", "\\/", "+", " ", "\u00e9", "\ud83d", "\ude00", "\ud83d\ude00", "\u0000",
+  // a byte-order mark, written and escaped, where a scan's output starts a chunk (after a long kept run)
+  "\ufeff", "&#xFEFF;", "&#65279;", "%EF%BB%BF", "x".repeat(32)
 ])
 
 describe("normalize", () => {
@@ -52,6 +54,13 @@ describe("normalize", () => {
         const text = `${filler.repeat(at)}\ud83d${filler}\ude00&#x1F600;\ud83d\ude00%2B${filler.repeat(50)}\ud83d`
         agree(text)
       }
+    }
+  })
+
+  it("a byte-order mark at the start of a scan's output or chunk is kept (a UTF-16 decoder would drop it, and the tracing after it would shift)", () => {
+    for (const mark of ["\ufeff", "&#xFEFF;", "%EF%BB%BF"]) {
+      agree(`${mark}abc`)
+      agree(`${"x".repeat(32)}${mark}`.repeat(10) + "tok_ABCDEFGHIJ")
     }
   })
 

@@ -125,6 +125,18 @@ describe("scrubText", () => {
     assert.isTrue(out.endsWith("<redacted> end"))
   })
 
+  it("byte-order marks (escaped) before a secret, each at the start of a scan's chunk, shift nothing: the secret is hidden whole", () => {
+    const secret = "tok_ABCDEFGHIJ"
+    for (const mark of ["&#xFEFF;", "%EF%BB%BF", "\ufeff"]) {
+      for (const k of [1, 5, 10]) {
+        const value = `${"x".repeat(32)}${mark}`.repeat(k) + secret + " then &#116;ok_ABCDEFGHIJ"
+        const scrubbed = scrubber([secret]).text(value)
+        assert.notMatch(scrubbed, /[A-J]{2}/, `${mark} x${k}: ${scrubbed.slice(-60)}`)
+        assert.strictEqual(scrubbed, referenceScrub([secret], value), `${mark} x${k}`)
+      }
+    }
+  })
+
   it("random texts of the secrets' pieces and escapes: the scrubber gives what the reference gives", () => {
     // a deterministic generator: the same cases every run
     let seed = 0x5eed

@@ -56,7 +56,8 @@ const numericEntities = (units: ReadonlyArray<Unit>): Array<Unit> => {
   return out
 }
 
-const strictUtf8 = new TextDecoder("utf-8", { fatal: true })
+// `ignoreBOM`: an escaped U+FEFF is text (as `decodeURIComponent` reads it), not a mark to drop
+const strictUtf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true })
 const encoder = new TextEncoder()
 
 const percentEscapes = (units: ReadonlyArray<Unit>): Array<Unit> => {

@@ -36,7 +36,8 @@ interface Trace extends Traced {
 /** How many UTF-16 units a scan gathers before making a string of them. */
 const CHUNK = 4096
 
-const utf16 = new TextDecoder("utf-16le")
+// `ignoreBOM`: a U+FEFF at the start of a chunk is text, not a mark to drop (the tracing would shift)
+const utf16 = new TextDecoder("utf-16le", { ignoreBOM: true })
 
 /** Whether the machine's `Uint16Array` is little-endian, as the decoder reads it. */
 const littleEndian = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1
