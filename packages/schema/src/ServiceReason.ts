@@ -9,13 +9,16 @@
  */
 import { Schema } from "effect"
 import type { Duration } from "effect"
+import { boundedMessage } from "./Message.ts"
 import { ResolutionType } from "./Signal.ts"
 import { ErrorItem, errorOfStatus, ErrorType } from "./ServiceError.ts"
 import type { ErrorEnvelope } from "./ServiceError.ts"
 
 /**
  * Fields every service reason carries: a readable `message`
- * (`<status> <code>: <detail>`), the first envelope item flattened, plus the
+ * (`<status> <code>: <detail>`, escaped and at most 2,048 characters by
+ * `boundedMessage` of `@connected-vehicle/schema/Message` when `fromEnvelope`
+ * or `fromStatus` makes it), the first envelope item flattened, plus the
  * HTTP context (status, request id, method, URL without credentials, the
  * delay of the response's `Retry-After` when it sent a valid one) and every
  * item of the envelope.
@@ -376,7 +379,9 @@ export interface ErrorContext {
 /**
  * The reason of an envelope, chosen by the `type` of its first item (an
  * `AUTHENTICATION` with a 403 is `PermissionDenied`) and by the status: a
- * 429 is `RateLimit` whatever the type.
+ * 429 is `RateLimit` whatever the type. Its `message` is `<status> <code>:
+ * <detail>` by `boundedMessage` (escaped, at most 2,048 characters); its
+ * fields keep the item's text.
  *
  * @example
  * ```ts
@@ -395,7 +400,7 @@ export const fromEnvelope = (envelope: ErrorEnvelope, context: ErrorContext): Se
   const optional = <K extends string, V>(key: K, value: V | undefined) =>
     (value === undefined ? {} : { [key]: value }) as { readonly [P in K]?: V }
   const fields = {
-    message: `${context.status} ${first.code}: ${first.detail}`,
+    message: boundedMessage(`${context.status} ${first.code}: ${first.detail}`),
     status: context.status,
     type: first.type,
     code: first.code,
@@ -475,7 +480,7 @@ export const fromStatus = (context: ErrorContext, note: string): ServiceReason |
   if (status < 500 && code === `HTTP_${status}`) return undefined
   const detail = `${title} (no error envelope: ${note})`
   return ofType({
-    message: `${status} ${code}: ${detail}`,
+    message: boundedMessage(`${status} ${code}: ${detail}`),
     status,
     type,
     code,

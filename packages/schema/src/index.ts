@@ -76,6 +76,20 @@ export * as InvalidArgument from "./InvalidArgument.ts"
  */
 export * as Json from "./Json.ts"
 /**
+ * How the SDK's error messages show text from outside: escaped
+ * (`escapeControls`) and at most 2,048 characters (`boundedMessage`).
+ *
+ * @example
+ * ```ts
+ * import { Message } from "@connected-vehicle/schema"
+ *
+ * Message.boundedMessage("\u001b[31mred") // "\\u001b[31mred"
+ * ```
+ * @category modules
+ * @since 0.5.0
+ */
+export * as Message from "./Message.ts"
+/**
  * The legacy v2.0 shapes (section 2.8).
  *
  * @example

@@ -1,6 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Cause, Duration } from "effect"
 import { InvalidArgument } from "@connected-vehicle/schema/InvalidArgument"
+import { MESSAGE_LIMIT } from "@connected-vehicle/schema/Message"
 import { makeEnvelope } from "@connected-vehicle/schema/ServiceError"
 import { fromEnvelope } from "@connected-vehicle/schema/ServiceReason"
 import * as CallError from "@connected-vehicle/transport/ConnectedVehicleError"
@@ -112,5 +113,26 @@ describe("ClientError", () => {
     assert.strictEqual(unexpected.message, "Unexpected failure")
     assert.instanceOf(unexpected.cause, RangeError)
     assert.instanceOf(ClientError.fromCause(Cause.interrupt(), "stop"), ClientError.AbortError)
+  })
+
+  it("a server's long text with an escape sequence: the client error's message is the Effect error's, escaped and at most 2,048 characters", () => {
+    const hostile = "\u001b[31m" + "x".repeat(5_000_000)
+    const errors = [
+      failed(fromEnvelope({ errors: [{ status: "404", type: "RESOURCE_NOT_FOUND", code: "NOT_FOUND", title: "Not Found", detail: hostile }] }, { status: 404 })),
+      failed(new CallError.OAuth({ method: "POST", url: "u", status: 400, error: "invalid_request", errorDescription: hostile })),
+      failed(new CallError.Connection({ method: "GET", url: "u", description: hostile }))
+    ]
+    for (const error of errors) {
+      const client = ClientError.fromEffectError(error)
+      assert.strictEqual(client.message, error.message)
+      assert.strictEqual(client.message, error.reason.message)
+      assert.isAtMost(client.message.length, MESSAGE_LIMIT)
+      assert.notInclude(client.message, "\u001b")
+      assert.notInclude(client.stack!, "\u001b")
+    }
+    // a failed token request says so, within the same limit
+    const token = ClientError.fromEffectError(failed(new CallError.Credentials({ description: "token request failed", cause: errors[2] })))
+    assert.isTrue(token.message.startsWith("The token request failed: GET u failed: \\u001b[31mxxx"))
+    assert.isAtMost(token.message.length, MESSAGE_LIMIT)
   })
 })

@@ -12,7 +12,8 @@
  * without credentials and `retryAfter`, the delay of the `Retry-After` the
  * service sent with an error status (a `Duration`; the transport waits at
  * least that long before retrying). None of them carries a header value or
- * a token.
+ * a token. Every reason's `message` is escaped and at most 2,048
+ * characters (`boundedMessage` of `@connected-vehicle/schema/Message`).
  *
  * An argument refused before sending is not a failed call: it is an
  * `InvalidArgument` (`@connected-vehicle/schema/InvalidArgument`).
@@ -20,8 +21,9 @@
  * @since 0.2.0
  */
 import { Duration, Predicate, Schema } from "effect"
+import { boundedMessage } from "@connected-vehicle/schema/Message"
 import { isRetryableStatus, ServiceReason } from "@connected-vehicle/schema/ServiceReason"
-import { boundedMessage } from "./internal/controls.ts"
+import { reasonMessage } from "./internal/controls.ts"
 import { withoutCredentials } from "./internal/url.ts"
 
 const context = {
@@ -81,7 +83,7 @@ export class Timeout extends Schema.TaggedError<Timeout>()("Timeout", {
     return true
   }
   override get message() {
-    return `${this.method} ${this.url} did not complete within ${Duration.toMillis(this.timeout)} ms`
+    return reasonMessage(this, () => `${this.method} ${this.url} did not complete within ${Duration.toMillis(this.timeout)} ms`)
   }
 }
 
@@ -116,7 +118,7 @@ export class Connection extends Schema.TaggedError<Connection>()("Connection", {
     return true
   }
   override get message() {
-    return `${this.method} ${this.url} failed: ${this.description}`
+    return reasonMessage(this, () => `${this.method} ${this.url} failed: ${this.description}`)
   }
 }
 
@@ -148,7 +150,7 @@ export class MalformedBody extends Schema.TaggedError<MalformedBody>()("Malforme
     return isRetryableStatus(this.status)
   }
   override get message() {
-    return `${this.status} with an error body that is not the error envelope (${this.method} ${this.url}): ${this.description}`
+    return reasonMessage(this, () => `${this.status} with an error body that is not the error envelope (${this.method} ${this.url}): ${this.description}`)
   }
 }
 
@@ -175,9 +177,10 @@ export class UnexpectedStatus extends Schema.TaggedError<UnexpectedStatus>()("Un
     return false
   }
   override get message() {
-    return this.location === undefined
-      ? `Unexpected status ${this.status} (${this.method} ${this.url})`
-      : `Redirect ${this.status} to ${this.location} refused (${this.method} ${this.url}): the service never redirects`
+    return reasonMessage(this, () =>
+      this.location === undefined
+        ? `Unexpected status ${this.status} (${this.method} ${this.url})`
+        : `Redirect ${this.status} to ${this.location} refused (${this.method} ${this.url}): the service never redirects`)
   }
 }
 
@@ -205,9 +208,10 @@ export class InvalidResponse extends Schema.TaggedError<InvalidResponse>()("Inva
   }
   override get message() {
     // a body refused before the schema (not UTF-8, too large, not JSON) says so, not that it does not match
-    return this.description.startsWith("the body ")
-      ? `Response body of ${this.method} ${this.url} (${this.status}) refused: ${this.description}`
-      : `Response body of ${this.method} ${this.url} (${this.status}) does not match its schema: ${this.description}`
+    return reasonMessage(this, () =>
+      this.description.startsWith("the body ")
+        ? `Response body of ${this.method} ${this.url} (${this.status}) refused: ${this.description}`
+        : `Response body of ${this.method} ${this.url} (${this.status}) does not match its schema: ${this.description}`)
   }
 }
 
@@ -234,7 +238,7 @@ export class InvalidRequest extends Schema.TaggedError<InvalidRequest>()("Invali
     return false
   }
   override get message() {
-    return `Invalid request ${this.method} ${this.path}: ${this.description}`
+    return reasonMessage(this, () => `Invalid request ${this.method} ${this.path}: ${this.description}`)
   }
 }
 
@@ -290,7 +294,7 @@ export class Credentials extends Schema.TaggedError<Credentials>()("Credentials"
     return this.transient === true
   }
   override get message() {
-    return `No credential available: ${this.description}`
+    return reasonMessage(this, () => `No credential available: ${this.description}`)
   }
 }
 
@@ -316,7 +320,7 @@ export class OAuth extends Schema.TaggedError<OAuth>()("OAuth", {
     return isRetryableStatus(this.status)
   }
   override get message() {
-    return `${this.status} ${this.error}${this.errorDescription === undefined ? "" : `: ${this.errorDescription}`} (${this.method} ${this.url})`
+    return reasonMessage(this, () => `${this.status} ${this.error}${this.errorDescription === undefined ? "" : `: ${this.errorDescription}`} (${this.method} ${this.url})`)
   }
 }
 
@@ -427,14 +431,15 @@ export class ConnectedVehicleError extends Schema.TaggedError<ConnectedVehicleEr
     return "requestId" in this.reason ? this.reason.requestId : undefined
   }
   /**
-   * The reason's message, every character a terminal acts on in it (C0 and
-   * C1 controls, DEL, bidirectional formatting: a server's text may hold
-   * them) written as an escape (`\u001b`, `\n`), so that a message logged to
-   * a terminal sets no color and reorders nothing; cut to 2,048 characters
-   * (never inside an escape or a surrogate pair), then `… (N more
-   * characters)`, so that a server's long `detail` makes no long log line.
-   * The reason's fields keep the whole text as the server sent it (its
-   * secrets taken out).
+   * The reason's message. Every reason's message is escaped and bounded by
+   * `boundedMessage` (`@connected-vehicle/schema/Message`): every character
+   * a terminal acts on (C0 and C1 controls, DEL, bidirectional formatting: a
+   * server's text may hold them) written as an escape (`\u001b`, `\n`), and
+   * at most 2,048 characters, a longer text cut (never inside an escape or a
+   * surrogate pair) before `… (N more characters)`; so is this one (the rule
+   * changes nothing given again, and bounds a reason made with another
+   * `message`). The reason's fields keep the whole text as the server sent
+   * it (its secrets taken out).
    */
   override get message(): string {
     return boundedMessage(this.reason.message)

@@ -44,6 +44,7 @@ import { LegacyEndpoints, LegacyReads, UnitSystem as UnitSystemSchema } from "@c
 import type { LegacyBody, LegacyPath, UnitSystem } from "@connected-vehicle/schema/Legacy"
 import { InvalidArgument, validate } from "@connected-vehicle/schema/InvalidArgument"
 import { ErrorEnvelope, statusOfType } from "@connected-vehicle/schema/ServiceError"
+import { boundedMessage } from "@connected-vehicle/schema/Message"
 import { fromEnvelope, VehicleState } from "@connected-vehicle/schema/ServiceReason"
 import type { Signal } from "@connected-vehicle/schema/Signal"
 import type * as Transport from "@connected-vehicle/transport/Transport"
@@ -221,7 +222,7 @@ const statusReason = (signal: Signal): VehicleState | ReturnType<typeof fromEnve
   if (status.value === "UNAVAILABLE") {
     const detail = `Signal ${signal.attributes.code} is unavailable for this vehicle now`
     return new VehicleState({
-      message: `409 SIGNAL_UNAVAILABLE: ${detail}`,
+      message: boundedMessage(`409 SIGNAL_UNAVAILABLE: ${detail}`),
       status: 409,
       type: "VEHICLE_STATE",
       code: "SIGNAL_UNAVAILABLE",

@@ -5,6 +5,7 @@
  * reason of their own. `ClientError` builds the class of each reason.
  */
 import { Duration } from "effect"
+import { boundedMessage } from "@connected-vehicle/schema/Message"
 import type { ConnectedVehicleError, Reason, ReasonTag } from "@connected-vehicle/transport/ConnectedVehicleError"
 import { isConnectedVehicleError } from "@connected-vehicle/transport/ConnectedVehicleError"
 import { maxDelay } from "@connected-vehicle/transport/RetryAfter"
@@ -139,7 +140,8 @@ const fromCredentials = (error: ConnectedVehicleError, fields: ClientErrorFields
       ? { reason: "Server", fields }
       : { reason: "Credentials", fields: given }
   }
-  const inner = fieldsOf(request, request.reason, `The token request failed: ${request.message}`)
+  // its message by the rule of every message (at most 2,048 characters, the token request's cut if need be)
+  const inner = fieldsOf(request, request.reason, boundedMessage(`The token request failed: ${request.message}`))
   const status = request.status
   // retryable as the call saw it (`transient`): a refresh-token request that a 500 may have used is not;
   // `retryAfter` as the call saw it: what is left of the renewal's wait, when it failed for that

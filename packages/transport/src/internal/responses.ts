@@ -9,6 +9,7 @@ import { isFailure } from "effect/Result"
 import type { HttpClientError, HttpClientResponse } from "effect/http"
 import { fromIssue, Identifier, InvalidArgument, isIdentifier } from "@connected-vehicle/schema/InvalidArgument"
 import * as Json from "@connected-vehicle/schema/Json"
+import { boundedMessage } from "@connected-vehicle/schema/Message"
 import { OAuthErrorBody } from "@connected-vehicle/schema/OAuth"
 import { ErrorEnvelope } from "@connected-vehicle/schema/ServiceError"
 import { fromEnvelope, fromStatus, RateLimit } from "@connected-vehicle/schema/ServiceReason"
@@ -434,7 +435,7 @@ const rateLimit = (ctx: Ctx, oauth: Option.Option<OAuthErrorBody>, note: string)
     : `Too Many Requests (no error envelope: ${note})`
   return new RateLimit({
     ...ctx,
-    message: `${ctx.status} ${code}: ${detail}`,
+    message: boundedMessage(`${ctx.status} ${code}: ${detail}`),
     type: "RATE_LIMIT",
     code,
     title: "Too Many Requests",
