@@ -249,6 +249,22 @@ const settle = <R>(
   })
 
 /**
+ * The marks of a retried event's past attempts could not be read (the
+ * store failed): after a pause, the event is released uncounted (the take
+ * steps aside, as for a suspect), to be taken again once they can be; a
+ * failed take would count an attempt that never ran, and an event whose
+ * takes ran out so would never reach the dead letters.
+ */
+const unread = (ticket: Ticket, error: FleetError): Effect.Effect<never> =>
+  Effect.logWarning("the marks of a retried event's attempts could not be read: the event is released uncounted", error).pipe(
+    Effect.andThen(Effect.sleep("1 second")),
+    Effect.andThen(Effect.suspend(() => {
+      ticket.aside = true
+      return Effect.interrupt
+    }))
+  )
+
+/**
  * One taken event: its first attempt runs at once; a retry reads the marks
  * of its past attempts: when they used up `maxAttempts` (or the event was
  * taken twice that often) it is settled without a run, when the last one had
@@ -256,7 +272,7 @@ const settle = <R>(
  */
 const handleTaken = <E, R>(context: Context<E, R>, event: DeliveredEvent, taken: Taken, ticket: Ticket) => {
   if (taken.attempts === 1) return attempt(context, event, taken, 1)
-  return Effect.flatMap(context.marks.read(taken.id), (history): Effect.Effect<void, E | FleetError, R> => {
+  return Effect.flatMap(Effect.catch(context.marks.read(taken.id), (error) => unread(ticket, error)), (history): Effect.Effect<void, E | FleetError, R> => {
     const past = review(history, taken.attempts)
     const cap = 2 * context.maxAttempts
     if (past.counted >= context.maxAttempts || taken.attempts > cap) return settle(context, event, taken, past, cap)

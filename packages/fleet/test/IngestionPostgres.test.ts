@@ -189,6 +189,34 @@ describe("ingestion on Postgres", () => {
       assert.deepStrictEqual(yield* Effect.flatMap(Effect.provideContext(DeadLetters, survivor), (store) => store.list()), [])
     }).pipe(Effect.scoped), { timeout: 60_000, concurrent })
 
+  it.live("the marks of past attempts unreadable: a retried event is released uncounted (never run, never failed by the store), then dead-lettered by its runs once they read again", () =>
+    Effect.gen(function*() {
+      const url = freshDatabase("marks_unread")
+      const worker = yield* instance(url, { maxAttempts: 2, retrySchedule: Schedule.spaced("100 millis") })
+      // the marks' table gone (the store failing for them), from before the first run
+      yield* query(url, "ALTER TABLE fleet_attempts RENAME TO fleet_attempts_away")
+      const runs = yield* Ref.make(0)
+      yield* Effect.forkScoped(Effect.provideContext(
+        Worker.run({ handler: () => Effect.andThen(Ref.update(runs, (n) => n + 1), Effect.fail(new Error("registry down"))) }),
+        worker
+      ))
+      yield* Context.get(worker, EventQueue).offer(Schema.decodeUnknownSync(QueuedEvent)(stateEvent("evt_unread")))
+      yield* Effect.sleep("4 seconds")
+      const row = query<{ state: string; attempts: number }>(url, "SELECT state, attempts FROM effect_queue WHERE id = 'evt_unread'")
+      // one run (the first reads no marks); every retry since released uncounted: the store's attempts not spent
+      assert.strictEqual(yield* Ref.get(runs), 1)
+      const [during] = yield* row
+      assert.notStrictEqual(during?.state, "failed")
+      assert.isAtMost(Number(during?.attempts), 2)
+      const letters = Effect.flatMap(Effect.provideContext(DeadLetters, worker), (store) => store.list())
+      assert.deepStrictEqual(yield* letters, [])
+      yield* query(url, "ALTER TABLE fleet_attempts_away RENAME TO fleet_attempts")
+      yield* eventually(Effect.map(letters, (list) => list.length === 1))
+      const [letter] = yield* letters
+      assert.include(letter!.cause, "registry down")
+      assert.isAtMost(yield* Ref.get(runs), 3)
+    }).pipe(Effect.scoped), { timeout: 60_000, concurrent })
+
   it.live("a completed event is removed once the retention passed (its id is new again); pending and failed ones are kept", () =>
     Effect.gen(function*() {
       const url = freshDatabase("retention")
