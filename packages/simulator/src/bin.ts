@@ -80,10 +80,11 @@ const sampleEnvironment = (
     ...where,
     ["CONNECTED_VEHICLE_CLIENT_ID", sim.clientId],
   ]
-  // a secret from a file is never printed: the line reads the file instead
+  // a secret from a file is never printed: the line reads the file instead, trimmed as the simulator
+  // reads it (white space around it and blank lines dropped: what is left is its one line)
   const secret = clientSecretFile === undefined
     ? shellWord(Redacted.value(sim.clientSecret))
-    : `"$(cat -- ${shellWord(resolvePath(clientSecretFile))})"`
+    : `"$(sed -e 's/^[[:space:]]*//' -e 's/[[:space:]]*$//' -e '/^$/d' -- ${shellWord(resolvePath(clientSecretFile))})"`
   return `export ${[...variables.map(([name, value]) => `${name}=${shellWord(value)}`), `CONNECTED_VEHICLE_CLIENT_SECRET=${secret}`].join(" ")}`
 }
 
