@@ -11,26 +11,8 @@ import type { ChildProcess } from "node:child_process"
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { fileURLToPath } from "node:url"
+import { bin, run } from "./helpers.ts"
 
-const bin = fileURLToPath(new URL("../src/bin.ts", import.meta.url))
-
-/** Runs the CLI to its end (killed after 30 s): exit code, stdout, stderr. */
-const run = (args: ReadonlyArray<string>) =>
-  Effect.promise(() =>
-    new Promise<{ readonly code: number | null; readonly stdout: string; readonly stderr: string }>((resolve) => {
-      const child = spawn(process.execPath, [bin, ...args], { stdio: ["ignore", "pipe", "pipe"] })
-      let stdout = ""
-      let stderr = ""
-      child.stdout.on("data", (chunk: Buffer) => stdout += chunk.toString())
-      child.stderr.on("data", (chunk: Buffer) => stderr += chunk.toString())
-      const timer = setTimeout(() => child.kill("SIGKILL"), 30_000)
-      child.on("close", (code) => {
-        clearTimeout(timer)
-        resolve({ code, stdout, stderr })
-      })
-    })
-  )
 
 /** The CLI started: what it printed up to its `docs:` line; stopped (SIGTERM) when the scope closes. */
 const started = (args: ReadonlyArray<string>) =>

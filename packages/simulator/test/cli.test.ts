@@ -6,28 +6,9 @@ import { createServer } from "node:net"
 import type { AddressInfo } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { fileURLToPath } from "node:url"
 import { layerRoots, Simulator, SimulatorRoots } from "../src/Simulator.ts"
+import { bin, run } from "./helpers.ts"
 import { openRaw } from "./raw.ts"
-
-const bin = fileURLToPath(new URL("../src/bin.ts", import.meta.url))
-
-/** Runs the CLI to its end (killed after `killAfter` ms, 30 s by default): exit code, stdout, stderr. */
-const run = (args: ReadonlyArray<string>, killAfter = 30_000) =>
-  Effect.promise(() =>
-    new Promise<{ readonly code: number | null; readonly stdout: string; readonly stderr: string }>((resolve) => {
-      const child = spawn(process.execPath, [bin, ...args], { stdio: ["ignore", "pipe", "pipe"] })
-      let stdout = ""
-      let stderr = ""
-      child.stdout.on("data", (chunk: Buffer) => stdout += chunk.toString())
-      child.stderr.on("data", (chunk: Buffer) => stderr += chunk.toString())
-      const timer = setTimeout(() => child.kill("SIGKILL"), killAfter)
-      child.on("close", (code) => {
-        clearTimeout(timer)
-        resolve({ code, stdout, stderr })
-      })
-    })
-  )
 
 /** A port taken on 127.0.0.1 for the duration of `f`. */
 const withTakenPort = <A>(f: (port: number) => Effect.Effect<A>) =>

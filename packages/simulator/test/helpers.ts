@@ -5,7 +5,9 @@
 import { ErrorEnvelope } from "@connected-vehicle/schema/ServiceError"
 import { OAuthErrorBody } from "@connected-vehicle/schema/OAuth"
 import { Effect, Redacted, Schema } from "effect"
+import { spawn } from "node:child_process"
 import type { Server } from "node:http"
+import { fileURLToPath } from "node:url"
 import { FetchHttpClient, HttpClient, HttpClientRequest } from "effect/http"
 import { Simulator } from "../src/Simulator.ts"
 
@@ -137,3 +139,23 @@ export const thrown = (f: () => unknown): unknown => {
   }
   return undefined
 }
+
+/** The simulator's CLI (`src/bin.ts`), run by the repository's Node. */
+export const bin = fileURLToPath(new URL("../src/bin.ts", import.meta.url))
+
+/** Runs the CLI to its end (killed after `killAfter` ms, 30 s by default): exit code, stdout, stderr. */
+export const run = (args: ReadonlyArray<string>, killAfter = 30_000) =>
+  Effect.promise(() =>
+    new Promise<{ readonly code: number | null; readonly stdout: string; readonly stderr: string }>((resolve) => {
+      const child = spawn(process.execPath, [bin, ...args], { stdio: ["ignore", "pipe", "pipe"] })
+      let stdout = ""
+      let stderr = ""
+      child.stdout.on("data", (chunk: Buffer) => stdout += chunk.toString())
+      child.stderr.on("data", (chunk: Buffer) => stderr += chunk.toString())
+      const timer = setTimeout(() => child.kill("SIGKILL"), killAfter)
+      child.on("close", (code) => {
+        clearTimeout(timer)
+        resolve({ code, stdout, stderr })
+      })
+    })
+  )

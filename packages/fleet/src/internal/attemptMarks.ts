@@ -17,6 +17,7 @@ import { Effect } from "effect"
 import { SqlClient } from "effect/sql"
 import type { Service as EventQueue } from "../EventQueue.ts"
 import { FleetError, QueueUnavailable } from "../FleetError.ts"
+import { createTable } from "./sqlTable.ts"
 
 /** The marks of one event's past attempts. */
 export interface History {
@@ -66,18 +67,16 @@ export const makeSqlMarks = (table: string, name: string): Effect.Effect<Marks, 
   Effect.gen(function*() {
     const sql = (yield* SqlClient.SqlClient).withoutTransforms()
     const t = sql(table)
-    // two processes starting at once would race on CREATE TABLE: serialise them on an advisory lock
-    yield* sql.withTransaction(Effect.gen(function*() {
-      yield* sql`SELECT pg_advisory_xact_lock(hashtext(${table}))`
-      yield* sql`CREATE TABLE IF NOT EXISTS ${t} (
-        queue_name TEXT NOT NULL,
+    yield* createTable(
+      sql,
+      table,
+      sql`queue_name TEXT NOT NULL,
         id TEXT NOT NULL,
         attempt INTEGER NOT NULL,
         mark TEXT NOT NULL,
         marked_at TIMESTAMPTZ NOT NULL DEFAULT now(),
-        PRIMARY KEY (queue_name, id, attempt, mark)
-      )`
-    })).pipe(Effect.mapError(storeError(`create table ${table}`)))
+        PRIMARY KEY (queue_name, id, attempt, mark)`
+    ).pipe(Effect.mapError(storeError(`create table ${table}`)))
     return {
       read: (id) =>
         sql<{ readonly attempt: number; readonly mark: string }>`SELECT attempt, mark FROM ${t} WHERE queue_name = ${name} AND id = ${id}`.pipe(

@@ -10,6 +10,7 @@ import { SqlClient } from "effect/sql"
 import type { DeadLetter, Service } from "../DeadLetters.ts"
 import { QueuedEvent } from "../EventQueue.ts"
 import { DeadLetterNotFound, DeadLetterStore, FleetError } from "../FleetError.ts"
+import { createTable } from "./sqlTable.ts"
 
 const notFound = (eventId: string) => new FleetError({ reason: new DeadLetterNotFound({ eventId }) })
 
@@ -86,19 +87,17 @@ export const makeSqlStore = (table: string): Effect.Effect<Service, FleetError, 
   Effect.gen(function*() {
     const sql = (yield* SqlClient.SqlClient).withoutTransforms()
     const t = sql(table)
-    // two processes starting at once would race on CREATE TABLE: serialise them on an advisory lock
-    yield* sql.withTransaction(Effect.gen(function*() {
-      yield* sql`SELECT pg_advisory_xact_lock(hashtext(${table}))`
-      yield* sql`CREATE TABLE IF NOT EXISTS ${t} (
-        event_id TEXT PRIMARY KEY,
+    yield* createTable(
+      sql,
+      table,
+      sql`event_id TEXT PRIMARY KEY,
         event TEXT NOT NULL,
         attempts INTEGER NOT NULL,
         cause TEXT NOT NULL,
         failed_at TIMESTAMPTZ NOT NULL DEFAULT now(),
         replays INTEGER NOT NULL DEFAULT 0,
-        status TEXT NOT NULL DEFAULT 'dead'
-      )`
-    })).pipe(Effect.mapError(storeError(`create table ${table}`)))
+        status TEXT NOT NULL DEFAULT 'dead'`
+    ).pipe(Effect.mapError(storeError(`create table ${table}`)))
     const select = sql`SELECT event_id, event, attempts, cause, failed_at, replays FROM ${t}`
     return {
       add: ({ attempts, cause, event }) =>
