@@ -35,18 +35,22 @@ const nothingQueued = Effect.gen(function*() {
 
 const origin = Effect.map(Simulator, (sim) => sim.url)
 
+/** The answer to `request` sent on a raw connection of its own, once the server closed that connection. */
+const answerClosing = (url: string, request: ReturnType<typeof rawRequest>) =>
+  Effect.promise(async () => {
+    const connection = await openRaw(url)
+    connection.send(request)
+    const response = await connection.next(10_000)
+    await connection.closed
+    return response
+  })
+
 describe("control route bodies: size", () => {
   it.live("a Content-Length over 1 MiB: 413 with connection: close before the body is sent", () =>
     Effect.gen(function*() {
       const url = yield* origin
       for (const [method, path] of [["POST", "/_simulator/faults"], ["PUT", "/_simulator/rate-limits"], ["POST", "/_simulator/reset"]]) {
-        const response = yield* Effect.promise(async () => {
-          const connection = await openRaw(url)
-          connection.send(rawRequest(method!, path!, { "content-type": "application/json", "content-length": String(50 * 1024 * 1024) }))
-          const response = await connection.next(10_000)
-          await connection.closed
-          return response
-        })
+        const response = yield* answerClosing(url, rawRequest(method!, path!, { "content-type": "application/json", "content-length": String(50 * 1024 * 1024) }))
         assertEnvelope(response, 413)
         assert.strictEqual(response.headers["connection"], "close")
       }
@@ -57,13 +61,7 @@ describe("control route bodies: size", () => {
     Effect.gen(function*() {
       const url = yield* origin
       for (const path of ["/_simulator/faults", "/_simulator/webhooks"]) {
-        const response = yield* Effect.promise(async () => {
-          const connection = await openRaw(url)
-          connection.send(rawRequest("POST", path, { "content-type": "application/json", "transfer-encoding": "chunked" }, chunked(1536 * 1024)))
-          const response = await connection.next(10_000)
-          await connection.closed
-          return response
-        })
+        const response = yield* answerClosing(url, rawRequest("POST", path, { "content-type": "application/json", "transfer-encoding": "chunked" }, chunked(1536 * 1024)))
         assertEnvelope(response, 413)
         assert.strictEqual(response.headers["connection"], "close")
       }
