@@ -249,22 +249,6 @@ const settle = <R>(
   })
 
 /**
- * The marks of a retried event's past attempts could not be read (the
- * store failed): after a pause, the event is released uncounted (the take
- * steps aside, as for a suspect), to be taken again once they can be; a
- * failed take would count an attempt that never ran, and an event whose
- * takes ran out so would never reach the dead letters.
- */
-const unread = (ticket: Ticket, error: FleetError): Effect.Effect<never> =>
-  Effect.logWarning("the marks of a retried event's attempts could not be read: the event is released uncounted", error).pipe(
-    Effect.andThen(Effect.sleep("1 second")),
-    Effect.andThen(Effect.suspend(() => {
-      ticket.aside = true
-      return Effect.interrupt
-    }))
-  )
-
-/**
  * One taken event: its first attempt runs at once; a retry reads the marks
  * of its past attempts: when they used up `maxAttempts` (or the event was
  * taken twice that often) it is settled without a run, when the last one had
@@ -272,16 +256,25 @@ const unread = (ticket: Ticket, error: FleetError): Effect.Effect<never> =>
  */
 const handleTaken = <E, R>(context: Context<E, R>, event: DeliveredEvent, taken: Taken, ticket: Ticket) => {
   if (taken.attempts === 1) return attempt(context, event, taken, 1)
-  return Effect.flatMap(Effect.catch(context.marks.read(taken.id), (error) => unread(ticket, error)), (history): Effect.Effect<void, E | FleetError, R> => {
-    const past = review(history, taken.attempts)
-    const cap = 2 * context.maxAttempts
-    if (past.counted >= context.maxAttempts || taken.attempts > cap) return settle(context, event, taken, past, cap)
-    if (past.lastHadOutcome) return attempt(context, event, taken, past.counted + 1)
-    return solo(
-      context.gate,
-      ticket,
-      Effect.andThen(bestEffort(context.marks.mark(taken.id, taken.attempts, "alone")), attempt(context, event, taken, past.counted + 1))
-    )
+  return Effect.matchEffect(context.marks.read(taken.id), {
+    // the marks unreadable (the store failing): the attempt runs at once, every take of the store counted
+    // (as before there were marks): the event goes on to its dead letter, the events behind it keep flowing
+    onFailure: (error) =>
+      Effect.andThen(
+        Effect.logWarning("the marks of a retried event's attempts could not be read: every take counted", error),
+        attempt(context, event, taken, taken.attempts)
+      ),
+    onSuccess: (history): Effect.Effect<void, E | FleetError, R> => {
+      const past = review(history, taken.attempts)
+      const cap = 2 * context.maxAttempts
+      if (past.counted >= context.maxAttempts || taken.attempts > cap) return settle(context, event, taken, past, cap)
+      if (past.lastHadOutcome) return attempt(context, event, taken, past.counted + 1)
+      return solo(
+        context.gate,
+        ticket,
+        Effect.andThen(bestEffort(context.marks.mark(taken.id, taken.attempts, "alone")), attempt(context, event, taken, past.counted + 1))
+      )
+    }
   })
 }
 
