@@ -67,7 +67,8 @@ const leftOut = (left: number): string => `… (${left} more character${left ===
  * a character ends (never inside an escape or a surrogate pair) and followed
  * by `… (N more characters)`, N the characters (UTF-16 units) of `text` left
  * out, the suffix counted in the limit (a limit too short for it gives `…`
- * alone). What it gives holds no character a terminal acts on and is at most
+ * alone); a text ending with such a suffix (a message cut before, with
+ * something put before it) adds its N to the count. What it gives holds no character a terminal acts on and is at most
  * the limit, so that giving it again changes nothing:
  * `boundedMessage(boundedMessage(text)) === boundedMessage(text)`. Only what
  * is shown is read: the cost is the limit's, not the text's (a server's
@@ -86,9 +87,15 @@ const leftOut = (left: number): string => `… (${left} more character${left ===
 export const boundedMessage = (text: string, limit: number = MESSAGE_LIMIT): string => {
   // an escape is 6 characters at most (`\u001b`): a text this short is shown whole
   if (text.length * 6 <= limit) return escapeControls(text)
+  // a text holding a message cut before (`The token request failed: ` and a message): what that cut left
+  // out is left out still, and counted
+  const earlier = /… \((\d{1,15}) more characters?\)$/.exec(text)
+  const end = earlier === null ? text.length : earlier.index
+  const before = earlier === null ? 0 : Number(earlier[1])
   // room for the text before the longest suffix it may need (all of it left out)
-  const suffix = leftOut(text.length).length <= limit ? leftOut : () => "…"
-  const room = limit - suffix(text.length).length
+  const most = end + before
+  const suffix = leftOut(most).length <= limit ? leftOut : () => "…"
+  const room = limit - suffix(most).length
   let shown = 0
   let at = 0
   let cut = 0
@@ -102,5 +109,7 @@ export const boundedMessage = (text: string, limit: number = MESSAGE_LIMIT): str
     if (shown <= room) cut = at
   }
   if (at === text.length) return escapeControls(text)
-  return room < 0 ? "" : `${escapeControls(text.slice(0, cut))}${suffix(text.length - cut)}`
+  if (room < 0) return ""
+  if (cut > end) cut = end
+  return `${escapeControls(text.slice(0, cut))}${suffix(end - cut + before)}`
 }

@@ -33,9 +33,13 @@ const obeys = (text: string, limit: number) => {
   const left = cut === null ? undefined : Number(cut[1])
   const start = cut === null ? shown.slice(0, -1) : shown.slice(0, cut.index)
   if (cut === null) assert.isTrue(shown === "" || shown.endsWith("…"), context)
-  if (left !== undefined) assert.strictEqual(start, escapeControls(text.slice(0, text.length - left)), context)
+  // a text ending with a suffix of an earlier cut: its N counted in, the suffix itself never shown
+  const earlier = /… \((\d{1,15}) more characters?\)$/.exec(text)
+  const end = earlier === null ? text.length : earlier.index
+  const before = earlier === null ? 0 : Number(earlier[1])
+  if (left !== undefined) assert.strictEqual(start, escapeControls(text.slice(0, end - (left - before))), context)
   // never inside a surrogate pair: the start does not end with the high half of a pair that the text completes
-  const kept = text.slice(0, start.length === 0 ? 0 : text.length - (left ?? 0))
+  const kept = text.slice(0, start.length === 0 ? 0 : end - ((left ?? before) - before))
   assert.isFalse(/[\ud800-\udbff]$/.test(kept) && /^[\udc00-\udfff]/.test(text.slice(kept.length)), context)
 }
 
@@ -78,6 +82,19 @@ describe("boundedMessage", () => {
     assert.isTrue(long.startsWith("\\u001b[31mxxx"))
     assert.match(long, /x… \(\d+ more characters\)$/)
     assert.strictEqual(boundedMessage(long), long)
+  })
+})
+
+describe("a message cut before, put after a prefix and bounded again", () => {
+  it("counts what the first cut left out too, and stays within the limit", () => {
+    const inner = boundedMessage("x".repeat(5_000_000))
+    const outer = boundedMessage(`The token request failed: ${inner}`)
+    assert.isAtMost(outer.length, 2048)
+    assert.isTrue(outer.startsWith("The token request failed: xxx"))
+    const left = Number(/… \((\d+) more characters\)$/.exec(outer)![1])
+    // the prefix's 26 characters shown in place of as many x's: the whole text's left-out count
+    assert.strictEqual(left, 5_000_000 + 26 - (outer.length - `… (${left} more characters)`.length))
+    assert.strictEqual(boundedMessage(outer), outer)
   })
 })
 
