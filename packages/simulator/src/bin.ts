@@ -25,6 +25,7 @@
 import { NodeRuntime, NodeServices } from "@effect/platform-node"
 import { Cause, Console, Context, Duration, Effect, Exit, Layer, Option, Record, Redacted, Result, Runtime, Schema } from "effect"
 import { CliError, Command, Flag } from "effect/cli"
+import { readFileSync } from "node:fs"
 import { createRequire } from "node:module"
 import { resolve as resolvePath } from "node:path"
 import { DEFAULT_WEBHOOK_SECRET } from "./Delivery.ts"
@@ -80,12 +81,26 @@ const sampleEnvironment = (
     ...where,
     ["CONNECTED_VEHICLE_CLIENT_ID", sim.clientId],
   ]
-  // a secret from a file is never printed: the line reads the file instead, trimmed as the simulator
-  // reads it (white space around it and blank lines dropped: what is left is its one line)
-  const secret = clientSecretFile === undefined
-    ? shellWord(Redacted.value(sim.clientSecret))
-    : `"$(sed -e 's/^[[:space:]]*//' -e 's/[[:space:]]*$//' -e '/^$/d' -- ${shellWord(resolvePath(clientSecretFile))})"`
-  return `export ${[...variables.map(([name, value]) => `${name}=${shellWord(value)}`), `CONNECTED_VEHICLE_CLIENT_SECRET=${secret}`].join(" ")}`
+  const line = (secret: string) =>
+    `export ${[...variables.map(([name, value]) => `${name}=${shellWord(value)}`), `CONNECTED_VEHICLE_CLIENT_SECRET=${secret}`].join(" ")}`
+  if (clientSecretFile === undefined) return line(shellWord(Redacted.value(sim.clientSecret)))
+  // a secret from a file is never printed: the line reads the file instead, trimmed by `sed` (ASCII
+  // white space around it and blank lines dropped), when that gives the secret the simulator took
+  // (a byte-order mark or other white space around it, which the simulator trims, a shell keeps)
+  const path = resolvePath(clientSecretFile)
+  return shellReads(path) === Redacted.value(sim.clientSecret)
+    ? line(`"$(LC_ALL=C sed -e 's/^[[:space:]]*//' -e 's/[[:space:]]*$//' -e '/^$/d' -- ${shellWord(path)})"`)
+    : `export ${variables.map(([name, value]) => `${name}=${shellWord(value)}`).join(" ")}\n` +
+      `# CONNECTED_VEHICLE_CLIENT_SECRET: set it to the secret of ${shown(path)} yourself (a byte-order mark or white space around it that a shell would keep)`
+}
+
+/** What the `sed` of {@link sampleEnvironment} reads of the file at `path` (undefined: unreadable). */
+const shellReads = (path: string): string | undefined => {
+  try {
+    return readFileSync(path, "utf8").split("\n").map((l) => l.replace(/^[ \t\v\f\r]+|[ \t\v\f\r]+$/g, "")).filter((l) => l !== "").join("\n")
+  } catch {
+    return undefined
+  }
 }
 
 /**

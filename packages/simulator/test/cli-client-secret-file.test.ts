@@ -85,6 +85,22 @@ describe("simulator CLI --client-secret-file", () => {
         assert.strictEqual(value, "file-secret-7Hq")
       }).pipe(Effect.scoped)))
 
+  it.live("a file a shell would read otherwise (a byte-order mark, a no-break space): the line leaves the secret out and says so", () =>
+    withDirectory((dir) =>
+      Effect.gen(function*() {
+        for (const [name, content] of [["bom", "\ufeffsek-7Hq\r\n"], ["nbsp", "sek-7Hq\u00a0\n"]] as const) {
+          const file = join(dir, name)
+          writeFileSync(file, content)
+          const { out } = yield* started(["--port", "0", "--client-id", "cli-id", "--client-secret-file", file])
+          const url = /^listening on (http:\/\/127\.0\.0\.1:\d+)$/m.exec(out)![1]!
+          assert.strictEqual(yield* tokenStatus(url, "cli-id", "sek-7Hq"), 200)
+          const line = /^export .*$/m.exec(out)![0]
+          assert.notInclude(line, "CONNECTED_VEHICLE_CLIENT_SECRET", name)
+          assert.include(out, `# CONNECTED_VEHICLE_CLIENT_SECRET: set it to the secret of ${file} yourself`)
+          assert.notInclude(out, "sek-7Hq")
+        }
+      }).pipe(Effect.scoped)))
+
   it.live("with --client-secret: a usage error (exit 2), the secret not printed", () =>
     Effect.gen(function*() {
       const result = yield* run(["--port", "0", "--client-secret", "flag-secret-3Zk", "--client-secret-file", "/nonexistent/secret"])
