@@ -15,7 +15,7 @@ import type { DeliveredEvent } from "@connected-vehicle/schema/WebhookEvent"
 import { isFailedSignal, WebhookEvent } from "@connected-vehicle/schema/WebhookEvent"
 import * as NodeAdapter from "@connected-vehicle/webhooks/NodeAdapter"
 import type { Secrets } from "@connected-vehicle/webhooks/Signature"
-import * as SecretFile from "@connected-vehicle/simulator/SecretFile"
+import { secretText } from "@connected-vehicle/schema/Redaction"
 import { Cause, Console, Effect, FileSystem, Logger, Option, Redacted, Result, Schema } from "effect"
 import type { Scope } from "effect"
 import { createServer } from "node:http"
@@ -296,8 +296,8 @@ export const run = (options: {
 
 /**
  * The webhook secret from `--secret-file` or {@link SECRET_VARIABLE}, read as
- * the simulator reads its own (`SecretFile.secretText` of
- * `@connected-vehicle/simulator`: without the white space around it); a usage
+ * the SDK and the simulator read theirs (`secretText` of
+ * `@connected-vehicle/schema/Redaction`: without the white space around it); a usage
  * error when neither gives one, when the text is not UTF-8 or holds a control
  * character, or when the file cannot be read, is not a regular file (a
  * device such as `/dev/zero`, a named pipe: never opened) or is larger than
@@ -326,7 +326,7 @@ export const secretOf = (
       )
       text = Option.isSome(webhookSecret) ? Redacted.value(webhookSecret.value) : undefined
     }
-    const checked = SecretFile.secretText(text ?? "")
+    const checked = secretText(text ?? "")
     if (Result.isFailure(checked)) {
       // a file's text was checked as it was read: only the variable's can be refused here
       return yield* new SampleError({ reason: `${SECRET_VARIABLE} ${checked.failure}`, usage: true })

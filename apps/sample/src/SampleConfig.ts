@@ -23,7 +23,7 @@ import * as env from "./internal/env.ts"
  * - `clientId`: `CONNECTED_VEHICLE_CLIENT_ID`, the client id without `--client-id`
  * - `clientSecret`: `CONNECTED_VEHICLE_CLIENT_SECRET`, the client secret without
  *   `--client-secret-file` (kept `Redacted`, as written; the CLI reads it, and the
- *   file, with the simulator's `SecretFile.secretText`: trimmed, no control character)
+ *   file, with `secretText` of `@connected-vehicle/schema/Redaction`: trimmed, no control character)
  * - `separateRoots`: whether any of the per-root variables (`CONNECTED_VEHICLE_BASE_URL`, ...,
  *   `Target.perRootVariables`) is set: a deployment with separate roots, without `--target`
  *

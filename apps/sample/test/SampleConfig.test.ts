@@ -40,7 +40,7 @@ describe("SampleConfig", () => {
       assert.strictEqual(Redacted.value(secret), "s3cret")
       const missing = yield* Effect.flip(Listen.secretOf(Option.none()).pipe(withEnv({})))
       assert.isTrue(missing.usage)
-      // the simulator's rule (SecretFile.secretText): a control character is refused, never quoted
+      // the rule of a secret given as text (Redaction.secretText): a control character is refused, never quoted
       const controlled = yield* Effect.flip(Listen.secretOf(Option.none()).pipe(withEnv({ [Listen.SECRET_VARIABLE]: "s3\u001b[2Jcret" })))
       assert.isTrue(controlled.usage)
       assert.strictEqual(controlled.reason, `${Listen.SECRET_VARIABLE} holds a control character`)

@@ -1,7 +1,7 @@
 /**
  * The client secret of a remote target, run as a child process: the
  * variable `CONNECTED_VEHICLE_CLIENT_SECRET` and `--client-secret-file` are
- * read by one rule, the simulator's (`SecretFile.secretText`): the white
+ * read by one rule, `secretText` of `@connected-vehicle/schema/Redaction`: the white
  * space around the secret trimmed, a control character refused (a usage
  * error naming the variable or the file, never the secret); an empty file is
  * a usage error, an empty variable unset.

@@ -5,10 +5,10 @@
  *
  * @since 0.1.0
  */
-import { Config, Context, Duration, Effect, Layer, Option, Schema } from "effect"
-import type { Redacted } from "effect"
+import { Config, Context, Duration, Effect, Layer, Option, Redacted, Result, Schema, SchemaGetter, SchemaIssue } from "effect"
 import { InvalidArgument } from "@connected-vehicle/schema/InvalidArgument"
 import { redirectUriIssue } from "@connected-vehicle/schema/OAuth"
+import { secretText } from "@connected-vehicle/schema/Redaction"
 import * as ConfigurationError from "@connected-vehicle/transport/ConfigurationError"
 import * as DurationVariable from "@connected-vehicle/transport/DurationVariable"
 import { rootIssue } from "@connected-vehicle/transport/TransportConfig"
@@ -220,6 +220,24 @@ const checked = (field: string, value: string | undefined, issueOf: (u: unknown)
 const checkedVariable = (name: string, issueOf: (u: unknown) => string | undefined): Config.Config<string | undefined> =>
   Config.map(Config.option(Config.schema(Schema.String.check(Schema.makeFilter((s: string) => issueOf(s) ?? true)), name)), Option.getOrUndefined)
 
+// a secret of the environment, by the one rule of a secret given as text
+// (`secretText`): the white space around it trimmed; not UTF-8 text or a
+// control character an issue that holds no part of the value (the variable is
+// named by `Config.schema`); white space only is missing, as an empty variable is
+const SecretFromText = Schema.String.pipe(Schema.decodeTo(Schema.Redacted(Schema.String), {
+  decode: SchemaGetter.transformEffect((text: string) => {
+    const checked = secretText(text)
+    if (Result.isFailure(checked)) {
+      const what = checked.failure === "not UTF-8 text" ? "is not UTF-8 text" : "holds a control character"
+      return Effect.fail(new SchemaIssue.InvalidValue({ message: `Expected a secret as text, got one that ${what} (not shown)` }))
+    }
+    return checked.success.length === 0
+      ? Effect.fail(new SchemaIssue.MissingKey(undefined))
+      : Effect.succeed(Redacted.make(checked.success))
+  }),
+  encode: SchemaGetter.transform(Redacted.value)
+}))
+
 // the units of a `Duration` object input
 const units = new Set(["weeks", "days", "hours", "minutes", "seconds", "milliseconds", "microseconds", "nanoseconds"])
 
@@ -255,7 +273,7 @@ const durationOf = (field: string, input: Duration.Input | undefined): Duration.
  * | Variable | Meaning | Default |
  * |---|---|---|
  * | `CONNECTED_VEHICLE_CLIENT_ID` | the application's client id | required |
- * | `CONNECTED_VEHICLE_CLIENT_SECRET` | its secret (read as `Redacted`) | required |
+ * | `CONNECTED_VEHICLE_CLIENT_SECRET` | its secret (read as `Redacted`, by `secretText` of `@connected-vehicle/schema/Redaction`: the white space around it trimmed, not UTF-8 text or a control character inside an error naming the variable, never quoting it; white space only is missing) | required |
  * | `CONNECTED_VEHICLE_REDIRECT_URI` | the consent flow's redirect URI | none |
  * | `CONNECTED_VEHICLE_REFRESH_AHEAD` | renew a token this long before it expires (an Effect duration; the deprecated `_REFRESH_AHEAD_MS`, milliseconds, is read when it is not set) | `60 seconds` |
  * | `CONNECTED_VEHICLE_EXPIRY_MARGIN` | hand out a token due for renewal until this long before it expires (an Effect duration; at most half the refresh-ahead window) | half the refresh-ahead window |
@@ -276,7 +294,7 @@ const durationOf = (field: string, input: Duration.Input | undefined): Duration.
  */
 export const config: Config.Config<Options> = Config.all({
   clientId: Config.schema(ClientId, "CLIENT_ID"),
-  clientSecret: Config.Redacted("CLIENT_SECRET"),
+  clientSecret: Config.schema(SecretFromText, "CLIENT_SECRET"),
   redirectUri: checkedVariable("REDIRECT_URI", redirectUriIssue),
   refreshAhead: DurationVariable.make("REFRESH_AHEAD", { positive: false }),
   expiryMargin: Config.map(

@@ -2,6 +2,8 @@ import { assert, describe, it } from "@effect/vitest"
 import { Config, ConfigProvider, Duration, Effect, Layer, Logger, Redacted } from "effect"
 import * as OAuthConfig from "@connected-vehicle/auth/OAuthConfig"
 import { InvalidArgument } from "@connected-vehicle/schema/InvalidArgument"
+import { fromConfigError } from "@connected-vehicle/transport/ConfigurationError"
+import { inspect } from "node:util"
 
 const read = (env: Record<string, string>) =>
   Effect.provide(
@@ -207,6 +209,28 @@ describe("OAuthConfig.layer", () => {
         assert.include(error.message, "CONNECTED_VEHICLE_CLIENT_ID")
       }
       assert.isUndefined(OAuthConfig.clientIdIssue("demo-client-id"))
+    }))
+
+  it.effect("CONNECTED_VEHICLE_CLIENT_SECRET is read by secretText: trimmed; a control character or not UTF-8 text a ConfigurationError naming the variable, never quoting it; white space only missing", () =>
+    Effect.gen(function*() {
+      for (const text of ["s3cret-value ", "s3cret-value\r", "s3cret-value\r\n", "\ts3cret-value \n"]) {
+        const config = yield* read({ CONNECTED_VEHICLE_CLIENT_SECRET: text })
+        assert.strictEqual(Redacted.value(config.clientSecret), "s3cret-value", JSON.stringify(text))
+      }
+      for (const text of ["s3cret\u001b[2Jvalue", "s3cret\u0000value", "s3cret\u007fvalue\n", "s3cret\ud800value"]) {
+        const error = yield* Effect.flip(read({ CONNECTED_VEHICLE_CLIENT_SECRET: text }))
+        assert.strictEqual(error._tag, "ConfigurationError", JSON.stringify(text))
+        assert.include(error.message, "CONNECTED_VEHICLE_CLIENT_SECRET")
+        assert.match(error.message, text.includes("\ud800") ? /is not UTF-8 text/ : /holds a control character/)
+        // nor in its cause (the ConfigError, its schema issue), however deep it is inspected
+        assert.notInclude(inspect(error, { depth: null }), "s3cret", JSON.stringify(text))
+      }
+      const blank = yield* Effect.flip(read({ CONNECTED_VEHICLE_CLIENT_SECRET: " \r\n" }))
+      assert.match(blank.message, /Missing key at CONNECTED_VEHICLE_CLIENT_SECRET/)
+      const nested = yield* Effect.flip(Config.nested(OAuthConfig.config, "MYAPP").parse(ConfigProvider.fromEnv({
+        env: { MYAPP_CONNECTED_VEHICLE_CLIENT_ID: "app", MYAPP_CONNECTED_VEHICLE_CLIENT_SECRET: "s3cret\u0007" }
+      })))
+      assert.include(fromConfigError(nested).message, "MYAPP_CONNECTED_VEHICLE_CLIENT_SECRET")
     }))
 
   it.effect("valid durations, zero included", () =>

@@ -3,10 +3,12 @@
  * parameters and the headers that may carry a credential. The transport
  * takes their values out of the URLs in its errors and log lines, the
  * simulator out of its request log: one rule for both, and for a header name
- * as for a parameter name.
+ * as for a parameter name. And how a secret given as text (a variable of the
+ * environment, a secret file) is read: {@link secretText}.
  *
  * @since 0.2.0
  */
+import { Result } from "effect"
 
 const credentialName = /token|secret|password|passwd|verifier|signature|credential|assertion|api[-_]?key|^(?:code|key|sig|state|auth|authorization|session)$/i
 
@@ -59,3 +61,37 @@ const credentialHeader = /authorization|authentication|cookie|(?:^|[-_])(?:auth|
  * @category predicates
  */
 export const isCredentialHeader = (name: string): boolean => credentialName.test(name) || credentialHeader.test(name)
+
+// a control character (C0, DEL, C1): none is part of a secret, and a NUL or an ESC would reach a header, a log or a terminal
+const control = /\p{Cc}/u
+
+/**
+ * A secret given as text, from a variable of the environment or a secret
+ * file: the text without the white space around it (`trim`: a trailing
+ * newline or CR of an env file or a mounted secret, spaces), or why it is no
+ * secret, never quoting it: `"not UTF-8 text"` (a lone surrogate, which UTF-8
+ * cannot encode) or `"holds a control character"` (NUL, ESC, DEL, a C1
+ * control...: any but the white space around the text). The one rule of
+ * every secret the SDK, the simulator and the sample read from
+ * configuration text (`CONNECTED_VEHICLE_CLIENT_SECRET` of
+ * `OAuthConfig.config`, `CONNECTED_VEHICLE_WEBHOOK_SECRET`, the simulator's
+ * and the sample's secret files); a secret given in code is taken as it is.
+ * An empty text (white space only) is a success, `""`: whether that is a
+ * missing secret is the caller's to say.
+ *
+ * @example
+ * ```ts
+ * import { Result } from "effect"
+ * import { secretText } from "@connected-vehicle/schema/Redaction"
+ *
+ * secretText("tok-123 \r\n") // Result.succeed("tok-123")
+ * Result.isFailure(secretText("tok\u001b123")) // true: "holds a control character"
+ * ```
+ * @since 0.5.0
+ * @category parsing
+ */
+export const secretText = (text: string): Result.Result<string, "not UTF-8 text" | "holds a control character"> => {
+  const trimmed = text.trim()
+  if (!trimmed.isWellFormed()) return Result.fail("not UTF-8 text")
+  return control.test(trimmed) ? Result.fail("holds a control character") : Result.succeed(trimmed)
+}

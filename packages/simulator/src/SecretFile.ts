@@ -12,6 +12,7 @@
  * @since 0.2.0
  */
 import { InvalidArgument } from "@connected-vehicle/schema/InvalidArgument"
+import { secretText } from "@connected-vehicle/schema/Redaction"
 import { Effect, FileSystem, Option, Result, Schema } from "effect"
 import type { PlatformError } from "effect"
 
@@ -205,20 +206,17 @@ const readUpTo = (file: FileSystem.File, limit: number) =>
     return { chunks, total }
   })
 
-// a control character (C0, DEL, C1): none is part of a secret, and a NUL or an ESC would reach a header, a log or a terminal
-const control = /\p{Cc}/u
-
 /**
  * A secret given as text, from a variable of the environment or a secret
- * file (the text {@link read} answers): the text without the white space
- * around it, or why it is no secret, never quoting it: `"not UTF-8 text"` (a
- * lone surrogate, which UTF-8 cannot encode) or `"holds a control character"`
- * (NUL, ESC, DEL...: any but the white space around the text). The one rule
- * of the simulator's CLI and `SimulatorConfig.layerConfig`, and of the
- * sample's CLI, for `CONNECTED_VEHICLE_WEBHOOK_SECRET`,
- * `CONNECTED_VEHICLE_CLIENT_SECRET` (the sample's) and the secret files
- * (`--webhook-secret-file`, `--client-secret-file`, `--secret-file`) alike. An empty text (white space only) is a success, `""`:
- * whether a secret is needed is the caller's to say.
+ * file (the text {@link read} answers): `secretText` of
+ * `@connected-vehicle/schema/Redaction`, the one rule of the SDK, the
+ * simulator and the sample (re-exported, the same function): the text
+ * without the white space around it, or why it is no secret, never quoting
+ * it: `"not UTF-8 text"` or `"holds a control character"`. The simulator's
+ * CLI and `SimulatorConfig.layerConfig` read `CONNECTED_VEHICLE_WEBHOOK_SECRET`
+ * and the secret files (`--webhook-secret-file`, `--client-secret-file`) by
+ * it. An empty text (white space only) is a success, `""`: whether a secret
+ * is needed is the caller's to say.
  *
  * @example
  * ```ts
@@ -231,11 +229,7 @@ const control = /\p{Cc}/u
  * @since 0.4.0
  * @category reading
  */
-export const secretText = (text: string): Result.Result<string, "not UTF-8 text" | "holds a control character"> => {
-  const trimmed = text.trim()
-  if (!trimmed.isWellFormed()) return Result.fail("not UTF-8 text")
-  return control.test(trimmed) ? Result.fail("holds a control character") : Result.succeed(trimmed)
-}
+export { secretText }
 
 /** The bytes as text: strict UTF-8 (no U+FFFD for a byte that is not), then {@link secretText}'s refusals. */
 const textOf = (bytes: Uint8Array): string | { readonly detail: string } => {

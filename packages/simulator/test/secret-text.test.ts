@@ -12,6 +12,7 @@ import { spawn } from "node:child_process"
 import { createServer } from "node:http"
 import { fileURLToPath } from "node:url"
 import { InvalidArgument } from "@connected-vehicle/schema/InvalidArgument"
+import * as Redaction from "@connected-vehicle/schema/Redaction"
 import * as NodeAdapter from "@connected-vehicle/webhooks/NodeAdapter"
 import { secretText } from "../src/SecretFile.ts"
 import { Simulator } from "../src/Simulator.ts"
@@ -75,6 +76,10 @@ describe("a webhook secret given as text", () => {
     assert.deepStrictEqual(secretText("tok\u001b[2J123"), Result.fail("holds a control character"))
     assert.deepStrictEqual(secretText("tok\u0000123\n"), Result.fail("holds a control character"))
     assert.deepStrictEqual(secretText("tok\ud800"), Result.fail("not UTF-8 text"))
+  })
+
+  it("SecretFile.secretText is the schema's rule, the one the SDK reads CONNECTED_VEHICLE_CLIENT_SECRET by (not a copy)", () => {
+    assert.strictEqual(secretText, Redaction.secretText)
   })
 
   it.live("layerConfig: the variable's secret trimmed, so a receiver keyed with it verifies the webhook; a control character is an InvalidArgument naming the variable", () =>

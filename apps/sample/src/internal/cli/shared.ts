@@ -3,7 +3,7 @@
  * command that holds them, the lazily loaded SDK, running a body with the
  * SDK's layers and reporting its failure, and the common flags.
  */
-import * as SecretFile from "@connected-vehicle/simulator/SecretFile"
+import { secretText } from "@connected-vehicle/schema/Redaction"
 import { Console, Effect, Layer, Option, Redacted, Result, Schema } from "effect"
 import { Argument, CliError, Command, Flag } from "effect/cli"
 import { ModeValues } from "@connected-vehicle/schema/Common"
@@ -100,7 +100,7 @@ const CLIENT_SECRET_VARIABLE = "CONNECTED_VEHICLE_CLIENT_SECRET"
 /**
  * The client secret: `--client-secret-file` (a regular file, at most 64 KiB),
  * else `CONNECTED_VEHICLE_CLIENT_SECRET`, either read as the webhook secret
- * and the simulator's secrets are (`SecretFile.secretText`: without the white
+ * and the SDK's are (`secretText` of `@connected-vehicle/schema/Redaction`: without the white
  * space around it; not UTF-8 text or holding a control character: a usage
  * error naming the file or the variable, never the secret). An empty file is a
  * usage error; an empty variable is unset.
@@ -112,7 +112,7 @@ const clientSecretOf = (flags: Shared) =>
       ? Option.map((yield* env.config).clientSecret, Redacted.value)
       : Option.some(yield* readSecretFile(file, "the client secret file"))
     if (Option.isNone(text)) return Option.none<Redacted.Redacted<string>>()
-    const checked = SecretFile.secretText(text.value)
+    const checked = secretText(text.value)
     if (Result.isFailure(checked)) {
       // a file's text was checked as it was read: only the variable's can be refused here
       const source = file === undefined ? CLIENT_SECRET_VARIABLE : `The client secret file ${file}`
