@@ -42,7 +42,8 @@ const identifierIssue = (s: string): string | undefined => {
   let lone = false
   for (let i = 0; i < s.length; i++) {
     const c = s.charCodeAt(i)
-    if (c < 0x20 || c === 0x7f) control = true
+    // C0, DEL and C1 (U+0080-U+009F: U+009B starts an escape sequence on some terminals)
+    if (c < 0x20 || (c >= 0x7f && c <= 0x9f)) control = true
     else if (c === 0x2f) slash = true
     else if (c >= 0xd800 && c <= 0xdfff) {
       // a high surrogate followed by a low one is a pair; any other is lone

@@ -314,14 +314,28 @@ const dotSegment = /\/(?:\.|%2e){1,2}(?=[/?#]|$)/i
  * ASCII form of an internationalized name (the same name): an empty host
  * (`http:///127.0.0.1/cb`), an IPv4 address written otherwise
  * (`http://2130706433/cb`), a percent-encoded or trailing-dot host is read as
- * another.
+ * another; so is an internationalized name the parser maps to another name
+ * or to an address (fullwidth digits, `。`, a soft hyphen).
  */
 const hostAsWritten = (u: string): boolean => {
   const written = /^https?:\/\/([^/?#]*)/i.exec(u)![1]!.replace(/:\d*$/, "")
+  // a trailing dot: the same name to DNS, another host to a comparison of strings
+  if (written.endsWith(".")) return false
+  const hostname = new URL(u).hostname
   // eslint-disable-next-line no-control-regex
-  if (/[^\u0000-\u007f]/.test(written)) return true
-  return written.toLowerCase() === new URL(u).hostname
+  if (!/[^\u0000-\u007f]/.test(written)) return written.toLowerCase() === hostname
+  // an internationalized name is kept (its ASCII form is the same name) unless the parser maps it to
+  // another one: fullwidth or compatibility characters (`１２７.０.０.１`), dots other than `.`
+  // (`。`), characters it drops (a soft hyphen, a zero-width space), percent-encoding, or an address
+  return written.normalize("NFKC") === written.normalize("NFC") && !otherDots.test(written) &&
+    !/\p{Default_Ignorable_Code_Point}/u.test(written) && !written.includes("%") && !ipLiteral.test(hostname)
 }
+
+// the full stops a URL parser reads as `.` (UTS 46): the ideographic, fullwidth and halfwidth ones
+const otherDots = /[\u3002\uff0e\uff61]/
+
+// a hostname the parser made an address of
+const ipLiteral = /^(?:\d{1,3}(?:\.\d{1,3}){3}|\[.*\])$/
 
 /** Why an http or https URI `u` is read as another, or undefined when it is read as given (or of another scheme). */
 const reReadIssue = (u: string): string | undefined => {

@@ -6,7 +6,7 @@ import { seeded } from "./seed.ts"
 // The rule as regular expressions, in its order: the reference the one-pass
 // check of `InvalidArgument.ts` must agree with.
 // eslint-disable-next-line no-control-regex
-const control = /[\u0000-\u001f\u007f]/
+const control = /[\u0000-\u001f\u007f-\u009f]/
 const lone = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/
 const reference = (s: string): string | undefined =>
   s.length === 0
@@ -32,14 +32,14 @@ const agree = (s: string) => {
 }
 
 const Piece = Schema.Literals([
-  "a", "veh_1", "-", ".", "..", "/", "\u0000", "\u001f", "\u007f", "\t", " ", "\u0080", "\u00e9", "\ud83d", "\ude00", "\ud83d\ude00",
+  "a", "veh_1", "-", ".", "..", "/", "\u0000", "\u001f", "\u007f", "\t", " ", "\u0080", "\u0085", "\u009b", "\u009f", "\u00a0", "\u00e9", "\ud83d", "\ude00", "\ud83d\ude00",
   "\udbff", "\udc00", "\udfff", "\ud800", "%2F", "~"
 ])
 
 describe("Identifier", () => {
   it("refuses what the rule refuses, with the first issue of the rule", () => {
     for (
-      const s of ["", ".", "..", "...", "a/b", "/", "a\u0000", "a\nb\u007f", "\ud83d", "a\ude00b", "\ud83d\ude00", "\ude00\ud83d", "\u0000/", "/\ud800", "veh_1"]
+      const s of ["", ".", "..", "...", "a/b", "/", "a\u0000", "a\nb\u007f", "\u009b31m", "a\u0085b", "\u00a0", "\ud83d", "a\ude00b", "\ud83d\ude00", "\ude00\ud83d", "\u0000/", "/\ud800", "veh_1"]
     ) agree(s)
   })
 
@@ -62,7 +62,7 @@ describe("HeaderIdentifier: an identifier a header carries as it is", () => {
   it("refuses a blank value, a leading or trailing space, a comma and what is outside printable ASCII; keeps the Identifier rule", () => {
     for (const s of ["  u1  ", " ", "u1 ", " u1", "   "]) refused(s, "leading or trailing spaces")
     for (const s of ["u1, u2", ",", "u1,"]) refused(s, "\",\"")
-    for (const s of ["\u00e9", "u\u00ff", "u\u0080", "u\u2713", "\ud83d\ude00"]) refused(s, "printable ASCII")
+    for (const s of ["\u00e9", "u\u00ff", "u\u00a0", "u\u2713", "\ud83d\ude00"]) refused(s, "printable ASCII")
     // the Identifier rule first
     refused("", "non-empty")
     refused("a/b", "\"/\"")

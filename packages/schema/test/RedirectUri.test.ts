@@ -45,12 +45,19 @@ describe("redirectUriIssue", () => {
       ["http://2130706433:8080/cb", "keeps as written"],
       ["http://0x7f.1/cb", "keeps as written"],
       ["http://%41pp.example/cb", "keeps as written"],
-      ["http://127.0.0.1./cb", "keeps as written"]
+      ["http://127.0.0.1./cb", "keeps as written"],
+      ["https://app.example./cb", "keeps as written"],
+      ["https://\uff11\uff12\uff17.\uff10.\uff10.\uff11/cb", "keeps as written"],
+      ["https://127\u30020\u30020\u30021/cb", "keeps as written"],
+      ["https://\uff41pp.example/cb", "keeps as written"],
+      ["https://app\u00adexample.com/cb", "keeps as written"],
+      ["https://app\u200bexample.com/cb", "keeps as written"],
+      ["https://\u00e4%41.com/cb", "keeps as written"]
     ]
     for (const [given, says] of cases) {
       assert.include(redirectUriIssue(given), says, given)
-      // the parser does read each as another URI than the one given
-      assert.notStrictEqual(new URL(given).href, given, given)
+      // the parser does read each as another URI than the one given (or, a trailing dot, another host to compare)
+      if (!given.includes("example./")) assert.notStrictEqual(new URL(given).href, given, given)
     }
   })
 
