@@ -475,7 +475,8 @@ export const make = (options: {
  * - `GET /_simulator/deliveries` → `{deliveries}`; `DELETE` clears the log (204).
  *
  * A member a JSON body's route does not take (all but the signal's body) is a
- * 400 naming it, nothing created or changed.
+ * 400 naming it, nothing created or changed; another method on one of these
+ * paths is a 405 whose `Allow` lists the path's methods.
  *
  * @example
  * ```ts

@@ -15,6 +15,7 @@
  * @since 0.2.0
  */
 import { Duration, Schema } from "effect"
+import { quoted } from "./internal/oauthText.ts"
 
 /**
  * One limit: at most `limit` requests in each fixed window of `window`.
@@ -264,7 +265,7 @@ const resolve = (name: string, input: WindowLimit | undefined): ResolvedLimit | 
   }
   if (!Number.isInteger(millis) || millis < 1 || millis > MAX_WINDOW_MILLIS) {
     return new RateLimitConfigError({
-      detail: `${name}.window must be a duration of whole milliseconds, at least 1 ms and at most a day, ${MAX_WINDOW_MILLIS} ms (e.g. "1 second" or 1000), got ${JSON.stringify(String(input.window))}`
+      detail: `${name}.window must be a duration of whole milliseconds, at least 1 ms and at most a day, ${MAX_WINDOW_MILLIS} ms (e.g. "1 second" or 1000), got ${quoted(String(input.window))}`
     })
   }
   return { limit: input.limit, window: Duration.millis(millis) }

@@ -12,8 +12,9 @@
  * it cannot start (one `error: ...` line on stderr: an address it cannot
  * listen on or resolve, a secret file it cannot read or that is not a
  * regular file, an empty or too long secret), 2 for a usage error
- * (the help and the error on the terminal, `--v2-sunset 2027-02-30` included:
- * a day that does not exist; one `error:` line for a value it cannot use: an
+ * (an unknown flag or a value that does not parse, `--v2-sunset 2027-02-30`
+ * included: a day that does not exist: one `error:` line and one naming
+ * `--help`, the help itself not printed; one `error:` line for a value it cannot use: an
  * empty credential or host, `--client-secret` with `--client-secret-file`, a client id or redirect URI holding a control
  * character, a redirect URI the SDK refuses (`redirectUriIssue`: relative,
  * with white space or a fragment) or an http(s) one with user information, a port flag
@@ -24,7 +25,7 @@
  */
 import { NodeRuntime, NodeServices } from "@effect/platform-node"
 import { Cause, Console, Context, Duration, Effect, Exit, Layer, Option, Record, Redacted, Result, Runtime, Schema } from "effect"
-import { CliError, Command, Flag } from "effect/cli"
+import { CliError, CliOutput, Command, Flag } from "effect/cli"
 import { readFileSync } from "node:fs"
 import { createRequire } from "node:module"
 import { resolve as resolvePath } from "node:path"
@@ -57,6 +58,22 @@ class Reported {
 
 /** One `error: ...` line on stderr, then the exit code (1: cannot start, 2: usage). */
 const report = (line: string, exitCode = 1) => Effect.andThen(Console.error(`error: ${line}`), Effect.fail(new Reported(exitCode)))
+
+/**
+ * `--help` and `--version` on stdout; a flag the command does not know or a
+ * value that does not parse (`--seed 1.5`, `--failure-rate NaN`): on stderr,
+ * one `error:` line each (shown escaped), then one line naming `--help`
+ * rather than the whole help.
+ */
+const presenter: CliOutput.Presenter = {
+  present: (event) =>
+    event._tag === "InvalidInvocation"
+      ? Effect.gen(function*() {
+        for (const error of event.errors) yield* Console.error(`error: ${shown(error.message)}`)
+        yield* Console.error(`Run \`${event.commandPath.join(" ")} --help\` for the flags.`)
+      })
+      : CliOutput.defaultPresenter.present(event)
+}
 
 /**
  * One `export` line of the variables `pnpm sample` reads (the origin, or the
@@ -419,10 +436,10 @@ simulator.pipe(
     if (Cause.hasInterruptsOnly(cause)) return Effect.failCause(cause)
     const error = Cause.squash(cause)
     if (error instanceof Reported) return Effect.fail(error)
-    // A usage error: the help and the error are already on the terminal.
+    // A usage error: the error and the line naming --help are already on stderr (`presenter`).
     if (CliError.isCliError(error)) return Effect.fail(new Reported(2))
     return report(error instanceof Error && error.message !== "" ? error.message : String(error))
   }),
-  Effect.provide(NodeServices.layer),
+  Effect.provide(Layer.merge(NodeServices.layer, CliOutput.layerPresenter(presenter))),
   (program) => NodeRuntime.runMain(program, { disableErrorReporting: true, teardown })
 )

@@ -14,6 +14,7 @@ import type { Engine, WebhookRecord } from "./deliveryEngine.ts"
 import { deliverable, iso } from "./deliveryEngine.ts"
 import { forbiddenIn } from "./deliveryEvents.ts"
 import { fail, RETRY_OFFSETS_MILLIS } from "./deliveryPolicy.ts"
+import { quoted } from "./oauthText.ts"
 
 /** Unit and range of the value of each burst signal. */
 const ranges: Record<string, readonly [unit: string, low: number, high: number]> = {
@@ -88,7 +89,7 @@ const retryOffsetsOf = (delays: BurstInput["retryDelays"]) => {
       millis = Number.NaN
     }
     if (!Number.isFinite(millis) || millis < 0 || millis > 3_600_000) {
-      return fail(400, `retryDelays: each is a duration from 0 to 1 hour (e.g. "200 millis" or 200), got ${JSON.stringify(String(delay))}`)
+      return fail(400, `retryDelays: each is a duration from 0 to 1 hour (e.g. "200 millis" or 200), got ${quoted(String(delay))}`)
     }
     total += millis
     offsets.push(total)
@@ -105,8 +106,8 @@ const webhooksOf = (engine: Engine, ids: ReadonlyArray<string> | undefined) => {
   const out: Array<WebhookRecord> = []
   for (const id of ids) {
     const w = engine.webhooks.find((w) => w.id === id.toLowerCase())
-    if (w === undefined) return fail(404, `No created webhook with id ${id}`)
-    if (!deliverable(w)) return fail(409, `Webhook ${id} is not verified and enabled`)
+    if (w === undefined) return fail(404, `No created webhook with id ${quoted(id)}`)
+    if (!deliverable(w)) return fail(409, `Webhook ${quoted(id)} is not verified and enabled`)
     if (!out.includes(w)) out.push(w)
   }
   return Effect.succeed(out)
@@ -119,7 +120,7 @@ const signalsOf = (codes: ReadonlyArray<string> | undefined) => {
   for (const code of list) {
     const definition = signalCatalog.find((s) => s.code === code.toLowerCase())
     if (definition === undefined || !BURST_SIGNALS.includes(definition.code)) {
-      return fail(400, `signals: ${JSON.stringify(code)} is not a burst signal; known: ${BURST_SIGNALS.join(", ")}`)
+      return fail(400, `signals: ${quoted(code)} is not a burst signal; known: ${BURST_SIGNALS.join(", ")}`)
     }
     if (!out.includes(definition)) out.push(definition)
   }

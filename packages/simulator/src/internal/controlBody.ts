@@ -12,22 +12,9 @@ import { ByteSize, Effect } from "effect"
 import { HttpIncomingMessage } from "effect/http"
 import type { HttpServerRequest, HttpServerResponse } from "effect/http"
 import { envelope } from "../Env.ts"
+import { takesJsonBody } from "./controlPaths.ts"
 import { MAX_BODY_BYTES } from "./headers.ts"
 import { envelopeResponse, isBodyTooLarge, tooLargeResponse, unsupportedContentType } from "./responses.ts"
-
-/** The control routes that read a JSON body (`controlRoutes`, `usageRoutes`, `burstRoutes`, `deliveryRoutes`). */
-const jsonBodyRoutes: ReadonlyArray<RegExp> = [
-  /^POST \/_simulator\/(faults|bursts|webhooks|subscriptions)$/,
-  /^PUT \/_simulator\/rate-limits$/,
-  /^POST \/_simulator\/webhooks\/[^/]+$/,
-  /^POST \/_simulator\/vehicles\/[^/]+\/(signals\/[^/]+|errors)$/
-]
-
-/** Whether the control route reads a JSON body. */
-export const takesJsonBody = (method: string, path: string): boolean => {
-  const route = `${method} ${path}`
-  return jsonBodyRoutes.some((pattern) => pattern.test(route))
-}
 
 /** A `Content-Type` without its parameters, lower case (absent: `application/json`, as `HttpApiBuilder` takes it). */
 const mediaTypeOf = (header: string | undefined): string => {

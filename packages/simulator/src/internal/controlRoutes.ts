@@ -15,6 +15,7 @@ import { FAULT_RULE_LIMIT } from "../State.ts"
 import { exactly } from "./deliveryRoutes.ts"
 import { pathGlob, pathRefusal } from "./pathGlob.ts"
 import { cutDetail } from "./controlBody.ts"
+import { notAllowed } from "./controlPaths.ts"
 import { parseFaultHeader } from "./faults.ts"
 import { quoted } from "./oauthText.ts"
 import { envelopeResponse } from "./responses.ts"
@@ -40,7 +41,9 @@ const ControlFaults = Schema.Struct({
  * loopback peers only): `POST /_simulator/faults`, `GET` / `DELETE
  * /_simulator/requests`, `POST /_simulator/reset`, the usage routes
  * (`internal/usageRoutes`), the burst routes (`internal/burstRoutes`) and
- * the routes of webhook deliveries (`Delivery.control`).
+ * the routes of webhook deliveries (`Delivery.control`). Another method on
+ * one of their paths is a 405 whose `Allow` lists the path's methods
+ * (`controlPaths`, the one table of them); a path none of them has a 404.
  */
 export const control = (
   state: Env["Service"]["state"],
@@ -111,7 +114,7 @@ export const control = (
       )
     default:
       return usageRoutes.control(usage, request, path) ?? burstRoutes.control(deliveries, request, path) ??
-        Delivery.control(deliveries, request, path) ??
-        Effect.succeed(envelopeResponse(404, envelope(404, `No control route ${route}`)))
+        Delivery.control(deliveries, request, path) ?? notAllowed(request.method, path) ??
+        Effect.succeed(envelopeResponse(404, envelope(404, `No control route ${request.method} ${quoted(path)}`)))
   }
 }

@@ -23,6 +23,8 @@ import type {
 import type { Engine, SubscriptionRecord, WebhookRecord } from "./deliveryEngine.ts"
 import { deliverable, iso, newId, ref } from "./deliveryEngine.ts"
 import { forbiddenIn, sendError, sendFirstDeliveries, sendState, verify } from "./deliveryEvents.ts"
+import { quoted } from "./oauthText.ts"
+import { cutDetail } from "./controlBody.ts"
 import {
   CALLBACK_URI_LIMIT,
   ERROR_FIELD_LIMITS,
@@ -41,7 +43,7 @@ const signalsOf = (field: string, codes: ReadonlyArray<string>, atLeastOne: bool
   for (const code of codes) {
     const definition = catalog.get(code.toLowerCase())
     if (definition === undefined) {
-      return fail(400, `${field}: unknown signal code ${JSON.stringify(code)}; known: ${[...catalog.keys()].join(", ")}`)
+      return fail(400, `${field}: unknown signal code ${quoted(code)}; known: ${[...catalog.keys()].join(", ")}`)
     }
     if (!out.includes(definition)) out.push(definition)
   }
@@ -54,7 +56,7 @@ const callbackOf = (field: string, uri: string) => {
   try {
     url = new URL(uri)
   } catch {
-    return fail(400, `${field} must be an absolute http or https URL, got ${JSON.stringify(uri)}`)
+    return fail(400, `${field} must be an absolute http or https URL, got ${quoted(uri)}`)
   }
   if ((url.protocol !== "http:" && url.protocol !== "https:") || url.username !== "" || url.password !== "") {
     return fail(400, `${field} must be an absolute http or https URL without credentials`)
@@ -96,13 +98,13 @@ const findWebhook = (engine: Engine, id: string) => {
   const w = engine.webhooks.find((w) => w.id === id.toLowerCase())
   if (w !== undefined) return Effect.succeed(w)
   return engine.data.webhookIndex(id.toLowerCase()) !== -1
-    ? fail(400, `Webhook ${id} is a seeded one: its callbacks are fictional, so it gets no deliveries; create one with POST /_simulator/webhooks`)
-    : fail(404, `No webhook with id ${id}`)
+    ? fail(400, `Webhook ${quoted(id)} is a seeded one: its callbacks are fictional, so it gets no deliveries; create one with POST /_simulator/webhooks`)
+    : fail(404, `No webhook with id ${quoted(id)}`)
 }
 
 const vehicleOf = (engine: Engine, vehicleId: string) => {
   const index = engine.data.vehicleIndex(vehicleId.toLowerCase())
-  return index === -1 ? fail(404, `No vehicle with id ${vehicleId}`) : Effect.succeed(engine.data.vehicle(index))
+  return index === -1 ? fail(404, `No vehicle with id ${quoted(vehicleId)}`) : Effect.succeed(engine.data.vehicle(index))
 }
 
 /** Creates a webhook and waits for its `VERIFY` handshake. */
@@ -197,12 +199,12 @@ export const subscribe = (engine: Engine, input: SubscriptionInput) =>
     const w = yield* findWebhook(engine, input.webhookId)
     const v = yield* vehicleOf(engine, input.vehicleId)
     const userIndex = data.userIndex(input.userId.toLowerCase())
-    if (userIndex === -1) return yield* fail(404, `No user with id ${input.userId}`)
+    if (userIndex === -1) return yield* fail(404, `No user with id ${quoted(input.userId)}`)
     if (v.index >= data.connectionCount || data.connectionUser[v.index] !== userIndex) {
-      return yield* fail(400, `User ${input.userId} has no connection to vehicle ${input.vehicleId}`)
+      return yield* fail(400, `User ${quoted(input.userId)} has no connection to vehicle ${quoted(input.vehicleId)}`)
     }
     if (engine.subscriptions.some((s) => s.webhookId === w.id && s.vehicleIndex === v.index)) {
-      return yield* fail(409, `Vehicle ${input.vehicleId} is already subscribed to webhook ${w.id}`)
+      return yield* fail(409, `Vehicle ${quoted(input.vehicleId)} is already subscribed to webhook ${w.id}`)
     }
     const s: SubscriptionRecord = {
       id: randomUUID(),
@@ -246,7 +248,7 @@ export const setSignal = (engine: Engine, vehicleId: string, code: string, body:
   Effect.gen(function*() {
     const v = yield* vehicleOf(engine, vehicleId)
     const definition = v.model.signals.find((s) => s.code === code.toLowerCase())
-    if (definition === undefined) return yield* fail(404, `Vehicle ${v.id} has no signal ${code}`)
+    if (definition === undefined) return yield* fail(404, `Vehicle ${v.id} has no signal ${quoted(code)}`)
     if (typeof body !== "object" || body === null || Array.isArray(body)) {
       return yield* fail(400, "The body of a signal is a JSON object, e.g. {\"unit\": \"km\", \"value\": 12345}")
     }
@@ -267,7 +269,7 @@ export const setSignal = (engine: Engine, vehicleId: string, code: string, body:
       )
     }
     const invalid = (error: { readonly message: string }) =>
-      new WebhookControlError({ status: 400, detail: `Invalid signal body: ${error.message}` })
+      new WebhookControlError({ status: 400, detail: `Invalid signal body: ${cutDetail(error.message)}` })
     const decoded = yield* Effect.mapError(decodeBody(body), invalid)
     // the REST endpoints serve it too: it must be a v3 signal body (`value`, when present, a JSON value)
     const wire = yield* Effect.mapError(encodeWire(body), invalid)
@@ -327,7 +329,7 @@ export const resolveVehicleError = (engine: Engine, vehicleId: string, errorId: 
     const v = yield* vehicleOf(engine, vehicleId)
     const injected = engine.errors.get(errorId)
     if (injected === undefined || injected.vehicleIndex !== v.index) {
-      return yield* fail(404, `No open error ${errorId} on vehicle ${vehicleId}`)
+      return yield* fail(404, `No open error ${quoted(errorId)} on vehicle ${quoted(vehicleId)}`)
     }
     engine.errors.delete(errorId)
     return { eventIds: yield* sendError(engine, v.index, { ...injected.entry, state: "RESOLVED" }) }

@@ -11,6 +11,7 @@ import type { HttpServerRequest } from "effect/http"
 import type { Deliveries, DeliveryLogEntry } from "../Delivery.ts"
 import { envelope } from "../Env.ts"
 import { cutDetail } from "./controlBody.ts"
+import { notAllowed, segmentsOf } from "./controlPaths.ts"
 import { WebhookControlError } from "./deliveryPolicy.ts"
 
 const WebhookBody = Schema.Struct({
@@ -95,29 +96,8 @@ export const answer = <A>(effect: Effect.Effect<A, WebhookControlError>, status 
     })
   )
 
-const vehicleSignal = /^\/_simulator\/vehicles\/([^/]+)\/signals\/([^/]+)$/
-const vehicleErrors = /^\/_simulator\/vehicles\/([^/]+)\/errors$/
-const vehicleError = /^\/_simulator\/vehicles\/([^/]+)\/errors\/([^/]+)$/
-const webhookPath = /^\/_simulator\/webhooks\/([^/]+)$/
-
-/** The methods each delivery control path takes: another method is a 405 with `Allow`. */
-const methodsOf: ReadonlyArray<readonly [RegExp, string]> = [
-  [/^\/_simulator\/webhooks$/, "POST"],
-  [webhookPath, "POST, DELETE"],
-  [/^\/_simulator\/subscriptions$/, "POST"],
-  [vehicleSignal, "POST"],
-  [vehicleErrors, "POST"],
-  [vehicleError, "DELETE"],
-  [/^\/_simulator\/deliveries$/, "GET, DELETE"]
-]
-
-/** The 405 of a delivery control path asked with a method it does not take, or undefined for another path. */
-const notAllowed = (method: string, path: string) => {
-  const allow = methodsOf.find(([pattern]) => pattern.test(path))?.[1]
-  if (allow === undefined) return undefined
-  const detail = `Method ${method} is not allowed on ${path}; allowed: ${allow}`
-  return Effect.succeed(HttpServerResponse.setHeader(problem(405, detail), "allow", allow))
-}
+/** The paths of {@link control} (their methods: `controlPaths`). */
+const deliveryPath = /^\/_simulator\/(webhooks|subscriptions|vehicles|deliveries)(\/|$)/
 
 /** The control routes of deliveries, or undefined for another path (see `Delivery.control`). */
 export const control = (
@@ -144,9 +124,9 @@ export const control = (
       201
     )
   }
-  let match = webhookPath.exec(path)
-  if (match !== null && method === "POST") {
-    const id = match[1]!
+  const webhook = segmentsOf("/_simulator/webhooks/:id", path)
+  if (webhook !== undefined && method === "POST") {
+    const id = webhook[0]!
     return answer(Effect.flatMap(
       bodyOf(request, PatchBody, "{name?, callbackUri?, errorCallbackUri?, isEnabled?, secret?}"),
       (patch) =>
@@ -156,21 +136,21 @@ export const control = (
         })
     ))
   }
-  if (match !== null && method === "DELETE") return answer(engine.deleteWebhook(match[1]!))
+  if (webhook !== undefined && method === "DELETE") return answer(engine.deleteWebhook(webhook[0]!))
   if (path === "/_simulator/subscriptions" && method === "POST") {
     return answer(Effect.flatMap(bodyOf(request, SubscriptionBody, "{webhookId, userId, vehicleId}"), engine.subscribe), 201)
   }
-  match = vehicleSignal.exec(path)
-  if (match !== null && method === "POST") {
-    const [, vehicleId, code] = match as unknown as [string, string, string]
+  const signal = segmentsOf("/_simulator/vehicles/:id/signals/:code", path)
+  if (signal !== undefined && method === "POST") {
+    const [vehicleId, code] = signal as [string, string]
     return answer(Effect.flatMap(
       Effect.mapError(request.json, () => new WebhookControlError({ status: 400, detail: "The body must be the signal's new body as JSON" })),
       (body) => engine.setSignal(vehicleId, code, body)
     ))
   }
-  match = vehicleErrors.exec(path)
-  if (match !== null && method === "POST") {
-    const vehicleId = match[1]!
+  const errors = segmentsOf("/_simulator/vehicles/:id/errors", path)
+  if (errors !== undefined && method === "POST") {
+    const vehicleId = errors[0]!
     return answer(
       Effect.flatMap(
         bodyOf(request, ErrorBody, "{type?, code?, description?, suggestedUserMessage?, resolution?, signals?}"),
@@ -179,13 +159,13 @@ export const control = (
       201
     )
   }
-  match = vehicleError.exec(path)
-  if (match !== null && method === "DELETE") {
-    return answer(engine.resolveVehicleError(match[1]!, match[2]!))
+  const error = segmentsOf("/_simulator/vehicles/:id/errors/:errorId", path)
+  if (error !== undefined && method === "DELETE") {
+    return answer(engine.resolveVehicleError(error[0]!, error[1]!))
   }
   if (path === "/_simulator/deliveries") {
     if (method === "GET") return Effect.map(engine.deliveries, (deliveries) => json({ deliveries: deliveries.map(entryJson) }))
     if (method === "DELETE") return Effect.as(engine.clearDeliveries, HttpServerResponse.empty({ status: 204 }))
   }
-  return notAllowed(method, path)
+  return deliveryPath.test(path) ? notAllowed(method, path) : undefined
 }

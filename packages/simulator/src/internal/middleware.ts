@@ -19,6 +19,7 @@ import type { RetireLegacy } from "../Sunset.ts"
 import { bodyRefusal, readBody } from "./controlBody.ts"
 import { control, isLoopback } from "./controlRoutes.ts"
 import { drainBody } from "./drain.ts"
+import { quoted } from "./oauthText.ts"
 import { trackAnswer } from "./harden.ts"
 import { dropConnection, faultStatusResponse, parseFaultHeader, stalled } from "./faults.ts"
 import { DELIVERY_HEADER, FAULT_HEADER, FAULT_KEY_HEADER, MAX_BODY_BYTES, REQUEST_ID_HEADER, requestIdFor, SC_REQUEST_ID_HEADER } from "./headers.ts"
@@ -81,7 +82,7 @@ export const controlAnswer = (x: Exchange): Effect.Effect<Response> => {
     return finish(x, envelopeResponse(404, envelope(404, `No endpoint ${x.request.method} ${x.path}`)))
   }
   if (x.headers[DELIVERY_HEADER] !== undefined) {
-    const detail = `The simulator's webhook deliveries (${DELIVERY_HEADER}) never reach its control routes: a webhook's callback is a receiver, not ${x.path}`
+    const detail = `The simulator's webhook deliveries (${DELIVERY_HEADER}) never reach its control routes: a webhook's callback is a receiver, not ${quoted(x.path)}`
     return finish(x, envelopeResponse(403, envelope(403, detail)))
   }
   // a body as the service's routes take theirs: at most 1 MiB (413, nothing past it read), JSON where JSON is read (415)

@@ -5,6 +5,7 @@
  *
  * @internal
  */
+import { quoted } from "./oauthText.ts"
 
 /** The longest `pathPattern` of `POST /_simulator/faults`, in characters. */
 export const PATH_GLOB_LIMIT = 256
@@ -53,15 +54,15 @@ const decodedOf = (text: string): string => {
 /** Why a (lower-case) pattern is refused, or undefined. */
 const refusal = (pattern: string): string | undefined => {
   if (pattern.length > PATH_GLOB_LIMIT) return `pathPattern is at most ${PATH_GLOB_LIMIT} characters, got ${pattern.length}`
-  const quoted = JSON.stringify(pattern.slice(0, 80))
+  const shown = quoted(pattern)
   if (!pattern.startsWith("/") || /[\\^$()[\]{}+?|]|\/\.\*/.test(pattern)) {
-    return `${usage}, not a regular expression: ${quoted}`
+    return `${usage}, not a regular expression: ${shown}`
   }
   if (pattern.includes("//") || (pattern.length > 1 && pattern.endsWith("/"))) {
-    return `${usage}; it can never match ${quoted}: a path is matched without repeated or trailing "/"`
+    return `${usage}; it can never match ${shown}: a path is matched without repeated or trailing "/"`
   }
   if (decodedOf(pattern) !== pattern) {
-    return `${usage}; it can never match ${quoted}: a path is matched percent-decoded (write the character itself)`
+    return `${usage}; it can never match ${shown}: a path is matched percent-decoded (write the character itself)`
   }
   return undefined
 }
@@ -76,10 +77,10 @@ const refusal = (pattern: string): string | undefined => {
 export const pathRefusal = (path: string): string | undefined => {
   const what = `path is matched against the request's path (percent-decoded, without query, repeated or trailing "/"), exactly or as a prefix at a "/": e.g. "/v3/connections"`
   if (path.length > PATH_GLOB_LIMIT) return `path is at most ${PATH_GLOB_LIMIT} characters, got ${path.length}`
-  const quoted = JSON.stringify(path.slice(0, 80))
-  if (!path.startsWith("/") || path.includes("?") || path.includes("#") || path.includes(";")) return `${what}; it can never match ${quoted}`
-  if (path.includes("//") || (path.length > 1 && path.endsWith("/"))) return `${what}; it can never match ${quoted}`
-  if (decodedOf(path) !== path) return `${what}; it can never match ${quoted}: write the character itself, not its percent-encoding`
+  const shown = quoted(path)
+  if (!path.startsWith("/") || path.includes("?") || path.includes("#") || path.includes(";")) return `${what}; it can never match ${shown}`
+  if (path.includes("//") || (path.length > 1 && path.endsWith("/"))) return `${what}; it can never match ${shown}`
+  if (decodedOf(path) !== path) return `${what}; it can never match ${shown}: write the character itself, not its percent-encoding`
   return undefined
 }
 
