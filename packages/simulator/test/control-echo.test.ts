@@ -12,7 +12,7 @@ import { FetchHttpClient } from "effect/http"
 import { createServer } from "node:http"
 import * as NodeAdapter from "@connected-vehicle/webhooks/NodeAdapter"
 import { layer as simulatorLayer, Simulator } from "../src/Simulator.ts"
-import { call, isEnvelope, listening } from "./helpers.ts"
+import { appToken, bearer, call, isEnvelope, listening } from "./helpers.ts"
 import type { CallOptions } from "./helpers.ts"
 
 const Loopback = Layer.mergeAll(simulatorLayer({ port: 0, seed: 23 }), FetchHttpClient.layer)
@@ -104,3 +104,14 @@ describe("control routes: an echoed value is cut short and escaped", () => {
       assert.include(yield* refusedShowing(400, "POST", "/_simulator/bursts", { json: { ...burst, retryDelays: [long(1000)] } }), "retryDelays")
     }).pipe(Effect.provide(Loopback)))
 })
+
+describe("service routes: an echoed value is cut short and escaped too", () => {
+  it.effect("a filter that is not a UUID, a sc-user-id header that names no one user", () =>
+    Effect.gen(function*() {
+      const token = yield* appToken
+      yield* refusedShowing(400, "GET", `/v3/connections?filter[userId]=${encodeURIComponent(long(5_000))}`, { headers: bearer(token) })
+      const detail = yield* refusedShowing(400, "GET", `/v3/connections?filter[vehicleId]=${"v".repeat(5_000)}`, { headers: bearer(token) }, `'${"v".repeat(40)}'...`)
+      assert.include(detail, "filter[vehicleId] must be a UUID")
+    }).pipe(Effect.provide(Loopback)))
+})
+

@@ -12,6 +12,7 @@ import type { Origins } from "../Env.ts"
 import { badRequest, forbidden, notFound } from "../Env.ts"
 import type { Grant } from "../State.ts"
 import { APP_TOKEN_ONLY, USER_TOKEN_ONLY } from "./credential.ts"
+import { quoted } from "./oauthText.ts"
 import { paginate } from "./render.ts"
 
 export const utc = (millis: number) => DateTime.makeUnsafe(millis) as DateTime.Utc
@@ -31,7 +32,7 @@ export const idFilter = (name: string, value: string | undefined, lookup: (id: s
     ? Effect.succeed(undefined)
     : uuidShape.test(value)
     ? Effect.succeed(lookup(value.toLowerCase()))
-    : badRequest(`filter[${name}] must be a UUID, got ${JSON.stringify(value)}`)
+    : badRequest(`filter[${name}] must be a UUID, got ${quoted(value)}`)
 
 export const vehicleSummary = (v: VehicleInfo) => ({
   make: v.model.make,
@@ -50,7 +51,7 @@ export const vehicleForUser = (data: Dataset, vehicleId: string, userId: string)
   if (userId === "") return badRequest("Header sc-user-id must not be empty: it names the user the request is made for")
   // a repeated header arrives joined with ", ": one request names one user
   if (userId.includes(",")) {
-    return badRequest(`Header sc-user-id must name one user; got ${JSON.stringify(userId)} (a repeated header?)`)
+    return badRequest(`Header sc-user-id must name one user; got ${quoted(userId)} (a repeated header?)`)
   }
   const index = data.vehicleIndex(vehicleId.toLowerCase())
   if (index === -1) return notFound(`No vehicle with id ${vehicleId}`)
