@@ -334,6 +334,31 @@ describe("FleetConfig", () => {
       assert.notInclude(JSON.stringify(direct), "s3cret")
     }))
 
+  it.effect("a DATABASE_URL or REDIS_URL (or a url option) of port 0 is a Configuration error saying a port is 1-65535, never quoting it", () =>
+    Effect.gen(function*() {
+      for (
+        const [variable, url] of [
+          ["DATABASE_URL", "postgres://u:s3cret@db.internal:0/fleet"],
+          ["DATABASE_URL", "postgresql://u:s3cret@db.internal:00/fleet"],
+          ["REDIS_URL", "redis://:s3cret@cache.internal:0"],
+          ["REDIS_URL", "rediss://:s3cret@cache.internal:000"]
+        ] as const
+      ) {
+        const error = yield* refused({ [variable]: url })
+        assert.strictEqual(error.reason._tag, "Configuration", url)
+        assert.deepStrictEqual(error.reason._tag === "Configuration" ? error.reason.variables : undefined, [variable], url)
+        assert.include(error.message, `${variable}: has port 0 (a port is 1-65535)`, url)
+        assert.notInclude(JSON.stringify(error), "s3cret", url)
+        assert.notInclude(String(error), "s3cret", url)
+      }
+      const direct = yield* Effect.flip(Layer.build(SharedRedis.layer({ url: Redacted.make("redis://:s3cret@127.0.0.1:0") })).pipe(Effect.scoped))
+      assert.strictEqual(direct.reason._tag, "Configuration")
+      assert.include(direct.message, "has port 0 (a port is 1-65535)")
+      assert.notInclude(JSON.stringify(direct), "s3cret")
+      const ports = yield* FleetConfig.read.pipe(withEnv({ DATABASE_URL: "postgres://u@db.internal:1/fleet", REDIS_URL: "redis://cache.internal:65535" }))
+      assert.isTrue(Option.isSome(ports.databaseUrl) && Option.isSome(ports.redisUrl))
+    }))
+
   it.effect("SharedRedis.layer: a connectTimeout that is not a duration is a Configuration error naming it", () =>
     Effect.gen(function*() {
       const error = yield* Effect.flip(Layer.build(SharedRedis.layer({ url: Redacted.make("redis://127.0.0.1:6379"), connectTimeout: "soon" as never })).pipe(Effect.scoped))
