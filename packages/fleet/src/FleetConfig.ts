@@ -16,9 +16,11 @@
  * @since 0.1.0
  */
 import { isIdentifier } from "@connected-vehicle/schema/InvalidArgument"
+import { boundedMessage } from "@connected-vehicle/schema/Message"
 import { Config, Duration, Effect, Option, Redacted, Schema } from "effect"
 import { Configuration, FleetError } from "./FleetError.ts"
 import { durationIssue, MIN_POLL_INTERVAL, MIN_RETENTION } from "./internal/options.ts"
+import { hostRule, runnerHost } from "./internal/hosts.ts"
 import { urlIssue } from "./internal/urls.ts"
 import { defaultAppliedRetention, defaultClusterRetention, defaultRetention } from "./internal/retention.ts"
 
@@ -42,7 +44,8 @@ import { defaultAppliedRetention, defaultClusterRetention, defaultRetention } fr
  *   a vehicle entity polls when no event arrived for this long (`VehicleEntity.Options.pollInterval`,
  *   which has the same floor)
  * - `pollSignals`: `FLEET_POLL_SIGNALS`, signal codes, comma-separated, each trimmed (default none: no polling)
- * - `runnerAddress`: `FLEET_RUNNER_HOST` (trimmed) and `FLEET_RUNNER_PORT`, this runner's address
+ * - `runnerAddress`: `FLEET_RUNNER_HOST` (trimmed; a host name, an IPv4 address, or an IPv6
+ *   address, bracketed or not, read without its brackets) and `FLEET_RUNNER_PORT`, this runner's address
  *   (`undefined` when neither is set: `localhost:34431`; `effect/cluster`'s own `HOST` and `PORT`
  *   are not read, `PORT` being often the HTTP server's)
  *
@@ -121,7 +124,8 @@ export const config: Config.Config<FleetConfig> = Config.all({
   memory: Option.isSome(storage),
   pollSignals: fleet.pollSignals.map((code) => code.trim()).filter((code) => code.length > 0),
   runnerAddress: Option.isNone(host) && Option.isNone(port) ? undefined : {
-    host: Option.match(host, { onNone: () => defaultRunnerAddress.host, onSome: (value) => value.trim() }),
+    // an IPv6 address without its brackets, as Node's `net` takes it; another value as it is, for `read` to refuse
+    host: Option.match(host, { onNone: () => defaultRunnerAddress.host, onSome: (value) => runnerHost(value.trim()) ?? value.trim() }),
     port: Option.getOrElse(port, () => defaultRunnerAddress.port)
   }
 })))
@@ -129,14 +133,17 @@ export const config: Config.Config<FleetConfig> = Config.all({
 /**
  * {@link config} read: an invalid value (a retention under 1 second, or a
  * `FLEET_POLL_INTERVAL` under 1 second or infinite; a `DATABASE_URL` that
- * does not parse as a URL or is not a `postgres://` or `postgresql://` one, a
- * `REDIS_URL` likewise not a `redis://` or `rediss://` one; a
+ * does not parse as a URL, is not a `postgres://` or `postgresql://` one or
+ * has port 0, a `REDIS_URL` likewise not a `redis://` or `rediss://` one; a
  * `FLEET_POLL_SIGNALS` code that is not a signal code; a `FLEET_RUNNER_HOST`
- * blank or holding white space or a control character), `FLEET_STORAGE=memory`
+ * that is not a host name (letters, digits and hyphens in labels of at most
+ * 63 characters, 253 in all), an IPv4 or an IPv6 address), `FLEET_STORAGE=memory`
  * with `DATABASE_URL` or `REDIS_URL` set, or a `FLEET_APPLIED_RETENTION`
  * shorter than `FLEET_QUEUE_RETENTION` (a duplicate the queue stores again
  * would be applied again) is a `FleetError` `Configuration` naming the
- * variables (never a URL's value).
+ * variables (never a URL's value; another value shown as the SDK's messages
+ * show text, escaped and cut: `boundedMessage` of
+ * `@connected-vehicle/schema/Message`).
  *
  * @example
  * ```ts
@@ -176,34 +183,22 @@ export const read: Effect.Effect<FleetConfig, FleetError> = config.pipe(
 const urlOf = (url: Option.Option<Redacted.Redacted<string>>, schemes: ReadonlyArray<string>): string | undefined =>
   Option.isNone(url) ? undefined : urlIssue(Redacted.value(url.value), schemes)
 
-/** `text` quoted, its control characters (C0, DEL, C1) escaped: safe in a log line. */
-const quoted = (text: string): string =>
-  JSON.stringify(text).replace(/[\u007f-\u009f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`)
+/** A value read from the environment, quoted as the SDK's messages show text: escaped, at most `limit` characters. */
+const quoted = (text: string, limit = 100): string => `"${boundedMessage(text, limit)}"`
 
-/** Whether `text` holds white space or a control character (C0, DEL, C1). */
-const hasSpaceOrControl = (text: string): boolean => {
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i)
-    if (c <= 0x20 || (c >= 0x7f && c <= 0xa0)) return true
-  }
-  return /\s/.test(text)
-}
-
-/** A runner's host (trimmed when read): a name or an address, without white space or control characters. */
+/** A runner's host (trimmed when read): a host name, an IPv4 or an IPv6 address (`runnerHost`). */
 const hostIssue = (settings: FleetConfig): string | undefined => {
   const host = settings.runnerAddress?.host
-  if (host === undefined) return undefined
-  if (host.length === 0) return "expected a host name or address, got a blank value"
-  return hasSpaceOrControl(host)
-    ? `expected a host name or address without white space or control characters, got ${quoted(host)}`
-    : undefined
+  if (host === undefined || runnerHost(host) !== undefined) return undefined
+  return `expected ${hostRule}, got ${host.length === 0 ? "a blank value" : quoted(host)}`
 }
 
 /** The codes of `FLEET_POLL_SIGNALS` that are not signal codes (the contract's `Identifier` rule, as a request path sends them). */
 const signalsIssue = (settings: FleetConfig): string | undefined => {
   const invalid = settings.pollSignals.filter((code) => !isIdentifier(code))
+  // each code cut, and the list: a value of any length gives a message of bounded length
   return invalid.length === 0 ? undefined : `expected signal codes (non-empty, no control character, no "/", not "." or ".."), got ${
-    invalid.map(quoted).join(", ")
+    boundedMessage(invalid.map((code) => quoted(code)).join(", "), 1_000)
   }`
 }
 

@@ -20,6 +20,13 @@ describe("Database", () => {
         assert.include(error.message, "DATABASE_URL")
         assert.notInclude(JSON.stringify(error), "s3cret")
       }
+      // port 0 parses, and no server listens there
+      const portZero = yield* Effect.flip(Effect.asVoid(SqlClient.SqlClient.pipe(
+        Effect.provide(Database.layer({ url: Redacted.make("postgres://u:s3cret@127.0.0.1:0/db") }))
+      )))
+      assert.strictEqual(portZero.reason._tag, "Configuration")
+      assert.include(portZero.message, "the Postgres URL (DATABASE_URL, or the url option) has port 0 (a port is 1-65535)")
+      assert.notInclude(JSON.stringify(portZero), "s3cret")
     }))
 
   it.live("an unreachable server is a DatabaseUnavailable FleetError", () =>

@@ -10,6 +10,11 @@ import * as Ingestion from "@connected-vehicle/fleet/Ingestion"
 import * as SharedLimits from "@connected-vehicle/fleet/SharedLimits"
 import * as SharedRedis from "@connected-vehicle/fleet/SharedRedis"
 import * as SharedToken from "@connected-vehicle/fleet/SharedToken"
+import { type AddressInfo, connect, createServer } from "node:net"
+
+/** What a terminal acts on (the rule of `@connected-vehicle/schema/Message`): none may reach a message raw. */
+// eslint-disable-next-line no-control-regex
+const active = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/
 
 const withEnv = (env: Record<string, string>) => Effect.provide(ConfigProvider.layer(ConfigProvider.fromEnv({ env })))
 
@@ -172,13 +177,95 @@ describe("FleetConfig", () => {
         const error = yield* refused({ FLEET_RUNNER_HOST: host })
         assert.strictEqual(error.reason._tag, "Configuration", JSON.stringify(host))
         assert.deepStrictEqual(error.reason._tag === "Configuration" ? error.reason.variables : undefined, ["FLEET_RUNNER_HOST"])
-        assert.include(error.message, "FLEET_RUNNER_HOST: expected a host name or address", JSON.stringify(host))
+        assert.include(error.message, "FLEET_RUNNER_HOST: expected a host name", JSON.stringify(host))
         assert.notMatch(error.message, /[\u0000-\u001f\u007f-\u009f]/, JSON.stringify(host))
       }
       const trimmed = yield* FleetConfig.read.pipe(withEnv({ FLEET_RUNNER_HOST: " runner-1.internal ", FLEET_RUNNER_PORT: "34500" }))
       assert.deepStrictEqual(trimmed.runnerAddress, { host: "runner-1.internal", port: 34500 })
       const address = yield* FleetConfig.read.pipe(withEnv({ FLEET_RUNNER_HOST: "10.0.0.7" }))
       assert.deepStrictEqual(address.runnerAddress, { host: "10.0.0.7", port: 34431 })
+    }))
+
+  it.effect("FLEET_RUNNER_HOST that can be no host (a URL, a port, a path, a user, too long, a bidi character, an unclosed bracket) is refused, shown escaped and cut", () =>
+    Effect.gen(function*() {
+      const tooLong = `${"node".repeat(60)}.internal` // 249 characters in one label
+      const overall = Array.from({ length: 4 }, () => "a".repeat(63)).join(".") // 255 characters
+      for (
+        const host of [
+          "http://node1", "node1:4000", "node1/x", "a@b", "x".repeat(300), "h\u202ex", "[::1", "::1]", "[node1]",
+          tooLong, overall, "-node1", "node1-", "a..b", ".node1", "node1.", "123", "10.0.0.256", "10.0.0", "bücher.example",
+          "runner_1", "[fe80::1%\u202e]"
+        ]
+      ) {
+        const label = JSON.stringify(host)
+        const error = yield* refused({ FLEET_RUNNER_HOST: host })
+        assert.strictEqual(error.reason._tag, "Configuration", label)
+        assert.deepStrictEqual(error.reason._tag === "Configuration" ? error.reason.variables : undefined, ["FLEET_RUNNER_HOST"], label)
+        assert.include(error.message, "FLEET_RUNNER_HOST: expected a host name (letters, digits and hyphens", label)
+        assert.include(error.message, "an IPv4 or an IPv6 address", label)
+        assert.notMatch(error.message, active, label)
+        assert.isBelow(error.message.length, 400, label)
+      }
+      const long = yield* refused({ FLEET_RUNNER_HOST: "x".repeat(300) })
+      assert.match(long.message, /"x+… \(\d+ more characters\)"$/)
+      const bidi = yield* refused({ FLEET_RUNNER_HOST: "h\u202ex" })
+      assert.include(bidi.message, String.raw`got "h\u202ex"`)
+    }))
+
+  it.effect("FLEET_RUNNER_HOST: a DNS name, an IPv4 address or an IPv6 address (its brackets taken off) is read as it is", () =>
+    Effect.gen(function*() {
+      const longest = [..."abc"].map((c) => c.repeat(63)).concat("d".repeat(61)).join(".") // 253 characters, labels of 63
+      for (
+        const [host, read] of [
+          ["localhost", "localhost"],
+          ["Runner-1.eu-west.internal", "Runner-1.eu-west.internal"],
+          ["xn--bcher-kva.example", "xn--bcher-kva.example"],
+          ["1password.example", "1password.example"],
+          [longest, longest],
+          ["10.0.0.7", "10.0.0.7"],
+          ["::1", "::1"],
+          ["[::1]", "::1"],
+          [" [2001:db8::7] ", "2001:db8::7"],
+          ["::ffff:10.0.0.7", "::ffff:10.0.0.7"]
+        ] as const
+      ) {
+        const settings = yield* FleetConfig.read.pipe(withEnv({ FLEET_RUNNER_HOST: host }))
+        assert.deepStrictEqual(settings.runnerAddress, { host: read, port: 34431 }, host)
+      }
+    }))
+
+  it.effect("a bracketed IPv6 FLEET_RUNNER_HOST is read as a host a runner listens on and is reached at (loopback)", () =>
+    Effect.gen(function*() {
+      const settings = yield* FleetConfig.read.pipe(withEnv({ FLEET_RUNNER_HOST: "[::1]", FLEET_RUNNER_PORT: "34431" }))
+      const host = settings.runnerAddress!.host
+      // what effect/cluster's socket runner does with the address: listen on it, and connect to it
+      const reached = yield* Effect.callback<string, Error>((resume) => {
+        const server = createServer((socket) => socket.end("runner"))
+        server.once("error", (error) => resume(Effect.fail(error)))
+        server.listen({ host, port: 0 }, () => {
+          const { port } = server.address() as AddressInfo
+          let received = ""
+          connect({ host, port })
+            .on("data", (chunk) => received += chunk)
+            .on("end", () => server.close(() => resume(Effect.succeed(received))))
+            .on("error", (error) => server.close(() => resume(Effect.fail(error))))
+        })
+        return Effect.sync(() => server.close())
+      })
+      assert.strictEqual(reached, "runner")
+    }))
+
+  it.effect("the values quoted in a Configuration error are escaped by the SDK's one rule (bidi, line separators too)", () =>
+    Effect.gen(function*() {
+      const host = yield* refused({ FLEET_RUNNER_HOST: "runner\u2028\u202e1" })
+      assert.notMatch(host.message, active)
+      assert.include(host.message, String.raw`"runner\u2028\u202e1"`)
+      const signals = yield* refused({ FLEET_POLL_SIGNALS: "charge-voltage,odometer/\u202etraveled\u2066distance" })
+      assert.strictEqual(signals.reason._tag, "Configuration")
+      assert.notMatch(signals.message, active)
+      assert.include(signals.message, String.raw`"odometer/\u202etraveled\u2066distance"`)
+      const many = yield* refused({ FLEET_POLL_SIGNALS: Array.from({ length: 500 }, (_, i) => `a/${i}`).join(",") })
+      assert.isBelow(many.message.length, 2_100)
     }))
 
   it.effect("a FLEET_POLL_SIGNALS code that is not a signal code is a Configuration error naming the variable and the code, escaped", () =>
@@ -245,6 +332,31 @@ describe("FleetConfig", () => {
       const direct = yield* Effect.flip(Layer.build(SharedRedis.layer({ url: Redacted.make("redis://:s3cret@[::1") })).pipe(Effect.scoped))
       assert.strictEqual(direct.reason._tag, "Configuration")
       assert.notInclude(JSON.stringify(direct), "s3cret")
+    }))
+
+  it.effect("a DATABASE_URL or REDIS_URL (or a url option) of port 0 is a Configuration error saying a port is 1-65535, never quoting it", () =>
+    Effect.gen(function*() {
+      for (
+        const [variable, url] of [
+          ["DATABASE_URL", "postgres://u:s3cret@db.internal:0/fleet"],
+          ["DATABASE_URL", "postgresql://u:s3cret@db.internal:00/fleet"],
+          ["REDIS_URL", "redis://:s3cret@cache.internal:0"],
+          ["REDIS_URL", "rediss://:s3cret@cache.internal:000"]
+        ] as const
+      ) {
+        const error = yield* refused({ [variable]: url })
+        assert.strictEqual(error.reason._tag, "Configuration", url)
+        assert.deepStrictEqual(error.reason._tag === "Configuration" ? error.reason.variables : undefined, [variable], url)
+        assert.include(error.message, `${variable}: has port 0 (a port is 1-65535)`, url)
+        assert.notInclude(JSON.stringify(error), "s3cret", url)
+        assert.notInclude(String(error), "s3cret", url)
+      }
+      const direct = yield* Effect.flip(Layer.build(SharedRedis.layer({ url: Redacted.make("redis://:s3cret@127.0.0.1:0") })).pipe(Effect.scoped))
+      assert.strictEqual(direct.reason._tag, "Configuration")
+      assert.include(direct.message, "has port 0 (a port is 1-65535)")
+      assert.notInclude(JSON.stringify(direct), "s3cret")
+      const ports = yield* FleetConfig.read.pipe(withEnv({ DATABASE_URL: "postgres://u@db.internal:1/fleet", REDIS_URL: "redis://cache.internal:65535" }))
+      assert.isTrue(Option.isSome(ports.databaseUrl) && Option.isSome(ports.redisUrl))
     }))
 
   it.effect("SharedRedis.layer: a connectTimeout that is not a duration is a Configuration error naming it", () =>
