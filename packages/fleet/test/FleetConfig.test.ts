@@ -182,6 +182,9 @@ describe("FleetConfig", () => {
       }
       const trimmed = yield* FleetConfig.read.pipe(withEnv({ FLEET_RUNNER_HOST: " runner-1.internal ", FLEET_RUNNER_PORT: "34500" }))
       assert.deepStrictEqual(trimmed.runnerAddress, { host: "runner-1.internal", port: 34500 })
+      // a Docker Compose service name (underscores resolve there)
+      const compose = yield* FleetConfig.read.pipe(withEnv({ FLEET_RUNNER_HOST: "fleet_runner_1" }))
+      assert.strictEqual(compose.runnerAddress?.host, "fleet_runner_1")
       const address = yield* FleetConfig.read.pipe(withEnv({ FLEET_RUNNER_HOST: "10.0.0.7" }))
       assert.deepStrictEqual(address.runnerAddress, { host: "10.0.0.7", port: 34431 })
     }))
@@ -194,14 +197,14 @@ describe("FleetConfig", () => {
         const host of [
           "http://node1", "node1:4000", "node1/x", "a@b", "x".repeat(300), "h\u202ex", "[::1", "::1]", "[node1]",
           tooLong, overall, "-node1", "node1-", "a..b", ".node1", "node1.", "123", "10.0.0.256", "10.0.0", "bücher.example",
-          "runner_1", "[fe80::1%\u202e]"
+          "[fe80::1%\u202e]"
         ]
       ) {
         const label = JSON.stringify(host)
         const error = yield* refused({ FLEET_RUNNER_HOST: host })
         assert.strictEqual(error.reason._tag, "Configuration", label)
         assert.deepStrictEqual(error.reason._tag === "Configuration" ? error.reason.variables : undefined, ["FLEET_RUNNER_HOST"], label)
-        assert.include(error.message, "FLEET_RUNNER_HOST: expected a host name (letters, digits and hyphens", label)
+        assert.include(error.message, "FLEET_RUNNER_HOST: expected a host name (letters, digits, hyphens and underscores", label)
         assert.include(error.message, "an IPv4 or an IPv6 address", label)
         assert.notMatch(error.message, active, label)
         assert.isBelow(error.message.length, 400, label)

@@ -10,8 +10,13 @@ import { isIPv4, isIPv6 } from "node:net"
 /** The longest DNS name (RFC 1035), its labels of 63 characters at most. */
 const MAX_NAME = 253
 
-/** A label of a host name (RFC 1123): letters, digits and hyphens, neither first nor last a hyphen, 1-63 characters. */
-const label = /^[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?$/
+/**
+ * A label of a host name (RFC 1123): letters, digits and hyphens, neither
+ * first nor last a hyphen, 1-63 characters; an underscore too (not a host
+ * name's character, but names such as Docker Compose's `fleet_runner_1`
+ * resolve).
+ */
+const label = /^[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,61}[A-Za-z0-9_])?$/
 
 /** All digits: a last label so is never a name (RFC 3696), but a number Node would read as an address. */
 const digits = /^[0-9]+$/
@@ -36,5 +41,5 @@ export const runnerHost = (text: string): string | undefined => {
 }
 
 /** @internal */
-export const hostRule = "a host name (letters, digits and hyphens, in labels of at most 63 characters " +
+export const hostRule = "a host name (letters, digits, hyphens and underscores, in labels of at most 63 characters " +
   "separated by dots, 253 in all), an IPv4 or an IPv6 address"
