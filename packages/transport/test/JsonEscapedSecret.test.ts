@@ -58,7 +58,7 @@ describe("a secret JSON-escaped by the server", () => {
         })
         const error = yield* getSignal(service.origin)
         assert.strictEqual(reasonOf(error)._tag, "NotFound")
-        assert.strictEqual(error.requestId, "<redacted>")
+        assert.strictEqual((reasonOf(error) as ServiceReason).requestId, "<redacted>")
         assertNoToken(error)
       }
     }).pipe(Effect.scoped))
