@@ -173,6 +173,23 @@ describe("createClient options", () => {
     assert.include(error.message, "unknown option (expected one of clientId, clientSecret,")
   })
 
+  it("a key of the transport option it does not have, at any depth, is refused named with its path", () => {
+    for (
+      const [transport, field] of [
+        [{ retri: { maxAttempts: 1 } }, "transport.retri"],
+        [{ userAgnet: "app/1" }, "transport.userAgnet"],
+        [{ retry: { maxRetriez: 1 } }, "transport.retry.maxRetriez"],
+        [{ rateLimit: { wiat: true } }, "transport.rateLimit.wiat"]
+      ] as const
+    ) {
+      const error = refused({ ...base, transport } as never)
+      assert.strictEqual(error.field, field)
+      assert.match(error.message, new RegExp(`^${field.replaceAll(".", "\\.")}: unknown option \\(expected one of `))
+    }
+    // with maxRetries beside it, the misspelt retry key is still named
+    assert.strictEqual(refused({ ...base, maxRetries: 1, transport: { retry: { maxRetriez: 1 } } } as never).field, "transport.retry.maxRetriez")
+  })
+
   it("a call option the call does not have is refused before anything is sent; a token gives expiresAt or expiresIn, not both", async () => {
     const client = createClient(base)
     try {

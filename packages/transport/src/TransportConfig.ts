@@ -10,7 +10,7 @@ import type { LogLevel } from "effect"
 import { fromConfigError } from "./ConfigurationError.ts"
 import type { ConfigurationError } from "./ConfigurationError.ts"
 import * as env from "./internal/env.ts"
-import { check, duration, flag, headerNames, logLevel, rootIssue as issueOfRoot, roots, unset, userAgent } from "./internal/options.ts"
+import { check, duration, flag, headerNames, keys, logLevel, rootIssue as issueOfRoot, roots, unset, userAgent } from "./internal/options.ts"
 import { sdkVersion } from "./internal/version.ts"
 
 /**
@@ -251,8 +251,9 @@ export const defaults = {
  * an integer >= 1, a `factor` below 1, a `requestIdHeader` that is not a
  * header name or a list of them, a `userAgent` that is blank or that a header
  * cannot carry as it is (a character other than a tab, U+0020-U+007E and
- * U+0080-U+00FF), an `httpSpans` that is not a boolean or a `logLevel` that is
- * not one of Effect's throws an `InvalidArgument` naming it.
+ * U+0080-U+00FF), an `httpSpans` that is not a boolean, a `logLevel` that is
+ * not one of Effect's, or a key that is not an option (`timout`, `retry.maxRetriez`:
+ * a misspelling, which would keep the default) throws an `InvalidArgument` naming it.
  *
  * @example
  * ```ts
@@ -264,7 +265,7 @@ export const defaults = {
  * @category constructors
  */
 export const make = (options: Options): TransportConfig["Service"] => ({
-  roots: roots(options.roots),
+  roots: roots(keys(options, optionKeys).roots),
   userAgent: userAgent(options.userAgent, defaults.userAgent),
   timeout: duration("timeout", options.timeout, defaults.timeout, true),
   retry: retryPolicy(defaults.retry, options.retry),
@@ -273,6 +274,15 @@ export const make = (options: Options): TransportConfig["Service"] => ({
   httpSpans: flag("httpSpans", options.httpSpans, defaults.httpSpans),
   logLevel: logLevel(options.logLevel) ?? defaults.logLevel
 })
+
+// the fields of `Options`, `RetryOptions` and `RateLimitOptions` (a missing one is a type error)
+const optionKeys = Object.keys({
+  roots: 1, userAgent: 1, timeout: 1, retry: 1, rateLimit: 1, requestIdHeader: 1, httpSpans: 1, logLevel: 1
+} satisfies Record<keyof Options, 1>)
+const retryKeys = Object.keys({
+  maxAttempts: 1, initialDelay: 1, factor: 1, maxDelay: 1, maxElapsed: 1, retryNonIdempotent: 1
+} satisfies Record<keyof RetryOptions, 1>)
+const rateLimitKeys = Object.keys({ wait: 1, maxWait: 1 } satisfies Record<keyof RateLimitOptions, 1>)
 
 /**
  * The request id of a response: the value of the first of `names` (see
@@ -306,7 +316,8 @@ export const requestIdOf = (
 
 /**
  * `base` with the options' overrides (`undefined` fields are ignored); an
- * invalid one throws an `InvalidArgument` naming it.
+ * invalid one, or a key that is not an option, throws an `InvalidArgument`
+ * naming it (`retry.maxRetriez`).
  *
  * @example
  * ```ts
@@ -318,7 +329,7 @@ export const requestIdOf = (
  * @category constructors
  */
 export const retryPolicy = (base: RetryPolicy, options: RetryOptions | undefined): RetryPolicy =>
-  unset("retry", options) ? base : {
+  unset("retry", options, retryKeys) ? base : {
     maxAttempts: check("retry.maxAttempts", options.maxAttempts, base.maxAttempts, (n) => Number.isSafeInteger(n) && n >= 1, "an integer >= 1"),
     initialDelay: duration("retry.initialDelay", options.initialDelay, base.initialDelay, false),
     factor: check("retry.factor", options.factor, base.factor, (n) => Number.isFinite(n) && n >= 1, "a finite number >= 1"),
@@ -328,8 +339,8 @@ export const retryPolicy = (base: RetryPolicy, options: RetryOptions | undefined
   }
 
 /**
- * `base` with the options' overrides; an invalid one throws an
- * `InvalidArgument` naming it.
+ * `base` with the options' overrides; an invalid one, or a key that is not
+ * an option, throws an `InvalidArgument` naming it (`rateLimit.wiat`).
  *
  * @example
  * ```ts
@@ -341,7 +352,7 @@ export const retryPolicy = (base: RetryPolicy, options: RetryOptions | undefined
  * @category constructors
  */
 export const rateLimitPolicy = (base: RateLimitPolicy, options: RateLimitOptions | undefined): RateLimitPolicy =>
-  unset("rateLimit", options) ? base : {
+  unset("rateLimit", options, rateLimitKeys) ? base : {
     wait: flag("rateLimit.wait", options.wait, base.wait),
     maxWait: duration("rateLimit.maxWait", options.maxWait, base.maxWait, false)
   }

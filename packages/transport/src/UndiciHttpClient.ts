@@ -39,6 +39,7 @@ import { InvalidArgument } from "@connected-vehicle/schema/InvalidArgument"
 import type { Dispatcher } from "undici"
 import { Exchange, ExchangeResponse } from "./internal/exchange.ts"
 import { isNotSent, markNotSent, RequestMaybeSent, RequestNotSent } from "./RequestNotSent.ts"
+import { unknownOption } from "./Setting.ts"
 import { markStrictUtf8 } from "./StrictUtf8.ts"
 import { type Target, targetOf } from "./internal/target.ts"
 
@@ -138,7 +139,10 @@ export const MaxResponseBytes = Context.Reference<number | undefined>(
  * 3xx never takes the credentials elsewhere. An invalid option (see {@link Options})
  * throws an `InvalidArgument` naming it, `connections` included, although
  * the dispatcher keeps its own connection limit (set it on the dispatcher);
- * options that are not an object (nor `undefined`) one naming `options`.
+ * a key that is not an option (`maxResponseSize`) one naming the key; options
+ * that are not an object (nor `undefined`) one naming `options`; a
+ * `dispatcher` that is not an object with a `dispatch` function one naming
+ * `dispatcher`.
  *
  * @example
  * ```ts
@@ -151,6 +155,7 @@ export const MaxResponseBytes = Context.Reference<number | undefined>(
  * @category constructors
  */
 export const make = (dispatcher: Dispatcher, given?: Options): HttpClient.HttpClient => {
+  checkDispatcher(dispatcher)
   const options = optionsOf(given)
   const configured = count("maxResponseBytes", options?.maxResponseBytes, defaultMaxResponseBytes, true)
   // the dispatcher's own limit applies: checked only, as `layer` checks it
@@ -187,8 +192,9 @@ export const make = (dispatcher: Dispatcher, given?: Options): HttpClient.HttpCl
  * `connections` per origin), closed with the layer. Without options it is
  * the same layer at every call, so that the layers built together (the
  * SDK's convenience layers side by side, say) share one dispatcher. An
- * invalid option (see {@link Options}) throws an `InvalidArgument` naming it,
- * and options that are not an object (nor `undefined`) one naming `options`.
+ * invalid option (see {@link Options}) or a key that is not an option
+ * (`maxResponseSize`) throws an `InvalidArgument` naming it, and options that
+ * are not an object (nor `undefined`) one naming `options`.
  *
  * @example
  * ```ts
@@ -316,14 +322,33 @@ const notACount = (field: string, value: unknown, infinite: boolean): InvalidArg
     }, got ${shown(value)}`
   })
 
-/** The options as given from JavaScript: `undefined` or an object (not an array), else an `InvalidArgument` naming `options` is thrown. */
+// the fields of `Options` (a missing one is a type error)
+const optionKeys = Object.keys({ maxResponseBytes: 1, connections: 1 } satisfies Record<keyof Options, 1>)
+
+/**
+ * The options as given from JavaScript: `undefined` or an object (not an
+ * array) whose keys are all options, else an `InvalidArgument` naming
+ * `options` (or the unknown key) is thrown.
+ */
 const optionsOf = (given: unknown): Options | undefined => {
-  if (given === undefined || (typeof given === "object" && given !== null && !Array.isArray(given))) {
-    return given as Options | undefined
+  if (given === undefined) return undefined
+  if (typeof given === "object" && given !== null && !Array.isArray(given)) {
+    const unknown = unknownOption(given, optionKeys)
+    if (unknown !== undefined) throw unknown
+    return given as Options
   }
   throw new InvalidArgument({
     field: "options",
     message: `options: Expected an object ({ maxResponseBytes?, connections? }) or undefined, got ${shown(given)}`
+  })
+}
+
+/** A dispatcher as given from JavaScript: an object with a `dispatch` function, else an `InvalidArgument` naming `dispatcher` is thrown. */
+const checkDispatcher = (dispatcher: unknown): void => {
+  if (typeof dispatcher === "object" && dispatcher !== null && typeof (dispatcher as Dispatcher).dispatch === "function") return
+  throw new InvalidArgument({
+    field: "dispatcher",
+    message: `dispatcher: Expected an undici Dispatcher (an object with a dispatch function), got ${shown(dispatcher)}`
   })
 }
 

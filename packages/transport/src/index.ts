@@ -166,7 +166,8 @@ export * as ConfigurationError from "./ConfigurationError.ts"
 export * as DurationVariable from "./DurationVariable.ts"
 
 /**
- * Keyword settings read from the environment, in any case (`Keyword`).
+ * Keyword settings read from the environment, in any case (`Keyword`), and
+ * the check of an options object's keys (`unknownOption`).
  *
  * @example
  * ```ts

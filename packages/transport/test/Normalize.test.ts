@@ -2,7 +2,7 @@
  * The normal form's forward scans (`src/internal/normalize.ts`) against the
  * naive reference written apart from them (`scrubReference.ts`): the same
  * text, each character traced to the same part of the original, for random
- * texts of escapes, entities and their pieces (the seed printed, replayed
+ * texts of escapes (percent and JSON), entities and their pieces (the seed printed, replayed
  * with `FC_SEED`), texts longer than a scan's chunk with lone surrogates
  * across it, and texts of millions of escapes.
  */
@@ -29,6 +29,9 @@ const Piece = Schema.Literals([
   "10ffff", "110000", "1114111", "1114112", "12345678", "F", "a", "%", "%2", "%25", "%26", "%23", "%3B", "%41", "%c3", "%a9", "%C3%A9",
   "%e2%82%ac", "%f0%9f%98%80", "%ed%a0%80", "%c0%80", "%e0%80%80", "%f4%90%80%80", "%80", "%ff", "%5C", "%2F", "%2B", "&#43;", "&#92;",
   "&#x26;", "&#38;", "&#37;", "\\", "/", "\\/", "+", " ", "\u00e9", "\ud83d", "\ude00", "\ud83d\ude00", "\u0000",
+  // JSON escapes, their pieces, escaped again or spelled otherwise
+  "\\u", "u", "\\u0073", "\\U0073", "\\u00", "\\u002F", "\\u005c", "\\u005C", "\\u0025", "\\u0026", "\\ud83d", "\\uDE00", "\\u00e9",
+  "\\\\", "\\\\u0073", "%5Cu0073", "&#92;u0073", "\\u0026#65;", "\\x73", "0073", "feff",
   // a byte-order mark, written and escaped, where a scan's output starts a chunk (after a long kept run)
   "\ufeff", "&#xFEFF;", "&#65279;", "%EF%BB%BF", "x".repeat(32)
 ])
@@ -64,10 +67,22 @@ describe("normalize", () => {
     }
   })
 
+  it("JSON escapes: `\\uXXXX` (either case of hex digits, a lone surrogate kept) and `\\\\`, one level a round; not `\\xXX` nor `\\U`", () => {
+    assert.strictEqual(normalize("tokAPP\\u0073ecret7781"), "tokAPPsecret7781")
+    assert.strictEqual(normalize("tokAPP\\\\u0073ecret7781"), "tokAPPsecret7781")
+    assert.strictEqual(normalize("a\\u00E9\\ud83d\\ude00\\ud83d"), "a\u00e9\ud83d\ude00\ud83d")
+    assert.strictEqual(normalize("%5Cu0073&#92;u0074"), "st")
+    assert.strictEqual(normalize("\\x73 \\U0073 \\u007 \\u"), "\\x73 \\U0073 \\u007 \\u")
+    agree("x\\\\\\u0041\\\\\\\\u0042\\u005c\\u005c\\u0075\\u0030\\u0030\\u0034\\u0031")
+  })
+
   it("a text of millions of escapes is read whole (a forward scan: nothing built for each escape)", () => {
     const entities = "&#x25;".repeat(2_790_000)
     assert.strictEqual(normalize(entities), "%".repeat(2_790_000))
     assert.strictEqual(normalize("%2541".repeat(300_000)), "A".repeat(300_000))
     assert.strictEqual(normalize("&amp;#x41;+\\/".repeat(300_000)), "A /".repeat(300_000))
+    assert.strictEqual(normalize("\\\\u0041".repeat(300_000)), "A".repeat(300_000))
+    // a backslash escaped once a round, three rounds at most
+    assert.strictEqual(normalize("\\".repeat(1_000_001)), "\\".repeat(125_001))
   })
 })

@@ -26,6 +26,10 @@ const neighbours = (spelled: string): Array<string> => [
   `%25${spelled}%2541`
 ]
 
+/** Every other UTF-16 unit of `text` as a JSON `\uXXXX` escape. */
+const unicodeEscaped = (text: string): string =>
+  text.split("").map((c, i) => i % 2 ? `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}` : c).join("")
+
 const spellings = (secret: string): Array<string> => {
   const once = encodeURIComponent(secret)
   return [
@@ -35,7 +39,11 @@ const spellings = (secret: string): Array<string> => {
     secret.replaceAll("&", "&amp;").replaceAll("<", "&lt;").replaceAll(">", "&gt;").replaceAll("\"", "&quot;").replaceAll("'", "&#39;"),
     secret.replaceAll("/", "\\/"),
     secret.replaceAll(" ", "+"),
-    secret.slice(0, -1)
+    secret.slice(0, -1),
+    // JSON-escaped (a JSON text in a header), every other unit as `\uXXXX`, and that escaped again
+    JSON.stringify(secret).slice(1, -1),
+    unicodeEscaped(secret),
+    unicodeEscaped(secret).replaceAll("\\", "\\\\")
   ]
 }
 
@@ -72,6 +80,16 @@ describe("scrubText", () => {
         assert.notInclude(scrubbed, secret, `${secret} in ${text}`)
       }
     }
+  })
+
+  it("a secret JSON-escaped (`\\uXXXX`, `\\\\`, `\\\"`), once or twice, in a request id or a string of a body is redacted", () => {
+    const token = "tokAPPsecret7781"
+    assert.strictEqual(scrubText([token], "tokAPP\\u0073ecret7781"), "<redacted>")
+    assert.strictEqual(scrubText([token], "echo: Bearer tokAPP\\\\u0073ecret7781"), "echo: Bearer <redacted>")
+    assert.strictEqual(scrubText([token], "req-\\u0074\\u006fkAPPsecret7781-1"), "req-<redacted>-1")
+    const quoted = "quote\"d\\secret"
+    assert.strictEqual(scrubText([quoted], JSON.stringify({ echo: quoted })), "{\"echo\":\"<redacted>\"}")
+    assert.strictEqual(scrubText(["a&b<c>d-secret"], "x a\\u0026b\\u003cc\\u003ed-secret"), "x <redacted>")
   })
 
   it("a secret overlapping another one found as written is hidden whole, whichever spelling each has", () => {
@@ -146,7 +164,8 @@ describe("scrubText", () => {
     }
     const pieces = [
       "tok_", "0123456789", "abcdef", "/", "%2f", "%2F", "%252f", "XYZ", "SECRETPART", "%4", "1", "%", "41", "&amp;", "&#47;", "&",
-      "\\", "\\/", "+", " ", "%20", "%E2%82%AC", "\u20ac", "%C3", "%ZZ", "&#x2F;", "ab cd", "e", "x"
+      "\\", "\\/", "+", " ", "%20", "%E2%82%AC", "\u20ac", "%C3", "%ZZ", "&#x2F;", "ab cd", "e", "x",
+      "\\u", "\\u0073", "\\u002f", "\\u005C", "\\\\", "\\\\u0041", "u00", "\\u00"
     ]
     const pool = [...secrets, "tok_0123456789abcdef", "abcdef/XYZ/SECRETPART", "ab cd e/x", "%2fXYZ%2", "\u20ac&amp;SECRET"]
     for (let n = 0; n < 3_000; n++) {

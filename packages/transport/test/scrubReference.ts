@@ -98,6 +98,26 @@ const percentEscapes = (units: ReadonlyArray<Unit>): Array<Unit> => {
   return out
 }
 
+/** JSON's `\\` and `\uXXXX` (one unit each, a lone surrogate included), left to right. */
+const jsonEscapes = (units: ReadonlyArray<Unit>): Array<Unit> => {
+  const out: Array<Unit> = []
+  for (let i = 0; i < units.length;) {
+    if (units[i]!.c === "\\" && units[i + 1]?.c === "\\") {
+      out.push(...readFrom("\\", units, i, i + 2))
+      i += 2
+      continue
+    }
+    const digits = joined(units.slice(i + 2, i + 6))
+    if (units[i]!.c === "\\" && units[i + 1]?.c === "u" && digits.length === 4 && digits.split("").every(isHex)) {
+      out.push(...readFrom(String.fromCharCode(Number.parseInt(digits, 16)), units, i, i + 6))
+      i += 6
+      continue
+    }
+    out.push(units[i++]!)
+  }
+  return out
+}
+
 const named: ReadonlyArray<readonly [string, string]> = [["&lt;", "<"], ["&gt;", ">"], ["&quot;", "\""], ["&apos;", "'"], ["&amp;", "&"]]
 
 /** The normal form of `text`, each unit with where in `text` it was read from. */
@@ -106,7 +126,7 @@ export const referenceNormalize = (text: string): Array<Unit> => {
   for (let round = 0; round < 3; round++) {
     let next = units
     for (const [written, read] of named) next = replaceLiteral(next, written, read)
-    next = percentEscapes(numericEntities(next))
+    next = jsonEscapes(percentEscapes(numericEntities(next)))
     if (joined(next) === joined(units)) break
     units = next
   }
@@ -140,7 +160,7 @@ const mark = (text: string, forms: ReadonlyArray<string>, mask: Array<boolean>, 
 const spellingsOf = (secret: string): Array<string> => {
   const once = encodeURIComponent(secret)
   const html = secret.replaceAll("&", "&amp;").replaceAll("<", "&lt;").replaceAll(">", "&gt;").replaceAll("\"", "&quot;").replaceAll("'", "&#39;")
-  return [secret, once, once.replaceAll("%", "%25"), html]
+  return [secret, once, once.replaceAll("%", "%25"), html, JSON.stringify(secret).slice(1, -1)]
 }
 
 const keys = new Map<string, string>()

@@ -12,6 +12,7 @@ import type { WarningLevel } from "@connected-vehicle/legacy-v2/Deprecation"
 import * as Vehicles from "@connected-vehicle/legacy-v2/Vehicles"
 import { headerValueIssue } from "@connected-vehicle/schema/InvalidArgument"
 import { TokenLifetimes } from "@connected-vehicle/schema/OAuth"
+import { unknownOption } from "@connected-vehicle/transport/Setting"
 import type * as Transport from "@connected-vehicle/transport/Transport"
 import * as TransportConfig from "@connected-vehicle/transport/TransportConfig"
 import type { ClientOptions, LogSetting, RequestOptions, UserToken } from "../ClientOptions.ts"
@@ -29,24 +30,16 @@ export const invalid = (field: string, message: string) =>
 export const unreadable = (field: string) => invalid(field, "Expected an object whose fields can be read")
 
 /**
- * A key of the caller's as a message shows it: as it is when plain, else as
- * a JSON string cut after 40 characters (no control character reaches the
- * message).
- *
- * @internal
- */
-export const shownKey = (key: string): string => /^[A-Za-z0-9_$]{1,40}$/.test(key) ? key : JSON.stringify(key.slice(0, 40))
-
-/**
  * The `InvalidArgumentError` of the first key of `input` that `known` does
- * not hold (a misspelt option from JavaScript), else undefined; throws what
- * reading the keys throws.
+ * not hold (a misspelt option from JavaScript), else undefined: the
+ * transport's rule (`Setting.unknownOption`); throws what reading the keys
+ * throws.
  *
  * @internal
  */
 export const unknownKeyOf = (input: object, known: ReadonlyArray<string>): InvalidArgumentError | undefined => {
-  const key = Object.keys(input).find((k) => !known.includes(k))
-  return key === undefined ? undefined : invalid(shownKey(key), `unknown option (expected one of ${known.join(", ")})`)
+  const unknown = unknownOption(input, known)
+  return unknown === undefined ? undefined : new InvalidArgumentError({ message: unknown.message, field: unknown.field, cause: unknown })
 }
 
 /** @internal */

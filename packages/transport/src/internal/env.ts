@@ -10,7 +10,7 @@ import type { LogLevel } from "effect"
 import * as DurationVariable from "../DurationVariable.ts"
 import { Keyword } from "../Setting.ts"
 import type { Options } from "../TransportConfig.ts"
-import { rootIssue, userAgentIssue } from "./options.ts"
+import { isHeaderName, rootIssue, userAgentIssue } from "./options.ts"
 
 /** @internal */
 export const prefix = "CONNECTED_VEHICLE"
@@ -42,10 +42,13 @@ const root = (name: string, suffix: string) =>
 /** The `User-Agent`: `userAgentIssue` decides. */
 const UserAgent = Schema.String.check(Schema.makeFilter((s: string) => userAgentIssue(s) ?? true))
 
+/** A header name (an RFC 9110 token). */
+const HeaderName = Schema.String.check(Schema.makeFilter((s: string) => isHeaderName(s) || "Expected a header name (an RFC 9110 token)"))
+
 /** Comma-separated header names, at least one. */
 const HeaderNames = Schema.String.pipe(
   Schema.decodeTo(
-    Schema.Array(Schema.NonEmptyString).check(Schema.isMinLength(1, { expected: "at least one header name" })),
+    Schema.Array(HeaderName).check(Schema.isMinLength(1, { expected: "at least one header name" })),
     SchemaTransformation.transform<ReadonlyArray<string>, string>({
       decode: (s) => s.split(",").map((name) => name.trim()).filter((name) => name.length > 0),
       encode: (names) => names.join(",")

@@ -4,8 +4,8 @@
  * ({@link normalizeTraced}): where in the text each of its characters came
  * from, so that a secret found in the normal form is cut from the text.
  *
- * Both are the same forward scans (one for entities, one for percent-encoding
- * in each round, one for `\/` and `+`), the traced one also writing where
+ * Both are the same forward scans (one for entities, one for percent-encoding,
+ * one for JSON escapes in each round, one for `\/` and `+`), the traced one also writing where
  * each character came from: time linear in the text, memory the size of the
  * text, whatever it holds (a text of millions of escapes is read as fast as
  * one of none, and builds nothing for each of them).
@@ -276,6 +276,50 @@ const percent = (text: string, trace: Trace | undefined): Trace | string => {
   return out.done()
 }
 
+/**
+ * The JSON escape at `at` (a backslash there): `\\` (a backslash) or `\u`
+ * and four hex digits of either case (a UTF-16 unit, a lone surrogate
+ * included): its unit times 8 plus its length, else -1.
+ */
+const jsonEscapeAt = (text: string, at: number): number => {
+  const next = text.charCodeAt(at + 1)
+  if (next === 0x5c) return 0x5c * 8 + 2
+  if (next !== 0x75) return -1
+  let code = 0
+  for (let i = at + 2; i < at + 6; i++) {
+    const c = text.charCodeAt(i)
+    if (!isHex(c)) return -1
+    code = code * 16 + hexValue(c)
+  }
+  return code * 8 + 6
+}
+
+/**
+ * One round of JSON string escapes read, left to right: `\uXXXX` and `\\`
+ * (so that `\\u0073`, escaped twice, is `\u0073` after one round and `s`
+ * after two). `\/` is read once, after the rounds; `\"` and the escapes of
+ * control characters are not read (a secret with a `"` is also searched
+ * JSON-escaped); nor `\xXX`, which no JSON encoder writes.
+ */
+const jsonEscapes = (text: string, trace: Trace | undefined): Trace | string => {
+  let at = text.indexOf("\\")
+  if (at === -1) return trace ?? text
+  const out = new Output(text, trace)
+  let kept = 0
+  for (; at !== -1; at = text.indexOf("\\", at)) {
+    const escape = jsonEscapeAt(text, at)
+    if (escape === -1) {
+      at++
+      continue
+    }
+    out.keep(kept, at)
+    out.read(escape >> 3, at, at + (escape & 7))
+    at = kept = at + (escape & 7)
+  }
+  out.keep(kept, text.length)
+  return out.done()
+}
+
 /** `\/` read as `/`, and `+` as a space (form encoding). */
 const slashesAndPluses = (text: string, trace: Trace | undefined): Trace | string => {
   let plus = text.indexOf("+")
@@ -301,12 +345,13 @@ const textOf = (out: Trace | string): string => typeof out === "string" ? out : 
 /** The rounds of {@link normalize}, traced when `trace` is given. */
 const normalizeWith = (text: string, trace: Trace | undefined): Trace | string => {
   const traceOf = (out: Trace | string) => typeof out === "string" ? undefined : out
-  // entities and percent-encoding in any order (a text HTML-escaped, then percent-encoded, or escaped twice), three rounds at most
+  // entities, percent-encoding and JSON escapes in any order (a text HTML-escaped, then percent-encoded, or escaped twice), three rounds at most
   let out: Trace | string = trace ?? text
   for (let round = 0; round < 3; round++) {
     const before = textOf(out)
     const once = entities(before, traceOf(out))
-    const next = percent(textOf(once), traceOf(once))
+    const decoded = percent(textOf(once), traceOf(once))
+    const next = jsonEscapes(textOf(decoded), traceOf(decoded))
     if (textOf(next) === before) break
     out = next
   }
@@ -316,11 +361,11 @@ const normalizeWith = (text: string, trace: Trace | undefined): Trace | string =
 /**
  * A text in the one form every spelling of a secret comes to: HTML entities
  * (named and numeric) and percent-encoding (hex digits of either case, every
- * character or only some: whatever subset an encoder escapes) read, in turn,
- * until nothing changes (three rounds at most),
- * `\/` as `/`, `+` as a space (form encoding). A JSON string's escapes
- * (`\u002f`) are read by parsing the body first. Linear in the text's
- * length, in time and memory.
+ * character or only some: whatever subset an encoder escapes) and JSON
+ * escapes (`\uXXXX`, `\\`: a header or a string of a body escaped once more
+ * than its JSON) read, in turn, until nothing changes (three rounds at most),
+ * `\/` as `/`, `+` as a space (form encoding). A body's own JSON escapes are
+ * read by parsing it first. Linear in the text's length, in time and memory.
  *
  * @internal
  */

@@ -5,6 +5,7 @@
  */
 import { Duration, LogLevel, Option } from "effect"
 import { headerValueIssue, InvalidArgument } from "@connected-vehicle/schema/InvalidArgument"
+import { unknownOption } from "../Setting.ts"
 
 /**
  * A duration option: `fallback` when it is `undefined`; a `Duration` input
@@ -35,15 +36,27 @@ export const check = (field: string, value: number | undefined, fallback: number
 
 /**
  * Whether an options object is absent: `true` for `undefined`, `false` for an
- * object that is not an array, else an `InvalidArgument` naming `field` is
- * thrown.
+ * object that is not an array whose keys are all `known` (when given), else an
+ * `InvalidArgument` naming `field` (or its unknown key, below it) is thrown.
  */
-export const unset = (field: string, value: object | undefined): value is undefined => {
+export const unset = (field: string, value: object | undefined, known?: ReadonlyArray<string>): value is undefined => {
   if (value === undefined) return true
   if (typeof value !== "object" || value === null || Array.isArray(value)) {
     throw new InvalidArgument({ field, message: `${field}: Expected an object` })
   }
+  const unknown = known === undefined ? undefined : unknownOption(value, known, field)
+  if (unknown !== undefined) throw unknown
   return false
+}
+
+/** The top-level options: an object (else an `InvalidArgument` naming `options`) whose keys are all `known` (else one naming the key). */
+export const keys = <A extends object>(options: A, known: ReadonlyArray<string>): A => {
+  if (typeof options !== "object" || options === null || Array.isArray(options)) {
+    throw new InvalidArgument({ field: "options", message: "options: Expected an object" })
+  }
+  const unknown = unknownOption(options, known)
+  if (unknown !== undefined) throw unknown
+  return options
 }
 
 /** A boolean option: `fallback` when it is `undefined`, else it must be a boolean (an `InvalidArgument` naming `field` is thrown). */
@@ -53,16 +66,25 @@ export const flag = (field: string, value: boolean | undefined, fallback: boolea
   return value
 }
 
-/** Header names, trimmed, lower-case and without repeats; `fallback` when there are none. */
+/** A header name: an RFC 9110 token (`!#$%&'*+-.^_\`|~`, digits and letters, one or more). */
+export const isHeaderName = (name: string): boolean => /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/.test(name)
+
+/**
+ * Header names, trimmed, lower-case and without repeats; `fallback` when the
+ * option is `undefined`. A name that is not a header name ({@link isHeaderName},
+ * once trimmed), an empty list or one that is not strings throws an
+ * `InvalidArgument` naming `requestIdHeader`.
+ */
 export const headerNames = (option: string | ReadonlyArray<string> | undefined, fallback: ReadonlyArray<string>): ReadonlyArray<string> => {
-  const given: ReadonlyArray<unknown> = option === undefined ? [] : typeof option === "string" ? [option] : Array.isArray(option) ? option : [option]
-  if (!given.every((name) => typeof name === "string")) {
-    throw new InvalidArgument({ field: "requestIdHeader", message: "requestIdHeader: Expected a header name or a list of header names" })
-  }
-  const names = (given as ReadonlyArray<string>)
-    .map((name) => name.trim().toLowerCase())
-    .filter((name) => name.length > 0)
-  return names.length === 0 ? fallback : [...new Set(names)]
+  if (option === undefined) return fallback
+  const given: ReadonlyArray<unknown> = typeof option === "string" ? [option] : Array.isArray(option) ? option : [option]
+  const refuse = (expected: string) => new InvalidArgument({ field: "requestIdHeader", message: `requestIdHeader: ${expected}` })
+  if (!given.every((name) => typeof name === "string")) throw refuse("Expected a header name or a list of header names")
+  if (given.length === 0) throw refuse("Expected at least one header name")
+  const names = (given as ReadonlyArray<string>).map((name) => name.trim().toLowerCase())
+  const bad = names.findIndex((name) => !isHeaderName(name))
+  if (bad !== -1) throw refuse(`Expected header names (RFC 9110 tokens), not ${JSON.stringify(names[bad]!.slice(0, 40))}`)
+  return [...new Set(names)]
 }
 
 /**

@@ -78,17 +78,22 @@ const htmlEscaped = (text: string): string =>
 
 /**
  * What `secret` comes to once normalized, in each way a server may have
- * written it: as it is, percent-encoded once or twice, HTML-escaped (a secret
- * holding `%` or `&` normalizes differently in each). Keys too weak to tell
+ * written it: as it is, percent-encoded once or twice, HTML-escaped,
+ * JSON-escaped (a secret holding `%`, `&` or `"` normalizes differently in
+ * each; one escaped with `\uXXXX` or `\\` normalizes as it is). Keys too weak to tell
  * a secret from ordinary text (under 6 characters other than spaces) are
  * left out.
  */
 const keysOf = (secret: string): ReadonlyArray<string> => spellingsOf(secret).map(normalize).filter(strong)
 
-/** The ways a server may have written `secret`, as written: as it is, percent-encoded once or twice, HTML-escaped. */
+/**
+ * The ways a server may have written `secret`, as written: as it is,
+ * percent-encoded once or twice, HTML-escaped, as the inside of a JSON string
+ * (its `"` and `\\` escaped: a JSON text echoed in a header).
+ */
 const spellingsOf = (secret: string): ReadonlyArray<string> => {
   const once = encodeURIComponent(secret)
-  return [secret, once, once.replaceAll("%", "%25"), htmlEscaped(secret)]
+  return [secret, once, once.replaceAll("%", "%25"), htmlEscaped(secret), JSON.stringify(secret).slice(1, -1)]
 }
 
 /** A key that tells a secret from ordinary text: 6 characters or more other than spaces. */
