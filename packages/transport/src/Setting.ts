@@ -31,7 +31,7 @@ const shownKey = (key: string): string => /^[A-Za-z0-9_$]{1,40}$/.test(key) ? ke
  * unknownOption({ wiat: true }, ["wait", "maxWait"], "rateLimit")?.field // "rateLimit.wiat"
  * unknownOption({ wait: true }, ["wait", "maxWait"]) // undefined
  * ```
- * @since 0.3.1
+ * @since 0.4.0
  * @category options
  */
 export const unknownOption = (options: object, known: ReadonlyArray<string>, path?: string): InvalidArgument | undefined => {

@@ -104,7 +104,7 @@ export const makeClient = (options?: Partial<Client.ClientOptions>) =>
     clientSecret,
     origin: proxy.origin,
     redirectUri,
-    transport: { retry: { initialDelayMillis: 5, maxDelayMillis: 20 } },
+    transport: { retry: { initialDelay: "5 millis", maxDelay: "20 millis" } },
     ...options
   } as Client.ClientOptions)
 
