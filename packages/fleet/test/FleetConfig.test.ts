@@ -182,6 +182,11 @@ describe("FleetConfig", () => {
       }
       const trimmed = yield* FleetConfig.read.pipe(withEnv({ FLEET_RUNNER_HOST: " runner-1.internal ", FLEET_RUNNER_PORT: "34500" }))
       assert.deepStrictEqual(trimmed.runnerAddress, { host: "runner-1.internal", port: 34500 })
+      // a fully qualified name with its root's dot (Kubernetes), a URL's bracketed zone (`%25`)
+      const fqdn = yield* FleetConfig.read.pipe(withEnv({ FLEET_RUNNER_HOST: "my-svc.ns.svc.cluster.local." }))
+      assert.strictEqual(fqdn.runnerAddress?.host, "my-svc.ns.svc.cluster.local.")
+      const zone = yield* FleetConfig.read.pipe(withEnv({ FLEET_RUNNER_HOST: "[fe80::1%25eth0]" }))
+      assert.strictEqual(zone.runnerAddress?.host, "fe80::1%eth0")
       // a Docker Compose service name (underscores resolve there)
       const compose = yield* FleetConfig.read.pipe(withEnv({ FLEET_RUNNER_HOST: "fleet_runner_1" }))
       assert.strictEqual(compose.runnerAddress?.host, "fleet_runner_1")
@@ -196,7 +201,7 @@ describe("FleetConfig", () => {
       for (
         const host of [
           "http://node1", "node1:4000", "node1/x", "a@b", "x".repeat(300), "h\u202ex", "[::1", "::1]", "[node1]",
-          tooLong, overall, "-node1", "node1-", "a..b", ".node1", "node1.", "123", "10.0.0.256", "10.0.0", "bücher.example",
+          tooLong, overall, "-node1", "node1-", "a..b", ".node1", "node1..", "123", "10.0.0.256", "10.0.0", "bücher.example",
           "[fe80::1%\u202e]"
         ]
       ) {

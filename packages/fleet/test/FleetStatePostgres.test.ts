@@ -308,7 +308,7 @@ describe("FleetState on Postgres", () => {
         )
       const sending = yield* Effect.forkScoped(Effect.forEach([1, 2, 3, 4, 5], (round) =>
         Effect.forEach(vehicles, (vehicleId) => apply(round, vehicleId), { concurrency: 20 }), { discard: true }))
-      yield* eventually(Effect.sync(() => done.n >= 60))
+      yield* eventually(Effect.sync(() => done.n >= 60), 40_000)
       child.kill("SIGKILL")
       const killedAt = Date.now()
       const beforeKill = done.n
@@ -324,7 +324,7 @@ describe("FleetState on Postgres", () => {
         rows.map((row) => [row.vehicle_id, Number(row.value), row.event_id]),
         vehicles.map((vehicleId) => [vehicleId, 5, `evt_5_${vehicleId}`]).sort((a, b) => String(a[0]).localeCompare(String(b[0])))
       )
-    }).pipe(Effect.scoped, Effect.provide(NoPolls)), { timeout: 90_000, concurrent })
+    }).pipe(Effect.scoped, Effect.provide(NoPolls)), { timeout: 150_000, concurrent })
 
   it.live("an idle vehicle is polled again and again (the next poll a persisted message delivered at its time)", () =>
     Effect.gen(function*() {

@@ -328,8 +328,12 @@ const hostAsWritten = (u: string): boolean => {
   // another one: fullwidth or compatibility characters (`１２７.０.０.１`), dots other than `.`
   // (`。`), characters it drops (a soft hyphen, a zero-width space), percent-encoding, or an address
   return written.normalize("NFKC") === written.normalize("NFC") && !otherDots.test(written) &&
-    !/\p{Default_Ignorable_Code_Point}/u.test(written) && !written.includes("%") && !ipLiteral.test(hostname)
+    !droppedByParser.test(written) && !written.includes("%") && !ipLiteral.test(hostname)
 }
+
+// the characters a URL parser drops from a name (UTS 46: default ignorable), but the zero-width
+// joiner and non-joiner, which it keeps (Persian and Indic names spell with them)
+const droppedByParser = /(?![\u200c\u200d])\p{Default_Ignorable_Code_Point}/u
 
 // the full stops a URL parser reads as `.` (UTS 46): the ideographic, fullwidth and halfwidth ones
 const otherDots = /[\u3002\uff0e\uff61]/
@@ -343,7 +347,7 @@ const reReadIssue = (u: string): string | undefined => {
   if (!webAuthority.test(u)) return "Expected an http or https URL as scheme://host[:port][/path] (a URL parser reads it otherwise)"
   if (u.includes("\\")) return "Expected an http or https URL without a backslash (not a URI character; a URL parser reads one before the query as a slash)"
   if (!hostAsWritten(u)) {
-    return "Expected an http or https URL whose host a URL parser keeps as written (not empty, no IPv4 address in another form than a.b.c.d, no percent-encoding, no trailing dot)"
+    return "Expected an http or https URL whose host a URL parser keeps as written (not empty, no IPv4 address in another form than a.b.c.d, no percent-encoding, no trailing dot, no character it maps to another: fullwidth, 。, invisible)"
   }
   const path = u.replace(/^https?:\/\/[^/?#]*/i, "").split(/[?#]/, 1)[0]!
   return dotSegment.test(path) ? "Expected an http or https URL without a dot segment in its path (/./ or /../: a URL parser takes them out)" : undefined

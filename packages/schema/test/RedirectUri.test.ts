@@ -62,7 +62,7 @@ describe("redirectUriIssue", () => {
   })
 
   it("dots that are no segment, in a query, or in a URI of another scheme, and a host in another case or an internationalized one are kept", () => {
-    for (const given of ["https://app.example/a..b/.well/cb...", "https://app.example/cb?next=/../x", "https://app.example", "myapp:/a/../cb", "com.example.app:/callback", "HTTPS://App.Example:443/cb", "https://bücher.example/cb", "http://[::1]:8080/cb", "http://localhost:1/cb"]) {
+    for (const given of ["https://app.example/a..b/.well/cb...", "https://app.example/cb?next=/../x", "https://app.example", "myapp:/a/../cb", "com.example.app:/callback", "HTTPS://App.Example:443/cb", "https://bücher.example/cb", "https://\u0646\u0627\u0645\u0647\u200c\u0627\u06cc.ir/cb", "https://\u0915\u094d\u200d\u0937.example/cb", "http://[::1]:8080/cb", "http://localhost:1/cb"]) {
       assert.isUndefined(redirectUriIssue(given), given)
     }
   })

@@ -31,15 +31,18 @@ const digits = /^[0-9]+$/
  */
 export const runnerHost = (text: string): string | undefined => {
   if (text.startsWith("[") && text.endsWith("]")) {
-    const address = text.slice(1, -1)
+    // bracketed as in a URL, where a zone's `%` is written `%25` (`[fe80::1%25eth0]`)
+    const address = text.slice(1, -1).replace(/%25(?=[^%]+$)/, "%")
     return isIPv6(address) ? address : undefined
   }
   if (isIPv4(text) || isIPv6(text)) return text
-  if (text.length > MAX_NAME) return undefined
-  const labels = text.split(".")
+  // a fully qualified name may end with its root's dot (`my-svc.ns.svc.cluster.local.`): kept as given
+  const name = text.endsWith(".") ? text.slice(0, -1) : text
+  if (name.length > MAX_NAME) return undefined
+  const labels = name.split(".")
   return labels.every((part) => label.test(part)) && !digits.test(labels[labels.length - 1]!) ? text : undefined
 }
 
 /** @internal */
 export const hostRule = "a host name (letters, digits, hyphens and underscores, in labels of at most 63 characters " +
-  "separated by dots, 253 in all), an IPv4 or an IPv6 address"
+  "separated by dots, 253 in all, a final dot allowed), an IPv4 or an IPv6 address"
