@@ -167,6 +167,12 @@ describe("createClient options", () => {
     }
   })
 
+  it("transport.roots is refused (the client's origin or roots say where it sends; it was ignored)", () => {
+    const error = refused({ ...base, transport: { roots: { base: "http://evil.example:1/v3" } } })
+    assert.strictEqual(error.field, "transport.roots")
+    assert.include(error.message, "give createClient its origin or roots")
+  })
+
   it("an option the client does not have (a misspelt one from JS) is refused, named, when the client is created", () => {
     const error = refused({ ...base, maxRetry: 3 })
     assert.strictEqual(error.field, "maxRetry")

@@ -42,6 +42,10 @@ export const settingsOf = (options: ClientOptions): Settings => settingsUnchecke
 
 /** The transport's own checks of the `transport` option (`TransportConfig.make`), its fields named with their path. */
 const checkTransport = (roots: TransportConfig.Roots, transport: ClientOptions["transport"]): void => {
+  // the client's own `origin` or `roots` say where it sends: a `roots` here would be ignored
+  if (typeof transport === "object" && transport !== null && Object.hasOwn(transport, "roots")) {
+    throw invalid("transport.roots", "not an option of the client's transport (give createClient its origin or roots)")
+  }
   try {
     TransportConfig.make({ ...transport, roots })
   } catch (error) {
