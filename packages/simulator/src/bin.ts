@@ -69,7 +69,11 @@ const presenter: CliOutput.Presenter = {
   present: (event) =>
     event._tag === "InvalidInvocation"
       ? Effect.gen(function*() {
-        for (const error of event.errors) yield* Console.error(`error: ${shown(error.message)}`)
+        // a message of several lines (an unknown flag's "Did you mean this?") keeps its lines, each escaped
+        for (const error of event.errors) {
+          const [first, ...rest] = error.message.split("\n").filter((line) => line.trim() !== "")
+          yield* Console.error([`error: ${shown(first ?? "")}`, ...rest.map((line) => shown(line))].join("\n"))
+        }
         yield* Console.error(`Run \`${event.commandPath.join(" ")} --help\` for the flags.`)
       })
       : CliOutput.defaultPresenter.present(event)

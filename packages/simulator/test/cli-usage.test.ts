@@ -25,6 +25,8 @@ describe("simulator CLI: a usage error", () => {
           `error: Invalid value for flag --connections: "100000000". Expected: Schema validation failed: Expected a value between 0 and 10000000\n`
         ],
         [["--bogus"], "error: Unrecognized flag: --bogus in command connected-vehicle-simulator\n"],
+        // a message of several lines keeps them (an unknown flag's suggestion)
+        [["--sed", "3"], "error: Unrecognized flag: --sed in command connected-vehicle-simulator\n  Did you mean this?\n    --seed\n"],
         // a character a terminal acts on is shown escaped
         [["--seed", "1\u001b[31m"], `error: Invalid value for flag --seed: "1\\u001b[31m". Expected a string representing a finite number\n`]
       ]

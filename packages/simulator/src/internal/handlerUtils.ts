@@ -54,7 +54,7 @@ export const vehicleForUser = (data: Dataset, vehicleId: string, userId: string)
     return badRequest(`Header sc-user-id must name one user; got ${quoted(userId)} (a repeated header?)`)
   }
   const index = data.vehicleIndex(vehicleId.toLowerCase())
-  if (index === -1) return notFound(`No vehicle with id ${vehicleId}`)
+  if (index === -1) return notFound(`No vehicle with id ${quoted(vehicleId)}`)
   const userIndex = data.userIndex(userId.toLowerCase())
   if (userIndex === -1 || index >= data.connectionCount || data.connectionUser[index] !== userIndex) {
     return forbidden(`User ${userId} has no connection to vehicle ${vehicleId}`)

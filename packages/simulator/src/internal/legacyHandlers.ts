@@ -13,6 +13,7 @@ import { HttpServerResponse } from "effect/http"
 import { HttpApiBuilder } from "effect/http-api"
 import type { Dataset } from "../Data.ts"
 import { badRequest, CurrentGrant, CurrentRequestId, Env, forbidden, incompatible, MAX_BATCH_REQUESTS, notFound } from "../Env.ts"
+import { quoted } from "./oauthText.ts"
 import type { Grant } from "../State.ts"
 import { requireUser } from "./handlerUtils.ts"
 import { REQUEST_ID_HEADER, SC_REQUEST_ID_HEADER } from "./headers.ts"
@@ -25,7 +26,7 @@ const unitSystemOf = (value: string | undefined) => value === "imperial" ? "impe
 
 const legacyVehicle = (data: Dataset, grant: Extract<Grant, { _tag: "User" }>, id: string) => {
   const index = data.vehicleIndex(id.toLowerCase())
-  if (index === -1) return notFound(`No vehicle with id ${id}`)
+  if (index === -1) return notFound(`No vehicle with id ${quoted(id)}`)
   if (index >= data.connectionCount || data.connectionUser[index] !== grant.userIndex) {
     return forbidden(`The token's user has no connection to vehicle ${id}`)
   }

@@ -4,6 +4,7 @@
  *
  * @internal
  */
+import { quoted } from "./oauthText.ts"
 import { ServiceApi } from "@connected-vehicle/schema/Api"
 import type { Subscription, Webhook } from "@connected-vehicle/schema"
 import { Effect } from "effect"
@@ -97,7 +98,7 @@ export const SubscriptionsLive = HttpApiBuilder.group(ServiceApi, "subscriptions
         const id = params.subscriptionId.toLowerCase()
         const i = data.subscriptionIndex(id)
         const row = i === -1 ? deliveries.subscriptions().find((s) => s.id === id) : seededSubscription(data, i)
-        if (row === undefined) return yield* notFound(`No subscription with id ${params.subscriptionId}`)
+        if (row === undefined) return yield* notFound(`No subscription with id ${quoted(params.subscriptionId)}`)
         return { data: subscriptionResource(data, origins, row) }
       })
   }))
@@ -180,7 +181,7 @@ export const WebhooksLive = HttpApiBuilder.group(ServiceApi, "webhooks", (handle
         const id = params.webhookId.toLowerCase()
         const i = data.webhookIndex(id)
         const w = i === -1 ? deliveries.webhooks().find((w) => w.id === id) : data.webhooks[i]
-        if (w === undefined) return yield* notFound(`No webhook with id ${params.webhookId}`)
+        if (w === undefined) return yield* notFound(`No webhook with id ${quoted(params.webhookId)}`)
         return { data: webhookResource(origins, w) }
       })
   }))

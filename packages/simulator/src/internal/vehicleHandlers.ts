@@ -4,6 +4,7 @@
  *
  * @internal
  */
+import { quoted } from "./oauthText.ts"
 import { ServiceApi } from "@connected-vehicle/schema/Api"
 import type { Connection } from "@connected-vehicle/schema"
 import { Effect } from "effect"
@@ -101,7 +102,7 @@ export const ConnectionsLive = HttpApiBuilder.group(ServiceApi, "connections", (
         const { data, origins } = yield* Env
         yield* requireApp(yield* CurrentGrant)
         const i = data.connectionIndex(params.connectionId.toLowerCase())
-        if (i === -1) return yield* notFound(`No connection with id ${params.connectionId}`)
+        if (i === -1) return yield* notFound(`No connection with id ${quoted(params.connectionId)}`)
         const item = connectionItem(data, origins, i)
         return {
           data: {
