@@ -5,4 +5,4 @@
  *
  * @internal
  */
-export const simulatorVersion: string = "0.3.0"
+export const simulatorVersion: string = "0.4.0"

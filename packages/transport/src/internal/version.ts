@@ -6,4 +6,4 @@
  *
  * @internal
  */
-export const sdkVersion: string = "0.3.0"
+export const sdkVersion: string = "0.4.0"
