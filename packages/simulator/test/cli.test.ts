@@ -7,7 +7,7 @@ import type { AddressInfo } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { layerRoots, Simulator, SimulatorRoots } from "../src/Simulator.ts"
-import { bin, run } from "./helpers.ts"
+import { bin, defaultAppToken, run } from "./helpers.ts"
 import { openRaw } from "./raw.ts"
 
 /** A port taken on 127.0.0.1 for the duration of `f`. */
@@ -402,16 +402,9 @@ describe("one port per root", () => {
       const sim = Context.get(context, Simulator)
       assert.strictEqual(sim.url, roots.vehicle)
       assert.strictEqual(new Set(Object.values(roots)).size, 5)
-      const basic = "Basic " + Buffer.from("demo-client-id:demo-client-secret").toString("base64")
-      const token = yield* Effect.promise(() =>
-        fetch(`${roots.authorization}/oauth/token`, {
-          method: "POST",
-          headers: { authorization: basic, "content-type": "application/x-www-form-urlencoded" },
-          body: "grant_type=client_credentials"
-        }).then((r) => r.json() as Promise<{ access_token: string }>)
-      )
+      const token = yield* defaultAppToken(`${roots.authorization}/oauth/token`)
       const status = (url: string) =>
-        Effect.promise(() => fetch(url, { headers: { authorization: `Bearer ${token.access_token}` } }).then((r) => r.status))
+        Effect.promise(() => fetch(url, { headers: { authorization: `Bearer ${token}` } }).then((r) => r.status))
       assert.strictEqual(yield* status(`${roots.management}/v3/webhooks`), 200)
       assert.strictEqual(yield* status(`${roots.vehicle}/v3/connections`), 200)
       assert.strictEqual(yield* status(`${roots.compatibility}/v3/compatible-vehicles`), 200)

@@ -159,3 +159,17 @@ export const run = (args: ReadonlyArray<string>, killAfter = 30_000) =>
       })
     })
   )
+
+/** An application token (client credentials of the simulator's defaults) from the token endpoint at `tokenUrl`, over HTTP. */
+export const defaultAppToken = (tokenUrl: string) =>
+  Effect.promise(() =>
+    fetch(tokenUrl, {
+      method: "POST",
+      headers: {
+        authorization: "Basic " + Buffer.from("demo-client-id:demo-client-secret").toString("base64"),
+        "content-type": "application/x-www-form-urlencoded"
+      },
+      body: "grant_type=client_credentials"
+    }).then((r) => r.json() as Promise<{ access_token: string }>)
+  ).pipe(Effect.map((body) => body.access_token))
+

@@ -6,6 +6,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Context, Effect, Layer } from "effect"
 import { layer, layerRoots, Simulator, SimulatorRoots } from "../src/Simulator.ts"
+import { defaultAppToken } from "./helpers.ts"
 
 describe("the OpenAPI document's servers", () => {
   it.live("/openapi.json and /docs name each path's root origin (path-level servers): every operation reaches its root", () =>
@@ -36,16 +37,9 @@ describe("the OpenAPI document's servers", () => {
       // a client of the document: each operation at its path's server answers from its root (no 404)
       const document = yield* json(`${roots.vehicle}/openapi.json`)
       const at = (path: string) => `${document.paths[path].servers[0].url}${path}`
-      const basic = "Basic " + Buffer.from("demo-client-id:demo-client-secret").toString("base64")
-      const token = yield* Effect.promise(() =>
-        fetch(at("/oauth/token"), {
-          method: "POST",
-          headers: { authorization: basic, "content-type": "application/x-www-form-urlencoded" },
-          body: "grant_type=client_credentials"
-        }).then((r) => r.json() as Promise<{ access_token: string }>)
-      )
+      const token = yield* defaultAppToken(at("/oauth/token"))
       const status = (url: string) =>
-        Effect.promise(() => fetch(url, { headers: { authorization: `Bearer ${token.access_token}` } }).then((r) => r.status))
+        Effect.promise(() => fetch(url, { headers: { authorization: `Bearer ${token}` } }).then((r) => r.status))
       assert.strictEqual(yield* status(at("/v3/webhooks")), 200)
       assert.strictEqual(yield* status(at("/v3/compatible-vehicles")), 200)
       assert.strictEqual(yield* status(at("/v3/connections")), 200)

@@ -11,6 +11,22 @@ import { thrown } from "./helpers.ts"
 import { openRaw } from "./raw.ts"
 
 
+
+/** Each of `cases` (options, the field refused) is an `InvalidArgument` naming that field from every layer constructor. */
+const refusedByEveryLayer = (
+  cases: ReadonlyArray<readonly [Parameters<typeof layerTest>[0], string]>,
+  { messageNamesField = false } = {}
+) => {
+  for (const [options, field] of cases) {
+    for (const make of [layer, layerRoots, layerTest]) {
+      const error = thrown(() => make(options as never))
+      assert.instanceOf(error, InvalidArgument, JSON.stringify(options))
+      assert.strictEqual((error as InvalidArgument).field, field)
+      if (messageNamesField) assert.include((error as InvalidArgument).message, field)
+    }
+  }
+}
+
 describe("options checked by the layer constructors", () => {
   it("a duration that is negative, not finite or not a duration is an InvalidArgument naming it, from every layer", () => {
     const cases = [
@@ -43,14 +59,7 @@ describe("options checked by the layer constructors", () => {
       [{ accessTokenLifetime: -5 }, "accessTokenLifetime"],
       [{ accessTokenLifetime: "soon" as Duration.Input }, "accessTokenLifetime"]
     ] as const
-    for (const [options, field] of cases) {
-      for (const make of [layer, layerRoots, layerTest]) {
-        const error = thrown(() => make(options))
-        assert.instanceOf(error, InvalidArgument, JSON.stringify(options))
-        assert.strictEqual((error as InvalidArgument).field, field)
-        assert.include((error as InvalidArgument).message, field)
-      }
-    }
+    refusedByEveryLayer(cases, { messageNamesField: true })
     for (const port of [70_000, -1, 1.5]) {
       const error = thrown(() => layer({ port }))
       assert.instanceOf(error, InvalidArgument, String(port))
@@ -155,13 +164,7 @@ describe("options checked by the layer constructors", () => {
       [{ redirectUris: ["http://user@127.0.0.1:*"] }, "redirectUris"],
       [{ redirectUris: ["https://app.example/cb#top"] }, "redirectUris"]
     ] as const
-    for (const [options, field] of cases) {
-      for (const make of [layer, layerRoots, layerTest]) {
-        const error = thrown(() => make(options))
-        assert.instanceOf(error, InvalidArgument, JSON.stringify(options))
-        assert.strictEqual((error as InvalidArgument).field, field)
-      }
-    }
+    refusedByEveryLayer(cases)
     assert.notInclude(String((thrown(() => layer({ clientSecret: "" })) as InvalidArgument).message), "demo")
     assert.isUndefined(thrown(() => layer({ clientId: "app", clientSecret: "s", redirectUris: ["http://[::1]:*/cb", "https://partner.example", "myapp://callback"] })))
   })
