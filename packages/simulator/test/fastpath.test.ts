@@ -18,7 +18,7 @@ import { matchRoute, paramPattern, routes } from "../src/internal/fastPath.ts"
 import * as RouteMatch from "../src/internal/routeMatch.ts"
 import { layer as simulatorLayer, layerRoots, Simulator, SimulatorRoots } from "../src/Simulator.ts"
 import { LOG_LIMIT, State } from "../src/State.ts"
-import { appToken, bearer, call, userTokens } from "./helpers.ts"
+import { appToken, bearer, call, defaultAppToken, userTokens } from "./helpers.ts"
 import type { RawResponse } from "./raw.ts"
 import { openRaw, rawRequest } from "./raw.ts"
 
@@ -279,17 +279,8 @@ layer(Layer.mergeAll(layerRoots({ seed: 3 }), FetchHttpClient.layer))("fast path
       const sim = yield* Simulator
       const roots = yield* SimulatorRoots
       const vehicleId = sim.data.vehicleIds[0]!
-      const token = yield* Effect.promise(() =>
-        fetch(`${roots.authorization}/oauth/token`, {
-          method: "POST",
-          headers: {
-            authorization: "Basic " + Buffer.from("demo-client-id:demo-client-secret").toString("base64"),
-            "content-type": "application/x-www-form-urlencoded"
-          },
-          body: "grant_type=client_credentials"
-        }).then((r) => r.json() as Promise<{ access_token: string }>)
-      )
-      const headers = { ...bearer(token.access_token), "sc-user-id": sim.data.connectionOf(vehicleId)!.userId }
+      const token = yield* defaultAppToken(`${roots.authorization}/oauth/token`)
+      const headers = { ...bearer(token), "sc-user-id": sim.data.connectionOf(vehicleId)!.userId }
       yield* sameAnswer(roots.vehicle, `/v3/vehicles/${vehicleId}/signals`, headers)
       const elsewhere = yield* get(roots.legacy, `/v3/vehicles/${vehicleId}/signals`, headers)
       assert.strictEqual(elsewhere.status, 404)
